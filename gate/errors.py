@@ -1,0 +1,25 @@
+"""Errors that stop a run. "Does not fit" is a verdict, never an exception."""
+
+from __future__ import annotations
+
+
+class GateError(Exception):
+    """The gate could not run. Carries its exit code (SPEC section 2: 2)."""
+
+    exit_code = 2
+
+
+class UsageError(GateError):
+    """Bad arguments: a missing path, conflicting flags, an unknown verdict name."""
+
+
+class SnapshotError(GateError):
+    """The snapshot could not be read or is invalid; the message names the object and field."""
+
+
+class ClusterError(GateError):
+    """The live cluster could not be read, or the credentials are unsafe to use."""
+
+
+class QuantityError(ValueError):
+    """A string that is not a Kubernetes resource quantity."""

@@ -1,0 +1,199 @@
+"""Frozen values exchanged between the stages of a run.
+
+manifests -> Document -> Workload -> (Snapshot -> NodeView) -> WorkloadResult -> Report
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Verdict(str, Enum):
+    """The gate's answer for one workload (SPEC section 4)."""
+
+    YES = "YES"
+    NO = "NO"
+    ADDON_ONLY = "ADDON_ONLY"
+    PARTIAL = "PARTIAL"
+    ERROR = "ERROR"
+    SKIPPED = "SKIPPED"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
+DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
+    {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a document starts: the file as the user named it, its first line, and
+    Helm's ``# Source:`` template path when the document carried one."""
+
+    file: str
+    line: int
+    origin: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One YAML/JSON document. Exactly one of ``body`` and ``error`` is set, except for
+    empty documents, which have neither and are dropped by the reader."""
+
+    location: Location
+    body: Mapping[str, Any] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A pod template found in a document, completed as the API server would complete
+    the pod (see :mod:`gate.completion`). ``pod_spec`` is the completed ``spec``."""
+
+    kind: str
+    namespace: str
+    name: str
+    location: Location
+    replicas: int | None
+    pod_spec: Mapping[str, Any]
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+    def braced(self) -> str:
+        """The ``{KEY: VALUE}`` form kube-scheduler printed through v1.34.1."""
+        return f"{{{self.key}: {self.value}}}"
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A used or wanted host port, normalised: empty IP is 0.0.0.0, empty protocol TCP."""
+
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """A node as the filters see it: the pods already bound to it reduced to totals.
+
+    ``allocatable`` and ``requested`` hold exact integers: cpu in millicores, every other
+    resource in whole units (bytes, counts), keyed by resource name.
+    """
+
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    unschedulable: bool
+    allocatable: Mapping[str, int]
+    requested: Mapping[str, int]
+    pod_count: int
+    used_ports: frozenset[HostPort] = frozenset()
+
+    @property
+    def is_addon_node(self) -> bool:
+        return any(t.key == "CriticalAddonsOnly" for t in self.taints)
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotInfo:
+    """Provenance of the one cluster snapshot a run evaluates against."""
+
+    source: str
+    captured_at: str | None
+    context: str | None
+    server: str | None
+    server_version: str | None
+    nodes: int
+    pods: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOutcome:
+    """The reasons one node rejected the pod (empty when it fits).
+
+    ``reasons`` are the scheduler's strings in the run's dialect; ``taint`` names the
+    untolerated taint for human readers whatever the dialect.
+    """
+
+    node: str
+    reasons: tuple[str, ...]
+    taint: Taint | None = None
+
+    @property
+    def fits(self) -> bool:
+        return not self.reasons
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadResult:
+    kind: str
+    namespace: str
+    name: str
+    location: Location
+    replicas: int | None
+    verdict: Verdict
+    message: str | None = None
+    reason: str | None = None
+    nodes: tuple[NodeOutcome, ...] = ()
+    requests: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def fits(self) -> tuple[str, ...]:
+        return tuple(o.node for o in self.nodes if o.fits)
+
+    @property
+    def title(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    workloads: int
+    counts: Mapping[Verdict, int]
+    warnings: int
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything every reporter writes from: one snapshot, every workload result."""
+
+    snapshot: SnapshotInfo
+    results: tuple[WorkloadResult, ...]
+    fail_on: frozenset[Verdict] = DEFAULT_FAIL_ON
+    other_documents: tuple[tuple[str, int], ...] = ()
+    version: str = ""
+
+    @property
+    def summary(self) -> Summary:
+        counts = {v: 0 for v in VERDICT_ORDER}
+        for r in self.results:
+            counts[r.verdict] += 1
+        failed = any(r.verdict in self.fail_on for r in self.results)
+        return Summary(
+            workloads=len(self.results),
+            counts=counts,
+            warnings=sum(len(r.warnings) for r in self.results),
+            passed=not failed,
+        )
