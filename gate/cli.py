@@ -1,0 +1,218 @@
+"""argv -> options -> pipeline -> exit code. The only module that sees argv, env and stdio."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, BinaryIO
+
+from gate import __version__
+from gate.engine import Evaluator
+from gate.errors import GateError, UsageError
+from gate.manifests import read_documents
+from gate.model import DEFAULT_FAIL_ON, Location, Report, Verdict, WorkloadResult
+from gate.reports.jsonreport import render_json
+from gate.reports.text import render_text
+from gate.snapshot import Snapshot, dialect_for, load_snapshot, parse_version
+from gate.workloads import (
+    TEMPLATE_PATHS,
+    OtherDocument,
+    Path,
+    Skipped,
+    Unreadable,
+    Workload,
+    extract_all,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    stdin: BinaryIO
+    stdout: IO[str]
+    stderr: IO[str]
+    env: Mapping[str, str] = field(default_factory=dict)
+    now: datetime | None = None
+
+
+def _fail_on(text: str) -> frozenset[Verdict]:
+    names = [n.strip().upper() for n in text.split(",") if n.strip()]
+    try:
+        return frozenset(Verdict(n) for n in names)
+    except ValueError:
+        known = ", ".join(v.value for v in Verdict)
+        raise argparse.ArgumentTypeError(f"{text!r}: verdicts are {known}") from None
+
+
+def _template_path(text: str) -> tuple[str, Path]:
+    kind, sep, path = text.partition("=")
+    if not sep or not kind or not path:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KIND=path.to.pod.spec")
+    return kind, tuple(path.split("."))
+
+
+def _version(text: str) -> str:
+    if parse_version(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a version such as v1.33.4")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fitgate",
+        description="Would these pods land on the nodes that exist right now? "
+        "kube-scheduler's filters over rendered manifests; never creates, binds or writes.",
+    )
+    parser.add_argument("--version", action="version", version=f"fitgate {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="evaluate every pod template in PATH...")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="file, directory or - (stdin)")
+    source = check.add_mutually_exclusive_group()
+    source.add_argument("--snapshot", metavar="FILE", help="recorded snapshot (offline)")
+    source.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
+    check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
+    check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
+    check.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
+    check.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    check.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
+    check.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
+    check.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    check.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=DEFAULT_FAIL_ON,
+        metavar="LIST",
+        help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR)",
+    )
+    check.add_argument(
+        "--scheduler-version",
+        type=_version,
+        metavar="VERSION",
+        help="speak this kube-scheduler version's reason strings (default: the snapshot's)",
+    )
+    check.add_argument(
+        "--template-path",
+        type=_template_path,
+        action="append",
+        default=[],
+        metavar="KIND=PATH",
+        help="a custom kind's pod spec, e.g. Rollout=spec.template.spec (repeatable)",
+    )
+    check.add_argument(
+        "--i-mean-it",
+        action="store_true",
+        help="read a live cluster even with credentials that could bind pods",
+    )
+    return parser
+
+
+def _load_snapshot(options: argparse.Namespace) -> Snapshot:
+    if options.snapshot:
+        return load_snapshot(options.snapshot)
+    raise UsageError(
+        "reading a live cluster is not available in this version: record a snapshot "
+        "(kubectl get nodes,pods -A -o json > snapshot.json) and pass --snapshot FILE"
+    )
+
+
+def _error_result(item: Unreadable | Skipped, verdict: Verdict) -> WorkloadResult:
+    return WorkloadResult(
+        kind=item.kind,
+        namespace=item.namespace,
+        name=item.name,
+        location=item.location,
+        replicas=None,
+        verdict=verdict,
+        reason=item.reason,
+    )
+
+
+def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) -> Report:
+    dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
+    evaluator = Evaluator.for_snapshot(snapshot, dialect)
+    template_paths = dict(TEMPLATE_PATHS)
+    for kind, path in options.template_path:
+        template_paths[kind] = (path, None, 1)
+    results: list[WorkloadResult] = []
+    others: Counter[str] = Counter()
+    documents = read_documents(options.paths or ["."], streams.stdin)
+    for item in extract_all(documents, template_paths):
+        if isinstance(item, Workload):
+            results.append(evaluator.evaluate(item))
+        elif isinstance(item, Unreadable):
+            results.append(_error_result(item, Verdict.ERROR))
+        elif isinstance(item, Skipped):
+            results.append(_error_result(item, Verdict.SKIPPED))
+        elif isinstance(item, OtherDocument):
+            others[item.kind] += 1
+    return Report(
+        snapshot=snapshot.info,
+        results=tuple(results),
+        fail_on=options.fail_on,
+        other_documents=tuple(sorted(others.items())),
+        version=__version__,
+    )
+
+
+def _write(path: str, text: str, streams: Streams) -> None:
+    if path == "-":
+        streams.stdout.write(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write report: {exc.strerror}") from None
+
+
+def _error_lines(report: Report) -> list[str]:
+    """One ``file:line: reason`` line per unreadable document, for standard error."""
+    return [
+        f"{r.location}: {r.reason}"
+        for r in report.results
+        if r.verdict is Verdict.ERROR and r.reason
+    ]
+
+
+def run_check(options: argparse.Namespace, streams: Streams) -> int:
+    snapshot = _load_snapshot(options)
+    report = evaluate(options, snapshot, streams)
+    for line in _error_lines(report):
+        streams.stderr.write(f"fitgate: {line}\n")
+    if options.json:
+        _write(options.json, render_json(report), streams)
+    if options.json != "-":
+        streams.stdout.write(render_text(report, streams.now))
+    return 0 if report.summary.passed else 1
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    streams: Streams | None = None,
+) -> int:
+    streams = streams or Streams(
+        stdin=sys.stdin.buffer,
+        stdout=sys.stdout,
+        stderr=sys.stderr,
+        env=os.environ,
+        now=datetime.now(timezone.utc),
+    )
+    parser = build_parser()
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) and 2
+    try:
+        return run_check(options, streams)
+    except GateError as exc:
+        streams.stderr.write(f"fitgate: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        streams.stderr.write("fitgate: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 1

@@ -1,0 +1,158 @@
+"""Complete a pod template as the API server completes a created pod.
+
+A rendered manifest has not been through the API server, so before filtering we apply
+what it would apply (scheduler-rules.md section 2):
+
+* defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
+  ``hostNetwork`` host ports default to container ports, pod-level requests default;
+* admission: LimitRanger (namespace defaults), RuntimeClass (overhead, scheduling
+  nodeSelector and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
+
+Only the parts of the spec that change are copied; the input is never mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate.resources import aggregate_container_requests, pod_level_resource
+
+Spec = dict[str, Any]
+
+DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionObjects:
+    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name)."""
+
+    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    has_runtime_classes: bool = False
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _complete_container(
+    container: Mapping[str, Any], host_network: bool, defaults: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    completed = dict(container)
+    resources = _mapping(container.get("resources"))
+    limits = _mapping(resources.get("limits"))
+    requests = _mapping(resources.get("requests"))
+    for name, value in limits.items():
+        requests.setdefault(name, value)
+    for item in defaults:
+        for name, value in _mapping(item.get("default")).items():
+            limits.setdefault(name, value)
+        for name, value in _mapping(item.get("defaultRequest")).items():
+            requests.setdefault(name, value)
+    completed["resources"] = {**resources, "limits": limits, "requests": requests}
+    ports = container.get("ports")
+    if host_network and isinstance(ports, list):
+        completed["ports"] = [_host_network_port(p) for p in ports]
+    return completed
+
+
+def _host_network_port(port: object) -> object:
+    if isinstance(port, Mapping) and not port.get("hostPort"):
+        return {**port, "hostPort": port.get("containerPort")}
+    return port
+
+
+def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
+    """SetDefaults_LimitRangeItem for a Container item: default limit from max, default
+    request from the default limit, else from min (idempotent on stored objects)."""
+    default = _mapping(item.get("default"))
+    default_request = _mapping(item.get("defaultRequest"))
+    for name, value in _mapping(item.get("max")).items():
+        default.setdefault(name, value)
+    for name, value in default.items():
+        default_request.setdefault(name, value)
+    for name, value in _mapping(item.get("min")).items():
+        default_request.setdefault(name, value)
+    return {"default": default, "defaultRequest": default_request}
+
+
+def _pod_level_defaults(spec: Spec) -> None:
+    """Pod-level requests default to the pod-level limit of cpu, memory, hugepages."""
+    resources = spec.get("resources")
+    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+        return
+    requests = _mapping(resources.get("requests"))
+    aggregated = aggregate_container_requests(spec)
+    for name, value in resources["limits"].items():
+        if pod_level_resource(name) and name not in requests:
+            requests[name] = value if name not in aggregated else str(aggregated[name])
+    spec["resources"] = {**resources, "requests": requests}
+
+
+def _default_tolerations(tolerations: list[Any]) -> list[Any]:
+    """DefaultTolerationSeconds: add not-ready/unreachable NoExecute for 300s unless a
+    toleration with that key (or an empty key) and NoExecute (or empty) effect exists."""
+    added = []
+    for key in DEFAULT_TOLERATION_KEYS:
+        covered = any(
+            isinstance(t, Mapping)
+            and (t.get("key") or "") in ("", key)
+            and (t.get("effect") or "") in ("", "NoExecute")
+            for t in tolerations
+        )
+        if not covered:
+            added.append(
+                {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+            )
+    return tolerations + added
+
+
+def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str]) -> None:
+    name = spec.get("runtimeClassName")
+    if not name:
+        return
+    runtime_class = admission.runtime_classes.get(str(name))
+    if runtime_class is None:
+        if admission.has_runtime_classes:
+            warnings.append(f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown')
+        else:
+            warnings.append(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
+        return
+    overhead = _mapping(runtime_class.get("overhead")).get("podFixed")
+    if overhead and not spec.get("overhead"):
+        spec["overhead"] = dict(overhead)
+    scheduling = _mapping(runtime_class.get("scheduling"))
+    selector = _mapping(scheduling.get("nodeSelector"))
+    if selector:
+        spec["nodeSelector"] = {**selector, **_mapping(spec.get("nodeSelector"))}
+    extra = scheduling.get("tolerations")
+    if isinstance(extra, list):
+        current = list(spec.get("tolerations") or [])
+        spec["tolerations"] = current + [t for t in extra if t not in current]
+
+
+def complete_pod_spec(
+    spec: Mapping[str, Any], namespace: str, admission: AdmissionObjects
+) -> tuple[Spec, list[str]]:
+    """The pod spec the scheduler would see, and warnings about what could not be applied."""
+    completed: Spec = dict(spec)
+    warnings: list[str] = []
+    host_network = bool(spec.get("hostNetwork"))
+    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        if isinstance(items, list):
+            completed[key] = [
+                _complete_container(c, host_network, defaults) if isinstance(c, Mapping) else c
+                for c in items
+            ]
+    _pod_level_defaults(completed)
+    _runtime_class(completed, admission, warnings)
+    tolerations = completed.get("tolerations")
+    completed["tolerations"] = _default_tolerations(
+        list(tolerations) if isinstance(tolerations, list) else []
+    )
+    return completed, warnings
+

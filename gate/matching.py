@@ -1,0 +1,219 @@
+"""Pure matching semantics the filters call: tolerations against taints, node selector
+terms against node labels and fields.
+
+Upstream: ``k8s.io/api/core/v1/toleration.go`` (ToleratesTaint),
+``k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go`` and
+``k8s.io/apimachinery/pkg/labels/selector.go`` (Requirement.Matches, NewRequirement).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gate.model import Taint
+
+NO_SCHEDULE = "NoSchedule"
+NO_EXECUTE = "NoExecute"
+FILTERED_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
+    """ToleratesTaint: effect (empty = all), key (empty = all), then the operator.
+
+    ``Lt``/``Gt`` need the alpha gate TaintTolerationComparisonOperators, off by
+    default, so they never match here; unknown operators never match.
+    """
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.effect:
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.key:
+        return False
+    operator = toleration.get("operator") or ""
+    if operator in ("", "Equal"):
+        return _text(toleration.get("value")) == taint.value
+    return operator == "Exists"
+
+
+def first_untolerated(
+    taints: Iterable[Taint],
+    tolerations: Sequence[Mapping[str, Any]],
+    effects: frozenset[str] = FILTERED_EFFECTS,
+) -> Taint | None:
+    """FindMatchingUntoleratedTaint: the first taint, in node order, with a filtered
+    effect that no toleration tolerates."""
+    for taint in taints:
+        if taint.effect in effects and not any(tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def _text(value: object) -> str:
+    """A YAML scalar as the API server would hold it as a string."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parse_go_int64(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64): a sign and leading zeros are fine, nothing else."""
+    if not _GO_INT.fullmatch(text):
+        return None
+    number = int(text)
+    return number if _INT64_MIN <= number <= _INT64_MAX else None
+
+
+def _valid_label_key(key: str) -> bool:
+    """IsQualifiedName: an optional DNS-subdomain prefix and a name of at most 63 characters."""
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
+        return False
+    return 0 < len(name) <= 63 and _LABEL_NAME.fullmatch(name) is not None
+
+
+def _valid_label_value(value: str) -> bool:
+    return len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None
+
+
+LabelTest = Callable[[Mapping[str, str]], bool]
+
+
+def _label_requirement(expr: Mapping[str, Any]) -> LabelTest | None:
+    """labels.NewRequirement + Requirement.Matches; None when the requirement is invalid
+    (which makes its whole term match nothing)."""
+    key = _text(expr.get("key"))
+    operator = expr.get("operator")
+    raw_values = expr.get("values") or []
+    if not isinstance(raw_values, list) or not _valid_label_key(key):
+        return None
+    values = [_text(v) for v in raw_values]
+    if not all(_valid_label_value(v) for v in values):
+        return None
+    if operator in ("In", "NotIn"):
+        if not values:
+            return None
+        allowed = frozenset(values)
+        if operator == "In":
+            return lambda labels: key in labels and labels[key] in allowed
+        return lambda labels: key not in labels or labels[key] not in allowed
+    if operator in ("Exists", "DoesNotExist"):
+        if values:
+            return None
+        if operator == "Exists":
+            return lambda labels: key in labels
+        return lambda labels: key not in labels
+    if operator in ("Gt", "Lt") and len(values) == 1:
+        bound = _parse_go_int64(values[0])
+        if bound is None:
+            return None
+        greater = operator == "Gt"
+        return lambda labels: _compare(labels.get(key), bound, greater)
+    return None
+
+
+def _compare(label: str | None, bound: int, greater: bool) -> bool:
+    number = None if label is None else _parse_go_int64(label)
+    if number is None:
+        return False
+    return number > bound if greater else number < bound
+
+
+FieldTest = Callable[[str], bool]
+
+
+def _field_requirement(expr: Mapping[str, Any]) -> FieldTest | None:
+    """nodeSelectorRequirementsAsFieldSelector: exactly one value, In or NotIn. The node's
+    only field is ``metadata.name``; any other key reads as the empty string."""
+    values = expr.get("values") or []
+    if not isinstance(values, list) or len(values) != 1:
+        return None
+    key, wanted = _text(expr.get("key")), _text(values[0])
+    operator = expr.get("operator")
+    if operator not in ("In", "NotIn"):
+        return None
+    equal = operator == "In"
+    return lambda name: ((name if key == "metadata.name" else "") == wanted) is equal
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorTerm:
+    """One parsed nodeSelectorTerm: expressions and fields ANDed."""
+
+    labels: tuple[LabelTest, ...]
+    fields: tuple[FieldTest, ...]
+
+    def matches(self, labels: Mapping[str, str], name: str) -> bool:
+        return all(t(labels) for t in self.labels) and all(f(name) for f in self.fields)
+
+
+def parse_terms(terms: object) -> tuple[SelectorTerm, ...]:
+    """NewLazyErrorNodeSelector: empty terms and terms with a parse error are dropped, so
+    they match nothing; the remaining terms are ORed."""
+    parsed: list[SelectorTerm] = []
+    for term in terms if isinstance(terms, list) else []:
+        if not isinstance(term, Mapping):
+            continue
+        exprs = term.get("matchExpressions") or []
+        fields = term.get("matchFields") or []
+        if not isinstance(exprs, list) or not isinstance(fields, list) or not (exprs or fields):
+            continue
+        label_tests = [_label_requirement(e) if isinstance(e, Mapping) else None for e in exprs]
+        field_tests = [_field_requirement(f) if isinstance(f, Mapping) else None for f in fields]
+        if any(t is None for t in label_tests) or any(t is None for t in field_tests):
+            continue
+        parsed.append(
+            SelectorTerm(
+                labels=tuple(t for t in label_tests if t is not None),
+                fields=tuple(t for t in field_tests if t is not None),
+            )
+        )
+    return tuple(parsed)
+
+
+def required_terms(spec: Mapping[str, Any]) -> list[Any] | None:
+    """The raw ``requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms``, or None
+    when the pod has no required node affinity."""
+    affinity = spec.get("affinity") or {}
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    if not isinstance(node_affinity, Mapping):
+        return None
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, Mapping):
+        return None
+    terms = required.get("nodeSelectorTerms")
+    return terms if isinstance(terms, list) else []
+
+
+def name_narrowing(terms: Sequence[Any]) -> frozenset[str] | None:
+    """NodeAffinity PreFilter: when every term pins ``metadata.name In [...]``, the union
+    over terms of each term's intersection of pinned names; None when no narrowing."""
+    if not terms:
+        return None
+    union: set[str] = set()
+    for term in terms:
+        fields = term.get("matchFields") if isinstance(term, Mapping) else None
+        names: set[str] | None = None
+        for req in fields if isinstance(fields, list) else []:
+            if (
+                isinstance(req, Mapping)
+                and req.get("key") == "metadata.name"
+                and req.get("operator") == "In"
+                and isinstance(req.get("values"), list)
+            ):
+                pinned = {_text(v) for v in req["values"]}
+                names = pinned if names is None else names & pinned
+        if names is None:
+            return None
+        union |= names
+    return frozenset(union)

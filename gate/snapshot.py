@@ -1,0 +1,253 @@
+"""Snapshot file -> node views: every node with the pods already bound to it reduced to totals.
+
+Two formats (SPEC section 3): ``kubectl get nodes,pods -A -o json`` (a ``List``, or a
+``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``. Pods count against a node
+as the scheduler's informer counts them: ``spec.nodeName`` names a node of the snapshot and
+``status.phase`` is neither Succeeded nor Failed (terminating pods still count).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources as package_files
+from typing import Any
+
+import jsonschema
+
+from gate.completion import AdmissionObjects
+from gate.errors import QuantityError, SnapshotError
+from gate.filters import Dialect
+from gate.model import HostPort, NodeView, SnapshotInfo, Taint
+from gate.resources import is_sidecar, pod_request_amounts, to_scheduler_units, exact_list
+
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    info: SnapshotInfo
+    nodes: tuple[NodeView, ...]
+    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    text = package_files.files("gate").joinpath("schemas/snapshot.schema.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def _validator(definition: str | None) -> jsonschema.protocols.Validator:
+    schema = _schema()
+    if definition is not None:
+        schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _field_path(error: jsonschema.ValidationError) -> str:
+    path = ""
+    for part in error.absolute_path:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(top level)"
+
+
+def _check(obj: object, definition: str | None, what: str, source: str) -> None:
+    error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(obj))
+    if error is not None:
+        raise SnapshotError(f"{source}: {what}: {_field_path(error)}: {error.message}")
+
+
+def _describe(kind: str, index: str, obj: object) -> str:
+    name = obj.get("metadata", {}).get("name") if isinstance(obj, Mapping) else None
+    name = name if isinstance(name, str) else "?"
+    if isinstance(obj, Mapping) and kind == "Pod":
+        namespace = obj.get("metadata", {}).get("namespace") or "default"
+        name = f"{namespace}/{name}"
+    return f'{index} ({kind} "{name}")'
+
+
+def parse_version(text: str | None) -> tuple[int, int, int] | None:
+    match = _VERSION.match(text or "")
+    if not match:
+        return None
+    return int(match[1]), int(match[2]), int(match[3] or 0)
+
+
+def dialect_for(version: str | None) -> Dialect:
+    """The taint reason lost its ``{KEY: VALUE}`` in v1.35.0 and in v1.34.2 (back-port);
+    an unknown version keeps the named form (SPEC section 4, "Dialect")."""
+    parsed = parse_version(version)
+    if parsed is None:
+        return Dialect()
+    minor_patch = parsed[1:]
+    named = parsed[0] == 1 and minor_patch < (34, 2)
+    return Dialect(named_taint=named, skip_absent_scalar=parsed[0] > 1 or parsed[1] >= 36)
+
+
+def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
+    """Group the snapshot's objects by kind, whichever format it is in."""
+    if document.get("kind") == "ClusterSnapshot":
+        return {
+            "Node": list(document.get("nodes") or []),
+            "Pod": list(document.get("pods") or []),
+            "LimitRange": list(document.get("limitRanges") or []),
+            "RuntimeClass": list(document.get("runtimeClasses") or []),
+        }
+    item_kind = str(document.get("kind"))[: -len("List")]
+    groups: dict[str, list[Any]] = {"Node": [], "Pod": [], "LimitRange": [], "RuntimeClass": []}
+    for item in document.get("items") or []:
+        kind = item.get("kind") or item_kind
+        if kind in groups:
+            groups[kind].append(item)
+    return groups
+
+
+def _amounts(resources: object, where: str, source: str) -> dict[str, int]:
+    try:
+        return to_scheduler_units(exact_list(resources))
+    except QuantityError as exc:
+        raise SnapshotError(f"{source}: {where}: {exc}") from None
+
+
+def _taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:
+    return tuple(
+        Taint(key=t["key"], value=t.get("value") or "", effect=t["effect"])
+        for t in spec.get("taints") or []
+    )
+
+
+def _host_ports(spec: Mapping[str, Any]) -> Iterable[HostPort]:
+    """Host ports of regular containers and sidecars (NodeInfo.updateUsedPorts)."""
+    containers = list(spec.get("containers") or [])
+    containers += [c for c in spec.get("initContainers") or [] if is_sidecar(c)]
+    for container in containers:
+        for port in container.get("ports") or []:
+            if (port.get("hostPort") or 0) > 0:
+                yield HostPort(
+                    ip=port.get("hostIP") or "0.0.0.0",
+                    protocol=port.get("protocol") or "TCP",
+                    port=port["hostPort"],
+                )
+
+
+@dataclass(slots=True)
+class _NodeTotals:
+    requested: dict[str, int] = field(default_factory=dict)
+    pods: int = 0
+    ports: set[HostPort] = field(default_factory=set)
+
+
+def _reduce_pods(
+    pods: Sequence[Any], node_names: set[str], source: str
+) -> tuple[dict[str, _NodeTotals], int]:
+    """Per-node totals of the counted pods; no object is kept per pod."""
+    totals: dict[str, _NodeTotals] = {}
+    counted = 0
+    for index, pod in enumerate(pods):
+        what = _describe("Pod", f"pods[{index}]", pod)
+        _check(pod, "pod", what, source)
+        spec = pod.get("spec") or {}
+        node = spec.get("nodeName")
+        phase = (pod.get("status") or {}).get("phase")
+        if not node or node not in node_names or phase in TERMINAL_PHASES:
+            continue
+        try:
+            requests = pod_request_amounts(spec)
+        except QuantityError as exc:
+            raise SnapshotError(f"{source}: {what}: spec: {exc}") from None
+        entry = totals.setdefault(node, _NodeTotals())
+        for name, amount in requests.items():
+            entry.requested[name] = entry.requested.get(name, 0) + amount
+        entry.pods += 1
+        entry.ports.update(_host_ports(spec))
+        counted += 1
+    return totals, counted
+
+
+def _node_view(node: Mapping[str, Any], totals: _NodeTotals | None, source: str, what: str) -> NodeView:
+    metadata, spec, status = node["metadata"], node.get("spec") or {}, node.get("status") or {}
+    totals = totals or _NodeTotals()
+    allocatable = status.get("allocatable")
+    if allocatable is None:
+        allocatable = status.get("capacity")
+    return NodeView(
+        name=metadata["name"],
+        labels=dict(metadata.get("labels") or {}),
+        taints=_taints(spec),
+        unschedulable=bool(spec.get("unschedulable")),
+        allocatable=_amounts(allocatable, f"{what}: status.allocatable", source),
+        requested=dict(totals.requested),
+        pod_count=totals.pods,
+        used_ports=frozenset(totals.ports),
+    )
+
+
+def _nodes(raw_nodes: Sequence[Any], source: str) -> list[tuple[Mapping[str, Any], str]]:
+    seen: dict[str, str] = {}
+    checked = []
+    for index, node in enumerate(raw_nodes):
+        what = _describe("Node", f"nodes[{index}]", node)
+        _check(node, "node", what, source)
+        name = node["metadata"]["name"]
+        if name in seen:
+            raise SnapshotError(f"{source}: {what}: duplicate node name (also {seen[name]})")
+        seen[name] = what
+        checked.append((node, what))
+    return checked
+
+
+def _admission(groups: Mapping[str, list[Any]]) -> AdmissionObjects:
+    limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
+    for item in groups["LimitRange"]:
+        namespace = (item.get("metadata") or {}).get("namespace") or "default"
+        for limit in (item.get("spec") or {}).get("limits") or []:
+            if limit.get("type") == "Container":
+                limit_ranges.setdefault(namespace, []).append(limit)
+    runtime_classes = {
+        rc["metadata"]["name"]: rc for rc in groups["RuntimeClass"] if rc.get("metadata")
+    }
+    return AdmissionObjects(
+        limit_ranges={ns: tuple(items) for ns, items in limit_ranges.items()},
+        runtime_classes=runtime_classes,
+        has_runtime_classes=bool(groups["RuntimeClass"]),
+    )
+
+
+def build_snapshot(document: object, source: str) -> Snapshot:
+    """Validate a decoded snapshot document and reduce it to node views."""
+    _check(document, None, "snapshot", source)
+    assert isinstance(document, Mapping)
+    groups = _split(document, source)
+    nodes = _nodes(groups["Node"], source)
+    totals, counted = _reduce_pods(groups["Pod"], {n["metadata"]["name"] for n, _ in nodes}, source)
+    views = tuple(_node_view(n, totals.get(n["metadata"]["name"]), source, w) for n, w in nodes)
+    meta = document.get("source") if document.get("kind") == "ClusterSnapshot" else None
+    meta = meta if isinstance(meta, Mapping) else {}
+    info = SnapshotInfo(
+        source=source,
+        captured_at=document.get("capturedAt") if document.get("kind") == "ClusterSnapshot" else None,
+        context=meta.get("context"),
+        server=meta.get("server"),
+        server_version=meta.get("serverVersion"),
+        nodes=len(views),
+        pods=counted,
+    )
+    return Snapshot(info=info, nodes=views, admission=_admission(groups))
+
+
+def load_snapshot(path: str) -> Snapshot:
+    """Read and validate a snapshot file; every problem is a SnapshotError (exit 2)."""
+    try:
+        with open(path, "rb") as handle:
+            document = json.load(handle)
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
+    return build_snapshot(document, path)
