@@ -1,0 +1,113 @@
+"""GitHub workflow annotations: the verdicts on the changed lines of the pull request.
+
+Each line is a workflow command (``::error file=...,line=...,title=...::message``) for
+standard output, pointing at the first line of the workload's document. GitHub shows at
+most 10 error and 10 warning annotations per step, so the most severe come first, and one
+notice says how many more there are rather than letting them vanish silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.model import Report, Verdict, WorkloadResult
+from gate.reports.escape import workflow_message, workflow_property
+from gate.reports.markdown import (
+    NODES_SHOWN,
+    display_title,
+    headline,
+    node_list,
+    reason_groups,
+    repo_path,
+)
+from gate.unchecked import ZERO_REQUEST
+
+SHOWN_PER_LEVEL = 10  # GitHub: "10 error annotations and 10 warning annotations per step"
+# Most severe first: a document that cannot be read, then a pod that lands nowhere, then
+# one that lands on too few or on the wrong nodes.
+SEVERITY: tuple[Verdict, ...] = (
+    Verdict.ERROR,
+    Verdict.NO,
+    Verdict.PARTIAL,
+    Verdict.ADDON_ONLY,
+    Verdict.SKIPPED,
+    Verdict.YES,
+)
+WARN_BY_DEFAULT = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL})
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    level: str
+    result: WorkloadResult
+    title: str
+    message: str
+
+    def command(self) -> str:
+        properties = []
+        path = repo_path(self.result)
+        if path is not None:  # standard input has no place in the diff
+            properties += [f"file={workflow_property(path)}", f"line={self.result.location.line}"]
+        properties.append(f"title={workflow_property(self.title)}")
+        return f"::{self.level} {','.join(properties)}::{workflow_message(self.message)}"
+
+
+def _verdict_annotation(level: str, result: WorkloadResult) -> Annotation:
+    lines = [headline(result)]
+    if result.verdict is not Verdict.YES:
+        lines += [
+            f"{g.count} node(s): {g.label}: {node_list(g.nodes, NODES_SHOWN)}"
+            for g in reason_groups(result)
+        ]
+    title = f"fitgate {result.verdict.value}: {display_title(result)}"
+    return Annotation(level, result, title, "\n".join(lines))
+
+
+def _missing_requests(result: WorkloadResult) -> Annotation | None:
+    found = [w for w in result.warnings if ZERO_REQUEST in w]
+    if not found:
+        return None
+    title = f"fitgate: missing requests in {display_title(result)}"
+    return Annotation("warning", result, title, "\n".join(found))
+
+
+def _by_severity(results: list[WorkloadResult]) -> list[WorkloadResult]:
+    return sorted(results, key=lambda r: SEVERITY.index(r.verdict))
+
+
+def collect(
+    report: Report, warn_on: frozenset[Verdict] | None = None, missing_requests: bool = True
+) -> tuple[list[Annotation], list[Annotation]]:
+    """Every error and warning annotation, most severe first, before GitHub's cap.
+
+    Errors are the verdicts in ``report.fail_on``; warnings are ``warn_on`` (by default
+    ``ADDON_ONLY`` and ``PARTIAL`` when they do not fail the gate) and, when
+    ``missing_requests``, containers without cpu or memory requests.
+    """
+    warn = (WARN_BY_DEFAULT if warn_on is None else warn_on) - report.fail_on
+    failing = _by_severity([r for r in report.results if r.verdict in report.fail_on])
+    warned = _by_severity([r for r in report.results if r.verdict in warn])
+    errors = [_verdict_annotation("error", r) for r in failing]
+    warnings = [_verdict_annotation("warning", r) for r in warned]
+    if missing_requests:
+        found = (_missing_requests(r) for r in report.results)
+        warnings += [a for a in found if a is not None]
+    return errors, warnings
+
+
+def render_annotations(
+    report: Report, warn_on: frozenset[Verdict] | None = None, missing_requests: bool = True
+) -> list[str]:
+    """The workflow command lines to print, at most 10 per level plus one notice."""
+    errors, warnings = collect(report, warn_on, missing_requests)
+    lines = [a.command() for a in errors[:SHOWN_PER_LEVEL] + warnings[:SHOWN_PER_LEVEL]]
+    more_errors = max(0, len(errors) - SHOWN_PER_LEVEL)
+    more_warnings = max(0, len(warnings) - SHOWN_PER_LEVEL)
+    if more_errors or more_warnings:
+        message = (
+            f"{more_errors} more error and {more_warnings} more warning annotations are not "
+            f"shown (GitHub shows {SHOWN_PER_LEVEL} of each per step): the job summary "
+            "lists every workload."
+        )
+        lines.append(f"::notice title=fitgate::{workflow_message(message)}")
+    return lines

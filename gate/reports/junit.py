@@ -1,0 +1,168 @@
+"""JUnit XML for CI test tabs: one ``<testsuite>`` per snapshot, one ``<testcase>`` per
+workload.
+
+Each consumer reads a different part of the format, so the output satisfies them all:
+
+- Jenkins validates against its ``junit-10.xsd`` and splits ``classname`` at the last dot
+  into package and class: ``<cluster>.<namespace>.<Kind>`` shows as package
+  ``<cluster>.<namespace>``, class ``<Kind>``.
+- GitLab shows a failure's text, not its ``message``, reads ``file``, and keeps only the
+  first of several test cases with one classname and name: later duplicates get their
+  location appended so none is hidden.
+- mikepenz/action-junit-report annotates ``file`` at ``line``.
+- dorny/test-reporter needs ``time`` on every element.
+
+``time`` is always ``0.000``: evaluating a workload takes microseconds, so a measured
+time would say nothing while making the same inputs give different bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from gate.model import VERDICT_ORDER, Report, Verdict, WorkloadResult
+from gate.reports.escape import xml_attr, xml_text
+from gate.reports.markdown import (
+    display_title,
+    headline,
+    node_list,
+    reason_groups,
+    repo_path,
+    where,
+)
+
+TIME = "0.000"
+NODES_SHOWN = 20
+
+
+def status(result: WorkloadResult, fail_on: frozenset[Verdict]) -> str | None:
+    """The child element a test case gets, or None when it passed.
+
+    A verdict in ``fail_on`` fails the test (an ``ERROR`` as ``<error>``, since the
+    document was never evaluated); outside it, an unevaluated document is skipped and any
+    other verdict passes, so the test tab agrees with the gate's exit code.
+    """
+    if result.verdict in fail_on:
+        return "error" if result.verdict is Verdict.ERROR else "failure"
+    if result.verdict in (Verdict.SKIPPED, Verdict.ERROR):
+        return "skipped"
+    return None
+
+
+def _attrs(pairs: Mapping[str, object]) -> str:
+    return "".join(f' {key}="{xml_attr(str(value))}"' for key, value in pairs.items())
+
+
+def _breakdown(result: WorkloadResult) -> list[str]:
+    """The failure text, which GitLab shows instead of the message attribute. Each line
+    starts with fitgate's own words, never with text from the manifests."""
+    lines = [
+        f"{result.verdict.value}: {display_title(result)} at {where(result)}",
+        f"why: {headline(result)}",
+    ]
+    if result.requests:
+        lines.append("requests: " + ", ".join(f"{n} {a}" for n, a in result.requests))
+    lines.extend(
+        f"{g.count} node(s): {g.label}: {node_list(g.nodes, NODES_SHOWN)}"
+        for g in reason_groups(result)
+    )
+    return lines
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(xml_text(line) for line in lines)
+
+
+def _children(result: WorkloadResult, fail_on: frozenset[Verdict]) -> Iterator[str]:
+    kind = status(result, fail_on)
+    message = headline(result)
+    if kind == "skipped":
+        yield f"<skipped{_attrs({'message': message})}/>"
+    elif kind is not None:
+        attrs = _attrs({"type": result.verdict.value, "message": message})
+        yield f"<{kind}{attrs}>{_text(_breakdown(result))}</{kind}>"
+    out = [f"warning: {w}" for w in result.warnings]
+    if kind is None and result.verdict is not Verdict.YES:
+        out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
+    if out:
+        yield f"<system-out>{_text(out)}</system-out>"
+
+
+def _case_names(report: Report, cluster: str) -> list[tuple[str, str]]:
+    """``(classname, name)`` per result, unique: GitLab would drop every duplicate."""
+    seen: set[tuple[str, str]] = set()
+    names = []
+    for result in report.results:
+        classname = f"{cluster}.{result.namespace or '-'}.{result.kind or '-'}"
+        name = result.name
+        if (classname, name) in seen:
+            name = f"{result.name} ({where(result)})"
+        serial = 2
+        while (classname, name) in seen:
+            name, serial = f"{result.name} ({where(result)}) #{serial}", serial + 1
+        seen.add((classname, name))
+        names.append((classname, name))
+    return names
+
+
+def _testcase(
+    result: WorkloadResult, classname: str, name: str, fail_on: frozenset[Verdict]
+) -> str:
+    attrs: dict[str, object] = {"classname": classname, "name": name}
+    path = repo_path(result)
+    if path is not None:  # GitLab and action-junit-report; not in Jenkins' schema
+        attrs.update(file=path, line=result.location.line)
+    attrs["time"] = TIME
+    children = list(_children(result, fail_on))
+    if not children:
+        return f"    <testcase{_attrs(attrs)}/>"
+    inner = "".join(f"\n      {c}" for c in children)
+    return f"    <testcase{_attrs(attrs)}>{inner}\n    </testcase>"
+
+
+def _properties(report: Report) -> list[str]:
+    info = report.snapshot
+    values: dict[str, object] = {
+        "fitgate.version": report.version or "unknown",
+        "snapshot.source": info.source,
+        "snapshot.context": info.context or "unknown",
+        "snapshot.capturedAt": info.captured_at or "unknown",
+        "snapshot.serverVersion": info.server_version or "unknown",
+        "snapshot.nodes": info.nodes,
+        "snapshot.pods": info.pods,
+        "gate.failOn": ",".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
+    }
+    rows = [f"      <property{_attrs({'name': k, 'value': v})}/>" for k, v in values.items()]
+    return ["    <properties>", *rows, "    </properties>"]
+
+
+def counts(report: Report) -> dict[str, int]:
+    """tests/failures/errors/skipped, from the same :func:`status` the cases use."""
+    statuses = [status(r, report.fail_on) for r in report.results]
+    return {
+        "tests": len(statuses),
+        "failures": statuses.count("failure"),
+        "errors": statuses.count("error"),
+        "skipped": statuses.count("skipped"),
+    }
+
+
+def render_junit(report: Report, cluster: str) -> str:
+    """The whole document; ``cluster`` names the suite and prefixes every classname."""
+    total = counts(report)
+    # Jenkins' schema has no ``skipped`` on <testsuites>: the suite carries it.
+    suites = {k: v for k, v in total.items() if k != "skipped"}
+    cases = [
+        _testcase(r, classname, name, report.fail_on)
+        for r, (classname, name) in zip(report.results, _case_names(report, cluster), strict=True)
+    ]
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<testsuites{_attrs({'name': 'fitgate', **suites, 'time': TIME})}>",
+        f"  <testsuite{_attrs({'name': cluster, **total, 'time': TIME})}>",
+        *_properties(report),
+        *cases,
+        "  </testsuite>",
+        "</testsuites>",
+    ]
+    return "\n".join(lines) + "\n"

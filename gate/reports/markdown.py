@@ -1,0 +1,427 @@
+"""The markdown PR comment and the job's step summary, from one jinja2 template, and the
+wording every human-facing report shares (JUnit and annotations import it from here).
+
+The template ships as ``templates/comment.md.j2`` and can be replaced with
+``--comment-template``. Every ``{{ value }}`` passes through :func:`markdown_text`
+(the environment's ``finalize``), so a template cannot forget to escape untrusted text;
+the template's literal text is markup. A value a template marks ``|safe`` is written raw:
+that is the template author's decision. The environment is sandboxed because the
+template file may itself come from the pull request under test.
+
+GitHub refuses a comment over 65,536 characters and a step summary over 1 MiB. Rather
+than cutting the text (which can leave a table or a ``<details>`` open), the report is
+rendered again with fewer rows, emptying the least useful section first, until it fits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from importlib.resources import files
+from typing import Any
+
+from jinja2 import StrictUndefined, Template, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup
+
+from gate.errors import UsageError
+from gate.filters import is_room_reason
+from gate.model import VERDICT_ORDER, Report, Verdict, WorkloadResult
+from gate.reports.escape import markdown_text
+from gate.reports.text import provenance
+
+COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+SUMMARY_LIMIT = 1_048_576  # GitHub: a step summary upload is limited to 1 MiB
+NODES_SHOWN = 5
+_STDIN_NAMES = ("-", "<stdin>", "")
+_COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
+    (Verdict.YES, "fit"),
+    (Verdict.NO, "NO"),
+    (Verdict.ADDON_ONLY, "add-on only"),
+    (Verdict.PARTIAL, "partial"),
+    (Verdict.ERROR, "error"),
+    (Verdict.SKIPPED, "skipped"),
+)
+
+# --- wording shared by the comment, JUnit and annotations ---------------------------------
+
+
+def display_title(result: WorkloadResult) -> str:
+    """``Kind namespace/name``; an unreadable document has no namespace, only its place."""
+    return result.title if result.namespace else f"{result.kind} {result.name}"
+
+
+def repo_path(result: WorkloadResult) -> str | None:
+    """The file as a repository-relative path, or None when it came from standard input.
+
+    GitLab, action-junit-report and GitHub annotations match ``file`` against the
+    checkout literally, so ``./deploy/a.yaml`` is written ``deploy/a.yaml``.
+    """
+    path = result.location.file
+    if path in _STDIN_NAMES:
+        return None
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def where(result: WorkloadResult) -> str:
+    """``file:line`` for readers, with Helm's ``# Source:`` template when there was one."""
+    place = f"{repo_path(result) or 'stdin'}:{result.location.line}"
+    origin = result.location.origin
+    return f"{place} ({origin})" if origin else place
+
+
+def node_list(names: Sequence[str], limit: int) -> str:
+    shown = ", ".join(names[:limit])
+    more = len(names) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _histogram(reasons: Sequence[str]) -> str:
+    """``3 Insufficient cpu, 1 Too many pods``: counts first, sorted as FitError sorts."""
+    entries = (f"{n} {reason}" for reason, n in Counter(reasons).items())
+    return ", ".join(sorted(entries, key=lambda e: e.encode("utf-8")))
+
+
+def headline(result: WorkloadResult) -> str:
+    """One line saying why a workload got its verdict: the scheduler's own message for NO.
+
+    Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
+    hold one line.
+    """
+    return " ".join(_headline(result).split())
+
+
+def _headline(result: WorkloadResult) -> str:
+    verdict = result.verdict
+    if verdict is Verdict.NO:
+        return result.message or "no node passes every filter"
+    if verdict is Verdict.ADDON_ONLY:
+        fits = node_list(result.fits, NODES_SHOWN)
+        return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
+    if verdict is Verdict.PARTIAL:
+        targeted = [o for o in result.nodes if o.fits or all(map(is_room_reason, o.reasons))]
+        lacking = [r for o in targeted for r in o.reasons]
+        short = sum(1 for o in targeted if not o.fits)
+        return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
+    if verdict is Verdict.YES:
+        return f"fits {len(result.fits)} of {len(result.nodes)} nodes"
+    return result.reason or verdict.value.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class ReasonGroup:
+    """Nodes that rejected (or admitted) the pod for the same reasons."""
+
+    label: str
+    nodes: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+
+def reason_groups(result: WorkloadResult) -> tuple[ReasonGroup, ...]:
+    """Per-node outcomes grouped by reason: rejections first (largest first), then the
+    nodes that fit, then, for a DaemonSet, the nodes it does not target."""
+    groups: dict[tuple[int, str], list[str]] = {}
+    daemonset = result.kind == "DaemonSet"
+    for outcome in result.nodes:
+        rank = 1
+        label = "fit"
+        if not outcome.fits:
+            label = ", ".join(outcome.reasons)
+            taint = outcome.taint
+            if taint is not None and taint.braced() not in label:
+                label += f" ({taint})"  # SPEC 4: human reports always name the taint
+            targeted = all(map(is_room_reason, outcome.reasons))
+            rank, label = (
+                (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
+            )
+        groups.setdefault((rank, label), []).append(outcome.node)
+    ordered = sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
+    return tuple(ReasonGroup(label, tuple(nodes)) for (_, label), nodes in ordered)
+
+
+# --- the comment ----------------------------------------------------------------------------
+
+
+def _md(text: str) -> Markup:
+    """Escaped once when the rows are built, not at each of the renderings that
+    :func:`fit_to_limit` may try; ``finalize`` passes it through untouched."""
+    return Markup(markdown_text(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    verdict: Markup
+    workload: Markup
+    location: Markup
+    message: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    count: int
+    label: Markup
+    nodes: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    verdict: Markup
+    workload: Markup
+    location: Markup
+    requests: Markup
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WarningRow:
+    workload: Markup
+    location: Markup
+    warning: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class Sections:
+    """Every row the comment could show, built once; a :class:`Budget` slices them."""
+
+    failures: tuple[Row, ...]
+    breakdowns: tuple[Breakdown, ...]
+    warnings: tuple[WarningRow, ...]
+    others: tuple[Row, ...]
+
+    @classmethod
+    def of(cls, report: Report) -> Sections:
+        failing = [r for r in report.results if r.verdict in report.fail_on]
+        return cls(
+            failures=tuple(_row(r) for r in failing),
+            breakdowns=tuple(_breakdown(r) for r in failing if r.nodes),
+            warnings=tuple(_warning(r, w) for r in report.results for w in r.warnings),
+            others=tuple(_row(r) for r in report.results if r.verdict not in report.fail_on),
+        )
+
+
+def _row(result: WorkloadResult) -> Row:
+    texts = (result.verdict.value, display_title(result), where(result), headline(result))
+    return Row(*map(_md, texts))
+
+
+def _warning(result: WorkloadResult, warning: str) -> WarningRow:
+    return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning))
+
+
+def _breakdown(result: WorkloadResult) -> Breakdown:
+    groups = tuple(
+        Group(g.count, _md(g.label), _md(node_list(g.nodes, NODES_SHOWN)))
+        for g in reason_groups(result)
+    )
+    requests = ", ".join(f"{name} {amount}" for name, amount in result.requests) or "none"
+    return Breakdown(
+        verdict=_md(result.verdict.value),
+        workload=_md(display_title(result)),
+        location=_md(where(result)),
+        requests=_md(requests),
+        groups=groups,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How many rows of each section to show; ``SHRINK_ORDER`` empties them in turn."""
+
+    failures: int
+    breakdowns: int
+    warnings: int
+    others: int
+
+
+# Least useful first: passing workloads, then warnings, then per-node detail; the failure
+# table goes last, and the status line with every count is never dropped.
+SHRINK_ORDER = ("others", "warnings", "breakdowns", "failures")
+_SECTION_NAMES = {
+    "failures": "failing workloads",
+    "breakdowns": "per-node breakdowns",
+    "warnings": "warnings",
+    "others": "workloads not failing the gate",
+}
+
+
+def _counts(report: Report) -> list[tuple[str, int]]:
+    """Every verdict's count, zeros included, in the issue's order."""
+    counts = report.summary.counts
+    return [
+        (label + ("s" if v is Verdict.ERROR and counts[v] != 1 else ""), counts[v])
+        for v, label in _COUNT_LABELS
+    ]
+
+
+def _context(
+    report: Report, cluster: str, now: datetime | None, sections: Sections, budget: Budget
+) -> dict[str, Any]:
+    """The template's variables; the shipped template's header comment lists them."""
+    summary = report.summary
+    context: dict[str, Any] = {
+        "cluster": cluster,
+        "passed": summary.passed,
+        "counts": _counts(report),
+        "warning_count": summary.warnings,
+        "other_documents": sum(n for _, n in report.other_documents),
+        "provenance": provenance(report.snapshot, now),
+        "fail_on": ", ".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
+        "version": report.version,
+        "shortened": [],
+    }
+    for name in SHRINK_ORDER:
+        rows = getattr(sections, name)
+        shown = rows[: getattr(budget, name)]
+        hidden = len(rows) - len(shown)
+        context[name] = shown
+        context[f"{name}_hidden"] = hidden
+        if hidden:
+            context["shortened"].append(f"{hidden} of {len(rows)} {_SECTION_NAMES[name]}")
+    return context
+
+
+def _finalize(value: object) -> Markup:
+    """Applied to every ``{{ }}``: the one markdown escape, unless already markup."""
+    if isinstance(value, Markup):
+        return value
+    return Markup(markdown_text("" if value is None else str(value)))
+
+
+def compile_template(source: str) -> Template:
+    env = ImmutableSandboxedEnvironment(
+        autoescape=True,
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env.from_string(source)
+
+
+def shipped_template() -> str:
+    return (files("gate.reports") / "templates" / "comment.md.j2").read_text(encoding="utf-8")
+
+
+def _size(text: str) -> int:
+    """UTF-8 bytes: never fewer than the characters GitHub counts, and the unit of the
+    step summary's limit."""
+    return len(text.encode("utf-8"))
+
+
+def fit_to_limit(render: Callable[[Budget], str], full: Budget, limit: int) -> str | None:
+    """The fullest rendering within ``limit``: sections are emptied in ``SHRINK_ORDER``,
+    and the first one whose emptying suffices is cut back as little as possible. None when
+    even every section emptied does not fit."""
+    text = render(full)
+    if _size(text) <= limit:
+        return text
+    budget = full
+    for name in SHRINK_ORDER:
+        too_long = text
+        budget = replace(budget, **{name: 0})
+        text = render(budget)
+        if _size(text) <= limit:
+            return _most_rows(render, budget, name, (text, too_long, getattr(full, name)), limit)
+    return None
+
+
+_INTERPOLATIONS = 4
+
+
+def _most_rows(
+    render: Callable[[Budget], str],
+    budget: Budget,
+    name: str,
+    bracket: tuple[str, str, int],
+    limit: int,
+) -> str:
+    """The longest rendering under ``limit`` with between 0 and ``rows`` rows of ``name``,
+    given the renderings with 0 rows (fits) and with ``rows`` (too long).
+
+    Rows are about the same size, so interpolating the size usually lands within a row or
+    two of the answer: 5,000 failures of ~110 bytes and a 65,536 limit give 589 rows in
+    three renderings instead of a dozen. Bisection takes over if it does not converge.
+    """
+    best, too_long, high = bracket
+    low, low_size, high_size = 0, _size(best), _size(too_long)
+    tries = 0
+    while high - low > 1:
+        if tries < _INTERPOLATIONS:
+            guess = low + (limit - low_size) * (high - low) // max(1, high_size - low_size)
+        else:
+            guess = (low + high) // 2
+        middle = min(max(guess, low + 1), high - 1)
+        text = render(replace(budget, **{name: middle}))
+        if _size(text) <= limit:
+            low, low_size, best = middle, _size(text), text
+        else:
+            high, high_size = middle, _size(text)
+        tries += 1
+    return best
+
+
+def _minimal(report: Report, cluster: str) -> str:
+    """Marker and every count, for a template that cannot fit even with no rows."""
+    summary = report.summary
+    name = markdown_text(cluster)
+    counts = " · ".join(f"{n} {label}" for label, n in _counts(report))
+    state = "passed" if summary.passed else "failed"
+    return (
+        f"<!-- fitgate:{name} -->\n**fitgate {state} on {name}**: {counts}.\n\n"
+        "The full comment exceeds GitHub's size limit; the JSON and JUnit reports list "
+        "every workload.\n"
+    )
+
+
+def render_comment(
+    report: Report,
+    cluster: str,
+    now: datetime | None,
+    template: str | None = None,
+    limit: int = COMMENT_LIMIT,
+) -> str:
+    """The PR comment: failures first, every count always, within ``limit`` bytes.
+
+    ``template`` is the text of a user's jinja2 template replacing the shipped one; a
+    template that fails to compile or render is a :class:`UsageError` (exit 2).
+    """
+    try:
+        compiled = compile_template(shipped_template() if template is None else template)
+        return _fitted(compiled, report, cluster, now, limit)
+    except _TEMPLATE_FAILURES as exc:
+        if template is None:
+            raise
+        raise UsageError(f"comment template: {type(exc).__name__}: {exc}") from None
+
+
+# What a user's template can raise while it renders: jinja2's own errors (syntax,
+# undefined names, the sandbox's refusals) and the operations it runs (``{{ 1 / 0 }}``).
+_TEMPLATE_FAILURES = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
+
+
+def _fitted(
+    compiled: Template, report: Report, cluster: str, now: datetime | None, limit: int
+) -> str:
+    sections = Sections.of(report)
+    full = Budget(
+        *(len(getattr(sections, n)) for n in ("failures", "breakdowns", "warnings", "others"))
+    )
+
+    def render(budget: Budget) -> str:
+        return compiled.render(_context(report, cluster, now, sections, budget))
+
+    text = fit_to_limit(render, full, limit)
+    return _minimal(report, cluster) if text is None else text
+
+
+def render_summary(report: Report, cluster: str, now: datetime | None) -> str:
+    """The step summary: the comment's content within GitHub's 1 MiB summary limit."""
+    return render_comment(report, cluster, now, limit=SUMMARY_LIMIT)
