@@ -1,0 +1,169 @@
+"""The command line end to end over the shipped fixtures: exit codes, stdout, JSON report."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from gate.cli import Streams, main
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "fixtures"
+AKS = "fixtures/snapshots/aks-six-nodes.json"
+NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+REPORT_SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
+
+
+def run(*argv: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    streams = Streams(stdin=io.BytesIO(stdin), stdout=out, stderr=err, env={}, now=NOW)
+    code = main(list(argv), streams)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def json_report(*argv: str, stdin: bytes = b"") -> tuple[int, dict[str, Any]]:
+    code, out, _ = run("check", *argv, "--json", "-", stdin=stdin)
+    report = json.loads(out)
+    jsonschema.validate(report, REPORT_SCHEMA)
+    return code, report
+
+
+def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {w["name"]: w for w in report["workloads"]}
+
+
+def test_seed_fixtures_give_every_verdict(golden: Callable[[str, str], None]) -> None:
+    code, out, err = run("check", "fixtures/manifests", "--snapshot", AKS)
+    assert code == 1
+    golden("check-aks.txt", out)
+    assert "fixtures/manifests/05-broken.yaml:" in err
+
+
+def test_seed_fixtures_json_report(golden: Callable[[str, str], None]) -> None:
+    code, report = json_report("fixtures/manifests", "--snapshot", AKS)
+    assert code == 1
+    workloads = by_name(report)
+    assert workloads["web-small"]["verdict"] == "YES"
+    assert workloads["web-small"]["fits"] == ["aks-user-0", "aks-user-1", "aks-user-2"]
+    assert workloads["web-big"]["verdict"] == "NO"
+    assert workloads["web-big"]["message"] == (
+        "0/6 nodes are available: 3 Insufficient cpu, "
+        "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+    )
+    assert workloads["nightly-report"]["verdict"] == "ADDON_ONLY"
+    assert workloads["log-agent"]["verdict"] == "PARTIAL"
+    assert workloads["legacy-cron-runner"]["verdict"] == "SKIPPED"
+    assert workloads["cache"]["verdict"] == "YES" and workloads["cache"]["warnings"]
+    errors = [w for w in report["workloads"] if w["verdict"] == "ERROR"]
+    assert [(e["file"], e["line"]) for e in errors] == [("fixtures/manifests/05-broken.yaml", 12)]
+    assert report["otherDocuments"] == {"Service": 1}
+    golden("check-aks.json", json.dumps(report, indent=2) + "\n")
+
+
+def test_same_input_same_bytes() -> None:
+    first = run("check", "fixtures/manifests", "--snapshot", AKS, "--json", "-")
+    second = run("check", "fixtures/manifests", "--snapshot", AKS, "--json", "-")
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    ("manifest", "code", "verdict", "message"),
+    [
+        ("fixtures/q10/before.yaml", 1, "NO",
+         "0/1 nodes are available: 1 node(s) had untolerated taint {PERMISSION: granted}."),
+        ("fixtures/q10/after.yaml", 0, "YES", None),
+    ],
+    ids=["before the toleration the taint is named", "after the toleration it fits"],
+)
+def test_q10_permission_taint(manifest: str, code: int, verdict: str, message: str | None,
+                              golden: Callable[[str, str], None]) -> None:
+    got, report = json_report(manifest, "--snapshot", "fixtures/snapshots/q10-permission.json")
+    assert got == code
+    assert (report["workloads"][0]["verdict"], report["workloads"][0]["message"]) == (
+        verdict, message)
+    _, out, _ = run("check", manifest, "--snapshot", "fixtures/snapshots/q10-permission.json")
+    golden(f"q10-{Path(manifest).stem}.txt", out)
+
+
+def test_scheduler_version_switches_the_taint_dialect() -> None:
+    _, report = json_report("fixtures/manifests/02-web-big.yaml", "--snapshot", AKS,
+                            "--scheduler-version", "v1.35.0")
+    assert report["workloads"][0]["message"] == (
+        "0/6 nodes are available: 3 Insufficient cpu, 3 node(s) had untolerated taint(s)."
+    )
+    code, out, _ = run("check", "fixtures/manifests/02-web-big.yaml", "--snapshot", AKS,
+                       "--scheduler-version", "v1.35.0")
+    assert "CriticalAddonsOnly=true:NoSchedule" in out
+
+
+def test_stdin_is_read_with_dash() -> None:
+    text = (FIXTURES / "manifests" / "02-web-big.yaml").read_bytes()
+    code, report = json_report("-", "--snapshot", AKS, stdin=text)
+    assert code == 1
+    assert report["workloads"][0]["file"] == "<stdin>"
+
+
+def test_fail_on_narrows_what_fails() -> None:
+    code, _, _ = run("check", "fixtures/manifests/03-batch-tolerates-system.yaml",
+                     "--snapshot", AKS, "--fail-on", "NO")
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["check", "fixtures/manifests", "--snapshot", "missing.json"], "missing.json"),
+        (["check", "nowhere", "--snapshot", AKS], "nowhere"),
+        (["check", "--fail-on", "MAYBE", "--snapshot", AKS], ""),
+    ],
+    ids=["a missing snapshot", "a missing manifest path", "an unknown verdict name"],
+)
+def test_cannot_run_exits_2(argv: list[str], needle: str) -> None:
+    code, _, err = run(*argv)
+    assert code == 2
+    assert needle in err
+
+
+def test_invalid_snapshot_names_object_and_field(tmp_path: Path) -> None:
+    snapshot = json.loads((FIXTURES / "snapshots" / "aks-six-nodes.json").read_text())
+    snapshot["nodes"][4]["status"]["allocatable"]["cpu"] = "two"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(snapshot))
+    code, _, err = run("check", "fixtures/manifests", "--snapshot", str(bad))
+    assert code == 2
+    assert 'nodes[4] (Node "aks-user-1"): status.allocatable' in err
+    assert "two" in err
+    assert "Traceback" not in err
+
+
+def test_duplicate_node_names_are_invalid(tmp_path: Path) -> None:
+    snapshot = json.loads((FIXTURES / "snapshots" / "aks-six-nodes.json").read_text())
+    snapshot["nodes"].append(snapshot["nodes"][0])
+    bad = tmp_path / "dup.json"
+    bad.write_text(json.dumps(snapshot))
+    code, _, err = run("check", "fixtures/manifests", "--snapshot", str(bad))
+    assert code == 2 and "duplicate node name" in err
+
+
+def test_kubectl_list_snapshot_gives_the_same_verdicts(tmp_path: Path) -> None:
+    snapshot = json.loads((FIXTURES / "snapshots" / "aks-six-nodes.json").read_text())
+    listing = {"apiVersion": "v1", "kind": "List", "items": snapshot["nodes"] + snapshot["pods"]}
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps(listing))
+    _, own = json_report("fixtures/manifests", "--snapshot", AKS)
+    _, kubectl = json_report("fixtures/manifests", "--snapshot", str(path))
+    assert [w["verdict"] for w in own["workloads"]] == [w["verdict"] for w in kubectl["workloads"]]
+    assert [w["nodes"] for w in own["workloads"]] == [w["nodes"] for w in kubectl["workloads"]]
+    assert kubectl["snapshot"]["capturedAt"] is None
