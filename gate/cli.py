@@ -15,7 +15,7 @@ from gate import __version__
 from gate.engine import Evaluator
 from gate.errors import GateError, UsageError
 from gate.manifests import read_documents
-from gate.model import DEFAULT_FAIL_ON, Location, Report, Verdict, WorkloadResult
+from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
 from gate.reports.jsonreport import render_json
 from gate.reports.text import render_text
 from gate.snapshot import Snapshot, dialect_for, load_snapshot, parse_version
@@ -25,7 +25,6 @@ from gate.workloads import (
     Path,
     Skipped,
     Unreadable,
-    Workload,
     extract_all,
 )
 

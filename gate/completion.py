@@ -116,7 +116,9 @@ def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str])
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
         if admission.has_runtime_classes:
-            warnings.append(f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown')
+            warnings.append(
+                f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown'
+            )
         else:
             warnings.append(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
         return
@@ -155,4 +157,3 @@ def complete_pod_spec(
         list(tolerations) if isinstance(tolerations, list) else []
     )
     return completed, warnings
-

@@ -76,22 +76,25 @@ def _wanted_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
     ports = []
     for container in containers:
         for port in container.get("ports") or []:
-            if isinstance(port, Mapping) and isinstance(port.get("hostPort"), int):
-                if port["hostPort"] > 0:
-                    ports.append(
-                        HostPort(
-                            ip=str(port.get("hostIP") or "0.0.0.0"),
-                            protocol=str(port.get("protocol") or "TCP"),
-                            port=port["hostPort"],
-                        )
+            host_port = port.get("hostPort") if isinstance(port, Mapping) else None
+            if isinstance(host_port, int) and host_port > 0:
+                assert isinstance(port, Mapping)
+                ports.append(
+                    HostPort(
+                        ip=str(port.get("hostIP") or "0.0.0.0"),
+                        protocol=str(port.get("protocol") or "TCP"),
+                        port=host_port,
                     )
+                )
     return tuple(ports)
 
 
 def _text_map(value: object) -> dict[str, str]:
     if not isinstance(value, Mapping):
         return {}
-    return {str(k): "true" if v is True else "false" if v is False else str(v) for k, v in value.items()}
+    return {
+        str(k): "true" if v is True else "false" if v is False else str(v) for k, v in value.items()
+    }
 
 
 def pod_profile(spec: Mapping[str, Any]) -> PodProfile:
@@ -114,9 +117,7 @@ def _depends_on_name(spec: Mapping[str, Any]) -> bool:
 
 
 def _class_key(node: NodeView) -> tuple[object, ...]:
-    free = tuple(
-        sorted((r, a - node.requested.get(r, 0)) for r, a in node.allocatable.items())
-    )
+    free = tuple(sorted((r, a - node.requested.get(r, 0)) for r, a in node.allocatable.items()))
     over = tuple(sorted((r, a) for r, a in node.requested.items() if r not in node.allocatable))
     return (
         node.unschedulable,
@@ -219,11 +220,14 @@ class Evaluator:
         requests = _requests_text(profile)
         if not nodes:
             return self._result(
-                workload, Verdict.NO, message=REASON_NO_NODES, requests=requests,
+                workload,
+                Verdict.NO,
+                message=REASON_NO_NODES,
+                requests=requests,
                 warnings=tuple(warnings),
             )
         outcomes = self._pod_outcomes(spec, profile)
-        fits = [n for n, o in zip(nodes, outcomes) if o.fits]
+        fits = [n for n, o in zip(nodes, outcomes, strict=False) if o.fits]
         if not fits:
             verdict, message = Verdict.NO, self._message(spec, outcomes)
         elif all(n.is_addon_node for n in fits):
@@ -231,7 +235,11 @@ class Evaluator:
         else:
             verdict, message = Verdict.YES, None
         return self._result(
-            workload, verdict, message=message, nodes=tuple(outcomes), requests=requests,
+            workload,
+            verdict,
+            message=message,
+            nodes=tuple(outcomes),
+            requests=requests,
             warnings=tuple(warnings),
         )
 
@@ -246,7 +254,7 @@ class Evaluator:
         outside = Rejection((REASON_NARROWED,))
         return [
             _outcome(n, outside if narrowed is not None and n.name not in narrowed else r)
-            for n, r in zip(nodes, rejections)
+            for n, r in zip(nodes, rejections, strict=False)
         ]
 
     def _message(self, spec: Mapping[str, Any], outcomes: Sequence[NodeOutcome]) -> str:
@@ -262,13 +270,16 @@ class Evaluator:
         """One pod per targeted node, pinned to it: the filters without narrowing."""
         nodes = self.classes.nodes
         rejections = self.classes.evaluate(profile, self.dialect, _depends_on_name(spec))
-        outcomes = tuple(_outcome(n, r) for n, r in zip(nodes, rejections))
+        outcomes = tuple(_outcome(n, r) for n, r in zip(nodes, rejections, strict=False))
         targeted = [o for o in outcomes if o.fits or all(is_room_reason(r) for r in o.reasons)]
         if not targeted:
             warnings.append("the DaemonSet targets no node of the snapshot: it creates no pod")
         lacking = [o for o in targeted if not o.fits]
         verdict = Verdict.PARTIAL if lacking else Verdict.YES
         return self._result(
-            workload, verdict, nodes=outcomes, requests=_requests_text(profile),
+            workload,
+            verdict,
+            nodes=outcomes,
+            requests=_requests_text(profile),
             warnings=tuple(warnings),
         )

@@ -111,11 +111,12 @@ def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejectio
 
 def _conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
     """HostPortInfo.CheckConflict: same protocol and port, and either IP is 0.0.0.0 or equal."""
-    for port in used:
-        if port.port == wanted.port and port.protocol == wanted.protocol:
-            if "0.0.0.0" in (wanted.ip, port.ip) or wanted.ip == port.ip:
-                return True
-    return False
+    return any(
+        port.port == wanted.port
+        and port.protocol == wanted.protocol
+        and ("0.0.0.0" in (wanted.ip, port.ip) or wanted.ip == port.ip)
+        for port in used
+    )
 
 
 def node_ports(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -145,11 +146,7 @@ def node_resources_fit(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rej
         wanted = requests[resource]
         if wanted == 0:
             continue
-        if (
-            dialect.skip_absent_scalar
-            and not wants_extended
-            and resource not in node.allocatable
-        ):
+        if dialect.skip_absent_scalar and not wants_extended and resource not in node.allocatable:
             continue
         if wanted > _free(node, resource):
             reasons.append(f"Insufficient {resource}")

@@ -80,7 +80,9 @@ class Taint:
         return f"{{{self.key}: {self.value}}}"
 
     def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+        return (
+            f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from gate.completion import AdmissionObjects
 from gate.errors import QuantityError, SnapshotError
 from gate.filters import Dialect
 from gate.model import HostPort, NodeView, SnapshotInfo, Taint
-from gate.resources import is_sidecar, pod_request_amounts, to_scheduler_units, exact_list
+from gate.resources import exact_list, is_sidecar, pod_request_amounts, to_scheduler_units
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
@@ -57,7 +57,7 @@ def _field_path(error: jsonschema.ValidationError) -> str:
     return path or "(top level)"
 
 
-def _check(obj: object, definition: str | None, what: str, source: str) -> None:
+def _check(obj: Any, definition: str | None, what: str, source: str) -> None:
     error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(obj))
     if error is not None:
         raise SnapshotError(f"{source}: {what}: {_field_path(error)}: {error.message}")
@@ -170,7 +170,9 @@ def _reduce_pods(
     return totals, counted
 
 
-def _node_view(node: Mapping[str, Any], totals: _NodeTotals | None, source: str, what: str) -> NodeView:
+def _node_view(
+    node: Mapping[str, Any], totals: _NodeTotals | None, source: str, what: str
+) -> NodeView:
     metadata, spec, status = node["metadata"], node.get("spec") or {}, node.get("status") or {}
     totals = totals or _NodeTotals()
     allocatable = status.get("allocatable")
@@ -231,7 +233,9 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     meta = meta if isinstance(meta, Mapping) else {}
     info = SnapshotInfo(
         source=source,
-        captured_at=document.get("capturedAt") if document.get("kind") == "ClusterSnapshot" else None,
+        captured_at=document.get("capturedAt")
+        if document.get("kind") == "ClusterSnapshot"
+        else None,
         context=meta.get("context"),
         server=meta.get("server"),
         server_version=meta.get("serverVersion"),

@@ -41,7 +41,9 @@ def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
         requests = resources.get("requests") or {}
         limits = resources.get("limits") or {}
         missing = [
-            r for r in ("cpu", "memory") if r not in requests and r not in limits and r not in pod_requests
+            r
+            for r in ("cpu", "memory")
+            if r not in requests and r not in limits and r not in pod_requests
         ]
         if missing:
             name = container.get("name") or "?"

@@ -110,7 +110,11 @@ def cluster_snapshot(
         "apiVersion": "fitgate/v1",
         "kind": "ClusterSnapshot",
         "capturedAt": "2026-08-16T10:00:00Z",
-        "source": {"context": "test", "server": "https://test:6443", "serverVersion": server_version},
+        "source": {
+            "context": "test",
+            "server": "https://test:6443",
+            "serverVersion": server_version,
+        },
         "nodes": nodes,
         "pods": pods or [],
         **extra,

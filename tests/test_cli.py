@@ -81,30 +81,44 @@ def test_same_input_same_bytes() -> None:
 @pytest.mark.parametrize(
     ("manifest", "code", "verdict", "message"),
     [
-        ("fixtures/q10/before.yaml", 1, "NO",
-         "0/1 nodes are available: 1 node(s) had untolerated taint {PERMISSION: granted}."),
+        (
+            "fixtures/q10/before.yaml",
+            1,
+            "NO",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {PERMISSION: granted}.",
+        ),
         ("fixtures/q10/after.yaml", 0, "YES", None),
     ],
     ids=["before the toleration the taint is named", "after the toleration it fits"],
 )
-def test_q10_permission_taint(manifest: str, code: int, verdict: str, message: str | None,
-                              golden: Callable[[str, str], None]) -> None:
+def test_q10_permission_taint(
+    manifest: str, code: int, verdict: str, message: str | None, golden: Callable[[str, str], None]
+) -> None:
     got, report = json_report(manifest, "--snapshot", "fixtures/snapshots/q10-permission.json")
     assert got == code
     assert (report["workloads"][0]["verdict"], report["workloads"][0]["message"]) == (
-        verdict, message)
+        verdict,
+        message,
+    )
     _, out, _ = run("check", manifest, "--snapshot", "fixtures/snapshots/q10-permission.json")
     golden(f"q10-{Path(manifest).stem}.txt", out)
 
 
 def test_scheduler_version_switches_the_taint_dialect() -> None:
-    _, report = json_report("fixtures/manifests/02-web-big.yaml", "--snapshot", AKS,
-                            "--scheduler-version", "v1.35.0")
+    _, report = json_report(
+        "fixtures/manifests/02-web-big.yaml", "--snapshot", AKS, "--scheduler-version", "v1.35.0"
+    )
     assert report["workloads"][0]["message"] == (
         "0/6 nodes are available: 3 Insufficient cpu, 3 node(s) had untolerated taint(s)."
     )
-    code, out, _ = run("check", "fixtures/manifests/02-web-big.yaml", "--snapshot", AKS,
-                       "--scheduler-version", "v1.35.0")
+    _code, out, _ = run(
+        "check",
+        "fixtures/manifests/02-web-big.yaml",
+        "--snapshot",
+        AKS,
+        "--scheduler-version",
+        "v1.35.0",
+    )
     assert "CriticalAddonsOnly=true:NoSchedule" in out
 
 
@@ -116,8 +130,14 @@ def test_stdin_is_read_with_dash() -> None:
 
 
 def test_fail_on_narrows_what_fails() -> None:
-    code, _, _ = run("check", "fixtures/manifests/03-batch-tolerates-system.yaml",
-                     "--snapshot", AKS, "--fail-on", "NO")
+    code, _, _ = run(
+        "check",
+        "fixtures/manifests/03-batch-tolerates-system.yaml",
+        "--snapshot",
+        AKS,
+        "--fail-on",
+        "NO",
+    )
     assert code == 0
 
 

@@ -16,16 +16,24 @@ from tests.conftest import CORPUS, ROOT
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
 SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
-FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".yaml", ".yml", ".json")) if (
-    CORPUS.is_dir()) else []
+FILES = (
+    sorted(p for p in CORPUS.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    if (CORPUS.is_dir())
+    else []
+)
 
 pytestmark = pytest.mark.skipif(not FILES, reason="shared corpus not present")
 
 
 def check(path: Path) -> tuple[int, dict[str, object], str]:
     out, err = io.StringIO(), io.StringIO()
-    streams = Streams(stdin=io.BytesIO(), stdout=out, stderr=err, env={},
-                      now=datetime(2026, 8, 16, tzinfo=timezone.utc))
+    streams = Streams(
+        stdin=io.BytesIO(),
+        stdout=out,
+        stderr=err,
+        env={},
+        now=datetime(2026, 8, 16, tzinfo=timezone.utc),
+    )
     code = main(["check", str(path), "--snapshot", AKS, "--json", "-"], streams)
     report = json.loads(out.getvalue())
     jsonschema.validate(report, SCHEMA)
@@ -34,13 +42,13 @@ def check(path: Path) -> tuple[int, dict[str, object], str]:
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
 def test_corpus_file_yields_a_report(path: Path) -> None:
-    code, report, err = check(path)
+    code, _report, err = check(path)
     assert code in (0, 1)
     assert "Traceback" not in err
 
 
 def test_whole_corpus_in_one_run() -> None:
-    code, report, _ = check(CORPUS)
+    _code, report, _ = check(CORPUS)
     workloads = report["workloads"]
     assert isinstance(workloads, list)
     kinds = {w["kind"] for w in workloads}

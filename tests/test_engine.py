@@ -17,8 +17,14 @@ def evaluate(
 ) -> WorkloadResult:
     snap = build_snapshot(snapshot, "snapshot.json")
     evaluator = Evaluator.for_snapshot(snap, dialect_for(snap.info.server_version))
-    workload = Workload(kind=kind, namespace=namespace, name="w", location=Location("w.yaml", 1),
-                        replicas=1, pod_spec=spec)
+    workload = Workload(
+        kind=kind,
+        namespace=namespace,
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec=spec,
+    )
     return evaluator.evaluate(workload)
 
 
@@ -44,8 +50,10 @@ def test_control_plane_and_busy_workers() -> None:
     """scheduler-rules.md 14.1, on a v1.35 server (generic taint reason)."""
     snapshot = cluster_snapshot(
         [
-            api_node("cp", taints=[{"key": "node-role.kubernetes.io/control-plane",
-                                    "effect": "NoSchedule"}]),
+            api_node(
+                "cp",
+                taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+            ),
             api_node("w1", cpu="2"),
             api_node("w2", memory="4Gi"),
         ],
@@ -69,22 +77,30 @@ def test_one_node_two_reasons() -> None:
     snapshot = cluster_snapshot(
         [
             api_node("cordoned", labels=web, unschedulable=True),
-            api_node("tainted", labels=web, taints=[{"key": "k", "value": "v",
-                                                     "effect": "NoSchedule"}]),
+            api_node(
+                "tainted", labels=web, taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]
+            ),
             api_node("other", labels={"tier": "db"}),
             api_node("ports", labels=web),
             api_node("full", labels=web, pods="1", cpu="1"),
             api_node("small", labels=web, cpu="1"),
         ],
         [
-            api_pod("hp", "ports", containers=[container(ports=[{"containerPort": 8443,
-                                                                 "hostPort": 8443}])]),
+            api_pod(
+                "hp",
+                "ports",
+                containers=[container(ports=[{"containerPort": 8443, "hostPort": 8443}])],
+            ),
             api_pod("x", "full"),
         ],
         server_version="v1.35.2",
     )
-    spec = {"nodeSelector": web, "containers": [container(
-        requests={"cpu": "1500m"}, ports=[{"containerPort": 8443, "hostPort": 8443}])]}
+    spec = {
+        "nodeSelector": web,
+        "containers": [
+            container(requests={"cpu": "1500m"}, ports=[{"containerPort": 8443, "hostPort": 8443}])
+        ],
+    }
     result = evaluate(snapshot, spec, kind="ReplicaSet")
     assert result.message == (
         "0/6 nodes are available: 1 Too many pods, 1 node(s) didn't have free ports for the "
@@ -99,9 +115,22 @@ def test_match_fields_narrowing_reports_absent_nodes() -> None:
         [api_node("node1", taints=[{"key": "k", "effect": "NoSchedule"}]), api_node("node2")],
         server_version="v1.35.0",
     )
-    spec = pod_spec("100m", affinity={"nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node1"]}]}]}}})
+    spec = pod_spec(
+        "100m",
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": ["node1"]}
+                            ]
+                        }
+                    ]
+                }
+            }
+        },
+    )
     result = evaluate(snapshot, spec)
     assert result.message == (
         "0/2 nodes are available: 1 node(s) didn't satisfy plugin(s) [NodeAffinity], "
@@ -112,9 +141,17 @@ def test_match_fields_narrowing_reports_absent_nodes() -> None:
 def test_conflicting_match_fields_terms_fail_in_prefilter() -> None:
     snapshot = cluster_snapshot([api_node("a"), api_node("b")])
     field = {"key": "metadata.name", "operator": "In"}
-    spec = pod_spec(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchFields": [{**field, "values": ["a"]},
-                                               {**field, "values": ["b"]}]}]}}})
+    spec = pod_spec(
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{**field, "values": ["a"]}, {**field, "values": ["b"]}]}
+                    ]
+                }
+            }
+        }
+    )
     result = evaluate(snapshot, spec)
     assert result.message == "0/2 nodes are available: pod affinity terms conflict."
 
@@ -130,7 +167,9 @@ def test_terminal_and_unbound_pods_do_not_count() -> None:
         [
             api_pod("done", "n", phase="Succeeded", containers=[container(requests={"cpu": "1"})]),
             api_pod("failed", "n", phase="Failed", containers=[container(requests={"cpu": "1"})]),
-            api_pod("pending", None, phase="Pending", containers=[container(requests={"cpu": "1"})]),
+            api_pod(
+                "pending", None, phase="Pending", containers=[container(requests={"cpu": "1"})]
+            ),
             api_pod("elsewhere", "gone", containers=[container(requests={"cpu": "1"})]),
         ],
     )
@@ -142,8 +181,10 @@ def test_terminating_and_unknown_pods_count() -> None:
     terminating["metadata"]["deletionTimestamp"] = "2026-08-16T09:59:00Z"
     snapshot = cluster_snapshot(
         [api_node("n", cpu="1")],
-        [terminating, api_pod("u", "n", phase="Unknown",
-                              containers=[container(requests={"cpu": "300m"})])],
+        [
+            terminating,
+            api_pod("u", "n", phase="Unknown", containers=[container(requests={"cpu": "300m"})]),
+        ],
     )
     assert evaluate(snapshot, pod_spec("200m")).message == (
         "0/1 nodes are available: 1 Insufficient cpu."
@@ -153,9 +194,10 @@ def test_terminating_and_unknown_pods_count() -> None:
 def test_existing_pods_are_rounded_one_by_one() -> None:
     """NodeInfo sums each pod's rounded request: two pods of 0.5m take 2m, not 1m."""
     half = container(requests={"cpu": "0.0005"})
-    snapshot = cluster_snapshot([api_node("n", cpu="3m")],
-                                [api_pod("a", "n", containers=[half]),
-                                 api_pod("b", "n", containers=[half])])
+    snapshot = cluster_snapshot(
+        [api_node("n", cpu="3m")],
+        [api_pod("a", "n", containers=[half]), api_pod("b", "n", containers=[half])],
+    )
     assert evaluate(snapshot, pod_spec("2m")).verdict is Verdict.NO
     assert evaluate(snapshot, pod_spec("1m")).verdict is Verdict.YES
 
@@ -169,8 +211,11 @@ def test_requests_default_to_limits() -> None:
 
 
 def test_limit_range_defaults_apply_in_their_namespace() -> None:
-    limit_range = {"kind": "LimitRange", "metadata": {"name": "d", "namespace": "team"},
-                   "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "3"}}]}}
+    limit_range = {
+        "kind": "LimitRange",
+        "metadata": {"name": "d", "namespace": "team"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "3"}}]},
+    }
     snapshot = cluster_snapshot([api_node("n", cpu="2")], limitRanges=[limit_range])
     spec = {"containers": [container()]}
     assert evaluate(snapshot, spec, namespace="team").verdict is Verdict.NO
@@ -178,16 +223,21 @@ def test_limit_range_defaults_apply_in_their_namespace() -> None:
 
 
 def test_runtime_class_overhead_is_added() -> None:
-    runtime = {"kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata",
-               "overhead": {"podFixed": {"cpu": "250m"}}}
+    runtime = {
+        "kind": "RuntimeClass",
+        "metadata": {"name": "kata"},
+        "handler": "kata",
+        "overhead": {"podFixed": {"cpu": "250m"}},
+    }
     snapshot = cluster_snapshot([api_node("n", cpu="1")], runtimeClasses=[runtime])
     assert evaluate(snapshot, pod_spec("800m", runtimeClassName="kata")).verdict is Verdict.NO
     assert evaluate(snapshot, pod_spec("750m", runtimeClassName="kata")).verdict is Verdict.YES
 
 
 def test_default_toleration_seconds_tolerate_not_ready_no_execute() -> None:
-    snapshot = cluster_snapshot([api_node("n", taints=[
-        {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}])])
+    snapshot = cluster_snapshot(
+        [api_node("n", taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}])]
+    )
     assert evaluate(snapshot, pod_spec("1")).verdict is Verdict.YES
 
 
@@ -207,36 +257,52 @@ def test_addon_only(cpu: str, tolerate: bool, verdict: Verdict) -> None:
 
 def test_daemonset_partial_per_node() -> None:
     snapshot = cluster_snapshot(
-        [api_node("big", cpu="4"), api_node("small", cpu="1"),
-         api_node("cordoned", cpu="4", unschedulable=True),
-         api_node("gpu", taints=[{"key": "gpu", "effect": "NoSchedule"}])],
+        [
+            api_node("big", cpu="4"),
+            api_node("small", cpu="1"),
+            api_node("cordoned", cpu="4", unschedulable=True),
+            api_node("gpu", taints=[{"key": "gpu", "effect": "NoSchedule"}]),
+        ],
     )
     result = evaluate(snapshot, pod_spec("2"), kind="DaemonSet")
     assert result.verdict is Verdict.PARTIAL
     assert result.message is None
     assert {o.node: o.reasons for o in result.nodes} == {
-        "big": (), "small": ("Insufficient cpu",), "cordoned": (),
+        "big": (),
+        "small": ("Insufficient cpu",),
+        "cordoned": (),
         "gpu": ("node(s) had untolerated taint {gpu: }",),
     }
     assert result.fits == ("big", "cordoned")
 
 
 def test_daemonset_with_room_everywhere_it_targets_is_yes() -> None:
-    snapshot = cluster_snapshot([api_node("a", labels={"os": "linux"}),
-                                 api_node("b", cpu="1", labels={"os": "windows"})])
+    snapshot = cluster_snapshot(
+        [api_node("a", labels={"os": "linux"}), api_node("b", cpu="1", labels={"os": "windows"})]
+    )
     result = evaluate(snapshot, pod_spec("2", nodeSelector={"os": "linux"}), kind="DaemonSet")
     assert result.verdict is Verdict.YES
 
 
 def test_unmodelled_filters_are_named_in_warnings() -> None:
     snapshot = cluster_snapshot([api_node("n")])
-    spec = pod_spec("1", "1Gi", topologySpreadConstraints=[{"maxSkew": 1}],
-                    affinity={"podAntiAffinity": {"x": 1}},
-                    volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
-                    schedulingGates=[{"name": "g"}], schedulerName="custom")
+    spec = pod_spec(
+        "1",
+        "1Gi",
+        topologySpreadConstraints=[{"maxSkew": 1}],
+        affinity={"podAntiAffinity": {"x": 1}},
+        volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
+        schedulingGates=[{"name": "g"}],
+        schedulerName="custom",
+    )
     warnings = " | ".join(evaluate(snapshot, spec).warnings)
-    for needle in ("PodTopologySpread", "InterPodAffinity", "VolumeBinding", "SchedulingGates",
-                   'schedulerName "custom"'):
+    for needle in (
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "VolumeBinding",
+        "SchedulingGates",
+        'schedulerName "custom"',
+    ):
         assert needle in warnings
 
 

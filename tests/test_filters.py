@@ -28,7 +28,9 @@ NAMED = Dialect(named_taint=True)
 GENERIC = Dialect(named_taint=False)
 
 
-def reasons(check: Any, pod: PodProfile, view: NodeView, dialect: Dialect = NAMED) -> tuple[str, ...]:
+def reasons(
+    check: Any, pod: PodProfile, view: NodeView, dialect: Dialect = NAMED
+) -> tuple[str, ...]:
     rejection = check(pod, view, dialect)
     return () if rejection is None else rejection.reasons
 
@@ -40,52 +42,118 @@ def tol(key: str = "", operator: str = "", value: str = "", effect: str = "") ->
 
 # pkg/scheduler/framework/plugins/tainttoleration/taint_toleration_test.go TestTaintTolerationFilter
 TAINT_CASES = [
-    ("no tolerations cannot land on a tainted node", [], [taint("dedicated", "user1")],
-     ("node(s) had untolerated taint {dedicated: user1}",)),
-    ("an Equal toleration for the dedicated user lands",
-     [tol("dedicated", "Equal", "user1", "NoSchedule")], [taint("dedicated", "user1")], ()),
-    ("a toleration for another user does not land",
-     [tol("dedicated", "Equal", "user2", "NoSchedule")], [taint("dedicated", "user1")],
-     ("node(s) had untolerated taint {dedicated: user1}",)),
-    ("Exists tolerates any value", [tol("foo", "Exists", effect="NoSchedule")],
-     [taint("foo", "bar")], ()),
-    ("multiple tolerations tolerate multiple taints",
-     [tol("dedicated", "Equal", "user2", "NoSchedule"), tol("foo", "Exists", effect="NoSchedule")],
-     [taint("dedicated", "user2"), taint("foo", "bar")], ()),
-    ("a toleration with another effect does not tolerate",
-     [tol("foo", "Equal", "bar", "PreferNoSchedule")], [taint("foo", "bar")],
-     ("node(s) had untolerated taint {foo: bar}",)),
-    ("an empty toleration effect tolerates every effect", [tol("foo", "Equal", "bar")],
-     [taint("foo", "bar")], ()),
-    ("PreferNoSchedule never blocks", [tol("dedicated", "Equal", "user2", "NoSchedule")],
-     [taint("dedicated", "user1", "PreferNoSchedule")], ()),
-    ("no toleration and only PreferNoSchedule lands", [],
-     [taint("dedicated", "user1", "PreferNoSchedule")], ()),
-    ("NoExecute blocks like NoSchedule", [], [taint("k", "v", "NoExecute")],
-     ("node(s) had untolerated taint {k: v}",)),
-    ("the first untolerated taint in node order is named", [tol("a", "Exists")],
-     [taint("a", "1"), taint("b", "2"), taint("c", "3")],
-     ("node(s) had untolerated taint {b: 2}",)),
-    ("an empty key with Exists tolerates everything", [tol(operator="Exists")],
-     [taint("a", "1"), taint("b", "2", "NoExecute")], ()),
-    ("an empty key with Exists and an effect tolerates that effect only",
-     [tol(operator="Exists", effect="NoSchedule")], [taint("a", "1"), taint("b", "2", "NoExecute")],
-     ("node(s) had untolerated taint {b: 2}",)),
+    (
+        "no tolerations cannot land on a tainted node",
+        [],
+        [taint("dedicated", "user1")],
+        ("node(s) had untolerated taint {dedicated: user1}",),
+    ),
+    (
+        "an Equal toleration for the dedicated user lands",
+        [tol("dedicated", "Equal", "user1", "NoSchedule")],
+        [taint("dedicated", "user1")],
+        (),
+    ),
+    (
+        "a toleration for another user does not land",
+        [tol("dedicated", "Equal", "user2", "NoSchedule")],
+        [taint("dedicated", "user1")],
+        ("node(s) had untolerated taint {dedicated: user1}",),
+    ),
+    (
+        "Exists tolerates any value",
+        [tol("foo", "Exists", effect="NoSchedule")],
+        [taint("foo", "bar")],
+        (),
+    ),
+    (
+        "multiple tolerations tolerate multiple taints",
+        [
+            tol("dedicated", "Equal", "user2", "NoSchedule"),
+            tol("foo", "Exists", effect="NoSchedule"),
+        ],
+        [taint("dedicated", "user2"), taint("foo", "bar")],
+        (),
+    ),
+    (
+        "a toleration with another effect does not tolerate",
+        [tol("foo", "Equal", "bar", "PreferNoSchedule")],
+        [taint("foo", "bar")],
+        ("node(s) had untolerated taint {foo: bar}",),
+    ),
+    (
+        "an empty toleration effect tolerates every effect",
+        [tol("foo", "Equal", "bar")],
+        [taint("foo", "bar")],
+        (),
+    ),
+    (
+        "PreferNoSchedule never blocks",
+        [tol("dedicated", "Equal", "user2", "NoSchedule")],
+        [taint("dedicated", "user1", "PreferNoSchedule")],
+        (),
+    ),
+    (
+        "no toleration and only PreferNoSchedule lands",
+        [],
+        [taint("dedicated", "user1", "PreferNoSchedule")],
+        (),
+    ),
+    (
+        "NoExecute blocks like NoSchedule",
+        [],
+        [taint("k", "v", "NoExecute")],
+        ("node(s) had untolerated taint {k: v}",),
+    ),
+    (
+        "the first untolerated taint in node order is named",
+        [tol("a", "Exists")],
+        [taint("a", "1"), taint("b", "2"), taint("c", "3")],
+        ("node(s) had untolerated taint {b: 2}",),
+    ),
+    (
+        "an empty key with Exists tolerates everything",
+        [tol(operator="Exists")],
+        [taint("a", "1"), taint("b", "2", "NoExecute")],
+        (),
+    ),
+    (
+        "an empty key with Exists and an effect tolerates that effect only",
+        [tol(operator="Exists", effect="NoSchedule")],
+        [taint("a", "1"), taint("b", "2", "NoExecute")],
+        ("node(s) had untolerated taint {b: 2}",),
+    ),
     ("Equal without a value matches a valueless taint", [tol("gpu", "Equal")], [taint("gpu")], ()),
-    ("an empty operator means Equal", [tol("gpu", value="x")], [taint("gpu", "y")],
-     ("node(s) had untolerated taint {gpu: y}",)),
-    ("keys are case-sensitive", [tol("Dedicated", "Exists")], [taint("dedicated", "x")],
-     ("node(s) had untolerated taint {dedicated: x}",)),
-    ("Lt and Gt need an alpha feature gate and never match", [tol("n", "Gt", "1")],
-     [taint("n", "5")], ("node(s) had untolerated taint {n: 5}",)),
-    ("tolerationSeconds does not matter for scheduling",
-     [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}],
-     [taint("k", "v", "NoExecute")], ()),
+    (
+        "an empty operator means Equal",
+        [tol("gpu", value="x")],
+        [taint("gpu", "y")],
+        ("node(s) had untolerated taint {gpu: y}",),
+    ),
+    (
+        "keys are case-sensitive",
+        [tol("Dedicated", "Exists")],
+        [taint("dedicated", "x")],
+        ("node(s) had untolerated taint {dedicated: x}",),
+    ),
+    (
+        "Lt and Gt need an alpha feature gate and never match",
+        [tol("n", "Gt", "1")],
+        [taint("n", "5")],
+        ("node(s) had untolerated taint {n: 5}",),
+    ),
+    (
+        "tolerationSeconds does not matter for scheduling",
+        [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}],
+        [taint("k", "v", "NoExecute")],
+        (),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("tolerations", "taints", "want"), [c[1:] for c in TAINT_CASES],
-                         ids=[c[0] for c in TAINT_CASES])
+@pytest.mark.parametrize(
+    ("tolerations", "taints", "want"), [c[1:] for c in TAINT_CASES], ids=[c[0] for c in TAINT_CASES]
+)
 def test_taint_toleration(tolerations: list[Any], taints: list[Any], want: tuple[str, ...]) -> None:
     pod = PodProfile(tolerations=tuple(tolerations))
     assert reasons(taint_toleration, pod, node(taints=tuple(taints))) == want
@@ -103,18 +171,32 @@ def test_taint_reason_is_generic_from_v1_35() -> None:
 UNSCHEDULABLE_CASES = [
     ("a schedulable node admits any pod", False, [], ()),
     ("a cordoned node rejects a pod without toleration", True, [], ("node(s) were unschedulable",)),
-    ("a cordoned node admits a pod tolerating the unschedulable taint", True,
-     [tol("node.kubernetes.io/unschedulable", "Exists", effect="NoSchedule")], ()),
-    ("Equal without a value tolerates it too", True,
-     [tol("node.kubernetes.io/unschedulable", "Equal", effect="NoSchedule")], ()),
-    ("a NoExecute toleration for that key does not help", True,
-     [tol("node.kubernetes.io/unschedulable", "Exists", effect="NoExecute")],
-     ("node(s) were unschedulable",)),
+    (
+        "a cordoned node admits a pod tolerating the unschedulable taint",
+        True,
+        [tol("node.kubernetes.io/unschedulable", "Exists", effect="NoSchedule")],
+        (),
+    ),
+    (
+        "Equal without a value tolerates it too",
+        True,
+        [tol("node.kubernetes.io/unschedulable", "Equal", effect="NoSchedule")],
+        (),
+    ),
+    (
+        "a NoExecute toleration for that key does not help",
+        True,
+        [tol("node.kubernetes.io/unschedulable", "Exists", effect="NoExecute")],
+        ("node(s) were unschedulable",),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("cordoned", "tolerations", "want"), [c[1:] for c in UNSCHEDULABLE_CASES],
-                         ids=[c[0] for c in UNSCHEDULABLE_CASES])
+@pytest.mark.parametrize(
+    ("cordoned", "tolerations", "want"),
+    [c[1:] for c in UNSCHEDULABLE_CASES],
+    ids=[c[0] for c in UNSCHEDULABLE_CASES],
+)
 def test_node_unschedulable(cordoned: bool, tolerations: list[Any], want: tuple[str, ...]) -> None:
     pod = PodProfile(tolerations=tuple(tolerations))
     assert reasons(node_unschedulable, pod, node(unschedulable=cordoned)) == want
@@ -131,8 +213,11 @@ def test_node_name(pod_node: str, want: tuple[str, ...]) -> None:
 
 
 def _affinity(*terms: dict[str, Any]) -> dict[str, Any]:
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": list(terms)}}}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
+        }
+    }
 
 
 def _expr(key: str, operator: str, *values: str) -> dict[str, Any]:
@@ -148,61 +233,161 @@ AFFINITY_MISS = ("node(s) didn't match Pod's node affinity/selector",)
 AFFINITY_CASES: list[tuple[str, dict[str, Any], dict[str, str], tuple[str, ...]]] = [
     ("no selector matches any node", {}, {}, ()),
     ("a missing label fails the nodeSelector", {"nodeSelector": {"foo": "bar"}}, {}, AFFINITY_MISS),
-    ("a matching label passes the nodeSelector", {"nodeSelector": {"foo": "bar"}},
-     {"foo": "bar"}, ()),
-    ("a different value fails the nodeSelector", {"nodeSelector": {"foo": "bar"}},
-     {"foo": "baz"}, AFFINITY_MISS),
-    ("an empty selector value needs an empty label", {"nodeSelector": {"foo": ""}},
-     {"foo": ""}, ()),
-    ("In matches a listed value", {"affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "In", "value1", "value2")]})}, {"foo": "value2"}, ()),
-    ("Gt compares integers", {"affinity": _affinity(
-        {"matchExpressions": [_expr("kernel-version", "Gt", "0204")]})},
-     {"kernel-version": "0206.10"}, AFFINITY_MISS),
-    ("Gt accepts leading zeros", {"affinity": _affinity(
-        {"matchExpressions": [_expr("kernel-version", "Gt", "0204")]})},
-     {"kernel-version": "0206"}, ()),
-    ("Lt on a non-integer label does not match", {"affinity": _affinity(
-        {"matchExpressions": [_expr("gpus", "Lt", "3")]})}, {"gpus": "two"}, AFFINITY_MISS),
-    ("NotIn matches when the label is absent", {"affinity": _affinity(
-        {"matchExpressions": [_expr("mem-type", "NotIn", "DDR", "DDR2")]})}, {}, ()),
-    ("NotIn fails on a listed value", {"affinity": _affinity(
-        {"matchExpressions": [_expr("mem-type", "NotIn", "DDR", "DDR2")]})},
-     {"mem-type": "DDR"}, AFFINITY_MISS),
-    ("DoesNotExist fails when the label is there", {"affinity": _affinity(
-        {"matchExpressions": [_expr("GPU", "DoesNotExist")]})}, {"GPU": "NVIDIA-GRID-K1"},
-     AFFINITY_MISS),
-    ("expressions in one term are ANDed", {"affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "In", "bar"), _expr("diffkey", "In", "wrong")]})},
-     {"foo": "bar"}, AFFINITY_MISS),
-    ("terms are ORed", {"affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "In", "nope")]},
-        {"matchExpressions": [_expr("diffkey", "In", "yes")]})}, {"diffkey": "yes"}, ()),
+    (
+        "a matching label passes the nodeSelector",
+        {"nodeSelector": {"foo": "bar"}},
+        {"foo": "bar"},
+        (),
+    ),
+    (
+        "a different value fails the nodeSelector",
+        {"nodeSelector": {"foo": "bar"}},
+        {"foo": "baz"},
+        AFFINITY_MISS,
+    ),
+    (
+        "an empty selector value needs an empty label",
+        {"nodeSelector": {"foo": ""}},
+        {"foo": ""},
+        (),
+    ),
+    (
+        "In matches a listed value",
+        {"affinity": _affinity({"matchExpressions": [_expr("foo", "In", "value1", "value2")]})},
+        {"foo": "value2"},
+        (),
+    ),
+    (
+        "Gt compares integers",
+        {"affinity": _affinity({"matchExpressions": [_expr("kernel-version", "Gt", "0204")]})},
+        {"kernel-version": "0206.10"},
+        AFFINITY_MISS,
+    ),
+    (
+        "Gt accepts leading zeros",
+        {"affinity": _affinity({"matchExpressions": [_expr("kernel-version", "Gt", "0204")]})},
+        {"kernel-version": "0206"},
+        (),
+    ),
+    (
+        "Lt on a non-integer label does not match",
+        {"affinity": _affinity({"matchExpressions": [_expr("gpus", "Lt", "3")]})},
+        {"gpus": "two"},
+        AFFINITY_MISS,
+    ),
+    (
+        "NotIn matches when the label is absent",
+        {"affinity": _affinity({"matchExpressions": [_expr("mem-type", "NotIn", "DDR", "DDR2")]})},
+        {},
+        (),
+    ),
+    (
+        "NotIn fails on a listed value",
+        {"affinity": _affinity({"matchExpressions": [_expr("mem-type", "NotIn", "DDR", "DDR2")]})},
+        {"mem-type": "DDR"},
+        AFFINITY_MISS,
+    ),
+    (
+        "DoesNotExist fails when the label is there",
+        {"affinity": _affinity({"matchExpressions": [_expr("GPU", "DoesNotExist")]})},
+        {"GPU": "NVIDIA-GRID-K1"},
+        AFFINITY_MISS,
+    ),
+    (
+        "expressions in one term are ANDed",
+        {
+            "affinity": _affinity(
+                {"matchExpressions": [_expr("foo", "In", "bar"), _expr("diffkey", "In", "wrong")]}
+            )
+        },
+        {"foo": "bar"},
+        AFFINITY_MISS,
+    ),
+    (
+        "terms are ORed",
+        {
+            "affinity": _affinity(
+                {"matchExpressions": [_expr("foo", "In", "nope")]},
+                {"matchExpressions": [_expr("diffkey", "In", "yes")]},
+            )
+        },
+        {"diffkey": "yes"},
+        (),
+    ),
     ("an empty term matches nothing", {"affinity": _affinity({})}, {"foo": "bar"}, AFFINITY_MISS),
-    ("an empty matchExpressions list matches nothing", {"affinity": _affinity(
-        {"matchExpressions": []})}, {"foo": "bar"}, AFFINITY_MISS),
-    ("an invalid value makes the term match nothing", {"affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "NotIn", "invalid value: ___@#$%^")]})},
-     {"foo": "bar"}, AFFINITY_MISS),
-    ("an invalid term is dropped, a valid one still matches", {"affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "In")]},
-        {"matchExpressions": [_expr("foo", "Exists")]})}, {"foo": "bar"}, ()),
-    ("nodeSelector and affinity are ANDed", {"nodeSelector": {"foo": "bar"}, "affinity": _affinity(
-        {"matchExpressions": [_expr("foo", "Exists")]})}, {"foo": "baz"}, AFFINITY_MISS),
-    ("matchFields metadata.name In matches the named node", {"affinity": _affinity(
-        {"matchFields": [_expr("metadata.name", "In", "node")]})}, {}, ()),
-    ("matchFields metadata.name In fails another node", {"affinity": _affinity(
-        {"matchFields": [_expr("metadata.name", "In", "other")]})}, {}, AFFINITY_MISS),
-    ("matchFields with two values is invalid", {"affinity": _affinity(
-        {"matchFields": [_expr("metadata.name", "In", "node", "other")]})}, {}, AFFINITY_MISS),
-    ("matchFields and matchExpressions are ANDed", {"affinity": _affinity(
-        {"matchFields": [_expr("metadata.name", "In", "node")],
-         "matchExpressions": [_expr("foo", "In", "bar")]})}, {"foo": "baz"}, AFFINITY_MISS),
+    (
+        "an empty matchExpressions list matches nothing",
+        {"affinity": _affinity({"matchExpressions": []})},
+        {"foo": "bar"},
+        AFFINITY_MISS,
+    ),
+    (
+        "an invalid value makes the term match nothing",
+        {
+            "affinity": _affinity(
+                {"matchExpressions": [_expr("foo", "NotIn", "invalid value: ___@#$%^")]}
+            )
+        },
+        {"foo": "bar"},
+        AFFINITY_MISS,
+    ),
+    (
+        "an invalid term is dropped, a valid one still matches",
+        {
+            "affinity": _affinity(
+                {"matchExpressions": [_expr("foo", "In")]},
+                {"matchExpressions": [_expr("foo", "Exists")]},
+            )
+        },
+        {"foo": "bar"},
+        (),
+    ),
+    (
+        "nodeSelector and affinity are ANDed",
+        {
+            "nodeSelector": {"foo": "bar"},
+            "affinity": _affinity({"matchExpressions": [_expr("foo", "Exists")]}),
+        },
+        {"foo": "baz"},
+        AFFINITY_MISS,
+    ),
+    (
+        "matchFields metadata.name In matches the named node",
+        {"affinity": _affinity({"matchFields": [_expr("metadata.name", "In", "node")]})},
+        {},
+        (),
+    ),
+    (
+        "matchFields metadata.name In fails another node",
+        {"affinity": _affinity({"matchFields": [_expr("metadata.name", "In", "other")]})},
+        {},
+        AFFINITY_MISS,
+    ),
+    (
+        "matchFields with two values is invalid",
+        {"affinity": _affinity({"matchFields": [_expr("metadata.name", "In", "node", "other")]})},
+        {},
+        AFFINITY_MISS,
+    ),
+    (
+        "matchFields and matchExpressions are ANDed",
+        {
+            "affinity": _affinity(
+                {
+                    "matchFields": [_expr("metadata.name", "In", "node")],
+                    "matchExpressions": [_expr("foo", "In", "bar")],
+                }
+            )
+        },
+        {"foo": "baz"},
+        AFFINITY_MISS,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("spec", "labels", "want"), [c[1:] for c in AFFINITY_CASES],
-                         ids=[c[0] for c in AFFINITY_CASES])
+@pytest.mark.parametrize(
+    ("spec", "labels", "want"), [c[1:] for c in AFFINITY_CASES], ids=[c[0] for c in AFFINITY_CASES]
+)
 def test_node_affinity(spec: dict[str, Any], labels: dict[str, str], want: tuple[str, ...]) -> None:
     pod = pod_profile({"containers": [container()], **spec})
     assert reasons(node_affinity, pod, node("node", labels=labels)) == want
@@ -222,24 +407,49 @@ PORT_CASES = [
     ("same tcp port", ["TCP/127.0.0.1/8080"], ["TCP/127.0.0.1/8080"], PORTS_MISS),
     ("different host ip", ["TCP/127.0.0.1/8080"], ["TCP/127.0.0.2/8080"], ()),
     ("different protocol", ["UDP/127.0.0.1/8080"], ["TCP/127.0.0.1/8080"], ()),
-    ("second udp port conflict", ["UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"],
-     ["UDP/127.0.0.1/8080"], PORTS_MISS),
-    ("first tcp port conflict", ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"],
-     ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"], PORTS_MISS),
-    ("first tcp port conflict due to 0.0.0.0 hostIP", ["TCP/0.0.0.0/8001"],
-     ["TCP/127.0.0.1/8001"], PORTS_MISS),
-    ("TCP hostPort conflict due to 0.0.0.0 hostIP", ["TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"],
-     ["TCP/127.0.0.1/8001"], PORTS_MISS),
-    ("second tcp port conflict to 0.0.0.0 hostIP", ["TCP/127.0.0.1/8001"],
-     ["TCP/0.0.0.0/8001"], PORTS_MISS),
+    (
+        "second udp port conflict",
+        ["UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"],
+        ["UDP/127.0.0.1/8080"],
+        PORTS_MISS,
+    ),
+    (
+        "first tcp port conflict",
+        ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"],
+        ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"],
+        PORTS_MISS,
+    ),
+    (
+        "first tcp port conflict due to 0.0.0.0 hostIP",
+        ["TCP/0.0.0.0/8001"],
+        ["TCP/127.0.0.1/8001"],
+        PORTS_MISS,
+    ),
+    (
+        "TCP hostPort conflict due to 0.0.0.0 hostIP",
+        ["TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"],
+        ["TCP/127.0.0.1/8001"],
+        PORTS_MISS,
+    ),
+    (
+        "second tcp port conflict to 0.0.0.0 hostIP",
+        ["TCP/127.0.0.1/8001"],
+        ["TCP/0.0.0.0/8001"],
+        PORTS_MISS,
+    ),
     ("second different protocol", ["UDP/127.0.0.1/8001"], ["TCP/0.0.0.0/8001"], ()),
-    ("UDP hostPort conflict due to 0.0.0.0 hostIP", ["UDP/0.0.0.0/8001"],
-     ["UDP/127.0.0.1/8001"], PORTS_MISS),
+    (
+        "UDP hostPort conflict due to 0.0.0.0 hostIP",
+        ["UDP/0.0.0.0/8001"],
+        ["UDP/127.0.0.1/8001"],
+        PORTS_MISS,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("wanted", "used", "want"), [c[1:] for c in PORT_CASES],
-                         ids=[c[0] for c in PORT_CASES])
+@pytest.mark.parametrize(
+    ("wanted", "used", "want"), [c[1:] for c in PORT_CASES], ids=[c[0] for c in PORT_CASES]
+)
 def test_node_ports(wanted: list[str], used: list[str], want: tuple[str, ...]) -> None:
     pod = PodProfile(wanted_ports=tuple(hp(p) for p in wanted))
     view = node(used_ports=frozenset(hp(p) for p in used))
@@ -251,11 +461,14 @@ def test_host_network_ports_default_to_container_ports() -> None:
 
     spec, _ = complete_pod_spec(
         {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},
-        "default", AdmissionObjects(),
+        "default",
+        AdmissionObjects(),
     )
     pod = pod_profile(spec)
     assert pod.wanted_ports == (HostPort("0.0.0.0", "TCP", 80),)
-    assert reasons(node_ports, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
+    assert (
+        reasons(node_ports, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
+    )
 
 
 def fit_node(**used: int) -> NodeView:
@@ -267,21 +480,33 @@ def fit_node(**used: int) -> NodeView:
         labels={},
         taints=(),
         unschedulable=False,
-        allocatable={"cpu": 10, "memory": 20, "pods": 32, "ephemeral-storage": 20,
-                     "example.com/aaa": 5, "hugepages-2Mi": 2},
-        requested={k.replace("_", "-").replace("example-com-", "example.com/"): v
-                   for k, v in used.items()},
+        allocatable={
+            "cpu": 10,
+            "memory": 20,
+            "pods": 32,
+            "ephemeral-storage": 20,
+            "example.com/aaa": 5,
+            "hugepages-2Mi": 2,
+        },
+        requested={
+            k.replace("_", "-").replace("example-com-", "example.com/"): v for k, v in used.items()
+        },
         pod_count=pods,
     )
 
 
-def fit_pod(containers: list[dict[str, Any]], init: list[dict[str, Any]] | None = None,
-            **spec: Any) -> PodProfile:
+def fit_pod(
+    containers: list[dict[str, Any]], init: list[dict[str, Any]] | None = None, **spec: Any
+) -> PodProfile:
     return pod_profile({"containers": containers, "initContainers": init or [], **spec})
 
 
 def c(cpu: str = "0", memory: str = "0", **other: str) -> dict[str, Any]:
-    requests = {"cpu": f"{cpu}m", "memory": memory, **{k.replace("_", "-"): v for k, v in other.items()}}
+    requests = {
+        "cpu": f"{cpu}m",
+        "memory": memory,
+        **{k.replace("_", "-"): v for k, v in other.items()},
+    }
     return container(requests=requests)
 
 
@@ -292,55 +517,130 @@ def sidecar(cpu: str = "0", memory: str = "0") -> dict[str, Any]:
 # noderesources/fit_test.go TestEnoughRequests
 FIT_CASES = [
     ("no resources requested always fits", fit_pod([container()]), fit_node(cpu=10, memory=20), ()),
-    ("too many resources fails", fit_pod([c("1", "1")]), fit_node(cpu=10, memory=20),
-     ("Insufficient cpu", "Insufficient memory")),
-    ("too many resources fails due to init container cpu", fit_pod([c("1", "1")], [c("3", "1")]),
-     fit_node(cpu=8, memory=19), ("Insufficient cpu",)),
-    ("too many resources fails due to highest init container cpu",
-     fit_pod([c("1", "1")], [c("3", "1"), c("2", "1")]), fit_node(cpu=8, memory=19),
-     ("Insufficient cpu",)),
-    ("too many resources fails due to init container memory", fit_pod([c("1", "1")], [c("1", "3")]),
-     fit_node(cpu=9, memory=19), ("Insufficient memory",)),
-    ("init container fits because it's the max, not sum, of containers and init containers",
-     fit_pod([c("1", "1")], [c("1", "1")]), fit_node(cpu=9, memory=19), ()),
+    (
+        "too many resources fails",
+        fit_pod([c("1", "1")]),
+        fit_node(cpu=10, memory=20),
+        ("Insufficient cpu", "Insufficient memory"),
+    ),
+    (
+        "too many resources fails due to init container cpu",
+        fit_pod([c("1", "1")], [c("3", "1")]),
+        fit_node(cpu=8, memory=19),
+        ("Insufficient cpu",),
+    ),
+    (
+        "too many resources fails due to highest init container cpu",
+        fit_pod([c("1", "1")], [c("3", "1"), c("2", "1")]),
+        fit_node(cpu=8, memory=19),
+        ("Insufficient cpu",),
+    ),
+    (
+        "too many resources fails due to init container memory",
+        fit_pod([c("1", "1")], [c("1", "3")]),
+        fit_node(cpu=9, memory=19),
+        ("Insufficient memory",),
+    ),
+    (
+        "init container fits because it's the max, not sum, of containers and init containers",
+        fit_pod([c("1", "1")], [c("1", "1")]),
+        fit_node(cpu=9, memory=19),
+        (),
+    ),
     ("both resources fit", fit_pod([c("1", "1")]), fit_node(cpu=5, memory=5), ()),
-    ("one resource memory fits", fit_pod([c("2", "1")]), fit_node(cpu=9, memory=5),
-     ("Insufficient cpu",)),
-    ("one resource cpu fits", fit_pod([c("1", "2")]), fit_node(cpu=5, memory=19),
-     ("Insufficient memory",)),
+    (
+        "one resource memory fits",
+        fit_pod([c("2", "1")]),
+        fit_node(cpu=9, memory=5),
+        ("Insufficient cpu",),
+    ),
+    (
+        "one resource cpu fits",
+        fit_pod([c("1", "2")]),
+        fit_node(cpu=5, memory=19),
+        ("Insufficient memory",),
+    ),
     ("equal edge case", fit_pod([c("5", "1")]), fit_node(cpu=5, memory=19), ()),
-    ("equal edge case for init container", fit_pod([c("4", "1")], [c("5", "1")]),
-     fit_node(cpu=5, memory=19), ()),
+    (
+        "equal edge case for init container",
+        fit_pod([c("4", "1")], [c("5", "1")]),
+        fit_node(cpu=5, memory=19),
+        (),
+    ),
     ("extended resource fits", fit_pod([c(**{"example.com/aaa": "1"})]), fit_node(), ()),
-    ("extended resource capacity enforced", fit_pod([c(**{"example.com/aaa": "10"})]), fit_node(),
-     ("Insufficient example.com/aaa",)),
-    ("extended resource allocatable enforced", fit_pod([c(**{"example.com/aaa": "1"})]),
-     fit_node(**{"example.com/aaa": 5}), ("Insufficient example.com/aaa",)),
-    ("extended resource allocatable enforced for unknown resource",
-     fit_pod([c(**{"example.com/ccc": "1"})]), fit_node(), ("Insufficient example.com/ccc",)),
+    (
+        "extended resource capacity enforced",
+        fit_pod([c(**{"example.com/aaa": "10"})]),
+        fit_node(),
+        ("Insufficient example.com/aaa",),
+    ),
+    (
+        "extended resource allocatable enforced",
+        fit_pod([c(**{"example.com/aaa": "1"})]),
+        fit_node(**{"example.com/aaa": 5}),
+        ("Insufficient example.com/aaa",),
+    ),
+    (
+        "extended resource allocatable enforced for unknown resource",
+        fit_pod([c(**{"example.com/ccc": "1"})]),
+        fit_node(),
+        ("Insufficient example.com/ccc",),
+    ),
     ("hugepages fit", fit_pod([c(hugepages_2Mi="2")]), fit_node(), ()),
-    ("hugepages allocatable enforced", fit_pod([c(hugepages_2Mi="3")]), fit_node(),
-     ("Insufficient hugepages-2Mi",)),
-    ("ephemeral storage enforced", fit_pod([c(ephemeral_storage="25")]), fit_node(),
-     ("Insufficient ephemeral-storage",)),
-    ("too many pods is reported even without requests", fit_pod([container()]),
-     fit_node(pods=32), ("Too many pods",)),
-    ("too many pods comes first among several shortages", fit_pod([c("1", "1")]),
-     fit_node(pods=32, cpu=10, memory=20),
-     ("Too many pods", "Insufficient cpu", "Insufficient memory")),
-    ("sidecars are summed with the containers", fit_pod([c("5")], [sidecar("5")]),
-     fit_node(cpu=1), ("Insufficient cpu",)),
-    ("pod overhead is added", fit_pod([c("5")], overhead={"cpu": "5m"}), fit_node(cpu=1),
-     ("Insufficient cpu",)),
-    ("pod-level requests replace container cpu", fit_pod(
-        [c("9")], resources={"requests": {"cpu": "1m"}}), fit_node(cpu=5), ()),
-    ("a resource the scheduler does not track is ignored",
-     fit_pod([container(requests={"storage": "100Gi"})]), fit_node(), ()),
+    (
+        "hugepages allocatable enforced",
+        fit_pod([c(hugepages_2Mi="3")]),
+        fit_node(),
+        ("Insufficient hugepages-2Mi",),
+    ),
+    (
+        "ephemeral storage enforced",
+        fit_pod([c(ephemeral_storage="25")]),
+        fit_node(),
+        ("Insufficient ephemeral-storage",),
+    ),
+    (
+        "too many pods is reported even without requests",
+        fit_pod([container()]),
+        fit_node(pods=32),
+        ("Too many pods",),
+    ),
+    (
+        "too many pods comes first among several shortages",
+        fit_pod([c("1", "1")]),
+        fit_node(pods=32, cpu=10, memory=20),
+        ("Too many pods", "Insufficient cpu", "Insufficient memory"),
+    ),
+    (
+        "sidecars are summed with the containers",
+        fit_pod([c("5")], [sidecar("5")]),
+        fit_node(cpu=1),
+        ("Insufficient cpu",),
+    ),
+    (
+        "pod overhead is added",
+        fit_pod([c("5")], overhead={"cpu": "5m"}),
+        fit_node(cpu=1),
+        ("Insufficient cpu",),
+    ),
+    (
+        "pod-level requests replace container cpu",
+        fit_pod([c("9")], resources={"requests": {"cpu": "1m"}}),
+        fit_node(cpu=5),
+        (),
+    ),
+    (
+        "a resource the scheduler does not track is ignored",
+        fit_pod([container(requests={"storage": "100Gi"})]),
+        fit_node(),
+        (),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("pod", "view", "want"), [c[1:] for c in FIT_CASES],
-                         ids=[c[0] for c in FIT_CASES])
+@pytest.mark.parametrize(
+    ("pod", "view", "want"), [c[1:] for c in FIT_CASES], ids=[c[0] for c in FIT_CASES]
+)
 def test_node_resources_fit(pod: PodProfile, view: NodeView, want: tuple[str, ...]) -> None:
     assert reasons(node_resources_fit, pod, view) == want
 
