@@ -16,7 +16,10 @@ from gate.engine import Evaluator
 from gate.errors import GateError, UsageError
 from gate.manifests import read_documents
 from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
+from gate.reports.annotations import render_annotations
 from gate.reports.jsonreport import render_json
+from gate.reports.junit import render_junit
+from gate.reports.markdown import render_comment, render_summary
 from gate.reports.text import render_text
 from gate.snapshot import Snapshot, dialect_for, load_snapshot, parse_version
 from gate.workloads import (
@@ -177,15 +180,73 @@ def _error_lines(report: Report) -> list[str]:
     ]
 
 
+def cluster_name(options: argparse.Namespace, snapshot: Snapshot) -> str:
+    """What reports call the cluster: the recorded context, else the snapshot file's stem."""
+    if snapshot.info.context:
+        return snapshot.info.context
+    if options.snapshot and options.snapshot != "-":
+        return os.path.splitext(os.path.basename(options.snapshot))[0] or "cluster"
+    return "cluster"
+
+
+def _read_template(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UsageError(f"{path}: cannot read comment template: {reason}") from None
+
+
+def _append_step_summary(path: str, text: str, streams: Streams) -> None:
+    """GitHub concatenates what every step appends. A summary that cannot be written must
+    not hide the gate's answer, so it is reported and the run goes on."""
+    try:
+        with open(path, "a", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        streams.stderr.write(f"fitgate: {path}: cannot append the step summary: {exc.strerror}\n")
+
+
+def write_reports(
+    options: argparse.Namespace, report: Report, cluster: str, streams: Streams
+) -> None:
+    # The template is read before anything is written, so a bad one leaves no half-written set.
+    template = _read_template(options.comment_template)
+    if options.json:
+        _write(options.json, render_json(report), streams)
+    if options.junit:
+        _write(options.junit, render_junit(report, cluster), streams)
+    if options.comment or options.comment_template:
+        comment = render_comment(report, cluster, streams.now, template)
+        if options.comment:
+            _write(options.comment, comment, streams)
+    step_summary = streams.env.get("GITHUB_STEP_SUMMARY")
+    if options.summary or step_summary:
+        summary = render_summary(report, cluster, streams.now)
+        if options.summary:
+            _write(options.summary, summary, streams)
+        if step_summary:
+            _append_step_summary(step_summary, summary, streams)
+
+
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
     snapshot = _load_snapshot(options)
     report = evaluate(options, snapshot, streams)
     for line in _error_lines(report):
         streams.stderr.write(f"fitgate: {line}\n")
-    if options.json:
-        _write(options.json, render_json(report), streams)
-    if options.json != "-":
+    write_reports(options, report, cluster_name(options, snapshot), streams)
+    to_stdout = "-" in (options.json, options.junit, options.comment, options.summary)
+    if not to_stdout:
         streams.stdout.write(render_text(report, streams.now))
+    if streams.env.get("GITHUB_ACTIONS") == "true":
+        # The runner reads workflow commands from both streams; a report on standard
+        # output must stay parseable, so they go to standard error then.
+        out = streams.stderr if to_stdout else streams.stdout
+        for line in render_annotations(report):
+            out.write(line + "\n")
     return 0 if report.summary.passed else 1
 
 

@@ -166,6 +166,9 @@ class WorkloadResult:
 
     @property
     def title(self) -> str:
+        """``Kind namespace/name``; an unreadable document has no namespace, only its place."""
+        if not self.namespace:
+            return f"{self.kind} {self.name}"
         return f"{self.kind} {self.namespace}/{self.name}"
 
 

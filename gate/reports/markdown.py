@@ -49,8 +49,7 @@ _COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
 
 
 def display_title(result: WorkloadResult) -> str:
-    """``Kind namespace/name``; an unreadable document has no namespace, only its place."""
-    return result.title if result.namespace else f"{result.kind} {result.name}"
+    return result.title
 
 
 def repo_path(result: WorkloadResult) -> str | None:

@@ -83,7 +83,8 @@ def render_text(report: Report, now: datetime | None = None) -> str:
     lines = [provenance(report.snapshot, now)]
     width = max((len(v.value) for v in VERDICT_ORDER), default=0)
     for result in report.results:
-        lines.append(f"{result.verdict.value:<{width}}  {result.title}  ({result.location})")
+        where = "" if result.name == str(result.location) else f"  ({result.location})"
+        lines.append(f"{result.verdict.value:<{width}}  {result.title}{where}")
         lines.extend(f"{'':<{width}}    {d}" for d in _detail(result) if d)
         lines.extend(f"{'':<{width}}    warning: {w}" for w in result.warnings)
     lines.append(_summary_line(report))
