@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, BinaryIO
@@ -250,6 +250,12 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     return 0 if report.summary.passed else 1
 
 
+# Each subcommand's parser is added in build_parser; its runner is looked up here.
+COMMANDS: dict[str, Callable[[argparse.Namespace, Streams], int]] = {
+    "check": run_check,
+}
+
+
 def main(
     argv: Sequence[str] | None = None,
     streams: Streams | None = None,
@@ -267,7 +273,7 @@ def main(
     except SystemExit as exc:
         return int(exc.code or 0) and 2
     try:
-        return run_check(options, streams)
+        return COMMANDS[options.command](options, streams)
     except GateError as exc:
         streams.stderr.write(f"fitgate: {exc}\n")
         return exc.exit_code
