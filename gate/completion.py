@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gate.quantity import exact_text
 from gate.resources import aggregate_container_requests, pod_level_resource
 
 Spec = dict[str, Any]
@@ -79,7 +80,10 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _pod_level_defaults(spec: Spec) -> None:
-    """Pod-level requests default to the pod-level limit of cpu, memory, hugepages."""
+    """defaultPodRequests (pkg/apis/core/v1/defaults.go): a pod-level request left unset
+    defaults to what the containers request for it in aggregate, else to the pod-level
+    limit. Only resources with a pod-level limit matter: for the others the aggregate is
+    what the scheduler uses anyway."""
     resources = spec.get("resources")
     if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
         return
@@ -87,7 +91,7 @@ def _pod_level_defaults(spec: Spec) -> None:
     aggregated = aggregate_container_requests(spec)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
-            requests[name] = value if name not in aggregated else str(aggregated[name])
+            requests[name] = value if name not in aggregated else exact_text(aggregated[name])
     spec["resources"] = {**resources, "requests": requests}
 
 

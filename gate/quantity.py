@@ -178,3 +178,24 @@ def format_amount(resource: str, amount: int) -> str:
             if power > 0 and amount % unit == 0:
                 return f"{amount // unit}{suffix}"
     return str(amount)
+
+
+def exact_text(q: Fraction) -> str:
+    """Quantity text that parses back to exactly ``q``.
+
+    Every parsed quantity, and every sum of them, has a denominator of the form 2^a 5^b
+    (decimal exponents and suffixes only divide by powers of ten), so a finite decimal
+    always exists. Used where defaulting copies a computed amount into the pod.
+    """
+    sign = "-" if q < 0 else ""
+    q = abs(q)
+    scale = 0
+    while (q * 10**scale).denominator != 1:
+        scale += 1
+        if scale > 64:
+            raise ValueError(f"{q} has no finite decimal form")
+    digits = str((q * 10**scale).numerator)
+    if scale == 0:
+        return sign + digits
+    digits = digits.rjust(scale + 1, "0")
+    return f"{sign}{digits[:-scale]}.{digits[-scale:]}"

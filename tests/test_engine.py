@@ -324,3 +324,48 @@ def test_equivalent_nodes_give_the_same_answer_as_one_by_one() -> None:
         "0/30 nodes are available: 1 Insufficient cpu, "
         "29 node(s) didn't match the requested node name."
     )
+
+
+@pytest.mark.parametrize(
+    ("pod_limits", "containers", "want_cpu", "verdict"),
+    [
+        # defaultPodRequests: the unset pod-level request takes the containers' aggregate.
+        pytest.param(
+            {"cpu": "2"},
+            [{"cpu": "1.5"}, {"cpu": "1m"}],
+            "1501m",
+            Verdict.NO,
+            id="aggregate-of-containers",
+        ),
+        # With no container request for it, the pod-level request takes the pod-level limit.
+        pytest.param({"cpu": "1500m"}, [{}], "1500m", Verdict.YES, id="from-pod-limit"),
+        pytest.param({"cpu": "1501m"}, [{}], "1501m", Verdict.NO, id="from-pod-limit-too-big"),
+    ],
+)
+def test_pod_level_requests_default_as_the_api_server_defaults_them(
+    pod_limits: dict[str, str], containers: list[dict[str, str]], want_cpu: str, verdict: Verdict
+) -> None:
+    snapshot = cluster_snapshot([api_node("n", cpu="1500m")], [], server_version="v1.34.1")
+    spec = {
+        "resources": {"limits": pod_limits},
+        "containers": [container(requests=r) for r in containers],
+    }
+    result = evaluate(snapshot, spec)
+    assert dict(result.requests).get("cpu") == want_cpu
+    assert result.verdict is verdict
+
+
+@pytest.mark.parametrize(
+    ("version", "named"),
+    [
+        pytest.param(None, True, id="unknown-keeps-named"),
+        pytest.param("v1.33.4", True, id="1.33"),
+        pytest.param("v1.34.1", True, id="1.34.1"),
+        # CHANGELOG-1.34.md, v1.34.2: cherry-pick #135023 of #134740 drops the taint's key/value.
+        pytest.param("v1.34.2", False, id="1.34.2-backport"),
+        pytest.param("v1.35.0", False, id="1.35"),
+        pytest.param("v1.36.3-gke.100", False, id="vendor-suffix"),
+    ],
+)
+def test_taint_dialect_follows_the_server_version(version: str | None, named: bool) -> None:
+    assert dialect_for(version).named_taint is named

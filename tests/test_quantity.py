@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gate.errors import QuantityError
 from gate.quantity import (
+    exact_text,
     format_amount,
     milli_value,
     parse_quantity,
@@ -432,3 +433,24 @@ def test_garbage_raises_only_quantity_error(text: str) -> None:
 def test_non_json_scalars_raise_only_quantity_error(raw: object) -> None:
     with contextlib.suppress(QuantityError):
         parse_quantity(raw)
+
+
+@given(st.lists(QUANTITY_TEXT, min_size=1, max_size=4))
+def test_exact_text_of_any_sum_parses_back_to_it(texts: list[str]) -> None:
+    # Pod-level request defaulting writes the containers' aggregate back as quantity text.
+    total = sum((parse_quantity(t) for t in texts), Fraction(0))
+    assert parse_quantity(exact_text(total)) == total
+
+
+@pytest.mark.parametrize(
+    ("amount", "text"),
+    [
+        pytest.param(Fraction(1501, 1000), "1.501", id="millis-sum"),
+        pytest.param(Fraction(3, 2), "1.5", id="half"),
+        pytest.param(Fraction(1, 1024), "0.0009765625", id="binary-fraction"),
+        pytest.param(Fraction(2048), "2048", id="whole"),
+        pytest.param(Fraction(-1, 8), "-0.125", id="negative"),
+    ],
+)
+def test_exact_text_examples(amount: Fraction, text: str) -> None:
+    assert exact_text(amount) == text
