@@ -129,19 +129,17 @@ def test_unwritable_step_summary_is_reported_and_the_gate_still_answers(tmp_path
     assert "Gate FAILED" in out
 
 
+def run_with_template(comment: Path, template: Path) -> tuple[int, str]:
+    fixtures = ("fixtures/manifests", "--snapshot", AKS)
+    code, _, err = run(*fixtures, "--comment", str(comment), "--comment-template", str(template))
+    return code, err
+
+
 def test_comment_template_overrides_the_shipped_one(tmp_path: Path) -> None:
     template = tmp_path / "t.md.j2"
     template.write_text("{{ cluster }}: {{ counts | length }} counts\n")
     comment = tmp_path / "c.md"
-    code, _, err = run(
-        "fixtures/manifests",
-        "--snapshot",
-        AKS,
-        "--comment",
-        str(comment),
-        "--comment-template",
-        str(template),
-    )
+    code, err = run_with_template(comment, template)
     assert code == 1, err
     assert comment.read_text() == "aks-prod: 6 counts\n"
 
@@ -159,15 +157,7 @@ def test_bad_comment_template_exits_2(tmp_path: Path, template: str | None, need
     if template is not None:
         path.write_text(template)
     comment = tmp_path / "c.md"
-    code, _, err = run(
-        "fixtures/manifests",
-        "--snapshot",
-        AKS,
-        "--comment",
-        str(comment),
-        "--comment-template",
-        str(path),
-    )
+    code, err = run_with_template(comment, path)
     assert code == 2
     assert needle in err
     assert not comment.exists()
