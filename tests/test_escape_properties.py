@@ -1,0 +1,51 @@
+"""Whatever text a pull request supplies, each escaping helper leaves it inert."""
+
+from __future__ import annotations
+
+import html
+import xml.etree.ElementTree as ET
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.reports.escape import (
+    markdown_text,
+    workflow_message,
+    workflow_property,
+    xml_attr,
+    xml_text,
+)
+
+HOSTILE = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("<>&\"'`|*_~[]\\@#%:,\r\n\t\x00\x1b\u202e\u2028=")),
+        st.characters(),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300)
+@given(HOSTILE)
+def test_markdown_text_has_no_markup_and_one_line(text: str) -> None:
+    out = markdown_text(text)
+    assert not set(out) & set("<>`|*_~[]\\\r\n")
+    # What a reader sees, once character references are decoded, never forms a mention.
+    shown = html.unescape(out)
+    assert "@" not in shown.replace("@\u200b", "")
+
+
+@settings(max_examples=300)
+@given(HOSTILE, HOSTILE)
+def test_xml_helpers_round_trip_through_a_parser(text: str, attr: str) -> None:
+    element = ET.fromstring(f'<case name="{xml_attr(attr)}">{xml_text(text)}</case>')
+    assert "\n" not in (element.text or "")
+    assert "\r" not in element.get("name", "")
+
+
+@settings(max_examples=300)
+@given(HOSTILE)
+def test_workflow_command_parts_never_break_the_line_or_the_properties(text: str) -> None:
+    message, prop = workflow_message(text), workflow_property(text)
+    assert "\r" not in message and "\n" not in message
+    assert not set(prop) & set("\r\n:,")
