@@ -1,9 +1,11 @@
 """Workloads x node views -> verdicts, and the scheduler's FitError message.
 
-Nodes that look the same to a pod (same cordon, taints, labels, free resources, pod
-count and used ports) are evaluated once: cost grows with the number of such classes,
-not with the number of nodes. Pods whose answer depends on a node's name (``nodeName``,
-``matchFields``) are evaluated per node.
+Each filter runs once per class of the nodes' part that it reads (see
+:mod:`gate.nodeindex`): cost grows with the number of such classes, not with the number of
+nodes, and verdicts, messages and counts are computed on sets of nodes. Only the per-node
+outcome list is as long as the node list, and it is gathered at C speed
+(:mod:`gate.outcomes`). Pods whose answer depends on a node's name (``nodeName``,
+``matchFields``) are evaluated node by node.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from gate.completion import complete_pod_spec
@@ -27,6 +31,8 @@ from gate.filters import (
 )
 from gate.matching import name_narrowing, parse_terms, required_terms
 from gate.model import HostPort, NodeOutcome, NodeView, Verdict, Workload, WorkloadResult
+from gate.nodeindex import Groups, NodeIndex, filter_groups
+from gate.outcomes import OutcomeTables
 from gate.quantity import format_amount
 from gate.resources import is_sidecar, pod_request_amounts
 from gate.snapshot import Snapshot
@@ -47,9 +53,21 @@ DAEMONSET_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
     """FitError.Error(): ``0/N nodes are available:`` and the reason histogram, each entry
     ``<count> <reason>``, sorted byte-wise (so ``10 ...`` sorts before ``2 ...``)."""
-    histogram = Counter(reason for o in outcomes for reason in o.reasons)
+    return _fit_error_text(total, Counter(reason for o in outcomes for reason in o.reasons))
+
+
+def _fit_error_text(total: int, histogram: Mapping[str, int]) -> str:
     entries = sorted((f"{count} {reason}" for reason, count in histogram.items()), key=_bytes)
     return f"0/{total} nodes are available: {', '.join(entries)}."
+
+
+def _group_fit_error(total: int, groups: Groups) -> str:
+    """:func:`fit_error` from node sets: each reason counted once per node of its set."""
+    histogram: Counter[str] = Counter()
+    for rejection, bits in groups.items():
+        for reason in rejection.reasons:
+            histogram[reason] += bits.bit_count()
+    return _fit_error_text(total, histogram)
 
 
 def _bytes(text: str) -> bytes:
@@ -116,48 +134,30 @@ def _depends_on_name(spec: Mapping[str, Any]) -> bool:
     )
 
 
-def _class_key(node: NodeView) -> tuple[object, ...]:
-    free = tuple(sorted((r, a - node.requested.get(r, 0)) for r, a in node.allocatable.items()))
-    over = tuple(sorted((r, a) for r, a in node.requested.items() if r not in node.allocatable))
-    return (
-        node.unschedulable,
-        node.taints,
-        tuple(sorted(node.labels.items())),
-        free,
-        over,
-        node.pod_count,
-        node.used_ports,
-    )
+def _key_text(value: object) -> str:
+    """A label key as gate.matching reads it (``_text``): None is "", booleans lower-case."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeClasses:
-    """Nodes grouped by everything the filters read except the name."""
+def _label_keys(spec: Mapping[str, Any], profile: PodProfile) -> set[str]:
+    """Every label key the pod's nodeSelector and required affinity terms read."""
+    keys = set(profile.node_selector)
+    for term in required_terms(spec) or []:
+        expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
+        for expression in expressions if isinstance(expressions, list) else []:
+            if isinstance(expression, Mapping):
+                keys.add(_key_text(expression.get("key")))
+    return keys
 
-    nodes: tuple[NodeView, ...]
-    class_of: tuple[int, ...]
-    representatives: tuple[NodeView, ...]
 
-    @classmethod
-    def of(cls, nodes: Sequence[NodeView]) -> NodeClasses:
-        index: dict[tuple[object, ...], int] = {}
-        class_of = []
-        representatives: list[NodeView] = []
-        for node in nodes:
-            key = _class_key(node)
-            if key not in index:
-                index[key] = len(representatives)
-                representatives.append(node)
-            class_of.append(index[key])
-        return cls(tuple(nodes), tuple(class_of), tuple(representatives))
-
-    def evaluate(
-        self, profile: PodProfile, dialect: Dialect, by_name: bool
-    ) -> list[Rejection | None]:
-        if by_name:
-            return [run_filters(profile, node, dialect) for node in self.nodes]
-        per_class = [run_filters(profile, node, dialect) for node in self.representatives]
-        return [per_class[c] for c in self.class_of]
+def _per_node(
+    nodes: Sequence[NodeView], profile: PodProfile, dialect: Dialect
+) -> list[Rejection | None]:
+    return [run_filters(profile, node, dialect) for node in nodes]
 
 
 def _outcome(node: NodeView, rejection: Rejection | None) -> NodeOutcome:
@@ -180,11 +180,19 @@ class Evaluator:
 
     snapshot: Snapshot
     dialect: Dialect
-    classes: NodeClasses
+    index: NodeIndex
+    tables: OutcomeTables
 
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
-        return cls(snapshot, dialect, NodeClasses.of(snapshot.nodes))
+        index = NodeIndex.of(snapshot.nodes)
+        return cls(snapshot, dialect, index, OutcomeTables(index.nodes))
+
+    def _groups(self, spec: Mapping[str, Any], profile: PodProfile) -> Groups:
+        return filter_groups(self.index, profile, self.dialect, _label_keys(spec, profile))
+
+    def _fitting(self, groups: Groups) -> int:
+        return self.index.everyone & ~reduce(or_, groups.values(), 0)
 
     def evaluate(self, workload: Workload) -> WorkloadResult:
         spec, warnings = complete_pod_spec(
@@ -216,7 +224,7 @@ class Evaluator:
     def _pod(
         self, workload: Workload, spec: Mapping[str, Any], profile: PodProfile, warnings: list[str]
     ) -> WorkloadResult:
-        nodes = self.classes.nodes
+        nodes = self.index.nodes
         requests = _requests_text(profile)
         if not nodes:
             return self._result(
@@ -226,11 +234,21 @@ class Evaluator:
                 requests=requests,
                 warnings=tuple(warnings),
             )
-        outcomes = self._pod_outcomes(spec, profile)
-        fits = [n for n, o in zip(nodes, outcomes, strict=False) if o.fits]
-        if not fits:
-            verdict, message = Verdict.NO, self._message(spec, outcomes)
-        elif all(n.is_addon_node for n in fits):
+        outcomes: Sequence[NodeOutcome]
+        if _depends_on_name(spec):
+            outcomes = self._named_outcomes(spec, profile)
+            fits = [n for n, o in zip(nodes, outcomes, strict=False) if o.fits]
+            any_fit, addon_only = bool(fits), all(n.is_addon_node for n in fits)
+            message = self._message(spec, outcomes) if not fits else None
+        else:
+            groups = self._groups(spec, profile)
+            outcomes = self.tables.outcomes(groups)
+            fitting = self._fitting(groups)
+            any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
+            message = _group_fit_error(len(nodes), groups) if not fitting else None
+        if not any_fit:
+            verdict = Verdict.NO
+        elif addon_only:
             verdict, message = Verdict.ADDON_ONLY, None
         else:
             verdict, message = Verdict.YES, None
@@ -243,14 +261,14 @@ class Evaluator:
             warnings=tuple(warnings),
         )
 
-    def _pod_outcomes(self, spec: Mapping[str, Any], profile: PodProfile) -> list[NodeOutcome]:
-        nodes = self.classes.nodes
+    def _named_outcomes(self, spec: Mapping[str, Any], profile: PodProfile) -> list[NodeOutcome]:
+        nodes = self.index.nodes
         terms = required_terms(spec)
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
             conflict = Rejection((REASON_AFFINITY_CONFLICT,))
             return [_outcome(n, conflict) for n in nodes]
-        rejections = self.classes.evaluate(profile, self.dialect, _depends_on_name(spec))
+        rejections = _per_node(nodes, profile, self.dialect)
         outside = Rejection((REASON_NARROWED,))
         return [
             _outcome(n, outside if narrowed is not None and n.name not in narrowed else r)
@@ -268,13 +286,19 @@ class Evaluator:
         self, workload: Workload, spec: Mapping[str, Any], profile: PodProfile, warnings: list[str]
     ) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing."""
-        nodes = self.classes.nodes
-        rejections = self.classes.evaluate(profile, self.dialect, _depends_on_name(spec))
-        outcomes = tuple(_outcome(n, r) for n, r in zip(nodes, rejections, strict=False))
-        targeted = [o for o in outcomes if o.fits or all(is_room_reason(r) for r in o.reasons)]
-        if not targeted:
+        nodes = self.index.nodes
+        if _depends_on_name(spec):
+            rejections = _per_node(nodes, profile, self.dialect)
+            outcomes = tuple(_outcome(n, r) for n, r in zip(nodes, rejections, strict=False))
+            any_fit = any(o.fits for o in outcomes)
+            lacking = any(o.reasons and all(map(is_room_reason, o.reasons)) for o in outcomes)
+        else:
+            groups = self._groups(spec, profile)
+            outcomes = self.tables.outcomes(groups)
+            any_fit = bool(self._fitting(groups))
+            lacking = any(all(map(is_room_reason, r.reasons)) for r in groups)
+        if not any_fit and not lacking:
             warnings.append("the DaemonSet targets no node of the snapshot: it creates no pod")
-        lacking = [o for o in targeted if not o.fits]
         verdict = Verdict.PARTIAL if lacking else Verdict.YES
         return self._result(
             workload,

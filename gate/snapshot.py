@@ -10,29 +10,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources as package_files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
-from gate.completion import AdmissionObjects
+from gate.clusterstate import (
+    TERMINAL_PHASES,
+    NodeTotals,
+    Snapshot,
+    admission,
+    host_port,
+    node_view,
+    snapshot_info,
+)
 from gate.errors import QuantityError, SnapshotError
 from gate.filters import Dialect
-from gate.model import HostPort, NodeView, SnapshotInfo, Taint
+from gate.model import HostPort, NodeView
 from gate.resources import exact_list, is_sidecar, pod_request_amounts, to_scheduler_units
+from gate.snapshotstream import NotAccepted, read_snapshot
 
-TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+if TYPE_CHECKING:
+    import jsonschema
+
+__all__ = ["TERMINAL_PHASES", "Snapshot", "build_snapshot", "dialect_for", "load_snapshot"]
+
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    info: SnapshotInfo
-    nodes: tuple[NodeView, ...]
-    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
 
 
 @cache
@@ -44,6 +47,9 @@ def _schema() -> dict[str, Any]:
 
 @cache
 def _validator(definition: str | None) -> jsonschema.protocols.Validator:
+    # Imported when first needed: a valid file read by the typed reader never needs it.
+    import jsonschema
+
     schema = _schema()
     if definition is not None:
         schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
@@ -58,7 +64,9 @@ def _field_path(error: jsonschema.ValidationError) -> str:
 
 
 def _check(obj: Any, definition: str | None, what: str, source: str) -> None:
-    error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(obj))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator(definition).iter_errors(obj))
     if error is not None:
         raise SnapshotError(f"{source}: {what}: {_field_path(error)}: {error.message}")
 
@@ -115,39 +123,22 @@ def _amounts(resources: object, where: str, source: str) -> dict[str, int]:
         raise SnapshotError(f"{source}: {where}: {exc}") from None
 
 
-def _taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:
-    return tuple(
-        Taint(key=t["key"], value=t.get("value") or "", effect=t["effect"])
-        for t in spec.get("taints") or []
-    )
-
-
 def _host_ports(spec: Mapping[str, Any]) -> Iterable[HostPort]:
     """Host ports of regular containers and sidecars (NodeInfo.updateUsedPorts)."""
     containers = list(spec.get("containers") or [])
     containers += [c for c in spec.get("initContainers") or [] if is_sidecar(c)]
     for container in containers:
         for port in container.get("ports") or []:
-            if (port.get("hostPort") or 0) > 0:
-                yield HostPort(
-                    ip=port.get("hostIP") or "0.0.0.0",
-                    protocol=port.get("protocol") or "TCP",
-                    port=port["hostPort"],
-                )
-
-
-@dataclass(slots=True)
-class _NodeTotals:
-    requested: dict[str, int] = field(default_factory=dict)
-    pods: int = 0
-    ports: set[HostPort] = field(default_factory=set)
+            used = host_port(port)
+            if used is not None:
+                yield used
 
 
 def _reduce_pods(
     pods: Sequence[Any], node_names: set[str], source: str
-) -> tuple[dict[str, _NodeTotals], int]:
+) -> tuple[dict[str, NodeTotals], int]:
     """Per-node totals of the counted pods; no object is kept per pod."""
-    totals: dict[str, _NodeTotals] = {}
+    totals: dict[str, NodeTotals] = {}
     counted = 0
     for index, pod in enumerate(pods):
         what = _describe("Pod", f"pods[{index}]", pod)
@@ -161,33 +152,20 @@ def _reduce_pods(
             requests = pod_request_amounts(spec)
         except QuantityError as exc:
             raise SnapshotError(f"{source}: {what}: spec: {exc}") from None
-        entry = totals.setdefault(node, _NodeTotals())
-        for name, amount in requests.items():
-            entry.requested[name] = entry.requested.get(name, 0) + amount
-        entry.pods += 1
-        entry.ports.update(_host_ports(spec))
+        totals.setdefault(node, NodeTotals()).add(requests, _host_ports(spec))
         counted += 1
     return totals, counted
 
 
 def _node_view(
-    node: Mapping[str, Any], totals: _NodeTotals | None, source: str, what: str
+    node: Mapping[str, Any], totals: NodeTotals | None, source: str, what: str
 ) -> NodeView:
-    metadata, spec, status = node["metadata"], node.get("spec") or {}, node.get("status") or {}
-    totals = totals or _NodeTotals()
+    spec, status = node.get("spec") or {}, node.get("status") or {}
     allocatable = status.get("allocatable")
     if allocatable is None:
         allocatable = status.get("capacity")
-    return NodeView(
-        name=metadata["name"],
-        labels=dict(metadata.get("labels") or {}),
-        taints=_taints(spec),
-        unschedulable=bool(spec.get("unschedulable")),
-        allocatable=_amounts(allocatable, f"{what}: status.allocatable", source),
-        requested=dict(totals.requested),
-        pod_count=totals.pods,
-        used_ports=frozenset(totals.ports),
-    )
+    amounts = _amounts(allocatable, f"{what}: status.allocatable", source)
+    return node_view(node["metadata"], spec, amounts, totals)
 
 
 def _nodes(raw_nodes: Sequence[Any], source: str) -> list[tuple[Mapping[str, Any], str]]:
@@ -204,54 +182,44 @@ def _nodes(raw_nodes: Sequence[Any], source: str) -> list[tuple[Mapping[str, Any
     return checked
 
 
-def _admission(groups: Mapping[str, list[Any]]) -> AdmissionObjects:
-    limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
-    for item in groups["LimitRange"]:
-        namespace = (item.get("metadata") or {}).get("namespace") or "default"
-        for limit in (item.get("spec") or {}).get("limits") or []:
-            if limit.get("type") == "Container":
-                limit_ranges.setdefault(namespace, []).append(limit)
-    runtime_classes = {
-        rc["metadata"]["name"]: rc for rc in groups["RuntimeClass"] if rc.get("metadata")
-    }
-    return AdmissionObjects(
-        limit_ranges={ns: tuple(items) for ns, items in limit_ranges.items()},
-        runtime_classes=runtime_classes,
-        has_runtime_classes=bool(groups["RuntimeClass"]),
-    )
-
-
 def build_snapshot(document: object, source: str) -> Snapshot:
-    """Validate a decoded snapshot document and reduce it to node views."""
+    """Validate a decoded snapshot document and reduce it to node views.
+
+    This is the reference reader: every message about an invalid snapshot comes from here.
+    """
     _check(document, None, "snapshot", source)
     assert isinstance(document, Mapping)
     groups = _split(document, source)
     nodes = _nodes(groups["Node"], source)
     totals, counted = _reduce_pods(groups["Pod"], {n["metadata"]["name"] for n, _ in nodes}, source)
     views = tuple(_node_view(n, totals.get(n["metadata"]["name"]), source, w) for n, w in nodes)
-    meta = document.get("source") if document.get("kind") == "ClusterSnapshot" else None
-    meta = meta if isinstance(meta, Mapping) else {}
-    info = SnapshotInfo(
-        source=source,
-        captured_at=document.get("capturedAt")
-        if document.get("kind") == "ClusterSnapshot"
-        else None,
-        context=meta.get("context"),
-        server=meta.get("server"),
-        server_version=meta.get("serverVersion"),
-        nodes=len(views),
-        pods=counted,
+    return Snapshot(
+        info=snapshot_info(document, source, nodes=len(views), pods=counted),
+        nodes=views,
+        admission=admission(groups["LimitRange"], groups["RuntimeClass"]),
     )
-    return Snapshot(info=info, nodes=views, admission=_admission(groups))
 
 
-def load_snapshot(path: str) -> Snapshot:
-    """Read and validate a snapshot file; every problem is a SnapshotError (exit 2)."""
+def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Snapshot:
+    """Read and validate a snapshot file; every problem is a SnapshotError (exit 2).
+
+    The file is read once by the typed streaming reader, which keeps only the fields the
+    checks read. When it finds anything it does not accept, the file is read again by the
+    reference reader, so that the verdict on the file, and any message, is that reader's.
+    ``on_read`` is told how many bytes have been read, for progress reporting.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return read_snapshot(handle, path, on_read or (lambda n: None))
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+    except NotAccepted:
+        pass
     try:
         with open(path, "rb") as handle:
             document = json.load(handle)
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
     return build_snapshot(document, path)

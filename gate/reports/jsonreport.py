@@ -1,16 +1,26 @@
-"""The machine report of SPEC section 5, validated by ``gate/schemas/report.schema.json``."""
+"""The machine report of SPEC section 5, validated by ``gate/schemas/report.schema.json``.
+
+The report lists every node for every workload, so on a large cluster and monorepo it is
+hundreds of megabytes: it is rendered in pieces (one per workload) by msgspec's C encoder
+and formatter, which give the same bytes as ``json.dumps(..., indent=2,
+ensure_ascii=False)`` (the reference, and the fallback for what msgspec cannot encode).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-from gate.model import VERDICT_ORDER, Report, WorkloadResult
+import msgspec
+
+from gate.model import VERDICT_ORDER, NodeOutcome, Report, WorkloadResult
+from gate.shard import ShardReport, shard_document
 
 SCHEMA_VERSION = 1
 
 
-def _workload(result: WorkloadResult) -> dict[str, Any]:
+def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "kind": result.kind,
         "namespace": result.namespace,
@@ -22,17 +32,18 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
         "verdict": result.verdict.value,
         "message": result.message,
         "reason": result.reason,
-        "fits": list(result.fits),
-        "nodes": {o.node: list(o.reasons) for o in result.nodes},
+        "fits": list(result.fits) if with_nodes else [],
+        "nodes": {o.node: list(o.reasons) for o in result.nodes} if with_nodes else {},
         "requests": dict(result.requests),
         "warnings": list(result.warnings),
     }
     return entry
 
 
-def report_document(report: Report) -> dict[str, Any]:
+def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
     summary = report.summary
     info = report.snapshot
+    shard = {"shard": shard_document(report)} if isinstance(report, ShardReport) else {}
     return {
         "schemaVersion": SCHEMA_VERSION,
         "snapshot": {
@@ -52,10 +63,98 @@ def report_document(report: Report) -> dict[str, Any]:
             "failOn": [v.value for v in VERDICT_ORDER if v in report.fail_on],
         },
         "otherDocuments": dict(report.other_documents),
-        "workloads": [_workload(r) for r in report.results],
+        **shard,
+        "workloads": [_workload(r) for r in report.results] if workloads else [],
     }
 
 
 def render_json(report: Report) -> str:
     """Same report, same bytes: insertion-ordered keys, fixed indentation."""
-    return json.dumps(report_document(report), indent=2, ensure_ascii=False) + "\n"
+    return "".join(json_chunks(report))
+
+
+def _indented(value: object) -> str:
+    try:
+        return msgspec.json.format(msgspec.json.encode(value), indent=2).decode("utf-8")
+    except (TypeError, ValueError, OverflowError):  # e.g. a lone surrogate from a bad file
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_CACHE_BYTES = 256 << 20
+_MEMBER_INDENT = "\n      "  # a workload's members, inside "workloads": [ { ... } ]
+_PLACE = '\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
+
+
+class _NodeTexts:
+    """A workload's ``fits`` and ``nodes`` as indented text, rendered once per outcome tuple.
+
+    The engine gives workloads with the same outcomes the same tuple (a large monorepo has
+    a few hundred distinct ones for thousands of workloads), so texts are kept by the
+    tuple's identity, up to a memory budget; the tuples are held so no identity is reused.
+    Each outcome's compact member is encoded once, also by identity.
+    """
+
+    def __init__(self) -> None:
+        self._members: dict[int, bytes] = {}
+        self._held: list[object] = []
+        self._texts: dict[int, tuple[str, str]] = {}
+        self._cached = 0
+
+    def _member(self, outcome: NodeOutcome) -> bytes:
+        member = self._members.get(id(outcome))
+        if member is None:
+            member = msgspec.json.encode({outcome.node: list(outcome.reasons)})[1:-1]
+            self._members[id(outcome)] = member
+            self._held.append(outcome)
+        return member
+
+    def texts(self, outcomes: tuple[NodeOutcome, ...]) -> tuple[str, str]:
+        found = self._texts.get(id(outcomes))
+        if found is not None:
+            return found
+        members = b",".join(map(self._member, outcomes))
+        fits = [o.node for o in outcomes if not o.reasons]
+        found = (
+            _indented(fits).replace("\n", _MEMBER_INDENT),
+            _indented(msgspec.Raw(b"{" + members + b"}")).replace("\n", _MEMBER_INDENT),
+        )
+        size = len(found[0]) + len(found[1])
+        if self._cached + size <= _CACHE_BYTES:
+            self._texts[id(outcomes)] = found
+            self._held.append(outcomes)
+            self._cached += size
+        return found
+
+
+def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> str:
+    """The workload's entry, indented for its place in the report."""
+    before, place, after = _indented(_workload(result, with_nodes=False)).partition(_PLACE)
+    if not place:
+        raise ValueError("unexpected layout")
+    fits, nodes = texts.texts(result.nodes)
+    return (
+        "    "
+        + before.replace("\n", "\n    ")
+        + f'{_MEMBER_INDENT}"fits": {fits},{_MEMBER_INDENT}"nodes": {nodes},\n    '
+        + after.replace("\n", "\n    ")
+    )
+
+
+def json_chunks(report: Report) -> Iterator[str]:
+    """:func:`render_json`'s text, one workload at a time (``workloads`` comes last)."""
+    document = report_document(report, workloads=False)
+    head = _indented(document)
+    if not report.results:
+        yield head + "\n"
+        return
+    yield head.removesuffix("[]\n}") + "[\n"
+    last = len(report.results) - 1
+    texts = _NodeTexts()
+    for number, result in enumerate(report.results):
+        try:
+            text = _workload_text(result, texts)
+        except (TypeError, ValueError, OverflowError):
+            reference = json.dumps(_workload(result), indent=2, ensure_ascii=False)
+            text = "    " + reference.replace("\n", "\n    ")
+        yield text + (",\n" if number < last else "\n")
+    yield "  ]\n}\n"

@@ -1,0 +1,248 @@
+"""What the synthetic cluster is made of: node pools and applications.
+
+Shaped after a managed cluster's API output: a small system pool reserved for add-ons,
+general, memory-optimised, spot, GPU and arm pools, a handful of DaemonSets on every node,
+and applications whose containers carry requests, limits, env, probes and volumes (some
+without any request at all).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+Taint = dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    name: str
+    share: float
+    vm_size: str
+    cpu_millis: int
+    memory_kib: int
+    taints: tuple[tuple[str, str, str], ...] = ()
+    arch: str = "amd64"
+    gpus: int = 0
+    mode: str = "user"
+
+
+POOLS: tuple[Pool, ...] = (
+    Pool(
+        "system",
+        0.04,
+        "Standard_D4ds_v5",
+        3860,
+        12_996_400,
+        taints=(("CriticalAddonsOnly", "true", "NoSchedule"),),
+        mode="system",
+    ),
+    Pool("general", 0.40, "Standard_D8ds_v5", 7820, 28_045_676),
+    Pool("large", 0.20, "Standard_D16ds_v5", 15_740, 58_617_812),
+    Pool("memory", 0.12, "Standard_E16ds_v5", 15_740, 121_532_404),
+    Pool(
+        "spot",
+        0.12,
+        "Standard_D8as_v5",
+        7820,
+        28_045_676,
+        taints=(("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule"),),
+    ),
+    Pool(
+        "gpu",
+        0.06,
+        "Standard_NC24ads_A100_v4",
+        23_660,
+        226_128_860,
+        taints=(("nvidia.com/gpu", "present", "NoSchedule"),),
+        gpus=1,
+    ),
+    Pool("arm", 0.06, "Standard_D8pds_v5", 7820, 28_045_676, arch="arm64"),
+)
+
+ZONES = ("1", "2", "3")
+REGION = "westeurope"
+NAMESPACES = (
+    "payments",
+    "checkout",
+    "search",
+    "catalog",
+    "identity",
+    "ml-serving",
+    "data-pipeline",
+    "observability",
+    "platform",
+    "edge",
+    "notifications",
+    "reporting",
+)
+WORDS = (
+    "api",
+    "worker",
+    "gateway",
+    "indexer",
+    "scheduler",
+    "cache",
+    "ingest",
+    "render",
+    "sync",
+    "billing",
+    "ledger",
+    "router",
+    "auth",
+    "feed",
+    "export",
+    "audit",
+)
+CPU_REQUESTS = ("50m", "100m", "250m", "500m", "750m", "1", "1500m", "2", "4")
+MEMORY_REQUESTS = ("64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi", "8Gi")
+# Most services are small; a few are large enough not to fit where the cluster is full.
+CPU_WEIGHTS = (20, 30, 25, 12, 5, 4, 2, 1, 1)
+MEMORY_WEIGHTS = (15, 30, 25, 15, 8, 4, 2, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    """One application: its pods in the cluster and its workload in the manifests share it."""
+
+    name: str
+    namespace: str
+    kind: str
+    image: str
+    cpu: str | None
+    memory: str | None
+    containers: int
+    pool: str | None
+    sidecar: bool
+    host_port: int | None = None
+
+    def requests(self) -> dict[str, str]:
+        wanted = {"cpu": self.cpu, "memory": self.memory}
+        return {k: v for k, v in wanted.items() if v is not None}
+
+
+def make_apps(rng: random.Random, count: int) -> list[App]:
+    kinds = ("Deployment",) * 10 + ("StatefulSet",) * 2 + ("Job", "CronJob", "ReplicaSet")
+    pools = (None,) * 6 + ("memory", "spot", "gpu", "arm")
+    apps = []
+    for index in range(count):
+        namespace = NAMESPACES[index % len(NAMESPACES)]
+        name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{index}"
+        unrequested = rng.random() < 0.06
+        apps.append(
+            App(
+                name=name,
+                namespace=namespace,
+                kind=rng.choice(kinds),
+                image=f"registry.example.com/{namespace}/{name}:1.{rng.randrange(40)}.{index % 9}",
+                cpu=None if unrequested else rng.choices(CPU_REQUESTS, CPU_WEIGHTS)[0],
+                memory=None if unrequested else rng.choices(MEMORY_REQUESTS, MEMORY_WEIGHTS)[0],
+                containers=rng.choice((1, 1, 1, 2, 2, 3)),
+                pool=rng.choice(pools),
+                sidecar=rng.random() < 0.1,
+            )
+        )
+    return apps
+
+
+# Every node runs one pod of each: kube-proxy, the cloud's node manager and CSI drivers,
+# a log agent and a metrics exporter, pinned by matchFields as the DaemonSet controller pins.
+DAEMONSETS: tuple[App, ...] = (
+    App(
+        "kube-proxy",
+        "kube-system",
+        "DaemonSet",
+        "mcr.example.com/kube-proxy:v1.33.4",
+        "100m",
+        None,
+        1,
+        None,
+        False,
+    ),
+    App(
+        "cloud-node-manager",
+        "kube-system",
+        "DaemonSet",
+        "mcr.example.com/cnm:v1.33.2",
+        "50m",
+        "50Mi",
+        1,
+        None,
+        False,
+    ),
+    App(
+        "csi-disk-node",
+        "kube-system",
+        "DaemonSet",
+        "mcr.example.com/csi-disk:v1.31.5",
+        "30m",
+        "60Mi",
+        3,
+        None,
+        False,
+    ),
+    App(
+        "csi-file-node",
+        "kube-system",
+        "DaemonSet",
+        "mcr.example.com/csi-file:v1.31.3",
+        "30m",
+        "60Mi",
+        3,
+        None,
+        False,
+    ),
+    App(
+        "log-agent",
+        "observability",
+        "DaemonSet",
+        "registry.example.com/fluent-bit:3.2.1",
+        "100m",
+        "200Mi",
+        1,
+        None,
+        False,
+        host_port=2020,
+    ),
+    App(
+        "node-exporter",
+        "observability",
+        "DaemonSet",
+        "quay.example.com/node-exporter:v1.8.2",
+        "50m",
+        "64Mi",
+        1,
+        None,
+        False,
+        host_port=9100,
+    ),
+)
+
+
+def env_list(rng: random.Random, app: App, count: int) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = [
+        {
+            "name": "POD_NAME",
+            "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}},
+        },
+        {
+            "name": "POD_NAMESPACE",
+            "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}},
+        },
+    ]
+    for i in range(count):
+        key = f"{app.name.upper().replace('-', '_')}_SETTING_{i}"
+        env.append({"name": key, "value": f"value-{rng.randrange(10_000)}-{app.namespace}"})
+    return env
+
+
+def probe(port: int, path: str) -> dict[str, Any]:
+    return {
+        "failureThreshold": 3,
+        "httpGet": {"path": path, "port": port, "scheme": "HTTP"},
+        "initialDelaySeconds": 10,
+        "periodSeconds": 10,
+        "successThreshold": 1,
+        "timeoutSeconds": 1,
+    }

@@ -1,0 +1,163 @@
+"""Run the floors and fitgate on one case, each in its own process, and tabulate.
+
+Time is wall-clock; peak memory is the child's maximum resident set size as the kernel
+reports it (``wait4``), so it includes everything the process touched. The children run
+one after another, never two at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from time import perf_counter
+
+from gate.bench.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, case_bytes
+from gate.bench.sizes import Size
+
+LIST_RATIO_TARGET = 0.35
+SNAPSHOT_RATIO_TARGET = 0.10
+PEAK_TARGET_MB = 2048
+EVALUATION_SHARE_TARGET = 0.10
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    seconds: float
+    peak_mb: float
+    output: str
+
+
+def measure(argv: Sequence[str], cwd: Path) -> Measurement:
+    """Run ``argv``; its wall time and peak memory. Exit codes 0 and 1 are answers
+    (fitgate exits 1 when the gate fails, which the monorepo makes it do)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = perf_counter()
+        child = subprocess.Popen(list(argv), cwd=cwd, stdout=out, stderr=err)
+        # Reaped here rather than by Popen, to read the child's own resource usage.
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = perf_counter() - start
+        child.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        output, errors = out.read().decode(), err.read().decode()
+    if code not in (0, 1):
+        raise RuntimeError(f"{' '.join(argv)} exited {code}: {errors.strip()[-2000:]}")
+    return Measurement(seconds, usage.ru_maxrss / 1024, output)
+
+
+def _check_argv(snapshot: str, out: Path, tag: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gate",
+        "check",
+        MANIFESTS_DIR,
+        "--snapshot",
+        snapshot,
+        "--json",
+        str(out / f"{tag}.json"),
+        "--junit",
+        str(out / f"{tag}.xml"),
+        "--comment",
+        str(out / f"{tag}.comment.md"),
+        "--summary",
+        str(out / f"{tag}.summary.md"),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Results:
+    size: Size
+    inputs: dict[str, int]
+    json_floor: Measurement
+    yaml_floor: Measurement
+    fitgate_list: Measurement
+    fitgate_snapshot: Measurement
+    phases: dict[str, float]
+
+
+def run_case(size: Size, case: Path, say: Callable[[str], None]) -> Results:
+    out = case / "out"
+    out.mkdir(exist_ok=True)
+    python = sys.executable
+    say("floor: json.load of the kubectl List")
+    json_floor = measure([python, "-m", "gate.bench.floors", "json", LIST_FILE], case)
+    say("floor: CSafeLoader over the manifests")
+    yaml_floor = measure([python, "-m", "gate.bench.floors", "yaml", MANIFESTS_DIR], case)
+    say("fitgate check on the kubectl List")
+    fitgate_list = measure(_check_argv(LIST_FILE, out, "list"), case)
+    say("fitgate check on the recorded ClusterSnapshot")
+    fitgate_snapshot = measure(_check_argv(SNAPSHOT_FILE, out, "snapshot"), case)
+    say("phases of one run (ClusterSnapshot)")
+    phases = measure([python, "-m", "gate.bench.phases", SNAPSHOT_FILE, MANIFESTS_DIR], case)
+    return Results(
+        size=size,
+        inputs=case_bytes(case),
+        json_floor=json_floor,
+        yaml_floor=yaml_floor,
+        fitgate_list=fitgate_list,
+        fitgate_snapshot=fitgate_snapshot,
+        phases=json.loads(phases.output),
+    )
+
+
+def _mb(count: int) -> str:
+    return f"{count / 1e6:,.1f} MB" if count < 1e9 else f"{count / 1e9:,.2f} GB"
+
+
+def table(results: Results) -> str:
+    """The benchmark's answer, as a markdown table with targets."""
+    floor = results.json_floor.seconds + results.yaml_floor.seconds
+    inputs = results.inputs
+    phases = results.phases
+    total = results.fitgate_snapshot.seconds
+    rows = [
+        ("floor: json.load(kubectl List)", results.json_floor, None, ""),
+        ("floor: CSafeLoader(manifests)", results.yaml_floor, None, ""),
+    ]
+    lines = [
+        f"fitgate bench, size {results.size.name}: {results.size.describe()}",
+        f"inputs: kubectl List {_mb(inputs['list'])}, ClusterSnapshot {_mb(inputs['snapshot'])},"
+        f" manifests {_mb(inputs['manifests'])} in {inputs['files']} files",
+        "",
+        "| measurement | seconds | peak MB | ratio to floor | target |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, m, _, _ in rows:
+        lines.append(f"| {name} | {m.seconds:.2f} | {m.peak_mb:,.0f} | | |")
+    lines.append(f"| floor total | {floor:.2f} | | 1.00 | |")
+    for name, m, target in (
+        ("fitgate check, kubectl List", results.fitgate_list, LIST_RATIO_TARGET),
+        ("fitgate check, ClusterSnapshot", results.fitgate_snapshot, SNAPSHOT_RATIO_TARGET),
+    ):
+        ratio = m.seconds / floor if floor else float("nan")
+        verdict = _ok(ratio <= target and m.peak_mb <= PEAK_TARGET_MB)
+        lines.append(
+            f"| {name} | {m.seconds:.2f} | {m.peak_mb:,.0f} | {ratio:.3f} | "
+            f"≤ {target:.2f}x, ≤ {PEAK_TARGET_MB:,} MB: {verdict} |"
+        )
+    share = phases["evaluate"] / total if total else float("nan")
+    lines.append(
+        f"| evaluation only (engine, after loading) | {phases['evaluate']:.2f} | | "
+        f"{share:.1%} of the ClusterSnapshot run | < {EVALUATION_SHARE_TARGET:.0%}: "
+        f"{_ok(share < EVALUATION_SHARE_TARGET)} |"
+    )
+    lines += [
+        "",
+        f"phases of one run: load snapshot {phases['load']:.2f} s, read manifests "
+        f"{phases['read']:.2f} s, evaluate {phases['evaluate']:.2f} s, render reports "
+        f"{phases['reports']:.2f} s; {phases['nodes']:,.0f} nodes in "
+        f"{phases['taint_classes']:,.0f} taint classes and {phases['port_classes']:,.0f} "
+        f"host-port classes, {phases['workloads']:,.0f} workloads",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ok(passed: bool) -> str:
+    return "met" if passed else "MISSED"

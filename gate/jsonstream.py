@@ -1,0 +1,280 @@
+"""A JSON object too large to hold, read as its members: small values whole, arrays in
+batches of elements, with no more than a window of the file in memory.
+
+A 5,000-node cluster's ``kubectl get nodes,pods -A -o json`` is ~2.5 GB: read whole, the
+bytes alone exceed what a CI runner should spend. The top-level object is walked here;
+each array member is cut into batches of whole elements that a decoder takes in one call.
+
+Cutting is guessed, then proven. The exact bytes between the array's first two elements
+(``},\n        {\n            "apiVersion"`` in kubectl's output) are searched for from the
+end of a window: in practice they occur only between elements. The decoder proves the guess:
+a batch cut inside an element does not decode, and an earlier guess is tried. A batch that
+decodes up to a ``]`` and has bytes after it has found the array's end (JSON's grammar
+allows no other reading). Values that are not arrays, and an array's elements when no guess
+holds, are found by an exact scan that skips strings; it costs Python time per bracket, so
+it is kept to a few elements.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import msgspec
+
+WINDOW = 8 << 20
+_MAX_GUESSES = 4
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"[ \t\n\r]*:[ \t\n\r]*', re.DOTALL)
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_SCALAR_END = re.compile(rb"[,\]} \t\n\r]")
+_FIRST_KEY = re.compile(rb'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"', re.DOTALL)
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+
+
+class StreamError(ValueError):
+    """The bytes are not a JSON object (or not one this reader can walk)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A member that is not an array, as its JSON text."""
+
+    key: str
+    text: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Consecutive elements of an array member, decoded; ``text`` is their JSON array."""
+
+    key: str
+    items: list[Any]
+    text: bytes
+    first: bool = False
+
+
+Member = Value | Batch
+Decoders = Callable[[str], "msgspec.json.Decoder[list[Any]]"]
+"""The decoder for an array member's elements, by member name. Its ValidationError (a
+well-formed element of the wrong shape) propagates to the caller of :func:`members`."""
+
+
+class _Buffer:
+    def __init__(self, stream: BinaryIO, window: int, on_read: Callable[[int], None]) -> None:
+        self._stream = stream
+        self._window = window
+        self._on_read = on_read
+        self.data = b""
+        self.pos = 0
+        self.eof = False
+
+    def fill(self, wanted: int) -> bool:
+        """At least ``wanted`` bytes from ``pos`` unless the file ends; False at the end."""
+        if len(self.data) - self.pos >= wanted or self.eof:
+            return len(self.data) - self.pos >= wanted
+        chunk = self._stream.read(max(wanted, self._window))
+        self._on_read(len(chunk))
+        self.eof = len(chunk) < max(wanted, self._window)
+        self.data = self.data[self.pos :] + chunk
+        self.pos = 0
+        return len(self.data) >= wanted
+
+    def skip_space(self) -> None:
+        while True:
+            end = _SPACE.match(self.data, self.pos)
+            self.pos = end.end() if end else self.pos
+            if self.pos < len(self.data) or not self.fill(1):
+                return
+
+    def peek(self) -> bytes:
+        self.skip_space()
+        return self.data[self.pos : self.pos + 1]
+
+    def expect(self, char: bytes) -> None:
+        if self.peek() != char:
+            raise StreamError(f"expected {char.decode()!r} at byte {self.offset}")
+        self.pos += 1
+
+    @property
+    def offset(self) -> int:
+        return self.pos  # relative to the window; enough to say where things went wrong
+
+    def grow(self) -> bool:
+        """Read further without dropping anything; False when nothing was left to read."""
+        if self.eof:
+            return False
+        self.fill(len(self.data) - self.pos + self._window)
+        return True
+
+
+def _value_end(data: bytes, start: int) -> int | None:
+    """Where the JSON value at ``start`` ends, or None if it runs past ``data``."""
+    first = data[start : start + 1]
+    if first == b'"':
+        match = _TOKEN.match(data, start)
+        return match.end() if match else None
+    if first not in (b"{", b"["):
+        found = _SCALAR_END.search(data, start)
+        return found.start() if found else None
+    depth = 0
+    for token in _TOKEN.finditer(data, start):
+        char = token.group()
+        if char in (b"{", b"["):
+            depth += 1
+        elif char in (b"}", b"]"):
+            depth -= 1
+            if depth == 0:
+                return token.end()
+    return None
+
+
+def _whole_value(buffer: _Buffer) -> bytes:
+    buffer.skip_space()
+    while True:
+        end = _value_end(buffer.data, buffer.pos)
+        if end is not None and (end < len(buffer.data) or buffer.eof):
+            text = buffer.data[buffer.pos : end]
+            buffer.pos = end
+            return text
+        if not buffer.grow():
+            raise StreamError("the file ends inside a value")
+
+
+def members(
+    stream: BinaryIO,
+    decoders: Decoders,
+    window: int = WINDOW,
+    on_read: Callable[[int], None] = lambda n: None,
+) -> Iterator[Member]:
+    """The members of the JSON object ``stream`` holds, in file order."""
+    buffer = _Buffer(stream, window, on_read)
+    buffer.expect(b"{")
+    if buffer.peek() == b"}":
+        buffer.pos += 1
+        _trailing(buffer)
+        return
+    while True:
+        buffer.fill(4096)
+        buffer.skip_space()
+        key = _KEY.match(buffer.data, buffer.pos)
+        if key is None:
+            raise StreamError("expected a member name")
+        name = key.group(1).decode("utf-8", "surrogateescape")
+        buffer.pos = key.end()
+        if buffer.peek() == b"[":
+            yield from _array(buffer, name, decoders(name))
+        else:
+            yield Value(name, _whole_value(buffer))
+        if buffer.peek() == b"}":
+            buffer.pos += 1
+            _trailing(buffer)
+            return
+        buffer.expect(b",")
+
+
+def _trailing(buffer: _Buffer) -> None:
+    if buffer.peek():
+        raise StreamError("data after the top-level object")
+
+
+def _array(buffer: _Buffer, key: str, decoder: msgspec.json.Decoder[list[Any]]) -> Iterator[Batch]:
+    buffer.expect(b"[")
+    if buffer.peek() == b"]":
+        buffer.pos += 1
+        yield Batch(key, [], b"[]", first=True)  # an empty array is still a member
+        return
+    separator = _separator(buffer)
+    first = True
+    while True:
+        buffer.fill(buffer._window)
+        buffer.skip_space()
+        found = _guessed_batch(buffer, separator, decoder) if separator else None
+        if found is None:
+            end, closed = _exact_element(buffer)
+            text = b"[" + buffer.data[buffer.pos : end] + b"]"
+            found = end, closed, _decode(decoder, text), text
+        end, closed, items, text = found
+        yield Batch(key, items, text, first)
+        first = False
+        buffer.pos = end
+        if closed:
+            buffer.expect(b"]")
+            return
+        buffer.expect(b",")
+
+
+def _separator(buffer: _Buffer) -> bytes | None:
+    """The bytes from the first element's closing ``}`` through the second's first key."""
+    while True:
+        end = _value_end(buffer.data, buffer.pos)
+        if end is not None:
+            following = _SPACE.match(buffer.data, end)
+            after = following.end() if following else end
+            if buffer.data[after : after + 1] != b",":
+                return None
+            opening = _SPACE.match(buffer.data, after + 1)
+            start = opening.end() if opening else after + 1
+            key = _FIRST_KEY.match(buffer.data, start)
+            return buffer.data[end - 1 : key.end()] if key else None
+        if not buffer.grow():
+            return None
+
+
+def _decode(decoder: msgspec.json.Decoder[list[Any]], text: bytes) -> list[Any]:
+    try:
+        return decoder.decode(text)
+    except msgspec.DecodeError as exc:
+        raise StreamError(f"not JSON: {exc}") from None
+
+
+def _guessed_batch(
+    buffer: _Buffer, separator: bytes, decoder: msgspec.json.Decoder[list[Any]]
+) -> tuple[int, bool, list[Any], bytes] | None:
+    """The largest batch that a guessed cut gives and the decoder proves, if any: its end,
+    whether the array closes there, the elements and their text."""
+    data, start = buffer.data, buffer.pos
+    limit = len(data)
+    for _ in range(_MAX_GUESSES):
+        cut = data.rfind(separator, start, limit)
+        if cut < 0:
+            return None
+        text = b"[" + data[start : cut + 1] + b"]"
+        try:
+            return cut + 1, False, decoder.decode(text), text
+        except msgspec.DecodeError as exc:
+            trailing = _TRAILING.search(str(exc))
+            if trailing is not None:  # the array closed before the guess: decode up to it
+                closed = _closed_batch(decoder, text, int(trailing.group(1)), start)
+                if closed is not None:
+                    return closed
+        limit = cut
+    return None
+
+
+def _closed_batch(
+    decoder: msgspec.json.Decoder[list[Any]], text: bytes, length: int, start: int
+) -> tuple[int, bool, list[Any], bytes] | None:
+    close = text.rfind(b"]", 0, length + 1)  # the last "]" at or before the reported byte
+    head = text[: close + 1]
+    try:
+        items = decoder.decode(head)
+    except msgspec.DecodeError:
+        return None
+    # ``head`` is "[" + elements + "]": the array's own "]" is at start + len(head) - 2.
+    return start + len(head) - 2, True, items, head
+
+
+def _exact_element(buffer: _Buffer) -> tuple[int, bool]:
+    """One element found by the exact scan: its end, and whether the array closes after it."""
+    while True:
+        end = _value_end(buffer.data, buffer.pos)
+        if end is not None:
+            rest = _SPACE.match(buffer.data, end)
+            after = rest.end() if rest else end
+            if after < len(buffer.data):
+                return end, buffer.data[after : after + 1] == b"]"
+        if not buffer.grow():
+            raise StreamError("the file ends inside an array")

@@ -1,0 +1,52 @@
+"""The JSON report rendered in pieces by msgspec is byte for byte the reference
+``json.dumps(..., indent=2, ensure_ascii=False)`` of the same document."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.model import Location, NodeOutcome, Report, SnapshotInfo, Taint, Verdict, WorkloadResult
+from gate.reports.jsonreport import render_json, report_document
+
+INFO = SnapshotInfo("snap.json", None, None, None, None, nodes=2, pods=0)
+
+
+def reference(report: Report) -> str:
+    return json.dumps(report_document(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def result(text: str, number: int) -> WorkloadResult:
+    shared = NodeOutcome("n1", ())
+    taint = Taint("k", text, "NoSchedule")
+    return WorkloadResult(
+        kind="Deployment",
+        namespace=text,
+        name=f"{text}-{number}",
+        location=Location(f"{text}.yaml", number + 1, text or None),
+        replicas=number,
+        verdict=Verdict.NO if number % 2 else Verdict.YES,
+        message=text if number % 2 else None,
+        nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint), shared),
+        requests=(("cpu", "1"), (text, "2")),
+        warnings=(text,),
+    )
+
+
+def test_an_empty_report() -> None:
+    report = Report(snapshot=INFO, results=())
+    assert render_json(report) == reference(report)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(max_size=8), max_size=4))
+def test_any_text_renders_as_the_reference(texts: list[str]) -> None:
+    report = Report(snapshot=INFO, results=tuple(result(t, n) for n, t in enumerate(texts)))
+    assert render_json(report) == reference(report)
+
+
+def test_text_msgspec_cannot_encode_falls_back_to_the_reference() -> None:
+    report = Report(snapshot=INFO, results=(result("\udc80bad", 1), result("ok", 2)))
+    assert render_json(report) == reference(report)

@@ -1,0 +1,134 @@
+"""Filtering per class of nodes gives every node the rejection that running the filters on
+that node gives, and the gathered outcome tuples are the per-node ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.engine import _group_fit_error, _label_keys, fit_error, pod_profile
+from gate.filters import Dialect, Rejection, run_filters
+from gate.model import HostPort, NodeOutcome, NodeView
+from gate.nodeindex import NodeIndex, filter_groups
+from gate.outcomes import OutcomeTables
+from tests.builders import node, taint
+
+TAINTS = [
+    taint("CriticalAddonsOnly", "true"),
+    taint("gpu", "yes"),
+    taint("gpu", "yes", "NoExecute"),
+    taint("soft", "x", "PreferNoSchedule"),
+]
+PORTS = [HostPort("0.0.0.0", "TCP", 8080), HostPort("10.0.0.1", "UDP", 53)]
+LABEL_KEYS = ["zone", "pool", "n"]
+
+
+@st.composite
+def nodes(draw: st.DrawFn) -> list[NodeView]:
+    found = []
+    for number in range(draw(st.integers(0, 12))):
+        extra = draw(st.sampled_from([{}, {"example.com/gpu": 2}, {"hugepages-2Mi": 0}]))
+        found.append(
+            node(
+                f"n{number}",
+                cpu=draw(st.sampled_from([1000, 2000, 4000])),
+                memory=draw(st.sampled_from([2**30, 2**32])),
+                pods=draw(st.sampled_from([0, 2, 110])),
+                labels={
+                    k: draw(st.sampled_from(["a", "b", "7", "12"]))
+                    for k in LABEL_KEYS
+                    if draw(st.booleans())
+                },
+                taints=tuple(draw(st.lists(st.sampled_from(TAINTS), max_size=2, unique=True))),
+                unschedulable=draw(st.booleans()),
+                requested={"cpu": draw(st.sampled_from([0, 500, 1500])), "memory": 2**29},
+                pod_count=draw(st.sampled_from([0, 1, 2])),
+                extra=extra,
+                used_ports=frozenset(draw(st.lists(st.sampled_from(PORTS), max_size=2))),
+            )
+        )
+    return found
+
+
+operators = st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Bogus"])
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> dict[str, Any]:
+    requests = {
+        k: v
+        for k, v in {
+            "cpu": draw(st.sampled_from(["0", "100m", "1", "3"])),
+            "memory": draw(st.sampled_from(["1Mi", "1Gi", "5Gi"])),
+            "example.com/gpu": draw(st.sampled_from([None, "0", "1", "3"])),
+            "hugepages-2Mi": draw(st.sampled_from([None, "2Mi"])),
+        }.items()
+        if v is not None
+    }
+    ports = [
+        {"containerPort": p.port, "hostPort": p.port, "protocol": p.protocol}
+        for p in draw(st.lists(st.sampled_from(PORTS), max_size=1))
+    ]
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c", "resources": {"requests": requests}, "ports": ports}],
+        "tolerations": draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        {"key": "gpu", "operator": "Exists"},
+                        {"key": "CriticalAddonsOnly", "operator": "Equal", "value": "true"},
+                        {"key": "node.kubernetes.io/unschedulable", "operator": "Exists"},
+                        {"operator": "Exists", "effect": "NoExecute"},
+                    ]
+                ),
+                max_size=2,
+            )
+        ),
+    }
+    if draw(st.booleans()):
+        spec["nodeSelector"] = {draw(st.sampled_from(LABEL_KEYS)): draw(st.sampled_from("ab"))}
+    if draw(st.booleans()):
+        expression = {
+            "key": draw(st.sampled_from(LABEL_KEYS)),
+            "operator": draw(operators),
+            "values": draw(st.lists(st.sampled_from(["a", "b", "7", "10"]), max_size=2)),
+        }
+        terms = draw(st.sampled_from([[{"matchExpressions": [expression]}], [{}], []]))
+        required = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
+        spec["affinity"] = {"nodeAffinity": required}
+    return spec
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodes(), specs(), st.booleans(), st.booleans())
+def test_classes_give_each_node_its_own_rejection(
+    found: list[NodeView], spec: dict[str, Any], named: bool, skip_absent: bool
+) -> None:
+    dialect = Dialect(named_taint=named, skip_absent_scalar=skip_absent)
+    profile = pod_profile(spec)
+    index = NodeIndex.of(found)
+    groups = filter_groups(index, profile, dialect, _label_keys(spec, profile))
+    expected = [run_filters(profile, n, dialect) for n in found]
+    got: list[Rejection | None] = [None] * len(found)
+    for rejection, bits in groups.items():
+        for number in range(len(found)):
+            if bits >> number & 1:
+                assert got[number] is None  # the sets are disjoint
+                got[number] = rejection
+    assert got == expected
+    outcomes = OutcomeTables(index.nodes).outcomes(groups)
+    assert outcomes == tuple(
+        NodeOutcome(n.name, r.reasons, r.taint) if r else NodeOutcome(n.name, ())
+        for n, r in zip(found, expected, strict=True)
+    )
+    if expected and all(expected):
+        assert _group_fit_error(len(found), groups) == fit_error(len(found), outcomes)
+
+
+def test_many_groups_fall_back_to_a_plain_gather() -> None:
+    many = [node(f"n{i}") for i in range(300)]
+    groups = {Rejection((f"reason {i}",)): 1 << i for i in range(300)}
+    outcomes = OutcomeTables(tuple(many)).outcomes(groups)
+    assert [o.reasons for o in outcomes] == [(f"reason {i}",) for i in range(300)]

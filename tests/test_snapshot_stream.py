@@ -1,0 +1,222 @@
+"""The typed streaming reader gives the reference reader's snapshot, whatever the file's
+layout and however it is cut into batches, and hands invalid files to the reference reader,
+whose messages name the object and the field."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.bench.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
+from gate.bench.sizes import SIZES
+from gate.errors import SnapshotError
+from gate.jsonstream import Batch, Value, members
+from gate.snapshot import build_snapshot, load_snapshot
+from gate.snapshotstream import NotAccepted, _decoder, read_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.conftest import ROOT
+
+FIXTURES = sorted((ROOT / "fixtures" / "snapshots").glob("*.json"))
+LAYOUTS: dict[str, dict[str, Any]] = {
+    "kubectl": {"indent": 4},
+    "compact": {"separators": (",", ":")},
+    "spaced": {},
+    "two": {"indent": 2, "ensure_ascii": False},
+}
+
+
+def fast(data: bytes, window: int = 1 << 20) -> Any:
+    return read_snapshot(io.BytesIO(data), "snap.json", lambda n: None, window)
+
+
+def as_list(snapshot: dict[str, Any]) -> dict[str, Any]:
+    items = snapshot["nodes"] + snapshot["pods"] + snapshot.get("limitRanges", [])
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {}}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_fixtures_read_alike(path: Path, layout: str) -> None:
+    document = json.loads(path.read_text())
+    for shape in (document, as_list(document)):
+        data = json.dumps(shape, **LAYOUTS[layout]).encode()
+        assert fast(data) == build_snapshot(shape, "snap.json")
+        assert fast(data, window=64) == build_snapshot(shape, "snap.json")
+
+
+def test_generated_case_reads_alike(tmp_path: Path) -> None:
+    case = ensure_case(SIZES["tiny"], tmp_path)
+    for name in (LIST_FILE, SNAPSHOT_FILE):
+        data = (case / name).read_bytes()
+        reference = build_snapshot(json.loads(data), "snap.json")
+        assert fast(data) == reference
+        assert fast(data, window=4096) == reference  # many batches, guesses and scans
+
+
+names = st.sampled_from(["a", "b", "c", "d"])
+TAINTED = [{"key": "k", "value": "v", "effect": "NoExecute"}]
+quantities = st.sampled_from(["1", "500m", "0.5", "2Gi", "100Mi", "1e3", 3, 0.25])
+phases = st.sampled_from(["Running", "Pending", "Succeeded", "Failed", "Unknown"])
+tricky = st.text(alphabet='{}[],:"\\ \n\u00e9ab', max_size=12)
+
+
+@st.composite
+def clusters(draw: st.DrawFn) -> dict[str, Any]:
+    node_names = draw(st.lists(names, min_size=0, max_size=4, unique=True))
+    nodes = [
+        api_node(
+            n,
+            cpu=str(draw(st.integers(1, 8))),
+            labels={"zone": draw(tricky)},
+            taints=draw(st.sampled_from([None, TAINTED])),
+            unschedulable=draw(st.booleans()),
+        )
+        for n in node_names
+    ]
+    pods = []
+    for number in range(draw(st.integers(0, 8))):
+        requests = {"cpu": draw(quantities), "memory": draw(quantities)}
+        ports = draw(st.sampled_from([[], [{"containerPort": 80, "hostPort": 8080}]]))
+        sidecar = draw(st.booleans())
+        init = [container("init", requests, restartPolicy="Always")] if sidecar else []
+        pods.append(
+            api_pod(
+                f"p{number}-{draw(tricky)}",
+                draw(st.one_of(st.none(), names, st.just("elsewhere"))),
+                phase=draw(phases),
+                containers=[container("c", requests, ports=ports)],
+                initContainers=init,
+            )
+        )
+    return cluster_snapshot(nodes, pods)
+
+
+@settings(max_examples=120, deadline=None)
+@given(clusters(), st.sampled_from(list(LAYOUTS)), st.booleans(), st.integers(16, 4096))
+def test_any_cluster_reads_alike(
+    snapshot: dict[str, Any], layout: str, kubectl: bool, window: int
+) -> None:
+    shape = as_list(snapshot) if kubectl else snapshot
+    data = json.dumps(shape, **LAYOUTS[layout]).encode()
+    assert fast(data, window) == build_snapshot(shape, "snap.json")
+
+
+def aks() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((ROOT / FIXTURES[0]).read_text())
+    return loaded
+
+
+def mutate_node_cpu(doc: dict[str, Any]) -> None:
+    doc["nodes"][4]["status"]["allocatable"]["cpu"] = "two"
+
+
+def mutate_pod_quantity(doc: dict[str, Any]) -> None:
+    doc["pods"][2]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1 core"}}
+
+
+def mutate_name_type(doc: dict[str, Any]) -> None:
+    doc["pods"][1]["metadata"]["name"] = 7
+
+
+def mutate_duplicate(doc: dict[str, Any]) -> None:
+    doc["nodes"].append(doc["nodes"][0])
+
+
+def mutate_taint(doc: dict[str, Any]) -> None:
+    doc["nodes"][0]["spec"]["taints"] = [{"effect": "NoSchedule"}]
+
+
+def mutate_envelope(doc: dict[str, Any]) -> None:
+    doc["apiVersion"] = "v2"
+
+
+def mutate_float_port(doc: dict[str, Any]) -> None:
+    """Valid for the schema ("integer" takes 80.0) though not for a typed field."""
+    doc["pods"][0]["spec"]["containers"][0]["ports"] = [{"containerPort": 80.0}]
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        mutate_node_cpu,
+        mutate_pod_quantity,
+        mutate_name_type,
+        mutate_duplicate,
+        mutate_taint,
+        mutate_envelope,
+        mutate_float_port,
+    ],
+)
+@pytest.mark.parametrize("kubectl", [False, True], ids=["ClusterSnapshot", "List"])
+def test_what_the_fast_reader_refuses_the_reference_answers(
+    tmp_path: Path, mutate: Any, kubectl: bool
+) -> None:
+    document = aks()
+    mutate(document)
+    shape = as_list(document) if kubectl else document
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(shape, indent=4))
+    try:
+        expected: Any = build_snapshot(json.loads(path.read_text()), str(path))
+    except SnapshotError as exc:
+        expected = str(exc)
+    try:
+        got: Any = load_snapshot(str(path))
+    except SnapshotError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_messages_name_object_and_field(tmp_path: Path) -> None:
+    document = aks()
+    mutate_node_cpu(document)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(SnapshotError, match=r'nodes\[4\] \(Node "aks-user-1"\): status.alloc'):
+        load_snapshot(str(path))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"[]",
+        b"{",
+        b'{"kind": "List", "items": [',
+        b'{"a": 1} x',
+        b"\xff\xfe{}",
+        b'{"kind": "List", "items": [{"kind": "Node"},]}',
+    ],
+)
+def test_broken_files_are_one_clear_error(tmp_path: Path, text: bytes) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(text)
+    with pytest.raises(SnapshotError, match=str(path)):
+        load_snapshot(str(path))
+
+
+def test_the_stream_reader_declines_rather_than_guess() -> None:
+    with pytest.raises(NotAccepted):
+        read_snapshot(io.BytesIO(b'{"kind": "List", "items": 5}'), "s", lambda n: None)
+
+
+def test_members_cut_arrays_between_elements_only() -> None:
+    tricky_text = '}, {"apiVersion": "x"}], "pods": ['
+    items = [{"apiVersion": "v1", "note": tricky_text, "n": i} for i in range(50)]
+    document = {"head": {"a": [1, {"b": "]"}]}, "items": items, "tail": "x"}
+    for layout in LAYOUTS.values():
+        stream = io.BytesIO(json.dumps(document, **layout).encode())
+        got: dict[str, Any] = {}
+        for member in members(stream, _decoder, window=256):
+            if isinstance(member, Value):
+                got[member.key] = json.loads(member.text)
+            else:
+                assert isinstance(member, Batch)
+                got.setdefault(member.key, []).extend(json.loads(member.text))
+        assert got == document
