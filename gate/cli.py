@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, BinaryIO
@@ -15,12 +15,15 @@ from gate import __version__
 from gate.engine import Evaluator
 from gate.errors import GateError, UsageError
 from gate.manifests import read_documents
+from gate.merge import merged_report
 from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
+from gate.progress import Progress, reading_file
 from gate.reports.annotations import render_annotations
-from gate.reports.jsonreport import render_json
+from gate.reports.jsonreport import json_chunks
 from gate.reports.junit import render_junit
 from gate.reports.markdown import render_comment, render_summary
 from gate.reports.text import render_text
+from gate.shard import Selection, parse_shard
 from gate.snapshot import Snapshot, dialect_for, load_snapshot, parse_version
 from gate.workloads import (
     TEMPLATE_PATHS,
@@ -84,6 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
     check.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
     check.add_argument(
+        "--no-step-summary",
+        dest="step_summary",
+        action="store_false",
+        help="do not append the summary to $GITHUB_STEP_SUMMARY",
+    )
+    check.add_argument(
+        "--no-annotations",
+        dest="annotations",
+        action="store_false",
+        help="do not print GitHub workflow annotations",
+    )
+    check.add_argument(
         "--fail-on",
         type=_fail_on,
         default=DEFAULT_FAIL_ON,
@@ -109,16 +124,54 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read a live cluster even with credentials that could bind pods",
     )
+    check.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="evaluate only shard K of N (a CI matrix); fitgate merge joins the JSON reports",
+    )
+    merge = commands.add_parser(
+        "merge", help="join the JSON reports of check --shard K/N into one run's reports"
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's JSON report")
+    merge.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
+    merge.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    merge.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
+    merge.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
+    merge.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    merge.set_defaults(step_summary=True, annotations=True)
+    record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
+    record.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
+    record.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
+    record.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
+    record.add_argument(
+        "--i-mean-it",
+        action="store_true",
+        help="read even with credentials that could bind pods",
+    )
+    record.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="snapshot file to write"
+    )
     return parser
 
 
-def _load_snapshot(options: argparse.Namespace) -> Snapshot:
+def _load_snapshot(options: argparse.Namespace, streams: Streams) -> Snapshot:
     if options.snapshot:
-        return load_snapshot(options.snapshot)
-    raise UsageError(
-        "reading a live cluster is not available in this version: record a snapshot "
-        "(kubectl get nodes,pods -A -o json > snapshot.json) and pass --snapshot FILE"
+        if options.context or options.kubeconfig:
+            raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
+        with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
+            return load_snapshot(options.snapshot, on_read)
+    # Imported here: the kubernetes client takes a noticeable moment to import, and offline
+    # runs never need it.
+    from gate.cluster import read_live
+    from gate.credentials import LiveTarget
+
+    target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
+    now = streams.now or datetime.now(timezone.utc)
+    _, snapshot = read_live(
+        target, streams.env, now, lambda line: streams.stderr.write(f"fitgate: {line}\n")
     )
+    return snapshot
 
 
 def _error_result(item: Unreadable | Skipped, verdict: Verdict) -> WorkloadResult:
@@ -142,7 +195,10 @@ def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) 
     results: list[WorkloadResult] = []
     others: Counter[str] = Counter()
     documents = read_documents(options.paths or ["."], streams.stdin)
-    for item in extract_all(documents, template_paths):
+    selection = Selection(getattr(options, "shard", None))
+    progress = Progress.on(streams.stderr).phase("evaluating", unit="documents")
+    for item in selection.select(extract_all(documents, template_paths)):
+        progress.advance()
         if isinstance(item, Workload):
             results.append(evaluator.evaluate(item))
         elif isinstance(item, Unreadable):
@@ -151,22 +207,26 @@ def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) 
             results.append(_error_result(item, Verdict.SKIPPED))
         elif isinstance(item, OtherDocument):
             others[item.kind] += 1
-    return Report(
+    progress.finish()
+    report = Report(
         snapshot=snapshot.info,
         results=tuple(results),
         fail_on=options.fail_on,
         other_documents=tuple(sorted(others.items())),
         version=__version__,
     )
+    return selection.report(report, cluster_name(options, snapshot))
 
 
-def _write(path: str, text: str, streams: Streams) -> None:
+def _write(path: str, text: str | Iterable[str], streams: Streams) -> None:
+    """Write a report, given whole or in pieces (the JSON report can be hundreds of MB)."""
+    pieces = [text] if isinstance(text, str) else text
     if path == "-":
-        streams.stdout.write(text)
+        streams.stdout.writelines(pieces)
         return
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            handle.writelines(pieces)
     except OSError as exc:
         raise UsageError(f"{path}: cannot write report: {exc.strerror}") from None
 
@@ -216,14 +276,14 @@ def write_reports(
     # The template is read before anything is written, so a bad one leaves no half-written set.
     template = _read_template(options.comment_template)
     if options.json:
-        _write(options.json, render_json(report), streams)
+        _write(options.json, json_chunks(report), streams)
     if options.junit:
         _write(options.junit, render_junit(report, cluster), streams)
     if options.comment or options.comment_template:
         comment = render_comment(report, cluster, streams.now, template)
         if options.comment:
             _write(options.comment, comment, streams)
-    step_summary = streams.env.get("GITHUB_STEP_SUMMARY")
+    step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
     if options.summary or step_summary:
         summary = render_summary(report, cluster, streams.now)
         if options.summary:
@@ -233,15 +293,26 @@ def write_reports(
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
-    snapshot = _load_snapshot(options)
+    snapshot = _load_snapshot(options, streams)
     report = evaluate(options, snapshot, streams)
+    return _finish(options, report, cluster_name(options, snapshot), streams)
+
+
+def run_merge(options: argparse.Namespace, streams: Streams) -> int:
+    """The shards' JSON reports -> every report one unsharded check would have written."""
+    report, cluster = merged_report(options.reports)
+    return _finish(options, report, cluster, streams)
+
+
+def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: Streams) -> int:
+    """Reports, summary, annotations and the exit code: the same for check and merge."""
     for line in _error_lines(report):
         streams.stderr.write(f"fitgate: {line}\n")
-    write_reports(options, report, cluster_name(options, snapshot), streams)
+    write_reports(options, report, cluster, streams)
     to_stdout = "-" in (options.json, options.junit, options.comment, options.summary)
     if not to_stdout:
         streams.stdout.write(render_text(report, streams.now))
-    if streams.env.get("GITHUB_ACTIONS") == "true":
+    if options.annotations and streams.env.get("GITHUB_ACTIONS") == "true":
         # The runner reads workflow commands from both streams; a report on standard
         # output must stay parseable, so they go to standard error then.
         out = streams.stderr if to_stdout else streams.stdout
@@ -250,9 +321,31 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     return 0 if report.summary.passed else 1
 
 
+def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
+    """Record the live cluster once, read-only, to a ClusterSnapshot file (SPEC section 3)."""
+    from gate.cluster import read_live
+    from gate.credentials import LiveTarget
+    from gate.recorder import atomic_output, write_snapshot
+
+    target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
+    now = streams.now or datetime.now(timezone.utc)
+    with atomic_output(options.output) as output:
+        document, snapshot = read_live(
+            target, streams.env, now, lambda line: streams.stderr.write(f"fitgate: {line}\n")
+        )
+        write_snapshot(document, output)
+    streams.stdout.write(
+        f"recorded {snapshot.info.nodes} nodes and {len(document['pods'])} pods of context "
+        f"{snapshot.info.context} ({snapshot.info.server}) to {options.output}\n"
+    )
+    return 0
+
+
 # Each subcommand's parser is added in build_parser; its runner is looked up here.
 COMMANDS: dict[str, Callable[[argparse.Namespace, Streams], int]] = {
     "check": run_check,
+    "snapshot": run_snapshot,
+    "merge": run_merge,
 }
 
 

@@ -161,3 +161,13 @@ def test_bad_comment_template_exits_2(tmp_path: Path, template: str | None, need
     assert code == 2
     assert needle in err
     assert not comment.exists()
+
+
+def test_step_summary_and_annotations_can_be_turned_off(tmp_path: Path) -> None:
+    summary = tmp_path / "step_summary"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    _, out, err = run(
+        "fixtures/manifests", "--snapshot", AKS, "--no-step-summary", "--no-annotations", env=env
+    )
+    assert not summary.exists()
+    assert "::" not in out + err

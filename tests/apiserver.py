@@ -1,0 +1,317 @@
+"""A small Kubernetes API server on 127.0.0.1 for tests and the live-read benchmark.
+
+It serves the REST paths fitgate reads, with real ``limit``/``continue`` pagination, a
+``status.phase`` field selector, SelfSubjectAccessReviews answered from a permission set,
+bearer-token checks, and faults on demand: a continue token that expires (410 Gone with a
+Status body) and transient 5xx answers. Every request is recorded, whatever its method.
+Plain HTTP, or HTTPS with a throwaway CA from ``trustme``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import trustme
+
+VERSION_PATH = "/version"
+NODES = "/api/v1/nodes"
+PODS = "/api/v1/pods"
+LIMIT_RANGES = "/api/v1/limitranges"
+RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
+REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+LIST_KINDS = {
+    NODES: ("v1", "NodeList"),
+    PODS: ("v1", "PodList"),
+    LIMIT_RANGES: ("v1", "LimitRangeList"),
+    RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
+}
+# (verb, group, resource, subresource) a read-only identity holds.
+READ_ONLY = frozenset(
+    {
+        ("list", "", "nodes", ""),
+        ("list", "", "pods", ""),
+        ("list", "", "limitranges", ""),
+        ("list", "node.k8s.io", "runtimeclasses", ""),
+    }
+)
+BINDER = READ_ONLY | {("create", "", "pods", "binding")}
+EXPIRED_MESSAGE = (
+    "The provided continue parameter is too old to display a consistent list result. "
+    "You can start a new list without the continue parameter."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One stored object: its JSON bytes, and its phase for the field selector."""
+
+    raw: bytes
+    phase: str | None = None
+
+    @classmethod
+    def of(cls, obj: Mapping[str, Any]) -> Item:
+        return cls(json.dumps(obj).encode(), (obj.get("status") or {}).get("phase"))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    authorization: str | None
+    body: bytes
+
+
+@dataclass
+class ApiState:
+    """What the server holds and how it misbehaves; tests adjust it before a run."""
+
+    collections: dict[str, list[Item]] = field(default_factory=dict)
+    version: str = "v1.33.4"
+    permissions: frozenset[tuple[str, str, str, str]] = READ_ONLY
+    token: str | None = None
+    expire_continue: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, list[int]] = field(default_factory=dict)
+    requests: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    selected: dict[tuple[str, str], list[Item]] = field(default_factory=dict)
+
+    def serve(self, path: str, objects: Iterable[Mapping[str, Any]]) -> None:
+        self.collections[path] = [Item.of(o) for o in objects]
+        self.selected.clear()
+
+    def seen(self) -> list[tuple[str, str]]:
+        with self.lock:
+            return [(r.method, r.path) for r in self.requests]
+
+
+def _token(start: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"start": start}).encode()).decode()
+
+
+def _start(token: str) -> int:
+    return int(json.loads(base64.urlsafe_b64decode(token.encode()))["start"])
+
+
+def status_body(code: int, reason: str, message: str, **metadata: str) -> dict[str, Any]:
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": dict(metadata),
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+
+
+def _phase_filter(selector: str) -> tuple[set[str], set[str]] | None:
+    """``status.phase!=A,status.phase=B`` -> (excluded, required); None if unsupported."""
+    excluded, required = set(), set()
+    for term in filter(None, selector.split(",")):
+        key, op, value = term.partition("!=") if "!=" in term else term.partition("=")
+        if key != "status.phase":
+            return None
+        (excluded if op == "!=" else required).add(value.lstrip("="))
+    return excluded, required
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        pass
+
+    def _reply(self, code: int, body: bytes | Mapping[str, Any], **headers: str) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _record(self) -> Request:
+        length = int(self.headers.get("Content-Length") or 0)
+        parts = urlsplit(self.path)
+        request = Request(
+            method=self.command,
+            path=parts.path,
+            query=parse_qs(parts.query),
+            authorization=self.headers.get("Authorization"),
+            body=self.rfile.read(length) if length else b"",
+        )
+        with self.server.state.lock:
+            self.server.state.requests.append(request)
+        return request
+
+    def _handle(self) -> None:
+        request = self._record()
+        state = self.server.state
+        scheme, _, credential = (request.authorization or "").partition(" ")
+        # The auth scheme is case-insensitive (the in-cluster loader sends "bearer").
+        if state.token is not None and (scheme.lower(), credential) != ("bearer", state.token):
+            self._reply(401, status_body(401, "Unauthorized", "Unauthorized"))
+            return
+        with state.lock:
+            pending = state.faults.get(request.path) or []
+            fault = pending.pop(0) if pending else None
+        if fault is not None:
+            retry_after = {"Retry_After": "1"} if fault == 429 else {}
+            self._reply(fault, status_body(fault, "ServiceUnavailable", "again"), **retry_after)
+        elif request.method == "GET" and request.path == VERSION_PATH:
+            self._reply(200, {"major": "1", "minor": "33", "gitVersion": state.version})
+        elif request.method == "GET" and request.path in LIST_KINDS:
+            self._list(request)
+        elif request.method == "POST" and request.path == REVIEWS:
+            self._review(request)
+        else:
+            self._reply(405, status_body(405, "MethodNotAllowed", "not served here"))
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+    def _review(self, request: Request) -> None:
+        review = json.loads(request.body)
+        attributes = review["spec"]["resourceAttributes"]
+        key = tuple(attributes.get(k) or "" for k in ("verb", "group", "resource", "subresource"))
+        review["status"] = {"allowed": key in self.server.state.permissions}
+        self._reply(201, review)
+
+    def _select(self, path: str, selector: str) -> list[Item] | None:
+        """The items the field selector admits, computed once per collection and selector."""
+        state = self.server.state
+        items = state.collections.get(path, [])
+        if not selector:
+            return items
+        with state.lock:
+            if (path, selector) in state.selected:
+                return state.selected[path, selector]
+        phases = _phase_filter(selector)
+        if phases is None:
+            return None
+        excluded, required = phases
+        chosen = [
+            i for i in items if i.phase not in excluded and (not required or i.phase in required)
+        ]
+        with state.lock:
+            state.selected[path, selector] = chosen
+        return chosen
+
+    def _list(self, request: Request) -> None:
+        state = self.server.state
+        selector = (request.query.get("fieldSelector") or [""])[0]
+        items = self._select(request.path, selector)
+        if items is None:
+            self._reply(400, status_body(400, "BadRequest", f"unsupported {selector}"))
+            return
+        token = (request.query.get("continue") or [""])[0]
+        if token:
+            with state.lock:
+                expire = state.expire_continue.get(request.path, 0)
+                state.expire_continue[request.path] = max(expire - 1, 0)
+            if expire:
+                body = status_body(410, "Expired", EXPIRED_MESSAGE, **{"continue": token})
+                self._reply(410, body)
+                return
+        start = _start(token) if token else 0
+        limit = int((request.query.get("limit") or ["0"])[0]) or len(items)
+        page = items[start : start + limit]
+        metadata = {"resourceVersion": "12345"}
+        if start + limit < len(items):
+            metadata["continue"] = _token(start + limit)
+        api_version, kind = LIST_KINDS[request.path]
+        head = json.dumps({"kind": kind, "apiVersion": api_version, "metadata": metadata})
+        body = head[:-1].encode() + b', "items": [' + b",".join(i.raw for i in page) + b"]}"
+        self._reply(200, body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: ApiState
+
+
+class ApiServer:
+    """The server on an ephemeral port of 127.0.0.1, in a background thread."""
+
+    def __init__(self, state: ApiState, ca: trustme.CA | None = None) -> None:
+        self.state = state
+        self._server = _Server(("127.0.0.1", 0), Handler)
+        self._server.state = state
+        self.ca = ca
+        scheme = "http"
+        if ca is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
+        # A short poll interval: shutdown() waits for it, once per test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def __enter__(self) -> ApiServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+def write_kubeconfig(
+    path: Path,
+    server: str,
+    *,
+    context: str = "test",
+    token: str | None = None,
+    ca_file: Path | None = None,
+    exec_command: list[str] | None = None,
+    insecure: bool = False,
+    current: bool = True,
+) -> Path:
+    """A kubeconfig with one cluster, user and context (kubeconfig is YAML, hence JSON)."""
+    cluster: dict[str, Any] = {"server": server}
+    if ca_file is not None:
+        cluster["certificate-authority"] = str(ca_file)
+    if insecure:
+        cluster["insecure-skip-tls-verify"] = True
+    user: dict[str, Any] = {}
+    if token is not None:
+        user["token"] = token
+    if exec_command is not None:
+        user["exec"] = {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": exec_command[0],
+            "args": exec_command[1:],
+            "interactiveMode": "Never",
+        }
+    config: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": f"{context}-cluster", "cluster": cluster}],
+        "users": [{"name": f"{context}-user", "user": user}],
+        "contexts": [
+            {
+                "name": context,
+                "context": {"cluster": f"{context}-cluster", "user": f"{context}-user"},
+            }
+        ],
+    }
+    if current:
+        config["current-context"] = context
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,201 @@
+"""The live reader: preflight before any list, complete paginated lists, 410 restarts, and
+nothing but reads on the wire. Real client, real HTTP, the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cluster import Progress
+from tests.apiserver import (
+    BINDER,
+    LIMIT_RANGES,
+    NODES,
+    PODS,
+    READ_ONLY,
+    REVIEWS,
+    RUNTIME_CLASSES,
+    VERSION_PATH,
+)
+from tests.cluster_objects import realistic_node, realistic_pod
+from tests.conftest import ROOT
+from tests.live import Live, live_cluster, run
+
+READS = {("GET", p) for p in (VERSION_PATH, NODES, PODS, LIMIT_RANGES, RUNTIME_CLASSES)}
+ALLOWED = READS | {("POST", REVIEWS)}
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    with live_cluster(tmp_path) as cluster:
+        cluster.state.serve(NODES, [realistic_node(i) for i in range(4)])
+        cluster.state.serve(PODS, [realistic_pod(i, f"aks-user-{i % 4:06d}") for i in range(20)])
+        yield cluster
+
+
+def record(live: Live, tmp_path: Path, *flags: str) -> tuple[int, str, dict[str, Any]]:
+    path = tmp_path / "snapshot.json"
+    code, _, err = run(["snapshot", "-o", str(path), *flags], live.env)
+    document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return code, err, document
+
+
+def test_a_binding_capable_identity_is_refused_before_any_list(live: Live, tmp_path: Path) -> None:
+    live.state.permissions = BINDER
+    code, err, document = record(live, tmp_path)
+    assert code == 2 and document == {}
+    message = err.splitlines()[-1]
+    assert message.startswith("fitgate: refusing to read the cluster with credentials that may")
+    assert "create pods/binding" in message and "--i-mean-it" in message
+    assert "ClusterRole granting only get and list on nodes, pods" in message
+    assert live.state.seen() == [("POST", REVIEWS)]
+    review = json.loads(live.state.requests[0].body)
+    assert review["spec"]["resourceAttributes"] == {
+        "verb": "create",
+        "resource": "pods",
+        "group": "",
+        "subresource": "binding",
+    }
+
+
+def test_i_mean_it_reads_anyway_and_still_only_reads(live: Live, tmp_path: Path) -> None:
+    live.state.permissions = BINDER
+    code, err, document = record(live, tmp_path, "--i-mean-it")
+    assert code == 0
+    assert "warning: these credentials may create pods/binding" in err
+    assert len(document["pods"]) == 20
+    assert set(live.state.seen()) == ALLOWED
+
+
+@pytest.mark.parametrize(
+    ("revoked", "named"),
+    [
+        ({("list", "", "pods", "")}, "may not list pods (all namespaces)"),
+        (
+            {("list", "", "nodes", ""), ("list", "node.k8s.io", "runtimeclasses", "")},
+            "may not list nodes, list runtimeclasses.node.k8s.io (all namespaces)",
+        ),
+        ({("list", "", "limitranges", "")}, "may not list limitranges"),
+    ],
+    ids=["pods", "nodes and runtime classes", "limit ranges"],
+)
+def test_a_missing_list_permission_fails_early_naming_it(
+    live: Live, tmp_path: Path, revoked: set[tuple[str, str, str, str]], named: str
+) -> None:
+    live.state.permissions = READ_ONLY - revoked
+    code, err, _ = record(live, tmp_path)
+    assert code == 2
+    last = err.splitlines()[-1]
+    assert last.startswith("fitgate: the credentials of context test ") and named in last
+    assert "docs/rbac.md" in last
+    assert {method for method, _ in live.state.seen()} == {"POST"}
+
+
+def small_pod(index: int) -> dict[str, Any]:
+    return {
+        "metadata": {"name": f"p-{index:05d}", "namespace": "default"},
+        "spec": {"nodeName": "aks-user-000000", "containers": [{"name": "c"}]},
+        "status": {"phase": "Running"},
+    }
+
+
+def test_thousands_of_pods_are_read_completely_in_pages(live: Live, tmp_path: Path) -> None:
+    pods = [small_pod(i) for i in range(3_210)]
+    live.state.serve(PODS, pods)
+    code, _, document = record(live, tmp_path)
+    assert code == 0
+    assert [p["metadata"]["name"] for p in document["pods"]] == [
+        p["metadata"]["name"] for p in pods
+    ]
+    pages = [r for r in live.state.requests if r.path == PODS]
+    assert len(pages) == 7
+    assert all(r.query["limit"] == ["500"] for r in pages)
+    assert [("continue" in r.query) for r in pages] == [False] + [True] * 6
+
+
+def test_an_expired_continue_token_restarts_the_list_cleanly(live: Live, tmp_path: Path) -> None:
+    pods = [small_pod(i) for i in range(1_200)]
+    live.state.serve(PODS, pods)
+    live.state.expire_continue[PODS] = 1
+    code, err, document = record(live, tmp_path)
+    assert code == 0
+    assert "the list of pods expired (HTTP 410 Gone); listing again" in err
+    names = [p["metadata"]["name"] for p in document["pods"]]
+    assert names == [p["metadata"]["name"] for p in pods]
+    pages = [("continue" in r.query) for r in live.state.requests if r.path == PODS]
+    assert pages == [False, True, False, True, True]
+
+
+def test_a_list_that_keeps_expiring_gives_up(live: Live, tmp_path: Path) -> None:
+    live.state.serve(PODS, [small_pod(i) for i in range(600)])
+    live.state.expire_continue[PODS] = 100
+    code, err, document = record(live, tmp_path)
+    assert code == 2 and document == {}
+    assert err.splitlines()[-1] == (
+        "fitgate: listing pods: the continue token expired 4 times (HTTP 410 Gone); "
+        "the list is too slow for the server's compaction window"
+    )
+
+
+def test_an_item_of_an_unexpected_shape_is_a_one_line_error(live: Live, tmp_path: Path) -> None:
+    live.state.serve(PODS, [small_pod(0), {"metadata": {"name": "odd"}, "spec": ["a list"]}])
+    code, err, _ = record(live, tmp_path)
+    assert code == 2
+    assert err.splitlines()[-1] == "fitgate: listing pods: item 2 has an unexpected shape"
+
+
+def test_terminal_pods_are_not_listed(live: Live, tmp_path: Path) -> None:
+    pods = [
+        realistic_pod(0, "aks-user-000000", phase="Running"),
+        realistic_pod(1, "aks-user-000000", phase="Succeeded"),
+        realistic_pod(2, "aks-user-000000", phase="Failed"),
+        realistic_pod(3, None, phase="Pending"),
+    ]
+    live.state.serve(PODS, pods)
+    _, _, document = record(live, tmp_path)
+    phases = [p["status"]["phase"] for p in document["pods"]]
+    assert phases == ["Running", "Pending"]
+    selectors = {r.query["fieldSelector"][0] for r in live.state.requests if r.path == PODS}
+    assert selectors == {"status.phase!=Succeeded,status.phase!=Failed"}
+
+
+def test_a_whole_run_sends_only_reads_and_the_review(live: Live) -> None:
+    code, out, _ = run(["check", "fixtures/manifests/01-web-small.yaml"], live.env)
+    assert code in (0, 1) and out
+    assert set(live.state.seen()) == ALLOWED
+    reviews = [r for r in live.state.requests if r.method == "POST"]
+    assert len(reviews) == 5 and live.state.requests[5].path == VERSION_PATH
+
+
+def test_progress_is_printed_at_most_every_two_seconds() -> None:
+    lines: list[str] = []
+    now = [0.0]
+    progress = Progress(lines.append, clock=lambda: now[0])
+    for step, count in ((0.5, 500), (1.9, 1_000), (2.0, 1_500), (3.9, 40_000), (4.1, 41_000)):
+        now[0] = step
+        progress.update("pods", count)
+    assert lines == ["read 1,500 pods...", "read 41,000 pods..."]
+
+
+FORBIDDEN_NAMES = (
+    "V1Binding",
+    "create_namespaced_pod_binding",
+    "create_namespaced_binding",
+    "kubernetes.watch",
+    "from kubernetes import watch",
+)
+
+
+@pytest.mark.parametrize("name", FORBIDDEN_NAMES)
+def test_the_package_never_names_binding_or_watch(name: str) -> None:
+    users = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "gate").rglob("*.py"))
+        if re.search(re.escape(name), path.read_text(encoding="utf-8"))
+    ]
+    assert users == []

@@ -1,0 +1,285 @@
+"""The recorder: only the fields the checks read reach the file, the file appears whole or not
+at all, and replaying it gives the live run's verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.model import HostPort
+from gate.recorder import render_snapshot
+from gate.snapshot import load_snapshot
+from tests.apiserver import LIMIT_RANGES, NODES, PODS, RUNTIME_CLASSES, ApiState
+from tests.cluster_objects import STAMP, realistic_node, realistic_pod
+from tests.conftest import ROOT
+from tests.live import AKS, aks_document, live_cluster, run, serve_snapshot
+
+SECRET = "s3cr3t-9f2c41"
+NOW = datetime(2026, 8, 16, 12, 0, 0, 123456, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def _hidden(kind: str, **fields: Any) -> dict[str, Any]:
+    """An object with the secret in the metadata every object can carry."""
+    metadata = {
+        "name": f"{kind}-1",
+        "annotations": {"kubectl.kubernetes.io/last-applied-configuration": SECRET},
+        "labels": {"owner": SECRET},
+        "managedFields": [{"manager": SECRET, "fieldsV1": {f"f:{SECRET}": {}}}],
+        "uid": SECRET,
+    }
+    return {"metadata": metadata, **fields}
+
+
+def _limit_range() -> dict[str, Any]:
+    limit_range = _hidden(
+        "defaults",
+        spec={
+            "limits": [
+                {
+                    "type": "Container",
+                    "default": {"cpu": "500m"},
+                    "defaultRequest": {"cpu": "100m"},
+                    "maxLimitRequestRatio": {"cpu": "10"},
+                }
+            ]
+        },
+    )
+    limit_range["metadata"]["namespace"] = "team-01"
+    return limit_range
+
+
+def _runtime_class() -> dict[str, Any]:
+    return _hidden(
+        "kata",
+        handler="kata",
+        overhead={"podFixed": {"cpu": "250m", "memory": "120Mi"}},
+        scheduling={
+            "nodeSelector": {"sandbox": "true"},
+            "tolerations": [{"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}],
+        },
+    )
+
+
+def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Path) -> None:
+    state = ApiState()
+    state.serve(NODES, [realistic_node(0, SECRET, system=True), realistic_node(1, SECRET)])
+    state.serve(PODS, [realistic_pod(i, "aks-user-000001", SECRET) for i in range(3)])
+    state.serve(LIMIT_RANGES, [_limit_range()])
+    state.serve(RUNTIME_CLASSES, [_runtime_class()])
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state, context="aks-prod") as live:
+        code, out, _ = run(["snapshot", "-o", str(path)], live.env, NOW)
+    assert code == 0
+    assert out == f"recorded 2 nodes and 3 pods of context aks-prod ({live.url}) to {path}\n"
+    text = path.read_text(encoding="utf-8")
+    assert SECRET not in text
+    document = json.loads(text)
+    assert {k: document[k] for k in ("apiVersion", "kind", "capturedAt", "source")} == {
+        "apiVersion": "fitgate/v1",
+        "kind": "ClusterSnapshot",
+        "capturedAt": "2026-08-16T12:00:00Z",
+        "source": {"context": "aks-prod", "server": live.url, "serverVersion": "v1.33.4"},
+    }
+    assert document["nodes"][0] == {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "aks-system-000000",
+            "labels": {
+                "kubernetes.io/hostname": "aks-system-000000",
+                "kubernetes.io/os": "linux",
+                "node.kubernetes.io/instance-type": "Standard_D8s_v5",
+                "topology.kubernetes.io/zone": "westeurope-1",
+                "agentpool": "system",
+            },
+        },
+        "spec": {
+            "taints": [{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}]
+        },
+        "status": {
+            "allocatable": {"cpu": "7820m", "memory": "28892272Ki", "pods": "110"},
+            "capacity": {"cpu": "8", "memory": "32864896Ki", "pods": "110"},
+        },
+    }
+    assert document["pods"][0] == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "web-0000000",
+            "namespace": "team-00",
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "web-6d4cf56db6"}],
+        },
+        "spec": {
+            "nodeName": "aks-user-000001",
+            "containers": [
+                {
+                    "name": "app",
+                    "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}},
+                },
+                {
+                    "name": "metrics",
+                    "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}},
+                },
+            ],
+            "initContainers": [
+                {
+                    "name": "mesh-proxy",
+                    "restartPolicy": "Always",
+                    "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+    assert document["limitRanges"] == [
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "defaults-1", "namespace": "team-01"},
+            "spec": {
+                "limits": [
+                    {
+                        "type": "Container",
+                        "default": {"cpu": "500m"},
+                        "defaultRequest": {"cpu": "100m"},
+                    }
+                ]
+            },
+        }
+    ]
+    assert document["runtimeClasses"] == [
+        {
+            "apiVersion": "node.k8s.io/v1",
+            "kind": "RuntimeClass",
+            "metadata": {"name": "kata-1"},
+            "handler": "kata",
+            "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}},
+            "scheduling": {
+                "nodeSelector": {"sandbox": "true"},
+                "tolerations": [{"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}],
+            },
+        }
+    ]
+    assert STAMP not in text  # no timestamps of the objects either
+
+
+def test_a_host_network_pod_keeps_its_host_ports_only(tmp_path: Path) -> None:
+    pod = realistic_pod(0, "aks-user-000001")
+    pod["spec"]["hostNetwork"] = True
+    host_port = {"containerPort": 9100, "hostPort": 9100, "hostIP": "10.0.0.4", "protocol": "UDP"}
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": 8080, "name": "http"}, host_port]
+    state = ApiState()
+    state.serve(NODES, [realistic_node(1)])
+    state.serve(PODS, [pod])
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state) as live:
+        assert run(["snapshot", "-o", str(path)], live.env)[0] == 0
+    spec = json.loads(path.read_text(encoding="utf-8"))["pods"][0]["spec"]
+    assert spec["hostNetwork"] is True
+    assert spec["containers"][0]["ports"] == [host_port]  # ports without a host port: unused
+    used = load_snapshot(str(path)).nodes[0].used_ports
+    assert used == frozenset({HostPort(ip="10.0.0.4", protocol="UDP", port=9100)})
+
+
+def _reports(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    recorded = tmp_path / "recorded.json"
+    state = serve_snapshot(ApiState(), aks_document())
+    with live_cluster(tmp_path, state, context="aks-prod") as live:
+        code, out, _ = run(["check", "fixtures/manifests", "--json", "-"], live.env, NOW)
+        assert code == 1
+        assert run(["snapshot", "-o", str(recorded)], live.env, NOW)[0] == 0
+    replayed = run(["check", "fixtures/manifests", "--snapshot", str(recorded), "--json", "-"], {})
+    fixture = run(["check", "fixtures/manifests", "--snapshot", str(AKS), "--json", "-"], {})
+    assert replayed[0] == fixture[0] == 1
+    return json.loads(out), json.loads(replayed[1]), json.loads(fixture[1])
+
+
+def test_live_and_replayed_verdicts_are_equal(tmp_path: Path) -> None:
+    live, replayed, fixture = _reports(tmp_path)
+    assert live["workloads"] == replayed["workloads"] == fixture["workloads"]
+    assert {v for w in live["workloads"] for v in [w["verdict"]]} == {
+        "YES",
+        "NO",
+        "ADDON_ONLY",
+        "PARTIAL",
+        "ERROR",
+        "SKIPPED",
+    }
+    assert live["snapshot"]["context"] == replayed["snapshot"]["context"] == "aks-prod"
+    assert live["snapshot"]["server"] == replayed["snapshot"]["server"]
+    assert live["snapshot"]["server"].startswith("http://127.0.0.1:")
+    assert live["snapshot"]["serverVersion"] == "v1.33.4"
+    assert live["snapshot"]["capturedAt"] == replayed["snapshot"]["capturedAt"]
+    assert (live["snapshot"]["nodes"], live["snapshot"]["pods"]) == (
+        fixture["snapshot"]["nodes"],
+        fixture["snapshot"]["pods"],
+    )
+
+
+def test_a_failed_read_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "out" / "snapshot.json"
+    path.parent.mkdir()
+    path.write_text("previous snapshot\n", encoding="utf-8")
+    state = ApiState()
+    state.faults[PODS] = [403]  # nodes are read, then the pods list fails
+    with live_cluster(tmp_path, state) as live:
+        code, _, err = run(["snapshot", "-o", str(path)], live.env)
+    assert code == 2 and "listing pods: forbidden (403)" in err
+    assert path.read_text(encoding="utf-8") == "previous snapshot\n"
+    assert os.listdir(path.parent) == ["snapshot.json"]
+
+
+def test_an_unwritable_destination_fails_before_reading(tmp_path: Path) -> None:
+    with live_cluster(tmp_path) as live:
+        code, _, err = run(["snapshot", "-o", str(tmp_path / "no" / "s.json")], live.env)
+    assert code == 2
+    assert err == f"fitgate: {tmp_path / 'no' / 's.json'}: cannot write the snapshot: " + (
+        "No such file or directory\n"
+    )
+    assert live.state.requests == []
+
+
+def test_the_written_file_is_complete_shareable_and_loads(tmp_path: Path) -> None:
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, serve_snapshot(ApiState(), aks_document())) as live:
+        assert run(["snapshot", "-o", str(path)], live.env, NOW)[0] == 0
+    assert sorted(os.listdir(tmp_path)) == ["kubeconfig", "snapshot.json"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    info = load_snapshot(str(path)).info
+    assert (info.context, info.captured_at, info.server_version) == (
+        "test",
+        "2026-08-16T12:00:00Z",
+        "v1.33.4",
+    )
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        {"nodes": [], "pods": []},
+        {"nodes": [{"a": 1}], "pods": [], "limitRanges": [{"b": [1, 2]}, {"c": None}]},
+        {"nodes": [{"a": "é"}], "pods": [{"x": 1}, {"y": 2}], "runtimeClasses": []},
+    ],
+    ids=["empty sections", "one item and two items", "non-ASCII text"],
+)
+def test_one_object_per_line_is_valid_json(sections: dict[str, Any]) -> None:
+    document = {"apiVersion": "fitgate/v1", "kind": "ClusterSnapshot", **sections}
+    text = "".join(render_snapshot(document))
+    assert json.loads(text) == document
+    item_lines = [line.strip().rstrip(",") for line in text.splitlines() if line[:5] == "    {"]
+    assert [json.loads(line) for line in item_lines] == [
+        item
+        for key in ("nodes", "pods", "limitRanges", "runtimeClasses")
+        for item in sections.get(key, [])
+    ]

@@ -1,0 +1,199 @@
+"""check --shard K/N + merge give the bytes of one unsharded check, and refuse what does
+not add up."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from gate.bench.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
+from gate.bench.sizes import SIZES
+from gate.cli import Streams, main
+from gate.shard import Shard, parse_shard
+from tests.conftest import ROOT
+
+AKS = "fixtures/snapshots/aks-six-nodes.json"
+NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+REPORT_SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
+ENV = {"GITHUB_ACTIONS": "true"}
+OUTPUTS = ("json", "junit", "comment", "summary")
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), Streams(io.BytesIO(), out, err, env=ENV, now=NOW))
+    return code, out.getvalue(), err.getvalue()
+
+
+def reports(directory: Path, tag: str) -> list[str]:
+    return [f"--{kind}={directory / f'{tag}.{kind}'}" for kind in OUTPUTS]
+
+
+def outputs(directory: Path, tag: str) -> dict[str, str]:
+    return {kind: (directory / f"{tag}.{kind}").read_text() for kind in OUTPUTS}
+
+
+def check_sharded_equals_whole(
+    tmp_path: Path, manifests: str, snapshot: str, count: int, *extra: str
+) -> None:
+    whole = run("check", manifests, "--snapshot", snapshot, *extra, *reports(tmp_path, "whole"))
+    shards = []
+    for index in range(1, count + 1):
+        path = tmp_path / f"shard-{index}.json"
+        shard_argv = ("--shard", f"{index}/{count}", "--json", str(path))
+        run("check", manifests, "--snapshot", snapshot, *extra, *shard_argv)
+        jsonschema.validate(json.loads(path.read_text()), REPORT_SCHEMA)
+        shards.append(str(path))
+    merged = run("merge", *reversed(shards), *reports(tmp_path, "merged"))
+    assert merged == whole  # exit code, standard output (summary, annotations), errors
+    assert outputs(tmp_path, "merged") == outputs(tmp_path, "whole")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 20])
+def test_fixtures_sharded_and_merged_are_one_run(tmp_path: Path, count: int) -> None:
+    check_sharded_equals_whole(tmp_path, "fixtures/manifests", AKS, count)
+
+
+def test_named_taints_survive_the_merge_in_the_generic_dialect(tmp_path: Path) -> None:
+    """Since v1.35 the reason no longer names the taint; human reports still must."""
+    extra = ("--scheduler-version", "v1.35.0", "--fail-on", "NO")
+    check_sharded_equals_whole(tmp_path, "fixtures/manifests", AKS, 2, *extra)
+    assert "CriticalAddonsOnly=true:NoSchedule" in (tmp_path / "merged.comment").read_text()
+
+
+def test_generated_case_sharded_and_merged_is_one_run(tmp_path: Path) -> None:
+    case = ensure_case(SIZES["tiny"], tmp_path / "cache")
+    manifests, snapshot = str(case / MANIFESTS_DIR), str(case / SNAPSHOT_FILE)
+    check_sharded_equals_whole(tmp_path, manifests, snapshot, 3)
+
+
+def shard_files(tmp_path: Path, count: int, *extra: str, tag: str = "s") -> list[str]:
+    paths = []
+    for index in range(1, count + 1):
+        path = tmp_path / f"{tag}-{index}.json"
+        run(
+            "check",
+            "fixtures/manifests",
+            "--snapshot",
+            AKS,
+            "--shard",
+            f"{index}/{count}",
+            "--json",
+            str(path),
+            *extra,
+        )
+        paths.append(str(path))
+    return paths
+
+
+def merge_error(*paths: str) -> str:
+    code, out, err = run("merge", *paths, "--json", "-")
+    assert code == 2 and not out
+    assert "Traceback" not in err and err.count("\n") == 1
+    return err
+
+
+def test_a_missing_shard_is_refused(tmp_path: Path) -> None:
+    first, _, third = shard_files(tmp_path, 3)
+    assert "shard(s) 2/3 missing" in merge_error(first, third)
+
+
+def test_a_shard_given_twice_is_refused(tmp_path: Path) -> None:
+    first, second = shard_files(tmp_path, 2)
+    assert "shard 1/2 is given twice" in merge_error(first, second, first)
+
+
+def test_shards_of_different_splits_are_refused(tmp_path: Path) -> None:
+    first = shard_files(tmp_path, 2, tag="two")[0]
+    second = shard_files(tmp_path, 3, tag="three")[1]
+    assert "different numbers of shards" in merge_error(first, second)
+
+
+def test_shards_of_different_snapshots_are_refused(tmp_path: Path) -> None:
+    first = shard_files(tmp_path, 2, tag="a")[0]
+    snapshot = json.loads((ROOT / AKS).read_text())
+    snapshot["nodes"] = snapshot["nodes"][:-1]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(snapshot))
+    second = tmp_path / "b-2.json"
+    run(
+        "check",
+        "fixtures/manifests",
+        "--snapshot",
+        str(other),
+        "--shard",
+        "2/2",
+        "--json",
+        str(second),
+    )
+    assert "different snapshots" in merge_error(first, str(second))
+
+
+def test_shards_with_different_fail_on_are_refused(tmp_path: Path) -> None:
+    first = shard_files(tmp_path, 2, tag="a")[0]
+    second = shard_files(tmp_path, 2, "--fail-on", "NO", tag="b")[1]
+    assert "different --fail-on" in merge_error(first, second)
+
+
+def test_shards_of_different_manifests_are_refused(tmp_path: Path) -> None:
+    first = shard_files(tmp_path, 2, tag="a")[0]
+    second = tmp_path / "b-2.json"
+    run(
+        "check",
+        "fixtures/manifests/01-web-small.yaml",
+        "--snapshot",
+        AKS,
+        "--shard",
+        "2/2",
+        "--json",
+        str(second),
+    )
+    assert "different manifests" in merge_error(first, str(second))
+
+
+def test_a_whole_report_is_not_a_shard(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.json"
+    run("check", "fixtures/manifests", "--snapshot", AKS, "--json", str(whole))
+    assert "not a shard report" in merge_error(str(whole))
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (None, "cannot read report"),
+        ("{", "not a fitgate JSON report"),
+        ('{"schemaVersion": 1, "snapshot": 3}', "not a fitgate JSON report"),
+    ],
+    ids=["missing file", "not JSON", "wrong shape"],
+)
+def test_unreadable_reports_are_named(tmp_path: Path, content: str | None, needle: str) -> None:
+    path = tmp_path / "report.json"
+    if content is not None:
+        path.write_text(content)
+    err = merge_error(str(path))
+    assert needle in err and str(path) in err
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1/0", "x", "3", "1/2/3", "-1/2"])
+def test_bad_shard_arguments_exit_2(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run("check", "fixtures/manifests", "--snapshot", AKS, f"--shard={text}")
+    err = capsys.readouterr().err  # argparse reports usage errors itself
+    assert code == 2 and "expected K/N with 1 <= K <= N" in err and "Traceback" not in err
+
+
+def test_shards_are_round_robin_over_input_order() -> None:
+    shard = parse_shard("2/3")
+    assert shard == Shard(2, 3)
+    assert [p for p in range(9) if shard.takes(p)] == [1, 4, 7]
+    every = [sum(Shard(k, 3).takes(p) for k in (1, 2, 3)) for p in range(30)]
+    assert every == [1] * 30
