@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from gate.memo import by_identity
+
 
 class Verdict(str, Enum):
     """The gate's answer for one workload (SPEC section 4)."""
@@ -146,6 +148,11 @@ class NodeOutcome:
         return not self.reasons
 
 
+@by_identity(maxsize=4096)
+def _fitting_nodes(nodes: tuple[NodeOutcome, ...]) -> tuple[str, ...]:
+    return tuple(o.node for o in nodes if o.fits)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
@@ -162,7 +169,7 @@ class WorkloadResult:
 
     @property
     def fits(self) -> tuple[str, ...]:
-        return tuple(o.node for o in self.nodes if o.fits)
+        return _fitting_nodes(self.nodes)
 
     @property
     def title(self) -> str:

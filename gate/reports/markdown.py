@@ -28,7 +28,8 @@ from markupsafe import Markup
 
 from gate.errors import UsageError
 from gate.filters import is_room_reason
-from gate.model import VERDICT_ORDER, Report, Verdict, WorkloadResult
+from gate.memo import by_identity
+from gate.model import VERDICT_ORDER, NodeOutcome, Report, Verdict, WorkloadResult
 from gate.reports.escape import markdown_text
 from gate.reports.text import provenance
 
@@ -126,9 +127,24 @@ class ReasonGroup:
 def reason_groups(result: WorkloadResult) -> tuple[ReasonGroup, ...]:
     """Per-node outcomes grouped by reason: rejections first (largest first), then the
     nodes that fit, then, for a DaemonSet, the nodes it does not target."""
+    if result.kind == "DaemonSet":
+        return _daemonset_groups(result.nodes)
+    return _workload_groups(result.nodes)
+
+
+@by_identity(maxsize=1024)
+def _workload_groups(nodes: tuple[NodeOutcome, ...]) -> tuple[ReasonGroup, ...]:
+    return _grouped(nodes, daemonset=False)
+
+
+@by_identity(maxsize=1024)
+def _daemonset_groups(nodes: tuple[NodeOutcome, ...]) -> tuple[ReasonGroup, ...]:
+    return _grouped(nodes, daemonset=True)
+
+
+def _grouped(nodes: tuple[NodeOutcome, ...], daemonset: bool) -> tuple[ReasonGroup, ...]:
     groups: dict[tuple[int, str], list[str]] = {}
-    daemonset = result.kind == "DaemonSet"
-    for outcome in result.nodes:
+    for outcome in nodes:
         rank = 1
         label = "fit"
         if not outcome.fits:
