@@ -30,7 +30,7 @@ from gate.recorder import (
     minimal_pod,
     minimal_runtime_class,
 )
-from gate.snapshot import Snapshot, build_snapshot
+from gate.snapshot import Snapshot, snapshot_of_document
 
 Say = Callable[[str], object]
 PAGE_SIZE = 500  # kubectl's chunk size
@@ -267,7 +267,7 @@ def read_cluster(
 def live_snapshot(document: Mapping[str, Any]) -> Snapshot:
     """Node views of a recorded document, built exactly as a replay of its file builds them."""
     context = document["source"]["context"]
-    return build_snapshot(document, source=f"{context} (live)")
+    return snapshot_of_document(document, source=f"{context} (live)")
 
 
 def read_live(
