@@ -66,6 +66,15 @@ def _version(text: str) -> str:
     return text
 
 
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """The report files, alike for ``check`` and ``merge``."""
+    parser.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
+    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
+    parser.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
+    parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fitgate",
@@ -81,11 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
     check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
-    check.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
-    check.add_argument("--junit", metavar="FILE", help="write JUnit XML")
-    check.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
-    check.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
-    check.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    add_report_options(check)
     check.add_argument(
         "--no-step-summary",
         dest="step_summary",
@@ -134,11 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         "merge", help="join the JSON reports of check --shard K/N into one run's reports"
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's JSON report")
-    merge.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
-    merge.add_argument("--junit", metavar="FILE", help="write JUnit XML")
-    merge.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
-    merge.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
-    merge.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    add_report_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
     record.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
