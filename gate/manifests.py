@@ -273,6 +273,9 @@ def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Doc
         )
         return
     origins = _origins(text)
+    # Without an anchor there is no alias, and a document is no larger than its text: the
+    # walk that bounds what aliases expand to is only needed when "&" occurs at all.
+    anchors = "&" in text
     composer = loader(text)
     try:
         while True:
@@ -284,7 +287,7 @@ def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Doc
             if node is None:
                 return
             line = node.start_mark.line + 1
-            yield from _node_documents(Location(file, line, origins.at(line)), node)
+            yield from _node_documents(Location(file, line, origins.at(line)), node, anchors)
     finally:
         composer.dispose()
 
@@ -322,9 +325,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _node_documents(location: Location, node: Node) -> Iterator[Document]:
+def _node_documents(location: Location, node: Node, anchors: bool = True) -> Iterator[Document]:
     """One composed document -> its Documents; a problem here costs only this document."""
-    problem = _expansion_problem(node)
+    problem = _expansion_problem(node) if anchors else None
     if problem is not None:
         yield Document(location, error=problem)
         return

@@ -13,6 +13,7 @@ import math
 import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 from gate.errors import QuantityError
 
@@ -96,6 +97,13 @@ def _parse_text(text: str, raw: object) -> Fraction:
     return -value if sign == "-" else value
 
 
+@lru_cache(maxsize=4096)
+def _parse_string(raw: str) -> Fraction:
+    # Manifests and clusters repeat a few dozen quantities ("100m", "128Mi") thousands of
+    # times; a Fraction is immutable, so one parse serves them all.
+    return _parse_text(raw.strip(_JSON_TRIMMED), raw)
+
+
 def parse_quantity(raw: object) -> Fraction:
     """The exact value the API server stores for a quantity field decoded from JSON or YAML.
 
@@ -120,7 +128,7 @@ def parse_quantity(raw: object) -> Fraction:
             raise QuantityError(f"invalid quantity {raw!r}")
         return _parse_text(float.__repr__(raw), raw)  # float.__repr__: subclasses may override
     if isinstance(raw, str):
-        return _parse_text(raw.strip(_JSON_TRIMMED), raw)
+        return _parse_string(raw)
     raise QuantityError(f"invalid quantity {_shown(raw)}: not a string or a number")
 
 
