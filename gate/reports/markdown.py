@@ -95,6 +95,14 @@ def headline(result: WorkloadResult) -> str:
     return " ".join(_headline(result).split())
 
 
+@by_identity(maxsize=1024)
+def _partial_headline(nodes: tuple[NodeOutcome, ...]) -> str:
+    targeted = [o for o in nodes if o.fits or all(map(is_room_reason, o.reasons))]
+    lacking = [r for o in targeted for r in o.reasons]
+    short = sum(1 for o in targeted if not o.fits)
+    return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
+
+
 def _headline(result: WorkloadResult) -> str:
     verdict = result.verdict
     if verdict is Verdict.NO:
@@ -103,10 +111,7 @@ def _headline(result: WorkloadResult) -> str:
         fits = node_list(result.fits, NODES_SHOWN)
         return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
     if verdict is Verdict.PARTIAL:
-        targeted = [o for o in result.nodes if o.fits or all(map(is_room_reason, o.reasons))]
-        lacking = [r for o in targeted for r in o.reasons]
-        short = sum(1 for o in targeted if not o.fits)
-        return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
+        return _partial_headline(result.nodes)
     if verdict is Verdict.YES:
         return f"fits {len(result.fits)} of {len(result.nodes)} nodes"
     return result.reason or verdict.value.lower()
