@@ -31,11 +31,13 @@ def run(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
 
 
 def test_every_report_over_the_seed_fixtures(tmp_path: Path, golden: Golden) -> None:
-    junit, comment, summary = (tmp_path / n for n in ("r.xml", "c.md", "s.md"))
+    junit, comment, summary, report = (tmp_path / n for n in ("r.xml", "c.md", "s.md", "r.json"))
     code, _, _ = run(
         "fixtures/manifests",
         "--snapshot",
         AKS,
+        "--json",
+        str(report),
         "--junit",
         str(junit),
         "--comment",
@@ -44,6 +46,7 @@ def test_every_report_over_the_seed_fixtures(tmp_path: Path, golden: Golden) -> 
         str(summary),
     )
     assert code == 1
+    golden("cli/aks.json", report.read_text())
     golden("cli/aks.junit.xml", junit.read_text())
     golden("cli/aks.comment.md", comment.read_text())
     golden("cli/aks.summary.md", summary.read_text())

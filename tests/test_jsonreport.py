@@ -1,5 +1,6 @@
-"""The JSON report rendered in pieces by msgspec is byte for byte the reference
-``json.dumps(..., indent=2, ensure_ascii=False)`` of the same document."""
+"""The JSON report rendered in pieces by msgspec is byte for byte the reference: the
+``json.dumps(..., indent=2, ensure_ascii=False)`` of the same document with each workload's
+``fits`` and ``nodes`` compact on one line."""
 
 from __future__ import annotations
 
@@ -15,7 +16,20 @@ INFO = SnapshotInfo("snap.json", None, None, None, None, nodes=2, pods=0)
 
 
 def reference(report: Report) -> str:
-    return json.dumps(report_document(report), indent=2, ensure_ascii=False) + "\n"
+    document = report_document(report)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    position = 0
+    for workload in document["workloads"]:
+        for key in ("fits", "nodes"):
+            value = workload[key]
+            block = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n      ")
+            indented = f'"{key}": {block},'
+            compact = f'"{key}": {json.dumps(value, separators=(",", ":"), ensure_ascii=False)},'
+            at = text.index(indented, position)
+            text = text[:at] + compact + text[at + len(indented) :]
+            position = at + len(compact)
+    assert json.loads(text) == json.loads(json.dumps(document))
+    return text
 
 
 def result(text: str, number: int) -> WorkloadResult:

@@ -1,9 +1,11 @@
 """The machine report of SPEC section 5, validated by ``gate/schemas/report.schema.json``.
 
 The report lists every node for every workload, so on a large cluster and monorepo it is
-hundreds of megabytes: it is rendered in pieces (one per workload) by msgspec's C encoder
-and formatter, which give the same bytes as ``json.dumps(..., indent=2,
-ensure_ascii=False)`` (the reference, and the fallback for what msgspec cannot encode).
+hundreds of megabytes. The layout is ``json.dumps(..., indent=2, ensure_ascii=False)`` except
+that each workload's ``fits`` and ``nodes`` are written on one line, compact: thousands of
+nodes per workload would otherwise triple the size. It is rendered in pieces (one per
+workload) by msgspec's C encoder and formatter, with :func:`reference_workload` (the stdlib
+``json`` module) as the reference and the fallback for what msgspec cannot encode.
 """
 
 from __future__ import annotations
@@ -115,8 +117,8 @@ class _NodeTexts:
         members = b",".join(map(self._member, outcomes))
         fits = [o.node for o in outcomes if not o.reasons]
         found = (
-            _indented(fits).replace("\n", _MEMBER_INDENT),
-            _indented(msgspec.Raw(b"{" + members + b"}")).replace("\n", _MEMBER_INDENT),
+            msgspec.json.encode(fits).decode("utf-8"),
+            (b"{" + members + b"}").decode("utf-8"),
         )
         size = len(found[0]) + len(found[1])
         if self._cached + size <= _CACHE_BYTES:
@@ -140,6 +142,27 @@ def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> str:
     )
 
 
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def reference_workload(result: WorkloadResult) -> str:
+    """The workload's entry by the stdlib ``json`` module, in the report's layout."""
+    entry = _workload(result)
+    fits, nodes = entry["fits"], entry["nodes"]
+    text = json.dumps(_workload(result, with_nodes=False), indent=2, ensure_ascii=False)
+    before, place, after = text.partition(_PLACE)
+    if not place:
+        raise ValueError("unexpected layout")
+    return (
+        "    "
+        + before.replace("\n", "\n    ")
+        + f'{_MEMBER_INDENT}"fits": {_compact(fits)},'
+        + f'{_MEMBER_INDENT}"nodes": {_compact(nodes)},\n    '
+        + after.replace("\n", "\n    ")
+    )
+
+
 def json_chunks(report: Report) -> Iterator[str]:
     """:func:`render_json`'s text, one workload at a time (``workloads`` comes last)."""
     document = report_document(report, workloads=False)
@@ -153,8 +176,7 @@ def json_chunks(report: Report) -> Iterator[str]:
     for number, result in enumerate(report.results):
         try:
             text = _workload_text(result, texts)
-        except (TypeError, ValueError, OverflowError):
-            reference = json.dumps(_workload(result), indent=2, ensure_ascii=False)
-            text = "    " + reference.replace("\n", "\n    ")
+        except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
+            text = reference_workload(result)
         yield text + (",\n" if number < last else "\n")
     yield "  ]\n}\n"
