@@ -88,37 +88,26 @@ _PLACE = '\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's 
 
 
 class _NodeTexts:
-    """A workload's ``fits`` and ``nodes`` as indented text, rendered once per outcome tuple.
+    """A workload's ``fits`` and ``nodes`` as compact text, rendered once per outcome tuple.
 
     The engine gives workloads with the same outcomes the same tuple (a large monorepo has
     a few hundred distinct ones for thousands of workloads), so texts are kept by the
     tuple's identity, up to a memory budget; the tuples are held so no identity is reused.
-    Each outcome's compact member is encoded once, also by identity.
     """
 
     def __init__(self) -> None:
-        self._members: dict[int, bytes] = {}
         self._held: list[object] = []
         self._texts: dict[int, tuple[str, str]] = {}
         self._cached = 0
-
-    def _member(self, outcome: NodeOutcome) -> bytes:
-        member = self._members.get(id(outcome))
-        if member is None:
-            member = msgspec.json.encode({outcome.node: list(outcome.reasons)})[1:-1]
-            self._members[id(outcome)] = member
-            self._held.append(outcome)
-        return member
 
     def texts(self, outcomes: tuple[NodeOutcome, ...]) -> tuple[str, str]:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found
-        members = b",".join(map(self._member, outcomes))
         fits = [o.node for o in outcomes if not o.reasons]
         found = (
             msgspec.json.encode(fits).decode("utf-8"),
-            (b"{" + members + b"}").decode("utf-8"),
+            msgspec.json.encode({o.node: o.reasons for o in outcomes}).decode("utf-8"),
         )
         size = len(found[0]) + len(found[1])
         if self._cached + size <= _CACHE_BYTES:
