@@ -132,3 +132,22 @@ def test_many_groups_fall_back_to_a_plain_gather() -> None:
     groups = {Rejection((f"reason {i}",)): 1 << i for i in range(300)}
     outcomes = OutcomeTables(tuple(many)).outcomes(groups)
     assert [o.reasons for o in outcomes] == [(f"reason {i}",) for i in range(300)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(nodes(), st.lists(specs(), min_size=2, max_size=6), st.booleans())
+def test_one_index_serves_many_pods_alike(
+    found: list[NodeView], many: list[dict[str, Any]], named: bool
+) -> None:
+    # The index keeps what each toleration list met per taint class: a later pod must
+    # still get exactly what the filters give it.
+    dialect = Dialect(named_taint=named)
+    index = NodeIndex.of(found)
+    for spec in many:
+        profile = pod_profile(spec)
+        groups = filter_groups(index, profile, dialect, _label_keys(spec, profile))
+        got = [
+            next((r for r, bits in groups.items() if bits >> i & 1), None)
+            for i in range(len(found))
+        ]
+        assert got == [run_filters(profile, n, dialect) for n in found]
