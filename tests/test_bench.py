@@ -4,12 +4,14 @@ measured only by ``python -m gate.bench``, never asserted here)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from gate.bench.__main__ import main
 from gate.bench.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
+from gate.bench.runner import measure_median
 from gate.bench.sizes import SIZES
 from gate.snapshot import load_snapshot
 
@@ -40,8 +42,20 @@ def test_generated_cases_are_deterministic_and_valid(tmp_path: Path) -> None:
 
 
 def test_the_runner_prints_every_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--size", "tiny", "--cache", str(tmp_path)]) == 0
+    assert main(["--size", "tiny", "--cache", str(tmp_path), "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     for row in ROWS:
         assert row in out
     assert "size tiny" in out and "taint classes" in out
+
+
+def test_a_measurement_is_the_median_of_its_runs(tmp_path: Path) -> None:
+    # Each run sleeps for the next of three durations, whatever order they come in.
+    script = tmp_path / "sleepy.py"
+    script.write_text(
+        "import pathlib, time\n"
+        "p = pathlib.Path('count'); n = int(p.read_text()) if p.exists() else 0\n"
+        "p.write_text(str(n + 1)); time.sleep((0.6, 0.0, 0.3)[n]); print(n)\n"
+    )
+    measured = measure_median([sys.executable, str(script)], tmp_path, 3)
+    assert measured.output.strip() == "2"  # the middle run, however long each took

@@ -1,4 +1,4 @@
-"""``python -m gate.bench [--size tiny|small|medium|large] [--cache DIR]``."""
+"""``python -m gate.bench [--size tiny|small|medium|large] [--cache DIR] [--repeat N]``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,15 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(".bench-cache"),
         help="where generated cases are kept between runs (default .bench-cache)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each measurement; the table shows the median (default 3)",
+    )
     options = parser.parse_args(argv)
+    if options.repeat < 1:
+        parser.error("--repeat must be at least 1")
     size = SIZES[options.size]
 
     def say(text: str) -> None:
@@ -31,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     say(f"case {size.name} ({size.describe()}) in {options.cache}")
     case = ensure_case(size, options.cache)
-    sys.stdout.write(table(run_case(size, case, say)))
+    sys.stdout.write(table(run_case(size, case, say, options.repeat)))
     return 0
 
 
