@@ -117,17 +117,19 @@ class _NodeTexts:
         return found
 
 
-def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> str:
-    """The workload's entry, indented for its place in the report."""
+def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> tuple[str, ...]:
+    """The workload's entry, indented for its place in the report, in pieces: the two
+    large ones (``fits`` and ``nodes``) are shared between workloads, never copied."""
     before, place, after = _indented(_workload(result, with_nodes=False)).partition(_PLACE)
     if not place:
         raise ValueError("unexpected layout")
     fits, nodes = texts.texts(result.nodes)
     return (
-        "    "
-        + before.replace("\n", "\n    ")
-        + f'{_MEMBER_INDENT}"fits": {fits},{_MEMBER_INDENT}"nodes": {nodes},\n    '
-        + after.replace("\n", "\n    ")
+        "    " + before.replace("\n", "\n    ") + f'{_MEMBER_INDENT}"fits": ',
+        fits,
+        f',{_MEMBER_INDENT}"nodes": ',
+        nodes,
+        ",\n    " + after.replace("\n", "\n    "),
     )
 
 
@@ -164,8 +166,9 @@ def json_chunks(report: Report) -> Iterator[str]:
     texts = _NodeTexts()
     for number, result in enumerate(report.results):
         try:
-            text = _workload_text(result, texts)
+            pieces = _workload_text(result, texts)
         except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
-            text = reference_workload(result)
-        yield text + (",\n" if number < last else "\n")
+            pieces = (reference_workload(result),)
+        yield from pieces
+        yield ",\n" if number < last else "\n"
     yield "  ]\n}\n"
