@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from gate import __version__
 from gate.engine import Evaluator
@@ -162,6 +162,12 @@ def _load_snapshot(options: argparse.Namespace, streams: Streams) -> Snapshot:
             raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
         with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
             return load_snapshot(options.snapshot, on_read)
+    _, snapshot = _read_live(options, streams)
+    return snapshot
+
+
+def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str, Any], Snapshot]:
+    """The cluster the options name, read once: its recorded document and node views."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
     from gate.cluster import read_live
@@ -169,10 +175,9 @@ def _load_snapshot(options: argparse.Namespace, streams: Streams) -> Snapshot:
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
-    _, snapshot = read_live(
+    return read_live(
         target, streams.env, now, lambda line: streams.stderr.write(f"fitgate: {line}\n")
     )
-    return snapshot
 
 
 def _error_result(item: Unreadable | Skipped, verdict: Verdict) -> WorkloadResult:
@@ -324,16 +329,10 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
 
 def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
     """Record the live cluster once, read-only, to a ClusterSnapshot file (SPEC section 3)."""
-    from gate.cluster import read_live
-    from gate.credentials import LiveTarget
     from gate.recorder import atomic_output, write_snapshot
 
-    target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
-    now = streams.now or datetime.now(timezone.utc)
     with atomic_output(options.output) as output:
-        document, snapshot = read_live(
-            target, streams.env, now, lambda line: streams.stderr.write(f"fitgate: {line}\n")
-        )
+        document, snapshot = _read_live(options, streams)
         write_snapshot(document, output)
     streams.stdout.write(
         f"recorded {snapshot.info.nodes} nodes and {len(document['pods'])} pods of context "
