@@ -75,9 +75,16 @@ class _Requirements(Struct, gc=False):
 
 
 class _Container(Struct, gc=False):
-    """What PodRequests and the used host ports read of a container. ``resources`` and
-    ``ports`` are kept as JSON text: pods of one template repeat them, so each text is
-    decoded (and its types checked) once, and the texts key the pod's cached totals."""
+    """What PodRequests and the used host ports read of a container."""
+
+    resources: _Requirements | UnsetType | None = UNSET
+    ports: list[_Port] | UnsetType | None = UNSET
+    restartPolicy: str | UnsetType = UNSET
+
+
+class _ContainerTexts(Struct, gc=False):
+    """A container of a full API object, as kubectl lists it: its image, env and probes are
+    skipped unread, and what the checks read is kept as text (see :class:`_Spec`)."""
 
     resources: msgspec.Raw | UnsetType = UNSET
     ports: msgspec.Raw | UnsetType = UNSET
@@ -85,13 +92,28 @@ class _Container(Struct, gc=False):
 
 
 class _Spec(Struct, gc=False):
-    """A Node's and a Pod's spec in one: their field names do not overlap."""
+    """A Node's and a Pod's spec in one (a List mixes them; their field names do not
+    overlap). What a pod's requests and ports depend on is kept as JSON text: pods of one
+    template repeat it, so each text is decoded (and its types checked) once, and the texts
+    key the pod's totals. A container's text, not the list's: kubectl's containers also
+    hold env and image, which differ from pod to pod."""
 
     unschedulable: bool | UnsetType = UNSET
     taints: list[_Taint] | UnsetType | None = UNSET
     nodeName: str | UnsetType = UNSET
-    containers: list[_Container] | UnsetType | None = UNSET
-    initContainers: list[_Container] | UnsetType | None = UNSET
+    containers: list[_ContainerTexts] | UnsetType | None = UNSET
+    initContainers: list[_ContainerTexts] | UnsetType | None = UNSET
+    overhead: msgspec.Raw | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+
+
+class _PodSpec(Struct, gc=False):
+    """A pod of fitgate's own recording: its containers hold only what the checks read, so
+    the whole list's text keys the pod's totals (as :class:`_Spec`'s texts do)."""
+
+    nodeName: str | UnsetType = UNSET
+    containers: msgspec.Raw | UnsetType = UNSET
+    initContainers: msgspec.Raw | UnsetType = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
 
@@ -109,14 +131,28 @@ class _Object(Struct, gc=False):
     status: _Status | UnsetType = UNSET
 
 
+class _Name(Struct, gc=False):
+    name: str | UnsetType = UNSET
+
+
+class _Pod(Struct, gc=False):
+    kind: str | UnsetType = UNSET
+    metadata: _Name | UnsetType = UNSET
+    spec: _PodSpec | UnsetType = UNSET
+    status: _Status | UnsetType = UNSET
+
+
 _OBJECTS = msgspec.json.Decoder(list[_Object])
+_PODS = msgspec.json.Decoder(list[_Pod])
 _SKIPPED = msgspec.json.Decoder(list[msgspec.Raw])
 _EMPTY_SPEC = _Spec()
 _EMPTY_STATUS = _Status()
 
 
 def _decoder(key: str) -> msgspec.json.Decoder[list[Any]]:
-    return _OBJECTS if key in ("items", "nodes", "pods") else _SKIPPED
+    if key == "pods":
+        return _PODS
+    return _OBJECTS if key in ("items", "nodes") else _SKIPPED
 
 
 def _set(value: Any) -> Any:
@@ -124,112 +160,160 @@ def _set(value: Any) -> Any:
     return None if value is UNSET else value
 
 
+def _text(raw: msgspec.Raw | UnsetType) -> bytes | None:
+    return None if raw is UNSET else bytes(raw)
+
+
+ContainerTexts = tuple[bytes | None, bytes | None, str | None]
+PodKey = tuple[
+    bytes | tuple[ContainerTexts, ...] | None,
+    bytes | tuple[ContainerTexts, ...] | None,
+    bytes | None,
+    bytes | None,
+]
+
+
+def _container_texts(container: _ContainerTexts) -> ContainerTexts:
+    return _text(container.resources), _text(container.ports), _set(container.restartPolicy)
+
+
+def _pod_key(spec: _Spec | _PodSpec) -> PodKey:
+    """Everything PodRequests and the used ports read, as texts: pods of one template
+    share it."""
+    if isinstance(spec, _PodSpec):  # once per pod: written out rather than four calls
+        containers, inits = spec.containers, spec.initContainers
+        resources, overhead = spec.resources, spec.overhead
+        return (
+            None if containers is UNSET else bytes(containers),
+            None if inits is UNSET else bytes(inits),
+            None if resources is UNSET else bytes(resources),
+            None if overhead is UNSET else bytes(overhead),
+        )
+    return (
+        tuple(map(_container_texts, spec.containers or ())),
+        tuple(map(_container_texts, spec.initContainers or ())),
+        _text(spec.resources),
+        _text(spec.overhead),
+    )
+
+
+_CONTAINERS = msgspec.json.Decoder(list[_Container] | None)
 _RESOURCES = msgspec.json.Decoder(_Requirements | None)
-_PORTS = msgspec.json.Decoder(list[_Port] | None)
 _AMOUNTS = msgspec.json.Decoder(dict[str, Quantity] | None)
-PodKey = tuple[object, ...]
+_PORTS = msgspec.json.Decoder(list[_Port] | None)
+PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
 
 
-@dataclass(slots=True)
-class _Texts:
-    """Decoded JSON texts by text, one table per field type: each is checked once."""
+def _plain_container(container: _Container) -> dict[str, Any]:
+    built: dict[str, Any] = {"restartPolicy": _set(container.restartPolicy)}
+    if container.resources is not None and container.resources is not UNSET:
+        built["resources"] = {"requests": _set(container.resources.requests)}
+    return built
 
-    resources: dict[bytes, _Requirements | None] = field(default_factory=dict)
-    ports: dict[bytes, list[_Port] | None] = field(default_factory=dict)
-    amounts: dict[bytes, dict[str, Quantity] | None] = field(default_factory=dict)
 
-    def _text(self, raw: Any, table: dict[bytes, Any], decoder: Any) -> bytes | None:
-        if raw is UNSET:
-            return None
-        text = bytes(raw)
-        if text not in table:
-            table[text] = decoder.decode(text)  # a ValidationError: the reference decides
-        return text
+def _used_ports(containers: list[_Container], inits: list[_Container]) -> tuple[HostPort, ...]:
+    found = []
+    sidecars = [c for c in inits if c.restartPolicy == "Always"]
+    for container in [*containers, *sidecars]:
+        for port in container.ports or ():
+            if port.hostPort is not UNSET and port.hostPort > 0:
+                ip = port.hostIP if port.hostIP is not UNSET else ""
+                protocol = port.protocol if port.protocol is not UNSET else ""
+                found.append(HostPort(ip or "0.0.0.0", protocol or "TCP", port.hostPort))
+    return tuple(found)
 
-    def container(self, container: _Container) -> tuple[object, ...]:
-        return (
-            self._text(container.resources, self.resources, _RESOURCES),
-            self._text(container.ports, self.ports, _PORTS),
-            _set(container.restartPolicy),
+
+def _containers(texts: bytes | tuple[ContainerTexts, ...] | None) -> list[_Container]:
+    """A key's containers, decoded and type-checked (a ValidationError otherwise)."""
+    if texts is None:
+        return []
+    if isinstance(texts, bytes):
+        return _CONTAINERS.decode(texts) or []
+    return [
+        _Container(
+            resources=UNSET if resources is None else _RESOURCES.decode(resources),
+            ports=UNSET if ports is None else _PORTS.decode(ports),
+            restartPolicy=UNSET if policy is None else policy,
         )
+        for resources, ports, policy in texts
+    ]
 
-    def pod_key(self, spec: _Spec) -> PodKey:
-        """Everything PodRequests and the used ports read, as texts: pods of one template
-        share it."""
-        return (
-            tuple(map(self.container, spec.containers or ())),
-            tuple(map(self.container, spec.initContainers or ())),
-            self._text(spec.resources, self.resources, _RESOURCES),
-            self._text(spec.overhead, self.amounts, _AMOUNTS),
-        )
 
-    def _requirements(self, text: bytes | None) -> dict[str, Any] | None:
-        decoded = self.resources.get(text) if text is not None else None
-        return None if decoded is None else {"requests": _set(decoded.requests)}
-
-    def spec(self, key: PodKey) -> dict[str, Any]:
-        """The plain spec a key stands for, as :func:`pod_request_amounts` reads it."""
-        containers, inits, resources, overhead = key
-
-        def container(entry: Any) -> dict[str, Any]:
-            built: dict[str, Any] = {"restartPolicy": entry[2]}
-            requirements = self._requirements(entry[0])
-            if requirements is not None:
-                built["resources"] = requirements
-            return built
-
-        return {
-            "containers": [container(c) for c in containers],  # type: ignore[attr-defined]
-            "initContainers": [container(c) for c in inits],  # type: ignore[attr-defined]
-            "resources": self._requirements(resources),  # type: ignore[arg-type]
-            "overhead": None if overhead is None else self.amounts[overhead],  # type: ignore[index]
-        }
-
-    def used_ports(self, key: PodKey) -> list[HostPort]:
-        containers, inits = key[0], key[1]
-        found = []
-        sidecars = [c for c in inits if c[2] == "Always"]  # type: ignore[attr-defined]
-        for entry in [*containers, *sidecars]:  # type: ignore[misc]
-            ports = self.ports[entry[1]] if entry[1] is not None else None
-            for port in ports or ():
-                if port.hostPort is not UNSET and port.hostPort > 0:
-                    ip = port.hostIP if port.hostIP is not UNSET else ""
-                    protocol = port.protocol if port.protocol is not UNSET else ""
-                    found.append(HostPort(ip or "0.0.0.0", protocol or "TCP", port.hostPort))
-        return found
+def _pod_totals(key: PodKey) -> PodTotals | None:
+    """What pods with these texts request and which host ports they use; None when a
+    quantity does not parse. A text of the wrong types raises ValidationError."""
+    containers, inits = _containers(key[0]), _containers(key[1])
+    resources = _RESOURCES.decode(key[2]) if key[2] is not None else None
+    overhead = _AMOUNTS.decode(key[3]) if key[3] is not None else None
+    spec = {
+        "containers": [_plain_container(c) for c in containers],
+        "initContainers": [_plain_container(c) for c in inits],
+        "resources": None if resources is None else {"requests": _set(resources.requests)},
+        "overhead": overhead,
+    }
+    try:
+        requests = pod_request_amounts(spec)
+    except QuantityError:
+        return None
+    return requests, _used_ports(containers, inits)
 
 
 @dataclass(slots=True)
 class _PodTotals:
-    """Counted pods by the node they name; which names are nodes is known only at the end."""
+    """Counted pods by the node they name; which names are nodes is known only at the end.
+    A pod is kept as its template's number, and each node's pods are summed at the end,
+    one resource at a time."""
 
-    by_node: dict[str, NodeTotals] = field(default_factory=dict)
+    templates: dict[PodKey, int] = field(default_factory=dict)
+    totals: list[PodTotals | None] = field(default_factory=list)
+    on_node: dict[str, list[int]] = field(default_factory=dict)
     unreadable: set[str] = field(default_factory=set)
-    texts: _Texts = field(default_factory=_Texts)
-    totals: dict[PodKey, tuple[dict[str, int], list[HostPort]] | None] = field(default_factory=dict)
 
-    def add(self, pod: _Object) -> None:
+    def add(self, pod: _Object | _Pod) -> None:
         _require_name(pod)
         spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
-        status = pod.status if pod.status is not UNSET else _EMPTY_STATUS
-        key = self.texts.pod_key(spec)  # checks every pod's fields, counted or not
+        key = _pod_key(spec)
+        template = self.templates.get(key)
+        if template is None:  # checks every pod's fields, counted or not
+            template = self.templates[key] = len(self.totals)
+            self.totals.append(_pod_totals(key))
         node = spec.nodeName
-        if node is UNSET or not node or status.phase in TERMINAL_PHASES:
+        if node is UNSET or not node:
             return
-        if key not in self.totals:
-            try:
-                requests = pod_request_amounts(self.texts.spec(key))
-                self.totals[key] = (requests, self.texts.used_ports(key))
-            except QuantityError:
-                self.totals[key] = None
-        totals = self.totals[key]
-        if totals is None:  # an error only if the pod turns out to count
+        if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
+            return
+        if self.totals[template] is None:  # an error only if the pod turns out to count
             self.unreadable.add(node)
             return
-        self.by_node.setdefault(node, NodeTotals()).add(*totals)
+        pods = self.on_node.get(node)
+        if pods is None:
+            pods = self.on_node[node] = []
+        pods.append(template)
+
+    def by_node(self) -> dict[str, NodeTotals]:
+        """Each node's totals, as NodeTotals.add would sum them pod by pod."""
+        readable = [t or ({}, ()) for t in self.totals]
+        names = [frozenset(requests) for requests, _ in readable]
+        ports = [frozenset(used) for _, used in readable]
+        amounts = {
+            name: [requests.get(name, 0) for requests, _ in readable]
+            for name in sorted(set().union(*names))
+        }
+        summed = {}
+        for node, templates in self.on_node.items():
+            requested = frozenset().union(*map(names.__getitem__, templates))
+            summed[node] = NodeTotals(
+                requested={
+                    name: sum(map(amounts[name].__getitem__, templates))
+                    for name in sorted(requested)
+                },
+                pods=len(templates),
+                ports=set().union(*map(ports.__getitem__, templates)),
+            )
+        return summed
 
 
-def _require_name(obj: _Object) -> None:
+def _require_name(obj: _Object | _Pod) -> None:
     if obj.metadata is UNSET or not obj.metadata.name:
         raise NotAccepted
 
@@ -241,7 +325,8 @@ class _Node:
     allocatable: dict[str, int]
 
 
-def _node(obj: _Object) -> _Node:
+def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
+    """``units``: allocatable lists already converted; the nodes of a pool repeat them."""
     _require_name(obj)
     assert obj.metadata is not UNSET
     spec = obj.spec if obj.spec is not UNSET else _EMPTY_SPEC
@@ -249,10 +334,13 @@ def _node(obj: _Object) -> _Node:
     allocatable = status.allocatable
     if allocatable is None or allocatable is UNSET:
         allocatable = status.capacity
-    try:
-        amounts = to_scheduler_units(exact_list(allocatable))
-    except QuantityError:
-        raise NotAccepted from None
+    listed = tuple(allocatable.items()) if isinstance(allocatable, dict) else ()
+    amounts = units.get(listed)
+    if amounts is None:
+        try:
+            amounts = units[listed] = to_scheduler_units(exact_list(allocatable))
+        except QuantityError:
+            raise NotAccepted from None
     taints = [{"key": t.key, "effect": t.effect, "value": _set(t.value)} for t in spec.taints or ()]
     return _Node(
         metadata={"name": obj.metadata.name, "labels": _set(obj.metadata.labels)},
@@ -268,10 +356,12 @@ class _Objects:
     nodes: list[_Node] = field(default_factory=list)
     pods: _PodTotals = field(default_factory=_PodTotals)
     admission: dict[str, list[Any]] = field(default_factory=dict)
+    units: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
 
-    def add(self, obj: _Object, kind: str) -> None:
+    def add(self, obj: _Object | _Pod, kind: str) -> None:
         if kind == "Node":
-            self.nodes.append(_node(obj))
+            assert isinstance(obj, _Object)  # the "pods" array is the only one read as _Pod
+            self.nodes.append(_node(obj, self.units))
         elif kind == "Pod":
             self.pods.add(obj)
 
@@ -349,9 +439,9 @@ def _snapshot(reading: _Reading, source: str) -> Snapshot:
     names = [n.metadata["name"] for n in nodes]
     if len(set(names)) != len(names) or pods.unreadable & set(names):
         raise NotAccepted
+    by_node = pods.by_node()
     views: list[NodeView] = [
-        node_view(n.metadata, n.spec, n.allocatable, pods.by_node.get(n.metadata["name"]))
-        for n in nodes
+        node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"])) for n in nodes
     ]
     counted = sum(v.pod_count for v in views)
     return Snapshot(
