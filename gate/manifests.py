@@ -10,9 +10,10 @@ A broken document is a result, not a crash: it becomes a ``Document`` with ``err
 and every other document is still read. Only a missing PATH stops the run (``UsageError``),
 because then the gate would silently check less than the user asked for.
 
-YAML is composed by the loader (libyaml when available) and constructed by PyYAML's safe
-constructor only, after the composed node graph has been measured: aliases can make a
-small file expand into billions of nodes, and every later stage walks the data.
+YAML is composed by the loader (libyaml when available) and constructed as PyYAML's safe
+constructor does (:mod:`gate.construct`), after the composed node graph has been measured:
+aliases can make a small file expand into billions of nodes, and every later stage walks
+the data.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from datetime import date
 from typing import Any, BinaryIO, Protocol
 
 import yaml
-from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from gate.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
 from gate.errors import UsageError
 from gate.model import Document, Location
 
@@ -66,14 +67,15 @@ class Composer(Protocol):
 
 
 LoaderFactory = Callable[[str], Composer]
-"""``yaml.CSafeLoader`` or ``yaml.SafeLoader`` (both compose line numbers alike)."""
+"""``yaml.CSafeLoader`` or ``yaml.SafeLoader`` or a subclass (all compose line numbers
+alike)."""
 
 
 def default_loader() -> LoaderFactory:
     """libyaml's loader when PyYAML was built with it: the same nodes, many times faster."""
     if yaml.__with_libyaml__:
-        return yaml.CSafeLoader
-    return yaml.SafeLoader
+        return CachedCSafeLoader
+    return CachedSafeLoader
 
 
 # --------------------------------------------------------------------------- paths
@@ -332,7 +334,7 @@ def _node_documents(location: Location, node: Node, anchors: bool = True) -> Ite
         yield Document(location, error=problem)
         return
     try:
-        body = SafeConstructor().construct_document(node)
+        body = construct_document(node, aliased=anchors)
     except yaml.MarkedYAMLError as exc:
         yield Document(location, error=_yaml_reason(exc))
         return
