@@ -35,6 +35,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gate.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
 from gate.errors import UsageError
 from gate.model import Document, Location
+from gate.surrogates import may_hold_surrogates, replace_lone_surrogates
 
 STDIN_NAME = "<stdin>"
 """The display file name of ``-``."""
@@ -160,7 +161,7 @@ def _read_all(paths: list[str], stdin: BinaryIO, loader: LoaderFactory) -> Itera
 
 def _read_path(path: str, stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Document]:
     """One file's documents; a file that cannot be read or decoded is one error document."""
-    name = STDIN_NAME if path == "-" else path
+    name = STDIN_NAME if path == "-" else display_path(path)
     try:
         data = stdin.read() if path == "-" else _read_bytes(path)
     except OSError as exc:
@@ -178,6 +179,12 @@ def _read_path(path: str, stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Do
         yield from _json_documents(name, text)
     else:
         yield from _yaml_documents(name, text, loader)
+
+
+def display_path(path: str) -> str:
+    """The path as reports show it: bytes of a file name that are not UTF-8 (which Python
+    carries as lone surrogates, and no report can hold) shown as U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
 
 
 def _read_bytes(path: str) -> bytes:
@@ -424,6 +431,7 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
     decoder = json.JSONDecoder()
     counter = _LineCounter(text)
     offset = _skip_space(text, 0)
+    surrogates = may_hold_surrogates(text)
     while offset < len(text):
         try:
             body, item_offsets, end = _decode_json(decoder, text, offset)
@@ -434,6 +442,8 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
         except RecursionError:
             yield Document(Location(file, counter.line_at(offset)), error="JSON nested too deeply")
             return
+        if surrogates:
+            body = replace_lone_surrogates(body)
         location = Location(file, counter.line_at(offset))
         lines = None if item_offsets is None else [counter.line_at(i) for i in item_offsets]
         yield from _documents_from(location, body, lines)

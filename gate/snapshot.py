@@ -32,6 +32,7 @@ from gate.filters import Dialect
 from gate.model import HostPort, NodeView
 from gate.resources import exact_list, is_sidecar, pod_request_amounts, to_scheduler_units
 from gate.snapshotstream import NotAccepted, read_snapshot
+from gate.surrogates import may_hold_surrogates, replace_lone_surrogates
 
 if TYPE_CHECKING:
     import jsonschema
@@ -231,7 +232,10 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
         pass
     try:
         with open(path, "rb") as handle:
-            document = json.load(handle)
+            data = handle.read()
+        document = json.loads(data)
+        if may_hold_surrogates(data):
+            document = replace_lone_surrogates(document)
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:

@@ -187,3 +187,37 @@ def test_kubectl_list_snapshot_gives_the_same_verdicts(tmp_path: Path) -> None:
     assert [w["verdict"] for w in own["workloads"]] == [w["verdict"] for w in kubectl["workloads"]]
     assert [w["nodes"] for w in own["workloads"]] == [w["nodes"] for w in kubectl["workloads"]]
     assert kubectl["snapshot"]["capturedAt"] is None
+
+
+def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path) -> None:
+    """Lone surrogates: a JSON ``\\udc80`` escape (in a manifest or the snapshot) and a file
+    name that is not UTF-8. Go's decoder, and so the cluster, reads each as U+FFFD."""
+    snapshot = json.loads((ROOT / AKS).read_text())
+    snapshot["nodes"][0]["metadata"]["name"] = "aks\udc80node"
+    (tmp_path / "snapshot.json").write_text(json.dumps(snapshot))
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web\udc80"},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    }
+    (manifests / "pod.json").write_text(json.dumps(pod))
+    named = (FIXTURES / "manifests" / "01-web-small.yaml").read_bytes()
+    (manifests / "web\udcff.yaml").write_bytes(named)
+    out = tmp_path / "out"
+    code, stdout, _ = run(
+        "check", str(manifests), "--snapshot", str(tmp_path / "snapshot.json"),
+        "--json", f"{out}.json", "--junit", f"{out}.xml",
+        "--comment", f"{out}.md", "--summary", f"{out}.summary.md",
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(Path(f"{out}.json").read_text(encoding="utf-8"))
+    jsonschema.validate(report, REPORT_SCHEMA)
+    assert [w["name"] for w in report["workloads"]] == ["web\ufffd", "web-small"]
+    assert report["workloads"][1]["file"] == f"{manifests}/web\ufffd.yaml"
+    assert "aks\ufffdnode" in report["workloads"][0]["nodes"]
+    assert "web\ufffd" in stdout
+    for suffix in (".xml", ".md", ".summary.md"):
+        assert "\ufffd" in Path(f"{out}{suffix}").read_text(encoding="utf-8")
