@@ -224,14 +224,21 @@ def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) 
     return selection.report(report, cluster_name(options, snapshot))
 
 
-def _write(path: str, text: str | Iterable[str], streams: Streams) -> None:
-    """Write a report, given whole or in pieces (the JSON report can be hundreds of MB)."""
-    pieces = [text] if isinstance(text, str) else text
+def _write(path: str, text: str | Iterable[bytes], streams: Streams) -> None:
+    """Write a report as UTF-8, given whole or as encoded pieces (the JSON report can be a
+    gigabyte: it is written as it is rendered, and never decoded)."""
+    pieces = [text.encode("utf-8")] if isinstance(text, str) else text
     if path == "-":
-        streams.stdout.writelines(pieces)
+        binary = getattr(streams.stdout, "buffer", None)
+        if binary is None:  # a text-only stream
+            streams.stdout.writelines(piece.decode("utf-8") for piece in pieces)
+            return
+        streams.stdout.flush()
+        binary.writelines(pieces)
+        binary.flush()
         return
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        with open(path, "wb") as handle:
             handle.writelines(pieces)
     except OSError as exc:
         raise UsageError(f"{path}: cannot write report: {exc.strerror}") from None

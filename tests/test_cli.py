@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -221,3 +223,11 @@ def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path
     assert "web\ufffd" in stdout
     for suffix in (".xml", ".md", ".summary.md"):
         assert "\ufffd" in Path(f"{out}{suffix}").read_text(encoding="utf-8")
+
+
+def test_json_on_a_real_stdout_is_the_json_file_byte_for_byte(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "gate", "check", "fixtures/manifests", "--snapshot", AKS]
+    written = subprocess.run([*argv, "--json", str(tmp_path / "r.json")], cwd=ROOT, check=False)
+    piped = subprocess.run([*argv, "--json", "-"], cwd=ROOT, capture_output=True, check=False)
+    assert written.returncode == piped.returncode == 1
+    assert piped.stdout == (tmp_path / "r.json").read_bytes()

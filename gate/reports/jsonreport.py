@@ -72,19 +72,25 @@ def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
 
 def render_json(report: Report) -> str:
     """Same report, same bytes: insertion-ordered keys, fixed indentation."""
-    return "".join(json_chunks(report))
+    return b"".join(json_chunks(report)).decode("utf-8")
 
 
-def _indented(value: object) -> str:
+def _indented(value: object) -> bytes:
     try:
-        return msgspec.json.format(msgspec.json.encode(value), indent=2).decode("utf-8")
-    except (TypeError, ValueError, OverflowError):  # e.g. a lone surrogate from a bad file
-        return json.dumps(value, indent=2, ensure_ascii=False)
+        return msgspec.json.format(msgspec.json.encode(value), indent=2)
+    except (TypeError, ValueError, OverflowError):  # e.g. a lone surrogate
+        return _utf8(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8; a lone surrogate (which UTF-8 cannot hold, and fitgate's readers replace)
+    as its JSON escape, so the report stays valid JSON and valid UTF-8."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 _CACHE_BYTES = 256 << 20
-_MEMBER_INDENT = "\n      "  # a workload's members, inside "workloads": [ { ... } ]
-_PLACE = '\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
+_MEMBER_INDENT = b"\n      "  # a workload's members, inside "workloads": [ { ... } ]
+_PLACE = b'\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
 
 
 class _NodeTexts:
@@ -97,17 +103,17 @@ class _NodeTexts:
 
     def __init__(self) -> None:
         self._held: list[object] = []
-        self._texts: dict[int, tuple[str, str]] = {}
+        self._texts: dict[int, tuple[bytes, bytes]] = {}
         self._cached = 0
 
-    def texts(self, outcomes: tuple[NodeOutcome, ...]) -> tuple[str, str]:
+    def texts(self, outcomes: tuple[NodeOutcome, ...]) -> tuple[bytes, bytes]:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found
         fits = [o.node for o in outcomes if not o.reasons]
         found = (
-            msgspec.json.encode(fits).decode("utf-8"),
-            msgspec.json.encode({o.node: o.reasons for o in outcomes}).decode("utf-8"),
+            msgspec.json.encode(fits),
+            msgspec.json.encode({o.node: o.reasons for o in outcomes}),
         )
         size = len(found[0]) + len(found[1])
         if self._cached + size <= _CACHE_BYTES:
@@ -117,7 +123,7 @@ class _NodeTexts:
         return found
 
 
-def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> tuple[str, ...]:
+def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> tuple[bytes, ...]:
     """The workload's entry, indented for its place in the report, in pieces: the two
     large ones (``fits`` and ``nodes``) are shared between workloads, never copied."""
     before, place, after = _indented(_workload(result, with_nodes=False)).partition(_PLACE)
@@ -125,11 +131,11 @@ def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> tuple[str, ...]
         raise ValueError("unexpected layout")
     fits, nodes = texts.texts(result.nodes)
     return (
-        "    " + before.replace("\n", "\n    ") + f'{_MEMBER_INDENT}"fits": ',
+        b"    " + before.replace(b"\n", b"\n    ") + _MEMBER_INDENT + b'"fits": ',
         fits,
-        f',{_MEMBER_INDENT}"nodes": ',
+        b"," + _MEMBER_INDENT + b'"nodes": ',
         nodes,
-        ",\n    " + after.replace("\n", "\n    "),
+        b",\n    " + after.replace(b"\n", b"\n    "),
     )
 
 
@@ -142,33 +148,35 @@ def reference_workload(result: WorkloadResult) -> str:
     entry = _workload(result)
     fits, nodes = entry["fits"], entry["nodes"]
     text = json.dumps(_workload(result, with_nodes=False), indent=2, ensure_ascii=False)
-    before, place, after = text.partition(_PLACE)
+    before, place, after = text.partition(_PLACE.decode())
     if not place:
         raise ValueError("unexpected layout")
+    indent = _MEMBER_INDENT.decode()
     return (
         "    "
         + before.replace("\n", "\n    ")
-        + f'{_MEMBER_INDENT}"fits": {_compact(fits)},'
-        + f'{_MEMBER_INDENT}"nodes": {_compact(nodes)},\n    '
+        + f'{indent}"fits": {_compact(fits)},'
+        + f'{indent}"nodes": {_compact(nodes)},\n    '
         + after.replace("\n", "\n    ")
     )
 
 
-def json_chunks(report: Report) -> Iterator[str]:
-    """:func:`render_json`'s text, one workload at a time (``workloads`` comes last)."""
+def json_chunks(report: Report) -> Iterator[bytes]:
+    """:func:`render_json`'s UTF-8 text, one workload at a time (``workloads`` comes
+    last). Bytes throughout: the report can be a gigabyte, and is never decoded here."""
     document = report_document(report, workloads=False)
     head = _indented(document)
     if not report.results:
-        yield head + "\n"
+        yield head + b"\n"
         return
-    yield head.removesuffix("[]\n}") + "[\n"
+    yield head.removesuffix(b"[]\n}") + b"[\n"
     last = len(report.results) - 1
     texts = _NodeTexts()
     for number, result in enumerate(report.results):
         try:
             pieces = _workload_text(result, texts)
-        except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
-            pieces = (reference_workload(result),)
+        except (TypeError, ValueError, OverflowError):
+            pieces = (_utf8(reference_workload(result)),)
         yield from pieces
-        yield ",\n" if number < last else "\n"
-    yield "  ]\n}\n"
+        yield b",\n" if number < last else b"\n"
+    yield b"  ]\n}\n"
