@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import subprocess
@@ -231,3 +232,10 @@ def test_json_on_a_real_stdout_is_the_json_file_byte_for_byte(tmp_path: Path) ->
     piped = subprocess.run([*argv, "--json", "-"], cwd=ROOT, capture_output=True, check=False)
     assert written.returncode == piped.returncode == 1
     assert piped.stdout == (tmp_path / "r.json").read_bytes()
+
+
+@pytest.mark.parametrize("argv", [["check", "fixtures/manifests", "--snapshot", AKS], ["nope"]])
+def test_the_cycle_collector_is_back_on_after_a_run(argv: list[str]) -> None:
+    assert gc.isenabled()
+    run(*argv)
+    assert gc.isenabled()
