@@ -11,8 +11,8 @@ outcome list is as long as the node list, and it is gathered at C speed
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -134,6 +134,36 @@ def _depends_on_name(spec: Mapping[str, Any]) -> bool:
     )
 
 
+def _frozen(value: object) -> Hashable:
+    """A hashable stand-in equal only for equal data of equal types (``1``, ``1.0`` and
+    ``True`` are equal in Python, not to the filters)."""
+    kind = value.__class__
+    if kind is str:  # most of what a pod spec holds, so asked first
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return tuple((_frozen(k), _frozen(v)) for k, v in value.items())  # type: ignore[attr-defined]
+    if kind is list or kind is tuple:
+        return (list, *map(_frozen, value))  # type: ignore[call-overload]
+    return (kind, value)
+
+
+def _scheduling_key(spec: Mapping[str, Any], profile: PodProfile) -> Hashable | None:
+    """Everything :func:`filter_groups` reads of a pod (its label keys follow from the
+    selector and the terms), or None when some part cannot be hashed."""
+    key = (
+        _frozen(profile.tolerations),
+        tuple(profile.node_selector.items()),
+        _frozen(required_terms(spec)),
+        profile.wanted_ports,
+        tuple(profile.requests.items()),
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _key_text(value: object) -> str:
     """A label key as gate.matching reads it (``_text``): None is "", booleans lower-case."""
     if value is None:
@@ -182,14 +212,26 @@ class Evaluator:
     dialect: Dialect
     index: NodeIndex
     tables: OutcomeTables
+    answers: dict[Hashable, tuple[Groups, tuple[NodeOutcome, ...]]] = field(default_factory=dict)
 
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
         index = NodeIndex.of(snapshot.nodes)
         return cls(snapshot, dialect, index, OutcomeTables(index.nodes))
 
-    def _groups(self, spec: Mapping[str, Any], profile: PodProfile) -> Groups:
-        return filter_groups(self.index, profile, self.dialect, _label_keys(spec, profile))
+    def _grouped(
+        self, spec: Mapping[str, Any], profile: PodProfile
+    ) -> tuple[Groups, tuple[NodeOutcome, ...]]:
+        """The pod's groups of rejected nodes and every node's outcome. Workloads that ask
+        the filters the same questions get the same answer: it is computed once."""
+        key = _scheduling_key(spec, profile)
+        found = self.answers.get(key) if key is not None else None
+        if found is None:
+            groups = filter_groups(self.index, profile, self.dialect, _label_keys(spec, profile))
+            found = (groups, self.tables.outcomes(groups))
+            if key is not None:
+                self.answers[key] = found
+        return found
 
     def _fitting(self, groups: Groups) -> int:
         return self.index.everyone & ~reduce(or_, groups.values(), 0)
@@ -241,8 +283,7 @@ class Evaluator:
             any_fit, addon_only = bool(fits), all(n.is_addon_node for n in fits)
             message = self._message(spec, outcomes) if not fits else None
         else:
-            groups = self._groups(spec, profile)
-            outcomes = self.tables.outcomes(groups)
+            groups, outcomes = self._grouped(spec, profile)
             fitting = self._fitting(groups)
             any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
             message = _group_fit_error(len(nodes), groups) if not fitting else None
@@ -293,8 +334,7 @@ class Evaluator:
             any_fit = any(o.fits for o in outcomes)
             lacking = any(o.reasons and all(map(is_room_reason, o.reasons)) for o in outcomes)
         else:
-            groups = self._groups(spec, profile)
-            outcomes = self.tables.outcomes(groups)
+            groups, outcomes = self._grouped(spec, profile)
             any_fit = bool(self._fitting(groups))
             lacking = any(all(map(is_room_reason, r.reasons)) for r in groups)
         if not any_fit and not lacking:

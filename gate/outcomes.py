@@ -11,6 +11,7 @@ Workloads with the same groups share the same tuple.
 
 from __future__ import annotations
 
+from itertools import repeat
 from operator import itemgetter
 
 from gate.filters import Rejection
@@ -39,11 +40,8 @@ class OutcomeTables:
     def _table(self, rejection: Rejection | None) -> list[NodeOutcome]:
         table = self._tables.get(rejection)
         if table is None:
-            if rejection is None:
-                table = [NodeOutcome(node=name, reasons=()) for name in self._names]
-            else:
-                reasons, taint = rejection.reasons, rejection.taint
-                table = [NodeOutcome(node=n, reasons=reasons, taint=taint) for n in self._names]
+            reasons, taint = (rejection.reasons, rejection.taint) if rejection else ((), None)
+            table = list(map(NodeOutcome, self._names, repeat(reasons), repeat(taint)))
             self._tables[rejection] = table
         return table
 

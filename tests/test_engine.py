@@ -369,3 +369,54 @@ def test_pod_level_requests_default_as_the_api_server_defaults_them(
 )
 def test_taint_dialect_follows_the_server_version(version: str | None, named: bool) -> None:
     assert dialect_for(version).named_taint is named
+
+
+def _toleration(**fields: Any) -> dict[str, Any]:
+    return {"key": "dedicated", "operator": "Equal", "effect": "NoSchedule", **fields}
+
+
+def _required(key: str, operator: str, *values: Any) -> dict[str, Any]:
+    expression = {"key": key, "operator": operator, "values": list(values)}
+    terms = [{"matchExpressions": [expression]}]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": terms}}}  # fmt: skip
+
+
+# Pairs that differ only where a careless cache key would not: value types, operators,
+# selectors, affinity values, requests, and a part that cannot be hashed at all.
+NEAR_TWINS = [
+    pod_spec("1", tolerations=[_toleration(value="1")]),
+    pod_spec("1", tolerations=[_toleration(value=1)]),
+    pod_spec("1", tolerations=[_toleration(value=True)]),
+    pod_spec("1", tolerations=[_toleration(value="true")]),
+    pod_spec("1", tolerations=[_toleration(operator="Exists")]),
+    pod_spec("1", tolerations=[_toleration(value=["gpu"])]),
+    pod_spec("1", nodeSelector={"pool": "gpu"}),
+    pod_spec("1", nodeSelector={"pool": "web"}),
+    pod_spec("1", affinity=_required("pool", "In", "gpu")),
+    pod_spec("1", affinity=_required("pool", "NotIn", "gpu")),
+    pod_spec("1", affinity=_required("size", "Gt", 2)),
+    pod_spec("1", affinity=_required("size", "Gt", "2")),
+    pod_spec("3"),
+    pod_spec("3", "1Gi"),
+]
+
+
+def test_one_evaluator_answers_every_workload_as_a_fresh_one_would() -> None:
+    def node(i: int) -> dict[str, Any]:
+        taint = {"key": "dedicated", "value": ["1", "true"][i % 2], "effect": "NoSchedule"}
+        labels = {"pool": ["gpu", "web"][i % 2], "size": str(i % 4)}
+        return api_node(f"n{i}", cpu=str(1 + i % 4), labels=labels, taints=[taint] * (i % 3 > 0))
+
+    nodes = [node(i) for i in range(12)]
+    snapshot = build_snapshot(cluster_snapshot(nodes, server_version="v1.35.0"), "s.json")
+    shared = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
+
+    def workload(spec: dict[str, Any]) -> Workload:
+        return Workload("Pod", "default", "w", Location("w.yaml", 1), 1, spec)
+
+    answers = [shared.evaluate(workload(spec)) for spec in NEAR_TWINS * 2]
+    for spec, answer in zip(NEAR_TWINS * 2, answers, strict=True):
+        fresh = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
+        assert answer == fresh.evaluate(workload(spec))
+    assert len({a.nodes for a in answers}) > 6  # the twins do get different answers
