@@ -374,12 +374,12 @@ def main(
         options = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and 2
-    with _without_cycle_collection():
+    with without_cycle_collection():
         return _run(options, streams)
 
 
 @contextmanager
-def _without_cycle_collection() -> Iterator[None]:
+def without_cycle_collection() -> Iterator[None]:
     """A run builds trees (documents, results, report pieces) and frees them by reference
     counting; the cycle collector's passes over that growing heap reclaim nothing and
     cost a seventh of a large run (on the benchmark's large case, peak memory was the

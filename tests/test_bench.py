@@ -59,3 +59,14 @@ def test_a_measurement_is_the_median_of_its_runs(tmp_path: Path) -> None:
     )
     measured = measure_median([sys.executable, str(script)], tmp_path, 3)
     assert measured.output.strip() == "2"  # the middle run, however long each took
+
+
+def test_each_run_starts_without_the_previous_runs_reports(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    script = tmp_path / "writer.py"
+    script.write_text(
+        "import pathlib\np = pathlib.Path('report.json'); print(p.exists()); p.write_text('{}')\n"
+    )
+    measured = measure_median([sys.executable, str(script)], tmp_path, 3, [report])
+    assert measured.output.strip() == "False"
+    assert report.exists()

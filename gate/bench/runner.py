@@ -33,11 +33,15 @@ class Measurement:
     output: str
 
 
-def measure(argv: Sequence[str], cwd: Path) -> Measurement:
+def measure(argv: Sequence[str], cwd: Path, outputs: Sequence[Path] = ()) -> Measurement:
     """Run ``argv``; its wall time and peak memory. Exit codes 0 and 1 are answers
-    (fitgate exits 1 when the gate fails, which the monorepo makes it do)."""
-    # A previous run's reports (a gigabyte of JSON on the large case) are still being
-    # written back to disk; flushed first, so their writeback is not billed to this run.
+    (fitgate exits 1 when the gate fails, which the monorepo makes it do). ``outputs``
+    are removed first: a CI job starts without them, and truncating the previous run's
+    gigabyte of JSON costs the file system a quarter of a second."""
+    for path in outputs:
+        path.unlink(missing_ok=True)
+    # A previous run's reports are still being written back to disk; flushed first, so
+    # their writeback is not billed to this run.
     os.sync()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = perf_counter()
@@ -54,32 +58,33 @@ def measure(argv: Sequence[str], cwd: Path) -> Measurement:
     return Measurement(seconds, usage.ru_maxrss / 1024, output)
 
 
-def measure_median(argv: Sequence[str], cwd: Path, repeat: int) -> Measurement:
+def measure_median(
+    argv: Sequence[str], cwd: Path, repeat: int, outputs: Sequence[Path] = ()
+) -> Measurement:
     """``repeat`` runs of ``argv``: the median time and the largest peak. One run on a
     shared machine can be held up by disk writeback or a neighbour; the median is not."""
-    runs = sorted((measure(argv, cwd) for _ in range(repeat)), key=lambda m: m.seconds)
+    runs = sorted((measure(argv, cwd, outputs) for _ in range(repeat)), key=lambda m: m.seconds)
     middle = runs[len(runs) // 2]
     return Measurement(middle.seconds, max(m.peak_mb for m in runs), middle.output)
 
 
+_REPORTS = {
+    "--json": "json",
+    "--junit": "xml",
+    "--comment": "comment.md",
+    "--summary": "summary.md",
+}
+
+
+def _reports(out: Path, tag: str) -> list[Path]:
+    return [out / f"{tag}.{suffix}" for suffix in _REPORTS.values()]
+
+
 def _check_argv(snapshot: str, out: Path, tag: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gate",
-        "check",
-        MANIFESTS_DIR,
-        "--snapshot",
-        snapshot,
-        "--json",
-        str(out / f"{tag}.json"),
-        "--junit",
-        str(out / f"{tag}.xml"),
-        "--comment",
-        str(out / f"{tag}.comment.md"),
-        "--summary",
-        str(out / f"{tag}.summary.md"),
-    ]
+    argv = [sys.executable, "-m", "gate", "check", MANIFESTS_DIR, "--snapshot", snapshot]
+    for option, path in zip(_REPORTS, _reports(out, tag), strict=True):
+        argv += [option, str(path)]
+    return argv
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +113,13 @@ def run_case(size: Size, case: Path, say: Callable[[str], None], repeat: int = 1
         [python, "-m", "gate.bench.floors", "yaml", MANIFESTS_DIR], case, repeat
     )
     say(f"fitgate check on the kubectl List{times}")
-    fitgate_list = measure_median(_check_argv(LIST_FILE, out, "list"), case, repeat)
+    fitgate_list = measure_median(
+        _check_argv(LIST_FILE, out, "list"), case, repeat, _reports(out, "list")
+    )
     say(f"fitgate check on the recorded ClusterSnapshot{times}")
-    fitgate_snapshot = measure_median(_check_argv(SNAPSHOT_FILE, out, "snapshot"), case, repeat)
+    fitgate_snapshot = measure_median(
+        _check_argv(SNAPSHOT_FILE, out, "snapshot"), case, repeat, _reports(out, "snapshot")
+    )
     say("phases of one run (ClusterSnapshot)")
     phases = measure([python, "-m", "gate.bench.phases", SNAPSHOT_FILE, MANIFESTS_DIR], case)
     return Results(
