@@ -81,20 +81,16 @@ class NodeIndex:
     too_many_pods: int
     taint_classes: tuple[tuple[int, int], ...]
     port_classes: tuple[tuple[int, int], ...]
-    labels: Mapping[str, Mapping[str, int]]
+    _labels: dict[str, dict[str, int]] = field(default_factory=dict)
     _thresholds: dict[str, _Threshold] = field(default_factory=dict)
     _has: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, nodes: Iterable[NodeView]) -> NodeIndex:
         nodes = tuple(nodes)
-        labels: dict[str, dict[str, int]] = {}
         unschedulable = addon = too_many = 0
         for index, node in enumerate(nodes):
             bit = 1 << index
-            for key, value in node.labels.items():
-                values = labels.setdefault(key, {})
-                values[value] = values.get(value, 0) | bit
             unschedulable |= bit if node.unschedulable else 0
             addon |= bit if node.is_addon_node else 0
             too_many |= bit if node.pod_count + 1 > node.allocatable.get(PODS, 0) else 0
@@ -106,8 +102,19 @@ class NodeIndex:
             too_many_pods=too_many,
             taint_classes=tuple(_classes(nodes, lambda n: n.taints)),
             port_classes=tuple(_classes(nodes, lambda n: n.used_ports)),
-            labels=labels,
         )
+
+    def label_values(self, key: str) -> Mapping[str, int]:
+        """The nodes by their value of label ``key`` (nodes without it are absent). Built
+        for the keys some pod asks about: every node carries dozens, pods ask of a few."""
+        values = self._labels.get(key)
+        if values is None:
+            values = self._labels[key] = {}
+            for index, node in enumerate(self.nodes):
+                if key in node.labels:
+                    value = node.labels[key]
+                    values[value] = values.get(value, 0) | 1 << index
+        return values
 
     def short_of(self, resource: str, wanted: int) -> int:
         if resource not in self._thresholds:
@@ -127,7 +134,7 @@ class NodeIndex:
         """``among`` split by the nodes' values of ``keys`` (absent is a value too)."""
         parts = [among] if among else []
         for key in sorted(set(keys)):
-            values = self.labels.get(key, {})
+            values = self.label_values(key)
             absent = self.everyone
             split = []
             for bits in values.values():

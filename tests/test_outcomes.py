@@ -1,0 +1,66 @@
+"""Outcome tuples gathered from bitsets equal the naive per-node construction."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.filters import Rejection
+from gate.model import NodeOutcome, NodeView, Taint
+from gate.outcomes import OutcomeTables
+
+
+def nodes(count: int) -> tuple[NodeView, ...]:
+    return tuple(NodeView(f"n{i}", {}, (), False, {}, {}, 0, frozenset()) for i in range(count))
+
+
+def naive(count: int, groups: dict[Rejection, int]) -> tuple[NodeOutcome, ...]:
+    built = []
+    for index in range(count):
+        rejection = next((r for r, bits in groups.items() if bits >> index & 1), None)
+        if rejection is None:
+            built.append(NodeOutcome(f"n{index}", ()))
+        else:
+            built.append(NodeOutcome(f"n{index}", rejection.reasons, rejection.taint))
+    return tuple(built)
+
+
+def rejection(number: int) -> Rejection:
+    taint = Taint(f"k{number}", "v", "NoSchedule") if number % 2 else None
+    return Rejection((f"reason {number}",), taint)
+
+
+@st.composite
+def workloads(draw: st.DrawFn, count: int) -> dict[Rejection, int]:
+    """Disjoint groups of nodes, each with one of 300 rejections (more than a byte holds)."""
+    owner = draw(st.lists(st.integers(-1, 5), min_size=count, max_size=count))
+    labels = draw(st.lists(st.integers(0, 299), min_size=6, max_size=6, unique=True))
+    groups: dict[Rejection, int] = {}
+    for index, group in enumerate(owner):
+        if group >= 0:
+            key = rejection(labels[group])
+            groups[key] = groups.get(key, 0) | 1 << index
+    return groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 40).flatmap(lambda n: st.tuples(st.just(n), st.lists(workloads(n), max_size=60)))
+)
+def test_gathered_outcomes_equal_the_naive_ones(
+    case: tuple[int, list[dict[Rejection, int]]],
+) -> None:
+    count, many = case
+    tables = OutcomeTables(nodes(count))
+    for groups in many:
+        assert tables.outcomes(groups) == naive(count, groups)
+
+
+def test_more_rejections_than_a_byte_numbers_still_gather_exactly() -> None:
+    tables = OutcomeTables(nodes(9))
+    for number in range(300):
+        groups = {rejection(number): 1 << (number % 9)}
+        assert tables.outcomes(groups) == naive(9, groups)
+    groups = {rejection(299): 0b11, rejection(1): 0b100}
+    assert tables.outcomes(groups) == naive(9, groups)
+    assert tables.outcomes(dict(groups)) is tables.outcomes(groups)
