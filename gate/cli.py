@@ -178,7 +178,11 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
     return read_live(
-        target, streams.env, now, lambda line: streams.stderr.write(f"fitgate: {line}\n")
+        target,
+        streams.env,
+        now,
+        lambda line: streams.stderr.write(f"fitgate: {line}\n"),
+        progress=Progress.on(streams.stderr),
     )
 
 

@@ -11,7 +11,6 @@ LimitRanges, RuntimeClasses and the server version are read once, each list in p
 from __future__ import annotations
 
 import gc
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from gate.connection import REVIEW_PATH, Connection, Reply, Settings, connect
 from gate.credentials import LiveTarget
 from gate.errors import ClusterError
 from gate.jsonlist import NotAList, decode_list
+from gate.progress import Phase, Progress
 from gate.recorder import (
     Obj,
     cluster_snapshot,
@@ -133,22 +133,6 @@ def preflight(connection: Connection, i_mean_it: bool, say: Say) -> None:
         )
 
 
-class Progress:
-    """A line now and then during long lists, never more often than every ``interval`` s."""
-
-    def __init__(
-        self, say: Say, interval: float = 2.0, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self._say, self._interval, self._clock = say, interval, clock
-        self._due = clock() + interval
-
-    def update(self, noun: str, count: int) -> None:
-        now = self._clock()
-        if now >= self._due:
-            self._say(f"read {count:,} {noun}...")
-            self._due = now + self._interval
-
-
 def _page(connection: Connection, collection: Collection, token: str | None) -> Reply:
     query = [("limit", str(PAGE_SIZE))]
     if collection.field_selector:
@@ -158,9 +142,7 @@ def _page(connection: Connection, collection: Collection, token: str | None) -> 
     return connection.send("GET", collection.path, query)
 
 
-def _one_pass(
-    connection: Connection, collection: Collection, progress: Progress
-) -> list[Obj] | None:
+def _one_pass(connection: Connection, collection: Collection, progress: Phase) -> list[Obj] | None:
     """Every item of the collection, minimised as it is decoded; None when a continue token
     expired (HTTP 410)."""
     items: list[Obj] = []
@@ -185,7 +167,7 @@ def _one_pass(
             raise ClusterError(
                 f"listing {collection.noun}: item {len(items) + 1} has an unexpected shape"
             ) from None
-        progress.update(collection.noun, len(items))
+        progress.advance(len(items) - progress.done)
         metadata = members.get("metadata")
         token = metadata.get("continue") if isinstance(metadata, Mapping) else None
         if not token:
@@ -198,7 +180,11 @@ def list_all(
     """One complete, consistent list. An expired continue token means the pages already read
     belong to a snapshot the server no longer holds, so they are dropped and the list restarts."""
     for _ in range(MAX_RESTARTS + 1):
-        items = _one_pass(connection, collection, progress)
+        phase = progress.phase(f"listing {collection.noun}", unit=collection.noun)
+        try:
+            items = _one_pass(connection, collection, phase)
+        finally:
+            phase.finish()
         if items is not None:
             return items
         say(f"the list of {collection.noun} expired (HTTP 410 Gone); listing again")
@@ -240,12 +226,14 @@ def read_cluster(
     now: datetime,
     say: Say,
     settings: Settings | None = None,
+    progress: Progress | None = None,
 ) -> Obj:
-    """Preflight, then read the cluster once into a minimised ClusterSnapshot document."""
+    """Preflight, then read the cluster once into a minimised ClusterSnapshot document.
+    ``progress`` reports long lists (none by default)."""
+    progress = progress or Progress.quiet()
     with connect(target, env, settings) as connection:
         say(f"reading context {connection.context} at {connection.server} (read-only)")
         preflight(connection, target.i_mean_it, say)
-        progress = Progress(say)
         with _cyclic_gc_paused():
             version = server_version(connection)
             nodes = list_all(connection, NODES, progress, say)
@@ -276,6 +264,7 @@ def read_live(
     now: datetime,
     say: Say,
     settings: Settings | None = None,
+    progress: Progress | None = None,
 ) -> tuple[Obj, Snapshot]:
-    document = read_cluster(target, env, now, say, settings)
+    document = read_cluster(target, env, now, say, settings, progress)
     return document, live_snapshot(document)

@@ -8,6 +8,8 @@ or a line with hundreds of carriage returns.
 
 from __future__ import annotations
 
+import io
+import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +37,10 @@ class Phase:
         self._started = progress.clock()
         self._next = self._started + progress.delay
         self._drawn = False
+
+    @property
+    def done(self) -> int:
+        return self._done
 
     def advance(self, amount: int = 1) -> None:
         self._done += amount
@@ -99,6 +105,11 @@ class Progress:
         except (AttributeError, ValueError):
             tty = False
         return cls(stream, tty)
+
+    @classmethod
+    def quiet(cls) -> Progress:
+        """Reports nothing, ever."""
+        return cls(io.StringIO(), tty=False, delay=math.inf)
 
     def phase(self, label: str, total: int | None = None, unit: str = "") -> Phase:
         return Phase(self, label, total, unit)

@@ -3,15 +3,19 @@ nothing but reads on the wire. Real client, real HTTP, the real CLI entry point.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gate.cluster import Progress
+from gate.cluster import read_cluster
+from gate.credentials import LiveTarget
+from gate.progress import Progress
 from tests.apiserver import (
     BINDER,
     LIMIT_RANGES,
@@ -172,14 +176,20 @@ def test_a_whole_run_sends_only_reads_and_the_review(live: Live) -> None:
     assert len(reviews) == 5 and live.state.requests[5].path == VERSION_PATH
 
 
-def test_progress_is_printed_at_most_every_two_seconds() -> None:
-    lines: list[str] = []
-    now = [0.0]
-    progress = Progress(lines.append, clock=lambda: now[0])
-    for step, count in ((0.5, 500), (1.9, 1_000), (2.0, 1_500), (3.9, 40_000), (4.1, 41_000)):
-        now[0] = step
-        progress.update("pods", count)
-    assert lines == ["read 1,500 pods...", "read 41,000 pods..."]
+def test_long_lists_report_progress_as_every_long_phase_does(live: Live) -> None:
+    """The live reader's lists go through the same progress lines as the rest of a run."""
+    live.state.serve(PODS, [realistic_pod(i, "aks-user-000000") for i in range(1_200)])
+    ticks = iter(range(10_000))
+    stream = io.StringIO()
+    progress = Progress(stream, tty=False, clock=lambda: float(next(ticks)), delay=1, interval=1)
+    target = LiveTarget(kubeconfig=str(live.kubeconfig))
+    read_cluster(target, live.env, datetime.now(timezone.utc), lambda line: None, None, progress)
+    lines = stream.getvalue().splitlines()
+    assert [line for line in lines if "pods" in line] == [
+        "fitgate: listing pods: 500 pods, 1 s",
+        "fitgate: listing pods: 1,000 pods, 2 s",
+        "fitgate: listing pods: 1,200 pods, 3 s",
+    ]
 
 
 FORBIDDEN_NAMES = (
