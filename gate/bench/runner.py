@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from time import perf_counter
 
 from gate.bench.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, case_bytes
@@ -120,8 +121,10 @@ def run_case(size: Size, case: Path, say: Callable[[str], None], repeat: int = 1
     fitgate_snapshot = measure_median(
         _check_argv(SNAPSHOT_FILE, out, "snapshot"), case, repeat, _reports(out, "snapshot")
     )
-    say("phases of one run (ClusterSnapshot)")
-    phases = measure([python, "-m", "gate.bench.phases", SNAPSHOT_FILE, MANIFESTS_DIR], case)
+    say(f"phases of a run on the ClusterSnapshot{times}")
+    phases_argv = [python, "-m", "gate.bench.phases", SNAPSHOT_FILE, MANIFESTS_DIR]
+    runs = [json.loads(measure(phases_argv, case).output) for _ in range(repeat)]
+    phases = {key: median(run[key] for run in runs) for key in runs[0]}
     return Results(
         size=size,
         inputs=case_bytes(case),
@@ -129,7 +132,7 @@ def run_case(size: Size, case: Path, say: Callable[[str], None], repeat: int = 1
         yaml_floor=yaml_floor,
         fitgate_list=fitgate_list,
         fitgate_snapshot=fitgate_snapshot,
-        phases=json.loads(phases.output),
+        phases=phases,
     )
 
 
@@ -176,7 +179,7 @@ def table(results: Results) -> str:
     )
     lines += [
         "",
-        f"phases of one run: load snapshot {phases['load']:.2f} s, read manifests "
+        f"phases (medians): load snapshot {phases['load']:.2f} s, read manifests "
         f"{phases['read']:.2f} s, evaluate {phases['evaluate']:.2f} s, render reports "
         f"{phases['reports']:.2f} s; {phases['nodes']:,.0f} nodes in "
         f"{phases['taint_classes']:,.0f} taint classes and {phases['port_classes']:,.0f} "
