@@ -205,6 +205,17 @@ def _requests_text(profile: PodProfile) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class _Answer:
+    """What the filters say of every node for one pod, and what follows from it."""
+
+    outcomes: tuple[NodeOutcome, ...]
+    any_fit: bool
+    addon_only: bool  # every node that fits is an add-on node
+    message: str | None  # the FitError, when no node fits
+    lacking: bool  # some node rejects it for room alone
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluator:
     """Evaluates workloads against one snapshot, sharing its node classes."""
 
@@ -212,29 +223,34 @@ class Evaluator:
     dialect: Dialect
     index: NodeIndex
     tables: OutcomeTables
-    answers: dict[Hashable, tuple[Groups, tuple[NodeOutcome, ...]]] = field(default_factory=dict)
+    answers: dict[Hashable, _Answer] = field(default_factory=dict)
 
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
         index = NodeIndex.of(snapshot.nodes)
         return cls(snapshot, dialect, index, OutcomeTables(index.nodes))
 
-    def _grouped(
-        self, spec: Mapping[str, Any], profile: PodProfile
-    ) -> tuple[Groups, tuple[NodeOutcome, ...]]:
-        """The pod's groups of rejected nodes and every node's outcome. Workloads that ask
-        the filters the same questions get the same answer: it is computed once."""
+    def _answer(self, spec: Mapping[str, Any], profile: PodProfile) -> _Answer:
+        """What the filters say of every node for this pod. Workloads that ask the filters
+        the same questions get the same answer: it is worked out once."""
         key = _scheduling_key(spec, profile)
         found = self.answers.get(key) if key is not None else None
         if found is None:
             groups = filter_groups(self.index, profile, self.dialect, _label_keys(spec, profile))
-            found = (groups, self.tables.outcomes(groups))
+            found = self._work_out(groups)
             if key is not None:
                 self.answers[key] = found
         return found
 
-    def _fitting(self, groups: Groups) -> int:
-        return self.index.everyone & ~reduce(or_, groups.values(), 0)
+    def _work_out(self, groups: Groups) -> _Answer:
+        fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
+        return _Answer(
+            outcomes=self.tables.outcomes(groups),
+            any_fit=bool(fitting),
+            addon_only=not fitting & ~self.index.addon,
+            message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
+            lacking=any(all(map(is_room_reason, r.reasons)) for r in groups),
+        )
 
     def evaluate(self, workload: Workload) -> WorkloadResult:
         spec, warnings = complete_pod_spec(
@@ -283,10 +299,9 @@ class Evaluator:
             any_fit, addon_only = bool(fits), all(n.is_addon_node for n in fits)
             message = self._message(spec, outcomes) if not fits else None
         else:
-            groups, outcomes = self._grouped(spec, profile)
-            fitting = self._fitting(groups)
-            any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
-            message = _group_fit_error(len(nodes), groups) if not fitting else None
+            answer = self._answer(spec, profile)
+            outcomes, message = answer.outcomes, answer.message
+            any_fit, addon_only = answer.any_fit, answer.addon_only
         if not any_fit:
             verdict = Verdict.NO
         elif addon_only:
@@ -334,9 +349,8 @@ class Evaluator:
             any_fit = any(o.fits for o in outcomes)
             lacking = any(o.reasons and all(map(is_room_reason, o.reasons)) for o in outcomes)
         else:
-            groups, outcomes = self._grouped(spec, profile)
-            any_fit = bool(self._fitting(groups))
-            lacking = any(all(map(is_room_reason, r.reasons)) for r in groups)
+            answer = self._answer(spec, profile)
+            outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
         if not any_fit and not lacking:
             warnings.append("the DaemonSet targets no node of the snapshot: it creates no pod")
         verdict = Verdict.PARTIAL if lacking else Verdict.YES
