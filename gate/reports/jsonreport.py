@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any
 
 import msgspec
@@ -88,6 +90,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
+_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
 _CACHE_BYTES = 256 << 20
 _MEMBER_INDENT = b"\n      "  # a workload's members, inside "workloads": [ { ... } ]
 _PLACE = b'\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
@@ -110,10 +113,11 @@ class _NodeTexts:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found
-        fits = [o.node for o in outcomes if not o.reasons]
+        names = list(map(_NODE, outcomes))
+        reasons = list(map(_REASONS, outcomes))
         found = (
-            msgspec.json.encode(fits),
-            msgspec.json.encode({o.node: o.reasons for o in outcomes}),
+            msgspec.json.encode(list(compress(names, map(not_, reasons)))),
+            msgspec.json.encode(dict(zip(names, reasons, strict=True))),
         )
         size = len(found[0]) + len(found[1])
         if self._cached + size <= _CACHE_BYTES:

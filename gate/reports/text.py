@@ -6,6 +6,7 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from gate.filters import is_room_reason
+from gate.memo import by_identity
 from gate.model import VERDICT_ORDER, NodeOutcome, Report, SnapshotInfo, Verdict, WorkloadResult
 
 CAVEAT = "a snapshot is a point in time: it is wrong a second later"
@@ -46,6 +47,7 @@ def provenance(info: SnapshotInfo, now: datetime | None) -> str:
     return ", ".join(parts) + f"; {CAVEAT}."
 
 
+@by_identity(maxsize=4096)
 def _taint_names(outcomes: tuple[NodeOutcome, ...]) -> str:
     counts = Counter(str(o.taint) for o in outcomes if o.taint is not None)
     return ", ".join(f"{n} x {taint}" for taint, n in sorted(counts.items()))
@@ -70,13 +72,18 @@ def _detail(result: WorkloadResult) -> list[str]:
     if verdict is Verdict.ADDON_ONLY:
         return [f"only CriticalAddonsOnly (system) nodes fit: {_node_list(list(result.fits))}"]
     if verdict is Verdict.PARTIAL:
-        lacking = [
-            f"{o.node} ({', '.join(o.reasons)})"
-            for o in result.nodes
-            if o.reasons and all(is_room_reason(r) for r in o.reasons)
-        ]
-        return [f"no room on {len(lacking)} targeted node(s): {_node_list(lacking)}"]
+        return [_no_room(result.nodes)]
     return [result.reason or ""]
+
+
+@by_identity(maxsize=4096)
+def _no_room(outcomes: tuple[NodeOutcome, ...]) -> str:
+    lacking = [
+        f"{o.node} ({', '.join(o.reasons)})"
+        for o in outcomes
+        if o.reasons and all(is_room_reason(r) for r in o.reasons)
+    ]
+    return f"no room on {len(lacking)} targeted node(s): {_node_list(lacking)}"
 
 
 def render_text(report: Report, now: datetime | None = None) -> str:
