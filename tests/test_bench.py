@@ -11,7 +11,7 @@ import pytest
 
 from gate.bench.__main__ import main
 from gate.bench.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from gate.bench.runner import measure_median
+from gate.bench.runner import Measurement, Results, measure_median, table
 from gate.bench.sizes import SIZES
 from gate.snapshot import load_snapshot
 
@@ -70,3 +70,25 @@ def test_each_run_starts_without_the_previous_runs_reports(tmp_path: Path) -> No
     measured = measure_median([sys.executable, str(script)], tmp_path, 3, [report])
     assert measured.output.strip() == "False"
     assert report.exists()
+
+
+@pytest.mark.parametrize(
+    ("size", "seconds", "verdicts"),
+    [
+        pytest.param("large", 0.5, ["met", "met", "met"], id="large-within-targets"),
+        pytest.param("large", 9.0, ["MISSED", "MISSED", "met"], id="large-too-slow"),
+        pytest.param("medium", 9.0, ["(large case only)"] * 3, id="medium-not-judged"),
+    ],
+)
+def test_targets_are_judged_on_the_large_case(
+    size: str, seconds: float, verdicts: list[str]
+) -> None:
+    floor = Measurement(10.0, 8_000.0, "")
+    fitgate = Measurement(seconds, 150.0, "")
+    phases = {"load": 0.1, "read": 0.1, "evaluate": 0.01, "reports": 0.1}
+    phases |= {"nodes": 5, "taint_classes": 1, "port_classes": 1, "workloads": 3}
+    inputs = {"list": 1, "snapshot": 1, "manifests": 1, "files": 1}
+    printed = table(Results(SIZES[size], inputs, floor, floor, fitgate, fitgate, phases))
+    judged = [line.rsplit(": ", 1)[1].rstrip(" |") for line in printed.splitlines()
+              if line.startswith(("| fitgate check", "| evaluation only"))]  # fmt: skip
+    assert judged == verdicts

@@ -140,8 +140,17 @@ def _mb(count: int) -> str:
     return f"{count / 1e6:,.1f} MB" if count < 1e9 else f"{count / 1e9:,.2f} GB"
 
 
+TARGETED_SIZE = "large"
+
+
 def table(results: Results) -> str:
-    """The benchmark's answer, as a markdown table with targets."""
+    """The benchmark's answer, as a markdown table; the targets are judged on the large
+    case only (on smaller ones interpreter start-up alone is a tenth of the floor)."""
+    targeted = results.size.name == TARGETED_SIZE
+
+    def judged(passed: bool) -> str:
+        return _ok(passed) if targeted else f"({TARGETED_SIZE} case only)"
+
     floor = results.json_floor.seconds + results.yaml_floor.seconds
     inputs = results.inputs
     phases = results.phases
@@ -166,7 +175,7 @@ def table(results: Results) -> str:
         ("fitgate check, ClusterSnapshot", results.fitgate_snapshot, SNAPSHOT_RATIO_TARGET),
     ):
         ratio = m.seconds / floor if floor else float("nan")
-        verdict = _ok(ratio <= target and m.peak_mb <= PEAK_TARGET_MB)
+        verdict = judged(ratio <= target and m.peak_mb <= PEAK_TARGET_MB)
         lines.append(
             f"| {name} | {m.seconds:.2f} | {m.peak_mb:,.0f} | {ratio:.3f} | "
             f"≤ {target:.2f}x, ≤ {PEAK_TARGET_MB:,} MB: {verdict} |"
@@ -175,7 +184,7 @@ def table(results: Results) -> str:
     lines.append(
         f"| evaluation only (engine, after loading) | {phases['evaluate']:.2f} | | "
         f"{share:.1%} of the ClusterSnapshot run | < {EVALUATION_SHARE_TARGET:.0%}: "
-        f"{_ok(share < EVALUATION_SHARE_TARGET)} |"
+        f"{judged(share < EVALUATION_SHARE_TARGET)} |"
     )
     lines += [
         "",
