@@ -29,17 +29,25 @@ SCHEDULED_VOLUME_SOURCES = (
 )
 
 
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
-    pod_requests = (spec.get("resources") or {}).get("requests") or {}
-    containers = [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
+    pod_requests = _mapping(_mapping(spec.get("resources")).get("requests"))
+    containers = [c for c in _list(spec.get("containers")) if isinstance(c, Mapping)]
     containers += [
-        c for c in spec.get("initContainers") or [] if isinstance(c, Mapping) and is_sidecar(c)
+        c for c in _list(spec.get("initContainers")) if isinstance(c, Mapping) and is_sidecar(c)
     ]
     warnings = []
     for container in containers:
-        resources = container.get("resources") or {}
-        requests = resources.get("requests") or {}
-        limits = resources.get("limits") or {}
+        resources = _mapping(container.get("resources"))
+        requests = _mapping(resources.get("requests"))
+        limits = _mapping(resources.get("limits"))
         missing = [
             r
             for r in ("cpu", "memory")
@@ -54,14 +62,10 @@ def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
 
 
 def _affinity_warnings(spec: Mapping[str, Any]) -> list[str]:
-    affinity = spec.get("affinity") or {}
-    if not isinstance(affinity, Mapping):
-        return []
+    affinity = _mapping(spec.get("affinity"))
     warnings = []
-    node_affinity = affinity.get("nodeAffinity") or {}
-    if isinstance(node_affinity, Mapping) and node_affinity.get(
-        "preferredDuringSchedulingIgnoredDuringExecution"
-    ):
+    node_affinity = _mapping(affinity.get("nodeAffinity"))
+    if node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"):
         warnings.append("preferred node affinity is a score, not a filter: not evaluated")
     for key, plugin in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity")):
         if affinity.get(key):
@@ -74,7 +78,7 @@ def unchecked_warnings(spec: Mapping[str, Any]) -> list[str]:
     warnings = _missing_requests(spec) + _affinity_warnings(spec)
     if spec.get("topologySpreadConstraints"):
         warnings.append("topology spread not checked (PodTopologySpread filter not modelled)")
-    volumes = [v for v in spec.get("volumes") or [] if isinstance(v, Mapping)]
+    volumes = [v for v in _list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
     if kinds:
         warnings.append(

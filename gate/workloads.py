@@ -9,6 +9,7 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.model import Document, Location, Workload
 from gate.quantity import parse_quantity
+from gate.shape import POD_SPEC, shape_problem
 
 Path = tuple[str, ...]
 
@@ -136,7 +137,7 @@ def extract(
     containers = spec.get("containers")
     if not isinstance(containers, list) or not containers:
         return Unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
-    problem = _quantity_problem(spec, field)
+    problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
     if problem:
         return Unreadable(kind, namespace, name, location, problem)
     replicas = _get(body, replicas_path) if replicas_path else None
