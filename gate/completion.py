@@ -17,10 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gate.matching import scalar_text
 from gate.quantity import exact_text
 from gate.resources import aggregate_container_requests, pod_level_resource
 
 Spec = dict[str, Any]
+
+
+class AdmissionRefused(Exception):
+    """An admission plugin would refuse to create the pod; the message says why."""
+
 
 DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
@@ -132,7 +138,15 @@ def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str])
     scheduling = _mapping(runtime_class.get("scheduling"))
     selector = _mapping(scheduling.get("nodeSelector"))
     if selector:
-        spec["nodeSelector"] = {**selector, **_mapping(spec.get("nodeSelector"))}
+        own = _mapping(spec.get("nodeSelector"))
+        for key, value in selector.items():
+            if key in own and scalar_text(own[key]) != scalar_text(value):
+                raise AdmissionRefused(
+                    f'RuntimeClass "{name}" admission refuses the pod: conflict: '
+                    f"runtimeClass.scheduling.nodeSelector[{key}] = {scalar_text(value)}; "
+                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}"
+                )
+        spec["nodeSelector"] = {**own, **selector}
     extra = scheduling.get("tolerations")
     if isinstance(extra, list):
         current = list(spec.get("tolerations") or [])

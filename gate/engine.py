@@ -17,7 +17,7 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
-from gate.completion import complete_pod_spec
+from gate.completion import AdmissionRefused, complete_pod_spec
 from gate.errors import QuantityError
 from gate.filters import (
     REASON_AFFINITY_CONFLICT,
@@ -29,7 +29,7 @@ from gate.filters import (
     is_room_reason,
     run_filters,
 )
-from gate.matching import name_narrowing, parse_terms, required_terms
+from gate.matching import name_narrowing, parse_terms, required_terms, scalar_text
 from gate.model import HostPort, NodeOutcome, NodeView, Verdict, Workload, WorkloadResult
 from gate.nodeindex import Groups, NodeIndex, filter_groups
 from gate.outcomes import OutcomeTables
@@ -108,11 +108,10 @@ def _wanted_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
 
 
 def _text_map(value: object) -> dict[str, str]:
+    """A map[string]string as the API server stores it: a null value is the empty string."""
     if not isinstance(value, Mapping):
         return {}
-    return {
-        str(k): "true" if v is True else "false" if v is False else str(v) for k, v in value.items()
-    }
+    return {str(k): scalar_text(v) for k, v in value.items()}
 
 
 def pod_profile(spec: Mapping[str, Any]) -> PodProfile:
@@ -253,9 +252,12 @@ class Evaluator:
         )
 
     def evaluate(self, workload: Workload) -> WorkloadResult:
-        spec, warnings = complete_pod_spec(
-            workload.pod_spec, workload.namespace, self.snapshot.admission
-        )
+        try:
+            spec, warnings = complete_pod_spec(
+                workload.pod_spec, workload.namespace, self.snapshot.admission
+            )
+        except AdmissionRefused as exc:
+            return self._result(workload, Verdict.ERROR, reason=str(exc))
         daemonset = workload.kind == "DaemonSet"
         if daemonset:
             spec["tolerations"] = _daemonset_tolerations(spec)

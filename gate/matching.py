@@ -40,7 +40,7 @@ def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
         return False
     operator = toleration.get("operator") or ""
     if operator in ("", "Equal"):
-        return _text(toleration.get("value")) == taint.value
+        return scalar_text(toleration.get("value")) == taint.value
     return operator == "Exists"
 
 
@@ -57,7 +57,7 @@ def first_untolerated(
     return None
 
 
-def _text(value: object) -> str:
+def scalar_text(value: object) -> str:
     """A YAML scalar as the API server would hold it as a string."""
     if value is None:
         return ""
@@ -92,12 +92,12 @@ LabelTest = Callable[[Mapping[str, str]], bool]
 def _label_requirement(expr: Mapping[str, Any]) -> LabelTest | None:
     """labels.NewRequirement + Requirement.Matches; None when the requirement is invalid
     (which makes its whole term match nothing)."""
-    key = _text(expr.get("key"))
+    key = scalar_text(expr.get("key"))
     operator = expr.get("operator")
     raw_values = expr.get("values") or []
     if not isinstance(raw_values, list) or not _valid_label_key(key):
         return None
-    values = [_text(v) for v in raw_values]
+    values = [scalar_text(v) for v in raw_values]
     if not all(_valid_label_value(v) for v in values):
         return None
     if operator in ("In", "NotIn"):
@@ -138,7 +138,7 @@ def _field_requirement(expr: Mapping[str, Any]) -> FieldTest | None:
     values = expr.get("values") or []
     if not isinstance(values, list) or len(values) != 1:
         return None
-    key, wanted = _text(expr.get("key")), _text(values[0])
+    key, wanted = scalar_text(expr.get("key")), scalar_text(values[0])
     operator = expr.get("operator")
     if operator not in ("In", "NotIn"):
         return None
@@ -209,9 +209,10 @@ def name_narrowing(terms: Sequence[Any]) -> frozenset[str] | None:
                 isinstance(req, Mapping)
                 and req.get("key") == "metadata.name"
                 and req.get("operator") == "In"
-                and isinstance(req.get("values"), list)
             ):
-                pinned = {_text(v) for v in req["values"]}
+                # Missing, null and [] are all Go's empty slice: a term that pins nothing.
+                values = req.get("values")
+                pinned = {scalar_text(v) for v in values} if isinstance(values, list) else set()
                 names = pinned if names is None else names & pinned
         if names is None:
             return None

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["TERMINAL_PHASES", "Snapshot", "build_snapshot", "dialect_for", "load_snapshot"]
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+_EARLY_1_35_ALPHA = re.compile(r"v?1\.35\.0-alpha\.[0-2](?![0-9])")
 
 
 @cache
@@ -92,13 +93,15 @@ def parse_version(text: str | None) -> tuple[int, int, int] | None:
 
 
 def dialect_for(version: str | None) -> Dialect:
-    """The taint reason lost its ``{KEY: VALUE}`` in v1.35.0 and in v1.34.2 (back-port);
-    an unknown version keeps the named form (SPEC section 4, "Dialect")."""
+    """The taint reason lost its ``{KEY: VALUE}`` in v1.35.0-alpha.3 (#134740) and in
+    v1.34.2 (its back-port, #135023); an unknown version keeps the named form (SPEC
+    section 4, "Dialect")."""
     parsed = parse_version(version)
     if parsed is None:
         return Dialect()
     minor_patch = parsed[1:]
-    named = parsed[0] == 1 and minor_patch < (34, 2)
+    early_alpha = _EARLY_1_35_ALPHA.match(version or "") is not None
+    named = parsed[0] == 1 and (minor_patch < (34, 2) or early_alpha)
     return Dialect(named_taint=named, skip_absent_scalar=parsed[0] > 1 or parsed[1] >= 36)
 
 

@@ -364,6 +364,10 @@ def test_pod_level_requests_default_as_the_api_server_defaults_them(
         # CHANGELOG-1.34.md, v1.34.2: cherry-pick #135023 of #134740 drops the taint's key/value.
         pytest.param("v1.34.2", False, id="1.34.2-backport"),
         pytest.param("v1.35.0", False, id="1.35"),
+        # CHANGELOG-1.35.md lists #134740 under v1.35.0-alpha.3: the two alphas before it name it.
+        pytest.param("v1.35.0-alpha.2", True, id="1.35-alpha.2"),
+        pytest.param("v1.35.0-alpha.3", False, id="1.35-alpha.3"),
+        pytest.param("v1.35.0-alpha.10", False, id="1.35-alpha.10"),
         pytest.param("v1.36.3-gke.100", False, id="vendor-suffix"),
     ],
 )
@@ -420,3 +424,51 @@ def test_one_evaluator_answers_every_workload_as_a_fresh_one_would() -> None:
         fresh = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
         assert answer == fresh.evaluate(workload(spec))
     assert len({a.nodes for a in answers}) > 6  # the twins do get different answers
+
+
+def test_a_null_node_selector_value_is_the_empty_string() -> None:
+    """map[string]string: Go decodes ``disk:`` (null) as "", which the label must equal."""
+    nodes = [api_node("empty", labels={"disk": ""}), api_node("text", labels={"disk": "None"})]
+    result = evaluate(cluster_snapshot(nodes), pod_spec("1", nodeSelector={"disk": None}))
+    assert result.fits == ("empty",)
+
+
+def test_a_runtime_class_selector_that_conflicts_is_refused_by_admission() -> None:
+    """plugin/pkg/admission/runtimeclass: setScheduling forbids a conflicting nodeSelector."""
+    runtime = {
+        "kind": "RuntimeClass",
+        "metadata": {"name": "rc"},
+        "handler": "rc",
+        "scheduling": {"nodeSelector": {"pool": "gpu"}},
+    }
+    nodes = [api_node("cpu-0", labels={"pool": "cpu"}), api_node("gpu-0", labels={"pool": "gpu"})]
+    snapshot = cluster_snapshot(nodes, runtimeClasses=[runtime])
+    conflict = evaluate(
+        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "cpu"})
+    )
+    assert conflict.verdict is Verdict.ERROR
+    assert conflict.reason == (
+        'RuntimeClass "rc" admission refuses the pod: conflict: '
+        "runtimeClass.scheduling.nodeSelector[pool] = gpu; pod.spec.nodeSelector[pool] = cpu"
+    )
+    agreeing = evaluate(
+        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "gpu"})
+    )
+    assert agreeing.fits == ("gpu-0",)
+    merged = evaluate(snapshot, pod_spec("1", runtimeClassName="rc"))
+    assert merged.fits == ("gpu-0",)
+
+
+@pytest.mark.parametrize(
+    "values", [{"values": []}, {"values": None}, {}], ids=["empty", "null", "absent"]
+)
+def test_a_name_pin_without_values_conflicts_in_prefilter(values: dict[str, Any]) -> None:
+    """nodeaffinity PreFilter: sets.New(r.Values...) is empty for [], null and a missing key."""
+    pin = {"key": "metadata.name", "operator": "In", **values}
+    terms = [{"matchFields": [pin]}]
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": terms}}}  # fmt: skip
+    result = evaluate(
+        cluster_snapshot([api_node("a"), api_node("b")]), pod_spec("1", affinity=affinity)
+    )
+    assert result.message == "0/2 nodes are available: pod affinity terms conflict."
