@@ -15,7 +15,7 @@ from typing import Any
 
 from gate.matching import SelectorTerm, first_untolerated, tolerates
 from gate.model import HostPort, NodeView, Taint
-from gate.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_extended
+from gate.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -44,12 +44,9 @@ class Dialect:
     """What differs between kube-scheduler versions in the filters' output.
 
     ``named_taint``: the taint reason names ``{KEY: VALUE}`` (through v1.34.1).
-    ``skip_absent_scalar``: DRAExtendedResource (on by default from v1.36) skips a scalar
-    resource missing from the node's allocatable when the pod requests no extended resource.
     """
 
     named_taint: bool = True
-    skip_absent_scalar: bool = False
 
     def taint_reason(self, taint: Taint) -> str:
         if self.named_taint:
@@ -131,7 +128,12 @@ def _free(node: NodeView, resource: str) -> int:
 
 def node_resources_fit(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     """fitsRequest: pod count, then cpu, memory, ephemeral-storage, then each scalar
-    resource; every shortage is reported, equality fits."""
+    resource; every shortage is reported, equality fits.
+
+    With DRAExtendedResource (on by default from v1.36) the scheduler leaves to the DRA
+    plugin a scalar the node does not offer only when a DeviceClass maps its name
+    (``shouldDelegateResourceToDRA``); a snapshot holds no DeviceClasses, and no class can
+    map hugepages-*, *kubernetes.io/* or attachable-volumes-*, so every scalar is checked."""
     reasons: list[str] = []
     if node.pod_count + 1 > node.allocatable.get("pods", 0):
         reasons.append(REASON_TOO_MANY_PODS)
@@ -141,12 +143,9 @@ def node_resources_fit(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rej
         if wanted > 0 and wanted > _free(node, resource):
             reasons.append(f"Insufficient {resource}")
     scalars = sorted(r for r in requests if r not in (CPU, MEMORY, EPHEMERAL_STORAGE, "pods"))
-    wants_extended = any(is_extended(r) and requests[r] > 0 for r in scalars)
     for resource in scalars:
         wanted = requests[resource]
         if wanted == 0:
-            continue
-        if dialect.skip_absent_scalar and not wants_extended and resource not in node.allocatable:
             continue
         if wanted > _free(node, resource):
             reasons.append(f"Insufficient {resource}")

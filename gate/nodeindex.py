@@ -30,7 +30,7 @@ from gate.filters import (
     taint_toleration,
 )
 from gate.model import NodeView
-from gate.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended
+from gate.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 
 Groups = dict[Rejection, int]
 """Disjoint sets of nodes (bitsets) by the rejection they share; fitting nodes are absent."""
@@ -83,7 +83,6 @@ class NodeIndex:
     port_classes: tuple[tuple[int, int], ...]
     _labels: dict[str, dict[str, int]] = field(default_factory=dict)
     _thresholds: dict[str, _Threshold] = field(default_factory=dict)
-    _has: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, nodes: Iterable[NodeView]) -> NodeIndex:
@@ -120,15 +119,6 @@ class NodeIndex:
         if resource not in self._thresholds:
             self._thresholds[resource] = _Threshold.of(self.nodes, resource)
         return self._thresholds[resource].short_of(wanted)
-
-    def lacking(self, resource: str) -> int:
-        """Nodes whose allocatable does not name ``resource``."""
-        if resource not in self._has:
-            has = 0
-            for index, node in enumerate(self.nodes):
-                has |= 1 << index if resource in node.allocatable else 0
-            self._has[resource] = has
-        return self.everyone & ~self._has[resource]
 
     def label_parts(self, keys: Iterable[str], among: int) -> list[int]:
         """``among`` split by the nodes' values of ``keys`` (absent is a value too)."""
@@ -188,15 +178,10 @@ def _resource_parts(
         if wanted > 0:
             failing.append((index.short_of(resource, wanted), f"Insufficient {resource}"))
     scalars = sorted(r for r in requests if r not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS))
-    wants_extended = any(is_extended(r) and requests[r] > 0 for r in scalars)
     for resource in scalars:
         wanted = requests[resource]
-        if wanted == 0:
-            continue
-        short = index.short_of(resource, wanted)
-        if dialect.skip_absent_scalar and not wants_extended:
-            short &= ~index.lacking(resource)
-        failing.append((short, f"Insufficient {resource}"))
+        if wanted > 0:
+            failing.append((index.short_of(resource, wanted), f"Insufficient {resource}"))
     parts: list[tuple[int, tuple[str, ...]]] = [(among, ())]
     for bits, reason in failing:
         split = []

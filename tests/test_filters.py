@@ -22,6 +22,7 @@ from gate.filters import (
     taint_toleration,
 )
 from gate.model import HostPort, NodeView
+from gate.snapshot import dialect_for
 from tests.builders import container, node, taint
 
 NAMED = Dialect(named_taint=True)
@@ -645,12 +646,14 @@ def test_node_resources_fit(pod: PodProfile, view: NodeView, want: tuple[str, ..
     assert reasons(node_resources_fit, pod, view) == want
 
 
-def test_dra_extended_resource_skip_applies_from_v1_36() -> None:
-    """fit.go: with DRAExtendedResource on, a scalar missing from the node is skipped when the
-    pod requests no extended resource at all."""
+@pytest.mark.parametrize("version", ["v1.34.1", "v1.35.0", "v1.36.0", "v1.37.2"])
+def test_a_scalar_the_node_lacks_is_insufficient_in_every_version(version: str) -> None:
+    """fit.go shouldDelegateResourceToDRA: with DRAExtendedResource on (v1.36+), only a name a
+    DeviceClass maps is left to DRA, never hugepages-* (fit_test.go "extended resource NOT
+    backed by DRA" still wants Insufficient)."""
     pod = fit_pod([c(hugepages_1Gi="1")])
-    assert reasons(node_resources_fit, pod, fit_node()) == ("Insufficient hugepages-1Gi",)
-    assert reasons(node_resources_fit, pod, fit_node(), Dialect(skip_absent_scalar=True)) == ()
+    dialect = dialect_for(version)
+    assert reasons(node_resources_fit, pod, fit_node(), dialect) == ("Insufficient hugepages-1Gi",)
 
 
 def test_first_failing_filter_decides_the_reasons() -> None:

@@ -102,11 +102,11 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(nodes(), specs(), st.booleans(), st.booleans())
+@given(nodes(), specs(), st.booleans())
 def test_classes_give_each_node_its_own_rejection(
-    found: list[NodeView], spec: dict[str, Any], named: bool, skip_absent: bool
+    found: list[NodeView], spec: dict[str, Any], named: bool
 ) -> None:
-    dialect = Dialect(named_taint=named, skip_absent_scalar=skip_absent)
+    dialect = Dialect(named_taint=named)
     profile = pod_profile(spec)
     index = NodeIndex.of(found)
     groups = filter_groups(index, profile, dialect, _label_keys(spec, profile))
