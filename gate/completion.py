@@ -13,12 +13,15 @@ Only the parts of the spec that change are copied; the input is never mutated.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+from gate.errors import QuantityError
 from gate.matching import scalar_text
-from gate.quantity import exact_text
+from gate.quantity import exact_text, parse_quantity
 from gate.resources import aggregate_container_requests, pod_level_resource
 
 Spec = dict[str, Any]
@@ -44,25 +47,79 @@ def _mapping(value: object) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _complete_container(
-    container: Mapping[str, Any], host_network: bool, defaults: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict[str, Any]:
+    """SetDefaults_Pod/PodSpec for one container: a limit without a request is also the
+    request, and under hostNetwork a port's hostPort defaults to its containerPort."""
     completed = dict(container)
     resources = _mapping(container.get("resources"))
     limits = _mapping(resources.get("limits"))
     requests = _mapping(resources.get("requests"))
     for name, value in limits.items():
         requests.setdefault(name, value)
-    for item in defaults:
-        for name, value in _mapping(item.get("default")).items():
-            limits.setdefault(name, value)
-        for name, value in _mapping(item.get("defaultRequest")).items():
-            requests.setdefault(name, value)
     completed["resources"] = {**resources, "limits": limits, "requests": requests}
     ports = container.get("ports")
     if host_network and isinstance(ports, list):
         completed["ports"] = [_host_network_port(p) for p in ports]
     return completed
+
+
+def _limit_range_defaults(
+    container: dict[str, Any], defaults: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """LimitRanger admission (mergeContainerResources): missing limits and requests."""
+    resources = _mapping(container.get("resources"))
+    limits = _mapping(resources.get("limits"))
+    requests = _mapping(resources.get("requests"))
+    for item in defaults:
+        for name, value in _mapping(item.get("default")).items():
+            limits.setdefault(name, value)
+        for name, value in _mapping(item.get("defaultRequest")).items():
+            requests.setdefault(name, value)
+    return {**container, "resources": {**resources, "limits": limits, "requests": requests}}
+
+
+_MILLI = Fraction(1, 1000)
+
+
+def _rounded_to_milli(resources: object) -> object:
+    """SetDefaults_ResourceList: every quantity rounded up (away from zero) to a whole
+    number of thousandths, as the API server stores it: two containers of ``0.5m`` cpu
+    are stored as ``1m`` each and request 2m together."""
+    if not isinstance(resources, Mapping):
+        return resources
+    rounded = {}
+    for name, value in resources.items():
+        try:
+            q = parse_quantity(value) if value is not None else None
+        except QuantityError:  # reported when the requests are read
+            q = None
+        if q is None or (q / _MILLI).denominator == 1:
+            rounded[name] = value
+        else:
+            steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
+            rounded[name] = exact_text(steps * _MILLI)
+    return rounded
+
+
+def _round_resource_lists(spec: Spec) -> None:
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        for container in items if isinstance(items, list) else []:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if isinstance(resources, dict):
+                for field_name in ("limits", "requests"):
+                    if field_name in resources:
+                        resources[field_name] = _rounded_to_milli(resources[field_name])
+    if "overhead" in spec:
+        spec["overhead"] = _rounded_to_milli(spec["overhead"])
+    resources = spec.get("resources")
+    if isinstance(resources, Mapping):
+        spec["resources"] = {
+            **resources,
+            **{
+                f: _rounded_to_milli(resources[f]) for f in ("limits", "requests") if f in resources
+            },
+        }
 
 
 def _host_network_port(port: object) -> object:
@@ -88,8 +145,10 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
 def _pod_level_defaults(spec: Spec) -> None:
     """defaultPodRequests (pkg/apis/core/v1/defaults.go): a pod-level request left unset
     defaults to what the containers request for it in aggregate, else to the pod-level
-    limit. Only resources with a pod-level limit matter: for the others the aggregate is
-    what the scheduler uses anyway."""
+    limit; hugepages, which cannot be overcommitted, always to the limit. Only resources
+    with a pod-level limit matter: for the others the aggregate is what the scheduler uses
+    anyway. It runs while the request is decoded, before any admission plugin adds
+    LimitRange defaults to the containers."""
     resources = spec.get("resources")
     if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
         return
@@ -97,7 +156,9 @@ def _pod_level_defaults(spec: Spec) -> None:
     aggregated = aggregate_container_requests(spec)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
-            requests[name] = value if name not in aggregated else exact_text(aggregated[name])
+            overcommitted = not name.startswith("hugepages-")
+            from_containers = overcommitted and name in aggregated
+            requests[name] = exact_text(aggregated[name]) if from_containers else value
     spec["resources"] = {**resources, "requests": requests}
 
 
@@ -154,21 +215,40 @@ def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str])
 
 
 def complete_pod_spec(
-    spec: Mapping[str, Any], namespace: str, admission: AdmissionObjects
+    spec: Mapping[str, Any],
+    namespace: str,
+    admission: AdmissionObjects,
+    pod_level_resources: bool = True,
 ) -> tuple[Spec, list[str]]:
-    """The pod spec the scheduler would see, and warnings about what could not be applied."""
+    """The pod spec the scheduler would see, and warnings about what could not be applied,
+    in the API server's order: defaults applied while the request is decoded, then the
+    admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
+    from v1.34); without it the API server drops ``spec.resources``. Raises
+    :class:`AdmissionRefused` where an admission plugin would refuse the pod."""
     completed: Spec = dict(spec)
     warnings: list[str] = []
     host_network = bool(spec.get("hostNetwork"))
-    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
     for key in ("containers", "initContainers"):
         items = spec.get(key)
         if isinstance(items, list):
             completed[key] = [
-                _complete_container(c, host_network, defaults) if isinstance(c, Mapping) else c
-                for c in items
+                _decoded_container(c, host_network) if isinstance(c, Mapping) else c for c in items
             ]
-    _pod_level_defaults(completed)
+    if pod_level_resources:
+        _pod_level_defaults(completed)
+    elif completed.pop("resources", None) is not None:
+        warnings.append(
+            "spec.resources (pod-level resources) is dropped by the API server before v1.34 "
+            "(PodLevelResources off): the containers' requests count"
+        )
+    _round_resource_lists(completed)
+    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
+    for key in ("containers", "initContainers"):
+        items = completed.get(key)
+        if isinstance(items, list) and defaults:
+            completed[key] = [
+                _limit_range_defaults(c, defaults) if isinstance(c, dict) else c for c in items
+            ]
     _runtime_class(completed, admission, warnings)
     tolerations = completed.get("tolerations")
     completed["tolerations"] = _default_tolerations(

@@ -254,7 +254,10 @@ class Evaluator:
     def evaluate(self, workload: Workload) -> WorkloadResult:
         try:
             spec, warnings = complete_pod_spec(
-                workload.pod_spec, workload.namespace, self.snapshot.admission
+                workload.pod_spec,
+                workload.namespace,
+                self.snapshot.admission,
+                pod_level_resources=self.dialect.pod_level_resources,
             )
         except AdmissionRefused as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))

@@ -41,12 +41,15 @@ UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", value="", ef
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
-    """What differs between kube-scheduler versions in the filters' output.
+    """What differs between Kubernetes versions in what the filters see and say.
 
     ``named_taint``: the taint reason names ``{KEY: VALUE}`` (through v1.34.1).
+    ``pod_level_resources``: PodLevelResources is on (by default from v1.34); without it
+    the API server drops a template's ``spec.resources``.
     """
 
     named_taint: bool = True
+    pod_level_resources: bool = True
 
     def taint_reason(self, taint: Taint) -> str:
         if self.named_taint:

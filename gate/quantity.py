@@ -154,8 +154,9 @@ def scheduler_amount(resource: str, raw: object) -> int:
     """The integer NodeResourcesFit compares: millicores for ``cpu``, whole units otherwise.
 
     ``raw`` is a value ``parse_quantity`` accepts, or a ``Fraction`` it returned. The scheduler
-    rounds after summing quantities, so pass a sum of exact values rather than summing amounts:
-    two ``100u`` cpu requests are 1m, not 2m. Raises ``QuantityError`` past the int64 range,
+    rounds after summing quantities, so pass a sum of exact values rather than summing
+    amounts (the values it sums are stored ones, already rounded up to thousandths by the
+    API server; see ``gate.completion``). Raises ``QuantityError`` past the int64 range,
     where upstream's MilliValue()/Value() overflow into undefined results.
 
     >>> scheduler_amount("cpu", "0.0001"), scheduler_amount("memory", "1Gi")

@@ -3,8 +3,10 @@
 Upstream: ``k8s.io/component-helpers/resource/helpers.go`` (PodRequests,
 AggregateContainerRequests) and ``pkg/scheduler/framework/types.go`` (Resource.Add).
 Quantities are summed exactly and converted to the scheduler's integers only at the end,
-as upstream sums ``resource.Quantity`` values before calling ``MilliValue``/``Value``:
-two containers of ``0.5m`` cpu request 1m, not 2m.
+as upstream sums ``resource.Quantity`` values before calling ``MilliValue``/``Value``. The
+values summed are the stored ones, which the API server has rounded up to thousandths
+(:mod:`gate.completion` does the same for a template): two containers of ``0.5m`` cpu are
+stored as ``1m`` each and request 2m.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def dialect_for(version: str | None) -> Dialect:
     minor_patch = parsed[1:]
     early_alpha = _EARLY_1_35_ALPHA.match(version or "") is not None
     named = parsed[0] == 1 and (minor_patch < (34, 2) or early_alpha)
-    return Dialect(named_taint=named)
+    return Dialect(named_taint=named, pod_level_resources=parsed[0] > 1 or parsed[1] >= 34)
 
 
 def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:

@@ -472,3 +472,62 @@ def test_a_name_pin_without_values_conflicts_in_prefilter(values: dict[str, Any]
         cluster_snapshot([api_node("a"), api_node("b")]), pod_spec("1", affinity=affinity)
     )
     assert result.message == "0/2 nodes are available: pod affinity terms conflict."
+
+
+def test_the_api_server_rounds_each_quantity_to_thousandths_before_any_sum() -> None:
+    """SetDefaults_ResourceList rounds every stored request, limit and overhead up to milli
+    scale: two containers of 0.5m cpu are 1m each, 2m together."""
+    snapshot = cluster_snapshot([api_node("n", cpu="1m")])
+    half = container(requests={"cpu": "0.5m", "memory": "1Mi"})
+    assert evaluate(snapshot, {"containers": [half]}).verdict is Verdict.YES
+    two = evaluate(snapshot, {"containers": [half, {**half, "name": "b"}]})
+    assert two.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert dict(two.requests)["cpu"] == "2m"
+
+
+LIMIT_RANGE = {
+    "kind": "LimitRange",
+    "metadata": {"name": "defaults", "namespace": "default"},
+    "spec": {"limits": [{"type": "Container", "default": {"cpu": "200m"},
+                         "defaultRequest": {"cpu": "100m"}}]},
+}  # fmt: skip
+
+
+def test_pod_level_requests_default_before_limit_range_defaults() -> None:
+    """defaultPodRequests runs while the pod is decoded; LimitRanger fills the containers
+    afterwards and never touches spec.resources: the pod-level request is the pod limit."""
+    snapshot = cluster_snapshot(
+        [api_node("n", cpu="1")], server_version="v1.34.1", limitRanges=[LIMIT_RANGE]
+    )
+    spec = {"containers": [{"name": "a", "image": "x"}], "resources": {"limits": {"cpu": "2"}}}
+    result = evaluate(snapshot, spec)
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert dict(result.requests)["cpu"] == "2"
+
+
+def test_pod_level_hugepages_requests_default_to_the_pod_limit() -> None:
+    """Hugepages cannot be overcommitted (IsOvercommitAllowed): never from the containers."""
+    node = api_node("n", cpu="4")
+    node["status"]["allocatable"]["hugepages-2Mi"] = "128Mi"
+    snapshot = cluster_snapshot([node], server_version="v1.34.1")
+    inner = container(requests={"cpu": "100m", "memory": "512Mi"})
+    inner["resources"]["limits"] = {"hugepages-2Mi": "64Mi"}
+    pod_limits = {"hugepages-2Mi": "256Mi", "memory": "1Gi"}
+    result = evaluate(snapshot, {"containers": [inner], "resources": {"limits": pod_limits}})
+    assert result.message == "0/1 nodes are available: 1 Insufficient hugepages-2Mi."
+
+
+@pytest.mark.parametrize(
+    ("version", "verdict"),
+    [("v1.33.4", Verdict.YES), ("v1.34.0", Verdict.NO), (None, Verdict.NO)],
+    ids=["1.33-gate-off", "1.34-gate-on", "unknown-version"],
+)
+def test_pod_level_resources_count_from_v1_34(version: str | None, verdict: Verdict) -> None:
+    """PodLevelResources is off by default before v1.34: the API server drops
+    spec.resources (dropDisabledPodLevelResources) and says nothing; fitgate warns."""
+    snapshot = cluster_snapshot([api_node("n", cpu="2")], server_version=version)
+    spec = {**pod_spec("500m"), "resources": {"requests": {"cpu": "3"}}}
+    result = evaluate(snapshot, spec)
+    assert result.verdict is verdict
+    dropped = any("PodLevelResources off" in w for w in result.warnings)
+    assert dropped is (verdict is Verdict.YES)
