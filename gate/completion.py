@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from gate.errors import QuantityError
@@ -87,18 +88,26 @@ def _rounded_to_milli(resources: object) -> object:
     are stored as ``1m`` each and request 2m together."""
     if not isinstance(resources, Mapping):
         return resources
-    rounded = {}
-    for name, value in resources.items():
-        try:
-            q = parse_quantity(value) if value is not None else None
-        except QuantityError:  # reported when the requests are read
-            q = None
-        if q is None or (q / _MILLI).denominator == 1:
-            rounded[name] = value
-        else:
-            steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
-            rounded[name] = exact_text(steps * _MILLI)
-    return rounded
+    return {name: _rounded_quantity(value) for name, value in resources.items()}
+
+
+def _rounded_quantity(value: object) -> object:
+    try:
+        return _rounded_hashable(value)
+    except TypeError:  # not a quantity at all: reported when the requests are read
+        return value
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _rounded_hashable(value: object) -> object:
+    try:
+        q = parse_quantity(value) if value is not None else None
+    except QuantityError:  # reported when the requests are read
+        return value
+    if q is None or (q / _MILLI).denominator == 1:
+        return value
+    steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
+    return exact_text(steps * _MILLI)
 
 
 def _round_resource_lists(spec: Spec) -> None:
