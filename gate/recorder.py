@@ -145,15 +145,42 @@ def minimal_pod(pod: Mapping[str, Any]) -> Obj:
         out_metadata["ownerReferences"] = [
             {"kind": o.get("kind"), "name": o.get("name")} for o in owners
         ]
-    status = pod.get("status")
-    phase = status.get("phase") if status else None
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": out_metadata,
         "spec": _pod_spec(pod.get("spec") or {}),
-        "status": {"phase": phase} if phase is not None else {},
+        "status": _pod_status(_mapping(pod.get("status"))),
     }
+
+
+def _pod_status(status: Mapping[str, Any]) -> Obj:
+    """The phase, and what an in-place resize reports (containers' actual and allocated
+    resources, an Infeasible resize), which the scheduler counts while a pod resizes."""
+    out: Obj = {}
+    if status.get("phase") is not None:
+        out["phase"] = status["phase"]
+    for key in ("containerStatuses", "initContainerStatuses"):
+        reported = [
+            {
+                "name": entry.get("name"),
+                "resources": _pick(entry["resources"], ("requests",)),
+                **({"allocatedResources": entry["allocatedResources"]}
+                   if entry.get("allocatedResources") is not None else {}),
+            }
+            for entry in _items(status.get(key))
+            if isinstance(entry.get("resources"), Mapping)
+        ]  # fmt: skip
+        if reported:
+            out[key] = reported
+    resize = [
+        {"type": c.get("type"), "reason": c.get("reason")}
+        for c in _items(status.get("conditions"))
+        if c.get("type") == "PodResizePending"
+    ]
+    if resize:
+        out["conditions"] = resize
+    return out
 
 
 def minimal_limit_range(limit_range: Mapping[str, Any]) -> Obj:

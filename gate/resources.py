@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from gate.quantity import milli_value, parse_quantity, whole_value
+from gate.quantity import exact_text, milli_value, parse_quantity, whole_value
 
 CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
 NATIVE_CHECKED = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -109,6 +109,63 @@ def aggregate_container_requests(spec: Mapping[str, Any]) -> Exact:
         _max(init_peak, in_flight)
     _max(total, init_peak)
     return total
+
+
+def with_status_resources(spec: Mapping[str, Any], status: object) -> Mapping[str, Any]:
+    """PodRequests with UseStatusResources (in-place resize; InPlacePodVerticalScaling is
+    on by default from v1.33): a container whose status reports ``resources`` requests,
+    per resource, the largest of its spec's, its actual (``resources.requests``) and its
+    allocated (``allocatedResources``) requests; while the resize is Infeasible the spec's
+    are left out. Regular init containers are not resized. A pod that is not resizing
+    reports its spec's values, so nothing changes for it."""
+    if not isinstance(status, Mapping):
+        return spec
+    reported: dict[str, Mapping[str, Any]] = {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        entries = status.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, Mapping) and isinstance(entry.get("resources"), Mapping):
+                reported[str(entry.get("name"))] = entry
+    if not reported:
+        return spec
+    conditions = status.get("conditions")
+    infeasible = any(
+        isinstance(c, Mapping) and c.get("type") == "PodResizePending"
+        and c.get("reason") == "Infeasible"
+        for c in (conditions if isinstance(conditions, list) else [])
+    )  # fmt: skip
+
+    def adjusted(container: object, resizable: bool) -> object:
+        entry = reported.get(str(container.get("name"))) if isinstance(container, Mapping) else None
+        if entry is None or not resizable or not isinstance(container, Mapping):
+            return container
+        largest: Exact = {}
+        _max(largest, exact_list(_mapping(entry.get("resources")).get("requests")))
+        _max(largest, exact_list(entry.get("allocatedResources")))
+        if not infeasible:
+            _max(largest, _requests(container))
+        resources = _mapping(container.get("resources"))
+        requests = {name: exact_text(value) for name, value in largest.items()}
+        return {**container, "resources": {**resources, "requests": requests}}
+
+    containers, inits = spec.get("containers"), spec.get("initContainers")
+    return {
+        **spec,
+        "containers": [adjusted(c, True) for c in _as_list(containers)],
+        "initContainers": [adjusted(c, _is_sidecar(c)) for c in _as_list(inits)],
+    }
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _as_list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _is_sidecar(container: object) -> bool:
+    return isinstance(container, Mapping) and is_sidecar(container)
 
 
 def pod_level_resource(name: str) -> bool:

@@ -30,7 +30,13 @@ from gate.clusterstate import (
 from gate.errors import QuantityError, SnapshotError
 from gate.filters import Dialect
 from gate.model import HostPort, NodeView
-from gate.resources import exact_list, is_sidecar, pod_request_amounts, to_scheduler_units
+from gate.resources import (
+    exact_list,
+    is_sidecar,
+    pod_request_amounts,
+    to_scheduler_units,
+    with_status_resources,
+)
 from gate.snapshotstream import NotAccepted, read_snapshot
 from gate.surrogates import may_hold_surrogates, replace_lone_surrogates
 
@@ -156,9 +162,9 @@ def _reduce_pods(
         if not node or node not in node_names or phase in TERMINAL_PHASES:
             continue
         try:
-            requests = pod_request_amounts(spec)
+            requests = pod_request_amounts(with_status_resources(spec, pod.get("status")))
         except QuantityError as exc:
-            raise SnapshotError(f"{source}: {what}: spec: {exc}") from None
+            raise SnapshotError(f"{source}: {what}: {exc}") from None
         totals.setdefault(node, NodeTotals()).add(requests, _host_ports(spec))
         counted += 1
     return totals, counted

@@ -38,7 +38,12 @@ from gate.clusterstate import (
 from gate.errors import QuantityError
 from gate.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.model import HostPort, NodeView
-from gate.resources import exact_list, pod_request_amounts, to_scheduler_units
+from gate.resources import (
+    exact_list,
+    pod_request_amounts,
+    to_scheduler_units,
+    with_status_resources,
+)
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
@@ -77,6 +82,7 @@ class _Requirements(Struct, gc=False):
 class _Container(Struct, gc=False):
     """What PodRequests and the used host ports read of a container."""
 
+    name: str | UnsetType = UNSET
     resources: _Requirements | UnsetType | None = UNSET
     ports: list[_Port] | UnsetType | None = UNSET
     restartPolicy: str | UnsetType = UNSET
@@ -86,6 +92,7 @@ class _ContainerTexts(Struct, gc=False):
     """A container of a full API object, as kubectl lists it: its image, env and probes are
     skipped unread, and what the checks read is kept as text (see :class:`_Spec`)."""
 
+    name: str | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
     ports: msgspec.Raw | UnsetType = UNSET
     restartPolicy: str | UnsetType = UNSET
@@ -118,10 +125,28 @@ class _PodSpec(Struct, gc=False):
     resources: msgspec.Raw | UnsetType = UNSET
 
 
+class _ContainerStatus(Struct, gc=False):
+    """What an in-place resize reports of a container (see ``with_status_resources``)."""
+
+    name: str | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+    allocatedResources: msgspec.Raw | UnsetType = UNSET
+
+
+class _Condition(Struct, gc=False):
+    type: str | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+
+
 class _Status(Struct, gc=False):
+    """A Node's and a Pod's status in one, as :class:`_Spec`."""
+
     phase: str | UnsetType = UNSET
     allocatable: Resources = UNSET
     capacity: Resources = UNSET
+    containerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
+    initContainerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
+    conditions: list[_Condition] | UnsetType | None = UNSET
 
 
 class _Object(Struct, gc=False):
@@ -164,20 +189,45 @@ def _text(raw: msgspec.Raw | UnsetType) -> bytes | None:
     return None if raw is UNSET else bytes(raw)
 
 
-ContainerTexts = tuple[bytes | None, bytes | None, str | None]
+ContainerTexts = tuple[bytes | None, bytes | None, str | None, str | None]
+Resized = tuple[tuple[tuple[str | None, bytes, bytes | None], ...], bool]
 PodKey = tuple[
     bytes | tuple[ContainerTexts, ...] | None,
     bytes | tuple[ContainerTexts, ...] | None,
     bytes | None,
     bytes | None,
+    Resized | None,
 ]
 
 
 def _container_texts(container: _ContainerTexts) -> ContainerTexts:
-    return _text(container.resources), _text(container.ports), _set(container.restartPolicy)
+    return (
+        _text(container.resources),
+        _text(container.ports),
+        _set(container.restartPolicy),
+        _set(container.name),
+    )
 
 
-def _pod_key(spec: _Spec | _PodSpec) -> PodKey:
+def _resized(status: _Status | UnsetType) -> Resized | None:
+    """The containers whose status reports resources, and whether the resize is
+    Infeasible; None for the pods that are not resizing (nearly all)."""
+    if status is UNSET or not (status.containerStatuses or status.initContainerStatuses):
+        return None
+    reported = tuple(
+        (_set(entry.name), bytes(entry.resources), _text(entry.allocatedResources))
+        for entry in (*(status.containerStatuses or ()), *(status.initContainerStatuses or ()))
+        if entry.resources is not UNSET
+    )
+    if not reported:
+        return None
+    infeasible = any(
+        c.type == "PodResizePending" and c.reason == "Infeasible" for c in status.conditions or ()
+    )
+    return reported, infeasible
+
+
+def _pod_key(spec: _Spec | _PodSpec, status: _Status | UnsetType) -> PodKey:
     """Everything PodRequests and the used ports read, as texts: pods of one template
     share it."""
     if isinstance(spec, _PodSpec):  # once per pod: written out rather than four calls
@@ -188,12 +238,14 @@ def _pod_key(spec: _Spec | _PodSpec) -> PodKey:
             None if inits is UNSET else bytes(inits),
             None if resources is UNSET else bytes(resources),
             None if overhead is UNSET else bytes(overhead),
+            _resized(status),
         )
     return (
         tuple(map(_container_texts, spec.containers or ())),
         tuple(map(_container_texts, spec.initContainers or ())),
         _text(spec.resources),
         _text(spec.overhead),
+        _resized(status),
     )
 
 
@@ -205,7 +257,10 @@ PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
 
 
 def _plain_container(container: _Container) -> dict[str, Any]:
-    built: dict[str, Any] = {"restartPolicy": _set(container.restartPolicy)}
+    built: dict[str, Any] = {
+        "name": _set(container.name),
+        "restartPolicy": _set(container.restartPolicy),
+    }
     if container.resources is not None and container.resources is not UNSET:
         built["resources"] = {"requests": _set(container.resources.requests)}
     return built
@@ -231,12 +286,30 @@ def _containers(texts: bytes | tuple[ContainerTexts, ...] | None) -> list[_Conta
         return _CONTAINERS.decode(texts) or []
     return [
         _Container(
+            name=UNSET if name is None else name,
             resources=UNSET if resources is None else _RESOURCES.decode(resources),
             ports=UNSET if ports is None else _PORTS.decode(ports),
             restartPolicy=UNSET if policy is None else policy,
         )
-        for resources, ports, policy in texts
+        for resources, ports, policy, name in texts
     ]
+
+
+def _plain_status(resized: Resized | None) -> dict[str, Any] | None:
+    """The status a key stands for, as :func:`with_status_resources` reads it."""
+    if resized is None:
+        return None
+    reported, infeasible = resized
+    statuses = [
+        {
+            "name": name,
+            "resources": json.loads(resources),
+            "allocatedResources": None if allocated is None else json.loads(allocated),
+        }
+        for name, resources, allocated in reported
+    ]
+    conditions = [{"type": "PodResizePending", "reason": "Infeasible"}] if infeasible else []
+    return {"containerStatuses": statuses, "conditions": conditions}
 
 
 def _pod_totals(key: PodKey) -> PodTotals | None:
@@ -252,7 +325,7 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
         "overhead": overhead,
     }
     try:
-        requests = pod_request_amounts(spec)
+        requests = pod_request_amounts(with_status_resources(spec, _plain_status(key[4])))
     except QuantityError:
         return None
     return requests, _used_ports(containers, inits)
@@ -272,7 +345,7 @@ class _PodTotals:
     def add(self, pod: _Object | _Pod) -> None:
         _require_name(pod)
         spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
-        key = _pod_key(spec)
+        key = _pod_key(spec, pod.status)
         template = self.templates.get(key)
         if template is None:  # checks every pod's fields, counted or not
             template = self.templates[key] = len(self.totals)

@@ -1,0 +1,88 @@
+"""A pod in the middle of an in-place resize counts as the scheduler counts it: per
+resource, the largest of its spec's, its actual and its allocated requests (component-
+helpers resource.PodRequests with UseStatusResources), in both snapshot readers and in a
+recording."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from gate.engine import Evaluator
+from gate.model import Location, Verdict, Workload
+from gate.recorder import minimal_pod
+from gate.snapshot import build_snapshot, dialect_for
+from gate.snapshotstream import read_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+
+
+def resizing(
+    spec_cpu: str, actual: str, allocated: str, infeasible: bool = False
+) -> dict[str, Any]:
+    pod = api_pod("r", "n", containers=[container("app", requests={"cpu": spec_cpu})])
+    status = {
+        "name": "app",
+        "resources": {"requests": {"cpu": actual}},
+        "allocatedResources": {"cpu": allocated},
+        "containerID": "containerd://1",
+    }
+    pod["status"]["containerStatuses"] = [status]
+    pod["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    if infeasible:
+        pod["status"]["conditions"].append(
+            {"type": "PodResizePending", "status": "True", "reason": "Infeasible"}
+        )
+    return pod
+
+
+CASES = {
+    # A downsize in progress: the spec says 100m, the container still holds 2 cores.
+    "downsizing": (resizing("100m", "2", "2"), 1000),
+    # An upsize allocated but not yet actuated: the allocation counts.
+    "upsizing": (resizing("2", "100m", "2"), 1000),
+    # An Infeasible resize: the spec's 2 cores are not counted, the running 100m is.
+    "infeasible": (resizing("2", "100m", "100m", infeasible=True), 2900),
+    "not-resizing": (api_pod("p", "n", containers=[container("app", requests={"cpu": "1"})]), 2000),
+}
+
+
+@pytest.mark.parametrize(("pod", "free_cpu"), CASES.values(), ids=CASES.keys())
+def test_both_readers_count_what_the_scheduler_counts(pod: dict[str, Any], free_cpu: int) -> None:
+    document = cluster_snapshot([api_node("n", cpu="3")], [pod], server_version="v1.35.0")
+    listing = {"kind": "List", "apiVersion": "v1", "items": [*document["nodes"], pod]}
+    for shape in (document, listing):
+        reference = build_snapshot(shape, "s.json")
+        (node,) = reference.nodes
+        assert node.allocatable["cpu"] - node.requested["cpu"] == free_cpu
+        typed = read_snapshot(io.BytesIO(json.dumps(shape).encode()), "s.json", lambda n: None)
+        assert typed == reference
+
+
+def test_a_resizing_pod_leaves_room_only_for_what_it_holds() -> None:
+    document = cluster_snapshot([api_node("n", cpu="3")], [resizing("100m", "2", "2")])
+    snapshot = build_snapshot(document, "s.json")
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
+    spec = {"containers": [container("web", requests={"cpu": "2"})]}
+    result = evaluator.evaluate(Workload("Pod", "default", "w", Location("w.yaml", 1), 1, spec))
+    assert result.verdict is Verdict.NO
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_a_recording_keeps_what_a_resize_reports_and_nothing_else() -> None:
+    recorded = minimal_pod(resizing("100m", "2", "2", infeasible=True))
+    assert recorded["status"] == {
+        "phase": "Running",
+        "containerStatuses": [
+            {
+                "name": "app",
+                "resources": {"requests": {"cpu": "2"}},
+                "allocatedResources": {"cpu": "2"},
+            }
+        ],
+        "conditions": [{"type": "PodResizePending", "reason": "Infeasible"}],
+    }
+    plain = minimal_pod(api_pod("p", "n"))
+    assert plain["status"] == {"phase": "Running"}
