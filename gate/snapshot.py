@@ -67,10 +67,20 @@ def _validator(definition: str | None) -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+
 def _field_path(error: jsonschema.ValidationError) -> str:
+    """``spec.taints[0].key``; a key that is not plain (a label name with a newline, say)
+    is quoted, so the message stays on one line."""
     path = ""
     for part in error.absolute_path:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif _PLAIN_KEY.fullmatch(part):
+            path += f".{part}" if path else part
+        else:
+            path += f"[{json.dumps(part)}]"
     return path or "(top level)"
 
 
@@ -83,10 +93,12 @@ def _check(obj: Any, definition: str | None, what: str, source: str) -> None:
 
 
 def _describe(kind: str, index: str, obj: object) -> str:
-    name = obj.get("metadata", {}).get("name") if isinstance(obj, Mapping) else None
+    metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    name = metadata.get("name")
     name = name if isinstance(name, str) else "?"
     if isinstance(obj, Mapping) and kind == "Pod":
-        namespace = obj.get("metadata", {}).get("namespace") or "default"
+        namespace = metadata.get("namespace") or "default"
         name = f"{namespace}/{name}"
     return f'{index} ({kind} "{name}")'
 

@@ -157,7 +157,11 @@ class _Object(Struct, gc=False):
 
 
 class _Name(Struct, gc=False):
+    """A recorded pod's metadata: only the name is read, the rest is type-checked."""
+
     name: str | UnsetType = UNSET
+    namespace: str | UnsetType = UNSET
+    labels: dict[str, str] | UnsetType | None = UNSET
 
 
 class _Pod(Struct, gc=False):

@@ -1,0 +1,59 @@
+"""A snapshot file damaged anywhere is read or refused with one clear error, never a
+traceback, and the typed reader agrees with the reference reader on whatever both accept."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gate.errors import SnapshotError
+from gate.snapshot import build_snapshot, load_snapshot
+from tests.conftest import ROOT
+from tests.test_hostile_manifests import damage, paths, values
+
+AKS = json.loads((ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json").read_text())
+
+
+def resizing(document: dict[str, Any]) -> dict[str, Any]:
+    """The fixture with one pod in the middle of an in-place resize, so that its status
+    fields are there to be damaged too."""
+    pod = next(p for p in document["pods"] if p["spec"].get("nodeName"))
+    name = pod["spec"]["containers"][0]["name"]
+    pod["status"]["containerStatuses"] = [
+        {"name": name, "resources": {"requests": {"cpu": "1"}}, "allocatedResources": {"cpu": "1"}}
+    ]
+    pod["status"]["conditions"] = [{"type": "PodResizePending", "reason": "Infeasible"}]
+    return document
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    damages=st.lists(st.tuples(st.integers(min_value=0), values), min_size=1, max_size=3),
+    as_list=st.booleans(),
+)
+def test_damaged_snapshots_are_read_or_refused_clearly(
+    tmp_path: Path, damages: list[tuple[int, Any]], as_list: bool
+) -> None:
+    document = resizing(copy.deepcopy(AKS))
+    if as_list:
+        items = document["nodes"] + document["pods"]
+        document = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
+    for choice, value in damages:
+        places = paths(document)
+        damage(document, places[choice % len(places)], value)
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(document))
+    try:
+        loaded = load_snapshot(str(path))
+    except SnapshotError as exc:
+        message = str(exc)
+        assert message.startswith(str(path)) and "\n" not in message
+        return
+    assert loaded == build_snapshot(json.loads(path.read_text()), str(path))
