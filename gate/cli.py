@@ -172,18 +172,19 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     """The cluster the options name, read once: its recorded document and node views."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
-    from gate.cluster import read_live
+    from gate.cluster import live_snapshot, read_cluster
     from gate.credentials import LiveTarget
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
-    return read_live(
+    document = read_cluster(
         target,
         streams.env,
         now,
         lambda line: streams.stderr.write(f"fitgate: {line}\n"),
         progress=Progress.on(streams.stderr),
     )
+    return document, live_snapshot(document)
 
 
 def _error_result(item: Unreadable | Skipped, verdict: Verdict) -> WorkloadResult:

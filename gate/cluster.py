@@ -256,15 +256,3 @@ def live_snapshot(document: Mapping[str, Any]) -> Snapshot:
     """Node views of a recorded document, built exactly as a replay of its file builds them."""
     context = document["source"]["context"]
     return snapshot_of_document(document, source=f"{context} (live)")
-
-
-def read_live(
-    target: LiveTarget,
-    env: Mapping[str, str],
-    now: datetime,
-    say: Say,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-) -> tuple[Obj, Snapshot]:
-    document = read_cluster(target, env, now, say, settings, progress)
-    return document, live_snapshot(document)
