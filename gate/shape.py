@@ -19,7 +19,7 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class Of:
     """A list (``items``), a mapping with known fields (``fields``), a mapping of any keys
-    to one shape (``values``), or a scalar of ``types``."""
+    to one shape (``values``), a scalar of ``types``, or (none of them) anything."""
 
     name: str
     types: tuple[type, ...] = ()
@@ -32,7 +32,8 @@ STRING = Of("a string", (str,))
 INTEGER = Of("an integer", (int,))
 BOOLEAN = Of("a boolean", (bool,))
 ANY_MAPPING = Of("a mapping", fields={})
-ANY_LIST = Of("a list", items=Of("anything", (object,)))
+ANYTHING = Of("anything")
+ANY_LIST = Of("a list", items=ANYTHING)
 
 
 def listing(item: Of) -> Of:
@@ -96,6 +97,8 @@ def shape_problem(value: Any, shape: Of, where: str) -> str | None:
             problem = shape_problem(item, inner, f"{where}.{key}") if inner else None
             if problem:
                 return problem
+        return None
+    if not shape.types:  # ANYTHING
         return None
     if isinstance(value, date) and str in shape.types:
         return None  # YAML's unquoted timestamp: the API server reads its text

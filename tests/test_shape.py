@@ -78,6 +78,7 @@ VALID = {
     "nulls-are-absent": {"tolerations": None, "nodeSelector": None},
     "yaml-timestamp-is-text": {"nodeSelector": {"built": date(2024, 1, 1)}},
     "unread-fields-unchecked": {"affinity": {"podAffinity": {"anything": [1]}}},
+    "any-list-items": {"topologySpreadConstraints": [True, 1, "x", None, {"maxSkew": 1}]},
     "valid": {"containers": [{"name": "a", "ports": [{"hostPort": 80, "protocol": "UDP"}]}]},
 }
 
