@@ -24,7 +24,7 @@ import json
 import os
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, BinaryIO, Protocol
@@ -271,8 +271,9 @@ def _origins(text: str) -> _Origins:
 
 
 def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Document]:
-    """Every document of one YAML stream. After a syntax error the stream cannot be split
-    reliably any more, so the error is the file's last document."""
+    """Every document of one YAML stream. A syntax error costs its document: reading
+    resumes at the next document marker (``---`` at the start of a line) after it, as a
+    stream of rendered manifests is one document after another."""
     bad = _NON_PRINTABLE.search(text)
     if bad:
         line, column = _line_column(text, bad.start())
@@ -285,6 +286,25 @@ def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Doc
     # Without an anchor there is no alias, and a document is no larger than its text: the
     # walk that bounds what aliases expand to is only needed when "&" occurs at all.
     anchors = "&" in text
+    resumed_at, part = 0, text
+    while True:
+        failed_line = yield from _stream_documents(file, part, loader, origins, anchors)
+        if failed_line is None:
+            return
+        resume = _marker_from(text, _line_start(text, failed_line))
+        if resume is not None and resume <= resumed_at:
+            resume = _marker_from(text, resumed_at + 1)
+        if resume is None:
+            return
+        # Blank lines in place of what was read keep every line number as in the file.
+        resumed_at, part = resume, "\n" * text.count("\n", 0, resume) + text[resume:]
+
+
+def _stream_documents(
+    file: str, text: str, loader: LoaderFactory, origins: _Origins, anchors: bool
+) -> Generator[Document, None, int | None]:
+    """The documents of ``text`` up to its end, or up to a syntax error, whose line it
+    returns after yielding it as an error document."""
     composer = loader(text)
     try:
         while True:
@@ -292,13 +312,32 @@ def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Doc
             if failure is not None:
                 line, reason = failure
                 yield Document(Location(file, line, origins.at(line)), error=reason)
-                return
+                return line
             if node is None:
-                return
+                return None
             line = node.start_mark.line + 1
             yield from _node_documents(Location(file, line, origins.at(line)), node, anchors)
     finally:
         composer.dispose()
+
+
+_MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.MULTILINE)
+
+
+def _line_start(text: str, line: int) -> int:
+    """The offset where 1-based ``line`` starts (the end of the text past its last line)."""
+    offset = 0
+    for _ in range(line - 1):
+        found = text.find("\n", offset)
+        if found < 0:
+            return len(text)
+        offset = found + 1
+    return offset
+
+
+def _marker_from(text: str, offset: int) -> int | None:
+    found = _MARKER.search(text, offset)
+    return found.start() if found else None
 
 
 def _next_node(composer: Composer) -> tuple[Node | None, tuple[int, str] | None]:

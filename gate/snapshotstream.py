@@ -485,6 +485,7 @@ def _envelope_ok(envelope: Mapping[str, Any], arrays: Mapping[str, _Objects]) ->
             and "nodes" in arrays
             and "pods" in arrays
             and not {"nodes", "pods", "limitRanges", "runtimeClasses"} & envelope.keys()
+            and not {"capturedAt", "source"} & arrays.keys()  # arrays are read as batches
             and isinstance(envelope.get("capturedAt"), (str, type(None)))
             and isinstance(source, dict)
             and all(isinstance(source.get(k), (str, type(None))) for k in _SOURCE_KEYS)

@@ -158,10 +158,26 @@ CASES = [
         [(2, "!document is a string, not a mapping"), (4, "ConfigMap")],
     ),
     Case(
-        "a syntax error ends the file at the error's line, after the documents before it",
+        "a syntax error costs only its document: reading resumes at the next marker",
         "syntax.yaml",
         CM % b"a" + b"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: x: y\n---\n" + CM % b"c",
-        [(1, "ConfigMap"), (9, "!(line 9, column 10)")],
+        [(1, "ConfigMap"), (9, "!(line 9, column 10)"), (11, "ConfigMap")],
+    ),
+    Case(
+        "several broken documents each cost only themselves",
+        "broken-twice.yaml",
+        b"kind: Pod\nmetadata: {name: [\n---\n"
+        + CM % b"a"
+        + b"---\nkind: Pod\n  bad: indent\n"
+        + b"---\n"
+        + CM % b"b",
+        [(3, "!"), (4, "ConfigMap"), (10, "!"), (12, "ConfigMap")],
+    ),
+    Case(
+        "a syntax error in the last document ends the file",
+        "broken-last.yaml",
+        CM % b"a" + b"---\nkind: Pod\nmetadata:\n  name: 'open\n",
+        [(1, "ConfigMap"), (9, "!while scanning a quoted scalar at line 8")],
     ),
     Case(
         "an unclosed quote reports where the scan gave up and where it started",
@@ -322,12 +338,13 @@ def test_files_and_stdin_are_read_in_the_order_given(tmp_path: Path, loader: Loa
 
 
 def test_a_syntax_error_does_not_stop_the_next_file(tmp_path: Path, loader: LoaderFactory) -> None:
-    (tmp_path / "1-bad.yaml").write_bytes(CM % b"a" + b"---\nkind: [\n---\n" + CM % b"lost")
+    (tmp_path / "1-bad.yaml").write_bytes(CM % b"a" + b"---\nkind: [\n---\n" + CM % b"next")
     (tmp_path / "2-good.yaml").write_bytes(CM % b"b")
     documents = read([tmp_path], loader)
     assert [(Path(d.location.file).name, d.location.line, bool(d.error)) for d in documents] == [
         ("1-bad.yaml", 1, False),
         ("1-bad.yaml", 7, True),
+        ("1-bad.yaml", 8, False),
         ("2-good.yaml", 1, False),
     ]
 
