@@ -56,13 +56,18 @@ def _schema() -> dict[str, Any]:
     return loaded
 
 
+_LAYOUTS = ("clusterSnapshot", "list")  # the schema's top-level oneOf, in its order
+
+
 @cache
 def _validator(definition: str | None) -> jsonschema.protocols.Validator:
     # Imported when first needed: a valid file read by the typed reader never needs it.
     import jsonschema
 
     schema = _schema()
-    if definition is not None:
+    if definition in _LAYOUTS:
+        schema = {**schema["oneOf"][_LAYOUTS.index(definition)], "$defs": schema["$defs"]}
+    elif definition is not None:
         schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
     return jsonschema.Draft202012Validator(schema)
 
@@ -121,6 +126,46 @@ def dialect_for(version: str | None) -> Dialect:
     early_alpha = _EARLY_1_35_ALPHA.match(version or "") is not None
     named = parsed[0] == 1 and (minor_patch < (34, 2) or early_alpha)
     return Dialect(named_taint=named, pod_level_resources=parsed[0] > 1 or parsed[1] >= 34)
+
+
+def _envelope(document: object) -> str | None:
+    """The layout the document's ``kind`` claims, so that a violation is reported against
+    that layout's fields (``pods`` missing) rather than as a mismatch with the other."""
+    kind = document.get("kind") if isinstance(document, Mapping) else None
+    if kind == "ClusterSnapshot":
+        return "clusterSnapshot"
+    if isinstance(kind, str) and kind.endswith("List"):
+        return "list"
+    return None
+
+
+def _flattened(document: object) -> object:
+    """A List as the API returns it: the items of a ``NodeList``/``PodList`` carry no
+    ``kind`` (the list's names it), and a List may hold such lists (``kubectl get nodes,pods
+    -o json`` of some versions); their items are the snapshot's objects."""
+    if not isinstance(document, Mapping) or _envelope(document) != "list":
+        return document
+    items = document.get("items")
+    if not isinstance(items, list):
+        return document
+    return {**document, "items": _list_items(items, str(document["kind"])[: -len("List")])}
+
+
+def _list_items(items: list[Any], item_kind: str) -> list[Any]:
+    flat: list[Any] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            flat.append(item)
+            continue
+        kind = item.get("kind") or item_kind
+        inner = item.get("items")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(inner, list):
+            flat.extend(_list_items(inner, kind[: -len("List")]))
+        elif kind and not item.get("kind"):
+            flat.append({**item, "kind": kind})
+        else:
+            flat.append(item)
+    return flat
 
 
 def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
@@ -212,7 +257,8 @@ def build_snapshot(document: object, source: str) -> Snapshot:
 
     This is the reference reader: every message about an invalid snapshot comes from here.
     """
-    _check(document, None, "snapshot", source)
+    document = _flattened(document)
+    _check(document, _envelope(document), "snapshot", source)
     assert isinstance(document, Mapping)
     groups = _split(document, source)
     nodes = _nodes(groups["Node"], source)

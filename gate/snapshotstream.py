@@ -464,7 +464,9 @@ class _Reading:
     def _items(self, objects: _Objects, batch: Batch) -> None:
         wanted = []
         for index, obj in enumerate(batch.items):
-            if not obj.kind:  # absent (invalid) or empty (its List's kind applies)
+            # Absent or empty (its List's kind applies), or a List of its own: the reference
+            # reader flattens those.
+            if not obj.kind or obj.kind.endswith("List"):
                 raise NotAccepted
             objects.add(obj, obj.kind)
             if obj.kind in _ADMISSION_KINDS:

@@ -220,3 +220,49 @@ def test_members_cut_arrays_between_elements_only() -> None:
                 assert isinstance(member, Batch)
                 got.setdefault(member.key, []).extend(json.loads(member.text))
         assert got == document
+
+
+def _file(tmp_path: Path, document: dict[str, Any]) -> str:
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        pytest.param({"pods": None}, "pods: None is not of type 'array'", id="pods-null"),
+        pytest.param({"nodes": {}}, "nodes: {} is not of type 'array'", id="nodes-object"),
+        pytest.param({"capturedAt": []}, "capturedAt: [] is not of type", id="captured-at-list"),
+    ],
+)
+def test_an_envelope_error_names_its_field(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    document = {**aks(), **change}
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(_file(tmp_path, document))
+    assert message in str(raised.value)
+
+
+def test_an_envelope_without_pods_says_so(tmp_path: Path) -> None:
+    document = aks()
+    del document["pods"]
+    with pytest.raises(SnapshotError, match="'pods' is a required property"):
+        load_snapshot(_file(tmp_path, document))
+
+
+def test_node_and_pod_lists_read_as_the_api_returns_them(tmp_path: Path) -> None:
+    """The items of a NodeList/PodList carry no kind; a List may hold such lists."""
+    document = aks()
+    expected = build_snapshot(as_list(document), "snap.json")
+
+    def bare(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in o.items() if k != "kind"} for o in objects]
+
+    node_list = {"kind": "NodeList", "apiVersion": "v1", "items": bare(document["nodes"])}
+    pod_list = {"kind": "PodList", "apiVersion": "v1", "items": bare(document["pods"])}
+    nested = {"kind": "List", "apiVersion": "v1", "items": [node_list, pod_list]}
+    assert load_snapshot(_file(tmp_path, nested)).nodes == expected.nodes
+    alone = load_snapshot(_file(tmp_path, node_list))
+    assert [n.name for n in alone.nodes] == [n.name for n in expected.nodes]
