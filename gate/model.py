@@ -118,6 +118,10 @@ class NodeView:
         return any(t.key == "CriticalAddonsOnly" for t in self.taints)
 
 
+SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
+"""What every report says of its snapshot (SPEC section 3)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SnapshotInfo:
     """Provenance of the one cluster snapshot a run evaluates against."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from gate.model import VERDICT_ORDER, NodeOutcome, Report, WorkloadResult
+from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, NodeOutcome, Report, WorkloadResult
 from gate.shard import ShardReport, shard_document
 
 SCHEMA_VERSION = 1
@@ -58,6 +58,7 @@ def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
             "serverVersion": info.server_version,
             "nodes": info.nodes,
             "pods": info.pods,
+            "caveat": SNAPSHOT_CAVEAT,
         },
         "summary": {
             "workloads": summary.workloads,

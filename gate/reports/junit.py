@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gate.model import VERDICT_ORDER, Report, Verdict, WorkloadResult
+from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, Verdict, WorkloadResult
 from gate.reports.escape import xml_attr, xml_text
 from gate.reports.markdown import (
     display_title,
@@ -127,6 +127,7 @@ def _properties(report: Report) -> list[str]:
         "snapshot.source": info.source,
         "snapshot.context": info.context or "unknown",
         "snapshot.capturedAt": info.captured_at or "unknown",
+        "snapshot.caveat": SNAPSHOT_CAVEAT,
         "snapshot.serverVersion": info.server_version or "unknown",
         "snapshot.nodes": info.nodes,
         "snapshot.pods": info.pods,

@@ -7,9 +7,16 @@ from datetime import datetime, timezone
 
 from gate.filters import is_room_reason
 from gate.memo import by_identity
-from gate.model import VERDICT_ORDER, NodeOutcome, Report, SnapshotInfo, Verdict, WorkloadResult
+from gate.model import (
+    SNAPSHOT_CAVEAT,
+    VERDICT_ORDER,
+    NodeOutcome,
+    Report,
+    SnapshotInfo,
+    Verdict,
+    WorkloadResult,
+)
 
-CAVEAT = "a snapshot is a point in time: it is wrong a second later"
 _MAX_NODES_LISTED = 5
 
 
@@ -44,7 +51,7 @@ def provenance(info: SnapshotInfo, now: datetime | None) -> str:
         parts.append(f"taken {info.captured_at}" + (f" ({age} ago)" if age else ""))
     else:
         parts.append("time of capture unknown")
-    return ", ".join(parts) + f"; {CAVEAT}."
+    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}."
 
 
 @by_identity(maxsize=4096)
