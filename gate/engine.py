@@ -268,7 +268,8 @@ class Evaluator:
             profile = pod_profile(spec)
         except QuantityError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
-        warnings = [*workload.warnings, *warnings, *unchecked_warnings(workload.pod_spec)]
+        unchecked = unchecked_warnings(workload.pod_spec, spec)
+        warnings = [*workload.warnings, *warnings, *unchecked]
         if daemonset:
             return self._daemonset(workload, spec, profile, warnings)
         return self._pod(workload, spec, profile, warnings)

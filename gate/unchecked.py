@@ -73,9 +73,13 @@ def _affinity_warnings(spec: Mapping[str, Any]) -> list[str]:
     return warnings
 
 
-def unchecked_warnings(spec: Mapping[str, Any]) -> list[str]:
-    """Warnings for the template as written (before completion), in a fixed order."""
-    warnings = _missing_requests(spec) + _affinity_warnings(spec)
+def unchecked_warnings(
+    spec: Mapping[str, Any], completed: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Warnings for the template as written, in a fixed order; missing requests are judged
+    on the ``completed`` spec when given, where a LimitRange default is a request."""
+    requests_from = spec if completed is None else completed
+    warnings = _missing_requests(requests_from) + _affinity_warnings(spec)
     if spec.get("topologySpreadConstraints"):
         warnings.append("topology spread not checked (PodTopologySpread filter not modelled)")
     volumes = [v for v in _list(spec.get("volumes")) if isinstance(v, Mapping)]

@@ -531,3 +531,14 @@ def test_pod_level_resources_count_from_v1_34(version: str | None, verdict: Verd
     assert result.verdict is verdict
     dropped = any("PodLevelResources off" in w for w in result.warnings)
     assert dropped is (verdict is Verdict.YES)
+
+
+def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None:
+    """The zero-request warning is about what the pod will request: a LimitRange
+    defaultRequest is a request (LimitRanger fills it before the scheduler sees the pod)."""
+    snapshot = cluster_snapshot([api_node("n", cpu="4")], limitRanges=[LIMIT_RANGE])
+    bare = {"containers": [{"name": "c", "image": "x"}]}
+    defaulted = evaluate(snapshot, bare)
+    assert not any("has no cpu" in w for w in defaulted.warnings)
+    elsewhere = evaluate(snapshot, bare, namespace="other")
+    assert any('container "c" has no cpu or memory request' in w for w in elsewhere.warnings)
