@@ -167,6 +167,12 @@ def _read_path(path: str, stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Do
     except OSError as exc:
         yield Document(Location(name, 1), error=f"cannot read: {exc.strerror or exc}")
         return
+    if path == "-" and not data.strip():
+        # An empty pipe is a render step that failed (a shell without pipefail goes on),
+        # not a pull request without workloads: a gate must not pass on it.
+        reason = "standard input is empty: nothing to check (did the rendering command fail?)"
+        yield Document(Location(name, 1), error=reason)
+        return
     try:
         text = _normalise(_decode(data))
     except UnicodeDecodeError as exc:

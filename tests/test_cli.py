@@ -132,6 +132,16 @@ def test_stdin_is_read_with_dash() -> None:
     assert report["workloads"][0]["file"] == "<stdin>"
 
 
+@pytest.mark.parametrize("stdin", [b"", b"\n  \n"], ids=["empty", "blank"])
+def test_an_empty_pipe_fails_the_gate(stdin: bytes) -> None:
+    """`kustomize build broken | fitgate check -` in a shell without pipefail: the render
+    failed and wrote nothing; passing the gate on that would hide every workload."""
+    code, out, err = run("check", "-", "--snapshot", AKS, stdin=stdin)
+    assert code == 1
+    assert "<stdin>:1: standard input is empty: nothing to check" in err
+    assert "1 ERROR" in out
+
+
 def test_fail_on_narrows_what_fails() -> None:
     code, _, _ = run(
         "check",
