@@ -177,12 +177,11 @@ def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
             "LimitRange": list(document.get("limitRanges") or []),
             "RuntimeClass": list(document.get("runtimeClasses") or []),
         }
-    item_kind = str(document.get("kind"))[: -len("List")]
+    # Every item has its kind by now: _flattened gave kind-less items their list's.
     groups: dict[str, list[Any]] = {"Node": [], "Pod": [], "LimitRange": [], "RuntimeClass": []}
     for item in document.get("items") or []:
-        kind = item.get("kind") or item_kind
-        if kind in groups:
-            groups[kind].append(item)
+        if item["kind"] in groups:
+            groups[item["kind"]].append(item)
     return groups
 
 
