@@ -6,7 +6,7 @@ managedFields). This process then
 
 1. downloads every page of the same lists with urllib3 and ``json.loads`` each page, keeping
    nothing (the floor any reader pays), once with the cyclic collector on and once off;
-2. runs fitgate's reader (``gate.cluster.read_cluster``: preflight, paginated lists through
+2. runs fitgate's reader (``gate.live.reader.read_cluster``: preflight, paginated lists through
    the ``kubernetes`` client, minimised objects kept);
 3. optionally writes the snapshot file (``--write FILE``) and builds node views (``--build``).
 
@@ -126,9 +126,9 @@ def _peak_mib() -> float:
 
 
 def measure(options: argparse.Namespace, url: str, kubeconfig: Path) -> None:
-    from gate.cluster import live_snapshot, read_cluster
-    from gate.credentials import LiveTarget
-    from gate.recorder import atomic_output, write_snapshot
+    from gate.live.credentials import LiveTarget
+    from gate.live.reader import live_snapshot, read_cluster
+    from gate.live.recorder import atomic_output, write_snapshot
 
     with_gc, size = baseline(url)
     gc.disable()

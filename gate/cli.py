@@ -14,20 +14,11 @@ from datetime import datetime, timezone
 from typing import IO, Any, BinaryIO
 
 from gate import __version__
-from gate.engine import Evaluator
+from gate.ci.merge import merged_report
+from gate.ci.shard import Selection, parse_shard
 from gate.errors import GateError, UsageError
-from gate.manifests import read_documents
-from gate.merge import merged_report
-from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
-from gate.progress import Progress, reading_file
-from gate.reports.annotations import render_annotations
-from gate.reports.jsonreport import json_chunks
-from gate.reports.junit import render_junit
-from gate.reports.markdown import render_comment, render_summary
-from gate.reports.text import render_text
-from gate.shard import Selection, parse_shard
-from gate.snapshot import Snapshot, dialect_for, load_snapshot, parse_version
-from gate.workloads import (
+from gate.inputs.manifests import read_documents
+from gate.inputs.workloads import (
     TEMPLATE_PATHS,
     OtherDocument,
     Path,
@@ -35,6 +26,16 @@ from gate.workloads import (
     Unreadable,
     extract_all,
 )
+from gate.k8s.version import dialect_for, parse_version
+from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
+from gate.progress import Progress, reading_file
+from gate.reports.annotations import render_annotations
+from gate.reports.jsonreport import json_chunks
+from gate.reports.junit import render_junit
+from gate.reports.markdown import render_comment, render_summary
+from gate.reports.text import render_text
+from gate.scheduler.engine import Evaluator
+from gate.snapshot.load import Snapshot, load_snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +173,8 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     """The cluster the options name, read once: its recorded document and node views."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
-    from gate.cluster import live_snapshot, read_cluster
-    from gate.credentials import LiveTarget
+    from gate.live.credentials import LiveTarget
+    from gate.live.reader import live_snapshot, read_cluster
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
@@ -343,7 +344,7 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
 
 def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
     """Record the live cluster once, read-only, to a ClusterSnapshot file (SPEC section 3)."""
-    from gate.recorder import atomic_output, write_snapshot
+    from gate.live.recorder import atomic_output, write_snapshot
 
     with atomic_output(options.output) as output:
         document, snapshot = _read_live(options, streams)

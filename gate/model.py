@@ -59,7 +59,7 @@ class Document:
 @dataclass(frozen=True, slots=True)
 class Workload:
     """A pod template found in a document, completed as the API server would complete
-    the pod (see :mod:`gate.completion`). ``pod_spec`` is the completed ``spec``."""
+    the pod (see :mod:`gate.k8s.completion`). ``pod_spec`` is the completed ``spec``."""
 
     kind: str
     namespace: str

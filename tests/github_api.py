@@ -1,6 +1,6 @@
 """A small stand-in for GitHub's REST API on 127.0.0.1, for the sticky-comment tests.
 
-It answers the calls ``gate.github_comment`` makes the way GitHub does: bearer-token auth
+It answers the calls ``gate.ci.comment_poster`` makes the way GitHub does: bearer-token auth
 (401 "Bad credentials"), the issue-comments list paginated with ``per_page``/``page`` and a
 ``Link: <...>; rel="next"`` header, POST to create (201), PATCH to update (200), a pull
 request's ``head.sha``, and 403 "Resource not accessible by integration" for writes with a

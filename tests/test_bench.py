@@ -1,5 +1,5 @@
 """The benchmark runs end to end on a tiny case and prints its table (speed itself is
-measured only by ``python -m gate.bench``, never asserted here)."""
+measured only by ``python -m benchmarks``, never asserted here)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.bench.__main__ import main
-from gate.bench.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from gate.bench.runner import Measurement, Results, measure_median, table
-from gate.bench.sizes import SIZES
-from gate.snapshot import load_snapshot
+from benchmarks.__main__ import main
+from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
+from benchmarks.runner import Measurement, Results, measure_median, table
+from benchmarks.sizes import SIZES
+from gate.snapshot.load import load_snapshot
 
 ROWS = (
     "| floor: json.load(kubectl List) |",

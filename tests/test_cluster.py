@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from gate.cluster import read_cluster
-from gate.credentials import LiveTarget
+from gate.live.credentials import LiveTarget
+from gate.live.reader import read_cluster
 from gate.progress import Progress
 from tests.apiserver import (
     BINDER,

@@ -14,9 +14,9 @@ import pytest
 import trustme
 from kubernetes.client import CoreV1Api
 
-from gate.connection import RequestRefused, Settings, check_request, connect
-from gate.credentials import InClusterFiles, LiveTarget
 from gate.errors import ClusterError, UsageError
+from gate.live.connection import RequestRefused, Settings, check_request, connect
+from gate.live.credentials import InClusterFiles, LiveTarget
 from tests.apiserver import NODES, ApiServer, ApiState, write_kubeconfig
 from tests.live import TOKEN, Live, live_cluster, run
 

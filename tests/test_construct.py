@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.constructor import SafeConstructor
 
-from gate.construct import CachedSafeLoader, construct_document
-from gate.manifests import default_loader
+from gate.inputs.construct import CachedSafeLoader, construct_document
+from gate.inputs.manifests import default_loader
 
 LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])]
 

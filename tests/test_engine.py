@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from gate.engine import Evaluator, fit_error
+from gate.k8s.version import dialect_for
 from gate.model import Location, NodeOutcome, Verdict, Workload, WorkloadResult
-from gate.snapshot import build_snapshot, dialect_for
+from gate.scheduler.engine import Evaluator, fit_error
+from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from gate.engine import pod_profile
-from gate.filters import (
-    Dialect,
+from gate.k8s.version import Dialect, dialect_for
+from gate.model import HostPort, NodeView
+from gate.scheduler.engine import pod_profile
+from gate.scheduler.filters import (
     PodProfile,
     node_affinity,
     node_name,
@@ -21,8 +22,6 @@ from gate.filters import (
     run_filters,
     taint_toleration,
 )
-from gate.model import HostPort, NodeView
-from gate.snapshot import dialect_for
 from tests.builders import container, node, taint
 
 NAMED = Dialect(named_taint=True)
@@ -458,7 +457,7 @@ def test_node_ports(wanted: list[str], used: list[str], want: tuple[str, ...]) -
 
 
 def test_host_network_ports_default_to_container_ports() -> None:
-    from gate.completion import AdmissionObjects, complete_pod_spec
+    from gate.k8s.completion import AdmissionObjects, complete_pod_spec
 
     spec, _ = complete_pod_spec(
         {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.github_comment import COMMENT_LIMIT, main
+from gate.ci.comment_poster import COMMENT_LIMIT, main
 from tests.github_api import BOT, TOKEN, FakeGitHub, fake_github
 
 REPO = "acme/platform"
@@ -241,11 +241,11 @@ def test_bad_input_is_exit_2(
 
 
 def test_module_runs_as_documented(api: FakeGitHub, tmp_path: Path) -> None:
-    """``python -m gate.github_comment`` with the token and API from the environment."""
+    """``python -m gate.ci.comment_poster`` with the token and API from the environment."""
     (tmp_path / "comment.md").write_text(REPORT, encoding="utf-8")
     env = {**os.environ, "GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": api.url}
     argv = ["--file", "comment.md", "--repo", REPO, "--pr", str(PR)]
-    command = [sys.executable, "-m", "gate.github_comment", *argv]
+    command = [sys.executable, "-m", "gate.ci.comment_poster", *argv]
     first = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     (tmp_path / "comment.md").write_text(NEWER, encoding="utf-8")

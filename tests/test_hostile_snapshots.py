@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
-from gate.snapshot import build_snapshot, load_snapshot
-from gate.surrogates import replace_lone_surrogates
+from gate.inputs.surrogates import replace_lone_surrogates
+from gate.snapshot.load import build_snapshot, load_snapshot
 from tests.conftest import ROOT
 from tests.test_hostile_manifests import damage, paths, values
 

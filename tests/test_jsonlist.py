@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gate.jsonlist import NotAList, decode_list
+from gate.live.jsonlist import NotAList, decode_list
 from tests.cluster_objects import realistic_pod
 from tests.live import aks_document
 

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from gate.errors import UsageError
-from gate.manifests import (
+from gate.inputs.manifests import (
     MAX_EXPANDED_NODES,
     STDIN_NAME,
     LoaderFactory,

@@ -8,11 +8,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.engine import _group_fit_error, _label_keys, fit_error, pod_profile
-from gate.filters import Dialect, Rejection, run_filters
+from gate.k8s.version import Dialect
 from gate.model import HostPort, NodeOutcome, NodeView
-from gate.nodeindex import NodeIndex, filter_groups
-from gate.outcomes import OutcomeTables
+from gate.scheduler.engine import _group_fit_error, _label_keys, fit_error, pod_profile
+from gate.scheduler.filters import Rejection, run_filters
+from gate.scheduler.nodeindex import NodeIndex, filter_groups
+from gate.scheduler.outcomes import OutcomeTables
 from tests.builders import node, taint
 
 TAINTS = [

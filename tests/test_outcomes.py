@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.filters import Rejection
 from gate.model import NodeOutcome, NodeView, Taint
-from gate.outcomes import OutcomeTables
+from gate.scheduler.filters import Rejection
+from gate.scheduler.outcomes import OutcomeTables
 
 
 def nodes(count: int) -> tuple[NodeView, ...]:

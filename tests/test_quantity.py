@@ -1,4 +1,4 @@
-"""gate.quantity against upstream k8s.io/apimachinery pkg/api/resource behaviour.
+"""gate.k8s.quantity against upstream k8s.io/apimachinery pkg/api/resource behaviour.
 
 Tables follow upstream's quantity_test.go (the function is named above each table) and the
 decode corpus upstream recorded from ParseQuantity of v1.37.0
@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gate.errors import QuantityError
-from gate.quantity import (
+from gate.k8s.quantity import (
     exact_text,
     format_amount,
     milli_value,

@@ -436,7 +436,7 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 
 
 def test_snapshot_reader_is_read_only_and_enough() -> None:
-    from gate.cluster import NEEDED
+    from gate.live.reader import NEEDED
 
     role, binding = yaml.safe_load_all((EXAMPLES / "rbac" / "snapshot-reader.yaml").read_text())
     assert role["kind"] == "ClusterRole" and binding["roleRef"]["name"] == role["metadata"]["name"]

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gate.live.recorder import render_snapshot
 from gate.model import HostPort
-from gate.recorder import render_snapshot
-from gate.snapshot import load_snapshot
+from gate.snapshot.load import load_snapshot
 from tests.apiserver import LIMIT_RANGES, NODES, PODS, RUNTIME_CLASSES, ApiState
 from tests.cluster_objects import STAMP, realistic_node, realistic_pod
 from tests.conftest import ROOT

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from gate.engine import Evaluator
+from gate.k8s.version import dialect_for
+from gate.live.recorder import minimal_pod
 from gate.model import Location, Verdict, Workload
-from gate.recorder import minimal_pod
-from gate.snapshot import build_snapshot, dialect_for
-from gate.snapshotstream import read_snapshot
+from gate.scheduler.engine import Evaluator
+from gate.snapshot.load import build_snapshot
+from gate.snapshot.stream import read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from gate.inputs.workloads import TEMPLATE_PATHS, Unreadable, Workload, extract
 from gate.model import Document, Location
-from gate.workloads import TEMPLATE_PATHS, Unreadable, Workload, extract
 
 SPEC = "spec.template.spec"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gate.bench.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from gate.bench.sizes import SIZES
+from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
+from benchmarks.sizes import SIZES
+from gate.ci.shard import Shard, parse_shard
 from gate.cli import Streams, main
-from gate.shard import Shard, parse_shard
 from tests.conftest import ROOT
 
 AKS = "fixtures/snapshots/aks-six-nodes.json"

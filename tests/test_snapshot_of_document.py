@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gate.errors import SnapshotError
-from gate.snapshot import build_snapshot, snapshot_of_document
+from gate.snapshot.load import build_snapshot, snapshot_of_document
 from tests.conftest import ROOT
 
 FIXTURES = sorted((ROOT / "fixtures" / "snapshots").glob("*.json"))

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.bench.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
-from gate.bench.sizes import SIZES
+from benchmarks.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
+from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
-from gate.jsonstream import Batch, Value, members
-from gate.snapshot import build_snapshot, load_snapshot
-from gate.snapshotstream import NotAccepted, _decoder, read_snapshot
+from gate.snapshot.jsonstream import Batch, Value, members
+from gate.snapshot.load import build_snapshot, load_snapshot
+from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
 

@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.surrogates import may_hold_surrogates, replace_lone_surrogates
+from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 
 texts = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=12)
 

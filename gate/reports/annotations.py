@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import Report, Verdict, WorkloadResult
 from gate.reports.escape import workflow_message, workflow_property
 from gate.reports.markdown import (
@@ -20,7 +21,6 @@ from gate.reports.markdown import (
     reason_groups,
     repo_path,
 )
-from gate.unchecked import ZERO_REQUEST
 
 SHOWN_PER_LEVEL = 10  # GitHub: "10 error annotations and 10 warning annotations per step"
 # Most severe first: a document that cannot be read, then a pod that lands nowhere, then

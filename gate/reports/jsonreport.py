@@ -18,8 +18,8 @@ from typing import Any
 
 import msgspec
 
+from gate.ci.shard import ShardReport, shard_document
 from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, NodeOutcome, Report, WorkloadResult
-from gate.shard import ShardReport, shard_document
 
 SCHEMA_VERSION = 1
 

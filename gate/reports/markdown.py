@@ -28,11 +28,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from gate.errors import UsageError
-from gate.filters import is_room_reason
 from gate.memo import by_identity
 from gate.model import VERDICT_ORDER, NodeOutcome, Report, Verdict, WorkloadResult
 from gate.reports.escape import markdown_text
 from gate.reports.text import provenance
+from gate.scheduler.filters import is_room_reason
 
 COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 SUMMARY_LIMIT = 1_048_576  # GitHub: a step summary upload is limited to 1 MiB

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
-from gate.filters import is_room_reason
 from gate.memo import by_identity
 from gate.model import (
     SNAPSHOT_CAVEAT,
@@ -16,6 +15,7 @@ from gate.model import (
     Verdict,
     WorkloadResult,
 )
+from gate.scheduler.filters import is_room_reason
 
 _MAX_NODES_LISTED = 5
 

@@ -1,0 +1,163 @@
+"""Write one benchmark case to disk, streaming: no more than one object is held at a time.
+
+``cluster-list.json`` is the ``kubectl get nodes,pods -A -o json`` List (kubectl's
+four-space indentation); ``cluster-snapshot.json`` is the same cluster as ``fitgate
+snapshot`` records it (only the fields the checks read, one object per line);
+``manifests/`` is the monorepo. The same size always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+import yaml
+
+from benchmarks import cluster, monorepo
+from benchmarks.catalog import make_apps
+from benchmarks.sizes import Size
+from gate.live.recorder import minimal_node, minimal_pod
+
+GENERATOR_VERSION = "1"
+LIST_FILE = "cluster-list.json"
+SNAPSHOT_FILE = "cluster-snapshot.json"
+MANIFESTS_DIR = "manifests"
+_STAMP = ".complete"
+_INDENT = b"        "  # kubectl's List: items at two levels of four spaces
+
+
+def _pretty_item(obj: Any) -> bytes:
+    text = msgspec.json.format(msgspec.json.encode(obj), indent=4)
+    return _INDENT + text.replace(b"\n", b"\n" + _INDENT)
+
+
+def _recorded(obj: Any) -> bytes:
+    """One object per line, as ``fitgate snapshot`` writes it."""
+    return b"    " + json.dumps(obj).encode()
+
+
+def _write_array(
+    out: IO[bytes], items: Iterable[Any], render: Callable[[Any], bytes], separator: bytes
+) -> None:
+    first = True
+    for item in items:
+        if not first:
+            out.write(separator)
+        out.write(render(item))
+        first = False
+
+
+def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
+    """Both snapshot files, in one pass over the generated objects."""
+    rng = random.Random(seed)
+    pools = cluster.node_pools(size.nodes)
+    apps = make_apps(random.Random(seed + 1), max(8, size.workloads))
+    node_names = [cluster.node_name(pool, i) for i, pool in enumerate(pools)]
+    nodes_tmp = directory / "nodes.tmp"
+    with (
+        open(directory / LIST_FILE, "wb") as listing,
+        open(directory / (SNAPSHOT_FILE + ".pods"), "wb") as pods_out,
+        open(nodes_tmp, "wb") as nodes_out,
+    ):
+        listing.write(b'{\n    "apiVersion": "v1",\n    "items": [\n')
+        separator = b",\n"
+        nodes = (cluster.node(rng, pool, i) for i, pool in enumerate(pools))
+
+        def list_and_compact_node(node: dict[str, Any]) -> bytes:
+            nodes_out.write(_recorded(minimal_node(node)) + separator)
+            return _pretty_item(node)
+
+        _write_array(listing, nodes, list_and_compact_node, separator)
+        pods = cluster.pods(rng, apps, node_names, size.pods)
+
+        def list_and_compact_pod(pod: dict[str, Any]) -> bytes:
+            pods_out.write(_recorded(minimal_pod(pod)) + separator)
+            return _pretty_item(pod)
+
+        listing.write(separator if size.nodes and size.pods else b"")
+        _write_array(listing, pods, list_and_compact_pod, separator)
+        listing.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n')
+        listing.write(b'        "resourceVersion": ""\n    }\n}\n')
+    _assemble_snapshot(directory, nodes_tmp)
+
+
+def _assemble_snapshot(directory: Path, nodes_tmp: Path) -> None:
+    """The recorder's layout: envelope members one per line, then the object sections."""
+    pods_tmp = directory / (SNAPSHOT_FILE + ".pods")
+    header = {
+        "apiVersion": "fitgate/v1",
+        "kind": "ClusterSnapshot",
+        "capturedAt": cluster.STAMP,
+        "source": {
+            "context": "bench",
+            "server": "https://bench.invalid",
+            "serverVersion": "v1.33.4",
+        },
+    }
+    with open(directory / SNAPSHOT_FILE, "wb") as out:
+        out.write(b"{\n")
+        for key, value in header.items():
+            out.write(f"  {json.dumps(key)}: {json.dumps(value)},\n".encode())
+        for key, part in (("nodes", nodes_tmp), ("pods", pods_tmp)):
+            data = part.read_bytes().removesuffix(b",\n")
+            out.write(f'  "{key}": [\n'.encode() + data + b"\n  ],\n")
+            part.unlink()
+        out.write(b'  "limitRanges": [],\n  "runtimeClasses": []\n}\n')
+
+
+def _yaml(doc: Any) -> str:
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=False, width=120)
+
+
+def write_manifests(size: Size, directory: Path, seed: int = 1) -> None:
+    """``size.workloads`` workloads over ``size.files`` files, grouped by namespace."""
+    rng = random.Random(seed + 2)
+    apps = make_apps(random.Random(seed + 1), max(8, size.workloads))
+    root = directory / MANIFESTS_DIR
+    files: list[list[str]] = [[] for _ in range(size.files)]
+    paths = []
+    for index in range(size.files):
+        namespace = apps[index % len(apps)].namespace
+        paths.append(root / namespace / f"chart-{index:03d}.yaml")
+    for index, (app, doc) in enumerate(monorepo.workloads(rng, apps, size.workloads)):
+        target = files[index % size.files]
+        if index == 3:
+            doc["metadata"]["annotations"] = {"fitgate.dev/skip": "owned by another team"}
+        source = f"# Source: {app.name}/templates/{doc['kind'].lower()}.yaml\n"
+        helm = index % 3 == 0
+        target.append((source if helm else "") + _yaml(doc))
+        for extra in monorepo.companions(app) if index % 2 == 0 else []:
+            target.append((source if helm else "") + _yaml(extra))
+    files[-1].append("apiVersion: v1\nkind: Deployment\nmetadata:\n  name: broken\nspec: [\n")
+    for path, documents in zip(paths, files, strict=True):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\n" + "---\n".join(documents), encoding="utf-8")
+
+
+def ensure_case(size: Size, cache: Path) -> Path:
+    """The case's directory, generated once per generator version and size."""
+    directory = cache / f"{size.name}-v{GENERATOR_VERSION}"
+    if (directory / _STAMP).exists():
+        return directory
+    directory.mkdir(parents=True, exist_ok=True)
+    write_cluster(size, directory)
+    write_manifests(size, directory)
+    (directory / _STAMP).write_text(size.describe() + "\n")
+    return directory
+
+
+def case_bytes(directory: Path) -> dict[str, int]:
+    """Sizes of the generated inputs, for the table's header."""
+    manifests = [p for p in (directory / MANIFESTS_DIR).rglob("*.yaml")]
+    return {
+        "list": os.path.getsize(directory / LIST_FILE),
+        "snapshot": os.path.getsize(directory / SNAPSHOT_FILE),
+        "manifests": sum(os.path.getsize(p) for p in manifests),
+        "files": len(manifests),
+    }

@@ -1,0 +1,124 @@
+"""``fitgate check --shard K/N``: one of N disjoint parts of the workloads, for a CI matrix.
+
+Every shard reads every manifest (reading is cheap next to evaluating and reporting a huge
+monorepo) and numbers what it extracts, in input order; shard K evaluates the items whose
+position is K-1 modulo N. Round-robin on input order is deterministic, needs no state, and
+spreads a directory of similar workloads over every shard. A shard's JSON report carries
+what ``fitgate merge`` needs to give back the one-run reports byte for byte: the positions
+of its workloads, a digest of the whole input (so shards of different inputs are refused),
+the cluster name, and each workload's untolerated taint per node (human reports name it;
+the machine report's reason strings may not, since kube-scheduler v1.35).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from gate.inputs.workloads import Extracted, OtherDocument
+from gate.model import Report, Taint, WorkloadResult
+
+_SHARD = re.compile(r"([0-9]+)/([0-9]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    index: int
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def takes(self, position: int) -> bool:
+        return position % self.count == self.index - 1
+
+
+def parse_shard(text: str) -> Shard:
+    """``K/N`` with 1 <= K <= N (an argparse type: a bad value exits 2 with usage)."""
+    match = _SHARD.fullmatch(text.strip())
+    index, count = (int(match[1]), int(match[2])) if match else (0, 0)
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    return Shard(index, count)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardReport(Report):
+    """A report of one shard: the shard's results, and what a merge needs."""
+
+    shard: Shard = Shard(1, 1)
+    positions: tuple[int, ...] = ()
+    items: int = 0
+    inputs: str = ""
+    cluster: str = ""
+
+
+def _identity(item: Extracted) -> bytes:
+    if isinstance(item, OtherDocument):
+        return f"other\0{item.kind}\n".encode()
+    return f"{item.location}\0{item.kind}\0{item.namespace}\0{item.name}\n".encode()
+
+
+class Selection:
+    """Picks a shard's items from the extracted stream and remembers their positions."""
+
+    def __init__(self, shard: Shard | None) -> None:
+        self.shard = shard
+        self._positions: list[int] = []
+        self._digest = hashlib.sha256()
+        self._items = 0
+
+    def select(self, items: Iterable[Extracted]) -> Iterator[Extracted]:
+        for position, item in enumerate(items):
+            self._digest.update(_identity(item))
+            self._items += 1
+            if self.shard is None or self.shard.takes(position):
+                if not isinstance(item, OtherDocument):
+                    self._positions.append(position)
+                yield item
+
+    def report(self, report: Report, cluster: str) -> Report:
+        """``report`` itself without a shard; else the shard's report."""
+        if self.shard is None:
+            return report
+        return ShardReport(
+            snapshot=report.snapshot,
+            results=report.results,
+            fail_on=report.fail_on,
+            other_documents=report.other_documents,
+            version=report.version,
+            shard=self.shard,
+            positions=tuple(self._positions),
+            items=self._items,
+            inputs=self._digest.hexdigest(),
+            cluster=cluster,
+        )
+
+
+def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
+    """Each named taint with the nodes (a hex bitset over ``nodes`` order) it rejected."""
+    by_taint: dict[Taint, int] = {}
+    for number, outcome in enumerate(result.nodes):
+        if outcome.taint is not None:
+            by_taint[outcome.taint] = by_taint.get(outcome.taint, 0) | 1 << number
+    return [
+        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
+        for t, bits in by_taint.items()
+    ]
+
+
+def shard_document(report: ShardReport) -> dict[str, Any]:
+    return {
+        "index": report.shard.index,
+        "count": report.shard.count,
+        "items": report.items,
+        "inputs": report.inputs,
+        "cluster": report.cluster,
+        "version": report.version,
+        "positions": list(report.positions),
+        "untolerated": [_untolerated(r) for r in report.results],
+    }

@@ -1,0 +1,622 @@
+"""Files, directories and standard input -> :class:`~gate.model.Document`, each with its
+file and first line.
+
+Rendered manifests arrive as ``helm template``, ``kustomize build`` or ``flux build``
+output, as trees of hand-written files or as ``kubectl get -o json`` Lists. Every report
+points at ``file:line``, so every document keeps the line of its first content line, and
+Helm's ``# Source:`` comment, when present, names the template it came from.
+
+A broken document is a result, not a crash: it becomes a ``Document`` with ``error`` set
+and every other document is still read. Only a missing PATH stops the run (``UsageError``),
+because then the gate would silently check less than the user asked for.
+
+YAML is composed by the loader (libyaml when available) and constructed as PyYAML's safe
+constructor does (:mod:`gate.inputs.construct`), after the composed node graph has been measured:
+aliases can make a small file expand into billions of nodes, and every later stage walks
+the data.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import json
+import os
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, BinaryIO, Protocol
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from gate.errors import UsageError
+from gate.inputs.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
+from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
+from gate.model import Document, Location
+
+STDIN_NAME = "<stdin>"
+"""The display file name of ``-``."""
+
+MAX_EXPANDED_NODES = 1_000_000
+"""A document whose aliases expand to more YAML nodes than this is refused."""
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+"""What a directory walk takes (case-insensitively); a file named explicitly is always read."""
+
+_NON_PRINTABLE = re.compile(
+    "[^\t\n -~\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_DOCUMENT_MARKERS = re.compile(
+    r"^(?:(?:---|\.\.\.)(?=[ \t\n]|$)|#[ \t]*Source:[ \t]*(?P<source>[^\n]*?)[ \t]*$)",
+    re.MULTILINE,
+)
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class Composer(Protocol):
+    """The part of a PyYAML loader used here: composition only, never construction, so
+    that only the safe constructor ever turns nodes into data."""
+
+    def check_node(self) -> bool: ...
+
+    def get_node(self) -> Node | None: ...
+
+    def dispose(self) -> None: ...
+
+
+LoaderFactory = Callable[[str], Composer]
+"""``yaml.CSafeLoader`` or ``yaml.SafeLoader`` or a subclass (all compose line numbers
+alike)."""
+
+
+def default_loader() -> LoaderFactory:
+    """libyaml's loader when PyYAML was built with it: the same nodes, many times faster."""
+    if yaml.__with_libyaml__:
+        return CachedCSafeLoader
+    return CachedSafeLoader
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def expand_paths(paths: Sequence[str]) -> list[str]:
+    """Every file the PATHs name, in a deterministic order, as display paths.
+
+    All paths are checked before anything is read, so a typo stops the run (exit 2)
+    instead of quietly gating fewer manifests than intended.
+    """
+    expanded: list[str] = []
+    for path in paths:
+        if path == "-":
+            expanded.append(path)
+        elif os.path.isdir(path):
+            expanded.extend(_walk(path))
+        elif os.path.exists(path):
+            expanded.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or directory")
+    return expanded
+
+
+def _walk(root: str) -> list[str]:
+    """Manifest files under ``root``, sorted by relative path components.
+
+    Hidden directories (``.git``, ``.github``...) and hidden files are skipped. Directory
+    symlinks are not followed, so a link cycle cannot loop. A directory that cannot be
+    listed is returned as an entry of its own, so that reading it reports the problem
+    instead of silently dropping its manifests.
+    """
+    found: list[tuple[str, ...]] = []
+
+    def unreadable(exc: OSError) -> None:
+        found.append(_relative_parts(root, str(exc.filename)))
+
+    for directory, dirnames, filenames in os.walk(root, onerror=unreadable):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+        base = _relative_parts(root, directory)
+        found.extend(
+            (*base, name)
+            for name in filenames
+            if not name.startswith(".") and name.lower().endswith(MANIFEST_SUFFIXES)
+        )
+    prefix = _display_prefix(root)
+    return [prefix + "/".join(parts) if parts else root for parts in sorted(found)]
+
+
+def _relative_parts(root: str, path: str) -> tuple[str, ...]:
+    relative = os.path.relpath(path, root)
+    return () if relative == os.curdir else tuple(relative.split(os.sep))
+
+
+def _display_prefix(root: str) -> str:
+    """The user's spelling of ``root`` followed by ``/``; ``.`` alone gives bare relative
+    paths, which is what annotations and reports of a default run should show."""
+    if root in (".", "./"):
+        return ""
+    return root if root.endswith(("/", os.sep)) else root + "/"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_documents(
+    paths: Sequence[str], stdin: BinaryIO, *, loader: LoaderFactory | None = None
+) -> Iterator[Document]:
+    """The documents of every expanded path, in order.
+
+    Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
+    read lazily, one at a time, so memory holds one file, not the whole tree.
+    """
+    expanded = expand_paths(paths)
+    return _read_all(expanded, stdin, loader or default_loader())
+
+
+def _read_all(paths: list[str], stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Document]:
+    for path in paths:
+        yield from _read_path(path, stdin, loader)
+
+
+def _read_path(path: str, stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Document]:
+    """One file's documents; a file that cannot be read or decoded is one error document."""
+    name = STDIN_NAME if path == "-" else display_path(path)
+    try:
+        data = stdin.read() if path == "-" else _read_bytes(path)
+    except OSError as exc:
+        yield Document(Location(name, 1), error=f"cannot read: {exc.strerror or exc}")
+        return
+    if path == "-" and not data.strip():
+        # An empty pipe is a render step that failed (a shell without pipefail goes on),
+        # not a pull request without workloads: a gate must not pass on it.
+        reason = "standard input is empty: nothing to check (did the rendering command fail?)"
+        yield Document(Location(name, 1), error=reason)
+        return
+    try:
+        text = _normalise(_decode(data))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        encoding = "UTF-16" if exc.encoding.startswith("utf-16") else "UTF-8"
+        reason = f"not {encoding}: {exc.reason} at byte {exc.start} (line {line})"
+        yield Document(Location(name, 1), error=reason)
+        return
+    if path != "-" and path.lower().endswith(".json"):
+        yield from _json_documents(name, text)
+    else:
+        yield from _yaml_documents(name, text, loader)
+
+
+def display_path(path: str) -> str:
+    """The path as reports show it: bytes of a file name that are not UTF-8 (which Python
+    carries as lone surrogates, and no report can hold) shown as U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes. A directory here is one the walk could not list: listing it again
+    raises the real reason (permission denied...)."""
+    if os.path.isdir(path):
+        os.listdir(path)
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    with open(path, "rb") as stream:
+        return stream.read()
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 with or without a BOM; UTF-16 only when its BOM says so (Windows shells
+    write redirected output that way), as the YAML specification allows."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    return data.decode("utf-8-sig")
+
+
+def _normalise(text: str) -> str:
+    """LF line ends, so that line counting here agrees with both YAML loaders, and no BOM
+    at the start of a line (files concatenated by a shell each bring their own)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\ufeff" in text:
+        text = text.replace("\n\ufeff", "\n")
+    return text
+
+
+class _LineCounter:
+    """Line numbers of increasing character offsets, counting each newline once per file."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._offset = 0
+        self._line = 1
+
+    def line_at(self, offset: int) -> int:
+        if offset < self._offset:
+            self._offset, self._line = 0, 1
+        self._line += self._text.count("\n", self._offset, offset)
+        self._offset = offset
+        return self._line
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of one offset (used once per file at most)."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - text.rfind("\n", 0, offset)
+
+
+# --------------------------------------------------------------------------- helm origins
+
+
+@dataclass(frozen=True, slots=True)
+class _Origins:
+    """Helm's ``# Source:`` comments by line. A document marker (``---``/``...``) ends the
+    reach of the comment before it, so a template that rendered empty does not lend its
+    name to the next document."""
+
+    lines: tuple[int, ...] = ()
+    sources: tuple[str | None, ...] = ()
+
+    def at(self, line: int) -> str | None:
+        index = bisect_right(self.lines, line)
+        return self.sources[index - 1] if index else None
+
+
+def _origins(text: str) -> _Origins:
+    """One pass over the marker and comment lines only (none at all without Helm)."""
+    if "Source:" not in text:
+        return _Origins()
+    counter = _LineCounter(text)
+    lines: list[int] = []
+    sources: list[str | None] = []
+    for match in _DOCUMENT_MARKERS.finditer(text):
+        lines.append(counter.line_at(match.start()))
+        sources.append(match.group("source") or None)
+    return _Origins(tuple(lines), tuple(sources))
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Document]:
+    """Every document of one YAML stream. A syntax error costs its document: reading
+    resumes at the next document marker (``---`` at the start of a line) after it, as a
+    stream of rendered manifests is one document after another."""
+    bad = _NON_PRINTABLE.search(text)
+    if bad:
+        line, column = _line_column(text, bad.start())
+        reason = f"unacceptable character #x{ord(bad.group()):04x} (line {line}, column {column})"
+        yield Document(
+            Location(file, line), error=f"{reason}: YAML allows printable characters only"
+        )
+        return
+    origins = _origins(text)
+    # Without an anchor there is no alias, and a document is no larger than its text: the
+    # walk that bounds what aliases expand to is only needed when "&" occurs at all.
+    anchors = "&" in text
+    resumed_at, part = 0, text
+    while True:
+        failed_line = yield from _stream_documents(file, part, loader, origins, anchors)
+        if failed_line is None:
+            return
+        resume = _marker_from(text, _line_start(text, failed_line))
+        if resume is not None and resume <= resumed_at:
+            resume = _marker_from(text, resumed_at + 1)
+        if resume is None:
+            return
+        # Blank lines in place of what was read keep every line number as in the file.
+        resumed_at, part = resume, "\n" * text.count("\n", 0, resume) + text[resume:]
+
+
+def _stream_documents(
+    file: str, text: str, loader: LoaderFactory, origins: _Origins, anchors: bool
+) -> Generator[Document, None, int | None]:
+    """The documents of ``text`` up to its end, or up to a syntax error, whose line it
+    returns after yielding it as an error document."""
+    composer = loader(text)
+    try:
+        while True:
+            node, failure = _next_node(composer)
+            if failure is not None:
+                line, reason = failure
+                yield Document(Location(file, line, origins.at(line)), error=reason)
+                return line
+            if node is None:
+                return None
+            line = node.start_mark.line + 1
+            yield from _node_documents(Location(file, line, origins.at(line)), node, anchors)
+    finally:
+        composer.dispose()
+
+
+_MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.MULTILINE)
+
+
+def _line_start(text: str, line: int) -> int:
+    """The offset where 1-based ``line`` starts (the end of the text past its last line)."""
+    offset = 0
+    for _ in range(line - 1):
+        found = text.find("\n", offset)
+        if found < 0:
+            return len(text)
+        offset = found + 1
+    return offset
+
+
+def _marker_from(text: str, offset: int) -> int | None:
+    found = _MARKER.search(text, offset)
+    return found.start() if found else None
+
+
+def _next_node(composer: Composer) -> tuple[Node | None, tuple[int, str] | None]:
+    """The next composed document, or the line and reason that stopped the stream."""
+    try:
+        if not composer.check_node():
+            return None, None
+        return composer.get_node(), None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        return None, (mark.line + 1 if mark else 1, _yaml_reason(exc))
+    except yaml.YAMLError as exc:
+        return None, (1, _one_line(str(exc)))
+    except RecursionError:
+        return None, (1, "YAML nested too deeply to read")
+
+
+def _yaml_reason(exc: yaml.MarkedYAMLError) -> str:
+    """The parser's reason in one line, positions included, without the file name (the
+    caller prefixes ``file:line``)."""
+    reason = exc.problem or exc.context or "invalid YAML"
+    mark = exc.problem_mark or exc.context_mark
+    if mark is not None:
+        reason += f" (line {mark.line + 1}, column {mark.column + 1})"
+    if exc.problem and exc.context:
+        context_mark = exc.context_mark
+        where = f" at line {context_mark.line + 1}" if context_mark is not None else ""
+        reason += f" {exc.context}{where}"
+    return _one_line(reason)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _node_documents(location: Location, node: Node, anchors: bool = True) -> Iterator[Document]:
+    """One composed document -> its Documents; a problem here costs only this document."""
+    problem = _expansion_problem(node) if anchors else None
+    if problem is not None:
+        yield Document(location, error=problem)
+        return
+    try:
+        body = construct_document(node, aliased=anchors)
+    except yaml.MarkedYAMLError as exc:
+        yield Document(location, error=_yaml_reason(exc))
+        return
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        yield Document(location, error=f"cannot construct document: {_one_line(str(exc))}")
+        return
+    items = _list_items(body) if isinstance(body, dict) else None
+    lines = None if items is None else _item_lines(node, len(items))
+    yield from _documents_from(location, body, lines)
+
+
+def _expansion_problem(root: Node) -> str | None:
+    """Why the document must not be constructed: its node graph, aliases expanded, is
+    larger than ``MAX_EXPANDED_NODES``, or it contains itself."""
+    size = _expanded_size(root)
+    if size is None:
+        return "document contains itself through a recursive alias"
+    if size > MAX_EXPANDED_NODES:
+        return (
+            f"document expands to more than {MAX_EXPANDED_NODES:,} YAML nodes "
+            "through aliases; refusing to load it"
+        )
+    return None
+
+
+def _expanded_size(root: Node) -> int | None:
+    """Nodes in the document once every alias is expanded; None if it contains itself.
+
+    Sizes are memoised per collection node, so the cost is that of the composed graph
+    (an alias bomb is small there), and the walk stops as soon as the limit is passed.
+    It is iterative (a node stays on the stack, open, until its children are sized), so
+    deep nesting cannot exhaust the interpreter's stack.
+    """
+    sizes: dict[int, int] = {}
+    open_ids: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in sizes or not isinstance(node.value, list):
+            stack.pop()
+            continue
+        children = _children(node)
+        if id(node) in open_ids:
+            stack.pop()
+            open_ids.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child in children)
+            if sizes[id(node)] > MAX_EXPANDED_NODES:
+                return sizes[id(node)]
+            continue
+        open_ids.add(id(node))
+        for child in children:
+            if isinstance(child.value, list) and id(child) not in sizes:
+                if id(child) in open_ids:
+                    return None
+                stack.append(child)
+    return sizes.get(id(root), 1)
+
+
+def _children(node: Node) -> list[Node]:
+    """A collection's child nodes (keys and values for a mapping); scalars hold a str."""
+    if isinstance(node, MappingNode):
+        return [child for pair in node.value for child in pair]
+    return list(node.value)
+
+
+def _item_lines(node: Node, count: int) -> list[int] | None:
+    """Lines of the ``items`` sequence entries of a composed List, when they can be matched
+    one to one with the constructed items (else each item gets the List's line)."""
+    if not isinstance(node, MappingNode):
+        return None
+    found: list[int] | None = None
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.value == "items":
+            found = None
+            if isinstance(value, SequenceNode) and len(value.value) == count:
+                found = [item.start_mark.line + 1 for item in value.value]
+    return found
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _json_documents(file: str, text: str) -> Iterator[Document]:
+    """Every JSON value of a ``.json`` file (one, or several concatenated as ``jq``
+    writes them). The top-level object is walked by hand so that List items keep their
+    own lines; every value below it is decoded by the C decoder in one call."""
+    decoder = json.JSONDecoder()
+    counter = _LineCounter(text)
+    offset = _skip_space(text, 0)
+    surrogates = may_hold_surrogates(text)
+    while offset < len(text):
+        try:
+            body, item_offsets, end = _decode_json(decoder, text, offset)
+        except json.JSONDecodeError as exc:
+            reason = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+            yield Document(Location(file, exc.lineno), error=reason)
+            return
+        except RecursionError:
+            yield Document(Location(file, counter.line_at(offset)), error="JSON nested too deeply")
+            return
+        if surrogates:
+            body = replace_lone_surrogates(body)
+        location = Location(file, counter.line_at(offset))
+        lines = None if item_offsets is None else [counter.line_at(i) for i in item_offsets]
+        yield from _documents_from(location, body, lines)
+        offset = _skip_space(text, end)
+
+
+def _skip_space(text: str, offset: int) -> int:
+    match = _JSON_SPACE.match(text, offset)
+    return match.end() if match else offset
+
+
+def _decode_json(
+    decoder: json.JSONDecoder, text: str, offset: int
+) -> tuple[Any, list[int] | None, int]:
+    """One JSON value at ``offset``: the value, the offsets of its ``items`` entries (for
+    an object with an ``items`` array) and where it ends."""
+    if not text.startswith("{", offset):
+        value, end = decoder.raw_decode(text, offset)
+        return value, None, end
+    body: dict[str, Any] = {}
+    item_offsets: list[int] | None = None
+    offset = _skip_space(text, offset + 1)
+    if text.startswith("}", offset):
+        return body, None, offset + 1
+    while True:
+        key, offset = _json_key(decoder, text, offset)
+        if key == "items" and text.startswith("[", offset):
+            body[key], item_offsets, offset = _json_array(decoder, text, offset)
+        else:
+            item_offsets = None if key == "items" else item_offsets
+            body[key], offset = decoder.raw_decode(text, offset)
+        offset, closed = _after_member(text, offset, "}")
+        if closed:
+            return body, item_offsets, offset
+
+
+def _json_key(decoder: json.JSONDecoder, text: str, offset: int) -> tuple[str, int]:
+    """A member's name and the offset of its value."""
+    if not text.startswith('"', offset):
+        raise json.JSONDecodeError(
+            "Expecting property name enclosed in double quotes", text, offset
+        )
+    key, offset = decoder.raw_decode(text, offset)
+    offset = _skip_space(text, offset)
+    if not text.startswith(":", offset):
+        raise json.JSONDecodeError("Expecting ':' delimiter", text, offset)
+    return str(key), _skip_space(text, offset + 1)
+
+
+def _json_array(
+    decoder: json.JSONDecoder, text: str, offset: int
+) -> tuple[list[Any], list[int], int]:
+    """An array's values and the offset where each one starts."""
+    values: list[Any] = []
+    offsets: list[int] = []
+    offset = _skip_space(text, offset + 1)
+    if text.startswith("]", offset):
+        return values, offsets, offset + 1
+    while True:
+        offsets.append(offset)
+        value, offset = decoder.raw_decode(text, offset)
+        values.append(value)
+        offset, closed = _after_member(text, offset, "]")
+        if closed:
+            return values, offsets, offset
+
+
+def _after_member(text: str, offset: int, closer: str) -> tuple[int, bool]:
+    """Past the ``,`` (and the space after it) or the closing bracket that follows a
+    member, and whether it was the closing bracket."""
+    offset = _skip_space(text, offset)
+    if text.startswith(closer, offset):
+        return offset + 1, True
+    if text.startswith(",", offset):
+        return _skip_space(text, offset + 1), False
+    raise json.JSONDecodeError("Expecting ',' delimiter", text, offset)
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def _documents_from(
+    location: Location, body: Any, item_lines: Sequence[int] | None
+) -> Iterator[Document]:
+    """The Documents of one parsed value: nothing for an empty document, one per item for
+    a List (``kind: List``, ``RoleList``...), else the value itself if it is a mapping.
+    ``item_lines`` are the List items' own lines when the parser could tell them."""
+    if body is None:
+        return
+    if not isinstance(body, dict):
+        yield Document(location, error=f"document is {_describe(body)}, not a mapping")
+        return
+    items = _list_items(body)
+    if items is None:
+        yield Document(location, body=body)
+        return
+    if item_lines is None or len(item_lines) != len(items):
+        item_lines = [location.line] * len(items)
+    for index, (item, line) in enumerate(zip(items, item_lines, strict=True)):
+        here = Location(location.file, line, location.origin)
+        if isinstance(item, dict):
+            yield Document(here, body=item)
+        else:
+            reason = f"{body['kind']} item {index} is {_describe(item)}, not a mapping"
+            yield Document(here, error=reason)
+
+
+def _list_items(body: dict[Any, Any]) -> list[Any] | None:
+    """The items of a List kind (``List``, ``RoleList``, any kind ending in ``List``
+    whose ``items`` is a list), else None."""
+    kind, items = body.get("kind"), body.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        return items
+    return None
+
+
+def _describe(value: object) -> str:
+    """A YAML/JSON reader's name for the type of ``value``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, date):
+        return "a timestamp"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, (str, bytes)):
+        return "a string"
+    return f"a {type(value).__name__}"

@@ -1,0 +1,125 @@
+"""The JSON types of the pod-template fields fitgate reads, checked as the API server's
+decoder checks them.
+
+A template whose ``tolerations`` is a boolean, or whose toleration ``value`` is a number,
+never becomes a pod: the API server refuses the object (``cannot unmarshal number into Go
+struct field Toleration...value of type string``). Such a workload is an ERROR naming the
+field, rather than a guess at what was meant. Only fields the checks and warnings read are
+checked here; quantities are checked by :mod:`gate.inputs.workloads`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Of:
+    """A list (``items``), a mapping with known fields (``fields``), a mapping of any keys
+    to one shape (``values``), a scalar of ``types``, or (none of them) anything."""
+
+    name: str
+    types: tuple[type, ...] = ()
+    items: Of | None = None
+    fields: Mapping[str, Of] | None = None
+    values: Of | None = None
+
+
+STRING = Of("a string", (str,))
+INTEGER = Of("an integer", (int,))
+BOOLEAN = Of("a boolean", (bool,))
+ANY_MAPPING = Of("a mapping", fields={})
+ANYTHING = Of("anything")
+ANY_LIST = Of("a list", items=ANYTHING)
+
+
+def listing(item: Of) -> Of:
+    return Of("a list", items=item)
+
+
+def mapping(**fields: Of) -> Of:
+    return Of("a mapping", fields=fields)
+
+
+_RESOURCES = mapping(requests=ANY_MAPPING, limits=ANY_MAPPING)
+_PORT = mapping(hostPort=INTEGER, containerPort=INTEGER, protocol=STRING, hostIP=STRING)
+_CONTAINER = mapping(name=STRING, resources=_RESOURCES, ports=listing(_PORT), restartPolicy=STRING)
+_TOLERATION = mapping(
+    key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER
+)
+_REQUIREMENT = mapping(key=STRING, operator=STRING, values=listing(STRING))
+_TERM = mapping(matchExpressions=listing(_REQUIREMENT), matchFields=listing(_REQUIREMENT))
+_REQUIRED = mapping(nodeSelectorTerms=listing(_TERM))
+POD_SPEC = mapping(
+    containers=listing(_CONTAINER),
+    initContainers=listing(_CONTAINER),
+    tolerations=listing(_TOLERATION),
+    nodeSelector=Of("a mapping", values=STRING),
+    affinity=mapping(
+        nodeAffinity=mapping(requiredDuringSchedulingIgnoredDuringExecution=_REQUIRED),
+        podAffinity=ANY_MAPPING,
+        podAntiAffinity=ANY_MAPPING,
+    ),
+    hostNetwork=BOOLEAN,
+    nodeName=STRING,
+    runtimeClassName=STRING,
+    schedulerName=STRING,
+    overhead=ANY_MAPPING,
+    resources=_RESOURCES,
+    volumes=listing(ANY_MAPPING),
+    topologySpreadConstraints=ANY_LIST,
+    resourceClaims=ANY_LIST,
+    schedulingGates=ANY_LIST,
+)
+
+
+def shape_problem(value: Any, shape: Of, where: str) -> str | None:
+    """The first field of ``value`` (at ``where``) whose type ``shape`` does not allow. A
+    null is an absent field, as the API server reads it."""
+    if value is None:
+        return None
+    if shape.items is not None:
+        if not isinstance(value, list):
+            return _wrong(where, shape, value)
+        for index, item in enumerate(value):
+            problem = shape_problem(item, shape.items, f"{where}[{index}]")
+            if problem:
+                return problem
+        return None
+    if shape.fields is not None or shape.values is not None:
+        if not isinstance(value, Mapping):
+            return _wrong(where, shape, value)
+        for key, item in value.items():
+            inner = shape.values if shape.values is not None else (shape.fields or {}).get(key)
+            problem = shape_problem(item, inner, f"{where}.{key}") if inner else None
+            if problem:
+                return problem
+        return None
+    if not shape.types:  # ANYTHING
+        return None
+    if isinstance(value, date) and str in shape.types:
+        return None  # YAML's unquoted timestamp: the API server reads its text
+    if not isinstance(value, shape.types) or (type(value) is bool and bool not in shape.types):
+        return _wrong(where, shape, value)
+    return None
+
+
+def _wrong(where: str, shape: Of, value: object) -> str:
+    return f"{where}: expected {shape.name}, not {_kind(value)} (the API server refuses it)"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return f"a {type(value).__name__}"

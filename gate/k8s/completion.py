@@ -1,0 +1,266 @@
+"""Complete a pod template as the API server completes a created pod.
+
+A rendered manifest has not been through the API server, so before filtering we apply
+what it would apply (scheduler-rules.md section 2):
+
+* defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
+  ``hostNetwork`` host ports default to container ports, pod-level requests default;
+* admission: LimitRanger (namespace defaults), RuntimeClass (overhead, scheduling
+  nodeSelector and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
+
+Only the parts of the spec that change are copied; the input is never mutated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from gate.errors import QuantityError
+from gate.k8s.matching import scalar_text
+from gate.k8s.quantity import exact_text, parse_quantity
+from gate.k8s.resources import aggregate_container_requests, pod_level_resource
+
+Spec = dict[str, Any]
+
+
+class AdmissionRefused(Exception):
+    """An admission plugin would refuse to create the pod; the message says why."""
+
+
+DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionObjects:
+    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name)."""
+
+    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    has_runtime_classes: bool = False
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict[str, Any]:
+    """SetDefaults_Pod/PodSpec for one container: a limit without a request is also the
+    request, and under hostNetwork a port's hostPort defaults to its containerPort."""
+    completed = dict(container)
+    resources = _mapping(container.get("resources"))
+    limits = _mapping(resources.get("limits"))
+    requests = _mapping(resources.get("requests"))
+    for name, value in limits.items():
+        requests.setdefault(name, value)
+    completed["resources"] = {**resources, "limits": limits, "requests": requests}
+    ports = container.get("ports")
+    if host_network and isinstance(ports, list):
+        completed["ports"] = [_host_network_port(p) for p in ports]
+    return completed
+
+
+def _limit_range_defaults(
+    container: dict[str, Any], defaults: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """LimitRanger admission (mergeContainerResources): missing limits and requests."""
+    resources = _mapping(container.get("resources"))
+    limits = _mapping(resources.get("limits"))
+    requests = _mapping(resources.get("requests"))
+    for item in defaults:
+        for name, value in _mapping(item.get("default")).items():
+            limits.setdefault(name, value)
+        for name, value in _mapping(item.get("defaultRequest")).items():
+            requests.setdefault(name, value)
+    return {**container, "resources": {**resources, "limits": limits, "requests": requests}}
+
+
+_MILLI = Fraction(1, 1000)
+
+
+def _rounded_to_milli(resources: object) -> object:
+    """SetDefaults_ResourceList: every quantity rounded up (away from zero) to a whole
+    number of thousandths, as the API server stores it: two containers of ``0.5m`` cpu
+    are stored as ``1m`` each and request 2m together."""
+    if not isinstance(resources, Mapping):
+        return resources
+    return {name: _rounded_quantity(value) for name, value in resources.items()}
+
+
+def _rounded_quantity(value: object) -> object:
+    try:
+        return _rounded_hashable(value)
+    except TypeError:  # not a quantity at all: reported when the requests are read
+        return value
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _rounded_hashable(value: object) -> object:
+    try:
+        q = parse_quantity(value) if value is not None else None
+    except QuantityError:  # reported when the requests are read
+        return value
+    if q is None or (q / _MILLI).denominator == 1:
+        return value
+    steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
+    return exact_text(steps * _MILLI)
+
+
+def _round_resource_lists(spec: Spec) -> None:
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        for container in items if isinstance(items, list) else []:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if isinstance(resources, dict):
+                for field_name in ("limits", "requests"):
+                    if field_name in resources:
+                        resources[field_name] = _rounded_to_milli(resources[field_name])
+    if "overhead" in spec:
+        spec["overhead"] = _rounded_to_milli(spec["overhead"])
+    resources = spec.get("resources")
+    if isinstance(resources, Mapping):
+        spec["resources"] = {
+            **resources,
+            **{
+                f: _rounded_to_milli(resources[f]) for f in ("limits", "requests") if f in resources
+            },
+        }
+
+
+def _host_network_port(port: object) -> object:
+    if isinstance(port, Mapping) and not port.get("hostPort"):
+        return {**port, "hostPort": port.get("containerPort")}
+    return port
+
+
+def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
+    """SetDefaults_LimitRangeItem for a Container item: default limit from max, default
+    request from the default limit, else from min (idempotent on stored objects)."""
+    default = _mapping(item.get("default"))
+    default_request = _mapping(item.get("defaultRequest"))
+    for name, value in _mapping(item.get("max")).items():
+        default.setdefault(name, value)
+    for name, value in default.items():
+        default_request.setdefault(name, value)
+    for name, value in _mapping(item.get("min")).items():
+        default_request.setdefault(name, value)
+    return {"default": default, "defaultRequest": default_request}
+
+
+def _pod_level_defaults(spec: Spec) -> None:
+    """defaultPodRequests (pkg/apis/core/v1/defaults.go): a pod-level request left unset
+    defaults to what the containers request for it in aggregate, else to the pod-level
+    limit; hugepages, which cannot be overcommitted, always to the limit. Only resources
+    with a pod-level limit matter: for the others the aggregate is what the scheduler uses
+    anyway. It runs while the request is decoded, before any admission plugin adds
+    LimitRange defaults to the containers."""
+    resources = spec.get("resources")
+    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+        return
+    requests = _mapping(resources.get("requests"))
+    aggregated = aggregate_container_requests(spec)
+    for name, value in resources["limits"].items():
+        if pod_level_resource(name) and name not in requests:
+            overcommitted = not name.startswith("hugepages-")
+            from_containers = overcommitted and name in aggregated
+            requests[name] = exact_text(aggregated[name]) if from_containers else value
+    spec["resources"] = {**resources, "requests": requests}
+
+
+def _default_tolerations(tolerations: list[Any]) -> list[Any]:
+    """DefaultTolerationSeconds: add not-ready/unreachable NoExecute for 300s unless a
+    toleration with that key (or an empty key) and NoExecute (or empty) effect exists."""
+    added = []
+    for key in DEFAULT_TOLERATION_KEYS:
+        covered = any(
+            isinstance(t, Mapping)
+            and (t.get("key") or "") in ("", key)
+            and (t.get("effect") or "") in ("", "NoExecute")
+            for t in tolerations
+        )
+        if not covered:
+            added.append(
+                {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+            )
+    return tolerations + added
+
+
+def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str]) -> None:
+    name = spec.get("runtimeClassName")
+    if not name:
+        return
+    runtime_class = admission.runtime_classes.get(str(name))
+    if runtime_class is None:
+        if admission.has_runtime_classes:
+            warnings.append(
+                f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown'
+            )
+        else:
+            warnings.append(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
+        return
+    overhead = _mapping(runtime_class.get("overhead")).get("podFixed")
+    if overhead and not spec.get("overhead"):
+        spec["overhead"] = dict(overhead)
+    scheduling = _mapping(runtime_class.get("scheduling"))
+    selector = _mapping(scheduling.get("nodeSelector"))
+    if selector:
+        own = _mapping(spec.get("nodeSelector"))
+        for key, value in selector.items():
+            if key in own and scalar_text(own[key]) != scalar_text(value):
+                raise AdmissionRefused(
+                    f'RuntimeClass "{name}" admission refuses the pod: conflict: '
+                    f"runtimeClass.scheduling.nodeSelector[{key}] = {scalar_text(value)}; "
+                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}"
+                )
+        spec["nodeSelector"] = {**own, **selector}
+    extra = scheduling.get("tolerations")
+    if isinstance(extra, list):
+        current = list(spec.get("tolerations") or [])
+        spec["tolerations"] = current + [t for t in extra if t not in current]
+
+
+def complete_pod_spec(
+    spec: Mapping[str, Any],
+    namespace: str,
+    admission: AdmissionObjects,
+    pod_level_resources: bool = True,
+) -> tuple[Spec, list[str]]:
+    """The pod spec the scheduler would see, and warnings about what could not be applied,
+    in the API server's order: defaults applied while the request is decoded, then the
+    admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
+    from v1.34); without it the API server drops ``spec.resources``. Raises
+    :class:`AdmissionRefused` where an admission plugin would refuse the pod."""
+    completed: Spec = dict(spec)
+    warnings: list[str] = []
+    host_network = bool(spec.get("hostNetwork"))
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        if isinstance(items, list):
+            completed[key] = [
+                _decoded_container(c, host_network) if isinstance(c, Mapping) else c for c in items
+            ]
+    if pod_level_resources:
+        _pod_level_defaults(completed)
+    elif completed.pop("resources", None) is not None:
+        warnings.append(
+            "spec.resources (pod-level resources) is dropped by the API server before v1.34 "
+            "(PodLevelResources off): the containers' requests count"
+        )
+    _round_resource_lists(completed)
+    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
+    for key in ("containers", "initContainers"):
+        items = completed.get(key)
+        if isinstance(items, list) and defaults:
+            completed[key] = [
+                _limit_range_defaults(c, defaults) if isinstance(c, dict) else c for c in items
+            ]
+    _runtime_class(completed, admission, warnings)
+    tolerations = completed.get("tolerations")
+    completed["tolerations"] = _default_tolerations(
+        list(tolerations) if isinstance(tolerations, list) else []
+    )
+    return completed, warnings

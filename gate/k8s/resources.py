@@ -1,0 +1,200 @@
+"""Pod requests as the scheduler computes them.
+
+Upstream: ``k8s.io/component-helpers/resource/helpers.go`` (PodRequests,
+AggregateContainerRequests) and ``pkg/scheduler/framework/types.go`` (Resource.Add).
+Quantities are summed exactly and converted to the scheduler's integers only at the end,
+as upstream sums ``resource.Quantity`` values before calling ``MilliValue``/``Value``. The
+values summed are the stored ones, which the API server has rounded up to thousandths
+(:mod:`gate.k8s.completion` does the same for a template): two containers of ``0.5m`` cpu are
+stored as ``1m`` each and request 2m.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from gate.k8s.quantity import exact_text, milli_value, parse_quantity, whole_value
+
+CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
+NATIVE_CHECKED = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_QUALIFIED_NAME = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+)
+
+Exact = dict[str, Fraction]
+
+
+def is_extended(name: str) -> bool:
+    """IsExtendedResourceName: has a ``/``, outside ``kubernetes.io/``, a valid quota name."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    prefix, _, short = f"requests.{name}".rpartition("/")
+    return len(prefix) <= 253 and len(short) <= 63 and bool(_QUALIFIED_NAME.fullmatch(name))
+
+
+def is_scalar(name: str) -> bool:
+    """IsScalarResourceName: extended, hugepages-*, *kubernetes.io/*, attachable-volumes-*."""
+    return (
+        is_extended(name)
+        or name.startswith("hugepages-")
+        or "kubernetes.io/" in name
+        or name.startswith("attachable-volumes-")
+    )
+
+
+def is_counted(name: str) -> bool:
+    """Whether Resource.Add keeps this resource at all (``storage`` or ``foo`` it drops)."""
+    return name in NATIVE_CHECKED or name == PODS or is_scalar(name)
+
+
+def exact_list(resources: object) -> Exact:
+    """A ResourceList as exact values. Raises QuantityError on a bad quantity."""
+    if not isinstance(resources, Mapping):
+        return {}
+    return {str(k): parse_quantity(v) for k, v in resources.items() if v is not None}
+
+
+def _add(total: Exact, extra: Mapping[str, Fraction]) -> None:
+    for name, value in extra.items():
+        total[name] = total.get(name, Fraction(0)) + value
+
+
+def _max(total: Exact, other: Mapping[str, Fraction]) -> None:
+    for name, value in other.items():
+        if name not in total or value > total[name]:
+            total[name] = value
+
+
+def _requests(container: object) -> Exact:
+    if not isinstance(container, Mapping):
+        return {}
+    resources = container.get("resources")
+    return exact_list(resources.get("requests")) if isinstance(resources, Mapping) else {}
+
+
+def is_sidecar(container: Mapping[str, Any]) -> bool:
+    """A restartable init container (``restartPolicy: Always``)."""
+    return container.get("restartPolicy") == "Always"
+
+
+def _containers(spec: Mapping[str, Any], key: str) -> Iterable[Mapping[str, Any]]:
+    items = spec.get(key)
+    return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+
+
+def aggregate_container_requests(spec: Mapping[str, Any]) -> Exact:
+    """Containers summed; init containers as the peak of what runs at once.
+
+    Worked example (upstream test): init 5, sidecars 1 and 2, init 5, sidecar 3,
+    container 1 -> containers+sidecars = 7, peak init = 5+1+2 = 8, request = 8.
+    """
+    total: Exact = {}
+    for container in _containers(spec, "containers"):
+        _add(total, _requests(container))
+    sidecars: Exact = {}
+    init_peak: Exact = {}
+    for container in _containers(spec, "initContainers"):
+        requests = _requests(container)
+        if is_sidecar(container):
+            _add(total, requests)
+            _add(sidecars, requests)
+            in_flight = dict(sidecars)
+        else:
+            in_flight = dict(requests)
+            _add(in_flight, sidecars)
+        _max(init_peak, in_flight)
+    _max(total, init_peak)
+    return total
+
+
+def with_status_resources(spec: Mapping[str, Any], status: object) -> Mapping[str, Any]:
+    """PodRequests with UseStatusResources (in-place resize; InPlacePodVerticalScaling is
+    on by default from v1.33): a container whose status reports ``resources`` requests,
+    per resource, the largest of its spec's, its actual (``resources.requests``) and its
+    allocated (``allocatedResources``) requests; while the resize is Infeasible the spec's
+    are left out. Regular init containers are not resized. A pod that is not resizing
+    reports its spec's values, so nothing changes for it."""
+    if not isinstance(status, Mapping):
+        return spec
+    reported: dict[str, Mapping[str, Any]] = {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        entries = status.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, Mapping) and isinstance(entry.get("resources"), Mapping):
+                reported[str(entry.get("name"))] = entry
+    if not reported:
+        return spec
+    conditions = status.get("conditions")
+    infeasible = any(
+        isinstance(c, Mapping) and c.get("type") == "PodResizePending"
+        and c.get("reason") == "Infeasible"
+        for c in (conditions if isinstance(conditions, list) else [])
+    )  # fmt: skip
+
+    def adjusted(container: object, resizable: bool) -> object:
+        entry = reported.get(str(container.get("name"))) if isinstance(container, Mapping) else None
+        if entry is None or not resizable or not isinstance(container, Mapping):
+            return container
+        largest: Exact = {}
+        _max(largest, exact_list(_mapping(entry.get("resources")).get("requests")))
+        _max(largest, exact_list(entry.get("allocatedResources")))
+        if not infeasible:
+            _max(largest, _requests(container))
+        resources = _mapping(container.get("resources"))
+        requests = {name: exact_text(value) for name, value in largest.items()}
+        return {**container, "resources": {**resources, "requests": requests}}
+
+    containers, inits = spec.get("containers"), spec.get("initContainers")
+    return {
+        **spec,
+        "containers": [adjusted(c, True) for c in _as_list(containers)],
+        "initContainers": [adjusted(c, _is_sidecar(c)) for c in _as_list(inits)],
+    }
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _as_list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _is_sidecar(container: object) -> bool:
+    return isinstance(container, Mapping) and is_sidecar(container)
+
+
+def pod_level_resource(name: str) -> bool:
+    """IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
+    return name in (CPU, MEMORY) or name.startswith("hugepages-")
+
+
+def pod_requests(spec: Mapping[str, Any]) -> Exact:
+    """PodRequests: containers aggregated, pod-level requests replacing cpu/memory/hugepages
+    where set (PodLevelResources, on by default since v1.34), then ``spec.overhead`` added."""
+    total = aggregate_container_requests(spec)
+    pod_resources = spec.get("resources")
+    if isinstance(pod_resources, Mapping):
+        for name, value in exact_list(pod_resources.get("requests")).items():
+            if pod_level_resource(name):
+                total[name] = value
+    _add(total, exact_list(spec.get("overhead")))
+    return total
+
+
+def to_scheduler_units(exact: Mapping[str, Fraction]) -> dict[str, int]:
+    """Resource.Add: cpu to millicores, everything else to whole units, both rounded up;
+    resources the scheduler does not track are dropped."""
+    return {
+        name: milli_value(value) if name == CPU else whole_value(value)
+        for name, value in exact.items()
+        if is_counted(name)
+    }
+
+
+def pod_request_amounts(spec: Mapping[str, Any]) -> dict[str, int]:
+    return to_scheduler_units(pod_requests(spec))

@@ -1,0 +1,106 @@
+"""Warnings for what a template asks of the scheduler that fitgate does not model.
+
+A template that uses one of these is never a silent YES: its result names the filter
+that was not run (scheduler-rules.md section 15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gate.k8s.resources import is_sidecar
+
+ZERO_REQUEST = "a zero request fits every node and is evicted later"
+DEFAULT_SCHEDULER = "default-scheduler"
+
+# Volume sources the volume filters (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+# VolumeZone) act on; configMap, secret, emptyDir, hostPath and friends they ignore.
+SCHEDULED_VOLUME_SOURCES = (
+    "persistentVolumeClaim",
+    "ephemeral",
+    "csi",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "azureDisk",
+    "cinder",
+    "rbd",
+    "iscsi",
+)
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
+    pod_requests = _mapping(_mapping(spec.get("resources")).get("requests"))
+    containers = [c for c in _list(spec.get("containers")) if isinstance(c, Mapping)]
+    containers += [
+        c for c in _list(spec.get("initContainers")) if isinstance(c, Mapping) and is_sidecar(c)
+    ]
+    warnings = []
+    for container in containers:
+        resources = _mapping(container.get("resources"))
+        requests = _mapping(resources.get("requests"))
+        limits = _mapping(resources.get("limits"))
+        missing = [
+            r
+            for r in ("cpu", "memory")
+            if r not in requests and r not in limits and r not in pod_requests
+        ]
+        if missing:
+            name = container.get("name") or "?"
+            warnings.append(
+                f'container "{name}" has no {" or ".join(missing)} request: {ZERO_REQUEST}'
+            )
+    return warnings
+
+
+def _affinity_warnings(spec: Mapping[str, Any]) -> list[str]:
+    affinity = _mapping(spec.get("affinity"))
+    warnings = []
+    node_affinity = _mapping(affinity.get("nodeAffinity"))
+    if node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"):
+        warnings.append("preferred node affinity is a score, not a filter: not evaluated")
+    for key, plugin in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity")):
+        if affinity.get(key):
+            warnings.append(f"{plugin} not checked (InterPodAffinity filter not modelled)")
+    return warnings
+
+
+def unchecked_warnings(
+    spec: Mapping[str, Any], completed: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Warnings for the template as written, in a fixed order; missing requests are judged
+    on the ``completed`` spec when given, where a LimitRange default is a request."""
+    requests_from = spec if completed is None else completed
+    warnings = _missing_requests(requests_from) + _affinity_warnings(spec)
+    if spec.get("topologySpreadConstraints"):
+        warnings.append("topology spread not checked (PodTopologySpread filter not modelled)")
+    volumes = [v for v in _list(spec.get("volumes")) if isinstance(v, Mapping)]
+    kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
+    if kinds:
+        warnings.append(
+            f"volumes ({', '.join(kinds)}) not checked "
+            "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)"
+        )
+    if spec.get("resourceClaims"):
+        warnings.append("resource claims not checked (DynamicResources filter not modelled)")
+    if spec.get("schedulingGates"):
+        warnings.append(
+            "scheduling gates: the pod waits until they are removed (SchedulingGates); "
+            "filters evaluated as if they were gone"
+        )
+    scheduler = spec.get("schedulerName")
+    if scheduler and scheduler != DEFAULT_SCHEDULER:
+        warnings.append(f'schedulerName "{scheduler}": evaluated with default-scheduler rules')
+    if spec.get("nodeName"):
+        warnings.append(
+            "spec.nodeName is set: such a pod bypasses kube-scheduler and the kubelet admits it"
+        )
+    return warnings

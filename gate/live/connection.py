@@ -1,0 +1,250 @@
+"""One read-only connection to the API server of a kubeconfig context, or of the pod we run in.
+
+Credentials come from gate.live.credentials; TLS verification is never turned off. Every request
+leaves through one guard,
+:class:`ReadOnlyTransport`, which lets through GET on the five paths fitgate reads and the POST
+of a SelfSubjectAccessReview, and refuses anything else before a byte is sent. Answers stay raw
+JSON bytes: deserialising 150k pods into the client's model objects costs minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import urllib3
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.client.exceptions import ApiException
+
+from gate import __version__
+from gate.errors import ClusterError
+from gate.live.credentials import InClusterFiles, LiveTarget, configure
+
+READ_PATHS = frozenset(
+    {
+        "/version",
+        "/api/v1/nodes",
+        "/api/v1/pods",
+        "/api/v1/limitranges",
+        "/apis/node.k8s.io/v1/runtimeclasses",
+    }
+)
+REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+# Answers worth asking again: API priority and fairness (429), a restarting apiserver or
+# load balancer (5xx). Everything else is the cluster's final word.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class RequestRefused(ClusterError):
+    """A request other than a read or the access review was about to be sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Timeouts (seconds) and the bounded retry of transient failures."""
+
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    attempts: int = 4
+    backoff: float = 0.25
+    max_delay: float = 10.0
+    sleep: Callable[[float], None] = time.sleep
+    in_cluster_files: InClusterFiles = field(default_factory=InClusterFiles)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    data: bytes
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def document(self) -> Any:
+        """The decoded body; None when it is not JSON (say, the error page of a proxy)."""
+        try:
+            return json.loads(self.data)
+        except ValueError:
+            return None
+
+
+def check_request(base: str, method: str, url: str) -> None:
+    """Refuse anything but GET of a read path and POST of the access review, and any watch."""
+    target, home = urlsplit(url), urlsplit(base)
+    path = target.path[len(home.path) :] if target.path.startswith(home.path) else None
+    if (target.scheme, target.netloc) != (home.scheme, home.netloc) or path is None:
+        raise RequestRefused(f"refusing {method} {url}: not the cluster being read")
+    if "watch" in parse_qs(target.query):
+        raise RequestRefused(f"refusing {method} {path}: fitgate never watches")
+    if method == "GET" and path in READ_PATHS:
+        return
+    if method == "POST" and path == REVIEW_PATH and not target.query:
+        return
+    raise RequestRefused(
+        f"refusing {method} {path}: fitgate only reads (GET) and asks one access review (POST)"
+    )
+
+
+class ReadOnlyTransport:
+    """Stands in for the client's ``RESTClientObject`` as ``ApiClient.rest_client``, the one
+    place every request of the client passes through, and vets each request first."""
+
+    def __init__(self, inner: Any, base: str) -> None:
+        self._inner = inner
+        self._base = base
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        headers: Any = None,
+        body: Any = None,
+        post_params: Any = None,
+        _request_timeout: Any = None,
+    ) -> Any:
+        check_request(self._base, method.upper(), url)
+        return self._inner.request(
+            method,
+            url,
+            headers=headers,
+            body=body,
+            post_params=post_params,
+            _request_timeout=_request_timeout,
+        )
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _network_reason(exc: BaseException) -> str:
+    """'connection refused' rather than urllib3's repr of a connection object."""
+    if isinstance(exc, urllib3.exceptions.NameResolutionError):
+        return "cannot resolve the host name"
+    seen: BaseException | None = exc
+    while seen is not None:
+        if (
+            isinstance(seen, OSError)
+            and not isinstance(seen, urllib3.exceptions.HTTPError)
+            and seen.strerror
+        ):
+            return seen.strerror.lower()
+        seen = seen.__cause__ or seen.__context__
+    if isinstance(exc, urllib3.exceptions.ConnectTimeoutError):
+        return "connection timed out"
+    return _one_line(str(exc).rpartition(": ")[2] or type(exc).__name__)
+
+
+class Connection:
+    """The guarded client, the context and server it talks to, and the retry policy."""
+
+    def __init__(self, client: Any, context: str, server: str, settings: Settings) -> None:
+        self._client = client
+        self.context = context
+        self.server = server
+        self._settings = settings
+
+    @property
+    def api_client(self) -> Any:
+        """The client's ApiClient, already behind the guard."""
+        return self._client
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _exchange(
+        self, method: str, path: str, query: Sequence[tuple[str, str]], body: Any
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        request = self._client.param_serialize(
+            method,
+            path,
+            query_params=list(query),
+            header_params=headers,
+            body=body,
+            auth_settings=["BearerToken"],
+        )
+        timeout = (self._settings.connect_timeout, self._settings.read_timeout)
+        response = self._client.call_api(*request, _request_timeout=timeout)
+        try:
+            return int(response.status), response.headers, response.read()
+        finally:
+            response.response.release_conn()
+
+    def _unreachable(self, reason: str) -> ClusterError:
+        return ClusterError(f"cannot reach {self.server} (context {self.context}): {reason}")
+
+    def _delay(self, attempt: int, headers: Mapping[str, str] | None) -> float:
+        retry_after = (headers or {}).get("Retry-After", "")
+        if retry_after.strip().isdigit():
+            return min(float(retry_after), self._settings.max_delay)
+        return min(self._settings.backoff * 2.0**attempt, self._settings.max_delay)
+
+    def send(
+        self, method: str, path: str, query: Sequence[tuple[str, str]] = (), body: Any = None
+    ) -> Reply:
+        """One request, retried a bounded number of times on transient failures."""
+        last = ""
+        for attempt in range(self._settings.attempts):
+            headers: Mapping[str, str] | None = None
+            try:
+                status, headers, data = self._exchange(method, path, query, body)
+            except urllib3.exceptions.ConnectTimeoutError as exc:
+                raise self._unreachable(_network_reason(exc)) from None
+            except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as exc:
+                last = _network_reason(exc)
+            except urllib3.exceptions.HTTPError as exc:
+                raise self._unreachable(_network_reason(exc)) from None
+            except ApiException as exc:  # the client's wrapping of TLS failures
+                reason = _one_line(str(exc.reason or exc)).removeprefix("SSLError ")
+                raise ClusterError(f"TLS with {self.server} failed: {reason}") from None
+            else:
+                if status not in RETRY_STATUSES:
+                    return Reply(status, data)
+                last = f"HTTP {status}"
+            if attempt + 1 < self._settings.attempts:
+                self._settings.sleep(self._delay(attempt, headers))
+        raise ClusterError(
+            f"{method} {path} at {self.server}: {last} "
+            f"(gave up after {self._settings.attempts} attempts)"
+        )
+
+
+def connect(
+    target: LiveTarget, env: Mapping[str, str], settings: Settings | None = None
+) -> Connection:
+    """A guarded client for the target's cluster. Refuses configurations that skip TLS checks."""
+    settings = settings or Settings()
+    configuration = Configuration()
+    context = configure(configuration, target, env, settings.in_cluster_files)
+    server = str(configuration.host)
+    if not configuration.verify_ssl:
+        raise ClusterError(
+            f"context {context} sets insecure-skip-tls-verify: fitgate never turns TLS "
+            "verification off; give the cluster's CA (certificate-authority) instead"
+        )
+    if urlsplit(server).scheme not in ("http", "https"):
+        raise ClusterError(f"context {context}: server {server!r} is not an http(s) URL")
+    # One attempt per request in urllib3 (no hidden retries, no redirects); Connection.send
+    # owns the retry policy.
+    configuration.retries = False
+    client: Any = ApiClient(configuration)
+    client.rest_client = ReadOnlyTransport(client.rest_client, server)
+    client.user_agent = f"fitgate/{__version__}"
+    return Connection(client, context, server, settings)

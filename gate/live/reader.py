@@ -1,0 +1,258 @@
+"""The live, read-only reader: preflight, paginated lists, nothing else.
+
+Before anything is listed, SelfSubjectAccessReviews ask what the credentials may do. An
+identity that may ``create pods/binding`` could schedule pods, so fitgate refuses it unless
+told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission fails early,
+named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
+LimitRanges, RuntimeClasses and the server version are read once, each list in pages
+(``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from gate.errors import ClusterError
+from gate.live.connection import REVIEW_PATH, Connection, Reply, Settings, connect
+from gate.live.credentials import LiveTarget
+from gate.live.jsonlist import NotAList, decode_list
+from gate.live.recorder import (
+    Obj,
+    cluster_snapshot,
+    minimal_limit_range,
+    minimal_node,
+    minimal_pod,
+    minimal_runtime_class,
+)
+from gate.progress import Phase, Progress
+from gate.snapshot.load import Snapshot, snapshot_of_document
+
+Say = Callable[[str], object]
+PAGE_SIZE = 500  # kubectl's chunk size
+MAX_RESTARTS = 3
+# The scheduler's pod informer (scheduler-rules.md section 2.7): terminal pods never count.
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+RBAC_HINT = "see docs/rbac.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    verb: str
+    resource: str
+    group: str = ""
+    subresource: str = ""
+
+    def __str__(self) -> str:
+        name = self.resource + (f"/{self.subresource}" if self.subresource else "")
+        return f"{self.verb} {name}" + (f".{self.group}" if self.group else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    noun: str
+    path: str
+    minimise: Callable[[Mapping[str, Any]], Obj]
+    field_selector: str | None = None
+
+
+BIND = Permission("create", "pods", subresource="binding")
+NODES = Collection("nodes", "/api/v1/nodes", minimal_node)
+PODS = Collection("pods", "/api/v1/pods", minimal_pod, POD_FIELD_SELECTOR)
+LIMIT_RANGES = Collection("limitranges", "/api/v1/limitranges", minimal_limit_range)
+RUNTIME_CLASSES = Collection(
+    "runtimeclasses", "/apis/node.k8s.io/v1/runtimeclasses", minimal_runtime_class
+)
+NEEDED = (
+    Permission("list", "nodes"),
+    Permission("list", "pods"),
+    Permission("list", "limitranges"),
+    Permission("list", "runtimeclasses", group="node.k8s.io"),
+)
+BIND_REFUSAL = (
+    "refusing to read the cluster with credentials that may create pods/binding (they could "
+    "schedule pods, and a gate must not be able to): use a read-only identity, a ClusterRole "
+    "granting only get and list on nodes, pods, limitranges and runtimeclasses.node.k8s.io "
+    f"({RBAC_HINT}), or pass --i-mean-it to read anyway (fitgate never binds)"
+)
+
+
+def _failure(reply: Reply, what: str, connection: Connection) -> ClusterError:
+    """One line for an answer that is not a success."""
+    document = reply.document()
+    document = document if isinstance(document, Mapping) else {}
+    message = " ".join(str(document.get("message") or "").split())
+    if reply.status == 401:
+        return ClusterError(
+            f"{connection.server} rejected the credentials of context {connection.context} "
+            "(401 Unauthorized)"
+        )
+    detail = f": {message}" if message else ""
+    if reply.status == 403:
+        return ClusterError(f"{what}: forbidden (403){detail} ({RBAC_HINT})")
+    return ClusterError(f"{what} at {connection.server}: HTTP {reply.status}{detail}")
+
+
+def may(connection: Connection, permission: Permission) -> bool:
+    """A SelfSubjectAccessReview: may these credentials do this, in every namespace?"""
+    attributes = {"verb": permission.verb, "resource": permission.resource}
+    attributes.update({"group": permission.group, "subresource": permission.subresource})
+    body = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": attributes},
+    }
+    reply = connection.send("POST", REVIEW_PATH, body=body)
+    what = f"asking whether the credentials may {permission}"
+    if not reply.ok:
+        raise _failure(reply, what, connection)
+    document = reply.document()
+    status = document.get("status") if isinstance(document, Mapping) else None
+    allowed = status.get("allowed") if isinstance(status, Mapping) else None
+    if not isinstance(allowed, bool):
+        raise ClusterError(f"{what}: the access review came back without an answer")
+    return allowed
+
+
+def preflight(connection: Connection, i_mean_it: bool, say: Say) -> None:
+    """Refuse binding-capable credentials; name every list permission that is missing."""
+    if may(connection, BIND):
+        if not i_mean_it:
+            raise ClusterError(BIND_REFUSAL)
+        say("warning: these credentials may create pods/binding; reading anyway (--i-mean-it)")
+    missing = [str(p) for p in NEEDED if not may(connection, p)]
+    if missing:
+        raise ClusterError(
+            f"the credentials of context {connection.context} may not "
+            f"{', '.join(missing)} (all namespaces): fitgate needs get and list on nodes, "
+            f"pods, limitranges and runtimeclasses.node.k8s.io ({RBAC_HINT})"
+        )
+
+
+def _page(connection: Connection, collection: Collection, token: str | None) -> Reply:
+    query = [("limit", str(PAGE_SIZE))]
+    if collection.field_selector:
+        query.append(("fieldSelector", collection.field_selector))
+    if token:
+        query.append(("continue", token))
+    return connection.send("GET", collection.path, query)
+
+
+def _one_pass(connection: Connection, collection: Collection, progress: Phase) -> list[Obj] | None:
+    """Every item of the collection, minimised as it is decoded; None when a continue token
+    expired (HTTP 410)."""
+    items: list[Obj] = []
+    minimise = collection.minimise
+
+    def keep(item: Any) -> None:
+        items.append(minimise(item))
+
+    token: str | None = None
+    while True:
+        reply = _page(connection, collection, token)
+        if reply.status == 410:
+            return None
+        if not reply.ok:
+            raise _failure(reply, f"listing {collection.noun}", connection)
+        try:
+            members = decode_list(reply.data, keep)
+        except NotAList as exc:
+            message = f"listing {collection.noun}: the answer is not a list: {exc}"
+            raise ClusterError(message) from None
+        except (AttributeError, TypeError):  # a field of the wrong JSON type
+            raise ClusterError(
+                f"listing {collection.noun}: item {len(items) + 1} has an unexpected shape"
+            ) from None
+        progress.advance(len(items) - progress.done)
+        metadata = members.get("metadata")
+        token = metadata.get("continue") if isinstance(metadata, Mapping) else None
+        if not token:
+            return items
+
+
+def list_all(
+    connection: Connection, collection: Collection, progress: Progress, say: Say
+) -> list[Obj]:
+    """One complete, consistent list. An expired continue token means the pages already read
+    belong to a snapshot the server no longer holds, so they are dropped and the list restarts."""
+    for _ in range(MAX_RESTARTS + 1):
+        phase = progress.phase(f"listing {collection.noun}", unit=collection.noun)
+        try:
+            items = _one_pass(connection, collection, phase)
+        finally:
+            phase.finish()
+        if items is not None:
+            return items
+        say(f"the list of {collection.noun} expired (HTTP 410 Gone); listing again")
+    raise ClusterError(
+        f"listing {collection.noun}: the continue token expired {MAX_RESTARTS + 1} times "
+        "(HTTP 410 Gone); the list is too slow for the server's compaction window"
+    )
+
+
+def server_version(connection: Connection) -> str | None:
+    reply = connection.send("GET", "/version")
+    if not reply.ok:
+        raise _failure(reply, "reading the server version", connection)
+    document = reply.document()
+    version = document.get("gitVersion") if isinstance(document, Mapping) else None
+    return version if isinstance(version, str) else None
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Decoded JSON has no reference cycles, but the collector would walk every kept object
+    again and again while pages arrive (scheduler-rules.md section 16)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            # Everything read joins the oldest generation first; otherwise the first
+            # collection after re-enabling walks every object just read, for nothing.
+            gc.freeze()
+            gc.enable()
+            gc.unfreeze()
+
+
+def read_cluster(
+    target: LiveTarget,
+    env: Mapping[str, str],
+    now: datetime,
+    say: Say,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> Obj:
+    """Preflight, then read the cluster once into a minimised ClusterSnapshot document.
+    ``progress`` reports long lists (none by default)."""
+    progress = progress or Progress.quiet()
+    with connect(target, env, settings) as connection:
+        say(f"reading context {connection.context} at {connection.server} (read-only)")
+        preflight(connection, target.i_mean_it, say)
+        with _cyclic_gc_paused():
+            version = server_version(connection)
+            nodes = list_all(connection, NODES, progress, say)
+            pods = list_all(connection, PODS, progress, say)
+            limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
+            runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
+        return cluster_snapshot(
+            captured_at=now,
+            context=connection.context,
+            server=connection.server,
+            server_version=version,
+            nodes=nodes,
+            pods=pods,
+            limit_ranges=limit_ranges,
+            runtime_classes=runtime_classes,
+        )
+
+
+def live_snapshot(document: Mapping[str, Any]) -> Snapshot:
+    """Node views of a recorded document, built exactly as a replay of its file builds them."""
+    context = document["source"]["context"]
+    return snapshot_of_document(document, source=f"{context} (live)")

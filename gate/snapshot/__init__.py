@@ -1,0 +1,1 @@
+"""Snapshot files -> cluster state: node views with the counted pods reduced to totals."""

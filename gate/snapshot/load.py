@@ -1,0 +1,285 @@
+"""Snapshot file -> node views: every node with the pods already bound to it reduced to totals.
+
+Two formats (SPEC section 3): ``kubectl get nodes,pods -A -o json`` (a ``List``, or a
+``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``. Pods count against a node
+as the scheduler's informer counts them: ``spec.nodeName`` names a node of the snapshot and
+``status.phase`` is neither Succeeded nor Failed (terminating pods still count).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from importlib import resources as package_files
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from gate.errors import QuantityError, SnapshotError
+from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
+from gate.k8s.resources import (
+    exact_list,
+    is_sidecar,
+    pod_request_amounts,
+    to_scheduler_units,
+    with_status_resources,
+)
+from gate.model import HostPort, NodeView
+from gate.snapshot.state import (
+    TERMINAL_PHASES,
+    NodeTotals,
+    Snapshot,
+    admission,
+    host_port,
+    node_view,
+    snapshot_info,
+)
+from gate.snapshot.stream import NotAccepted, read_snapshot
+
+if TYPE_CHECKING:
+    import jsonschema
+
+__all__ = ["TERMINAL_PHASES", "Snapshot", "build_snapshot", "load_snapshot"]
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    text = package_files.files("gate").joinpath("schemas/snapshot.schema.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+_LAYOUTS = ("clusterSnapshot", "list")  # the schema's top-level oneOf, in its order
+
+
+@cache
+def _validator(definition: str | None) -> jsonschema.protocols.Validator:
+    # Imported when first needed: a valid file read by the typed reader never needs it.
+    import jsonschema
+
+    schema = _schema()
+    if definition in _LAYOUTS:
+        schema = {**schema["oneOf"][_LAYOUTS.index(definition)], "$defs": schema["$defs"]}
+    elif definition is not None:
+        schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
+    return jsonschema.Draft202012Validator(schema)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+
+def _field_path(error: jsonschema.ValidationError) -> str:
+    """``spec.taints[0].key``; a key that is not plain (a label name with a newline, say)
+    is quoted, so the message stays on one line."""
+    path = ""
+    for part in error.absolute_path:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif _PLAIN_KEY.fullmatch(part):
+            path += f".{part}" if path else part
+        else:
+            path += f"[{json.dumps(part)}]"
+    return path or "(top level)"
+
+
+def _check(obj: Any, definition: str | None, what: str, source: str) -> None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator(definition).iter_errors(obj))
+    if error is not None:
+        raise SnapshotError(f"{source}: {what}: {_field_path(error)}: {error.message}")
+
+
+def _describe(kind: str, index: str, obj: object) -> str:
+    metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    name = metadata.get("name")
+    name = name if isinstance(name, str) else "?"
+    if isinstance(obj, Mapping) and kind == "Pod":
+        namespace = metadata.get("namespace") or "default"
+        name = f"{namespace}/{name}"
+    return f'{index} ({kind} "{name}")'
+
+
+def _envelope(document: object) -> str | None:
+    """The layout the document's ``kind`` claims, so that a violation is reported against
+    that layout's fields (``pods`` missing) rather than as a mismatch with the other."""
+    kind = document.get("kind") if isinstance(document, Mapping) else None
+    if kind == "ClusterSnapshot":
+        return "clusterSnapshot"
+    if isinstance(kind, str) and kind.endswith("List"):
+        return "list"
+    return None
+
+
+def _flattened(document: object) -> object:
+    """A List as the API returns it: the items of a ``NodeList``/``PodList`` carry no
+    ``kind`` (the list's names it), and a List may hold such lists (``kubectl get nodes,pods
+    -o json`` of some versions); their items are the snapshot's objects."""
+    if not isinstance(document, Mapping) or _envelope(document) != "list":
+        return document
+    items = document.get("items")
+    if not isinstance(items, list):
+        return document
+    return {**document, "items": _list_items(items, str(document["kind"])[: -len("List")])}
+
+
+def _list_items(items: list[Any], item_kind: str) -> list[Any]:
+    flat: list[Any] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            flat.append(item)
+            continue
+        kind = item.get("kind") or item_kind
+        inner = item.get("items")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(inner, list):
+            flat.extend(_list_items(inner, kind[: -len("List")]))
+        elif kind and not item.get("kind"):
+            flat.append({**item, "kind": kind})
+        else:
+            flat.append(item)
+    return flat
+
+
+def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
+    """Group the snapshot's objects by kind, whichever format it is in."""
+    if document.get("kind") == "ClusterSnapshot":
+        return {
+            "Node": list(document.get("nodes") or []),
+            "Pod": list(document.get("pods") or []),
+            "LimitRange": list(document.get("limitRanges") or []),
+            "RuntimeClass": list(document.get("runtimeClasses") or []),
+        }
+    # Every item has its kind by now: _flattened gave kind-less items their list's.
+    groups: dict[str, list[Any]] = {"Node": [], "Pod": [], "LimitRange": [], "RuntimeClass": []}
+    for item in document.get("items") or []:
+        if item["kind"] in groups:
+            groups[item["kind"]].append(item)
+    return groups
+
+
+def _amounts(resources: object, where: str, source: str) -> dict[str, int]:
+    try:
+        return to_scheduler_units(exact_list(resources))
+    except QuantityError as exc:
+        raise SnapshotError(f"{source}: {where}: {exc}") from None
+
+
+def _host_ports(spec: Mapping[str, Any]) -> Iterable[HostPort]:
+    """Host ports of regular containers and sidecars (NodeInfo.updateUsedPorts)."""
+    containers = list(spec.get("containers") or [])
+    containers += [c for c in spec.get("initContainers") or [] if is_sidecar(c)]
+    for container in containers:
+        for port in container.get("ports") or []:
+            used = host_port(port)
+            if used is not None:
+                yield used
+
+
+def _reduce_pods(
+    pods: Sequence[Any], node_names: set[str], source: str
+) -> tuple[dict[str, NodeTotals], int]:
+    """Per-node totals of the counted pods; no object is kept per pod."""
+    totals: dict[str, NodeTotals] = {}
+    counted = 0
+    for index, pod in enumerate(pods):
+        what = _describe("Pod", f"pods[{index}]", pod)
+        _check(pod, "pod", what, source)
+        spec = pod.get("spec") or {}
+        node = spec.get("nodeName")
+        phase = (pod.get("status") or {}).get("phase")
+        if not node or node not in node_names or phase in TERMINAL_PHASES:
+            continue
+        try:
+            requests = pod_request_amounts(with_status_resources(spec, pod.get("status")))
+        except QuantityError as exc:
+            raise SnapshotError(f"{source}: {what}: {exc}") from None
+        totals.setdefault(node, NodeTotals()).add(requests, _host_ports(spec))
+        counted += 1
+    return totals, counted
+
+
+def _node_view(
+    node: Mapping[str, Any], totals: NodeTotals | None, source: str, what: str
+) -> NodeView:
+    spec, status = node.get("spec") or {}, node.get("status") or {}
+    allocatable = status.get("allocatable")
+    if allocatable is None:
+        allocatable = status.get("capacity")
+    amounts = _amounts(allocatable, f"{what}: status.allocatable", source)
+    return node_view(node["metadata"], spec, amounts, totals)
+
+
+def _nodes(raw_nodes: Sequence[Any], source: str) -> list[tuple[Mapping[str, Any], str]]:
+    seen: dict[str, str] = {}
+    checked = []
+    for index, node in enumerate(raw_nodes):
+        what = _describe("Node", f"nodes[{index}]", node)
+        _check(node, "node", what, source)
+        name = node["metadata"]["name"]
+        if name in seen:
+            raise SnapshotError(f"{source}: {what}: duplicate node name (also {seen[name]})")
+        seen[name] = what
+        checked.append((node, what))
+    return checked
+
+
+def build_snapshot(document: object, source: str) -> Snapshot:
+    """Validate a decoded snapshot document and reduce it to node views.
+
+    This is the reference reader: every message about an invalid snapshot comes from here.
+    """
+    document = _flattened(document)
+    _check(document, _envelope(document), "snapshot", source)
+    assert isinstance(document, Mapping)
+    groups = _split(document, source)
+    nodes = _nodes(groups["Node"], source)
+    totals, counted = _reduce_pods(groups["Pod"], {n["metadata"]["name"] for n, _ in nodes}, source)
+    views = tuple(_node_view(n, totals.get(n["metadata"]["name"]), source, w) for n, w in nodes)
+    return Snapshot(
+        info=snapshot_info(document, source, nodes=len(views), pods=counted),
+        nodes=views,
+        admission=admission(groups["LimitRange"], groups["RuntimeClass"]),
+    )
+
+
+def snapshot_of_document(document: Mapping[str, Any], source: str) -> Snapshot:
+    """Node views of an already decoded document (a live read), by the same typed reader a
+    replay of its file uses: validating 150,000 pods one by one with jsonschema takes
+    longer than reading them from the cluster. The reference reader speaks when the typed
+    one does not accept the document."""
+    try:
+        return read_snapshot(io.BytesIO(msgspec.json.encode(document)), source, lambda n: None)
+    except NotAccepted:
+        return build_snapshot(document, source)
+
+
+def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Snapshot:
+    """Read and validate a snapshot file; every problem is a SnapshotError (exit 2).
+
+    The file is read once by the typed streaming reader, which keeps only the fields the
+    checks read. When it finds anything it does not accept, the file is read again by the
+    reference reader, so that the verdict on the file, and any message, is that reader's.
+    ``on_read`` is told how many bytes have been read, for progress reporting.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return read_snapshot(handle, path, on_read or (lambda n: None))
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+    except NotAccepted:
+        pass
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        document = json.loads(data)
+        if may_hold_surrogates(data):
+            document = replace_lone_surrogates(document)
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
+    return build_snapshot(document, path)

@@ -1,0 +1,123 @@
+"""What both snapshot readers build: per-node totals of the counted pods, node views and
+the admission objects, with the scheduler's counting rules in one place.
+
+``gate.snapshot.load`` reads decoded documents (and is the reference, with jsonschema's
+messages); ``gate.snapshot.stream`` reads a file's bytes with a typed decoder. Both end here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate.k8s.completion import AdmissionObjects
+from gate.model import HostPort, NodeView, SnapshotInfo, Taint
+
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    info: SnapshotInfo
+    nodes: tuple[NodeView, ...]
+    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
+
+
+@dataclass(slots=True)
+class NodeTotals:
+    """The counted pods of one node, summed: no object is kept per pod."""
+
+    requested: dict[str, int] = field(default_factory=dict)
+    pods: int = 0
+    ports: set[HostPort] = field(default_factory=set)
+
+    def add(self, requests: Mapping[str, int], ports: Iterable[HostPort]) -> None:
+        for name, amount in requests.items():
+            self.requested[name] = self.requested.get(name, 0) + amount
+        self.pods += 1
+        self.ports.update(ports)
+
+
+def host_port(port: Mapping[str, Any]) -> HostPort | None:
+    """A used host port (NodeInfo.updateUsedPorts), normalised; None when not a host port."""
+    if (port.get("hostPort") or 0) > 0:
+        return HostPort(
+            ip=port.get("hostIP") or "0.0.0.0",
+            protocol=port.get("protocol") or "TCP",
+            port=port["hostPort"],
+        )
+    return None
+
+
+def taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:
+    return tuple(
+        Taint(key=t["key"], value=t.get("value") or "", effect=t["effect"])
+        for t in spec.get("taints") or []
+    )
+
+
+def node_view(
+    metadata: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    allocatable: Mapping[str, int],
+    totals: NodeTotals | None,
+) -> NodeView:
+    totals = totals or NodeTotals()
+    return NodeView(
+        name=metadata["name"],
+        labels=dict(metadata.get("labels") or {}),
+        taints=taints(spec),
+        unschedulable=bool(spec.get("unschedulable")),
+        allocatable=allocatable,
+        requested=dict(totals.requested),
+        pod_count=totals.pods,
+        used_ports=frozenset(totals.ports),
+    )
+
+
+def admission(
+    limit_range_items: Iterable[Any], runtime_class_items: Iterable[Any]
+) -> AdmissionObjects:
+    """LimitRange Container items by namespace and RuntimeClasses by name. The schema
+    says nothing of their shape, so anything that is not shaped like one is passed over."""
+    runtime_class_items = [rc for rc in runtime_class_items if isinstance(rc, Mapping)]
+    limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
+    for item in limit_range_items:
+        metadata, spec = _field(item, "metadata"), _field(item, "spec")
+        namespace = metadata.get("namespace") or "default"
+        limits = spec.get("limits")
+        for limit in limits if isinstance(limits, list) else []:
+            if isinstance(limit, Mapping) and limit.get("type") == "Container":
+                limit_ranges.setdefault(str(namespace), []).append(limit)
+    runtime_classes = {
+        str(rc["metadata"]["name"]): rc
+        for rc in runtime_class_items
+        if _field(rc, "metadata").get("name") is not None
+    }
+    return AdmissionObjects(
+        limit_ranges={ns: tuple(items) for ns, items in limit_ranges.items()},
+        runtime_classes=runtime_classes,
+        has_runtime_classes=bool(runtime_class_items),
+    )
+
+
+def _field(obj: object, key: str) -> Mapping[str, Any]:
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def snapshot_info(envelope: Mapping[str, Any], source: str, nodes: int, pods: int) -> SnapshotInfo:
+    """Provenance: only fitgate's own recording says when and where it was taken."""
+    own = envelope.get("kind") == "ClusterSnapshot"
+    meta = envelope.get("source") if own else None
+    meta = meta if isinstance(meta, Mapping) else {}
+    return SnapshotInfo(
+        source=source,
+        captured_at=envelope.get("capturedAt") if own else None,
+        context=meta.get("context"),
+        server=meta.get("server"),
+        server_version=meta.get("serverVersion"),
+        nodes=nodes,
+        pods=pods,
+    )

@@ -1,0 +1,567 @@
+"""A snapshot file's bytes -> :class:`~gate.snapshot.state.Snapshot`, typed and streamed.
+
+msgspec decodes each batch of objects (see :mod:`gate.snapshot.jsonstream`) straight into structs
+holding only the fields the checks read, skipping everything else without building it, and
+checks the type of every field it keeps against the same rules as the snapshot schema. Pods
+are reduced to per-node totals batch by batch, so memory holds the nodes, one batch and the
+totals, never the pods. msgspec (C, maintained, typed decoding from bytes, faster than any
+other Python JSON reader and without orjson's 2 GiB limit) is the only decoder that does
+all of that in one pass.
+
+Anything this reader does not accept raises :class:`NotAccepted`, and the caller reads the
+file again with the reference reader (:func:`gate.snapshot.load.build_snapshot`), which decides
+and words every error. So this reader only has to be exact about valid snapshots; for
+anything unusual (a number where the schema also allows it but a struct field does not,
+say) it may refuse and let the reference reader answer.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from gate.errors import QuantityError
+from gate.k8s.resources import (
+    exact_list,
+    pod_request_amounts,
+    to_scheduler_units,
+    with_status_resources,
+)
+from gate.model import HostPort, NodeView
+from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
+from gate.snapshot.state import (
+    TERMINAL_PHASES,
+    NodeTotals,
+    Snapshot,
+    admission,
+    node_view,
+    snapshot_info,
+)
+
+Quantity = str | int | float
+Resources = dict[str, Quantity] | None | UnsetType
+_LIST_KIND = re.compile("List$")
+_ADMISSION_KINDS = ("LimitRange", "RuntimeClass")
+
+
+class NotAccepted(Exception):
+    """The typed reader declines: the reference reader must read this file."""
+
+
+class _Meta(Struct, gc=False):
+    name: str | UnsetType = UNSET
+    namespace: str | UnsetType = UNSET
+    labels: dict[str, str] | UnsetType | None = UNSET
+
+
+class _Taint(Struct, gc=False):
+    key: str
+    effect: str
+    value: str | UnsetType = UNSET
+
+
+class _Port(Struct, gc=False):
+    containerPort: int | UnsetType = UNSET
+    hostPort: int | UnsetType = UNSET
+    hostIP: str | UnsetType = UNSET
+    protocol: str | UnsetType = UNSET
+
+
+class _Requirements(Struct, gc=False):
+    requests: Resources = UNSET
+    limits: Resources = UNSET
+
+
+class _Container(Struct, gc=False):
+    """What PodRequests and the used host ports read of a container."""
+
+    name: str | UnsetType = UNSET
+    resources: _Requirements | UnsetType | None = UNSET
+    ports: list[_Port] | UnsetType | None = UNSET
+    restartPolicy: str | UnsetType = UNSET
+
+
+class _ContainerTexts(Struct, gc=False):
+    """A container of a full API object, as kubectl lists it: its image, env and probes are
+    skipped unread, and what the checks read is kept as text (see :class:`_Spec`)."""
+
+    name: str | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+    ports: msgspec.Raw | UnsetType = UNSET
+    restartPolicy: str | UnsetType = UNSET
+
+
+class _Spec(Struct, gc=False):
+    """A Node's and a Pod's spec in one (a List mixes them; their field names do not
+    overlap). What a pod's requests and ports depend on is kept as JSON text: pods of one
+    template repeat it, so each text is decoded (and its types checked) once, and the texts
+    key the pod's totals. A container's text, not the list's: kubectl's containers also
+    hold env and image, which differ from pod to pod."""
+
+    unschedulable: bool | UnsetType = UNSET
+    taints: list[_Taint] | UnsetType | None = UNSET
+    nodeName: str | UnsetType = UNSET
+    containers: list[_ContainerTexts] | UnsetType | None = UNSET
+    initContainers: list[_ContainerTexts] | UnsetType | None = UNSET
+    overhead: msgspec.Raw | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+
+
+class _PodSpec(Struct, gc=False):
+    """A pod of fitgate's own recording: its containers hold only what the checks read, so
+    the whole list's text keys the pod's totals (as :class:`_Spec`'s texts do)."""
+
+    nodeName: str | UnsetType = UNSET
+    containers: msgspec.Raw | UnsetType = UNSET
+    initContainers: msgspec.Raw | UnsetType = UNSET
+    overhead: msgspec.Raw | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+
+
+class _ContainerStatus(Struct, gc=False):
+    """What an in-place resize reports of a container (see ``with_status_resources``)."""
+
+    name: str | UnsetType = UNSET
+    resources: msgspec.Raw | UnsetType = UNSET
+    allocatedResources: msgspec.Raw | UnsetType = UNSET
+
+
+class _Condition(Struct, gc=False):
+    type: str | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+
+
+class _Status(Struct, gc=False):
+    """A Node's and a Pod's status in one, as :class:`_Spec`."""
+
+    phase: str | UnsetType = UNSET
+    allocatable: Resources = UNSET
+    capacity: Resources = UNSET
+    containerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
+    initContainerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
+    conditions: list[_Condition] | UnsetType | None = UNSET
+
+
+class _Object(Struct, gc=False):
+    kind: str | UnsetType = UNSET
+    metadata: _Meta | UnsetType = UNSET
+    spec: _Spec | UnsetType = UNSET
+    status: _Status | UnsetType = UNSET
+
+
+class _Name(Struct, gc=False):
+    """A recorded pod's metadata: only the name is read, the rest is type-checked."""
+
+    name: str | UnsetType = UNSET
+    namespace: str | UnsetType = UNSET
+    labels: dict[str, str] | UnsetType | None = UNSET
+
+
+class _Pod(Struct, gc=False):
+    kind: str | UnsetType = UNSET
+    metadata: _Name | UnsetType = UNSET
+    spec: _PodSpec | UnsetType = UNSET
+    status: _Status | UnsetType = UNSET
+
+
+_OBJECTS = msgspec.json.Decoder(list[_Object])
+_PODS = msgspec.json.Decoder(list[_Pod])
+_SKIPPED = msgspec.json.Decoder(list[msgspec.Raw])
+_EMPTY_SPEC = _Spec()
+_EMPTY_STATUS = _Status()
+
+
+def _decoder(key: str) -> msgspec.json.Decoder[list[Any]]:
+    if key == "pods":
+        return _PODS
+    return _OBJECTS if key in ("items", "nodes") else _SKIPPED
+
+
+def _set(value: Any) -> Any:
+    """The value, or None for a field that is absent."""
+    return None if value is UNSET else value
+
+
+def _text(raw: msgspec.Raw | UnsetType) -> bytes | None:
+    return None if raw is UNSET else bytes(raw)
+
+
+ContainerTexts = tuple[bytes | None, bytes | None, str | None, str | None]
+Resized = tuple[tuple[tuple[str | None, bytes, bytes | None], ...], bool]
+PodKey = tuple[
+    bytes | tuple[ContainerTexts, ...] | None,
+    bytes | tuple[ContainerTexts, ...] | None,
+    bytes | None,
+    bytes | None,
+    Resized | None,
+]
+
+
+def _container_texts(container: _ContainerTexts) -> ContainerTexts:
+    return (
+        _text(container.resources),
+        _text(container.ports),
+        _set(container.restartPolicy),
+        _set(container.name),
+    )
+
+
+def _resized(status: _Status | UnsetType) -> Resized | None:
+    """The containers whose status reports resources, and whether the resize is
+    Infeasible; None for the pods that are not resizing (nearly all)."""
+    if status is UNSET or not (status.containerStatuses or status.initContainerStatuses):
+        return None
+    reported = tuple(
+        (_set(entry.name), bytes(entry.resources), _text(entry.allocatedResources))
+        for entry in (*(status.containerStatuses or ()), *(status.initContainerStatuses or ()))
+        if entry.resources is not UNSET
+    )
+    if not reported:
+        return None
+    infeasible = any(
+        c.type == "PodResizePending" and c.reason == "Infeasible" for c in status.conditions or ()
+    )
+    return reported, infeasible
+
+
+def _pod_key(spec: _Spec | _PodSpec, status: _Status | UnsetType) -> PodKey:
+    """Everything PodRequests and the used ports read, as texts: pods of one template
+    share it."""
+    if isinstance(spec, _PodSpec):  # once per pod: written out rather than four calls
+        containers, inits = spec.containers, spec.initContainers
+        resources, overhead = spec.resources, spec.overhead
+        return (
+            None if containers is UNSET else bytes(containers),
+            None if inits is UNSET else bytes(inits),
+            None if resources is UNSET else bytes(resources),
+            None if overhead is UNSET else bytes(overhead),
+            _resized(status),
+        )
+    return (
+        tuple(map(_container_texts, spec.containers or ())),
+        tuple(map(_container_texts, spec.initContainers or ())),
+        _text(spec.resources),
+        _text(spec.overhead),
+        _resized(status),
+    )
+
+
+_CONTAINERS = msgspec.json.Decoder(list[_Container] | None)
+_RESOURCES = msgspec.json.Decoder(_Requirements | None)
+_AMOUNTS = msgspec.json.Decoder(dict[str, Quantity] | None)
+_PORTS = msgspec.json.Decoder(list[_Port] | None)
+PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
+
+
+def _plain_container(container: _Container) -> dict[str, Any]:
+    built: dict[str, Any] = {
+        "name": _set(container.name),
+        "restartPolicy": _set(container.restartPolicy),
+    }
+    if container.resources is not None and container.resources is not UNSET:
+        built["resources"] = {"requests": _set(container.resources.requests)}
+    return built
+
+
+def _used_ports(containers: list[_Container], inits: list[_Container]) -> tuple[HostPort, ...]:
+    found = []
+    sidecars = [c for c in inits if c.restartPolicy == "Always"]
+    for container in [*containers, *sidecars]:
+        for port in container.ports or ():
+            if port.hostPort is not UNSET and port.hostPort > 0:
+                ip = port.hostIP if port.hostIP is not UNSET else ""
+                protocol = port.protocol if port.protocol is not UNSET else ""
+                found.append(HostPort(ip or "0.0.0.0", protocol or "TCP", port.hostPort))
+    return tuple(found)
+
+
+def _containers(texts: bytes | tuple[ContainerTexts, ...] | None) -> list[_Container]:
+    """A key's containers, decoded and type-checked (a ValidationError otherwise)."""
+    if texts is None:
+        return []
+    if isinstance(texts, bytes):
+        return _CONTAINERS.decode(texts) or []
+    return [
+        _Container(
+            name=UNSET if name is None else name,
+            resources=UNSET if resources is None else _RESOURCES.decode(resources),
+            ports=UNSET if ports is None else _PORTS.decode(ports),
+            restartPolicy=UNSET if policy is None else policy,
+        )
+        for resources, ports, policy, name in texts
+    ]
+
+
+def _plain_status(resized: Resized | None) -> dict[str, Any] | None:
+    """The status a key stands for, as :func:`with_status_resources` reads it."""
+    if resized is None:
+        return None
+    reported, infeasible = resized
+    statuses = [
+        {
+            "name": name,
+            "resources": json.loads(resources),
+            "allocatedResources": None if allocated is None else json.loads(allocated),
+        }
+        for name, resources, allocated in reported
+    ]
+    conditions = [{"type": "PodResizePending", "reason": "Infeasible"}] if infeasible else []
+    return {"containerStatuses": statuses, "conditions": conditions}
+
+
+def _pod_totals(key: PodKey) -> PodTotals | None:
+    """What pods with these texts request and which host ports they use; None when a
+    quantity does not parse. A text of the wrong types raises ValidationError."""
+    containers, inits = _containers(key[0]), _containers(key[1])
+    resources = _RESOURCES.decode(key[2]) if key[2] is not None else None
+    overhead = _AMOUNTS.decode(key[3]) if key[3] is not None else None
+    spec = {
+        "containers": [_plain_container(c) for c in containers],
+        "initContainers": [_plain_container(c) for c in inits],
+        "resources": None if resources is None else {"requests": _set(resources.requests)},
+        "overhead": overhead,
+    }
+    try:
+        requests = pod_request_amounts(with_status_resources(spec, _plain_status(key[4])))
+    except QuantityError:
+        return None
+    return requests, _used_ports(containers, inits)
+
+
+@dataclass(slots=True)
+class _PodTotals:
+    """Counted pods by the node they name; which names are nodes is known only at the end.
+    A pod is kept as its template's number, and each node's pods are summed at the end,
+    one resource at a time."""
+
+    templates: dict[PodKey, int] = field(default_factory=dict)
+    totals: list[PodTotals | None] = field(default_factory=list)
+    on_node: dict[str, list[int]] = field(default_factory=dict)
+    unreadable: set[str] = field(default_factory=set)
+
+    def add(self, pod: _Object | _Pod) -> None:
+        _require_name(pod)
+        spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
+        key = _pod_key(spec, pod.status)
+        template = self.templates.get(key)
+        if template is None:  # checks every pod's fields, counted or not
+            template = self.templates[key] = len(self.totals)
+            self.totals.append(_pod_totals(key))
+        node = spec.nodeName
+        if node is UNSET or not node:
+            return
+        if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
+            return
+        if self.totals[template] is None:  # an error only if the pod turns out to count
+            self.unreadable.add(node)
+            return
+        pods = self.on_node.get(node)
+        if pods is None:
+            pods = self.on_node[node] = []
+        pods.append(template)
+
+    def by_node(self) -> dict[str, NodeTotals]:
+        """Each node's totals, as NodeTotals.add would sum them pod by pod."""
+        readable = [t or ({}, ()) for t in self.totals]
+        names = [frozenset(requests) for requests, _ in readable]
+        ports = [frozenset(used) for _, used in readable]
+        amounts = {
+            name: [requests.get(name, 0) for requests, _ in readable]
+            for name in sorted(set().union(*names))
+        }
+        summed = {}
+        for node, templates in self.on_node.items():
+            requested = frozenset().union(*map(names.__getitem__, templates))
+            summed[node] = NodeTotals(
+                requested={
+                    name: sum(map(amounts[name].__getitem__, templates))
+                    for name in sorted(requested)
+                },
+                pods=len(templates),
+                ports=set().union(*map(ports.__getitem__, templates)),
+            )
+        return summed
+
+
+def _require_name(obj: _Object | _Pod) -> None:
+    if obj.metadata is UNSET or not obj.metadata.name:
+        raise NotAccepted
+
+
+@dataclass(slots=True)
+class _Node:
+    metadata: dict[str, Any]
+    spec: dict[str, Any]
+    allocatable: dict[str, int]
+
+
+def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
+    """``units``: allocatable lists already converted; the nodes of a pool repeat them."""
+    _require_name(obj)
+    assert obj.metadata is not UNSET
+    spec = obj.spec if obj.spec is not UNSET else _EMPTY_SPEC
+    status = obj.status if obj.status is not UNSET else _EMPTY_STATUS
+    allocatable = status.allocatable
+    if allocatable is None or allocatable is UNSET:
+        allocatable = status.capacity
+    listed = tuple(allocatable.items()) if isinstance(allocatable, dict) else ()
+    amounts = units.get(listed)
+    if amounts is None:
+        try:
+            amounts = units[listed] = to_scheduler_units(exact_list(allocatable))
+        except QuantityError:
+            raise NotAccepted from None
+    taints = [{"key": t.key, "effect": t.effect, "value": _set(t.value)} for t in spec.taints or ()]
+    return _Node(
+        metadata={"name": obj.metadata.name, "labels": _set(obj.metadata.labels)},
+        spec={"taints": taints, "unschedulable": _set(spec.unschedulable)},
+        allocatable=amounts,
+    )
+
+
+@dataclass(slots=True)
+class _Objects:
+    """What one array member held: nodes, pod totals and admission objects."""
+
+    nodes: list[_Node] = field(default_factory=list)
+    pods: _PodTotals = field(default_factory=_PodTotals)
+    admission: dict[str, list[Any]] = field(default_factory=dict)
+    units: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
+
+    def add(self, obj: _Object | _Pod, kind: str) -> None:
+        if kind == "Node":
+            assert isinstance(obj, _Object)  # the "pods" array is the only one read as _Pod
+            self.nodes.append(_node(obj, self.units))
+        elif kind == "Pod":
+            self.pods.add(obj)
+
+
+@dataclass(slots=True)
+class _Reading:
+    envelope: dict[str, Any] = field(default_factory=dict)
+    arrays: dict[str, _Objects] = field(default_factory=dict)
+
+    def batch(self, batch: Batch) -> None:
+        objects = self.arrays.setdefault(batch.key, _Objects())
+        if batch.key in ("limitRanges", "runtimeClasses"):
+            objects.admission.setdefault(batch.key, []).extend(json.loads(batch.text))
+        elif batch.key in ("nodes", "pods"):
+            kind = "Node" if batch.key == "nodes" else "Pod"
+            for obj in batch.items:
+                if obj.kind is not UNSET and obj.kind != kind:
+                    raise NotAccepted
+                objects.add(obj, kind)
+        elif batch.key == "items":
+            self._items(objects, batch)
+
+    def _items(self, objects: _Objects, batch: Batch) -> None:
+        wanted = []
+        for index, obj in enumerate(batch.items):
+            # Absent or empty (its List's kind applies), or a List of its own: the reference
+            # reader flattens those.
+            if not obj.kind or obj.kind.endswith("List"):
+                raise NotAccepted
+            objects.add(obj, obj.kind)
+            if obj.kind in _ADMISSION_KINDS:
+                wanted.append(index)
+        if wanted:  # rare, and read whole: the admission code reads plain objects
+            plain = json.loads(batch.text)
+            for index in wanted:
+                objects.admission.setdefault(plain[index]["kind"], []).append(plain[index])
+
+
+def _envelope_ok(envelope: Mapping[str, Any], arrays: Mapping[str, _Objects]) -> bool:
+    """The schema's envelope rules, for the members this reader saw."""
+    kind = envelope.get("kind")
+    if kind == "ClusterSnapshot":
+        source = envelope.get("source", {})
+        return (
+            envelope.get("apiVersion") == "fitgate/v1"
+            and "nodes" in arrays
+            and "pods" in arrays
+            and not {"nodes", "pods", "limitRanges", "runtimeClasses"} & envelope.keys()
+            and not {"capturedAt", "source"} & arrays.keys()  # arrays are read as batches
+            and isinstance(envelope.get("capturedAt"), (str, type(None)))
+            and isinstance(source, dict)
+            and all(isinstance(source.get(k), (str, type(None))) for k in _SOURCE_KEYS)
+        )
+    return (
+        isinstance(kind, str)
+        and _LIST_KIND.search(kind) is not None
+        and "items" in arrays
+        and "items" not in envelope
+    )
+
+
+_SOURCE_KEYS = ("context", "server", "serverVersion")
+
+
+def _snapshot(reading: _Reading, source: str) -> Snapshot:
+    own = reading.envelope.get("kind") == "ClusterSnapshot"
+    if own:
+        nodes = reading.arrays["nodes"].nodes
+        pods = reading.arrays["pods"].pods
+        limit_ranges = reading.arrays.get("limitRanges", _Objects()).admission
+        runtime_classes = reading.arrays.get("runtimeClasses", _Objects()).admission
+        lr = limit_ranges.get("limitRanges", [])
+        rc = runtime_classes.get("runtimeClasses", [])
+    else:
+        items = reading.arrays["items"]
+        nodes, pods = items.nodes, items.pods
+        lr, rc = items.admission.get("LimitRange", []), items.admission.get("RuntimeClass", [])
+    names = [n.metadata["name"] for n in nodes]
+    if len(set(names)) != len(names) or pods.unreadable & set(names):
+        raise NotAccepted
+    by_node = pods.by_node()
+    views: list[NodeView] = [
+        node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"])) for n in nodes
+    ]
+    counted = sum(v.pod_count for v in views)
+    return Snapshot(
+        info=snapshot_info(reading.envelope, source, nodes=len(views), pods=counted),
+        nodes=tuple(views),
+        admission=admission(lr, rc),
+    )
+
+
+def read_snapshot(
+    stream: BinaryIO, source: str, on_read: Callable[[int], None], window: int = WINDOW
+) -> Snapshot:
+    """The snapshot in ``stream``; :class:`NotAccepted` when the reference reader must say.
+    ``window`` is how many bytes of the file are decoded at a time."""
+    # Millions of short-lived containers and no reference cycles: the collector's passes
+    # would find nothing and cost a fifth of the time. Switched back on however this ends.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(stream, source, on_read, window)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read(stream: BinaryIO, source: str, on_read: Callable[[int], None], window: int) -> Snapshot:
+    reading = _Reading()
+    seen: set[str] = set()
+    try:
+        for member in members(stream, _decoder, window, on_read):
+            if isinstance(member, Value) or member.first:
+                if member.key in seen:  # a repeated name: the reference keeps the last
+                    raise NotAccepted
+                seen.add(member.key)
+            if isinstance(member, Value):
+                reading.envelope[member.key] = json.loads(member.text)
+            else:
+                reading.batch(member)
+    except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
+        raise NotAccepted from None
+    if not _envelope_ok(reading.envelope, reading.arrays):
+        raise NotAccepted
+    return _snapshot(reading, source)
