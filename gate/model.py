@@ -118,6 +118,30 @@ class NodeView:
         return any(t.key == "CriticalAddonsOnly" for t in self.taints)
 
 
+@dataclass(frozen=True, slots=True)
+class ExistingPod:
+    """A pod already bound to a node of the snapshot, as the inter-pod filters read it
+    (InterPodAffinity, PodTopologySpread; SPEC section 3). Only pods that count against a
+    node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
+    nor Failed), as the scheduler's informer keeps them.
+
+    ``owners`` are its ownerReferences as ``(kind, name)``; ``terminating`` is true when
+    ``metadata.deletionTimestamp`` is set; ``affinity_terms`` and ``anti_affinity_terms``
+    are its required ``podAffinity`` / ``podAntiAffinity`` terms as the API server stored
+    them (``requiredDuringSchedulingIgnoredDuringExecution`` items, already merged with
+    their matchLabelKeys at creation).
+    """
+
+    namespace: str
+    name: str
+    node: str
+    labels: Mapping[str, str]
+    owners: tuple[tuple[str, str], ...] = ()
+    terminating: bool = False
+    affinity_terms: tuple[Mapping[str, Any], ...] = ()
+    anti_affinity_terms: tuple[Mapping[str, Any], ...] = ()
+
+
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
 """What every report says of its snapshot (SPEC section 3)."""
 

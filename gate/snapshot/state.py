@@ -12,16 +12,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.completion import AdmissionObjects
-from gate.model import HostPort, NodeView, SnapshotInfo, Taint
+from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
+    """The cluster as one run sees it.
+
+    ``pods``: the counted pods, for the filters that look at pods rather than totals.
+    ``namespaces``: each namespace's labels, or None when the snapshot recorded none (a
+    recording made before namespaces were read); namespaceSelector terms then match no
+    namespace.
+    """
+
     info: SnapshotInfo
     nodes: tuple[NodeView, ...]
     admission: AdmissionObjects = field(default_factory=AdmissionObjects)
+    pods: tuple[ExistingPod, ...] = ()
+    namespaces: Mapping[str, Mapping[str, str]] | None = None
 
 
 @dataclass(slots=True)
