@@ -125,6 +125,9 @@ class ExistingPod:
     node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
     nor Failed), as the scheduler's informer keeps them.
 
+    ``requests`` are its requests as the node's totals count them (scheduler units, as in
+    ``NodeView.requested``) and ``ports`` its used host ports: a workload's update releases
+    its own running pods, so what they hold must be known per pod.
     ``owners`` are its ownerReferences as ``(kind, name)``; ``terminating`` is true when
     ``metadata.deletionTimestamp`` is set; ``affinity_terms`` and ``anti_affinity_terms``
     are its required ``podAffinity`` / ``podAntiAffinity`` terms as the API server stored
@@ -140,6 +143,8 @@ class ExistingPod:
     terminating: bool = False
     affinity_terms: tuple[Mapping[str, Any], ...] = ()
     anti_affinity_terms: tuple[Mapping[str, Any], ...] = ()
+    requests: Mapping[str, int] = field(default_factory=dict)
+    ports: tuple[HostPort, ...] = ()
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
