@@ -3,38 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any, BinaryIO
 
 from gate import __version__
 from gate.ci.merge import merged_report
-from gate.ci.shard import Selection, parse_shard
+from gate.ci.shard import parse_shard
 from gate.errors import GateError, UsageError
 from gate.inputs.manifests import read_documents
-from gate.inputs.workloads import (
-    TEMPLATE_PATHS,
-    OtherDocument,
-    Path,
-    Skipped,
-    Unreadable,
-    extract_all,
-)
-from gate.k8s.version import dialect_for, parse_version
-from gate.model import DEFAULT_FAIL_ON, Report, Verdict, Workload, WorkloadResult
+from gate.inputs.workloads import Path
+from gate.k8s.version import parse_version
+from gate.model import DEFAULT_FAIL_ON, Report, Verdict
 from gate.progress import Progress, reading_file
-from gate.reports.annotations import render_annotations
-from gate.reports.jsonreport import json_chunks
-from gate.reports.junit import render_junit
-from gate.reports.markdown import render_comment, render_summary
-from gate.reports.text import render_text
-from gate.scheduler.engine import Evaluator
+from gate.reports.annotations import write_annotations
+from gate.reports.jsonreport import write_json
+from gate.reports.junit import write_junit
+from gate.reports.markdown import write_comment, write_summary
+from gate.reports.reporter import Output, ReportContext, Reporter
+from gate.reports.text import write_errors, write_text
+from gate.run import RunOptions, check, cluster_name, without_cycle_collection
 from gate.snapshot.load import Snapshot, load_snapshot
 
 
@@ -188,48 +179,17 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     return document, live_snapshot(document)
 
 
-def _error_result(item: Unreadable | Skipped, verdict: Verdict) -> WorkloadResult:
-    return WorkloadResult(
-        kind=item.kind,
-        namespace=item.namespace,
-        name=item.name,
-        location=item.location,
-        replicas=None,
-        verdict=verdict,
-        reason=item.reason,
-    )
-
-
 def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) -> Report:
-    dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
-    evaluator = Evaluator.for_snapshot(snapshot, dialect)
-    template_paths = dict(TEMPLATE_PATHS)
-    for kind, path in options.template_path:
-        template_paths[kind] = (path, None, 1)
-    results: list[WorkloadResult] = []
-    others: Counter[str] = Counter()
+    """The pipeline over the documents the options name, against ``snapshot``."""
     documents = read_documents(options.paths or ["."], streams.stdin)
-    selection = Selection(getattr(options, "shard", None))
-    progress = Progress.on(streams.stderr).phase("evaluating", unit="documents")
-    for item in selection.select(extract_all(documents, template_paths)):
-        progress.advance()
-        if isinstance(item, Workload):
-            results.append(evaluator.evaluate(item))
-        elif isinstance(item, Unreadable):
-            results.append(_error_result(item, Verdict.ERROR))
-        elif isinstance(item, Skipped):
-            results.append(_error_result(item, Verdict.SKIPPED))
-        elif isinstance(item, OtherDocument):
-            others[item.kind] += 1
-    progress.finish()
-    report = Report(
-        snapshot=snapshot.info,
-        results=tuple(results),
+    run_options = RunOptions(
         fail_on=options.fail_on,
-        other_documents=tuple(sorted(others.items())),
-        version=__version__,
+        scheduler_version=options.scheduler_version,
+        template_paths=tuple(options.template_path),
+        shard=getattr(options, "shard", None),
+        cluster=cluster_name(snapshot.info, options.snapshot),
     )
-    return selection.report(report, cluster_name(options, snapshot))
+    return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
 
 def _write(path: str, text: str | Iterable[bytes], streams: Streams) -> None:
@@ -250,24 +210,6 @@ def _write(path: str, text: str | Iterable[bytes], streams: Streams) -> None:
             handle.writelines(pieces)
     except OSError as exc:
         raise UsageError(f"{path}: cannot write report: {exc.strerror}") from None
-
-
-def _error_lines(report: Report) -> list[str]:
-    """One ``file:line: reason`` line per unreadable document, for standard error."""
-    return [
-        f"{r.location}: {r.reason}"
-        for r in report.results
-        if r.verdict is Verdict.ERROR and r.reason
-    ]
-
-
-def cluster_name(options: argparse.Namespace, snapshot: Snapshot) -> str:
-    """What reports call the cluster: the recorded context, else the snapshot file's stem."""
-    if snapshot.info.context:
-        return snapshot.info.context
-    if options.snapshot and options.snapshot != "-":
-        return os.path.splitext(os.path.basename(options.snapshot))[0] or "cluster"
-    return "cluster"
 
 
 def _read_template(path: str | None) -> str | None:
@@ -291,32 +233,80 @@ def _append_step_summary(path: str, text: str, streams: Streams) -> None:
         streams.stderr.write(f"fitgate: {path}: cannot append the step summary: {exc.strerror}\n")
 
 
+Sink = Callable[[Output], None]
+
+
+def _file(path: str | None, streams: Streams) -> tuple[Sink, ...]:
+    """A report file named by an option (``-`` is standard output); none when not given."""
+    if not path:
+        return ()
+    return (lambda output: _write(path, output, streams),)
+
+
+def _appended(path: str | None, streams: Streams) -> tuple[Sink, ...]:
+    if not path:
+        return ()
+    return (lambda output: _append_step_summary(path, _text(output), streams),)
+
+
+def _stream(stream: IO[str]) -> tuple[Sink, ...]:
+    def sink(output: Output) -> None:
+        stream.write(_text(output))
+
+    return (sink,)
+
+
+def _discarded(output: Output) -> None:
+    """A comment template is rendered even when no comment is written: a broken one
+    fails the run either way."""
+
+
+def _text(output: Output) -> str:
+    return output if isinstance(output, str) else b"".join(output).decode("utf-8")
+
+
+def report_table(
+    options: argparse.Namespace, streams: Streams
+) -> list[tuple[Reporter, tuple[Sink, ...]]]:
+    """Every writer this run renders and where each one's text goes, in the order they
+    are written: the report files, the text summary unless a report took standard
+    output, then the annotations."""
+    to_stdout = "-" in (options.json, options.junit, options.comment, options.summary)
+    step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
+    checked = (_discarded,) if options.comment_template and not options.comment else ()
+    annotated = options.annotations and streams.env.get("GITHUB_ACTIONS") == "true"
+    # The runner reads workflow commands from both streams; a report on standard output
+    # must stay parseable, so they go to standard error then.
+    annotations_to = streams.stderr if to_stdout else streams.stdout
+    table: list[tuple[Reporter, tuple[Sink, ...]]] = [
+        (write_json, _file(options.json, streams)),
+        (write_junit, _file(options.junit, streams)),
+        (write_comment, _file(options.comment, streams) + checked),
+        (write_summary, _file(options.summary, streams) + _appended(step_summary, streams)),
+        (write_text, () if to_stdout else _stream(streams.stdout)),
+        (write_annotations, _stream(annotations_to) if annotated else ()),
+    ]
+    return [(writer, sinks) for writer, sinks in table if sinks]
+
+
 def write_reports(
     options: argparse.Namespace, report: Report, cluster: str, streams: Streams
 ) -> None:
+    """Each writer of the table rendered once, its text given to each of its sinks."""
     # The template is read before anything is written, so a bad one leaves no half-written set.
-    template = _read_template(options.comment_template)
-    if options.json:
-        _write(options.json, json_chunks(report), streams)
-    if options.junit:
-        _write(options.junit, render_junit(report, cluster), streams)
-    if options.comment or options.comment_template:
-        comment = render_comment(report, cluster, streams.now, template)
-        if options.comment:
-            _write(options.comment, comment, streams)
-    step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-    if options.summary or step_summary:
-        summary = render_summary(report, cluster, streams.now)
-        if options.summary:
-            _write(options.summary, summary, streams)
-        if step_summary:
-            _append_step_summary(step_summary, summary, streams)
+    context = ReportContext(cluster, streams.now, _read_template(options.comment_template))
+    for writer, sinks in report_table(options, streams):
+        output = writer(report, context)
+        if len(sinks) > 1 and not isinstance(output, str):
+            output = list(output)
+        for sink in sinks:
+            sink(output)
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
     snapshot = _load_snapshot(options, streams)
     report = evaluate(options, snapshot, streams)
-    return _finish(options, report, cluster_name(options, snapshot), streams)
+    return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
@@ -326,19 +316,10 @@ def run_merge(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: Streams) -> int:
-    """Reports, summary, annotations and the exit code: the same for check and merge."""
-    for line in _error_lines(report):
-        streams.stderr.write(f"fitgate: {line}\n")
+    """Reports, summary, annotations and the exit code: the same for check and merge.
+    The unreadable documents are named on standard error first, whatever follows."""
+    streams.stderr.write(write_errors(report, ReportContext(cluster)))
     write_reports(options, report, cluster, streams)
-    to_stdout = "-" in (options.json, options.junit, options.comment, options.summary)
-    if not to_stdout:
-        streams.stdout.write(render_text(report, streams.now))
-    if options.annotations and streams.env.get("GITHUB_ACTIONS") == "true":
-        # The runner reads workflow commands from both streams; a report on standard
-        # output must stay parseable, so they go to standard error then.
-        out = streams.stderr if to_stdout else streams.stdout
-        for line in render_annotations(report):
-            out.write(line + "\n")
     return 0 if report.summary.passed else 1
 
 
@@ -382,21 +363,6 @@ def main(
         return int(exc.code or 0) and 2
     with without_cycle_collection():
         return _run(options, streams)
-
-
-@contextmanager
-def without_cycle_collection() -> Iterator[None]:
-    """A run builds trees (documents, results, report pieces) and frees them by reference
-    counting; the cycle collector's passes over that growing heap reclaim nothing and
-    cost a seventh of a large run (on the benchmark's large case, peak memory was the
-    same with and without). Switched back on however the run ends."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _run(options: argparse.Namespace, streams: Streams) -> int:

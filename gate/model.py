@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from gate.memo import by_identity
-
 
 class Verdict(str, Enum):
     """The gate's answer for one workload (SPEC section 4)."""
@@ -181,11 +179,6 @@ class NodeOutcome:
         return not self.reasons
 
 
-@by_identity(maxsize=4096)
-def _fitting_nodes(nodes: tuple[NodeOutcome, ...]) -> tuple[str, ...]:
-    return tuple(o.node for o in nodes if o.fits)
-
-
 @dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
@@ -202,7 +195,9 @@ class WorkloadResult:
 
     @property
     def fits(self) -> tuple[str, ...]:
-        return _fitting_nodes(self.nodes)
+        """The nodes the pod fits, in node order (reports share them through
+        :class:`gate.reports.views.Views`, derived once per outcome tuple)."""
+        return tuple(o.node for o in self.nodes if o.fits)
 
     @property
     def title(self) -> str:

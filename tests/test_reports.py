@@ -26,10 +26,10 @@ from gate.reports.junit import render_junit
 from gate.reports.markdown import (
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
-    reason_groups,
     render_comment,
     render_summary,
 )
+from gate.reports.wording import reason_groups
 from tests.report_builders import (
     ADDON_TAINT,
     CAPTURED_AT,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gate.inputs.workloads import TEMPLATE_PATHS, Unreadable, Workload, extract
-from gate.model import Document, Location
+from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, Workload, extract
+from gate.model import Document, Location, Verdict
 
 SPEC = "spec.template.spec"
 
@@ -70,7 +70,7 @@ def test_a_field_of_the_wrong_type_is_named(
     spec: dict[str, Any], field: str, wanted: str, got: str
 ) -> None:
     extracted = extract(deployment(**spec), TEMPLATE_PATHS)
-    assert isinstance(extracted, Unreadable)
+    assert isinstance(extracted, Unevaluated) and extracted.verdict is Verdict.ERROR
     assert extracted.reason == refused(field, wanted, got)
 
 

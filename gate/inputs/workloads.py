@@ -9,7 +9,7 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.inputs.shape import POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
-from gate.model import Document, Location, Workload
+from gate.model import Document, Location, Verdict, Workload, WorkloadResult
 
 Path = tuple[str, ...]
 
@@ -34,23 +34,28 @@ SKIP_ANNOTATION = "fitgate.dev/skip"
 
 
 @dataclass(frozen=True, slots=True)
-class Unreadable:
-    """A document that is (or claims to be) a workload but cannot be evaluated."""
+class Unevaluated:
+    """A document that is (or claims to be) a workload but is not evaluated: ``ERROR``
+    when it cannot be read as one, ``SKIPPED`` when its annotation asks so."""
 
+    verdict: Verdict
     kind: str
     namespace: str
     name: str
     location: Location
     reason: str
 
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    kind: str
-    namespace: str
-    name: str
-    location: Location
-    reason: str
+    def result(self) -> WorkloadResult:
+        """The verdict every report shows for it, with the reason in the document's place."""
+        return WorkloadResult(
+            kind=self.kind,
+            namespace=self.namespace,
+            name=self.name,
+            location=self.location,
+            replicas=None,
+            verdict=self.verdict,
+            reason=self.reason,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +65,7 @@ class OtherDocument:
     kind: str
 
 
-Extracted = Workload | Unreadable | Skipped | OtherDocument
+Extracted = Workload | Unevaluated | OtherDocument
 
 
 def _get(obj: object, path: Path) -> object:
@@ -113,13 +118,20 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
     return None
 
 
+def _unreadable(
+    kind: str, namespace: str, name: str, location: Location, reason: str
+) -> Unevaluated:
+    return Unevaluated(Verdict.ERROR, kind, namespace, name, location, reason)
+
+
 def extract(
     document: Document, template_paths: Mapping[str, tuple[Path, Path | None, int | None]]
 ) -> Extracted:
     body = document.body
     location = document.location
     if body is None:
-        return Unreadable("Document", "", str(location), location, document.error or "unreadable")
+        reason = document.error or "unreadable"
+        return Unevaluated(Verdict.ERROR, "Document", "", str(location), location, reason)
     kind, namespace, name = _identity(body)
     entry = template_paths.get(kind)
     if entry is None:
@@ -129,17 +141,18 @@ def extract(
     annotations = annotations if isinstance(annotations, Mapping) else {}
     if SKIP_ANNOTATION in annotations:
         reason = str(annotations[SKIP_ANNOTATION] or "").strip() or "skipped by annotation"
-        return Skipped(kind, namespace, name, location, f"{SKIP_ANNOTATION}: {reason}")
+        reason = f"{SKIP_ANNOTATION}: {reason}"
+        return Unevaluated(Verdict.SKIPPED, kind, namespace, name, location, reason)
     spec = _get(body, spec_path)
     field = ".".join(spec_path)
     if not isinstance(spec, Mapping):
-        return Unreadable(kind, namespace, name, location, f"{field}: missing or not a mapping")
+        return _unreadable(kind, namespace, name, location, f"{field}: missing or not a mapping")
     containers = spec.get("containers")
     if not isinstance(containers, list) or not containers:
-        return Unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
+        return _unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
     problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
     if problem:
-        return Unreadable(kind, namespace, name, location, problem)
+        return _unreadable(kind, namespace, name, location, problem)
     replicas = _get(body, replicas_path) if replicas_path else None
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         replicas = default_replicas

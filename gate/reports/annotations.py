@@ -13,14 +13,9 @@ from dataclasses import dataclass
 from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import Report, Verdict, WorkloadResult
 from gate.reports.escape import workflow_message, workflow_property
-from gate.reports.markdown import (
-    NODES_SHOWN,
-    display_title,
-    headline,
-    node_list,
-    reason_groups,
-    repo_path,
-)
+from gate.reports.reporter import ReportContext
+from gate.reports.views import Views
+from gate.reports.wording import NODES_SHOWN, display_title, headline, reason_groups, repo_path
 
 SHOWN_PER_LEVEL = 10  # GitHub: "10 error annotations and 10 warning annotations per step"
 # Most severe first: a document that cannot be read, then a pod that lands nowhere, then
@@ -52,13 +47,10 @@ class Annotation:
         return f"::{self.level} {','.join(properties)}::{workflow_message(self.message)}"
 
 
-def _verdict_annotation(level: str, result: WorkloadResult) -> Annotation:
-    lines = [headline(result)]
+def _verdict_annotation(level: str, result: WorkloadResult, views: Views) -> Annotation:
+    lines = [headline(result, views)]
     if result.verdict is not Verdict.YES:
-        lines += [
-            f"{g.count} node(s): {g.label}: {node_list(g.nodes, NODES_SHOWN)}"
-            for g in reason_groups(result)
-        ]
+        lines += [g.line(NODES_SHOWN) for g in reason_groups(result, views)]
     title = f"fitgate {result.verdict.value}: {display_title(result)}"
     return Annotation(level, result, title, "\n".join(lines))
 
@@ -76,7 +68,10 @@ def _by_severity(results: list[WorkloadResult]) -> list[WorkloadResult]:
 
 
 def collect(
-    report: Report, warn_on: frozenset[Verdict] | None = None, missing_requests: bool = True
+    report: Report,
+    warn_on: frozenset[Verdict] | None = None,
+    missing_requests: bool = True,
+    views: Views | None = None,
 ) -> tuple[list[Annotation], list[Annotation]]:
     """Every error and warning annotation, most severe first, before GitHub's cap.
 
@@ -84,11 +79,12 @@ def collect(
     ``ADDON_ONLY`` and ``PARTIAL`` when they do not fail the gate) and, when
     ``missing_requests``, containers without cpu or memory requests.
     """
+    views = views or Views()
     warn = (WARN_BY_DEFAULT if warn_on is None else warn_on) - report.fail_on
     failing = _by_severity([r for r in report.results if r.verdict in report.fail_on])
     warned = _by_severity([r for r in report.results if r.verdict in warn])
-    errors = [_verdict_annotation("error", r) for r in failing]
-    warnings = [_verdict_annotation("warning", r) for r in warned]
+    errors = [_verdict_annotation("error", r, views) for r in failing]
+    warnings = [_verdict_annotation("warning", r, views) for r in warned]
     if missing_requests:
         found = (_missing_requests(r) for r in report.results)
         warnings += [a for a in found if a is not None]
@@ -96,10 +92,13 @@ def collect(
 
 
 def render_annotations(
-    report: Report, warn_on: frozenset[Verdict] | None = None, missing_requests: bool = True
+    report: Report,
+    warn_on: frozenset[Verdict] | None = None,
+    missing_requests: bool = True,
+    views: Views | None = None,
 ) -> list[str]:
     """The workflow command lines to print, at most 10 per level plus one notice."""
-    errors, warnings = collect(report, warn_on, missing_requests)
+    errors, warnings = collect(report, warn_on, missing_requests, views)
     lines = [a.command() for a in errors[:SHOWN_PER_LEVEL] + warnings[:SHOWN_PER_LEVEL]]
     more_errors = max(0, len(errors) - SHOWN_PER_LEVEL)
     more_warnings = max(0, len(warnings) - SHOWN_PER_LEVEL)
@@ -111,3 +110,8 @@ def render_annotations(
         )
         lines.append(f"::notice title=fitgate::{workflow_message(message)}")
     return lines
+
+
+def write_annotations(report: Report, context: ReportContext) -> str:
+    """Every workflow command, one a line, as ``render_annotations`` picks them."""
+    return "".join(f"{line}\n" for line in render_annotations(report, views=context.views))

@@ -22,12 +22,14 @@ from collections.abc import Iterator, Mapping
 
 from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, Verdict, WorkloadResult
 from gate.reports.escape import xml_attr, xml_text
-from gate.reports.markdown import (
+from gate.reports.reporter import ReportContext
+from gate.reports.views import Views
+from gate.reports.wording import (
     display_title,
     headline,
-    node_list,
     reason_groups,
     repo_path,
+    requests_text,
     where,
 )
 
@@ -53,19 +55,16 @@ def _attrs(pairs: Mapping[str, object]) -> str:
     return "".join(f' {key}="{xml_attr(str(value))}"' for key, value in pairs.items())
 
 
-def _breakdown(result: WorkloadResult) -> list[str]:
+def _breakdown(result: WorkloadResult, views: Views) -> list[str]:
     """The failure text, which GitLab shows instead of the message attribute. Each line
     starts with fitgate's own words, never with text from the manifests."""
     lines = [
         f"{result.verdict.value}: {display_title(result)} at {where(result)}",
-        f"why: {headline(result)}",
+        f"why: {headline(result, views)}",
     ]
     if result.requests:
-        lines.append("requests: " + ", ".join(f"{n} {a}" for n, a in result.requests))
-    lines.extend(
-        f"{g.count} node(s): {g.label}: {node_list(g.nodes, NODES_SHOWN)}"
-        for g in reason_groups(result)
-    )
+        lines.append(f"requests: {requests_text(result)}")
+    lines.extend(g.line(NODES_SHOWN) for g in reason_groups(result, views))
     return lines
 
 
@@ -73,14 +72,14 @@ def _text(lines: list[str]) -> str:
     return "\n".join(xml_text(line) for line in lines)
 
 
-def _children(result: WorkloadResult, fail_on: frozenset[Verdict]) -> Iterator[str]:
+def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views) -> Iterator[str]:
     kind = status(result, fail_on)
-    message = headline(result)
+    message = headline(result, views)
     if kind == "skipped":
         yield f"<skipped{_attrs({'message': message})}/>"
     elif kind is not None:
         attrs = _attrs({"type": result.verdict.value, "message": message})
-        yield f"<{kind}{attrs}>{_text(_breakdown(result))}</{kind}>"
+        yield f"<{kind}{attrs}>{_text(_breakdown(result, views))}</{kind}>"
     out = [f"warning: {w}" for w in result.warnings]
     if kind is None and result.verdict is not Verdict.YES:
         out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
@@ -106,14 +105,14 @@ def _case_names(report: Report, cluster: str) -> list[tuple[str, str]]:
 
 
 def _testcase(
-    result: WorkloadResult, classname: str, name: str, fail_on: frozenset[Verdict]
+    result: WorkloadResult, classname: str, name: str, fail_on: frozenset[Verdict], views: Views
 ) -> str:
     attrs: dict[str, object] = {"classname": classname, "name": name}
     path = repo_path(result)
     if path is not None:  # GitLab and action-junit-report; not in Jenkins' schema
         attrs.update(file=path, line=result.location.line)
     attrs["time"] = TIME
-    children = list(_children(result, fail_on))
+    children = list(_children(result, fail_on, views))
     if not children:
         return f"    <testcase{_attrs(attrs)}/>"
     inner = "".join(f"\n      {c}" for c in children)
@@ -148,13 +147,14 @@ def counts(report: Report) -> dict[str, int]:
     }
 
 
-def render_junit(report: Report, cluster: str) -> str:
+def render_junit(report: Report, cluster: str, views: Views | None = None) -> str:
     """The whole document; ``cluster`` names the suite and prefixes every classname."""
+    views = views or Views()
     total = counts(report)
     # Jenkins' schema has no ``skipped`` on <testsuites>: the suite carries it.
     suites = {k: v for k, v in total.items() if k != "skipped"}
     cases = [
-        _testcase(r, classname, name, report.fail_on)
+        _testcase(r, classname, name, report.fail_on, views)
         for r, (classname, name) in zip(report.results, _case_names(report, cluster), strict=True)
     ]
     lines = [
@@ -167,3 +167,7 @@ def render_junit(report: Report, cluster: str) -> str:
         "</testsuites>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def write_junit(report: Report, context: ReportContext) -> str:
+    return render_junit(report, context.cluster, context.views)

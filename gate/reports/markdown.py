@@ -1,5 +1,4 @@
-"""The markdown PR comment and the job's step summary, from one jinja2 template, and the
-wording every human-facing report shares (JUnit and annotations import it from here).
+"""The markdown PR comment and the job's step summary, from one jinja2 template.
 
 The template ships as ``templates/comment.md.j2`` and can be replaced with
 ``--comment-template``. Every ``{{ value }}`` passes through :func:`markdown_text`
@@ -15,8 +14,7 @@ rendered again with fewer rows, emptying the least useful section first, until i
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
@@ -28,145 +26,24 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from gate.errors import UsageError
-from gate.memo import by_identity
-from gate.model import VERDICT_ORDER, NodeOutcome, Report, Verdict, WorkloadResult
+from gate.model import VERDICT_ORDER, Report, WorkloadResult
 from gate.reports.escape import markdown_text
-from gate.reports.text import provenance
-from gate.scheduler.filters import is_room_reason
+from gate.reports.reporter import ReportContext
+from gate.reports.views import Views
+from gate.reports.wording import (
+    NODES_SHOWN,
+    counts,
+    display_title,
+    headline,
+    node_list,
+    provenance,
+    reason_groups,
+    requests_text,
+    where,
+)
 
 COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 SUMMARY_LIMIT = 1_048_576  # GitHub: a step summary upload is limited to 1 MiB
-NODES_SHOWN = 5
-_STDIN_NAMES = ("-", "<stdin>", "")
-_COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
-    (Verdict.YES, "fit"),
-    (Verdict.NO, "NO"),
-    (Verdict.ADDON_ONLY, "add-on only"),
-    (Verdict.PARTIAL, "partial"),
-    (Verdict.ERROR, "error"),
-    (Verdict.SKIPPED, "skipped"),
-)
-
-# --- wording shared by the comment, JUnit and annotations ---------------------------------
-
-
-def display_title(result: WorkloadResult) -> str:
-    return result.title
-
-
-def repo_path(result: WorkloadResult) -> str | None:
-    """The file as a repository-relative path, or None when it came from standard input.
-
-    GitLab, action-junit-report and GitHub annotations match ``file`` against the
-    checkout literally, so ``./deploy/a.yaml`` is written ``deploy/a.yaml``.
-    """
-    path = result.location.file
-    if path in _STDIN_NAMES:
-        return None
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
-def where(result: WorkloadResult) -> str:
-    """``file:line`` for readers, with Helm's ``# Source:`` template when there was one."""
-    place = f"{repo_path(result) or 'stdin'}:{result.location.line}"
-    origin = result.location.origin
-    return f"{place} ({origin})" if origin else place
-
-
-def node_list(names: Sequence[str], limit: int) -> str:
-    shown = ", ".join(names[:limit])
-    more = len(names) - limit
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
-def _histogram(reasons: Sequence[str]) -> str:
-    """``3 Insufficient cpu, 1 Too many pods``: counts first, sorted as FitError sorts."""
-    entries = (f"{n} {reason}" for reason, n in Counter(reasons).items())
-    return ", ".join(sorted(entries, key=lambda e: e.encode("utf-8")))
-
-
-def headline(result: WorkloadResult) -> str:
-    """One line saying why a workload got its verdict: the scheduler's own message for NO.
-
-    Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
-    hold one line.
-    """
-    return " ".join(_headline(result).split())
-
-
-@by_identity(maxsize=1024)
-def _partial_headline(nodes: tuple[NodeOutcome, ...]) -> str:
-    targeted = [o for o in nodes if o.fits or all(map(is_room_reason, o.reasons))]
-    lacking = [r for o in targeted for r in o.reasons]
-    short = sum(1 for o in targeted if not o.fits)
-    return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
-
-
-def _headline(result: WorkloadResult) -> str:
-    verdict = result.verdict
-    if verdict is Verdict.NO:
-        return result.message or "no node passes every filter"
-    if verdict is Verdict.ADDON_ONLY:
-        fits = node_list(result.fits, NODES_SHOWN)
-        return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
-    if verdict is Verdict.PARTIAL:
-        return _partial_headline(result.nodes)
-    if verdict is Verdict.YES:
-        return f"fits {len(result.fits)} of {len(result.nodes)} nodes"
-    return result.reason or verdict.value.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class ReasonGroup:
-    """Nodes that rejected (or admitted) the pod for the same reasons."""
-
-    label: str
-    nodes: tuple[str, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.nodes)
-
-
-def reason_groups(result: WorkloadResult) -> tuple[ReasonGroup, ...]:
-    """Per-node outcomes grouped by reason: rejections first (largest first), then the
-    nodes that fit, then, for a DaemonSet, the nodes it does not target."""
-    if result.kind == "DaemonSet":
-        return _daemonset_groups(result.nodes)
-    return _workload_groups(result.nodes)
-
-
-@by_identity(maxsize=1024)
-def _workload_groups(nodes: tuple[NodeOutcome, ...]) -> tuple[ReasonGroup, ...]:
-    return _grouped(nodes, daemonset=False)
-
-
-@by_identity(maxsize=1024)
-def _daemonset_groups(nodes: tuple[NodeOutcome, ...]) -> tuple[ReasonGroup, ...]:
-    return _grouped(nodes, daemonset=True)
-
-
-def _grouped(nodes: tuple[NodeOutcome, ...], daemonset: bool) -> tuple[ReasonGroup, ...]:
-    groups: dict[tuple[int, str], list[str]] = {}
-    for outcome in nodes:
-        rank = 1
-        label = "fit"
-        if not outcome.fits:
-            label = ", ".join(outcome.reasons)
-            taint = outcome.taint
-            if taint is not None and taint.braced() not in label:
-                label += f" ({taint})"  # SPEC 4: human reports always name the taint
-            targeted = all(map(is_room_reason, outcome.reasons))
-            rank, label = (
-                (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
-            )
-        groups.setdefault((rank, label), []).append(outcome.node)
-    ordered = sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
-    return tuple(ReasonGroup(label, tuple(nodes)) for (_, label), nodes in ordered)
-
-
 # --- the comment ----------------------------------------------------------------------------
 
 
@@ -217,18 +94,19 @@ class Sections:
     others: tuple[Row, ...]
 
     @classmethod
-    def of(cls, report: Report) -> Sections:
+    def of(cls, report: Report, views: Views) -> Sections:
         failing = [r for r in report.results if r.verdict in report.fail_on]
+        passing = [r for r in report.results if r.verdict not in report.fail_on]
         return cls(
-            failures=tuple(_row(r) for r in failing),
-            breakdowns=tuple(_breakdown(r) for r in failing if r.nodes),
+            failures=tuple(_row(r, views) for r in failing),
+            breakdowns=tuple(_breakdown(r, views) for r in failing if r.nodes),
             warnings=tuple(_warning(r, w) for r in report.results for w in r.warnings),
-            others=tuple(_row(r) for r in report.results if r.verdict not in report.fail_on),
+            others=tuple(_row(r, views) for r in passing),
         )
 
 
-def _row(result: WorkloadResult) -> Row:
-    texts = (result.verdict.value, display_title(result), where(result), headline(result))
+def _row(result: WorkloadResult, views: Views) -> Row:
+    texts = (result.verdict.value, display_title(result), where(result), headline(result, views))
     return Row(*map(_md, texts))
 
 
@@ -236,12 +114,12 @@ def _warning(result: WorkloadResult, warning: str) -> WarningRow:
     return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning))
 
 
-def _breakdown(result: WorkloadResult) -> Breakdown:
+def _breakdown(result: WorkloadResult, views: Views) -> Breakdown:
     groups = tuple(
         Group(g.count, _md(g.label), _md(node_list(g.nodes, NODES_SHOWN)))
-        for g in reason_groups(result)
+        for g in reason_groups(result, views)
     )
-    requests = ", ".join(f"{name} {amount}" for name, amount in result.requests) or "none"
+    requests = requests_text(result) or "none"
     return Breakdown(
         verdict=_md(result.verdict.value),
         workload=_md(display_title(result)),
@@ -272,15 +150,6 @@ _SECTION_NAMES = {
 }
 
 
-def _counts(report: Report) -> list[tuple[str, int]]:
-    """Every verdict's count, zeros included, in the issue's order."""
-    counts = report.summary.counts
-    return [
-        (label + ("s" if v is Verdict.ERROR and counts[v] != 1 else ""), counts[v])
-        for v, label in _COUNT_LABELS
-    ]
-
-
 def _context(
     report: Report, cluster: str, now: datetime | None, sections: Sections, budget: Budget
 ) -> dict[str, Any]:
@@ -289,7 +158,7 @@ def _context(
     context: dict[str, Any] = {
         "cluster": cluster,
         "passed": summary.passed,
-        "counts": _counts(report),
+        "counts": counts(report),
         "warning_count": summary.warnings,
         "other_documents": sum(n for _, n in report.other_documents),
         "provenance": provenance(report.snapshot, now),
@@ -404,10 +273,10 @@ def _minimal(report: Report, cluster: str) -> str:
     """Marker and every count, for a template that cannot fit even with no rows."""
     summary = report.summary
     name = markdown_text(cluster)
-    counts = " · ".join(f"{n} {label}" for label, n in _counts(report))
+    counted = " · ".join(f"{n} {label}" for label, n in counts(report))
     state = "passed" if summary.passed else "failed"
     return (
-        f"<!-- fitgate:{name} -->\n**fitgate {state} on {name}**: {counts}.\n\n"
+        f"<!-- fitgate:{name} -->\n**fitgate {state} on {name}**: {counted}.\n\n"
         "The full comment exceeds GitHub's size limit; the JSON and JUnit reports list "
         "every workload.\n"
     )
@@ -419,6 +288,7 @@ def render_comment(
     now: datetime | None,
     template: str | None = None,
     limit: int = COMMENT_LIMIT,
+    views: Views | None = None,
 ) -> str:
     """The PR comment: failures first, every count always, within ``limit`` bytes.
 
@@ -427,7 +297,7 @@ def render_comment(
     """
     try:
         compiled = _compiled_shipped_template() if template is None else compile_template(template)
-        return _fitted(compiled, report, cluster, now, limit)
+        return _fitted(compiled, report, cluster, now, limit, views or Views())
     except _TEMPLATE_FAILURES as exc:
         if template is None:
             raise
@@ -440,9 +310,14 @@ _TEMPLATE_FAILURES = (TemplateError, ArithmeticError, LookupError, TypeError, Va
 
 
 def _fitted(
-    compiled: Template, report: Report, cluster: str, now: datetime | None, limit: int
+    compiled: Template,
+    report: Report,
+    cluster: str,
+    now: datetime | None,
+    limit: int,
+    views: Views,
 ) -> str:
-    sections = Sections.of(report)
+    sections = Sections.of(report, views)
     full = Budget(
         *(len(getattr(sections, n)) for n in ("failures", "breakdowns", "warnings", "others"))
     )
@@ -454,6 +329,19 @@ def _fitted(
     return _minimal(report, cluster) if text is None else text
 
 
-def render_summary(report: Report, cluster: str, now: datetime | None) -> str:
+def render_summary(
+    report: Report, cluster: str, now: datetime | None, views: Views | None = None
+) -> str:
     """The step summary: the comment's content within GitHub's 1 MiB summary limit."""
-    return render_comment(report, cluster, now, limit=SUMMARY_LIMIT)
+    return render_comment(report, cluster, now, limit=SUMMARY_LIMIT, views=views)
+
+
+def write_comment(report: Report, context: ReportContext) -> str:
+    """The PR comment, from the context's template when it names one."""
+    return render_comment(
+        report, context.cluster, context.now, context.comment_template, views=context.views
+    )
+
+
+def write_summary(report: Report, context: ReportContext) -> str:
+    return render_summary(report, context.cluster, context.now, context.views)

@@ -1,0 +1,43 @@
+"""The one interface every report is written through.
+
+A writer takes the run's one :class:`~gate.model.Report` and a :class:`ReportContext`
+(what some writers need beyond the report: the cluster's name, the clock, a comment
+template) and returns its text, whole or as UTF-8 pieces (the JSON report can be a
+gigabyte, and is written as it is rendered). Where the text goes is the caller's choice:
+the command line keeps one table of (option, writer, destination).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from gate.model import Report
+from gate.reports.views import Views
+
+Output = str | Iterable[bytes]
+"""A report's text, whole, or as encoded pieces to write one after another."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportContext:
+    """What writers may read besides the report.
+
+    ``cluster`` names the cluster in every report; ``now`` dates the snapshot's age (None:
+    no age is shown); ``comment_template`` is the text of a jinja2 template replacing the
+    shipped comment template. ``views`` derives what several reports show of one tuple of
+    per-node outcomes once for all of them: writers given the same context share it.
+    """
+
+    cluster: str = "cluster"
+    now: datetime | None = None
+    comment_template: str | None = None
+    views: Views = field(default_factory=Views, compare=False)
+
+
+class Reporter(Protocol):
+    """A report writer: the report and its context in, the report's text out."""
+
+    def __call__(self, report: Report, context: ReportContext, /) -> Output: ...

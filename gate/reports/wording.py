@@ -1,0 +1,263 @@
+"""Every sentence the human reports say, stated once.
+
+The text summary, the markdown comment and step summary, JUnit and the workflow
+annotations lay these sentences out in their own formats (and escape them there); what
+the sentences say, and when, is decided here only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, SnapshotInfo, Verdict, WorkloadResult
+from gate.reports.views import Outcomes, Views, fitting_nodes
+from gate.scheduler.filters import is_room_reason
+
+NODES_SHOWN = 5
+_STDIN_NAMES = ("-", "<stdin>", "")
+
+# --- the snapshot ----------------------------------------------------------------------------
+
+
+def snapshot_age(captured_at: str | None, now: datetime) -> str | None:
+    """``3h 5m`` style age of an RFC 3339 timestamp, or None when unknown or unparsable."""
+    if not captured_at:
+        return None
+    try:
+        taken = datetime.fromisoformat(captured_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if taken.tzinfo is None:
+        taken = taken.replace(tzinfo=timezone.utc)
+    seconds = max(0, int((now - taken).total_seconds()))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m"
+
+
+def provenance(info: SnapshotInfo, now: datetime | None) -> str:
+    where = info.context or info.source
+    parts = [f"snapshot {where}: {info.nodes} nodes, {info.pods} pods"]
+    if info.server_version:
+        parts.append(f"server {info.server_version}")
+    if info.captured_at:
+        age = snapshot_age(info.captured_at, now) if now else None
+        parts.append(f"taken {info.captured_at}" + (f" ({age} ago)" if age else ""))
+    else:
+        parts.append("time of capture unknown")
+    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}."
+
+
+# --- a workload: its name and place ----------------------------------------------------------
+
+
+def display_title(result: WorkloadResult) -> str:
+    return result.title
+
+
+def repo_path(result: WorkloadResult) -> str | None:
+    """The file as a repository-relative path, or None when it came from standard input.
+
+    GitLab, action-junit-report and GitHub annotations match ``file`` against the
+    checkout literally, so ``./deploy/a.yaml`` is written ``deploy/a.yaml``.
+    """
+    path = result.location.file
+    if path in _STDIN_NAMES:
+        return None
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def where(result: WorkloadResult) -> str:
+    """``file:line`` for readers, with Helm's ``# Source:`` template when there was one."""
+    place = f"{repo_path(result) or 'stdin'}:{result.location.line}"
+    origin = result.location.origin
+    return f"{place} ({origin})" if origin else place
+
+
+def requests_text(result: WorkloadResult) -> str:
+    """``cpu 2, memory 512Mi``; empty when the pod requests nothing."""
+    return ", ".join(f"{name} {amount}" for name, amount in result.requests)
+
+
+# --- a workload: why it got its verdict ------------------------------------------------------
+
+
+def node_list(names: Sequence[str], limit: int) -> str:
+    shown = ", ".join(names[:limit])
+    more = len(names) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _histogram(reasons: Sequence[str]) -> str:
+    """``3 Insufficient cpu, 1 Too many pods``: counts first, sorted as FitError sorts."""
+    entries = (f"{n} {reason}" for reason, n in Counter(reasons).items())
+    return ", ".join(sorted(entries, key=lambda e: e.encode("utf-8")))
+
+
+def fits_sentence(result: WorkloadResult, views: Views) -> str:
+    return f"fits {len(views.of(fitting_nodes, result.nodes))} of {len(result.nodes)} nodes"
+
+
+def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
+    fits = node_list(views.of(fitting_nodes, result.nodes), NODES_SHOWN)
+    return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
+
+
+def _partial_headline(nodes: Outcomes) -> str:
+    targeted = [o for o in nodes if o.fits or all(map(is_room_reason, o.reasons))]
+    lacking = [r for o in targeted for r in o.reasons]
+    short = sum(1 for o in targeted if not o.fits)
+    return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
+
+
+def headline(result: WorkloadResult, views: Views | None = None) -> str:
+    """One line saying why a workload got its verdict: the scheduler's own message for NO.
+
+    Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
+    hold one line.
+    """
+    return " ".join(_headline(result, views or Views()).split())
+
+
+def _headline(result: WorkloadResult, views: Views) -> str:
+    verdict = result.verdict
+    if verdict is Verdict.NO:
+        return result.message or "no node passes every filter"
+    if verdict is Verdict.ADDON_ONLY:
+        return addon_only_sentence(result, views)
+    if verdict is Verdict.PARTIAL:
+        return views.of(_partial_headline, result.nodes)
+    if verdict is Verdict.YES:
+        return fits_sentence(result, views)
+    return result.reason or verdict.value.lower()
+
+
+def _taint_names(nodes: Outcomes) -> str:
+    counts = Counter(str(o.taint) for o in nodes if o.taint is not None)
+    return ", ".join(f"{n} x {taint}" for taint, n in sorted(counts.items()))
+
+
+def _no_room(nodes: Outcomes) -> str:
+    lacking = [
+        f"{o.node} ({', '.join(o.reasons)})"
+        for o in nodes
+        if o.reasons and all(is_room_reason(r) for r in o.reasons)
+    ]
+    return f"no room on {len(lacking)} targeted node(s): {node_list(lacking, NODES_SHOWN)}"
+
+
+def detail(result: WorkloadResult, views: Views) -> list[str]:
+    """The lines under a workload in the text summary (empty ones are not printed)."""
+    verdict = result.verdict
+    if verdict is Verdict.NO:
+        lines = [result.message or ""]
+        taints = views.of(_taint_names, result.nodes)
+        if taints:
+            lines.append(f"untolerated taints: {taints}")
+        return lines
+    if verdict is Verdict.YES:
+        return [fits_sentence(result, views)]
+    if verdict is Verdict.ADDON_ONLY:
+        return [addon_only_sentence(result, views)]
+    if verdict is Verdict.PARTIAL:
+        return [views.of(_no_room, result.nodes)]
+    return [result.reason or ""]
+
+
+# --- a workload: its nodes, grouped by reason ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReasonGroup:
+    """Nodes that rejected (or admitted) the pod for the same reasons."""
+
+    label: str
+    nodes: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+    def line(self, limit: int) -> str:
+        """``3 node(s): Insufficient cpu: a, b, c``, at most ``limit`` names."""
+        return f"{self.count} node(s): {self.label}: {node_list(self.nodes, limit)}"
+
+
+def reason_groups(result: WorkloadResult, views: Views | None = None) -> tuple[ReasonGroup, ...]:
+    """Per-node outcomes grouped by reason: rejections first (largest first), then the
+    nodes that fit, then, for a DaemonSet, the nodes it does not target."""
+    grouped = _daemonset_groups if result.kind == "DaemonSet" else _workload_groups
+    return (views or Views()).of(grouped, result.nodes)
+
+
+def _workload_groups(nodes: Outcomes) -> tuple[ReasonGroup, ...]:
+    return _grouped(nodes, daemonset=False)
+
+
+def _daemonset_groups(nodes: Outcomes) -> tuple[ReasonGroup, ...]:
+    return _grouped(nodes, daemonset=True)
+
+
+def _grouped(nodes: Outcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
+    groups: dict[tuple[int, str], list[str]] = {}
+    for outcome in nodes:
+        rank = 1
+        label = "fit"
+        if not outcome.fits:
+            label = ", ".join(outcome.reasons)
+            taint = outcome.taint
+            if taint is not None and taint.braced() not in label:
+                label += f" ({taint})"  # SPEC 4: human reports always name the taint
+            targeted = all(map(is_room_reason, outcome.reasons))
+            rank, label = (
+                (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
+            )
+        groups.setdefault((rank, label), []).append(outcome.node)
+    ordered = sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
+    return tuple(ReasonGroup(label, tuple(nodes)) for (_, label), nodes in ordered)
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def summary_line(report: Report) -> str:
+    """The text summary's last line: every verdict's count and the gate's answer."""
+    summary = report.summary
+    counts = ", ".join(f"{summary.counts[v]} {v.value}" for v in VERDICT_ORDER if summary.counts[v])
+    others = sum(n for _, n in report.other_documents)
+    text = f"{summary.workloads} workload(s): {counts or 'none'}"
+    if summary.warnings:
+        text += f"; {summary.warnings} warning(s)"
+    if others:
+        text += f"; {others} other document(s) not checked"
+    gate = "passed" if summary.passed else "FAILED"
+    return f"{text}. Gate {gate}."
+
+
+_COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
+    (Verdict.YES, "fit"),
+    (Verdict.NO, "NO"),
+    (Verdict.ADDON_ONLY, "add-on only"),
+    (Verdict.PARTIAL, "partial"),
+    (Verdict.ERROR, "error"),
+    (Verdict.SKIPPED, "skipped"),
+)
+
+
+def counts(report: Report) -> list[tuple[str, int]]:
+    """Every verdict's count as the comment names it, zeros included, in the issue's order."""
+    counted = report.summary.counts
+    return [
+        (label + ("s" if v is Verdict.ERROR and counted[v] != 1 else ""), counted[v])
+        for v, label in _COUNT_LABELS
+    ]
