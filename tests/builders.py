@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.model import HostPort, NodeView, Taint
+from gate.model import ExistingPod, HostPort, NodeView, Taint
 
 
 def node(
@@ -119,3 +119,67 @@ def cluster_snapshot(
         "pods": pods or [],
         **extra,
     }
+
+
+def existing_pod(
+    node: str,
+    labels: dict[str, str] | None = None,
+    *,
+    namespace: str = "default",
+    name: str = "p",
+    terminating: bool = False,
+    anti_affinity: tuple[dict[str, Any], ...] = (),
+    affinity: tuple[dict[str, Any], ...] = (),
+) -> ExistingPod:
+    """A pod bound to ``node``, with its required (anti-)affinity terms as stored."""
+    return ExistingPod(
+        namespace=namespace,
+        name=name,
+        node=node,
+        labels=labels or {},
+        terminating=terminating,
+        affinity_terms=affinity,
+        anti_affinity_terms=anti_affinity,
+    )
+
+
+def pod_term(
+    key: str,
+    operator: str,
+    values: list[str] | None = None,
+    topology_key: str = "zone",
+    **more: Any,
+) -> dict[str, Any]:
+    """A PodAffinityTerm selecting on one expression (upstream st.PodAffinityIn & co.)."""
+    expression: dict[str, Any] = {"key": key, "operator": operator}
+    if values is not None:
+        expression["values"] = values
+    return {
+        "labelSelector": {"matchExpressions": [expression]},
+        "topologyKey": topology_key,
+        **more,
+    }
+
+
+def spread(
+    max_skew: int,
+    topology_key: str,
+    selector: dict[str, Any] | None,
+    when: str = "DoNotSchedule",
+    **more: Any,
+) -> dict[str, Any]:
+    """A topologySpreadConstraint (upstream st.SpreadConstraint)."""
+    constraint: dict[str, Any] = {
+        "maxSkew": max_skew,
+        "topologyKey": topology_key,
+        "whenUnsatisfiable": when,
+        **more,
+    }
+    if selector is not None:
+        constraint["labelSelector"] = selector
+    return constraint
+
+
+def exists(*keys: str) -> dict[str, Any]:
+    """A label selector requiring each key (upstream MakeLabelSelector().Exists(...))."""
+    return {"matchExpressions": [{"key": k, "operator": "Exists"} for k in keys]}

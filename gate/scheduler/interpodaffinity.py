@@ -1,0 +1,189 @@
+"""InterPodAffinity, the filter half: required pod affinity and anti-affinity.
+
+Upstream ``pkg/scheduler/framework/plugins/interpodaffinity/{filtering,plugin}.go``
+(v1.34.1). PreFilter counts, once per pod, topology pairs ``(key, value)``:
+
+* ``affinity_counts``: for every existing pod matching *all* the pod's affinity terms,
+  each term's pair on that pod's node;
+* ``anti_counts``: for every existing pod matching one of the pod's anti-affinity terms,
+  that term's pair;
+* ``existing_anti``: for every existing pod with a required anti-affinity term matching
+  the incoming pod (symmetry), that term's pair.
+
+A pair is counted only when the node carries the key. Filter then, per node, in order:
+
+1. affinity (UnschedulableAndUnresolvable): the node must carry every term's key, and
+   each term's pair must be counted. Exception for the first pod of a group: when no pair
+   is counted anywhere and the pod matches all its own terms, any node with the keys fits;
+2. anti-affinity (Unschedulable): no term's pair of the node may be counted; a node
+   without the key passes;
+3. existing pods' anti-affinity (Unschedulable): no ``(key, value)`` label of the node may
+   be counted.
+
+Every existing pod counts, terminating ones included; namespaces follow
+:mod:`gate.k8s.podaffinity`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gate.k8s.podaffinity import AffinityTerm
+from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.podindex import PodIndex
+from gate.scheduler.status import UNRESOLVABLE, UNSCHEDULABLE, Failure
+
+PLUGIN = "InterPodAffinity"
+# interpodaffinity/filtering.go ErrReason*
+REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+AFFINITY = Failure(PLUGIN, UNRESOLVABLE, REASON_AFFINITY)
+ANTI_AFFINITY = Failure(PLUGIN, UNSCHEDULABLE, REASON_ANTI_AFFINITY)
+EXISTING_ANTI_AFFINITY = Failure(PLUGIN, UNSCHEDULABLE, REASON_EXISTING_ANTI_AFFINITY)
+
+Pairs = Mapping[tuple[str, str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityState:
+    """preFilterState of one incoming pod."""
+
+    affinity_terms: tuple[AffinityTerm, ...]
+    anti_affinity_terms: tuple[AffinityTerm, ...]
+    affinity_counts: Pairs
+    anti_counts: Pairs
+    existing_anti: Pairs
+    self_match: bool
+
+    @property
+    def skip(self) -> bool:
+        """PreFilter returns Skip: nothing for the Filter to check."""
+        return not (self.existing_anti or self.affinity_terms or self.anti_affinity_terms)
+
+    def filter(self, labels: Mapping[str, str]) -> Failure | None:
+        """Filter for one node, by its labels."""
+        if not self._affinity_ok(labels):
+            return AFFINITY
+        for term in self.anti_affinity_terms:
+            value = labels.get(term.topology_key)
+            if value is not None and self.anti_counts.get((term.topology_key, value), 0) > 0:
+                return ANTI_AFFINITY
+        if any(self.existing_anti.get(pair, 0) > 0 for pair in labels.items()):
+            return EXISTING_ANTI_AFFINITY
+        return None
+
+    def _affinity_ok(self, labels: Mapping[str, str]) -> bool:
+        """satisfyPodAffinity."""
+        pods_exist = True
+        for term in self.affinity_terms:
+            value = labels.get(term.topology_key)
+            if value is None:
+                return False
+            if self.affinity_counts.get((term.topology_key, value), 0) <= 0:
+                pods_exist = False
+        return pods_exist or (not self.affinity_counts and self.self_match)
+
+
+def _add(pairs: dict[tuple[str, str], int], labels: Mapping[str, str], key: str, n: int) -> None:
+    value = labels.get(key)
+    if value is not None:
+        pairs[key, value] = pairs.get((key, value), 0) + n
+
+
+def _namespaces(term: AffinityTerm) -> frozenset[str] | None:
+    """The namespaces a term of the incoming pod covers; None for every namespace."""
+    return None if term.all_namespaces else term.namespaces
+
+
+def affinity_state(
+    namespace: str,
+    labels: Mapping[str, str],
+    affinity_terms: tuple[AffinityTerm, ...],
+    anti_affinity_terms: tuple[AffinityTerm, ...],
+    namespace_labels: Mapping[str, str] | None,
+    nodes: NodeIndex,
+    pods: PodIndex,
+) -> AffinityState:
+    """PreFilter. The incoming pod's terms must have had their namespaceSelector listed
+    (:meth:`AffinityTerm.with_namespaces_listed`); ``namespace_labels`` are the labels of
+    its own namespace ({} when the snapshot lacks it, None when it recorded none)."""
+    views = nodes.nodes
+    existing: dict[tuple[str, str], int] = {}
+    for term, node_positions in pods.anti_affinity_terms():
+        if term.matches(namespace, labels, namespace_labels):
+            for node in node_positions:
+                _add(existing, views[node].labels, term.topology_key, 1)
+    affinity: dict[tuple[str, str], int] = {}
+    if affinity_terms:
+        common: set[int] | None = None
+        for term in affinity_terms:
+            found = set(pods.matching(_namespaces(term), term.selector))
+            common = found if common is None else common & found
+        for i in sorted(common or ()):
+            node_labels = views[pods.node_of[i]].labels
+            for term in affinity_terms:
+                _add(affinity, node_labels, term.topology_key, 1)
+    anti: dict[tuple[str, str], int] = {}
+    for term in anti_affinity_terms:
+        for i in pods.matching(_namespaces(term), term.selector):
+            _add(anti, views[pods.node_of[i]].labels, term.topology_key, 1)
+    return AffinityState(
+        affinity_terms=affinity_terms,
+        anti_affinity_terms=anti_affinity_terms,
+        affinity_counts=affinity,
+        anti_counts=anti,
+        existing_anti=existing,
+        self_match=bool(affinity_terms)
+        and all(t.matches(namespace, labels) for t in affinity_terms),
+    )
+
+
+def _with_key(nodes: NodeIndex, key: str) -> int:
+    bits = 0
+    for value_bits in nodes.label_values(key).values():
+        bits |= value_bits
+    return bits
+
+
+def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
+    """The nodes whose ``key`` label forms a counted pair."""
+    bits = 0
+    for value, value_bits in nodes.label_values(key).items():
+        if counts.get((key, value), 0) > 0:
+            bits |= value_bits
+    return bits
+
+
+def affinity_groups(
+    state: AffinityState, nodes: NodeIndex, among: int
+) -> list[tuple[int, Failure]]:
+    """:meth:`AffinityState.filter` for every node of ``among`` at once, as disjoint bitsets."""
+    groups: list[tuple[int, Failure]] = []
+    remaining = among
+
+    def reject(bits: int, failure: Failure) -> None:
+        nonlocal remaining
+        bits &= remaining
+        if bits:
+            groups.append((bits, failure))
+            remaining &= ~bits
+
+    if state.affinity_terms:
+        with_keys = pods_exist = nodes.everyone
+        for term in state.affinity_terms:
+            with_keys &= _with_key(nodes, term.topology_key)
+            pods_exist &= _counted(nodes, term.topology_key, state.affinity_counts)
+        first_pod = not state.affinity_counts and state.self_match
+        reject(~(with_keys if first_pod else with_keys & pods_exist), AFFINITY)
+    anti = 0
+    for term in state.anti_affinity_terms:
+        anti |= _counted(nodes, term.topology_key, state.anti_counts)
+    reject(anti, ANTI_AFFINITY)
+    existing = 0
+    for key, value in state.existing_anti:
+        existing |= nodes.label_values(key).get(value, 0)
+    reject(existing, EXISTING_ANTI_AFFINITY)
+    return groups

@@ -1,0 +1,199 @@
+"""PodTopologySpread, the filter half: ``whenUnsatisfiable: DoNotSchedule`` constraints.
+
+Upstream ``pkg/scheduler/framework/plugins/podtopologyspread/{common,filtering,plugin}.go``
+(v1.34.1). PreFilter counts, once per pod, the matching pods of each eligible topology
+domain; Filter then compares one node's domain with the smallest:
+
+    skew = matching pods in the node's domain + (1 if the pod matches its own selector)
+           - global minimum, and the node fails when skew > maxSkew.
+
+Worked example (upstream "pods spread across nodes as 2/1/0/3, only node-x fits"): with
+``maxSkew: 1`` over ``node``, counts a=2, b=1, x=0, y=3 give minimum 0; the pod matches
+itself, so a: 2+1-0=3 > 1 fails, b: 1+1=2 fails, x: 0+1=1 fits, y fails.
+
+What counts and what does not:
+
+* only DoNotSchedule constraints filter; ScheduleAnyway ones (and the system default
+  constraints, all ScheduleAnyway) are scores;
+* a node is an eligible domain member when it carries the keys of *every* hard constraint
+  and passes the constraint's policies: ``nodeAffinityPolicy`` (default Honor: the pod's
+  nodeSelector and required node affinity) and ``nodeTaintsPolicy`` (default Ignore;
+  Honor: no untolerated NoSchedule/NoExecute taint);
+* matching pods: same namespace as the pod, not terminating, labels matched by the
+  selector; an empty selector (``{}``) counts no pod at all (``selector.Empty()``) but the
+  pod still matches itself; a null selector matches nothing;
+* fewer eligible domains than ``minDomains`` (default 1) make the global minimum 0;
+* a node without a constraint's key fails with "(missing required label)", code
+  UnschedulableAndUnresolvable; a skew failure is Unschedulable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gate.k8s.selectors import IN, LabelSelector, label_key_requirements, parse_selector
+from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.podindex import PodIndex
+from gate.scheduler.status import UNRESOLVABLE, UNSCHEDULABLE, Failure
+
+PLUGIN = "PodTopologySpread"
+# podtopologyspread/plugin.go ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch
+REASON_SPREAD = "node(s) didn't match pod topology spread constraints"
+REASON_SPREAD_MISSING_LABEL = REASON_SPREAD + " (missing required label)"
+DO_NOT_SCHEDULE = "DoNotSchedule"
+HONOR, IGNORE = "Honor", "Ignore"
+
+SKEW = Failure(PLUGIN, UNSCHEDULABLE, REASON_SPREAD)
+MISSING_LABEL = Failure(PLUGIN, UNRESOLVABLE, REASON_SPREAD_MISSING_LABEL)
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """topologySpreadConstraint (common.go) with the API defaults applied."""
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int = 1
+    honor_node_affinity: bool = True
+    honor_taints: bool = False
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def hard_constraints(
+    spec: Mapping[str, Any], pod_labels: Mapping[str, str]
+) -> tuple[SpreadConstraint, ...]:
+    """filterTopologySpreadConstraints(..., DoNotSchedule): each hard constraint with its
+    selector, matchLabelKeys merged as ``key In [value]`` when the pod has the key.
+
+    Raises :class:`gate.k8s.selectors.SelectorError` for a selector the API refuses."""
+    raw = spec.get("topologySpreadConstraints")
+    found: list[SpreadConstraint] = []
+    for i, item in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(item, Mapping) or item.get("whenUnsatisfiable") != DO_NOT_SCHEDULE:
+            continue
+        extra = label_key_requirements(item.get("matchLabelKeys"), IN, pod_labels)
+        where = f"topologySpreadConstraints[{i}].labelSelector"
+        found.append(
+            SpreadConstraint(
+                max_skew=_int(item.get("maxSkew"), 1),
+                topology_key=str(item.get("topologyKey") or ""),
+                selector=parse_selector(item.get("labelSelector"), extra, where),
+                min_domains=_int(item.get("minDomains"), 1),
+                honor_node_affinity=item.get("nodeAffinityPolicy", HONOR) != IGNORE,
+                honor_taints=item.get("nodeTaintsPolicy", IGNORE) == HONOR,
+            )
+        )
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadState:
+    """preFilterState: per constraint, matching pods by eligible domain value."""
+
+    constraints: tuple[SpreadConstraint, ...]
+    counts: tuple[Mapping[str, int], ...]
+    self_match: tuple[bool, ...]
+
+    def minimum(self, i: int) -> int:
+        """minMatchNum: the smallest domain count, or 0 with fewer domains than minDomains."""
+        counts = self.counts[i]
+        if len(counts) < self.constraints[i].min_domains:
+            return 0
+        return min(counts.values(), default=0)
+
+    def filter(self, labels: Mapping[str, str]) -> Failure | None:
+        """Filter for one node, by its labels: the first constraint that fails decides."""
+        for i, constraint in enumerate(self.constraints):
+            value = labels.get(constraint.topology_key)
+            if value is None:
+                return MISSING_LABEL
+            skew = self.counts[i].get(value, 0) + self.self_match[i] - self.minimum(i)
+            if skew > constraint.max_skew:
+                return SKEW
+        return None
+
+
+def spread_state(
+    constraints: tuple[SpreadConstraint, ...],
+    namespace: str,
+    pod_labels: Mapping[str, str],
+    nodes: NodeIndex,
+    pods: PodIndex,
+    affinity_bits: int,
+    taint_bits: int,
+) -> SpreadState:
+    """calPreFilterState. ``affinity_bits``: the nodes whose labels the pod's nodeSelector
+    and required node affinity accept; ``taint_bits``: the nodes without a NoSchedule or
+    NoExecute taint the pod does not tolerate (both as node-position bitsets)."""
+    with_keys = nodes.everyone
+    for constraint in constraints:
+        with_keys &= _has_key(nodes, constraint.topology_key)
+    counts: list[Mapping[str, int]] = []
+    for constraint in constraints:
+        eligible = with_keys
+        eligible &= affinity_bits if constraint.honor_node_affinity else nodes.everyone
+        eligible &= taint_bits if constraint.honor_taints else nodes.everyone
+        per_node = _matching_per_node(constraint.selector, namespace, pods)
+        domains: dict[str, int] = {}
+        for value, bits in nodes.label_values(constraint.topology_key).items():
+            if bits & eligible:
+                domains[value] = 0
+        for node, count in per_node.items():
+            if eligible >> node & 1:
+                domains[nodes.nodes[node].labels[constraint.topology_key]] += count
+        counts.append(domains)
+    return SpreadState(
+        constraints=constraints,
+        counts=tuple(counts),
+        self_match=tuple(c.selector.matches(pod_labels) for c in constraints),
+    )
+
+
+def _has_key(nodes: NodeIndex, key: str) -> int:
+    bits = 0
+    for value_bits in nodes.label_values(key).values():
+        bits |= value_bits
+    return bits
+
+
+def _matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) -> dict[int, int]:
+    """countPodsMatchSelector summed per node: an empty selector counts nothing, and
+    terminating pods are passed over (kubernetes/kubernetes#87621)."""
+    if selector.empty:
+        return {}
+    counts: dict[int, int] = {}
+    for i in pods.matching(frozenset({namespace}), selector):
+        if not pods.pods[i].terminating:
+            node = pods.node_of[i]
+            counts[node] = counts.get(node, 0) + 1
+    return counts
+
+
+def spread_groups(state: SpreadState, nodes: NodeIndex, among: int) -> list[tuple[int, Failure]]:
+    """:meth:`SpreadState.filter` for every node of ``among`` at once, as disjoint bitsets:
+    one comparison per value of each topology key instead of one per node."""
+    groups: list[tuple[int, Failure]] = []
+    remaining = among
+    for i, constraint in enumerate(state.constraints):
+        missing = remaining & ~_has_key(nodes, constraint.topology_key)
+        if missing:
+            groups.append((missing, MISSING_LABEL))
+            remaining &= ~missing
+        values = nodes.label_values(constraint.topology_key)
+        allowed = constraint.max_skew - state.self_match[i] + state.minimum(i)
+        failing = 0
+        counts = state.counts[i]
+        for value, bits in values.items():
+            if counts.get(value, 0) > allowed:
+                failing |= bits
+        failing &= remaining
+        if failing:
+            groups.append((failing, SKEW))
+            remaining &= ~failing
+    return groups
