@@ -1,13 +1,25 @@
 """Which Kubernetes version's semantics apply: what differs between versions in what the
-filters see and say (SPEC section 4, "Dialect")."""
+filters see and say (SPEC section 4, "Dialect").
+
+A version comes from a snapshot (``source.serverVersion``, which a server or a hand-written
+file may fill with anything) or from ``--scheduler-version``. Parsing is total and bounded:
+each of major, minor and patch has at most :data:`MAX_COMPONENT_DIGITS` digits, so a text
+of any length costs constant time and never reaches Python's limit on converting long
+digit strings; anything else is an unknown version (``None``), never an exception.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+MAX_COMPONENT_DIGITS = 9
+"""Digits in one of major, minor, patch (Kubernetes has used at most two)."""
+
+_NUMBER = rf"([0-9]{{1,{MAX_COMPONENT_DIGITS}}})(?![0-9])"
+_VERSION = re.compile(rf"v?{_NUMBER}\.{_NUMBER}(?:\.{_NUMBER}|(?!\.[0-9]))")
 _EARLY_1_35_ALPHA = re.compile(r"v?1\.35\.0-alpha\.[0-2](?![0-9])")
+_SHOWN = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +36,31 @@ class Dialect:
 
 
 def parse_version(text: str | None) -> tuple[int, int, int] | None:
-    match = _VERSION.match(text or "")
+    """``(major, minor, patch)`` of ``v1.34.1``, ``1.34`` or ``v1.36.3-gke.100`` (what
+    follows the numbers is ignored); None for anything else, including a component of more
+    than :data:`MAX_COMPONENT_DIGITS` digits (``v1.999...``) or a value that is not text.
+
+    >>> parse_version("v1.34.1-gke.100")
+    (1, 34, 1)
+    >>> parse_version("v1." + "9" * 5000) is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    match = _VERSION.match(text)
     if not match:
         return None
     return int(match[1]), int(match[2]), int(match[3] or 0)
+
+
+def version_problem(text: str | None) -> str | None:
+    """Why a given version cannot be used, in one line (the text shown shortened and
+    escaped); None for an absent or a parseable one. A caller warns that the version is
+    unknown, or refuses it where the user typed it."""
+    if text is None or parse_version(text) is not None:
+        return None
+    shown = repr(text[:_SHOWN] + "..." if len(text) > _SHOWN else text)
+    return f"version {shown} is not a Kubernetes version such as v1.34.1"
 
 
 def dialect_for(version: str | None) -> Dialect:
@@ -35,9 +68,9 @@ def dialect_for(version: str | None) -> Dialect:
     v1.34.2 (its back-port, #135023); an unknown version keeps the named form (SPEC
     section 4, "Dialect")."""
     parsed = parse_version(version)
-    if parsed is None:
+    if parsed is None or version is None:
         return Dialect()
     minor_patch = parsed[1:]
-    early_alpha = _EARLY_1_35_ALPHA.match(version or "") is not None
+    early_alpha = _EARLY_1_35_ALPHA.match(version) is not None
     named = parsed[0] == 1 and (minor_patch < (34, 2) or early_alpha)
     return Dialect(named_taint=named, pod_level_resources=parsed[0] > 1 or parsed[1] >= 34)
