@@ -5,6 +5,12 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 (the digest every shard takes of everything it read), one fitgate version, every K of N
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
+
+A report file is an input like any other (an artifact a pull request's job uploaded): every
+field is checked before it is used -- types and ranges while decoding, then what ties the
+fields together (a taint's node bitset is lower-case hex naming only listed nodes, positions
+are this shard's and within the input) -- and the first problem is refused in one line that
+names the file and the field.
 """
 
 from __future__ import annotations
@@ -12,19 +18,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 import msgspec
-from msgspec import Struct
+from msgspec import Meta, Struct
 
+from gate.ci.shard import MAX_SHARDS
 from gate.errors import UsageError
 from gate.model import Location, NodeOutcome, Report, SnapshotInfo, Taint, Verdict, WorkloadResult
+
+_Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
+_Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
+_ShardNumber = Annotated[int, Meta(ge=1, le=MAX_SHARDS)]
+_Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
+_VERDICTS = frozenset(v.value for v in Verdict)
+_MISSING_SHOWN = 10
 
 
 class _Snapshot(Struct, frozen=True):
     source: str
     capturedAt: str | None
-    nodes: int
-    pods: int
+    nodes: _Count
+    pods: _Count
     context: str | None = None
     server: str | None = None
     serverVersion: str | None = None
@@ -39,8 +54,8 @@ class _Workload(Struct):
     namespace: str
     name: str
     file: str
-    line: int
-    replicas: int | None
+    line: _Line
+    replicas: _Count | None
     verdict: str
     message: str | None
     nodes: dict[str, list[str]]
@@ -54,17 +69,17 @@ class _Untolerated(Struct):
     key: str
     value: str
     effect: str
-    nodes: str
+    nodes: _Bitset
 
 
 class _Shard(Struct):
-    index: int
-    count: int
-    items: int
+    index: _ShardNumber
+    count: _ShardNumber
+    items: _Count
     inputs: str
     cluster: str
     version: str
-    positions: list[int]
+    positions: list[_Count]
     untolerated: list[list[_Untolerated]]
 
 
@@ -73,7 +88,7 @@ class _ShardReport(Struct):
     snapshot: _Snapshot
     summary: _Summary
     workloads: list[_Workload]
-    otherDocuments: dict[str, int] = {}
+    otherDocuments: dict[str, _Count] = {}
     shard: _Shard | None = None
 
 
@@ -100,9 +115,49 @@ def _read(path: str) -> _Part:
     shard = report.shard
     if shard is None:
         raise UsageError(f"{path}: not a shard report: write it with check --shard K/N --json")
-    if not len(report.workloads) == len(shard.positions) == len(shard.untolerated):
-        raise UsageError(f"{path}: shard report is inconsistent: positions do not match workloads")
+    problem = _shard_problem(report, shard)
+    if problem is not None:
+        raise UsageError(f"{path}: not a fitgate shard report: {problem}")
     return _Part(path, report, shard)
+
+
+def _shard_problem(report: _ShardReport, shard: _Shard) -> str | None:
+    """The first field whose value does not fit the others, named by its JSON path."""
+    if shard.index > shard.count:
+        return f"$.shard.index {shard.index} is past $.shard.count {shard.count}"
+    if not len(report.workloads) == len(shard.positions) == len(shard.untolerated):
+        return "$.shard.positions and $.shard.untolerated do not match $.workloads"
+    for number, verdict in enumerate(report.summary.failOn):
+        if verdict not in _VERDICTS:
+            return f"$.summary.failOn[{number}]: unknown verdict {verdict[:20]!r}"
+    seen: set[int] = set()
+    for number, position in enumerate(shard.positions):
+        if position >= shard.items or position % shard.count != shard.index - 1:
+            return f"$.shard.positions[{number}]: workload position {position} is not this shard's"
+        if position in seen:
+            return f"$.shard.positions[{number}]: workload position {position} is given twice"
+        seen.add(position)
+    for number, (workload, taints) in enumerate(
+        zip(report.workloads, shard.untolerated, strict=True)
+    ):
+        if workload.verdict not in _VERDICTS:
+            verdict = workload.verdict[:20]
+            return f"$.workloads[{number}].verdict: unknown verdict {verdict!r}"
+        for entry, taint in enumerate(taints):
+            if not _names_listed_nodes(taint.nodes, len(workload.nodes)):
+                where = f"$.shard.untolerated[{number}][{entry}].nodes"
+                return (
+                    f"{where}: a bitset over more than the workload's {len(workload.nodes)} nodes"
+                )
+    return None
+
+
+def _names_listed_nodes(bitset: str, nodes: int) -> bool:
+    """Whether the hex ``bitset`` (already checked to be lower-case hex digits) has no bit
+    at or past ``nodes``; its length is checked first, so a huge one is never converted."""
+    if len(bitset) > max(1, -(-nodes // 4)):
+        return False
+    return int(bitset, 16).bit_length() <= nodes
 
 
 def _same(parts: Sequence[_Part], what: str, read: Callable[[_Part], object]) -> None:
@@ -124,21 +179,22 @@ def _check_together(parts: Sequence[_Part]) -> None:
     seen: dict[int, str] = {}
     for part in parts:
         index = part.shard.index
-        if not 1 <= index <= count:
-            raise UsageError(f"{part.path}: shard {index}/{count} does not exist")
         if index in seen:
             raise UsageError(f"shard {index}/{count} is given twice: {seen[index]}, {part.path}")
         seen[index] = part.path
-    missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
-    if missing:
-        raise UsageError(f"shard(s) {', '.join(missing)} missing: every shard must be merged")
+    if len(seen) < count:
+        missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
+        shown = ", ".join(missing[:_MISSING_SHOWN])
+        more = len(missing) - _MISSING_SHOWN
+        shown += f" and {more} more" if more > 0 else ""
+        raise UsageError(f"shard(s) {shown} missing: every shard must be merged")
 
 
 def _taints(entries: list[_Untolerated]) -> dict[int, Taint]:
     found: dict[int, Taint] = {}
     for entry in entries:
         taint = Taint(key=entry.key, value=entry.value, effect=entry.effect)
-        bits = int(entry.nodes, 16)
+        bits = int(entry.nodes, 16)  # checked: lower-case hex over the listed nodes
         while bits:
             low = bits & -bits
             found[low.bit_length() - 1] = taint
@@ -146,12 +202,9 @@ def _taints(entries: list[_Untolerated]) -> dict[int, Taint]:
     return found
 
 
-def _result(workload: _Workload, untolerated: list[_Untolerated], path: str) -> WorkloadResult:
+def _result(workload: _Workload, untolerated: list[_Untolerated]) -> WorkloadResult:
     taint_of = _taints(untolerated)
-    try:
-        verdict = Verdict(workload.verdict)
-    except ValueError:
-        raise UsageError(f"{path}: unknown verdict {workload.verdict!r}") from None
+    verdict = Verdict(workload.verdict)  # checked while reading
     nodes = tuple(
         NodeOutcome(node=name, reasons=tuple(reasons), taint=taint_of.get(number))
         for number, (name, reasons) in enumerate(workload.nodes.items())
@@ -185,15 +238,10 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         for position, workload, untolerated in zip(
             shard.positions, part.report.workloads, shard.untolerated, strict=True
         ):
-            if position in positioned or not 0 <= position < shard.items:
-                raise UsageError(f"{part.path}: workload position {position} is not this shard's")
-            positioned[position] = _result(workload, untolerated, part.path)
+            positioned[position] = _result(workload, untolerated)
     first = parts[0]
     snapshot = first.report.snapshot
-    try:
-        fail_on = frozenset(Verdict(v) for v in first.report.summary.failOn)
-    except ValueError:
-        raise UsageError(f"{first.path}: unknown verdict in failOn") from None
+    fail_on = frozenset(Verdict(v) for v in first.report.summary.failOn)  # checked
     report = Report(
         snapshot=SnapshotInfo(
             source=snapshot.source,

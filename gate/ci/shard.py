@@ -22,7 +22,11 @@ from typing import Any
 from gate.inputs.workloads import Extracted, OtherDocument
 from gate.model import Report, Taint, WorkloadResult
 
-_SHARD = re.compile(r"([0-9]+)/([0-9]+)")
+MAX_SHARDS = 10_000
+"""The largest N of ``--shard K/N`` (and of a report that ``fitgate merge`` reads): far
+past any CI matrix (GitHub's allows 256 jobs), and a bound on what a merge walks."""
+
+_SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +42,15 @@ class Shard:
 
 
 def parse_shard(text: str) -> Shard:
-    """``K/N`` with 1 <= K <= N (an argparse type: a bad value exits 2 with usage)."""
+    """``K/N`` with 1 <= K <= N <= :data:`MAX_SHARDS` (an argparse type: a bad value exits
+    2 with usage)."""
     match = _SHARD.fullmatch(text.strip())
     index, count = (int(match[1]), int(match[2])) if match else (0, 0)
-    if not 1 <= index <= count:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    if not 1 <= index <= count <= MAX_SHARDS:
+        shown = repr(text[:30] + "..." if len(text) > 30 else text)
+        raise argparse.ArgumentTypeError(
+            f"{shown}: expected K/N with 1 <= K <= N <= {MAX_SHARDS:,}, e.g. 2/4"
+        )
     return Shard(index, count)
 
 
