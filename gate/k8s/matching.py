@@ -50,11 +50,63 @@ def first_untolerated(
     effects: frozenset[str] = FILTERED_EFFECTS,
 ) -> Taint | None:
     """FindMatchingUntoleratedTaint: the first taint, in node order, with a filtered
-    effect that no toleration tolerates."""
+    effect that no toleration tolerates.
+
+    Trying every toleration on every taint costs their product (10^6 taints against 1,001
+    tolerations: minutes), so past a few tolerations they are indexed once
+    (:class:`TolerationIndex`) and each taint costs a few look-ups. Both ways give the same
+    taint (a property test holds them equal).
+    """
+    if len(tolerations) < _INDEXED_FROM:
+        for taint in taints:
+            if taint.effect in effects and not any(tolerates(t, taint) for t in tolerations):
+                return taint
+        return None
+    index = toleration_index(tolerations)  # once per node: linear in the tolerations
     for taint in taints:
-        if taint.effect in effects and not any(tolerates(t, taint) for t in tolerations):
+        if taint.effect in effects and not index.tolerates(taint):
             return taint
     return None
+
+
+_INDEXED_FROM = 8
+"""Tolerations from which indexing them beats trying each one on each taint."""
+
+
+@dataclass(frozen=True, slots=True)
+class TolerationIndex:
+    """Tolerations as sets, for ToleratesTaint by look-up: ``exists`` holds the (key,
+    effect) of every ``Exists`` toleration, ``equal`` the (key, effect, value) of every
+    ``Equal`` (or empty-operator) one; an empty key or effect is a wildcard, so a taint is
+    tolerated when one of its four (key or "", effect or "") pairs is found. A toleration
+    whose key or effect is set but not a string, or whose operator is another one, matches
+    no taint and is left out, as :func:`tolerates` would refuse it each time."""
+
+    exists: frozenset[tuple[str, str]]
+    equal: frozenset[tuple[str, str, str]]
+
+    def tolerates(self, taint: Taint) -> bool:
+        for key in ("", taint.key):
+            for effect in ("", taint.effect):
+                if (key, effect) in self.exists or (key, effect, taint.value) in self.equal:
+                    return True
+        return False
+
+
+def toleration_index(tolerations: Sequence[Mapping[str, Any]]) -> TolerationIndex:
+    exists: set[tuple[str, str]] = set()
+    equal: set[tuple[str, str, str]] = set()
+    for toleration in tolerations:
+        key = toleration.get("key") or ""
+        effect = toleration.get("effect") or ""
+        if not isinstance(key, str) or not isinstance(effect, str):
+            continue  # set, and never equal to a taint's text
+        operator = toleration.get("operator") or ""
+        if operator in ("", "Equal"):
+            equal.add((key, effect, scalar_text(toleration.get("value"))))
+        elif operator == "Exists":
+            exists.add((key, effect))
+    return TolerationIndex(frozenset(exists), frozenset(equal))
 
 
 def scalar_text(value: object) -> str:
