@@ -20,6 +20,7 @@ import msgspec
 
 from gate.errors import QuantityError, SnapshotError
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
+from gate.k8s.ports import host_port
 from gate.k8s.resources import (
     exact_list,
     is_sidecar,
@@ -33,7 +34,6 @@ from gate.snapshot.state import (
     NodeTotals,
     Snapshot,
     admission,
-    host_port,
     node_view,
     snapshot_info,
 )

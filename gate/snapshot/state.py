@@ -49,17 +49,6 @@ class NodeTotals:
         self.ports.update(ports)
 
 
-def host_port(port: Mapping[str, Any]) -> HostPort | None:
-    """A used host port (NodeInfo.updateUsedPorts), normalised; None when not a host port."""
-    if (port.get("hostPort") or 0) > 0:
-        return HostPort(
-            ip=port.get("hostIP") or "0.0.0.0",
-            protocol=port.get("protocol") or "TCP",
-            port=port["hostPort"],
-        )
-    return None
-
-
 def taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:
     return tuple(
         Taint(key=t["key"], value=t.get("value") or "", effect=t["effect"])

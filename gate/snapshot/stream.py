@@ -28,6 +28,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from gate.errors import QuantityError
+from gate.k8s.ports import host_port_of
 from gate.k8s.resources import (
     exact_list,
     pod_request_amounts,
@@ -275,10 +276,9 @@ def _used_ports(containers: list[_Container], inits: list[_Container]) -> tuple[
     sidecars = [c for c in inits if c.restartPolicy == "Always"]
     for container in [*containers, *sidecars]:
         for port in container.ports or ():
-            if port.hostPort is not UNSET and port.hostPort > 0:
-                ip = port.hostIP if port.hostIP is not UNSET else ""
-                protocol = port.protocol if port.protocol is not UNSET else ""
-                found.append(HostPort(ip or "0.0.0.0", protocol or "TCP", port.hostPort))
+            used = host_port_of(port.hostPort, port.hostIP, port.protocol)
+            if used is not None:
+                found.append(used)
     return tuple(found)
 
 
