@@ -20,7 +20,9 @@ from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext
 from gate.run import RunOptions, check, without_cycle_collection
+from gate.scheduler.filters import NODE_PORTS, TAINT_TOLERATION
 from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.plugins import FILTERS
 from gate.snapshot.load import load_snapshot
 
 
@@ -50,9 +52,15 @@ def phases(snapshot_path: str, manifests: str) -> dict[str, float | int]:
         "reports": rendered - evaluated,
         "nodes": len(index.nodes),
         "workloads": len(report.results),
-        "taint_classes": len(index.taint_classes),
-        "port_classes": len(index.port_classes),
+        "taint_classes": _classes(index, TAINT_TOLERATION),
+        "port_classes": _classes(index, NODE_PORTS),
     }
+
+
+def _classes(index: NodeIndex, name: str) -> int:
+    """How many classes of nodes plugin ``name`` sees."""
+    plugin = next(p for p in FILTERS if p.name == name)
+    return len(index.classes(name, plugin.reads)) if plugin.reads else len(index.nodes)
 
 
 def main(argv: list[str]) -> int:

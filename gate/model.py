@@ -162,17 +162,48 @@ class SnapshotInfo:
     pods: int
 
 
+class Code(str, Enum):
+    """The code of a plugin's rejecting status (framework/interface.go ``Code``).
+
+    ``Unschedulable``: preempting pods could make the node fit; ``UnschedulableAndUnresolvable``:
+    nothing done to the node's pods would.
+    """
+
+    UNSCHEDULABLE = "Unschedulable"
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """One insufficient resource of NodeResourcesFit (noderesources/fit.go
+    ``InsufficientResource``): its name and the amount the pod requests, in scheduler units
+    (see :class:`NodeView`; ``pods`` requests 1). The node's own amounts stay on its view."""
+
+    resource: str
+    requested: int
+
+
 @dataclass(frozen=True, slots=True)
 class NodeOutcome:
-    """The reasons one node rejected the pod (empty when it fits).
+    """The reasons one node rejected the pod (empty when it fits), as the rejecting
+    plugin's status gives them.
 
     ``reasons`` are the scheduler's strings in the run's dialect; ``taint`` names the
-    untolerated taint for human readers whatever the dialect.
+    untolerated taint for human readers whatever the dialect; ``plugin`` and ``code`` are the
+    rejecting plugin's name and status code ("" and None for a fit, and for outcomes read
+    back from a report that does not record them); ``shortfall`` lists NodeResourcesFit's
+    insufficient resources.
     """
 
     node: str
     reasons: tuple[str, ...]
     taint: Taint | None = None
+    plugin: str = ""
+    code: Code | None = None
+    shortfall: tuple[Shortfall, ...] = ()
 
     @property
     def fits(self) -> bool:

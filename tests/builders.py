@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.model import ExistingPod, HostPort, NodeView, Taint
+from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
+from gate.scheduler.filters import PodProfile
+from gate.scheduler.plugins import CycleState, prepare
+from gate.snapshot.state import Snapshot
 
 
 def node(
@@ -32,6 +35,17 @@ def node(
         pod_count=pod_count,
         used_ports=used_ports,
     )
+
+
+def cluster(*nodes: NodeView) -> Snapshot:
+    """A snapshot of just these nodes, with no pods bound to them."""
+    info = SnapshotInfo("test", None, None, None, None, len(nodes), 0)
+    return Snapshot(info=info, nodes=nodes)
+
+
+def prepared(pod: PodProfile, *nodes: NodeView) -> CycleState:
+    """Every filter plugin prepared for ``pod`` in a cluster of ``nodes``."""
+    return prepare(pod, cluster(*nodes))
 
 
 def taint(key: str, value: str = "", effect: str = "NoSchedule") -> Taint:

@@ -17,6 +17,7 @@ from gate.model import (
     Verdict,
     WorkloadResult,
 )
+from gate.scheduler.filters import plugin_of
 
 CAPTURED_AT = "2026-08-16T10:00:00Z"
 NOW = datetime(2026, 8, 16, 12, 30, tzinfo=timezone.utc)
@@ -63,7 +64,8 @@ def outcomes(
 ) -> tuple[NodeOutcome, ...]:
     """The same outcome on each named node; no reason means the pod fits."""
     reasons = (reason,) if reason else ()
-    return tuple(NodeOutcome(node=n, reasons=reasons, taint=taint) for n in names)
+    plugin = plugin_of(reasons)
+    return tuple(NodeOutcome(node=n, reasons=reasons, taint=taint, plugin=plugin) for n in names)
 
 
 def result(

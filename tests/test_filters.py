@@ -10,28 +10,33 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import Dialect, dialect_for
-from gate.model import HostPort, NodeView
-from gate.scheduler.engine import pod_profile
+from gate.model import Code, HostPort, NodeView, Shortfall
 from gate.scheduler.filters import (
+    NODE_AFFINITY,
+    NODE_NAME,
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
+    NODE_UNSCHEDULABLE,
+    TAINT_TOLERATION,
     PodProfile,
-    node_affinity,
-    node_name,
-    node_ports,
-    node_resources_fit,
-    node_unschedulable,
-    run_filters,
+    plugin_of,
     taint_toleration,
 )
-from tests.builders import container, node, taint
+from gate.scheduler.plugins import run_filters
+from gate.scheduler.pods import pod_profile
+from tests.builders import container, node, prepared, taint
 
 NAMED = Dialect(named_taint=True)
 GENERIC = Dialect(named_taint=False)
 
 
 def reasons(
-    check: Any, pod: PodProfile, view: NodeView, dialect: Dialect = NAMED
+    plugin: str, pod: PodProfile, view: NodeView, dialect: Dialect = NAMED
 ) -> tuple[str, ...]:
-    rejection = check(pod, view, dialect)
+    """What the named plugin alone says of the node, its rejection carrying its name."""
+    found = next(p for p in prepared(pod, view) if p.plugin.name == plugin)
+    rejection = found.check(view, dialect)
+    assert rejection is None or rejection.plugin == plugin
     return () if rejection is None else rejection.reasons
 
 
@@ -156,13 +161,13 @@ TAINT_CASES = [
 )
 def test_taint_toleration(tolerations: list[Any], taints: list[Any], want: tuple[str, ...]) -> None:
     pod = PodProfile(tolerations=tuple(tolerations))
-    assert reasons(taint_toleration, pod, node(taints=tuple(taints))) == want
+    assert reasons(TAINT_TOLERATION, pod, node(taints=tuple(taints))) == want
 
 
 def test_taint_reason_is_generic_from_v1_35() -> None:
     pod = PodProfile()
     view = node(taints=(taint("CriticalAddonsOnly", "true"),))
-    assert reasons(taint_toleration, pod, view, GENERIC) == ("node(s) had untolerated taint(s)",)
+    assert reasons(TAINT_TOLERATION, pod, view, GENERIC) == ("node(s) had untolerated taint(s)",)
     rejection = taint_toleration(pod, view, GENERIC)
     assert rejection is not None and rejection.taint == taint("CriticalAddonsOnly", "true")
 
@@ -199,7 +204,7 @@ UNSCHEDULABLE_CASES = [
 )
 def test_node_unschedulable(cordoned: bool, tolerations: list[Any], want: tuple[str, ...]) -> None:
     pod = PodProfile(tolerations=tuple(tolerations))
-    assert reasons(node_unschedulable, pod, node(unschedulable=cordoned)) == want
+    assert reasons(NODE_UNSCHEDULABLE, pod, node(unschedulable=cordoned)) == want
 
 
 # nodename/node_name_test.go TestNodeName
@@ -209,7 +214,7 @@ def test_node_unschedulable(cordoned: bool, tolerations: list[Any], want: tuple[
     ids=["no nodeName passes", "the named node passes", "another node fails"],
 )
 def test_node_name(pod_node: str, want: tuple[str, ...]) -> None:
-    assert reasons(node_name, PodProfile(node_name=pod_node), node("node")) == want
+    assert reasons(NODE_NAME, PodProfile(node_name=pod_node), node("node")) == want
 
 
 def _affinity(*terms: dict[str, Any]) -> dict[str, Any]:
@@ -390,7 +395,7 @@ AFFINITY_CASES: list[tuple[str, dict[str, Any], dict[str, str], tuple[str, ...]]
 )
 def test_node_affinity(spec: dict[str, Any], labels: dict[str, str], want: tuple[str, ...]) -> None:
     pod = pod_profile({"containers": [container()], **spec})
-    assert reasons(node_affinity, pod, node("node", labels=labels)) == want
+    assert reasons(NODE_AFFINITY, pod, node("node", labels=labels)) == want
 
 
 def hp(text: str) -> HostPort:
@@ -453,7 +458,7 @@ PORT_CASES = [
 def test_node_ports(wanted: list[str], used: list[str], want: tuple[str, ...]) -> None:
     pod = PodProfile(wanted_ports=tuple(hp(p) for p in wanted))
     view = node(used_ports=frozenset(hp(p) for p in used))
-    assert reasons(node_ports, pod, view) == want
+    assert reasons(NODE_PORTS, pod, view) == want
 
 
 def test_host_network_ports_default_to_container_ports() -> None:
@@ -467,7 +472,7 @@ def test_host_network_ports_default_to_container_ports() -> None:
     pod = pod_profile(spec)
     assert pod.wanted_ports == (HostPort("0.0.0.0", "TCP", 80),)
     assert (
-        reasons(node_ports, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
+        reasons(NODE_PORTS, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
     )
 
 
@@ -642,7 +647,7 @@ FIT_CASES = [
     ("pod", "view", "want"), [c[1:] for c in FIT_CASES], ids=[c[0] for c in FIT_CASES]
 )
 def test_node_resources_fit(pod: PodProfile, view: NodeView, want: tuple[str, ...]) -> None:
-    assert reasons(node_resources_fit, pod, view) == want
+    assert reasons(NODE_RESOURCES_FIT, pod, view) == want
 
 
 @pytest.mark.parametrize("version", ["v1.34.1", "v1.35.0", "v1.36.0", "v1.37.2"])
@@ -652,12 +657,110 @@ def test_a_scalar_the_node_lacks_is_insufficient_in_every_version(version: str) 
     backed by DRA" still wants Insufficient)."""
     pod = fit_pod([c(hugepages_1Gi="1")])
     dialect = dialect_for(version)
-    assert reasons(node_resources_fit, pod, fit_node(), dialect) == ("Insufficient hugepages-1Gi",)
+    assert reasons(NODE_RESOURCES_FIT, pod, fit_node(), dialect) == ("Insufficient hugepages-1Gi",)
 
 
 def test_first_failing_filter_decides_the_reasons() -> None:
     """framework.go RunFilterPlugins stops at the first rejecting plugin."""
     pod = fit_pod([c("100")])
     view = node(cpu=1, unschedulable=True, taints=(taint("a", "b"),))
-    rejection = run_filters(pod, view, NAMED)
+    rejection = run_filters(prepared(pod, view), view, NAMED)
     assert rejection is not None and rejection.reasons == ("node(s) were unschedulable",)
+
+
+UNSCHEDULABLE, UNRESOLVABLE = Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+# Each plugin's Filter status code, as its Filter in v1.34.1 returns it (the wantStatus of
+# each plugin's *_test.go); NodeResourcesFit: fit_test.go TestEnoughRequests, whose
+# wantInsufficientResources mark Unresolvable a request above the node's allocatable.
+STATUS_CASES = [
+    (
+        "a cordoned node is unresolvable for NodeUnschedulable",
+        PodProfile(),
+        node(unschedulable=True),
+        (NODE_UNSCHEDULABLE, UNRESOLVABLE, ()),
+    ),
+    (
+        "another node's name is unresolvable for NodeName",
+        PodProfile(node_name="other"),
+        node("node"),
+        (NODE_NAME, UNRESOLVABLE, ()),
+    ),
+    (
+        "an untolerated taint is unresolvable for TaintToleration",
+        PodProfile(),
+        node(taints=(taint("a", "b"),)),
+        (TAINT_TOLERATION, UNRESOLVABLE, ()),
+    ),
+    (
+        "an unmatched nodeSelector is unresolvable for NodeAffinity",
+        PodProfile(node_selector={"zone": "a"}),
+        node(),
+        (NODE_AFFINITY, UNRESOLVABLE, ()),
+    ),
+    (
+        "a host port in use is only unschedulable for NodePorts",
+        PodProfile(wanted_ports=(hp("TCP/0.0.0.0/80"),)),
+        node(used_ports=frozenset({hp("TCP/0.0.0.0/80")})),
+        (NODE_PORTS, UNSCHEDULABLE, ()),
+    ),
+    (
+        "cpu used by other pods is unschedulable: preemption could free it",
+        fit_pod([c("1", "1")]),
+        fit_node(cpu=10, memory=20),
+        (NODE_RESOURCES_FIT, UNSCHEDULABLE, (Shortfall("cpu", 1), Shortfall("memory", 1))),
+    ),
+    (
+        "a pod slot alone is unschedulable, however many pods are bound",
+        fit_pod([container()]),
+        fit_node(pods=32),
+        (NODE_RESOURCES_FIT, UNSCHEDULABLE, (Shortfall("pods", 1),)),
+    ),
+    (
+        "cpu above the node's allocatable is unresolvable",
+        fit_pod([c("11")]),
+        fit_node(),
+        (NODE_RESOURCES_FIT, UNRESOLVABLE, (Shortfall("cpu", 11),)),
+    ),
+    (
+        "one resource above allocatable makes the whole status unresolvable",
+        fit_pod([c("1", "21")]),
+        fit_node(cpu=10),
+        (NODE_RESOURCES_FIT, UNRESOLVABLE, (Shortfall("cpu", 1), Shortfall("memory", 21))),
+    ),
+    (
+        "a scalar the node does not offer is unresolvable",
+        fit_pod([c(hugepages_1Gi="1")]),
+        fit_node(),
+        (NODE_RESOURCES_FIT, UNRESOLVABLE, (Shortfall("hugepages-1Gi", 1),)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pod", "view", "want"), [c[1:] for c in STATUS_CASES], ids=[c[0] for c in STATUS_CASES]
+)
+def test_a_rejection_carries_its_plugin_and_code(
+    pod: PodProfile, view: NodeView, want: tuple[str, Code, tuple[Shortfall, ...]]
+) -> None:
+    rejection = run_filters(prepared(pod, view), view, NAMED)
+    assert rejection is not None
+    assert (rejection.plugin, rejection.code, rejection.shortfall) == want
+
+
+@pytest.mark.parametrize(
+    ("reasons_given", "plugin"),
+    [
+        ((), ""),
+        (("node(s) were unschedulable",), NODE_UNSCHEDULABLE),
+        (("node(s) had untolerated taint {a: b}",), TAINT_TOLERATION),
+        (("node(s) had untolerated taint(s)",), TAINT_TOLERATION),
+        (("node(s) didn't satisfy plugin(s) [NodeAffinity]",), NODE_AFFINITY),
+        (("node(s) didn't have free ports for the requested pod ports",), NODE_PORTS),
+        (("Too many pods", "Insufficient cpu"), NODE_RESOURCES_FIT),
+        (("Insufficient example.com/gpu",), NODE_RESOURCES_FIT),
+        (("something else",), ""),
+    ],
+    ids=lambda value: repr(value) if isinstance(value, tuple) else None,
+)
+def test_a_report_s_reasons_name_their_plugin(reasons_given: tuple[str, ...], plugin: str) -> None:
+    assert plugin_of(reasons_given) == plugin

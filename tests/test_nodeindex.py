@@ -9,12 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.version import Dialect
-from gate.model import HostPort, NodeOutcome, NodeView
-from gate.scheduler.engine import _group_fit_error, _label_keys, fit_error, pod_profile
-from gate.scheduler.filters import Rejection, run_filters
-from gate.scheduler.nodeindex import NodeIndex, filter_groups
+from gate.model import Code, HostPort, NodeOutcome, NodeView
+from gate.scheduler.engine import _group_fit_error, fit_error
+from gate.scheduler.filters import Rejection
+from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
-from tests.builders import node, taint
+from gate.scheduler.plugins import filter_groups, run_filters
+from gate.scheduler.pods import pod_profile
+from tests.builders import node, prepared, taint
 
 TAINTS = [
     taint("CriticalAddonsOnly", "true"),
@@ -108,10 +110,10 @@ def test_classes_give_each_node_its_own_rejection(
     found: list[NodeView], spec: dict[str, Any], named: bool
 ) -> None:
     dialect = Dialect(named_taint=named)
-    profile = pod_profile(spec)
+    cycle = prepared(pod_profile(spec), *found)
     index = NodeIndex.of(found)
-    groups = filter_groups(index, profile, dialect, _label_keys(spec, profile))
-    expected = [run_filters(profile, n, dialect) for n in found]
+    groups = filter_groups(index, cycle, dialect)
+    expected = [run_filters(cycle, n, dialect) for n in found]
     got: list[Rejection | None] = [None] * len(found)
     for rejection, bits in groups.items():
         for number in range(len(found)):
@@ -121,7 +123,9 @@ def test_classes_give_each_node_its_own_rejection(
     assert got == expected
     outcomes = OutcomeTables(index.nodes).outcomes(groups)
     assert outcomes == tuple(
-        NodeOutcome(n.name, r.reasons, r.taint) if r else NodeOutcome(n.name, ())
+        NodeOutcome(n.name, r.reasons, r.taint, r.plugin, r.code, r.shortfall)
+        if r
+        else NodeOutcome(n.name, ())
         for n, r in zip(found, expected, strict=True)
     )
     if expected and all(expected):
@@ -130,7 +134,7 @@ def test_classes_give_each_node_its_own_rejection(
 
 def test_many_groups_fall_back_to_a_plain_gather() -> None:
     many = [node(f"n{i}") for i in range(300)]
-    groups = {Rejection((f"reason {i}",)): 1 << i for i in range(300)}
+    groups = {Rejection("P", Code.UNSCHEDULABLE, (f"reason {i}",)): 1 << i for i in range(300)}
     outcomes = OutcomeTables(tuple(many)).outcomes(groups)
     assert [o.reasons for o in outcomes] == [(f"reason {i}",) for i in range(300)]
 
@@ -145,10 +149,10 @@ def test_one_index_serves_many_pods_alike(
     dialect = Dialect(named_taint=named)
     index = NodeIndex.of(found)
     for spec in many:
-        profile = pod_profile(spec)
-        groups = filter_groups(index, profile, dialect, _label_keys(spec, profile))
+        cycle = prepared(pod_profile(spec), *found)
+        groups = filter_groups(index, cycle, dialect)
         got = [
             next((r for r, bits in groups.items() if bits >> i & 1), None)
             for i in range(len(found))
         ]
-        assert got == [run_filters(profile, n, dialect) for n in found]
+        assert got == [run_filters(cycle, n, dialect) for n in found]

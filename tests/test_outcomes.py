@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.model import NodeOutcome, NodeView, Taint
+from gate.model import Code, NodeOutcome, NodeView, Taint
 from gate.scheduler.filters import Rejection
 from gate.scheduler.outcomes import OutcomeTables
 
@@ -21,13 +21,16 @@ def naive(count: int, groups: dict[Rejection, int]) -> tuple[NodeOutcome, ...]:
         if rejection is None:
             built.append(NodeOutcome(f"n{index}", ()))
         else:
-            built.append(NodeOutcome(f"n{index}", rejection.reasons, rejection.taint))
+            r = rejection
+            built.append(
+                NodeOutcome(f"n{index}", r.reasons, r.taint, r.plugin, r.code, r.shortfall)
+            )
     return tuple(built)
 
 
 def rejection(number: int) -> Rejection:
     taint = Taint(f"k{number}", "v", "NoSchedule") if number % 2 else None
-    return Rejection((f"reason {number}",), taint)
+    return Rejection(f"Plugin{number % 3}", Code.UNSCHEDULABLE, (f"reason {number}",), taint)
 
 
 @st.composite

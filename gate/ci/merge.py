@@ -26,6 +26,7 @@ from msgspec import Meta, Struct
 from gate.ci.shard import MAX_SHARDS
 from gate.errors import UsageError
 from gate.model import Location, NodeOutcome, Report, SnapshotInfo, Taint, Verdict, WorkloadResult
+from gate.scheduler.filters import plugin_of
 
 _Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 _Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
@@ -206,7 +207,12 @@ def _result(workload: _Workload, untolerated: list[_Untolerated]) -> WorkloadRes
     taint_of = _taints(untolerated)
     verdict = Verdict(workload.verdict)  # checked while reading
     nodes = tuple(
-        NodeOutcome(node=name, reasons=tuple(reasons), taint=taint_of.get(number))
+        NodeOutcome(
+            node=name,
+            reasons=tuple(reasons),
+            taint=taint_of.get(number),
+            plugin=plugin_of(tuple(reasons)),
+        )
         for number, (name, reasons) in enumerate(workload.nodes.items())
     )
     return WorkloadResult(

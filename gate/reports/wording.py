@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, SnapshotInfo, Verdict, WorkloadResult
 from gate.reports.views import Outcomes, Views, fitting_nodes
-from gate.scheduler.filters import is_room_reason
+from gate.scheduler.filters import ROOM_PLUGINS
 
 NODES_SHOWN = 5
 _STDIN_NAMES = ("-", "<stdin>", "")
@@ -114,7 +114,7 @@ def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
 
 
 def _partial_headline(nodes: Outcomes) -> str:
-    targeted = [o for o in nodes if o.fits or all(map(is_room_reason, o.reasons))]
+    targeted = [o for o in nodes if o.fits or o.plugin in ROOM_PLUGINS]
     lacking = [r for o in targeted for r in o.reasons]
     short = sum(1 for o in targeted if not o.fits)
     return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
@@ -148,11 +148,7 @@ def _taint_names(nodes: Outcomes) -> str:
 
 
 def _no_room(nodes: Outcomes) -> str:
-    lacking = [
-        f"{o.node} ({', '.join(o.reasons)})"
-        for o in nodes
-        if o.reasons and all(is_room_reason(r) for r in o.reasons)
-    ]
+    lacking = [f"{o.node} ({', '.join(o.reasons)})" for o in nodes if o.plugin in ROOM_PLUGINS]
     return f"no room on {len(lacking)} targeted node(s): {node_list(lacking, NODES_SHOWN)}"
 
 
@@ -218,7 +214,7 @@ def _grouped(nodes: Outcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
             taint = outcome.taint
             if taint is not None and taint.braced() not in label:
                 label += f" ({taint})"  # SPEC 4: human reports always name the taint
-            targeted = all(map(is_room_reason, outcome.reasons))
+            targeted = outcome.plugin in ROOM_PLUGINS
             rank, label = (
                 (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
             )

@@ -1,23 +1,35 @@
-"""kube-scheduler's node filters, one function per plugin, in the default profile's order.
+"""kube-scheduler's node filters: one Filter function per plugin, its reasons and its code.
 
-Each filter takes the pod (as a :class:`PodProfile`, parsed once per workload) and one
-:class:`NodeView`, and returns ``None`` when the node passes or a :class:`Rejection`
-carrying that plugin's reason strings, verbatim from upstream
-``pkg/scheduler/framework/plugins/<plugin>/``. The first rejecting filter decides a
-node's reasons (framework/runtime/framework.go RunFilterPlugins).
+Each Filter takes what its plugin prepared for the pod (its PreFilter state: the
+:class:`PodProfile` parsed once per workload, or a state derived from it, see
+:mod:`gate.scheduler.plugins`) and one :class:`NodeView`, and returns ``None`` when the node
+passes or a :class:`Rejection`: the plugin's name, the status code its Filter returns and its
+reason strings, verbatim from upstream ``pkg/scheduler/framework/plugins/<plugin>/``. Which
+plugins run, in which order, is the one list in :mod:`gate.scheduler.plugins`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.matching import SelectorTerm, first_untolerated, tolerates
-from gate.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from gate.k8s.resources import NATIVE_CHECKED, PODS
 from gate.k8s.version import Dialect
-from gate.model import HostPort, NodeView, Taint
+from gate.model import Code, HostPort, NodeView, Shortfall, Taint
 
+# The default profile's filter plugins (apis/config/v1/default_plugins.go), by name.
+NODE_UNSCHEDULABLE = "NodeUnschedulable"
+NODE_NAME = "NodeName"
+TAINT_TOLERATION = "TaintToleration"
+NODE_AFFINITY = "NodeAffinity"
+NODE_PORTS = "NodePorts"
+NODE_RESOURCES_FIT = "NodeResourcesFit"
+ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT})
+"""The plugins that reject a node for room alone: the node is targeted but full."""
+
+UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 # nodename/node_name.go ErrReason
@@ -34,6 +46,7 @@ REASON_NARROWED = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 REASON_PORTS = "node(s) didn't have free ports for the requested pod ports"
 # noderesources/fit.go fitsRequest
 REASON_TOO_MANY_PODS = "Too many pods"
+REASON_INSUFFICIENT = "Insufficient {resource}"
 # schedule_one.go ErrNoNodesAvailable
 REASON_NO_NODES = "no nodes available to schedule pods"
 
@@ -49,7 +62,11 @@ UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", value="", ef
 
 @dataclass(frozen=True, slots=True)
 class PodProfile:
-    """What the filters read of one pod, parsed once per workload."""
+    """What the filters read of one pod, parsed once per workload.
+
+    ``label_keys``: every label key the nodeSelector and the required affinity terms read
+    (the node classes NodeAffinity splits nodes into on the fast path).
+    """
 
     node_name: str = ""
     tolerations: tuple[Mapping[str, Any], ...] = ()
@@ -57,28 +74,39 @@ class PodProfile:
     affinity_terms: tuple[SelectorTerm, ...] | None = None
     wanted_ports: tuple[HostPort, ...] = ()
     requests: Mapping[str, int] = field(default_factory=dict)
+    label_keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class Rejection:
+    """A plugin's rejecting status (framework.Status): its plugin, code and reasons, the
+    untolerated taint for TaintToleration, the insufficient resources for NodeResourcesFit."""
+
+    plugin: str
+    code: Code
     reasons: tuple[str, ...]
     taint: Taint | None = None
+    shortfall: tuple[Shortfall, ...] = ()
 
 
-Filter = Callable[[PodProfile, NodeView, Dialect], "Rejection | None"]
+# nodeaffinity/node_affinity.go PreFilter: required terms whose name pins exclude each other
+AFFINITY_CONFLICT = Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_AFFINITY_CONFLICT,))
+# schedule_one.go findNodesThatFitPod: a node outside NodeAffinity's PreFilterResult.
+# Upstream's status names no plugin; its reason and UnschedulablePlugins name NodeAffinity.
+NARROWED = Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_NARROWED,))
 
 
 def node_unschedulable(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     """A cordoned node admits only pods tolerating unschedulable:NoSchedule."""
     if not node.unschedulable or any(tolerates(t, UNSCHEDULABLE_TAINT) for t in pod.tolerations):
         return None
-    return Rejection((REASON_UNSCHEDULABLE,))
+    return Rejection(NODE_UNSCHEDULABLE, UNRESOLVABLE, (REASON_UNSCHEDULABLE,))
 
 
 def node_name(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     if not pod.node_name or pod.node_name == node.name:
         return None
-    return Rejection((REASON_NODE_NAME,))
+    return Rejection(NODE_NAME, UNRESOLVABLE, (REASON_NODE_NAME,))
 
 
 def taint_toleration(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -86,7 +114,7 @@ def taint_toleration(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejec
     taint = first_untolerated(node.taints, pod.tolerations)
     if taint is None:
         return None
-    return Rejection((taint_reason(taint, dialect),), taint=taint)
+    return Rejection(TAINT_TOLERATION, UNRESOLVABLE, (taint_reason(taint, dialect),), taint)
 
 
 def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -96,7 +124,7 @@ def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejectio
     terms = pod.affinity_terms
     if selector_ok and (terms is None or any(t.matches(labels, node.name) for t in terms)):
         return None
-    return Rejection((REASON_AFFINITY,))
+    return Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_AFFINITY,))
 
 
 def _conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
@@ -111,59 +139,87 @@ def _conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
 
 def node_ports(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     if any(_conflicts(p, node.used_ports) for p in pod.wanted_ports):
-        return Rejection((REASON_PORTS,))
+        return Rejection(NODE_PORTS, Code.UNSCHEDULABLE, (REASON_PORTS,))
     return None
 
 
-def _free(node: NodeView, resource: str) -> int:
-    return node.allocatable.get(resource, 0) - node.requested.get(resource, 0)
-
-
-def node_resources_fit(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
-    """fitsRequest: pod count, then cpu, memory, ephemeral-storage, then each scalar
-    resource; every shortage is reported, equality fits.
+def fit_request(pod: PodProfile) -> tuple[Shortfall, ...]:
+    """NodeResourcesFit's PreFilter: what fitsRequest compares, in its order. One pod slot
+    first, then cpu, memory and ephemeral-storage when requested, then each scalar resource
+    with a nonzero request (upstream walks a map; sorted here so reasons are deterministic).
 
     With DRAExtendedResource (on by default from v1.36) the scheduler leaves to the DRA
     plugin a scalar the node does not offer only when a DeviceClass maps its name
     (``shouldDelegateResourceToDRA``); a snapshot holds no DeviceClasses, and no class can
     map hugepages-*, *kubernetes.io/* or attachable-volumes-*, so every scalar is checked."""
-    reasons: list[str] = []
-    if node.pod_count + 1 > node.allocatable.get("pods", 0):
-        reasons.append(REASON_TOO_MANY_PODS)
     requests = pod.requests
-    for resource in (CPU, MEMORY, EPHEMERAL_STORAGE):
-        wanted = requests.get(resource, 0)
-        if wanted > 0 and wanted > _free(node, resource):
-            reasons.append(f"Insufficient {resource}")
-    scalars = sorted(r for r in requests if r not in (CPU, MEMORY, EPHEMERAL_STORAGE, "pods"))
-    for resource in scalars:
-        wanted = requests[resource]
-        if wanted == 0:
-            continue
-        if wanted > _free(node, resource):
-            reasons.append(f"Insufficient {resource}")
-    return Rejection(tuple(reasons)) if reasons else None
+    wanted = [Shortfall(PODS, 1)]
+    wanted += [Shortfall(r, requests[r]) for r in NATIVE_CHECKED if requests.get(r, 0) > 0]
+    scalars = sorted(r for r in requests if r not in NATIVE_CHECKED and r != PODS)
+    wanted += [Shortfall(r, requests[r]) for r in scalars if requests[r] != 0]
+    return tuple(wanted)
 
 
-def is_room_reason(reason: str) -> bool:
-    """A reason of NodePorts or NodeResourcesFit: the node is targeted but full."""
-    return reason in (REASON_PORTS, REASON_TOO_MANY_PODS) or reason.startswith("Insufficient ")
+def free(node: NodeView, resource: str) -> int:
+    """What the node has left of ``resource``; for ``pods``, slots left by the pods bound to
+    it (fitsRequest counts pods, not their ``pods`` requests)."""
+    used = node.pod_count if resource == PODS else node.requested.get(resource, 0)
+    return node.allocatable.get(resource, 0) - used
 
 
-FILTERS: tuple[tuple[str, Filter], ...] = (
-    ("NodeUnschedulable", node_unschedulable),
-    ("NodeName", node_name),
-    ("TaintToleration", taint_toleration),
-    ("NodeAffinity", node_affinity),
-    ("NodePorts", node_ports),
-    ("NodeResourcesFit", node_resources_fit),
+def beyond_capacity(wanted: Shortfall, node: NodeView) -> bool:
+    """InsufficientResource.Unresolvable: more than the node's allocatable, so evicting
+    pods cannot help. Never for the pod slot."""
+    return wanted.resource != PODS and wanted.requested > node.allocatable.get(wanted.resource, 0)
+
+
+def fit_rejection(shortfall: tuple[Shortfall, ...], unresolvable: bool) -> Rejection:
+    """fit.go Filter: every insufficient resource's reason kept, in fitsRequest's order;
+    UnschedulableAndUnresolvable when one of them exceeds the node's allocatable."""
+    reasons = tuple(
+        REASON_TOO_MANY_PODS
+        if s.resource == PODS
+        else REASON_INSUFFICIENT.format(resource=s.resource)
+        for s in shortfall
+    )
+    code = UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+    return Rejection(NODE_RESOURCES_FIT, code, reasons, shortfall=shortfall)
+
+
+def node_resources_fit(
+    wanted: tuple[Shortfall, ...], node: NodeView, dialect: Dialect
+) -> Rejection | None:
+    """fitsRequest: every shortage is reported, equality fits."""
+    shortfall = tuple(w for w in wanted if w.requested > free(node, w.resource))
+    if not shortfall:
+        return None
+    return fit_rejection(shortfall, any(beyond_capacity(s, node) for s in shortfall))
+
+
+_PLUGIN_OF_REASON = {
+    REASON_UNSCHEDULABLE: NODE_UNSCHEDULABLE,
+    REASON_NODE_NAME: NODE_NAME,
+    REASON_TAINT_GENERIC: TAINT_TOLERATION,
+    REASON_AFFINITY: NODE_AFFINITY,
+    REASON_AFFINITY_CONFLICT: NODE_AFFINITY,
+    REASON_NARROWED: NODE_AFFINITY,
+    REASON_PORTS: NODE_PORTS,
+    REASON_TOO_MANY_PODS: NODE_RESOURCES_FIT,
+}
+_PLUGIN_OF_PREFIX = (
+    (REASON_TAINT_NAMED.partition("{")[0], TAINT_TOLERATION),
+    (REASON_INSUFFICIENT.partition("{")[0], NODE_RESOURCES_FIT),
 )
 
 
-def run_filters(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
-    """The first rejection in plugin order, or None when every filter passes."""
-    for _, check in FILTERS:
-        rejection = check(pod, node, dialect)
-        if rejection is not None:
-            return rejection
-    return None
+def plugin_of(reasons: tuple[str, ...]) -> str:
+    """The plugin that gave ``reasons``, for outcomes read back from a report's text, which
+    records no plugin ("" for a fit or a reason of no plugin here): one plugin gives a
+    node's reasons, and no two plugins share a reason."""
+    if not reasons:
+        return ""
+    first = reasons[0]
+    found = _PLUGIN_OF_REASON.get(first)
+    if found is None:
+        found = next((name for prefix, name in _PLUGIN_OF_PREFIX if first.startswith(prefix)), "")
+    return found

@@ -16,11 +16,19 @@ from itertools import repeat
 
 from gate.model import NodeOutcome, NodeView
 from gate.scheduler.filters import Rejection
-from gate.scheduler.nodeindex import Groups
+from gate.scheduler.plugins import Groups
 
 # Byte b of a bitset -> eight bytes, the j-th being bit j of b (0 or 1).
 _EXPAND = [bytes((b >> j) & 1 for j in range(8)) for b in range(256)]
 _MAX_NUMBER = 255  # a rejection's number must fit in one byte
+
+
+def outcome(node: str, rejection: Rejection | None) -> NodeOutcome:
+    """One node's outcome: the rejection it got, or a fit."""
+    if rejection is None:
+        return NodeOutcome(node, ())
+    r = rejection
+    return NodeOutcome(node, r.reasons, r.taint, r.plugin, r.code, r.shortfall)
 
 
 def _spread(bits: int, count: int) -> bytes:
@@ -47,8 +55,7 @@ class OutcomeTables:
         number = self._numbers.get(rejection)
         if number is None:
             number = self._numbers[rejection] = len(self._numbers)
-            reasons, taint = (rejection.reasons, rejection.taint) if rejection else ((), None)
-            outcomes = map(NodeOutcome, self._names, repeat(reasons), repeat(taint))
+            outcomes = map(outcome, self._names, repeat(rejection))
             deque(map(list.append, self._rows, outcomes), maxlen=0)
         return number
 

@@ -1,0 +1,219 @@
+"""The filter plugins, in the default profile's order: the one list both paths run.
+
+A :class:`Plugin` is one kube-scheduler filter plugin as fitgate runs it:
+
+``name``
+    the plugin's name, carried by its rejections;
+``prepare``
+    its PreFilter: what it works out once per pod, from the pod's :class:`PodProfile` and the
+    cluster's :class:`Snapshot` (upstream keeps it in the CycleState). The node-local
+    plugins read the profile itself; NodeResourcesFit prepares the list of amounts it
+    compares. A plugin that looks at the pods already in the cluster (PodTopologySpread,
+    InterPodAffinity) prepares its counts here, once, and reads them per node;
+``check``
+    its Filter: the prepared state and one node -> ``None`` or a :class:`Rejection`;
+``passes``
+    true when the prepared state passes every node (upstream's PreFilter ``Skip``), so the
+    fast path does not look at the nodes at all;
+``reads`` / ``split``
+    how the node-class fast path runs it. By default the nodes are grouped by ``reads(node)``,
+    the part of a node the check reads, and the check runs on one node per group; a plugin
+    whose answer follows from thresholds or from a few labels gives ``split`` instead:
+    (index, state, dialect, nodes) -> (nodes, rejection or None) pairs covering the nodes.
+
+Both paths run :data:`FILTERS` in order and stop at a node's first rejection
+(framework/runtime/framework.go RunFilterPlugins): :func:`run_filters` node by node (the
+reference, and the path for pods whose answer depends on node names), :func:`filter_groups`
+per class of nodes. To add a plugin, append it to :data:`FILTERS` at its upstream place:
+e.g. PodTopologySpread then InterPodAffinity after NodeResourcesFit, each with a
+``prepare`` over the snapshot's pods and a ``split`` (or ``reads``) saying which nodes
+share its answer. The answers to pods that ask the same questions are shared (see
+``gate.scheduler.engine``): whatever a new plugin's state depends on must be part of the
+pod's scheduling key there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from gate.k8s.resources import PODS
+from gate.k8s.version import Dialect
+from gate.model import NodeView, Shortfall
+from gate.scheduler.filters import (
+    NODE_AFFINITY,
+    NODE_NAME,
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
+    NODE_UNSCHEDULABLE,
+    TAINT_TOLERATION,
+    PodProfile,
+    Rejection,
+    fit_rejection,
+    fit_request,
+    node_affinity,
+    node_name,
+    node_ports,
+    node_resources_fit,
+    node_unschedulable,
+    taint_toleration,
+)
+from gate.scheduler.nodeindex import NodeIndex, lowest
+from gate.snapshot.state import Snapshot
+
+State = TypeVar("State")
+Parts = Iterable[tuple[int, "Rejection | None"]]
+
+Groups = dict[Rejection, int]
+"""Disjoint sets of nodes (bitsets) by the rejection they share; fitting nodes are absent."""
+
+
+def _profile(pod: PodProfile, cluster: Snapshot) -> PodProfile:
+    return pod
+
+
+def _never(state: object) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin(Generic[State]):
+    """One filter plugin: PreFilter, Filter, and how the fast path runs it (module doc)."""
+
+    name: str
+    prepare: Callable[[PodProfile, Snapshot], State]
+    check: Callable[[State, NodeView, Dialect], Rejection | None]
+    reads: Callable[[NodeView], Hashable] | None = None
+    passes: Callable[[State], bool] = _never
+    split: Callable[[NodeIndex, State, Dialect, int], Parts] | None = None
+
+    def parts(self, index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
+        """``among`` split into sets of nodes by this plugin's answer."""
+        if self.split is not None:
+            return self.split(index, state, dialect, among)
+        reads = self.reads
+        if reads is None:  # reads all of a node: each node is its own class
+            classes: Iterable[tuple[int, int]] = ((1 << i, i) for i in range(len(index.nodes)))
+        else:
+            classes = index.classes(self.name, reads)
+        nodes, check = index.nodes, self.check
+        return ((bits, check(state, nodes[rep], dialect)) for bits, rep in classes if bits & among)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared(Generic[State]):
+    """A plugin with its state for one pod."""
+
+    plugin: Plugin[State]
+    state: State
+
+    def check(self, node: NodeView, dialect: Dialect) -> Rejection | None:
+        return self.plugin.check(self.state, node, dialect)
+
+    def passes(self) -> bool:
+        return self.plugin.passes(self.state)
+
+    def parts(self, index: NodeIndex, dialect: Dialect, among: int) -> Parts:
+        return self.plugin.parts(index, self.state, dialect, among)
+
+
+CycleState = tuple[Prepared[Any], ...]
+"""Every plugin of :data:`FILTERS`, in order, prepared for one pod."""
+
+
+def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
+    """Nodes alike in every label the pod's selector and required terms read. Node names
+    (``matchFields``) are not among them: such pods are evaluated node by node."""
+    nodes = index.nodes
+    for part in index.label_parts(pod.label_keys, among):
+        yield part, node_affinity(pod, nodes[lowest(part)], dialect)
+
+
+def _fit_parts(
+    index: NodeIndex, wanted: tuple[Shortfall, ...], dialect: Dialect, among: int
+) -> Parts:
+    """NodeResourcesFit over ``among``: nodes split by the resources they lack (each a
+    threshold on free amounts), then by whether one of those exceeds their allocatable
+    (``beyond_capacity``); the rejection is built by the same ``fit_rejection``."""
+    parts: list[tuple[int, tuple[Shortfall, ...]]] = [(among, ())]
+    for want in wanted:
+        short = index.short_of(want.resource, want.requested)
+        split = []
+        for part, shortfall in parts:
+            if part & short:
+                split.append((part & short, (*shortfall, want)))
+            if part & ~short:
+                split.append((part & ~short, shortfall))
+        parts = split
+    for part, shortfall in parts:
+        if not shortfall:
+            yield part, None
+            continue
+        beyond = 0
+        for lacking in shortfall:
+            if lacking.resource != PODS:
+                beyond |= index.smaller_than(lacking.resource, lacking.requested)
+        if part & beyond:
+            yield part & beyond, fit_rejection(shortfall, True)
+        if part & ~beyond:
+            yield part & ~beyond, fit_rejection(shortfall, False)
+
+
+def _prepare_fit(pod: PodProfile, cluster: Snapshot) -> tuple[Shortfall, ...]:
+    return fit_request(pod)
+
+
+FILTERS: tuple[Plugin[Any], ...] = (
+    Plugin(NODE_UNSCHEDULABLE, _profile, node_unschedulable, reads=lambda n: n.unschedulable),
+    Plugin(NODE_NAME, _profile, node_name, passes=lambda pod: not pod.node_name),
+    Plugin(TAINT_TOLERATION, _profile, taint_toleration, reads=lambda n: n.taints),
+    Plugin(
+        NODE_AFFINITY,
+        _profile,
+        node_affinity,
+        passes=lambda pod: not pod.node_selector and pod.affinity_terms is None,
+        split=_affinity_parts,
+    ),
+    Plugin(
+        NODE_PORTS,
+        _profile,
+        node_ports,
+        reads=lambda n: n.used_ports,
+        passes=lambda pod: not pod.wanted_ports,
+    ),
+    Plugin(NODE_RESOURCES_FIT, _prepare_fit, node_resources_fit, split=_fit_parts),
+)
+"""The filter plugins of the default profile, in its order (apis/config/v1/default_plugins.go)."""
+
+
+def prepare(pod: PodProfile, cluster: Snapshot) -> CycleState:
+    """Every plugin's PreFilter for one pod, once."""
+    return tuple(Prepared(plugin, plugin.prepare(pod, cluster)) for plugin in FILTERS)
+
+
+def run_filters(cycle: CycleState, node: NodeView, dialect: Dialect) -> Rejection | None:
+    """The first rejection in plugin order, or None when every filter passes."""
+    for prepared in cycle:
+        rejection = prepared.check(node, dialect)
+        if rejection is not None:
+            return rejection
+    return None
+
+
+def filter_groups(index: NodeIndex, cycle: CycleState, dialect: Dialect) -> Groups:
+    """Every node's first rejection, as :func:`run_filters` gives it, for a pod whose answer
+    does not depend on node names."""
+    groups: Groups = {}
+    remaining = index.everyone
+    for prepared in cycle:
+        if not remaining:
+            break
+        if prepared.passes():
+            continue
+        for bits, rejection in prepared.parts(index, dialect, remaining):
+            bits &= remaining
+            if rejection is not None and bits:
+                groups[rejection] = groups.get(rejection, 0) | bits
+                remaining &= ~bits
+    return groups
