@@ -60,7 +60,7 @@ def phases(snapshot_path: str, manifests: str) -> dict[str, float | int]:
 def _classes(index: NodeIndex, name: str) -> int:
     """How many classes of nodes plugin ``name`` sees."""
     plugin = next(p for p in FILTERS if p.name == name)
-    return len(index.classes(name, plugin.reads)) if plugin.reads else len(index.nodes)
+    return len(index.classes(plugin.reads)) if plugin.reads else len(index.nodes)
 
 
 def main(argv: list[str]) -> int:

@@ -8,11 +8,11 @@ from typing import Any
 
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, NodeView
-from gate.scheduler.engine import pod_profile
 from gate.scheduler.filters import node_affinity
 from gate.scheduler.interpod import IncomingPod, interpod_checks, passing, tolerated
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
+from gate.scheduler.pods import pod_profile
 
 
 def outcomes(

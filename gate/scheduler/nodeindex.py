@@ -36,6 +36,11 @@ def _classes(nodes: Iterable[NodeView], key: Callable[[NodeView], Hashable]) -> 
     return tuple((bits, rep) for bits, rep in found.values())
 
 
+def taints_of(node: NodeView) -> Hashable:
+    """What TaintToleration reads of a node (and PodTopologySpread's nodeTaintsPolicy)."""
+    return node.taints
+
+
 def lowest(bits: int) -> int:
     """The index of the first node of a nonempty set."""
     return (bits & -bits).bit_length() - 1
@@ -66,7 +71,7 @@ class NodeIndex:
     nodes: tuple[NodeView, ...]
     everyone: int
     addon: int
-    _classes: dict[str, Classes] = field(default_factory=dict)
+    _classes: dict[Callable[[NodeView], Hashable], Classes] = field(default_factory=dict)
     _labels: dict[str, dict[str, int]] = field(default_factory=dict)
     _free: dict[str, _Threshold] = field(default_factory=dict)
     _allocatable: dict[str, _Threshold] = field(default_factory=dict)
@@ -79,12 +84,16 @@ class NodeIndex:
             addon |= 1 << index if node.is_addon_node else 0
         return cls(nodes=nodes, everyone=(1 << len(nodes)) - 1, addon=addon)
 
-    def classes(self, name: str, reads: Callable[[NodeView], Hashable]) -> Classes:
-        """The nodes by what plugin ``name`` reads of them, built at the plugin's first use."""
-        found = self._classes.get(name)
+    def classes(self, reads: Callable[[NodeView], Hashable]) -> Classes:
+        """The nodes by the part ``reads`` gives of them, built at its first use."""
+        found = self._classes.get(reads)
         if found is None:
-            found = self._classes[name] = _classes(self.nodes, reads)
+            found = self._classes[reads] = _classes(self.nodes, reads)
         return found
+
+    @property
+    def taint_classes(self) -> Classes:
+        return self.classes(taints_of)
 
     def label_values(self, key: str) -> Mapping[str, int]:
         """The nodes by their value of label ``key`` (nodes without it are absent). Built

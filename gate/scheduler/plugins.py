@@ -59,7 +59,7 @@ from gate.scheduler.filters import (
     node_unschedulable,
     taint_toleration,
 )
-from gate.scheduler.nodeindex import NodeIndex, lowest
+from gate.scheduler.nodeindex import NodeIndex, lowest, taints_of
 from gate.snapshot.state import Snapshot
 
 State = TypeVar("State")
@@ -96,7 +96,7 @@ class Plugin(Generic[State]):
         if reads is None:  # reads all of a node: each node is its own class
             classes: Iterable[tuple[int, int]] = ((1 << i, i) for i in range(len(index.nodes)))
         else:
-            classes = index.classes(self.name, reads)
+            classes = index.classes(reads)
         nodes, check = index.nodes, self.check
         return ((bits, check(state, nodes[rep], dialect)) for bits, rep in classes if bits & among)
 
@@ -167,7 +167,7 @@ def _prepare_fit(pod: PodProfile, cluster: Snapshot) -> tuple[Shortfall, ...]:
 FILTERS: tuple[Plugin[Any], ...] = (
     Plugin(NODE_UNSCHEDULABLE, _profile, node_unschedulable, reads=lambda n: n.unschedulable),
     Plugin(NODE_NAME, _profile, node_name, passes=lambda pod: not pod.node_name),
-    Plugin(TAINT_TOLERATION, _profile, taint_toleration, reads=lambda n: n.taints),
+    Plugin(TAINT_TOLERATION, _profile, taint_toleration, reads=taints_of),
     Plugin(
         NODE_AFFINITY,
         _profile,
