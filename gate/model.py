@@ -54,6 +54,35 @@ class Document:
     error: str | None = None
 
 
+class WarningKind(str, Enum):
+    """What a warning is about; reports choose by kind, never by the warning's words."""
+
+    ZERO_REQUEST = "zero-request"
+    """A container requests no cpu or memory: it fits every node and is evicted later."""
+    NOT_MODELLED = "not-modelled"
+    """A filter fitgate does not run (or a score, which no filter checks) reads the pod."""
+    ADMISSION = "admission"
+    """The API server changes the pod on creation in a way fitgate could not apply."""
+    SCHEDULING = "scheduling"
+    """The pod is not scheduled as evaluated: gated, another scheduler's, or bound by name."""
+    NO_TARGET = "no-target"
+    """A DaemonSet whose selector and tolerations take no node of the snapshot."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadWarning:
+    """Something the verdict does not say: its kind, and the sentence reports print."""
+
+    kind: WarningKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 @dataclass(frozen=True, slots=True)
 class Workload:
     """A pod template found in a document, completed as the API server would complete
@@ -66,7 +95,7 @@ class Workload:
     replicas: int | None
     pod_spec: Mapping[str, Any]
     annotations: Mapping[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[WorkloadWarning, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +251,7 @@ class WorkloadResult:
     reason: str | None = None
     nodes: tuple[NodeOutcome, ...] = ()
     requests: tuple[tuple[str, str], ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[WorkloadWarning, ...] = ()
 
     @property
     def fits(self) -> tuple[str, ...]:

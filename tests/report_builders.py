@@ -15,7 +15,9 @@ from gate.model import (
     SnapshotInfo,
     Taint,
     Verdict,
+    WarningKind,
     WorkloadResult,
+    WorkloadWarning,
 )
 from gate.scheduler.filters import plugin_of
 
@@ -29,9 +31,10 @@ USER_NODES = ("aks-user-0", "aks-user-1", "aks-user-2")
 ADDON_TAINT = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 TAINT_REASON = "node(s) had untolerated taint {CriticalAddonsOnly: true}"
 NO_CPU = "Insufficient cpu"
-ZERO_REQUEST_WARNING = (
+ZERO_REQUEST_WARNING = WorkloadWarning(
+    WarningKind.ZERO_REQUEST,
     'container "redis" has no cpu or memory request: '
-    "a zero request fits every node and is evicted later"
+    "a zero request fits every node and is evicted later",
 )
 YAML_ERROR = (
     "while parsing a block collection (line 10, column 9): expected <block end>, "
@@ -81,7 +84,7 @@ def result(
     reason: str | None = None,
     nodes: tuple[NodeOutcome, ...] = (),
     requests: tuple[tuple[str, str], ...] = (),
-    warnings: tuple[str, ...] = (),
+    warnings: tuple[WorkloadWarning, ...] = (),
 ) -> WorkloadResult:
     return WorkloadResult(
         kind=kind,

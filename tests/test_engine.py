@@ -7,7 +7,15 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import dialect_for
-from gate.model import Location, NodeOutcome, Verdict, Workload, WorkloadResult
+from gate.model import (
+    Location,
+    NodeOutcome,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+    WorkloadWarning,
+)
 from gate.scheduler.engine import Evaluator, fit_error
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -296,7 +304,7 @@ def test_unmodelled_filters_are_named_in_warnings() -> None:
         schedulingGates=[{"name": "g"}],
         schedulerName="custom",
     )
-    warnings = " | ".join(evaluate(snapshot, spec).warnings)
+    warnings = " | ".join(w.text for w in evaluate(snapshot, spec).warnings)
     for needle in (
         "PodTopologySpread",
         "InterPodAffinity",
@@ -310,8 +318,11 @@ def test_unmodelled_filters_are_named_in_warnings() -> None:
 def test_missing_requests_warn() -> None:
     result = evaluate(cluster_snapshot([api_node("n")]), {"containers": [container(name="app")]})
     assert result.warnings == (
-        'container "app" has no cpu or memory request: a zero request fits every node and is '
-        "evicted later",
+        WorkloadWarning(
+            WarningKind.ZERO_REQUEST,
+            'container "app" has no cpu or memory request: a zero request fits every node and is '
+            "evicted later",
+        ),
     )
 
 
@@ -530,7 +541,7 @@ def test_pod_level_resources_count_from_v1_34(version: str | None, verdict: Verd
     spec = {**pod_spec("500m"), "resources": {"requests": {"cpu": "3"}}}
     result = evaluate(snapshot, spec)
     assert result.verdict is verdict
-    dropped = any("PodLevelResources off" in w for w in result.warnings)
+    dropped = any("PodLevelResources off" in w.text for w in result.warnings)
     assert dropped is (verdict is Verdict.YES)
 
 
@@ -540,6 +551,6 @@ def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None
     snapshot = cluster_snapshot([api_node("n", cpu="4")], limitRanges=[LIMIT_RANGE])
     bare = {"containers": [{"name": "c", "image": "x"}]}
     defaulted = evaluate(snapshot, bare)
-    assert not any("has no cpu" in w for w in defaulted.warnings)
+    assert not any("has no cpu" in w.text for w in defaulted.warnings)
     elsewhere = evaluate(snapshot, bare, namespace="other")
-    assert any('container "c" has no cpu or memory request' in w for w in elsewhere.warnings)
+    assert any('container "c" has no cpu or memory request' in w.text for w in elsewhere.warnings)

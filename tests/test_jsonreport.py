@@ -9,7 +9,17 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.model import Location, NodeOutcome, Report, SnapshotInfo, Taint, Verdict, WorkloadResult
+from gate.model import (
+    Location,
+    NodeOutcome,
+    Report,
+    SnapshotInfo,
+    Taint,
+    Verdict,
+    WarningKind,
+    WorkloadResult,
+    WorkloadWarning,
+)
 from gate.reports.jsonreport import render_json, report_document
 
 INFO = SnapshotInfo("snap.json", None, None, None, None, nodes=2, pods=0)
@@ -45,7 +55,7 @@ def result(text: str, number: int) -> WorkloadResult:
         message=text if number % 2 else None,
         nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint), shared),
         requests=(("cpu", "1"), (text, "2")),
-        warnings=(text,),
+        warnings=(WorkloadWarning(WarningKind.NOT_MODELLED, text),),
     )
 
 

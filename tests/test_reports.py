@@ -12,7 +12,7 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from gate.errors import UsageError
-from gate.model import NodeOutcome, Report, Verdict
+from gate.model import NodeOutcome, Report, Verdict, WarningKind, WorkloadWarning
 from gate.reports import escape
 from gate.reports.annotations import render_annotations
 from gate.reports.escape import (
@@ -53,7 +53,9 @@ GOLDEN_REPORTS = Path(__file__).resolve().parent / "golden" / "reports"
 HOSTILE_NAME = "<img src=x onerror=alert(1)>|@admin"
 HOSTILE_TEXT = 'label "x\n::error::pwned\r\n::add-mask::y" \x1b[31m\x00\u202e`**@admin**`'
 HOSTILE_FILE = "deploy/evil,title=x:y%0A.yaml"
-HOSTILE_WARNING = f"{HOSTILE_TEXT}: a zero request fits every node and is evicted later"
+HOSTILE_WARNING = WorkloadWarning(
+    WarningKind.ZERO_REQUEST, f"{HOSTILE_TEXT}: a zero request fits every node and is evicted later"
+)
 CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e]")
 
 

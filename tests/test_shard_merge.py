@@ -7,14 +7,22 @@ import io
 import json
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 
 from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
+from gate.ci.merge import recorded_warning
 from gate.ci.shard import Shard, parse_shard
 from gate.cli import Streams, main
+from gate.inputs.workloads import TEMPLATE_PATHS, extract
+from gate.k8s.version import dialect_for
+from gate.model import Document, Location, WarningKind, Workload
+from gate.scheduler.engine import Evaluator
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
 from tests.conftest import ROOT
 
 AKS = "fixtures/snapshots/aks-six-nodes.json"
@@ -197,3 +205,83 @@ def test_shards_are_round_robin_over_input_order() -> None:
     assert [p for p in range(9) if shard.takes(p)] == [1, 4, 7]
     every = [sum(Shard(k, 3).takes(p) for k in (1, 2, 3)) for p in range(30)]
     assert every == [1] * 30
+
+
+REQUESTING = {"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+
+# Every warning fitgate writes, as its producer kinds it; a merge reads them back from the
+# shards' JSON reports, which keep only the sentence.
+WARNING_SPECS: dict[str, tuple[WarningKind, str, dict[str, Any]]] = {
+    "a container without requests": (
+        WarningKind.ZERO_REQUEST,
+        "Pod",
+        {"containers": [{"name": "bare"}]},
+    ),
+    "filters fitgate does not run": (
+        WarningKind.NOT_MODELLED,
+        "Pod",
+        {
+            "containers": [REQUESTING],
+            "affinity": {
+                "podAffinity": {"x": 1},
+                "podAntiAffinity": {"x": 1},
+                "nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{}]},
+            },
+            "topologySpreadConstraints": [{"maxSkew": 1}],
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
+            "resourceClaims": [{"name": "gpu"}],
+        },
+    ),
+    "what the API server would change": (
+        WarningKind.ADMISSION,
+        "Pod",
+        {
+            "containers": [REQUESTING],
+            "runtimeClassName": "kata",
+            "resources": {"requests": {"cpu": "1"}},
+        },
+    ),
+    "a pod the scheduler would not place as evaluated": (
+        WarningKind.SCHEDULING,
+        "Pod",
+        {
+            "containers": [REQUESTING],
+            "schedulingGates": [{"name": "g"}],
+            "schedulerName": "custom",
+            "nodeName": "n",
+        },
+    ),
+    "a DaemonSet that targets no node": (
+        WarningKind.NO_TARGET,
+        "DaemonSet",
+        {"containers": [REQUESTING], "nodeSelector": {"pool": "none"}},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("warned", "kind", "spec"), WARNING_SPECS.values(), ids=WARNING_SPECS.keys()
+)
+def test_a_merge_reads_back_every_warning_with_its_kind(
+    warned: WarningKind, kind: str, spec: dict[str, Any]
+) -> None:
+    snapshot = build_snapshot(cluster_snapshot([api_node("n")]), "snapshot.json")
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for(snapshot.info.server_version))
+    workload = Workload(kind, "default", "w", Location("w.yaml", 1), 1, spec)
+    warnings = evaluator.evaluate(workload).warnings
+    assert warnings and {w.kind for w in warnings} == {warned}
+    assert [recorded_warning(w.text) for w in warnings] == list(warnings)
+
+
+def test_a_merge_reads_back_the_volume_claim_templates_warning() -> None:
+    body = {
+        "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": {
+            "template": {"spec": {"containers": [REQUESTING]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"}}],
+        },
+    }
+    extracted = extract(Document(Location("db.yaml", 1), body), TEMPLATE_PATHS)
+    assert isinstance(extracted, Workload)
+    assert [recorded_warning(w.text) for w in extracted.warnings] == list(extracted.warnings)

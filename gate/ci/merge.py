@@ -25,7 +25,19 @@ from msgspec import Meta, Struct
 
 from gate.ci.shard import MAX_SHARDS
 from gate.errors import UsageError
-from gate.model import Location, NodeOutcome, Report, SnapshotInfo, Taint, Verdict, WorkloadResult
+from gate.k8s.warnings import ZERO_REQUEST
+from gate.model import (
+    Location,
+    NodeOutcome,
+    Report,
+    SnapshotInfo,
+    Taint,
+    Verdict,
+    WarningKind,
+    WorkloadResult,
+    WorkloadWarning,
+)
+from gate.scheduler.engine import DAEMONSET_TARGETS_NOTHING
 from gate.scheduler.filters import plugin_of
 
 _Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
@@ -226,8 +238,27 @@ def _result(workload: _Workload, untolerated: list[_Untolerated]) -> WorkloadRes
         reason=workload.reason,
         nodes=nodes,
         requests=tuple(workload.requests.items()),
-        warnings=tuple(workload.warnings),
+        warnings=tuple(map(recorded_warning, workload.warnings)),
     )
+
+
+_SCHEDULING_STARTS = ("scheduling gates: ", 'schedulerName "', "spec.nodeName is set: ")
+_ADMISSION_STARTS = ('RuntimeClass "', "spec.resources (pod-level resources) ")
+
+
+def recorded_warning(text: str) -> WorkloadWarning:
+    """A warning as a JSON report recorded it: the report keeps the sentence, so the kind
+    is told from the fixed words that begin and end each kind's sentences (what a manifest
+    puts inside a sentence, a container's name say, is never where the kind is read)."""
+    if text.startswith('container "') and text.endswith(ZERO_REQUEST):
+        return WorkloadWarning(WarningKind.ZERO_REQUEST, text)
+    if text.startswith(_SCHEDULING_STARTS):
+        return WorkloadWarning(WarningKind.SCHEDULING, text)
+    if text.startswith(_ADMISSION_STARTS):
+        return WorkloadWarning(WarningKind.ADMISSION, text)
+    if text == DAEMONSET_TARGETS_NOTHING:
+        return WorkloadWarning(WarningKind.NO_TARGET, text)
+    return WorkloadWarning(WarningKind.NOT_MODELLED, text)
 
 
 def merged_report(paths: Sequence[str]) -> tuple[Report, str]:

@@ -9,7 +9,15 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.inputs.shape import POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
-from gate.model import Document, Location, Verdict, Workload, WorkloadResult
+from gate.model import (
+    Document,
+    Location,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+    WorkloadWarning,
+)
 
 Path = tuple[str, ...]
 
@@ -158,10 +166,11 @@ def extract(
         replicas = default_replicas
     warnings = []
     if kind == "StatefulSet" and _get(body, ("spec", "volumeClaimTemplates")):
-        warnings.append(
+        text = (
             "volumeClaimTemplates: volume filters (VolumeBinding, VolumeZone, "
             "NodeVolumeLimits) not checked"
         )
+        warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, text))
     return Workload(
         kind=kind,
         namespace=namespace,

@@ -24,6 +24,7 @@ from gate.errors import QuantityError
 from gate.k8s.matching import scalar_text
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.resources import aggregate_container_requests, pod_level_resource
+from gate.model import WarningKind, WorkloadWarning
 
 Spec = dict[str, Any]
 
@@ -189,7 +190,13 @@ def _default_tolerations(tolerations: list[Any]) -> list[Any]:
     return tolerations + added
 
 
-def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str]) -> None:
+def _admission(text: str) -> WorkloadWarning:
+    return WorkloadWarning(WarningKind.ADMISSION, text)
+
+
+def _runtime_class(
+    spec: Spec, admission: AdmissionObjects, warnings: list[WorkloadWarning]
+) -> None:
     name = spec.get("runtimeClassName")
     if not name:
         return
@@ -197,10 +204,12 @@ def _runtime_class(spec: Spec, admission: AdmissionObjects, warnings: list[str])
     if runtime_class is None:
         if admission.has_runtime_classes:
             warnings.append(
-                f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown'
+                _admission(f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown')
             )
         else:
-            warnings.append(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
+            warnings.append(
+                _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
+            )
         return
     overhead = _mapping(runtime_class.get("overhead")).get("podFixed")
     if overhead and not spec.get("overhead"):
@@ -228,14 +237,14 @@ def complete_pod_spec(
     namespace: str,
     admission: AdmissionObjects,
     pod_level_resources: bool = True,
-) -> tuple[Spec, list[str]]:
+) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
     admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
     from v1.34); without it the API server drops ``spec.resources``. Raises
     :class:`AdmissionRefused` where an admission plugin would refuse the pod."""
     completed: Spec = dict(spec)
-    warnings: list[str] = []
+    warnings: list[WorkloadWarning] = []
     host_network = bool(spec.get("hostNetwork"))
     for key in ("containers", "initContainers"):
         items = spec.get(key)
@@ -247,8 +256,10 @@ def complete_pod_spec(
         _pod_level_defaults(completed)
     elif completed.pop("resources", None) is not None:
         warnings.append(
-            "spec.resources (pod-level resources) is dropped by the API server before v1.34 "
-            "(PodLevelResources off): the containers' requests count"
+            _admission(
+                "spec.resources (pod-level resources) is dropped by the API server before v1.34 "
+                "(PodLevelResources off): the containers' requests count"
+            )
         )
     _round_resource_lists(completed)
     defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]

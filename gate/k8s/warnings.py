@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate.k8s.resources import is_sidecar
+from gate.model import WarningKind, WorkloadWarning
 
 ZERO_REQUEST = "a zero request fits every node and is evicted later"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -37,7 +38,7 @@ def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
+def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     pod_requests = _mapping(_mapping(spec.get("resources")).get("requests"))
     containers = [c for c in _list(spec.get("containers")) if isinstance(c, Mapping)]
     containers += [
@@ -55,52 +56,75 @@ def _missing_requests(spec: Mapping[str, Any]) -> list[str]:
         ]
         if missing:
             name = container.get("name") or "?"
-            warnings.append(
-                f'container "{name}" has no {" or ".join(missing)} request: {ZERO_REQUEST}'
-            )
+            text = f'container "{name}" has no {" or ".join(missing)} request: {ZERO_REQUEST}'
+            warnings.append(WorkloadWarning(WarningKind.ZERO_REQUEST, text))
     return warnings
 
 
-def _affinity_warnings(spec: Mapping[str, Any]) -> list[str]:
+def _affinity_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     affinity = _mapping(spec.get("affinity"))
     warnings = []
     node_affinity = _mapping(affinity.get("nodeAffinity"))
     if node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"):
-        warnings.append("preferred node affinity is a score, not a filter: not evaluated")
+        warnings.append(
+            _not_modelled("preferred node affinity is a score, not a filter: not evaluated")
+        )
     for key, plugin in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity")):
         if affinity.get(key):
-            warnings.append(f"{plugin} not checked (InterPodAffinity filter not modelled)")
+            warnings.append(
+                _not_modelled(f"{plugin} not checked (InterPodAffinity filter not modelled)")
+            )
     return warnings
+
+
+def _not_modelled(text: str) -> WorkloadWarning:
+    return WorkloadWarning(WarningKind.NOT_MODELLED, text)
+
+
+def _scheduling(text: str) -> WorkloadWarning:
+    return WorkloadWarning(WarningKind.SCHEDULING, text)
 
 
 def unchecked_warnings(
     spec: Mapping[str, Any], completed: Mapping[str, Any] | None = None
-) -> list[str]:
+) -> list[WorkloadWarning]:
     """Warnings for the template as written, in a fixed order; missing requests are judged
     on the ``completed`` spec when given, where a LimitRange default is a request."""
     requests_from = spec if completed is None else completed
     warnings = _missing_requests(requests_from) + _affinity_warnings(spec)
     if spec.get("topologySpreadConstraints"):
-        warnings.append("topology spread not checked (PodTopologySpread filter not modelled)")
+        warnings.append(
+            _not_modelled("topology spread not checked (PodTopologySpread filter not modelled)")
+        )
     volumes = [v for v in _list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
     if kinds:
         warnings.append(
-            f"volumes ({', '.join(kinds)}) not checked "
-            "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)"
+            _not_modelled(
+                f"volumes ({', '.join(kinds)}) not checked "
+                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)"
+            )
         )
     if spec.get("resourceClaims"):
-        warnings.append("resource claims not checked (DynamicResources filter not modelled)")
+        warnings.append(
+            _not_modelled("resource claims not checked (DynamicResources filter not modelled)")
+        )
     if spec.get("schedulingGates"):
         warnings.append(
-            "scheduling gates: the pod waits until they are removed (SchedulingGates); "
-            "filters evaluated as if they were gone"
+            _scheduling(
+                "scheduling gates: the pod waits until they are removed (SchedulingGates); "
+                "filters evaluated as if they were gone"
+            )
         )
     scheduler = spec.get("schedulerName")
     if scheduler and scheduler != DEFAULT_SCHEDULER:
-        warnings.append(f'schedulerName "{scheduler}": evaluated with default-scheduler rules')
+        warnings.append(
+            _scheduling(f'schedulerName "{scheduler}": evaluated with default-scheduler rules')
+        )
     if spec.get("nodeName"):
         warnings.append(
-            "spec.nodeName is set: such a pod bypasses kube-scheduler and the kubelet admits it"
+            _scheduling(
+                "spec.nodeName is set: such a pod bypasses kube-scheduler and the kubelet admits it"
+            )
         )
     return warnings

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gate.k8s.warnings import ZERO_REQUEST
-from gate.model import Report, Verdict, WorkloadResult
+from gate.model import Report, Verdict, WarningKind, WorkloadResult
 from gate.reports.escape import workflow_message, workflow_property
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
@@ -56,7 +55,7 @@ def _verdict_annotation(level: str, result: WorkloadResult, views: Views) -> Ann
 
 
 def _missing_requests(result: WorkloadResult) -> Annotation | None:
-    found = [w for w in result.warnings if ZERO_REQUEST in w]
+    found = [w.text for w in result.warnings if w.kind is WarningKind.ZERO_REQUEST]
     if not found:
         return None
     title = f"fitgate: missing requests in {display_title(result)}"

@@ -40,7 +40,7 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "fits": list(result.fits) if with_nodes else [],
         "nodes": {o.node: list(o.reasons) for o in result.nodes} if with_nodes else {},
         "requests": dict(result.requests),
-        "warnings": list(result.warnings),
+        "warnings": [w.text for w in result.warnings],
     }
     return entry
 

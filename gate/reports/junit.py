@@ -80,7 +80,7 @@ def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views)
     elif kind is not None:
         attrs = _attrs({"type": result.verdict.value, "message": message})
         yield f"<{kind}{attrs}>{_text(_breakdown(result, views))}</{kind}>"
-    out = [f"warning: {w}" for w in result.warnings]
+    out = [f"warning: {w.text}" for w in result.warnings]
     if kind is None and result.verdict is not Verdict.YES:
         out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
     if out:

@@ -26,7 +26,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from gate.errors import UsageError
-from gate.model import VERDICT_ORDER, Report, WorkloadResult
+from gate.model import VERDICT_ORDER, Report, WorkloadResult, WorkloadWarning
 from gate.reports.escape import markdown_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
@@ -110,8 +110,8 @@ def _row(result: WorkloadResult, views: Views) -> Row:
     return Row(*map(_md, texts))
 
 
-def _warning(result: WorkloadResult, warning: str) -> WarningRow:
-    return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning))
+def _warning(result: WorkloadResult, warning: WorkloadWarning) -> WarningRow:
+    return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning.text))
 
 
 def _breakdown(result: WorkloadResult, views: Views) -> Breakdown:

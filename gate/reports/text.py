@@ -19,7 +19,7 @@ def render_text(report: Report, now: datetime | None = None, views: Views | None
         where = "" if result.name == str(result.location) else f"  ({result.location})"
         lines.append(f"{result.verdict.value:<{width}}  {result.title}{where}")
         lines.extend(f"{'':<{width}}    {d}" for d in detail(result, views) if d)
-        lines.extend(f"{'':<{width}}    warning: {w}" for w in result.warnings)
+        lines.extend(f"{'':<{width}}    warning: {w.text}" for w in result.warnings)
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 

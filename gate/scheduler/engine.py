@@ -22,7 +22,15 @@ from gate.k8s.completion import AdmissionRefused
 from gate.k8s.matching import name_narrowing, required_terms
 from gate.k8s.quantity import format_amount
 from gate.k8s.version import Dialect
-from gate.model import NodeOutcome, NodeView, Verdict, Workload, WorkloadResult
+from gate.model import (
+    NodeOutcome,
+    NodeView,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+    WorkloadWarning,
+)
 from gate.scheduler.filters import (
     AFFINITY_CONFLICT,
     NARROWED,
@@ -37,6 +45,8 @@ from gate.scheduler.outcomes import OutcomeTables, outcome
 from gate.scheduler.plugins import CycleState, Groups, filter_groups, prepare, run_filters
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.snapshot.state import Snapshot
+
+DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -245,7 +255,7 @@ class Evaluator:
             answer = self._answer(pod)
             outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
         if not any_fit and not lacking:
-            warnings.append("the DaemonSet targets no node of the snapshot: it creates no pod")
+            warnings.append(WorkloadWarning(WarningKind.NO_TARGET, DAEMONSET_TARGETS_NOTHING))
         verdict = Verdict.PARTIAL if lacking else Verdict.YES
         return self._result(
             workload,

@@ -18,7 +18,7 @@ from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
-from gate.model import Workload
+from gate.model import Workload, WorkloadWarning
 from gate.scheduler.filters import PodProfile
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
@@ -40,7 +40,7 @@ class Pod:
 
     spec: Mapping[str, Any]
     profile: PodProfile
-    warnings: tuple[str, ...]
+    warnings: tuple[WorkloadWarning, ...]
 
 
 def daemonset_tolerations(spec: Mapping[str, Any]) -> list[Any]:
