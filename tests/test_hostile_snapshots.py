@@ -32,6 +32,33 @@ def resizing(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def with_inter_pod_fields(document: dict[str, Any]) -> dict[str, Any]:
+    """The fixture with what the inter-pod filters read: a pod's labels, owners, deletion
+    and required terms, and namespaces with labels, so that they are there to be damaged."""
+    pod = [p for p in document["pods"] if p["spec"].get("nodeName")][1]
+    pod["metadata"]["labels"] = {"app": "web", "tier": "front"}
+    pod["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "web-1"}]
+    pod["metadata"]["deletionTimestamp"] = "2026-08-16T10:00:00Z"
+    selector = {
+        "matchLabels": {"app": "web"},
+        "matchExpressions": [{"key": "tier", "operator": "In", "values": ["front"]}],
+    }
+    term = {
+        "labelSelector": selector,
+        "namespaceSelector": {"matchLabels": {"team": "a"}},
+        "namespaces": ["default"],
+        "topologyKey": "kubernetes.io/hostname",
+        "matchLabelKeys": ["pod-template-hash"],
+        "mismatchLabelKeys": ["tenant"],
+    }
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    pod["spec"]["affinity"] = {"podAntiAffinity": {required: [term]}}
+    document["namespaces"] = [
+        {"kind": "Namespace", "metadata": {"name": "default", "labels": {"team": "a"}}}
+    ]
+    return document
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -42,9 +69,9 @@ def resizing(document: dict[str, Any]) -> dict[str, Any]:
 def test_damaged_snapshots_are_read_or_refused_clearly(
     tmp_path: Path, damages: list[tuple[int, Any]], as_list: bool
 ) -> None:
-    document = resizing(copy.deepcopy(AKS))
+    document = with_inter_pod_fields(resizing(copy.deepcopy(AKS)))
     if as_list:
-        items = document["nodes"] + document["pods"]
+        items = document["nodes"] + document["pods"] + document["namespaces"]
         document = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
     for choice, value in damages:
         places = paths(document)

@@ -37,6 +37,7 @@ def fast(data: bytes, window: int = 1 << 20) -> Any:
 
 def as_list(snapshot: dict[str, Any]) -> dict[str, Any]:
     items = snapshot["nodes"] + snapshot["pods"] + snapshot.get("limitRanges", [])
+    items += [{"kind": "Namespace", **n} for n in snapshot.get("namespaces", [])]
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {}}
 
 
@@ -64,6 +65,77 @@ TAINTED = [{"key": "k", "value": "v", "effect": "NoExecute"}]
 quantities = st.sampled_from(["1", "500m", "0.5", "2Gi", "100Mi", "1e3", 3, 0.25])
 phases = st.sampled_from(["Running", "Pending", "Succeeded", "Failed", "Unknown"])
 tricky = st.text(alphabet='{}[],:"\\ \n\u00e9ab', max_size=12)
+label_maps = st.one_of(
+    st.none(),
+    st.sampled_from([{}, {"app": "web"}, {"app": "web", "tier": "front"}]),
+    st.dictionaries(names, tricky, max_size=2),
+)
+selectors = st.one_of(
+    st.none(),
+    st.builds(dict, matchLabels=label_maps),
+    st.just({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]}]}),
+    st.just({"matchExpressions": [{"key": "app", "operator": "Exists", "values": None}]}),
+)
+terms = st.lists(
+    st.fixed_dictionaries(
+        {"topologyKey": st.sampled_from(["kubernetes.io/hostname", "zone"])},
+        optional={
+            "labelSelector": selectors,
+            "namespaceSelector": selectors,
+            "namespaces": st.one_of(st.none(), st.lists(names, max_size=2)),
+            "matchLabelKeys": st.just(["pod-template-hash"]),
+            "mismatchLabelKeys": st.none(),
+        },
+    ),
+    min_size=1,
+    max_size=2,
+)
+owners = st.one_of(
+    st.none(),
+    st.just([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "u"}]),
+    st.just([{"kind": "Node", "name": "a"}, {"kind": "DaemonSet", "name": "logs"}]),
+)
+
+
+@st.composite
+def affinities(draw: st.DrawFn) -> dict[str, Any]:
+    affinity: dict[str, Any] = {}
+    for name in ("podAffinity", "podAntiAffinity"):
+        required = draw(st.one_of(st.none(), st.just([]), terms, terms))
+        if required is not None or draw(st.booleans()):
+            affinity[name] = {"requiredDuringSchedulingIgnoredDuringExecution": required}
+    if draw(st.booleans()):
+        affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": None}
+    return affinity
+
+
+@st.composite
+def pod_metadata(draw: st.DrawFn, pod: dict[str, Any]) -> dict[str, Any]:
+    """The parts the inter-pod filters read: labels, owners, deletion, affinity terms."""
+    metadata = pod["metadata"]
+    for key, values in (("labels", label_maps), ("ownerReferences", owners)):
+        value = draw(values)
+        if value is not None or draw(st.booleans()):
+            metadata[key] = value
+    if draw(st.booleans()):
+        metadata["deletionTimestamp"] = draw(st.sampled_from([None, "2026-08-16T10:00:00Z"]))
+    affinity = draw(st.one_of(st.none(), affinities(), affinities()))
+    if affinity is not None or draw(st.booleans()):
+        pod["spec"]["affinity"] = affinity
+    return pod
+
+
+namespace_lists = st.one_of(
+    st.none(),
+    st.lists(
+        st.builds(
+            lambda name, labels: {"metadata": {"name": name, "labels": labels}},
+            names,
+            label_maps,
+        ),
+        max_size=3,
+    ),
+)
 
 
 @st.composite
@@ -85,16 +157,18 @@ def clusters(draw: st.DrawFn) -> dict[str, Any]:
         ports = draw(st.sampled_from([[], [{"containerPort": 80, "hostPort": 8080}]]))
         sidecar = draw(st.booleans())
         init = [container("init", requests, restartPolicy="Always")] if sidecar else []
-        pods.append(
-            api_pod(
-                f"p{number}-{draw(tricky)}",
-                draw(st.one_of(st.none(), names, st.just("elsewhere"))),
-                phase=draw(phases),
-                containers=[container("c", requests, ports=ports)],
-                initContainers=init,
-            )
+        pod = api_pod(
+            f"p{number}-{draw(tricky)}",
+            draw(st.one_of(st.none(), names, st.just("elsewhere"))),
+            namespace=draw(names),
+            phase=draw(phases),
+            containers=[container("c", requests, ports=ports)],
+            initContainers=init,
         )
-    return cluster_snapshot(nodes, pods)
+        pods.append(draw(pod_metadata(pod)))
+    namespaces = draw(namespace_lists)
+    extra = {} if namespaces is None else {"namespaces": namespaces}
+    return cluster_snapshot(nodes, pods, **extra)
 
 
 @settings(max_examples=120, deadline=None)

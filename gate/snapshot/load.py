@@ -1,9 +1,10 @@
-"""Snapshot file -> node views: every node with the pods already bound to it reduced to totals.
+"""Snapshot file -> node views: every node with the pods already bound to it reduced to totals;
+the counted pods as the inter-pod filters read them, and the namespaces' labels.
 
-Two formats (SPEC section 3): ``kubectl get nodes,pods -A -o json`` (a ``List``, or a
-``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``. Pods count against a node
-as the scheduler's informer counts them: ``spec.nodeName`` names a node of the snapshot and
-``status.phase`` is neither Succeeded nor Failed (terminating pods still count).
+Two formats (SPEC section 3): ``kubectl get nodes,pods,namespaces -A -o json`` (a ``List``,
+or a ``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``. Pods count against a
+node as the scheduler's informer counts them: ``spec.nodeName`` names a node of the snapshot
+and ``status.phase`` is neither Succeeded nor Failed (terminating pods still count).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import io
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources as package_files
 from typing import TYPE_CHECKING, Any
@@ -28,9 +30,10 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import HostPort, NodeView
+from gate.model import ExistingPod, HostPort, NodeView
 from gate.snapshot.state import (
     TERMINAL_PHASES,
+    Interned,
     NodeTotals,
     Snapshot,
     admission,
@@ -150,15 +153,45 @@ def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
         return {
             "Node": list(document.get("nodes") or []),
             "Pod": list(document.get("pods") or []),
+            "Namespace": list(document.get("namespaces") or []),
             "LimitRange": list(document.get("limitRanges") or []),
             "RuntimeClass": list(document.get("runtimeClasses") or []),
         }
     # Every item has its kind by now: _flattened gave kind-less items their list's.
-    groups: dict[str, list[Any]] = {"Node": [], "Pod": [], "LimitRange": [], "RuntimeClass": []}
+    groups: dict[str, list[Any]] = {
+        "Node": [],
+        "Pod": [],
+        "Namespace": [],
+        "LimitRange": [],
+        "RuntimeClass": [],
+    }
     for item in document.get("items") or []:
         if item["kind"] in groups:
             groups[item["kind"]].append(item)
     return groups
+
+
+def _has_namespaces(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> bool:
+    """A recording lists its namespaces (maybe none); a List that holds no Namespace was
+    read without them, as was a recording made before namespaces were recorded."""
+    if document.get("kind") == "ClusterSnapshot":
+        return "namespaces" in document
+    return bool(groups["Namespace"])
+
+
+def _namespaces(items: Sequence[Any], source: str) -> dict[str, Mapping[str, str]]:
+    """Each namespace's labels; a name listed twice keeps its last labels."""
+    labels: dict[str, Mapping[str, str]] = {}
+    for index, namespace in enumerate(items):
+        _check(
+            namespace,
+            "namespace",
+            _describe("Namespace", f"namespaces[{index}]", namespace),
+            source,
+        )
+        metadata = namespace["metadata"]
+        labels[metadata["name"]] = dict(metadata.get("labels") or {})
+    return labels
 
 
 def _amounts(resources: object, where: str, source: str) -> dict[str, int]:
@@ -179,12 +212,46 @@ def _host_ports(spec: Mapping[str, Any]) -> Iterable[HostPort]:
                 yield used
 
 
+@dataclass(slots=True)
+class _Shared:
+    """The parts pods of one workload share, one object each (see :class:`Interned`)."""
+
+    labels: Interned = field(default_factory=Interned)
+    owners: Interned = field(default_factory=Interned)
+    terms: Interned = field(default_factory=Interned)
+
+    def pod(self, pod: Mapping[str, Any], node: str) -> ExistingPod:
+        metadata, spec = pod["metadata"], pod.get("spec") or {}
+        labels = metadata.get("labels") or {}
+        owners = metadata.get("ownerReferences") or []
+        affinity = spec.get("affinity") or {}
+        return ExistingPod(
+            namespace=metadata.get("namespace") or "default",
+            name=metadata["name"],
+            node=node,
+            labels=self.labels.get(tuple(labels.items()), lambda: dict(labels)),
+            owners=self.owners.get(
+                json.dumps(owners),
+                lambda: tuple((o.get("kind") or "", o.get("name") or "") for o in owners),
+            ),
+            terminating=metadata.get("deletionTimestamp") is not None,
+            affinity_terms=self._terms(affinity.get("podAffinity")),
+            anti_affinity_terms=self._terms(affinity.get("podAntiAffinity")),
+        )
+
+    def _terms(self, affinity: Mapping[str, Any] | None) -> tuple[Mapping[str, Any], ...]:
+        terms = (affinity or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        return self.terms.get(json.dumps(terms), lambda: tuple(terms)) if terms else ()
+
+
 def _reduce_pods(
     pods: Sequence[Any], node_names: set[str], source: str
-) -> tuple[dict[str, NodeTotals], int]:
-    """Per-node totals of the counted pods; no object is kept per pod."""
+) -> tuple[dict[str, NodeTotals], list[ExistingPod]]:
+    """Per-node totals of the counted pods, and the counted pods as the inter-pod filters
+    read them."""
     totals: dict[str, NodeTotals] = {}
-    counted = 0
+    counted: list[ExistingPod] = []
+    shared = _Shared()
     for index, pod in enumerate(pods):
         what = _describe("Pod", f"pods[{index}]", pod)
         _check(pod, "pod", what, source)
@@ -198,7 +265,7 @@ def _reduce_pods(
         except QuantityError as exc:
             raise SnapshotError(f"{source}: {what}: {exc}") from None
         totals.setdefault(node, NodeTotals()).add(requests, _host_ports(spec))
-        counted += 1
+        counted.append(shared.pod(pod, node))
     return totals, counted
 
 
@@ -239,10 +306,13 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     nodes = _nodes(groups["Node"], source)
     totals, counted = _reduce_pods(groups["Pod"], {n["metadata"]["name"] for n, _ in nodes}, source)
     views = tuple(_node_view(n, totals.get(n["metadata"]["name"]), source, w) for n, w in nodes)
+    namespaces = _namespaces(groups["Namespace"], source)
     return Snapshot(
-        info=snapshot_info(document, source, nodes=len(views), pods=counted),
+        info=snapshot_info(document, source, nodes=len(views), pods=len(counted)),
         nodes=views,
         admission=admission(groups["LimitRange"], groups["RuntimeClass"]),
+        pods=tuple(counted),
+        namespaces=namespaces if _has_namespaces(document, groups) else None,
     )
 
 

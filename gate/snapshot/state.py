@@ -1,5 +1,6 @@
-"""What both snapshot readers build: per-node totals of the counted pods, node views and
-the admission objects, with the scheduler's counting rules in one place.
+"""What both snapshot readers build: per-node totals of the counted pods, node views, the
+counted pods themselves (for the inter-pod filters), namespaces and the admission objects,
+with the scheduler's counting rules in one place.
 
 ``gate.snapshot.load`` reads decoded documents (and is the reference, with jsonschema's
 messages); ``gate.snapshot.stream`` reads a file's bytes with a typed decoder. Both end here.
@@ -7,14 +8,15 @@ messages); ``gate.snapshot.stream`` reads a file's bytes with a typed decoder. B
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from gate.k8s.completion import AdmissionObjects
 from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,21 @@ class NodeTotals:
             self.requested[name] = self.requested.get(name, 0) + amount
         self.pods += 1
         self.ports.update(ports)
+
+
+@dataclass(slots=True)
+class Interned:
+    """One object per distinct value: the pods of one workload share their labels, owners
+    and affinity terms, so 150,000 pods hold a few thousand maps, not 150,000. ``key`` is
+    anything that is equal exactly when the values are (a JSON text, a tuple of items)."""
+
+    values: dict[Hashable, Any] = field(default_factory=dict)
+
+    def get(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        value: _T | None = self.values.get(key)
+        if value is None:
+            value = self.values[key] = make()
+        return value
 
 
 def taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:

@@ -4,9 +4,11 @@ msgspec decodes each batch of objects (see :mod:`gate.snapshot.jsonstream`) stra
 holding only the fields the checks read, skipping everything else without building it, and
 checks the type of every field it keeps against the same rules as the snapshot schema. Pods
 are reduced to per-node totals batch by batch, so memory holds the nodes, one batch and the
-totals, never the pods. msgspec (C, maintained, typed decoding from bytes, faster than any
-other Python JSON reader and without orjson's 2 GiB limit) is the only decoder that does
-all of that in one pass.
+totals, never the pods' objects: of each counted pod only a small
+:class:`~gate.model.ExistingPod` is kept, whose labels, owners and affinity terms are shared
+with the other pods of its workload. msgspec (C, maintained, typed decoding from bytes,
+faster than any other Python JSON reader and without orjson's 2 GiB limit) is the only
+decoder that does all of that in one pass.
 
 Anything this reader does not accept raises :class:`NotAccepted`, and the caller reads the
 file again with the reference reader (:func:`gate.snapshot.load.build_snapshot`), which decides
@@ -35,10 +37,11 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import HostPort, NodeView
+from gate.model import ExistingPod, HostPort, NodeView
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.state import (
     TERMINAL_PHASES,
+    Interned,
     NodeTotals,
     Snapshot,
     admission,
@@ -50,6 +53,7 @@ Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
 _LIST_KIND = re.compile("List$")
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass")
+_SECTION_KINDS = {"nodes": "Node", "pods": "Pod", "namespaces": "Namespace"}
 
 
 class NotAccepted(Exception):
@@ -57,9 +61,54 @@ class NotAccepted(Exception):
 
 
 class _Meta(Struct, gc=False):
+    """Any object's metadata. Labels and owners are kept as JSON text: the pods of one
+    workload repeat them, so each text is decoded (and its types checked) once."""
+
     name: str | UnsetType = UNSET
     namespace: str | UnsetType = UNSET
-    labels: dict[str, str] | UnsetType | None = UNSET
+    labels: msgspec.Raw | UnsetType = UNSET
+    ownerReferences: msgspec.Raw | UnsetType = UNSET
+    deletionTimestamp: str | UnsetType | None = UNSET
+
+
+class _Owner(Struct, gc=False):
+    kind: str | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+
+
+class _Requirement(Struct, gc=False):
+    key: str | UnsetType = UNSET
+    operator: str | UnsetType = UNSET
+    values: list[str] | UnsetType | None = UNSET
+
+
+class _Selector(Struct, gc=False):
+    matchLabels: dict[str, str] | UnsetType | None = UNSET
+    matchExpressions: list[_Requirement] | UnsetType | None = UNSET
+
+
+class _Term(Struct, gc=False):
+    """A required pod (anti-)affinity term: decoded only to check its types; the term
+    itself is kept as the API server stored it."""
+
+    labelSelector: _Selector | UnsetType | None = UNSET
+    namespaces: list[str] | UnsetType | None = UNSET
+    namespaceSelector: _Selector | UnsetType | None = UNSET
+    topologyKey: str | UnsetType = UNSET
+    matchLabelKeys: list[str] | UnsetType | None = UNSET
+    mismatchLabelKeys: list[str] | UnsetType | None = UNSET
+
+
+class _PodAffinity(Struct, gc=False):
+    requiredDuringSchedulingIgnoredDuringExecution: msgspec.Raw | UnsetType = UNSET
+
+
+class _Affinity(Struct, gc=False):
+    """Only the pod (anti-)affinity: a DaemonSet pod's node affinity names its own node,
+    and is skipped unread."""
+
+    podAffinity: _PodAffinity | UnsetType | None = UNSET
+    podAntiAffinity: _PodAffinity | UnsetType | None = UNSET
 
 
 class _Taint(Struct, gc=False):
@@ -109,6 +158,7 @@ class _Spec(Struct, gc=False):
     unschedulable: bool | UnsetType = UNSET
     taints: list[_Taint] | UnsetType | None = UNSET
     nodeName: str | UnsetType = UNSET
+    affinity: _Affinity | UnsetType | None = UNSET
     containers: list[_ContainerTexts] | UnsetType | None = UNSET
     initContainers: list[_ContainerTexts] | UnsetType | None = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
@@ -120,6 +170,7 @@ class _PodSpec(Struct, gc=False):
     the whole list's text keys the pod's totals (as :class:`_Spec`'s texts do)."""
 
     nodeName: str | UnsetType = UNSET
+    affinity: _Affinity | UnsetType | None = UNSET
     containers: msgspec.Raw | UnsetType = UNSET
     initContainers: msgspec.Raw | UnsetType = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
@@ -157,17 +208,9 @@ class _Object(Struct, gc=False):
     status: _Status | UnsetType = UNSET
 
 
-class _Name(Struct, gc=False):
-    """A recorded pod's metadata: only the name is read, the rest is type-checked."""
-
-    name: str | UnsetType = UNSET
-    namespace: str | UnsetType = UNSET
-    labels: dict[str, str] | UnsetType | None = UNSET
-
-
 class _Pod(Struct, gc=False):
     kind: str | UnsetType = UNSET
-    metadata: _Name | UnsetType = UNSET
+    metadata: _Meta | UnsetType = UNSET
     spec: _PodSpec | UnsetType = UNSET
     status: _Status | UnsetType = UNSET
 
@@ -182,7 +225,7 @@ _EMPTY_STATUS = _Status()
 def _decoder(key: str) -> msgspec.json.Decoder[list[Any]]:
     if key == "pods":
         return _PODS
-    return _OBJECTS if key in ("items", "nodes") else _SKIPPED
+    return _OBJECTS if key in ("items", "nodes", "namespaces") else _SKIPPED
 
 
 def _set(value: Any) -> Any:
@@ -335,6 +378,75 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
     return requests, _used_ports(containers, inits)
 
 
+_LABELS = msgspec.json.Decoder(dict[str, str] | None)
+_OWNERS = msgspec.json.Decoder(list[_Owner] | None)
+_TERMS = msgspec.json.Decoder(list[_Term] | None)
+
+
+def _labels(meta: _Meta) -> dict[str, str]:
+    """The labels of a node or a namespace, its owners checked as the schema checks any
+    object's (a pod's are read by :class:`_Shared`)."""
+    if meta.ownerReferences is not UNSET:
+        _OWNERS.decode(meta.ownerReferences)
+    return {} if meta.labels is UNSET else _LABELS.decode(meta.labels) or {}
+
+
+def _owners(raw: bytes) -> tuple[tuple[str, str], ...]:
+    return tuple((_set(o.kind) or "", _set(o.name) or "") for o in _OWNERS.decode(raw) or ())
+
+
+def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
+    """The terms as stored (after checking their types, which the plain decode does not)."""
+    _TERMS.decode(raw)
+    terms: list[Mapping[str, Any]] | None = msgspec.json.decode(raw)
+    return tuple(terms or ())
+
+
+_NO_LABELS: dict[str, str] = {}
+
+
+@dataclass(slots=True)
+class _Shared:
+    """The parts the pods of one workload share, one object each, by their JSON text:
+    every distinct text is decoded and type-checked once, counted pod or not."""
+
+    labels: Interned = field(default_factory=Interned)
+    owners: Interned = field(default_factory=Interned)
+    terms: Interned = field(default_factory=Interned)
+    strings: dict[str, str] = field(default_factory=dict)
+
+    def pod(self, meta: _Meta, spec: _Spec | _PodSpec, node: str) -> ExistingPod:
+        labels = _NO_LABELS
+        if meta.labels is not UNSET:
+            raw = bytes(meta.labels)
+            labels = self.labels.get(raw, lambda: _LABELS.decode(raw) or _NO_LABELS)
+        owners: tuple[tuple[str, str], ...] = ()
+        if meta.ownerReferences is not UNSET:
+            text = bytes(meta.ownerReferences)
+            owners = self.owners.get(text, lambda: _owners(text))
+        affinity = spec.affinity or None
+        namespace = _set(meta.namespace) or "default"
+        return ExistingPod(
+            namespace=self.strings.setdefault(namespace, namespace),
+            name=meta.name or "",
+            node=self.strings.setdefault(node, node),
+            labels=labels,
+            owners=owners,
+            terminating=meta.deletionTimestamp is not UNSET and meta.deletionTimestamp is not None,
+            affinity_terms=self._terms(affinity.podAffinity if affinity else None),
+            anti_affinity_terms=self._terms(affinity.podAntiAffinity if affinity else None),
+        )
+
+    def _terms(self, affinity: _PodAffinity | UnsetType | None) -> tuple[Mapping[str, Any], ...]:
+        if not affinity:
+            return ()
+        required = affinity.requiredDuringSchedulingIgnoredDuringExecution
+        if required is UNSET:
+            return ()
+        text = bytes(required)
+        return self.terms.get(text, lambda: _terms(text)) or ()
+
+
 @dataclass(slots=True)
 class _PodTotals:
     """Counted pods by the node they name; which names are nodes is known only at the end.
@@ -345,17 +457,21 @@ class _PodTotals:
     totals: list[PodTotals | None] = field(default_factory=list)
     on_node: dict[str, list[int]] = field(default_factory=dict)
     unreadable: set[str] = field(default_factory=set)
+    pods: list[ExistingPod] = field(default_factory=list)
+    shared: _Shared = field(default_factory=_Shared)
 
     def add(self, pod: _Object | _Pod) -> None:
         _require_name(pod)
+        assert pod.metadata is not UNSET
         spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
         key = _pod_key(spec, pod.status)
         template = self.templates.get(key)
         if template is None:  # checks every pod's fields, counted or not
             template = self.templates[key] = len(self.totals)
             self.totals.append(_pod_totals(key))
-        node = spec.nodeName
-        if node is UNSET or not node:
+        node = spec.nodeName if spec.nodeName is not UNSET else ""
+        existing = self.shared.pod(pod.metadata, spec, node)  # checks its parts too
+        if not node:
             return
         if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
             return
@@ -366,6 +482,7 @@ class _PodTotals:
         if pods is None:
             pods = self.on_node[node] = []
         pods.append(template)
+        self.pods.append(existing)
 
     def by_node(self) -> dict[str, NodeTotals]:
         """Each node's totals, as NodeTotals.add would sum them pod by pod."""
@@ -420,7 +537,7 @@ def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
             raise NotAccepted from None
     taints = [{"key": t.key, "effect": t.effect, "value": _set(t.value)} for t in spec.taints or ()]
     return _Node(
-        metadata={"name": obj.metadata.name, "labels": _set(obj.metadata.labels)},
+        metadata={"name": obj.metadata.name, "labels": _labels(obj.metadata)},
         spec={"taints": taints, "unschedulable": _set(spec.unschedulable)},
         allocatable=amounts,
     )
@@ -434,6 +551,7 @@ class _Objects:
     pods: _PodTotals = field(default_factory=_PodTotals)
     admission: dict[str, list[Any]] = field(default_factory=dict)
     units: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
+    namespaces: dict[str, Mapping[str, str]] | None = None
 
     def add(self, obj: _Object | _Pod, kind: str) -> None:
         if kind == "Node":
@@ -441,6 +559,12 @@ class _Objects:
             self.nodes.append(_node(obj, self.units))
         elif kind == "Pod":
             self.pods.add(obj)
+        elif kind == "Namespace":
+            _require_name(obj)
+            assert obj.metadata is not UNSET and obj.metadata.name
+            if self.namespaces is None:
+                self.namespaces = {}
+            self.namespaces[obj.metadata.name] = _labels(obj.metadata)
 
 
 @dataclass(slots=True)
@@ -452,8 +576,8 @@ class _Reading:
         objects = self.arrays.setdefault(batch.key, _Objects())
         if batch.key in ("limitRanges", "runtimeClasses"):
             objects.admission.setdefault(batch.key, []).extend(json.loads(batch.text))
-        elif batch.key in ("nodes", "pods"):
-            kind = "Node" if batch.key == "nodes" else "Pod"
+        elif batch.key in _SECTION_KINDS:
+            kind = _SECTION_KINDS[batch.key]
             for obj in batch.items:
                 if obj.kind is not UNSET and obj.kind != kind:
                     raise NotAccepted
@@ -486,7 +610,8 @@ def _envelope_ok(envelope: Mapping[str, Any], arrays: Mapping[str, _Objects]) ->
             envelope.get("apiVersion") == "fitgate/v1"
             and "nodes" in arrays
             and "pods" in arrays
-            and not {"nodes", "pods", "limitRanges", "runtimeClasses"} & envelope.keys()
+            and not {"nodes", "pods", "namespaces", "limitRanges", "runtimeClasses"}
+            & envelope.keys()
             and not {"capturedAt", "source"} & arrays.keys()  # arrays are read as batches
             and isinstance(envelope.get("capturedAt"), (str, type(None)))
             and isinstance(source, dict)
@@ -512,10 +637,13 @@ def _snapshot(reading: _Reading, source: str) -> Snapshot:
         runtime_classes = reading.arrays.get("runtimeClasses", _Objects()).admission
         lr = limit_ranges.get("limitRanges", [])
         rc = runtime_classes.get("runtimeClasses", [])
+        listed = reading.arrays.get("namespaces")
+        namespaces = None if listed is None else listed.namespaces or {}
     else:
         items = reading.arrays["items"]
         nodes, pods = items.nodes, items.pods
         lr, rc = items.admission.get("LimitRange", []), items.admission.get("RuntimeClass", [])
+        namespaces = items.namespaces
     names = [n.metadata["name"] for n in nodes]
     if len(set(names)) != len(names) or pods.unreadable & set(names):
         raise NotAccepted
@@ -524,10 +652,13 @@ def _snapshot(reading: _Reading, source: str) -> Snapshot:
         node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"])) for n in nodes
     ]
     counted = sum(v.pod_count for v in views)
+    node_names = set(names)
     return Snapshot(
         info=snapshot_info(reading.envelope, source, nodes=len(views), pods=counted),
         nodes=tuple(views),
         admission=admission(lr, rc),
+        pods=tuple(p for p in pods.pods if p.node in node_names),
+        namespaces=namespaces,
     )
 
 
