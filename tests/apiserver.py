@@ -25,12 +25,14 @@ import trustme
 VERSION_PATH = "/version"
 NODES = "/api/v1/nodes"
 PODS = "/api/v1/pods"
+NAMESPACES = "/api/v1/namespaces"
 LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
 REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 LIST_KINDS = {
     NODES: ("v1", "NodeList"),
     PODS: ("v1", "PodList"),
+    NAMESPACES: ("v1", "NamespaceList"),
     LIMIT_RANGES: ("v1", "LimitRangeList"),
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
 }
@@ -39,6 +41,7 @@ READ_ONLY = frozenset(
     {
         ("list", "", "nodes", ""),
         ("list", "", "pods", ""),
+        ("list", "", "namespaces", ""),
         ("list", "", "limitranges", ""),
         ("list", "node.k8s.io", "runtimeclasses", ""),
     }

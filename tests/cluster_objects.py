@@ -106,6 +106,56 @@ def _container(name: str, secret: str, cpu: str, memory: str) -> dict[str, Any]:
     }
 
 
+def _affinity(secret: str) -> dict[str, Any]:
+    """A required hostname anti-affinity (kept), beside preferred terms and a node affinity
+    (never read of a pod already on a node, so dropped) that hold the secret."""
+    web = {"matchLabels": {"app": "web"}}
+    elsewhere = {"labelSelector": {"matchLabels": {"vault": secret}}, "topologyKey": secret}
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    preferred = "preferredDuringSchedulingIgnoredDuringExecution"
+    return {
+        "nodeAffinity": {
+            required: {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": secret, "operator": "DoesNotExist"}]}
+                ]
+            }
+        },
+        "podAffinity": {preferred: [{"weight": 10, "podAffinityTerm": elsewhere}]},
+        "podAntiAffinity": {
+            required: [
+                {
+                    "labelSelector": {
+                        **web,
+                        "matchExpressions": [
+                            {"key": "tier", "operator": "NotIn", "values": ["batch"]}
+                        ],
+                    },
+                    "topologyKey": "kubernetes.io/hostname",
+                    "matchLabelKeys": ["pod-template-hash"],
+                }
+            ],
+            preferred: [{"weight": 50, "podAffinityTerm": elsewhere}],
+        },
+    }
+
+
+def realistic_namespace(name: str, secret: str = "none") -> dict[str, Any]:
+    return {
+        "metadata": {
+            "name": name,
+            "uid": f"ns-{secret}",
+            "resourceVersion": "77",
+            "creationTimestamp": STAMP,
+            "labels": {"kubernetes.io/metadata.name": name, "team": "payments"},
+            "annotations": {"example.com/owner-token": secret},
+            "managedFields": _managed_fields("kubectl", secret),
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }
+
+
 def realistic_pod(
     index: int, node: str | None, secret: str = "none", *, phase: str = "Running"
 ) -> dict[str, Any]:
@@ -134,6 +184,7 @@ def realistic_pod(
         ],
         "schedulerName": "default-scheduler",
         "dnsPolicy": "ClusterFirst",
+        "affinity": _affinity(secret),
     }
     if node is not None:
         spec["nodeName"] = node
@@ -145,7 +196,7 @@ def realistic_pod(
             "resourceVersion": str(5000 + index),
             "creationTimestamp": STAMP,
             "generateName": "web-",
-            "labels": {"app": "web", "pod-template-hash": "6d4cf56db6", "team": secret},
+            "labels": {"app": "web", "pod-template-hash": "6d4cf56db6", "team": "payments"},
             "annotations": {
                 "kubectl.kubernetes.io/restartedAt": STAMP,
                 "vault.example.com/secret": secret,

@@ -16,6 +16,7 @@ import trustme
 from gate.cli import Streams, main
 from tests.apiserver import (
     LIMIT_RANGES,
+    NAMESPACES,
     NODES,
     PODS,
     RUNTIME_CLASSES,
@@ -45,6 +46,7 @@ def serve_snapshot(state: ApiState, document: Mapping[str, Any]) -> ApiState:
     for path, key in (
         (NODES, "nodes"),
         (PODS, "pods"),
+        (NAMESPACES, "namespaces"),
         (LIMIT_RANGES, "limitRanges"),
         (RUNTIME_CLASSES, "runtimeClasses"),
     ):

@@ -19,6 +19,7 @@ from gate.progress import Progress
 from tests.apiserver import (
     BINDER,
     LIMIT_RANGES,
+    NAMESPACES,
     NODES,
     PODS,
     READ_ONLY,
@@ -30,7 +31,7 @@ from tests.cluster_objects import realistic_node, realistic_pod
 from tests.conftest import ROOT
 from tests.live import Live, live_cluster, run
 
-READS = {("GET", p) for p in (VERSION_PATH, NODES, PODS, LIMIT_RANGES, RUNTIME_CLASSES)}
+READS = {("GET", p) for p in (VERSION_PATH, NODES, PODS, NAMESPACES, LIMIT_RANGES, RUNTIME_CLASSES)}
 ALLOWED = READS | {("POST", REVIEWS)}
 
 
@@ -173,7 +174,7 @@ def test_a_whole_run_sends_only_reads_and_the_review(live: Live) -> None:
     assert code in (0, 1) and out
     assert set(live.state.seen()) == ALLOWED
     reviews = [r for r in live.state.requests if r.method == "POST"]
-    assert len(reviews) == 5 and live.state.requests[5].path == VERSION_PATH
+    assert len(reviews) == 6 and live.state.requests[6].path == VERSION_PATH
 
 
 def test_long_lists_report_progress_as_every_long_phase_does(live: Live) -> None:

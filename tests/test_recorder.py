@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from gate.live.recorder import render_snapshot
-from gate.model import HostPort
+from gate.model import ExistingPod, HostPort
 from gate.snapshot.load import load_snapshot
-from tests.apiserver import LIMIT_RANGES, NODES, PODS, RUNTIME_CLASSES, ApiState
-from tests.cluster_objects import STAMP, realistic_node, realistic_pod
+from tests.apiserver import LIMIT_RANGES, NAMESPACES, NODES, PODS, RUNTIME_CLASSES, ApiState
+from tests.cluster_objects import STAMP, realistic_namespace, realistic_node, realistic_pod
 from tests.conftest import ROOT
 from tests.live import AKS, aks_document, live_cluster, run, serve_snapshot
 
@@ -75,6 +75,7 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
     state = ApiState()
     state.serve(NODES, [realistic_node(0, SECRET, system=True), realistic_node(1, SECRET)])
     state.serve(PODS, [realistic_pod(i, "aks-user-000001", SECRET) for i in range(3)])
+    state.serve(NAMESPACES, [realistic_namespace("team-00", SECRET)])
     state.serve(LIMIT_RANGES, [_limit_range()])
     state.serve(RUNTIME_CLASSES, [_runtime_class()])
     path = tmp_path / "snapshot.json"
@@ -118,10 +119,27 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
         "metadata": {
             "name": "web-0000000",
             "namespace": "team-00",
+            "labels": {"app": "web", "pod-template-hash": "6d4cf56db6", "team": "payments"},
             "ownerReferences": [{"kind": "ReplicaSet", "name": "web-6d4cf56db6"}],
         },
         "spec": {
             "nodeName": "aks-user-000001",
+            "affinity": {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "topologyKey": "kubernetes.io/hostname",
+                            "matchLabelKeys": ["pod-template-hash"],
+                            "labelSelector": {
+                                "matchLabels": {"app": "web"},
+                                "matchExpressions": [
+                                    {"key": "tier", "operator": "NotIn", "values": ["batch"]}
+                                ],
+                            },
+                        }
+                    ]
+                }
+            },
             "containers": [
                 {
                     "name": "app",
@@ -142,6 +160,16 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
         },
         "status": {"phase": "Running"},
     }
+    assert document["namespaces"] == [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": "team-00",
+                "labels": {"kubernetes.io/metadata.name": "team-00", "team": "payments"},
+            },
+        }
+    ]
     assert document["limitRanges"] == [
         {
             "apiVersion": "v1",
@@ -283,3 +311,54 @@ def test_one_object_per_line_is_valid_json(sections: dict[str, Any]) -> None:
         for key in ("nodes", "pods", "limitRanges", "runtimeClasses")
         for item in sections.get(key, [])
     ]
+
+
+def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> None:
+    """Labels, owners, deletion and the required terms of each pod, and the namespaces'
+    labels, load from the recording as the live read saw them."""
+    deleting = realistic_pod(1, "aks-user-000001", SECRET)
+    deleting["metadata"]["deletionTimestamp"] = STAMP
+    state = ApiState()
+    state.serve(NODES, [realistic_node(1, SECRET)])
+    state.serve(PODS, [realistic_pod(0, "aks-user-000001", SECRET), deleting])
+    state.serve(NAMESPACES, [realistic_namespace(f"team-0{i}", SECRET) for i in range(2)])
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state) as live:
+        assert run(["snapshot", "-o", str(path)], live.env, NOW)[0] == 0
+    snapshot = load_snapshot(str(path))
+    apart = {
+        "labelSelector": {
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["batch"]}],
+        },
+        "topologyKey": "kubernetes.io/hostname",
+        "matchLabelKeys": ["pod-template-hash"],
+    }
+    assert snapshot.pods == tuple(
+        ExistingPod(
+            namespace=f"team-0{i}",
+            name=f"web-000000{i}",
+            node="aks-user-000001",
+            labels={"app": "web", "pod-template-hash": "6d4cf56db6", "team": "payments"},
+            owners=(("ReplicaSet", "web-6d4cf56db6"),),
+            terminating=i == 1,
+            anti_affinity_terms=(apart,),
+        )
+        for i in range(2)
+    )
+    assert snapshot.namespaces == {
+        f"team-0{i}": {"kubernetes.io/metadata.name": f"team-0{i}", "team": "payments"}
+        for i in range(2)
+    }
+    assert SECRET not in path.read_text(encoding="utf-8")
+
+
+def test_a_cluster_without_namespaces_served_records_an_empty_list(tmp_path: Path) -> None:
+    """A live read always lists namespaces: its recording says which exist, even none."""
+    state = ApiState()
+    state.serve(NODES, [realistic_node(1)])
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state) as live:
+        assert run(["snapshot", "-o", str(path)], live.env, NOW)[0] == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["namespaces"] == []
+    assert load_snapshot(str(path)).namespaces == {}

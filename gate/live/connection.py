@@ -2,7 +2,7 @@
 
 Credentials come from gate.live.credentials; TLS verification is never turned off. Every request
 leaves through one guard,
-:class:`ReadOnlyTransport`, which lets through GET on the five paths fitgate reads and the POST
+:class:`ReadOnlyTransport`, which lets through GET on the six paths fitgate reads and the POST
 of a SelfSubjectAccessReview, and refuses anything else before a byte is sent. Answers stay raw
 JSON bytes: deserialising 150k pods into the client's model objects costs minutes.
 """
@@ -29,6 +29,7 @@ READ_PATHS = frozenset(
         "/version",
         "/api/v1/nodes",
         "/api/v1/pods",
+        "/api/v1/namespaces",
         "/api/v1/limitranges",
         "/apis/node.k8s.io/v1/runtimeclasses",
     }

@@ -4,7 +4,7 @@ Before anything is listed, SelfSubjectAccessReviews ask what the credentials may
 identity that may ``create pods/binding`` could schedule pods, so fitgate refuses it unless
 told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission fails early,
 named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
-LimitRanges, RuntimeClasses and the server version are read once, each list in pages
+namespaces, LimitRanges, RuntimeClasses and the server version are read once, each list in pages
 (``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list.
 """
 
@@ -25,6 +25,7 @@ from gate.live.recorder import (
     Obj,
     cluster_snapshot,
     minimal_limit_range,
+    minimal_namespace,
     minimal_node,
     minimal_pod,
     minimal_runtime_class,
@@ -63,6 +64,7 @@ class Collection:
 BIND = Permission("create", "pods", subresource="binding")
 NODES = Collection("nodes", "/api/v1/nodes", minimal_node)
 PODS = Collection("pods", "/api/v1/pods", minimal_pod, POD_FIELD_SELECTOR)
+NAMESPACES = Collection("namespaces", "/api/v1/namespaces", minimal_namespace)
 LIMIT_RANGES = Collection("limitranges", "/api/v1/limitranges", minimal_limit_range)
 RUNTIME_CLASSES = Collection(
     "runtimeclasses", "/apis/node.k8s.io/v1/runtimeclasses", minimal_runtime_class
@@ -70,13 +72,15 @@ RUNTIME_CLASSES = Collection(
 NEEDED = (
     Permission("list", "nodes"),
     Permission("list", "pods"),
+    Permission("list", "namespaces"),
     Permission("list", "limitranges"),
     Permission("list", "runtimeclasses", group="node.k8s.io"),
 )
 BIND_REFUSAL = (
     "refusing to read the cluster with credentials that may create pods/binding (they could "
     "schedule pods, and a gate must not be able to): use a read-only identity, a ClusterRole "
-    "granting only get and list on nodes, pods, limitranges and runtimeclasses.node.k8s.io "
+    "granting only get and list on nodes, pods, namespaces, limitranges and "
+    "runtimeclasses.node.k8s.io "
     f"({RBAC_HINT}), or pass --i-mean-it to read anyway (fitgate never binds)"
 )
 
@@ -129,7 +133,7 @@ def preflight(connection: Connection, i_mean_it: bool, say: Say) -> None:
         raise ClusterError(
             f"the credentials of context {connection.context} may not "
             f"{', '.join(missing)} (all namespaces): fitgate needs get and list on nodes, "
-            f"pods, limitranges and runtimeclasses.node.k8s.io ({RBAC_HINT})"
+            f"pods, namespaces, limitranges and runtimeclasses.node.k8s.io ({RBAC_HINT})"
         )
 
 
@@ -238,6 +242,7 @@ def read_cluster(
             version = server_version(connection)
             nodes = list_all(connection, NODES, progress, say)
             pods = list_all(connection, PODS, progress, say)
+            namespaces = list_all(connection, NAMESPACES, progress, say)
             limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
             runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
         return cluster_snapshot(
@@ -247,6 +252,7 @@ def read_cluster(
             server_version=version,
             nodes=nodes,
             pods=pods,
+            namespaces=namespaces,
             limit_ranges=limit_ranges,
             runtime_classes=runtime_classes,
         )

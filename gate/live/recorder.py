@@ -19,10 +19,13 @@ from typing import IO, Any
 from gate.errors import UsageError
 
 Obj = dict[str, Any]
-SECTIONS = ("nodes", "pods", "limitRanges", "runtimeClasses")
+SECTIONS = ("nodes", "pods", "namespaces", "limitRanges", "runtimeClasses")
 _TAINT_FIELDS = ("key", "value", "effect")
 _TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
 _LIMIT_FIELDS = ("type", "default", "defaultRequest", "max", "min")
+_TERM_FIELDS = ("namespaces", "topologyKey", "matchLabelKeys", "mismatchLabelKeys")
+_REQUIREMENT_FIELDS = ("key", "operator", "values")
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -114,11 +117,44 @@ def minimal_node(node: Mapping[str, Any]) -> Obj:
     }
 
 
+def _selector(selector: Mapping[str, Any]) -> Obj:
+    out: Obj = {}
+    if isinstance(selector.get("matchLabels"), Mapping):
+        out["matchLabels"] = dict(selector["matchLabels"])
+    if "matchExpressions" in selector:
+        expressions = _items(selector["matchExpressions"])
+        out["matchExpressions"] = [_pick(e, _REQUIREMENT_FIELDS) for e in expressions]
+    return out
+
+
+def _term(term: Mapping[str, Any]) -> Obj:
+    """A required pod (anti-)affinity term, field by field."""
+    out = _pick(term, _TERM_FIELDS)
+    for name in ("labelSelector", "namespaceSelector"):
+        if isinstance(term.get(name), Mapping):
+            out[name] = _selector(term[name])
+    return out
+
+
+def _pod_affinity(affinity: Mapping[str, Any]) -> Obj:
+    """The required pod affinity and anti-affinity terms: what InterPodAffinity reads of a
+    pod already on a node. Node affinity and preferred terms are never read of such a pod."""
+    out: Obj = {}
+    for name in ("podAffinity", "podAntiAffinity"):
+        required = _mapping(affinity.get(name)).get(_REQUIRED)
+        if required:
+            out[name] = {_REQUIRED: [_term(t) for t in _items(required)]}
+    return out
+
+
 def _pod_spec(spec: Mapping[str, Any]) -> Obj:
     out: Obj = {}
     node_name = spec.get("nodeName")
     if node_name is not None:
         out["nodeName"] = node_name
+    affinity = _pod_affinity(_mapping(spec.get("affinity")))
+    if affinity:
+        out["affinity"] = affinity
     if spec.get("hostNetwork"):
         out["hostNetwork"] = True
     containers = spec.get("containers")
@@ -137,14 +173,21 @@ def _pod_spec(spec: Mapping[str, Any]) -> Obj:
 
 
 def minimal_pod(pod: Mapping[str, Any]) -> Obj:
-    """Namespace, name, owners (kind and name), the requests-relevant spec, and the phase."""
+    """Namespace, name, labels, owners (kind and name), whether it is being deleted, the
+    requests-relevant spec, its required pod (anti-)affinity, and the phase."""
     metadata = pod.get("metadata") or {}
     out_metadata: Obj = {"name": metadata.get("name"), "namespace": metadata.get("namespace")}
+    labels = metadata.get("labels")
+    if labels:
+        out_metadata["labels"] = dict(labels)
     owners = metadata.get("ownerReferences")
     if owners:
         out_metadata["ownerReferences"] = [
             {"kind": o.get("kind"), "name": o.get("name")} for o in owners
         ]
+    deleted = metadata.get("deletionTimestamp")
+    if deleted is not None:
+        out_metadata["deletionTimestamp"] = deleted
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -181,6 +224,15 @@ def _pod_status(status: Mapping[str, Any]) -> Obj:
     if resize:
         out["conditions"] = resize
     return out
+
+
+def minimal_namespace(namespace: Mapping[str, Any]) -> Obj:
+    """Name and labels: what a namespaceSelector matches."""
+    metadata = _mapping(namespace.get("metadata"))
+    out_metadata = _metadata(metadata, namespaced=False)
+    if isinstance(metadata.get("labels"), Mapping):
+        out_metadata["labels"] = dict(metadata["labels"])
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": out_metadata}
 
 
 def minimal_limit_range(limit_range: Mapping[str, Any]) -> Obj:
@@ -230,6 +282,7 @@ def cluster_snapshot(
     server_version: str | None,
     nodes: Sequence[Obj],
     pods: Sequence[Obj],
+    namespaces: Sequence[Obj],
     limit_ranges: Sequence[Obj],
     runtime_classes: Sequence[Obj],
 ) -> Obj:
@@ -241,6 +294,7 @@ def cluster_snapshot(
         "source": {"context": context, "server": server, "serverVersion": server_version},
         "nodes": list(nodes),
         "pods": list(pods),
+        "namespaces": list(namespaces),
         "limitRanges": list(limit_ranges),
         "runtimeClasses": list(runtime_classes),
     }
