@@ -9,6 +9,7 @@ without any request at all).
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,11 @@ WORDS = (
     "export",
     "audit",
 )
+TIERS = ("frontend", "backend", "backend", "data", "worker")
+# Namespaces beside the applications', as a managed cluster has them.
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
 CPU_REQUESTS = ("50m", "100m", "250m", "500m", "750m", "1", "1500m", "2", "4")
 MEMORY_REQUESTS = ("64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi", "8Gi")
 # Most services are small; a few are large enough not to fit where the cluster is full.
@@ -116,10 +122,50 @@ class App:
     pool: str | None
     sidecar: bool
     host_port: int | None = None
+    tier: str = "backend"
+    spread: str | None = None
+    """``"hostname-anti-affinity"`` (required, one pod per node) or ``"zone-spread"`` (a
+    ``DoNotSchedule`` constraint over zones), as highly available charts ask."""
 
     def requests(self) -> dict[str, str]:
         wanted = {"cpu": self.cpu, "memory": self.memory}
         return {k: v for k, v in wanted.items() if v is not None}
+
+    @property
+    def template_hash(self) -> str:
+        """One per application, as one ReplicaSet's pods share it."""
+        return f"{zlib.crc32(self.name.encode()):08x}"[:10]
+
+    def labels(self) -> dict[str, str]:
+        """The pod template's labels, in the manifests and on the running pods."""
+        return {
+            "app": self.name,
+            "tier": "node-agent" if self.kind == "DaemonSet" else self.tier,
+            "component": self.name.split("-")[0],
+            "app.kubernetes.io/part-of": self.namespace,
+        }
+
+    def selector(self) -> dict[str, Any]:
+        return {"matchLabels": {"app": self.name}}
+
+    def affinity(self) -> dict[str, Any]:
+        """The pod anti-affinity of a ``hostname-anti-affinity`` application."""
+        if self.spread != "hostname-anti-affinity":
+            return {}
+        term = {"labelSelector": self.selector(), "topologyKey": HOSTNAME}
+        return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+    def spread_constraints(self) -> list[dict[str, Any]]:
+        if self.spread != "zone-spread":
+            return []
+        return [
+            {
+                "maxSkew": 1,
+                "topologyKey": ZONE,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": self.selector(),
+            }
+        ]
 
 
 def make_apps(rng: random.Random, count: int) -> list[App]:
@@ -141,9 +187,24 @@ def make_apps(rng: random.Random, count: int) -> list[App]:
                 containers=rng.choice((1, 1, 1, 2, 2, 3)),
                 pool=rng.choice(pools),
                 sidecar=rng.random() < 0.1,
+                tier=TIERS[index % len(TIERS)],
+                spread=_SPREADS.get(index % 16),
             )
         )
     return apps
+
+
+# One application in eight is highly available: half by anti-affinity, half by spread.
+_SPREADS = {3: "hostname-anti-affinity", 11: "zone-spread"}
+
+
+def namespace_labels(name: str) -> dict[str, str]:
+    labels = {"kubernetes.io/metadata.name": name}
+    if name not in SYSTEM_NAMESPACES:
+        labels.update(team=name, environment="production")
+        if len(name) % 2:
+            labels["istio-injection"] = "enabled"
+    return labels
 
 
 # Every node runs one pod of each: kube-proxy, the cloud's node manager and CSI drivers,

@@ -10,10 +10,23 @@ conditions and container statuses (4-8 KB). DaemonSet pods are pinned by ``match
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.catalog import DAEMONSETS, POOLS, REGION, ZONES, App, Pool, env_list, probe
+from benchmarks.catalog import (
+    DAEMONSETS,
+    NAMESPACES,
+    POOLS,
+    REGION,
+    SYSTEM_NAMESPACES,
+    ZONES,
+    App,
+    Pool,
+    env_list,
+    namespace_labels,
+    probe,
+)
 
 STAMP = "2026-08-16T09:12:44Z"
 
@@ -220,17 +233,46 @@ def _container(rng: random.Random, app: App, index: int, pod_name: str) -> dict[
     return container
 
 
-def _owner(app: App, rng: random.Random) -> dict[str, Any]:
+def _owner(app: App) -> dict[str, Any]:
+    """The pod's controller: a Deployment's pods belong to its current ReplicaSet."""
     kind = {"Deployment": "ReplicaSet", "CronJob": "Job"}.get(app.kind, app.kind)
     api = "batch/v1" if kind == "Job" else "apps/v1"
+    name = f"{app.name}-{app.template_hash}" if kind in ("ReplicaSet", "Job") else app.name
     return {
         "apiVersion": api,
         "blockOwnerDeletion": True,
         "controller": True,
         "kind": kind,
-        "name": f"{app.name}-{rng.getrandbits(32):08x}",
-        "uid": f"{rng.getrandbits(128):032x}",
+        "name": name,
+        "uid": f"{app.template_hash}-0000-4000-8000-{app.template_hash}00",
     }
+
+
+def _pod_labels(app: App) -> dict[str, str]:
+    labels = app.labels()
+    if app.kind == "Deployment":
+        labels["pod-template-hash"] = app.template_hash
+    elif app.kind in ("DaemonSet", "StatefulSet"):
+        labels["controller-revision-hash"] = app.template_hash
+    return labels
+
+
+def namespaces() -> Iterator[dict[str, Any]]:
+    """Every namespace of the cluster, as the API returns it."""
+    for serial, name in enumerate((*SYSTEM_NAMESPACES, *NAMESPACES)):
+        yield {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "creationTimestamp": STAMP,
+                "labels": namespace_labels(name),
+                "name": name,
+                "resourceVersion": str(900 + serial),
+                "uid": f"{zlib.crc32(name.encode()):08x}-0000-4000-8000-000000000000",
+            },
+            "spec": {"finalizers": ["kubernetes"]},
+            "status": {"phase": "Active"},
+        }
 
 
 def _pinning(node: str) -> dict[str, Any]:
@@ -296,6 +338,10 @@ def pod(rng: random.Random, app: App, node: str | None, serial: int) -> dict[str
         spec["nodeName"] = node
     if daemon and node is not None:
         spec["affinity"] = _pinning(node)
+    if app.affinity():
+        spec["affinity"] = app.affinity()
+    if app.spread_constraints():
+        spec["topologySpreadConstraints"] = app.spread_constraints()
     if app.sidecar:
         sidecar = _container(rng, app, 9, name)
         sidecar.update(name="mesh-proxy", restartPolicy="Always")
@@ -306,14 +352,10 @@ def pod(rng: random.Random, app: App, node: str | None, serial: int) -> dict[str
         "metadata": {
             "creationTimestamp": STAMP,
             "generateName": f"{app.name}-",
-            "labels": {
-                "app.kubernetes.io/name": app.name,
-                "app.kubernetes.io/part-of": app.namespace,
-                "pod-template-hash": f"{rng.getrandbits(32):08x}",
-            },
+            "labels": _pod_labels(app),
             "name": name,
             "namespace": app.namespace,
-            "ownerReferences": [_owner(app, rng)],
+            "ownerReferences": [_owner(app)],
             "resourceVersion": str(5_000_000 + serial),
             "uid": f"{rng.getrandbits(128):032x}",
         },

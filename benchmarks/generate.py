@@ -1,7 +1,7 @@
 """Write one benchmark case to disk, streaming: no more than one object is held at a time.
 
-``cluster-list.json`` is the ``kubectl get nodes,pods -A -o json`` List (kubectl's
-four-space indentation); ``cluster-snapshot.json`` is the same cluster as ``fitgate
+``cluster-list.json`` is the ``kubectl get nodes,pods,namespaces -A -o json`` List
+(kubectl's four-space indentation); ``cluster-snapshot.json`` is the same cluster as ``fitgate
 snapshot`` records it (only the fields the checks read, one object per line);
 ``manifests/`` is the monorepo. The same size always gives the same bytes.
 """
@@ -21,9 +21,9 @@ import yaml
 from benchmarks import cluster, monorepo
 from benchmarks.catalog import make_apps
 from benchmarks.sizes import Size
-from gate.live.recorder import minimal_node, minimal_pod
+from gate.live.recorder import minimal_namespace, minimal_node, minimal_pod
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 LIST_FILE = "cluster-list.json"
 SNAPSHOT_FILE = "cluster-snapshot.json"
 MANIFESTS_DIR = "manifests"
@@ -59,7 +59,9 @@ def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
     apps = make_apps(random.Random(seed + 1), max(8, size.workloads))
     node_names = [cluster.node_name(pool, i) for i, pool in enumerate(pools)]
     nodes_tmp = directory / "nodes.tmp"
+    namespaces_tmp = directory / "namespaces.tmp"
     with (
+        open(namespaces_tmp, "wb") as namespaces_out,
         open(directory / LIST_FILE, "wb") as listing,
         open(directory / (SNAPSHOT_FILE + ".pods"), "wb") as pods_out,
         open(nodes_tmp, "wb") as nodes_out,
@@ -81,12 +83,19 @@ def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
 
         listing.write(separator if size.nodes and size.pods else b"")
         _write_array(listing, pods, list_and_compact_pod, separator)
+
+        def list_and_compact_namespace(namespace: dict[str, Any]) -> bytes:
+            namespaces_out.write(_recorded(minimal_namespace(namespace)) + separator)
+            return _pretty_item(namespace)
+
+        listing.write(separator if size.nodes or size.pods else b"")
+        _write_array(listing, cluster.namespaces(), list_and_compact_namespace, separator)
         listing.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n')
         listing.write(b'        "resourceVersion": ""\n    }\n}\n')
-    _assemble_snapshot(directory, nodes_tmp)
+    _assemble_snapshot(directory, nodes_tmp, namespaces_tmp)
 
 
-def _assemble_snapshot(directory: Path, nodes_tmp: Path) -> None:
+def _assemble_snapshot(directory: Path, nodes_tmp: Path, namespaces_tmp: Path) -> None:
     """The recorder's layout: envelope members one per line, then the object sections."""
     pods_tmp = directory / (SNAPSHOT_FILE + ".pods")
     header = {
@@ -103,7 +112,7 @@ def _assemble_snapshot(directory: Path, nodes_tmp: Path) -> None:
         out.write(b"{\n")
         for key, value in header.items():
             out.write(f"  {json.dumps(key)}: {json.dumps(value)},\n".encode())
-        for key, part in (("nodes", nodes_tmp), ("pods", pods_tmp)):
+        for key, part in (("nodes", nodes_tmp), ("pods", pods_tmp), ("namespaces", namespaces_tmp)):
             data = part.read_bytes().removesuffix(b",\n")
             out.write(f'  "{key}": [\n'.encode() + data + b"\n  ],\n")
             part.unlink()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from benchmarks.catalog import DAEMONSETS, App, env_list, probe
@@ -58,6 +59,10 @@ def _template(rng: random.Random, app: App, placement: str) -> Doc:
         "volumes": [{"name": "config", "configMap": {"name": f"{app.name}-config"}}],
     }
     _place(spec, placement)
+    if app.affinity():
+        spec["affinity"] = {**spec.get("affinity", {}), **app.affinity()}
+    if app.spread_constraints():
+        spec["topologySpreadConstraints"] = app.spread_constraints()
     if app.sidecar:
         spec["initContainers"] = [
             {
@@ -67,8 +72,7 @@ def _template(rng: random.Random, app: App, placement: str) -> Doc:
                 "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}},
             }
         ]
-    labels = {"app.kubernetes.io/name": app.name, "app.kubernetes.io/part-of": app.namespace}
-    return {"metadata": {"labels": labels}, "spec": spec}
+    return {"metadata": {"labels": app.labels()}, "spec": spec}
 
 
 def _place(spec: Doc, placement: str) -> None:
@@ -125,7 +129,7 @@ def workload(rng: random.Random, app: App, placement: str) -> Doc:
         return {"apiVersion": "v1", "kind": kind, "metadata": metadata, "spec": template["spec"]}
     if kind == "PodTemplate":
         return {"apiVersion": "v1", "kind": kind, "metadata": metadata, "template": template}
-    selector = {"matchLabels": {"app.kubernetes.io/name": app.name}}
+    selector = app.selector()
     spec: Doc = {"selector": selector, "template": template}
     api = "apps/v1"
     if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
@@ -170,7 +174,7 @@ def companions(app: App) -> list[Doc]:
             "kind": "Service",
             "metadata": meta,
             "spec": {
-                "selector": {"app.kubernetes.io/name": app.name},
+                "selector": {"app": app.name},
                 "ports": [{"name": "http", "port": 80, "targetPort": 8080}],
             },
         },
@@ -200,29 +204,11 @@ def workloads(rng: random.Random, apps: list[App], count: int) -> Iterator[tuple
                 base.host_port if index % 100 == 57 else None,
             )
         elif index % 40 == 11:
-            app = App(
-                f"{app.name}-{index}",
-                app.namespace,
-                rare[index % 3],
-                app.image,
-                app.cpu,
-                app.memory,
-                1,
-                app.pool,
-                False,
+            app = replace(
+                app, name=f"{app.name}-{index}", kind=rare[index % 3], containers=1, sidecar=False
             )
         elif index >= len(apps):
-            app = App(
-                f"{app.name}-v{index // len(apps)}",
-                app.namespace,
-                app.kind,
-                app.image,
-                app.cpu,
-                app.memory,
-                app.containers,
-                app.pool,
-                app.sidecar,
-            )
+            app = replace(app, name=f"{app.name}-v{index // len(apps)}")
         placement = rng.choices(names, weights)[0]
         if app.kind == "DaemonSet":
             placement = "anywhere"

@@ -32,7 +32,7 @@ def test_generated_cases_are_deterministic_and_valid(tmp_path: Path) -> None:
         assert (first / name).read_bytes() == (second / name).read_bytes()
     listing = json.loads((first / LIST_FILE).read_text())
     kinds = {item["kind"] for item in listing["items"]}
-    assert kinds == {"Node", "Pod"}
+    assert kinds == {"Node", "Pod", "Namespace"}
     nodes = [i for i in listing["items"] if i["kind"] == "Node"]
     assert len(nodes) == SIZES["tiny"].nodes
     assert all(n["status"]["images"] and n["status"]["conditions"] for n in nodes)
