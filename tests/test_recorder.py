@@ -343,6 +343,7 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
             owners=(("ReplicaSet", "web-6d4cf56db6"),),
             terminating=i == 1,
             anti_affinity_terms=(apart,),
+            requests={"cpu": 250 + 10 + 50, "memory": (256 + 32 + 64) * 2**20},
         )
         for i in range(2)
     )

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from gate.errors import SnapshotError
-from gate.model import ExistingPod
+from gate.model import ExistingPod, HostPort
 from gate.snapshot.load import Snapshot, build_snapshot, load_snapshot
 from gate.snapshot.stream import read_snapshot
-from tests.builders import api_node, api_pod, cluster_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
 from tests.test_snapshot_stream import as_list
 
@@ -74,7 +74,8 @@ def expected_web(name: str, node: str, *, terminating: bool = False) -> Existing
 def cluster() -> dict[str, Any]:
     deleting = web_pod("web-3", "a")
     deleting["metadata"]["deletionTimestamp"] = "2026-08-16T09:59:00Z"
-    plain = api_pod("job-1", "b", namespace="batch")
+    exporter = container("c", {"cpu": "100m"}, ports=[{"containerPort": 9100, "hostPort": 9100}])
+    plain = api_pod("job-1", "b", namespace="batch", containers=[exporter])
     return cluster_snapshot(
         [api_node("a"), api_node("b")],
         [
@@ -106,7 +107,14 @@ def test_every_counted_pod_is_kept_with_what_the_inter_pod_filters_read(kubectl:
         expected_web("web-1", "a"),
         expected_web("web-2", "b"),
         expected_web("web-3", "a", terminating=True),
-        ExistingPod(namespace="batch", name="job-1", node="b", labels={}),
+        ExistingPod(
+            namespace="batch",
+            name="job-1",
+            node="b",
+            labels={},
+            requests={"cpu": 100},
+            ports=(HostPort("0.0.0.0", "TCP", 9100),),
+        ),
     )
     assert snapshot.namespaces == {"payments": {"team": "payments"}, "batch": {}}
 
@@ -152,13 +160,15 @@ def test_a_recording_made_before_namespaces_were_read_still_loads() -> None:
             node="aks-user-000001",
             labels={},
             owners=(("ReplicaSet", "web-6d4cf56db6"),),
+            requests={"cpu": 250, "memory": 256 * 2**20},
         ),
     )
     assert snapshot == build_snapshot(json.loads(OLD_RECORDING.read_text()), str(OLD_RECORDING))
 
 
 def test_pods_of_one_workload_share_their_labels_and_terms() -> None:
-    """150,000 pods must not hold 150,000 label maps: equal parts are one object."""
+    """150,000 pods must not hold 150,000 label maps: equal parts are one object (and in
+    the typed reader, the requests of pods of one template too)."""
     document = cluster_snapshot([api_node("a")], [web_pod(f"web-{i}", "a") for i in range(50)])
     for reader in (
         lambda: build_snapshot(document, "snap.json"),

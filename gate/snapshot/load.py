@@ -220,7 +220,9 @@ class _Shared:
     owners: Interned = field(default_factory=Interned)
     terms: Interned = field(default_factory=Interned)
 
-    def pod(self, pod: Mapping[str, Any], node: str) -> ExistingPod:
+    def pod(
+        self, pod: Mapping[str, Any], node: str, requests: dict[str, int], ports: list[HostPort]
+    ) -> ExistingPod:
         metadata, spec = pod["metadata"], pod.get("spec") or {}
         labels = metadata.get("labels") or {}
         owners = metadata.get("ownerReferences") or []
@@ -237,6 +239,8 @@ class _Shared:
             terminating=metadata.get("deletionTimestamp") is not None,
             affinity_terms=self._terms(affinity.get("podAffinity")),
             anti_affinity_terms=self._terms(affinity.get("podAntiAffinity")),
+            requests=requests,
+            ports=tuple(ports),
         )
 
     def _terms(self, affinity: Mapping[str, Any] | None) -> tuple[Mapping[str, Any], ...]:
@@ -264,8 +268,9 @@ def _reduce_pods(
             requests = pod_request_amounts(with_status_resources(spec, pod.get("status")))
         except QuantityError as exc:
             raise SnapshotError(f"{source}: {what}: {exc}") from None
-        totals.setdefault(node, NodeTotals()).add(requests, _host_ports(spec))
-        counted.append(shared.pod(pod, node))
+        ports = list(_host_ports(spec))
+        totals.setdefault(node, NodeTotals()).add(requests, ports)
+        counted.append(shared.pod(pod, node, requests, ports))
     return totals, counted
 
 

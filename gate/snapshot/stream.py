@@ -402,7 +402,7 @@ def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
     return tuple(terms or ())
 
 
-_NO_LABELS: dict[str, str] = {}
+_NO_LABELS: dict[str, Any] = {}
 
 
 @dataclass(slots=True)
@@ -415,7 +415,10 @@ class _Shared:
     terms: Interned = field(default_factory=Interned)
     strings: dict[str, str] = field(default_factory=dict)
 
-    def pod(self, meta: _Meta, spec: _Spec | _PodSpec, node: str) -> ExistingPod:
+    def pod(
+        self, meta: _Meta, spec: _Spec | _PodSpec, node: str, totals: PodTotals | None
+    ) -> ExistingPod:
+        """``totals``: what the pod's template requests and which host ports it uses."""
         labels = _NO_LABELS
         if meta.labels is not UNSET:
             raw = bytes(meta.labels)
@@ -435,6 +438,8 @@ class _Shared:
             terminating=meta.deletionTimestamp is not UNSET and meta.deletionTimestamp is not None,
             affinity_terms=self._terms(affinity.podAffinity if affinity else None),
             anti_affinity_terms=self._terms(affinity.podAntiAffinity if affinity else None),
+            requests=totals[0] if totals else _NO_LABELS,
+            ports=totals[1] if totals else (),
         )
 
     def _terms(self, affinity: _PodAffinity | UnsetType | None) -> tuple[Mapping[str, Any], ...]:
@@ -470,7 +475,7 @@ class _PodTotals:
             template = self.templates[key] = len(self.totals)
             self.totals.append(_pod_totals(key))
         node = spec.nodeName if spec.nodeName is not UNSET else ""
-        existing = self.shared.pod(pod.metadata, spec, node)  # checks its parts too
+        existing = self.shared.pod(pod.metadata, spec, node, self.totals[template])
         if not node:
             return
         if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
