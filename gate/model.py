@@ -297,3 +297,28 @@ class Report:
             warnings=sum(len(r.warnings) for r in self.results),
             passed=not failed,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """Shard ``index`` of ``count`` (``--shard K/N``): the items at positions K-1 modulo N."""
+
+    index: int
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def takes(self, position: int) -> bool:
+        return position % self.count == self.index - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ShardReport(Report):
+    """A report of one shard: the shard's results, and what a merge needs."""
+
+    shard: Shard = Shard(1, 1)
+    positions: tuple[int, ...] = ()
+    items: int = 0
+    inputs: str = ""
+    cluster: str = ""

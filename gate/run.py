@@ -22,10 +22,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from gate import __version__
-from gate.ci.shard import Selection, Shard
+from gate.ci.shard import Selection
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.version import dialect_for
-from gate.model import DEFAULT_FAIL_ON, Document, Report, SnapshotInfo, Verdict, Workload
+from gate.model import DEFAULT_FAIL_ON, Document, Report, Shard, SnapshotInfo, Verdict, Workload
 from gate.progress import Progress
 from gate.scheduler.engine import Evaluator
 from gate.snapshot.load import Snapshot

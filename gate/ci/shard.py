@@ -16,29 +16,15 @@ import argparse
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from gate.inputs.workloads import Extracted, OtherDocument
-from gate.model import Report, Taint, WorkloadResult
+from gate.model import Report, Shard, ShardReport
 
 MAX_SHARDS = 10_000
 """The largest N of ``--shard K/N`` (and of a report that ``fitgate merge`` reads): far
 past any CI matrix (GitHub's allows 256 jobs), and a bound on what a merge walks."""
 
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
-
-
-@dataclass(frozen=True, slots=True)
-class Shard:
-    index: int
-    count: int
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def takes(self, position: int) -> bool:
-        return position % self.count == self.index - 1
 
 
 def parse_shard(text: str) -> Shard:
@@ -52,17 +38,6 @@ def parse_shard(text: str) -> Shard:
             f"{shown}: expected K/N with 1 <= K <= N <= {MAX_SHARDS:,}, e.g. 2/4"
         )
     return Shard(index, count)
-
-
-@dataclass(frozen=True, slots=True)
-class ShardReport(Report):
-    """A report of one shard: the shard's results, and what a merge needs."""
-
-    shard: Shard = Shard(1, 1)
-    positions: tuple[int, ...] = ()
-    items: int = 0
-    inputs: str = ""
-    cluster: str = ""
 
 
 def _identity(item: Extracted) -> bytes:
@@ -105,28 +80,3 @@ class Selection:
             inputs=self._digest.hexdigest(),
             cluster=cluster,
         )
-
-
-def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
-    """Each named taint with the nodes (a hex bitset over ``nodes`` order) it rejected."""
-    by_taint: dict[Taint, int] = {}
-    for number, outcome in enumerate(result.nodes):
-        if outcome.taint is not None:
-            by_taint[outcome.taint] = by_taint.get(outcome.taint, 0) | 1 << number
-    return [
-        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
-        for t, bits in by_taint.items()
-    ]
-
-
-def shard_document(report: ShardReport) -> dict[str, Any]:
-    return {
-        "index": report.shard.index,
-        "count": report.shard.count,
-        "items": report.items,
-        "inputs": report.inputs,
-        "cluster": report.cluster,
-        "version": report.version,
-        "positions": list(report.positions),
-        "untolerated": [_untolerated(r) for r in report.results],
-    }

@@ -18,8 +18,15 @@ from typing import Any
 
 import msgspec
 
-from gate.ci.shard import ShardReport, shard_document
-from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, NodeOutcome, Report, WorkloadResult
+from gate.model import (
+    SNAPSHOT_CAVEAT,
+    VERDICT_ORDER,
+    NodeOutcome,
+    Report,
+    ShardReport,
+    Taint,
+    WorkloadResult,
+)
 from gate.reports.reporter import ReportContext
 
 SCHEMA_VERSION = 1
@@ -43,6 +50,31 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "warnings": [w.text for w in result.warnings],
     }
     return entry
+
+
+def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
+    """Each named taint with the nodes (a hex bitset over ``nodes`` order) it rejected."""
+    by_taint: dict[Taint, int] = {}
+    for number, outcome in enumerate(result.nodes):
+        if outcome.taint is not None:
+            by_taint[outcome.taint] = by_taint.get(outcome.taint, 0) | 1 << number
+    return [
+        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
+        for t, bits in by_taint.items()
+    ]
+
+
+def shard_document(report: ShardReport) -> dict[str, Any]:
+    return {
+        "index": report.shard.index,
+        "count": report.shard.count,
+        "items": report.items,
+        "inputs": report.inputs,
+        "cluster": report.cluster,
+        "version": report.version,
+        "positions": list(report.positions),
+        "untolerated": [_untolerated(r) for r in report.results],
+    }
 
 
 def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
