@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +11,17 @@ import junitparser
 import pytest
 import xmlschema
 
-from gate.cli import Streams, main
+from gate.cli import Streams, add_report_options, build_parser, main, report_table
+from gate.inputs.manifests import read_documents
+from gate.model import Report
+from gate.reports.annotations import write_annotations
+from gate.reports.jsonreport import write_json
+from gate.reports.junit import write_junit
+from gate.reports.markdown import write_comment, write_summary
+from gate.reports.reporter import ReportContext, Reporter
+from gate.reports.text import write_text
+from gate.run import RunOptions, check
+from gate.snapshot.load import load_snapshot
 from tests.conftest import CORPUS, ROOT
 from tests.test_cli import AKS, NOW
 
@@ -174,3 +185,77 @@ def test_step_summary_and_annotations_can_be_turned_off(tmp_path: Path) -> None:
     )
     assert not summary.exists()
     assert "::" not in out + err
+
+
+# Every report option, the writer behind it, and what the file must hold: that writer's
+# text for the pipeline's report (``report_table`` in gate/cli.py).
+REPORT_OPTIONS: dict[str, tuple[str, Reporter]] = {
+    "--json writes the JSON report": ("--json", write_json),
+    "--junit writes JUnit XML": ("--junit", write_junit),
+    "--comment writes the PR comment": ("--comment", write_comment),
+    "--summary writes the step summary": ("--summary", write_summary),
+}
+
+
+def pipeline_report() -> Report:
+    documents = read_documents(["fixtures/manifests"], io.BytesIO(b""))
+    return check(documents, load_snapshot(AKS), RunOptions(cluster="aks-prod"))
+
+
+@pytest.mark.parametrize(("option", "writer"), REPORT_OPTIONS.values(), ids=REPORT_OPTIONS.keys())
+def test_every_report_option_writes_its_writer_s_text(
+    tmp_path: Path, option: str, writer: Reporter
+) -> None:
+    path = tmp_path / "report"
+    code, out, _ = run("fixtures/manifests", "--snapshot", AKS, option, str(path))
+    assert code == 1
+    expected = writer(pipeline_report(), ReportContext("aks-prod", NOW))
+    text = expected if isinstance(expected, str) else b"".join(expected).decode("utf-8")
+    assert path.read_text(encoding="utf-8") == text
+    assert out == write_text(pipeline_report(), ReportContext("aks-prod", NOW))
+
+
+def test_every_report_option_of_the_parser_has_a_writer() -> None:
+    parser = argparse.ArgumentParser(add_help=False)
+    add_report_options(parser)
+    files = {a.option_strings[0] for a in parser._actions if a.dest != "comment_template"}
+    assert files == {option for option, _ in REPORT_OPTIONS.values()}
+
+
+@pytest.mark.parametrize("option", ["--json", "--junit", "--comment", "--summary"])
+def test_a_report_on_standard_output_replaces_the_text_summary(option: str) -> None:
+    code, out, _ = run("fixtures/manifests", "--snapshot", AKS, option, "-")
+    assert code == 1
+    assert "Gate FAILED." not in out and out
+
+
+def test_the_table_renders_each_writer_once_in_the_order_files_are_written(
+    tmp_path: Path,
+) -> None:
+    options = build_parser().parse_args(
+        ["check", "--json", "j", "--junit", "x", "--comment", "c", "--summary", "s"]
+    )
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "step"), "GITHUB_ACTIONS": "true"}
+    streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO(), env=env)
+    table = report_table(options, streams)
+    writers = [writer for writer, _ in table]
+    assert writers == [
+        write_json,
+        write_junit,
+        write_comment,
+        write_summary,
+        write_text,
+        write_annotations,
+    ]
+    assert [len(sinks) for _, sinks in table] == [1, 1, 1, 2, 1, 1]
+
+
+def test_a_comment_template_alone_is_rendered_and_written_nowhere(tmp_path: Path) -> None:
+    template = tmp_path / "t.md.j2"
+    template.write_text("{{ nope }}")
+    code, _, err = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
+    assert code == 2 and "comment template: UndefinedError" in err
+    template.write_text("{{ cluster }}\n")
+    code, out, _ = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
+    assert code == 1 and "Gate FAILED." in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md.j2"]
