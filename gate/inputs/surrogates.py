@@ -24,11 +24,38 @@ def may_hold_surrogates(text: bytes | str) -> bool:
 
 
 def replace_lone_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings and keys replaced by U+FFFD."""
+    """``value`` with every lone surrogate in its strings and keys replaced by U+FFFD.
+
+    The walk keeps its own stack, so a value nested as deep as a decoder allows (the
+    C decoder stops near the interpreter's recursion limit; this walk runs below the
+    caller's frames) is repaired like a flat one. Keys and items keep their order.
+    """
+    if isinstance(value, str):
+        return _LONE.sub("\ufffd", value)
+    pending: list[tuple[Any, Any]] = []
+    root = _shell(value, pending)
+    while pending:
+        source, target = pending.pop()
+        if isinstance(source, dict):
+            for key, item in source.items():
+                key = _LONE.sub("\ufffd", key) if isinstance(key, str) else key
+                target[key] = _shell(item, pending)
+        else:
+            target.extend(_shell(item, pending) for item in source)
+    return root
+
+
+def _shell(value: Any, pending: list[tuple[Any, Any]]) -> Any:
+    """A repaired string, or an empty copy of a dict or list queued to be filled, or the
+    value itself."""
     if isinstance(value, str):
         return _LONE.sub("\ufffd", value)
     if isinstance(value, dict):
-        return {replace_lone_surrogates(k): replace_lone_surrogates(v) for k, v in value.items()}
+        copy: dict[Any, Any] = {}
+        pending.append((value, copy))
+        return copy
     if isinstance(value, list):
-        return [replace_lone_surrogates(v) for v in value]
+        items: list[Any] = []
+        pending.append((value, items))
+        return items
     return value
