@@ -46,12 +46,15 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """One YAML/JSON document. Exactly one of ``body`` and ``error`` is set, except for
-    empty documents, which have neither and are dropped by the reader."""
+    """One YAML/JSON document. Exactly one of ``body``, ``error`` and ``skipped`` is set,
+    except for empty documents, which have none and are dropped by the reader.
+    ``skipped`` says why a file was not read at all (a named pipe or a device met while
+    walking a directory): a visible ``SKIPPED``, not an error and not a silent drop."""
 
     location: Location
     body: Mapping[str, Any] | None = None
     error: str | None = None
+    skipped: str | None = None
 
 
 class WarningKind(str, Enum):

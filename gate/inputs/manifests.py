@@ -23,6 +23,8 @@ import errno
 import json
 import os
 import re
+import stat
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -45,6 +47,12 @@ MAX_EXPANDED_NODES = 1_000_000
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 """What a directory walk takes (case-insensitively); a file named explicitly is always read."""
+
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""A file (or standard input) longer than this is one ERROR, not read further: rendered
+manifests of a large monorepo are a few MB, and ``/dev/zero`` never ends."""
+
+_CHUNK = 1024 * 1024
 
 _NON_PRINTABLE = re.compile(
     "[^\t\n -~\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
@@ -88,14 +96,20 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
     All paths are checked before anything is read, so a typo stops the run (exit 2)
     instead of quietly gating fewer manifests than intended.
     """
-    expanded: list[str] = []
+    return [path for path, _ in _expand(paths)]
+
+
+def _expand(paths: Sequence[str]) -> list[tuple[str, bool]]:
+    """:func:`expand_paths`, each path with whether a directory walk found it (then only a
+    regular file is read: a named pipe would block, a device never end)."""
+    expanded: list[tuple[str, bool]] = []
     for path in paths:
         if path == "-":
-            expanded.append(path)
+            expanded.append((path, False))
         elif os.path.isdir(path):
-            expanded.extend(_walk(path))
+            expanded.extend((found, True) for found in _walk(path))
         elif os.path.exists(path):
-            expanded.append(path)
+            expanded.append((path, False))
         else:
             raise UsageError(f"{path}: no such file or directory")
     return expanded
@@ -150,20 +164,32 @@ def read_documents(
     Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
     read lazily, one at a time, so memory holds one file, not the whole tree.
     """
-    expanded = expand_paths(paths)
+    expanded = _expand(paths)
     return _read_all(expanded, stdin, loader or default_loader())
 
 
-def _read_all(paths: list[str], stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Document]:
-    for path in paths:
-        yield from _read_path(path, stdin, loader)
+def _read_all(
+    paths: list[tuple[str, bool]], stdin: BinaryIO, loader: LoaderFactory
+) -> Iterator[Document]:
+    for path, walked in paths:
+        yield from _read_path(path, stdin, loader, regular_only=walked)
 
 
-def _read_path(path: str, stdin: BinaryIO, loader: LoaderFactory) -> Iterator[Document]:
-    """One file's documents; a file that cannot be read or decoded is one error document."""
+def _read_path(
+    path: str, stdin: BinaryIO, loader: LoaderFactory, *, regular_only: bool = False
+) -> Iterator[Document]:
+    """One file's documents; a file that cannot be read or decoded is one error document,
+    and one that ``regular_only`` excludes is one skipped document."""
     name = STDIN_NAME if path == "-" else display_path(path)
     try:
-        data = stdin.read() if path == "-" else _read_bytes(path)
+        data = _read_capped(stdin) if path == "-" else _read_bytes(path, regular_only)
+    except _NotRegular as exc:
+        yield Document(Location(name, 1), skipped=str(exc))
+        return
+    except _TooLarge:
+        limit = MAX_FILE_BYTES // (1024 * 1024)
+        yield Document(Location(name, 1), error=f"longer than {limit} MiB: not read")
+        return
     except OSError as exc:
         yield Document(Location(name, 1), error=f"cannot read: {exc.strerror or exc}")
         return
@@ -193,14 +219,62 @@ def display_path(path: str) -> str:
     return os.fsencode(path).decode("utf-8", "replace")
 
 
-def _read_bytes(path: str) -> bytes:
+class _NotRegular(Exception):
+    """A walked entry that is not a regular file; the message says what it is."""
+
+
+class _TooLarge(Exception):
+    """More than :data:`MAX_FILE_BYTES`."""
+
+
+_FILE_TYPES = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _read_bytes(path: str, regular_only: bool = False) -> bytes:
     """The file's bytes. A directory here is one the walk could not list: listing it again
-    raises the real reason (permission denied...)."""
+    raises the real reason (permission denied...). With ``regular_only``, anything but a
+    regular file (a named pipe, a device, a socket, or a symbolic link to one) raises
+    :class:`_NotRegular` without being read: it is checked before opening (opening a
+    device can have effects of its own) and again on the opened file, opened without
+    blocking, so that swapping the entry in between cannot make the read hang."""
     if os.path.isdir(path):
         os.listdir(path)
         raise IsADirectoryError(errno.EISDIR, "is a directory", path)
-    with open(path, "rb") as stream:
-        return stream.read()
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if regular_only:
+        _check_regular(path, os.stat(path).st_mode)
+        flags |= getattr(os, "O_NONBLOCK", 0)
+    descriptor = os.open(path, flags)
+    with open(descriptor, "rb") as stream:
+        if regular_only:
+            _check_regular(path, os.fstat(descriptor).st_mode)
+        return _read_capped(stream)
+
+
+def _check_regular(path: str, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
+    if os.path.islink(path):
+        what = f"a symbolic link to {what}"
+    raise _NotRegular(f"{what}, not a regular file: a directory walk reads only files")
+
+
+def _read_capped(stream: BinaryIO) -> bytes:
+    """Everything ``stream`` holds, or :class:`_TooLarge` past :data:`MAX_FILE_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := stream.read(_CHUNK):
+        size += len(chunk)
+        if size > MAX_FILE_BYTES:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _decode(data: bytes) -> str:
@@ -279,7 +353,15 @@ def _origins(text: str) -> _Origins:
 def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Document]:
     """Every document of one YAML stream. A syntax error costs its document: reading
     resumes at the next document marker (``---`` at the start of a line) after it, as a
-    stream of rendered manifests is one document after another."""
+    stream of rendered manifests is one document after another.
+
+    The stream is read by one loader until its first error; from there on, each part from
+    one marker to the next is read by a loader of its own, with its line numbers shifted
+    to the file's. A ``---`` at the start of a line always starts a document (YAML allows
+    it inside no scalar), so the parts hold the documents one loader would have read, and
+    every character is read a bounded number of times: 20,000 broken documents cost what
+    20,000 good ones do, not a re-read of the rest of the file after each.
+    """
     bad = _NON_PRINTABLE.search(text)
     if bad:
         line, column = _line_column(text, bad.start())
@@ -289,40 +371,48 @@ def _yaml_documents(file: str, text: str, loader: LoaderFactory) -> Iterator[Doc
         )
         return
     origins = _origins(text)
-    # Without an anchor there is no alias, and a document is no larger than its text: the
-    # walk that bounds what aliases expand to is only needed when "&" occurs at all.
-    anchors = "&" in text
-    resumed_at, part = 0, text
-    while True:
-        failed_line = yield from _stream_documents(file, part, loader, origins, anchors)
-        if failed_line is None:
-            return
-        resume = _marker_from(text, _line_start(text, failed_line))
-        if resume is not None and resume <= resumed_at:
-            resume = _marker_from(text, resumed_at + 1)
-        if resume is None:
-            return
-        # Blank lines in place of what was read keep every line number as in the file.
-        resumed_at, part = resume, "\n" * text.count("\n", 0, resume) + text[resume:]
+    failed_line = yield from _stream_documents(file, text, 0, loader, origins)
+    if failed_line is None:
+        return
+    start = _marker_from(text, _line_start(text, failed_line))
+    if start == 0:  # the error is in the document the first marker starts
+        start = _marker_from(text, 1)
+    counter = _LineCounter(text)
+    while start is not None:
+        marker = _marker_from(text, start + 1)
+        # The part reads on to the next marker itself, so that an error at the marker is
+        # worded as one loader words it ("found '<document start>'"); the empty document
+        # the marker then starts is no document at all.
+        part = text[start:] if marker is None else text[start : marker + 3]
+        yield from _stream_documents(file, part, counter.line_at(start) - 1, loader, origins)
+        start = marker
 
 
 def _stream_documents(
-    file: str, text: str, loader: LoaderFactory, origins: _Origins, anchors: bool
+    file: str, text: str, base: int, loader: LoaderFactory, origins: _Origins
 ) -> Generator[Document, None, int | None]:
-    """The documents of ``text`` up to its end, or up to a syntax error, whose line it
-    returns after yielding it as an error document."""
+    """The documents of ``text`` (whose first line is line ``base + 1`` of the file) up to
+    its end, or up to a syntax error, whose line it returns after yielding it as an error
+    document."""
+    # Without an anchor there is no alias, and a document is no larger than its text: the
+    # walk that bounds what aliases expand to is only needed when "&" occurs at all.
+    anchors = "&" in text
     composer = loader(text)
+    read_to = base + 1
     try:
         while True:
-            node, failure = _next_node(composer)
+            node, failure = _next_node(composer, base)
             if failure is not None:
                 line, reason = failure
+                line = line or read_to  # an error without a position: where reading stopped
                 yield Document(Location(file, line, origins.at(line)), error=reason)
                 return line
             if node is None:
                 return None
-            line = node.start_mark.line + 1
-            yield from _node_documents(Location(file, line, origins.at(line)), node, anchors)
+            line = node.start_mark.line + 1 + base
+            read_to = node.end_mark.line + 1 + base
+            location = Location(file, line, origins.at(line))
+            yield from _node_documents(location, node, anchors, base)
     finally:
         composer.dispose()
 
@@ -346,31 +436,32 @@ def _marker_from(text: str, offset: int) -> int | None:
     return found.start() if found else None
 
 
-def _next_node(composer: Composer) -> tuple[Node | None, tuple[int, str] | None]:
-    """The next composed document, or the line and reason that stopped the stream."""
+def _next_node(composer: Composer, base: int) -> tuple[Node | None, tuple[int, str] | None]:
+    """The next composed document, or the line (0 if the error gives none) and reason
+    that stopped the stream."""
     try:
         if not composer.check_node():
             return None, None
         return composer.get_node(), None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        return None, (mark.line + 1 if mark else 1, _yaml_reason(exc))
+        return None, (mark.line + 1 + base if mark else 0, _yaml_reason(exc, base))
     except yaml.YAMLError as exc:
-        return None, (1, _one_line(str(exc)))
+        return None, (0, _one_line(str(exc)))
     except RecursionError:
-        return None, (1, "YAML nested too deeply to read")
+        return None, (0, "YAML nested too deeply to read")
 
 
-def _yaml_reason(exc: yaml.MarkedYAMLError) -> str:
-    """The parser's reason in one line, positions included, without the file name (the
-    caller prefixes ``file:line``)."""
+def _yaml_reason(exc: yaml.MarkedYAMLError, base: int = 0) -> str:
+    """The parser's reason in one line, positions included (lines shifted by ``base``),
+    without the file name (the caller prefixes ``file:line``)."""
     reason = exc.problem or exc.context or "invalid YAML"
     mark = exc.problem_mark or exc.context_mark
     if mark is not None:
-        reason += f" (line {mark.line + 1}, column {mark.column + 1})"
+        reason += f" (line {mark.line + 1 + base}, column {mark.column + 1})"
     if exc.problem and exc.context:
         context_mark = exc.context_mark
-        where = f" at line {context_mark.line + 1}" if context_mark is not None else ""
+        where = f" at line {context_mark.line + 1 + base}" if context_mark is not None else ""
         reason += f" {exc.context}{where}"
     return _one_line(reason)
 
@@ -379,8 +470,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _node_documents(location: Location, node: Node, anchors: bool = True) -> Iterator[Document]:
-    """One composed document -> its Documents; a problem here costs only this document."""
+def _node_documents(
+    location: Location, node: Node, anchors: bool = True, base: int = 0
+) -> Iterator[Document]:
+    """One composed document -> its Documents; a problem here costs only this document.
+    ``base`` is the number of file lines before the text the node was composed from."""
     problem = _expansion_problem(node) if anchors else None
     if problem is not None:
         yield Document(location, error=problem)
@@ -388,13 +482,13 @@ def _node_documents(location: Location, node: Node, anchors: bool = True) -> Ite
     try:
         body = construct_document(node, aliased=anchors)
     except yaml.MarkedYAMLError as exc:
-        yield Document(location, error=_yaml_reason(exc))
+        yield Document(location, error=_yaml_reason(exc, base))
         return
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
         yield Document(location, error=f"cannot construct document: {_one_line(str(exc))}")
         return
     items = _list_items(body) if isinstance(body, dict) else None
-    lines = None if items is None else _item_lines(node, len(items))
+    lines = None if items is None else _item_lines(node, len(items), base)
     yield from _documents_from(location, body, lines)
 
 
@@ -452,7 +546,7 @@ def _children(node: Node) -> list[Node]:
     return list(node.value)
 
 
-def _item_lines(node: Node, count: int) -> list[int] | None:
+def _item_lines(node: Node, count: int, base: int = 0) -> list[int] | None:
     """Lines of the ``items`` sequence entries of a composed List, when they can be matched
     one to one with the constructed items (else each item gets the List's line)."""
     if not isinstance(node, MappingNode):
@@ -462,7 +556,7 @@ def _item_lines(node: Node, count: int) -> list[int] | None:
         if isinstance(key, ScalarNode) and key.value == "items":
             found = None
             if isinstance(value, SequenceNode) and len(value.value) == count:
-                found = [item.start_mark.line + 1 for item in value.value]
+                found = [item.start_mark.line + 1 + base for item in value.value]
     return found
 
 
@@ -486,6 +580,10 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
             return
         except RecursionError:
             yield Document(Location(file, counter.line_at(offset)), error="JSON nested too deeply")
+            return
+        except ValueError:  # an integer past Python's digit limit: the only other one
+            reason = f"a JSON number of more than {sys.get_int_max_str_digits():,} digits"
+            yield Document(Location(file, counter.line_at(offset)), error=reason)
             return
         if surrogates:
             body = replace_lone_surrogates(body)

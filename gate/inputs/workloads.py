@@ -138,8 +138,9 @@ def extract(
     body = document.body
     location = document.location
     if body is None:
-        reason = document.error or "unreadable"
-        return Unevaluated(Verdict.ERROR, "Document", "", str(location), location, reason)
+        verdict = Verdict.ERROR if document.skipped is None else Verdict.SKIPPED
+        reason = document.error or document.skipped or "unreadable"
+        return Unevaluated(verdict, "Document", "", str(location), location, reason)
     kind, namespace, name = _identity(body)
     entry = template_paths.get(kind)
     if entry is None:
