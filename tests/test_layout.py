@@ -15,13 +15,14 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gate"
 
-# A module may import modules of its own tier or of a lower one. The model, the errors and
-# the progress display are values and helpers every stage exchanges: tier 0.
+# A module may import modules of its own tier or of a lower one. The model, the errors,
+# the progress display and the untyped-tree readers are what every stage shares: tier 0.
 TIERS: dict[str, int] = {
     "gate": 0,
     "gate.model": 0,
     "gate.errors": 0,
     "gate.progress": 0,
+    "gate.untyped": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,

@@ -25,6 +25,7 @@ from gate.k8s.matching import scalar_text
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.resources import aggregate_container_requests, pod_level_resource
 from gate.model import WarningKind, WorkloadWarning
+from gate.untyped import mapping
 
 Spec = dict[str, Any]
 
@@ -45,17 +46,13 @@ class AdmissionObjects:
     has_runtime_classes: bool = False
 
 
-def _mapping(value: object) -> dict[str, Any]:
-    return dict(value) if isinstance(value, Mapping) else {}
-
-
 def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict[str, Any]:
     """SetDefaults_Pod/PodSpec for one container: a limit without a request is also the
     request, and under hostNetwork a port's hostPort defaults to its containerPort."""
     completed = dict(container)
-    resources = _mapping(container.get("resources"))
-    limits = _mapping(resources.get("limits"))
-    requests = _mapping(resources.get("requests"))
+    resources = mapping(container.get("resources"))
+    limits = dict(mapping(resources.get("limits")))
+    requests = dict(mapping(resources.get("requests")))
     for name, value in limits.items():
         requests.setdefault(name, value)
     completed["resources"] = {**resources, "limits": limits, "requests": requests}
@@ -69,13 +66,13 @@ def _limit_range_defaults(
     container: dict[str, Any], defaults: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
     """LimitRanger admission (mergeContainerResources): missing limits and requests."""
-    resources = _mapping(container.get("resources"))
-    limits = _mapping(resources.get("limits"))
-    requests = _mapping(resources.get("requests"))
+    resources = mapping(container.get("resources"))
+    limits = dict(mapping(resources.get("limits")))
+    requests = dict(mapping(resources.get("requests")))
     for item in defaults:
-        for name, value in _mapping(item.get("default")).items():
+        for name, value in mapping(item.get("default")).items():
             limits.setdefault(name, value)
-        for name, value in _mapping(item.get("defaultRequest")).items():
+        for name, value in mapping(item.get("defaultRequest")).items():
             requests.setdefault(name, value)
     return {**container, "resources": {**resources, "limits": limits, "requests": requests}}
 
@@ -141,13 +138,13 @@ def _host_network_port(port: object) -> object:
 def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
     """SetDefaults_LimitRangeItem for a Container item: default limit from max, default
     request from the default limit, else from min (idempotent on stored objects)."""
-    default = _mapping(item.get("default"))
-    default_request = _mapping(item.get("defaultRequest"))
-    for name, value in _mapping(item.get("max")).items():
+    default = dict(mapping(item.get("default")))
+    default_request = dict(mapping(item.get("defaultRequest")))
+    for name, value in mapping(item.get("max")).items():
         default.setdefault(name, value)
     for name, value in default.items():
         default_request.setdefault(name, value)
-    for name, value in _mapping(item.get("min")).items():
+    for name, value in mapping(item.get("min")).items():
         default_request.setdefault(name, value)
     return {"default": default, "defaultRequest": default_request}
 
@@ -162,7 +159,7 @@ def _pod_level_defaults(spec: Spec) -> None:
     resources = spec.get("resources")
     if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
         return
-    requests = _mapping(resources.get("requests"))
+    requests = dict(mapping(resources.get("requests")))
     aggregated = aggregate_container_requests(spec)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
@@ -211,13 +208,13 @@ def _runtime_class(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
             )
         return
-    overhead = _mapping(runtime_class.get("overhead")).get("podFixed")
+    overhead = mapping(runtime_class.get("overhead")).get("podFixed")
     if overhead and not spec.get("overhead"):
         spec["overhead"] = dict(overhead)
-    scheduling = _mapping(runtime_class.get("scheduling"))
-    selector = _mapping(scheduling.get("nodeSelector"))
+    scheduling = mapping(runtime_class.get("scheduling"))
+    selector = mapping(scheduling.get("nodeSelector"))
     if selector:
-        own = _mapping(spec.get("nodeSelector"))
+        own = mapping(spec.get("nodeSelector"))
         for key, value in selector.items():
             if key in own and scalar_text(own[key]) != scalar_text(value):
                 raise AdmissionRefused(

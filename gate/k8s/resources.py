@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.k8s.quantity import exact_text, milli_value, parse_quantity, whole_value
+from gate.untyped import as_list, mapping
 
 CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
 NATIVE_CHECKED = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -140,28 +141,20 @@ def with_status_resources(spec: Mapping[str, Any], status: object) -> Mapping[st
         if entry is None or not resizable or not isinstance(container, Mapping):
             return container
         largest: Exact = {}
-        _max(largest, exact_list(_mapping(entry.get("resources")).get("requests")))
+        _max(largest, exact_list(mapping(entry.get("resources")).get("requests")))
         _max(largest, exact_list(entry.get("allocatedResources")))
         if not infeasible:
             _max(largest, _requests(container))
-        resources = _mapping(container.get("resources"))
+        resources = mapping(container.get("resources"))
         requests = {name: exact_text(value) for name, value in largest.items()}
         return {**container, "resources": {**resources, "requests": requests}}
 
     containers, inits = spec.get("containers"), spec.get("initContainers")
     return {
         **spec,
-        "containers": [adjusted(c, True) for c in _as_list(containers)],
-        "initContainers": [adjusted(c, _is_sidecar(c)) for c in _as_list(inits)],
+        "containers": [adjusted(c, True) for c in as_list(containers)],
+        "initContainers": [adjusted(c, _is_sidecar(c)) for c in as_list(inits)],
     }
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _as_list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _is_sidecar(container: object) -> bool:

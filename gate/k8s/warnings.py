@@ -11,6 +11,7 @@ from typing import Any
 
 from gate.k8s.resources import is_sidecar
 from gate.model import WarningKind, WorkloadWarning
+from gate.untyped import as_list, mapping
 
 ZERO_REQUEST = "a zero request fits every node and is evicted later"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -30,25 +31,17 @@ SCHEDULED_VOLUME_SOURCES = (
 )
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
-    pod_requests = _mapping(_mapping(spec.get("resources")).get("requests"))
-    containers = [c for c in _list(spec.get("containers")) if isinstance(c, Mapping)]
+    pod_requests = mapping(mapping(spec.get("resources")).get("requests"))
+    containers = [c for c in as_list(spec.get("containers")) if isinstance(c, Mapping)]
     containers += [
-        c for c in _list(spec.get("initContainers")) if isinstance(c, Mapping) and is_sidecar(c)
+        c for c in as_list(spec.get("initContainers")) if isinstance(c, Mapping) and is_sidecar(c)
     ]
     warnings = []
     for container in containers:
-        resources = _mapping(container.get("resources"))
-        requests = _mapping(resources.get("requests"))
-        limits = _mapping(resources.get("limits"))
+        resources = mapping(container.get("resources"))
+        requests = mapping(resources.get("requests"))
+        limits = mapping(resources.get("limits"))
         missing = [
             r
             for r in ("cpu", "memory")
@@ -62,9 +55,9 @@ def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
 
 
 def _affinity_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
-    affinity = _mapping(spec.get("affinity"))
+    affinity = mapping(spec.get("affinity"))
     warnings = []
-    node_affinity = _mapping(affinity.get("nodeAffinity"))
+    node_affinity = mapping(affinity.get("nodeAffinity"))
     if node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"):
         warnings.append(
             _not_modelled("preferred node affinity is a score, not a filter: not evaluated")
@@ -96,7 +89,7 @@ def unchecked_warnings(
         warnings.append(
             _not_modelled("topology spread not checked (PodTopologySpread filter not modelled)")
         )
-    volumes = [v for v in _list(spec.get("volumes")) if isinstance(v, Mapping)]
+    volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
     if kinds:
         warnings.append(

@@ -1,0 +1,22 @@
+"""Reading the untyped trees YAML and JSON decode to, where a field of the wrong type reads
+as empty (what a template's shape check has not refused is read this way: a ``resources``
+that is a string, say, requests nothing).
+
+>>> mapping({"cpu": "1"}), mapping("1"), as_list([1]), as_list({"a": 1})
+({'cpu': '1'}, {}, [1], [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def mapping(value: object) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else an empty one; never a copy."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a list, else an empty one; never a copy."""
+    return value if isinstance(value, list) else []
