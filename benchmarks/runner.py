@@ -105,6 +105,7 @@ class Results:
 
 def run_case(size: Size, case: Path, say: Callable[[str], None], repeat: int = 1) -> Results:
     """Every measurement of one case, each the median of ``repeat`` runs."""
+    case = case.resolve()  # the children run inside it: their paths must not be relative to here
     out = case / "out"
     out.mkdir(exist_ok=True)
     python = sys.executable
