@@ -13,33 +13,12 @@ from gate.model import (
     Verdict,
     WarningKind,
     Workload,
-    WorkloadResult,
     WorkloadWarning,
 )
 from gate.scheduler.engine import Evaluator, fit_error
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
-
-
-def evaluate(
-    snapshot: dict[str, Any], spec: dict[str, Any], kind: str = "Pod", namespace: str = "default"
-) -> WorkloadResult:
-    snap = build_snapshot(snapshot, "snapshot.json")
-    evaluator = Evaluator.for_snapshot(snap, dialect_for(snap.info.server_version))
-    workload = Workload(
-        kind=kind,
-        namespace=namespace,
-        name="w",
-        location=Location("w.yaml", 1),
-        replicas=1,
-        pod_spec=spec,
-    )
-    return evaluator.evaluate(workload)
-
-
-def pod_spec(cpu: str | None = None, memory: str | None = None, **spec: Any) -> dict[str, Any]:
-    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
-    return {"containers": [container(requests=requests)], **spec}
+from tests.engine_support import evaluate, pod_spec
 
 
 def test_fit_error_sorts_counts_as_text() -> None:
@@ -200,56 +179,6 @@ def test_terminating_and_unknown_pods_count() -> None:
     )
 
 
-def test_existing_pods_are_rounded_one_by_one() -> None:
-    """NodeInfo sums each pod's rounded request: two pods of 0.5m take 2m, not 1m."""
-    half = container(requests={"cpu": "0.0005"})
-    snapshot = cluster_snapshot(
-        [api_node("n", cpu="3m")],
-        [api_pod("a", "n", containers=[half]), api_pod("b", "n", containers=[half])],
-    )
-    assert evaluate(snapshot, pod_spec("2m")).verdict is Verdict.NO
-    assert evaluate(snapshot, pod_spec("1m")).verdict is Verdict.YES
-
-
-def test_requests_default_to_limits() -> None:
-    snapshot = cluster_snapshot([api_node("n", cpu="1")])
-    spec = {"containers": [container(limits={"cpu": "2"})]}
-    result = evaluate(snapshot, spec)
-    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert dict(result.requests) == {"cpu": "2"}
-
-
-def test_limit_range_defaults_apply_in_their_namespace() -> None:
-    limit_range = {
-        "kind": "LimitRange",
-        "metadata": {"name": "d", "namespace": "team"},
-        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "3"}}]},
-    }
-    snapshot = cluster_snapshot([api_node("n", cpu="2")], limitRanges=[limit_range])
-    spec = {"containers": [container()]}
-    assert evaluate(snapshot, spec, namespace="team").verdict is Verdict.NO
-    assert evaluate(snapshot, spec, namespace="other").verdict is Verdict.YES
-
-
-def test_runtime_class_overhead_is_added() -> None:
-    runtime = {
-        "kind": "RuntimeClass",
-        "metadata": {"name": "kata"},
-        "handler": "kata",
-        "overhead": {"podFixed": {"cpu": "250m"}},
-    }
-    snapshot = cluster_snapshot([api_node("n", cpu="1")], runtimeClasses=[runtime])
-    assert evaluate(snapshot, pod_spec("800m", runtimeClassName="kata")).verdict is Verdict.NO
-    assert evaluate(snapshot, pod_spec("750m", runtimeClassName="kata")).verdict is Verdict.YES
-
-
-def test_default_toleration_seconds_tolerate_not_ready_no_execute() -> None:
-    snapshot = cluster_snapshot(
-        [api_node("n", taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}])]
-    )
-    assert evaluate(snapshot, pod_spec("1")).verdict is Verdict.YES
-
-
 ADDON = [{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}]
 
 
@@ -339,35 +268,6 @@ def test_equivalent_nodes_give_the_same_answer_as_one_by_one() -> None:
 
 
 @pytest.mark.parametrize(
-    ("pod_limits", "containers", "want_cpu", "verdict"),
-    [
-        # defaultPodRequests: the unset pod-level request takes the containers' aggregate.
-        pytest.param(
-            {"cpu": "2"},
-            [{"cpu": "1.5"}, {"cpu": "1m"}],
-            "1501m",
-            Verdict.NO,
-            id="aggregate-of-containers",
-        ),
-        # With no container request for it, the pod-level request takes the pod-level limit.
-        pytest.param({"cpu": "1500m"}, [{}], "1500m", Verdict.YES, id="from-pod-limit"),
-        pytest.param({"cpu": "1501m"}, [{}], "1501m", Verdict.NO, id="from-pod-limit-too-big"),
-    ],
-)
-def test_pod_level_requests_default_as_the_api_server_defaults_them(
-    pod_limits: dict[str, str], containers: list[dict[str, str]], want_cpu: str, verdict: Verdict
-) -> None:
-    snapshot = cluster_snapshot([api_node("n", cpu="1500m")], [], server_version="v1.34.1")
-    spec = {
-        "resources": {"limits": pod_limits},
-        "containers": [container(requests=r) for r in containers],
-    }
-    result = evaluate(snapshot, spec)
-    assert dict(result.requests).get("cpu") == want_cpu
-    assert result.verdict is verdict
-
-
-@pytest.mark.parametrize(
     ("version", "named"),
     [
         pytest.param(None, True, id="unknown-keeps-named"),
@@ -436,121 +336,3 @@ def test_one_evaluator_answers_every_workload_as_a_fresh_one_would() -> None:
         fresh = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
         assert answer == fresh.evaluate(workload(spec))
     assert len({a.nodes for a in answers}) > 6  # the twins do get different answers
-
-
-def test_a_null_node_selector_value_is_the_empty_string() -> None:
-    """map[string]string: Go decodes ``disk:`` (null) as "", which the label must equal."""
-    nodes = [api_node("empty", labels={"disk": ""}), api_node("text", labels={"disk": "None"})]
-    result = evaluate(cluster_snapshot(nodes), pod_spec("1", nodeSelector={"disk": None}))
-    assert result.fits == ("empty",)
-
-
-def test_a_runtime_class_selector_that_conflicts_is_refused_by_admission() -> None:
-    """plugin/pkg/admission/runtimeclass: setScheduling forbids a conflicting nodeSelector."""
-    runtime = {
-        "kind": "RuntimeClass",
-        "metadata": {"name": "rc"},
-        "handler": "rc",
-        "scheduling": {"nodeSelector": {"pool": "gpu"}},
-    }
-    nodes = [api_node("cpu-0", labels={"pool": "cpu"}), api_node("gpu-0", labels={"pool": "gpu"})]
-    snapshot = cluster_snapshot(nodes, runtimeClasses=[runtime])
-    conflict = evaluate(
-        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "cpu"})
-    )
-    assert conflict.verdict is Verdict.ERROR
-    assert conflict.reason == (
-        'RuntimeClass "rc" admission refuses the pod: conflict: '
-        "runtimeClass.scheduling.nodeSelector[pool] = gpu; pod.spec.nodeSelector[pool] = cpu"
-    )
-    agreeing = evaluate(
-        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "gpu"})
-    )
-    assert agreeing.fits == ("gpu-0",)
-    merged = evaluate(snapshot, pod_spec("1", runtimeClassName="rc"))
-    assert merged.fits == ("gpu-0",)
-
-
-@pytest.mark.parametrize(
-    "values", [{"values": []}, {"values": None}, {}], ids=["empty", "null", "absent"]
-)
-def test_a_name_pin_without_values_conflicts_in_prefilter(values: dict[str, Any]) -> None:
-    """nodeaffinity PreFilter: sets.New(r.Values...) is empty for [], null and a missing key."""
-    pin = {"key": "metadata.name", "operator": "In", **values}
-    terms = [{"matchFields": [pin]}]
-    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": terms}}}  # fmt: skip
-    result = evaluate(
-        cluster_snapshot([api_node("a"), api_node("b")]), pod_spec("1", affinity=affinity)
-    )
-    assert result.message == "0/2 nodes are available: pod affinity terms conflict."
-
-
-def test_the_api_server_rounds_each_quantity_to_thousandths_before_any_sum() -> None:
-    """SetDefaults_ResourceList rounds every stored request, limit and overhead up to milli
-    scale: two containers of 0.5m cpu are 1m each, 2m together."""
-    snapshot = cluster_snapshot([api_node("n", cpu="1m")])
-    half = container(requests={"cpu": "0.5m", "memory": "1Mi"})
-    assert evaluate(snapshot, {"containers": [half]}).verdict is Verdict.YES
-    two = evaluate(snapshot, {"containers": [half, {**half, "name": "b"}]})
-    assert two.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert dict(two.requests)["cpu"] == "2m"
-
-
-LIMIT_RANGE = {
-    "kind": "LimitRange",
-    "metadata": {"name": "defaults", "namespace": "default"},
-    "spec": {"limits": [{"type": "Container", "default": {"cpu": "200m"},
-                         "defaultRequest": {"cpu": "100m"}}]},
-}  # fmt: skip
-
-
-def test_pod_level_requests_default_before_limit_range_defaults() -> None:
-    """defaultPodRequests runs while the pod is decoded; LimitRanger fills the containers
-    afterwards and never touches spec.resources: the pod-level request is the pod limit."""
-    snapshot = cluster_snapshot(
-        [api_node("n", cpu="1")], server_version="v1.34.1", limitRanges=[LIMIT_RANGE]
-    )
-    spec = {"containers": [{"name": "a", "image": "x"}], "resources": {"limits": {"cpu": "2"}}}
-    result = evaluate(snapshot, spec)
-    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert dict(result.requests)["cpu"] == "2"
-
-
-def test_pod_level_hugepages_requests_default_to_the_pod_limit() -> None:
-    """Hugepages cannot be overcommitted (IsOvercommitAllowed): never from the containers."""
-    node = api_node("n", cpu="4")
-    node["status"]["allocatable"]["hugepages-2Mi"] = "128Mi"
-    snapshot = cluster_snapshot([node], server_version="v1.34.1")
-    inner = container(requests={"cpu": "100m", "memory": "512Mi"})
-    inner["resources"]["limits"] = {"hugepages-2Mi": "64Mi"}
-    pod_limits = {"hugepages-2Mi": "256Mi", "memory": "1Gi"}
-    result = evaluate(snapshot, {"containers": [inner], "resources": {"limits": pod_limits}})
-    assert result.message == "0/1 nodes are available: 1 Insufficient hugepages-2Mi."
-
-
-@pytest.mark.parametrize(
-    ("version", "verdict"),
-    [("v1.33.4", Verdict.YES), ("v1.34.0", Verdict.NO), (None, Verdict.NO)],
-    ids=["1.33-gate-off", "1.34-gate-on", "unknown-version"],
-)
-def test_pod_level_resources_count_from_v1_34(version: str | None, verdict: Verdict) -> None:
-    """PodLevelResources is off by default before v1.34: the API server drops
-    spec.resources (dropDisabledPodLevelResources) and says nothing; fitgate warns."""
-    snapshot = cluster_snapshot([api_node("n", cpu="2")], server_version=version)
-    spec = {**pod_spec("500m"), "resources": {"requests": {"cpu": "3"}}}
-    result = evaluate(snapshot, spec)
-    assert result.verdict is verdict
-    dropped = any("PodLevelResources off" in w.text for w in result.warnings)
-    assert dropped is (verdict is Verdict.YES)
-
-
-def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None:
-    """The zero-request warning is about what the pod will request: a LimitRange
-    defaultRequest is a request (LimitRanger fills it before the scheduler sees the pod)."""
-    snapshot = cluster_snapshot([api_node("n", cpu="4")], limitRanges=[LIMIT_RANGE])
-    bare = {"containers": [{"name": "c", "image": "x"}]}
-    defaulted = evaluate(snapshot, bare)
-    assert not any("has no cpu" in w.text for w in defaulted.warnings)
-    elsewhere = evaluate(snapshot, bare, namespace="other")
-    assert any('container "c" has no cpu or memory request' in w.text for w in elsewhere.warnings)

@@ -461,21 +461,6 @@ def test_node_ports(wanted: list[str], used: list[str], want: tuple[str, ...]) -
     assert reasons(NODE_PORTS, pod, view) == want
 
 
-def test_host_network_ports_default_to_container_ports() -> None:
-    from gate.k8s.completion import AdmissionObjects, complete_pod_spec
-
-    spec, _ = complete_pod_spec(
-        {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},
-        "default",
-        AdmissionObjects(),
-    )
-    pod = pod_profile(spec)
-    assert pod.wanted_ports == (HostPort("0.0.0.0", "TCP", 80),)
-    assert (
-        reasons(NODE_PORTS, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
-    )
-
-
 def fit_node(**used: int) -> NodeView:
     """noderesources/fit_test.go: allocatable 10m cpu, 20 bytes memory, 32 pods, 20 storage,
     5 of example.com/aaa, 2 of hugepages-2Mi."""
@@ -615,30 +600,6 @@ FIT_CASES = [
         fit_pod([c("1", "1")]),
         fit_node(pods=32, cpu=10, memory=20),
         ("Too many pods", "Insufficient cpu", "Insufficient memory"),
-    ),
-    (
-        "sidecars are summed with the containers",
-        fit_pod([c("5")], [sidecar("5")]),
-        fit_node(cpu=1),
-        ("Insufficient cpu",),
-    ),
-    (
-        "pod overhead is added",
-        fit_pod([c("5")], overhead={"cpu": "5m"}),
-        fit_node(cpu=1),
-        ("Insufficient cpu",),
-    ),
-    (
-        "pod-level requests replace container cpu",
-        fit_pod([c("9")], resources={"requests": {"cpu": "1m"}}),
-        fit_node(cpu=5),
-        (),
-    ),
-    (
-        "a resource the scheduler does not track is ignored",
-        fit_pod([container(requests={"storage": "100Gi"})]),
-        fit_node(),
-        (),
     ),
 ]
 

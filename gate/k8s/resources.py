@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from gate.k8s.quantity import exact_text, milli_value, parse_quantity, whole_value
+from gate.k8s.quantity import exact_text, parse_quantity, scheduler_amount
 from gate.untyped import as_list, mapping
 
 CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
@@ -180,12 +180,11 @@ def pod_requests(spec: Mapping[str, Any]) -> Exact:
 
 
 def to_scheduler_units(exact: Mapping[str, Fraction]) -> dict[str, int]:
-    """Resource.Add: cpu to millicores, everything else to whole units, both rounded up;
-    resources the scheduler does not track are dropped."""
+    """Resource.Add: cpu to millicores, everything else to whole units, both rounded up
+    (``scheduler_amount``); resources the scheduler does not track are dropped. Raises
+    QuantityError past the scheduler's int64 (``cpu: "1e30"``)."""
     return {
-        name: milli_value(value) if name == CPU else whole_value(value)
-        for name, value in exact.items()
-        if is_counted(name)
+        name: scheduler_amount(name, value) for name, value in exact.items() if is_counted(name)
     }
 
 

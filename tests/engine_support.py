@@ -1,0 +1,32 @@
+"""Evaluating one workload against a snapshot document, as the engine tests do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gate.k8s.version import dialect_for
+from gate.model import Location, Workload, WorkloadResult
+from gate.scheduler.engine import Evaluator
+from gate.snapshot.load import build_snapshot
+from tests.builders import container
+
+
+def evaluate(
+    snapshot: dict[str, Any], spec: dict[str, Any], kind: str = "Pod", namespace: str = "default"
+) -> WorkloadResult:
+    snap = build_snapshot(snapshot, "snapshot.json")
+    evaluator = Evaluator.for_snapshot(snap, dialect_for(snap.info.server_version))
+    workload = Workload(
+        kind=kind,
+        namespace=namespace,
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec=spec,
+    )
+    return evaluator.evaluate(workload)
+
+
+def pod_spec(cpu: str | None = None, memory: str | None = None, **spec: Any) -> dict[str, Any]:
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    return {"containers": [container(requests=requests)], **spec}

@@ -1,0 +1,193 @@
+"""The API server's completion of a template (gate.k8s.completion), seen through the verdict:
+request defaults, LimitRange and RuntimeClass admission, rounding, pod-level resources, and
+what hostNetwork defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.model import HostPort, Verdict
+from gate.scheduler.filters import NODE_PORTS
+from gate.scheduler.pods import pod_profile
+from tests.builders import api_node, cluster_snapshot, container, node
+from tests.engine_support import evaluate, pod_spec
+from tests.test_filters import PORTS_MISS, hp, reasons
+
+
+def test_requests_default_to_limits() -> None:
+    snapshot = cluster_snapshot([api_node("n", cpu="1")])
+    spec = {"containers": [container(limits={"cpu": "2"})]}
+    result = evaluate(snapshot, spec)
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert dict(result.requests) == {"cpu": "2"}
+
+
+def test_limit_range_defaults_apply_in_their_namespace() -> None:
+    limit_range = {
+        "kind": "LimitRange",
+        "metadata": {"name": "d", "namespace": "team"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "3"}}]},
+    }
+    snapshot = cluster_snapshot([api_node("n", cpu="2")], limitRanges=[limit_range])
+    spec = {"containers": [container()]}
+    assert evaluate(snapshot, spec, namespace="team").verdict is Verdict.NO
+    assert evaluate(snapshot, spec, namespace="other").verdict is Verdict.YES
+
+
+def test_runtime_class_overhead_is_added() -> None:
+    runtime = {
+        "kind": "RuntimeClass",
+        "metadata": {"name": "kata"},
+        "handler": "kata",
+        "overhead": {"podFixed": {"cpu": "250m"}},
+    }
+    snapshot = cluster_snapshot([api_node("n", cpu="1")], runtimeClasses=[runtime])
+    assert evaluate(snapshot, pod_spec("800m", runtimeClassName="kata")).verdict is Verdict.NO
+    assert evaluate(snapshot, pod_spec("750m", runtimeClassName="kata")).verdict is Verdict.YES
+
+
+def test_default_toleration_seconds_tolerate_not_ready_no_execute() -> None:
+    snapshot = cluster_snapshot(
+        [api_node("n", taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}])]
+    )
+    assert evaluate(snapshot, pod_spec("1")).verdict is Verdict.YES
+
+
+@pytest.mark.parametrize(
+    ("pod_limits", "containers", "want_cpu", "verdict"),
+    [
+        # defaultPodRequests: the unset pod-level request takes the containers' aggregate.
+        pytest.param(
+            {"cpu": "2"},
+            [{"cpu": "1.5"}, {"cpu": "1m"}],
+            "1501m",
+            Verdict.NO,
+            id="aggregate-of-containers",
+        ),
+        # With no container request for it, the pod-level request takes the pod-level limit.
+        pytest.param({"cpu": "1500m"}, [{}], "1500m", Verdict.YES, id="from-pod-limit"),
+        pytest.param({"cpu": "1501m"}, [{}], "1501m", Verdict.NO, id="from-pod-limit-too-big"),
+    ],
+)
+def test_pod_level_requests_default_as_the_api_server_defaults_them(
+    pod_limits: dict[str, str], containers: list[dict[str, str]], want_cpu: str, verdict: Verdict
+) -> None:
+    snapshot = cluster_snapshot([api_node("n", cpu="1500m")], [], server_version="v1.34.1")
+    spec = {
+        "resources": {"limits": pod_limits},
+        "containers": [container(requests=r) for r in containers],
+    }
+    result = evaluate(snapshot, spec)
+    assert dict(result.requests).get("cpu") == want_cpu
+    assert result.verdict is verdict
+
+
+def test_a_runtime_class_selector_that_conflicts_is_refused_by_admission() -> None:
+    """plugin/pkg/admission/runtimeclass: setScheduling forbids a conflicting nodeSelector."""
+    runtime = {
+        "kind": "RuntimeClass",
+        "metadata": {"name": "rc"},
+        "handler": "rc",
+        "scheduling": {"nodeSelector": {"pool": "gpu"}},
+    }
+    nodes = [api_node("cpu-0", labels={"pool": "cpu"}), api_node("gpu-0", labels={"pool": "gpu"})]
+    snapshot = cluster_snapshot(nodes, runtimeClasses=[runtime])
+    conflict = evaluate(
+        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "cpu"})
+    )
+    assert conflict.verdict is Verdict.ERROR
+    assert conflict.reason == (
+        'RuntimeClass "rc" admission refuses the pod: conflict: '
+        "runtimeClass.scheduling.nodeSelector[pool] = gpu; pod.spec.nodeSelector[pool] = cpu"
+    )
+    agreeing = evaluate(
+        snapshot, pod_spec("1", runtimeClassName="rc", nodeSelector={"pool": "gpu"})
+    )
+    assert agreeing.fits == ("gpu-0",)
+    merged = evaluate(snapshot, pod_spec("1", runtimeClassName="rc"))
+    assert merged.fits == ("gpu-0",)
+
+
+def test_the_api_server_rounds_each_quantity_to_thousandths_before_any_sum() -> None:
+    """SetDefaults_ResourceList rounds every stored request, limit and overhead up to milli
+    scale: two containers of 0.5m cpu are 1m each, 2m together."""
+    snapshot = cluster_snapshot([api_node("n", cpu="1m")])
+    half = container(requests={"cpu": "0.5m", "memory": "1Mi"})
+    assert evaluate(snapshot, {"containers": [half]}).verdict is Verdict.YES
+    two = evaluate(snapshot, {"containers": [half, {**half, "name": "b"}]})
+    assert two.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert dict(two.requests)["cpu"] == "2m"
+
+
+LIMIT_RANGE = {
+    "kind": "LimitRange",
+    "metadata": {"name": "defaults", "namespace": "default"},
+    "spec": {"limits": [{"type": "Container", "default": {"cpu": "200m"},
+                         "defaultRequest": {"cpu": "100m"}}]},
+}  # fmt: skip
+
+
+def test_pod_level_requests_default_before_limit_range_defaults() -> None:
+    """defaultPodRequests runs while the pod is decoded; LimitRanger fills the containers
+    afterwards and never touches spec.resources: the pod-level request is the pod limit."""
+    snapshot = cluster_snapshot(
+        [api_node("n", cpu="1")], server_version="v1.34.1", limitRanges=[LIMIT_RANGE]
+    )
+    spec = {"containers": [{"name": "a", "image": "x"}], "resources": {"limits": {"cpu": "2"}}}
+    result = evaluate(snapshot, spec)
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert dict(result.requests)["cpu"] == "2"
+
+
+def test_pod_level_hugepages_requests_default_to_the_pod_limit() -> None:
+    """Hugepages cannot be overcommitted (IsOvercommitAllowed): never from the containers."""
+    node = api_node("n", cpu="4")
+    node["status"]["allocatable"]["hugepages-2Mi"] = "128Mi"
+    snapshot = cluster_snapshot([node], server_version="v1.34.1")
+    inner = container(requests={"cpu": "100m", "memory": "512Mi"})
+    inner["resources"]["limits"] = {"hugepages-2Mi": "64Mi"}
+    pod_limits = {"hugepages-2Mi": "256Mi", "memory": "1Gi"}
+    result = evaluate(snapshot, {"containers": [inner], "resources": {"limits": pod_limits}})
+    assert result.message == "0/1 nodes are available: 1 Insufficient hugepages-2Mi."
+
+
+@pytest.mark.parametrize(
+    ("version", "verdict"),
+    [("v1.33.4", Verdict.YES), ("v1.34.0", Verdict.NO), (None, Verdict.NO)],
+    ids=["1.33-gate-off", "1.34-gate-on", "unknown-version"],
+)
+def test_pod_level_resources_count_from_v1_34(version: str | None, verdict: Verdict) -> None:
+    """PodLevelResources is off by default before v1.34: the API server drops
+    spec.resources (dropDisabledPodLevelResources) and says nothing; fitgate warns."""
+    snapshot = cluster_snapshot([api_node("n", cpu="2")], server_version=version)
+    spec = {**pod_spec("500m"), "resources": {"requests": {"cpu": "3"}}}
+    result = evaluate(snapshot, spec)
+    assert result.verdict is verdict
+    dropped = any("PodLevelResources off" in w.text for w in result.warnings)
+    assert dropped is (verdict is Verdict.YES)
+
+
+def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None:
+    """The zero-request warning is about what the pod will request: a LimitRange
+    defaultRequest is a request (LimitRanger fills it before the scheduler sees the pod)."""
+    snapshot = cluster_snapshot([api_node("n", cpu="4")], limitRanges=[LIMIT_RANGE])
+    bare = {"containers": [{"name": "c", "image": "x"}]}
+    defaulted = evaluate(snapshot, bare)
+    assert not any("has no cpu" in w.text for w in defaulted.warnings)
+    elsewhere = evaluate(snapshot, bare, namespace="other")
+    assert any('container "c" has no cpu or memory request' in w.text for w in elsewhere.warnings)
+
+
+def test_host_network_ports_default_to_container_ports() -> None:
+    from gate.k8s.completion import AdmissionObjects, complete_pod_spec
+
+    spec, _ = complete_pod_spec(
+        {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},
+        "default",
+        AdmissionObjects(),
+    )
+    pod = pod_profile(spec)
+    assert pod.wanted_ports == (HostPort("0.0.0.0", "TCP", 80),)
+    assert (
+        reasons(NODE_PORTS, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
+    )
