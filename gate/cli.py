@@ -265,27 +265,38 @@ def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
 
+# Each report file's option and its writer, in the order the files are written.
+REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
+    ("json", write_json),
+    ("junit", write_junit),
+    ("comment", write_comment),
+    ("summary", write_summary),
+)
+
+
 def report_table(
     options: argparse.Namespace, streams: Streams
 ) -> list[tuple[Reporter, tuple[Sink, ...]]]:
     """Every writer this run renders and where each one's text goes, in the order they
-    are written: the report files, the text summary unless a report took standard
-    output, then the annotations."""
-    to_stdout = "-" in (options.json, options.junit, options.comment, options.summary)
+    are written: the report files (the step summary also where GitHub says), the text
+    summary unless a report took standard output, then the annotations."""
+    to_stdout = any(getattr(options, option) == "-" for option, _ in REPORT_FILES)
     step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
     checked = (_discarded,) if options.comment_template and not options.comment else ()
+    also: dict[Reporter, tuple[Sink, ...]] = {
+        write_comment: checked,
+        write_summary: _appended(step_summary, streams),
+    }
     annotated = options.annotations and streams.env.get("GITHUB_ACTIONS") == "true"
     # The runner reads workflow commands from both streams; a report on standard output
     # must stay parseable, so they go to standard error then.
     annotations_to = streams.stderr if to_stdout else streams.stdout
-    table: list[tuple[Reporter, tuple[Sink, ...]]] = [
-        (write_json, _file(options.json, streams)),
-        (write_junit, _file(options.junit, streams)),
-        (write_comment, _file(options.comment, streams) + checked),
-        (write_summary, _file(options.summary, streams) + _appended(step_summary, streams)),
-        (write_text, () if to_stdout else _stream(streams.stdout)),
-        (write_annotations, _stream(annotations_to) if annotated else ()),
+    table = [
+        (writer, _file(getattr(options, option), streams) + also.get(writer, ()))
+        for option, writer in REPORT_FILES
     ]
+    table.append((write_text, () if to_stdout else _stream(streams.stdout)))
+    table.append((write_annotations, _stream(annotations_to) if annotated else ()))
     return [(writer, sinks) for writer, sinks in table if sinks]
 
 

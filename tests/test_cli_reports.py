@@ -11,7 +11,14 @@ import junitparser
 import pytest
 import xmlschema
 
-from gate.cli import Streams, add_report_options, build_parser, main, report_table
+from gate.cli import (
+    REPORT_FILES,
+    Streams,
+    add_report_options,
+    build_parser,
+    main,
+    report_table,
+)
 from gate.inputs.manifests import read_documents
 from gate.model import Report
 from gate.reports.annotations import write_annotations
@@ -220,6 +227,9 @@ def test_every_report_option_of_the_parser_has_a_writer() -> None:
     add_report_options(parser)
     files = {a.option_strings[0] for a in parser._actions if a.dest != "comment_template"}
     assert files == {option for option, _ in REPORT_OPTIONS.values()}
+    assert [(f"--{option}", writer) for option, writer in REPORT_FILES] == list(
+        REPORT_OPTIONS.values()
+    )
 
 
 @pytest.mark.parametrize("option", ["--json", "--junit", "--comment", "--summary"])
