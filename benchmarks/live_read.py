@@ -56,7 +56,7 @@ NODE_MARK = "QQNODEQQ"
 def _templates() -> list[tuple[str, str | None]]:
     """A few pod shapes as JSON text with placeholders: rendering 150k pods one dict at a time
     would take longer than the measurement."""
-    shapes = []
+    shapes: list[tuple[str, str | None]] = []
     for variant, phase in enumerate(("Running",) * 14 + ("Pending", "Succeeded")):
         pod = realistic_pod(variant, NODE_MARK, secret=f"v{variant}-{MARK}", phase=phase)
         pod["metadata"]["name"] = f"web-{variant}-{MARK}"

@@ -119,7 +119,8 @@ def status_body(code: int, reason: str, message: str, **metadata: str) -> dict[s
 
 def _phase_filter(selector: str) -> tuple[set[str], set[str]] | None:
     """``status.phase!=A,status.phase=B`` -> (excluded, required); None if unsupported."""
-    excluded, required = set(), set()
+    excluded: set[str] = set()
+    required: set[str] = set()
     for term in filter(None, selector.split(",")):
         key, op, value = term.partition("!=") if "!=" in term else term.partition("=")
         if key != "status.phase":
@@ -236,8 +237,8 @@ class Handler(BaseHTTPRequestHandler):
             metadata["continue"] = _token(start + limit)
         api_version, kind = LIST_KINDS[request.path]
         head = json.dumps({"kind": kind, "apiVersion": api_version, "metadata": metadata})
-        body = head[:-1].encode() + b', "items": [' + b",".join(i.raw for i in page) + b"]}"
-        self._reply(200, body)
+        payload = head[:-1].encode() + b', "items": [' + b",".join(i.raw for i in page) + b"]}"
+        self._reply(200, payload)
 
 
 class _Server(ThreadingHTTPServer):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -108,7 +108,7 @@ def test_guard_lets_only_reads_and_the_review_through(
 def test_the_clients_own_write_calls_are_refused_before_sending(live: Live) -> None:
     with connect(LiveTarget(), live.env) as connection:
         api = CoreV1Api(connection.api_client)
-        calls = [
+        calls: list[Callable[[], object]] = [
             lambda: api.delete_namespaced_pod("web", "default"),
             lambda: api.patch_node("aks-user-0", {"spec": {"unschedulable": True}}),
             lambda: api.list_secret_for_all_namespaces(_preload_content=False),

@@ -141,7 +141,8 @@ SNIPPETS = [
 @given(st.lists(st.sampled_from(SNIPPETS), max_size=12))
 def test_resuming_part_by_part_reads_what_rereading_the_rest_read(parts: list[str]) -> None:
     text = "".join(parts)
-    for loader in (yaml.SafeLoader, *([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])):
+    loaders: list[Any] = [yaml.SafeLoader, *([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])]
+    for loader in loaders:
         got = list(manifests._yaml_documents("f.yaml", text, loader))
         assert got == reference_documents("f.yaml", text, loader)
 

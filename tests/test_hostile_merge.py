@@ -62,7 +62,7 @@ def set_bitset(value: str) -> Callable[[Report], None]:
 
 def set_field(*path: str | int, value: Any) -> Callable[[Report], None]:
     def change(report: Report) -> None:
-        parent = report
+        parent: Any = report
         for step in path[:-1]:
             parent = parent[step]
         parent[path[-1]] = value

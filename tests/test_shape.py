@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, Workload, extract
-from gate.model import Document, Location, Verdict
+from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract
+from gate.model import Document, Location, Verdict, Workload
 
 SPEC = "spec.template.spec"
 

@@ -15,11 +15,11 @@ import pytest
 from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
 from gate.ci.merge import recorded_warning
-from gate.ci.shard import Shard, parse_shard
+from gate.ci.shard import parse_shard
 from gate.cli import Streams, main
 from gate.inputs.workloads import TEMPLATE_PATHS, extract
 from gate.k8s.version import dialect_for
-from gate.model import Document, Location, WarningKind, Workload
+from gate.model import Document, Location, Shard, WarningKind, Workload
 from gate.scheduler.engine import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot

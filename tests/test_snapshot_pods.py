@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ def test_every_counted_pod_is_kept_with_what_the_inter_pod_filters_read(kubectl:
 def test_namespaces_of_a_recording(
     namespaces: list[dict[str, Any]] | None, expected: dict[str, Any] | None
 ) -> None:
-    extra = {} if namespaces is None else {"namespaces": namespaces}
+    extra: dict[str, Any] = {} if namespaces is None else {"namespaces": namespaces}
     document = cluster_snapshot([api_node("a")], [], **extra)
     assert both_readers(document).namespaces == expected
 
@@ -170,10 +171,11 @@ def test_pods_of_one_workload_share_their_labels_and_terms() -> None:
     """150,000 pods must not hold 150,000 label maps: equal parts are one object (and in
     the typed reader, the requests of pods of one template too)."""
     document = cluster_snapshot([api_node("a")], [web_pod(f"web-{i}", "a") for i in range(50)])
-    for reader in (
+    readers: tuple[Callable[[], Snapshot], ...] = (
         lambda: build_snapshot(document, "snap.json"),
         lambda: read_snapshot(io.BytesIO(json.dumps(document).encode()), "s", lambda n: None),
-    ):
+    )
+    for reader in readers:
         pods = reader().pods
         assert len(pods) == 50
         for part in ("labels", "owners", "affinity_terms", "anti_affinity_terms"):

@@ -70,7 +70,7 @@ label_maps = st.one_of(
     st.sampled_from([{}, {"app": "web"}, {"app": "web", "tier": "front"}]),
     st.dictionaries(names, tricky, max_size=2),
 )
-selectors = st.one_of(
+selectors: st.SearchStrategy[Any] = st.one_of(
     st.none(),
     st.builds(dict, matchLabels=label_maps),
     st.just({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]}]}),
