@@ -8,8 +8,10 @@ import pytest
 
 from gate.k8s.version import dialect_for
 from gate.model import (
+    Code,
     Location,
     NodeOutcome,
+    Shortfall,
     Verdict,
     WarningKind,
     Workload,
@@ -336,3 +338,25 @@ def test_one_evaluator_answers_every_workload_as_a_fresh_one_would() -> None:
         fresh = Evaluator.for_snapshot(snapshot, dialect_for("v1.35.0"))
         assert answer == fresh.evaluate(workload(spec))
     assert len({a.nodes for a in answers}) > 6  # the twins do get different answers
+
+
+@pytest.mark.parametrize(
+    "pin",
+    [
+        pytest.param({}, id="per-class-of-nodes"),
+        pytest.param({"nodeName": "full"}, id="node-by-node"),
+    ],
+)
+def test_every_outcome_names_its_plugin_and_code(pin: dict[str, Any]) -> None:
+    """framework.Status carries the plugin and code of the first rejecting filter; both
+    evaluation paths give them, with NodeResourcesFit's insufficient resources."""
+    nodes = [api_node("cordoned", unschedulable=True), api_node("full", cpu="1")]
+    result = evaluate(cluster_snapshot(nodes), pod_spec("2", **pin))
+    by_node = {o.node: (o.plugin, o.code, o.shortfall) for o in result.nodes}
+    assert by_node["full"] == (
+        "NodeResourcesFit",
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        (Shortfall("cpu", 2000),),
+    )
+    # NodeUnschedulable runs before NodeName: a cordoned node is that, even for a pinned pod
+    assert by_node["cordoned"] == ("NodeUnschedulable", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ())

@@ -1,9 +1,9 @@
 """Workloads x node views -> verdicts, and the scheduler's FitError message.
 
-Each filter runs once per class of the nodes' part that it reads (see
-:mod:`gate.scheduler.nodeindex`): cost grows with the number of such classes, not with the number of
-nodes, and verdicts, messages and counts are computed on sets of nodes. Only the per-node
-outcome list is as long as the node list, and it is gathered at C speed
+The filter plugins (:mod:`gate.scheduler.plugins`) run once per class of the nodes' part
+that each reads (:mod:`gate.scheduler.nodeindex`): cost grows with the number of such classes,
+not with the number of nodes, and verdicts, messages and counts are computed on sets of nodes.
+Only the per-node outcome list is as long as the node list, and it is gathered at C speed
 (:mod:`gate.scheduler.outcomes`). Pods whose answer depends on a node's name (``nodeName``,
 ``matchFields``) are evaluated node by node.
 """

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-UNSCHEDULABLE = "Unschedulable"
-UNRESOLVABLE = "UnschedulableAndUnresolvable"
+from gate.model import Code
+
+UNSCHEDULABLE: str = Code.UNSCHEDULABLE
+UNRESOLVABLE: str = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
 
 @dataclass(frozen=True, slots=True)
