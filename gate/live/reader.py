@@ -10,9 +10,7 @@ namespaces, LimitRanges, RuntimeClasses and the server version are read once, ea
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -207,23 +205,6 @@ def server_version(connection: Connection) -> str | None:
     return version if isinstance(version, str) else None
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Decoded JSON has no reference cycles, but the collector would walk every kept object
-    again and again while pages arrive (scheduler-rules.md section 16)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            # Everything read joins the oldest generation first; otherwise the first
-            # collection after re-enabling walks every object just read, for nothing.
-            gc.freeze()
-            gc.enable()
-            gc.unfreeze()
-
-
 def read_cluster(
     target: LiveTarget,
     env: Mapping[str, str],
@@ -233,18 +214,19 @@ def read_cluster(
     progress: Progress | None = None,
 ) -> Obj:
     """Preflight, then read the cluster once into a minimised ClusterSnapshot document.
-    ``progress`` reports long lists (none by default)."""
+    ``progress`` reports long lists (none by default). Decoded JSON has no reference
+    cycles: the run reads it with the cycle collector off (scheduler-rules.md section 16,
+    :func:`gate.run.without_cycle_collection`)."""
     progress = progress or Progress.quiet()
     with connect(target, env, settings) as connection:
         say(f"reading context {connection.context} at {connection.server} (read-only)")
         preflight(connection, target.i_mean_it, say)
-        with _cyclic_gc_paused():
-            version = server_version(connection)
-            nodes = list_all(connection, NODES, progress, say)
-            pods = list_all(connection, PODS, progress, say)
-            namespaces = list_all(connection, NAMESPACES, progress, say)
-            limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
-            runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
+        version = server_version(connection)
+        nodes = list_all(connection, NODES, progress, say)
+        pods = list_all(connection, PODS, progress, say)
+        namespaces = list_all(connection, NAMESPACES, progress, say)
+        limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
+        runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
         return cluster_snapshot(
             captured_at=now,
             context=connection.context,

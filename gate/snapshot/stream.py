@@ -19,7 +19,6 @@ say) it may refuse and let the reference reader answer.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -671,19 +670,9 @@ def read_snapshot(
     stream: BinaryIO, source: str, on_read: Callable[[int], None], window: int = WINDOW
 ) -> Snapshot:
     """The snapshot in ``stream``; :class:`NotAccepted` when the reference reader must say.
-    ``window`` is how many bytes of the file are decoded at a time."""
-    # Millions of short-lived containers and no reference cycles: the collector's passes
-    # would find nothing and cost a fifth of the time. Switched back on however this ends.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _read(stream, source, on_read, window)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _read(stream: BinaryIO, source: str, on_read: Callable[[int], None], window: int) -> Snapshot:
+    ``window`` is how many bytes of the file are decoded at a time. Millions of
+    short-lived containers and no reference cycles: the run reads it with the cycle
+    collector off (:func:`gate.run.without_cycle_collection`)."""
     reading = _Reading()
     seen: set[str] = set()
     try:
