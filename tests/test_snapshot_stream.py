@@ -266,6 +266,8 @@ def test_messages_name_object_and_field(tmp_path: Path) -> None:
         b'{"a": 1} x',
         b"\xff\xfe{}",
         b'{"kind": "List", "items": [{"kind": "Node"},]}',
+        b'{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a"}},]}',
+        b'{"kind": "List", "items": [1, , 2]}',
     ],
 )
 def test_broken_files_are_one_clear_error(tmp_path: Path, text: bytes) -> None:

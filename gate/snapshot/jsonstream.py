@@ -271,6 +271,8 @@ def _exact_element(buffer: _Buffer) -> tuple[int, bool]:
     """One element found by the exact scan: its end, and whether the array closes after it."""
     while True:
         end = _value_end(buffer.data, buffer.pos)
+        if end == buffer.pos:  # "[1,]": JSON has no empty element
+            raise StreamError(f"expected a value at byte {buffer.offset}")
         if end is not None:
             rest = _SPACE.match(buffer.data, end)
             after = rest.end() if rest else end
