@@ -17,9 +17,10 @@ from datetime import datetime, timezone
 from typing import IO, Any
 
 from gate.errors import UsageError
+from gate.snapshot.state import SECTIONS as snapshot_sections
 
 Obj = dict[str, Any]
-SECTIONS = ("nodes", "pods", "namespaces", "limitRanges", "runtimeClasses")
+SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
 _TAINT_FIELDS = ("key", "value", "effect")
 _TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
 _LIMIT_FIELDS = ("type", "default", "defaultRequest", "max", "min")

@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources as package_files
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -31,7 +30,10 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import ExistingPod, HostPort, NodeView
+from gate.snapshot.schema import LAYOUTS, layout_of
+from gate.snapshot.schema import schema as snapshot_schema
 from gate.snapshot.state import (
+    SECTIONS,
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
@@ -49,23 +51,13 @@ __all__ = ["TERMINAL_PHASES", "Snapshot", "build_snapshot", "load_snapshot"]
 
 
 @cache
-def _schema() -> dict[str, Any]:
-    text = package_files.files("gate").joinpath("schemas/snapshot.schema.json").read_text()
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
-
-
-_LAYOUTS = ("clusterSnapshot", "list")  # the schema's top-level oneOf, in its order
-
-
-@cache
 def _validator(definition: str | None) -> jsonschema.protocols.Validator:
     # Imported when first needed: a valid file read by the typed reader never needs it.
     import jsonschema
 
-    schema = _schema()
-    if definition in _LAYOUTS:
-        schema = {**schema["oneOf"][_LAYOUTS.index(definition)], "$defs": schema["$defs"]}
+    schema = snapshot_schema()
+    if definition in LAYOUTS:
+        schema = {**schema["oneOf"][LAYOUTS.index(definition)], "$defs": schema["$defs"]}
     elif definition is not None:
         schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
     return jsonschema.Draft202012Validator(schema)
@@ -107,22 +99,11 @@ def _describe(kind: str, index: str, obj: object) -> str:
     return f'{index} ({kind} "{name}")'
 
 
-def _envelope(document: object) -> str | None:
-    """The layout the document's ``kind`` claims, so that a violation is reported against
-    that layout's fields (``pods`` missing) rather than as a mismatch with the other."""
-    kind = document.get("kind") if isinstance(document, Mapping) else None
-    if kind == "ClusterSnapshot":
-        return "clusterSnapshot"
-    if isinstance(kind, str) and kind.endswith("List"):
-        return "list"
-    return None
-
-
 def _flattened(document: object) -> object:
     """A List as the API returns it: the items of a ``NodeList``/``PodList`` carry no
     ``kind`` (the list's names it), and a List may hold such lists (``kubectl get nodes,pods
     -o json`` of some versions); their items are the snapshot's objects."""
-    if not isinstance(document, Mapping) or _envelope(document) != "list":
+    if not isinstance(document, Mapping) or layout_of(document) != "list":
         return document
     items = document.get("items")
     if not isinstance(items, list):
@@ -150,21 +131,9 @@ def _list_items(items: list[Any], item_kind: str) -> list[Any]:
 def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
     """Group the snapshot's objects by kind, whichever format it is in."""
     if document.get("kind") == "ClusterSnapshot":
-        return {
-            "Node": list(document.get("nodes") or []),
-            "Pod": list(document.get("pods") or []),
-            "Namespace": list(document.get("namespaces") or []),
-            "LimitRange": list(document.get("limitRanges") or []),
-            "RuntimeClass": list(document.get("runtimeClasses") or []),
-        }
+        return {kind: list(document.get(key) or []) for key, kind in SECTIONS.items()}
     # Every item has its kind by now: _flattened gave kind-less items their list's.
-    groups: dict[str, list[Any]] = {
-        "Node": [],
-        "Pod": [],
-        "Namespace": [],
-        "LimitRange": [],
-        "RuntimeClass": [],
-    }
+    groups: dict[str, list[Any]] = {kind: [] for kind in SECTIONS.values()}
     for item in document.get("items") or []:
         if item["kind"] in groups:
             groups[item["kind"]].append(item)
@@ -305,7 +274,7 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     This is the reference reader: every message about an invalid snapshot comes from here.
     """
     document = _flattened(document)
-    _check(document, _envelope(document), "snapshot", source)
+    _check(document, layout_of(document), "snapshot", source)
     assert isinstance(document, Mapping)
     groups = _split(document, source)
     nodes = _nodes(groups["Node"], source)

@@ -16,6 +16,15 @@ from gate.k8s.completion import AdmissionObjects
 from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+SECTIONS: Mapping[str, str] = {
+    "nodes": "Node",
+    "pods": "Pod",
+    "namespaces": "Namespace",
+    "limitRanges": "LimitRange",
+    "runtimeClasses": "RuntimeClass",
+}
+"""A ClusterSnapshot's arrays of objects and the kind of their items, in the order the
+recorder writes them (SPEC section 3); a kubectl List holds the same kinds as items."""
 _T = TypeVar("_T")
 
 

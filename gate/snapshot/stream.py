@@ -20,7 +20,6 @@ say) it may refuse and let the reference reader answer.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -38,7 +37,9 @@ from gate.k8s.resources import (
 )
 from gate.model import ExistingPod, HostPort, NodeView
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
+from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
+    SECTIONS,
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
@@ -50,9 +51,7 @@ from gate.snapshot.state import (
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
-_LIST_KIND = re.compile("List$")
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass")
-_SECTION_KINDS = {"nodes": "Node", "pods": "Pod", "namespaces": "Namespace"}
 
 
 class NotAccepted(Exception):
@@ -224,7 +223,8 @@ _EMPTY_STATUS = _Status()
 def _decoder(key: str) -> msgspec.json.Decoder[list[Any]]:
     if key == "pods":
         return _PODS
-    return _OBJECTS if key in ("items", "nodes", "namespaces") else _SKIPPED
+    read = key == "items" or SECTIONS.get(key, _ADMISSION_KINDS[0]) not in _ADMISSION_KINDS
+    return _OBJECTS if read else _SKIPPED
 
 
 def _set(value: Any) -> Any:
@@ -380,6 +380,22 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
 _LABELS = msgspec.json.Decoder(dict[str, str] | None)
 _OWNERS = msgspec.json.Decoder(list[_Owner] | None)
 _TERMS = msgspec.json.Decoder(list[_Term] | None)
+CHECKED_AS: dict[tuple[type[Struct], str], msgspec.json.Decoder[Any]] = {
+    (_Meta, "labels"): _LABELS,
+    (_Meta, "ownerReferences"): _OWNERS,
+    (_PodAffinity, "requiredDuringSchedulingIgnoredDuringExecution"): _TERMS,
+    (_ContainerTexts, "resources"): _RESOURCES,
+    (_ContainerTexts, "ports"): _PORTS,
+    (_Spec, "overhead"): _AMOUNTS,
+    (_Spec, "resources"): _RESOURCES,
+    (_PodSpec, "containers"): _CONTAINERS,
+    (_PodSpec, "initContainers"): _CONTAINERS,
+    (_PodSpec, "overhead"): _AMOUNTS,
+    (_PodSpec, "resources"): _RESOURCES,
+}
+"""The decoder that checks each field kept as JSON text. With the structs, the typed
+reader's description of a snapshot; tests/test_snapshot_description.py holds it to the
+schema's."""
 
 
 def _labels(meta: _Meta) -> dict[str, str]:
@@ -578,10 +594,10 @@ class _Reading:
 
     def batch(self, batch: Batch) -> None:
         objects = self.arrays.setdefault(batch.key, _Objects())
-        if batch.key in ("limitRanges", "runtimeClasses"):
-            objects.admission.setdefault(batch.key, []).extend(json.loads(batch.text))
-        elif batch.key in _SECTION_KINDS:
-            kind = _SECTION_KINDS[batch.key]
+        kind = SECTIONS.get(batch.key)
+        if kind in _ADMISSION_KINDS:  # read whole: the admission code reads plain objects
+            objects.admission.setdefault(kind, []).extend(json.loads(batch.text))
+        elif kind is not None:
             for obj in batch.items:
                 if obj.kind is not UNSET and obj.kind != kind:
                     raise NotAccepted
@@ -605,46 +621,17 @@ class _Reading:
                 objects.admission.setdefault(plain[index]["kind"], []).append(plain[index])
 
 
-def _envelope_ok(envelope: Mapping[str, Any], arrays: Mapping[str, _Objects]) -> bool:
-    """The schema's envelope rules, for the members this reader saw."""
-    kind = envelope.get("kind")
-    if kind == "ClusterSnapshot":
-        source = envelope.get("source", {})
-        return (
-            envelope.get("apiVersion") == "fitgate/v1"
-            and "nodes" in arrays
-            and "pods" in arrays
-            and not {"nodes", "pods", "namespaces", "limitRanges", "runtimeClasses"}
-            & envelope.keys()
-            and not {"capturedAt", "source"} & arrays.keys()  # arrays are read as batches
-            and isinstance(envelope.get("capturedAt"), (str, type(None)))
-            and isinstance(source, dict)
-            and all(isinstance(source.get(k), (str, type(None))) for k in _SOURCE_KEYS)
-        )
-    return (
-        isinstance(kind, str)
-        and _LIST_KIND.search(kind) is not None
-        and "items" in arrays
-        and "items" not in envelope
-    )
-
-
-_SOURCE_KEYS = ("context", "server", "serverVersion")
-
-
 def _snapshot(reading: _Reading, source: str) -> Snapshot:
     own = reading.envelope.get("kind") == "ClusterSnapshot"
+    arrays = reading.arrays
     if own:
-        nodes = reading.arrays["nodes"].nodes
-        pods = reading.arrays["pods"].pods
-        limit_ranges = reading.arrays.get("limitRanges", _Objects()).admission
-        runtime_classes = reading.arrays.get("runtimeClasses", _Objects()).admission
-        lr = limit_ranges.get("limitRanges", [])
-        rc = runtime_classes.get("runtimeClasses", [])
-        listed = reading.arrays.get("namespaces")
+        nodes, pods = arrays["nodes"].nodes, arrays["pods"].pods
+        lr = arrays.get("limitRanges", _Objects()).admission.get("LimitRange", [])
+        rc = arrays.get("runtimeClasses", _Objects()).admission.get("RuntimeClass", [])
+        listed = arrays.get("namespaces")
         namespaces = None if listed is None else listed.namespaces or {}
     else:
-        items = reading.arrays["items"]
+        items = arrays["items"]
         nodes, pods = items.nodes, items.pods
         lr, rc = items.admission.get("LimitRange", []), items.admission.get("RuntimeClass", [])
         namespaces = items.namespaces
@@ -687,6 +674,8 @@ def read_snapshot(
                 reading.batch(member)
     except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
         raise NotAccepted from None
-    if not _envelope_ok(reading.envelope, reading.arrays):
+    # The arrays were read as batches and their objects checked one by one: as members of
+    # the envelope, any list stands for them.
+    if not envelope_ok({**{key: [] for key in reading.arrays}, **reading.envelope}):
         raise NotAccepted
     return _snapshot(reading, source)

@@ -1,0 +1,185 @@
+"""One description of a snapshot: the schema (gate/schemas/snapshot.schema.json) states the
+envelope and the type of every field the checks read; the typed reader's structs check each
+of those fields with the same type, the recorder writes the same arrays in the same order,
+and keeps every field the schema describes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import msgspec.inspect as mi
+import pytest
+
+from gate.live.recorder import SECTIONS as RECORDED_SECTIONS
+from gate.live.recorder import minimal_namespace, minimal_node, minimal_pod
+from gate.snapshot import stream
+from gate.snapshot.schema import schema
+from gate.snapshot.state import SECTIONS
+
+Shape = dict[str, Any]
+"""A type, normalised: ``types`` (JSON type names), and ``properties`` and ``required``
+of an object with named fields, ``values`` of a map, ``items`` of an array."""
+
+
+def _from_schema(rule: dict[str, Any]) -> Shape:
+    while "$ref" in rule:
+        rule = schema()["$defs"][rule["$ref"].rsplit("/", 1)[1]]
+    types = rule.get("type", [])
+    shape: Shape = {"types": {types} if isinstance(types, str) else set(types)}
+    if "const" in rule:
+        shape["types"] = {"string"}
+    if "properties" in rule:
+        shape["properties"] = {k: _from_schema(v) for k, v in rule["properties"].items()}
+        shape["required"] = set(rule.get("required", ()))
+    if "additionalProperties" in rule:
+        shape["values"] = _from_schema(rule["additionalProperties"])
+    if "items" in rule:
+        shape["items"] = _from_schema(rule["items"])
+    return shape
+
+
+_SCALARS = {
+    mi.StrType: "string",
+    mi.IntType: "integer",
+    mi.FloatType: "number",
+    mi.BoolType: "boolean",
+    mi.NoneType: "null",
+}
+
+
+def _from_struct(info: mi.Type, owner: type | None = None, field: str = "") -> Shape:
+    if isinstance(info, mi.RawType):  # kept as text, checked by its decoder (if at all)
+        decoder = stream.CHECKED_AS.get((owner, field))  # type: ignore[arg-type]
+        return {"types": set()} if decoder is None else _from_struct(mi.type_info(decoder.type))
+    members = info.types if isinstance(info, mi.UnionType) else (info,)
+    shape: Shape = {"types": set()}
+    for member in members:
+        if type(member) in _SCALARS:
+            shape["types"].add(_SCALARS[type(member)])
+        elif isinstance(member, mi.StructType):
+            shape["types"].add("object")
+            shape["properties"] = {
+                f.encode_name: _from_struct(f.type, member.cls, f.name) for f in member.fields
+            }
+            shape["required"] = {f.encode_name for f in member.fields if f.required}
+        elif isinstance(member, mi.DictType):
+            shape["types"].add("object")
+            shape["values"] = _from_struct(member.value_type)
+        elif isinstance(member, mi.ListType):
+            shape["types"].add("array")
+            shape["items"] = _from_struct(member.item_type)
+        else:
+            raise AssertionError(f"no JSON type for {member}")
+    if {"integer", "number"} <= shape["types"]:  # JSON Schema's number includes integers
+        shape["types"].discard("integer")
+    return shape
+
+
+def _differences(expected: Shape, got: Shape, where: str) -> list[str]:
+    """Where ``got`` (a struct) does not check what ``expected`` (the schema) describes.
+    The struct may check more fields: anything it refuses, the reference reader answers."""
+    found = []
+    if expected["types"] and expected["types"] != got["types"]:
+        found.append(f"{where}: {sorted(expected['types'])} != {sorted(got['types'])}")
+    if "required" in expected and not expected["required"] <= got.get("required", set()):
+        found.append(f"{where}: required {sorted(expected['required'])}")
+    for name, rule in expected.get("properties", {}).items():
+        if name not in got.get("properties", {}):
+            found.append(f"{where}.{name}: not read")
+            continue
+        found += _differences(rule, got["properties"][name], f"{where}.{name}")
+    for part in ("values", "items"):
+        if part in expected:
+            found += _differences(expected[part], got.get(part, {"types": set()}), where + part)
+    return found
+
+
+# The schema's object definitions and the structs that read them; ``required`` names are
+# checked in code for the structs (a name must be there: _require_name).
+PAIRS = [
+    ("node", stream._Object, "a node of a List or a recording"),
+    ("pod", stream._Object, "a pod of a kubectl List"),
+    ("pod", stream._Pod, "a recorded pod"),
+    ("namespace", stream._Object, "a namespace"),
+]
+
+
+@pytest.mark.parametrize(
+    ("definition", "struct"), [p[:2] for p in PAIRS], ids=[p[2] for p in PAIRS]
+)
+def test_the_typed_reader_checks_every_field_the_schema_describes(
+    definition: str, struct: type[msgspec.Struct]
+) -> None:
+    expected = _from_schema({"$ref": f"#/$defs/{definition}"})
+    expected["required"] = set()
+    expected["properties"]["metadata"]["required"] = set()
+    expected["properties"]["kind"]["types"] = set()  # a const: compared in code
+    assert _differences(expected, _from_struct(mi.type_info(struct)), definition) == []
+
+
+def test_a_difference_is_found() -> None:
+    """The comparison is not vacuous: a field of another type is named."""
+    wrong = msgspec.defstruct("Wrong", [("metadata", int)])
+    expected = _from_schema({"$ref": "#/$defs/namespace"})
+    found = _differences(expected, _from_struct(mi.type_info(wrong)), "namespace")
+    assert found[:3] == [
+        "namespace.kind: not read",
+        "namespace.metadata: ['object'] != ['integer']",
+        "namespace.metadata: required ['name']",
+    ]
+
+
+def test_the_envelope_arrays_are_the_sections_the_recorder_writes() -> None:
+    layout = schema()["oneOf"][0]["properties"]
+    arrays = [name for name, rule in layout.items() if rule.get("type") == "array"]
+    assert arrays == list(SECTIONS) == list(RECORDED_SECTIONS)
+
+
+def _every_field(rule: dict[str, Any]) -> Any:
+    """A value with every field the schema describes, each of a type it allows."""
+    while "$ref" in rule:
+        rule = schema()["$defs"][rule["$ref"].rsplit("/", 1)[1]]
+    if "const" in rule:
+        return rule["const"]
+    types = rule.get("type", [])
+    kind = types if isinstance(types, str) else types[0]
+    if "properties" in rule:
+        return {name: _every_field(part) for name, part in rule["properties"].items()}
+    if "additionalProperties" in rule:
+        return {"example.com/key": _every_field(rule["additionalProperties"])}
+    if "items" in rule:
+        return [_every_field(rule["items"])]
+    return {"string": "1", "integer": 1, "boolean": True, "array": [], "object": {}}[kind]
+
+
+def _fields(value: Any, path: str = "") -> set[str]:
+    if isinstance(value, dict):
+        return {f for k, v in value.items() for f in {f"{path}.{k}"} | _fields(v, f"{path}.{k}")}
+    if isinstance(value, list):
+        return {f for v in value for f in _fields(v, path + "[]")}
+    return set()
+
+
+@pytest.mark.parametrize(
+    ("definition", "minimal"),
+    [("node", minimal_node), ("pod", minimal_pod), ("namespace", minimal_namespace)],
+)
+def test_the_recorder_keeps_every_field_the_schema_describes(definition: str, minimal: Any) -> None:
+    complete = _every_field({"$ref": f"#/$defs/{definition}"})
+    if definition == "pod":
+        for name in ("containers", "initContainers"):  # only host ports are ports in use
+            complete["spec"][name][0]["ports"][0]["hostPort"] = 8080
+    recorded = minimal(complete)
+    assert _fields(complete) - _fields(recorded) == NOT_RECORDED[definition]
+
+
+# Checked wherever they appear, but never read of an object already in the cluster.
+_OWNED = {".metadata.namespace", ".metadata.deletionTimestamp", ".metadata.ownerReferences"}
+_OWNERS = {".metadata.ownerReferences[].kind", ".metadata.ownerReferences[].name"}
+_LIMITS = {  # requests only: the API server defaulted them from the limits already
+    f"{place}.limits{key}"
+    for place in (".spec.resources", ".spec.containers[].resources")
+    for key in ("", ".example.com/key")
+} | {f".spec.initContainers[].resources.limits{key}" for key in ("", ".example.com/key")}
+NOT_RECORDED = {"node": _OWNED | _OWNERS, "pod": _LIMITS, "namespace": _OWNED | _OWNERS}
