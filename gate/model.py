@@ -209,16 +209,6 @@ class Code(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Shortfall:
-    """One insufficient resource of NodeResourcesFit (noderesources/fit.go
-    ``InsufficientResource``): its name and the amount the pod requests, in scheduler units
-    (see :class:`NodeView`; ``pods`` requests 1). The node's own amounts stay on its view."""
-
-    resource: str
-    requested: int
-
-
-@dataclass(frozen=True, slots=True)
 class NodeOutcome:
     """The reasons one node rejected the pod (empty when it fits), as the rejecting
     plugin's status gives them.
@@ -226,8 +216,8 @@ class NodeOutcome:
     ``reasons`` are the scheduler's strings in the run's dialect; ``taint`` names the
     untolerated taint for human readers whatever the dialect; ``plugin`` and ``code`` are the
     rejecting plugin's name and status code ("" and None for a fit, and for outcomes read
-    back from a report that does not record them); ``shortfall`` lists NodeResourcesFit's
-    insufficient resources.
+    back from a report that does not record them). What the pod asks (NodeResourcesFit's
+    shortfall) is the workload's, not the node's, so it stays on the scheduler's rejection.
     """
 
     node: str
@@ -235,7 +225,6 @@ class NodeOutcome:
     taint: Taint | None = None
     plugin: str = ""
     code: Code | None = None
-    shortfall: tuple[Shortfall, ...] = ()
 
     @property
     def fits(self) -> bool:

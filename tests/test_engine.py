@@ -11,7 +11,6 @@ from gate.model import (
     Code,
     Location,
     NodeOutcome,
-    Shortfall,
     Verdict,
     WarningKind,
     Workload,
@@ -349,14 +348,10 @@ def test_one_evaluator_answers_every_workload_as_a_fresh_one_would() -> None:
 )
 def test_every_outcome_names_its_plugin_and_code(pin: dict[str, Any]) -> None:
     """framework.Status carries the plugin and code of the first rejecting filter; both
-    evaluation paths give them, with NodeResourcesFit's insufficient resources."""
+    evaluation paths give them."""
     nodes = [api_node("cordoned", unschedulable=True), api_node("full", cpu="1")]
     result = evaluate(cluster_snapshot(nodes), pod_spec("2", **pin))
-    by_node = {o.node: (o.plugin, o.code, o.shortfall) for o in result.nodes}
-    assert by_node["full"] == (
-        "NodeResourcesFit",
-        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-        (Shortfall("cpu", 2000),),
-    )
+    by_node = {o.node: (o.plugin, o.code) for o in result.nodes}
+    assert by_node["full"] == ("NodeResourcesFit", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
     # NodeUnschedulable runs before NodeName: a cordoned node is that, even for a pinned pod
-    assert by_node["cordoned"] == ("NodeUnschedulable", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ())
+    assert by_node["cordoned"] == ("NodeUnschedulable", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)

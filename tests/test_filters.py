@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import Dialect, dialect_for
-from gate.model import Code, HostPort, NodeView, Shortfall
+from gate.model import Code, HostPort, NodeView
 from gate.scheduler.filters import (
     NODE_AFFINITY,
     NODE_NAME,
@@ -19,6 +19,7 @@ from gate.scheduler.filters import (
     NODE_UNSCHEDULABLE,
     TAINT_TOLERATION,
     PodProfile,
+    Shortfall,
     plugin_of,
     taint_toleration,
 )

@@ -123,9 +123,7 @@ def test_classes_give_each_node_its_own_rejection(
     assert got == expected
     outcomes = OutcomeTables(index.nodes).outcomes(groups)
     assert outcomes == tuple(
-        NodeOutcome(n.name, r.reasons, r.taint, r.plugin, r.code, r.shortfall)
-        if r
-        else NodeOutcome(n.name, ())
+        NodeOutcome(n.name, r.reasons, r.taint, r.plugin, r.code) if r else NodeOutcome(n.name, ())
         for n, r in zip(found, expected, strict=True)
     )
     if expected and all(expected):

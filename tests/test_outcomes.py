@@ -22,9 +22,7 @@ def naive(count: int, groups: dict[Rejection, int]) -> tuple[NodeOutcome, ...]:
             built.append(NodeOutcome(f"n{index}", ()))
         else:
             r = rejection
-            built.append(
-                NodeOutcome(f"n{index}", r.reasons, r.taint, r.plugin, r.code, r.shortfall)
-            )
+            built.append(NodeOutcome(f"n{index}", r.reasons, r.taint, r.plugin, r.code))
     return tuple(built)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from gate.k8s.matching import SelectorTerm, first_untolerated, tolerates
 from gate.k8s.resources import NATIVE_CHECKED, PODS
 from gate.k8s.version import Dialect
-from gate.model import Code, HostPort, NodeView, Shortfall, Taint
+from gate.model import Code, HostPort, NodeView, Taint
 
 # The default profile's filter plugins (apis/config/v1/default_plugins.go), by name.
 NODE_UNSCHEDULABLE = "NodeUnschedulable"
@@ -58,6 +58,16 @@ def taint_reason(taint: Taint, dialect: Dialect) -> str:
 
 
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", value="", effect="NoSchedule")
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """One insufficient resource of NodeResourcesFit (noderesources/fit.go
+    ``InsufficientResource``): its name and the amount the pod requests, in scheduler units
+    (see :class:`NodeView`; ``pods`` requests 1). The node's own amounts stay on its view."""
+
+    resource: str
+    requested: int
 
 
 @dataclass(frozen=True, slots=True)

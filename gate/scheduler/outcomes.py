@@ -3,7 +3,7 @@
 A report lists every node for every workload: 2,000 workloads on 5,000 nodes are ten
 million outcomes, far too many to build one by one. An outcome depends only on the node
 and the rejection, and a workload's rejections are a few disjoint sets of nodes, so:
-each (rejection, node) outcome is built once, kept in the node's row of outcomes; the
+each (outcome, node) pair is built once, kept in the node's row of outcomes; the
 number of each node's rejection is written into one byte per node with integer arithmetic
 on the bitsets; and the tuple is gathered from the rows by one C-level ``map``. Workloads
 with the same groups share the same tuple.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from itertools import repeat
 
-from gate.model import NodeOutcome, NodeView
+from gate.model import Code, NodeOutcome, NodeView, Taint
 from gate.scheduler.filters import Rejection
 from gate.scheduler.plugins import Groups
 
@@ -23,12 +23,20 @@ _EXPAND = [bytes((b >> j) & 1 for j in range(8)) for b in range(256)]
 _MAX_NUMBER = 255  # a rejection's number must fit in one byte
 
 
+Fields = tuple[tuple[str, ...], Taint | None, str, Code | None]
+"""A NodeOutcome's fields after the node: what a rejection shows of itself on a node."""
+_FIT: Fields = ((), None, "", None)
+
+
+def _fields(rejection: Rejection | None) -> Fields:
+    if rejection is None:
+        return _FIT
+    return (rejection.reasons, rejection.taint, rejection.plugin, rejection.code)
+
+
 def outcome(node: str, rejection: Rejection | None) -> NodeOutcome:
     """One node's outcome: the rejection it got, or a fit."""
-    if rejection is None:
-        return NodeOutcome(node, ())
-    r = rejection
-    return NodeOutcome(node, r.reasons, r.taint, r.plugin, r.code, r.shortfall)
+    return NodeOutcome(node, *_fields(rejection))
 
 
 def _spread(bits: int, count: int) -> bytes:
@@ -40,37 +48,38 @@ def _spread(bits: int, count: int) -> bytes:
 class OutcomeTables:
     """Builds and shares the outcome tuples of one snapshot's nodes.
 
-    Each rejection seen gets a number (a fit is 0) and every node a row: its outcome under
-    each number, so a workload's tuple is one C-level gather of ``row[number]``.
+    Each outcome seen (a rejection's fields, which rejections differing only in what the
+    pod asks share) gets a number (a fit is 0) and every node a row: its outcome under each
+    number, so a workload's tuple is one C-level gather of ``row[number]``.
     """
 
     def __init__(self, nodes: tuple[NodeView, ...]) -> None:
         self._names = [n.name for n in nodes]
         self._rows: list[list[NodeOutcome]] = [[] for _ in self._names]
-        self._numbers: dict[Rejection | None, int] = {}
-        self._shared: dict[tuple[tuple[Rejection, int], ...], tuple[NodeOutcome, ...]] = {}
+        self._numbers: dict[Fields, int] = {}
+        self._shared: dict[tuple[tuple[int, int], ...], tuple[NodeOutcome, ...]] = {}
         self._number(None)
 
     def _number(self, rejection: Rejection | None) -> int:
-        number = self._numbers.get(rejection)
+        fields = _fields(rejection)
+        number = self._numbers.get(fields)
         if number is None:
-            number = self._numbers[rejection] = len(self._numbers)
-            outcomes = map(outcome, self._names, repeat(rejection))
+            number = self._numbers[fields] = len(self._numbers)
+            outcomes = map(NodeOutcome, self._names, *map(repeat, fields))
             deque(map(list.append, self._rows, outcomes), maxlen=0)
         return number
 
     def outcomes(self, groups: Groups) -> tuple[NodeOutcome, ...]:
         """Every node's outcome: its group's rejection, or a fit where it is in none."""
-        key = tuple(groups.items())
+        key = tuple((self._number(rejection), bits) for rejection, bits in groups.items())
         shared = self._shared.get(key)
         if shared is None:
-            shared = self._assemble(groups)
+            shared = self._assemble(key)
             self._shared[key] = shared
         return shared
 
-    def _assemble(self, groups: Groups) -> tuple[NodeOutcome, ...]:
+    def _assemble(self, numbers: tuple[tuple[int, int], ...]) -> tuple[NodeOutcome, ...]:
         count = len(self._names)
-        numbers = [(self._number(rejection), bits) for rejection, bits in groups.items()]
         if count < 2 or max((number for number, _ in numbers), default=0) > _MAX_NUMBER:
             row_of = [0] * count
             for number, bits in numbers:

@@ -40,7 +40,7 @@ from typing import Any, Generic, TypeVar
 
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
-from gate.model import NodeView, Shortfall
+from gate.model import NodeView
 from gate.scheduler.filters import (
     NODE_AFFINITY,
     NODE_NAME,
@@ -50,6 +50,7 @@ from gate.scheduler.filters import (
     TAINT_TOLERATION,
     PodProfile,
     Rejection,
+    Shortfall,
     fit_rejection,
     fit_request,
     node_affinity,
