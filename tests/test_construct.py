@@ -1,4 +1,6 @@
-"""The direct builder and the cached resolver give exactly PyYAML's safe results."""
+"""The direct builder gives exactly the reference constructor's results (PyYAML's safe
+constructor with Go's reading of timestamps, binary, sets and ordered maps), and the cached
+resolver exactly PyYAML's safe tags."""
 
 from __future__ import annotations
 
@@ -8,9 +10,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from yaml.constructor import SafeConstructor
 
-from gate.inputs.construct import CachedSafeLoader, construct_document
+from gate.inputs.construct import CachedSafeLoader, ManifestConstructor, construct_document
 from gate.inputs.manifests import default_loader
 
 LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])]
@@ -21,7 +22,7 @@ def nodes(text: str, loader: Any = yaml.SafeLoader) -> list[yaml.Node]:
 
 
 def reference(node: yaml.Node) -> Any:
-    return SafeConstructor().construct_document(node)
+    return ManifestConstructor().construct_document(node)
 
 
 def same(left: Any, right: Any) -> bool:
@@ -60,13 +61,13 @@ BROKEN = {
 
 @pytest.mark.parametrize("loader", LOADERS, ids=lambda loader: loader.__name__)
 @pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
-def test_the_builder_gives_the_safe_constructors_data(text: str, loader: Any) -> None:
+def test_the_builder_gives_the_reference_constructors_data(text: str, loader: Any) -> None:
     for node in nodes(text, loader):
         assert same(construct_document(node, aliased=False), reference(node))
 
 
 @pytest.mark.parametrize("text", BROKEN.values(), ids=BROKEN.keys())
-def test_the_builder_raises_the_safe_constructors_error(text: str) -> None:
+def test_the_builder_raises_the_reference_constructors_error(text: str) -> None:
     (node,) = nodes(text)
     with pytest.raises(Exception) as expected:
         reference(node)
@@ -86,7 +87,7 @@ def test_nesting_deeper_than_the_interpreter_stack_still_builds() -> None:
     assert built == []
 
 
-def test_aliased_documents_share_objects_as_the_safe_constructor_does() -> None:
+def test_aliased_documents_share_objects_as_the_reference_constructor_does() -> None:
     (node,) = nodes("a: &x [1]\nb: *x\n")
     built = construct_document(node, aliased=True)
     assert built["a"] is built["b"]
@@ -123,7 +124,7 @@ documents = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(documents)
-def test_any_flow_document_builds_as_the_safe_constructor_builds_it(text: str) -> None:
+def test_any_flow_document_builds_as_the_reference_constructor_builds_it(text: str) -> None:
     try:
         composed = nodes(text, CachedSafeLoader)
         plain = nodes(text)
@@ -138,3 +139,38 @@ def test_any_flow_document_builds_as_the_safe_constructor_builds_it(text: str) -
             assert str(got.value) == str(exc)
         else:
             assert same(construct_document(mine, aliased=False), expected)
+
+
+# go.yaml.in/yaml/v2 decode.go (scalar): a timestamp decoded into interface{} is its text,
+# !!binary is string(data); other tags on collections are ignored. kubectl sends the JSON
+# of that (sigs.k8s.io/yaml), writing bytes UTF-8 cannot hold as U+FFFD.
+GO_READS = {
+    "a timestamp is its text": ("a: 2001-12-14t21:59:43.1-05:00\n", "2001-12-14t21:59:43.1-05:00"),
+    "a date is its text": ("a: 2002-12-14\n", "2002-12-14"),
+    "an explicit timestamp is its text": ("a: !!timestamp 2002-12-14\n", "2002-12-14"),
+    "an impossible date is text": ("a: 2024-13-45\n", "2024-13-45"),
+    "binary is its decoded text": ("a: !!binary aGVsbG8=\n", "hello"),
+    "binary over lines is decoded": ("a: !!binary |\n  aGVs\n  bG8=\n", "hello"),
+    "binary that is not UTF-8 is U+FFFD": ("a: !!binary /w==\n", "\ufffd"),
+    "a set is a mapping of nulls": ("a: !!set {x, y}\n", {"x": None, "y": None}),
+    "an omap is a list of mappings": ("a: !!omap [x: 1, y: 2]\n", [{"x": 1}, {"y": 2}]),
+    "pairs are a list of mappings": ("a: !!pairs [x: 1, x: 2]\n", [{"x": 1}, {"x": 2}]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value"), GO_READS.values(), ids=GO_READS.keys())
+@pytest.mark.parametrize("aliased", [False, True], ids=["direct", "constructor"])
+def test_types_json_lacks_read_as_kubectl_reads_them(text: str, value: Any, aliased: bool) -> None:
+    (node,) = nodes(text)
+    assert same(construct_document(node, aliased=aliased), {"a": value})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['a: !!binary "%%%"\n', "a: !!binary aGVsbG8\n", "a: !!binary aGVs bG8=\n"],
+    ids=["not base64", "without padding", "with a space"],
+)
+def test_binary_go_cannot_decode_is_an_error(text: str) -> None:
+    (node,) = nodes(text)
+    with pytest.raises(yaml.constructor.ConstructorError, match="invalid base64 data"):
+        construct_document(node, aliased=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 import pytest
@@ -76,7 +75,6 @@ def test_a_field_of_the_wrong_type_is_named(
 
 VALID = {
     "nulls-are-absent": {"tolerations": None, "nodeSelector": None},
-    "yaml-timestamp-is-text": {"nodeSelector": {"built": date(2024, 1, 1)}},
     "unread-fields-unchecked": {"affinity": {"podAffinity": {"anything": [1]}}},
     "any-list-items": {"topologySpreadConstraints": [True, 1, "x", None, {"maxSkew": 1}]},
     "valid": {"containers": [{"name": "a", "ports": [{"hostPort": 80, "protocol": "UDP"}]}]},

@@ -1,4 +1,17 @@
-"""Composed YAML nodes -> Python data, exactly as PyYAML's SafeConstructor builds them.
+"""Composed YAML nodes -> Python data, as ``kubectl`` (``sigs.k8s.io/yaml``, over
+``go.yaml.in/yaml/v2``) turns them into the JSON the API server reads.
+
+That is PyYAML's SafeConstructor except for the types JSON has no place for, which Go's
+decoder turns into JSON values (``decode.go``, ``scalar``), so that a value reads here as
+the cluster would store it and never as a Python type whose text changes from run to run:
+
+- a timestamp (``2024-01-01``, ``!!timestamp ...``) is its text: Go keeps timestamps
+  decoded into ``interface{}`` as the original string;
+- ``!!binary`` is its decoded bytes as text, bytes UTF-8 cannot hold being U+FFFD (Go's
+  ``string(data)``, which ``encoding/json`` then writes with U+FFFD);
+- ``!!set {a, b}`` is the mapping ``{a: null, b: null}`` (Go ignores the tag), which a
+  field that wants a string refuses like any mapping;
+- ``!!omap`` and ``!!pairs`` are lists of one-key mappings (Go ignores the tag).
 
 SafeConstructor is general: every node goes through a tag lookup, a generator and a state
 machine that lets aliased collections refer to themselves. Rendered manifests use almost
@@ -6,15 +19,18 @@ none of that, and a monorepo's worth of them spends most of its reading time the
 document without aliases is built by one small recursive function for the plain cases
 (maps, sequences, strings, and the scalar tags the safe resolver assigns); anything else
 (merge keys, explicit tags such as ``!!binary``, complex keys, deep nesting, any error) is
-handed whole to SafeConstructor, so its data and its errors are the reference's.
+handed whole to :class:`ManifestConstructor`, so its data and its errors are the
+reference's.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 import yaml
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 _STR = "tag:yaml.org,2002:str"
@@ -22,8 +38,37 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 _VALUE = "tag:yaml.org,2002:value"
-_SAFE = SafeConstructor()
-# Only these read nothing but the node itself; every other tag goes to SafeConstructor.
+
+
+class ManifestConstructor(SafeConstructor):
+    """SafeConstructor with Go's reading of the types JSON lacks (see the module)."""
+
+    def construct_yaml_timestamp(self, node: Node) -> str:  # type: ignore[override]
+        return self.construct_scalar(node)  # type: ignore[arg-type]
+
+    def construct_yaml_binary(self, node: Node) -> str:  # type: ignore[override]
+        """base64.StdEncoding.DecodeString: padding required, only line breaks ignored."""
+        text = self.construct_scalar(node)  # type: ignore[arg-type]
+        try:
+            data = base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True)
+        except (binascii.Error, ValueError):
+            raise ConstructorError(
+                None, None, "!!binary value contains invalid base64 data", node.start_mark
+            ) from None
+        return data.decode("utf-8", "replace")
+
+
+ManifestConstructor.yaml_constructors = {
+    **SafeConstructor.yaml_constructors,
+    "tag:yaml.org,2002:timestamp": ManifestConstructor.construct_yaml_timestamp,
+    "tag:yaml.org,2002:binary": ManifestConstructor.construct_yaml_binary,
+    "tag:yaml.org,2002:set": SafeConstructor.construct_yaml_map,
+    "tag:yaml.org,2002:omap": SafeConstructor.construct_yaml_seq,
+    "tag:yaml.org,2002:pairs": SafeConstructor.construct_yaml_seq,
+}
+
+_SAFE = ManifestConstructor()
+# Only these read nothing but the node itself; every other tag goes to ManifestConstructor.
 _SCALARS = {
     "tag:yaml.org,2002:null": _SAFE.construct_yaml_null,
     "tag:yaml.org,2002:bool": _SAFE.construct_yaml_bool,
@@ -40,13 +85,13 @@ class _Unusual(Exception):
 def construct_document(node: Node, aliased: bool = True) -> Any:
     """The data of one composed document. ``aliased=False`` promises that no node occurs
     twice in the graph (the text has no anchor): only then is the direct builder used,
-    since it would copy a shared node where SafeConstructor shares one object."""
+    since it would copy a shared node where the constructor shares one object."""
     if not aliased:
         try:
             return _build(node)
         except Exception:
             pass
-    return SafeConstructor().construct_document(node)
+    return ManifestConstructor().construct_document(node)
 
 
 def _build(node: Node) -> Any:

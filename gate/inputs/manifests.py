@@ -28,7 +28,6 @@ import sys
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any, BinaryIO, Protocol
 
 import yaml
@@ -711,8 +710,6 @@ def _describe(value: object) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
-    if isinstance(value, date):
-        return "a timestamp"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, (str, bytes)):

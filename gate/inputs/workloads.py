@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.inputs.shape import POD_SPEC, shape_problem
+from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
 from gate.model import (
     Document,
@@ -85,13 +85,18 @@ def _get(obj: object, path: Path) -> object:
 
 
 def _identity(body: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Kind, namespace and name; a value that is not text counts as absent (such a
+    document is refused by :data:`~gate.inputs.shape.METADATA` before it is shown)."""
     metadata = body.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
-    name = metadata.get("name") or (
-        f"{metadata['generateName']}*" if metadata.get("generateName") else "(unnamed)"
-    )
-    namespace = metadata.get("namespace") or "default"
-    return str(body.get("kind") or ""), str(namespace), str(name)
+    generated = _text(metadata.get("generateName"))
+    name = _text(metadata.get("name")) or (f"{generated}*" if generated else "(unnamed)")
+    namespace = _text(metadata.get("namespace")) or "default"
+    return _text(body.get("kind")), namespace, name
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 _QUANTITY_FIELDS: tuple[Path, ...] = (("resources", "requests"), ("resources", "limits"))
@@ -146,6 +151,9 @@ def extract(
     if entry is None:
         return OtherDocument(kind or "(no kind)")
     spec_path, replicas_path, default_replicas = entry
+    problem = shape_problem(body.get("metadata"), METADATA, "metadata")
+    if problem:
+        return _unreadable(kind, namespace, name, location, problem)
     annotations = _get(body, ("metadata", "annotations"))
     annotations = annotations if isinstance(annotations, Mapping) else {}
     if SKIP_ANNOTATION in annotations:
