@@ -6,7 +6,7 @@ from typing import Any
 
 from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
 from gate.scheduler.filters import PodProfile
-from gate.scheduler.plugins import CycleState, prepare
+from gate.scheduler.plugins import Cluster, CycleState, prepare
 from gate.snapshot.state import Snapshot
 
 
@@ -37,10 +37,10 @@ def node(
     )
 
 
-def cluster(*nodes: NodeView) -> Snapshot:
+def cluster(*nodes: NodeView) -> Cluster:
     """A snapshot of just these nodes, with no pods bound to them."""
     info = SnapshotInfo("test", None, None, None, None, len(nodes), 0)
-    return Snapshot(info=info, nodes=nodes)
+    return Cluster.of(Snapshot(info=info, nodes=nodes))
 
 
 def prepared(pod: PodProfile, *nodes: NodeView) -> CycleState:

@@ -42,7 +42,14 @@ from gate.scheduler.filters import (
 )
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables, outcome
-from gate.scheduler.plugins import CycleState, Groups, filter_groups, prepare, run_filters
+from gate.scheduler.plugins import (
+    Cluster,
+    CycleState,
+    Groups,
+    filter_groups,
+    prepare,
+    run_filters,
+)
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.snapshot.state import Snapshot
 
@@ -132,16 +139,23 @@ class _Answer:
 class Evaluator:
     """Evaluates workloads against one snapshot, sharing its node classes."""
 
-    snapshot: Snapshot
+    cluster: Cluster
     dialect: Dialect
-    index: NodeIndex
     tables: OutcomeTables
     answers: dict[Hashable, _Answer] = field(default_factory=dict)
 
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
-        index = NodeIndex.of(snapshot.nodes)
-        return cls(snapshot, dialect, index, OutcomeTables(index.nodes))
+        cluster = Cluster.of(snapshot)
+        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes))
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.cluster.snapshot
+
+    @property
+    def index(self) -> NodeIndex:
+        return self.cluster.index
 
     def _answer(self, pod: Pod) -> _Answer:
         """What the filters say of every node for this pod. Workloads that ask the filters
@@ -149,7 +163,7 @@ class Evaluator:
         key = _scheduling_key(pod.spec, pod.profile)
         found = self.answers.get(key) if key is not None else None
         if found is None:
-            cycle = prepare(pod.profile, self.snapshot)
+            cycle = prepare(pod.profile, self.cluster)
             found = self._work_out(filter_groups(self.index, cycle, self.dialect))
             if key is not None:
                 self.answers[key] = found
@@ -227,7 +241,7 @@ class Evaluator:
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
             return [outcome(n.name, AFFINITY_CONFLICT) for n in nodes]
-        cycle = prepare(pod.profile, self.snapshot)
+        cycle = prepare(pod.profile, self.cluster)
         rejections = _per_node(nodes, cycle, self.dialect)
         return [
             outcome(n.name, NARROWED if narrowed is not None and n.name not in narrowed else r)
@@ -246,7 +260,7 @@ class Evaluator:
         nodes = self.index.nodes
         warnings = list(pod.warnings)
         if depends_on_name(pod.spec):
-            cycle = prepare(pod.profile, self.snapshot)
+            cycle = prepare(pod.profile, self.cluster)
             rejections = _per_node(nodes, cycle, self.dialect)
             outcomes = tuple(outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False))
             any_fit = any(o.fits for o in outcomes)

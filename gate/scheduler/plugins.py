@@ -6,10 +6,11 @@ A :class:`Plugin` is one kube-scheduler filter plugin as fitgate runs it:
     the plugin's name, carried by its rejections;
 ``prepare``
     its PreFilter: what it works out once per pod, from the pod's :class:`PodProfile` and the
-    cluster's :class:`Snapshot` (upstream keeps it in the CycleState). The node-local
-    plugins read the profile itself; NodeResourcesFit prepares the list of amounts it
-    compares. A plugin that looks at the pods already in the cluster (PodTopologySpread,
-    InterPodAffinity) prepares its counts here, once, and reads them per node;
+    :class:`Cluster` (upstream keeps it in the CycleState). The node-local plugins read the
+    profile itself; NodeResourcesFit prepares the list of amounts it compares. A plugin that
+    looks at the pods already in the cluster (PodTopologySpread, InterPodAffinity) prepares
+    its counts here, once, from the snapshot's pods and the node index's bitsets, and reads
+    them per node;
 ``check``
     its Filter: the prepared state and one node -> ``None`` or a :class:`Rejection`;
 ``passes``
@@ -20,6 +21,7 @@ A :class:`Plugin` is one kube-scheduler filter plugin as fitgate runs it:
     the part of a node the check reads, and the check runs on one node per group; a plugin
     whose answer follows from thresholds or from a few labels gives ``split`` instead:
     (index, state, dialect, nodes) -> (nodes, rejection or None) pairs covering the nodes.
+    With neither, the check runs on every node.
 
 Both paths run :data:`FILTERS` in order and stop at a node's first rejection
 (framework/runtime/framework.go RunFilterPlugins): :func:`run_filters` node by node (the
@@ -70,7 +72,22 @@ Groups = dict[Rejection, int]
 """Disjoint sets of nodes (bitsets) by the rejection they share; fitting nodes are absent."""
 
 
-def _profile(pod: PodProfile, cluster: Snapshot) -> PodProfile:
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """What a PreFilter reads besides the pod, built once per snapshot: the snapshot (its
+    nodes, existing pods and namespaces) and its nodes indexed as bitsets. A plugin that
+    needs an index of its own over the snapshot (the existing pods by label, say) adds it
+    here, so that it too is built once."""
+
+    snapshot: Snapshot
+    index: NodeIndex
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Cluster:
+        return cls(snapshot, NodeIndex.of(snapshot.nodes))
+
+
+def _profile(pod: PodProfile, cluster: Cluster) -> PodProfile:
     return pod
 
 
@@ -83,7 +100,7 @@ class Plugin(Generic[State]):
     """One filter plugin: PreFilter, Filter, and how the fast path runs it (module doc)."""
 
     name: str
-    prepare: Callable[[PodProfile, Snapshot], State]
+    prepare: Callable[[PodProfile, Cluster], State]
     check: Callable[[State, NodeView, Dialect], Rejection | None]
     reads: Callable[[NodeView], Hashable] | None = None
     passes: Callable[[State], bool] = _never
@@ -161,7 +178,7 @@ def _fit_parts(
             yield part & ~beyond, fit_rejection(shortfall, False)
 
 
-def _prepare_fit(pod: PodProfile, cluster: Snapshot) -> tuple[Shortfall, ...]:
+def _prepare_fit(pod: PodProfile, cluster: Cluster) -> tuple[Shortfall, ...]:
     return fit_request(pod)
 
 
@@ -188,7 +205,7 @@ FILTERS: tuple[Plugin[Any], ...] = (
 """The filter plugins of the default profile, in its order (apis/config/v1/default_plugins.go)."""
 
 
-def prepare(pod: PodProfile, cluster: Snapshot) -> CycleState:
+def prepare(pod: PodProfile, cluster: Cluster) -> CycleState:
     """Every plugin's PreFilter for one pod, once."""
     return tuple(Prepared(plugin, plugin.prepare(pod, cluster)) for plugin in FILTERS)
 
