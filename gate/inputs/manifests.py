@@ -35,6 +35,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gate.errors import UsageError
 from gate.inputs.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
+from gate.inputs.jsonwalk import STREAMED, OnItem, skip_space, walk_object
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.model import Document, Location
 
@@ -60,7 +61,6 @@ _DOCUMENT_MARKERS = re.compile(
     r"^(?:(?:---|\.\.\.)(?=[ \t\n]|$)|#[ \t]*Source:[ \t]*(?P<source>[^\n]*?)[ \t]*$)",
     re.MULTILINE,
 )
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
 class Composer(Protocol):
@@ -566,13 +566,12 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
     """Every JSON value of a ``.json`` file (one, or several concatenated as ``jq``
     writes them). The top-level object is walked by hand so that List items keep their
     own lines; every value below it is decoded by the C decoder in one call."""
-    decoder = json.JSONDecoder()
     counter = _LineCounter(text)
-    offset = _skip_space(text, 0)
+    offset = skip_space(text, 0)
     surrogates = may_hold_surrogates(text)
     while offset < len(text):
         try:
-            body, item_offsets, end = _decode_json(decoder, text, offset)
+            body, item_offsets, end = _decode_json(text, offset)
         except json.JSONDecodeError as exc:
             reason = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
             yield Document(Location(file, exc.lineno), error=reason)
@@ -589,79 +588,32 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
         location = Location(file, counter.line_at(offset))
         lines = None if item_offsets is None else [counter.line_at(i) for i in item_offsets]
         yield from _documents_from(location, body, lines)
-        offset = _skip_space(text, end)
+        offset = skip_space(text, end)
 
 
-def _skip_space(text: str, offset: int) -> int:
-    match = _JSON_SPACE.match(text, offset)
-    return match.end() if match else offset
-
-
-def _decode_json(
-    decoder: json.JSONDecoder, text: str, offset: int
-) -> tuple[Any, list[int] | None, int]:
+def _decode_json(text: str, offset: int) -> tuple[Any, list[int] | None, int]:
     """One JSON value at ``offset``: the value, the offsets of its ``items`` entries (for
     an object with an ``items`` array) and where it ends."""
     if not text.startswith("{", offset):
-        value, end = decoder.raw_decode(text, offset)
+        value, end = json.JSONDecoder().raw_decode(text, offset)
         return value, None, end
-    body: dict[str, Any] = {}
-    item_offsets: list[int] | None = None
-    offset = _skip_space(text, offset + 1)
-    if text.startswith("}", offset):
-        return body, None, offset + 1
-    while True:
-        key, offset = _json_key(decoder, text, offset)
-        if key == "items" and text.startswith("[", offset):
-            body[key], item_offsets, offset = _json_array(decoder, text, offset)
-        else:
-            item_offsets = None if key == "items" else item_offsets
-            body[key], offset = decoder.raw_decode(text, offset)
-        offset, closed = _after_member(text, offset, "}")
-        if closed:
-            return body, item_offsets, offset
-
-
-def _json_key(decoder: json.JSONDecoder, text: str, offset: int) -> tuple[str, int]:
-    """A member's name and the offset of its value."""
-    if not text.startswith('"', offset):
-        raise json.JSONDecodeError(
-            "Expecting property name enclosed in double quotes", text, offset
-        )
-    key, offset = decoder.raw_decode(text, offset)
-    offset = _skip_space(text, offset)
-    if not text.startswith(":", offset):
-        raise json.JSONDecodeError("Expecting ':' delimiter", text, offset)
-    return str(key), _skip_space(text, offset + 1)
-
-
-def _json_array(
-    decoder: json.JSONDecoder, text: str, offset: int
-) -> tuple[list[Any], list[int], int]:
-    """An array's values and the offset where each one starts."""
-    values: list[Any] = []
+    items: list[Any] = []
     offsets: list[int] = []
-    offset = _skip_space(text, offset + 1)
-    if text.startswith("]", offset):
-        return values, offsets, offset + 1
-    while True:
-        offsets.append(offset)
-        value, offset = decoder.raw_decode(text, offset)
-        values.append(value)
-        offset, closed = _after_member(text, offset, "]")
-        if closed:
-            return values, offsets, offset
 
+    def keep(item: Any, at: int) -> None:
+        items.append(item)
+        offsets.append(at)
 
-def _after_member(text: str, offset: int, closer: str) -> tuple[int, bool]:
-    """Past the ``,`` (and the space after it) or the closing bracket that follows a
-    member, and whether it was the closing bracket."""
-    offset = _skip_space(text, offset)
-    if text.startswith(closer, offset):
-        return offset + 1, True
-    if text.startswith(",", offset):
-        return _skip_space(text, offset + 1), False
-    raise json.JSONDecodeError("Expecting ',' delimiter", text, offset)
+    def start_items() -> OnItem:
+        items.clear()  # a repeated name: the last one wins
+        offsets.clear()
+        return keep
+
+    body, end = walk_object(text, offset, start_items)
+    if body.get("items") is not STREAMED:
+        return body, None, end
+    body["items"] = items
+    return body, offsets, end
 
 
 # --------------------------------------------------------------------------- documents
