@@ -12,6 +12,9 @@ import jsonschema
 import pytest
 
 from gate.cli import Streams, main
+from gate.inputs.custom_kinds import pod_template_path
+from gate.inputs.manifests import read_documents
+from gate.inputs.workloads import OtherDocument, extract_all
 from tests.conftest import CORPUS, ROOT
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
@@ -53,5 +56,18 @@ def test_whole_corpus_in_one_run() -> None:
     assert isinstance(workloads, list)
     kinds = {w["kind"] for w in workloads}
     assert {"Deployment", "DaemonSet", "StatefulSet", "Job", "CronJob", "Pod"} <= kinds
-    # argo-rollouts' Rollout has no built-in template path: counted, not dropped
-    assert report["otherDocuments"]["Rollout"] == 2  # type: ignore[index]
+    # Argo Rollouts are built in; the workloadRef one runs its Deployment's template
+    rollouts = [(w["name"], w["verdict"]) for w in workloads if w["kind"] == "Rollout"]
+    assert rollouts == [("rollout-bluegreen", "YES"), ("rollout-ref-deployment", "YES")]
+    assert "Rollout" not in report["otherDocuments"]  # type: ignore[operator]
+
+
+def test_no_document_of_the_corpus_hides_a_pod_template() -> None:
+    """Every document is a workload, a warned-about unknown kind, or carries no pod template."""
+    silent = []
+    for document in read_documents([str(CORPUS)], io.BytesIO()):
+        (item, *_) = extract_all(iter([document]))
+        body = document.body
+        if isinstance(item, OtherDocument) and body and pod_template_path(body) is not None:
+            silent.append(f"{document.location} {item.kind}")
+    assert silent == []

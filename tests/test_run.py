@@ -102,17 +102,18 @@ def test_fail_on_decides_whether_the_gate_passes(snapshot: Snapshot) -> None:
 def test_a_custom_kind_is_evaluated_at_its_template_path(
     snapshot: Snapshot, tmp_path: Path
 ) -> None:
-    rollout = tmp_path / "rollout.yaml"
-    rollout.write_text(
-        "kind: Rollout\nmetadata: {name: canary, namespace: web}\nspec:\n  template:\n"
+    widget = tmp_path / "widget.yaml"
+    widget.write_text(
+        "kind: Widget\nmetadata: {name: canary, namespace: web}\nspec:\n  template:\n"
         "    spec:\n      containers:\n      - name: app\n"
         "        resources: {requests: {cpu: 100m, memory: 64Mi}}\n"
     )
-    plain = run(snapshot, str(rollout))
-    assert plain.results == () and plain.other_documents == (("Rollout", 1),)
-    paths = (("Rollout", ("spec", "template", "spec")),)
-    custom = run(snapshot, str(rollout), options=RunOptions(template_paths=paths))
-    assert verdicts(custom) == [("Rollout web/canary", Verdict.YES)]
+    plain = run(snapshot, str(widget))
+    assert verdicts(plain) == [("Widget web/canary", Verdict.SKIPPED)]
+    assert plain.results[0].warnings[0].text.startswith("Widget (core) is not a kind fitgate")
+    paths = (("Widget", ("spec", "template", "spec")),)
+    custom = run(snapshot, str(widget), options=RunOptions(template_paths=paths))
+    assert verdicts(custom) == [("Widget web/canary", Verdict.YES)]
 
 
 def test_the_shards_of_a_run_partition_its_results(snapshot: Snapshot) -> None:

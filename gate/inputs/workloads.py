@@ -7,6 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import QuantityError
+from gate.inputs.custom_kinds import (
+    WORKLOAD_REF_KINDS,
+    CustomKind,
+    KindTable,
+    api_group,
+    kind_table,
+    pod_template_path,
+    templates,
+)
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
 from gate.model import (
@@ -44,7 +53,9 @@ SKIP_ANNOTATION = "fitgate.dev/skip"
 @dataclass(frozen=True, slots=True)
 class Unevaluated:
     """A document that is (or claims to be) a workload but is not evaluated: ``ERROR``
-    when it cannot be read as one, ``SKIPPED`` when its annotation asks so."""
+    when it cannot be read as one, ``SKIPPED`` when its annotation asks so or when its
+    kind is unknown but carries a pod template (then ``warning``: the reason is also a
+    warning, so that no report passes over it)."""
 
     verdict: Verdict
     kind: str
@@ -52,6 +63,7 @@ class Unevaluated:
     name: str
     location: Location
     reason: str
+    warning: bool = False
 
     def result(self) -> WorkloadResult:
         """The verdict every report shows for it, with the reason in the document's place."""
@@ -63,6 +75,9 @@ class Unevaluated:
             replicas=None,
             verdict=self.verdict,
             reason=self.reason,
+            warnings=(WorkloadWarning(WarningKind.NOT_MODELLED, self.reason),)
+            if self.warning
+            else (),
         )
 
 
@@ -137,31 +152,39 @@ def _unreadable(
     return Unevaluated(Verdict.ERROR, kind, namespace, name, location, reason)
 
 
-def extract(
-    document: Document, template_paths: Mapping[str, tuple[Path, Path | None, int | None]]
-) -> Extracted:
-    body = document.body
-    location = document.location
-    if body is None:
-        verdict = Verdict.ERROR if document.skipped is None else Verdict.SKIPPED
-        reason = document.error or document.skipped or "unreadable"
-        return Unevaluated(verdict, "Document", "", str(location), location, reason)
-    kind, namespace, name = _identity(body)
-    entry = template_paths.get(kind)
-    if entry is None:
-        return OtherDocument(kind or "(no kind)")
-    spec_path, replicas_path, default_replicas = entry
+def _annotations(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    annotations = _get(body, ("metadata", "annotations"))
+    return annotations if isinstance(annotations, Mapping) else {}
+
+
+def _skip(body: Mapping[str, Any], location: Location) -> Unevaluated | None:
+    """A workload's document that is not evaluated: metadata of a type the API server
+    refuses (an ERROR), or the skip annotation (SKIPPED)."""
     problem = shape_problem(body.get("metadata"), METADATA, "metadata")
     if problem:
+        kind, namespace, name = _identity(body)
         return _unreadable(kind, namespace, name, location, problem)
-    annotations = _get(body, ("metadata", "annotations"))
-    annotations = annotations if isinstance(annotations, Mapping) else {}
-    if SKIP_ANNOTATION in annotations:
-        reason = str(annotations[SKIP_ANNOTATION] or "").strip() or "skipped by annotation"
-        reason = f"{SKIP_ANNOTATION}: {reason}"
-        return Unevaluated(Verdict.SKIPPED, kind, namespace, name, location, reason)
-    spec = _get(body, spec_path)
-    field = ".".join(spec_path)
+    annotations = _annotations(body)
+    if SKIP_ANNOTATION not in annotations:
+        return None
+    kind, namespace, name = _identity(body)
+    reason = str(annotations[SKIP_ANNOTATION] or "").strip() or "skipped by annotation"
+    reason = f"{SKIP_ANNOTATION}: {reason}"
+    return Unevaluated(Verdict.SKIPPED, kind, namespace, name, location, reason)
+
+
+def _workload(
+    body: Mapping[str, Any],
+    location: Location,
+    spec: object,
+    field: str,
+    replicas: int | None,
+    label: str = "",
+) -> Workload | Unevaluated:
+    """The pod template at ``field`` of a document, checked, as a workload (or why not)."""
+    kind, namespace, name = _identity(body)
+    if label:
+        name = f"{name} [{label}]"
     if not isinstance(spec, Mapping):
         return _unreadable(kind, namespace, name, location, f"{field}: missing or not a mapping")
     containers = spec.get("containers")
@@ -170,9 +193,6 @@ def extract(
     problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
-    replicas = _get(body, replicas_path) if replicas_path else None
-    if not isinstance(replicas, int) or isinstance(replicas, bool):
-        replicas = default_replicas
     warnings = []
     if kind == "StatefulSet" and _get(body, ("spec", "volumeClaimTemplates")):
         text = (
@@ -187,14 +207,167 @@ def extract(
         location=location,
         replicas=replicas,
         pod_spec=spec,
-        annotations={str(k): str(v) for k, v in annotations.items()},
+        annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
     )
+
+
+def extract(
+    document: Document, template_paths: Mapping[str, tuple[Path, Path | None, int | None]]
+) -> Extracted:
+    """A document of a core kind (or of a kind given by ``--template-path``)."""
+    body = document.body
+    location = document.location
+    if body is None:
+        verdict = Verdict.ERROR if document.skipped is None else Verdict.SKIPPED
+        reason = document.error or document.skipped or "unreadable"
+        return Unevaluated(verdict, "Document", "", str(location), location, reason)
+    kind = _identity(body)[0]
+    entry = template_paths.get(kind)
+    if entry is None:
+        return OtherDocument(kind or "(no kind)")
+    skipped = _skip(body, location)
+    if skipped:
+        return skipped
+    spec_path, replicas_path, default_replicas = entry
+    replicas = _get(body, replicas_path) if replicas_path else None
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        replicas = default_replicas
+    return _workload(body, location, _get(body, spec_path), ".".join(spec_path), replicas)
+
+
+def _custom(
+    body: Mapping[str, Any], location: Location, row: CustomKind
+) -> Iterator[Workload | Unevaluated]:
+    """One workload per pod template of a custom kind (see :mod:`gate.inputs.custom_kinds`)."""
+    kind, namespace, name = _identity(body)
+    for found in templates(body, row):
+        if isinstance(found, str):
+            yield _unreadable(kind, namespace, name, location, found)
+        else:
+            yield _workload(body, location, found.spec, found.field, found.replicas, found.label)
+
+
+def _unknown(body: Mapping[str, Any], location: Location) -> Unevaluated | None:
+    """A document of a kind fitgate does not know that visibly carries a pod template: not
+    checked, and said so with the field to configure."""
+    path = pod_template_path(body)
+    if path is None:
+        return None
+    kind, namespace, name = _identity(body)
+    group = api_group(body.get("apiVersion"))
+    reason = (
+        f"{kind} ({group or 'core'}) is not a kind fitgate knows, but it carries a pod template "
+        f"at {path}: not checked; configure it with --template-path {kind}={path} "
+        "or customKinds in .fitgate.yaml"
+    )
+    return Unevaluated(Verdict.SKIPPED, kind, namespace, name, location, reason, warning=True)
+
+
+class _WorkloadRefs:
+    """Argo Rollouts' ``spec.workloadRef``: the Rollout runs the template of a Deployment of
+    its namespace, with its own replicas. The templates seen so far are remembered (a
+    reference, not a copy); a Rollout whose Deployment comes later in the run is resolved at
+    the end of the run, and one whose Deployment never comes is an ERROR saying so."""
+
+    KINDS = ("Deployment", "ReplicaSet", "PodTemplate")
+
+    def __init__(self, template_paths: Mapping[str, tuple[Path, Path | None, int | None]]):
+        self._paths = template_paths
+        self._seen: dict[tuple[str, str, str], tuple[object, str]] = {}
+        self._waiting: list[tuple[Mapping[str, Any], Location]] = []
+
+    def remember(self, body: Mapping[str, Any]) -> None:
+        kind, namespace, name = _identity(body)
+        entry = self._paths.get(kind)
+        if kind in self.KINDS and entry is not None:
+            path = entry[0]
+            self._seen[(kind, namespace, name)] = (_get(body, path), ".".join(path))
+
+    def resolve(
+        self, body: Mapping[str, Any], location: Location, final: bool = False
+    ) -> Workload | Unevaluated | None:
+        """The Rollout's workload, or None to wait for the rest of the run."""
+        ref = _get(body, ("spec", "workloadRef"))
+        ref = ref if isinstance(ref, Mapping) else {}
+        kind, namespace, _ = _identity(body)
+        target = (str(ref.get("kind") or "Deployment"), namespace, str(ref.get("name") or ""))
+        seen = self._seen.get(target)
+        replicas = _get(body, ("spec", "replicas"))
+        if not isinstance(replicas, int) or isinstance(replicas, bool):
+            replicas = 1
+        if seen is not None:
+            spec, field = seen
+            via = f"spec.workloadRef -> {target[0]} {namespace}/{target[2]} {field}"
+            return _workload(body, location, spec, via, replicas)
+        if not final:
+            self._waiting.append((body, location))
+            return None
+        name = _identity(body)[2]
+        reason = f"spec.workloadRef: {target[0]} {namespace}/{target[2]} is not in this run"
+        return _unreadable(kind, namespace, name, location, reason)
+
+    def unresolved(self) -> Iterator[Workload | Unevaluated]:
+        for body, location in self._waiting:
+            result = self.resolve(body, location, final=True)
+            if result is not None:
+                yield result
+
+
+def _referring(
+    body: Mapping[str, Any], location: Location, refs: _WorkloadRefs
+) -> Iterator[Extracted]:
+    skipped = _skip(body, location)
+    resolved = skipped or refs.resolve(body, location)
+    if resolved is not None:
+        yield resolved
+
+
+def _document(
+    document: Document,
+    template_paths: Mapping[str, tuple[Path, Path | None, int | None]],
+    kinds: KindTable,
+    refs: _WorkloadRefs,
+) -> Iterator[Extracted]:
+    body = document.body
+    key = (api_group(body.get("apiVersion")), _identity(body)[0]) if body else ("", "")
+    if body is not None and key in WORKLOAD_REF_KINDS and _get(body, ("spec", "workloadRef")):
+        yield from _referring(body, document.location, refs)
+        return
+    row = kinds.get(key)
+    if body is None or row is None:
+        item = extract(document, template_paths)
+        if body is not None and isinstance(item, OtherDocument):
+            unknown = _unknown(body, document.location)
+            yield unknown or item
+            return
+        if body is not None:
+            refs.remember(body)
+        yield item
+        return
+    skipped = _skip(body, document.location)
+    if skipped:
+        yield skipped
+        return
+    found: list[Extracted] = list(_custom(body, document.location, row))
+    yield from found or [OtherDocument(row.kind)]
 
 
 def extract_all(
     documents: Iterator[Document],
     template_paths: Mapping[str, tuple[Path, Path | None, int | None]] = TEMPLATE_PATHS,
+    custom_kinds: KindTable | None = None,
 ) -> Iterator[Extracted]:
+    """Every workload of the run, in input order (a Rollout whose workloadRef names a
+    Deployment further on comes at the end). A kind given in ``template_paths`` is read
+    there, whatever the custom kinds' table says of it."""
+    kinds = kind_table() if custom_kinds is None else custom_kinds
+    kinds = {key: row for key, row in kinds.items() if key[1] not in _overridden(template_paths)}
+    refs = _WorkloadRefs(template_paths)
     for document in documents:
-        yield extract(document, template_paths)
+        yield from _document(document, template_paths, kinds, refs)
+    yield from refs.unresolved()
+
+
+def _overridden(template_paths: Mapping[str, tuple[Path, Path | None, int | None]]) -> set[str]:
+    return {kind for kind, entry in template_paths.items() if TEMPLATE_PATHS.get(kind) != entry}
