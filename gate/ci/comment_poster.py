@@ -21,19 +21,27 @@ bad argument, no token, an unreachable API, an unexpected answer.
 ``--head-sha SHA`` first checks that the pull request's head commit is SHA. A ``workflow_run``
 job that posts what a pull request's run left behind should pass the run's ``head_sha``, so
 a pull request cannot direct its comment at another one.
+
+Every answer is bounded: the whole posting has ``--timeout`` seconds (:data:`DEADLINE` by
+default), however the server answers (silent, or a byte at a time), and an answer longer
+than :data:`MAX_ANSWER_BYTES` is refused without being held. Past either bound the poster
+says so in one line and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import re
 import sys
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from email.message import Message
 from http.client import HTTPMessage
@@ -46,7 +54,10 @@ DEFAULT_AUTHOR = "github-actions[bot]"
 COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 PER_PAGE = 100
 MAX_PAGES = 100  # 10,000 comments: far past any real pull request, and a bound on the loop
-TIMEOUT = 30.0
+TIMEOUT = 30.0  # seconds one read or write of the socket may take
+DEADLINE = 120.0  # seconds for the whole posting, every request included
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a page of 100 of the longest comments fits
+_CHUNK = 64 * 1024
 MARKER = re.compile(r"<!-- fitgate:[^\n]*? -->")
 REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -97,20 +108,36 @@ def _github_message(body: bytes) -> str:
     except ValueError:
         return body.decode("utf-8", "replace").strip()[:200]
     if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return str(data["message"])
+        return str(data["message"])[:200]
     return ""
 
 
 class GitHub:
-    """The few REST calls the sticky comment needs, over ``urllib`` and JSON only."""
+    """The few REST calls the sticky comment needs, over ``urllib`` and JSON only, within
+    ``deadline`` seconds from its creation for all of them together."""
 
-    def __init__(self, api_url: str, token: str) -> None:
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        deadline: float = DEADLINE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         scheme, host = _origin(api_url)
         if scheme not in ("http", "https") or not host:
             raise CommentError(f"GITHUB_API_URL {api_url!r} is not an http(s) URL")
         self.api_url = api_url.rstrip("/")
+        self.deadline = deadline
         self._token = token
+        self._clock = clock
+        self._ends_at = clock() + deadline
         self._opener = urllib.request.build_opener(_SameOriginRedirects())
+
+    def _time_left(self, what: str) -> float:
+        left = self._ends_at - self._clock()
+        if left <= 0:
+            raise CommentError(f"{what}: no complete answer within {self.deadline:g} s")
+        return left
 
     def call(self, method: str, url: str, payload: Any = None) -> tuple[Any, Message]:
         """One request; the decoded JSON answer and the response headers."""
@@ -118,6 +145,7 @@ class GitHub:
             url = self.api_url + url
         if _origin(url) != _origin(self.api_url):
             raise CommentError(f"refusing to send the token to {url!r}: not the API's host")
+        what = f"{method} {url}"
         data = None if payload is None else json.dumps(payload).encode("utf-8")
         request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Accept", "application/vnd.github+json")
@@ -126,24 +154,44 @@ class GitHub:
         request.add_header("User-Agent", f"fitgate/{__version__}")
         if data is not None:
             request.add_header("Content-Type", "application/json; charset=utf-8")
+        timeout = min(TIMEOUT, self._time_left(what))
         try:
-            with self._opener.open(request, timeout=TIMEOUT) as response:
-                body = response.read()
+            with self._opener.open(request, timeout=timeout) as response:
+                body = self._read(response, what)
                 headers = response.headers
         except urllib.error.HTTPError as exc:
-            message = _github_message(exc.read())
+            with exc:
+                message = _github_message(self._read(exc.fp, what) if exc.fp else b"")
             status = f"HTTP {exc.code}" + (f": {message}" if message else "")
             if exc.code in (403, 404):
-                raise NoPermission(f"{method} {url}: {status}") from None
-            raise CommentError(f"{method} {url}: {status}") from None
+                raise NoPermission(f"{what}: {status}") from None
+            raise CommentError(f"{what}: {status}") from None
         except urllib.error.URLError as exc:
             raise CommentError(f"cannot reach {self.api_url}: {exc.reason}") from None
-        except OSError as exc:  # a timeout or a reset connection
+        except (OSError, http.client.HTTPException) as exc:  # a timeout, a reset connection
+            self._time_left(what)
             raise CommentError(f"cannot reach {self.api_url}: {exc}") from None
         try:
             return (json.loads(body) if body else None), headers
         except ValueError:
-            raise CommentError(f"{method} {url}: the answer is not JSON") from None
+            raise CommentError(f"{what}: the answer is not JSON") from None
+
+    def _read(self, stream: IO[bytes], what: str) -> bytes:
+        """The answer's body, read as it arrives: refused past :data:`MAX_ANSWER_BYTES`
+        or past the deadline, never read whole first."""
+        read = getattr(stream, "read1", stream.read)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            self._time_left(what)
+            chunk = read(_CHUNK)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                limit = MAX_ANSWER_BYTES // (1024 * 1024)
+                raise CommentError(f"{what}: the answer is longer than {limit} MiB")
+            chunks.append(chunk)
 
     def comments(self, repo: str, pr: int) -> list[dict[str, Any]]:
         """Every comment of the pull request's conversation, following ``Link: rel=next``."""
@@ -252,7 +300,51 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_AUTHOR,
         help=f"update only a comment by this login (default {DEFAULT_AUTHOR}; '' = anyone)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEADLINE,
+        metavar="SECONDS",
+        help=f"give up after this long, every request included (default {DEADLINE:g})",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 86_400:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r}: expected seconds, from 0 to 86400")
+    return seconds
+
+
+def _within(deadline: float, work: Callable[[], Outcome]) -> Outcome:
+    """``work()``, or CommentError once ``deadline`` seconds have passed without its end.
+
+    Each request also checks the deadline itself between reads, but one read may wait for
+    a socket timeout; the work runs in a daemon thread, so that a server that answers a
+    byte at a time cannot hold the poster (or the job) past the deadline. A late answer
+    is dropped: the work checks the deadline before each request, so nothing is written
+    after it.
+    """
+    done: list[Outcome | Exception] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except Exception as exc:  # handed to the waiting thread
+            done.append(exc)
+
+    worker = threading.Thread(target=run, name="fitgate-comment", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if not done:
+        raise CommentError(f"no complete answer within {deadline:g} s: giving up")
+    if isinstance(done[0], Exception):
+        raise done[0]
+    return done[0]
 
 
 def _read(path: str) -> str:
@@ -288,8 +380,11 @@ def main(
         if not token:
             raise CommentError("GITHUB_TOKEN is not set")
         body = _read(options.file)
-        github = GitHub(env.get("GITHUB_API_URL") or DEFAULT_API, token)
-        outcome = post_comment(github, options.repo, pr, body, options.author, options.head_sha)
+        github = GitHub(env.get("GITHUB_API_URL") or DEFAULT_API, token, options.timeout)
+        outcome = _within(
+            options.timeout,
+            lambda: post_comment(github, options.repo, pr, body, options.author, options.head_sha),
+        )
     except NoPermission as exc:
         out.write(
             f"::warning title=fitgate::no comment posted on #{pr}: {exc}. The token cannot "
