@@ -15,8 +15,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.cli import Streams, main
+from gate.inputs.construct import construct_document
 from tests.conftest import ROOT
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
@@ -109,3 +113,61 @@ def test_the_report_of_a_set_name_is_the_same_whatever_the_hash_seed(tmp_path: P
     assert len(outputs) == 1
     ((code, workloads, _),) = outputs
     assert code == 1 and json.loads(workloads)[0]["verdict"] == "ERROR"
+
+
+JSON_TYPES = (dict, list, str, int, float, bool, type(None))
+leaves = st.sampled_from([
+    "word", "2024-01-01", "2001-12-14t21:59:43.1-05:00", "1", "1.5", "yes", "~", "''",
+    "!!binary aGVsbG8=", "!!binary /w==", "!!timestamp 2024-01-01", "!!set {a, b}",
+    "!!omap [a: 1, b: 2]", "!!pairs [a: 1, a: 2]", "!!str 1", "!!float 1", "!!int 1",
+    "!!null ''", "!!bool yes", "!!set {}", "!!omap []",
+])  # fmt: skip
+
+
+def flow_map(pairs: list[tuple[str, str]]) -> str:
+    return "{" + ", ".join(f"{key}: {value}" for key, value in pairs) + "}"
+
+
+keys = st.sampled_from(["k", "name", "a", "2024-01-01"])
+flows = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(st.tuples(keys, inner), max_size=3).map(flow_map),
+        inner.map(lambda value: f"!!set {{{value}}}" if value[:1] not in "[{!" else value),
+    ),
+    max_leaves=10,
+)
+
+
+def json_only(value: object) -> bool:
+    """Whether ``value`` holds nothing but what JSON can (no set, bytes, date, tuple)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if not isinstance(item, JSON_TYPES):
+            return False
+        if isinstance(item, dict):
+            if not all(isinstance(k, JSON_TYPES) and not isinstance(k, dict | list) for k in item):
+                return False
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(flows)
+def test_any_tagged_yaml_reads_as_json_values_only(text: str) -> None:
+    """Whatever the tags, a manifest's data is what kubectl would send: JSON values only,
+    so no report depends on a set's order or on how Python prints a date or bytes."""
+    try:
+        (node,) = yaml.compose_all(f"a: {text}\n", Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return
+    for aliased in (False, True):
+        try:
+            value = construct_document(node, aliased=aliased)
+        except (yaml.YAMLError, TypeError, ValueError):
+            continue  # an unhashable key or a bad scalar: the document's ERROR
+        assert json_only(value), value
