@@ -89,7 +89,8 @@ class WorkloadWarning:
 @dataclass(frozen=True, slots=True)
 class Workload:
     """A pod template found in a document, completed as the API server would complete
-    the pod (see :mod:`gate.k8s.completion`). ``pod_spec`` is the completed ``spec``."""
+    the pod (see :mod:`gate.k8s.completion`). ``pod_spec`` is the completed ``spec``;
+    ``labels`` are the template's labels, which the inter-pod filters match."""
 
     kind: str
     namespace: str
@@ -99,6 +100,7 @@ class Workload:
     pod_spec: Mapping[str, Any]
     annotations: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[WorkloadWarning, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

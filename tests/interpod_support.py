@@ -1,5 +1,6 @@
-"""Runs the inter-pod filters both ways (node by node, and by node sets) and checks that
-the two agree, so that every upstream case also holds the fast path to the reference."""
+"""Runs PodTopologySpread then InterPodAffinity alone, as upstream's plugin tests do, both
+ways (node by node, and by node sets) and checks that the two agree, so that every
+upstream case also holds the fast path to the reference."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.k8s.version import Dialect
-from gate.model import ExistingPod, NodeView
-from gate.scheduler.filters import node_affinity
-from gate.scheduler.interpod import IncomingPod, interpod_checks, passing, tolerated
-from gate.scheduler.nodeindex import NodeIndex
-from gate.scheduler.podindex import PodIndex
+from gate.model import ExistingPod, NodeView, SnapshotInfo
+from gate.scheduler.filters import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, Rejection
+from gate.scheduler.plugins import Cluster, prepare
 from gate.scheduler.pods import pod_profile
+from gate.snapshot.state import Snapshot
+
+DIALECT = Dialect(named_taint=True)
 
 
 def outcomes(
@@ -23,33 +25,41 @@ def outcomes(
     labels: Mapping[str, str] | None = None,
     namespace: str = "default",
     namespaces: Mapping[str, Mapping[str, str]] | None = None,
+    pinned: bool = False,
 ) -> dict[str, tuple[str, str] | None]:
     """Each node's (code, reason), or None where it passes both filters."""
-    index = NodeIndex.of(nodes)
-    pod_index = PodIndex(pods, index.nodes)
-    profile = pod_profile(spec)
-    dialect = Dialect(named_taint=True)
-    checks = interpod_checks(
-        IncomingPod(namespace, labels or {}, spec),
-        index,
-        pod_index,
-        namespaces,
-        lambda: passing(
-            index,
-            lambda n: node_affinity(profile, n, dialect) is None,
-            {k for n in nodes for k in n.labels},
-        ),
-        lambda: tolerated(index, profile.tolerations),
-    )
+    info = SnapshotInfo("test", None, None, None, None, len(nodes), len(pods))
+    snapshot = Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods), namespaces=namespaces)
+    cluster = Cluster.of(snapshot)
+    index = cluster.index
+    profile = pod_profile(spec, namespace, labels, pinned=pinned)
+    cycle = [
+        p
+        for p in prepare(profile, cluster)
+        if p.plugin.name in (POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY)
+    ]
+
+    def seen(rejection: Rejection | None) -> tuple[str, str] | None:
+        return None if rejection is None else (rejection.code.value, rejection.reasons[0])
+
     by_node = {}
     for node in index.nodes:
-        failure = checks.filter(node)
-        by_node[node.name] = None if failure is None else (failure.code, failure.reason)
+        rejection = None
+        for prepared in cycle:
+            rejection = rejection or prepared.check(node, DIALECT)
+        by_node[node.name] = seen(rejection)
     grouped: dict[str, tuple[str, str] | None] = {n.name: None for n in index.nodes}
-    for bits, failure in checks.groups(index, index.everyone):
-        for i, node in enumerate(index.nodes):
-            if bits >> i & 1:
-                assert grouped[node.name] is None, "groups must be disjoint"
-                grouped[node.name] = (failure.code, failure.reason)
+    remaining = index.everyone
+    for prepared in cycle:
+        if prepared.passes():
+            continue
+        for bits, rejection in prepared.parts(index, DIALECT, remaining):
+            bits &= remaining
+            if rejection is None or not bits:
+                continue
+            remaining &= ~bits
+            for i, node in enumerate(index.nodes):
+                if bits >> i & 1:
+                    grouped[node.name] = seen(rejection)
     assert grouped == by_node, "the node-set path must give the per-node answers"
     return by_node

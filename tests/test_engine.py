@@ -228,21 +228,38 @@ def test_unmodelled_filters_are_named_in_warnings() -> None:
     spec = pod_spec(
         "1",
         "1Gi",
-        topologySpreadConstraints=[{"maxSkew": 1}],
-        affinity={"podAntiAffinity": {"x": 1}},
         volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
         schedulingGates=[{"name": "g"}],
         schedulerName="custom",
     )
     warnings = " | ".join(w.text for w in evaluate(snapshot, spec).warnings)
-    for needle in (
-        "PodTopologySpread",
-        "InterPodAffinity",
-        "VolumeBinding",
-        "SchedulingGates",
-        'schedulerName "custom"',
-    ):
+    for needle in ("VolumeBinding", "SchedulingGates", 'schedulerName "custom"'):
         assert needle in warnings
+
+
+def test_scores_of_the_inter_pod_plugins_warn_that_they_are_not_evaluated() -> None:
+    term = {"labelSelector": {}, "topologyKey": "zone"}
+    spec = pod_spec(
+        "1",
+        "1Gi",
+        topologySpreadConstraints=[
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+            {"maxSkew": 1, "topologyKey": "host", "whenUnsatisfiable": "DoNotSchedule"},
+        ],
+        affinity={
+            "podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": term}
+                ]
+            },
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
+        },
+    )
+    warnings = evaluate(cluster_snapshot([api_node("n")]), spec).warnings
+    assert [w.text for w in warnings] == [
+        "preferred pod affinity is a score, not a filter: not evaluated",
+        "topology spread over zone with ScheduleAnyway is a score, not a filter: not evaluated",
+    ]
 
 
 def test_missing_requests_warn() -> None:

@@ -18,6 +18,7 @@ from gate.inputs.custom_kinds import (
 )
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
+from gate.k8s.selectors import text_labels
 from gate.model import (
     Document,
     Location,
@@ -209,6 +210,7 @@ def _workload(
         pod_spec=spec,
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
+        labels=text_labels(_get(body, (*spec_path[:-1], "metadata", "labels"))),
     )
 
 

@@ -1,4 +1,4 @@
-"""Warnings for what a template asks of the scheduler that fitgate does not model.
+"""Warnings for what a template asks of the scheduler that fitgate does not filter on.
 
 A template that uses one of these is never a silent YES: its result names the filter
 that was not run (scheduler-rules.md section 15).
@@ -54,7 +54,7 @@ def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     return warnings
 
 
-def _affinity_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
+def _affinity_warnings(spec: Mapping[str, Any], namespaces_unknown: bool) -> list[WorkloadWarning]:
     affinity = mapping(spec.get("affinity"))
     warnings = []
     node_affinity = mapping(affinity.get("nodeAffinity"))
@@ -63,11 +63,39 @@ def _affinity_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
             _not_modelled("preferred node affinity is a score, not a filter: not evaluated")
         )
     for key, plugin in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity")):
-        if affinity.get(key):
+        section = mapping(affinity.get(key))
+        if section.get("preferredDuringSchedulingIgnoredDuringExecution"):
             warnings.append(
-                _not_modelled(f"{plugin} not checked (InterPodAffinity filter not modelled)")
+                _not_modelled(f"preferred {plugin} is a score, not a filter: not evaluated")
+            )
+        required = as_list(section.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        selectors = [mapping(t).get("namespaceSelector") for t in required]
+        if namespaces_unknown and any(mapping(s) for s in selectors):
+            warnings.append(
+                _not_modelled(
+                    f"{plugin} namespaceSelector: the snapshot recorded no namespaces, "
+                    "so it selects none"
+                )
             )
     return warnings
+
+
+def _spread_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
+    """ScheduleAnyway constraints only score nodes (PodTopologySpread's Score)."""
+    constraints = [
+        c for c in as_list(spec.get("topologySpreadConstraints")) if isinstance(c, Mapping)
+    ]
+    keys = sorted(
+        {
+            str(c.get("topologyKey"))
+            for c in constraints
+            if c.get("whenUnsatisfiable") == "ScheduleAnyway"
+        }
+    )
+    if not keys:
+        return []
+    text = f"topology spread over {', '.join(keys)} with ScheduleAnyway is a score, "
+    return [_not_modelled(text + "not a filter: not evaluated")]
 
 
 def _not_modelled(text: str) -> WorkloadWarning:
@@ -79,16 +107,16 @@ def _scheduling(text: str) -> WorkloadWarning:
 
 
 def unchecked_warnings(
-    spec: Mapping[str, Any], completed: Mapping[str, Any] | None = None
+    spec: Mapping[str, Any],
+    completed: Mapping[str, Any] | None = None,
+    namespaces_unknown: bool = False,
 ) -> list[WorkloadWarning]:
     """Warnings for the template as written, in a fixed order; missing requests are judged
-    on the ``completed`` spec when given, where a LimitRange default is a request."""
+    on the ``completed`` spec when given, where a LimitRange default is a request.
+    ``namespaces_unknown``: the snapshot recorded no namespaces (their labels unknown)."""
     requests_from = spec if completed is None else completed
-    warnings = _missing_requests(requests_from) + _affinity_warnings(spec)
-    if spec.get("topologySpreadConstraints"):
-        warnings.append(
-            _not_modelled("topology spread not checked (PodTopologySpread filter not modelled)")
-        )
+    warnings = _missing_requests(requests_from) + _affinity_warnings(spec, namespaces_unknown)
+    warnings += _spread_warnings(spec)
     volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
     if kinds:

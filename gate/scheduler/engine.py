@@ -21,6 +21,7 @@ from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.matching import name_narrowing, required_terms
 from gate.k8s.quantity import format_amount
+from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.model import (
     NodeOutcome,
@@ -110,6 +111,18 @@ def _scheduling_key(spec: Mapping[str, Any], profile: PodProfile) -> Hashable | 
     return key
 
 
+def _inter_pod_key(profile: PodProfile) -> Hashable:
+    """What PodTopologySpread and InterPodAffinity read of a pod, beyond the key above."""
+    return (
+        profile.namespace,
+        tuple(sorted(profile.labels.items())),
+        profile.spread,
+        profile.pod_affinity,
+        profile.pod_anti_affinity,
+        profile.pinned,
+    )
+
+
 def _per_node(
     nodes: Sequence[NodeView], cycle: CycleState, dialect: Dialect
 ) -> list[Rejection | None]:
@@ -161,6 +174,8 @@ class Evaluator:
         """What the filters say of every node for this pod. Workloads that ask the filters
         the same questions get the same answer: it is worked out once."""
         key = _scheduling_key(pod.spec, pod.profile)
+        if key is not None and self.cluster.others.relevant(pod.profile):
+            key = (key, _inter_pod_key(pod.profile))
         found = self.answers.get(key) if key is not None else None
         if found is None:
             cycle = prepare(pod.profile, self.cluster)
@@ -181,8 +196,13 @@ class Evaluator:
 
     def evaluate(self, workload: Workload) -> WorkloadResult:
         try:
-            pod = prepare_pod(workload, self.snapshot.admission, self.dialect)
-        except (AdmissionRefused, QuantityError) as exc:
+            pod = prepare_pod(
+                workload,
+                self.snapshot.admission,
+                self.dialect,
+                namespaces_unknown=self.snapshot.namespaces is None,
+            )
+        except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
             return self._daemonset(workload, pod)

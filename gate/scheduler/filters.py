@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.matching import SelectorTerm, first_untolerated, tolerates
+from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.resources import NATIVE_CHECKED, PODS
+from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import Code, HostPort, NodeView, Taint
 
@@ -26,8 +28,11 @@ TAINT_TOLERATION = "TaintToleration"
 NODE_AFFINITY = "NodeAffinity"
 NODE_PORTS = "NodePorts"
 NODE_RESOURCES_FIT = "NodeResourcesFit"
-ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT})
-"""The plugins that reject a node for room alone: the node is targeted but full."""
+POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+INTER_POD_AFFINITY = "InterPodAffinity"
+ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
+"""The plugins that reject a node the pod is meant for because of what already runs there
+or nearby: it is full, a host port is taken, or the pods already placed forbid it."""
 
 UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
@@ -76,6 +81,11 @@ class PodProfile:
 
     ``label_keys``: every label key the nodeSelector and the required affinity terms read
     (the node classes NodeAffinity splits nodes into on the fast path).
+
+    What the inter-pod filters read: the pod's ``namespace`` and ``labels``, its
+    DoNotSchedule ``spread`` constraints, its required ``pod_affinity`` and
+    ``pod_anti_affinity`` terms (their namespaceSelector not yet listed), and ``pinned``:
+    a DaemonSet's pod, bound by its controller to one node per node.
     """
 
     node_name: str = ""
@@ -85,6 +95,12 @@ class PodProfile:
     wanted_ports: tuple[HostPort, ...] = ()
     requests: Mapping[str, int] = field(default_factory=dict)
     label_keys: frozenset[str] = frozenset()
+    namespace: str = "default"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    spread: tuple[SpreadConstraint, ...] = ()
+    pod_affinity: tuple[AffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[AffinityTerm, ...] = ()
+    pinned: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,19 +30,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.k8s.podaffinity import AffinityTerm
+from gate.model import Code
+from gate.scheduler.filters import INTER_POD_AFFINITY, Rejection
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
-from gate.scheduler.status import UNRESOLVABLE, UNSCHEDULABLE, Failure
 
-PLUGIN = "InterPodAffinity"
+PLUGIN = INTER_POD_AFFINITY
 # interpodaffinity/filtering.go ErrReason*
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 
-AFFINITY = Failure(PLUGIN, UNRESOLVABLE, REASON_AFFINITY)
-ANTI_AFFINITY = Failure(PLUGIN, UNSCHEDULABLE, REASON_ANTI_AFFINITY)
-EXISTING_ANTI_AFFINITY = Failure(PLUGIN, UNSCHEDULABLE, REASON_EXISTING_ANTI_AFFINITY)
+AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_AFFINITY,))
+ANTI_AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_ANTI_AFFINITY,))
+EXISTING_ANTI_AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_EXISTING_ANTI_AFFINITY,))
 
 Pairs = Mapping[tuple[str, str], int]
 
@@ -63,7 +64,7 @@ class AffinityState:
         """PreFilter returns Skip: nothing for the Filter to check."""
         return not (self.existing_anti or self.affinity_terms or self.anti_affinity_terms)
 
-    def filter(self, labels: Mapping[str, str]) -> Failure | None:
+    def filter(self, labels: Mapping[str, str]) -> Rejection | None:
         """Filter for one node, by its labels."""
         if not self._affinity_ok(labels):
             return AFFINITY
@@ -159,12 +160,12 @@ def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
 
 def affinity_groups(
     state: AffinityState, nodes: NodeIndex, among: int
-) -> list[tuple[int, Failure]]:
+) -> list[tuple[int, Rejection]]:
     """:meth:`AffinityState.filter` for every node of ``among`` at once, as disjoint bitsets."""
-    groups: list[tuple[int, Failure]] = []
+    groups: list[tuple[int, Rejection]] = []
     remaining = among
 
-    def reject(bits: int, failure: Failure) -> None:
+    def reject(bits: int, failure: Rejection) -> None:
         nonlocal remaining
         bits &= remaining
         if bits:

@@ -44,11 +44,13 @@ from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
 from gate.model import NodeView
 from gate.scheduler.filters import (
+    INTER_POD_AFFINITY,
     NODE_AFFINITY,
     NODE_NAME,
     NODE_PORTS,
     NODE_RESOURCES_FIT,
     NODE_UNSCHEDULABLE,
+    POD_TOPOLOGY_SPREAD,
     TAINT_TOLERATION,
     PodProfile,
     Rejection,
@@ -62,7 +64,19 @@ from gate.scheduler.filters import (
     node_unschedulable,
     taint_toleration,
 )
+from gate.scheduler.interpod import (
+    OtherPods,
+    PinnedSpread,
+    check_affinity,
+    check_spread,
+    prepare_affinity,
+    prepare_spread,
+    split_affinity,
+    split_spread,
+)
+from gate.scheduler.interpodaffinity import AffinityState
 from gate.scheduler.nodeindex import NodeIndex, lowest, taints_of
+from gate.scheduler.podtopologyspread import SpreadState
 from gate.snapshot.state import Snapshot
 
 State = TypeVar("State")
@@ -75,16 +89,18 @@ Groups = dict[Rejection, int]
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """What a PreFilter reads besides the pod, built once per snapshot: the snapshot (its
-    nodes, existing pods and namespaces) and its nodes indexed as bitsets. A plugin that
-    needs an index of its own over the snapshot (the existing pods by label, say) adds it
-    here, so that it too is built once."""
+    nodes, existing pods and namespaces), its nodes indexed as bitsets, and ``others``, the
+    existing pods indexed by namespace and label for PodTopologySpread and InterPodAffinity
+    (built at their first use, so that it too is built once)."""
 
     snapshot: Snapshot
     index: NodeIndex
+    others: OtherPods
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Cluster:
-        return cls(snapshot, NodeIndex.of(snapshot.nodes))
+        index = NodeIndex.of(snapshot.nodes)
+        return cls(snapshot, index, OtherPods(index, snapshot.pods, snapshot.namespaces))
 
 
 def _profile(pod: PodProfile, cluster: Cluster) -> PodProfile:
@@ -182,6 +198,19 @@ def _prepare_fit(pod: PodProfile, cluster: Cluster) -> tuple[Shortfall, ...]:
     return fit_request(pod)
 
 
+def _prepare_spread(pod: PodProfile, cluster: Cluster) -> SpreadState | PinnedSpread | None:
+    return prepare_spread(pod, cluster.others)
+
+
+def _prepare_affinity(pod: PodProfile, cluster: Cluster) -> AffinityState | None:
+    return prepare_affinity(pod, cluster.others)
+
+
+def _skipped(state: object) -> bool:
+    """The PreFilter returned Skip."""
+    return state is None
+
+
 FILTERS: tuple[Plugin[Any], ...] = (
     Plugin(NODE_UNSCHEDULABLE, _profile, node_unschedulable, reads=lambda n: n.unschedulable),
     Plugin(NODE_NAME, _profile, node_name, passes=lambda pod: not pod.node_name),
@@ -201,6 +230,14 @@ FILTERS: tuple[Plugin[Any], ...] = (
         passes=lambda pod: not pod.wanted_ports,
     ),
     Plugin(NODE_RESOURCES_FIT, _prepare_fit, node_resources_fit, split=_fit_parts),
+    Plugin(POD_TOPOLOGY_SPREAD, _prepare_spread, check_spread, passes=_skipped, split=split_spread),
+    Plugin(
+        INTER_POD_AFFINITY,
+        _prepare_affinity,
+        check_affinity,
+        passes=_skipped,
+        split=split_affinity,
+    ),
 )
 """The filter plugins of the default profile, in its order (apis/config/v1/default_plugins.go)."""
 

@@ -14,8 +14,10 @@ from typing import Any
 
 from gate.k8s.completion import AdmissionObjects, complete_pod_spec
 from gate.k8s.matching import parse_terms, required_terms, scalar_text
+from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
+from gate.k8s.spread import hard_constraints
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
 from gate.model import Workload, WorkloadWarning
@@ -73,12 +75,25 @@ def _label_keys(node_selector: Mapping[str, str], terms: list[Any] | None) -> fr
     return frozenset(keys)
 
 
-def pod_profile(spec: Mapping[str, Any]) -> PodProfile:
-    """What the filters read of a completed pod spec. Raises QuantityError on a request
-    the scheduler cannot hold."""
+def pod_profile(
+    spec: Mapping[str, Any],
+    namespace: str = "default",
+    labels: Mapping[str, str] | None = None,
+    pinned: bool = False,
+) -> PodProfile:
+    """What the filters read of a completed pod spec, in ``namespace`` with ``labels``
+    (``pinned``: a DaemonSet's pod). Raises QuantityError on a request the scheduler cannot
+    hold, SelectorError on a label selector the API server refuses."""
     terms = required_terms(spec)
     node_selector = _text_map(spec.get("nodeSelector"))
+    labels = dict(labels or {})
     return PodProfile(
+        namespace=namespace,
+        labels=labels,
+        spread=hard_constraints(spec, labels),
+        pod_affinity=pod_terms(spec, POD_AFFINITY, namespace, labels),
+        pod_anti_affinity=pod_terms(spec, POD_ANTI_AFFINITY, namespace, labels),
+        pinned=pinned,
         node_name=str(spec.get("nodeName") or ""),
         tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
         node_selector=node_selector,
@@ -98,17 +113,25 @@ def depends_on_name(spec: Mapping[str, Any]) -> bool:
     )
 
 
-def prepare_pod(workload: Workload, admission: AdmissionObjects, dialect: Dialect) -> Pod:
+def prepare_pod(
+    workload: Workload,
+    admission: AdmissionObjects,
+    dialect: Dialect,
+    namespaces_unknown: bool = False,
+) -> Pod:
     """The workload's pod as the scheduler would receive it. Raises AdmissionRefused where
-    the API server would refuse it, QuantityError on a request the scheduler cannot hold."""
+    the API server would refuse it, QuantityError on a request the scheduler cannot hold,
+    SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
+    recorded no namespaces."""
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
         workload.namespace,
         admission,
         pod_level_resources=dialect.pod_level_resources,
     )
-    if workload.kind == "DaemonSet":
+    daemonset = workload.kind == "DaemonSet"
+    if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
-    profile = pod_profile(spec)
-    unchecked = unchecked_warnings(workload.pod_spec, spec)
+    profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
+    unchecked = unchecked_warnings(workload.pod_spec, spec, namespaces_unknown)
     return Pod(spec, profile, (*workload.warnings, *warnings, *unchecked))

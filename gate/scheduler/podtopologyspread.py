@@ -31,65 +31,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from gate.k8s.selectors import IN, LabelSelector, label_key_requirements, parse_selector
+from gate.k8s.selectors import LabelSelector
+from gate.k8s.spread import SpreadConstraint
+from gate.model import Code
+from gate.scheduler.filters import POD_TOPOLOGY_SPREAD, Rejection
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
-from gate.scheduler.status import UNRESOLVABLE, UNSCHEDULABLE, Failure
 
-PLUGIN = "PodTopologySpread"
+PLUGIN = POD_TOPOLOGY_SPREAD
 # podtopologyspread/plugin.go ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch
 REASON_SPREAD = "node(s) didn't match pod topology spread constraints"
 REASON_SPREAD_MISSING_LABEL = REASON_SPREAD + " (missing required label)"
-DO_NOT_SCHEDULE = "DoNotSchedule"
-HONOR, IGNORE = "Honor", "Ignore"
 
-SKEW = Failure(PLUGIN, UNSCHEDULABLE, REASON_SPREAD)
-MISSING_LABEL = Failure(PLUGIN, UNRESOLVABLE, REASON_SPREAD_MISSING_LABEL)
-
-
-@dataclass(frozen=True, slots=True)
-class SpreadConstraint:
-    """topologySpreadConstraint (common.go) with the API defaults applied."""
-
-    max_skew: int
-    topology_key: str
-    selector: LabelSelector
-    min_domains: int = 1
-    honor_node_affinity: bool = True
-    honor_taints: bool = False
-
-
-def _int(value: object, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def hard_constraints(
-    spec: Mapping[str, Any], pod_labels: Mapping[str, str]
-) -> tuple[SpreadConstraint, ...]:
-    """filterTopologySpreadConstraints(..., DoNotSchedule): each hard constraint with its
-    selector, matchLabelKeys merged as ``key In [value]`` when the pod has the key.
-
-    Raises :class:`gate.k8s.selectors.SelectorError` for a selector the API refuses."""
-    raw = spec.get("topologySpreadConstraints")
-    found: list[SpreadConstraint] = []
-    for i, item in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(item, Mapping) or item.get("whenUnsatisfiable") != DO_NOT_SCHEDULE:
-            continue
-        extra = label_key_requirements(item.get("matchLabelKeys"), IN, pod_labels)
-        where = f"topologySpreadConstraints[{i}].labelSelector"
-        found.append(
-            SpreadConstraint(
-                max_skew=_int(item.get("maxSkew"), 1),
-                topology_key=str(item.get("topologyKey") or ""),
-                selector=parse_selector(item.get("labelSelector"), extra, where),
-                min_domains=_int(item.get("minDomains"), 1),
-                honor_node_affinity=item.get("nodeAffinityPolicy", HONOR) != IGNORE,
-                honor_taints=item.get("nodeTaintsPolicy", IGNORE) == HONOR,
-            )
-        )
-    return tuple(found)
+SKEW = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_SPREAD,))
+MISSING_LABEL = Rejection(
+    PLUGIN, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_SPREAD_MISSING_LABEL,)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +65,7 @@ class SpreadState:
             return 0
         return min(counts.values(), default=0)
 
-    def filter(self, labels: Mapping[str, str]) -> Failure | None:
+    def filter(self, labels: Mapping[str, str]) -> Rejection | None:
         """Filter for one node, by its labels: the first constraint that fails decides."""
         for i, constraint in enumerate(self.constraints):
             value = labels.get(constraint.topology_key)
@@ -175,10 +133,10 @@ def _matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) 
     return counts
 
 
-def spread_groups(state: SpreadState, nodes: NodeIndex, among: int) -> list[tuple[int, Failure]]:
+def spread_groups(state: SpreadState, nodes: NodeIndex, among: int) -> list[tuple[int, Rejection]]:
     """:meth:`SpreadState.filter` for every node of ``among`` at once, as disjoint bitsets:
     one comparison per value of each topology key instead of one per node."""
-    groups: list[tuple[int, Failure]] = []
+    groups: list[tuple[int, Rejection]] = []
     remaining = among
     for i, constraint in enumerate(state.constraints):
         missing = remaining & ~_has_key(nodes, constraint.topology_key)

@@ -1,0 +1,194 @@
+"""PodTopologySpread and InterPodAffinity in whole evaluations: their place after
+NodeResourcesFit in the filter order, verdicts and FitError messages, DaemonSets pinned
+per node, name-pinned pods, and refused selectors. Snapshots are built directly with
+their existing pods (gate.model.ExistingPod)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.k8s.version import Dialect
+from gate.model import Code, ExistingPod, Location, NodeView, SnapshotInfo, Verdict, Workload
+from gate.scheduler.engine import Evaluator
+from gate.snapshot.state import Snapshot
+from tests.builders import container, existing_pod, node, pod_term, spread, taint
+
+
+def snapshot(
+    nodes: list[NodeView],
+    pods: list[ExistingPod],
+    namespaces: dict[str, dict[str, str]] | None = None,
+) -> Snapshot:
+    info = SnapshotInfo("s.json", None, None, None, "v1.34.1", len(nodes), len(pods))
+    return Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods), namespaces=namespaces)
+
+
+def workload(
+    spec: dict[str, Any], labels: dict[str, str], kind: str = "Deployment", name: str = "w"
+) -> Workload:
+    return Workload(
+        kind=kind,
+        namespace="default",
+        name=name,
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec={"containers": [container(requests={"cpu": "1", "memory": "1Gi"})], **spec},
+        labels=labels,
+    )
+
+
+def evaluator(snap: Snapshot) -> Evaluator:
+    return Evaluator.for_snapshot(snap, Dialect(named_taint=True))
+
+
+def hosts(*names: str, **more: Any) -> list[NodeView]:
+    return [node(n, labels={"kubernetes.io/hostname": n, "zone": "z1"}, **more) for n in names]
+
+
+GUARD = pod_term("app", "In", ["db"], "kubernetes.io/hostname")
+DB_ANTI = {
+    "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [GUARD]}}
+}
+
+
+def test_an_existing_pods_anti_affinity_turns_a_pod_away_from_every_node() -> None:
+    """The rejection carries its plugin and its code (filtering.go: Unschedulable)."""
+    nodes = hosts("a", "b")
+    pods = [existing_pod(n, {"app": "db"}, name=f"db-{n}", anti_affinity=(GUARD,)) for n in "ab"]
+    result = evaluator(snapshot(nodes, pods)).evaluate(workload({}, {"app": "db"}))
+    assert result.verdict is Verdict.NO
+    assert result.message == (
+        "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
+    )
+    assert {(o.plugin, o.code) for o in result.nodes} == {("InterPodAffinity", Code.UNSCHEDULABLE)}
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        (
+            [node("a", cpu=500, labels={"kubernetes.io/hostname": "a"}), *hosts("b")],
+            "0/2 nodes are available: 1 Insufficient cpu, "
+            "1 node(s) didn't match pod anti-affinity rules.",
+        ),
+        (
+            [
+                node("a", labels={"kubernetes.io/hostname": "a"}, taints=(taint("t", "v"),)),
+                *hosts("b"),
+            ],
+            "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
+            "1 node(s) had untolerated taint {t: v}.",
+        ),
+    ],
+    ids=[
+        "a node short of cpu reports NodeResourcesFit, which runs first",
+        "a tainted node reports its taint, not the anti-affinity",
+    ],
+)
+def test_earlier_filters_win_on_a_node(nodes: list[NodeView], message: str) -> None:
+    pods = [existing_pod(n, {"app": "db"}, name=f"db-{n}") for n in "ab"]
+    result = evaluator(snapshot(nodes, pods)).evaluate(workload(DB_ANTI, {"app": "db"}))
+    assert result.message == message
+
+
+def test_spread_reason_wins_over_affinity_on_the_same_node() -> None:
+    nodes = [node(n, labels={"kubernetes.io/hostname": n}) for n in "ab"]
+    pods = [existing_pod("a", {"app": "db"}), existing_pod("a", {"app": "db"})]
+    spec = {
+        **DB_ANTI,
+        "topologySpreadConstraints": [spread(1, "zone", {"matchLabels": {"app": "db"}})],
+    }
+    result = evaluator(snapshot(nodes, pods)).evaluate(workload(spec, {"app": "db"}))
+    assert result.message == (
+        "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints "
+        "(missing required label)."
+    )
+
+
+def test_labels_take_part_in_the_answer_a_workload_shares() -> None:
+    nodes = hosts("a")
+    pods = [existing_pod("a", {"app": "db"}, anti_affinity=(GUARD,))]
+    run = evaluator(snapshot(nodes, pods))
+    assert run.evaluate(workload({}, {"app": "db"}, name="db")).verdict is Verdict.NO
+    assert run.evaluate(workload({}, {"app": "web"}, name="web")).verdict is Verdict.YES
+
+
+def test_a_daemonset_pod_refused_by_anti_affinity_on_some_nodes_is_partial() -> None:
+    nodes = hosts("a", "b")
+    pods = [existing_pod("a", {"app": "db"}, anti_affinity=(GUARD,))]
+    result = evaluator(snapshot(nodes, pods)).evaluate(
+        workload({}, {"app": "db"}, kind="DaemonSet")
+    )
+    assert result.verdict is Verdict.PARTIAL
+    assert [o.reasons for o in result.nodes] == [
+        ("node(s) didn't satisfy existing pods anti-affinity rules",),
+        (),
+    ]
+
+
+def test_a_daemonset_pod_is_its_nodes_only_spread_domain() -> None:
+    """With nodeAffinityPolicy Honor the pinned pod's domains are its own node: a
+    hostname spread never fails, however the existing pods are spread."""
+    nodes = hosts("a", "b")
+    pods = [existing_pod("a", {"app": "agent"}) for _ in range(3)]
+    spec = {
+        "topologySpreadConstraints": [
+            spread(1, "kubernetes.io/hostname", {"matchLabels": {"app": "agent"}})
+        ]
+    }
+    result = evaluator(snapshot(nodes, pods)).evaluate(
+        workload(spec, {"app": "agent"}, kind="DaemonSet")
+    )
+    assert result.verdict is Verdict.YES
+
+
+def test_a_pod_pinned_by_name_is_filtered_node_by_node() -> None:
+    nodes = hosts("a", "b")
+    pods = [existing_pod("a", {"app": "db"})]
+    spec = {
+        **DB_ANTI,
+        "affinity": {
+            **DB_ANTI["affinity"],
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": ["a"]}
+                            ]
+                        }
+                    ]
+                }
+            },
+        },
+    }
+    result = evaluator(snapshot(nodes, pods)).evaluate(workload(spec, {"app": "db"}))
+    assert result.message == (
+        "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
+        "1 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    )
+
+
+def test_a_selector_the_api_server_refuses_is_an_error() -> None:
+    bad = pod_term("app", "In", [], "kubernetes.io/hostname")
+    spec = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [bad]}}}
+    result = evaluator(snapshot(hosts("a"), [])).evaluate(workload(spec, {}))
+    assert result.verdict is Verdict.ERROR
+    assert result.reason == (
+        "affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+        ".labelSelector.matchExpressions: for 'in', 'notin' operators, values set can't be empty"
+    )
+
+
+def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
+    term = {**GUARD, "namespaceSelector": {"matchLabels": {"team": "a"}}}
+    spec = {
+        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    }
+    result = evaluator(snapshot(hosts("a"), [])).evaluate(workload(spec, {}))
+    assert [w.text for w in result.warnings] == [
+        "pod anti-affinity namespaceSelector: the snapshot recorded no namespaces, "
+        "so it selects none"
+    ]
