@@ -107,6 +107,24 @@ def test_q10_permission_taint(
     golden(f"q10-{Path(manifest).stem}.txt", out)
 
 
+def test_an_existing_pods_anti_affinity_leaves_no_node(
+    golden: Callable[[str, str], None],
+) -> None:
+    """Each cloud-node-manager pod of the six-node snapshot forbids a second one on its
+    node (required anti-affinity on kubernetes.io/hostname): a debug copy that tolerates the
+    system pool's taint fits no node, and the scheduler says why."""
+    manifest = "fixtures/anti-affinity/second-cloud-node-manager.yaml"
+    code, report = json_report(manifest, "--snapshot", AKS)
+    assert code == 1
+    (workload,) = report["workloads"]
+    assert (workload["verdict"], workload["message"]) == (
+        "NO",
+        "0/6 nodes are available: 6 node(s) didn't satisfy existing pods anti-affinity rules.",
+    )
+    _, out, _ = run("check", manifest, "--snapshot", AKS)
+    golden("check-aks-anti-affinity.txt", out)
+
+
 def test_scheduler_version_switches_the_taint_dialect() -> None:
     _, report = json_report(
         "fixtures/manifests/02-web-big.yaml", "--snapshot", AKS, "--scheduler-version", "v1.35.0"
