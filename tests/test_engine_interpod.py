@@ -9,8 +9,18 @@ from typing import Any
 
 import pytest
 
+from gate.inputs.workloads import extract_all
 from gate.k8s.version import Dialect
-from gate.model import Code, ExistingPod, Location, NodeView, SnapshotInfo, Verdict, Workload
+from gate.model import (
+    Code,
+    Document,
+    ExistingPod,
+    Location,
+    NodeView,
+    SnapshotInfo,
+    Verdict,
+    Workload,
+)
 from gate.scheduler.engine import Evaluator
 from gate.snapshot.state import Snapshot
 from tests.builders import container, existing_pod, node, pod_term, spread, taint
@@ -192,3 +202,59 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
         "pod anti-affinity namespaceSelector: the snapshot recorded no namespaces, "
         "so it selects none"
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "labels"),
+    [
+        (
+            {
+                "kind": "Deployment",
+                "metadata": {"name": "d", "labels": {"owner": "x"}},
+                "spec": {
+                    "template": {
+                        "metadata": {"labels": {"app": "web", "tier": 1}},
+                        "spec": {"containers": [{"name": "c"}]},
+                    }
+                },
+            },
+            {"app": "web", "tier": "1"},
+        ),
+        (
+            {
+                "kind": "Pod",
+                "metadata": {"name": "p", "labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "c"}]},
+            },
+            {"app": "db"},
+        ),
+        (
+            {
+                "kind": "CronJob",
+                "metadata": {"name": "c"},
+                "spec": {
+                    "jobTemplate": {
+                        "spec": {
+                            "template": {
+                                "metadata": {"labels": {"job": "nightly"}},
+                                "spec": {"containers": [{"name": "c"}]},
+                            }
+                        }
+                    }
+                },
+            },
+            {"job": "nightly"},
+        ),
+    ],
+    ids=[
+        "a Deployment's pods carry its template's labels, as text",
+        "a Pod carries its own labels",
+        "a CronJob's pods carry its job template's pod labels",
+    ],
+)
+def test_workloads_carry_the_labels_their_pods_get(
+    body: dict[str, Any], labels: dict[str, str]
+) -> None:
+    (found,) = extract_all(iter([Document(Location("w.yaml", 1), body=body)]))
+    assert isinstance(found, Workload)
+    assert found.labels == labels

@@ -174,6 +174,16 @@ def _skip(body: Mapping[str, Any], location: Location) -> Unevaluated | None:
     return Unevaluated(Verdict.SKIPPED, kind, namespace, name, location, reason)
 
 
+def _template_labels(body: Mapping[str, Any], field: str) -> dict[str, str]:
+    """The labels beside the pod template's ``spec`` (``spec.template.metadata.labels`` for
+    ``spec.template.spec``, ``metadata.labels`` for a Pod's ``spec``); none when the
+    template is not reached by plain field names."""
+    path = tuple(field.split("."))
+    if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
+        return {}
+    return text_labels(_get(body, (*path[:-1], "metadata", "labels")))
+
+
 def _workload(
     body: Mapping[str, Any],
     location: Location,
@@ -210,7 +220,7 @@ def _workload(
         pod_spec=spec,
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
-        labels=text_labels(_get(body, (*spec_path[:-1], "metadata", "labels"))),
+        labels=_template_labels(body, field),
     )
 
 
