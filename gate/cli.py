@@ -16,7 +16,7 @@ from gate.ci.shard import parse_shard
 from gate.errors import GateError, UsageError
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Path
-from gate.k8s.version import parse_version
+from gate.k8s.version import version_problem
 from gate.model import DEFAULT_FAIL_ON, Report, Verdict
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
@@ -55,8 +55,9 @@ def _template_path(text: str) -> tuple[str, Path]:
 
 
 def _version(text: str) -> str:
-    if parse_version(text) is None:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a version such as v1.33.4")
+    problem = version_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 

@@ -3,12 +3,16 @@ total and takes constant time, and an unknown version keeps the default dialect.
 
 from __future__ import annotations
 
+import io
 import time
 
 import pytest
 
+from gate.cli import Streams, main
 from gate.k8s.version import Dialect, dialect_for, parse_version, version_problem
+from tests.conftest import ROOT
 
+AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
 HUGE = "v1." + "9" * 5000  # past Python's 4,300-digit limit on int()
 
 
@@ -75,3 +79,18 @@ def test_parsing_a_megabyte_of_digits_takes_no_time() -> None:
 )
 def test_an_unusable_version_is_one_line(text: str | None, problem: str | None) -> None:
     assert version_problem(text) == problem
+
+
+@pytest.mark.parametrize(
+    "text", [HUGE, "latest", "v1\n::error::x"], ids=["huge", "a word", "a line break"]
+)
+def test_a_scheduler_version_that_is_not_one_is_refused_shortly(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    streams = Streams(io.BytesIO(), io.StringIO(), io.StringIO(), env={})
+    argv = ["check", "fixtures/manifests", "--snapshot", AKS, "--scheduler-version", text]
+    assert main(argv, streams) == 2
+    err = capsys.readouterr().err  # argparse reports usage errors itself
+    assert "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if "error: argument --scheduler-version" in line]
+    assert line.endswith("is not a Kubernetes version such as v1.34.1") and len(line) < 200
