@@ -14,6 +14,7 @@ from gate import __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.errors import GateError, UsageError
+from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
@@ -182,7 +183,8 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
 
 def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) -> Report:
     """The pipeline over the documents the options name, against ``snapshot``."""
-    documents = read_documents(options.paths or ["."], streams.stdin)
+    leave_out = Exclusion.of(snapshot=options.snapshot)
+    documents = read_documents(options.paths or ["."], streams.stdin, leave_out=leave_out)
     run_options = RunOptions(
         fail_on=options.fail_on,
         scheduler_version=options.scheduler_version,

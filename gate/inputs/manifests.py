@@ -156,14 +156,23 @@ def _display_prefix(root: str) -> str:
 
 
 def read_documents(
-    paths: Sequence[str], stdin: BinaryIO, *, loader: LoaderFactory | None = None
+    paths: Sequence[str],
+    stdin: BinaryIO,
+    *,
+    loader: LoaderFactory | None = None,
+    leave_out: Callable[[str], bool] | None = None,
 ) -> Iterator[Document]:
-    """The documents of every expanded path, in order.
+    """The documents of every expanded path, in order, but for the files ``leave_out``
+    names (see :mod:`gate.inputs.exclude`).
 
     Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
     read lazily, one at a time, so memory holds one file, not the whole tree.
     """
-    expanded = _expand(paths)
+    expanded = [
+        (path, walked)
+        for path, walked in _expand(paths)
+        if path == "-" or leave_out is None or not leave_out(path)
+    ]
     return _read_all(expanded, stdin, loader or default_loader())
 
 
@@ -631,6 +640,10 @@ def _documents_from(
         yield Document(location, error=f"document is {_describe(body)}, not a mapping")
         return
     items = _list_items(body)
+    note = snapshot_note(body, items)
+    if note:
+        yield Document(location, skipped=note)
+        return
     if items is None:
         yield Document(location, body=body)
         return
@@ -643,6 +656,40 @@ def _documents_from(
         else:
             reason = f"{body['kind']} item {index} is {_describe(item)}, not a mapping"
             yield Document(here, error=reason)
+
+
+_SNAPSHOT_KINDS = frozenset({"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass"})
+
+
+def snapshot_note(body: dict[Any, Any], items: list[Any] | None) -> str | None:
+    """Why a document is a cluster snapshot rather than manifests, or None.
+
+    A snapshot kept beside the manifests (the default PATH is ``.``) must not have its
+    pods checked as workloads: fitgate's own ``ClusterSnapshot``, a ``NodeList`` or
+    ``PodList``, and a List as ``kubectl get nodes,pods -o json`` writes it (Nodes among
+    its items, or only objects read back from a cluster: Nodes, Pods, Namespaces,
+    LimitRanges, RuntimeClasses that carry a ``metadata.resourceVersion``). A List of Pod
+    manifests to create is none of these and is checked item by item.
+    """
+    kind = body.get("kind")
+    if kind == "ClusterSnapshot" and str(body.get("apiVersion", "")).startswith("fitgate/"):
+        return "a fitgate ClusterSnapshot: a cluster snapshot, not manifests; not checked"
+    if items is None:
+        return None
+    kinds = [item.get("kind") if isinstance(item, dict) else None for item in items]
+    read_back = all(_resource_version(item) for item in items)
+    if (
+        kind in ("NodeList", "PodList")
+        or "Node" in kinds
+        or (items and read_back and set(kinds) <= _SNAPSHOT_KINDS)
+    ):
+        return f"a {kind} of cluster objects: a cluster snapshot, not manifests; not checked"
+    return None
+
+
+def _resource_version(item: object) -> bool:
+    metadata = item.get("metadata") if isinstance(item, dict) else None
+    return isinstance(metadata, dict) and bool(metadata.get("resourceVersion"))
 
 
 def _list_items(body: dict[Any, Any]) -> list[Any] | None:
