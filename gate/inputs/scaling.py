@@ -1,0 +1,126 @@
+"""How many pods a workload wants: its replica fields, and the autoscalers of the same run.
+
+The controllers' rules (SPEC section 4, "A workload is its pods, all of them"):
+
+- Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
+- Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
+  none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
+  ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true).
+- CronJob: the Job its ``jobTemplate`` makes.
+- Pod: 1. DaemonSet and PodTemplate: no count (a DaemonSet wants one pod per targeted node).
+
+An autoscaler in the same run that targets the workload (same namespace, kind and name) sets
+the minimum: a HorizontalPodAutoscaler's ``minReplicas`` (default 1), a KEDA ScaledObject's
+``minReplicaCount`` (default 0; a workload scaled to zero still needs room for one pod when it
+wakes, so the minimum is at least 1). Its maximum is the headroom a report can state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# KEDA's defaults, keda.sh/v1alpha1 ScaledObject: minReplicaCount 0, maxReplicaCount 100.
+_KEDA_MIN_DEFAULT = 0
+_KEDA_MAX_DEFAULT = 100
+_HPA_MIN_DEFAULT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Autoscaler:
+    """An autoscaler found in the run, by what it scales."""
+
+    kind: str  # HorizontalPodAutoscaler or ScaledObject
+    name: str
+    minimum: int
+    maximum: int
+
+
+ScaleTarget = tuple[str, str, str]
+"""(namespace, kind, name) of a scaled workload."""
+
+
+def _count(value: object) -> int | None:
+    """A replica field as the API server accepts it: a non-negative integer (not a bool)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _get(obj: object, *path: str) -> object:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _job_pods(job_spec: object) -> int:
+    if _get(job_spec, "suspend") is True:
+        return 0
+    parallelism = _count(_get(job_spec, "parallelism"))
+    wanted = 1 if parallelism is None else parallelism
+    completions = _count(_get(job_spec, "completions"))
+    return wanted if completions is None else min(wanted, completions)
+
+
+def wanted_pods(kind: str, body: Mapping[str, Any]) -> int | None:
+    """How many pods of its template the workload runs at once; None when it has no count
+    (DaemonSet, PodTemplate, kinds without one)."""
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        replicas = _count(_get(body, "spec", "replicas"))
+        return 1 if replicas is None else replicas
+    if kind == "Job":
+        return _job_pods(_get(body, "spec"))
+    if kind == "CronJob":
+        return _job_pods(_get(body, "spec", "jobTemplate", "spec"))
+    if kind == "Pod":
+        return 1
+    return None
+
+
+def _namespace(body: Mapping[str, Any]) -> str:
+    namespace = _get(body, "metadata", "namespace")
+    return namespace if isinstance(namespace, str) and namespace else "default"
+
+
+def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | None:
+    """The workload an HPA or a KEDA ScaledObject scales, and its bounds; None for any other
+    document or one whose target cannot be named."""
+    kind = body.get("kind")
+    target = _get(body, "spec", "scaleTargetRef")
+    name = _get(target, "name")
+    if not isinstance(name, str) or not name:
+        return None
+    own_name = _get(body, "metadata", "name")
+    own_name = own_name if isinstance(own_name, str) else "(unnamed)"
+    if kind == "HorizontalPodAutoscaler":
+        target_kind = _get(target, "kind")
+        minimum = _count(_get(body, "spec", "minReplicas"))
+        maximum = _count(_get(body, "spec", "maxReplicas"))
+        low = _HPA_MIN_DEFAULT if minimum is None else minimum
+    elif kind == "ScaledObject":
+        target_kind = _get(target, "kind") or "Deployment"
+        minimum = _count(_get(body, "spec", "minReplicaCount"))
+        maximum = _count(_get(body, "spec", "maxReplicaCount"))
+        low = _KEDA_MIN_DEFAULT if minimum is None else minimum
+        maximum = _KEDA_MAX_DEFAULT if maximum is None else maximum
+    else:
+        return None
+    if not isinstance(target_kind, str) or maximum is None:
+        return None
+    low = max(low, 1)
+    scaler = Autoscaler(kind=str(kind), name=own_name, minimum=low, maximum=max(maximum, low))
+    return (_namespace(body), target_kind, name), scaler
+
+
+def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autoscaler]:
+    """Every autoscaler of the run by its target; the first one wins when two name the same
+    workload (the controllers would fight over it; the run reports what it was given first)."""
+    found: dict[ScaleTarget, Autoscaler] = {}
+    for body in bodies:
+        entry = autoscaler_of(body)
+        if entry is not None:
+            found.setdefault(*entry)
+    return found

@@ -1,0 +1,57 @@
+"""Which pods already in the cluster a workload's change replaces.
+
+A pull request that changes a workload replaces its running pods (SPEC section 4): they are
+released before the workload is evaluated. A pod belongs to the workload when it is in the
+same namespace and one of its ownerReferences names the workload, or the object its
+controller makes in between:
+
+- Deployment ``web``: a ReplicaSet ``web-<pod-template-hash>``, the hash being the pod's own
+  ``pod-template-hash`` label (pkg/controller/deployment/sync.go names ReplicaSets so).
+- CronJob ``nightly``: a Job ``nightly-<scheduled time in minutes>``
+  (pkg/controller/cronjob/utils.go ``getJobName``).
+- Every other kind: an ownerReference of that kind and name; a bare Pod, the pod of its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from gate.model import ExistingPod
+
+TEMPLATE_HASH_LABEL = "pod-template-hash"
+
+
+def _owners(pod: ExistingPod) -> Iterable[tuple[str, str]]:
+    """Every (kind, name) whose change replaces ``pod``."""
+    if not pod.owners:
+        yield "Pod", pod.name  # a bare pod is replaced by a pod of its own name
+    for kind, name in pod.owners:
+        yield kind, name
+        if kind == "ReplicaSet":
+            template_hash = pod.labels.get(TEMPLATE_HASH_LABEL)
+            if template_hash and name.endswith(f"-{template_hash}"):
+                yield "Deployment", name[: -len(template_hash) - 1]
+        elif kind == "Job":
+            prefix, _, suffix = name.rpartition("-")
+            if prefix and suffix.isdigit():
+                yield "CronJob", prefix
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    """The snapshot's pods by the workloads that own them, indexed once per run."""
+
+    owned: Mapping[tuple[str, str, str], tuple[int, ...]]
+
+    @classmethod
+    def of(cls, pods: Sequence[ExistingPod]) -> Ownership:
+        owned: dict[tuple[str, str, str], list[int]] = {}
+        for index, pod in enumerate(pods):
+            for kind, name in _owners(pod):
+                owned.setdefault((pod.namespace, kind, name), []).append(index)
+        return cls({key: tuple(indices) for key, indices in owned.items()})
+
+    def pods_of(self, kind: str, namespace: str, name: str) -> tuple[int, ...]:
+        """Positions, in the snapshot's pods, of those ``kind namespace/name`` replaces."""
+        return self.owned.get((namespace, kind, name), ())

@@ -1,0 +1,136 @@
+"""Copies placed one after another, counted and never named (gate.scheduler.placement)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gate.model import NodeView
+from gate.scheduler.placement import (
+    HOSTNAME,
+    CopyRules,
+    Ledger,
+    SpreadRule,
+    capacity,
+    even_fill,
+    place,
+)
+from tests.builders import node
+
+ZONE = "topology.kubernetes.io/zone"
+
+
+def _zoned(name: str, zone: str, cpu: int = 4000) -> NodeView:
+    return node(name, cpu=cpu, labels={HOSTNAME: name, ZONE: zone})
+
+
+CAPACITY: list[tuple[str, NodeView, CopyRules, int]] = [
+    (
+        "free cpu over the request, rounded down",
+        node(cpu=2500, requested={"cpu": 100}),
+        CopyRules({"cpu": 700}),
+        3,
+    ),
+    (
+        "the scarcest resource decides",
+        node(cpu=8000, memory=2**30),
+        CopyRules({"cpu": 100, "memory": 2**29}),
+        2,
+    ),
+    ("free pod slots cap the copies", node(pods=5, pod_count=3), CopyRules({"cpu": 1}), 2),
+    ("a pod without requests is capped by pod slots only", node(pods=7), CopyRules(), 7),
+    ("a resource the node lacks holds none", node(), CopyRules({"nvidia.com/gpu": 1}), 0),
+    ("a host port holds one copy per node", node(), CopyRules({"cpu": 100}, host_ports=True), 1),
+    (
+        "hostname anti-affinity against itself holds one copy per node",
+        node(),
+        CopyRules({"cpu": 100}, one_per_domain=(HOSTNAME,)),
+        1,
+    ),
+    (
+        "an overcommitted node holds none",
+        node(cpu=1000, requested={"cpu": 1500}),
+        CopyRules({"cpu": 100}),
+        0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("view", "rules", "expected"), [c[1:] for c in CAPACITY], ids=[c[0] for c in CAPACITY]
+)
+def test_capacity(view: NodeView, rules: CopyRules, expected: int) -> None:
+    assert capacity(view, rules) == expected
+
+
+def test_the_docstring_example_fits_six_of_ten_evenly() -> None:
+    nodes = [node("a", cpu=2500), node("b", cpu=1500), node("c", cpu=700)]
+    placement = place(10, nodes, CopyRules({"cpu": 700}))
+    assert (placement.fit, placement.copies, placement.busiest) == (6, (3, 2, 1), 3)
+
+
+def test_copies_spread_evenly_before_doubling_up() -> None:
+    nodes = [node(str(i), cpu=10_000) for i in range(4)]
+    assert place(6, nodes, CopyRules({"cpu": 1000})).copies == (2, 2, 1, 1)
+
+
+def test_ties_go_to_the_earlier_node() -> None:
+    nodes = [node(str(i)) for i in range(3)]
+    assert place(1, nodes, CopyRules({"cpu": 100})).copies == (1, 0, 0)
+
+
+def test_four_replicas_with_hostname_anti_affinity_on_three_nodes_fit_three() -> None:
+    nodes = [_zoned(f"user-{i}", "z1") for i in range(3)]
+    placement = place(4, nodes, CopyRules({"cpu": 100}, one_per_domain=(HOSTNAME,)))
+    assert (placement.fit, placement.copies) == (3, (1, 1, 1))
+
+
+def test_zone_anti_affinity_against_itself_holds_one_copy_per_zone() -> None:
+    nodes = [_zoned("a", "z1"), _zoned("b", "z1"), _zoned("c", "z2")]
+    placement = place(3, nodes, CopyRules({"cpu": 100}, one_per_domain=(ZONE,)))
+    assert (placement.fit, placement.copies) == (2, (1, 0, 1))
+
+
+def test_zone_spread_stops_at_the_skew_where_one_zone_is_full() -> None:
+    # z2's only node holds one copy; with maxSkew 1, z1 may run at most one ahead of it.
+    nodes = [_zoned("a", "z1"), _zoned("b", "z1"), _zoned("c", "z2", cpu=100)]
+    rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 0, "z2": 0})
+    placement = place(6, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
+    assert (placement.fit, placement.copies) == (3, (1, 1, 1))
+
+
+def test_spread_counts_existing_matching_pods() -> None:
+    nodes = [_zoned("a", "z1"), _zoned("b", "z2")]
+    rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 2, "z2": 0})
+    placement = place(4, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
+    # z2 takes copies until it is one ahead of z1's two: 3 copies, then z1 and z2 alternate.
+    assert placement.fit == 4 and placement.copies == (1, 3)
+
+
+def test_min_domains_not_met_keeps_the_global_minimum_at_zero() -> None:
+    nodes = [_zoned("a", "z1"), _zoned("b", "z2")]
+    rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 0, "z2": 0}, min_domains=3)
+    placement = place(5, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
+    assert (placement.fit, placement.copies) == (2, (1, 1))
+
+
+def test_the_ledger_holds_room_taken_by_earlier_workloads() -> None:
+    nodes = [node("a", cpu=2000), node("b", cpu=2000)]
+    ledger = Ledger()
+    first = place(3, nodes, CopyRules({"cpu": 1000}), ledger)
+    for view, copies in zip(nodes, first.copies, strict=True):
+        ledger.take(view.name, {"cpu": 1000}, copies)
+    second = place(3, nodes, CopyRules({"cpu": 1000}), ledger)
+    assert (first.fit, second.fit, second.copies) == (3, 1, (0, 1))
+
+
+@given(st.lists(st.integers(0, 12), max_size=12), st.integers(0, 60))
+def test_even_fill_is_the_one_copy_at_a_time_greedy(caps: list[int], wanted: int) -> None:
+    expected = [0] * len(caps)
+    for _ in range(wanted):
+        open_nodes = [i for i, cap in enumerate(caps) if expected[i] < cap]
+        if not open_nodes:
+            break
+        expected[min(open_nodes, key=lambda i: (expected[i], i))] += 1
+    assert even_fill(caps, wanted) == tuple(expected)
