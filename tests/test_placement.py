@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from gate.scheduler.placement import (
     SpreadRule,
     capacity,
     even_fill,
+    fill_order,
     place,
 )
 from tests.builders import node
@@ -67,29 +70,29 @@ def test_capacity(view: NodeView, rules: CopyRules, expected: int) -> None:
 def test_the_docstring_example_fits_six_of_ten_evenly() -> None:
     nodes = [node("a", cpu=2500), node("b", cpu=1500), node("c", cpu=700)]
     placement = place(10, nodes, CopyRules({"cpu": 700}))
-    assert (placement.fit, placement.copies, placement.busiest) == (6, (3, 2, 1), 3)
+    assert (placement.fit, placement.copies, placement.busiest) == (6, {0: 3, 1: 2, 2: 1}, 3)
 
 
 def test_copies_spread_evenly_before_doubling_up() -> None:
     nodes = [node(str(i), cpu=10_000) for i in range(4)]
-    assert place(6, nodes, CopyRules({"cpu": 1000})).copies == (2, 2, 1, 1)
+    assert place(6, nodes, CopyRules({"cpu": 1000})).copies == {0: 2, 1: 2, 2: 1, 3: 1}
 
 
 def test_ties_go_to_the_earlier_node() -> None:
     nodes = [node(str(i)) for i in range(3)]
-    assert place(1, nodes, CopyRules({"cpu": 100})).copies == (1, 0, 0)
+    assert place(1, nodes, CopyRules({"cpu": 100})).copies == {0: 1}
 
 
 def test_four_replicas_with_hostname_anti_affinity_on_three_nodes_fit_three() -> None:
     nodes = [_zoned(f"user-{i}", "z1") for i in range(3)]
     placement = place(4, nodes, CopyRules({"cpu": 100}, one_per_domain=(HOSTNAME,)))
-    assert (placement.fit, placement.copies) == (3, (1, 1, 1))
+    assert (placement.fit, placement.copies) == (3, {0: 1, 1: 1, 2: 1})
 
 
 def test_zone_anti_affinity_against_itself_holds_one_copy_per_zone() -> None:
     nodes = [_zoned("a", "z1"), _zoned("b", "z1"), _zoned("c", "z2")]
     placement = place(3, nodes, CopyRules({"cpu": 100}, one_per_domain=(ZONE,)))
-    assert (placement.fit, placement.copies) == (2, (1, 0, 1))
+    assert (placement.fit, placement.copies) == (2, {0: 1, 2: 1})
 
 
 def test_zone_spread_stops_at_the_skew_where_one_zone_is_full() -> None:
@@ -97,7 +100,7 @@ def test_zone_spread_stops_at_the_skew_where_one_zone_is_full() -> None:
     nodes = [_zoned("a", "z1"), _zoned("b", "z1"), _zoned("c", "z2", cpu=100)]
     rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 0, "z2": 0})
     placement = place(6, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
-    assert (placement.fit, placement.copies) == (3, (1, 1, 1))
+    assert (placement.fit, placement.copies) == (3, {0: 1, 1: 1, 2: 1})
 
 
 def test_spread_counts_existing_matching_pods() -> None:
@@ -105,24 +108,24 @@ def test_spread_counts_existing_matching_pods() -> None:
     rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 2, "z2": 0})
     placement = place(4, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
     # z2 takes copies until it is one ahead of z1's two: 3 copies, then z1 and z2 alternate.
-    assert placement.fit == 4 and placement.copies == (1, 3)
+    assert placement.fit == 4 and placement.copies == {0: 1, 1: 3}
 
 
 def test_min_domains_not_met_keeps_the_global_minimum_at_zero() -> None:
     nodes = [_zoned("a", "z1"), _zoned("b", "z2")]
     rule = SpreadRule(ZONE, max_skew=1, counts={"z1": 0, "z2": 0}, min_domains=3)
     placement = place(5, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
-    assert (placement.fit, placement.copies) == (2, (1, 1))
+    assert (placement.fit, placement.copies) == (2, {0: 1, 1: 1})
 
 
 def test_the_ledger_holds_room_taken_by_earlier_workloads() -> None:
     nodes = [node("a", cpu=2000), node("b", cpu=2000)]
     ledger = Ledger()
-    first = place(3, nodes, CopyRules({"cpu": 1000}), ledger)
-    for view, copies in zip(nodes, first.copies, strict=True):
-        ledger.take(view.name, {"cpu": 1000}, copies)
-    second = place(3, nodes, CopyRules({"cpu": 1000}), ledger)
-    assert (first.fit, second.fit, second.copies) == (3, 1, (0, 1))
+    first = place(3, nodes, CopyRules({"cpu": 1000}), ledger=ledger)
+    for position, copies in first.copies.items():
+        ledger.take(nodes[position].name, {"cpu": 1000}, copies)
+    second = place(3, nodes, CopyRules({"cpu": 1000}), ledger=ledger)
+    assert (first.copies, second.fit, second.copies) == ({0: 2, 1: 1}, 1, {1: 1})
 
 
 @given(st.lists(st.integers(0, 12), max_size=12), st.integers(0, 60))
@@ -134,3 +137,22 @@ def test_even_fill_is_the_one_copy_at_a_time_greedy(caps: list[int], wanted: int
             break
         expected[min(open_nodes, key=lambda i: (expected[i], i))] += 1
     assert even_fill(caps, wanted) == tuple(expected)
+
+
+@given(st.lists(st.integers(0, 12), max_size=12), st.integers(0, 60))
+def test_fill_order_fills_as_even_fill_does(caps: list[int], wanted: int) -> None:
+    copies = [0] * len(caps)
+    for index in islice(fill_order(range(len(caps)), caps.__getitem__), wanted):
+        copies[index] += 1
+    assert tuple(copies) == even_fill(caps, wanted)
+
+
+def test_fill_order_asks_only_the_nodes_the_copies_reach() -> None:
+    asked: list[int] = []
+
+    def capacity_of(index: int) -> int:
+        asked.append(index)
+        return 5
+
+    assert list(islice(fill_order(range(5000), capacity_of), 3)) == [0, 1, 2]
+    assert asked == [0, 1, 2]

@@ -27,8 +27,9 @@ Worked example: three nodes with 2500m, 1500m and 700m cpu free and a pod asking
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from gate.model import NodeView
 
@@ -64,16 +65,17 @@ class CopyRules:
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """``copies[i]`` copies on the i-th of the candidate nodes; ``fit`` their sum."""
+    """``copies``: by a node's position, the copies it holds (nodes holding none are absent);
+    kept to count, never reported by node. ``fit``: their sum."""
 
     wanted: int
     fit: int
-    copies: tuple[int, ...]
+    copies: Mapping[int, int]
 
     @property
     def busiest(self) -> int:
         """The copies lost if the node holding the most of them failed."""
-        return max(self.copies, default=0)
+        return max(self.copies.values(), default=0)
 
 
 @dataclass(slots=True)
@@ -142,17 +144,48 @@ def even_fill(caps: Sequence[int], wanted: int) -> tuple[int, ...]:
     return tuple(copies)
 
 
+def fill_order(candidates: Iterable[int], capacity_of: Callable[[int], int]) -> Iterator[int]:
+    """The nodes copies go to, one copy per item, in the order :func:`even_fill` fills them:
+    one each in node order, then a second each to nodes that hold two, and so on. Lazy:
+    a node's capacity is asked for only when the copies reach it, so counting ten copies
+    over five thousand candidates looks at ten nodes."""
+    opened: list[tuple[int, int]] = []
+    for index in candidates:
+        cap = capacity_of(index)
+        if cap > 0:
+            opened.append((index, cap))
+            yield index
+    level = 2
+    while opened:
+        opened = [(index, cap) for index, cap in opened if cap >= level]
+        for index, _ in opened:
+            yield index
+        level += 1
+
+
 def place(
-    wanted: int, nodes: Sequence[NodeView], rules: CopyRules, ledger: Ledger | None = None
+    wanted: int,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    candidates: Iterable[int] | None = None,
+    *,
+    ledger: Ledger | None = None,
 ) -> Placement:
-    """Copies of one pod on ``nodes`` (those that pass every filter for its first copy)."""
-    caps = [capacity(node, rules, ledger) for node in nodes]
+    """Copies of one pod on the candidate nodes (positions in ``nodes`` of those that pass
+    every filter for its first copy; all of them by default)."""
+    order = range(len(nodes)) if candidates is None else candidates
     keys = [k for k in rules.one_per_domain if k != HOSTNAME]
+    copies: dict[int, int] = {}
+
+    def capacity_of(index: int) -> int:
+        return capacity(nodes[index], rules, ledger)
+
     if not keys and not rules.spread:
-        copies = even_fill(caps, wanted)
+        for index in islice(fill_order(order, capacity_of), wanted):
+            copies[index] = copies.get(index, 0) + 1
     else:
-        copies = _coupled(wanted, nodes, caps, rules, keys)
-    return Placement(wanted=wanted, fit=sum(copies), copies=copies)
+        copies = _coupled(wanted, nodes, order, capacity_of, rules, keys)
+    return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies)
 
 
 def _domains(node: NodeView, keys: Sequence[str]) -> tuple[str | None, ...]:
@@ -162,42 +195,48 @@ def _domains(node: NodeView, keys: Sequence[str]) -> tuple[str | None, ...]:
 def _coupled(
     wanted: int,
     nodes: Sequence[NodeView],
-    caps: Sequence[int],
+    candidates: Iterable[int],
+    capacity_of: Callable[[int], int],
     rules: CopyRules,
     anti_keys: Sequence[str],
-) -> tuple[int, ...]:
+) -> dict[int, int]:
     """One copy at a time over groups of nodes sharing their domains: each copy goes to the
     allowed group whose spread domains hold the fewest matching pods (ties in the order the
-    groups first appear), and within it to the node holding the fewest copies."""
+    groups first appear), and within it as :func:`fill_order` goes."""
     spread_keys = [rule.topology_key for rule in rules.spread]
-    groups: dict[tuple[str | None, ...], list[int]] = {}
-    for index, node in enumerate(nodes):
-        if caps[index] > 0:
-            groups.setdefault(_domains(node, [*spread_keys, *anti_keys]), []).append(index)
+    members: dict[tuple[str | None, ...], list[int]] = {}
+    for index in candidates:
+        members.setdefault(_domains(nodes[index], [*spread_keys, *anti_keys]), []).append(index)
+    slots = {domains: fill_order(group, capacity_of) for domains, group in members.items()}
     counts = [dict(rule.counts) for rule in rules.spread]
     taken_domains: list[set[str | None]] = [set() for _ in anti_keys]
-    copies = [0] * len(nodes)
+    copies: dict[int, int] = {}
     for _ in range(wanted):
-        best: tuple[int, int] | None = None  # (spread load, group position)
-        choice: list[int] | None = None
-        for position, (domains, members) in enumerate(groups.items()):
-            open_members = [i for i in members if copies[i] < caps[i]]
-            if not open_members or not _allowed(domains, rules, counts, anti_keys, taken_domains):
-                continue
-            load = sum(counts[k].get(domains[k] or "", 0) for k in range(len(rules.spread)))
-            if best is None or (load, position) < best:
-                best, choice = (load, position), open_members
-        if choice is None:
+        ranked = sorted(
+            (
+                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[: len(spread_keys)])),
+                position,
+                domains,
+            )
+            for position, domains in enumerate(slots)
+            if _allowed(domains, rules, counts, anti_keys, taken_domains)
+        )
+        target = None
+        for _, _, domains in ranked:
+            target = next(slots[domains], None)
+            if target is not None:
+                break
+            del slots[domains]  # exhausted: no node of the group holds another copy
+        if target is None:
             break
-        target = min(choice, key=lambda i: (copies[i], i))
-        copies[target] += 1
+        copies[target] = copies.get(target, 0) + 1
         domains = _domains(nodes[target], [*spread_keys, *anti_keys])
         for k, rule in enumerate(rules.spread):
             if rule.self_match and domains[k] is not None:
                 counts[k][domains[k] or ""] = counts[k].get(domains[k] or "", 0) + 1
         for k in range(len(anti_keys)):
             taken_domains[k].add(domains[len(spread_keys) + k])
-    return tuple(copies)
+    return copies
 
 
 def _allowed(
