@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.inputs.scaling import Autoscaler, autoscaler_of, autoscalers, wanted_pods
+from gate.inputs.scaling import (
+    Autoscaler,
+    autoscaler_of,
+    autoscalers,
+    disruption_budget_of,
+    max_surge,
+    wanted_pods,
+)
 
 WANTED: list[tuple[str, str, dict[str, Any], int | None]] = [
     ("a Deployment wants its replicas", "Deployment", {"spec": {"replicas": 10}}, 10),
@@ -138,3 +145,78 @@ def test_any_document_gives_a_count_or_none_never_an_error(spec: object) -> None
         assert count is None or count >= 0
         entry = autoscaler_of(body)
         assert entry is None or 1 <= entry[1].minimum <= entry[1].maximum
+
+
+SURGE: list[tuple[str, str, dict[str, Any], int, int]] = [
+    ("a Deployment surges 25% by default, rounded up", "Deployment", {"spec": {}}, 10, 3),
+    (
+        "a Deployment's maxSurge as a number",
+        "Deployment",
+        {"spec": {"strategy": {"rollingUpdate": {"maxSurge": 2}}}},
+        10,
+        2,
+    ),
+    (
+        "a Deployment's maxSurge as a percent",
+        "Deployment",
+        {"spec": {"strategy": {"rollingUpdate": {"maxSurge": "50%"}}}},
+        3,
+        2,
+    ),
+    (
+        "a Recreate Deployment never surges",
+        "Deployment",
+        {"spec": {"strategy": {"type": "Recreate"}}},
+        10,
+        0,
+    ),
+    ("a DaemonSet surges only when told", "DaemonSet", {"spec": {}}, 5, 0),
+    (
+        "a DaemonSet with maxSurge surges",
+        "DaemonSet",
+        {"spec": {"updateStrategy": {"rollingUpdate": {"maxSurge": 1}}}},
+        5,
+        1,
+    ),
+    ("a StatefulSet never surges", "StatefulSet", {"spec": {}}, 3, 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "body", "wanted", "surge"), [s[1:] for s in SURGE], ids=[s[0] for s in SURGE]
+)
+def test_max_surge(kind: str, body: dict[str, Any], wanted: int, surge: int) -> None:
+    assert max_surge(kind, body, wanted) == surge
+
+
+def _pdb(**spec: Any) -> dict[str, Any]:
+    return {
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, **spec},
+    }
+
+
+BUDGETS: list[tuple[str, dict[str, Any], int, int | None]] = [
+    ("minAvailable as a number", _pdb(minAvailable=2), 4, 2),
+    ("minAvailable as a percent rounds up", _pdb(minAvailable="50%"), 3, 2),
+    ("maxUnavailable leaves the rest", _pdb(maxUnavailable=1), 4, 3),
+    ("maxUnavailable as a percent rounds up what may go", _pdb(maxUnavailable="30%"), 4, 2),
+    ("a budget without either keeps nothing", _pdb(), 4, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "wanted", "keep"), [b[1:] for b in BUDGETS], ids=[b[0] for b in BUDGETS]
+)
+def test_disruption_budget_must_keep(body: dict[str, Any], wanted: int, keep: int | None) -> None:
+    budget = disruption_budget_of(body)
+    assert budget is not None and budget.must_keep(wanted) == keep
+
+
+def test_a_budget_selects_by_match_labels_in_its_namespace() -> None:
+    budget = disruption_budget_of(_pdb(minAvailable=1))
+    assert budget is not None
+    assert budget.selects("shop", {"app": "web", "tier": "front"})
+    assert not budget.selects("other", {"app": "web"})
+    assert not budget.selects("shop", {"app": "api"})

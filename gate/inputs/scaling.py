@@ -124,3 +124,79 @@ def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autosc
         if entry is not None:
             found.setdefault(*entry)
     return found
+
+
+def _scaled(value: object, total: int, *, round_up: bool) -> int | None:
+    """intstr.GetScaledValueFromIntOrPercent: an int as is, ``"N%"`` of ``total`` rounded
+    up or down; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        percent = int(value[:-1])
+        whole, rest = divmod(percent * total, 100)
+        return whole + (1 if round_up and rest else 0)
+    return None
+
+
+def max_surge(kind: str, body: Mapping[str, Any], wanted: int) -> int:
+    """New pods a rollout may start before old ones go: a Deployment's RollingUpdate
+    ``maxSurge`` (default 25%, rounded up; pkg/controller/deployment/util ResolveFenceposts),
+    0 for Recreate and for every other kind (StatefulSets and DaemonSets replace a pod after
+    deleting it unless told otherwise; a DaemonSet's maxSurge is read likewise)."""
+    strategy_key = {"Deployment": "strategy", "DaemonSet": "updateStrategy"}.get(kind)
+    if strategy_key is None:
+        return 0
+    strategy = _get(body, "spec", strategy_key)
+    kind_of_strategy = _get(strategy, "type") or "RollingUpdate"
+    if kind_of_strategy != "RollingUpdate":
+        return 0
+    default: object = "25%" if kind == "Deployment" else 0
+    surge = _get(strategy, "rollingUpdate", "maxSurge")
+    return _scaled(default if surge is None else surge, wanted, round_up=True) or 0
+
+
+@dataclass(frozen=True, slots=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget of the run: its namespace, selector and what it keeps up."""
+
+    name: str
+    namespace: str
+    match_labels: Mapping[str, str]
+    min_available: object = None
+    max_unavailable: object = None
+
+    def selects(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Only ``matchLabels`` selectors are read; an empty one selects nothing here (a PDB
+        with an empty selector selects every pod of its namespace, which is no single
+        workload's budget)."""
+        return (
+            namespace == self.namespace
+            and bool(self.match_labels)
+            and all(labels.get(k) == v for k, v in self.match_labels.items())
+        )
+
+    def must_keep(self, wanted: int) -> int | None:
+        """Pods that must stay available out of ``wanted`` (policy/v1 semantics:
+        minAvailable rounds up, maxUnavailable rounds up what may go)."""
+        if self.min_available is not None:
+            return _scaled(self.min_available, wanted, round_up=True)
+        if self.max_unavailable is not None:
+            gone = _scaled(self.max_unavailable, wanted, round_up=True)
+            return None if gone is None else max(wanted - gone, 0)
+        return None
+
+
+def disruption_budget_of(body: Mapping[str, Any]) -> DisruptionBudget | None:
+    if body.get("kind") != "PodDisruptionBudget":
+        return None
+    labels = _get(body, "spec", "selector", "matchLabels")
+    name = _get(body, "metadata", "name")
+    return DisruptionBudget(
+        name=name if isinstance(name, str) else "(unnamed)",
+        namespace=_namespace(body),
+        match_labels={str(k): str(v) for k, v in labels.items()}
+        if isinstance(labels, Mapping)
+        else {},
+        min_available=_get(body, "spec", "minAvailable"),
+        max_unavailable=_get(body, "spec", "maxUnavailable"),
+    )
