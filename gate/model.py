@@ -70,6 +70,11 @@ class WarningKind(str, Enum):
     """The pod is not scheduled as evaluated: gated, another scheduler's, or bound by name."""
     NO_TARGET = "no-target"
     """A DaemonSet whose selector and tolerations take no node of the snapshot."""
+    ROLLOUT = "rollout"
+    """The rollout proceeds only by taking running pods down before new ones start."""
+    LOST_NODE = "lost-node"
+    """If the node holding most of its pods failed, the rest of the cluster could not take
+    them back (below its wanted count, or below its disruption budget)."""
 
     def __str__(self) -> str:
         return self.value
@@ -101,6 +106,21 @@ class Workload:
     annotations: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[WorkloadWarning, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
+    scaling: Scaling | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scaling:
+    """What the rest of the run says of a workload's pods: an autoscaler that targets it
+    (``replicas`` is then its minimum, ``maximum`` its maximum), how many new pods its
+    rollout starts before old ones go (``surge``), and the pods a PodDisruptionBudget of
+    the run keeps available (``must_keep``, with the budget's name)."""
+
+    autoscaler: str | None = None
+    maximum: int | None = None
+    surge: int = 0
+    budget: str | None = None
+    must_keep: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +254,31 @@ class NodeOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplicaFit:
+    """How many of a workload's wanted pods fit, placed one after another (SPEC section 4).
+
+    ``alone``: with the cluster as the snapshot has it, the workload's own running pods
+    released; ``together``: beside the run's other new workloads placed before it, in input
+    order (None for a workload already running, which only replaces itself); ``beside``:
+    those it competes with, when they leave it less room; ``headroom``: how many of an
+    autoscaler's ``maximum`` fit; ``released``: running pods of its own the change replaces.
+    """
+
+    wanted: int
+    alone: int
+    together: int | None = None
+    beside: tuple[str, ...] = ()
+    autoscaler: str | None = None
+    maximum: int | None = None
+    headroom: int | None = None
+    released: int = 0
+
+    @property
+    def fit(self) -> int:
+        return self.alone if self.together is None else min(self.alone, self.together)
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
     namespace: str
@@ -246,6 +291,7 @@ class WorkloadResult:
     nodes: tuple[NodeOutcome, ...] = ()
     requests: tuple[tuple[str, str], ...] = ()
     warnings: tuple[WorkloadWarning, ...] = ()
+    placement: ReplicaFit | None = None
 
     @property
     def fits(self) -> tuple[str, ...]:

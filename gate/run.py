@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.version import dialect_for
 from gate.model import DEFAULT_FAIL_ON, Document, Report, Shard, SnapshotInfo, Verdict, Workload
@@ -64,11 +65,13 @@ def check(
     results = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
+    documents = list(documents)  # an autoscaler may follow the workload it scales
+    run_scaling = RunScaling.of(d.body for d in documents if d.body is not None)
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
     for item in selection.select(extract_all(iter(documents), template_paths)):
         phase.advance()
         if isinstance(item, Workload):
-            results.append(evaluator.evaluate(item))
+            results.append(evaluator.evaluate(run_scaling.apply(item)))
         elif isinstance(item, Unevaluated):
             results.append(item.result())
         else:

@@ -18,8 +18,10 @@ wakes, so the minimum is at least 1). Its maximum is the headroom a report can s
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from gate.model import Scaling, Workload
 
 # KEDA's defaults, keda.sh/v1alpha1 ScaledObject: minReplicaCount 0, maxReplicaCount 100.
 _KEDA_MIN_DEFAULT = 0
@@ -200,3 +202,38 @@ def disruption_budget_of(body: Mapping[str, Any]) -> DisruptionBudget | None:
         min_available=_get(body, "spec", "minAvailable"),
         max_unavailable=_get(body, "spec", "maxUnavailable"),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RunScaling:
+    """The autoscalers and disruption budgets of a run, found before any workload is read
+    (an HPA may come after its Deployment in the input)."""
+
+    autoscalers: Mapping[ScaleTarget, Autoscaler]
+    budgets: tuple[DisruptionBudget, ...] = ()
+
+    @classmethod
+    def of(cls, bodies: Iterable[Mapping[str, Any]]) -> RunScaling:
+        bodies = list(bodies)
+        budgets = (disruption_budget_of(body) for body in bodies)
+        return cls(autoscalers(bodies), tuple(b for b in budgets if b is not None))
+
+    def apply(self, workload: Workload) -> Workload:
+        """The workload with what the run says of its pods: an autoscaler's minimum
+        replaces its own count, and its bounds and a disruption budget join its scaling."""
+        scaler = self.autoscalers.get((workload.namespace, workload.kind, workload.name))
+        wanted = scaler.minimum if scaler is not None else workload.replicas
+        budget = next(
+            (b for b in self.budgets if b.selects(workload.namespace, workload.labels)), None
+        )
+        must_keep = budget.must_keep(wanted) if budget is not None and wanted else None
+        if scaler is None and must_keep is None:
+            return workload
+        scaling = replace(
+            workload.scaling or Scaling(),
+            autoscaler=f"{scaler.kind} {scaler.name}" if scaler else None,
+            maximum=scaler.maximum if scaler else None,
+            budget=budget.name if budget is not None and must_keep is not None else None,
+            must_keep=must_keep,
+        )
+        return replace(workload, replicas=wanted, scaling=scaling)

@@ -16,12 +16,14 @@ from gate.inputs.custom_kinds import (
     pod_template_path,
     templates,
 )
+from gate.inputs.scaling import max_surge, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import text_labels
 from gate.model import (
     Document,
     Location,
+    Scaling,
     Verdict,
     WarningKind,
     Workload,
@@ -49,6 +51,10 @@ TEMPLATE_PATHS: dict[str, tuple[Path, Path | None, int | None]] = {
 }
 
 SKIP_ANNOTATION = "fitgate.dev/skip"
+BUILT_IN_COUNTS = frozenset(
+    {"Pod", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Job", "CronJob"}
+)
+"""Kinds whose wanted pods follow their controller's rules (:mod:`gate.inputs.scaling`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +217,7 @@ def _workload(
             "NodeVolumeLimits) not checked"
         )
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, text))
+    surge = max_surge(kind, body, replicas or 0)
     return Workload(
         kind=kind,
         namespace=namespace,
@@ -221,6 +228,7 @@ def _workload(
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
         labels=_template_labels(body, field),
+        scaling=Scaling(surge=surge) if surge else None,
     )
 
 
@@ -242,9 +250,13 @@ def extract(
     if skipped:
         return skipped
     spec_path, replicas_path, default_replicas = entry
-    replicas = _get(body, replicas_path) if replicas_path else None
-    if not isinstance(replicas, int) or isinstance(replicas, bool):
-        replicas = default_replicas
+    replicas: int | None = default_replicas
+    if kind in BUILT_IN_COUNTS and template_paths.get(kind) == TEMPLATE_PATHS.get(kind):
+        replicas = wanted_pods(kind, body)
+    elif replicas_path:
+        found = _get(body, replicas_path)
+        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
+            replicas = found
     return _workload(body, location, _get(body, spec_path), ".".join(spec_path), replicas)
 
 
