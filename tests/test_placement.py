@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.model import NodeView
+from gate.model import HostPort, NodeView
 from gate.scheduler.placement import (
     HOSTNAME,
     CopyRules,
@@ -22,6 +22,7 @@ from gate.scheduler.placement import (
 from tests.builders import node
 
 ZONE = "topology.kubernetes.io/zone"
+PORT_80 = HostPort("0.0.0.0", "TCP", 80)
 
 
 def _zoned(name: str, zone: str, cpu: int = 4000) -> NodeView:
@@ -44,7 +45,12 @@ CAPACITY: list[tuple[str, NodeView, CopyRules, int]] = [
     ("free pod slots cap the copies", node(pods=5, pod_count=3), CopyRules({"cpu": 1}), 2),
     ("a pod without requests is capped by pod slots only", node(pods=7), CopyRules(), 7),
     ("a resource the node lacks holds none", node(), CopyRules({"nvidia.com/gpu": 1}), 0),
-    ("a host port holds one copy per node", node(), CopyRules({"cpu": 100}, host_ports=True), 1),
+    (
+        "a host port holds one copy per node",
+        node(),
+        CopyRules({"cpu": 100}, host_ports=(PORT_80,)),
+        1,
+    ),
     (
         "hostname anti-affinity against itself holds one copy per node",
         node(),
@@ -123,7 +129,7 @@ def test_the_ledger_holds_room_taken_by_earlier_workloads() -> None:
     ledger = Ledger()
     first = place(3, nodes, CopyRules({"cpu": 1000}), ledger=ledger)
     for position, copies in first.copies.items():
-        ledger.take(nodes[position].name, {"cpu": 1000}, copies)
+        ledger.take(nodes[position].name, CopyRules({"cpu": 1000}), copies, "api")
     second = place(3, nodes, CopyRules({"cpu": 1000}), ledger=ledger)
     assert (first.copies, second.fit, second.copies) == ({0: 2, 1: 1}, 1, {1: 1})
 
@@ -156,3 +162,11 @@ def test_fill_order_asks_only_the_nodes_the_copies_reach() -> None:
 
     assert list(islice(fill_order(range(5000), capacity_of), 3)) == [0, 1, 2]
     assert asked == [0, 1, 2]
+
+
+def test_a_host_port_taken_by_an_earlier_workload_of_the_run_holds_no_copy() -> None:
+    nodes = [node("a"), node("b")]
+    ledger = Ledger()
+    ledger.take("a", CopyRules(host_ports=(HostPort("10.0.0.1", "TCP", 80),)), 1, "api")
+    placement = place(2, nodes, CopyRules({"cpu": 100}, host_ports=(PORT_80,)), ledger=ledger)
+    assert (placement.fit, placement.copies, ledger.takers) == (1, {1: 1}, {"a": ["api"]})

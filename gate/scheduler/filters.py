@@ -153,7 +153,7 @@ def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejectio
     return Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_AFFINITY,))
 
 
-def _conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
+def port_conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
     """HostPortInfo.CheckConflict: same protocol and port, and either IP is 0.0.0.0 or equal."""
     return any(
         port.port == wanted.port
@@ -164,7 +164,7 @@ def _conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
 
 
 def node_ports(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
-    if any(_conflicts(p, node.used_ports) for p in pod.wanted_ports):
+    if any(port_conflicts(p, node.used_ports) for p in pod.wanted_ports):
         return Rejection(NODE_PORTS, Code.UNSCHEDULABLE, (REASON_PORTS,))
     return None
 

@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
-from gate.model import NodeView
+from gate.model import HostPort, NodeView
+from gate.scheduler.filters import port_conflicts
 
 PODS = "pods"
 HOSTNAME = "kubernetes.io/hostname"
@@ -58,7 +59,7 @@ class CopyRules:
     """What limits the copies of one pod beyond its first one."""
 
     requests: Mapping[str, int] = field(default_factory=dict)
-    host_ports: bool = False
+    host_ports: tuple[HostPort, ...] = ()
     one_per_domain: tuple[str, ...] = ()  # topology keys of self anti-affinity terms
     spread: tuple[SpreadRule, ...] = ()
 
@@ -84,14 +85,20 @@ class Ledger:
 
     requested: dict[str, dict[str, int]] = field(default_factory=dict)
     pods: dict[str, int] = field(default_factory=dict)
+    ports: dict[str, frozenset[HostPort]] = field(default_factory=dict)
+    takers: dict[str, list[str]] = field(default_factory=dict)
 
-    def take(self, node: str, requests: Mapping[str, int], copies: int) -> None:
+    def take(self, node: str, rules: CopyRules, copies: int, taker: str) -> None:
+        """``copies`` copies of ``taker``'s pod now hold their room on ``node``."""
         if copies <= 0:
             return
         used = self.requested.setdefault(node, {})
-        for resource, amount in requests.items():
+        for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
         self.pods[node] = self.pods.get(node, 0) + copies
+        if rules.host_ports:
+            self.ports[node] = self.ports.get(node, frozenset()) | frozenset(rules.host_ports)
+        self.takers.setdefault(node, []).append(taker)
 
 
 def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:
@@ -113,6 +120,9 @@ def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> 
         )
         room = min(room, max(free, 0) // amount)
     if rules.host_ports:
+        taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
+        if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
+            return 0
         room = min(room, 1)
     if HOSTNAME in rules.one_per_domain:
         room = min(room, 1)
