@@ -29,6 +29,7 @@ from gate.k8s.version import dialect_for
 from gate.model import DEFAULT_FAIL_ON, Document, Report, Shard, SnapshotInfo, Verdict, Workload
 from gate.progress import Progress
 from gate.scheduler.engine import Evaluator
+from gate.scheduler.placement import Ledger
 from gate.snapshot.load import Snapshot
 
 
@@ -67,11 +68,12 @@ def check(
     selection = Selection(options.shard)
     documents = list(documents)  # an autoscaler may follow the workload it scales
     run_scaling = RunScaling.of(d.body for d in documents if d.body is not None)
+    ledger = Ledger()  # the room the run's new workloads take, in input order
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
     for item in selection.select(extract_all(iter(documents), template_paths)):
         phase.advance()
         if isinstance(item, Workload):
-            results.append(evaluator.evaluate(run_scaling.apply(item)))
+            results.append(evaluator.evaluate(run_scaling.apply(item), ledger))
         elif isinstance(item, Unevaluated):
             results.append(item.result())
         else:

@@ -29,6 +29,7 @@ from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import (
     Location,
     NodeOutcome,
+    ReplicaFit,
     Report,
     SnapshotInfo,
     Taint,
@@ -62,13 +63,44 @@ class _Summary(Struct):
     failOn: list[str]
 
 
+class _Autoscaler(Struct):
+    name: str
+    maximum: _Count
+    fit: _Count | None
+
+
+class _Replicas(Struct):
+    wanted: _Count
+    fit: _Count | None
+    alone: _Count | None = None
+    together: _Count | None = None
+    beside: list[str] = []
+    released: _Count = 0
+    autoscaler: _Autoscaler | None = None
+
+    def placement(self) -> ReplicaFit | None:
+        if self.fit is None or self.alone is None:
+            return None
+        scaler = self.autoscaler
+        return ReplicaFit(
+            wanted=self.wanted,
+            alone=self.alone,
+            together=self.together,
+            beside=tuple(self.beside),
+            autoscaler=scaler.name if scaler else None,
+            maximum=scaler.maximum if scaler else None,
+            headroom=scaler.fit if scaler else None,
+            released=self.released,
+        )
+
+
 class _Workload(Struct):
     kind: str
     namespace: str
     name: str
     file: str
     line: _Line
-    replicas: _Count | None
+    replicas: _Replicas | None
     verdict: str
     message: str | None
     nodes: dict[str, list[str]]
@@ -232,13 +264,14 @@ def _result(workload: _Workload, untolerated: list[_Untolerated]) -> WorkloadRes
         namespace=workload.namespace,
         name=workload.name,
         location=Location(workload.file, workload.line, workload.origin),
-        replicas=workload.replicas,
+        replicas=None if workload.replicas is None else workload.replicas.wanted,
         verdict=verdict,
         message=workload.message,
         reason=workload.reason,
         nodes=nodes,
         requests=tuple(workload.requests.items()),
         warnings=tuple(map(recorded_warning, workload.warnings)),
+        placement=None if workload.replicas is None else workload.replicas.placement(),
     )
 
 

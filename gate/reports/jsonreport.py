@@ -40,7 +40,7 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "file": result.location.file,
         "line": result.location.line,
         "origin": result.location.origin,
-        "replicas": result.replicas,
+        "replicas": _replicas(result),
         "verdict": result.verdict.value,
         "message": result.message,
         "reason": result.reason,
@@ -50,6 +50,26 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "warnings": [w.text for w in result.warnings],
     }
     return entry
+
+
+def _replicas(result: WorkloadResult) -> dict[str, Any] | None:
+    """Wanted and fitting pods, and what explains the count (SPEC section 4)."""
+    if result.replicas is None:
+        return None
+    placed = result.placement
+    if placed is None:
+        return {"wanted": result.replicas, "fit": None}
+    return {
+        "wanted": placed.wanted,
+        "fit": placed.fit,
+        "alone": placed.alone,
+        "together": placed.together,
+        "beside": list(placed.beside),
+        "released": placed.released,
+        "autoscaler": None
+        if placed.autoscaler is None
+        else {"name": placed.autoscaler, "maximum": placed.maximum, "fit": placed.headroom},
+    }
 
 
 def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:

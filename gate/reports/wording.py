@@ -105,7 +105,57 @@ def _histogram(reasons: Sequence[str]) -> str:
 
 
 def fits_sentence(result: WorkloadResult, views: Views) -> str:
-    return f"fits {len(views.of(fitting_nodes, result.nodes))} of {len(result.nodes)} nodes"
+    text = f"fits {len(views.of(fitting_nodes, result.nodes))} of {len(result.nodes)} nodes"
+    headroom = headroom_sentence(result)
+    return f"{text}; {headroom}" if headroom else text
+
+
+_REPLICA_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
+
+
+def _pods_noun(result: WorkloadResult) -> str:
+    return "replicas" if result.kind in _REPLICA_KINDS else "pods"
+
+
+def _names(titles: Sequence[str]) -> str:
+    """``api``, ``api and worker``, ``api, worker and 3 more``."""
+    if len(titles) <= 2:
+        return " and ".join(titles)
+    return f"{titles[0]}, {titles[1]} and {len(titles) - 2} more"
+
+
+def replicas_sentence(result: WorkloadResult) -> str | None:
+    """How many of the wanted pods fit, where that is fewer than wanted (SPEC section 4):
+    ``3 of 10 replicas fit``, or ``fits alone; beside api and worker, 2 of 4 replicas fit``
+    when the run's other new workloads take the room it would have had."""
+    placed = result.placement
+    if placed is None:
+        return None
+    noun = _pods_noun(result)
+    alone = (
+        "fits alone"
+        if placed.alone >= placed.wanted
+        else f"{placed.alone} of {placed.wanted} {noun} fit"
+    )
+    if placed.together is not None and placed.together < placed.alone:
+        beside = _names(placed.beside) or "the run's other new workloads"
+        return f"{alone}; beside {beside}, {placed.together} of {placed.wanted} {noun} fit"
+    if placed.alone < placed.wanted:
+        return alone
+    return None
+
+
+def headroom_sentence(result: WorkloadResult) -> str | None:
+    """``room for 7 of the HPA's 20``: how far an autoscaler could grow the workload."""
+    placed = result.placement
+    if placed is None or placed.maximum is None or placed.headroom is None:
+        return None
+    scaler = (
+        "HPA"
+        if (placed.autoscaler or "").startswith("HorizontalPodAutoscaler")
+        else ("ScaledObject")
+    )
+    return f"room for {placed.headroom} of the {scaler}'s {placed.maximum}"
 
 
 def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
@@ -136,7 +186,7 @@ def _headline(result: WorkloadResult, views: Views) -> str:
     if verdict is Verdict.ADDON_ONLY:
         return addon_only_sentence(result, views)
     if verdict is Verdict.PARTIAL:
-        return views.of(_partial_headline, result.nodes)
+        return replicas_sentence(result) or views.of(_partial_headline, result.nodes)
     if verdict is Verdict.YES:
         return fits_sentence(result, views)
     return result.reason or verdict.value.lower()
@@ -155,8 +205,11 @@ def _no_room(nodes: Outcomes) -> str:
 def detail(result: WorkloadResult, views: Views) -> list[str]:
     """The lines under a workload in the text summary (empty ones are not printed)."""
     verdict = result.verdict
+    replicas = replicas_sentence(result)
     if verdict is Verdict.NO:
         lines = [result.message or ""]
+        if replicas and result.replicas and result.replicas > 1:
+            lines.append(replicas)
         taints = views.of(_taint_names, result.nodes)
         if taints:
             lines.append(f"untolerated taints: {taints}")
@@ -164,8 +217,13 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
     if verdict is Verdict.YES:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
-        return [addon_only_sentence(result, views)]
+        return [addon_only_sentence(result, views), replicas or ""]
     if verdict is Verdict.PARTIAL:
+        placed = result.placement
+        if replicas and placed is not None and placed.fit == placed.alone:
+            return [f"{replicas}, on {fits_sentence(result, views).removeprefix('fits ')}"]
+        if replicas:
+            return [replicas]
         return [views.of(_no_room, result.nodes)]
     return [result.reason or ""]
 

@@ -26,6 +26,7 @@ from gate.k8s.version import Dialect
 from gate.model import (
     NodeOutcome,
     NodeView,
+    ReplicaFit,
     Verdict,
     WarningKind,
     Workload,
@@ -43,6 +44,8 @@ from gate.scheduler.filters import (
 )
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables, outcome
+from gate.scheduler.ownership import Ownership
+from gate.scheduler.placement import Ledger
 from gate.scheduler.plugins import (
     Cluster,
     CycleState,
@@ -52,6 +55,7 @@ from gate.scheduler.plugins import (
     run_filters,
 )
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
+from gate.scheduler.replicas import copy_rules, count_copies, released_views
 from gate.snapshot.state import Snapshot
 
 DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
@@ -146,6 +150,8 @@ class _Answer:
     addon_only: bool  # every node that fits is an add-on node
     message: str | None  # the FitError, when no node fits
     lacking: bool  # some node rejects it for room alone
+    groups: Groups  # the nodes by the rejection they share
+    fitting: int  # the nodes where it fits, as a bitset
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +162,7 @@ class Evaluator:
     dialect: Dialect
     tables: OutcomeTables
     answers: dict[Hashable, _Answer] = field(default_factory=dict)
+    _ownership: list[Ownership] = field(default_factory=list)
 
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
@@ -192,9 +199,14 @@ class Evaluator:
             addon_only=not fitting & ~self.index.addon,
             message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
             lacking=any(r.plugin in ROOM_PLUGINS for r in groups),
+            groups=groups,
+            fitting=fitting,
         )
 
-    def evaluate(self, workload: Workload) -> WorkloadResult:
+    def evaluate(self, workload: Workload, ledger: Ledger | None = None) -> WorkloadResult:
+        """The workload's result. With a ``ledger`` (one per run, passed to every
+        workload in input order), a workload new to the cluster is also placed beside the
+        new workloads evaluated before it, and takes its room there."""
         try:
             pod = prepare_pod(
                 workload,
@@ -206,7 +218,7 @@ class Evaluator:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
             return self._daemonset(workload, pod)
-        return self._pod(workload, pod)
+        return self._pod(workload, pod, ledger)
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
@@ -219,7 +231,35 @@ class Evaluator:
             **fields,
         )
 
-    def _pod(self, workload: Workload, pod: Pod) -> WorkloadResult:
+    def _own_pods(self, workload: Workload) -> tuple[int, ...]:
+        """Positions, among the cluster's indexed pods, of the running pods the workload's
+        change replaces."""
+        if not self._ownership:
+            self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
+        return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
+
+    def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
+        """The answer once the workload's own pods are gone: their nodes, given their room
+        back, asked again node by node; every node asked again when the inter-pod filters
+        counted those pods."""
+        indexed = self.cluster.others.pods
+        views = released_views(self.index.nodes, indexed.node_of, indexed.pods, own)
+        cluster, groups = self.cluster, base.groups
+        if self.cluster.others.relevant(pod.profile):
+            cluster = self.cluster.without(own)
+            cycle = prepare(pod.profile, cluster)
+            groups = filter_groups(self.index, cycle, self.dialect)
+        else:
+            cycle = prepare(pod.profile, cluster)
+        affected = sum(1 << position for position in views)
+        patched: Groups = {r: bits & ~affected for r, bits in groups.items() if bits & ~affected}
+        for position, view in views.items():
+            rejection = run_filters(cycle, view, self.dialect)
+            if rejection is not None:
+                patched[rejection] = patched.get(rejection, 0) | 1 << position
+        return _Released(self._work_out(patched), views, cycle)
+
+    def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         nodes = self.index.nodes
         requests = _requests_text(pod.profile)
         if not nodes:
@@ -230,20 +270,45 @@ class Evaluator:
                 requests=requests,
                 warnings=pod.warnings,
             )
-        outcomes: Sequence[NodeOutcome]
+        own = self._own_pods(workload)
+        warnings = list(pod.warnings)
+        released: Mapping[int, NodeView] = {}
+        cycle: CycleState | None = None
         if depends_on_name(pod.spec):
-            outcomes = self._named_outcomes(pod)
-            fits = [n for n, o in zip(nodes, outcomes, strict=False) if o.fits]
-            any_fit, addon_only = bool(fits), all(n.is_addon_node for n in fits)
-            message = self._message(pod.spec, outcomes) if not fits else None
+            cluster = self.cluster.without(own) if own else self.cluster
+            indexed = self.cluster.others.pods
+            released = released_views(nodes, indexed.node_of, indexed.pods, own)
+            views = [released.get(i, n) for i, n in enumerate(nodes)]
+            cycle = prepare(pod.profile, cluster)
+            outcomes: Sequence[NodeOutcome] = self._named_outcomes(pod, views, cycle)
+            fitting = sum(1 << i for i, o in enumerate(outcomes) if o.fits)
+            any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
+            message = self._message(pod.spec, outcomes) if not fitting else None
         else:
             answer = self._answer(pod)
-            outcomes, message = answer.outcomes, answer.message
+            if own:
+                after = self._released(pod, own, answer)
+                surge = workload.scaling.surge if workload.scaling else 0
+                if surge and not answer.any_fit and after.answer.any_fit:
+                    warnings.append(_surge_warning(surge))
+                answer, released, cycle = after.answer, after.views, after.cycle
+            outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
             any_fit, addon_only = answer.any_fit, answer.addon_only
+        placement = None
+        if not any_fit and workload.replicas:
+            placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
+        if any_fit and workload.replicas:
+            if cycle is None:
+                cycle = prepare(pod.profile, self.cluster)
+            copies = self._copies(workload, pod, cycle, fitting, released, len(own), ledger)
+            placement, more = copies
+            warnings.extend(more)
         if not any_fit:
             verdict = Verdict.NO
         elif addon_only:
             verdict, message = Verdict.ADDON_ONLY, None
+        elif placement is not None and placement.fit < placement.wanted:
+            verdict, message = Verdict.PARTIAL, None
         else:
             verdict, message = Verdict.YES, None
         return self._result(
@@ -252,16 +317,46 @@ class Evaluator:
             message=message,
             nodes=tuple(outcomes),
             requests=requests,
-            warnings=pod.warnings,
+            warnings=tuple(warnings),
+            placement=placement,
         )
 
-    def _named_outcomes(self, pod: Pod) -> list[NodeOutcome]:
+    def _copies(
+        self,
+        workload: Workload,
+        pod: Pod,
+        cycle: CycleState,
+        fitting: int,
+        released: Mapping[int, NodeView],
+        released_count: int,
+        ledger: Ledger | None,
+    ) -> tuple[ReplicaFit, list[WorkloadWarning]]:
         nodes = self.index.nodes
+        views: Sequence[NodeView] = nodes
+        if released:
+            views = [released.get(i, n) for i, n in enumerate(nodes)]
+        namespaces = self.snapshot.namespaces
+        labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
+        rules = copy_rules(pod.profile, cycle, labels)
+        return count_copies(
+            workload_title(workload),
+            workload.kind,
+            workload.replicas or 0,
+            views,
+            fitting,
+            rules,
+            workload.scaling,
+            None if released_count else ledger,
+            released_count,
+        )
+
+    def _named_outcomes(
+        self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState
+    ) -> list[NodeOutcome]:
         terms = required_terms(pod.spec)
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
             return [outcome(n.name, AFFINITY_CONFLICT) for n in nodes]
-        cycle = prepare(pod.profile, self.cluster)
         rejections = _per_node(nodes, cycle, self.dialect)
         return [
             outcome(n.name, NARROWED if narrowed is not None and n.name not in narrowed else r)
@@ -276,25 +371,59 @@ class Evaluator:
         return fit_error(len(outcomes), outcomes)
 
     def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:
-        """One pod per targeted node, pinned to it: the filters without narrowing."""
+        """One pod per targeted node, pinned to it: the filters without narrowing. The pod
+        the DaemonSet already runs on a node is the one being replaced there."""
         nodes = self.index.nodes
         warnings = list(pod.warnings)
+        own = self._own_pods(workload)
         if depends_on_name(pod.spec):
-            cycle = prepare(pod.profile, self.cluster)
-            rejections = _per_node(nodes, cycle, self.dialect)
+            indexed = self.cluster.others.pods
+            released = released_views(nodes, indexed.node_of, indexed.pods, own)
+            views = [released.get(i, n) for i, n in enumerate(nodes)]
+            cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
+            rejections = _per_node(views, cycle, self.dialect)
             outcomes = tuple(outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False))
             any_fit = any(o.fits for o in outcomes)
             lacking = any(o.plugin in ROOM_PLUGINS for o in outcomes)
         else:
             answer = self._answer(pod)
+            if own:
+                answer = self._released(pod, own, answer).answer
             outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
+        message = None
         if not any_fit and not lacking:
             warnings.append(WorkloadWarning(WarningKind.NO_TARGET, DAEMONSET_TARGETS_NOTHING))
-        verdict = Verdict.PARTIAL if lacking else Verdict.YES
+        if not any_fit and lacking:
+            verdict, message = Verdict.NO, fit_error(len(outcomes), outcomes)
+        else:
+            verdict = Verdict.PARTIAL if lacking else Verdict.YES
         return self._result(
             workload,
             verdict,
+            message=message,
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Released:
+    """The answer once a workload's own running pods are gone, the nodes they leave, and
+    the PreFilter state it was worked out with."""
+
+    answer: _Answer
+    views: Mapping[int, NodeView]
+    cycle: CycleState
+
+
+def workload_title(workload: Workload) -> str:
+    return f"{workload.namespace}/{workload.name}"
+
+
+def _surge_warning(surge: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"no new pod fits while the old ones run: the rollout (maxSurge {surge}) proceeds "
+        "only by taking running pods down first",
+    )

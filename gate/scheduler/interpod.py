@@ -10,6 +10,7 @@ existing pod has a required anti-affinity term, costs a look at a few fields.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from copy import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,12 @@ class OtherPods:
         if self._index is None:
             self._index = PodIndex(self._source, self.nodes.nodes)
         return self._index
+
+    def without(self, excluded: Iterable[int]) -> OtherPods:
+        """These pods less those at ``excluded`` (positions in :attr:`pods`)."""
+        view = copy(self)
+        view._index = self.pods.without(excluded)
+        return view
 
     def position(self, node: NodeView) -> int:
         if self._positions is None:

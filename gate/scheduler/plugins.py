@@ -37,7 +37,7 @@ pod's scheduling key there.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from gate.k8s.resources import PODS
@@ -101,6 +101,11 @@ class Cluster:
     def of(cls, snapshot: Snapshot) -> Cluster:
         index = NodeIndex.of(snapshot.nodes)
         return cls(snapshot, index, OtherPods(index, snapshot.pods, snapshot.namespaces))
+
+    def without(self, excluded: Iterable[int]) -> Cluster:
+        """The cluster less the existing pods at ``excluded`` (positions in
+        ``others.pods``): what a workload's new pods meet once its old ones are gone."""
+        return replace(self, others=self.others.without(excluded))
 
 
 def _profile(pod: PodProfile, cluster: Cluster) -> PodProfile:

@@ -13,6 +13,7 @@ A snapshot of pods that no workload asks about costs nothing: nothing is built u
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field
 
 from gate.k8s.podaffinity import AffinityTerm, stored_terms
@@ -45,6 +46,41 @@ class PodIndex:
         self._indexed: set[str] = set()
         self._answers: dict[tuple[frozenset[str] | None, LabelSelector], tuple[int, ...]] = {}
         self._anti: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
+        self._excluded: frozenset[int] = frozenset()
+
+    def without(self, excluded: Iterable[int]) -> PodIndex:
+        """This index with the pods at ``excluded`` left out: the running pods a workload's
+        change replaces, which its new pods will not meet. Every index built so far and
+        every answer found are shared with this one (answers are filtered on the way out)."""
+        excluded = frozenset(excluded)
+        if not excluded:
+            return self
+        self._namespace("")  # build the shared map of namespaces before sharing it
+        view = copy(self)
+        view._excluded = self._excluded | excluded
+        view._anti = self._anti_without(view._excluded)
+        return view
+
+    def _anti_without(
+        self, excluded: frozenset[int]
+    ) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
+        """:meth:`anti_affinity_terms` less one node occurrence per excluded carrier."""
+        removed: dict[AffinityTerm, list[int]] = {}
+        for i in excluded:
+            pod = self.pods[i]
+            for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
+                removed.setdefault(term, []).append(self.node_of[i])
+        kept = []
+        for term, nodes in self.anti_affinity_terms():
+            gone = removed.get(term)
+            if gone:
+                remaining = list(nodes)
+                for node in gone:
+                    remaining.remove(node)
+                nodes = tuple(remaining)
+            if nodes:
+                kept.append((term, nodes))
+        return tuple(kept)
 
     def anti_affinity_terms(self) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
         """Every distinct required anti-affinity term of the existing pods, with the node
@@ -89,6 +125,9 @@ class PodIndex:
         found = self._answers.get(key)
         if found is None:
             found = self._answers[key] = self._match(namespaces, selector)
+        if self._excluded:
+            excluded = self._excluded
+            return tuple(i for i in found if i not in excluded)
         return found
 
     def _match(self, namespaces: frozenset[str] | None, selector: LabelSelector) -> tuple[int, ...]:
