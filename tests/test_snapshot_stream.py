@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from benchmarks.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
-from gate.snapshot.jsonstream import Batch, Value, members
+from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -342,3 +342,19 @@ def test_node_and_pod_lists_read_as_the_api_returns_them(tmp_path: Path) -> None
     assert load_snapshot(_file(tmp_path, nested)).nodes == expected.nodes
     alone = load_snapshot(_file(tmp_path, node_list))
     assert [n.name for n in alone.nodes] == [n.name for n in expected.nodes]
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        pytest.param(b'{"a": {"b": "}}}}', None, id="brackets in a string the window cuts"),
+        pytest.param(b'{"a": "\\', None, id="an escape the window cuts"),
+        pytest.param(b'"}]', None, id="a string value the window cuts"),
+        pytest.param(b'{"a": "}}"} x', 11, id="brackets in a whole string"),
+        pytest.param(b'"" ', 2, id="an empty string"),
+    ],
+)
+def test_where_a_value_ends_is_not_guessed_from_a_cut_string(text: bytes, end: int | None) -> None:
+    """Brackets inside a string the window cuts are text, not structure: the value's end
+    is unknown until more of the file is read."""
+    assert _value_end(text, 0) == end

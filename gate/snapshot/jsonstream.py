@@ -28,7 +28,8 @@ WINDOW = 8 << 20
 _MAX_GUESSES = 4
 _SPACE = re.compile(rb"[ \t\n\r]*")
 _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"[ \t\n\r]*:[ \t\n\r]*', re.DOTALL)
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+# A whole string, a bracket, or a quote whose string runs past the bytes at hand.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]|"', re.DOTALL)
 _SCALAR_END = re.compile(rb"[,\]} \t\n\r]")
 _FIRST_KEY = re.compile(rb'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"', re.DOTALL)
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
@@ -115,13 +116,15 @@ def _value_end(data: bytes, start: int) -> int | None:
     first = data[start : start + 1]
     if first == b'"':
         match = _TOKEN.match(data, start)
-        return match.end() if match else None
+        return match.end() if match and match.end() > start + 1 else None
     if first not in (b"{", b"["):
         found = _SCALAR_END.search(data, start)
         return found.start() if found else None
     depth = 0
     for token in _TOKEN.finditer(data, start):
         char = token.group()
+        if char == b'"':  # a string not ended yet: its brackets are not structure
+            return None
         if char in (b"{", b"["):
             depth += 1
         elif char in (b"}", b"]"):
