@@ -20,6 +20,7 @@ say) it may refuse and let the reference reader answer.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -417,54 +418,87 @@ def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
     return tuple(terms or ())
 
 
-_NO_LABELS: dict[str, Any] = {}
+_NOTHING: dict[str, Any] = {}
+_Parts = tuple[
+    str,
+    Mapping[str, str],
+    tuple[tuple[str, str], ...],
+    tuple[Mapping[str, Any], ...],
+    tuple[Mapping[str, Any], ...],
+    Mapping[str, int],
+    tuple[HostPort, ...],
+]
+
+
+def _required(affinity: _PodAffinity | UnsetType | None) -> bytes | None:
+    if not affinity:
+        return None
+    return _text(affinity.requiredDuringSchedulingIgnoredDuringExecution)
 
 
 @dataclass(slots=True)
 class _Shared:
-    """The parts the pods of one workload share, one object each, by their JSON text:
+    """The parts the pods of one workload share, one object each, by their JSON texts:
     every distinct text is decoded and type-checked once, counted pod or not."""
 
+    parts: dict[tuple[Any, ...], _Parts] = field(default_factory=dict)
     labels: Interned = field(default_factory=Interned)
     owners: Interned = field(default_factory=Interned)
     terms: Interned = field(default_factory=Interned)
-    strings: dict[str, str] = field(default_factory=dict)
 
     def pod(
-        self, meta: _Meta, spec: _Spec | _PodSpec, node: str, totals: PodTotals | None
+        self,
+        meta: _Meta,
+        spec: _Spec | _PodSpec,
+        node: str,
+        template: int,
+        totals: PodTotals | None,
     ) -> ExistingPod:
-        """``totals``: what the pod's template requests and which host ports it uses."""
-        labels = _NO_LABELS
-        if meta.labels is not UNSET:
-            raw = bytes(meta.labels)
-            labels = self.labels.get(raw, lambda: _LABELS.decode(raw) or _NO_LABELS)
-        owners: tuple[tuple[str, str], ...] = ()
-        if meta.ownerReferences is not UNSET:
-            text = bytes(meta.ownerReferences)
-            owners = self.owners.get(text, lambda: _owners(text))
+        """``template`` numbers what the pod requests and the host ports it uses (``totals``)."""
         affinity = spec.affinity or None
-        namespace = _set(meta.namespace) or "default"
+        key = (
+            meta.namespace,
+            _text(meta.labels),
+            _text(meta.ownerReferences),
+            _required(affinity.podAffinity) if affinity else None,
+            _required(affinity.podAntiAffinity) if affinity else None,
+            template,
+        )
+        parts = self.parts.get(key)
+        if parts is None:
+            parts = self.parts[key] = self._parts(key, totals)
+        namespace, labels, owners, affinity_terms, anti_affinity_terms, requests, ports = parts
         return ExistingPod(
-            namespace=self.strings.setdefault(namespace, namespace),
+            namespace=namespace,
             name=meta.name or "",
-            node=self.strings.setdefault(node, node),
+            node=sys.intern(node),
             labels=labels,
             owners=owners,
             terminating=meta.deletionTimestamp is not UNSET and meta.deletionTimestamp is not None,
-            affinity_terms=self._terms(affinity.podAffinity if affinity else None),
-            anti_affinity_terms=self._terms(affinity.podAntiAffinity if affinity else None),
-            requests=totals[0] if totals else _NO_LABELS,
-            ports=totals[1] if totals else (),
+            affinity_terms=affinity_terms,
+            anti_affinity_terms=anti_affinity_terms,
+            requests=requests,
+            ports=ports,
         )
 
-    def _terms(self, affinity: _PodAffinity | UnsetType | None) -> tuple[Mapping[str, Any], ...]:
-        if not affinity:
-            return ()
-        required = affinity.requiredDuringSchedulingIgnoredDuringExecution
-        if required is UNSET:
-            return ()
-        text = bytes(required)
-        return self.terms.get(text, lambda: _terms(text)) or ()
+    def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
+        namespace, labels, owners, affinity, anti_affinity, _ = key
+        return (
+            sys.intern(_set(namespace) or "default"),
+            _NOTHING if labels is None else self.labels.get(labels, lambda: _decoded(labels)),
+            () if owners is None else self.owners.get(owners, lambda: _owners(owners)),
+            self._terms(affinity),
+            self._terms(anti_affinity),
+            totals[0] if totals else _NOTHING,
+            totals[1] if totals else (),
+        )
+
+    def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
+        return () if text is None else self.terms.get(text, lambda: _terms(text))
+
+
+def _decoded(labels: bytes) -> dict[str, str]:
+    return _LABELS.decode(labels) or _NOTHING
 
 
 @dataclass(slots=True)
@@ -490,7 +524,7 @@ class _PodTotals:
             template = self.templates[key] = len(self.totals)
             self.totals.append(_pod_totals(key))
         node = spec.nodeName if spec.nodeName is not UNSET else ""
-        existing = self.shared.pod(pod.metadata, spec, node, self.totals[template])
+        existing = self.shared.pod(pod.metadata, spec, node, template, self.totals[template])
         if not node:
             return
         if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
