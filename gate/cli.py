@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any, BinaryIO
 
-from gate import __version__
+from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.errors import GateError, UsageError
@@ -77,7 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Would these pods land on the nodes that exist right now? "
         "kube-scheduler's filters over rendered manifests; never creates, binds or writes.",
     )
-    parser.add_argument("--version", action="version", version=f"fitgate {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"fitgate {__version__} (kube-scheduler {SCHEDULER_VERSION} semantics)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="evaluate every pod template in PATH...")
     check.add_argument("paths", nargs="*", metavar="PATH", help="file, directory or - (stdin)")
