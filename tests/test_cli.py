@@ -267,3 +267,31 @@ def test_the_cycle_collector_is_back_on_after_a_run(argv: list[str]) -> None:
     assert gc.isenabled()
     run(*argv)
     assert gc.isenabled()
+
+
+BUSY = "fixtures/snapshots/aks-busy.json"
+
+
+def test_replica_fixtures_each_alone(golden: Callable[[str, str], None]) -> None:
+    """One manifest per replica case, each checked alone against the busy snapshot (its
+    user nodes packed by the running shop and edge-proxy), as the README shows them."""
+    outputs = []
+    for manifest in sorted((FIXTURES / "replicas").glob("*.yaml")):
+        _, out, _ = run("check", str(manifest.relative_to(FIXTURES.parent)), "--snapshot", BUSY)
+        outputs.append(out)
+    golden("check-replicas-each.txt", "".join(outputs))
+
+
+def test_replica_fixtures_together(golden: Callable[[str, str], None]) -> None:
+    """The same manifests as one change: new workloads are placed beside each other."""
+    code, report = json_report("fixtures/replicas", "--snapshot", BUSY)
+    assert code == 1
+    replicas = {w["name"]: w["replicas"] for w in report["workloads"]}
+    assert replicas["shop"]["released"] == 3 and replicas["shop"]["together"] is None
+    assert replicas["frontend"]["autoscaler"] == {
+        "name": "HorizontalPodAutoscaler frontend",
+        "maximum": 20,
+        "fit": 12,
+    }
+    _, out, _ = run("check", "fixtures/replicas", "--snapshot", BUSY)
+    golden("check-replicas.txt", out)

@@ -1,0 +1,371 @@
+"""A workload is all of its pods (SPEC section 4): replicas, the pods it replaces, the rest
+of the change, one lost node. Each case runs the whole pipeline (gate.run.check) over
+manifests and a snapshot built here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from gate.model import Document, Location, ReplicaFit, Verdict, WarningKind, WorkloadResult
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+
+
+def _node(name: str, cpu: str = "2", zone: str = "z1", **more: Any) -> dict[str, Any]:
+    return api_node(name, cpu=cpu, labels={HOSTNAME: name, ZONE: zone}, **more)
+
+
+def _template(app: str, cpu: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "metadata": {"labels": {"app": app}},
+        "spec": {"containers": [container(requests={"cpu": cpu, "memory": "64Mi"})], **spec},
+    }
+
+
+def _deployment(name: str, replicas: int | None, cpu: str, **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "app"},
+        "spec": {"selector": {"matchLabels": {"app": name}}, "template": _template(name, cpu)},
+    }
+    if replicas is not None:
+        body["spec"]["replicas"] = replicas
+    body["spec"]["template"]["spec"].update(spec.pop("pod", {}))
+    body["spec"].update(spec)
+    return body
+
+
+def _running(
+    owner_kind: str,
+    owner: str,
+    node: str,
+    cpu: str,
+    *,
+    name: str,
+    labels: dict[str, str] | None = None,
+    ports: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A pod of the cluster that ``owner_kind owner`` made."""
+    more: dict[str, Any] = {"ports": ports} if ports else {}
+    pod = api_pod(
+        name, node, namespace="app", containers=[container(requests={"cpu": cpu}, **more)]
+    )
+    pod["metadata"]["ownerReferences"] = [{"kind": owner_kind, "name": owner}]
+    pod["metadata"]["labels"] = labels or {}
+    return pod
+
+
+def _of_deployment(name: str, node: str, cpu: str, index: int) -> dict[str, Any]:
+    labels = {"app": name, "pod-template-hash": "5d8f7c"}
+    return _running(
+        "ReplicaSet", f"{name}-5d8f7c", node, cpu, name=f"{name}-5d8f7c-{index}", labels=labels
+    )
+
+
+@dataclass(frozen=True)
+class Case:
+    nodes: list[dict[str, Any]]
+    manifests: list[dict[str, Any]]
+    pods: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _run(case: Case) -> list[WorkloadResult]:
+    snapshot = build_snapshot(cluster_snapshot(case.nodes, case.pods), "s.json")
+    documents = [
+        Document(Location("m.yaml", 1 + 20 * i), body) for i, body in enumerate(case.manifests)
+    ]
+    return list(check(documents, snapshot, RunOptions()).results)
+
+
+THREE = [_node("n0"), _node("n1"), _node("n2")]
+
+CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
+    (
+        "ten replicas where three fit are PARTIAL, not YES",
+        Case(THREE, [_deployment("api", 10, "1400m")]),
+        [(Verdict.PARTIAL, ReplicaFit(10, alone=3, together=3))],
+    ),
+    (
+        "copies share a node's room: 700m copies on 2 cpu fit twice per node",
+        Case(THREE, [_deployment("api", 6, "700m")]),
+        [(Verdict.YES, ReplicaFit(6, alone=6, together=6))],
+    ),
+    (
+        "a host port holds one copy per node",
+        Case(
+            THREE,
+            [
+                _deployment(
+                    "api",
+                    4,
+                    "10m",
+                    pod={
+                        "containers": [
+                            container(
+                                requests={"cpu": "10m"},
+                                ports=[{"containerPort": 80, "hostPort": 80}],
+                            )
+                        ]
+                    },
+                )
+            ],
+        ),
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+    ),
+    (
+        "hostname anti-affinity against itself: four replicas on three nodes fit three",
+        Case(
+            THREE,
+            [
+                _deployment(
+                    "ha",
+                    4,
+                    "10m",
+                    pod={
+                        "affinity": {
+                            "podAntiAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": [
+                                    {
+                                        "labelSelector": {"matchLabels": {"app": "ha"}},
+                                        "topologyKey": HOSTNAME,
+                                    }
+                                ]
+                            }
+                        }
+                    },
+                )
+            ],
+        ),
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+    ),
+    (
+        "a zone spread with maxSkew 1 stops where the smaller zone is full",
+        Case(
+            [_node("a0", zone="a"), _node("a1", zone="a"), _node("b0", cpu="500m", zone="b")],
+            [
+                _deployment(
+                    "web",
+                    6,
+                    "400m",
+                    pod={
+                        "topologySpreadConstraints": [
+                            {
+                                "maxSkew": 1,
+                                "topologyKey": ZONE,
+                                "whenUnsatisfiable": "DoNotSchedule",
+                                "labelSelector": {"matchLabels": {"app": "web"}},
+                            }
+                        ]
+                    },
+                )
+            ],
+        ),
+        [(Verdict.PARTIAL, ReplicaFit(6, alone=3, together=3))],
+    ),
+    (
+        "an image bump on full nodes fits: its new pods take the room its old pods leave",
+        Case(
+            THREE,
+            [_deployment("shop", 3, "1500m")],
+            [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
+        ),
+        [(Verdict.YES, ReplicaFit(3, alone=3, released=3))],
+    ),
+    (
+        "the same bump wanting more replicas than room is PARTIAL",
+        Case(
+            THREE,
+            [_deployment("shop", 5, "1500m")],
+            [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
+        ),
+        [(Verdict.PARTIAL, ReplicaFit(5, alone=3, released=3))],
+    ),
+    (
+        "another workload's pods are not released",
+        Case(
+            THREE,
+            [_deployment("shop", 3, "1500m")],
+            [_of_deployment("other", f"n{i}", "1500m", i) for i in range(3)],
+        ),
+        [(Verdict.NO, ReplicaFit(3, alone=0))],
+    ),
+    (
+        "two new workloads that fit alone, not together: the second is PARTIAL",
+        Case(THREE, [_deployment("search", 3, "1500m"), _deployment("indexer", 2, "600m")]),
+        [
+            (Verdict.YES, ReplicaFit(3, alone=3, together=3)),
+            (Verdict.PARTIAL, ReplicaFit(2, alone=2, together=0, beside=("app/search",))),
+        ],
+    ),
+    (
+        "a running workload's update does not compete with new workloads",
+        Case(
+            THREE,
+            [_deployment("search", 3, "1500m"), _deployment("shop", 3, "1500m")],
+            [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
+        ),
+        [
+            (Verdict.NO, ReplicaFit(3, alone=0)),
+            (Verdict.YES, ReplicaFit(3, alone=3, released=3)),
+        ],
+    ),
+    (
+        "a Job runs its parallelism capped by its completions",
+        Case(
+            THREE,
+            [
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "metadata": {"name": "crunch", "namespace": "app"},
+                    "spec": {
+                        "parallelism": 8,
+                        "completions": 4,
+                        "template": _template("crunch", "1500m"),
+                    },
+                }
+            ],
+        ),
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_replicas(case: Case, expected: list[tuple[Verdict, ReplicaFit | None]]) -> None:
+    results = _run(case)
+    assert [(r.verdict, r.placement) for r in results] == expected
+
+
+def test_a_cronjob_update_releases_the_pods_of_its_jobs() -> None:
+    cronjob = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "nightly", "namespace": "app"},
+        "spec": {
+            "schedule": "0 1 * * *",
+            "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
+        },
+    }
+    job_pod = _running("Job", "nightly-29012345", "n0", "1500m", name="nightly-29012345-x")
+    full = [_node("n0")]
+    [result] = _run(Case(full, [cronjob], [job_pod]))
+    assert (result.verdict, result.placement) == (Verdict.YES, ReplicaFit(1, alone=1, released=1))
+
+
+def test_a_daemonset_update_on_full_nodes_replaces_its_own_pod_on_each() -> None:
+    port = [{"containerPort": 8443, "hostPort": 8443}]
+    daemonset = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "edge", "namespace": "app"},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"app": "edge"}},
+                "spec": {"containers": [container(requests={"cpu": "1500m"}, ports=port)]},
+            }
+        },
+    }
+    pods = [
+        _running("DaemonSet", "edge", f"n{i}", "1500m", name=f"edge-{i}", ports=port)
+        for i in range(3)
+    ]
+    [updated] = _run(Case(THREE, [daemonset], pods))
+    [fresh] = _run(
+        Case(
+            THREE,
+            [daemonset],
+            [
+                _running("DaemonSet", "other", f"n{i}", "1500m", name=f"o-{i}", ports=port)
+                for i in range(3)
+            ],
+        )
+    )
+    assert (updated.verdict, fresh.verdict) == (Verdict.YES, Verdict.NO)
+    assert fresh.message == (
+        "0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports."
+    )
+
+
+def _with_scaler(deployment: dict[str, Any], **spec: Any) -> list[dict[str, Any]]:
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "api", "namespace": "app"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"},
+            **spec,
+        },
+    }
+    return [deployment, hpa]
+
+
+def test_an_hpa_sets_the_minimum_and_its_maximum_is_headroom() -> None:
+    manifests = _with_scaler(_deployment("api", 1, "700m"), minReplicas=4, maxReplicas=20)
+    [result] = _run(Case(THREE, manifests))
+    assert result.replicas == 4 and result.verdict is Verdict.YES
+    assert result.placement == ReplicaFit(
+        4,
+        alone=4,
+        together=4,
+        autoscaler="HorizontalPodAutoscaler api",
+        maximum=20,
+        headroom=6,
+    )
+
+
+def test_an_hpa_minimum_beyond_the_room_is_partial() -> None:
+    manifests = _with_scaler(_deployment("api", None, "1500m"), minReplicas=5, maxReplicas=9)
+    [result] = _run(Case(THREE, manifests))
+    assert result.verdict is Verdict.PARTIAL and result.placement is not None
+    assert (result.placement.fit, result.placement.headroom) == (3, 3)
+
+
+def _warnings(result: WorkloadResult, kind: WarningKind) -> list[str]:
+    return [w.text for w in result.warnings if w.kind is kind]
+
+
+def test_one_lost_node_warns_when_the_others_cannot_take_its_replicas_back() -> None:
+    pinned = _deployment("cache", 2, "500m", pod={"nodeSelector": {HOSTNAME: "n0"}})
+    spread = _deployment("web", 2, "500m")
+    cache, web = _run(Case(THREE, [pinned, spread]))
+    assert _warnings(cache, WarningKind.LOST_NODE) == [
+        "if the node holding 2 of its replicas failed, the other nodes could take 0 of 2"
+    ]
+    assert _warnings(web, WarningKind.LOST_NODE) == []
+
+
+def test_one_lost_node_names_the_disruption_budget_it_would_break() -> None:
+    tight = [_node("n0", cpu="1"), _node("n1", cpu="1")]
+    budget = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "api-pdb", "namespace": "app"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "api"}}},
+    }
+    [result] = _run(Case(tight, [_deployment("api", 2, "600m"), budget]))
+    assert _warnings(result, WarningKind.LOST_NODE) == [
+        "if the node holding 1 of its replicas failed, the other nodes could take 1 of 2, "
+        "fewer than PodDisruptionBudget api-pdb keeps (2)"
+    ]
+
+
+def test_a_surge_that_cannot_start_warns_that_the_rollout_takes_pods_down_first() -> None:
+    pods = [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)]
+    surging = _deployment("shop", 3, "1500m")
+    recreate = _deployment("shop", 3, "1500m", strategy={"type": "Recreate"})
+    [warned] = _run(Case(THREE, [surging], pods))
+    [quiet] = _run(Case(THREE, [recreate], pods))
+    assert _warnings(warned, WarningKind.ROLLOUT) == [
+        "no new pod fits while the old ones run: the rollout (maxSurge 1) proceeds only by "
+        "taking running pods down first"
+    ]
+    assert _warnings(quiet, WarningKind.ROLLOUT) == []
