@@ -197,6 +197,28 @@ def test_a_skipped_pipe_is_a_visible_skip_in_every_report(tmp_path: Path) -> Non
     ]  # fmt: skip
 
 
+def test_a_tree_deeper_than_the_interpreter_stack_is_walked(tmp_path: Path) -> None:
+    """1,500 nested directories (3 KB of path: git holds such a tree) once ended the walk
+    in RecursionError."""
+    directory = tmp_path / "deep"
+    directory.mkdir()
+    parts = ["a"] * 1500
+    deepest = directory
+    for part in parts:  # os.makedirs itself recurses
+        deepest = deepest / part
+        deepest.mkdir()
+    (deepest / "w.yaml").write_text("kind: A\n")
+    try:
+        (document,) = read([directory])
+    finally:  # shutil.rmtree recurses too: remove the tree bottom up
+        (deepest / "w.yaml").unlink()
+        while deepest != directory:
+            deepest.rmdir()
+            deepest = deepest.parent
+    assert document.body == {"kind": "A"}
+    assert document.location.file == f"{directory}/{'/'.join(parts)}/w.yaml"
+
+
 def test_an_endless_file_named_explicitly_stops_at_the_size_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -120,23 +120,35 @@ def _walk(root: str) -> list[str]:
     Hidden directories (``.git``, ``.github``...) and hidden files are skipped. Directory
     symlinks are not followed, so a link cycle cannot loop. A directory that cannot be
     listed is returned as an entry of its own, so that reading it reports the problem
-    instead of silently dropping its manifests.
+    instead of silently dropping its manifests. The walk keeps its own stack (as deep a
+    tree as paths allow walks like a flat one), and sorts like ``os.walk`` would list.
     """
     found: list[tuple[str, ...]] = []
-
-    def unreadable(exc: OSError) -> None:
-        found.append(_relative_parts(root, str(exc.filename)))
-
-    for directory, dirnames, filenames in os.walk(root, onerror=unreadable):
-        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
-        base = _relative_parts(root, directory)
-        found.extend(
-            (*base, name)
-            for name in filenames
-            if not name.startswith(".") and name.lower().endswith(MANIFEST_SUFFIXES)
-        )
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if _is_directory(entry):
+                        if not entry.is_symlink():
+                            pending.append(entry.path)
+                    elif entry.name.lower().endswith(MANIFEST_SUFFIXES):
+                        found.append(_relative_parts(root, entry.path))
+        except OSError:
+            found.append(_relative_parts(root, directory))
     prefix = _display_prefix(root)
     return [prefix + "/".join(parts) if parts else root for parts in sorted(found)]
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    """As ``os.walk`` tells a directory: following a link, and a failure saying no."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _relative_parts(root: str, path: str) -> tuple[str, ...]:
