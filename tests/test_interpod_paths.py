@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from gate.k8s.selectors import parse_selector
 from gate.model import ExistingPod, NodeView
+from gate.scheduler.podindex import PodIndex
 from tests.builders import existing_pod, node, pod_term, spread, taint
 from tests.interpod_support import outcomes
 
@@ -93,3 +95,42 @@ def test_node_sets_agree_with_node_by_node(seed: int) -> None:
     pinned = rng.random() < 0.2
     namespaces = NAMESPACES if rng.random() < 0.8 else None
     outcomes(spec, nodes, pods, labels=labels, namespaces=namespaces, pinned=pinned)
+
+
+def _selector(rng: random.Random) -> dict[str, Any]:
+    expressions = []
+    for _ in range(rng.randrange(0, 3)):
+        operator = rng.choice(("In", "NotIn", "Exists", "DoesNotExist"))
+        expression: dict[str, Any] = {"key": rng.choice(("app", "tier")), "operator": operator}
+        if operator in ("In", "NotIn"):
+            expression["values"] = rng.sample(APPS, rng.randrange(1, 3))
+        expressions.append(expression)
+    selector: dict[str, Any] = {"matchExpressions": expressions}
+    if rng.random() < 0.3:
+        selector["matchLabels"] = {"app": rng.choice(APPS)}
+    return selector
+
+
+@pytest.mark.parametrize("seed", range(200), ids=lambda s: f"random pods {s}")
+def test_the_pod_index_finds_what_a_scan_finds(seed: int) -> None:
+    rng = random.Random(seed)
+    nodes = _nodes(rng)
+    pods = _pods(rng, nodes)
+    for pod in pods:
+        if rng.random() < 0.5:
+            pod.labels["tier"] = rng.choice(APPS)  # type: ignore[index]
+    index = PodIndex(pods, nodes)
+    for _ in range(5):
+        selector = parse_selector(_selector(rng))
+        namespaces = rng.choice((None, frozenset({"default"}), frozenset({"default", "other"})))
+        scan = tuple(
+            i
+            for i, p in enumerate(index.pods)
+            if (namespaces is None or p.namespace in namespaces) and selector.matches(p.labels)
+        )
+        assert index.matching(namespaces, selector) == scan
+    labels = {"app": rng.choice(APPS)}
+    candidates = index.anti_affinity_candidates(labels)
+    for term, nodes_of in index.anti_affinity_terms():
+        if term.matches("default", labels, {}):
+            assert (term, nodes_of) in candidates

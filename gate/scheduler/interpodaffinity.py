@@ -113,7 +113,7 @@ def affinity_state(
     its own namespace ({} when the snapshot lacks it, None when it recorded none)."""
     views = nodes.nodes
     existing: dict[tuple[str, str], int] = {}
-    for term, node_positions in pods.anti_affinity_terms():
+    for term, node_positions in pods.anti_affinity_candidates(labels):
         if term.matches(namespace, labels, namespace_labels):
             for node in node_positions:
                 _add(existing, views[node].labels, term.topology_key, 1)

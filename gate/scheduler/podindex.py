@@ -2,10 +2,12 @@
 
 InterPodAffinity and PodTopologySpread ask one question many times: which existing pods
 of these namespaces does this label selector match? Scanning 150,000 pods per workload
-would make the gate pods x workloads, so the pods of a namespace are indexed by
-``(label key, value)`` the first time a selector asks about that namespace, a selector's
-candidates are the pods carrying one value its ``In`` / ``=`` requirement names (or the key
-its ``Exists`` names), and each distinct question is answered once per run.
+would make the gate pods x workloads, so the pods of a namespace are indexed by a label
+key's values the first time a selector asks about that key there, a selector's candidates
+are the pods carrying one value its ``In`` / ``=`` requirement names (or the key its
+``Exists`` names), and each distinct question is answered once per run. The existing
+pods' anti-affinity terms are indexed by the label value each requires, so an incoming pod
+is compared only with the terms it could match.
 
 A snapshot of pods that no workload asks about costs nothing: nothing is built until asked.
 """
@@ -23,11 +25,20 @@ from gate.model import ExistingPod, NodeView
 
 @dataclass(slots=True)
 class _Namespace:
-    """The pods of one namespace: positions in the index, and by label."""
+    """The pods of one namespace (positions in the index) and, for each label key some
+    selector asked about, the pods by their value of it (absent: no such label)."""
 
     pods: list[int] = field(default_factory=list)
-    by_value: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    by_key: dict[str, list[int]] = field(default_factory=dict)
+    by_key: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+
+def _necessary(term: AffinityTerm) -> tuple[str, frozenset[str]] | None:
+    """A label a pod must carry, with one of these values, to match ``term``: its first
+    ``In`` / ``=`` requirement; None when the selector has none."""
+    for requirement in term.selector.requirements or ():
+        if requirement.operator in (IN, EQUALS):
+            return requirement.key, requirement.values
+    return None
 
 
 class PodIndex:
@@ -43,10 +54,14 @@ class PodIndex:
             i for i, p in enumerate(self.pods) if p.anti_affinity_terms
         )
         self._namespaces: dict[str, _Namespace] | None = None
-        self._indexed: set[str] = set()
         self._answers: dict[tuple[frozenset[str] | None, LabelSelector], tuple[int, ...]] = {}
         self._anti: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
         self._excluded: frozenset[int] = frozenset()
+        # Shared with every view (filled in place): the distinct terms by a label value a
+        # pod must carry to match them, and those that require none.
+        self._anti_by_label: dict[tuple[str, str], list[AffinityTerm]] = {}
+        self._anti_always: list[AffinityTerm] = []
+        self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
 
     def without(self, excluded: Iterable[int]) -> PodIndex:
         """This index with the pods at ``excluded`` left out: the running pods a workload's
@@ -58,6 +73,7 @@ class PodIndex:
         self._namespace("")  # build the shared map of namespaces before sharing it
         view = copy(self)
         view._excluded = self._excluded | excluded
+        view._anti_nodes = None
         view._anti = self._anti_without(view._excluded)
         return view
 
@@ -93,22 +109,47 @@ class PodIndex:
                 for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
                     found.setdefault(term, []).append(self.node_of[i])
             self._anti = tuple((term, tuple(nodes)) for term, nodes in found.items())
+            for term in found:
+                necessary = _necessary(term)
+                if necessary is None:
+                    self._anti_always.append(term)
+                    continue
+                key, values = necessary
+                for value in values:
+                    self._anti_by_label.setdefault((key, value), []).append(term)
         return self._anti
+
+    def anti_affinity_candidates(
+        self, labels: Mapping[str, str]
+    ) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
+        """The distinct anti-affinity terms a pod with ``labels`` may match, with their
+        nodes: those whose selector requires a label value the pod carries, and those that
+        require none; the others cannot match it."""
+        if self._anti_nodes is None:
+            self._anti_nodes = dict(self.anti_affinity_terms())
+        nodes = self._anti_nodes
+        picked = dict.fromkeys(self._anti_always)
+        for pair in labels.items():
+            picked.update(dict.fromkeys(self._anti_by_label.get(pair, ())))
+        return tuple((term, nodes[term]) for term in picked if term in nodes)
 
     def _namespace(self, name: str) -> _Namespace:
         if self._namespaces is None:
             self._namespaces = {}
             for i, pod in enumerate(self.pods):
                 self._namespaces.setdefault(pod.namespace, _Namespace()).pods.append(i)
-        found = self._namespaces.get(name)
+        return self._namespaces.get(name) or _Namespace()
+
+    def _values(self, space: _Namespace, key: str) -> dict[str, list[int]]:
+        """The namespace's pods by their value of ``key``, built at its first use."""
+        found = space.by_key.get(key)
         if found is None:
-            return _Namespace()
-        if name not in self._indexed:
-            self._indexed.add(name)
-            for i in found.pods:
-                for key, value in self.pods[i].labels.items():
-                    found.by_value.setdefault((key, value), []).append(i)
-                    found.by_key.setdefault(key, []).append(i)
+            found = space.by_key[key] = {}
+            pods = self.pods
+            for i in space.pods:
+                value = pods[i].labels.get(key)
+                if value is not None:
+                    found.setdefault(value, []).append(i)
         return found
 
     def _all_namespaces(self) -> list[str]:
@@ -138,24 +179,25 @@ class PodIndex:
         for name in names:
             space = self._namespace(name)
             hits.extend(
-                i for i in _candidates(space, selector) if selector.matches(self.pods[i].labels)
+                i
+                for i in self._candidates(space, selector)
+                if selector.matches(self.pods[i].labels)
             )
         return tuple(sorted(hits))
 
-
-def _candidates(space: _Namespace, selector: LabelSelector) -> Iterable[int]:
-    """The narrowest list the index holds that contains every match."""
-    best: Sequence[int] = space.pods
-    for requirement in selector.requirements or ():
-        if requirement.operator in (IN, EQUALS):
-            lists = [space.by_value.get((requirement.key, v), []) for v in requirement.values]
-            if sum(map(len, lists)) < len(best):
-                best = sorted({i for found in lists for i in found})
-        elif requirement.operator == EXISTS:
-            found = space.by_key.get(requirement.key, [])
-            if len(found) < len(best):
-                best = found
-    return best
+    def _candidates(self, space: _Namespace, selector: LabelSelector) -> Iterable[int]:
+        """The pods carrying a value the selector's first ``In`` / ``=`` requirement names
+        (or the key of its first ``Exists``): a superset of the matches."""
+        requirements = selector.requirements or ()
+        for requirement in requirements:
+            if requirement.operator in (IN, EQUALS):
+                values = self._values(space, requirement.key)
+                return sorted(i for v in requirement.values for i in values.get(v, ()))
+        for requirement in requirements:
+            if requirement.operator == EXISTS:
+                values = self._values(space, requirement.key)
+                return sorted(i for found in values.values() for i in found)
+        return space.pods
 
 
 def count_by_node(index: PodIndex, positions: Iterable[int]) -> Mapping[int, int]:
