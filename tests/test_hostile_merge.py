@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from gate.ci import merge
 from gate.cli import Streams, main
 from tests.conftest import ROOT
 from tests.deadline import deadline
@@ -101,6 +102,9 @@ CASES = [
     pytest.param(set_field("shard", "items", value=10**30),
                  "Expected `int` <= 9223372036854775807 - at `$.shard.items`",
                  id="a number of items past int64 is refused"),
+    pytest.param(set_field("shard", "inputs", value="../" * 10),
+                 "`str` matching regex '^[0-9a-f]{64}$' - at `$.shard.inputs`",
+                 id="an input digest that is not SHA-256 hex is refused"),
     pytest.param(set_field("shard", "positions", 0, value=1),
                  "$.shard.positions[0]: workload position 1 is not this shard's",
                  id="a position of the other shard is refused"),
@@ -188,3 +192,10 @@ def test_a_huge_shard_argument_is_refused(text: str, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert code == 2 and "expected K/N with 1 <= K <= N <= 10,000" in err
     assert "Traceback" not in err and len(err) < 1000
+
+
+def test_an_endless_report_file_is_refused_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(merge, "MAX_REPORT_BYTES", 2 * 1024 * 1024)
+    code, out, err = run("merge", "/dev/zero")
+    assert (code, out) == (2, "")
+    assert err == "fitgate: /dev/zero: not a fitgate shard report: longer than 2 MiB\n"

@@ -45,6 +45,7 @@ _Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 _Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
 _ShardNumber = Annotated[int, Meta(ge=1, le=MAX_SHARDS)]
 _Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
+_Digest = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]  # SHA-256, as shard.py writes it
 _VERDICTS = frozenset(v.value for v in Verdict)
 _MISSING_SHOWN = 10
 
@@ -121,7 +122,7 @@ class _Shard(Struct):
     index: _ShardNumber
     count: _ShardNumber
     items: _Count
-    inputs: str
+    inputs: _Digest
     cluster: str
     version: str
     positions: list[_Count]
@@ -147,10 +148,26 @@ class _Part:
 _DECODER = msgspec.json.Decoder(_ShardReport)
 
 
+MAX_REPORT_BYTES = 1024 * 1024 * 1024
+"""A shard's JSON report longer than this is refused (``/dev/zero`` never ends)."""
+
+
+def _read_bytes(path: str) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1024 * 1024):
+            size += len(chunk)
+            if size > MAX_REPORT_BYTES:
+                limit = MAX_REPORT_BYTES // (1024 * 1024)
+                raise UsageError(f"{path}: not a fitgate shard report: longer than {limit} MiB")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _read(path: str) -> _Part:
     try:
-        with open(path, "rb") as handle:
-            report = _DECODER.decode(handle.read())
+        report = _DECODER.decode(_read_bytes(path))
     except OSError as exc:
         raise UsageError(f"{path}: cannot read report: {exc.strerror}") from None
     except msgspec.DecodeError as exc:  # ValidationError included: it names the field
