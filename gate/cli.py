@@ -7,13 +7,22 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from pathlib import Path as FilePath
 from typing import IO, Any, BinaryIO
 
 from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.errors import GateError, UsageError
+from gate.inputs.config import (
+    Config,
+    load_config,
+    parse_duration,
+    schema_text,
+    snapshot_trust,
+    today,
+)
 from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Path
@@ -41,11 +50,20 @@ class Streams:
 
 def _fail_on(text: str) -> frozenset[Verdict]:
     names = [n.strip().upper() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("empty: name the verdicts that fail the gate")
     try:
         return frozenset(Verdict(n) for n in names)
     except ValueError:
         known = ", ".join(v.value for v in Verdict)
         raise argparse.ArgumentTypeError(f"{text!r}: verdicts are {known}") from None
+
+
+def _duration(text: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _template_path(text: str) -> tuple[str, Path]:
@@ -106,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fail-on",
         type=_fail_on,
-        default=DEFAULT_FAIL_ON,
+        default=None,
         metavar="LIST",
         help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR)",
     )
@@ -115,6 +133,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=_version,
         metavar="VERSION",
         help="speak this kube-scheduler version's reason strings (default: the snapshot's)",
+    )
+    check.add_argument(
+        "--config", metavar="FILE", help="configuration (default: .fitgate.yaml found upwards)"
+    )
+    check.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave walked files matching GLOB out (repeatable; adds to exclude in the config)",
+    )
+    check.add_argument(
+        "--max-snapshot-age",
+        type=_duration,
+        metavar="DURATION",
+        help="refuse a snapshot older than this, e.g. 7d (m, h, d, w)",
     )
     check.add_argument(
         "--template-path",
@@ -134,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=parse_shard,
         metavar="K/N",
         help="evaluate only shard K of N (a CI matrix); fitgate merge joins the JSON reports",
+    )
+    config = commands.add_parser("config", help="the configuration file (.fitgate.yaml)")
+    config.add_argument(
+        "--print-schema",
+        action="store_true",
+        required=True,
+        help="print the configuration's JSON Schema (for editors)",
     )
     merge = commands.add_parser(
         "merge", help="join the JSON reports of check --shard K/N into one run's reports"
@@ -185,12 +226,18 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     return document, live_snapshot(document)
 
 
-def evaluate(options: argparse.Namespace, snapshot: Snapshot, streams: Streams) -> Report:
+def evaluate(
+    options: argparse.Namespace, snapshot: Snapshot, streams: Streams, config: Config | None = None
+) -> Report:
     """The pipeline over the documents the options name, against ``snapshot``."""
-    leave_out = Exclusion.of(snapshot=options.snapshot)
+    config = config or Config()
+    globs = (*config.exclude, *getattr(options, "exclude", ()))
+    leave_out = Exclusion.of(globs, snapshot=options.snapshot)
     documents = read_documents(options.paths or ["."], streams.stdin, leave_out=leave_out)
     run_options = RunOptions(
-        fail_on=options.fail_on,
+        config=config,
+        today=today(streams.now),
+        fail_on=options.fail_on or config.fail_on or DEFAULT_FAIL_ON,
         scheduler_version=options.scheduler_version,
         template_paths=tuple(options.template_path),
         shard=getattr(options, "shard", None),
@@ -322,9 +369,18 @@ def write_reports(
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
+    config = load_config(options.config, FilePath(os.getcwd()))
     snapshot = _load_snapshot(options, streams)
-    report = evaluate(options, snapshot, streams)
+    max_age = options.max_snapshot_age or config.max_snapshot_age
+    snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
+    report = evaluate(options, snapshot, streams, config)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
+
+
+def run_config(options: argparse.Namespace, streams: Streams) -> int:
+    """``fitgate config --print-schema``: the JSON Schema editors validate .fitgate.yaml by."""
+    streams.stdout.write(schema_text())
+    return 0
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
@@ -360,6 +416,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Streams], int]] = {
     "check": run_check,
     "snapshot": run_snapshot,
     "merge": run_merge,
+    "config": run_config,
 }
 
 

@@ -292,6 +292,8 @@ class WorkloadResult:
     requests: tuple[tuple[str, str], ...] = ()
     warnings: tuple[WorkloadWarning, ...] = ()
     placement: ReplicaFit | None = None
+    allowed: bool = False
+    """An ``ADDON_ONLY`` the configuration allows (``allowAddonOnly``): it does not fail."""
 
     @property
     def fits(self) -> tuple[str, ...]:
@@ -325,12 +327,17 @@ class Report:
     other_documents: tuple[tuple[str, int], ...] = ()
     version: str = ""
 
+    def fails(self, result: WorkloadResult) -> bool:
+        """Whether ``result`` fails the gate: its verdict is in ``fail_on`` and the
+        configuration does not allow it (``allowAddonOnly``)."""
+        return result.verdict in self.fail_on and not result.allowed
+
     @property
     def summary(self) -> Summary:
         counts = {v: 0 for v in VERDICT_ORDER}
         for r in self.results:
             counts[r.verdict] += 1
-        failed = any(r.verdict in self.fail_on for r in self.results)
+        failed = any(map(self.fails, self.results))
         return Summary(
             workloads=len(self.results),
             counts=counts,

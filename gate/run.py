@@ -19,14 +19,28 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import date
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.inputs.config import Config
+from gate.inputs.custom_kinds import kind_table
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.version import dialect_for
-from gate.model import DEFAULT_FAIL_ON, Document, Report, Shard, SnapshotInfo, Verdict, Workload
+from gate.model import (
+    DEFAULT_FAIL_ON,
+    Document,
+    Report,
+    Shard,
+    SnapshotInfo,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+    WorkloadWarning,
+)
 from gate.progress import Progress
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
@@ -38,8 +52,9 @@ class RunOptions:
     """What a run is asked, beyond its documents and its snapshot.
 
     ``template_paths`` adds custom kinds (``Rollout`` at ``spec.template.spec``, say) to
-    the built-in table; ``cluster`` is what the reports call the cluster (a shard's JSON
-    report carries it for the merge).
+    the built-in table; ``config`` is ``.fitgate.yaml`` (its custom kinds, skip and
+    add-on rules, hidden warnings; ``today`` decides which skips expired); ``cluster`` is
+    what the reports call the cluster (a shard's JSON report carries it for the merge).
     """
 
     fail_on: frozenset[Verdict] = DEFAULT_FAIL_ON
@@ -48,6 +63,8 @@ class RunOptions:
     shard: Shard | None = None
     cluster: str = "cluster"
     version: str = __version__
+    config: Config = field(default_factory=Config)
+    today: date | None = None
 
 
 def check(
@@ -70,10 +87,13 @@ def check(
     run_scaling = RunScaling.of(d.body for d in documents if d.body is not None)
     ledger = Ledger()  # the room the run's new workloads take, in input order
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
-    for item in selection.select(extract_all(iter(documents), template_paths)):
+    config = options.config
+    kinds = {**kind_table(), **kind_table(config.custom_kinds)}
+    items = extract_all(iter(documents), template_paths, kinds)
+    for item in selection.select(items):
         phase.advance()
         if isinstance(item, Workload):
-            results.append(evaluator.evaluate(run_scaling.apply(item), ledger))
+            results.append(config.shown(_evaluate(item, options, evaluator, run_scaling, ledger)))
         elif isinstance(item, Unevaluated):
             results.append(item.result())
         else:
@@ -87,6 +107,29 @@ def check(
         version=options.version,
     )
     return selection.report(report, options.cluster)
+
+
+def _evaluate(
+    workload: Workload,
+    options: RunOptions,
+    evaluator: Evaluator,
+    run_scaling: RunScaling,
+    ledger: Ledger,
+) -> WorkloadResult:
+    """One workload's result, after the configuration's skip rules and before its add-on
+    allowances; a skip rule that expired says so in a warning."""
+    config = options.config
+    skipped, expired = config.skipped(workload, options.today or date.today())
+    if skipped:
+        location, kind = workload.location, workload.kind
+        return Unevaluated(
+            Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
+        ).result()
+    result = evaluator.evaluate(run_scaling.apply(workload), ledger)
+    if expired:
+        note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
+        result = replace(result, warnings=(*result.warnings, note))
+    return config.allowed(workload, result)
 
 
 def cluster_name(info: SnapshotInfo, snapshot_file: str | None) -> str:

@@ -80,7 +80,7 @@ def collect(
     """
     views = views or Views()
     warn = (WARN_BY_DEFAULT if warn_on is None else warn_on) - report.fail_on
-    failing = _by_severity([r for r in report.results if r.verdict in report.fail_on])
+    failing = _by_severity([r for r in report.results if report.fails(r)])
     warned = _by_severity([r for r in report.results if r.verdict in warn])
     errors = [_verdict_annotation("error", r, views) for r in failing]
     warnings = [_verdict_annotation("warning", r, views) for r in warned]

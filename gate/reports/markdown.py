@@ -95,8 +95,8 @@ class Sections:
 
     @classmethod
     def of(cls, report: Report, views: Views) -> Sections:
-        failing = [r for r in report.results if r.verdict in report.fail_on]
-        passing = [r for r in report.results if r.verdict not in report.fail_on]
+        failing = [r for r in report.results if report.fails(r)]
+        passing = [r for r in report.results if not report.fails(r)]
         return cls(
             failures=tuple(_row(r, views) for r in failing),
             breakdowns=tuple(_breakdown(r, views) for r in failing if r.nodes),
