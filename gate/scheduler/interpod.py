@@ -9,10 +9,9 @@ existing pod has a required anti-affinity term, costs a look at a few fields.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from copy import copy
 from dataclasses import dataclass
-from typing import Any
 
 from gate.k8s.matching import first_untolerated
 from gate.k8s.version import Dialect
@@ -143,7 +142,8 @@ class OtherPods:
         return bits
 
 
-def _passing(parts: Iterable[int], accepts: Any, nodes: NodeIndex) -> int:
+def _passing(parts: Iterable[int], accepts: Callable[[NodeView], bool], nodes: NodeIndex) -> int:
+    """The parts whose first node ``accepts`` takes (the nodes of a part are alike to it)."""
     bits = 0
     for part in parts:
         if accepts(nodes.nodes[lowest(part)]):
