@@ -104,9 +104,16 @@ class PodIndex:
         their terms, so a run compares each incoming pod with a few distinct terms."""
         if self._anti is None:
             found: dict[AffinityTerm, list[int]] = {}
+            # The snapshot readers share one tuple of terms among the pods of a workload:
+            # each is parsed once per namespace (the pods hold the tuples, so ids stay).
+            parsed: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
             for i in self.with_anti_affinity:
                 pod = self.pods[i]
-                for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
+                shared = (id(pod.anti_affinity_terms), pod.namespace)
+                terms = parsed.get(shared)
+                if terms is None:
+                    terms = parsed[shared] = stored_terms(pod.anti_affinity_terms, pod.namespace)
+                for term in terms:
                     found.setdefault(term, []).append(self.node_of[i])
             self._anti = tuple((term, tuple(nodes)) for term, nodes in found.items())
             for term in found:
