@@ -170,3 +170,16 @@ def test_a_host_port_taken_by_an_earlier_workload_of_the_run_holds_no_copy() -> 
     ledger.take("a", CopyRules(host_ports=(HostPort("10.0.0.1", "TCP", 80),)), 1, "api")
     placement = place(2, nodes, CopyRules({"cpu": 100}, host_ports=(PORT_80,)), ledger=ledger)
     assert (placement.fit, placement.copies, ledger.takers) == (1, {1: 1}, {"a": ["api"]})
+
+
+def test_only_candidates_take_copies() -> None:
+    nodes = [node(str(i)) for i in range(4)]
+    placement = place(3, nodes, CopyRules({"cpu": 2000}), candidates=0b1010)
+    assert (placement.fit, placement.copies) == (3, {1: 2, 3: 1})
+
+
+def test_nodes_without_an_anti_affinity_key_take_copies_freely() -> None:
+    # Upstream: a node without the term's topology key matches no existing pod's domain.
+    nodes = [node("a", labels={ZONE: "z1"}), node("b", labels={}), node("c", labels={ZONE: "z1"})]
+    placement = place(4, nodes, CopyRules({"cpu": 1000}, one_per_domain=(ZONE,)))
+    assert (placement.fit, placement.copies) == (4, {0: 1, 1: 3})

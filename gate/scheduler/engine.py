@@ -45,7 +45,7 @@ from gate.scheduler.filters import (
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables, outcome
 from gate.scheduler.ownership import Ownership
-from gate.scheduler.placement import Ledger
+from gate.scheduler.placement import Ledger, set_bits
 from gate.scheduler.plugins import (
     Cluster,
     CycleState,
@@ -55,7 +55,7 @@ from gate.scheduler.plugins import (
     run_filters,
 )
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
-from gate.scheduler.replicas import copy_rules, count_copies, released_views
+from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, released_nodes
 from gate.snapshot.state import Snapshot
 
 DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
@@ -238,26 +238,39 @@ class Evaluator:
             self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
         return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
 
-    def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
-        """The answer once the workload's own pods are gone: their nodes, given their room
-        back, asked again node by node; every node asked again when the inter-pod filters
-        counted those pods."""
+    def _release(self, own: Sequence[int]) -> ReleasedNodes:
         indexed = self.cluster.others.pods
-        views = released_views(self.index.nodes, indexed.node_of, indexed.pods, own)
-        cluster, groups = self.cluster, base.groups
-        if self.cluster.others.relevant(pod.profile):
-            cluster = self.cluster.without(own)
-            cycle = prepare(pod.profile, cluster)
+        return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+
+    def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
+        """The answer once the workload's own pods are gone. Giving room back can only turn
+        a node's rejection for room into a fit, so only the nodes that held those pods and
+        rejected the pod for room are asked again, node by node; when the inter-pod filters
+        counted those pods (the pod asks them something, or its old pods carry
+        anti-affinity), every node is asked again without them."""
+        nodes = self._release(own)
+        profile = pod.profile
+        indexed = self.cluster.others.pods
+        asks = profile.spread or profile.pod_affinity or profile.pod_anti_affinity
+        if asks or any(indexed.pods[i].anti_affinity_terms for i in own):
+            cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect)
+            again = nodes.holding
         else:
-            cycle = prepare(pod.profile, cluster)
-        affected = sum(1 << position for position in views)
-        patched: Groups = {r: bits & ~affected for r, bits in groups.items() if bits & ~affected}
-        for position, view in views.items():
-            rejection = run_filters(cycle, view, self.dialect)
+            cycle = prepare(profile, self.cluster)
+            groups = base.groups
+            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM_PLUGINS), 0)
+            again = nodes.holding & room
+        if not again:
+            return _Released(
+                base if groups is base.groups else self._work_out(groups), nodes, cycle
+            )
+        patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
+        for position in set_bits(again):
+            rejection = run_filters(cycle, nodes[position], self.dialect)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
-        return _Released(self._work_out(patched), views, cycle)
+        return _Released(self._work_out(patched), nodes, cycle)
 
     def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         nodes = self.index.nodes
@@ -272,15 +285,13 @@ class Evaluator:
             )
         own = self._own_pods(workload)
         warnings = list(pod.warnings)
-        released: Mapping[int, NodeView] = {}
+        released: Sequence[NodeView] = nodes
         cycle: CycleState | None = None
         if depends_on_name(pod.spec):
             cluster = self.cluster.without(own) if own else self.cluster
-            indexed = self.cluster.others.pods
-            released = released_views(nodes, indexed.node_of, indexed.pods, own)
-            views = [released.get(i, n) for i, n in enumerate(nodes)]
+            released = self._release(own)
             cycle = prepare(pod.profile, cluster)
-            outcomes: Sequence[NodeOutcome] = self._named_outcomes(pod, views, cycle)
+            outcomes: Sequence[NodeOutcome] = self._named_outcomes(pod, released, cycle)
             fitting = sum(1 << i for i, o in enumerate(outcomes) if o.fits)
             any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
             message = self._message(pod.spec, outcomes) if not fitting else None
@@ -327,14 +338,10 @@ class Evaluator:
         pod: Pod,
         cycle: CycleState,
         fitting: int,
-        released: Mapping[int, NodeView],
+        views: Sequence[NodeView],
         released_count: int,
         ledger: Ledger | None,
     ) -> tuple[ReplicaFit, list[WorkloadWarning]]:
-        nodes = self.index.nodes
-        views: Sequence[NodeView] = nodes
-        if released:
-            views = [released.get(i, n) for i, n in enumerate(nodes)]
         namespaces = self.snapshot.namespaces
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
@@ -348,6 +355,7 @@ class Evaluator:
             workload.scaling,
             None if released_count else ledger,
             released_count,
+            self.index.label_values,
         )
 
     def _named_outcomes(
@@ -377,11 +385,8 @@ class Evaluator:
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if depends_on_name(pod.spec):
-            indexed = self.cluster.others.pods
-            released = released_views(nodes, indexed.node_of, indexed.pods, own)
-            views = [released.get(i, n) for i, n in enumerate(nodes)]
             cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
-            rejections = _per_node(views, cycle, self.dialect)
+            rejections = _per_node(self._release(own), cycle, self.dialect)
             outcomes = tuple(outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False))
             any_fit = any(o.fits for o in outcomes)
             lacking = any(o.plugin in ROOM_PLUGINS for o in outcomes)
@@ -413,7 +418,7 @@ class _Released:
     the PreFilter state it was worked out with."""
 
     answer: _Answer
-    views: Mapping[int, NodeView]
+    views: ReleasedNodes
     cycle: CycleState
 
 

@@ -47,8 +47,18 @@ class Ownership:
     @classmethod
     def of(cls, pods: Sequence[ExistingPod]) -> Ownership:
         owned: dict[tuple[str, str, str], list[int]] = {}
+        # Pods of one workload share their owners and template hash: derived once.
+        derived: dict[tuple[tuple[tuple[str, str], ...], str | None], tuple[tuple[str, str], ...]]
+        derived = {}
         for index, pod in enumerate(pods):
-            for kind, name in _owners(pod):
+            if not pod.owners:
+                owned.setdefault((pod.namespace, "Pod", pod.name), []).append(index)
+                continue
+            key = (pod.owners, pod.labels.get(TEMPLATE_HASH_LABEL))
+            owners = derived.get(key)
+            if owners is None:
+                owners = derived[key] = tuple(_owners(pod))
+            for kind, name in owners:
                 owned.setdefault((pod.namespace, kind, name), []).append(index)
         return cls({key: tuple(indices) for key, indices in owned.items()})
 

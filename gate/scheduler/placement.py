@@ -173,17 +173,44 @@ def fill_order(candidates: Iterable[int], capacity_of: Callable[[int], int]) -> 
         level += 1
 
 
+def set_bits(bits: int) -> Iterator[int]:
+    """Positions of the set bits, lowest first, one step per set bit."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+LabelBits = Callable[[str], Mapping[str, int]]
+"""A label key -> the nodes (a bitset) by their value of it (the node index's classes)."""
+
+
+def _label_bits(nodes: Sequence[NodeView]) -> LabelBits:
+    def values(key: str) -> Mapping[str, int]:
+        found: dict[str, int] = {}
+        for position, node in enumerate(nodes):
+            if key in node.labels:
+                value = node.labels[key]
+                found[value] = found.get(value, 0) | 1 << position
+        return found
+
+    return values
+
+
 def place(
     wanted: int,
     nodes: Sequence[NodeView],
     rules: CopyRules,
-    candidates: Iterable[int] | None = None,
+    candidates: int | None = None,
     *,
     ledger: Ledger | None = None,
+    label_bits: LabelBits | None = None,
 ) -> Placement:
-    """Copies of one pod on the candidate nodes (positions in ``nodes`` of those that pass
-    every filter for its first copy; all of them by default)."""
-    order = range(len(nodes)) if candidates is None else candidates
+    """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that pass
+    every filter for its first copy; all of them by default). ``label_bits`` groups nodes
+    by a label's values when the copies are coupled by domains (built from ``nodes`` when
+    not given)."""
+    fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
     keys = [k for k in rules.one_per_domain if k != HOSTNAME]
     copies: dict[int, int] = {}
 
@@ -191,40 +218,62 @@ def place(
         return capacity(nodes[index], rules, ledger)
 
     if not keys and not rules.spread:
-        for index in islice(fill_order(order, capacity_of), wanted):
+        for index in islice(fill_order(set_bits(fitting), capacity_of), wanted):
             copies[index] = copies.get(index, 0) + 1
     else:
-        copies = _coupled(wanted, nodes, order, capacity_of, rules, keys)
+        groups = _domain_groups(
+            fitting,
+            [rule.topology_key for rule in rules.spread] + keys,
+            label_bits or _label_bits(nodes),
+        )
+        copies = _coupled(wanted, groups, capacity_of, rules, keys)
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies)
 
 
-def _domains(node: NodeView, keys: Sequence[str]) -> tuple[str | None, ...]:
-    return tuple(node.labels.get(key) for key in keys)
+Domains = tuple[str | None, ...]
+
+
+def _domain_groups(
+    fitting: int, keys: Sequence[str], label_bits: LabelBits
+) -> list[tuple[Domains, int]]:
+    """The candidates split by their values of ``keys`` (None where a node lacks one), in
+    the order of each group's first node: set operations, not a step per node."""
+    groups: list[tuple[Domains, int]] = [((), fitting)] if fitting else []
+    for key in keys:
+        values = label_bits(key)
+        split: list[tuple[Domains, int]] = []
+        for domains, bits in groups:
+            rest = bits
+            for value, members in values.items():
+                part = bits & members
+                if part:
+                    split.append(((*domains, value), part))
+                    rest &= ~members
+            if rest:
+                split.append(((*domains, None), rest))
+        groups = split
+    return sorted(groups, key=lambda group: group[1] & -group[1])
 
 
 def _coupled(
     wanted: int,
-    nodes: Sequence[NodeView],
-    candidates: Iterable[int],
+    groups: Sequence[tuple[Domains, int]],
     capacity_of: Callable[[int], int],
     rules: CopyRules,
     anti_keys: Sequence[str],
 ) -> dict[int, int]:
     """One copy at a time over groups of nodes sharing their domains: each copy goes to the
-    allowed group whose spread domains hold the fewest matching pods (ties in the order the
-    groups first appear), and within it as :func:`fill_order` goes."""
-    spread_keys = [rule.topology_key for rule in rules.spread]
-    members: dict[tuple[str | None, ...], list[int]] = {}
-    for index in candidates:
-        members.setdefault(_domains(nodes[index], [*spread_keys, *anti_keys]), []).append(index)
-    slots = {domains: fill_order(group, capacity_of) for domains, group in members.items()}
+    allowed group whose spread domains hold the fewest matching pods (ties in the order of
+    the groups' first nodes), and within it as :func:`fill_order` goes."""
+    spread_count = len(rules.spread)
+    slots = {domains: fill_order(set_bits(bits), capacity_of) for domains, bits in groups}
     counts = [dict(rule.counts) for rule in rules.spread]
     taken_domains: list[set[str | None]] = [set() for _ in anti_keys]
     copies: dict[int, int] = {}
     for _ in range(wanted):
         ranked = sorted(
             (
-                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[: len(spread_keys)])),
+                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[:spread_count])),
                 position,
                 domains,
             )
@@ -232,20 +281,22 @@ def _coupled(
             if _allowed(domains, rules, counts, anti_keys, taken_domains)
         )
         target = None
+        chosen: Domains = ()
         for _, _, domains in ranked:
             target = next(slots[domains], None)
             if target is not None:
+                chosen = domains
                 break
             del slots[domains]  # exhausted: no node of the group holds another copy
         if target is None:
             break
         copies[target] = copies.get(target, 0) + 1
-        domains = _domains(nodes[target], [*spread_keys, *anti_keys])
         for k, rule in enumerate(rules.spread):
-            if rule.self_match and domains[k] is not None:
-                counts[k][domains[k] or ""] = counts[k].get(domains[k] or "", 0) + 1
+            domain = chosen[k]
+            if rule.self_match and domain is not None:
+                counts[k][domain] = counts[k].get(domain, 0) + 1
         for k in range(len(anti_keys)):
-            taken_domains[k].add(domains[len(spread_keys) + k])
+            taken_domains[k].add(chosen[spread_count + k])
     return copies
 
 

@@ -14,6 +14,7 @@ A snapshot of pods that no workload asks about costs nothing: nothing is built u
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field
@@ -81,18 +82,24 @@ class PodIndex:
         self, excluded: frozenset[int]
     ) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
         """:meth:`anti_affinity_terms` less one node occurrence per excluded carrier."""
-        removed: dict[AffinityTerm, list[int]] = {}
+        removed: dict[AffinityTerm, Counter[int]] = {}
         for i in excluded:
             pod = self.pods[i]
-            for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
-                removed.setdefault(term, []).append(self.node_of[i])
+            if pod.anti_affinity_terms:
+                for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
+                    removed.setdefault(term, Counter())[self.node_of[i]] += 1
+        if not removed:
+            return self.anti_affinity_terms()
         kept = []
         for term, nodes in self.anti_affinity_terms():
             gone = removed.get(term)
             if gone:
-                remaining = list(nodes)
-                for node in gone:
-                    remaining.remove(node)
+                remaining = []
+                for node in nodes:
+                    if gone[node] > 0:
+                        gone[node] -= 1
+                    else:
+                        remaining.append(node)
                 nodes = tuple(remaining)
             if nodes:
                 kept.append((term, nodes))

@@ -16,43 +16,90 @@ all of them (SPEC section 4, "A workload is its pods, all of them"):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from typing import overload
 
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
 from gate.scheduler.filters import POD_TOPOLOGY_SPREAD, PodProfile
-from gate.scheduler.placement import CopyRules, Ledger, Placement, SpreadRule, place
+from gate.scheduler.placement import (
+    CopyRules,
+    LabelBits,
+    Ledger,
+    Placement,
+    SpreadRule,
+    place,
+)
 from gate.scheduler.plugins import CycleState
 from gate.scheduler.podtopologyspread import SpreadState
 
 
-def released_views(
+class ReleasedNodes(Sequence[NodeView]):
+    """The snapshot's nodes with a workload's own pods given back (their requests, pod
+    slots and host ports) on the nodes that hold them. A released node is built when it is
+    first asked for: most of them never are."""
+
+    def __init__(self, nodes: Sequence[NodeView], gone: Mapping[int, list[ExistingPod]]):
+        self._nodes = nodes
+        self.gone = gone
+        self._built: dict[int, NodeView] = {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @overload
+    def __getitem__(self, position: int) -> NodeView: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[NodeView]: ...
+
+    def __getitem__(self, position: int | slice) -> NodeView | Sequence[NodeView]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(len(self))[position]]
+        pods = self.gone.get(position)
+        if pods is None:
+            return self._nodes[position]
+        found = self._built.get(position)
+        if found is None:
+            found = self._built[position] = _released(self._nodes[position], pods)
+        return found
+
+    @property
+    def holding(self) -> int:
+        """The nodes that held the released pods, as a bitset."""
+        return sum(1 << position for position in self.gone)
+
+
+def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
+    requested = dict(node.requested)
+    ports = set(node.used_ports)
+    for pod in gone:
+        for resource, amount in pod.requests.items():
+            requested[resource] = requested.get(resource, 0) - amount
+        ports.difference_update(pod.ports)
+    return NodeView(
+        name=node.name,
+        labels=node.labels,
+        taints=node.taints,
+        unschedulable=node.unschedulable,
+        allocatable=node.allocatable,
+        requested=requested,
+        pod_count=node.pod_count - len(gone),
+        used_ports=frozenset(ports),
+    )
+
+
+def released_nodes(
     nodes: Sequence[NodeView],
     node_of: Sequence[int],
     pods: Sequence[ExistingPod],
     own: Sequence[int],
-) -> dict[int, NodeView]:
-    """The nodes holding the workload's own pods (positions in ``pods``), with those pods
-    given back: their requests, their pod slots and their host ports. By node position."""
-    taken: dict[int, list[ExistingPod]] = {}
+) -> ReleasedNodes:
+    """``nodes`` without the pods at ``own`` (positions in ``pods``, placed on the nodes
+    ``node_of`` names)."""
+    gone: dict[int, list[ExistingPod]] = {}
     for i in own:
-        taken.setdefault(node_of[i], []).append(pods[i])
-    views = {}
-    for position, gone in taken.items():
-        node = nodes[position]
-        requested = dict(node.requested)
-        ports = set(node.used_ports)
-        for pod in gone:
-            for resource, amount in pod.requests.items():
-                requested[resource] = requested.get(resource, 0) - amount
-            ports.difference_update(pod.ports)
-        views[position] = replace(
-            node,
-            requested=requested,
-            pod_count=node.pod_count - len(gone),
-            used_ports=frozenset(ports),
-        )
-    return views
+        gone.setdefault(node_of[i], []).append(pods[i])
+    return ReleasedNodes(nodes, gone)
 
 
 def copy_rules(
@@ -87,14 +134,6 @@ def copy_rules(
     )
 
 
-def set_bits(bits: int) -> Iterator[int]:
-    """Positions of the set bits, lowest first, one step per set bit."""
-    while bits:
-        low = bits & -bits
-        yield low.bit_length() - 1
-        bits ^= low
-
-
 def _pods_noun(kind: str) -> str:
     return "replicas" if kind in ("Deployment", "ReplicaSet", "StatefulSet") else "pods"
 
@@ -109,17 +148,18 @@ def count_copies(
     scaling: Scaling | None,
     ledger: Ledger | None,
     released: int,
+    label_bits: LabelBits,
 ) -> tuple[ReplicaFit, list[WorkloadWarning]]:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``),
     alone and, for a workload new to the cluster (``ledger`` given), beside the run's other
     new workloads; with what an autoscaler's maximum would find and what one lost node
     would cost."""
-    alone = place(wanted, views, rules, set_bits(fitting))
+    alone = place(wanted, views, rules, fitting, label_bits=label_bits)
     warnings = []
     together: Placement | None = None
     beside: tuple[str, ...] = ()
     if ledger is not None:
-        together = place(wanted, views, rules, set_bits(fitting), ledger=ledger)
+        together = place(wanted, views, rules, fitting, ledger=ledger, label_bits=label_bits)
         if together.fit < alone.fit:
             takers = (t for i in alone.copies for t in ledger.takers.get(views[i].name, ()))
             beside = tuple(dict.fromkeys(takers))
@@ -127,9 +167,9 @@ def count_copies(
             ledger.take(views[position].name, rules, copies, title)
     headroom = None
     if scaling is not None and scaling.maximum is not None:
-        headroom = place(scaling.maximum, views, rules, set_bits(fitting)).fit
+        headroom = place(scaling.maximum, views, rules, fitting, label_bits=label_bits).fit
     if wanted >= 2 and alone.fit >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, alone, scaling)
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, alone, scaling, label_bits)
         if lost is not None:
             warnings.append(lost)
     fit = ReplicaFit(
@@ -153,13 +193,14 @@ def _one_lost_node(
     rules: CopyRules,
     alone: Placement,
     scaling: Scaling | None,
+    label_bits: LabelBits,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
     many as a disruption budget keeps. The node is never named: picking is scheduling."""
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
-    rest = place(wanted, views, rules, (i for i in set_bits(fitting) if i != busiest)).fit
+    rest = place(wanted, views, rules, fitting & ~(1 << busiest), label_bits=label_bits).fit
     keep = scaling.must_keep if scaling else None
     if rest >= wanted and (keep is None or rest >= keep):
         return None
