@@ -12,7 +12,13 @@ import msgspec.inspect as mi
 import pytest
 
 from gate.live.recorder import SECTIONS as RECORDED_SECTIONS
-from gate.live.recorder import minimal_namespace, minimal_node, minimal_pod
+from gate.live.recorder import (
+    minimal_limit_range,
+    minimal_namespace,
+    minimal_node,
+    minimal_pod,
+    minimal_runtime_class,
+)
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import SECTIONS
@@ -183,3 +189,81 @@ _LIMITS = {  # requests only: the API server defaulted them from the limits alre
     for key in ("", ".example.com/key")
 } | {f".spec.initContainers[].resources.limits{key}" for key in ("", ".example.com/key")}
 NOT_RECORDED = {"node": _OWNED | _OWNERS, "pod": _LIMITS, "namespace": _OWNED | _OWNERS}
+
+
+def _every_named(names: tuple[str, ...]) -> dict[str, Any]:
+    """An object with each of ``names`` set, in reverse order, and a field nothing reads."""
+    values: dict[str, Any] = {"tolerationSeconds": 30, "containerPort": 80, "hostPort": 80}
+    values |= {"labelSelector": {}, "namespaceSelector": {}, "matchLabels": {"app": "web"}}
+    return {"unread": "x"} | {name: values.get(name, [name]) for name in reversed(names)}
+
+
+def _pod_with(path: str, part: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"nodeName": "node-1"}
+    pod: dict[str, Any] = {"metadata": {"name": "p", "namespace": "n"}, "spec": spec}
+    if path == "ownerReferences":
+        pod["metadata"]["ownerReferences"] = [part]
+    elif path == "conditions":
+        pod["status"] = {"conditions": [part | {"type": "PodResizePending"}]}
+    elif path == "ports":
+        spec["containers"] = [{"name": "app", "ports": [part]}]
+    else:
+        terms = [part] if path == "term" else [{"labelSelector": part}]
+        if path == "requirement":
+            terms = [{"labelSelector": {"matchExpressions": [part]}}]
+        spec["affinity"] = {"podAffinity": {_REQUIRED: terms}}
+    return pod
+
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _recorded(struct: type[msgspec.Struct], path: str) -> dict[str, Any]:
+    part = _every_named(stream.fields_of(struct))
+    if path == "taints":
+        node = minimal_node({"metadata": {"name": "n"}, "spec": {"taints": [part]}})
+        return dict(node["spec"]["taints"][0])
+    if path == "tolerations":
+        runtime_class = minimal_runtime_class(
+            {"metadata": {"name": "r"}, "handler": "h", "scheduling": {"tolerations": [part]}}
+        )
+        return dict(runtime_class["scheduling"]["tolerations"][0])
+    if path == "limits":
+        limit_range = minimal_limit_range({"metadata": {"name": "l"}, "spec": {"limits": [part]}})
+        return dict(limit_range["spec"]["limits"][0])
+    pod = minimal_pod(_pod_with(path, part))
+    if path == "ownerReferences":
+        return dict(pod["metadata"]["ownerReferences"][0])
+    if path == "conditions":
+        return dict(pod["status"]["conditions"][0])
+    if path == "ports":
+        return dict(pod["spec"]["containers"][0]["ports"][0])
+    term = pod["spec"]["affinity"]["podAffinity"][_REQUIRED][0]
+    if path == "term":
+        return dict(term)
+    if path == "selector":
+        return dict(term["labelSelector"])
+    return dict(term["labelSelector"]["matchExpressions"][0])
+
+
+# The parts the recorder writes field by field, and the structs that describe them.
+RECORDED_PARTS = [
+    (stream.Taint, "taints", "a node's taint"),
+    (stream.Toleration, "tolerations", "a RuntimeClass's toleration"),
+    (stream.LimitItem, "limits", "a LimitRange's limit"),
+    (stream.Term, "term", "a required pod affinity term"),
+    (stream.Selector, "selector", "a term's label selector"),
+    (stream.Requirement, "requirement", "a selector's requirement"),
+    (stream.Owner, "ownerReferences", "a pod's owner"),
+    (stream.Port, "ports", "a container's host port"),
+    (stream.Condition, "conditions", "a pod's resize condition"),
+]
+
+
+@pytest.mark.parametrize(
+    ("struct", "path"), [p[:2] for p in RECORDED_PARTS], ids=[p[2] for p in RECORDED_PARTS]
+)
+def test_the_recorder_writes_the_fields_of_the_typed_readers_struct_in_its_order(
+    struct: type[msgspec.Struct], path: str
+) -> None:
+    assert list(_recorded(struct, path)) == list(stream.fields_of(struct))

@@ -2,7 +2,9 @@
 
 Every object is rebuilt from an allow-list of fields, never copied and pruned: whatever the
 API server adds (env values, annotations, images, managedFields, volumes) cannot reach the
-file, so a recording can be committed as a fixture or handed between CI jobs. The live
+file, so a recording can be committed as a fixture or handed between CI jobs. The fields of
+taints, tolerations, limits, affinity terms, selectors, owners, ports and conditions are the
+typed reader's structs' (:mod:`gate.snapshot.stream`), in their order. The live
 reader evaluates the very same minimised objects, so a replay gives the live run's verdicts.
 """
 
@@ -11,21 +13,44 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from typing import IO, Any
 
+import msgspec
+
 from gate.errors import UsageError
 from gate.snapshot.state import SECTIONS as snapshot_sections
+from gate.snapshot.stream import (
+    Condition,
+    LimitItem,
+    Owner,
+    Port,
+    Requirement,
+    Selector,
+    Taint,
+    Term,
+    Toleration,
+    fields_of,
+)
 
 Obj = dict[str, Any]
 SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
-_TAINT_FIELDS = ("key", "value", "effect")
-_TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
-_LIMIT_FIELDS = ("type", "default", "defaultRequest", "max", "min")
-_TERM_FIELDS = ("namespaces", "topologyKey", "matchLabelKeys", "mismatchLabelKeys")
-_REQUIREMENT_FIELDS = ("key", "operator", "values")
+_TAINT_FIELDS = fields_of(Taint)
+_TOLERATION_FIELDS = fields_of(Toleration)
+_LIMIT_FIELDS = fields_of(LimitItem)
+_TERM_SELECTORS = tuple(
+    f.encode_name for f in msgspec.structs.fields(Term) if Selector in typing.get_args(f.type)
+)
+_TERM_FIELDS = tuple(name for name in fields_of(Term) if name not in _TERM_SELECTORS)
+_SELECTOR_LABELS, _SELECTOR_EXPRESSIONS = fields_of(Selector)
+_REQUIREMENT_FIELDS = fields_of(Requirement)
+_OWNER_FIELDS = fields_of(Owner)
+_CONDITION_FIELDS = fields_of(Condition)
+_PORT_CLAIM = ("containerPort", "hostPort")  # always written: what a port in use is
+_PORT_OPTIONAL = tuple(name for name in fields_of(Port) if name not in _PORT_CLAIM)
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
@@ -65,12 +90,10 @@ def _host_ports(ports: list[Mapping[str, Any]]) -> list[Obj]:
 
 def _port(port: Mapping[str, Any]) -> Obj:
     out: Obj = {"containerPort": port.get("containerPort"), "hostPort": port["hostPort"]}
-    host_ip = port.get("hostIP")
-    if host_ip is not None:
-        out["hostIP"] = host_ip
-    protocol = port.get("protocol")
-    if protocol is not None:
-        out["protocol"] = protocol
+    for name in _PORT_OPTIONAL:
+        value = port.get(name)
+        if value is not None:
+            out[name] = value
     return out
 
 
@@ -120,18 +143,18 @@ def minimal_node(node: Mapping[str, Any]) -> Obj:
 
 def _selector(selector: Mapping[str, Any]) -> Obj:
     out: Obj = {}
-    if isinstance(selector.get("matchLabels"), Mapping):
-        out["matchLabels"] = dict(selector["matchLabels"])
-    if "matchExpressions" in selector:
-        expressions = _items(selector["matchExpressions"])
-        out["matchExpressions"] = [_pick(e, _REQUIREMENT_FIELDS) for e in expressions]
+    if isinstance(selector.get(_SELECTOR_LABELS), Mapping):
+        out[_SELECTOR_LABELS] = dict(selector[_SELECTOR_LABELS])
+    if _SELECTOR_EXPRESSIONS in selector:
+        expressions = _items(selector[_SELECTOR_EXPRESSIONS])
+        out[_SELECTOR_EXPRESSIONS] = [_pick(e, _REQUIREMENT_FIELDS) for e in expressions]
     return out
 
 
 def _term(term: Mapping[str, Any]) -> Obj:
     """A required pod (anti-)affinity term, field by field."""
     out = _pick(term, _TERM_FIELDS)
-    for name in ("labelSelector", "namespaceSelector"):
+    for name in _TERM_SELECTORS:
         if isinstance(term.get(name), Mapping):
             out[name] = _selector(term[name])
     return out
@@ -184,7 +207,7 @@ def minimal_pod(pod: Mapping[str, Any]) -> Obj:
     owners = metadata.get("ownerReferences")
     if owners:
         out_metadata["ownerReferences"] = [
-            {"kind": o.get("kind"), "name": o.get("name")} for o in owners
+            {name: o.get(name) for name in _OWNER_FIELDS} for o in owners
         ]
     deleted = metadata.get("deletionTimestamp")
     if deleted is not None:
@@ -218,7 +241,7 @@ def _pod_status(status: Mapping[str, Any]) -> Obj:
         if reported:
             out[key] = reported
     resize = [
-        {"type": c.get("type"), "reason": c.get("reason")}
+        {name: c.get(name) for name in _CONDITION_FIELDS}
         for c in _items(status.get("conditions"))
         if c.get("type") == "PodResizePending"
     ]

@@ -70,32 +70,32 @@ class _Meta(Struct, gc=False):
     deletionTimestamp: str | UnsetType | None = UNSET
 
 
-class _Owner(Struct, gc=False):
+class Owner(Struct, gc=False):
     kind: str | UnsetType = UNSET
     name: str | UnsetType = UNSET
 
 
-class _Requirement(Struct, gc=False):
+class Requirement(Struct, gc=False):
     key: str | UnsetType = UNSET
     operator: str | UnsetType = UNSET
     values: list[str] | UnsetType | None = UNSET
 
 
-class _Selector(Struct, gc=False):
+class Selector(Struct, gc=False):
     matchLabels: dict[str, str] | UnsetType | None = UNSET
-    matchExpressions: list[_Requirement] | UnsetType | None = UNSET
+    matchExpressions: list[Requirement] | UnsetType | None = UNSET
 
 
-class _Term(Struct, gc=False):
+class Term(Struct, gc=False):
     """A required pod (anti-)affinity term: decoded only to check its types; the term
     itself is kept as the API server stored it."""
 
-    labelSelector: _Selector | UnsetType | None = UNSET
     namespaces: list[str] | UnsetType | None = UNSET
-    namespaceSelector: _Selector | UnsetType | None = UNSET
     topologyKey: str | UnsetType = UNSET
     matchLabelKeys: list[str] | UnsetType | None = UNSET
     mismatchLabelKeys: list[str] | UnsetType | None = UNSET
+    labelSelector: Selector | UnsetType | None = UNSET
+    namespaceSelector: Selector | UnsetType | None = UNSET
 
 
 class _PodAffinity(Struct, gc=False):
@@ -110,13 +110,13 @@ class _Affinity(Struct, gc=False):
     podAntiAffinity: _PodAffinity | UnsetType | None = UNSET
 
 
-class _Taint(Struct, gc=False):
+class Taint(Struct, gc=False, kw_only=True):
     key: str
-    effect: str
     value: str | UnsetType = UNSET
+    effect: str
 
 
-class _Port(Struct, gc=False):
+class Port(Struct, gc=False):
     containerPort: int | UnsetType = UNSET
     hostPort: int | UnsetType = UNSET
     hostIP: str | UnsetType = UNSET
@@ -133,7 +133,7 @@ class _Container(Struct, gc=False):
 
     name: str | UnsetType = UNSET
     resources: _Requirements | UnsetType | None = UNSET
-    ports: list[_Port] | UnsetType | None = UNSET
+    ports: list[Port] | UnsetType | None = UNSET
     restartPolicy: str | UnsetType = UNSET
 
 
@@ -155,7 +155,7 @@ class _Spec(Struct, gc=False):
     hold env and image, which differ from pod to pod."""
 
     unschedulable: bool | UnsetType = UNSET
-    taints: list[_Taint] | UnsetType | None = UNSET
+    taints: list[Taint] | UnsetType | None = UNSET
     nodeName: str | UnsetType = UNSET
     affinity: _Affinity | UnsetType | None = UNSET
     containers: list[_ContainerTexts] | UnsetType | None = UNSET
@@ -176,7 +176,7 @@ class _PodSpec(Struct, gc=False):
     resources: msgspec.Raw | UnsetType = UNSET
 
 
-class _ContainerStatus(Struct, gc=False):
+class ContainerStatus(Struct, gc=False):
     """What an in-place resize reports of a container (see ``with_status_resources``)."""
 
     name: str | UnsetType = UNSET
@@ -184,7 +184,7 @@ class _ContainerStatus(Struct, gc=False):
     allocatedResources: msgspec.Raw | UnsetType = UNSET
 
 
-class _Condition(Struct, gc=False):
+class Condition(Struct, gc=False):
     type: str | UnsetType = UNSET
     reason: str | UnsetType = UNSET
 
@@ -195,9 +195,40 @@ class _Status(Struct, gc=False):
     phase: str | UnsetType = UNSET
     allocatable: Resources = UNSET
     capacity: Resources = UNSET
-    containerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
-    initContainerStatuses: list[_ContainerStatus] | UnsetType | None = UNSET
-    conditions: list[_Condition] | UnsetType | None = UNSET
+    containerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
+    initContainerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
+    conditions: list[Condition] | UnsetType | None = UNSET
+
+
+class Toleration(Struct, gc=False):
+    """A toleration a RuntimeClass adds to its pods. The typed reader reads admission
+    objects whole (the admission code reads plain objects); the recorder keeps these."""
+
+    key: str | UnsetType = UNSET
+    operator: str | UnsetType = UNSET
+    value: str | UnsetType = UNSET
+    effect: str | UnsetType = UNSET
+    tolerationSeconds: int | UnsetType | None = UNSET
+
+
+class LimitItem(Struct, gc=False):
+    """A LimitRange's limit, what the LimitRanger admission plugin defaults requests from;
+    read whole, as :class:`Toleration`."""
+
+    type: str | UnsetType = UNSET
+    default: Resources = UNSET
+    defaultRequest: Resources = UNSET
+    max: Resources = UNSET
+    min: Resources = UNSET
+
+
+def fields_of(struct: type[Struct]) -> tuple[str, ...]:
+    """A struct's fields as JSON names them, in its order: the order the recorder writes.
+
+    >>> fields_of(Taint)
+    ('key', 'value', 'effect')
+    """
+    return tuple(f.encode_name for f in msgspec.structs.fields(struct))
 
 
 class _Object(Struct, gc=False):
@@ -300,7 +331,7 @@ def _pod_key(spec: _Spec | _PodSpec, status: _Status | UnsetType) -> PodKey:
 _CONTAINERS = msgspec.json.Decoder(list[_Container] | None)
 _RESOURCES = msgspec.json.Decoder(_Requirements | None)
 _AMOUNTS = msgspec.json.Decoder(dict[str, Quantity] | None)
-_PORTS = msgspec.json.Decoder(list[_Port] | None)
+_PORTS = msgspec.json.Decoder(list[Port] | None)
 PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
 
 
@@ -379,8 +410,8 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
 
 
 _LABELS = msgspec.json.Decoder(dict[str, str] | None)
-_OWNERS = msgspec.json.Decoder(list[_Owner] | None)
-_TERMS = msgspec.json.Decoder(list[_Term] | None)
+_OWNERS = msgspec.json.Decoder(list[Owner] | None)
+_TERMS = msgspec.json.Decoder(list[Term] | None)
 CHECKED_AS: dict[tuple[type[Struct], str], msgspec.json.Decoder[Any]] = {
     (_Meta, "labels"): _LABELS,
     (_Meta, "ownerReferences"): _OWNERS,
