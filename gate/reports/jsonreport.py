@@ -145,7 +145,7 @@ def _utf8(text: str) -> bytes:
 
 
 _NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
-_CACHE_BYTES = 256 << 20
+_CACHE_BYTES = 96 << 20
 _MEMBER_INDENT = b"\n      "  # a workload's members, inside "workloads": [ { ... } ]
 _PLACE = b'\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
 
