@@ -22,6 +22,7 @@ from gate.live.recorder import (
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import SECTIONS
+from tests.cluster_objects import realistic_namespace, realistic_node, realistic_pod
 
 Shape = dict[str, Any]
 """A type, normalised: ``types`` (JSON type names), and ``properties`` and ``required``
@@ -267,3 +268,58 @@ def test_the_recorder_writes_the_fields_of_the_typed_readers_struct_in_its_order
     struct: type[msgspec.Struct], path: str
 ) -> None:
     assert list(_recorded(struct, path)) == list(stream.fields_of(struct))
+
+
+def _undescribed(value: Any, shape: Shape, path: str) -> set[str]:
+    """The fields of ``value`` that ``shape`` (a struct's) does not describe. A field the
+    struct keeps as text with no decoder of its own describes everything under it."""
+    if isinstance(value, dict) and "properties" in shape:
+        found = set()
+        for name, member in value.items():
+            rule = shape["properties"].get(name)
+            where = f"{path}.{name}"
+            found |= {where} if rule is None else _undescribed(member, rule, where)
+        return found
+    if isinstance(value, dict) and "values" in shape:
+        return {f for v in value.values() for f in _undescribed(v, shape["values"], path + "{}")}
+    if isinstance(value, list) and "items" in shape:
+        return {f for v in value for f in _undescribed(v, shape["items"], path + "[]")}
+    return set()
+
+
+def _host_port_pod() -> dict[str, Any]:
+    pod = realistic_pod(1, "node-1")
+    pod["spec"]["hostNetwork"] = True
+    pod["spec"]["containers"][0]["ports"] = [
+        {"containerPort": 80, "hostPort": 80, "hostIP": "10.0.0.1", "protocol": "TCP"}
+    ]
+    pod["metadata"]["deletionTimestamp"] = "2026-08-16T10:00:00Z"
+    pod["status"]["containerStatuses"] = [
+        {"name": "app", "resources": {"requests": {"cpu": "1"}}, "allocatedResources": {}}
+    ]
+    pod["status"]["conditions"] = [{"type": "PodResizePending", "reason": "Infeasible"}]
+    return pod
+
+
+# apiVersion is the recording's own; hostNetwork is kept for the reader of the file (the API
+# server has already turned it into host ports, which are what NodePorts reads).
+NOT_READ = {"node": {".apiVersion"}, "pod": {".apiVersion", ".spec.hostNetwork"}}
+OBJECTS = [
+    ("node", stream._Object, minimal_node, realistic_node(0, system=True), "a node"),
+    ("node", stream._Object, minimal_node, _every_field({"$ref": "#/$defs/node"}), "any node"),
+    ("pod", stream._Pod, minimal_pod, _host_port_pod(), "a pod with host ports, resizing"),
+    ("namespace", stream._Object, minimal_namespace, realistic_namespace("team"), "a namespace"),
+]
+
+
+@pytest.mark.parametrize(
+    ("definition", "struct", "minimal", "obj"),
+    [o[:4] for o in OBJECTS],
+    ids=[o[4] for o in OBJECTS],
+)
+def test_the_recorder_writes_no_field_the_typed_reader_does_not_read(
+    definition: str, struct: type[msgspec.Struct], minimal: Any, obj: dict[str, Any]
+) -> None:
+    recorded = minimal(obj)
+    shape = _from_struct(mi.type_info(struct))
+    assert _undescribed(recorded, shape, "") == NOT_READ.get(definition, {".apiVersion"})
