@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
-from typing import IO, Any, BinaryIO
+from typing import IO, Any, BinaryIO, NoReturn
 
 from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
@@ -89,8 +89,16 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the help to read (exit 2), not the
+    seven-line usage: a CI log shows the mistake, not the synopsis."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}; see {self.prog} --help")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fitgate",
         description="Would these pods land on the nodes that exist right now? "
         "kube-scheduler's filters over rendered manifests; never creates, binds or writes.",
@@ -368,7 +376,19 @@ def write_reports(
             sink(output)
 
 
+def _one_report_to_stdout(options: argparse.Namespace) -> None:
+    """Two reports written to standard output would be one unreadable stream: refused."""
+    flags = ("json", "junit", "comment", "summary")
+    to_stdout = [f"--{flag}" for flag in flags if getattr(options, flag, None) == "-"]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"{' and '.join(to_stdout)} would all go to standard output (-): "
+            "give all but one of them a file"
+        )
+
+
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
+    _one_report_to_stdout(options)
     config = load_config(options.config, FilePath(os.getcwd()))
     snapshot = _load_snapshot(options, streams)
     max_age = options.max_snapshot_age or config.max_snapshot_age
@@ -384,6 +404,7 @@ def run_config(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
+    _one_report_to_stdout(options)
     """The shards' JSON reports -> every report one unsharded check would have written."""
     report, cluster = merged_report(options.reports)
     return _finish(options, report, cluster, streams)
@@ -436,6 +457,9 @@ def main(
         options = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and 2
+    except UsageError as exc:
+        streams.stderr.write(f"{exc}\n")
+        return exc.exit_code
     with without_cycle_collection():
         return _run(options, streams)
 
