@@ -12,6 +12,8 @@ no bound, since the report holds every tuple anyway.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any, TypeVar, cast
 
 from gate.model import NodeOutcome
@@ -48,6 +50,10 @@ class Views:
         return value
 
 
+_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
+
+
 def fitting_nodes(nodes: Outcomes) -> tuple[str, ...]:
-    """The names of the nodes the pod fits, in node order."""
-    return tuple(o.node for o in nodes if o.fits)
+    """The names of the nodes the pod fits (no reasons), in node order; gathered at C speed,
+    since a run asks it of hundreds of 5,000-node tuples."""
+    return tuple(compress(map(_NODE, nodes), map(not_, map(_REASONS, nodes))))
