@@ -412,8 +412,11 @@ def run_merge(options: argparse.Namespace, streams: Streams) -> int:
 
 def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: Streams) -> int:
     """Reports, summary, annotations and the exit code: the same for check and merge.
-    The unreadable documents are named on standard error first, whatever follows."""
-    streams.stderr.write(write_errors(report, ReportContext(cluster)))
+    Each unreadable document is named once: in its place in the summary, or on standard
+    error when a report takes standard output instead of the summary."""
+    flags = ("json", "junit", "comment", "summary")
+    if any(getattr(options, flag, None) == "-" for flag in flags):
+        streams.stderr.write(write_errors(report, ReportContext(cluster)))
     write_reports(options, report, cluster, streams)
     return 0 if report.summary.passed else 1
 
