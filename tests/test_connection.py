@@ -258,6 +258,39 @@ def test_bad_connection_settings_are_one_line_errors(
     assert live.state.requests == []
 
 
+@pytest.mark.parametrize(
+    ("contexts", "argv", "expected"),
+    [
+        pytest.param(
+            ["test"],
+            ["--context", "prod"],
+            'fitgate: context "prod" is not in the kubeconfig (contexts: test)\n',
+            id="an unknown context is named with the one the kubeconfig has",
+        ),
+        pytest.param(
+            ["test", "beta"],
+            ["--context", "prod"],
+            'fitgate: context "prod" is not in the kubeconfig (contexts: test, beta)\n',
+            id="an unknown context is named with every context of a multi-path KUBECONFIG",
+        ),
+        pytest.param(
+            ["test"],
+            ["--context", "Test"],
+            'fitgate: context "Test" is not in the kubeconfig (contexts: test)\n',
+            id="context names are matched exactly, case included",
+        ),
+    ],
+)
+def test_an_unknown_context_is_named_in_fitgates_words(
+    tmp_path: Path, live: Live, contexts: list[str], argv: list[str], expected: str
+) -> None:
+    others = [str(_second_kubeconfig(tmp_path, live, c)) for c in contexts[1:]]
+    env = {"KUBECONFIG": ":".join([str(live.kubeconfig), *others])}
+    for command in (["check", "fixtures"], ["snapshot", "-o", str(tmp_path / "s.json")]):
+        assert _one_line_error(*run([*command, *argv], env)) == expected
+    assert live.state.requests == []
+
+
 def test_missing_kubeconfig_names_where_it_looked(tmp_path: Path) -> None:
     missing = str(tmp_path / "nothing.yaml")
     err = _one_line_error(

@@ -58,6 +58,7 @@ def _kubeconfig(configuration: Any, target: LiveTarget, paths: str) -> str:
         merged = KUBE_CONFIG.KubeConfigMerger(paths).config
         if merged is None:
             raise ClusterError(f"kubeconfig {paths}: no configuration found")
+        _known_context(merged, target.context)
         loader = KUBE_CONFIG.KubeConfigLoader(config_dict=merged, active_context=target.context)
         loader.load_and_set(configuration)
         return str(loader.current_context["name"])
@@ -66,6 +67,18 @@ def _kubeconfig(configuration: Any, target: LiveTarget, paths: str) -> str:
     except Exception as exc:  # the loader raises anything from KeyError to YAMLError
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise ClusterError(f"kubeconfig {paths}: {text}") from None
+
+
+def _known_context(merged: Any, context: str | None) -> None:
+    """A ``--context`` the kubeconfig does not have, named in fitgate's words with the
+    contexts it does have (the client would say "Expected key ... in contexts")."""
+    if context is None:
+        return
+    contexts = getattr(merged, "value", merged).get("contexts") or []
+    names = [str(getattr(c, "value", c).get("name")) for c in contexts if c]
+    if context not in names:
+        listed = ", ".join(names) or "none"
+        raise ClusterError(f'context "{context}" is not in the kubeconfig (contexts: {listed})')
 
 
 def _existing(paths: str) -> list[str]:
