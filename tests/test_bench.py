@@ -55,7 +55,7 @@ def test_a_measurement_is_the_median_of_its_runs(tmp_path: Path) -> None:
     script.write_text(
         "import pathlib, time\n"
         "p = pathlib.Path('count'); n = int(p.read_text()) if p.exists() else 0\n"
-        "p.write_text(str(n + 1)); time.sleep((0.6, 0.0, 0.3)[n]); print(n)\n"
+        "p.write_text(str(n + 1)); time.sleep((1.2, 0.0, 0.6)[n]); print(n)\n"
     )
     measured = measure_median([sys.executable, str(script)], tmp_path, 3)
     assert measured.output.strip() == "2"  # the middle run, however long each took
