@@ -235,7 +235,11 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
 
 
 def evaluate(
-    options: argparse.Namespace, snapshot: Snapshot, streams: Streams, config: Config | None = None
+    options: argparse.Namespace,
+    snapshot: Snapshot,
+    streams: Streams,
+    config: Config | None = None,
+    warnings: tuple[str, ...] = (),
 ) -> Report:
     """The pipeline over the documents the options name, against ``snapshot``."""
     config = config or Config()
@@ -250,6 +254,7 @@ def evaluate(
         template_paths=tuple(options.template_path),
         shard=getattr(options, "shard", None),
         cluster=cluster_name(snapshot.info, options.snapshot),
+        warnings=warnings,
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
@@ -392,8 +397,8 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     config = load_config(options.config, FilePath(os.getcwd()))
     snapshot = _load_snapshot(options, streams)
     max_age = options.max_snapshot_age or config.max_snapshot_age
-    snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
-    report = evaluate(options, snapshot, streams, config)
+    warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
+    report = evaluate(options, snapshot, streams, config, warnings)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 
 

@@ -326,6 +326,9 @@ class Report:
     fail_on: frozenset[Verdict] = DEFAULT_FAIL_ON
     other_documents: tuple[tuple[str, int], ...] = ()
     version: str = ""
+    warnings: tuple[str, ...] = ()
+    """About the run as a whole, not one workload (a snapshot more than a day old): every
+    report shows them."""
 
     def fails(self, result: WorkloadResult) -> bool:
         """Whether ``result`` fails the gate: its verdict is in ``fail_on`` and the

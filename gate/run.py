@@ -54,7 +54,8 @@ class RunOptions:
     ``template_paths`` adds custom kinds (``Rollout`` at ``spec.template.spec``, say) to
     the built-in table; ``config`` is ``.fitgate.yaml`` (its custom kinds, skip and
     add-on rules, hidden warnings; ``today`` decides which skips expired); ``cluster`` is
-    what the reports call the cluster (a shard's JSON report carries it for the merge).
+    what the reports call the cluster (a shard's JSON report carries it for the merge);
+    ``warnings`` are the run's own (a snapshot more than a day old), shown by every report.
     """
 
     fail_on: frozenset[Verdict] = DEFAULT_FAIL_ON
@@ -65,6 +66,7 @@ class RunOptions:
     version: str = __version__
     config: Config = field(default_factory=Config)
     today: date | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def check(
@@ -105,6 +107,7 @@ def check(
         fail_on=options.fail_on,
         other_documents=tuple(sorted(others.items())),
         version=options.version,
+        warnings=options.warnings,
     )
     return selection.report(report, options.cluster)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -278,17 +279,77 @@ def test_a_snapshot_older_than_the_maximum_age_is_refused(
         )
 
 
-def test_a_snapshot_older_than_a_day_is_a_warning_in_the_human_reports(tmp_path: Path) -> None:
-    later = datetime(2026, 8, 17, 10, 0, 1, tzinfo=timezone.utc)
-    comment = tmp_path / "comment.md"
+STALE = (
+    "the snapshot is more than a day old (maxSnapshotAge in .fitgate.yaml or "
+    "--max-snapshot-age refuses old ones)"
+)
+
+
+@pytest.mark.parametrize(
+    ("now", "flags", "warned"),
+    [
+        pytest.param(
+            datetime(2026, 8, 17, 10, 0, 1, tzinfo=timezone.utc),
+            [],
+            True,
+            id="a snapshot a day and a second old with no maximum set is warned about",
+        ),
+        pytest.param(NOW, [], False, id="a fresh snapshot is not warned about"),
+        pytest.param(
+            datetime(2026, 8, 17, 10, 0, 1, tzinfo=timezone.utc),
+            ["--max-snapshot-age", "7d"],
+            False,
+            id="a snapshot within a maximum age that is set is trusted without a warning",
+        ),
+        pytest.param(
+            datetime(2026, 8, 17, 10, 0, 1, tzinfo=timezone.utc),
+            ["--config", "2d"],
+            False,
+            id="a maxSnapshotAge in the configuration silences the warning too",
+        ),
+    ],
+)
+def test_a_snapshot_older_than_a_day_is_a_warning_in_every_report(
+    tmp_path: Path, now: datetime, flags: list[str], warned: bool
+) -> None:
+    if "--config" in flags:
+        config = tmp_path / "c.yaml"
+        config.write_text(f"maxSnapshotAge: {flags[1]}\n")
+        flags = ["--config", str(config)]
+    files = {name: tmp_path / name for name in ("r.json", "r.xml", "c.md", "s.md")}
     web = str(MANIFESTS / "01-web-small.yaml")
-    code, out, _ = run("check", web, "--snapshot", str(AKS), "--comment", str(comment), now=later)
-    warning = (
-        "Warning: the snapshot is more than a day old (maxSnapshotAge in .fitgate.yaml or "
-        "--max-snapshot-age refuses old ones)."
+    reports = [
+        *("--json", str(files["r.json"]), "--junit", str(files["r.xml"])),
+        *("--comment", str(files["c.md"]), "--summary", str(files["s.md"])),
+    ]
+    code, out, err = run("check", web, "--snapshot", str(AKS), *reports, *flags, now=now)
+    assert (code, err) == (0, "")
+    human = f"Warning: {STALE}."
+    assert [
+        human in text for text in (out, files["c.md"].read_text(), files["s.md"].read_text())
+    ] == [warned] * 3
+    document = json.loads(files["r.json"].read_text())
+    assert document.get("warnings") == ([STALE] if warned else None)
+    suite = ET.parse(files["r.xml"]).getroot().find("testsuite")
+    assert suite is not None
+    properties = [
+        p.get("value") for p in suite.iter("property") if p.get("name") == "fitgate.warning"
+    ]
+    assert properties == ([STALE] if warned else [])
+    jsonschema.validate(
+        document, json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
     )
-    assert code == 0 and warning in out and warning in comment.read_text()
-    assert warning not in run("check", web, "--snapshot", str(AKS))[1]
+
+
+def test_the_merge_keeps_the_shards_snapshot_warning_once(tmp_path: Path) -> None:
+    later = datetime(2026, 8, 17, 10, 0, 1, tzinfo=timezone.utc)
+    shards = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    for k, shard in enumerate(shards, start=1):
+        argv = ("check", str(MANIFESTS), "--snapshot", str(AKS), "--shard", f"{k}/2")
+        assert run(*argv, "--json", str(shard), now=later)[0] in (0, 1)
+    merged = tmp_path / "merged.json"
+    run("merge", *map(str, shards), "--json", str(merged), now=later)
+    assert json.loads(merged.read_text())["warnings"] == [STALE]
 
 
 @pytest.mark.parametrize("value", ["", " , "], ids=["an empty --fail-on", "a --fail-on of commas"])

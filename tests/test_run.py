@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import io
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -144,7 +145,9 @@ def test_the_command_line_writes_what_the_pipeline_returns(
     from gate.cli import Streams, main
 
     out = tmp_path / "report.json"
-    streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO())
+    # A clock an hour after the capture: an older snapshot adds the run's warning.
+    hour_later = datetime(2026, 8, 16, 11, 0, 0, tzinfo=timezone.utc)
+    streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO(), now=hour_later)
     main(["check", MANIFESTS, "--snapshot", AKS, "--json", str(out)], streams)
     assert out.read_text(encoding="utf-8") == render_json(run(snapshot))
 

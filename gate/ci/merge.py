@@ -135,6 +135,7 @@ class _ShardReport(Struct):
     summary: _Summary
     workloads: list[_Workload]
     otherDocuments: dict[str, _Count] = {}
+    warnings: list[str] = []
     shard: _Shard | None = None
 
 
@@ -343,5 +344,7 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         fail_on=fail_on,
         other_documents=tuple(sorted(others.items())),
         version=first.shard.version,
+        # Shards run minutes apart may disagree on the snapshot's age: each warning once.
+        warnings=tuple(dict.fromkeys(w for part in parts for w in part.report.warnings)),
     )
     return report, first.shard.cluster

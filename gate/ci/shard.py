@@ -74,6 +74,7 @@ class Selection:
             fail_on=report.fail_on,
             other_documents=report.other_documents,
             version=report.version,
+            warnings=report.warnings,
             shard=self.shard,
             positions=tuple(self._positions),
             items=self._items,

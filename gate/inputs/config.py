@@ -229,15 +229,23 @@ def today(now: datetime | None) -> date:
     return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
 
 
-def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> None:
+STALE_SNAPSHOT = (
+    "the snapshot is more than a day old (maxSnapshotAge in .fitgate.yaml or "
+    "--max-snapshot-age refuses old ones)"
+)
+"""The run's warning when the snapshot is a day old or older and no maximum age is set."""
+
+
+def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> tuple[str, ...]:
     """Refuse a snapshot that cannot be trusted (exit 2): one with no nodes, which cannot
-    answer anything, and one older than ``max_age``. (A snapshot more than a day old is
-    used, with a warning in the human reports' snapshot line.)"""
+    answer anything, and one older than ``max_age``. Returns the run's warnings: a snapshot
+    a day old or older, with no maximum age set, is used with a warning in every report
+    (with a maximum set, a snapshot within it is trusted as it is)."""
     if info.nodes == 0:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
     taken = _captured(info.captured_at)
     if taken is None:
-        return
+        return ()
     age = now - taken
     if max_age is not None and age > max_age:
         raise SnapshotError(
@@ -245,6 +253,9 @@ def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime)
             f"older than the maximum age of {_days(max_age)} (maxSnapshotAge, "
             "--max-snapshot-age): record a new one with fitgate snapshot"
         )
+    if max_age is None and age >= timedelta(days=1):
+        return (STALE_SNAPSHOT,)
+    return ()
 
 
 def _captured(text: str | None) -> datetime | None:

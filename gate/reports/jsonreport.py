@@ -121,6 +121,7 @@ def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
             "failOn": [v.value for v in VERDICT_ORDER if v in report.fail_on],
         },
         "otherDocuments": dict(report.other_documents),
+        **({"warnings": list(report.warnings)} if report.warnings else {}),
         **shard,
         "workloads": [_workload(r) for r in report.results] if workloads else [],
     }

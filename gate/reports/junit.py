@@ -133,6 +133,10 @@ def _properties(report: Report) -> list[str]:
         "gate.failOn": ",".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
     }
     rows = [f"      <property{_attrs({'name': k, 'value': v})}/>" for k, v in values.items()]
+    rows.extend(
+        f"      <property{_attrs({'name': 'fitgate.warning', 'value': w})}/>"
+        for w in report.warnings
+    )
     return ["    <properties>", *rows, "    </properties>"]
 
 

@@ -161,7 +161,7 @@ def _context(
         "counts": counts(report),
         "warning_count": summary.warnings,
         "other_documents": sum(n for _, n in report.other_documents),
-        "provenance": provenance(report.snapshot, now),
+        "provenance": provenance(report.snapshot, now, report.warnings),
         "fail_on": ", ".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
         "version": report.version,
         "shortened": [],

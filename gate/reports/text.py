@@ -13,7 +13,7 @@ from gate.reports.wording import detail, provenance, summary_line
 
 def render_text(report: Report, now: datetime | None = None, views: Views | None = None) -> str:
     views = views or Views()
-    lines = [provenance(report.snapshot, now)]
+    lines = [provenance(report.snapshot, now, report.warnings)]
     width = max((len(v.value) for v in VERDICT_ORDER), default=0)
     for result in report.results:
         where = "" if result.name == str(result.location) else f"  ({result.location})"

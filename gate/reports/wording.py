@@ -43,27 +43,19 @@ def snapshot_age(captured_at: str | None, now: datetime) -> str | None:
     return f"{minutes}m"
 
 
-def provenance(info: SnapshotInfo, now: datetime | None) -> str:
+def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str] = ()) -> str:
+    """The snapshot line of the human reports, ending with the run's own warnings."""
     where = info.context or info.source
     parts = [f"snapshot {where}: {info.nodes} nodes, {info.pods} pods"]
     if info.server_version:
         parts.append(f"server {info.server_version}")
-    stale = ""
     if info.captured_at:
         age = snapshot_age(info.captured_at, now) if now else None
         parts.append(f"taken {info.captured_at}" + (f" ({age} ago)" if age else ""))
-        if age and "d" in age:
-            stale = f" Warning: {STALE_SNAPSHOT}."
     else:
         parts.append("time of capture unknown")
-    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{stale}"
-
-
-STALE_SNAPSHOT = (
-    "the snapshot is more than a day old (maxSnapshotAge in .fitgate.yaml or "
-    "--max-snapshot-age refuses old ones)"
-)
-"""What the human reports add when the snapshot is a day old or older."""
+    warned = "".join(f" Warning: {w}." for w in warnings)
+    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{warned}"
 
 
 # --- a workload: its name and place ----------------------------------------------------------
