@@ -332,3 +332,37 @@ def test_retries_are_bounded(live: Live) -> None:
 def test_in_cluster_conflicts_with_kubeconfig_flags() -> None:
     with pytest.raises(UsageError):
         connect(LiveTarget(in_cluster=True, context="x"), {})
+
+
+def test_a_password_in_the_server_url_never_leaves_the_kubeconfig(tmp_path: Path) -> None:
+    """Shown and recorded without its user:password (errors, the recording, the reports)."""
+    url = f"http://admin:hunter2@127.0.0.1:{free_port()}"
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url, token=TOKEN)
+    code, out, err = run(["check", "fixtures"], {"KUBECONFIG": str(kubeconfig)})
+    assert code == 2 and "hunter2" not in out + err and "admin" not in out + err
+    assert "fitgate: cannot reach http://127.0.0.1:" in err
+
+
+def test_the_recording_keeps_no_password_of_the_server_url(tmp_path: Path, live: Live) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    with_password = live.url.replace("://", "://admin:hunter2@")
+    write_kubeconfig(kubeconfig, with_password, token=TOKEN)
+    out = tmp_path / "snap.json"
+    code, _, err = run(["snapshot", "--kubeconfig", str(kubeconfig), "-o", str(out)], {})
+    assert code == 0, err
+    recorded = out.read_text(encoding="utf-8")
+    assert "hunter2" not in recorded and '"server": "' + live.url + '"' in recorded
+
+
+@pytest.mark.parametrize(
+    "server",
+    ["http://api.example.com:6443", "http://10.0.0.1:6443", "http://[2001:db8::1]:6443"],
+    ids=["a remote name", "a private address", "a remote IPv6 address"],
+)
+def test_plain_http_to_a_remote_server_is_refused(tmp_path: Path, server: str) -> None:
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server, token=TOKEN)
+    err = _one_line_error(*run(["check", "fixtures"], {"KUBECONFIG": str(kubeconfig)}))
+    assert err == (
+        f"fitgate: context test: server {server} is plain http: credentials would travel in "
+        "clear text; fitgate reads a remote cluster over https only\n"
+    )

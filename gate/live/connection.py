@@ -9,12 +9,13 @@ JSON bytes: deserialising 150k pods into the client's model objects costs minute
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import urllib3
 from kubernetes.client import ApiClient, Configuration
@@ -79,7 +80,7 @@ def check_request(base: str, method: str, url: str) -> None:
     target, home = urlsplit(url), urlsplit(base)
     path = target.path[len(home.path) :] if target.path.startswith(home.path) else None
     if (target.scheme, target.netloc) != (home.scheme, home.netloc) or path is None:
-        raise RequestRefused(f"refusing {method} {url}: not the cluster being read")
+        raise RequestRefused(f"refusing {method} {shown_url(url)}: not the cluster being read")
     if "watch" in parse_qs(target.query):
         raise RequestRefused(f"refusing {method} {path}: fitgate never watches")
     if method == "GET" and path in READ_PATHS:
@@ -108,6 +109,7 @@ class ReadOnlyTransport:
         post_params: Any = None,
         _request_timeout: Any = None,
     ) -> Any:
+        url = shown_url(url)
         check_request(self._base, method.upper(), url)
         return self._inner.request(
             method,
@@ -227,6 +229,30 @@ class Connection:
         )
 
 
+def shown_url(url: str) -> str:
+    """``url`` as fitgate shows and records it: without the ``user:password@`` a
+    kubeconfig's server may carry, which must never leave the kubeconfig.
+
+    >>> shown_url("https://admin:secret@api.example.com:6443/k8s")
+    'https://api.example.com:6443/k8s'
+    """
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def _loopback(url: str) -> bool:
+    """Plain http is allowed only to this machine (a local proxy, a test server)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def connect(
     target: LiveTarget, env: Mapping[str, str], settings: Settings | None = None
 ) -> Connection:
@@ -234,14 +260,23 @@ def connect(
     settings = settings or Settings()
     configuration = Configuration()
     context = configure(configuration, target, env, settings.in_cluster_files)
-    server = str(configuration.host)
+    # A password in the kubeconfig's server URL is never shown, recorded or sent: the
+    # client sends no credentials from a URL, and the transport strips it from every request
+    # (the kubeconfig loader sets the host again whenever it refreshes a token).
+    server = shown_url(str(configuration.host))
     if not configuration.verify_ssl:
         raise ClusterError(
             f"context {context} sets insecure-skip-tls-verify: fitgate never turns TLS "
             "verification off; give the cluster's CA (certificate-authority) instead"
         )
-    if urlsplit(server).scheme not in ("http", "https"):
+    scheme = urlsplit(server).scheme
+    if scheme not in ("http", "https"):
         raise ClusterError(f"context {context}: server {server!r} is not an http(s) URL")
+    if scheme == "http" and not _loopback(server):
+        raise ClusterError(
+            f"context {context}: server {server} is plain http: credentials would travel in "
+            "clear text; fitgate reads a remote cluster over https only"
+        )
     # One attempt per request in urllib3 (no hidden retries, no redirects); Connection.send
     # owns the retry policy.
     configuration.retries = False
