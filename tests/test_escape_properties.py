@@ -33,6 +33,7 @@ def test_markdown_text_has_no_markup_and_one_line(text: str) -> None:
     # What a reader sees, once character references are decoded, never forms a mention.
     shown = html.unescape(out)
     assert "@" not in shown.replace("@\u200b", "")
+    assert "://" not in shown and "www." not in shown and "$" not in out
 
 
 @settings(max_examples=300)

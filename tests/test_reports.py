@@ -451,6 +451,15 @@ def test_hostile_text_is_inert_in_annotations() -> None:
             "@&#8203;admin #&#8203;1",
             id="mentions and issue references do not notify",
         ),
+        pytest.param(
+            markdown_text,
+            "https://evil.example www.evil.example",
+            "https:&#8203;//evil.example www&#8203;.evil.example",
+            id="bare addresses do not become links",
+        ),
+        pytest.param(
+            markdown_text, "$$x$$ $y$", "&#36;&#36;x&#36;&#36; &#36;y&#36;", id="no TeX math"
+        ),
         pytest.param(markdown_text, "a\nb\r\n\tc", "a b c", id="a cell stays on one line"),
         pytest.param(markdown_text, "a\x00\x1b\u202eb", "ab", id="control and bidi chars go"),
         pytest.param(

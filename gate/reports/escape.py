@@ -51,8 +51,13 @@ _MARKDOWN = {
     # are decoded: only a zero-width space between the sign and the name stops them.
     "@": "@&#8203;",
     "#": "#&#8203;",
+    # GFM's extended autolinks (a bare scheme:// or www. becomes a link) are found the same
+    # way, after references are decoded: a zero-width space breaks them.
+    "://": ":&#8203;//",
+    "www.": "www&#8203;.",
+    "$": "&#36;",  # GitHub's math: $...$ and $$...$$ render as TeX
 }
-_MARKDOWN_RE = re.compile("|".join(re.escape(c) for c in _MARKDOWN))
+_MARKDOWN_RE = re.compile("|".join(re.escape(c) for c in sorted(_MARKDOWN, key=len, reverse=True)))
 
 _XML_TEXT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}  # ">" also breaks a "]]>"
 _XML_ATTR = {**_XML_TEXT, '"': "&quot;", "\n": "&#10;", "\t": "&#9;"}
