@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +88,51 @@ def test_damaged_snapshots_are_read_or_refused_clearly(
     # As the reference reader reads it: lone surrogates (a damage can be one) are U+FFFD.
     document = replace_lone_surrogates(json.loads(path.read_text()))
     assert loaded == build_snapshot(document, str(path))
+
+
+def _aks() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json").read_text(encoding="utf-8")
+    )
+    return loaded
+
+
+def _capture(document: dict[str, Any], value: Any) -> None:
+    document["capturedAt"] = value
+
+
+def _negative_cpu(document: dict[str, Any], value: Any) -> None:
+    document["nodes"][0]["status"]["allocatable"]["cpu"] = value
+
+
+@pytest.mark.parametrize(
+    ("change", "value", "message"),
+    [
+        (_capture, "not a date", "capturedAt: 'not a date' is not an RFC 3339 time"),
+        (_capture, "2026-08-16", "capturedAt: '2026-08-16' is not an RFC 3339 time"),
+        (_negative_cpu, "-1", "node 'aks-system-0': status.allocatable.cpu is negative"),
+    ],
+    ids=["a capture time that is no time", "a date without a time", "negative allocatable cpu"],
+)
+def test_what_no_api_server_writes_is_refused_in_one_line(
+    tmp_path: Path, change: Any, value: Any, message: str
+) -> None:
+    document = _aks()
+    change(document, value)
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(path))
+    assert str(raised.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize(
+    "captured",
+    ["2026-08-16T10:00:00Z", "2026-08-16T10:00:00.123456789Z", "2026-08-16T12:00:00+02:00"],
+)
+def test_rfc3339_capture_times_are_read(tmp_path: Path, captured: str) -> None:
+    document = _aks()
+    document["capturedAt"] = captured
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert load_snapshot(str(path)).info.captured_at == captured

@@ -311,7 +311,7 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
     """
     try:
         with open(path, "rb") as handle:
-            return read_snapshot(handle, path, on_read or (lambda n: None))
+            return _trusted(read_snapshot(handle, path, on_read or (lambda n: None)), path)
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
     except NotAccepted:
@@ -326,4 +326,24 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
         raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
-    return build_snapshot(document, path)
+    return _trusted(build_snapshot(document, path), path)
+
+
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _trusted(snapshot: Snapshot, path: str) -> Snapshot:
+    """What both readers let through but no API server writes: a capture time that is no
+    RFC 3339 time (its age could not be told), a negative allocatable amount (the API
+    server's validation refuses one; every pod would be Insufficient there)."""
+    captured = snapshot.info.captured_at
+    if captured is not None and not _RFC3339.fullmatch(str(captured)):
+        shown = str(captured)[:40]
+        raise SnapshotError(f"{path}: capturedAt: {shown!r} is not an RFC 3339 time")
+    for node in snapshot.nodes:
+        for resource, amount in node.allocatable.items():
+            if amount < 0:
+                raise SnapshotError(
+                    f"{path}: node {node.name!r}: status.allocatable.{resource} is negative"
+                )
+    return snapshot
