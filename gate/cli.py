@@ -200,7 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="read even with credentials that could bind pods",
     )
     record.add_argument(
-        "-o", "--output", required=True, metavar="FILE", help="snapshot file to write"
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="snapshot file to write (- for standard output)",
     )
     return parser
 
@@ -430,6 +434,10 @@ def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
     """Record the live cluster once, read-only, to a ClusterSnapshot file (SPEC section 3)."""
     from gate.live.recorder import atomic_output, write_snapshot
 
+    if options.output == "-":  # the recording itself on standard output, the summary not
+        document, snapshot = _read_live(options, streams)
+        write_snapshot(document, streams.stdout)
+        return 0
     with atomic_output(options.output) as output:
         document, snapshot = _read_live(options, streams)
         write_snapshot(document, output)

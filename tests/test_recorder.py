@@ -363,3 +363,15 @@ def test_a_cluster_without_namespaces_served_records_an_empty_list(tmp_path: Pat
         assert run(["snapshot", "-o", str(path)], live.env, NOW)[0] == 0
     assert json.loads(path.read_text(encoding="utf-8"))["namespaces"] == []
     assert load_snapshot(str(path)).namespaces == {}
+
+
+def test_a_recording_to_dash_goes_to_standard_output_and_no_file_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    state = serve_snapshot(ApiState(), aks_document())
+    with live_cluster(tmp_path, state, context="aks-prod") as live:
+        code, out, _ = run(["snapshot", "-o", "-"], live.env, NOW)
+        assert run(["snapshot", "-o", "file.json"], live.env, NOW)[0] == 0
+    assert code == 0 and not (tmp_path / "-").exists()
+    assert out == (tmp_path / "file.json").read_text(encoding="utf-8")
