@@ -89,6 +89,22 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
 
 
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """What standard output shows, alike for ``check`` and ``merge``."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="standard output shows only the failing workloads and the status line",
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the verdicts (auto: when standard output is a terminal and NO_COLOR is unset)",
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the help to read (exit 2), not the
     seven-line usage: a CI log shows the mistake, not the synopsis."""
@@ -117,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
     add_report_options(check)
+    add_output_options(check)
     check.add_argument(
         "--no-step-summary",
         dest="step_summary",
@@ -189,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's JSON report")
     add_report_options(merge)
+    add_output_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
     record.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
@@ -371,12 +389,30 @@ def report_table(
     return [(writer, sinks) for writer, sinks in table if sinks]
 
 
+def colour_wanted(choice: str, streams: Streams) -> bool:
+    """``--color``: always, never, or (auto) when standard output is a terminal and
+    ``NO_COLOR`` is not set to a non-empty value (https://no-color.org). A CI log is not
+    a terminal, so it gets colour only with ``always``."""
+    if choice != "auto":
+        return choice == "always"
+    if streams.env.get("NO_COLOR"):
+        return False
+    isatty = getattr(streams.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
 def write_reports(
     options: argparse.Namespace, report: Report, cluster: str, streams: Streams
 ) -> None:
     """Each writer of the table rendered once, its text given to each of its sinks."""
     # The template is read before anything is written, so a bad one leaves no half-written set.
-    context = ReportContext(cluster, streams.now, _read_template(options.comment_template))
+    context = ReportContext(
+        cluster,
+        streams.now,
+        _read_template(options.comment_template),
+        quiet=options.quiet,
+        colour=colour_wanted(options.color, streams),
+    )
     for writer, sinks in report_table(options, streams):
         output = writer(report, context)
         if len(sinks) > 1 and not isinstance(output, str):

@@ -6,7 +6,8 @@ such text through exactly one function here, so a reviewer audits one place per 
 
 - :func:`markdown_text` for the PR comment and step summary (GitHub-flavoured markdown);
 - :func:`xml_text` and :func:`xml_attr` for JUnit XML;
-- :func:`workflow_message` and :func:`workflow_property` for GitHub workflow commands.
+- :func:`workflow_message` and :func:`workflow_property` for GitHub workflow commands;
+- :func:`terminal_text` for the text summary and standard error (a terminal or a CI log).
 
 >>> markdown_text("<img src=x>|@admin")
 '&lt;img src=x&gt;&#124;@&#8203;admin'
@@ -74,6 +75,17 @@ _WORKFLOW_PROPERTY_RE = re.compile("[%\r\n:,]")
 def _clean(text: str) -> str:
     """Drop control and bidi characters: never meaningful in a name, often an attack."""
     return _BIDI.sub("", _CONTROLS.sub("", text))
+
+
+def terminal_text(text: str) -> str:
+    """A line for a terminal: no ESC or other control character (which could recolour,
+    move the cursor or retitle the window), no bidi override, line breaks as spaces (a
+    line of its own could pass for fitgate's, or a workflow command in a CI log).
+
+    >>> terminal_text("web\\x1b]0;pwned\\x07\\n::error::x")
+    'web]0;pwned ::error::x'
+    """
+    return _LINE_BREAKS.sub(" ", _clean(text))
 
 
 def markdown_text(text: str) -> str:

@@ -27,14 +27,18 @@ class ReportContext:
 
     ``cluster`` names the cluster in every report; ``now`` dates the snapshot's age (None:
     no age is shown); ``comment_template`` is the text of a jinja2 template replacing the
-    shipped comment template. ``views`` derives what several reports show of one tuple of
-    per-node outcomes once for all of them: writers given the same context share it.
+    shipped comment template. ``quiet`` and ``colour`` shape the text summary only (the
+    failing workloads and the status line; coloured verdict words). ``views`` derives
+    what several reports show of one tuple of per-node outcomes once for all of them:
+    writers given the same context share it.
     """
 
     cluster: str = "cluster"
     now: datetime | None = None
     comment_template: str | None = None
     views: Views = field(default_factory=Views, compare=False)
+    quiet: bool = False
+    colour: bool = False
 
 
 class Reporter(Protocol):

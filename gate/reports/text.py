@@ -6,32 +6,64 @@ from __future__ import annotations
 from datetime import datetime
 
 from gate.model import VERDICT_ORDER, Report, Verdict
+from gate.reports.escape import terminal_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import detail, provenance, summary_line
 
+# SGR sequences (ECMA-48) for the verdict words on a terminal: each word is reset after.
+_COLOURS = {
+    Verdict.YES: "\x1b[32m",  # green
+    Verdict.NO: "\x1b[31m",  # red
+    Verdict.ERROR: "\x1b[31m",
+    Verdict.PARTIAL: "\x1b[33m",  # yellow
+    Verdict.ADDON_ONLY: "\x1b[33m",
+    Verdict.SKIPPED: "\x1b[2m",  # dim
+}
+_RESET = "\x1b[0m"
 
-def render_text(report: Report, now: datetime | None = None, views: Views | None = None) -> str:
+
+def render_text(
+    report: Report,
+    now: datetime | None = None,
+    views: Views | None = None,
+    *,
+    quiet: bool = False,
+    colour: bool = False,
+) -> str:
+    """The summary: the snapshot line, each workload with its detail lines, the status
+    line. ``quiet`` keeps only the workloads that fail the gate and the status line;
+    ``colour`` colours the verdict words. Text from the pull request or the cluster is
+    escaped line by line (:func:`~gate.reports.escape.terminal_text`) before any colour
+    is added, so only fitgate's own sequences reach a terminal."""
     views = views or Views()
-    lines = [provenance(report.snapshot, now, report.warnings)]
     width = max((len(v.value) for v in VERDICT_ORDER), default=0)
+    lines = [] if quiet else [terminal_text(provenance(report.snapshot, now, report.warnings))]
     for result in report.results:
+        if quiet and not report.fails(result):
+            continue
         where = "" if result.name == str(result.location) else f"  ({result.location})"
-        lines.append(f"{result.verdict.value:<{width}}  {result.title}{where}")
-        lines.extend(f"{'':<{width}}    {d}" for d in detail(result, views) if d)
-        lines.extend(f"{'':<{width}}    warning: {w.text}" for w in result.warnings)
+        word = result.verdict.value
+        pad = " " * (width - len(word))
+        if colour:
+            word = f"{_COLOURS[result.verdict]}{word}{_RESET}"
+        lines.append(f"{word}{pad}  {terminal_text(result.title + where)}")
+        lines.extend(f"{'':<{width}}    {terminal_text(d)}" for d in detail(result, views) if d)
+        lines.extend(f"{'':<{width}}    warning: {terminal_text(w.text)}" for w in result.warnings)
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 
 
 def write_text(report: Report, context: ReportContext) -> str:
-    return render_text(report, context.now, context.views)
+    return render_text(
+        report, context.now, context.views, quiet=context.quiet, colour=context.colour
+    )
 
 
 def write_errors(report: Report, context: ReportContext) -> str:
     """One ``fitgate: file:line: reason`` line per unreadable document."""
     return "".join(
-        f"fitgate: {r.location}: {r.reason}\n"
+        f"fitgate: {terminal_text(f'{r.location}: {r.reason}')}\n"
         for r in report.results
         if r.verdict is Verdict.ERROR and r.reason
     )
