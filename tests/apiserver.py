@@ -83,6 +83,7 @@ class ApiState:
     permissions: frozenset[tuple[str, str, str, str]] = READ_ONLY
     token: str | None = None
     expire_continue: dict[str, int] = field(default_factory=dict)
+    repeat_continue: set[str] = field(default_factory=set)
     faults: dict[str, list[int]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -235,6 +236,8 @@ class Handler(BaseHTTPRequestHandler):
         metadata = {"resourceVersion": "12345"}
         if start + limit < len(items):
             metadata["continue"] = _token(start + limit)
+        if request.path in state.repeat_continue and start:
+            metadata["continue"] = token  # a broken server: the same page, forever
         api_version, kind = LIST_KINDS[request.path]
         head = json.dumps({"kind": kind, "apiVersion": api_version, "metadata": metadata})
         payload = head[:-1].encode() + b', "items": [' + b",".join(i.raw for i in page) + b"]}"

@@ -147,6 +147,20 @@ def test_a_list_that_keeps_expiring_gives_up(live: Live, tmp_path: Path) -> None
     )
 
 
+def test_a_server_repeating_a_continue_token_is_not_listed_forever(
+    live: Live, tmp_path: Path
+) -> None:
+    live.state.serve(PODS, [small_pod(i) for i in range(1_200)])
+    live.state.repeat_continue.add(PODS)
+    code, err, document = record(live, tmp_path)
+    assert code == 2 and document == {}
+    assert err.splitlines()[-1] == (
+        "fitgate: listing pods: the server answered a continue token it had given before: "
+        "the list would never end"
+    )
+    assert len([r for r in live.state.requests if r.path == PODS]) == 2
+
+
 def test_an_item_of_an_unexpected_shape_is_a_one_line_error(live: Live, tmp_path: Path) -> None:
     live.state.serve(PODS, [small_pod(0), {"metadata": {"name": "odd"}, "spec": ["a list"]}])
     code, err, _ = record(live, tmp_path)

@@ -154,6 +154,7 @@ def _one_pass(connection: Connection, collection: Collection, progress: Phase) -
         items.append(minimise(item))
 
     token: str | None = None
+    seen: set[str] = set()
     while True:
         reply = _page(connection, collection, token)
         if reply.status == 410:
@@ -174,6 +175,12 @@ def _one_pass(connection: Connection, collection: Collection, progress: Phase) -
         token = metadata.get("continue") if isinstance(metadata, Mapping) else None
         if not token:
             return items
+        if not isinstance(token, str) or token in seen:
+            raise ClusterError(
+                f"listing {collection.noun}: the server answered a continue token it had "
+                "given before: the list would never end"
+            )
+        seen.add(token)
 
 
 def list_all(
