@@ -1,7 +1,16 @@
 """``python -m gate``: the only place that exits the process."""
 
+import os
 import sys
 
 from gate.cli import main
 
-sys.exit(main())
+code = main()
+try:
+    sys.stdout.flush()
+except OSError:  # standard output full or closed: said once, not again at exit
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if not code:
+        sys.stderr.write("fitgate: cannot write the output: standard output is full or closed\n")
+        code = 2
+sys.exit(code)

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
@@ -527,3 +528,7 @@ def _run(options: argparse.Namespace, streams: Streams) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as exc:  # standard output full (``> /dev/full``) or another stream gone
+        with suppress(OSError):
+            streams.stderr.write(f"fitgate: cannot write the output: {exc.strerror or exc}\n")
+        return 2

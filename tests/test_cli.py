@@ -302,3 +302,27 @@ def test_replica_fixtures_together(golden: Callable[[str, str], None]) -> None:
     }
     _, out, _ = run("check", "fixtures/replicas", "--snapshot", BUSY)
     golden("check-replicas.txt", out)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_standard_output_is_one_line_exit_2() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gate",
+                "check",
+                "fixtures/manifests/01-web-small.yaml",
+                "--snapshot",
+                AKS,
+            ],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith("fitgate: cannot write the output: ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

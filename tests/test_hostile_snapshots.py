@@ -136,3 +136,14 @@ def test_rfc3339_capture_times_are_read(tmp_path: Path, captured: str) -> None:
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     assert load_snapshot(str(path)).info.captured_at == captured
+
+
+def test_an_integer_past_pythons_digit_limit_is_refused_in_one_line(tmp_path: Path) -> None:
+    text = json.dumps(_aks()).replace('"pods": "110"', '"pods": ' + "9" * 5_000, 1)
+    path = tmp_path / "snap.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(path))
+    message = str(raised.value)
+    assert message.startswith(f"{path}: not a JSON snapshot: Exceeds the limit")
+    assert "\n" not in message

@@ -324,7 +324,7 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
             document = replace_lone_surrogates(document)
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
         raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
     return _trusted(build_snapshot(document, path), path)
 
