@@ -439,6 +439,9 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     snapshot = _load_snapshot(options, streams)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
+    problem = version_problem(snapshot.info.server_version)
+    if problem and not options.scheduler_version:
+        warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
     report = evaluate(options, snapshot, streams, config, warnings)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 

@@ -326,3 +326,15 @@ def test_a_full_standard_output_is_one_line_exit_2() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("fitgate: cannot write the output: ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_an_unusable_snapshot_server_version_is_unknown_with_a_warning(tmp_path: Path) -> None:
+    document = json.loads((ROOT / AKS).read_text(encoding="utf-8"))
+    document["source"]["serverVersion"] = "v1." + "9" * 50
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, report = json_report("fixtures/manifests/01-web-small.yaml", "--snapshot", str(path))
+    assert code == 0
+    [warning] = report["warnings"]
+    assert warning.startswith("snapshot serverVersion: version 'v1.999")
+    assert warning.endswith("is not a Kubernetes version such as v1.34.1: taken as unknown")

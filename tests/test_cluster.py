@@ -224,3 +224,10 @@ def test_the_package_never_names_binding_or_watch(name: str) -> None:
         if re.search(re.escape(name), path.read_text(encoding="utf-8"))
     ]
     assert users == []
+
+
+def test_a_server_version_no_check_can_use_is_not_recorded(live: Live, tmp_path: Path) -> None:
+    live.state.version = "v1." + "9" * 30
+    code, err, document = record(live, tmp_path)
+    assert code == 2 and document == {}
+    assert err.splitlines()[-1].startswith(f"fitgate: {live.url}/version: gitVersion: version ")

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.errors import ClusterError
+from gate.k8s.version import version_problem
 from gate.live.connection import REVIEW_PATH, Connection, Reply, Settings, connect
 from gate.live.credentials import LiveTarget
 from gate.live.jsonlist import NotAList, decode_list
@@ -209,7 +210,12 @@ def server_version(connection: Connection) -> str | None:
         raise _failure(reply, "reading the server version", connection)
     document = reply.document()
     version = document.get("gitVersion") if isinstance(document, Mapping) else None
-    return version if isinstance(version, str) else None
+    if not isinstance(version, str):
+        return None
+    problem = version_problem(version)
+    if problem:  # it would be recorded and read back as a version no check can use
+        raise ClusterError(f"{connection.server}/version: gitVersion: {problem}")
+    return version
 
 
 def read_cluster(
