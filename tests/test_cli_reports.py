@@ -171,6 +171,16 @@ def test_comment_template_overrides_the_shipped_one(tmp_path: Path) -> None:
         pytest.param(None, "cannot read comment template", id="missing-file"),
         pytest.param("{{ nope }}", "comment template: UndefinedError", id="undefined-name"),
         pytest.param("{% if %}", "comment template: TemplateSyntaxError", id="syntax-error"),
+        pytest.param(
+            '{{ "%999999999s"|format(1) }}',
+            "comment template: TemplateBudget: format width 999999999 is past 10000",
+            id="a format width that would build a gigabyte",
+        ),
+        pytest.param(
+            "{% for i in range(100000) %}{{ 'x' * 100 }}{% endfor %}",
+            "comment template: TemplateBudget: the output passed 8388608 characters",
+            id="output past its budget",
+        ),
     ],
 )
 def test_bad_comment_template_exits_2(tmp_path: Path, template: str | None, needle: str) -> None:
@@ -269,3 +279,17 @@ def test_a_comment_template_alone_is_rendered_and_written_nowhere(tmp_path: Path
     code, out, _ = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
     assert code == 1 and "Gate FAILED." in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md.j2"]
+
+
+def test_a_comment_template_that_never_ends_stops_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Long enough to pass the deadline, short enough that the abandoned worker ends soon.
+    monkeypatch.setattr("gate.reports.markdown.TEMPLATE_SECONDS", 0.2)
+    path = tmp_path / "t.md.j2"
+    path.write_text("{% for i in range(5000) %}{% for j in range(5000) %}{% endfor %}{% endfor %}")
+    comment = tmp_path / "c.md"
+    code, err = run_with_template(comment, path)
+    assert code == 2
+    assert "comment template: TemplateBudget: rendering took more than 0.2 s" in err
+    assert not comment.exists()

@@ -14,6 +14,8 @@ rendered again with fewer rows, emptying the least useful section first, until i
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -22,6 +24,7 @@ from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template, TemplateError
+from jinja2.filters import do_format
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
@@ -195,9 +198,61 @@ def _environment(kind: type[Environment]) -> Environment:
     )
 
 
+# A user's template is untrusted input with a budget: time, output, and the width a
+# ``format`` may pad to (``"%999999999s"|format(1)`` would build a gigabyte).
+TEMPLATE_SECONDS = 10.0
+TEMPLATE_OUTPUT = 8 << 20
+_MAX_WIDTH = 10_000
+_WIDTHS = re.compile(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+class TemplateBudget(TemplateError):
+    """A user's template ran past its time or output budget."""
+
+
+def _bounded_format(value: Any, *args: Any, **kwargs: Any) -> str:
+    """jinja2's ``format`` filter, refusing a width or precision past ``_MAX_WIDTH``."""
+    for width, precision in _WIDTHS.findall(str(value)):
+        for number in (width, precision):
+            if number == "*" or (number and int(number) > _MAX_WIDTH):
+                raise TemplateBudget(f"format width {number} is past {_MAX_WIDTH}")
+    return str(do_format(value, *args, **kwargs))
+
+
 def compile_template(source: str) -> Template:
     """A user's template, in jinja2's sandbox: it may read the context, nothing else."""
-    return _environment(ImmutableSandboxedEnvironment).from_string(source)
+    environment = _environment(ImmutableSandboxedEnvironment)
+    environment.filters["format"] = _bounded_format
+    return environment.from_string(source)
+
+
+def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
+    """Render within ``TEMPLATE_SECONDS`` and ``TEMPLATE_OUTPUT``, in a worker thread: a
+    loop that prints nothing yields nothing to check, so the deadline is kept from outside
+    (the worker is a daemon: the run ends with an error and does not wait for it)."""
+    outcome: list[Any] = []
+
+    def work() -> None:
+        try:
+            size, parts = 0, []
+            for part in compiled.generate(context):
+                size += len(part)
+                if size > TEMPLATE_OUTPUT:
+                    raise TemplateBudget(f"the output passed {TEMPLATE_OUTPUT} characters")
+                parts.append(part)
+            outcome.append("".join(parts))
+        except BaseException as exc:  # handed to the caller, which decides
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, name="comment-template", daemon=True)
+    worker.start()
+    worker.join(TEMPLATE_SECONDS)
+    if not outcome:
+        raise TemplateBudget(f"rendering took more than {TEMPLATE_SECONDS:g} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    text: str = outcome[0]
+    return text
 
 
 def shipped_template() -> str:
@@ -323,7 +378,10 @@ def _fitted(
     )
 
     def render(budget: Budget) -> str:
-        return compiled.render(_context(report, cluster, now, sections, budget))
+        context = _context(report, cluster, now, sections, budget)
+        if compiled is _compiled_shipped_template():
+            return compiled.render(context)
+        return _budgeted_render(compiled, context)
 
     text = fit_to_limit(render, full, limit)
     return _minimal(report, cluster) if text is None else text
