@@ -23,6 +23,7 @@ TIERS: dict[str, int] = {
     "gate.errors": 0,
     "gate.progress": 0,
     "gate.untyped": 0,
+    "gate.deadline": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,
@@ -36,7 +37,7 @@ TIERS: dict[str, int] = {
 }
 
 # Reports are written from the model alone: they may not read the stages that made it.
-REPORTS_MAY_IMPORT = ("gate", "gate.model", "gate.errors", "gate.reports")
+REPORTS_MAY_IMPORT = ("gate", "gate.model", "gate.errors", "gate.reports", "gate.deadline")
 
 # Known exceptions, each to be removed by the stage that owns the imported piece.
 KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(

@@ -36,7 +36,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -48,6 +47,7 @@ from http.client import HTTPMessage
 from typing import IO, Any, NoReturn
 
 from gate import __version__
+from gate.deadline import within
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_AUTHOR = "github-actions[bot]"
@@ -324,27 +324,14 @@ def _within(deadline: float, work: Callable[[], Outcome]) -> Outcome:
     """``work()``, or CommentError once ``deadline`` seconds have passed without its end.
 
     Each request also checks the deadline itself between reads, but one read may wait for
-    a socket timeout; the work runs in a daemon thread, so that a server that answers a
-    byte at a time cannot hold the poster (or the job) past the deadline. A late answer
-    is dropped: the work checks the deadline before each request, so nothing is written
-    after it.
+    a socket timeout; the work runs apart (:func:`gate.deadline.within`), so that a server
+    that answers a byte at a time cannot hold the poster (or the job) past the deadline. A
+    late answer is dropped: the work checks the deadline before each request, so nothing is
+    written after it.
     """
-    done: list[Outcome | Exception] = []
-
-    def run() -> None:
-        try:
-            done.append(work())
-        except Exception as exc:  # handed to the waiting thread
-            done.append(exc)
-
-    worker = threading.Thread(target=run, name="fitgate-comment", daemon=True)
-    worker.start()
-    worker.join(deadline)
-    if not done:
-        raise CommentError(f"no complete answer within {deadline:g} s: giving up")
-    if isinstance(done[0], Exception):
-        raise done[0]
-    return done[0]
+    return within(
+        deadline, work, lambda: CommentError(f"no complete answer within {deadline:g} s: giving up")
+    )
 
 
 def _read(path: str) -> str:

@@ -15,7 +15,6 @@ rendered again with fewer rows, emptying the least useful section first, until i
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -28,6 +27,7 @@ from jinja2.filters import do_format
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
+from gate.deadline import within
 from gate.errors import UsageError
 from gate.model import VERDICT_ORDER, Report, WorkloadResult, WorkloadWarning
 from gate.reports.escape import markdown_text
@@ -227,32 +227,23 @@ def compile_template(source: str) -> Template:
 
 
 def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
-    """Render within ``TEMPLATE_SECONDS`` and ``TEMPLATE_OUTPUT``, in a worker thread: a
-    loop that prints nothing yields nothing to check, so the deadline is kept from outside
-    (the worker is a daemon: the run ends with an error and does not wait for it)."""
-    outcome: list[Any] = []
+    """Render within ``TEMPLATE_SECONDS`` and ``TEMPLATE_OUTPUT``. A loop that prints
+    nothing yields nothing to check, so the deadline is kept from outside
+    (:func:`gate.deadline.within`): the run ends with an error, not waiting for it."""
 
-    def work() -> None:
-        try:
-            size, parts = 0, []
-            for part in compiled.generate(context):
-                size += len(part)
-                if size > TEMPLATE_OUTPUT:
-                    raise TemplateBudget(f"the output passed {TEMPLATE_OUTPUT} characters")
-                parts.append(part)
-            outcome.append("".join(parts))
-        except BaseException as exc:  # handed to the caller, which decides
-            outcome.append(exc)
+    def work() -> str:
+        size, parts = 0, []
+        for part in compiled.generate(context):
+            size += len(part)
+            if size > TEMPLATE_OUTPUT:
+                raise TemplateBudget(f"the output passed {TEMPLATE_OUTPUT} characters")
+            parts.append(part)
+        return "".join(parts)
 
-    worker = threading.Thread(target=work, name="comment-template", daemon=True)
-    worker.start()
-    worker.join(TEMPLATE_SECONDS)
-    if not outcome:
-        raise TemplateBudget(f"rendering took more than {TEMPLATE_SECONDS:g} s")
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    text: str = outcome[0]
-    return text
+    def late() -> Exception:
+        return TemplateBudget(f"rendering took more than {TEMPLATE_SECONDS:g} s")
+
+    return within(TEMPLATE_SECONDS, work, late)
 
 
 def shipped_template() -> str:
