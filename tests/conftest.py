@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+
+from gate.inputs.manifests import LoaderFactory
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -33,3 +37,20 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
 
     return check
+
+
+# Both YAML loaders a manifest may be read with: libyaml's, and PyYAML's pure-Python one.
+LOADERS: list[Any] = [
+    pytest.param(
+        getattr(yaml, "CSafeLoader", None),
+        id="libyaml",
+        marks=pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml"),
+    ),
+    pytest.param(yaml.SafeLoader, id="pure-python"),
+]
+
+
+@pytest.fixture(params=LOADERS)
+def loader(request: pytest.FixtureRequest) -> LoaderFactory:
+    factory: LoaderFactory = request.param
+    return factory

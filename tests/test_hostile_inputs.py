@@ -29,21 +29,6 @@ from tests.deadline import deadline
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
 
-LOADERS: list[Any] = [
-    pytest.param(
-        getattr(yaml, "CSafeLoader", None),
-        id="libyaml",
-        marks=pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml"),
-    ),
-    pytest.param(yaml.SafeLoader, id="pure-python"),
-]
-
-
-@pytest.fixture(params=LOADERS)
-def loader(request: pytest.FixtureRequest) -> LoaderFactory:
-    factory: LoaderFactory = request.param
-    return factory
-
 
 def read(paths: Sequence[str | Path], loader: LoaderFactory | None = None) -> list[Document]:
     with deadline(60):

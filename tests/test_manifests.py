@@ -31,21 +31,6 @@ from gate.model import Document
 DATA = Path(__file__).resolve().parent / "data" / "manifests"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-LOADERS: list[Any] = [
-    pytest.param(
-        getattr(yaml, "CSafeLoader", None),
-        id="libyaml",
-        marks=pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml"),
-    ),
-    pytest.param(yaml.SafeLoader, id="pure-python"),
-]
-
-
-@pytest.fixture(params=LOADERS)
-def loader(request: pytest.FixtureRequest) -> LoaderFactory:
-    factory: LoaderFactory = request.param
-    return factory
-
 
 def read(paths: Sequence[str | Path], loader: LoaderFactory, stdin: bytes = b"") -> list[Document]:
     return list(read_documents([str(p) for p in paths], io.BytesIO(stdin), loader=loader))
