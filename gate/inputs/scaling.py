@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gate.inputs.custom_kinds import get
 from gate.model import Scaling, Workload
 
 # KEDA's defaults, keda.sh/v1alpha1 ScaledObject: minReplicaCount 0, maxReplicaCount 100.
@@ -50,20 +51,12 @@ def _count(value: object) -> int | None:
     return None
 
 
-def _get(obj: object, *path: str) -> object:
-    for key in path:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def _job_pods(job_spec: object) -> int:
-    if _get(job_spec, "suspend") is True:
+    if get(job_spec, ("suspend",)) is True:
         return 0
-    parallelism = _count(_get(job_spec, "parallelism"))
+    parallelism = _count(get(job_spec, ("parallelism",)))
     wanted = 1 if parallelism is None else parallelism
-    completions = _count(_get(job_spec, "completions"))
+    completions = _count(get(job_spec, ("completions",)))
     return wanted if completions is None else min(wanted, completions)
 
 
@@ -71,19 +64,19 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> int | None:
     """How many pods of its template the workload runs at once; None when it has no count
     (DaemonSet, PodTemplate, kinds without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        replicas = _count(_get(body, "spec", "replicas"))
+        replicas = _count(get(body, ("spec", "replicas")))
         return 1 if replicas is None else replicas
     if kind == "Job":
-        return _job_pods(_get(body, "spec"))
+        return _job_pods(get(body, ("spec",)))
     if kind == "CronJob":
-        return _job_pods(_get(body, "spec", "jobTemplate", "spec"))
+        return _job_pods(get(body, ("spec", "jobTemplate", "spec")))
     if kind == "Pod":
         return 1
     return None
 
 
 def _namespace(body: Mapping[str, Any]) -> str:
-    namespace = _get(body, "metadata", "namespace")
+    namespace = get(body, ("metadata", "namespace"))
     return namespace if isinstance(namespace, str) and namespace else "default"
 
 
@@ -91,21 +84,21 @@ def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | N
     """The workload an HPA or a KEDA ScaledObject scales, and its bounds; None for any other
     document or one whose target cannot be named."""
     kind = body.get("kind")
-    target = _get(body, "spec", "scaleTargetRef")
-    name = _get(target, "name")
+    target = get(body, ("spec", "scaleTargetRef"))
+    name = get(target, ("name",))
     if not isinstance(name, str) or not name:
         return None
-    own_name = _get(body, "metadata", "name")
+    own_name = get(body, ("metadata", "name"))
     own_name = own_name if isinstance(own_name, str) else "(unnamed)"
     if kind == "HorizontalPodAutoscaler":
-        target_kind = _get(target, "kind")
-        minimum = _count(_get(body, "spec", "minReplicas"))
-        maximum = _count(_get(body, "spec", "maxReplicas"))
+        target_kind = get(target, ("kind",))
+        minimum = _count(get(body, ("spec", "minReplicas")))
+        maximum = _count(get(body, ("spec", "maxReplicas")))
         low = _HPA_MIN_DEFAULT if minimum is None else minimum
     elif kind == "ScaledObject":
-        target_kind = _get(target, "kind") or "Deployment"
-        minimum = _count(_get(body, "spec", "minReplicaCount"))
-        maximum = _count(_get(body, "spec", "maxReplicaCount"))
+        target_kind = get(target, ("kind",)) or "Deployment"
+        minimum = _count(get(body, ("spec", "minReplicaCount")))
+        maximum = _count(get(body, ("spec", "maxReplicaCount")))
         low = _KEDA_MIN_DEFAULT if minimum is None else minimum
         maximum = _KEDA_MAX_DEFAULT if maximum is None else maximum
     else:
@@ -148,12 +141,12 @@ def max_surge(kind: str, body: Mapping[str, Any], wanted: int) -> int:
     strategy_key = {"Deployment": "strategy", "DaemonSet": "updateStrategy"}.get(kind)
     if strategy_key is None:
         return 0
-    strategy = _get(body, "spec", strategy_key)
-    kind_of_strategy = _get(strategy, "type") or "RollingUpdate"
+    strategy = get(body, ("spec", strategy_key))
+    kind_of_strategy = get(strategy, ("type",)) or "RollingUpdate"
     if kind_of_strategy != "RollingUpdate":
         return 0
     default: object = "25%" if kind == "Deployment" else 0
-    surge = _get(strategy, "rollingUpdate", "maxSurge")
+    surge = get(strategy, ("rollingUpdate", "maxSurge"))
     return _scaled(default if surge is None else surge, wanted, round_up=True) or 0
 
 
@@ -191,16 +184,16 @@ class DisruptionBudget:
 def disruption_budget_of(body: Mapping[str, Any]) -> DisruptionBudget | None:
     if body.get("kind") != "PodDisruptionBudget":
         return None
-    labels = _get(body, "spec", "selector", "matchLabels")
-    name = _get(body, "metadata", "name")
+    labels = get(body, ("spec", "selector", "matchLabels"))
+    name = get(body, ("metadata", "name"))
     return DisruptionBudget(
         name=name if isinstance(name, str) else "(unnamed)",
         namespace=_namespace(body),
         match_labels={str(k): str(v) for k, v in labels.items()}
         if isinstance(labels, Mapping)
         else {},
-        min_available=_get(body, "spec", "minAvailable"),
-        max_unavailable=_get(body, "spec", "maxUnavailable"),
+        min_available=get(body, ("spec", "minAvailable")),
+        max_unavailable=get(body, ("spec", "maxUnavailable")),
     )
 
 

@@ -12,6 +12,7 @@ from gate.inputs.custom_kinds import (
     CustomKind,
     KindTable,
     api_group,
+    get,
     kind_table,
     pod_template_path,
     templates,
@@ -98,14 +99,6 @@ class OtherDocument:
 Extracted = Workload | Unevaluated | OtherDocument
 
 
-def _get(obj: object, path: Path) -> object:
-    for key in path:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def _identity(body: Mapping[str, Any]) -> tuple[str, str, str]:
     """Kind, namespace and name; a value that is not text counts as absent (such a
     document is refused by :data:`~gate.inputs.shape.METADATA` before it is shown)."""
@@ -128,8 +121,8 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
     """The first resource quantity that does not parse, named by its field path."""
     places: list[tuple[str, object]] = [
         (f"{prefix}.overhead", spec.get("overhead")),
-        (f"{prefix}.resources.requests", _get(spec, ("resources", "requests"))),
-        (f"{prefix}.resources.limits", _get(spec, ("resources", "limits"))),
+        (f"{prefix}.resources.requests", get(spec, ("resources", "requests"))),
+        (f"{prefix}.resources.limits", get(spec, ("resources", "limits"))),
     ]
     for key in ("initContainers", "containers"):
         items = spec.get(key)
@@ -139,7 +132,7 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
             if not isinstance(container, Mapping):
                 return f"{prefix}.{key}[{i}]: expected a mapping"
             for path in _QUANTITY_FIELDS:
-                places.append((f"{prefix}.{key}[{i}].{'.'.join(path)}", _get(container, path)))
+                places.append((f"{prefix}.{key}[{i}].{'.'.join(path)}", get(container, path)))
     for where, resources in places:
         if resources is None:
             continue
@@ -160,7 +153,7 @@ def _unreadable(
 
 
 def _annotations(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    annotations = _get(body, ("metadata", "annotations"))
+    annotations = get(body, ("metadata", "annotations"))
     return annotations if isinstance(annotations, Mapping) else {}
 
 
@@ -187,7 +180,7 @@ def _template_labels(body: Mapping[str, Any], field: str) -> dict[str, str]:
     path = tuple(field.split("."))
     if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
         return {}
-    return text_labels(_get(body, (*path[:-1], "metadata", "labels")))
+    return text_labels(get(body, (*path[:-1], "metadata", "labels")))
 
 
 def _workload(
@@ -211,7 +204,7 @@ def _workload(
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
     warnings = []
-    if kind == "StatefulSet" and _get(body, ("spec", "volumeClaimTemplates")):
+    if kind == "StatefulSet" and get(body, ("spec", "volumeClaimTemplates")):
         text = (
             "volumeClaimTemplates: volume filters (VolumeBinding, VolumeZone, "
             "NodeVolumeLimits) not checked"
@@ -254,10 +247,10 @@ def extract(
     if kind in BUILT_IN_COUNTS and template_paths.get(kind) == TEMPLATE_PATHS.get(kind):
         replicas = wanted_pods(kind, body)
     elif replicas_path:
-        found = _get(body, replicas_path)
+        found = get(body, replicas_path)
         if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
             replicas = found
-    return _workload(body, location, _get(body, spec_path), ".".join(spec_path), replicas)
+    return _workload(body, location, get(body, spec_path), ".".join(spec_path), replicas)
 
 
 def _custom(
@@ -306,18 +299,18 @@ class _WorkloadRefs:
         entry = self._paths.get(kind)
         if kind in self.KINDS and entry is not None:
             path = entry[0]
-            self._seen[(kind, namespace, name)] = (_get(body, path), ".".join(path))
+            self._seen[(kind, namespace, name)] = (get(body, path), ".".join(path))
 
     def resolve(
         self, body: Mapping[str, Any], location: Location, final: bool = False
     ) -> Workload | Unevaluated | None:
         """The Rollout's workload, or None to wait for the rest of the run."""
-        ref = _get(body, ("spec", "workloadRef"))
+        ref = get(body, ("spec", "workloadRef"))
         ref = ref if isinstance(ref, Mapping) else {}
         kind, namespace, _ = _identity(body)
         target = (str(ref.get("kind") or "Deployment"), namespace, str(ref.get("name") or ""))
         seen = self._seen.get(target)
-        replicas = _get(body, ("spec", "replicas"))
+        replicas = get(body, ("spec", "replicas"))
         if not isinstance(replicas, int) or isinstance(replicas, bool):
             replicas = 1
         if seen is not None:
@@ -355,7 +348,7 @@ def _document(
 ) -> Iterator[Extracted]:
     body = document.body
     key = (api_group(body.get("apiVersion")), _identity(body)[0]) if body else ("", "")
-    if body is not None and key in WORKLOAD_REF_KINDS and _get(body, ("spec", "workloadRef")):
+    if body is not None and key in WORKLOAD_REF_KINDS and get(body, ("spec", "workloadRef")):
         yield from _referring(body, document.location, refs)
         return
     row = kinds.get(key)
