@@ -5,8 +5,10 @@ manifests -> Document -> Workload -> (Snapshot -> NodeView) -> WorkloadResult ->
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -214,6 +216,34 @@ class SnapshotInfo:
     server_version: str | None
     nodes: int
     pods: int
+
+    @property
+    def taken(self) -> datetime | None:
+        """When it was captured; None when unknown or not an RFC 3339 time."""
+        return rfc3339_time(self.captured_at)
+
+
+_RFC3339 = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+def rfc3339_time(text: object) -> datetime | None:
+    """An RFC 3339 time as Kubernetes writes them (Go's nanoseconds included), or None.
+
+    >>> rfc3339_time("2026-08-16T10:00:00.123456789Z").isoformat()
+    '2026-08-16T10:00:00.123456+00:00'
+    """
+    found = _RFC3339.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        return None
+    day, clock, fraction, zone = found.groups()
+    micro = f".{(fraction + '000000')[:6]}" if fraction else ""  # Python's resolution
+    offset = "+00:00" if zone in ("Z", "z") else zone
+    try:
+        return datetime.fromisoformat(f"{day}T{clock}{micro}{offset}")
+    except ValueError:  # a 13th month, a 25th hour
+        return None
 
 
 class Code(str, Enum):

@@ -243,7 +243,7 @@ def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime)
     (with a maximum set, a snapshot within it is trusted as it is)."""
     if info.nodes == 0:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
-    taken = _captured(info.captured_at)
+    taken = info.taken
     if taken is None:
         return ()
     age = now - taken
@@ -256,16 +256,6 @@ def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime)
     if max_age is None and age >= timedelta(days=1):
         return (STALE_SNAPSHOT,)
     return ()
-
-
-def _captured(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        taken = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return taken if taken.tzinfo else taken.replace(tzinfo=timezone.utc)
 
 
 def _days(age: timedelta) -> str:

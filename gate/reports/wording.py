@@ -10,9 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
-from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, SnapshotInfo, Verdict, WorkloadResult
+from gate.model import (
+    SNAPSHOT_CAVEAT,
+    VERDICT_ORDER,
+    Report,
+    SnapshotInfo,
+    Verdict,
+    WorkloadResult,
+    rfc3339_time,
+)
 from gate.reports.views import Outcomes, Views, fitting_nodes
 from gate.scheduler.filters import ROOM_PLUGINS
 
@@ -24,14 +32,9 @@ _STDIN_NAMES = ("-", "<stdin>", "")
 
 def snapshot_age(captured_at: str | None, now: datetime) -> str | None:
     """``3h 5m`` style age of an RFC 3339 timestamp, or None when unknown or unparsable."""
-    if not captured_at:
+    taken = rfc3339_time(captured_at)
+    if taken is None:
         return None
-    try:
-        taken = datetime.fromisoformat(captured_at.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if taken.tzinfo is None:
-        taken = taken.replace(tzinfo=timezone.utc)
     seconds = max(0, int((now - taken).total_seconds()))
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
