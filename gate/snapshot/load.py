@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from gate.errors import QuantityError, SnapshotError
+from gate.inputs.manifests import display_path
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.k8s.ports import host_port
 from gate.k8s.resources import (
@@ -307,13 +308,16 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
     The file is read once by the typed streaming reader, which keeps only the fields the
     checks read. When it finds anything it does not accept, the file is read again by the
     reference reader, so that the verdict on the file, and any message, is that reader's.
-    ``on_read`` is told how many bytes have been read, for progress reporting.
+    ``on_read`` is told how many bytes have been read, for progress reporting. The file is
+    named in messages and reports as :func:`display_path` shows it (a file name's bytes that
+    are not UTF-8 as U+FFFD): a report must hold it, and a merge must read that report back.
     """
+    shown = display_path(path)
     try:
         with open(path, "rb") as handle:
-            return _trusted(read_snapshot(handle, path, on_read or (lambda n: None)), path)
+            return _trusted(read_snapshot(handle, shown, on_read or (lambda n: None)), shown)
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+        raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
     except NotAccepted:
         pass
     try:
@@ -323,10 +327,10 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
         if may_hold_surrogates(data):
             document = replace_lone_surrogates(document)
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror}") from None
+        raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
-        raise SnapshotError(f"{path}: not a JSON snapshot: {exc}") from None
-    return _trusted(build_snapshot(document, path), path)
+        raise SnapshotError(f"{shown}: not a JSON snapshot: {exc}") from None
+    return _trusted(build_snapshot(document, shown), shown)
 
 
 def _trusted(snapshot: Snapshot, path: str) -> Snapshot:
