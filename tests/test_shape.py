@@ -23,6 +23,8 @@ def refused(field: str, wanted: str, got: str) -> str:
 
 
 TERMS = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+REQUIRED_KEY = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED_KEY = "preferredDuringSchedulingIgnoredDuringExecution"
 GT_TWO = {"key": "n", "operator": "Gt", "values": [2]}
 REQUIRED = {"requiredDuringSchedulingIgnoredDuringExecution": {
     "nodeSelectorTerms": [{"matchExpressions": [GT_TWO]}]}}  # fmt: skip
@@ -61,6 +63,86 @@ CASES = {
     ),
     "host-network-string": ({"hostNetwork": "true"}, "hostNetwork", "a boolean", "a string"),
     "volumes-string": ({"volumes": "data"}, "volumes", "a list", "a string"),
+    # The inter-pod filters' fields, as core/v1's PodAffinityTerm and TopologySpreadConstraint
+    # type them: `matchLabels: {version: 1}` is refused by the API server, not matched.
+    "pod-affinity-required-string": (
+        {"affinity": {"podAntiAffinity": {REQUIRED_KEY: "x"}}},
+        f"affinity.podAntiAffinity.{REQUIRED_KEY}", "a list", "a string",
+    ),
+    "pod-affinity-term-string": (
+        {"affinity": {"podAffinity": {REQUIRED_KEY: ["x"]}}},
+        f"affinity.podAffinity.{REQUIRED_KEY}[0]", "a mapping", "a string",
+    ),
+    "match-labels-number": (
+        {"affinity": {"podAffinity": {REQUIRED_KEY: [
+            {"topologyKey": "zone", "labelSelector": {"matchLabels": {"version": 1}}}]}}},
+        f"affinity.podAffinity.{REQUIRED_KEY}[0].labelSelector.matchLabels.version",
+        "a string", "a number",
+    ),
+    "topology-key-number": (
+        {"affinity": {"podAntiAffinity": {REQUIRED_KEY: [{"topologyKey": 5}]}}},
+        f"affinity.podAntiAffinity.{REQUIRED_KEY}[0].topologyKey", "a string", "a number",
+    ),
+    "namespaces-string": (
+        {"affinity": {"podAffinity": {REQUIRED_KEY: [{"namespaces": "default"}]}}},
+        f"affinity.podAffinity.{REQUIRED_KEY}[0].namespaces", "a list", "a string",
+    ),
+    "namespace-selector-expression-values-string": (
+        {"affinity": {"podAffinity": {REQUIRED_KEY: [{"namespaceSelector": {
+            "matchExpressions": [{"key": "team", "operator": "In", "values": "a"}]}}]}}},
+        f"affinity.podAffinity.{REQUIRED_KEY}[0].namespaceSelector.matchExpressions[0].values",
+        "a list", "a string",
+    ),
+    "match-label-keys-number": (
+        {"affinity": {"podAffinity": {REQUIRED_KEY: [{"matchLabelKeys": [1]}]}}},
+        f"affinity.podAffinity.{REQUIRED_KEY}[0].matchLabelKeys[0]", "a string", "a number",
+    ),
+    "preferred-weight-string": (
+        {"affinity": {"podAffinity": {PREFERRED_KEY: [{"weight": "1"}]}}},
+        f"affinity.podAffinity.{PREFERRED_KEY}[0].weight", "an integer", "a string",
+    ),
+    "preferred-term-topology-key-number": (
+        {"affinity": {"podAffinity": {PREFERRED_KEY: [
+            {"weight": 1, "podAffinityTerm": {"topologyKey": 1}}]}}},
+        f"affinity.podAffinity.{PREFERRED_KEY}[0].podAffinityTerm.topologyKey",
+        "a string", "a number",
+    ),
+    "node-preferred-weight-float": (
+        {"affinity": {"nodeAffinity": {PREFERRED_KEY: [{"weight": 1.5, "preference": {}}]}}},
+        f"affinity.nodeAffinity.{PREFERRED_KEY}[0].weight", "an integer", "a number",
+    ),
+    "spread-item-string": (
+        {"topologySpreadConstraints": ["x"]}, "topologySpreadConstraints[0]", "a mapping",
+        "a string",
+    ),
+    "spread-max-skew-string": (
+        {"topologySpreadConstraints": [{"maxSkew": "1"}]},
+        "topologySpreadConstraints[0].maxSkew", "an integer", "a string",
+    ),
+    "spread-max-skew-bool": (
+        {"topologySpreadConstraints": [{"maxSkew": True}]},
+        "topologySpreadConstraints[0].maxSkew", "an integer", "a boolean",
+    ),
+    "spread-when-unsatisfiable-number": (
+        {"topologySpreadConstraints": [{"maxSkew": 1, "whenUnsatisfiable": 1}]},
+        "topologySpreadConstraints[0].whenUnsatisfiable", "a string", "a number",
+    ),
+    "spread-min-domains-string": (
+        {"topologySpreadConstraints": [{"minDomains": "2"}]},
+        "topologySpreadConstraints[0].minDomains", "an integer", "a string",
+    ),
+    "spread-policy-number": (
+        {"topologySpreadConstraints": [{"nodeTaintsPolicy": 1}]},
+        "topologySpreadConstraints[0].nodeTaintsPolicy", "a string", "a number",
+    ),
+    "spread-selector-string": (
+        {"topologySpreadConstraints": [{"labelSelector": "app=web"}]},
+        "topologySpreadConstraints[0].labelSelector", "a mapping", "a string",
+    ),
+    "spread-match-label-keys-string": (
+        {"topologySpreadConstraints": [{"matchLabelKeys": "pod-template-hash"}]},
+        "topologySpreadConstraints[0].matchLabelKeys", "a list", "a string",
+    ),
 }  # fmt: skip
 
 
@@ -76,9 +158,21 @@ def test_a_field_of_the_wrong_type_is_named(
 VALID = {
     "nulls-are-absent": {"tolerations": None, "nodeSelector": None},
     "unread-fields-unchecked": {"affinity": {"podAffinity": {"anything": [1]}}},
-    "any-list-items": {"topologySpreadConstraints": [True, 1, "x", None, {"maxSkew": 1}]},
+    "null-list-items": {"topologySpreadConstraints": [None, {"maxSkew": 1}]},
+    "whole-pod-affinity": {"affinity": {"podAntiAffinity": {
+        REQUIRED_KEY: [{"topologyKey": "kubernetes.io/hostname", "namespaces": ["a"],
+                        "labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+                            {"key": "tier", "operator": "In", "values": ["front"]}]},
+                        "namespaceSelector": {}, "matchLabelKeys": ["pod-template-hash"],
+                        "mismatchLabelKeys": ["tenant"]}],
+        PREFERRED_KEY: [{"weight": 100, "podAffinityTerm": {"topologyKey": "zone"}}]}}},
+    "whole-spread": {"topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"}}, "minDomains": 3,
+         "nodeAffinityPolicy": "Honor", "nodeTaintsPolicy": "Ignore",
+         "matchLabelKeys": ["pod-template-hash"]}]},
     "valid": {"containers": [{"name": "a", "ports": [{"hostPort": 80, "protocol": "UDP"}]}]},
-}
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("spec", VALID.values(), ids=VALID.keys())

@@ -52,15 +52,47 @@ _TOLERATION = mapping(
 _REQUIREMENT = mapping(key=STRING, operator=STRING, values=listing(STRING))
 _TERM = mapping(matchExpressions=listing(_REQUIREMENT), matchFields=listing(_REQUIREMENT))
 _REQUIRED = mapping(nodeSelectorTerms=listing(_TERM))
+_PREFERRED = mapping(weight=INTEGER, preference=_TERM)
+_LABEL_SELECTOR = mapping(
+    matchLabels=Of("a mapping", values=STRING),
+    matchExpressions=listing(_REQUIREMENT),
+)
+_POD_TERM = mapping(
+    labelSelector=_LABEL_SELECTOR,
+    namespaces=listing(STRING),
+    topologyKey=STRING,
+    namespaceSelector=_LABEL_SELECTOR,
+    matchLabelKeys=listing(STRING),
+    mismatchLabelKeys=listing(STRING),
+)
+_POD_AFFINITY = mapping(
+    requiredDuringSchedulingIgnoredDuringExecution=listing(_POD_TERM),
+    preferredDuringSchedulingIgnoredDuringExecution=listing(
+        mapping(weight=INTEGER, podAffinityTerm=_POD_TERM)
+    ),
+)
+_SPREAD = mapping(
+    maxSkew=INTEGER,
+    topologyKey=STRING,
+    whenUnsatisfiable=STRING,
+    labelSelector=_LABEL_SELECTOR,
+    minDomains=INTEGER,
+    nodeAffinityPolicy=STRING,
+    nodeTaintsPolicy=STRING,
+    matchLabelKeys=listing(STRING),
+)
 POD_SPEC = mapping(
     containers=listing(_CONTAINER),
     initContainers=listing(_CONTAINER),
     tolerations=listing(_TOLERATION),
     nodeSelector=Of("a mapping", values=STRING),
     affinity=mapping(
-        nodeAffinity=mapping(requiredDuringSchedulingIgnoredDuringExecution=_REQUIRED),
-        podAffinity=ANY_MAPPING,
-        podAntiAffinity=ANY_MAPPING,
+        nodeAffinity=mapping(
+            requiredDuringSchedulingIgnoredDuringExecution=_REQUIRED,
+            preferredDuringSchedulingIgnoredDuringExecution=listing(_PREFERRED),
+        ),
+        podAffinity=_POD_AFFINITY,
+        podAntiAffinity=_POD_AFFINITY,
     ),
     hostNetwork=BOOLEAN,
     nodeName=STRING,
@@ -69,7 +101,7 @@ POD_SPEC = mapping(
     overhead=ANY_MAPPING,
     resources=_RESOURCES,
     volumes=listing(ANY_MAPPING),
-    topologySpreadConstraints=ANY_LIST,
+    topologySpreadConstraints=listing(_SPREAD),
     resourceClaims=ANY_LIST,
     schedulingGates=ANY_LIST,
 )
