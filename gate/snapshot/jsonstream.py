@@ -33,6 +33,7 @@ _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]|"', re.DOTALL)
 _SCALAR_END = re.compile(rb"[,\]} \t\n\r]")
 _FIRST_KEY = re.compile(rb'\{[ \t\n\r]*"(?:[^"\\]|\\.)*"', re.DOTALL)
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_OPEN, _CLOSE = ord("["), ord("]")
 
 
 class StreamError(ValueError):
@@ -49,12 +50,19 @@ class Value:
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Consecutive elements of an array member, decoded; ``text`` is their JSON array."""
+    """Consecutive elements of an array member, decoded. ``elements`` is their text
+    between the array's brackets, a view of the window they were decoded from: nearly
+    every batch is only decoded, so its text is copied only when asked for."""
 
     key: str
     items: list[Any]
-    text: bytes
+    elements: memoryview
     first: bool = False
+
+    @property
+    def text(self) -> bytes:
+        """The elements as a JSON array."""
+        return b"[" + bytes(self.elements) + b"]"
 
 
 Member = Value | Batch
@@ -64,24 +72,43 @@ well-formed element of the wrong shape) propagates to the caller of :func:`membe
 
 
 class _Buffer:
+    """A window of the file. Each fill reads into a new ``bytearray`` holding the unread
+    bytes and the next chunk, with the byte before ``pos`` always there: a batch is
+    decoded in place by writing its brackets over the bytes around it (the consumed byte
+    before it, the separator byte after it, which is put back), so the window is never
+    copied into a batch's text. A window is never resized once read into: decoded
+    values (``msgspec.Raw``) may still view it."""
+
     def __init__(self, stream: BinaryIO, window: int, on_read: Callable[[int], None]) -> None:
         self._stream = stream
         self._window = window
         self._on_read = on_read
-        self.data = b""
-        self.pos = 0
+        self.data = bytearray(b" ")
+        self.pos = 1
         self.eof = False
 
     def fill(self, wanted: int) -> bool:
         """At least ``wanted`` bytes from ``pos`` unless the file ends; False at the end."""
-        if len(self.data) - self.pos >= wanted or self.eof:
-            return len(self.data) - self.pos >= wanted
-        chunk = self._stream.read(max(wanted, self._window))
-        self._on_read(len(chunk))
-        self.eof = len(chunk) < max(wanted, self._window)
-        self.data = self.data[self.pos :] + chunk
-        self.pos = 0
-        return len(self.data) >= wanted
+        kept = len(self.data) - self.pos
+        if kept >= wanted or self.eof:
+            return kept >= wanted
+        size = max(wanted, self._window)
+        fresh = bytearray(1 + kept + size)
+        fresh[1 : 1 + kept] = memoryview(self.data)[self.pos :]
+        read = 0
+        with memoryview(fresh) as view:
+            while read < size:
+                got = self._stream.readinto(view[1 + kept + read :])  # type: ignore[attr-defined]
+                if not got:
+                    break
+                read += got
+        self._on_read(read)
+        self.eof = read < size
+        if self.eof:
+            del fresh[1 + kept + read :]
+        self.data = fresh
+        self.pos = 1
+        return kept + read >= wanted
 
     def skip_space(self) -> None:
         while True:
@@ -92,7 +119,7 @@ class _Buffer:
 
     def peek(self) -> bytes:
         self.skip_space()
-        return self.data[self.pos : self.pos + 1]
+        return bytes(self.data[self.pos : self.pos + 1])
 
     def expect(self, char: bytes) -> None:
         if self.peek() != char:
@@ -111,7 +138,7 @@ class _Buffer:
         return True
 
 
-def _value_end(data: bytes, start: int) -> int | None:
+def _value_end(data: bytes | bytearray, start: int) -> int | None:
     """Where the JSON value at ``start`` ends, or None if it runs past ``data``."""
     first = data[start : start + 1]
     if first == b'"':
@@ -139,7 +166,7 @@ def _whole_value(buffer: _Buffer) -> bytes:
     while True:
         end = _value_end(buffer.data, buffer.pos)
         if end is not None and (end < len(buffer.data) or buffer.eof):
-            text = buffer.data[buffer.pos : end]
+            text = bytes(buffer.data[buffer.pos : end])
             buffer.pos = end
             return text
         if not buffer.grow():
@@ -187,7 +214,7 @@ def _array(buffer: _Buffer, key: str, decoder: msgspec.json.Decoder[list[Any]]) 
     buffer.expect(b"[")
     if buffer.peek() == b"]":
         buffer.pos += 1
-        yield Batch(key, [], b"[]", first=True)  # an empty array is still a member
+        yield Batch(key, [], memoryview(b""), first=True)  # an empty array is still a member
         return
     separator = _separator(buffer)
     first = True
@@ -198,9 +225,9 @@ def _array(buffer: _Buffer, key: str, decoder: msgspec.json.Decoder[list[Any]]) 
         if found is None:
             end, closed = _exact_element(buffer)
             text = b"[" + buffer.data[buffer.pos : end] + b"]"
-            found = end, closed, _decode(decoder, text), text
-        end, closed, items, text = found
-        yield Batch(key, items, text, first)
+            found = end, closed, _decode(decoder, text), memoryview(text)[1:-1]
+        end, closed, items, elements = found
+        yield Batch(key, items, elements, first)
         first = False
         buffer.pos = end
         if closed:
@@ -221,7 +248,7 @@ def _separator(buffer: _Buffer) -> bytes | None:
             opening = _SPACE.match(buffer.data, after + 1)
             start = opening.end() if opening else after + 1
             key = _FIRST_KEY.match(buffer.data, start)
-            return buffer.data[end - 1 : key.end()] if key else None
+            return bytes(buffer.data[end - 1 : key.end()]) if key else None
         if not buffer.grow():
             return None
 
@@ -235,39 +262,48 @@ def _decode(decoder: msgspec.json.Decoder[list[Any]], text: bytes) -> list[Any]:
 
 def _guessed_batch(
     buffer: _Buffer, separator: bytes, decoder: msgspec.json.Decoder[list[Any]]
-) -> tuple[int, bool, list[Any], bytes] | None:
+) -> tuple[int, bool, list[Any], memoryview] | None:
     """The largest batch that a guessed cut gives and the decoder proves, if any: its end,
-    whether the array closes there, the elements and their text."""
+    whether the array closes there, the elements and their text. The batch is decoded
+    where it lies, between brackets written over the consumed byte before it and the
+    separator byte after it (put back at once)."""
     data, start = buffer.data, buffer.pos
+    data[start - 1] = _OPEN
     limit = len(data)
     for _ in range(_MAX_GUESSES):
         cut = data.rfind(separator, start, limit)
         if cut < 0:
             return None
-        text = b"[" + data[start : cut + 1] + b"]"
+        after = data[cut + 1]
+        data[cut + 1] = _CLOSE
         try:
-            return cut + 1, False, decoder.decode(text), text
+            items = decoder.decode(memoryview(data)[start - 1 : cut + 2])
+            return cut + 1, False, items, memoryview(data)[start : cut + 1]
         except msgspec.DecodeError as exc:
             trailing = _TRAILING.search(str(exc))
             if trailing is not None:  # the array closed before the guess: decode up to it
-                closed = _closed_batch(decoder, text, int(trailing.group(1)), start)
+                closed = _closed_batch(decoder, data, start, int(trailing.group(1)))
                 if closed is not None:
                     return closed
+        finally:
+            data[cut + 1] = after
         limit = cut
     return None
 
 
 def _closed_batch(
-    decoder: msgspec.json.Decoder[list[Any]], text: bytes, length: int, start: int
-) -> tuple[int, bool, list[Any], bytes] | None:
-    close = text.rfind(b"]", 0, length + 1)  # the last "]" at or before the reported byte
-    head = text[: close + 1]
+    decoder: msgspec.json.Decoder[list[Any]], data: bytearray, start: int, length: int
+) -> tuple[int, bool, list[Any], memoryview] | None:
+    """The batch from ``start`` up to the array's own ``]``: the last one at or before the
+    byte the decoder reported, counted from the ``[`` written at ``start - 1``."""
+    close = data.rfind(b"]", start - 1, start + length)
+    if close < start:
+        return None
     try:
-        items = decoder.decode(head)
+        items = decoder.decode(memoryview(data)[start - 1 : close + 1])
     except msgspec.DecodeError:
         return None
-    # ``head`` is "[" + elements + "]": the array's own "]" is at start + len(head) - 2.
-    return start + len(head) - 2, True, items, head
+    return close, True, items, memoryview(data)[start:close]
 
 
 def _exact_element(buffer: _Buffer) -> tuple[int, bool]:
