@@ -15,6 +15,7 @@ from typing import IO, Any, BinaryIO, NoReturn
 from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
+from gate.deadline import parse_seconds
 from gate.errors import GateError, UsageError
 from gate.inputs.config import (
     Config,
@@ -49,6 +50,9 @@ class Streams:
     now: datetime | None = None
 
 
+TIMEOUT_HELP = "give up reading the live cluster after this long, e.g. 90s, 5m (default 10m)"
+
+
 def _fail_on(text: str) -> frozenset[Verdict]:
     names = [n.strip().upper() for n in text.split(",") if n.strip()]
     if not names:
@@ -63,6 +67,13 @@ def _fail_on(text: str) -> frozenset[Verdict]:
 def _duration(text: str) -> timedelta:
     try:
         return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _timeout(text: str) -> float:
+    try:
+        return parse_seconds(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -189,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read a live cluster even with credentials that could bind pods",
     )
+    check.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
     check.add_argument(
         "--shard",
         type=parse_shard,
@@ -218,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read even with credentials that could bind pods",
     )
+    record.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
     record.add_argument(
         "-o",
         "--output",
@@ -242,17 +255,20 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     """The cluster the options name, read once: its recorded document and node views."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
+    from gate.live.connection import Settings
     from gate.live.credentials import LiveTarget
     from gate.live.reader import live_snapshot, read_cluster
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
+    settings = Settings(deadline=options.timeout) if options.timeout else Settings()
     document = read_cluster(
         target,
         streams.env,
         now,
         lambda line: streams.stderr.write(f"fitgate: {line}\n"),
-        progress=Progress.on(streams.stderr),
+        settings,
+        Progress.on(streams.stderr),
     )
     return document, live_snapshot(document)
 

@@ -1,13 +1,19 @@
 """Work that must end by a deadline even when it blocks or loops without a way to check
-the time itself (a socket dripping a byte a second, a template looping without output)."""
+the time itself (a socket dripping a byte a second, a template looping without output),
+and answers read as they arrive, never past a size or a moment."""
 
 from __future__ import annotations
 
+import math
+import re
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 Outcome = TypeVar("Outcome")
+CHUNK = 64 * 1024
 
 
 def within(seconds: float, work: Callable[[], Outcome], late: Callable[[], Exception]) -> Outcome:
@@ -34,3 +40,86 @@ def within(seconds: float, work: Callable[[], Outcome], late: Callable[[], Excep
     if isinstance(found, BaseException):
         raise found
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The moment a piece of work must have ended by, on a monotonic clock."""
+
+    seconds: float
+    ends_at: float
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def after(cls, seconds: float, clock: Callable[[], float] = time.monotonic) -> Deadline:
+        return cls(seconds, clock() + seconds, clock)
+
+    def left(self) -> float:
+        """Seconds still to go; zero or less once the deadline has passed."""
+        return self.ends_at - self.clock()
+
+    def sooner(self, seconds: float) -> Deadline:
+        """This deadline, or one ``seconds`` from now if that comes first."""
+        now = self.clock()
+        return (
+            self if now + seconds >= self.ends_at else Deadline(seconds, now + seconds, self.clock)
+        )
+
+
+def read_capped(
+    read: Callable[[int], bytes],
+    limit: int,
+    in_time: Callable[[], object],
+    too_long: Callable[[], Exception],
+) -> bytes:
+    """Everything ``read`` gives until it gives nothing, chunk by chunk as it arrives:
+    ``in_time()`` is called before each read (it raises once time is up), and ``too_long()``
+    is raised the moment more than ``limit`` bytes have come, so an endless answer is never
+    held whole. ``read`` should return what has arrived (``read1``), not wait for a full
+    chunk, so that a trickle is checked against the clock as it comes.
+
+    >>> import io
+    >>> read_capped(io.BytesIO(b"abc").read1, 3, lambda: None, lambda: ValueError())
+    b'abc'
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        in_time()
+        chunk = read(CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise too_long()
+        chunks.append(chunk)
+
+
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
+_DURATION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,3})?)([smh]?)")
+LONGEST = 86_400.0
+
+
+def parse_seconds(text: str) -> float:
+    """``90s``, ``10m``, ``1h`` or a bare number of seconds, more than 0 and at most a day.
+
+    >>> parse_seconds("10m"), parse_seconds("0.5s"), parse_seconds("30")
+    (600.0, 0.5, 30.0)
+    """
+    match = _DURATION.fullmatch(text.strip())
+    seconds = float(match[1]) * _UNITS[match[2]] if match else 0.0
+    if not 0 < seconds <= LONGEST:
+        raise ValueError(f"{text[:20]!r}: expected a duration such as 90s, 10m or 1h, at most 24h")
+    return seconds
+
+
+def shown_seconds(seconds: float) -> str:
+    """A duration as ``--timeout`` takes it.
+
+    >>> shown_seconds(600), shown_seconds(90), shown_seconds(0.5), shown_seconds(7200)
+    ('10m', '90s', '0.5s', '2h')
+    """
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds >= size and math.isclose(seconds % size, 0, abs_tol=1e-9):
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"

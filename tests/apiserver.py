@@ -3,7 +3,9 @@
 It serves the REST paths fitgate reads, with real ``limit``/``continue`` pagination, a
 ``status.phase`` field selector, SelfSubjectAccessReviews answered from a permission set,
 bearer-token checks, and faults on demand: a continue token that expires (410 Gone with a
-Status body) and transient 5xx answers. Every request is recorded, whatever its method.
+Status body), transient 5xx answers, and lists answered by a misbehaving server (silent, a
+byte at a time, endless: see :data:`MISBEHAVIOURS`). Every request is recorded, whatever its
+method.
 Plain HTTP, or HTTPS with a throwaway CA from ``trustme``.
 """
 
@@ -13,9 +15,12 @@ import base64
 import json
 import ssl
 import threading
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -53,6 +58,63 @@ EXPIRED_MESSAGE = (
 )
 
 
+# How a misbehaving server answers: it writes to the connection until the client goes away
+# or the server stops.
+Misbehaviour = Callable[[BufferedIOBase, threading.Event], None]
+_TICK = 0.05
+
+
+def silent(out: BufferedIOBase, stop: threading.Event) -> None:
+    stop.wait()
+
+
+def dripping_headers(out: BufferedIOBase, stop: threading.Event) -> None:
+    out.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+    while not stop.wait(_TICK):
+        out.write(b"a")
+
+
+def dripping_body(out: BufferedIOBase, stop: threading.Event) -> None:
+    out.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 1000000\r\n\r\n{\"items\": [")  # fmt: skip
+    while not stop.wait(_TICK):
+        out.write(b" ")
+
+
+def endless_body(out: BufferedIOBase, stop: threading.Event) -> None:
+    out.write(b'HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n{"items": [')
+    while not stop.is_set():
+        out.write(b" " * 65536)
+
+
+def endless_chunks(out: BufferedIOBase, stop: threading.Event) -> None:
+    out.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+    while not stop.is_set():
+        out.write(b"10000\r\n" + b" " * 65536 + b"\r\n")
+
+
+def inflating_body(out: BufferedIOBase, stop: threading.Event) -> None:
+    """A small answer that gzip inflates without end: a MiB of spaces per hundred bytes."""
+    out.write(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+              b"Transfer-Encoding: chunked\r\n\r\n")  # fmt: skip
+    packer = zlib.compressobj(wbits=31)
+    piece = packer.compress(b'{"items": [')
+    while not stop.is_set():
+        piece += packer.compress(b" " * 2**20) + packer.flush(zlib.Z_SYNC_FLUSH)
+        out.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        piece = b""
+
+
+MISBEHAVIOURS: dict[str, Misbehaviour] = {
+    "silent": silent,
+    "dripping headers": dripping_headers,
+    "dripping body": dripping_body,
+    "endless body": endless_body,
+    "endless chunks": endless_chunks,
+    "inflating body": inflating_body,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One stored object: its JSON bytes, and its phase for the field selector."""
@@ -85,6 +147,8 @@ class ApiState:
     expire_continue: dict[str, int] = field(default_factory=dict)
     repeat_continue: set[str] = field(default_factory=set)
     faults: dict[str, list[int]] = field(default_factory=dict)
+    misbehave: dict[str, Misbehaviour] = field(default_factory=dict)
+    stopping: threading.Event = field(default_factory=threading.Event)
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     selected: dict[tuple[str, str], list[Item]] = field(default_factory=dict)
@@ -176,6 +240,10 @@ class Handler(BaseHTTPRequestHandler):
         if fault is not None:
             retry_after = {"Retry_After": "1"} if fault == 429 else {}
             self._reply(fault, status_body(fault, "ServiceUnavailable", "again"), **retry_after)
+        elif request.method == "GET" and request.path in state.misbehave:
+            self.close_connection = True
+            with suppress(OSError):  # the client gave up: what a misbehaving server is for
+                state.misbehave[request.path](self.wfile, state.stopping)
         elif request.method == "GET" and request.path == VERSION_PATH:
             self._reply(200, {"major": "1", "minor": "33", "gitVersion": state.version})
         elif request.method == "GET" and request.path in LIST_KINDS:
@@ -274,6 +342,7 @@ class ApiServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.state.stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

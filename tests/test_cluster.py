@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,12 +15,15 @@ from typing import Any
 
 import pytest
 
+from gate.errors import ClusterError
+from gate.live.connection import Settings
 from gate.live.credentials import LiveTarget
 from gate.live.reader import read_cluster
 from gate.progress import Progress
 from tests.apiserver import (
     BINDER,
     LIMIT_RANGES,
+    MISBEHAVIOURS,
     NAMESPACES,
     NODES,
     PODS,
@@ -29,6 +34,7 @@ from tests.apiserver import (
 )
 from tests.cluster_objects import realistic_node, realistic_pod
 from tests.conftest import ROOT
+from tests.deadline import deadline
 from tests.live import Live, live_cluster, run
 
 READS = {("GET", p) for p in (VERSION_PATH, NODES, PODS, NAMESPACES, LIMIT_RANGES, RUNTIME_CLASSES)}
@@ -231,3 +237,102 @@ def test_a_server_version_no_check_can_use_is_not_recorded(live: Live, tmp_path:
     code, err, document = record(live, tmp_path)
     assert code == 2 and document == {}
     assert err.splitlines()[-1].startswith(f"fitgate: {live.url}/version: gitVersion: version ")
+
+
+# A misbehaving server: each read ends by its deadline or at the answer cap, in one line.
+
+SHORT = Settings(deadline=1.0, max_answer=2**20)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[Live]:
+    with deadline(20), live_cluster(tmp_path) as cluster:
+        cluster.state.serve(NODES, [realistic_node(i) for i in range(4)])
+        yield cluster
+    # An abandoned read is blocked on the server, which is gone now: let it end here, so
+    # that its socket is not left to a later test.
+    for thread in threading.enumerate():
+        if thread.name == "fitgate-deadline":
+            thread.join(5)
+
+
+def read_with(live: Live, settings: Settings) -> tuple[str, float]:
+    """The one-line error a read ends with, and how long it took."""
+    started = time.monotonic()
+    with pytest.raises(ClusterError) as raised:
+        read_cluster(LiveTarget(), live.env, datetime.now(timezone.utc), print, settings)
+    message = str(raised.value)
+    assert "\n" not in message
+    return message, time.monotonic() - started
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    ["silent", "dripping headers", "dripping body"],
+    ids=["a silent server", "headers a byte at a time", "a body a byte at a time"],
+)
+def test_a_slow_list_ends_at_the_reads_deadline(hostile: Live, behaviour: str) -> None:
+    hostile.state.misbehave[PODS] = MISBEHAVIOURS[behaviour]
+    message, took = read_with(hostile, SHORT)
+    assert message == "listing pods: the cluster was not read within 1s (--timeout); giving up"
+    assert 0.9 < took < 2.0
+    assert hostile.state.seen().count(("GET", PODS)) == 1  # not asked again
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    ["silent", "dripping body"],
+    ids=["a silent server", "a body a byte at a time"],
+)
+def test_a_request_ends_at_its_own_deadline(hostile: Live, behaviour: str) -> None:
+    hostile.state.misbehave[PODS] = MISBEHAVIOURS[behaviour]
+    message, took = read_with(hostile, Settings(request_timeout=0.5, deadline=10))
+    assert message == f"listing pods: {hostile.url} gave no complete answer within 0.5s"
+    assert 0.4 < took < 1.5
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    ["endless body", "endless chunks", "inflating body"],
+    ids=["ten GB announced", "endless chunks", "a gzip answer that inflates without end"],
+)
+def test_an_endless_answer_is_refused_at_the_cap(hostile: Live, behaviour: str) -> None:
+    hostile.state.misbehave[PODS] = MISBEHAVIOURS[behaviour]
+    message, took = read_with(hostile, Settings(deadline=10, max_answer=2**20))
+    assert message == f"listing pods: the answer of {hostile.url} is longer than 1 MiB"
+    assert took < 2.0
+
+
+def test_the_deadline_covers_every_request_and_the_waits_between_them(hostile: Live) -> None:
+    """Back-off waits count: a server that keeps answering 503 is given up at the deadline,
+    not after every attempt's wait."""
+    hostile.state.faults[NODES] = [503] * 10
+    settings = Settings(deadline=1.0, backoff=0.4, attempts=10)
+    message, took = read_with(hostile, settings)
+    assert message == "listing nodes: the cluster was not read within 1s (--timeout); giving up"
+    assert took < 1.5
+
+
+@pytest.mark.parametrize("command", ["check", "snapshot"])
+def test_timeout_bounds_a_live_run_from_the_command_line(
+    hostile: Live, tmp_path: Path, command: str
+) -> None:
+    hostile.state.misbehave[PODS] = MISBEHAVIOURS["dripping body"]
+    output = tmp_path / "snapshot.json"
+    argv = {"check": ["check", "fixtures"], "snapshot": ["snapshot", "-o", str(output)]}[command]
+    started = time.monotonic()
+    code, out, err = run([*argv, "--timeout", "0.5s"], hostile.env)
+    assert time.monotonic() - started < 1.5
+    assert (code, out) == (2, "") and not output.exists()
+    assert err.splitlines()[-1] == (
+        "fitgate: listing pods: the cluster was not read within 0.5s (--timeout); giving up"
+    )
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", ["0", "-1s", "25h", "soon", "1e9", "nan", "5d"])
+def test_a_timeout_that_is_not_a_duration_is_a_usage_error(text: str) -> None:
+    code, out, err = run(["snapshot", "-o", "-", f"--timeout={text}"], {})
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert "argument --timeout" in err and "expected a duration such as 90s, 10m or 1h" in err

@@ -47,7 +47,7 @@ from http.client import HTTPMessage
 from typing import IO, Any, NoReturn
 
 from gate import __version__
-from gate.deadline import within
+from gate.deadline import read_capped, within
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_AUTHOR = "github-actions[bot]"
@@ -57,7 +57,6 @@ MAX_PAGES = 100  # 10,000 comments: far past any real pull request, and a bound 
 TIMEOUT = 30.0  # seconds one read or write of the socket may take
 DEADLINE = 120.0  # seconds for the whole posting, every request included
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a page of 100 of the longest comments fits
-_CHUNK = 64 * 1024
 MARKER = re.compile(r"<!-- fitgate:[^\n]*? -->")
 REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -179,19 +178,13 @@ class GitHub:
     def _read(self, stream: IO[bytes], what: str) -> bytes:
         """The answer's body, read as it arrives: refused past :data:`MAX_ANSWER_BYTES`
         or past the deadline, never read whole first."""
-        read = getattr(stream, "read1", stream.read)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            self._time_left(what)
-            chunk = read(_CHUNK)
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > MAX_ANSWER_BYTES:
-                limit = MAX_ANSWER_BYTES // (1024 * 1024)
-                raise CommentError(f"{what}: the answer is longer than {limit} MiB")
-            chunks.append(chunk)
+        limit = MAX_ANSWER_BYTES
+        return read_capped(
+            getattr(stream, "read1", stream.read),
+            limit,
+            lambda: self._time_left(what),
+            lambda: CommentError(f"{what}: the answer is longer than {limit // 2**20} MiB"),
+        )
 
     def comments(self, repo: str, pr: int) -> list[dict[str, Any]]:
         """Every comment of the pull request's conversation, following ``Link: rel=next``."""

@@ -5,6 +5,10 @@ leaves through one guard,
 :class:`ReadOnlyTransport`, which lets through GET on the six paths fitgate reads and the POST
 of a SelfSubjectAccessReview, and refuses anything else before a byte is sent. Answers stay raw
 JSON bytes: deserialising 150k pods into the client's model objects costs minutes.
+
+Every answer is bounded: it is read as it arrives, whole within :attr:`Settings.request_timeout`
+(or what is left of the read's :class:`~gate.deadline.Deadline`, if that comes first), and
+refused past :attr:`Settings.max_answer` bytes without being held.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.exceptions import ApiException
 
 from gate import __version__
+from gate.deadline import Deadline, read_capped, shown_seconds
 from gate.errors import ClusterError
 from gate.live.credentials import InClusterFiles, LiveTarget, configure
 
@@ -47,15 +52,36 @@ class RequestRefused(ClusterError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Timeouts (seconds) and the bounded retry of transient failures."""
+    """Timeouts (seconds), the cap on an answer, and the bounded retry of transient failures.
+
+    ``deadline`` bounds the whole read (``--timeout``); ``request_timeout`` one request,
+    its whole answer included: the API server's own bound on a request that is not a watch
+    (kube-apiserver ``--request-timeout``, one minute), so a page that has not come whole by
+    then never will. A list has both: each of its pages the one, the list the other.
+    ``max_answer``: a page of 500 objects of half a MiB each, far past any real page.
+    """
 
     connect_timeout: float = 10.0
-    read_timeout: float = 120.0
+    request_timeout: float = 60.0
+    deadline: float = 600.0
+    max_answer: int = 256 * 1024 * 1024
     attempts: int = 4
     backoff: float = 0.25
     max_delay: float = 10.0
     sleep: Callable[[float], None] = time.sleep
     in_cluster_files: InClusterFiles = field(default_factory=InClusterFiles)
+    clock: Callable[[], float] = time.monotonic
+
+    def run_deadline(self) -> Deadline:
+        return Deadline.after(self.deadline, self.clock)
+
+
+def past_deadline(what: str, deadline: Deadline) -> ClusterError:
+    """The read's own deadline has passed: one line naming what was under way."""
+    return ClusterError(
+        f"{what}: the cluster was not read within {shown_seconds(deadline.seconds)} "
+        "(--timeout); giving up"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,11 +175,20 @@ def _network_reason(exc: BaseException) -> str:
 class Connection:
     """The guarded client, the context and server it talks to, and the retry policy."""
 
-    def __init__(self, client: Any, context: str, server: str, settings: Settings) -> None:
+    def __init__(
+        self,
+        client: Any,
+        context: str,
+        server: str,
+        settings: Settings,
+        deadline: Deadline | None = None,
+    ) -> None:
         self._client = client
         self.context = context
         self.server = server
         self._settings = settings
+        self.deadline = deadline or settings.run_deadline()
+        self.doing = f"connecting to {server}"  # what the latest request was for
 
     @property
     def api_client(self) -> Any:
@@ -170,7 +205,7 @@ class Connection:
         self.close()
 
     def _exchange(
-        self, method: str, path: str, query: Sequence[tuple[str, str]], body: Any
+        self, method: str, path: str, query: Sequence[tuple[str, str]], body: Any, what: str
     ) -> tuple[int, Mapping[str, str], bytes]:
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip"}
         if body is not None:
@@ -183,12 +218,50 @@ class Connection:
             body=body,
             auth_settings=["BearerToken"],
         )
-        timeout = (self._settings.connect_timeout, self._settings.read_timeout)
-        response = self._client.call_api(*request, _request_timeout=timeout)
+        settings = self._settings
+        deadline = self.deadline.sooner(settings.request_timeout)
+        left = self._in_time(deadline, what)
+        timeout = (min(settings.connect_timeout, left), left)
+        # The client leaves the body unread (urllib3's preload_content=False): it is read
+        # here as it arrives, gzip decoded a chunk at a time, so neither a trickle nor an
+        # endless answer (nor one that inflates) outlives the deadline or the cap.
         try:
-            return int(response.status), response.headers, response.read()
-        finally:
-            response.response.release_conn()
+            answer = self._client.call_api(*request, _request_timeout=timeout).response
+            try:
+                data = read_capped(
+                    answer.read1,
+                    settings.max_answer,
+                    lambda: self._in_time(deadline, what),
+                    lambda: self._too_long(what),
+                )
+            except BaseException:
+                answer.close()  # the rest is never read: the connection cannot be reused
+                raise
+            finally:
+                answer.release_conn()
+        except urllib3.exceptions.ReadTimeoutError:
+            # The socket was silent for all the time the request had left: the same end as
+            # an answer that trickles past it, and not worth asking again.
+            self._in_time(deadline, what)
+            raise ClusterError(f"{what}: {self.server} stopped answering") from None
+        return int(answer.status), answer.headers, data
+
+    def _in_time(self, deadline: Deadline, what: str) -> float:
+        """The seconds left; past the deadline, the one-line error naming which one."""
+        left = deadline.left()
+        if left > 0:
+            return left
+        if deadline is self.deadline or self.deadline.left() <= 0:
+            raise past_deadline(what, self.deadline)
+        raise ClusterError(
+            f"{what}: {self.server} gave no complete answer within "
+            f"{shown_seconds(deadline.seconds)}"
+        )
+
+    def _too_long(self, what: str) -> ClusterError:
+        cap = self._settings.max_answer
+        shown = f"{cap / 2**20:g} MiB" if cap >= 2**20 else f"{cap:,} bytes"
+        return ClusterError(f"{what}: the answer of {self.server} is longer than {shown}")
 
     def _unreachable(self, reason: str) -> ClusterError:
         return ClusterError(f"cannot reach {self.server} (context {self.context}): {reason}")
@@ -200,17 +273,24 @@ class Connection:
         return min(self._settings.backoff * 2.0**attempt, self._settings.max_delay)
 
     def send(
-        self, method: str, path: str, query: Sequence[tuple[str, str]] = (), body: Any = None
+        self,
+        method: str,
+        path: str,
+        query: Sequence[tuple[str, str]] = (),
+        body: Any = None,
+        what: str | None = None,
     ) -> Reply:
-        """One request, retried a bounded number of times on transient failures."""
+        """One request, retried a bounded number of times on transient failures, within
+        the read's deadline; ``what`` names it in an error (the method and path by default)."""
+        what = self.doing = what or f"{method} {path}"
         last = ""
         for attempt in range(self._settings.attempts):
             headers: Mapping[str, str] | None = None
             try:
-                status, headers, data = self._exchange(method, path, query, body)
+                status, headers, data = self._exchange(method, path, query, body, what)
             except urllib3.exceptions.ConnectTimeoutError as exc:
                 raise self._unreachable(_network_reason(exc)) from None
-            except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as exc:
+            except urllib3.exceptions.ProtocolError as exc:
                 last = _network_reason(exc)
             except urllib3.exceptions.HTTPError as exc:
                 raise self._unreachable(_network_reason(exc)) from None
@@ -222,7 +302,10 @@ class Connection:
                     return Reply(status, data)
                 last = f"HTTP {status}"
             if attempt + 1 < self._settings.attempts:
-                self._settings.sleep(self._delay(attempt, headers))
+                delay = self._delay(attempt, headers)
+                if delay >= self.deadline.left():
+                    raise past_deadline(what, self.deadline)
+                self._settings.sleep(delay)
         raise ClusterError(
             f"{method} {path} at {self.server}: {last} "
             f"(gave up after {self._settings.attempts} attempts)"
@@ -254,9 +337,13 @@ def _loopback(url: str) -> bool:
 
 
 def connect(
-    target: LiveTarget, env: Mapping[str, str], settings: Settings | None = None
+    target: LiveTarget,
+    env: Mapping[str, str],
+    settings: Settings | None = None,
+    deadline: Deadline | None = None,
 ) -> Connection:
-    """A guarded client for the target's cluster. Refuses configurations that skip TLS checks."""
+    """A guarded client for the target's cluster. Refuses configurations that skip TLS checks.
+    Its requests end by ``deadline`` (the settings' own from now, by default)."""
     settings = settings or Settings()
     configuration = Configuration()
     context = configure(configuration, target, env, settings.in_cluster_files)
@@ -283,4 +370,4 @@ def connect(
     client: Any = ApiClient(configuration)
     client.rest_client = ReadOnlyTransport(client.rest_client, server)
     client.user_agent = f"fitgate/{__version__}"
-    return Connection(client, context, server, settings)
+    return Connection(client, context, server, settings, deadline)

@@ -6,6 +6,11 @@ told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission 
 named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
 namespaces, LimitRanges, RuntimeClasses and the server version are read once, each list in pages
 (``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list.
+
+The whole read ends within ``Settings.deadline`` (``--timeout``), however the server
+answers: it runs apart (:func:`gate.deadline.within`), so that not even a name that never
+resolves or a credential plugin that never returns can hold the run, and every request
+checks the same deadline itself, so that an abandoned read stops soon after.
 """
 
 from __future__ import annotations
@@ -15,9 +20,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from gate.deadline import within
 from gate.errors import ClusterError
 from gate.k8s.version import version_problem
-from gate.live.connection import REVIEW_PATH, Connection, Reply, Settings, connect
+from gate.live.connection import (
+    REVIEW_PATH,
+    Connection,
+    Reply,
+    Settings,
+    connect,
+    past_deadline,
+)
 from gate.live.credentials import LiveTarget
 from gate.live.jsonlist import NotAList, decode_list
 from gate.live.recorder import (
@@ -109,8 +122,8 @@ def may(connection: Connection, permission: Permission) -> bool:
         "kind": "SelfSubjectAccessReview",
         "spec": {"resourceAttributes": attributes},
     }
-    reply = connection.send("POST", REVIEW_PATH, body=body)
     what = f"asking whether the credentials may {permission}"
+    reply = connection.send("POST", REVIEW_PATH, body=body, what=what)
     if not reply.ok:
         raise _failure(reply, what, connection)
     document = reply.document()
@@ -142,7 +155,7 @@ def _page(connection: Connection, collection: Collection, token: str | None) -> 
         query.append(("fieldSelector", collection.field_selector))
     if token:
         query.append(("continue", token))
-    return connection.send("GET", collection.path, query)
+    return connection.send("GET", collection.path, query, what=f"listing {collection.noun}")
 
 
 def _one_pass(connection: Connection, collection: Collection, progress: Phase) -> list[Obj] | None:
@@ -205,7 +218,7 @@ def list_all(
 
 
 def server_version(connection: Connection) -> str | None:
-    reply = connection.send("GET", "/version")
+    reply = connection.send("GET", "/version", what="reading the server version")
     if not reply.ok:
         raise _failure(reply, "reading the server version", connection)
     document = reply.document()
@@ -226,31 +239,47 @@ def read_cluster(
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Obj:
-    """Preflight, then read the cluster once into a minimised ClusterSnapshot document.
-    ``progress`` reports long lists (none by default). Decoded JSON has no reference
-    cycles: the run reads it with the cycle collector off (scheduler-rules.md section 16,
-    :func:`gate.run.without_cycle_collection`)."""
-    progress = progress or Progress.quiet()
-    with connect(target, env, settings) as connection:
-        say(f"reading context {connection.context} at {connection.server} (read-only)")
-        preflight(connection, target.i_mean_it, say)
-        version = server_version(connection)
-        nodes = list_all(connection, NODES, progress, say)
-        pods = list_all(connection, PODS, progress, say)
-        namespaces = list_all(connection, NAMESPACES, progress, say)
-        limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
-        runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
-        return cluster_snapshot(
-            captured_at=now,
-            context=connection.context,
-            server=connection.server,
-            server_version=version,
-            nodes=nodes,
-            pods=pods,
-            namespaces=namespaces,
-            limit_ranges=limit_ranges,
-            runtime_classes=runtime_classes,
-        )
+    """Preflight, then read the cluster once into a minimised ClusterSnapshot document,
+    within the settings' deadline. ``progress`` reports long lists (none by default).
+    Decoded JSON has no reference cycles: the run reads it with the cycle collector off
+    (scheduler-rules.md section 16, :func:`gate.run.without_cycle_collection`)."""
+    settings = settings or Settings()
+    deadline = settings.run_deadline()
+    opened: list[Connection] = []
+
+    def read() -> Obj:
+        with connect(target, env, settings, deadline) as connection:
+            opened.append(connection)
+            return _read(connection, target, now, say, progress or Progress.quiet())
+
+    def late() -> ClusterError:
+        return past_deadline(opened[0].doing if opened else "connecting to the cluster", deadline)
+
+    return within(deadline.seconds, read, late)
+
+
+def _read(
+    connection: Connection, target: LiveTarget, now: datetime, say: Say, progress: Progress
+) -> Obj:
+    say(f"reading context {connection.context} at {connection.server} (read-only)")
+    preflight(connection, target.i_mean_it, say)
+    version = server_version(connection)
+    nodes = list_all(connection, NODES, progress, say)
+    pods = list_all(connection, PODS, progress, say)
+    namespaces = list_all(connection, NAMESPACES, progress, say)
+    limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
+    runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
+    return cluster_snapshot(
+        captured_at=now,
+        context=connection.context,
+        server=connection.server,
+        server_version=version,
+        nodes=nodes,
+        pods=pods,
+        namespaces=namespaces,
+        limit_ranges=limit_ranges,
+        runtime_classes=runtime_classes,
+    )
 
 
 def live_snapshot(document: Mapping[str, Any]) -> Snapshot:
