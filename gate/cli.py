@@ -17,6 +17,7 @@ from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
 from gate.errors import GateError, UsageError
+from gate.inputs.baseline import read_baseline
 from gate.inputs.config import (
     Config,
     load_config,
@@ -29,7 +30,7 @@ from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Report, Verdict
+from gate.model import DEFAULT_FAIL_ON, Baseline, Report, Verdict
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
@@ -37,7 +38,7 @@ from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
-from gate.run import RunOptions, check, cluster_name, without_cycle_collection
+from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
 from gate.snapshot.load import Snapshot, load_snapshot
 
 
@@ -101,6 +102,16 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
 
 
+def add_baseline_option(parser: argparse.ArgumentParser) -> None:
+    """``--baseline``, alike for ``check`` and ``merge``."""
+    parser.add_argument(
+        "--baseline",
+        metavar="REPORT",
+        help="an earlier JSON report (e.g. the base branch's): fail only on workloads that "
+        "are new or got worse",
+    )
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """What standard output shows, alike for ``check`` and ``merge``."""
     parser.add_argument(
@@ -145,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
     add_report_options(check)
+    add_baseline_option(check)
     add_output_options(check)
     check.add_argument(
         "--no-step-summary",
@@ -219,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's JSON report")
     add_report_options(merge)
+    add_baseline_option(merge)
     add_output_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
@@ -279,6 +292,7 @@ def evaluate(
     streams: Streams,
     config: Config | None = None,
     warnings: tuple[str, ...] = (),
+    baseline: Baseline | None = None,
 ) -> Report:
     """The pipeline over the documents the options name, against ``snapshot``."""
     config = config or Config()
@@ -294,6 +308,7 @@ def evaluate(
         shard=getattr(options, "shard", None),
         cluster=cluster_name(snapshot.info, options.snapshot),
         warnings=warnings,
+        baseline=baseline,
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
@@ -452,13 +467,15 @@ def _one_report_to_stdout(options: argparse.Namespace) -> None:
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
     _one_report_to_stdout(options)
     config = load_config(options.config, FilePath(os.getcwd()))
+    # Read before the snapshot, which may take minutes: a bad baseline fails at once.
+    baseline = read_baseline(options.baseline) if options.baseline else None
     snapshot = _load_snapshot(options, streams)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
-    report = evaluate(options, snapshot, streams, config, warnings)
+    report = evaluate(options, snapshot, streams, config, warnings, baseline)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 
 
@@ -471,7 +488,9 @@ def run_config(options: argparse.Namespace, streams: Streams) -> int:
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
     _one_report_to_stdout(options)
     """The shards' JSON reports -> every report one unsharded check would have written."""
+    baseline = read_baseline(options.baseline) if options.baseline else None
     report, cluster = merged_report(options.reports)
+    report = compared(report, baseline)
     return _finish(options, report, cluster, streams)
 
 

@@ -308,6 +308,83 @@ class ReplicaFit:
         return self.alone if self.together is None else min(self.alone, self.together)
 
 
+class Change(str, Enum):
+    """How a workload compares with the baseline report (``--baseline``), as the gate
+    sees both: "failing" means a verdict the gate fails on (``--fail-on``, less what
+    ``allowAddonOnly`` allows)."""
+
+    NEW = "new"
+    """No workload of the baseline has its kind, namespace and name."""
+    WORSE = "worse"
+    """It fails the gate, and its verdict is worse than the baseline's (YES < PARTIAL <
+    ADDON_ONLY < NO), or it is an ERROR where the baseline was not, or the baseline could not
+    say (ERROR, SKIPPED) and it now fails."""
+    FIXED = "fixed"
+    """The baseline's verdict failed the gate; this one does not."""
+    STILL_FAILING = "still-failing"
+    """It fails the gate as the baseline did, no worse."""
+    UNCHANGED = "unchanged"
+    """Neither fails the gate."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """A workload as the baseline report recorded it: what it is matched by, its verdict,
+    and where and why the base said so (None when the report did not record it)."""
+
+    kind: str
+    namespace: str
+    name: str
+    verdict: Verdict
+    file: str | None = None
+    line: int | None = None
+    message: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.namespace, self.name)
+
+    @property
+    def title(self) -> str:
+        return (
+            f"{self.kind} {self.namespace}/{self.name}"
+            if self.namespace
+            else (f"{self.kind} {self.name}")
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """The workloads of an earlier JSON report (``--baseline REPORT``), in its order."""
+
+    source: str
+    entries: tuple[BaselineEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One workload against the baseline: how it changed, the baseline's verdict (None for
+    a new workload), and whether it fails the gate: only a new or worse failure does, and
+    an ``ERROR`` always does (an unreadable document says nothing about what it fixed)."""
+
+    change: Change
+    before: Verdict | None
+    fails: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineRun:
+    """What the reports say of the baseline as a whole: the report compared against, and
+    its workloads this run does not have (renamed, deleted, or in another shard's part:
+    a shard's report lists none)."""
+
+    source: str
+    gone: tuple[BaselineEntry, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
@@ -324,6 +401,8 @@ class WorkloadResult:
     placement: ReplicaFit | None = None
     allowed: bool = False
     """An ``ADDON_ONLY`` the configuration allows (``allowAddonOnly``): it does not fail."""
+    compared: Comparison | None = None
+    """Against the baseline report, when the run was given one (``--baseline``)."""
 
     @property
     def fits(self) -> tuple[str, ...]:
@@ -360,9 +439,19 @@ class Report:
     """About the run as a whole, not one workload (a snapshot more than a day old): every
     report shows them."""
 
+    baseline: BaselineRun | None = None
+    """The baseline report the results were compared with (``--baseline``)."""
+
     def fails(self, result: WorkloadResult) -> bool:
         """Whether ``result`` fails the gate: its verdict is in ``fail_on`` and the
-        configuration does not allow it (``allowAddonOnly``)."""
+        configuration does not allow it (``allowAddonOnly``); against a baseline, only
+        when it is a new or worse failure (or an ``ERROR``)."""
+        if result.compared is not None:
+            return result.compared.fails
+        return self.fails_alone(result)
+
+    def fails_alone(self, result: WorkloadResult) -> bool:
+        """Whether ``result`` fails the gate by its own verdict, whatever a baseline says."""
         return result.verdict in self.fail_on and not result.allowed
 
     @property

@@ -31,6 +31,7 @@ from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
+    Baseline,
     Document,
     Report,
     Shard,
@@ -42,6 +43,7 @@ from gate.model import (
     WorkloadWarning,
 )
 from gate.progress import Progress
+from gate.reports.baseline import compare
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.snapshot.load import Snapshot
@@ -55,7 +57,8 @@ class RunOptions:
     the built-in table; ``config`` is ``.fitgate.yaml`` (its custom kinds, skip and
     add-on rules, hidden warnings; ``today`` decides which skips expired); ``cluster`` is
     what the reports call the cluster (a shard's JSON report carries it for the merge);
-    ``warnings`` are the run's own (a snapshot more than a day old), shown by every report.
+    ``warnings`` are the run's own (a snapshot more than a day old), shown by every report;
+    ``baseline`` is an earlier report the results are compared with (``--baseline``).
     """
 
     fail_on: frozenset[Verdict] = DEFAULT_FAIL_ON
@@ -67,6 +70,7 @@ class RunOptions:
     config: Config = field(default_factory=Config)
     today: date | None = None
     warnings: tuple[str, ...] = ()
+    baseline: Baseline | None = None
 
 
 def check(
@@ -109,7 +113,14 @@ def check(
         version=options.version,
         warnings=options.warnings,
     )
-    return selection.report(report, options.cluster)
+    report = selection.report(report, options.cluster)
+    return compared(report, options.baseline, whole=options.shard is None)
+
+
+def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> Report:
+    """``report`` against ``baseline`` when there is one: the one place a run's results
+    are compared, for ``check`` and ``merge`` alike (see :mod:`gate.reports.baseline`)."""
+    return report if baseline is None else compare(report, baseline, whole)
 
 
 def _evaluate(

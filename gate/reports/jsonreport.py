@@ -49,6 +49,8 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "requests": dict(result.requests),
         "warnings": [w.text for w in result.warnings],
     }
+    if result.compared is not None:  # only in a run given --baseline
+        entry["baseline"] = result.compared.change.value
     return entry
 
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Report, Verdict, WorkloadResult
+from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Change, Report, Verdict, WorkloadResult
 from gate.reports.escape import xml_attr, xml_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
+    change_note,
     display_title,
+    gone_line,
     headline,
     reason_groups,
     repo_path,
@@ -42,9 +44,13 @@ def status(result: WorkloadResult, fail_on: frozenset[Verdict]) -> str | None:
 
     A verdict in ``fail_on`` fails the test (an ``ERROR`` as ``<error>``, since the
     document was never evaluated); outside it, an unevaluated document is skipped and any
-    other verdict passes, so the test tab agrees with the gate's exit code.
+    other verdict passes, so the test tab agrees with the gate's exit code. Against a
+    baseline, a workload that failed before and is no worse is skipped: every consumer
+    shows skipped tests apart from failures, with the message saying it still fails.
     """
     if result.verdict in fail_on and not result.allowed:
+        if result.compared is not None and not result.compared.fails:
+            return "skipped"  # failing before this change too: not this change's failure
         return "error" if result.verdict is Verdict.ERROR else "failure"
     if result.verdict in (Verdict.SKIPPED, Verdict.ERROR):
         return "skipped"
@@ -62,6 +68,9 @@ def _breakdown(result: WorkloadResult, views: Views) -> list[str]:
         f"{result.verdict.value}: {display_title(result)} at {where(result)}",
         f"why: {headline(result, views)}",
     ]
+    note = change_note(result)
+    if note:
+        lines.append(f"baseline: {note}")
     if result.requests:
         lines.append(f"requests: {requests_text(result)}")
     lines.extend(g.line(NODES_SHOWN) for g in reason_groups(result, views))
@@ -75,14 +84,20 @@ def _text(lines: list[str]) -> str:
 def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views) -> Iterator[str]:
     kind = status(result, fail_on)
     message = headline(result, views)
+    note = change_note(result)
+    compared = result.compared
+    still = compared is not None and compared.change is Change.STILL_FAILING
     if kind == "skipped":
-        yield f"<skipped{_attrs({'message': message})}/>"
+        shown = f"{result.verdict.value} ({note}, not new): {message}" if still else message
+        yield f"<skipped{_attrs({'message': shown})}/>"
     elif kind is not None:
         attrs = _attrs({"type": result.verdict.value, "message": message})
         yield f"<{kind}{attrs}>{_text(_breakdown(result, views))}</{kind}>"
     out = [f"warning: {w.text}" for w in result.warnings]
     if kind is None and result.verdict is not Verdict.YES:
         out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
+    if note and kind not in ("failure", "error") and not still:  # else the element says it
+        out.insert(0, f"baseline: {note}")
     if out:
         yield f"<system-out>{_text(out)}</system-out>"
 
@@ -132,6 +147,11 @@ def _properties(report: Report) -> list[str]:
         "snapshot.pods": info.pods,
         "gate.failOn": ",".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
     }
+    if report.baseline is not None:
+        values["gate.baseline"] = report.baseline.source
+        values.update(
+            (f"baseline.gone.{n}", gone_line(e)) for n, e in enumerate(report.baseline.gone, 1)
+        )
     rows = [f"      <property{_attrs({'name': k, 'value': v})}/>" for k, v in values.items()]
     rows.extend(
         f"      <property{_attrs({'name': 'fitgate.warning', 'value': w})}/>"

@@ -9,7 +9,7 @@ from gate.model import VERDICT_ORDER, Report, Verdict
 from gate.reports.escape import terminal_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
-from gate.reports.wording import detail, provenance, summary_line
+from gate.reports.wording import change_note, detail, gone_line, provenance, summary_line
 
 # SGR sequences (ECMA-48) for the verdict words on a terminal: each word is reset after.
 _COLOURS = {
@@ -47,9 +47,15 @@ def render_text(
         pad = " " * (width - len(word))
         if colour:
             word = f"{_COLOURS[result.verdict]}{word}{_RESET}"
-        lines.append(f"{word}{pad}  {terminal_text(result.title + where)}")
+        note = change_note(result)
+        title = result.title + where + (f"  [{note}]" if note else "")
+        lines.append(f"{word}{pad}  {terminal_text(title)}")
         lines.extend(f"{'':<{width}}    {terminal_text(d)}" for d in detail(result, views) if d)
         lines.extend(f"{'':<{width}}    warning: {terminal_text(w.text)}" for w in result.warnings)
+    if report.baseline is not None and not quiet:
+        lines.extend(
+            f"{'GONE':<{width}}  {terminal_text(gone_line(e))}" for e in report.baseline.gone
+        )
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,8 @@ from datetime import datetime
 from gate.model import (
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
+    BaselineEntry,
+    Change,
     Report,
     SnapshotInfo,
     Verdict,
@@ -299,6 +301,9 @@ def summary_line(report: Report) -> str:
         text += f"; {summary.warnings} warning(s)"
     if others:
         text += f"; {others} other document(s) not checked"
+    against = baseline_sentence(report)
+    if against:
+        text += f"; {against}"
     gate = "passed" if summary.passed else "FAILED"
     return f"{text}. Gate {gate}."
 
@@ -320,3 +325,58 @@ def counts(report: Report) -> list[tuple[str, int]]:
         (label + ("s" if v is Verdict.ERROR and counted[v] != 1 else ""), counted[v])
         for v, label in _COUNT_LABELS
     ]
+
+
+# --- against the baseline (--baseline) -------------------------------------------------------
+
+
+def change_note(result: WorkloadResult) -> str | None:
+    """How the workload compares with the baseline, for readers: ``new failure``, ``worse:
+    was PARTIAL``, ``fixed: was NO``, ``still failing``; None when unchanged or when the run
+    had no baseline."""
+    compared = result.compared
+    if compared is None or compared.change is Change.UNCHANGED:
+        return None
+    if compared.change is Change.NEW:
+        return "new failure" if compared.fails else "new"
+    was = f"was {compared.before}" if compared.before is not None else ""
+    if compared.change is Change.STILL_FAILING:
+        if compared.fails:
+            return f"still failing: {was}; an ERROR always fails the gate"
+        return "still failing" if compared.before is result.verdict else f"still failing: {was}"
+    return f"{compared.change.value}: {was}"
+
+
+def baseline_counts(report: Report) -> list[tuple[str, int]]:
+    """The baseline's part of the status: new failures, worse, fixed, still failing, gone."""
+    changes = Counter(
+        r.compared.change
+        for r in report.results
+        if r.compared is not None and (r.compared.fails or r.compared.change is not Change.NEW)
+    )
+    gone = len(report.baseline.gone) if report.baseline else 0
+    return [
+        ("new failure" + ("s" if changes[Change.NEW] != 1 else ""), changes[Change.NEW]),
+        ("worse", changes[Change.WORSE]),
+        ("fixed", changes[Change.FIXED]),
+        ("still failing", changes[Change.STILL_FAILING]),
+        ("gone", gone),
+    ]
+
+
+def baseline_sentence(report: Report) -> str | None:
+    """``against the baseline base.json: 1 new failure, 0 worse, 2 fixed, 3 still failing,
+    1 gone``; None without a baseline."""
+    if report.baseline is None:
+        return None
+    counted = ", ".join(f"{n} {label}" for label, n in baseline_counts(report))
+    return f"against the baseline {report.baseline.source}: {counted}"
+
+
+def gone_line(entry: BaselineEntry) -> str:
+    """A workload of the baseline this run does not have, and what the base said of it."""
+    place = f"{entry.file}:{entry.line}" if entry.file and entry.line else ""
+    title = entry.title
+    if place and place not in title:  # an unreadable document is named by its place
+        title += f" ({place})"
+    return f"{title}: was {entry.verdict.value}"

@@ -1,0 +1,84 @@
+"""The run's results against a baseline report (``--baseline``): what this change broke,
+what it fixed, and what was failing before it.
+
+Workloads are matched by kind, namespace and name (a custom kind's template label is part
+of its name: ``train [Worker]``). When several workloads share a key (the same object in
+two files, say), they are matched in order: the first of this run with the first of the
+baseline, the second with the second; the rest are new, or gone.
+
+The gate fails only on a workload that fails it now and is new or worse; an ``ERROR``
+fails it whatever the baseline said, and a ``SKIPPED`` never does. Whether the baseline's
+verdict failed is judged by this run's ``--fail-on`` and ``allowAddonOnly``, so that a
+change of configuration is not mistaken for a change of the manifests.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import replace
+
+from gate.model import (
+    Baseline,
+    BaselineEntry,
+    BaselineRun,
+    Change,
+    Comparison,
+    Report,
+    Verdict,
+    WorkloadResult,
+)
+
+# How bad each evaluated verdict is; ERROR and SKIPPED said nothing about fitting.
+_RANK = {Verdict.YES: 0, Verdict.PARTIAL: 1, Verdict.ADDON_ONLY: 2, Verdict.NO: 3}
+
+
+def worse(before: Verdict, now: Verdict) -> bool:
+    """Whether ``now`` is worse than ``before``: higher in YES < PARTIAL < ADDON_ONLY < NO,
+    an ``ERROR`` after anything else, or any evaluated verdict after a baseline that could
+    not say (``ERROR``, ``SKIPPED``).
+
+    >>> worse(Verdict.PARTIAL, Verdict.NO), worse(Verdict.NO, Verdict.PARTIAL)
+    (True, False)
+    >>> worse(Verdict.ERROR, Verdict.NO), worse(Verdict.ERROR, Verdict.ERROR)
+    (True, False)
+    """
+    if now is Verdict.ERROR or now is Verdict.SKIPPED:
+        return now is Verdict.ERROR and before is not Verdict.ERROR
+    if before not in _RANK:
+        return True
+    return _RANK[now] > _RANK[before]
+
+
+def comparison(report: Report, result: WorkloadResult, before: BaselineEntry | None) -> Comparison:
+    """``result`` against the baseline's entry for it (None: the baseline has none)."""
+    failing = report.fails_alone(result) and result.verdict is not Verdict.SKIPPED
+    if before is None:
+        return Comparison(Change.NEW, None, failing)
+    was = before.verdict
+    failed = (
+        was in report.fail_on
+        and was is not Verdict.SKIPPED
+        and not (was is Verdict.ADDON_ONLY and result.allowed)
+    )
+    if failing:
+        change = Change.WORSE if worse(was, result.verdict) or not failed else Change.STILL_FAILING
+    else:
+        change = Change.FIXED if failed else Change.UNCHANGED
+    counts = failing and (change is Change.WORSE or result.verdict is Verdict.ERROR)
+    return Comparison(change, was, counts)
+
+
+def compare(report: Report, baseline: Baseline, whole: bool = True) -> Report:
+    """``report`` with each result compared with ``baseline``; ``whole`` is false for a
+    shard's report, whose missing workloads are the other shards', not gone."""
+    waiting: defaultdict[tuple[str, str, str], deque[BaselineEntry]] = defaultdict(deque)
+    for entry in baseline.entries:
+        waiting[entry.key].append(entry)
+    results = []
+    for result in report.results:
+        queue = waiting.get((result.kind, result.namespace, result.name))
+        before = queue.popleft() if queue else None
+        results.append(replace(result, compared=comparison(report, result, before)))
+    left = {id(entry) for queue in waiting.values() for entry in queue} if whole else set()
+    gone = tuple(entry for entry in baseline.entries if id(entry) in left)
+    return replace(report, results=tuple(results), baseline=BaselineRun(baseline.source, gone))
