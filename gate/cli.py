@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
@@ -36,7 +37,7 @@ from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
-from gate.reports.reporter import Output, ReportContext, Reporter
+from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
 from gate.snapshot.load import Snapshot, load_snapshot
@@ -93,6 +94,17 @@ def _version(text: str) -> str:
     return text
 
 
+def _json_nodes(text: str) -> int | None:
+    """``--json-nodes``: a number of names per group (0 included), or ``all`` (None)."""
+    given = text.strip()
+    if given.lower() == "all":
+        return None
+    if not re.fullmatch(r"[0-9]{1,9}", given):
+        shown = repr(text[:30] + "..." if len(text) > 30 else text)
+        raise argparse.ArgumentTypeError(f"{shown}: expected all or a number, 0 to 999999999")
+    return int(given)
+
+
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     """The report files, alike for ``check`` and ``merge``."""
     parser.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
@@ -109,6 +121,19 @@ def add_baseline_option(parser: argparse.ArgumentParser) -> None:
         metavar="REPORT",
         help="an earlier JSON report (e.g. the base branch's): fail only on workloads that "
         "are new or got worse",
+    )
+
+
+def add_json_nodes_option(parser: argparse.ArgumentParser) -> None:
+    """How much of each outcome group the JSON report names, alike for ``check`` and
+    ``merge`` (a merge writes what the unsharded check would)."""
+    parser.add_argument(
+        "--json-nodes",
+        type=_json_nodes,
+        default=JSON_NODES,
+        metavar="N|all",
+        help=f"node names each outcome group of the JSON report lists (default {JSON_NODES}; "
+        "a shard's report lists all)",
     )
 
 
@@ -157,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
     add_report_options(check)
     add_baseline_option(check)
+    add_json_nodes_option(check)
     add_output_options(check)
     check.add_argument(
         "--no-step-summary",
@@ -232,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every shard's JSON report")
     add_report_options(merge)
     add_baseline_option(merge)
+    add_json_nodes_option(merge)
     add_output_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
@@ -444,6 +471,7 @@ def write_reports(
         _read_template(options.comment_template),
         quiet=options.quiet,
         colour=colour_wanted(options.color, streams),
+        json_nodes=options.json_nodes,
     )
     for writer, sinks in report_table(options, streams):
         output = writer(report, context)

@@ -484,10 +484,12 @@ class Shard:
 
 @dataclass(frozen=True, slots=True)
 class ShardReport(Report):
-    """A report of one shard: the shard's results, and what a merge needs."""
+    """A report of one shard: the shard's results, and what a merge needs (``nodes``: the
+    snapshot's node names in its order, the order every result's outcomes are in)."""
 
     shard: Shard = Shard(1, 1)
     positions: tuple[int, ...] = ()
     items: int = 0
     inputs: str = ""
     cluster: str = ""
+    nodes: tuple[str, ...] = ()

@@ -113,7 +113,7 @@ def check(
         version=options.version,
         warnings=options.warnings,
     )
-    report = selection.report(report, options.cluster)
+    report = selection.report(report, options.cluster, tuple(n.name for n in snapshot.nodes))
     return compared(report, options.baseline, whole=options.shard is None)
 
 

@@ -12,16 +12,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
+from tests.report_schema import validate_report
 
 FIXTURES = ROOT / "fixtures"
 AKS = "fixtures/snapshots/aks-six-nodes.json"
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-REPORT_SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
 
 
 def run(*argv: str, stdin: bytes = b"") -> tuple[int, str, str]:
@@ -39,7 +38,7 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 def json_report(*argv: str, stdin: bytes = b"") -> tuple[int, dict[str, Any]]:
     code, out, _ = run("check", *argv, "--json", "-", stdin=stdin)
     report = json.loads(out)
-    jsonschema.validate(report, REPORT_SCHEMA)
+    validate_report(report)
     return code, report
 
 
@@ -60,7 +59,11 @@ def test_seed_fixtures_json_report(golden: Callable[[str, str], None]) -> None:
     assert code == 1
     workloads = by_name(report)
     assert workloads["web-small"]["verdict"] == "YES"
-    assert workloads["web-small"]["fits"] == ["aks-user-0", "aks-user-1", "aks-user-2"]
+    assert workloads["web-small"]["outcomes"][1] == {
+        "reasons": [],
+        "count": 3,
+        "nodes": ["aks-user-0", "aks-user-1", "aks-user-2"],
+    }
     assert workloads["web-big"]["verdict"] == "NO"
     assert workloads["web-big"]["message"] == (
         "0/6 nodes are available: 3 Insufficient cpu, "
@@ -223,7 +226,8 @@ def test_kubectl_list_snapshot_gives_the_same_verdicts(tmp_path: Path) -> None:
     _, own = json_report("fixtures/manifests", "--snapshot", AKS)
     _, kubectl = json_report("fixtures/manifests", "--snapshot", str(path))
     assert [w["verdict"] for w in own["workloads"]] == [w["verdict"] for w in kubectl["workloads"]]
-    assert [w["nodes"] for w in own["workloads"]] == [w["nodes"] for w in kubectl["workloads"]]
+    outcomes = [w["outcomes"] for w in own["workloads"]]
+    assert outcomes == [w["outcomes"] for w in kubectl["workloads"]]
     assert kubectl["snapshot"]["capturedAt"] is None
 
 
@@ -252,10 +256,10 @@ def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path
     )  # fmt: skip
     assert code == 0
     report = json.loads(Path(f"{out}.json").read_text(encoding="utf-8"))
-    jsonschema.validate(report, REPORT_SCHEMA)
+    validate_report(report)
     assert [w["name"] for w in report["workloads"]] == ["web\ufffd", "web-small"]
     assert report["workloads"][1]["file"] == f"{manifests}/web\ufffd.yaml"
-    assert "aks\ufffdnode" in report["workloads"][0]["nodes"]
+    assert "aks\ufffdnode" in report["workloads"][0]["outcomes"][0]["nodes"]
     assert "web\ufffd" in stdout
     for suffix in (".xml", ".md", ".summary.md"):
         assert "\ufffd" in Path(f"{out}{suffix}").read_text(encoding="utf-8")

@@ -8,7 +8,6 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from gate.cli import Streams, main
@@ -16,9 +15,9 @@ from gate.inputs.custom_kinds import pod_template_path
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import OtherDocument, extract_all
 from tests.conftest import CORPUS, ROOT
+from tests.report_schema import validate_report
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
-SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
 FILES = (
     sorted(p for p in CORPUS.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
     if (CORPUS.is_dir())
@@ -39,7 +38,7 @@ def check(path: Path) -> tuple[int, dict[str, object], str]:
     )
     code = main(["check", str(path), "--snapshot", AKS, "--json", "-"], streams)
     report = json.loads(out.getvalue())
-    jsonschema.validate(report, SCHEMA)
+    validate_report(report)
     return code, report, err.getvalue()
 
 

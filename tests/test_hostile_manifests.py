@@ -12,16 +12,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
+from tests.report_schema import validate_report
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
-SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
 
 CONTAINER = {
     "name": "app",
@@ -139,7 +138,7 @@ def test_damaged_workloads_get_an_answer_and_every_report(
     code = main(argv, streams)
     assert code in (0, 1), err.getvalue()
     report = json.loads(reports["--json"].read_text(encoding="utf-8"))
-    jsonschema.validate(report, SCHEMA)
+    validate_report(report)
     for path in reports.values():
         path.read_text(encoding="utf-8")  # written, and UTF-8
     assert out.getvalue().endswith(".\n")

@@ -1,18 +1,31 @@
 """The JSON report rendered in pieces by msgspec is byte for byte the reference: the
-``json.dumps(..., indent=2, ensure_ascii=False)`` of the same document with each workload's
-``fits`` and ``nodes`` compact on one line."""
+``json.dumps(..., indent=2, ensure_ascii=False)`` of the same document with each outcome
+group compact on a line of its own; and its outcome groups are the nodes grouped by
+reasons, as a plain loop groups them."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import shutil
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.cli import Streams, main
 from gate.model import (
     Location,
     NodeOutcome,
     Report,
+    Shard,
+    ShardReport,
     SnapshotInfo,
     Taint,
     Verdict,
@@ -20,29 +33,49 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
-from gate.reports.jsonreport import render_json, report_document
+from gate.reports.jsonreport import outcome_groups, render_json, report_document, write_json
+from gate.reports.reporter import JSON_NODES, ReportContext
+from tests.builders import api_node, cluster_snapshot
+from tests.conftest import ROOT
+from tests.report_schema import validate_report
 
+NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
 INFO = SnapshotInfo("snap.json", None, None, None, None, nodes=2, pods=0)
+REASONS = [(), ("Insufficient cpu",), ("Insufficient cpu", "Insufficient memory")] + [
+    (f"node(s) had untolerated taint {{k{n}: v}}",) for n in range(10)
+]
 
 
-def reference(report: Report) -> str:
-    document = report_document(report)
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    position = 0
+def grouped(nodes: tuple[NodeOutcome, ...], listed: int | None) -> list[dict[str, Any]]:
+    """Outcome groups as a plain loop builds them: first appearance, node order."""
+    found: dict[tuple[str, ...], list[str]] = {}
+    for outcome in nodes:
+        found.setdefault(outcome.reasons, []).append(outcome.node)
+    shown = slice(listed)
+    return [
+        {"reasons": list(r), "count": len(names), "nodes": names[shown]}
+        for r, names in found.items()
+    ]
+
+
+def reference(report: Report, listed: int | None = JSON_NODES) -> str:
+    """The document by ``json.dumps``, each workload's groups put in compact, one a line."""
+    document = report_document(report, listed=listed)
+    blocks = {}
     for workload in document["workloads"]:
-        for key in ("fits", "nodes"):
-            value = workload[key]
-            block = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n      ")
-            indented = f'"{key}": {block},'
-            compact = f'"{key}": {json.dumps(value, separators=(",", ":"), ensure_ascii=False)},'
-            at = text.index(indented, position)
-            text = text[:at] + compact + text[at + len(indented) :]
-            position = at + len(compact)
-    assert json.loads(text) == json.loads(json.dumps(document))
+        token = uuid.uuid4().hex
+        groups = workload["outcomes"]
+        lines = [json.dumps(g, separators=(",", ":"), ensure_ascii=False) for g in groups]
+        blocks[token] = "[\n        " + ",\n        ".join(lines) + "\n      ]" if lines else "[]"
+        workload["outcomes"] = token
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    for token, block in blocks.items():
+        text = text.replace(f'"{token}"', block)
+    assert json.loads(text) == report_document(report, listed=listed)
     return text
 
 
-def result(text: str, number: int) -> WorkloadResult:
+def result(text: str, number: int, nodes: tuple[NodeOutcome, ...] | None = None) -> WorkloadResult:
     shared = NodeOutcome("n1", ())
     taint = Taint("k", text, "NoSchedule")
     return WorkloadResult(
@@ -53,7 +86,9 @@ def result(text: str, number: int) -> WorkloadResult:
         replicas=number,
         verdict=Verdict.NO if number % 2 else Verdict.YES,
         message=text if number % 2 else None,
-        nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint), shared),
+        nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint), shared)
+        if nodes is None
+        else nodes,
         requests=(("cpu", "1"), (text, "2")),
         warnings=(WorkloadWarning(WarningKind.NOT_MODELLED, text),),
     )
@@ -71,6 +106,40 @@ def test_any_text_renders_as_the_reference(texts: list[str]) -> None:
     assert render_json(report) == reference(report)
 
 
+outcome_lists = st.lists(st.sampled_from(REASONS), max_size=40).map(
+    lambda reasons: tuple(NodeOutcome(f"n{i}", r) for i, r in enumerate(reasons))
+)
+bounds = st.sampled_from([None, 0, 1, 2, JSON_NODES])
+
+
+@settings(max_examples=150, deadline=None)
+@given(outcome_lists, bounds)
+def test_groups_are_the_nodes_grouped_by_reasons(
+    nodes: tuple[NodeOutcome, ...], listed: int | None
+) -> None:
+    """Few lists (one C-level pass each) or many (one loop): the same groups."""
+    groups = outcome_groups(nodes, listed)
+    assert [{"reasons": list(r), "count": c, "nodes": n} for r, c, n in groups] == grouped(
+        nodes, listed
+    )
+    assert sum(count for _, count, _ in groups) == len(nodes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(outcome_lists, min_size=1, max_size=4), bounds)
+def test_shared_and_distinct_outcomes_render_as_the_reference(
+    lists: list[tuple[NodeOutcome, ...]], listed: int | None
+) -> None:
+    """Workloads sharing one outcome tuple get its text once; each is still the reference."""
+    nodes = [lists[n % len(lists)] for n in range(6)]
+    results = tuple(result("w", n, nodes[n]) for n in range(6))
+    report = Report(snapshot=SnapshotInfo("s", None, None, None, None, 40, 0), results=results)
+    rendered = render_json(report, listed)
+    assert rendered == reference(report, listed)
+    for workload, outcomes in zip(json.loads(rendered)["workloads"], nodes, strict=True):
+        assert workload["outcomes"] == grouped(outcomes, listed)
+
+
 def test_text_msgspec_cannot_encode_falls_back_to_the_reference() -> None:
     """A lone surrogate (the readers replace them; a caller of the library may not) is
     written as its JSON escape: valid UTF-8, and it reads back as the same string."""
@@ -79,3 +148,90 @@ def test_text_msgspec_cannot_encode_falls_back_to_the_reference() -> None:
     rendered.encode("utf-8")
     assert json.loads(rendered) == json.loads(reference(report))
     assert rendered.replace("\\udc80", "\udc80") == reference(report)
+
+
+WIDE = tuple(NodeOutcome(f"n{i:02}", () if i % 3 else ("Insufficient cpu",)) for i in range(30))
+WIDE_INFO = SnapshotInfo("wide.json", None, None, None, None, nodes=30, pods=0)
+
+
+@pytest.mark.parametrize(
+    ("listed", "names"),
+    [(None, [10, 20]), (0, [0, 0]), (3, [3, 3]), (JSON_NODES, [10, 10])],
+    ids=["all names", "no names", "three names", "the default bound"],
+)
+def test_the_bound_limits_names_never_counts(listed: int | None, names: list[int]) -> None:
+    report = Report(snapshot=WIDE_INFO, results=(result("w", 0, WIDE),))
+    document = json.loads(b"".join(write_json(report, ReportContext(json_nodes=listed))))
+    validate_report(document)
+    (workload,) = document["workloads"]
+    assert [(g["reasons"], g["count"]) for g in workload["outcomes"]] == [
+        (["Insufficient cpu"], 10),
+        ([], 20),
+    ]
+    assert [len(g["nodes"]) for g in workload["outcomes"]] == names
+    assert workload["outcomes"][1]["nodes"][:4] == ["n01", "n02", "n04", "n05"][: names[1]]
+
+
+@pytest.mark.parametrize("listed", [None, 0, 3])
+def test_a_shard_report_names_every_node_whatever_the_bound(listed: int | None) -> None:
+    report = ShardReport(
+        snapshot=WIDE_INFO,
+        results=(result("w", 0, WIDE),),
+        shard=Shard(1, 1),
+        positions=(0,),
+        items=1,
+        inputs="0" * 64,
+        nodes=tuple(o.node for o in WIDE),
+    )
+    document = json.loads(b"".join(write_json(report, ReportContext(json_nodes=listed))))
+    validate_report(document)
+    assert [len(g["nodes"]) for g in document["workloads"][0]["outcomes"]] == [10, 20]
+    assert document["shard"]["nodes"] == [o.node for o in WIDE]
+
+
+def wide_cluster(directory: Path) -> None:
+    """Two system nodes and twelve user nodes of one cpu each: web-small fits every user
+    node, web-big none; both have a group larger than the default bound."""
+    addon = [{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}]
+    nodes = [api_node(f"system-{n}", taints=addon) for n in range(2)]
+    nodes += [api_node(f"user-{n:02}", cpu="1") for n in range(12)]
+    (directory / "wide.json").write_text(json.dumps(cluster_snapshot(nodes)))
+    (directory / "manifests").mkdir()
+    for name in ("01-web-small.yaml", "02-web-big.yaml"):
+        shutil.copy(ROOT / "fixtures" / "manifests" / name, directory / "manifests" / name)
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [((), "cli/wide.json"), (("--json-nodes", "all"), "cli/wide.all.json")],
+    ids=["the default bound", "every name"],
+)
+def test_a_wide_cluster_s_report(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    golden: Callable[[str, str], None],
+    argv: tuple[str, ...],
+    name: str,
+) -> None:
+    wide_cluster(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    streams = Streams(io.BytesIO(), out, err, env={}, now=NOW)
+    command = ["check", "manifests", "--snapshot", "wide.json", "--json", "-", *argv]
+    assert main(command, streams) == 1, err.getvalue()
+    validate_report(json.loads(out.getvalue()))
+    golden(name, out.getvalue())
+
+
+GOLDEN_REPORTS = sorted((ROOT / "tests" / "golden").rglob("*.json"))
+
+
+@pytest.mark.parametrize("path", GOLDEN_REPORTS, ids=[p.name for p in GOLDEN_REPORTS])
+def test_every_golden_report_validates(path: Path) -> None:
+    validate_report(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_the_readme_shows_the_real_report() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (shown,) = (b for b in re.findall(r"```json\n(.*?)```", readme, re.DOTALL) if "outcomes" in b)
+    assert shown in (ROOT / "tests" / "golden" / "cli" / "aks.json").read_text(encoding="utf-8")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
@@ -24,10 +24,10 @@ from gate.scheduler.engine import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
 from tests.conftest import ROOT
+from tests.report_schema import validate_report
 
 AKS = "fixtures/snapshots/aks-six-nodes.json"
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-REPORT_SCHEMA = json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
 ENV = {"GITHUB_ACTIONS": "true"}
 OUTPUTS = ("json", "junit", "comment", "summary")
 
@@ -52,17 +52,26 @@ def outputs(directory: Path, tag: str) -> dict[str, str]:
 
 
 def check_sharded_equals_whole(
-    tmp_path: Path, manifests: str, snapshot: str, count: int, *extra: str
+    tmp_path: Path,
+    manifests: str,
+    snapshot: str,
+    count: int,
+    *extra: str,
+    listed: tuple[str, ...] = (),
 ) -> None:
-    whole = run("check", manifests, "--snapshot", snapshot, *extra, *reports(tmp_path, "whole"))
+    """``listed`` (``--json-nodes``) is given to every command: a shard lists every node
+    whatever it says, the merge and the whole run list what it says."""
+    whole_argv = ("check", manifests, "--snapshot", snapshot, *extra, *listed)
+    whole = run(*whole_argv, *reports(tmp_path, "whole"))
+    validate_report(json.loads((tmp_path / "whole.json").read_text()))
     shards = []
     for index in range(1, count + 1):
         path = tmp_path / f"shard-{index}.json"
         shard_argv = ("--shard", f"{index}/{count}", "--json", str(path))
-        run("check", manifests, "--snapshot", snapshot, *extra, *shard_argv)
-        jsonschema.validate(json.loads(path.read_text()), REPORT_SCHEMA)
+        run("check", manifests, "--snapshot", snapshot, *extra, *listed, *shard_argv)
+        validate_report(json.loads(path.read_text()))
         shards.append(str(path))
-    merged = run("merge", *reversed(shards), *reports(tmp_path, "merged"))
+    merged = run("merge", *reversed(shards), *listed, *reports(tmp_path, "merged"))
     assert merged == whole  # exit code, standard output (summary, annotations), errors
     assert outputs(tmp_path, "merged") == outputs(tmp_path, "whole")
 
@@ -79,10 +88,43 @@ def test_named_taints_survive_the_merge_in_the_generic_dialect(tmp_path: Path) -
     assert "CriticalAddonsOnly=true:NoSchedule" in (tmp_path / "merged.comment").read_text()
 
 
-def test_generated_case_sharded_and_merged_is_one_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "listed",
+    [(), ("--json-nodes", "all"), ("--json-nodes", "0"), ("--json-nodes", "2")],
+    ids=["the default bound", "every name", "no names", "two names"],
+)
+def test_generated_case_sharded_and_merged_is_one_run(
+    tmp_path: Path, listed: tuple[str, ...]
+) -> None:
+    """Twelve nodes: groups larger than the bound, rebuilt from the shards' full lists."""
     case = ensure_case(SIZES["tiny"], tmp_path / "cache")
     manifests, snapshot = str(case / MANIFESTS_DIR), str(case / SNAPSHOT_FILE)
-    check_sharded_equals_whole(tmp_path, manifests, snapshot, 3)
+    check_sharded_equals_whole(tmp_path, manifests, snapshot, 3, listed=listed)
+
+
+def test_nodes_of_different_reasons_keep_their_order_through_a_merge(tmp_path: Path) -> None:
+    """A DaemonSet short of cpu on n0 and n2 and of memory on n1: the text lists the nodes
+    without room in node order, which the groups alone (cpu, then memory) would lose."""
+    nodes = [
+        api_node("n0", cpu="1"),
+        api_node("n1", memory="1Gi"),
+        api_node("n2", cpu="1"),
+        api_node("n3"),
+    ]
+    (tmp_path / "snapshot.json").write_text(json.dumps(cluster_snapshot(nodes)))
+    requests = {"requests": {"cpu": "2", "memory": "2Gi"}}
+    daemonset = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "ops"},
+        "spec": {"template": {"spec": {"containers": [{"name": "a", "resources": requests}]}}},
+    }
+    (tmp_path / "agent.json").write_text(json.dumps(daemonset))
+    check_sharded_equals_whole(
+        tmp_path, str(tmp_path / "agent.json"), str(tmp_path / "snapshot.json"), 2
+    )
+    text = run("merge", str(tmp_path / "shard-1.json"), str(tmp_path / "shard-2.json"))[1]
+    assert "n0 (Insufficient cpu), n1 (Insufficient memory), n2 (Insufficient cpu)" in text
 
 
 def shard_files(tmp_path: Path, count: int, *extra: str, tag: str = "s") -> list[str]:
@@ -180,7 +222,7 @@ def test_a_whole_report_is_not_a_shard(tmp_path: Path) -> None:
     [
         (None, "cannot read report"),
         ("{", "not a fitgate JSON report"),
-        ('{"schemaVersion": 1, "snapshot": 3}', "not a fitgate JSON report"),
+        ('{"schemaVersion": 2, "snapshot": 3}', "not a fitgate JSON report"),
     ],
     ids=["missing file", "not JSON", "wrong shape"],
 )
@@ -285,3 +327,49 @@ def test_a_merge_reads_back_the_volume_claim_templates_warning() -> None:
     extracted = extract(Document(Location("db.yaml", 1), body), TEMPLATE_PATHS)
     assert isinstance(extracted, Workload)
     assert [recorded_warning(w.text) for w in extracted.warnings] == list(extracted.warnings)
+
+
+def version_one(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` as schemaVersion 1 wrote it: ``fits`` and a ``nodes`` map per workload."""
+    for workload in report["workloads"]:
+        groups = workload.pop("outcomes")
+        nodes = {name: g["reasons"] for g in groups for name in g["nodes"]}
+        workload["fits"] = [name for name, reasons in nodes.items() if not reasons]
+        workload["nodes"] = nodes
+    del report["shard"]["nodes"]
+    return {**report, "schemaVersion": 1}
+
+
+@pytest.mark.parametrize(
+    ("change", "version"),
+    [(version_one, 1), (lambda report: {**report, "schemaVersion": 3}, 3)],
+    ids=["a version 1 report", "a version 3 report shaped as version 2"],
+)
+def test_a_report_of_another_schema_version_is_refused_as_such(
+    tmp_path: Path, change: Callable[[dict[str, Any]], dict[str, Any]], version: int
+) -> None:
+    first, second = shard_files(tmp_path, 2)
+    old = change(json.loads(Path(first).read_text()))
+    Path(first).write_text(json.dumps(old))
+    assert merge_error(first, second) == (
+        f"fitgate: {first}: report schemaVersion {version}: fitgate merge reads "
+        "schemaVersion 2; re-run check --shard with this version\n"
+    )
+
+
+def test_shards_listing_different_nodes_are_refused(tmp_path: Path) -> None:
+    """Same snapshot description, one node renamed in one shard (groups included)."""
+    first, second = shard_files(tmp_path, 2)
+    text = Path(first).read_text().replace('"aks-user-2"', '"aks-user-9"')
+    Path(first).write_text(text)
+    assert "list different nodes: they cannot be merged" in merge_error(first, second)
+
+
+def test_a_shard_report_names_every_node_whatever_the_bound(tmp_path: Path) -> None:
+    (path,) = shard_files(tmp_path, 1, "--json-nodes", "0")
+    report = json.loads(Path(path).read_text())
+    validate_report(report)  # a shard's groups name as many nodes as they count
+    assert report["shard"]["nodes"] == [
+        *(f"aks-system-{n}" for n in range(3)),
+        *(f"aks-user-{n}" for n in range(3)),
+    ]

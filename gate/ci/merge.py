@@ -6,11 +6,17 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
 
+Only schemaVersion 2 is read (another version is refused in one line saying so). A shard's
+report carries the snapshot's node names in its order (``$.shard.nodes``) and outcome groups
+that name every node (whatever ``--json-nodes`` said), so each workload's per-node outcomes
+are put back in node order and every report renders as the unsharded run's.
+
 A report file is an input like any other (an artifact a pull request's job uploaded): every
 field is checked before it is used -- types and ranges while decoding, then what ties the
-fields together (a taint's node bitset is lower-case hex naming only listed nodes, positions
-are this shard's and within the input) -- and the first problem is refused in one line that
-names the file and the field.
+fields together (a workload's groups name each of the shard's nodes exactly once, with
+distinct reasons; a taint's node bitset is lower-case hex naming only listed nodes;
+positions are this shard's and within the input) -- and the first problem is refused in one
+line that names the file and the field.
 """
 
 from __future__ import annotations
@@ -38,15 +44,18 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.reports.jsonreport import SCHEMA_VERSION
 from gate.scheduler.engine import DAEMONSET_TARGETS_NOTHING
 from gate.scheduler.filters import plugin_of
 
 _Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
+_GroupSize = Annotated[int, Meta(ge=1, le=2**63 - 1)]
 _Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
 _ShardNumber = Annotated[int, Meta(ge=1, le=MAX_SHARDS)]
 _Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
 _Digest = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]  # SHA-256, as shard.py writes it
 _VERDICTS = frozenset(v.value for v in Verdict)
+_UNEVALUATED = frozenset({Verdict.ERROR.value, Verdict.SKIPPED.value})
 _MISSING_SHOWN = 10
 
 
@@ -95,6 +104,12 @@ class _Replicas(Struct):
         )
 
 
+class _Group(Struct):
+    reasons: list[str]
+    count: _GroupSize
+    nodes: list[str]
+
+
 class _Workload(Struct):
     kind: str
     namespace: str
@@ -104,7 +119,7 @@ class _Workload(Struct):
     replicas: _Replicas | None
     verdict: str
     message: str | None
-    nodes: dict[str, list[str]]
+    outcomes: list[_Group]
     requests: dict[str, str]
     warnings: list[str]
     origin: str | None = None
@@ -126,6 +141,7 @@ class _Shard(Struct):
     cluster: str
     version: str
     positions: list[_Count]
+    nodes: list[str]
     untolerated: list[list[_Untolerated]]
 
 
@@ -139,14 +155,21 @@ class _ShardReport(Struct):
     shard: _Shard | None = None
 
 
+class _Version(Struct):
+    schemaVersion: int
+
+
 @dataclass(frozen=True, slots=True)
 class _Part:
     path: str
     report: _ShardReport
     shard: _Shard
+    index: dict[str, int]
+    """Each of ``shard.nodes`` by name: its place in node order."""
 
 
 _DECODER = msgspec.json.Decoder(_ShardReport)
+_VERSION_DECODER = msgspec.json.Decoder(_Version)
 
 
 MAX_REPORT_BYTES = 1024 * 1024 * 1024
@@ -166,22 +189,49 @@ def _read_bytes(path: str) -> bytes:
     return b"".join(chunks)
 
 
+def _decoded(path: str, data: bytes) -> _ShardReport:
+    """The report in ``data``; one of another schemaVersion is refused as such, whatever
+    else it holds."""
+    try:
+        report = _DECODER.decode(data)
+    except msgspec.DecodeError as exc:  # ValidationError included: it names the field
+        version = _version(data)
+        if version is not None and version != SCHEMA_VERSION:
+            raise UsageError(_other_version(path, version)) from None
+        raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
+    if report.schemaVersion != SCHEMA_VERSION:
+        raise UsageError(_other_version(path, report.schemaVersion))
+    return report
+
+
+def _version(data: bytes) -> int | None:
+    try:
+        return _VERSION_DECODER.decode(data).schemaVersion
+    except msgspec.DecodeError:
+        return None
+
+
+def _other_version(path: str, version: int) -> str:
+    return (
+        f"{path}: report schemaVersion {version}: fitgate merge reads schemaVersion "
+        f"{SCHEMA_VERSION}; re-run check --shard with this version"
+    )
+
+
 def _read(path: str) -> _Part:
     try:
-        report = _DECODER.decode(_read_bytes(path))
+        data = _read_bytes(path)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read report: {exc.strerror}") from None
-    except msgspec.DecodeError as exc:  # ValidationError included: it names the field
-        raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
-    if report.schemaVersion != 1:
-        raise UsageError(f"{path}: report schemaVersion {report.schemaVersion}, expected 1")
+    report = _decoded(path, data)
     shard = report.shard
     if shard is None:
         raise UsageError(f"{path}: not a shard report: write it with check --shard K/N --json")
-    problem = _shard_problem(report, shard)
+    index = dict(zip(shard.nodes, range(len(shard.nodes)), strict=True))
+    problem = _shard_problem(report, shard) or _outcomes_problem(report, shard, index)
     if problem is not None:
         raise UsageError(f"{path}: not a fitgate shard report: {problem}")
-    return _Part(path, report, shard)
+    return _Part(path, report, shard, index)
 
 
 def _shard_problem(report: _ShardReport, shard: _Shard) -> str | None:
@@ -200,18 +250,76 @@ def _shard_problem(report: _ShardReport, shard: _Shard) -> str | None:
         if position in seen:
             return f"$.shard.positions[{number}]: workload position {position} is given twice"
         seen.add(position)
-    for number, (workload, taints) in enumerate(
-        zip(report.workloads, shard.untolerated, strict=True)
-    ):
+    for number, workload in enumerate(report.workloads):
         if workload.verdict not in _VERDICTS:
             verdict = workload.verdict[:20]
             return f"$.workloads[{number}].verdict: unknown verdict {verdict!r}"
+    return _nodes_problem(report, shard)
+
+
+def _nodes_problem(report: _ShardReport, shard: _Shard) -> str | None:
+    """Whether ``$.shard.nodes`` names each of the snapshot's nodes once."""
+    named: set[str] = set()
+    for number, name in enumerate(shard.nodes):
+        if name in named:
+            return f"$.shard.nodes[{number}]: node {name[:60]!r} is named twice"
+        named.add(name)
+    if len(shard.nodes) != report.snapshot.nodes:
+        return (
+            f"$.shard.nodes: {len(shard.nodes)} node names for the snapshot's "
+            f"{report.snapshot.nodes} nodes ($.snapshot.nodes)"
+        )
+    return None
+
+
+def _outcomes_problem(report: _ShardReport, shard: _Shard, index: dict[str, int]) -> str | None:
+    """Whether each workload's groups name each of the shard's nodes once, and its taints'
+    bitsets only those nodes."""
+    for number, (workload, taints) in enumerate(
+        zip(report.workloads, shard.untolerated, strict=True)
+    ):
+        problem = _groups_problem(workload, index)
+        if problem is not None:
+            return f"$.workloads[{number}].{problem}"
+        covered = len(index) if workload.outcomes else 0
         for entry, taint in enumerate(taints):
-            if not _names_listed_nodes(taint.nodes, len(workload.nodes)):
+            if not _names_listed_nodes(taint.nodes, covered):
                 where = f"$.shard.untolerated[{number}][{entry}].nodes"
-                return (
-                    f"{where}: a bitset over more than the workload's {len(workload.nodes)} nodes"
-                )
+                return f"{where}: a bitset over more than the workload's {covered} nodes"
+    return None
+
+
+def _groups_problem(workload: _Workload, index: dict[str, int]) -> str | None:
+    """The first group of ``workload`` that does not fit the shard's nodes, by its path
+    below the workload."""
+    if not workload.outcomes and workload.verdict in _UNEVALUATED:
+        return None
+    placed: set[str] = set()
+    reasons_seen: dict[tuple[str, ...], int] = {}
+    for number, group in enumerate(workload.outcomes):
+        where = f"outcomes[{number}]"
+        if len(group.nodes) != group.count:
+            return (
+                f"{where}.nodes: {len(group.nodes)} names for a count of {group.count}: a "
+                "shard's report names every node (check --shard writes them all)"
+            )
+        reasons = tuple(group.reasons)
+        if reasons in reasons_seen:
+            return f"{where}.reasons: the same reasons as outcomes[{reasons_seen[reasons]}]"
+        reasons_seen[reasons] = number
+        if not reasons and workload.verdict == Verdict.NO.value:
+            return f"{where}.reasons: nodes that fit, for a workload whose verdict is NO"
+        for entry, name in enumerate(group.nodes):
+            if name not in index:
+                return f"{where}.nodes[{entry}]: node {name[:60]!r} is not in $.shard.nodes"
+            if name in placed:
+                return f"{where}.nodes[{entry}]: node {name[:60]!r} is named twice"
+            placed.add(name)
+    if len(placed) != len(index):
+        return (
+            f"outcomes: the groups name {len(placed)} of the snapshot's {len(index)} nodes: "
+            "every node must be in one group"
+        )
     return None
 
 
@@ -238,6 +346,7 @@ def _check_together(parts: Sequence[_Part]) -> None:
     _same(parts, "read different manifests", lambda p: (p.shard.items, p.shard.inputs))
     _same(parts, "come from different fitgate versions", lambda p: p.shard.version)
     _same(parts, "name different clusters", lambda p: p.shard.cluster)
+    _same(parts, "list different nodes", lambda p: p.shard.nodes)
     count = parts[0].shard.count
     seen: dict[int, str] = {}
     for part in parts:
@@ -265,18 +374,27 @@ def _taints(entries: list[_Untolerated]) -> dict[int, Taint]:
     return found
 
 
-def _result(workload: _Workload, untolerated: list[_Untolerated]) -> WorkloadResult:
+def _outcomes(
+    workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
+) -> tuple[NodeOutcome, ...]:
+    """The workload's per-node outcomes in node order, put back group by group (the groups
+    are checked to name each node once)."""
     taint_of = _taints(untolerated)
+    placed: list[NodeOutcome | None] = [None] * len(index) if workload.outcomes else []
+    for group in workload.outcomes:
+        reasons = tuple(group.reasons)
+        plugin = plugin_of(reasons)
+        for name in group.nodes:
+            at = index[name]
+            placed[at] = NodeOutcome(name, reasons, taint_of.get(at), plugin)
+    return tuple(filter(None, placed))
+
+
+def _result(
+    workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
+) -> WorkloadResult:
     verdict = Verdict(workload.verdict)  # checked while reading
-    nodes = tuple(
-        NodeOutcome(
-            node=name,
-            reasons=tuple(reasons),
-            taint=taint_of.get(number),
-            plugin=plugin_of(tuple(reasons)),
-        )
-        for number, (name, reasons) in enumerate(workload.nodes.items())
-    )
+    nodes = _outcomes(workload, untolerated, index)
     return WorkloadResult(
         kind=workload.kind,
         namespace=workload.namespace,
@@ -326,7 +444,7 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         for position, workload, untolerated in zip(
             shard.positions, part.report.workloads, shard.untolerated, strict=True
         ):
-            positioned[position] = _result(workload, untolerated)
+            positioned[position] = _result(workload, untolerated, part.index)
     first = parts[0]
     snapshot = first.report.snapshot
     fail_on = frozenset(Verdict(v) for v in first.report.summary.failOn)  # checked

@@ -6,8 +6,10 @@ position is K-1 modulo N. Round-robin on input order is deterministic, needs no 
 spreads a directory of similar workloads over every shard. A shard's JSON report carries
 what ``fitgate merge`` needs to give back the one-run reports byte for byte: the positions
 of its workloads, a digest of the whole input (so shards of different inputs are refused),
-the cluster name, and each workload's untolerated taint per node (human reports name it;
-the machine report's reason strings may not, since kube-scheduler v1.35).
+the cluster name, the snapshot's node names in order (its outcome groups name every node,
+whatever ``--json-nodes`` says, and the merge puts them back in that order), and each
+workload's untolerated taint per node (human reports name it; the machine report's reason
+strings may not, since kube-scheduler v1.35).
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ class Selection:
                     self._positions.append(position)
                 yield item
 
-    def report(self, report: Report, cluster: str) -> Report:
-        """``report`` itself without a shard; else the shard's report."""
+    def report(self, report: Report, cluster: str, nodes: tuple[str, ...]) -> Report:
+        """``report`` itself without a shard; else the shard's report (``nodes``: the
+        snapshot's node names, in the order of every result's outcomes)."""
         if self.shard is None:
             return report
         return ShardReport(
@@ -80,4 +83,5 @@ class Selection:
             items=self._items,
             inputs=self._digest.hexdigest(),
             cluster=cluster,
+            nodes=nodes,
         )

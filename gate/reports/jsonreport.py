@@ -1,19 +1,26 @@
-"""The machine report of SPEC section 5, validated by ``gate/schemas/report.schema.json``.
+"""The machine report of SPEC section 5 (schemaVersion 2), validated by
+``gate/schemas/report.schema.json``.
 
-The report lists every node for every workload, so on a large cluster and monorepo it is
-hundreds of megabytes. The layout is ``json.dumps(..., indent=2, ensure_ascii=False)`` except
-that each workload's ``fits`` and ``nodes`` are written on one line, compact: thousands of
-nodes per workload would otherwise triple the size. It is rendered in pieces (one per
-workload) by msgspec's C encoder and formatter, with :func:`reference_workload` (the stdlib
-``json`` module) as the reference and the fallback for what msgspec cannot encode.
+Each workload's ``outcomes`` group the snapshot's nodes by the reasons they gave its first
+pod: one group per distinct list of reasons (``[]`` where the pod fits), in the order the
+lists first appear in node order, each with its full ``count`` and at most
+``ReportContext.json_nodes`` of its node names, in node order (every name for a shard's
+report: ``fitgate merge`` rebuilds each node's outcome from them).
+
+The layout is ``json.dumps(..., indent=2, ensure_ascii=False)`` except that each outcome
+group is written compact on a line of its own: a group may name thousands of nodes. It is
+rendered in pieces (one per workload) by msgspec's C encoder and formatter, with
+:func:`reference_workload` (the stdlib ``json`` module) as the reference and the fallback
+for what msgspec cannot encode (a lone surrogate).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from itertools import compress
-from operator import attrgetter, not_
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import compress, islice
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -27,12 +34,57 @@ from gate.model import (
     Taint,
     WorkloadResult,
 )
-from gate.reports.reporter import ReportContext
+from gate.reports.reporter import JSON_NODES, ReportContext
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+Reasons = tuple[str, ...]
+Group = tuple[Reasons, int, list[str]]
+"""An outcome group: its reasons, how many nodes gave them, and the names listed."""
+
+_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
+_PASSES = 8  # up to this many distinct lists, one C-level pass per list beats a Python loop
 
 
-def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]:
+def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
+    """``outcomes`` grouped by reasons, in order of first appearance, at most ``listed``
+    names per group (None: all), in node order.
+
+    >>> fit, cpu = (), ("Insufficient cpu",)
+    >>> nodes = [NodeOutcome(n, r) for n, r in [("a", cpu), ("b", fit), ("c", cpu)]]
+    >>> outcome_groups(nodes, 1)
+    [(('Insufficient cpu',), 2, ['a']), ((), 1, ['b'])]
+    """
+    reasons = list(map(_REASONS, outcomes))
+    counts = Counter(reasons)  # insertion-ordered: first appearance in node order
+    if listed == 0:
+        return [(r, count, []) for r, count in counts.items()]
+    names = list(map(_NODE, outcomes))
+    if len(counts) <= _PASSES:
+        return [
+            (r, count, list(islice(compress(names, map(r.__eq__, reasons)), listed)))
+            for r, count in counts.items()
+        ]
+    chosen: dict[Reasons, list[str]] = {r: [] for r in counts}
+    for name, found in zip(names, reasons, strict=True):
+        group = chosen[found]
+        if listed is None or len(group) < listed:
+            group.append(name)
+    return [(r, count, chosen[r]) for r, count in counts.items()]
+
+
+def _group_document(group: Group) -> dict[str, Any]:
+    reasons, count, names = group
+    return {"reasons": list(reasons), "count": count, "nodes": names}
+
+
+def _outcomes(result: WorkloadResult, listed: int | None) -> list[dict[str, Any]]:
+    return [_group_document(g) for g in outcome_groups(result.nodes, listed)]
+
+
+def _workload(result: WorkloadResult, outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The workload's entry (the writers put the text of large ``outcomes`` in place of
+    an empty list themselves)."""
     entry: dict[str, Any] = {
         "kind": result.kind,
         "namespace": result.namespace,
@@ -44,8 +96,7 @@ def _workload(result: WorkloadResult, with_nodes: bool = True) -> dict[str, Any]
         "verdict": result.verdict.value,
         "message": result.message,
         "reason": result.reason,
-        "fits": list(result.fits) if with_nodes else [],
-        "nodes": {o.node: list(o.reasons) for o in result.nodes} if with_nodes else {},
+        "outcomes": outcomes,
         "requests": dict(result.requests),
         "warnings": [w.text for w in result.warnings],
     }
@@ -75,7 +126,8 @@ def _replicas(result: WorkloadResult) -> dict[str, Any] | None:
 
 
 def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
-    """Each named taint with the nodes (a hex bitset over ``nodes`` order) it rejected."""
+    """Each named taint with the nodes it rejected: a hex bitset over the shard's
+    ``nodes``, the snapshot's order, which is the order of every result's outcomes."""
     by_taint: dict[Taint, int] = {}
     for number, outcome in enumerate(result.nodes):
         if outcome.taint is not None:
@@ -95,14 +147,26 @@ def shard_document(report: ShardReport) -> dict[str, Any]:
         "cluster": report.cluster,
         "version": report.version,
         "positions": list(report.positions),
+        "nodes": list(report.nodes),
         "untolerated": [_untolerated(r) for r in report.results],
     }
 
 
-def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
+def listed_names(report: Report, context_bound: int | None) -> int | None:
+    """How many names each group lists: a shard's report lists every one, whatever the
+    bound, since the merge rebuilds each node's outcome from them."""
+    return None if isinstance(report, ShardReport) else context_bound
+
+
+def report_document(
+    report: Report, workloads: bool = True, listed: int | None = JSON_NODES
+) -> dict[str, Any]:
+    """The whole report as plain values (``workloads`` empty unless asked for)."""
     summary = report.summary
     info = report.snapshot
     shard = {"shard": shard_document(report)} if isinstance(report, ShardReport) else {}
+    bound = listed_names(report, listed)
+    entries = [_workload(r, _outcomes(r, bound)) for r in report.results] if workloads else []
     return {
         "schemaVersion": SCHEMA_VERSION,
         "snapshot": {
@@ -125,13 +189,13 @@ def report_document(report: Report, workloads: bool = True) -> dict[str, Any]:
         "otherDocuments": dict(report.other_documents),
         **({"warnings": list(report.warnings)} if report.warnings else {}),
         **shard,
-        "workloads": [_workload(r) for r in report.results] if workloads else [],
+        "workloads": entries,
     }
 
 
-def render_json(report: Report) -> str:
+def render_json(report: Report, listed: int | None = JSON_NODES) -> str:
     """Same report, same bytes: insertion-ordered keys, fixed indentation."""
-    return b"".join(json_chunks(report)).decode("utf-8")
+    return b"".join(json_chunks(report, listed)).decode("utf-8")
 
 
 def _indented(value: object) -> bytes:
@@ -147,55 +211,55 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
 _CACHE_BYTES = 96 << 20
-_MEMBER_INDENT = b"\n      "  # a workload's members, inside "workloads": [ { ... } ]
-_PLACE = b'\n  "fits": [],\n  "nodes": {},\n'  # where they go in the workload's own text
+_MEMBER_INDENT = "\n      "  # a workload's members, inside "workloads": [ { ... } ]
+_GROUP_INDENT = _MEMBER_INDENT + "  "
+_PLACE = '\n  "outcomes": [],\n'  # where they go in the workload's own text
 
 
-class _NodeTexts:
-    """A workload's ``fits`` and ``nodes`` as compact text, rendered once per outcome tuple.
+class _OutcomeTexts:
+    """A workload's ``outcomes`` as text, rendered once per outcome tuple.
 
     The engine gives workloads with the same outcomes the same tuple (a large monorepo has
     a few hundred distinct ones for thousands of workloads), so texts are kept by the
     tuple's identity, up to a memory budget; the tuples are held so no identity is reused.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, listed: int | None) -> None:
+        self._listed = listed
         self._held: list[object] = []
-        self._texts: dict[int, tuple[bytes, bytes]] = {}
+        self._texts: dict[int, bytes] = {}
         self._cached = 0
 
-    def texts(self, outcomes: tuple[NodeOutcome, ...]) -> tuple[bytes, bytes]:
+    def text(self, outcomes: tuple[NodeOutcome, ...]) -> bytes:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found
-        names = list(map(_NODE, outcomes))
-        reasons = list(map(_REASONS, outcomes))
-        found = (
-            msgspec.json.encode(list(compress(names, map(not_, reasons)))),
-            msgspec.json.encode(dict(zip(names, reasons, strict=True))),
-        )
-        size = len(found[0]) + len(found[1])
-        if self._cached + size <= _CACHE_BYTES:
+        groups = outcome_groups(outcomes, self._listed)
+        found = _block(map(msgspec.json.encode, map(_group_document, groups)))
+        if self._cached + len(found) <= _CACHE_BYTES:
             self._texts[id(outcomes)] = found
             self._held.append(outcomes)
-            self._cached += size
+            self._cached += len(found)
         return found
 
 
-def _workload_text(result: WorkloadResult, texts: _NodeTexts) -> tuple[bytes, ...]:
-    """The workload's entry, indented for its place in the report, in pieces: the two
-    large ones (``fits`` and ``nodes``) are shared between workloads, never copied."""
-    before, place, after = _indented(_workload(result, with_nodes=False)).partition(_PLACE)
+def _block(groups: Iterator[bytes]) -> bytes:
+    """``[]``, or the compact groups one per line, at their place in the report."""
+    indent = _GROUP_INDENT.encode()
+    lines = (b"," + indent).join(groups)
+    return b"[" + indent + lines + _MEMBER_INDENT.encode() + b"]" if lines else b"[]"
+
+
+def _workload_text(result: WorkloadResult, texts: _OutcomeTexts) -> tuple[bytes, ...]:
+    """The workload's entry, indented for its place in the report, in pieces: the large
+    one (``outcomes``) is shared between workloads, never copied."""
+    before, place, after = _indented(_workload(result, [])).partition(_PLACE.encode())
     if not place:
         raise ValueError("unexpected layout")
-    fits, nodes = texts.texts(result.nodes)
     return (
-        b"    " + before.replace(b"\n", b"\n    ") + _MEMBER_INDENT + b'"fits": ',
-        fits,
-        b"," + _MEMBER_INDENT + b'"nodes": ',
-        nodes,
+        b"    " + before.replace(b"\n", b"\n    ") + _MEMBER_INDENT.encode() + b'"outcomes": ',
+        texts.text(result.nodes),
         b",\n    " + after.replace(b"\n", b"\n    "),
     )
 
@@ -204,45 +268,46 @@ def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def reference_workload(result: WorkloadResult) -> str:
+def reference_workload(result: WorkloadResult, listed: int | None = JSON_NODES) -> str:
     """The workload's entry by the stdlib ``json`` module, in the report's layout."""
-    entry = _workload(result)
-    fits, nodes = entry["fits"], entry["nodes"]
-    text = json.dumps(_workload(result, with_nodes=False), indent=2, ensure_ascii=False)
-    before, place, after = text.partition(_PLACE.decode())
+    groups = _outcomes(result, listed)
+    text = json.dumps(_workload(result, []), indent=2, ensure_ascii=False)
+    before, place, after = text.partition(_PLACE)
     if not place:
         raise ValueError("unexpected layout")
-    indent = _MEMBER_INDENT.decode()
+    lines = f",{_GROUP_INDENT}".join(map(_compact, groups))
+    block = f"[{_GROUP_INDENT}{lines}{_MEMBER_INDENT}]" if groups else "[]"
     return (
         "    "
         + before.replace("\n", "\n    ")
-        + f'{indent}"fits": {_compact(fits)},'
-        + f'{indent}"nodes": {_compact(nodes)},\n    '
+        + f'{_MEMBER_INDENT}"outcomes": {block},\n    '
         + after.replace("\n", "\n    ")
     )
 
 
-def json_chunks(report: Report) -> Iterator[bytes]:
+def json_chunks(report: Report, listed: int | None = JSON_NODES) -> Iterator[bytes]:
     """:func:`render_json`'s UTF-8 text, one workload at a time (``workloads`` comes
-    last). Bytes throughout: the report can be a gigabyte, and is never decoded here."""
+    last). Bytes throughout: the report can be large, and is never decoded here."""
     document = report_document(report, workloads=False)
     head = _indented(document)
     if not report.results:
         yield head + b"\n"
         return
+    bound = listed_names(report, listed)
     yield head.removesuffix(b"[]\n}") + b"[\n"
     last = len(report.results) - 1
-    texts = _NodeTexts()
+    texts = _OutcomeTexts(bound)
     for number, result in enumerate(report.results):
         try:
             pieces = _workload_text(result, texts)
         except (TypeError, ValueError, OverflowError):
-            pieces = (_utf8(reference_workload(result)),)
+            pieces = (_utf8(reference_workload(result, bound)),)
         yield from pieces
         yield b",\n" if number < last else b"\n"
     yield b"  ]\n}\n"
 
 
 def write_json(report: Report, context: ReportContext) -> Iterator[bytes]:
-    """The report as :func:`json_chunks` renders it; it needs nothing from the context."""
-    return json_chunks(report)
+    """The report as :func:`json_chunks` renders it, listing ``context.json_nodes``
+    names per outcome group."""
+    return json_chunks(report, context.json_nodes)

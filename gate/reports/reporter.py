@@ -20,6 +20,11 @@ from gate.reports.views import Views
 Output = str | Iterable[bytes]
 """A report's text, whole, or as encoded pieces to write one after another."""
 
+JSON_NODES = 10
+"""How many node names each outcome group of the JSON report lists by default (its
+``count`` is always the full count): enough to name a small pool, or to find a few nodes
+of a large one; ``--json-nodes N`` changes it, ``--json-nodes all`` lists every one."""
+
 
 @dataclass(frozen=True, slots=True)
 class ReportContext:
@@ -28,9 +33,10 @@ class ReportContext:
     ``cluster`` names the cluster in every report; ``now`` dates the snapshot's age (None:
     no age is shown); ``comment_template`` is the text of a jinja2 template replacing the
     shipped comment template. ``quiet`` and ``colour`` shape the text summary only (the
-    failing workloads and the status line; coloured verdict words). ``views`` derives
-    what several reports show of one tuple of per-node outcomes once for all of them:
-    writers given the same context share it.
+    failing workloads and the status line; coloured verdict words). ``json_nodes`` bounds
+    the node names each outcome group of the JSON report lists (None: every one).
+    ``views`` derives what several reports show of one tuple of per-node outcomes once for
+    all of them: writers given the same context share it.
     """
 
     cluster: str = "cluster"
@@ -39,6 +45,7 @@ class ReportContext:
     views: Views = field(default_factory=Views, compare=False)
     quiet: bool = False
     colour: bool = False
+    json_nodes: int | None = JSON_NODES
 
 
 class Reporter(Protocol):
