@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from functools import cache
 from importlib.resources import files
@@ -29,12 +29,21 @@ from markupsafe import Markup
 
 from gate.deadline import within
 from gate.errors import UsageError
-from gate.model import VERDICT_ORDER, Report, WorkloadResult, WorkloadWarning
+from gate.model import (
+    VERDICT_ORDER,
+    BaselineEntry,
+    Change,
+    Report,
+    WorkloadResult,
+    WorkloadWarning,
+)
 from gate.reports.escape import markdown_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
+    baseline_counts,
+    change_note,
     counts,
     display_title,
     headline,
@@ -58,10 +67,18 @@ def _md(text: str) -> Markup:
 
 @dataclass(frozen=True, slots=True)
 class Row:
+    """A workload's row. ``workload`` never repeats ``location``: an unreadable document,
+    named by its place, shows only its kind. ``change`` says how it compares with the
+    baseline (empty without one, or when unchanged); ``distance`` how far it is from fitting
+    (empty until the result carries it)."""
+
     verdict: Markup
     workload: Markup
     location: Markup
     message: Markup
+    change: Markup
+    before: Markup
+    distance: Markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,33 +105,92 @@ class WarningRow:
 
 
 @dataclass(frozen=True, slots=True)
+class GoneRow:
+    """A workload of the baseline this run does not have."""
+
+    verdict: Markup
+    workload: Markup
+    location: Markup
+
+
+WARNINGS_OPEN = 3
+"""Up to this many warning rows show open; more are folded into a ``<details>``, so they
+never push the failures' detail below the fold."""
+
+
+@dataclass(frozen=True, slots=True)
 class Sections:
-    """Every row the comment could show, built once; a :class:`Budget` slices them."""
+    """Every row the comment could show, built once; a :class:`Budget` slices them.
+
+    Against a baseline, ``failures`` are the new and worse ones (and errors), ``fixed``
+    and ``still_failing`` have their own sections, and ``others`` holds the rest.
+    """
 
     failures: tuple[Row, ...]
     breakdowns: tuple[Breakdown, ...]
     warnings: tuple[WarningRow, ...]
     others: tuple[Row, ...]
+    fixed: tuple[Row, ...] = ()
+    still_failing: tuple[Row, ...] = ()
+    gone: tuple[GoneRow, ...] = ()
 
     @classmethod
     def of(cls, report: Report, views: Views) -> Sections:
         failing = [r for r in report.results if report.fails(r)]
-        passing = [r for r in report.results if not report.fails(r)]
+        fixed = [r for r in report.results if _change(r) is Change.FIXED]
+        still = [r for r in report.results if _change(r) is Change.STILL_FAILING]
+        apart = {id(r) for r in (*failing, *fixed, *still)}
+        gone = report.baseline.gone if report.baseline else ()
         return cls(
             failures=tuple(_row(r, views) for r in failing),
             breakdowns=tuple(_breakdown(r, views) for r in failing if r.nodes),
             warnings=tuple(_warning(r, w) for r in report.results for w in r.warnings),
-            others=tuple(_row(r, views) for r in passing),
+            others=tuple(_row(r, views) for r in report.results if id(r) not in apart),
+            fixed=tuple(_row(r, views) for r in fixed),
+            still_failing=tuple(_row(r, views) for r in still if not report.fails(r)),
+            gone=tuple(_gone(e) for e in gone),
         )
 
 
+def _change(result: WorkloadResult) -> Change | None:
+    return result.compared.change if result.compared is not None else None
+
+
+def _workload_cell(result: WorkloadResult) -> str:
+    """The workload's title, or only its kind when the title is its place (an unreadable
+    document is named ``Document file:line``), which the file column already shows."""
+    if result.name == str(result.location):
+        return result.kind
+    return display_title(result)
+
+
+def _distance(result: WorkloadResult) -> str:
+    """How far the workload is from fitting (its request against the largest free amount
+    among the nodes that pass the other filters), for the "why" column; empty until the
+    result carries that value."""
+    return ""
+
+
 def _row(result: WorkloadResult, views: Views) -> Row:
-    texts = (result.verdict.value, display_title(result), where(result), headline(result, views))
-    return Row(*map(_md, texts))
+    return Row(
+        verdict=_md(result.verdict.value),
+        workload=_md(_workload_cell(result)),
+        location=_md(where(result)),
+        message=_md(headline(result, views)),
+        change=_md(change_note(result) or ""),
+        before=_md(str(result.compared.before or "") if result.compared else ""),
+        distance=_md(_distance(result)),
+    )
 
 
 def _warning(result: WorkloadResult, warning: WorkloadWarning) -> WarningRow:
     return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning.text))
+
+
+def _gone(entry: BaselineEntry) -> GoneRow:
+    place = f"{entry.file}:{entry.line}" if entry.file and entry.line else ""
+    title = entry.kind if place and entry.name == place else entry.title
+    return GoneRow(_md(entry.verdict.value), _md(title), _md(place))
 
 
 def _breakdown(result: WorkloadResult, views: Views) -> Breakdown:
@@ -140,17 +216,38 @@ class Budget:
     breakdowns: int
     warnings: int
     others: int
+    fixed: int = 0
+    still_failing: int = 0
+    gone: int = 0
 
 
-# Least useful first: passing workloads, then warnings, then per-node detail; the failure
-# table goes last, and the status line with every count is never dropped.
-SHRINK_ORDER = ("others", "warnings", "breakdowns", "failures")
+# Least useful first: passing workloads, then warnings, then what the baseline already had
+# and what left it, per-node detail, what got fixed; the failure table goes last, and the
+# status line with every count is never dropped.
+SHRINK_ORDER = (
+    "others",
+    "warnings",
+    "still_failing",
+    "gone",
+    "breakdowns",
+    "fixed",
+    "failures",
+)
 _SECTION_NAMES = {
     "failures": "failing workloads",
     "breakdowns": "per-node breakdowns",
     "warnings": "warnings",
     "others": "workloads not failing the gate",
+    "fixed": "fixed workloads",
+    "still_failing": "workloads still failing",
+    "gone": "workloads gone",
 }
+
+
+def _baseline(report: Report) -> dict[str, Any] | None:
+    if report.baseline is None:
+        return None
+    return {"source": report.baseline.source, "counts": baseline_counts(report)}
 
 
 def _context(
@@ -167,6 +264,8 @@ def _context(
         "provenance": provenance(report.snapshot, now, report.warnings),
         "fail_on": ", ".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
         "version": report.version,
+        "baseline": _baseline(report),
+        "warnings_folded": len(sections.warnings) > WARNINGS_OPEN,
         "shortened": [],
     }
     for name in SHRINK_ORDER:
@@ -364,9 +463,7 @@ def _fitted(
     views: Views,
 ) -> str:
     sections = Sections.of(report, views)
-    full = Budget(
-        *(len(getattr(sections, n)) for n in ("failures", "breakdowns", "warnings", "others"))
-    )
+    full = Budget(**{f.name: len(getattr(sections, f.name)) for f in fields(Budget)})
 
     def render(budget: Budget) -> str:
         context = _context(report, cluster, now, sections, budget)

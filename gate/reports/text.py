@@ -56,7 +56,7 @@ def render_text(
         lines.extend(
             f"{'GONE':<{width}}  {terminal_text(gone_line(e))}" for e in report.baseline.gone
         )
-    lines.append(summary_line(report))
+    lines.append(terminal_text(summary_line(report)))  # it names the baseline's file
     return "\n".join(lines) + "\n"
 
 

@@ -342,7 +342,7 @@ def change_note(result: WorkloadResult) -> str | None:
     was = f"was {compared.before}" if compared.before is not None else ""
     if compared.change is Change.STILL_FAILING:
         if compared.fails:
-            return f"still failing: {was}; an ERROR always fails the gate"
+            return "still failing: an ERROR always fails the gate"
         return "still failing" if compared.before is result.verdict else f"still failing: {was}"
     return f"{compared.change.value}: {was}"
 
