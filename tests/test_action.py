@@ -327,6 +327,35 @@ CASES: list[tuple[str, dict[str, str], int, str, dict[str, str], bool, bool]] = 
         True,
     ),
     (
+        "against-the-base-branchs-report",
+        {"manifests": "fixtures/manifests", "snapshot": AKS}
+        | {"baseline": "fixtures/baseline/base-report-v1.json"},
+        1,
+        "fail",
+        FAILING,
+        True,
+        True,
+    ),
+    (
+        "against-its-own-report-only-the-error-fails",
+        {"manifests": "fixtures/manifests", "snapshot": AKS}
+        | {"baseline": "tests/golden/cli/aks.json", "fail_on": "NO,ADDON_ONLY,PARTIAL"},
+        0,
+        "pass",
+        FAILING,
+        False,
+        True,
+    ),
+    (
+        "an-unreadable-baseline-is-an-error",
+        {"manifests": "fixtures/manifests", "snapshot": AKS, "baseline": "missing.json"},
+        2,
+        "error",
+        UNSET,
+        False,
+        False,
+    ),
+    (
         "unreadable-snapshot-is-an-error",
         {"manifests": "fixtures/manifests", "snapshot": "fixtures/snapshots/missing.json"},
         2,

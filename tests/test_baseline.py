@@ -434,3 +434,18 @@ def test_merge_compares_the_joined_report(tmp_path: Path) -> None:
     code, out, _ = run("merge", *shards, "--baseline", BASE_V1)
     whole_code, whole_out, _ = run("check", "fixtures/manifests", *NOW_ARGS, "--baseline", BASE_V1)
     assert (code, out.splitlines()[1:]) == (whole_code, whole_out.splitlines()[1:])
+
+
+def test_only_new_and_worse_failures_are_annotated() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    env = {"GITHUB_ACTIONS": "true"}
+    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env=env, now=NOW)
+    args = ["check", "fixtures/manifests", *NOW_ARGS, "--baseline", BASE_V1]
+    assert main(args, streams) == 1
+    errors = [line for line in out.getvalue().splitlines() if line.startswith("::error ")]
+    files = [line.split("file=", 1)[1].split(",", 1)[0] for line in errors]
+    assert files == [
+        "fixtures/manifests/05-broken.yaml",
+        "fixtures/manifests/02-web-big.yaml",
+        "fixtures/manifests/04-log-agent.yaml",
+    ]
