@@ -47,6 +47,24 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """Where a document's (or a List item's) text is, to find the lines of its fields later.
+
+    Positions are not kept per field while reading: a run of 100,000 documents would hold
+    millions of them, and only the failing workloads' few fields are ever asked for. The
+    text is the file's (shared by all its documents, so keeping it costs one reference);
+    ``start`` and ``end`` delimit the value, which starts at 1-based ``line`` and
+    0-based ``column``; ``end`` is -1 when it is a JSON value whose end is found on demand.
+    """
+
+    text: str = field(repr=False, compare=False)
+    start: int
+    end: int
+    line: int
+    column: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Document:
     """One YAML/JSON document. Exactly one of ``body``, ``error`` and ``skipped`` is set,
     except for empty documents, which have none and are dropped by the reader.
@@ -57,6 +75,7 @@ class Document:
     body: Mapping[str, Any] | None = None
     error: str | None = None
     skipped: str | None = None
+    source: Source | None = field(default=None, compare=False, repr=False)
 
 
 class WarningKind(str, Enum):
@@ -109,6 +128,10 @@ class Workload:
     warnings: tuple[WorkloadWarning, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     scaling: Scaling | None = None
+    source: Source | None = field(default=None, compare=False, repr=False)
+    template: str = ""
+    """The dotted field of the pod spec in its document (``spec.template.spec``), with
+    ``source`` what finds the line of a field inside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +306,97 @@ class NodeOutcome:
         return not self.reasons
 
 
+class Family(str, Enum):
+    """What kind of "no" a failing workload got, from the rejecting plugin (and, for
+    results that were not evaluated, the verdict): one code-scanning rule each."""
+
+    TAINTS = "taints"
+    """TaintToleration and NodeUnschedulable: the node is tainted or cordoned."""
+    RESOURCES = "resources"
+    """NodeResourcesFit: too little cpu, memory... or no pod slot left."""
+    SELECTOR = "selector"
+    """NodeAffinity and NodeName: the node's labels or name are not the ones asked for."""
+    AFFINITY = "affinity"
+    """InterPodAffinity: the pods already placed forbid the node, or are missing from it."""
+    SPREAD = "spread"
+    """PodTopologySpread: the node's domain would be too crowded."""
+    PORTS = "ports"
+    """NodePorts: a host port is taken."""
+    ADDON_ONLY = "addon-only"
+    """Only the CriticalAddonsOnly (system) nodes take the pod."""
+    ERROR = "error"
+    """The document or its pod template cannot be read as the API server would read it."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Term(str, Enum):
+    """Which part of the pod spec a cause points at, beyond its plugin."""
+
+    REQUEST = "request"
+    POD_SLOTS = "pod-slots"
+    TOLERATIONS = "tolerations"
+    NODE_NAME = "nodeName"
+    NODE_SELECTOR = "nodeSelector"
+    NODE_AFFINITY = "nodeAffinity"
+    HOST_PORT = "hostPort"
+    SPREAD = "topologySpreadConstraints"
+    POD_AFFINITY = "podAffinity"
+    POD_ANTI_AFFINITY = "podAntiAffinity"
+    EXISTING_ANTI_AFFINITY = "existingAntiAffinity"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """The reason behind most of a failing workload's rejections, as structured data.
+
+    Worked out by the scheduler from the rejecting plugins' statuses over the nodes that
+    count (the user nodes when the cluster has any; for a DaemonSet only the nodes it
+    targets): the (plugin, term) rejecting the most of them, a tie going to the plugin
+    that runs last, whose nodes passed every filter before it. ``reason`` is the
+    scheduler's reason string for it (shown, never read back), ``nodes`` how many nodes
+    it rejected in all (user and add-on, as the scheduler's message counts). ``index`` is
+    the term's place in its list (the node-affinity term, the hard spread constraint, the
+    pod (anti-)affinity term) when one term is at fault;
+    ``port`` the host port taken.
+
+    For NodeResourcesFit, ``resource``, ``requested`` (the pod's request) and ``free``:
+    the largest free amount of it among the nodes that NodeResourcesFit rejected for it
+    and every other filter passes (quantity text; None when there is no such node), and
+    ``free_on_addon`` when those are add-on (CriticalAddonsOnly) nodes only.
+    """
+
+    family: Family
+    plugin: str
+    term: Term
+    reason: str
+    nodes: int
+    index: int | None = None
+    port: HostPort | None = None
+    resource: str = ""
+    requested: str = ""
+    free: str | None = None
+    free_on_addon: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FieldLocation:
+    """The field of the manifest behind a workload's cause: its path in the pod spec
+    (``containers[0].resources.requests.cpu``; the pod spec's own field, e.g.
+    ``spec.template.spec``, when the cause names no field inside it), the file line it is
+    on, and its value when it is a scalar (``2``), else ""."""
+
+    path: str
+    line: int
+    value: str = ""
+    partial: bool = False
+    """The value is less than what the pod asks in all (other containers ask too)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReplicaFit:
     """How many of a workload's wanted pods fit, placed one after another (SPEC section 4).
@@ -403,6 +517,10 @@ class WorkloadResult:
     """An ``ADDON_ONLY`` the configuration allows (``allowAddonOnly``): it does not fail."""
     compared: Comparison | None = None
     """Against the baseline report, when the run was given one (``--baseline``)."""
+    cause: Cause | None = None
+    """For a workload that some nodes reject: the reason behind most rejections."""
+    field_at: FieldLocation | None = None
+    """Where the cause is in the manifest, when its field could be found."""
 
     @property
     def fits(self) -> tuple[str, ...]:

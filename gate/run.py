@@ -26,6 +26,7 @@ from gate import __version__
 from gate.ci.shard import Selection
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
+from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.version import dialect_for
@@ -140,6 +141,9 @@ def _evaluate(
             Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
         ).result()
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
+    if result.cause is not None:
+        # Composed again only now, for the few that fail: reading kept no field positions.
+        result = replace(result, field_at=locate(workload, result.cause))
     if expired:
         note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
         result = replace(result, warnings=(*result.warnings, note))

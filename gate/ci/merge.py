@@ -33,12 +33,17 @@ from gate.ci.shard import MAX_SHARDS
 from gate.errors import UsageError
 from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import (
+    Cause,
+    Family,
+    FieldLocation,
+    HostPort,
     Location,
     NodeOutcome,
     ReplicaFit,
     Report,
     SnapshotInfo,
     Taint,
+    Term,
     Verdict,
     WarningKind,
     WorkloadResult,
@@ -110,6 +115,49 @@ class _Group(Struct):
     nodes: list[str]
 
 
+class _Port(Struct):
+    ip: str
+    protocol: str
+    port: Annotated[int, Meta(ge=0, le=65535)]
+
+
+class _Cause(Struct):
+    family: Family
+    plugin: str
+    term: Term
+    reason: str
+    nodes: _Count
+    index: _Count | None
+    port: _Port | None
+    resource: str
+    requested: str
+    free: str | None
+    freeOnAddonNodes: bool
+
+    def cause(self) -> Cause:
+        port = self.port
+        return Cause(
+            family=self.family,
+            plugin=self.plugin,
+            term=self.term,
+            reason=self.reason,
+            nodes=self.nodes,
+            index=self.index,
+            port=None if port is None else HostPort(port.ip, port.protocol, port.port),
+            resource=self.resource,
+            requested=self.requested,
+            free=self.free,
+            free_on_addon=self.freeOnAddonNodes,
+        )
+
+
+class _Field(Struct):
+    path: str
+    line: _Line
+    value: str
+    partial: bool
+
+
 class _Workload(Struct):
     kind: str
     namespace: str
@@ -124,6 +172,8 @@ class _Workload(Struct):
     warnings: list[str]
     origin: str | None = None
     reason: str | None = None
+    cause: _Cause | None = None
+    field: _Field | None = None
 
 
 class _Untolerated(Struct):
@@ -408,6 +458,12 @@ def _result(
         requests=tuple(workload.requests.items()),
         warnings=tuple(map(recorded_warning, workload.warnings)),
         placement=None if workload.replicas is None else workload.replicas.placement(),
+        cause=None if workload.cause is None else workload.cause.cause(),
+        field_at=None
+        if workload.field is None
+        else FieldLocation(
+            workload.field.path, workload.field.line, workload.field.value, workload.field.partial
+        ),
     )
 
 

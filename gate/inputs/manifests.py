@@ -37,7 +37,7 @@ from gate.errors import UsageError
 from gate.inputs.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
 from gate.inputs.jsonwalk import STREAMED, OnItem, skip_space, walk_object
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
-from gate.model import Document, Location
+from gate.model import Document, Location, Source
 
 STDIN_NAME = "<stdin>"
 """The display file name of ``-``."""
@@ -432,7 +432,7 @@ def _stream_documents(
             line = node.start_mark.line + 1 + base
             read_to = node.end_mark.line + 1 + base
             location = Location(file, line, origins.at(line))
-            yield from _node_documents(location, node, anchors, base)
+            yield from _node_documents(location, node, anchors, base, text)
     finally:
         composer.dispose()
 
@@ -491,10 +491,11 @@ def _one_line(text: str) -> str:
 
 
 def _node_documents(
-    location: Location, node: Node, anchors: bool = True, base: int = 0
+    location: Location, node: Node, anchors: bool = True, base: int = 0, text: str = ""
 ) -> Iterator[Document]:
     """One composed document -> its Documents; a problem here costs only this document.
-    ``base`` is the number of file lines before the text the node was composed from."""
+    ``base`` is the number of file lines before ``text``, the text the node was composed
+    from (kept by reference, for the lines of fields asked for later)."""
     problem = _expansion_problem(node) if anchors else None
     if problem is not None:
         yield Document(location, error=problem)
@@ -508,8 +509,10 @@ def _node_documents(
         yield Document(location, error=f"cannot construct document: {_one_line(str(exc))}")
         return
     items = _list_items(body) if isinstance(body, dict) else None
-    lines = None if items is None else _item_lines(node, len(items), base)
-    yield from _documents_from(location, body, lines)
+    sources = None if items is None else _item_sources(node, len(items), base, text)
+    lines = None if sources is None else [s.line for s in sources]
+    source = _span(node, base, text) if text else None
+    yield from _documents_from(location, body, lines, source, sources)
 
 
 def _expansion_problem(root: Node) -> str | None:
@@ -566,17 +569,22 @@ def _children(node: Node) -> list[Node]:
     return list(node.value)
 
 
-def _item_lines(node: Node, count: int, base: int = 0) -> list[int] | None:
-    """Lines of the ``items`` sequence entries of a composed List, when they can be matched
-    one to one with the constructed items (else each item gets the List's line)."""
+def _span(node: Node, base: int, text: str) -> Source:
+    start, end = node.start_mark, node.end_mark
+    return Source(text, start.index, end.index, start.line + 1 + base, start.column)
+
+
+def _item_sources(node: Node, count: int, base: int, text: str) -> list[Source] | None:
+    """Where the ``items`` sequence entries of a composed List are, when they can be
+    matched one to one with the constructed items (else each item gets the List's line)."""
     if not isinstance(node, MappingNode):
         return None
-    found: list[int] | None = None
+    found: list[Source] | None = None
     for key, value in node.value:
         if isinstance(key, ScalarNode) and key.value == "items":
             found = None
             if isinstance(value, SequenceNode) and len(value.value) == count:
-                found = [item.start_mark.line + 1 + base for item in value.value]
+                found = [_span(item, base, text) for item in value.value]
     return found
 
 
@@ -607,9 +615,19 @@ def _json_documents(file: str, text: str) -> Iterator[Document]:
         if surrogates:
             body = replace_lone_surrogates(body)
         location = Location(file, counter.line_at(offset))
+        source = _json_source(text, offset, end, location.line)
         lines = None if item_offsets is None else [counter.line_at(i) for i in item_offsets]
-        yield from _documents_from(location, body, lines)
+        sources: list[Source | None] | None = None
+        if item_offsets is not None and lines is not None:
+            sources = [
+                _json_source(text, i, -1, n) for i, n in zip(item_offsets, lines, strict=True)
+            ]
+        yield from _documents_from(location, body, lines, source, sources)
         offset = skip_space(text, end)
+
+
+def _json_source(text: str, start: int, end: int, line: int) -> Source:
+    return Source(text, start, end, line, start - text.rfind("\n", 0, start) - 1)
 
 
 def _decode_json(text: str, offset: int) -> tuple[Any, list[int] | None, int]:
@@ -641,11 +659,16 @@ def _decode_json(text: str, offset: int) -> tuple[Any, list[int] | None, int]:
 
 
 def _documents_from(
-    location: Location, body: Any, item_lines: Sequence[int] | None
+    location: Location,
+    body: Any,
+    item_lines: Sequence[int] | None,
+    source: Source | None = None,
+    item_sources: Sequence[Source | None] | None = None,
 ) -> Iterator[Document]:
     """The Documents of one parsed value: nothing for an empty document, one per item for
     a List (``kind: List``, ``RoleList``...), else the value itself if it is a mapping.
-    ``item_lines`` are the List items' own lines when the parser could tell them."""
+    ``item_lines`` are the List items' own lines when the parser could tell them, and
+    ``source``, ``item_sources`` where the value's and the items' text is."""
     if body is None:
         return
     if not isinstance(body, dict):
@@ -657,14 +680,16 @@ def _documents_from(
         yield Document(location, skipped=note)
         return
     if items is None:
-        yield Document(location, body=body)
+        yield Document(location, body=body, source=source)
         return
     if item_lines is None or len(item_lines) != len(items):
         item_lines = [location.line] * len(items)
-    for index, (item, line) in enumerate(zip(items, item_lines, strict=True)):
+    if item_sources is None or len(item_sources) != len(items):
+        item_sources = [None] * len(items)
+    for index, (item, line, place) in enumerate(zip(items, item_lines, item_sources, strict=True)):
         here = Location(location.file, line, location.origin)
         if isinstance(item, dict):
-            yield Document(here, body=item)
+            yield Document(here, body=item, source=place)
         else:
             reason = f"{body['kind']} item {index} is {_describe(item)}, not a mapping"
             yield Document(here, error=reason)

@@ -25,6 +25,7 @@ from gate.model import (
     Document,
     Location,
     Scaling,
+    Source,
     Verdict,
     WarningKind,
     Workload,
@@ -190,8 +191,10 @@ def _workload(
     field: str,
     replicas: int | None,
     label: str = "",
+    source: Source | None = None,
 ) -> Workload | Unevaluated:
-    """The pod template at ``field`` of a document, checked, as a workload (or why not)."""
+    """The pod template at ``field`` of a document, checked, as a workload (or why not);
+    ``source`` is where the document's text is."""
     kind, namespace, name = _identity(body)
     if label:
         name = f"{name} [{label}]"
@@ -222,6 +225,8 @@ def _workload(
         warnings=tuple(warnings),
         labels=_template_labels(body, field),
         scaling=Scaling(surge=surge) if surge else None,
+        source=source,
+        template=field,
     )
 
 
@@ -250,11 +255,12 @@ def extract(
         found = get(body, replicas_path)
         if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
             replicas = found
-    return _workload(body, location, get(body, spec_path), ".".join(spec_path), replicas)
+    spec = get(body, spec_path)
+    return _workload(body, location, spec, ".".join(spec_path), replicas, "", document.source)
 
 
 def _custom(
-    body: Mapping[str, Any], location: Location, row: CustomKind
+    body: Mapping[str, Any], location: Location, row: CustomKind, source: Source | None
 ) -> Iterator[Workload | Unevaluated]:
     """One workload per pod template of a custom kind (see :mod:`gate.inputs.custom_kinds`)."""
     kind, namespace, name = _identity(body)
@@ -262,7 +268,8 @@ def _custom(
         if isinstance(found, str):
             yield _unreadable(kind, namespace, name, location, found)
         else:
-            yield _workload(body, location, found.spec, found.field, found.replicas, found.label)
+            spec, field = found.spec, found.field
+            yield _workload(body, location, spec, field, found.replicas, found.label, source)
 
 
 def _unknown(body: Mapping[str, Any], location: Location) -> Unevaluated | None:
@@ -366,7 +373,7 @@ def _document(
     if skipped:
         yield skipped
         return
-    found: list[Extracted] = list(_custom(body, document.location, row))
+    found: list[Extracted] = list(_custom(body, document.location, row, document.source))
     yield from found or [OtherDocument(row.kind)]
 
 

@@ -1,7 +1,8 @@
 """GitHub workflow annotations: the verdicts on the changed lines of the pull request.
 
 Each line is a workflow command (``::error file=...,line=...,title=...::message``) for
-standard output, pointing at the first line of the workload's document. GitHub shows at
+standard output, pointing at the line of the field that made the no (the first line of the
+workload's document when no field can be named), which the message names first. GitHub shows at
 most 10 error and 10 warning annotations per step, so the most severe come first, and one
 notice says how many more there are rather than letting them vanish silently.
 """
@@ -14,7 +15,15 @@ from gate.model import Report, Verdict, WarningKind, WorkloadResult
 from gate.reports.escape import workflow_message, workflow_property
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
-from gate.reports.wording import NODES_SHOWN, display_title, headline, reason_groups, repo_path
+from gate.reports.wording import (
+    NODES_SHOWN,
+    display_title,
+    field_sentence,
+    headline,
+    pointed_line,
+    reason_groups,
+    repo_path,
+)
 
 SHOWN_PER_LEVEL = 10  # GitHub: "10 error annotations and 10 warning annotations per step"
 # Most severe first: a document that cannot be read, then a pod that lands nowhere, then
@@ -36,22 +45,26 @@ class Annotation:
     result: WorkloadResult
     title: str
     message: str
+    line: int
 
     def command(self) -> str:
         properties = []
         path = repo_path(self.result)
         if path is not None:  # standard input has no place in the diff
-            properties += [f"file={workflow_property(path)}", f"line={self.result.location.line}"]
+            properties += [f"file={workflow_property(path)}", f"line={self.line}"]
         properties.append(f"title={workflow_property(self.title)}")
         return f"::{self.level} {','.join(properties)}::{workflow_message(self.message)}"
 
 
 def _verdict_annotation(level: str, result: WorkloadResult, views: Views) -> Annotation:
     lines = [headline(result, views)]
+    pointed = field_sentence(result)
+    if pointed is not None:
+        lines.insert(0, pointed)
     if result.verdict is not Verdict.YES:
         lines += [g.line(NODES_SHOWN) for g in reason_groups(result, views)]
     title = f"fitgate {result.verdict.value}: {display_title(result)}"
-    return Annotation(level, result, title, "\n".join(lines))
+    return Annotation(level, result, title, "\n".join(lines), pointed_line(result))
 
 
 def _missing_requests(result: WorkloadResult) -> Annotation | None:
@@ -59,7 +72,7 @@ def _missing_requests(result: WorkloadResult) -> Annotation | None:
     if not found:
         return None
     title = f"fitgate: missing requests in {display_title(result)}"
-    return Annotation("warning", result, title, "\n".join(found))
+    return Annotation("warning", result, title, "\n".join(found), result.location.line)
 
 
 def _by_severity(results: list[WorkloadResult]) -> list[WorkloadResult]:

@@ -28,6 +28,7 @@ import msgspec
 from gate.model import (
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
+    Cause,
     NodeOutcome,
     Report,
     ShardReport,
@@ -102,7 +103,38 @@ def _workload(result: WorkloadResult, outcomes: list[dict[str, Any]]) -> dict[st
     }
     if result.compared is not None:  # only in a run given --baseline
         entry["baseline"] = result.compared.change.value
+    if result.cause is not None:
+        entry["cause"] = _cause(result.cause)
+    if result.field_at is not None:
+        at = result.field_at
+        entry["field"] = {
+            "path": at.path,
+            "line": at.line,
+            "value": at.value,
+            "partial": at.partial,
+        }
     return entry
+
+
+def _cause(cause: Cause) -> dict[str, Any]:
+    """The reason behind most rejections, and the field it points at (README, "The field
+    that made the no")."""
+    port = cause.port
+    return {
+        "family": cause.family.value,
+        "plugin": cause.plugin,
+        "term": cause.term.value,
+        "reason": cause.reason,
+        "nodes": cause.nodes,
+        "index": cause.index,
+        "port": None
+        if port is None
+        else {"ip": port.ip, "protocol": port.protocol, "port": port.port},
+        "resource": cause.resource,
+        "requested": cause.requested,
+        "free": cause.free,
+        "freeOnAddonNodes": cause.free_on_addon,
+    }
 
 
 def _replicas(result: WorkloadResult) -> dict[str, Any] | None:

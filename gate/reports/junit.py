@@ -27,6 +27,7 @@ from gate.reports.views import Views
 from gate.reports.wording import (
     change_note,
     display_title,
+    field_line,
     gone_line,
     headline,
     reason_groups,
@@ -71,6 +72,9 @@ def _breakdown(result: WorkloadResult, views: Views) -> list[str]:
     note = change_note(result)
     if note:
         lines.append(f"baseline: {note}")
+    pointed = field_line(result)
+    if pointed is not None:
+        lines.append(f"field at {pointed}" if result.field_at else f"field: {pointed}")
     if result.requests:
         lines.append(f"requests: {requests_text(result)}")
     lines.extend(g.line(NODES_SHOWN) for g in reason_groups(result, views))

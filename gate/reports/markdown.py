@@ -46,6 +46,7 @@ from gate.reports.wording import (
     change_note,
     counts,
     display_title,
+    field_line,
     headline,
     node_list,
     provenance,
@@ -165,10 +166,10 @@ def _workload_cell(result: WorkloadResult) -> str:
 
 
 def _distance(result: WorkloadResult) -> str:
-    """How far the workload is from fitting (its request against the largest free amount
-    among the nodes that pass the other filters), for the "why" column; empty until the
-    result carries that value."""
-    return ""
+    """The field behind the workload's main reason and how far it is from fitting (its
+    request against the largest free amount among the nodes that pass the other filters),
+    for the "why" column; empty when no node that counts rejects it."""
+    return field_line(result) or ""
 
 
 def _row(result: WorkloadResult, views: Views) -> Row:

@@ -19,6 +19,7 @@ from gate.model import (
     Change,
     Report,
     SnapshotInfo,
+    Term,
     Verdict,
     WorkloadResult,
     rfc3339_time,
@@ -89,6 +90,44 @@ def where(result: WorkloadResult) -> str:
     place = f"{repo_path(result) or 'stdin'}:{result.location.line}"
     origin = result.location.origin
     return f"{place} ({origin})" if origin else place
+
+
+def field_sentence(result: WorkloadResult) -> str | None:
+    """The field behind the workload's cause and how far it is from a fit, e.g.
+    ``containers[0].resources.requests.cpu: 2 — the largest free cpu on a user node is
+    1500m``, or ``tolerations — 3 node(s) had untolerated taint {CriticalAddonsOnly: true}``;
+    None for a workload no node that counts rejects."""
+    cause = result.cause
+    if cause is None:
+        return None
+    at = result.field_at
+    if at is not None:
+        named = f"{at.path}: {at.value}" if at.value else at.path
+        if at.partial:
+            named += f" (the pod asks {cause.requested} in all)"
+    elif cause.term is Term.REQUEST:
+        named = f"requests.{cause.resource}: {cause.requested}"
+    else:
+        named = "the pod spec"
+    if cause.term is not Term.REQUEST:
+        return f"{named} — {cause.nodes} {cause.reason}"
+    if cause.free is None:
+        return f"{named} — no node passes the other filters"
+    pool = "an add-on node" if cause.free_on_addon else "a user node"
+    return f"{named} — the largest free {cause.resource} on {pool} is {cause.free}"
+
+
+def field_line(result: WorkloadResult) -> str | None:
+    """:func:`field_sentence` after the line it is on: ``line 19: containers[0]...``."""
+    sentence = field_sentence(result)
+    if sentence is None or result.field_at is None:
+        return sentence
+    return f"line {result.field_at.line}: {sentence}"
+
+
+def pointed_line(result: WorkloadResult) -> int:
+    """The line reports point at: the field's behind the cause, else the document's."""
+    return result.field_at.line if result.field_at is not None else result.location.line
 
 
 def requests_text(result: WorkloadResult) -> str:
@@ -220,19 +259,23 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
         taints = views.of(_taint_names, result.nodes)
         if taints:
             lines.append(f"untolerated taints: {taints}")
-        return lines
+        return [*lines, field_line(result) or ""]
     if verdict is Verdict.YES:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
-        return [addon_only_sentence(result, views), replicas or ""]
+        return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
     if verdict is Verdict.PARTIAL:
-        placed = result.placement
-        if replicas and placed is not None and placed.fit == placed.alone:
-            return [f"{replicas}, on {fits_sentence(result, views).removeprefix('fits ')}"]
-        if replicas:
-            return [replicas]
-        return [views.of(_no_room, result.nodes)]
+        return [_partial_detail(result, views, replicas), field_line(result) or ""]
     return [result.reason or ""]
+
+
+def _partial_detail(result: WorkloadResult, views: Views, replicas: str | None) -> str:
+    placed = result.placement
+    if replicas and placed is not None and placed.fit == placed.alone:
+        return f"{replicas}, on {fits_sentence(result, views).removeprefix('fits ')}"
+    if replicas:
+        return replicas
+    return views.of(_no_room, result.nodes)
 
 
 # --- a workload: its nodes, grouped by reason ------------------------------------------------

@@ -24,6 +24,7 @@ from gate.k8s.quantity import format_amount
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.model import (
+    Cause,
     NodeOutcome,
     NodeView,
     ReplicaFit,
@@ -33,6 +34,7 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.scheduler.causes import cause_of
 from gate.scheduler.filters import (
     AFFINITY_CONFLICT,
     NARROWED,
@@ -152,6 +154,7 @@ class _Answer:
     lacking: bool  # some node rejects it for room alone
     groups: Groups  # the nodes by the rejection they share
     fitting: int  # the nodes where it fits, as a bitset
+    cycle: CycleState  # the PreFilter state it was worked out with
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,7 @@ class Evaluator:
     dialect: Dialect
     tables: OutcomeTables
     answers: dict[Hashable, _Answer] = field(default_factory=dict)
+    causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
 
     @classmethod
@@ -186,12 +190,12 @@ class Evaluator:
         found = self.answers.get(key) if key is not None else None
         if found is None:
             cycle = prepare(pod.profile, self.cluster)
-            found = self._work_out(filter_groups(self.index, cycle, self.dialect))
+            found = self._work_out(filter_groups(self.index, cycle, self.dialect), cycle)
             if key is not None:
                 self.answers[key] = found
         return found
 
-    def _work_out(self, groups: Groups) -> _Answer:
+    def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
         fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
         return _Answer(
             outcomes=self.tables.outcomes(groups),
@@ -201,7 +205,19 @@ class Evaluator:
             lacking=any(r.plugin in ROOM_PLUGINS for r in groups),
             groups=groups,
             fitting=fitting,
+            cycle=cycle,
         )
+
+    def _cause(self, answer: _Answer, daemonset: bool) -> Cause | None:
+        """The answer's cause (:mod:`gate.scheduler.causes`), worked out once per answer."""
+        key = (id(answer), daemonset)
+        found = self.causes.get(key)
+        if found is None:
+            cause = cause_of(
+                self.index, answer.cycle, answer.groups, self.dialect, targeted_only=daemonset
+            )
+            found = self.causes[key] = (answer, cause)  # the answer kept: its id stays its own
+        return found[1]
 
     def evaluate(self, workload: Workload, ledger: Ledger | None = None) -> WorkloadResult:
         """The workload's result. With a ``ledger`` (one per run, passed to every
@@ -263,14 +279,14 @@ class Evaluator:
             again = nodes.holding & room
         if not again:
             return _Released(
-                base if groups is base.groups else self._work_out(groups), nodes, cycle
+                base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
         for position in set_bits(again):
             rejection = run_filters(cycle, nodes[position], self.dialect)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
-        return _Released(self._work_out(patched), nodes, cycle)
+        return _Released(self._work_out(patched, cycle), nodes, cycle)
 
     def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         nodes = self.index.nodes
@@ -291,10 +307,12 @@ class Evaluator:
             cluster = self.cluster.without(own) if own else self.cluster
             released = self._release(own)
             cycle = prepare(pod.profile, cluster)
-            outcomes: Sequence[NodeOutcome] = self._named_outcomes(pod, released, cycle)
+            outcomes: Sequence[NodeOutcome]
+            outcomes, groups = self._named_outcomes(pod, released, cycle)
             fitting = sum(1 << i for i, o in enumerate(outcomes) if o.fits)
             any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
             message = self._message(pod.spec, outcomes) if not fitting else None
+            named = self._work_out(groups, cycle)
         else:
             answer = self._answer(pod)
             if own:
@@ -305,6 +323,7 @@ class Evaluator:
                 answer, released, cycle = after.answer, after.views, after.cycle
             outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
             any_fit, addon_only = answer.any_fit, answer.addon_only
+            named = answer
         placement = None
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
@@ -330,6 +349,7 @@ class Evaluator:
             requests=requests,
             warnings=tuple(warnings),
             placement=placement,
+            cause=None if verdict is Verdict.YES else self._cause(named, daemonset=False),
         )
 
     def _copies(
@@ -360,16 +380,20 @@ class Evaluator:
 
     def _named_outcomes(
         self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState
-    ) -> list[NodeOutcome]:
+    ) -> tuple[list[NodeOutcome], Groups]:
+        """Every node's outcome, and the nodes by the rejection they share."""
         terms = required_terms(pod.spec)
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
-            return [outcome(n.name, AFFINITY_CONFLICT) for n in nodes]
-        rejections = _per_node(nodes, cycle, self.dialect)
-        return [
-            outcome(n.name, NARROWED if narrowed is not None and n.name not in narrowed else r)
-            for n, r in zip(nodes, rejections, strict=False)
-        ]
+            rejections: list[Rejection | None] = [AFFINITY_CONFLICT] * len(nodes)
+        else:
+            rejections = [
+                NARROWED if narrowed is not None and n.name not in narrowed else r
+                for n, r in zip(nodes, _per_node(nodes, cycle, self.dialect), strict=False)
+            ]
+        return [outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False)], _grouped(
+            rejections
+        )
 
     def _message(self, spec: Mapping[str, Any], outcomes: Sequence[NodeOutcome]) -> str:
         terms = required_terms(spec)
@@ -390,6 +414,7 @@ class Evaluator:
             outcomes = tuple(outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False))
             any_fit = any(o.fits for o in outcomes)
             lacking = any(o.plugin in ROOM_PLUGINS for o in outcomes)
+            answer = self._work_out(_grouped(rejections), cycle)
         else:
             answer = self._answer(pod)
             if own:
@@ -409,7 +434,17 @@ class Evaluator:
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
+            cause=self._cause(answer, daemonset=True) if lacking else None,
         )
+
+
+def _grouped(rejections: Sequence[Rejection | None]) -> Groups:
+    """Node-by-node rejections as the node sets that share each one."""
+    groups: Groups = {}
+    for position, rejection in enumerate(rejections):
+        if rejection is not None:
+            groups[rejection] = groups.get(rejection, 0) | 1 << position
+    return groups
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,6 +115,23 @@ class NodeIndex:
             threshold = self._free[resource] = _Threshold.of(amounts)
         return threshold.below(wanted)
 
+    def largest_free(self, resource: str, among: int) -> int | None:
+        """The largest free amount of ``resource`` among the nodes of ``among`` (None for
+        no node): the shortest prefix of the nodes sorted by free amount that holds them
+        all ends at it, found by bisection over the prefixes' bitsets."""
+        if not among:
+            return None
+        self.short_of(resource, 0)
+        threshold = self._free[resource]
+        low, high = 1, len(threshold.prefixes) - 1
+        while low < high:
+            middle = (low + high) // 2
+            if among & ~threshold.prefixes[middle]:
+                low = middle + 1
+            else:
+                high = middle
+        return threshold.amounts[low - 1]
+
     def smaller_than(self, resource: str, wanted: int) -> int:
         """The nodes whose allocatable ``resource`` is less than ``wanted``."""
         threshold = self._allocatable.get(resource)

@@ -67,13 +67,20 @@ class SpreadState:
 
     def filter(self, labels: Mapping[str, str]) -> Rejection | None:
         """Filter for one node, by its labels: the first constraint that fails decides."""
+        failing = self.failing(labels)
+        if failing is None:
+            return None
+        return MISSING_LABEL if self.constraints[failing].topology_key not in labels else SKEW
+
+    def failing(self, labels: Mapping[str, str]) -> int | None:
+        """The position of the first constraint a node with ``labels`` fails, if any."""
         for i, constraint in enumerate(self.constraints):
             value = labels.get(constraint.topology_key)
             if value is None:
-                return MISSING_LABEL
+                return i
             skew = self.counts[i].get(value, 0) + self.self_match[i] - self.minimum(i)
             if skew > constraint.max_skew:
-                return SKEW
+                return i
         return None
 
 
