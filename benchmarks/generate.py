@@ -21,7 +21,8 @@ import yaml
 from benchmarks import cluster, monorepo
 from benchmarks.catalog import make_apps
 from benchmarks.sizes import Size
-from gate.live.recorder import minimal_namespace, minimal_node, minimal_pod
+from gate.live.objects import Namespace, Node, Pod, Recorded
+from gate.live.recorder import recorded
 
 GENERATOR_VERSION = "2"
 LIST_FILE = "cluster-list.json"
@@ -36,9 +37,9 @@ def _pretty_item(obj: Any) -> bytes:
     return _INDENT + text.replace(b"\n", b"\n" + _INDENT)
 
 
-def _recorded(obj: Any) -> bytes:
+def _recorded(item: type[Recorded], obj: Any) -> bytes:
     """One object per line, as ``fitgate snapshot`` writes it."""
-    return b"    " + json.dumps(obj).encode()
+    return b"    " + json.dumps(recorded(item, obj)).encode()
 
 
 def _write_array(
@@ -71,21 +72,21 @@ def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
         nodes = (cluster.node(rng, pool, i) for i, pool in enumerate(pools))
 
         def list_and_compact_node(node: dict[str, Any]) -> bytes:
-            nodes_out.write(_recorded(minimal_node(node)) + separator)
+            nodes_out.write(_recorded(Node, node) + separator)
             return _pretty_item(node)
 
         _write_array(listing, nodes, list_and_compact_node, separator)
         pods = cluster.pods(rng, apps, node_names, size.pods)
 
         def list_and_compact_pod(pod: dict[str, Any]) -> bytes:
-            pods_out.write(_recorded(minimal_pod(pod)) + separator)
+            pods_out.write(_recorded(Pod, pod) + separator)
             return _pretty_item(pod)
 
         listing.write(separator if size.nodes and size.pods else b"")
         _write_array(listing, pods, list_and_compact_pod, separator)
 
         def list_and_compact_namespace(namespace: dict[str, Any]) -> bytes:
-            namespaces_out.write(_recorded(minimal_namespace(namespace)) + separator)
+            namespaces_out.write(_recorded(Namespace, namespace) + separator)
             return _pretty_item(namespace)
 
         listing.write(separator if size.nodes or size.pods else b"")

@@ -7,7 +7,8 @@ managedFields). This process then
 1. downloads every page of the same lists with urllib3 and ``json.loads`` each page, keeping
    nothing (the floor any reader pays), once with the cyclic collector on and once off;
 2. runs fitgate's reader (``gate.live.reader.read_cluster``: preflight, paginated lists through
-   the ``kubernetes`` client, minimised objects kept);
+   the ``kubernetes`` client, each page decoded into the recording's structs, each object
+   kept encoded);
 3. optionally writes the snapshot file (``--write FILE``) and builds node views (``--build``).
 
 It prints the read time as a ratio to the faster baseline (goal: at most 1.5) and the peak
@@ -141,26 +142,27 @@ def measure(options: argparse.Namespace, url: str, kubeconfig: Path) -> None:
     before = _rss_mib()
     started = time.perf_counter()
     with without_cycle_collection():  # as ``fitgate snapshot`` runs
-        document = read_cluster(
+        recording = read_cluster(
             LiveTarget(kubeconfig=str(kubeconfig)),
             {},
             datetime.now(timezone.utc),
             lambda line: print(f"  fitgate: {line}", file=sys.stderr),
         )
     read = time.perf_counter() - started
-    print(f"fitgate read: {len(document['nodes']):,} nodes, {len(document['pods']):,} pods "
+    nodes, pods = len(recording.sections["nodes"]), len(recording.sections["pods"])
+    print(f"fitgate read: {nodes:,} nodes, {pods:,} pods "
           f"in {read:.2f} s = {read / floor:.2f}x the baseline (goal <= 1.5x)")  # fmt: skip
     print(f"memory: peak RSS {_peak_mib():,.0f} MiB so far; resident memory grew by "
-          f"{_rss_mib() - before:,.0f} MiB while reading (the minimised document)")  # fmt: skip
+          f"{_rss_mib() - before:,.0f} MiB while reading (the recording)")  # fmt: skip
     if options.write:
         started = time.perf_counter()
         with atomic_output(options.write) as output:
-            write_snapshot(document, output)
+            write_snapshot(recording, output)
         written = os.path.getsize(options.write) / 2**20
         print(f"write: {written:,.1f} MiB in {time.perf_counter() - started:.2f} s")
     if options.build:
         started = time.perf_counter()
-        snapshot = live_snapshot(document)
+        snapshot = live_snapshot(recording)
         print(f"node views: {snapshot.info.nodes:,} nodes, {snapshot.info.pods:,} pods counted "
               f"in {time.perf_counter() - started:.2f} s")  # fmt: skip
     print(f"peak RSS of this process: {_peak_mib():,.0f} MiB")

@@ -11,7 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
-from typing import IO, Any, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
 from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
@@ -41,6 +41,9 @@ from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
 from gate.snapshot.load import Snapshot, load_snapshot
+
+if TYPE_CHECKING:
+    from gate.live.recorder import Recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,8 +294,8 @@ def _load_snapshot(options: argparse.Namespace, streams: Streams) -> Snapshot:
     return snapshot
 
 
-def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str, Any], Snapshot]:
-    """The cluster the options name, read once: its recorded document and node views."""
+def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
+    """The cluster the options name, read once: its recording and node views."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
     from gate.live.connection import Settings
@@ -302,7 +305,7 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
     settings = Settings(deadline=options.timeout) if options.timeout else Settings()
-    document = read_cluster(
+    recording = read_cluster(
         target,
         streams.env,
         now,
@@ -310,7 +313,7 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[dict[str,
         settings,
         Progress.on(streams.stderr),
     )
-    return document, live_snapshot(document)
+    return recording, live_snapshot(recording)
 
 
 def evaluate(
@@ -538,14 +541,15 @@ def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
     from gate.live.recorder import atomic_output, write_snapshot
 
     if options.output == "-":  # the recording itself on standard output, the summary not
-        document, snapshot = _read_live(options, streams)
-        write_snapshot(document, streams.stdout)
+        recording, snapshot = _read_live(options, streams)
+        write_snapshot(recording, streams.stdout)
         return 0
     with atomic_output(options.output) as output:
-        document, snapshot = _read_live(options, streams)
-        write_snapshot(document, output)
+        recording, snapshot = _read_live(options, streams)
+        write_snapshot(recording, output)
+    pods = len(recording.sections["pods"])
     streams.stdout.write(
-        f"recorded {snapshot.info.nodes} nodes and {len(document['pods'])} pods of context "
+        f"recorded {snapshot.info.nodes} nodes and {pods} pods of context "
         f"{snapshot.info.context} ({snapshot.info.server}) to {options.output}\n"
     )
     return 0

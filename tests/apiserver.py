@@ -105,6 +105,16 @@ def inflating_body(out: BufferedIOBase, stop: threading.Event) -> None:
         piece = b""
 
 
+def answering(body: bytes) -> Misbehaviour:
+    """A server that answers 200 with ``body``, whatever it is."""
+
+    def answer(out: BufferedIOBase, stop: threading.Event) -> None:
+        out.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        out.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    return answer
+
+
 MISBEHAVIOURS: dict[str, Misbehaviour] = {
     "silent": silent,
     "dripping headers": dripping_headers,

@@ -31,6 +31,7 @@ from tests.apiserver import (
     REVIEWS,
     RUNTIME_CLASSES,
     VERSION_PATH,
+    answering,
 )
 from tests.cluster_objects import realistic_node, realistic_pod
 from tests.conftest import ROOT
@@ -167,11 +168,79 @@ def test_a_server_repeating_a_continue_token_is_not_listed_forever(
     assert len([r for r in live.state.requests if r.path == PODS]) == 2
 
 
-def test_an_item_of_an_unexpected_shape_is_a_one_line_error(live: Live, tmp_path: Path) -> None:
-    live.state.serve(PODS, [small_pod(0), {"metadata": {"name": "odd"}, "spec": ["a list"]}])
+def _answer(item: bytes) -> bytes:
+    """A page of pods whose second item is ``item``, as it is written."""
+    return (
+        b'{"kind": "PodList", "items": [' + json.dumps(small_pod(0)).encode() + b", " + item + b"]}"
+    )
+
+
+DEEP = b'{"metadata": {"name": "deep"}, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+MALFORMED = [
+    pytest.param(
+        _answer(b'{"metadata": {"name": "odd"}, "spec": ["a list"]}'),
+        'item 2 ("odd"): Expected `object`, got `array` - at `$.spec`',
+        id="a field of the wrong JSON type names the item and the field",
+    ),
+    pytest.param(
+        _answer(b'{"metadata": {"name": "web", "labels": {"app": 1}}}'),
+        'item 2 ("web"): Expected `str`, got `int` - at `$.metadata.labels[...]`',
+        id="a label that is no string",
+    ),
+    pytest.param(
+        _answer(rb'{"metadata": {"name": "a\nb\u001b[31m"}, "status": 7}'),
+        'item 2 ("a\\nb\\u001b[31m"): Expected `object`, got `int` - at `$.status`',
+        id="a name with a line break and an escape is quoted on the one line",
+    ),
+    pytest.param(
+        _answer(b'{"metadata": {"name": "caf\xff"}}'),
+        "item 2: Invalid UTF-8 encoded string",
+        id="a name that is not UTF-8",
+    ),
+    pytest.param(
+        _answer(DEEP),
+        "the answer is nested too deeply to be read",
+        id="an item nested a hundred thousand deep",
+    ),
+    pytest.param(
+        b"<html>502 Bad Gateway</html>",
+        "the answer is not JSON: JSON is malformed: invalid character (byte 0)",
+        id="an HTML page",
+    ),
+    pytest.param(
+        b'{"kind": "PodList", "items": {"a": 1}}',
+        "the answer is not a list: Expected `array | null`, got `object` - at `$.items`",
+        id="items that are no array",
+    ),
+    pytest.param(
+        b'{"kind": "PodList", "metadata": {"continue": 5}, "items": []}',
+        "the answer is not a list: Expected `str | null`, got `int` - at `$.metadata.continue`",
+        id="a continue token that is no string",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "says"), MALFORMED)
+def test_a_malformed_answer_is_a_one_line_error_naming_the_list(
+    live: Live, tmp_path: Path, body: bytes, says: str
+) -> None:
+    live.state.misbehave[PODS] = answering(body)
+    code, err, document = record(live, tmp_path)
+    assert code == 2 and document == {}
+    assert err.splitlines()[-1] == f"fitgate: listing pods: {says}"
+    assert "Traceback" not in err
+
+
+def test_an_item_is_counted_across_the_pages(live: Live, tmp_path: Path) -> None:
+    pods = [small_pod(i) for i in range(1_200)]
+    pods[1_100]["spec"]["containers"] = "none"
+    live.state.serve(PODS, pods)
     code, err, _ = record(live, tmp_path)
     assert code == 2
-    assert err.splitlines()[-1] == "fitgate: listing pods: item 2 has an unexpected shape"
+    assert err.splitlines()[-1] == (
+        'fitgate: listing pods: item 1101 ("p-01100"): Expected `array | null`, got `str` '
+        "- at `$.spec.containers`"
+    )
 
 
 def test_terminal_pods_are_not_listed(live: Live, tmp_path: Path) -> None:

@@ -10,9 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from gate.live.recorder import render_snapshot
+from gate.live.recorder import SECTIONS, Recording, file_line, render_snapshot
 from gate.model import ExistingPod, HostPort
 from gate.snapshot.load import load_snapshot
 from tests.apiserver import LIMIT_RANGES, NAMESPACES, NODES, PODS, RUNTIME_CLASSES, ApiState
@@ -292,6 +295,11 @@ def test_the_written_file_is_complete_shareable_and_loads(tmp_path: Path) -> Non
     )
 
 
+def _recording(**sections: list[Any]) -> Recording:
+    arrays = {key: [msgspec.json.encode(o) for o in sections.get(key, [])] for key in SECTIONS}
+    return Recording("2026-08-16T12:00:00Z", "test", "https://k8s", "v1.33.4", arrays)
+
+
 @pytest.mark.parametrize(
     "sections",
     [
@@ -301,16 +309,33 @@ def test_the_written_file_is_complete_shareable_and_loads(tmp_path: Path) -> Non
     ],
     ids=["empty sections", "one item and two items", "non-ASCII text"],
 )
-def test_one_object_per_line_is_valid_json(sections: dict[str, Any]) -> None:
-    document = {"apiVersion": "fitgate/v1", "kind": "ClusterSnapshot", **sections}
-    text = "".join(render_snapshot(document))
-    assert json.loads(text) == document
+def test_one_object_per_line_is_valid_json(sections: dict[str, list[Any]]) -> None:
+    recording = _recording(**sections)
+    text = "".join(render_snapshot(recording))
+    document = json.loads(text)
+    assert document == msgspec.json.decode(recording.document())
+    assert document == {
+        **recording.head(),
+        **{key: sections.get(key, []) for key in SECTIONS},
+    }
     item_lines = [line.strip().rstrip(",") for line in text.splitlines() if line[:5] == "    {"]
     assert [json.loads(line) for line in item_lines] == [
-        item
-        for key in ("nodes", "pods", "limitRanges", "runtimeClasses")
-        for item in sections.get(key, [])
+        item for key in SECTIONS for item in sections.get(key, [])
     ]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON)
+def test_a_line_is_what_json_dumps_writes(value: Any) -> None:
+    """The file keeps the bytes fitgate has always written: json.dumps's spacing and
+    escapes, ASCII only (floats aside, which no recorded field holds)."""
+    assert file_line(msgspec.json.encode(value)) == json.dumps(value)
 
 
 def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> None:

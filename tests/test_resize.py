@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import dialect_for
-from gate.live.recorder import minimal_pod
+from gate.live.objects import Pod
+from gate.live.recorder import recorded as recorded_as
 from gate.model import Location, Verdict, Workload
 from gate.scheduler.engine import Evaluator
 from gate.snapshot.load import build_snapshot
@@ -73,7 +74,7 @@ def test_a_resizing_pod_leaves_room_only_for_what_it_holds() -> None:
 
 
 def test_a_recording_keeps_what_a_resize_reports_and_nothing_else() -> None:
-    recorded = minimal_pod(resizing("100m", "2", "2", infeasible=True))
+    recorded = recorded_as(Pod, resizing("100m", "2", "2", infeasible=True))
     assert recorded["status"] == {
         "phase": "Running",
         "containerStatuses": [
@@ -85,5 +86,5 @@ def test_a_recording_keeps_what_a_resize_reports_and_nothing_else() -> None:
         ],
         "conditions": [{"type": "PodResizePending", "reason": "Infeasible"}],
     }
-    plain = minimal_pod(api_pod("p", "n"))
+    plain = recorded_as(Pod, api_pod("p", "n"))
     assert plain["status"] == {"phase": "Running"}

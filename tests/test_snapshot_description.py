@@ -11,14 +11,9 @@ import msgspec
 import msgspec.inspect as mi
 import pytest
 
+from gate.live.objects import LimitRange, Namespace, Node, Pod, Recorded, RuntimeClass
 from gate.live.recorder import SECTIONS as RECORDED_SECTIONS
-from gate.live.recorder import (
-    minimal_limit_range,
-    minimal_namespace,
-    minimal_node,
-    minimal_pod,
-    minimal_runtime_class,
-)
+from gate.live.recorder import recorded
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import SECTIONS
@@ -169,16 +164,16 @@ def _fields(value: Any, path: str = "") -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("definition", "minimal"),
-    [("node", minimal_node), ("pod", minimal_pod), ("namespace", minimal_namespace)],
+    ("definition", "item"), [("node", Node), ("pod", Pod), ("namespace", Namespace)]
 )
-def test_the_recorder_keeps_every_field_the_schema_describes(definition: str, minimal: Any) -> None:
+def test_the_recorder_keeps_every_field_the_schema_describes(
+    definition: str, item: type[Recorded]
+) -> None:
     complete = _every_field({"$ref": f"#/$defs/{definition}"})
     if definition == "pod":
         for name in ("containers", "initContainers"):  # only host ports are ports in use
             complete["spec"][name][0]["ports"][0]["hostPort"] = 8080
-    recorded = minimal(complete)
-    assert _fields(complete) - _fields(recorded) == NOT_RECORDED[definition]
+    assert _fields(complete) - _fields(recorded(item, complete)) == NOT_RECORDED[definition]
 
 
 # Checked wherever they appear, but never read of an object already in the cluster.
@@ -192,11 +187,30 @@ _LIMITS = {  # requests only: the API server defaulted them from the limits alre
 NOT_RECORDED = {"node": _OWNED | _OWNERS, "pod": _LIMITS, "namespace": _OWNED | _OWNERS}
 
 
-def _every_named(names: tuple[str, ...]) -> dict[str, Any]:
-    """An object with each of ``names`` set, in reverse order, and a field nothing reads."""
-    values: dict[str, Any] = {"tolerationSeconds": 30, "containerPort": 80, "hostPort": 80}
-    values |= {"labelSelector": {}, "namespaceSelector": {}, "matchLabels": {"app": "web"}}
-    return {"unread": "x"} | {name: values.get(name, [name]) for name in reversed(names)}
+def _sample(info: mi.Type, name: str) -> Any:
+    """A value of the type ``info`` describes (the first member of a union that has one)."""
+    for member in info.types if isinstance(info, mi.UnionType) else (info,):
+        if isinstance(member, mi.StrType):
+            return name
+        if isinstance(member, mi.IntType):
+            return 80
+        if isinstance(member, mi.BoolType):
+            return True
+        if isinstance(member, mi.ListType):
+            return [_sample(member.item_type, name)]
+        if isinstance(member, mi.DictType):
+            return {"app": _sample(member.value_type, name)}
+        if isinstance(member, mi.StructType):
+            return {}
+    raise AssertionError(f"no sample of {info}")
+
+
+def _every_named(struct: type[msgspec.Struct]) -> dict[str, Any]:
+    """An object with each of the struct's fields set, in reverse order, and a field
+    nothing reads."""
+    fields = mi.type_info(struct).fields  # type: ignore[attr-defined]
+    named = {f.encode_name: _sample(f.type, f.encode_name) for f in reversed(fields)}
+    return {"unread": "x"} | named
 
 
 def _pod_with(path: str, part: dict[str, Any]) -> dict[str, Any]:
@@ -220,19 +234,20 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
 def _recorded(struct: type[msgspec.Struct], path: str) -> dict[str, Any]:
-    part = _every_named(stream.fields_of(struct))
+    part = _every_named(struct)
     if path == "taints":
-        node = minimal_node({"metadata": {"name": "n"}, "spec": {"taints": [part]}})
+        node = recorded(Node, {"metadata": {"name": "n"}, "spec": {"taints": [part]}})
         return dict(node["spec"]["taints"][0])
     if path == "tolerations":
-        runtime_class = minimal_runtime_class(
-            {"metadata": {"name": "r"}, "handler": "h", "scheduling": {"tolerations": [part]}}
+        runtime_class = recorded(
+            RuntimeClass,
+            {"metadata": {"name": "r"}, "handler": "h", "scheduling": {"tolerations": [part]}},
         )
         return dict(runtime_class["scheduling"]["tolerations"][0])
     if path == "limits":
-        limit_range = minimal_limit_range({"metadata": {"name": "l"}, "spec": {"limits": [part]}})
+        limit_range = recorded(LimitRange, {"metadata": {"name": "l"}, "spec": {"limits": [part]}})
         return dict(limit_range["spec"]["limits"][0])
-    pod = minimal_pod(_pod_with(path, part))
+    pod = recorded(Pod, _pod_with(path, part))
     if path == "ownerReferences":
         return dict(pod["metadata"]["ownerReferences"][0])
     if path == "conditions":
@@ -305,21 +320,21 @@ def _host_port_pod() -> dict[str, Any]:
 # server has already turned it into host ports, which are what NodePorts reads).
 NOT_READ = {"node": {".apiVersion"}, "pod": {".apiVersion", ".spec.hostNetwork"}}
 OBJECTS = [
-    ("node", stream._Object, minimal_node, realistic_node(0, system=True), "a node"),
-    ("node", stream._Object, minimal_node, _every_field({"$ref": "#/$defs/node"}), "any node"),
-    ("pod", stream._Pod, minimal_pod, _host_port_pod(), "a pod with host ports, resizing"),
-    ("namespace", stream._Object, minimal_namespace, realistic_namespace("team"), "a namespace"),
+    ("node", stream._Object, Node, realistic_node(0, system=True), "a node"),
+    ("node", stream._Object, Node, _every_field({"$ref": "#/$defs/node"}), "any node"),
+    ("pod", stream._Pod, Pod, _host_port_pod(), "a pod with host ports, resizing"),
+    ("namespace", stream._Object, Namespace, realistic_namespace("team"), "a namespace"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("definition", "struct", "minimal", "obj"),
+    ("definition", "struct", "item", "obj"),
     [o[:4] for o in OBJECTS],
     ids=[o[4] for o in OBJECTS],
 )
 def test_the_recorder_writes_no_field_the_typed_reader_does_not_read(
-    definition: str, struct: type[msgspec.Struct], minimal: Any, obj: dict[str, Any]
+    definition: str, struct: type[msgspec.Struct], item: type[Recorded], obj: dict[str, Any]
 ) -> None:
-    recorded = minimal(obj)
     shape = _from_struct(mi.type_info(struct))
-    assert _undescribed(recorded, shape, "") == NOT_READ.get(definition, {".apiVersion"})
+    found = _undescribed(recorded(item, obj), shape, "")
+    assert found == NOT_READ.get(definition, {".apiVersion"})

@@ -1,15 +1,14 @@
 """A JSON object walked member by member by the standard library's C decoder, with the
 elements of its ``items`` array handed over one at a time.
 
-Two readers need a top-level ``items`` array element by element: a manifest file holding a
-``List`` (each item keeps its own line) and a page of an API list (each item is reduced
-before the next is decoded, see :mod:`gate.live.jsonlist`). Every other member, and each
+A manifest file holding a ``List`` needs its top-level ``items`` array element by element:
+each item keeps its own line. Every other member, and each
 element, is decoded by ``json.JSONDecoder.raw_decode`` in one call; a syntax error is a
 ``json.JSONDecodeError`` worded as ``json.loads`` words it, at the same offset.
 
 (Snapshot files are walked by :mod:`gate.snapshot.jsonstream` instead: they can be larger
 than memory should hold, so they are read from a window of bytes and decoded by msgspec in
-batches.)
+batches; a page of an API list is decoded by msgspec whole, see :mod:`gate.live.pages`.)
 
 >>> kept = []
 >>> members, end = walk_object('{"kind": "List", "items": [1, {"a": 2}]}', 0,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic
 
 from gate.deadline import within
 from gate.errors import ClusterError
@@ -32,16 +32,9 @@ from gate.live.connection import (
     past_deadline,
 )
 from gate.live.credentials import LiveTarget
-from gate.live.jsonlist import NotAList, decode_list
-from gate.live.recorder import (
-    Obj,
-    cluster_snapshot,
-    minimal_limit_range,
-    minimal_namespace,
-    minimal_node,
-    minimal_pod,
-    minimal_runtime_class,
-)
+from gate.live.objects import LimitRange, Namespace, Node, Pod, Recorded, RuntimeClass
+from gate.live.pages import Item, NotAPage, PageDecoder
+from gate.live.recorder import Recording, encoded, timestamp
 from gate.progress import Phase, Progress
 from gate.snapshot.load import Snapshot, snapshot_of_document
 
@@ -66,21 +59,31 @@ class Permission:
 
 
 @dataclass(frozen=True, slots=True)
-class Collection:
+class Collection(Generic[Item]):
+    """A list fitgate reads, its items decoded as ``pages`` decodes them, and where the
+    recording holds them."""
+
     noun: str
     path: str
-    minimise: Callable[[Mapping[str, Any]], Obj]
+    pages: PageDecoder[Item]
+    section: str
     field_selector: str | None = None
 
 
 BIND = Permission("create", "pods", subresource="binding")
-NODES = Collection("nodes", "/api/v1/nodes", minimal_node)
-PODS = Collection("pods", "/api/v1/pods", minimal_pod, POD_FIELD_SELECTOR)
-NAMESPACES = Collection("namespaces", "/api/v1/namespaces", minimal_namespace)
-LIMIT_RANGES = Collection("limitranges", "/api/v1/limitranges", minimal_limit_range)
-RUNTIME_CLASSES = Collection(
-    "runtimeclasses", "/apis/node.k8s.io/v1/runtimeclasses", minimal_runtime_class
+NODES = Collection("nodes", "/api/v1/nodes", PageDecoder(Node), "nodes")
+PODS = Collection("pods", "/api/v1/pods", PageDecoder(Pod), "pods", POD_FIELD_SELECTOR)
+NAMESPACES = Collection("namespaces", "/api/v1/namespaces", PageDecoder(Namespace), "namespaces")
+LIMIT_RANGES = Collection(
+    "limitranges", "/api/v1/limitranges", PageDecoder(LimitRange), "limitRanges"
 )
+RUNTIME_CLASSES = Collection(
+    "runtimeclasses",
+    "/apis/node.k8s.io/v1/runtimeclasses",
+    PageDecoder(RuntimeClass),
+    "runtimeClasses",
+)
+COLLECTIONS: tuple[Collection[Any], ...] = (NODES, PODS, NAMESPACES, LIMIT_RANGES, RUNTIME_CLASSES)
 NEEDED = (
     Permission("list", "nodes"),
     Permission("list", "pods"),
@@ -149,7 +152,7 @@ def preflight(connection: Connection, i_mean_it: bool, say: Say) -> None:
         )
 
 
-def _page(connection: Connection, collection: Collection, token: str | None) -> Reply:
+def _page(connection: Connection, collection: Collection[Any], token: str | None) -> Reply:
     query = [("limit", str(PAGE_SIZE))]
     if collection.field_selector:
         query.append(("fieldSelector", collection.field_selector))
@@ -158,15 +161,13 @@ def _page(connection: Connection, collection: Collection, token: str | None) -> 
     return connection.send("GET", collection.path, query, what=f"listing {collection.noun}")
 
 
-def _one_pass(connection: Connection, collection: Collection, progress: Phase) -> list[Obj] | None:
-    """Every item of the collection, minimised as it is decoded; None when a continue token
+def _one_pass(
+    connection: Connection, collection: Collection[Recorded], progress: Phase
+) -> list[bytes] | None:
+    """Every item of the collection, encoded as the recording keeps it, page by page (a
+    page's text is dropped before the next is asked for); None when a continue token
     expired (HTTP 410)."""
-    items: list[Obj] = []
-    minimise = collection.minimise
-
-    def keep(item: Any) -> None:
-        items.append(minimise(item))
-
+    items: list[bytes] = []
     token: str | None = None
     seen: set[str] = set()
     while True:
@@ -176,20 +177,14 @@ def _one_pass(connection: Connection, collection: Collection, progress: Phase) -
         if not reply.ok:
             raise _failure(reply, f"listing {collection.noun}", connection)
         try:
-            members = decode_list(reply.data, keep)
-        except NotAList as exc:
-            message = f"listing {collection.noun}: the answer is not a list: {exc}"
-            raise ClusterError(message) from None
-        except (AttributeError, TypeError):  # a field of the wrong JSON type
-            raise ClusterError(
-                f"listing {collection.noun}: item {len(items) + 1} has an unexpected shape"
-            ) from None
+            page, token = collection.pages.decode(reply.data)
+        except NotAPage as exc:
+            raise ClusterError(f"listing {collection.noun}: {exc.where(len(items))}") from None
+        items.extend(map(encoded, page))
         progress.advance(len(items) - progress.done)
-        metadata = members.get("metadata")
-        token = metadata.get("continue") if isinstance(metadata, Mapping) else None
         if not token:
             return items
-        if not isinstance(token, str) or token in seen:
+        if token in seen:
             raise ClusterError(
                 f"listing {collection.noun}: the server answered a continue token it had "
                 "given before: the list would never end"
@@ -198,8 +193,8 @@ def _one_pass(connection: Connection, collection: Collection, progress: Phase) -
 
 
 def list_all(
-    connection: Connection, collection: Collection, progress: Progress, say: Say
-) -> list[Obj]:
+    connection: Connection, collection: Collection[Any], progress: Progress, say: Say
+) -> list[bytes]:
     """One complete, consistent list. An expired continue token means the pages already read
     belong to a snapshot the server no longer holds, so they are dropped and the list restarts."""
     for _ in range(MAX_RESTARTS + 1):
@@ -238,16 +233,16 @@ def read_cluster(
     say: Say,
     settings: Settings | None = None,
     progress: Progress | None = None,
-) -> Obj:
-    """Preflight, then read the cluster once into a minimised ClusterSnapshot document,
-    within the settings' deadline. ``progress`` reports long lists (none by default).
-    Decoded JSON has no reference cycles: the run reads it with the cycle collector off
-    (scheduler-rules.md section 16, :func:`gate.run.without_cycle_collection`)."""
+) -> Recording:
+    """Preflight, then read the cluster once into a recording, within the settings'
+    deadline. ``progress`` reports long lists (none by default). Decoded JSON has no
+    reference cycles: the run reads it with the cycle collector off (scheduler-rules.md
+    section 16, :func:`gate.run.without_cycle_collection`)."""
     settings = settings or Settings()
     deadline = settings.run_deadline()
     opened: list[Connection] = []
 
-    def read() -> Obj:
+    def read() -> Recording:
         with connect(target, env, settings, deadline) as connection:
             opened.append(connection)
             return _read(connection, target, now, say, progress or Progress.quiet())
@@ -260,29 +255,19 @@ def read_cluster(
 
 def _read(
     connection: Connection, target: LiveTarget, now: datetime, say: Say, progress: Progress
-) -> Obj:
+) -> Recording:
     say(f"reading context {connection.context} at {connection.server} (read-only)")
     preflight(connection, target.i_mean_it, say)
     version = server_version(connection)
-    nodes = list_all(connection, NODES, progress, say)
-    pods = list_all(connection, PODS, progress, say)
-    namespaces = list_all(connection, NAMESPACES, progress, say)
-    limit_ranges = list_all(connection, LIMIT_RANGES, progress, say)
-    runtime_classes = list_all(connection, RUNTIME_CLASSES, progress, say)
-    return cluster_snapshot(
-        captured_at=now,
+    return Recording(
+        captured_at=timestamp(now),
         context=connection.context,
         server=connection.server,
         server_version=version,
-        nodes=nodes,
-        pods=pods,
-        namespaces=namespaces,
-        limit_ranges=limit_ranges,
-        runtime_classes=runtime_classes,
+        sections={c.section: list_all(connection, c, progress, say) for c in COLLECTIONS},
     )
 
 
-def live_snapshot(document: Mapping[str, Any]) -> Snapshot:
-    """Node views of a recorded document, built exactly as a replay of its file builds them."""
-    context = document["source"]["context"]
-    return snapshot_of_document(document, source=f"{context} (live)")
+def live_snapshot(recording: Recording) -> Snapshot:
+    """Node views of a recording, read exactly as a replay of its file reads them."""
+    return snapshot_of_document(recording.document(), source=f"{recording.context} (live)")

@@ -291,15 +291,16 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     )
 
 
-def snapshot_of_document(document: Mapping[str, Any], source: str) -> Snapshot:
-    """Node views of an already decoded document (a live read), by the same typed reader a
-    replay of its file uses: validating 150,000 pods one by one with jsonschema takes
-    longer than reading them from the cluster. The reference reader speaks when the typed
-    one does not accept the document."""
+def snapshot_of_document(document: Mapping[str, Any] | bytes, source: str) -> Snapshot:
+    """Node views of a document held in memory (a live read's, decoded or as JSON), by the
+    same typed reader a replay of its file uses: validating 150,000 pods one by one with
+    jsonschema takes longer than reading them from the cluster. The reference reader speaks
+    when the typed one does not accept the document."""
+    data = document if isinstance(document, bytes) else msgspec.json.encode(document)
     try:
-        return read_snapshot(io.BytesIO(msgspec.json.encode(document)), source, lambda n: None)
+        return read_snapshot(io.BytesIO(data), source, lambda n: None)
     except NotAccepted:
-        return build_snapshot(document, source)
+        return build_snapshot(json.loads(data) if isinstance(document, bytes) else document, source)
 
 
 def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Snapshot:

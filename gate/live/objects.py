@@ -1,0 +1,236 @@
+"""What a recording keeps of each kind of API object: the structs a page of a list is
+decoded into, and, encoded, the objects of the ClusterSnapshot file (SPEC section 3).
+
+Their fields are the recording's allow-list: msgspec skips everything else the API server
+sends (env values, annotations, images, managedFields, volumes) without building it, so
+none of it can reach the file, and a recording can be committed as a fixture or handed
+between CI jobs. The parts (taints, tolerations, limits, affinity terms, selectors, owners,
+ports, conditions) are the typed reader's own structs (:mod:`gate.snapshot.stream`); the
+objects around them hold what that reader reads of a node, a pod, a namespace, a LimitRange
+and a RuntimeClass, in the file's order.
+
+A field is written when it was given, and omitted when absent or null (``omit_defaults``);
+what the checks cannot read of an object already on a node is dropped as it is decoded
+(``__post_init__``, which msgspec calls on every decoded struct): a limit without a request,
+a port that claims no host port, a container status without resources, a condition other
+than a pending resize, a pod affinity without required terms.
+"""
+
+from __future__ import annotations
+
+from msgspec import Struct, field
+
+from gate.snapshot.stream import (
+    Condition,
+    LimitItem,
+    Owner,
+    Port,
+    Taint,
+    Term,
+    Toleration,
+)
+
+Quantity = str | int | float
+Amounts = dict[str, Quantity]
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+class _Part(Struct, omit_defaults=True, gc=False):
+    """Decoded API JSON holds no reference cycles: the structs need no cycle collection."""
+
+
+class _Object(_Part):
+    """An object of the file: ``apiVersion`` and ``kind`` first, as the recording's own
+    (items of an API list name neither, and whatever an item says is not kept)."""
+
+    apiVersion: str = ""
+    kind: str = ""
+
+
+class NamedMeta(_Part):
+    name: str | None = None
+    labels: dict[str, str] | None = None
+
+
+class NamespacedMeta(_Part):
+    name: str | None = None
+    namespace: str | None = None
+
+
+class _Requests(_Part):
+    """Requests only: the API server has already defaulted every missing request from its
+    limit, and the scheduler counts nothing else of a pod already on a node."""
+
+    requests: Amounts | None = None
+
+
+class NodeSpec(_Part):
+    unschedulable: bool | None = None
+    taints: list[Taint] | None = None
+
+
+class NodeStatus(_Part):
+    allocatable: Amounts | None = None
+    capacity: Amounts | None = None
+
+
+class Node(_Object):
+    """Name, labels, taints, unschedulable, allocatable and capacity."""
+
+    metadata: NamedMeta = field(default_factory=NamedMeta)
+    spec: NodeSpec = field(default_factory=NodeSpec)
+    status: NodeStatus = field(default_factory=NodeStatus)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "Node"
+
+
+class PodMeta(_Part):
+    """Namespace, name, labels, owners (kind and name), and whether it is being deleted."""
+
+    name: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    ownerReferences: list[Owner] = field(default_factory=list)
+    deletionTimestamp: str | None = None
+
+
+class _Terms(_Part):
+    terms: list[Term] = field(default_factory=list, name=REQUIRED)
+
+
+class Affinity(_Part):
+    """The required pod affinity and anti-affinity terms: what InterPodAffinity reads of a
+    pod already on a node. Node affinity and preferred terms are never read of such a pod."""
+
+    podAffinity: _Terms | None = None
+    podAntiAffinity: _Terms | None = None
+
+    def __post_init__(self) -> None:
+        if self.podAffinity and not self.podAffinity.terms:
+            self.podAffinity = None
+        if self.podAntiAffinity and not self.podAntiAffinity.terms:
+            self.podAntiAffinity = None
+
+
+class Container(_Part):
+    """Name, restartPolicy (sidecars), requests and host ports: what the checks count."""
+
+    name: str | None = None
+    restartPolicy: str | None = None
+    resources: _Requests | None = None
+    ports: list[Port] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.resources and self.resources.requests is None:
+            self.resources = None
+        if self.ports:
+            # Ports that claim a host port: the only ones NodePorts reads (the API server
+            # has already defaulted hostPort to containerPort for hostNetwork pods).
+            self.ports = [port for port in self.ports if port.hostPort]
+
+
+class PodSpec(_Part):
+    nodeName: str | None = None
+    affinity: Affinity | None = None
+    hostNetwork: bool = False
+    containers: list[Container] | None = None
+    initContainers: list[Container] | None = None
+    overhead: Amounts | None = None
+    resources: _Requests | None = None
+
+    def __post_init__(self) -> None:
+        if self.affinity and not (self.affinity.podAffinity or self.affinity.podAntiAffinity):
+            self.affinity = None
+        if self.resources and self.resources.requests is None:
+            self.resources = None
+
+
+class ContainerStatus(_Part):
+    name: str | None = None
+    resources: _Requests | None = None
+    allocatedResources: Amounts | None = None
+
+
+class PodStatus(_Part):
+    """The phase, and what an in-place resize reports (containers' actual and allocated
+    resources, an Infeasible resize), which the scheduler counts while a pod resizes."""
+
+    phase: str | None = None
+    containerStatuses: list[ContainerStatus] = field(default_factory=list)
+    initContainerStatuses: list[ContainerStatus] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.containerStatuses:
+            self.containerStatuses = [s for s in self.containerStatuses if s.resources]
+        if self.initContainerStatuses:
+            self.initContainerStatuses = [s for s in self.initContainerStatuses if s.resources]
+        if self.conditions:
+            self.conditions = [c for c in self.conditions if c.type == "PodResizePending"]
+
+
+class Pod(_Object):
+    """The requests-relevant spec, the required pod (anti-)affinity, and the phase."""
+
+    metadata: PodMeta = field(default_factory=PodMeta)
+    spec: PodSpec = field(default_factory=PodSpec)
+    status: PodStatus = field(default_factory=PodStatus)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "Pod"
+
+
+class Namespace(_Object):
+    """Name and labels: what a namespaceSelector matches."""
+
+    metadata: NamedMeta = field(default_factory=NamedMeta)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "Namespace"
+
+
+class _Limits(Struct, gc=False):
+    """Written even when empty, as every LimitRange's spec is."""
+
+    limits: list[LimitItem] = field(default_factory=list)
+
+
+class LimitRange(_Object):
+    """The limits the LimitRanger admission plugin defaults requests from."""
+
+    metadata: NamespacedMeta = field(default_factory=NamespacedMeta)
+    spec: _Limits = field(default_factory=_Limits)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "LimitRange"
+
+
+class _Name(_Part):
+    name: str | None = None
+
+
+class _Overhead(_Part):
+    podFixed: Amounts | None = None
+
+
+class _Scheduling(_Part):
+    nodeSelector: dict[str, str] | None = None
+    tolerations: list[Toleration] | None = None
+
+
+class RuntimeClass(_Object):
+    """Handler, pod overhead, and the scheduling constraints the RuntimeClass plugin merges."""
+
+    metadata: _Name = field(default_factory=_Name)
+    handler: str | None = None
+    overhead: _Overhead | None = None
+    scheduling: _Scheduling | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "node.k8s.io/v1", "RuntimeClass"
+        if self.overhead and self.overhead.podFixed is None:
+            self.overhead = None
+
+
+Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass
