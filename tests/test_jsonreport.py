@@ -5,6 +5,7 @@ reasons, as a plain loop groups them."""
 
 from __future__ import annotations
 
+import doctest
 import io
 import json
 import re
@@ -33,6 +34,7 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.reports import jsonreport
 from gate.reports.jsonreport import outcome_groups, render_json, report_document, write_json
 from gate.reports.reporter import JSON_NODES, ReportContext
 from tests.builders import api_node, cluster_snapshot
@@ -123,6 +125,17 @@ def test_groups_are_the_nodes_grouped_by_reasons(
         nodes, listed
     )
     assert sum(count for _, count, _ in groups) == len(nodes)
+
+
+@pytest.mark.parametrize("listed", [None, 0, 2])
+def test_more_lists_than_a_byte_can_number_are_grouped_alike(listed: int | None) -> None:
+    """Past 256 distinct lists the numbers no longer fit a byte: one loop groups them."""
+    nodes = tuple(NodeOutcome(f"n{i}", (f"reason {i % 300}",)) for i in range(900))
+    groups = outcome_groups(nodes, listed)
+    assert len(groups) == 300
+    assert [{"reasons": list(r), "count": c, "nodes": n} for r, c, n in groups] == grouped(
+        nodes, listed
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -235,3 +248,7 @@ def test_the_readme_shows_the_real_report() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     (shown,) = (b for b in re.findall(r"```json\n(.*?)```", readme, re.DOTALL) if "outcomes" in b)
     assert shown in (ROOT / "tests" / "golden" / "cli" / "aks.json").read_text(encoding="utf-8")
+
+
+def test_the_module_s_examples_hold() -> None:
+    assert doctest.testmod(jsonreport).failed == 0

@@ -17,9 +17,9 @@ for what msgspec cannot encode (a lone surrogate).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import compress, islice
+from functools import cache
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -44,34 +44,71 @@ Group = tuple[Reasons, int, list[str]]
 """An outcome group: its reasons, how many nodes gave them, and the names listed."""
 
 _NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
-_PASSES = 8  # up to this many distinct lists, one C-level pass per list beats a Python loop
+
+
+class _Numbering(dict[Reasons, int]):
+    """Numbers lists of reasons in the order they are first looked up."""
+
+    def __missing__(self, reasons: Reasons) -> int:
+        number = self[reasons] = len(self)
+        return number
+
+
+@cache
+def _only(number: int) -> bytes:
+    """A ``bytes.translate`` table: 1 for ``number``, 0 for every other byte."""
+    return bytes(int(byte == number) for byte in range(256))
 
 
 def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
     """``outcomes`` grouped by reasons, in order of first appearance, at most ``listed``
     names per group (None: all), in node order.
 
+    A run has hundreds of distinct 5,000-node tuples, so each is read once at C speed into
+    one byte per node (its list's number, numbered as first seen); counting a group and
+    finding its first names are then searches of those bytes.
+
     >>> fit, cpu = (), ("Insufficient cpu",)
     >>> nodes = [NodeOutcome(n, r) for n, r in [("a", cpu), ("b", fit), ("c", cpu)]]
     >>> outcome_groups(nodes, 1)
     [(('Insufficient cpu',), 2, ['a']), ((), 1, ['b'])]
     """
-    reasons = list(map(_REASONS, outcomes))
-    counts = Counter(reasons)  # insertion-ordered: first appearance in node order
-    if listed == 0:
-        return [(r, count, []) for r, count in counts.items()]
-    names = list(map(_NODE, outcomes))
-    if len(counts) <= _PASSES:
-        return [
-            (r, count, list(islice(compress(names, map(r.__eq__, reasons)), listed)))
-            for r, count in counts.items()
-        ]
-    chosen: dict[Reasons, list[str]] = {r: [] for r in counts}
-    for name, found in zip(names, reasons, strict=True):
-        group = chosen[found]
+    numbering = _Numbering()
+    try:
+        numbers = bytes(map(numbering.__getitem__, map(_REASONS, outcomes)))
+    except ValueError:  # more than 256 distinct lists: no byte holds their numbers
+        return _looped(outcomes, listed)
+    return [
+        (reasons, numbers.count(number), _names(outcomes, numbers, number, listed))
+        for reasons, number in numbering.items()
+    ]
+
+
+def _names(
+    outcomes: Sequence[NodeOutcome], numbers: bytes, number: int, listed: int | None
+) -> list[str]:
+    """The names of the nodes numbered ``number``, at most ``listed`` of them."""
+    if listed is None:
+        return list(map(_NODE, compress(outcomes, numbers.translate(_only(number)))))
+    names: list[str] = []
+    at = numbers.find(number)
+    while at >= 0 and len(names) < listed:
+        names.append(outcomes[at].node)
+        at = numbers.find(number, at + 1)
+    return names
+
+
+def _looped(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
+    """:func:`outcome_groups` by one loop over the nodes, for any number of lists."""
+    counts: dict[Reasons, int] = {}
+    chosen: dict[Reasons, list[str]] = {}
+    for outcome in outcomes:
+        reasons = outcome.reasons
+        counts[reasons] = counts.get(reasons, 0) + 1
+        group = chosen.setdefault(reasons, [])
         if listed is None or len(group) < listed:
-            group.append(name)
-    return [(r, count, chosen[r]) for r, count in counts.items()]
+            group.append(outcome.node)
+    return [(reasons, count, chosen[reasons]) for reasons, count in counts.items()]
 
 
 def _group_document(group: Group) -> dict[str, Any]:
