@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from tests.apiserver import (
     RUNTIME_CLASSES,
     VERSION_PATH,
     answering,
+    write_kubeconfig,
 )
 from tests.cluster_objects import realistic_node, realistic_pod
 from tests.conftest import ROOT
@@ -370,6 +372,32 @@ def test_an_endless_answer_is_refused_at_the_cap(hostile: Live, behaviour: str) 
     message, took = read_with(hostile, Settings(deadline=10, max_answer=2**20))
     assert message == f"listing pods: the answer of {hostile.url} is longer than 1 MiB"
     assert took < 2.0
+
+
+def test_the_deadline_covers_a_credential_plugin_that_does_not_return(
+    hostile: Live, tmp_path: Path
+) -> None:
+    """Nothing before the first request can hold the run either: the kubeconfig's exec
+    plugin is still running when the read is given up."""
+    plugin = tmp_path / "slow-credential.py"
+    plugin.write_text("import time\ntime.sleep(1.5)\n", encoding="utf-8")
+    kubeconfig = write_kubeconfig(
+        tmp_path / "exec.yaml", hostile.url, exec_command=[sys.executable, str(plugin)]
+    )
+    started = time.monotonic()
+    with pytest.raises(ClusterError) as raised:
+        read_cluster(
+            LiveTarget(kubeconfig=str(kubeconfig)),
+            {},
+            datetime.now(timezone.utc),
+            print,
+            Settings(deadline=0.3),
+        )
+    assert time.monotonic() - started < 1.0
+    assert str(raised.value) == (
+        "connecting to the cluster: the cluster was not read within 0.3s (--timeout); giving up"
+    )
+    assert hostile.state.requests == []
 
 
 def test_the_deadline_covers_every_request_and_the_waits_between_them(hostile: Live) -> None:
