@@ -147,3 +147,22 @@ def test_an_integer_past_pythons_digit_limit_is_refused_in_one_line(tmp_path: Pa
     message = str(raised.value)
     assert message.startswith(f"{path}: not a JSON snapshot: Exceeds the limit")
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("as_list", [False, True], ids=["snapshot", "list"])
+def test_a_lone_surrogate_outside_the_arrays_reads_as_a_replacement_character(
+    tmp_path: Path, as_list: bool
+) -> None:
+    """Both readers agree on a lone surrogate in a member that is not an array (the
+    typed reader decodes those with the stdlib, which keeps it)."""
+    document = _aks()
+    if as_list:
+        document = {"kind": "List", "metadata": {"note": "\udc80"}, "items": document["nodes"]}
+    else:
+        document["source"]["context"] = "ctx-\udc80"
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(document))  # ASCII: the surrogate is the escape \udc80
+    loaded = load_snapshot(str(path))
+    assert loaded == build_snapshot(replace_lone_surrogates(document), str(path))
+    if not as_list:
+        assert loaded.info.context == "ctx-\ufffd"

@@ -29,6 +29,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from gate.errors import QuantityError
+from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.k8s.ports import host_port_of
 from gate.k8s.resources import (
     exact_list,
@@ -718,6 +719,13 @@ def _snapshot(reading: _Reading, source: str) -> Snapshot:
     )
 
 
+def _envelope_value(text: bytes) -> Any:
+    """A member that is not an array, as the reference reader reads it: a lone surrogate
+    (which JSON's escapes can spell, and msgspec refuses in the arrays) as U+FFFD."""
+    value = json.loads(text)
+    return replace_lone_surrogates(value) if may_hold_surrogates(text) else value
+
+
 def read_snapshot(
     stream: BinaryIO, source: str, on_read: Callable[[int], None], window: int = WINDOW
 ) -> Snapshot:
@@ -734,7 +742,7 @@ def read_snapshot(
                     raise NotAccepted
                 seen.add(member.key)
             if isinstance(member, Value):
-                reading.envelope[member.key] = json.loads(member.text)
+                reading.envelope[member.key] = _envelope_value(member.text)
             else:
                 reading.batch(member)
     except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
