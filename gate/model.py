@@ -283,6 +283,21 @@ class Code(str, Enum):
         return self.value
 
 
+# The default profile's filter plugins (apis/config/v1/default_plugins.go), by name: a
+# NodeOutcome names the one that rejected the node, and reports read which kind it was.
+NODE_UNSCHEDULABLE = "NodeUnschedulable"
+NODE_NAME = "NodeName"
+TAINT_TOLERATION = "TaintToleration"
+NODE_AFFINITY = "NodeAffinity"
+NODE_PORTS = "NodePorts"
+NODE_RESOURCES_FIT = "NodeResourcesFit"
+POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+INTER_POD_AFFINITY = "InterPodAffinity"
+ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
+"""The plugins that reject a node the pod is meant for because of what already runs there
+or nearby: it is full, a host port is taken, or the pods already placed forbid it."""
+
+
 @dataclass(frozen=True, slots=True)
 class NodeOutcome:
     """The reasons one node rejected the pod (empty when it fits), as the rejecting

@@ -40,13 +40,7 @@ TIERS: dict[str, int] = {
 REPORTS_MAY_IMPORT = ("gate", "gate.model", "gate.errors", "gate.reports", "gate.deadline")
 
 # Known exceptions, each to be removed by the stage that owns the imported piece.
-KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        # Which plugins reject a node for room alone (NodePorts, NodeResourcesFit): the
-        # reports' wording reads the scheduler's constant until the model carries it.
-        ("gate.reports.wording", "gate.scheduler.filters"),
-    }
-)
+KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 def _module_name(path: Path) -> str:

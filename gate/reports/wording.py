@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.model import (
+    ROOM_PLUGINS,
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
     BaselineEntry,
@@ -25,7 +26,6 @@ from gate.model import (
     rfc3339_time,
 )
 from gate.reports.views import Outcomes, Views, fitting_nodes
-from gate.scheduler.filters import ROOM_PLUGINS
 
 NODES_SHOWN = 5
 _STDIN_NAMES = ("-", "<stdin>", "")

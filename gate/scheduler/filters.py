@@ -19,20 +19,34 @@ from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.resources import NATIVE_CHECKED, PODS
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
-from gate.model import Code, HostPort, NodeView, Taint
+from gate.model import (
+    INTER_POD_AFFINITY,
+    NODE_AFFINITY,
+    NODE_NAME,
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
+    NODE_UNSCHEDULABLE,
+    POD_TOPOLOGY_SPREAD,
+    ROOM_PLUGINS,
+    TAINT_TOLERATION,
+    Code,
+    HostPort,
+    NodeView,
+    Taint,
+)
 
-# The default profile's filter plugins (apis/config/v1/default_plugins.go), by name.
-NODE_UNSCHEDULABLE = "NodeUnschedulable"
-NODE_NAME = "NodeName"
-TAINT_TOLERATION = "TaintToleration"
-NODE_AFFINITY = "NodeAffinity"
-NODE_PORTS = "NodePorts"
-NODE_RESOURCES_FIT = "NodeResourcesFit"
-POD_TOPOLOGY_SPREAD = "PodTopologySpread"
-INTER_POD_AFFINITY = "InterPodAffinity"
-ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
-"""The plugins that reject a node the pod is meant for because of what already runs there
-or nearby: it is full, a host port is taken, or the pods already placed forbid it."""
+__all__ = [  # the plugin names, re-exported where the filters are
+    "INTER_POD_AFFINITY",
+    "NODE_AFFINITY",
+    "NODE_NAME",
+    "NODE_PORTS",
+    "NODE_RESOURCES_FIT",
+    "NODE_UNSCHEDULABLE",
+    "POD_TOPOLOGY_SPREAD",
+    "ROOM_PLUGINS",
+    "TAINT_TOLERATION",
+]
+
 
 UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
