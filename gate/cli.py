@@ -38,6 +38,7 @@ from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
+from gate.reports.sarif import write_sarif
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
 from gate.snapshot.load import Snapshot, load_snapshot
@@ -112,6 +113,9 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     """The report files, alike for ``check`` and ``merge``."""
     parser.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    parser.add_argument(
+        "--sarif", metavar="FILE", help="write SARIF 2.1.0 for code scanning (- = stdout)"
+    )
     parser.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
     parser.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
@@ -422,6 +426,7 @@ REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
     ("junit", write_junit),
     ("comment", write_comment),
     ("summary", write_summary),
+    ("sarif", write_sarif),
 )
 
 
@@ -486,7 +491,7 @@ def write_reports(
 
 def _one_report_to_stdout(options: argparse.Namespace) -> None:
     """Two reports written to standard output would be one unreadable stream: refused."""
-    flags = ("json", "junit", "comment", "summary")
+    flags = tuple(option for option, _ in REPORT_FILES)
     to_stdout = [f"--{flag}" for flag in flags if getattr(options, flag, None) == "-"]
     if len(to_stdout) > 1:
         raise UsageError(
@@ -529,7 +534,7 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     """Reports, summary, annotations and the exit code: the same for check and merge.
     Each unreadable document is named once: in its place in the summary, or on standard
     error when a report takes standard output instead of the summary."""
-    flags = ("json", "junit", "comment", "summary")
+    flags = tuple(option for option, _ in REPORT_FILES)
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
     write_reports(options, report, cluster, streams)

@@ -408,11 +408,14 @@ def test_action_runs(
 def test_reports_land_where_asked(tmp_path: Path) -> None:
     junit, comment = tmp_path / "out" / "fitgate.xml", tmp_path / "out" / "comment.md"
     inputs = {"manifests": "fixtures/manifests", "snapshot": AKS}
-    inputs |= {"junit_path": str(junit), "comment_path": str(comment)}
+    sarif = tmp_path / "code-scanning" / "fitgate.sarif"
+    inputs |= {"junit_path": str(junit), "comment_path": str(comment), "sarif_path": str(sarif)}
     inputs |= {"json_path": str(tmp_path / "out" / "r.json"), "args": "--scheduler-version v1.35.0"}
     run = run_action(tmp_path, inputs)
     assert run.code == 1
     assert run.outputs["junit_path"] == str(junit) and "<testsuite" in junit.read_text()
+    assert run.outputs["sarif_path"] == str(sarif)
+    assert json.loads(sarif.read_text(encoding="utf-8"))["version"] == "2.1.0"
     assert comment.read_text(encoding="utf-8").startswith("<!-- fitgate:aks-prod -->\n")
     report = json.loads((tmp_path / "out" / "r.json").read_text(encoding="utf-8"))
     [web_big] = [w for w in report["workloads"] if w["name"] == "web-big"]

@@ -26,6 +26,7 @@ from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext, Reporter
+from gate.reports.sarif import write_sarif
 from gate.reports.text import write_text
 from gate.run import RunOptions, check
 from gate.snapshot.load import load_snapshot
@@ -211,6 +212,7 @@ REPORT_OPTIONS: dict[str, tuple[str, Reporter]] = {
     "--junit writes JUnit XML": ("--junit", write_junit),
     "--comment writes the PR comment": ("--comment", write_comment),
     "--summary writes the step summary": ("--summary", write_summary),
+    "--sarif writes SARIF for code scanning": ("--sarif", write_sarif),
 }
 
 
