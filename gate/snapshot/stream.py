@@ -280,27 +280,24 @@ PodKey = tuple[
 ]
 
 
-def _container_texts(container: _ContainerTexts) -> ContainerTexts:
-    return (
-        _text(container.resources),
-        _text(container.ports),
-        _set(container.restartPolicy),
-        _set(container.name),
-    )
-
-
 def _resized(status: _Status | UnsetType) -> Resized | None:
     """The containers whose status reports resources, and whether the resize is
     Infeasible; None for the pods that are not resizing (nearly all)."""
-    if status is UNSET or not (status.containerStatuses or status.initContainerStatuses):
+    if status is UNSET:
+        return None
+    entries = status.containerStatuses or []
+    if status.initContainerStatuses:
+        entries = [*entries, *status.initContainerStatuses]
+    for entry in entries:  # a plain loop: every running pod has statuses, few resize
+        if entry.resources is not UNSET:
+            break
+    else:
         return None
     reported = tuple(
         (_set(entry.name), bytes(entry.resources), _text(entry.allocatedResources))
-        for entry in (*(status.containerStatuses or ()), *(status.initContainerStatuses or ()))
+        for entry in entries
         if entry.resources is not UNSET
     )
-    if not reported:
-        return None
     infeasible = any(
         c.type == "PodResizePending" and c.reason == "Infeasible" for c in status.conditions or ()
     )
@@ -320,12 +317,29 @@ def _pod_key(spec: _Spec | _PodSpec, status: _Status | UnsetType) -> PodKey:
             None if overhead is UNSET else bytes(overhead),
             _resized(status),
         )
+    listed, listed_inits = spec.containers, spec.initContainers
     return (
-        tuple(map(_container_texts, spec.containers or ())),
-        tuple(map(_container_texts, spec.initContainers or ())),
+        _containers_texts(listed) if listed else (),
+        _containers_texts(listed_inits) if listed_inits else (),
         _text(spec.resources),
         _text(spec.overhead),
         _resized(status),
+    )
+
+
+def _containers_texts(containers: list[_ContainerTexts]) -> tuple[ContainerTexts, ...]:
+    """What PodRequests and the used ports read of each container, as texts (see
+    :class:`_Spec`); written out, since it runs for every container of a List's pods."""
+    return tuple(
+        [
+            (
+                None if c.resources is UNSET else bytes(c.resources),
+                None if c.ports is UNSET else bytes(c.ports),
+                None if c.restartPolicy is UNSET else c.restartPolicy,
+                None if c.name is UNSET else c.name,
+            )
+            for c in containers
+        ]
     )
 
 
@@ -486,12 +500,14 @@ class _Shared:
         template: int,
         totals: PodTotals | None,
     ) -> ExistingPod:
-        """``template`` numbers what the pod requests and the host ports it uses (``totals``)."""
-        affinity = spec.affinity or None
+        """``template`` numbers what the pod requests and the host ports it uses (``totals``).
+        Runs for each of a List's pods: the texts are taken inline."""
+        affinity = spec.affinity
+        labels, owners = meta.labels, meta.ownerReferences
         key = (
             meta.namespace,
-            _text(meta.labels),
-            _text(meta.ownerReferences),
+            None if labels is UNSET else bytes(labels),
+            None if owners is UNSET else bytes(owners),
             _required(affinity.podAffinity) if affinity else None,
             _required(affinity.podAntiAffinity) if affinity else None,
             template,
@@ -499,18 +515,21 @@ class _Shared:
         parts = self.parts.get(key)
         if parts is None:
             parts = self.parts[key] = self._parts(key, totals)
-        namespace, labels, owners, affinity_terms, anti_affinity_terms, requests, ports = parts
-        return ExistingPod(
-            namespace=namespace,
-            name=meta.name or "",
-            node=sys.intern(node),
-            labels=labels,
-            owners=owners,
-            terminating=meta.deletionTimestamp is not UNSET and meta.deletionTimestamp is not None,
-            affinity_terms=affinity_terms,
-            anti_affinity_terms=anti_affinity_terms,
-            requests=requests,
-            ports=ports,
+        namespace, labels_of, owners_of, affinity_terms, anti_affinity_terms, requests, ports = (
+            parts
+        )
+        deleted = meta.deletionTimestamp
+        return ExistingPod(  # positional: the dataclass's order, cheaper than keywords
+            namespace,
+            meta.name or "",
+            sys.intern(node),
+            labels_of,
+            owners_of,
+            deleted is not UNSET and deleted is not None,
+            affinity_terms,
+            anti_affinity_terms,
+            requests,
+            ports,
         )
 
     def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
