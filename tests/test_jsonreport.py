@@ -252,3 +252,48 @@ def test_the_readme_shows_the_real_report() -> None:
 
 def test_the_module_s_examples_hold() -> None:
     assert doctest.testmod(jsonreport).failed == 0
+
+
+def run_check(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    fixtures = ("fixtures/manifests", "--snapshot", "fixtures/snapshots/aks-six-nodes.json")
+    code = main(["check", *fixtures, *argv], Streams(io.BytesIO(), out, err, env={}, now=NOW))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["x", "-1", "1e3", "9999999999", "", "\u0663", "all nodes"],
+    ids=[
+        "a word",
+        "a negative",
+        "an exponent",
+        "ten digits",
+        "empty",
+        "an Arabic digit",
+        "two words",
+    ],
+)
+def test_a_bad_json_nodes_value_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = run_check("--json", "-", f"--json-nodes={value}")
+    assert (code, out) == (2, "")
+    assert err.startswith("fitgate check: argument --json-nodes: ") and err.count("\n") == 1
+    assert err.endswith("expected all or a number, 0 to 999999999; see fitgate check --help\n")
+
+
+@pytest.mark.parametrize(
+    ("value", "names"),
+    [("ALL", 3), (" 2 ", 2), ("0", 0)],
+    ids=["all in capitals", "a number with spaces", "zero"],
+)
+def test_json_nodes_values(monkeypatch: pytest.MonkeyPatch, value: str, names: int) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run_check("--json", "-", f"--json-nodes={value}")
+    assert code == 1
+    report = json.loads(out)
+    validate_report(report)
+    listed = {len(g["nodes"]) for w in report["workloads"] for g in w["outcomes"]}
+    assert listed == {names}
