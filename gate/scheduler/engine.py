@@ -195,10 +195,21 @@ class Evaluator:
                 self.answers[key] = found
         return found
 
-    def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
+    def _work_out(
+        self,
+        groups: Groups,
+        cycle: CycleState,
+        patch: tuple[_Answer, Mapping[int, Rejection | None]] | None = None,
+    ) -> _Answer:
+        """The answer of ``groups``; with ``patch``, they are an earlier answer's groups
+        with a few nodes' rejections changed, and its outcomes are patched at those nodes."""
         fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
+        if patch is None:
+            outcomes = self.tables.outcomes(groups)
+        else:
+            outcomes = self.tables.patched(patch[0].outcomes, groups, patch[1])
         return _Answer(
-            outcomes=self.tables.outcomes(groups),
+            outcomes=outcomes,
             any_fit=bool(fitting),
             addon_only=not fitting & ~self.index.addon,
             message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
@@ -282,11 +293,13 @@ class Evaluator:
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
+        changes: dict[int, Rejection | None] = {}
         for position in set_bits(again):
-            rejection = run_filters(cycle, nodes[position], self.dialect)
+            rejection = changes[position] = run_filters(cycle, nodes[position], self.dialect)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
-        return _Released(self._work_out(patched, cycle), nodes, cycle)
+        patch = (base, changes) if groups is base.groups else None
+        return _Released(self._work_out(patched, cycle, patch), nodes, cycle)
 
     def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         nodes = self.index.nodes

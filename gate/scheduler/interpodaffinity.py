@@ -151,8 +151,15 @@ def _with_key(nodes: NodeIndex, key: str) -> int:
 
 def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
     """The nodes whose ``key`` label forms a counted pair."""
+    values = nodes.label_values(key)
     bits = 0
-    for value, value_bits in nodes.label_values(key).items():
+    if len(counts) < len(values):
+        # Fewer pairs counted than values (a hostname key has one per node): walk the pairs.
+        for (counted_key, value), count in counts.items():
+            if count > 0 and counted_key == key:
+                bits |= values.get(value, 0)
+        return bits
+    for value, value_bits in values.items():
         if counts.get((key, value), 0) > 0:
             bits |= value_bits
     return bits

@@ -12,6 +12,7 @@ with the same groups share the same tuple.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from itertools import repeat
 
 from gate.model import Code, NodeOutcome, NodeView, Taint
@@ -76,6 +77,25 @@ class OutcomeTables:
         if shared is None:
             shared = self._assemble(key)
             self._shared[key] = shared
+        return shared
+
+    def patched(
+        self,
+        base: tuple[NodeOutcome, ...],
+        groups: Groups,
+        changes: Mapping[int, Rejection | None],
+    ) -> tuple[NodeOutcome, ...]:
+        """:meth:`outcomes` of ``groups``, which are the groups of ``base`` with the nodes at
+        ``changes`` moved to the rejection given there (None: a fit). Only those nodes are
+        looked up: a workload's released pods change a few nodes of thousands."""
+        key = tuple((self._number(rejection), bits) for rejection, bits in groups.items())
+        shared = self._shared.get(key)
+        if shared is None:
+            listed = list(base)
+            rows = self._rows
+            for position, rejection in changes.items():
+                listed[position] = rows[position][self._number(rejection)]
+            shared = self._shared[key] = tuple(listed)
         return shared
 
     def _assemble(self, numbers: tuple[tuple[int, int], ...]) -> tuple[NodeOutcome, ...]:

@@ -46,21 +46,34 @@ class Ownership:
 
     @classmethod
     def of(cls, pods: Sequence[ExistingPod]) -> Ownership:
-        owned: dict[tuple[str, str, str], list[int]] = {}
-        # Pods of one workload share their owners and template hash: derived once.
-        derived: dict[tuple[tuple[tuple[str, str], ...], str | None], tuple[tuple[str, str], ...]]
-        derived = {}
+        # Pods of one workload share their namespace, owners and template hash (a bare pod
+        # is its own): they are grouped first, and owners derived once per group.
+        groups: dict[tuple[str, tuple[tuple[str, str], ...], str | None], list[int]] = {}
         for index, pod in enumerate(pods):
-            if not pod.owners:
-                owned.setdefault((pod.namespace, "Pod", pod.name), []).append(index)
-                continue
-            key = (pod.owners, pod.labels.get(TEMPLATE_HASH_LABEL))
-            owners = derived.get(key)
-            if owners is None:
-                owners = derived[key] = tuple(_owners(pod))
-            for kind, name in owners:
-                owned.setdefault((pod.namespace, kind, name), []).append(index)
-        return cls({key: tuple(indices) for key, indices in owned.items()})
+            owners = pod.owners
+            tail = pod.labels.get(TEMPLATE_HASH_LABEL) if owners else pod.name
+            key = (pod.namespace, owners, tail)
+            found = groups.get(key)
+            if found is None:
+                groups[key] = [index]
+            else:
+                found.append(index)
+        owned: dict[tuple[str, str, str], list[int]] = {}
+        merged: set[tuple[str, str, str]] = set()
+        for (namespace, _, _), indices in groups.items():
+            for kind, name in _owners(pods[indices[0]]):
+                key3 = (namespace, kind, name)
+                found = owned.get(key3)
+                if found is None:
+                    owned[key3] = indices
+                else:
+                    if key3 not in merged:
+                        owned[key3] = found = list(found)
+                        merged.add(key3)
+                    found.extend(indices)
+        # A workload owning several groups (a Deployment's ReplicaSets) lists its pods in
+        # snapshot order, as one pass over the pods would.
+        return cls({k: tuple(sorted(v) if k in merged else v) for k, v in owned.items()})
 
     def pods_of(self, kind: str, namespace: str, name: str) -> tuple[int, ...]:
         """Positions, in the snapshot's pods, of those ``kind namespace/name`` replaces."""
