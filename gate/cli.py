@@ -220,6 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", metavar="FILE", help="configuration (default: .fitgate.yaml found upwards)"
     )
     check.add_argument(
+        "--origin-root",
+        metavar="DIR",
+        help="the directory kustomize built: the paths of its origin annotations are relative "
+        "to it (default: the working directory)",
+    )
+    check.add_argument(
         "--exclude",
         action="append",
         default=[],
@@ -332,7 +338,12 @@ def evaluate(
     config = config or Config()
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     leave_out = Exclusion.of(globs, snapshot=options.snapshot)
-    documents = read_documents(options.paths or ["."], streams.stdin, leave_out=leave_out)
+    documents = read_documents(
+        options.paths or ["."],
+        streams.stdin,
+        leave_out=leave_out,
+        origin_root=getattr(options, "origin_root", None),
+    )
     run_options = RunOptions(
         config=config,
         today=today(streams.now),

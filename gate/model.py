@@ -36,11 +36,18 @@ DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
 @dataclass(frozen=True, slots=True)
 class Location:
     """Where a document starts: the file as the user named it, its first line, and
-    Helm's ``# Source:`` template path when the document carried one."""
+    the file it was rendered from when the renderer said so (Helm's ``# Source:`` comment,
+    kustomize's ``config.kubernetes.io/origin`` annotation).
+
+    For standard input, ``document`` is the document's place in the stream (1 for the
+    first), and ``origin_file`` the origin as a path of the repository when it names a file
+    there: reports attach the workload to that file, since standard input is none."""
 
     file: str
     line: int
     origin: str | None = None
+    document: int | None = field(default=None, compare=False)
+    origin_file: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"

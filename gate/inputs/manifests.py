@@ -36,6 +36,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gate.errors import UsageError
 from gate.inputs.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
 from gate.inputs.jsonwalk import STREAMED, OnItem, skip_space, walk_object
+from gate.inputs.origins import with_origins
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.model import Document, Location, Source
 
@@ -173,9 +174,11 @@ def read_documents(
     *,
     loader: LoaderFactory | None = None,
     leave_out: Callable[[str], bool] | None = None,
+    origin_root: str | None = None,
 ) -> Iterator[Document]:
     """The documents of every expanded path, in order, but for the files ``leave_out``
-    names (see :mod:`gate.inputs.exclude`).
+    names (see :mod:`gate.inputs.exclude`), each with its renderer's origin
+    (:mod:`gate.inputs.origins`; ``origin_root`` is what kustomize's paths are relative to).
 
     Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
     read lazily, one at a time, so memory holds one file, not the whole tree.
@@ -185,14 +188,18 @@ def read_documents(
         for path, walked in _expand(paths)
         if path == "-" or leave_out is None or not leave_out(path)
     ]
-    return _read_all(expanded, stdin, loader or default_loader())
+    return _read_all(expanded, stdin, loader or default_loader(), origin_root)
 
 
 def _read_all(
-    paths: list[tuple[str, bool]], stdin: BinaryIO, loader: LoaderFactory
+    paths: list[tuple[str, bool]],
+    stdin: BinaryIO,
+    loader: LoaderFactory,
+    origin_root: str | None = None,
 ) -> Iterator[Document]:
     for path, walked in paths:
-        yield from _read_path(path, stdin, loader, regular_only=walked)
+        documents = _read_path(path, stdin, loader, regular_only=walked)
+        yield from with_origins(documents, path == "-", origin_root)
 
 
 def _read_path(

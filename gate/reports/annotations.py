@@ -18,6 +18,7 @@ from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
     display_title,
+    document_line,
     field_sentence,
     headline,
     pointed_line,
@@ -72,7 +73,7 @@ def _missing_requests(result: WorkloadResult) -> Annotation | None:
     if not found:
         return None
     title = f"fitgate: missing requests in {display_title(result)}"
-    return Annotation("warning", result, title, "\n".join(found), result.location.line)
+    return Annotation("warning", result, title, "\n".join(found), document_line(result))
 
 
 def _by_severity(results: list[WorkloadResult]) -> list[WorkloadResult]:

@@ -27,6 +27,7 @@ from gate.reports.views import Views
 from gate.reports.wording import (
     change_note,
     display_title,
+    document_line,
     field_line,
     gone_line,
     headline,
@@ -129,7 +130,7 @@ def _testcase(
     attrs: dict[str, object] = {"classname": classname, "name": name}
     path = repo_path(result)
     if path is not None:  # GitLab and action-junit-report; not in Jenkins' schema
-        attrs.update(file=path, line=result.location.line)
+        attrs.update(file=path, line=document_line(result))
     attrs["time"] = TIME
     children = list(_children(result, fail_on, views))
     if not children:

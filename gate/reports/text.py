@@ -9,7 +9,7 @@ from gate.model import VERDICT_ORDER, Report, Verdict
 from gate.reports.escape import terminal_text
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
-from gate.reports.wording import change_note, detail, gone_line, provenance, summary_line
+from gate.reports.wording import change_note, detail, gone_line, provenance, summary_line, where
 
 # SGR sequences (ECMA-48) for the verdict words on a terminal: each word is reset after.
 _COLOURS = {
@@ -42,13 +42,13 @@ def render_text(
     for result in report.results:
         if quiet and not report.fails(result):
             continue
-        where = "" if result.name == str(result.location) else f"  ({result.location})"
+        place = "" if result.name == str(result.location) else f"  ({where(result)})"
         word = result.verdict.value
         pad = " " * (width - len(word))
         if colour:
             word = f"{_COLOURS[result.verdict]}{word}{_RESET}"
         note = change_note(result)
-        title = result.title + where + (f"  [{note}]" if note else "")
+        title = result.title + place + (f"  [{note}]" if note else "")
         lines.append(f"{word}{pad}  {terminal_text(title)}")
         lines.extend(f"{'':<{width}}    {terminal_text(d)}" for d in detail(result, views) if d)
         lines.extend(f"{'':<{width}}    warning: {terminal_text(w.text)}" for w in result.warnings)

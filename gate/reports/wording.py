@@ -71,25 +71,43 @@ def display_title(result: WorkloadResult) -> str:
     return result.title
 
 
+def _piped(result: WorkloadResult) -> bool:
+    return result.location.file in _STDIN_NAMES
+
+
 def repo_path(result: WorkloadResult) -> str | None:
-    """The file as a repository-relative path, or None when it came from standard input.
+    """The file reports attach the workload to, as a repository-relative path: its own, or
+    for standard input the repository file its kustomize origin names; None when there is
+    none.
 
     GitLab, action-junit-report and GitHub annotations match ``file`` against the
     checkout literally, so ``./deploy/a.yaml`` is written ``deploy/a.yaml``.
     """
     path = result.location.file
     if path in _STDIN_NAMES:
-        return None
+        return result.location.origin_file
     while path.startswith("./"):
         path = path[2:]
     return path
 
 
+def document_line(result: WorkloadResult) -> int:
+    """The document's line in :func:`repo_path`'s file: 1 in an origin file, whose lines
+    are not the rendered stream's."""
+    return 1 if _piped(result) else result.location.line
+
+
 def where(result: WorkloadResult) -> str:
-    """``file:line`` for readers, with Helm's ``# Source:`` template when there was one."""
-    place = f"{repo_path(result) or 'stdin'}:{result.location.line}"
-    origin = result.location.origin
-    return f"{place} ({origin})" if origin else place
+    """``file:line`` for readers, with the renderer's origin (Helm's ``# Source:``, kustomize's
+    origin annotation) when there was one; standard input is ``stdin#N``, its N-th
+    document."""
+    location = result.location
+    if _piped(result):
+        name = f"stdin#{location.document}" if location.document else "stdin"
+    else:
+        name = repo_path(result) or "stdin"
+    place = f"{name}:{location.line}"
+    return f"{place} ({location.origin})" if location.origin else place
 
 
 def field_sentence(result: WorkloadResult) -> str | None:
@@ -126,8 +144,11 @@ def field_line(result: WorkloadResult) -> str | None:
 
 
 def pointed_line(result: WorkloadResult) -> int:
-    """The line reports point at: the field's behind the cause, else the document's."""
-    return result.field_at.line if result.field_at is not None else result.location.line
+    """The line reports point at in :func:`repo_path`'s file: the field's behind the cause,
+    else the document's (1 in an origin file)."""
+    if _piped(result) or result.field_at is None:
+        return document_line(result)
+    return result.field_at.line
 
 
 def requests_text(result: WorkloadResult) -> str:
