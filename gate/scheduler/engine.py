@@ -49,10 +49,13 @@ from gate.scheduler.outcomes import OutcomeTables, outcome
 from gate.scheduler.ownership import Ownership
 from gate.scheduler.placement import Ledger, set_bits
 from gate.scheduler.plugins import (
+    FILTERS,
     Cluster,
     CycleState,
     Groups,
+    SharedParts,
     filter_groups,
+    frozen,
     prepare,
     run_filters,
 )
@@ -61,6 +64,10 @@ from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, rel
 from gate.snapshot.state import Snapshot
 
 DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
+
+# The first plugin a node's rejection for room can come from: the plugins before it read
+# only what a node's pods leave alone (its labels, taints, name, cordon).
+_FIRST_ROOM = next(i for i, plugin in enumerate(FILTERS) if plugin.name in ROOM_PLUGINS)
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -87,26 +94,13 @@ def _bytes(text: str) -> bytes:
     return text.encode("utf-8")
 
 
-def _frozen(value: object) -> Hashable:
-    """A hashable stand-in equal only for equal data of equal types (``1``, ``1.0`` and
-    ``True`` are equal in Python, not to the filters)."""
-    kind = value.__class__
-    if kind is str:  # most of what a pod spec holds, so asked first
-        return value
-    if kind is dict or isinstance(value, Mapping):
-        return tuple((_frozen(k), _frozen(v)) for k, v in value.items())  # type: ignore[attr-defined]
-    if kind is list or kind is tuple:
-        return (list, *map(_frozen, value))  # type: ignore[call-overload]
-    return (kind, value)
-
-
 def _scheduling_key(spec: Mapping[str, Any], profile: PodProfile) -> Hashable | None:
     """Everything :func:`filter_groups` reads of a pod (its label keys follow from the
     selector and the terms), or None when some part cannot be hashed."""
     key = (
-        _frozen(profile.tolerations),
+        frozen(profile.tolerations),
         tuple(profile.node_selector.items()),
-        _frozen(required_terms(spec)),
+        frozen(required_terms(spec)),
         profile.wanted_ports,
         tuple(profile.requests.items()),
     )
@@ -166,6 +160,7 @@ class Evaluator:
     tables: OutcomeTables
     answers: dict[Hashable, _Answer] = field(default_factory=dict)
     causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
+    parts: SharedParts = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
 
     @classmethod
@@ -190,7 +185,9 @@ class Evaluator:
         found = self.answers.get(key) if key is not None else None
         if found is None:
             cycle = prepare(pod.profile, self.cluster)
-            found = self._work_out(filter_groups(self.index, cycle, self.dialect), cycle)
+            found = self._work_out(
+                filter_groups(self.index, cycle, self.dialect, self.parts), cycle
+            )
             if key is not None:
                 self.answers[key] = found
         return found
@@ -281,21 +278,23 @@ class Evaluator:
         asks = profile.spread or profile.pod_affinity or profile.pod_anti_affinity
         if asks or any(indexed.pods[i].anti_affinity_terms for i in own):
             cycle = prepare(profile, self.cluster.without(own))
-            groups = filter_groups(self.index, cycle, self.dialect)
-            again = nodes.holding
+            groups = filter_groups(self.index, cycle, self.dialect, self.parts)
+            again, first = nodes.holding, 0
         else:
             cycle = prepare(profile, self.cluster)
             groups = base.groups
             room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM_PLUGINS), 0)
-            again = nodes.holding & room
+            # These nodes passed every plugin before the one that rejected them for room.
+            again, first = nodes.holding & room, _FIRST_ROOM
         if not again:
             return _Released(
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
         changes: dict[int, Rejection | None] = {}
+        rest = cycle[first:]
         for position in set_bits(again):
-            rejection = changes[position] = run_filters(cycle, nodes[position], self.dialect)
+            rejection = changes[position] = run_filters(rest, nodes[position], self.dialect)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
         patch = (base, changes) if groups is base.groups else None

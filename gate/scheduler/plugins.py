@@ -36,7 +36,7 @@ pod's scheduling key there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -82,6 +82,10 @@ from gate.snapshot.state import Snapshot
 State = TypeVar("State")
 Parts = Iterable[tuple[int, "Rejection | None"]]
 
+SharedParts = dict[Hashable, list[tuple[int, "Rejection | None"]]]
+"""A plugin's parts by what it asks, its name and the nodes still in question (see
+:func:`filter_groups`)."""
+
 Groups = dict[Rejection, int]
 """Disjoint sets of nodes (bitsets) by the rejection they share; fitting nodes are absent."""
 
@@ -108,6 +112,19 @@ class Cluster:
         return replace(self, others=self.others.without(excluded))
 
 
+def frozen(value: object) -> Hashable:
+    """A hashable stand-in equal only for equal data of equal types (``1``, ``1.0`` and
+    ``True`` are equal in Python, not to the filters)."""
+    kind = value.__class__
+    if kind is str:  # most of what a pod spec holds, so asked first
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return tuple((frozen(k), frozen(v)) for k, v in value.items())  # type: ignore[attr-defined]
+    if kind is list or kind is tuple:
+        return (list, *map(frozen, value))  # type: ignore[call-overload]
+    return (kind, value)
+
+
 def _profile(pod: PodProfile, cluster: Cluster) -> PodProfile:
     return pod
 
@@ -126,6 +143,7 @@ class Plugin(Generic[State]):
     reads: Callable[[NodeView], Hashable] | None = None
     passes: Callable[[State], bool] = _never
     split: Callable[[NodeIndex, State, Dialect, int], Parts] | None = None
+    asks: Callable[[State], Hashable] | None = None
 
     def parts(self, index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
         """``among`` split into sets of nodes by this plugin's answer."""
@@ -211,15 +229,25 @@ def _prepare_affinity(pod: PodProfile, cluster: Cluster) -> AffinityState | None
     return prepare_affinity(pod, cluster.others)
 
 
+def _tolerations(pod: PodProfile) -> Hashable:
+    return frozen(pod.tolerations)
+
+
 def _skipped(state: object) -> bool:
     """The PreFilter returned Skip."""
     return state is None
 
 
 FILTERS: tuple[Plugin[Any], ...] = (
-    Plugin(NODE_UNSCHEDULABLE, _profile, node_unschedulable, reads=lambda n: n.unschedulable),
+    Plugin(
+        NODE_UNSCHEDULABLE,
+        _profile,
+        node_unschedulable,
+        reads=lambda n: n.unschedulable,
+        asks=_tolerations,
+    ),
     Plugin(NODE_NAME, _profile, node_name, passes=lambda pod: not pod.node_name),
-    Plugin(TAINT_TOLERATION, _profile, taint_toleration, reads=taints_of),
+    Plugin(TAINT_TOLERATION, _profile, taint_toleration, reads=taints_of, asks=_tolerations),
     Plugin(
         NODE_AFFINITY,
         _profile,
@@ -233,8 +261,15 @@ FILTERS: tuple[Plugin[Any], ...] = (
         node_ports,
         reads=lambda n: n.used_ports,
         passes=lambda pod: not pod.wanted_ports,
+        asks=lambda pod: pod.wanted_ports,
     ),
-    Plugin(NODE_RESOURCES_FIT, _prepare_fit, node_resources_fit, split=_fit_parts),
+    Plugin(
+        NODE_RESOURCES_FIT,
+        _prepare_fit,
+        node_resources_fit,
+        split=_fit_parts,
+        asks=lambda wanted: wanted,
+    ),
     Plugin(POD_TOPOLOGY_SPREAD, _prepare_spread, check_spread, passes=_skipped, split=split_spread),
     Plugin(
         INTER_POD_AFFINITY,
@@ -261,9 +296,15 @@ def run_filters(cycle: CycleState, node: NodeView, dialect: Dialect) -> Rejectio
     return None
 
 
-def filter_groups(index: NodeIndex, cycle: CycleState, dialect: Dialect) -> Groups:
+def filter_groups(
+    index: NodeIndex,
+    cycle: CycleState,
+    dialect: Dialect,
+    shared: SharedParts | None = None,
+) -> Groups:
     """Every node's first rejection, as :func:`run_filters` gives it, for a pod whose answer
-    does not depend on node names."""
+    does not depend on node names. With ``shared`` (one per index and dialect), a plugin
+    that says what it ``asks`` splits the nodes once for the pods alike in that."""
     groups: Groups = {}
     remaining = index.everyone
     for prepared in cycle:
@@ -271,7 +312,19 @@ def filter_groups(index: NodeIndex, cycle: CycleState, dialect: Dialect) -> Grou
             break
         if prepared.passes():
             continue
-        for bits, rejection in prepared.parts(index, dialect, remaining):
+        parts = prepared.parts(index, dialect, remaining)
+        asks = prepared.plugin.asks
+        if shared is not None and asks is not None:
+            key = (prepared.plugin.name, asks(prepared.state), remaining)
+            try:
+                found = shared.get(key)
+            except TypeError:  # some part of the pod cannot be hashed: not shared
+                found = list(parts)
+            else:
+                if found is None:
+                    found = shared[key] = list(parts)
+            parts = found
+        for bits, rejection in parts:
             bits &= remaining
             if rejection is not None and bits:
                 groups[rejection] = groups.get(rejection, 0) | bits

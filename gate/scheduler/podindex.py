@@ -149,9 +149,14 @@ class PodIndex:
 
     def _namespace(self, name: str) -> _Namespace:
         if self._namespaces is None:
-            self._namespaces = {}
+            positions: dict[str, list[int]] = {}
             for i, pod in enumerate(self.pods):
-                self._namespaces.setdefault(pod.namespace, _Namespace()).pods.append(i)
+                found = positions.get(pod.namespace)
+                if found is None:
+                    positions[pod.namespace] = [i]
+                else:
+                    found.append(i)
+            self._namespaces = {name: _Namespace(pods) for name, pods in positions.items()}
         return self._namespaces.get(name) or _Namespace()
 
     def _values(self, space: _Namespace, key: str) -> dict[str, list[int]]:
