@@ -134,3 +134,26 @@ FILES = {
 @pytest.mark.parametrize(("root", "origin", "path"), FILES.values(), ids=FILES)
 def test_repository_files(root: str, origin: str, path: str | None) -> None:
     assert repository_file(origin, root) == path
+
+
+def _run(argv: list[str], stdin: bytes = b"") -> str:
+    out = io.StringIO()
+    env = {"GITHUB_ACTIONS": "true"}
+    streams = Streams(stdin=io.BytesIO(stdin), stdout=out, stderr=io.StringIO(), env=env, now=NOW)
+    main(argv, streams)
+    return out.getvalue()
+
+
+def test_a_merge_of_piped_shards_keeps_the_places(tmp_path: Path) -> None:
+    stream = (DATA / "kustomize-build.yaml").read_bytes()
+    common = ["--snapshot", AKS, "--origin-root", OVERLAY]
+    whole = _run(["check", "-", *common, "--sarif", str(tmp_path / "whole.sarif")], stream)
+    shards = []
+    for index in (1, 2):
+        path = tmp_path / f"shard-{index}.json"
+        _run(["check", "-", *common, "--shard", f"{index}/2", "--json", str(path)], stream)
+        shards.append(str(path))
+    merged = _run(["merge", *shards, "--sarif", str(tmp_path / "merged.sarif")])
+    assert merged == whole
+    assert (tmp_path / "merged.sarif").read_text() == (tmp_path / "whole.sarif").read_text()
+    assert "stdin#3:50" in merged and "file=fixtures/kustomize/base/worker.yaml" in merged

@@ -171,6 +171,8 @@ class _Workload(Struct):
     requests: dict[str, str]
     warnings: list[str]
     origin: str | None = None
+    document: _Line | None = None
+    originFile: str | None = None
     reason: str | None = None
     cause: _Cause | None = None
     field: _Field | None = None
@@ -449,7 +451,13 @@ def _result(
         kind=workload.kind,
         namespace=workload.namespace,
         name=workload.name,
-        location=Location(workload.file, workload.line, workload.origin),
+        location=Location(
+            workload.file,
+            workload.line,
+            workload.origin,
+            document=workload.document,
+            origin_file=workload.originFile,
+        ),
         replicas=None if workload.replicas is None else workload.replicas.wanted,
         verdict=verdict,
         message=workload.message,

@@ -140,6 +140,9 @@ def _workload(result: WorkloadResult, outcomes: list[dict[str, Any]]) -> dict[st
     }
     if result.compared is not None:  # only in a run given --baseline
         entry["baseline"] = result.compared.change.value
+    if result.location.document is not None:  # only for standard input
+        entry["document"] = result.location.document
+        entry["originFile"] = result.location.origin_file
     if result.cause is not None:
         entry["cause"] = _cause(result.cause)
     if result.field_at is not None:
