@@ -417,6 +417,9 @@ class FieldLocation:
     value: str = ""
     partial: bool = False
     """The value is less than what the pod asks in all (other containers ask too)."""
+    origin_line: int | None = None
+    """For a piped document whose origin is a file of the repository: the same field's line
+    in that file, when it is there."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ def test_a_kustomize_origin_is_where_the_annotation_points(tmp_path: Path) -> No
     stream = (DATA / "kustomize-build.yaml").read_bytes()
     text = _piped(stream, "--origin-root", OVERLAY, junit=junit, sarif=sarif)
     assert "Deployment shop/worker  (stdin#3:50 (../../base/worker.yaml))" in text
-    assert "::error file=fixtures/kustomize/base/worker.yaml,line=1," in text
+    assert "::error file=fixtures/kustomize/base/worker.yaml,line=18," in text
     [found] = json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
     place = found["locations"][0]["physicalLocation"]
     assert place["artifactLocation"]["uri"] == "fixtures/kustomize/base/worker.yaml"

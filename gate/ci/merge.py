@@ -156,6 +156,7 @@ class _Field(Struct):
     line: _Line
     value: str
     partial: bool
+    originLine: _Line | None = None
 
 
 class _Workload(Struct):
@@ -470,7 +471,11 @@ def _result(
         field_at=None
         if workload.field is None
         else FieldLocation(
-            workload.field.path, workload.field.line, workload.field.value, workload.field.partial
+            workload.field.path,
+            workload.field.line,
+            workload.field.value,
+            workload.field.partial,
+            workload.field.originLine,
         ),
     )
 

@@ -95,12 +95,27 @@ def display(path: FieldPath) -> str:
 def locate(workload: Workload, cause: Cause) -> FieldLocation | None:
     """The field of ``workload``'s manifest behind ``cause`` (module doc), or the pod
     spec's own field when that one is not in the manifest; None when the document cannot
-    be composed again or its pod spec is not at a plain path."""
+    be composed again or its pod spec is not at a plain path. For a piped document whose
+    origin is a file of the repository, the same field's line there too."""
     template = parse_path(workload.template)
     root = compose(workload.source)
     if template is None or root is None or workload.source is None:
         return None
-    line = workload.source.line
+    found = _field(root, template, workload, cause)
+    if found is None:
+        return None
+    path, key, text = found
+    partial = cause.term is Term.REQUEST and _less(text, cause.requested)
+    origin_line = _origin_line(workload, cause, template)
+    return FieldLocation(
+        path, workload.source.line + key.start_mark.line, text, partial, origin_line
+    )
+
+
+def _field(
+    root: Node, template: FieldPath, workload: Workload, cause: Cause
+) -> tuple[str, Node, str] | None:
+    """The field's path, the node whose line names it, and its scalar value ("" for none)."""
     spec = _walk(root, template)
     if spec is None:
         return None
@@ -109,10 +124,48 @@ def locate(workload: Workload, cause: Cause) -> FieldLocation | None:
         if found is not None:
             key, value = found
             shown = display(relative[1:] if relative[:1] == ("..",) else relative)
-            text = value.value if isinstance(value, ScalarNode) else ""
-            partial = cause.term is Term.REQUEST and _less(text, cause.requested)
-            return FieldLocation(shown, line + key.start_mark.line, text, partial)
-    return FieldLocation(workload.template, line + spec[0].start_mark.line)
+            return shown, key, value.value if isinstance(value, ScalarNode) else ""
+    return workload.template, spec[0], ""
+
+
+MAX_ORIGIN_FILE = 16 * 1024 * 1024
+"""An origin file longer than this is not read: a kustomize base is a few kilobytes."""
+
+
+def _origin_line(workload: Workload, cause: Cause, template: FieldPath) -> int | None:
+    """The field's line in the repository file the piped document's origin names: in the
+    document of the same kind whose name the rendered name contains (kustomize adds
+    prefixes and suffixes), when there is exactly one."""
+    path = workload.location.origin_file
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read(MAX_ORIGIN_FILE + 1).decode("utf-8-sig")
+        if len(text) > MAX_ORIGIN_FILE:
+            return None
+        roots = [node for node in yaml.compose_all(text, Loader=_LOADER) if node is not None]
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return None
+    matching = [node for node in roots if _same_object(node, workload)]
+    if len(matching) != 1:
+        return None
+    found = _field(matching[0], template, workload, cause)
+    return None if found is None else found[1].start_mark.line + 1
+
+
+def _same_object(node: Node, workload: Workload) -> bool:
+    kind = _walk(node, ("kind",))
+    name = _walk(node, ("metadata", "name"))
+    if kind is None or name is None:
+        return False
+    kind_value, name_value = kind[1].value, name[1].value
+    return (
+        kind_value == workload.kind
+        and isinstance(name_value, str)
+        and bool(name_value)
+        and name_value in workload.name
+    )
 
 
 def compose(source: Source | None) -> Node | None:

@@ -153,6 +153,8 @@ def _workload(result: WorkloadResult, outcomes: list[dict[str, Any]]) -> dict[st
             "value": at.value,
             "partial": at.partial,
         }
+        if at.origin_line is not None:
+            entry["field"]["originLine"] = at.origin_line
     return entry
 
 

@@ -146,9 +146,12 @@ def field_line(result: WorkloadResult) -> str | None:
 def pointed_line(result: WorkloadResult) -> int:
     """The line reports point at in :func:`repo_path`'s file: the field's behind the cause,
     else the document's (1 in an origin file)."""
-    if _piped(result) or result.field_at is None:
+    at = result.field_at
+    if at is None:
         return document_line(result)
-    return result.field_at.line
+    if _piped(result):
+        return at.origin_line or 1
+    return at.line
 
 
 def requests_text(result: WorkloadResult) -> str:
