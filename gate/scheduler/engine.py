@@ -281,7 +281,9 @@ class Evaluator:
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
             again, first = nodes.holding, 0
         else:
-            cycle = prepare(profile, self.cluster)
+            # Nothing the inter-pod filters count changes: the base answer's PreFilter state
+            # is this pod's (answers are shared only between pods alike in what it reads).
+            cycle = base.cycle
             groups = base.groups
             room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM_PLUGINS), 0)
             # These nodes passed every plugin before the one that rejected them for room.

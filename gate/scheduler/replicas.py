@@ -97,8 +97,12 @@ def released_nodes(
     """``nodes`` without the pods at ``own`` (positions in ``pods``, placed on the nodes
     ``node_of`` names)."""
     gone: dict[int, list[ExistingPod]] = {}
-    for i in own:
-        gone.setdefault(node_of[i], []).append(pods[i])
+    for node, pod in zip(map(node_of.__getitem__, own), map(pods.__getitem__, own), strict=True):
+        found = gone.get(node)
+        if found is None:
+            gone[node] = [pod]
+        else:
+            found.append(pod)
     return ReleasedNodes(nodes, gone)
 
 
