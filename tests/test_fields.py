@@ -278,3 +278,24 @@ def test_largest_free_is_the_maximum_over_the_set(
         (cpu - used for i, (cpu, used) in enumerate(amounts) if among >> i & 1), default=None
     )
     assert index.largest_free("cpu", among) == expected
+
+
+MORE = {
+    "hostNetwork makes the container port the host port": (
+        "Pod default/host-network",
+        FieldLocation("containers[0].ports[0].containerPort", 13, "9100"),
+    ),
+    "an init container asking more than the app": (
+        "Pod default/big-init",
+        FieldLocation("initContainers[0].resources.requests.cpu", 23, "20"),
+    ),
+    "pod-level resources": (
+        "Pod default/pod-level",
+        FieldLocation("resources.requests.cpu", 35, "20"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("title", "field"), MORE.values(), ids=MORE)
+def test_fields_only_some_specs_have(title: str, field: FieldLocation) -> None:
+    assert _results(str(ROOT / DATA / "more.yaml"))[title].field_at == field
