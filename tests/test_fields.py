@@ -15,6 +15,7 @@ from gate.cli import Streams, main
 from gate.inputs.manifests import read_documents
 from gate.inputs.positions import display, parse_path
 from gate.model import Family, FieldLocation, NodeView, Term, Verdict, WorkloadResult
+from gate.reports.wording import field_sentence
 from gate.run import RunOptions, check
 from gate.scheduler.nodeindex import NodeIndex
 from gate.snapshot.load import load_snapshot
@@ -299,3 +300,17 @@ MORE = {
 @pytest.mark.parametrize(("title", "field"), MORE.values(), ids=MORE)
 def test_fields_only_some_specs_have(title: str, field: FieldLocation) -> None:
     assert _results(str(ROOT / DATA / "more.yaml"))[title].field_at == field
+
+
+def test_a_field_value_from_the_manifest_stays_on_one_line(tmp_path: Path) -> None:
+    manifest = tmp_path / "pinned.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: pinned}\nspec:\n"
+        '  nodeName: "gone\\n::error file=x::pwned"\n  containers: [{name: a, image: a}]\n',
+        encoding="utf-8",
+    )
+    result = _results(str(manifest))["Pod default/pinned"]
+    assert result.field_at == FieldLocation("nodeName", 5, "gone\n::error file=x::pwned")
+    assert field_sentence(result) == (
+        "nodeName: gone ::error file=x::pwned — 6 node(s) didn't match the requested node name"
+    )

@@ -120,7 +120,8 @@ def field_sentence(result: WorkloadResult) -> str | None:
         return None
     at = result.field_at
     if at is not None:
-        named = f"{at.path}: {at.value}" if at.value else at.path
+        value = " ".join(at.value.split())  # a scalar from the manifest: one line
+        named = f"{at.path}: {value}" if value else at.path
         if at.partial:
             named += f" (the pod asks {cause.requested} in all)"
     elif cause.term is Term.REQUEST:
