@@ -66,20 +66,25 @@ class Deadline:
         )
 
 
+def _any_time() -> None:
+    """No deadline: a local file ends by itself, or is refused by its size."""
+
+
 def read_capped(
     read: Callable[[int], bytes],
     limit: int,
-    in_time: Callable[[], object],
     too_long: Callable[[], Exception],
+    in_time: Callable[[], object] = _any_time,
 ) -> bytes:
     """Everything ``read`` gives until it gives nothing, chunk by chunk as it arrives:
-    ``in_time()`` is called before each read (it raises once time is up), and ``too_long()``
-    is raised the moment more than ``limit`` bytes have come, so an endless answer is never
-    held whole. ``read`` should return what has arrived (``read1``), not wait for a full
-    chunk, so that a trickle is checked against the clock as it comes.
+    ``too_long()`` is raised the moment more than ``limit`` bytes have come, so an endless
+    input (an answer, ``/dev/zero``) is never held whole, and ``in_time()`` is called before
+    each read (it raises once time is up). For a network answer, ``read`` should return what
+    has arrived (``read1``), not wait for a full chunk, so that a trickle is checked against
+    the clock as it comes.
 
     >>> import io
-    >>> read_capped(io.BytesIO(b"abc").read1, 3, lambda: None, lambda: ValueError())
+    >>> read_capped(io.BytesIO(b"abc").read1, 3, lambda: ValueError())
     b'abc'
     """
     chunks: list[bytes] = []

@@ -64,7 +64,7 @@ def test_a_capped_read_stops_at_the_first_chunk_past_the_cap() -> None:
         return next(endless)
 
     with pytest.raises(OverflowError):
-        read_capped(read, 2500, lambda: None, OverflowError)
+        read_capped(read, 2500, OverflowError)
     assert len(reads) == 3
 
 
@@ -77,7 +77,7 @@ def test_a_capped_read_asks_the_clock_before_every_chunk() -> None:
             raise raised
 
     with pytest.raises(TimeoutError):
-        read_capped(io.BytesIO(b"y" * 200_000).read1, 10**6, in_time, OverflowError)
+        read_capped(io.BytesIO(b"y" * 200_000).read1, 10**6, OverflowError, in_time)
 
 
 def test_work_past_its_deadline_is_abandoned() -> None:

@@ -182,8 +182,8 @@ class GitHub:
         return read_capped(
             getattr(stream, "read1", stream.read),
             limit,
-            lambda: self._time_left(what),
             lambda: CommentError(f"{what}: the answer is longer than {limit // 2**20} MiB"),
+            lambda: self._time_left(what),
         )
 
     def comments(self, repo: str, pr: int) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from gate.ci.shard import MAX_SHARDS
+from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import (
@@ -230,16 +231,13 @@ MAX_REPORT_BYTES = 1024 * 1024 * 1024
 
 
 def _read_bytes(path: str) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
+    limit = MAX_REPORT_BYTES // (1024 * 1024)
     with open(path, "rb") as handle:
-        while chunk := handle.read(1024 * 1024):
-            size += len(chunk)
-            if size > MAX_REPORT_BYTES:
-                limit = MAX_REPORT_BYTES // (1024 * 1024)
-                raise UsageError(f"{path}: not a fitgate shard report: longer than {limit} MiB")
-            chunks.append(chunk)
-    return b"".join(chunks)
+        return read_capped(
+            handle.read,
+            MAX_REPORT_BYTES,
+            lambda: UsageError(f"{path}: not a fitgate shard report: longer than {limit} MiB"),
+        )
 
 
 def _decoded(path: str, data: bytes) -> _ShardReport:

@@ -19,6 +19,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
+from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import Baseline, BaselineEntry, Verdict
 
@@ -57,19 +58,16 @@ _REPORT = msgspec.json.Decoder(_Report)
 
 
 def _read_bytes(path: str) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
+    limit = MAX_BASELINE_BYTES // (1024 * 1024)
     try:
         with open(path, "rb") as handle:
-            while chunk := handle.read(1024 * 1024):
-                size += len(chunk)
-                if size > MAX_BASELINE_BYTES:
-                    limit = MAX_BASELINE_BYTES // (1024 * 1024)
-                    raise UsageError(f"{path}: baseline report: longer than {limit} MiB")
-                chunks.append(chunk)
+            return read_capped(
+                handle.read,
+                MAX_BASELINE_BYTES,
+                lambda: UsageError(f"{path}: baseline report: longer than {limit} MiB"),
+            )
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the baseline report: {exc.strerror}") from None
-    return b"".join(chunks)
 
 
 def read_baseline(path: str) -> Baseline:

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, Protocol
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.inputs.construct import CachedCSafeLoader, CachedSafeLoader, construct_document
 from gate.inputs.jsonwalk import STREAMED, OnItem, skip_space, walk_object
@@ -53,7 +54,6 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 """A file (or standard input) longer than this is one ERROR, not read further: rendered
 manifests of a large monorepo are a few MB, and ``/dev/zero`` never ends."""
 
-_CHUNK = 1024 * 1024
 
 _NON_PRINTABLE = re.compile(
     "[^\t\n -~\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
@@ -209,7 +209,11 @@ def _read_path(
     and one that ``regular_only`` excludes is one skipped document."""
     name = STDIN_NAME if path == "-" else display_path(path)
     try:
-        data = _read_capped(stdin) if path == "-" else _read_bytes(path, regular_only)
+        data = (
+            read_capped(stdin.read, MAX_FILE_BYTES, _TooLarge)
+            if path == "-"
+            else _read_bytes(path, regular_only)
+        )
     except _NotRegular as exc:
         yield Document(Location(name, 1), skipped=str(exc))
         return
@@ -280,7 +284,7 @@ def _read_bytes(path: str, regular_only: bool = False) -> bytes:
     with open(descriptor, "rb") as stream:
         if regular_only:
             _check_regular(path, os.fstat(descriptor).st_mode)
-        return _read_capped(stream)
+        return read_capped(stream.read, MAX_FILE_BYTES, _TooLarge)
 
 
 def _check_regular(path: str, mode: int) -> None:
@@ -290,18 +294,6 @@ def _check_regular(path: str, mode: int) -> None:
     if os.path.islink(path):
         what = f"a symbolic link to {what}"
     raise _NotRegular(f"{what}, not a regular file: a directory walk reads only files")
-
-
-def _read_capped(stream: BinaryIO) -> bytes:
-    """Everything ``stream`` holds, or :class:`_TooLarge` past :data:`MAX_FILE_BYTES`."""
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := stream.read(_CHUNK):
-        size += len(chunk)
-        if size > MAX_FILE_BYTES:
-            raise _TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _decode(data: bytes) -> str:

@@ -231,8 +231,8 @@ class Connection:
                 data = read_capped(
                     answer.read1,
                     settings.max_answer,
-                    lambda: self._in_time(deadline, what),
                     lambda: self._too_long(what),
+                    lambda: self._in_time(deadline, what),
                 )
             except BaseException:
                 answer.close()  # the rest is never read: the connection cannot be reused
