@@ -17,6 +17,7 @@ it is kept to a few elements.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -203,6 +204,34 @@ def members(
             _trailing(buffer)
             return
         buffer.expect(b",")
+
+
+def separator(head: bytes, key: str) -> bytes | None:
+    """The bytes between the first two elements of the top-level array ``key`` (see
+    :func:`members`), if ``head``, a file's first bytes, holds them. Where they occur again
+    the array goes on (a guess, as ever: a reader that relies on it proves it by decoding).
+
+    >>> separator(b'{"a": 1, "items": [{"k": 1}, {"k": 2}]}', "items")
+    b'}, {"k"'
+    """
+    buffer = _Buffer(io.BytesIO(head), len(head) or 1, lambda n: None)
+    try:
+        buffer.expect(b"{")
+        while buffer.fill(1):
+            buffer.skip_space()
+            found = _KEY.match(buffer.data, buffer.pos)
+            if found is None:
+                return None
+            buffer.pos = found.end()
+            if found.group(1).decode("utf-8", "surrogateescape") == key and buffer.peek() == b"[":
+                buffer.pos += 1
+                buffer.skip_space()
+                return _separator(buffer)
+            _whole_value(buffer)
+            buffer.expect(b",")
+    except StreamError:
+        return None
+    return None
 
 
 def _trailing(buffer: _Buffer) -> None:

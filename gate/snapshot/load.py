@@ -31,6 +31,7 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import ExistingPod, HostPort, NodeView
+from gate.snapshot.halves import read_in_halves
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
 from gate.snapshot.state import (
@@ -314,9 +315,13 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
     are not UTF-8 as U+FFFD): a report must hold it, and a merge must read that report back.
     """
     shown = display_path(path)
+    on_read = on_read or (lambda n: None)
     try:
+        halves = read_in_halves(path, shown, on_read)
+        if halves is not None:
+            return _trusted(halves, shown)
         with open(path, "rb") as handle:
-            return _trusted(read_snapshot(handle, shown, on_read or (lambda n: None)), shown)
+            return _trusted(read_snapshot(handle, shown, on_read), shown)
     except OSError as exc:
         raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
     except NotAccepted:

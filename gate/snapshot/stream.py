@@ -485,23 +485,22 @@ def _required(affinity: _PodAffinity | UnsetType | None) -> bytes | None:
 @dataclass(slots=True)
 class _Shared:
     """The parts the pods of one workload share, one object each, by their JSON texts:
-    every distinct text is decoded and type-checked once, counted pod or not."""
+    every distinct text is decoded and type-checked once, counted pod or not. A pod holds
+    its parts' number: the pods are built at the end (:meth:`_PodTotals.existing`), and a
+    part's key is all another reader of the same file needs to find it again."""
 
-    parts: dict[tuple[Any, ...], _Parts] = field(default_factory=dict)
+    numbers: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    keys: list[tuple[Any, ...]] = field(default_factory=list)
+    parts: list[_Parts] = field(default_factory=list)
     labels: Interned = field(default_factory=Interned)
     owners: Interned = field(default_factory=Interned)
     terms: Interned = field(default_factory=Interned)
 
-    def pod(
-        self,
-        meta: _Meta,
-        spec: _Spec | _PodSpec,
-        node: str,
-        template: int,
-        totals: PodTotals | None,
-    ) -> ExistingPod:
-        """``template`` numbers what the pod requests and the host ports it uses (``totals``).
-        Runs for each of a List's pods: the texts are taken inline."""
+    def number(
+        self, meta: _Meta, spec: _Spec | _PodSpec, template: int, totals: PodTotals | None
+    ) -> int:
+        """The number of the parts of a pod whose requests and host ports are ``template``'s
+        (``totals``). Runs for each of a List's pods: the texts are taken inline."""
         affinity = spec.affinity
         labels, owners = meta.labels, meta.ownerReferences
         key = (
@@ -512,25 +511,16 @@ class _Shared:
             _required(affinity.podAntiAffinity) if affinity else None,
             template,
         )
-        parts = self.parts.get(key)
-        if parts is None:
-            parts = self.parts[key] = self._parts(key, totals)
-        namespace, labels_of, owners_of, affinity_terms, anti_affinity_terms, requests, ports = (
-            parts
-        )
-        deleted = meta.deletionTimestamp
-        return ExistingPod(  # positional: the dataclass's order, cheaper than keywords
-            namespace,
-            meta.name or "",
-            sys.intern(node),
-            labels_of,
-            owners_of,
-            deleted is not UNSET and deleted is not None,
-            affinity_terms,
-            anti_affinity_terms,
-            requests,
-            ports,
-        )
+        number = self.numbers.get(key)
+        if number is None:
+            number = self.add(key, totals)
+        return number
+
+    def add(self, key: tuple[Any, ...], totals: PodTotals | None) -> int:
+        number = self.numbers[key] = len(self.parts)
+        self.keys.append(key)
+        self.parts.append(self._parts(key, totals))
+        return number
 
     def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
         namespace, labels, owners, affinity, anti_affinity, _ = key
@@ -556,38 +546,95 @@ def _decoded(labels: bytes) -> dict[str, str]:
 class _PodTotals:
     """Counted pods by the node they name; which names are nodes is known only at the end.
     A pod is kept as its template's number, and each node's pods are summed at the end,
-    one resource at a time."""
+    one resource at a time. The counted pods themselves are kept column by column (name,
+    node, whether terminating, the number of their shared parts) and built at the end:
+    columns are what a second reader of the file hands over (:meth:`joined`)."""
 
     templates: dict[PodKey, int] = field(default_factory=dict)
     totals: list[PodTotals | None] = field(default_factory=list)
     on_node: dict[str, list[int]] = field(default_factory=dict)
     unreadable: set[str] = field(default_factory=set)
-    pods: list[ExistingPod] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    nodes: list[str] = field(default_factory=list)
+    terminating: list[bool] = field(default_factory=list)
+    parts: list[int] = field(default_factory=list)
     shared: _Shared = field(default_factory=_Shared)
 
     def add(self, pod: _Object | _Pod) -> None:
         _require_name(pod)
-        assert pod.metadata is not UNSET
+        meta = pod.metadata
+        assert meta is not UNSET
         spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
-        key = _pod_key(spec, pod.status)
-        template = self.templates.get(key)
-        if template is None:  # checks every pod's fields, counted or not
-            template = self.templates[key] = len(self.totals)
-            self.totals.append(_pod_totals(key))
+        template = self._template(_pod_key(spec, pod.status))
+        totals = self.totals[template]
         node = spec.nodeName if spec.nodeName is not UNSET else ""
-        existing = self.shared.pod(pod.metadata, spec, node, template, self.totals[template])
+        parts = self.shared.number(meta, spec, template, totals)  # checks every pod's fields
         if not node:
             return
         if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
             return
-        if self.totals[template] is None:  # an error only if the pod turns out to count
+        if totals is None:  # an error only if the pod turns out to count
             self.unreadable.add(node)
             return
+        node = sys.intern(node)
         pods = self.on_node.get(node)
         if pods is None:
             pods = self.on_node[node] = []
         pods.append(template)
-        self.pods.append(existing)
+        self.names.append(meta.name or "")
+        self.nodes.append(node)
+        deleted = meta.deletionTimestamp
+        self.terminating.append(deleted is not UNSET and deleted is not None)
+        self.parts.append(parts)
+
+    def _template(self, key: PodKey, totals: PodTotals | UnsetType | None = UNSET) -> int:
+        """The number of the pods with these texts; ``totals`` when already known."""
+        template = self.templates.get(key)
+        if template is None:  # checks every pod's fields, counted or not
+            template = self.templates[key] = len(self.totals)
+            self.totals.append(_pod_totals(key) if totals is UNSET else totals)
+        return template
+
+    def joined(self, later: _PodTotals) -> None:
+        """Add the pods ``later`` read from the rest of the file, as if read here."""
+        templates = [
+            self._template(key, totals)
+            for key, totals in zip(later.templates, later.totals, strict=True)
+        ]
+        parts = []
+        for key in later.shared.keys:
+            *texts, template = key
+            renumbered = (*texts, templates[template])
+            number = self.shared.numbers.get(renumbered)
+            if number is None:
+                number = self.shared.add(renumbered, self.totals[templates[template]])
+            parts.append(number)
+        self.unreadable |= later.unreadable
+        for node, numbers in later.on_node.items():
+            node = sys.intern(node)
+            self.on_node.setdefault(node, []).extend(map(templates.__getitem__, numbers))
+        self.names += later.names
+        self.nodes += map(sys.intern, later.nodes)
+        self.terminating += later.terminating
+        self.parts += map(parts.__getitem__, later.parts)
+
+    def existing(self, nodes: set[str]) -> tuple[ExistingPod, ...]:
+        """The counted pods on ``nodes``, in file order."""
+        shared = self.shared.parts
+        return tuple(
+            [
+                # positional: the dataclass's order, cheaper than keywords
+                ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports)
+                for name, node, deleted, (ns, labels, owners, terms, anti, requests, ports) in zip(
+                    self.names,
+                    self.nodes,
+                    self.terminating,
+                    map(shared.__getitem__, self.parts),
+                    strict=True,
+                )
+                if node in nodes
+            ]
+        )
 
     def by_node(self) -> dict[str, NodeTotals]:
         """Each node's totals, as NodeTotals.add would sum them pod by pod."""
@@ -671,11 +718,51 @@ class _Objects:
                 self.namespaces = {}
             self.namespaces[obj.metadata.name] = _labels(obj.metadata)
 
+    def joined(self, later: _Objects) -> _Objects:
+        """These objects followed by ``later``'s (the rest of the same array)."""
+        self.nodes += later.nodes
+        self.pods.joined(later.pods)
+        for kind, objects in later.admission.items():
+            self.admission.setdefault(kind, []).extend(objects)
+        if later.namespaces is not None:  # a name listed again keeps its last labels
+            self.namespaces = {**(self.namespaces or {}), **later.namespaces}
+        return self
+
 
 @dataclass(slots=True)
-class _Reading:
+class Reading:
+    """What the typed reader kept of a file (or of a part of one): its members' names in
+    file order, the values that are not arrays, and what each array held."""
+
+    names: list[str] = field(default_factory=list)
     envelope: dict[str, Any] = field(default_factory=dict)
     arrays: dict[str, _Objects] = field(default_factory=dict)
+
+    def joined(self, later: Reading, key: str) -> Reading:
+        """This reading and ``later``'s, when this one read a file up to a cut between two
+        elements of its array ``key`` and ``later`` read the rest of it as the same array:
+        the whole file's reading, as one reader would have made it; :class:`NotAccepted`
+        when the parts do not make up such a file (see :mod:`gate.snapshot.halves`)."""
+        if self.names[-1:] != [key] or later.names[:1] != [key]:
+            raise NotAccepted
+        if set(self.names) & set(later.names) != {key}:
+            raise NotAccepted
+        arrays = dict(self.arrays)
+        for name, objects in later.arrays.items():
+            arrays[name] = arrays[name].joined(objects) if name in arrays else objects
+        return Reading(
+            names=[*self.names, *later.names[1:]],
+            envelope={**self.envelope, **later.envelope},
+            arrays=arrays,
+        )
+
+    def handed_over(self) -> Reading:
+        """This reading without what only its own reader needs (the decoded texts kept to
+        share them), to send to another process."""
+        for objects in self.arrays.values():
+            objects.units = {}
+            objects.pods.shared = _Shared(keys=objects.pods.shared.keys)
+        return self
 
     def batch(self, batch: Batch) -> None:
         objects = self.arrays.setdefault(batch.key, _Objects())
@@ -706,7 +793,7 @@ class _Reading:
                 objects.admission.setdefault(plain[index]["kind"], []).append(plain[index])
 
 
-def _snapshot(reading: _Reading, source: str) -> Snapshot:
+def _snapshot(reading: Reading, source: str) -> Snapshot:
     own = reading.envelope.get("kind") == "ClusterSnapshot"
     arrays = reading.arrays
     if own:
@@ -733,7 +820,7 @@ def _snapshot(reading: _Reading, source: str) -> Snapshot:
         info=snapshot_info(reading.envelope, source, nodes=len(views), pods=counted),
         nodes=tuple(views),
         admission=admission(lr, rc),
-        pods=tuple(p for p in pods.pods if p.node in node_names),
+        pods=pods.existing(node_names),
         namespaces=namespaces,
     )
 
@@ -752,20 +839,31 @@ def read_snapshot(
     ``window`` is how many bytes of the file are decoded at a time. Millions of
     short-lived containers and no reference cycles: the run reads it with the cycle
     collector off (:func:`gate.run.without_cycle_collection`)."""
-    reading = _Reading()
-    seen: set[str] = set()
+    return snapshot_of(read_part(stream, on_read, window), source)
+
+
+def read_part(stream: BinaryIO, on_read: Callable[[int], None], window: int = WINDOW) -> Reading:
+    """What ``stream``, a whole snapshot or a part made whole (see
+    :mod:`gate.snapshot.halves`), holds; :class:`NotAccepted` as :func:`read_snapshot`."""
+    reading = Reading()
     try:
         for member in members(stream, _decoder, window, on_read):
             if isinstance(member, Value) or member.first:
-                if member.key in seen:  # a repeated name: the reference keeps the last
+                if member.key in reading.names:  # a repeated name: the reference keeps the last
                     raise NotAccepted
-                seen.add(member.key)
+                reading.names.append(member.key)
             if isinstance(member, Value):
                 reading.envelope[member.key] = _envelope_value(member.text)
             else:
                 reading.batch(member)
     except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
         raise NotAccepted from None
+    return reading
+
+
+def snapshot_of(reading: Reading, source: str) -> Snapshot:
+    """The snapshot a whole file's reading makes; :class:`NotAccepted` as
+    :func:`read_snapshot`."""
     # The arrays were read as batches and their objects checked one by one: as members of
     # the envelope, any list stands for them.
     if not envelope_ok({**{key: [] for key in reading.arrays}, **reading.envelope}):

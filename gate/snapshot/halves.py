@@ -1,0 +1,165 @@
+"""A large List read by two processes, each one part of its items, on a machine's two cores.
+
+Decoding is most of reading a 2.5 GB ``kubectl get -o json`` List, and one process decodes
+on one core. So the file is cut between two of its items, near the middle: this process
+reads the first part as a whole List (the bytes up to the cut, then ``]}``), a forked one
+reads the rest as one (``{"items":[``, then the bytes after the cut) and hands over what it
+kept (:meth:`~gate.snapshot.stream.Reading.handed_over`: the nodes, the pods' columns and
+the texts their shared parts were decoded from, a few megabytes), and the two readings are
+joined as one reader would have read the file.
+
+The cut is guessed, as :mod:`gate.snapshot.jsonstream` guesses batches: where the bytes
+between the List's first two items occur again. Both parts decoding proves it: text before
+the cut that a ``]}`` closes was a run of whole items of a top-level array (the last member
+the first part read, which must be ``items``), and text after it that a ``{"items":[``
+opens is the rest of that array and of the object. Whenever anything is not so (no cut
+found, either part declined, the second process failed in any way), the file is read again
+whole by one process, which gives the answer and any message: this module only ever makes
+a valid file's reading faster.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import BinaryIO
+
+from gate.snapshot.jsonstream import WINDOW, separator
+from gate.snapshot.state import Snapshot
+from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
+
+SPLIT_FROM = 256 << 20
+"""Smaller files are read by one process: forking and handing over cost more than a
+second core saves on them."""
+FIRST_SHARE = 0.5
+"""The share of the file this process reads."""
+_KEY = "items"
+_HEAD = 1 << 20  # the List's first two items start within it: a Node is tens of kilobytes
+_SEARCHED = 64 << 20  # where the items' separator is looked for, from the middle on
+
+
+class _Part(io.RawIOBase):
+    """Bytes ``start`` to ``end`` (None: the end) of a file, after ``prefix`` and before
+    ``suffix``: a part of the file, made a whole JSON text."""
+
+    def __init__(
+        self, handle: BinaryIO, start: int, end: int | None, prefix: bytes, suffix: bytes
+    ) -> None:
+        super().__init__()
+        handle.seek(start)
+        self._handle = handle
+        self._left = None if end is None else end - start
+        self._prefix = prefix
+        self._suffix = suffix
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._prefix:
+            size = min(len(view), len(self._prefix))
+            view[:size], self._prefix = self._prefix[:size], self._prefix[size:]
+            return size
+        if self._left is None or self._left > 0:
+            wanted = len(view) if self._left is None else min(len(view), self._left)
+            with memoryview(view) as target:
+                size = self._handle.readinto(target[:wanted])  # type: ignore[attr-defined]
+            if size:
+                if self._left is not None:
+                    self._left -= size
+                return int(size)
+            self._left = 0
+        size = min(len(view), len(self._suffix))
+        view[:size], self._suffix = self._suffix[:size], self._suffix[size:]
+        return size
+
+
+def first_part(handle: BinaryIO, cut: int) -> BinaryIO:
+    """The items before the cut, as a List of their own (with the members before them)."""
+    return io.BufferedReader(_Part(handle, 0, cut, b"", b"]}"))
+
+
+def rest_part(handle: BinaryIO, cut: int) -> BinaryIO:
+    """The items after the cut, as a List of their own (with the members after them)."""
+    return io.BufferedReader(_Part(handle, cut + 1, None, b'{"' + _KEY.encode() + b'":[', b""))
+
+
+def cut_at(handle: BinaryIO, size: int, share: float) -> int | None:
+    """Where the file is cut: the comma between two items at or after ``share`` of it."""
+    items = separator(handle.read(_HEAD), _KEY)
+    if items is None:
+        return None
+    start = int(size * share)
+    handle.seek(start)
+    found = handle.read(_SEARCHED).find(items)
+    return None if found < 0 else start + found + items.index(b",")
+
+
+def _can_fork() -> bool:
+    # A fork copies one thread only: with others running, a lock they hold stays held.
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+def read_in_halves(
+    path: str,
+    source: str,
+    on_read: Callable[[int], None],
+    *,
+    split_from: int | None = None,
+    share: float | None = None,
+    window: int = WINDOW,
+) -> Snapshot | None:
+    """The snapshot in the List at ``path``, read by two processes; None when it is not
+    read so (too small, not a List whose items a cut could be found between, no fork
+    here, or a part that did not read as one): the caller reads it whole. A part that does
+    not read as one is no verdict on the file: only a whole reading is."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size < (SPLIT_FROM if split_from is None else split_from) or not _can_fork():
+            return None
+        cut = cut_at(handle, size, FIRST_SHARE if share is None else share)
+    if cut is None:
+        return None
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    rest = context.Process(target=_read_rest, args=(path, cut, window, sender), daemon=True)
+    rest.start()
+    sender.close()
+    try:
+        with open(path, "rb") as handle:
+            first = read_part(first_part(handle, cut), on_read, window)
+        later: Reading | None = receiver.recv()
+        if later is None:
+            return None
+        on_read(size - cut)
+        return snapshot_of(first.joined(later, _KEY), source)
+    except (NotAccepted, EOFError, OSError):
+        return None
+    finally:
+        receiver.close()
+        if rest.is_alive():
+            rest.kill()
+        rest.join()
+
+
+def _read_rest(path: str, cut: int, window: int, sender: Connection) -> None:
+    """The second process: the items after the cut and the rest of the object, read as a
+    List of their own, handed over (None when they did not read as one)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
+    try:
+        with open(path, "rb") as handle:
+            reading: Reading | None = read_part(rest_part(handle, cut), lambda n: None, window)
+    except Exception:  # any failure here: the file is read whole instead
+        reading = None
+    try:
+        sender.send(None if reading is None else reading.handed_over())
+    except Exception:  # as above (a closed pipe: the reader gave up)
+        pass
+    finally:
+        sender.close()

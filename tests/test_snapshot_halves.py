@@ -1,0 +1,255 @@
+"""A large List read by two processes gives the snapshot one reader gives, wherever it is
+cut; and whenever a cut does not hold, or the second process fails, the file is read whole,
+so every answer and message stays the whole reading's."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gate.errors import SnapshotError
+from gate.snapshot import halves
+from gate.snapshot.halves import cut_at, first_part, read_in_halves, rest_part
+from gate.snapshot.load import build_snapshot, load_snapshot
+from gate.snapshot.state import Snapshot
+from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.test_snapshot_stream import FIXTURES, LAYOUTS, as_list, clusters
+
+SHARES = [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95]
+
+
+def whole(path: Path) -> Snapshot:
+    with path.open("rb") as handle:
+        return read_snapshot(handle, str(path), lambda n: None)
+
+
+def in_one_process(path: Path, share: float) -> Snapshot | None:
+    """Both parts read here and joined: the join, without a fork."""
+    with path.open("rb") as handle:
+        cut = cut_at(handle, path.stat().st_size, share)
+        if cut is None:
+            return None
+        try:
+            first = read_part(first_part(handle, cut), lambda n: None)
+            rest = read_part(rest_part(handle, cut), lambda n: None)
+            return snapshot_of(first.joined(rest.handed_over(), "items"), str(path))
+        except NotAccepted:
+            return None
+
+
+def split(path: Path, share: float = 0.5) -> Snapshot | None:
+    return read_in_halves(str(path), str(path), lambda n: None, split_from=0, share=share)
+
+
+def busy_list() -> dict[str, Any]:
+    """A List whose pods repeat templates, labels and owners across the cut, with a
+    namespace listed twice, and limit ranges on both sides."""
+    nodes = [api_node(f"n{i}", labels={"zone": f"z{i % 2}"}) for i in range(4)]
+    pods = []
+    for i in range(40):
+        pod = api_pod(
+            f"web-{i}",
+            f"n{i % 5}",  # n4 is no node: not counted
+            namespace=("shop", "pay")[i % 2],
+            phase=("Running", "Succeeded", "Pending")[i % 3],
+            containers=[container("c", {"cpu": f"{100 + 10 * (i % 4)}m"})],
+        )
+        pod["metadata"]["labels"] = {"app": f"web{i % 3}"}
+        pod["metadata"]["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"web-{i % 3}", "uid": "u"},
+            {"apiVersion": "v1", "kind": "Node", "name": "n0", "uid": "v"},
+        ]
+        pods.append(pod)
+    document = as_list(cluster_snapshot(nodes, pods))
+    limit = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "defaults", "namespace": "shop"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "50m"}}]},
+    }
+    namespaces = [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": "shop", "labels": {"a": "1"}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": "shop", "labels": {"a": "2"}},
+        },
+    ]
+    document["items"][5:5] = [limit]
+    document["items"] += [*namespaces, limit]
+    return document
+
+
+def write(
+    tmp_path: Path, document: object, layout: str = "kubectl", name: str = "list.json"
+) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(document, **LAYOUTS[layout]))
+    return path
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("share", SHARES)
+def test_a_list_cut_anywhere_reads_as_one_reader_reads_it(
+    tmp_path: Path, layout: str, share: float
+) -> None:
+    path = write(tmp_path, busy_list(), layout)
+    joined = in_one_process(path, share)
+    if layout == "kubectl":  # its items' separator occurs only between items
+        assert joined is not None
+    assert joined is None or joined == whole(path)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_the_fixtures_as_lists_read_alike_in_two_processes(tmp_path: Path, path: Path) -> None:
+    document = as_list(json.loads(path.read_text()))
+    listed = write(tmp_path, document)
+    expected = build_snapshot(document, str(listed))
+    reads = [split(listed, share) for share in SHARES]
+    assert all(read in (None, expected) for read in reads)
+    # Past the last item's start no cut is found; with one item, none at all.
+    assert any(read is not None for read in reads) == (len(document["items"]) > 1)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(clusters(), st.sampled_from(list(LAYOUTS)), st.floats(0.0, 1.0))
+def test_any_list_reads_alike_wherever_it_is_cut(
+    tmp_path: Path, snapshot: dict[str, Any], layout: str, share: float
+) -> None:
+    path = write(tmp_path, as_list(snapshot), layout)
+    joined = in_one_process(path, share)
+    assert joined is None or joined == whole(path)
+
+
+def test_a_cut_between_owner_references_is_not_taken(tmp_path: Path) -> None:
+    """Compact JSON: ``},{"apiVersion"`` also parts two owner references inside a pod. A
+    cut there leaves a first part no ``]}`` closes: it is not taken, and one reader reads."""
+    path = write(tmp_path, busy_list(), "compact")
+    data = path.read_bytes()
+    inside = data.index(b'},{"apiVersion":"v1","kind":"Node","name"')
+    with path.open("rb") as handle:
+        for part in (first_part, rest_part):
+            with pytest.raises(NotAccepted):
+                read_part(part(handle, inside + 1), lambda n: None)
+    share = inside / len(data)
+    assert in_one_process(path, share - 1e-9) in (None, whole(path))
+    assert split(path, share - 1e-9) in (None, whole(path))
+
+
+def test_only_lists_large_enough_are_cut(tmp_path: Path) -> None:
+    path = write(tmp_path, busy_list())
+    assert read_in_halves(str(path), "s", lambda n: None) is None  # below SPLIT_FROM
+    recording = write(tmp_path, json.loads(FIXTURES[0].read_text()), name="recording.json")
+    assert split(recording) is None  # a recording has no items to cut between
+
+
+def test_no_cut_while_other_threads_run(tmp_path: Path) -> None:
+    path = write(tmp_path, busy_list())
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert split(path) is None
+    finally:
+        stop.set()
+        other.join()
+    assert split(path) == whole(path)
+
+
+def test_progress_counts_the_whole_file(tmp_path: Path) -> None:
+    path = write(tmp_path, busy_list())
+    counted: list[int] = []
+    read_in_halves(str(path), "s", counted.append, split_from=0)
+    assert sum(counted) >= path.stat().st_size
+
+
+@pytest.fixture
+def cut_from_zero(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every List is read in two processes, as a large one is."""
+    monkeypatch.setattr(halves, "SPLIT_FROM", 0)
+    yield
+
+
+@pytest.mark.usefixtures("cut_from_zero")
+def test_an_invalid_item_after_the_cut_gets_the_whole_readings_message(tmp_path: Path) -> None:
+    document = busy_list()
+    document["items"][-5]["metadata"]["name"] = 7
+    path = write(tmp_path, document)
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(path))
+    with pytest.raises(SnapshotError) as reference:
+        build_snapshot(document, str(path))
+    assert str(raised.value) == str(reference.value)
+    assert "metadata.name" in str(raised.value)
+
+
+@pytest.mark.usefixtures("cut_from_zero")
+def test_a_member_named_on_both_sides_of_the_cut_is_the_whole_readings_to_judge(
+    tmp_path: Path,
+) -> None:
+    items = busy_list()["items"]
+    text = json.dumps({"kind": "List", "apiVersion": "v1", "items": items}, indent=4)
+    text = text[: text.rindex("}")] + ',\n    "kind": "List"\n}'  # "kind" twice: last wins
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    with path.open("rb") as handle:
+        cut = cut_at(handle, path.stat().st_size, 0.5)
+        assert cut is not None
+        first = read_part(first_part(handle, cut), lambda n: None)
+        with pytest.raises(NotAccepted):
+            first.joined(read_part(rest_part(handle, cut), lambda n: None), "items")
+    assert load_snapshot(str(path)) == build_snapshot(json.loads(text), str(path))
+
+
+def exits_at_once(*args: object) -> None:
+    os._exit(3)
+
+
+def raises_inside(*args: object) -> None:
+    raise MemoryError
+
+
+@pytest.mark.parametrize(
+    "rest", [exits_at_once, raises_inside], ids=["dies without a word", "fails"]
+)
+def test_a_second_process_that_fails_leaves_the_file_to_one_reader(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    rest: Callable[..., None],
+) -> None:
+    path = write(tmp_path, busy_list())
+    monkeypatch.setattr(halves, "read_part", _failing(rest, read_part))
+    assert split(path) is None
+    monkeypatch.setattr(halves, "SPLIT_FROM", 0)
+    assert load_snapshot(str(path)) == whole(path)
+    assert capfd.readouterr().err == ""  # no traceback from either process
+
+
+def _failing(rest: Callable[..., None], read: Callable[..., Any]) -> Callable[..., Any]:
+    """``read_part`` as it is, except in the second process (whose stream starts with the
+    ``{"items":[`` the cut adds)."""
+    parent = os.getpid()
+
+    def reading(stream: io.BufferedReader, *args: Any) -> Any:
+        if os.getpid() != parent:
+            rest()
+        return read(stream, *args)
+
+    return reading
