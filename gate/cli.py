@@ -31,7 +31,7 @@ from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Report, Verdict
+from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Verdict
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
@@ -41,7 +41,7 @@ from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.sarif import write_sarif
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
-from gate.snapshot.load import Snapshot, load_snapshot
+from gate.snapshot.load import Snapshot, reading_snapshot
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording
@@ -294,14 +294,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_snapshot(options: argparse.Namespace, streams: Streams) -> Snapshot:
-    if options.snapshot:
-        if options.context or options.kubeconfig:
-            raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
+def _inputs(
+    options: argparse.Namespace, streams: Streams, config: Config
+) -> tuple[list[Document], Snapshot]:
+    """The documents and the one snapshot of the run. A snapshot file's reading starts
+    first: a large List's second reader reads while this process reads the documents."""
+    if not options.snapshot:
+        _, snapshot = _read_live(options, streams)
+        return list(_documents(options, streams, config)), snapshot
+    if options.context or options.kubeconfig:
+        raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
+    with reading_snapshot(options.snapshot) as reading:
+        documents = list(_documents(options, streams, config))
         with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
-            return load_snapshot(options.snapshot, on_read)
-    _, snapshot = _read_live(options, streams)
-    return snapshot
+            return documents, reading.snapshot(on_read)
+
+
+def _documents(options: argparse.Namespace, streams: Streams, config: Config) -> Iterable[Document]:
+    globs = (*config.exclude, *getattr(options, "exclude", ()))
+    return read_documents(
+        options.paths or ["."],
+        streams.stdin,
+        leave_out=Exclusion.of(globs, snapshot=options.snapshot),
+        origin_root=getattr(options, "origin_root", None),
+    )
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -328,22 +344,14 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
 
 def evaluate(
     options: argparse.Namespace,
+    documents: Iterable[Document],
     snapshot: Snapshot,
     streams: Streams,
-    config: Config | None = None,
+    config: Config,
     warnings: tuple[str, ...] = (),
     baseline: Baseline | None = None,
 ) -> Report:
-    """The pipeline over the documents the options name, against ``snapshot``."""
-    config = config or Config()
-    globs = (*config.exclude, *getattr(options, "exclude", ()))
-    leave_out = Exclusion.of(globs, snapshot=options.snapshot)
-    documents = read_documents(
-        options.paths or ["."],
-        streams.stdin,
-        leave_out=leave_out,
-        origin_root=getattr(options, "origin_root", None),
-    )
+    """The pipeline over ``documents``, against ``snapshot``."""
     run_options = RunOptions(
         config=config,
         today=today(streams.now),
@@ -516,13 +524,13 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     config = load_config(options.config, FilePath(os.getcwd()))
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
-    snapshot = _load_snapshot(options, streams)
+    documents, snapshot = _inputs(options, streams, config)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
-    report = evaluate(options, snapshot, streams, config, warnings, baseline)
+    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -16,13 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gate.cli import Streams, main
 from gate.errors import SnapshotError
 from gate.snapshot import halves
-from gate.snapshot.halves import cut_at, first_part, read_in_halves, rest_part
+from gate.snapshot.halves import SecondReader, cut_at, first_part, read_in_halves, rest_part
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.state import Snapshot
 from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
 from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.conftest import ROOT
+from tests.test_cli import AKS, NOW
 from tests.test_snapshot_stream import FIXTURES, LAYOUTS, as_list, clusters
 
 SHARES = [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95]
@@ -253,3 +257,48 @@ def _failing(rest: Callable[..., None], read: Callable[..., Any]) -> Callable[..
         return read(stream, *args)
 
     return reading
+
+
+def check_run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=NOW)
+    code = main(["check", *argv], streams)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_check_on_a_list_read_in_two_processes_answers_as_one_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: the command reads the manifests while the second reader reads, and
+    every report is what one reader's snapshot gives."""
+    listed = write(tmp_path, as_list(json.loads((ROOT / AKS).read_text())))
+    manifests = str(ROOT / "fixtures" / "manifests")
+    argv = (manifests, "--snapshot", str(listed), "--json", "-")
+    monkeypatch.setattr(halves, "SPLIT_FROM", 1 << 40)
+    whole_run = check_run(*argv)
+    monkeypatch.setattr(halves, "SPLIT_FROM", 0)
+    started: list[SecondReader | None] = []
+    monkeypatch.setattr(halves.SecondReader, "start", _recorded(SecondReader.start, started))
+    assert check_run(*argv) == whole_run
+    assert started and started[0] is not None
+    assert whole_run[0] == 1 and json.loads(whole_run[1])["workloads"]
+
+
+def test_the_second_reader_stops_when_the_documents_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = write(tmp_path, busy_list())
+    monkeypatch.setattr(halves, "SPLIT_FROM", 0)
+    code, _, err = check_run(str(tmp_path / "missing"), "--snapshot", str(listed))
+    assert code == 2 and "missing" in err
+    assert multiprocessing.active_children() == []
+
+
+def _recorded(
+    start: Callable[..., SecondReader | None], started: list[SecondReader | None]
+) -> Callable[..., SecondReader | None]:
+    def recording(*args: Any, **kwargs: Any) -> SecondReader | None:
+        started.append(start(*args, **kwargs))
+        return started[-1]
+
+    return recording

@@ -12,7 +12,8 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import ExistingPod, HostPort, NodeView
-from gate.snapshot.halves import read_in_halves
+from gate.snapshot.halves import SecondReader
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
 from gate.snapshot.state import (
@@ -306,37 +307,68 @@ def snapshot_of_document(document: Mapping[str, Any] | bytes, source: str) -> Sn
 
 def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Snapshot:
     """Read and validate a snapshot file; every problem is a SnapshotError (exit 2).
+    ``on_read`` is told how many bytes have been read, for progress reporting."""
+    with reading_snapshot(path) as reading:
+        return reading.snapshot(on_read)
 
-    The file is read once by the typed streaming reader, which keeps only the fields the
-    checks read. When it finds anything it does not accept, the file is read again by the
-    reference reader, so that the verdict on the file, and any message, is that reader's.
-    ``on_read`` is told how many bytes have been read, for progress reporting. The file is
-    named in messages and reports as :func:`display_path` shows it (a file name's bytes that
-    are not UTF-8 as U+FFFD): a report must hold it, and a merge must read that report back.
-    """
-    shown = display_path(path)
-    on_read = on_read or (lambda n: None)
+
+@contextmanager
+def reading_snapshot(path: str) -> Iterator[SnapshotReading]:
+    """A snapshot file's reading, started: a large List's second reader reads now (see
+    :mod:`gate.snapshot.halves`), while the caller does other work before it asks for the
+    snapshot. Stopped on leaving, whatever happened."""
+    reading = SnapshotReading(path)
     try:
-        halves = read_in_halves(path, shown, on_read)
-        if halves is not None:
-            return _trusted(halves, shown)
-        with open(path, "rb") as handle:
-            return _trusted(read_snapshot(handle, shown, on_read), shown)
-    except OSError as exc:
-        raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
-    except NotAccepted:
-        pass
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        document = json.loads(data)
-        if may_hold_surrogates(data):
-            document = replace_lone_surrogates(document)
-    except OSError as exc:
-        raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
-        raise SnapshotError(f"{shown}: not a JSON snapshot: {exc}") from None
-    return _trusted(build_snapshot(document, shown), shown)
+        yield reading
+    finally:
+        reading.close()
+
+
+class SnapshotReading:
+    """The file is read once by the typed streaming reader, which keeps only the fields the
+    checks read (a large List by two processes at once). When it finds anything it does not
+    accept, the file is read again by the reference reader, so that the verdict on the file,
+    and any message, is that reader's. The file is named in messages and reports as
+    :func:`display_path` shows it (a file name's bytes that are not UTF-8 as U+FFFD): a
+    report must hold it, and a merge must read that report back."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        try:
+            self._second = SecondReader.start(path)
+        except OSError:  # said when the snapshot is asked for
+            self._second = None
+
+    def snapshot(self, on_read: Callable[[int], None] | None = None) -> Snapshot:
+        """The snapshot; every problem is a SnapshotError (exit 2)."""
+        path, shown = self._path, display_path(self._path)
+        on_read = on_read or (lambda n: None)
+        try:
+            if self._second is not None:
+                halves = self._second.snapshot(shown, on_read)
+                if halves is not None:
+                    return _trusted(halves, shown)
+            with open(path, "rb") as handle:
+                return _trusted(read_snapshot(handle, shown, on_read), shown)
+        except OSError as exc:
+            raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
+        except NotAccepted:
+            pass
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            document = json.loads(data)
+            if may_hold_surrogates(data):
+                document = replace_lone_surrogates(document)
+        except OSError as exc:
+            raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
+            raise SnapshotError(f"{shown}: not a JSON snapshot: {exc}") from None
+        return _trusted(build_snapshot(document, shown), shown)
+
+    def close(self) -> None:
+        if self._second is not None:
+            self._second.close()
 
 
 def _trusted(snapshot: Snapshot, path: str) -> Snapshot:
