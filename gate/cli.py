@@ -28,7 +28,7 @@ from gate.inputs.config import (
     today,
 )
 from gate.inputs.exclude import Exclusion
-from gate.inputs.manifests import read_documents
+from gate.inputs.manifests import manifest_bytes, read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
 from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Verdict
@@ -304,19 +304,25 @@ def _inputs(
         return list(_documents(options, streams, config)), snapshot
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
-    with reading_snapshot(options.snapshot) as reading:
+    paths, leave_out = _manifests(options, config)
+    with reading_snapshot(options.snapshot, manifest_bytes(paths, leave_out)) as reading:
         documents = list(_documents(options, streams, config))
         with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
             return documents, reading.snapshot(on_read)
 
 
-def _documents(options: argparse.Namespace, streams: Streams, config: Config) -> Iterable[Document]:
+def _manifests(
+    options: argparse.Namespace, config: Config
+) -> tuple[list[str], Callable[[str], bool]]:
+    """The paths the manifests are read from, and which files among them are left out."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
+    return options.paths or ["."], Exclusion.of(globs, snapshot=options.snapshot)
+
+
+def _documents(options: argparse.Namespace, streams: Streams, config: Config) -> Iterable[Document]:
+    paths, leave_out = _manifests(options, config)
     return read_documents(
-        options.paths or ["."],
-        streams.stdin,
-        leave_out=Exclusion.of(globs, snapshot=options.snapshot),
-        origin_root=getattr(options, "origin_root", None),
+        paths, streams.stdin, leave_out=leave_out, origin_root=getattr(options, "origin_root", None)
     )
 
 

@@ -20,7 +20,15 @@ from hypothesis import strategies as st
 from gate.cli import Streams, main
 from gate.errors import SnapshotError
 from gate.snapshot import halves
-from gate.snapshot.halves import SecondReader, cut_at, first_part, read_in_halves, rest_part
+from gate.snapshot.halves import (
+    Cut,
+    SecondReader,
+    cut_at,
+    first_part,
+    first_share,
+    read_in_halves,
+    rest_part,
+)
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.state import Snapshot
 from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
@@ -40,13 +48,13 @@ def whole(path: Path) -> Snapshot:
 def in_one_process(path: Path, share: float) -> Snapshot | None:
     """Both parts read here and joined: the join, without a fork."""
     with path.open("rb") as handle:
-        cut = cut_at(handle, path.stat().st_size, share)
+        cut = cut_at(handle, path.stat().st_size, lambda key: share)
         if cut is None:
             return None
         try:
             first = read_part(first_part(handle, cut), lambda n: None)
             rest = read_part(rest_part(handle, cut), lambda n: None)
-            return snapshot_of(first.joined(rest.handed_over(), "items"), str(path))
+            return snapshot_of(first.joined(rest.handed_over(), cut.key), str(path))
         except NotAccepted:
             return None
 
@@ -119,24 +127,27 @@ def test_a_list_cut_anywhere_reads_as_one_reader_reads_it(
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
-def test_the_fixtures_as_lists_read_alike_in_two_processes(tmp_path: Path, path: Path) -> None:
-    document = as_list(json.loads(path.read_text()))
-    listed = write(tmp_path, document)
-    expected = build_snapshot(document, str(listed))
-    reads = [split(listed, share) for share in SHARES]
+@pytest.mark.parametrize("listed", [True, False], ids=["as a List", "as a recording"])
+def test_the_fixtures_read_alike_in_two_processes(tmp_path: Path, path: Path, listed: bool) -> None:
+    recording = json.loads(path.read_text())
+    document = as_list(recording) if listed else recording
+    written = write(tmp_path, document)
+    expected = build_snapshot(document, str(written))
+    reads = [split(written, share) for share in SHARES]
     assert all(read in (None, expected) for read in reads)
-    # Past the last item's start no cut is found; with one item, none at all.
-    assert any(read is not None for read in reads) == (len(document["items"]) > 1)
+    # Past the last element's start no cut is found; with one, none at all.
+    elements = len(document["items"]) if listed else len(recording["pods"])
+    assert any(read is not None for read in reads) == (elements > 1)
 
 
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(clusters(), st.sampled_from(list(LAYOUTS)), st.floats(0.0, 1.0))
-def test_any_list_reads_alike_wherever_it_is_cut(
-    tmp_path: Path, snapshot: dict[str, Any], layout: str, share: float
+@given(clusters(), st.sampled_from(list(LAYOUTS)), st.booleans(), st.floats(0.0, 1.0))
+def test_any_snapshot_reads_alike_wherever_it_is_cut(
+    tmp_path: Path, snapshot: dict[str, Any], layout: str, listed: bool, share: float
 ) -> None:
-    path = write(tmp_path, as_list(snapshot), layout)
+    path = write(tmp_path, as_list(snapshot) if listed else snapshot, layout)
     joined = in_one_process(path, share)
     assert joined is None or joined == whole(path)
 
@@ -150,17 +161,58 @@ def test_a_cut_between_owner_references_is_not_taken(tmp_path: Path) -> None:
     with path.open("rb") as handle:
         for part in (first_part, rest_part):
             with pytest.raises(NotAccepted):
-                read_part(part(handle, inside + 1), lambda n: None)
+                read_part(part(handle, Cut("items", inside + 1)), lambda n: None)
     share = inside / len(data)
     assert in_one_process(path, share - 1e-9) in (None, whole(path))
     assert split(path, share - 1e-9) in (None, whole(path))
 
 
-def test_only_lists_large_enough_are_cut(tmp_path: Path) -> None:
+def test_only_files_large_enough_are_cut(tmp_path: Path) -> None:
     path = write(tmp_path, busy_list())
     assert read_in_halves(str(path), "s", lambda n: None) is None  # below SPLIT_FROM
-    recording = write(tmp_path, json.loads(FIXTURES[0].read_text()), name="recording.json")
-    assert split(recording) is None  # a recording has no items to cut between
+    assert split(path) is not None
+
+
+def test_a_file_with_no_list_to_cut_is_read_whole(tmp_path: Path) -> None:
+    nodes = busy_list()["items"][:4]
+    no_items: list[dict[str, Any]] = []
+    for items in (no_items, nodes[:1]):  # no two elements to learn the separator from
+        path = write(tmp_path, {"kind": "List", "apiVersion": "v1", "items": items})
+        assert split(path) is None
+    recording = json.loads(FIXTURES[0].read_text())
+    path = write(tmp_path, {**recording, "nodes": recording["nodes"][:1]})
+    assert split(path) is None
+
+
+def test_a_cut_in_a_recordings_namespaces_is_not_taken(tmp_path: Path) -> None:
+    """A recording's cut is taken only in its pods: elsewhere both parts may read, but
+    the second would not be pods."""
+    recording = json.loads(FIXTURES[0].read_text())
+    recording["namespaces"] = [{"metadata": {"name": f"ns{i}"}} for i in range(200)]
+    path = write(tmp_path, recording)
+    assert split(path, 0.9) is None
+    assert split(path, 0.2) == whole(path)
+
+
+@pytest.mark.parametrize(
+    ("key", "size", "meanwhile", "share"),
+    [
+        ("items", 2_380_000_000, 0, 0.5),
+        ("items", 2_380_000_000, 5_300_000, 0.417),
+        ("pods", 102_000_000, 5_300_000, 0.110),
+        ("pods", 10_000_000, 5_300_000, 0.1),
+    ],
+    ids=[
+        "nothing else to read: half each",
+        "the large case's List and manifests",
+        "the large case's recording and manifests",
+        "manifests that take longer than the file: a tenth at least",
+    ],
+)
+def test_this_process_reads_less_by_what_it_reads_first(
+    key: str, size: int, meanwhile: int, share: float
+) -> None:
+    assert first_share(key, size, meanwhile) == pytest.approx(share, abs=0.001)
 
 
 def test_no_cut_while_other_threads_run(tmp_path: Path) -> None:
@@ -213,7 +265,7 @@ def test_a_member_named_on_both_sides_of_the_cut_is_the_whole_readings_to_judge(
     path = tmp_path / "twice.json"
     path.write_text(text)
     with path.open("rb") as handle:
-        cut = cut_at(handle, path.stat().st_size, 0.5)
+        cut = cut_at(handle, path.stat().st_size, lambda key: 0.5)
         assert cut is not None
         first = read_part(first_part(handle, cut), lambda n: None)
         with pytest.raises(NotAccepted):

@@ -19,6 +19,7 @@ the data.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
 import json
 import os
@@ -189,6 +190,17 @@ def read_documents(
         if path == "-" or leave_out is None or not leave_out(path)
     ]
     return _read_all(expanded, stdin, loader or default_loader(), origin_root)
+
+
+def manifest_bytes(paths: Sequence[str], leave_out: Callable[[str], bool] | None = None) -> int:
+    """How many bytes of files :func:`read_documents` would read (standard input and what
+    cannot be looked at count nothing): what reading them will take, roughly."""
+    total = 0
+    for path, _ in _expand(paths):
+        if path != "-" and (leave_out is None or not leave_out(path)):
+            with contextlib.suppress(OSError):
+                total += os.stat(path).st_size
+    return total
 
 
 def _read_all(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -206,13 +206,14 @@ def members(
         buffer.expect(b",")
 
 
-def separator(head: bytes, key: str) -> bytes | None:
-    """The bytes between the first two elements of the top-level array ``key`` (see
-    :func:`members`), if ``head``, a file's first bytes, holds them. Where they occur again
-    the array goes on (a guess, as ever: a reader that relies on it proves it by decoding).
+def separator(head: bytes, names: Collection[str]) -> tuple[str, bytes] | None:
+    """The first top-level array of ``names`` that ``head``, a file's first bytes, holds
+    the first two elements of, and the bytes between them (see :func:`members`). Where
+    they occur again the array goes on (a guess, as ever: a reader that relies on it
+    proves it by decoding).
 
-    >>> separator(b'{"a": 1, "items": [{"k": 1}, {"k": 2}]}', "items")
-    b'}, {"k"'
+    >>> separator(b'{"a": 1, "items": [{"k": 1}, {"k": 2}]}', ["items"])
+    ('items', b'}, {"k"')
     """
     buffer = _Buffer(io.BytesIO(head), len(head) or 1, lambda n: None)
     try:
@@ -223,10 +224,12 @@ def separator(head: bytes, key: str) -> bytes | None:
             if found is None:
                 return None
             buffer.pos = found.end()
-            if found.group(1).decode("utf-8", "surrogateescape") == key and buffer.peek() == b"[":
+            name = found.group(1).decode("utf-8", "surrogateescape")
+            if name in names and buffer.peek() == b"[":
                 buffer.pos += 1
                 buffer.skip_space()
-                return _separator(buffer)
+                elements = _separator(buffer)
+                return None if elements is None else (name, elements)
             _whole_value(buffer)
             buffer.expect(b",")
     except StreamError:

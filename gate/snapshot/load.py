@@ -313,11 +313,11 @@ def load_snapshot(path: str, on_read: Callable[[int], None] | None = None) -> Sn
 
 
 @contextmanager
-def reading_snapshot(path: str) -> Iterator[SnapshotReading]:
-    """A snapshot file's reading, started: a large List's second reader reads now (see
-    :mod:`gate.snapshot.halves`), while the caller does other work before it asks for the
-    snapshot. Stopped on leaving, whatever happened."""
-    reading = SnapshotReading(path)
+def reading_snapshot(path: str, meanwhile: int = 0) -> Iterator[SnapshotReading]:
+    """A snapshot file's reading, started: a large file's second reader reads now (see
+    :mod:`gate.snapshot.halves`), while the caller reads ``meanwhile`` bytes of YAML
+    before it asks for the snapshot. Stopped on leaving, whatever happened."""
+    reading = SnapshotReading(path, meanwhile)
     try:
         yield reading
     finally:
@@ -326,16 +326,16 @@ def reading_snapshot(path: str) -> Iterator[SnapshotReading]:
 
 class SnapshotReading:
     """The file is read once by the typed streaming reader, which keeps only the fields the
-    checks read (a large List by two processes at once). When it finds anything it does not
+    checks read (a large file by two processes at once). When it finds anything it does not
     accept, the file is read again by the reference reader, so that the verdict on the file,
     and any message, is that reader's. The file is named in messages and reports as
     :func:`display_path` shows it (a file name's bytes that are not UTF-8 as U+FFFD): a
     report must hold it, and a merge must read that report back."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, meanwhile: int = 0) -> None:
         self._path = path
         try:
-            self._second = SecondReader.start(path)
+            self._second = SecondReader.start(path, meanwhile=meanwhile)
         except OSError:  # said when the snapshot is asked for
             self._second = None
 
