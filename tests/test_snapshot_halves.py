@@ -59,6 +59,10 @@ def in_one_process(path: Path, share: float) -> Snapshot | None:
             return None
 
 
+def constant(share: float) -> Callable[[str], float]:
+    return lambda key: share
+
+
 def split(path: Path, share: float = 0.5) -> Snapshot | None:
     return read_in_halves(str(path), str(path), lambda n: None, split_from=0, share=share)
 
@@ -354,3 +358,20 @@ def _recorded(
         return started[-1]
 
     return recording
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 23, 64, 1000])
+def test_the_cut_is_found_wherever_the_separator_straddles_the_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    path = write(tmp_path, busy_list())
+    size = path.stat().st_size
+
+    def cuts() -> list[Cut | None]:
+        with path.open("rb") as handle:
+            return [cut_at(handle, size, constant(share)) for share in SHARES]
+
+    expected = cuts()
+    monkeypatch.setattr(halves, "_CHUNK", chunk)
+    assert cuts() == expected
+    assert None not in expected[:-1]

@@ -51,6 +51,7 @@ recording's pods, by the bytes between its first two nodes (its writer lays out 
 array alike, and the cut is proven anyway)."""
 _HEAD = 1 << 20  # the List's first two items start within it: a Node is tens of kilobytes
 _SEARCHED = 64 << 20  # where the items' separator is looked for, from the middle on
+_CHUNK = 1 << 20
 
 
 class _Part(io.RawIOBase):
@@ -124,14 +125,26 @@ def first_share(key: str, size: int, meanwhile: int) -> float:
 def cut_at(handle: BinaryIO, size: int, share: Callable[[str], float]) -> Cut | None:
     """Where the file is cut: the comma between two elements of the array found, at or
     after the ``share`` of the file that array's name gives."""
+    handle.seek(0)
     learned = separator(handle.read(_HEAD), _CUT_ARRAYS)
     if learned is None:
         return None
     key, elements = _CUT_ARRAYS[learned[0]], learned[1]
     start = int(size * share(key))
     handle.seek(start)
-    found = handle.read(_SEARCHED).find(elements)
-    return None if found < 0 else Cut(key, start + found + elements.index(b","))
+    tail, position = b"", start  # the file's bytes from ``position`` on, not yet searched
+    while position - start < _SEARCHED:
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            return None
+        text = tail + chunk
+        found = text.find(elements)
+        if found >= 0:
+            return Cut(key, position + found + elements.index(b","))
+        kept = min(len(elements) - 1, len(text))  # the separator may straddle two chunks
+        position += len(text) - kept
+        tail = text[len(text) - kept :]
+    return None
 
 
 def _can_fork() -> bool:
