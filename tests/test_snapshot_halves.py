@@ -375,3 +375,9 @@ def test_the_cut_is_found_wherever_the_separator_straddles_the_reads(
     monkeypatch.setattr(halves, "_CHUNK", chunk)
     assert cuts() == expected
     assert None not in expected[:-1]
+
+
+def test_one_core_reads_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, busy_list())
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert split(path) is None

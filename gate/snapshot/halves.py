@@ -148,8 +148,13 @@ def cut_at(handle: BinaryIO, size: int, share: Callable[[str], float]) -> Cut | 
 
 
 def _can_fork() -> bool:
-    # A fork copies one thread only: with others running, a lock they hold stays held.
-    return sys.platform.startswith("linux") and threading.active_count() == 1
+    """Linux, a second core to use, and no other thread: a fork copies one thread only, so
+    a lock another holds would stay held."""
+    return (
+        sys.platform.startswith("linux")
+        and len(os.sched_getaffinity(0)) > 1
+        and threading.active_count() == 1
+    )
 
 
 class SecondReader:
