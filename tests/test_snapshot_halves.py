@@ -8,6 +8,8 @@ import io
 import json
 import multiprocessing
 import os
+import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -381,3 +383,29 @@ def test_one_core_reads_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     path = write(tmp_path, busy_list())
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert split(path) is None
+
+
+def test_a_pipe_is_read_once_by_one_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--snapshot <(kubectl get ...)``: the pipe is not opened to look for a cut, which
+    would take the bytes its writer sends first (with no writer yet, opening it would wait)."""
+    monkeypatch.setattr(halves, "SPLIT_FROM", 0)
+    source = write(tmp_path, busy_list())
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+
+    def stuck(signum: int, frame: object) -> None:
+        raise TimeoutError("the pipe was opened")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(5)
+    try:
+        assert SecondReader.start(str(pipe)) is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    writer = subprocess.Popen(["sh", "-c", f"cat '{source}' > '{pipe}'"])
+    try:
+        assert load_snapshot(str(pipe)).pods == whole(source).pods
+    finally:
+        writer.wait(timeout=10)
+    assert writer.returncode == 0

@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -187,10 +188,15 @@ class SecondReader:
         caller reads it whole. OSError when the file cannot be read. ``meanwhile`` is how
         many bytes of YAML this process reads before its part (:func:`first_share`), unless
         ``share`` says what part it reads."""
+        # Looked at before it is opened: a pipe (``--snapshot <(kubectl ...)``) is read
+        # once, by one reader; opening it here would take its writer's first bytes away.
+        found = os.stat(path)
+        size = found.st_size
+        if not stat.S_ISREG(found.st_mode):
+            return None
+        if size < (SPLIT_FROM if split_from is None else split_from) or not _can_fork():
+            return None
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size < (SPLIT_FROM if split_from is None else split_from) or not _can_fork():
-                return None
             cut = cut_at(
                 handle,
                 size,
