@@ -1,5 +1,6 @@
-"""A large List read by two processes, each one part of its items, on a machine's two cores.
-The second starts first, so this one can read the manifests meanwhile.
+"""A large snapshot file read by two processes, each one part of its items (a recording's
+pods), on a machine's two cores. The second starts first, so this one can read the
+manifests meanwhile.
 
 Decoding is most of reading a 2.5 GB ``kubectl get -o json`` List, and one process decodes
 on one core. So the file is cut between two of its items, near the middle: this process
@@ -7,7 +8,8 @@ reads the first part as a whole List (the bytes up to the cut, then ``]}``), a f
 reads the rest as one (``{"items":[``, then the bytes after the cut) and hands over what it
 kept (:meth:`~gate.snapshot.stream.Reading.handed_over`: the nodes, the pods' columns and
 the texts their shared parts were decoded from, a few megabytes), and the two readings are
-joined as one reader would have read the file.
+joined as one reader would have read the file. A recording is cut between two of its pods
+alike (``{"pods":[`` opens the rest).
 
 The cut is guessed, as :mod:`gate.snapshot.jsonstream` guesses batches: where the bytes
 between the List's first two items occur again. Both parts decoding proves it: text before
@@ -183,11 +185,11 @@ class SecondReader:
         meanwhile: int = 0,
         window: int = WINDOW,
     ) -> SecondReader | None:
-        """The second reader of the List at ``path``; None when it is not read so (too
-        small, not a List whose items a cut could be found between, or no fork here): the
-        caller reads it whole. OSError when the file cannot be read. ``meanwhile`` is how
-        many bytes of YAML this process reads before its part (:func:`first_share`), unless
-        ``share`` says what part it reads."""
+        """The second reader of the snapshot file at ``path``; None when it is not read so
+        (not a regular file, too small, not a List or recording whose items a cut could be
+        found between, or no fork here): the caller reads it whole. OSError when the file
+        cannot be read. ``meanwhile`` is how many bytes of YAML this process reads before
+        its part (:func:`first_share`), unless ``share`` says what part it reads."""
         # Looked at before it is opened: a pipe (``--snapshot <(kubectl ...)``) is read
         # once, by one reader; opening it here would take its writer's first bytes away.
         found = os.stat(path)
@@ -236,7 +238,7 @@ def read_in_halves(
     share: float | None = None,
     window: int = WINDOW,
 ) -> Snapshot | None:
-    """The snapshot in the List at ``path``, read by two processes at once; None as
+    """The snapshot in the file at ``path``, read by two processes at once; None as
     :meth:`SecondReader.start` and :meth:`SecondReader.snapshot` say."""
     second = SecondReader.start(path, split_from=split_from, share=share, window=window)
     return None if second is None else second.snapshot(source, on_read)
@@ -244,7 +246,7 @@ def read_in_halves(
 
 def _read_rest(path: str, cut: Cut, window: int, sender: Connection) -> None:
     """The second process: the items after the cut and the rest of the object, read as a
-    List of their own, handed over (None when they did not read as one)."""
+    snapshot of their own, handed over (None when they did not read as one)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
     try:
         with open(path, "rb") as handle:
