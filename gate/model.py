@@ -5,12 +5,16 @@ manifests -> Document -> Workload -> (Snapshot -> NodeView) -> WorkloadResult ->
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from functools import cache
+from itertools import compress, repeat
+from typing import Any, overload
 
 
 class Verdict(str, Enum):
@@ -328,6 +332,173 @@ class NodeOutcome:
         return not self.reasons
 
 
+# Byte b of a bitset -> eight bytes, the j-th being bit j of b (0 or 1).
+_EXPAND = [bytes((b >> j) & 1 for j in range(8)) for b in range(256)]
+
+
+def bitset(positions: Iterable[int], count: int) -> int:
+    """The bitset of ``positions``, each below ``count``, built at C speed.
+
+    >>> bin(bitset([4, 1, 2], 6))
+    '0b10110'
+    """
+    flags = bytearray(count)
+    deque(map(flags.__setitem__, positions, repeat(1)), maxlen=0)
+    return int(flags[::-1].translate(_digits(1)) or b"0", 2)
+
+
+_NODE, _REASONS = operator.attrgetter("node"), operator.attrgetter("reasons")
+_PLUGIN, _TAINT, _CODE = map(operator.attrgetter, ("plugin", "taint", "code"))
+
+
+class _Numbering(dict[Hashable, int]):
+    """Numbers keys in the order they are first looked up."""
+
+    def __missing__(self, key: Hashable) -> int:
+        number = self[key] = len(self)
+        return number
+
+
+def _looped(outcomes: Sequence[NodeOutcome]) -> tuple[tuple[NodeOutcome, int], ...]:
+    """The sets of :meth:`NodeOutcomes.of` by one loop over the nodes, for any number of
+    outcomes."""
+    groups: dict[NodeOutcome, int] = {}
+    for position, o in enumerate(outcomes):
+        if o.reasons or o.taint is not None or o.plugin or o.code is not None:
+            shown = NodeOutcome("", o.reasons, o.taint, o.plugin, o.code)
+            groups[shown] = groups.get(shown, 0) | 1 << position
+    return tuple(groups.items())
+
+
+@cache
+def _digits(number: int) -> bytes:
+    """A ``bytes.translate`` table: the digit 1 for ``number``, 0 for every other byte."""
+    return bytes(ord("1") if byte == number else ord("0") for byte in range(256))
+
+
+def positions(bits: int, limit: int | None = None) -> Iterator[int]:
+    """The positions of the bits set in ``bits``, lowest first, at most ``limit`` of them.
+
+    >>> list(positions(0b10110)), list(positions(0b10110, limit=2))
+    ([1, 2, 4], [1, 2])
+    """
+    while bits and limit != 0:
+        lowest = bits & -bits
+        yield lowest.bit_length() - 1
+        bits ^= lowest
+        limit = None if limit is None else limit - 1
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NodeOutcomes(Sequence[NodeOutcome]):
+    """Every node's outcome for one pod, in node order, kept as the sets of nodes that
+    share one: a workload's answer is a few such sets, however many nodes there are.
+
+    ``names`` are the nodes' names in node order; ``groups`` pair a rejection's outcome
+    (its ``node`` empty) with the nodes that gave it, a bitset over ``names`` (bit i is
+    ``names[i]``); the groups are disjoint, and a node in none of them fits. Reports derive
+    what they show from the sets; indexing or iterating gives the per-node outcomes, and
+    the value equals the tuple of the same outcomes (as read back from a report).
+
+    >>> cpu = ("Insufficient cpu",)
+    >>> outcomes = NodeOutcomes(("a", "b", "c"), ((NodeOutcome("", cpu), 0b101),))
+    >>> outcomes == (NodeOutcome("a", cpu), NodeOutcome("b", ()), NodeOutcome("c", cpu))
+    True
+    >>> outcomes.nodes_in(outcomes.fitting), outcomes.nodes_in(0b101, limit=1)
+    (('b',), ('a',))
+    """
+
+    names: tuple[str, ...]
+    groups: tuple[tuple[NodeOutcome, int], ...]
+
+    @classmethod
+    def of(cls, outcomes: Sequence[NodeOutcome]) -> NodeOutcomes:
+        """``outcomes`` as sets of nodes (themselves when they already are).
+
+        Read at C speed, since a merged report has thousands of 5,000-node tuples: each
+        node's outcome is numbered as first seen (its taint and code by identity, which C
+        hashes), one byte per node, and each number's nodes are read off those bytes as the
+        binary digits of its bitset. Equal outcomes numbered apart make two sets of one
+        outcome, which every view of the sets merges as it merges different outcomes."""
+        if isinstance(outcomes, NodeOutcomes):
+            return outcomes
+        names = tuple(map(_NODE, outcomes))
+        numbering = _Numbering()
+        keys = zip(
+            map(_REASONS, outcomes),
+            map(_PLUGIN, outcomes),
+            map(id, map(_TAINT, outcomes)),
+            map(id, map(_CODE, outcomes)),
+            strict=True,
+        )
+        try:
+            numbers = bytes(map(numbering.__getitem__, keys))
+        except ValueError:  # more than 256 distinct outcomes: no byte holds their numbers
+            return cls(names, _looped(outcomes))
+        highest_first = numbers[::-1]
+        groups = []
+        for number in numbering.values():
+            o = outcomes[numbers.find(number)]
+            if o.reasons or o.taint is not None or o.plugin or o.code is not None:
+                shown = NodeOutcome("", o.reasons, o.taint, o.plugin, o.code)
+                groups.append((shown, int(highest_first.translate(_digits(number)), 2)))
+        return cls(names, tuple(groups))
+
+    @property
+    def fitting(self) -> int:
+        """The nodes the pod fits, as a bitset."""
+        rejected = 0
+        for shown, bits in self.groups:
+            if shown.reasons:
+                rejected |= bits
+        return (1 << len(self.names)) - 1 & ~rejected
+
+    def nodes_in(self, bits: int, limit: int | None = None) -> tuple[str, ...]:
+        """The names of the nodes in ``bits``, in node order, at most ``limit`` of them."""
+        if limit is None or limit >= bits.bit_count():
+            packed = bits.to_bytes((len(self.names) + 7) // 8, "little")
+            return tuple(compress(self.names, b"".join(map(_EXPAND.__getitem__, packed))))
+        return tuple(map(self.names.__getitem__, positions(bits, limit)))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, position: int) -> NodeOutcome: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> tuple[NodeOutcome, ...]: ...
+
+    def __getitem__(self, position: int | slice) -> NodeOutcome | tuple[NodeOutcome, ...]:
+        if isinstance(position, slice):
+            return tuple(self)[position]
+        name = self.names[position]  # raises IndexError past the end, as a tuple does
+        position %= len(self.names)
+        for shown, bits in self.groups:
+            if bits >> position & 1:
+                return NodeOutcome(name, shown.reasons, shown.taint, shown.plugin, shown.code)
+        return NodeOutcome(name, ())
+
+    def __iter__(self) -> Iterator[NodeOutcome]:
+        placed: list[NodeOutcome | None] = [None] * len(self.names)
+        for shown, bits in self.groups:
+            for position in positions(bits):
+                placed[position] = shown
+        for name, found in zip(self.names, placed, strict=True):
+            if found is None:
+                yield NodeOutcome(name, ())
+            else:
+                yield NodeOutcome(name, found.reasons, found.taint, found.plugin, found.code)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (tuple, NodeOutcomes)):
+            return NotImplemented
+        return len(self) == len(other) and all(map(operator.eq, self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+
 class Family(str, Enum):
     """What kind of "no" a failing workload got, from the rejecting plugin (and, for
     results that were not evaluated, the verdict): one code-scanning rule each."""
@@ -534,7 +705,9 @@ class WorkloadResult:
     verdict: Verdict
     message: str | None = None
     reason: str | None = None
-    nodes: tuple[NodeOutcome, ...] = ()
+    nodes: Sequence[NodeOutcome] = ()
+    """Every node's outcome for its first pod, in node order: :class:`NodeOutcomes` from
+    the engine, a tuple when read back from a report."""
     requests: tuple[tuple[str, str], ...] = ()
     warnings: tuple[WorkloadWarning, ...] = ()
     placement: ReplicaFit | None = None
@@ -550,8 +723,9 @@ class WorkloadResult:
     @property
     def fits(self) -> tuple[str, ...]:
         """The nodes the pod fits, in node order (reports share them through
-        :class:`gate.reports.views.Views`, derived once per outcome tuple)."""
-        return tuple(o.node for o in self.nodes if o.fits)
+        :class:`gate.reports.views.Views`, derived once per outcomes)."""
+        outcomes = NodeOutcomes.of(self.nodes)
+        return outcomes.nodes_in(outcomes.fitting)
 
     @property
     def title(self) -> str:

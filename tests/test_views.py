@@ -3,19 +3,28 @@ same context; never a view of another tuple."""
 
 from __future__ import annotations
 
-from gate.model import NodeOutcome
+import doctest
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate import model
+from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Taint, Verdict
+from gate.reports import views
+from gate.reports.jsonreport import _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment
 from gate.reports.reporter import ReportContext
-from gate.reports.views import Outcomes, Views, fitting_nodes
-from gate.reports.wording import reason_groups
-from tests.report_builders import CLUSTER, NOW, fixture_report
+from gate.reports.views import Outcomes, Views, fitting_count, fitting_nodes
+from gate.reports.wording import NODES_SHOWN, detail, headline, node_list, reason_groups
+from tests.report_builders import CLUSTER, NOW, fixture_report, result
 
 
 def test_a_view_is_derived_once_per_tuple_and_never_for_an_equal_one() -> None:
-    calls: list[Outcomes] = []
+    calls: list[NodeOutcomes] = []
 
-    def count(nodes: Outcomes) -> int:
+    def count(nodes: NodeOutcomes) -> int:
         calls.append(nodes)
         return len(nodes)
 
@@ -41,3 +50,136 @@ def test_writers_given_one_context_share_its_views() -> None:
     assert all(
         reason_groups(r, context.views) is groups for r, groups in zip(failing, shared, strict=True)
     )
+
+
+# --- every view, derived from the sets of nodes, equals the view walked node by node ---------
+
+_TAINT = Taint("dedicated", "gpu", "NoSchedule")
+_SHOWN = (
+    NodeOutcome("", ("Insufficient cpu",), plugin="NodeResourcesFit", code=Code.UNSCHEDULABLE),
+    NodeOutcome("", ("Insufficient cpu", "Too many pods"), plugin="NodeResourcesFit"),
+    NodeOutcome("", ("Insufficient cpu",), plugin="NodePorts"),  # same reasons, other plugin
+    NodeOutcome("", ("node(s) had untolerated taint {dedicated: gpu}",), _TAINT, "TaintToleration"),
+    NodeOutcome("", ("node(s) had untolerated taint {dedicated: gpu}",), _TAINT, "NodeAffinity"),
+    NodeOutcome("", ("node(s) didn't match Pod's node affinity/selector",), None, "NodeAffinity"),
+    NodeOutcome("", ("node(s) didn't match pod anti-affinity rules",), None, "InterPodAffinity"),
+)
+
+
+@st.composite
+def node_outcomes(draw: st.DrawFn) -> tuple[NodeOutcome, ...]:
+    """Up to 70 nodes, each fitting or rejected with one of a few outcomes, some with an
+    equal taint of their own (as outcomes read back from a report have)."""
+    kinds = draw(st.lists(st.tuples(st.integers(-1, len(_SHOWN) - 1), st.booleans()), max_size=70))
+    built = []
+    for i, (kind, own_taint) in enumerate(kinds):
+        if kind < 0:
+            built.append(NodeOutcome(f"n{i}", ()))
+            continue
+        shown = _SHOWN[kind]
+        taint = shown.taint
+        if own_taint and taint is not None:
+            taint = Taint(taint.key, taint.value, taint.effect)
+        built.append(NodeOutcome(f"n{i}", shown.reasons, taint, shown.plugin, shown.code))
+    return tuple(built)
+
+
+def _naive_groups(
+    nodes: Outcomes, listed: int | None
+) -> list[tuple[tuple[str, ...], int, list[str]]]:
+    counts: dict[tuple[str, ...], int] = {}
+    chosen: dict[tuple[str, ...], list[str]] = {}
+    for o in nodes:
+        counts[o.reasons] = counts.get(o.reasons, 0) + 1
+        group = chosen.setdefault(o.reasons, [])
+        if listed is None or len(group) < listed:
+            group.append(o.node)
+    return [(reasons, count, chosen[reasons]) for reasons, count in counts.items()]
+
+
+def _naive_reason_groups(nodes: Outcomes, daemonset: bool) -> list[tuple[str, tuple[str, ...]]]:
+    groups: dict[tuple[int, str], list[str]] = {}
+    for o in nodes:
+        rank, label = 1, "fit"
+        if not o.fits:
+            label = ", ".join(o.reasons)
+            if o.taint is not None and o.taint.braced() not in label:
+                label += f" ({o.taint})"
+            targeted = o.plugin in ROOM_PLUGINS
+            rank, label = (
+                (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
+            )
+        groups.setdefault((rank, label), []).append(o.node)
+    ordered = sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
+    return [(label, tuple(names)) for (_, label), names in ordered]
+
+
+def _naive_untolerated(nodes: Outcomes) -> list[dict[str, str]]:
+    by_taint: dict[Taint, int] = {}
+    for number, o in enumerate(nodes):
+        if o.taint is not None:
+            by_taint[o.taint] = by_taint.get(o.taint, 0) | 1 << number
+    return [
+        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
+        for t, bits in by_taint.items()
+    ]
+
+
+def _naive_lines(nodes: Outcomes) -> tuple[str, str, str]:
+    """The taint line, the no-room line and the partial headline, node by node."""
+    taints = Counter(str(o.taint) for o in nodes if o.taint is not None)
+    lacking = [f"{o.node} ({', '.join(o.reasons)})" for o in nodes if o.plugin in ROOM_PLUGINS]
+    targeted = [o for o in nodes if o.fits or o.plugin in ROOM_PLUGINS]
+    reasons = Counter(r for o in targeted for r in o.reasons)
+    entries = sorted((f"{n} {r}" for r, n in reasons.items()), key=lambda e: e.encode("utf-8"))
+    short = sum(1 for o in targeted if not o.fits)
+    return (
+        ", ".join(f"{n} x {taint}" for taint, n in sorted(taints.items())),
+        f"no room on {len(lacking)} targeted node(s): {node_list(lacking, NODES_SHOWN)}",
+        f"no room on {short} of {len(targeted)} targeted nodes: {', '.join(entries)}",
+    )
+
+
+def _as_sets(nodes: Outcomes) -> list[Outcomes]:
+    """The outcomes as read back (a tuple), put in sets, and in sets listed in another
+    order, as the engine may list them."""
+    sets = NodeOutcomes.of(nodes)
+    return [nodes, sets, NodeOutcomes(sets.names, tuple(reversed(sets.groups)))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(node_outcomes(), st.sampled_from([None, 0, 1, 3, 10]))
+def test_every_view_of_the_sets_equals_the_view_node_by_node(
+    nodes: tuple[NodeOutcome, ...], listed: int | None
+) -> None:
+    taints, no_room, partial = _naive_lines(nodes)
+    for given_nodes in _as_sets(nodes):
+        assert given_nodes == nodes and tuple(given_nodes) == nodes
+        assert [given_nodes[i] for i in range(len(nodes))] == list(nodes)
+        fitting = tuple(o.node for o in nodes if o.fits)
+        assert Views().of(fitting_nodes, given_nodes) == fitting
+        assert Views().of(fitting_count, given_nodes) == len(fitting)
+        assert outcome_groups(given_nodes, listed) == _naive_groups(nodes, listed)
+        for kind, daemonset in (("Deployment", False), ("DaemonSet", True)):
+            grouped = reason_groups(result(kind=kind, nodes=given_nodes))
+            assert [(g.label, g.nodes) for g in grouped] == _naive_reason_groups(nodes, daemonset)
+        failing = result(nodes=given_nodes, verdict=Verdict.NO, message="m")
+        named = [f"untolerated taints: {taints}"] if taints else []
+        assert detail(failing, Views()) == ["m", *named, ""]
+        daemonset_result = result(kind="DaemonSet", nodes=given_nodes, verdict=Verdict.PARTIAL)
+        assert detail(daemonset_result, Views())[0] == no_room
+        partial_result = result(nodes=given_nodes, verdict=Verdict.PARTIAL)
+        assert headline(partial_result) == " ".join(partial.split())  # one line
+        assert _untolerated(result(nodes=given_nodes)) == _naive_untolerated(nodes)
+
+
+def test_outcomes_of_more_kinds_than_a_byte_numbers_are_put_in_sets_exactly() -> None:
+    nodes = tuple(NodeOutcome(f"n{i}", (f"reason {i % 300}",) if i % 7 else ()) for i in range(900))
+    sets = NodeOutcomes.of(nodes)
+    assert sets == nodes and len(sets.groups) == 300
+    assert outcome_groups(sets, 2) == _naive_groups(nodes, 2)
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    assert doctest.testmod(model).failed == 0
+    assert doctest.testmod(views).failed == 0

@@ -40,6 +40,7 @@ from gate.model import (
     HostPort,
     Location,
     NodeOutcome,
+    NodeOutcomes,
     ReplicaFit,
     Report,
     SnapshotInfo,
@@ -49,6 +50,7 @@ from gate.model import (
     WarningKind,
     WorkloadResult,
     WorkloadWarning,
+    bitset,
 )
 from gate.reports.jsonreport import SCHEMA_VERSION
 from gate.scheduler.engine import DAEMONSET_TARGETS_NOTHING
@@ -413,32 +415,27 @@ def _check_together(parts: Sequence[_Part]) -> None:
         raise UsageError(f"shard(s) {shown} missing: every shard must be merged")
 
 
-def _taints(entries: list[_Untolerated]) -> dict[int, Taint]:
-    found: dict[int, Taint] = {}
-    for entry in entries:
-        taint = Taint(key=entry.key, value=entry.value, effect=entry.effect)
-        bits = int(entry.nodes, 16)  # checked: lower-case hex over the listed nodes
-        while bits:
-            low = bits & -bits
-            found[low.bit_length() - 1] = taint
-            bits ^= low
-    return found
-
-
 def _outcomes(
     workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
-) -> tuple[NodeOutcome, ...]:
-    """The workload's per-node outcomes in node order, put back group by group (the groups
-    are checked to name each node once)."""
-    taint_of = _taints(untolerated)
-    placed: list[NodeOutcome | None] = [None] * len(index) if workload.outcomes else []
+) -> Sequence[NodeOutcome]:
+    """The workload's per-node outcomes in node order, as the sets of nodes that share one:
+    each group's nodes, parted by the taint named on them (the groups are checked to name
+    each node once; where taints overlap, the last one named is the node's)."""
+    if not workload.outcomes:
+        return ()
+    taints = [(Taint(e.key, e.value, e.effect), int(e.nodes, 16)) for e in untolerated]
+    sets: list[tuple[NodeOutcome, int]] = []
     for group in workload.outcomes:
         reasons = tuple(group.reasons)
         plugin = plugin_of(reasons)
-        for name in group.nodes:
-            at = index[name]
-            placed[at] = NodeOutcome(name, reasons, taint_of.get(at), plugin)
-    return tuple(filter(None, placed))
+        nodes = bitset(map(index.__getitem__, group.nodes), len(index))
+        for taint, tainted in reversed(taints):
+            if nodes & tainted:
+                sets.append((NodeOutcome("", reasons, taint, plugin), nodes & tainted))
+                nodes &= ~tainted
+        if nodes and (reasons or plugin):  # the rest of the nodes that fit are no set
+            sets.append((NodeOutcome("", reasons, None, plugin), nodes))
+    return NodeOutcomes(tuple(index), tuple(sets))
 
 
 def _result(

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from functools import cache
-from itertools import compress
-from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -30,6 +27,7 @@ from gate.model import (
     VERDICT_ORDER,
     Cause,
     NodeOutcome,
+    NodeOutcomes,
     Report,
     ShardReport,
     Taint,
@@ -43,72 +41,27 @@ Reasons = tuple[str, ...]
 Group = tuple[Reasons, int, list[str]]
 """An outcome group: its reasons, how many nodes gave them, and the names listed."""
 
-_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
-
-
-class _Numbering(dict[Reasons, int]):
-    """Numbers lists of reasons in the order they are first looked up."""
-
-    def __missing__(self, reasons: Reasons) -> int:
-        number = self[reasons] = len(self)
-        return number
-
-
-@cache
-def _only(number: int) -> bytes:
-    """A ``bytes.translate`` table: 1 for ``number``, 0 for every other byte."""
-    return bytes(int(byte == number) for byte in range(256))
-
 
 def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
     """``outcomes`` grouped by reasons, in order of first appearance, at most ``listed``
     names per group (None: all), in node order.
 
-    A run has hundreds of distinct 5,000-node tuples, so each is read once at C speed into
-    one byte per node (its list's number, numbered as first seen); counting a group and
-    finding its first names are then searches of those bytes.
+    Derived from the sets of nodes that share an outcome (:class:`~gate.model.NodeOutcomes`,
+    a few per workload): a group's count is its set's size, its place the set's first node.
 
     >>> fit, cpu = (), ("Insufficient cpu",)
     >>> nodes = [NodeOutcome(n, r) for n, r in [("a", cpu), ("b", fit), ("c", cpu)]]
     >>> outcome_groups(nodes, 1)
     [(('Insufficient cpu',), 2, ['a']), ((), 1, ['b'])]
     """
-    numbering = _Numbering()
-    try:
-        numbers = bytes(map(numbering.__getitem__, map(_REASONS, outcomes)))
-    except ValueError:  # more than 256 distinct lists: no byte holds their numbers
-        return _looped(outcomes, listed)
-    return [
-        (reasons, numbers.count(number), _names(outcomes, numbers, number, listed))
-        for reasons, number in numbering.items()
-    ]
-
-
-def _names(
-    outcomes: Sequence[NodeOutcome], numbers: bytes, number: int, listed: int | None
-) -> list[str]:
-    """The names of the nodes numbered ``number``, at most ``listed`` of them."""
-    if listed is None:
-        return list(map(_NODE, compress(outcomes, numbers.translate(_only(number)))))
-    names: list[str] = []
-    at = numbers.find(number)
-    while at >= 0 and len(names) < listed:
-        names.append(outcomes[at].node)
-        at = numbers.find(number, at + 1)
-    return names
-
-
-def _looped(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
-    """:func:`outcome_groups` by one loop over the nodes, for any number of lists."""
-    counts: dict[Reasons, int] = {}
-    chosen: dict[Reasons, list[str]] = {}
-    for outcome in outcomes:
-        reasons = outcome.reasons
-        counts[reasons] = counts.get(reasons, 0) + 1
-        group = chosen.setdefault(reasons, [])
-        if listed is None or len(group) < listed:
-            group.append(outcome.node)
-    return [(reasons, count, chosen[reasons]) for reasons, count in counts.items()]
+    sets = NodeOutcomes.of(outcomes)
+    fitting = sets.fitting
+    by_reasons: dict[Reasons, int] = {(): fitting} if fitting else {}
+    for shown, bits in sets.groups:
+        if shown.reasons and bits:
+            by_reasons[shown.reasons] = by_reasons.get(shown.reasons, 0) | bits
+    ordered = sorted(by_reasons.items(), key=lambda group: group[1] & -group[1])
+    return [(r, bits.bit_count(), list(sets.nodes_in(bits, listed))) for r, bits in ordered]
 
 
 def _group_document(group: Group) -> dict[str, Any]:
@@ -203,12 +156,13 @@ def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
     """Each named taint with the nodes it rejected: a hex bitset over the shard's
     ``nodes``, the snapshot's order, which is the order of every result's outcomes."""
     by_taint: dict[Taint, int] = {}
-    for number, outcome in enumerate(result.nodes):
-        if outcome.taint is not None:
-            by_taint[outcome.taint] = by_taint.get(outcome.taint, 0) | 1 << number
+    for shown, bits in NodeOutcomes.of(result.nodes).groups:
+        if shown.taint is not None and bits:
+            by_taint[shown.taint] = by_taint.get(shown.taint, 0) | bits
+    first_node = sorted(by_taint.items(), key=lambda taint: taint[1] & -taint[1])
     return [
         {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
-        for t, bits in by_taint.items()
+        for t, bits in first_node
     ]
 
 
@@ -305,7 +259,7 @@ class _OutcomeTexts:
         self._texts: dict[int, bytes] = {}
         self._cached = 0
 
-    def text(self, outcomes: tuple[NodeOutcome, ...]) -> bytes:
+    def text(self, outcomes: Sequence[NodeOutcome]) -> bytes:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found

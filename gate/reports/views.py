@@ -1,32 +1,32 @@
-"""What reports derive from a tuple of per-node outcomes, derived once per tuple.
+"""What reports derive from a workload's per-node outcomes, derived once per outcomes.
 
-The engine hands one tuple of per-node outcomes to every workload that behaves alike on
-every node (a few hundred tuples for thousands of workloads), and several reports show the
-same views of it: the nodes that fit, the reasons grouped, the headline. Hashing a
-5,000-node tuple costs as much as deriving the view, so a view is kept by the tuple's
-identity, and the tuple is held so that identity is not reused while the views live.
-A :class:`Views` lives as long as the writers that share it (one run's reports): it needs
-no bound, since the report holds every tuple anyway.
+The engine hands one value of per-node outcomes to every workload that behaves alike on
+every node (a few hundred for thousands of workloads), kept as the sets of nodes that share
+one outcome (:class:`~gate.model.NodeOutcomes`), and several reports show the same views
+of it: the nodes that fit, the reasons grouped, the headline. Every view is derived from
+those sets, a few per workload, never node by node; outcomes read back from a report (a
+tuple) are put in sets once. Hashing 5,000 outcomes costs as much as deriving the view, so
+a view is kept by the outcomes' identity, and they are held so that identity is not reused
+while the views live. A :class:`Views` lives as long as the writers that share it (one
+run's reports): it needs no bound, since the report holds every outcome anyway.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import compress
-from operator import attrgetter, not_
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
-from gate.model import NodeOutcome
+from gate.model import NodeOutcome, NodeOutcomes
 
-Outcomes = tuple[NodeOutcome, ...]
+Outcomes = Sequence[NodeOutcome]
 View = TypeVar("View")
 
 
 class Views:
-    """Views of outcome tuples, each derived once per (view, tuple).
+    """Views of per-node outcomes, each derived once per (view, outcomes).
 
     >>> views, calls = Views(), []
-    >>> def count(nodes: Outcomes) -> int:
+    >>> def count(nodes: NodeOutcomes) -> int:
     ...     calls.append(nodes)
     ...     return len(nodes)
     >>> nodes = (NodeOutcome("a", ()),)
@@ -37,23 +37,27 @@ class Views:
     __slots__ = ("_derived", "_held")
 
     def __init__(self) -> None:
-        self._held: dict[int, Outcomes] = {}
-        self._derived: dict[tuple[Callable[[Outcomes], Any], int], Any] = {}
+        self._held: dict[int, tuple[Outcomes, NodeOutcomes]] = {}
+        self._derived: dict[tuple[Callable[[NodeOutcomes], Any], int], Any] = {}
 
-    def of(self, derive: Callable[[Outcomes], View], nodes: Outcomes) -> View:
-        """``derive(nodes)``, computed the first time these very ``nodes`` are asked for."""
+    def of(self, derive: Callable[[NodeOutcomes], View], nodes: Outcomes) -> View:
+        """``derive`` of these very ``nodes`` as sets, computed the first time they are
+        asked for."""
         key = (derive, id(nodes))
         if key in self._derived:
             return cast(View, self._derived[key])
-        self._held.setdefault(id(nodes), nodes)
-        value = self._derived[key] = derive(nodes)
+        held = self._held.get(id(nodes))
+        if held is None:
+            held = self._held[id(nodes)] = (nodes, NodeOutcomes.of(nodes))
+        value = self._derived[key] = derive(held[1])
         return value
 
 
-_NODE, _REASONS = attrgetter("node"), attrgetter("reasons")
+def fitting_count(nodes: NodeOutcomes) -> int:
+    """How many nodes the pod fits (no reasons)."""
+    return nodes.fitting.bit_count()
 
 
-def fitting_nodes(nodes: Outcomes) -> tuple[str, ...]:
-    """The names of the nodes the pod fits (no reasons), in node order; gathered at C speed,
-    since a run asks it of hundreds of 5,000-node tuples."""
-    return tuple(compress(map(_NODE, nodes), map(not_, map(_REASONS, nodes))))
+def fitting_nodes(nodes: NodeOutcomes) -> tuple[str, ...]:
+    """The names of the nodes the pod fits (no reasons), in node order."""
+    return nodes.nodes_in(nodes.fitting)

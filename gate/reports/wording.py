@@ -8,7 +8,7 @@ the sentences say, and when, is decided here only.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,14 +18,17 @@ from gate.model import (
     VERDICT_ORDER,
     BaselineEntry,
     Change,
+    NodeOutcome,
+    NodeOutcomes,
     Report,
     SnapshotInfo,
     Term,
     Verdict,
     WorkloadResult,
+    positions,
     rfc3339_time,
 )
-from gate.reports.views import Outcomes, Views, fitting_nodes
+from gate.reports.views import Views, fitting_count, fitting_nodes
 
 NODES_SHOWN = 5
 _STDIN_NAMES = ("-", "<stdin>", "")
@@ -163,20 +166,22 @@ def requests_text(result: WorkloadResult) -> str:
 # --- a workload: why it got its verdict ------------------------------------------------------
 
 
-def node_list(names: Sequence[str], limit: int) -> str:
+def node_list(names: Sequence[str], limit: int, total: int | None = None) -> str:
+    """At most ``limit`` of ``names``, and how many more of ``total`` (all of ``names``
+    when not given) there are."""
     shown = ", ".join(names[:limit])
-    more = len(names) - limit
+    more = (len(names) if total is None else total) - limit
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _histogram(reasons: Sequence[str]) -> str:
+def _histogram(counted: Mapping[str, int]) -> str:
     """``3 Insufficient cpu, 1 Too many pods``: counts first, sorted as FitError sorts."""
-    entries = (f"{n} {reason}" for reason, n in Counter(reasons).items())
+    entries = (f"{n} {reason}" for reason, n in counted.items())
     return ", ".join(sorted(entries, key=lambda e: e.encode("utf-8")))
 
 
 def fits_sentence(result: WorkloadResult, views: Views) -> str:
-    text = f"fits {len(views.of(fitting_nodes, result.nodes))} of {len(result.nodes)} nodes"
+    text = f"fits {views.of(fitting_count, result.nodes)} of {len(result.nodes)} nodes"
     headroom = headroom_sentence(result)
     return f"{text}; {headroom}" if headroom else text
 
@@ -234,11 +239,21 @@ def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
     return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
 
 
-def _partial_headline(nodes: Outcomes) -> str:
-    targeted = [o for o in nodes if o.fits or o.plugin in ROOM_PLUGINS]
-    lacking = [r for o in targeted for r in o.reasons]
-    short = sum(1 for o in targeted if not o.fits)
-    return f"no room on {short} of {len(targeted)} targeted nodes: {_histogram(lacking)}"
+def _lacking_room(nodes: NodeOutcomes) -> list[tuple[NodeOutcome, int]]:
+    """The groups of nodes the pod is meant for that reject it for room (a DaemonSet's
+    targeted nodes without room)."""
+    return [(o, bits) for o, bits in nodes.groups if o.plugin in ROOM_PLUGINS and not o.fits]
+
+
+def _partial_headline(nodes: NodeOutcomes) -> str:
+    lacking: Counter[str] = Counter()
+    short = 0
+    for shown, bits in _lacking_room(nodes):
+        short += bits.bit_count()
+        for reason in shown.reasons:
+            lacking[reason] += bits.bit_count()
+    targeted = short + nodes.fitting.bit_count()
+    return f"no room on {short} of {targeted} targeted nodes: {_histogram(lacking)}"
 
 
 def headline(result: WorkloadResult, views: Views | None = None) -> str:
@@ -263,14 +278,22 @@ def _headline(result: WorkloadResult, views: Views) -> str:
     return result.reason or verdict.value.lower()
 
 
-def _taint_names(nodes: Outcomes) -> str:
-    counts = Counter(str(o.taint) for o in nodes if o.taint is not None)
+def _taint_names(nodes: NodeOutcomes) -> str:
+    counts: Counter[str] = Counter()
+    for shown, bits in nodes.groups:
+        if shown.taint is not None:
+            counts[str(shown.taint)] += bits.bit_count()
     return ", ".join(f"{n} x {taint}" for taint, n in sorted(counts.items()))
 
 
-def _no_room(nodes: Outcomes) -> str:
-    lacking = [f"{o.node} ({', '.join(o.reasons)})" for o in nodes if o.plugin in ROOM_PLUGINS]
-    return f"no room on {len(lacking)} targeted node(s): {node_list(lacking, NODES_SHOWN)}"
+def _no_room(nodes: NodeOutcomes) -> str:
+    lacking = 0
+    for _, bits in _lacking_room(nodes):
+        lacking |= bits
+    first = map(nodes.__getitem__, positions(lacking, NODES_SHOWN))
+    shown = [f"{o.node} ({', '.join(o.reasons)})" for o in first]
+    count = lacking.bit_count()
+    return f"no room on {count} targeted node(s): {node_list(shown, NODES_SHOWN, count)}"
 
 
 def detail(result: WorkloadResult, views: Views) -> list[str]:
@@ -329,31 +352,36 @@ def reason_groups(result: WorkloadResult, views: Views | None = None) -> tuple[R
     return (views or Views()).of(grouped, result.nodes)
 
 
-def _workload_groups(nodes: Outcomes) -> tuple[ReasonGroup, ...]:
+def _workload_groups(nodes: NodeOutcomes) -> tuple[ReasonGroup, ...]:
     return _grouped(nodes, daemonset=False)
 
 
-def _daemonset_groups(nodes: Outcomes) -> tuple[ReasonGroup, ...]:
+def _daemonset_groups(nodes: NodeOutcomes) -> tuple[ReasonGroup, ...]:
     return _grouped(nodes, daemonset=True)
 
 
-def _grouped(nodes: Outcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
-    groups: dict[tuple[int, str], list[str]] = {}
-    for outcome in nodes:
-        rank = 1
-        label = "fit"
-        if not outcome.fits:
-            label = ", ".join(outcome.reasons)
-            taint = outcome.taint
-            if taint is not None and taint.braced() not in label:
-                label += f" ({taint})"  # SPEC 4: human reports always name the taint
-            targeted = outcome.plugin in ROOM_PLUGINS
-            rank, label = (
-                (2, f"not targeted: {label}") if daemonset and not targeted else (0, label)
-            )
-        groups.setdefault((rank, label), []).append(outcome.node)
-    ordered = sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1]))
-    return tuple(ReasonGroup(label, tuple(nodes)) for (_, label), nodes in ordered)
+def _rejection_label(outcome: NodeOutcome, daemonset: bool) -> tuple[int, str]:
+    """A rejection's rank among the groups (0: rejected, 2: not targeted) and its label."""
+    label = ", ".join(outcome.reasons)
+    taint = outcome.taint
+    if taint is not None and taint.braced() not in label:
+        label += f" ({taint})"  # SPEC 4: human reports always name the taint
+    if daemonset and outcome.plugin not in ROOM_PLUGINS:
+        return 2, f"not targeted: {label}"
+    return 0, label
+
+
+def _grouped(nodes: NodeOutcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
+    fitting = nodes.fitting
+    groups: dict[tuple[int, str], int] = {(1, "fit"): fitting} if fitting else {}
+    for outcome, bits in nodes.groups:
+        if not outcome.fits and bits:
+            key = _rejection_label(outcome, daemonset)
+            groups[key] = groups.get(key, 0) | bits
+    ordered = sorted(
+        groups.items(), key=lambda item: (item[0][0], -item[1].bit_count(), item[0][1])
+    )
+    return tuple(ReasonGroup(label, nodes.nodes_in(bits)) for (_, label), bits in ordered)
 
 
 # --- the run ---------------------------------------------------------------------------------

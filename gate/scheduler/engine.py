@@ -3,9 +3,9 @@
 The filter plugins (:mod:`gate.scheduler.plugins`) run once per class of the nodes' part
 that each reads (:mod:`gate.scheduler.nodeindex`): cost grows with the number of such classes,
 not with the number of nodes, and verdicts, messages and counts are computed on sets of nodes.
-Only the per-node outcome list is as long as the node list, and it is gathered at C speed
-(:mod:`gate.scheduler.outcomes`). Pods whose answer depends on a node's name (``nodeName``,
-``matchFields``) are evaluated node by node.
+A workload's per-node outcomes are kept as those sets too (:mod:`gate.scheduler.outcomes`).
+Pods whose answer depends on a node's name (``nodeName``, ``matchFields``) are evaluated
+node by node.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from gate.k8s.version import Dialect
 from gate.model import (
     Cause,
     NodeOutcome,
+    NodeOutcomes,
     NodeView,
     ReplicaFit,
     Verdict,
@@ -45,7 +46,7 @@ from gate.scheduler.filters import (
     Rejection,
 )
 from gate.scheduler.nodeindex import NodeIndex
-from gate.scheduler.outcomes import OutcomeTables, outcome
+from gate.scheduler.outcomes import OutcomeTables
 from gate.scheduler.ownership import Ownership
 from gate.scheduler.placement import Ledger, set_bits
 from gate.scheduler.plugins import (
@@ -141,7 +142,7 @@ def _requests_text(profile: PodProfile) -> tuple[tuple[str, str], ...]:
 class _Answer:
     """What the filters say of every node for one pod, and what follows from it."""
 
-    outcomes: tuple[NodeOutcome, ...]
+    outcomes: NodeOutcomes
     any_fit: bool
     addon_only: bool  # every node that fits is an add-on node
     message: str | None  # the FitError, when no node fits
@@ -192,21 +193,11 @@ class Evaluator:
                 self.answers[key] = found
         return found
 
-    def _work_out(
-        self,
-        groups: Groups,
-        cycle: CycleState,
-        patch: tuple[_Answer, Mapping[int, Rejection | None]] | None = None,
-    ) -> _Answer:
-        """The answer of ``groups``; with ``patch``, they are an earlier answer's groups
-        with a few nodes' rejections changed, and its outcomes are patched at those nodes."""
+    def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
+        """The answer of ``groups``."""
         fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
-        if patch is None:
-            outcomes = self.tables.outcomes(groups)
-        else:
-            outcomes = self.tables.patched(patch[0].outcomes, groups, patch[1])
         return _Answer(
-            outcomes=outcomes,
+            outcomes=self.tables.outcomes(groups),
             any_fit=bool(fitting),
             addon_only=not fitting & ~self.index.addon,
             message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
@@ -293,14 +284,12 @@ class Evaluator:
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
-        changes: dict[int, Rejection | None] = {}
         rest = cycle[first:]
         for position in set_bits(again):
-            rejection = changes[position] = run_filters(rest, nodes[position], self.dialect)
+            rejection = run_filters(rest, nodes[position], self.dialect)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
-        patch = (base, changes) if groups is base.groups else None
-        return _Released(self._work_out(patched, cycle, patch), nodes, cycle)
+        return _Released(self._work_out(patched, cycle), nodes, cycle)
 
     def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         nodes = self.index.nodes
@@ -321,12 +310,10 @@ class Evaluator:
             cluster = self.cluster.without(own) if own else self.cluster
             released = self._release(own)
             cycle = prepare(pod.profile, cluster)
-            outcomes: Sequence[NodeOutcome]
-            outcomes, groups = self._named_outcomes(pod, released, cycle)
-            fitting = sum(1 << i for i, o in enumerate(outcomes) if o.fits)
-            any_fit, addon_only = bool(fitting), not fitting & ~self.index.addon
-            message = self._message(pod.spec, outcomes) if not fitting else None
-            named = self._work_out(groups, cycle)
+            named = self._work_out(self._named_groups(pod, released, cycle), cycle)
+            outcomes, fitting = named.outcomes, named.fitting
+            any_fit, addon_only = named.any_fit, named.addon_only
+            message = self._message(pod.spec, named)
         else:
             answer = self._answer(pod)
             if own:
@@ -359,7 +346,7 @@ class Evaluator:
             workload,
             verdict,
             message=message,
-            nodes=tuple(outcomes),
+            nodes=outcomes,
             requests=requests,
             warnings=tuple(warnings),
             placement=placement,
@@ -392,10 +379,8 @@ class Evaluator:
             self.index.label_values,
         )
 
-    def _named_outcomes(
-        self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState
-    ) -> tuple[list[NodeOutcome], Groups]:
-        """Every node's outcome, and the nodes by the rejection they share."""
+    def _named_groups(self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState) -> Groups:
+        """The nodes by the rejection they share, asked node by node."""
         terms = required_terms(pod.spec)
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
@@ -405,40 +390,35 @@ class Evaluator:
                 NARROWED if narrowed is not None and n.name not in narrowed else r
                 for n, r in zip(nodes, _per_node(nodes, cycle, self.dialect), strict=False)
             ]
-        return [outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False)], _grouped(
-            rejections
-        )
+        return _grouped(rejections)
 
-    def _message(self, spec: Mapping[str, Any], outcomes: Sequence[NodeOutcome]) -> str:
+    def _message(self, spec: Mapping[str, Any], answer: _Answer) -> str | None:
+        """The answer's FitError, where terms no node name can meet have their own."""
         terms = required_terms(spec)
         narrowed = name_narrowing(terms) if terms else None
         if narrowed is not None and not narrowed:
-            return f"0/{len(outcomes)} nodes are available: {REASON_AFFINITY_CONFLICT}."
-        return fit_error(len(outcomes), outcomes)
+            return f"0/{len(answer.outcomes)} nodes are available: {REASON_AFFINITY_CONFLICT}."
+        return answer.message
 
     def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
         the DaemonSet already runs on a node is the one being replaced there."""
-        nodes = self.index.nodes
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if depends_on_name(pod.spec):
             cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
             rejections = _per_node(self._release(own), cycle, self.dialect)
-            outcomes = tuple(outcome(n.name, r) for n, r in zip(nodes, rejections, strict=False))
-            any_fit = any(o.fits for o in outcomes)
-            lacking = any(o.plugin in ROOM_PLUGINS for o in outcomes)
             answer = self._work_out(_grouped(rejections), cycle)
         else:
             answer = self._answer(pod)
             if own:
                 answer = self._released(pod, own, answer).answer
-            outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
+        outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
         message = None
         if not any_fit and not lacking:
             warnings.append(WorkloadWarning(WarningKind.NO_TARGET, DAEMONSET_TARGETS_NOTHING))
         if not any_fit and lacking:
-            verdict, message = Verdict.NO, fit_error(len(outcomes), outcomes)
+            verdict, message = Verdict.NO, answer.message
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
         return self._result(
