@@ -6,15 +6,16 @@ from __future__ import annotations
 import doctest
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
-from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Taint, Verdict
+from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
 from gate.reports import views
 from gate.reports.jsonreport import _untolerated, outcome_groups
 from gate.reports.junit import write_junit
-from gate.reports.markdown import write_comment
+from gate.reports.markdown import Sections, write_comment, write_summary
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Outcomes, Views, fitting_count, fitting_nodes
 from gate.reports.wording import NODES_SHOWN, detail, headline, node_list, reason_groups
@@ -50,6 +51,25 @@ def test_writers_given_one_context_share_its_views() -> None:
     assert all(
         reason_groups(r, context.views) is groups for r, groups in zip(failing, shared, strict=True)
     )
+
+
+def test_the_comment_and_the_step_summary_lay_out_rows_derived_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = fixture_report()
+    derived: list[Report] = []
+    derive = Sections.of
+
+    def counted(cls: type[Sections], report: Report, views: Views) -> Sections:
+        derived.append(report)
+        return derive(report, views)
+
+    monkeypatch.setattr(Sections, "of", classmethod(counted))
+    context = ReportContext(CLUSTER, NOW)
+    comment, summary = write_comment(report, context), write_summary(report, context)
+    assert derived == [report]
+    assert (comment, summary) == (write_comment(report, ReportContext(CLUSTER, NOW)), summary)
+    assert len(derived) == 2  # another context derives its own
 
 
 # --- every view, derived from the sets of nodes, equals the view walked node by node ---------

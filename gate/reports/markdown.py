@@ -463,7 +463,7 @@ def _fitted(
     limit: int,
     views: Views,
 ) -> str:
-    sections = Sections.of(report, views)
+    sections = views.of_report(Sections.of, report)
     full = Budget(**{f.name: len(getattr(sections, f.name)) for f in fields(Budget)})
 
     def render(budget: Budget) -> str:

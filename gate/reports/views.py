@@ -7,8 +7,10 @@ of it: the nodes that fit, the reasons grouped, the headline. Every view is deri
 those sets, a few per workload, never node by node; outcomes read back from a report (a
 tuple) are put in sets once. Hashing 5,000 outcomes costs as much as deriving the view, so
 a view is kept by the outcomes' identity, and they are held so that identity is not reused
-while the views live. A :class:`Views` lives as long as the writers that share it (one
-run's reports): it needs no bound, since the report holds every outcome anyway.
+while the views live. What several writers lay out of the whole run (the comment's and
+the step summary's rows) is kept the same way, by the report's identity. A :class:`Views`
+lives as long as the writers that share it (one run's reports): it needs no bound, since
+the report holds every outcome anyway.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
-from gate.model import NodeOutcome, NodeOutcomes
+from gate.model import NodeOutcome, NodeOutcomes, Report
 
 Outcomes = Sequence[NodeOutcome]
 View = TypeVar("View")
@@ -34,11 +36,12 @@ class Views:
     (1, 1, 1)
     """
 
-    __slots__ = ("_derived", "_held")
+    __slots__ = ("_derived", "_held", "_reports")
 
     def __init__(self) -> None:
         self._held: dict[int, tuple[Outcomes, NodeOutcomes]] = {}
         self._derived: dict[tuple[Callable[[NodeOutcomes], Any], int], Any] = {}
+        self._reports: dict[tuple[Callable[[Report, Views], Any], int], tuple[Report, Any]] = {}
 
     def of(self, derive: Callable[[NodeOutcomes], View], nodes: Outcomes) -> View:
         """``derive`` of these very ``nodes`` as sets, computed the first time they are
@@ -50,6 +53,17 @@ class Views:
         if held is None:
             held = self._held[id(nodes)] = (nodes, NodeOutcomes.of(nodes))
         value = self._derived[key] = derive(held[1])
+        return value
+
+    def of_report(self, derive: Callable[[Report, Views], View], report: Report) -> View:
+        """``derive(report, self)``, computed the first time this very ``report`` is asked
+        for: what several writers show of the whole run (the comment and the step summary
+        lay out the same rows)."""
+        key = (derive, id(report))
+        if key in self._reports:
+            return cast(View, self._reports[key][1])
+        value = derive(report, self)
+        self._reports[key] = (report, value)
         return value
 
 
