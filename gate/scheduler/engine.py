@@ -284,7 +284,8 @@ class Evaluator:
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
-        rest = cycle[first:]
+        # A plugin that passes every node rejects none of these (filter_groups skips it too).
+        rest = tuple(prepared for prepared in cycle[first:] if not prepared.passes())
         for position in set_bits(again):
             rejection = run_filters(rest, nodes[position], self.dialect)
             if rejection is not None:

@@ -59,9 +59,10 @@ class PodIndex:
         self._anti: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
         self._excluded: frozenset[int] = frozenset()
         # Shared with every view (filled in place): the distinct terms by a label value a
-        # pod must carry to match them, and those that require none.
+        # pod must carry to match them, those that require none, and the pods' terms parsed.
         self._anti_by_label: dict[tuple[str, str], list[AffinityTerm]] = {}
         self._anti_always: list[AffinityTerm] = []
+        self._parsed_terms: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
         self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
 
     def without(self, excluded: Iterable[int]) -> PodIndex:
@@ -86,7 +87,7 @@ class PodIndex:
         for i in excluded:
             pod = self.pods[i]
             if pod.anti_affinity_terms:
-                for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
+                for term in self._parsed(pod):
                     removed.setdefault(term, Counter())[self.node_of[i]] += 1
         if not removed:
             return self.anti_affinity_terms()
@@ -105,22 +106,25 @@ class PodIndex:
                 kept.append((term, nodes))
         return tuple(kept)
 
+    def _parsed(self, pod: ExistingPod) -> tuple[AffinityTerm, ...]:
+        """The pod's required anti-affinity terms, parsed. The snapshot readers share one
+        tuple of terms among the pods of a workload: each is parsed once per namespace (the
+        pods hold the tuples, so ids stay)."""
+        shared = (id(pod.anti_affinity_terms), pod.namespace)
+        terms = self._parsed_terms.get(shared)
+        if terms is None:
+            terms = stored_terms(pod.anti_affinity_terms, pod.namespace)
+            self._parsed_terms[shared] = terms
+        return terms
+
     def anti_affinity_terms(self) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
         """Every distinct required anti-affinity term of the existing pods, with the node
         positions of the pods carrying it (once per pod). Pods of one workload share
         their terms, so a run compares each incoming pod with a few distinct terms."""
         if self._anti is None:
             found: dict[AffinityTerm, list[int]] = {}
-            # The snapshot readers share one tuple of terms among the pods of a workload:
-            # each is parsed once per namespace (the pods hold the tuples, so ids stay).
-            parsed: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
             for i in self.with_anti_affinity:
-                pod = self.pods[i]
-                shared = (id(pod.anti_affinity_terms), pod.namespace)
-                terms = parsed.get(shared)
-                if terms is None:
-                    terms = parsed[shared] = stored_terms(pod.anti_affinity_terms, pod.namespace)
-                for term in terms:
+                for term in self._parsed(self.pods[i]):
                     found.setdefault(term, []).append(self.node_of[i])
             self._anti = tuple((term, tuple(nodes)) for term, nodes in found.items())
             for term in found:
