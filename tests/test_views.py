@@ -1,5 +1,6 @@
-"""Per-outcome views: derived once per outcome tuple and shared by every writer given the
-same context; never a view of another tuple."""
+"""Per-outcome views: derived once per outcomes value and shared by every writer given the
+same context, never a view of another value; derived from the sets of nodes that share an
+outcome, they equal the views walked node by node."""
 
 from __future__ import annotations
 

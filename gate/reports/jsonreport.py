@@ -246,11 +246,11 @@ _PLACE = '\n  "outcomes": [],\n'  # where they go in the workload's own text
 
 
 class _OutcomeTexts:
-    """A workload's ``outcomes`` as text, rendered once per outcome tuple.
+    """A workload's ``outcomes`` as text, rendered once per outcomes value.
 
-    The engine gives workloads with the same outcomes the same tuple (a large monorepo has
+    The engine gives workloads with the same outcomes the same value (a large monorepo has
     a few hundred distinct ones for thousands of workloads), so texts are kept by the
-    tuple's identity, up to a memory budget; the tuples are held so no identity is reused.
+    value's identity, up to a memory budget; the values are held so no identity is reused.
     """
 
     def __init__(self, listed: int | None) -> None:
