@@ -9,6 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.reports.escape import (
+    _LINE_BREAKS,
+    _MARKDOWN,
+    _MARKDOWN_RE,
+    _clean,
     markdown_text,
     workflow_message,
     workflow_property,
@@ -34,6 +38,24 @@ def test_markdown_text_has_no_markup_and_one_line(text: str) -> None:
     shown = html.unescape(out)
     assert "@" not in shown.replace("@\u200b", "")
     assert "://" not in shown and "www." not in shown and "$" not in out
+
+
+NAMES = st.lists(
+    st.sampled_from(["aks-user-0", "www", ".", ":", "//", "w", "-", "$", "\u200f", "\x85"]),
+    max_size=8,
+).map("".join)
+
+
+def _markdown_reference(text: str) -> str:
+    """markdown_text without its shortcut for text it leaves alone."""
+    one_line = _LINE_BREAKS.sub(" ", _clean(text))
+    return _MARKDOWN_RE.sub(lambda m: _MARKDOWN[m.group()], one_line)
+
+
+@settings(max_examples=300)
+@given(st.one_of(HOSTILE, NAMES))
+def test_markdown_text_is_its_substitutions_whether_or_not_any_applies(text: str) -> None:
+    assert markdown_text(text) == _markdown_reference(text)
 
 
 @settings(max_examples=300)
