@@ -433,7 +433,7 @@ def _outcomes(
             if nodes & tainted:
                 sets.append((NodeOutcome("", reasons, taint, plugin), nodes & tainted))
                 nodes &= ~tainted
-        if nodes and (reasons or plugin):  # the rest of the nodes that fit are no set
+        if nodes and reasons:  # the nodes that fit, untainted, are in no set
             sets.append((NodeOutcome("", reasons, None, plugin), nodes))
     return NodeOutcomes(tuple(index), tuple(sets))
 
