@@ -23,6 +23,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, BinaryIO
 
 import msgspec
@@ -559,6 +560,7 @@ class _PodTotals:
     terminating: list[bool] = field(default_factory=list)
     parts: list[int] = field(default_factory=list)
     shared: _Shared = field(default_factory=_Shared)
+    built: list[ExistingPod] = field(default_factory=list)
 
     def add(self, pod: _Object | _Pod) -> None:
         _require_name(pod)
@@ -618,23 +620,26 @@ class _PodTotals:
         self.terminating += later.terminating
         self.parts += map(parts.__getitem__, later.parts)
 
+    def build(self) -> None:
+        """Build the counted pods read since the last call: a process that waits for
+        another's part builds its own meanwhile."""
+        start, shared = len(self.built), self.shared.parts
+        self.built += [
+            # positional: the dataclass's order, cheaper than keywords
+            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports)
+            for name, node, deleted, (ns, labels, owners, terms, anti, requests, ports) in zip(
+                islice(self.names, start, None),
+                islice(self.nodes, start, None),
+                islice(self.terminating, start, None),
+                map(shared.__getitem__, islice(self.parts, start, None)),
+                strict=True,
+            )
+        ]
+
     def existing(self, nodes: set[str]) -> tuple[ExistingPod, ...]:
         """The counted pods on ``nodes``, in file order."""
-        shared = self.shared.parts
-        return tuple(
-            [
-                # positional: the dataclass's order, cheaper than keywords
-                ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports)
-                for name, node, deleted, (ns, labels, owners, terms, anti, requests, ports) in zip(
-                    self.names,
-                    self.nodes,
-                    self.terminating,
-                    map(shared.__getitem__, self.parts),
-                    strict=True,
-                )
-                if node in nodes
-            ]
-        )
+        self.build()
+        return tuple([pod for pod in self.built if pod.node in nodes])
 
     def by_node(self) -> dict[str, NodeTotals]:
         """Each node's totals, as NodeTotals.add would sum them pod by pod."""
@@ -755,6 +760,11 @@ class Reading:
             envelope={**self.envelope, **later.envelope},
             arrays=arrays,
         )
+
+    def build_pods(self) -> None:
+        """Build the counted pods read so far (see :meth:`_PodTotals.build`)."""
+        for objects in self.arrays.values():
+            objects.pods.build()
 
     def handed_over(self) -> Reading:
         """This reading without what only its own reader needs (the decoded texts kept to
