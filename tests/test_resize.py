@@ -63,6 +63,26 @@ def test_both_readers_count_what_the_scheduler_counts(pod: dict[str, Any], free_
         assert typed == reference
 
 
+@pytest.mark.parametrize(
+    ("key", "free_cpu"),
+    [("resources", 2900), ("\\u0072esources", 2900), ("resourcesX", 1000)],
+    ids=["spelled out", "spelled with an escape", "another key"],
+)
+def test_status_resources_are_found_however_the_key_is_spelled(key: str, free_cpu: int) -> None:
+    """The typed reader decodes container statuses only when their text can hold a
+    ``resources`` key: a JSON escape can spell one too."""
+    pod = resizing("2", "100m", "100m", infeasible=True)
+    document = cluster_snapshot([api_node("n", cpu="3")], [pod], server_version="v1.35.0")
+    text = json.dumps(document).replace(
+        '"resources": {"requests": {"cpu": "100m"}}', f'"{key}": {{"requests": {{"cpu": "100m"}}}}'
+    )
+    assert key in text
+    reference = build_snapshot(json.loads(text), "s.json")
+    (node,) = reference.nodes
+    assert node.allocatable["cpu"] - node.requested["cpu"] == free_cpu
+    assert read_snapshot(io.BytesIO(text.encode()), "s.json", lambda n: None) == reference
+
+
 def test_a_resizing_pod_leaves_room_only_for_what_it_holds() -> None:
     document = cluster_snapshot([api_node("n", cpu="3")], [resizing("100m", "2", "2")])
     snapshot = build_snapshot(document, "s.json")
