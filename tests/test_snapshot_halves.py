@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -409,3 +410,52 @@ def test_a_pipe_is_read_once_by_one_reader(tmp_path: Path, monkeypatch: pytest.M
     finally:
         writer.wait(timeout=10)
     assert writer.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("v2", "v1", "cores"),
+    [
+        ("max 100000\n", None, math.inf),
+        ("100000 100000\n", None, 1.0),
+        ("250000 100000\n", None, 2.5),
+        (None, ("150000\n", "100000\n"), 1.5),
+        (None, ("-1\n", "100000\n"), math.inf),
+        ("garbage\n", None, math.inf),
+        (None, None, math.inf),
+    ],
+    ids=[
+        "v2 without a limit",
+        "v2 limited to one core",
+        "v2 limited to two and a half",
+        "v1 limited to one and a half",
+        "v1 without a limit",
+        "unreadable",
+        "no cgroup files",
+    ],
+)
+def test_the_containers_cpu_limit_is_read(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    v2: str | None,
+    v1: tuple[str, str] | None,
+    cores: float,
+) -> None:
+    files = {"cpu.max": v2, "quota": v1 and v1[0], "period": v1 and v1[1]}
+    for name, text in files.items():
+        if text is not None:
+            (tmp_path / name).write_text(text)
+    where = (
+        (str(tmp_path / "cpu.max"), None),
+        (str(tmp_path / "quota"), str(tmp_path / "period")),
+    )
+    monkeypatch.setattr(halves, "CGROUP_QUOTAS", where)
+    assert halves.cpu_quota() == cores
+
+
+def test_a_container_limited_to_one_core_reads_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, busy_list())
+    (tmp_path / "cpu.max").write_text("100000 100000\n")
+    monkeypatch.setattr(halves, "CGROUP_QUOTAS", ((str(tmp_path / "cpu.max"), None),))
+    assert split(path) is None

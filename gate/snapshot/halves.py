@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -155,9 +156,33 @@ def _can_fork() -> bool:
     a lock another holds would stay held."""
     return (
         sys.platform.startswith("linux")
-        and len(os.sched_getaffinity(0)) > 1
+        and min(len(os.sched_getaffinity(0)), cpu_quota()) > 1
         and threading.active_count() == 1
     )
+
+
+CGROUP_QUOTAS = (
+    ("/sys/fs/cgroup/cpu.max", None),  # cgroup v2: "QUOTA PERIOD", or "max PERIOD"
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),  # v1
+)
+
+
+def cpu_quota() -> float:
+    """The cores the container's CPU limit allows (a pod's ``resources.limits.cpu``: a
+    check run in a cluster usually has one), or infinity when none is set or readable."""
+    for quota_file, period_file in CGROUP_QUOTAS:
+        try:
+            with open(quota_file) as handle:
+                fields = handle.read().split()
+            if period_file is not None:
+                with open(period_file) as handle:
+                    fields += handle.read().split()
+            quota, period = int(fields[0]), int(fields[1])
+        except (OSError, ValueError, IndexError):  # absent, "max", or not numbers
+            continue
+        if quota > 0 and period > 0:
+            return quota / period
+    return math.inf
 
 
 class SecondReader:
