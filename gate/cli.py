@@ -298,32 +298,25 @@ def _inputs(
     options: argparse.Namespace, streams: Streams, config: Config
 ) -> tuple[list[Document], Snapshot]:
     """The documents and the one snapshot of the run. A snapshot file's reading starts
-    first: a large List's second reader reads while this process reads the documents."""
+    first: a large file's second reader reads while this process reads the documents."""
+    globs = (*config.exclude, *getattr(options, "exclude", ()))
+    paths = options.paths or ["."]
+    leave_out = Exclusion.of(globs, snapshot=options.snapshot)
+
+    def documents() -> list[Document]:
+        origin_root = getattr(options, "origin_root", None)
+        read = read_documents(paths, streams.stdin, leave_out=leave_out, origin_root=origin_root)
+        return list(read)
+
     if not options.snapshot:
         _, snapshot = _read_live(options, streams)
-        return list(_documents(options, streams, config)), snapshot
+        return documents(), snapshot
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
-    paths, leave_out = _manifests(options, config)
     with reading_snapshot(options.snapshot, manifest_bytes(paths, leave_out)) as reading:
-        documents = list(_documents(options, streams, config))
+        read = documents()
         with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
-            return documents, reading.snapshot(on_read)
-
-
-def _manifests(
-    options: argparse.Namespace, config: Config
-) -> tuple[list[str], Callable[[str], bool]]:
-    """The paths the manifests are read from, and which files among them are left out."""
-    globs = (*config.exclude, *getattr(options, "exclude", ()))
-    return options.paths or ["."], Exclusion.of(globs, snapshot=options.snapshot)
-
-
-def _documents(options: argparse.Namespace, streams: Streams, config: Config) -> Iterable[Document]:
-    paths, leave_out = _manifests(options, config)
-    return read_documents(
-        paths, streams.stdin, leave_out=leave_out, origin_root=getattr(options, "origin_root", None)
-    )
+            return read, reading.snapshot(on_read)
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
