@@ -29,7 +29,6 @@ from gate.snapshot.halves import (
     cut_at,
     first_part,
     first_share,
-    read_in_halves,
     rest_part,
 )
 from gate.snapshot.load import build_snapshot, load_snapshot
@@ -62,12 +61,25 @@ def in_one_process(path: Path, share: float) -> Snapshot | None:
             return None
 
 
+def read_in_halves(
+    path: str,
+    on_read: Callable[[int], None],
+    *,
+    split_from: int | None = None,
+    share: float | None = None,
+) -> Snapshot | None:
+    """The file read by two processes at once, as the command's reading does it; None
+    when it is not read so."""
+    second = SecondReader.start(path, split_from=split_from, share=share)
+    return None if second is None else second.snapshot(path, on_read)
+
+
 def constant(share: float) -> Callable[[str], float]:
     return lambda key: share
 
 
 def split(path: Path, share: float = 0.5) -> Snapshot | None:
-    return read_in_halves(str(path), str(path), lambda n: None, split_from=0, share=share)
+    return read_in_halves(str(path), lambda n: None, split_from=0, share=share)
 
 
 def busy_list() -> dict[str, Any]:
@@ -176,7 +188,7 @@ def test_a_cut_between_owner_references_is_not_taken(tmp_path: Path) -> None:
 
 def test_only_files_large_enough_are_cut(tmp_path: Path) -> None:
     path = write(tmp_path, busy_list())
-    assert read_in_halves(str(path), "s", lambda n: None) is None  # below SPLIT_FROM
+    assert read_in_halves(str(path), lambda n: None) is None  # below SPLIT_FROM
     assert split(path) is not None
 
 
@@ -238,7 +250,7 @@ def test_no_cut_while_other_threads_run(tmp_path: Path) -> None:
 def test_progress_counts_the_whole_file(tmp_path: Path) -> None:
     path = write(tmp_path, busy_list())
     counted: list[int] = []
-    read_in_halves(str(path), "s", counted.append, split_from=0)
+    read_in_halves(str(path), counted.append, split_from=0)
     assert sum(counted) >= path.stat().st_size
 
 

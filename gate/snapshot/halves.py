@@ -255,21 +255,6 @@ class SecondReader:
         self._process.join()
 
 
-def read_in_halves(
-    path: str,
-    source: str,
-    on_read: Callable[[int], None],
-    *,
-    split_from: int | None = None,
-    share: float | None = None,
-    window: int = WINDOW,
-) -> Snapshot | None:
-    """The snapshot in the file at ``path``, read by two processes at once; None as
-    :meth:`SecondReader.start` and :meth:`SecondReader.snapshot` say."""
-    second = SecondReader.start(path, split_from=split_from, share=share, window=window)
-    return None if second is None else second.snapshot(source, on_read)
-
-
 def _read_rest(path: str, cut: Cut, window: int, sender: Connection) -> None:
     """The second process: the items after the cut and the rest of the object, read as a
     snapshot of their own, handed over (None when they did not read as one)."""
