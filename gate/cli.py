@@ -17,7 +17,7 @@ from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
-from gate.errors import GateError, UsageError
+from gate.errors import NOTHING_JUDGED_EXIT, GateError, UsageError
 from gate.inputs.baseline import read_baseline
 from gate.inputs.config import (
     Config,
@@ -28,19 +28,27 @@ from gate.inputs.config import (
     today,
 )
 from gate.inputs.exclude import Exclusion
-from gate.inputs.manifests import manifest_bytes, read_documents
+from gate.inputs.manifests import PathSelection, manifest_bytes, read_selected, select_paths
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Verdict
+from gate.model import DEFAULT_FAIL_ON, Baseline, Document, ReadSummary, Report, Verdict
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
+from gate.reports.escape import terminal_text
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.sarif import write_sarif
 from gate.reports.text import write_errors, write_text
-from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
+from gate.run import (
+    RunOptions,
+    check,
+    cluster_name,
+    compared,
+    judged_or_refused,
+    without_cycle_collection,
+)
 from gate.snapshot.load import Snapshot, reading_snapshot
 
 if TYPE_CHECKING:
@@ -144,6 +152,16 @@ def add_json_nodes_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_allow_empty_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-empty``, alike for ``check`` and ``merge``."""
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        default=None,
+        help=f"pass a run that judges no workload (default: exit {NOTHING_JUDGED_EXIT})",
+    )
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """What standard output shows, alike for ``check`` and ``merge``."""
     parser.add_argument(
@@ -190,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_options(check)
     add_baseline_option(check)
     add_json_nodes_option(check)
+    add_allow_empty_option(check)
     add_output_options(check)
     check.add_argument(
         "--no-step-summary",
@@ -272,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_options(merge)
     add_baseline_option(merge)
     add_json_nodes_option(merge)
+    add_allow_empty_option(merge)
     add_output_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
@@ -296,27 +316,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _inputs(
     options: argparse.Namespace, streams: Streams, config: Config
-) -> tuple[list[Document], Snapshot]:
-    """The documents and the one snapshot of the run. A snapshot file's reading starts
-    first: a large file's second reader reads while this process reads the documents."""
+) -> tuple[list[Document], Snapshot, ReadSummary]:
+    """The documents of the run, its one snapshot, and what was read and left out. A
+    snapshot file's reading starts first: a large file's second reader reads while this
+    process reads the documents."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
-    leave_out = Exclusion.of(globs, snapshot=options.snapshot)
+    selection = select_paths(paths, Exclusion.of(globs, snapshot=options.snapshot))
 
     def documents() -> list[Document]:
         origin_root = getattr(options, "origin_root", None)
-        read = read_documents(paths, streams.stdin, leave_out=leave_out, origin_root=origin_root)
-        return list(read)
+        return list(read_selected(selection, streams.stdin, origin_root=origin_root))
 
     if not options.snapshot:
         _, snapshot = _read_live(options, streams)
-        return documents(), snapshot
+        read = documents()
+        return read, snapshot, read_summary(selection, read)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
-    with reading_snapshot(options.snapshot, manifest_bytes(paths, leave_out)) as reading:
+    with reading_snapshot(options.snapshot, manifest_bytes(selection)) as reading:
         read = documents()
         with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
-            return read, reading.snapshot(on_read)
+            return read, reading.snapshot(on_read), read_summary(selection, read)
+
+
+def read_summary(selection: PathSelection, documents: Sequence[Document]) -> ReadSummary:
+    """The files and documents read, the files left out, the documents not checked."""
+    skipped = tuple((str(d.location), d.skipped) for d in documents if d.skipped is not None)
+    return ReadSummary(len(selection.read), len(documents), selection.excluded, skipped)
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -349,6 +376,7 @@ def evaluate(
     config: Config,
     warnings: tuple[str, ...] = (),
     baseline: Baseline | None = None,
+    read: ReadSummary | None = None,
 ) -> Report:
     """The pipeline over ``documents``, against ``snapshot``."""
     run_options = RunOptions(
@@ -361,6 +389,8 @@ def evaluate(
         cluster=cluster_name(snapshot.info, options.snapshot),
         warnings=warnings,
         baseline=baseline,
+        read=read,
+        allow_empty=bool(options.allow_empty or config.allow_empty),
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
@@ -523,13 +553,13 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     config = load_config(options.config, FilePath(os.getcwd()))
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
-    documents, snapshot = _inputs(options, streams, config)
+    documents, snapshot, read = _inputs(options, streams, config)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
-    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline)
+    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
 
 
@@ -544,7 +574,7 @@ def run_merge(options: argparse.Namespace, streams: Streams) -> int:
     """The shards' JSON reports -> every report one unsharded check would have written."""
     baseline = read_baseline(options.baseline) if options.baseline else None
     report, cluster = merged_report(options.reports)
-    report = compared(report, baseline)
+    report = judged_or_refused(compared(report, baseline), bool(options.allow_empty))
     return _finish(options, report, cluster, streams)
 
 
@@ -556,6 +586,9 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
     write_reports(options, report, cluster, streams)
+    if report.nothing_judged is not None:
+        streams.stderr.write(f"fitgate: {terminal_text(report.nothing_judged)}\n")
+        return NOTHING_JUDGED_EXIT
     return 0 if report.summary.passed else 1
 
 

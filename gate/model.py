@@ -744,6 +744,37 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadSummary:
+    """What a run was given to read: the files read and the documents in them, the walked
+    files the configuration left out (each with the pattern that did) and the documents
+    read but not checked (a snapshot among the manifests, a named pipe met while walking).
+    A reviewer sees from it whether the gate judged what the pull request holds."""
+
+    files: int
+    documents: int
+    excluded: tuple[tuple[str, str], ...] = ()
+    """``(file, pattern)`` for each walked file left out, in walk order."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """``(file:line, why)`` for each document read but not checked."""
+
+    def excluded_by(self) -> tuple[tuple[str, int], ...]:
+        """How many files each pattern left out, in the order the patterns first did.
+
+        >>> ReadSummary(3, 3, (("a", "*.json"), ("b", "tests"), ("c", "*.json"))).excluded_by()
+        (('*.json', 2), ('tests', 1))
+        """
+        counted: dict[str, int] = {}
+        for _, pattern in self.excluded:
+            counted[pattern] = counted.get(pattern, 0) + 1
+        return tuple(counted.items())
+
+
+JUDGED = frozenset({Verdict.YES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
+"""The verdicts of a workload that was evaluated against the snapshot: a run without one
+judged nothing (an ``ERROR`` or a ``SKIPPED`` is no judgement of a workload's fit)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything every reporter writes from: one snapshot, every workload result."""
 
@@ -758,6 +789,18 @@ class Report:
 
     baseline: BaselineRun | None = None
     """The baseline report the results were compared with (``--baseline``)."""
+
+    read: ReadSummary | None = None
+    """What the run read and left out, when it read files (a merge knows only results)."""
+
+    nothing_judged: str | None = None
+    """Why the run judged no workload, when that fails it (exit 5): a gate that evaluated
+    nothing must not read as one that found nothing wrong."""
+
+    def judged(self) -> bool:
+        """Whether any workload was evaluated: a run that judged nothing never passes
+        unless asked to (``--allow-empty``)."""
+        return any(r.verdict in JUDGED for r in self.results)
 
     def fails(self, result: WorkloadResult) -> bool:
         """Whether ``result`` fails the gate: its verdict is in ``fail_on`` and the
@@ -781,7 +824,7 @@ class Report:
             workloads=len(self.results),
             counts=counts,
             warnings=sum(len(r.warnings) for r in self.results),
-            passed=not failed,
+            passed=not failed and self.nothing_judged is None,
         )
 
 

@@ -34,6 +34,7 @@ from gate.model import (
     DEFAULT_FAIL_ON,
     Baseline,
     Document,
+    ReadSummary,
     Report,
     Shard,
     SnapshotInfo,
@@ -45,6 +46,7 @@ from gate.model import (
 )
 from gate.progress import Progress
 from gate.reports.baseline import compare
+from gate.reports.reading import nothing_judged
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.snapshot.load import Snapshot
@@ -72,6 +74,10 @@ class RunOptions:
     today: date | None = None
     warnings: tuple[str, ...] = ()
     baseline: Baseline | None = None
+    read: ReadSummary | None = None
+    """What the command read and left out, shown by every report's summary."""
+    allow_empty: bool = False
+    """Whether a run that judges no workload may pass (``--allow-empty``)."""
 
 
 def check(
@@ -113,9 +119,21 @@ def check(
         other_documents=tuple(sorted(others.items())),
         version=options.version,
         warnings=options.warnings,
+        read=options.read,
     )
     report = selection.report(report, options.cluster, tuple(n.name for n in snapshot.nodes))
-    return compared(report, options.baseline, whole=options.shard is None)
+    report = compared(report, options.baseline, whole=options.shard is None)
+    # A shard may be given none of the workloads; the merge judges the whole run.
+    return report if options.shard is not None else judged_or_refused(report, options.allow_empty)
+
+
+def judged_or_refused(report: Report, allow_empty: bool) -> Report:
+    """``report``, marked as judging nothing (exit 5) when no workload was evaluated and
+    none fails the gate, unless ``allow_empty``: the one place ``check`` and ``merge``
+    decide it."""
+    if allow_empty or report.judged() or not report.summary.passed:
+        return report
+    return replace(report, nothing_judged=nothing_judged(report))
 
 
 def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> Report:

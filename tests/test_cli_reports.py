@@ -17,9 +17,10 @@ from gate.cli import (
     add_report_options,
     build_parser,
     main,
+    read_summary,
     report_table,
 )
-from gate.inputs.manifests import read_documents
+from gate.inputs.manifests import read_documents, select_paths
 from gate.model import Report
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
@@ -217,8 +218,9 @@ REPORT_OPTIONS: dict[str, tuple[str, Reporter]] = {
 
 
 def pipeline_report() -> Report:
-    documents = read_documents(["fixtures/manifests"], io.BytesIO(b""))
-    return check(documents, load_snapshot(AKS), RunOptions(cluster="aks-prod"))
+    documents = list(read_documents(["fixtures/manifests"], io.BytesIO(b"")))
+    read = read_summary(select_paths(["fixtures/manifests"]), documents)
+    return check(documents, load_snapshot(AKS), RunOptions(cluster="aks-prod", read=read))
 
 
 @pytest.mark.parametrize(("option", "writer"), REPORT_OPTIONS.values(), ids=REPORT_OPTIONS.keys())

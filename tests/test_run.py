@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate import __version__
-from gate.inputs.manifests import read_documents
+from gate.inputs.manifests import read_documents, select_paths
 from gate.model import (
     DEFAULT_FAIL_ON,
     Report,
@@ -142,14 +142,17 @@ def test_the_scheduler_version_option_picks_the_dialect(snapshot: Snapshot) -> N
 def test_the_command_line_writes_what_the_pipeline_returns(
     snapshot: Snapshot, tmp_path: Path
 ) -> None:
-    from gate.cli import Streams, main
+    from gate.cli import Streams, main, read_summary
 
     out = tmp_path / "report.json"
     # A clock an hour after the capture: an older snapshot adds the run's warning.
     hour_later = datetime(2026, 8, 16, 11, 0, 0, tzinfo=timezone.utc)
     streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO(), now=hour_later)
     main(["check", MANIFESTS, "--snapshot", AKS, "--json", str(out)], streams)
-    assert out.read_text(encoding="utf-8") == render_json(run(snapshot))
+    documents = list(read_documents([MANIFESTS], io.BytesIO(b"")))
+    read = read_summary(select_paths([MANIFESTS]), documents)
+    expected = check(documents, snapshot, RunOptions(cluster="aks-prod", read=read))
+    assert out.read_text(encoding="utf-8") == render_json(expected)
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,7 @@ from gate.model import (
     Location,
     NodeOutcome,
     NodeOutcomes,
+    ReadSummary,
     ReplicaFit,
     Report,
     SnapshotInfo,
@@ -201,6 +202,30 @@ class _Shard(Struct):
     untolerated: list[list[_Untolerated]]
 
 
+class _Excluded(Struct):
+    file: str
+    pattern: str
+
+
+class _Unchecked(Struct):
+    at: str
+    reason: str
+
+
+class _Read(Struct):
+    """What the shard's check read: every shard reads the same files (``inputs`` says so)."""
+
+    files: _Count
+    documents: _Count
+    excluded: list[_Excluded]
+    skipped: list[_Unchecked]
+
+    def summary(self) -> ReadSummary:
+        excluded = tuple((e.file, e.pattern) for e in self.excluded)
+        skipped = tuple((u.at, u.reason) for u in self.skipped)
+        return ReadSummary(self.files, self.documents, excluded, skipped)
+
+
 class _ShardReport(Struct):
     schemaVersion: int
     snapshot: _Snapshot
@@ -209,6 +234,7 @@ class _ShardReport(Struct):
     otherDocuments: dict[str, _Count] = {}
     warnings: list[str] = []
     shard: _Shard | None = None
+    read: _Read | None = None
 
 
 class _Version(Struct):
@@ -528,5 +554,6 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         version=first.shard.version,
         # Shards run minutes apart may disagree on the snapshot's age: each warning once.
         warnings=tuple(dict.fromkeys(w for part in parts for w in part.report.warnings)),
+        read=None if first.report.read is None else first.report.read.summary(),
     )
     return report, first.shard.cluster

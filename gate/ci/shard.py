@@ -78,6 +78,7 @@ class Selection:
             other_documents=report.other_documents,
             version=report.version,
             warnings=report.warnings,
+            read=report.read,
             shard=self.shard,
             positions=tuple(self._positions),
             items=self._items,

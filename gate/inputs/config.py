@@ -69,6 +69,7 @@ class Config:
     custom_kinds: tuple[CustomKind, ...] = ()
     max_snapshot_age: timedelta | None = None
     hide_warnings: frozenset[WarningKind] = frozenset()
+    allow_empty: bool = False
 
     def skipped(self, workload: Workload, today: date) -> tuple[str | None, str | None]:
         """``(skip reason, expired note)``: why the workload is skipped, or why a rule that
@@ -194,6 +195,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         custom_kinds=tuple(_custom_kind(k) for k in data.get("customKinds", ())),
         max_snapshot_age=parse_duration(age) if age else None,
         hide_warnings=frozenset(WarningKind(w) for w in data.get("warnings", {}).get("hide", ())),
+        allow_empty=bool(data.get("allowEmpty", False)),
     )
 
 

@@ -169,35 +169,67 @@ def _display_prefix(root: str) -> str:
 # --------------------------------------------------------------------------- reading
 
 
+@dataclass(frozen=True, slots=True)
+class PathSelection:
+    """The files a run reads, each with whether a directory walk found it, and the walked
+    files it leaves out, each with what left it out (a pattern, or the snapshot file)."""
+
+    read: tuple[tuple[str, bool], ...]
+    excluded: tuple[tuple[str, str], ...] = ()
+
+
+def select_paths(
+    paths: Sequence[str], leave_out: Callable[[str], str | None] | None = None
+) -> PathSelection:
+    """The expanded PATHs, but for the walked files ``leave_out`` names a reason for (see
+    :mod:`gate.inputs.exclude`): a file named on the command line is always read."""
+    read: list[tuple[str, bool]] = []
+    excluded: list[tuple[str, str]] = []
+    for path, walked in _expand(paths):
+        why = leave_out(path) if walked and leave_out is not None else None
+        if why is None:
+            read.append((path, walked))
+        else:
+            excluded.append((display_path(path), why))
+    return PathSelection(tuple(read), tuple(excluded))
+
+
 def read_documents(
     paths: Sequence[str],
     stdin: BinaryIO,
     *,
     loader: LoaderFactory | None = None,
-    leave_out: Callable[[str], bool] | None = None,
+    leave_out: Callable[[str], str | None] | None = None,
     origin_root: str | None = None,
 ) -> Iterator[Document]:
-    """The documents of every expanded path, in order, but for the files ``leave_out``
-    names (see :mod:`gate.inputs.exclude`), each with its renderer's origin
+    """The documents of every expanded path, in order, but for the walked files
+    ``leave_out`` names (see :func:`select_paths`), each with its renderer's origin
     (:mod:`gate.inputs.origins`; ``origin_root`` is what kustomize's paths are relative to).
 
     Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
     read lazily, one at a time, so memory holds one file, not the whole tree.
     """
-    expanded = [
-        (path, walked)
-        for path, walked in _expand(paths)
-        if path == "-" or leave_out is None or not leave_out(path)
-    ]
-    return _read_all(expanded, stdin, loader or default_loader(), origin_root)
+    selection = select_paths(paths, leave_out)
+    return read_selected(selection, stdin, loader=loader, origin_root=origin_root)
 
 
-def manifest_bytes(paths: Sequence[str], leave_out: Callable[[str], bool] | None = None) -> int:
-    """How many bytes of files :func:`read_documents` would read (standard input and what
+def read_selected(
+    selection: PathSelection,
+    stdin: BinaryIO,
+    *,
+    loader: LoaderFactory | None = None,
+    origin_root: str | None = None,
+) -> Iterator[Document]:
+    """The documents of the files ``selection`` reads, lazily, in order."""
+    return _read_all(list(selection.read), stdin, loader or default_loader(), origin_root)
+
+
+def manifest_bytes(selection: PathSelection) -> int:
+    """How many bytes of files :func:`read_selected` would read (standard input and what
     cannot be looked at count nothing): what reading them will take, roughly."""
     total = 0
-    for path, _ in _expand(paths):
-        if path != "-" and (leave_out is None or not leave_out(path)):
+    for path, _ in selection.read:
+        if path != "-":
             with contextlib.suppress(OSError):
                 total += os.stat(path).st_size
     return total

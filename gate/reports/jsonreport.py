@@ -33,6 +33,7 @@ from gate.model import (
     Taint,
     WorkloadResult,
 )
+from gate.reports.reading import read_document
 from gate.reports.reporter import JSON_NODES, ReportContext
 
 SCHEMA_VERSION = 2
@@ -213,7 +214,9 @@ def report_document(
             "warnings": summary.warnings,
             "passed": summary.passed,
             "failOn": [v.value for v in VERDICT_ORDER if v in report.fail_on],
+            **({"nothingJudged": report.nothing_judged} if report.nothing_judged else {}),
         },
+        **({"read": read_document(report.read)} if report.read is not None else {}),
         "otherDocuments": dict(report.other_documents),
         **({"warnings": list(report.warnings)} if report.warnings else {}),
         **shard,

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 
 from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Change, Report, Verdict, WorkloadResult
 from gate.reports.escape import xml_attr, xml_text
+from gate.reports.reading import read_properties
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
@@ -152,6 +153,10 @@ def _properties(report: Report) -> list[str]:
         "snapshot.pods": info.pods,
         "gate.failOn": ",".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
     }
+    if report.nothing_judged is not None:
+        values["gate.nothingJudged"] = report.nothing_judged
+    if report.read is not None:
+        values.update(read_properties(report.read))
     if report.baseline is not None:
         values["gate.baseline"] = report.baseline.source
         values.update(

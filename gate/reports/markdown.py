@@ -38,6 +38,7 @@ from gate.model import (
     WorkloadWarning,
 )
 from gate.reports.escape import markdown_text
+from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
@@ -267,6 +268,9 @@ def _context(
         "version": report.version,
         "baseline": _baseline(report),
         "warnings_folded": len(sections.warnings) > WARNINGS_OPEN,
+        "read": "" if report.read is None else read_line(report.read),
+        "read_details": [] if report.read is None else excluded_lines(report.read),
+        "nothing_judged": report.nothing_judged or "",
         "shortened": [],
     }
     for name in SHRINK_ORDER:

@@ -400,6 +400,8 @@ def summary_line(report: Report) -> str:
     against = baseline_sentence(report)
     if against:
         text += f"; {against}"
+    if report.nothing_judged is not None:
+        return f"{text}. Gate FAILED: nothing judged."
     gate = "passed" if summary.passed else "FAILED"
     return f"{text}. Gate {gate}."
 

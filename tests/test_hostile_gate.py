@@ -1,0 +1,229 @@
+"""A gate that cannot be fooled or quietly switched off: each case is what a hostile (or
+careless) pull request would try, with the exit code and the one line fitgate says.
+
+The inputs are written by the tests; the time and memory a case takes are measured in
+``benchmarks``, never here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import Streams, main
+from tests.conftest import ROOT
+from tests.report_schema import validate_report
+
+AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
+NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+ALLOW = "--allow-empty (allowEmpty: true) accepts a run that judges nothing"
+
+# A Deployment that does not fit the AKS fixture: two replicas of 2 CPUs.
+TOO_BIG = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: too-big, namespace: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: too-big}}
+  template:
+    metadata: {labels: {app: too-big}}
+    spec:
+      containers:
+        - {name: web, image: nginx, resources: {requests: {cpu: "2", memory: 512Mi}}}
+"""
+NODE_LIST = """\
+{"apiVersion": "v1", "kind": "NodeList", "items": [
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": "1"}}]}
+"""
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+
+
+def run(cwd: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    streams = Streams(stdin=io.BytesIO(), stdout=out, stderr=err, env={}, now=NOW)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        code = main(list(argv), streams)
+    return code, out.getvalue(), err.getvalue()
+
+
+@dataclass(frozen=True)
+class Case:
+    files: dict[str, str]
+    argv: tuple[str, ...]
+    code: int
+    said: str | None
+    """The last line on standard error (None: nothing on it)."""
+    extra: tuple[str, ...] = field(default=())
+
+
+NOTHING = {
+    "every file excluded by the configuration": Case(
+        {".fitgate.yaml": 'exclude: ["*"]\n', "deploy/web.yaml": TOO_BIG},
+        ("check", "deploy"),
+        5,
+        f'fitgate: nothing judged: every file found is excluded (1 file by "*"); {ALLOW}',
+    ),
+    "the failing file excluded by name": Case(
+        {".fitgate.yaml": "exclude: [deploy/web.yaml]\n", "deploy/web.yaml": TOO_BIG},
+        ("check", "deploy"),
+        5,
+        "fitgate: nothing judged: every file found is excluded "
+        f'(1 file by "deploy/web.yaml"); {ALLOW}',
+    ),
+    "an empty manifest directory": Case(
+        {"deploy/README.md": "nothing here\n"},
+        ("check", "deploy"),
+        5,
+        "fitgate: nothing judged: no manifests found (no .yaml, .yml or .json file under the "
+        f"paths given); {ALLOW}",
+    ),
+    "only a snapshot among the manifests": Case(
+        {"deploy/nodes.json": NODE_LIST},
+        ("check", "deploy"),
+        5,
+        "fitgate: nothing judged: only cluster snapshots or unread files found "
+        "(deploy/nodes.json:1: a NodeList of cluster objects: a cluster snapshot, not "
+        f"manifests; not checked); {ALLOW}",
+    ),
+    "documents without a pod template": Case(
+        {"deploy/svc.yaml": SERVICE},
+        ("check", "deploy"),
+        5,
+        "fitgate: nothing judged: no workload evaluated (1 document without a pod template, "
+        f"0 skipped, 0 errors); {ALLOW}",
+    ),
+    "every workload skipped by the configuration": Case(
+        {".fitgate.yaml": "skip: [{name: too-big, reason: later}]\n", "deploy/web.yaml": TOO_BIG},
+        ("check", "deploy"),
+        5,
+        "fitgate: nothing judged: no workload evaluated (0 documents without a pod template, "
+        f"1 skipped, 0 errors); {ALLOW}",
+    ),
+    "an empty directory allowed by the flag": Case(
+        {"deploy/README.md": ""}, ("check", "deploy", "--allow-empty"), 0, None
+    ),
+    "an empty directory allowed by the configuration": Case(
+        {".fitgate.yaml": "allowEmpty: true\n", "deploy/README.md": ""},
+        ("check", "deploy"),
+        0,
+        None,
+    ),
+    "a file named on the command line is checked though excluded": Case(
+        {".fitgate.yaml": 'exclude: ["*"]\n', "deploy/web.yaml": TOO_BIG},
+        ("check", "deploy/web.yaml"),
+        1,
+        None,
+    ),
+    "a walk leaves it out, the same file named beside it is checked": Case(
+        {".fitgate.yaml": "exclude: [deploy]\n", "deploy/web.yaml": TOO_BIG},
+        ("check", "deploy", "deploy/web.yaml"),
+        1,
+        None,
+    ),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", NOTHING.values(), ids=NOTHING.keys())
+def test_a_run_that_judges_nothing_never_passes(tmp_path: Path, case: Case) -> None:
+    _write(tmp_path, case.files)
+    code, _, err = run(tmp_path, *case.argv, "--snapshot", AKS)
+    assert code == case.code, err
+    lines = err.splitlines()
+    assert (lines[-1] if lines else None) == case.said
+
+
+def _json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:
+    code, out, _ = run(tmp_path, "check", *argv, "--snapshot", AKS, "--json", "-")
+    report = json.loads(out)
+    validate_report(report)
+    return code, report
+
+
+def test_the_json_report_says_what_was_read_left_out_and_not_checked(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            ".fitgate.yaml": 'exclude: ["**/tests/*", "*.json"]\n',
+            "deploy/web.yaml": TOO_BIG,
+            "deploy/tests/t.yaml": TOO_BIG,
+            "deploy/nodes.json": NODE_LIST,
+            "deploy/nodes.yml": NODE_LIST,
+        },
+    )
+    code, report = _json(tmp_path, "deploy")
+    assert code == 1
+    assert report["read"] == {
+        "files": 2,
+        "documents": 2,
+        "excluded": [
+            {"file": "deploy/nodes.json", "pattern": "*.json"},
+            {"file": "deploy/tests/t.yaml", "pattern": "**/tests/*"},
+        ],
+        "skipped": [
+            {
+                "at": "deploy/nodes.yml:1",
+                "reason": "a NodeList of cluster objects: a cluster snapshot, not manifests; "
+                "not checked",
+            }
+        ],
+    }
+    assert "nothingJudged" not in report["summary"]
+
+
+def test_a_run_that_judges_nothing_says_so_in_every_report(tmp_path: Path) -> None:
+    _write(tmp_path, {".fitgate.yaml": 'exclude: ["*"]\n', "deploy/web.yaml": TOO_BIG})
+    comment, junit = tmp_path / "comment.md", tmp_path / "junit.xml"
+    code, out, _ = run(
+        tmp_path, "check", "deploy", "--snapshot", AKS, "--comment", str(comment),
+        "--junit", str(junit),
+    )  # fmt: skip
+    why = f'nothing judged: every file found is excluded (1 file by "*"); {ALLOW}'
+    assert code == 5
+    assert out.splitlines()[-3:] == [
+        'Read 0 files, 0 documents; left out 1 walked file (1 by "*").',
+        '    left out deploy/web.yaml: "*"',
+        "0 workload(s): none. Gate FAILED: nothing judged.",
+    ]
+    text = comment.read_text(encoding="utf-8")
+    assert "fitgate failed" in text and "nothing judged: every file found is excluded" in text
+    assert "left out deploy/web.yaml" in text
+    xml = junit.read_text(encoding="utf-8")
+    assert '<property name="read.excluded.1" value="deploy/web.yaml: &quot;*&quot;"/>' in xml
+    assert f'<property name="gate.nothingJudged" value="{why.replace(chr(34), "&quot;")}"/>' in xml
+    code, report = _json(tmp_path, "deploy")
+    assert (code, report["summary"]["passed"], report["summary"]["nothingJudged"]) == (
+        5,
+        False,
+        why,
+    )
+
+
+def test_a_shard_given_nothing_is_no_failure_and_its_merge_judges_the_run(tmp_path: Path) -> None:
+    _write(tmp_path, {"deploy/svc.yaml": SERVICE})
+    shard = tmp_path / "shard.json"
+    code, _, err = run(
+        tmp_path, "check", "deploy", "--snapshot", AKS, "--shard", "1/1", "--json", str(shard)
+    )
+    assert code == 0, err
+    code, _, err = run(tmp_path, "merge", str(shard))
+    assert (code, err.splitlines()[-1]) == (
+        5,
+        "fitgate: nothing judged: no workload evaluated (1 document without a pod template, "
+        f"0 skipped, 0 errors); {ALLOW}",
+    )
+    assert run(tmp_path, "merge", str(shard), "--allow-empty")[0] == 0
