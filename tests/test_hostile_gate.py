@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
@@ -227,3 +228,45 @@ def test_a_shard_given_nothing_is_no_failure_and_its_merge_judges_the_run(tmp_pa
         f"0 skipped, 0 errors); {ALLOW}",
     )
     assert run(tmp_path, "merge", str(shard), "--allow-empty")[0] == 0
+
+
+def _listed(kind: str, *items: str) -> str:
+    return json.dumps(
+        {"apiVersion": "v1", "kind": kind, "items": [yaml.safe_load(i) for i in items]}
+    )
+
+
+NODE = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": "1"}}'
+MIXED = "neither a cluster snapshot nor manifests; not checked (give the snapshot and the " \
+    "manifests in separate files)"  # fmt: skip
+LISTS = {
+    "a List of a Deployment is checked": (_listed("List", TOO_BIG), "NO", None),
+    "a DeploymentList is checked": (_listed("DeploymentList", TOO_BIG), "NO", None),
+    "a PodList holding a Deployment is an error": (
+        _listed("PodList", TOO_BIG),
+        "ERROR",
+        f"a PodList of cluster objects that also holds Deployment: {MIXED}",
+    ),
+    "a List of a Node and a Deployment is an error": (
+        _listed("List", NODE, TOO_BIG),
+        "ERROR",
+        f"a List of cluster objects that also holds Deployment: {MIXED}",
+    ),
+    "a NodeList holding a Deployment is an error": (
+        _listed("NodeList", NODE, TOO_BIG),
+        "ERROR",
+        f"a NodeList of cluster objects that also holds Deployment: {MIXED}",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "verdict", "reason"), LISTS.values(), ids=LISTS.keys())
+def test_a_list_is_read_by_what_it_holds(
+    tmp_path: Path, text: str, verdict: str, reason: str | None
+) -> None:
+    _write(tmp_path, {"deploy/list.json": text})
+    code, report = _json(tmp_path, "deploy")
+    (workload,) = report["workloads"]
+    assert (code, workload["verdict"]) == (1, verdict)
+    if reason is not None:
+        assert (workload["name"], workload["reason"]) == ("deploy/list.json:1", reason)

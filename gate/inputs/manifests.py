@@ -722,6 +722,10 @@ def _documents_from(
     if note:
         yield Document(location, skipped=note)
         return
+    problem = mixed_list_problem(body, items)
+    if problem:
+        yield Document(location, error=problem)
+        return
     if items is None:
         yield Document(location, body=body, source=source)
         return
@@ -739,32 +743,56 @@ def _documents_from(
 
 
 _SNAPSHOT_KINDS = frozenset({"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass"})
+"""The kinds a cluster snapshot holds (what ``kubectl get nodes,pods ... -o json`` lists)."""
 
 
 def snapshot_note(body: dict[Any, Any], items: list[Any] | None) -> str | None:
     """Why a document is a cluster snapshot rather than manifests, or None.
 
     A snapshot kept beside the manifests (the default PATH is ``.``) must not have its
-    pods checked as workloads: fitgate's own ``ClusterSnapshot``, a ``NodeList`` or
-    ``PodList``, and a List as ``kubectl get nodes,pods -o json`` writes it (Nodes among
-    its items, or only objects read back from a cluster: Nodes, Pods, Namespaces,
-    LimitRanges, RuntimeClasses that carry a ``metadata.resourceVersion``). A List of Pod
-    manifests to create is none of these and is checked item by item.
+    pods checked as workloads: fitgate's own ``ClusterSnapshot``, and a List (``List`` or
+    any ``*List``) whose every item is of a snapshot kind (Node, Pod, Namespace,
+    LimitRange, RuntimeClass) when it is one: a ``NodeList`` or ``PodList``, a List with
+    Nodes among its items, or one of objects read back from a cluster (each carrying a
+    ``metadata.resourceVersion``). A List of Pod manifests to create is none of these
+    and is checked item by item. A List is read by what it holds, never by its name
+    alone: see :func:`mixed_list_problem` for one that holds both.
     """
     kind = body.get("kind")
     if kind == "ClusterSnapshot" and str(body.get("apiVersion", "")).startswith("fitgate/"):
         return "a fitgate ClusterSnapshot: a cluster snapshot, not manifests; not checked"
-    if items is None:
+    if items is None or not set(_item_kinds(items)) <= _SNAPSHOT_KINDS:
         return None
-    kinds = [item.get("kind") if isinstance(item, dict) else None for item in items]
-    read_back = all(_resource_version(item) for item in items)
-    if (
-        kind in ("NodeList", "PodList")
-        or "Node" in kinds
-        or (items and read_back and set(kinds) <= _SNAPSHOT_KINDS)
-    ):
+    if _cluster_list(kind, items) or (items and all(map(_resource_version, items))):
         return f"a {kind} of cluster objects: a cluster snapshot, not manifests; not checked"
     return None
+
+
+def mixed_list_problem(body: dict[Any, Any], items: list[Any] | None) -> str | None:
+    """Why a List holds both a cluster snapshot and manifests, or None: a ``NodeList`` or
+    ``PodList``, or a List with a Node among its items, that also holds another kind
+    (a Deployment, say). It is neither, and skipping it as a snapshot would leave its
+    workloads unchecked: the document is an ``ERROR``."""
+    kind = body.get("kind")
+    if items is None or not _cluster_list(kind, items):
+        return None
+    others = sorted({k for k in _item_kinds(items) if k not in _SNAPSHOT_KINDS}, key=str)
+    if not others:
+        return None
+    return (
+        f"a {kind} of cluster objects that also holds {', '.join(map(str, others[:3]))}"
+        f"{'...' if len(others) > 3 else ''}: neither a cluster snapshot nor manifests; "
+        "not checked (give the snapshot and the manifests in separate files)"
+    )
+
+
+def _cluster_list(kind: object, items: list[Any]) -> bool:
+    """A ``NodeList``, a ``PodList``, or a List with a Node among its items."""
+    return kind in ("NodeList", "PodList") or "Node" in _item_kinds(items)
+
+
+def _item_kinds(items: list[Any]) -> list[object]:
+    return [item.get("kind") if isinstance(item, dict) else None for item in items]
 
 
 def _resource_version(item: object) -> bool:
