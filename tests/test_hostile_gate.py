@@ -270,3 +270,93 @@ def test_a_list_is_read_by_what_it_holds(
     assert (code, workload["verdict"]) == (1, verdict)
     if reason is not None:
         assert (workload["name"], workload["reason"]) == ("deploy/list.json:1", reason)
+
+
+def _alias_bomb(levels: int = 12) -> str:
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, levels)]
+    return "\n".join(lines) + f"\nexclude: *a{levels - 1}\n"
+
+
+CONFIGS = {
+    "an alias bomb": (
+        _alias_bomb(),
+        "fitgate: .fitgate.yaml: not YAML: document expands to more than 1,000,000 YAML nodes "
+        "through aliases; refusing to load it",
+    ),
+    "nesting two hundred deep": (
+        "exclude: " + "[" * 200 + "]" * 200 + "\n",
+        "fitgate: .fitgate.yaml: exclude[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+        "[0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 32 levels",
+    ),
+    "more than a mebibyte": (
+        "# " + "x" * (1024 * 1024) + "\n",
+        "fitgate: .fitgate.yaml: longer than 1024 KiB: not read",
+    ),
+    "mixed label keys": (
+        "skip: [{reason: r, labels: {1: x, a: y}}]\n",
+        "fitgate: .fitgate.yaml: skip[0].labels: the key 1 is not a string: quote it",
+    ),
+    "a number as a label key": (
+        "skip: [{reason: r, labels: {1: x}}]\n",
+        "fitgate: .fitgate.yaml: skip[0].labels: the key 1 is not a string: quote it",
+    ),
+    "two documents": (
+        "failOn: [ERROR]\n---\nfailOn: [NO]\n",
+        "fitgate: .fitgate.yaml: not YAML: line 3: a second document: expected one",
+    ),
+    "a customKinds row redefining apps/v1 Deployment": (
+        "customKinds: [{apiVersion: apps/v1, kind: Deployment, templates: [{path: spec}]}]\n",
+        "fitgate: .fitgate.yaml: customKinds[0]: apps/v1 Deployment is a Kubernetes kind "
+        "(fitgate reads its pod template itself): customKinds may not redefine it",
+    ),
+    "a customKinds row making Services workloads": (
+        "customKinds: [{apiVersion: v1, kind: Service, templates: [{path: spec}]}]\n",
+        "fitgate: .fitgate.yaml: customKinds[0]: v1 Service is a Kubernetes kind: customKinds "
+        "may not redefine it",
+    ),
+    "a customKinds row redefining an Argo Rollout": (
+        "customKinds: [{apiVersion: argoproj.io/v1alpha1, kind: Rollout, "
+        "templates: [{path: spec.template.spec}]}]\n",
+        "fitgate: .fitgate.yaml: customKinds[0]: argoproj.io/v1alpha1 Rollout is a kind "
+        "fitgate knows: customKinds may not redefine it",
+    ),
+    "a value of the wrong type": (
+        "exclude: {a: b}\n",
+        "fitgate: .fitgate.yaml: exclude: {'a': 'b'} is not of type 'array'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), CONFIGS.values(), ids=CONFIGS.keys())
+def test_a_hostile_configuration_is_one_line_and_exit_2(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    _write(tmp_path, {".fitgate.yaml": text, "deploy/web.yaml": TOO_BIG})
+    code, out, err = run(tmp_path, "check", "deploy", "--snapshot", AKS)
+    assert (code, err, out) == (2, said + "\n", "")
+
+
+@pytest.mark.parametrize("depth", [2_000, 100_000], ids=["two thousand", "a hundred thousand"])
+def test_a_configuration_nested_past_the_parser_s_limit_is_one_line(
+    tmp_path: Path, depth: int
+) -> None:
+    _write(tmp_path, {".fitgate.yaml": "exclude: " + "[" * depth + "]" * depth + "\n"})
+    code, out, err = run(tmp_path, "check", "deploy", "--snapshot", AKS)
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith("fitgate: .fitgate.yaml: not YAML: "), err
+
+
+@pytest.mark.parametrize(
+    "expires", ["2026-08-16", "'2026-08-16'"], ids=["a bare YAML date", "a quoted date"]
+)
+def test_a_skip_expires_on_a_yaml_date_or_a_string(tmp_path: Path, expires: str) -> None:
+    config = f"allowEmpty: true\nskip: [{{name: too-big, reason: later, expires: {expires}}}]\n"
+    _write(tmp_path, {".fitgate.yaml": config, "deploy/web.yaml": TOO_BIG})
+    code, report = _json(tmp_path, "deploy")
+    (workload,) = report["workloads"]
+    assert (code, workload["verdict"], workload["reason"]) == (
+        0,
+        "SKIPPED",
+        "skipped by .fitgate.yaml: later",
+    )

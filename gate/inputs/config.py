@@ -18,10 +18,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
-from gate.inputs.custom_kinds import Count, CustomKind, Site, api_group
+from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
+from gate.inputs.manifests import bounded_yaml
+from gate.inputs.workloads import TEMPLATE_PATHS
 from gate.model import SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
 
 CONFIG_NAME = ".fitgate.yaml"
@@ -115,22 +116,74 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A configuration longer than this is refused: a team's is a few hundred bytes."""
+
+MAX_CONFIG_DEPTH = 32
+"""Nesting deeper than this is refused before validation (the deepest key is 5 down)."""
+
+
+class _TooLarge(Exception):
+    """More than :data:`MAX_CONFIG_BYTES`."""
+
+
 def load_config(path: str | None, cwd: Path) -> Config:
-    """The configuration ``--config`` names, else the one found upwards, else none."""
+    """The configuration ``--config`` names, else the one found upwards, else none.
+
+    It is read with the bounds a manifest gets (size, alias expansion, nesting: see
+    :func:`gate.inputs.manifests.bounded_yaml`), and every problem is one line naming the
+    file and the key (exit 2)."""
     found = Path(path) if path else find_config(cwd)
     if found is None:
         return Config()
     shown = path or _shown(found, cwd)
     try:
-        data = yaml.safe_load(found.read_text(encoding="utf-8"))
+        with open(found, "rb") as handle:
+            raw = read_capped(handle.read, MAX_CONFIG_BYTES, _TooLarge)
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         raise UsageError(f"{shown}: cannot read the configuration: {exc.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"{shown}: not YAML: {reason}") from None
+    except _TooLarge:
+        limit = MAX_CONFIG_BYTES // 1024
+        raise UsageError(f"{shown}: longer than {limit} KiB: not read") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{shown}: not UTF-8: {exc.reason} at byte {exc.start}") from None
+    try:
+        data = bounded_yaml(text)
+    except ValueError as exc:
+        raise UsageError(f"{shown}: not YAML: {exc}") from None
     data = {} if data is None else data
+    _check_shape(data, shown)
     _validate(data, shown)
     return parse_config(data, shown)
+
+
+def _check_shape(data: object, shown: str) -> None:
+    """What the JSON Schema cannot say of YAML: every mapping key is a string (``{1: x}``
+    is no label), and nothing is nested past :data:`MAX_CONFIG_DEPTH` (validation
+    recurses). Walked with a stack of its own."""
+    pending: list[tuple[object, tuple[object, ...]]] = [(data, ())]
+    while pending:
+        value, path = pending.pop()
+        if len(path) > MAX_CONFIG_DEPTH:
+            where = _field(path[:MAX_CONFIG_DEPTH])
+            raise UsageError(f"{shown}: {where}: nested deeper than {MAX_CONFIG_DEPTH} levels")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise UsageError(
+                        f"{shown}: {_field(path)}: the key {_shown_value(key)} is not a "
+                        "string: quote it"
+                    )
+                pending.append((item, (*path, key)))
+        elif isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+
+
+def _shown_value(value: object, limit: int = 60) -> str:
+    """A value in an error line: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _shown(found: Path, cwd: Path) -> str:
@@ -146,7 +199,9 @@ def _validate(data: object, shown: str) -> None:
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.path)), e.message))
     if errors:
         error = errors[0]
-        raise UsageError(f"{shown}: {_field(error.path)}: {_why(error)}")
+        why = " ".join(_why(error).split())
+        why = why if len(why) <= 300 else why[:297] + "..."
+        raise UsageError(f"{shown}: {_field(error.path)}: {why}")
 
 
 def _field(path: Sequence[object]) -> str:
@@ -192,7 +247,10 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         exclude=tuple(data.get("exclude", ())),
         skip=tuple(_rule(r, f"{source}: skip[{i}]") for i, r in enumerate(data.get("skip", ()))),
         allow_addon_only=tuple(_rule(r, source) for r in data.get("allowAddonOnly", ())),
-        custom_kinds=tuple(_custom_kind(k) for k in data.get("customKinds", ())),
+        custom_kinds=tuple(
+            _custom_kind(k, f"{source}: customKinds[{i}]")
+            for i, k in enumerate(data.get("customKinds", ()))
+        ),
         max_snapshot_age=parse_duration(age) if age else None,
         hide_warnings=frozenset(WarningKind(w) for w in data.get("warnings", {}).get("hide", ())),
         allow_empty=bool(data.get("allowEmpty", False)),
@@ -215,7 +273,10 @@ def _rule(data: Mapping[str, Any], where: str) -> Rule:
     )
 
 
-def _custom_kind(data: Mapping[str, Any]) -> CustomKind:
+def _custom_kind(data: Mapping[str, Any], where: str) -> CustomKind:
+    problem = _redefined(api_group(data["apiVersion"]), data["kind"])
+    if problem:
+        raise UsageError(f"{where}: {data['apiVersion']} {data['kind']} {problem}")
     sites = tuple(
         Site(
             spec=(tuple(t["path"].split(".")),),
@@ -225,6 +286,21 @@ def _custom_kind(data: Mapping[str, Any]) -> CustomKind:
         for t in data["templates"]
     )
     return CustomKind(api_group(data["apiVersion"]), data["kind"], sites)
+
+
+_KNOWN = frozenset((row.group, row.kind) for row in CUSTOM_KINDS)
+
+
+def _redefined(group: str, kind: str) -> str | None:
+    """Why a custom kind may not be defined: the configuration adds kinds, it cannot
+    rewrite how a Kubernetes kind (one of the core group, a group without a dot such as
+    ``apps`` or ``batch``, or a ``*.k8s.io`` group) or a kind fitgate knows is read."""
+    if group == "" or "." not in group or group.endswith(".k8s.io"):
+        built_in = " (fitgate reads its pod template itself)" if kind in TEMPLATE_PATHS else ""
+        return f"is a Kubernetes kind{built_in}: customKinds may not redefine it"
+    if (group, kind) in _KNOWN:
+        return "is a kind fitgate knows: customKinds may not redefine it"
+    return None
 
 
 def today(now: datetime | None) -> date:

@@ -558,6 +558,38 @@ def _node_documents(
     yield from _documents_from(location, body, lines, source, sources)
 
 
+def bounded_yaml(text: str, loader: LoaderFactory | None = None) -> Any:
+    """The one YAML document of ``text`` (None for none), read with the bounds a manifest
+    gets: composed, measured through its aliases, then constructed by the safe
+    constructor (a timestamp is its text). Any problem is a ``ValueError`` with the
+    reason in one line (``line N: ...`` when the parser gives one)."""
+    composer = (loader or default_loader())(_normalise(text))
+    try:
+        node, failure = _next_node(composer, 0)
+        if failure is None and node is not None:
+            extra, failure = _next_node(composer, 0)
+            if failure is None and extra is not None:
+                failure = (extra.start_mark.line + 1, "a second document: expected one")
+    finally:
+        composer.dispose()
+    if failure is not None:
+        line, reason = failure
+        raise ValueError(f"line {line}: {reason}" if line and "(line" not in reason else reason)
+    if node is None:
+        return None
+    problem = _expansion_problem(node)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        return construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise ValueError(_yaml_reason(exc)) from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"cannot construct the document: {_one_line(str(exc))}") from None
+    except RecursionError:
+        raise ValueError("YAML nested too deeply to read") from None
+
+
 def _expansion_problem(root: Node) -> str | None:
     """Why the document must not be constructed: its node graph, aliases expanded, is
     larger than ``MAX_EXPANDED_NODES``, or it contains itself."""
