@@ -16,8 +16,12 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.cli import Streams, main
+from gate.errors import QuantityError
+from gate.k8s.quantity import NEGATIVE, nonnegative_quantity
 from tests.conftest import ROOT
 from tests.report_schema import validate_report
 
@@ -360,3 +364,66 @@ def test_a_skip_expires_on_a_yaml_date_or_a_string(tmp_path: Path, expires: str)
         "SKIPPED",
         "skipped by .fitgate.yaml: later",
     )
+
+
+def _with_resources(resources: str, overhead: str = "") -> str:
+    """TOO_BIG with the container's ``resources`` (flow YAML) and the pod's ``overhead``."""
+    container = "{name: web, image: nginx, resources: {" + resources + "}}"
+    text = TOO_BIG.replace(TOO_BIG.splitlines()[-1], f"        - {container}")
+    return text + (f"      overhead: {overhead}\n" if overhead else "")
+
+
+# Kubernetes ValidateResourceQuantityValue -> ValidateNonnegativeQuantity
+# (pkg/apis/core/validation/validation.go): a negative quantity in a container's requests or
+# limits, or in a pod's overhead, is refused with isNegativeErrorMsg, "must be greater than
+# or equal to 0"; the pod is never created, so the workload is an ERROR, never a fit.
+FIELD = "spec.template.spec"
+QUANTITIES = {
+    "a negative cpu request": (
+        _with_resources('requests: {cpu: "-1"}'),
+        f'{FIELD}.containers[0].resources.requests.cpu: quantity "-1" must be greater than or '
+        "equal to 0",
+    ),
+    "a negative memory request given as a YAML word": (
+        _with_resources("requests: {memory: -5Mi}"),
+        f'{FIELD}.containers[0].resources.requests.memory: quantity "-5Mi" must be greater '
+        "than or equal to 0",
+    ),
+    "a negative integer limit": (
+        _with_resources("requests: {cpu: 1}, limits: {cpu: -2}"),
+        f"{FIELD}.containers[0].resources.limits.cpu: quantity -2 must be greater than or "
+        "equal to 0",
+    ),
+    "a negative overhead": (
+        _with_resources('requests: {cpu: "1"}', overhead='{memory: "-1Gi"}'),
+        f'{FIELD}.overhead.memory: quantity "-1Gi" must be greater than or equal to 0',
+    ),
+    "a malformed limit": (
+        _with_resources("requests: {cpu: 1}, limits: {memory: lots}"),
+        f'{FIELD}.containers[0].resources.limits.memory: invalid quantity "lots"',
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "reason"), QUANTITIES.values(), ids=QUANTITIES.keys())
+def test_a_quantity_the_api_server_refuses_is_an_error(
+    tmp_path: Path, text: str, reason: str
+) -> None:
+    _write(tmp_path, {"deploy/web.yaml": text})
+    code, report = _json(tmp_path, "deploy")
+    (workload,) = report["workloads"]
+    assert (code, workload["verdict"], workload["reason"]) == (1, "ERROR", reason)
+
+
+@given(
+    whole=st.integers(max_value=0),
+    fraction=st.integers(min_value=0, max_value=999),
+    suffix=st.sampled_from(["", "m", "k", "Mi", "Gi", "e3"]),
+)
+def test_every_negative_quantity_is_refused_and_zero_is_not(
+    whole: int, fraction: int, suffix: str
+) -> None:
+    if (whole, fraction) != (0, 0):
+        with pytest.raises(QuantityError, match=f"{NEGATIVE}$"):
+            nonnegative_quantity(f"-{-whole}.{fraction:03d}{suffix}")
+    assert nonnegative_quantity(f"-0{suffix}") == 0

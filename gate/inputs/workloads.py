@@ -19,7 +19,7 @@ from gate.inputs.custom_kinds import (
 )
 from gate.inputs.scaling import max_surge, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
-from gate.k8s.quantity import parse_quantity
+from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.model import (
     Document,
@@ -119,7 +119,8 @@ _QUANTITY_FIELDS: tuple[Path, ...] = (("resources", "requests"), ("resources", "
 
 
 def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
-    """The first resource quantity that does not parse, named by its field path."""
+    """The first resource quantity the API server refuses (one that does not parse, or a
+    negative one), named by its field path."""
     places: list[tuple[str, object]] = [
         (f"{prefix}.overhead", spec.get("overhead")),
         (f"{prefix}.resources.requests", get(spec, ("resources", "requests"))),
@@ -141,7 +142,7 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
             return f"{where}: expected a mapping of resource quantities"
         for name, value in resources.items():
             try:
-                parse_quantity(value)
+                nonnegative_quantity(value)
             except QuantityError as exc:
                 return f"{where}.{name}: {exc}"
     return None
