@@ -17,6 +17,7 @@ for what msgspec cannot encode (a lone surrogate).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -237,9 +238,16 @@ def _indented(value: object) -> bytes:
 
 
 def _utf8(text: str) -> bytes:
-    """UTF-8; a lone surrogate (which UTF-8 cannot hold, and fitgate's readers replace)
-    as its JSON escape, so the report stays valid JSON and valid UTF-8."""
-    return text.encode("utf-8", "backslashreplace")
+    """UTF-8; a lone surrogate (which UTF-8 cannot hold: a file name's byte that is not
+    UTF-8) as U+FFFD, as fitgate's readers replace it. Its JSON escape (``\\udcff``) would
+    be valid UTF-8 but not JSON that strict readers accept (``fitgate merge`` among them)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _CACHE_BYTES = 96 << 20
