@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -528,6 +529,7 @@ def write_reports(
         quiet=options.quiet,
         colour=colour_wanted(options.color, streams),
         json_nodes=options.json_nodes,
+        comment_template_name=options.comment_template or "",
     )
     for writer, sinks in report_table(options, streams):
         output = writer(report, context)
@@ -537,10 +539,13 @@ def write_reports(
             sink(output)
 
 
-def _one_report_to_stdout(options: argparse.Namespace) -> None:
-    """Two reports written to standard output would be one unreadable stream: refused."""
+def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None:
+    """Two reports written to standard output would be one unreadable stream, and one
+    written to a closed standard output would be lost: refused."""
     flags = tuple(option for option, _ in REPORT_FILES)
     to_stdout = [f"--{flag}" for flag in flags if getattr(options, flag, None) == "-"]
+    if to_stdout and isinstance(streams.stdout, ClosedOutput):
+        raise UsageError(f"{to_stdout[0]} -: standard output is closed: give the report a file")
     if len(to_stdout) > 1:
         raise UsageError(
             f"{' and '.join(to_stdout)} would all go to standard output (-): "
@@ -549,7 +554,7 @@ def _one_report_to_stdout(options: argparse.Namespace) -> None:
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
-    _one_report_to_stdout(options)
+    _one_report_to_stdout(options, streams)
     config = load_config(options.config, FilePath(os.getcwd()))
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
@@ -570,7 +575,7 @@ def run_config(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
-    _one_report_to_stdout(options)
+    _one_report_to_stdout(options, streams)
     """The shards' JSON reports -> every report one unsharded check would have written."""
     baseline = read_baseline(options.baseline) if options.baseline else None
     report, cluster = merged_report(options.reports)
@@ -620,17 +625,32 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Streams], int]] = {
 }
 
 
+class ClosedOutput(io.StringIO):
+    """A standard stream the process was started without (``fitgate check ... >&-``):
+    Python then has none at all. What is written to it is dropped; the exit code is still
+    the run's, and a report asked for on ``-`` is refused (exit 2)."""
+
+    def write(self, text: str, /) -> int:
+        return len(text)
+
+
+def standard_streams() -> Streams:
+    """The process's own streams, a closed one replaced by :class:`ClosedOutput` (or no
+    input)."""
+    return Streams(
+        stdin=sys.stdin.buffer if sys.stdin is not None else io.BytesIO(),
+        stdout=sys.stdout if sys.stdout is not None else ClosedOutput(),
+        stderr=sys.stderr if sys.stderr is not None else ClosedOutput(),
+        env=os.environ,
+        now=datetime.now(timezone.utc),
+    )
+
+
 def main(
     argv: Sequence[str] | None = None,
     streams: Streams | None = None,
 ) -> int:
-    streams = streams or Streams(
-        stdin=sys.stdin.buffer,
-        stdout=sys.stdout,
-        stderr=sys.stderr,
-        env=os.environ,
-        now=datetime.now(timezone.utc),
-    )
+    streams = streams or standard_streams()
     parser = build_parser()
     try:
         options = parser.parse_args(argv)

@@ -171,16 +171,20 @@ def test_comment_template_overrides_the_shipped_one(tmp_path: Path) -> None:
     ("template", "needle"),
     [
         pytest.param(None, "cannot read comment template", id="missing-file"),
-        pytest.param("{{ nope }}", "comment template: UndefinedError", id="undefined-name"),
-        pytest.param("{% if %}", "comment template: TemplateSyntaxError", id="syntax-error"),
+        pytest.param(
+            "{{ nope }}",
+            "t.md.j2, line 1: UndefinedError: 'nope' is undefined",
+            id="undefined-name",
+        ),
+        pytest.param("{% if %}", "t.md.j2, line 1: Expected an expression", id="syntax-error"),
         pytest.param(
             '{{ "%999999999s"|format(1) }}',
-            "comment template: TemplateBudget: format width 999999999 is past 10000",
+            "t.md.j2, line 1: format width 999999999 is past 10000",
             id="a format width that would build a gigabyte",
         ),
         pytest.param(
             "{% for i in range(100000) %}{{ 'x' * 100 }}{% endfor %}",
-            "comment template: TemplateBudget: the output passed 8388608 characters",
+            "t.md.j2: the output passed 8388608 characters",
             id="output past its budget",
         ),
     ],
@@ -278,7 +282,7 @@ def test_a_comment_template_alone_is_rendered_and_written_nowhere(tmp_path: Path
     template = tmp_path / "t.md.j2"
     template.write_text("{{ nope }}")
     code, _, err = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
-    assert code == 2 and "comment template: UndefinedError" in err
+    assert code == 2 and "t.md.j2, line 1: UndefinedError" in err
     template.write_text("{{ cluster }}\n")
     code, out, _ = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
     assert code == 1 and "Gate FAILED." in out
@@ -289,11 +293,11 @@ def test_a_comment_template_that_never_ends_stops_at_its_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Long enough to pass the deadline, short enough that the abandoned worker ends soon.
-    monkeypatch.setattr("gate.reports.markdown.TEMPLATE_SECONDS", 0.2)
+    monkeypatch.setattr("gate.reports.sandbox.TEMPLATE_SECONDS", 0.2)
     path = tmp_path / "t.md.j2"
     path.write_text("{% for i in range(5000) %}{% for j in range(5000) %}{% endfor %}{% endfor %}")
     comment = tmp_path / "c.md"
     code, err = run_with_template(comment, path)
     assert code == 2
-    assert "comment template: TemplateBudget: rendering took more than 0.2 s" in err
+    assert "t.md.j2: rendering took more than 0.2 s" in err
     assert not comment.exists()

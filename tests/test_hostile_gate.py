@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shlex
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -427,3 +431,137 @@ def test_every_negative_quantity_is_refused_and_zero_is_not(
         with pytest.raises(QuantityError, match=f"{NEGATIVE}$"):
             nonnegative_quantity(f"-{-whole}.{fraction:03d}{suffix}")
     assert nonnegative_quantity(f"-0{suffix}") == 0
+
+
+TEMPLATES = {
+    "an integer of three hundred million digits": (
+        "{{ 10**300000000 }}",
+        "line 1: an integer of more than 4096 bits",
+    ),
+    "a product of two huge integers": (
+        "{{ (10**1000) * (10**1000) }}",
+        "line 1: an integer of more than 4096 bits",
+    ),
+    "a format width of two billion by %": (
+        'ok\n{{ "%2000000000d" % 1 }}',
+        "line 2: format width 2000000000 is past 10000",
+    ),
+    "a format width of two billion by str.format": (
+        '{{ "{:2000000000}".format(1) }}',
+        "line 1: format width 2000000000 is past 10000",
+    ),
+    "a format width of two billion by the filter": (
+        '{{ "%2000000000s" | format(1) }}',
+        "line 1: format width 2000000000 is past 10000",
+    ),
+    "a string of three billion characters": (
+        '{{ "a" * 3000000000 }}',
+        "line 1: a repetition longer than 8388608 items",
+    ),
+    "a list of three billion items": (
+        "{{ [1] * 3000000000 }}",
+        "line 1: a repetition longer than 8388608 items",
+    ),
+    "a macro calling itself": (
+        "{% macro f(n) %}{{ f(n) }}{% endmacro %}\n{{ f(1) }}",
+        "line 1: recursion too deep (a macro calling itself without end?)",
+    ),
+    "output past its budget": (
+        "{% for i in range(100000) %}{{ 'x' * 100 }}{% endfor %}",
+        "the output passed 8388608 characters",
+    ),
+    "a syntax error": (
+        "\n\n{% if %}",
+        "line 3: Expected an expression, got 'end of statement block'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("template", "why"), TEMPLATES.values(), ids=TEMPLATES.keys())
+def test_a_template_past_its_budget_is_one_line_and_exit_2(
+    tmp_path: Path, template: str, why: str
+) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG, "t.j2": template})
+    code, _, err = run(
+        tmp_path, "check", "deploy", "--snapshot", AKS, "--comment", "c.md",
+        "--comment-template", "t.j2",
+    )  # fmt: skip
+    separator = ": " if why.startswith("the output") else ", "
+    assert (code, err) == (2, f"fitgate: comment template t.j2{separator}{why}\n")
+    assert not (tmp_path / "c.md").exists()
+
+
+def _snapshot_named(tmp_path: Path, context: str | None) -> Path:
+    snapshot = json.loads(Path(AKS).read_text(encoding="utf-8"))
+    if context is None:
+        del snapshot["source"]["context"]
+    else:
+        snapshot["source"]["context"] = context
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "template", [None, "{{ cluster }}{{ cluster }}"], ids=["the shipped template", "a user's"]
+)
+def test_the_comment_fits_github_s_limit_whatever_the_context_name(
+    tmp_path: Path, template: str | None
+) -> None:
+    # Every "_" is escaped as "&#95;": one occurrence of the name is 100,000 characters.
+    snapshot = _snapshot_named(tmp_path, "_" * 20_000)
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG, "t.j2": template or ""})
+    flags = ("--comment-template", "t.j2") if template else ()
+    code, _, err = run(
+        tmp_path, "check", "deploy", "--snapshot", str(snapshot), "--comment", "c.md", *flags
+    )
+    comment = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert code == 1, err
+    assert len(comment.encode("utf-8")) <= 65_536
+    assert comment.startswith("<!-- fitgate:" + "&#95;" * 200 + "… -->\n**fitgate failed on ")
+
+
+def test_a_closed_standard_output_is_a_quiet_exit_with_the_run_s_code(tmp_path: Path) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    command = [sys.executable, "-m", "gate", "check", "deploy", "--snapshot", AKS]
+    quoted = " ".join(shlex.quote(c) for c in command)
+    found = subprocess.run(
+        ["sh", "-c", f"{quoted} >&-"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert (found.returncode, found.stderr) == (1, "")
+    found = subprocess.run(
+        ["sh", "-c", f"{quoted} --json - >&-"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (found.returncode, found.stderr) == (
+        2,
+        "fitgate: --json -: standard output is closed: give the report a file\n",
+    )
+
+
+def test_merge_reads_a_shard_report_of_a_snapshot_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    # No context: the reports name the cluster by the file's stem, which holds byte 0xff.
+    source = _snapshot_named(tmp_path, None)
+    snapshot = tmp_path / os.fsdecode(b"prod\xff.json")
+    source.rename(snapshot)
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    code, _, err = run(
+        tmp_path,
+        "check",
+        "deploy",
+        "--snapshot",
+        str(snapshot),
+        "--shard",
+        "1/1",
+        "--json",
+        "s.json",
+    )
+    shard = (tmp_path / "s.json").read_bytes()
+    assert code == 1, err
+    assert b'"cluster": "prod\xef\xbf\xbd"' in shard  # U+FFFD, as UTF-8
+    code, out, err = run(tmp_path, "merge", "s.json", "--json", "-")
+    assert (code, err) == (1, "")
+    assert json.loads(out)["summary"]["NO"] == 1
