@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
@@ -32,7 +32,15 @@ from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import PathSelection, manifest_bytes, read_selected, select_paths
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Document, ReadSummary, Report, Verdict
+from gate.model import (
+    DEFAULT_FAIL_ON,
+    Baseline,
+    Document,
+    ReadSummary,
+    Report,
+    Verdict,
+    rfc3339_time,
+)
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
 from gate.reports.escape import terminal_text
@@ -98,6 +106,19 @@ def _template_path(text: str) -> tuple[str, Path]:
     if not sep or not kind or not path:
         raise argparse.ArgumentTypeError(f"{text!r}: expected KIND=path.to.pod.spec")
     return kind, tuple(path.split("."))
+
+
+MTIME = "mtime"
+"""``--snapshot-captured-at mtime``: the snapshot file's modification time."""
+
+
+def _captured_at(text: str) -> str:
+    if text == MTIME or rfc3339_time(text) is not None:
+        return text
+    shown = repr(text[:30] + "..." if len(text) > 30 else text)
+    raise argparse.ArgumentTypeError(
+        f"{shown}: expected an RFC 3339 time such as 2026-08-16T10:00:00Z, or mtime"
+    )
 
 
 def _version(text: str) -> str:
@@ -257,6 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_duration,
         metavar="DURATION",
         help="refuse a snapshot older than this, e.g. 7d (m, h, d, w)",
+    )
+    check.add_argument(
+        "--snapshot-captured-at",
+        type=_captured_at,
+        metavar="TIME|mtime",
+        help="when a snapshot that records none was taken: an RFC 3339 time, or mtime for "
+        "the file's modification time (a maximum age refuses a snapshot of unknown age)",
     )
     check.add_argument(
         "--template-path",
@@ -559,6 +587,7 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
     documents, snapshot, read = _inputs(options, streams, config)
+    snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
     problem = version_problem(snapshot.info.server_version)
@@ -566,6 +595,27 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
     report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
+
+
+def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snapshot:
+    """The snapshot with the capture time ``--snapshot-captured-at`` gives, when it
+    records none itself (a recorded time is kept: it says when the cluster was read)."""
+    given = options.snapshot_captured_at
+    if given is None or snapshot.info.captured_at is not None:
+        return snapshot
+    if not options.snapshot or options.snapshot == "-":
+        raise UsageError(
+            "--snapshot-captured-at is for a snapshot file (a live read is taken now; "
+            "standard input has no modification time)"
+        )
+    if given == MTIME:
+        try:
+            seconds = os.stat(options.snapshot).st_mtime
+        except OSError as exc:
+            raise UsageError(f"{options.snapshot}: cannot read its time: {exc.strerror}") from None
+        taken = datetime.fromtimestamp(int(seconds), timezone.utc)
+        given = taken.isoformat().replace("+00:00", "Z")
+    return replace(snapshot, info=replace(snapshot.info, captured_at=given))
 
 
 def run_config(options: argparse.Namespace, streams: Streams) -> int:

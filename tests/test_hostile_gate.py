@@ -565,3 +565,100 @@ def test_merge_reads_a_shard_report_of_a_snapshot_whose_name_is_not_utf8(tmp_pat
     code, out, err = run(tmp_path, "merge", "s.json", "--json", "-")
     assert (code, err) == (1, "")
     assert json.loads(out)["summary"]["NO"] == 1
+
+
+def _snapshot_taken(tmp_path: Path, captured: str | None) -> Path:
+    snapshot = json.loads(Path(AKS).read_text(encoding="utf-8"))
+    if captured is None:
+        del snapshot["capturedAt"]
+    else:
+        snapshot["capturedAt"] = captured
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot), encoding="utf-8")
+    return path
+
+
+NO_TIME = (
+    "fitgate: {source}: the snapshot records no capture time, so the maximum age of 7d "
+    "(maxSnapshotAge, --max-snapshot-age) cannot be checked: give it with "
+    "--snapshot-captured-at TIME, or --snapshot-captured-at mtime for the file's "
+    "modification time"
+)
+AGES = {
+    "no capture time with a maximum age": (None, ("--max-snapshot-age", "7d"), 2, NO_TIME),
+    "no capture time with a maximum age in the configuration": (
+        None,
+        ("--config", "c.yaml"),
+        2,
+        NO_TIME,
+    ),
+    "no capture time and no maximum age": (None, (), 1, None),
+    "no capture time given by the flag": (
+        None,
+        ("--max-snapshot-age", "7d", "--snapshot-captured-at", "2026-08-16T12:00:00Z"),
+        1,
+        None,
+    ),
+    "no capture time given by the flag, too old": (
+        None,
+        ("--max-snapshot-age", "7d", "--snapshot-captured-at", "2026-08-01T12:00:00Z"),
+        2,
+        "fitgate: {source}: the snapshot was taken 2026-08-01T12:00:00Z, 15d 1h ago, older "
+        "than the maximum age of 7d (maxSnapshotAge, --max-snapshot-age): record a new one "
+        "with fitgate snapshot",
+    ),
+    "a recorded time is kept over the flag": (
+        "2026-08-01T12:00:00Z",
+        ("--max-snapshot-age", "7d", "--snapshot-captured-at", "2026-08-16T12:00:00Z"),
+        2,
+        "fitgate: {source}: the snapshot was taken 2026-08-01T12:00:00Z, 15d 1h ago, older "
+        "than the maximum age of 7d (maxSnapshotAge, --max-snapshot-age): record a new one "
+        "with fitgate snapshot",
+    ),
+    "a capture time an hour in the future": (
+        "2026-08-16T14:05:00Z",
+        (),
+        2,
+        "fitgate: {source}: the snapshot was taken 2026-08-16T14:05:00Z, 1h 0m from now: a "
+        "capture time more than 5m in the future cannot be trusted (is a clock wrong?)",
+    ),
+    "a capture time four minutes ahead (clock skew)": ("2026-08-16T13:09:00Z", (), 1, None),
+    "a flag that is no time": (
+        None,
+        ("--snapshot-captured-at", "yesterday"),
+        2,
+        "fitgate check: argument --snapshot-captured-at: 'yesterday': expected an RFC 3339 "
+        "time such as 2026-08-16T10:00:00Z, or mtime; see fitgate check --help",
+    ),
+}
+
+
+@pytest.mark.parametrize(("captured", "flags", "code", "said"), AGES.values(), ids=AGES.keys())
+def test_a_snapshot_of_unknown_or_future_age_is_refused(
+    tmp_path: Path, captured: str | None, flags: tuple[str, ...], code: int, said: str | None
+) -> None:
+    snapshot = _snapshot_taken(tmp_path, captured)
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG, "c.yaml": "maxSnapshotAge: 7d\n"})
+    found, _, err = run(tmp_path, "check", "deploy", "--snapshot", str(snapshot), *flags)
+    lines = err.splitlines()
+    expected = said.format(source=snapshot) if said else None
+    assert (found, lines[-1] if lines else None) == (code, expected)
+
+
+def test_the_file_s_modification_time_is_used_when_opted_into(tmp_path: Path) -> None:
+    snapshot = _snapshot_taken(tmp_path, None)
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    flags = ("--max-snapshot-age", "1d", "--snapshot-captured-at", "mtime", "--json", "-")
+    ten_days_ago = NOW.timestamp() - 10 * 86400
+    os.utime(snapshot, (ten_days_ago, ten_days_ago))
+    code, _, err = run(tmp_path, "check", "deploy", "--snapshot", str(snapshot), *flags)
+    assert (code, err) == (
+        2,
+        f"fitgate: {snapshot}: the snapshot was taken 2026-08-06T13:05:00Z, 10d ago, older "
+        "than the maximum age of 1d (maxSnapshotAge, --max-snapshot-age): record a new one "
+        "with fitgate snapshot\n",
+    )
+    an_hour_ago = NOW.timestamp() - 3600
+    os.utime(snapshot, (an_hour_ago, an_hour_ago))
+    code, out, err = run(tmp_path, "check", "deploy", "--snapshot", str(snapshot), *flags)
+    assert (code, json.loads(out)["snapshot"]["capturedAt"]) == (1, "2026-08-16T12:05:00Z"), err

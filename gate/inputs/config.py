@@ -314,14 +314,34 @@ STALE_SNAPSHOT = (
 """The run's warning when the snapshot is a day old or older and no maximum age is set."""
 
 
+CLOCK_SKEW = timedelta(minutes=5)
+"""How far in the future a capture time may be (clocks disagree a little) before the
+snapshot is refused: a time further ahead would make any snapshot look fresh."""
+
+
 def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> tuple[str, ...]:
     """Refuse a snapshot that cannot be trusted (exit 2): one with no nodes, which cannot
-    answer anything, and one older than ``max_age``. Returns the run's warnings: a snapshot
-    a day old or older, with no maximum age set, is used with a warning in every report
-    (with a maximum set, a snapshot within it is trusted as it is)."""
+    answer anything, one taken more than :data:`CLOCK_SKEW` in the future, and, with a
+    ``max_age``, one older or one whose age is unknown (a gate fails closed). Returns the
+    run's warnings: a snapshot a day old or older, with no maximum age set, is used with a
+    warning in every report (with a maximum set, a snapshot within it is trusted as it
+    is)."""
     if info.nodes == 0:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
     taken = info.taken
+    if taken is not None and taken - now > CLOCK_SKEW:
+        raise SnapshotError(
+            f"{info.source}: the snapshot was taken {info.captured_at}, {_days(taken - now)} "
+            f"from now: a capture time more than {_days(CLOCK_SKEW)} in the future cannot be "
+            "trusted (is a clock wrong?)"
+        )
+    if taken is None and max_age is not None:
+        raise SnapshotError(
+            f"{info.source}: the snapshot records no capture time, so the maximum age of "
+            f"{_days(max_age)} (maxSnapshotAge, --max-snapshot-age) cannot be checked: give "
+            "it with --snapshot-captured-at TIME, or --snapshot-captured-at mtime for the "
+            "file's modification time"
+        )
     if taken is None:
         return ()
     age = now - taken
