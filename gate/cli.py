@@ -149,6 +149,49 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
     parser.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=tuple(OUTPUT_FLAGS),
+        help="write this report to standard output (one at a time), for a pipe; "
+        "text (the summary) by default",
+    )
+
+
+OUTPUT_FLAGS: dict[str, str | None] = {
+    "text": None,
+    "json": "json",
+    "junit": "junit",
+    "sarif": "sarif",
+    "markdown": "comment",
+}
+"""``-o/--output FORMAT``: the report file option it stands for (``--json -``...); text is
+the summary standard output shows anyway."""
+
+
+def _with_output(options: argparse.Namespace) -> argparse.Namespace:
+    """``-o FORMAT`` as the report option it stands for, given ``-``; a comment template
+    without a comment to shape refused. A copy: the parsed options are left as parsed."""
+    options = argparse.Namespace(**vars(options))
+    chosen = getattr(options, "output", None)
+    flag = OUTPUT_FLAGS.get(chosen) if chosen else None
+    if flag is not None:
+        given = getattr(options, flag)
+        if given not in (None, "-"):
+            raise UsageError(
+                f"-o {chosen} writes the {chosen} report to standard output and --{flag} to "
+                f"{given}: give one of them"
+            )
+        setattr(options, flag, "-")
+    elif chosen == "text":
+        taken = [f"--{f}" for f, _ in REPORT_FILES if getattr(options, f, None) == "-"]
+        if taken:
+            raise UsageError(f"-o text and {taken[0]} - would both go to standard output")
+    if options.comment_template and not options.comment:
+        raise UsageError(
+            "--comment-template shapes the comment: give --comment FILE (or -o markdown) too"
+        )
+    return options
 
 
 def add_baseline_option(parser: argparse.ArgumentParser) -> None:
@@ -488,11 +531,6 @@ def _stream(stream: IO[str]) -> tuple[Sink, ...]:
     return (sink,)
 
 
-def _discarded(output: Output) -> None:
-    """A comment template is rendered even when no comment is written: a broken one
-    fails the run either way."""
-
-
 def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
@@ -515,11 +553,7 @@ def report_table(
     summary unless a report took standard output, then the annotations."""
     to_stdout = any(getattr(options, option) == "-" for option, _ in REPORT_FILES)
     step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-    checked = (_discarded,) if options.comment_template and not options.comment else ()
-    also: dict[Reporter, tuple[Sink, ...]] = {
-        write_comment: checked,
-        write_summary: _appended(step_summary, streams),
-    }
+    also: dict[Reporter, tuple[Sink, ...]] = {write_summary: _appended(step_summary, streams)}
     annotated = options.annotations and streams.env.get("GITHUB_ACTIONS") == "true"
     # The runner reads workflow commands from both streams; a report on standard output
     # must stay parseable, so they go to standard error then.
@@ -582,6 +616,7 @@ def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
+    options = _with_output(options)
     _one_report_to_stdout(options, streams)
     config = load_config(options.config, FilePath(os.getcwd()))
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
@@ -625,8 +660,9 @@ def run_config(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
-    _one_report_to_stdout(options, streams)
     """The shards' JSON reports -> every report one unsharded check would have written."""
+    options = _with_output(options)
+    _one_report_to_stdout(options, streams)
     baseline = read_baseline(options.baseline) if options.baseline else None
     report, cluster = merged_report(options.reports)
     report = judged_or_refused(compared(report, baseline), bool(options.allow_empty))
@@ -703,7 +739,12 @@ def main(
     streams = streams or standard_streams()
     parser = build_parser()
     try:
-        options = parser.parse_args(argv)
+        options, unknown = parser.parse_known_args(argv)
+        if unknown:
+            command = f"{parser.prog} {options.command}"
+            raise UsageError(
+                f"{command}: unrecognized arguments: {' '.join(unknown)}; see {command} --help"
+            )
     except SystemExit as exc:
         return int(exc.code or 0) and 2
     except UsageError as exc:

@@ -12,6 +12,7 @@ import pytest
 import xmlschema
 
 from gate.cli import (
+    OUTPUT_FLAGS,
     REPORT_FILES,
     Streams,
     add_report_options,
@@ -243,8 +244,12 @@ def test_every_report_option_writes_its_writer_s_text(
 def test_every_report_option_of_the_parser_has_a_writer() -> None:
     parser = argparse.ArgumentParser(add_help=False)
     add_report_options(parser)
-    files = {a.option_strings[0] for a in parser._actions if a.dest != "comment_template"}
+    files = {
+        a.option_strings[0] for a in parser._actions if a.dest not in ("comment_template", "output")
+    }
     assert files == {option for option, _ in REPORT_OPTIONS.values()}
+    # -o FORMAT stands for a report option given "-" (text: the summary shown anyway).
+    assert {f"--{flag}" for flag in OUTPUT_FLAGS.values() if flag} <= files
     assert [(f"--{option}", writer) for option, writer in REPORT_FILES] == list(
         REPORT_OPTIONS.values()
     )
@@ -278,14 +283,18 @@ def test_the_table_renders_each_writer_once_in_the_order_files_are_written(
     assert [len(sinks) for _, sinks in table] == [1, 1, 1, 2, 1, 1]
 
 
-def test_a_comment_template_alone_is_rendered_and_written_nowhere(tmp_path: Path) -> None:
+def test_a_comment_template_without_a_comment_is_a_usage_error(tmp_path: Path) -> None:
     template = tmp_path / "t.md.j2"
-    template.write_text("{{ nope }}")
-    code, _, err = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
-    assert code == 2 and "t.md.j2, line 1: UndefinedError" in err
     template.write_text("{{ cluster }}\n")
-    code, out, _ = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
-    assert code == 1 and "Gate FAILED." in out
+    code, out, err = run(
+        "fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template)
+    )
+    assert (code, out, err) == (
+        2,
+        "",
+        "fitgate: --comment-template shapes the comment: give --comment FILE (or -o markdown) "
+        "too\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md.j2"]
 
 

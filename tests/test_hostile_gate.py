@@ -662,3 +662,86 @@ def test_the_file_s_modification_time_is_used_when_opted_into(tmp_path: Path) ->
     os.utime(snapshot, (an_hour_ago, an_hour_ago))
     code, out, err = run(tmp_path, "check", "deploy", "--snapshot", str(snapshot), *flags)
     assert (code, json.loads(out)["snapshot"]["capturedAt"]) == (1, "2026-08-16T12:05:00Z"), err
+
+
+OUTPUTS = {
+    "json": "--json",
+    "junit": "--junit",
+    "sarif": "--sarif",
+    "markdown": "--comment",
+}
+
+
+@pytest.mark.parametrize(("output", "flag"), OUTPUTS.items(), ids=OUTPUTS.keys())
+def test_output_writes_that_report_to_standard_output(
+    tmp_path: Path, output: str, flag: str
+) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    code, out, err = run(tmp_path, "check", "deploy", "--snapshot", AKS, "-o", output)
+    written, _, _ = run(tmp_path, "check", "deploy", "--snapshot", AKS, flag, "report")
+    assert (code, written) == (1, 1), err
+    assert out == (tmp_path / "report").read_text(encoding="utf-8")
+
+
+def test_output_text_is_the_summary(tmp_path: Path) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    chosen = run(tmp_path, "check", "deploy", "--snapshot", AKS, "--output", "text")
+    assert chosen == run(tmp_path, "check", "deploy", "--snapshot", AKS)
+
+
+def test_merge_writes_its_report_to_standard_output_too(tmp_path: Path) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    run(tmp_path, "check", "deploy", "--snapshot", AKS, "--shard", "1/1", "--json", "s.json")
+    code, out, err = run(tmp_path, "merge", "s.json", "-o", "json")
+    assert (code, json.loads(out)["summary"]["NO"]) == (1, 1), err
+
+
+USAGE = {
+    "a template without a comment": (
+        ("--comment-template", "t.j2"),
+        "fitgate: --comment-template shapes the comment: give --comment FILE (or -o markdown) too",
+    ),
+    "-o json and --json to a file": (
+        ("-o", "json", "--json", "r.json"),
+        "fitgate: -o json writes the json report to standard output and --json to r.json: "
+        "give one of them",
+    ),
+    "-o text and --json -": (
+        ("-o", "text", "--json", "-"),
+        "fitgate: -o text and --json - would both go to standard output",
+    ),
+    "-o json and --sarif -": (
+        ("-o", "json", "--sarif", "-"),
+        "fitgate: --json and --sarif would all go to standard output (-): give all but one of "
+        "them a file",
+    ),
+    "an unknown option": (
+        ("--fail-onn", "NO"),
+        "fitgate check: unrecognized arguments: --fail-onn NO; see fitgate check --help",
+    ),
+}
+
+
+@pytest.mark.parametrize(("flags", "said"), USAGE.values(), ids=USAGE.keys())
+def test_a_usage_error_is_one_line_naming_what_to_read(
+    tmp_path: Path, flags: tuple[str, ...], said: str
+) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG, "t.j2": "{{ cluster }}"})
+    code, out, err = run(tmp_path, "check", "deploy", "--snapshot", AKS, *flags)
+    assert (code, out, err) == (2, "", said + "\n")
+
+
+def test_an_unknown_option_of_merge_names_merge_s_help(tmp_path: Path) -> None:
+    code, _, err = run(tmp_path, "merge", "s.json", "--shard", "1/2")
+    assert (code, err) == (
+        2,
+        "fitgate merge: unrecognized arguments: --shard 1/2; see fitgate merge --help\n",
+    )
+
+
+def test_an_unknown_output_format_is_one_line_naming_the_help(tmp_path: Path) -> None:
+    code, out, err = run(tmp_path, "check", "deploy", "-o", "yaml")
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    # How argparse quotes the choices differs between Python versions.
+    assert err.startswith("fitgate check: argument -o/--output: invalid choice: 'yaml'")
+    assert err.endswith("; see fitgate check --help\n")
