@@ -769,6 +769,11 @@ class ReadSummary:
         return tuple(counted.items())
 
 
+SNAPSHOT_FILE = "the snapshot file"
+"""What leaves the run's own snapshot file out of a directory walk (a :class:`ReadSummary`'s
+pattern for it)."""
+
+
 JUDGED = frozenset({Verdict.YES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
 """The verdicts of a workload that was evaluated against the snapshot: a run without one
 judged nothing (an ``ERROR`` or a ``SKIPPED`` is no judgement of a workload's fit)."""

@@ -34,7 +34,7 @@ def check(path: Path) -> tuple[int, dict[str, object], str]:
         stdout=out,
         stderr=err,
         env={},
-        now=datetime(2026, 8, 16, tzinfo=timezone.utc),
+        now=datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc),
     )
     code = main(["check", str(path), "--snapshot", AKS, "--json", "-"], streams)
     report = json.loads(out.getvalue())

@@ -369,7 +369,7 @@ def test_the_unknown_kind_warning_is_in_the_text_report(tmp_path: Any) -> None:
     )
     out, err = io.StringIO(), io.StringIO()
     streams = Streams(
-        io.BytesIO(), out, err, env={}, now=datetime(2026, 8, 16, tzinfo=timezone.utc)
+        io.BytesIO(), out, err, env={}, now=datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
     )
     code = main(["check", str(manifest), "--snapshot", AKS], streams)
     assert code == 5  # the one workload is of a kind fitgate cannot read: nothing judged

@@ -129,7 +129,7 @@ def test_damaged_workloads_get_an_answer_and_every_report(
         manifest.write_text(text, encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     streams = Streams(stdin=io.BytesIO(), stdout=out, stderr=err, env={},
-                      now=datetime(2026, 8, 16, tzinfo=timezone.utc))  # fmt: skip
+                      now=datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc))  # fmt: skip
     names = {"--json": "r.json", "--junit": "r.xml", "--comment": "c.md", "--summary": "s.md"}
     reports = {flag: tmp_path / name for flag, name in names.items()}
     argv = ["check", str(manifest), "--snapshot", AKS]

@@ -333,20 +333,29 @@ def test_a_user_template_replaces_the_shipped_one_and_is_still_escaped() -> None
     ("template", "error"),
     [
         pytest.param(
-            "{{ no_such_variable }}", "UndefinedError", id="an undefined name is an error"
+            "{{ no_such_variable }}",
+            "UndefinedError: 'no_such_variable' is undefined",
+            id="an undefined name is an error",
         ),
         pytest.param(
             "{{ cluster.__class__.__mro__ }}",
-            "SecurityError",
+            "SecurityError: access to attribute '__class__' of 'str' object is unsafe.",
             id="the sandbox refuses a template that reaches for Python internals",
         ),
-        pytest.param("{% for %}", "TemplateSyntaxError", id="a syntax error is a usage error"),
-        pytest.param("{{ 1 / 0 }}", "ZeroDivisionError", id="a failing expression too"),
+        pytest.param(
+            "{% for %}",
+            "Expected an expression, got 'end of statement block'",
+            id="a syntax error is a usage error",
+        ),
+        pytest.param(
+            "{{ 1 / 0 }}", "ZeroDivisionError: division by zero", id="a failing expression too"
+        ),
     ],
 )
 def test_a_broken_user_template_is_a_usage_error(template: str, error: str) -> None:
-    with pytest.raises(UsageError, match=f"^comment template: {error}: "):
+    with pytest.raises(UsageError) as raised:
         render_comment(fixture_report(), CLUSTER, NOW, template=template)
+    assert str(raised.value) == f"comment template, line 1: {error}"
 
 
 def test_reason_groups_name_the_taint_whatever_the_dialect() -> None:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from gate.model import SNAPSHOT_FILE
+
 
 def _normal(path: str) -> str:
     path = path.replace(os.sep, "/")
@@ -66,10 +68,6 @@ class Exclusion:
         if any(_same_file(path, other) for other in self.files):
             return SNAPSHOT_FILE
         return None
-
-
-SNAPSHOT_FILE = "the snapshot file"
-"""What leaves the run's own snapshot file out of a directory walk."""
 
 
 def _same_file(path: str, other: str) -> bool:

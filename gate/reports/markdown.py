@@ -400,7 +400,8 @@ def _most_rows(
 
 MINIMAL_NAME = 200
 """The most characters of the cluster's name the minimal comment shows (a context name can
-be as long as a kubeconfig allows): the marker stays the same from run to run."""
+be as long as a kubeconfig allows): the minimal comment is then at most a few kilobytes,
+within any of GitHub's limits, and its marker the same from run to run."""
 
 
 def _minimal(report: Report, cluster: str) -> str:
@@ -473,15 +474,7 @@ def _fitted(
         return _budgeted_render(compiled, context)
 
     text = fit_to_limit(render, full, limit)
-    return _within(_minimal(report, cluster) if text is None else text, limit)
-
-
-def _within(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` UTF-8 bytes, whole characters only: the last guard, for a
-    limit smaller than even the minimal comment."""
-    if _size(text) <= limit:
-        return text
-    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+    return _minimal(report, cluster) if text is None else text
 
 
 def render_summary(

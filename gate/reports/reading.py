@@ -3,8 +3,7 @@ left out and not checked, and why a run that judged nothing does not pass (exit 
 
 from __future__ import annotations
 
-from gate.inputs.exclude import SNAPSHOT_FILE
-from gate.model import ReadSummary, Report, Verdict
+from gate.model import SNAPSHOT_FILE, ReadSummary, Report, Verdict
 
 ALLOW_EMPTY = "--allow-empty (allowEmpty: true) accepts a run that judges nothing"
 """How a run that judges nothing on purpose says so."""
