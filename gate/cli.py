@@ -451,8 +451,10 @@ def evaluate(
     read: ReadSummary | None = None,
 ) -> Report:
     """The pipeline over ``documents``, against ``snapshot``."""
+    by = "--fail-on" if options.fail_on else (config.source if config.fail_on else None)
     run_options = RunOptions(
         config=config,
+        policy=config.policy(by, today(streams.now)),
         today=today(streams.now),
         fail_on=options.fail_on or config.fail_on or DEFAULT_FAIL_ON,
         scheduler_version=options.scheduler_version,

@@ -769,6 +769,20 @@ class ReadSummary:
         return tuple(counted.items())
 
 
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the gate was told to decide, as a reviewer must see it: where ``failOn`` was set
+    (None: the default), the ``ADDON_ONLY`` workloads allowed and the skips in force, each
+    as ``(workloads, reason)`` (a skip with its last day, or None)."""
+
+    fail_on_by: str | None = None
+    allowed: tuple[tuple[str, str], ...] = ()
+    skips: tuple[tuple[str, str, str | None], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.fail_on_by or self.allowed or self.skips)
+
+
 SNAPSHOT_FILE = "the snapshot file"
 """What leaves the run's own snapshot file out of a directory walk (a :class:`ReadSummary`'s
 pattern for it)."""
@@ -797,6 +811,9 @@ class Report:
 
     read: ReadSummary | None = None
     """What the run read and left out, when it read files (a merge knows only results)."""
+
+    policy: Policy | None = None
+    """The gate's policy, when the configuration or a flag changed it from the default."""
 
     nothing_judged: str | None = None
     """Why the run judged no workload, when that fails it (exit 5): a gate that evaluated

@@ -34,6 +34,7 @@ from gate.model import (
     DEFAULT_FAIL_ON,
     Baseline,
     Document,
+    Policy,
     ReadSummary,
     Report,
     Shard,
@@ -77,6 +78,8 @@ class RunOptions:
     read: ReadSummary | None = None
     """What the command read and left out, shown by every report's summary."""
     allow_empty: bool = False
+    policy: Policy | None = None
+    """The gate's policy as the reports state it (``failOn``, allowances, skips)."""
     """Whether a run that judges no workload may pass (``--allow-empty``)."""
 
 
@@ -120,6 +123,7 @@ def check(
         version=options.version,
         warnings=options.warnings,
         read=options.read,
+        policy=options.policy or None,
     )
     report = selection.report(report, options.cluster, tuple(n.name for n in snapshot.nodes))
     report = compared(report, options.baseline, whole=options.shard is None)

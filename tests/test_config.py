@@ -54,8 +54,7 @@ def test_the_shipped_example_validates_and_is_applied() -> None:
         (
             "nightly-report",
             "ADDON_ONLY",
-            f"allowed on the add-on pool by {shown}: "
-            "the nightly report runs on the system pool by design",
+            f"allowed by {shown}: the nightly report runs on the system pool by design",
         ),
     ]
     # the DaemonSet's PARTIAL and the broken document still fail the gate

@@ -745,3 +745,50 @@ def test_an_unknown_output_format_is_one_line_naming_the_help(tmp_path: Path) ->
     # How argparse quotes the choices differs between Python versions.
     assert err.startswith("fitgate check: argument -o/--output: invalid choice: 'yaml'")
     assert err.endswith("; see fitgate check --help\n")
+
+
+NIGHTLY = (ROOT / "fixtures" / "manifests" / "03-batch-tolerates-system.yaml").read_text("utf-8")
+POLICY = """\
+failOn: ["NO", ADDON_ONLY]
+allowAddonOnly: [{kind: CronJob, namespace: batch, reason: reports run on the system pool}]
+skip:
+  - {name: too-big, reason: moves with the new pool, expires: 2026-12-31}
+  - {name: old-*, reason: long gone, expires: 2026-01-31}
+"""
+
+
+def test_what_the_reviewer_sees_is_what_was_decided(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {".fitgate.yaml": POLICY, "deploy/nightly.yaml": NIGHTLY, "deploy/web.yaml": TOO_BIG},
+    )
+    code, out, err = run(
+        tmp_path, "check", "deploy", "--snapshot", AKS, "--comment", "c.md", "--junit", "j.xml"
+    )
+    allowed = "allowed by .fitgate.yaml: reports run on the system pool"
+    assert code == 0, err
+    assert f"              {allowed}; only CriticalAddonsOnly (system) nodes fit: " in out
+    comment = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert (
+        "**Policy:**\n"
+        "- fails on NO, ADDON&#95;ONLY (failOn in .fitgate.yaml; the default is NO, "
+        "ADDON&#95;ONLY, PARTIAL, ERROR)\n"
+        "- ADDON&#95;ONLY allowed for CronJob batch/&#42;: reports run on the system pool\n"
+        "- skipped: &#42; &#42;/too-big until 2026-12-31: moves with the new pool\n\n"
+    ) in comment  # the expired skip is not in force
+    assert f"| {allowed}; only CriticalAddonsOnly (system) nodes fit: " in comment
+    junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
+    assert f"<system-out>ADDON_ONLY: {allowed}; only CriticalAddonsOnly" in junit
+    assert "not in --fail-on" not in junit
+
+
+def test_a_fail_on_flag_is_stated_in_the_comment(tmp_path: Path) -> None:
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    flags = ("--fail-on", "ERROR", "--comment", "c.md")
+    code, _, err = run(tmp_path, "check", "deploy", "--snapshot", AKS, *flags)
+    comment = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert code == 0, err
+    assert (
+        "- fails on ERROR (--fail-on; the default is NO, ADDON&#95;ONLY, PARTIAL, ERROR)\n"
+        in comment
+    )

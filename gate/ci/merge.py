@@ -41,6 +41,7 @@ from gate.model import (
     Location,
     NodeOutcome,
     NodeOutcomes,
+    Policy,
     ReadSummary,
     ReplicaFit,
     Report,
@@ -226,6 +227,30 @@ class _Read(Struct):
         return ReadSummary(self.files, self.documents, excluded, skipped)
 
 
+class _Allowed(Struct):
+    workloads: str
+    reason: str
+
+
+class _Skip(Struct):
+    workloads: str
+    reason: str
+    expires: str | None
+
+
+class _Policy(Struct):
+    """The gate's policy the shards were run with (the same for every shard)."""
+
+    failOnBy: str | None
+    allowAddonOnly: list[_Allowed]
+    skip: list[_Skip]
+
+    def policy(self) -> Policy:
+        allowed = tuple((a.workloads, a.reason) for a in self.allowAddonOnly)
+        skips = tuple((s.workloads, s.reason, s.expires) for s in self.skip)
+        return Policy(self.failOnBy, allowed, skips)
+
+
 class _ShardReport(Struct):
     schemaVersion: int
     snapshot: _Snapshot
@@ -235,6 +260,7 @@ class _ShardReport(Struct):
     warnings: list[str] = []
     shard: _Shard | None = None
     read: _Read | None = None
+    policy: _Policy | None = None
 
 
 class _Version(Struct):
@@ -555,5 +581,6 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         # Shards run minutes apart may disagree on the snapshot's age: each warning once.
         warnings=tuple(dict.fromkeys(w for part in parts for w in part.report.warnings)),
         read=None if first.report.read is None else first.report.read.summary(),
+        policy=None if first.report.policy is None else first.report.policy.policy(),
     )
     return report, first.shard.cluster

@@ -79,6 +79,7 @@ class Selection:
             version=report.version,
             warnings=report.warnings,
             read=report.read,
+            policy=report.policy,
             shard=self.shard,
             positions=tuple(self._positions),
             items=self._items,

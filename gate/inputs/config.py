@@ -23,7 +23,7 @@ from gate.errors import SnapshotError, UsageError
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
-from gate.model import SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
+from gate.model import Policy, SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
 
 CONFIG_NAME = ".fitgate.yaml"
 
@@ -92,15 +92,41 @@ class Config:
             return result
         for rule in self.allow_addon_only:
             if _names(rule, workload):
-                reason = f"allowed on the add-on pool by {self.source}: {rule.reason}"
+                reason = f"allowed by {self.source}: {rule.reason}"
                 return replace(result, reason=reason, allowed=True)
         return result
+
+    def policy(self, fail_on_by: str | None, today: date) -> Policy:
+        """The policy a reviewer sees: ``fail_on_by`` names where ``failOn`` was set (None:
+        the default); the allowances and the skips still in force on ``today``."""
+        return Policy(
+            fail_on_by=fail_on_by,
+            allowed=tuple((_workloads(r), r.reason) for r in self.allow_addon_only),
+            skips=tuple(
+                (_workloads(r), r.reason, r.expires.isoformat() if r.expires else None)
+                for r in self.skip
+                if r.expires is None or r.expires >= today
+            ),
+        )
 
     def shown(self, result: WorkloadResult) -> WorkloadResult:
         if not self.hide_warnings or not result.warnings:
             return result
         kept = tuple(w for w in result.warnings if w.kind not in self.hide_warnings)
         return replace(result, warnings=kept)
+
+
+def _workloads(rule: Rule) -> str:
+    """The workloads a rule names, as ``Kind namespace/name {labels}`` with ``*`` for a
+    matcher not given.
+
+    >>> _workloads(Rule("r", kind="CronJob", namespace="batch", labels=(("tier", "ops"),)))
+    'CronJob batch/* {tier=ops}'
+    """
+    text = f"{rule.kind or '*'} {rule.namespace or '*'}/{rule.name or '*'}"
+    if rule.labels:
+        text += " {" + ", ".join(f"{k}={v}" for k, v in rule.labels) + "}"
+    return text
 
 
 def _names(rule: Rule, workload: Workload) -> bool:

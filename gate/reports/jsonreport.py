@@ -34,6 +34,7 @@ from gate.model import (
     Taint,
     WorkloadResult,
 )
+from gate.reports.policy import policy_document
 from gate.reports.reading import read_document
 from gate.reports.reporter import JSON_NODES, ReportContext
 
@@ -218,6 +219,7 @@ def report_document(
             **({"nothingJudged": report.nothing_judged} if report.nothing_judged else {}),
         },
         **({"read": read_document(report.read)} if report.read is not None else {}),
+        **({"policy": policy_document(report.policy)} if report.policy else {}),
         "otherDocuments": dict(report.other_documents),
         **({"warnings": list(report.warnings)} if report.warnings else {}),
         **shard,

@@ -101,7 +101,9 @@ def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views)
         yield f"<{kind}{attrs}>{_text(_breakdown(result, views))}</{kind}>"
     out = [f"warning: {w.text}" for w in result.warnings]
     if kind is None and result.verdict is not Verdict.YES:
-        out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
+        # An allowed ADDON_ONLY says why in its message; its verdict may be in failOn.
+        why = "" if result.allowed else " (not in --fail-on)"
+        out.insert(0, f"{result.verdict.value}{why}: {message}")
     if note and kind not in ("failure", "error") and not still:  # else the element says it
         out.insert(0, f"baseline: {note}")
     if out:

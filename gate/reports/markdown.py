@@ -36,6 +36,7 @@ from gate.model import (
 )
 from gate.reports import sandbox
 from gate.reports.escape import markdown_text
+from gate.reports.policy import policy_lines
 from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
 from gate.reports.sandbox import BudgetedSandbox, TemplateBudget, bounded_format, refusal
@@ -270,6 +271,7 @@ def _context(
         "read": "" if report.read is None else read_line(report.read),
         "read_details": [] if report.read is None else excluded_lines(report.read),
         "nothing_judged": report.nothing_judged or "",
+        "policy": policy_lines(report.policy, report.fail_on),
         "shortened": [],
     }
     for name in SHRINK_ORDER:

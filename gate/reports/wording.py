@@ -235,8 +235,10 @@ def headroom_sentence(result: WorkloadResult) -> str | None:
 
 
 def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
+    """Where an ``ADDON_ONLY`` fits, after why the configuration allows it, when it does."""
     fits = node_list(views.of(fitting_nodes, result.nodes), NODES_SHOWN)
-    return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
+    allowed = f"{result.reason}; " if result.allowed and result.reason else ""
+    return f"{allowed}only CriticalAddonsOnly (system) nodes fit: {fits}"
 
 
 def _lacking_room(nodes: NodeOutcomes) -> list[tuple[NodeOutcome, int]]:
