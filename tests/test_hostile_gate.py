@@ -792,3 +792,20 @@ def test_a_fail_on_flag_is_stated_in_the_comment(tmp_path: Path) -> None:
         "- fails on ERROR (--fail-on; the default is NO, ADDON&#95;ONLY, PARTIAL, ERROR)\n"
         in comment
     )
+
+
+def test_a_run_that_judges_nothing_is_an_error_annotation_in_github_actions(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, {"deploy/svc.yaml": SERVICE})
+    out, err = io.StringIO(), io.StringIO()
+    env = {"GITHUB_ACTIONS": "true"}
+    streams = Streams(stdin=io.BytesIO(), stdout=out, stderr=err, env=env, now=NOW)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        code = main(["check", "deploy", "--snapshot", AKS, "--no-step-summary"], streams)
+    assert code == 5
+    assert out.getvalue().splitlines()[-1] == (
+        "::error title=fitgate::nothing judged: no workload evaluated (1 document without a "
+        f"pod template, 0 skipped, 0 errors); {ALLOW}"
+    )
