@@ -809,3 +809,25 @@ def test_a_run_that_judges_nothing_is_an_error_annotation_in_github_actions(
         "::error title=fitgate::nothing judged: no workload evaluated (1 document without a "
         f"pod template, 0 skipped, 0 errors); {ALLOW}"
     )
+
+
+def test_thousands_of_excluded_files_are_counted_not_listed_in_the_summary(
+    tmp_path: Path,
+) -> None:
+    files = {f"deploy/charts/c{n:04}.yaml": SERVICE for n in range(2_000)}
+    _write(tmp_path, {".fitgate.yaml": "exclude: [deploy/charts]\n", **files})
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    code, out, _ = run(tmp_path, "check", "deploy", "--snapshot", AKS, "--comment", "c.md")
+    lines = out.splitlines()
+    start = lines.index(
+        'Read 1 file, 1 document; left out 2000 walked files (2000 by "deploy/charts").'
+    )
+    assert code == 1
+    assert lines[start + 1 : start + 3] == [
+        '    left out deploy/charts/c0000.yaml: "deploy/charts"',
+        '    left out deploy/charts/c0001.yaml: "deploy/charts"',
+    ]
+    assert lines[start + 11] == "    ... and 1990 more left out (see the JSON report)"
+    assert len((tmp_path / "c.md").read_text(encoding="utf-8")) < 10_000
+    code, report = _json(tmp_path, "deploy")
+    assert len(report["read"]["excluded"]) == 2_000

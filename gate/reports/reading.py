@@ -32,10 +32,23 @@ def _pattern(pattern: str) -> str:
     return pattern if pattern == SNAPSHOT_FILE else f'"{pattern}"'
 
 
-def excluded_lines(read: ReadSummary) -> list[str]:
-    """The details: each left-out file with its pattern, each unchecked document with why."""
-    lines = [f"left out {file}: {_pattern(pattern)}" for file, pattern in read.excluded]
-    lines.extend(f"not checked {place}: {why}" for place, why in read.skipped)
+DETAILS_SHOWN = 10
+"""How many left-out files and unchecked documents the text summary and the comment list
+(a monorepo may leave out thousands); the JSON report lists every one."""
+
+PROPERTIES_SHOWN = 100
+"""How many of each JUnit numbers as properties."""
+
+
+def excluded_lines(read: ReadSummary, shown: int = DETAILS_SHOWN) -> list[str]:
+    """The details: each left-out file with its pattern, each unchecked document with why,
+    the first ``shown`` of each, then how many more there are."""
+    lines = [f"left out {file}: {_pattern(pattern)}" for file, pattern in read.excluded[:shown]]
+    if len(read.excluded) > shown:
+        lines.append(f"... and {len(read.excluded) - shown} more left out (see the JSON report)")
+    lines.extend(f"not checked {place}: {why}" for place, why in read.skipped[:shown])
+    if len(read.skipped) > shown:
+        lines.append(f"... and {len(read.skipped) - shown} more not checked (see the JSON report)")
     return lines
 
 
@@ -67,16 +80,16 @@ def _why_nothing(report: Report) -> str:
 
 def read_properties(read: ReadSummary) -> dict[str, object]:
     """JUnit's properties of what was read: the counts, then each left-out file and each
-    unchecked document, numbered."""
+    unchecked document, numbered (the first :data:`PROPERTIES_SHOWN` of each)."""
     values: dict[str, object] = {
         "read.files": read.files,
         "read.documents": read.documents,
         "read.excluded": len(read.excluded),
         "read.skipped": len(read.skipped),
     }
-    for number, (file, pattern) in enumerate(read.excluded, 1):
+    for number, (file, pattern) in enumerate(read.excluded[:PROPERTIES_SHOWN], 1):
         values[f"read.excluded.{number}"] = f"{file}: {_pattern(pattern)}"
-    for number, (place, why) in enumerate(read.skipped, 1):
+    for number, (place, why) in enumerate(read.skipped[:PROPERTIES_SHOWN], 1):
         values[f"read.skipped.{number}"] = f"{place}: {why}"
     return values
 
