@@ -18,13 +18,13 @@ from time import perf_counter
 from typing import ParamSpec, TypeVar
 
 from gate.inputs.manifests import read_documents
+from gate.model import NODE_PORTS, TAINT_TOLERATION
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext
 from gate.run import RunOptions, check, without_cycle_collection
 from gate.scheduler import engine
-from gate.scheduler.filters import NODE_PORTS, TAINT_TOLERATION
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.plugins import FILTERS
 from gate.scheduler.replicas import count_copies

@@ -524,6 +524,17 @@ class Family(str, Enum):
         return self.value
 
 
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A code-scanning rule: one per :class:`Family`, its id the family's value. A filter
+    plugin's family carries the rule its module states (``gate/scheduler/plugins/``)."""
+
+    family: Family
+    name: str
+    short: str
+    help: str
+
+
 class Term(str, Enum):
     """Which part of the pod spec a cause points at, beyond its plugin."""
 

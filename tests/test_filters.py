@@ -10,21 +10,22 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import Dialect, dialect_for
-from gate.model import Code, HostPort, NodeView
-from gate.scheduler.filters import (
+from gate.model import (
     NODE_AFFINITY,
     NODE_NAME,
     NODE_PORTS,
     NODE_RESOURCES_FIT,
     NODE_UNSCHEDULABLE,
     TAINT_TOLERATION,
-    PodProfile,
-    Shortfall,
-    plugin_of,
-    taint_toleration,
+    Code,
+    HostPort,
+    NodeView,
 )
-from gate.scheduler.plugins import run_filters
+from gate.scheduler.filters import plugin_of
+from gate.scheduler.framework import Shortfall, run_filters
+from gate.scheduler.plugins.tainttoleration import taint_toleration
 from gate.scheduler.pods import pod_profile
+from gate.scheduler.profile import PodProfile
 from tests.builders import container, node, prepared, taint
 
 NAMED = Dialect(named_taint=True)

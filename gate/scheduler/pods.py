@@ -21,7 +21,7 @@ from gate.k8s.spread import hard_constraints
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
 from gate.model import Workload, WorkloadWarning
-from gate.scheduler.filters import PodProfile
+from gate.scheduler.profile import PodProfile, frozen
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
 DAEMONSET_TOLERATIONS: tuple[tuple[str, str], ...] = (
@@ -98,6 +98,7 @@ def pod_profile(
         tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
         node_selector=node_selector,
         affinity_terms=None if terms is None else parse_terms(terms),
+        written_terms=frozen(terms),
         wanted_ports=pod_host_ports(spec),
         requests=pod_request_amounts(spec),
         label_keys=_label_keys(node_selector, terms),
