@@ -38,9 +38,10 @@ from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
-from gate.reports.sarif import write_sarif
+from gate.reports.sarif import sarif_writer
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
+from gate.scheduler.plugins import RULES
 from gate.snapshot.load import Snapshot, reading_snapshot
 
 if TYPE_CHECKING:
@@ -437,6 +438,9 @@ def _discarded(output: Output) -> None:
 def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
+
+write_sarif = sarif_writer(RULES)
+"""SARIF with the filter plugins' rules (a report does not read the scheduler itself)."""
 
 # Each report file's option and its writer, in the order the files are written.
 REPORT_FILES: tuple[tuple[str, Reporter], ...] = (

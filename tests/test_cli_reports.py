@@ -18,6 +18,7 @@ from gate.cli import (
     build_parser,
     main,
     report_table,
+    write_sarif,
 )
 from gate.inputs.manifests import read_documents
 from gate.model import Report
@@ -26,7 +27,6 @@ from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext, Reporter
-from gate.reports.sarif import write_sarif
 from gate.reports.text import write_text
 from gate.run import RunOptions, check
 from gate.snapshot.load import load_snapshot
