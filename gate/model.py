@@ -587,6 +587,11 @@ class Cause:
     free_on_addon: bool = False
 
 
+FieldPath = tuple[str | int, ...]
+"""A field's path under the pod spec as steps: ``("containers", 0, "resources")``. A path
+starting with ``".."`` starts at the pod spec's parent (the template's metadata)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FieldLocation:
     """The field of the manifest behind a workload's cause: its path in the pod spec

@@ -47,6 +47,7 @@ from gate.progress import Progress
 from gate.reports.baseline import compare
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
+from gate.scheduler.plugins import field_paths
 from gate.snapshot.load import Snapshot
 
 
@@ -143,7 +144,7 @@ def _evaluate(
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
     if result.cause is not None:
         # Composed again only now, for the few that fail: reading kept no field positions.
-        result = replace(result, field_at=locate(workload, result.cause))
+        result = replace(result, field_at=locate(workload, result.cause, field_paths))
     if expired:
         note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
         result = replace(result, warnings=(*result.warnings, note))

@@ -10,12 +10,12 @@ of nodes. Both stop at a node's first rejection (RunFilterPlugins).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from gate.k8s.version import Dialect
-from gate.model import Cause, Code, Family, NodeView, Rule, Taint, Term
+from gate.model import Cause, Code, Family, FieldPath, NodeView, Rule, Taint, Term
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.profile import PodProfile
@@ -75,6 +75,29 @@ def _as_is(cause: Cause, state: Any, node: NodeView) -> Cause:
     return cause
 
 
+def _no_field(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    return []
+
+
+CONTAINER_LISTS = ("containers", "initContainers")
+
+
+def containers(spec: Mapping[str, Any]) -> list[tuple[str, int, Mapping[str, Any]]]:
+    """Every container of a pod spec, init containers after, with its list and position."""
+    found = []
+    for key in CONTAINER_LISTS:
+        items = spec.get(key)
+        for i, container in enumerate(items if isinstance(items, list) else []):
+            if isinstance(container, Mapping):
+                found.append((key, i, container))
+    return found
+
+
+def indexed(path: FieldPath, index: int | None) -> list[FieldPath]:
+    """The ``index``-th entry of the list at ``path`` when one is at fault, then the list."""
+    return ([(*path, index)] if index is not None else []) + [path]
+
+
 @dataclass(frozen=True, slots=True)
 class Plugin(Generic[State]):
     """One filter plugin: what it is, what it reads, how it runs and how it explains itself.
@@ -100,7 +123,8 @@ class Plugin(Generic[State]):
 
     ``explain``: the causes a rejection names (default: one, its ``term`` and first
     reason); ``refine``: a cause made precise from the state and one node it rejected
-    (which term, which port).
+    (which term, which port); ``fields``: the fields of a pod spec a cause points at, best
+    first (a manifest's line is found for the first one there).
     """
 
     name: str
@@ -118,6 +142,7 @@ class Plugin(Generic[State]):
     asks: Callable[[State], Hashable] | None = None
     explain: Callable[[Rejection], list[Explained]] | None = None
     refine: Callable[[Cause, State, NodeView], Cause] = _as_is
+    fields: Callable[[Mapping[str, Any], Cause], list[FieldPath]] = _no_field
 
     def parts(self, index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
         """``among`` split into sets of nodes by this plugin's answer."""

@@ -11,10 +11,10 @@ Adding a filter: ``docs/adding-a-filter.md``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any
 
-from gate.model import Family, Rule
+from gate.model import Cause, Family, FieldPath, Rule
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import CycleState, Plugin, Prepared
 from gate.scheduler.plugins import (
@@ -60,6 +60,12 @@ RULES: tuple[Rule, ...] = tuple(
 def prepare(pod: PodProfile, cluster: Cluster) -> CycleState:
     """Every plugin's PreFilter for one pod, once."""
     return tuple(Prepared(plugin, plugin.prepare(pod, cluster)) for plugin in FILTERS)
+
+
+def field_paths(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """The fields of pod spec ``spec`` that ``cause`` points at, best first, as the plugin
+    that gave it says."""
+    return BY_NAME[cause.plugin].fields(spec, cause)
 
 
 def scheduling_key(pod: PodProfile, cluster: Cluster) -> Hashable | None:

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
-from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, REQUIRED, AffinityTerm
 from gate.k8s.version import Dialect
-from gate.model import INTER_POD_AFFINITY, Cause, Code, Family, NodeView, Rule, Term
+from gate.model import INTER_POD_AFFINITY, Cause, Code, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import Explained, Parts, Plugin, Rejection
+from gate.scheduler.framework import Explained, Parts, Plugin, Rejection, indexed
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
@@ -290,6 +291,15 @@ def _failing_term(state: AffinityState, term: Term, labels: Mapping[str, str]) -
     return None
 
 
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """The pod's required term at fault, else its list of terms; for an existing pod's
+    anti-affinity, the template's ``metadata.labels`` (what the other pods' terms match)."""
+    if cause.term is Term.EXISTING_ANTI_AFFINITY:
+        return [("..", "metadata", "labels")]
+    kind = POD_AFFINITY if cause.term is Term.POD_AFFINITY else POD_ANTI_AFFINITY
+    return indexed(("affinity", kind, REQUIRED), cause.index)
+
+
 PLUGIN: Plugin[AffinityState | None] = Plugin(
     INTER_POD_AFFINITY,
     Family.AFFINITY,
@@ -304,4 +314,5 @@ PLUGIN: Plugin[AffinityState | None] = Plugin(
     split=split_affinity,
     explain=_explained,
     refine=_refined,
+    fields=_fields,
 )

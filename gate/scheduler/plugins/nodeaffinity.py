@@ -16,9 +16,9 @@ from typing import Any
 
 from gate.k8s.matching import name_narrowing, required_terms
 from gate.k8s.version import Dialect
-from gate.model import NODE_AFFINITY, Cause, Family, NodeView, Rule, Term
+from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, the_pod
+from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, indexed, the_pod
 from gate.scheduler.nodeindex import NodeIndex, lowest
 from gate.scheduler.profile import PodProfile
 
@@ -100,6 +100,22 @@ def _refined(cause: Cause, pod: PodProfile, node: NodeView) -> Cause:
     return replace(cause, index=0 if single else None)
 
 
+_NODE_TERMS: FieldPath = (
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "nodeSelectorTerms",
+)
+
+
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """``nodeSelector``; or the ``nodeSelectorTerms`` entry when one term is at fault, else
+    the terms."""
+    if cause.term is Term.NODE_SELECTOR:
+        return [("nodeSelector",)]
+    return [*indexed(_NODE_TERMS, cause.index), ("affinity", "nodeAffinity")]
+
+
 PLUGIN: Plugin[PodProfile] = Plugin(
     NODE_AFFINITY,
     Family.SELECTOR,
@@ -112,4 +128,5 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     passes=_asks_nothing,
     split=_affinity_parts,
     refine=_refined,
+    fields=_fields,
 )

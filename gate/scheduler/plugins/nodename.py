@@ -6,10 +6,11 @@ depends on node names, so the engine asks the nodes one by one.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from gate.k8s.version import Dialect
-from gate.model import NODE_NAME, Family, NodeView, Term
+from gate.model import NODE_NAME, Cause, Family, FieldPath, NodeView, Term
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.plugins.nodeaffinity import SELECTOR_RULE
@@ -29,6 +30,10 @@ def _named(pod: PodProfile, cluster: Cluster) -> Hashable:
     return pod.node_name
 
 
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    return [("nodeName",)]
+
+
 def _unnamed(pod: PodProfile) -> bool:
     return not pod.node_name
 
@@ -43,4 +48,5 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     check=node_name,
     reasons=(REASON_NODE_NAME,),
     passes=_unnamed,
+    fields=_fields,
 )

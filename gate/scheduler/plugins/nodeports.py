@@ -6,13 +6,14 @@ Upstream ``pkg/scheduler/framework/plugins/nodeports/node_ports.go`` and
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from gate.k8s.version import Dialect
-from gate.model import NODE_PORTS, Cause, Code, Family, HostPort, NodeView, Rule, Term
+from gate.model import NODE_PORTS, Cause, Code, Family, FieldPath, HostPort, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import Plugin, Rejection, the_pod
+from gate.scheduler.framework import Plugin, Rejection, containers, the_pod
 from gate.scheduler.profile import PodProfile
 
 # nodeports/node_ports.go ErrReason
@@ -60,6 +61,24 @@ def _refined(cause: Cause, pod: PodProfile, node: NodeView) -> Cause:
     return replace(cause, port=port)
 
 
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """The container port whose host port is taken: ``hostPort``, or ``containerPort`` when
+    ``hostNetwork`` makes it the host port."""
+    if cause.port is None:
+        return []
+    port, host_network = cause.port.port, spec.get("hostNetwork") is True
+    for key, i, container in containers(spec):
+        ports = container.get("ports")
+        for j, item in enumerate(ports if isinstance(ports, Sequence) else []):
+            if not isinstance(item, Mapping):
+                continue
+            if item.get("hostPort") == port:
+                return [(key, i, "ports", j, "hostPort")]
+            if host_network and item.get("containerPort") == port:
+                return [(key, i, "ports", j, "containerPort")]
+    return []
+
+
 PLUGIN: Plugin[PodProfile] = Plugin(
     NODE_PORTS,
     Family.PORTS,
@@ -74,4 +93,5 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     passes=_wants_none,
     asks=_wanted,
     refine=_refined,
+    fields=_fields,
 )

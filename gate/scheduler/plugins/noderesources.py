@@ -7,13 +7,25 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from fractions import Fraction
+from typing import Any
 
+from gate.errors import QuantityError
+from gate.k8s.quantity import parse_quantity
 from gate.k8s.resources import NATIVE_CHECKED, PODS
 from gate.k8s.version import Dialect
-from gate.model import NODE_RESOURCES_FIT, Code, Family, NodeView, Rule, Term
+from gate.model import NODE_RESOURCES_FIT, Cause, Code, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import UNRESOLVABLE, Explained, Parts, Plugin, Rejection, Shortfall
+from gate.scheduler.framework import (
+    UNRESOLVABLE,
+    Explained,
+    Parts,
+    Plugin,
+    Rejection,
+    Shortfall,
+    containers,
+)
 from gate.scheduler.nodeindex import NodeIndex, free
 from gate.scheduler.profile import PodProfile
 
@@ -126,6 +138,42 @@ def _explained(rejection: Rejection) -> list[Explained]:
     ]
 
 
+def _amount(resources: object, name: str) -> Fraction | None:
+    value = resources.get(name) if isinstance(resources, Mapping) else None
+    if value is None:
+        return None
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return None
+
+
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """For an insufficient resource: the pod-level request when set, then the container
+    (init containers included) with the largest request of it, or its limit when the
+    request defaults from it, first one on a tie. None for the pod slot: the pod spec."""
+    if cause.term is not Term.REQUEST:
+        return []
+    resource = cause.resource
+    fields: list[FieldPath] = []
+    pod = spec.get("resources")
+    for kind in ("requests", "limits"):
+        if _amount(pod.get(kind) if isinstance(pod, Mapping) else None, resource) is not None:
+            fields.append(("resources", kind, resource))
+            break
+    best: tuple[Fraction, FieldPath] | None = None
+    for key, i, container in containers(spec):
+        resources = container.get("resources")
+        resources = resources if isinstance(resources, Mapping) else {}
+        for kind in ("requests", "limits"):
+            amount = _amount(resources.get(kind), resource)
+            if amount is not None:
+                if best is None or amount > best[0]:
+                    best = (amount, (key, i, "resources", kind, resource))
+                break
+    return fields + ([best[1]] if best else [])
+
+
 PLUGIN: Plugin[tuple[Shortfall, ...]] = Plugin(
     NODE_RESOURCES_FIT,
     Family.RESOURCES,
@@ -139,4 +187,5 @@ PLUGIN: Plugin[tuple[Shortfall, ...]] = Plugin(
     split=_fit_parts,
     asks=_wanted,
     explain=_explained,
+    fields=_fields,
 )

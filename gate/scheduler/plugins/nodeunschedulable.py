@@ -10,7 +10,7 @@ from gate.k8s.matching import tolerates
 from gate.k8s.version import Dialect
 from gate.model import NODE_UNSCHEDULABLE, Family, NodeView, Taint, Term
 from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
-from gate.scheduler.plugins.tainttoleration import TAINTS_RULE, tolerations
+from gate.scheduler.plugins.tainttoleration import TAINTS_RULE, toleration_fields, tolerations
 from gate.scheduler.profile import PodProfile
 
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
@@ -41,4 +41,5 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     reasons=(REASON_UNSCHEDULABLE,),
     reads=_cordoned,
     asks=tolerations,
+    fields=toleration_fields,
 )

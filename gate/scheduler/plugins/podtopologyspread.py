@@ -31,14 +31,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from gate.k8s.matching import first_untolerated
 from gate.k8s.selectors import LabelSelector
-from gate.k8s.spread import SpreadConstraint
+from gate.k8s.spread import DO_NOT_SCHEDULE, SpreadConstraint
 from gate.k8s.version import Dialect
-from gate.model import POD_TOPOLOGY_SPREAD, Cause, Code, Family, NodeView, Rule, Term
+from gate.model import POD_TOPOLOGY_SPREAD, Cause, Code, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster, OtherPods
-from gate.scheduler.framework import Parts, Plugin, Rejection
+from gate.scheduler.framework import Parts, Plugin, Rejection, indexed
 from gate.scheduler.nodeindex import NodeIndex, lowest
 from gate.scheduler.plugins.nodeaffinity import node_affinity
 from gate.scheduler.podindex import PodIndex
@@ -305,6 +306,20 @@ def _refined(cause: Cause, state: SpreadState | PinnedSpread | None, node: NodeV
     return replace(cause, index=None if state is None else state.failing(node.labels))
 
 
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """``topologySpreadConstraints[i]``, the hard constraint at fault (``cause.index``
+    counts the hard ones only), else the list."""
+    raw = spec.get("topologySpreadConstraints")
+    hard = [
+        i
+        for i, item in enumerate(raw if isinstance(raw, list) else [])
+        if isinstance(item, Mapping) and item.get("whenUnsatisfiable") == DO_NOT_SCHEDULE
+    ]
+    index = cause.index
+    at = hard[index] if index is not None and index < len(hard) else None
+    return indexed(("topologySpreadConstraints",), at)
+
+
 PLUGIN: Plugin[SpreadState | PinnedSpread | None] = Plugin(
     POD_TOPOLOGY_SPREAD,
     Family.SPREAD,
@@ -318,4 +333,5 @@ PLUGIN: Plugin[SpreadState | PinnedSpread | None] = Plugin(
     passes=_skipped,
     split=split_spread,
     refine=_refined,
+    fields=_fields,
 )

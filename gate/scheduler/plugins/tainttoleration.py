@@ -7,11 +7,12 @@ names the taint, since v1.35 it does not (the run's :class:`Dialect` says which)
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from gate.k8s.matching import first_untolerated
 from gate.k8s.version import Dialect
-from gate.model import TAINT_TOLERATION, Family, NodeView, Rule, Taint, Term
+from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rule, Taint, Term
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.nodeindex import taints_of
@@ -45,6 +46,11 @@ def taint_toleration(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejec
     return Rejection(TAINT_TOLERATION, UNRESOLVABLE, (taint_reason(taint, dialect),), taint)
 
 
+def toleration_fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """``tolerations``, or the pod spec when it has none."""
+    return [("tolerations",)]
+
+
 def tolerations(pod: PodProfile, cluster: Cluster | None = None) -> Hashable:
     """What the plugin reads of a pod: its tolerations."""
     return frozen(pod.tolerations)
@@ -61,4 +67,5 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     reasons=(REASON_TAINT_GENERIC, REASON_TAINT_NAMED),
     reads=taints_of,
     asks=tolerations,
+    fields=toleration_fields,
 )
