@@ -25,10 +25,10 @@ from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
 from gate.scheduler.placement import CopyRules, SpreadRule, _allowed, capacity
-from gate.scheduler.plugins.interpodaffinity import AffinityState
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
-from gate.scheduler.plugins.podtopologyspread import SpreadState
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.pods import pod_profile
 from gate.scheduler.profile import PodProfile
 from tests.test_nodeindex import nodes, specs

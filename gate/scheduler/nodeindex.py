@@ -7,7 +7,7 @@ cordon (one flag), taints (a few pools), the labels a selector names, used host 
 Sets of nodes are Python integers used as bitsets (bit i = node i); :meth:`NodeIndex.classes`
 groups the nodes by the part one plugin reads, so that the plugin runs once per class on a
 representative node and its verdict reaches all the class's nodes in one ``&``
-(:func:`gate.scheduler.plugins.filter_groups`).
+(:func:`gate.scheduler.framework.filter_groups`).
 
 Resources are thresholds, not classes: the nodes with less than ``w`` millicores free are a
 prefix of the nodes sorted by free cpu, and every prefix's bitset is built once per

@@ -29,7 +29,7 @@ from gate.scheduler.placement import (
     SpreadRule,
     place,
 )
-from gate.scheduler.plugins.podtopologyspread import SpreadState
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 
 
