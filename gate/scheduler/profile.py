@@ -41,6 +41,11 @@ class PodProfile:
     pod_affinity: tuple[AffinityTerm, ...] = ()
     pod_anti_affinity: tuple[AffinityTerm, ...] = ()
     pinned: bool = False
+    toleration_key: Hashable = field(init=False, repr=False, compare=False)
+    """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "toleration_key", frozen(self.tolerations))
 
 
 def frozen(value: object) -> Hashable:

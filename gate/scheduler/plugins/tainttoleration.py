@@ -16,7 +16,7 @@ from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rul
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.nodeindex import taints_of
-from gate.scheduler.profile import PodProfile, frozen
+from gate.scheduler.profile import PodProfile
 
 # tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
 REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"
@@ -52,8 +52,8 @@ def toleration_fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
 
 
 def tolerations(pod: PodProfile, cluster: Cluster | None = None) -> Hashable:
-    """What the plugin reads of a pod: its tolerations."""
-    return frozen(pod.tolerations)
+    """What the plugin reads of a pod: its tolerations (NodeUnschedulable's too)."""
+    return pod.toleration_key
 
 
 PLUGIN: Plugin[PodProfile] = Plugin(

@@ -27,7 +27,7 @@ from gate.scheduler.plugins.podtopologyspread.filtering import (
     spread_groups,
     spread_state,
 )
-from gate.scheduler.profile import PodProfile, frozen
+from gate.scheduler.profile import PodProfile
 
 RULE = Rule(
     Family.SPREAD,
@@ -152,7 +152,7 @@ def _asked(pod: PodProfile, cluster: Cluster) -> Hashable:
         pod.pinned,
         tuple(pod.node_selector.items()),
         pod.written_terms,
-        frozen(pod.tolerations),
+        pod.toleration_key,
     )
 
 
