@@ -306,7 +306,9 @@ POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 INTER_POD_AFFINITY = "InterPodAffinity"
 ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
 """The plugins that reject a node the pod is meant for because of what already runs there
-or nearby: it is full, a host port is taken, or the pods already placed forbid it."""
+or nearby: it is full, a host port is taken, or the pods already placed forbid it. Each
+plugin's module says so itself (``room``); reports read this set, which a test holds equal
+to the plugins' word."""
 
 
 @dataclass(frozen=True, slots=True)
