@@ -2,9 +2,10 @@
 restatement is held equal to the filter it restates, over the fuzz shapes the class tests
 use (tests/test_nodeindex.py).
 
-* NodeResourcesFit and NodePorts: a node that passes both for the first copy (placement
-  asks no other) holds ``capacity`` copies exactly when each of them, placed after the
-  ones before it, passes both filters and the next one does not;
+* NodeResourcesFit, NodePorts and a hostname anti-affinity against the pod's own copies: a
+  node that passes them for the first copy (placement asks no other) holds ``capacity``
+  copies exactly when each of them, placed after the ones before it, passes the filters
+  and the next one does not;
 * PodTopologySpread: a copy may join a domain exactly when the spread Filter passes a node
   of that domain with the counts so far;
 * InterPodAffinity, the pod's anti-affinity against its own labels: a copy may join a
@@ -24,7 +25,7 @@ from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
-from gate.scheduler.placement import CopyRules, SpreadRule, _allowed, capacity
+from gate.scheduler.placement import HOSTNAME, CopyRules, SpreadRule, _allowed, capacity
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
@@ -55,23 +56,46 @@ def _with_copies(view: NodeView, pod: PodProfile, copies: int) -> NodeView:
     )
 
 
-def _passes(view: NodeView, pod: PodProfile) -> bool:
-    wanted = fit_request(pod)
+def _one_per_node(view: NodeView, copies: int) -> AffinityState:
+    """InterPodAffinity's state for a pod whose anti-affinity over the hostname key matches
+    its own copies, ``copies`` of which run on ``view``."""
+    term = AffinityTerm(frozenset({"default"}), LabelSelector(None), EVERY_POD, HOSTNAME)
+    return AffinityState(
+        affinity_terms=(),
+        anti_affinity_terms=(term,),
+        affinity_counts={},
+        anti_counts={(HOSTNAME, view.name): copies} if copies else {},
+        existing_anti={},
+        self_match=False,
+    )
+
+
+def _passes(view: NodeView, pod: PodProfile, copies: int, one_per_node: bool) -> bool:
+    """The filters placement restates pass the next copy with ``copies`` already there."""
+    placed = _with_copies(view, pod, copies)
+    labels = {**placed.labels, HOSTNAME: placed.name}
     return (
-        node_resources_fit(wanted, view, DIALECT) is None and node_ports(pod, view, DIALECT) is None
+        node_resources_fit(fit_request(pod), placed, DIALECT) is None
+        and node_ports(pod, placed, DIALECT) is None
+        and (not one_per_node or _one_per_node(placed, copies).filter(labels) is None)
     )
 
 
 @settings(max_examples=150, deadline=None)
-@given(nodes(), specs())
-def test_capacity_is_the_copies_the_resource_and_port_filters_pass_one_after_another(
-    found: list[NodeView], spec: dict[str, Any]
+@given(nodes(), specs(), st.booleans())
+def test_capacity_is_the_copies_the_filters_pass_one_after_another(
+    found: list[NodeView], spec: dict[str, Any], one_per_node: bool
 ) -> None:
     pod = pod_profile(spec)
-    rules = CopyRules(requests=pod.requests, host_ports=pod.wanted_ports)
-    for view in filter(lambda v: _passes(v, pod), found):  # capacity is asked of these only
+    rules = CopyRules(
+        requests=pod.requests,
+        host_ports=pod.wanted_ports,
+        one_per_domain=(HOSTNAME,) if one_per_node else (),
+    )
+    candidates = [v for v in found if _passes(v, pod, 0, one_per_node)]  # capacity's askers
+    for view in candidates:
         held = capacity(view, rules)
-        assert [_passes(_with_copies(view, pod, k), pod) for k in range(held + 1)] == [
+        assert [_passes(view, pod, k, one_per_node) for k in range(held + 1)] == [
             *[True] * held,
             False,
         ]

@@ -79,13 +79,13 @@ def _no_field(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
     return []
 
 
-CONTAINER_LISTS = ("containers", "initContainers")
+_CONTAINER_LISTS = ("containers", "initContainers")
 
 
 def containers(spec: Mapping[str, Any]) -> list[tuple[str, int, Mapping[str, Any]]]:
     """Every container of a pod spec, init containers after, with its list and position."""
     found = []
-    for key in CONTAINER_LISTS:
+    for key in _CONTAINER_LISTS:
         items = spec.get(key)
         for i, container in enumerate(items if isinstance(items, list) else []):
             if isinstance(container, Mapping):
@@ -182,11 +182,6 @@ class Prepared(Generic[State]):
 
 CycleState = tuple[Prepared[Any], ...]
 """Every plugin of the registry, in order, prepared for one pod."""
-
-
-def state_of(cycle: CycleState, name: str) -> object:
-    """The state the plugin called ``name`` prepared (None when it is not in the cycle)."""
-    return next((p.state for p in cycle if p.plugin.name == name), None)
 
 
 def run_filters(cycle: CycleState, node: NodeView, dialect: Dialect) -> Rejection | None:
