@@ -96,8 +96,8 @@ BAD_BASELINES = [
     ),
     (
         "a-future-version",
-        b'{"schemaVersion": 3, "workloads": []}',
-        "baseline report schemaVersion 3: fitgate reads schemaVersion 1 or 2",
+        b'{"schemaVersion": 4, "workloads": []}',
+        "baseline report schemaVersion 4: fitgate reads schemaVersion 1, 2 or 3",
     ),
     ("no-workloads", b'{"schemaVersion": 2}', "missing required field `workloads`"),
     (
@@ -137,14 +137,15 @@ def test_a_bad_baseline_is_refused_in_one_line_naming_file_and_field(
 
 def test_a_bad_baseline_exits_2_before_the_snapshot_is_read(tmp_path: Path) -> None:
     path = tmp_path / "base.json"
-    path.write_text('{"schemaVersion": 3, "workloads": []}')
+    path.write_text('{"schemaVersion": 4, "workloads": []}')
     code, out, err = run(
         "check", "fixtures/manifests", "--snapshot", "missing.json", "--baseline", str(path)
     )
     assert (code, out) == (2, "")
     assert (
         err
-        == f"fitgate: {path}: baseline report schemaVersion 3: fitgate reads schemaVersion 1 or 2\n"
+        == f"fitgate: {path}: baseline report schemaVersion 4: fitgate reads schemaVersion 1, "
+        "2 or 3\n"
     )
 
 

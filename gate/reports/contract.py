@@ -6,6 +6,7 @@ The report is lossless: every fact a reader needs is a field of its own -- an ou
 ``plugin`` and ``code`` beside its reasons, a warning's ``kind`` beside its text, an
 autoscaler's ``kind`` and ``name`` -- so no reader recovers meaning from wording.
 
+Every object is frozen, built by keyword, and refused on a field the contract does not have.
 Field order is the order written. A field that is absent unless it applies (``baseline``
 without ``--baseline``, ``shard`` outside ``check --shard``) defaults to ``UNSET``, which
 msgspec leaves out; every other field is always written, ``null`` included. Readers decode
@@ -16,14 +17,17 @@ naming the JSON path; what ties fields together is checked by each reader.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from gate.model import Change, Code, Family, Term, WarningKind
 
-SCHEMA_VERSION = 3
+T = TypeVar("T")
+D = TypeVar("D")
+
+SCHEMA_VERSION: Final = 3
 MAX_SHARDS = 10_000
 """The largest N of ``--shard K/N`` (and of a report that ``fitgate merge`` reads): far
 past any CI matrix (GitHub's allows 256 jobs), and a bound on what a merge walks."""
@@ -42,12 +46,7 @@ VerdictText = Annotated[str, Meta(extra_json_schema={"enum": _VERDICTS})]
 (shortened: the value is the report's, any length); the schema lists the six."""
 
 
-class _Shape(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A report object: frozen, built by keyword, and refused on a field the contract does
-    not have."""
-
-
-class Snapshot(_Shape, kw_only=True):
+class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The one cluster snapshot the run evaluated against."""
 
     source: str
@@ -60,7 +59,7 @@ class Snapshot(_Shape, kw_only=True):
     caveat: str
 
 
-class Summary(_Shape, kw_only=True):
+class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How many workloads got each verdict, and whether the gate passed."""
 
     workloads: Count
@@ -75,7 +74,7 @@ class Summary(_Shape, kw_only=True):
     failOn: list[VerdictText]
 
 
-class Autoscaler(_Shape, kw_only=True):
+class Autoscaler(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The HorizontalPodAutoscaler or KEDA ScaledObject of the run that scales the workload:
     its maximum, and how many of those pods fit (null when not worked out)."""
 
@@ -85,7 +84,7 @@ class Autoscaler(_Shape, kw_only=True):
     fit: Count | None
 
 
-class Replicas(_Shape, kw_only=True):
+class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Wanted and fitting pods, and what explains the count: ``alone`` (with the cluster as
     the snapshot has it), ``together`` (beside the run's other new workloads), ``beside``,
     ``released`` (its own running pods it replaces) and ``autoscaler``, present when the
@@ -94,13 +93,13 @@ class Replicas(_Shape, kw_only=True):
     wanted: Count
     fit: Count | None
     alone: Count | UnsetType = UNSET
-    together: Count | None | UnsetType = UNSET
+    together: Count | UnsetType | None = UNSET
     beside: list[str] | UnsetType = UNSET
     released: Count | UnsetType = UNSET
-    autoscaler: Autoscaler | None | UnsetType = UNSET
+    autoscaler: Autoscaler | UnsetType | None = UNSET
 
 
-class OutcomeGroup(_Shape, kw_only=True):
+class OutcomeGroup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The nodes that gave the workload's first pod the same outcome: the reasons ([] where
     it fits), the plugin that gave them and its status code (both null where it fits).
     count is every such node; nodes names at most --json-nodes of them (default 10, all with
@@ -114,20 +113,20 @@ class OutcomeGroup(_Shape, kw_only=True):
     nodes: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
 
 
-class Warning(_Shape, kw_only=True):
+class Warning(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Something the verdict does not say: its kind, and the sentence reports print."""
 
     kind: WarningKind
     text: str
 
 
-class Port(_Shape, kw_only=True):
+class Port(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ip: str
     protocol: str
     port: PortNumber
 
 
-class Cause(_Shape, kw_only=True):
+class Cause(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The reason behind most rejections, and the field it points at."""
 
     family: Family
@@ -143,19 +142,20 @@ class Cause(_Shape, kw_only=True):
     freeOnAddonNodes: bool
 
 
-class Field(_Shape, kw_only=True):
+class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The manifest's field behind the cause: its path, line and scalar value."""
 
     path: str
     line: Line
     value: str
     partial: bool
-    originLine: Annotated[
-        Line, Meta(description="The same field's line in the file originFile names.")
-    ] | UnsetType = UNSET
+    originLine: (
+        Annotated[Line, Meta(description="The same field's line in the file originFile names.")]
+        | UnsetType
+    ) = UNSET
 
 
-class Workload(_Shape, kw_only=True):
+class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One workload's result. outcomes hold every node of the snapshot exactly once (the
     counts add up to snapshot.nodes), one group per distinct outcome, in the order they first
     appear in node order; empty for a workload that was not evaluated (ERROR, SKIPPED).
@@ -175,25 +175,34 @@ class Workload(_Shape, kw_only=True):
     outcomes: list[OutcomeGroup]
     requests: dict[str, str]
     warnings: list[Warning]
-    baseline: Annotated[
-        Change, Meta(description="Against the --baseline report, when the run was given one.")
-    ] | UnsetType = UNSET
-    document: Annotated[
-        Line,
-        Meta(description="For standard input: the document's place in the stream, 1 first."),
-    ] | UnsetType = UNSET
-    originFile: Annotated[
-        str | None,
-        Meta(
-            description="For standard input: the repository file its kustomize origin names, "
-            "which annotations, JUnit and SARIF attach it to."
-        ),
-    ] | UnsetType = UNSET
+    baseline: (
+        Annotated[
+            Change, Meta(description="Against the --baseline report, when the run was given one.")
+        ]
+        | UnsetType
+    ) = UNSET
+    document: (
+        Annotated[
+            Line,
+            Meta(description="For standard input: the document's place in the stream, 1 first."),
+        ]
+        | UnsetType
+    ) = UNSET
+    originFile: (
+        Annotated[
+            str | None,
+            Meta(
+                description="For standard input: the repository file its kustomize origin names, "
+                "which annotations, JUnit and SARIF attach it to."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     cause: Cause | UnsetType = UNSET
     field: Field | UnsetType = UNSET
 
 
-class Untolerated(_Shape, kw_only=True):
+class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A taint, and the nodes it rejected: a hex bitset over shard.nodes (bit i is
     nodes[i])."""
 
@@ -203,7 +212,7 @@ class Untolerated(_Shape, kw_only=True):
     nodes: Bitset
 
 
-class Shard(_Shape, kw_only=True):
+class Shard(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Only in the report of fitgate check --shard K/N: what fitgate merge needs (its outcome
     groups name every node, whatever --json-nodes says). nodes are the snapshot's node names
     in its order: a merge puts every workload's outcomes back in this order."""
@@ -219,7 +228,7 @@ class Shard(_Shape, kw_only=True):
     untolerated: list[list[Untolerated]]
 
 
-class Report(_Shape, kw_only=True):
+class Report(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A fitgate JSON report. warnings are about the run as a whole (a snapshot more than a
     day old), absent when none."""
 
@@ -230,6 +239,11 @@ class Report(_Shape, kw_only=True):
     warnings: list[str] | UnsetType = UNSET
     shard: Shard | UnsetType = UNSET
     workloads: list[Workload]
+
+
+def given(value: T | UnsetType, absent: D) -> T | D:
+    """``value``, or ``absent`` where the report leaves the field out."""
+    return absent if isinstance(value, UnsetType) else value
 
 
 class Version(Struct):
@@ -254,7 +268,9 @@ _VERDICT_RULES: list[dict[str, Any]] = [
     },
     {  # some node fits
         "if": {"properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}}},
-        "then": {"properties": {"outcomes": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}}},
+        "then": {
+            "properties": {"outcomes": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}}
+        },
     },
     {  # not evaluated: why, and no outcomes
         "if": {"properties": {"verdict": {"enum": ["ERROR", "SKIPPED"]}}},

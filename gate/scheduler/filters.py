@@ -234,32 +234,3 @@ def node_resources_fit(
     if not shortfall:
         return None
     return fit_rejection(shortfall, any(beyond_capacity(s, node) for s in shortfall))
-
-
-_PLUGIN_OF_REASON = {
-    REASON_UNSCHEDULABLE: NODE_UNSCHEDULABLE,
-    REASON_NODE_NAME: NODE_NAME,
-    REASON_TAINT_GENERIC: TAINT_TOLERATION,
-    REASON_AFFINITY: NODE_AFFINITY,
-    REASON_AFFINITY_CONFLICT: NODE_AFFINITY,
-    REASON_NARROWED: NODE_AFFINITY,
-    REASON_PORTS: NODE_PORTS,
-    REASON_TOO_MANY_PODS: NODE_RESOURCES_FIT,
-}
-_PLUGIN_OF_PREFIX = (
-    (REASON_TAINT_NAMED.partition("{")[0], TAINT_TOLERATION),
-    (REASON_INSUFFICIENT.partition("{")[0], NODE_RESOURCES_FIT),
-)
-
-
-def plugin_of(reasons: tuple[str, ...]) -> str:
-    """The plugin that gave ``reasons``, for outcomes read back from a report's text, which
-    records no plugin ("" for a fit or a reason of no plugin here): one plugin gives a
-    node's reasons, and no two plugins share a reason."""
-    if not reasons:
-        return ""
-    first = reasons[0]
-    found = _PLUGIN_OF_REASON.get(first)
-    if found is None:
-        found = next((name for prefix, name in _PLUGIN_OF_PREFIX if first.startswith(prefix)), "")
-    return found
