@@ -143,8 +143,7 @@ def test_a_bad_baseline_exits_2_before_the_snapshot_is_read(tmp_path: Path) -> N
     )
     assert (code, out) == (2, "")
     assert (
-        err
-        == f"fitgate: {path}: baseline report schemaVersion 4: fitgate reads schemaVersion 1, "
+        err == f"fitgate: {path}: baseline report schemaVersion 4: fitgate reads schemaVersion 1, "
         "2 or 3\n"
     )
 

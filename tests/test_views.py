@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
+from gate.contract import Untolerated
 from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
 from gate.reports import views
-from gate.reports.contract import Untolerated
 from gate.reports.jsonreport import Group, Shown, _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import Sections, write_comment, write_summary

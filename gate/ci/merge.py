@@ -6,7 +6,7 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
 
-Only schemaVersion 3 is read, decoded into the types of :mod:`gate.reports.contract`
+Only schemaVersion 3 is read, decoded into the types of :mod:`gate.contract`
 (another version is refused in one line saying to re-run ``check --shard``: the shards of one
 pipeline are written by one fitgate, and an older report lacks the plugin and code of each
 outcome, which its wording cannot soundly give back). A shard's report carries the
@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from gate import contract
+from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import (
@@ -51,8 +53,6 @@ from gate.model import (
     WorkloadWarning,
     bitset,
 )
-from gate.reports import contract
-from gate.reports.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 
 _VERDICTS = frozenset(v.value for v in Verdict)
 _UNEVALUATED = frozenset({Verdict.ERROR.value, Verdict.SKIPPED.value})

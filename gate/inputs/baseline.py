@@ -2,7 +2,7 @@
 branch, say), which the run's results are compared with.
 
 A report of this version (schemaVersion 3) is decoded into the types of
-:mod:`gate.reports.contract`, every field checked. A report may also come from an older
+:mod:`gate.contract`, every field checked. A report may also come from an older
 fitgate than the one reading it (the base branch's cached artifact): schemaVersion 1 (per-node
 ``fits``/``nodes``) and 2 (outcome groups without plugin and code) are read at this edge, by
 the one struct below, of the fields the three versions share with one meaning: per
@@ -24,11 +24,11 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
+from gate import contract
+from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, Line
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import Baseline, BaselineEntry, Verdict
-from gate.reports import contract
-from gate.reports.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, Line
 
 OLDER_VERSIONS = (1, 2)
 """The earlier report versions a baseline may have, read at this edge."""

@@ -1,4 +1,4 @@
-"""The machine report (schemaVersion 3): the types of :mod:`gate.reports.contract`, from
+"""The machine report (schemaVersion 3): the types of :mod:`gate.contract`, from
 which ``gate/schemas/report.schema.json`` is generated.
 
 Each workload's ``outcomes`` group the snapshot's nodes by the outcome they gave its first
@@ -22,6 +22,8 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
+from gate import contract
+from gate.contract import SCHEMA_VERSION
 from gate.model import (
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
@@ -35,8 +37,6 @@ from gate.model import (
     Verdict,
     WorkloadResult,
 )
-from gate.reports import contract
-from gate.reports.contract import SCHEMA_VERSION
 from gate.reports.reporter import JSON_NODES, ReportContext
 
 __all__ = ["SCHEMA_VERSION", "json_chunks", "outcome_groups", "render_json", "report_document"]
