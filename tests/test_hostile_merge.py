@@ -72,7 +72,7 @@ def set_field(*path: str | int, value: Any) -> Callable[[Report], None]:
 
 
 BITSET = "$.shard.untolerated[0][0].nodes"
-FIT = {"reasons": [], "plugin": None, "code": None}
+FIT: dict[str, Any] = {"reasons": [], "plugin": None, "code": None}
 TAINTED = {
     "reasons": ["node(s) had untolerated taint {CriticalAddonsOnly: true}"],
     "plugin": "TaintToleration",
