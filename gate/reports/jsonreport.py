@@ -39,8 +39,6 @@ from gate.model import (
 )
 from gate.reports.reporter import JSON_NODES, ReportContext
 
-__all__ = ["SCHEMA_VERSION", "json_chunks", "outcome_groups", "render_json", "report_document"]
-
 Shown = tuple[tuple[str, ...], str, Code | None]
 """What an outcome group stands for: the reasons, the plugin that gave them and its code."""
 Group = tuple[Shown, int, list[str]]
