@@ -22,7 +22,7 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from gate.model import Change, Code, Family, Term, WarningKind
+from gate.model import Change, Code, Family, Term, Verdict, WarningKind
 
 T = TypeVar("T")
 D = TypeVar("D")
@@ -40,8 +40,7 @@ Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
 Digest = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]  # SHA-256, as shard.py writes it
 PortNumber = Annotated[int, Meta(ge=0, le=65535)]
 
-_VERDICTS = ["YES", "NO", "ADDON_ONLY", "PARTIAL", "ERROR", "SKIPPED"]
-VerdictText = Annotated[str, Meta(extra_json_schema={"enum": _VERDICTS})]
+VerdictText = Annotated[str, Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]
 """A verdict: text to the decoder, so that a reader names an unknown one in its own words
 (shortened: the value is the report's, any length); the schema lists the six."""
 
@@ -232,7 +231,7 @@ class Report(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A fitgate JSON report. warnings are about the run as a whole (a snapshot more than a
     day old), absent when none."""
 
-    schemaVersion: Literal[3]
+    schemaVersion: Literal[3]  # SCHEMA_VERSION (a Literal takes no name)
     snapshot: Snapshot
     summary: Summary
     otherDocuments: dict[str, Count]
@@ -282,12 +281,21 @@ _VERDICT_RULES: list[dict[str, Any]] = [
 ]
 
 
+_FIT_RULE: dict[str, Any] = {  # nodes that fit have no plugin and no code; a rejection's plugin
+    "if": {"properties": {"reasons": {"maxItems": 0}}},
+    "then": {"properties": {"plugin": {"type": "null"}, "code": {"type": "null"}}},
+    "else": {"properties": {"plugin": {"type": "string", "minLength": 1}}},
+}
+
+
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of :class:`Report`, with what ties a workload's verdict to its
-    message, reason and outcomes, which the types alone do not say."""
+    message, reason and outcomes, and a group's reasons to its plugin and code, which the
+    types alone do not say."""
     generated = msgspec.json.schema(Report)
     definitions: dict[str, Any] = generated["$defs"]
     definitions["Workload"]["allOf"] = _VERDICT_RULES
+    definitions["OutcomeGroup"]["allOf"] = [_FIT_RULE]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://fitgate.dev/schemas/report.schema.json",

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from gate.model import (
+    Code,
     Location,
     NodeOutcome,
     Report,
@@ -103,7 +104,7 @@ def result(text: str, number: int, nodes: tuple[NodeOutcome, ...] | None = None)
         replicas=number,
         verdict=Verdict.NO if number % 2 else Verdict.YES,
         message=text if number % 2 else None,
-        nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint), shared)
+        nodes=(NodeOutcome(text or "n0", (text, "Insufficient cpu"), taint, text), shared)
         if nodes is None
         else nodes,
         requests=(("cpu", "1"), (text, "2")),
@@ -174,7 +175,14 @@ def test_text_msgspec_cannot_encode_falls_back_to_the_reference() -> None:
     assert rendered.replace("\\udc80", "\udc80") == reference(report)
 
 
-WIDE = tuple(NodeOutcome(f"n{i:02}", () if i % 3 else ("Insufficient cpu",)) for i in range(30))
+WIDE = tuple(
+    NodeOutcome(f"n{i:02}", ())
+    if i % 3
+    else NodeOutcome(
+        f"n{i:02}", ("Insufficient cpu",), None, "NodeResourcesFit", Code.UNSCHEDULABLE
+    )
+    for i in range(30)
+)
 WIDE_INFO = SnapshotInfo("wide.json", None, None, None, None, nodes=30, pods=0)
 
 
