@@ -182,6 +182,10 @@ def _outcomes_problem(
     return None
 
 
+_Shown = tuple[tuple[str, ...], str | None, Code | None]
+"""What a group stands for: its reasons, plugin and code (no two groups of a workload alike)."""
+
+
 def _groups_problem(workload: contract.Workload, index: dict[str, int]) -> str | None:
     """The first group of ``workload`` that does not fit the shard's nodes, by its path
     below the workload."""
@@ -215,9 +219,6 @@ def _groups_problem(workload: contract.Workload, index: dict[str, int]) -> str |
             "every node must be in one group"
         )
     return None
-
-
-_Shown = tuple[tuple[str, ...], str | None, Code | None]
 
 
 def _shown_problem(group: contract.OutcomeGroup, verdict: str) -> str | None:
