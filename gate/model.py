@@ -146,13 +146,22 @@ class Workload:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoscalerRef:
+    """An autoscaler of the run, by its kind (``HorizontalPodAutoscaler``, or KEDA's
+    ``ScaledObject``) and name."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Scaling:
     """What the rest of the run says of a workload's pods: an autoscaler that targets it
     (``replicas`` is then its minimum, ``maximum`` its maximum), how many new pods its
     rollout starts before old ones go (``surge``), and the pods a PodDisruptionBudget of
     the run keeps available (``must_keep``, with the budget's name)."""
 
-    autoscaler: str | None = None
+    autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     surge: int = 0
     budget: str | None = None
@@ -626,7 +635,7 @@ class ReplicaFit:
     alone: int
     together: int | None = None
     beside: tuple[str, ...] = ()
-    autoscaler: str | None = None
+    autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     headroom: int | None = None
     released: int = 0

@@ -61,6 +61,8 @@ def test_seed_fixtures_json_report(golden: Callable[[str, str], None]) -> None:
     assert workloads["web-small"]["verdict"] == "YES"
     assert workloads["web-small"]["outcomes"][1] == {
         "reasons": [],
+        "plugin": None,
+        "code": None,
         "count": 3,
         "nodes": ["aks-user-0", "aks-user-1", "aks-user-2"],
     }
@@ -300,7 +302,8 @@ def test_replica_fixtures_together(golden: Callable[[str, str], None]) -> None:
     replicas = {w["name"]: w["replicas"] for w in report["workloads"]}
     assert replicas["shop"]["released"] == 3 and replicas["shop"]["together"] is None
     assert replicas["frontend"]["autoscaler"] == {
-        "name": "HorizontalPodAutoscaler frontend",
+        "kind": "HorizontalPodAutoscaler",
+        "name": "frontend",
         "maximum": 20,
         "fit": 12,
     }

@@ -16,7 +16,8 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "gate"
 
 # A module may import modules of its own tier or of a lower one. The model, the errors,
-# the progress display and the untyped-tree readers are what every stage shares: tier 0.
+# the progress display, the untyped-tree readers and the JSON report's contract (written by
+# the reports, read by merge and the baseline) are what every stage shares: tier 0.
 TIERS: dict[str, int] = {
     "gate": 0,
     "gate.model": 0,
@@ -24,6 +25,7 @@ TIERS: dict[str, int] = {
     "gate.progress": 0,
     "gate.untyped": 0,
     "gate.deadline": 0,
+    "gate.contract": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,
@@ -37,7 +39,14 @@ TIERS: dict[str, int] = {
 }
 
 # Reports are written from the model alone: they may not read the stages that made it.
-REPORTS_MAY_IMPORT = ("gate", "gate.model", "gate.errors", "gate.reports", "gate.deadline")
+REPORTS_MAY_IMPORT = (
+    "gate",
+    "gate.model",
+    "gate.errors",
+    "gate.reports",
+    "gate.deadline",
+    "gate.contract",
+)
 
 # Known exceptions, each to be removed by the stage that owns the imported piece.
 KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
