@@ -31,7 +31,7 @@ from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import manifest_bytes, read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Verdict
+from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Snapshot, Verdict
 from gate.progress import Progress, reading_file
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
@@ -41,7 +41,7 @@ from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.sarif import write_sarif
 from gate.reports.text import write_errors, write_text
 from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
-from gate.snapshot.load import Snapshot, reading_snapshot
+from gate.snapshot.load import reading_snapshot
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording

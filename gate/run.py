@@ -36,6 +36,7 @@ from gate.model import (
     Document,
     Report,
     Shard,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     WarningKind,
@@ -47,7 +48,6 @@ from gate.progress import Progress
 from gate.reports.baseline import compare
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
-from gate.snapshot.load import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

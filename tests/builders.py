@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
+from gate.model import ExistingPod, HostPort, NodeView, Snapshot, SnapshotInfo, Taint
 from gate.scheduler.filters import PodProfile
 from gate.scheduler.plugins import Cluster, CycleState, prepare
-from gate.snapshot.state import Snapshot
 
 
 def node(

@@ -8,11 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.k8s.version import Dialect
-from gate.model import ExistingPod, NodeView, SnapshotInfo
+from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
 from gate.scheduler.filters import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, Rejection
 from gate.scheduler.plugins import Cluster, prepare
 from gate.scheduler.pods import pod_profile
-from gate.snapshot.state import Snapshot
 
 DIALECT = Dialect(named_taint=True)
 

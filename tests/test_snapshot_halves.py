@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from gate.errors import SnapshotError
+from gate.model import Snapshot
 from gate.snapshot import halves
 from gate.snapshot.halves import (
     Cut,
@@ -32,7 +33,6 @@ from gate.snapshot.halves import (
     rest_part,
 )
 from gate.snapshot.load import build_snapshot, load_snapshot
-from gate.snapshot.state import Snapshot
 from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT

@@ -29,6 +29,7 @@ from gate.model import (
     NodeOutcomes,
     NodeView,
     ReplicaFit,
+    Snapshot,
     Verdict,
     WarningKind,
     Workload,
@@ -62,7 +63,6 @@ from gate.scheduler.plugins import (
 )
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, released_nodes
-from gate.snapshot.state import Snapshot
 
 DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
 

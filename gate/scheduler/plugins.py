@@ -42,7 +42,7 @@ from typing import Any, Generic, TypeVar
 
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
-from gate.model import NodeView
+from gate.model import NodeView, Snapshot
 from gate.scheduler.filters import (
     INTER_POD_AFFINITY,
     NODE_AFFINITY,
@@ -77,7 +77,6 @@ from gate.scheduler.interpod import (
 from gate.scheduler.interpodaffinity import AffinityState
 from gate.scheduler.nodeindex import NodeIndex, lowest, taints_of
 from gate.scheduler.podtopologyspread import SpreadState
-from gate.snapshot.state import Snapshot
 
 State = TypeVar("State")
 Parts = Iterable[tuple[int, "Rejection | None"]]

@@ -31,7 +31,7 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import ExistingPod, HostPort, NodeView
+from gate.model import ExistingPod, HostPort, NodeView, Snapshot
 from gate.snapshot.halves import SecondReader
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
@@ -40,7 +40,6 @@ from gate.snapshot.state import (
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
-    Snapshot,
     admission,
     node_view,
     snapshot_info,
@@ -50,7 +49,7 @@ from gate.snapshot.stream import NotAccepted, read_snapshot
 if TYPE_CHECKING:
     import jsonschema
 
-__all__ = ["TERMINAL_PHASES", "Snapshot", "build_snapshot", "load_snapshot"]
+__all__ = ["TERMINAL_PHASES", "build_snapshot", "load_snapshot"]
 
 
 @cache

@@ -12,8 +12,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from gate.k8s.completion import AdmissionObjects
-from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
+from gate.model import AdmissionObjects, HostPort, NodeView, SnapshotInfo, Taint
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 SECTIONS: Mapping[str, str] = {
@@ -26,23 +25,6 @@ SECTIONS: Mapping[str, str] = {
 """A ClusterSnapshot's arrays of objects and the kind of their items, in the order the
 recorder writes them (SPEC section 3); a kubectl List holds the same kinds as items."""
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The cluster as one run sees it.
-
-    ``pods``: the counted pods, for the filters that look at pods rather than totals.
-    ``namespaces``: each namespace's labels, or None when the snapshot recorded none (a
-    recording made before namespaces were read); namespaceSelector terms then match no
-    namespace.
-    """
-
-    info: SnapshotInfo
-    nodes: tuple[NodeView, ...]
-    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
-    pods: tuple[ExistingPod, ...] = ()
-    namespaces: Mapping[str, Mapping[str, str]] | None = None
 
 
 @dataclass(slots=True)

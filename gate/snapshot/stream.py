@@ -1,4 +1,4 @@
-"""A snapshot file's bytes -> :class:`~gate.snapshot.state.Snapshot`, typed and streamed.
+"""A snapshot file's bytes -> :class:`~gate.model.Snapshot`, typed and streamed.
 
 msgspec decodes each batch of objects (see :mod:`gate.snapshot.jsonstream`) straight into structs
 holding only the fields the checks read, skipping everything else without building it, and
@@ -38,7 +38,7 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import ExistingPod, HostPort, NodeView
+from gate.model import ExistingPod, HostPort, NodeView, Snapshot
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
@@ -46,7 +46,6 @@ from gate.snapshot.state import (
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
-    Snapshot,
     admission,
     node_view,
     snapshot_info,
