@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from benchmarks.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
+from gate.k8s.ports import pod_host_ports
+from gate.k8s.resources import pod_request_amounts
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -358,3 +360,37 @@ def test_where_a_value_ends_is_not_guessed_from_a_cut_string(text: bytes, end: i
     """Brackets inside a string the window cuts are text, not structure: the value's end
     is unknown until more of the file is read."""
     assert _value_end(text, 0) == end
+
+
+def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int], int, set[Any]]]:
+    """Each node's totals summed pod by pod, as the scheduler's NodeInfo.AddPod does: the
+    readers' one reduction is held to this plain one."""
+    nodes = {n["metadata"]["name"] for n in snapshot["nodes"]}
+    totals: dict[str, tuple[dict[str, int], int, set[Any]]] = {}
+    for pod in snapshot["pods"]:
+        node, phase = pod["spec"].get("nodeName"), pod["status"].get("phase")
+        if node not in nodes or phase in ("Succeeded", "Failed"):
+            continue
+        requested, count, ports = totals.get(node, ({}, 0, set()))
+        for name, amount in pod_request_amounts(pod["spec"]).items():
+            requested[name] = requested.get(name, 0) + amount
+        totals[node] = (requested, count + 1, ports | set(pod_host_ports(pod["spec"])))
+    return totals
+
+
+@settings(max_examples=80, deadline=None)
+@given(clusters(), st.booleans())
+def test_node_totals_are_the_counted_pods_summed_one_by_one(
+    snapshot: dict[str, Any], kubectl: bool
+) -> None:
+    shape = as_list(snapshot) if kubectl else snapshot
+    read = fast(json.dumps(shape).encode())
+    by_hand = _counted_by_hand(snapshot)
+    for node in read.nodes:
+        requested, count, ports = by_hand.get(node.name, ({}, 0, set()))
+        assert (dict(node.requested), node.pod_count, set(node.used_ports)) == (
+            {name: amount for name, amount in sorted(requested.items())},
+            count,
+            ports,
+        )
+    assert len(read.pods) == sum(count for _, count, _ in by_hand.values())

@@ -1,9 +1,9 @@
-"""What both snapshot readers build: per-node totals of the counted pods, node views, the
-counted pods themselves (for the inter-pod filters), namespaces and the admission objects,
-with the scheduler's counting rules in one place.
+"""The parts of a :class:`~gate.model.Snapshot` the typed reader builds: per-node totals of
+the counted pods, node views, namespaces and the admission objects, and which pods count.
 
-``gate.snapshot.load`` reads decoded documents (and is the reference, with jsonschema's
-messages); ``gate.snapshot.stream`` reads a file's bytes with a typed decoder. Both end here.
+``gate.snapshot.stream`` decodes every snapshot's objects, a file's, a live read's, and
+those ``gate.snapshot.load`` checked (the reference, with jsonschema's messages), and
+builds the snapshot with these.
 """
 
 from __future__ import annotations
@@ -29,17 +29,12 @@ _T = TypeVar("_T")
 
 @dataclass(slots=True)
 class NodeTotals:
-    """The counted pods of one node, summed: no object is kept per pod."""
+    """The counted pods of one node, summed (see ``gate.snapshot.stream``'s ``by_node``):
+    no object is kept per pod."""
 
     requested: dict[str, int] = field(default_factory=dict)
     pods: int = 0
     ports: set[HostPort] = field(default_factory=set)
-
-    def add(self, requests: Mapping[str, int], ports: Iterable[HostPort]) -> None:
-        for name, amount in requests.items():
-            self.requested[name] = self.requested.get(name, 0) + amount
-        self.pods += 1
-        self.ports.update(ports)
 
 
 @dataclass(slots=True)
