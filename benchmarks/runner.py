@@ -194,8 +194,7 @@ def table(results: Results) -> str:
     lines += [
         "",
         f"phases (medians): load snapshot {phases['load']:.2f} s, read manifests "
-        f"{phases['read']:.2f} s, evaluate {phases['evaluate']:.2f} s (placing pods "
-        f"{phases.get('place', 0.0):.2f} s), render reports "
+        f"{phases['read']:.2f} s, evaluate {phases['evaluate']:.2f} s, render reports "
         f"{phases['reports']:.2f} s; {phases['nodes']:,.0f} nodes in "
         f"{phases['taint_classes']:,.0f} taint classes and {phases['port_classes']:,.0f} "
         f"host-port classes, {phases['workloads']:,.0f} workloads",
