@@ -394,3 +394,40 @@ def test_node_totals_are_the_counted_pods_summed_one_by_one(
             ports,
         )
     assert len(read.pods) == sum(count for _, count, _ in by_hand.values())
+
+
+@pytest.mark.parametrize("kubectl", [False, True], ids=["ClusterSnapshot", "List"])
+def test_fields_of_another_kind_are_not_read(tmp_path: Path, kubectl: bool) -> None:
+    """The typed reader reads a Node's and a Pod's fields with one struct; a pod that
+    carries a node's fields (of types no node has) reads as it does without them."""
+    document, plain = aks(), aks()
+    document["pods"][0]["spec"]["taints"] = "none"
+    document["pods"][0]["status"]["allocatable"] = 5
+    document["nodes"][0]["spec"]["containers"] = {"not": "a list"}
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(as_list(document) if kubectl else document))
+    expected = build_snapshot(as_list(plain) if kubectl else plain, str(path))
+    assert load_snapshot(str(path)) == expected
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("spec.containers.0.name", 7, r"pods\[0\] .*spec.containers\[0\].name: 7 is not of type"),
+        ("status.conditions", [{"type": 5}], r"pods\[0\] .*status.conditions\[0\].type: 5"),
+        ("status.containerStatuses", [{"name": None}], r"status.containerStatuses\[0\].name"),
+    ],
+)
+def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(
+    tmp_path: Path, where: str, value: Any, message: str
+) -> None:
+    document = aks()
+    *parents, last = where.split(".")
+    place: Any = document["pods"][0]
+    for key in parents:
+        place = place[int(key)] if key.isdigit() else place.setdefault(key, {})
+    place[last] = value
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(SnapshotError, match=message):
+        load_snapshot(str(path))

@@ -192,8 +192,9 @@ def _check_nodes(raw_nodes: Sequence[Any], source: str) -> set[str]:
 
 def _whole_numbers(value: Any) -> Any:
     """``value`` with every float that is a whole number as an int: JSON has one kind of
-    number, and the schema's ``integer`` takes ``80.0``, where a typed field takes 80."""
-    if isinstance(value, float) and value.is_integer():
+    number, and the schema's ``integer`` takes ``80.0``, where a typed field takes 80 (one
+    that fits in 64 bits, as msgspec's integers do)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         return int(value)
     if isinstance(value, dict):
         return {key: _whole_numbers(item) for key, item in value.items()}
@@ -202,16 +203,41 @@ def _whole_numbers(value: Any) -> Any:
     return value
 
 
+_READ_AS_DESCRIBED = {"Node": "node", "Pod": "pod", "Namespace": "namespace"}
+
+
+def _as_described(item: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
+    """A checked object naming its kind, with only the members of its spec and status that
+    the schema describes for that kind: the typed reader reads a Node's and a Pod's fields
+    with one struct, and must not find a field the schema never checked (a pod's
+    ``spec.taints``, say)."""
+    definition = _READ_AS_DESCRIBED.get(kind)
+    if definition is None:  # LimitRange, RuntimeClass: read whole
+        return {**item, "kind": kind}
+    described = snapshot_schema()["$defs"][definition]["properties"]
+    kept: dict[str, Any] = {"kind": kind, "metadata": item["metadata"]}
+    for part in ("spec", "status"):
+        value, members = item.get(part), described.get(part, {}).get("properties", {})
+        if isinstance(value, Mapping):
+            kept[part] = {key: member for key, member in value.items() if key in members}
+    return kept
+
+
 def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> bytes:
-    """The checked document with only the objects read, each naming its kind: what the
-    typed reader reads of any file, so that a snapshot is built from objects in one way."""
+    """The checked document with only the objects read, as the schema describes them:
+    what the typed reader reads of any file, so that a snapshot is built from objects in
+    one way."""
     if document.get("kind") != "ClusterSnapshot":
         # In file order: every item has its kind by now (see _flattened).
-        items = [item for item in document.get("items") or [] if item["kind"] in groups]
+        items = [
+            _as_described(item, item["kind"])
+            for item in document.get("items") or []
+            if item["kind"] in groups
+        ]
         return msgspec.json.encode(_whole_numbers({"kind": "List", "items": items}))
     envelope = {key: value for key, value in document.items() if key not in SECTIONS}
     sections = {
-        key: [{**item, "kind": kind} for item in groups[kind] if isinstance(item, Mapping)]
+        key: [_as_described(item, kind) for item in groups[kind] if isinstance(item, Mapping)]
         for key, kind in SECTIONS.items()
         if key in document
     }
