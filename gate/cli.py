@@ -42,12 +42,14 @@ from gate.reports.sarif import write_sarif
 from gate.reports.text import write_errors, write_text
 from gate.run import (
     RunOptions,
+    Sink,
     check,
     cluster_name,
     compared,
     read_inputs,
     read_live,
     without_cycle_collection,
+    write_reports,
 )
 
 if TYPE_CHECKING:
@@ -421,9 +423,6 @@ def _append_step_summary(path: str, text: str, streams: Streams) -> None:
         streams.stderr.write(f"fitgate: {path}: cannot append the step summary: {exc.strerror}\n")
 
 
-Sink = Callable[[Output], None]
-
-
 def _file(path: str | None, streams: Streams) -> tuple[Sink, ...]:
     """A report file named by an option (``-`` is standard output); none when not given."""
     if not path:
@@ -501,10 +500,10 @@ def colour_wanted(choice: str, streams: Streams) -> bool:
     return bool(isatty and isatty())
 
 
-def write_reports(
+def _write_reports(
     options: argparse.Namespace, report: Report, cluster: str, streams: Streams
 ) -> None:
-    """Each writer of the table rendered once, its text given to each of its sinks."""
+    """The reports the options ask for, each written where they say."""
     # The template is read before anything is written, so a bad one leaves no half-written set.
     context = ReportContext(
         cluster,
@@ -514,12 +513,7 @@ def write_reports(
         colour=colour_wanted(options.color, streams),
         json_nodes=options.json_nodes,
     )
-    for writer, sinks in report_table(options, streams):
-        output = writer(report, context)
-        if len(sinks) > 1 and not isinstance(output, str):
-            output = list(output)
-        for sink in sinks:
-            sink(output)
+    write_reports(report, context, report_table(options, streams))
 
 
 def _one_report_to_stdout(options: argparse.Namespace) -> None:
@@ -570,7 +564,7 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     flags = tuple(option for option, _ in REPORT_FILES)
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
-    write_reports(options, report, cluster, streams)
+    _write_reports(options, report, cluster, streams)
     return 0 if report.summary.passed else 1
 
 

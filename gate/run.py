@@ -1,12 +1,12 @@
 """The one pipeline: documents + snapshot + options -> :class:`~gate.model.Report`.
 
 ``fitgate check`` and the benchmark both read through :func:`read_inputs` (or
-:func:`read_snapshot_file`) and evaluate through :func:`check`; the command line only turns
-argv, the environment and the streams into :class:`RunOptions` before, and the report into
-files and an exit code after. Every input problem becomes a result here, never an
-exception: an unreadable document is an ``ERROR``, a workload annotated to be skipped is
-``SKIPPED``, a document without a pod template (Service, ConfigMap...) is counted among
-the other documents.
+:func:`read_snapshot_file`, :func:`read_live`), evaluate through :func:`check` and render
+through :func:`write_reports`; the command line only turns argv, the environment and the
+streams into arguments before, and the report into files and an exit code after. Every
+input problem becomes a result here, never an exception: an unreadable document is an
+``ERROR``, a workload annotated to be skipped is ``SKIPPED``, a document without a pod
+template (Service, ConfigMap...) is counted among the other documents.
 
 This module is also the one place that decides how a run treats the cycle collector
 (:func:`without_cycle_collection`): whoever runs the pipeline switches it off once, around
@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -48,6 +48,7 @@ from gate.model import (
 )
 from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
+from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.snapshot.load import reading_snapshot
@@ -227,3 +228,20 @@ def without_cycle_collection() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+Sink = Callable[[Output], None]
+"""Where one report's text goes: a file, a stream, the step summary (the command decides)."""
+
+
+def write_reports(
+    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+) -> None:
+    """Each writer of ``table`` rendered once, in order, its text given to each of its
+    sinks (a report given as pieces is kept whole only when two sinks take it)."""
+    for writer, sinks in table:
+        output = writer(report, context)
+        if len(sinks) > 1 and not isinstance(output, str):
+            output = list(output)
+        for sink in sinks:
+            sink(output)
