@@ -18,6 +18,7 @@ from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
+from gate.model import ExistingPod
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -362,6 +363,10 @@ def test_where_a_value_ends_is_not_guessed_from_a_cut_string(text: bytes, end: i
     assert _value_end(text, 0) == end
 
 
+TERMINAL = ("Succeeded", "Failed")
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
 def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int], int, set[Any]]]:
     """Each node's totals summed pod by pod, as the scheduler's NodeInfo.AddPod does: the
     readers' one reduction is held to this plain one."""
@@ -369,7 +374,7 @@ def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int]
     totals: dict[str, tuple[dict[str, int], int, set[Any]]] = {}
     for pod in snapshot["pods"]:
         node, phase = pod["spec"].get("nodeName"), pod["status"].get("phase")
-        if node not in nodes or phase in ("Succeeded", "Failed"):
+        if node not in nodes or phase in TERMINAL:
             continue
         requested, count, ports = totals.get(node, ({}, 0, set()))
         for name, amount in pod_request_amounts(pod["spec"]).items():
@@ -380,7 +385,7 @@ def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int]
 
 @settings(max_examples=80, deadline=None)
 @given(clusters(), st.booleans())
-def test_node_totals_are_the_counted_pods_summed_one_by_one(
+def test_node_totals_and_counted_pods_are_the_pods_read_one_by_one(
     snapshot: dict[str, Any], kubectl: bool
 ) -> None:
     shape = as_list(snapshot) if kubectl else snapshot
@@ -393,7 +398,37 @@ def test_node_totals_are_the_counted_pods_summed_one_by_one(
             count,
             ports,
         )
-    assert len(read.pods) == sum(count for _, count, _ in by_hand.values())
+    assert read.pods == _existing_by_hand(snapshot)
+
+
+def _existing_by_hand(snapshot: dict[str, Any]) -> tuple[ExistingPod, ...]:
+    """The counted pods as the inter-pod filters read them, written out field by field."""
+    nodes = {n["metadata"]["name"] for n in snapshot["nodes"]}
+    found = []
+    for pod in snapshot["pods"]:
+        metadata, spec = pod["metadata"], pod["spec"]
+        if spec.get("nodeName") not in nodes or pod["status"].get("phase") in TERMINAL:
+            continue
+        affinity = spec.get("affinity") or {}
+        terms = {
+            name: tuple((affinity.get(name) or {}).get(REQUIRED) or ())
+            for name in ("podAffinity", "podAntiAffinity")
+        }
+        found.append(
+            ExistingPod(
+                namespace=metadata.get("namespace") or "default",
+                name=metadata["name"],
+                node=spec["nodeName"],
+                labels=metadata.get("labels") or {},
+                owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
+                terminating=metadata.get("deletionTimestamp") is not None,
+                affinity_terms=terms["podAffinity"],
+                anti_affinity_terms=terms["podAntiAffinity"],
+                requests=pod_request_amounts(spec),
+                ports=pod_host_ports(spec),
+            )
+        )
+    return tuple(found)
 
 
 @pytest.mark.parametrize("kubectl", [False, True], ids=["ClusterSnapshot", "List"])
