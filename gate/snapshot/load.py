@@ -235,7 +235,10 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
             if item["kind"] in groups
         ]
         return msgspec.json.encode(_whole_numbers({"kind": "List", "items": items}))
-    envelope = {key: value for key, value in document.items() if key not in SECTIONS}
+    # The envelope's described members only: an unknown array (``items``, say) would be
+    # read as a List's.
+    described = snapshot_schema()["oneOf"][LAYOUTS.index("clusterSnapshot")]["properties"]
+    envelope = {k: v for k, v in document.items() if k in described and k not in SECTIONS}
     sections = {
         key: [_as_described(item, kind) for item in groups[kind] if isinstance(item, Mapping)]
         for key, kind in SECTIONS.items()
