@@ -317,9 +317,9 @@ class SnapshotReading:
     reports as :func:`display_path` shows it (a file name's bytes that are not UTF-8 as
     U+FFFD): a report must hold it, and a merge must read that report back.
 
-    Two processes are asked for, never assumed: on the benchmark's large List they read in
-    0.73x the time of one when the second core is free, and in 1.3x when another job holds
-    it, which a shared CI runner cannot tell in advance."""
+    Two processes are asked for, never assumed: on the benchmark's large List a check took
+    0.67-0.88x the time of one when the second core was free, and up to 1.4x when another
+    job held it, which a shared CI runner cannot tell in advance."""
 
     def __init__(self, path: str, meanwhile: int = 0, processes: int = 1) -> None:
         self._path = path
