@@ -31,8 +31,8 @@ from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import manifest_bytes, read_documents
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Verdict
-from gate.progress import Progress, reading_file
+from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Snapshot, Verdict
+from gate.progress import Progress
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
@@ -40,9 +40,18 @@ from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
 from gate.reports.sarif import sarif_writer
 from gate.reports.text import write_errors, write_text
-from gate.run import RunOptions, check, cluster_name, compared, without_cycle_collection
+from gate.run import (
+    RunOptions,
+    Sink,
+    check,
+    cluster_name,
+    compared,
+    read_inputs,
+    read_live,
+    without_cycle_collection,
+    write_reports,
+)
 from gate.scheduler.plugins import RULES
-from gate.snapshot.load import Snapshot, reading_snapshot
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording
@@ -186,6 +195,15 @@ def build_parser() -> argparse.ArgumentParser:
     source = check.add_mutually_exclusive_group()
     source.add_argument("--snapshot", metavar="FILE", help="recorded snapshot (offline)")
     source.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
+    check.add_argument(
+        "--snapshot-processes",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        metavar="1|2",
+        help="processes that read a snapshot file of 64 MiB or more (default 1; 2 pays "
+        "when a second core is free)",
+    )
     check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
     add_report_options(check)
@@ -298,8 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _inputs(
     options: argparse.Namespace, streams: Streams, config: Config
 ) -> tuple[list[Document], Snapshot]:
-    """The documents and the one snapshot of the run. A snapshot file's reading starts
-    first: a large file's second reader reads while this process reads the documents."""
+    """The documents and the one snapshot of the run."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
     leave_out = Exclusion.of(globs, snapshot=options.snapshot)
@@ -314,10 +331,12 @@ def _inputs(
         return documents(), snapshot
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
-    with reading_snapshot(options.snapshot, manifest_bytes(paths, leave_out)) as reading:
-        read = documents()
-        with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
-            return read, reading.snapshot(on_read)
+    processes = options.snapshot_processes
+    meanwhile = manifest_bytes(paths, leave_out) if processes > 1 else 0
+    progress = Progress.on(streams.stderr)
+    return read_inputs(
+        documents, options.snapshot, progress, processes=processes, meanwhile=meanwhile
+    )
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -326,12 +345,11 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
     # runs never need it.
     from gate.live.connection import Settings
     from gate.live.credentials import LiveTarget
-    from gate.live.reader import live_snapshot, read_cluster
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
     settings = Settings(deadline=options.timeout) if options.timeout else Settings()
-    recording = read_cluster(
+    return read_live(
         target,
         streams.env,
         now,
@@ -339,7 +357,6 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
         settings,
         Progress.on(streams.stderr),
     )
-    return recording, live_snapshot(recording)
 
 
 def evaluate(
@@ -405,9 +422,6 @@ def _append_step_summary(path: str, text: str, streams: Streams) -> None:
             handle.write(text)
     except OSError as exc:
         streams.stderr.write(f"fitgate: {path}: cannot append the step summary: {exc.strerror}\n")
-
-
-Sink = Callable[[Output], None]
 
 
 def _file(path: str | None, streams: Streams) -> tuple[Sink, ...]:
@@ -490,10 +504,10 @@ def colour_wanted(choice: str, streams: Streams) -> bool:
     return bool(isatty and isatty())
 
 
-def write_reports(
+def _write_reports(
     options: argparse.Namespace, report: Report, cluster: str, streams: Streams
 ) -> None:
-    """Each writer of the table rendered once, its text given to each of its sinks."""
+    """The reports the options ask for, each written where they say."""
     # The template is read before anything is written, so a bad one leaves no half-written set.
     context = ReportContext(
         cluster,
@@ -503,12 +517,7 @@ def write_reports(
         colour=colour_wanted(options.color, streams),
         json_nodes=options.json_nodes,
     )
-    for writer, sinks in report_table(options, streams):
-        output = writer(report, context)
-        if len(sinks) > 1 and not isinstance(output, str):
-            output = list(output)
-        for sink in sinks:
-            sink(output)
+    write_reports(report, context, report_table(options, streams))
 
 
 def _one_report_to_stdout(options: argparse.Namespace) -> None:
@@ -559,7 +568,7 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     flags = tuple(option for option, _ in REPORT_FILES)
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
-    write_reports(options, report, cluster, streams)
+    _write_reports(options, report, cluster, streams)
     return 0 if report.summary.passed else 1
 
 

@@ -266,6 +266,34 @@ class SnapshotInfo:
         return rfc3339_time(self.captured_at)
 
 
+@dataclass(frozen=True, slots=True)
+class AdmissionObjects:
+    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name): what
+    the admission plugins read when they complete a pod (``gate.k8s.completion``)."""
+
+    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    has_runtime_classes: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The cluster as one run sees it: what the snapshot readers build (``gate.snapshot``,
+    ``gate.live``) and the scheduler reads, kept here so neither stage imports the other.
+
+    ``pods``: the counted pods, for the filters that look at pods rather than totals.
+    ``namespaces``: each namespace's labels, or None when the snapshot recorded none (a
+    recording made before namespaces were read); namespaceSelector terms then match no
+    namespace.
+    """
+
+    info: SnapshotInfo
+    nodes: tuple[NodeView, ...]
+    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
+    pods: tuple[ExistingPod, ...] = ()
+    namespaces: Mapping[str, Mapping[str, str]] | None = None
+
+
 _RFC3339 = re.compile(
     r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
 )

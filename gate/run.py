@@ -1,11 +1,12 @@
 """The one pipeline: documents + snapshot + options -> :class:`~gate.model.Report`.
 
-``fitgate check`` and the benchmark both call :func:`check`; the command line only turns
-argv, the environment and the streams into :class:`RunOptions` before, and the report into
-files and an exit code after. Every input problem becomes a result here, never an
-exception: an unreadable document is an ``ERROR``, a workload annotated to be skipped is
-``SKIPPED``, a document without a pod template (Service, ConfigMap...) is counted among
-the other documents.
+``fitgate check`` and the benchmark both read through :func:`read_inputs` (or
+:func:`read_snapshot_file`, :func:`read_live`), evaluate through :func:`check` and render
+through :func:`write_reports`; the command line only turns argv, the environment and the
+streams into arguments before, and the report into files and an exit code after. Every
+input problem becomes a result here, never an exception: an unreadable document is an
+``ERROR``, a workload annotated to be skipped is ``SKIPPED``, a document without a pod
+template (Service, ConfigMap...) is counted among the other documents.
 
 This module is also the one place that decides how a run treats the cycle collector
 (:func:`without_cycle_collection`): whoever runs the pipeline switches it off once, around
@@ -17,10 +18,11 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
@@ -36,6 +38,7 @@ from gate.model import (
     Document,
     Report,
     Shard,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     WarningKind,
@@ -43,12 +46,18 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
-from gate.progress import Progress
+from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
+from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.scheduler.plugins import field_paths
-from gate.snapshot.load import Snapshot
+from gate.snapshot.load import reading_snapshot
+
+if TYPE_CHECKING:
+    from gate.live.connection import Settings
+    from gate.live.credentials import LiveTarget
+    from gate.live.recorder import Recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +82,47 @@ class RunOptions:
     today: date | None = None
     warnings: tuple[str, ...] = ()
     baseline: Baseline | None = None
+
+
+def read_inputs(
+    documents: Callable[[], list[Document]],
+    snapshot_file: str,
+    progress: Progress | None = None,
+    *,
+    processes: int = 1,
+    meanwhile: int = 0,
+) -> tuple[list[Document], Snapshot]:
+    """The run's documents, read by ``documents``, and its snapshot file. With
+    ``processes=2`` the file's second reader starts first and reads while this process
+    reads the documents (``meanwhile`` bytes of them: see :mod:`gate.snapshot.halves`);
+    it is stopped however the reading ends."""
+    with reading_snapshot(snapshot_file, meanwhile, processes) as reading:
+        read = documents()
+        with reading_file(progress or Progress.quiet(), snapshot_file) as on_read:
+            return read, reading.snapshot(on_read)
+
+
+def read_snapshot_file(snapshot_file: str, progress: Progress | None = None) -> Snapshot:
+    """The snapshot file alone, read by one process; every problem is a SnapshotError."""
+    return read_inputs(list, snapshot_file, progress)[1]
+
+
+def read_live(
+    target: LiveTarget,
+    env: Mapping[str, str],
+    now: datetime,
+    say: Callable[[str], object],
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> tuple[Recording, Snapshot]:
+    """The cluster ``target`` names, read once: its recording (what ``fitgate snapshot``
+    writes) and the snapshot a replay of that recording gives."""
+    # Imported here: the kubernetes client takes a noticeable moment to import, and offline
+    # runs never need it.
+    from gate.live.reader import live_snapshot, read_cluster
+
+    recording = read_cluster(target, env, now, say, settings, progress)
+    return recording, live_snapshot(recording)
 
 
 def check(
@@ -179,3 +229,20 @@ def without_cycle_collection() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+Sink = Callable[[Output], None]
+"""Where one report's text goes: a file, a stream, the step summary (the command decides)."""
+
+
+def write_reports(
+    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+) -> None:
+    """Each writer of ``table`` rendered once, in order, its text given to each of its
+    sinks (a report given as pieces is kept whole only when two sinks take it)."""
+    for writer, sinks in table:
+        output = writer(report, context)
+        if len(sinks) > 1 and not isinstance(output, str):
+            output = list(output)
+        for sink in sinks:
+            sink(output)

@@ -178,7 +178,8 @@ def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None
 
 
 def test_host_network_ports_default_to_container_ports() -> None:
-    from gate.k8s.completion import AdmissionObjects, complete_pod_spec
+    from gate.k8s.completion import complete_pod_spec
+    from gate.model import AdmissionObjects
 
     spec, _ = complete_pod_spec(
         {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},

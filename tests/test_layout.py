@@ -157,3 +157,19 @@ def test_the_package_never_imports_the_benchmark_or_the_tests() -> None:
         if _within(target, ("benchmarks", "tests"))
     ]
     assert outside == []
+
+
+# The scheduler reads the model's Snapshot and admission objects, whoever made them: the
+# snapshot readers and the manifest readers stand side by side under it, not in a chain.
+SCHEDULER_MAY_NOT_IMPORT = ("gate.inputs", "gate.snapshot", "gate.live")
+
+
+def test_the_scheduler_reads_neither_the_snapshot_readers_nor_the_inputs() -> None:
+    reaching = [
+        (module, target)
+        for module, targets in EDGES.items()
+        if module.startswith("gate.scheduler")
+        for target in sorted(targets)
+        if _within(target, SCHEDULER_MAY_NOT_IMPORT)
+    ]
+    assert reaching == []

@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 
 from gate import model
-from gate.model import ExistingPod, Family, SnapshotInfo
+from gate.model import ExistingPod, Family, Snapshot, SnapshotInfo
 from gate.scheduler import plugins
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.plugins import FILTERS, ROOM, RULES, scheduling_key
 from gate.scheduler.pods import pod_profile
-from gate.snapshot.state import Snapshot
 from tests.builders import cluster, container, existing_pod, node, pod_term, spread
 from tests.conftest import ROOT
 

@@ -17,6 +17,7 @@ from gate.model import (
     Report,
     Shard,
     ShardReport,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     WarningKind,
@@ -24,7 +25,7 @@ from gate.model import (
 )
 from gate.reports.jsonreport import render_json
 from gate.run import RunOptions, check, cluster_name, without_cycle_collection
-from gate.snapshot.load import Snapshot, load_snapshot
+from gate.snapshot.load import load_snapshot
 from tests.conftest import ROOT
 
 MANIFESTS = "fixtures/manifests"

@@ -35,8 +35,9 @@ from gate.live.credentials import LiveTarget
 from gate.live.objects import LimitRange, Namespace, Node, Pod, Recorded, RuntimeClass
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
+from gate.model import Snapshot
 from gate.progress import Phase, Progress
-from gate.snapshot.load import Snapshot, snapshot_of_document
+from gate.snapshot.load import snapshot_of_document
 
 Say = Callable[[str], object]
 PAGE_SIZE = 500  # kubectl's chunk size

@@ -14,11 +14,10 @@ from collections.abc import Iterable, Mapping
 from copy import copy
 from dataclasses import dataclass, replace
 
-from gate.model import ExistingPod, NodeView
+from gate.model import ExistingPod, NodeView, Snapshot
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
-from gate.snapshot.state import Snapshot
 
 
 class OtherPods:

@@ -28,6 +28,7 @@ from gate.model import (
     NodeOutcomes,
     NodeView,
     ReplicaFit,
+    Snapshot,
     Verdict,
     WarningKind,
     Workload,
@@ -53,7 +54,6 @@ from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, released_nodes
-from gate.snapshot.state import Snapshot
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
