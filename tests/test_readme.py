@@ -8,6 +8,7 @@ import shlex
 from tests.conftest import GOLDEN, ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+TEST_COMMAND = "pip install -e '.[test]' && python -m pytest -n auto"
 
 
 def _fenced(language: str) -> list[str]:
@@ -20,12 +21,12 @@ def test_first_screen_gives_exactly_two_commands() -> None:
     assert len(commands) == 2
     run, test = (c.strip() for c in commands)
     assert "fitgate check fixtures/manifests --snapshot fixtures/snapshots/" in run
-    assert test == "pip install -e '.[test]' && python -m pytest"
+    assert test == TEST_COMMAND
 
 
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install -e '.[test]' && python -m pytest" in ci
+    assert ci.rstrip().endswith(f"\n{TEST_COMMAND}")
 
 
 def test_printed_output_is_the_real_output() -> None:
