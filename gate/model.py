@@ -36,6 +36,10 @@ DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
 
+COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+"""The longest pull-request comment GitHub takes: the markdown report is rendered within it,
+and the comment poster (standard library only) refuses a longer body before sending it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Location:
