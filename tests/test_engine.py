@@ -1,4 +1,5 @@
-"""Verdicts and the FitError message over whole snapshots (scheduler-rules.md section 14)."""
+"""Verdicts and the FitError message over whole snapshots (docs/reference.md, "What is
+checked")."""
 
 from __future__ import annotations
 
