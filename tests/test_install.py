@@ -16,7 +16,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_license_file_is_the_one_pyproject_names() -> None:
-    assert re.search(r'^license = \{ text = "Apache-2.0" \}$', PYPROJECT, re.MULTILINE)
+    assert re.search(r'^license = "Apache-2.0"\nlicense-files = \["LICENSE"\]$', PYPROJECT, re.M)
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
     assert "END OF TERMS AND CONDITIONS" in text
