@@ -96,13 +96,14 @@ def test_every_anchor_into_the_reference_is_a_heading() -> None:
     assert anchors and [a for a in anchors if a not in headings] == []
 
 
-def _layout() -> list[str]:
+def _layout() -> dict[str, str]:
+    """The layout table of the README: each folder, and what its row says."""
     section = README.split("## Development\n", 1)[1]
-    return re.findall(r"^\| `([^`]+)` \|", section, re.MULTILINE)
+    return dict(re.findall(r"^\| `([^`]+)` \| (.*) \|$", section, re.MULTILINE))
 
 
 def test_the_layout_names_every_stage_folder_and_only_folders_that_exist() -> None:
-    folders = _layout()
+    folders = list(_layout())
     stages = {
         f"gate/{p.name}/"
         for p in (ROOT / "gate").iterdir()
@@ -110,3 +111,12 @@ def test_the_layout_names_every_stage_folder_and_only_folders_that_exist() -> No
     }
     assert stages <= set(folders)
     assert [f for f in folders if not (ROOT / f).is_dir()] == []
+
+
+def test_the_modules_the_layout_names_are_there() -> None:
+    named = [
+        f"{folder}{module}"
+        for folder, row in _layout().items()
+        for module in re.findall(r"`([\w/]+\.py)`", row)
+    ]
+    assert named and [m for m in named if not (ROOT / m).is_file()] == []
