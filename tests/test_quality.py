@@ -33,7 +33,7 @@ STEPS = {
     "ruff format": "ruff format --check .",
     "ruff check": "ruff check .",
     "mypy": "mypy",
-    "the wheel and the sdist": "python -m build --outdir",
+    "the wheel and the sdist": "python -m build --quiet --outdir",
     "the wheel's version": '"$scratch/wheel/bin/fitgate" --version',
     "the wheel checking the fixtures": '"$scratch/wheel/bin/fitgate" check fixtures/manifests \\',
 }
