@@ -18,7 +18,7 @@ from typing import Any, overload
 
 
 class Verdict(str, Enum):
-    """The gate's answer for one workload (SPEC section 4)."""
+    """The gate's answer for one workload (the README's "Verdicts")."""
 
     YES = "YES"
     NO = "NO"
@@ -35,6 +35,10 @@ VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
 DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
+
+COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+"""The longest pull-request comment GitHub takes: the markdown report is rendered within it,
+and the comment poster (standard library only) refuses a longer body before sending it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +222,7 @@ class NodeView:
 @dataclass(frozen=True, slots=True)
 class ExistingPod:
     """A pod already bound to a node of the snapshot, as the inter-pod filters read it
-    (InterPodAffinity, PodTopologySpread; SPEC section 3). Only pods that count against a
+    (InterPodAffinity, PodTopologySpread). Only pods that count against a
     node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
     nor Failed), as the scheduler's informer keeps them.
 
@@ -245,7 +249,7 @@ class ExistingPod:
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
-"""What every report says of its snapshot (SPEC section 3)."""
+"""What every report says of its snapshot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,7 +654,8 @@ class FieldLocation:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaFit:
-    """How many of a workload's wanted pods fit, placed one after another (SPEC section 4).
+    """How many of a workload's wanted pods fit, placed one after another (docs/reference.md,
+    "A workload is all of its pods").
 
     ``alone``: with the cluster as the snapshot has it, the workload's own running pods
     released; ``together``: beside the run's other new workloads placed before it, in input

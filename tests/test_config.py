@@ -369,6 +369,6 @@ def test_the_readme_s_first_screen_shows_the_shipped_example() -> None:
 
 def test_the_readme_documents_every_key_of_the_schema() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Configuration\n", 1)[1].split("\n### ", 1)[0]
+    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     for key in json.loads(schema_text())["properties"]:
         assert f"| `{key}" in section, key

@@ -132,7 +132,8 @@ def test_the_shards_of_a_run_partition_its_results(snapshot: Snapshot) -> None:
 
 
 def test_the_scheduler_version_option_picks_the_dialect(snapshot: Snapshot) -> None:
-    """From v1.35 the taint reason no longer names the taint (scheduler-rules.md)."""
+    """From v1.35 the taint reason no longer names the taint (docs/reference.md, "What is
+    checked")."""
     old = run(snapshot, "fixtures/manifests/02-web-big.yaml").results[0].message
     new_options = RunOptions(scheduler_version="v1.35.0")
     new = run(snapshot, "fixtures/manifests/02-web-big.yaml", options=new_options)

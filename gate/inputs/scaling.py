@@ -1,6 +1,6 @@
 """How many pods a workload wants: its replica fields, and the autoscalers of the same run.
 
-The controllers' rules (SPEC section 4, "A workload is its pods, all of them"):
+The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
 - Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
