@@ -29,7 +29,7 @@ from gate.inputs.config import (
     today,
 )
 from gate.inputs.exclude import Exclusion
-from gate.inputs.manifests import PathSelection, manifest_bytes, read_selected, select_paths
+from gate.inputs.manifests import manifest_bytes, read_selected, select_paths
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
 from gate.model import (
@@ -38,27 +38,33 @@ from gate.model import (
     Document,
     ReadSummary,
     Report,
+    Snapshot,
     Verdict,
     rfc3339_time,
 )
-from gate.progress import Progress, reading_file
+from gate.progress import Progress
 from gate.reports.annotations import write_annotations
 from gate.reports.escape import terminal_text
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
-from gate.reports.sarif import write_sarif
+from gate.reports.sarif import sarif_writer
 from gate.reports.text import write_errors, write_text
 from gate.run import (
     RunOptions,
+    Sink,
     check,
     cluster_name,
     compared,
     judged_or_refused,
+    read_inputs,
+    read_live,
+    read_summary,
     without_cycle_collection,
+    write_reports,
 )
-from gate.snapshot.load import Snapshot, reading_snapshot
+from gate.scheduler.plugins import RULES
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording
@@ -268,6 +274,15 @@ def build_parser() -> argparse.ArgumentParser:
     source = check.add_mutually_exclusive_group()
     source.add_argument("--snapshot", metavar="FILE", help="recorded snapshot (offline)")
     source.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
+    check.add_argument(
+        "--snapshot-processes",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        metavar="1|2",
+        help="processes that read a snapshot file of 64 MiB or more (default 1; 2 pays "
+        "when a second core is free)",
+    )
     check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
     check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
     add_report_options(check)
@@ -389,9 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _inputs(
     options: argparse.Namespace, streams: Streams, config: Config
 ) -> tuple[list[Document], Snapshot, ReadSummary]:
-    """The documents of the run, its one snapshot, and what was read and left out. A
-    snapshot file's reading starts first: a large file's second reader reads while this
-    process reads the documents."""
+    """The documents of the run, its one snapshot, and what was read and left out."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
     selection = select_paths(paths, Exclusion.of(globs, snapshot=options.snapshot))
@@ -406,16 +419,13 @@ def _inputs(
         return read, snapshot, read_summary(selection, read)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
-    with reading_snapshot(options.snapshot, manifest_bytes(selection)) as reading:
-        read = documents()
-        with reading_file(Progress.on(streams.stderr), options.snapshot) as on_read:
-            return read, reading.snapshot(on_read), read_summary(selection, read)
-
-
-def read_summary(selection: PathSelection, documents: Sequence[Document]) -> ReadSummary:
-    """The files and documents read, the files left out, the documents not checked."""
-    skipped = tuple((str(d.location), d.skipped) for d in documents if d.skipped is not None)
-    return ReadSummary(len(selection.read), len(documents), selection.excluded, skipped)
+    processes = options.snapshot_processes
+    meanwhile = manifest_bytes(selection) if processes > 1 else 0
+    progress = Progress.on(streams.stderr)
+    read, snapshot = read_inputs(
+        documents, options.snapshot, progress, processes=processes, meanwhile=meanwhile
+    )
+    return read, snapshot, read_summary(selection, read)
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -424,12 +434,11 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
     # runs never need it.
     from gate.live.connection import Settings
     from gate.live.credentials import LiveTarget
-    from gate.live.reader import live_snapshot, read_cluster
 
     target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
     now = streams.now or datetime.now(timezone.utc)
     settings = Settings(deadline=options.timeout) if options.timeout else Settings()
-    recording = read_cluster(
+    return read_live(
         target,
         streams.env,
         now,
@@ -437,7 +446,6 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
         settings,
         Progress.on(streams.stderr),
     )
-    return recording, live_snapshot(recording)
 
 
 def evaluate(
@@ -510,9 +518,6 @@ def _append_step_summary(path: str, text: str, streams: Streams) -> None:
         streams.stderr.write(f"fitgate: {path}: cannot append the step summary: {exc.strerror}\n")
 
 
-Sink = Callable[[Output], None]
-
-
 def _file(path: str | None, streams: Streams) -> tuple[Sink, ...]:
     """A report file named by an option (``-`` is standard output); none when not given."""
     if not path:
@@ -536,6 +541,9 @@ def _stream(stream: IO[str]) -> tuple[Sink, ...]:
 def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
+
+write_sarif = sarif_writer(RULES)
+"""SARIF with the filter plugins' rules (a report does not read the scheduler itself)."""
 
 # Each report file's option and its writer, in the order the files are written.
 REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
@@ -581,10 +589,10 @@ def colour_wanted(choice: str, streams: Streams) -> bool:
     return bool(isatty and isatty())
 
 
-def write_reports(
+def _write_reports(
     options: argparse.Namespace, report: Report, cluster: str, streams: Streams
 ) -> None:
-    """Each writer of the table rendered once, its text given to each of its sinks."""
+    """The reports the options ask for, each written where they say."""
     # The template is read before anything is written, so a bad one leaves no half-written set.
     context = ReportContext(
         cluster,
@@ -595,12 +603,7 @@ def write_reports(
         json_nodes=options.json_nodes,
         comment_template_name=options.comment_template or "",
     )
-    for writer, sinks in report_table(options, streams):
-        output = writer(report, context)
-        if len(sinks) > 1 and not isinstance(output, str):
-            output = list(output)
-        for sink in sinks:
-            sink(output)
+    write_reports(report, context, report_table(options, streams))
 
 
 def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None:
@@ -678,7 +681,7 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     flags = tuple(option for option, _ in REPORT_FILES)
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
-    write_reports(options, report, cluster, streams)
+    _write_reports(options, report, cluster, streams)
     if report.nothing_judged is not None:
         streams.stderr.write(f"fitgate: {terminal_text(report.nothing_judged)}\n")
         return NOTHING_JUDGED_EXIT

@@ -18,7 +18,7 @@ from typing import Any, overload
 
 
 class Verdict(str, Enum):
-    """The gate's answer for one workload (SPEC section 4)."""
+    """The gate's answer for one workload (the README's "Verdicts")."""
 
     YES = "YES"
     NO = "NO"
@@ -35,6 +35,10 @@ VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
 DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
+
+COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+"""The longest pull-request comment GitHub takes: the markdown report is rendered within it,
+and the comment poster (standard library only) refuses a longer body before sending it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,13 +150,22 @@ class Workload:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoscalerRef:
+    """An autoscaler of the run, by its kind (``HorizontalPodAutoscaler``, or KEDA's
+    ``ScaledObject``) and name."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Scaling:
     """What the rest of the run says of a workload's pods: an autoscaler that targets it
     (``replicas`` is then its minimum, ``maximum`` its maximum), how many new pods its
     rollout starts before old ones go (``surge``), and the pods a PodDisruptionBudget of
     the run keeps available (``must_keep``, with the budget's name)."""
 
-    autoscaler: str | None = None
+    autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     surge: int = 0
     budget: str | None = None
@@ -209,7 +222,7 @@ class NodeView:
 @dataclass(frozen=True, slots=True)
 class ExistingPod:
     """A pod already bound to a node of the snapshot, as the inter-pod filters read it
-    (InterPodAffinity, PodTopologySpread; SPEC section 3). Only pods that count against a
+    (InterPodAffinity, PodTopologySpread). Only pods that count against a
     node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
     nor Failed), as the scheduler's informer keeps them.
 
@@ -236,7 +249,7 @@ class ExistingPod:
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
-"""What every report says of its snapshot (SPEC section 3)."""
+"""What every report says of its snapshot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +268,34 @@ class SnapshotInfo:
     def taken(self) -> datetime | None:
         """When it was captured; None when unknown or not an RFC 3339 time."""
         return rfc3339_time(self.captured_at)
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionObjects:
+    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name): what
+    the admission plugins read when they complete a pod (``gate.k8s.completion``)."""
+
+    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    has_runtime_classes: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The cluster as one run sees it: what the snapshot readers build (``gate.snapshot``,
+    ``gate.live``) and the scheduler reads, kept here so neither stage imports the other.
+
+    ``pods``: the counted pods, for the filters that look at pods rather than totals.
+    ``namespaces``: each namespace's labels, or None when the snapshot recorded none (a
+    recording made before namespaces were read); namespaceSelector terms then match no
+    namespace.
+    """
+
+    info: SnapshotInfo
+    nodes: tuple[NodeView, ...]
+    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
+    pods: tuple[ExistingPod, ...] = ()
+    namespaces: Mapping[str, Mapping[str, str]] | None = None
 
 
 _RFC3339 = re.compile(
@@ -306,7 +347,9 @@ POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 INTER_POD_AFFINITY = "InterPodAffinity"
 ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
 """The plugins that reject a node the pod is meant for because of what already runs there
-or nearby: it is full, a host port is taken, or the pods already placed forbid it."""
+or nearby: it is full, a host port is taken, or the pods already placed forbid it. Each
+plugin's module says so itself (``room``); reports read this set, which a test holds equal
+to the plugins' word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,6 +567,17 @@ class Family(str, Enum):
         return self.value
 
 
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A code-scanning rule: one per :class:`Family`, its id the family's value. A filter
+    plugin's family carries the rule its module states (``gate/scheduler/plugins/``)."""
+
+    family: Family
+    name: str
+    short: str
+    help: str
+
+
 class Term(str, Enum):
     """Which part of the pod spec a cause points at, beyond its plugin."""
 
@@ -576,6 +630,11 @@ class Cause:
     free_on_addon: bool = False
 
 
+FieldPath = tuple[str | int, ...]
+"""A field's path under the pod spec as steps: ``("containers", 0, "resources")``. A path
+starting with ``".."`` starts at the pod spec's parent (the template's metadata)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FieldLocation:
     """The field of the manifest behind a workload's cause: its path in the pod spec
@@ -595,7 +654,8 @@ class FieldLocation:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaFit:
-    """How many of a workload's wanted pods fit, placed one after another (SPEC section 4).
+    """How many of a workload's wanted pods fit, placed one after another (docs/reference.md,
+    "A workload is all of its pods").
 
     ``alone``: with the cluster as the snapshot has it, the workload's own running pods
     released; ``together``: beside the run's other new workloads placed before it, in input
@@ -608,7 +668,7 @@ class ReplicaFit:
     alone: int
     together: int | None = None
     beside: tuple[str, ...] = ()
-    autoscaler: str | None = None
+    autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     headroom: int | None = None
     released: int = 0

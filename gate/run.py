@@ -1,11 +1,12 @@
 """The one pipeline: documents + snapshot + options -> :class:`~gate.model.Report`.
 
-``fitgate check`` and the benchmark both call :func:`check`; the command line only turns
-argv, the environment and the streams into :class:`RunOptions` before, and the report into
-files and an exit code after. Every input problem becomes a result here, never an
-exception: an unreadable document is an ``ERROR``, a workload annotated to be skipped is
-``SKIPPED``, a document without a pod template (Service, ConfigMap...) is counted among
-the other documents.
+``fitgate check`` and the benchmark both read through :func:`read_inputs` (or
+:func:`read_snapshot_file`, :func:`read_live`), evaluate through :func:`check` and render
+through :func:`write_reports`; the command line only turns argv, the environment and the
+streams into arguments before, and the report into files and an exit code after. Every
+input problem becomes a result here, never an exception: an unreadable document is an
+``ERROR``, a workload annotated to be skipped is ``SKIPPED``, a document without a pod
+template (Service, ConfigMap...) is counted among the other documents.
 
 This module is also the one place that decides how a run treats the cycle collector
 (:func:`without_cycle_collection`): whoever runs the pipeline switches it off once, around
@@ -17,15 +18,17 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
+from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
@@ -38,6 +41,7 @@ from gate.model import (
     ReadSummary,
     Report,
     Shard,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     WarningKind,
@@ -45,12 +49,19 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
-from gate.progress import Progress
+from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
 from gate.reports.reading import nothing_judged
+from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
-from gate.snapshot.load import Snapshot
+from gate.scheduler.plugins import field_paths
+from gate.snapshot.load import reading_snapshot
+
+if TYPE_CHECKING:
+    from gate.live.connection import Settings
+    from gate.live.credentials import LiveTarget
+    from gate.live.recorder import Recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +89,56 @@ class RunOptions:
     read: ReadSummary | None = None
     """What the command read and left out, shown by every report's summary."""
     allow_empty: bool = False
+    """Whether a run that judges no workload may pass (``--allow-empty``)."""
     policy: Policy | None = None
     """The gate's policy as the reports state it (``failOn``, allowances, skips)."""
-    """Whether a run that judges no workload may pass (``--allow-empty``)."""
+
+
+def read_inputs(
+    documents: Callable[[], list[Document]],
+    snapshot_file: str,
+    progress: Progress | None = None,
+    *,
+    processes: int = 1,
+    meanwhile: int = 0,
+) -> tuple[list[Document], Snapshot]:
+    """The run's documents, read by ``documents``, and its snapshot file. With
+    ``processes=2`` the file's second reader starts first and reads while this process
+    reads the documents (``meanwhile`` bytes of them: see :mod:`gate.snapshot.halves`);
+    it is stopped however the reading ends."""
+    with reading_snapshot(snapshot_file, meanwhile, processes) as reading:
+        read = documents()
+        with reading_file(progress or Progress.quiet(), snapshot_file) as on_read:
+            return read, reading.snapshot(on_read)
+
+
+def read_snapshot_file(snapshot_file: str, progress: Progress | None = None) -> Snapshot:
+    """The snapshot file alone, read by one process; every problem is a SnapshotError."""
+    return read_inputs(list, snapshot_file, progress)[1]
+
+
+def read_live(
+    target: LiveTarget,
+    env: Mapping[str, str],
+    now: datetime,
+    say: Callable[[str], object],
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> tuple[Recording, Snapshot]:
+    """The cluster ``target`` names, read once: its recording (what ``fitgate snapshot``
+    writes) and the snapshot a replay of that recording gives."""
+    # Imported here: the kubernetes client takes a noticeable moment to import, and offline
+    # runs never need it.
+    from gate.live.reader import live_snapshot, read_cluster
+
+    recording = read_cluster(target, env, now, say, settings, progress)
+    return recording, live_snapshot(recording)
+
+
+def read_summary(selection: PathSelection, documents: Sequence[Document]) -> ReadSummary:
+    """The files and documents read, the files left out, the documents not checked."""
+    skipped = tuple((str(d.location), d.skipped) for d in documents if d.skipped is not None)
+    return ReadSummary(len(selection.read), len(documents), selection.excluded, skipped)
 
 
 def check(
@@ -165,7 +223,7 @@ def _evaluate(
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
     if result.cause is not None:
         # Composed again only now, for the few that fail: reading kept no field positions.
-        result = replace(result, field_at=locate(workload, result.cause))
+        result = replace(result, field_at=locate(workload, result.cause, field_paths))
     if expired:
         note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
         result = replace(result, warnings=(*result.warnings, note))
@@ -200,3 +258,20 @@ def without_cycle_collection() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+Sink = Callable[[Output], None]
+"""Where one report's text goes: a file, a stream, the step summary (the command decides)."""
+
+
+def write_reports(
+    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+) -> None:
+    """Each writer of ``table`` rendered once, in order, its text given to each of its
+    sinks (a report given as pieces is kept whole only when two sinks take it)."""
+    for writer, sinks in table:
+        output = writer(report, context)
+        if len(sinks) > 1 and not isinstance(output, str):
+            output = list(output)
+        for sink in sinks:
+            sink(output)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
-from gate.scheduler.filters import PodProfile
-from gate.scheduler.plugins import Cluster, CycleState, prepare
-from gate.snapshot.state import Snapshot
+from gate.model import ExistingPod, HostPort, NodeView, Snapshot, SnapshotInfo, Taint
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import CycleState
+from gate.scheduler.plugins import prepare
+from gate.scheduler.profile import PodProfile
 
 
 def node(

@@ -8,11 +8,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.k8s.version import Dialect
-from gate.model import ExistingPod, NodeView, SnapshotInfo
-from gate.scheduler.filters import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, Rejection
-from gate.scheduler.plugins import Cluster, prepare
+from gate.model import (
+    INTER_POD_AFFINITY,
+    POD_TOPOLOGY_SPREAD,
+    ExistingPod,
+    NodeView,
+    Snapshot,
+    SnapshotInfo,
+)
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import Rejection
+from gate.scheduler.plugins import prepare
 from gate.scheduler.pods import pod_profile
-from gate.snapshot.state import Snapshot
 
 DIALECT = Dialect(named_taint=True)
 

@@ -9,6 +9,9 @@ from datetime import datetime, timezone
 
 from gate.model import (
     DEFAULT_FAIL_ON,
+    NODE_RESOURCES_FIT,
+    TAINT_TOLERATION,
+    Code,
     Location,
     NodeOutcome,
     Report,
@@ -19,7 +22,6 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
-from gate.scheduler.filters import plugin_of
 
 CAPTURED_AT = "2026-08-16T10:00:00Z"
 NOW = datetime(2026, 8, 16, 12, 30, tzinfo=timezone.utc)
@@ -31,6 +33,12 @@ USER_NODES = ("aks-user-0", "aks-user-1", "aks-user-2")
 ADDON_TAINT = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 TAINT_REASON = "node(s) had untolerated taint {CriticalAddonsOnly: true}"
 NO_CPU = "Insufficient cpu"
+GIVEN_BY = {
+    TAINT_REASON: (TAINT_TOLERATION, Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    NO_CPU: (NODE_RESOURCES_FIT, Code.UNSCHEDULABLE),
+}
+"""The plugin and code that give each reason these builders use, as the engine gives them
+for the fixtures (a reason not here is given by no plugin)."""
 ZERO_REQUEST_WARNING = WorkloadWarning(
     WarningKind.ZERO_REQUEST,
     'container "redis" has no cpu or memory request: '
@@ -67,8 +75,8 @@ def outcomes(
 ) -> tuple[NodeOutcome, ...]:
     """The same outcome on each named node; no reason means the pod fits."""
     reasons = (reason,) if reason else ()
-    plugin = plugin_of(reasons)
-    return tuple(NodeOutcome(node=n, reasons=reasons, taint=taint, plugin=plugin) for n in names)
+    plugin, code = GIVEN_BY.get(reason or "", ("", None))
+    return tuple(NodeOutcome(n, reasons, taint, plugin, code) for n in names)
 
 
 def result(

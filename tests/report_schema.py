@@ -16,7 +16,7 @@ _VALIDATOR = jsonschema.Draft202012Validator(REPORT_SCHEMA)
 
 
 def validate_report(report: dict[str, Any]) -> None:
-    """Raise when ``report`` is not a schemaVersion 2 report fitgate could have written."""
+    """Raise when ``report`` is not a schemaVersion 3 report fitgate could have written."""
     _VALIDATOR.validate(report)
     nodes = report["snapshot"]["nodes"]
     shard = report.get("shard")
@@ -25,8 +25,8 @@ def validate_report(report: dict[str, Any]) -> None:
         groups = workload["outcomes"]
         counts = [g["count"] for g in groups]
         assert not groups or sum(counts) == nodes, f"{where}: {counts} for {nodes} nodes"
-        reasons = [tuple(g["reasons"]) for g in groups]
-        assert len(set(reasons)) == len(reasons), f"{where}: a list of reasons twice"
+        shown = [(tuple(g["reasons"]), g["plugin"], g["code"]) for g in groups]
+        assert len(set(shown)) == len(shown), f"{where}: an outcome twice"
         named = [name for g in groups for name in g["nodes"]]
         assert len(set(named)) == len(named), f"{where}: a node in two groups"
         for group in groups:

@@ -62,7 +62,8 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def _v2_report(**workload: object) -> dict[str, object]:
-    """The fields of a version 2 report (SPEC section 5) the baseline may meet."""
+    """The fields of a version 2 report (docs/reference.md, "The JSON report") the baseline
+    may meet."""
     entry: dict[str, object] = {
         "kind": "Deployment",
         "namespace": "web",
@@ -96,8 +97,8 @@ BAD_BASELINES = [
     ),
     (
         "a-future-version",
-        b'{"schemaVersion": 3, "workloads": []}',
-        "baseline report schemaVersion 3: fitgate reads schemaVersion 1 or 2",
+        b'{"schemaVersion": 4, "workloads": []}',
+        "baseline report schemaVersion 4: fitgate reads schemaVersion 1, 2 or 3",
     ),
     ("no-workloads", b'{"schemaVersion": 2}', "missing required field `workloads`"),
     (
@@ -137,14 +138,14 @@ def test_a_bad_baseline_is_refused_in_one_line_naming_file_and_field(
 
 def test_a_bad_baseline_exits_2_before_the_snapshot_is_read(tmp_path: Path) -> None:
     path = tmp_path / "base.json"
-    path.write_text('{"schemaVersion": 3, "workloads": []}')
+    path.write_text('{"schemaVersion": 4, "workloads": []}')
     code, out, err = run(
         "check", "fixtures/manifests", "--snapshot", "missing.json", "--baseline", str(path)
     )
     assert (code, out) == (2, "")
     assert (
-        err
-        == f"fitgate: {path}: baseline report schemaVersion 3: fitgate reads schemaVersion 1 or 2\n"
+        err == f"fitgate: {path}: baseline report schemaVersion 4: fitgate reads schemaVersion 1, "
+        "2 or 3\n"
     )
 
 
@@ -187,6 +188,58 @@ def test_both_report_versions_give_the_same_entries(tmp_path: Path) -> None:
     assert first.entries[1] == BaselineEntry(
         "Deployment", "web", "web-big", Verdict.PARTIAL, "fixtures/manifests/02-web-big.yaml", 2
     )
+
+
+def test_every_report_version_gives_the_same_entries(tmp_path: Path) -> None:
+    """This version's report, decoded by the report's own types, and an older one read at
+    the edge give one baseline."""
+    written = json.loads((ROOT / "tests" / "golden" / "cli" / "aks.json").read_text())
+    older = {**json.loads(json.dumps(written)), "schemaVersion": 2}
+    for workload in older["workloads"]:
+        workload["warnings"] = [w["text"] for w in workload["warnings"]]
+    (tmp_path / "v3.json").write_text(json.dumps(written))
+    (tmp_path / "v2.json").write_text(json.dumps(older))
+    now, before = read_baseline(str(tmp_path / "v3.json")), read_baseline(str(tmp_path / "v2.json"))
+    assert now.entries == before.entries and len(now.entries) == 7
+    assert now.entries[1] == BaselineEntry(
+        "Deployment",
+        "web",
+        "web-big",
+        Verdict.NO,
+        "fixtures/manifests/02-web-big.yaml",
+        2,
+        "0/6 nodes are available: 3 Insufficient cpu, "
+        "3 node(s) had untolerated taint {CriticalAddonsOnly: true}.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        (
+            "verdict",
+            "MAYBE" * 100,
+            "$.workloads[0].verdict: unknown verdict 'MAYBEMAYBEMAYBEMAYBE'",
+        ),
+        (
+            "warnings",
+            ["a bare sentence"],
+            "Expected `object`, got `str` - at `$.workloads[0].warnings[0]`",
+        ),
+    ],
+    ids=["an unknown verdict, shortened", "a warning without its kind"],
+)
+def test_a_bad_report_of_this_version_is_refused_in_one_line(
+    tmp_path: Path, field: str, value: object, says: str
+) -> None:
+    written = json.loads((ROOT / "tests" / "golden" / "cli" / "aks.json").read_text())
+    written["workloads"][0][field] = value
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(UsageError) as caught:
+        read_baseline(str(path))
+    assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
+    assert "\n" not in str(caught.value)
 
 
 # --- the comparison ----------------------------------------------------------------------------

@@ -92,3 +92,6 @@ def test_targets_are_judged_on_the_large_case(
     judged = [line.rsplit(": ", 1)[1].rstrip(" |") for line in printed.splitlines()
               if line.startswith(("| fitgate check", "| evaluation only"))]  # fmt: skip
     assert judged == verdicts
+    with_two = Results(SIZES[size], inputs, floor, floor, fitgate, fitgate, phases, fitgate)
+    row = "| fitgate check, kubectl List, --snapshot-processes 2 |"
+    assert [line for line in table(with_two).splitlines() if line.startswith(row)]

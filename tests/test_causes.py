@@ -10,7 +10,7 @@ import pytest
 from gate.k8s.version import Dialect
 from gate.model import NodeView, Term
 from gate.scheduler.causes import cause_of
-from gate.scheduler.plugins import filter_groups
+from gate.scheduler.framework import filter_groups
 from gate.scheduler.pods import pod_profile
 from tests.builders import cluster, node, prepared, taint
 from tests.engine_support import pod_spec

@@ -61,6 +61,8 @@ def test_seed_fixtures_json_report(golden: Callable[[str, str], None]) -> None:
     assert workloads["web-small"]["verdict"] == "YES"
     assert workloads["web-small"]["outcomes"][1] == {
         "reasons": [],
+        "plugin": None,
+        "code": None,
         "count": 3,
         "nodes": ["aks-user-0", "aks-user-1", "aks-user-2"],
     }
@@ -285,7 +287,7 @@ BUSY = "fixtures/snapshots/aks-busy.json"
 
 def test_replica_fixtures_each_alone(golden: Callable[[str, str], None]) -> None:
     """One manifest per replica case, each checked alone against the busy snapshot (its
-    user nodes packed by the running shop and edge-proxy), as the README shows them."""
+    user nodes packed by the running shop and edge-proxy), as docs/reference.md shows them."""
     outputs = []
     for manifest in sorted((FIXTURES / "replicas").glob("*.yaml")):
         _, out, _ = run("check", str(manifest.relative_to(FIXTURES.parent)), "--snapshot", BUSY)
@@ -300,7 +302,8 @@ def test_replica_fixtures_together(golden: Callable[[str, str], None]) -> None:
     replicas = {w["name"]: w["replicas"] for w in report["workloads"]}
     assert replicas["shop"]["released"] == 3 and replicas["shop"]["together"] is None
     assert replicas["frontend"]["autoscaler"] == {
-        "name": "HorizontalPodAutoscaler frontend",
+        "kind": "HorizontalPodAutoscaler",
+        "name": "frontend",
         "maximum": 20,
         "fit": 12,
     }

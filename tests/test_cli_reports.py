@@ -18,8 +18,8 @@ from gate.cli import (
     add_report_options,
     build_parser,
     main,
-    read_summary,
     report_table,
+    write_sarif,
 )
 from gate.inputs.manifests import read_documents, select_paths
 from gate.model import Report
@@ -28,9 +28,8 @@ from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext, Reporter
-from gate.reports.sarif import write_sarif
 from gate.reports.text import write_text
-from gate.run import RunOptions, check
+from gate.run import RunOptions, check, read_summary
 from gate.snapshot.load import load_snapshot
 from tests.conftest import CORPUS, ROOT
 from tests.test_cli import AKS, NOW

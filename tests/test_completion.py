@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.model import HostPort, Verdict
-from gate.scheduler.filters import NODE_PORTS
+from gate.model import NODE_PORTS, HostPort, Verdict
 from gate.scheduler.pods import pod_profile
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import evaluate, pod_spec
@@ -179,7 +178,8 @@ def test_a_limit_range_default_is_a_request_no_warning_says_is_missing() -> None
 
 
 def test_host_network_ports_default_to_container_ports() -> None:
-    from gate.k8s.completion import AdmissionObjects, complete_pod_spec
+    from gate.k8s.completion import complete_pod_spec
+    from gate.model import AdmissionObjects
 
     spec, _ = complete_pod_spec(
         {"hostNetwork": True, "containers": [container(ports=[{"containerPort": 80}])]},

@@ -17,12 +17,12 @@ from gate.model import (
     ExistingPod,
     Location,
     NodeView,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     Workload,
 )
 from gate.scheduler.engine import Evaluator
-from gate.snapshot.state import Snapshot
 from tests.builders import container, existing_pod, node, pod_term, spread, taint
 
 

@@ -10,21 +10,21 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import Dialect, dialect_for
-from gate.model import Code, HostPort, NodeView
-from gate.scheduler.filters import (
+from gate.model import (
     NODE_AFFINITY,
     NODE_NAME,
     NODE_PORTS,
     NODE_RESOURCES_FIT,
     NODE_UNSCHEDULABLE,
     TAINT_TOLERATION,
-    PodProfile,
-    Shortfall,
-    plugin_of,
-    taint_toleration,
+    Code,
+    HostPort,
+    NodeView,
 )
-from gate.scheduler.plugins import run_filters
+from gate.scheduler.framework import Shortfall, run_filters
+from gate.scheduler.plugins.tainttoleration import taint_toleration
 from gate.scheduler.pods import pod_profile
+from gate.scheduler.profile import PodProfile
 from tests.builders import container, node, prepared, taint
 
 NAMED = Dialect(named_taint=True)
@@ -707,22 +707,3 @@ def test_a_rejection_carries_its_plugin_and_code(
     rejection = run_filters(prepared(pod, view), view, NAMED)
     assert rejection is not None
     assert (rejection.plugin, rejection.code, rejection.shortfall) == want
-
-
-@pytest.mark.parametrize(
-    ("reasons_given", "plugin"),
-    [
-        ((), ""),
-        (("node(s) were unschedulable",), NODE_UNSCHEDULABLE),
-        (("node(s) had untolerated taint {a: b}",), TAINT_TOLERATION),
-        (("node(s) had untolerated taint(s)",), TAINT_TOLERATION),
-        (("node(s) didn't satisfy plugin(s) [NodeAffinity]",), NODE_AFFINITY),
-        (("node(s) didn't have free ports for the requested pod ports",), NODE_PORTS),
-        (("Too many pods", "Insufficient cpu"), NODE_RESOURCES_FIT),
-        (("Insufficient example.com/gpu",), NODE_RESOURCES_FIT),
-        (("something else",), ""),
-    ],
-    ids=lambda value: repr(value) if isinstance(value, tuple) else None,
-)
-def test_a_report_s_reasons_name_their_plugin(reasons_given: tuple[str, ...], plugin: str) -> None:
-    assert plugin_of(reasons_given) == plugin

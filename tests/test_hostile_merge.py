@@ -72,6 +72,13 @@ def set_field(*path: str | int, value: Any) -> Callable[[Report], None]:
 
 
 BITSET = "$.shard.untolerated[0][0].nodes"
+FIT: dict[str, Any] = {"reasons": [], "plugin": None, "code": None}
+TAINTED = {
+    "reasons": ["node(s) had untolerated taint {CriticalAddonsOnly: true}"],
+    "plugin": "TaintToleration",
+    "code": "UnschedulableAndUnresolvable",
+}
+USER_NODES = ["aks-user-0", "aks-user-1", "aks-user-2"]
 CASES = [
     pytest.param(set_bitset("-7"), f"`str` matching regex '^[0-9a-f]+$' - at `{BITSET}`",
                  id="a negative bitset is refused, not looped over"),
@@ -150,12 +157,12 @@ CASES = [
     pytest.param(set_field("workloads", 0, "outcomes", 1, "nodes", 0, value="elsewhere"),
                  "$.workloads[0].outcomes[1].nodes[0]: node 'elsewhere' is not in $.shard.nodes",
                  id="a node the snapshot does not have is refused"),
-    pytest.param(set_field("workloads", 0, "outcomes", 1, value={"reasons": [], "count": 2,
+    pytest.param(set_field("workloads", 0, "outcomes", 1, value={**FIT, "count": 2,
                                                                  "nodes": ["aks-user-0"]}),
                  "$.workloads[0].outcomes[1].nodes: 1 names for a count of 2: a shard's report "
                  "names every node (check --shard writes them all)",
                  id="a group listing fewer names than its count is refused"),
-    pytest.param(set_field("workloads", 0, "outcomes", 1, value={"reasons": [], "count": 2,
+    pytest.param(set_field("workloads", 0, "outcomes", 1, value={**FIT, "count": 2,
                                                                  "nodes": ["aks-user-0",
                                                                            "aks-user-1"]}),
                  "$.workloads[0].outcomes: the groups name 5 of the snapshot's 6 nodes: every "
@@ -164,10 +171,25 @@ CASES = [
     pytest.param(set_field("workloads", 0, "outcomes", value=[]),
                  "$.workloads[0].outcomes: the groups name 0 of the snapshot's 6 nodes",
                  id="an evaluated workload without outcomes is refused"),
-    pytest.param(set_field("workloads", 0, "outcomes", 1, "reasons",
-                           value=["node(s) had untolerated taint {CriticalAddonsOnly: true}"]),
-                 "$.workloads[0].outcomes[1].reasons: the same reasons as outcomes[0]",
-                 id="two groups of the same reasons are refused"),
+    pytest.param(set_field("workloads", 0, "outcomes", 1, value={**TAINTED, "count": 3,
+                                                                 "nodes": USER_NODES}),
+                 "$.workloads[0].outcomes[1]: the same reasons, plugin and code as outcomes[0]",
+                 id="two groups of the same outcome are refused"),
+    pytest.param(set_field("workloads", 0, "outcomes", 0, "plugin", value=None),
+                 "$.workloads[0].outcomes[0].plugin: reasons without the plugin that gave them",
+                 id="reasons without their plugin are refused"),
+    pytest.param(set_field("workloads", 0, "outcomes", 1, "plugin", value="NodePorts"),
+                 "$.workloads[0].outcomes[1].plugin: a plugin or code for nodes that fit",
+                 id="nodes that fit with a plugin are refused"),
+    pytest.param(set_field("workloads", 0, "outcomes", 0, "code", value="Maybe"),
+                 "Invalid enum value 'Maybe' - at `$.workloads[0].outcomes[0].code`",
+                 id="an unknown code is refused"),
+    pytest.param(set_field("workloads", 3, "warnings", 0, "kind", value="gossip"),
+                 "Invalid enum value 'gossip' - at `$.workloads[3].warnings[0].kind`",
+                 id="a warning of an unknown kind is refused"),
+    pytest.param(set_field("workloads", 0, "allowed", value="yes"),
+                 "Expected `bool`, got `str` - at `$.workloads[0].allowed`",
+                 id="an allowed that is not a boolean is refused"),
     pytest.param(set_field("workloads", 0, "verdict", value="NO"),
                  "$.workloads[0].outcomes[1].reasons: nodes that fit, for a workload whose "
                  "verdict is NO",

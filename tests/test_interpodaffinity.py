@@ -12,7 +12,7 @@ import pytest
 
 from gate.k8s.selectors import SelectorError
 from gate.model import ExistingPod, NodeView
-from gate.scheduler.interpodaffinity import (
+from gate.scheduler.plugins.interpodaffinity.filtering import (
     REASON_AFFINITY,
     REASON_ANTI_AFFINITY,
     REASON_EXISTING_ANTI_AFFINITY,

@@ -16,7 +16,8 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "gate"
 
 # A module may import modules of its own tier or of a lower one. The model, the errors,
-# the progress display and the untyped-tree readers are what every stage shares: tier 0.
+# the progress display, the untyped-tree readers and the JSON report's contract (written by
+# the reports, read by merge and the baseline) are what every stage shares: tier 0.
 TIERS: dict[str, int] = {
     "gate": 0,
     "gate.model": 0,
@@ -24,6 +25,7 @@ TIERS: dict[str, int] = {
     "gate.progress": 0,
     "gate.untyped": 0,
     "gate.deadline": 0,
+    "gate.contract": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,
@@ -37,7 +39,14 @@ TIERS: dict[str, int] = {
 }
 
 # Reports are written from the model alone: they may not read the stages that made it.
-REPORTS_MAY_IMPORT = ("gate", "gate.model", "gate.errors", "gate.reports", "gate.deadline")
+REPORTS_MAY_IMPORT = (
+    "gate",
+    "gate.model",
+    "gate.errors",
+    "gate.reports",
+    "gate.deadline",
+    "gate.contract",
+)
 
 # Known exceptions, each to be removed by the stage that owns the imported piece.
 KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
@@ -148,3 +157,19 @@ def test_the_package_never_imports_the_benchmark_or_the_tests() -> None:
         if _within(target, ("benchmarks", "tests"))
     ]
     assert outside == []
+
+
+# The scheduler reads the model's Snapshot and admission objects, whoever made them: the
+# snapshot readers and the manifest readers stand side by side under it, not in a chain.
+SCHEDULER_MAY_NOT_IMPORT = ("gate.inputs", "gate.snapshot", "gate.live")
+
+
+def test_the_scheduler_reads_neither_the_snapshot_readers_nor_the_inputs() -> None:
+    reaching = [
+        (module, target)
+        for module, targets in EDGES.items()
+        if module.startswith("gate.scheduler")
+        for target in sorted(targets)
+        if _within(target, SCHEDULER_MAY_NOT_IMPORT)
+    ]
+    assert reaching == []

@@ -1,6 +1,6 @@
 """A shard report's outcome groups and taint bitsets are put back as the sets of nodes that
 share an outcome, equal to each node's outcome put back one by one: the groups' reasons,
-the plugin that gives them, and the taint named on the node (the last one named, where a
+the plugin and code that gave them, and the taint named on the node (the last one named, where a
 hostile report names two)."""
 
 from __future__ import annotations
@@ -8,22 +8,24 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.ci.merge import _Group, _outcomes, _Untolerated, _Workload
-from gate.model import NodeOutcome, Taint
-from gate.scheduler.filters import plugin_of
+from gate.ci.merge import _outcomes
+from gate.contract import OutcomeGroup, Untolerated, Workload
+from gate.model import Code, NodeOutcome, Taint
 
-REASONS = (
-    (),
-    ("Insufficient cpu",),
-    ("Insufficient cpu", "Too many pods"),
-    ("node(s) had untolerated taint {dedicated: gpu}",),
-    ("node(s) didn't match Pod's node affinity/selector",),
-    ("a reason no plugin here gives",),
+UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+OUTCOMES: tuple[tuple[tuple[str, ...], str, Code | None], ...] = (
+    ((), "", None),
+    (("Insufficient cpu",), "NodeResourcesFit", Code.UNSCHEDULABLE),
+    (("Insufficient cpu",), "NodeResourcesFit", UNRESOLVABLE),
+    (("Insufficient cpu", "Too many pods"), "NodeResourcesFit", Code.UNSCHEDULABLE),
+    (("node(s) had untolerated taint {dedicated: gpu}",), "TaintToleration", UNRESOLVABLE),
+    (("node(s) didn't match Pod's node affinity/selector",), "NodeAffinity", UNRESOLVABLE),
+    (("node(s) didn't match pod anti-affinity rules",), "InterPodAffinity", Code.UNSCHEDULABLE),
 )
 
 
 def _one_by_one(
-    workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
+    workload: Workload, untolerated: list[Untolerated], index: dict[str, int]
 ) -> tuple[NodeOutcome, ...]:
     """Each node's outcome put back on its own, in node order."""
     taint_of: dict[int, Taint] = {}
@@ -34,20 +36,27 @@ def _one_by_one(
                 taint_of[position] = Taint(entry.key, entry.value, entry.effect)
     placed: list[NodeOutcome | None] = [None] * len(index)
     for group in workload.outcomes:
-        reasons = tuple(group.reasons)
+        reasons, plugin = tuple(group.reasons), group.plugin or ""
         for name in group.nodes:
             at = index[name]
-            placed[at] = NodeOutcome(name, reasons, taint_of.get(at), plugin_of(reasons))
+            placed[at] = NodeOutcome(name, reasons, taint_of.get(at), plugin, group.code)
     return tuple(o for o in placed if o is not None)
 
 
 @st.composite
-def shard_workloads(draw: st.DrawFn) -> tuple[_Workload, list[_Untolerated], dict[str, int]]:
-    kinds = draw(st.lists(st.integers(0, len(REASONS) - 1), min_size=1, max_size=40))
+def shard_workloads(draw: st.DrawFn) -> tuple[Workload, list[Untolerated], dict[str, int]]:
+    kinds = draw(st.lists(st.integers(0, len(OUTCOMES) - 1), min_size=1, max_size=40))
     names = [f"n{i}" for i in range(len(kinds))]
     groups = [
-        _Group(reasons=list(REASONS[kind]), count=kinds.count(kind), nodes=members)
+        OutcomeGroup(
+            reasons=list(reasons),
+            plugin=plugin or None,
+            code=code,
+            count=kinds.count(kind),
+            nodes=members,
+        )
         for kind in sorted(set(kinds))
+        for reasons, plugin, code in [OUTCOMES[kind]]
         for members in [[n for n, k in zip(names, kinds, strict=True) if k == kind]]
     ]
     taints = draw(
@@ -60,16 +69,22 @@ def shard_workloads(draw: st.DrawFn) -> tuple[_Workload, list[_Untolerated], dic
             max_size=3,
         )
     )
-    untolerated = [_Untolerated(k, "v", effect, f"{bits:x}") for k, effect, bits in taints]
-    workload = _Workload(
+    untolerated = [
+        Untolerated(key=k, value="v", effect=effect, nodes=f"{bits:x}")
+        for k, effect, bits in taints
+    ]
+    workload = Workload(
         kind="Deployment",
         namespace="web",
         name="api",
         file="deploy.yaml",
         line=1,
+        origin=None,
         replicas=None,
         verdict="PARTIAL",
+        allowed=False,
         message=None,
+        reason=None,
         outcomes=groups,
         requests={},
         warnings=[],
@@ -80,7 +95,7 @@ def shard_workloads(draw: st.DrawFn) -> tuple[_Workload, list[_Untolerated], dic
 @settings(max_examples=200, deadline=None)
 @given(shard_workloads())
 def test_outcomes_put_back_as_sets_equal_those_put_back_node_by_node(
-    case: tuple[_Workload, list[_Untolerated], dict[str, int]],
+    case: tuple[Workload, list[Untolerated], dict[str, int]],
 ) -> None:
     workload, untolerated, index = case
     expected = _one_by_one(workload, untolerated, index)
@@ -89,5 +104,20 @@ def test_outcomes_put_back_as_sets_equal_those_put_back_node_by_node(
 
 
 def test_a_workload_without_groups_has_no_outcomes() -> None:
-    workload = _Workload("Pod", "web", "x", "f.yaml", 1, None, "SKIPPED", None, [], {}, [])
+    workload = Workload(
+        kind="Pod",
+        namespace="web",
+        name="x",
+        file="f.yaml",
+        line=1,
+        origin=None,
+        replicas=None,
+        verdict="SKIPPED",
+        allowed=False,
+        message=None,
+        reason="skipped",
+        outcomes=[],
+        requests={},
+        warnings=[],
+    )
     assert _outcomes(workload, [], {"n0": 0}) == ()

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from gate.k8s.version import Dialect
 from gate.model import Code, HostPort, NodeOutcome, NodeView
 from gate.scheduler.engine import _group_fit_error, fit_error
-from gate.scheduler.filters import Rejection
+from gate.scheduler.framework import Rejection, filter_groups, run_filters
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
-from gate.scheduler.plugins import filter_groups, run_filters
 from gate.scheduler.pods import pod_profile
 from tests.builders import node, prepared, taint
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.model import Code, NodeOutcome, NodeView, Taint
-from gate.scheduler.filters import Rejection
+from gate.scheduler.framework import Rejection
 from gate.scheduler.outcomes import OutcomeTables
 
 

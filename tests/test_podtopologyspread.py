@@ -13,7 +13,10 @@ import pytest
 
 from gate.k8s.selectors import SelectorError
 from gate.model import ExistingPod, NodeView
-from gate.scheduler.podtopologyspread import REASON_SPREAD, REASON_SPREAD_MISSING_LABEL
+from gate.scheduler.plugins.podtopologyspread.filtering import (
+    REASON_SPREAD,
+    REASON_SPREAD_MISSING_LABEL,
+)
 from tests.builders import existing_pod, exists, node, spread, taint
 from tests.interpod_support import outcomes
 

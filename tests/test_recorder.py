@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.live.recorder import SECTIONS, Recording, file_line, render_snapshot
+from gate.live.objects import Pod
+from gate.live.recorder import SECTIONS, Recording, file_line, recorded, render_snapshot
 from gate.model import ExistingPod, HostPort
 from gate.snapshot.load import load_snapshot
 from tests.apiserver import LIMIT_RANGES, NAMESPACES, NODES, PODS, RUNTIME_CLASSES, ApiState
@@ -400,3 +401,11 @@ def test_a_recording_to_dash_goes_to_standard_output_and_no_file_is_made(
         assert run(["snapshot", "-o", "file.json"], live.env, NOW)[0] == 0
     assert code == 0 and not (tmp_path / "-").exists()
     assert out == (tmp_path / "file.json").read_text(encoding="utf-8")
+
+
+def test_a_port_is_recorded_only_when_it_claims_a_host_port() -> None:
+    """k8s/ports.py's rule, as every reader applies it: a positive hostPort."""
+    ports = [{"containerPort": 80 + n, "hostPort": port} for n, port in enumerate((-1, 0, 8082))]
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "ports": ports}]}}
+    kept = recorded(Pod, pod)["spec"]["containers"][0]["ports"]
+    assert kept == [{"containerPort": 82, "hostPort": 8082}]

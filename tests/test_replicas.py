@@ -1,4 +1,4 @@
-"""A workload is all of its pods (SPEC section 4): replicas, the pods it replaces, the rest
+"""A workload is all of its pods (docs/reference.md): replicas, the pods it replaces, the rest
 of the change, one lost node. Each case runs the whole pipeline (gate.run.check) over
 manifests and a snapshot built here."""
 
@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from gate.model import Document, Location, ReplicaFit, Verdict, WarningKind, WorkloadResult
+from gate.model import (
+    AutoscalerRef,
+    Document,
+    Location,
+    ReplicaFit,
+    Verdict,
+    WarningKind,
+    WorkloadResult,
+)
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -316,7 +324,7 @@ def test_an_hpa_sets_the_minimum_and_its_maximum_is_headroom() -> None:
         4,
         alone=4,
         together=4,
-        autoscaler="HorizontalPodAutoscaler api",
+        autoscaler=AutoscalerRef("HorizontalPodAutoscaler", "api"),
         maximum=20,
         headroom=6,
     )

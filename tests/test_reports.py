@@ -12,7 +12,7 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from gate.errors import UsageError
-from gate.model import NodeOutcome, Report, Verdict, WarningKind, WorkloadWarning
+from gate.model import COMMENT_LIMIT, NodeOutcome, Report, Verdict, WarningKind, WorkloadWarning
 from gate.reports import escape
 from gate.reports.annotations import render_annotations
 from gate.reports.escape import (
@@ -24,7 +24,6 @@ from gate.reports.escape import (
 )
 from gate.reports.junit import render_junit
 from gate.reports.markdown import (
-    COMMENT_LIMIT,
     SUMMARY_LIMIT,
     render_comment,
     render_summary,

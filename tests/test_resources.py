@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gate.errors import SnapshotError
-from gate.model import NodeView, Verdict
-from gate.scheduler.filters import NODE_RESOURCES_FIT, PodProfile
+from gate.model import NODE_RESOURCES_FIT, NodeView, Verdict
+from gate.scheduler.profile import PodProfile
 from gate.snapshot.load import load_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.engine_support import evaluate, pod_spec

@@ -17,6 +17,7 @@ from gate.model import (
     Report,
     Shard,
     ShardReport,
+    Snapshot,
     SnapshotInfo,
     Verdict,
     WarningKind,
@@ -24,7 +25,7 @@ from gate.model import (
 )
 from gate.reports.jsonreport import render_json
 from gate.run import RunOptions, check, cluster_name, without_cycle_collection
-from gate.snapshot.load import Snapshot, load_snapshot
+from gate.snapshot.load import load_snapshot
 from tests.conftest import ROOT
 
 MANIFESTS = "fixtures/manifests"
@@ -131,7 +132,8 @@ def test_the_shards_of_a_run_partition_its_results(snapshot: Snapshot) -> None:
 
 
 def test_the_scheduler_version_option_picks_the_dialect(snapshot: Snapshot) -> None:
-    """From v1.35 the taint reason no longer names the taint (scheduler-rules.md)."""
+    """From v1.35 the taint reason no longer names the taint (docs/reference.md, "What is
+    checked")."""
     old = run(snapshot, "fixtures/manifests/02-web-big.yaml").results[0].message
     new_options = RunOptions(scheduler_version="v1.35.0")
     new = run(snapshot, "fixtures/manifests/02-web-big.yaml", options=new_options)
@@ -142,7 +144,8 @@ def test_the_scheduler_version_option_picks_the_dialect(snapshot: Snapshot) -> N
 def test_the_command_line_writes_what_the_pipeline_returns(
     snapshot: Snapshot, tmp_path: Path
 ) -> None:
-    from gate.cli import Streams, main, read_summary
+    from gate.cli import Streams, main
+    from gate.run import read_summary
 
     out = tmp_path / "report.json"
     # A clock an hour after the capture: an older snapshot adds the run's warning.

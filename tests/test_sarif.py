@@ -15,14 +15,20 @@ import jsonschema
 import pytest
 
 from gate.cli import Streams, main
-from gate.model import Cause, Family, FieldLocation, Location, Term, Verdict
-from gate.reports.sarif import RULES, render_sarif
+from gate.model import Cause, Family, FieldLocation, Location, Report, Term, Verdict
+from gate.reports.sarif import render_sarif, rule_table
+from gate.scheduler import plugins
 from tests.conftest import ROOT
 from tests.report_builders import fixture_results, report, result
 from tests.test_cli import AKS, NOW
 
 Golden = Callable[[str, str], None]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+RULES = rule_table(plugins.RULES)
+
+
+def _render(document: Report, cluster: str = "cluster") -> str:
+    return render_sarif(document, RULES, cluster)
 
 
 @pytest.fixture(autouse=True)
@@ -71,15 +77,16 @@ def test_every_reason_family_has_its_rule(golden: Golden) -> None:
     golden("sarif/fields.sarif", text)
     run = document["runs"][0]
     rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
-    assert rules == [family.value for family in RULES]
+    assert rules == [rule.family.value for rule in RULES]
+    assert rules == [family.value for family in Family]
     used = {r["ruleId"] for r in run["results"]}
     assert used == {"resources", "selector", "taints", "ports", "affinity", "spread", "addon-only"}
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
 
 
 def test_same_report_same_bytes() -> None:
-    first = render_sarif(report(*fixture_results()), "aks-prod")
-    assert first == render_sarif(report(*fixture_results()), "aks-prod")
+    first = _render(report(*fixture_results()), "aks-prod")
+    assert first == _render(report(*fixture_results()), "aks-prod")
 
 
 LEVELS = {
@@ -92,7 +99,7 @@ LEVELS = {
 @pytest.mark.parametrize(("fail_on", "allowed", "level"), LEVELS.values(), ids=LEVELS)
 def test_levels(fail_on: frozenset[Verdict], allowed: bool, level: str | None) -> None:
     addon = replace(result("batch", verdict=Verdict.ADDON_ONLY), allowed=allowed)
-    document = _valid(render_sarif(report(addon, fail_on=fail_on)))
+    document = _valid(_render(report(addon, fail_on=fail_on)))
     levels = [r["level"] for r in document["runs"][0]["results"]]
     assert levels == ([level] if level else [])
 
@@ -108,7 +115,7 @@ def test_names_stay_text_and_paths_are_uri_references() -> None:
         cause=Cause(Family.RESOURCES, "NodeResourcesFit", Term.REQUEST, "Insufficient cpu", 1),
         field_at=FieldLocation("containers[0].resources.requests.cpu", 7, "2"),
     )
-    document = _valid(render_sarif(report(hostile)))
+    document = _valid(_render(report(hostile)))
     found = document["runs"][0]["results"][0]
     assert found["message"]["text"].startswith(
         "NO Deployment default/<img src=x onerror=alert(1)> [link](https://evil) @org/team: "
@@ -121,7 +128,7 @@ def test_names_stay_text_and_paths_are_uri_references() -> None:
 
 def test_standard_input_has_no_location() -> None:
     piped = replace(result("app", verdict=Verdict.NO), location=Location("<stdin>", 3))
-    found = _valid(render_sarif(report(piped)))["runs"][0]["results"][0]
+    found = _valid(_render(report(piped)))["runs"][0]["results"][0]
     assert "locations" not in found
     assert found["ruleId"] == "resources"
 
@@ -130,7 +137,7 @@ def test_the_fingerprint_follows_the_workload_not_its_line(tmp_path: Path) -> No
     first = result("app", verdict=Verdict.NO, line=2)
     moved = replace(first, location=Location(first.location.file, 40))
     fingerprints = [
-        _valid(render_sarif(report(r)))["runs"][0]["results"][0]["partialFingerprints"]
+        _valid(_render(report(r)))["runs"][0]["results"][0]["partialFingerprints"]
         for r in (first, moved)
     ]
     assert fingerprints[0] == fingerprints[1]

@@ -14,14 +14,9 @@ import pytest
 
 from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
-from gate.ci.merge import recorded_warning
 from gate.ci.shard import parse_shard
 from gate.cli import Streams, main
-from gate.inputs.workloads import TEMPLATE_PATHS, extract
-from gate.k8s.version import dialect_for
-from gate.model import Document, Location, Shard, WarningKind, Workload
-from gate.scheduler.engine import Evaluator
-from gate.snapshot.load import build_snapshot
+from gate.model import Shard
 from tests.builders import api_node, cluster_snapshot
 from tests.conftest import ROOT
 from tests.report_schema import validate_report
@@ -222,7 +217,7 @@ def test_a_whole_report_is_not_a_shard(tmp_path: Path) -> None:
     [
         (None, "cannot read report"),
         ("{", "not a fitgate JSON report"),
-        ('{"schemaVersion": 2, "snapshot": 3}', "not a fitgate JSON report"),
+        ('{"schemaVersion": 3, "snapshot": 3}', "not a fitgate JSON report"),
     ],
     ids=["missing file", "not JSON", "wrong shape"],
 )
@@ -249,86 +244,6 @@ def test_shards_are_round_robin_over_input_order() -> None:
     assert every == [1] * 30
 
 
-REQUESTING = {"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
-
-# Every warning fitgate writes, as its producer kinds it; a merge reads them back from the
-# shards' JSON reports, which keep only the sentence.
-WARNING_SPECS: dict[str, tuple[WarningKind, str, dict[str, Any]]] = {
-    "a container without requests": (
-        WarningKind.ZERO_REQUEST,
-        "Pod",
-        {"containers": [{"name": "bare"}]},
-    ),
-    "filters fitgate does not run": (
-        WarningKind.NOT_MODELLED,
-        "Pod",
-        {
-            "containers": [REQUESTING],
-            "affinity": {
-                "podAffinity": {"x": 1},
-                "podAntiAffinity": {"x": 1},
-                "nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{}]},
-            },
-            "topologySpreadConstraints": [{"maxSkew": 1}],
-            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
-            "resourceClaims": [{"name": "gpu"}],
-        },
-    ),
-    "what the API server would change": (
-        WarningKind.ADMISSION,
-        "Pod",
-        {
-            "containers": [REQUESTING],
-            "runtimeClassName": "kata",
-            "resources": {"requests": {"cpu": "1"}},
-        },
-    ),
-    "a pod the scheduler would not place as evaluated": (
-        WarningKind.SCHEDULING,
-        "Pod",
-        {
-            "containers": [REQUESTING],
-            "schedulingGates": [{"name": "g"}],
-            "schedulerName": "custom",
-            "nodeName": "n",
-        },
-    ),
-    "a DaemonSet that targets no node": (
-        WarningKind.NO_TARGET,
-        "DaemonSet",
-        {"containers": [REQUESTING], "nodeSelector": {"pool": "none"}},
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    ("warned", "kind", "spec"), WARNING_SPECS.values(), ids=WARNING_SPECS.keys()
-)
-def test_a_merge_reads_back_every_warning_with_its_kind(
-    warned: WarningKind, kind: str, spec: dict[str, Any]
-) -> None:
-    snapshot = build_snapshot(cluster_snapshot([api_node("n")]), "snapshot.json")
-    evaluator = Evaluator.for_snapshot(snapshot, dialect_for(snapshot.info.server_version))
-    workload = Workload(kind, "default", "w", Location("w.yaml", 1), 1, spec)
-    warnings = evaluator.evaluate(workload).warnings
-    assert warnings and {w.kind for w in warnings} == {warned}
-    assert [recorded_warning(w.text) for w in warnings] == list(warnings)
-
-
-def test_a_merge_reads_back_the_volume_claim_templates_warning() -> None:
-    body = {
-        "kind": "StatefulSet",
-        "metadata": {"name": "db"},
-        "spec": {
-            "template": {"spec": {"containers": [REQUESTING]}},
-            "volumeClaimTemplates": [{"metadata": {"name": "data"}}],
-        },
-    }
-    extracted = extract(Document(Location("db.yaml", 1), body), TEMPLATE_PATHS)
-    assert isinstance(extracted, Workload)
-    assert [recorded_warning(w.text) for w in extracted.warnings] == list(extracted.warnings)
-
-
 def version_one(report: dict[str, Any]) -> dict[str, Any]:
     """``report`` as schemaVersion 1 wrote it: ``fits`` and a ``nodes`` map per workload."""
     for workload in report["workloads"]:
@@ -342,8 +257,12 @@ def version_one(report: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("change", "version"),
-    [(version_one, 1), (lambda report: {**report, "schemaVersion": 3}, 3)],
-    ids=["a version 1 report", "a version 3 report shaped as version 2"],
+    [
+        (version_one, 1),
+        (lambda report: {**report, "schemaVersion": 2}, 2),
+        (lambda report: {**report, "schemaVersion": 4}, 4),
+    ],
+    ids=["a version 1 report", "a version 2 report", "a version 4 report"],
 )
 def test_a_report_of_another_schema_version_is_refused_as_such(
     tmp_path: Path, change: Callable[[dict[str, Any]], dict[str, Any]], version: int
@@ -353,7 +272,7 @@ def test_a_report_of_another_schema_version_is_refused_as_such(
     Path(first).write_text(json.dumps(old))
     assert merge_error(first, second) == (
         f"fitgate: {first}: report schemaVersion {version}: fitgate merge reads "
-        "schemaVersion 2; re-run check --shard with this version\n"
+        "schemaVersion 3; re-run check --shard with this version\n"
     )
 
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from gate.errors import SnapshotError
+from gate.model import Snapshot
 from gate.snapshot import halves
 from gate.snapshot.halves import (
     Cut,
@@ -32,7 +33,6 @@ from gate.snapshot.halves import (
     rest_part,
 )
 from gate.snapshot.load import build_snapshot, load_snapshot
-from gate.snapshot.state import Snapshot
 from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
@@ -267,7 +267,7 @@ def test_an_invalid_item_after_the_cut_gets_the_whole_readings_message(tmp_path:
     document["items"][-5]["metadata"]["name"] = 7
     path = write(tmp_path, document)
     with pytest.raises(SnapshotError) as raised:
-        load_snapshot(str(path))
+        load_snapshot(str(path), processes=2)
     with pytest.raises(SnapshotError) as reference:
         build_snapshot(document, str(path))
     assert str(raised.value) == str(reference.value)
@@ -289,7 +289,7 @@ def test_a_member_named_on_both_sides_of_the_cut_is_the_whole_readings_to_judge(
         first = read_part(first_part(handle, cut), lambda n: None)
         with pytest.raises(NotAccepted):
             first.joined(read_part(rest_part(handle, cut), lambda n: None), "items")
-    assert load_snapshot(str(path)) == build_snapshot(json.loads(text), str(path))
+    assert load_snapshot(str(path), processes=2) == build_snapshot(json.loads(text), str(path))
 
 
 def exits_at_once(*args: object) -> None:
@@ -313,7 +313,7 @@ def test_a_second_process_that_fails_leaves_the_file_to_one_reader(
     monkeypatch.setattr(halves, "read_part", _failing(rest, read_part))
     assert split(path) is None
     monkeypatch.setattr(halves, "SPLIT_FROM", 0)
-    assert load_snapshot(str(path)) == whole(path)
+    assert load_snapshot(str(path), processes=2) == whole(path)
     assert capfd.readouterr().err == ""  # no traceback from either process
 
 
@@ -345,12 +345,12 @@ def test_a_check_on_a_list_read_in_two_processes_answers_as_one_reader(
     listed = write(tmp_path, as_list(json.loads((ROOT / AKS).read_text())))
     manifests = str(ROOT / "fixtures" / "manifests")
     argv = (manifests, "--snapshot", str(listed), "--json", "-")
-    monkeypatch.setattr(halves, "SPLIT_FROM", 1 << 40)
-    whole_run = check_run(*argv)
     monkeypatch.setattr(halves, "SPLIT_FROM", 0)
     started: list[SecondReader | None] = []
     monkeypatch.setattr(halves.SecondReader, "start", _recorded(SecondReader.start, started))
-    assert check_run(*argv) == whole_run
+    whole_run = check_run(*argv)
+    assert started == []  # one process unless two are asked for
+    assert check_run(*argv, "--snapshot-processes", "2") == whole_run
     assert started and started[0] is not None
     assert whole_run[0] == 1 and json.loads(whole_run[1])["workloads"]
 
@@ -360,7 +360,9 @@ def test_the_second_reader_stops_when_the_documents_cannot_be_read(
 ) -> None:
     listed = write(tmp_path, busy_list())
     monkeypatch.setattr(halves, "SPLIT_FROM", 0)
-    code, _, err = check_run(str(tmp_path / "missing"), "--snapshot", str(listed))
+    code, _, err = check_run(
+        str(tmp_path / "missing"), "--snapshot", str(listed), "--snapshot-processes", "2"
+    )
     assert code == 2 and "missing" in err
     assert multiprocessing.active_children() == []
 
@@ -418,7 +420,7 @@ def test_a_pipe_is_read_once_by_one_reader(tmp_path: Path, monkeypatch: pytest.M
         signal.signal(signal.SIGALRM, previous)
     writer = subprocess.Popen(["sh", "-c", f"cat '{source}' > '{pipe}'"])
     try:
-        assert load_snapshot(str(pipe)).pods == whole(source).pods
+        assert load_snapshot(str(pipe), processes=2).pods == whole(source).pods
     finally:
         writer.wait(timeout=10)
     assert writer.returncode == 0

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from gate.errors import SnapshotError
-from gate.model import ExistingPod, HostPort
-from gate.snapshot.load import Snapshot, build_snapshot, load_snapshot
+from gate.model import ExistingPod, HostPort, Snapshot
+from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT

@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from benchmarks.generate import LIST_FILE, SNAPSHOT_FILE, ensure_case
 from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
+from gate.k8s.ports import pod_host_ports
+from gate.k8s.resources import pod_request_amounts
+from gate.model import ExistingPod
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -358,3 +361,109 @@ def test_where_a_value_ends_is_not_guessed_from_a_cut_string(text: bytes, end: i
     """Brackets inside a string the window cuts are text, not structure: the value's end
     is unknown until more of the file is read."""
     assert _value_end(text, 0) == end
+
+
+TERMINAL = ("Succeeded", "Failed")
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int], int, set[Any]]]:
+    """Each node's totals summed pod by pod, as the scheduler's NodeInfo.AddPod does: the
+    readers' one reduction is held to this plain one."""
+    nodes = {n["metadata"]["name"] for n in snapshot["nodes"]}
+    totals: dict[str, tuple[dict[str, int], int, set[Any]]] = {}
+    for pod in snapshot["pods"]:
+        node, phase = pod["spec"].get("nodeName"), pod["status"].get("phase")
+        if node not in nodes or phase in TERMINAL:
+            continue
+        requested, count, ports = totals.get(node, ({}, 0, set()))
+        for name, amount in pod_request_amounts(pod["spec"]).items():
+            requested[name] = requested.get(name, 0) + amount
+        totals[node] = (requested, count + 1, ports | set(pod_host_ports(pod["spec"])))
+    return totals
+
+
+@settings(max_examples=80, deadline=None)
+@given(clusters(), st.booleans())
+def test_node_totals_and_counted_pods_are_the_pods_read_one_by_one(
+    snapshot: dict[str, Any], kubectl: bool
+) -> None:
+    shape = as_list(snapshot) if kubectl else snapshot
+    read = fast(json.dumps(shape).encode())
+    by_hand = _counted_by_hand(snapshot)
+    for node in read.nodes:
+        requested, count, ports = by_hand.get(node.name, ({}, 0, set()))
+        assert (dict(node.requested), node.pod_count, set(node.used_ports)) == (
+            {name: amount for name, amount in sorted(requested.items())},
+            count,
+            ports,
+        )
+    assert read.pods == _existing_by_hand(snapshot)
+
+
+def _existing_by_hand(snapshot: dict[str, Any]) -> tuple[ExistingPod, ...]:
+    """The counted pods as the inter-pod filters read them, written out field by field."""
+    nodes = {n["metadata"]["name"] for n in snapshot["nodes"]}
+    found = []
+    for pod in snapshot["pods"]:
+        metadata, spec = pod["metadata"], pod["spec"]
+        if spec.get("nodeName") not in nodes or pod["status"].get("phase") in TERMINAL:
+            continue
+        affinity = spec.get("affinity") or {}
+        terms = {
+            name: tuple((affinity.get(name) or {}).get(REQUIRED) or ())
+            for name in ("podAffinity", "podAntiAffinity")
+        }
+        found.append(
+            ExistingPod(
+                namespace=metadata.get("namespace") or "default",
+                name=metadata["name"],
+                node=spec["nodeName"],
+                labels=metadata.get("labels") or {},
+                owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
+                terminating=metadata.get("deletionTimestamp") is not None,
+                affinity_terms=terms["podAffinity"],
+                anti_affinity_terms=terms["podAntiAffinity"],
+                requests=pod_request_amounts(spec),
+                ports=pod_host_ports(spec),
+            )
+        )
+    return tuple(found)
+
+
+@pytest.mark.parametrize("kubectl", [False, True], ids=["ClusterSnapshot", "List"])
+def test_fields_of_another_kind_are_not_read(tmp_path: Path, kubectl: bool) -> None:
+    """The typed reader reads a Node's and a Pod's fields with one struct; a pod that
+    carries a node's fields (of types no node has) reads as it does without them."""
+    document, plain = aks(), aks()
+    document["items"] = [{"not": "an object of a List"}]  # unknown to a recording: not read
+    document["pods"][0]["spec"]["taints"] = "none"
+    document["pods"][0]["status"]["allocatable"] = 5
+    document["nodes"][0]["spec"]["containers"] = {"not": "a list"}
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(as_list(document) if kubectl else document))
+    expected = build_snapshot(as_list(plain) if kubectl else plain, str(path))
+    assert load_snapshot(str(path)) == expected
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("spec.containers.0.name", 7, r"pods\[0\] .*spec.containers\[0\].name: 7 is not of type"),
+        ("status.conditions", [{"type": 5}], r"pods\[0\] .*status.conditions\[0\].type: 5"),
+        ("status.containerStatuses", [{"name": None}], r"status.containerStatuses\[0\].name"),
+    ],
+)
+def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(
+    tmp_path: Path, where: str, value: Any, message: str
+) -> None:
+    document = aks()
+    *parents, last = where.split(".")
+    place: Any = document["pods"][0]
+    for key in parents:
+        place = place[int(key)] if key.isdigit() else place.setdefault(key, {})
+    place[last] = value
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(SnapshotError, match=message):
+        load_snapshot(str(path))

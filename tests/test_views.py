@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
+from gate.contract import Untolerated
 from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
 from gate.reports import views
-from gate.reports.jsonreport import _untolerated, outcome_groups
+from gate.reports.jsonreport import Group, Shown, _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import Sections, write_comment, write_summary
 from gate.reports.reporter import ReportContext
@@ -105,17 +106,16 @@ def node_outcomes(draw: st.DrawFn) -> tuple[NodeOutcome, ...]:
     return tuple(built)
 
 
-def _naive_groups(
-    nodes: Outcomes, listed: int | None
-) -> list[tuple[tuple[str, ...], int, list[str]]]:
-    counts: dict[tuple[str, ...], int] = {}
-    chosen: dict[tuple[str, ...], list[str]] = {}
+def _naive_groups(nodes: Outcomes, listed: int | None) -> list[Group]:
+    counts: dict[Shown, int] = {}
+    chosen: dict[Shown, list[str]] = {}
     for o in nodes:
-        counts[o.reasons] = counts.get(o.reasons, 0) + 1
-        group = chosen.setdefault(o.reasons, [])
+        shown = (o.reasons, o.plugin if o.reasons else "", o.code if o.reasons else None)
+        counts[shown] = counts.get(shown, 0) + 1
+        group = chosen.setdefault(shown, [])
         if listed is None or len(group) < listed:
             group.append(o.node)
-    return [(reasons, count, chosen[reasons]) for reasons, count in counts.items()]
+    return [(shown, count, chosen[shown]) for shown, count in counts.items()]
 
 
 def _naive_reason_groups(nodes: Outcomes, daemonset: bool) -> list[tuple[str, tuple[str, ...]]]:
@@ -135,13 +135,13 @@ def _naive_reason_groups(nodes: Outcomes, daemonset: bool) -> list[tuple[str, tu
     return [(label, tuple(names)) for (_, label), names in ordered]
 
 
-def _naive_untolerated(nodes: Outcomes) -> list[dict[str, str]]:
+def _naive_untolerated(nodes: Outcomes) -> list[Untolerated]:
     by_taint: dict[Taint, int] = {}
     for number, o in enumerate(nodes):
         if o.taint is not None:
             by_taint[o.taint] = by_taint.get(o.taint, 0) | 1 << number
     return [
-        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
+        Untolerated(key=t.key, value=t.value, effect=t.effect, nodes=f"{bits:x}")
         for t, bits in by_taint.items()
     ]
 

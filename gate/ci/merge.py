@@ -6,15 +6,19 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
 
-Only schemaVersion 2 is read (another version is refused in one line saying so). A shard's
-report carries the snapshot's node names in its order (``$.shard.nodes``) and outcome groups
-that name every node (whatever ``--json-nodes`` said), so each workload's per-node outcomes
-are put back in node order and every report renders as the unsharded run's.
+Only schemaVersion 3 is read, decoded into the types of :mod:`gate.contract`
+(another version is refused in one line saying to re-run ``check --shard``: the shards of one
+pipeline are written by one fitgate, and an older report lacks the plugin and code of each
+outcome, which its wording cannot soundly give back). A shard's report carries the
+snapshot's node names in its order (``$.shard.nodes``) and outcome groups that name every
+node (whatever ``--json-nodes`` said) with the plugin and code that gave them, so each
+workload's per-node outcomes are put back in node order and every report renders as the
+unsharded run's.
 
 A report file is an input like any other (an artifact a pull request's job uploaded): every
 field is checked before it is used -- types and ranges while decoding, then what ties the
 fields together (a workload's groups name each of the shard's nodes exactly once, with
-distinct reasons; a taint's node bitset is lower-case hex naming only listed nodes;
+distinct outcomes; a taint's node bitset is lower-case hex naming only listed nodes;
 positions are this shard's and within the input) -- and the first problem is refused in one
 line that names the file and the field.
 """
@@ -24,18 +28,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated
 
 import msgspec
-from msgspec import Meta, Struct
 
-from gate.ci.shard import MAX_SHARDS
+from gate import contract
+from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
 from gate.errors import UsageError
-from gate.k8s.warnings import ZERO_REQUEST
 from gate.model import (
+    AutoscalerRef,
     Cause,
-    Family,
+    Code,
     FieldLocation,
     HostPort,
     Location,
@@ -47,237 +50,24 @@ from gate.model import (
     Report,
     SnapshotInfo,
     Taint,
-    Term,
     Verdict,
-    WarningKind,
     WorkloadResult,
     WorkloadWarning,
     bitset,
 )
-from gate.reports.jsonreport import SCHEMA_VERSION
-from gate.scheduler.engine import DAEMONSET_TARGETS_NOTHING
-from gate.scheduler.filters import plugin_of
 
-_Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
-_GroupSize = Annotated[int, Meta(ge=1, le=2**63 - 1)]
-_Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
-_ShardNumber = Annotated[int, Meta(ge=1, le=MAX_SHARDS)]
-_Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
-_Digest = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]  # SHA-256, as shard.py writes it
 _VERDICTS = frozenset(v.value for v in Verdict)
 _UNEVALUATED = frozenset({Verdict.ERROR.value, Verdict.SKIPPED.value})
 _MISSING_SHOWN = 10
 
 
-class _Snapshot(Struct, frozen=True):
-    source: str
-    capturedAt: str | None
-    nodes: _Count
-    pods: _Count
-    context: str | None = None
-    server: str | None = None
-    serverVersion: str | None = None
-
-
-class _Summary(Struct):
-    failOn: list[str]
-
-
-class _Autoscaler(Struct):
-    name: str
-    maximum: _Count
-    fit: _Count | None
-
-
-class _Replicas(Struct):
-    wanted: _Count
-    fit: _Count | None
-    alone: _Count | None = None
-    together: _Count | None = None
-    beside: list[str] = []
-    released: _Count = 0
-    autoscaler: _Autoscaler | None = None
-
-    def placement(self) -> ReplicaFit | None:
-        if self.fit is None or self.alone is None:
-            return None
-        scaler = self.autoscaler
-        return ReplicaFit(
-            wanted=self.wanted,
-            alone=self.alone,
-            together=self.together,
-            beside=tuple(self.beside),
-            autoscaler=scaler.name if scaler else None,
-            maximum=scaler.maximum if scaler else None,
-            headroom=scaler.fit if scaler else None,
-            released=self.released,
-        )
-
-
-class _Group(Struct):
-    reasons: list[str]
-    count: _GroupSize
-    nodes: list[str]
-
-
-class _Port(Struct):
-    ip: str
-    protocol: str
-    port: Annotated[int, Meta(ge=0, le=65535)]
-
-
-class _Cause(Struct):
-    family: Family
-    plugin: str
-    term: Term
-    reason: str
-    nodes: _Count
-    index: _Count | None
-    port: _Port | None
-    resource: str
-    requested: str
-    free: str | None
-    freeOnAddonNodes: bool
-
-    def cause(self) -> Cause:
-        port = self.port
-        return Cause(
-            family=self.family,
-            plugin=self.plugin,
-            term=self.term,
-            reason=self.reason,
-            nodes=self.nodes,
-            index=self.index,
-            port=None if port is None else HostPort(port.ip, port.protocol, port.port),
-            resource=self.resource,
-            requested=self.requested,
-            free=self.free,
-            free_on_addon=self.freeOnAddonNodes,
-        )
-
-
-class _Field(Struct):
-    path: str
-    line: _Line
-    value: str
-    partial: bool
-    originLine: _Line | None = None
-
-
-class _Workload(Struct):
-    kind: str
-    namespace: str
-    name: str
-    file: str
-    line: _Line
-    replicas: _Replicas | None
-    verdict: str
-    message: str | None
-    outcomes: list[_Group]
-    requests: dict[str, str]
-    warnings: list[str]
-    origin: str | None = None
-    document: _Line | None = None
-    originFile: str | None = None
-    reason: str | None = None
-    cause: _Cause | None = None
-    field: _Field | None = None
-
-
-class _Untolerated(Struct):
-    key: str
-    value: str
-    effect: str
-    nodes: _Bitset
-
-
-class _Shard(Struct):
-    index: _ShardNumber
-    count: _ShardNumber
-    items: _Count
-    inputs: _Digest
-    cluster: str
-    version: str
-    positions: list[_Count]
-    nodes: list[str]
-    untolerated: list[list[_Untolerated]]
-
-
-class _Excluded(Struct):
-    file: str
-    pattern: str
-
-
-class _Unchecked(Struct):
-    at: str
-    reason: str
-
-
-class _Read(Struct):
-    """What the shard's check read: every shard reads the same files (``inputs`` says so)."""
-
-    files: _Count
-    documents: _Count
-    excluded: list[_Excluded]
-    skipped: list[_Unchecked]
-
-    def summary(self) -> ReadSummary:
-        excluded = tuple((e.file, e.pattern) for e in self.excluded)
-        skipped = tuple((u.at, u.reason) for u in self.skipped)
-        return ReadSummary(self.files, self.documents, excluded, skipped)
-
-
-class _Allowed(Struct):
-    workloads: str
-    reason: str
-
-
-class _Skip(Struct):
-    workloads: str
-    reason: str
-    expires: str | None
-
-
-class _Policy(Struct):
-    """The gate's policy the shards were run with (the same for every shard)."""
-
-    failOnBy: str | None
-    allowAddonOnly: list[_Allowed]
-    skip: list[_Skip]
-
-    def policy(self) -> Policy:
-        allowed = tuple((a.workloads, a.reason) for a in self.allowAddonOnly)
-        skips = tuple((s.workloads, s.reason, s.expires) for s in self.skip)
-        return Policy(self.failOnBy, allowed, skips)
-
-
-class _ShardReport(Struct):
-    schemaVersion: int
-    snapshot: _Snapshot
-    summary: _Summary
-    workloads: list[_Workload]
-    otherDocuments: dict[str, _Count] = {}
-    warnings: list[str] = []
-    shard: _Shard | None = None
-    read: _Read | None = None
-    policy: _Policy | None = None
-
-
-class _Version(Struct):
-    schemaVersion: int
-
-
 @dataclass(frozen=True, slots=True)
 class _Part:
     path: str
-    report: _ShardReport
-    shard: _Shard
+    report: contract.Report
+    shard: contract.Shard
     index: dict[str, int]
     """Each of ``shard.nodes`` by name: its place in node order."""
-
-
-_DECODER = msgspec.json.Decoder(_ShardReport)
-_VERSION_DECODER = msgspec.json.Decoder(_Version)
 
 
 MAX_REPORT_BYTES = 1024 * 1024 * 1024
@@ -294,24 +84,22 @@ def _read_bytes(path: str) -> bytes:
         )
 
 
-def _decoded(path: str, data: bytes) -> _ShardReport:
+def _decoded(path: str, data: bytes) -> contract.Report:
     """The report in ``data``; one of another schemaVersion is refused as such, whatever
     else it holds."""
     try:
-        report = _DECODER.decode(data)
+        report = REPORT_DECODER.decode(data)
     except msgspec.DecodeError as exc:  # ValidationError included: it names the field
         version = _version(data)
         if version is not None and version != SCHEMA_VERSION:
             raise UsageError(_other_version(path, version)) from None
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
-    if report.schemaVersion != SCHEMA_VERSION:
-        raise UsageError(_other_version(path, report.schemaVersion))
-    return report
+    return report  # of this version: the types hold it to SCHEMA_VERSION
 
 
 def _version(data: bytes) -> int | None:
     try:
-        return _VERSION_DECODER.decode(data).schemaVersion
+        return VERSION_DECODER.decode(data).schemaVersion
     except msgspec.DecodeError:
         return None
 
@@ -330,7 +118,7 @@ def _read(path: str) -> _Part:
         raise UsageError(f"{path}: cannot read report: {exc.strerror}") from None
     report = _decoded(path, data)
     shard = report.shard
-    if shard is None:
+    if isinstance(shard, msgspec.UnsetType):
         raise UsageError(f"{path}: not a shard report: write it with check --shard K/N --json")
     index = dict(zip(shard.nodes, range(len(shard.nodes)), strict=True))
     problem = _shard_problem(report, shard) or _outcomes_problem(report, shard, index)
@@ -339,7 +127,7 @@ def _read(path: str) -> _Part:
     return _Part(path, report, shard, index)
 
 
-def _shard_problem(report: _ShardReport, shard: _Shard) -> str | None:
+def _shard_problem(report: contract.Report, shard: contract.Shard) -> str | None:
     """The first field whose value does not fit the others, named by its JSON path."""
     if shard.index > shard.count:
         return f"$.shard.index {shard.index} is past $.shard.count {shard.count}"
@@ -362,7 +150,7 @@ def _shard_problem(report: _ShardReport, shard: _Shard) -> str | None:
     return _nodes_problem(report, shard)
 
 
-def _nodes_problem(report: _ShardReport, shard: _Shard) -> str | None:
+def _nodes_problem(report: contract.Report, shard: contract.Shard) -> str | None:
     """Whether ``$.shard.nodes`` names each of the snapshot's nodes once."""
     named: set[str] = set()
     for number, name in enumerate(shard.nodes):
@@ -377,7 +165,9 @@ def _nodes_problem(report: _ShardReport, shard: _Shard) -> str | None:
     return None
 
 
-def _outcomes_problem(report: _ShardReport, shard: _Shard, index: dict[str, int]) -> str | None:
+def _outcomes_problem(
+    report: contract.Report, shard: contract.Shard, index: dict[str, int]
+) -> str | None:
     """Whether each workload's groups name each of the shard's nodes once, and its taints'
     bitsets only those nodes."""
     for number, (workload, taints) in enumerate(
@@ -394,13 +184,17 @@ def _outcomes_problem(report: _ShardReport, shard: _Shard, index: dict[str, int]
     return None
 
 
-def _groups_problem(workload: _Workload, index: dict[str, int]) -> str | None:
+_Shown = tuple[tuple[str, ...], str | None, Code | None]
+"""What a group stands for: its reasons, plugin and code (no two groups of a workload alike)."""
+
+
+def _groups_problem(workload: contract.Workload, index: dict[str, int]) -> str | None:
     """The first group of ``workload`` that does not fit the shard's nodes, by its path
     below the workload."""
     if not workload.outcomes and workload.verdict in _UNEVALUATED:
         return None
     placed: set[str] = set()
-    reasons_seen: dict[tuple[str, ...], int] = {}
+    seen: dict[_Shown, int] = {}
     for number, group in enumerate(workload.outcomes):
         where = f"outcomes[{number}]"
         if len(group.nodes) != group.count:
@@ -408,12 +202,13 @@ def _groups_problem(workload: _Workload, index: dict[str, int]) -> str | None:
                 f"{where}.nodes: {len(group.nodes)} names for a count of {group.count}: a "
                 "shard's report names every node (check --shard writes them all)"
             )
-        reasons = tuple(group.reasons)
-        if reasons in reasons_seen:
-            return f"{where}.reasons: the same reasons as outcomes[{reasons_seen[reasons]}]"
-        reasons_seen[reasons] = number
-        if not reasons and workload.verdict == Verdict.NO.value:
-            return f"{where}.reasons: nodes that fit, for a workload whose verdict is NO"
+        shown = (tuple(group.reasons), group.plugin, group.code)
+        if shown in seen:
+            return f"{where}: the same reasons, plugin and code as outcomes[{seen[shown]}]"
+        seen[shown] = number
+        problem = _shown_problem(group, workload.verdict)
+        if problem is not None:
+            return f"{where}.{problem}"
         for entry, name in enumerate(group.nodes):
             if name not in index:
                 return f"{where}.nodes[{entry}]: node {name[:60]!r} is not in $.shard.nodes"
@@ -425,6 +220,18 @@ def _groups_problem(workload: _Workload, index: dict[str, int]) -> str | None:
             f"outcomes: the groups name {len(placed)} of the snapshot's {len(index)} nodes: "
             "every node must be in one group"
         )
+    return None
+
+
+def _shown_problem(group: contract.OutcomeGroup, verdict: str) -> str | None:
+    """Whether a group's reasons, plugin and code go together: nodes that fit have neither
+    plugin nor code, a rejection names the plugin that gave it (its code may be unknown)."""
+    if group.reasons:
+        return None if group.plugin else "plugin: reasons without the plugin that gave them"
+    if verdict == Verdict.NO.value:
+        return "reasons: nodes that fit, for a workload whose verdict is NO"
+    if group.plugin is not None or group.code is not None:
+        return "plugin: a plugin or code for nodes that fit"
     return None
 
 
@@ -468,7 +275,7 @@ def _check_together(parts: Sequence[_Part]) -> None:
 
 
 def _outcomes(
-    workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
+    workload: contract.Workload, untolerated: list[contract.Untolerated], index: dict[str, int]
 ) -> Sequence[NodeOutcome]:
     """The workload's per-node outcomes in node order, as the sets of nodes that share one:
     each group's nodes, parted by the taint named on them (the groups are checked to name
@@ -478,23 +285,23 @@ def _outcomes(
     taints = [(Taint(e.key, e.value, e.effect), int(e.nodes, 16)) for e in untolerated]
     sets: list[tuple[NodeOutcome, int]] = []
     for group in workload.outcomes:
-        reasons = tuple(group.reasons)
-        plugin = plugin_of(reasons)
+        reasons, plugin, code = tuple(group.reasons), group.plugin or "", group.code
         nodes = bitset(map(index.__getitem__, group.nodes), len(index))
         for taint, tainted in reversed(taints):
             if nodes & tainted:
-                sets.append((NodeOutcome("", reasons, taint, plugin), nodes & tainted))
+                sets.append((NodeOutcome("", reasons, taint, plugin, code), nodes & tainted))
                 nodes &= ~tainted
         if nodes and reasons:  # the nodes that fit, untainted, are in no set
-            sets.append((NodeOutcome("", reasons, None, plugin), nodes))
+            sets.append((NodeOutcome("", reasons, None, plugin, code), nodes))
     return NodeOutcomes(tuple(index), tuple(sets))
 
 
 def _result(
-    workload: _Workload, untolerated: list[_Untolerated], index: dict[str, int]
+    workload: contract.Workload, untolerated: list[contract.Untolerated], index: dict[str, int]
 ) -> WorkloadResult:
     verdict = Verdict(workload.verdict)  # checked while reading
     nodes = _outcomes(workload, untolerated, index)
+    cause, at = given(workload.cause, None), given(workload.field, None)
     return WorkloadResult(
         kind=workload.kind,
         namespace=workload.namespace,
@@ -503,47 +310,78 @@ def _result(
             workload.file,
             workload.line,
             workload.origin,
-            document=workload.document,
-            origin_file=workload.originFile,
+            document=given(workload.document, None),
+            origin_file=given(workload.originFile, None),
         ),
         replicas=None if workload.replicas is None else workload.replicas.wanted,
         verdict=verdict,
+        allowed=workload.allowed,
         message=workload.message,
         reason=workload.reason,
         nodes=nodes,
         requests=tuple(workload.requests.items()),
-        warnings=tuple(map(recorded_warning, workload.warnings)),
-        placement=None if workload.replicas is None else workload.replicas.placement(),
-        cause=None if workload.cause is None else workload.cause.cause(),
-        field_at=None
-        if workload.field is None
-        else FieldLocation(
-            workload.field.path,
-            workload.field.line,
-            workload.field.value,
-            workload.field.partial,
-            workload.field.originLine,
-        ),
+        warnings=tuple(WorkloadWarning(w.kind, w.text) for w in workload.warnings),
+        placement=None if workload.replicas is None else _placement(workload.replicas),
+        cause=_cause(cause) if cause is not None else None,
+        field_at=_field(at) if at is not None else None,
     )
 
 
-_SCHEDULING_STARTS = ("scheduling gates: ", 'schedulerName "', "spec.nodeName is set: ")
-_ADMISSION_STARTS = ('RuntimeClass "', "spec.resources (pod-level resources) ")
+def _placement(replicas: contract.Replicas) -> ReplicaFit | None:
+    """How the pods were placed; None where they were not (``fit`` null)."""
+    alone = given(replicas.alone, None)
+    if replicas.fit is None or alone is None:
+        return None
+    scaler = given(replicas.autoscaler, None)
+    return ReplicaFit(
+        wanted=replicas.wanted,
+        alone=alone,
+        together=given(replicas.together, None),
+        beside=tuple(given(replicas.beside, [])),
+        autoscaler=None if scaler is None else AutoscalerRef(scaler.kind, scaler.name),
+        maximum=None if scaler is None else scaler.maximum,
+        headroom=None if scaler is None else scaler.fit,
+        released=given(replicas.released, 0),
+    )
 
 
-def recorded_warning(text: str) -> WorkloadWarning:
-    """A warning as a JSON report recorded it: the report keeps the sentence, so the kind
-    is told from the fixed words that begin and end each kind's sentences (what a manifest
-    puts inside a sentence, a container's name say, is never where the kind is read)."""
-    if text.startswith('container "') and text.endswith(ZERO_REQUEST):
-        return WorkloadWarning(WarningKind.ZERO_REQUEST, text)
-    if text.startswith(_SCHEDULING_STARTS):
-        return WorkloadWarning(WarningKind.SCHEDULING, text)
-    if text.startswith(_ADMISSION_STARTS):
-        return WorkloadWarning(WarningKind.ADMISSION, text)
-    if text == DAEMONSET_TARGETS_NOTHING:
-        return WorkloadWarning(WarningKind.NO_TARGET, text)
-    return WorkloadWarning(WarningKind.NOT_MODELLED, text)
+def _cause(cause: contract.Cause) -> Cause:
+    port = cause.port
+    return Cause(
+        family=cause.family,
+        plugin=cause.plugin,
+        term=cause.term,
+        reason=cause.reason,
+        nodes=cause.nodes,
+        index=cause.index,
+        port=None if port is None else HostPort(port.ip, port.protocol, port.port),
+        resource=cause.resource,
+        requested=cause.requested,
+        free=cause.free,
+        free_on_addon=cause.freeOnAddonNodes,
+    )
+
+
+def _field(at: contract.Field) -> FieldLocation:
+    return FieldLocation(at.path, at.line, at.value, at.partial, given(at.originLine, None))
+
+
+def _read_summary(read: contract.Read | None) -> ReadSummary | None:
+    """What the shards' check read: every shard reads the same files (``inputs`` says so)."""
+    if read is None:
+        return None
+    excluded = tuple((e.file, e.pattern) for e in read.excluded)
+    skipped = tuple((u.at, u.reason) for u in read.skipped)
+    return ReadSummary(read.files, read.documents, excluded, skipped)
+
+
+def _policy(policy: contract.Policy | None) -> Policy | None:
+    """The gate's policy the shards were run with (the same for every shard)."""
+    if policy is None:
+        return None
+    allowed = tuple((a.workloads, a.reason) for a in policy.allowAddonOnly)
+    skips = tuple((s.workloads, s.reason, s.expires) for s in policy.skip)
+    return Policy(policy.failOnBy, allowed, skips)
 
 
 def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
@@ -579,8 +417,8 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         other_documents=tuple(sorted(others.items())),
         version=first.shard.version,
         # Shards run minutes apart may disagree on the snapshot's age: each warning once.
-        warnings=tuple(dict.fromkeys(w for part in parts for w in part.report.warnings)),
-        read=None if first.report.read is None else first.report.read.summary(),
-        policy=None if first.report.policy is None else first.report.policy.policy(),
+        warnings=tuple(dict.fromkeys(w for p in parts for w in given(p.report.warnings, []))),
+        read=_read_summary(given(first.report.read, None)),
+        policy=_policy(given(first.report.policy, None)),
     )
     return report, first.shard.cluster

@@ -19,12 +19,9 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator
 
+from gate.contract import MAX_SHARDS
 from gate.inputs.workloads import Extracted, OtherDocument
 from gate.model import Report, Shard, ShardReport
-
-MAX_SHARDS = 10_000
-"""The largest N of ``--shard K/N`` (and of a report that ``fitgate merge`` reads): far
-past any CI matrix (GitHub's allows 256 jobs), and a bound on what a merge walks."""
 
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 

@@ -1,11 +1,15 @@
 """``--baseline REPORT``: the workloads of a JSON report fitgate wrote earlier (on the base
 branch, say), which the run's results are compared with.
 
-A report may come from an older fitgate than the one reading it, so both report versions
-are read (schemaVersion 1, with per-node ``fits``/``nodes``, and 2, with grouped
-``outcomes``); of either, only what both carry is read: ``schemaVersion`` and, per workload,
-``kind``, ``namespace``, ``name`` and ``verdict``, with ``file``, ``line`` and ``message`` to
-show what the base said. Every other field is skipped unread.
+A report of this version (schemaVersion 3) is decoded into the types of
+:mod:`gate.contract`, every field checked. A report may also come from an older
+fitgate than the one reading it (the base branch's cached artifact): schemaVersion 1 (per-node
+``fits``/``nodes``) and 2 (outcome groups without plugin and code) are read at this edge, by
+the one struct below, of the fields the three versions share with one meaning: per
+workload, ``kind``, ``namespace``, ``name`` and ``verdict``, with ``file``, ``line`` and
+``message`` to show what the base said. A comparison reads nothing else, so nothing is
+derived from an older report's wording; every other field of those versions is skipped
+unread.
 
 The file is untrusted (an artifact of another job, or a file of the pull request): its size
 is bounded, it is decoded into typed structs that check every field read, and the first
@@ -14,47 +18,47 @@ problem is refused in one line naming the file and the JSON path (exit 2).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated
 
 import msgspec
 from msgspec import Meta, Struct
 
+from gate import contract
+from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, Line
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import Baseline, BaselineEntry, Verdict
 
-READ_VERSIONS = (1, 2)
-"""The report versions a baseline may have."""
+OLDER_VERSIONS = (1, 2)
+"""The earlier report versions a baseline may have, read at this edge."""
 
 MAX_BASELINE_BYTES = 1024 * 1024 * 1024
 """A larger file is refused (``/dev/zero`` never ends; a version 1 report of a 5,000-node
 cluster and 2,000 workloads is under 900 MB)."""
 
-_Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
+_VERDICTS = frozenset(v.value for v in Verdict)
 _Verdict = Annotated[str, Meta(pattern="^(YES|NO|ADDON_ONLY|PARTIAL|ERROR|SKIPPED)$")]
 
 
-class _Version(Struct):
-    schemaVersion: int
+class _OlderWorkload(Struct, frozen=True):
+    """A workload of a schemaVersion 1 or 2 report: only what a comparison reads, which
+    those versions wrote as this one does."""
 
-
-class _Workload(Struct):
     kind: str
     namespace: str
     name: str
     verdict: _Verdict
     file: str | None = None
-    line: _Line | None = None
+    line: Line | None = None
     message: str | None = None
 
 
-class _Report(Struct):
-    schemaVersion: int
-    workloads: list[_Workload]
+class _OlderReport(Struct, frozen=True):
+    workloads: list[_OlderWorkload]
 
 
-_VERSION = msgspec.json.Decoder(_Version)
-_REPORT = msgspec.json.Decoder(_Report)
+_OLDER = msgspec.json.Decoder(_OlderReport)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -74,25 +78,33 @@ def read_baseline(path: str) -> Baseline:
     """The workloads of the report at ``path``, in its order."""
     data = _read_bytes(path)
     try:
-        version = _VERSION.decode(data).schemaVersion
-        if version not in READ_VERSIONS:
+        version = VERSION_DECODER.decode(data).schemaVersion
+        if version == SCHEMA_VERSION:
+            return Baseline(path, tuple(_entries(path, REPORT_DECODER.decode(data).workloads)))
+        if version not in OLDER_VERSIONS:
+            known = f"{', '.join(map(str, OLDER_VERSIONS))} or {SCHEMA_VERSION}"
             raise UsageError(
-                f"{path}: baseline report schemaVersion {version}: fitgate reads schemaVersion "
-                f"{' or '.join(map(str, READ_VERSIONS))}"
+                f"{path}: baseline report schemaVersion {version}: fitgate reads "
+                f"schemaVersion {known}"
             )
-        report = _REPORT.decode(data)
+        return Baseline(path, tuple(_entries(path, _OLDER.decode(data).workloads)))
     except msgspec.DecodeError as exc:  # ValidationError included: it names the JSON path
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
-    entries = tuple(
-        BaselineEntry(
+
+
+def _entries(
+    path: str, workloads: Iterable[_OlderWorkload | contract.Workload]
+) -> Iterable[BaselineEntry]:
+    for number, w in enumerate(workloads):
+        if w.verdict not in _VERDICTS:  # a pattern for the older, text for this version
+            shown = w.verdict[:20]
+            raise UsageError(f"{path}: $.workloads[{number}].verdict: unknown verdict {shown!r}")
+        yield BaselineEntry(
             kind=w.kind,
             namespace=w.namespace,
             name=w.name,
-            verdict=Verdict(w.verdict),  # checked by the pattern
+            verdict=Verdict(w.verdict),
             file=w.file,
             line=w.line,
             message=w.message,
         )
-        for w in report.workloads
-    )
-    return Baseline(source=path, entries=entries)

@@ -1,6 +1,6 @@
 """How many pods a workload wants: its replica fields, and the autoscalers of the same run.
 
-The controllers' rules (SPEC section 4, "A workload is its pods, all of them"):
+The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
 - Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gate.inputs.custom_kinds import get
-from gate.model import Scaling, Workload
+from gate.model import AutoscalerRef, Scaling, Workload
 
 # KEDA's defaults, keda.sh/v1alpha1 ScaledObject: minReplicaCount 0, maxReplicaCount 100.
 _KEDA_MIN_DEFAULT = 0
@@ -224,7 +224,7 @@ class RunScaling:
             return workload
         scaling = replace(
             workload.scaling or Scaling(),
-            autoscaler=f"{scaler.kind} {scaler.name}" if scaler else None,
+            autoscaler=AutoscalerRef(scaler.kind, scaler.name) if scaler else None,
             maximum=scaler.maximum if scaler else None,
             budget=budget.name if budget is not None and must_keep is not None else None,
             must_keep=must_keep,

@@ -1,7 +1,7 @@
 """Complete a pod template as the API server completes a created pod.
 
 A rendered manifest has not been through the API server, so before filtering we apply
-what it would apply (scheduler-rules.md section 2):
+what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -24,7 +23,7 @@ from gate.errors import QuantityError
 from gate.k8s.matching import scalar_text
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.resources import aggregate_container_requests, pod_level_resource
-from gate.model import WarningKind, WorkloadWarning
+from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
 Spec = dict[str, Any]
@@ -35,15 +34,6 @@ class AdmissionRefused(Exception):
 
 
 DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
-
-
-@dataclass(frozen=True, slots=True)
-class AdmissionObjects:
-    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name)."""
-
-    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
-    runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    has_runtime_classes: bool = False
 
 
 def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict[str, Any]:

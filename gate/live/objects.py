@@ -1,5 +1,6 @@
 """What a recording keeps of each kind of API object: the structs a page of a list is
-decoded into, and, encoded, the objects of the ClusterSnapshot file (SPEC section 3).
+decoded into, and, encoded, the objects of the ClusterSnapshot file (docs/reference.md,
+"Snapshot formats").
 
 Their fields are the recording's allow-list: msgspec skips everything else the API server
 sends (env values, annotations, images, managedFields, volumes) without building it, so
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from msgspec import Struct, field
 
+from gate.k8s.ports import host_port_of
 from gate.snapshot.stream import (
     Condition,
     LimitItem,
@@ -125,9 +127,10 @@ class Container(_Part):
         if self.resources and self.resources.requests is None:
             self.resources = None
         if self.ports:
-            # Ports that claim a host port: the only ones NodePorts reads (the API server
-            # has already defaulted hostPort to containerPort for hostNetwork pods).
-            self.ports = [port for port in self.ports if port.hostPort]
+            # Ports that claim a host port, by k8s/ports.py's rule: the only ones NodePorts
+            # reads (the API server has already defaulted hostPort to containerPort for
+            # hostNetwork pods).
+            self.ports = [p for p in self.ports if host_port_of(p.hostPort, p.hostIP, p.protocol)]
 
 
 class PodSpec(_Part):

@@ -1,11 +1,12 @@
-"""The machine report of SPEC section 5 (schemaVersion 2), validated by
-``gate/schemas/report.schema.json``.
+"""The machine report (schemaVersion 3): the types of :mod:`gate.contract`, from
+which ``gate/schemas/report.schema.json`` is generated.
 
-Each workload's ``outcomes`` group the snapshot's nodes by the reasons they gave its first
-pod: one group per distinct list of reasons (``[]`` where the pod fits), in the order the
-lists first appear in node order, each with its full ``count`` and at most
-``ReportContext.json_nodes`` of its node names, in node order (every name for a shard's
-report: ``fitgate merge`` rebuilds each node's outcome from them).
+Each workload's ``outcomes`` group the snapshot's nodes by the outcome they gave its first
+pod: one group per distinct list of reasons with the plugin that gave them and its status
+code (``[]`` and nulls where the pod fits), in the order they first appear in node order,
+each with its full ``count`` and at most ``ReportContext.json_nodes`` of its node names, in
+node order (every name for a shard's report: ``fitgate merge`` rebuilds each node's outcome
+from them).
 
 The layout is ``json.dumps(..., indent=2, ensure_ascii=False)`` except that each outcome
 group is written compact on a line of its own: a group may name thousands of nodes. It is
@@ -19,143 +20,152 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import msgspec
 
+from gate import contract
+from gate.contract import SCHEMA_VERSION
 from gate.model import (
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
     Cause,
+    Code,
     NodeOutcome,
     NodeOutcomes,
+    Policy,
+    ReadSummary,
     Report,
     ShardReport,
     Taint,
+    Verdict,
     WorkloadResult,
 )
-from gate.reports.policy import policy_document
-from gate.reports.reading import read_document
 from gate.reports.reporter import JSON_NODES, ReportContext
 
-SCHEMA_VERSION = 2
-
-Reasons = tuple[str, ...]
-Group = tuple[Reasons, int, list[str]]
-"""An outcome group: its reasons, how many nodes gave them, and the names listed."""
+Shown = tuple[tuple[str, ...], str, Code | None]
+"""What an outcome group stands for: the reasons, the plugin that gave them and its code."""
+Group = tuple[Shown, int, list[str]]
+"""An outcome group: what it stands for, how many nodes gave it, and the names listed."""
 
 
 def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
-    """``outcomes`` grouped by reasons, in order of first appearance, at most ``listed``
-    names per group (None: all), in node order.
+    """``outcomes`` grouped by reasons, plugin and code, in order of first appearance, at
+    most ``listed`` names per group (None: all), in node order.
 
     Derived from the sets of nodes that share an outcome (:class:`~gate.model.NodeOutcomes`,
     a few per workload): a group's count is its set's size, its place the set's first node.
+    Sets that differ only by the taint named merge into one group (a shard's report keeps
+    the taints apart, in ``shard.untolerated``).
 
     >>> fit, cpu = (), ("Insufficient cpu",)
-    >>> nodes = [NodeOutcome(n, r) for n, r in [("a", cpu), ("b", fit), ("c", cpu)]]
+    >>> nodes = [NodeOutcome(n, r, plugin=p) for n, r, p in
+    ...          [("a", cpu, "NodeResourcesFit"), ("b", fit, ""), ("c", cpu, "NodeResourcesFit")]]
     >>> outcome_groups(nodes, 1)
-    [(('Insufficient cpu',), 2, ['a']), ((), 1, ['b'])]
+    [((('Insufficient cpu',), 'NodeResourcesFit', None), 2, ['a']), (((), '', None), 1, ['b'])]
     """
     sets = NodeOutcomes.of(outcomes)
     fitting = sets.fitting
-    by_reasons: dict[Reasons, int] = {(): fitting} if fitting else {}
-    for shown, bits in sets.groups:
-        if shown.reasons and bits:
-            by_reasons[shown.reasons] = by_reasons.get(shown.reasons, 0) | bits
-    ordered = sorted(by_reasons.items(), key=lambda group: group[1] & -group[1])
+    by_shown: dict[Shown, int] = {((), "", None): fitting} if fitting else {}
+    for o, bits in sets.groups:
+        if o.reasons and bits:
+            shown = (o.reasons, o.plugin, o.code)
+            by_shown[shown] = by_shown.get(shown, 0) | bits
+    ordered = sorted(by_shown.items(), key=lambda group: group[1] & -group[1])
     return [(r, bits.bit_count(), list(sets.nodes_in(bits, listed))) for r, bits in ordered]
 
 
-def _group_document(group: Group) -> dict[str, Any]:
-    reasons, count, names = group
-    return {"reasons": list(reasons), "count": count, "nodes": names}
+def _group_document(group: Group) -> contract.OutcomeGroup:
+    (reasons, plugin, code), count, names = group
+    return contract.OutcomeGroup(
+        reasons=list(reasons), plugin=plugin or None, code=code, count=count, nodes=names
+    )
 
 
-def _outcomes(result: WorkloadResult, listed: int | None) -> list[dict[str, Any]]:
+def _outcomes(result: WorkloadResult, listed: int | None) -> list[contract.OutcomeGroup]:
     return [_group_document(g) for g in outcome_groups(result.nodes, listed)]
 
 
-def _workload(result: WorkloadResult, outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> contract.Workload:
     """The workload's entry (the writers put the text of large ``outcomes`` in place of
     an empty list themselves)."""
-    entry: dict[str, Any] = {
-        "kind": result.kind,
-        "namespace": result.namespace,
-        "name": result.name,
-        "file": result.location.file,
-        "line": result.location.line,
-        "origin": result.location.origin,
-        "replicas": _replicas(result),
-        "verdict": result.verdict.value,
-        "message": result.message,
-        "reason": result.reason,
-        "outcomes": outcomes,
-        "requests": dict(result.requests),
-        "warnings": [w.text for w in result.warnings],
-    }
-    if result.compared is not None:  # only in a run given --baseline
-        entry["baseline"] = result.compared.change.value
-    if result.location.document is not None:  # only for standard input
-        entry["document"] = result.location.document
-        entry["originFile"] = result.location.origin_file
-    if result.cause is not None:
-        entry["cause"] = _cause(result.cause)
-    if result.field_at is not None:
-        at = result.field_at
-        entry["field"] = {
-            "path": at.path,
-            "line": at.line,
-            "value": at.value,
-            "partial": at.partial,
-        }
-        if at.origin_line is not None:
-            entry["field"]["originLine"] = at.origin_line
-    return entry
+    location, at = result.location, result.field_at
+    standard_input = location.document is not None  # its place in the stream, and origin
+    return contract.Workload(
+        kind=result.kind,
+        namespace=result.namespace,
+        name=result.name,
+        file=location.file,
+        line=location.line,
+        origin=location.origin,
+        replicas=_replicas(result),
+        verdict=result.verdict.value,
+        allowed=result.allowed,
+        message=result.message,
+        reason=result.reason,
+        outcomes=outcomes,
+        requests=dict(result.requests),
+        warnings=[contract.Warning(kind=w.kind, text=w.text) for w in result.warnings],
+        baseline=msgspec.UNSET if result.compared is None else result.compared.change,
+        document=location.document if location.document is not None else msgspec.UNSET,
+        originFile=location.origin_file if standard_input else msgspec.UNSET,
+        cause=msgspec.UNSET if result.cause is None else _cause(result.cause),
+        field=msgspec.UNSET
+        if at is None
+        else contract.Field(
+            path=at.path,
+            line=at.line,
+            value=at.value,
+            partial=at.partial,
+            originLine=msgspec.UNSET if at.origin_line is None else at.origin_line,
+        ),
+    )
 
 
-def _cause(cause: Cause) -> dict[str, Any]:
+def _cause(cause: Cause) -> contract.Cause:
     """The reason behind most rejections, and the field it points at (README, "The field
     that made the no")."""
     port = cause.port
-    return {
-        "family": cause.family.value,
-        "plugin": cause.plugin,
-        "term": cause.term.value,
-        "reason": cause.reason,
-        "nodes": cause.nodes,
-        "index": cause.index,
-        "port": None
+    return contract.Cause(
+        family=cause.family,
+        plugin=cause.plugin,
+        term=cause.term,
+        reason=cause.reason,
+        nodes=cause.nodes,
+        index=cause.index,
+        port=None
         if port is None
-        else {"ip": port.ip, "protocol": port.protocol, "port": port.port},
-        "resource": cause.resource,
-        "requested": cause.requested,
-        "free": cause.free,
-        "freeOnAddonNodes": cause.free_on_addon,
-    }
+        else contract.Port(ip=port.ip, protocol=port.protocol, port=port.port),
+        resource=cause.resource,
+        requested=cause.requested,
+        free=cause.free,
+        freeOnAddonNodes=cause.free_on_addon,
+    )
 
 
-def _replicas(result: WorkloadResult) -> dict[str, Any] | None:
-    """Wanted and fitting pods, and what explains the count (SPEC section 4)."""
+def _replicas(result: WorkloadResult) -> contract.Replicas | None:
+    """Wanted and fitting pods, and what explains the count."""
     if result.replicas is None:
         return None
     placed = result.placement
     if placed is None:
-        return {"wanted": result.replicas, "fit": None}
-    return {
-        "wanted": placed.wanted,
-        "fit": placed.fit,
-        "alone": placed.alone,
-        "together": placed.together,
-        "beside": list(placed.beside),
-        "released": placed.released,
-        "autoscaler": None
-        if placed.autoscaler is None
-        else {"name": placed.autoscaler, "maximum": placed.maximum, "fit": placed.headroom},
-    }
+        return contract.Replicas(wanted=result.replicas, fit=None)
+    scaler = placed.autoscaler
+    return contract.Replicas(
+        wanted=placed.wanted,
+        fit=placed.fit,
+        alone=placed.alone,
+        together=placed.together,
+        beside=list(placed.beside),
+        released=placed.released,
+        autoscaler=None
+        if scaler is None or placed.maximum is None
+        else contract.Autoscaler(
+            kind=scaler.kind, name=scaler.name, maximum=placed.maximum, fit=placed.headroom
+        ),
+    )
 
 
-def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
+def _untolerated(result: WorkloadResult) -> list[contract.Untolerated]:
     """Each named taint with the nodes it rejected: a hex bitset over the shard's
     ``nodes``, the snapshot's order, which is the order of every result's outcomes."""
     by_taint: dict[Taint, int] = {}
@@ -164,23 +174,23 @@ def _untolerated(result: WorkloadResult) -> list[dict[str, Any]]:
             by_taint[shown.taint] = by_taint.get(shown.taint, 0) | bits
     first_node = sorted(by_taint.items(), key=lambda taint: taint[1] & -taint[1])
     return [
-        {"key": t.key, "value": t.value, "effect": t.effect, "nodes": f"{bits:x}"}
+        contract.Untolerated(key=t.key, value=t.value, effect=t.effect, nodes=f"{bits:x}")
         for t, bits in first_node
     ]
 
 
-def shard_document(report: ShardReport) -> dict[str, Any]:
-    return {
-        "index": report.shard.index,
-        "count": report.shard.count,
-        "items": report.items,
-        "inputs": report.inputs,
-        "cluster": report.cluster,
-        "version": report.version,
-        "positions": list(report.positions),
-        "nodes": list(report.nodes),
-        "untolerated": [_untolerated(r) for r in report.results],
-    }
+def shard_document(report: ShardReport) -> contract.Shard:
+    return contract.Shard(
+        index=report.shard.index,
+        count=report.shard.count,
+        items=report.items,
+        inputs=report.inputs,
+        cluster=report.cluster,
+        version=report.version,
+        positions=list(report.positions),
+        nodes=list(report.nodes),
+        untolerated=[_untolerated(r) for r in report.results],
+    )
 
 
 def listed_names(report: Report, context_bound: int | None) -> int | None:
@@ -189,42 +199,70 @@ def listed_names(report: Report, context_bound: int | None) -> int | None:
     return None if isinstance(report, ShardReport) else context_bound
 
 
+def _read(read: ReadSummary) -> contract.Read:
+    """What the run read, as the report's ``read``."""
+    return contract.Read(
+        files=read.files,
+        documents=read.documents,
+        excluded=[contract.Excluded(file=file, pattern=pattern) for file, pattern in read.excluded],
+        skipped=[contract.Unchecked(at=place, reason=why) for place, why in read.skipped],
+    )
+
+
+def _policy(policy: Policy) -> contract.Policy:
+    """The gate's policy, as the report's ``policy`` (which ``merge`` reads back)."""
+    return contract.Policy(
+        failOnBy=policy.fail_on_by,
+        allowAddonOnly=[
+            contract.AllowedAddonOnly(workloads=who, reason=why) for who, why in policy.allowed
+        ],
+        skip=[
+            contract.Skip(workloads=who, reason=why, expires=until)
+            for who, why, until in policy.skips
+        ],
+    )
+
+
 def report_document(
     report: Report, workloads: bool = True, listed: int | None = JSON_NODES
-) -> dict[str, Any]:
-    """The whole report as plain values (``workloads`` empty unless asked for)."""
+) -> contract.Report:
+    """The whole report as the contract's types (``workloads`` empty unless asked for)."""
     summary = report.summary
     info = report.snapshot
-    shard = {"shard": shard_document(report)} if isinstance(report, ShardReport) else {}
     bound = listed_names(report, listed)
     entries = [_workload(r, _outcomes(r, bound)) for r in report.results] if workloads else []
-    return {
-        "schemaVersion": SCHEMA_VERSION,
-        "snapshot": {
-            "source": info.source,
-            "capturedAt": info.captured_at,
-            "context": info.context,
-            "server": info.server,
-            "serverVersion": info.server_version,
-            "nodes": info.nodes,
-            "pods": info.pods,
-            "caveat": SNAPSHOT_CAVEAT,
-        },
-        "summary": {
-            "workloads": summary.workloads,
-            **{v.value: summary.counts[v] for v in VERDICT_ORDER},
-            "warnings": summary.warnings,
-            "passed": summary.passed,
-            "failOn": [v.value for v in VERDICT_ORDER if v in report.fail_on],
-            **({"nothingJudged": report.nothing_judged} if report.nothing_judged else {}),
-        },
-        **({"read": read_document(report.read)} if report.read is not None else {}),
-        **({"policy": policy_document(report.policy)} if report.policy else {}),
-        "otherDocuments": dict(report.other_documents),
-        **({"warnings": list(report.warnings)} if report.warnings else {}),
-        **shard,
-        "workloads": entries,
-    }
+    return contract.Report(
+        schemaVersion=SCHEMA_VERSION,
+        snapshot=contract.Snapshot(
+            source=info.source,
+            capturedAt=info.captured_at,
+            context=info.context,
+            server=info.server,
+            serverVersion=info.server_version,
+            nodes=info.nodes,
+            pods=info.pods,
+            caveat=SNAPSHOT_CAVEAT,
+        ),
+        summary=contract.Summary(
+            workloads=summary.workloads,
+            YES=summary.counts[Verdict.YES],
+            NO=summary.counts[Verdict.NO],
+            ADDON_ONLY=summary.counts[Verdict.ADDON_ONLY],
+            PARTIAL=summary.counts[Verdict.PARTIAL],
+            ERROR=summary.counts[Verdict.ERROR],
+            SKIPPED=summary.counts[Verdict.SKIPPED],
+            warnings=summary.warnings,
+            passed=summary.passed,
+            failOn=[v.value for v in VERDICT_ORDER if v in report.fail_on],
+            nothingJudged=msgspec.UNSET if report.nothing_judged is None else report.nothing_judged,
+        ),
+        read=msgspec.UNSET if report.read is None else _read(report.read),
+        policy=_policy(report.policy) if report.policy else msgspec.UNSET,
+        otherDocuments=dict(report.other_documents),
+        warnings=list(report.warnings) if report.warnings else msgspec.UNSET,
+        shard=shard_document(report) if isinstance(report, ShardReport) else msgspec.UNSET,
+        workloads=entries,
+    )
 
 
 def render_json(report: Report, listed: int | None = JSON_NODES) -> str:
@@ -232,11 +270,11 @@ def render_json(report: Report, listed: int | None = JSON_NODES) -> str:
     return b"".join(json_chunks(report, listed)).decode("utf-8")
 
 
-def _indented(value: object) -> bytes:
+def _indented(value: msgspec.Struct) -> bytes:
     try:
         return msgspec.json.format(msgspec.json.encode(value), indent=2)
     except (TypeError, ValueError, OverflowError):  # e.g. a lone surrogate
-        return _utf8(json.dumps(value, indent=2, ensure_ascii=False))
+        return _utf8(json.dumps(msgspec.to_builtins(value), indent=2, ensure_ascii=False))
 
 
 def _utf8(text: str) -> bytes:
@@ -305,14 +343,14 @@ def _workload_text(result: WorkloadResult, texts: _OutcomeTexts) -> tuple[bytes,
     )
 
 
-def _compact(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def _compact(value: msgspec.Struct) -> str:
+    return json.dumps(msgspec.to_builtins(value), separators=(",", ":"), ensure_ascii=False)
 
 
 def reference_workload(result: WorkloadResult, listed: int | None = JSON_NODES) -> str:
     """The workload's entry by the stdlib ``json`` module, in the report's layout."""
     groups = _outcomes(result, listed)
-    text = json.dumps(_workload(result, []), indent=2, ensure_ascii=False)
+    text = json.dumps(msgspec.to_builtins(_workload(result, [])), indent=2, ensure_ascii=False)
     before, place, after = text.partition(_PLACE)
     if not place:
         raise ValueError("unexpected layout")

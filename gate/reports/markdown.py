@@ -27,6 +27,7 @@ from markupsafe import Markup
 from gate.deadline import within
 from gate.errors import UsageError
 from gate.model import (
+    COMMENT_LIMIT,
     VERDICT_ORDER,
     BaselineEntry,
     Change,
@@ -56,7 +57,6 @@ from gate.reports.wording import (
     where,
 )
 
-COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 SUMMARY_LIMIT = 1_048_576  # GitHub: a step summary upload is limited to 1 MiB
 # --- the comment ----------------------------------------------------------------------------
 

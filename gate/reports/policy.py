@@ -12,18 +12,6 @@ def _verdicts(verdicts: frozenset[Verdict]) -> str:
     return ", ".join(v.value for v in VERDICT_ORDER if v in verdicts) or "nothing"
 
 
-def policy_document(policy: Policy) -> dict[str, object]:
-    """The JSON report's ``policy`` object (see ``report.schema.json``), which ``merge``
-    reads back."""
-    return {
-        "failOnBy": policy.fail_on_by,
-        "allowAddonOnly": [{"workloads": who, "reason": why} for who, why in policy.allowed],
-        "skip": [
-            {"workloads": who, "reason": why, "expires": until} for who, why, until in policy.skips
-        ],
-    }
-
-
 def policy_lines(policy: Policy | None, fail_on: frozenset[Verdict]) -> list[str]:
     """One line per decision, none for the default policy.
 

@@ -92,13 +92,3 @@ def read_properties(read: ReadSummary) -> dict[str, object]:
     for number, (place, why) in enumerate(read.skipped[:PROPERTIES_SHOWN], 1):
         values[f"read.skipped.{number}"] = f"{place}: {why}"
     return values
-
-
-def read_document(read: ReadSummary) -> dict[str, object]:
-    """The JSON report's ``read`` object (see ``report.schema.json``)."""
-    return {
-        "files": read.files,
-        "documents": read.documents,
-        "excluded": [{"file": file, "pattern": pattern} for file, pattern in read.excluded],
-        "skipped": [{"at": place, "reason": why} for place, why in read.skipped],
-    }

@@ -3,7 +3,8 @@ manifest line of the field that made the no.
 
 One rule per reason family (:class:`~gate.model.Family`), taken from the structured cause
 (the rejecting plugin), never from the reason's words: taints, resources, selector,
-affinity, spread, ports, add-on only, error. A workload that fails the gate is an
+affinity, spread, ports (each stated by the filter plugin of that family), add-on only,
+error. A workload that fails the gate is an
 ``error``; an ``ADDON_ONLY`` or ``PARTIAL`` the gate does not fail on is a ``warning``,
 as in the annotations.
 
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from gate.model import Family, Report, Verdict, WorkloadResult
-from gate.reports.reporter import ReportContext
+from gate.model import Family, Report, Rule, Verdict, WorkloadResult
+from gate.reports.reporter import ReportContext, Reporter
 from gate.reports.views import Views
 from gate.reports.wording import display_title, field_sentence, headline, pointed_line, repo_path
 
@@ -31,54 +33,32 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _WARNED = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL})
 
-# rule id -> (name, short description, help)
-RULES: dict[Family, tuple[str, str, str]] = {
-    Family.TAINTS: (
-        "UntoleratedTaint",
-        "The pod does not tolerate the taints of the nodes it could land on",
-        "Add the toleration the nodes ask for, or aim the pod at nodes without the taint "
-        "(a cordoned node counts as tainted).",
-    ),
-    Family.RESOURCES: (
-        "InsufficientResources",
-        "No node has room for the pod's requests",
-        "Lower the request the message names to what the largest free node offers, or add "
-        "capacity; 'Too many pods' means the nodes have no pod slot left.",
-    ),
-    Family.SELECTOR: (
-        "NodeSelectorMismatch",
-        "No node matches the pod's nodeSelector, node affinity or nodeName",
-        "Match a label (or name) the cluster's nodes carry, or add nodes that carry it.",
-    ),
-    Family.AFFINITY: (
-        "PodAffinityUnsatisfied",
-        "The pod's (anti-)affinity, or that of pods already running, rules the nodes out",
-        "Relax the required term the message names, or its topology key.",
-    ),
-    Family.SPREAD: (
-        "TopologySpreadUnsatisfied",
-        "A DoNotSchedule topology spread constraint rules the nodes out",
-        "Check that the nodes carry the constraint's topology key and that maxSkew allows "
-        "one more pod, or use whenUnsatisfiable: ScheduleAnyway.",
-    ),
-    Family.PORTS: (
-        "HostPortTaken",
-        "The host port the pod asks for is taken on every node it could land on",
-        "Use another host port, or none (a Service reaches the pod without one).",
-    ),
-    Family.ADDON_ONLY: (
+RuleTable = tuple[Rule, ...]
+"""Every rule, one per family, in the families' order."""
+
+# The rules of the families no filter plugin gives: the plugins' own rules are stated in
+# their modules (``gate/scheduler/plugins/``) and handed to :func:`sarif_writer`.
+OWN_RULES: tuple[Rule, ...] = (
+    Rule(
+        Family.ADDON_ONLY,
         "AddonNodesOnly",
         "Only the CriticalAddonsOnly (system) nodes would take the pod",
         "Make the user nodes able to take it (the message names what keeps it off them), or "
         "allow it on the add-on pool with allowAddonOnly in .fitgate.yaml.",
     ),
-    Family.ERROR: (
+    Rule(
+        Family.ERROR,
         "UnreadableManifest",
         "The document or its pod template cannot be read as the API server would read it",
         "Fix the field the message names.",
     ),
-}
-_RULE_ORDER = tuple(RULES)
+)
+
+
+def rule_table(plugin_rules: Iterable[Rule]) -> RuleTable:
+    """The plugins' rules and this module's, one per family, in the families' order."""
+    by_family = {rule.family: rule for rule in (*plugin_rules, *OWN_RULES)}
+    return tuple(by_family[family] for family in Family if family in by_family)
 
 
 def family_of(result: WorkloadResult) -> Family:
@@ -99,13 +79,12 @@ def _level(report: Report, result: WorkloadResult) -> str | None:
     return None
 
 
-def _rule(family: Family) -> dict[str, Any]:
-    name, short, help_text = RULES[family]
+def _rule(rule: Rule) -> dict[str, Any]:
     return {
-        "id": family.value,
-        "name": name,
-        "shortDescription": {"text": short},
-        "help": {"text": help_text},
+        "id": rule.family.value,
+        "name": rule.name,
+        "shortDescription": {"text": rule.short},
+        "help": {"text": rule.help},
         "defaultConfiguration": {"level": "error"},
     }
 
@@ -125,11 +104,13 @@ def _fingerprint(result: WorkloadResult, family: Family) -> str:
     return hashlib.sha256(identity.encode("utf-8", "replace")).hexdigest()
 
 
-def _result(result: WorkloadResult, level: str, views: Views) -> dict[str, Any]:
+def _result(
+    result: WorkloadResult, level: str, views: Views, order: Sequence[Family]
+) -> dict[str, Any]:
     family = family_of(result)
     entry: dict[str, Any] = {
         "ruleId": family.value,
-        "ruleIndex": _RULE_ORDER.index(family),
+        "ruleIndex": order.index(family),
         "level": level,
         "message": {"text": message(result, views)},
     }
@@ -147,13 +128,17 @@ def _result(result: WorkloadResult, level: str, views: Views) -> dict[str, Any]:
     return entry
 
 
-def render_sarif(report: Report, cluster: str = "cluster", views: Views | None = None) -> str:
+def render_sarif(
+    report: Report, rules: RuleTable, cluster: str = "cluster", views: Views | None = None
+) -> str:
+    """The SARIF document of ``report`` with ``rules`` (:func:`rule_table`)."""
     views = views or Views()
+    order = [rule.family for rule in rules]
     results = []
     for result in report.results:
         level = _level(report, result)
         if level is not None:
-            results.append(_result(result, level, views))
+            results.append(_result(result, level, views, order))
     document = {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
@@ -163,7 +148,7 @@ def render_sarif(report: Report, cluster: str = "cluster", views: Views | None =
                     "driver": {
                         "name": "fitgate",
                         "version": report.version or "0",
-                        "rules": [_rule(family) for family in _RULE_ORDER],
+                        "rules": [_rule(rule) for rule in rules],
                     }
                 },
                 # One category per cluster: two clusters' uploads do not close each other's alerts.
@@ -175,5 +160,12 @@ def render_sarif(report: Report, cluster: str = "cluster", views: Views | None =
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_sarif(report: Report, context: ReportContext) -> str:
-    return render_sarif(report, context.cluster, context.views)
+def sarif_writer(plugin_rules: Iterable[Rule]) -> Reporter:
+    """The SARIF writer given the filter plugins' rules: a report does not read the stages
+    that made it, so whoever composes the run hands them over."""
+    rules = rule_table(plugin_rules)
+
+    def write_sarif(report: Report, context: ReportContext) -> str:
+        return render_sarif(report, rules, context.cluster, context.views)
+
+    return write_sarif

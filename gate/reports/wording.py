@@ -226,11 +226,8 @@ def headroom_sentence(result: WorkloadResult) -> str | None:
     placed = result.placement
     if placed is None or placed.maximum is None or placed.headroom is None:
         return None
-    scaler = (
-        "HPA"
-        if (placed.autoscaler or "").startswith("HorizontalPodAutoscaler")
-        else ("ScaledObject")
-    )
+    kind = placed.autoscaler.kind if placed.autoscaler is not None else ""
+    scaler = "HPA" if kind == "HorizontalPodAutoscaler" else "ScaledObject"
     return f"room for {placed.headroom} of the {scaler}'s {placed.maximum}"
 
 

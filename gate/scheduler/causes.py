@@ -6,7 +6,7 @@ shortfall, the untolerated taint...), never from the reason text. The rule:
 
 * the nodes that count are the user nodes (those without a ``CriticalAddonsOnly`` taint),
   or every node when the cluster has no user node; for a DaemonSet, only the nodes it
-  targets (those rejected by a plugin of ``ROOM_PLUGINS``);
+  targets (those rejected by a plugin that rejects for room);
 * each rejection counts once per node for each cause it names: NodeResourcesFit once per
   insufficient resource, every other plugin once (TaintToleration's taints together: they
   all point at ``tolerations``);
@@ -22,54 +22,14 @@ answer (workloads that share an answer share it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from gate.k8s.quantity import format_amount
-from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
-from gate.model import Cause, Family, NodeView, Term
-from gate.scheduler.filters import (
-    INTER_POD_AFFINITY,
-    NODE_AFFINITY,
-    NODE_NAME,
-    NODE_PORTS,
-    NODE_RESOURCES_FIT,
-    NODE_UNSCHEDULABLE,
-    POD_TOPOLOGY_SPREAD,
-    REASON_INSUFFICIENT,
-    REASON_TOO_MANY_PODS,
-    ROOM_PLUGINS,
-    TAINT_TOLERATION,
-    PodProfile,
-    Rejection,
-    port_conflicts,
-)
-from gate.scheduler.interpod import PinnedSpread
-from gate.scheduler.interpodaffinity import AFFINITY, ANTI_AFFINITY, AffinityState
+from gate.model import Cause, NodeView, Term
+from gate.scheduler.framework import CycleState, Groups, Rejection
 from gate.scheduler.nodeindex import NodeIndex, lowest
-from gate.scheduler.plugins import FILTERS, CycleState, Groups
-from gate.scheduler.podtopologyspread import SpreadState
-
-_ORDER = {plugin.name: position for position, plugin in enumerate(FILTERS)}
-_FAMILY = {
-    NODE_UNSCHEDULABLE: Family.TAINTS,
-    NODE_NAME: Family.SELECTOR,
-    TAINT_TOLERATION: Family.TAINTS,
-    NODE_AFFINITY: Family.SELECTOR,
-    NODE_PORTS: Family.PORTS,
-    NODE_RESOURCES_FIT: Family.RESOURCES,
-    POD_TOPOLOGY_SPREAD: Family.SPREAD,
-    INTER_POD_AFFINITY: Family.AFFINITY,
-}
-_TERM = {
-    NODE_UNSCHEDULABLE: Term.TOLERATIONS,
-    NODE_NAME: Term.NODE_NAME,
-    TAINT_TOLERATION: Term.TOLERATIONS,
-    NODE_AFFINITY: Term.NODE_AFFINITY,
-    NODE_PORTS: Term.HOST_PORT,
-    POD_TOPOLOGY_SPREAD: Term.SPREAD,
-}
+from gate.scheduler.plugins import BY_NAME, ORDER, ROOM
 
 
 @dataclass(slots=True)
@@ -90,31 +50,12 @@ _Key = tuple[str, Term, str, int]
 
 
 def _causes(rejection: Rejection) -> list[tuple[_Key, str]]:
-    """Each cause a rejection names, with its reason string."""
+    """Each cause a rejection names, with its reason string, as its plugin explains it."""
     plugin = rejection.plugin
-    if plugin == NODE_RESOURCES_FIT:
-        return [
-            (
-                (plugin, Term.POD_SLOTS, PODS, i)
-                if s.resource == PODS
-                else (plugin, Term.REQUEST, s.resource, i),
-                REASON_TOO_MANY_PODS
-                if s.resource == PODS
-                else REASON_INSUFFICIENT.format(resource=s.resource),
-            )
-            for i, s in enumerate(rejection.shortfall)
-        ]
-    reason = rejection.reasons[0] if rejection.reasons else ""
-    if plugin == INTER_POD_AFFINITY:
-        term = (
-            Term.POD_AFFINITY
-            if rejection == AFFINITY
-            else Term.POD_ANTI_AFFINITY
-            if rejection == ANTI_AFFINITY
-            else Term.EXISTING_ANTI_AFFINITY
-        )
-        return [((plugin, term, "", 0), reason)]
-    return [((plugin, _TERM.get(plugin, Term.NODE_AFFINITY), "", 0), reason)]
+    return [
+        ((plugin, term, resource, place), reason)
+        for term, resource, place, reason in BY_NAME[plugin].causes(rejection)
+    ]
 
 
 def cause_of(
@@ -131,7 +72,7 @@ def cause_of(
     scope = user or index.everyone
     tally: dict[_Key, _Tally] = {}
     for rejection, bits in groups.items():
-        if targeted_only and rejection.plugin not in ROOM_PLUGINS:
+        if targeted_only and rejection.plugin not in ROOM:
             continue
         counted = bits & scope
         if not counted:
@@ -150,11 +91,11 @@ def cause_of(
         return None
     key, found = max(
         tally.items(),
-        key=lambda item: (item[1].bits.bit_count(), _ORDER.get(item[0][0], -1), -item[0][3]),
+        key=lambda item: (item[1].bits.bit_count(), ORDER.get(item[0][0], -1), -item[0][3]),
     )
     plugin, term, resource, _ = key
     cause = Cause(
-        family=_FAMILY.get(plugin, Family.SELECTOR),
+        family=BY_NAME[plugin].family,
         plugin=plugin,
         term=term,
         reason=found.reason,
@@ -166,55 +107,10 @@ def cause_of(
     return _refined(cause, cycle, node)
 
 
-def _state(cycle: CycleState, plugin: str) -> object:
-    return next(p.state for p in cycle if p.plugin.name == plugin)
-
-
 def _refined(cause: Cause, cycle: CycleState, node: NodeView) -> Cause:
     """Which term of the pod spec a rejection points at, asked of one node it rejected."""
-    term = cause.term
-    if term is Term.NODE_AFFINITY:
-        pod = _state(cycle, NODE_AFFINITY)
-        assert isinstance(pod, PodProfile)
-        if any(node.labels.get(k) != v for k, v in pod.node_selector.items()):
-            return replace(cause, term=Term.NODE_SELECTOR)
-        single = pod.affinity_terms is not None and len(pod.affinity_terms) == 1
-        return replace(cause, index=0 if single else None)
-    if term is Term.HOST_PORT:
-        pod = _state(cycle, NODE_PORTS)
-        assert isinstance(pod, PodProfile)
-        port = next((p for p in pod.wanted_ports if port_conflicts(p, node.used_ports)), None)
-        return replace(cause, port=port)
-    if term is Term.SPREAD:
-        return replace(cause, index=_spread_constraint(_state(cycle, POD_TOPOLOGY_SPREAD), node))
-    if term in (Term.POD_AFFINITY, Term.POD_ANTI_AFFINITY):
-        state = _state(cycle, INTER_POD_AFFINITY)
-        if isinstance(state, AffinityState):
-            return replace(cause, index=_affinity_term(state, term, node.labels))
-    return cause
-
-
-def _spread_constraint(state: object, node: NodeView) -> int | None:
-    if isinstance(state, PinnedSpread):
-        state = state.state_for(state.others.position(node))
-    if not isinstance(state, SpreadState):
-        return None
-    return state.failing(node.labels)
-
-
-def _affinity_term(state: AffinityState, term: Term, labels: Mapping[str, str]) -> int | None:
-    """The first of the pod's terms that the node fails (filtering.go's order)."""
-    if term is Term.POD_AFFINITY:
-        for i, affinity in enumerate(state.affinity_terms):
-            value = labels.get(affinity.topology_key)
-            if value is None or state.affinity_counts.get((affinity.topology_key, value), 0) <= 0:
-                return i
-        return None
-    for i, anti in enumerate(state.anti_affinity_terms):
-        value = labels.get(anti.topology_key)
-        if value is not None and state.anti_counts.get((anti.topology_key, value), 0) > 0:
-            return i
-    return None
+    prepared = next(p for p in cycle if p.plugin.name == cause.plugin)
+    return prepared.plugin.refine(cause, prepared.state, node)
 
 
 def _distance(
@@ -230,13 +126,13 @@ def _distance(
     requested = 0
     candidates = 0
     for rejection, bits in groups.items():
-        if rejection.plugin != NODE_RESOURCES_FIT:
+        if rejection.plugin != cause.plugin:
             continue
         for wanted in rejection.shortfall:
             if wanted.resource == resource:
                 requested = wanted.requested
                 candidates |= bits
-    later = _ORDER[NODE_RESOURCES_FIT]
+    later = ORDER[cause.plugin]
     for prepared in cycle[later + 1 :]:
         if not candidates:
             break

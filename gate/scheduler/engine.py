@@ -19,7 +19,6 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
-from gate.k8s.matching import name_narrowing, required_terms
 from gate.k8s.quantity import format_amount
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
@@ -29,6 +28,7 @@ from gate.model import (
     NodeOutcomes,
     NodeView,
     ReplicaFit,
+    Snapshot,
     Verdict,
     WarningKind,
     Workload,
@@ -36,39 +36,28 @@ from gate.model import (
     WorkloadWarning,
 )
 from gate.scheduler.causes import cause_of
-from gate.scheduler.filters import (
-    AFFINITY_CONFLICT,
-    NARROWED,
-    REASON_AFFINITY_CONFLICT,
-    REASON_NO_NODES,
-    ROOM_PLUGINS,
-    PodProfile,
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import (
+    CycleState,
+    Groups,
     Rejection,
+    SharedParts,
+    filter_groups,
+    run_filters,
 )
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
 from gate.scheduler.ownership import Ownership
 from gate.scheduler.placement import Ledger, set_bits
-from gate.scheduler.plugins import (
-    FILTERS,
-    Cluster,
-    CycleState,
-    Groups,
-    SharedParts,
-    filter_groups,
-    frozen,
-    prepare,
-    run_filters,
-)
+from gate.scheduler.plugins import FIRST_ROOM, ROOM, prepare, scheduling_key
+from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
+from gate.scheduler.profile import PodProfile
 from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, released_nodes
-from gate.snapshot.state import Snapshot
 
+# schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
+REASON_NO_NODES = "no nodes available to schedule pods"
 DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
-
-# The first plugin a node's rejection for room can come from: the plugins before it read
-# only what a node's pods leave alone (its labels, taints, name, cordon).
-_FIRST_ROOM = next(i for i, plugin in enumerate(FILTERS) if plugin.name in ROOM_PLUGINS)
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -93,35 +82,6 @@ def _group_fit_error(total: int, groups: Groups) -> str:
 
 def _bytes(text: str) -> bytes:
     return text.encode("utf-8")
-
-
-def _scheduling_key(spec: Mapping[str, Any], profile: PodProfile) -> Hashable | None:
-    """Everything :func:`filter_groups` reads of a pod (its label keys follow from the
-    selector and the terms), or None when some part cannot be hashed."""
-    key = (
-        frozen(profile.tolerations),
-        tuple(profile.node_selector.items()),
-        frozen(required_terms(spec)),
-        profile.wanted_ports,
-        tuple(profile.requests.items()),
-    )
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _inter_pod_key(profile: PodProfile) -> Hashable:
-    """What PodTopologySpread and InterPodAffinity read of a pod, beyond the key above."""
-    return (
-        profile.namespace,
-        tuple(sorted(profile.labels.items())),
-        profile.spread,
-        profile.pod_affinity,
-        profile.pod_anti_affinity,
-        profile.pinned,
-    )
 
 
 def _per_node(
@@ -180,9 +140,7 @@ class Evaluator:
     def _answer(self, pod: Pod) -> _Answer:
         """What the filters say of every node for this pod. Workloads that ask the filters
         the same questions get the same answer: it is worked out once."""
-        key = _scheduling_key(pod.spec, pod.profile)
-        if key is not None and self.cluster.others.relevant(pod.profile):
-            key = (key, _inter_pod_key(pod.profile))
+        key = scheduling_key(pod.profile, self.cluster)
         found = self.answers.get(key) if key is not None else None
         if found is None:
             cycle = prepare(pod.profile, self.cluster)
@@ -201,7 +159,7 @@ class Evaluator:
             any_fit=bool(fitting),
             addon_only=not fitting & ~self.index.addon,
             message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
-            lacking=any(r.plugin in ROOM_PLUGINS for r in groups),
+            lacking=any(r.plugin in ROOM for r in groups),
             groups=groups,
             fitting=fitting,
             cycle=cycle,
@@ -276,9 +234,9 @@ class Evaluator:
             # is this pod's (answers are shared only between pods alike in what it reads).
             cycle = base.cycle
             groups = base.groups
-            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM_PLUGINS), 0)
+            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
             # These nodes passed every plugin before the one that rejected them for room.
-            again, first = nodes.holding & room, _FIRST_ROOM
+            again, first = nodes.holding & room, FIRST_ROOM
         if not again:
             return _Released(
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
@@ -382,23 +340,22 @@ class Evaluator:
 
     def _named_groups(self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState) -> Groups:
         """The nodes by the rejection they share, asked node by node."""
-        terms = required_terms(pod.spec)
-        narrowed = name_narrowing(terms) if terms else None
-        if narrowed is not None and not narrowed:
-            rejections: list[Rejection | None] = [AFFINITY_CONFLICT] * len(nodes)
+        result = pre_filter_result(pod.spec)
+        refused = result.rejection
+        if refused is not None:
+            rejections: list[Rejection | None] = [refused] * len(nodes)
         else:
             rejections = [
-                NARROWED if narrowed is not None and n.name not in narrowed else r
+                result.outside(n) or r
                 for n, r in zip(nodes, _per_node(nodes, cycle, self.dialect), strict=False)
             ]
         return _grouped(rejections)
 
     def _message(self, spec: Mapping[str, Any], answer: _Answer) -> str | None:
         """The answer's FitError, where terms no node name can meet have their own."""
-        terms = required_terms(spec)
-        narrowed = name_narrowing(terms) if terms else None
-        if narrowed is not None and not narrowed:
-            return f"0/{len(answer.outcomes)} nodes are available: {REASON_AFFINITY_CONFLICT}."
+        refused = pre_filter_result(spec).rejection
+        if refused is not None:  # a PreFilter's rejection: its message alone
+            return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
         return answer.message
 
     def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:

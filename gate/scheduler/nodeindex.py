@@ -7,7 +7,7 @@ cordon (one flag), taints (a few pools), the labels a selector names, used host 
 Sets of nodes are Python integers used as bitsets (bit i = node i); :meth:`NodeIndex.classes`
 groups the nodes by the part one plugin reads, so that the plugin runs once per class on a
 representative node and its verdict reaches all the class's nodes in one ``&``
-(:func:`gate.scheduler.plugins.filter_groups`).
+(:func:`gate.scheduler.framework.filter_groups`).
 
 Resources are thresholds, not classes: the nodes with less than ``w`` millicores free are a
 prefix of the nodes sorted by free cpu, and every prefix's bitset is built once per
@@ -20,11 +20,18 @@ from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from gate.k8s.resources import PODS
 from gate.model import NodeView
-from gate.scheduler.filters import free
 
 Classes = tuple[tuple[int, int], ...]
 """(bitset, representative index) per class of nodes."""
+
+
+def free(node: NodeView, resource: str) -> int:
+    """What the node has left of ``resource``; for ``pods``, slots left by the pods bound to
+    it (fitsRequest counts pods, not their ``pods`` requests)."""
+    used = node.pod_count if resource == PODS else node.requested.get(resource, 0)
+    return node.allocatable.get(resource, 0) - used
 
 
 def _classes(nodes: Iterable[NodeView], key: Callable[[NodeView], Hashable]) -> Classes:
@@ -108,7 +115,7 @@ class NodeIndex:
         return values
 
     def short_of(self, resource: str, wanted: int) -> int:
-        """The nodes with less than ``wanted`` of ``resource`` free (see ``filters.free``)."""
+        """The nodes with less than ``wanted`` of ``resource`` free (see :func:`free`)."""
         threshold = self._free.get(resource)
         if threshold is None:
             amounts = [free(n, resource) for n in self.nodes]

@@ -10,8 +10,7 @@ workloads whose sets are the same share one value, whose views reports derive on
 from __future__ import annotations
 
 from gate.model import Code, NodeOutcome, NodeOutcomes, NodeView, Taint
-from gate.scheduler.filters import Rejection
-from gate.scheduler.plugins import Groups
+from gate.scheduler.framework import Groups, Rejection
 
 Fields = tuple[tuple[str, ...], Taint | None, str, Code | None]
 """What a rejection shows of itself on a node: rejections differing only in what the pod

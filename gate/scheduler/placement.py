@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from gate.model import HostPort, NodeView
-from gate.scheduler.filters import port_conflicts
+from gate.scheduler.plugins.nodeports import port_conflicts
 
 PODS = "pods"
 HOSTNAME = "kubernetes.io/hostname"

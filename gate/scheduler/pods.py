@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.k8s.completion import AdmissionObjects, complete_pod_spec
+from gate.k8s.completion import complete_pod_spec
 from gate.k8s.matching import parse_terms, required_terms, scalar_text
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms
 from gate.k8s.ports import pod_host_ports
@@ -20,8 +20,8 @@ from gate.k8s.resources import pod_request_amounts
 from gate.k8s.spread import hard_constraints
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
-from gate.model import Workload, WorkloadWarning
-from gate.scheduler.filters import PodProfile
+from gate.model import AdmissionObjects, Workload, WorkloadWarning
+from gate.scheduler.profile import PodProfile, frozen
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
 DAEMONSET_TOLERATIONS: tuple[tuple[str, str], ...] = (
@@ -98,6 +98,7 @@ def pod_profile(
         tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
         node_selector=node_selector,
         affinity_terms=None if terms is None else parse_terms(terms),
+        written_terms=frozen(terms),
         wanted_ports=pod_host_ports(spec),
         requests=pod_request_amounts(spec),
         label_keys=_label_keys(node_selector, terms),

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import overload
 
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
-from gate.scheduler.filters import POD_TOPOLOGY_SPREAD, PodProfile
+from gate.scheduler.framework import CycleState
 from gate.scheduler.placement import (
     CopyRules,
     LabelBits,
@@ -29,8 +29,8 @@ from gate.scheduler.placement import (
     SpreadRule,
     place,
 )
-from gate.scheduler.plugins import CycleState
-from gate.scheduler.podtopologyspread import SpreadState
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+from gate.scheduler.profile import PodProfile
 
 
 class ReleasedNodes(Sequence[NodeView]):
@@ -118,8 +118,8 @@ def copy_rules(
         if term.matches(profile.namespace, profile.labels, namespace_labels)
     }
     spread: tuple[SpreadRule, ...] = ()
-    state = next((p.state for p in cycle if p.plugin.name == POD_TOPOLOGY_SPREAD), None)
-    if isinstance(state, SpreadState):
+    state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
+    if state is not None:
         spread = tuple(
             SpreadRule(
                 topology_key=constraint.topology_key,

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import BinaryIO
 
+from gate.model import Snapshot
 from gate.snapshot.jsonstream import WINDOW, separator
-from gate.snapshot.state import Snapshot
 from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
 
 SPLIT_FROM = 64 << 20

@@ -1,9 +1,9 @@
-"""What both snapshot readers build: per-node totals of the counted pods, node views, the
-counted pods themselves (for the inter-pod filters), namespaces and the admission objects,
-with the scheduler's counting rules in one place.
+"""The parts of a :class:`~gate.model.Snapshot` the typed reader builds: per-node totals of
+the counted pods, node views, namespaces and the admission objects, and which pods count.
 
-``gate.snapshot.load`` reads decoded documents (and is the reference, with jsonschema's
-messages); ``gate.snapshot.stream`` reads a file's bytes with a typed decoder. Both end here.
+``gate.snapshot.stream`` decodes every snapshot's objects, a file's, a live read's, and
+those ``gate.snapshot.load`` checked (the reference, with jsonschema's messages), and
+builds the snapshot with these.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from gate.k8s.completion import AdmissionObjects
-from gate.model import ExistingPod, HostPort, NodeView, SnapshotInfo, Taint
+from gate.model import AdmissionObjects, HostPort, NodeView, SnapshotInfo, Taint
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 SECTIONS: Mapping[str, str] = {
@@ -28,36 +27,14 @@ recorder writes them (SPEC section 3); a kubectl List holds the same kinds as it
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The cluster as one run sees it.
-
-    ``pods``: the counted pods, for the filters that look at pods rather than totals.
-    ``namespaces``: each namespace's labels, or None when the snapshot recorded none (a
-    recording made before namespaces were read); namespaceSelector terms then match no
-    namespace.
-    """
-
-    info: SnapshotInfo
-    nodes: tuple[NodeView, ...]
-    admission: AdmissionObjects = field(default_factory=AdmissionObjects)
-    pods: tuple[ExistingPod, ...] = ()
-    namespaces: Mapping[str, Mapping[str, str]] | None = None
-
-
 @dataclass(slots=True)
 class NodeTotals:
-    """The counted pods of one node, summed: no object is kept per pod."""
+    """The counted pods of one node, summed (see ``gate.snapshot.stream``'s ``by_node``):
+    no object is kept per pod."""
 
     requested: dict[str, int] = field(default_factory=dict)
     pods: int = 0
     ports: set[HostPort] = field(default_factory=set)
-
-    def add(self, requests: Mapping[str, int], ports: Iterable[HostPort]) -> None:
-        for name, amount in requests.items():
-            self.requested[name] = self.requested.get(name, 0) + amount
-        self.pods += 1
-        self.ports.update(ports)
 
 
 @dataclass(slots=True)

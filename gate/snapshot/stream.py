@@ -1,4 +1,4 @@
-"""A snapshot file's bytes -> :class:`~gate.snapshot.state.Snapshot`, typed and streamed.
+"""A snapshot file's bytes -> :class:`~gate.model.Snapshot`, typed and streamed.
 
 msgspec decodes each batch of objects (see :mod:`gate.snapshot.jsonstream`) straight into structs
 holding only the fields the checks read, skipping everything else without building it, and
@@ -14,7 +14,8 @@ Anything this reader does not accept raises :class:`NotAccepted`, and the caller
 file again with the reference reader (:func:`gate.snapshot.load.build_snapshot`), which decides
 and words every error. So this reader only has to be exact about valid snapshots; for
 anything unusual (a number where the schema also allows it but a struct field does not,
-say) it may refuse and let the reference reader answer.
+say) it may refuse and let the reference reader answer. What the reference reader accepts
+it hands back here, put plainly: this module builds every snapshot.
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from msgspec import UNSET, Struct, UnsetType
 
 from gate.errors import QuantityError
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
-from gate.k8s.ports import host_port_of
+from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import (
     exact_list,
     pod_request_amounts,
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import ExistingPod, HostPort, NodeView
+from gate.model import ExistingPod, HostPort, NodeView, Snapshot
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
@@ -46,7 +47,6 @@ from gate.snapshot.state import (
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
-    Snapshot,
     admission,
     node_view,
     snapshot_info,
@@ -352,24 +352,18 @@ PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
 
 
 def _plain_container(container: _Container) -> dict[str, Any]:
+    """A container as :func:`pod_request_amounts` and :func:`pod_host_ports` read it."""
     built: dict[str, Any] = {
         "name": _set(container.name),
         "restartPolicy": _set(container.restartPolicy),
+        "ports": [
+            {"hostPort": _set(p.hostPort), "hostIP": _set(p.hostIP), "protocol": _set(p.protocol)}
+            for p in container.ports or ()
+        ],
     }
     if container.resources is not None and container.resources is not UNSET:
         built["resources"] = {"requests": _set(container.resources.requests)}
     return built
-
-
-def _used_ports(containers: list[_Container], inits: list[_Container]) -> tuple[HostPort, ...]:
-    found = []
-    sidecars = [c for c in inits if c.restartPolicy == "Always"]
-    for container in [*containers, *sidecars]:
-        for port in container.ports or ():
-            used = host_port_of(port.hostPort, port.hostIP, port.protocol)
-            if used is not None:
-                found.append(used)
-    return tuple(found)
 
 
 def _containers(texts: bytes | tuple[ContainerTexts, ...] | None) -> list[_Container]:
@@ -422,7 +416,7 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
         requests = pod_request_amounts(with_status_resources(spec, _plain_status(key[4])))
     except QuantityError:
         return None
-    return requests, _used_ports(containers, inits)
+    return requests, pod_host_ports(spec)
 
 
 _LABELS = msgspec.json.Decoder(dict[str, str] | None)
@@ -642,7 +636,8 @@ class _PodTotals:
         return tuple([pod for pod in self.built if pod.node in nodes])
 
     def by_node(self) -> dict[str, NodeTotals]:
-        """Each node's totals, as NodeTotals.add would sum them pod by pod."""
+        """Each node's totals: the one place the counted pods are summed, for every path
+        (a file, a live read, a document the reference reader checked)."""
         readable = [t or ({}, ()) for t in self.totals]
         names = [frozenset(requests) for requests, _ in readable]
         ports = [frozenset(used) for _, used in readable]

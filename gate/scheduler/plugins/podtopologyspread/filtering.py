@@ -34,19 +34,18 @@ from dataclasses import dataclass
 
 from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
-from gate.model import Code
-from gate.scheduler.filters import POD_TOPOLOGY_SPREAD, Rejection
+from gate.model import POD_TOPOLOGY_SPREAD, Code
+from gate.scheduler.framework import Rejection
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
 
-PLUGIN = POD_TOPOLOGY_SPREAD
 # podtopologyspread/plugin.go ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch
 REASON_SPREAD = "node(s) didn't match pod topology spread constraints"
 REASON_SPREAD_MISSING_LABEL = REASON_SPREAD + " (missing required label)"
 
-SKEW = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_SPREAD,))
+SKEW = Rejection(POD_TOPOLOGY_SPREAD, Code.UNSCHEDULABLE, (REASON_SPREAD,))
 MISSING_LABEL = Rejection(
-    PLUGIN, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_SPREAD_MISSING_LABEL,)
+    POD_TOPOLOGY_SPREAD, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_SPREAD_MISSING_LABEL,)
 )
 
 

@@ -30,20 +30,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.k8s.podaffinity import AffinityTerm
-from gate.model import Code
-from gate.scheduler.filters import INTER_POD_AFFINITY, Rejection
+from gate.model import INTER_POD_AFFINITY, Code
+from gate.scheduler.framework import Rejection
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.podindex import PodIndex
 
-PLUGIN = INTER_POD_AFFINITY
 # interpodaffinity/filtering.go ErrReason*
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 
-AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_AFFINITY,))
-ANTI_AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_ANTI_AFFINITY,))
-EXISTING_ANTI_AFFINITY = Rejection(PLUGIN, Code.UNSCHEDULABLE, (REASON_EXISTING_ANTI_AFFINITY,))
+_NAME = INTER_POD_AFFINITY
+AFFINITY = Rejection(_NAME, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_AFFINITY,))
+ANTI_AFFINITY = Rejection(_NAME, Code.UNSCHEDULABLE, (REASON_ANTI_AFFINITY,))
+EXISTING_ANTI_AFFINITY = Rejection(_NAME, Code.UNSCHEDULABLE, (REASON_EXISTING_ANTI_AFFINITY,))
+
 
 Pairs = Mapping[tuple[str, str], int]
 

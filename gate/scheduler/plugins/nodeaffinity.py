@@ -1,0 +1,132 @@
+"""NodeAffinity: the pod's nodeSelector and required node affinity.
+
+Upstream ``pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go``: the
+nodeSelector ANDed with the required terms; the terms ORed, a term's requirements ANDed.
+Its PreFilter narrows the nodes when every term names nodes (``matchFields
+metadata.name``): nodes outside that result are rejected before any Filter runs
+(schedule_one.go findNodesThatFitPod), and terms whose names exclude each other reject the
+pod outright.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gate.k8s.matching import name_narrowing, required_terms
+from gate.k8s.version import Dialect
+from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, indexed, the_pod
+from gate.scheduler.nodeindex import NodeIndex, lowest
+from gate.scheduler.profile import PodProfile
+
+# nodeaffinity/node_affinity.go ErrReasonPod, errReasonConflict
+REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
+REASON_AFFINITY_CONFLICT = "pod affinity terms conflict"
+# framework/types.go, schedule_one.go: nodes outside a PreFilterResult
+REASON_NARROWED = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+
+# node_affinity.go PreFilter: required terms whose name pins exclude each other
+AFFINITY_CONFLICT = Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_AFFINITY_CONFLICT,))
+# schedule_one.go findNodesThatFitPod: a node outside NodeAffinity's PreFilterResult.
+# Upstream's status names no plugin; its reason and UnschedulablePlugins name NodeAffinity.
+NARROWED = Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_NARROWED,))
+
+SELECTOR_RULE = Rule(
+    Family.SELECTOR,
+    "NodeSelectorMismatch",
+    "No node matches the pod's nodeSelector, node affinity or nodeName",
+    "Match a label (or name) the cluster's nodes carry, or add nodes that carry it.",
+)
+"""The rule of the selector family: NodeName's too."""
+
+
+def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
+    """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed."""
+    labels = node.labels
+    selector_ok = all(labels.get(k) == v for k, v in pod.node_selector.items())
+    terms = pod.affinity_terms
+    if selector_ok and (terms is None or any(t.matches(labels, node.name) for t in terms)):
+        return None
+    return Rejection(NODE_AFFINITY, UNRESOLVABLE, (REASON_AFFINITY,))
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """The PreFilter's narrowing of a pod's nodes by name: ``names`` the nodes it keeps,
+    None for every node."""
+
+    names: frozenset[str] | None
+
+    @property
+    def rejection(self) -> Rejection | None:
+        """The PreFilter's own rejection, when the terms' names exclude each other."""
+        return AFFINITY_CONFLICT if self.names is not None and not self.names else None
+
+    def outside(self, node: NodeView) -> Rejection | None:
+        """The rejection of a node the result leaves out."""
+        return NARROWED if self.names is not None and node.name not in self.names else None
+
+
+def pre_filter_result(spec: Mapping[str, Any]) -> PreFilterResult:
+    terms = required_terms(spec)
+    return PreFilterResult(name_narrowing(terms) if terms else None)
+
+
+def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
+    """Nodes alike in every label the pod's selector and required terms read. Node names
+    (``matchFields``) are not among them: such pods are evaluated node by node."""
+    nodes = index.nodes
+    for part in index.label_parts(pod.label_keys, among):
+        yield part, node_affinity(pod, nodes[lowest(part)], dialect)
+
+
+def _selector_and_terms(pod: PodProfile, cluster: Cluster) -> Hashable:
+    return (tuple(pod.node_selector.items()), pod.written_terms)
+
+
+def _asks_nothing(pod: PodProfile) -> bool:
+    return not pod.node_selector and pod.affinity_terms is None
+
+
+def _refined(cause: Cause, pod: PodProfile, node: NodeView) -> Cause:
+    """The nodeSelector when the node fails it, else the affinity term at fault when there
+    is only one."""
+    if any(node.labels.get(k) != v for k, v in pod.node_selector.items()):
+        return replace(cause, term=Term.NODE_SELECTOR)
+    single = pod.affinity_terms is not None and len(pod.affinity_terms) == 1
+    return replace(cause, index=0 if single else None)
+
+
+_NODE_TERMS: FieldPath = (
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "nodeSelectorTerms",
+)
+
+
+def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """``nodeSelector``; or the ``nodeSelectorTerms`` entry when one term is at fault, else
+    the terms."""
+    if cause.term is Term.NODE_SELECTOR:
+        return [("nodeSelector",)]
+    return [*indexed(_NODE_TERMS, cause.index), ("affinity", "nodeAffinity")]
+
+
+PLUGIN: Plugin[PodProfile] = Plugin(
+    NODE_AFFINITY,
+    Family.SELECTOR,
+    Term.NODE_AFFINITY,
+    SELECTOR_RULE,
+    key=_selector_and_terms,
+    prepare=the_pod,
+    check=node_affinity,
+    reasons=(REASON_AFFINITY, REASON_AFFINITY_CONFLICT, REASON_NARROWED),
+    passes=_asks_nothing,
+    split=_affinity_parts,
+    refine=_refined,
+    fields=_fields,
+)

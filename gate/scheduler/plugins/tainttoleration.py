@@ -1,0 +1,71 @@
+"""TaintToleration: a node's NoSchedule/NoExecute taints must all be tolerated.
+
+Upstream ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go``. The
+Filter reports the first untolerated taint in the node's order; through v1.34.1 its reason
+names the taint, since v1.35 it does not (the run's :class:`Dialect` says which).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from gate.k8s.matching import first_untolerated
+from gate.k8s.version import Dialect
+from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rule, Taint, Term
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
+from gate.scheduler.nodeindex import taints_of
+from gate.scheduler.profile import PodProfile
+
+# tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
+REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"
+REASON_TAINT_GENERIC = "node(s) had untolerated taint(s)"
+
+TAINTS_RULE = Rule(
+    Family.TAINTS,
+    "UntoleratedTaint",
+    "The pod does not tolerate the taints of the nodes it could land on",
+    "Add the toleration the nodes ask for, or aim the pod at nodes without the taint "
+    "(a cordoned node counts as tainted).",
+)
+"""The rule of the taints family: NodeUnschedulable's too (a cordon is a taint to it)."""
+
+
+def taint_reason(taint: Taint, dialect: Dialect) -> str:
+    if dialect.named_taint:
+        return REASON_TAINT_NAMED.format(key=taint.key, value=taint.value)
+    return REASON_TAINT_GENERIC
+
+
+def taint_toleration(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
+    """The first NoSchedule/NoExecute taint, in node order, that no toleration tolerates."""
+    taint = first_untolerated(node.taints, pod.tolerations)
+    if taint is None:
+        return None
+    return Rejection(TAINT_TOLERATION, UNRESOLVABLE, (taint_reason(taint, dialect),), taint)
+
+
+def toleration_fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
+    """``tolerations``, or the pod spec when it has none."""
+    return [("tolerations",)]
+
+
+def tolerations(pod: PodProfile, cluster: Cluster | None = None) -> Hashable:
+    """What the plugin reads of a pod: its tolerations (NodeUnschedulable's too)."""
+    return pod.toleration_key
+
+
+PLUGIN: Plugin[PodProfile] = Plugin(
+    TAINT_TOLERATION,
+    Family.TAINTS,
+    Term.TOLERATIONS,
+    TAINTS_RULE,
+    key=tolerations,
+    prepare=the_pod,
+    check=taint_toleration,
+    reasons=(REASON_TAINT_GENERIC, REASON_TAINT_NAMED),
+    reads=taints_of,
+    asks=tolerations,
+    fields=toleration_fields,
+)

@@ -1,0 +1,61 @@
+"""What the filters read of one pod, parsed once per workload."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate.k8s.matching import SelectorTerm
+from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.spread import SpreadConstraint
+from gate.model import HostPort
+
+
+@dataclass(frozen=True, slots=True)
+class PodProfile:
+    """What the filters read of one pod, parsed once per workload.
+
+    ``label_keys``: every label key the nodeSelector and the required affinity terms read
+    (the node classes NodeAffinity splits nodes into on the fast path); ``written_terms``:
+    those terms as written, made hashable by :func:`frozen` (parsed terms compare by
+    identity, so pods written alike share their answers through these).
+
+    What the inter-pod filters read: the pod's ``namespace`` and ``labels``, its
+    DoNotSchedule ``spread`` constraints, its required ``pod_affinity`` and
+    ``pod_anti_affinity`` terms (their namespaceSelector not yet listed), and ``pinned``:
+    a DaemonSet's pod, bound by its controller to one node per node.
+    """
+
+    node_name: str = ""
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    affinity_terms: tuple[SelectorTerm, ...] | None = None
+    written_terms: Hashable = None
+    wanted_ports: tuple[HostPort, ...] = ()
+    requests: Mapping[str, int] = field(default_factory=dict)
+    label_keys: frozenset[str] = frozenset()
+    namespace: str = "default"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    spread: tuple[SpreadConstraint, ...] = ()
+    pod_affinity: tuple[AffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[AffinityTerm, ...] = ()
+    pinned: bool = False
+    toleration_key: Hashable = field(init=False, repr=False, compare=False)
+    """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "toleration_key", frozen(self.tolerations))
+
+
+def frozen(value: object) -> Hashable:
+    """A hashable stand-in equal only for equal data of equal types (``1``, ``1.0`` and
+    ``True`` are equal in Python, not to the filters)."""
+    kind = value.__class__
+    if kind is str:  # most of what a pod spec holds, so asked first
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return tuple((frozen(k), frozen(v)) for k, v in value.items())  # type: ignore[attr-defined]
+    if kind is list or kind is tuple:
+        return (list, *map(frozen, value))  # type: ignore[call-overload]
+    return (kind, value)
