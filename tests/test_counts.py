@@ -18,9 +18,13 @@ import pytest
 import yaml
 
 from gate.inputs.counts import INT32_MAX, BadCount, count_or_problem, read_count
+from gate.inputs.custom_kinds import Count, CustomKind, Site, kind_table
 from gate.inputs.manifests import read_documents
 from gate.inputs.workloads import Unevaluated, extract_all
 from gate.model import FieldLocation, Verdict, Workload
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
 
 EXPECTED = f"expected an integer from 0 to {INT32_MAX}"
 
@@ -253,3 +257,33 @@ ACCEPTED: list[tuple[str, str, int]] = [
 def test_a_count_the_api_takes_is_the_workloads(manifest: str, wanted: int) -> None:
     (found,) = _extracted(manifest)
     assert isinstance(found, Workload) and found.replicas == wanted
+
+
+def test_a_configured_custom_kinds_replica_path_is_a_count_too() -> None:
+    """``.fitgate.yaml`` ``customKinds`` name a replica path; its value is held to the same
+    rule as the built-in kinds'."""
+    row = CustomKind(
+        "example.com",
+        "Widget",
+        (Site(spec=(("spec", "template", "spec"),), count=(Count(("spec", "size")),)),),
+    )
+    manifest = _manifest("Widget", "example.com/v1", "  size: 1.5\n")
+    documents = read_documents(["-"], io.BytesIO(manifest.encode()))
+    (found,) = extract_all(documents, custom_kinds=kind_table([row]))
+    assert isinstance(found, Unevaluated)
+    assert found.reason == f"spec.size: {EXPECTED}, not 1.5 (a float)"
+
+
+WHY = ["1e+06", "1000.0", "0X3E8", '"2"', "1.5", "true", "-1"]
+
+
+@pytest.mark.parametrize("written", WHY, ids=[f"replicas: {w} fails the gate" for w in WHY])
+def test_each_replica_count_the_issue_found_read_as_one_now_fails_the_gate(written: str) -> None:
+    """Each was read as 1 replica and passed; the API server takes none of them."""
+    manifest = _manifest("Deployment", "apps/v1", f"  replicas: {written}\n")
+    documents = read_documents(["-"], io.BytesIO(manifest.encode()))
+    snapshot = build_snapshot(cluster_snapshot([api_node("n0")]), "s.json")
+    report = check(documents, snapshot, RunOptions())
+    (result,) = report.results
+    assert result.verdict is Verdict.ERROR and not report.summary.passed
+    assert result.reason is not None and result.reason.startswith(f"spec.replicas: {EXPECTED}")
