@@ -130,7 +130,9 @@ SCALERS: list[tuple[str, dict[str, Any], tuple[tuple[str, str, str], Autoscaler]
     ),
     ("an HPA without maxReplicas is not usable", _hpa(minReplicas=2), None),
     (
-        # minReplicas 0 (the HPAScaleToZero gate) scales to one pod when it wakes.
+        # pkg/apis/autoscaling/validation validateHorizontalPodAutoscalerSpec: minReplicas
+        # >= minReplicasLowerBound, 0 with the HPAScaleToZero gate (registry/autoscaling
+        # validationOptionsForHorizontalPodAutoscaler); such an HPA wakes to one pod.
         "an HPA with minReplicas 0 is judged at one pod",
         _hpa(minReplicas=0, maxReplicas=5),
         (("shop", "Deployment", "web"), Autoscaler("HorizontalPodAutoscaler", "web-hpa", 1, 5)),

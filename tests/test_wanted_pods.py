@@ -349,3 +349,14 @@ def test_a_daemonsets_json_replicas_are_the_nodes_it_targets_and_those_with_room
     report = _report(Case([_daemonset(cpu="500m")], nodes))
     (entry,) = json.loads(render_json(report))["workloads"]
     assert (entry["replicas"]["wanted"], entry["replicas"]["fit"]) == (3, 2)
+
+
+def test_a_daemonset_on_a_cluster_without_nodes_targets_none() -> None:
+    result = _first(Case([_daemonset()], []))
+    assert (result.verdict, headline(result)) == (Verdict.YES, "targets no node")
+    assert _kinds(result) == [
+        (
+            WarningKind.NO_TARGET,
+            "the DaemonSet targets no node of the snapshot, so it creates no pod",
+        )
+    ]

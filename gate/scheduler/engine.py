@@ -63,7 +63,6 @@ from gate.scheduler.replicas import (
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
-DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot, so it creates no pod"
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -437,11 +436,10 @@ def _targeted(answer: _Answer) -> int:
 
 
 def _no_target(message: str | None) -> WorkloadWarning:
-    """A DaemonSet that targets no node, and the scheduler's words for why."""
-    if not message:
-        return WorkloadWarning(WarningKind.NO_TARGET, DAEMONSET_TARGETS_NOTHING)
-    why = message.removesuffix(".")
-    text = DAEMONSET_TARGETS_NOTHING.replace(", so", f" ({why}), so")
+    """A DaemonSet that targets no node, with the scheduler's words for why (its FitError;
+    none on a cluster without nodes)."""
+    why = f" ({message.removesuffix('.')})" if message else ""
+    text = f"the DaemonSet targets no node of the snapshot{why}, so it creates no pod"
     return WorkloadWarning(WarningKind.NO_TARGET, text)
 
 
