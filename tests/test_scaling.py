@@ -95,6 +95,18 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         3,
     ),
     ("a CronJob without a job count runs one pod", "CronJob", {"spec": {"jobTemplate": {}}}, 1),
+    (
+        "a suspended CronJob starts no Job",
+        "CronJob",
+        {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": 3}}}},
+        0,
+    ),
+    (
+        "a suspended CronJob's count that is no count still names its field",
+        "CronJob",
+        {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": "3"}}}},
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3"),
+    ),
     ("a Pod wants one", "Pod", {"spec": {}}, 1),
     ("a DaemonSet has no count", "DaemonSet", {"spec": {}}, None),
     ("a PodTemplate has no count", "PodTemplate", {"template": {}}, None),

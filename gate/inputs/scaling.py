@@ -8,7 +8,7 @@ The controllers' rules (SPEC section 4, "A workload is its pods, all of them"):
   ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
   Kueue queue manages it (the ``kueue.x-k8s.io/queue-name`` label): Kueue creates such Jobs
   suspended and resumes them when it admits them, so they are judged as resumed.
-- CronJob: the Job its ``jobTemplate`` makes.
+- CronJob: the Job its ``jobTemplate`` makes; none while the CronJob itself is suspended.
 - Pod: 1. DaemonSet and PodTemplate: no count (a DaemonSet wants one pod per targeted node).
 
 An autoscaler in the same run that targets the workload (same namespace, kind and name) sets
@@ -99,7 +99,9 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
         return _job_pods(get(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
     if kind == "CronJob":
         where = ("spec", "jobTemplate", "spec")
-        return _job_pods(get(body, where), where, queue_of(kind, body) is not None)
+        pods = _job_pods(get(body, where), where, queue_of(kind, body) is not None)
+        # A suspended CronJob starts no Job (cronjob_controllerv2.go syncCronJob).
+        return 0 if get(body, ("spec", "suspend")) is True and isinstance(pods, int) else pods
     if kind == "Pod":
         return 1
     return None
