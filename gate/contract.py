@@ -147,7 +147,10 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Wanted and fitting pods, and what explains the count: ``alone`` (with the cluster as
     the snapshot has it), ``together`` (beside the run's other new workloads), ``beside``,
     ``released`` (its own running pods it replaces) and ``autoscaler``, present when the
-    pods were placed (``fit`` is not null)."""
+    pods were placed (``fit`` is not null). A DaemonSet wants one pod per node it targets:
+    ``wanted`` counts those nodes, ``fit`` (and ``alone``) those with room for its pod. A
+    workload that wants no pods (replicas 0, a Job suspended by hand, a DaemonSet that
+    targets no node) has ``wanted`` and ``fit`` 0."""
 
     wanted: Count
     fit: Count | None

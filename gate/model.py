@@ -111,6 +111,9 @@ class WarningKind(str, Enum):
     LOST_NODE = "lost-node"
     """If the node holding most of its pods failed, the rest of the cluster could not take
     them back (below its wanted count, or below its disruption budget)."""
+    IF_SCALED_UP = "if-scaled-up"
+    """A workload that wants no pods (``replicas: 0``, a Job suspended by hand): one pod of
+    its template would not fit if it were scaled up, or only on add-on nodes."""
 
     def __str__(self) -> str:
         return self.value

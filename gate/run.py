@@ -220,6 +220,12 @@ def _evaluate(
         return Unevaluated(
             Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
         ).result()
+    invalid = run_scaling.invalid(workload)
+    if invalid is not None:  # its autoscaler's count is none: no count to judge it by
+        location, kind = workload.location, workload.kind
+        return Unevaluated(
+            Verdict.ERROR, kind, workload.namespace, workload.name, location, invalid
+        ).result()
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
     if result.cause is not None:
         # Composed again only now, for the few that fail: reading kept no field positions.
