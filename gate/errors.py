@@ -8,7 +8,7 @@ neither a pass nor a failure of the workloads, and never 0 unless ``--allow-empt
 
 
 class GateError(Exception):
-    """The gate could not run. Carries its exit code (SPEC section 2: 2)."""
+    """The gate could not run. Carries its exit code, 2 (README, "Exit codes")."""
 
     exit_code = 2
 

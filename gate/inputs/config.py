@@ -1,4 +1,4 @@
-"""``.fitgate.yaml``: what a team otherwise repeats on every command line (SPEC section 2).
+"""``.fitgate.yaml``: what a team otherwise repeats on every command line (README, "Configuration").
 
 Found from the working directory upwards (or given with ``--config``), validated against
 ``gate/schemas/config.schema.json`` before anything else is read: a violation is one line
