@@ -122,8 +122,8 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
 
 
 def _cause(cause: Cause) -> contract.Cause:
-    """The reason behind most rejections, and the field it points at (README, "The field
-    that made the no")."""
+    """The reason behind most rejections, and the field it points at (docs/reference.md,
+    "The field that made the no")."""
     port = cause.port
     return contract.Cause(
         family=cause.family,
