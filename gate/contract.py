@@ -209,7 +209,24 @@ class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     value: str
     partial: bool
     originLine: (
-        Annotated[Line, Meta(description="The same field's line in the file originFile names.")]
+        Annotated[
+            Line,
+            Meta(
+                description="The same field's line in the file originFile names: the "
+                "workload's, or this field's own when the overlay's patch sets it."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    originFile: (
+        Annotated[
+            str,
+            Meta(
+                description="For standard input: the kustomize overlay's patch that sets the "
+                "field (--origin-root), which annotations, JUnit and SARIF point at, at "
+                "originLine."
+            ),
+        ]
         | UnsetType
     ) = UNSET
 
