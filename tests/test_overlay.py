@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import Streams, main
-from gate.inputs.overlay import RepositoryFiles
+from gate.inputs.overlay import RepositoryFiles, patches
 from tests.conftest import ROOT
 from tests.test_cli import AKS, NOW
 
@@ -191,3 +191,17 @@ def test_a_file_is_composed_once_however_often_it_is_asked_for(tmp_path: Path) -
     assert files.documents(str(path)) is first and first is not None and len(first) == 2
     assert files.documents(str(tmp_path / "none.yaml")) is None  # the other file pushes it out
     assert files.documents(str(path)) is not first
+
+
+def test_a_patch_outside_the_repository_is_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kustomize refuses such a path itself; a kustomization written by hand is not read
+    past the working directory (a device or a FIFO would never end)."""
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "overlay" / "inside.yaml").write_text(SMP)
+    outside = ["/dev/zero", "../../../../../../etc/hostname", "missing.yaml", "inside.yaml"]
+    entries = "".join(f"  - path: {path}\n" for path in outside)
+    (tmp_path / "overlay" / "kustomization.yaml").write_text(_kustomization("patches:\n", entries))
+    monkeypatch.chdir(tmp_path)
+    assert [p.file for p in patches(RepositoryFiles(), "overlay")] == ["overlay/inside.yaml"]

@@ -7,7 +7,8 @@ its patches, applied in kustomize's order (checked against ``kubectl kustomize``
 ``patchesStrategicMerge``, then ``patches`` in their order, then ``patchesJson6902``; of
 those that set the field, the last one wins. A patch is a file of the overlay (``path:``,
 or a file name in ``patchesStrategicMerge``) or inline text (``patch: |``), whose lines are
-counted from its block in the kustomization.
+counted from its block in the kustomization. A patch file is read only when it is a regular
+file of the repository (under the working directory), as an origin is.
 
 A patch applies to the object its ``target`` selects (kind, name, namespace, group, version,
 ``key=value`` label and annotation selectors), or without one to the object of its own kind
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from gate.inputs.origins import repository_file
 from gate.model import FieldPath
 
 MAX_FILE = 16 * 1024 * 1024
@@ -183,9 +185,9 @@ def _entry(files: RepositoryFiles, root: str, shown: str, entry: Node) -> Iterat
     else:
         path, text = (entry, None) if "\n" not in str(entry.value) else (None, entry)
     if isinstance(path, ScalarNode):
-        file = os.path.normpath(os.path.join(root, str(path.value)))
-        for node in files.documents(file) or ():
-            yield Patch(_shown(file), 0, True, node, target)
+        file = repository_file(str(path.value), root)  # a regular file of the repository
+        for node in (files.documents(file) if file else None) or ():
+            yield Patch(str(file), 0, True, node, target)
     elif isinstance(text, ScalarNode):
         literal = text.style == "|"
         start = text.start_mark.line + (1 if literal else 0)
