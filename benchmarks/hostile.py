@@ -123,6 +123,22 @@ def _large_baseline(folder: Path) -> list[str]:
     return ["check", "web.yaml", "--snapshot", str(SNAPSHOT), "--baseline", "base.json", "-q"]
 
 
+def _many_workloads_baseline(folder: Path) -> list[str]:
+    """A 150 MB baseline of 200,000 small workloads: the report's seven, renamed over and
+    over, so that what is kept of each (not the outcome groups) is what costs."""
+    written = json.loads((ROOT / "tests" / "golden" / "cli" / "aks.json").read_text("utf-8"))
+    workloads = written.pop("workloads")
+    with (folder / "base.json").open("w", encoding="utf-8") as out:
+        out.write(json.dumps(written)[:-1] + ', "workloads": [')
+        for n in range(200_000):
+            workload = workloads[n % len(workloads)]
+            name = workload["name"] if n < len(workloads) else f"{workload['name']}-{n}"
+            out.write(("" if n == 0 else ", ") + json.dumps(workload | {"name": name}))
+        out.write("]}")
+    (folder / "web.yaml").write_text(BIG, encoding="utf-8")
+    return ["check", "web.yaml", "--snapshot", str(SNAPSHOT), "--baseline", "base.json", "-q"]
+
+
 def _twice_the_baseline(folder: Path) -> float:
     return 2 * (folder / "base.json").stat().st_size / 1024 / 1024
 
@@ -141,6 +157,12 @@ CASES = (
     Case("comment: a 20,000-character context", _long_context, 1),
     Case("a 15 MiB List, 20 failing workloads", _large_list, 1),
     Case("a 200 MB baseline (bound: twice its size)", _large_baseline, 0, _twice_the_baseline),
+    Case(
+        "a 150 MB baseline of 200,000 workloads (bound: twice its size)",
+        _many_workloads_baseline,
+        0,
+        _twice_the_baseline,
+    ),
 )
 
 

@@ -7,7 +7,8 @@ first, with each workload left as a view of the file's bytes
 (:func:`gate.contract.encoded_workloads`), then each workload in turn, of which only what a
 comparison reads is kept. A report naming every node of a large cluster for each workload
 (``--json-nodes all``) is mostly outcome groups; decoded whole, it took four times its size
-in memory, and now takes the file's bytes and the entries. A report may also come from an older
+in memory, and now takes the file's bytes and the entries (``benchmarks/hostile.py`` holds
+a check to twice the file's size). A report may also come from an older
 fitgate than the one reading it (the base branch's cached artifact): schemaVersion 1 (per-node
 ``fits``/``nodes``) and 2 (outcome groups without plugin and code) are read at this edge, by
 the one struct below, of the fields the three versions share with one meaning: per
@@ -130,16 +131,20 @@ def _workloads(data: bytes) -> Iterator[contract.Workload]:
 def _entries(
     path: str, workloads: Iterable[_OlderWorkload | contract.Workload]
 ) -> Iterable[BaselineEntry]:
+    """Each workload's entry; a kind, namespace, file or message that many workloads share
+    is held once (a report of 200,000 workloads repeats a few dozen of each)."""
+    shared: dict[str, str] = {}
+    once = shared.setdefault
     for number, w in enumerate(workloads):
         if w.verdict not in _VERDICTS:  # a pattern for the older, text for this version
             shown = w.verdict[:20]
             raise UsageError(f"{path}: $.workloads[{number}].verdict: unknown verdict {shown!r}")
         yield BaselineEntry(
-            kind=w.kind,
-            namespace=w.namespace,
+            kind=once(w.kind, w.kind),
+            namespace=once(w.namespace, w.namespace),
             name=w.name,
             verdict=Verdict(w.verdict),
-            file=w.file,
+            file=None if w.file is None else once(w.file, w.file),
             line=w.line,
-            message=w.message,
+            message=None if w.message is None else once(w.message, w.message),
         )
