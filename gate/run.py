@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
-from gate.inputs.overlay import RepositoryFiles
 from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all

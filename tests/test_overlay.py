@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from gate.cli import Streams, main
-from gate.inputs.overlay import RepositoryFiles, patches
+from gate.inputs.composed import RepositoryFiles
+from gate.inputs.overlay import patches
 from tests.conftest import ROOT
 from tests.test_cli import AKS, NOW
 

@@ -19,24 +19,20 @@ a port's ``containerPort``); a JSON 6902 ``add`` or ``replace`` sets the field w
 is the field's or an ancestor's whose ``value`` holds it. A patch whose value is not the
 rendered value (something later changed it) is not the one.
 
-Every file is composed once per run by :class:`RepositoryFiles`.
+Every file is composed once per run (:class:`gate.inputs.composed.RepositoryFiles`).
 """
 
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from gate.inputs.composed import RepositoryFiles, child, compose_text, key_and_value, scalar, walk
 from gate.inputs.origins import repository_file
 from gate.model import FieldPath
-
-MAX_FILE = 16 * 1024 * 1024
-"""A repository file longer than this is not read: a kustomize base is a few kilobytes."""
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 """The names kustomize looks for in a directory, in its order."""
@@ -45,43 +41,8 @@ MERGE_KEYS = ("name", "containerPort", "mountPath", "devicePath", "topologyKey",
 """The keys a strategic merge matches the pod spec's list items by (the API types'
 ``patchMergeKey``s)."""
 
-_LOADER = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 _PATTERN = frozenset("^$*+?()[]{}|\\")
 """Regular expression characters but the dot: a name with dots matches itself literally."""
-
-
-class RepositoryFiles:
-    """The composed documents of the repository files a run points into (origin bases, the
-    overlay's kustomization and patches), each read and composed once however many failing
-    workloads point into it; the last few files are kept."""
-
-    def __init__(self, keep: int = 8) -> None:
-        self._keep = keep
-        self._files: OrderedDict[str, tuple[Node, ...] | None] = OrderedDict()
-
-    def documents(self, path: str) -> tuple[Node, ...] | None:
-        """The file's documents, composed; None when it cannot be read or composed."""
-        if path in self._files:
-            self._files.move_to_end(path)
-            return self._files[path]
-        try:
-            with open(path, "rb") as stream:
-                text = stream.read(MAX_FILE + 1).decode("utf-8-sig")
-            found = None if len(text) > MAX_FILE else compose_text(text)
-        except (OSError, UnicodeDecodeError):
-            found = None
-        self._files[path] = found
-        if len(self._files) > self._keep:
-            self._files.popitem(last=False)
-        return found
-
-
-def compose_text(text: str) -> tuple[Node, ...] | None:
-    """The documents of ``text`` (empty ones left out), or None when it does not compose."""
-    try:
-        return tuple(n for n in yaml.compose_all(text, Loader=_LOADER) if n is not None)
-    except (yaml.YAMLError, RecursionError):
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +180,7 @@ def _sets(patch: Patch, rendered: Rendered, steps: FieldPath) -> tuple[Node, Nod
     if patch.target is not None:
         selected = rendered.selected(patch.target)
     else:
-        kind, name = _scalar(patch.node, "kind"), _scalar(patch.node, "metadata", "name")
+        kind, name = scalar(patch.node, "kind"), scalar(patch.node, "metadata", "name")
         selected = kind is not None and name is not None
         selected = selected and rendered.selected({"kind": str(kind), "name": str(name)})
     return _merged(patch.node, rendered.node, steps) if selected else None
@@ -231,8 +192,8 @@ def _operation(
     """The last ``add`` or ``replace`` of ``node`` whose path is the field's or holds it."""
     found = None
     for operation in node.value:
-        op, pointer = _scalar(operation, "op"), _scalar(operation, "path")
-        value = _key_and_value(operation, "value")
+        op, pointer = scalar(operation, "op"), scalar(operation, "path")
+        value = key_and_value(operation, "value")
         if op not in ("add", "replace") or pointer is None or value is None:
             continue
         prefix = _pointer(pointer, rendered.node, steps)
@@ -260,7 +221,7 @@ def _pointer(pointer: str, rendered: Node, steps: FieldPath) -> int | None:
                 return None
         elif part != step:
             return None
-        node = _child(node, step)
+        node = child(node, step)
     return len(parts)
 
 
@@ -271,15 +232,15 @@ def _merged(patch: Node, rendered: Node, steps: FieldPath) -> tuple[Node, Node] 
     there: Node | None = rendered
     for step in steps:
         if isinstance(step, int):
-            item = _child(there, step)
+            item = child(there, step)
             here = _by_merge_key(here, item, step)
             named, there = here, item
         else:
-            pair = _key_and_value(here, step)
+            pair = key_and_value(here, step)
             if pair is None:
                 return None
             named, here = pair
-            there = _child(there, step)
+            there = child(there, step)
         if here is None or named is None:
             return None
     return (named, here) if named is not None and here is not None else None
@@ -289,9 +250,9 @@ def _by_merge_key(patch: Node | None, item: Node | None, index: int) -> Node | N
     if not isinstance(patch, SequenceNode):
         return None
     for key in MERGE_KEYS:
-        wanted = _scalar(item, key) if item is not None else None
+        wanted = scalar(item, key) if item is not None else None
         if wanted is not None:
-            return next((p for p in patch.value if _scalar(p, key) == wanted), None)
+            return next((p for p in patch.value if scalar(p, key) == wanted), None)
     return patch.value[index] if 0 <= index < len(patch.value) else None
 
 
@@ -299,42 +260,13 @@ def _walk_named(node: Node, steps: FieldPath) -> tuple[Node, Node] | None:
     named, here = node, node
     for step in steps:
         if isinstance(step, int):
-            found = _child(here, step)
+            found = child(here, step)
             if found is None:
                 return None
             named = here = found
         else:
-            pair = _key_and_value(here, step)
+            pair = key_and_value(here, step)
             if pair is None:
                 return None
             named, here = pair
     return named, here
-
-
-def _key_and_value(node: Node | None, key: str) -> tuple[Node, Node] | None:
-    if not isinstance(node, MappingNode):
-        return None
-    for k, v in node.value:
-        if isinstance(k, ScalarNode) and k.value == key:
-            return k, v
-    return None
-
-
-def _child(node: Node | None, step: str | int) -> Node | None:
-    if isinstance(step, int):
-        ok = isinstance(node, SequenceNode) and 0 <= step < len(node.value)
-        return node.value[step] if ok and node is not None else None
-    pair = _key_and_value(node, step)
-    return None if pair is None else pair[1]
-
-
-def walk(node: Node | None, path: tuple[str | int, ...]) -> Node | None:
-    """The node at ``path`` under ``node`` (plain keys and indices), or None."""
-    for step in path:
-        node = _child(node, step)
-    return node
-
-
-def _scalar(node: Node | None, *path: str) -> str | None:
-    found = walk(node, path)
-    return str(found.value) if isinstance(found, ScalarNode) else None

@@ -28,7 +28,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gate.errors import QuantityError
-from gate.inputs.overlay import Rendered, RepositoryFiles, patch_setting
+from gate.inputs.composed import RepositoryFiles
+from gate.inputs.overlay import Rendered, patch_setting
 from gate.k8s.quantity import parse_quantity
 from gate.model import Cause, FieldLocation, FieldPath, Source, Term, Workload
 
@@ -96,19 +97,34 @@ def locate(
     line = workload.source.line + key.start_mark.line
     if workload.location.origin_file is None:
         return FieldLocation(path, line, text, partial)
-    files = files or RepositoryFiles()
+    origin_file, origin_line = _in_repository(
+        workload,
+        root,
+        (template, candidates, steps, text),
+        files or RepositoryFiles(),
+        overlay or os.curdir,
+    )
+    return FieldLocation(path, line, text, partial, origin_line, origin_file)
+
+
+def _in_repository(
+    workload: Workload,
+    root: Node,
+    field: tuple[FieldPath, list[FieldPath], FieldPath, str],
+    files: RepositoryFiles,
+    overlay: str,
+) -> tuple[str | None, int | None]:
+    """Where reports point for a piped document whose origin is a file of the repository:
+    the overlay's patch that sets the field and its line there, else the same field's line
+    in the origin's file (None for the file: the origin's; None for the line: not there)."""
+    template, candidates, steps, text = field
     base = _origin_document(files, workload)
-    if base is not None:
-        found_there = _field(base, template, workload, candidates)
-        origin_line = None if found_there is None else found_there[1].start_mark.line + 1
-    else:
-        origin_line = None
-    base_name = None if base is None else _name(base)
-    rendered = Rendered(root, base_name)
-    patched = patch_setting(files, overlay or os.curdir, rendered, steps, text)
+    rendered = Rendered(root, None if base is None else _name(base))
+    patched = patch_setting(files, overlay, rendered, steps, text)
     if patched is not None:
-        return FieldLocation(path, line, text, partial, patched[1], patched[0])
-    return FieldLocation(path, line, text, partial, origin_line)
+        return patched
+    there = None if base is None else _field(base, template, workload, candidates)
+    return None, None if there is None else there[1].start_mark.line + 1
 
 
 def _field(
