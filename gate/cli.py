@@ -473,6 +473,7 @@ def evaluate(
         baseline=baseline,
         read=read,
         allow_empty=bool(options.allow_empty or config.allow_empty),
+        origin_root=getattr(options, "origin_root", None),
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 

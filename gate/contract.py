@@ -212,7 +212,24 @@ class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     value: str
     partial: bool
     originLine: (
-        Annotated[Line, Meta(description="The same field's line in the file originFile names.")]
+        Annotated[
+            Line,
+            Meta(
+                description="The same field's line in the file originFile names: the "
+                "workload's, or this field's own when the overlay's patch sets it."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    originFile: (
+        Annotated[
+            str,
+            Meta(
+                description="For standard input: the kustomize overlay's patch that sets the "
+                "field (--origin-root), which annotations, JUnit and SARIF point at, at "
+                "originLine."
+            ),
+        ]
         | UnsetType
     ) = UNSET
 
@@ -319,6 +336,34 @@ class Version(Struct):
 
 VERSION_DECODER = msgspec.json.Decoder(Version)
 REPORT_DECODER = msgspec.json.Decoder(Report)
+WORKLOAD_DECODER = msgspec.json.Decoder(Workload)
+
+_FIELDS = msgspec.structs.fields(Report)
+ReportHead: Final = msgspec.defstruct(
+    "Report",
+    [
+        (f.name, list[msgspec.Raw] if f.name == "workloads" else f.type)
+        if f.required
+        else (f.name, f.type, f.default)
+        for f in _FIELDS
+    ],
+    kw_only=True,
+    frozen=True,
+    forbid_unknown_fields=True,
+)
+""":class:`Report` with each workload left encoded (a view of the bytes, not a copy), to be
+decoded one at a time by ``WORKLOAD_DECODER``: a reader that keeps a few fields of each
+workload (``--baseline``) holds the file and those fields, never every workload's objects at
+once. Every other field is Report's own."""
+_HEAD_DECODER = msgspec.json.Decoder(ReportHead)
+
+
+def encoded_workloads(data: bytes) -> list[msgspec.Raw]:
+    """The workloads of the report ``data``, each left encoded, once every other field of the
+    report is checked by :class:`Report`'s types (``msgspec.ValidationError`` otherwise)."""
+    workloads: list[msgspec.Raw] = getattr(_HEAD_DECODER.decode(data), "workloads")  # noqa: B009
+    return workloads
+
 
 _VERDICT_RULES: list[dict[str, Any]] = [
     {  # a NO names the scheduler's message, and no node fits

@@ -652,7 +652,11 @@ class FieldLocation:
     """The value is less than what the pod asks in all (other containers ask too)."""
     origin_line: int | None = None
     """For a piped document whose origin is a file of the repository: the same field's line
-    in that file, when it is there."""
+    in that file, when it is there, or in ``origin_file``."""
+    origin_file: str | None = None
+    """For a piped document: the kustomize overlay's patch that sets the field, when one does
+    (``--origin-root``): reports point at it, at ``origin_line``, not at the base's old
+    value."""
 
 
 @dataclass(frozen=True, slots=True)

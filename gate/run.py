@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
@@ -92,6 +93,9 @@ class RunOptions:
     """Whether a run that judges no workload may pass (``--allow-empty``)."""
     policy: Policy | None = None
     """The gate's policy as the reports state it (``failOn``, allowances, skips)."""
+    origin_root: str | None = None
+    """The directory kustomize built (``--origin-root``): its kustomization's patches are
+    where a piped document's field is set, when one sets it."""
 
 
 def read_inputs(
@@ -160,6 +164,7 @@ def check(
     documents = list(documents)  # an autoscaler may follow the workload it scales
     run_scaling = RunScaling.of(d.body for d in documents if d.body is not None)
     ledger = Ledger()  # the room the run's new workloads take, in input order
+    files = RepositoryFiles()  # origin bases and overlay patches, each composed once
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
     config = options.config
     kinds = {**kind_table(), **kind_table(config.custom_kinds)}
@@ -167,7 +172,8 @@ def check(
     for item in selection.select(items):
         phase.advance()
         if isinstance(item, Workload):
-            results.append(config.shown(_evaluate(item, options, evaluator, run_scaling, ledger)))
+            result = _evaluate(item, options, evaluator, run_scaling, ledger, files)
+            results.append(config.shown(result))
         elif isinstance(item, Unevaluated):
             results.append(item.result())
         else:
@@ -210,6 +216,7 @@ def _evaluate(
     evaluator: Evaluator,
     run_scaling: RunScaling,
     ledger: Ledger,
+    files: RepositoryFiles,
 ) -> WorkloadResult:
     """One workload's result, after the configuration's skip rules and before its add-on
     allowances; a skip rule that expired says so in a warning."""
@@ -229,7 +236,8 @@ def _evaluate(
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
     if result.cause is not None:
         # Composed again only now, for the few that fail: reading kept no field positions.
-        result = replace(result, field_at=locate(workload, result.cause, field_paths))
+        at = locate(workload, result.cause, field_paths, files, options.origin_root)
+        result = replace(result, field_at=at)
     if expired:
         note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
         result = replace(result, warnings=(*result.warnings, note))

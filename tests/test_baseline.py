@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.cli import Streams, main
+from gate.contract import REPORT_DECODER
 from gate.errors import UsageError
 from gate.inputs import baseline as baseline_module
 from gate.inputs.baseline import read_baseline
@@ -240,6 +241,67 @@ def test_a_bad_report_of_this_version_is_refused_in_one_line(
         read_baseline(str(path))
     assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def _whole(path: Path) -> Baseline:
+    """The baseline as the whole report decoded at once by the report's types gives it: what
+    the reader decoding one workload at a time is held to."""
+    workloads = REPORT_DECODER.decode(path.read_bytes()).workloads
+    return Baseline(
+        str(path),
+        tuple(
+            BaselineEntry(
+                w.kind, w.namespace, w.name, Verdict(w.verdict), w.file, w.line, w.message
+            )
+            for w in workloads
+        ),
+    )
+
+
+@pytest.mark.parametrize("written", ["aks.json", "baseline.json"], ids=["a check's", "a compared"])
+def test_a_report_read_workload_by_workload_compares_as_the_whole_report(
+    tmp_path: Path, written: str
+) -> None:
+    path = tmp_path / "base.json"
+    shutil.copy(ROOT / "tests" / "golden" / "cli" / written, path)
+    read, whole = read_baseline(str(path)), _whole(path)
+    assert read == whole and len(read.entries) == 7
+    results = [result(e.name, verdict=v) for e in read.entries for v in (Verdict.NO, Verdict.YES)]
+    run_report = report(*results, fail_on=DEFAULT_FAIL_ON)
+    assert compare(run_report, read) == compare(run_report, whole)
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "says"),
+    [
+        (("workloads", 3, "outcomes"), [{"count": 1}], "at `$.workloads[3].outcomes[0]`"),
+        (("workloads", 6), "a sentence", "Expected `object`, got `str` - at `$.workloads[6]`"),
+        (("workloads", 6, "extra"), 1, "unknown field `extra` - at `$.workloads[6]`"),
+        (("summary", "YES"), -1, "Expected `int` >= 0 - at `$.summary.YES`"),
+        (("snapshot", "extra"), 1, "unknown field `extra` - at `$.snapshot`"),
+    ],
+    ids=[
+        "a later workload's outcome group, named from the root",
+        "a workload that is not an object",
+        "a field the contract does not have",
+        "a summary's count",
+        "the snapshot's unknown field",
+    ],
+)
+def test_every_field_of_a_report_read_workload_by_workload_is_checked(
+    tmp_path: Path, where: tuple[str | int, ...], value: object, says: str
+) -> None:
+    written = json.loads((ROOT / "tests" / "golden" / "cli" / "aks.json").read_text())
+    inner = written
+    for step in where[:-1]:
+        inner = inner[step]
+    inner[where[-1]] = value
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(UsageError) as caught:
+        read_baseline(str(path))
+    assert str(caught.value).startswith(f"{path}: not a fitgate JSON report: ")
+    assert str(caught.value).endswith(says) and "\n" not in str(caught.value)
 
 
 # --- the comparison ----------------------------------------------------------------------------

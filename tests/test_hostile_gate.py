@@ -521,6 +521,38 @@ def test_the_comment_fits_github_s_limit_whatever_the_context_name(
     assert comment.startswith("<!-- fitgate:" + "&#95;" * 200 + "… -->\n**fitgate failed on ")
 
 
+def test_a_failing_workloads_field_is_found_in_its_own_document_not_its_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 15 MiB List's cost (benchmarks/hostile.py): each failing workload's line is
+    found by composing its own document again, never the file it is in."""
+    padding = "".join(
+        f"  - {{kind: ConfigMap, apiVersion: v1, metadata: {{name: c{n}}}}}\n" for n in range(2_000)
+    )
+    items = [
+        "  - " + TOO_BIG.replace("too-big", f"too-big-{n}").replace("\n", "\n    ").rstrip() + "\n"
+        for n in range(5)
+    ]
+    _write(
+        tmp_path,
+        {"deploy/list.yaml": "apiVersion: v1\nkind: List\nitems:\n" + padding + "".join(items)},
+    )
+    composed: list[int] = []
+    real = yaml.compose
+
+    def counted(text: str, **kwargs: Any) -> Any:
+        composed.append(len(text))
+        return real(text, **kwargs)
+
+    monkeypatch.setattr("gate.inputs.positions.yaml.compose", counted)
+    code, report = _json(tmp_path, "deploy")
+    assert code == 1 and [w["field"]["line"] for w in report["workloads"]] == [
+        2_014 + 11 * n
+        for n in range(5)  # the padding's 2,000 lines, 11 a Deployment
+    ]
+    assert len(composed) == 5 and max(composed) < 2 * len(items[0])
+
+
 def test_a_closed_standard_output_is_a_quiet_exit_with_the_run_s_code(tmp_path: Path) -> None:
     _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
     command = [sys.executable, "-m", "gate", "check", "deploy", "--snapshot", AKS]

@@ -61,10 +61,12 @@ def test_a_kustomize_origin_is_where_the_annotation_points(tmp_path: Path) -> No
     stream = (DATA / "kustomize-build.yaml").read_bytes()
     text = _piped(stream, "--origin-root", OVERLAY, junit=junit, sarif=sarif)
     assert "Deployment shop/worker  (stdin#3:50 (../../base/worker.yaml))" in text
-    assert "::error file=fixtures/kustomize/base/worker.yaml,line=18," in text
+    # The overlay's inline patch sets the cpu the base asks 500m of: its line is pointed at.
+    assert f"::error file={OVERLAY}/kustomization.yaml,line=19," in text
     [found] = json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
     place = found["locations"][0]["physicalLocation"]
-    assert place["artifactLocation"]["uri"] == "fixtures/kustomize/base/worker.yaml"
+    assert place["artifactLocation"]["uri"] == f"{OVERLAY}/kustomization.yaml"
+    assert place["region"]["startLine"] == 19
 
 
 def test_without_the_root_the_origin_is_named_but_attached_nowhere(tmp_path: Path) -> None:
@@ -156,4 +158,4 @@ def test_a_merge_of_piped_shards_keeps_the_places(tmp_path: Path) -> None:
     merged = _run(["merge", *shards, "--sarif", str(tmp_path / "merged.sarif")])
     assert merged == whole
     assert (tmp_path / "merged.sarif").read_text() == (tmp_path / "whole.sarif").read_text()
-    assert "stdin#3:50" in merged and "file=fixtures/kustomize/base/worker.yaml" in merged
+    assert "stdin#3:50" in merged and f"file={OVERLAY}/kustomization.yaml,line=19" in merged

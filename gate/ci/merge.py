@@ -363,7 +363,8 @@ def _cause(cause: contract.Cause) -> Cause:
 
 
 def _field(at: contract.Field) -> FieldLocation:
-    return FieldLocation(at.path, at.line, at.value, at.partial, given(at.originLine, None))
+    origin_line, origin_file = given(at.originLine, None), given(at.originFile, None)
+    return FieldLocation(at.path, at.line, at.value, at.partial, origin_line, origin_file)
 
 
 def _read_summary(read: contract.Read | None) -> ReadSummary | None:

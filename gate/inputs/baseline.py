@@ -2,7 +2,13 @@
 branch, say), which the run's results are compared with.
 
 A report of this version (schemaVersion 3) is decoded into the types of
-:mod:`gate.contract`, every field checked. A report may also come from an older
+:mod:`gate.contract`, every field checked, one workload at a time: the report's other fields
+first, with each workload left as a view of the file's bytes
+(:func:`gate.contract.encoded_workloads`), then each workload in turn, of which only what a
+comparison reads is kept. A report naming every node of a large cluster for each workload
+(``--json-nodes all``) is mostly outcome groups; decoded whole, it took four times its size
+in memory, and now takes the file's bytes and the entries (``benchmarks/hostile.py`` holds
+a check to twice the file's size). A report may also come from an older
 fitgate than the one reading it (the base branch's cached artifact): schemaVersion 1 (per-node
 ``fits``/``nodes``) and 2 (outcome groups without plugin and code) are read at this edge, by
 the one struct below, of the fields the three versions share with one meaning: per
@@ -18,14 +24,16 @@ problem is refused in one line naming the file and the JSON path (exit 2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import stat
+from collections.abc import Iterable, Iterator
 from typing import Annotated
 
 import msgspec
 from msgspec import Meta, Struct
 
 from gate import contract
-from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, Line
+from gate.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import Baseline, BaselineEntry, Verdict
@@ -62,14 +70,25 @@ _OLDER = msgspec.json.Decoder(_OlderReport)
 
 
 def _read_bytes(path: str) -> bytes:
+    """The file's bytes: a regular file in one read into one buffer of its size (read in
+    chunks and joined, a large baseline was held twice), anything else (a pipe,
+    ``/dev/zero``) chunk by chunk up to the cap."""
     limit = MAX_BASELINE_BYTES // (1024 * 1024)
+
+    def too_long() -> UsageError:
+        return UsageError(f"{path}: baseline report: longer than {limit} MiB")
+
     try:
-        with open(path, "rb") as handle:
-            return read_capped(
-                handle.read,
-                MAX_BASELINE_BYTES,
-                lambda: UsageError(f"{path}: baseline report: longer than {limit} MiB"),
-            )
+        with open(path, "rb", buffering=0) as handle:
+            found = os.fstat(handle.fileno())
+            if not stat.S_ISREG(found.st_mode):
+                return read_capped(handle.read, MAX_BASELINE_BYTES, too_long)
+            if found.st_size > MAX_BASELINE_BYTES:
+                raise too_long()
+            data = handle.readall()  # sized by the file, read to its end
+            if len(data) > MAX_BASELINE_BYTES:  # grew while read
+                raise too_long()
+            return data
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the baseline report: {exc.strerror}") from None
 
@@ -80,7 +99,7 @@ def read_baseline(path: str) -> Baseline:
     try:
         version = VERSION_DECODER.decode(data).schemaVersion
         if version == SCHEMA_VERSION:
-            return Baseline(path, tuple(_entries(path, REPORT_DECODER.decode(data).workloads)))
+            return Baseline(path, tuple(_entries(path, _workloads(data))))
         if version not in OLDER_VERSIONS:
             known = f"{', '.join(map(str, OLDER_VERSIONS))} or {SCHEMA_VERSION}"
             raise UsageError(
@@ -92,19 +111,40 @@ def read_baseline(path: str) -> Baseline:
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
 
 
+def _workloads(data: bytes) -> Iterator[contract.Workload]:
+    """The workloads of a report of this version, decoded one at a time, each dropped once
+    its entry is taken; the report's other fields are checked first. An error names its
+    path from the report's root, as a whole report's decoding would."""
+    for number, raw in enumerate(contract.encoded_workloads(data)):
+        try:
+            yield WORKLOAD_DECODER.decode(raw)
+        except msgspec.ValidationError as exc:
+            where = f"$.workloads[{number}]"
+            said = str(exc)
+            if " - at `$" in said:
+                raise msgspec.ValidationError(
+                    said.replace(" - at `$", f" - at `{where}", 1)
+                ) from None
+            raise msgspec.ValidationError(f"{said} - at `{where}`") from None
+
+
 def _entries(
     path: str, workloads: Iterable[_OlderWorkload | contract.Workload]
 ) -> Iterable[BaselineEntry]:
+    """Each workload's entry; a kind, namespace, file or message that many workloads share
+    is held once (a report of 200,000 workloads repeats a few dozen of each)."""
+    shared: dict[str, str] = {}
+    once = shared.setdefault
     for number, w in enumerate(workloads):
         if w.verdict not in _VERDICTS:  # a pattern for the older, text for this version
             shown = w.verdict[:20]
             raise UsageError(f"{path}: $.workloads[{number}].verdict: unknown verdict {shown!r}")
         yield BaselineEntry(
-            kind=w.kind,
-            namespace=w.namespace,
+            kind=once(w.kind, w.kind),
+            namespace=once(w.namespace, w.namespace),
             name=w.name,
             verdict=Verdict(w.verdict),
-            file=w.file,
+            file=None if w.file is None else once(w.file, w.file),
             line=w.line,
-            message=w.message,
+            message=None if w.message is None else once(w.message, w.message),
         )

@@ -19,6 +19,7 @@ pointed at; with none, the pod spec itself.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -27,6 +28,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gate.errors import QuantityError
+from gate.inputs.composed import RepositoryFiles
+from gate.inputs.overlay import Rendered, patch_setting
 from gate.k8s.quantity import parse_quantity
 from gate.model import Cause, FieldLocation, FieldPath, Source, Term, Workload
 
@@ -67,12 +70,20 @@ def display(path: FieldPath) -> str:
     return text
 
 
-def locate(workload: Workload, cause: Cause, fields: FieldsOf) -> FieldLocation | None:
+def locate(
+    workload: Workload,
+    cause: Cause,
+    fields: FieldsOf,
+    files: RepositoryFiles | None = None,
+    overlay: str | None = None,
+) -> FieldLocation | None:
     """The field of ``workload``'s manifest behind ``cause`` (the first of ``fields`` the
     manifest has: what the cause's plugin says it points at), or the pod spec's own field
     when none is there; None when the document cannot be composed again or its pod spec is
     not at a plain path. For a piped document whose origin is a file of the repository,
-    the same field's line there too."""
+    the same field's line there too, or the line of the patch of the kustomize overlay at
+    ``overlay`` (``--origin-root``) that sets it (:mod:`gate.inputs.overlay`). ``files``
+    keeps the repository files a run reads composed, each read once."""
     template = parse_path(workload.template)
     root = compose(workload.source)
     if template is None or root is None or workload.source is None:
@@ -81,12 +92,39 @@ def locate(workload: Workload, cause: Cause, fields: FieldsOf) -> FieldLocation 
     found = _field(root, template, workload, candidates)
     if found is None:
         return None
-    path, key, text = found
+    path, key, text, steps = found
     partial = cause.term is Term.REQUEST and _less(text, cause.requested)
-    origin_line = _origin_line(workload, candidates, template)
-    return FieldLocation(
-        path, workload.source.line + key.start_mark.line, text, partial, origin_line
+    line = workload.source.line + key.start_mark.line
+    if workload.location.origin_file is None:
+        return FieldLocation(path, line, text, partial)
+    origin_file, origin_line = _in_repository(
+        workload,
+        root,
+        (template, candidates, steps, text),
+        files or RepositoryFiles(),
+        overlay or os.curdir,
     )
+    return FieldLocation(path, line, text, partial, origin_line, origin_file)
+
+
+def _in_repository(
+    workload: Workload,
+    root: Node,
+    field: tuple[FieldPath, list[FieldPath], FieldPath, str],
+    files: RepositoryFiles,
+    overlay: str,
+) -> tuple[str | None, int | None]:
+    """Where reports point for a piped document whose origin is a file of the repository:
+    the overlay's patch that sets the field and its line there, else the same field's line
+    in the origin's file (None for the file: the origin's; None for the line: not there)."""
+    template, candidates, steps, text = field
+    base = _origin_document(files, workload)
+    rendered = Rendered(root, None if base is None else _name(base))
+    patched = patch_setting(files, overlay, rendered, steps, text)
+    if patched is not None:
+        return patched
+    there = None if base is None else _field(base, template, workload, candidates)
+    return None, None if there is None else there[1].start_mark.line + 1
 
 
 def document_field(source: Source | None, path: FieldPath, shown: str) -> FieldLocation | None:
@@ -104,46 +142,36 @@ def document_field(source: Source | None, path: FieldPath, shown: str) -> FieldL
 
 def _field(
     root: Node, template: FieldPath, workload: Workload, candidates: list[FieldPath]
-) -> tuple[str, Node, str] | None:
-    """The field's path, the node whose line names it, and its scalar value ("" for none)."""
+) -> tuple[str, Node, str, FieldPath] | None:
+    """The field's path, the node whose line names it, its scalar value ("" for none) and
+    its steps from the document's root."""
     spec = _walk(root, template)
     if spec is None:
         return None
     for relative in candidates:
-        found = _walk(spec[1], relative) if relative[:1] != ("..",) else _walk(root, relative[1:])
+        up = relative[:1] == ("..",)
+        found = _walk(root, relative[1:]) if up else _walk(spec[1], relative)
         if found is not None:
             key, value = found
-            shown = display(relative[1:] if relative[:1] == ("..",) else relative)
-            return shown, key, value.value if isinstance(value, ScalarNode) else ""
-    return workload.template, spec[0], ""
+            shown = display(relative[1:] if up else relative)
+            steps = relative[1:] if up else (*template, *relative)
+            return shown, key, value.value if isinstance(value, ScalarNode) else "", steps
+    return workload.template, spec[0], "", template
 
 
-MAX_ORIGIN_FILE = 16 * 1024 * 1024
-"""An origin file longer than this is not read: a kustomize base is a few kilobytes."""
-
-
-def _origin_line(
-    workload: Workload, candidates: list[FieldPath], template: FieldPath
-) -> int | None:
-    """The field's line in the repository file the piped document's origin names: in the
-    document of the same kind whose name the rendered name contains (kustomize adds
-    prefixes and suffixes), when there is exactly one."""
+def _origin_document(files: RepositoryFiles, workload: Workload) -> Node | None:
+    """The document of the repository file the piped document's origin names: of the same
+    kind, whose name the rendered name contains (kustomize adds prefixes and suffixes), when
+    there is exactly one."""
     path = workload.location.origin_file
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as stream:
-            text = stream.read(MAX_ORIGIN_FILE + 1).decode("utf-8-sig")
-        if len(text) > MAX_ORIGIN_FILE:
-            return None
-        roots = [node for node in yaml.compose_all(text, Loader=_LOADER) if node is not None]
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
-        return None
-    matching = [node for node in roots if _same_object(node, workload)]
-    if len(matching) != 1:
-        return None
-    found = _field(matching[0], template, workload, candidates)
-    return None if found is None else found[1].start_mark.line + 1
+    roots = files.documents(path) if path is not None else None
+    matching = [node for node in roots or () if _same_object(node, workload)]
+    return matching[0] if len(matching) == 1 else None
+
+
+def _name(node: Node) -> str | None:
+    found = _walk(node, ("metadata", "name"))
+    return found[1].value if found is not None and isinstance(found[1].value, str) else None
 
 
 def _same_object(node: Node, workload: Workload) -> bool:

@@ -117,6 +117,7 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
             value=at.value,
             partial=at.partial,
             originLine=msgspec.UNSET if at.origin_line is None else at.origin_line,
+            originFile=msgspec.UNSET if at.origin_file is None else at.origin_file,
         ),
     )
 

@@ -80,15 +80,16 @@ def _piped(result: WorkloadResult) -> bool:
 
 def repo_path(result: WorkloadResult) -> str | None:
     """The file reports attach the workload to, as a repository-relative path: its own, or
-    for standard input the repository file its kustomize origin names; None when there is
-    none.
+    for standard input the overlay's patch that sets the field behind its cause, else the
+    repository file its kustomize origin names; None when there is none.
 
     GitLab, action-junit-report and GitHub annotations match ``file`` against the
     checkout literally, so ``./deploy/a.yaml`` is written ``deploy/a.yaml``.
     """
     path = result.location.file
     if path in _STDIN_NAMES:
-        return result.location.origin_file
+        at = result.field_at
+        return at.origin_file if at is not None and at.origin_file else result.location.origin_file
     while path.startswith("./"):
         path = path[2:]
     return path
@@ -96,8 +97,11 @@ def repo_path(result: WorkloadResult) -> str | None:
 
 def document_line(result: WorkloadResult) -> int:
     """The document's line in :func:`repo_path`'s file: 1 in an origin file, whose lines
-    are not the rendered stream's."""
-    return 1 if _piped(result) else result.location.line
+    are not the rendered stream's; in an overlay's patch, the line of the field it sets."""
+    if not _piped(result):
+        return result.location.line
+    at = result.field_at
+    return (at.origin_line or 1) if at is not None and at.origin_file else 1
 
 
 def where(result: WorkloadResult) -> str:
