@@ -690,7 +690,8 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
 
 
 def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
-    """Record the live cluster once, read-only, to a ClusterSnapshot file (docs/reference.md, "Snapshot formats")."""
+    """Record the live cluster once, read-only, to a ClusterSnapshot file
+    (docs/reference.md, "Snapshot formats")."""
     from gate.live.recorder import atomic_output, write_snapshot
 
     if options.output == "-":  # the recording itself on standard output, the summary not
