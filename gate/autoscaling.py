@@ -136,3 +136,26 @@ class AutoscalingState:
     flags: Flags | None = None
     daemon_sets: tuple[DaemonSet, ...] = ()
     machine_deployments: tuple[MachineDeployment, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConfiguredGroup:
+    """A node group as ``.fitgate.yaml`` describes it (``autoscaling.groups[]``): its id in
+    the status ConfigMap, the ``key=value`` label its members carry (overriding the
+    provider's default matching) and the template of a fresh node (for a group at zero)."""
+
+    id: str
+    match: tuple[str, str] | None = None
+    template: NodeTemplate | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AutoscalingConfig:
+    """The ``autoscaling`` section of ``.fitgate.yaml``: configured groups, the cluster
+    limits when the CA Deployment is not recorded (None: not given), whether transient
+    blockers fail (``transient: fail``) and the run's budget of new nodes."""
+
+    groups: tuple[ConfiguredGroup, ...] = ()
+    limits: Limits | None = None
+    transient_fails: bool = False
+    max_new_nodes: int | None = None

@@ -11,7 +11,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from fnmatch import fnmatchcase
 from importlib import resources
@@ -20,7 +20,9 @@ from typing import Any
 
 import yaml
 
+from gate.autoscaling import AutoscalingConfig
 from gate.errors import SnapshotError, UsageError
+from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.custom_kinds import Count, CustomKind, Site, api_group
 from gate.model import SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
 
@@ -69,6 +71,7 @@ class Config:
     custom_kinds: tuple[CustomKind, ...] = ()
     max_snapshot_age: timedelta | None = None
     hide_warnings: frozenset[WarningKind] = frozenset()
+    autoscaling: AutoscalingConfig = field(default_factory=AutoscalingConfig)
 
     def skipped(self, workload: Workload, today: date) -> tuple[str | None, str | None]:
         """``(skip reason, expired note)``: why the workload is skipped, or why a rule that
@@ -194,6 +197,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         custom_kinds=tuple(_custom_kind(k) for k in data.get("customKinds", ())),
         max_snapshot_age=parse_duration(age) if age else None,
         hide_warnings=frozenset(WarningKind(w) for w in data.get("warnings", {}).get("hide", ())),
+        autoscaling=autoscaling_config(data.get("autoscaling"), source),
     )
 
 
