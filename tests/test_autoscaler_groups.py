@@ -7,7 +7,7 @@ processors/nodeinfosprovider/mixed_nodeinfos_processor.go (which member)."""
 from __future__ import annotations
 
 from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
-from gate.scheduler.autoscaler.groups import default_match
+from gate.scheduler.autoscaler.matching import Index, default_match
 from gate.taints import Taint
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod
 from tests.autoscaling_objects import (
@@ -160,3 +160,21 @@ def test_provider_naming_matches_members() -> None:
         ),
     ]
     assert [default_match(group, n) for group, n, _ in cases] == [want for _, _, want in cases]
+
+
+def test_the_index_finds_exactly_the_members_the_naming_matches() -> None:
+    """The per-group look-up is the per-node rule, for every group and node shape above."""
+    eks = "eks-batch-3ec6b2a4-1d2c-4b8e-9a3f-0123456789ab"
+    gke = "projects/p/zones/z/instanceGroups/gke-prod-web-1a2b3c4d-grp"
+    nodes = [
+        node("a", labels={"kubernetes.azure.com/agentpool": "user"}),
+        node("b", labels={"agentpool": "user"}),
+        node("c", labels={"eks.amazonaws.com/nodegroup": "batch"}),
+        node("d", labels={"alpha.eksctl.io/nodegroup-name": "ng1"}),
+        node("gke-prod-web-1a2b3c4d-x7q2", labels={"cloud.google.com/gke-nodepool": "web"}),
+        node("gke-prod-web-1a2b3c4d-y", labels={}),
+        node("e", labels={"kubernetes.azure.com/agentpool": "gpu"}),
+    ]
+    index = Index(nodes, ())
+    for group in (AKS_USER, AKS_GPU, eks, "eksctl-c-nodegroup-ng1-NodeGroup-ABC", gke, "other"):
+        assert index.candidates(group) == [n for n in nodes if default_match(group, n)], group

@@ -13,8 +13,7 @@ order (processors/nodeinfosprovider/mixed_nodeinfos_processor.go, cluster-autosc
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,6 +27,7 @@ from gate.autoscaling import (
 )
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, NodeView
+from gate.scheduler.autoscaler.matching import PROVIDER_LABELS, Index
 from gate.scheduler.autoscaler.templates import (
     Template,
     from_configured,
@@ -36,39 +36,6 @@ from gate.scheduler.autoscaler.templates import (
     is_usable,
 )
 from gate.scheduler.cluster import Cluster
-
-PROVIDER_LABELS = (
-    "kubernetes.azure.com/agentpool",
-    "agentpool",
-    "eks.amazonaws.com/nodegroup",
-    "alpha.eksctl.io/nodegroup-name",
-    "cloud.google.com/gke-nodepool",
-)
-"""The labels of nodes in a provider's autoscaled pools."""
-_AKS = re.compile(r"aks-(?P<pool>[a-z0-9]+)-\d+-vmss")
-_EKS = re.compile(r"eks-(?P<group>.+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_GKE = re.compile(r"(?:.*/instanceGroups/)?(?P<prefix>gke-.+-[0-9a-z]{8})-grp")
-
-
-def default_match(group: str, node: NodeView) -> bool:
-    """Whether ``node`` is a member of status group ``group`` by the provider's naming."""
-    labels = node.labels
-    found = _AKS.fullmatch(group)
-    if found:
-        pool = labels.get("kubernetes.azure.com/agentpool", labels.get("agentpool"))
-        return pool == found["pool"]
-    found = _EKS.fullmatch(group)
-    if found and labels.get("eks.amazonaws.com/nodegroup") == found["group"]:
-        return True
-    eksctl = labels.get("alpha.eksctl.io/nodegroup-name")
-    if eksctl and f"-nodegroup-{eksctl}-" in group:
-        return True
-    found = _GKE.fullmatch(group)
-    return bool(
-        found
-        and "cloud.google.com/gke-nodepool" in labels
-        and node.name.startswith(found["prefix"] + "-")
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +80,11 @@ def _status_groups(state: AutoscalingState) -> tuple[StatusGroup, ...]:
 
 
 def _members(
-    status: StatusGroup, configured: ConfiguredGroup | None, nodes: Sequence[NodeView]
+    status: StatusGroup, configured: ConfiguredGroup | None, index: Index
 ) -> list[NodeView]:
     if configured is not None and configured.match is not None:
-        key, value = configured.match
-        return [n for n in nodes if n.labels.get(key) == value]
-    return [n for n in nodes if default_match(status.name, n)]
+        return index.labelled(*configured.match)
+    return index.candidates(status.name)
 
 
 @dataclass(slots=True)
@@ -182,9 +148,10 @@ def node_groups(
     warnings: list[str] = []
     claimed: dict[str, str] = {}
     found: list[tuple[StatusGroup, list[NodeView]]] = []
+    index = Index(nodes, (g.match[0] for g in config.groups if g.match is not None))
     for status in _status_groups(state):
         members = []
-        for node in _members(status, configured.get(status.name), nodes):
+        for node in _members(status, configured.get(status.name), index):
             if node.name in claimed:
                 warnings.append(
                     f"node {node.name} matches node groups {claimed[node.name]} and {status.name}: "

@@ -20,7 +20,8 @@ from gate.autoscaling import INITIALIZING, AutoscalingConfig
 from gate.k8s.version import Dialect
 from gate.model import NodeView, Snapshot
 from gate.scheduler.autoscaler.decision import Decision, Headroom, decide
-from gate.scheduler.autoscaler.groups import PROVIDER_LABELS, Groups, node_groups
+from gate.scheduler.autoscaler.groups import Groups, node_groups
+from gate.scheduler.autoscaler.matching import PROVIDER_LABELS
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import CycleState
 from gate.scheduler.profile import PodProfile
