@@ -7,7 +7,8 @@ from gate.cli import main
 
 code = main()
 try:
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None: started without one (>&-), nothing was written
+        sys.stdout.flush()
 except OSError:  # standard output full or closed: said once, not again at exit
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if not code:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
@@ -17,7 +18,7 @@ from gate import SCHEDULER_VERSION, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
-from gate.errors import GateError, UsageError
+from gate.errors import NOTHING_JUDGED_EXIT, GateError, UsageError
 from gate.inputs.baseline import read_baseline
 from gate.inputs.config import (
     Config,
@@ -28,12 +29,22 @@ from gate.inputs.config import (
     today,
 )
 from gate.inputs.exclude import Exclusion
-from gate.inputs.manifests import manifest_bytes, read_documents
+from gate.inputs.manifests import manifest_bytes, read_selected, select_paths
 from gate.inputs.workloads import Path
 from gate.k8s.version import version_problem
-from gate.model import DEFAULT_FAIL_ON, Baseline, Document, Report, Snapshot, Verdict
+from gate.model import (
+    DEFAULT_FAIL_ON,
+    Baseline,
+    Document,
+    ReadSummary,
+    Report,
+    Snapshot,
+    Verdict,
+    rfc3339_time,
+)
 from gate.progress import Progress
 from gate.reports.annotations import write_annotations
+from gate.reports.escape import terminal_text
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
@@ -46,8 +57,10 @@ from gate.run import (
     check,
     cluster_name,
     compared,
+    judged_or_refused,
     read_inputs,
     read_live,
+    read_summary,
     without_cycle_collection,
     write_reports,
 )
@@ -101,6 +114,19 @@ def _template_path(text: str) -> tuple[str, Path]:
     return kind, tuple(path.split("."))
 
 
+MTIME = "mtime"
+"""``--snapshot-captured-at mtime``: the snapshot file's modification time."""
+
+
+def _captured_at(text: str) -> str:
+    if text == MTIME or rfc3339_time(text) is not None:
+        return text
+    shown = repr(text[:30] + "..." if len(text) > 30 else text)
+    raise argparse.ArgumentTypeError(
+        f"{shown}: expected an RFC 3339 time such as 2026-08-16T10:00:00Z, or mtime"
+    )
+
+
 def _version(text: str) -> str:
     problem = version_problem(text)
     if problem is not None:
@@ -129,6 +155,49 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment", metavar="FILE", help="write the markdown PR comment")
     parser.add_argument("--comment-template", metavar="FILE", help="jinja2 comment template")
     parser.add_argument("--summary", metavar="FILE", help="write the markdown step summary")
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=tuple(OUTPUT_FLAGS),
+        help="write this report to standard output (one at a time), for a pipe; "
+        "text (the summary) by default",
+    )
+
+
+OUTPUT_FLAGS: dict[str, str | None] = {
+    "text": None,
+    "json": "json",
+    "junit": "junit",
+    "sarif": "sarif",
+    "markdown": "comment",
+}
+"""``-o/--output FORMAT``: the report file option it stands for (``--json -``...); text is
+the summary standard output shows anyway."""
+
+
+def _with_output(options: argparse.Namespace) -> argparse.Namespace:
+    """``-o FORMAT`` as the report option it stands for, given ``-``; a comment template
+    without a comment to shape refused. A copy: the parsed options are left as parsed."""
+    options = argparse.Namespace(**vars(options))
+    chosen = getattr(options, "output", None)
+    flag = OUTPUT_FLAGS.get(chosen) if chosen else None
+    if flag is not None:
+        given = getattr(options, flag)
+        if given not in (None, "-"):
+            raise UsageError(
+                f"-o {chosen} writes the {chosen} report to standard output and --{flag} to "
+                f"{given}: give one of them"
+            )
+        setattr(options, flag, "-")
+    elif chosen == "text":
+        taken = [f"--{f}" for f, _ in REPORT_FILES if getattr(options, f, None) == "-"]
+        if taken:
+            raise UsageError(f"-o text and {taken[0]} - would both go to standard output")
+    if options.comment_template and not options.comment:
+        raise UsageError(
+            "--comment-template shapes the comment: give --comment FILE (or -o markdown) too"
+        )
+    return options
 
 
 def add_baseline_option(parser: argparse.ArgumentParser) -> None:
@@ -151,6 +220,16 @@ def add_json_nodes_option(parser: argparse.ArgumentParser) -> None:
         metavar="N|all",
         help=f"node names each outcome group of the JSON report lists (default {JSON_NODES}; "
         "a shard's report lists all)",
+    )
+
+
+def add_allow_empty_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-empty``, alike for ``check`` and ``merge``."""
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        default=None,
+        help=f"pass a run that judges no workload (default: exit {NOTHING_JUDGED_EXIT})",
     )
 
 
@@ -209,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_options(check)
     add_baseline_option(check)
     add_json_nodes_option(check)
+    add_allow_empty_option(check)
     add_output_options(check)
     check.add_argument(
         "--no-step-summary",
@@ -258,6 +338,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse a snapshot older than this, e.g. 7d (m, h, d, w)",
     )
     check.add_argument(
+        "--snapshot-captured-at",
+        type=_captured_at,
+        metavar="TIME|mtime",
+        help="when a snapshot that records none was taken: an RFC 3339 time, or mtime for "
+        "the file's modification time (a maximum age refuses a snapshot of unknown age)",
+    )
+    check.add_argument(
         "--template-path",
         type=_template_path,
         action="append",
@@ -291,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_options(merge)
     add_baseline_option(merge)
     add_json_nodes_option(merge)
+    add_allow_empty_option(merge)
     add_output_options(merge)
     merge.set_defaults(step_summary=True, annotations=True)
     record = commands.add_parser("snapshot", help="record the live cluster once, read-only")
@@ -321,28 +409,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _inputs(
     options: argparse.Namespace, streams: Streams, config: Config
-) -> tuple[list[Document], Snapshot]:
-    """The documents and the one snapshot of the run."""
+) -> tuple[list[Document], Snapshot, ReadSummary]:
+    """The documents of the run, its one snapshot, and what was read and left out."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
-    leave_out = Exclusion.of(globs, snapshot=options.snapshot)
+    selection = select_paths(paths, Exclusion.of(globs, snapshot=options.snapshot))
 
     def documents() -> list[Document]:
         origin_root = getattr(options, "origin_root", None)
-        read = read_documents(paths, streams.stdin, leave_out=leave_out, origin_root=origin_root)
-        return list(read)
+        return list(read_selected(selection, streams.stdin, origin_root=origin_root))
 
     if not options.snapshot:
         _, snapshot = _read_live(options, streams)
-        return documents(), snapshot
+        read = documents()
+        return read, snapshot, read_summary(selection, read)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
     processes = options.snapshot_processes
-    meanwhile = manifest_bytes(paths, leave_out) if processes > 1 else 0
+    meanwhile = manifest_bytes(selection) if processes > 1 else 0
     progress = Progress.on(streams.stderr)
-    return read_inputs(
+    read, snapshot = read_inputs(
         documents, options.snapshot, progress, processes=processes, meanwhile=meanwhile
     )
+    return read, snapshot, read_summary(selection, read)
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -374,10 +463,13 @@ def evaluate(
     config: Config,
     warnings: tuple[str, ...] = (),
     baseline: Baseline | None = None,
+    read: ReadSummary | None = None,
 ) -> Report:
     """The pipeline over ``documents``, against ``snapshot``."""
+    by = "--fail-on" if options.fail_on else (config.source if config.fail_on else None)
     run_options = RunOptions(
         config=config,
+        policy=config.policy(by, today(streams.now)),
         today=today(streams.now),
         fail_on=options.fail_on or config.fail_on or DEFAULT_FAIL_ON,
         scheduler_version=options.scheduler_version,
@@ -386,6 +478,8 @@ def evaluate(
         cluster=cluster_name(snapshot.info, options.snapshot),
         warnings=warnings,
         baseline=baseline,
+        read=read,
+        allow_empty=bool(options.allow_empty or config.allow_empty),
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
@@ -451,11 +545,6 @@ def _stream(stream: IO[str]) -> tuple[Sink, ...]:
     return (sink,)
 
 
-def _discarded(output: Output) -> None:
-    """A comment template is rendered even when no comment is written: a broken one
-    fails the run either way."""
-
-
 def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
@@ -481,11 +570,7 @@ def report_table(
     summary unless a report took standard output, then the annotations."""
     to_stdout = any(getattr(options, option) == "-" for option, _ in REPORT_FILES)
     step_summary = streams.env.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-    checked = (_discarded,) if options.comment_template and not options.comment else ()
-    also: dict[Reporter, tuple[Sink, ...]] = {
-        write_comment: checked,
-        write_summary: _appended(step_summary, streams),
-    }
+    also: dict[Reporter, tuple[Sink, ...]] = {write_summary: _appended(step_summary, streams)}
     annotated = options.annotations and streams.env.get("GITHUB_ACTIONS") == "true"
     # The runner reads workflow commands from both streams; a report on standard output
     # must stay parseable, so they go to standard error then.
@@ -523,14 +608,18 @@ def _write_reports(
         quiet=options.quiet,
         colour=colour_wanted(options.color, streams),
         json_nodes=options.json_nodes,
+        comment_template_name=options.comment_template or "",
     )
     write_reports(report, context, report_table(options, streams))
 
 
-def _one_report_to_stdout(options: argparse.Namespace) -> None:
-    """Two reports written to standard output would be one unreadable stream: refused."""
+def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None:
+    """Two reports written to standard output would be one unreadable stream, and one
+    written to a closed standard output would be lost: refused."""
     flags = tuple(option for option, _ in REPORT_FILES)
     to_stdout = [f"--{flag}" for flag in flags if getattr(options, flag, None) == "-"]
+    if to_stdout and isinstance(streams.stdout, ClosedOutput):
+        raise UsageError(f"{to_stdout[0]} -: standard output is closed: give the report a file")
     if len(to_stdout) > 1:
         raise UsageError(
             f"{' and '.join(to_stdout)} would all go to standard output (-): "
@@ -539,18 +628,41 @@ def _one_report_to_stdout(options: argparse.Namespace) -> None:
 
 
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
-    _one_report_to_stdout(options)
+    options = _with_output(options)
+    _one_report_to_stdout(options, streams)
     config = load_config(options.config, FilePath(os.getcwd()))
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
-    documents, snapshot = _inputs(options, streams, config)
+    documents, snapshot, read = _inputs(options, streams, config)
+    snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
-    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline)
+    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
     return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
+
+
+def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snapshot:
+    """The snapshot with the capture time ``--snapshot-captured-at`` gives, when it
+    records none itself (a recorded time is kept: it says when the cluster was read)."""
+    given = options.snapshot_captured_at
+    if given is None or snapshot.info.captured_at is not None:
+        return snapshot
+    if not options.snapshot or options.snapshot == "-":
+        raise UsageError(
+            "--snapshot-captured-at is for a snapshot file (a live read is taken now; "
+            "standard input has no modification time)"
+        )
+    if given == MTIME:
+        try:
+            seconds = os.stat(options.snapshot).st_mtime
+        except OSError as exc:
+            raise UsageError(f"{options.snapshot}: cannot read its time: {exc.strerror}") from None
+        taken = datetime.fromtimestamp(int(seconds), timezone.utc)
+        given = taken.isoformat().replace("+00:00", "Z")
+    return replace(snapshot, info=replace(snapshot.info, captured_at=given))
 
 
 def run_config(options: argparse.Namespace, streams: Streams) -> int:
@@ -560,11 +672,12 @@ def run_config(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_merge(options: argparse.Namespace, streams: Streams) -> int:
-    _one_report_to_stdout(options)
     """The shards' JSON reports -> every report one unsharded check would have written."""
+    options = _with_output(options)
+    _one_report_to_stdout(options, streams)
     baseline = read_baseline(options.baseline) if options.baseline else None
     report, cluster = merged_report(options.reports)
-    report = compared(report, baseline)
+    report = judged_or_refused(compared(report, baseline), bool(options.allow_empty))
     return _finish(options, report, cluster, streams)
 
 
@@ -576,11 +689,15 @@ def _finish(options: argparse.Namespace, report: Report, cluster: str, streams: 
     if any(getattr(options, flag, None) == "-" for flag in flags):
         streams.stderr.write(write_errors(report, ReportContext(cluster)))
     _write_reports(options, report, cluster, streams)
+    if report.nothing_judged is not None:
+        streams.stderr.write(f"fitgate: {terminal_text(report.nothing_judged)}\n")
+        return NOTHING_JUDGED_EXIT
     return 0 if report.summary.passed else 1
 
 
 def run_snapshot(options: argparse.Namespace, streams: Streams) -> int:
-    """Record the live cluster once, read-only, to a ClusterSnapshot file (SPEC section 3)."""
+    """Record the live cluster once, read-only, to a ClusterSnapshot file (docs/reference.md,
+    "Snapshot formats")."""
     from gate.live.recorder import atomic_output, write_snapshot
 
     if options.output == "-":  # the recording itself on standard output, the summary not
@@ -607,20 +724,40 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Streams], int]] = {
 }
 
 
+class ClosedOutput(io.StringIO):
+    """A standard stream the process was started without (``fitgate check ... >&-``):
+    Python then has none at all. What is written to it is dropped; the exit code is still
+    the run's, and a report asked for on ``-`` is refused (exit 2)."""
+
+    def write(self, text: str, /) -> int:
+        return len(text)
+
+
+def standard_streams() -> Streams:
+    """The process's own streams, a closed one replaced by :class:`ClosedOutput` (or no
+    input)."""
+    return Streams(
+        stdin=sys.stdin.buffer if sys.stdin is not None else io.BytesIO(),
+        stdout=sys.stdout if sys.stdout is not None else ClosedOutput(),
+        stderr=sys.stderr if sys.stderr is not None else ClosedOutput(),
+        env=os.environ,
+        now=datetime.now(timezone.utc),
+    )
+
+
 def main(
     argv: Sequence[str] | None = None,
     streams: Streams | None = None,
 ) -> int:
-    streams = streams or Streams(
-        stdin=sys.stdin.buffer,
-        stdout=sys.stdout,
-        stderr=sys.stderr,
-        env=os.environ,
-        now=datetime.now(timezone.utc),
-    )
+    streams = streams or standard_streams()
     parser = build_parser()
     try:
-        options = parser.parse_args(argv)
+        options, unknown = parser.parse_known_args(argv)
+        if unknown:
+            command = f"{parser.prog} {options.command}"
+            raise UsageError(
+                f"{command}: unrecognized arguments: {' '.join(unknown)}; see {command} --help"
+            )
     except SystemExit as exc:
         return int(exc.code or 0) and 2
     except UsageError as exc:

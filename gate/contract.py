@@ -8,7 +8,8 @@ autoscaler's ``kind`` and ``name`` -- so no reader recovers meaning from wording
 
 Every object is frozen, built by keyword, and refused on a field the contract does not have.
 Field order is the order written. A field that is absent unless it applies (``baseline``
-without ``--baseline``, ``shard`` outside ``check --shard``) defaults to ``UNSET``, which
+without ``--baseline``, ``shard`` outside ``check --shard``, ``policy`` for the default
+policy, ``summary.nothingJudged`` when a workload was judged) defaults to ``UNSET``, which
 msgspec leaves out; every other field is always written, ``null`` included. Readers decode
 with the same types, so a report whose fields do not fit them is refused while decoding,
 naming the JSON path; what ties fields together is checked by each reader.
@@ -71,6 +72,65 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     warnings: Count
     passed: bool
     failOn: list[VerdictText]
+    nothingJudged: (
+        Annotated[
+            str,
+            Meta(
+                description="Why the run judged no workload and so did not pass (exit 5); "
+                "absent otherwise."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class Excluded(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A walked file left out, and the exclude pattern that left it out."""
+
+    file: str
+    pattern: str
+
+
+class Unchecked(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A document not checked: where it is, and why."""
+
+    at: str
+    reason: str
+
+
+class Read(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What fitgate check read: files and documents, the walked files left out (with the
+    pattern that did) and the documents not checked. A merge's report carries its first
+    shard's: every shard reads the same files."""
+
+    files: Count
+    documents: Count
+    excluded: list[Excluded]
+    skipped: list[Unchecked]
+
+
+class AllowedAddonOnly(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An allowAddonOnly rule: the workloads it names, and why."""
+
+    workloads: str
+    reason: str
+
+
+class Skip(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A skip rule in force: the workloads it names, why, and until when (null: no end)."""
+
+    workloads: str
+    reason: str
+    expires: str | None
+
+
+class Policy(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the configuration or --fail-on changed of the gate's policy: where failOn was set
+    (null: the default), the ADDON_ONLY workloads allowed and the skips in force."""
+
+    failOnBy: str | None
+    allowAddonOnly: list[AllowedAddonOnly]
+    skip: list[Skip]
 
 
 class Autoscaler(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -87,7 +147,10 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Wanted and fitting pods, and what explains the count: ``alone`` (with the cluster as
     the snapshot has it), ``together`` (beside the run's other new workloads), ``beside``,
     ``released`` (its own running pods it replaces) and ``autoscaler``, present when the
-    pods were placed (``fit`` is not null)."""
+    pods were placed (``fit`` is not null). A DaemonSet wants one pod per node it targets:
+    ``wanted`` counts those nodes, ``fit`` (and ``alone``) those with room for its pod. A
+    workload that wants no pods (replicas 0, a Job suspended by hand, a DaemonSet that
+    targets no node) has ``wanted`` and ``fit`` 0."""
 
     wanted: Count
     fit: Count | None
@@ -229,11 +292,14 @@ class Shard(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
 class Report(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A fitgate JSON report. warnings are about the run as a whole (a snapshot more than a
-    day old), absent when none."""
+    day old), absent when none. read is what the check read and left out; policy is what the
+    configuration or --fail-on changed of the gate's policy, absent for the default policy."""
 
     schemaVersion: Literal[3]  # SCHEMA_VERSION (a Literal takes no name)
     snapshot: Snapshot
     summary: Summary
+    read: Read | UnsetType = UNSET
+    policy: Policy | UnsetType = UNSET
     otherDocuments: dict[str, Count]
     warnings: list[str] | UnsetType = UNSET
     shard: Shard | UnsetType = UNSET

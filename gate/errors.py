@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+NOTHING_JUDGED_EXIT = 5
+"""The exit code of a run that judged no workload (as pytest's for "nothing collected"):
+neither a pass nor a failure of the workloads, and never 0 unless ``--allow-empty``."""
+
 
 class GateError(Exception):
-    """The gate could not run. Carries its exit code (SPEC section 2: 2)."""
+    """The gate could not run. Carries its exit code, 2 (README, "Exit codes")."""
 
     exit_code = 2
 

@@ -23,7 +23,7 @@ __all__ = ["AutoscalingState", "Taint"]  # defined apart, exchanged as the rest
 
 
 class Verdict(str, Enum):
-    """The gate's answer for one workload (SPEC section 4)."""
+    """The gate's answer for one workload (the README's "Verdicts")."""
 
     YES = "YES"
     NO = "NO"
@@ -40,6 +40,10 @@ VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
 DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
+
+COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+"""The longest pull-request comment GitHub takes: the markdown report is rendered within it,
+and the comment poster (standard library only) refuses a longer body before sending it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +116,9 @@ class WarningKind(str, Enum):
     LOST_NODE = "lost-node"
     """If the node holding most of its pods failed, the rest of the cluster could not take
     them back (below its wanted count, or below its disruption budget)."""
+    IF_SCALED_UP = "if-scaled-up"
+    """A workload that wants no pods (``replicas: 0``, a Job suspended by hand): one pod of
+    its template would not fit if it were scaled up, or only on add-on nodes."""
 
     def __str__(self) -> str:
         return self.value
@@ -207,7 +214,7 @@ class NodeView:
 @dataclass(frozen=True, slots=True)
 class ExistingPod:
     """A pod already bound to a node of the snapshot, as the inter-pod filters read it
-    (InterPodAffinity, PodTopologySpread; SPEC section 3). Only pods that count against a
+    (InterPodAffinity, PodTopologySpread). Only pods that count against a
     node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
     nor Failed), as the scheduler's informer keeps them.
 
@@ -234,7 +241,7 @@ class ExistingPod:
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"
-"""What every report says of its snapshot (SPEC section 3)."""
+"""What every report says of its snapshot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -642,7 +649,8 @@ class FieldLocation:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaFit:
-    """How many of a workload's wanted pods fit, placed one after another (SPEC section 4).
+    """How many of a workload's wanted pods fit, placed one after another (docs/reference.md,
+    "A workload is all of its pods").
 
     ``alone``: with the cluster as the snapshot has it, the workload's own running pods
     released; ``together``: beside the run's other new workloads placed before it, in input
@@ -791,6 +799,56 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadSummary:
+    """What a run was given to read: the files read and the documents in them, the walked
+    files the configuration left out (each with the pattern that did) and the documents
+    read but not checked (a snapshot among the manifests, a named pipe met while walking).
+    A reviewer sees from it whether the gate judged what the pull request holds."""
+
+    files: int
+    documents: int
+    excluded: tuple[tuple[str, str], ...] = ()
+    """``(file, pattern)`` for each walked file left out, in walk order."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """``(file:line, why)`` for each document read but not checked."""
+
+    def excluded_by(self) -> tuple[tuple[str, int], ...]:
+        """How many files each pattern left out, in the order the patterns first did.
+
+        >>> ReadSummary(3, 3, (("a", "*.json"), ("b", "tests"), ("c", "*.json"))).excluded_by()
+        (('*.json', 2), ('tests', 1))
+        """
+        counted: dict[str, int] = {}
+        for _, pattern in self.excluded:
+            counted[pattern] = counted.get(pattern, 0) + 1
+        return tuple(counted.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the gate was told to decide, as a reviewer must see it: where ``failOn`` was set
+    (None: the default), the ``ADDON_ONLY`` workloads allowed and the skips in force, each
+    as ``(workloads, reason)`` (a skip with its last day, or None)."""
+
+    fail_on_by: str | None = None
+    allowed: tuple[tuple[str, str], ...] = ()
+    skips: tuple[tuple[str, str, str | None], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.fail_on_by or self.allowed or self.skips)
+
+
+SNAPSHOT_FILE = "the snapshot file"
+"""What leaves the run's own snapshot file out of a directory walk (a :class:`ReadSummary`'s
+pattern for it)."""
+
+
+JUDGED = frozenset({Verdict.YES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
+"""The verdicts of a workload that was evaluated against the snapshot: a run without one
+judged nothing (an ``ERROR`` or a ``SKIPPED`` is no judgement of a workload's fit)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything every reporter writes from: one snapshot, every workload result."""
 
@@ -805,6 +863,21 @@ class Report:
 
     baseline: BaselineRun | None = None
     """The baseline report the results were compared with (``--baseline``)."""
+
+    read: ReadSummary | None = None
+    """What the run read and left out, when it read files (a merge knows only results)."""
+
+    policy: Policy | None = None
+    """The gate's policy, when the configuration or a flag changed it from the default."""
+
+    nothing_judged: str | None = None
+    """Why the run judged no workload, when that fails it (exit 5): a gate that evaluated
+    nothing must not read as one that found nothing wrong."""
+
+    def judged(self) -> bool:
+        """Whether any workload was evaluated: a run that judged nothing never passes
+        unless asked to (``--allow-empty``)."""
+        return any(r.verdict in JUDGED for r in self.results)
 
     def fails(self, result: WorkloadResult) -> bool:
         """Whether ``result`` fails the gate: its verdict is in ``fail_on`` and the
@@ -828,7 +901,7 @@ class Report:
             workloads=len(self.results),
             counts=counts,
             warnings=sum(len(r.warnings) for r in self.results),
-            passed=not failed,
+            passed=not failed and self.nothing_judged is None,
         )
 
 

@@ -28,6 +28,7 @@ from gate import __version__
 from gate.ci.shard import Selection
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
+from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
@@ -36,6 +37,8 @@ from gate.model import (
     DEFAULT_FAIL_ON,
     Baseline,
     Document,
+    Policy,
+    ReadSummary,
     Report,
     Shard,
     Snapshot,
@@ -48,6 +51,7 @@ from gate.model import (
 )
 from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
+from gate.reports.reading import nothing_judged
 from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
@@ -82,6 +86,12 @@ class RunOptions:
     today: date | None = None
     warnings: tuple[str, ...] = ()
     baseline: Baseline | None = None
+    read: ReadSummary | None = None
+    """What the command read and left out, shown by every report's summary."""
+    allow_empty: bool = False
+    """Whether a run that judges no workload may pass (``--allow-empty``)."""
+    policy: Policy | None = None
+    """The gate's policy as the reports state it (``failOn``, allowances, skips)."""
 
 
 def read_inputs(
@@ -127,6 +137,12 @@ def read_live(
     return recording, live_snapshot(recording)
 
 
+def read_summary(selection: PathSelection, documents: Sequence[Document]) -> ReadSummary:
+    """The files and documents read, the files left out, the documents not checked."""
+    skipped = tuple((str(d.location), d.skipped) for d in documents if d.skipped is not None)
+    return ReadSummary(len(selection.read), len(documents), selection.excluded, skipped)
+
+
 def check(
     documents: Iterable[Document],
     snapshot: Snapshot,
@@ -166,9 +182,22 @@ def check(
         other_documents=tuple(sorted(others.items())),
         version=options.version,
         warnings=options.warnings,
+        read=options.read,
+        policy=options.policy or None,
     )
     report = selection.report(report, options.cluster, tuple(n.name for n in snapshot.nodes))
-    return compared(report, options.baseline, whole=options.shard is None)
+    report = compared(report, options.baseline, whole=options.shard is None)
+    # A shard may be given none of the workloads; the merge judges the whole run.
+    return report if options.shard is not None else judged_or_refused(report, options.allow_empty)
+
+
+def judged_or_refused(report: Report, allow_empty: bool) -> Report:
+    """``report``, marked as judging nothing (exit 5) when no workload was evaluated and
+    none fails the gate, unless ``allow_empty``: the one place ``check`` and ``merge``
+    decide it."""
+    if allow_empty or report.judged() or not report.summary.passed:
+        return report
+    return replace(report, nothing_judged=nothing_judged(report))
 
 
 def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> Report:
@@ -192,6 +221,12 @@ def _evaluate(
         location, kind = workload.location, workload.kind
         return Unevaluated(
             Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
+        ).result()
+    invalid = run_scaling.invalid(workload)
+    if invalid is not None:  # its autoscaler's count is none: no count to judge it by
+        location, kind = workload.location, workload.kind
+        return Unevaluated(
+            Verdict.ERROR, kind, workload.namespace, workload.name, location, invalid
         ).result()
     result = evaluator.evaluate(run_scaling.apply(workload), ledger)
     if result.cause is not None:

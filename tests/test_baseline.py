@@ -62,7 +62,8 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def _v2_report(**workload: object) -> dict[str, object]:
-    """The fields of a version 2 report (SPEC section 5) the baseline may meet."""
+    """The fields of a version 2 report (docs/reference.md, "The JSON report") the baseline
+    may meet."""
     entry: dict[str, object] = {
         "kind": "Deployment",
         "namespace": "web",

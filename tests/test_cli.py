@@ -287,7 +287,7 @@ BUSY = "fixtures/snapshots/aks-busy.json"
 
 def test_replica_fixtures_each_alone(golden: Callable[[str, str], None]) -> None:
     """One manifest per replica case, each checked alone against the busy snapshot (its
-    user nodes packed by the running shop and edge-proxy), as the README shows them."""
+    user nodes packed by the running shop and edge-proxy), as docs/reference.md shows them."""
     outputs = []
     for manifest in sorted((FIXTURES / "replicas").glob("*.yaml")):
         _, out, _ = run("check", str(manifest.relative_to(FIXTURES.parent)), "--snapshot", BUSY)

@@ -15,7 +15,7 @@ AKS = "fixtures/snapshots/aks-six-nodes.json"
 
 def run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    now = datetime(2026, 8, 16, tzinfo=timezone.utc)
+    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
     code = main(list(argv), Streams(io.BytesIO(), out, err, env={}, now=now))
     return code, out.getvalue(), err.getvalue()
 

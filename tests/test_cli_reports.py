@@ -12,6 +12,7 @@ import pytest
 import xmlschema
 
 from gate.cli import (
+    OUTPUT_FLAGS,
     REPORT_FILES,
     Streams,
     add_report_options,
@@ -20,7 +21,7 @@ from gate.cli import (
     report_table,
     write_sarif,
 )
-from gate.inputs.manifests import read_documents
+from gate.inputs.manifests import read_documents, select_paths
 from gate.model import Report
 from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
@@ -28,7 +29,7 @@ from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
 from gate.reports.reporter import ReportContext, Reporter
 from gate.reports.text import write_text
-from gate.run import RunOptions, check
+from gate.run import RunOptions, check, read_summary
 from gate.snapshot.load import load_snapshot
 from tests.conftest import CORPUS, ROOT
 from tests.test_cli import AKS, NOW
@@ -170,16 +171,20 @@ def test_comment_template_overrides_the_shipped_one(tmp_path: Path) -> None:
     ("template", "needle"),
     [
         pytest.param(None, "cannot read comment template", id="missing-file"),
-        pytest.param("{{ nope }}", "comment template: UndefinedError", id="undefined-name"),
-        pytest.param("{% if %}", "comment template: TemplateSyntaxError", id="syntax-error"),
+        pytest.param(
+            "{{ nope }}",
+            "t.md.j2, line 1: UndefinedError: 'nope' is undefined",
+            id="undefined-name",
+        ),
+        pytest.param("{% if %}", "t.md.j2, line 1: Expected an expression", id="syntax-error"),
         pytest.param(
             '{{ "%999999999s"|format(1) }}',
-            "comment template: TemplateBudget: format width 999999999 is past 10000",
+            "t.md.j2, line 1: format width 999999999 is past 10000",
             id="a format width that would build a gigabyte",
         ),
         pytest.param(
             "{% for i in range(100000) %}{{ 'x' * 100 }}{% endfor %}",
-            "comment template: TemplateBudget: the output passed 8388608 characters",
+            "t.md.j2: the output passed 8388608 characters",
             id="output past its budget",
         ),
     ],
@@ -217,8 +222,9 @@ REPORT_OPTIONS: dict[str, tuple[str, Reporter]] = {
 
 
 def pipeline_report() -> Report:
-    documents = read_documents(["fixtures/manifests"], io.BytesIO(b""))
-    return check(documents, load_snapshot(AKS), RunOptions(cluster="aks-prod"))
+    documents = list(read_documents(["fixtures/manifests"], io.BytesIO(b"")))
+    read = read_summary(select_paths(["fixtures/manifests"]), documents)
+    return check(documents, load_snapshot(AKS), RunOptions(cluster="aks-prod", read=read))
 
 
 @pytest.mark.parametrize(("option", "writer"), REPORT_OPTIONS.values(), ids=REPORT_OPTIONS.keys())
@@ -237,8 +243,12 @@ def test_every_report_option_writes_its_writer_s_text(
 def test_every_report_option_of_the_parser_has_a_writer() -> None:
     parser = argparse.ArgumentParser(add_help=False)
     add_report_options(parser)
-    files = {a.option_strings[0] for a in parser._actions if a.dest != "comment_template"}
+    files = {
+        a.option_strings[0] for a in parser._actions if a.dest not in ("comment_template", "output")
+    }
     assert files == {option for option, _ in REPORT_OPTIONS.values()}
+    # -o FORMAT stands for a report option given "-" (text: the summary shown anyway).
+    assert {f"--{flag}" for flag in OUTPUT_FLAGS.values() if flag} <= files
     assert [(f"--{option}", writer) for option, writer in REPORT_FILES] == list(
         REPORT_OPTIONS.values()
     )
@@ -272,14 +282,18 @@ def test_the_table_renders_each_writer_once_in_the_order_files_are_written(
     assert [len(sinks) for _, sinks in table] == [1, 1, 1, 2, 1, 1]
 
 
-def test_a_comment_template_alone_is_rendered_and_written_nowhere(tmp_path: Path) -> None:
+def test_a_comment_template_without_a_comment_is_a_usage_error(tmp_path: Path) -> None:
     template = tmp_path / "t.md.j2"
-    template.write_text("{{ nope }}")
-    code, _, err = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
-    assert code == 2 and "comment template: UndefinedError" in err
     template.write_text("{{ cluster }}\n")
-    code, out, _ = run("fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template))
-    assert code == 1 and "Gate FAILED." in out
+    code, out, err = run(
+        "fixtures/manifests", "--snapshot", AKS, "--comment-template", str(template)
+    )
+    assert (code, out, err) == (
+        2,
+        "",
+        "fitgate: --comment-template shapes the comment: give --comment FILE (or -o markdown) "
+        "too\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md.j2"]
 
 
@@ -287,11 +301,11 @@ def test_a_comment_template_that_never_ends_stops_at_its_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Long enough to pass the deadline, short enough that the abandoned worker ends soon.
-    monkeypatch.setattr("gate.reports.markdown.TEMPLATE_SECONDS", 0.2)
+    monkeypatch.setattr("gate.reports.sandbox.TEMPLATE_SECONDS", 0.2)
     path = tmp_path / "t.md.j2"
     path.write_text("{% for i in range(5000) %}{% for j in range(5000) %}{% endfor %}{% endfor %}")
     comment = tmp_path / "c.md"
     code, err = run_with_template(comment, path)
     assert code == 2
-    assert "comment template: TemplateBudget: rendering took more than 0.2 s" in err
+    assert "t.md.j2: rendering took more than 0.2 s" in err
     assert not comment.exists()

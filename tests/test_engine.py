@@ -1,4 +1,5 @@
-"""Verdicts and the FitError message over whole snapshots (scheduler-rules.md section 14)."""
+"""Verdicts and the FitError message over whole snapshots (docs/reference.md, "What is
+checked")."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_fit_error_sorts_counts_as_text() -> None:
 
 
 def test_control_plane_and_busy_workers() -> None:
-    """scheduler-rules.md 14.1, on a v1.35 server (generic taint reason)."""
+    """A control plane and busy workers, on a v1.35 server (generic taint reason)."""
     snapshot = cluster_snapshot(
         [
             api_node(
@@ -61,7 +62,7 @@ def test_control_plane_and_busy_workers() -> None:
 
 
 def test_one_node_two_reasons() -> None:
-    """scheduler-rules.md 14.3: six nodes, each failing a different plugin."""
+    """Six nodes, each failing a different plugin."""
     web = {"tier": "web"}
     snapshot = cluster_snapshot(
         [
@@ -99,7 +100,7 @@ def test_one_node_two_reasons() -> None:
 
 
 def test_match_fields_narrowing_reports_absent_nodes() -> None:
-    """scheduler-rules.md 14.3: a pod pinned by matchFields to a tainted node."""
+    """A pod pinned by matchFields to a tainted node."""
     snapshot = cluster_snapshot(
         [api_node("node1", taints=[{"key": "k", "effect": "NoSchedule"}]), api_node("node2")],
         server_version="v1.35.0",

@@ -1,5 +1,5 @@
 """The field that made the no: each reason family's cause, the manifest line it points at,
-and how far the request is from a fit (README, "The field that made the no")."""
+and how far the request is from a fit (docs/reference.md, "The field that made the no")."""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.ci.comment_poster import COMMENT_LIMIT, main
+from gate.ci.comment_poster import main
+from gate.model import COMMENT_LIMIT
 from tests.github_api import BOT, TOKEN, FakeGitHub, fake_github
 
 REPO = "acme/platform"

@@ -1,17 +1,24 @@
-"""The README shows what fitgate really prints: its examples are the golden files."""
+"""The README and the reference show what fitgate really prints (their examples are the
+golden files), name only flags that exist and files that are there, and the README stays a
+page for users: at most 400 lines, its layout the tree's."""
 
 from __future__ import annotations
 
 import re
 import shlex
 
+import pytest
+
 from tests.conftest import GOLDEN, ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+REFERENCE = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+PAGES = {"README.md": README, "docs/reference.md": REFERENCE}
+TEST_COMMAND = "pip install -e '.[test]' && python -m pytest -n auto"
 
 
-def _fenced(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
+def _fenced(language: str, text: str = README) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
 
 
 def test_first_screen_gives_exactly_two_commands() -> None:
@@ -20,12 +27,16 @@ def test_first_screen_gives_exactly_two_commands() -> None:
     assert len(commands) == 2
     run, test = (c.strip() for c in commands)
     assert "fitgate check fixtures/manifests --snapshot fixtures/snapshots/" in run
-    assert test == "pip install -e '.[test]' && python -m pytest"
+    assert test == TEST_COMMAND
 
 
-def test_ci_runs_the_readme_test_command() -> None:
+def test_ci_runs_the_readme_test_command_last() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install -e '.[test]' && python -m pytest" in ci
+    assert ci.rstrip().endswith(f"\n{TEST_COMMAND}")
+
+
+def test_the_readme_is_a_page_for_users() -> None:
+    assert len(README.splitlines()) <= 400
 
 
 def test_printed_output_is_the_real_output() -> None:
@@ -34,11 +45,12 @@ def test_printed_output_is_the_real_output() -> None:
 
 
 def test_rendered_comment_is_the_real_comment() -> None:
-    shown = README.split("<!-- comment:begin -->\n", 1)[1].split("\n<!-- comment:end -->", 1)[0]
+    shown = REFERENCE.split("<!-- comment:begin -->\n", 1)[1].split("\n<!-- comment:end -->")[0]
     assert shown + "\n" == (GOLDEN / "cli" / "aks.comment.md").read_text(encoding="utf-8")
 
 
-def test_every_flag_in_the_readme_exists() -> None:
+@pytest.mark.parametrize("page", PAGES.values(), ids=list(PAGES))
+def test_every_flag_shown_exists(page: str) -> None:
     from gate.cli import build_parser
 
     known = set()
@@ -47,10 +59,64 @@ def test_every_flag_in_the_readme_exists() -> None:
             known |= {s for a in sub._actions for s in a.option_strings}
     used = {
         word.split("=")[0]
-        for block in _fenced("sh") + _fenced("text")
+        for block in _fenced("sh", page) + _fenced("text", page)
         for line in block.splitlines()
-        if "fitgate" in line
-        for word in shlex.split(line.replace("[", " ").replace("]", " "), comments=True)
+        for word in _fitgate_arguments(line)
         if word.startswith("--")
     }
     assert used - known == set()
+
+
+def _fitgate_arguments(line: str) -> list[str]:
+    """The words after ``fitgate`` (or the image ``fitgate:TAG``) on a command line."""
+    if "fitgate" not in line:
+        return []
+    words = shlex.split(line.rstrip("\\").replace("[", " ").replace("]", " "), comments=True)
+    starts = [i for i, w in enumerate(words) if w == "fitgate" or w.startswith("fitgate:")]
+    return words[starts[-1] + 1 :] if starts else []
+
+
+def _links(page: str) -> list[str]:
+    return [t for t in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page) if "://" not in t]
+
+
+@pytest.mark.parametrize("name", PAGES, ids=[f"the links of {n} lead to files" for n in PAGES])
+def test_every_link_leads_to_a_file(name: str) -> None:
+    base = (ROOT / name).parent
+    assert [t for t in _links(PAGES[name]) if not (base / t).exists()] == []
+
+
+def test_every_anchor_into_the_reference_is_a_heading() -> None:
+    headings = {
+        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.*)$", REFERENCE, re.MULTILINE)
+    }
+    anchors = re.findall(r"\]\((?:docs/)?reference\.md#([^)]+)\)", README + REFERENCE)
+    anchors += re.findall(r"\]\(#([^)]+)\)", REFERENCE)
+    assert anchors and [a for a in anchors if a not in headings] == []
+
+
+def _layout() -> dict[str, str]:
+    """The layout table of the README: each folder, and what its row says."""
+    section = README.split("## Development\n", 1)[1]
+    return dict(re.findall(r"^\| `([^`]+)` \| (.*) \|$", section, re.MULTILINE))
+
+
+def test_the_layout_names_every_stage_folder_and_only_folders_that_exist() -> None:
+    folders = list(_layout())
+    stages = {
+        f"gate/{p.name}/"
+        for p in (ROOT / "gate").iterdir()
+        if p.is_dir() and not p.name.startswith("__")
+    }
+    assert stages <= set(folders)
+    assert [f for f in folders if not (ROOT / f).is_dir()] == []
+
+
+def test_the_modules_the_layout_names_are_there() -> None:
+    named = [
+        f"{folder}{module}"
+        for folder, row in _layout().items()
+        for module in re.findall(r"`([\w/]+\.py)`", row)
+    ]
+    assert named and [m for m in named if not (ROOT / m).is_file()] == []

@@ -1,4 +1,4 @@
-"""A workload is all of its pods (SPEC section 4): replicas, the pods it replaces, the rest
+"""A workload is all of its pods (docs/reference.md): replicas, the pods it replaces, the rest
 of the change, one lost node. Each case runs the whole pipeline (gate.run.check) over
 manifests and a snapshot built here."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate import __version__
-from gate.inputs.manifests import read_documents
+from gate.inputs.manifests import read_documents, select_paths
 from gate.model import (
     DEFAULT_FAIL_ON,
     Report,
@@ -132,7 +132,8 @@ def test_the_shards_of_a_run_partition_its_results(snapshot: Snapshot) -> None:
 
 
 def test_the_scheduler_version_option_picks_the_dialect(snapshot: Snapshot) -> None:
-    """From v1.35 the taint reason no longer names the taint (scheduler-rules.md)."""
+    """From v1.35 the taint reason no longer names the taint (docs/reference.md, "What is
+    checked")."""
     old = run(snapshot, "fixtures/manifests/02-web-big.yaml").results[0].message
     new_options = RunOptions(scheduler_version="v1.35.0")
     new = run(snapshot, "fixtures/manifests/02-web-big.yaml", options=new_options)
@@ -144,13 +145,17 @@ def test_the_command_line_writes_what_the_pipeline_returns(
     snapshot: Snapshot, tmp_path: Path
 ) -> None:
     from gate.cli import Streams, main
+    from gate.run import read_summary
 
     out = tmp_path / "report.json"
     # A clock an hour after the capture: an older snapshot adds the run's warning.
     hour_later = datetime(2026, 8, 16, 11, 0, 0, tzinfo=timezone.utc)
     streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO(), now=hour_later)
     main(["check", MANIFESTS, "--snapshot", AKS, "--json", str(out)], streams)
-    assert out.read_text(encoding="utf-8") == render_json(run(snapshot))
+    documents = list(read_documents([MANIFESTS], io.BytesIO(b"")))
+    read = read_summary(select_paths([MANIFESTS]), documents)
+    expected = check(documents, snapshot, RunOptions(cluster="aks-prod", read=read))
+    assert out.read_text(encoding="utf-8") == render_json(expected)
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gate.inputs.counts import BadCount
 from gate.inputs.scaling import (
     Autoscaler,
+    Wanted,
     autoscaler_of,
     autoscalers,
     disruption_budget_of,
@@ -17,7 +19,7 @@ from gate.inputs.scaling import (
     wanted_pods,
 )
 
-WANTED: list[tuple[str, str, dict[str, Any], int | None]] = [
+WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
     ("a Deployment wants its replicas", "Deployment", {"spec": {"replicas": 10}}, 10),
     ("a Deployment without replicas wants one", "Deployment", {"spec": {}}, 1),
     ("a Deployment scaled to zero wants none", "Deployment", {"spec": {"replicas": 0}}, 0),
@@ -25,10 +27,10 @@ WANTED: list[tuple[str, str, dict[str, Any], int | None]] = [
     ("a ReplicaSet wants its replicas", "ReplicaSet", {"spec": {"replicas": 2}}, 2),
     ("a ReplicationController defaults to one", "ReplicationController", {"spec": {}}, 1),
     (
-        "a replica count that is a bool is the default",
+        "a replica count that is a bool is no count",
         "Deployment",
         {"spec": {"replicas": True}},
-        1,
+        BadCount(("spec", "replicas"), True),
     ),
     ("a Job wants its parallelism", "Job", {"spec": {"parallelism": 4}}, 4),
     (
@@ -40,12 +42,71 @@ WANTED: list[tuple[str, str, dict[str, Any], int | None]] = [
     ("a Job without parallelism runs one pod", "Job", {"spec": {"completions": 5}}, 1),
     ("a suspended Job runs none", "Job", {"spec": {"parallelism": 4, "suspend": True}}, 0),
     (
+        "a suspended Job a Kueue queue manages is judged as resumed",
+        "Job",
+        {
+            "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a"}},
+            "spec": {"parallelism": 4, "suspend": True},
+        },
+        4,
+    ),
+    (
+        "a CronJob's suspended Jobs a Kueue queue manages are judged as resumed",
+        "CronJob",
+        {
+            "spec": {
+                "jobTemplate": {
+                    "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-a"}},
+                    "spec": {"parallelism": 2, "suspend": True},
+                }
+            }
+        },
+        2,
+    ),
+    (
+        "a Job's queue label counts only on the Job, not on its pod template",
+        "Job",
+        {
+            "spec": {
+                "parallelism": 4,
+                "suspend": True,
+                "template": {"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "a"}}},
+            }
+        },
+        0,
+    ),
+    ("a Job with completions 0 runs none", "Job", {"spec": {"completions": 0}}, 0),
+    (
+        "a Job's completions that is no count names its field",
+        "Job",
+        {"spec": {"completions": -1}},
+        BadCount(("spec", "completions"), -1),
+    ),
+    (
+        "a CronJob's parallelism that is no count names its field",
+        "CronJob",
+        {"spec": {"jobTemplate": {"spec": {"parallelism": 1.5}}}},
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), 1.5),
+    ),
+    (
         "a CronJob wants its job's pods",
         "CronJob",
         {"spec": {"jobTemplate": {"spec": {"parallelism": 3, "completions": 6}}}},
         3,
     ),
     ("a CronJob without a job count runs one pod", "CronJob", {"spec": {"jobTemplate": {}}}, 1),
+    (
+        "a suspended CronJob starts no Job",
+        "CronJob",
+        {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": 3}}}},
+        0,
+    ),
+    (
+        "a suspended CronJob's count that is no count still names its field",
+        "CronJob",
+        {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": "3"}}}},
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3"),
+    ),
     ("a Pod wants one", "Pod", {"spec": {}}, 1),
     ("a DaemonSet has no count", "DaemonSet", {"spec": {}}, None),
     ("a PodTemplate has no count", "PodTemplate", {"template": {}}, None),
@@ -55,7 +116,7 @@ WANTED: list[tuple[str, str, dict[str, Any], int | None]] = [
 @pytest.mark.parametrize(
     ("kind", "body", "wanted"), [w[1:] for w in WANTED], ids=[w[0] for w in WANTED]
 )
-def test_wanted_pods(kind: str, body: dict[str, Any], wanted: int | None) -> None:
+def test_wanted_pods(kind: str, body: dict[str, Any], wanted: Wanted) -> None:
     assert wanted_pods(kind, body) == wanted
 
 
@@ -80,6 +141,56 @@ SCALERS: list[tuple[str, dict[str, Any], tuple[tuple[str, str, str], Autoscaler]
         (("shop", "Deployment", "web"), Autoscaler("HorizontalPodAutoscaler", "web-hpa", 1, 5)),
     ),
     ("an HPA without maxReplicas is not usable", _hpa(minReplicas=2), None),
+    (
+        # pkg/apis/autoscaling/validation validateHorizontalPodAutoscalerSpec: minReplicas
+        # >= minReplicasLowerBound, 0 with the HPAScaleToZero gate (registry/autoscaling
+        # validationOptionsForHorizontalPodAutoscaler); such an HPA wakes to one pod.
+        "an HPA with minReplicas 0 is judged at one pod",
+        _hpa(minReplicas=0, maxReplicas=5),
+        (("shop", "Deployment", "web"), Autoscaler("HorizontalPodAutoscaler", "web-hpa", 1, 5)),
+    ),
+    (
+        "an HPA's minReplicas that is text is no count",
+        _hpa(minReplicas="2", maxReplicas=5),
+        (
+            ("shop", "Deployment", "web"),
+            Autoscaler(
+                "HorizontalPodAutoscaler",
+                "web-hpa",
+                1,
+                1,
+                problem=BadCount(("spec", "minReplicas"), "2"),
+            ),
+        ),
+    ),
+    (
+        "an HPA's maxReplicas past int32 is no count",
+        _hpa(maxReplicas=2**31),
+        (
+            ("shop", "Deployment", "web"),
+            Autoscaler(
+                "HorizontalPodAutoscaler",
+                "web-hpa",
+                1,
+                1,
+                problem=BadCount(("spec", "maxReplicas"), 2**31),
+            ),
+        ),
+    ),
+    (
+        "a KEDA ScaledObject's negative maxReplicaCount is no count",
+        {
+            "kind": "ScaledObject",
+            "metadata": {"name": "w"},
+            "spec": {"scaleTargetRef": {"name": "web"}, "maxReplicaCount": -1},
+        },
+        (
+            ("default", "Deployment", "web"),
+            Autoscaler(
+                "ScaledObject", "w", 1, 1, problem=BadCount(("spec", "maxReplicaCount"), -1)
+            ),
+        ),
+    ),
     (
         "an HPA of a StatefulSet names it",
         _hpa(kind="StatefulSet", maxReplicas=4),
@@ -142,7 +253,7 @@ def test_any_document_gives_a_count_or_none_never_an_error(spec: object) -> None
     for kind in ("Deployment", "Job", "CronJob", "HorizontalPodAutoscaler", "ScaledObject"):
         body = {"kind": kind, "spec": spec, "metadata": {"name": "x"}}
         count = wanted_pods(kind, body)
-        assert count is None or count >= 0
+        assert count is None or isinstance(count, BadCount) or 0 <= count < 2**31
         entry = autoscaler_of(body)
         assert entry is None or 1 <= entry[1].minimum <= entry[1].maximum
 

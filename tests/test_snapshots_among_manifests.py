@@ -84,7 +84,11 @@ def test_a_list_of_pod_manifests_is_still_checked_item_by_item(tmp_path: Path) -
 def check(*argv: str) -> tuple[int, dict[str, Any]]:
     out = io.StringIO()
     streams = Streams(
-        io.BytesIO(), out, io.StringIO(), env={}, now=datetime(2026, 8, 16, tzinfo=timezone.utc)
+        io.BytesIO(),
+        out,
+        io.StringIO(),
+        env={},
+        now=datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc),
     )
     code = main(["check", *argv, "--json", "-"], streams)
     return code, json.loads(out.getvalue())

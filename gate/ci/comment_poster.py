@@ -48,10 +48,10 @@ from typing import IO, Any, NoReturn
 
 from gate import __version__
 from gate.deadline import read_capped, within
+from gate.model import COMMENT_LIMIT
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_AUTHOR = "github-actions[bot]"
-COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 PER_PAGE = 100
 MAX_PAGES = 100  # 10,000 comments: far past any real pull request, and a bound on the loop
 TIMEOUT = 30.0  # seconds one read or write of the socket may take

@@ -44,6 +44,8 @@ from gate.model import (
     Location,
     NodeOutcome,
     NodeOutcomes,
+    Policy,
+    ReadSummary,
     ReplicaFit,
     Report,
     SnapshotInfo,
@@ -364,6 +366,24 @@ def _field(at: contract.Field) -> FieldLocation:
     return FieldLocation(at.path, at.line, at.value, at.partial, given(at.originLine, None))
 
 
+def _read_summary(read: contract.Read | None) -> ReadSummary | None:
+    """What the shards' check read: every shard reads the same files (``inputs`` says so)."""
+    if read is None:
+        return None
+    excluded = tuple((e.file, e.pattern) for e in read.excluded)
+    skipped = tuple((u.at, u.reason) for u in read.skipped)
+    return ReadSummary(read.files, read.documents, excluded, skipped)
+
+
+def _policy(policy: contract.Policy | None) -> Policy | None:
+    """The gate's policy the shards were run with (the same for every shard)."""
+    if policy is None:
+        return None
+    allowed = tuple((a.workloads, a.reason) for a in policy.allowAddonOnly)
+    skips = tuple((s.workloads, s.reason, s.expires) for s in policy.skip)
+    return Policy(policy.failOnBy, allowed, skips)
+
+
 def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
     """The one-run report the shards in ``paths`` add up to, and its cluster's name."""
     parts = [_read(path) for path in paths]
@@ -398,5 +418,7 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         version=first.shard.version,
         # Shards run minutes apart may disagree on the snapshot's age: each warning once.
         warnings=tuple(dict.fromkeys(w for p in parts for w in given(p.report.warnings, []))),
+        read=_read_summary(given(first.report.read, None)),
+        policy=_policy(given(first.report.policy, None)),
     )
     return report, first.shard.cluster

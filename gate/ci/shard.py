@@ -75,6 +75,8 @@ class Selection:
             other_documents=report.other_documents,
             version=report.version,
             warnings=report.warnings,
+            read=report.read,
+            policy=report.policy,
             shard=self.shard,
             positions=tuple(self._positions),
             items=self._items,

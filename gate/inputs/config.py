@@ -1,4 +1,4 @@
-"""``.fitgate.yaml``: what a team otherwise repeats on every command line (SPEC section 2).
+"""``.fitgate.yaml``: what a team otherwise repeats on every command line (README, "Configuration").
 
 Found from the working directory upwards (or given with ``--config``), validated against
 ``gate/schemas/config.schema.json`` before anything else is read: a violation is one line
@@ -18,13 +18,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gate.autoscaling import AutoscalingConfig
+from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
-from gate.inputs.custom_kinds import Count, CustomKind, Site, api_group
-from gate.model import SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
+from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
+from gate.inputs.manifests import bounded_yaml
+from gate.inputs.workloads import TEMPLATE_PATHS
+from gate.model import Policy, SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
 
 CONFIG_NAME = ".fitgate.yaml"
 
@@ -71,6 +72,7 @@ class Config:
     custom_kinds: tuple[CustomKind, ...] = ()
     max_snapshot_age: timedelta | None = None
     hide_warnings: frozenset[WarningKind] = frozenset()
+    allow_empty: bool = False
     autoscaling: AutoscalingConfig = field(default_factory=AutoscalingConfig)
 
     def skipped(self, workload: Workload, today: date) -> tuple[str | None, str | None]:
@@ -93,15 +95,41 @@ class Config:
             return result
         for rule in self.allow_addon_only:
             if _names(rule, workload):
-                reason = f"allowed on the add-on pool by {self.source}: {rule.reason}"
+                reason = f"allowed by {self.source}: {rule.reason}"
                 return replace(result, reason=reason, allowed=True)
         return result
+
+    def policy(self, fail_on_by: str | None, today: date) -> Policy:
+        """The policy a reviewer sees: ``fail_on_by`` names where ``failOn`` was set (None:
+        the default); the allowances and the skips still in force on ``today``."""
+        return Policy(
+            fail_on_by=fail_on_by,
+            allowed=tuple((_workloads(r), r.reason) for r in self.allow_addon_only),
+            skips=tuple(
+                (_workloads(r), r.reason, r.expires.isoformat() if r.expires else None)
+                for r in self.skip
+                if r.expires is None or r.expires >= today
+            ),
+        )
 
     def shown(self, result: WorkloadResult) -> WorkloadResult:
         if not self.hide_warnings or not result.warnings:
             return result
         kept = tuple(w for w in result.warnings if w.kind not in self.hide_warnings)
         return replace(result, warnings=kept)
+
+
+def _workloads(rule: Rule) -> str:
+    """The workloads a rule names, as ``Kind namespace/name {labels}`` with ``*`` for a
+    matcher not given.
+
+    >>> _workloads(Rule("r", kind="CronJob", namespace="batch", labels=(("tier", "ops"),)))
+    'CronJob batch/* {tier=ops}'
+    """
+    text = f"{rule.kind or '*'} {rule.namespace or '*'}/{rule.name or '*'}"
+    if rule.labels:
+        text += " {" + ", ".join(f"{k}={v}" for k, v in rule.labels) + "}"
+    return text
 
 
 def _names(rule: Rule, workload: Workload) -> bool:
@@ -117,22 +145,74 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A configuration longer than this is refused: a team's is a few hundred bytes."""
+
+MAX_CONFIG_DEPTH = 32
+"""Nesting deeper than this is refused before validation (the deepest key is 5 down)."""
+
+
+class _TooLarge(Exception):
+    """More than :data:`MAX_CONFIG_BYTES`."""
+
+
 def load_config(path: str | None, cwd: Path) -> Config:
-    """The configuration ``--config`` names, else the one found upwards, else none."""
+    """The configuration ``--config`` names, else the one found upwards, else none.
+
+    It is read with the bounds a manifest gets (size, alias expansion, nesting: see
+    :func:`gate.inputs.manifests.bounded_yaml`), and every problem is one line naming the
+    file and the key (exit 2)."""
     found = Path(path) if path else find_config(cwd)
     if found is None:
         return Config()
     shown = path or _shown(found, cwd)
     try:
-        data = yaml.safe_load(found.read_text(encoding="utf-8"))
+        with open(found, "rb") as handle:
+            raw = read_capped(handle.read, MAX_CONFIG_BYTES, _TooLarge)
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         raise UsageError(f"{shown}: cannot read the configuration: {exc.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"{shown}: not YAML: {reason}") from None
+    except _TooLarge:
+        limit = MAX_CONFIG_BYTES // 1024
+        raise UsageError(f"{shown}: longer than {limit} KiB: not read") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{shown}: not UTF-8: {exc.reason} at byte {exc.start}") from None
+    try:
+        data = bounded_yaml(text)
+    except ValueError as exc:
+        raise UsageError(f"{shown}: not YAML: {exc}") from None
     data = {} if data is None else data
+    _check_shape(data, shown)
     _validate(data, shown)
     return parse_config(data, shown)
+
+
+def _check_shape(data: object, shown: str) -> None:
+    """What the JSON Schema cannot say of YAML: every mapping key is a string (``{1: x}``
+    is no label), and nothing is nested past :data:`MAX_CONFIG_DEPTH` (validation
+    recurses). Walked with a stack of its own."""
+    pending: list[tuple[object, tuple[object, ...]]] = [(data, ())]
+    while pending:
+        value, path = pending.pop()
+        if len(path) > MAX_CONFIG_DEPTH:
+            where = _field(path[:MAX_CONFIG_DEPTH])
+            raise UsageError(f"{shown}: {where}: nested deeper than {MAX_CONFIG_DEPTH} levels")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise UsageError(
+                        f"{shown}: {_field(path)}: the key {_shown_value(key)} is not a "
+                        "string: quote it"
+                    )
+                pending.append((item, (*path, key)))
+        elif isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+
+
+def _shown_value(value: object, limit: int = 60) -> str:
+    """A value in an error line: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _shown(found: Path, cwd: Path) -> str:
@@ -148,7 +228,9 @@ def _validate(data: object, shown: str) -> None:
     errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.path)), e.message))
     if errors:
         error = errors[0]
-        raise UsageError(f"{shown}: {_field(error.path)}: {_why(error)}")
+        why = " ".join(_why(error).split())
+        why = why if len(why) <= 300 else why[:297] + "..."
+        raise UsageError(f"{shown}: {_field(error.path)}: {why}")
 
 
 def _field(path: Sequence[object]) -> str:
@@ -194,9 +276,13 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         exclude=tuple(data.get("exclude", ())),
         skip=tuple(_rule(r, f"{source}: skip[{i}]") for i, r in enumerate(data.get("skip", ()))),
         allow_addon_only=tuple(_rule(r, source) for r in data.get("allowAddonOnly", ())),
-        custom_kinds=tuple(_custom_kind(k) for k in data.get("customKinds", ())),
+        custom_kinds=tuple(
+            _custom_kind(k, f"{source}: customKinds[{i}]")
+            for i, k in enumerate(data.get("customKinds", ()))
+        ),
         max_snapshot_age=parse_duration(age) if age else None,
         hide_warnings=frozenset(WarningKind(w) for w in data.get("warnings", {}).get("hide", ())),
+        allow_empty=bool(data.get("allowEmpty", False)),
         autoscaling=autoscaling_config(data.get("autoscaling"), source),
     )
 
@@ -217,7 +303,10 @@ def _rule(data: Mapping[str, Any], where: str) -> Rule:
     )
 
 
-def _custom_kind(data: Mapping[str, Any]) -> CustomKind:
+def _custom_kind(data: Mapping[str, Any], where: str) -> CustomKind:
+    problem = _redefined(api_group(data["apiVersion"]), data["kind"])
+    if problem:
+        raise UsageError(f"{where}: {data['apiVersion']} {data['kind']} {problem}")
     sites = tuple(
         Site(
             spec=(tuple(t["path"].split(".")),),
@@ -227,6 +316,21 @@ def _custom_kind(data: Mapping[str, Any]) -> CustomKind:
         for t in data["templates"]
     )
     return CustomKind(api_group(data["apiVersion"]), data["kind"], sites)
+
+
+_KNOWN = frozenset((row.group, row.kind) for row in CUSTOM_KINDS)
+
+
+def _redefined(group: str, kind: str) -> str | None:
+    """Why a custom kind may not be defined: the configuration adds kinds, it cannot
+    rewrite how a Kubernetes kind (one of the core group, a group without a dot such as
+    ``apps`` or ``batch``, or a ``*.k8s.io`` group) or a kind fitgate knows is read."""
+    if group == "" or "." not in group or group.endswith(".k8s.io"):
+        built_in = " (fitgate reads its pod template itself)" if kind in TEMPLATE_PATHS else ""
+        return f"is a Kubernetes kind{built_in}: customKinds may not redefine it"
+    if (group, kind) in _KNOWN:
+        return "is a kind fitgate knows: customKinds may not redefine it"
+    return None
 
 
 def today(now: datetime | None) -> date:
@@ -240,14 +344,34 @@ STALE_SNAPSHOT = (
 """The run's warning when the snapshot is a day old or older and no maximum age is set."""
 
 
+CLOCK_SKEW = timedelta(minutes=5)
+"""How far in the future a capture time may be (clocks disagree a little) before the
+snapshot is refused: a time further ahead would make any snapshot look fresh."""
+
+
 def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> tuple[str, ...]:
     """Refuse a snapshot that cannot be trusted (exit 2): one with no nodes, which cannot
-    answer anything, and one older than ``max_age``. Returns the run's warnings: a snapshot
-    a day old or older, with no maximum age set, is used with a warning in every report
-    (with a maximum set, a snapshot within it is trusted as it is)."""
+    answer anything, one taken more than :data:`CLOCK_SKEW` in the future, and, with a
+    ``max_age``, one older or one whose age is unknown (a gate fails closed). Returns the
+    run's warnings: a snapshot a day old or older, with no maximum age set, is used with a
+    warning in every report (with a maximum set, a snapshot within it is trusted as it
+    is)."""
     if info.nodes == 0:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
     taken = info.taken
+    if taken is not None and taken - now > CLOCK_SKEW:
+        raise SnapshotError(
+            f"{info.source}: the snapshot was taken {info.captured_at}, {_days(taken - now)} "
+            f"from now: a capture time more than {_days(CLOCK_SKEW)} in the future cannot be "
+            "trusted (is a clock wrong?)"
+        )
+    if taken is None and max_age is not None:
+        raise SnapshotError(
+            f"{info.source}: the snapshot records no capture time, so the maximum age of "
+            f"{_days(max_age)} (maxSnapshotAge, --max-snapshot-age) cannot be checked: give "
+            "it with --snapshot-captured-at TIME, or --snapshot-captured-at mtime for the "
+            "file's modification time"
+        )
     if taken is None:
         return ()
     age = now - taken

@@ -20,17 +20,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gate.inputs.counts import BadCount, read_count
+from gate.model import FieldPath
+
 Path = tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Count:
     """One factor of a site's pod count: the integer at ``path`` (``default`` when absent),
-    minus ``less``. A string of digits counts (Knative's scale annotations are strings)."""
+    minus ``less``. It must be an int32 from 0 up (:mod:`gate.inputs.counts`); for a field
+    that is ``text`` by type, a string of its digits (Knative's scale annotations)."""
 
     path: Path
     default: int = 1
     less: int = 0
+    text: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,8 @@ def _argo(templates: str) -> tuple[Site, ...]:
 
 
 _MIN_SCALE = Count(
-    ("spec", "template", "metadata", "annotations", "autoscaling.knative.dev/min-scale")
+    ("spec", "template", "metadata", "annotations", "autoscaling.knative.dev/min-scale"),
+    text=True,
 )
 _REPLICAS = Count(("spec", "replicas"))
 
@@ -207,12 +213,13 @@ def api_group(api_version: object) -> str:
 @dataclass(frozen=True, slots=True)
 class Template:
     """One pod template found by a site: its label, the field it was read from (for error
-    messages), the pod spec as found (checked later), and the pods it wants."""
+    messages), the pod spec as found (checked later), and the pods it wants (or why a count
+    field of it holds no count)."""
 
     label: str
     field: str
     spec: object
-    replicas: int | None
+    replicas: int | BadCount | None
 
 
 def get(obj: object, path: Path) -> object:
@@ -227,31 +234,40 @@ def _dotted(path: Path) -> str:
     return ".".join(path)
 
 
-def _count(holder: object, counts: tuple[Count, ...] | None) -> int | None:
+def _count(
+    holder: object, counts: tuple[Count, ...] | None, where: FieldPath
+) -> int | BadCount | None:
+    """The product of the site's count fields under ``holder`` (at ``where`` in the
+    document); the first field that holds no count instead."""
     if counts is None:
         return None
     total = 1
     for count in counts:
-        value = get(holder, count.path)
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
-            value = count.default
+        value = read_count(holder, count.path, count.default, where=where, as_text=count.text)
+        if isinstance(value, BadCount):
+            return value
         total *= max(value - count.less, 0)
     return total
 
 
-def _holders(body: Mapping[str, Any], site: Site) -> Iterator[tuple[str, str, object]] | str:
-    """``(name, field, holder)`` for each entry of the site, or why there is none."""
+Holder = tuple[str, str, FieldPath, object]
+"""An entry of a site: its name, its field as text and as steps, and the entry itself."""
+
+
+def _holders(body: Mapping[str, Any], site: Site) -> Iterator[Holder] | str:
+    """Each entry of the site, or why there is none."""
     if not site.each:
-        return iter([("", "", body)])
+        return iter([("", "", (), body)])
     where = _dotted(site.each)
     entries = get(body, site.each)
     if isinstance(entries, Mapping) and entries:
-        return ((str(key), f"{where}.{key}", value) for key, value in entries.items())
+        return (
+            (str(key), f"{where}.{key}", (*site.each, str(key)), value)
+            for key, value in entries.items()
+        )
     if isinstance(entries, list) and entries:
         return (
-            (_entry_name(item, site.name_key, i), f"{where}[{i}]", item)
+            (_entry_name(item, site.name_key, i), f"{where}[{i}]", (*site.each, i), item)
             for i, item in enumerate(entries)
         )
     return f"{where}: missing or empty"
@@ -275,7 +291,7 @@ def templates(body: Mapping[str, Any], row: CustomKind) -> Iterator[Template | s
             if not site.argo:
                 yield holders
             continue
-        for name, where, holder in holders:
+        for name, where, steps, holder in holders:
             if site.argo:
                 pod = argo_pod(body, site.each[:-1], holder)
                 if pod is not None:
@@ -286,7 +302,8 @@ def templates(body: Mapping[str, Any], row: CustomKind) -> Iterator[Template | s
                 continue
             path = found or site.spec[0]
             field = ".".join(part for part in (where, _dotted(path)) if part)
-            yield Template(_label(site, name), field, get(holder, path), _count(holder, site.count))
+            count = _count(holder, site.count, steps)
+            yield Template(_label(site, name), field, get(holder, path), count)
 
 
 # An Argo template's own field wins over the workflow's default of the same name

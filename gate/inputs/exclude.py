@@ -1,5 +1,9 @@
 """Which walked files are left out of a run: the ``exclude`` globs (``.fitgate.yaml`` and
-``--exclude``) and the run's own snapshot file, which is never read as a manifest."""
+``--exclude``) and the run's own snapshot file, which is never read as a manifest.
+
+Only what a directory walk finds is left out: a file named on the command line is read
+even when a pattern matches it (ruff's rule without ``--force-exclude``), so a
+configuration cannot hide the file a reviewer asked about."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+
+from gate.model import SNAPSHOT_FILE
 
 
 def _normal(path: str) -> str:
@@ -42,7 +48,8 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Exclusion:
-    """A predicate over the files a walk found: true for the files the run leaves out."""
+    """What leaves a walked file out of the run: called with its path, the pattern (or
+    :data:`SNAPSHOT_FILE`) that does, None for a file the run reads."""
 
     globs: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -52,10 +59,15 @@ class Exclusion:
         files = (snapshot,) if snapshot and snapshot != "-" else ()
         return cls(tuple(globs), files)
 
-    def __call__(self, path: str) -> bool:
-        if any(glob_matches(pattern, path) for pattern in self.globs):
-            return True
-        return any(_same_file(path, other) for other in self.files)
+    def __call__(self, path: str) -> str | None:
+        """The first pattern that leaves ``path`` out (``the snapshot file`` for the run's
+        own snapshot), or None when the run reads it."""
+        for pattern in self.globs:
+            if glob_matches(pattern, path):
+                return pattern
+        if any(_same_file(path, other) for other in self.files):
+            return SNAPSHOT_FILE
+        return None
 
 
 def _same_file(path: str, other: str) -> bool:

@@ -169,35 +169,67 @@ def _display_prefix(root: str) -> str:
 # --------------------------------------------------------------------------- reading
 
 
+@dataclass(frozen=True, slots=True)
+class PathSelection:
+    """The files a run reads, each with whether a directory walk found it, and the walked
+    files it leaves out, each with what left it out (a pattern, or the snapshot file)."""
+
+    read: tuple[tuple[str, bool], ...]
+    excluded: tuple[tuple[str, str], ...] = ()
+
+
+def select_paths(
+    paths: Sequence[str], leave_out: Callable[[str], str | None] | None = None
+) -> PathSelection:
+    """The expanded PATHs, but for the walked files ``leave_out`` names a reason for (see
+    :mod:`gate.inputs.exclude`): a file named on the command line is always read."""
+    read: list[tuple[str, bool]] = []
+    excluded: list[tuple[str, str]] = []
+    for path, walked in _expand(paths):
+        why = leave_out(path) if walked and leave_out is not None else None
+        if why is None:
+            read.append((path, walked))
+        else:
+            excluded.append((display_path(path), why))
+    return PathSelection(tuple(read), tuple(excluded))
+
+
 def read_documents(
     paths: Sequence[str],
     stdin: BinaryIO,
     *,
     loader: LoaderFactory | None = None,
-    leave_out: Callable[[str], bool] | None = None,
+    leave_out: Callable[[str], str | None] | None = None,
     origin_root: str | None = None,
 ) -> Iterator[Document]:
-    """The documents of every expanded path, in order, but for the files ``leave_out``
-    names (see :mod:`gate.inputs.exclude`), each with its renderer's origin
+    """The documents of every expanded path, in order, but for the walked files
+    ``leave_out`` names (see :func:`select_paths`), each with its renderer's origin
     (:mod:`gate.inputs.origins`; ``origin_root`` is what kustomize's paths are relative to).
 
     Paths are expanded now (a missing path raises ``UsageError`` at the call); files are
     read lazily, one at a time, so memory holds one file, not the whole tree.
     """
-    expanded = [
-        (path, walked)
-        for path, walked in _expand(paths)
-        if path == "-" or leave_out is None or not leave_out(path)
-    ]
-    return _read_all(expanded, stdin, loader or default_loader(), origin_root)
+    selection = select_paths(paths, leave_out)
+    return read_selected(selection, stdin, loader=loader, origin_root=origin_root)
 
 
-def manifest_bytes(paths: Sequence[str], leave_out: Callable[[str], bool] | None = None) -> int:
-    """How many bytes of files :func:`read_documents` would read (standard input and what
+def read_selected(
+    selection: PathSelection,
+    stdin: BinaryIO,
+    *,
+    loader: LoaderFactory | None = None,
+    origin_root: str | None = None,
+) -> Iterator[Document]:
+    """The documents of the files ``selection`` reads, lazily, in order."""
+    return _read_all(list(selection.read), stdin, loader or default_loader(), origin_root)
+
+
+def manifest_bytes(selection: PathSelection) -> int:
+    """How many bytes of files :func:`read_selected` would read (standard input and what
     cannot be looked at count nothing): what reading them will take, roughly."""
     total = 0
-    for path, _ in _expand(paths):
-        if path != "-" and (leave_out is None or not leave_out(path)):
+    for path, _ in selection.read:
+        if path != "-":
             with contextlib.suppress(OSError):
                 total += os.stat(path).st_size
     return total
@@ -526,6 +558,38 @@ def _node_documents(
     yield from _documents_from(location, body, lines, source, sources)
 
 
+def bounded_yaml(text: str, loader: LoaderFactory | None = None) -> Any:
+    """The one YAML document of ``text`` (None for none), read with the bounds a manifest
+    gets: composed, measured through its aliases, then constructed by the safe
+    constructor (a timestamp is its text). Any problem is a ``ValueError`` with the
+    reason in one line (``line N: ...`` when the parser gives one)."""
+    composer = (loader or default_loader())(_normalise(text))
+    try:
+        node, failure = _next_node(composer, 0)
+        if failure is None and node is not None:
+            extra, failure = _next_node(composer, 0)
+            if failure is None and extra is not None:
+                failure = (extra.start_mark.line + 1, "a second document: expected one")
+    finally:
+        composer.dispose()
+    if failure is not None:
+        line, reason = failure
+        raise ValueError(f"line {line}: {reason}" if line and "(line" not in reason else reason)
+    if node is None:
+        return None
+    problem = _expansion_problem(node)
+    if problem is not None:
+        raise ValueError(problem)
+    try:
+        return construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise ValueError(_yaml_reason(exc)) from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"cannot construct the document: {_one_line(str(exc))}") from None
+    except RecursionError:
+        raise ValueError("YAML nested too deeply to read") from None
+
+
 def _expansion_problem(root: Node) -> str | None:
     """Why the document must not be constructed: its node graph, aliases expanded, is
     larger than ``MAX_EXPANDED_NODES``, or it contains itself."""
@@ -690,6 +754,10 @@ def _documents_from(
     if note:
         yield Document(location, skipped=note)
         return
+    problem = mixed_list_problem(body, items)
+    if problem:
+        yield Document(location, error=problem)
+        return
     if items is None:
         yield Document(location, body=body, source=source)
         return
@@ -707,32 +775,56 @@ def _documents_from(
 
 
 _SNAPSHOT_KINDS = frozenset({"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass"})
+"""The kinds a cluster snapshot holds (what ``kubectl get nodes,pods ... -o json`` lists)."""
 
 
 def snapshot_note(body: dict[Any, Any], items: list[Any] | None) -> str | None:
     """Why a document is a cluster snapshot rather than manifests, or None.
 
     A snapshot kept beside the manifests (the default PATH is ``.``) must not have its
-    pods checked as workloads: fitgate's own ``ClusterSnapshot``, a ``NodeList`` or
-    ``PodList``, and a List as ``kubectl get nodes,pods -o json`` writes it (Nodes among
-    its items, or only objects read back from a cluster: Nodes, Pods, Namespaces,
-    LimitRanges, RuntimeClasses that carry a ``metadata.resourceVersion``). A List of Pod
-    manifests to create is none of these and is checked item by item.
+    pods checked as workloads: fitgate's own ``ClusterSnapshot``, and a List (``List`` or
+    any ``*List``) whose every item is of a snapshot kind (Node, Pod, Namespace,
+    LimitRange, RuntimeClass) when it is one: a ``NodeList`` or ``PodList``, a List with
+    Nodes among its items, or one of objects read back from a cluster (each carrying a
+    ``metadata.resourceVersion``). A List of Pod manifests to create is none of these
+    and is checked item by item. A List is read by what it holds, never by its name
+    alone: see :func:`mixed_list_problem` for one that holds both.
     """
     kind = body.get("kind")
     if kind == "ClusterSnapshot" and str(body.get("apiVersion", "")).startswith("fitgate/"):
         return "a fitgate ClusterSnapshot: a cluster snapshot, not manifests; not checked"
-    if items is None:
+    if items is None or not set(_item_kinds(items)) <= _SNAPSHOT_KINDS:
         return None
-    kinds = [item.get("kind") if isinstance(item, dict) else None for item in items]
-    read_back = all(_resource_version(item) for item in items)
-    if (
-        kind in ("NodeList", "PodList")
-        or "Node" in kinds
-        or (items and read_back and set(kinds) <= _SNAPSHOT_KINDS)
-    ):
+    if _cluster_list(kind, items) or (items and all(map(_resource_version, items))):
         return f"a {kind} of cluster objects: a cluster snapshot, not manifests; not checked"
     return None
+
+
+def mixed_list_problem(body: dict[Any, Any], items: list[Any] | None) -> str | None:
+    """Why a List holds both a cluster snapshot and manifests, or None: a ``NodeList`` or
+    ``PodList``, or a List with a Node among its items, that also holds another kind
+    (a Deployment, say). It is neither, and skipping it as a snapshot would leave its
+    workloads unchecked: the document is an ``ERROR``."""
+    kind = body.get("kind")
+    if items is None or not _cluster_list(kind, items):
+        return None
+    others = sorted({k for k in _item_kinds(items) if k not in _SNAPSHOT_KINDS}, key=str)
+    if not others:
+        return None
+    return (
+        f"a {kind} of cluster objects that also holds {', '.join(map(str, others[:3]))}"
+        f"{'...' if len(others) > 3 else ''}: neither a cluster snapshot nor manifests; "
+        "not checked (give the snapshot and the manifests in separate files)"
+    )
+
+
+def _cluster_list(kind: object, items: list[Any]) -> bool:
+    """A ``NodeList``, a ``PodList``, or a List with a Node among its items."""
+    return kind in ("NodeList", "PodList") or "Node" in _item_kinds(items)
+
+
+def _item_kinds(items: list[Any]) -> list[object]:
+    return [item.get("kind") if isinstance(item, dict) else None for item in items]
 
 
 def _resource_version(item: object) -> bool:

@@ -89,6 +89,19 @@ def locate(workload: Workload, cause: Cause, fields: FieldsOf) -> FieldLocation 
     )
 
 
+def document_field(source: Source | None, path: FieldPath, shown: str) -> FieldLocation | None:
+    """The field at ``path`` from the document's root (a workload's ``spec.replicas``),
+    shown as ``shown``: the line it is on and its scalar value; None when the document does
+    not compose again or has no such field."""
+    root = compose(source)
+    found = None if root is None else _walk(root, path)
+    if found is None or source is None:
+        return None
+    key, value = found
+    text = value.value if isinstance(value, ScalarNode) else ""
+    return FieldLocation(shown, source.line + key.start_mark.line, text)
+
+
 def _field(
     root: Node, template: FieldPath, workload: Workload, candidates: list[FieldPath]
 ) -> tuple[str, Node, str] | None:

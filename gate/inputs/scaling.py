@@ -1,18 +1,23 @@
 """How many pods a workload wants: its replica fields, and the autoscalers of the same run.
 
-The controllers' rules (SPEC section 4, "A workload is its pods, all of them"):
+The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
 - Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
   none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
-  ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true).
-- CronJob: the Job its ``jobTemplate`` makes.
+  ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
+  Kueue queue manages it (the ``kueue.x-k8s.io/queue-name`` label): Kueue creates such Jobs
+  suspended and resumes them when it admits them, so they are judged as resumed.
+- CronJob: the Job its ``jobTemplate`` makes; none while the CronJob itself is suspended.
 - Pod: 1. DaemonSet and PodTemplate: no count (a DaemonSet wants one pod per targeted node).
 
 An autoscaler in the same run that targets the workload (same namespace, kind and name) sets
 the minimum: a HorizontalPodAutoscaler's ``minReplicas`` (default 1), a KEDA ScaledObject's
 ``minReplicaCount`` (default 0; a workload scaled to zero still needs room for one pod when it
 wakes, so the minimum is at least 1). Its maximum is the headroom a report can state.
+
+Every count is read by :mod:`gate.inputs.counts`: one that is no int32 from 0 up is a
+:class:`~gate.inputs.counts.BadCount`, which makes the workload an ERROR.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gate.inputs.counts import BadCount, read_count
 from gate.inputs.custom_kinds import get
 from gate.model import AutoscalerRef, Scaling, Workload
 
@@ -28,6 +34,11 @@ from gate.model import AutoscalerRef, Scaling, Workload
 _KEDA_MIN_DEFAULT = 0
 _KEDA_MAX_DEFAULT = 100
 _HPA_MIN_DEFAULT = 1
+_ABSENT = -1  # a required count that is not there (an HPA's maxReplicas)
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+"""The label by which a Kueue LocalQueue manages a Job: Kueue creates it suspended and
+resumes it when the queue admits it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,38 +49,59 @@ class Autoscaler:
     name: str
     minimum: int
     maximum: int
+    problem: BadCount | None = None
+    """A count of its own that is none (``minReplicas: "2"``): what it scales is an ERROR."""
+
+    def invalid(self, namespace: str) -> str | None:
+        """Why the workload it scales cannot be judged, naming the autoscaler's field."""
+        if self.problem is None:
+            return None
+        return f"{self.kind} {namespace}/{self.name}: {self.problem}"
 
 
 ScaleTarget = tuple[str, str, str]
 """(namespace, kind, name) of a scaled workload."""
 
 
-def _count(value: object) -> int | None:
-    """A replica field as the API server accepts it: a non-negative integer (not a bool)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return None
+Wanted = int | BadCount | None
+"""Pods a workload runs at once, why its count is none, or None for a kind without one."""
 
 
-def _job_pods(job_spec: object) -> int:
-    if get(job_spec, ("suspend",)) is True:
+def _job_pods(job_spec: object, where: tuple[str, ...], queued: bool) -> int | BadCount:
+    parallelism = read_count(job_spec, ("parallelism",), 1, where=where)
+    completions = read_count(job_spec, ("completions",), _ABSENT, where=where)
+    if isinstance(parallelism, BadCount):
+        return parallelism
+    if isinstance(completions, BadCount):
+        return completions
+    if get(job_spec, ("suspend",)) is True and not queued:
         return 0
-    parallelism = _count(get(job_spec, ("parallelism",)))
-    wanted = 1 if parallelism is None else parallelism
-    completions = _count(get(job_spec, ("completions",)))
-    return wanted if completions is None else min(wanted, completions)
+    return parallelism if completions == _ABSENT else min(parallelism, completions)
 
 
-def wanted_pods(kind: str, body: Mapping[str, Any]) -> int | None:
-    """How many pods of its template the workload runs at once; None when it has no count
-    (DaemonSet, PodTemplate, kinds without one)."""
+def queue_of(kind: str, body: Mapping[str, Any]) -> str | None:
+    """The Kueue queue that resumes a suspended Job (or a CronJob's suspended Jobs) when it
+    admits it; None when it is not suspended or no queue manages it."""
+    job = {"Job": (), "CronJob": ("spec", "jobTemplate")}.get(kind)
+    if job is None or get(body, (*job, "spec", "suspend")) is not True:
+        return None
+    queue = get(body, (*job, "metadata", "labels", QUEUE_LABEL))
+    return queue if isinstance(queue, str) and queue else None
+
+
+def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
+    """How many pods of its template the workload runs at once; a :class:`BadCount` when a
+    count field holds no count; None when it has no count (DaemonSet, PodTemplate, kinds
+    without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        replicas = _count(get(body, ("spec", "replicas")))
-        return 1 if replicas is None else replicas
+        return read_count(body, ("spec", "replicas"), 1)
     if kind == "Job":
-        return _job_pods(get(body, ("spec",)))
+        return _job_pods(get(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
     if kind == "CronJob":
-        return _job_pods(get(body, ("spec", "jobTemplate", "spec")))
+        where = ("spec", "jobTemplate", "spec")
+        pods = _job_pods(get(body, where), where, queue_of(kind, body) is not None)
+        # A suspended CronJob starts no Job (cronjob_controllerv2.go syncCronJob).
+        return 0 if get(body, ("spec", "suspend")) is True and isinstance(pods, int) else pods
     if kind == "Pod":
         return 1
     return None
@@ -92,22 +124,24 @@ def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | N
     own_name = own_name if isinstance(own_name, str) else "(unnamed)"
     if kind == "HorizontalPodAutoscaler":
         target_kind = get(target, ("kind",))
-        minimum = _count(get(body, ("spec", "minReplicas")))
-        maximum = _count(get(body, ("spec", "maxReplicas")))
-        low = _HPA_MIN_DEFAULT if minimum is None else minimum
+        low = read_count(body, ("spec", "minReplicas"), _HPA_MIN_DEFAULT)
+        high = read_count(body, ("spec", "maxReplicas"), _ABSENT)
     elif kind == "ScaledObject":
         target_kind = get(target, ("kind",)) or "Deployment"
-        minimum = _count(get(body, ("spec", "minReplicaCount")))
-        maximum = _count(get(body, ("spec", "maxReplicaCount")))
-        low = _KEDA_MIN_DEFAULT if minimum is None else minimum
-        maximum = _KEDA_MAX_DEFAULT if maximum is None else maximum
+        low = read_count(body, ("spec", "minReplicaCount"), _KEDA_MIN_DEFAULT)
+        high = read_count(body, ("spec", "maxReplicaCount"), _KEDA_MAX_DEFAULT)
     else:
         return None
-    if not isinstance(target_kind, str) or maximum is None:
+    if not isinstance(target_kind, str) or high == _ABSENT:
         return None
+    key = (_namespace(body), target_kind, name)
+    if isinstance(low, BadCount):
+        return key, Autoscaler(str(kind), own_name, minimum=1, maximum=1, problem=low)
+    if isinstance(high, BadCount):
+        return key, Autoscaler(str(kind), own_name, minimum=1, maximum=1, problem=high)
+    # A minimum of 0 (HPAScaleToZero, KEDA's default) wakes to one pod: judged as one.
     low = max(low, 1)
-    scaler = Autoscaler(kind=str(kind), name=own_name, minimum=low, maximum=max(maximum, low))
-    return (_namespace(body), target_kind, name), scaler
+    return key, Autoscaler(kind=str(kind), name=own_name, minimum=low, maximum=max(high, low))
 
 
 def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autoscaler]:
@@ -210,6 +244,11 @@ class RunScaling:
         bodies = list(bodies)
         budgets = (disruption_budget_of(body) for body in bodies)
         return cls(autoscalers(bodies), tuple(b for b in budgets if b is not None))
+
+    def invalid(self, workload: Workload) -> str | None:
+        """Why the workload cannot be judged: its autoscaler gives a count that is none."""
+        scaler = self.autoscalers.get((workload.namespace, workload.kind, workload.name))
+        return None if scaler is None else scaler.invalid(workload.namespace)
 
     def apply(self, workload: Workload) -> Workload:
         """The workload with what the run says of its pods: an autoscaler's minimum

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import QuantityError
+from gate.inputs.counts import BadCount, read_count
 from gate.inputs.custom_kinds import (
     WORKLOAD_REF_KINDS,
     CustomKind,
@@ -17,12 +18,14 @@ from gate.inputs.custom_kinds import (
     pod_template_path,
     templates,
 )
-from gate.inputs.scaling import max_surge, wanted_pods
+from gate.inputs.positions import document_field
+from gate.inputs.scaling import max_surge, queue_of, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
-from gate.k8s.quantity import parse_quantity
+from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.model import (
     Document,
+    FieldLocation,
     Location,
     Scaling,
     Source,
@@ -73,6 +76,8 @@ class Unevaluated:
     location: Location
     reason: str
     warning: bool = False
+    field_at: FieldLocation | None = None
+    """The field the reason names, when it is one of the document's (a replica count)."""
 
     def result(self) -> WorkloadResult:
         """The verdict every report shows for it, with the reason in the document's place."""
@@ -87,6 +92,7 @@ class Unevaluated:
             warnings=(WorkloadWarning(WarningKind.NOT_MODELLED, self.reason),)
             if self.warning
             else (),
+            field_at=self.field_at,
         )
 
 
@@ -119,7 +125,8 @@ _QUANTITY_FIELDS: tuple[Path, ...] = (("resources", "requests"), ("resources", "
 
 
 def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
-    """The first resource quantity that does not parse, named by its field path."""
+    """The first resource quantity the API server refuses (one that does not parse, or a
+    negative one), named by its field path."""
     places: list[tuple[str, object]] = [
         (f"{prefix}.overhead", spec.get("overhead")),
         (f"{prefix}.resources.requests", get(spec, ("resources", "requests"))),
@@ -141,7 +148,7 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
             return f"{where}: expected a mapping of resource quantities"
         for name, value in resources.items():
             try:
-                parse_quantity(value)
+                nonnegative_quantity(value)
             except QuantityError as exc:
                 return f"{where}.{name}: {exc}"
     return None
@@ -151,6 +158,33 @@ def _unreadable(
     kind: str, namespace: str, name: str, location: Location, reason: str
 ) -> Unevaluated:
     return Unevaluated(Verdict.ERROR, kind, namespace, name, location, reason)
+
+
+def _bad_count(
+    body: Mapping[str, Any],
+    location: Location,
+    bad: BadCount,
+    source: Source | None,
+    label: str = "",
+) -> Unevaluated:
+    """A workload whose replica-like field holds no count: an ERROR naming the field and
+    its value, pointing at the field's line."""
+    kind, namespace, name = _identity(body)
+    name = f"{name} [{label}]" if label else name
+    at = document_field(source, bad.path, bad.field)
+    return Unevaluated(Verdict.ERROR, kind, namespace, name, location, str(bad), field_at=at)
+
+
+def _queued(kind: str, body: Mapping[str, Any]) -> tuple[WorkloadWarning, ...]:
+    """The note on a suspended Job that a Kueue queue resumes when it admits it."""
+    queue = queue_of(kind, body)
+    if queue is None:
+        return ()
+    text = (
+        f"suspended, for Kueue queue {queue} to resume on admission: judged as resumed "
+        "(the queue's ResourceFlavor may add node labels and tolerations)"
+    )
+    return (WorkloadWarning(WarningKind.SCHEDULING, text),)
 
 
 def _annotations(body: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -206,7 +240,7 @@ def _workload(
     problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
-    warnings = []
+    warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and get(body, ("spec", "volumeClaimTemplates")):
         text = (
             "volumeClaimTemplates: volume filters (VolumeBinding, VolumeZone, "
@@ -248,13 +282,14 @@ def extract(
     if skipped:
         return skipped
     spec_path, replicas_path, default_replicas = entry
-    replicas: int | None = default_replicas
+    replicas: int | BadCount | None = default_replicas
     if kind in BUILT_IN_COUNTS and template_paths.get(kind) == TEMPLATE_PATHS.get(kind):
         replicas = wanted_pods(kind, body)
     elif replicas_path:
-        found = get(body, replicas_path)
-        if isinstance(found, int) and not isinstance(found, bool) and found >= 0:
-            replicas = found
+        found = read_count(body, replicas_path, -1)
+        replicas = default_replicas if found == -1 else found
+    if isinstance(replicas, BadCount):
+        return _bad_count(body, location, replicas, document.source)
     spec = get(body, spec_path)
     return _workload(body, location, spec, ".".join(spec_path), replicas, "", document.source)
 
@@ -267,6 +302,8 @@ def _custom(
     for found in templates(body, row):
         if isinstance(found, str):
             yield _unreadable(kind, namespace, name, location, found)
+        elif isinstance(found.replicas, BadCount):
+            yield _bad_count(body, location, found.replicas, source, found.label)
         else:
             spec, field = found.spec, found.field
             yield _workload(body, location, spec, field, found.replicas, found.label, source)
@@ -299,7 +336,7 @@ class _WorkloadRefs:
     def __init__(self, template_paths: Mapping[str, tuple[Path, Path | None, int | None]]):
         self._paths = template_paths
         self._seen: dict[tuple[str, str, str], tuple[object, str]] = {}
-        self._waiting: list[tuple[Mapping[str, Any], Location]] = []
+        self._waiting: list[tuple[Mapping[str, Any], Location, Source | None]] = []
 
     def remember(self, body: Mapping[str, Any]) -> None:
         kind, namespace, name = _identity(body)
@@ -309,7 +346,11 @@ class _WorkloadRefs:
             self._seen[(kind, namespace, name)] = (get(body, path), ".".join(path))
 
     def resolve(
-        self, body: Mapping[str, Any], location: Location, final: bool = False
+        self,
+        body: Mapping[str, Any],
+        location: Location,
+        final: bool = False,
+        source: Source | None = None,
     ) -> Workload | Unevaluated | None:
         """The Rollout's workload, or None to wait for the rest of the run."""
         ref = get(body, ("spec", "workloadRef"))
@@ -317,32 +358,32 @@ class _WorkloadRefs:
         kind, namespace, _ = _identity(body)
         target = (str(ref.get("kind") or "Deployment"), namespace, str(ref.get("name") or ""))
         seen = self._seen.get(target)
-        replicas = get(body, ("spec", "replicas"))
-        if not isinstance(replicas, int) or isinstance(replicas, bool):
-            replicas = 1
+        replicas = read_count(body, ("spec", "replicas"), 1)
+        if isinstance(replicas, BadCount):
+            return _bad_count(body, location, replicas, source)
         if seen is not None:
             spec, field = seen
             via = f"spec.workloadRef -> {target[0]} {namespace}/{target[2]} {field}"
             return _workload(body, location, spec, via, replicas)
         if not final:
-            self._waiting.append((body, location))
+            self._waiting.append((body, location, source))
             return None
         name = _identity(body)[2]
         reason = f"spec.workloadRef: {target[0]} {namespace}/{target[2]} is not in this run"
         return _unreadable(kind, namespace, name, location, reason)
 
     def unresolved(self) -> Iterator[Workload | Unevaluated]:
-        for body, location in self._waiting:
-            result = self.resolve(body, location, final=True)
+        for body, location, source in self._waiting:
+            result = self.resolve(body, location, final=True, source=source)
             if result is not None:
                 yield result
 
 
 def _referring(
-    body: Mapping[str, Any], location: Location, refs: _WorkloadRefs
+    body: Mapping[str, Any], location: Location, refs: _WorkloadRefs, source: Source | None
 ) -> Iterator[Extracted]:
     skipped = _skip(body, location)
-    resolved = skipped or refs.resolve(body, location)
+    resolved = skipped or refs.resolve(body, location, source=source)
     if resolved is not None:
         yield resolved
 
@@ -356,7 +397,7 @@ def _document(
     body = document.body
     key = (api_group(body.get("apiVersion")), _identity(body)[0]) if body else ("", "")
     if body is not None and key in WORKLOAD_REF_KINDS and get(body, ("spec", "workloadRef")):
-        yield from _referring(body, document.location, refs)
+        yield from _referring(body, document.location, refs, document.source)
         return
     row = kinds.get(key)
     if body is None or row is None:

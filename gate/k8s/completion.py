@@ -1,7 +1,7 @@
 """Complete a pod template as the API server completes a created pod.
 
 A rendered manifest has not been through the API server, so before filtering we apply
-what it would apply (scheduler-rules.md section 2):
+what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;

@@ -33,7 +33,6 @@ from gate.k8s.selectors import (
 )
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 POD_AFFINITY, POD_ANTI_AFFINITY = "podAffinity", "podAntiAffinity"
 
 

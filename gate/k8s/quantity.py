@@ -17,7 +17,14 @@ from functools import lru_cache
 
 from gate.errors import QuantityError
 
-__all__ = ["format_amount", "milli_value", "parse_quantity", "scheduler_amount", "whole_value"]
+__all__ = [
+    "format_amount",
+    "milli_value",
+    "nonnegative_quantity",
+    "parse_quantity",
+    "scheduler_amount",
+    "whole_value",
+]
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # powers of two
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -130,6 +137,28 @@ def parse_quantity(raw: object) -> Fraction:
     if isinstance(raw, str):
         return _parse_string(raw)
     raise QuantityError(f"invalid quantity {_shown(raw)}: not a string or a number")
+
+
+NEGATIVE = "must be greater than or equal to 0"
+"""The API server's words for a negative quantity: ``isNegativeErrorMsg`` of
+``ValidateNonnegativeQuantity`` (kubernetes ``pkg/apis/core/validation/validation.go``),
+which ``ValidateResourceQuantityValue`` applies to every container's requests and limits,
+a pod's ``resources`` and its ``overhead``."""
+
+
+def nonnegative_quantity(raw: object) -> Fraction:
+    """:func:`parse_quantity`, refusing a negative value as the API server does: a pod
+    with ``cpu: "-1"`` is never created, so it is no workload to judge.
+
+    >>> nonnegative_quantity("-5Mi")
+    Traceback (most recent call last):
+    ...
+    gate.errors.QuantityError: quantity "-5Mi" must be greater than or equal to 0
+    """
+    value = parse_quantity(raw)
+    if value < 0:
+        raise QuantityError(f"quantity {_shown(raw)} {NEGATIVE}")
+    return value
 
 
 def milli_value(q: Fraction) -> int:

@@ -77,7 +77,6 @@ class LabelSelector:
 
 
 NOTHING = LabelSelector(None)
-EVERYTHING = LabelSelector(())
 
 
 def _requirement(key: object, operator: object, values: object, where: str) -> Requirement:

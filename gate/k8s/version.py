@@ -1,5 +1,5 @@
 """Which Kubernetes version's semantics apply: what differs between versions in what the
-filters see and say (SPEC section 4, "Dialect").
+filters see and say (docs/reference.md, "What is checked": the taint reason's wording).
 
 A version comes from a snapshot (``source.serverVersion``, which a server or a hand-written
 file may fill with anything) or from ``--scheduler-version``. Parsing is total and bounded:
@@ -65,8 +65,7 @@ def version_problem(text: str | None) -> str | None:
 
 def dialect_for(version: str | None) -> Dialect:
     """The taint reason lost its ``{KEY: VALUE}`` in v1.35.0-alpha.3 (#134740) and in
-    v1.34.2 (its back-port, #135023); an unknown version keeps the named form (SPEC
-    section 4, "Dialect")."""
+    v1.34.2 (its back-port, #135023); an unknown version keeps the named form."""
     parsed = parse_version(version)
     if parsed is None or version is None:
         return Dialect()

@@ -1,7 +1,7 @@
 """Warnings for what a template asks of the scheduler that fitgate does not filter on.
 
 A template that uses one of these is never a silent YES: its result names the filter
-that was not run (scheduler-rules.md section 15).
+that was not run (the README's "Limits").
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """What a recording keeps of each kind of API object: the structs a page of a list is
-decoded into, and, encoded, the objects of the ClusterSnapshot file (SPEC section 3).
+decoded into, and, encoded, the objects of the ClusterSnapshot file (docs/reference.md,
+"Snapshot formats").
 
 Their fields are the recording's allow-list: msgspec skips everything else the API server
 sends (env values, annotations, images, managedFields, volumes) without building it, so

@@ -43,7 +43,7 @@ from gate.snapshot.load import snapshot_of_document
 Say = Callable[[str], object]
 PAGE_SIZE = 500  # kubectl's chunk size
 MAX_RESTARTS = 3
-# The scheduler's pod informer (scheduler-rules.md section 2.7): terminal pods never count.
+# The scheduler's pod informer leaves terminal pods out: they never count.
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 RBAC_HINT = "see docs/rbac.md"
 
@@ -282,8 +282,7 @@ def read_cluster(
     """Preflight, then read the cluster once into a recording, within the settings'
     deadline; ``autoscaling``: its cluster-autoscaler objects too. ``progress`` reports long
     lists (none by default). Decoded JSON has no reference cycles: the run reads it with the
-    cycle collector off (scheduler-rules.md section 16,
-    :func:`gate.run.without_cycle_collection`)."""
+    cycle collector off (:func:`gate.run.without_cycle_collection`)."""
     settings = settings or Settings()
     deadline = settings.run_deadline()
     opened: list[Connection] = []

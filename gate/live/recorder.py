@@ -1,4 +1,4 @@
-"""The ClusterSnapshot file (SPEC section 3) of one live read.
+"""The ClusterSnapshot file of one live read (docs/reference.md, "Snapshot formats").
 
 The objects are the structs of :mod:`gate.live.objects`, each encoded once as it is read:
 the live run reads those very bytes with the file reader, and ``fitgate snapshot -o`` writes

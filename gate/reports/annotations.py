@@ -122,6 +122,8 @@ def render_annotations(
             "lists every workload."
         )
         lines.append(f"::notice title=fitgate::{workflow_message(message)}")
+    if report.nothing_judged is not None:  # no workload to point at: the run's own error
+        lines.append(f"::error title=fitgate::{workflow_message(report.nothing_judged)}")
     return lines
 
 

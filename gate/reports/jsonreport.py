@@ -18,6 +18,7 @@ for what msgspec cannot encode (a lone surrogate).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 
 import msgspec
@@ -31,6 +32,8 @@ from gate.model import (
     Code,
     NodeOutcome,
     NodeOutcomes,
+    Policy,
+    ReadSummary,
     Report,
     ShardReport,
     Taint,
@@ -119,8 +122,8 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
 
 
 def _cause(cause: Cause) -> contract.Cause:
-    """The reason behind most rejections, and the field it points at (README, "The field
-    that made the no")."""
+    """The reason behind most rejections, and the field it points at (docs/reference.md,
+    "The field that made the no")."""
     port = cause.port
     return contract.Cause(
         family=cause.family,
@@ -196,6 +199,30 @@ def listed_names(report: Report, context_bound: int | None) -> int | None:
     return None if isinstance(report, ShardReport) else context_bound
 
 
+def _read(read: ReadSummary) -> contract.Read:
+    """What the run read, as the report's ``read``."""
+    return contract.Read(
+        files=read.files,
+        documents=read.documents,
+        excluded=[contract.Excluded(file=file, pattern=pattern) for file, pattern in read.excluded],
+        skipped=[contract.Unchecked(at=place, reason=why) for place, why in read.skipped],
+    )
+
+
+def _policy(policy: Policy) -> contract.Policy:
+    """The gate's policy, as the report's ``policy`` (which ``merge`` reads back)."""
+    return contract.Policy(
+        failOnBy=policy.fail_on_by,
+        allowAddonOnly=[
+            contract.AllowedAddonOnly(workloads=who, reason=why) for who, why in policy.allowed
+        ],
+        skip=[
+            contract.Skip(workloads=who, reason=why, expires=until)
+            for who, why, until in policy.skips
+        ],
+    )
+
+
 def report_document(
     report: Report, workloads: bool = True, listed: int | None = JSON_NODES
 ) -> contract.Report:
@@ -227,7 +254,10 @@ def report_document(
             warnings=summary.warnings,
             passed=summary.passed,
             failOn=[v.value for v in VERDICT_ORDER if v in report.fail_on],
+            nothingJudged=msgspec.UNSET if report.nothing_judged is None else report.nothing_judged,
         ),
+        read=msgspec.UNSET if report.read is None else _read(report.read),
+        policy=_policy(report.policy) if report.policy else msgspec.UNSET,
         otherDocuments=dict(report.other_documents),
         warnings=list(report.warnings) if report.warnings else msgspec.UNSET,
         shard=shard_document(report) if isinstance(report, ShardReport) else msgspec.UNSET,
@@ -248,9 +278,16 @@ def _indented(value: msgspec.Struct) -> bytes:
 
 
 def _utf8(text: str) -> bytes:
-    """UTF-8; a lone surrogate (which UTF-8 cannot hold, and fitgate's readers replace)
-    as its JSON escape, so the report stays valid JSON and valid UTF-8."""
-    return text.encode("utf-8", "backslashreplace")
+    """UTF-8; a lone surrogate (which UTF-8 cannot hold: a file name's byte that is not
+    UTF-8) as U+FFFD, as fitgate's readers replace it. Its JSON escape (``\\udcff``) would
+    be valid UTF-8 but not JSON that strict readers accept (``fitgate merge`` among them)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _CACHE_BYTES = 96 << 20

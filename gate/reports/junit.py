@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 
 from gate.model import SNAPSHOT_CAVEAT, VERDICT_ORDER, Change, Report, Verdict, WorkloadResult
 from gate.reports.escape import xml_attr, xml_text
+from gate.reports.reading import read_properties
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
@@ -100,7 +101,9 @@ def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views)
         yield f"<{kind}{attrs}>{_text(_breakdown(result, views))}</{kind}>"
     out = [f"warning: {w.text}" for w in result.warnings]
     if kind is None and result.verdict is not Verdict.YES:
-        out.insert(0, f"{result.verdict.value} (not in --fail-on): {message}")
+        # An allowed ADDON_ONLY says why in its message; its verdict may be in failOn.
+        why = "" if result.allowed else " (not in --fail-on)"
+        out.insert(0, f"{result.verdict.value}{why}: {message}")
     if note and kind not in ("failure", "error") and not still:  # else the element says it
         out.insert(0, f"baseline: {note}")
     if out:
@@ -152,6 +155,10 @@ def _properties(report: Report) -> list[str]:
         "snapshot.pods": info.pods,
         "gate.failOn": ",".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
     }
+    if report.nothing_judged is not None:
+        values["gate.nothingJudged"] = report.nothing_judged
+    if report.read is not None:
+        values.update(read_properties(report.read))
     if report.baseline is not None:
         values["gate.baseline"] = report.baseline.source
         values.update(

@@ -14,7 +14,6 @@ rendered again with fewer rows, emptying the least useful section first, until i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
@@ -23,13 +22,12 @@ from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template, TemplateError
-from jinja2.filters import do_format
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from gate.deadline import within
 from gate.errors import UsageError
 from gate.model import (
+    COMMENT_LIMIT,
     VERDICT_ORDER,
     BaselineEntry,
     Change,
@@ -37,8 +35,12 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.reports import sandbox
 from gate.reports.escape import markdown_text
+from gate.reports.policy import policy_lines
+from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
+from gate.reports.sandbox import BudgetedSandbox, TemplateBudget, bounded_format, refusal
 from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
@@ -55,7 +57,6 @@ from gate.reports.wording import (
     where,
 )
 
-COMMENT_LIMIT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 SUMMARY_LIMIT = 1_048_576  # GitHub: a step summary upload is limited to 1 MiB
 # --- the comment ----------------------------------------------------------------------------
 
@@ -267,6 +268,10 @@ def _context(
         "version": report.version,
         "baseline": _baseline(report),
         "warnings_folded": len(sections.warnings) > WARNINGS_OPEN,
+        "read": "" if report.read is None else read_line(report.read),
+        "read_details": [] if report.read is None else excluded_lines(report.read),
+        "nothing_judged": report.nothing_judged or "",
+        "policy": policy_lines(report.policy, report.fail_on),
         "shortened": [],
     }
     for name in SHRINK_ORDER:
@@ -298,31 +303,11 @@ def _environment(kind: type[Environment]) -> Environment:
     )
 
 
-# A user's template is untrusted input with a budget: time, output, and the width a
-# ``format`` may pad to (``"%999999999s"|format(1)`` would build a gigabyte).
-TEMPLATE_SECONDS = 10.0
-TEMPLATE_OUTPUT = 8 << 20
-_MAX_WIDTH = 10_000
-_WIDTHS = re.compile(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
-
-
-class TemplateBudget(TemplateError):
-    """A user's template ran past its time or output budget."""
-
-
-def _bounded_format(value: Any, *args: Any, **kwargs: Any) -> str:
-    """jinja2's ``format`` filter, refusing a width or precision past ``_MAX_WIDTH``."""
-    for width, precision in _WIDTHS.findall(str(value)):
-        for number in (width, precision):
-            if number == "*" or (number and int(number) > _MAX_WIDTH):
-                raise TemplateBudget(f"format width {number} is past {_MAX_WIDTH}")
-    return str(do_format(value, *args, **kwargs))
-
-
 def compile_template(source: str) -> Template:
-    """A user's template, in jinja2's sandbox: it may read the context, nothing else."""
-    environment = _environment(ImmutableSandboxedEnvironment)
-    environment.filters["format"] = _bounded_format
+    """A user's template, in jinja2's sandbox with budgets (:mod:`gate.reports.sandbox`):
+    it may read the context, nothing else, and build nothing too large to hold."""
+    environment = _environment(BudgetedSandbox)
+    environment.filters["format"] = bounded_format
     return environment.from_string(source)
 
 
@@ -335,15 +320,15 @@ def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
         size, parts = 0, []
         for part in compiled.generate(context):
             size += len(part)
-            if size > TEMPLATE_OUTPUT:
-                raise TemplateBudget(f"the output passed {TEMPLATE_OUTPUT} characters")
+            if size > sandbox.TEMPLATE_OUTPUT:
+                raise TemplateBudget(f"the output passed {sandbox.TEMPLATE_OUTPUT} characters")
             parts.append(part)
         return "".join(parts)
 
     def late() -> Exception:
-        return TemplateBudget(f"rendering took more than {TEMPLATE_SECONDS:g} s")
+        return TemplateBudget(f"rendering took more than {sandbox.TEMPLATE_SECONDS:g} s")
 
-    return within(TEMPLATE_SECONDS, work, late)
+    return within(sandbox.TEMPLATE_SECONDS, work, late)
 
 
 def shipped_template() -> str:
@@ -415,10 +400,16 @@ def _most_rows(
     return best
 
 
+MINIMAL_NAME = 200
+"""The most characters of the cluster's name the minimal comment shows (a context name can
+be as long as a kubeconfig allows): the minimal comment is then at most a few kilobytes,
+within any of GitHub's limits, and its marker the same from run to run."""
+
+
 def _minimal(report: Report, cluster: str) -> str:
     """Marker and every count, for a template that cannot fit even with no rows."""
     summary = report.summary
-    name = markdown_text(cluster)
+    name = markdown_text(cluster if len(cluster) <= MINIMAL_NAME else cluster[:MINIMAL_NAME] + "…")
     counted = " · ".join(f"{n} {label}" for label, n in counts(report))
     state = "passed" if summary.passed else "failed"
     return (
@@ -435,11 +426,13 @@ def render_comment(
     template: str | None = None,
     limit: int = COMMENT_LIMIT,
     views: Views | None = None,
+    template_name: str = "",
 ) -> str:
     """The PR comment: failures first, every count always, within ``limit`` bytes.
 
-    ``template`` is the text of a user's jinja2 template replacing the shipped one; a
-    template that fails to compile or render is a :class:`UsageError` (exit 2).
+    ``template`` is the text of a user's jinja2 template replacing the shipped one (read
+    from ``template_name``); a template that fails to compile or render, or passes one of
+    its budgets, is a :class:`UsageError` (exit 2) in one line naming it and its line.
     """
     try:
         compiled = _compiled_shipped_template() if template is None else compile_template(template)
@@ -447,12 +440,22 @@ def render_comment(
     except _TEMPLATE_FAILURES as exc:
         if template is None:
             raise
-        raise UsageError(f"comment template: {type(exc).__name__}: {exc}") from None
+        name = f"comment template {template_name}" if template_name else "comment template"
+        raise UsageError(refusal(name, exc)) from None
 
 
 # What a user's template can raise while it renders: jinja2's own errors (syntax,
-# undefined names, the sandbox's refusals) and the operations it runs (``{{ 1 / 0 }}``).
-_TEMPLATE_FAILURES = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
+# undefined names, the sandbox's refusals and budgets), the operations it runs
+# (``{{ 1 / 0 }}``), and the interpreter's own limits (a macro calling itself).
+_TEMPLATE_FAILURES = (
+    TemplateError,
+    ArithmeticError,
+    LookupError,
+    TypeError,
+    ValueError,
+    RecursionError,
+    MemoryError,
+)
 
 
 def _fitted(
@@ -486,7 +489,12 @@ def render_summary(
 def write_comment(report: Report, context: ReportContext) -> str:
     """The PR comment, from the context's template when it names one."""
     return render_comment(
-        report, context.cluster, context.now, context.comment_template, views=context.views
+        report,
+        context.cluster,
+        context.now,
+        context.comment_template,
+        views=context.views,
+        template_name=context.comment_template_name,
     )
 
 

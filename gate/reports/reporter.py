@@ -46,6 +46,8 @@ class ReportContext:
     quiet: bool = False
     colour: bool = False
     json_nodes: int | None = JSON_NODES
+    comment_template_name: str = ""
+    """The file ``comment_template`` was read from, for its errors."""
 
 
 class Reporter(Protocol):

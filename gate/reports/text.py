@@ -7,6 +7,7 @@ from datetime import datetime
 
 from gate.model import VERDICT_ORDER, Report, Verdict
 from gate.reports.escape import terminal_text
+from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import change_note, detail, gone_line, provenance, summary_line, where
@@ -56,6 +57,9 @@ def render_text(
         lines.extend(
             f"{'GONE':<{width}}  {terminal_text(gone_line(e))}" for e in report.baseline.gone
         )
+    if report.read is not None and not quiet:
+        lines.append(terminal_text(read_line(report.read)))
+        lines.extend(f"    {terminal_text(line)}" for line in excluded_lines(report.read))
     lines.append(terminal_text(summary_line(report)))  # it names the baseline's file
     return "\n".join(lines) + "\n"
 

@@ -180,7 +180,20 @@ def _histogram(counted: Mapping[str, int]) -> str:
     return ", ".join(sorted(entries, key=lambda e: e.encode("utf-8")))
 
 
+def wants_none_sentence(result: WorkloadResult) -> str | None:
+    """``wants no pods`` (``replicas: 0``, a Job suspended by hand) or, for a DaemonSet,
+    ``targets no node``: a workload that asks for no pod, which no count of nodes
+    describes; None for any other."""
+    placed = result.placement
+    if placed is None or placed.wanted:
+        return None
+    return "targets no node" if result.kind == "DaemonSet" else "wants no pods"
+
+
 def fits_sentence(result: WorkloadResult, views: Views) -> str:
+    none = wants_none_sentence(result)
+    if none is not None:
+        return none
     text = f"fits {views.of(fitting_count, result.nodes)} of {len(result.nodes)} nodes"
     headroom = headroom_sentence(result)
     return f"{text}; {headroom}" if headroom else text
@@ -205,7 +218,7 @@ def replicas_sentence(result: WorkloadResult) -> str | None:
     ``3 of 10 replicas fit``, or ``fits alone; beside api and worker, 2 of 4 replicas fit``
     when the run's other new workloads take the room it would have had."""
     placed = result.placement
-    if placed is None:
+    if placed is None or result.kind == "DaemonSet":  # its nodes say it: reason_groups
         return None
     noun = _pods_noun(result)
     alone = (
@@ -232,8 +245,10 @@ def headroom_sentence(result: WorkloadResult) -> str | None:
 
 
 def addon_only_sentence(result: WorkloadResult, views: Views) -> str:
+    """Where an ``ADDON_ONLY`` fits, after why the configuration allows it, when it does."""
     fits = node_list(views.of(fitting_nodes, result.nodes), NODES_SHOWN)
-    return f"only CriticalAddonsOnly (system) nodes fit: {fits}"
+    allowed = f"{result.reason}; " if result.allowed and result.reason else ""
+    return f"{allowed}only CriticalAddonsOnly (system) nodes fit: {fits}"
 
 
 def _lacking_room(nodes: NodeOutcomes) -> list[tuple[NodeOutcome, int]]:
@@ -397,6 +412,8 @@ def summary_line(report: Report) -> str:
     against = baseline_sentence(report)
     if against:
         text += f"; {against}"
+    if report.nothing_judged is not None:
+        return f"{text}. Gate FAILED: nothing judged."
     gate = "passed" if summary.passed else "FAILED"
     return f"{text}. Gate {gate}."
 

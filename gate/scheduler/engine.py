@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -53,11 +53,16 @@ from gate.scheduler.plugins import FIRST_ROOM, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.scheduler.profile import PodProfile
-from gate.scheduler.replicas import ReleasedNodes, copy_rules, count_copies, released_nodes
+from gate.scheduler.replicas import (
+    ReleasedNodes,
+    copy_rules,
+    count_copies,
+    released_nodes,
+    scaled_up_warning,
+)
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
-DAEMONSET_TARGETS_NOTHING = "the DaemonSet targets no node of the snapshot: it creates no pod"
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -254,6 +259,8 @@ class Evaluator:
         nodes = self.index.nodes
         requests = _requests_text(pod.profile)
         if not nodes:
+            if workload.replicas == 0:
+                return self._wanting_none(workload, REASON_NO_NODES, False, (), requests, pod)
             return self._result(
                 workload,
                 Verdict.NO,
@@ -284,6 +291,10 @@ class Evaluator:
             outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
             any_fit, addon_only = answer.any_fit, answer.addon_only
             named = answer
+        if workload.replicas == 0:
+            return self._wanting_none(
+                workload, message, any_fit and addon_only, outcomes, requests, pod, warnings
+            )
         placement = None
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
@@ -310,6 +321,31 @@ class Evaluator:
             warnings=tuple(warnings),
             placement=placement,
             cause=None if verdict is Verdict.YES else self._cause(named, daemonset=False),
+        )
+
+    def _wanting_none(
+        self,
+        workload: Workload,
+        message: str | None,
+        addon_only: bool,
+        outcomes: Sequence[NodeOutcome],
+        requests: tuple[tuple[str, str], ...],
+        pod: Pod,
+        warnings: Sequence[WorkloadWarning] | None = None,
+    ) -> WorkloadResult:
+        """A workload that wants no pods (``replicas: 0``, a Job suspended by hand) does not
+        fail: ``YES``, with a warning when one pod of its template would not fit."""
+        kept = list(pod.warnings if warnings is None else warnings)
+        scaled_up = scaled_up_warning(message, addon_only)
+        if scaled_up is not None:
+            kept.append(scaled_up)
+        return self._result(
+            workload,
+            Verdict.YES,
+            nodes=outcomes,
+            requests=requests,
+            warnings=tuple(kept),
+            placement=ReplicaFit(wanted=0, alone=0, released=len(self._own_pods(workload))),
         )
 
     def _copies(
@@ -374,20 +410,37 @@ class Evaluator:
         outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
         message = None
         if not any_fit and not lacking:
-            warnings.append(WorkloadWarning(WarningKind.NO_TARGET, DAEMONSET_TARGETS_NOTHING))
+            warnings.append(_no_target(answer.message if outcomes else None))
         if not any_fit and lacking:
             verdict, message = Verdict.NO, answer.message
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
+        targeted = _targeted(answer)
         return self._result(
-            workload,
+            replace(workload, replicas=targeted),
             verdict,
             message=message,
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
+            placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
             cause=self._cause(answer, daemonset=True) if lacking else None,
         )
+
+
+def _targeted(answer: _Answer) -> int:
+    """The nodes a DaemonSet targets: those its pod fits, and those that reject it only for
+    room (what runs there), where the DaemonSet controller still creates its pod."""
+    short = (bits for rejection, bits in answer.groups.items() if rejection.plugin in ROOM)
+    return answer.fitting.bit_count() + sum(bits.bit_count() for bits in short)
+
+
+def _no_target(message: str | None) -> WorkloadWarning:
+    """A DaemonSet that targets no node, with the scheduler's words for why (its FitError;
+    none on a cluster without nodes)."""
+    why = f" ({message.removesuffix('.')})" if message else ""
+    text = f"the DaemonSet targets no node of the snapshot{why}, so it creates no pod"
+    return WorkloadWarning(WarningKind.NO_TARGET, text)
 
 
 def _grouped(rejections: Sequence[Rejection | None]) -> Groups:

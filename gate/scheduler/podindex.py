@@ -221,13 +221,3 @@ class PodIndex:
                 values = self._values(space, requirement.key)
                 return sorted(i for found in values.values() for i in found)
         return space.pods
-
-
-def count_by_node(index: PodIndex, positions: Iterable[int]) -> Mapping[int, int]:
-    """How many of the pods at ``positions`` each node (by position) holds."""
-    counts: dict[int, int] = {}
-    node_of = index.node_of
-    for i in positions:
-        node = node_of[i]
-        counts[node] = counts.get(node, 0) + 1
-    return counts

@@ -216,3 +216,15 @@ def _one_lost_node(
     if keep is not None and scaling is not None and rest < keep:
         text += f", fewer than PodDisruptionBudget {scaling.budget} keeps ({keep})"
     return WorkloadWarning(WarningKind.LOST_NODE, text)
+
+
+def scaled_up_warning(message: str | None, addon_only: bool) -> WorkloadWarning | None:
+    """For a workload that wants no pods (it does not fail): what one pod of its template
+    would meet if it were scaled up, the scheduler's FitError (``message``) or add-on nodes
+    only; None when it would fit."""
+    if message is not None:
+        return WorkloadWarning(WarningKind.IF_SCALED_UP, f"if scaled up: {message}")
+    if addon_only:
+        text = "if scaled up: only CriticalAddonsOnly (system) nodes would take its pods"
+        return WorkloadWarning(WarningKind.IF_SCALED_UP, text)
+    return None

@@ -7,10 +7,11 @@ file against the schema and words every error; what it accepts goes to the typed
 again, with only the objects read and JSON's numbers as a typed field takes them, so that
 every snapshot is built, and its pods counted, in one way.
 
-Two formats (SPEC section 3): ``kubectl get nodes,pods,namespaces -A -o json`` (a ``List``,
-or a ``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``. Pods count against a
-node as the scheduler's informer counts them: ``spec.nodeName`` names a node of the snapshot
-and ``status.phase`` is neither Succeeded nor Failed (terminating pods still count).
+Two formats (docs/reference.md, "Snapshot formats"): ``kubectl get nodes,pods,namespaces -A
+-o json`` (a ``List``, or a ``NodeList``/``PodList``) and fitgate's own ``ClusterSnapshot``.
+Pods count against a node as the scheduler's informer counts them: ``spec.nodeName`` names
+a node of the snapshot and ``status.phase`` is neither Succeeded nor Failed (terminating
+pods still count).
 """
 
 from __future__ import annotations

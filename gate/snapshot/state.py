@@ -23,7 +23,8 @@ SECTIONS: Mapping[str, str] = {
     "runtimeClasses": "RuntimeClass",
 }
 """A ClusterSnapshot's arrays of objects and the kind of their items, in the order the
-recorder writes them (SPEC section 3); a kubectl List holds the same kinds as items."""
+recorder writes them (docs/reference.md, "Snapshot formats"); a kubectl List holds the same
+kinds as items."""
 AUTOSCALING_SECTIONS: Mapping[str, str] = {
     "configMaps": "ConfigMap",
     "daemonSets": "DaemonSet",

@@ -1,0 +1,37 @@
+"""The sentences of the gate's policy, as the comment states it to the reviewer: what fails
+the gate when that is not the default, which ``ADDON_ONLY`` workloads are allowed and
+why, and which skips are in force until when. A reviewer must see what was decided, not
+only its outcome."""
+
+from __future__ import annotations
+
+from gate.model import DEFAULT_FAIL_ON, VERDICT_ORDER, Policy, Verdict
+
+
+def _verdicts(verdicts: frozenset[Verdict]) -> str:
+    return ", ".join(v.value for v in VERDICT_ORDER if v in verdicts) or "nothing"
+
+
+def policy_lines(policy: Policy | None, fail_on: frozenset[Verdict]) -> list[str]:
+    """One line per decision, none for the default policy.
+
+    >>> policy_lines(Policy("c.yaml", (("CronJob batch/*", "by design"),)), frozenset({Verdict.NO}))
+    ['fails on NO (failOn in c.yaml; the default is NO, ADDON_ONLY, PARTIAL, ERROR)', \
+'ADDON_ONLY allowed for CronJob batch/*: by design']
+    """
+    if not policy:
+        return []
+    lines = []
+    if policy.fail_on_by is not None:
+        where = (
+            "--fail-on" if policy.fail_on_by == "--fail-on" else f"failOn in {policy.fail_on_by}"
+        )
+        lines.append(
+            f"fails on {_verdicts(fail_on)} ({where}; the default is {_verdicts(DEFAULT_FAIL_ON)})"
+        )
+    lines.extend(f"ADDON_ONLY allowed for {who}: {why}" for who, why in policy.allowed)
+    lines.extend(
+        f"skipped: {who} until {until}: {why}" if until else f"skipped: {who}: {why}"
+        for who, why, until in policy.skips
+    )
+    return lines
