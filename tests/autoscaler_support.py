@@ -6,8 +6,9 @@ from typing import Any
 
 from gate.autoscaling import AutoscalingConfig
 from gate.k8s.version import dialect_for
-from gate.scheduler.autoscaler.decision import Decision, Headroom, decide
+from gate.scheduler.autoscaler.decision import Decision, decide
 from gate.scheduler.autoscaler.groups import Groups, node_groups
+from gate.scheduler.autoscaler.limits import Headroom
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.plugins import prepare
 from gate.scheduler.pods import pod_profile

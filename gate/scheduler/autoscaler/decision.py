@@ -8,11 +8,14 @@ a rejection gives the filter's own reasons); the binpacking estimator
 (estimator/binpacking_estimator.go) fills fresh template copies, the last added first, up to
 the group's headroom (``maxSize - cloudProviderTarget``), ``--max-nodes-total`` and the cores
 and memory left. A workload's copies are alike, so a fresh node takes as many as fit on
-one template copy (one for a host port or an anti-affinity to itself on the hostname).
+one template copy (one for a host port or an anti-affinity to itself on the hostname);
+copies with spread constraints are placed one at a time (:mod:`.spread`).
 
 CA runs loop after loop; this answers for the loop that scales nothing more: copies go to
 the groups that could take them in status order, each group's nodes counted against the
 headroom the run's earlier workloads left (:class:`Headroom`). The copies left blocked get
+each group's reason as that last loop sees it (skipped as the headroom then stands, else
+rejected by a filter, else what stopped it taking more):
 ``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
 eventing_scale_up_processor.go ``ReasonsMessage``: per reason, the groups giving it; here
 sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes already
@@ -27,39 +30,19 @@ from dataclasses import dataclass, field, replace
 
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaler.groups import Groups, NodeGroup
+from gate.scheduler.autoscaler.limits import (
+    DID_NOT_TRIGGER,
+    MAX_TOTAL,
+    TRANSIENT,
+    Headroom,
+    limit,
+    skipped,
+)
+from gate.scheduler.autoscaler.spread import Filling, spread_state
 from gate.scheduler.autoscaler.templates import HOSTNAME, Template
 from gate.scheduler.framework import CycleState, run_filters
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
-
-# core/scaleup/orchestrator/skippedreasons.go
-NOT_READY = "not ready for scale-up"
-BACKOFF = "in backoff after failed scale-up"
-MAX_SIZE = "max node group size reached"
-MAX_RESOURCES = "max cluster {resources} limit reached"
-# processors/status/eventing_scale_up_processor.go ReasonsMessage
-MAX_TOTAL = "max total nodes in cluster reached"
-DID_NOT_TRIGGER = "pod didn't trigger scale-up: {reasons}"
-TRANSIENT = frozenset({NOT_READY, BACKOFF})
-"""Reasons that pass with time; every other blocker is permanent."""
-MAX_NODES_PER_SCALE_UP = 1000
-"""config/flags/flags.go ``--max-nodes-per-scaleup`` default: the estimator's static cap."""
-
-
-@dataclass(slots=True)
-class Headroom:
-    """What the run's workloads have added so far, in input order: nodes per group, and in
-    all, with their cores and memory (CA's cluster totals grow by them)."""
-
-    nodes: dict[str, int] = field(default_factory=dict)
-    total: int = 0
-    cores: int = 0
-    memory: int = 0
-
-    def add(self, group: NodeGroup, template: Template, count: int) -> None:
-        self.nodes[group.id] = self.nodes.get(group.id, 0) + count
-        self.total += count
-        self.cores += count * template.cores
-        self.memory += count * template.memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,41 +102,6 @@ class Decision:
         return DID_NOT_TRIGGER.format(reasons=shown)
 
 
-def _skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
-    """filterValidScaleUpNodeGroups: the reason CA skips the group before any filter."""
-    status, template = group.status, group.template
-    if not status.healthy:
-        return NOT_READY
-    if status.backed_off:
-        return BACKOFF
-    if status.target + used.nodes.get(group.id, 0) >= status.max_size:
-        return MAX_SIZE
-    assert template is not None  # a group without one stops the whole scale-up first
-    cores_left, memory_left = _resources_left(groups, used)
-    exceeded = [
-        name
-        for name, delta, left in (
-            ("cpu", template.cores, cores_left),
-            ("memory", template.memory, memory_left),
-        )
-        if delta > 0 and delta > left
-    ]
-    return MAX_RESOURCES.format(resources=", ".join(exceeded)) if exceeded else None
-
-
-def _resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
-    """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
-    target times its template's capacity, the nodes in no group and what the run added."""
-    cores = used.cores + sum(-(-n.allocatable.get("cpu", 0) // 1000) for n in groups.ungrouped)
-    memory = used.memory + sum(n.allocatable.get("memory", 0) for n in groups.ungrouped)
-    for group in groups.groups:
-        if group.template is not None and group.status.target > 0:
-            cores += group.status.target * group.template.cores
-            memory += group.status.target * group.template.memory
-    limits = groups.limits
-    return max(limits.cores[1] - cores, 0), max(limits.memory[1] - memory, 0)
-
-
 def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: Dialect) -> int:
     """How many copies one fresh template node takes (the first is known to fit)."""
     node = template.node
@@ -171,22 +119,6 @@ def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: D
     full = {r: node.requested.get(r, 0) + (count - 1) * a for r, a in pod.requests.items()}
     last = replace(node, requested={**node.requested, **full}, pod_count=node.pod_count + count - 1)
     return count if run_filters(cycle, last, dialect) is None else 1
-
-
-def _limit(group: NodeGroup, template: Template, groups: Groups, used: Headroom) -> tuple[int, str]:
-    """The most nodes the group may still add, and the reason a copy left over gets."""
-    status = group.status
-    caps = [(status.max_size - status.target - used.nodes.get(group.id, 0), MAX_SIZE)]
-    cores_left, memory_left = _resources_left(groups, used)
-    if template.cores > 0:
-        caps.append((cores_left // template.cores, MAX_RESOURCES.format(resources="cpu")))
-    if template.memory > 0:
-        caps.append((memory_left // template.memory, MAX_RESOURCES.format(resources="memory")))
-    total = groups.limits.max_nodes_total
-    if total > 0:
-        caps.append((total - groups.node_count - used.total, MAX_TOTAL))
-    caps.append((MAX_NODES_PER_SCALE_UP, MAX_SIZE))
-    return min(caps, key=lambda cap: cap[0])
 
 
 def decide(
@@ -207,23 +139,65 @@ def decide(
     total = groups.limits.max_nodes_total
     if total > 0 and groups.ready_nodes + used.total >= total:
         return Decision(wanted, reasons={MAX_TOTAL: 1})
+    helping = [
+        (group, group.template)
+        for group in groups.groups
+        if group.template is not None
+        and skipped(group, groups, used) is None
+        and run_filters(cycle, group.template.node, dialect) is None
+    ]
+    state = spread_state(cycle)
+    if state is not None:
+        scale_ups, placed, why = _spread(cycle, pod, state, wanted, helping, groups, used, dialect)
+    else:
+        scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
+    if placed == wanted:
+        return Decision(wanted, scale_ups, placed)
+    return Decision(wanted, scale_ups, placed, _reasons(cycle, groups, used, dialect, why))
+
+
+Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
+"""The groups' scale-ups, the copies placed, and why each group took no more."""
+
+
+def _reasons(
+    cycle: CycleState,
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+    why: dict[str, tuple[str, ...]],
+) -> dict[str, int]:
+    """Each group's reason in the loop that scales nothing more: skipped as the headroom now
+    stands, else rejected by a filter, else what stopped it taking more."""
     reasons: Counter[str] = Counter()
-    scale_ups: list[ScaleUp] = []
-    left = wanted
     for group in groups.groups:
-        skipped = _skipped(group, groups, used)
-        if skipped is not None:
-            reasons[skipped] += 1
+        said = skipped(group, groups, used)
+        if said is not None:
+            reasons[said] += 1
             continue
-        template = group.template
-        assert template is not None
-        rejection = run_filters(cycle, template.node, dialect)
-        if rejection is not None:
-            reasons.update(rejection.reasons)
-            continue
+        assert group.template is not None
+        rejection = run_filters(cycle, group.template.node, dialect)
+        reasons.update(rejection.reasons if rejection is not None else why.get(group.id, ()))
+    return dict(reasons)
+
+
+def _packed(
+    cycle: CycleState,
+    pod: PodProfile,
+    wanted: int,
+    helping: list[tuple[NodeGroup, Template]],
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Fill:
+    """Copies alike, a fresh node holding as many as fit one (module doc)."""
+    scale_ups: list[ScaleUp] = []
+    why: dict[str, tuple[str, ...]] = {}
+    left = wanted
+    for group, template in helping:
         if not left:
-            continue
-        cap, why = _limit(group, template, groups, used)
+            break
+        cap, stop = limit(group, template, groups, used)
         per_node = _per_node(cycle, pod, template, dialect)
         nodes = min(-(-left // per_node), max(cap, 0))
         copies = min(left, nodes * per_node)
@@ -232,6 +206,33 @@ def decide(
             scale_ups.append(ScaleUp(group.id, nodes, copies, start, group.status.max_size))
             used.add(group, template, nodes)
             left -= copies
-        if left:
-            reasons[why] += 1
-    return Decision(wanted, tuple(scale_ups), wanted - left, dict(reasons) if left else {})
+        why[group.id] = (stop,)
+    return tuple(scale_ups), wanted - left, why
+
+
+def _spread(
+    cycle: CycleState,
+    pod: PodProfile,
+    state: SpreadState,
+    wanted: int,
+    helping: list[tuple[NodeGroup, Template]],
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Fill:
+    """Copies with spread constraints, one at a time (:mod:`.spread`)."""
+    starts = {g.id: g.status.target + used.nodes.get(g.id, 0) for g, _ in helping}
+    per_node = min((_per_node(cycle, pod, t, dialect) for _, t in helping), default=1)
+    filling = Filling(cycle, pod, state, dialect, per_node)
+    fresh, placed, why = filling.place(
+        helping,
+        wanted,
+        lambda group, template: limit(group, template, groups, used),
+        lambda group, template: used.add(group, template, 1),
+    )
+    scale_ups = tuple(
+        ScaleUp(g.id, fresh[g.id].nodes, fresh[g.id].copies, starts[g.id], g.status.max_size)
+        for g, _ in helping
+        if fresh[g.id].nodes
+    )
+    return scale_ups, placed, why

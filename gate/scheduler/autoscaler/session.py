@@ -19,8 +19,9 @@ from typing import Any
 from gate.autoscaling import INITIALIZING, AutoscalingConfig
 from gate.k8s.version import Dialect
 from gate.model import NodeView, Snapshot
-from gate.scheduler.autoscaler.decision import Decision, Headroom, decide
+from gate.scheduler.autoscaler.decision import Decision, decide
 from gate.scheduler.autoscaler.groups import Groups, node_groups
+from gate.scheduler.autoscaler.limits import Headroom
 from gate.scheduler.autoscaler.matching import PROVIDER_LABELS
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import CycleState
