@@ -19,6 +19,7 @@ from tests.autoscaler_support import AKS_USER, VERSION, aks_node, spec
 from tests.autoscaling_objects import (
     autoscaler_deployment,
     configmap_of,
+    daemonset,
     status_configmap,
     status_group,
 )
@@ -112,3 +113,10 @@ def test_autoscaled_nodes_without_autoscaler_state_get_a_hint() -> None:
         "(fitgate snapshot --autoscaling) to judge scale-ups"
     )
     assert autoscaled_hint((node("a"),)) is None
+
+
+def test_daemonsets_without_a_status_make_no_autoscaler() -> None:
+    document = cluster_snapshot([aks_node("user-0")], daemonSets=[daemonset("kube-proxy")])
+    snapshot = build_snapshot(document, "s.json")
+    cluster = Cluster.of(snapshot)
+    assert Autoscaling.of(snapshot, AutoscalingConfig(), cluster, dialect_for(VERSION)) is None

@@ -69,10 +69,12 @@ class Autoscaling:
     def of(
         cls, snapshot: Snapshot, config: AutoscalingConfig, cluster: Cluster, dialect: Dialect
     ) -> Autoscaling | None:
-        """The run's autoscaler, or None when the snapshot recorded none."""
-        if snapshot.autoscaling is None:
+        """The run's autoscaler, or None when the snapshot recorded no node group (no
+        status ConfigMap, no autoscaled MachineDeployment: DaemonSets alone scale nothing)."""
+        state = snapshot.autoscaling
+        if state is None or (state.status is None and not state.machine_deployments):
             return None
-        groups = node_groups(snapshot.autoscaling, config, cluster, dialect)
+        groups = node_groups(state, config, cluster, dialect)
         notes = list(groups.warnings)
         uncertain = groups.autoscaler == INITIALIZING
         if uncertain:
