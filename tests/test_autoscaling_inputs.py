@@ -62,6 +62,16 @@ def test_a_snapshot_without_autoscaler_objects_has_no_state() -> None:
     assert _both(_list()) is None
 
 
+def test_a_status_of_expanding_aliases_is_refused_in_one_line() -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)
+    )
+    with pytest.raises(SnapshotError, match=r"^ConfigMap .*: data.status: neither YAML nor "):
+        snapshot_of_document(_list(configmap_of(bomb)), "s.json")
+
+
 def test_the_yaml_status_of_ca_1_30_and_later() -> None:
     cm = status_configmap(
         status_group("aks-user-12345678-vmss", target=3, min_size=1, max_size=10),
@@ -139,7 +149,8 @@ def test_other_configmaps_are_not_the_status() -> None:
         ),
         pytest.param(
             "a: [",
-            "neither YAML nor CA's text form (line 1)",
+            "neither YAML nor CA's text form: did not find expected node content "
+            "(line 2, column 1) while parsing a flow node at line 2",
             id="broken YAML says its line",
         ),
         pytest.param(

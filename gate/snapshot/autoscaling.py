@@ -20,10 +20,9 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-import yaml
-
 from gate.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
 from gate.errors import QuantityError, SnapshotError
+from gate.inputs.manifests import bounded_yaml
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
 from gate.snapshot.flags import flags_of
@@ -187,12 +186,10 @@ def autoscaler_status(obj: Mapping[str, Any]) -> AutoscalerStatus:
     if _TEXT_HEAD.match(text):
         status = _text_status(text, read)
     else:
-        try:
-            body = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", None)
-            at = f" (line {line + 1})" if isinstance(line, int) else ""
-            raise read.fail("data.status", f"neither YAML nor CA's text form{at}") from None
+        try:  # bounded as a manifest is: aliases cannot blow it up
+            body = bounded_yaml(text)
+        except ValueError as exc:
+            raise read.fail("data.status", f"neither YAML nor CA's text form: {exc}") from None
         if not isinstance(body, Mapping):
             raise read.fail("data.status", "neither YAML nor CA's text form")
         status = _yaml_status(body, read)
