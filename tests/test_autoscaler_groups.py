@@ -7,12 +7,14 @@ processors/nodeinfosprovider/mixed_nodeinfos_processor.go (which member)."""
 from __future__ import annotations
 
 from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.matching import Index, default_match
 from gate.taints import Taint
-from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod
+from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import (
     autoscaler_deployment,
     daemonset,
+    machine_deployment,
     status_configmap,
     status_group,
 )
@@ -178,3 +180,26 @@ def test_the_index_finds_exactly_the_members_the_naming_matches() -> None:
     index = Index(nodes, ())
     for group in (AKS_USER, AKS_GPU, eks, "eksctl-c-nodegroup-ng1-NodeGroup-ABC", gke, "other"):
         assert index.candidates(group) == [n for n in nodes if default_match(group, n)], group
+
+
+def test_cluster_api_groups_come_from_machine_deployments_without_a_status() -> None:
+    """cloudprovider/clusterapi: a MachineDeployment with both size annotations is a group;
+    at zero, its capacity annotations are its template (README.md, "Scale from zero")."""
+    annotations = {
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "0",
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3",
+        "capacity.cluster-autoscaler.kubernetes.io/cpu": "4",
+        "capacity.cluster-autoscaler.kubernetes.io/memory": "16Gi",
+        "capacity.cluster-autoscaler.kubernetes.io/labels": "pool=workers",
+    }
+    run = Run([api_node("control")], [machine_deployment("workers", 0, **annotations)])
+    (group,) = run.groups.groups
+    assert (group.id, group.status.target, group.status.max_size) == (
+        "MachineDeployment/capi/workers",
+        0,
+        3,
+    )
+    assert group.template is not None and group.template.source == "MachineDeployment annotations"
+    assert run.decide(spec(cpu="3"), 2) == Decision(
+        2, (ScaleUp("MachineDeployment/capi/workers", 2, 2, 0, 3),), 2
+    )
