@@ -392,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     record.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
     record.add_argument(
+        "--autoscaling",
+        action="store_true",
+        help="also record cluster-autoscaler's status, its flags, DaemonSets and "
+        "MachineDeployments (list only; docs/rbac.md)",
+    )
+    record.add_argument(
         "-o",
         "--output",
         required=True,
@@ -445,6 +451,7 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
         lambda line: streams.stderr.write(f"fitgate: {line}\n"),
         settings,
         Progress.on(streams.stderr),
+        getattr(options, "autoscaling", False),
     )
 
 

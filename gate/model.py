@@ -16,6 +16,11 @@ from functools import cache
 from itertools import compress, repeat
 from typing import Any, overload
 
+from gate.autoscaling import AutoscalingState
+from gate.taints import Taint
+
+__all__ = ["AutoscalingState", "Taint"]  # defined apart, exchanged as the rest
+
 
 class Verdict(str, Enum):
     """The gate's answer for one workload (the README's "Verdicts")."""
@@ -176,22 +181,6 @@ class Scaling:
 
 
 @dataclass(frozen=True, slots=True)
-class Taint:
-    key: str
-    value: str
-    effect: str
-
-    def braced(self) -> str:
-        """The ``{KEY: VALUE}`` form kube-scheduler printed through v1.34.1."""
-        return f"{{{self.key}: {self.value}}}"
-
-    def __str__(self) -> str:
-        return (
-            f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class HostPort:
     """A used or wanted host port, normalised: empty IP is 0.0.0.0, empty protocol TCP."""
 
@@ -299,6 +288,9 @@ class Snapshot:
     admission: AdmissionObjects = field(default_factory=AdmissionObjects)
     pods: tuple[ExistingPod, ...] = ()
     namespaces: Mapping[str, Mapping[str, str]] | None = None
+    autoscaling: AutoscalingState | None = None
+    """What the snapshot recorded of its cluster-autoscaler (``gate.autoscaling``), None
+    when it recorded nothing of it."""
 
 
 _RFC3339 = re.compile(

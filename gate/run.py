@@ -128,14 +128,16 @@ def read_live(
     say: Callable[[str], object],
     settings: Settings | None = None,
     progress: Progress | None = None,
+    autoscaling: bool = False,
 ) -> tuple[Recording, Snapshot]:
     """The cluster ``target`` names, read once: its recording (what ``fitgate snapshot``
-    writes) and the snapshot a replay of that recording gives."""
+    writes) and the snapshot a replay of that recording gives; ``autoscaling``: with the
+    cluster-autoscaler's objects."""
     # Imported here: the kubernetes client takes a noticeable moment to import, and offline
     # runs never need it.
     from gate.live.reader import live_snapshot, read_cluster
 
-    recording = read_cluster(target, env, now, say, settings, progress)
+    recording = read_cluster(target, env, now, say, settings, progress, autoscaling)
     return recording, live_snapshot(recording)
 
 

@@ -33,6 +33,10 @@ PODS = "/api/v1/pods"
 NAMESPACES = "/api/v1/namespaces"
 LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
+CONFIG_MAPS = "/api/v1/namespaces/kube-system/configmaps"
+DAEMON_SETS = "/apis/apps/v1/daemonsets"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/kube-system/deployments"
+MACHINE_DEPLOYMENTS = "/apis/cluster.x-k8s.io/v1beta1/machinedeployments"
 REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 LIST_KINDS = {
     NODES: ("v1", "NodeList"),
@@ -40,6 +44,10 @@ LIST_KINDS = {
     NAMESPACES: ("v1", "NamespaceList"),
     LIMIT_RANGES: ("v1", "LimitRangeList"),
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
+    CONFIG_MAPS: ("v1", "ConfigMapList"),
+    DAEMON_SETS: ("apps/v1", "DaemonSetList"),
+    DEPLOYMENTS: ("apps/v1", "DeploymentList"),
+    MACHINE_DEPLOYMENTS: ("cluster.x-k8s.io/v1beta1", "MachineDeploymentList"),
 }
 # (verb, group, resource, subresource) a read-only identity holds.
 READ_ONLY = frozenset(
@@ -52,6 +60,11 @@ READ_ONLY = frozenset(
     }
 )
 BINDER = READ_ONLY | {("create", "", "pods", "binding")}
+AUTOSCALING_READER = READ_ONLY | {
+    ("list", "", "configmaps", ""),
+    ("list", "apps", "daemonsets", ""),
+    ("list", "apps", "deployments", ""),
+}
 EXPIRED_MESSAGE = (
     "The provided continue parameter is too old to display a consistent list result. "
     "You can start a new list without the continue parameter."
@@ -131,10 +144,12 @@ class Item:
 
     raw: bytes
     phase: str | None = None
+    name: str | None = None
 
     @classmethod
     def of(cls, obj: Mapping[str, Any]) -> Item:
-        return cls(json.dumps(obj).encode(), (obj.get("status") or {}).get("phase"))
+        name = (obj.get("metadata") or {}).get("name")
+        return cls(json.dumps(obj).encode(), (obj.get("status") or {}).get("phase"), name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +177,8 @@ class ApiState:
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     selected: dict[tuple[str, str], list[Item]] = field(default_factory=dict)
+    missing: set[str] = field(default_factory=set)
+    """Paths answered 404, as a resource whose CRD is not installed."""
 
     def serve(self, path: str, objects: Iterable[Mapping[str, Any]]) -> None:
         self.collections[path] = [Item.of(o) for o in objects]
@@ -256,6 +273,8 @@ class Handler(BaseHTTPRequestHandler):
                 state.misbehave[request.path](self.wfile, state.stopping)
         elif request.method == "GET" and request.path == VERSION_PATH:
             self._reply(200, {"major": "1", "minor": "33", "gitVersion": state.version})
+        elif request.method == "GET" and request.path in state.missing:
+            self._reply(404, status_body(404, "NotFound", "the server could not find it"))
         elif request.method == "GET" and request.path in LIST_KINDS:
             self._list(request)
         elif request.method == "POST" and request.path == REVIEWS:
@@ -281,6 +300,8 @@ class Handler(BaseHTTPRequestHandler):
         with state.lock:
             if (path, selector) in state.selected:
                 return state.selected[path, selector]
+        if selector.startswith("metadata.name="):
+            return [i for i in items if i.name == selector.partition("=")[2]]
         phases = _phase_filter(selector)
         if phases is None:
             return None

@@ -11,15 +11,17 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gate.autoscaling import AutoscalingConfig
 from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
+from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -71,6 +73,7 @@ class Config:
     max_snapshot_age: timedelta | None = None
     hide_warnings: frozenset[WarningKind] = frozenset()
     allow_empty: bool = False
+    autoscaling: AutoscalingConfig = field(default_factory=AutoscalingConfig)
 
     def skipped(self, workload: Workload, today: date) -> tuple[str | None, str | None]:
         """``(skip reason, expired note)``: why the workload is skipped, or why a rule that
@@ -280,6 +283,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         max_snapshot_age=parse_duration(age) if age else None,
         hide_warnings=frozenset(WarningKind(w) for w in data.get("warnings", {}).get("hide", ())),
         allow_empty=bool(data.get("allowEmpty", False)),
+        autoscaling=autoscaling_config(data.get("autoscaling"), source),
     )
 
 

@@ -38,6 +38,11 @@ READ_PATHS = frozenset(
         "/api/v1/namespaces",
         "/api/v1/limitranges",
         "/apis/node.k8s.io/v1/runtimeclasses",
+        # fitgate snapshot --autoscaling
+        "/api/v1/namespaces/kube-system/configmaps",
+        "/apis/apps/v1/daemonsets",
+        "/apis/apps/v1/namespaces/kube-system/deployments",
+        "/apis/cluster.x-k8s.io/v1beta1/machinedeployments",
     }
 )
 REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"

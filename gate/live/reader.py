@@ -23,6 +23,7 @@ from typing import Any, Generic
 from gate.deadline import within
 from gate.errors import ClusterError
 from gate.k8s.version import version_problem
+from gate.live.autoscaled import DaemonSet, Deployment, MachineDeployment, StatusConfigMap
 from gate.live.connection import (
     REVIEW_PATH,
     Connection,
@@ -32,7 +33,7 @@ from gate.live.connection import (
     past_deadline,
 )
 from gate.live.credentials import LiveTarget
-from gate.live.objects import LimitRange, Namespace, Node, Pod, Recorded, RuntimeClass
+from gate.live.objects import LimitRange, Namespace, Node, Pod, RuntimeClass
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
 from gate.model import Snapshot
@@ -53,10 +54,14 @@ class Permission:
     resource: str
     group: str = ""
     subresource: str = ""
+    namespace: str = ""
+    name: str = ""
 
     def __str__(self) -> str:
         name = self.resource + (f"/{self.subresource}" if self.subresource else "")
-        return f"{self.verb} {name}" + (f".{self.group}" if self.group else "")
+        name += f" {self.name}" if self.name else ""
+        where = f" in {self.namespace}" if self.namespace else ""
+        return f"{self.verb} {name}" + (f".{self.group}" if self.group else "") + where
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +74,8 @@ class Collection(Generic[Item]):
     pages: PageDecoder[Item]
     section: str
     field_selector: str | None = None
+    optional: bool = False
+    """A resource the cluster may not serve (a CRD not installed): 404 reads as none."""
 
 
 BIND = Permission("create", "pods", subresource="binding")
@@ -91,6 +98,35 @@ NEEDED = (
     Permission("list", "namespaces"),
     Permission("list", "limitranges"),
     Permission("list", "runtimeclasses", group="node.k8s.io"),
+)
+AUTOSCALING_COLLECTIONS: tuple[Collection[Any], ...] = (
+    Collection(
+        "the cluster-autoscaler status",
+        "/api/v1/namespaces/kube-system/configmaps",
+        PageDecoder(StatusConfigMap),
+        "configMaps",
+        "metadata.name=cluster-autoscaler-status",
+    ),
+    Collection("daemonsets", "/apis/apps/v1/daemonsets", PageDecoder(DaemonSet), "daemonSets"),
+    Collection(
+        "kube-system deployments",
+        "/apis/apps/v1/namespaces/kube-system/deployments",
+        PageDecoder(Deployment),
+        "deployments",
+    ),
+    Collection(
+        "machinedeployments",
+        "/apis/cluster.x-k8s.io/v1beta1/machinedeployments",
+        PageDecoder(MachineDeployment),
+        "machineDeployments",
+        optional=True,
+    ),
+)
+"""What ``fitgate snapshot --autoscaling`` lists besides :data:`COLLECTIONS`."""
+AUTOSCALING_NEEDED = (
+    Permission("list", "configmaps", namespace="kube-system", name="cluster-autoscaler-status"),
+    Permission("list", "daemonsets", group="apps"),
+    Permission("list", "deployments", group="apps", namespace="kube-system"),
 )
 BIND_REFUSAL = (
     "refusing to read the cluster with credentials that may create pods/binding (they could "
@@ -121,6 +157,10 @@ def may(connection: Connection, permission: Permission) -> bool:
     """A SelfSubjectAccessReview: may these credentials do this, in every namespace?"""
     attributes = {"verb": permission.verb, "resource": permission.resource}
     attributes.update({"group": permission.group, "subresource": permission.subresource})
+    if permission.namespace:
+        attributes["namespace"] = permission.namespace
+    if permission.name:  # a list with a metadata.name field selector is authorized by name
+        attributes["name"] = permission.name
     body = {
         "apiVersion": "authorization.k8s.io/v1",
         "kind": "SelfSubjectAccessReview",
@@ -138,13 +178,14 @@ def may(connection: Connection, permission: Permission) -> bool:
     return allowed
 
 
-def preflight(connection: Connection, i_mean_it: bool, say: Say) -> None:
+def preflight(connection: Connection, i_mean_it: bool, say: Say, autoscaling: bool = False) -> None:
     """Refuse binding-capable credentials; name every list permission that is missing."""
     if may(connection, BIND):
         if not i_mean_it:
             raise ClusterError(BIND_REFUSAL)
         say("warning: these credentials may create pods/binding; reading anyway (--i-mean-it)")
-    missing = [str(p) for p in NEEDED if not may(connection, p)]
+    needed = (*NEEDED, *AUTOSCALING_NEEDED) if autoscaling else NEEDED
+    missing = [str(p) for p in needed if not may(connection, p)]
     if missing:
         raise ClusterError(
             f"the credentials of context {connection.context} may not "
@@ -163,7 +204,7 @@ def _page(connection: Connection, collection: Collection[Any], token: str | None
 
 
 def _one_pass(
-    connection: Connection, collection: Collection[Recorded], progress: Phase
+    connection: Connection, collection: Collection[Any], progress: Phase
 ) -> list[bytes] | None:
     """Every item of the collection, encoded as the recording keeps it, page by page (a
     page's text is dropped before the next is asked for); None when a continue token
@@ -175,6 +216,8 @@ def _one_pass(
         reply = _page(connection, collection, token)
         if reply.status == 410:
             return None
+        if reply.status == 404 and collection.optional and not items:
+            return items
         if not reply.ok:
             raise _failure(reply, f"listing {collection.noun}", connection)
         try:
@@ -234,11 +277,12 @@ def read_cluster(
     say: Say,
     settings: Settings | None = None,
     progress: Progress | None = None,
+    autoscaling: bool = False,
 ) -> Recording:
     """Preflight, then read the cluster once into a recording, within the settings'
-    deadline. ``progress`` reports long lists (none by default). Decoded JSON has no
-    reference cycles: the run reads it with the cycle collector off
-    (:func:`gate.run.without_cycle_collection`)."""
+    deadline; ``autoscaling``: its cluster-autoscaler objects too. ``progress`` reports long
+    lists (none by default). Decoded JSON has no reference cycles: the run reads it with the
+    cycle collector off (:func:`gate.run.without_cycle_collection`)."""
     settings = settings or Settings()
     deadline = settings.run_deadline()
     opened: list[Connection] = []
@@ -246,7 +290,7 @@ def read_cluster(
     def read() -> Recording:
         with connect(target, env, settings, deadline) as connection:
             opened.append(connection)
-            return _read(connection, target, now, say, progress or Progress.quiet())
+            return _read(connection, target, now, say, progress or Progress.quiet(), autoscaling)
 
     def late() -> ClusterError:
         return past_deadline(opened[0].doing if opened else "connecting to the cluster", deadline)
@@ -255,17 +299,23 @@ def read_cluster(
 
 
 def _read(
-    connection: Connection, target: LiveTarget, now: datetime, say: Say, progress: Progress
+    connection: Connection,
+    target: LiveTarget,
+    now: datetime,
+    say: Say,
+    progress: Progress,
+    autoscaling: bool = False,
 ) -> Recording:
     say(f"reading context {connection.context} at {connection.server} (read-only)")
-    preflight(connection, target.i_mean_it, say)
+    preflight(connection, target.i_mean_it, say, autoscaling)
     version = server_version(connection)
+    collections = (*COLLECTIONS, *AUTOSCALING_COLLECTIONS) if autoscaling else COLLECTIONS
     return Recording(
         captured_at=timestamp(now),
         context=connection.context,
         server=connection.server,
         server_version=version,
-        sections={c.section: list_all(connection, c, progress, say) for c in COLLECTIONS},
+        sections={c.section: list_all(connection, c, progress, say) for c in collections},
     )
 
 

@@ -22,25 +22,29 @@ from typing import IO, Any
 import msgspec
 
 from gate.errors import UsageError
+from gate.live.autoscaled import Autoscaled
 from gate.live.objects import Recorded
 from gate.live.pages import PageDecoder
+from gate.snapshot.state import AUTOSCALING_SECTIONS
 from gate.snapshot.state import SECTIONS as snapshot_sections
 
 SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
+OPTIONAL_SECTIONS = tuple(AUTOSCALING_SECTIONS)
+"""Written after :data:`SECTIONS`, and only when read (``fitgate snapshot --autoscaling``)."""
 _ENCODER = msgspec.json.Encoder()
 
 
-def encoded(obj: Recorded) -> bytes:
+def encoded(obj: Recorded | Autoscaled) -> bytes:
     """One object of the file, compact (the file's spacing is added as it is written)."""
     return _ENCODER.encode(obj)
 
 
 @cache
-def _pages(item: type[Recorded]) -> PageDecoder[Recorded]:
+def _pages(item: type[Recorded | Autoscaled]) -> PageDecoder[Recorded | Autoscaled]:
     return PageDecoder(item)
 
 
-def recorded(item: type[Recorded], obj: Mapping[str, Any]) -> dict[str, Any]:
+def recorded(item: type[Recorded | Autoscaled], obj: Mapping[str, Any]) -> dict[str, Any]:
     """What a recording keeps of the API object ``obj``, as a decoded document: exactly
     what a live read of it writes (for fixtures, tests and the benchmark's generator)."""
     kept = _pages(item).decode(msgspec.json.encode({"items": [obj]}))[0][0]
@@ -56,7 +60,8 @@ def timestamp(moment: datetime) -> str:
 @dataclass(frozen=True, slots=True)
 class Recording:
     """A read cluster: the envelope (``capturedAt``, ``source``) and, for each of
-    :data:`SECTIONS`, its objects, each encoded."""
+    :data:`SECTIONS` (and of :data:`OPTIONAL_SECTIONS` when read), its objects, each
+    encoded."""
 
     captured_at: str
     context: str
@@ -78,8 +83,12 @@ class Recording:
 
     def document(self) -> bytes:
         """The whole document, compact: what the file reader reads of a live run."""
-        arrays = {key: list(map(msgspec.Raw, self.sections[key])) for key in SECTIONS}
+        arrays = {key: list(map(msgspec.Raw, self.sections[key])) for key in self.keys()}
         return _ENCODER.encode({**self.head(), **arrays})
+
+    def keys(self) -> tuple[str, ...]:
+        """The arrays of the file, in its order."""
+        return (*SECTIONS, *(key for key in OPTIONAL_SECTIONS if key in self.sections))
 
 
 def file_line(obj: bytes) -> str:
@@ -96,12 +105,13 @@ def render_snapshot(recording: Recording) -> Iterator[str]:
     yield "{\n"
     for key, value in recording.head().items():
         yield f"  {json.dumps(key)}: {json.dumps(value)},\n"
-    for number, key in enumerate(SECTIONS, start=1):
+    keys = recording.keys()
+    for number, key in enumerate(keys, start=1):
         objects = recording.sections[key]
         yield f"  {json.dumps(key)}: [" + ("\n" if objects else "")
         for index, obj in enumerate(objects, start=1):
             yield "    " + file_line(obj) + (",\n" if index < len(objects) else "\n")
-        yield ("  ]" if objects else "]") + (",\n" if number < len(SECTIONS) else "\n")
+        yield ("  ]" if objects else "]") + (",\n" if number < len(keys) else "\n")
     yield "}\n"
 
 

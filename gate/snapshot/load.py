@@ -41,7 +41,7 @@ from gate.snapshot.halves import SecondReader
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
 from gate.snapshot.state import (
-    SECTIONS,
+    READ_SECTIONS,
     TERMINAL_PHASES,
     snapshot_info,
 )
@@ -138,9 +138,9 @@ def _list_items(items: list[Any], item_kind: str) -> list[Any]:
 def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
     """Group the snapshot's objects by kind, whichever format it is in."""
     if document.get("kind") == "ClusterSnapshot":
-        return {kind: list(document.get(key) or []) for key, kind in SECTIONS.items()}
+        return {kind: list(document.get(key) or []) for key, kind in READ_SECTIONS.items()}
     # Every item has its kind by now: _flattened gave kind-less items their list's.
-    groups: dict[str, list[Any]] = {kind: [] for kind in SECTIONS.values()}
+    groups: dict[str, list[Any]] = {kind: [] for kind in READ_SECTIONS.values()}
     for item in document.get("items") or []:
         if item["kind"] in groups:
             groups[item["kind"]].append(item)
@@ -217,7 +217,7 @@ def _as_described(item: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
     with one struct, and must not find a field the schema never checked (a pod's
     ``spec.taints``, say)."""
     definition = _READ_AS_DESCRIBED.get(kind)
-    if definition is None:  # LimitRange, RuntimeClass: read whole
+    if definition is None:  # LimitRange, RuntimeClass, the autoscaler's objects: read whole
         return {**item, "kind": kind}
     described = snapshot_schema()["$defs"][definition]["properties"]
     kept: dict[str, Any] = {"kind": kind, "metadata": item["metadata"]}
@@ -243,10 +243,10 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
     # The envelope's described members only: an unknown array (``items``, say) would be
     # read as a List's.
     described = snapshot_schema()["oneOf"][LAYOUTS.index("clusterSnapshot")]["properties"]
-    envelope = {k: v for k, v in document.items() if k in described and k not in SECTIONS}
+    envelope = {k: v for k, v in document.items() if k in described and k not in READ_SECTIONS}
     sections = {
         key: [_as_described(item, kind) for item in groups[kind] if isinstance(item, Mapping)]
-        for key, kind in SECTIONS.items()
+        for key, kind in READ_SECTIONS.items()
         if key in document
     }
     return msgspec.json.encode(_whole_numbers({**envelope, **sections}))

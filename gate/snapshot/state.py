@@ -25,6 +25,16 @@ SECTIONS: Mapping[str, str] = {
 """A ClusterSnapshot's arrays of objects and the kind of their items, in the order the
 recorder writes them (docs/reference.md, "Snapshot formats"); a kubectl List holds the same
 kinds as items."""
+AUTOSCALING_SECTIONS: Mapping[str, str] = {
+    "configMaps": "ConfigMap",
+    "daemonSets": "DaemonSet",
+    "deployments": "Deployment",
+    "machineDeployments": "MachineDeployment",
+}
+"""The arrays ``fitgate snapshot --autoscaling`` adds, each optional, and their kinds: read
+whole, as the admission objects are (``gate.snapshot.autoscaling``)."""
+READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **AUTOSCALING_SECTIONS}
+"""Every array of a ClusterSnapshot the readers read."""
 _T = TypeVar("_T")
 
 

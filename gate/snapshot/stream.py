@@ -40,10 +40,11 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import ExistingPod, HostPort, NodeView, Snapshot
+from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
-    SECTIONS,
+    READ_SECTIONS,
     TERMINAL_PHASES,
     Interned,
     NodeTotals,
@@ -55,6 +56,8 @@ from gate.snapshot.state import (
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass")
+_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS)
+"""Kinds read as plain objects: the admission and autoscaler code read them so."""
 
 
 class NotAccepted(Exception):
@@ -257,7 +260,7 @@ _EMPTY_STATUS = _Status()
 def _decoder(key: str) -> msgspec.json.Decoder[list[Any]]:
     if key == "pods":
         return _PODS
-    read = key == "items" or SECTIONS.get(key, _ADMISSION_KINDS[0]) not in _ADMISSION_KINDS
+    read = key == "items" or READ_SECTIONS.get(key, _WHOLE_KINDS[0]) not in _WHOLE_KINDS
     return _OBJECTS if read else _SKIPPED
 
 
@@ -771,8 +774,8 @@ class Reading:
 
     def batch(self, batch: Batch) -> None:
         objects = self.arrays.setdefault(batch.key, _Objects())
-        kind = SECTIONS.get(batch.key)
-        if kind in _ADMISSION_KINDS:  # read whole: the admission code reads plain objects
+        kind = READ_SECTIONS.get(batch.key)
+        if kind in _WHOLE_KINDS:  # read whole: the admission code reads plain objects
             objects.admission.setdefault(kind, []).extend(json.loads(batch.text))
         elif kind is not None:
             for obj in batch.items:
@@ -790,7 +793,7 @@ class Reading:
             if not obj.kind or obj.kind.endswith("List"):
                 raise NotAccepted
             objects.add(obj, obj.kind)
-            if obj.kind in _ADMISSION_KINDS:
+            if obj.kind in _WHOLE_KINDS:
                 wanted.append(index)
         if wanted:  # rare, and read whole: the admission code reads plain objects
             plain = json.loads(batch.text)
@@ -801,6 +804,7 @@ class Reading:
 def _snapshot(reading: Reading, source: str) -> Snapshot:
     own = reading.envelope.get("kind") == "ClusterSnapshot"
     arrays = reading.arrays
+    autoscaling = _autoscaling_objects(reading, own)
     if own:
         nodes, pods = arrays["nodes"].nodes, arrays["pods"].pods
         lr = arrays.get("limitRanges", _Objects()).admission.get("LimitRange", [])
@@ -827,7 +831,20 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         admission=admission(lr, rc),
         pods=pods.existing(node_names),
         namespaces=namespaces,
+        autoscaling=autoscaling_state(autoscaling),
     )
+
+
+def _autoscaling_objects(reading: Reading, own: bool) -> dict[str, list[Any]]:
+    """The autoscaler's objects by kind: a ClusterSnapshot's arrays, a List's items."""
+    if not own:
+        whole = reading.arrays.get("items", _Objects()).admission
+        return {kind: whole.get(kind, []) for kind in AUTOSCALING_KINDS}
+    return {
+        kind: reading.arrays.get(key, _Objects()).admission.get(kind, [])
+        for key, kind in READ_SECTIONS.items()
+        if kind in AUTOSCALING_KINDS
+    }
 
 
 def _envelope_value(text: bytes) -> Any:

@@ -1,0 +1,163 @@
+"""What ``fitgate snapshot --autoscaling`` keeps of the cluster-autoscaler's objects, and
+where it lists them (read-only, ``list`` only; docs/rbac.md).
+
+The same allow-list rule as :mod:`gate.live.objects`: only what
+:mod:`gate.snapshot.autoscaling` reads reaches the file. The status ConfigMap is listed in
+``kube-system`` with a field selector on its name, and any other ConfigMap a server
+returns anyway is dropped (:func:`status_only`): no other ConfigMap's data is ever kept. Of
+a Deployment only its containers' name, image, command and args are kept, and only for a
+Deployment running cluster-autoscaler; of a MachineDeployment, only cluster-autoscaler's
+annotations and its replicas.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import Struct, field
+
+from gate.live.objects import Amounts
+from gate.snapshot.autoscaling import LAST_UPDATED, STATUS_NAME, STATUS_NAMESPACE
+from gate.snapshot.machines import CAPACITY, MAX_SIZE, MIN_SIZE
+from gate.snapshot.stream import Toleration
+
+
+class _Part(Struct, omit_defaults=True, gc=False):
+    pass
+
+
+class _Object(_Part):
+    apiVersion: str = ""
+    kind: str = ""
+
+
+class _StatusNotes(_Part):
+    last_updated: str | None = field(default=None, name=LAST_UPDATED)
+
+
+class _StatusMeta(_Part):
+    name: str | None = None
+    namespace: str | None = None
+    annotations: _StatusNotes | None = None
+
+
+class _StatusData(_Part):
+    status: str | None = None
+
+
+class StatusConfigMap(_Object):
+    """The ``cluster-autoscaler-status`` ConfigMap: its name, the last-updated annotation
+    and ``data.status``; any other ConfigMap keeps nothing but its name."""
+
+    metadata: _StatusMeta = field(default_factory=_StatusMeta)
+    data: _StatusData | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "ConfigMap"
+        meta = self.metadata
+        if (meta.namespace, meta.name) != (STATUS_NAMESPACE, STATUS_NAME):
+            self.data, meta.annotations = None, None
+
+
+class _Requests(_Part):
+    requests: Amounts | None = None
+
+
+class _Container(_Part):
+    name: str | None = None
+    resources: _Requests | None = None
+    restartPolicy: str | None = None
+
+
+class _DaemonPodSpec(_Part):
+    nodeSelector: dict[str, str] | None = None
+    affinity: msgspec.Raw | None = None
+    tolerations: list[Toleration] | None = None
+    hostNetwork: bool = False
+    priorityClassName: str | None = None
+    containers: list[_Container] | None = None
+    initContainers: list[_Container] | None = None
+    overhead: Amounts | None = None
+
+
+class _DaemonTemplate(_Part):
+    spec: _DaemonPodSpec = field(default_factory=_DaemonPodSpec)
+
+
+class _DaemonSpec(_Part):
+    template: _DaemonTemplate = field(default_factory=_DaemonTemplate)
+
+
+class _Named(_Part):
+    name: str | None = None
+    namespace: str | None = None
+
+
+class DaemonSet(_Object):
+    """What a fresh node gives a DaemonSet's pod: where it runs and what it requests."""
+
+    metadata: _Named = field(default_factory=_Named)
+    spec: _DaemonSpec = field(default_factory=_DaemonSpec)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "apps/v1", "DaemonSet"
+
+
+class _Command(_Part):
+    name: str | None = None
+    image: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+
+
+class _CommandSpec(_Part):
+    containers: list[_Command] | None = None
+
+
+class _CommandTemplate(_Part):
+    spec: _CommandSpec = field(default_factory=_CommandSpec)
+
+
+class _DeploymentSpec(_Part):
+    template: _CommandTemplate = field(default_factory=_CommandTemplate)
+
+
+class Deployment(_Object):
+    """A kube-system Deployment: the command line of a cluster-autoscaler container, and
+    nothing of any other Deployment but its name."""
+
+    metadata: _Named = field(default_factory=_Named)
+    spec: _DeploymentSpec = field(default_factory=_DeploymentSpec)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "apps/v1", "Deployment"
+        containers = self.spec.template.spec.containers or []
+        kept = [c for c in containers if "cluster-autoscaler" in f"{c.image} {c.command}"]
+        self.spec.template.spec.containers = kept or None
+
+
+class _Annotated(_Part):
+    name: str | None = None
+    namespace: str | None = None
+    annotations: dict[str, str] | None = None
+
+
+class _Replicas(_Part):
+    replicas: int | None = None
+
+
+class MachineDeployment(_Object):
+    """A Cluster API MachineDeployment: cluster-autoscaler's annotations and its replicas."""
+
+    metadata: _Annotated = field(default_factory=_Annotated)
+    spec: _Replicas = field(default_factory=_Replicas)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "cluster.x-k8s.io/v1beta1", "MachineDeployment"
+        notes = self.metadata.annotations or {}
+        kept = {
+            k: v for k, v in notes.items() if k in (MIN_SIZE, MAX_SIZE) or k.startswith(CAPACITY)
+        }
+        self.metadata.annotations = kept or None
+
+
+Autoscaled = StatusConfigMap | DaemonSet | Deployment | MachineDeployment

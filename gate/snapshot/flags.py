@@ -1,0 +1,132 @@
+"""The cluster-autoscaler Deployment's command line -> :class:`~gate.autoscaling.Flags`.
+
+Upstream config/flags/flags.go (cluster-autoscaler-1.34.5): ``--max-nodes-total`` (int, 0
+for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and GiB),
+``--startup-taint`` / ``--status-taint`` / ``--ignore-taint`` (repeated), ``--force-ds``
+(bool) and ``--expendable-pods-priority-cutoff`` (int). Go's flag package reads ``-name``
+as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from gate.autoscaling import Flags, Limits
+from gate.errors import SnapshotError
+
+_BOOLS = frozenset({"force-ds"})
+_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
+_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+
+
+def _words(container: Mapping[str, Any]) -> list[str]:
+    words: list[str] = []
+    for key in ("command", "args"):
+        value = container.get(key)
+        words += [w for w in value if isinstance(w, str)] if isinstance(value, list) else []
+    return words
+
+
+def _is_autoscaler(container: object) -> bool:
+    if not isinstance(container, Mapping):
+        return False
+    image = container.get("image")
+    said = [image if isinstance(image, str) else "", *_words(container)[:1]]
+    return any("cluster-autoscaler" in word for word in said)
+
+
+def command_flags(words: Sequence[str]) -> dict[str, list[str]]:
+    """Every ``--name=value`` of a command line, by name, in order.
+
+    >>> command_flags(["./cluster-autoscaler", "--cores-total", "0:64", "-force-ds"])
+    {'cores-total': ['0:64'], 'force-ds': ['true']}
+    """
+    found: dict[str, list[str]] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if not word.startswith("-") or word in ("-", "--"):
+            continue
+        name, equals, value = word.lstrip("-").partition("=")
+        if not equals:
+            if name in _BOOLS or i >= len(words) or words[i].startswith("-"):
+                value = "true"
+            else:
+                value, i = words[i], i + 1
+        found.setdefault(name, []).append(value)
+    return found
+
+
+def _integer(value: str, name: str, where: str) -> int:
+    try:
+        return int(value, 0)
+    except ValueError:
+        raise SnapshotError(f"{where}: --{name}: not an integer: {value!r}") from None
+
+
+def _range(value: str, name: str, where: str, scale: int) -> tuple[int, int]:
+    """``<min>:<max>`` as flags.go's ``parseMinMaxFlag`` reads it."""
+    least, colon, most = value.partition(":")
+    if not colon:
+        raise SnapshotError(f"{where}: --{name}: not <min>:<max>: {value!r}")
+    low, high = _integer(least, name, where), _integer(most, name, where)
+    if low < 0 or high < low:
+        raise SnapshotError(f"{where}: --{name}: min must be >= 0 and <= max: {value!r}")
+    return low * scale, high * scale
+
+
+def _bool(value: str, name: str, where: str) -> bool:
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SnapshotError(f"{where}: --{name}: not a boolean: {value!r}")
+
+
+def _taints(values: list[str]) -> tuple[str, ...]:
+    return tuple(key for value in values for key in value.split(",") if key)
+
+
+def flags_from(words: Sequence[str], where: str) -> Flags:
+    """The flags a command line gives (the last of a repeated single flag counts)."""
+    said = command_flags(words)
+    last = {name: values[-1] for name, values in said.items()}
+    limits = Limits()
+    if "max-nodes-total" in last:
+        total = _integer(last["max-nodes-total"], "max-nodes-total", where)
+        limits = replace(limits, max_nodes_total=total)
+    if "cores-total" in last:
+        limits = replace(limits, cores=_range(last["cores-total"], "cores-total", where, 1))
+    if "memory-total" in last:
+        memory = _range(last["memory-total"], "memory-total", where, 2**30)
+        limits = replace(limits, memory=memory)
+    cutoff = last.get("expendable-pods-priority-cutoff")
+    return Flags(
+        limits=limits,
+        startup_taints=_taints(said.get("startup-taint", []) + said.get("ignore-taint", [])),
+        status_taints=_taints(said.get("status-taint", [])),
+        force_ds=_bool(last.get("force-ds", "false"), "force-ds", where),
+        expendable_cutoff=-10
+        if cutoff is None
+        else _integer(cutoff, "expendable-pods-priority-cutoff", where),
+        deployment=where,
+    )
+
+
+def flags_of(obj: Mapping[str, Any]) -> Flags | None:
+    """The flags of a Deployment running cluster-autoscaler (a container whose image or
+    command names it), or None for any other Deployment."""
+    spec = obj.get("spec")
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    pod = template.get("spec") if isinstance(template, Mapping) else None
+    containers = pod.get("containers") if isinstance(pod, Mapping) else None
+    for container in containers if isinstance(containers, list) else []:
+        if _is_autoscaler(container):
+            meta = obj.get("metadata")
+            meta = meta if isinstance(meta, Mapping) else {}
+            where = f'Deployment "{meta.get("namespace") or "default"}/{meta.get("name") or "?"}"'
+            return flags_from(_words(container), where)
+    return None

@@ -1,0 +1,226 @@
+"""The scale-up decision (gate/scheduler/autoscaler/decision.py) rule by rule, against
+cluster-autoscaler-1.34.5: core/scaleup/orchestrator/orchestrator.go
+(``filterValidScaleUpNodeGroups``, ``IsNodeGroupReadyToScaleUp``,
+``IsNodeGroupResourceExceeded``), skippedreasons.go, core/scaleup/resource/manager.go,
+estimator/binpacking_estimator.go, processors/status/eventing_scale_up_processor.go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.taints import Taint
+from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
+from tests.autoscaling_objects import (
+    TEXT_STATUS,
+    autoscaler_deployment,
+    configmap_of,
+    status_configmap,
+    status_group,
+)
+
+GPU_TEMPLATE = AutoscalingConfig(
+    groups=(
+        ConfiguredGroup(
+            AKS_GPU,
+            template=NodeTemplate(
+                labels={"pool": "gpu"},
+                taints=(Taint("nvidia.com/gpu", "true", "NoSchedule"),),
+                allocatable={"cpu": 8000, "memory": 32 * 2**30, "pods": 30},
+            ),
+        ),
+    )
+)
+USERS = [aks_node(f"user-{i}") for i in range(3)]
+DAEMONS = [owned_pod(f"proxy-{i}", f"user-{i}", "DaemonSet", "750m") for i in range(3)]
+
+
+def _run(*groups: dict[str, Any], flags: tuple[str, ...] = ()) -> Run:
+    objects = [status_configmap(*groups)]
+    if flags:
+        objects.append(autoscaler_deployment(*flags))
+    return Run(USERS, objects, DAEMONS, config=GPU_TEMPLATE)
+
+
+def _aks(
+    target: int = 3, max_size: int = 10, gpu: dict[str, Any] | None = None, **user: Any
+) -> list[dict[str, Any]]:
+    gpu_group = status_group(AKS_GPU, target=0, max_size=4, **(gpu or {}))
+    return [status_group(AKS_USER, target=target, max_size=max_size, **user), gpu_group]
+
+
+TAINTED = "node(s) had untolerated taint(s)"
+
+
+@pytest.mark.parametrize(
+    ("groups", "flags", "copies", "decision"),
+    [
+        pytest.param(
+            _aks(),
+            (),
+            10,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="3 copies of 1 cpu per fresh node (4 cpu less 750m of DaemonSets): 4 nodes for 10",
+        ),
+        pytest.param(
+            _aks(target=8),
+            (),
+            10,
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 8, 10),),
+                6,
+                {"max node group size reached": 1, TAINTED: 1},
+            ),
+            id="a group near its maximum takes what its headroom holds",
+        ),
+        pytest.param(
+            _aks(target=10),
+            (),
+            2,
+            Decision(2, (), 0, {"max node group size reached": 1, TAINTED: 1}),
+            id="a group at its maximum is skipped",
+        ),
+        pytest.param(
+            _aks(scale_up="Backoff", backoff="QuotaExceeded"),
+            (),
+            2,
+            Decision(2, (), 0, {"in backoff after failed scale-up": 1, TAINTED: 1}),
+            id="a group in backoff is skipped",
+        ),
+        pytest.param(
+            _aks(health="Unhealthy", scale_up="Backoff"),
+            (),
+            2,
+            Decision(2, (), 0, {"not ready for scale-up": 1, TAINTED: 1}),
+            id="an unhealthy group in backoff is not ready: health is checked first",
+        ),
+        pytest.param(
+            _aks(),
+            ("--cores-total=0:12",),
+            2,
+            Decision(2, (), 0, {"max cluster cpu limit reached": 2}),
+            id="no core left for one more node: limits are checked before filters",
+        ),
+        pytest.param(
+            _aks(),
+            ("--cores-total=0:12", "--memory-total=0:24"),
+            2,
+            Decision(2, (), 0, {"max cluster cpu, memory limit reached": 2}),
+            id="neither cores nor memory left",
+        ),
+        pytest.param(
+            _aks(),
+            ("--cores-total=0:20",),
+            10,
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max cluster cpu limit reached": 2},
+            ),
+            id="the cores left cap the nodes, and then skip the other group",
+        ),
+        pytest.param(
+            _aks(),
+            ("--max-nodes-total=5",),
+            10,
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max total nodes in cluster reached": 1, TAINTED: 1},
+            ),
+            id="the total node count caps the nodes",
+        ),
+        pytest.param(
+            _aks(),
+            ("--max-nodes-total=3",),
+            2,
+            Decision(2, (), 0, {"max total nodes in cluster reached": 1}),
+            id="Ready nodes already at the total: that reason alone",
+        ),
+    ],
+)
+def test_scale_up_rules(
+    groups: list[dict[str, Any]], flags: tuple[str, ...], copies: int, decision: Decision
+) -> None:
+    assert _run(*groups, flags=flags).decide(spec(cpu="1"), copies) == decision
+
+
+def test_the_template_s_filters_give_their_own_reasons() -> None:
+    run = _run(*_aks())
+    too_big = run.decide(spec(cpu="9"), 1)
+    assert too_big == Decision(1, (), 0, {"Insufficient cpu": 1, TAINTED: 1})
+    assert too_big.message == (
+        "pod didn't trigger scale-up: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)"
+    )
+    elsewhere = run.decide(spec(nodeSelector={"pool": "cpu"}), 1)
+    assert elsewhere.reasons == {"node(s) didn't match Pod's node affinity/selector": 1, TAINTED: 1}
+
+
+def test_a_pod_tolerating_the_gpu_taint_may_use_either_group() -> None:
+    gpu = spec(
+        cpu="6",
+        nodeSelector={"pool": "gpu"},
+        tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}],
+    )
+    assert _run(*_aks()).decide(gpu, 3) == Decision(3, (ScaleUp(AKS_GPU, 3, 3, 0, 4),), 3)
+
+
+def test_hostname_anti_affinity_takes_one_node_per_copy() -> None:
+    labels = {"app": "web"}
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}
+    anti = spec(
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    )
+    assert _run(*_aks()).decide(anti, 5, labels) == Decision(
+        5, (ScaleUp(AKS_USER, 5, 5, 3, 10),), 5
+    )
+
+
+def test_a_host_port_takes_one_node_per_copy() -> None:
+    ported = spec()
+    ported["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]
+    assert _run(*_aks()).decide(ported, 2).scale_up == (ScaleUp(AKS_USER, 2, 2, 3, 10),)
+
+
+def test_workloads_of_a_run_share_the_headroom_in_input_order() -> None:
+    run = _run(*_aks(target=6))
+    first = run.decide(spec(cpu="1"), 6)
+    second = run.decide(spec(cpu="1"), 9)
+    assert first.scale_up == (ScaleUp(AKS_USER, 2, 6, 6, 10),)
+    assert second == Decision(
+        9, (ScaleUp(AKS_USER, 2, 6, 8, 10),), 6, {"max node group size reached": 1, TAINTED: 1}
+    )
+    assert str(second.scale_up[0]) == f"{{{AKS_USER} 8->10 (max: 10)}}"
+    assert second.message == (
+        "pod didn't trigger scale-up: 1 max node group size reached, "
+        "1 node(s) had untolerated taint(s)"
+    )
+
+
+def test_only_transient_blockers_are_transient() -> None:
+    backoff = _run(*_aks(scale_up="Backoff", gpu={"scale_up": "Backoff"})).decide(spec(), 1)
+    assert backoff.transient and backoff.message == (
+        "pod didn't trigger scale-up: 2 in backoff after failed scale-up"
+    )
+    assert not _run(*_aks(target=10)).decide(spec(), 1).transient
+
+
+def test_a_group_without_node_info_stops_every_scale_up() -> None:
+    run = Run(USERS, [status_configmap(*_aks())], DAEMONS)  # no template for the gpu group
+    assert run.decide(spec(), 1) == Decision(1, unjudged=f"No node info for: {AKS_GPU}")
+
+
+def test_the_plain_text_status_decides_as_the_yaml_one() -> None:
+    """The ≤ 1.29 text of tests/data: user 3 of 10 healthy, gpu unhealthy in backoff."""
+    run = Run(USERS, [configmap_of(TEXT_STATUS)], DAEMONS, config=GPU_TEMPLATE)
+    assert run.decide(spec(cpu="1"), 10) == Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10)
+    assert run.decide(spec(cpu="9"), 1).reasons == {
+        "Insufficient cpu": 1,
+        "not ready for scale-up": 1,
+    }

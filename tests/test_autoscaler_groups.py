@@ -1,0 +1,205 @@
+"""Node groups and their template nodes (gate/scheduler/autoscaler/groups.py, templates.py),
+as cluster-autoscaler-1.34.5 builds them: simulator/node_info_utils.go
+(``SanitizedTemplateNodeInfoFromNodeInfo``, ``podsExpectedOnFreshNode``),
+utils/taints/taints.go (``SanitizeTaints``),
+processors/nodeinfosprovider/mixed_nodeinfos_processor.go (which member)."""
+
+from __future__ import annotations
+
+from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaler.matching import Index, default_match
+from gate.taints import Taint
+from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
+from tests.autoscaling_objects import (
+    autoscaler_deployment,
+    daemonset,
+    machine_deployment,
+    status_configmap,
+    status_group,
+)
+from tests.builders import api_node, node
+
+TEMPLATE = "template-node-for-" + AKS_USER
+
+
+def _taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict[str, str]:
+    return {"key": key, "value": value, "effect": effect}
+
+
+def test_the_template_is_the_first_usable_member_sanitised() -> None:
+    """Cordoned and NotReady members are passed over; condition, startup and CA taints go."""
+    nodes = [
+        aks_node("cordoned", unschedulable=True),
+        aks_node("not-ready", taints=[_taint("node.kubernetes.io/not-ready", effect="NoExecute")]),
+        aks_node(
+            "good",
+            taints=[
+                _taint("node.kubernetes.io/memory-pressure"),
+                _taint("startup-taint.cluster-autoscaler.kubernetes.io/cni", "x"),
+                _taint("example.com/booting", "1"),
+                _taint("DeletionCandidateOfClusterAutoscaler", "1", "PreferNoSchedule"),
+                _taint("dedicated", "web"),
+            ],
+        ),
+    ]
+    objects = [
+        status_configmap(status_group(AKS_USER, target=3, max_size=10)),
+        autoscaler_deployment("--startup-taint=example.com/booting"),
+    ]
+    (group,) = Run(nodes, objects).groups.groups
+    assert group.members == ("cordoned", "not-ready", "good")
+    assert group.template is not None
+    template = group.template.node
+    assert (template.name, group.template.source) == (TEMPLATE, "member good")
+    assert template.taints == (Taint("dedicated", "web", "NoSchedule"),)
+    assert template.labels == {
+        "kubernetes.azure.com/agentpool": "user",
+        "kubernetes.io/hostname": TEMPLATE,
+        "cluster-autoscaler.kubernetes.io/template-node": "true",
+    }
+
+
+def test_the_template_keeps_the_member_s_daemonset_and_mirror_pods_only() -> None:
+    pods = [
+        owned_pod("kube-proxy-x", "a", "DaemonSet", "500m", "128Mi"),
+        owned_pod("etcd-a", "a", "Node", "250m"),
+        owned_pod("web-1", "a", "ReplicaSet", "2"),
+    ]
+    run = Run(
+        [aks_node("a")], [status_configmap(status_group(AKS_USER, target=1, max_size=3))], pods
+    )
+    template = run.groups.groups[0].template
+    assert template is not None
+    assert (template.node.requested, template.node.pod_count) == (
+        {"cpu": 750, "memory": 128 * 2**20},
+        2,
+    )
+    assert (template.cores, template.memory) == (4, 8 * 2**30)
+
+
+def test_a_group_at_zero_takes_its_configured_template_and_the_daemonsets_it_would_run() -> None:
+    config = AutoscalingConfig(
+        groups=(
+            ConfiguredGroup(
+                AKS_GPU,
+                template=NodeTemplate(
+                    labels={"pool": "gpu"},
+                    taints=(Taint("nvidia.com/gpu", "true", "NoSchedule"),),
+                    allocatable={"cpu": 8000, "memory": 32 * 2**30, "pods": 30},
+                ),
+            ),
+        )
+    )
+    objects = [
+        status_configmap(status_group(AKS_GPU, target=0, max_size=4)),
+        daemonset("everywhere", tolerations=[{"operator": "Exists"}]),
+        daemonset("untolerating"),
+        daemonset("elsewhere", nodeSelector={"pool": "cpu"}, tolerations=[{"operator": "Exists"}]),
+        daemonset("huge", cpu="9", tolerations=[{"operator": "Exists"}]),
+    ]
+    groups = Run([api_node("system")], objects, config=config).groups
+    template = groups.groups[0].template
+    assert template is not None
+    assert (template.source, template.node.requested, template.node.pod_count) == (
+        ".fitgate.yaml",
+        {"cpu": 100, "memory": 64 * 2**20},
+        1,
+    )
+    assert template.too_big == ("kube-system/huge",)
+    assert groups.warnings == (
+        f"node group {AKS_GPU}: DaemonSet(s) kube-system/huge do not fit a fresh node",
+    )
+    assert groups.ungrouped[0].name == "system"
+
+
+def test_a_group_without_member_or_template_is_named_in_a_warning() -> None:
+    groups = Run(
+        [aks_node("a")], [status_configmap(status_group(AKS_GPU, target=2, max_size=4))]
+    ).groups
+    assert groups.groups[0].template is None
+    assert groups.warnings == (
+        f"node group {AKS_GPU}: no node of the snapshot matches it (target 2); "
+        "set autoscaling.groups[].match",
+        f"node group {AKS_GPU}: no template (no Ready member, none configured): "
+        f"cluster-autoscaler fails its scale-up with `No node info for: {AKS_GPU}`",
+        "1 node(s) of an autoscaled pool match no node group: a",
+    )
+
+
+def test_a_configured_match_overrides_the_provider_s_naming() -> None:
+    config = AutoscalingConfig(groups=(ConfiguredGroup("workers", match=("pool", "w")),))
+    nodes = [aks_node("a", labels={"pool": "w"}), aks_node("b")]
+    run = Run(
+        nodes, [status_configmap(status_group("workers", target=1, max_size=3))], config=config
+    )
+    assert run.groups.groups[0].members == ("a",)
+
+
+def test_provider_naming_matches_members() -> None:
+    eks = "eks-batch-3ec6b2a4-1d2c-4b8e-9a3f-0123456789ab"
+    gke = "https://www.googleapis.com/compute/v1/projects/p/zones/europe-west1-b/instanceGroups/gke-prod-web-1a2b3c4d-grp"
+    cases = [
+        (AKS_USER, node("x", labels={"kubernetes.azure.com/agentpool": "user"}), True),
+        (AKS_USER, node("x", labels={"agentpool": "user"}), True),
+        (AKS_USER, node("x", labels={"kubernetes.azure.com/agentpool": "gpu"}), False),
+        (eks, node("x", labels={"eks.amazonaws.com/nodegroup": "batch"}), True),
+        (eks, node("x", labels={"eks.amazonaws.com/nodegroup": "web"}), False),
+        (
+            "eksctl-c-nodegroup-ng1-NodeGroup-ABC",
+            node("x", labels={"alpha.eksctl.io/nodegroup-name": "ng1"}),
+            True,
+        ),
+        (
+            gke,
+            node("gke-prod-web-1a2b3c4d-x7q2", labels={"cloud.google.com/gke-nodepool": "web"}),
+            True,
+        ),
+        (
+            gke,
+            node("gke-prod-web-9f8e7d6c-x7q2", labels={"cloud.google.com/gke-nodepool": "web"}),
+            False,
+        ),
+    ]
+    assert [default_match(group, n) for group, n, _ in cases] == [want for _, _, want in cases]
+
+
+def test_the_index_finds_exactly_the_members_the_naming_matches() -> None:
+    """The per-group look-up is the per-node rule, for every group and node shape above."""
+    eks = "eks-batch-3ec6b2a4-1d2c-4b8e-9a3f-0123456789ab"
+    gke = "projects/p/zones/z/instanceGroups/gke-prod-web-1a2b3c4d-grp"
+    nodes = [
+        node("a", labels={"kubernetes.azure.com/agentpool": "user"}),
+        node("b", labels={"agentpool": "user"}),
+        node("c", labels={"eks.amazonaws.com/nodegroup": "batch"}),
+        node("d", labels={"alpha.eksctl.io/nodegroup-name": "ng1"}),
+        node("gke-prod-web-1a2b3c4d-x7q2", labels={"cloud.google.com/gke-nodepool": "web"}),
+        node("gke-prod-web-1a2b3c4d-y", labels={}),
+        node("e", labels={"kubernetes.azure.com/agentpool": "gpu"}),
+    ]
+    index = Index(nodes, ())
+    for group in (AKS_USER, AKS_GPU, eks, "eksctl-c-nodegroup-ng1-NodeGroup-ABC", gke, "other"):
+        assert index.candidates(group) == [n for n in nodes if default_match(group, n)], group
+
+
+def test_cluster_api_groups_come_from_machine_deployments_without_a_status() -> None:
+    """cloudprovider/clusterapi: a MachineDeployment with both size annotations is a group;
+    at zero, its capacity annotations are its template (README.md, "Scale from zero")."""
+    annotations = {
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "0",
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3",
+        "capacity.cluster-autoscaler.kubernetes.io/cpu": "4",
+        "capacity.cluster-autoscaler.kubernetes.io/memory": "16Gi",
+        "capacity.cluster-autoscaler.kubernetes.io/labels": "pool=workers",
+    }
+    run = Run([api_node("control")], [machine_deployment("workers", 0, **annotations)])
+    (group,) = run.groups.groups
+    assert (group.id, group.status.target, group.status.max_size) == (
+        "MachineDeployment/capi/workers",
+        0,
+        3,
+    )
+    assert group.template is not None and group.template.source == "MachineDeployment annotations"
+    assert run.decide(spec(cpu="3"), 2) == Decision(
+        2, (ScaleUp("MachineDeployment/capi/workers", 2, 2, 0, 3),), 2
+    )
