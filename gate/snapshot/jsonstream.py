@@ -25,7 +25,10 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-WINDOW = 8 << 20
+# A window the size of a core's L2 cache: the decoder reads its bytes while the copy out of
+# the page cache has left them there. With an 8 MiB window, read back from memory instead,
+# reading a 2.4 GB List took a third more CPU time.
+WINDOW = 1 << 20
 _MAX_GUESSES = 4
 _SPACE = re.compile(rb"[ \t\n\r]*")
 _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"[ \t\n\r]*:[ \t\n\r]*', re.DOTALL)

@@ -560,11 +560,14 @@ class _PodTotals:
     built: list[ExistingPod] = field(default_factory=list)
 
     def add(self, pod: _Object | _Pod) -> None:
-        _require_name(pod)
         meta = pod.metadata
-        assert meta is not UNSET
+        if meta is UNSET or not meta.name:  # _require_name, written out: once per pod
+            raise NotAccepted
         spec = pod.spec if pod.spec is not UNSET else _EMPTY_SPEC
-        template = self._template(_pod_key(spec, pod.status))
+        key = _pod_key(spec, pod.status)
+        template = self.templates.get(key)
+        if template is None:
+            template = self._template(key)
         totals = self.totals[template]
         node = spec.nodeName if spec.nodeName is not UNSET else ""
         parts = self.shared.number(meta, spec, template, totals)  # checks every pod's fields
@@ -787,13 +790,18 @@ class Reading:
 
     def _items(self, objects: _Objects, batch: Batch) -> None:
         wanted = []
+        pod = objects.pods.add
         for index, obj in enumerate(batch.items):
+            kind = obj.kind
+            if kind == "Pod":  # nearly every item: straight to the pods
+                pod(obj)
+                continue
             # Absent or empty (its List's kind applies), or a List of its own: the reference
             # reader flattens those.
-            if not obj.kind or obj.kind.endswith("List"):
+            if not kind or kind.endswith("List"):
                 raise NotAccepted
-            objects.add(obj, obj.kind)
-            if obj.kind in _WHOLE_KINDS:
+            objects.add(obj, kind)
+            if kind in _WHOLE_KINDS:
                 wanted.append(index)
         if wanted:  # rare, and read whole: the admission code reads plain objects
             plain = json.loads(batch.text)
