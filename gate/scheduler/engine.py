@@ -49,7 +49,13 @@ from gate.scheduler.framework import (
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
 from gate.scheduler.ownership import Ownership
-from gate.scheduler.placement import Ledger, Placement, set_bits
+from gate.scheduler.placement import (
+    HOSTNAME,
+    MIN_FEASIBLE_NODES_TO_FIND,
+    Ledger,
+    Placement,
+    set_bits,
+)
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -350,7 +356,12 @@ class Evaluator:
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
         cluster = self.cluster.without(own) if own else self.cluster
-        scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, cluster.others.pods)
+        scores = None  # placed without scores where the scheduler's share cannot be known
+        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or any(
+            rule.topology_key == HOSTNAME for rule in rules.spread
+        ):
+            pods = cluster.others.pods
+            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
             return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)

@@ -38,8 +38,9 @@ Worked example (issue 23): nodes n1 (zone a) and n2 (zone b) with 2 CPU free eac
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from gate.model import (
     NODE_AFFINITY,
@@ -296,6 +297,7 @@ class _Run:
         self.taint: dict[int, int] = {}
         self.preferred: dict[int, int] = {}
         self.classes: dict[tuple[object, ...], set[int]] = {}
+        self.resource_scores: dict[tuple[object, ...], tuple[int, int | None]] = {}
         self.soft = scores.spread
         self.zone = self._zone_counts(ledger)
         for p in set_bits(candidates):
@@ -413,22 +415,13 @@ class _Run:
         """Each feasible class's total score (RunScorePlugins, module doc)."""
         least, balanced, taints, affinity = [], [], [], []
         for p, _ in feasible:
-            node, held = self.nodes[p], self.copies.get(p, 0) + 1
-            allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
-            base = self.base[p]
-            nonzero = self.scores.nonzero
-            least.append(
-                least_allocated(
-                    (base[0] + held * nonzero[0], base[1] + held * nonzero[1]), allocatable
-                )
-            )
-            if self.scores.balanced is not None:
-                actual = self.scores.balanced
-                balanced.append(
-                    balanced_allocation(
-                        (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
-                    )
-                )
+            key = self._key(p)
+            found = self.resource_scores.get(key)
+            if found is None:
+                found = self.resource_scores[key] = self._resource_scores(p)
+            least.append(found[0])
+            if found[1] is not None:
+                balanced.append(found[1])
             taints.append(self.taint[p])
             affinity.append(self.preferred[p])
         taint_scores = default_normalize(taints, reverse=True)
@@ -447,6 +440,22 @@ class _Run:
                 total += WEIGHTS[BALANCED_ALLOCATION] * balanced[i]
             totals.append(total)
         return totals
+
+    def _resource_scores(self, p: int) -> tuple[int, int | None]:
+        """LeastAllocated and BalancedAllocation (None: skipped) for the next copy on
+        ``p``: a class's, worked out once."""
+        node, held = self.nodes[p], self.copies.get(p, 0) + 1
+        allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+        base, nonzero = self.base[p], self.scores.nonzero
+        least = least_allocated(
+            (base[0] + held * nonzero[0], base[1] + held * nonzero[1]), allocatable
+        )
+        actual = self.scores.balanced
+        if actual is None:
+            return least, None
+        return least, balanced_allocation(
+            (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
+        )
 
     def _spread(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
         soft = self.soft
@@ -508,13 +517,30 @@ def place(
     label_bits: LabelBits | None = None,
     scores: ScoreRules | None = None,
     policy: TiePolicy = "first",
+    count_only: bool = False,
 ) -> Placement:
     """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
     take one: every node by default), each filtered, scored and selected as the module doc
-    says, ties broken by ``policy``. ``label_bits`` is accepted for the callers that
-    group nodes by label; the classes here need no more than the nodes."""
-    del label_bits
+    says, ties broken by ``policy``. ``label_bits`` groups nodes by a label's values
+    (built from ``nodes`` when not given).
+
+    Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
+    whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
+    and when they all fit a node's share is worked out only when asked (``count_only``
+    false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    if sampled and uncoupled(rules):
+        return _filled(wanted, nodes, rules, fitting, ledger)
+    if sampled and all(rule.topology_key != HOSTNAME for rule in rules.spread):
+        return _by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
+    if uncoupled(rules):
+        caps = capacities(nodes, rules, fitting, ledger)
+        room = sum(caps.values())
+        if room <= wanted:  # every node fills up, whatever the order
+            return Placement(wanted=wanted, fit=room, copies=caps)
+        if count_only:
+            return Placement(wanted=wanted, fit=wanted, copies={})
     run = _Run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
@@ -536,6 +562,61 @@ def place(
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
 
 
+def _filled(
+    wanted: int, nodes: Sequence[NodeView], rules: CopyRules, fitting: int, ledger: Ledger | None
+) -> Placement:
+    """Uncoupled copies on a cluster where the scheduler scores only a share of the
+    feasible nodes from a rotating start (more than 100 nodes): which node takes a copy is
+    not knowable there, and the count does not depend on it. The copies fill the nodes
+    evenly in node order (:func:`fill_order`), asking only the nodes they reach."""
+    copies: dict[int, int] = {}
+
+    def capacity_of(position: int) -> int:
+        return capacity(nodes[position], rules, ledger)
+
+    for position in islice(fill_order(set_bits(fitting), capacity_of), wanted):
+        copies[position] = copies.get(position, 0) + 1
+    return Placement(wanted=wanted, fit=sum(copies.values()), copies=dict(sorted(copies.items())))
+
+
+def fill_order(candidates: Iterable[int], capacity_of: Callable[[int], int]) -> Iterator[int]:
+    """The nodes copies go to, one copy per item: one each in node order, then a second
+    each to nodes that hold two, and so on. Lazy: a node's capacity is asked for only when
+    the copies reach it, so counting ten copies over five thousand candidates looks at ten
+    nodes."""
+    opened: list[tuple[int, int]] = []
+    for index in candidates:
+        cap = capacity_of(index)
+        if cap > 0:
+            opened.append((index, cap))
+            yield index
+    level = 2
+    while opened:
+        opened = [(index, cap) for index, cap in opened if cap >= level]
+        for index, _ in opened:
+            yield index
+        level += 1
+
+
+def uncoupled(rules: CopyRules) -> bool:
+    """Whether no copy can change another node's answer (no spread constraint, no
+    anti-affinity wider than a node): then the order of the copies cannot change their
+    count, and no tie can."""
+    return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+
+
+def capacities(
+    nodes: Sequence[NodeView], rules: CopyRules, candidates: int, ledger: Ledger | None = None
+) -> dict[int, int]:
+    """The copies each candidate holds by its room alone (nodes holding none absent)."""
+    found = {}
+    for position in set_bits(candidates):
+        held = capacity(nodes[position], rules, ledger)
+        if held > 0:
+            found[position] = held
+    return found
+
+
 def _pick(top: Sequence[set[int]], policy: TiePolicy, draw: random.Random | None) -> int:
     if policy == "last":
         return max(max(members) for members in top)
@@ -553,12 +634,15 @@ def place_range(
     *,
     ledger: Ledger | None = None,
     scores: ScoreRules | None = None,
+    count_only: bool = False,
 ) -> FitRange:
     """The copies placed with each tie policy of :data:`POLICIES` while some draw was
     between nodes that are not interchangeable: the least and the most found, and the
     placement of the least (ties: the earlier policy)."""
-    first = place(wanted, nodes, rules, candidates, ledger=ledger, scores=scores)
-    if not first.tied or first.fit == 0:
+    first = place(
+        wanted, nodes, rules, candidates, ledger=ledger, scores=scores, count_only=count_only
+    )
+    if not first.tied or first.fit == 0 or uncoupled(rules):
         return FitRange(first.fit, first.fit, first)
     found = [first]
     for policy in POLICIES[1:]:
@@ -567,3 +651,136 @@ def place_range(
         )
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)
+
+
+def _by_domain(
+    wanted: int,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    fitting: int,
+    ledger: Ledger | None,
+    label_bits: LabelBits | None,
+) -> Placement:
+    """Copies coupled by zone-wide domains on a cluster where the scheduler scores only a
+    share of the feasible nodes (more than 100): one copy at a time over the groups of
+    nodes that share their domains, each to an allowed group whose spread domains hold
+    the fewest matching pods, within it as :func:`fill_order` goes. Every group is asked
+    again for every copy, so a domain the skew refused once takes copies as the counts
+    even out. The cost is copies x groups, not copies x nodes."""
+    keys = [k for k in rules.one_per_domain if k != HOSTNAME]
+
+    def capacity_of(index: int) -> int:
+        return capacity(nodes[index], rules, ledger)
+
+    groups = _domain_groups(
+        fitting,
+        [rule.topology_key for rule in rules.spread] + keys,
+        label_bits or _label_bits(nodes),
+    )
+    copies = _coupled(wanted, groups, capacity_of, rules, keys)
+    return Placement(wanted=wanted, fit=sum(copies.values()), copies=dict(sorted(copies.items())))
+
+
+def _label_bits(nodes: Sequence[NodeView]) -> LabelBits:
+    def values(key: str) -> Mapping[str, int]:
+        found: dict[str, int] = {}
+        for position, node in enumerate(nodes):
+            if key in node.labels:
+                value = node.labels[key]
+                found[value] = found.get(value, 0) | 1 << position
+        return found
+
+    return values
+
+
+Domains = tuple[str | None, ...]
+
+
+def _domain_groups(
+    fitting: int, keys: Sequence[str], label_bits: LabelBits
+) -> list[tuple[Domains, int]]:
+    """The candidates split by their values of ``keys`` (None where a node lacks one), in
+    the order of each group's first node: set operations, not a step per node."""
+    groups: list[tuple[Domains, int]] = [((), fitting)] if fitting else []
+    for key in keys:
+        values = label_bits(key)
+        split: list[tuple[Domains, int]] = []
+        for domains, bits in groups:
+            rest = bits
+            for value, members in values.items():
+                part = bits & members
+                if part:
+                    split.append(((*domains, value), part))
+                    rest &= ~members
+            if rest:
+                split.append(((*domains, None), rest))
+        groups = split
+    return sorted(groups, key=lambda group: group[1] & -group[1])
+
+
+def _coupled(
+    wanted: int,
+    groups: Sequence[tuple[Domains, int]],
+    capacity_of: Callable[[int], int],
+    rules: CopyRules,
+    anti_keys: Sequence[str],
+) -> dict[int, int]:
+    """One copy at a time over groups of nodes sharing their domains: each copy goes to the
+    allowed group whose spread domains hold the fewest matching pods (ties in the order of
+    the groups' first nodes), and within it as :func:`fill_order` goes."""
+    spread_count = len(rules.spread)
+    slots = {domains: fill_order(set_bits(bits), capacity_of) for domains, bits in groups}
+    counts = [dict(rule.counts) for rule in rules.spread]
+    taken_domains: list[set[str | None]] = [set() for _ in anti_keys]
+    copies: dict[int, int] = {}
+    for _ in range(wanted):
+        ranked = sorted(
+            (
+                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[:spread_count])),
+                position,
+                domains,
+            )
+            for position, domains in enumerate(slots)
+            if _allowed(domains, rules, counts, anti_keys, taken_domains)
+        )
+        target = None
+        chosen: Domains = ()
+        for _, _, domains in ranked:
+            target = next(slots[domains], None)
+            if target is not None:
+                chosen = domains
+                break
+            del slots[domains]  # exhausted: no node of the group holds another copy
+        if target is None:
+            break
+        copies[target] = copies.get(target, 0) + 1
+        for k, rule in enumerate(rules.spread):
+            domain = chosen[k]
+            if rule.self_match and domain is not None:
+                counts[k][domain] = counts[k].get(domain, 0) + 1
+        for k in range(len(anti_keys)):
+            taken_domains[k].add(chosen[spread_count + k])
+    return copies
+
+
+def _allowed(
+    domains: tuple[str | None, ...],
+    rules: CopyRules,
+    counts: Sequence[Mapping[str, int]],
+    anti_keys: Sequence[str],
+    taken: Sequence[set[str | None]],
+) -> bool:
+    spread_count = len(rules.spread)
+    for k, rule in enumerate(rules.spread):
+        domain = domains[k]
+        if domain is None:
+            return False
+        values = counts[k]
+        minimum = min(values.values(), default=0) if len(values) >= rule.min_domains else 0
+        if values.get(domain, 0) + (1 if rule.self_match else 0) - minimum > rule.max_skew:
+            return False
+    for k in range(len(anti_keys)):
+        domain = domains[spread_count + k]
+        if domain is not None and domain in taken[k]:
+            return False
+    return True

@@ -23,13 +23,17 @@ from typing import overload
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
 from gate.scheduler.framework import CycleState
 from gate.scheduler.placement import (
+    MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
     FitRange,
     Ledger,
     Placement,
     ScoreRules,
     SpreadRule,
+    capacities,
+    place,
     place_range,
+    uncoupled,
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
@@ -177,7 +181,7 @@ def count_copies(
     of those asked for every copy), alone and, for a workload new to the cluster
     (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
     maximum would find and what one lost node would cost."""
-    alone = place_range(wanted, views, rules, fitting, scores=scores)
+    alone = place_range(wanted, views, rules, fitting, scores=scores, count_only=True)
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
@@ -195,9 +199,11 @@ def count_copies(
         refused = refusals(short, short_ledger)
     headroom = None
     if scaling is not None and scaling.maximum is not None:
-        headroom = place_range(scaling.maximum, views, rules, fitting, scores=scores).least
+        headroom = place_range(
+            scaling.maximum, views, rules, fitting, scores=scores, count_only=True
+        ).least
     if wanted >= 2 and alone.least >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, alone.placement, scaling, scores)
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores)
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
@@ -222,17 +228,26 @@ def _one_lost_node(
     views: Sequence[NodeView],
     fitting: int,
     rules: CopyRules,
-    alone: Placement,
     scaling: Scaling | None,
     scores: ScoreRules | None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
-    many as a disruption budget keeps. The node is never named: picking is scheduling."""
+    many as a disruption budget keeps. The node is never named: picking is scheduling.
+    Uncoupled copies (:func:`uncoupled`) need no placement where even the node of most
+    room lost leaves room for them all."""
+    keep = scaling.must_keep if scaling else None
+    small = len(views) <= MIN_FEASIBLE_NODES_TO_FIND
+    if small and uncoupled(rules) and (keep is None or keep <= wanted):
+        caps = capacities(views, rules, fitting)
+        if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
+            return None
+    alone = place(wanted, views, rules, fitting, scores=scores)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
-    rest = place_range(wanted, views, rules, fitting & ~(1 << busiest), scores=scores).least
-    keep = scaling.must_keep if scaling else None
+    rest = place_range(
+        wanted, views, rules, fitting & ~(1 << busiest), scores=scores, count_only=True
+    ).least
     if rest >= wanted and (keep is None or rest >= keep):
         return None
     noun = _pods_noun(kind)
