@@ -24,7 +24,8 @@ from gate.scheduler.plugins.podtopologyspread.scoring import go_round, normalize
 from gate.scheduler.plugins.tainttoleration import intolerable_preferences
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import default_normalize
-from tests.builders import api_node, container, node
+from tests.builders import container, node
+from tests.test_cli import json_report
 from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running
 
 # --- the score rules --------------------------------------------------------------------
@@ -275,5 +276,10 @@ def test_beside_names_the_workloads_that_hold_the_room() -> None:
     assert results[2].placement == ReplicaFit(2, alone=2, together=0, beside=("app/search",))
 
 
-def test_a_node_without_the_zone_label_is_no_domain() -> None:
-    assert api_node("x")["metadata"]["labels"] == {}
+def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:
+    code, report = json_report(
+        "fixtures/replicas/09-fit-range.yaml", "--snapshot", "fixtures/snapshots/racks.json"
+    )
+    [workload] = report["workloads"]
+    assert (code, workload["verdict"], workload["replicas"]["fit"]) == (1, "PARTIAL", 1)
+    assert workload["replicas"]["fitRange"] == {"least": 1, "most": 3}
