@@ -31,8 +31,16 @@ Nodes alike in everything filters and scores read (free room, requests, taints, 
 affinity, domains, matching pods) form one class, scored once per copy: the cost is copies x
 classes, not copies x nodes, and ties inside a class are between interchangeable nodes.
 
-Worked example (issue 23): nodes n1 (zone a) and n2 (zone b) with 2 CPU free each... see
-``tests/test_placement_scores.py`` for the hand-worked arithmetic.
+On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
+rotating start (schedule_one.go numFeasibleNodesToFind): there copies nothing couples fill
+the nodes evenly in node order (their count does not depend on the order), and copies
+coupled by zone-wide domains go by groups of nodes sharing their domains
+(docs/scheduler-rules.md).
+
+Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
+with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
+refused on n1 (skew 1 + 1 - 0 = 2) and takes n2; then the zones take turns as the skew
+allows, and 7 fit (``tests/test_placement_scores.py``).
 """
 
 from __future__ import annotations
