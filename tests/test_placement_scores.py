@@ -19,8 +19,14 @@ from gate.scheduler.placement import (
     place_range,
 )
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
+from gate.scheduler.plugins.nodeaffinity import preferred_terms, preferred_weight
 from gate.scheduler.plugins.noderesources import least_allocated, nonzero_requests
-from gate.scheduler.plugins.podtopologyspread.scoring import go_round, normalize
+from gate.scheduler.plugins.podtopologyspread.scoring import (
+    SoftConstraint,
+    SpreadScoring,
+    go_round,
+    normalize,
+)
 from gate.scheduler.plugins.tainttoleration import intolerable_preferences
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import default_normalize
@@ -283,3 +289,74 @@ def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:
     [workload] = report["workloads"]
     assert (code, workload["verdict"], workload["replicas"]["fit"]) == (1, "PARTIAL", 1)
     assert workload["replicas"]["fitRange"] == {"least": 1, "most": 3}
+
+
+def test_the_system_default_spreading_evens_out_matching_pods_per_node() -> None:
+    # Two alike nodes; n0 runs 3 matching pods that request nothing. Hostname constraint
+    # maxSkew 3 (plugin.go systemDefaultConstraints), two feasible nodes: weight log(4).
+    # Copy 1: raw n0 round(3 * 1.386 + 2) = 6, n1 2 -> normalised 100 * (6 + 2 - s) // 6:
+    # n0 33, n1 100; x2 outweighs LeastAllocated's equal scores: n1. Copy 2: n1 raw 3 ->
+    # n0 50, n1 100: n1. Copy 3: n1 raw 5 -> n0 83, n1 100 (x2: 34) against LeastAllocated
+    # n0 97, n1 92: n1. Copy 4: n1 raw 6 = n0's: both 100, LeastAllocated n0 97, n1 90: n0.
+    nodes = [node("n0", labels={HOSTNAME: "n0"}), node("n1", labels={HOSTNAME: "n1"})]
+    spread = SpreadScoring(
+        constraints=(SoftConstraint(HOSTNAME, 3, {0: 3}, self_match=True),),
+        require_all=False,
+        counted=0b11,
+    )
+    scores = replace(ScoreRules.of({"cpu": 100}), spread=spread)
+    assert place(4, nodes, CopyRules({"cpu": 100}), scores=scores).copies == {0: 1, 1: 3}
+
+
+def _preference(weight: int, key: str, operator: str, values: list[str]) -> dict[str, Any]:
+    expression = {"key": key, "operator": operator, "values": values}
+    return {"weight": weight, "preference": {"matchExpressions": [expression]}}
+
+
+PREFERRED: list[tuple[str, dict[str, Any], dict[str, str], int]] = [
+    (
+        "the weights of the matching terms add up",
+        {
+            "affinity": {
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        _preference(10, "pool", "In", ["fast"]),
+                        _preference(5, "zone", "Exists", []),
+                        _preference(7, "pool", "In", ["slow"]),
+                    ]
+                }
+            }
+        },
+        {"pool": "fast", "zone": "a"},
+        15,
+    ),
+    ("no preference scores 0", {}, {"pool": "fast"}, 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "labels", "expected"), [c[1:] for c in PREFERRED], ids=[c[0] for c in PREFERRED]
+)
+def test_preferred_node_affinity(
+    spec: dict[str, Any], labels: dict[str, str], expected: int
+) -> None:
+    assert preferred_weight(preferred_terms(spec), node(labels=labels)) == expected
+
+
+def test_a_zone_refused_for_the_first_copy_takes_later_ones_past_100_nodes() -> None:
+    # The grouped path of clusters past 100 nodes asks every domain again per copy: zone a
+    # (one matching pod already) refuses the first copy, then takes turns with zone b.
+    nodes = [node(f"a{i}", labels={ZONE: "a"}) for i in range(60)]
+    nodes += [node(f"b{i}", labels={ZONE: "b"}) for i in range(60)]
+    rule = SpreadRule(ZONE, 1, {"a": 1, "b": 0})
+    placement = place(10, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
+    in_a = sum(c for p, c in placement.copies.items() if p < 60)
+    # Copy 1: a's skew 1 + 1 - 0 = 2 refuses it, b takes it (a 1, b 1); then the zones
+    # alternate, ties to the earlier group: a 2, b 2, ..., the 10th to a (a 6, b 5).
+    assert (placement.fit, in_a) == (10, 5)
+
+
+def test_uncoupled_copies_past_100_nodes_count_as_their_room_allows() -> None:
+    nodes = [node(f"n{i}", cpu=1000) for i in range(150)]
+    placement = place(400, nodes, CopyRules({"cpu": 400}))
+    assert placement.fit == 300  # two 400m copies on each 1000m node
