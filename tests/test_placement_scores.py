@@ -19,6 +19,8 @@ from gate.scheduler.placement import (
     place_range,
 )
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
+from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
+from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.plugins.nodeaffinity import preferred_terms, preferred_weight
 from gate.scheduler.plugins.noderesources import least_allocated, nonzero_requests
 from gate.scheduler.plugins.podtopologyspread.scoring import (
@@ -28,6 +30,7 @@ from gate.scheduler.plugins.podtopologyspread.scoring import (
     normalize,
 )
 from gate.scheduler.plugins.tainttoleration import intolerable_preferences
+from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import default_normalize
 from tests.builders import container, node
@@ -360,3 +363,41 @@ def test_uncoupled_copies_past_100_nodes_count_as_their_room_allows() -> None:
     nodes = [node(f"n{i}", cpu=1000) for i in range(150)]
     placement = place(400, nodes, CopyRules({"cpu": 400}))
     assert placement.fit == 300  # two 400m copies on each 1000m node
+
+
+def test_a_preferred_anti_affinity_against_itself_spreads_the_copies() -> None:
+    # n0 is empty, n1 runs 1 cpu of 4. Copy 1: LeastAllocated n0 (100 + 97) // 2 = 98
+    # against n1 (72 + 97) // 2 = 84: n0. Copy 2: n0 holds one copy, and the term (weight
+    # 100) counts it twice (it matches the next copy, the next copy's term matches it):
+    # raw n0 -200, n1 0 -> normalised 0 and 100, x2 = 200, more than LeastAllocated's lead.
+    term = {
+        "weight": 100,
+        "podAffinityTerm": {
+            "labelSelector": {"matchLabels": {"app": "w"}},
+            "topologyKey": HOSTNAME,
+        },
+    }
+    spec = {
+        "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}
+    }
+    nodes = [
+        node("n0", labels={HOSTNAME: "n0"}),
+        node("n1", labels={HOSTNAME: "n1"}, requested={"cpu": 1000}),
+    ]
+    profile = PodProfile(labels={"app": "w"})
+    index = PodIndex((), nodes)
+    interpod = affinity_scoring(spec, profile, nodes, index, None)
+    assert interpod is not None and interpod.per_copy == (-200,)
+    plain = ScoreRules.of({"cpu": 100})
+    rules = CopyRules({"cpu": 100})
+    assert place(2, nodes, rules, scores=plain).copies == {0: 2}
+    scored = replace(plain, interpod=interpod)
+    assert place(2, nodes, rules, scores=scored).copies == {0: 1, 1: 1}
+
+
+def test_inter_pod_affinity_normalises_between_the_lowest_and_the_highest() -> None:
+    # scoring.go NormalizeScore: int(100 * (s - min) / (max - min)); all equal: 0
+    assert (interpod_normalize([-200, 0, -100]), interpod_normalize([5, 5])) == (
+        [0, 100, 50],
+        [0, 0],
+    )

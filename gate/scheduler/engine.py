@@ -361,7 +361,7 @@ class Evaluator:
             rule.topology_key == HOSTNAME for rule in rules.spread
         ):
             pods = cluster.others.pods
-            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods)
+            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
             return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)

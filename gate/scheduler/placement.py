@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from gate.model import (
+    INTER_POD_AFFINITY,
     NODE_AFFINITY,
     NODE_RESOURCES_FIT,
     POD_TOPOLOGY_SPREAD,
@@ -60,6 +61,8 @@ from gate.model import (
 )
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.imagelocality import image_locality
+from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
+from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.plugins.nodeports import port_conflicts
 from gate.scheduler.plugins.noderesources import (
     DEFAULT_MEMORY_REQUEST,
@@ -129,13 +132,15 @@ class ScoreRules:
     """What the score plugins read of the pod: its cpu and memory requests with the
     non-zero defaults (LeastAllocated) and as written (BalancedAllocation; None for a best
     effort pod, which it skips), the intolerable PreferNoSchedule taints of a node, the
-    weight of the preferred node affinity terms a node matches, and the spread scoring."""
+    weight of the preferred node affinity terms a node matches, the spread scoring and the
+    inter-pod affinity scoring."""
 
     nonzero: tuple[int, int] = (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
     balanced: tuple[int, int] | None = None
     taints: Callable[[NodeView], int] = _no_score
     affinity: Callable[[NodeView], int] = _no_score
     spread: SpreadScoring | None = None
+    interpod: AffinityScoring | None = None
 
     @classmethod
     def of(cls, requests: Mapping[str, int]) -> ScoreRules:
@@ -307,6 +312,10 @@ class _Run:
         self.classes: dict[tuple[object, ...], set[int]] = {}
         self.resource_scores: dict[tuple[object, ...], tuple[int, int | None]] = {}
         self.soft = scores.spread
+        self.interpod = scores.interpod
+        self.interpod_copies: list[dict[str, int]] = [
+            {} for _ in (self.interpod.keys if self.interpod else ())
+        ]
         self.zone = self._zone_counts(ledger)
         for p in set_bits(candidates):
             self._describe(p, ledger)
@@ -341,7 +350,9 @@ class _Run:
             )
         self.taint[p] = self.scores.taints(node)
         self.preferred[p] = self.scores.affinity(node)
+        interpod = tuple(node.labels.get(k) for k in self.interpod.keys) if self.interpod else ()
         self.static[p] = (
+            interpod,
             self.caps[p],
             self.base[p],
             allocatable,
@@ -435,6 +446,7 @@ class _Run:
         taint_scores = default_normalize(taints, reverse=True)
         affinity_scores = default_normalize(affinity)
         spread_scores = self._spread(feasible)
+        interpod_scores = self._interpod(feasible)
         totals = []
         for i in range(len(feasible)):
             total = (
@@ -442,6 +454,7 @@ class _Run:
                 + WEIGHTS[TAINT_TOLERATION] * taint_scores[i]
                 + WEIGHTS[NODE_AFFINITY] * affinity_scores[i]
                 + WEIGHTS[POD_TOPOLOGY_SPREAD] * spread_scores[i]
+                + WEIGHTS[INTER_POD_AFFINITY] * interpod_scores[i]
                 + WEIGHTS[IMAGE_LOCALITY] * image_locality()
             )
             if balanced:
@@ -464,6 +477,22 @@ class _Run:
         return least, balanced_allocation(
             (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
         )
+
+    def _interpod(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
+        scoring = self.interpod
+        if scoring is None:
+            return [0] * len(feasible)
+        raw = []
+        for p, _ in feasible:
+            labels = self.nodes[p].labels
+            score = 0
+            for k, key in enumerate(scoring.keys):
+                value = labels.get(key)
+                if value is not None:
+                    copies = self.interpod_copies[k].get(value, 0)
+                    score += scoring.existing[k].get(value, 0) + scoring.per_copy[k] * copies
+            raw.append(score)
+        return interpod_normalize(raw)
 
     def _spread(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
         soft = self.soft
@@ -507,6 +536,11 @@ class _Run:
                 self.counts[k][domain] += 1
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
+        if self.interpod is not None:
+            for k, key in enumerate(self.interpod.keys):
+                value = labels.get(key)
+                if value is not None:
+                    self.interpod_copies[k][value] = self.interpod_copies[k].get(value, 0) + 1
         if self.soft is not None and self._counts_toward(p):
             for k, c in enumerate(self.soft.constraints):
                 if c.topology_key != HOSTNAME and c.self_match:

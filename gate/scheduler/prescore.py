@@ -3,8 +3,9 @@
 The rules themselves live in the plugin modules; this gathers their inputs for
 :class:`gate.scheduler.placement.ScoreRules`: the non-zero and the written cpu and memory
 requests (NodeResourcesFit, BalancedAllocation), the PreferNoSchedule tolerations
-(TaintToleration), the preferred node affinity terms (NodeAffinity) and the scoring spread
-constraints with the matching pods they count (PodTopologySpread).
+(TaintToleration), the preferred node affinity terms (NodeAffinity), the scoring spread
+constraints with the matching pods they count (PodTopologySpread) and the preferred pod
+(anti-)affinity terms with the pods they match (InterPodAffinity).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gate.k8s.spread import SCHEDULE_ANYWAY, hard_constraints
 from gate.model import NodeView
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.placement import ScoreRules
+from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
 from gate.scheduler.plugins.nodeaffinity import preferred_terms, preferred_weight
 from gate.scheduler.plugins.noderesources import SCORED, nonzero_requests
 from gate.scheduler.plugins.podtopologyspread import affinity_bits
@@ -39,6 +41,7 @@ def score_rules(
     profile: PodProfile,
     nodes: NodeIndex,
     pods: PodIndex,
+    namespaces: Mapping[str, Mapping[str, str]] | None = None,
 ) -> ScoreRules:
     """The score plugins' inputs for the pod of a workload of ``kind`` (module doc).
     Raises QuantityError on a request the scheduler cannot hold."""
@@ -71,4 +74,5 @@ def score_rules(
         taints=taints,
         affinity=affinity,
         spread=spread,
+        interpod=affinity_scoring(spec, profile, nodes.nodes, pods, namespaces),
     )
