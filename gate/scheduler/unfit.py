@@ -70,7 +70,7 @@ def refusals(
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
         if rejection is None and any(
-            (copies if key == HOSTNAME else node.labels.get(key) in taken[key])
+            copies if key == HOSTNAME else _in(node.labels.get(key), taken[key])
             for key in rules.one_per_domain
         ):
             rejection = ANTI_AFFINITY
@@ -94,6 +94,11 @@ def _spread_after(
             if state.self_match[i] and domain is not None and domain in counts[i]:
                 counts[i][domain] += copies
     return replace(state, counts=tuple(counts))
+
+
+def _in(domain: str | None, taken: set[str | None]) -> bool:
+    """A node without the term's key is in no domain: no copy's term reaches it."""
+    return domain is not None and domain in taken
 
 
 def _domains_taken(
