@@ -25,7 +25,8 @@ from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
-from gate.scheduler.placement import HOSTNAME, CopyRules, ScoreRules, SpreadRule, _Run, capacity
+from gate.scheduler.classes import ScoredRun
+from gate.scheduler.placement import HOSTNAME, CopyRules, ScoreRules, SpreadRule, capacity
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
@@ -143,7 +144,7 @@ def test_a_copy_joins_a_spread_domain_when_the_spread_filter_passes_it(
             for i, c in enumerate(state.constraints)
         )
     )
-    run = _Run([node("n", labels=labels)], rules, ScoreRules(), 1, None)
+    run = ScoredRun([node("n", labels=labels)], rules, ScoreRules(), 1, None)
     assert run.allowed(0, run.minimums()) == (state.filter(labels) is None)
 
 
@@ -165,7 +166,7 @@ def test_a_copy_joins_an_anti_affinity_domain_when_the_anti_affinity_filter_pass
         self_match=False,
     )
     labels = {} if zone is None else {"zone": zone}
-    run = _Run(
+    run = ScoredRun(
         [node("n", labels=labels)], CopyRules(one_per_domain=("zone",)), ScoreRules(), 1, None
     )
     run.taken[0] = set[str | None](taken)
