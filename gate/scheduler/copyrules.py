@@ -134,6 +134,10 @@ class Ledger:
         held[taker] = held.get(taker, 0) + copies
         self.rules[taker] = rules
 
+    def holds(self, node: str) -> bool:
+        """Whether earlier copies hold anything on ``node``."""
+        return node in self.pods
+
     def view(self, node: NodeView, rules: CopyRules | None = None, copies: int = 0) -> NodeView:
         """``node`` as a filter sees it with the ledger's copies, and ``copies`` copies
         under ``rules``, bound to it."""

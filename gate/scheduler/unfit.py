@@ -63,10 +63,11 @@ def refusals(
     for position in set_bits(candidates):
         node = nodes[position]
         copies = placement.copies.get(position, 0)
-        view = after[position] = held.view(node, rules, copies)
         rejection: Rejection | None = None
-        for prepared in room:
-            rejection = rejection or prepared.check(view, dialect)
+        if copies or held.holds(node.name):  # else its room is as the first copy found it
+            view = after[position] = held.view(node, rules, copies)
+            for prepared in room:
+                rejection = rejection or prepared.check(view, dialect)
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
         if rejection is None and any(
