@@ -378,6 +378,7 @@ class Evaluator:
             len(own),
             scores,
             refused,
+            self.index.label_values,
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:

@@ -167,19 +167,36 @@ def place_range(
     ledger: Ledger | None = None,
     scores: ScoreRules | None = None,
     count_only: bool = False,
+    label_bits: LabelBits | None = None,
 ) -> FitRange:
     """The copies placed with each tie policy of :data:`POLICIES` while some draw was
     between nodes that are not interchangeable: the least and the most found, and the
     placement of the least (ties: the earlier policy)."""
     first = place(
-        wanted, nodes, rules, candidates, ledger=ledger, scores=scores, count_only=count_only
+        wanted,
+        nodes,
+        rules,
+        candidates,
+        ledger=ledger,
+        scores=scores,
+        count_only=count_only,
+        label_bits=label_bits,
     )
     if not first.tied or first.fit == 0 or uncoupled(rules):
         return FitRange(first.fit, first.fit, first)
     found = [first]
     for policy in POLICIES[1:]:
         found.append(
-            place(wanted, nodes, rules, candidates, ledger=ledger, scores=scores, policy=policy)
+            place(
+                wanted,
+                nodes,
+                rules,
+                candidates,
+                ledger=ledger,
+                scores=scores,
+                policy=policy,
+                label_bits=label_bits,
+            )
         )
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)

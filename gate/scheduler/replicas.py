@@ -26,6 +26,7 @@ from gate.scheduler.placement import (
     MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
     FitRange,
+    LabelBits,
     Ledger,
     Placement,
     ScoreRules,
@@ -176,18 +177,23 @@ def count_copies(
     released: int,
     scores: ScoreRules | None = None,
     refusals: Refusals | None = None,
+    label_bits: LabelBits | None = None,
 ) -> Counted:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
     of those asked for every copy), alone and, for a workload new to the cluster
     (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
     maximum would find and what one lost node would cost."""
-    alone = place_range(wanted, views, rules, fitting, scores=scores, count_only=True)
+    alone = place_range(
+        wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
+    )
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
     if ledger is not None:
-        together = place_range(wanted, views, rules, fitting, ledger=ledger, scores=scores)
+        together = place_range(
+            wanted, views, rules, fitting, ledger=ledger, scores=scores, label_bits=label_bits
+        )
         if together.least < alone.least:
             short, short_ledger = together.placement, ledger
             if refusals is not None:
@@ -200,10 +206,16 @@ def count_copies(
     headroom = None
     if scaling is not None and scaling.maximum is not None:
         headroom = place_range(
-            scaling.maximum, views, rules, fitting, scores=scores, count_only=True
+            scaling.maximum,
+            views,
+            rules,
+            fitting,
+            scores=scores,
+            count_only=True,
+            label_bits=label_bits,
         ).least
     if wanted >= 2 and alone.least >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores)
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores, label_bits)
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
@@ -230,6 +242,7 @@ def _one_lost_node(
     rules: CopyRules,
     scaling: Scaling | None,
     scores: ScoreRules | None,
+    label_bits: LabelBits | None = None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
@@ -242,11 +255,17 @@ def _one_lost_node(
         caps = capacities(views, rules, fitting)
         if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
             return None
-    alone = place(wanted, views, rules, fitting, scores=scores)
+    alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
     rest = place_range(
-        wanted, views, rules, fitting & ~(1 << busiest), scores=scores, count_only=True
+        wanted,
+        views,
+        rules,
+        fitting & ~(1 << busiest),
+        scores=scores,
+        count_only=True,
+        label_bits=label_bits,
     ).least
     if rest >= wanted and (keep is None or rest >= keep):
         return None
