@@ -355,12 +355,11 @@ class Evaluator:
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
-        cluster = self.cluster.without(own) if own else self.cluster
         scores = None  # placed without scores where the scheduler's share cannot be known
         if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or any(
             rule.topology_key == HOSTNAME for rule in rules.spread
         ):
-            pods = cluster.others.pods
+            pods = (self.cluster.without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
