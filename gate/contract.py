@@ -143,6 +143,16 @@ class Autoscaler(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     fit: Count | None
 
 
+class FitRange(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The least and the most pods found to fit over the tie draws tried, present when
+    they differ: the scheduler picks at random among nodes of the highest score, and some
+    picks fit fewer pods than others. ``fit`` is the least; the range is the range found,
+    not a bound on every draw."""
+
+    least: Count
+    most: Count
+
+
 class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Wanted and fitting pods, and what explains the count: ``alone`` (with the cluster as
     the snapshot has it), ``together`` (beside the run's other new workloads), ``beside``,
@@ -159,6 +169,7 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     beside: list[str] | UnsetType = UNSET
     released: Count | UnsetType = UNSET
     autoscaler: Autoscaler | UnsetType | None = UNSET
+    fitRange: FitRange | UnsetType = UNSET
 
 
 class OutcomeGroup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -374,7 +385,11 @@ _VERDICT_RULES: list[dict[str, Any]] = [
                 "outcomes": {"not": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}},
             }
         },
-        "else": {"properties": {"message": {"type": "null"}}},
+        "else": {  # a PARTIAL names the message of its first pod that does not fit
+            "if": {"properties": {"verdict": {"const": "PARTIAL"}}},
+            "then": {"properties": {"message": {"type": ["string", "null"]}}},
+            "else": {"properties": {"message": {"type": "null"}}},
+        },
     },
     {  # some node fits
         "if": {"properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}}},

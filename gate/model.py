@@ -671,6 +671,9 @@ class ReplicaFit:
     maximum: int | None = None
     headroom: int | None = None
     released: int = 0
+    most: int | None = None
+    """The most copies found over the tie draws tried, when more than :attr:`fit` (the
+    scheduler breaks ties between top-scored nodes at random; the verdict takes the least)."""
 
     @property
     def fit(self) -> int:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import islice
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from gate.model import HostPort, NodeView
 from gate.scheduler.placement import (
@@ -15,8 +11,6 @@ from gate.scheduler.placement import (
     Ledger,
     SpreadRule,
     capacity,
-    even_fill,
-    fill_order,
     place,
 )
 from tests.builders import node
@@ -134,42 +128,12 @@ def test_the_ledger_holds_room_taken_by_earlier_workloads() -> None:
     assert (first.copies, second.fit, second.copies) == ({0: 2, 1: 1}, 1, {1: 1})
 
 
-@given(st.lists(st.integers(0, 12), max_size=12), st.integers(0, 60))
-def test_even_fill_is_the_one_copy_at_a_time_greedy(caps: list[int], wanted: int) -> None:
-    expected = [0] * len(caps)
-    for _ in range(wanted):
-        open_nodes = [i for i, cap in enumerate(caps) if expected[i] < cap]
-        if not open_nodes:
-            break
-        expected[min(open_nodes, key=lambda i: (expected[i], i))] += 1
-    assert even_fill(caps, wanted) == tuple(expected)
-
-
-@given(st.lists(st.integers(0, 12), max_size=12), st.integers(0, 60))
-def test_fill_order_fills_as_even_fill_does(caps: list[int], wanted: int) -> None:
-    copies = [0] * len(caps)
-    for index in islice(fill_order(range(len(caps)), caps.__getitem__), wanted):
-        copies[index] += 1
-    assert tuple(copies) == even_fill(caps, wanted)
-
-
-def test_fill_order_asks_only_the_nodes_the_copies_reach() -> None:
-    asked: list[int] = []
-
-    def capacity_of(index: int) -> int:
-        asked.append(index)
-        return 5
-
-    assert list(islice(fill_order(range(5000), capacity_of), 3)) == [0, 1, 2]
-    assert asked == [0, 1, 2]
-
-
 def test_a_host_port_taken_by_an_earlier_workload_of_the_run_holds_no_copy() -> None:
     nodes = [node("a"), node("b")]
     ledger = Ledger()
     ledger.take("a", CopyRules(host_ports=(HostPort("10.0.0.1", "TCP", 80),)), 1, "api")
     placement = place(2, nodes, CopyRules({"cpu": 100}, host_ports=(PORT_80,)), ledger=ledger)
-    assert (placement.fit, placement.copies, ledger.takers) == (1, {1: 1}, {"a": ["api"]})
+    assert (placement.fit, placement.copies, ledger.takers) == (1, {1: 1}, {"a": {"api": 1}})
 
 
 def test_only_candidates_take_copies() -> None:

@@ -25,13 +25,15 @@ from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
-from gate.scheduler.placement import HOSTNAME, CopyRules, SpreadRule, _allowed, capacity
+from gate.scheduler.classes import ScoredRun
+from gate.scheduler.placement import HOSTNAME, CopyRules, ScoreRules, SpreadRule, capacity
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.pods import pod_profile
 from gate.scheduler.profile import PodProfile
+from tests.builders import node
 from tests.test_nodeindex import nodes, specs
 
 DIALECT = Dialect(named_taint=False)
@@ -142,9 +144,8 @@ def test_a_copy_joins_a_spread_domain_when_the_spread_filter_passes_it(
             for i, c in enumerate(state.constraints)
         )
     )
-    domains = tuple(labels.get(c.topology_key) for c in state.constraints)
-    allowed = _allowed(domains, rules, [dict(r.counts) for r in rules.spread], (), ())
-    assert allowed == (state.filter(labels) is None)
+    run = ScoredRun([node("n", labels=labels)], rules, ScoreRules(), 1, None)
+    assert run.allowed(0, run.minimums()) == (state.filter(labels) is None)
 
 
 @settings(max_examples=300, deadline=None)
@@ -165,5 +166,8 @@ def test_a_copy_joins_an_anti_affinity_domain_when_the_anti_affinity_filter_pass
         self_match=False,
     )
     labels = {} if zone is None else {"zone": zone}
-    allowed = _allowed((zone,), CopyRules(), [], ("zone",), [set[str | None](taken)])
-    assert allowed == (state.filter(labels) is None)
+    run = ScoredRun(
+        [node("n", labels=labels)], CopyRules(one_per_domain=("zone",)), ScoreRules(), 1, None
+    )
+    run.taken[0] = set[str | None](taken)
+    assert run.allowed(0, run.minimums()) == (state.filter(labels) is None)

@@ -160,7 +160,7 @@ WANTS: list[
         Case([_job(cpu="600m", parallelism=4, suspend=True, labels=QUEUE)]),
         Verdict.PARTIAL,
         (4, 3),
-        "3 of 4 pods fit",
+        "3 of 4 pods fit; the 4th: 0/3 nodes are available: 3 Insufficient cpu.",
         [QUEUED],
     ),
     (

@@ -342,6 +342,7 @@ def _placement(replicas: contract.Replicas) -> ReplicaFit | None:
         maximum=None if scaler is None else scaler.maximum,
         headroom=None if scaler is None else scaler.fit,
         released=given(replicas.released, 0),
+        most=None if (found := given(replicas.fitRange, None)) is None else found.most,
     )
 
 

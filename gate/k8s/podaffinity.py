@@ -33,6 +33,7 @@ from gate.k8s.selectors import (
 )
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 POD_AFFINITY, POD_ANTI_AFFINITY = "podAffinity", "podAntiAffinity"
 
 

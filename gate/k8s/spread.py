@@ -16,6 +16,7 @@ from typing import Any
 from gate.k8s.selectors import IN, LabelSelector, label_key_requirements, parse_selector
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"
 
 
@@ -36,16 +37,17 @@ def _int(value: object, default: int) -> int:
 
 
 def hard_constraints(
-    spec: Mapping[str, Any], pod_labels: Mapping[str, str]
+    spec: Mapping[str, Any], pod_labels: Mapping[str, str], action: str = DO_NOT_SCHEDULE
 ) -> tuple[SpreadConstraint, ...]:
     """filterTopologySpreadConstraints(..., DoNotSchedule): each hard constraint with its
-    selector, matchLabelKeys merged as ``key In [value]`` when the pod has the key.
+    selector, matchLabelKeys merged as ``key In [value]`` when the pod has the key (with
+    ``action`` ScheduleAnyway: the soft ones, which the score reads).
 
     Raises :class:`gate.k8s.selectors.SelectorError` for a selector the API refuses."""
     raw = spec.get("topologySpreadConstraints")
     found: list[SpreadConstraint] = []
     for i, item in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(item, Mapping) or item.get("whenUnsatisfiable") != DO_NOT_SCHEDULE:
+        if not isinstance(item, Mapping) or item.get("whenUnsatisfiable") != action:
             continue
         extra = label_key_requirements(item.get("matchLabelKeys"), IN, pod_labels)
         where = f"topologySpreadConstraints[{i}].labelSelector"

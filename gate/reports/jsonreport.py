@@ -163,6 +163,9 @@ def _replicas(result: WorkloadResult) -> contract.Replicas | None:
         else contract.Autoscaler(
             kind=scaler.kind, name=scaler.name, maximum=placed.maximum, fit=placed.headroom
         ),
+        fitRange=msgspec.UNSET
+        if placed.most is None
+        else contract.FitRange(least=placed.fit, most=placed.most),
     )
 
 

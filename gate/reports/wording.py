@@ -288,7 +288,10 @@ def _headline(result: WorkloadResult, views: Views) -> str:
     if verdict is Verdict.ADDON_ONLY:
         return addon_only_sentence(result, views)
     if verdict is Verdict.PARTIAL:
-        return replicas_sentence(result) or views.of(_partial_headline, result.nodes)
+        replicas = replicas_sentence(result)
+        if replicas is None:
+            return views.of(_partial_headline, result.nodes)
+        return _with_first_unfit(result, replicas)
     if verdict is Verdict.YES:
         return fits_sentence(result, views)
     return result.reason or verdict.value.lower()
@@ -336,10 +339,33 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
 def _partial_detail(result: WorkloadResult, views: Views, replicas: str | None) -> str:
     placed = result.placement
     if replicas and placed is not None and placed.fit == placed.alone:
-        return f"{replicas}, on {fits_sentence(result, views).removeprefix('fits ')}"
+        on = fits_sentence(result, views).removeprefix("fits ")
+        return _with_first_unfit(result, f"{replicas}, on {on}")
     if replicas:
-        return replicas
+        return _with_first_unfit(result, replicas)
     return views.of(_no_room, result.nodes)
+
+
+def ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``12th``, ``13th``, ``21st``."""
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
+def _with_first_unfit(result: WorkloadResult, sentence: str) -> str:
+    """The count, the range a random tie leaves it in, and the scheduler's message for the
+    first pod that does not fit: ``4 of 7 replicas fit; the 5th: 0/7 nodes are
+    available: ...``."""
+    placed = result.placement
+    if placed is None:
+        return sentence
+    if placed.most is not None:
+        sentence += f" (from {placed.fit} to {placed.most}, as the scheduler breaks ties)"
+    if result.message:
+        sentence += f"; the {ordinal(placed.fit + 1)}: {result.message}"
+    return sentence
 
 
 # --- a workload: its nodes, grouped by reason ------------------------------------------------

@@ -22,6 +22,7 @@ answer (workloads that share an answer share it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gate.k8s.quantity import format_amount
@@ -45,6 +46,10 @@ class _Tally:
     largest: int = 0
 
 
+LargestFree = Callable[[str, int], "int | None"]
+"""The largest free amount of a resource among a set of nodes (None for none): the node
+index's, or the nodes as the copies placed so far leave them."""
+
 _Key = tuple[str, Term, str, int]
 """(plugin, term, resource, place of the resource in fitsRequest's order)."""
 
@@ -65,6 +70,7 @@ def cause_of(
     dialect: Dialect,
     *,
     targeted_only: bool = False,
+    largest_free: LargestFree | None = None,
 ) -> Cause | None:
     """The cause behind most rejections (module doc), or None when no node that counts
     rejects the pod."""
@@ -103,7 +109,7 @@ def cause_of(
     )
     node = index.nodes[lowest(found.bits)]
     if term is Term.REQUEST:
-        return _distance(cause, index, cycle, groups, dialect, resource)
+        return _distance(cause, index, cycle, groups, dialect, resource, largest_free)
     return _refined(cause, cycle, node)
 
 
@@ -120,6 +126,7 @@ def _distance(
     groups: Groups,
     dialect: Dialect,
     resource: str,
+    largest_free: LargestFree | None = None,
 ) -> Cause:
     """The request and the largest free amount among the nodes that only lack room for it
     (module doc), user nodes first."""
@@ -143,7 +150,7 @@ def _distance(
                 candidates &= ~bits
     user = candidates & ~index.addon
     among = user or candidates
-    largest = index.largest_free(resource, among)
+    largest = (largest_free or index.largest_free)(resource, among)
     return replace(
         cause,
         resource=resource,

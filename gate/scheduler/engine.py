@@ -23,6 +23,7 @@ from gate.k8s.quantity import format_amount
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.model import (
+    POD_TOPOLOGY_SPREAD,
     Cause,
     NodeOutcome,
     NodeOutcomes,
@@ -48,18 +49,28 @@ from gate.scheduler.framework import (
 from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
 from gate.scheduler.ownership import Ownership
-from gate.scheduler.placement import Ledger, set_bits
-from gate.scheduler.plugins import FIRST_ROOM, ROOM, prepare, scheduling_key
+from gate.scheduler.placement import (
+    HOSTNAME,
+    MIN_FEASIBLE_NODES_TO_FIND,
+    Ledger,
+    Placement,
+    set_bits,
+)
+from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
+from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
+from gate.scheduler.prescore import score_rules
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.replicas import (
+    Counted,
     ReleasedNodes,
     copy_rules,
     count_copies,
     released_nodes,
     scaled_up_warning,
 )
+from gate.scheduler.unfit import Refused, refusals
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
@@ -296,14 +307,17 @@ class Evaluator:
                 workload, message, any_fit and addon_only, outcomes, requests, pod, warnings
             )
         placement = None
+        refused: Refused | None = None
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
         if any_fit and workload.replicas:
             if cycle is None:
                 cycle = prepare(pod.profile, self.cluster)
-            copies = self._copies(workload, pod, cycle, fitting, released, len(own), ledger)
-            placement, more = copies
-            warnings.extend(more)
+            counted = self._copies(
+                workload, pod, cycle, named.groups, fitting, released, own, ledger
+            )
+            placement, refused = counted.fit, counted.refused
+            warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
         elif addon_only:
@@ -312,6 +326,12 @@ class Evaluator:
             verdict, message = Verdict.PARTIAL, None
         else:
             verdict, message = Verdict.YES, None
+        cause = None if verdict is Verdict.YES else self._cause(named, daemonset=False)
+        if verdict is Verdict.PARTIAL and refused is not None and cycle is not None:
+            message = _group_fit_error(len(nodes), refused.groups)
+            cause = cause_of(
+                self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
+            )
         return self._result(
             workload,
             verdict,
@@ -320,7 +340,7 @@ class Evaluator:
             requests=requests,
             warnings=tuple(warnings),
             placement=placement,
-            cause=None if verdict is Verdict.YES else self._cause(named, daemonset=False),
+            cause=cause,
         )
 
     def _wanting_none(
@@ -353,25 +373,53 @@ class Evaluator:
         workload: Workload,
         pod: Pod,
         cycle: CycleState,
+        groups: Groups,
         fitting: int,
         views: Sequence[NodeView],
-        released_count: int,
+        own: Sequence[int],
         ledger: Ledger | None,
-    ) -> tuple[ReplicaFit, list[WorkloadWarning]]:
+    ) -> Counted:
+        """The copies counted on the nodes that may take one: those that pass every filter
+        for the first copy, and those PodTopologySpread alone refused it (its skew evens
+        out as copies land elsewhere) that pass every filter after it."""
         namespaces = self.snapshot.namespaces
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
+        candidates = fitting | self._spread_refused(groups, cycle, views)
+        scores = None  # placed without scores where the scheduler's share cannot be known
+        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or any(
+            rule.topology_key == HOSTNAME for rule in rules.spread
+        ):
+            pods = (self.cluster.without(own) if own else self.cluster).others.pods
+            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
+
+        def refused(placement: Placement, held: Ledger | None) -> Refused:
+            return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)
+
         return count_copies(
             workload_title(workload),
             workload.kind,
             workload.replicas or 0,
             views,
-            fitting,
+            candidates,
             rules,
             workload.scaling,
-            None if released_count else ledger,
-            released_count,
+            None if own else ledger,
+            len(own),
+            scores,
+            refused,
             self.index.label_values,
+        )
+
+    def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:
+        """The nodes PodTopologySpread refused for skew alone that every later filter
+        passes."""
+        skewed = groups.get(SKEW, 0)
+        later = tuple(p for p in cycle[ORDER[POD_TOPOLOGY_SPREAD] + 1 :] if not p.passes())
+        return sum(
+            1 << position
+            for position in set_bits(skewed)
+            if run_filters(later, views[position], self.dialect) is None
         )
 
     def _named_groups(self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState) -> Groups:

@@ -1,200 +1,78 @@
-"""How many copies of one pod fit, placed one after another on the nodes that pass.
+"""How many copies of one pod fit, placed one after another as the scheduler places them.
 
 Counting is not scheduling: the copies are placed in memory only to count them, and no
-report ever names the node a copy would take (SPEC section 4). Each copy goes to a node that
-passes every filter given the copies already placed:
+report ever names the node a copy would take (SPEC section 4). For each wanted copy in turn
+(schedule_one.go schedulePod):
 
-- NodeResourcesFit: every copy takes its requests and one pod slot from the node, so a node
-  holds ``min(free_r // request_r, free pod slots)`` copies (pods with no request of a
-  resource are not limited by it).
-- NodePorts: a copy that wants a host port holds it, so a node holds at most one.
-- Required anti-affinity of the pod against its own labels: one copy per domain of that
-  term's topology key (per node for ``kubernetes.io/hostname``).
-- PodTopologySpread (``DoNotSchedule``): a copy may join domain ``d`` of a constraint only
-  while ``count[d] + 1 - min(count)`` stays within ``maxSkew``, the minimum taken over the
-  eligible domains (0 while fewer than ``minDomains`` exist), and copies that match the
-  constraint's selector raise ``count[d]``.
+1. **Filter** against the state the earlier copies left. A node that passed every filter
+   for the first copy, or that PodTopologySpread alone refused for it (its skew can even
+   out as copies land elsewhere), is asked again for every copy:
 
-Where no anti-affinity or spread couples the nodes, the count is arithmetic: the copies fill
-the nodes evenly (each next copy to a node holding the fewest so far, ties in node order, as
-the default scoring spreads a workload), capped per node. Otherwise copies are placed one at a
-time over groups of nodes that share their domains, which costs copies x groups, not
-copies x nodes.
+   - NodeResourcesFit: every copy takes its requests and one pod slot from its node, so a
+     node holds ``min(free_r // request_r, free pod slots)`` copies;
+   - NodePorts: a copy that wants a host port holds it, so a node holds at most one;
+   - InterPodAffinity: required anti-affinity of the pod against its own labels holds one
+     copy per domain of the term's topology key;
+   - PodTopologySpread (``DoNotSchedule``): a copy may join domain ``d`` only while
+     ``count[d] + 1 - min(count)`` stays within ``maxSkew``, and copies matching the
+     constraint's selector raise ``count[d]``.
 
-Worked example: three nodes with 2500m, 1500m and 700m cpu free and a pod asking 700m hold
-3, 2 and 1 copies; 10 wanted copies give ``fit = 6``, evenly filled as 3, 2, 1.
+2. **Score** the feasible nodes as the default profile does (:mod:`gate.scheduler.scores`;
+   each rule in its plugin's module): NodeResourcesFit LeastAllocated, BalancedAllocation,
+   TaintToleration, NodeAffinity, PodTopologySpread, ImageLocality, each normalised over the
+   feasible nodes and weighted. With one feasible node nothing is scored.
+
+3. **Select** a node of the highest total. Upstream picks uniformly among the tied nodes
+   (selectHost); here a :data:`TiePolicy` picks: the lowest position, the highest, or a
+   seeded draw. :func:`place_range` places with several policies and reports the least and
+   the most copies found.
+
+Nodes alike in everything filters and scores read (free room, requests, taints, preferred
+affinity, domains, matching pods) form one class, scored once per copy: the cost is copies x
+classes, not copies x nodes, and ties inside a class are between interchangeable nodes.
+
+On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
+rotating start (schedule_one.go numFeasibleNodesToFind): there copies nothing couples fill
+the nodes evenly in node order (their count does not depend on the order), and copies
+coupled by zone-wide domains go by groups of nodes sharing their domains
+(docs/scheduler-rules.md).
+
+Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
+with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
+refused on n1 (skew 1 + 1 - 0 = 2) and takes n2; then the zones take turns as the skew
+allows, and 7 fit (``tests/test_placement_scores.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import islice
+import random
+from collections.abc import Sequence
 
-from gate.model import HostPort, NodeView
-from gate.scheduler.plugins.nodeports import port_conflicts
+from gate.model import NodeView
+from gate.scheduler.classes import (
+    MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
+)
+from gate.scheduler.classes import ScoredRun
+from gate.scheduler.classes import feasible_nodes_to_find as feasible_nodes_to_find
+from gate.scheduler.copyrules import HOSTNAME as HOSTNAME
+from gate.scheduler.copyrules import CopyRules as CopyRules
+from gate.scheduler.copyrules import FitRange as FitRange
+from gate.scheduler.copyrules import LabelBits as LabelBits
+from gate.scheduler.copyrules import Ledger as Ledger
+from gate.scheduler.copyrules import Placement as Placement
+from gate.scheduler.copyrules import ScoreRules as ScoreRules
+from gate.scheduler.copyrules import SpreadRule as SpreadRule
+from gate.scheduler.copyrules import capacity as capacity
+from gate.scheduler.copyrules import set_bits as set_bits
+from gate.scheduler.grouped import by_domain, filled
+from gate.scheduler.grouped import fill_order as fill_order
 
-PODS = "pods"
-HOSTNAME = "kubernetes.io/hostname"
+TiePolicy = str | int
+"""How a tie between nodes of the highest score is broken: ``"first"`` (the lowest node
+position), ``"last"`` (the highest), or an int seeding a uniform draw (selectHost's)."""
 
-
-@dataclass(frozen=True, slots=True)
-class SpreadRule:
-    """One ``DoNotSchedule`` constraint as the copies meet it.
-
-    ``counts`` holds every eligible domain with the matching pods already in it (0 included);
-    ``self_match``: the copies match the constraint's selector, so each raises its domain's
-    count.
-    """
-
-    topology_key: str
-    max_skew: int
-    counts: Mapping[str, int]
-    min_domains: int = 1
-    self_match: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class CopyRules:
-    """What limits the copies of one pod beyond its first one."""
-
-    requests: Mapping[str, int] = field(default_factory=dict)
-    host_ports: tuple[HostPort, ...] = ()
-    one_per_domain: tuple[str, ...] = ()  # topology keys of self anti-affinity terms
-    spread: tuple[SpreadRule, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """``copies``: by a node's position, the copies it holds (nodes holding none are absent);
-    kept to count, never reported by node. ``fit``: their sum."""
-
-    wanted: int
-    fit: int
-    copies: Mapping[int, int]
-
-    @property
-    def busiest(self) -> int:
-        """The copies lost if the node holding the most of them failed."""
-        return max(self.copies.values(), default=0)
-
-
-@dataclass(slots=True)
-class Ledger:
-    """Room already taken on nodes by copies placed earlier in the run, by node name."""
-
-    requested: dict[str, dict[str, int]] = field(default_factory=dict)
-    pods: dict[str, int] = field(default_factory=dict)
-    ports: dict[str, frozenset[HostPort]] = field(default_factory=dict)
-    takers: dict[str, list[str]] = field(default_factory=dict)
-
-    def take(self, node: str, rules: CopyRules, copies: int, taker: str) -> None:
-        """``copies`` copies of ``taker``'s pod now hold their room on ``node``."""
-        if copies <= 0:
-            return
-        used = self.requested.setdefault(node, {})
-        for resource, amount in rules.requests.items():
-            used[resource] = used.get(resource, 0) + amount * copies
-        self.pods[node] = self.pods.get(node, 0) + copies
-        if rules.host_ports:
-            self.ports[node] = self.ports.get(node, frozenset()) | frozenset(rules.host_ports)
-        self.takers.setdefault(node, []).append(taker)
-
-
-def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:
-    """How many copies ``node`` holds by its free room alone (0 when it holds none)."""
-    taken = ledger.requested.get(node.name, {}) if ledger else {}
-    slots = (
-        node.allocatable.get(PODS, 0)
-        - node.pod_count
-        - (ledger.pods.get(node.name, 0) if ledger else 0)
-    )
-    room = max(slots, 0)
-    for resource, amount in rules.requests.items():
-        if amount <= 0 or resource == PODS:
-            continue
-        free = (
-            node.allocatable.get(resource, 0)
-            - node.requested.get(resource, 0)
-            - taken.get(resource, 0)
-        )
-        room = min(room, max(free, 0) // amount)
-    if rules.host_ports:
-        taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
-        if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
-            return 0
-        room = min(room, 1)
-    if HOSTNAME in rules.one_per_domain:
-        room = min(room, 1)
-    return room
-
-
-def even_fill(caps: Sequence[int], wanted: int) -> tuple[int, ...]:
-    """Copies per node when each next copy goes to a node holding the fewest so far (ties in
-    node order), never past a node's cap. Arithmetic, not one step per copy."""
-    total = sum(caps)
-    if total <= wanted:
-        return tuple(caps)
-    low, high = 0, max(caps)  # the smallest level L with sum(min(c, L)) >= wanted
-    while low < high:
-        level = (low + high) // 2
-        if sum(min(c, level) for c in caps) >= wanted:
-            high = level
-        else:
-            low = level + 1
-    below = [min(c, low - 1) for c in caps]
-    extra = wanted - sum(below)
-    copies = []
-    for cap, base in zip(caps, below, strict=True):
-        if extra > 0 and cap >= low:
-            copies.append(base + 1)
-            extra -= 1
-        else:
-            copies.append(base)
-    return tuple(copies)
-
-
-def fill_order(candidates: Iterable[int], capacity_of: Callable[[int], int]) -> Iterator[int]:
-    """The nodes copies go to, one copy per item, in the order :func:`even_fill` fills them:
-    one each in node order, then a second each to nodes that hold two, and so on. Lazy:
-    a node's capacity is asked for only when the copies reach it, so counting ten copies
-    over five thousand candidates looks at ten nodes."""
-    opened: list[tuple[int, int]] = []
-    for index in candidates:
-        cap = capacity_of(index)
-        if cap > 0:
-            opened.append((index, cap))
-            yield index
-    level = 2
-    while opened:
-        opened = [(index, cap) for index, cap in opened if cap >= level]
-        for index, _ in opened:
-            yield index
-        level += 1
-
-
-def set_bits(bits: int) -> Iterator[int]:
-    """Positions of the set bits, lowest first, one step per set bit."""
-    while bits:
-        low = bits & -bits
-        yield low.bit_length() - 1
-        bits ^= low
-
-
-LabelBits = Callable[[str], Mapping[str, int]]
-"""A label key -> the nodes (a bitset) by their value of it (the node index's classes)."""
-
-
-def _label_bits(nodes: Sequence[NodeView]) -> LabelBits:
-    def values(key: str) -> Mapping[str, int]:
-        found: dict[str, int] = {}
-        for position, node in enumerate(nodes):
-            if key in node.labels:
-                value = node.labels[key]
-                found[value] = found.get(value, 0) | 1 << position
-        return found
-
-    return values
+POLICIES: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3)
+"""The policies :func:`place_range` tries: the range found, not every path of the draw."""
 
 
 def place(
@@ -205,119 +83,120 @@ def place(
     *,
     ledger: Ledger | None = None,
     label_bits: LabelBits | None = None,
+    scores: ScoreRules | None = None,
+    policy: TiePolicy = "first",
+    count_only: bool = False,
 ) -> Placement:
-    """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that pass
-    every filter for its first copy; all of them by default). ``label_bits`` groups nodes
-    by a label's values when the copies are coupled by domains (built from ``nodes`` when
-    not given)."""
+    """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
+    take one: every node by default), each filtered, scored and selected as the module doc
+    says, ties broken by ``policy``. ``label_bits`` groups nodes by a label's values
+    (built from ``nodes`` when not given).
+
+    Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
+    whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
+    and when they all fit a node's share is worked out only when asked (``count_only``
+    false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    keys = [k for k in rules.one_per_domain if k != HOSTNAME]
-    copies: dict[int, int] = {}
-
-    def capacity_of(index: int) -> int:
-        return capacity(nodes[index], rules, ledger)
-
-    if not keys and not rules.spread:
-        for index in islice(fill_order(set_bits(fitting), capacity_of), wanted):
-            copies[index] = copies.get(index, 0) + 1
-    else:
-        groups = _domain_groups(
-            fitting,
-            [rule.topology_key for rule in rules.spread] + keys,
-            label_bits or _label_bits(nodes),
-        )
-        copies = _coupled(wanted, groups, capacity_of, rules, keys)
-    return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies)
-
-
-Domains = tuple[str | None, ...]
-
-
-def _domain_groups(
-    fitting: int, keys: Sequence[str], label_bits: LabelBits
-) -> list[tuple[Domains, int]]:
-    """The candidates split by their values of ``keys`` (None where a node lacks one), in
-    the order of each group's first node: set operations, not a step per node."""
-    groups: list[tuple[Domains, int]] = [((), fitting)] if fitting else []
-    for key in keys:
-        values = label_bits(key)
-        split: list[tuple[Domains, int]] = []
-        for domains, bits in groups:
-            rest = bits
-            for value, members in values.items():
-                part = bits & members
-                if part:
-                    split.append(((*domains, value), part))
-                    rest &= ~members
-            if rest:
-                split.append(((*domains, None), rest))
-        groups = split
-    return sorted(groups, key=lambda group: group[1] & -group[1])
-
-
-def _coupled(
-    wanted: int,
-    groups: Sequence[tuple[Domains, int]],
-    capacity_of: Callable[[int], int],
-    rules: CopyRules,
-    anti_keys: Sequence[str],
-) -> dict[int, int]:
-    """One copy at a time over groups of nodes sharing their domains: each copy goes to the
-    allowed group whose spread domains hold the fewest matching pods (ties in the order of
-    the groups' first nodes), and within it as :func:`fill_order` goes."""
-    spread_count = len(rules.spread)
-    slots = {domains: fill_order(set_bits(bits), capacity_of) for domains, bits in groups}
-    counts = [dict(rule.counts) for rule in rules.spread]
-    taken_domains: list[set[str | None]] = [set() for _ in anti_keys]
-    copies: dict[int, int] = {}
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    if sampled and uncoupled(rules):
+        return filled(wanted, nodes, rules, fitting, ledger)
+    if sampled and all(rule.topology_key != HOSTNAME for rule in rules.spread):
+        return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
+    if uncoupled(rules):
+        caps = capacities(nodes, rules, fitting, ledger)
+        room = sum(caps.values())
+        if room <= wanted:  # every node fills up, whatever the order
+            return Placement(wanted=wanted, fit=room, copies=caps)
+        if count_only:
+            return Placement(wanted=wanted, fit=wanted, copies={})
+    run = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    draw = random.Random(policy) if isinstance(policy, int) else None
+    tied = False
     for _ in range(wanted):
-        ranked = sorted(
-            (
-                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[:spread_count])),
-                position,
-                domains,
-            )
-            for position, domains in enumerate(slots)
-            if _allowed(domains, rules, counts, anti_keys, taken_domains)
-        )
-        target = None
-        chosen: Domains = ()
-        for _, _, domains in ranked:
-            target = next(slots[domains], None)
-            if target is not None:
-                chosen = domains
-                break
-            del slots[domains]  # exhausted: no node of the group holds another copy
-        if target is None:
+        feasible = run.feasible()
+        if not feasible:
             break
-        copies[target] = copies.get(target, 0) + 1
-        for k, rule in enumerate(rules.spread):
-            domain = chosen[k]
-            if rule.self_match and domain is not None:
-                counts[k][domain] = counts[k].get(domain, 0) + 1
-        for k in range(len(anti_keys)):
-            taken_domains[k].add(chosen[spread_count + k])
-    return copies
+        if len(feasible) == 1 and len(feasible[0][1]) == 1:
+            run.take(feasible[0][0])
+            continue
+        totals = run.totals(feasible)
+        best = max(totals)
+        top = [
+            members for (_, members), total in zip(feasible, totals, strict=True) if total == best
+        ]
+        tied = tied or len(top) > 1
+        run.take(_pick(top, policy, draw))
+    copies = {p: c for p, c in sorted(run.copies.items())}
+    return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
 
 
-def _allowed(
-    domains: tuple[str | None, ...],
+def uncoupled(rules: CopyRules) -> bool:
+    """Whether no copy can change another node's answer (no spread constraint, no
+    anti-affinity wider than a node): then the order of the copies cannot change their
+    count, and no tie can."""
+    return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+
+
+def capacities(
+    nodes: Sequence[NodeView], rules: CopyRules, candidates: int, ledger: Ledger | None = None
+) -> dict[int, int]:
+    """The copies each candidate holds by its room alone (nodes holding none absent)."""
+    found = {}
+    for position in set_bits(candidates):
+        held = capacity(nodes[position], rules, ledger)
+        if held > 0:
+            found[position] = held
+    return found
+
+
+def _pick(top: Sequence[set[int]], policy: TiePolicy, draw: random.Random | None) -> int:
+    if policy == "last":
+        return max(max(members) for members in top)
+    if draw is None:
+        return min(min(members) for members in top)
+    tied = sorted(p for members in top for p in members)
+    return tied[draw.randrange(len(tied))]
+
+
+def place_range(
+    wanted: int,
+    nodes: Sequence[NodeView],
     rules: CopyRules,
-    counts: Sequence[Mapping[str, int]],
-    anti_keys: Sequence[str],
-    taken: Sequence[set[str | None]],
-) -> bool:
-    spread_count = len(rules.spread)
-    for k, rule in enumerate(rules.spread):
-        domain = domains[k]
-        if domain is None:
-            return False
-        values = counts[k]
-        minimum = min(values.values(), default=0) if len(values) >= rule.min_domains else 0
-        if values.get(domain, 0) + (1 if rule.self_match else 0) - minimum > rule.max_skew:
-            return False
-    for k in range(len(anti_keys)):
-        domain = domains[spread_count + k]
-        if domain is not None and domain in taken[k]:
-            return False
-    return True
+    candidates: int | None = None,
+    *,
+    ledger: Ledger | None = None,
+    scores: ScoreRules | None = None,
+    count_only: bool = False,
+    label_bits: LabelBits | None = None,
+) -> FitRange:
+    """The copies placed with each tie policy of :data:`POLICIES` while some draw was
+    between nodes that are not interchangeable: the least and the most found, and the
+    placement of the least (ties: the earlier policy)."""
+    first = place(
+        wanted,
+        nodes,
+        rules,
+        candidates,
+        ledger=ledger,
+        scores=scores,
+        count_only=count_only,
+        label_bits=label_bits,
+    )
+    if not first.tied or first.fit == 0 or uncoupled(rules):
+        return FitRange(first.fit, first.fit, first)
+    found = [first]
+    for policy in POLICIES[1:]:
+        found.append(
+            place(
+                wanted,
+                nodes,
+                rules,
+                candidates,
+                ledger=ledger,
+                scores=scores,
+                policy=policy,
+                label_bits=label_bits,
+            )
+        )
+    least = min(found, key=lambda p: p.fit)
+    return FitRange(least.fit, max(p.fit for p in found), least)

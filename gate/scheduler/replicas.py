@@ -16,21 +16,29 @@ all of them (SPEC section 4, "A workload is its pods, all of them"):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import overload
 
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
 from gate.scheduler.framework import CycleState
 from gate.scheduler.placement import (
+    MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
+    FitRange,
     LabelBits,
     Ledger,
     Placement,
+    ScoreRules,
     SpreadRule,
+    capacities,
     place,
+    place_range,
+    uncoupled,
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
+from gate.scheduler.unfit import Refused, consumers
 
 
 class ReleasedNodes(Sequence[NodeView]):
@@ -142,6 +150,21 @@ def _pods_noun(kind: str) -> str:
     return "replicas" if kind in ("Deployment", "ReplicaSet", "StatefulSet") else "pods"
 
 
+Refusals = Callable[[Placement, Ledger | None], Refused]
+"""Every node's rejection of the copy after a placement's last
+(:func:`gate.scheduler.unfit.refusals`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """The copies counted, the warnings they raise, and the rejections of the first copy
+    that does not fit (None when every wanted copy fits)."""
+
+    fit: ReplicaFit
+    warnings: list[WorkloadWarning]
+    refused: Refused | None = None
+
+
 def count_copies(
     title: str,
     kind: str,
@@ -152,41 +175,63 @@ def count_copies(
     scaling: Scaling | None,
     ledger: Ledger | None,
     released: int,
-    label_bits: LabelBits,
-) -> tuple[ReplicaFit, list[WorkloadWarning]]:
-    """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``),
-    alone and, for a workload new to the cluster (``ledger`` given), beside the run's other
-    new workloads; with what an autoscaler's maximum would find and what one lost node
-    would cost."""
-    alone = place(wanted, views, rules, fitting, label_bits=label_bits)
+    scores: ScoreRules | None = None,
+    refusals: Refusals | None = None,
+    label_bits: LabelBits | None = None,
+) -> Counted:
+    """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
+    of those asked for every copy), alone and, for a workload new to the cluster
+    (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
+    maximum would find and what one lost node would cost."""
+    alone = place_range(
+        wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
+    )
     warnings = []
-    together: Placement | None = None
+    together: FitRange | None = None
     beside: tuple[str, ...] = ()
+    short, short_ledger = alone.placement, None
     if ledger is not None:
-        together = place(wanted, views, rules, fitting, ledger=ledger, label_bits=label_bits)
-        if together.fit < alone.fit:
-            takers = (t for i in alone.copies for t in ledger.takers.get(views[i].name, ()))
-            beside = tuple(dict.fromkeys(takers))
-        for position, copies in together.copies.items():
+        together = place_range(
+            wanted, views, rules, fitting, ledger=ledger, scores=scores, label_bits=label_bits
+        )
+        if together.least < alone.least:
+            short, short_ledger = together.placement, ledger
+            if refusals is not None:
+                beside = consumers(refusals(short, ledger).groups, views, ledger, rules)
+        for position, copies in together.placement.copies.items():
             ledger.take(views[position].name, rules, copies, title)
+    refused = None
+    if short.fit < wanted and refusals is not None:
+        refused = refusals(short, short_ledger)
     headroom = None
     if scaling is not None and scaling.maximum is not None:
-        headroom = place(scaling.maximum, views, rules, fitting, label_bits=label_bits).fit
-    if wanted >= 2 and alone.fit >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, alone, scaling, label_bits)
+        headroom = place_range(
+            scaling.maximum,
+            views,
+            rules,
+            fitting,
+            scores=scores,
+            count_only=True,
+            label_bits=label_bits,
+        ).least
+    if wanted >= 2 and alone.least >= wanted:
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores, label_bits)
         if lost is not None:
             warnings.append(lost)
+    least = alone.least if together is None else min(alone.least, together.least)
+    most = alone.most if together is None else min(alone.most, together.most)
     fit = ReplicaFit(
         wanted=wanted,
-        alone=alone.fit,
-        together=None if together is None else together.fit,
+        alone=alone.least,
+        together=None if together is None else together.least,
         beside=beside,
         autoscaler=scaling.autoscaler if scaling else None,
         maximum=scaling.maximum if scaling else None,
         headroom=headroom,
         released=released,
+        most=most if most > least else None,
     )
-    return fit, warnings
+    return Counted(fit, warnings, refused)
 
 
 def _one_lost_node(
@@ -195,17 +240,33 @@ def _one_lost_node(
     views: Sequence[NodeView],
     fitting: int,
     rules: CopyRules,
-    alone: Placement,
     scaling: Scaling | None,
-    label_bits: LabelBits,
+    scores: ScoreRules | None,
+    label_bits: LabelBits | None = None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
-    many as a disruption budget keeps. The node is never named: picking is scheduling."""
+    many as a disruption budget keeps. The node is never named: picking is scheduling.
+    Uncoupled copies (:func:`uncoupled`) need no placement where even the node of most
+    room lost leaves room for them all."""
+    keep = scaling.must_keep if scaling else None
+    small = len(views) <= MIN_FEASIBLE_NODES_TO_FIND
+    if small and uncoupled(rules) and (keep is None or keep <= wanted):
+        caps = capacities(views, rules, fitting)
+        if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
+            return None
+    alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
-    rest = place(wanted, views, rules, fitting & ~(1 << busiest), label_bits=label_bits).fit
-    keep = scaling.must_keep if scaling else None
+    rest = place_range(
+        wanted,
+        views,
+        rules,
+        fitting & ~(1 << busiest),
+        scores=scores,
+        count_only=True,
+        label_bits=label_bits,
+    ).least
     if rest >= wanted and (keep is None or rest >= keep):
         return None
     noun = _pods_noun(kind)

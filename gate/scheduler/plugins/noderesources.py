@@ -189,3 +189,57 @@ PLUGIN: Plugin[tuple[Shortfall, ...]] = Plugin(
     explain=_explained,
     fields=_fields,
 )
+
+
+# --- Score: LeastAllocated (noderesources/least_allocated.go, resource_allocation.go) -------
+
+DEFAULT_MILLI_CPU_REQUEST = 100  # scheduler/util/pod_resources.go DefaultMilliCPURequest
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # DefaultMemoryRequest
+SCORED = ("cpu", "memory")  # NodeResourcesFitArgs' default resources, weight 1 each
+
+
+def least_allocated(requested: tuple[int, ...], allocatable: tuple[int, ...]) -> int:
+    """leastResourceScorer over cpu and memory, weight 1 each: per resource
+    ``(capacity - requested) * 100 // capacity`` (0 when over capacity), averaged with
+    integer division; a resource the node has none of is left out.
+
+    ``requested`` is the node's non-zero requests plus the pod's (resource_allocation.go
+    calculateResourceAllocatableRequest, ``useRequested`` false).
+
+    >>> least_allocated((3000, 5000), (4000, 10000))  # (25 + 50) // 2
+    37
+    """
+    total = weights = 0
+    for wanted, capacity in zip(requested, allocatable, strict=True):
+        if capacity == 0:
+            continue
+        total += 0 if wanted > capacity else (capacity - wanted) * 100 // capacity
+        weights += 1
+    return total // weights if weights else 0
+
+
+def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
+    """The pod's cpu (millicores) and memory (bytes) as the score sees them:
+    resourcehelper.PodRequests with NonMissingContainerRequests, a container without a cpu
+    or memory request counted at 100m and 200Mi (init containers as the larger of each).
+    Raises QuantityError on a bad quantity."""
+    totals = [Fraction(0), Fraction(0)]
+    peaks = [Fraction(0), Fraction(0)]
+    for key, _, container in containers(spec):
+        resources = container.get("resources")
+        raw = resources.get("requests") if isinstance(resources, Mapping) else None
+        requests = raw if isinstance(raw, Mapping) else {}
+        for i, (name, default) in enumerate(
+            ((SCORED[0], Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)), (SCORED[1], None))
+        ):
+            value = requests.get(name)
+            amount = parse_quantity(value) if value is not None else default
+            if amount is None:
+                amount = Fraction(DEFAULT_MEMORY_REQUEST)
+            if key == "containers":
+                totals[i] += amount
+            else:
+                peaks[i] = max(peaks[i], amount)
+    cpu = max(totals[0], peaks[0]) * 1000
+    memory = max(totals[1], peaks[1])
+    return -(-cpu.numerator // cpu.denominator), -(-memory.numerator // memory.denominator)

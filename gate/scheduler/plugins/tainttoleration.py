@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from gate.k8s.matching import first_untolerated
+from gate.k8s.matching import first_untolerated, tolerates
 from gate.k8s.version import Dialect
 from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rule, Taint, Term
 from gate.scheduler.cluster import Cluster
@@ -69,3 +69,20 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     asks=tolerations,
     fields=toleration_fields,
 )
+
+
+# --- Score (tainttoleration/taint_toleration.go Score, NormalizeScore) -------------------
+
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+
+
+def intolerable_preferences(pod: PodProfile, node: NodeView) -> int:
+    """countIntolerableTaintsPreferNoSchedule: the node's PreferNoSchedule taints that the
+    pod's tolerations of that effect (or of every effect) do not tolerate. NormalizeScore
+    reverses it over the feasible nodes: fewest intolerable taints, 100."""
+    preferring = [t for t in pod.tolerations if (t.get("effect") or "") in ("", PREFER_NO_SCHEDULE)]
+    return sum(
+        1
+        for taint in node.taints
+        if taint.effect == PREFER_NO_SCHEDULE and not any(tolerates(t, taint) for t in preferring)
+    )

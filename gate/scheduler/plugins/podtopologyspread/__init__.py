@@ -70,15 +70,15 @@ def prepare_spread(pod: PodProfile, cluster: Cluster) -> SpreadState | PinnedSpr
     if pod.pinned:
         return PinnedSpread(pod, others, _selector_bits(pod, nodes), taint_bits)
     honours_affinity = any(c.honor_node_affinity for c in pod.spread)
-    affinity_bits = _affinity_bits(pod, nodes) if honours_affinity else nodes.everyone
-    return _state(pod, others, affinity_bits, taint_bits)
+    accepted = affinity_bits(pod, nodes) if honours_affinity else nodes.everyone
+    return _state(pod, others, accepted, taint_bits)
 
 
 _NODE_AFFINITY_DIALECT = Dialect(named_taint=True)
 """NodeAffinity's answer does not depend on the dialect (only the taint wording does)."""
 
 
-def _affinity_bits(pod: PodProfile, nodes: NodeIndex) -> int:
+def affinity_bits(pod: PodProfile, nodes: NodeIndex) -> int:
     """The nodes the pod's nodeSelector and required node affinity accept, asked once per
     class of the labels they read (node by node when a term names nodes)."""
     dialect = _NODE_AFFINITY_DIALECT

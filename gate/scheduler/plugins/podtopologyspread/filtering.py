@@ -103,7 +103,7 @@ def spread_state(
         eligible = with_keys
         eligible &= affinity_bits if constraint.honor_node_affinity else nodes.everyone
         eligible &= taint_bits if constraint.honor_taints else nodes.everyone
-        per_node = _matching_per_node(constraint.selector, namespace, pods)
+        per_node = matching_per_node(constraint.selector, namespace, pods)
         domains: dict[str, int] = {}
         for value, bits in nodes.label_values(constraint.topology_key).items():
             if bits & eligible:
@@ -126,7 +126,7 @@ def _has_key(nodes: NodeIndex, key: str) -> int:
     return bits
 
 
-def _matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) -> dict[int, int]:
+def matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) -> dict[int, int]:
     """countPodsMatchSelector summed per node: an empty selector counts nothing, and
     terminating pods are passed over (kubernetes/kubernetes#87621)."""
     if selector.empty:

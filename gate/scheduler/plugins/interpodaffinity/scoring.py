@@ -1,0 +1,132 @@
+"""InterPodAffinity, the score half: preferred pod (anti-)affinity.
+
+Upstream ``pkg/scheduler/framework/plugins/interpodaffinity/scoring.go`` (v1.34.1). PreScore
+walks the existing pods (every pod when the incoming pod has preferred terms, else only those
+with affinity terms) and adds, to every node sharing the existing pod's node's value of a
+term's topology key:
+
+* ``+weight`` for each preferred affinity term of the incoming pod the existing pod matches,
+  ``-weight`` for each preferred anti-affinity term;
+* ``+hardPodAffinityWeight`` (1) for each required affinity term of the existing pod the
+  incoming pod matches, and ``+/-weight`` for its preferred terms the incoming pod matches.
+
+A node's score is the sum over the keys it carries; NormalizeScore maps ``[min, max]`` of the
+feasible nodes onto ``[0, 100]`` (``int(100 * (s - min) / (max - min))``, 0 everywhere when
+max = min).
+
+What fitgate counts: the incoming pod's preferred terms against the snapshot's pods, and the
+copies it places, which are pods of the same template: a copy in a domain adds ``2 * weight``
+for a preferred term the pod's own labels match (its term matches the next copy, and the
+next copy's term matches it) and ``1`` for a required affinity term it matches itself. The
+snapshot's pods' own preferred terms are not recorded, and their required affinity terms are
+not weighed here (docs/scheduler-rules.md, "Not modelled").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gate.k8s.podaffinity import (
+    POD_AFFINITY,
+    POD_ANTI_AFFINITY,
+    PREFERRED,
+    AffinityTerm,
+    parse_term,
+    raw_terms,
+)
+from gate.k8s.selectors import SelectorError
+from gate.model import NodeView
+from gate.scheduler.podindex import PodIndex
+from gate.scheduler.profile import PodProfile
+
+HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityScoring:
+    """Per counted term: its topology key, the weight the snapshot's pods add by domain
+    value, and what each placed copy adds to its domain."""
+
+    keys: tuple[str, ...]
+    existing: tuple[Mapping[str, int], ...]
+    per_copy: tuple[int, ...]
+
+
+def preferred_terms(
+    spec: Mapping[str, Any], kind: str, namespace: str, labels: Mapping[str, str]
+) -> list[tuple[int, AffinityTerm]]:
+    """GetPreferredAffinityTerms: (weight, term); a term the API would refuse is left out."""
+    found = []
+    for i, raw in enumerate(raw_terms(spec, kind, PREFERRED)):
+        if not isinstance(raw, Mapping):
+            continue
+        weight = raw.get("weight")
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
+            continue
+        try:
+            term = parse_term(raw.get("podAffinityTerm"), namespace, labels, f"{kind}[{i}]")
+        except SelectorError:
+            continue
+        found.append((weight, term))
+    return found
+
+
+def affinity_scoring(
+    spec: Mapping[str, Any],
+    profile: PodProfile,
+    nodes: Sequence[NodeView],
+    pods: PodIndex,
+    namespaces: Mapping[str, Mapping[str, str]] | None,
+) -> AffinityScoring | None:
+    """The counted terms of the pod (module doc); None when none can score (Skip)."""
+    own_labels = None if namespaces is None else namespaces.get(profile.namespace, {})
+    weighted = [
+        (sign * weight, term)
+        for kind, sign in ((POD_AFFINITY, 1), (POD_ANTI_AFFINITY, -1))
+        for weight, term in preferred_terms(spec, kind, profile.namespace, profile.labels)
+    ]
+    keys: list[str] = []
+    existing: list[Mapping[str, int]] = []
+    per_copy: list[int] = []
+    for weight, term in weighted:
+        listed = term.with_namespaces_listed(namespaces)
+        self_match = listed.matches(profile.namespace, profile.labels, own_labels)
+        keys.append(term.topology_key)
+        existing.append(_by_domain(listed, weight, nodes, pods))
+        per_copy.append(2 * weight if self_match else 0)
+    for term in profile.pod_affinity:
+        if term.matches(profile.namespace, profile.labels, own_labels):
+            keys.append(term.topology_key)
+            existing.append({})
+            per_copy.append(HARD_POD_AFFINITY_WEIGHT)
+    if not keys:
+        return None
+    return AffinityScoring(tuple(keys), tuple(existing), tuple(per_copy))
+
+
+def _by_domain(
+    term: AffinityTerm, weight: int, nodes: Sequence[NodeView], pods: PodIndex
+) -> dict[str, int]:
+    """The weight the snapshot's pods matching ``term`` add, by the value of its key on
+    their nodes (a node without the key adds nothing)."""
+    found: dict[str, int] = {}
+    scope = None if term.all_namespaces else frozenset(term.namespaces)
+    for i in pods.matching(scope, term.selector):
+        value = nodes[pods.node_of[i]].labels.get(term.topology_key)
+        if value is not None:
+            found[value] = found.get(value, 0) + weight
+    return found
+
+
+def normalize(scores: Sequence[int]) -> list[int]:
+    """NormalizeScore: ``int(100 * (s - min) / (max - min))``, 0 everywhere when equal.
+
+    >>> normalize([-200, 0, -100])
+    [0, 100, 50]
+    """
+    low, high = min(scores, default=0), max(scores, default=0)
+    if high == low:
+        return [0 for _ in scores]
+    return [int(100 * ((s - low) / (high - low))) for s in scores]

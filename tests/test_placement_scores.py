@@ -1,0 +1,403 @@
+"""Copies placed as the scheduler places them: the score rules, one table each, with
+upstream's numbers where its test has them, and the issue's examples end to end."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from gate.model import ReplicaFit, Taint, Verdict
+from gate.scheduler.placement import (
+    HOSTNAME,
+    CopyRules,
+    ScoreRules,
+    SpreadRule,
+    feasible_nodes_to_find,
+    place,
+    place_range,
+)
+from gate.scheduler.plugins.balancedallocation import balanced_allocation
+from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
+from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
+from gate.scheduler.plugins.nodeaffinity import preferred_terms, preferred_weight
+from gate.scheduler.plugins.noderesources import least_allocated, nonzero_requests
+from gate.scheduler.plugins.podtopologyspread.scoring import (
+    SoftConstraint,
+    SpreadScoring,
+    go_round,
+    normalize,
+)
+from gate.scheduler.plugins.tainttoleration import intolerable_preferences
+from gate.scheduler.podindex import PodIndex
+from gate.scheduler.profile import PodProfile
+from gate.scheduler.scores import default_normalize
+from tests.builders import container, node
+from tests.test_cli import json_report
+from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running
+
+# --- the score rules --------------------------------------------------------------------
+
+LEAST_ALLOCATED: list[tuple[str, tuple[int, int], tuple[int, int], int]] = [
+    # least_allocated_test.go "nothing scheduled, resources requested, differently sized
+    # nodes": pod 3000m / 5000; node1 4000m / 10000: (25 + 50) // 2 = 37
+    ("upstream: differently sized nodes, node1", (3000, 5000), (4000, 10000), 37),
+    # node2 6000m / 10000: (50 + 50) // 2 = 50
+    ("upstream: differently sized nodes, node2", (3000, 5000), (6000, 10000), 50),
+    # "requested resources exceed node capacity": cpu over capacity scores 0: (0 + 50) // 2
+    ("a resource over capacity scores 0", (5000, 5000), (4000, 10000), 25),
+    ("a resource the node lacks is left out", (1000, 5000), (4000, 0), 75),
+    ("no resource at all scores 0", (0, 0), (0, 0), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("requested", "allocatable", "expected"),
+    [c[1:] for c in LEAST_ALLOCATED],
+    ids=[c[0] for c in LEAST_ALLOCATED],
+)
+def test_least_allocated(
+    requested: tuple[int, int], allocatable: tuple[int, int], expected: int
+) -> None:
+    assert least_allocated(requested, allocatable) == expected
+
+
+BALANCED: list[tuple[str, tuple[int, int], tuple[int, int], int]] = [
+    # balanced_allocation_test.go "nothing scheduled, resources requested, differently sized
+    # nodes": fractions .75 and .5, std .125: int(87.5) = 87; node2 .5 and .5: 100
+    ("upstream: differently sized nodes, node1", (3000, 5000), (4000, 10000), 87),
+    ("upstream: differently sized nodes, node2", (3000, 5000), (6000, 10000), 100),
+    # "resources requested, pods scheduled with resources": a fraction over 1 is capped:
+    # 1 and .5: std .25, 75
+    ("a fraction over capacity counts as 1", (6000, 5000), (4000, 10000), 75),
+    ("one resource alone has no deviation", (3000, 5000), (4000, 0), 100),
+]
+
+
+@pytest.mark.parametrize(
+    ("requested", "allocatable", "expected"),
+    [c[1:] for c in BALANCED],
+    ids=[c[0] for c in BALANCED],
+)
+def test_balanced_allocation(
+    requested: tuple[int, int], allocatable: tuple[int, int], expected: int
+) -> None:
+    assert balanced_allocation(requested, allocatable) == expected
+
+
+NORMALIZE: list[tuple[str, list[int], bool, list[int]]] = [
+    ("scaled to the highest, rounded down", [0, 1, 3], False, [0, 33, 100]),
+    ("reversed: fewest is best", [0, 1, 3], True, [100, 67, 0]),
+    ("all zero stays zero", [0, 0], False, [0, 0]),
+    ("all zero reversed is 100", [0, 0], True, [100, 100]),
+]
+
+
+@pytest.mark.parametrize(
+    ("scores", "reverse", "expected"),
+    [c[1:] for c in NORMALIZE],
+    ids=[c[0] for c in NORMALIZE],
+)
+def test_default_normalize(scores: list[int], reverse: bool, expected: list[int]) -> None:
+    assert default_normalize(scores, reverse) == expected
+
+
+SPREAD_NORMALIZE: list[tuple[str, list[int | None], list[int]]] = [
+    # scoring.go NormalizeScore: 100 * (max + min - s) // max
+    ("fewest matching pods best", [0, 1, 2], [100, 50, 0]),
+    ("an ignored node scores 0", [3, None, 5], [100, 0, 60]),
+    ("max 0 gives 100 everywhere", [0, 0], [100, 100]),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [c[1:] for c in SPREAD_NORMALIZE], ids=[c[0] for c in SPREAD_NORMALIZE]
+)
+def test_spread_normalize(raw: list[int | None], expected: list[int]) -> None:
+    assert normalize(raw) == expected
+
+
+def test_go_round_is_half_away_from_zero() -> None:
+    assert [go_round(x) for x in (0.5, 1.5, 2.5, 2.49)] == [1, 2, 3, 2]
+
+
+PREFER = Taint("spot", "true", "PreferNoSchedule")
+TAINTS: list[tuple[str, tuple[dict[str, Any], ...], tuple[Taint, ...], int]] = [
+    ("an untolerated PreferNoSchedule taint counts", (), (PREFER,), 1),
+    ("a NoSchedule taint is no preference", (), (Taint("a", "", "NoSchedule"),), 0),
+    (
+        "a toleration of every effect tolerates it",
+        ({"key": "spot", "operator": "Exists"},),
+        (PREFER,),
+        0,
+    ),
+    (
+        "a NoSchedule toleration does not",
+        ({"key": "spot", "operator": "Exists", "effect": "NoSchedule"},),
+        (PREFER,),
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tolerations", "taints", "expected"), [c[1:] for c in TAINTS], ids=[c[0] for c in TAINTS]
+)
+def test_intolerable_preferences(
+    tolerations: tuple[dict[str, Any], ...], taints: tuple[Taint, ...], expected: int
+) -> None:
+    pod = PodProfile(tolerations=tolerations)
+    assert intolerable_preferences(pod, node(taints=taints)) == expected
+
+
+def test_a_container_without_requests_scores_as_100m_and_200mi() -> None:
+    spec = {"containers": [container(), container(requests={"cpu": "1", "memory": "1Gi"})]}
+    assert nonzero_requests(spec) == (1100, 2**30 + 200 * 2**20)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "expected"), [(50, 50), (100, 100), (1000, 420), (5000, 500), (6000, 300)]
+)
+def test_feasible_nodes_to_find(nodes: int, expected: int) -> None:
+    # schedule_one.go numFeasibleNodesToFind: 1000 nodes -> 50 - 8 = 42%; 5000 -> 50 - 40 =
+    # 10%; 6000 -> 50 - 48 = 2%, raised to 5%: 300 (at least 100)
+    assert feasible_nodes_to_find(nodes) == expected
+
+
+# --- placement ------------------------------------------------------------------------
+
+
+def test_copies_go_to_the_least_allocated_node_first() -> None:
+    # n0 already runs 2 cpu of 4: LeastAllocated gives it (50 + 100) // 2 = 75 for the
+    # first copy against n1's (75 + 100) // 2 = 87, so n1 takes the first two copies.
+    nodes = [node("n0", requested={"cpu": 2000}), node("n1")]
+    assert place(2, nodes, CopyRules({"cpu": 1000})).copies == {1: 2}
+
+
+def test_a_prefer_no_schedule_taint_steers_copies_away() -> None:
+    # TaintToleration: raw 1 and 0, reversed: 0 and 100, weight 3.
+    nodes = [node("n0", taints=(PREFER,)), node("n1")]
+    scores = replace(
+        ScoreRules.of({"cpu": 100}), taints=lambda n: intolerable_preferences(PodProfile(), n)
+    )
+    assert place(1, nodes, CopyRules({"cpu": 100}), scores=scores).copies == {1: 1}
+
+
+RACK = "rack"
+
+
+def _racked(name: str, zone: str, rack: str, pods: int) -> Any:
+    return node(name, pods=pods, labels={HOSTNAME: name, ZONE: zone, RACK: rack})
+
+
+def test_a_random_tie_between_nodes_with_different_futures_gives_a_range() -> None:
+    # Spread over zone and rack, maxSkew 1. Every node scores alike for the first copy.
+    # Lowest position first: n0 (a, x) -> zones a1 b0, racks x1 y0; the second copy needs
+    # zone b and rack y: no node is both, so 1 fits. Highest first: n3 (a, y), then n1
+    # (b, x), and the copies go on: 3 fit (n0's one slot, then the counts block).
+    nodes = [
+        _racked("n0", "a", "x", 1),
+        _racked("n1", "b", "x", 3),
+        _racked("n2", "a", "x", 3),
+        _racked("n3", "a", "y", 3),
+    ]
+    rules = CopyRules(
+        {"cpu": 100},
+        spread=(
+            SpreadRule(ZONE, 1, {"a": 0, "b": 0}),
+            SpreadRule(RACK, 1, {"x": 0, "y": 0}),
+        ),
+    )
+    found = place_range(9, nodes, rules)
+    assert (found.least, found.most, found.placement.fit) == (1, 3, 1)
+
+
+# --- the issue's examples, end to end ---------------------------------------------------
+
+
+def _zone_spread(app: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": ZONE,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        ]
+    }
+
+
+def test_a_zone_refused_for_the_first_copy_takes_later_ones() -> None:
+    # n1 (zone a, 4 cpu) runs one matching pod of another owner (1 cpu): 3 cpu free;
+    # n2 (zone b, 4 cpu) is empty. Counts a=1, b=0. Copy 1: n1's skew 1+1-0 = 2 > 1, so n2
+    # (b=1). Then a and b even out one copy at a time: n1 takes 3 (a=4), n2 takes 4 (b=4),
+    # and the 8th copy finds no room: 7 of 10.
+    other = _running("ReplicaSet", "other", "n1", "1", name="other-1", labels={"app": "web"})
+    case = Case(
+        [_node("n1", cpu="4", zone="a"), _node("n2", cpu="4", zone="b")],
+        [_deployment("web", 10, "1", pod=_zone_spread("web"))],
+        [other],
+    )
+    [result] = _run(case)
+    assert (result.verdict, result.placement) == (
+        Verdict.PARTIAL,
+        ReplicaFit(10, alone=7, together=7),
+    )
+    assert result.message == "0/2 nodes are available: 2 Insufficient cpu."
+
+
+def _anti_affinity(app: str) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOSTNAME}
+    return {
+        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    }
+
+
+def test_the_limiting_cause_is_the_first_copy_that_does_not_fit() -> None:
+    # 7 nodes, 3 tainted: copies 1-4 take the 4 untainted nodes, one each. The 5th is
+    # refused by 3 taints and 4 anti-affinity: the anti-affinity rejects the most nodes.
+    taint = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+    nodes = [_node(f"n{i}", taints=taint if i < 3 else None) for i in range(7)]
+    case = Case(nodes, [_deployment("ha", 7, "10m", pod=_anti_affinity("ha"))])
+    [result] = _run(case)
+    assert (result.verdict, result.placement) == (
+        Verdict.PARTIAL,
+        ReplicaFit(7, alone=4, together=4),
+    )
+    assert result.message == (
+        "0/7 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}, "
+        "4 node(s) didn't match pod anti-affinity rules."
+    )
+    assert result.cause is not None and result.cause.plugin == "InterPodAffinity"
+
+
+def test_beside_names_the_workloads_that_hold_the_room() -> None:
+    # search takes 1500m on each node; quiet requests no cpu at all; indexer's 600m copies
+    # find no room beside them: search holds it, quiet does not.
+    quiet = _deployment("quiet", 3, "0")
+    case = Case(
+        [_node("n0"), _node("n1"), _node("n2")],
+        [_deployment("search", 3, "1500m"), quiet, _deployment("indexer", 2, "600m")],
+    )
+    results = _run(case)
+    assert results[2].placement == ReplicaFit(2, alone=2, together=0, beside=("app/search",))
+
+
+def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:
+    code, report = json_report(
+        "fixtures/replicas/13-fit-range.yaml", "--snapshot", "fixtures/snapshots/racks.json"
+    )
+    [workload] = report["workloads"]
+    assert (code, workload["verdict"], workload["replicas"]["fit"]) == (1, "PARTIAL", 1)
+    assert workload["replicas"]["fitRange"] == {"least": 1, "most": 3}
+
+
+def test_the_system_default_spreading_evens_out_matching_pods_per_node() -> None:
+    # Two alike nodes; n0 runs 3 matching pods that request nothing. Hostname constraint
+    # maxSkew 3 (plugin.go systemDefaultConstraints), two feasible nodes: weight log(4).
+    # Copy 1: raw n0 round(3 * 1.386 + 2) = 6, n1 2 -> normalised 100 * (6 + 2 - s) // 6:
+    # n0 33, n1 100; x2 outweighs LeastAllocated's equal scores: n1. Copy 2: n1 raw 3 ->
+    # n0 50, n1 100: n1. Copy 3: n1 raw 5 -> n0 83, n1 100 (x2: 34) against LeastAllocated
+    # n0 97, n1 92: n1. Copy 4: n1 raw 6 = n0's: both 100, LeastAllocated n0 97, n1 90: n0.
+    nodes = [node("n0", labels={HOSTNAME: "n0"}), node("n1", labels={HOSTNAME: "n1"})]
+    spread = SpreadScoring(
+        constraints=(SoftConstraint(HOSTNAME, 3, {0: 3}, self_match=True),),
+        require_all=False,
+        counted=0b11,
+    )
+    scores = replace(ScoreRules.of({"cpu": 100}), spread=spread)
+    assert place(4, nodes, CopyRules({"cpu": 100}), scores=scores).copies == {0: 1, 1: 3}
+
+
+def _preference(weight: int, key: str, operator: str, values: list[str]) -> dict[str, Any]:
+    expression = {"key": key, "operator": operator, "values": values}
+    return {"weight": weight, "preference": {"matchExpressions": [expression]}}
+
+
+PREFERRED: list[tuple[str, dict[str, Any], dict[str, str], int]] = [
+    (
+        "the weights of the matching terms add up",
+        {
+            "affinity": {
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        _preference(10, "pool", "In", ["fast"]),
+                        _preference(5, "zone", "Exists", []),
+                        _preference(7, "pool", "In", ["slow"]),
+                    ]
+                }
+            }
+        },
+        {"pool": "fast", "zone": "a"},
+        15,
+    ),
+    ("no preference scores 0", {}, {"pool": "fast"}, 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "labels", "expected"), [c[1:] for c in PREFERRED], ids=[c[0] for c in PREFERRED]
+)
+def test_preferred_node_affinity(
+    spec: dict[str, Any], labels: dict[str, str], expected: int
+) -> None:
+    assert preferred_weight(preferred_terms(spec), node(labels=labels)) == expected
+
+
+def test_a_zone_refused_for_the_first_copy_takes_later_ones_past_100_nodes() -> None:
+    # The grouped path of clusters past 100 nodes asks every domain again per copy: zone a
+    # (one matching pod already) refuses the first copy, then takes turns with zone b.
+    nodes = [node(f"a{i}", labels={ZONE: "a"}) for i in range(60)]
+    nodes += [node(f"b{i}", labels={ZONE: "b"}) for i in range(60)]
+    rule = SpreadRule(ZONE, 1, {"a": 1, "b": 0})
+    placement = place(10, nodes, CopyRules({"cpu": 100}, spread=(rule,)))
+    in_a = sum(c for p, c in placement.copies.items() if p < 60)
+    # Copy 1: a's skew 1 + 1 - 0 = 2 refuses it, b takes it (a 1, b 1); then the zones
+    # alternate, ties to the earlier group: a 2, b 2, ..., the 10th to a (a 6, b 5).
+    assert (placement.fit, in_a) == (10, 5)
+
+
+def test_uncoupled_copies_past_100_nodes_count_as_their_room_allows() -> None:
+    nodes = [node(f"n{i}", cpu=1000) for i in range(150)]
+    placement = place(400, nodes, CopyRules({"cpu": 400}))
+    assert placement.fit == 300  # two 400m copies on each 1000m node
+
+
+def test_a_preferred_anti_affinity_against_itself_spreads_the_copies() -> None:
+    # n0 is empty, n1 runs 1 cpu of 4. Copy 1: LeastAllocated n0 (100 + 97) // 2 = 98
+    # against n1 (72 + 97) // 2 = 84: n0. Copy 2: n0 holds one copy, and the term (weight
+    # 100) counts it twice (it matches the next copy, the next copy's term matches it):
+    # raw n0 -200, n1 0 -> normalised 0 and 100, x2 = 200, more than LeastAllocated's lead.
+    term = {
+        "weight": 100,
+        "podAffinityTerm": {
+            "labelSelector": {"matchLabels": {"app": "w"}},
+            "topologyKey": HOSTNAME,
+        },
+    }
+    spec = {
+        "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}
+    }
+    nodes = [
+        node("n0", labels={HOSTNAME: "n0"}),
+        node("n1", labels={HOSTNAME: "n1"}, requested={"cpu": 1000}),
+    ]
+    profile = PodProfile(labels={"app": "w"})
+    index = PodIndex((), nodes)
+    interpod = affinity_scoring(spec, profile, nodes, index, None)
+    assert interpod is not None and interpod.per_copy == (-200,)
+    plain = ScoreRules.of({"cpu": 100})
+    rules = CopyRules({"cpu": 100})
+    assert place(2, nodes, rules, scores=plain).copies == {0: 2}
+    scored = replace(plain, interpod=interpod)
+    assert place(2, nodes, rules, scores=scored).copies == {0: 1, 1: 1}
+
+
+def test_inter_pod_affinity_normalises_between_the_lowest_and_the_highest() -> None:
+    # scoring.go NormalizeScore: int(100 * (s - min) / (max - min)); all equal: 0
+    assert (interpod_normalize([-200, 0, -100]), interpod_normalize([5, 5])) == (
+        [0, 100, 50],
+        [0, 0],
+    )
