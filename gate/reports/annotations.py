@@ -34,6 +34,7 @@ SEVERITY: tuple[Verdict, ...] = (
     Verdict.NO,
     Verdict.PARTIAL,
     Verdict.ADDON_ONLY,
+    Verdict.SCALES,
     Verdict.SKIPPED,
     Verdict.YES,
 )

@@ -57,13 +57,15 @@ def _nap_pools(nodes: tuple[NodeView, ...]) -> list[str]:
 @dataclass(slots=True)
 class Autoscaling:
     """The run's node groups, the headroom used so far, and what the run must say of them
-    (``notes``); ``uncertain``: the status is stale or CA is still initializing."""
+    (``notes``); ``uncertain``: the status is stale or CA is still initializing;
+    ``transient_fails``: blockers that may pass count as blockers (``transient: fail``)."""
 
     groups: Groups
     dialect: Dialect
     used: Headroom = field(default_factory=Headroom)
     notes: tuple[str, ...] = ()
     uncertain: bool = False
+    transient_fails: bool = False
 
     @classmethod
     def of(
@@ -90,7 +92,13 @@ class Autoscaling:
         pools = _nap_pools(snapshot.nodes)
         if pools:
             notes.append(NAP_WARNING.format(pools=", ".join(pools)))
-        return cls(groups, dialect, notes=tuple(notes), uncertain=uncertain)
+        return cls(
+            groups,
+            dialect,
+            notes=tuple(notes),
+            uncertain=uncertain,
+            transient_fails=config.transient_fails,
+        )
 
     def decide(
         self,
