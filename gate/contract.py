@@ -445,6 +445,10 @@ _VERDICT_RULES: list[dict[str, Any]] = [
             "properties": {"outcomes": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}}
         },
     },
+    {  # after scale-up: where the copies went
+        "if": {"properties": {"verdict": {"const": "SCALES"}}},
+        "then": {"required": ["autoscale"]},
+    },
     {  # not evaluated: why, and no outcomes
         "if": {"properties": {"verdict": {"enum": ["ERROR", "SKIPPED"]}}},
         "then": {

@@ -216,3 +216,15 @@ def test_the_baseline_reads_scales_and_ranks_it_below_partial(tmp_path: Path) ->
     code, text, report = check(WEB, "--baseline", str(base), "--autoscaling", "off")
     assert (code, workload(report, "web")["baseline"]) == (1, "worse")
     assert "[worse: was SCALES]" in text
+
+
+def test_an_exceeded_budget_is_an_error_annotation_and_in_the_comment(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    comment = tmp_path / "comment.md"
+    argv = ["check", WEB, "--snapshot", SNAPSHOT, "--comment", str(comment), "--no-step-summary"]
+    argv += config(tmp_path, "autoscaling:\n  maxNewNodes: 1\n")
+    streams = Streams(io.BytesIO(), out, err, env={"GITHUB_ACTIONS": "true"}, now=NOW)
+    assert main(argv, streams) == 1
+    said = "2 new node(s) after scale-up, budget 1 (autoscaling.maxNewNodes) exceeded"
+    assert out.getvalue().endswith(f"::error title=fitgate::{said}\n")
+    assert f"**Scale-up:** {said}\n" in comment.read_text(encoding="utf-8")
