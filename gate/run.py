@@ -54,7 +54,7 @@ from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
 from gate.reports.reading import nothing_judged
 from gate.reports.reporter import Output, ReportContext, Reporter
-from gate.scheduler.autoscaler.session import autoscaled_hint
+from gate.scheduler.autoscaler.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.scheduler.plugins import field_paths
@@ -212,6 +212,8 @@ def _autoscaling_notes(
         return evaluator.autoscaling.notes
     if not options.autoscaling:
         return ()
+    if options.config.autoscaling.groups:
+        return (CONFIGURED_ONLY,)
     hint = autoscaled_hint(snapshot.nodes)
     return () if hint is None else (hint,)
 

@@ -228,3 +228,15 @@ def test_an_exceeded_budget_is_an_error_annotation_and_in_the_comment(tmp_path: 
     said = "2 new node(s) after scale-up, budget 1 (autoscaling.maxNewNodes) exceeded"
     assert out.getvalue().endswith(f"::error title=fitgate::{said}\n")
     assert f"**Scale-up:** {said}\n" in comment.read_text(encoding="utf-8")
+
+
+def test_configured_groups_without_a_recorded_status_say_so(tmp_path: Path) -> None:
+    groups = "autoscaling:\n  groups:\n    - {id: aks-user-12345678-vmss}\n"
+    code, _, report = check(
+        WEB, *config(tmp_path, groups), snapshot="fixtures/snapshots/aks-six-nodes.json"
+    )
+    assert (code, workload(report, "web")["verdict"]) == (1, "PARTIAL")
+    assert report["warnings"] == [
+        "autoscaling.groups are configured, but the snapshot recorded no cluster-autoscaler "
+        "status to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups"
+    ]

@@ -34,6 +34,10 @@ RECORD_HINT = (
     "nodes look autoscaled ({label}); record the autoscaler state "
     "(fitgate snapshot --autoscaling) to judge scale-ups"
 )
+CONFIGURED_ONLY = (
+    "autoscaling.groups are configured, but the snapshot recorded no cluster-autoscaler status "
+    "to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups"
+)
 NAP_WARNING = (
     "GKE node auto-provisioning ({pools}) is not judged: pools it would create are not modelled"
 )
