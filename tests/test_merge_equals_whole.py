@@ -341,6 +341,13 @@ CASES: dict[str, Case] = {
         recorded=aks_pool(8)[1],
         says="fits after scale-up: {aks-web-12345678-vmss 4->6 (max: 8)} (2 new nodes)",
     ),
+    "cluster-autoscaler: a run over its budget of new nodes": Case(
+        [workload("Deployment", "api", replicas=6, cpu="3")],
+        nodes=aks_pool(8)[0],
+        recorded=aks_pool(8)[1],
+        config="autoscaling:\n  maxNewNodes: 1\n",
+        says="budget 1 (autoscaling.maxNewNodes) exceeded. Gate FAILED.",
+    ),
     "cluster-autoscaler: copies beyond the pool's maximum": Case(
         [workload("Deployment", "api", replicas=8, cpu="3")],
         nodes=aks_pool(6)[0],
