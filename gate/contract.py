@@ -439,8 +439,11 @@ _VERDICT_RULES: list[dict[str, Any]] = [
         },
         "else": {"properties": {"message": {"type": "null"}}},
     },
-    {  # some node fits
-        "if": {"properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}}},
+    {  # some node fits (unless only new nodes take the copies that fit)
+        "if": {
+            "properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}},
+            "not": {"required": ["autoscale"]},
+        },
         "then": {
             "properties": {"outcomes": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}}
         },

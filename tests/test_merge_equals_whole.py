@@ -341,6 +341,14 @@ CASES: dict[str, Case] = {
         recorded=aks_pool(8)[1],
         says="fits after scale-up: {aks-web-12345678-vmss 4->6 (max: 8)} (2 new nodes)",
     ),
+    "cluster-autoscaler: full nodes today, copies only on new nodes, some blocked": Case(
+        [workload("Deployment", "api", replicas=4, cpu="3")],
+        nodes=aks_pool(6)[0],
+        pods=[running(f"busy-{i}", f"aks-web-{i}", {"app": "busy"}, cpu="2") for i in range(4)],
+        recorded=aks_pool(6)[1],
+        says="2 of 4 replicas fit: 0 now, 2 after {aks-web-12345678-vmss 4->6 (max: 6)}; "
+        "2 blocked: max node group size reached",
+    ),
     "cluster-autoscaler: a run over its budget of new nodes": Case(
         [workload("Deployment", "api", replicas=6, cpu="3")],
         nodes=aks_pool(8)[0],

@@ -63,17 +63,13 @@ def after_scale_up(
         return replace(result, warnings=(*result.warnings, warning))
     autoscale = _autoscale(now, decision, session.uncertain)
     verdict, warnings = _verdict(autoscale, session.transient_fails)
-    if verdict is Verdict.SCALES:
-        return replace(
-            result,
-            verdict=verdict,
-            message=None,
-            cause=None,
-            autoscale=autoscale,
-            warnings=(*result.warnings, *warnings),
-        )
     return replace(
-        result, verdict=verdict, autoscale=autoscale, warnings=(*result.warnings, *warnings)
+        result,
+        verdict=verdict,
+        message=result.message if verdict is Verdict.NO else None,  # the FitError, for NO
+        cause=None if verdict is Verdict.SCALES else result.cause,
+        autoscale=autoscale,
+        warnings=(*result.warnings, *warnings),
     )
 
 
