@@ -147,7 +147,9 @@ def test_blockers_of_a_stale_status_are_transient(
     assert batch["verdict"] == verdict
     assert batch["autoscale"]["blocked"]["transient"] is True
     [warning] = [w for w in batch["warnings"] if w["kind"] == "autoscaling"]
-    assert warning["text"].startswith("2 copies wait for node groups that may recover")
+    assert warning["text"].startswith(
+        f"2 copies blocked only by what may pass (pod didn't trigger scale-up: 2 {MAX_SIZE}; "
+    )
     assert f"autoscaling.transient: {policy}" in warning["text"]
     assert "status was written 10 minutes before the snapshot" in " ".join(report["warnings"])
     assert f"warning: {warning['text']}" in text

@@ -30,12 +30,12 @@ from gate.scheduler.framework import CycleState
 from gate.scheduler.profile import PodProfile
 
 TRANSIENT_WARNING = (
-    "{blocked} {noun} wait for node groups that may recover ({message}): "
-    "the verdict counts them as fitting (autoscaling.transient: warn)"
+    "{blocked} {noun} blocked only by what may pass ({message}; a group in backoff or not "
+    "ready, or a status that may have changed): counted as fitting (autoscaling.transient: warn)"
 )
 TRANSIENT_FAILING = (
-    "{blocked} {noun} wait for node groups that may recover ({message}): "
-    "autoscaling.transient: fail counts them as blocked"
+    "{blocked} {noun} blocked only by what may pass ({message}; a group in backoff or not "
+    "ready, or a status that may have changed): counted as blocked (autoscaling.transient: fail)"
 )
 UNJUDGED = "cluster-autoscaler would add no node for its pods: {why}"
 
