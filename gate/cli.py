@@ -307,7 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_fail_on,
         default=None,
         metavar="LIST",
-        help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR)",
+        help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR; add SCALES "
+        "to fail on workloads that need new nodes)",
     )
     check.add_argument(
         "--scheduler-version",
@@ -358,6 +359,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="read a live cluster even with credentials that could bind pods",
     )
     check.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
+    check.add_argument(
+        "--autoscaling",
+        dest="judge_autoscaling",
+        choices=("auto", "off"),
+        default="auto",
+        help="off: judge today's nodes only, whatever cluster-autoscaler state the snapshot "
+        "recorded (default auto: judge its node groups when recorded)",
+    )
     check.add_argument(
         "--shard",
         type=parse_shard,
@@ -481,6 +490,7 @@ def evaluate(
         read=read,
         allow_empty=bool(options.allow_empty or config.allow_empty),
         origin_root=getattr(options, "origin_root", None),
+        autoscaling=getattr(options, "judge_autoscaling", "auto") != "off",
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 

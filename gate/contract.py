@@ -43,7 +43,7 @@ PortNumber = Annotated[int, Meta(ge=0, le=65535)]
 
 VerdictText = Annotated[str, Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]
 """A verdict: text to the decoder, so that a reader names an unknown one in its own words
-(shortened: the value is the report's, any length); the schema lists the six."""
+(shortened: the value is the report's, any length); the schema lists the seven."""
 
 
 class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -64,6 +64,7 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
     workloads: Count
     YES: Count
+    SCALES: Count = 0
     NO: Count
     ADDON_ONLY: Count
     PARTIAL: Count
@@ -78,6 +79,26 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
             Meta(
                 description="Why the run judged no workload and so did not pass (exit 5); "
                 "absent otherwise."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    newNodes: (
+        Annotated[
+            Count,
+            Meta(
+                description="The nodes cluster-autoscaler would add for every workload "
+                "together; absent when none and no budget is set."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    maxNewNodes: (
+        Annotated[
+            Count,
+            Meta(
+                description="The run's budget of new nodes (autoscaling.maxNewNodes): needing "
+                "more fails the gate; absent when none is set."
             ),
         ]
         | UnsetType
@@ -245,6 +266,38 @@ class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ) = UNSET
 
 
+class ScaleUp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A node group cluster-autoscaler would grow: nodes new nodes holding copies of the
+    workload's pods, from size from to size to, of at most max."""
+
+    group: str
+    nodes: Count
+    copies: Count
+    from_: Count = msgspec.field(name="from")
+    to: Count
+    max: Count
+
+
+class Blocked(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The copies no node group takes: how many, each reason with the number of groups
+    giving it, CA's event for them ("" when none is blocked), and whether every reason may
+    pass (a group in backoff or not ready, a status that may have changed)."""
+
+    copies: Count
+    reasons: dict[str, Count]
+    message: str
+    transient: bool
+
+
+class Autoscale(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Where the workload's copies go once cluster-autoscaler has scaled what it would:
+    fitsNow on today's nodes, the groups that grow, the copies blocked."""
+
+    fitsNow: Count
+    scaleUp: list[ScaleUp]
+    blocked: Blocked
+
+
 class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One workload's result. outcomes hold every node of the snapshot exactly once (the
     counts add up to snapshot.nodes), one group per distinct outcome, in the order they first
@@ -290,6 +343,16 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ) = UNSET
     cause: Cause | UnsetType = UNSET
     field: Field | UnsetType = UNSET
+    autoscale: (
+        Annotated[
+            Autoscale,
+            Meta(
+                description="Where cluster-autoscaler would put the copies no existing node "
+                "takes, when the run judged the snapshot's node groups for them."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -391,11 +454,18 @@ _VERDICT_RULES: list[dict[str, Any]] = [
             "else": {"properties": {"message": {"type": "null"}}},
         },
     },
-    {  # some node fits
-        "if": {"properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}}},
+    {  # some node fits (unless only new nodes take the copies that fit)
+        "if": {
+            "properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}},
+            "not": {"required": ["autoscale"]},
+        },
         "then": {
             "properties": {"outcomes": {"contains": {"properties": {"reasons": {"maxItems": 0}}}}}
         },
+    },
+    {  # after scale-up: where the copies went
+        "if": {"properties": {"verdict": {"const": "SCALES"}}},
+        "then": {"required": ["autoscale"]},
     },
     {  # not evaluated: why, and no outcomes
         "if": {"properties": {"verdict": {"enum": ["ERROR", "SKIPPED"]}}},

@@ -26,6 +26,8 @@ class Verdict(str, Enum):
     """The gate's answer for one workload (the README's "Verdicts")."""
 
     YES = "YES"
+    SCALES = "SCALES"
+    """Every copy fits, some only on nodes cluster-autoscaler would add."""
     NO = "NO"
     ADDON_ONLY = "ADDON_ONLY"
     PARTIAL = "PARTIAL"
@@ -37,6 +39,7 @@ class Verdict(str, Enum):
 
 
 VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
+"""YES and SCALES pass by default, then the verdicts that fail, then the unjudged."""
 DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
@@ -116,6 +119,9 @@ class WarningKind(str, Enum):
     LOST_NODE = "lost-node"
     """If the node holding most of its pods failed, the rest of the cluster could not take
     them back (below its wanted count, or below its disruption budget)."""
+    AUTOSCALING = "autoscaling"
+    """What cluster-autoscaler would do that the verdict does not say: blockers that may
+    pass (a group in backoff, a stale status), a scale-up it could not judge."""
     IF_SCALED_UP = "if-scaled-up"
     """A workload that wants no pods (``replicas: 0``, a Job suspended by hand): one pod of
     its template would not fit if it were scaled up, or only on add-on nodes."""
@@ -688,7 +694,7 @@ class Change(str, Enum):
     NEW = "new"
     """No workload of the baseline has its kind, namespace and name."""
     WORSE = "worse"
-    """It fails the gate, and its verdict is worse than the baseline's (YES < PARTIAL <
+    """It fails the gate, and its verdict is worse than the baseline's (YES < SCALES < PARTIAL <
     ADDON_ONLY < NO), or it is an ERROR where the baseline was not, or the baseline could not
     say (ERROR, SKIPPED) and it now fails."""
     FIXED = "fixed"
@@ -758,6 +764,50 @@ class BaselineRun:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupScaleUp:
+    """A node group cluster-autoscaler would grow for a workload: ``nodes`` new nodes from
+    size ``start`` to ``end`` (of at most ``maximum``), holding ``copies`` of its pods."""
+
+    group: str
+    nodes: int
+    copies: int
+    start: int
+    end: int
+    maximum: int
+
+    def __str__(self) -> str:
+        """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``."""
+        return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
+
+
+@dataclass(frozen=True, slots=True)
+class Autoscale:
+    """Where a workload's copies go once cluster-autoscaler has scaled what it would:
+    ``fits_now`` on today's nodes, the groups that grow (``scale_up``), the copies no group
+    takes (``blocked``), each blocking reason with the number of groups giving it, and the
+    event CA publishes for a blocked copy (``message``: ``pod didn't trigger scale-up:
+    ...``, "" when none is blocked). ``transient``: every blocker may pass (a group in
+    backoff, not ready, a status that may have changed)."""
+
+    fits_now: int
+    scale_up: tuple[GroupScaleUp, ...] = ()
+    blocked: int = 0
+    reasons: Mapping[str, int] = field(default_factory=dict)
+    message: str = ""
+    transient: bool = False
+
+    @property
+    def nodes(self) -> int:
+        """The new nodes every group together adds."""
+        return sum(s.nodes for s in self.scale_up)
+
+    @property
+    def after(self) -> int:
+        """The copies the new nodes hold."""
+        return sum(s.copies for s in self.scale_up)
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
     namespace: str
@@ -781,6 +831,9 @@ class WorkloadResult:
     """For a workload that some nodes reject: the reason behind most rejections."""
     field_at: FieldLocation | None = None
     """Where the cause is in the manifest, when its field could be found."""
+    autoscale: Autoscale | None = None
+    """Where cluster-autoscaler would put the copies no existing node takes, when the run
+    judged the snapshot's node groups for them."""
 
     @property
     def fits(self) -> tuple[str, ...]:
@@ -850,7 +903,7 @@ SNAPSHOT_FILE = "the snapshot file"
 pattern for it)."""
 
 
-JUDGED = frozenset({Verdict.YES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
+JUDGED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
 """The verdicts of a workload that was evaluated against the snapshot: a run without one
 judged nothing (an ``ERROR`` or a ``SKIPPED`` is no judgement of a workload's fit)."""
 
@@ -881,6 +934,20 @@ class Report:
     """Why the run judged no workload, when that fails it (exit 5): a gate that evaluated
     nothing must not read as one that found nothing wrong."""
 
+    max_new_nodes: int | None = None
+    """The run's budget of nodes cluster-autoscaler may add (``autoscaling.maxNewNodes``):
+    needing more fails the gate."""
+
+    @property
+    def new_nodes(self) -> int:
+        """The nodes cluster-autoscaler would add for the run's workloads, all together."""
+        return sum(r.autoscale.nodes for r in self.results if r.autoscale is not None)
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the run needs more new nodes than ``max_new_nodes`` allows."""
+        return self.max_new_nodes is not None and self.new_nodes > self.max_new_nodes
+
     def judged(self) -> bool:
         """Whether any workload was evaluated: a run that judged nothing never passes
         unless asked to (``--allow-empty``)."""
@@ -908,7 +975,7 @@ class Report:
             workloads=len(self.results),
             counts=counts,
             warnings=sum(len(r.warnings) for r in self.results),
-            passed=not failed and self.nothing_judged is None,
+            passed=not failed and self.nothing_judged is None and not self.over_budget,
         )
 
 

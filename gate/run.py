@@ -54,6 +54,7 @@ from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
 from gate.reports.reading import nothing_judged
 from gate.reports.reporter import Output, ReportContext, Reporter
+from gate.scheduler.autoscaler.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine import Evaluator
 from gate.scheduler.placement import Ledger
 from gate.scheduler.plugins import field_paths
@@ -96,6 +97,9 @@ class RunOptions:
     origin_root: str | None = None
     """The directory kustomize built (``--origin-root``): its kustomization's patches are
     where a piped document's field is set, when one sets it."""
+    autoscaling: bool = True
+    """Whether the snapshot's cluster-autoscaler is judged (``--autoscaling off``: fixed
+    nodes)."""
 
 
 def read_inputs(
@@ -156,7 +160,8 @@ def check(
     """Every document's result against ``snapshot``, in input order (only the shard's
     part of them when ``options.shard`` names one)."""
     dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
-    evaluator = Evaluator.for_snapshot(snapshot, dialect)
+    scaling = options.config.autoscaling
+    evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
         template_paths[kind] = (path, None, 1)
@@ -187,14 +192,30 @@ def check(
         fail_on=options.fail_on,
         other_documents=tuple(sorted(others.items())),
         version=options.version,
-        warnings=options.warnings,
+        warnings=(*options.warnings, *_autoscaling_notes(evaluator, snapshot, options)),
         read=options.read,
         policy=options.policy or None,
+        max_new_nodes=scaling.max_new_nodes if evaluator.autoscaling is not None else None,
     )
     report = selection.report(report, options.cluster, tuple(n.name for n in snapshot.nodes))
     report = compared(report, options.baseline, whole=options.shard is None)
     # A shard may be given none of the workloads; the merge judges the whole run.
     return report if options.shard is not None else judged_or_refused(report, options.allow_empty)
+
+
+def _autoscaling_notes(
+    evaluator: Evaluator, snapshot: Snapshot, options: RunOptions
+) -> tuple[str, ...]:
+    """What the run says of the cluster-autoscaler: its session's notes, or the hint to
+    record it when nodes look autoscaled and none was recorded."""
+    if evaluator.autoscaling is not None:
+        return evaluator.autoscaling.notes
+    if not options.autoscaling:
+        return ()
+    if options.config.autoscaling.groups:
+        return (CONFIGURED_ONLY,)
+    hint = autoscaled_hint(snapshot.nodes)
+    return () if hint is None else (hint,)
 
 
 def judged_or_refused(report: Report, allow_empty: bool) -> Report:

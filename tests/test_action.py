@@ -111,7 +111,7 @@ def test_inputs_and_outputs_are_snake_case_and_documented() -> None:
         "comment",
         "python_version",
     }
-    verdicts = {"workloads", "yes", "no", "addon_only", "partial", "error", "skipped"}
+    verdicts = {"workloads", "yes", "scales", "no", "addon_only", "partial", "error", "skipped"}
     assert (
         set(ACTION["outputs"]) >= {"result", "json_path", "junit_path", "comment_path"} | verdicts
     )

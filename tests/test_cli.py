@@ -344,7 +344,9 @@ def test_an_unusable_snapshot_server_version_is_unknown_with_a_warning(tmp_path:
     document["source"]["serverVersion"] = "v1." + "9" * 50
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    code, report = json_report("fixtures/manifests/01-web-small.yaml", "--snapshot", str(path))
+    code, report = json_report(
+        "fixtures/manifests/01-web-small.yaml", "--snapshot", str(path), "--autoscaling", "off"
+    )
     assert code == 0
     [warning] = report["warnings"]
     assert warning.startswith("snapshot serverVersion: version 'v1.999")

@@ -28,7 +28,7 @@ USAGE = {
     ),
     "an unknown verdict": (
         ["check", "--fail-on", "MAYBE"],
-        "fitgate check: argument --fail-on: 'MAYBE': verdicts are YES, NO, ADDON_ONLY, "
+        "fitgate check: argument --fail-on: 'MAYBE': verdicts are YES, SCALES, NO, ADDON_ONLY, "
         "PARTIAL, ERROR, SKIPPED; see fitgate check --help",
     ),
     "an empty --fail-on": (

@@ -863,3 +863,21 @@ def test_thousands_of_excluded_files_are_counted_not_listed_in_the_summary(
     assert len((tmp_path / "c.md").read_text(encoding="utf-8")) < 10_000
     code, report = _json(tmp_path, "deploy")
     assert len(report["read"]["excluded"]) == 2_000
+
+
+@pytest.mark.parametrize("key", ["", "bad key", "-leading"], ids=["empty", "space", "dash"])
+def test_template_labels_the_api_server_refuses_are_an_error_not_a_traceback(
+    tmp_path: Path, key: str
+) -> None:
+    """The default spreading reads a Deployment's template labels as a selector; a key no
+    label may have (apimachinery validation IsQualifiedName) makes the workload an ERROR."""
+    small = TOO_BIG.replace('cpu: "2"', "cpu: 100m").replace("replicas: 2", "replicas: 3")
+    labels = json.dumps({key: "x", "app": "too-big"})
+    _write(
+        tmp_path, {"web.yaml": small.replace("{labels: {app: too-big}}", f"{{labels: {labels}}}")}
+    )
+    code, out, err = run(tmp_path, "check", "web.yaml", "--snapshot", AKS)
+    assert "Traceback" not in err
+    assert code == 1
+    assert "ERROR       Deployment web/too-big" in out
+    assert f"template metadata.labels: labelSelector.matchLabels: invalid label key {key!r}" in out

@@ -33,6 +33,7 @@ from gate.model import (
     Code,
     WarningKind,
 )
+from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, api_pod, cluster_snapshot, container, exists, pod_term, spread
 from tests.report_schema import validate_report
 
@@ -141,9 +142,22 @@ class Case:
     """Each kind some warning must be of."""
     says: str = ""
     """A sentence of the text report."""
+    recorded: dict[str, Any] = field(default_factory=dict)
+    """More arrays of the snapshot (the cluster-autoscaler's status ConfigMap)."""
 
 
 ANTI_AGENT = pod_term("app", "In", ["agent"], topology_key=HOSTNAME)
+
+
+def aks_pool(max_size: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Four 4-cpu nodes of the AKS pool ``web``, and its status at 4 of ``max_size``."""
+    pool = "kubernetes.azure.com/agentpool"
+    nodes = [
+        api_node(f"aks-web-{i}", labels={HOSTNAME: f"aks-web-{i}", pool: "web"}) for i in range(4)
+    ]
+    group = status_group("aks-web-12345678-vmss", target=4, max_size=max_size)
+    return nodes, {"configMaps": [status_configmap(group)]}
+
 
 CASES: dict[str, Case] = {
     "resources: short of cpu on a full node and on one too small for the pod": Case(
@@ -321,6 +335,34 @@ CASES: dict[str, Case] = {
         ],
         says="of the HPA's 30",
     ),
+    "cluster-autoscaler: copies that fit only on new nodes of the pool": Case(
+        [workload("Deployment", "api", replicas=6, cpu="3")],
+        nodes=aks_pool(8)[0],
+        recorded=aks_pool(8)[1],
+        says="fits after scale-up: {aks-web-12345678-vmss 4->6 (max: 8)} (2 new nodes)",
+    ),
+    "cluster-autoscaler: full nodes today, copies only on new nodes, some blocked": Case(
+        [workload("Deployment", "api", replicas=4, cpu="3")],
+        nodes=aks_pool(6)[0],
+        pods=[running(f"busy-{i}", f"aks-web-{i}", {"app": "busy"}, cpu="2") for i in range(4)],
+        recorded=aks_pool(6)[1],
+        says="2 of 4 replicas fit: 0 now, 2 after {aks-web-12345678-vmss 4->6 (max: 6)}; "
+        "2 blocked: max node group size reached",
+    ),
+    "cluster-autoscaler: a run over its budget of new nodes": Case(
+        [workload("Deployment", "api", replicas=6, cpu="3")],
+        nodes=aks_pool(8)[0],
+        recorded=aks_pool(8)[1],
+        config="autoscaling:\n  maxNewNodes: 1\n",
+        says="budget 1 (autoscaling.maxNewNodes) exceeded. Gate FAILED.",
+    ),
+    "cluster-autoscaler: copies beyond the pool's maximum": Case(
+        [workload("Deployment", "api", replicas=8, cpu="3")],
+        nodes=aks_pool(6)[0],
+        recorded=aks_pool(6)[1],
+        says="6 of 8 replicas fit: 4 now, 2 after {aks-web-12345678-vmss 4->6 (max: 6)}; "
+        "2 blocked: max node group size reached",
+    ),
     "an add-on-only workload the configuration allows": Case(
         [
             workload(
@@ -359,7 +401,8 @@ def inputs(tmp_path: Path, case: Case) -> tuple[str, ...]:
     manifests = tmp_path / "manifests.yaml"
     manifests.write_text("\n---\n".join(map(json.dumps, case.documents)), encoding="utf-8")
     snapshot = tmp_path / "snapshot.json"
-    snapshot.write_text(json.dumps(cluster_snapshot(case.nodes, case.pods)), encoding="utf-8")
+    recorded = cluster_snapshot(case.nodes, case.pods, **case.recorded)
+    snapshot.write_text(json.dumps(recorded), encoding="utf-8")
     argv = (str(manifests), "--snapshot", str(snapshot), *case.argv)
     if case.config is None:
         return argv

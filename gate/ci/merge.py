@@ -36,10 +36,12 @@ from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import (
+    Autoscale,
     AutoscalerRef,
     Cause,
     Code,
     FieldLocation,
+    GroupScaleUp,
     HostPort,
     Location,
     NodeOutcome,
@@ -324,6 +326,24 @@ def _result(
         placement=None if workload.replicas is None else _placement(workload.replicas),
         cause=_cause(cause) if cause is not None else None,
         field_at=_field(at) if at is not None else None,
+        autoscale=_autoscale(given(workload.autoscale, None)),
+    )
+
+
+def _autoscale(autoscale: contract.Autoscale | None) -> Autoscale | None:
+    if autoscale is None:
+        return None
+    blocked = autoscale.blocked
+    return Autoscale(
+        fits_now=autoscale.fitsNow,
+        scale_up=tuple(
+            GroupScaleUp(s.group, s.nodes, s.copies, s.from_, s.to, s.max)
+            for s in autoscale.scaleUp
+        ),
+        blocked=blocked.copies,
+        reasons=dict(blocked.reasons),
+        message=blocked.message,
+        transient=blocked.transient,
     )
 
 
@@ -422,5 +442,6 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         warnings=tuple(dict.fromkeys(w for p in parts for w in given(p.report.warnings, []))),
         read=_read_summary(given(first.report.read, None)),
         policy=_policy(given(first.report.policy, None)),
+        max_new_nodes=given(first.report.summary.maxNewNodes, None),
     )
     return report, first.shard.cluster

@@ -77,6 +77,7 @@ class Selection:
             warnings=report.warnings,
             read=report.read,
             policy=report.policy,
+            max_new_nodes=report.max_new_nodes,
             shard=self.shard,
             positions=tuple(self._positions),
             items=self._items,

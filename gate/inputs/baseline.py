@@ -46,7 +46,7 @@ MAX_BASELINE_BYTES = 1024 * 1024 * 1024
 cluster and 2,000 workloads is under 900 MB)."""
 
 _VERDICTS = frozenset(v.value for v in Verdict)
-_Verdict = Annotated[str, Meta(pattern="^(YES|NO|ADDON_ONLY|PARTIAL|ERROR|SKIPPED)$")]
+_Verdict = Annotated[str, Meta(pattern="^(YES|SCALES|NO|ADDON_ONLY|PARTIAL|ERROR|SKIPPED)$")]
 
 
 class _OlderWorkload(Struct, frozen=True):

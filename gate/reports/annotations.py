@@ -17,6 +17,7 @@ from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
+    budget_sentence,
     display_title,
     document_line,
     field_sentence,
@@ -34,6 +35,7 @@ SEVERITY: tuple[Verdict, ...] = (
     Verdict.NO,
     Verdict.PARTIAL,
     Verdict.ADDON_ONLY,
+    Verdict.SCALES,
     Verdict.SKIPPED,
     Verdict.YES,
 )
@@ -124,6 +126,9 @@ def render_annotations(
         lines.append(f"::notice title=fitgate::{workflow_message(message)}")
     if report.nothing_judged is not None:  # no workload to point at: the run's own error
         lines.append(f"::error title=fitgate::{workflow_message(report.nothing_judged)}")
+    budget = budget_sentence(report)
+    if report.over_budget and budget:  # no workload fails: the run as a whole does
+        lines.append(f"::error title=fitgate::{workflow_message(budget)}")
     return lines
 
 

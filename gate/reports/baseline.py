@@ -29,11 +29,17 @@ from gate.model import (
 )
 
 # How bad each evaluated verdict is; ERROR and SKIPPED said nothing about fitting.
-_RANK = {Verdict.YES: 0, Verdict.PARTIAL: 1, Verdict.ADDON_ONLY: 2, Verdict.NO: 3}
+_RANK = {
+    Verdict.YES: 0,
+    Verdict.SCALES: 1,
+    Verdict.PARTIAL: 2,
+    Verdict.ADDON_ONLY: 3,
+    Verdict.NO: 4,
+}
 
 
 def worse(before: Verdict, now: Verdict) -> bool:
-    """Whether ``now`` is worse than ``before``: higher in YES < PARTIAL < ADDON_ONLY < NO,
+    """Whether ``now`` is worse than ``before``: higher in YES < SCALES < PARTIAL < ADDON_ONLY < NO,
     an ``ERROR`` after anything else, or any evaluated verdict after a baseline that could
     not say (``ERROR``, ``SKIPPED``).
 

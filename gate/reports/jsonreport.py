@@ -28,6 +28,7 @@ from gate.contract import SCHEMA_VERSION
 from gate.model import (
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
+    Autoscale,
     Cause,
     Code,
     NodeOutcome,
@@ -118,6 +119,30 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
             partial=at.partial,
             originLine=msgspec.UNSET if at.origin_line is None else at.origin_line,
             originFile=msgspec.UNSET if at.origin_file is None else at.origin_file,
+        ),
+        autoscale=msgspec.UNSET if result.autoscale is None else _autoscale(result.autoscale),
+    )
+
+
+def _autoscale(autoscale: Autoscale) -> contract.Autoscale:
+    return contract.Autoscale(
+        fitsNow=autoscale.fits_now,
+        scaleUp=[
+            contract.ScaleUp(
+                group=s.group,
+                nodes=s.nodes,
+                copies=s.copies,
+                from_=s.start,
+                to=s.end,
+                max=s.maximum,
+            )
+            for s in autoscale.scale_up
+        ],
+        blocked=contract.Blocked(
+            copies=autoscale.blocked,
+            reasons=dict(autoscale.reasons),
+            message=autoscale.message,
+            transient=autoscale.transient,
         ),
     )
 
@@ -250,6 +275,7 @@ def report_document(
         summary=contract.Summary(
             workloads=summary.workloads,
             YES=summary.counts[Verdict.YES],
+            SCALES=summary.counts[Verdict.SCALES],
             NO=summary.counts[Verdict.NO],
             ADDON_ONLY=summary.counts[Verdict.ADDON_ONLY],
             PARTIAL=summary.counts[Verdict.PARTIAL],
@@ -259,6 +285,10 @@ def report_document(
             passed=summary.passed,
             failOn=[v.value for v in VERDICT_ORDER if v in report.fail_on],
             nothingJudged=msgspec.UNSET if report.nothing_judged is None else report.nothing_judged,
+            newNodes=report.new_nodes
+            if report.new_nodes or report.max_new_nodes is not None
+            else msgspec.UNSET,
+            maxNewNodes=msgspec.UNSET if report.max_new_nodes is None else report.max_new_nodes,
         ),
         read=msgspec.UNSET if report.read is None else _read(report.read),
         policy=_policy(report.policy) if report.policy else msgspec.UNSET,

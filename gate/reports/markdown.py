@@ -45,6 +45,7 @@ from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
     baseline_counts,
+    budget_sentence,
     change_note,
     counts,
     display_title,
@@ -271,6 +272,7 @@ def _context(
         "read": "" if report.read is None else read_line(report.read),
         "read_details": [] if report.read is None else excluded_lines(report.read),
         "nothing_judged": report.nothing_judged or "",
+        "new_nodes": budget_sentence(report) or "",
         "policy": policy_lines(report.policy, report.fail_on),
         "shortened": [],
     }

@@ -15,6 +15,7 @@ from gate.reports.wording import change_note, detail, gone_line, provenance, sum
 # SGR sequences (ECMA-48) for the verdict words on a terminal: each word is reset after.
 _COLOURS = {
     Verdict.YES: "\x1b[32m",  # green
+    Verdict.SCALES: "\x1b[36m",  # cyan
     Verdict.NO: "\x1b[31m",  # red
     Verdict.ERROR: "\x1b[31m",
     Verdict.PARTIAL: "\x1b[33m",  # yellow

@@ -283,6 +283,9 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
 
 def _headline(result: WorkloadResult, views: Views) -> str:
     verdict = result.verdict
+    scaled = scale_up_lines(result)
+    if scaled:
+        return " ".join(scaled)
     if verdict is Verdict.NO:
         return result.message or "no node passes every filter"
     if verdict is Verdict.ADDON_ONLY:
@@ -318,6 +321,9 @@ def _no_room(nodes: NodeOutcomes) -> str:
 def detail(result: WorkloadResult, views: Views) -> list[str]:
     """The lines under a workload in the text summary (empty ones are not printed)."""
     verdict = result.verdict
+    scaled = scale_up_lines(result)
+    if scaled:
+        return [*scaled, field_line(result) or ""]
     replicas = replicas_sentence(result)
     if verdict is Verdict.NO:
         lines = [result.message or ""]
@@ -366,6 +372,52 @@ def _with_first_unfit(result: WorkloadResult, sentence: str) -> str:
     if result.message:
         sentence += f"; the {ordinal(placed.fit + 1)}: {result.message}"
     return sentence
+
+
+# --- a workload after cluster-autoscaler's scale-up ------------------------------------------
+
+
+def scale_up_groups(result: WorkloadResult) -> str:
+    """``{aks-user 3->5 (max: 10)}``: every group that grows, as CA's ScaleUpInfo says it."""
+    autoscale = result.autoscale
+    return ", ".join(map(str, autoscale.scale_up)) if autoscale is not None else ""
+
+
+def scale_up_lines(result: WorkloadResult) -> list[str]:
+    """What a workload judged with the autoscaler says (empty when it was not):
+    ``SCALES``: ``fits after scale-up: {aks-user 3->5 (max: 10)}`` (``, 2 new nodes``);
+    ``PARTIAL``: ``7 of 10 replicas fit: 3 now, 4 after {...}; 3 blocked: <reasons>``;
+    ``NO``: the two events a user sees, the scheduler's FitError and CA's
+    ``pod didn't trigger scale-up: ...``."""
+    autoscale, placed = result.autoscale, result.placement
+    if autoscale is None or placed is None:
+        return []
+    groups = scale_up_groups(result)
+    nodes = autoscale.nodes
+    if result.verdict is Verdict.SCALES:
+        cost = f" ({nodes} new node{'s' if nodes != 1 else ''})"
+        if not autoscale.scale_up:
+            return [f"fits once the node groups recover: {autoscale.message}"]
+        return [f"fits after scale-up: {groups}{cost}"]
+    if result.verdict is Verdict.NO:
+        return [result.message or "no node passes every filter", autoscale.message]
+    fit = autoscale.fits_now + autoscale.after
+    parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
+    if autoscale.scale_up:
+        parts[0] += f", {autoscale.after} after {groups}"
+    reasons = ", ".join(autoscale.reasons)
+    parts.append(f"{autoscale.blocked} blocked: {reasons}")
+    return ["; ".join(parts)]
+
+
+def budget_sentence(report: Report) -> str | None:
+    """``new nodes: 7 of the budget of 5 (autoscaling.maxNewNodes)``, when the run has a
+    budget or needs new nodes."""
+    needed, budget = report.new_nodes, report.max_new_nodes
+    if budget is None:
+        return f"{needed} new node(s) after scale-up" if needed else None
+    over = " exceeded" if needed > budget else ""
+    return f"{needed} new node(s) after scale-up, budget {budget} (autoscaling.maxNewNodes){over}"
 
 
 # --- a workload: its nodes, grouped by reason ------------------------------------------------
@@ -442,6 +494,9 @@ def summary_line(report: Report) -> str:
     against = baseline_sentence(report)
     if against:
         text += f"; {against}"
+    budget = budget_sentence(report)
+    if budget:
+        text += f"; {budget}"
     if report.nothing_judged is not None:
         return f"{text}. Gate FAILED: nothing judged."
     gate = "passed" if summary.passed else "FAILED"
@@ -450,6 +505,7 @@ def summary_line(report: Report) -> str:
 
 _COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
     (Verdict.YES, "fit"),
+    (Verdict.SCALES, "scale up"),
     (Verdict.NO, "NO"),
     (Verdict.ADDON_ONLY, "add-on only"),
     (Verdict.PARTIAL, "partial"),
@@ -459,11 +515,13 @@ _COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
 
 
 def counts(report: Report) -> list[tuple[str, int]]:
-    """Every verdict's count as the comment names it, zeros included, in the issue's order."""
+    """Every verdict's count as the comment names it, zeros included (SCALES only when
+    some workload has it), in the issue's order."""
     counted = report.summary.counts
     return [
         (label + ("s" if v is Verdict.ERROR and counted[v] != 1 else ""), counted[v])
         for v, label in _COUNT_LABELS
+        if counted[v] or v is not Verdict.SCALES  # SCALES only in autoscaled runs
     ]
 
 

@@ -17,6 +17,7 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
+from gate.autoscaling import AutoscalingConfig
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.quantity import format_amount
@@ -36,6 +37,8 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.scheduler.autoscaler.session import Autoscaling
+from gate.scheduler.autoscaler.verdicts import after_scale_up
 from gate.scheduler.causes import cause_of
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import (
@@ -139,11 +142,21 @@ class Evaluator:
     causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
     parts: SharedParts = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
+    autoscaling: Autoscaling | None = None
+    """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
+    copies no existing node takes would go."""
 
     @classmethod
-    def for_snapshot(cls, snapshot: Snapshot, dialect: Dialect) -> Evaluator:
+    def for_snapshot(
+        cls, snapshot: Snapshot, dialect: Dialect, autoscaling: AutoscalingConfig | None = None
+    ) -> Evaluator:
+        """The evaluator of ``snapshot``; ``autoscaling``: the configuration's part for the
+        autoscaler (None: nodes are fixed, ``--autoscaling off``)."""
         cluster = Cluster.of(snapshot)
-        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes))
+        scaler = None
+        if autoscaling is not None:
+            scaler = Autoscaling.of(snapshot, autoscaling, cluster, dialect)
+        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes), autoscaling=scaler)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -207,7 +220,10 @@ class Evaluator:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
             return self._daemonset(workload, pod)
-        return self._pod(workload, pod, ledger)
+        try:  # the score plugins read the template's labels as a selector
+            return self._pod(workload, pod, ledger)
+        except SelectorError as exc:
+            return self._result(workload, Verdict.ERROR, reason=str(exc))
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
@@ -332,7 +348,7 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
-        return self._result(
+        result = self._result(
             workload,
             verdict,
             message=message,
@@ -342,6 +358,18 @@ class Evaluator:
             placement=placement,
             cause=cause,
         )
+        return self._scaled_up(result, pod, cycle)
+
+    def _scaled_up(
+        self, result: WorkloadResult, pod: Pod, cycle: CycleState | None
+    ) -> WorkloadResult:
+        """The result once cluster-autoscaler takes the copies no node took
+        (:mod:`gate.scheduler.autoscaler.verdicts`); as it is with fixed nodes."""
+        if self.autoscaling is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+            return result
+        if cycle is None:
+            cycle = prepare(pod.profile, self.cluster)
+        return after_scale_up(result, self.autoscaling, pod.spec, cycle, pod.profile)
 
     def _wanting_none(
         self,

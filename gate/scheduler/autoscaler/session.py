@@ -34,6 +34,10 @@ RECORD_HINT = (
     "nodes look autoscaled ({label}); record the autoscaler state "
     "(fitgate snapshot --autoscaling) to judge scale-ups"
 )
+CONFIGURED_ONLY = (
+    "autoscaling.groups are configured, but the snapshot recorded no cluster-autoscaler status "
+    "to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups"
+)
 NAP_WARNING = (
     "GKE node auto-provisioning ({pools}) is not judged: pools it would create are not modelled"
 )
@@ -57,13 +61,15 @@ def _nap_pools(nodes: tuple[NodeView, ...]) -> list[str]:
 @dataclass(slots=True)
 class Autoscaling:
     """The run's node groups, the headroom used so far, and what the run must say of them
-    (``notes``); ``uncertain``: the status is stale or CA is still initializing."""
+    (``notes``); ``uncertain``: the status is stale or CA is still initializing;
+    ``transient_fails``: blockers that may pass count as blockers (``transient: fail``)."""
 
     groups: Groups
     dialect: Dialect
     used: Headroom = field(default_factory=Headroom)
     notes: tuple[str, ...] = ()
     uncertain: bool = False
+    transient_fails: bool = False
 
     @classmethod
     def of(
@@ -90,7 +96,13 @@ class Autoscaling:
         pools = _nap_pools(snapshot.nodes)
         if pools:
             notes.append(NAP_WARNING.format(pools=", ".join(pools)))
-        return cls(groups, dialect, notes=tuple(notes), uncertain=uncertain)
+        return cls(
+            groups,
+            dialect,
+            notes=tuple(notes),
+            uncertain=uncertain,
+            transient_fails=config.transient_fails,
+        )
 
     def decide(
         self,
