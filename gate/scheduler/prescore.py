@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gate.k8s.selectors import parse_selector
+from gate.k8s.selectors import SelectorError, parse_selector
 from gate.k8s.spread import SCHEDULE_ANYWAY, hard_constraints
 from gate.model import NodeView
 from gate.scheduler.nodeindex import NodeIndex
@@ -58,7 +58,10 @@ def score_rules(
     explicit = isinstance(written, list) and bool(written)
     default = None
     if kind in OWNED_BY_A_SELECTOR and profile.labels:
-        default = parse_selector({"matchLabels": dict(profile.labels)})
+        try:
+            default = parse_selector({"matchLabels": dict(profile.labels)})
+        except SelectorError:  # helper.DefaultSelector skips a selector that does not parse
+            default = None
     spread = soft_scoring(
         hard_constraints(spec, profile.labels, SCHEDULE_ANYWAY) if explicit else (),
         default,
