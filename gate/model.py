@@ -200,7 +200,10 @@ class NodeView:
     """A node as the filters see it: the pods already bound to it reduced to totals.
 
     ``allocatable`` and ``requested`` hold exact integers: cpu in millicores, every other
-    resource in whole units (bytes, counts), keyed by resource name.
+    resource in whole units (bytes, counts), keyed by resource name. ``nonzero`` is the
+    pods' cpu and memory as the resource scores count them (NodeInfo.NonZeroRequested: a
+    container naming no cpu or memory request counted at 100m and 200Mi); None when it is
+    ``requested``'s cpu and memory (a view built by hand).
     """
 
     name: str
@@ -211,6 +214,14 @@ class NodeView:
     requested: Mapping[str, int]
     pod_count: int
     used_ports: frozenset[HostPort] = frozenset()
+    nonzero: tuple[int, int] | None = None
+
+    @property
+    def scored_requests(self) -> tuple[int, int]:
+        """The node's cpu and memory as NodeResourcesFit's score reads them (``nonzero``)."""
+        if self.nonzero is not None:
+            return self.nonzero
+        return self.requested.get("cpu", 0), self.requested.get("memory", 0)
 
     @property
     def is_addon_node(self) -> bool:
@@ -223,6 +234,8 @@ class ExistingPod:
     (InterPodAffinity, PodTopologySpread). Only pods that count against a
     node are kept (``spec.nodeName`` names a node of the snapshot, phase neither Succeeded
     nor Failed), as the scheduler's informer keeps them.
+    ``nonzero`` is its cpu and memory as ``NodeView.nonzero`` counts them (None: as
+    ``requests``').
 
     ``requests`` are its requests as the node's totals count them (scheduler units, as in
     ``NodeView.requested``) and ``ports`` its used host ports: a workload's update releases
@@ -244,6 +257,7 @@ class ExistingPod:
     anti_affinity_terms: tuple[Mapping[str, Any], ...] = ()
     requests: Mapping[str, int] = field(default_factory=dict)
     ports: tuple[HostPort, ...] = ()
+    nonzero: tuple[int, int] | None = None
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"

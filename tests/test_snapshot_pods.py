@@ -35,6 +35,7 @@ NEAR_CACHE = {
     "topologyKey": "topology.kubernetes.io/zone",
 }
 WEB_LABELS = {"app": "web", "pod-template-hash": "6d4cf56db6"}
+NO_REQUESTS = (100, 200 * 1024 * 1024)  # the scores' count of a container naming none
 
 
 def web_pod(name: str, node: str | None, **status: Any) -> dict[str, Any]:
@@ -69,6 +70,7 @@ def expected_web(name: str, node: str, *, terminating: bool = False) -> Existing
         terminating=terminating,
         affinity_terms=(NEAR_CACHE,),
         anti_affinity_terms=(HOSTNAME_APART,),
+        nonzero=NO_REQUESTS,
     )
 
 
@@ -115,6 +117,7 @@ def test_every_counted_pod_is_kept_with_what_the_inter_pod_filters_read(kubectl:
             labels={},
             requests={"cpu": 100},
             ports=(HostPort("0.0.0.0", "TCP", 9100),),
+            nonzero=NO_REQUESTS,  # 100m as written, memory counted at 200Mi
         ),
     )
     assert snapshot.namespaces == {"payments": {"team": "payments"}, "batch": {}}

@@ -70,11 +70,20 @@ def _max(total: Exact, other: Mapping[str, Fraction]) -> None:
             total[name] = value
 
 
-def _requests(container: object) -> Exact:
-    if not isinstance(container, Mapping):
-        return {}
-    resources = container.get("resources")
-    return exact_list(resources.get("requests")) if isinstance(resources, Mapping) else {}
+def _requests(container: object, non_missing: Mapping[str, Fraction] | None = None) -> Exact:
+    """A container's requests; with ``non_missing`` (applyNonMissing), each of its
+    resources the container does not name at all is added at that amount (a request
+    written as ``0`` stays 0)."""
+    found: Exact = {}
+    if isinstance(container, Mapping):
+        resources = container.get("resources")
+        if isinstance(resources, Mapping):
+            found = exact_list(resources.get("requests"))
+    if non_missing:
+        for name, amount in non_missing.items():
+            if name not in found:
+                found[name] = amount
+    return found
 
 
 def is_sidecar(container: Mapping[str, Any]) -> bool:
@@ -87,7 +96,9 @@ def _containers(spec: Mapping[str, Any], key: str) -> Iterable[Mapping[str, Any]
     return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
 
 
-def aggregate_container_requests(spec: Mapping[str, Any]) -> Exact:
+def aggregate_container_requests(
+    spec: Mapping[str, Any], non_missing: Mapping[str, Fraction] | None = None
+) -> Exact:
     """Containers summed; init containers as the peak of what runs at once.
 
     Worked example (upstream test): init 5, sidecars 1 and 2, init 5, sidecar 3,
@@ -95,11 +106,11 @@ def aggregate_container_requests(spec: Mapping[str, Any]) -> Exact:
     """
     total: Exact = {}
     for container in _containers(spec, "containers"):
-        _add(total, _requests(container))
+        _add(total, _requests(container, non_missing))
     sidecars: Exact = {}
     init_peak: Exact = {}
     for container in _containers(spec, "initContainers"):
-        requests = _requests(container)
+        requests = _requests(container, non_missing)
         if is_sidecar(container):
             _add(total, requests)
             _add(sidecars, requests)
@@ -166,10 +177,13 @@ def pod_level_resource(name: str) -> bool:
     return name in (CPU, MEMORY) or name.startswith("hugepages-")
 
 
-def pod_requests(spec: Mapping[str, Any]) -> Exact:
+def pod_requests(
+    spec: Mapping[str, Any], non_missing: Mapping[str, Fraction] | None = None
+) -> Exact:
     """PodRequests: containers aggregated, pod-level requests replacing cpu/memory/hugepages
-    where set (PodLevelResources, on by default since v1.34), then ``spec.overhead`` added."""
-    total = aggregate_container_requests(spec)
+    where set (PodLevelResources, on by default since v1.34), then ``spec.overhead`` added.
+    ``non_missing``: PodResourcesOptions.NonMissingContainerRequests (``_requests``)."""
+    total = aggregate_container_requests(spec, non_missing)
     pod_resources = spec.get("resources")
     if isinstance(pod_resources, Mapping):
         for name, value in exact_list(pod_resources.get("requests")).items():
@@ -190,3 +204,46 @@ def to_scheduler_units(exact: Mapping[str, Fraction]) -> dict[str, int]:
 
 def pod_request_amounts(spec: Mapping[str, Any]) -> dict[str, int]:
     return to_scheduler_units(pod_requests(spec))
+
+
+DEFAULT_MILLI_CPU_REQUEST = 100  # scheduler/util/pod_resources.go DefaultMilliCPURequest
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # DefaultMemoryRequest
+NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {
+    CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+"""What a container that names no cpu or memory request is counted at by the scores."""
+
+
+def _non_zero(total: Mapping[str, Fraction]) -> tuple[int, int]:
+    return (
+        scheduler_amount(CPU, total.get(CPU, Fraction(0))),
+        scheduler_amount(MEMORY, total.get(MEMORY, Fraction(0))),
+    )
+
+
+def pod_nonzero_amounts(spec: Mapping[str, Any]) -> tuple[int, int]:
+    """A bound pod's cpu (millicores) and memory (bytes) as its node's ``NonZeroRequested``
+    counts them (framework/types.go PodInfo.CalculateResource): PodRequests again with
+    NonMissingContainerRequests of 100m cpu and 200Mi memory (getNonMissingContainerRequests);
+    when the pod sets pod-level requests, only for a resource its requests lack altogether.
+    Pass the spec ``with_status_resources`` already applied. Raises QuantityError."""
+    requests = pod_requests(spec)
+    pod_resources = spec.get("resources")
+    pod_level = isinstance(pod_resources, Mapping) and any(
+        pod_level_resource(name) for name in exact_list(pod_resources.get("requests"))
+    )
+    non_missing = (
+        {n: a for n, a in NON_ZERO_DEFAULTS.items() if n not in requests}
+        if pod_level
+        else NON_ZERO_DEFAULTS
+    )
+    return _non_zero(pod_requests(spec, non_missing) if non_missing else requests)
+
+
+def incoming_nonzero_amounts(spec: Mapping[str, Any]) -> tuple[int, int]:
+    """The pod being scheduled's cpu and memory as NodeResourcesFit's score adds them
+    (resource_allocation.go calculatePodResourceRequest, ``useRequested`` false): PodRequests
+    with NonMissingContainerRequests of 100m cpu and 200Mi memory for every container,
+    pod-level requests and overhead included. Raises QuantityError."""
+    return _non_zero(pod_requests(spec, NON_ZERO_DEFAULTS))

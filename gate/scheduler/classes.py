@@ -74,6 +74,7 @@ class ScoredRun:
         self.actual = (rules.requests.get(cpu, 0), rules.requests.get(memory, 0))
         self.caps: dict[int, int] = {}
         self.base: dict[int, tuple[int, int]] = {}
+        self.nonzero: dict[int, tuple[int, int]] = {}
         self.static: dict[int, tuple[object, ...]] = {}
         self.taint: dict[int, int] = {}
         self.preferred: dict[int, int] = {}
@@ -97,6 +98,7 @@ class ScoredRun:
             node.requested.get(SCORED[0], 0) + taken.get(SCORED[0], 0),
             node.requested.get(SCORED[1], 0) + taken.get(SCORED[1], 0),
         )
+        self.nonzero[p] = ledger.scored(node) if ledger else node.scored_requests
         allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
         keys = [r.topology_key for r in self.rules.spread] + self.anti_keys
         domains = tuple(node.labels.get(k) for k in keys if k != HOSTNAME)
@@ -123,6 +125,7 @@ class ScoredRun:
             interpod,
             self.caps[p],
             self.base[p],
+            self.nonzero[p],
             allocatable,
             self.taint[p],
             self.preferred[p],
@@ -235,9 +238,9 @@ class ScoredRun:
         ``p``: a class's, worked out once."""
         node, held = self.nodes[p], self.copies.get(p, 0) + 1
         allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
-        base, nonzero = self.base[p], self.scores.nonzero
+        base, nonzero, each = self.base[p], self.nonzero[p], self.scores.nonzero
         least = least_allocated(
-            (base[0] + held * nonzero[0], base[1] + held * nonzero[1]), allocatable
+            (nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable
         )
         actual = self.scores.balanced
         if actual is None:

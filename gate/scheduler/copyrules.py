@@ -12,14 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.model import HostPort, NodeView
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import port_conflicts
-from gate.scheduler.plugins.noderesources import (
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
-    SCORED,
-)
+from gate.scheduler.plugins.noderesources import SCORED
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 
 PODS = "pods"
@@ -119,14 +116,28 @@ class Ledger:
     ports: dict[str, frozenset[HostPort]] = field(default_factory=dict)
     takers: dict[str, dict[str, int]] = field(default_factory=dict)
     rules: dict[str, CopyRules] = field(default_factory=dict)
+    nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
 
-    def take(self, node: str, rules: CopyRules, copies: int, taker: str) -> None:
-        """``copies`` copies of ``taker``'s pod now hold their room on ``node``."""
+    def take(
+        self,
+        node: str,
+        rules: CopyRules,
+        copies: int,
+        taker: str,
+        nonzero: tuple[int, int] | None = None,
+    ) -> None:
+        """``copies`` copies of ``taker``'s pod now hold their room on ``node``; ``nonzero``:
+        each copy's cpu and memory as the resource scores count them (ScoreRules.nonzero;
+        None: its requests')."""
         if copies <= 0:
             return
         used = self.requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
+        if nonzero is None:
+            nonzero = (rules.requests.get(SCORED[0], 0), rules.requests.get(SCORED[1], 0))
+        cpu, memory = self.nonzero.get(node, (0, 0))
+        self.nonzero[node] = (cpu + nonzero[0] * copies, memory + nonzero[1] * copies)
         self.pods[node] = self.pods.get(node, 0) + copies
         if rules.host_ports:
             self.ports[node] = self.ports.get(node, frozenset()) | frozenset(rules.host_ports)
@@ -140,11 +151,13 @@ class Ledger:
 
     def view(self, node: NodeView, rules: CopyRules | None = None, copies: int = 0) -> NodeView:
         """``node`` as a filter sees it with the ledger's copies, and ``copies`` copies
-        under ``rules``, bound to it."""
+        under ``rules``, bound to it (``nonzero``, which no filter reads, with the ledger's
+        copies only)."""
         requested = dict(node.requested)
         for resource, amount in self.requested.get(node.name, {}).items():
             requested[resource] = requested.get(resource, 0) + amount
         ports = node.used_ports | self.ports.get(node.name, frozenset())
+        nonzero = self.scored(node)
         if rules is not None and copies:
             for resource, amount in rules.requests.items():
                 requested[resource] = requested.get(resource, 0) + amount * copies
@@ -158,7 +171,15 @@ class Ledger:
             requested=requested,
             pod_count=node.pod_count + self.pods.get(node.name, 0) + copies,
             used_ports=ports,
+            nonzero=nonzero,
         )
+
+    def scored(self, node: NodeView) -> tuple[int, int]:
+        """``node``'s cpu and memory as the resource scores read them, the ledger's copies
+        included (NodeView.scored_requests)."""
+        cpu, memory = node.scored_requests
+        taken = self.nonzero.get(node.name, (0, 0))
+        return cpu + taken[0], memory + taken[1]
 
 
 def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:

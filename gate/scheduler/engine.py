@@ -61,6 +61,7 @@ from gate.scheduler.placement import (
 )
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
+from gate.scheduler.plugins.noderesources import nonzero_requests
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
 from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
 from gate.scheduler.prescore import score_rules
@@ -437,6 +438,7 @@ class Evaluator:
             scores,
             refused,
             self.index.label_values,
+            nonzero_requests(pod.spec) if scores is None and ledger is not None else None,
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:

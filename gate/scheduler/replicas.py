@@ -80,10 +80,13 @@ class ReleasedNodes(Sequence[NodeView]):
 def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
     requested = dict(node.requested)
     ports = set(node.used_ports)
+    cpu, memory = node.scored_requests
     for pod in gone:
         for resource, amount in pod.requests.items():
             requested[resource] = requested.get(resource, 0) - amount
         ports.difference_update(pod.ports)
+        held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
+        cpu, memory = cpu - held[0], memory - held[1]
     return NodeView(
         name=node.name,
         labels=node.labels,
@@ -93,6 +96,7 @@ def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
         requested=requested,
         pod_count=node.pod_count - len(gone),
         used_ports=frozenset(ports),
+        nonzero=(cpu, memory),
     )
 
 
@@ -178,11 +182,14 @@ def count_copies(
     scores: ScoreRules | None = None,
     refusals: Refusals | None = None,
     label_bits: LabelBits | None = None,
+    nonzero: tuple[int, int] | None = None,
 ) -> Counted:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
     of those asked for every copy), alone and, for a workload new to the cluster
     (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
-    maximum would find and what one lost node would cost."""
+    maximum would find and what one lost node would cost. ``nonzero``: a copy's cpu and
+    memory as the resource scores count them, for the ledger when placed without
+    ``scores``."""
     alone = place_range(
         wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
     )
@@ -198,8 +205,9 @@ def count_copies(
             short, short_ledger = together.placement, ledger
             if refusals is not None:
                 beside = consumers(refusals(short, ledger).groups, views, ledger, rules)
+        held = scores.nonzero if scores is not None else nonzero
         for position, copies in together.placement.copies.items():
-            ledger.take(views[position].name, rules, copies, title)
+            ledger.take(views[position].name, rules, copies, title, held)
     refused = None
     if short.fit < wanted and refusals is not None:
         refused = refusals(short, short_ledger)

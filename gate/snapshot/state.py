@@ -46,6 +46,7 @@ class NodeTotals:
     requested: dict[str, int] = field(default_factory=dict)
     pods: int = 0
     ports: set[HostPort] = field(default_factory=set)
+    nonzero: tuple[int, int] = (0, 0)
 
 
 @dataclass(slots=True)
@@ -86,6 +87,7 @@ def node_view(
         requested=dict(totals.requested),
         pod_count=totals.pods,
         used_ports=frozenset(totals.ports),
+        nonzero=totals.nonzero,
     )
 
 

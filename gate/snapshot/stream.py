@@ -35,6 +35,7 @@ from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import (
     exact_list,
+    pod_nonzero_amounts,
     pod_request_amounts,
     to_scheduler_units,
     with_status_resources,
@@ -351,7 +352,7 @@ _CONTAINERS = msgspec.json.Decoder(list[_Container] | None)
 _RESOURCES = msgspec.json.Decoder(_Requirements | None)
 _AMOUNTS = msgspec.json.Decoder(dict[str, Quantity] | None)
 _PORTS = msgspec.json.Decoder(list[Port] | None)
-PodTotals = tuple[dict[str, int], tuple[HostPort, ...]]
+PodTotals = tuple[dict[str, int], tuple[HostPort, ...], tuple[int, int] | None]
 
 
 def _plain_container(container: _Container) -> dict[str, Any]:
@@ -404,8 +405,10 @@ def _plain_status(resized: Resized | None) -> dict[str, Any] | None:
 
 
 def _pod_totals(key: PodKey) -> PodTotals | None:
-    """What pods with these texts request and which host ports they use; None when a
-    quantity does not parse. A text of the wrong types raises ValidationError."""
+    """What pods with these texts request, which host ports they use and their cpu and
+    memory as the resource scores count them (``pod_nonzero_amounts``; None when the same as
+    its requests', as ``ExistingPod.nonzero``); None when a quantity does not parse. A text
+    of the wrong types raises ValidationError."""
     containers, inits = _containers(key[0]), _containers(key[1])
     resources = _RESOURCES.decode(key[2]) if key[2] is not None else None
     overhead = _AMOUNTS.decode(key[3]) if key[3] is not None else None
@@ -416,10 +419,14 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
         "overhead": overhead,
     }
     try:
-        requests = pod_request_amounts(with_status_resources(spec, _plain_status(key[4])))
+        resized = with_status_resources(spec, _plain_status(key[4]))
+        requests = pod_request_amounts(resized)
+        nonzero: tuple[int, int] | None = pod_nonzero_amounts(resized)
     except QuantityError:
         return None
-    return requests, pod_host_ports(spec)
+    if nonzero == (requests.get("cpu", 0), requests.get("memory", 0)):
+        nonzero = None
+    return requests, pod_host_ports(spec), nonzero
 
 
 _LABELS = msgspec.json.Decoder(dict[str, str] | None)
@@ -471,6 +478,7 @@ _Parts = tuple[
     tuple[Mapping[str, Any], ...],
     Mapping[str, int],
     tuple[HostPort, ...],
+    tuple[int, int] | None,
 ]
 
 
@@ -530,6 +538,7 @@ class _Shared:
             self._terms(anti_affinity),
             totals[0] if totals else _NOTHING,
             totals[1] if totals else (),
+            totals[2] if totals else None,
         )
 
     def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
@@ -626,8 +635,17 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports)
-            for name, node, deleted, (ns, labels, owners, terms, anti, requests, ports) in zip(
+            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports, non0)
+            for name, node, deleted, (
+                ns,
+                labels,
+                owners,
+                terms,
+                anti,
+                requests,
+                ports,
+                non0,
+            ) in zip(
                 islice(self.names, start, None),
                 islice(self.nodes, start, None),
                 islice(self.terminating, start, None),
@@ -644,11 +662,14 @@ class _PodTotals:
     def by_node(self) -> dict[str, NodeTotals]:
         """Each node's totals: the one place the counted pods are summed, for every path
         (a file, a live read, a document the reference reader checked)."""
-        readable = [t or ({}, ()) for t in self.totals]
-        names = [frozenset(requests) for requests, _ in readable]
-        ports = [frozenset(used) for _, used in readable]
+        readable = [t or ({}, (), None) for t in self.totals]
+        names = [frozenset(requests) for requests, _, _ in readable]
+        ports = [frozenset(used) for _, used, _ in readable]
+        scored = [nonzero or (r.get("cpu", 0), r.get("memory", 0)) for r, _, nonzero in readable]
+        non0_cpu = [cpu for cpu, _ in scored]
+        non0_memory = [memory for _, memory in scored]
         amounts = {
-            name: [requests.get(name, 0) for requests, _ in readable]
+            name: [requests.get(name, 0) for requests, _, _ in readable]
             for name in sorted(set().union(*names))
         }
         summed = {}
@@ -661,6 +682,10 @@ class _PodTotals:
                 },
                 pods=len(templates),
                 ports=set().union(*map(ports.__getitem__, templates)),
+                nonzero=(
+                    sum(map(non0_cpu.__getitem__, templates)),
+                    sum(map(non0_memory.__getitem__, templates)),
+                ),
             )
         return summed
 

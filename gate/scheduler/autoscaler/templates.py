@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gate.autoscaling import DaemonSet, Flags, NodeTemplate
+from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
 from gate.scheduler.cluster import Cluster
@@ -132,6 +133,7 @@ def _with_daemon_sets(
 ) -> tuple[NodeView, tuple[str, ...]]:
     requested, pods, too_big = dict(bare.requested), bare.pod_count, []
     ports = set(bare.used_ports)
+    cpu, memory = bare.scored_requests
     for ds in daemon_sets:
         if not _runs_on(ds, bare, cluster, dialect):
             continue
@@ -141,6 +143,8 @@ def _with_daemon_sets(
             too_big.append(f"{ds.namespace}/{ds.name}")
             continue
         requested, pods = more, pods + 1
+        held = pod_nonzero_amounts(ds.pod_spec)  # its requests parsed: so do these
+        cpu, memory = cpu + held[0], memory + held[1]
     view = NodeView(
         bare.name,
         bare.labels,
@@ -150,6 +154,7 @@ def _with_daemon_sets(
         requested,
         pods,
         frozenset(ports),
+        (cpu, memory),
     )
     return view, tuple(too_big)
 
@@ -168,9 +173,12 @@ def from_member(
     requested: dict[str, int] = {}
     ports: set[HostPort] = set()
     count, running = 0, set[str]()
+    cpu = memory = 0
     for pod in pods:
         if _kept(pod):
             _add(requested, pod.requests)
+            held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
+            cpu, memory = cpu + held[0], memory + held[1]
             ports.update(pod.ports)
             count += 1
             running.update(n for kind, n in pod.owners if kind == "DaemonSet")
@@ -183,6 +191,7 @@ def from_member(
         requested,
         count,
         frozenset(ports),
+        (cpu, memory),
     )
     missing = [
         ds for ds in daemon_sets if ds.name not in running and (flags.force_ds or ds.critical)

@@ -13,7 +13,11 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity
-from gate.k8s.resources import NATIVE_CHECKED, PODS
+from gate.k8s.resources import (
+    NATIVE_CHECKED,
+    PODS,
+    incoming_nonzero_amounts,
+)
 from gate.k8s.version import Dialect
 from gate.model import NODE_RESOURCES_FIT, Cause, Code, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
@@ -193,8 +197,6 @@ PLUGIN: Plugin[tuple[Shortfall, ...]] = Plugin(
 
 # --- Score: LeastAllocated (noderesources/least_allocated.go, resource_allocation.go) -------
 
-DEFAULT_MILLI_CPU_REQUEST = 100  # scheduler/util/pod_resources.go DefaultMilliCPURequest
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # DefaultMemoryRequest
 SCORED = ("cpu", "memory")  # NodeResourcesFitArgs' default resources, weight 1 each
 
 
@@ -221,25 +223,7 @@ def least_allocated(requested: tuple[int, ...], allocatable: tuple[int, ...]) ->
 def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
     """The pod's cpu (millicores) and memory (bytes) as the score sees them:
     resourcehelper.PodRequests with NonMissingContainerRequests, a container without a cpu
-    or memory request counted at 100m and 200Mi (init containers as the larger of each).
-    Raises QuantityError on a bad quantity."""
-    totals = [Fraction(0), Fraction(0)]
-    peaks = [Fraction(0), Fraction(0)]
-    for key, _, container in containers(spec):
-        resources = container.get("resources")
-        raw = resources.get("requests") if isinstance(resources, Mapping) else None
-        requests = raw if isinstance(raw, Mapping) else {}
-        for i, (name, default) in enumerate(
-            ((SCORED[0], Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)), (SCORED[1], None))
-        ):
-            value = requests.get(name)
-            amount = parse_quantity(value) if value is not None else default
-            if amount is None:
-                amount = Fraction(DEFAULT_MEMORY_REQUEST)
-            if key == "containers":
-                totals[i] += amount
-            else:
-                peaks[i] = max(peaks[i], amount)
-    cpu = max(totals[0], peaks[0]) * 1000
-    memory = max(totals[1], peaks[1])
-    return -(-cpu.numerator // cpu.denominator), -(-memory.numerator // memory.denominator)
+    or memory request counted at 100m and 200Mi (init containers as the larger of each),
+    pod-level requests and overhead as PodRequests takes them. Raises QuantityError on a
+    bad quantity."""
+    return incoming_nonzero_amounts(spec)
