@@ -10,7 +10,7 @@ placement found (:class:`Placement`, :class:`FitRange`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.model import HostPort, NodeView
@@ -162,12 +162,8 @@ class Ledger:
             for resource, amount in rules.requests.items():
                 requested[resource] = requested.get(resource, 0) + amount * copies
             ports |= frozenset(rules.host_ports)
-        return NodeView(
-            name=node.name,
-            labels=node.labels,
-            taints=node.taints,
-            unschedulable=node.unschedulable,
-            allocatable=node.allocatable,
+        return replace(
+            node,
             requested=requested,
             pod_count=node.pod_count + self.pods.get(node.name, 0) + copies,
             used_ports=ports,

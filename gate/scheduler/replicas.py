@@ -17,7 +17,7 @@ all of them (SPEC section 4, "A workload is its pods, all of them"):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import overload
 
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
@@ -87,12 +87,8 @@ def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
         ports.difference_update(pod.ports)
         held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
         cpu, memory = cpu - held[0], memory - held[1]
-    return NodeView(
-        name=node.name,
-        labels=node.labels,
-        taints=node.taints,
-        unschedulable=node.unschedulable,
-        allocatable=node.allocatable,
+    return replace(
+        node,
         requested=requested,
         pod_count=node.pod_count - len(gone),
         used_ports=frozenset(ports),
