@@ -6,6 +6,7 @@ everything the filters and scores read share a class, scored once per copy.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 from gate.model import (
@@ -133,6 +134,19 @@ class ScoredRun:
             hard_host,
             soft,
         )
+
+    def fresh(self) -> ScoredRun:
+        """The same run from its start, for a run nothing has been placed in yet: the
+        nodes' descriptions (the costly part) shared, every count the copies raise its
+        own."""
+        run = copy.copy(self)
+        run.counts = [dict(counts) for counts in self.counts]
+        run.taken = [set(taken) for taken in self.taken]
+        run.copies = dict(self.copies)
+        run.interpod_copies = [dict(values) for values in self.interpod_copies]
+        run.zone = [dict(counts) for counts in self.zone]
+        run.classes = {key: set(members) for key, members in self.classes.items()}
+        return run
 
     def _ignored(self, node: NodeView) -> bool:
         soft = self.soft

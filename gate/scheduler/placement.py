@@ -110,6 +110,11 @@ def place(
         if count_only:
             return Placement(wanted=wanted, fit=wanted, copies={})
     run = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    return _placed(run, wanted, policy)
+
+
+def _placed(run: ScoredRun, wanted: int, policy: TiePolicy) -> Placement:
+    """The copies placed one by one in ``run``, ties broken by ``policy``."""
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
@@ -184,19 +189,9 @@ def place_range(
     )
     if not first.tied or first.fit == 0 or uncoupled(rules):
         return FitRange(first.fit, first.fit, first)
-    found = [first]
-    for policy in POLICIES[1:]:
-        found.append(
-            place(
-                wanted,
-                nodes,
-                rules,
-                candidates,
-                ledger=ledger,
-                scores=scores,
-                policy=policy,
-                label_bits=label_bits,
-            )
-        )
+    # The nodes described once for the other policies: a tie means the scored path.
+    fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    start = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    found = [first, *(_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:])]
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)
