@@ -215,6 +215,9 @@ class NodeView:
     pod_count: int
     used_ports: frozenset[HostPort] = frozenset()
     nonzero: tuple[int, int] | None = None
+    capacity: tuple[int, int] | None = None
+    """``status.capacity``'s cpu in whole cores and memory in bytes, as cluster-autoscaler
+    counts a node towards its cluster totals; None when the node lists no capacity."""
 
     @property
     def scored_requests(self) -> tuple[int, int]:

@@ -45,7 +45,7 @@ from gate.snapshot.state import (
     TERMINAL_PHASES,
     snapshot_info,
 )
-from gate.snapshot.stream import NotAccepted, read_snapshot
+from gate.snapshot.stream import NotAccepted, counted_capacity, read_snapshot
 
 if TYPE_CHECKING:
     import jsonschema
@@ -192,6 +192,10 @@ def _check_nodes(raw_nodes: Sequence[Any], source: str) -> set[str]:
         if allocatable is None:
             allocatable = status.get("capacity")
         _check_amounts(allocatable, f"{what}: status.allocatable", source)
+        try:
+            counted_capacity(status.get("capacity"))
+        except QuantityError as exc:
+            raise SnapshotError(f"{source}: {what}: status.capacity: {exc}") from None
     return set(seen)
 
 

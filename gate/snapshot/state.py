@@ -76,6 +76,7 @@ def node_view(
     spec: Mapping[str, Any],
     allocatable: Mapping[str, int],
     totals: NodeTotals | None,
+    capacity: tuple[int, int] | None = None,
 ) -> NodeView:
     totals = totals or NodeTotals()
     return NodeView(
@@ -88,6 +89,7 @@ def node_view(
         pod_count=totals.pods,
         used_ports=frozenset(totals.ports),
         nonzero=totals.nonzero,
+        capacity=capacity,
     )
 
 

@@ -24,6 +24,8 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
 from itertools import islice
 from typing import Any, BinaryIO
 
@@ -700,6 +702,26 @@ class _Node:
     metadata: dict[str, Any]
     spec: dict[str, Any]
     allocatable: dict[str, int]
+    capacity: tuple[int, int] | None = None
+
+
+def counted_capacity(capacity: object) -> tuple[int, int] | None:
+    """A node's ``status.capacity`` as cluster-autoscaler counts it towards
+    ``--cores-total`` and ``--memory-total`` (core/utils/utils.go ``GetNodeCoresAndMemory``,
+    cluster-autoscaler-1.34.5): cpu in whole cores and memory in bytes, each rounded up as
+    Quantity.Value rounds, 0 when absent or negative. None: the node lists no capacity.
+    Raises QuantityError for a cpu or memory that is no quantity."""
+    if not isinstance(capacity, dict):
+        return None
+    return _counted_pair(capacity.get("cpu"), capacity.get("memory"))
+
+
+@lru_cache(maxsize=256)  # a pool's nodes list the same capacity: 5,000 nodes, a few pairs
+def _counted_pair(cpu: object, memory: object) -> tuple[int, int]:
+    listed = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+    exact = exact_list(listed)
+    cores, bytes_ = (-(-exact.get(k, Fraction(0)) // 1) for k in ("cpu", "memory"))
+    return max(int(cores), 0), max(int(bytes_), 0)
 
 
 def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
@@ -718,11 +740,16 @@ def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
             amounts = units[listed] = to_scheduler_units(exact_list(allocatable))
         except QuantityError:
             raise NotAccepted from None
+    try:
+        capacity = counted_capacity(status.capacity)
+    except QuantityError:
+        raise NotAccepted from None
     taints = [{"key": t.key, "effect": t.effect, "value": _set(t.value)} for t in spec.taints or ()]
     return _Node(
         metadata={"name": obj.metadata.name, "labels": _labels(obj.metadata)},
         spec={"taints": taints, "unschedulable": _set(spec.unschedulable)},
         allocatable=amounts,
+        capacity=capacity,
     )
 
 
@@ -854,7 +881,8 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         raise NotAccepted
     by_node = pods.by_node()
     views: list[NodeView] = [
-        node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"])) for n in nodes
+        node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"]), n.capacity)
+        for n in nodes
     ]
     counted = sum(v.pod_count for v in views)
     node_names = set(names)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gate.scheduler.autoscaler.groups import Groups, NodeGroup
-from gate.scheduler.autoscaler.templates import Template
+from gate.scheduler.autoscaler.templates import Template, node_capacity
 
 # core/scaleup/orchestrator/skippedreasons.go
 NOT_READY = "not ready for scale-up"
@@ -68,8 +68,9 @@ def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
 def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
     """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
     target times its template's capacity, the nodes in no group and what the run added."""
-    cores = used.cores + sum(-(-n.allocatable.get("cpu", 0) // 1000) for n in groups.ungrouped)
-    memory = used.memory + sum(n.allocatable.get("memory", 0) for n in groups.ungrouped)
+    counted = [node_capacity(n) for n in groups.ungrouped]
+    cores = used.cores + sum(c for c, _ in counted)
+    memory = used.memory + sum(m for _, m in counted)
     for group in groups.groups:
         if group.template is not None and group.status.target > 0:
             cores += group.status.target * group.template.cores

@@ -197,7 +197,7 @@ def from_member(
         ds for ds in daemon_sets if ds.name not in running and (flags.force_ds or ds.critical)
     ]
     view, too_big = _with_daemon_sets(bare, missing, cluster, dialect)
-    cores, memory = _counted(member.allocatable)
+    cores, memory = node_capacity(member)
     return Template(view, cores, memory, f"member {member.name}", too_big)
 
 
@@ -227,8 +227,14 @@ def from_configured(
     return Template(view, cores, memory, source, too_big)
 
 
+def node_capacity(node: NodeView) -> tuple[int, int]:
+    """core/utils/utils.go ``GetNodeCoresAndMemory``: the node's capacity cpu in whole
+    cores and memory in bytes, as the snapshot read them; a node that lists no capacity
+    (a view built by hand) is counted at its allocatable."""
+    return node.capacity if node.capacity is not None else _counted(node.allocatable)
+
+
 def _counted(amounts: Mapping[str, int]) -> tuple[int, int]:
     """core/utils/utils.go ``GetNodeCoresAndMemory``: capacity cpu as whole cores (rounded
-    up, as Quantity.Value does) and memory in bytes. A member's capacity is not in the
-    snapshot's node views, so its allocatable stands for it."""
+    up, as Quantity.Value does) and memory in bytes."""
     return -(-amounts.get("cpu", 0) // 1000), amounts.get("memory", 0)
