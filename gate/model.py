@@ -218,6 +218,9 @@ class NodeView:
     capacity: tuple[int, int] | None = None
     """``status.capacity``'s cpu in whole cores and memory in bytes, as cluster-autoscaler
     counts a node towards its cluster totals; None when the node lists no capacity."""
+    scale_set: str | None = None
+    """The Azure scale set its ``spec.providerID`` names, lowercased (a recording keeps only
+    this name, as ``scaleSet``); None for a node of any other provider."""
 
     @property
     def scored_requests(self) -> tuple[int, int]:

@@ -52,8 +52,11 @@ def _other_configmap() -> dict[str, Any]:
     }
 
 
-def _state(permissions: frozenset[tuple[str, str, str, str]] = AUTOSCALING_READER) -> ApiState:
-    state = serve_snapshot(ApiState(), aks_document())
+def _state(
+    permissions: frozenset[tuple[str, str, str, str]] = AUTOSCALING_READER,
+    document: dict[str, Any] | None = None,
+) -> ApiState:
+    state = serve_snapshot(ApiState(), document or aks_document())
     state.permissions = permissions
     status = status_configmap(status_group(GROUP, target=3, min_size=1, max_size=10))
     status["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = SECRET
@@ -98,6 +101,34 @@ def test_the_autoscaler_objects_are_recorded_and_read_back(tmp_path: Path) -> No
     assert [(d.name, d.requests) for d in state.daemon_sets] == [
         ("kube-proxy", {"cpu": 100, "memory": 64 * 2**20})
     ]
+
+
+SUBSCRIPTION = "0b1f6471-1bf0-4dda-aec3-cb9272f09590"
+RESOURCE_GROUP = "MC_rg-prod_aks-prod_westeurope"
+
+
+def test_a_node_s_provider_id_is_recorded_as_its_scale_set_only(tmp_path: Path) -> None:
+    """The providerID names the subscription and the resource group: neither is written,
+    only the scale set's name, which matches the node to its group without pool labels."""
+    document = aks_document()
+    node = document["nodes"][0]
+    node["metadata"]["labels"] = {"kubernetes.io/hostname": node["metadata"]["name"]}
+    node.setdefault("spec", {})["providerID"] = (
+        f"azure:///subscriptions/{SUBSCRIPTION}/resourceGroups/{RESOURCE_GROUP}/providers/"
+        f"Microsoft.Compute/virtualMachineScaleSets/{GROUP}/virtualMachines/3"
+    )
+    path = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, _state(document=document)) as live:
+        code, _, err = run(["snapshot", "--autoscaling", "-o", str(path)], live.env, NOW)
+    assert code == 0, err
+    text = path.read_text(encoding="utf-8")
+    assert SUBSCRIPTION not in text
+    assert RESOURCE_GROUP not in text
+    assert "providerID" not in text
+    recorded_node = json.loads(text)["nodes"][0]
+    assert recorded_node["scaleSet"] == GROUP
+    snapshot = load_snapshot(str(path))
+    assert snapshot.nodes[0].scale_set == GROUP
 
 
 def test_without_the_flag_nothing_of_the_autoscaler_is_asked_or_written(tmp_path: Path) -> None:

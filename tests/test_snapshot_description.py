@@ -155,6 +155,8 @@ def test_the_typed_reader_checks_no_field_the_schema_leaves_unchecked(
                 "properties": {k: kept[k] for k in kept if k in members},
             }
     del read["properties"]["kind"]  # a const the reference checked; the reader compares it
+    if definition != "node":  # _Object reads a node's own member of every object
+        read["properties"].pop("scaleSet", None)
     assert _differences(read, described, definition) == []
 
 
@@ -227,7 +229,12 @@ _LIMITS = {  # requests only: the API server defaulted them from the limits alre
     for place in (".spec.resources", ".spec.containers[].resources")
     for key in ("", ".example.com/key")
 } | {f".spec.initContainers[].resources.limits{key}" for key in ("", ".example.com/key")}
-NOT_RECORDED = {"node": _OWNED | _OWNERS, "pod": _LIMITS, "namespace": _OWNED | _OWNERS}
+# A node's providerID names its subscription: only the scale set's name is kept (scaleSet).
+NOT_RECORDED = {
+    "node": _OWNED | _OWNERS | {".spec.providerID"},
+    "pod": _LIMITS,
+    "namespace": _OWNED | _OWNERS,
+}
 
 
 def _sample(info: mi.Type, name: str) -> Any:

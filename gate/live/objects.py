@@ -30,6 +30,7 @@ from gate.snapshot.stream import (
     Taint,
     Term,
     Toleration,
+    scale_set_of,
 )
 
 Quantity = str | int | float
@@ -69,6 +70,9 @@ class _Requests(_Part):
 class NodeSpec(_Part):
     unschedulable: bool | None = None
     taints: list[Taint] | None = None
+    providerID: str | None = None
+    """Read to derive the node's ``scaleSet``, and never written: it names the
+    subscription and the resource group."""
 
 
 class NodeStatus(_Part):
@@ -77,14 +81,19 @@ class NodeStatus(_Part):
 
 
 class Node(_Object):
-    """Name, labels, taints, unschedulable, allocatable and capacity."""
+    """Name, labels, taints, unschedulable, allocatable and capacity, and the Azure scale
+    set of its providerID as fitgate's own ``scaleSet`` (only its name)."""
 
     metadata: NamedMeta = field(default_factory=NamedMeta)
     spec: NodeSpec = field(default_factory=NodeSpec)
     status: NodeStatus = field(default_factory=NodeStatus)
+    scaleSet: str | None = None
 
     def __post_init__(self) -> None:
         self.apiVersion, self.kind = "v1", "Node"
+        if self.spec.providerID is not None:
+            self.scaleSet = scale_set_of(self.spec.providerID) or self.scaleSet
+            self.spec.providerID = None
 
 
 class PodMeta(_Part):

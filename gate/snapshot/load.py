@@ -216,9 +216,9 @@ _READ_AS_DESCRIBED = {"Node": "node", "Pod": "pod", "Namespace": "namespace"}
 
 
 def _as_described(item: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
-    """A checked object naming its kind, with only the members of its spec and status that
-    the schema describes for that kind: the typed reader reads a Node's and a Pod's fields
-    with one struct, and must not find a field the schema never checked (a pod's
+    """A checked object naming its kind, with only the members (and those of its spec and
+    status) that the schema describes for that kind: the typed reader reads a Node's and a
+    Pod's fields with one struct, and must not find a field the schema never checked (a pod's
     ``spec.taints``, say)."""
     definition = _READ_AS_DESCRIBED.get(kind)
     if definition is None:  # LimitRange, RuntimeClass, the autoscaler's objects: read whole
@@ -229,6 +229,9 @@ def _as_described(item: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
         value, members = item.get(part), described.get(part, {}).get("properties", {})
         if isinstance(value, Mapping):
             kept[part] = {key: member for key, member in value.items() if key in members}
+    for key in described.keys() - {"kind", "metadata", "spec", "status"}:
+        if key in item:  # fitgate's own members (a node's scaleSet)
+            kept[key] = item[key]
     return kept
 
 

@@ -77,6 +77,7 @@ def node_view(
     allocatable: Mapping[str, int],
     totals: NodeTotals | None,
     capacity: tuple[int, int] | None = None,
+    scale_set: str | None = None,
 ) -> NodeView:
     totals = totals or NodeTotals()
     return NodeView(
@@ -90,6 +91,7 @@ def node_view(
         used_ports=frozenset(totals.ports),
         nonzero=totals.nonzero,
         capacity=capacity,
+        scale_set=scale_set,
     )
 
 

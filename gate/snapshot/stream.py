@@ -21,6 +21,7 @@ it hands back here, put plainly: this module builds every snapshot.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +165,7 @@ class _Spec(Struct, gc=False):
 
     unschedulable: bool | UnsetType = UNSET
     taints: list[Taint] | UnsetType | None = UNSET
+    providerID: str | UnsetType = UNSET
     nodeName: str | UnsetType = UNSET
     affinity: _Affinity | UnsetType | None = UNSET
     containers: list[_ContainerTexts] | UnsetType | None = UNSET
@@ -244,6 +246,8 @@ class _Object(Struct, gc=False):
     metadata: _Meta | UnsetType = UNSET
     spec: _Spec | UnsetType = UNSET
     status: _Status | UnsetType = UNSET
+    scaleSet: str | UnsetType = UNSET
+    """A recorded node's Azure scale set (:func:`scale_set_of`): fitgate's own field."""
 
 
 class _Pod(Struct, gc=False):
@@ -703,6 +707,23 @@ class _Node:
     spec: dict[str, Any]
     allocatable: dict[str, int]
     capacity: tuple[int, int] | None = None
+    scale_set: str | None = None
+
+
+_SCALE_SET = re.compile(
+    r"azure://.*/providers/Microsoft\.Compute/virtualMachineScaleSets/(?P<name>[^/]+)/",
+    re.IGNORECASE,
+)
+
+
+def scale_set_of(provider_id: str) -> str | None:
+    """The Azure scale set of a node's ``spec.providerID``
+    (``azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/
+    virtualMachineScaleSets/<name>/virtualMachines/<n>``), lowercased as cluster-autoscaler
+    compares it (cloudprovider/azure/azure_util.go); None for any other providerID. Only
+    the name is kept: never the subscription or the resource group."""
+    found = _SCALE_SET.match(provider_id)
+    return found["name"].lower() if found else None
 
 
 def counted_capacity(capacity: object) -> tuple[int, int] | None:
@@ -745,11 +766,15 @@ def _node(obj: _Object, units: dict[tuple[Any, ...], dict[str, int]]) -> _Node:
     except QuantityError:
         raise NotAccepted from None
     taints = [{"key": t.key, "effect": t.effect, "value": _set(t.value)} for t in spec.taints or ()]
+    scale_set = None if spec.providerID is UNSET else scale_set_of(spec.providerID)
+    if scale_set is None and obj.scaleSet is not UNSET:
+        scale_set = obj.scaleSet.lower()
     return _Node(
         metadata={"name": obj.metadata.name, "labels": _labels(obj.metadata)},
         spec={"taints": taints, "unschedulable": _set(spec.unschedulable)},
         allocatable=amounts,
         capacity=capacity,
+        scale_set=scale_set,
     )
 
 
@@ -881,7 +906,14 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         raise NotAccepted
     by_node = pods.by_node()
     views: list[NodeView] = [
-        node_view(n.metadata, n.spec, n.allocatable, by_node.get(n.metadata["name"]), n.capacity)
+        node_view(
+            n.metadata,
+            n.spec,
+            n.allocatable,
+            by_node.get(n.metadata["name"]),
+            n.capacity,
+            n.scale_set,
+        )
         for n in nodes
     ]
     counted = sum(v.pod_count for v in views)
