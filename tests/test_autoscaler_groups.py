@@ -6,11 +6,29 @@ processors/nodeinfosprovider/mixed_nodeinfos_processor.go (which member)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.k8s.version import dialect_for
+from gate.live.objects import Node
+from gate.live.recorder import recorded
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaler.groups import node_groups
 from gate.scheduler.autoscaler.matching import Index, default_match
+from gate.scheduler.cluster import Cluster
+from gate.snapshot.load import build_snapshot
+from gate.snapshot.stream import scale_set_of
 from gate.taints import Taint
-from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
+from tests.autoscaler_support import (
+    AKS_GPU,
+    AKS_USER,
+    VERSION,
+    Run,
+    aks_node,
+    owned_pod,
+    spec,
+)
 from tests.autoscaling_objects import (
     autoscaler_deployment,
     daemonset,
@@ -18,7 +36,7 @@ from tests.autoscaling_objects import (
     status_configmap,
     status_group,
 )
-from tests.builders import api_node, node
+from tests.builders import api_node, cluster_snapshot, node
 
 TEMPLATE = "template-node-for-" + AKS_USER
 
@@ -143,6 +161,11 @@ def test_provider_naming_matches_members() -> None:
         (AKS_USER, node("x", labels={"kubernetes.azure.com/agentpool": "user"}), True),
         (AKS_USER, node("x", labels={"agentpool": "user"}), True),
         (AKS_USER, node("x", labels={"kubernetes.azure.com/agentpool": "gpu"}), False),
+        # No pool label: the scale set of the providerID; a label, when there, decides.
+        (AKS_USER, replace(node("x", labels={}), scale_set=AKS_USER), True),
+        (AKS_USER, replace(node("x", labels={}), scale_set=AKS_GPU), False),
+        (AKS_USER, replace(node("x", labels={"agentpool": "gpu"}), scale_set=AKS_USER), False),
+        (AKS_USER, node("x", labels={}), False),
         (eks, node("x", labels={"eks.amazonaws.com/nodegroup": "batch"}), True),
         (eks, node("x", labels={"eks.amazonaws.com/nodegroup": "web"}), False),
         (
@@ -176,10 +199,70 @@ def test_the_index_finds_exactly_the_members_the_naming_matches() -> None:
         node("gke-prod-web-1a2b3c4d-x7q2", labels={"cloud.google.com/gke-nodepool": "web"}),
         node("gke-prod-web-1a2b3c4d-y", labels={}),
         node("e", labels={"kubernetes.azure.com/agentpool": "gpu"}),
+        replace(node("f", labels={}), scale_set=AKS_USER),
+        replace(node("g", labels={"agentpool": "gpu"}), scale_set=AKS_USER),
     ]
     index = Index(nodes, ())
     for group in (AKS_USER, AKS_GPU, eks, "eksctl-c-nodegroup-ng1-NodeGroup-ABC", gke, "other"):
         assert index.candidates(group) == [n for n in nodes if default_match(group, n)], group
+
+
+SUBSCRIPTION = "0b1f6471-1bf0-4dda-aec3-cb9272f09590"
+
+
+def _provider_id(scale_set: str) -> str:
+    return (
+        f"azure:///subscriptions/{SUBSCRIPTION}/resourceGroups/mc_rg_aks_westeurope/providers/"
+        f"Microsoft.Compute/virtualMachineScaleSets/{scale_set}/virtualMachines/3"
+    )
+
+
+def _unlabelled(name: str, provider_id: str) -> dict[str, Any]:
+    """A node of no pool label (a cluster whose labels were changed, say)."""
+    made = api_node(name, labels={"kubernetes.io/hostname": name})
+    made.setdefault("spec", {})["providerID"] = provider_id
+    return made
+
+
+def _members(document: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    snapshot = build_snapshot(document, "s.json")
+    assert snapshot.autoscaling is not None
+    cluster = Cluster.of(snapshot)
+    groups = node_groups(snapshot.autoscaling, AutoscalingConfig(), cluster, dialect_for(VERSION))
+    return {g.status.name: g.members for g in groups.groups}
+
+
+def test_an_unlabelled_aks_node_is_matched_by_its_provider_id() -> None:
+    """cloudprovider/azure/azure_util.go: the node's scale set is the providerID's
+    ``virtualMachineScaleSets/<name>``, compared lowercased; from a kubectl List (which
+    carries the providerID) and from a recording (which keeps only the name)."""
+    nodes = [
+        _unlabelled("user-0", _provider_id("AKS-USER-12345678-VMSS")),
+        _unlabelled("aws-0", "aws:///eu-west-1a/i-0123456789abcdef0"),
+        aks_node("gpu-0", pool="gpu"),
+    ]
+    status = status_configmap(
+        status_group(AKS_USER, target=1, max_size=10), status_group(AKS_GPU, target=1, max_size=3)
+    )
+    listed = {"apiVersion": "v1", "kind": "List", "items": [*nodes, status]}
+    recording = cluster_snapshot(
+        [recorded(Node, n) for n in nodes], server_version=VERSION, configMaps=[status]
+    )
+    assert "providerID" not in str(recording) and SUBSCRIPTION not in str(recording)
+    want = {AKS_USER: ("user-0",), AKS_GPU: ("gpu-0",)}
+    assert _members(listed) == _members(recording) == want
+
+
+def test_only_an_azure_scale_set_provider_id_names_a_scale_set() -> None:
+    assert scale_set_of(_provider_id(AKS_USER)) == AKS_USER
+    for other in (
+        "aws:///eu-west-1a/i-0123456789abcdef0",
+        "gce://project/europe-west1-b/gke-prod-web-1a2b3c4d-x7q2",
+        f"azure:///subscriptions/{SUBSCRIPTION}/resourceGroups/rg/providers/"
+        "Microsoft.Compute/virtualMachines/aks-user-12345678-vm0",  # an availability set
+        "",
+    ):
+        assert scale_set_of(other) is None, other
 
 
 def test_cluster_api_groups_come_from_machine_deployments_without_a_status() -> None:

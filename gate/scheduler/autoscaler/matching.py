@@ -3,6 +3,8 @@
 the legacy ``agentpool``; EKS ``eks-<nodegroup>-<uuid>`` and ``eks.amazonaws.com/nodegroup``;
 eksctl's ``alpha.eksctl.io/nodegroup-name``; GKE's per-zone MIG ``gke-...-<hash>-grp``,
 whose nodes are named ``gke-...-<hash>-<suffix>`` and carry ``cloud.google.com/gke-nodepool``.
+An AKS node with neither pool label is matched by the scale set its providerID names
+(``NodeView.scale_set``); a label, when there, decides.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def default_match(group: str, node: NodeView) -> bool:
     found = _AKS.fullmatch(group)
     if found:
         pool = labels.get("kubernetes.azure.com/agentpool", labels.get("agentpool"))
+        if pool is None:  # labels first: the providerID only when no pool label is there
+            return node.scale_set is not None and node.scale_set == group.lower()
         return pool == found["pool"]
     found = _EKS.fullmatch(group)
     if found and labels.get("eks.amazonaws.com/nodegroup") == found["group"]:
@@ -55,6 +59,7 @@ class Index:
         self.nodes = nodes
         self.by_label: dict[tuple[str, str], list[int]] = {}
         self.gke: dict[str, list[int]] = {}
+        self.scale_sets: dict[str, list[int]] = {}
         wanted = (*PROVIDER_LABELS, *keys)
         for position, node in enumerate(nodes):
             for key in wanted:
@@ -63,6 +68,8 @@ class Index:
                     self.by_label.setdefault((key, value), []).append(position)
             if "cloud.google.com/gke-nodepool" in node.labels:
                 self.gke.setdefault(node.name.rpartition("-")[0], []).append(position)
+            if node.scale_set is not None:
+                self.scale_sets.setdefault(node.scale_set, []).append(position)
 
     def labelled(self, key: str, value: str) -> list[NodeView]:
         return [self.nodes[i] for i in self.by_label.get((key, value), [])]
@@ -73,6 +80,7 @@ class Index:
         if aks:
             for key in ("kubernetes.azure.com/agentpool", "agentpool"):
                 found.update(self.by_label.get((key, aks["pool"]), []))
+            found.update(self.scale_sets.get(group.lower(), []))
         if eks:
             found.update(self.by_label.get(("eks.amazonaws.com/nodegroup", eks["group"]), []))
         for (key, value), positions in self.by_label.items():
