@@ -666,14 +666,16 @@ def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snaps
             "--snapshot-captured-at is for a snapshot file (a live read is taken now; "
             "standard input has no modification time)"
         )
+    given_by = "--snapshot-captured-at"
     if given == MTIME:
+        given_by = "the file's modification time (--snapshot-captured-at mtime)"
         try:
             seconds = os.stat(options.snapshot).st_mtime
         except OSError as exc:
             raise UsageError(f"{options.snapshot}: cannot read its time: {exc.strerror}") from None
         taken = datetime.fromtimestamp(int(seconds), timezone.utc)
         given = taken.isoformat().replace("+00:00", "Z")
-    return replace(snapshot, info=replace(snapshot.info, captured_at=given))
+    return replace(snapshot, info=replace(snapshot.info, captured_at=given, captured_by=given_by))
 
 
 def run_config(options: argparse.Namespace, streams: Streams) -> int:

@@ -57,6 +57,16 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     nodes: Count
     pods: Count
     caveat: str
+    capturedAtGivenBy: (
+        Annotated[
+            str,
+            Meta(
+                description="Where capturedAt came from when the snapshot records none (a "
+                "--snapshot-captured-at time, or the file's modification time); absent otherwise."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -281,6 +281,9 @@ class SnapshotInfo:
     server_version: str | None
     nodes: int
     pods: int
+    captured_by: str | None = None
+    """Where ``captured_at`` came from when the snapshot does not record it (the flag that
+    gave it): reports say so beside the time, since it decides the age check."""
 
     @property
     def taken(self) -> datetime | None:

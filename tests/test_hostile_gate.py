@@ -696,6 +696,48 @@ def test_the_file_s_modification_time_is_used_when_opted_into(tmp_path: Path) ->
     assert (code, json.loads(out)["snapshot"]["capturedAt"]) == (1, "2026-08-16T12:05:00Z"), err
 
 
+GIVEN_BY = {
+    "the file's modification time": (
+        "mtime",
+        "the file's modification time (--snapshot-captured-at mtime)",
+    ),
+    "a time on the command line": ("2026-08-16T12:05:00Z", "--snapshot-captured-at"),
+}
+
+
+@pytest.mark.parametrize(("flag", "given_by"), GIVEN_BY.values(), ids=GIVEN_BY.keys())
+def test_a_capture_time_the_snapshot_does_not_record_is_said_to_be_given(
+    tmp_path: Path, flag: str, given_by: str
+) -> None:
+    """The age check passes on a time fitgate was told, so every report says who told it,
+    and merge keeps it."""
+    snapshot = _snapshot_taken(tmp_path, None)
+    an_hour_ago = NOW.timestamp() - 3600
+    os.utime(snapshot, (an_hour_ago, an_hour_ago))
+    _write(tmp_path, {"deploy/web.yaml": TOO_BIG})
+    flags = ("--max-snapshot-age", "1d", "--snapshot-captured-at", flag)
+    code, out, _ = run(tmp_path, "check", "deploy", "--snapshot", str(snapshot), *flags)
+    assert code == 1
+    assert f"taken 2026-08-16T12:05:00Z (1h 0m ago; given by {given_by})" in out.splitlines()[0]
+    code, out, _ = run(
+        tmp_path,
+        "check",
+        "deploy",
+        "--snapshot",
+        str(snapshot),
+        *flags,
+        "--shard",
+        "1/1",
+        "--json",
+        "shard.json",
+    )
+    assert json.loads((tmp_path / "shard.json").read_text())["snapshot"]["capturedAtGivenBy"] == (
+        given_by
+    )
+    code, out, _ = run(tmp_path, "merge", "shard.json", "--json", "-")
+    assert json.loads(out)["snapshot"]["capturedAtGivenBy"] == given_by
+
+
 OUTPUTS = {
     "json": "--json",
     "junit": "--junit",

@@ -433,6 +433,9 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
             server_version=snapshot.serverVersion,
             nodes=snapshot.nodes,
             pods=snapshot.pods,
+            captured_by=None
+            if isinstance(snapshot.capturedAtGivenBy, msgspec.UnsetType)
+            else snapshot.capturedAtGivenBy,
         ),
         results=tuple(positioned[p] for p in sorted(positioned)),
         fail_on=fail_on,

@@ -271,6 +271,7 @@ def report_document(
             nodes=info.nodes,
             pods=info.pods,
             caveat=SNAPSHOT_CAVEAT,
+            capturedAtGivenBy=msgspec.UNSET if info.captured_by is None else info.captured_by,
         ),
         summary=contract.Summary(
             workloads=summary.workloads,

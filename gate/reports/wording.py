@@ -60,7 +60,9 @@ def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str]
         parts.append(f"server {info.server_version}")
     if info.captured_at:
         age = snapshot_age(info.captured_at, now) if now else None
-        parts.append(f"taken {info.captured_at}" + (f" ({age} ago)" if age else ""))
+        notes = [f"{age} ago"] if age else []
+        notes += [f"given by {info.captured_by}"] if info.captured_by else []
+        parts.append(f"taken {info.captured_at}" + (f" ({'; '.join(notes)})" if notes else ""))
     else:
         parts.append("time of capture unknown")
     warned = "".join(f" Warning: {w}." for w in warnings)
