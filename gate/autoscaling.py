@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from gate.karpenter import Catalog, KarpenterState
 from gate.taints import Taint
 
 HEALTHY = "Healthy"
@@ -136,6 +137,9 @@ class AutoscalingState:
     flags: Flags | None = None
     daemon_sets: tuple[DaemonSet, ...] = ()
     machine_deployments: tuple[MachineDeployment, ...] = ()
+    karpenter: KarpenterState | None = None
+    """Karpenter's NodePools, NodeClaims and NodeClass objects (:mod:`gate.karpenter`),
+    None when the snapshot recorded none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,3 +163,6 @@ class AutoscalingConfig:
     limits: Limits | None = None
     transient_fails: bool = False
     max_new_nodes: int | None = None
+    catalog: Catalog | None = None
+    """The instance-type catalog NodePools are judged with (``--instance-types`` or
+    ``autoscaling.instanceTypes``); None: the types running in the cluster."""
