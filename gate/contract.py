@@ -277,31 +277,55 @@ class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
 
 class ScaleUp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A node group cluster-autoscaler would grow: nodes new nodes holding copies of the
-    workload's pods, from size from to size to, of at most max."""
+    """What would grow for the workload: nodes new nodes holding copies of its pods. A
+    cluster-autoscaler node group (kind NodeGroup) grows from size from to size to, of at
+    most max; a Karpenter NodePool (kind NodePool, its name as group) from the from nodes
+    it has, max null, each new node one of instanceTypes."""
 
+    kind: Literal["NodeGroup", "NodePool"] = "NodeGroup"
     group: str
     nodes: Count
     copies: Count
     from_: Count = msgspec.field(name="from")
     to: Count
-    max: Count
+    max: Count | None
+    instanceTypes: (
+        Annotated[
+            list[str],
+            Meta(
+                description="NodePool: the instance types a new node may take, in "
+                "Karpenter's order (cheapest first)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class PoolRefusal(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Why a Ready Karpenter NodePool launches no node for the first blocked copy: reason
+    (a key of blocked.reasons) and Karpenter's own text."""
+
+    pool: str
+    reason: str
+    message: str
 
 
 class Blocked(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The copies no node group takes: how many, each reason with the number of groups
-    giving it, CA's event for them ("" when none is blocked), and whether every reason may
-    pass (a group in backoff or not ready, a status that may have changed)."""
+    """The copies no node group or NodePool takes: how many, each reason with the number of
+    groups or pools giving it, the autoscalers' events for them, one per line (CA's, then
+    Karpenter's; "" when none is blocked), whether every reason may pass (a group in
+    backoff or not ready, a status that may have changed), and each NodePool's refusal."""
 
     copies: Count
     reasons: dict[str, Count]
     message: str
     transient: bool
+    nodePools: list[PoolRefusal] | UnsetType = UNSET
 
 
 class Autoscale(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Where the workload's copies go once cluster-autoscaler has scaled what it would:
-    fitsNow on today's nodes, the groups that grow, the copies blocked."""
+    """Where the workload's copies go once the autoscalers have added what they would:
+    fitsNow on today's nodes, the node groups and NodePools that grow, the copies blocked."""
 
     fitsNow: Count
     scaleUp: list[ScaleUp]

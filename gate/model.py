@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import Enum
 from functools import cache
 from itertools import compress, repeat
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from gate.autoscaling import AutoscalingState
 from gate.taints import Taint
@@ -786,30 +786,65 @@ class BaselineRun:
     gone: tuple[BaselineEntry, ...] = ()
 
 
+NODE_GROUP: Final = "NodeGroup"
+NODE_POOL: Final = "NodePool"
+"""The kinds of what adds nodes: a cluster-autoscaler node group, a Karpenter NodePool."""
+TYPES_SHOWN = 3
+"""Instance types a NodePool's scale-up names before counting the rest."""
+
+
 @dataclass(frozen=True, slots=True)
 class GroupScaleUp:
-    """A node group cluster-autoscaler would grow for a workload: ``nodes`` new nodes from
-    size ``start`` to ``end`` (of at most ``maximum``), holding ``copies`` of its pods."""
+    """What grows for a workload: ``nodes`` new nodes holding ``copies`` of its pods. A
+    cluster-autoscaler node group (``kind`` ``NodeGroup``) grows from size ``start`` to
+    ``end`` of at most ``maximum``; a Karpenter NodePool (``NodePool``) from the ``start``
+    nodes it has, with no maximum of nodes, each new node one of ``instance_types``."""
 
     group: str
     nodes: int
     copies: int
     start: int
     end: int
-    maximum: int
+    maximum: int | None
+    kind: str = NODE_GROUP
+    instance_types: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``."""
+        """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``;
+        a NodePool: ``NodePool "default" +2 nodes (m6i.large, m5.large, … 41 types)``."""
+        if self.kind == NODE_POOL:
+            noun = "node" if self.nodes == 1 else "nodes"
+            types = ", ".join(self.instance_types[:TYPES_SHOWN])
+            if len(self.instance_types) > TYPES_SHOWN:
+                types += f", … {len(self.instance_types)} types"
+            return f'NodePool "{self.group}" +{self.nodes} {noun} ({types})'
         return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
 
 
 @dataclass(frozen=True, slots=True)
+class PoolRefusal:
+    """Why a Karpenter NodePool launches no node for a workload's first blocked copy: a
+    short ``reason`` (``did not tolerate taint``, ``incompatible requirements``, ``no
+    instance type has enough resources``, ...) and Karpenter's own ``text`` for it."""
+
+    pool: str
+    reason: str
+    text: str
+
+    def __str__(self) -> str:
+        """``nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)``."""
+        return f'nodepool "{self.pool}": {self.text}'
+
+
+@dataclass(frozen=True, slots=True)
 class Autoscale:
-    """Where a workload's copies go once cluster-autoscaler has scaled what it would:
-    ``fits_now`` on today's nodes, the groups that grow (``scale_up``), the copies no group
-    takes (``blocked``), each blocking reason with the number of groups giving it, and the
-    event CA publishes for a blocked copy (``message``: ``pod didn't trigger scale-up:
-    ...``, "" when none is blocked). ``transient``: every blocker may pass (a group in
+    """Where a workload's copies go once the autoscalers have added what they would:
+    ``fits_now`` on today's nodes, the node groups and NodePools that grow (``scale_up``:
+    cluster-autoscaler's first, then Karpenter's), the copies none takes (``blocked``), each
+    blocking reason with the number of groups or pools giving it, and the events the
+    autoscalers publish for a blocked copy, one per line (``message``: CA's ``pod didn't
+    trigger scale-up: ...``, Karpenter's ``Failed to schedule pod, ...``; "" when none is
+    blocked). ``transient``: every blocker may pass (a group in
     backoff, not ready, a status that may have changed)."""
 
     fits_now: int
@@ -818,6 +853,9 @@ class Autoscale:
     reasons: Mapping[str, int] = field(default_factory=dict)
     message: str = ""
     transient: bool = False
+    pools: tuple[PoolRefusal, ...] = ()
+    """Each Ready NodePool's refusal of the first blocked copy, in Karpenter's pool order
+    (empty when no NodePool was asked or none refused)."""
 
     @property
     def nodes(self) -> int:

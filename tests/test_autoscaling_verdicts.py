@@ -83,7 +83,17 @@ def test_copies_beyond_today_s_nodes_scale_the_user_pool_by_two() -> None:
     assert (web["verdict"], web["message"]) == ("SCALES", None)
     assert web["autoscale"] == {
         "fitsNow": 3,
-        "scaleUp": [{"group": USER, "nodes": 2, "copies": 2, "from": 3, "to": 5, "max": 10}],
+        "scaleUp": [
+            {
+                "kind": "NodeGroup",
+                "group": USER,
+                "nodes": 2,
+                "copies": 2,
+                "from": 3,
+                "to": 5,
+                "max": 10,
+            }
+        ],
         "blocked": {"copies": 0, "reasons": {}, "message": "", "transient": False},
     }
     assert (report["summary"]["SCALES"], report["summary"]["newNodes"]) == (1, 2)

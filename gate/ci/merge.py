@@ -47,6 +47,7 @@ from gate.model import (
     NodeOutcome,
     NodeOutcomes,
     Policy,
+    PoolRefusal,
     ReadSummary,
     ReplicaFit,
     Report,
@@ -337,13 +338,23 @@ def _autoscale(autoscale: contract.Autoscale | None) -> Autoscale | None:
     return Autoscale(
         fits_now=autoscale.fitsNow,
         scale_up=tuple(
-            GroupScaleUp(s.group, s.nodes, s.copies, s.from_, s.to, s.max)
+            GroupScaleUp(
+                s.group,
+                s.nodes,
+                s.copies,
+                s.from_,
+                s.to,
+                s.max,
+                kind=s.kind,
+                instance_types=tuple(given(s.instanceTypes, [])),
+            )
             for s in autoscale.scaleUp
         ),
         blocked=blocked.copies,
         reasons=dict(blocked.reasons),
         message=blocked.message,
         transient=blocked.transient,
+        pools=tuple(PoolRefusal(p.pool, p.reason, p.message) for p in given(blocked.nodePools, [])),
     )
 
 

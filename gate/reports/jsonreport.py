@@ -26,6 +26,8 @@ import msgspec
 from gate import contract
 from gate.contract import SCHEMA_VERSION
 from gate.model import (
+    NODE_GROUP,
+    NODE_POOL,
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
     Autoscale,
@@ -129,12 +131,14 @@ def _autoscale(autoscale: Autoscale) -> contract.Autoscale:
         fitsNow=autoscale.fits_now,
         scaleUp=[
             contract.ScaleUp(
+                kind=NODE_POOL if s.kind == NODE_POOL else NODE_GROUP,
                 group=s.group,
                 nodes=s.nodes,
                 copies=s.copies,
                 from_=s.start,
                 to=s.end,
                 max=s.maximum,
+                instanceTypes=list(s.instance_types) if s.kind == NODE_POOL else msgspec.UNSET,
             )
             for s in autoscale.scale_up
         ],
@@ -143,6 +147,12 @@ def _autoscale(autoscale: Autoscale) -> contract.Autoscale:
             reasons=dict(autoscale.reasons),
             message=autoscale.message,
             transient=autoscale.transient,
+            nodePools=[
+                contract.PoolRefusal(pool=p.pool, reason=p.reason, message=p.text)
+                for p in autoscale.pools
+            ]
+            if autoscale.pools
+            else msgspec.UNSET,
         ),
     )
 
