@@ -821,6 +821,11 @@ class GroupScaleUp:
         return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
 
 
+KARPENTER_EVENT = "Failed to schedule pod, "
+"""How Karpenter's ``FailedScheduling`` event begins, before each NodePool's error joined by
+``; `` (pkg/controllers/provisioning/scheduling/events.go ``PodFailedToScheduleEvent``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class PoolRefusal:
     """Why a Karpenter NodePool launches no node for a workload's first blocked copy: a

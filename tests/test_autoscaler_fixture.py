@@ -32,6 +32,7 @@ def _session() -> tuple[Autoscaling, Cluster]:
 
 def test_the_pools_are_matched_and_the_user_template_keeps_its_daemonsets() -> None:
     session, _ = _session()
+    assert session.groups is not None
     system, user = session.groups.groups
     assert (system.id, system.members) == (SYSTEM, ("aks-system-0", "aks-system-1", "aks-system-2"))
     assert (user.id, user.members) == (USER, ("aks-user-0", "aks-user-1", "aks-user-2"))

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.model import (
+    KARPENTER_EVENT,
     ROOM_PLUGINS,
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
+    Autoscale,
     BaselineEntry,
     Change,
     NodeOutcome,
@@ -402,7 +404,7 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
             return [f"fits once the node groups recover: {autoscale.message}"]
         return [f"fits after scale-up: {groups}{cost}"]
     if result.verdict is Verdict.NO:
-        return [result.message or "no node passes every filter", autoscale.message]
+        return [result.message or "no node passes every filter", *_refusals(autoscale)]
     fit = autoscale.fits_now + autoscale.after
     parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
     if autoscale.scale_up:
@@ -410,6 +412,18 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     reasons = ", ".join(autoscale.reasons)
     parts.append(f"{autoscale.blocked} blocked: {reasons}")
     return ["; ".join(parts)]
+
+
+def _refusals(autoscale: Autoscale) -> list[str]:
+    """What each autoscaler said of a blocked copy: cluster-autoscaler's event, then one
+    line of every NodePool's refusal (``nodepool "gpu": did not tolerate taint ...;
+    nodepool "default": ...``) in place of Karpenter's event, which says the same without
+    naming the pools."""
+    events = [e for e in autoscale.message.split("\n") if e]
+    if not autoscale.pools:
+        return events
+    ca = [e for e in events if not e.startswith(KARPENTER_EVENT)]
+    return [*ca, "; ".join(map(str, autoscale.pools))]
 
 
 def budget_sentence(report: Report) -> str | None:

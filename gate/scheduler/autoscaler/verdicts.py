@@ -1,24 +1,29 @@
-"""A workload's verdict once cluster-autoscaler has scaled what it would (the README's
+"""A workload's verdict once the autoscalers have added what they would (the README's
 "Verdicts"): the engine's result for today's nodes, and the copies no node took handed to
-the run's :class:`~gate.scheduler.autoscaler.session.Autoscaling`.
+the run's :class:`~gate.scheduler.autoscaler.session.Autoscaling`: cluster-autoscaler's
+node groups first, Karpenter's NodePools for what they leave.
 
 ``SCALES`` when every copy fits, some only on new nodes; ``PARTIAL`` when even every group
-at its headroom holds only some; ``NO`` when none fits now or after any scale-up, keeping
-the scheduler's message beside CA's ``pod didn't trigger scale-up: ...``. Blockers that may
-pass (:data:`~gate.scheduler.autoscaler.limits.TRANSIENT`, a status that may have changed)
-give ``SCALES`` with a warning, unless the configuration says ``autoscaling.transient:
-fail``: they then count as the others do.
+at its headroom and every NodePool within its limits hold only some; ``NO`` when none fits
+now or after any scale-up, keeping the scheduler's message beside the autoscalers' (CA's
+``pod didn't trigger scale-up: ...``, each NodePool's refusal in Karpenter's words).
+Blockers that may pass (:data:`~gate.scheduler.autoscaler.limits.TRANSIENT`, a status that
+may have changed) give ``SCALES`` with a warning, unless the configuration says
+``autoscaling.transient: fail``: they then count as the others do.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from gate.model import (
+    NODE_POOL,
     Autoscale,
     GroupScaleUp,
+    PoolRefusal,
     Verdict,
     WarningKind,
     WorkloadResult,
@@ -27,6 +32,7 @@ from gate.model import (
 from gate.scheduler.autoscaler.decision import Decision
 from gate.scheduler.autoscaler.session import Autoscaling
 from gate.scheduler.framework import CycleState
+from gate.scheduler.karpenter import PoolDecision
 from gate.scheduler.profile import PodProfile
 
 TRANSIENT_WARNING = (
@@ -38,6 +44,7 @@ TRANSIENT_FAILING = (
     "ready, or a status that may have changed): counted as blocked (autoscaling.transient: fail)"
 )
 UNJUDGED = "cluster-autoscaler would add no node for its pods: {why}"
+UNJUDGED_POOLS = "Karpenter would launch no node for its pods: {why}"
 
 
 def after_scale_up(
@@ -47,45 +54,94 @@ def after_scale_up(
     cycle: CycleState,
     pod: PodProfile,
 ) -> WorkloadResult:
-    """``result`` (``NO`` or ``PARTIAL`` on today's nodes) once the copies no node took are
-    given to the autoscaler; unchanged when CA would not consider them."""
+    """``result`` (``NO`` or ``PARTIAL`` on today's nodes) once the copies no node took
+    are given to the node groups, and what they leave to the NodePools; unchanged when no
+    autoscaler would consider them."""
     placed = result.placement
     if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
         return result
     if spec.get("nodeName"):  # bound by name: no scheduler, no autoscaler
         return result
     now = placed.fit
-    decision = session.decide(result.kind, spec, cycle, pod, placed.wanted - now)
-    if decision is None:
-        return result
-    if decision.unjudged:
-        warning = WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED.format(why=decision.unjudged))
-        return replace(result, warnings=(*result.warnings, warning))
-    autoscale = _autoscale(now, decision, session.uncertain)
-    verdict, warnings = _verdict(autoscale, session.transient_fails)
+    left = placed.wanted - now
+    warnings = list(result.warnings)
+    decision = session.decide(result.kind, spec, cycle, pod, left)
+    if decision is not None and decision.unjudged:
+        warnings.append(
+            WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED.format(why=decision.unjudged))
+        )
+        decision = None
+    after_groups = left if decision is None else decision.blocked
+    pools = session.provision(result.kind, spec, cycle, pod, after_groups)
+    if pools is not None and pools.unjudged:
+        warnings.append(
+            WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED_POOLS.format(why=pools.unjudged))
+        )
+        pools = None
+    if decision is None and pools is None:
+        return replace(result, warnings=tuple(warnings))
+    autoscale = _autoscale(now, decision, pools, session)
+    verdict, said = _verdict(autoscale, session.transient_fails)
     return replace(
         result,
         verdict=verdict,
         message=result.message if verdict is Verdict.NO else None,  # the FitError, for NO
         cause=None if verdict is Verdict.SCALES else result.cause,
         autoscale=autoscale,
-        warnings=(*result.warnings, *warnings),
+        warnings=(*warnings, *said),
     )
 
 
-def _autoscale(now: int, decision: Decision, uncertain: bool) -> Autoscale:
-    """The decision as reports carry it; an uncertain status makes every blocker one that
-    may pass."""
+def _autoscale(
+    now: int, groups: Decision | None, pools: PoolDecision | None, session: Autoscaling
+) -> Autoscale:
+    """The decisions as reports carry them: the node groups' scale-ups, then the
+    NodePools'; the copies neither takes, with the reasons of each that was asked. An
+    uncertain cluster-autoscaler status makes every blocker one that may pass, unless a
+    NodePool refused the copies too."""
+    scale_up = [
+        GroupScaleUp(s.group, s.nodes, s.copies, s.start, s.end, s.maximum)
+        for s in (groups.scale_up if groups is not None else ())
+    ]
+    for launch in pools.scale_up if pools is not None else ():
+        start = session.pool_size(launch.pool)
+        session.grow_pool(launch.pool, launch.nodes)
+        scale_up.append(
+            GroupScaleUp(
+                launch.pool,
+                launch.nodes,
+                launch.copies,
+                start,
+                start + launch.nodes,
+                None,
+                kind=NODE_POOL,
+                instance_types=launch.instance_types,
+            )
+        )
+    blocked = pools.blocked if pools is not None else groups.blocked if groups else 0
+    if not blocked:
+        return Autoscale(fits_now=now, scale_up=tuple(scale_up))
+    reasons: Counter[str] = Counter()
+    events = []
+    transient = True
+    if groups is not None:
+        reasons.update(groups.reasons)
+        events.append(groups.message)
+        transient = groups.transient or session.uncertain
+    refusals: tuple[PoolRefusal, ...] = ()
+    if pools is not None:
+        reasons.update(pools.reasons)
+        events.append(pools.message)
+        refusals = tuple(PoolRefusal(pool, reason, text) for pool, reason, text in pools.errors)
+        transient = False
     return Autoscale(
         fits_now=now,
-        scale_up=tuple(
-            GroupScaleUp(s.group, s.nodes, s.copies, s.start, s.end, s.maximum)
-            for s in decision.scale_up
-        ),
-        blocked=decision.blocked,
-        reasons=dict(sorted(decision.reasons.items())),
-        message=decision.message,
-        transient=decision.transient or (uncertain and decision.blocked > 0),
+        scale_up=tuple(scale_up),
+        blocked=blocked,
+        reasons=dict(sorted(reasons.items())),
+        message="\n".join(e for e in events if e),
+        transient=transient,
+        pools=refusals,
     )
 
 
