@@ -50,6 +50,7 @@ ALL_1CPU = (
 """Every type of the catalog holds a 1 cpu / 1Gi copy; by price (spot), then name."""
 APP = {"app": "web"}
 TAINT = Taint("dedicated", "gpu", "NoSchedule")
+_MIN3 = Requirement(INSTANCE_TYPE, "Exists", (), 3)
 
 
 def _in(key: str, *values: str) -> Requirement:
@@ -381,6 +382,32 @@ CASES = [
             ),
         ),
         id="no type of the arch: InstanceTypeFilterError",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_MIN3,)),)),
+        spec(),
+        10,
+        PoolDecision(10, (PoolScaleUp("default", 4, 10, ALL_1CPU),), 10),
+        id="minValues 3 types: a claim stops at 3 copies, where three types still hold them",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_MIN3,)),)),
+        spec(cpu="5"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    "minValues requirement is not met for label(s)",
+                    "minValues requirement is not met for label(s) (label(s)=[node.kubernetes."
+                    "io/instance-type]), requirements=karpenter.sh/nodepool In [default], "
+                    "node.kubernetes.io/instance-type Exists minValues 3, "
+                    'resources={"cpu":"5","memory":"1Gi","pods":"1"}',
+                ),
+            ),
+        ),
+        id="minValues: two types hold 5 cpu, three are wanted (SatisfiesMinValues)",
     ),
 ]
 

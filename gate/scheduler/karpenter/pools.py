@@ -34,6 +34,7 @@ from gate.scheduler.karpenter.requirements import (
     Reqs,
     compatible,
     from_labels,
+    get,
     intersects,
     merged,
     of,
@@ -184,7 +185,20 @@ def pool_types(
         if any(amount < 0 for amount in alloc.values()):
             continue
         kept.append(PoolType(it.name, it_reqs, offerings, dict(it.capacity), alloc))
-    return tuple(t for t in kept if any(offered(reqs, o) for o, _ in t.offerings))
+    kept = [t for t in kept if any(offered(reqs, o) for o, _ in t.offerings)]
+    return () if min_values_unmet(kept, reqs) else tuple(kept)
+
+
+def min_values_unmet(types: Sequence[PoolType], reqs: Reqs) -> list[str]:
+    """cloudprovider/types.go ``SatisfiesMinValues``: the keys whose ``minValues`` the types'
+    distinct values fall short of (sorted; upstream lists them in map order)."""
+    unmet = []
+    for key, req in reqs.items():
+        if req.min_values is not None:
+            seen = {v for it in types for v in get(it.reqs, key).values}
+            if len(seen) < req.min_values:
+                unmet.append(key)
+    return sorted(unmet)
 
 
 def offered(reqs: Reqs, offering: Mapping[str, Req]) -> bool:

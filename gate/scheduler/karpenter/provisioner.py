@@ -46,6 +46,7 @@ from gate.scheduler.karpenter.pools import (
     Pool,
     PoolType,
     make_pool,
+    min_values_unmet,
     node_affinity,
     offered,
     selector_reqs,
@@ -79,6 +80,8 @@ REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
 TOPOLOGY = "unsatisfiable topology constraint"
 FAILED = "Failed to schedule pod, "
+MIN_VALUES = "minValues requirement is not met for label(s)"
+"""cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +173,11 @@ def _filter_error(
         fit_has = fit_has or (fits and offer and not compat)
         if compat and fits and offer:
             kept.append(it)
+    unmet = min_values_unmet(kept, reqs) if kept else []
+    if unmet:
+        reason = MIN_VALUES
+        said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
+        return (), (reason, f"{said}, requirements={text(reqs)}, resources={_resources(shown)}")
     if kept:
         return tuple(kept), None
     if not met and not fit and not has:
@@ -488,6 +496,12 @@ class Provisioner:
         if cap is not None:
             count = min(count, cap)
         count = max(count, 1)
+        if any(r.min_values is not None for r in claim.reqs.values()):
+            for size in sorted({min(r, count) for r in rooms.values()}, reverse=True):
+                kept = [it for it in claim.types if rooms[it.name] >= size]
+                if size == 1 or not min_values_unmet(kept, claim.reqs):
+                    count = size
+                    break
         claim.pods = count
         claim.types = tuple(it for it in claim.types if rooms[it.name] >= count)
         claim.full = True
@@ -544,7 +558,7 @@ class Provisioner:
                 return False
         total = _add(claim.pool.daemon, requests, claim.pods + 1)
         types = tuple(it for it in claim.types if _fits(total, it.allocatable))
-        if not types:
+        if not types or min_values_unmet(types, reqs):
             claim.full = True
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
