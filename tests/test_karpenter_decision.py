@@ -567,3 +567,18 @@ def test_a_thousand_copies_decide_fast() -> None:
     elapsed = time.perf_counter() - start
     assert decision.placed == 1000
     assert elapsed < 0.5
+
+
+def test_a_pod_pinned_to_a_hostname_gets_no_new_node() -> None:
+    """nodeclaim.go ``NewNodeClaim``: a new claim's hostname is a placeholder, which a
+    nodeSelector on ``kubernetes.io/hostname`` never matches."""
+    run = Run((NodePool("default"),))
+    decision = run.decide(spec(nodeSelector={"kubernetes.io/hostname": "node-1"}), 1)
+    assert decision.errors == (
+        (
+            "default",
+            "incompatible requirements",
+            "incompatible requirements, key kubernetes.io/hostname, kubernetes.io/hostname "
+            "In [node-1] not in kubernetes.io/hostname In [hostname-placeholder-0001]",
+        ),
+    )

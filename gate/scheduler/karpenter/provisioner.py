@@ -370,6 +370,8 @@ class Provisioner:
     unjudged: str = ""
     allowed: frozenset[str] = frozenset()
     zones: tuple[str, ...] = ()
+    placeholders: int = 0
+    """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
 
     @classmethod
     def of(
@@ -591,10 +593,13 @@ class Provisioner:
             return TAINT, "; ".join(refused)
         if _conflict(pod.wanted_ports, pool.daemon_ports):
             return HOST_PORT, f"checking host port usage, {HOST_PORT}"
-        failed = compatible(pool.reqs, variant.reqs, self.allowed)
+        self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
+        hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
+        claim_reqs = merged(pool.reqs, [hostname])
+        failed = compatible(claim_reqs, variant.reqs, self.allowed)
         if failed is not None:
             return REQUIREMENTS, f"{REQUIREMENTS}, {failed}"
-        reqs = merged(pool.reqs, variant.reqs.values())
+        reqs = merged(claim_reqs, variant.reqs.values())
         zone = ""
         total = _add(pool.daemon, requests)
         for spread in spreads:
@@ -611,8 +616,7 @@ class Provisioner:
             pod_domains = get(variant.strict, ZONE)
             zone = spread.next_zone(pod_domains, sorted(offered_zones))
             if not zone:
-                shown = Req.new(ZONE, IN, sorted(offered_zones)) if offered_zones else node_domains
-                return TOPOLOGY, spread.error(pod_domains, shown)
+                return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
         kept, error = _filter_error(types, reqs, total, total)
         if error is not None:
