@@ -4,7 +4,8 @@ node's allocatable is the best offline proxy for its type). A type takes the lab
 first node by name (``kubernetes.io/arch``, ``kubernetes.io/os``), its capacity where the
 node lists one (cpu in whole cores, memory in bytes; the rest as allocatable), an overhead
 of capacity less allocatable, and one offering per zone and capacity type its nodes run in
-(price 0: no price is known, so types order by name).
+(price 0: no price is known, so types order by name); a node with no zone label gives an
+offering in no zone.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def running_catalog(nodes: Iterable[NodeView]) -> Catalog:
                 for n in members
             }
         )
-        offerings = tuple(Offering(zone, kind) for zone, kind in seen if zone)
+        offerings = tuple(Offering(zone, kind) for zone, kind in seen)
         types.append(
             InstanceType(
                 name,
