@@ -582,3 +582,28 @@ def test_a_pod_pinned_to_a_hostname_gets_no_new_node() -> None:
             "In [node-1] not in kubernetes.io/hostname In [hostname-placeholder-0001]",
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("selector", "order"),
+    [
+        pytest.param(
+            {},
+            ("c-4x", "c-4x-arm", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x", "g-4x"),
+            id="spot prices first; the GPU type has no spot offering",
+        ),
+        pytest.param(
+            {"karpenter.sh/capacity-type": "on-demand"},
+            ("c-4x", "c-4x-arm", "g-4x", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x"),
+            id="on-demand only: by on-demand price, then name",
+        ),
+    ],
+)
+def test_instance_types_by_price_then_name(
+    selector: dict[str, str], order: tuple[str, ...]
+) -> None:
+    """cloudprovider/types.go ``OrderByPrice``: the cheapest available offering compatible
+    with the claim, ties by name."""
+    run = Run((NodePool("default"),))
+    decision = run.decide(spec(cpu="3", nodeSelector=selector), 1)
+    assert decision.scale_up == (PoolScaleUp("default", 1, 1, order),)

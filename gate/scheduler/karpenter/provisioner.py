@@ -220,15 +220,16 @@ def _filter_error(
     return (), (reason, said)
 
 
-def _order(types: Sequence[PoolType], reqs: Reqs) -> tuple[str, ...]:
-    """cloudprovider ``InstanceTypes.OrderByPrice``: cheapest available compatible
-    offering, then name."""
-
-    def price(it: PoolType) -> tuple[float, str]:
-        prices = [p for o, p in it.offerings if offered(reqs, o)]
-        return (min(prices) if prices else float("inf"), it.name)
-
-    return tuple(it.name for it in sorted(types, key=price))
+def _order(claims: Sequence[_Claim]) -> tuple[str, ...]:
+    """cloudprovider ``InstanceTypes.OrderByPrice`` over the types the claims may take: each
+    at its cheapest available offering compatible with a claim holding it, then by name."""
+    prices: dict[str, float] = {}
+    for claim in claims:
+        for it in claim.types:
+            found = [p for o, p in it.offerings if offered(claim.reqs, o)]
+            cheapest = min(found) if found else float("inf")
+            prices[it.name] = min(prices.get(it.name, cheapest), cheapest)
+    return tuple(sorted(prices, key=lambda name: (prices[name], name)))
 
 
 def _conflict(wanted: Sequence[HostPort], used: frozenset[HostPort]) -> bool:
@@ -478,16 +479,8 @@ class Provisioner:
             mine = by_pool.get(pool.name)
             if not mine:
                 continue
-            types: dict[str, PoolType] = {}
-            for claim in mine:
-                types.update((t.name, t) for t in claim.types)
             scale_up.append(
-                PoolScaleUp(
-                    pool.name,
-                    len(mine),
-                    sum(c.pods for c in mine),
-                    _order(list(types.values()), mine[0].reqs),
-                )
+                PoolScaleUp(pool.name, len(mine), sum(c.pods for c in mine), _order(mine))
             )
         return PoolDecision(left, tuple(scale_up), placed, tuple(errors) if placed < left else ())
 
