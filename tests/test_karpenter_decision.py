@@ -607,3 +607,45 @@ def test_instance_types_by_price_then_name(
     run = Run((NodePool("default"),))
     decision = run.decide(spec(cpu="3", nodeSelector=selector), 1)
     assert decision.scale_up == (PoolScaleUp("default", 1, 1, order),)
+
+
+def _ported(cpu: str = "100m") -> dict[str, Any]:
+    container = {
+        "name": "c",
+        "image": "i",
+        "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}},
+        "ports": [{"containerPort": 8080, "hostPort": 8080}],
+    }
+    return {"containers": [container]}
+
+
+def test_a_host_port_takes_a_node_per_copy() -> None:
+    """hostportusage.go ``Conflicts``: a second copy's port conflicts with the first's."""
+    run = Run((NodePool("default"),))
+    assert run.decide(_ported(), 3) == PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3)
+
+
+def test_a_daemon_set_holding_the_host_port_refuses_the_pod() -> None:
+    """scheduler.go ``getDaemonHostPortUsage``: the ports of the pool's DaemonSets."""
+    run = Run((NodePool("default"),), daemon_sets=(daemon_set("proxy", 100, 10 * MI, **_ported()),))
+    assert run.decide(_ported(), 1).errors == (
+        (
+            "default",
+            "pod hostport conflicts with existing hostport configuration",
+            "checking host port usage, pod hostport conflicts with existing hostport configuration",
+        ),
+    )
+
+
+def test_pods_per_core_caps_pods_below_max_pods() -> None:
+    """The NodeClass's podsPerCore times the cores, when lower than maxPods."""
+    pool = NodePool(
+        "default",
+        requirements=(_in(INSTANCE_TYPE, "c-4x"),),
+        node_class=("karpenter.k8s.aws", "EC2NodeClass", "dense"),
+    )
+    state = KarpenterState(
+        (pool,), node_classes=(NodeClass("EC2NodeClass", "dense", max_pods=20, pods_per_core=2),)
+    )
+    decision = Run((pool,), state=state).decide(spec(cpu="10m", memory="10Mi"), 16)
+    assert (decision.nodes, decision.placed) == (2, 16)  # 4 cores x 2 = 8 pods a node
