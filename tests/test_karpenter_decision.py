@@ -649,3 +649,42 @@ def test_pods_per_core_caps_pods_below_max_pods() -> None:
     )
     decision = Run((pool,), state=state).decide(spec(cpu="10m", memory="10Mi"), 16)
     assert (decision.nodes, decision.placed) == (2, 16)  # 4 cores x 2 = 8 pods a node
+
+
+@pytest.mark.parametrize(
+    ("node_class", "copies_a_node"),
+    [
+        pytest.param(NodeClass("EC2NodeClass", "nc"), 3, id="the catalog's overhead: 100m, 10Mi"),
+        pytest.param(
+            NodeClass("EC2NodeClass", "nc", kube_reserved={"memory": 2560 * MI}),
+            2,
+            id="kubeReserved memory replaces the memory overhead: 5.5Gi left",
+        ),
+        pytest.param(
+            NodeClass(
+                "EC2NodeClass",
+                "nc",
+                system_reserved={"memory": 512 * MI},
+                eviction_hard={"memory.available": 512 * MI},
+            ),
+            3,
+            id="systemReserved + evictionHard memory.available: 7Gi left",
+        ),
+        pytest.param(
+            NodeClass("EC2NodeClass", "nc", eviction_percent={"memory.available": "30%"}),
+            2,
+            id="an evictionHard percentage of the capacity: 5.6Gi left",
+        ),
+    ],
+)
+def test_node_class_reserved_amounts(node_class: NodeClass, copies_a_node: int) -> None:
+    """c-4x (4 cpu, 8Gi) and 1 cpu / 2Gi copies: memory decides between two and three."""
+    pool = NodePool(
+        "default",
+        requirements=(_in(INSTANCE_TYPE, "c-4x"),),
+        node_class=("karpenter.k8s.aws", "EC2NodeClass", "nc"),
+    )
+    run = Run((pool,), state=KarpenterState((pool,), node_classes=(node_class,)))
+    decision = run.decide(spec(cpu="1", memory="2Gi"), copies_a_node)
+    assert (decision.nodes, decision.placed) == (1, copies_a_node)
+    assert run.decide(spec(cpu="1", memory="2Gi"), copies_a_node + 1).nodes == 2

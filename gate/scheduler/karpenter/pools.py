@@ -10,8 +10,10 @@ DaemonSet overhead of a fresh node (scheduler.go ``getDaemonOverhead``,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from gate.autoscaling import DaemonSet
@@ -79,6 +81,31 @@ def type_reqs(it: InstanceType) -> dict[str, Req]:
     return reqs
 
 
+SIGNALS = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
+"""The kubelet's eviction signals and the resource each one holds back."""
+
+
+def _percent(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.strip().rstrip("%")) / 100 if text.strip().endswith("%") else None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
+    """``evictionHard`` by resource: absolute thresholds, and percentages of the capacity
+    (a signal, ``memory.available``, is read as the resource it holds back)."""
+    held: dict[str, int] = {}
+    for signal, amount in node_class.eviction_hard.items():
+        held[SIGNALS.get(signal, signal)] = amount
+    for signal, written in node_class.eviction_percent.items():
+        resource = SIGNALS.get(signal, signal)
+        share = _percent(written)
+        if share is not None:
+            held[resource] = math.ceil(share * capacity.get(resource, 0))
+    return held
+
+
 def allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
     """Capacity less overhead; the NodeClass's kubelet settings replace the overhead of the
     resources they name (kubeReserved + systemReserved + evictionHard) and cap ``pods``
@@ -86,16 +113,13 @@ def allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int
     overhead = dict(it.overhead)
     capacity = dict(it.capacity)
     if node_class is not None:
-        named = {*node_class.kube_reserved, *node_class.system_reserved, *node_class.eviction_hard}
-        for resource in named:
-            overhead[resource] = sum(
-                part.get(resource, 0)
-                for part in (
-                    node_class.kube_reserved,
-                    node_class.system_reserved,
-                    node_class.eviction_hard,
-                )
-            )
+        parts = (
+            node_class.kube_reserved,
+            node_class.system_reserved,
+            eviction(node_class, capacity),
+        )
+        for resource in {r for part in parts for r in part}:
+            overhead[resource] = sum(part.get(resource, 0) for part in parts)
         caps = []
         if node_class.max_pods is not None:
             caps.append(node_class.max_pods)
