@@ -688,3 +688,34 @@ def test_node_class_reserved_amounts(node_class: NodeClass, copies_a_node: int) 
     decision = run.decide(spec(cpu="1", memory="2Gi"), copies_a_node)
     assert (decision.nodes, decision.placed) == (1, copies_a_node)
     assert run.decide(spec(cpu="1", memory="2Gi"), copies_a_node + 1).nodes == 2
+
+
+ZONE_ANTI = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": APP}}
+        ]
+    }
+}
+ANTI_BLOCKED = (
+    "unsatisfiable topology constraint for pod anti-affinity, key=topology.kubernetes.io/zone "
+    "(counts = zone-a: 1, zone-b: 1, podDomains = topology.kubernetes.io/zone Exists, "
+    "nodeDomains = topology.kubernetes.io/zone Exists"
+)
+
+
+@pytest.mark.parametrize(
+    ("running", "placed"),
+    [
+        pytest.param(0, 2, id="two zones: two copies, one a zone; the third stays pending"),
+        pytest.param(1, 1, id="a copy already runs in zone-a: one more, in zone-b"),
+    ],
+)
+def test_zonal_anti_affinity_to_itself(running: int, placed: int) -> None:
+    """topologygroup.go ``nextDomainAntiAffinity``: only zones with none of its pods."""
+    nodes = [karpenter_node("n-a", "old", "zone-a")]
+    pods = [_web(f"w{i}", "n-a") for i in range(running)]
+    run = Run((NodePool("default"),), nodes=nodes, pods=pods)
+    decision = run.decide(spec(affinity=ZONE_ANTI), 3, APP)
+    assert (decision.placed, decision.nodes) == (placed, placed)
+    assert decision.errors == (("default", "unsatisfiable topology constraint", ANTI_BLOCKED),)

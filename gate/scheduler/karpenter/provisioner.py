@@ -36,7 +36,7 @@ from typing import Any
 from gate.autoscaling import DaemonSet
 from gate.k8s.quantity import format_amount
 from gate.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
-from gate.model import POD_TOPOLOGY_SPREAD, HostPort, NodeView
+from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, HostPort, NodeView
 from gate.scheduler.framework import CycleState
 from gate.scheduler.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
@@ -66,6 +66,7 @@ from gate.scheduler.karpenter.requirements import (
     text,
     well_known,
 )
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 
@@ -320,24 +321,81 @@ class _Spread:
                 best, best_count = zone, count
         return best
 
+    def allows(self, zone: str) -> bool:
+        return True
+
+    def record(self, zone: str) -> None:
+        if self.self_match:
+            self.counts[zone] = self.counts.get(zone, 0) + 1
+
     def error(self, pod_domains: Req, node_domains: Req) -> str:
-        counts = sorted(self.counts.items())
-        shown = ", ".join(f"{z}: {c}" for z, c in counts[:25])
-        if len(counts) > 25:
-            shown += f" and {len(counts) - 25} other(s)"
-        return (
-            f"{TOPOLOGY} for topology spread, key={ZONE} (counts = {shown}, "
-            f"podDomains = {pod_domains}, nodeDomains = {node_domains}"
-        )
+        return _topology_error("topology spread", self.counts, pod_domains, node_domains)
 
 
-def _spreads(cycle: CycleState, zones: Sequence[str]) -> tuple[list[_Spread], int | None]:
-    """The zonal spreads and the most copies one claim may hold by the hostname spreads
-    (each new claim is a new hostname domain, whose global minimum is 0)."""
-    spreads: list[_Spread] = []
+@dataclass(slots=True)
+class _AntiZone:
+    """The pod's required anti-affinity over zones, and existing pods' anti-affinity to it
+    (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
+    avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
+    zone a claim could land in and launches the rest in later loops, so over its loops each
+    copy takes an empty zone of its own (here the first by name)."""
+
+    counts: dict[str, int]
+    self_match: bool
+
+    def allows(self, zone: str) -> bool:
+        return self.counts.get(zone, 0) == 0
+
+    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def record(self, zone: str) -> None:
+        if self.self_match:
+            self.counts[zone] = self.counts.get(zone, 0) + 1
+
+    def error(self, pod_domains: Req, node_domains: Req) -> str:
+        return _topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
+
+
+def _topology_error(kind: str, domains: Mapping[str, int], pod: Req, node: Req) -> str:
+    """topology.go ``topologyError.Error`` (its parenthesis left open, as upstream's)."""
+    counts = sorted(domains.items())
+    shown = ", ".join(f"{z}: {c}" for z, c in counts[:25])
+    if len(counts) > 25:
+        shown += f" and {len(counts) - 25} other(s)"
+    return (
+        f"{TOPOLOGY} for {kind}, key={ZONE} (counts = {shown}, "
+        f"podDomains = {pod}, nodeDomains = {node}"
+    )
+
+
+Zonal = _Spread | _AntiZone
+
+
+def _spreads(
+    cycle: CycleState, zones: Sequence[str], pod: PodProfile
+) -> tuple[list[Zonal], int | None]:
+    """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
+    by the hostname spreads (each new claim is a new hostname domain, whose global minimum
+    is 0) and a self-matching zonal anti-affinity (one copy a zone)."""
+    spreads: list[Zonal] = []
+    antis: list[Zonal] = []
     cap: int | None = None
     for prepared in cycle:
         state = prepared.state
+        if prepared.plugin.name == INTER_POD_AFFINITY and isinstance(state, AffinityState):
+            terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
+            existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
+            if terms or existing:
+                counts = {z: 0 for z in zones}
+                counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
+                for z, n in existing.items():
+                    counts[z] = counts.get(z, 0) + n
+                mine = any(t.matches(pod.namespace, pod.labels) for t in terms)
+                antis.append(_AntiZone(counts, mine))
+                if mine:
+                    cap = 1
+            continue
         if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
             continue
         for i, constraint in enumerate(state.constraints):
@@ -354,7 +412,7 @@ def _spreads(cycle: CycleState, zones: Sequence[str]) -> tuple[list[_Spread], in
                 )
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
-    return spreads, cap
+    return [*spreads, *antis], cap
 
 
 Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
@@ -451,7 +509,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap = _spreads(cycle, self.zones)
+        spreads, cap = _spreads(cycle, self.zones, pod)
         if pod.wanted_ports or any(
             t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels)
             for t in pod.pod_anti_affinity
@@ -508,7 +566,7 @@ class Provisioner:
         variants: Sequence[_Variant],
         pod: PodProfile,
         requests: Mapping[str, int],
-        spreads: list[_Spread],
+        spreads: list[Zonal],
         cap: int | None,
     ) -> Attempt:
         """``Scheduler.add`` for one copy, relaxed step by step (``trySchedule``)."""
@@ -535,7 +593,7 @@ class Provisioner:
         claim: _Claim,
         variant: _Variant,
         requests: Mapping[str, int],
-        spreads: list[_Spread],
+        spreads: list[Zonal],
         cap: int | None,
     ) -> bool:
         """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim."""
@@ -560,10 +618,10 @@ class Provisioner:
         self._record(claim, spreads)
         return True
 
-    def _record(self, claim: _Claim, spreads: list[_Spread]) -> None:
+    def _record(self, claim: _Claim, spreads: list[Zonal]) -> None:
         for spread in spreads:
-            if spread.self_match and claim.zone:
-                spread.counts[claim.zone] = spread.counts.get(claim.zone, 0) + 1
+            if claim.zone:
+                spread.record(claim.zone)
 
     def _new(
         self,
@@ -571,7 +629,7 @@ class Provisioner:
         variant: _Variant,
         pod: PodProfile,
         requests: Mapping[str, int],
-        spreads: list[_Spread],
+        spreads: list[Zonal],
     ) -> _Claim | tuple[str, str]:
         """``addToNewNodeClaim`` for one pool: a claim holding the copy, or the pool's
         (reason, text)."""
@@ -607,7 +665,8 @@ class Provisioner:
                 if node_domains.has(z)
             }
             pod_domains = get(variant.strict, ZONE)
-            zone = spread.next_zone(pod_domains, sorted(offered_zones))
+            candidates = sorted(z for z in offered_zones if all(r.allows(z) for r in spreads))
+            zone = spread.next_zone(pod_domains, candidates)
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
