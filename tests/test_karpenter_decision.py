@@ -719,3 +719,52 @@ def test_zonal_anti_affinity_to_itself(running: int, placed: int) -> None:
     decision = run.decide(spec(affinity=ZONE_ANTI), 3, APP)
     assert (decision.placed, decision.nodes) == (placed, placed)
     assert decision.errors == (("default", "unsatisfiable topology constraint", ANTI_BLOCKED),)
+
+
+def _affinity_to(key: str, labels: dict[str, str]) -> dict[str, Any]:
+    term = {"topologyKey": key, "labelSelector": {"matchLabels": labels}}
+    return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def _db_run() -> Run:
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    return Run((NodePool("default"),), nodes=nodes, pods=[db])
+
+
+def test_zonal_affinity_follows_the_pods_it_wants() -> None:
+    """topologygroup.go ``nextDomainAffinity``: the database runs in zone-b; the types only
+    zone-a offers (m-4x-arm) are left out."""
+    decision = _db_run().decide(spec(cpu="3", affinity=_affinity_to(ZONE, {"app": "db"})), 3, APP)
+    assert decision == PoolDecision(
+        3,
+        (
+            PoolScaleUp(
+                "default", 2, 3, ("c-4x", "c-4x-arm", "m-4x", "r-4x", "c-8x", "m-8x", "g-4x")
+            ),
+        ),
+        3,
+    )
+
+
+def test_hostname_affinity_to_running_pods_gets_no_new_node() -> None:
+    """A new node runs none of the pods wanted on the same host."""
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    assert _db_run().decide(pod, 1, APP).errors == (
+        (
+            "default",
+            "unsatisfiable topology constraint",
+            "unsatisfiable topology constraint for pod affinity, key=kubernetes.io/hostname "
+            "(counts = n-b: 1, podDomains = kubernetes.io/hostname Exists, nodeDomains = "
+            "kubernetes.io/hostname In [hostname-placeholder-0001]",
+        ),
+    )
+
+
+def test_hostname_affinity_to_itself_fills_one_node() -> None:
+    """The first copy starts a claim; the others may only join it (7 fit an 8-cpu type)."""
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", APP))
+    decision = _db_run().decide(pod, 10, APP)
+    assert (decision.nodes, decision.placed) == (1, 7)
+    assert decision.reasons == {"unsatisfiable topology constraint": 1}

@@ -357,29 +357,73 @@ class _AntiZone:
         return _topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
 
 
-def _topology_error(kind: str, domains: Mapping[str, int], pod: Req, node: Req) -> str:
+@dataclass(slots=True)
+class _AffinityZone:
+    """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
+    zones where the pods it wants run; with none anywhere, a pod matching its own terms may
+    start in any zone, and the copies after it follow it there."""
+
+    counts: dict[str, int]
+    self_match: bool
+
+    def allows(self, zone: str) -> bool:
+        if self.counts.get(zone, 0) > 0:
+            return True
+        return self.self_match and not any(self.counts.values())
+
+    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def record(self, zone: str) -> None:
+        if self.self_match:
+            self.counts[zone] = self.counts.get(zone, 0) + 1
+
+    def error(self, pod_domains: Req, node_domains: Req) -> str:
+        return _topology_error("pod affinity", self.counts, pod_domains, node_domains)
+
+
+@dataclass(frozen=True, slots=True)
+class _HostAffinity:
+    """The pod's required affinity over hostnames: a new node runs none of the pods it
+    wants, so with such pods running no new claim takes it; with none, a pod matching its
+    own terms starts one claim and the copies after it join that one."""
+
+    counts: Mapping[str, int]
+    self_match: bool
+
+    def refuses(self, claims: int) -> bool:
+        return any(self.counts.values()) or not self.self_match or claims > 0
+
+    def error(self, hostname: Req) -> str:
+        return _topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
+
+
+def _topology_error(
+    kind: str, domains: Mapping[str, int], pod: Req, node: Req, key: str = ZONE
+) -> str:
     """topology.go ``topologyError.Error`` (its parenthesis left open, as upstream's)."""
     counts = sorted(domains.items())
     shown = ", ".join(f"{z}: {c}" for z, c in counts[:25])
     if len(counts) > 25:
         shown += f" and {len(counts) - 25} other(s)"
     return (
-        f"{TOPOLOGY} for {kind}, key={ZONE} (counts = {shown}, "
+        f"{TOPOLOGY} for {kind}, key={key} (counts = {shown}, "
         f"podDomains = {pod}, nodeDomains = {node}"
     )
 
 
-Zonal = _Spread | _AntiZone
+Zonal = _Spread | _AntiZone | _AffinityZone
 
 
 def _spreads(
     cycle: CycleState, zones: Sequence[str], pod: PodProfile
-) -> tuple[list[Zonal], int | None]:
+) -> tuple[list[Zonal], int | None, _HostAffinity | None]:
     """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
     is 0) and a self-matching zonal anti-affinity (one copy a zone)."""
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
+    host: _HostAffinity | None = None
     cap: int | None = None
     for prepared in cycle:
         state = prepared.state
@@ -395,6 +439,13 @@ def _spreads(
                 antis.append(_AntiZone(counts, mine))
                 if mine:
                     cap = 1
+            keys = {t.topology_key for t in state.affinity_terms}
+            if ZONE in keys:
+                wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
+                antis.append(_AffinityZone(wanted, state.self_match))
+            if HOSTNAME in keys:
+                on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
+                host = _HostAffinity(on, state.self_match)
             continue
         if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
             continue
@@ -412,7 +463,7 @@ def _spreads(
                 )
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
-    return [*spreads, *antis], cap
+    return [*spreads, *antis], cap, host
 
 
 Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
@@ -430,6 +481,10 @@ class Provisioner:
     allowed: frozenset[str] = frozenset()
     zones: tuple[str, ...] = ()
     placeholders: int = 0
+    host: _HostAffinity | None = None
+    """The workload being decided's affinity over hostnames."""
+    planned: int = 0
+    """The claims the workload being decided plans so far."""
     """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
 
     @classmethod
@@ -509,7 +564,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap = _spreads(cycle, self.zones, pod)
+        spreads, cap, self.host = _spreads(cycle, self.zones, pod)
         if pod.wanted_ports or any(
             t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels)
             for t in pod.pod_anti_affinity
@@ -518,6 +573,7 @@ class Provisioner:
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         variants = list(_variants(spec, pod, pns))
         claims: list[_Claim] = []
+        self.planned = 0
         placed = 0
         errors: list[tuple[str, str, str]] = []
         while placed < left:
@@ -580,6 +636,7 @@ class Provisioner:
                 made = self._new(pool, variant, pod, requests, spreads)
                 if isinstance(made, _Claim):
                     claims.append(made)
+                    self.planned = len(claims)
                     left = self.remaining.get(pool.name)
                     if left is not None:
                         _subtract_max(left, made.types)
@@ -651,6 +708,8 @@ class Provisioner:
         if failed is not None:
             return REQUIREMENTS, f"{REQUIREMENTS}, {failed}"
         reqs = merged(claim_reqs, variant.reqs.values())
+        if self.host is not None and self.host.refuses(self.planned):
+            return TOPOLOGY, self.host.error(hostname)
         zone = ""
         total = _add(pool.daemon, requests)
         for spread in spreads:
