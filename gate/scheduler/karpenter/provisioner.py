@@ -21,8 +21,10 @@ affinity term dropped while another remains, then its heaviest preferred node af
 when some pool has one; the errors reported are those of the last attempt, one per pool in
 pool order, joined ``; `` after ``Failed to schedule pod, `` (events.go).
 
-Copies are alike: with no topology rule coupling them a claim is filled in arithmetic (as
-many copies as its roomiest type holds); with a zonal spread they are placed one at a time.
+Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
+copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
+affinity or anti-affinity they are placed one at a time. docs/karpenter.md lists what is
+modelled and what is not.
 """
 
 from __future__ import annotations
