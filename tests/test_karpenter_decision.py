@@ -768,3 +768,48 @@ def test_hostname_affinity_to_itself_fills_one_node() -> None:
     decision = _db_run().decide(pod, 10, APP)
     assert (decision.nodes, decision.placed) == (1, 7)
     assert decision.reasons == {"unsatisfiable topology constraint": 1}
+
+
+ONE_ZONE = Catalog(
+    tuple(
+        instance_type(
+            t.name,
+            t.capacity["cpu"] // 1000,
+            t.capacity["memory"] // 2**30,
+            t.labels[ARCH],
+            zones=("zone-a",),
+        )
+        for t in CATALOG.types
+        if "nvidia.com/gpu" not in t.capacity
+    ),
+    "one zone",
+)
+
+
+@pytest.mark.parametrize(
+    ("pool", "cpu", "memory", "copies"),
+    [
+        pytest.param(NodePool("p"), "1", "1Gi", 25, id="plain"),
+        pytest.param(NodePool("p", limits={"cpu": 40_000}), "1", "3Gi", 40, id="limits"),
+        pytest.param(NodePool("p", requirements=(_MIN3,)), "700m", "2Gi", 30, id="minValues"),
+        pytest.param(
+            NodePool("p", requirements=(_in(ARCH, "arm64"),), limits={"memory": 40 * 2**30}),
+            "300m",
+            "1Gi",
+            60,
+            id="arm, memory limit",
+        ),
+    ],
+)
+def test_claims_filled_in_arithmetic_as_one_at_a_time(
+    pool: NodePool, cpu: str, memory: str, copies: int
+) -> None:
+    """The arithmetic fill gives what placing copies one at a time gives: a spread of
+    maxSkew 1000 over the one zone forces the latter."""
+    daemons = (daemon_set("agent", 200, 256 * MI),)
+    plain = Run((pool,), catalog=ONE_ZONE, daemon_sets=daemons).decide(spec(cpu, memory), copies)
+    spread = _spread(skew=1000)
+    one_by_one = Run((pool,), catalog=ONE_ZONE, daemon_sets=daemons).decide(
+        spec(cpu, memory, topologySpreadConstraints=[spread]), copies, APP
+    )
+    assert plain == one_by_one
