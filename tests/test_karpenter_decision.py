@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gate.karpenter import Catalog, KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
-from gate.scheduler.karpenter import PoolDecision, PoolScaleUp
+from gate.scheduler.karpenter import PoolDecision, PoolScaleUp, Provisioner
 from gate.taints import Taint
 from tests.builders import api_pod
 from tests.karpenter_support import (
@@ -813,3 +813,22 @@ def test_claims_filled_in_arithmetic_as_one_at_a_time(
         spec(cpu, memory, topologySpreadConstraints=[spread]), copies, APP
     )
     assert plain == one_by_one
+
+
+def test_no_nodepool_recorded_is_no_provisioner() -> None:
+    assert Provisioner.of(KarpenterState(), CATALOG, (), ()) is None
+
+
+def test_nothing_left_to_decide() -> None:
+    assert Run((NodePool("default"),)).decide(spec(), 0) == PoolDecision(0)
+
+
+def test_no_catalog_and_no_typed_node() -> None:
+    """No catalog and no node naming its type: every pool is left with none."""
+    run = Run((NodePool("default"),), catalog=None)
+    assert run.provisioner.notes[0].startswith(
+        "no instance-type catalog was given: NodePools are judged with the types running in "
+        "the cluster (none)"
+    )
+    said = "nodepool requirements filtered out all available instance types"
+    assert run.decide(spec(), 2) == PoolDecision(2, errors=(("", said, said),))
