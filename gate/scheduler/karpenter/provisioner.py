@@ -29,19 +29,18 @@ modelled and what is not.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gate.autoscaling import DaemonSet
-from gate.k8s.quantity import format_amount
 from gate.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
-from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, HostPort, NodeView
+from gate.model import HostPort, NodeView
 from gate.scheduler.framework import CycleState
 from gate.scheduler.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
+from gate.scheduler.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.karpenter.instancetypes import add, filter_types, fits, room
 from gate.scheduler.karpenter.pools import (
     PREFER_NO_SCHEDULE,
     TOLERATE_PREFER_NO_SCHEDULE,
@@ -65,11 +64,9 @@ from gate.scheduler.karpenter.requirements import (
     get,
     intersects,
     merged,
-    text,
     well_known,
 )
-from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
-from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+from gate.scheduler.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
 from gate.scheduler.profile import PodProfile
 
 NO_NODEPOOLS = "no nodepools found"
@@ -81,146 +78,6 @@ LIMITS = "all available instance types exceed limits for nodepool"
 TAINT = "did not tolerate taint"
 REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
-TOPOLOGY = "unsatisfiable topology constraint"
-FAILED = "Failed to schedule pod, "
-MIN_VALUES = "minValues requirement is not met for label(s)"
-"""cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PoolScaleUp:
-    """A NodePool launching ``nodes`` new nodes holding ``copies`` copies; ``instance_types``
-    the types a new node may take, in Karpenter's order (price, then name)."""
-
-    pool: str
-    nodes: int
-    copies: int
-    instance_types: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class PoolDecision:
-    """For ``wanted`` copies that fit no existing node: the pools that launch nodes for
-    them, how many are ``placed``, and for the first copy no pool takes, each Ready pool's
-    error in pool order as ``(pool, reason, text)``: ``reason`` a short stable key,
-    ``text`` Karpenter's own. ``unjudged``: why nothing can be judged."""
-
-    wanted: int
-    scale_up: tuple[PoolScaleUp, ...] = ()
-    placed: int = 0
-    errors: tuple[tuple[str, str, str], ...] = ()
-    unjudged: str = ""
-
-    @property
-    def blocked(self) -> int:
-        return self.wanted - self.placed
-
-    @property
-    def nodes(self) -> int:
-        return sum(s.nodes for s in self.scale_up)
-
-    @property
-    def reasons(self) -> dict[str, int]:
-        """Each reason with the number of pools giving it."""
-        return dict(Counter(reason for _, reason, _ in self.errors))
-
-    @property
-    def message(self) -> str:
-        """Karpenter's FailedScheduling event for a blocked copy ("" when none is)."""
-        if not self.blocked or not self.errors:
-            return ""
-        return FAILED + "; ".join(t for _, _, t in self.errors)
-
-
-def _resources(amounts: Mapping[str, int]) -> str:
-    """pkg/utils/resources/resources.go ``String``: the quantities as JSON, keys sorted."""
-    shown = {r: format_amount(r, a) for r, a in sorted(amounts.items()) if a or r == "pods"}
-    return json.dumps(shown, separators=(",", ":")) if shown else "{}"
-
-
-def _add(a: Mapping[str, int], b: Mapping[str, int], times: int = 1) -> dict[str, int]:
-    total = dict(a)
-    for r, amount in b.items():
-        total[r] = total.get(r, 0) + times * amount
-    return total
-
-
-def _fits(requests: Mapping[str, int], allocatable: Mapping[str, int]) -> bool:
-    """resources.go ``Fits``."""
-    return all(amount <= allocatable.get(r, 0) for r, amount in requests.items())
-
-
-def _room(it: PoolType, daemon: Mapping[str, int], pod: Mapping[str, int]) -> int:
-    """How many copies a type holds beside the DaemonSet overhead."""
-    count: int | None = None
-    for r, amount in pod.items():
-        if amount > 0:
-            free = (it.allocatable.get(r, 0) - daemon.get(r, 0)) // amount
-            count = free if count is None else min(count, free)
-    return max(count if count is not None else 0, 0)
-
-
-def _filter_error(
-    types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int], shown: Mapping[str, int]
-) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
-    """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``."""
-    kept = []
-    met = fit = has = met_fit = met_has = fit_has = False
-    for it in types:
-        compat = intersects(it.reqs, reqs) is None
-        fits = _fits(total, it.allocatable)
-        offer = any(offered(reqs, o) for o, _ in it.offerings)
-        met, fit, has = met or compat, fit or fits, has or offer
-        met_fit = met_fit or (compat and fits and not offer)
-        met_has = met_has or (compat and offer and not fits)
-        fit_has = fit_has or (fits and offer and not compat)
-        if compat and fits and offer:
-            kept.append(it)
-    unmet = min_values_unmet(kept, reqs) if kept else []
-    if unmet:
-        reason = MIN_VALUES
-        said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
-        return (), (reason, f"{said}, requirements={text(reqs)}, resources={_resources(shown)}")
-    if kept:
-        return tuple(kept), None
-    if not met and not fit and not has:
-        reason = (
-            "no instance type met the scheduling requirements or had enough resources "
-            "or had a required offering"
-        )
-    elif not met and not fit:
-        reason = "no instance type met the scheduling requirements or had enough resources"
-    elif not met and not has:
-        reason = "no instance type met the scheduling requirements or had a required offering"
-    elif not fit and not has:
-        reason = "no instance type had enough resources or had a required offering"
-    elif not met:
-        reason = "no instance type met all requirements"
-    elif not fit:
-        reason = "no instance type has enough resources"
-    elif not has:
-        reason = "no instance type has the required offering"
-    elif met_fit:
-        reason = (
-            "no instance type which met the scheduling requirements and had enough "
-            "resources, had a required offering"
-        )
-    elif fit_has:
-        reason = (
-            "no instance type which had enough resources and the required offering met "
-            "the scheduling requirements"
-        )
-    elif met_has:
-        reason = (
-            "no instance type which met the scheduling requirements and the required "
-            "offering had the required resources"
-        )
-    else:
-        reason = "no instance type met the requirements/resources/offering tuple"
-    said = f"{reason}, requirements={text(reqs)}, resources={_resources(shown)}"
-    if not fit and shown.get("cpu", 0) >= 10**9:  # 1M cores, in millicores
-        said += " (CPU request >= 1 Million, m vs M typo?)"
-    return (), (reason, said)
 
 
 def _order(claims: Sequence[_Claim]) -> tuple[str, ...]:
@@ -297,177 +154,6 @@ class _Claim:
     full: bool = False
 
 
-@dataclass(slots=True)
-class _Spread:
-    """The pod's DoNotSchedule spread over zones (topologygroup.go
-    ``nextDomainTopologySpread``): counts per zone, existing matching pods first."""
-
-    max_skew: int
-    min_domains: int
-    self_match: bool
-    counts: dict[str, int]
-
-    def minimum(self, pod_domains: Req) -> int:
-        """``domainMinCount``: over the zones the pod may use; 0 below ``minDomains``."""
-        counts = [c for z, c in self.counts.items() if pod_domains.has(z)]
-        if len(counts) < self.min_domains or not counts:
-            return 0
-        return min(counts)
-
-    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        low = self.minimum(pod_domains)
-        best, best_count = "", 2**31
-        for zone in sorted(zones):
-            count = self.counts.get(zone, 0) + (1 if self.self_match else 0)
-            if count - low <= self.max_skew and count < best_count:
-                best, best_count = zone, count
-        return best
-
-    def allows(self, zone: str) -> bool:
-        return True
-
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
-
-    def error(self, pod_domains: Req, node_domains: Req) -> str:
-        return _topology_error("topology spread", self.counts, pod_domains, node_domains)
-
-
-@dataclass(slots=True)
-class _AntiZone:
-    """The pod's required anti-affinity over zones, and existing pods' anti-affinity to it
-    (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
-    avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
-    zone a claim could land in and launches the rest in later loops, so over its loops each
-    copy takes an empty zone of its own (here the first by name)."""
-
-    counts: dict[str, int]
-    self_match: bool
-
-    def allows(self, zone: str) -> bool:
-        return self.counts.get(zone, 0) == 0
-
-    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
-
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
-
-    def error(self, pod_domains: Req, node_domains: Req) -> str:
-        return _topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
-
-
-@dataclass(slots=True)
-class _AffinityZone:
-    """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
-    zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there."""
-
-    counts: dict[str, int]
-    self_match: bool
-
-    def allows(self, zone: str) -> bool:
-        if self.counts.get(zone, 0) > 0:
-            return True
-        return self.self_match and not any(self.counts.values())
-
-    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
-
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
-
-    def error(self, pod_domains: Req, node_domains: Req) -> str:
-        return _topology_error("pod affinity", self.counts, pod_domains, node_domains)
-
-
-@dataclass(frozen=True, slots=True)
-class _HostAffinity:
-    """The pod's required affinity over hostnames: a new node runs none of the pods it
-    wants, so with such pods running no new claim takes it; with none, a pod matching its
-    own terms starts one claim and the copies after it join that one."""
-
-    counts: Mapping[str, int]
-    self_match: bool
-
-    def refuses(self, claims: int) -> bool:
-        return any(self.counts.values()) or not self.self_match or claims > 0
-
-    def error(self, hostname: Req) -> str:
-        return _topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
-
-
-def _topology_error(
-    kind: str, domains: Mapping[str, int], pod: Req, node: Req, key: str = ZONE
-) -> str:
-    """topology.go ``topologyError.Error`` (its parenthesis left open, as upstream's)."""
-    counts = sorted(domains.items())
-    shown = ", ".join(f"{z}: {c}" for z, c in counts[:25])
-    if len(counts) > 25:
-        shown += f" and {len(counts) - 25} other(s)"
-    return (
-        f"{TOPOLOGY} for {kind}, key={key} (counts = {shown}, "
-        f"podDomains = {pod}, nodeDomains = {node}"
-    )
-
-
-Zonal = _Spread | _AntiZone | _AffinityZone
-
-
-def _spreads(
-    cycle: CycleState, zones: Sequence[str], pod: PodProfile
-) -> tuple[list[Zonal], int | None, _HostAffinity | None]:
-    """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
-    by the hostname spreads (each new claim is a new hostname domain, whose global minimum
-    is 0) and a self-matching zonal anti-affinity (one copy a zone)."""
-    spreads: list[Zonal] = []
-    antis: list[Zonal] = []
-    host: _HostAffinity | None = None
-    cap: int | None = None
-    for prepared in cycle:
-        state = prepared.state
-        if prepared.plugin.name == INTER_POD_AFFINITY and isinstance(state, AffinityState):
-            terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
-            existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
-            if terms or existing:
-                counts = {z: 0 for z in zones}
-                counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
-                for z, n in existing.items():
-                    counts[z] = counts.get(z, 0) + n
-                mine = any(t.matches(pod.namespace, pod.labels) for t in terms)
-                antis.append(_AntiZone(counts, mine))
-                if mine:
-                    cap = 1
-            keys = {t.topology_key for t in state.affinity_terms}
-            if ZONE in keys:
-                wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
-                antis.append(_AffinityZone(wanted, state.self_match))
-            if HOSTNAME in keys:
-                on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
-                host = _HostAffinity(on, state.self_match)
-            continue
-        if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
-            continue
-        for i, constraint in enumerate(state.constraints):
-            if constraint.topology_key == ZONE:
-                counts = {z: 0 for z in zones}
-                counts.update(state.counts[i])
-                spreads.append(
-                    _Spread(
-                        constraint.max_skew,
-                        constraint.min_domains,
-                        state.self_match[i],
-                        counts,
-                    )
-                )
-            elif constraint.topology_key == HOSTNAME and state.self_match[i]:
-                cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
-    return [*spreads, *antis], cap, host
-
-
 Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
 
 
@@ -483,7 +169,7 @@ class Provisioner:
     allowed: frozenset[str] = frozenset()
     zones: tuple[str, ...] = ()
     placeholders: int = 0
-    host: _HostAffinity | None = None
+    host: HostAffinity | None = None
     """The workload being decided's affinity over hostnames."""
     planned: int = 0
     """The claims the workload being decided plans so far."""
@@ -566,7 +252,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = _spreads(cycle, self.zones, pod)
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
         if pod.wanted_ports or any(
             t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels)
             for t in pod.pod_anti_affinity
@@ -602,7 +288,7 @@ class Provisioner:
 
     def _fill(self, claim: _Claim, requests: Mapping[str, int], left: int, cap: int | None) -> int:
         """A new claim filled in arithmetic: as many copies as its roomiest type holds."""
-        rooms = {it.name: _room(it, claim.pool.daemon, requests) for it in claim.types}
+        rooms = {it.name: room(it, claim.pool.daemon, requests) for it in claim.types}
         count = min(left, max(rooms.values(), default=1))
         if cap is not None:
             count = min(count, cap)
@@ -668,8 +354,8 @@ class Provisioner:
         for spread in spreads:
             if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
                 return False
-        total = _add(claim.pool.daemon, requests, claim.pods + 1)
-        types = tuple(it for it in claim.types if _fits(total, it.allocatable))
+        total = add(claim.pool.daemon, requests, claim.pods + 1)
+        types = tuple(it for it in claim.types if fits(total, it.allocatable))
         if not types or min_values_unmet(types, reqs):
             claim.full = True
             return False
@@ -713,13 +399,13 @@ class Provisioner:
         if self.host is not None and self.host.refuses(self.planned):
             return TOPOLOGY, self.host.error(hostname)
         zone = ""
-        total = _add(pool.daemon, requests)
+        total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = {
                 z
                 for it in types
-                if intersects(it.reqs, reqs) is None and _fits(total, it.allocatable)
+                if intersects(it.reqs, reqs) is None and fits(total, it.allocatable)
                 for o, _ in it.offerings
                 if offered(reqs, o)
                 for z in get(o, ZONE).values
@@ -731,7 +417,7 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
-        kept, error = _filter_error(types, reqs, total, total)
+        kept, error = filter_types(types, reqs, total, total)
         if error is not None:
             return error
         return _Claim(pool, reqs, kept, 1, zone)
