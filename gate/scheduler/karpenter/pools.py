@@ -1,0 +1,277 @@
+"""A Ready NodePool as Karpenter's scheduler holds it (``sigs.k8s.io/karpenter`` v1.8):
+its NodeClaim template's requirements (pkg/controllers/provisioning/scheduling/
+nodeclaimtemplate.go ``NewNodeClaimTemplate``: the pool's requirements, its labels and
+``karpenter.sh/nodepool`` and the NodeClass label, each ``In``), its instance types
+pre-filtered by them (provisioner.go ``NewScheduler``: ``filterInstanceTypesByRequirements``
+with no requests), each type's allocatable as the pool's NodeClass changes it, and the
+DaemonSet overhead of a fresh node (scheduler.go ``getDaemonOverhead``,
+``getDaemonHostPortUsage``, ``isDaemonPodCompatible``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from gate.autoscaling import DaemonSet
+from gate.k8s.matching import tolerates
+from gate.karpenter import (
+    CAPACITY_TYPE_LABEL,
+    NODEPOOL_LABEL,
+    InstanceType,
+    NodeClass,
+    NodePool,
+    Offering,
+)
+from gate.model import HostPort
+from gate.scheduler.karpenter.requirements import (
+    IN,
+    INSTANCE_TYPE,
+    OS,
+    ZONE,
+    Req,
+    Reqs,
+    compatible,
+    from_labels,
+    get,
+    intersects,
+    merged,
+    of,
+)
+from gate.scheduler.pods import pod_profile
+from gate.taints import Taint
+
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
+"""preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolType:
+    """An instance type as one pool sees it: its requirements (pkg/cloudprovider/types.go:
+    its labels, os, and the zones and capacity types of its offerings), its available
+    offerings (requirements, price), capacity and allocatable (capacity less overhead)."""
+
+    name: str
+    reqs: Mapping[str, Req]
+    offerings: tuple[tuple[Mapping[str, Req], float], ...]
+    capacity: Mapping[str, int]
+    allocatable: Mapping[str, int]
+
+
+def offering_reqs(offering: Offering) -> dict[str, Req]:
+    labels = {CAPACITY_TYPE_LABEL: offering.capacity_type}
+    if offering.zone:
+        labels[ZONE] = offering.zone
+    return merged(from_labels(labels), (Req.of(r) for r in offering.requirements))
+
+
+def type_reqs(it: InstanceType) -> dict[str, Req]:
+    reqs = merged(from_labels({INSTANCE_TYPE: it.name, **it.labels}))
+    reqs = merged(reqs, [Req.new(OS, IN, it.operating_systems)])
+    zones = sorted({o.zone for o in it.offerings if o.zone})
+    kinds = sorted({o.capacity_type for o in it.offerings})
+    if zones:
+        reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
+    if kinds:
+        reqs = merged(reqs, [Req.new(CAPACITY_TYPE_LABEL, IN, kinds)])
+    return reqs
+
+
+SIGNALS = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
+"""The kubelet's eviction signals and the resource each one holds back."""
+
+
+def _percent(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.strip().rstrip("%")) / 100 if text.strip().endswith("%") else None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
+    """``evictionHard`` by resource: absolute thresholds, and percentages of the capacity
+    (a signal, ``memory.available``, is read as the resource it holds back)."""
+    held: dict[str, int] = {}
+    for signal, amount in node_class.eviction_hard.items():
+        held[SIGNALS.get(signal, signal)] = amount
+    for signal, written in node_class.eviction_percent.items():
+        resource = SIGNALS.get(signal, signal)
+        share = _percent(written)
+        if share is not None:
+            held[resource] = math.ceil(share * capacity.get(resource, 0))
+    return held
+
+
+def allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
+    """Capacity less overhead; the NodeClass's kubelet settings replace the overhead of the
+    resources they name (kubeReserved + systemReserved + evictionHard) and cap ``pods``
+    (``maxPods``, and ``podsPerCore`` times the cores, the lower)."""
+    overhead = dict(it.overhead)
+    capacity = dict(it.capacity)
+    if node_class is not None:
+        parts = (
+            node_class.kube_reserved,
+            node_class.system_reserved,
+            eviction(node_class, capacity),
+        )
+        for resource in {r for part in parts for r in part}:
+            overhead[resource] = sum(part.get(resource, 0) for part in parts)
+        caps = []
+        if node_class.max_pods is not None:
+            caps.append(node_class.max_pods)
+        if node_class.pods_per_core is not None:
+            caps.append(node_class.pods_per_core * (capacity.get("cpu", 0) // 1000))
+        if caps:
+            capacity["pods"] = min(caps)
+    return {r: amount - overhead.get(r, 0) for r, amount in capacity.items()}
+
+
+def untolerated(taints: Iterable[Taint], tolerations: Sequence[Mapping[str, Any]]) -> list[str]:
+    """pkg/scheduling/taints.go ``Tolerates``: every taint (whatever its effect) must be
+    tolerated; each one that is not gives ``did not tolerate taint (taint=k=v:Effect)``."""
+    return [
+        f"did not tolerate taint (taint={taint})"
+        for taint in taints
+        if not any(tolerates(t, taint) for t in tolerations)
+    ]
+
+
+def node_affinity(spec: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The pod's required node selector terms and its preferred terms, as written."""
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    if not isinstance(node, Mapping):
+        return [], []
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    preferred = node.get("preferredDuringSchedulingIgnoredDuringExecution")
+    return (
+        [t for t in terms or [] if isinstance(t, Mapping)],
+        [t for t in preferred or [] if isinstance(t, Mapping)],
+    )
+
+
+def term_reqs(term: Mapping[str, Any]) -> list[Req]:
+    """``NewNodeSelectorRequirements`` of one term's ``matchExpressions``."""
+    found = []
+    for expr in term.get("matchExpressions") or []:
+        if isinstance(expr, Mapping) and isinstance(expr.get("key"), str):
+            values = [str(v) for v in expr.get("values") or []]
+            found.append(Req.new(expr["key"], str(expr.get("operator", "")), values))
+    return found
+
+
+def selector_reqs(spec: Mapping[str, Any]) -> dict[str, Req]:
+    selector = spec.get("nodeSelector")
+    if not isinstance(selector, Mapping):
+        return {}
+    return from_labels({str(k): str(v) for k, v in selector.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A Ready dynamic NodePool's template (module doc)."""
+
+    name: str
+    weight: int
+    reqs: Mapping[str, Req]
+    taints: tuple[Taint, ...]
+    types: tuple[PoolType, ...]
+    limits: Mapping[str, int] | None
+    daemon: Mapping[str, int]
+    daemon_ports: frozenset[HostPort]
+
+
+def template_reqs(pool: NodePool) -> dict[str, Req]:
+    labels = {**pool.labels, NODEPOOL_LABEL: pool.name}
+    group, kind, name = pool.node_class
+    if group and kind:
+        labels[f"{group}/{kind.lower()}"] = name
+    return merged(of(pool.requirements), from_labels(labels).values())
+
+
+def pool_types(
+    reqs: Reqs, catalog: Iterable[InstanceType], node_class: NodeClass | None
+) -> tuple[PoolType, ...]:
+    """``filterInstanceTypesByRequirements`` with no requests: types whose requirements
+    intersect the pool's, with an available offering compatible with them."""
+    kept = []
+    for it in catalog:
+        it_reqs = type_reqs(it)
+        if intersects(it_reqs, reqs) is not None:
+            continue
+        offerings = tuple((offering_reqs(o), o.price) for o in it.offerings if o.available)
+        alloc = allocatable(it, node_class)
+        if any(amount < 0 for amount in alloc.values()):
+            continue
+        kept.append(PoolType(it.name, it_reqs, offerings, dict(it.capacity), alloc))
+    kept = [t for t in kept if any(offered(reqs, o) for o, _ in t.offerings)]
+    return () if min_values_unmet(kept, reqs) else tuple(kept)
+
+
+def min_values_unmet(types: Sequence[PoolType], reqs: Reqs) -> list[str]:
+    """cloudprovider/types.go ``SatisfiesMinValues``: the keys whose ``minValues`` the types'
+    distinct values fall short of (sorted; upstream lists them in map order)."""
+    unmet = []
+    for key, req in reqs.items():
+        if req.min_values is not None:
+            seen = {v for it in types for v in get(it.reqs, key).values}
+            if len(seen) < req.min_values:
+                unmet.append(key)
+    return sorted(unmet)
+
+
+def offered(reqs: Reqs, offering: Mapping[str, Req]) -> bool:
+    """``requirements.IsCompatible(offering.Requirements, AllowUndefinedWellKnownLabels)``:
+    the offering's keys are zone, capacity type and the provider's (all well-known)."""
+    return intersects(reqs, offering) is None
+
+
+def daemon_compatible(
+    ds: DaemonSet, reqs: Reqs, taints: Sequence[Taint], allowed: frozenset[str]
+) -> bool:
+    """``isDaemonPodCompatible``: tolerates the pool's taints (PreferNoSchedule tolerated)
+    and its strict requirements are compatible, trying each required term in turn."""
+    tolerations = [*(ds.pod_spec.get("tolerations") or []), TOLERATE_PREFER_NO_SCHEDULE]
+    if untolerated(taints, [t for t in tolerations if isinstance(t, Mapping)]):
+        return False
+    required, _ = node_affinity(ds.pod_spec)
+    base = selector_reqs(ds.pod_spec)
+    for term in required or [{}]:
+        if compatible(reqs, merged(base, term_reqs(term)), allowed) is None:
+            return True
+    return False
+
+
+def make_pool(
+    pool: NodePool,
+    catalog: Iterable[InstanceType],
+    node_class: NodeClass | None,
+    daemon_sets: Iterable[DaemonSet],
+    allowed: frozenset[str],
+) -> Pool:
+    reqs = template_reqs(pool)
+    daemon: dict[str, int] = {"pods": 0}
+    ports: set[HostPort] = set()
+    for ds in daemon_sets:
+        if not daemon_compatible(ds, reqs, pool.taints, allowed):
+            continue
+        for resource, amount in ds.requests.items():
+            if amount:
+                daemon[resource] = daemon.get(resource, 0) + amount
+        daemon["pods"] += 1
+        ports.update(pod_profile(ds.pod_spec, ds.namespace, pinned=True).wanted_ports)
+    return Pool(
+        pool.name,
+        pool.weight,
+        reqs,
+        pool.taints,
+        pool_types(reqs, catalog, node_class),
+        pool.limits,
+        daemon,
+        frozenset(ports),
+    )

@@ -1,0 +1,834 @@
+"""Karpenter's provisioning decision for copies no existing node takes (gate/scheduler/
+karpenter/), on the small catalog of tests/karpenter_support.py, against sigs.k8s.io/karpenter
+v1.8.3: pkg/controllers/provisioning/provisioner.go ``NewScheduler`` (Ready, dynamic pools,
+weight then name desc), scheduling/scheduler.go ``addToNewNodeClaim`` (limits first,
+``subtractMax``), scheduling/nodeclaim.go ``CanAdd`` and ``InstanceTypeFilterError``,
+scheduling/preferences.go (relaxation), scheduling/topologygroup.go (spread), and the
+scheduling suite (scheduling/suite_test.go "Limits", "Daemonsets", "Taints",
+"Preferential Fallback", "Topology") for the situations."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from gate.karpenter import Catalog, KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.scheduler.karpenter import PoolDecision, PoolScaleUp, Provisioner
+from gate.taints import Taint
+from tests.builders import api_pod
+from tests.karpenter_support import (
+    ARCH,
+    CATALOG,
+    INSTANCE_TYPE,
+    MI,
+    ZONE,
+    Run,
+    daemon_set,
+    instance_type,
+    karpenter_node,
+    spec,
+)
+
+LIMITS = "all available instance types exceed limits for nodepool"
+NO_ROOM = "no instance type has enough resources"
+ALL_1CPU = (
+    "c-2x",
+    "c-2x-arm",
+    "m-2x",
+    "m-2x-arm",
+    "c-4x",
+    "c-4x-arm",
+    "m-4x",
+    "m-4x-arm",
+    "r-4x",
+    "c-8x",
+    "m-8x",
+    "g-4x",
+)
+"""Every type of the catalog holds a 1 cpu / 1Gi copy; by price (spot), then name."""
+APP = {"app": "web"}
+TAINT = Taint("dedicated", "gpu", "NoSchedule")
+_MIN3 = Requirement(INSTANCE_TYPE, "Exists", (), 3)
+
+
+def _in(key: str, *values: str) -> Requirement:
+    return Requirement(key, "In", values)
+
+
+def _web(name: str, node: str) -> dict[str, Any]:
+    pod = api_pod(name, node)
+    pod["metadata"]["labels"] = APP
+    return pod
+
+
+def _spread(key: str = ZONE, skew: int = 1) -> dict[str, Any]:
+    return {
+        "maxSkew": skew,
+        "topologyKey": key,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": APP},
+    }
+
+
+def _affinity(required: list[list[str]], preferred: list[tuple[int, str]]) -> dict[str, Any]:
+    """Required terms on the arch, each ``[arch, ...]``; preferred ``(weight, zone)``."""
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": ARCH, "operator": "In", "values": arches}]}
+                    for arches in required
+                ]
+            },
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": weight,
+                    "preference": {
+                        "matchExpressions": [{"key": ZONE, "operator": "In", "values": [zone]}]
+                    },
+                }
+                for weight, zone in preferred
+            ],
+        }
+    }
+
+
+CASES = [
+    pytest.param(
+        Run((NodePool("a"), NodePool("b"), NodePool("heavy", weight=10))),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("heavy", 1, 1, ALL_1CPU),), 1),
+        id="the heaviest pool takes it (provisioner.go OrderByWeight)",
+    ),
+    pytest.param(
+        Run((NodePool("a"), NodePool("b"))),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("b", 1, 1, ALL_1CPU),), 1),
+        id="equal weights: by name, descending (Corrections 5)",
+    ),
+    pytest.param(
+        Run((NodePool("static", weight=100, replicas=2), NodePool("default"))),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ALL_1CPU),), 1),
+        id="a static pool provisions nothing for pods",
+    ),
+    pytest.param(
+        Run((NodePool("broken", weight=100, ready=False), NodePool("default"))),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ALL_1CPU),), 1),
+        id="a pool not Ready is ignored",
+    ),
+    pytest.param(
+        Run((NodePool("broken", ready=False, not_ready="Ready is False"),)),
+        spec(),
+        3,
+        PoolDecision(3, unjudged="no nodepools found"),
+        id="no Ready pool: Karpenter only logs",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(),
+        10,
+        PoolDecision(
+            10,
+            (
+                PoolScaleUp(
+                    "default",
+                    2,
+                    10,
+                    ("c-4x", "c-4x-arm", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x", "g-4x"),
+                ),
+            ),
+            10,
+        ),
+        id="a claim holds as many as its roomiest type (8 cpu: 7 copies), then a new one",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 8000}),)),
+        spec(),
+        10,
+        PoolDecision(
+            10,
+            (PoolScaleUp("default", 1, 7, ("c-8x", "m-8x")),),
+            7,
+            (("default", LIMITS, f"{LIMITS} (NodePool=default)"),),
+        ),
+        id="a claim subtracts its largest type (subtractMax): the limit is spent by one",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 4000}),),
+            nodes=[karpenter_node("n1", "default", "zone-a")],
+        ),
+        spec(),
+        1,
+        PoolDecision(1, errors=(("default", LIMITS, f"{LIMITS} (NodePool=default)"),)),
+        id="limits exhausted by the pool's nodes' capacity (Corrections 2)",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 16000}),),
+            state=KarpenterState(
+                (NodePool("default", limits={"cpu": 16000}),),
+                (NodeClaim("launching", "default", capacity={"cpu": 16000}),),
+            ),
+        ),
+        spec(),
+        1,
+        PoolDecision(1, errors=(("default", LIMITS, f"{LIMITS} (NodePool=default)"),)),
+        id="an in-flight NodeClaim counts against the limits",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 4000}),)),
+        spec(cpu="6"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    'resources={"cpu":"6","memory":"1Gi","pods":"1"}',
+                ),
+            ),
+        ),
+        id="limits drop the types above them (8 cpu): none left holds 6 cpu",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"nodes": 1}),),
+            nodes=[karpenter_node("n1", "default", "zone-a")],
+        ),
+        spec(cpu="3"),
+        2,
+        PoolDecision(2, (PoolScaleUp("default", 1, 2, ("c-8x", "m-8x")),), 2),
+        id="limits.nodes is not enforced by the simulation (Corrections 1)",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(nodeSelector={"team": "x"}),
+        2,
+        PoolDecision(
+            2,
+            errors=(
+                (
+                    "default",
+                    "incompatible requirements",
+                    'incompatible requirements, label "team" does not have known values',
+                ),
+            ),
+        ),
+        id="a label no pool defines (requirements.go Compatible)",
+    ),
+    pytest.param(
+        Run((NodePool("default", labels={"team": "x"}),)),
+        spec(nodeSelector={"team": "x"}),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ALL_1CPU),), 1),
+        id="a pool's label is a requirement the pod may select",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool("arm", requirements=(_in(ARCH, "arm64"),)),
+                NodePool("tainted", weight=5, taints=(TAINT,)),
+            )
+        ),
+        spec(nodeSelector={ARCH: "amd64"}),
+        2,
+        PoolDecision(
+            2,
+            errors=(
+                (
+                    "tainted",
+                    "did not tolerate taint",
+                    "did not tolerate taint (taint=dedicated=gpu:NoSchedule)",
+                ),
+                (
+                    "arm",
+                    "incompatible requirements",
+                    "incompatible requirements, key kubernetes.io/arch, "
+                    "kubernetes.io/arch In [amd64] not in kubernetes.io/arch In [arm64]",
+                ),
+            ),
+        ),
+        id="taint not tolerated, In mismatch: each pool's error in pool order",
+    ),
+    pytest.param(
+        Run((NodePool("tainted", taints=(TAINT,)),)),
+        spec(tolerations=[{"key": "dedicated", "operator": "Exists"}]),
+        1,
+        PoolDecision(1, (PoolScaleUp("tainted", 1, 1, ALL_1CPU),), 1),
+        id="a tolerated taint",
+    ),
+    pytest.param(
+        Run((NodePool("soft", taints=(Taint("spot", "yes", "PreferNoSchedule"),)),)),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("soft", 1, 1, ALL_1CPU),), 1),
+        id="PreferNoSchedule refuses the pod until relaxation tolerates it (preferences.go)",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"), _in(ARCH, "amd64"))),),
+            daemon_sets=(
+                daemon_set("agent", 500, 100 * MI),
+                daemon_set("arm-agent", 500, 100 * MI, nodeSelector={ARCH: "arm64"}),
+                daemon_set("gpu-agent", 500, 100 * MI, nodeSelector={"gpu": "true"}),
+            ),
+        ),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    "kubernetes.io/arch In [amd64], node.kubernetes.io/instance-type In [c-2x], "
+                    'resources={"cpu":"2","memory":"1124Mi","pods":"2"}',
+                ),
+            ),
+        ),
+        id="the DaemonSet overhead tips the only type over (isDaemonPodCompatible)",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"),)),)),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
+        id="without the DaemonSet it fits",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            containers=[
+                {
+                    "name": "c",
+                    "image": "i",
+                    "resources": {
+                        "requests": {"cpu": "1", "nvidia.com/gpu": "1"},
+                        "limits": {"nvidia.com/gpu": "1"},
+                    },
+                }
+            ]
+        ),
+        2,
+        PoolDecision(2, (PoolScaleUp("default", 2, 2, ("g-4x",)),), 2),
+        id="an extended resource only one type has",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            affinity={
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "topologyKey": "kubernetes.io/hostname",
+                            "labelSelector": {"matchLabels": APP},
+                        }
+                    ]
+                }
+            },
+        ),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
+        id="hostname anti-affinity to itself: one node per copy",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            topologySpreadConstraints=[_spread("kubernetes.io/hostname", 2)],
+        ),
+        5,
+        PoolDecision(5, (PoolScaleUp("default", 3, 5, ALL_1CPU),), 5),
+        id="hostname spread maxSkew 2: each new claim a domain of two",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(affinity=_affinity([["ppc64le"], ["arm64"]], [(10, "zone-c")])),
+        1,
+        PoolDecision(
+            1, (PoolScaleUp("default", 1, 1, ("c-2x-arm", "m-2x-arm", "c-4x-arm", "m-4x-arm")),), 1
+        ),
+        id="relaxed: the first required term, then the preferred zone, are dropped",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(affinity=_affinity([["ppc64le"]], [])),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    "no instance type met all requirements",
+                    "no instance type met all requirements, requirements=karpenter.sh/nodepool "
+                    'In [default], kubernetes.io/arch In [ppc64le], resources={"cpu":"1",'
+                    '"memory":"1Gi","pods":"1"}',
+                ),
+            ),
+        ),
+        id="no type of the arch: InstanceTypeFilterError",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_MIN3,)),)),
+        spec(),
+        10,
+        PoolDecision(10, (PoolScaleUp("default", 4, 10, ALL_1CPU),), 10),
+        id="minValues 3 types: a claim stops at 3 copies, where three types still hold them",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_MIN3,)),)),
+        spec(cpu="5"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    "minValues requirement is not met for label(s)",
+                    "minValues requirement is not met for label(s) (label(s)=[node.kubernetes."
+                    "io/instance-type]), requirements=karpenter.sh/nodepool In [default], "
+                    "node.kubernetes.io/instance-type Exists minValues 3, "
+                    'resources={"cpu":"5","memory":"1Gi","pods":"1"}',
+                ),
+            ),
+        ),
+        id="minValues: two types hold 5 cpu, three are wanted (SatisfiesMinValues)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "decision"), CASES)
+def test_decide(run: Run, pod: dict[str, Any], copies: int, decision: PoolDecision) -> None:
+    assert run.decide(pod, copies, APP) == decision
+
+
+def test_notes_say_what_is_ignored() -> None:
+    run = Run(
+        (
+            NodePool("static", replicas=2),
+            NodePool("broken", ready=False, not_ready="NodeClassReady is False"),
+            NodePool("nothing", requirements=(_in(INSTANCE_TYPE, "z-99x"),)),
+            NodePool("default"),
+        )
+    )
+    assert run.provisioner.notes == (
+        "NodePool static is static (replicas: 2): it provisions no node for pods",
+        "NodePool broken is not Ready (NodeClassReady is False): Karpenter ignores it",
+        "NodePool nothing: its requirements filter out every instance type: Karpenter skips it",
+    )
+
+
+def test_every_pool_filtered_out() -> None:
+    """scheduler.go ``add``: no template left."""
+    run = Run((NodePool("nothing", requirements=(_in(INSTANCE_TYPE, "z-99x"),)),))
+    said = "nodepool requirements filtered out all available instance types"
+    assert run.decide(spec(), 1).errors == (("", said, said),)
+
+
+def test_message_and_reasons_for_a_pod_no_pool_takes() -> None:
+    """events.go ``PodFailedToScheduleEvent``: the pools' errors joined by multierr."""
+    run = Run(
+        (
+            NodePool("arm", requirements=(_in(ARCH, "arm64"),)),
+            NodePool("gpu", weight=5, taints=(TAINT,)),
+            NodePool("full", weight=1, limits={"cpu": 0}),
+        )
+    )
+    decision = run.decide(spec(nodeSelector={ARCH: "amd64"}), 4)
+    assert decision.blocked == 4 and decision.nodes == 0
+    assert decision.reasons == {
+        "did not tolerate taint": 1,
+        LIMITS: 1,
+        "incompatible requirements": 1,
+    }
+    assert decision.message == (
+        "Failed to schedule pod, did not tolerate taint (taint=dedicated=gpu:NoSchedule); "
+        f"{LIMITS} (NodePool=full); incompatible requirements, key kubernetes.io/arch, "
+        "kubernetes.io/arch In [amd64] not in kubernetes.io/arch In [arm64]"
+    )
+
+
+def test_remaining_limits_are_shared_by_the_run_in_order() -> None:
+    """The scheduler's ``remainingResources`` persist over the pods of one Solve."""
+    run = Run((NodePool("default", limits={"cpu": 16000}),))
+    first = run.decide(spec(), 10)
+    assert first.scale_up == (PoolScaleUp("default", 2, 10, ALL_1CPU[4:]),)
+    second = run.decide(spec(), 1)
+    assert second.placed == 0
+    assert second.errors == (("default", LIMITS, f"{LIMITS} (NodePool=default)"),)
+
+
+def test_zonal_spread_over_two_zonal_pools() -> None:
+    """topologygroup.go ``nextDomainTopologySpread``: two matching pods already in zone-a;
+    a zone-b pool (heavier) takes copies while the skew allows, the zone-a pool the next."""
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    pools = (
+        NodePool("in-b", weight=10, requirements=(_in(ZONE, "zone-b"),)),
+        NodePool("in-a", requirements=(_in(ZONE, "zone-a"),)),
+    )
+    run = Run(pools, nodes=nodes, pods=[_web("w1", "n-a"), _web("w2", "n-a")])
+    decision = run.decide(spec(cpu="3", topologySpreadConstraints=[_spread()]), 4, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == [
+        ("in-b", 2, 3),
+        ("in-a", 1, 1),
+    ]
+    assert decision.placed == 4
+
+
+def test_zonal_spread_one_pool_spreads_over_its_offerings() -> None:
+    """A pool with both zones: copies alternate between them, one 7-cpu copy a node."""
+    run = Run((NodePool("default"),))
+    decision = run.decide(spec(cpu="7", topologySpreadConstraints=[_spread()]), 4, APP)
+    assert decision == PoolDecision(4, (PoolScaleUp("default", 4, 4, ("c-8x", "m-8x")),), 4)
+
+
+def test_zonal_spread_blocked() -> None:
+    """The only pool is in zone-a, where two copies already run; zone-b is a domain with
+    none, registered by an existing node there (topology.go ``countDomains``): the skew
+    refuses. Without that node zone-b is no domain (``buildDomainGroups`` reads the pool's
+    zones) and the copy goes to zone-a."""
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    run = Run(
+        (NodePool("in-a", requirements=(_in(ZONE, "zone-a"),)),),
+        nodes=nodes,
+        pods=[_web("w1", "n-a"), _web("w2", "n-a")],
+        catalog=Catalog(CATALOG.types, "t"),
+    )
+    decision = run.decide(spec(topologySpreadConstraints=[_spread()]), 1, APP)
+    assert decision.errors == (
+        (
+            "in-a",
+            "unsatisfiable topology constraint",
+            "unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/"
+            "zone (counts = zone-a: 2, zone-b: 0, podDomains = topology.kubernetes.io/zone Exists, "
+            "nodeDomains = topology.kubernetes.io/zone In [zone-a]",
+        ),
+    )
+
+
+def test_catalog_from_running_nodes() -> None:
+    """No catalog: the types running in the cluster, at their nodes' allocatable."""
+    nodes = [
+        karpenter_node("n1", "default", "zone-a"),
+        karpenter_node("n2", "default", "zone-b", cpu="8", memory="16Gi", kind="c-8x"),
+    ]
+    run = Run((NodePool("default"),), nodes=nodes, catalog=None)
+    assert run.provisioner.notes == (
+        "no instance-type catalog was given: NodePools are judged with the types running in "
+        "the cluster (c-4x, c-8x), at their nodes' allocatable",
+    )
+    # both nodes list allocatable 3900m / 7Gi: three 1-cpu copies a node
+    assert run.decide(spec(), 5) == PoolDecision(
+        5, (PoolScaleUp("default", 2, 5, ("c-4x", "c-8x")),), 5
+    )
+
+
+def test_node_class_overrides_allocatable() -> None:
+    """The NodeClass's kubelet settings: maxPods, and reserved amounts replacing overhead."""
+    pool = NodePool("default", node_class=("karpenter.k8s.aws", "EC2NodeClass", "small"))
+    state = KarpenterState(
+        (pool,),
+        node_classes=(NodeClass("EC2NodeClass", "small", max_pods=4, kube_reserved={"cpu": 1000}),),
+    )
+    run = Run((pool,), state=state)
+    decision = run.decide(spec(cpu="100m", memory="100Mi"), 10)
+    assert decision.nodes == 3 and decision.placed == 10  # four pods a node
+
+
+def test_a_thousand_copies_decide_fast() -> None:
+    """1,000 copies, three pools, a 50-type catalog: well under a second."""
+    types = tuple(
+        instance_type(f"t{i:02d}", 2 + i % 8 * 2, 4 + i % 5 * 8, "arm64" if i % 3 else "amd64")
+        for i in range(50)
+    )
+    pools = (
+        NodePool("a", weight=10, requirements=(_in(ARCH, "arm64"),), limits={"cpu": 200_000}),
+        NodePool("b", weight=5),
+        NodePool("c"),
+    )
+    run = Run(pools, catalog=Catalog(types, "t"))
+    start = time.perf_counter()
+    decision = run.decide(spec(cpu="500m", memory="512Mi"), 1000)
+    elapsed = time.perf_counter() - start
+    assert decision.placed == 1000
+    assert elapsed < 0.5
+
+
+def test_a_pod_pinned_to_a_hostname_gets_no_new_node() -> None:
+    """nodeclaim.go ``NewNodeClaim``: a new claim's hostname is a placeholder, which a
+    nodeSelector on ``kubernetes.io/hostname`` never matches."""
+    run = Run((NodePool("default"),))
+    decision = run.decide(spec(nodeSelector={"kubernetes.io/hostname": "node-1"}), 1)
+    assert decision.errors == (
+        (
+            "default",
+            "incompatible requirements",
+            "incompatible requirements, key kubernetes.io/hostname, kubernetes.io/hostname "
+            "In [node-1] not in kubernetes.io/hostname In [hostname-placeholder-0001]",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("selector", "order"),
+    [
+        pytest.param(
+            {},
+            ("c-4x", "c-4x-arm", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x", "g-4x"),
+            id="spot prices first; the GPU type has no spot offering",
+        ),
+        pytest.param(
+            {"karpenter.sh/capacity-type": "on-demand"},
+            ("c-4x", "c-4x-arm", "g-4x", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x"),
+            id="on-demand only: by on-demand price, then name",
+        ),
+    ],
+)
+def test_instance_types_by_price_then_name(
+    selector: dict[str, str], order: tuple[str, ...]
+) -> None:
+    """cloudprovider/types.go ``OrderByPrice``: the cheapest available offering compatible
+    with the claim, ties by name."""
+    run = Run((NodePool("default"),))
+    decision = run.decide(spec(cpu="3", nodeSelector=selector), 1)
+    assert decision.scale_up == (PoolScaleUp("default", 1, 1, order),)
+
+
+def _ported(cpu: str = "100m") -> dict[str, Any]:
+    container = {
+        "name": "c",
+        "image": "i",
+        "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}},
+        "ports": [{"containerPort": 8080, "hostPort": 8080}],
+    }
+    return {"containers": [container]}
+
+
+def test_a_host_port_takes_a_node_per_copy() -> None:
+    """hostportusage.go ``Conflicts``: a second copy's port conflicts with the first's."""
+    run = Run((NodePool("default"),))
+    assert run.decide(_ported(), 3) == PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3)
+
+
+def test_a_daemon_set_holding_the_host_port_refuses_the_pod() -> None:
+    """scheduler.go ``getDaemonHostPortUsage``: the ports of the pool's DaemonSets."""
+    run = Run((NodePool("default"),), daemon_sets=(daemon_set("proxy", 100, 10 * MI, **_ported()),))
+    assert run.decide(_ported(), 1).errors == (
+        (
+            "default",
+            "pod hostport conflicts with existing hostport configuration",
+            "checking host port usage, pod hostport conflicts with existing hostport configuration",
+        ),
+    )
+
+
+def test_pods_per_core_caps_pods_below_max_pods() -> None:
+    """The NodeClass's podsPerCore times the cores, when lower than maxPods."""
+    pool = NodePool(
+        "default",
+        requirements=(_in(INSTANCE_TYPE, "c-4x"),),
+        node_class=("karpenter.k8s.aws", "EC2NodeClass", "dense"),
+    )
+    state = KarpenterState(
+        (pool,), node_classes=(NodeClass("EC2NodeClass", "dense", max_pods=20, pods_per_core=2),)
+    )
+    decision = Run((pool,), state=state).decide(spec(cpu="10m", memory="10Mi"), 16)
+    assert (decision.nodes, decision.placed) == (2, 16)  # 4 cores x 2 = 8 pods a node
+
+
+@pytest.mark.parametrize(
+    ("node_class", "copies_a_node"),
+    [
+        pytest.param(NodeClass("EC2NodeClass", "nc"), 3, id="the catalog's overhead: 100m, 10Mi"),
+        pytest.param(
+            NodeClass("EC2NodeClass", "nc", kube_reserved={"memory": 2560 * MI}),
+            2,
+            id="kubeReserved memory replaces the memory overhead: 5.5Gi left",
+        ),
+        pytest.param(
+            NodeClass(
+                "EC2NodeClass",
+                "nc",
+                system_reserved={"memory": 512 * MI},
+                eviction_hard={"memory.available": 512 * MI},
+            ),
+            3,
+            id="systemReserved + evictionHard memory.available: 7Gi left",
+        ),
+        pytest.param(
+            NodeClass("EC2NodeClass", "nc", eviction_percent={"memory.available": "30%"}),
+            2,
+            id="an evictionHard percentage of the capacity: 5.6Gi left",
+        ),
+    ],
+)
+def test_node_class_reserved_amounts(node_class: NodeClass, copies_a_node: int) -> None:
+    """c-4x (4 cpu, 8Gi) and 1 cpu / 2Gi copies: memory decides between two and three."""
+    pool = NodePool(
+        "default",
+        requirements=(_in(INSTANCE_TYPE, "c-4x"),),
+        node_class=("karpenter.k8s.aws", "EC2NodeClass", "nc"),
+    )
+    run = Run((pool,), state=KarpenterState((pool,), node_classes=(node_class,)))
+    decision = run.decide(spec(cpu="1", memory="2Gi"), copies_a_node)
+    assert (decision.nodes, decision.placed) == (1, copies_a_node)
+    assert run.decide(spec(cpu="1", memory="2Gi"), copies_a_node + 1).nodes == 2
+
+
+ZONE_ANTI = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": APP}}
+        ]
+    }
+}
+ANTI_BLOCKED = (
+    "unsatisfiable topology constraint for pod anti-affinity, key=topology.kubernetes.io/zone "
+    "(counts = zone-a: 1, zone-b: 1, podDomains = topology.kubernetes.io/zone Exists, "
+    "nodeDomains = topology.kubernetes.io/zone Exists"
+)
+
+
+@pytest.mark.parametrize(
+    ("running", "placed"),
+    [
+        pytest.param(0, 2, id="two zones: two copies, one a zone; the third stays pending"),
+        pytest.param(1, 1, id="a copy already runs in zone-a: one more, in zone-b"),
+    ],
+)
+def test_zonal_anti_affinity_to_itself(running: int, placed: int) -> None:
+    """topologygroup.go ``nextDomainAntiAffinity``: only zones with none of its pods."""
+    nodes = [karpenter_node("n-a", "old", "zone-a")]
+    pods = [_web(f"w{i}", "n-a") for i in range(running)]
+    run = Run((NodePool("default"),), nodes=nodes, pods=pods)
+    decision = run.decide(spec(affinity=ZONE_ANTI), 3, APP)
+    assert (decision.placed, decision.nodes) == (placed, placed)
+    assert decision.errors == (("default", "unsatisfiable topology constraint", ANTI_BLOCKED),)
+
+
+def _affinity_to(key: str, labels: dict[str, str]) -> dict[str, Any]:
+    term = {"topologyKey": key, "labelSelector": {"matchLabels": labels}}
+    return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def _db_run() -> Run:
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    return Run((NodePool("default"),), nodes=nodes, pods=[db])
+
+
+def test_zonal_affinity_follows_the_pods_it_wants() -> None:
+    """topologygroup.go ``nextDomainAffinity``: the database runs in zone-b; the types only
+    zone-a offers (m-4x-arm) are left out."""
+    decision = _db_run().decide(spec(cpu="3", affinity=_affinity_to(ZONE, {"app": "db"})), 3, APP)
+    assert decision == PoolDecision(
+        3,
+        (
+            PoolScaleUp(
+                "default", 2, 3, ("c-4x", "c-4x-arm", "m-4x", "r-4x", "c-8x", "m-8x", "g-4x")
+            ),
+        ),
+        3,
+    )
+
+
+def test_hostname_affinity_to_running_pods_gets_no_new_node() -> None:
+    """A new node runs none of the pods wanted on the same host."""
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    assert _db_run().decide(pod, 1, APP).errors == (
+        (
+            "default",
+            "unsatisfiable topology constraint",
+            "unsatisfiable topology constraint for pod affinity, key=kubernetes.io/hostname "
+            "(counts = n-b: 1, podDomains = kubernetes.io/hostname Exists, nodeDomains = "
+            "kubernetes.io/hostname In [hostname-placeholder-0001]",
+        ),
+    )
+
+
+def test_hostname_affinity_to_itself_fills_one_node() -> None:
+    """The first copy starts a claim; the others may only join it (7 fit an 8-cpu type)."""
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", APP))
+    decision = _db_run().decide(pod, 10, APP)
+    assert (decision.nodes, decision.placed) == (1, 7)
+    assert decision.reasons == {"unsatisfiable topology constraint": 1}
+
+
+ONE_ZONE = Catalog(
+    tuple(
+        instance_type(
+            t.name,
+            t.capacity["cpu"] // 1000,
+            t.capacity["memory"] // 2**30,
+            t.labels[ARCH],
+            zones=("zone-a",),
+        )
+        for t in CATALOG.types
+        if "nvidia.com/gpu" not in t.capacity
+    ),
+    "one zone",
+)
+
+
+@pytest.mark.parametrize(
+    ("pool", "cpu", "memory", "copies"),
+    [
+        pytest.param(NodePool("p"), "1", "1Gi", 25, id="plain"),
+        pytest.param(NodePool("p", limits={"cpu": 40_000}), "1", "3Gi", 40, id="limits"),
+        pytest.param(NodePool("p", requirements=(_MIN3,)), "700m", "2Gi", 30, id="minValues"),
+        pytest.param(
+            NodePool("p", requirements=(_in(ARCH, "arm64"),), limits={"memory": 40 * 2**30}),
+            "300m",
+            "1Gi",
+            60,
+            id="arm, memory limit",
+        ),
+    ],
+)
+def test_claims_filled_in_arithmetic_as_one_at_a_time(
+    pool: NodePool, cpu: str, memory: str, copies: int
+) -> None:
+    """The arithmetic fill gives what placing copies one at a time gives: a spread of
+    maxSkew 1000 over the one zone forces the latter."""
+    daemons = (daemon_set("agent", 200, 256 * MI),)
+    plain = Run((pool,), catalog=ONE_ZONE, daemon_sets=daemons).decide(spec(cpu, memory), copies)
+    spread = _spread(skew=1000)
+    one_by_one = Run((pool,), catalog=ONE_ZONE, daemon_sets=daemons).decide(
+        spec(cpu, memory, topologySpreadConstraints=[spread]), copies, APP
+    )
+    assert plain == one_by_one
+
+
+def test_no_nodepool_recorded_is_no_provisioner() -> None:
+    assert Provisioner.of(KarpenterState(), CATALOG, (), ()) is None
+
+
+def test_nothing_left_to_decide() -> None:
+    assert Run((NodePool("default"),)).decide(spec(), 0) == PoolDecision(0)
+
+
+def test_no_catalog_and_no_typed_node() -> None:
+    """No catalog and no node naming its type: every pool is left with none."""
+    run = Run((NodePool("default"),), catalog=None)
+    assert run.provisioner.notes[0].startswith(
+        "no instance-type catalog was given: NodePools are judged with the types running in "
+        "the cluster (none)"
+    )
+    said = "nodepool requirements filtered out all available instance types"
+    assert run.decide(spec(), 2) == PoolDecision(2, errors=(("", said, said),))
