@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-FAILED = "Failed to schedule pod, "
+from gate.model import KARPENTER_EVENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,4 +53,4 @@ class PoolDecision:
         """Karpenter's FailedScheduling event for a blocked copy ("" when none is)."""
         if not self.blocked or not self.errors:
             return ""
-        return FAILED + "; ".join(t for _, _, t in self.errors)
+        return KARPENTER_EVENT + "; ".join(t for _, _, t in self.errors)
