@@ -411,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--autoscaling",
         action="store_true",
         help="also record cluster-autoscaler's status, its flags, DaemonSets and "
-        "MachineDeployments (list only; docs/rbac.md)",
+        "MachineDeployments, and Karpenter's NodePools, NodeClaims and NodeClasses (list "
+        "only; docs/rbac.md)",
     )
     record.add_argument(
         "-o",
