@@ -206,6 +206,11 @@ def test_keys_are_read_as_go_s_decoder_reads_them() -> None:
             id="price-text",
         ),
         pytest.param(
+            json.dumps([_entry(offerings=[_offering(Price=10**400)])]),
+            "types.json: [0].offerings[0].Price: not a number: 100000000000000000000000000",
+            id="price-past-float64",
+        ),
+        pytest.param(
             json.dumps(
                 [
                     _entry(
@@ -322,3 +327,31 @@ def test_check_reads_the_catalog_before_the_snapshot(
     exit_code, _, err = run(argv, {}, NOW)
     assert exit_code == code, err
     assert said in err and len(err.strip().splitlines()) <= 1
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+_FIELDS = st.sampled_from(
+    ["name", "architecture", "operatingSystems", "resources", "offerings", "overhead"]
+)
+
+
+@given(field=_FIELDS, value=_JSON, offering_field=st.sampled_from(["Price", "Requirements"]))
+def test_any_value_anywhere_is_a_catalog_or_one_line(
+    field: str, value: Any, offering_field: str
+) -> None:
+    """Untrusted input: whatever a field holds, the answer is a catalog or a UsageError,
+    never a traceback."""
+    for entry in (
+        _entry(**{field: value}),
+        _entry(offerings=[_offering(**{offering_field: value})]),
+    ):
+        try:
+            _parse(entry)
+        except UsageError as exc:
+            assert "\n" not in str(exc)

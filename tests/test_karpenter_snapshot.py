@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
 from gate.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
@@ -312,3 +314,50 @@ def test_what_the_api_server_would_refuse_is_one_line(obj: dict[str, Any], messa
             snapshot_of_document(document, "s.json")
         text = str(raised.value)
         assert message in text and "\n" not in text
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_PLACES = [
+    ("NodePool", ("spec", "weight")),
+    ("NodePool", ("spec", "limits")),
+    ("NodePool", ("spec", "template", "metadata", "labels")),
+    ("NodePool", ("spec", "template", "spec", "requirements")),
+    ("NodePool", ("spec", "template", "spec", "taints")),
+    ("NodePool", ("spec", "template", "spec", "nodeClassRef")),
+    ("NodePool", ("status", "conditions")),
+    ("NodeClaim", ("status", "capacity")),
+    ("NodeClaim", ("metadata", "labels")),
+    ("EC2NodeClass", ("spec", "kubelet")),
+    ("AKSNodeClass", ("spec", "maxPods")),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(place=st.sampled_from(_PLACES), value=_JSON)
+def test_any_value_anywhere_is_a_state_or_one_line(
+    place: tuple[str, tuple[str, ...]], value: Any
+) -> None:
+    """Untrusted input: whatever a field holds, both readers answer with a state or a
+    SnapshotError of one line, never a traceback."""
+    kind, path = place
+    obj = {
+        "NodePool": lambda: node_pool("p", requirement(ARCH, "In", "amd64")),
+        "NodeClaim": lambda: node_claim("c", "p", "a"),
+        "EC2NodeClass": lambda: ec2_node_class(),
+        "AKSNodeClass": lambda: aks_node_class(),
+    }[kind]()
+    target = obj
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    target[path[-1]] = value
+    for reader in (snapshot_of_document, build_snapshot):
+        try:
+            reader(_list(obj), "s.json")
+        except SnapshotError as exc:
+            assert "\n" not in str(exc)

@@ -234,12 +234,16 @@ def _offering(source: str, where: str, pairs: object) -> Offering:
     price = entry.get("Price")
     if price is None:
         price = 0.0
-    if isinstance(price, bool) or not isinstance(price, (int, float)) or not math.isfinite(price):
+    try:  # a float64, as Go decodes it: a number past its range is no price
+        number = float(price) if not isinstance(price, (bool, str)) else math.nan
+    except (TypeError, OverflowError):
+        number = math.nan
+    if not math.isfinite(number):
         raise entry.fail("Price", f"not a number: {_shown(price)}")
     return Offering(
         zone=_only(entry, requirements, ZONE_LABEL),
         capacity_type=_only(entry, requirements, CAPACITY_TYPE_LABEL),
-        price=float(price),
+        price=number,
         available=True,  # setDefaultOptions: "make sure all the instance types are available"
         requirements=requirements,
     )
