@@ -259,6 +259,33 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             id="min-values-too-high",
         ),
         pytest.param(
+            _pool_with(requirements=[requirement("kubernetes.io/hostname", "In", "n1")]),
+            'NodePool "p": spec.template.spec.requirements[0].key: label '
+            '"kubernetes.io/hostname" is restricted',
+            id="requirement-on-hostname",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("karpenter.sh/nodepool", "In", "p")]),
+            'requirements[0].key: label "karpenter.sh/nodepool" is restricted',
+            id="requirement-on-nodepool",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("karpenter.sh/unknown", "Exists")]),
+            'requirements[0].key: label domain "karpenter.sh" is restricted',
+            id="requirement-karpenter-domain",
+        ),
+        pytest.param(
+            node_pool("p", labels={"kubernetes.io/role": "web"}),
+            'NodePool "p": spec.template.metadata.labels[kubernetes.io/role]: label domain '
+            '"kubernetes.io" is restricted',
+            id="label-kubernetes-domain",
+        ),
+        pytest.param(
+            node_pool("p", labels={"cluster.x-k8s.io/pool": "a"}),
+            'labels[cluster.x-k8s.io/pool]: label domain "k8s.io" is restricted',
+            id="label-k8s-domain",
+        ),
+        pytest.param(
             _pool_with(taints=[{"key": "k", "effect": "Sometimes"}]),
             'NodePool "p": spec.template.spec.taints[0].effect: not one of NoExecute, '
             "NoSchedule, PreferNoSchedule",

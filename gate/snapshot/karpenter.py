@@ -61,6 +61,52 @@ RESERVED_KEYS = frozenset({"cpu", "memory", "ephemeral-storage", "pid"})
 """ec2nodeclass.go: the keys ``kubeReserved`` and ``systemReserved`` may hold."""
 
 
+KUBERNETES_LABELS = frozenset(
+    {
+        "beta.kubernetes.io/instance-type",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "node.kubernetes.io/instance-type",
+        "kubernetes.io/arch",
+        "kubernetes.io/os",
+        "node.kubernetes.io/windows-build",
+    }
+)
+"""The ``kubernetes.io`` labels a NodePool's template may name (the CRD's rule on
+``metadata.labels`` and on a requirement's ``key``)."""
+
+
+def restricted(key: str) -> str | None:
+    """Why the NodePool CRD (pkg/apis/crds/karpenter.sh_nodepools.yaml) refuses ``key`` as
+    a template label or a requirement's key, in its words; None when it does not. The
+    domain is what precedes the first ``/`` (the whole key without one), as the rules'
+    ``find("^([^/]+)")`` takes it.
+
+    >>> restricted("kubernetes.io/hostname"), restricted("team"), restricted("x.k8s.io/a")
+    ('label "kubernetes.io/hostname" is restricted', None, 'label domain "k8s.io" is restricted')
+    """
+    domain = key.split("/", 1)[0]
+    if key in (NODEPOOL_LABEL, "kubernetes.io/hostname"):  # the most specific rule first
+        return f'label "{key}" is restricted'
+    if not (
+        key in KUBERNETES_LABELS
+        or domain.endswith(("node.kubernetes.io", "node-restriction.kubernetes.io"))
+        or not domain.endswith("kubernetes.io")
+    ):
+        return 'label domain "kubernetes.io" is restricted'
+    if domain.endswith("k8s.io") and not domain.endswith("kops.k8s.io"):
+        return 'label domain "k8s.io" is restricted'
+    if key not in ("karpenter.sh/capacity-type", NODEPOOL_LABEL) and domain.endswith(
+        "karpenter.sh"
+    ):
+        return 'label domain "karpenter.sh" is restricted'
+    return None
+
+
 class _Read:
     """Typed reads of one object, each failure naming the object and the dotted path."""
 
@@ -160,6 +206,9 @@ def _requirement(read: _Read, item: object, at: str) -> KarpenterRequirement:
     key = read.text(data.get("key"), f"{at}.key")
     if not key:
         raise read.fail(f"{at}.key", "missing")
+    why = restricted(key)
+    if why:
+        raise read.fail(f"{at}.key", why)
     operator = read.text(data.get("operator"), f"{at}.operator")
     if operator not in OPERATORS:
         raise read.fail(
@@ -228,10 +277,15 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
     )
     status = read.mapping(obj.get("status"), "status")
     ready, not_ready = _readiness(read.conditions(status))
+    labels = read.strings(meta.get("labels"), "spec.template.metadata.labels")
+    for key in labels:
+        why = restricted(key)
+        if why:
+            raise read.fail(f"spec.template.metadata.labels[{key}]", why)
     return NodePool(
         name=read.name,
         weight=read.integer(spec.get("weight"), "spec.weight", 1, 100) or 0,
-        labels=read.strings(meta.get("labels"), "spec.template.metadata.labels"),
+        labels=labels,
         requirements=requirements,
         taints=read.taints(pod.get("taints"), "spec.template.spec.taints"),
         startup_taints=read.taints(pod.get("startupTaints"), "spec.template.spec.startupTaints"),
