@@ -355,3 +355,26 @@ def test_any_value_anywhere_is_a_catalog_or_one_line(
             _parse(entry)
         except UsageError as exc:
             assert "\n" not in str(exc)
+
+
+@pytest.mark.parametrize(
+    ("written", "label"),
+    [
+        pytest.param('"4"', "4", id="canonical-kept"),
+        pytest.param("4", "4", id="json-number"),
+        pytest.param('"4000m"', "4", id="millicores-rebuilt"),
+        pytest.param('"+4"', "+4", id="sign-kept-as-written"),
+        pytest.param('"1.5"', "1500m", id="fraction-in-millis"),
+        pytest.param("16.0", "16", id="json-float-rebuilt"),
+        pytest.param("1e3", "1e3", id="json-exponent-kept"),
+        pytest.param('"65536Mi"', "64Gi", id="binary-rebuilt"),
+        pytest.param('"0.5Ki"', "512", id="binary-below-1024-decimal"),
+    ],
+)
+def test_the_cpu_label_is_the_quantity_as_kubernetes_prints_it(written: str, label: str) -> None:
+    """helpers.go labels ``instance-cpu`` with ``q.String()`` of the decoded quantity
+    (k8s.io/apimachinery quantity.go: ``ParseQuantity`` keeps a canonical text as written,
+    ``CanonicalizeBytes`` rebuilds any other)."""
+    text = json.dumps([_entry(resources={"cpu": "@", "memory": "1Gi"})]).replace('"@"', written)
+    (kind,) = parse_catalog(text.encode(), "t.json").types
+    assert kind.labels["karpenter.kwok.sh/instance-cpu"] == label

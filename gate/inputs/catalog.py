@@ -61,6 +61,11 @@ class _TooLarge(Exception):
     """More than :data:`MAX_CATALOG_BYTES`."""
 
 
+class _Number(str):
+    """A JSON number as its text: ``Quantity.UnmarshalJSON`` parses a number's own text
+    (``1e3`` stays ``1e3``, which a float would print ``1000.0``)."""
+
+
 class _Object(list[tuple[str, Any]]):
     """A JSON object as its pairs in file order: Go's decoder reads repeated and
     differently cased keys in that order."""
@@ -114,6 +119,8 @@ def quantity_text(raw: object) -> str:
     """
     value = nonnegative_quantity(raw)
     text = raw.strip() if isinstance(raw, str) else repr(raw)
+    if _kept_as_written(text):
+        return text
     if value == 0:
         return "0"
     if re.search(r"[KMGTPE]i$", text) and value >= 1024 and value.denominator == 1:
@@ -127,6 +134,53 @@ def quantity_text(raw: object) -> str:
         return f"{mantissa}e{exponent}" if exponent else str(mantissa)
     suffix = _DECIMAL_SUFFIXES.get(exponent)
     return f"{mantissa}{suffix}" if suffix is not None else f"{mantissa}e{exponent}"
+
+
+_PARTS = re.compile(r"([+-]?)0*([0-9]*)(?:\.([0-9]*))?(.*)", re.S)
+_BINARY_POWERS = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL_POWERS = {suffix: power for power, suffix in _DECIMAL_SUFFIXES.items()}
+_INT64_MAX = 2**63 - 1
+
+
+def _kept_as_written(text: str) -> bool:
+    """Whether ``ParseQuantity`` keeps ``text`` itself as the quantity's string (quantity.go:
+    its int64 fast path, "if the number is in canonical form, reuse the string"), so that
+    ``String()`` prints it as written (``"4"``, ``"1e3"``, ``"+4"``) rather than rebuilt.
+
+    >>> [_kept_as_written(t) for t in ("0", "4", "+4", "1e3", "1Gi", "64Gi", "1000", "0.5", "1.5")]
+    [True, True, True, True, True, False, False, False, False]
+    """
+    if text == "0":
+        return True
+    found = _PARTS.fullmatch(text)
+    if found is None:
+        return False
+    _, num, denom, suffix = found.groups()
+    num, denom = num or "0", denom or ""
+    if suffix in _BINARY_POWERS:
+        exponent = _BINARY_POWERS[suffix]
+        if denom:
+            return False
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        scale, mantissa, binary = 0, 2**exponent, True
+    else:
+        if suffix in _DECIMAL_POWERS:
+            exponent = _DECIMAL_POWERS[suffix]
+        elif re.fullmatch(r"[eE][+-]?[0-9]+", suffix):
+            exponent = int(suffix[1:])
+        else:
+            return False
+        precision = 18 - (len(num) + len(denom))
+        scale, mantissa, binary = exponent - len(denom), 1, False
+    if precision < 0 or scale < -9:
+        return False
+    shifted = num + denom
+    value = int(shifted)
+    if value > _INT64_MAX or value * mantissa > _INT64_MAX:
+        return False
+    if binary:
+        return exponent % 10 == 0 and value & 0x07 != 0
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
 
 
 def _decimal(value: Fraction) -> tuple[int, int]:
@@ -165,7 +219,7 @@ class _Entry:
         value = self.get(field)
         if value is None and not required:
             return ""
-        if not isinstance(value, str):
+        if not isinstance(value, str) or isinstance(value, _Number):
             raise self.fail(field, "missing" if value is None else f"not a string: {_shown(value)}")
         if required and not value:
             raise self.fail(field, "empty")
@@ -182,7 +236,7 @@ class _Entry:
     def strings(self, field: str) -> tuple[str, ...]:
         values = self.items(field)
         for index, value in enumerate(values):
-            if not isinstance(value, str):
+            if not isinstance(value, str) or isinstance(value, _Number):
                 raise self.fail(f"{field}[{index}]", f"not a string: {_shown(value)}")
         return tuple(values)
 
@@ -206,6 +260,8 @@ class _Entry:
 def _shown(value: object) -> str:
     if isinstance(value, _Object):
         return "an object"
+    if isinstance(value, _Number):
+        return str(value)[:40]
     text = json.dumps(value) if not isinstance(value, list) else "a list"
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -235,7 +291,7 @@ def _offering(source: str, where: str, pairs: object) -> Offering:
     if price is None:
         price = 0.0
     try:  # a float64, as Go decodes it: a number past its range is no price
-        number = float(price) if not isinstance(price, (bool, str)) else math.nan
+        number = float(price) if isinstance(price, _Number) else math.nan
     except (TypeError, OverflowError):
         number = math.nan
     if not math.isfinite(number):
@@ -300,7 +356,12 @@ def _instance_type(source: str, index: int, pairs: object) -> InstanceType:
 def parse_catalog(data: bytes, source: str) -> Catalog:
     """The catalog in ``data``, the bytes of the file ``source`` names (as given)."""
     try:
-        document = json.loads(data.decode("utf-8-sig"), object_pairs_hook=_Object)
+        document = json.loads(
+            data.decode("utf-8-sig"),
+            object_pairs_hook=_Object,
+            parse_int=_Number,
+            parse_float=_Number,
+        )
     except UnicodeDecodeError as exc:
         raise UsageError(f"{source}: not UTF-8: {exc.reason} at byte {exc.start}") from None
     except (ValueError, RecursionError) as exc:
