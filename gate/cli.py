@@ -27,6 +27,7 @@ from gate.inputs.config import (
     schema_text,
     snapshot_trust,
     today,
+    with_catalog,
 )
 from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import manifest_bytes, read_selected, select_paths
@@ -368,6 +369,12 @@ def build_parser() -> argparse.ArgumentParser:
         "recorded (default auto: judge its node groups when recorded)",
     )
     check.add_argument(
+        "--instance-types",
+        metavar="FILE",
+        help="Karpenter's instance types, in the JSON of its KWOK provider (default: "
+        "autoscaling.instanceTypes of the configuration)",
+    )
+    check.add_argument(
         "--shard",
         type=parse_shard,
         metavar="K/N",
@@ -404,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--autoscaling",
         action="store_true",
         help="also record cluster-autoscaler's status, its flags, DaemonSets and "
-        "MachineDeployments (list only; docs/rbac.md)",
+        "MachineDeployments, and Karpenter's NodePools, NodeClaims and NodeClasses (list "
+        "only; docs/rbac.md)",
     )
     record.add_argument(
         "-o",
@@ -641,7 +649,9 @@ def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None
 def run_check(options: argparse.Namespace, streams: Streams) -> int:
     options = _with_output(options)
     _one_report_to_stdout(options, streams)
-    config = load_config(options.config, FilePath(os.getcwd()))
+    config = with_catalog(
+        load_config(options.config, FilePath(os.getcwd())), options.instance_types
+    )
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
     documents, snapshot, read = _inputs(options, streams, config)

@@ -37,6 +37,11 @@ CONFIG_MAPS = "/api/v1/namespaces/kube-system/configmaps"
 DAEMON_SETS = "/apis/apps/v1/daemonsets"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/kube-system/deployments"
 MACHINE_DEPLOYMENTS = "/apis/cluster.x-k8s.io/v1beta1/machinedeployments"
+NODE_POOLS = "/apis/karpenter.sh/v1/nodepools"
+NODE_CLAIMS = "/apis/karpenter.sh/v1/nodeclaims"
+EC2_NODE_CLASSES = "/apis/karpenter.k8s.aws/v1/ec2nodeclasses"
+AKS_NODE_CLASSES = "/apis/karpenter.azure.com/v1beta1/aksnodeclasses"
+KARPENTER_PATHS = (NODE_POOLS, NODE_CLAIMS, EC2_NODE_CLASSES, AKS_NODE_CLASSES)
 REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 LIST_KINDS = {
     NODES: ("v1", "NodeList"),
@@ -48,6 +53,10 @@ LIST_KINDS = {
     DAEMON_SETS: ("apps/v1", "DaemonSetList"),
     DEPLOYMENTS: ("apps/v1", "DeploymentList"),
     MACHINE_DEPLOYMENTS: ("cluster.x-k8s.io/v1beta1", "MachineDeploymentList"),
+    NODE_POOLS: ("karpenter.sh/v1", "NodePoolList"),
+    NODE_CLAIMS: ("karpenter.sh/v1", "NodeClaimList"),
+    EC2_NODE_CLASSES: ("karpenter.k8s.aws/v1", "EC2NodeClassList"),
+    AKS_NODE_CLASSES: ("karpenter.azure.com/v1beta1", "AKSNodeClassList"),
 }
 # (verb, group, resource, subresource) a read-only identity holds.
 READ_ONLY = frozenset(
@@ -64,6 +73,12 @@ AUTOSCALING_READER = READ_ONLY | {
     ("list", "", "configmaps", ""),
     ("list", "apps", "daemonsets", ""),
     ("list", "apps", "deployments", ""),
+}
+KARPENTER_READER = AUTOSCALING_READER | {
+    ("list", "karpenter.sh", "nodepools", ""),
+    ("list", "karpenter.sh", "nodeclaims", ""),
+    ("list", "karpenter.k8s.aws", "ec2nodeclasses", ""),
+    ("list", "karpenter.azure.com", "aksnodeclasses", ""),
 }
 EXPIRED_MESSAGE = (
     "The provided continue parameter is too old to display a consistent list result. "

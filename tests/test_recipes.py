@@ -436,7 +436,7 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 
 
 def test_snapshot_reader_is_read_only_and_enough() -> None:
-    from gate.live.reader import NEEDED
+    from gate.live.reader import AUTOSCALING_COLLECTIONS, NEEDED
 
     role, binding = yaml.safe_load_all((EXAMPLES / "rbac" / "snapshot-reader.yaml").read_text())
     assert role["kind"] == "ClusterRole" and binding["roleRef"]["name"] == role["metadata"]["name"]
@@ -450,6 +450,10 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
     assert {verb for _, _, verb in granted} <= {"get", "list"}
     assert not {r for _, r, _ in granted} & {"secrets", "configmaps", "*", "pods/binding"}
     for permission in NEEDED:
+        assert (permission.group, permission.resource, permission.verb) in granted
+    karpenter = [c.asked for c in AUTOSCALING_COLLECTIONS if c.asked is not None]
+    assert len(karpenter) == 4
+    for permission in karpenter:
         assert (permission.group, permission.resource, permission.verb) in granted
 
 

@@ -22,6 +22,7 @@ from gate.autoscaling import AutoscalingConfig
 from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
+from gate.inputs.catalog import read_catalog
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -74,6 +75,9 @@ class Config:
     hide_warnings: frozenset[WarningKind] = frozenset()
     allow_empty: bool = False
     autoscaling: AutoscalingConfig = field(default_factory=AutoscalingConfig)
+    instance_types: tuple[str, str] | None = None
+    """``autoscaling.instanceTypes``: the path as written, and where it is opened (relative
+    to the configuration's folder); read by :func:`with_catalog`, unless the flag wins."""
 
     def skipped(self, workload: Workload, today: date) -> tuple[str | None, str | None]:
         """``(skip reason, expired note)``: why the workload is skipped, or why a rule that
@@ -184,7 +188,28 @@ def load_config(path: str | None, cwd: Path) -> Config:
     data = {} if data is None else data
     _check_shape(data, shown)
     _validate(data, shown)
-    return parse_config(data, shown)
+    config = parse_config(data, shown)
+    types = (data.get("autoscaling") or {}).get("instanceTypes")
+    if types is None:
+        return config
+    return replace(config, instance_types=(types, os.path.join(found.parent, types)))
+
+
+def with_catalog(config: Config, flag: str | None) -> Config:
+    """The configuration with the instance-type catalog ``--instance-types`` names (as
+    given), else the one ``autoscaling.instanceTypes`` names; as it was when neither does.
+    Read now, before any snapshot: a bad catalog fails at once (exit 2)."""
+    if flag is not None:
+        catalog = read_catalog(flag)
+    elif config.instance_types is not None:
+        written, opened = config.instance_types
+        try:
+            catalog = read_catalog(written, opened)
+        except UsageError as exc:
+            raise UsageError(f"{config.source}: autoscaling.instanceTypes: {exc}") from None
+    else:
+        return config
+    return replace(config, autoscaling=replace(config.autoscaling, catalog=catalog))
 
 
 def _check_shape(data: object, shown: str) -> None:

@@ -7,7 +7,10 @@ The same allow-list rule as :mod:`gate.live.objects`: only what
 returns anyway is dropped (:func:`status_only`): no other ConfigMap's data is ever kept. Of
 a Deployment only its containers' name, image, command and args are kept, and only for a
 Deployment running cluster-autoscaler; of a MachineDeployment, only cluster-autoscaler's
-annotations and its replicas.
+annotations and its replicas. Of Karpenter's objects, what :mod:`gate.snapshot.karpenter`
+reads: a NodePool's template (labels, requirements, taints, class), limits, weight, replicas
+and conditions; a NodeClaim's labels, taints, capacity, allocatable and node; a NodeClass's
+kubelet settings that change allocatable, and its conditions.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ from __future__ import annotations
 import msgspec
 from msgspec import Struct, field
 
-from gate.live.objects import Amounts
+from gate.live.objects import Amounts, NamedMeta
 from gate.snapshot.autoscaling import LAST_UPDATED, STATUS_NAME, STATUS_NAMESPACE
 from gate.snapshot.machines import CAPACITY, MAX_SIZE, MIN_SIZE
-from gate.snapshot.stream import Toleration
+from gate.snapshot.stream import Taint, Toleration
 
 
 class _Part(Struct, omit_defaults=True, gc=False):
@@ -160,4 +163,128 @@ class MachineDeployment(_Object):
         self.metadata.annotations = kept or None
 
 
-Autoscaled = StatusConfigMap | DaemonSet | Deployment | MachineDeployment
+class _Name(_Part):
+    name: str | None = None
+
+
+class _Labels(_Part):
+    labels: dict[str, str] | None = None
+
+
+class _KarpenterRequirement(_Part):
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
+    minValues: int | None = None
+
+
+class _ClassRef(_Part):
+    group: str | None = None
+    kind: str | None = None
+    name: str | None = None
+
+
+class _ClaimTemplateSpec(_Part):
+    requirements: list[_KarpenterRequirement] | None = None
+    taints: list[Taint] | None = None
+    startupTaints: list[Taint] | None = None
+    nodeClassRef: _ClassRef | None = None
+
+
+class _ClaimTemplate(_Part):
+    metadata: _Labels | None = None
+    spec: _ClaimTemplateSpec | None = None
+
+
+class _PoolSpec(_Part):
+    template: _ClaimTemplate | None = None
+    limits: Amounts | None = None
+    weight: int | None = None
+    replicas: int | None = None
+
+
+class _Condition(_Part):
+    type: str | None = None
+    status: str | None = None
+
+
+class _Conditions(_Part):
+    conditions: list[_Condition] | None = None
+
+
+class NodePool(_Object):
+    """A ``karpenter.sh/v1`` NodePool: what a new node of it is, its limits, weight and
+    readiness (its disruption settings, annotations and status resources are dropped)."""
+
+    metadata: _Name = field(default_factory=_Name)
+    spec: _PoolSpec = field(default_factory=_PoolSpec)
+    status: _Conditions | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "karpenter.sh/v1", "NodePool"
+
+
+class _ClaimSpec(_Part):
+    taints: list[Taint] | None = None
+
+
+class _ClaimStatus(_Part):
+    nodeName: str | None = None
+    capacity: Amounts | None = None
+    allocatable: Amounts | None = None
+
+
+class NodeClaim(_Object):
+    """A ``karpenter.sh/v1`` NodeClaim: its labels (its pool's among them), taints, and
+    the node it launched (its providerID and image are dropped)."""
+
+    metadata: NamedMeta = field(default_factory=NamedMeta)
+    spec: _ClaimSpec = field(default_factory=_ClaimSpec)
+    status: _ClaimStatus | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "karpenter.sh/v1", "NodeClaim"
+
+
+class _Kubelet(_Part):
+    maxPods: int | None = None
+    podsPerCore: int | None = None
+    kubeReserved: dict[str, str] | None = None
+    systemReserved: dict[str, str] | None = None
+    evictionHard: dict[str, str] | None = None
+
+
+class _EC2Spec(_Part):
+    kubelet: _Kubelet | None = None
+
+
+class EC2NodeClass(_Object):
+    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: its kubelet's pods and reserved amounts
+    (its role, subnets, security groups, AMIs, user data and tags are dropped)."""
+
+    metadata: _Name = field(default_factory=_Name)
+    spec: _EC2Spec = field(default_factory=_EC2Spec)
+    status: _Conditions | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "karpenter.k8s.aws/v1", "EC2NodeClass"
+
+
+class _AKSSpec(_Part):
+    maxPods: int | None = None
+
+
+class AKSNodeClass(_Object):
+    """A ``karpenter.azure.com/v1beta1`` AKSNodeClass: its ``maxPods`` (its subnet, image
+    and tags are dropped)."""
+
+    metadata: _Name = field(default_factory=_Name)
+    spec: _AKSSpec = field(default_factory=_AKSSpec)
+    status: _Conditions | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "karpenter.azure.com/v1beta1", "AKSNodeClass"
+
+
+Karpenter = NodePool | NodeClaim | EC2NodeClass | AKSNodeClass
+Autoscaled = StatusConfigMap | DaemonSet | Deployment | MachineDeployment | Karpenter

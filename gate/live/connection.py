@@ -43,6 +43,10 @@ READ_PATHS = frozenset(
         "/apis/apps/v1/daemonsets",
         "/apis/apps/v1/namespaces/kube-system/deployments",
         "/apis/cluster.x-k8s.io/v1beta1/machinedeployments",
+        "/apis/karpenter.sh/v1/nodepools",
+        "/apis/karpenter.sh/v1/nodeclaims",
+        "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+        "/apis/karpenter.azure.com/v1beta1/aksnodeclasses",
     }
 )
 REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"

@@ -23,7 +23,16 @@ from typing import Any, Generic
 from gate.deadline import within
 from gate.errors import ClusterError
 from gate.k8s.version import version_problem
-from gate.live.autoscaled import DaemonSet, Deployment, MachineDeployment, StatusConfigMap
+from gate.live.autoscaled import (
+    AKSNodeClass,
+    DaemonSet,
+    Deployment,
+    EC2NodeClass,
+    MachineDeployment,
+    NodeClaim,
+    NodePool,
+    StatusConfigMap,
+)
 from gate.live.connection import (
     REVIEW_PATH,
     Connection,
@@ -76,6 +85,11 @@ class Collection(Generic[Item]):
     field_selector: str | None = None
     optional: bool = False
     """A resource the cluster may not serve (a CRD not installed): 404 reads as none."""
+    asked: Permission | None = None
+    """Asked before the list: when the credentials may not, the list is not read and its
+    section not written (an API server answers 403, not 404, for a resource it does not
+    serve to an identity RBAC grants nothing on, so a cluster without Karpenter must not
+    need Karpenter's grants)."""
 
 
 BIND = Permission("create", "pods", subresource="binding")
@@ -120,6 +134,38 @@ AUTOSCALING_COLLECTIONS: tuple[Collection[Any], ...] = (
         PageDecoder(MachineDeployment),
         "machineDeployments",
         optional=True,
+    ),
+    Collection(
+        "nodepools",
+        "/apis/karpenter.sh/v1/nodepools",
+        PageDecoder(NodePool),
+        "nodePools",
+        optional=True,
+        asked=Permission("list", "nodepools", group="karpenter.sh"),
+    ),
+    Collection(
+        "nodeclaims",
+        "/apis/karpenter.sh/v1/nodeclaims",
+        PageDecoder(NodeClaim),
+        "nodeClaims",
+        optional=True,
+        asked=Permission("list", "nodeclaims", group="karpenter.sh"),
+    ),
+    Collection(
+        "ec2nodeclasses",
+        "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+        PageDecoder(EC2NodeClass),
+        "ec2NodeClasses",
+        optional=True,
+        asked=Permission("list", "ec2nodeclasses", group="karpenter.k8s.aws"),
+    ),
+    Collection(
+        "aksnodeclasses",
+        "/apis/karpenter.azure.com/v1beta1/aksnodeclasses",
+        PageDecoder(AKSNodeClass),
+        "aksNodeClasses",
+        optional=True,
+        asked=Permission("list", "aksnodeclasses", group="karpenter.azure.com"),
     ),
 )
 """What ``fitgate snapshot --autoscaling`` lists besides :data:`COLLECTIONS`."""
@@ -310,6 +356,7 @@ def _read(
     preflight(connection, target.i_mean_it, say, autoscaling)
     version = server_version(connection)
     collections = (*COLLECTIONS, *AUTOSCALING_COLLECTIONS) if autoscaling else COLLECTIONS
+    collections = tuple(c for c in collections if _permitted(connection, c, say))
     return Recording(
         captured_at=timestamp(now),
         context=connection.context,
@@ -317,6 +364,13 @@ def _read(
         server_version=version,
         sections={c.section: list_all(connection, c, progress, say) for c in collections},
     )
+
+
+def _permitted(connection: Connection, collection: Collection[Any], say: Say) -> bool:
+    if collection.asked is None or may(connection, collection.asked):
+        return True
+    say(f"the credentials may not {collection.asked}: {collection.noun} not recorded ({RBAC_HINT})")
+    return False
 
 
 def live_snapshot(recording: Recording) -> Snapshot:

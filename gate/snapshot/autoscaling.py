@@ -26,12 +26,21 @@ from gate.inputs.manifests import bounded_yaml
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
 from gate.snapshot.flags import flags_of
+from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state
 from gate.snapshot.machines import machine_deployment
 
 STATUS_NAMESPACE, STATUS_NAME = "kube-system", "cluster-autoscaler-status"
 LAST_UPDATED = "cluster-autoscaler.kubernetes.io/last-updated"
 """clusterstate/utils/status.go ``ConfigMapLastUpdatedKey``."""
-AUTOSCALING_KINDS = ("ConfigMap", "DaemonSet", "Deployment", "MachineDeployment")
+AUTOSCALING_KINDS = (
+    "ConfigMap",
+    "DaemonSet",
+    "Deployment",
+    "MachineDeployment",
+    *KARPENTER_KINDS,
+)
+"""Every kind read whole for the autoscalers: Karpenter's too, whose fresh nodes run the
+same DaemonSets (read once, here)."""
 
 _GO_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))? ([+-]\d{2})(\d{2})\b")
 
@@ -231,9 +240,15 @@ def autoscaling_state(objects: Mapping[str, Iterable[Any]]) -> AutoscalingState 
     statuses = [autoscaler_status(o) for o in by_kind["ConfigMap"] if _is_status(o)]
     flags = [f for f in map(flags_of, by_kind["Deployment"]) if f is not None]
     machines = [m for m in map(machine_deployment, by_kind["MachineDeployment"]) if m is not None]
+    karpenter = karpenter_state(by_kind)
+    if karpenter is None and not any(
+        by_kind[k] for k in AUTOSCALING_KINDS if k not in KARPENTER_KINDS
+    ):
+        return None  # only another group's kinds of Karpenter's names
     return AutoscalingState(
         status=statuses[-1] if statuses else None,
         flags=flags[0] if flags else None,
         daemon_sets=tuple(map(daemon_set, by_kind["DaemonSet"])),
         machine_deployments=tuple(machines),
+        karpenter=karpenter,
     )

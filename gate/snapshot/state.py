@@ -30,6 +30,10 @@ AUTOSCALING_SECTIONS: Mapping[str, str] = {
     "daemonSets": "DaemonSet",
     "deployments": "Deployment",
     "machineDeployments": "MachineDeployment",
+    "nodePools": "NodePool",
+    "nodeClaims": "NodeClaim",
+    "ec2NodeClasses": "EC2NodeClass",
+    "aksNodeClasses": "AKSNodeClass",
 }
 """The arrays ``fitgate snapshot --autoscaling`` adds, each optional, and their kinds: read
 whole, as the admission objects are (``gate.snapshot.autoscaling``)."""

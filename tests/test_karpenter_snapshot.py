@@ -1,0 +1,390 @@
+"""Karpenter's objects of a snapshot read into typed values (gate/snapshot/karpenter.py),
+against kubernetes-sigs/karpenter v1.8.3 (pkg/apis/v1/nodepool.go, nodeclaim.go,
+nodepool_status.go), aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go and
+Azure/karpenter-provider-azure pkg/apis/v1beta1/aksnodeclass.go; readiness as checked
+against v1.8.2's provisioner (docs: "Corrections", 4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.errors import SnapshotError
+from gate.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.snapshot.load import build_snapshot, snapshot_of_document
+from gate.snapshot.state import AUTOSCALING_SECTIONS
+from gate.taints import Taint
+from tests.builders import api_node
+from tests.karpenter_objects import (
+    aks_node_class,
+    ec2_node_class,
+    node_claim,
+    node_pool,
+    requirement,
+)
+
+ARCH = "kubernetes.io/arch"
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+
+
+def _list(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "List", "items": [api_node("a"), *items]}
+
+
+def _own(**arrays: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "apiVersion": "fitgate/v1",
+        "kind": "ClusterSnapshot",
+        "nodes": [api_node("a")],
+        "pods": [],
+        **arrays,
+    }
+
+
+def _karpenter(document: dict[str, Any]) -> KarpenterState | None:
+    """The state as the typed reader and the reference reader build it: always equal."""
+    typed = snapshot_of_document(document, "s.json").autoscaling
+    assert build_snapshot(document, "s.json").autoscaling == typed
+    return None if typed is None else typed.karpenter
+
+
+def test_a_pool_is_read_whole() -> None:
+    pool = node_pool(
+        "default",
+        requirement(ARCH, "In", "amd64", "arm64", min_values=2),
+        requirement(CAPACITY_TYPE, "NotIn", "spot"),
+        requirement("karpenter.k8s.aws/instance-generation", "Gt", "5"),
+        weight=10,
+        labels={"team": "web"},
+        taints=[{"key": "dedicated", "value": "web", "effect": "NoSchedule"}],
+        startup_taints=[{"key": "node.cilium.io/agent-not-ready", "effect": "NoExecute"}],
+        limits={"cpu": "1000", "memory": "1000Gi", "nvidia.com/gpu": 4, "nodes": "50"},
+    )
+    assert _karpenter(_list(pool)) == KarpenterState(
+        pools=(
+            NodePool(
+                name="default",
+                weight=10,
+                labels={"team": "web"},
+                requirements=(
+                    Requirement(ARCH, "In", ("amd64", "arm64"), 2),
+                    Requirement(CAPACITY_TYPE, "NotIn", ("spot",)),
+                    Requirement("karpenter.k8s.aws/instance-generation", "Gt", ("5",)),
+                ),
+                taints=(Taint("dedicated", "web", "NoSchedule"),),
+                startup_taints=(Taint("node.cilium.io/agent-not-ready", "", "NoExecute"),),
+                limits={"cpu": 1_000_000, "memory": 1000 * 2**30, "nvidia.com/gpu": 4, "nodes": 50},
+                node_class=("karpenter.k8s.aws", "EC2NodeClass", "default"),
+            ),
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("statuses", "not_ready"),
+    [
+        pytest.param(
+            {"Ready": "True", "ValidationSucceeded": "True", "NodeClassReady": "True"},
+            "",
+            id="all-three-true",
+        ),
+        pytest.param({"Ready": "True"}, "ValidationSucceeded is missing", id="ready-alone"),
+        pytest.param(
+            {"Ready": "Unknown", "ValidationSucceeded": "True", "NodeClassReady": "True"},
+            "Ready is Unknown",
+            id="ready-unknown",
+        ),
+        pytest.param(
+            {"Ready": "True", "ValidationSucceeded": "True", "NodeClassReady": "False"},
+            "NodeClassReady is False",
+            id="node-class-not-ready",
+        ),
+        pytest.param({}, "Ready is missing", id="no-status"),
+    ],
+)
+def test_a_pool_is_ready_only_when_three_conditions_are_true(
+    statuses: dict[str, str], not_ready: str
+) -> None:
+    state = _karpenter(_list(node_pool("p", ready=statuses)))
+    assert state is not None
+    assert (state.pools[0].ready, state.pools[0].not_ready) == (not not_ready, not_ready)
+
+
+def test_claims_and_node_classes_are_read() -> None:
+    claim = node_claim(
+        "default-abc12",
+        "default",
+        "a",
+        labels={"node.kubernetes.io/instance-type": "m7i.xlarge"},
+        capacity={"cpu": "4", "memory": "16Gi", "pods": "58"},
+        allocatable={"cpu": "3920m", "memory": "15Gi", "pods": "58"},
+        taints=[{"key": "k", "effect": "NoSchedule"}],
+    )
+    in_flight = node_claim("default-xyz98", "default")
+    ec2 = ec2_node_class(
+        maxPods=58,
+        podsPerCore=4,
+        kubeReserved={"cpu": "80m", "memory": "893Mi", "pid": "1000"},
+        systemReserved={"ephemeral-storage": "1Gi"},
+        evictionHard={"memory.available": "5%", "nodefs.available": "10Gi"},
+    )
+    state = _karpenter(
+        _own(
+            nodeClaims=[claim, in_flight],
+            ec2NodeClasses=[ec2],
+            aksNodeClasses=[aks_node_class(max_pods=30)],
+        )
+    )
+    assert state == KarpenterState(
+        claims=(
+            NodeClaim(
+                name="default-abc12",
+                pool="default",
+                labels={
+                    "karpenter.sh/nodepool": "default",
+                    "node.kubernetes.io/instance-type": "m7i.xlarge",
+                },
+                taints=(Taint("k", "", "NoSchedule"),),
+                capacity={"cpu": 4000, "memory": 16 * 2**30, "pods": 58},
+                allocatable={"cpu": 3920, "memory": 15 * 2**30, "pods": 58},
+                node_name="a",
+            ),
+            NodeClaim(
+                name="default-xyz98", pool="default", labels={"karpenter.sh/nodepool": "default"}
+            ),
+        ),
+        node_classes=(
+            NodeClass(
+                kind="EC2NodeClass",
+                name="default",
+                max_pods=58,
+                pods_per_core=4,
+                kube_reserved={"cpu": 80, "memory": 893 * 2**20},
+                system_reserved={"ephemeral-storage": 2**30},
+                eviction_hard={"nodefs.available": 10 * 2**30},
+                eviction_percent={"memory.available": "5%"},
+            ),
+            NodeClass(kind="AKSNodeClass", name="default", max_pods=30),
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "version", [pytest.param("v1beta1", id="v1beta1"), pytest.param("v1alpha2", id="v1alpha2")]
+)
+def test_both_served_versions_of_aks_node_class_are_read(version: str) -> None:
+    state = _karpenter(_list(aks_node_class(max_pods=50, version=version)))
+    assert state is not None
+    assert state.node_classes == (NodeClass(kind="AKSNodeClass", name="default", max_pods=50),)
+
+
+def test_a_snapshot_of_karpenter_alone_has_an_autoscaling_state() -> None:
+    snapshot = snapshot_of_document(_list(node_pool("default")), "s.json")
+    assert snapshot.autoscaling is not None
+    assert snapshot.autoscaling.status is None
+    assert [p.name for p in snapshot.autoscaling.karpenter.pools] == ["default"]  # type: ignore[union-attr]
+
+
+def test_another_group_s_node_pool_is_not_karpenter_s() -> None:
+    other = {**node_pool("gke"), "apiVersion": "container.example.com/v1"}
+    assert snapshot_of_document(_list(other), "s.json").autoscaling is None
+
+
+def test_without_karpenter_objects_there_is_no_karpenter_state() -> None:
+    assert snapshot_of_document(_own(nodePools=[], nodeClaims=[]), "s.json").autoscaling is None
+
+
+def _pool_with(**changes: Any) -> dict[str, Any]:
+    pool = node_pool("p", requirement(ARCH, "In", "amd64"))
+    template = pool["spec"]["template"]["spec"]
+    for key, value in changes.items():
+        if key in ("requirements", "taints", "startupTaints", "nodeClassRef"):
+            template[key] = value
+        else:
+            pool["spec"][key] = value
+    return pool
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        pytest.param(
+            _pool_with(weight=101),
+            'NodePool "p": spec.weight: 101 is not between 1 and 100',
+            id="weight-too-high",
+        ),
+        pytest.param(
+            _pool_with(weight="10"),
+            "NodePool \"p\": spec.weight: not an integer: '10'",
+            id="weight-text",
+        ),
+        pytest.param(
+            _pool_with(limits={"cpu": "ten"}),
+            'NodePool "p": spec.limits: invalid quantity "ten"',
+            id="limit-quantity",
+        ),
+        pytest.param(
+            _pool_with(limits={"nodes": "1x"}),
+            'NodePool "p": spec.limits: invalid quantity "1x"',
+            id="nodes-limit-quantity",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement(ARCH, "In")]),
+            'NodePool "p": spec.template.spec.requirements[0].values: requirements with '
+            "operator 'In' must have a value defined",
+            id="in-without-values",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement(ARCH, "Equals", "amd64")]),
+            "NodePool \"p\": spec.template.spec.requirements[0].operator: 'Equals' is not one of",
+            id="unknown-operator",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("cpu", "Gt", "-1")]),
+            "requirements[0].values: requirements operator 'Gt' or 'Lt' must have a single "
+            "positive integer value",
+            id="gt-negative",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement(ARCH, "In", "amd64", min_values=2)]),
+            "requirements[0].minValues: requirements with 'minValues' must have at least",
+            id="min-values-above-values",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement(ARCH, "Exists", min_values=51)]),
+            "requirements[0].minValues: 51 is not between 1 and 50",
+            id="min-values-too-high",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("kubernetes.io/hostname", "In", "n1")]),
+            'NodePool "p": spec.template.spec.requirements[0].key: label '
+            '"kubernetes.io/hostname" is restricted',
+            id="requirement-on-hostname",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("karpenter.sh/nodepool", "In", "p")]),
+            'requirements[0].key: label "karpenter.sh/nodepool" is restricted',
+            id="requirement-on-nodepool",
+        ),
+        pytest.param(
+            _pool_with(requirements=[requirement("karpenter.sh/unknown", "Exists")]),
+            'requirements[0].key: label domain "karpenter.sh" is restricted',
+            id="requirement-karpenter-domain",
+        ),
+        pytest.param(
+            node_pool("p", labels={"kubernetes.io/role": "web"}),
+            'NodePool "p": spec.template.metadata.labels[kubernetes.io/role]: label domain '
+            '"kubernetes.io" is restricted',
+            id="label-kubernetes-domain",
+        ),
+        pytest.param(
+            node_pool("p", labels={"cluster.x-k8s.io/pool": "a"}),
+            'labels[cluster.x-k8s.io/pool]: label domain "k8s.io" is restricted',
+            id="label-k8s-domain",
+        ),
+        pytest.param(
+            _pool_with(taints=[{"key": "k", "effect": "Sometimes"}]),
+            'NodePool "p": spec.template.spec.taints[0].effect: not one of NoExecute, '
+            "NoSchedule, PreferNoSchedule",
+            id="taint-effect",
+        ),
+        pytest.param(
+            _pool_with(requirements={"key": ARCH}),
+            'NodePool "p": spec.template.spec.requirements: not a list',
+            id="requirements-not-a-list",
+        ),
+        pytest.param(
+            {**node_pool("p"), "metadata": {}},
+            'NodePool "?": metadata.name: missing',
+            id="pool-without-name",
+        ),
+        pytest.param(
+            node_claim("c", "p", capacity={"cpu": "4 cores"}),
+            'NodeClaim "c": status.capacity: invalid quantity "4 cores"',
+            id="claim-capacity",
+        ),
+        pytest.param(
+            ec2_node_class(kubeReserved={"gpu": "1"}),
+            'EC2NodeClass "default": spec.kubelet.kubeReserved: valid keys are cpu, '
+            "ephemeral-storage, memory, pid: not 'gpu'",
+            id="reserved-key",
+        ),
+        pytest.param(
+            ec2_node_class(systemReserved={"memory": "-1Gi"}),
+            'EC2NodeClass "default": spec.kubelet.systemReserved[memory]: cannot be a negative',
+            id="reserved-negative",
+        ),
+        pytest.param(
+            ec2_node_class(evictionHard={"memory.available": "lots"}),
+            'EC2NodeClass "default": spec.kubelet.evictionHard[memory.available]: invalid',
+            id="eviction-quantity",
+        ),
+        pytest.param(
+            ec2_node_class(maxPods=-1),
+            'EC2NodeClass "default": spec.kubelet.maxPods: -1 is not at least 0',
+            id="max-pods-negative",
+        ),
+        pytest.param(
+            aks_node_class(max_pods=5),
+            'AKSNodeClass "default": spec.maxPods: 5 is not between 10 and 250',
+            id="aks-max-pods",
+        ),
+    ],
+)
+def test_what_the_api_server_would_refuse_is_one_line(obj: dict[str, Any], message: str) -> None:
+    section = {v: k for k, v in AUTOSCALING_SECTIONS.items()}[obj["kind"]]
+    for document in (_list(obj), _own(**{section: [obj]})):
+        with pytest.raises(SnapshotError) as raised:
+            snapshot_of_document(document, "s.json")
+        text = str(raised.value)
+        assert message in text and "\n" not in text
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_PLACES = [
+    ("NodePool", ("spec", "weight")),
+    ("NodePool", ("spec", "limits")),
+    ("NodePool", ("spec", "template", "metadata", "labels")),
+    ("NodePool", ("spec", "template", "spec", "requirements")),
+    ("NodePool", ("spec", "template", "spec", "taints")),
+    ("NodePool", ("spec", "template", "spec", "nodeClassRef")),
+    ("NodePool", ("status", "conditions")),
+    ("NodeClaim", ("status", "capacity")),
+    ("NodeClaim", ("metadata", "labels")),
+    ("EC2NodeClass", ("spec", "kubelet")),
+    ("AKSNodeClass", ("spec", "maxPods")),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(place=st.sampled_from(_PLACES), value=_JSON)
+def test_any_value_anywhere_is_a_state_or_one_line(
+    place: tuple[str, tuple[str, ...]], value: Any
+) -> None:
+    """Untrusted input: whatever a field holds, both readers answer with a state or a
+    SnapshotError of one line, never a traceback."""
+    kind, path = place
+    obj = {
+        "NodePool": lambda: node_pool("p", requirement(ARCH, "In", "amd64")),
+        "NodeClaim": lambda: node_claim("c", "p", "a"),
+        "EC2NodeClass": lambda: ec2_node_class(),
+        "AKSNodeClass": lambda: aks_node_class(),
+    }[kind]()
+    target = obj
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    target[path[-1]] = value
+    for reader in (snapshot_of_document, build_snapshot):
+        try:
+            reader(_list(obj), "s.json")
+        except SnapshotError as exc:
+            assert "\n" not in str(exc)
