@@ -14,6 +14,7 @@ from datetime import datetime
 
 from gate.model import (
     KARPENTER_EVENT,
+    NODE_POOL,
     ROOM_PLUGINS,
     SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
@@ -400,6 +401,8 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     nodes = autoscale.nodes
     if result.verdict is Verdict.SCALES:
         cost = f" ({nodes} new node{'s' if nodes != 1 else ''})"
+        if [s.kind for s in autoscale.scale_up] == [NODE_POOL]:  # it says +N nodes itself
+            cost = ""
         if not autoscale.scale_up:
             return [f"fits once the node groups recover: {autoscale.message}"]
         return [f"fits after scale-up: {groups}{cost}"]

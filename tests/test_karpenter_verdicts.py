@@ -1,0 +1,207 @@
+"""``fitgate check`` end to end on the recorded EKS cluster that grows through Karpenter
+(fixtures/snapshots/eks-karpenter.json: NodePools ``default``, weight 10, cpu limit 64, and
+``gpu``, tainted) with the catalog fixtures/catalogs/instance-types.json and the manifests
+of fixtures/karpenter: SCALES with the NodePool and its instance types, NO with each
+NodePool's refusal in Karpenter's words (sigs.k8s.io/karpenter v1.8.3
+pkg/controllers/provisioning/scheduling/scheduler.go ``addToNewNodeClaim``, nodeclaim.go
+``InstanceTypeFilterError``, events.go), PARTIAL once the pool's limits run out, the catalog
+taken from the running nodes when none is given, a cluster with both cluster-autoscaler
+groups and NodePools, ``--autoscaling off`` and the ``maxNewNodes`` budget."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import Streams, main
+from tests.autoscaling_objects import status_configmap, status_group
+from tests.builders import api_node, cluster_snapshot, container
+from tests.conftest import ROOT
+from tests.karpenter_objects import node_pool, requirement
+from tests.report_schema import validate_report
+
+SNAPSHOT = "fixtures/snapshots/eks-karpenter.json"
+CATALOG = "fixtures/catalogs/instance-types.json"
+MANIFESTS = "fixtures/karpenter"
+WEB = f"{MANIFESTS}/01-web-scales.yaml"
+SOLVER = f"{MANIFESTS}/02-too-big.yaml"
+RENDER = f"{MANIFESTS}/03-batch-beyond-limit.yaml"
+NOW = datetime(2026, 8, 16, 10, 5, tzinfo=timezone.utc)
+LIMITS = "all available instance types exceed limits for nodepool"
+TAINT = "did not tolerate taint"
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def check(
+    *argv: str, snapshot: str = SNAPSHOT, catalog: str | None = CATALOG
+) -> tuple[int, str, dict[str, Any]]:
+    """Exit code, text and JSON report of ``check`` over ``argv``."""
+    given = ("--instance-types", catalog) if catalog else ()
+    out = io.StringIO()
+    streams = Streams(io.BytesIO(), out, io.StringIO(), env={}, now=NOW)
+    code = main(["check", *argv, *given, "--snapshot", snapshot, "--json", "-"], streams)
+    report = json.loads(out.getvalue())
+    validate_report(report)
+    text = io.StringIO()
+    streams = Streams(io.BytesIO(), text, io.StringIO(), env={}, now=NOW)
+    assert main(["check", *argv, *given, "--snapshot", snapshot], streams) == code
+    return code, text.getvalue(), report
+
+
+def workload(report: dict[str, Any], name: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [w for w in report["workloads"] if w["name"] == name]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_copies_no_node_holds_go_to_the_heaviest_pool_that_fits_them() -> None:
+    code, text, report = check(WEB)
+    assert code == 0
+    web = workload(report, "web")
+    assert web["verdict"] == "SCALES"
+    assert web["autoscale"]["fitsNow"] == 4
+    (launch,) = web["autoscale"]["scaleUp"]
+    # the four copies left need 8 cpu and the DaemonSets' 125m: more than an 8-cpu type
+    # keeps (7775m), so one 16-cpu node; the 96-cpu type is past the pool's cpu limit
+    assert (launch["kind"], launch["group"], launch["nodes"], launch["copies"]) == (
+        "NodePool",
+        "default",
+        1,
+        4,
+    )
+    assert (launch["from"], launch["to"], launch["max"]) == (3, 4, None)
+    assert launch["instanceTypes"] == ["c7g.4xlarge", "c7i.4xlarge"]
+    assert 'fits after scale-up: NodePool "default" +1 node (c7g.4xlarge, c7i.4xlarge)' in text
+
+
+def test_a_pod_no_pool_takes_shows_each_pool_s_refusal_in_karpenter_s_words() -> None:
+    code, text, report = check(SOLVER)
+    assert code == 1
+    solver = workload(report, "solver")
+    assert solver["verdict"] == "NO"
+    assert solver["message"].startswith("0/6 nodes are available: ")
+    blocked = solver["autoscale"]["blocked"]
+    assert blocked["reasons"] == {"no instance type has enough resources": 1, TAINT: 1}
+    assert [(p["pool"], p["reason"]) for p in blocked["nodePools"]] == [
+        ("default", "no instance type has enough resources"),
+        ("gpu", TAINT),
+    ]
+    gpu = 'nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)'
+    assert gpu in text
+    assert 'nodepool "default": no instance type has enough resources, requirements=' in text
+    assert 'resources={"cpu":"100125m","memory":"64Gi","pods":"3"}' in text
+    event = blocked["message"]
+    assert event.startswith("Failed to schedule pod, no instance type has enough resources")
+    assert event.endswith("; did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)")
+
+
+def test_copies_past_the_pool_s_limits_are_blocked_by_them() -> None:
+    code, text, report = check(RENDER)
+    assert code == 1
+    render = workload(report, "render")
+    assert render["verdict"] == "PARTIAL"
+    autoscale = render["autoscale"]
+    (launch,) = autoscale["scaleUp"]
+    # 64 cpu less the pool's 24 (three nodes and a claim in flight); each new claim takes
+    # the largest capacity among its types (subtractMax): 16, 16, then 8
+    assert (autoscale["fitsNow"], launch["nodes"], launch["copies"]) == (2, 3, 12)
+    assert autoscale["blocked"]["copies"] == 26
+    assert autoscale["blocked"]["reasons"] == {LIMITS: 1, TAINT: 1}
+    assert f"{LIMITS} (NodePool=default)" in autoscale["blocked"]["message"]
+    assert '14 of 40 pods fit: 2 now, 12 after NodePool "default" +3 nodes' in text
+
+
+def test_the_run_s_workloads_share_the_pool_s_limits_in_input_order() -> None:
+    _, text, report = check(MANIFESTS)
+    web, render = workload(report, "web"), workload(report, "render")
+    assert web["autoscale"]["scaleUp"][0]["nodes"] == 1
+    render_launch = render["autoscale"]["scaleUp"][0]
+    # web's node took 16 of the 40 cpu left, and its copies the room render had today
+    assert (render["autoscale"]["fitsNow"], render_launch["nodes"]) == (0, 2)
+    assert (render_launch["from"], render_launch["to"]) == (4, 6)
+    assert report["summary"]["newNodes"] == 3
+    assert "3 new node(s) after scale-up" in text
+
+
+def test_without_a_catalog_the_running_types_are_the_catalog_and_the_report_says_so() -> None:
+    _, text, report = check(WEB, catalog=None)
+    said = " ".join(report["warnings"])
+    assert "no instance-type catalog was given" in text
+    assert "no instance-type catalog was given" in said
+    assert "types running in the cluster" in said
+    launch = workload(report, "web")["autoscale"]["scaleUp"][0]
+    running = {"m7i.large", "m7i.xlarge", "m7g.2xlarge", "c7i.2xlarge", "g5.2xlarge"}
+    assert launch["instanceTypes"] and set(launch["instanceTypes"]) <= running
+
+
+def test_autoscaling_off_judges_today_s_nodes_only() -> None:
+    code, _, report = check(WEB, "--autoscaling", "off")
+    web = workload(report, "web")
+    assert (code, web["verdict"]) == (1, "PARTIAL")
+    assert "autoscale" not in web
+
+
+def test_the_budget_of_new_nodes_counts_the_pools_nodes(tmp_path: Path) -> None:
+    config = tmp_path / "fitgate.yaml"
+    config.write_text("autoscaling:\n  maxNewNodes: 0\n", encoding="utf-8")
+    code, text, report = check(WEB, "--config", str(config))
+    assert (code, report["summary"]["newNodes"]) == (1, 1)
+    assert "budget 0 (autoscaling.maxNewNodes) exceeded" in text
+
+
+def _mixed_snapshot(tmp_path: Path) -> str:
+    """Two full AKS-style nodes of a CA group at 2 of max 3, and a Karpenter pool."""
+    pool = "kubernetes.azure.com/agentpool"
+    nodes = [
+        api_node(f"aks-web-{i}", cpu="4", labels={pool: "web", "kubernetes.io/hostname": f"w{i}"})
+        for i in range(2)
+    ]
+    group = status_group("aks-web-12345678-vmss", target=2, max_size=3)
+    karpenter = node_pool("burst", requirement("kubernetes.io/arch", "In", "amd64"))
+    document = cluster_snapshot(
+        nodes, [], configMaps=[status_configmap(group)], nodePools=[karpenter]
+    )
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return str(path)
+
+
+def test_node_groups_take_copies_first_and_nodepools_what_they_leave(tmp_path: Path) -> None:
+    manifests = tmp_path / "api.yaml"
+    api = container(requests={"cpu": "3"})
+    template = {"metadata": {"labels": {"app": "api"}}, "spec": {"containers": [api]}}
+    manifests.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "api", "namespace": "app"},
+                "spec": {"replicas": 6, "template": template},
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, text, report = check(str(manifests), snapshot=_mixed_snapshot(tmp_path))
+    api = workload(report, "api")
+    assert (code, api["verdict"]) == (0, "SCALES")
+    kinds = [(s["kind"], s["group"], s["nodes"], s["copies"]) for s in api["autoscale"]["scaleUp"]]
+    assert kinds[0] == ("NodeGroup", "aks-web-12345678-vmss", 1, 1)
+    assert kinds[1][:2] == ("NodePool", "burst")
+    assert api["autoscale"]["fitsNow"] + sum(k[3] for k in kinds) == 6
+    assert 'fits after scale-up: {aks-web-12345678-vmss 2->3 (max: 3)}, NodePool "burst"' in text
+
+
+def test_the_fixture_run_matches_its_golden_reports(golden: Callable[[str, str], None]) -> None:
+    _, text, report = check(MANIFESTS)
+    golden("karpenter/check.txt", text)
+    golden("karpenter/check.json", json.dumps(report, indent=2) + "\n")
