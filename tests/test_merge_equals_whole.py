@@ -35,6 +35,8 @@ from gate.model import (
 )
 from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, api_pod, cluster_snapshot, container, exists, pod_term, spread
+from tests.conftest import ROOT
+from tests.karpenter_objects import node_pool
 from tests.report_schema import validate_report
 
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
@@ -146,6 +148,8 @@ class Case:
     """More arrays of the snapshot (the cluster-autoscaler's status ConfigMap)."""
 
 
+CATALOG = str(ROOT / "fixtures" / "catalogs" / "instance-types.json")
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 ANTI_AGENT = pod_term("app", "In", ["agent"], topology_key=HOSTNAME)
 
 
@@ -362,6 +366,18 @@ CASES: dict[str, Case] = {
         recorded=aks_pool(6)[1],
         says="6 of 8 replicas fit: 4 now, 2 after {aks-web-12345678-vmss 4->6 (max: 6)}; "
         "2 blocked: max node group size reached",
+    ),
+    "Karpenter: copies a NodePool launches nodes for": Case(
+        [workload("Deployment", "api", replicas=6, cpu="3")],
+        recorded={"nodePools": [node_pool("default")]},
+        argv=("--instance-types", CATALOG),
+        says='fits after scale-up: NodePool "default" +',
+    ),
+    "Karpenter: copies no NodePool takes, each pool's refusal": Case(
+        [workload("Deployment", "api", replicas=2, cpu="200")],
+        recorded={"nodePools": [node_pool("default"), node_pool("gpu", taints=[GPU_TAINT])]},
+        argv=("--instance-types", CATALOG),
+        says='nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)',
     ),
     "an add-on-only workload the configuration allows": Case(
         [
