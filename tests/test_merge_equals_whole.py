@@ -149,7 +149,7 @@ class Case:
 
 
 CATALOG = str(ROOT / "fixtures" / "catalogs" / "instance-types.json")
-GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+NVIDIA_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 ANTI_AGENT = pod_term("app", "In", ["agent"], topology_key=HOSTNAME)
 
 
@@ -375,7 +375,7 @@ CASES: dict[str, Case] = {
     ),
     "Karpenter: copies no NodePool takes, each pool's refusal": Case(
         [workload("Deployment", "api", replicas=2, cpu="200")],
-        recorded={"nodePools": [node_pool("default"), node_pool("gpu", taints=[GPU_TAINT])]},
+        recorded={"nodePools": [node_pool("default"), node_pool("gpu", taints=[NVIDIA_TAINT])]},
         argv=("--instance-types", CATALOG),
         says='nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)',
     ),
