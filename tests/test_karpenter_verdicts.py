@@ -205,3 +205,21 @@ def test_the_fixture_run_matches_its_golden_reports(golden: Callable[[str, str],
     _, text, report = check(MANIFESTS)
     golden("karpenter/check.txt", text)
     golden("karpenter/check.json", json.dumps(report, indent=2) + "\n")
+
+
+def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_path: Path) -> None:
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    for pool in document["nodePools"]:  # pkg/controllers/provisioning/provisioner.go NewScheduler
+        for condition in pool["status"]["conditions"]:
+            if condition["type"] == "NodeClassReady":
+                condition["status"] = "False"
+    path = tmp_path / "not-ready.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, text, report = check(WEB, snapshot=str(path))
+    web = workload(report, "web")
+    assert (code, web["verdict"]) == (1, "PARTIAL")
+    assert "autoscale" not in web
+    said = [w["text"] for w in web["warnings"] if w["kind"] == "autoscaling"]
+    assert said == ["Karpenter would launch no node for its pods: no nodepools found"]
+    assert "Karpenter would launch no node for its pods: no nodepools found" in text
+    assert "NodeClassReady" in " ".join(report["warnings"])
