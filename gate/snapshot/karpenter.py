@@ -282,6 +282,12 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
         why = restricted(key)
         if why:
             raise read.fail(f"spec.template.metadata.labels[{key}]", why)
+    replicas = read.integer(spec.get("replicas"), "spec.replicas", 0)
+    limits = _limits(read, spec.get("limits"))
+    if replicas is not None and spec.get("weight") is not None:  # nodepool.go's XValidations
+        raise read.fail("spec.weight", "'weight' is not supported on static NodePools")
+    if replicas is not None and limits and set(limits) != {"nodes"}:
+        raise read.fail("spec.limits", "only 'limits.nodes' is supported on static NodePools")
     return NodePool(
         name=read.name,
         weight=read.integer(spec.get("weight"), "spec.weight", 1, 100) or 0,
@@ -289,11 +295,11 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
         requirements=requirements,
         taints=read.taints(pod.get("taints"), "spec.template.spec.taints"),
         startup_taints=read.taints(pod.get("startupTaints"), "spec.template.spec.startupTaints"),
-        limits=_limits(read, spec.get("limits")),
+        limits=limits,
         node_class=(node_class[0], node_class[1], node_class[2]),
         ready=ready,
         not_ready=not_ready,
-        replicas=read.integer(spec.get("replicas"), "spec.replicas", 0),
+        replicas=replicas,
     )
 
 
