@@ -294,6 +294,11 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             id="label-kubernetes-domain",
         ),
         pytest.param(
+            node_pool("p", labels={"a\nb": 5}),  # type: ignore[dict-item]
+            'NodePool "p": spec.template.metadata.labels["a\\nb"]: not a string: 5',
+            id="label-key-with-a-newline",
+        ),
+        pytest.param(
             node_pool("p", labels={"cluster.x-k8s.io/pool": "a"}),
             'labels[cluster.x-k8s.io/pool]: label domain "k8s.io" is restricted',
             id="label-k8s-domain",
