@@ -237,6 +237,11 @@ def test_keys_are_read_as_go_s_decoder_reads_them() -> None:
         ),
         pytest.param("[1]", "types.json: [0]: not an object", id="entry-not-an-object"),
         pytest.param(
+            json.dumps([_entry(resources={"cpu": "1", "memory": "1Gi", "a\nb": "x"})]),
+            'types.json: [0].resources["a\\nb"]: invalid quantity "x"',
+            id="resource-name-with-a-newline",
+        ),
+        pytest.param(
             b'["\xff"]', "types.json: not UTF-8: invalid start byte at byte 2", id="not-utf8"
         ),
     ],

@@ -181,6 +181,19 @@ def test_both_served_versions_of_aks_node_class_are_read(version: str) -> None:
     assert state.node_classes == (NodeClass(kind="AKSNodeClass", name="default", max_pods=50),)
 
 
+def test_a_static_pool_keeps_its_replicas_and_node_limit() -> None:
+    """pkg/apis/v1/nodepool.go: a static pool (alpha ``spec.replicas``) may limit only
+    ``nodes``, and has no weight."""
+    pool = node_pool("static", replicas=3, limits={"nodes": "5"})
+    state = _karpenter(_list(pool))
+    assert state is not None
+    assert (state.pools[0].replicas, state.pools[0].limits, state.pools[0].weight) == (
+        3,
+        {"nodes": 5},
+        0,
+    )
+
+
 def test_a_snapshot_of_karpenter_alone_has_an_autoscaling_state() -> None:
     snapshot = snapshot_of_document(_list(node_pool("default")), "s.json")
     assert snapshot.autoscaling is not None
@@ -281,9 +294,29 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             id="label-kubernetes-domain",
         ),
         pytest.param(
+            node_pool("p", labels={"a\nb": 5}),  # type: ignore[dict-item]
+            'NodePool "p": spec.template.metadata.labels["a\\nb"]: not a string: 5',
+            id="label-key-with-a-newline",
+        ),
+        pytest.param(
             node_pool("p", labels={"cluster.x-k8s.io/pool": "a"}),
             'labels[cluster.x-k8s.io/pool]: label domain "k8s.io" is restricted',
             id="label-k8s-domain",
+        ),
+        pytest.param(
+            _pool_with(replicas=3, weight=10),
+            "NodePool \"p\": spec.weight: 'weight' is not supported on static NodePools",
+            id="static-pool-weight",
+        ),
+        pytest.param(
+            _pool_with(replicas=3, limits={"cpu": "8", "nodes": "5"}),
+            "NodePool \"p\": spec.limits: only 'limits.nodes' is supported on static NodePools",
+            id="static-pool-cpu-limit",
+        ),
+        pytest.param(
+            _pool_with(replicas=-1),
+            'NodePool "p": spec.replicas: -1 is not at least 0',
+            id="replicas-negative",
         ),
         pytest.param(
             _pool_with(taints=[{"key": "k", "effect": "Sometimes"}]),

@@ -253,8 +253,17 @@ class _Entry:
             try:
                 amounts[name] = nonnegative_quantity(raw if raw is not None else 0)
             except QuantityError as exc:
-                raise self.fail(f"{field}.{name}", str(exc)) from None
+                raise self.fail(field + _member(name), str(exc)) from None
         return amounts
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+
+def _member(name: str) -> str:
+    """``.cpu``, or a name that is not plain quoted (``["a\\nb"]``): a message stays on one
+    line whatever a file's keys hold."""
+    return f".{name}" if _PLAIN_KEY.fullmatch(name) else f"[{json.dumps(name)}]"
 
 
 def _shown(value: object) -> str:

@@ -18,6 +18,8 @@ conditions), labels.go; aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -157,7 +159,7 @@ class _Read:
         data = self.mapping(value, path)
         for key, item in data.items():
             if not isinstance(item, str):
-                raise self.fail(f"{path}[{key}]", f"not a string: {_shown(item)}")
+                raise self.fail(f"{path}[{shown_key(key)}]", f"not a string: {_shown(item)}")
         return dict(data)
 
     def amounts(self, value: object, path: str) -> dict[str, int]:
@@ -192,6 +194,19 @@ class _Read:
             kind = self.text(condition.get("type"), f"{at}.type")
             found[kind] = self.text(condition.get("status"), f"{at}.status")
         return found
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+
+def shown_key(key: str) -> str:
+    """A map key in a message's field path: as written when plain, else quoted, so that a
+    message stays on one line whatever a key holds.
+
+    >>> shown_key("memory.available"), shown_key("a\\nb")
+    ('memory.available', '"a\\\\nb"')
+    """
+    return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key)
 
 
 def _shown(value: object) -> str:
@@ -281,7 +296,13 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
     for key in labels:
         why = restricted(key)
         if why:
-            raise read.fail(f"spec.template.metadata.labels[{key}]", why)
+            raise read.fail(f"spec.template.metadata.labels[{shown_key(key)}]", why)
+    replicas = read.integer(spec.get("replicas"), "spec.replicas", 0)
+    limits = _limits(read, spec.get("limits"))
+    if replicas is not None and spec.get("weight") is not None:  # nodepool.go's XValidations
+        raise read.fail("spec.weight", "'weight' is not supported on static NodePools")
+    if replicas is not None and limits and set(limits) != {"nodes"}:
+        raise read.fail("spec.limits", "only 'limits.nodes' is supported on static NodePools")
     return NodePool(
         name=read.name,
         weight=read.integer(spec.get("weight"), "spec.weight", 1, 100) or 0,
@@ -289,11 +310,11 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
         requirements=requirements,
         taints=read.taints(pod.get("taints"), "spec.template.spec.taints"),
         startup_taints=read.taints(pod.get("startupTaints"), "spec.template.spec.startupTaints"),
-        limits=_limits(read, spec.get("limits")),
+        limits=limits,
         node_class=(node_class[0], node_class[1], node_class[2]),
         ready=ready,
         not_ready=not_ready,
-        replicas=read.integer(spec.get("replicas"), "spec.replicas", 0),
+        replicas=replicas,
     )
 
 
@@ -321,7 +342,7 @@ def _reserved(read: _Read, value: object, path: str) -> dict[str, int]:
         if key not in RESERVED_KEYS:
             raise read.fail(path, f"valid keys are {', '.join(sorted(RESERVED_KEYS))}: not {key!r}")
         if data[key].startswith("-"):
-            raise read.fail(f"{path}[{key}]", "cannot be a negative resource quantity")
+            raise read.fail(f"{path}[{shown_key(key)}]", "cannot be a negative resource quantity")
     return read.amounts(data, path)
 
 
@@ -340,7 +361,7 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
         try:
             absolute[key] = whole_value(parse_quantity(text))
         except QuantityError as exc:
-            raise read.fail(f"{path}[{key}]", str(exc)) from None
+            raise read.fail(f"{path}[{shown_key(key)}]", str(exc)) from None
     return absolute, percent
 
 
