@@ -7,6 +7,7 @@ everything the filters and scores read share a class, scored once per copy.
 from __future__ import annotations
 
 import copy
+import heapq
 from collections.abc import Sequence
 
 from gate.model import (
@@ -332,3 +333,122 @@ class ScoredRun:
                     value = labels.get(c.topology_key, "")
                     self.zone[k][value] = self.zone[k].get(value, 0) + 1
         self.classes.setdefault(self._key(p), set()).add(p)
+
+
+Group = tuple[object, ...]
+
+
+class GroupedRun(ScoredRun):
+    """A :class:`ScoredRun` that scores only each group's best classes, for copies no rule
+    over hostnames couples: nodes sharing their values of every key the filters and scores
+    read by domain (spread, anti-affinity, soft spread, inter-pod terms) form a group, and
+    everything but the node's own room scores alike across a group. A node's own part
+    (LeastAllocated, BalancedAllocation: neither normalised) then decides inside its group
+    whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
+    are one value over the candidates (else their normalisation over every feasible node
+    could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
+    a heap of its classes by that part; the top ones of every allowed group are exactly the
+    nodes of the highest total and its ties. The cost per copy is groups, not classes."""
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeView],
+        rules: CopyRules,
+        scores: ScoreRules,
+        candidates: int,
+        ledger: Ledger | None,
+    ) -> None:
+        super().__init__(nodes, rules, scores, candidates, ledger)
+        self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
+        self.heaps: dict[Group, list[tuple[int, int, tuple[object, ...]]]] = {}
+        self.queued: set[tuple[object, ...]] = set()
+        self.pushed = 0
+        if self.grouped:
+            for key, members in self.classes.items():
+                if members:
+                    self._push(key, next(iter(members)))
+
+    @staticmethod
+    def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
+        """No filter or score the copies change reads a node's hostname."""
+        soft = scores.spread.constraints if scores.spread is not None else ()
+        interpod = scores.interpod.keys if scores.interpod is not None else ()
+        return all(
+            key != HOSTNAME
+            for key in (
+                *(r.topology_key for r in rules.spread),
+                *(c.topology_key for c in soft),
+                *interpod,
+            )
+        )
+
+    def _push(self, key: tuple[object, ...], p: int) -> None:
+        found = self.resource_scores.get(key)
+        if found is None:
+            found = self.resource_scores[key] = self._resource_scores(p)
+        own = found[0] + (found[1] or 0)
+        static = self.static[p]
+        group = (static[0], static[7], static[9])
+        self.pushed += 1  # the heap never compares two class keys
+        heapq.heappush(self.heaps.setdefault(group, []), (-own, self.pushed, key))
+        self.queued.add(key)
+
+    def _live(self, key: tuple[object, ...]) -> int | None:
+        """A node of class ``key`` that holds another copy, or None."""
+        members = self.classes.get(key)
+        if not members:
+            return None
+        p = next(iter(members))
+        return p if self.caps[p] > self.copies.get(p, 0) else None
+
+    def feasible(self) -> list[tuple[int, set[int]]]:
+        if not self.grouped:
+            return super().feasible()
+        minimums = self.minimums()
+        found = []
+        for heap in self.heaps.values():
+            while heap and self._live(heap[0][2]) is None:
+                self.queued.discard(heapq.heappop(heap)[2])
+            if not heap:
+                continue
+            p = self._live(heap[0][2])
+            if p is None or not self.allowed(p, minimums):  # the group's domains refuse it
+                continue
+            top, kept = heap[0][0], []
+            while heap and heap[0][0] == top:
+                entry = heapq.heappop(heap)
+                live = self._live(entry[2])
+                if live is None:
+                    self.queued.discard(entry[2])
+                    continue
+                kept.append(entry)
+                found.append((live, self.classes[entry[2]]))
+            for entry in kept:
+                heapq.heappush(heap, entry)
+        return found
+
+    def take(self, p: int) -> None:
+        super().take(p)
+        if self.grouped:
+            key = self._key(p)
+            if key not in self.queued:
+                self._push(key, p)
+
+    def fresh(self) -> GroupedRun:
+        run = super().fresh()
+        assert isinstance(run, GroupedRun)
+        run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
+        run.queued = set(self.queued)
+        return run
+
+
+def scored_run(
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    scores: ScoreRules,
+    candidates: int,
+    ledger: Ledger | None,
+) -> ScoredRun:
+    """The run for these copies: by groups where no hostname rule couples them."""
+    kind = GroupedRun if GroupedRun.groupable(rules, scores) else ScoredRun
+    return kind(nodes, rules, scores, candidates, ledger)

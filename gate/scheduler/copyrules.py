@@ -212,7 +212,3 @@ def set_bits(bits: int) -> Iterator[int]:
         low = bits & -bits
         yield low.bit_length() - 1
         bits ^= low
-
-
-LabelBits = Callable[[str], Mapping[str, int]]
-"""A label key -> the nodes (a bitset) by their value of it (the node index's classes)."""

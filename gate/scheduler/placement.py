@@ -52,20 +52,19 @@ from gate.model import NodeView
 from gate.scheduler.classes import (
     MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
 )
-from gate.scheduler.classes import ScoredRun
+from gate.scheduler.classes import ScoredRun, scored_run
 from gate.scheduler.classes import feasible_nodes_to_find as feasible_nodes_to_find
 from gate.scheduler.copyrules import HOSTNAME as HOSTNAME
 from gate.scheduler.copyrules import CopyRules as CopyRules
 from gate.scheduler.copyrules import FitRange as FitRange
-from gate.scheduler.copyrules import LabelBits as LabelBits
 from gate.scheduler.copyrules import Ledger as Ledger
 from gate.scheduler.copyrules import Placement as Placement
 from gate.scheduler.copyrules import ScoreRules as ScoreRules
 from gate.scheduler.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.copyrules import capacity as capacity
 from gate.scheduler.copyrules import set_bits as set_bits
-from gate.scheduler.grouped import by_domain, filled
 from gate.scheduler.grouped import fill_order as fill_order
+from gate.scheduler.grouped import filled
 
 TiePolicy = str | int
 """How a tie between nodes of the highest score is broken: ``"first"`` (the lowest node
@@ -73,6 +72,11 @@ position), ``"last"`` (the highest), or an int seeding a uniform draw (selectHos
 
 POLICIES: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3)
 """The policies :func:`place_range` tries: the range found, not every path of the draw."""
+
+ANY_NODE: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3, "fewest", "most")
+"""Where the scheduler scores only a share of the feasible nodes, the policies that pick a
+copy's node among every feasible one, scores aside: the lowest position, the highest, a
+seeded draw, a node of the domains that hold the fewest or the most matching pods."""
 
 
 def place(
@@ -82,26 +86,21 @@ def place(
     candidates: int | None = None,
     *,
     ledger: Ledger | None = None,
-    label_bits: LabelBits | None = None,
     scores: ScoreRules | None = None,
     policy: TiePolicy = "first",
     count_only: bool = False,
 ) -> Placement:
     """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
     take one: every node by default), each filtered, scored and selected as the module doc
-    says, ties broken by ``policy``. ``label_bits`` groups nodes by a label's values
-    (built from ``nodes`` when not given).
+    says, ties broken by ``policy``.
 
     Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
     whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
     and when they all fit a node's share is worked out only when asked (``count_only``
     false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
-    if sampled and uncoupled(rules):
+    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and uncoupled(rules):
         return filled(wanted, nodes, rules, fitting, ledger)
-    if sampled and all(rule.topology_key != HOSTNAME for rule in rules.spread):
-        return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
     if uncoupled(rules):
         caps = capacities(nodes, rules, fitting, ledger)
         room = sum(caps.values())
@@ -109,18 +108,22 @@ def place(
             return Placement(wanted=wanted, fit=room, copies=caps)
         if count_only:
             return Placement(wanted=wanted, fit=wanted, copies={})
-    run = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    run = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
     return _placed(run, wanted, policy)
 
 
-def _placed(run: ScoredRun, wanted: int, policy: TiePolicy) -> Placement:
-    """The copies placed one by one in ``run``, ties broken by ``policy``."""
+def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True) -> Placement:
+    """The copies placed one by one in ``run``, ties broken by ``policy``; unless
+    ``scored``, the node picked by ``policy`` among every feasible one (:data:`ANY_NODE`)."""
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
         feasible = run.feasible()
         if not feasible:
             break
+        if not scored:
+            run.take(_any(run, feasible, policy, draw))
+            continue
         if len(feasible) == 1 and len(feasible[0][1]) == 1:
             run.take(feasible[0][0])
             continue
@@ -135,11 +138,47 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy) -> Placement:
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
 
 
+def _any(
+    run: ScoredRun,
+    feasible: Sequence[tuple[int, set[int]]],
+    policy: TiePolicy,
+    draw: random.Random | None,
+) -> int:
+    if policy in ("fewest", "most"):
+        sign = 1 if policy == "fewest" else -1
+
+        def held(p: int) -> int:
+            labels = run.nodes[p].labels
+            return sum(
+                counts.get(labels.get(rule.topology_key, ""), 0)
+                for counts, rule in zip(run.counts, run.rules.spread, strict=True)
+            )
+
+        return min((sign * held(p), min(members)) for p, members in feasible)[1]
+    return _pick([members for _, members in feasible], policy, draw)
+
+
 def uncoupled(rules: CopyRules) -> bool:
     """Whether no copy can change another node's answer (no spread constraint, no
     anti-affinity wider than a node): then the order of the copies cannot change their
     count, and no tie can."""
     return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+
+
+def order_free(rules: CopyRules) -> bool:
+    """Whether the count of copies is the same in any order: uncoupled copies; or one
+    spread constraint, or one anti-affinity key wider than a node, and nothing else wider.
+
+    One constraint: placing stops only when every domain with room has ``count = min +
+    maxSkew``, so the least count is a full domain's, the least of ``existing + room`` over
+    the domains, ``m``, whatever the order; each domain then ends at ``max(existing,
+    min(existing + room, m + maxSkew))`` (``0 + maxSkew`` in place of ``m + maxSkew`` under
+    fewer domains than ``minDomains``). One anti-affinity key: one copy in each domain
+    with room."""
+    wide = [key for key in rules.one_per_domain if key != HOSTNAME]
+    if not rules.spread:
+        return len(wide) <= 1
+    return len(rules.spread) == 1 and not wide
 
 
 def capacities(
@@ -172,11 +211,13 @@ def place_range(
     ledger: Ledger | None = None,
     scores: ScoreRules | None = None,
     count_only: bool = False,
-    label_bits: LabelBits | None = None,
 ) -> FitRange:
     """The copies placed with each tie policy of :data:`POLICIES` while some draw was
-    between nodes that are not interchangeable: the least and the most found, and the
-    placement of the least (ties: the earlier policy)."""
+    between nodes that are not interchangeable, and, where the scheduler scores only a
+    share of more feasible nodes than it looks for (``numFeasibleNodesToFind``), with each
+    policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
+    least (ties: the earlier policy). Copies whose count no order changes
+    (:func:`order_free`) are placed once."""
     first = place(
         wanted,
         nodes,
@@ -185,13 +226,17 @@ def place_range(
         ledger=ledger,
         scores=scores,
         count_only=count_only,
-        label_bits=label_bits,
     )
-    if not first.tied or first.fit == 0 or uncoupled(rules):
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    if order_free(rules) or not ((first.tied and first.fit > 0) or sampled):
         return FitRange(first.fit, first.fit, first)
-    # The nodes described once for the other policies: a tie means the scored path.
+    # The nodes described once for the other policies (the scored path: coupled copies).
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    start = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
-    found = [first, *(_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:])]
+    start = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    found = [first]
+    if first.tied and first.fit > 0:
+        found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
+    if sampled and sum(map(len, ScoredRun.feasible(start))) > feasible_nodes_to_find(len(nodes)):
+        found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in ANY_NODE]
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)

@@ -26,7 +26,6 @@ from gate.scheduler.placement import (
     MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
     FitRange,
-    LabelBits,
     Ledger,
     Placement,
     ScoreRules,
@@ -177,7 +176,6 @@ def count_copies(
     released: int,
     scores: ScoreRules | None = None,
     refusals: Refusals | None = None,
-    label_bits: LabelBits | None = None,
     nonzero: tuple[int, int] | None = None,
 ) -> Counted:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
@@ -186,17 +184,13 @@ def count_copies(
     maximum would find and what one lost node would cost. ``nonzero``: a copy's cpu and
     memory as the resource scores count them, for the ledger when placed without
     ``scores``."""
-    alone = place_range(
-        wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
-    )
+    alone = place_range(wanted, views, rules, fitting, scores=scores, count_only=True)
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
     if ledger is not None:
-        together = place_range(
-            wanted, views, rules, fitting, ledger=ledger, scores=scores, label_bits=label_bits
-        )
+        together = place_range(wanted, views, rules, fitting, ledger=ledger, scores=scores)
         if together.least < alone.least:
             short, short_ledger = together.placement, ledger
             if refusals is not None:
@@ -216,10 +210,9 @@ def count_copies(
             fitting,
             scores=scores,
             count_only=True,
-            label_bits=label_bits,
         ).least
     if wanted >= 2 and alone.least >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores, label_bits)
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores)
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
@@ -246,7 +239,6 @@ def _one_lost_node(
     rules: CopyRules,
     scaling: Scaling | None,
     scores: ScoreRules | None,
-    label_bits: LabelBits | None = None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
@@ -259,7 +251,7 @@ def _one_lost_node(
         caps = capacities(views, rules, fitting)
         if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
             return None
-    alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
+    alone = place(wanted, views, rules, fitting, scores=scores)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
     rest = place_range(
@@ -269,7 +261,6 @@ def _one_lost_node(
         fitting & ~(1 << busiest),
         scores=scores,
         count_only=True,
-        label_bits=label_bits,
     ).least
     if rest >= wanted and (keep is None or rest >= keep):
         return None
