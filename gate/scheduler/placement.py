@@ -199,7 +199,8 @@ def _pick(top: Sequence[set[int]], policy: TiePolicy, draw: random.Random | None
     if draw is None:
         return min(min(members) for members in top)
     tied = sorted(p for members in top for p in members)
-    return tied[draw.randrange(len(tied))]
+    # A draw only between tied nodes: how many nodes were scored leaves the stream alone.
+    return tied[draw.randrange(len(tied))] if len(tied) > 1 else tied[0]
 
 
 def place_range(
@@ -236,7 +237,8 @@ def place_range(
     found = [first]
     if first.tied and first.fit > 0:
         found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
-    if sampled and sum(map(len, ScoredRun.feasible(start))) > feasible_nodes_to_find(len(nodes)):
+    feasible = sum(len(members) for _, members in ScoredRun.feasible(start))
+    if sampled and feasible > feasible_nodes_to_find(len(nodes)):
         found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in ANY_NODE]
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)
