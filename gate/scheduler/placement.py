@@ -52,7 +52,7 @@ from gate.model import NodeView
 from gate.scheduler.classes import (
     MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
 )
-from gate.scheduler.classes import ScoredRun, scored_run
+from gate.scheduler.classes import GroupedRun, ScoredRun, scored_run
 from gate.scheduler.classes import feasible_nodes_to_find as feasible_nodes_to_find
 from gate.scheduler.copyrules import HOSTNAME as HOSTNAME
 from gate.scheduler.copyrules import CopyRules as CopyRules
@@ -76,7 +76,9 @@ POLICIES: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3)
 ANY_NODE: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3, "fewest", "most")
 """Where the scheduler scores only a share of the feasible nodes, the policies that pick a
 copy's node among every feasible one, scores aside: the lowest position, the highest, a
-seeded draw, a node of the domains that hold the fewest or the most matching pods."""
+seeded draw, a node of the domains that hold the fewest or the most matching pods. Copies
+a hostname rule couples are placed per class of nodes, not per group: there only the first
+two, one placement each over every class."""
 
 
 def place(
@@ -239,6 +241,7 @@ def place_range(
         found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
     feasible = sum(len(members) for _, members in ScoredRun.feasible(start))
     if sampled and feasible > feasible_nodes_to_find(len(nodes)):
-        found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in ANY_NODE]
+        tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]
+        found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in tried]
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)
