@@ -33,9 +33,10 @@ classes, not copies x nodes, and ties inside a class are between interchangeable
 
 On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
 rotating start (schedule_one.go numFeasibleNodesToFind): there copies nothing couples fill
-the nodes evenly in node order (their count does not depend on the order), and copies
-coupled by zone-wide domains go by groups of nodes sharing their domains
-(docs/scheduler-rules.md).
+the nodes evenly in node order (their count does not depend on the order); coupled copies
+are scored, per group of nodes sharing their domains where no hostname rule couples them
+(:class:`gate.scheduler.classes.GroupedRun`), and where the share could change their count
+they are also placed with the picks of :data:`ANY_NODE` (docs/scheduler-rules.md).
 
 Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
 with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
