@@ -285,6 +285,63 @@ def test_beside_names_the_workloads_that_hold_the_room() -> None:
     assert results[2].placement == ReplicaFit(2, alone=2, together=0, beside=("app/search",))
 
 
+def _tiered(name: str, replicas: int, pod: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = _deployment(name, replicas, "500m", pod=pod or {})
+    body["spec"]["template"]["metadata"]["labels"]["tier"] = "web"
+    return body
+
+
+def _tier_spread(key: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": key,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"tier": "web"}},
+            }
+        ]
+    }
+
+
+BESIDE_SPREAD = [
+    # podtopologyspread/filtering.go calPreFilterState, common.go countPodsMatchSelector:
+    # every pod of the namespace the selector matches counts in its node's domain, so the
+    # run's earlier copies count as pods bound there. n1 (zone b) has no room; front's 2
+    # copies take n0 and n2 (zone a): a=2, b=0. Alone, canary puts 1 copy in a and the
+    # second meets skew 2; beside front, zone a is at skew 3 from the first copy: 0 fit,
+    # and front, whose copies raised zone a, is named.
+    pytest.param(ZONE, ReplicaFit(2, alone=1, together=0, beside=("app/front",)), id="zone"),
+    # Over hostnames: alone, canary takes n0 and n2 (n1 has no room, minimum 0): 2 fit.
+    # Beside front, n0 and n2 each hold a front copy: 1 + 1 - 0 = 2 > 1, none fits.
+    pytest.param(
+        HOSTNAME, ReplicaFit(2, alone=2, together=0, beside=("app/front",)), id="hostname"
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "expected"), BESIDE_SPREAD)
+def test_beside_names_the_workloads_whose_copies_raised_the_spread_counts(
+    key: str, expected: ReplicaFit
+) -> None:
+    nodes = [_node("n0", zone="a"), _node("n1", cpu="100m", zone="b"), _node("n2", zone="a")]
+    case = Case(nodes, [_tiered("front", 2), _tiered("canary", 2, _tier_spread(key))])
+    front, canary = _run(case)
+    assert front.placement == ReplicaFit(2, alone=2, together=2)
+    assert canary.placement == expected
+
+
+def test_a_spread_selector_other_workloads_do_not_match_names_none_of_them() -> None:
+    # The same as the zone row, but canary's selector is its own app: front's copies do
+    # not count, and canary fits beside front as alone.
+    nodes = [_node("n0", zone="a"), _node("n1", cpu="100m", zone="b"), _node("n2", zone="a")]
+    case = Case(
+        nodes, [_tiered("front", 2), _deployment("canary", 2, "500m", pod=_zone_spread("canary"))]
+    )
+    _, canary = _run(case)
+    assert canary.placement == ReplicaFit(2, alone=1, together=1)
+
+
 def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:
     code, report = json_report(
         "fixtures/replicas/13-fit-range.yaml", "--snapshot", "fixtures/snapshots/racks.json"

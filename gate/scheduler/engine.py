@@ -436,6 +436,7 @@ class Evaluator:
             scores,
             refused,
             nonzero_requests(pod.spec) if scores is None and ledger is not None else None,
+            pod.profile.labels,
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:

@@ -64,6 +64,7 @@ from gate.scheduler.copyrules import ScoreRules as ScoreRules
 from gate.scheduler.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.copyrules import capacity as capacity
 from gate.scheduler.copyrules import set_bits as set_bits
+from gate.scheduler.copyrules import with_earlier_copies as with_earlier_copies
 from gate.scheduler.grouped import fill_order as fill_order
 from gate.scheduler.grouped import filled
 

@@ -34,6 +34,7 @@ from gate.scheduler.placement import (
     place,
     place_range,
     uncoupled,
+    with_earlier_copies,
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
@@ -134,6 +135,7 @@ def copy_rules(
                 counts=state.counts[i],
                 min_domains=constraint.min_domains,
                 self_match=bool(state.self_match[i]),
+                selector=constraint.selector,
             )
             for i, constraint in enumerate(state.constraints)
         )
@@ -142,6 +144,7 @@ def copy_rules(
         host_ports=profile.wanted_ports,
         one_per_domain=tuple(sorted(own)),
         spread=spread,
+        namespace=profile.namespace,
     )
 
 
@@ -177,27 +180,30 @@ def count_copies(
     scores: ScoreRules | None = None,
     refusals: Refusals | None = None,
     nonzero: tuple[int, int] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Counted:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
     of those asked for every copy), alone and, for a workload new to the cluster
     (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
     maximum would find and what one lost node would cost. ``nonzero``: a copy's cpu and
     memory as the resource scores count them, for the ledger when placed without
-    ``scores``."""
+    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count.
+    Beside the others, the spread counts take their matching copies in."""
     alone = place_range(wanted, views, rules, fitting, scores=scores, count_only=True)
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
     if ledger is not None:
-        together = place_range(wanted, views, rules, fitting, ledger=ledger, scores=scores)
+        beside_rules = with_earlier_copies(rules, views, ledger)
+        together = place_range(wanted, views, beside_rules, fitting, ledger=ledger, scores=scores)
         if together.least < alone.least:
             short, short_ledger = together.placement, ledger
             if refusals is not None:
-                beside = consumers(refusals(short, ledger).groups, views, ledger, rules)
+                beside = consumers(refusals(short, ledger).groups, views, ledger, beside_rules)
         held = scores.nonzero if scores is not None else nonzero
         for position, copies in together.placement.copies.items():
-            ledger.take(views[position].name, rules, copies, title, held)
+            ledger.take(views[position].name, rules, copies, title, held, labels)
     refused = None
     if short.fit < wanted and refusals is not None:
         refused = refusals(short, short_ledger)
