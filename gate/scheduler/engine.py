@@ -56,8 +56,8 @@ from gate.scheduler.placement import (
     MIN_FEASIBLE_NODES_TO_FIND,
     Ledger,
     Placement,
+    scored_past_sample,
     set_bits,
-    uncoupled,
 )
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
@@ -415,8 +415,8 @@ class Evaluator:
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
-        scores = None  # uncoupled copies past 100 nodes fill the nodes, unscored
-        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or not uncoupled(rules):
+        scores = None  # past 100 nodes a count no order changes is placed without scores
+        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
             pods = (self.cluster.without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
 
@@ -435,6 +435,7 @@ class Evaluator:
             len(own),
             scores,
             refused,
+            self.index.label_values,
             nonzero_requests(pod.spec) if scores is None and ledger is not None else None,
             pod.profile.labels,
         )

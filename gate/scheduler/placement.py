@@ -32,11 +32,12 @@ affinity, domains, matching pods) form one class, scored once per copy: the cost
 classes, not copies x nodes, and ties inside a class are between interchangeable nodes.
 
 On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
-rotating start (schedule_one.go numFeasibleNodesToFind): there copies nothing couples fill
-the nodes evenly in node order (their count does not depend on the order); coupled copies
-are scored, per group of nodes sharing their domains where no hostname rule couples them
-(:class:`gate.scheduler.classes.GroupedRun`), and where the share could change their count
-they are also placed with the picks of :data:`ANY_NODE` (docs/scheduler-rules.md).
+rotating start (schedule_one.go numFeasibleNodesToFind): there a count no order changes
+(:func:`order_free`) is placed without scores (:mod:`gate.scheduler.grouped`) but under one
+hostname spread; other coupled copies are scored, per group of nodes sharing their domains
+where no hostname rule couples them (:class:`gate.scheduler.classes.GroupedRun`), and where
+the share could change their count they are also placed with the picks of
+:data:`ANY_NODE` (docs/scheduler-rules.md).
 
 Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
 with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
@@ -65,8 +66,9 @@ from gate.scheduler.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.copyrules import capacity as capacity
 from gate.scheduler.copyrules import set_bits as set_bits
 from gate.scheduler.copyrules import with_earlier_copies as with_earlier_copies
+from gate.scheduler.grouped import LabelBits as LabelBits
+from gate.scheduler.grouped import by_domain, filled
 from gate.scheduler.grouped import fill_order as fill_order
-from gate.scheduler.grouped import filled
 
 TiePolicy = str | int
 """How a tie between nodes of the highest score is broken: ``"first"`` (the lowest node
@@ -93,18 +95,22 @@ def place(
     scores: ScoreRules | None = None,
     policy: TiePolicy = "first",
     count_only: bool = False,
+    label_bits: LabelBits | None = None,
 ) -> Placement:
     """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
     take one: every node by default), each filtered, scored and selected as the module doc
-    says, ties broken by ``policy``.
+    says, ties broken by ``policy``. ``label_bits``: the nodes by a label's values (built
+    from ``nodes`` when not given), for copies placed by domain.
 
     Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
     whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
     and when they all fit a node's share is worked out only when asked (``count_only``
     false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and uncoupled(rules):
-        return filled(wanted, nodes, rules, fitting, ledger)
+    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and not scored_past_sample(rules):
+        if uncoupled(rules):
+            return filled(wanted, nodes, rules, fitting, ledger)
+        return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
     if uncoupled(rules):
         caps = capacities(nodes, rules, fitting, ledger)
         room = sum(caps.values())
@@ -185,6 +191,14 @@ def order_free(rules: CopyRules) -> bool:
     return len(rules.spread) == 1 and not wide
 
 
+def scored_past_sample(rules: CopyRules) -> bool:
+    """Whether copies on more than 100 nodes are placed as scored: where an order can change
+    their count, and under one hostname spread constraint. A count no order changes is
+    placed without scores there, cheaply (:mod:`gate.scheduler.grouped`): the nodes it
+    takes, which only the run's later workloads see, are not knowable from a snapshot."""
+    return not order_free(rules) or any(rule.topology_key == HOSTNAME for rule in rules.spread)
+
+
 def capacities(
     nodes: Sequence[NodeView], rules: CopyRules, candidates: int, ledger: Ledger | None = None
 ) -> dict[int, int]:
@@ -216,6 +230,7 @@ def place_range(
     ledger: Ledger | None = None,
     scores: ScoreRules | None = None,
     count_only: bool = False,
+    label_bits: LabelBits | None = None,
 ) -> FitRange:
     """The copies placed with each tie policy of :data:`POLICIES` while some draw was
     between nodes that are not interchangeable, and, where the scheduler scores only a
@@ -231,6 +246,7 @@ def place_range(
         ledger=ledger,
         scores=scores,
         count_only=count_only,
+        label_bits=label_bits,
     )
     sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
     if order_free(rules) or not ((first.tied and first.fit > 0) or sampled):

@@ -26,6 +26,7 @@ from gate.scheduler.placement import (
     MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
     FitRange,
+    LabelBits,
     Ledger,
     Placement,
     ScoreRules,
@@ -179,6 +180,7 @@ def count_copies(
     released: int,
     scores: ScoreRules | None = None,
     refusals: Refusals | None = None,
+    label_bits: LabelBits | None = None,
     nonzero: tuple[int, int] | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> Counted:
@@ -189,14 +191,24 @@ def count_copies(
     memory as the resource scores count them, for the ledger when placed without
     ``scores``; ``labels``: a copy's, which later workloads' spread constraints count.
     Beside the others, the spread counts take their matching copies in."""
-    alone = place_range(wanted, views, rules, fitting, scores=scores, count_only=True)
+    alone = place_range(
+        wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
+    )
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
     if ledger is not None:
         beside_rules = with_earlier_copies(rules, views, ledger)
-        together = place_range(wanted, views, beside_rules, fitting, ledger=ledger, scores=scores)
+        together = place_range(
+            wanted,
+            views,
+            beside_rules,
+            fitting,
+            ledger=ledger,
+            scores=scores,
+            label_bits=label_bits,
+        )
         if together.least < alone.least:
             short, short_ledger = together.placement, ledger
             if refusals is not None:
@@ -216,9 +228,10 @@ def count_copies(
             fitting,
             scores=scores,
             count_only=True,
+            label_bits=label_bits,
         ).least
     if wanted >= 2 and alone.least >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores)
+        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores, label_bits)
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
@@ -245,6 +258,7 @@ def _one_lost_node(
     rules: CopyRules,
     scaling: Scaling | None,
     scores: ScoreRules | None,
+    label_bits: LabelBits | None = None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
@@ -257,7 +271,7 @@ def _one_lost_node(
         caps = capacities(views, rules, fitting)
         if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
             return None
-    alone = place(wanted, views, rules, fitting, scores=scores)
+    alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
     rest = place_range(
@@ -267,6 +281,7 @@ def _one_lost_node(
         fitting & ~(1 << busiest),
         scores=scores,
         count_only=True,
+        label_bits=label_bits,
     ).least
     if rest >= wanted and (keep is None or rest >= keep):
         return None
