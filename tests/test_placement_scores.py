@@ -33,7 +33,7 @@ from gate.scheduler.plugins.tainttoleration import intolerable_preferences
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import default_normalize
-from tests.builders import container, node
+from tests.builders import container, existing_pod, node
 from tests.test_cli import json_report
 from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running
 
@@ -450,6 +450,97 @@ def test_a_preferred_anti_affinity_against_itself_spreads_the_copies() -> None:
     assert place(2, nodes, rules, scores=plain).copies == {0: 2}
     scored = replace(plain, interpod=interpod)
     assert place(2, nodes, rules, scores=scored).copies == {0: 1, 1: 1}
+
+
+def _requires(app: str, key: str = ZONE, **more: Any) -> dict[str, Any]:
+    return {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key, **more}
+
+
+REQUIRED_OF_EXISTING: list[Any] = [
+    # interpodaffinity/scoring.go processExistingPod: for every required affinity term of an
+    # existing pod that the incoming pod matches, hardPodAffinityWeight (1) is added to every
+    # node sharing the existing pod's node's value of the term's key.
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w"),))],
+        "default",
+        ((ZONE,), ({"a": 1},)),
+        id="one carrier in zone a",
+    ),
+    pytest.param(
+        [
+            existing_pod("n0", affinity=(_requires("w"),), name="p0"),
+            existing_pod("n1", affinity=(_requires("w"),), name="p1"),
+            existing_pod("n2", affinity=(_requires("w"),), name="p2"),
+        ],
+        "default",
+        ((ZONE,), ({"a": 2, "b": 1},)),
+        id="carriers add up by domain",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("other"),))],
+        "default",
+        None,
+        id="a term the pod does not match adds nothing",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w"),), namespace="other")],
+        "default",
+        None,
+        id="a term covers its own pod's namespace only",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w", namespaces=["default"]),), namespace="x")],
+        "default",
+        ((ZONE,), ({"a": 1},)),
+        id="a term naming the pod's namespace",
+    ),
+    pytest.param(
+        [existing_pod("n3", affinity=(_requires("w"),))],
+        "default",
+        None,
+        id="a node without the key adds nothing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pods", "namespace", "expected"), REQUIRED_OF_EXISTING)
+def test_existing_pods_required_affinity_weighs_the_domains_of_their_nodes(
+    pods: list[Any], namespace: str, expected: tuple[Any, Any] | None
+) -> None:
+    nodes = [
+        node("n0", labels={ZONE: "a"}),
+        node("n1", labels={ZONE: "a"}),
+        node("n2", labels={ZONE: "b"}),
+        node("n3"),
+    ]
+    profile = PodProfile(labels={"app": "w"}, namespace=namespace)
+    found = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    assert (found and (found.keys, found.existing)) == expected
+    if found is not None:
+        assert found.per_copy == (0,)
+
+
+def test_a_workloads_own_released_pods_terms_weigh_nothing() -> None:
+    # Its running pods are the version the change replaces (PodIndex.without).
+    nodes = [node("n0", labels={ZONE: "a"})]
+    index = PodIndex([existing_pod("n0", affinity=(_requires("w"),))], nodes)
+    profile = PodProfile(labels={"app": "w"})
+    assert affinity_scoring({}, profile, nodes, index, None) is not None
+    assert affinity_scoring({}, profile, nodes, index.without([0]), None) is None
+
+
+def test_copies_go_where_an_existing_pod_requires_them() -> None:
+    # Two alike empty nodes; a pod on n1 (zone b) requires app=w in its zone: raw n0 0,
+    # n1 1 -> InterPodAffinity n0 0, n1 100 (x2), so the copy takes n1 though n0 comes
+    # first; without the term the tie goes to n0.
+    nodes = [node("n0", labels={ZONE: "a"}), node("n1", labels={ZONE: "b"})]
+    pods = [existing_pod("n1", affinity=(_requires("w"),))]
+    profile = PodProfile(labels={"app": "w"})
+    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    plain = ScoreRules.of({"cpu": 100})
+    rules = CopyRules({"cpu": 100})
+    assert place(1, nodes, rules, scores=plain).copies == {0: 1}
+    assert place(1, nodes, rules, scores=replace(plain, interpod=interpod)).copies == {1: 1}
 
 
 def test_inter_pod_affinity_normalises_between_the_lowest_and_the_highest() -> None:
