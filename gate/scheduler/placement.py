@@ -148,6 +148,11 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True)
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
 
 
+def _feasible(run: ScoredRun) -> int:
+    """The nodes feasible for the first copy (every class, not each group's best)."""
+    return sum(len(members) for _, members in ScoredRun.feasible(run))
+
+
 def _any(
     run: ScoredRun,
     feasible: Sequence[tuple[int, set[int]]],
@@ -257,8 +262,7 @@ def place_range(
     found = [first]
     if first.tied and first.fit > 0:
         found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
-    feasible = sum(len(members) for _, members in ScoredRun.feasible(start))
-    if sampled and feasible > feasible_nodes_to_find(len(nodes)):
+    if sampled and _feasible(start) > feasible_nodes_to_find(len(nodes)):
         tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]
         found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in tried]
     least = min(found, key=lambda p: p.fit)
