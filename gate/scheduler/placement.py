@@ -159,6 +159,9 @@ def _any(
     policy: TiePolicy,
     draw: random.Random | None,
 ) -> int:
+    """The node ``policy`` picks among every feasible one, scores aside (:data:`ANY_NODE`);
+    "fewest" and "most" weigh a node by the matching pods of its spread domains (ties: the
+    lowest position)."""
     if policy in ("fewest", "most"):
         sign = 1 if policy == "fewest" else -1
 

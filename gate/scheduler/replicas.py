@@ -10,7 +10,8 @@ all of them (SPEC section 4, "A workload is its pods, all of them"):
   first one (:mod:`gate.scheduler.placement`), the pod's own anti-affinity and spread
   constraints coupling them;
 - **together**: a workload new to the cluster is also placed beside the run's other new
-  workloads, in input order, on one ledger of the room they take;
+  workloads, in input order, on one ledger of the room they take, their copies counted by
+  its spread constraints as bound pods would be;
 - **one lost node**: the copies are placed again without the node holding most of them.
 """
 
