@@ -64,9 +64,9 @@ class PodIndex:
         self._anti_always: list[AffinityTerm] = []
         self._parsed_terms: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
         self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
-        self.with_affinity: tuple[int, ...] = tuple(
-            i for i, p in enumerate(self.pods) if p.affinity_terms
-        )
+        # Shared with every view, filled on first use (scored pods only): the pods carrying
+        # required affinity terms.
+        self._with_affinity: list[tuple[int, ...]] = []
         self._affinity: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
         self._parsed_affinity: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
 
@@ -148,8 +148,12 @@ class PodIndex:
         positions of the pods carrying it (once per pod): what InterPodAffinity's score
         weighs by hardPodAffinityWeight. Each stored tuple is parsed once per namespace."""
         if self._affinity is None:
+            if not self._with_affinity:
+                self._with_affinity.append(
+                    tuple(i for i, p in enumerate(self.pods) if p.affinity_terms)
+                )
             found: dict[AffinityTerm, list[int]] = {}
-            for i in self.with_affinity:
+            for i in self._with_affinity[0]:
                 if i in self._excluded:
                     continue
                 pod = self.pods[i]
