@@ -347,8 +347,9 @@ class GroupedRun(ScoredRun):
     whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
     are one value over the candidates (else their normalisation over every feasible node
     could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
-    a heap of its classes by that part; the top ones of every allowed group are exactly the
-    nodes of the highest total and its ties. The cost per copy is groups, not classes."""
+    its classes that hold another copy in buckets by that part, and a heap of the parts;
+    the top bucket of every allowed group holds exactly the nodes of the highest total and
+    its ties. The cost per copy is the groups and the tied classes, not every class."""
 
     def __init__(
         self,
@@ -360,13 +361,15 @@ class GroupedRun(ScoredRun):
     ) -> None:
         super().__init__(nodes, rules, scores, candidates, ledger)
         self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
-        self.heaps: dict[Group, list[tuple[int, int, tuple[object, ...]]]] = {}
-        self.queued: set[tuple[object, ...]] = set()
-        self.pushed = 0
+        # By group: the classes holding another copy by their own part, and the parts
+        # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
+        self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
+        self.heaps: dict[Group, list[int]] = {}
+        self.bucket_of: dict[tuple[object, ...], tuple[Group, int]] = {}
         if self.grouped:
             for key, members in self.classes.items():
                 if members:
-                    self._push(key, next(iter(members)))
+                    self._add(key, next(iter(members)))
 
     @staticmethod
     def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
@@ -382,63 +385,68 @@ class GroupedRun(ScoredRun):
             )
         )
 
-    def _push(self, key: tuple[object, ...], p: int) -> None:
+    def _add(self, key: tuple[object, ...], p: int) -> None:
+        """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
+        if key in self.bucket_of or self.caps[p] <= self.copies.get(p, 0):
+            return
         found = self.resource_scores.get(key)
         if found is None:
             found = self.resource_scores[key] = self._resource_scores(p)
         own = found[0] + (found[1] or 0)
         static = self.static[p]
         group = (static[0], static[7], static[9])
-        self.pushed += 1  # the heap never compares two class keys
-        heapq.heappush(self.heaps.setdefault(group, []), (-own, self.pushed, key))
-        self.queued.add(key)
+        buckets = self.buckets.setdefault(group, {})
+        bucket = buckets.get(own)
+        if bucket is None:
+            bucket = buckets[own] = set()
+            heapq.heappush(self.heaps.setdefault(group, []), -own)
+        bucket.add(key)
+        self.bucket_of[key] = (group, own)
 
-    def _live(self, key: tuple[object, ...]) -> int | None:
-        """A node of class ``key`` that holds another copy, or None."""
-        members = self.classes.get(key)
-        if not members:
-            return None
-        p = next(iter(members))
-        return p if self.caps[p] > self.copies.get(p, 0) else None
+    def _drop(self, key: tuple[object, ...]) -> None:
+        """Class ``key`` out of its bucket: its last node left it."""
+        group, own = self.bucket_of.pop(key)
+        bucket = self.buckets[group][own]
+        bucket.discard(key)
+        if not bucket:
+            del self.buckets[group][own]
 
     def feasible(self) -> list[tuple[int, set[int]]]:
         if not self.grouped:
             return super().feasible()
         minimums = self.minimums()
         found = []
-        for heap in self.heaps.values():
-            while heap and self._live(heap[0][2]) is None:
-                self.queued.discard(heapq.heappop(heap)[2])
+        for group, heap in self.heaps.items():
+            buckets = self.buckets[group]
+            while heap and -heap[0] not in buckets:
+                heapq.heappop(heap)
             if not heap:
                 continue
-            p = self._live(heap[0][2])
-            if p is None or not self.allowed(p, minimums):  # the group's domains refuse it
-                continue
-            top, kept = heap[0][0], []
-            while heap and heap[0][0] == top:
-                entry = heapq.heappop(heap)
-                live = self._live(entry[2])
-                if live is None:
-                    self.queued.discard(entry[2])
-                    continue
-                kept.append(entry)
-                found.append((live, self.classes[entry[2]]))
-            for entry in kept:
-                heapq.heappush(heap, entry)
+            top = buckets[-heap[0]]
+            if not self.allowed(next(iter(self.classes[next(iter(top))])), minimums):
+                continue  # the group's domains refuse it
+            for key in top:
+                members = self.classes[key]
+                found.append((next(iter(members)), members))
         return found
 
     def take(self, p: int) -> None:
+        old = self._key(p)
         super().take(p)
         if self.grouped:
-            key = self._key(p)
-            if key not in self.queued:
-                self._push(key, p)
+            if not self.classes[old] and old in self.bucket_of:
+                self._drop(old)
+            self._add(self._key(p), p)
 
     def fresh(self) -> GroupedRun:
         run = super().fresh()
         assert isinstance(run, GroupedRun)
+        run.buckets = {
+            group: {own: set(keys) for own, keys in buckets.items()}
+            for group, buckets in self.buckets.items()
+        }
         run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
-        run.queued = set(self.queued)
+        run.bucket_of = dict(self.bucket_of)
         return run
 
 
