@@ -701,8 +701,9 @@ class ReplicaFit:
     headroom: int | None = None
     released: int = 0
     most: int | None = None
-    """The most copies found over the tie draws tried, when more than :attr:`fit` (the
-    scheduler breaks ties between top-scored nodes at random; the verdict takes the least)."""
+    """The most copies found over the tie draws and, past 100 nodes, the node picks tried,
+    when more than :attr:`fit` (the scheduler breaks ties between top-scored nodes at
+    random and scores only a share of many nodes; the verdict takes the least)."""
 
     @property
     def fit(self) -> int:

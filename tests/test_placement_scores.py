@@ -33,7 +33,7 @@ from gate.scheduler.plugins.tainttoleration import intolerable_preferences
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import default_normalize
-from tests.builders import container, node
+from tests.builders import container, existing_pod, node
 from tests.test_cli import json_report
 from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running
 
@@ -285,6 +285,63 @@ def test_beside_names_the_workloads_that_hold_the_room() -> None:
     assert results[2].placement == ReplicaFit(2, alone=2, together=0, beside=("app/search",))
 
 
+def _tiered(name: str, replicas: int, pod: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = _deployment(name, replicas, "500m", pod=pod or {})
+    body["spec"]["template"]["metadata"]["labels"]["tier"] = "web"
+    return body
+
+
+def _tier_spread(key: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": key,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"tier": "web"}},
+            }
+        ]
+    }
+
+
+BESIDE_SPREAD = [
+    # podtopologyspread/filtering.go calPreFilterState, common.go countPodsMatchSelector:
+    # every pod of the namespace the selector matches counts in its node's domain, so the
+    # run's earlier copies count as pods bound there. n1 (zone b) has no room; front's 2
+    # copies take n0 and n2 (zone a): a=2, b=0. Alone, canary puts 1 copy in a and the
+    # second meets skew 2; beside front, zone a is at skew 3 from the first copy: 0 fit,
+    # and front, whose copies raised zone a, is named.
+    pytest.param(ZONE, ReplicaFit(2, alone=1, together=0, beside=("app/front",)), id="zone"),
+    # Over hostnames: alone, canary takes n0 and n2 (n1 has no room, minimum 0): 2 fit.
+    # Beside front, n0 and n2 each hold a front copy: 1 + 1 - 0 = 2 > 1, none fits.
+    pytest.param(
+        HOSTNAME, ReplicaFit(2, alone=2, together=0, beside=("app/front",)), id="hostname"
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "expected"), BESIDE_SPREAD)
+def test_beside_names_the_workloads_whose_copies_raised_the_spread_counts(
+    key: str, expected: ReplicaFit
+) -> None:
+    nodes = [_node("n0", zone="a"), _node("n1", cpu="100m", zone="b"), _node("n2", zone="a")]
+    case = Case(nodes, [_tiered("front", 2), _tiered("canary", 2, _tier_spread(key))])
+    front, canary = _run(case)
+    assert front.placement == ReplicaFit(2, alone=2, together=2)
+    assert canary.placement == expected
+
+
+def test_a_spread_selector_other_workloads_do_not_match_names_none_of_them() -> None:
+    # The same as the zone row, but canary's selector is its own app: front's copies do
+    # not count, and canary fits beside front as alone.
+    nodes = [_node("n0", zone="a"), _node("n1", cpu="100m", zone="b"), _node("n2", zone="a")]
+    case = Case(
+        nodes, [_tiered("front", 2), _deployment("canary", 2, "500m", pod=_zone_spread("canary"))]
+    )
+    _, canary = _run(case)
+    assert canary.placement == ReplicaFit(2, alone=1, together=1)
+
+
 def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:
     code, report = json_report(
         "fixtures/replicas/13-fit-range.yaml", "--snapshot", "fixtures/snapshots/racks.json"
@@ -393,6 +450,97 @@ def test_a_preferred_anti_affinity_against_itself_spreads_the_copies() -> None:
     assert place(2, nodes, rules, scores=plain).copies == {0: 2}
     scored = replace(plain, interpod=interpod)
     assert place(2, nodes, rules, scores=scored).copies == {0: 1, 1: 1}
+
+
+def _requires(app: str, key: str = ZONE, **more: Any) -> dict[str, Any]:
+    return {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key, **more}
+
+
+REQUIRED_OF_EXISTING: list[Any] = [
+    # interpodaffinity/scoring.go processExistingPod: for every required affinity term of an
+    # existing pod that the incoming pod matches, hardPodAffinityWeight (1) is added to every
+    # node sharing the existing pod's node's value of the term's key.
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w"),))],
+        "default",
+        ((ZONE,), ({"a": 1},)),
+        id="one carrier in zone a",
+    ),
+    pytest.param(
+        [
+            existing_pod("n0", affinity=(_requires("w"),), name="p0"),
+            existing_pod("n1", affinity=(_requires("w"),), name="p1"),
+            existing_pod("n2", affinity=(_requires("w"),), name="p2"),
+        ],
+        "default",
+        ((ZONE,), ({"a": 2, "b": 1},)),
+        id="carriers add up by domain",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("other"),))],
+        "default",
+        None,
+        id="a term the pod does not match adds nothing",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w"),), namespace="other")],
+        "default",
+        None,
+        id="a term covers its own pod's namespace only",
+    ),
+    pytest.param(
+        [existing_pod("n0", affinity=(_requires("w", namespaces=["default"]),), namespace="x")],
+        "default",
+        ((ZONE,), ({"a": 1},)),
+        id="a term naming the pod's namespace",
+    ),
+    pytest.param(
+        [existing_pod("n3", affinity=(_requires("w"),))],
+        "default",
+        None,
+        id="a node without the key adds nothing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pods", "namespace", "expected"), REQUIRED_OF_EXISTING)
+def test_existing_pods_required_affinity_weighs_the_domains_of_their_nodes(
+    pods: list[Any], namespace: str, expected: tuple[Any, Any] | None
+) -> None:
+    nodes = [
+        node("n0", labels={ZONE: "a"}),
+        node("n1", labels={ZONE: "a"}),
+        node("n2", labels={ZONE: "b"}),
+        node("n3"),
+    ]
+    profile = PodProfile(labels={"app": "w"}, namespace=namespace)
+    found = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    assert (found and (found.keys, found.existing)) == expected
+    if found is not None:
+        assert found.per_copy == (0,)
+
+
+def test_a_workloads_own_released_pods_terms_weigh_nothing() -> None:
+    # Its running pods are the version the change replaces (PodIndex.without).
+    nodes = [node("n0", labels={ZONE: "a"})]
+    index = PodIndex([existing_pod("n0", affinity=(_requires("w"),))], nodes)
+    profile = PodProfile(labels={"app": "w"})
+    assert affinity_scoring({}, profile, nodes, index, None) is not None
+    assert affinity_scoring({}, profile, nodes, index.without([0]), None) is None
+
+
+def test_copies_go_where_an_existing_pod_requires_them() -> None:
+    # Two alike empty nodes; a pod on n1 (zone b) requires app=w in its zone: raw n0 0,
+    # n1 1 -> InterPodAffinity n0 0, n1 100 (x2), so the copy takes n1 though n0 comes
+    # first; without the term the tie goes to n0.
+    nodes = [node("n0", labels={ZONE: "a"}), node("n1", labels={ZONE: "b"})]
+    pods = [existing_pod("n1", affinity=(_requires("w"),))]
+    profile = PodProfile(labels={"app": "w"})
+    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    plain = ScoreRules.of({"cpu": 100})
+    rules = CopyRules({"cpu": 100})
+    assert place(1, nodes, rules, scores=plain).copies == {0: 1}
+    assert place(1, nodes, rules, scores=replace(plain, interpod=interpod)).copies == {1: 1}
 
 
 def test_inter_pod_affinity_normalises_between_the_lowest_and_the_highest() -> None:

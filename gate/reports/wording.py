@@ -373,7 +373,10 @@ def _with_first_unfit(result: WorkloadResult, sentence: str) -> str:
     if placed is None:
         return sentence
     if placed.most is not None:
-        sentence += f" (from {placed.fit} to {placed.most}, as the scheduler breaks ties)"
+        sentence += (
+            f" (from {placed.fit} to {placed.most}, as the scheduler breaks ties"
+            " or samples the nodes it scores)"
+        )
     if result.message:
         sentence += f"; the {ordinal(placed.fit + 1)}: {result.message}"
     return sentence

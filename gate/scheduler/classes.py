@@ -7,6 +7,7 @@ everything the filters and scores read share a class, scored once per copy.
 from __future__ import annotations
 
 import copy
+import heapq
 from collections.abc import Sequence
 
 from gate.model import (
@@ -332,3 +333,130 @@ class ScoredRun:
                     value = labels.get(c.topology_key, "")
                     self.zone[k][value] = self.zone[k].get(value, 0) + 1
         self.classes.setdefault(self._key(p), set()).add(p)
+
+
+Group = tuple[object, ...]
+
+
+class GroupedRun(ScoredRun):
+    """A :class:`ScoredRun` that scores only each group's best classes, for copies no rule
+    over hostnames couples: nodes sharing their values of every key the filters and scores
+    read by domain (spread, anti-affinity, soft spread, inter-pod terms) form a group, and
+    everything but the node's own room scores alike across a group. A node's own part
+    (LeastAllocated, BalancedAllocation: neither normalised) then decides inside its group
+    whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
+    are one value over the candidates (else their normalisation over every feasible node
+    could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
+    its classes that hold another copy in buckets by that part, and a heap of the parts;
+    the top bucket of every allowed group holds exactly the nodes of the highest total and
+    its ties. The cost per copy is the groups and the tied classes, not every class."""
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeView],
+        rules: CopyRules,
+        scores: ScoreRules,
+        candidates: int,
+        ledger: Ledger | None,
+    ) -> None:
+        super().__init__(nodes, rules, scores, candidates, ledger)
+        self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
+        # By group: the classes holding another copy by their own part, and the parts
+        # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
+        self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
+        self.heaps: dict[Group, list[int]] = {}
+        self.bucket_of: dict[tuple[object, ...], tuple[Group, int]] = {}
+        if self.grouped:
+            for key, members in self.classes.items():
+                if members:
+                    self._add(key, next(iter(members)))
+
+    @staticmethod
+    def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
+        """No filter or score the copies change reads a node's hostname."""
+        soft = scores.spread.constraints if scores.spread is not None else ()
+        interpod = scores.interpod.keys if scores.interpod is not None else ()
+        return all(
+            key != HOSTNAME
+            for key in (
+                *(r.topology_key for r in rules.spread),
+                *(c.topology_key for c in soft),
+                *interpod,
+            )
+        )
+
+    def _add(self, key: tuple[object, ...], p: int) -> None:
+        """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
+        if key in self.bucket_of or self.caps[p] <= self.copies.get(p, 0):
+            return
+        found = self.resource_scores.get(key)
+        if found is None:
+            found = self.resource_scores[key] = self._resource_scores(p)
+        own = found[0] + (found[1] or 0)
+        static = self.static[p]
+        group = (static[0], static[7], static[9])
+        buckets = self.buckets.setdefault(group, {})
+        bucket = buckets.get(own)
+        if bucket is None:
+            bucket = buckets[own] = set()
+            heapq.heappush(self.heaps.setdefault(group, []), -own)
+        bucket.add(key)
+        self.bucket_of[key] = (group, own)
+
+    def _drop(self, key: tuple[object, ...]) -> None:
+        """Class ``key`` out of its bucket: its last node left it."""
+        group, own = self.bucket_of.pop(key)
+        bucket = self.buckets[group][own]
+        bucket.discard(key)
+        if not bucket:
+            del self.buckets[group][own]
+
+    def feasible(self) -> list[tuple[int, set[int]]]:
+        if not self.grouped:
+            return super().feasible()
+        minimums = self.minimums()
+        found = []
+        for group, heap in self.heaps.items():
+            buckets = self.buckets[group]
+            while heap and -heap[0] not in buckets:
+                heapq.heappop(heap)
+            if not heap:
+                continue
+            top = buckets[-heap[0]]
+            if not self.allowed(next(iter(self.classes[next(iter(top))])), minimums):
+                continue  # the group's domains refuse it
+            for key in top:
+                members = self.classes[key]
+                found.append((next(iter(members)), members))
+        return found
+
+    def take(self, p: int) -> None:
+        old = self._key(p)
+        super().take(p)
+        if self.grouped:
+            if not self.classes[old] and old in self.bucket_of:
+                self._drop(old)
+            self._add(self._key(p), p)
+
+    def fresh(self) -> GroupedRun:
+        run = super().fresh()
+        assert isinstance(run, GroupedRun)
+        run.buckets = {
+            group: {own: set(keys) for own, keys in buckets.items()}
+            for group, buckets in self.buckets.items()
+        }
+        run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
+        run.bucket_of = dict(self.bucket_of)
+        return run
+
+
+def scored_run(
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    scores: ScoreRules,
+    candidates: int,
+    ledger: Ledger | None,
+) -> ScoredRun:
+    """The run for these copies: by groups where no hostname rule couples them."""
+    kind = GroupedRun if GroupedRun.groupable(rules, scores) else ScoredRun
+    return kind(nodes, rules, scores, candidates, ledger)

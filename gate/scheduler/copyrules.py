@@ -9,10 +9,11 @@ placement found (:class:`Placement`, :class:`FitRange`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import port_conflicts
@@ -37,6 +38,7 @@ class SpreadRule:
     counts: Mapping[str, int]
     min_domains: int = 1
     self_match: bool = True
+    selector: LabelSelector | None = None  # None: no other workload's copies are counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class CopyRules:
     host_ports: tuple[HostPort, ...] = ()
     one_per_domain: tuple[str, ...] = ()  # topology keys of self anti-affinity terms
     spread: tuple[SpreadRule, ...] = ()
+    namespace: str = ""  # the pod's: a spread constraint counts pods of it only
 
 
 def _no_score(node: NodeView) -> int:
@@ -117,6 +120,7 @@ class Ledger:
     takers: dict[str, dict[str, int]] = field(default_factory=dict)
     rules: dict[str, CopyRules] = field(default_factory=dict)
     nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
+    labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
 
     def take(
         self,
@@ -125,10 +129,12 @@ class Ledger:
         copies: int,
         taker: str,
         nonzero: tuple[int, int] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
         """``copies`` copies of ``taker``'s pod now hold their room on ``node``; ``nonzero``:
         each copy's cpu and memory as the resource scores count them (ScoreRules.nonzero;
-        None: its requests')."""
+        None: its requests'); ``labels``: the pod's, which later workloads' spread
+        constraints count (:func:`spread_counts`)."""
         if copies <= 0:
             return
         used = self.requested.setdefault(node, {})
@@ -144,6 +150,8 @@ class Ledger:
         held = self.takers.setdefault(node, {})
         held[taker] = held.get(taker, 0) + copies
         self.rules[taker] = rules
+        if labels is not None:
+            self.labels[taker] = labels
 
     def holds(self, node: str) -> bool:
         """Whether earlier copies hold anything on ``node``."""
@@ -214,5 +222,49 @@ def set_bits(bits: int) -> Iterator[int]:
         bits ^= low
 
 
-LabelBits = Callable[[str], Mapping[str, int]]
-"""A label key -> the nodes (a bitset) by their value of it (the node index's classes)."""
+def counted_takers(rule: SpreadRule, namespace: str, ledger: Ledger) -> set[str]:
+    """The earlier workloads whose copies ``rule`` counts: pods of ``namespace`` its
+    selector matches (countPodsMatchSelector; an empty selector counts none)."""
+    selector = rule.selector
+    if selector is None or selector.empty:
+        return set()
+    return {
+        taker
+        for taker, labels in ledger.labels.items()
+        if ledger.rules[taker].namespace == namespace and selector.matches(labels)
+    }
+
+
+def spread_counts(
+    rules: CopyRules, nodes: Sequence[NodeView], ledger: Ledger | None
+) -> tuple[dict[str, int], ...]:
+    """Per spread constraint, the matching pods by domain with the run's earlier copies
+    counted: a copy on a node whose domain takes part (PreFilter's calPreFilterState) adds
+    to it, as a pod bound there would."""
+    counts = tuple(dict(rule.counts) for rule in rules.spread)
+    if ledger is None or not ledger.labels:
+        return counts
+    matched = [counted_takers(rule, rules.namespace, ledger) for rule in rules.spread]
+    if not any(matched):
+        return counts
+    for node in nodes:
+        held = ledger.takers.get(node.name)
+        if not held:
+            continue
+        for k, rule in enumerate(rules.spread):
+            domain = node.labels.get(rule.topology_key)
+            if domain is None or domain not in counts[k]:
+                continue
+            counts[k][domain] += sum(n for taker, n in held.items() if taker in matched[k])
+    return counts
+
+
+def with_earlier_copies(
+    rules: CopyRules, nodes: Sequence[NodeView], ledger: Ledger | None
+) -> CopyRules:
+    """``rules`` with the spread counts the run's earlier copies raise (:func:`spread_counts`)."""
+    if not rules.spread or ledger is None or not ledger.labels:
+        return rules
+    counts = spread_counts(rules, nodes, ledger)
+    spread = tuple(replace(r, counts=c) for r, c in zip(rules.spread, counts, strict=True))
+    return replace(rules, spread=spread)

@@ -53,10 +53,10 @@ from gate.scheduler.nodeindex import NodeIndex
 from gate.scheduler.outcomes import OutcomeTables
 from gate.scheduler.ownership import Ownership
 from gate.scheduler.placement import (
-    HOSTNAME,
     MIN_FEASIBLE_NODES_TO_FIND,
     Ledger,
     Placement,
+    scored_past_sample,
     set_bits,
 )
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
@@ -415,10 +415,8 @@ class Evaluator:
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
-        scores = None  # placed without scores where the scheduler's share cannot be known
-        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or any(
-            rule.topology_key == HOSTNAME for rule in rules.spread
-        ):
+        scores = None  # past 100 nodes a count no order changes is placed without scores
+        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
             pods = (self.cluster.without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
 
@@ -439,6 +437,7 @@ class Evaluator:
             refused,
             self.index.label_values,
             nonzero_requests(pod.spec) if scores is None and ledger is not None else None,
+            pod.profile.labels,
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:

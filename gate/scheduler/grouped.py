@@ -2,8 +2,10 @@
 
 Past 100 nodes the scheduler scores only ``numFeasibleNodesToFind`` of the feasible nodes
 from a rotating start (schedule_one.go), so which node takes a copy is not knowable from a
-snapshot. Copies nothing couples fill the nodes evenly in node order; copies coupled by
-zone-wide domains go by groups of nodes sharing their domains (docs/scheduler-rules.md).
+snapshot. Where the count does not depend on it (``placement.order_free``), the copies are
+placed without scores: copies nothing couples fill the nodes evenly in node order, copies
+under one zone-wide rule go by groups of nodes sharing their domains
+(docs/scheduler-rules.md).
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from gate.model import NodeView
 from gate.scheduler.copyrules import (
     HOSTNAME,
     CopyRules,
-    LabelBits,
     Ledger,
     Placement,
     capacity,
     set_bits,
 )
+
+LabelBits = Callable[[str], Mapping[str, int]]
+"""A label key -> the nodes (a bitset) by their value of it."""
 
 
 def filled(
@@ -65,10 +69,11 @@ def by_domain(
     rules: CopyRules,
     fitting: int,
     ledger: Ledger | None,
-    label_bits: LabelBits | None,
+    label_bits: LabelBits | None = None,
 ) -> Placement:
-    """Copies coupled by zone-wide domains on a cluster where the scheduler scores only a
-    share of the feasible nodes (more than 100): one copy at a time over the groups of
+    """Copies under one zone-wide rule (their count is the same in any order) on a cluster
+    where the scheduler scores only a share of the feasible nodes (more than 100): one
+    copy at a time over the groups of
     nodes that share their domains, each to an allowed group whose spread domains hold
     the fewest matching pods, within it as :func:`fill_order` goes. Every group is asked
     again for every copy, so a domain the skew refused once takes copies as the counts

@@ -32,10 +32,12 @@ affinity, domains, matching pods) form one class, scored once per copy: the cost
 classes, not copies x nodes, and ties inside a class are between interchangeable nodes.
 
 On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
-rotating start (schedule_one.go numFeasibleNodesToFind): there copies nothing couples fill
-the nodes evenly in node order (their count does not depend on the order), and copies
-coupled by zone-wide domains go by groups of nodes sharing their domains
-(docs/scheduler-rules.md).
+rotating start (schedule_one.go numFeasibleNodesToFind): there a count no order changes
+(:func:`order_free`) is placed without scores (:mod:`gate.scheduler.grouped`) but under one
+hostname spread; other coupled copies are scored, per group of nodes sharing their domains
+where no hostname rule couples them (:class:`gate.scheduler.classes.GroupedRun`), and where
+the share could change their count they are also placed with the picks of
+:data:`ANY_NODE` (docs/scheduler-rules.md).
 
 Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
 with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
@@ -52,18 +54,19 @@ from gate.model import NodeView
 from gate.scheduler.classes import (
     MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
 )
-from gate.scheduler.classes import ScoredRun
+from gate.scheduler.classes import GroupedRun, ScoredRun, scored_run
 from gate.scheduler.classes import feasible_nodes_to_find as feasible_nodes_to_find
 from gate.scheduler.copyrules import HOSTNAME as HOSTNAME
 from gate.scheduler.copyrules import CopyRules as CopyRules
 from gate.scheduler.copyrules import FitRange as FitRange
-from gate.scheduler.copyrules import LabelBits as LabelBits
 from gate.scheduler.copyrules import Ledger as Ledger
 from gate.scheduler.copyrules import Placement as Placement
 from gate.scheduler.copyrules import ScoreRules as ScoreRules
 from gate.scheduler.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.copyrules import capacity as capacity
 from gate.scheduler.copyrules import set_bits as set_bits
+from gate.scheduler.copyrules import with_earlier_copies as with_earlier_copies
+from gate.scheduler.grouped import LabelBits as LabelBits
 from gate.scheduler.grouped import by_domain, filled
 from gate.scheduler.grouped import fill_order as fill_order
 
@@ -74,6 +77,13 @@ position), ``"last"`` (the highest), or an int seeding a uniform draw (selectHos
 POLICIES: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3)
 """The policies :func:`place_range` tries: the range found, not every path of the draw."""
 
+ANY_NODE: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3, "fewest", "most")
+"""Where the scheduler scores only a share of the feasible nodes, the policies that pick a
+copy's node among every feasible one, scores aside: the lowest position, the highest, a
+seeded draw, a node of the domains that hold the fewest or the most matching pods. Copies
+a hostname rule couples are placed per class of nodes, not per group: there only the first
+two, one placement each over every class."""
+
 
 def place(
     wanted: int,
@@ -82,25 +92,24 @@ def place(
     candidates: int | None = None,
     *,
     ledger: Ledger | None = None,
-    label_bits: LabelBits | None = None,
     scores: ScoreRules | None = None,
     policy: TiePolicy = "first",
     count_only: bool = False,
+    label_bits: LabelBits | None = None,
 ) -> Placement:
     """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
     take one: every node by default), each filtered, scored and selected as the module doc
-    says, ties broken by ``policy``. ``label_bits`` groups nodes by a label's values
-    (built from ``nodes`` when not given).
+    says, ties broken by ``policy``. ``label_bits``: the nodes by a label's values (built
+    from ``nodes`` when not given), for copies placed by domain.
 
     Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
     whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
     and when they all fit a node's share is worked out only when asked (``count_only``
     false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
-    if sampled and uncoupled(rules):
-        return filled(wanted, nodes, rules, fitting, ledger)
-    if sampled and all(rule.topology_key != HOSTNAME for rule in rules.spread):
+    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and not scored_past_sample(rules):
+        if uncoupled(rules):
+            return filled(wanted, nodes, rules, fitting, ledger)
         return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
     if uncoupled(rules):
         caps = capacities(nodes, rules, fitting, ledger)
@@ -109,18 +118,22 @@ def place(
             return Placement(wanted=wanted, fit=room, copies=caps)
         if count_only:
             return Placement(wanted=wanted, fit=wanted, copies={})
-    run = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    run = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
     return _placed(run, wanted, policy)
 
 
-def _placed(run: ScoredRun, wanted: int, policy: TiePolicy) -> Placement:
-    """The copies placed one by one in ``run``, ties broken by ``policy``."""
+def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True) -> Placement:
+    """The copies placed one by one in ``run``, ties broken by ``policy``; unless
+    ``scored``, the node picked by ``policy`` among every feasible one (:data:`ANY_NODE`)."""
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
         feasible = run.feasible()
         if not feasible:
             break
+        if not scored:
+            run.take(_any(run, feasible, policy, draw))
+            continue
         if len(feasible) == 1 and len(feasible[0][1]) == 1:
             run.take(feasible[0][0])
             continue
@@ -135,11 +148,63 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy) -> Placement:
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
 
 
+def _feasible(run: ScoredRun) -> int:
+    """The nodes feasible for the first copy (every class, not each group's best)."""
+    return sum(len(members) for _, members in ScoredRun.feasible(run))
+
+
+def _any(
+    run: ScoredRun,
+    feasible: Sequence[tuple[int, set[int]]],
+    policy: TiePolicy,
+    draw: random.Random | None,
+) -> int:
+    """The node ``policy`` picks among every feasible one, scores aside (:data:`ANY_NODE`);
+    "fewest" and "most" weigh a node by the matching pods of its spread domains (ties: the
+    lowest position)."""
+    if policy in ("fewest", "most"):
+        sign = 1 if policy == "fewest" else -1
+
+        def held(p: int) -> int:
+            labels = run.nodes[p].labels
+            return sum(
+                counts.get(labels.get(rule.topology_key, ""), 0)
+                for counts, rule in zip(run.counts, run.rules.spread, strict=True)
+            )
+
+        return min((sign * held(p), min(members)) for p, members in feasible)[1]
+    return _pick([members for _, members in feasible], policy, draw)
+
+
 def uncoupled(rules: CopyRules) -> bool:
     """Whether no copy can change another node's answer (no spread constraint, no
     anti-affinity wider than a node): then the order of the copies cannot change their
     count, and no tie can."""
     return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+
+
+def order_free(rules: CopyRules) -> bool:
+    """Whether the count of copies is the same in any order: uncoupled copies; or one
+    spread constraint, or one anti-affinity key wider than a node, and nothing else wider.
+
+    One constraint: placing stops only when every domain with room has ``count = min +
+    maxSkew``, so the least count is a full domain's, the least of ``existing + room`` over
+    the domains, ``m``, whatever the order; each domain then ends at ``max(existing,
+    min(existing + room, m + maxSkew))`` (``0 + maxSkew`` in place of ``m + maxSkew`` under
+    fewer domains than ``minDomains``). One anti-affinity key: one copy in each domain
+    with room."""
+    wide = [key for key in rules.one_per_domain if key != HOSTNAME]
+    if not rules.spread:
+        return len(wide) <= 1
+    return len(rules.spread) == 1 and not wide
+
+
+def scored_past_sample(rules: CopyRules) -> bool:
+    """Whether copies on more than 100 nodes are placed as scored: where an order can change
+    their count, and under one hostname spread constraint. A count no order changes is
+    placed without scores there, cheaply (:mod:`gate.scheduler.grouped`): the nodes it
+    takes, which only the run's later workloads see, are not knowable from a snapshot."""
+    return not order_free(rules) or any(rule.topology_key == HOSTNAME for rule in rules.spread)
 
 
 def capacities(
@@ -160,7 +225,8 @@ def _pick(top: Sequence[set[int]], policy: TiePolicy, draw: random.Random | None
     if draw is None:
         return min(min(members) for members in top)
     tied = sorted(p for members in top for p in members)
-    return tied[draw.randrange(len(tied))]
+    # A draw only between tied nodes: how many nodes were scored leaves the stream alone.
+    return tied[draw.randrange(len(tied))] if len(tied) > 1 else tied[0]
 
 
 def place_range(
@@ -175,8 +241,11 @@ def place_range(
     label_bits: LabelBits | None = None,
 ) -> FitRange:
     """The copies placed with each tie policy of :data:`POLICIES` while some draw was
-    between nodes that are not interchangeable: the least and the most found, and the
-    placement of the least (ties: the earlier policy)."""
+    between nodes that are not interchangeable, and, where the scheduler scores only a
+    share of more feasible nodes than it looks for (``numFeasibleNodesToFind``), with each
+    policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
+    least (ties: the earlier policy). Copies whose count no order changes
+    (:func:`order_free`) are placed once."""
     first = place(
         wanted,
         nodes,
@@ -187,11 +256,17 @@ def place_range(
         count_only=count_only,
         label_bits=label_bits,
     )
-    if not first.tied or first.fit == 0 or uncoupled(rules):
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    if order_free(rules) or not ((first.tied and first.fit > 0) or sampled):
         return FitRange(first.fit, first.fit, first)
-    # The nodes described once for the other policies: a tie means the scored path.
+    # The nodes described once for the other policies (the scored path: coupled copies).
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
-    start = ScoredRun(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
-    found = [first, *(_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:])]
+    start = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    found = [first]
+    if first.tied and first.fit > 0:
+        found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
+    if sampled and _feasible(start) > feasible_nodes_to_find(len(nodes)):
+        tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]
+        found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in tried]
     least = min(found, key=lambda p: p.fit)
     return FitRange(least.fit, max(p.fit for p in found), least)

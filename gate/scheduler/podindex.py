@@ -64,6 +64,11 @@ class PodIndex:
         self._anti_always: list[AffinityTerm] = []
         self._parsed_terms: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
         self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
+        # Shared with every view, filled on first use (scored pods only): the pods carrying
+        # required affinity terms.
+        self._with_affinity: list[tuple[int, ...]] = []
+        self._affinity: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
+        self._parsed_affinity: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
 
     def without(self, excluded: Iterable[int]) -> PodIndex:
         """This index with the pods at ``excluded`` left out: the running pods a workload's
@@ -77,6 +82,7 @@ class PodIndex:
         view._excluded = self._excluded | excluded
         view._anti_nodes = None
         view._anti = self._anti_without(view._excluded)
+        view._affinity = None
         return view
 
     def _anti_without(
@@ -136,6 +142,30 @@ class PodIndex:
                 for value in values:
                     self._anti_by_label.setdefault((key, value), []).append(term)
         return self._anti
+
+    def affinity_terms(self) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
+        """Every distinct required affinity term of the existing pods, with the node
+        positions of the pods carrying it (once per pod): what InterPodAffinity's score
+        weighs by hardPodAffinityWeight. Each stored tuple is parsed once per namespace."""
+        if self._affinity is None:
+            if not self._with_affinity:
+                self._with_affinity.append(
+                    tuple(i for i, p in enumerate(self.pods) if p.affinity_terms)
+                )
+            found: dict[AffinityTerm, list[int]] = {}
+            for i in self._with_affinity[0]:
+                if i in self._excluded:
+                    continue
+                pod = self.pods[i]
+                shared = (id(pod.affinity_terms), pod.namespace)
+                terms = self._parsed_affinity.get(shared)
+                if terms is None:
+                    terms = stored_terms(pod.affinity_terms, pod.namespace)
+                    self._parsed_affinity[shared] = terms
+                for term in terms:
+                    found.setdefault(term, []).append(self.node_of[i])
+            self._affinity = tuple((term, tuple(nodes)) for term, nodes in found.items())
+        return self._affinity
 
     def anti_affinity_candidates(
         self, labels: Mapping[str, str]

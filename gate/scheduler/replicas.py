@@ -10,7 +10,8 @@ all of them (SPEC section 4, "A workload is its pods, all of them"):
   first one (:mod:`gate.scheduler.placement`), the pod's own anti-affinity and spread
   constraints coupling them;
 - **together**: a workload new to the cluster is also placed beside the run's other new
-  workloads, in input order, on one ledger of the room they take;
+  workloads, in input order, on one ledger of the room they take, their copies counted by
+  its spread constraints as bound pods would be;
 - **one lost node**: the copies are placed again without the node holding most of them.
 """
 
@@ -35,6 +36,7 @@ from gate.scheduler.placement import (
     place,
     place_range,
     uncoupled,
+    with_earlier_copies,
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
@@ -135,6 +137,7 @@ def copy_rules(
                 counts=state.counts[i],
                 min_domains=constraint.min_domains,
                 self_match=bool(state.self_match[i]),
+                selector=constraint.selector,
             )
             for i, constraint in enumerate(state.constraints)
         )
@@ -143,6 +146,7 @@ def copy_rules(
         host_ports=profile.wanted_ports,
         one_per_domain=tuple(sorted(own)),
         spread=spread,
+        namespace=profile.namespace,
     )
 
 
@@ -179,13 +183,15 @@ def count_copies(
     refusals: Refusals | None = None,
     label_bits: LabelBits | None = None,
     nonzero: tuple[int, int] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Counted:
     """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
     of those asked for every copy), alone and, for a workload new to the cluster
     (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
     maximum would find and what one lost node would cost. ``nonzero``: a copy's cpu and
     memory as the resource scores count them, for the ledger when placed without
-    ``scores``."""
+    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count.
+    Beside the others, the spread counts take their matching copies in."""
     alone = place_range(
         wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
     )
@@ -194,16 +200,23 @@ def count_copies(
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
     if ledger is not None:
+        beside_rules = with_earlier_copies(rules, views, ledger)
         together = place_range(
-            wanted, views, rules, fitting, ledger=ledger, scores=scores, label_bits=label_bits
+            wanted,
+            views,
+            beside_rules,
+            fitting,
+            ledger=ledger,
+            scores=scores,
+            label_bits=label_bits,
         )
         if together.least < alone.least:
             short, short_ledger = together.placement, ledger
             if refusals is not None:
-                beside = consumers(refusals(short, ledger).groups, views, ledger, rules)
+                beside = consumers(refusals(short, ledger).groups, views, ledger, beside_rules)
         held = scores.nonzero if scores is not None else nonzero
         for position, copies in together.placement.copies.items():
-            ledger.take(views[position].name, rules, copies, title, held)
+            ledger.take(views[position].name, rules, copies, title, held, labels)
     refused = None
     if short.fit < wanted and refusals is not None:
         refused = refusals(short, short_ledger)

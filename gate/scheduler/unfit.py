@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
+from gate.scheduler.copyrules import counted_takers, spread_counts
 from gate.scheduler.framework import CycleState, Groups, Rejection
 from gate.scheduler.placement import HOSTNAME, CopyRules, Ledger, Placement, set_bits
 from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
-from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ def refusals(
     groups: Groups = {r: bits & ~candidates for r, bits in base.items() if bits & ~candidates}
     after: dict[int, NodeView] = {}
     room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
-    spread = _spread_after(cycle, nodes, placement)
+    spread = _spread_after(cycle, nodes, rules, placement, ledger)
     taken = _domains_taken(nodes, rules, placement)
     held = ledger or Ledger()
     for position in set_bits(candidates):
@@ -81,13 +82,18 @@ def refusals(
 
 
 def _spread_after(
-    cycle: CycleState, nodes: Sequence[NodeView], placement: Placement
+    cycle: CycleState,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    placement: Placement,
+    ledger: Ledger | None,
 ) -> SpreadState | None:
-    """PodTopologySpread's PreFilter state with the copies counted where they match."""
+    """PodTopologySpread's PreFilter state with the copies, and the run's earlier copies
+    beside them (``ledger``), counted where they match."""
     state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
     if state is None:
         return None
-    counts = [dict(c) for c in state.counts]
+    counts = list(spread_counts(rules, nodes, ledger))
     for position, copies in placement.copies.items():
         labels = nodes[position].labels
         for i, constraint in enumerate(state.constraints):
@@ -114,9 +120,11 @@ def consumers(
     refused: Groups, nodes: Sequence[NodeView], ledger: Ledger, rules: CopyRules
 ) -> tuple[str, ...]:
     """The earlier workloads whose copies hold what refused the copy (room, pod slots,
-    host ports) on the nodes that refused it, the most copies there first (ties: the
-    earlier workload). A workload that holds none of what ran short is not one of them."""
-    held: dict[str, int] = {}
+    host ports) on the nodes that refused it, or raised the spread counts of the domains
+    that refused it (copies a constraint's selector matches, in those domains), the most
+    copies there first (ties: the earlier workload). A workload that holds none of what
+    ran short is not one of them."""
+    held = _counted_in(refused.get(SKEW, 0), nodes, ledger, rules)
     for rejection, bits in refused.items():
         if rejection.plugin not in (NODE_PORTS, NODE_RESOURCES_FIT):
             continue
@@ -133,3 +141,31 @@ def _holds(taker: CopyRules, rejection: Rejection, short: set[str], rules: CopyR
     if rejection.plugin == NODE_PORTS:
         return bool(taker.host_ports)
     return "pods" in short or any(taker.requests.get(r, 0) > 0 for r in short)
+
+
+def _counted_in(
+    skewed: int, nodes: Sequence[NodeView], ledger: Ledger, rules: CopyRules
+) -> dict[str, int]:
+    """By earlier workload, its copies the spread constraints count in the domains of the
+    ``skewed`` nodes (each copy once, whatever constraints count it)."""
+    held: dict[str, int] = {}
+    if not skewed or not rules.spread or not ledger.labels:
+        return held
+    matched = [counted_takers(rule, rules.namespace, ledger) for rule in rules.spread]
+    if not any(matched):
+        return held
+    domains = [
+        {nodes[p].labels.get(rule.topology_key) for p in set_bits(skewed)} - {None}
+        for rule in rules.spread
+    ]
+    for node in nodes:
+        there = ledger.takers.get(node.name)
+        if not there:
+            continue
+        for taker, copies in there.items():
+            if any(
+                taker in matched[k] and node.labels.get(rule.topology_key) in domains[k]
+                for k, rule in enumerate(rules.spread)
+            ):
+                held[taker] = held.get(taker, 0) + copies
+    return held
