@@ -21,10 +21,11 @@ from datetime import datetime
 from typing import Any
 
 from gate.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
-from gate.errors import QuantityError, SnapshotError
+from gate.errors import QuantityError
 from gate.inputs.manifests import bounded_yaml
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
+from gate.snapshot.fields import Fields
 from gate.snapshot.flags import flags_of
 from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state
 from gate.snapshot.machines import machine_deployment
@@ -76,21 +77,11 @@ def _is_status(obj: Mapping[str, Any]) -> bool:
     return meta.get("namespace") == STATUS_NAMESPACE and meta.get("name") == STATUS_NAME
 
 
-class _Fields:
-    """Typed reads of a decoded mapping, each failure naming its dotted path."""
+class _Fields(Fields):
+    """What the cluster-autoscaler's objects read: integers with a default, strings."""
 
     def __init__(self, where: str) -> None:
         self.where = where
-
-    def fail(self, path: str, why: str) -> SnapshotError:
-        return SnapshotError(f"{self.where}: {path}: {why}")
-
-    def mapping(self, value: object, path: str) -> Mapping[str, Any]:
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            raise self.fail(path, "not a mapping")
-        return value
 
     def integer(self, value: object, path: str, default: int | None = None) -> int:
         if value is None and default is not None:

@@ -23,11 +23,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gate.errors import QuantityError, SnapshotError
+from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
 from gate.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
 from gate.karpenter import Requirement as KarpenterRequirement
+from gate.snapshot.fields import Fields
 from gate.taints import Taint
 
 NODE_POOL, NODE_CLAIM = "NodePool", "NodeClaim"
@@ -109,8 +110,9 @@ def restricted(key: str) -> str | None:
     return None
 
 
-class _Read:
-    """Typed reads of one object, each failure naming the object and the dotted path."""
+class _Read(Fields):
+    """Typed reads of one Karpenter object: lists, bounded integers, string maps, amounts,
+    taints and conditions."""
 
     def __init__(self, kind: str, obj: Mapping[str, Any]) -> None:
         meta = obj.get("metadata")
@@ -120,16 +122,6 @@ class _Read:
         self.where = f'{kind} "{self.name or "?"}"'
         if not self.name:
             raise self.fail("metadata.name", "missing")
-
-    def fail(self, path: str, why: str) -> SnapshotError:
-        return SnapshotError(f"{self.where}: {path}: {why}")
-
-    def mapping(self, value: object, path: str) -> Mapping[str, Any]:
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            raise self.fail(path, "not a mapping")
-        return value
 
     def items(self, value: object, path: str) -> list[Any]:
         if value is None:
