@@ -7,16 +7,17 @@ size and cpu, taints and limits, and one whose NodeClass is not Ready), a NodeCl
 of the pools Karpenter manages (the generator's user pools, whose nodes get the
 ``karpenter.sh/nodepool`` label) and a few in flight, an ``EC2NodeClass`` and the DaemonSets
 the nodes run; and an instance-type catalog in the JSON of Karpenter's KWOK provider as large
-as AWS's: about 700 types of 80 families, each offered on demand and as spot in 3-6 of six
-zones. It then times ``fitgate check --instance-types`` on that copy against the case's floor
+as AWS's: 735 types of 82 families, each offered on demand and (but metal) as spot in 3-6
+of six zones. It then times ``fitgate check --instance-types`` on that copy against the case's floor
 (as :mod:`benchmarks.autoscaled` does).
 
-The generated cluster is half empty (its pods land on random nodes), so almost every
-workload fits today's nodes and never reaches Karpenter. The copy's nodes are fuller, as a
-Karpenter cluster that consolidates keeps them: each node's allocatable cpu and memory are
-cut to what its pods request plus a tenth of the node (never raised), so hundreds of
-workloads leave copies to the NodePools. The case itself is left as it is; the copy is
-written once beside it.
+The generated cluster has room to spare (its pods land on random nodes, and most of its
+large, memory and GPU nodes are less than half requested), so fewer than a tenth of the
+workloads leave copies beyond today's nodes. The copy's nodes are fuller, as a Karpenter
+cluster that consolidates keeps them: each node's allocatable cpu and memory are cut to what
+its pods request plus :data:`SLACK` of the node (never raised), so hundreds of workloads
+leave copies to the NodePools. The case itself is left as it is; the copy is written once
+beside it.
 """
 
 from __future__ import annotations
