@@ -5,11 +5,11 @@ and ``InstanceTypeFilterError``; pkg/utils/resources/resources.go ``Fits``, ``St
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gate.k8s.quantity import format_amount
-from gate.scheduler.karpenter.pools import PoolType, min_values_unmet, offered
-from gate.scheduler.karpenter.requirements import Reqs, intersects, text
+from gate.scheduler.karpenter.pools import PoolType, min_values_unmet, offer_check
+from gate.scheduler.karpenter.requirements import Req, Reqs, intersects, text
 
 MIN_VALUES = "minValues requirement is not met for label(s)"
 """cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
@@ -43,29 +43,54 @@ def room(it: PoolType, daemon: Mapping[str, int], pod: Mapping[str, int]) -> int
     return max(count if count is not None else 0, 0)
 
 
+Match = Callable[[PoolType], bool]
+Offers = Callable[[Mapping[str, Req]], bool]
+
+
+def matcher(reqs: Reqs) -> Match:
+    """Whether a type's requirements intersect ``reqs``."""
+    return lambda it: intersects(it.reqs, reqs) is None
+
+
 def filter_types(
-    types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int], shown: Mapping[str, int]
+    types: Sequence[PoolType],
+    reqs: Reqs,
+    total: Mapping[str, int],
+    shown: Mapping[str, int],
+    compat: Match | None = None,
+    offers: Offers | None = None,
 ) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
-    """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``."""
-    kept = []
+    """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``.
+    ``compat`` and ``offers`` answer as :func:`matcher` and
+    :func:`~gate.scheduler.karpenter.pools.offer_check` of ``reqs`` do (a caller may give
+    memoized ones). The cheap test goes first; why no type is left is worked out only
+    when none is."""
+    compat = compat if compat is not None else matcher(reqs)
+    offers = offers if offers is not None else offer_check(reqs)
+    kept = [
+        it
+        for it in types
+        if fits(total, it.allocatable) and compat(it) and any(offers(o) for o, _ in it.offerings)
+    ]
+    if kept:
+        unmet = min_values_unmet(kept, reqs)
+        if unmet:
+            reason = MIN_VALUES
+            said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
+            return (), (
+                reason,
+                f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}",
+            )
+        return tuple(kept), None
     met = fit = has = met_fit = met_has = fit_has = False
     for it in types:
-        compat = intersects(it.reqs, reqs) is None
+        matched = compat(it)
         room_ok = fits(total, it.allocatable)
-        offer = any(offered(reqs, o) for o, _ in it.offerings)
-        met, fit, has = met or compat, fit or room_ok, has or offer
-        met_fit = met_fit or (compat and room_ok and not offer)
-        met_has = met_has or (compat and offer and not room_ok)
-        fit_has = fit_has or (room_ok and offer and not compat)
-        if compat and room_ok and offer:
-            kept.append(it)
-    unmet = min_values_unmet(kept, reqs) if kept else []
-    if unmet:
-        reason = MIN_VALUES
-        said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
-        return (), (reason, f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}")
-    if kept:
-        return tuple(kept), None
+        offer = any(offers(o) for o, _ in it.offerings)
+        met, fit, has = met or matched, fit or room_ok, has or offer
+        met_fit = met_fit or (matched and room_ok and not offer)
+        met_has = met_has or (matched and offer and not room_ok)
+        fit_has = fit_has or (room_ok and offer and not matched)
     if not met and not fit and not has:
         reason = (
             "no instance type met the scheduling requirements or had enough resources "

@@ -11,8 +11,8 @@ DaemonSet overhead of a fresh node (scheduler.go ``getDaemonOverhead``,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -194,22 +194,74 @@ def template_reqs(pool: NodePool) -> dict[str, Req]:
     return merged(of(pool.requirements), from_labels(labels).values())
 
 
+@dataclass(slots=True)
+class TypeMemo:
+    """A run's catalog as every pool sees it, built once: each type's requirements and
+    offerings do not depend on the pool, and its allocatable only on the pool's NodeClass.
+    Offerings of equal requirements are one object (a catalog of 700 types offers a few
+    dozen zone and capacity-type pairs), so a claim asks each pair once
+    (:func:`offer_check`)."""
+
+    offerings: dict[Hashable, dict[str, Req]] = field(default_factory=dict)
+    parts: dict[
+        int, tuple[InstanceType, Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]
+    ] = field(default_factory=dict)
+    types: dict[tuple[int, int], PoolType] = field(default_factory=dict)
+
+    def offering(self, offering: Offering) -> Mapping[str, Req]:
+        key = (offering.capacity_type, offering.zone, offering.requirements)
+        try:
+            found = self.offerings.get(key)
+        except TypeError:  # requirements built with lists: not shared, still right
+            return offering_reqs(offering)
+        if found is None:
+            found = self.offerings[key] = offering_reqs(offering)
+        return found
+
+    def type_parts(
+        self, it: InstanceType
+    ) -> tuple[Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]:
+        found = self.parts.get(id(it))
+        if found is None:
+            offerings = tuple((self.offering(o), o.price) for o in it.offerings if o.available)
+            # the type is kept beside its parts: its id stays its own while the memo lives
+            found = self.parts[id(it)] = (it, type_reqs(it), offerings)
+        return found[1], found[2]
+
+    def pool_type(self, it: InstanceType, node_class: NodeClass | None) -> PoolType | None:
+        """The type with the NodeClass's allocatable; None when that is negative."""
+        key = (id(it), id(node_class))
+        found = self.types.get(key)
+        if found is None:
+            it_reqs, offerings = self.type_parts(it)
+            alloc = allocatable(it, node_class)
+            if any(amount < 0 for amount in alloc.values()):
+                return None
+            found = self.types[key] = PoolType(
+                it.name, it_reqs, offerings, dict(it.capacity), alloc
+            )
+        return found
+
+
 def pool_types(
-    reqs: Reqs, catalog: Iterable[InstanceType], node_class: NodeClass | None
+    reqs: Reqs,
+    catalog: Iterable[InstanceType],
+    node_class: NodeClass | None,
+    memo: TypeMemo | None = None,
 ) -> tuple[PoolType, ...]:
     """``filterInstanceTypesByRequirements`` with no requests: types whose requirements
     intersect the pool's, with an available offering compatible with them."""
+    memo = memo if memo is not None else TypeMemo()
     kept = []
     for it in catalog:
-        it_reqs = type_reqs(it)
+        it_reqs, _ = memo.type_parts(it)
         if intersects(it_reqs, reqs) is not None:
             continue
-        offerings = tuple((offering_reqs(o), o.price) for o in it.offerings if o.available)
-        alloc = allocatable(it, node_class)
-        if any(amount < 0 for amount in alloc.values()):
-            continue
-        kept.append(PoolType(it.name, it_reqs, offerings, dict(it.capacity), alloc))
-    kept = [t for t in kept if any(offered(reqs, o) for o, _ in t.offerings)]
+        pool_type = memo.pool_type(it, node_class)
+        if pool_type is not None:
+            kept.append(pool_type)
+    offers = offer_check(reqs)
+    kept = [t for t in kept if any(offers(o) for o, _ in t.offerings)]
     return () if min_values_unmet(kept, reqs) else tuple(kept)
 
 
@@ -229,6 +281,23 @@ def offered(reqs: Reqs, offering: Mapping[str, Req]) -> bool:
     """``requirements.IsCompatible(offering.Requirements, AllowUndefinedWellKnownLabels)``:
     the offering's keys are zone, capacity type and the provider's (all well-known)."""
     return intersects(reqs, offering) is None
+
+
+def offer_check(
+    reqs: Reqs, memo: dict[int, bool] | None = None
+) -> Callable[[Mapping[str, Req]], bool]:
+    """:func:`offered` against ``reqs``, each offering object asked once (``memo``, by the
+    offering's id, may be shared by every check of requirements alike on the offerings'
+    keys); :class:`TypeMemo` makes offerings of equal requirements one object."""
+    seen: dict[int, bool] = memo if memo is not None else {}
+
+    def check(offering: Mapping[str, Req]) -> bool:
+        found = seen.get(id(offering))
+        if found is None:
+            found = seen[id(offering)] = intersects(reqs, offering) is None
+        return found
+
+    return check
 
 
 def daemon_compatible(
@@ -253,6 +322,7 @@ def make_pool(
     node_class: NodeClass | None,
     daemon_sets: Iterable[DaemonSet],
     allowed: frozenset[str],
+    memo: TypeMemo | None = None,
 ) -> Pool:
     reqs = template_reqs(pool)
     daemon: dict[str, int] = {"pods": 0}
@@ -270,7 +340,7 @@ def make_pool(
         pool.weight,
         reqs,
         pool.taints,
-        pool_types(reqs, catalog, node_class),
+        pool_types(reqs, catalog, node_class, memo),
         pool.limits,
         daemon,
         frozenset(ports),

@@ -29,7 +29,7 @@ modelled and what is not.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,16 +40,17 @@ from gate.scheduler.framework import CycleState
 from gate.scheduler.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
 from gate.scheduler.karpenter.decision import PoolDecision, PoolScaleUp
-from gate.scheduler.karpenter.instancetypes import add, filter_types, fits, room
+from gate.scheduler.karpenter.instancetypes import Match, Offers, add, filter_types, fits, room
 from gate.scheduler.karpenter.pools import (
     PREFER_NO_SCHEDULE,
     TOLERATE_PREFER_NO_SCHEDULE,
     Pool,
     PoolType,
+    TypeMemo,
     make_pool,
     min_values_unmet,
     node_affinity,
-    offered,
+    offer_check,
     selector_reqs,
     term_reqs,
     untolerated,
@@ -80,13 +81,14 @@ REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
 
 
-def _order(claims: Sequence[_Claim]) -> tuple[str, ...]:
+def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[str, ...]:
     """cloudprovider ``InstanceTypes.OrderByPrice`` over the types the claims may take: each
     at its cheapest available offering compatible with a claim holding it, then by name."""
     prices: dict[str, float] = {}
     for claim in claims:
+        offered = offers(claim.reqs)
         for it in claim.types:
-            found = [p for o, p in it.offerings if offered(claim.reqs, o)]
+            found = [p for o, p in it.offerings if offered(o)]
             cheapest = min(found) if found else float("inf")
             prices[it.name] = min(prices.get(it.name, cheapest), cheapest)
     return tuple(sorted(prices, key=lambda name: (prices[name], name)))
@@ -169,11 +171,25 @@ class Provisioner:
     allowed: frozenset[str] = frozenset()
     zones: tuple[str, ...] = ()
     placeholders: int = 0
+    """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
     host: HostAffinity | None = None
     """The workload being decided's affinity over hostnames."""
     planned: int = 0
     """The claims the workload being decided plans so far."""
-    """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
+    type_keys: frozenset[str] = frozenset()
+    """Every key of the pools' types' requirements: only these decide whether a type
+    intersects a claim's requirements."""
+    offer_keys: frozenset[str] = frozenset()
+    """Every key of the pools' types' offerings, likewise."""
+    _matches: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
+    """Whether a type intersects a claim's requirements, by those requirements on
+    :attr:`type_keys` and the type's id: the claims of a run's workloads ask about the same
+    few requirement sets over and over, each time of hundreds of types."""
+    _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
+    """Whether an offering is compatible with a claim's requirements, likewise."""
+    _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    """Each limited pool's types within what its limits leave, and what they left then:
+    they change only when the pool plans a claim."""
 
     @classmethod
     def of(
@@ -210,9 +226,10 @@ class Provisioner:
         ready.sort(key=lambda p: -p.weight)
         classes = {(c.kind, c.name): c for c in state.node_classes}
         pools = []
+        memo = TypeMemo()
         for pool in ready:
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
-            made = make_pool(pool, catalog.types, node_class, daemon_sets, allowed)
+            made = make_pool(pool, catalog.types, node_class, daemon_sets, allowed, memo)
             if not made.types:
                 notes.append(
                     f"NodePool {pool.name}: its requirements filter out every instance "
@@ -230,6 +247,7 @@ class Provisioner:
             if left is not None and not claim.node_name:
                 _subtract(left, claim.capacity)
         zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
+        types = {id(t): t for p in pools for t in p.types}.values()
         return cls(
             tuple(pools),
             remaining,
@@ -237,7 +255,46 @@ class Provisioner:
             "" if ready else NO_NODEPOOLS,
             allowed,
             tuple(sorted(zones)),
+            type_keys=frozenset(k for t in types for k in t.reqs),
+            offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
         )
+
+    def _match(self, reqs: Reqs) -> Match:
+        """Whether a pool's type intersects ``reqs`` (:func:`~.instancetypes.matcher`)."""
+        key = tuple(sorted((k, r) for k, r in reqs.items() if k in self.type_keys))
+        seen = self._matches.get(key)
+        if seen is None:
+            seen = self._matches[key] = {}
+        on_types = dict(key)
+        memo = seen
+
+        def match(it: PoolType) -> bool:
+            found = memo.get(id(it))
+            if found is None:
+                found = memo[id(it)] = intersects(it.reqs, on_types) is None
+            return found
+
+        return match
+
+    def _offered(self, reqs: Reqs) -> Offers:
+        """Whether a pool's type's offering is compatible with ``reqs`` (``offered``)."""
+        key = tuple(sorted((k, r) for k, r in reqs.items() if k in self.offer_keys))
+        seen = self._offers.get(key)
+        if seen is None:
+            seen = self._offers[key] = {}
+        return offer_check(dict(key), seen)
+
+    def _within_limits(self, pool: Pool, left: Mapping[str, int]) -> tuple[PoolType, ...]:
+        """``filterByRemainingResources``: the pool's types whose capacity ``left`` holds."""
+        amounts = tuple(left.values())
+        cached = self._within.get(pool.name)
+        if cached is not None and cached[0] == amounts:
+            return cached[1]
+        types = tuple(
+            t for t in pool.types if all(t.capacity.get(r, 0) <= a for r, a in left.items())
+        )
+        self._within[pool.name] = (amounts, types)
+        return types
 
     def decide(
         self, spec: Mapping[str, Any], cycle: CycleState, pod: PodProfile, left: int
@@ -282,7 +339,9 @@ class Provisioner:
             if not mine:
                 continue
             scale_up.append(
-                PoolScaleUp(pool.name, len(mine), sum(c.pods for c in mine), _order(mine))
+                PoolScaleUp(
+                    pool.name, len(mine), sum(c.pods for c in mine), _order(mine, self._offered)
+                )
             )
         return PoolDecision(left, tuple(scale_up), placed, tuple(errors) if placed < left else ())
 
@@ -381,7 +440,7 @@ class Provisioner:
         types: Sequence[PoolType] = pool.types
         left = self.remaining.get(pool.name)
         if left is not None:
-            types = [t for t in types if all(t.capacity.get(r, 0) <= a for r, a in left.items())]
+            types = self._within_limits(pool, left)
             if not types:
                 return LIMITS, f"{LIMITS} (NodePool={pool.name})"
         refused = untolerated(pool.taints, variant.tolerations)
@@ -402,12 +461,13 @@ class Provisioner:
         total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
+            match, offered = self._match(reqs), self._offered(reqs)
             offered_zones = {
                 z
                 for it in types
-                if intersects(it.reqs, reqs) is None and fits(total, it.allocatable)
+                if match(it) and fits(total, it.allocatable)
                 for o, _ in it.offerings
-                if offered(reqs, o)
+                if offered(o)
                 for z in get(o, ZONE).values
                 if node_domains.has(z)
             }
@@ -417,7 +477,9 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
-        kept, error = filter_types(types, reqs, total, total)
+        kept, error = filter_types(
+            types, reqs, total, total, self._match(reqs), self._offered(reqs)
+        )
         if error is not None:
             return error
         return _Claim(pool, reqs, kept, 1, zone)
