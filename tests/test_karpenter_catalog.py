@@ -1,5 +1,5 @@
 """The instance-type catalog read from the nodes running in the cluster, when a run is given
-none (gate/scheduler/karpenter/catalog.py; docs/autoscalers.md §2.3: a node's allocatable
+none (gate/scheduler/karpenter/catalog.py: a node's allocatable
 stands for its type, as pkg/cloudprovider/types.go ``InstanceType`` holds capacity less
 overhead)."""
 

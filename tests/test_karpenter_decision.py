@@ -108,7 +108,7 @@ CASES = [
         spec(),
         1,
         PoolDecision(1, (PoolScaleUp("b", 1, 1, ALL_1CPU),), 1),
-        id="equal weights: by name, descending (Corrections 5)",
+        id="equal weights: by name, descending (pkg/utils/nodepool/nodepool.go OrderByWeight)",
     ),
     pytest.param(
         Run((NodePool("static", weight=100, replicas=2), NodePool("default"))),
@@ -169,7 +169,7 @@ CASES = [
         spec(),
         1,
         PoolDecision(1, errors=(("default", LIMITS, f"{LIMITS} (NodePool=default)"),)),
-        id="limits exhausted by the pool's nodes' capacity (Corrections 2)",
+        id="limits exhausted by the pool's nodes' capacity, checked before CanAdd",
     ),
     pytest.param(
         Run(
@@ -209,7 +209,7 @@ CASES = [
         spec(cpu="3"),
         2,
         PoolDecision(2, (PoolScaleUp("default", 1, 2, ("c-8x", "m-8x")),), 2),
-        id="limits.nodes is not enforced by the simulation (Corrections 1)",
+        id="limits.nodes is not enforced: a type's capacity has no nodes",
     ),
     pytest.param(
         Run((NodePool("default"),)),

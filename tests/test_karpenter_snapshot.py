@@ -2,7 +2,7 @@
 against kubernetes-sigs/karpenter v1.8.3 (pkg/apis/v1/nodepool.go, nodeclaim.go,
 nodepool_status.go), aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go and
 Azure/karpenter-provider-azure pkg/apis/v1beta1/aksnodeclass.go; readiness as checked
-against v1.8.2's provisioner (docs: "Corrections", 4)."""
+against v1.8.2's provisioner (pkg/controllers/provisioning/provisioner.go NewScheduler)."""
 
 from __future__ import annotations
 

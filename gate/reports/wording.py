@@ -223,7 +223,7 @@ def _names(titles: Sequence[str]) -> str:
 
 
 def replicas_sentence(result: WorkloadResult) -> str | None:
-    """How many of the wanted pods fit, where that is fewer than wanted (SPEC section 4):
+    """How many of the wanted pods fit, where that is fewer than wanted:
     ``3 of 10 replicas fit``, or ``fits alone; beside api and worker, 2 of 4 replicas fit``
     when the run's other new workloads take the room it would have had."""
     placed = result.placement
@@ -481,7 +481,7 @@ def _rejection_label(outcome: NodeOutcome, daemonset: bool) -> tuple[int, str]:
     label = ", ".join(outcome.reasons)
     taint = outcome.taint
     if taint is not None and taint.braced() not in label:
-        label += f" ({taint})"  # SPEC 4: human reports always name the taint
+        label += f" ({taint})"  # a human report always names the taint
     if daemonset and outcome.plugin not in ROOM_PLUGINS:
         return 2, f"not targeted: {label}"
     return 0, label

@@ -1,6 +1,6 @@
 """The cause of a failing workload: which rejection most nodes gave, as structured data.
 
-Reports point at the field of the manifest that made the no (SPEC section 2). That field
+Reports point at the field of the manifest that made the no. That field
 follows from the rejecting plugin and from what its status carries (NodeResourcesFit's
 shortfall, the untolerated taint...), never from the reason text. The rule:
 

@@ -1,6 +1,6 @@
 """Which pods already in the cluster a workload's change replaces.
 
-A pull request that changes a workload replaces its running pods (SPEC section 4): they are
+A pull request that changes a workload replaces its running pods: they are
 released before the workload is evaluated. A pod belongs to the workload when it is in the
 same namespace and one of its ownerReferences names the workload, or the object its
 controller makes in between:

@@ -1,7 +1,7 @@
 """How many copies of one pod fit, placed one after another as the scheduler places them.
 
 Counting is not scheduling: the copies are placed in memory only to count them, and no
-report ever names the node a copy would take (SPEC section 4). For each wanted copy in turn
+report ever names the node a copy would take. For each wanted copy in turn
 (schedule_one.go schedulePod):
 
 1. **Filter** against the state the earlier copies left. A node that passed every filter

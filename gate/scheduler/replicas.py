@@ -1,7 +1,7 @@
 """A workload's pods beyond its first: the running pods it replaces, and its copies counted.
 
 The engine asks the filters about one pod per workload; this module says what follows for
-all of them (SPEC section 4, "A workload is its pods, all of them"):
+all of them:
 
 - **released**: the workload's own running pods (:mod:`gate.scheduler.ownership`) are the
   version its change replaces; their requests, pod slots and host ports go back to their

@@ -1,8 +1,8 @@
 """The first copy that does not fit, as the scheduler would answer it.
 
 When fewer copies fit than wanted, the count stops at a copy no node takes; its FitError
-("0/7 nodes are available: 3 ..., 4 ...") is what limits the workload, not the first copy's
-(SPEC section 4). Here every node's first rejection is worked out for the state the placed
+("0/7 nodes are available: 3 ..., 4 ...") is what limits the workload, not the first copy's.
+Here every node's first rejection is worked out for the state the placed
 copies leave: a node no copy could ever take keeps the rejection it gave the first copy
 (what refused it, taints or labels or room the copies only shrink, does not change); a node
 that could take copies is filtered again, in plugin order, with the copies it holds bound

@@ -1,5 +1,5 @@
 """The instance-type catalog when a run is given none: the types already running in the
-cluster, one per ``node.kubernetes.io/instance-type`` value (docs/autoscalers.md §2.3: a
+cluster, one per ``node.kubernetes.io/instance-type`` value (a
 node's allocatable is the best offline proxy for its type). A type takes the labels of its
 first node by name (``kubernetes.io/arch``, ``kubernetes.io/os``), its capacity where the
 node lists one (cpu in whole cores, memory in bytes; the rest as allocatable), an overhead

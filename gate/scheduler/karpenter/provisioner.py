@@ -13,7 +13,7 @@ and the instance types with room for the DaemonSet overhead and the claim's pods
 available offering (``filterInstanceTypesByRequirements``, ``InstanceTypeFilterError``). A
 new claim subtracts the largest capacity of its remaining types from the pool's limits
 (``subtractMax``); the run's workloads share what is left, in call order. ``limits.nodes``
-is not enforced by the simulation (docs/autoscalers.md, Corrections §1).
+is not enforced by the simulation: instance capacity has no ``nodes``.
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
 affinity term dropped while another remains, then its heaviest preferred node affinity term

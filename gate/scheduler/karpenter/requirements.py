@@ -46,8 +46,9 @@ _INFINITE = 2**63 - 1
 
 def well_known(extra: Iterable[str] = ()) -> frozenset[str]:
     """The labels a pod may select on though no pool defines them: upstream's set, the
-    hostname (Corrections §5: a v1.8 build counts it) and the keys the provider's instance
-    types carry (providers register theirs, e.g. ``karpenter.k8s.aws/instance-family``)."""
+    hostname (pkg/apis/v1/labels.go ``WellKnownLabels`` of v1.8 holds it) and the keys the
+    provider's instance types carry (providers register theirs, e.g.
+    ``karpenter.k8s.aws/instance-family``)."""
     return WELL_KNOWN | {HOSTNAME} | frozenset(extra)
 
 
