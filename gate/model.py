@@ -250,7 +250,10 @@ class ExistingPod:
     ``metadata.deletionTimestamp`` is set; ``affinity_terms`` and ``anti_affinity_terms``
     are its required ``podAffinity`` / ``podAntiAffinity`` terms as the API server stored
     them (``requiredDuringSchedulingIgnoredDuringExecution`` items, already merged with
-    their matchLabelKeys at creation).
+    their matchLabelKeys at creation); ``preferred_affinity_terms`` and
+    ``preferred_anti_affinity_terms`` are its ``preferredDuringSchedulingIgnoredDuringExecution``
+    items as ``(weight, podAffinityTerm)`` pairs, the term as stored: InterPodAffinity's
+    score weighs the incoming pod against them.
     """
 
     namespace: str
@@ -264,6 +267,8 @@ class ExistingPod:
     requests: Mapping[str, int] = field(default_factory=dict)
     ports: tuple[HostPort, ...] = ()
     nonzero: tuple[int, int] | None = None
+    preferred_affinity_terms: tuple[tuple[int, Mapping[str, Any]], ...] = ()
+    preferred_anti_affinity_terms: tuple[tuple[int, Mapping[str, Any]], ...] = ()
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"

@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.live import AKS, aks_document, live_cluster, run, serve_snapshot
 
 SECRET = "s3cr3t-9f2c41"
+ZONE = "topology.kubernetes.io/zone"
 NOW = datetime(2026, 8, 16, 12, 0, 0, 123456, tzinfo=timezone.utc)
 
 
@@ -129,6 +130,17 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
         "spec": {
             "nodeName": "aks-user-000001",
             "affinity": {
+                "podAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 10,
+                            "podAffinityTerm": {
+                                "topologyKey": "topology.kubernetes.io/zone",
+                                "labelSelector": {"matchLabels": {"app": "cache"}},
+                            },
+                        }
+                    ]
+                },
                 "podAntiAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": [
                         {
@@ -141,8 +153,17 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
                                 ],
                             },
                         }
-                    ]
-                }
+                    ],
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 50,
+                            "podAffinityTerm": {
+                                "topologyKey": "topology.kubernetes.io/zone",
+                                "labelSelector": {"matchLabels": {"app": "web"}},
+                            },
+                        }
+                    ],
+                },
             },
             "containers": [
                 {
@@ -340,8 +361,8 @@ def test_a_line_is_what_json_dumps_writes(value: Any) -> None:
 
 
 def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> None:
-    """Labels, owners, deletion and the required terms of each pod, and the namespaces'
-    labels, load from the recording as the live read saw them."""
+    """Labels, owners, deletion and the required and preferred terms of each pod, and the
+    namespaces' labels, load from the recording as the live read saw them."""
     deleting = realistic_pod(1, "aks-user-000001", SECRET)
     deleting["metadata"]["deletionTimestamp"] = STAMP
     state = ApiState()
@@ -360,6 +381,7 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
         "topologyKey": "kubernetes.io/hostname",
         "matchLabelKeys": ["pod-template-hash"],
     }
+    cache, web = {"matchLabels": {"app": "cache"}}, {"matchLabels": {"app": "web"}}
     assert snapshot.pods == tuple(
         ExistingPod(
             namespace=f"team-0{i}",
@@ -369,6 +391,8 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
             owners=(("ReplicaSet", "web-6d4cf56db6"),),
             terminating=i == 1,
             anti_affinity_terms=(apart,),
+            preferred_affinity_terms=((10, {"labelSelector": cache, "topologyKey": ZONE}),),
+            preferred_anti_affinity_terms=((50, {"labelSelector": web, "topologyKey": ZONE}),),
             requests={"cpu": 250 + 10 + 50, "memory": (256 + 32 + 64) * 2**20},
         )
         for i in range(2)
