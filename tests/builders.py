@@ -145,8 +145,11 @@ def existing_pod(
     terminating: bool = False,
     anti_affinity: tuple[dict[str, Any], ...] = (),
     affinity: tuple[dict[str, Any], ...] = (),
+    preferred: tuple[tuple[int, dict[str, Any]], ...] = (),
+    preferred_anti: tuple[tuple[int, dict[str, Any]], ...] = (),
 ) -> ExistingPod:
-    """A pod bound to ``node``, with its required (anti-)affinity terms as stored."""
+    """A pod bound to ``node``, with its required (anti-)affinity terms as stored, and its
+    preferred ones as ``(weight, term)``."""
     return ExistingPod(
         namespace=namespace,
         name=name,
@@ -155,6 +158,8 @@ def existing_pod(
         terminating=terminating,
         affinity_terms=affinity,
         anti_affinity_terms=anti_affinity,
+        preferred_affinity_terms=preferred,
+        preferred_anti_affinity_terms=preferred_anti,
     )
 
 

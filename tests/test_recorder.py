@@ -433,3 +433,27 @@ def test_a_port_is_recorded_only_when_it_claims_a_host_port() -> None:
     pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "ports": ports}]}}
     kept = recorded(Pod, pod)["spec"]["containers"][0]["ports"]
     assert kept == [{"containerPort": 82, "hostPort": 8082}]
+
+
+def test_a_recording_reads_as_the_kubectl_list_of_the_same_pods(tmp_path: Path) -> None:
+    """What the score reads of a pod already placed (its preferred terms too) is the same
+    whether the pod was recorded or listed by kubectl."""
+    node, pods = realistic_node(1, SECRET), [realistic_pod(i, "aks-user-000001") for i in range(2)]
+    state = ApiState()
+    state.serve(NODES, [node])
+    state.serve(PODS, pods)
+    recording = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state) as live:
+        assert run(["snapshot", "-o", str(recording)], live.env, NOW)[0] == 0
+    listed = tmp_path / "list.json"
+    lists = [("NodeList", [node]), ("PodList", pods)]
+    items = [{"kind": kind, "apiVersion": "v1", "items": objects} for kind, objects in lists]
+    listed.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}))
+    read = load_snapshot(str(recording)).pods
+    assert read == load_snapshot(str(listed)).pods
+    assert [(p.preferred_affinity_terms, p.preferred_anti_affinity_terms) for p in read] == [
+        (
+            ((10, {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": ZONE}),),
+            ((50, {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}),),
+        )
+    ] * 2
