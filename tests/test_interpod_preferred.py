@@ -3,8 +3,9 @@ preferred affinity term of an existing pod that the incoming pod matches adds it
 every node sharing the existing pod's node's value of the term's topology key, each
 preferred anti-affinity term subtracts it (upstream scoring.go processExistingPod, v1.34).
 
-The tables are TestPreferredAffinity's cases of scoring_test.go whose existing pods carry
-preferred terms, with their names and expected normalised scores."""
+``UPSTREAM`` holds TestPreferredAffinity's cases of scoring_test.go whose existing pods
+carry preferred terms, with their names and expected normalised scores; the placements
+below show where the copies go because of them, and a count that changes end to end."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ from typing import Any
 
 import pytest
 
-from gate.model import ExistingPod, NodeView
+from gate.model import ExistingPod, NodeView, Verdict
 from gate.scheduler.placement import CopyRules, ScoreRules, place
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring, affinity_scoring
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
 from tests.builders import existing_pod, node
+from tests.test_replicas import Case, _deployment, _node, _run, _running
 
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 HOSTNAME = "kubernetes.io/hostname"
@@ -271,3 +273,53 @@ def test_copies_avoid_the_nodes_whose_pods_prefer_to_be_apart_from_them() -> Non
     assert place(2, nodes, rules, scores=plain).copies == {0: 1, 1: 1}
     scored = replace(plain, interpod=interpod)
     assert place(2, nodes, rules, scores=scored).copies == {2: 2}
+
+
+def _guard(at: str, apart_from_web: bool) -> dict[str, Any]:
+    """A running pod of 500m, which may prefer (weight 100) a node without app=web."""
+    pod = _running("ReplicaSet", "guard", at, "500m", name=f"guard-{at}", labels={"app": "g"})
+    if apart_from_web:
+        term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOSTNAME}
+        items = [{"weight": 100, "podAffinityTerm": term}]
+        pod["spec"]["affinity"] = {"podAntiAffinity": {PREFERRED: items}}
+    return pod
+
+
+@pytest.mark.parametrize(("apart", "together"), [(False, 0), (True, 1)])
+def test_web_avoids_the_node_whose_pod_prefers_it_elsewhere_end_to_end(
+    apart: bool, together: int
+) -> None:
+    # n0 and n1 (2 cpu) each run a 500m guard pod: equal room. web (1 cpu) comes first and,
+    # every score alike, takes n0 (the first); db (1 cpu, pinned to n0) then finds 500m
+    # there. When n0's guard prefers its node without app=web, web's InterPodAffinity
+    # scores n0 0 and n1 100: web takes n1 and db fits beside it.
+    pods = [_guard("n0", apart), _guard("n1", False)]
+    db = _deployment("db", 1, "1", pod={"nodeSelector": {HOSTNAME: "n0"}})
+    case = Case([_node("n0"), _node("n1")], [_deployment("web", 1, "1"), db], pods)
+    web_fit, db_fit = _run(case)
+    assert (web_fit.verdict, web_fit.placement and web_fit.placement.together) == (
+        Verdict.YES,
+        1,
+    )
+    assert db_fit.placement is not None and db_fit.placement.together == together
+    assert db_fit.verdict == (Verdict.YES if together else Verdict.PARTIAL)
+
+
+def test_nodes_alike_but_for_the_domain_an_existing_pod_prefers_are_split() -> None:
+    # Four alike empty nodes, n0 and n1 in zone a, n2 and n3 in zone b; a pod on n1 prefers
+    # (weight 10) its zone without app=web. Nodes alike in everything the scores read form
+    # one class: the term's zone must split them, else n0 (first of the class) would take
+    # the first copy. Raw a -10, b 0 -> 0 and 100 (x2): the copies take zone b (the second
+    # n3, less allocated than n2), grouped by zone since no rule reads the hostname.
+    zone = "topology.kubernetes.io/zone"
+    nodes = [node(f"n{i}", labels={zone: "ab"[i // 2]}, cpu=4000) for i in range(4)]
+    apart = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": zone}
+    pods = [existing_pod("n1", preferred_anti=((10, apart),))]
+    profile = PodProfile(labels={"app": "web"})
+    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    assert interpod is not None and interpod.existing == ({"a": -10},)
+    plain = ScoreRules.of({"cpu": 100})
+    scored = replace(plain, interpod=interpod)
+    rules = CopyRules({"cpu": 100})
+    assert place(2, nodes, rules, scores=plain).copies == {0: 1, 1: 1}
+    assert place(2, nodes, rules, scores=scored).copies == {2: 1, 3: 1}
