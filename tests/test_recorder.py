@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gate.live.objects import Pod
 from gate.live.recorder import SECTIONS, Recording, file_line, recorded, render_snapshot
-from gate.model import ExistingPod, HostPort
+from gate.model import HostPort, PreferringPod
 from gate.snapshot.load import load_snapshot
 from tests.apiserver import LIMIT_RANGES, NAMESPACES, NODES, PODS, RUNTIME_CLASSES, ApiState
 from tests.cluster_objects import STAMP, realistic_namespace, realistic_node, realistic_pod
@@ -383,7 +383,7 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
     }
     cache, web = {"matchLabels": {"app": "cache"}}, {"matchLabels": {"app": "web"}}
     assert snapshot.pods == tuple(
-        ExistingPod(
+        PreferringPod(
             namespace=f"team-0{i}",
             name=f"web-000000{i}",
             node="aks-user-000001",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
-from gate.model import ExistingPod
+from gate.model import ExistingPod, PreferringPod
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -432,22 +433,25 @@ def _existing_by_hand(snapshot: dict[str, Any]) -> tuple[ExistingPod, ...]:
             )
             for name in ("podAffinity", "podAntiAffinity")
         }
-        found.append(
-            ExistingPod(
-                namespace=metadata.get("namespace") or "default",
-                name=metadata["name"],
-                node=spec["nodeName"],
-                labels=metadata.get("labels") or {},
-                owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
-                terminating=metadata.get("deletionTimestamp") is not None,
-                affinity_terms=terms["podAffinity"],
-                anti_affinity_terms=terms["podAntiAffinity"],
+        existing = ExistingPod(
+            namespace=metadata.get("namespace") or "default",
+            name=metadata["name"],
+            node=spec["nodeName"],
+            labels=metadata.get("labels") or {},
+            owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
+            terminating=metadata.get("deletionTimestamp") is not None,
+            affinity_terms=terms["podAffinity"],
+            anti_affinity_terms=terms["podAntiAffinity"],
+            requests=pod_request_amounts(spec),
+            ports=pod_host_ports(spec),
+        )
+        if weighted["podAffinity"] or weighted["podAntiAffinity"]:
+            existing = PreferringPod(
+                **{f.name: getattr(existing, f.name) for f in fields(existing)},
                 preferred_affinity_terms=weighted["podAffinity"],
                 preferred_anti_affinity_terms=weighted["podAntiAffinity"],
-                requests=pod_request_amounts(spec),
-                ports=pod_host_ports(spec),
             )
-        )
+        found.append(existing)
     return tuple(found)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from gate.k8s.podaffinity import AffinityTerm, stored_terms, stored_weighted_terms
 from gate.k8s.selectors import EQUALS, EXISTS, IN, LabelSelector
-from gate.model import ExistingPod, NodeView
+from gate.model import ExistingPod, NodeView, PreferringPod
 
 
 @dataclass(slots=True)
@@ -156,7 +156,7 @@ class PodIndex:
         for i, pod in enumerate(self.pods):
             if pod.affinity_terms:
                 required.append(i)
-            if pod.preferred_affinity_terms or pod.preferred_anti_affinity_terms:
+            if type(pod) is PreferringPod:  # the cheapest test: most pods have none
                 preferred.append(i)
         self._with_affinity.append(tuple(required))
         self._with_preferred.append(tuple(preferred))

@@ -43,7 +43,7 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import ExistingPod, HostPort, NodeView, Snapshot
+from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
@@ -486,7 +486,7 @@ def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
     return tuple(terms or ())
 
 
-def _weighted(raw: bytes) -> tuple[tuple[int, Mapping[str, Any]], ...]:
+def _weighted(raw: bytes) -> WeightedTerms:
     """The preferred terms as ``(weight, podAffinityTerm)``, the term as stored (after
     checking their types). A missing weight or term is kept as the API's zero value."""
     _WEIGHTED.decode(raw)
@@ -504,8 +504,7 @@ _Parts = tuple[
     Mapping[str, int],
     tuple[HostPort, ...],
     tuple[int, int] | None,
-    tuple[tuple[int, Mapping[str, Any]], ...],
-    tuple[tuple[int, Mapping[str, Any]], ...],
+    tuple[WeightedTerms, WeightedTerms] | None,
 ]
 _Texts = tuple[bytes | None, bytes | None, bytes | None, bytes | None]
 
@@ -575,14 +574,23 @@ class _Shared:
             totals[0] if totals else _NOTHING,
             totals[1] if totals else (),
             totals[2] if totals else None,
-            self._weighted(preferred),
-            self._weighted(preferred_anti),
+            None
+            if preferred is None and preferred_anti is None
+            else self._preferred(preferred, preferred_anti),
         )
 
     def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
         return () if text is None else self.terms.get(text, lambda: _terms(text))
 
-    def _weighted(self, text: bytes | None) -> tuple[tuple[int, Mapping[str, Any]], ...]:
+    def _preferred(
+        self, affinity: bytes | None, anti_affinity: bytes | None
+    ) -> tuple[WeightedTerms, WeightedTerms] | None:
+        """The preferred terms of both kinds; None when there are none (an empty or null
+        list), so that the pod is built as one without them."""
+        found = (self._weighted(affinity), self._weighted(anti_affinity))
+        return found if found[0] or found[1] else None
+
+    def _weighted(self, text: bytes | None) -> WeightedTerms:
         # Interned apart from the required terms: the same text decodes to another shape.
         return () if text is None else self.weighted.get(text, lambda: _weighted(text))
 
@@ -677,7 +685,9 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            ExistingPod(
+            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports, non0)
+            if preferred is None
+            else PreferringPod(
                 ns,
                 name,
                 node,
@@ -689,8 +699,7 @@ class _PodTotals:
                 requests,
                 ports,
                 non0,
-                pre,
-                pre_anti,
+                *preferred,
             )
             for name, node, deleted, (
                 ns,
@@ -701,8 +710,7 @@ class _PodTotals:
                 requests,
                 ports,
                 non0,
-                pre,
-                pre_anti,
+                preferred,
             ) in zip(
                 islice(self.names, start, None),
                 islice(self.nodes, start, None),
