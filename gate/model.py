@@ -234,6 +234,10 @@ class NodeView:
         return any(t.key == "CriticalAddonsOnly" for t in self.taints)
 
 
+WeightedTerms = tuple[tuple[int, Mapping[str, Any]], ...]
+"""Preferred pod (anti-)affinity terms as ``(weight, podAffinityTerm)``, the term as stored."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExistingPod:
     """A pod already bound to a node of the snapshot, as the inter-pod filters read it
@@ -250,7 +254,10 @@ class ExistingPod:
     ``metadata.deletionTimestamp`` is set; ``affinity_terms`` and ``anti_affinity_terms``
     are its required ``podAffinity`` / ``podAntiAffinity`` terms as the API server stored
     them (``requiredDuringSchedulingIgnoredDuringExecution`` items, already merged with
-    their matchLabelKeys at creation).
+    their matchLabelKeys at creation); ``preferred_affinity_terms`` and
+    ``preferred_anti_affinity_terms`` are its ``preferredDuringSchedulingIgnoredDuringExecution``
+    items as ``(weight, podAffinityTerm)`` pairs, the term as stored: InterPodAffinity's
+    score weighs the incoming pod against them. A pod with some is a :class:`PreferringPod`.
     """
 
     namespace: str
@@ -264,6 +271,24 @@ class ExistingPod:
     requests: Mapping[str, int] = field(default_factory=dict)
     ports: tuple[HostPort, ...] = ()
     nonzero: tuple[int, int] | None = None
+
+    @property
+    def preferred_affinity_terms(self) -> WeightedTerms:
+        return ()
+
+    @property
+    def preferred_anti_affinity_terms(self) -> WeightedTerms:
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class PreferringPod(ExistingPod):
+    """An :class:`ExistingPod` with preferred pod (anti-)affinity terms. A class of its own
+    because most pods of a cluster have none, and every field of a frozen dataclass costs
+    each pod built a call: those pods are built with no more fields than before."""
+
+    preferred_affinity_terms: WeightedTerms = ()
+    preferred_anti_affinity_terms: WeightedTerms = ()
 
 
 SNAPSHOT_CAVEAT = "a snapshot is a point in time: it is wrong a second later"

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
-from gate.model import ExistingPod, HostPort, NodeView, Snapshot, SnapshotInfo, Taint
+from gate.model import (
+    ExistingPod,
+    HostPort,
+    NodeView,
+    PreferringPod,
+    Snapshot,
+    SnapshotInfo,
+    Taint,
+)
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import CycleState
 from gate.scheduler.plugins import prepare
@@ -145,9 +154,12 @@ def existing_pod(
     terminating: bool = False,
     anti_affinity: tuple[dict[str, Any], ...] = (),
     affinity: tuple[dict[str, Any], ...] = (),
+    preferred: tuple[tuple[int, dict[str, Any]], ...] = (),
+    preferred_anti: tuple[tuple[int, dict[str, Any]], ...] = (),
 ) -> ExistingPod:
-    """A pod bound to ``node``, with its required (anti-)affinity terms as stored."""
-    return ExistingPod(
+    """A pod bound to ``node``, with its required (anti-)affinity terms as stored, and its
+    preferred ones as ``(weight, term)`` (a :class:`PreferringPod` when it has some)."""
+    pod = ExistingPod(
         namespace=namespace,
         name=name,
         node=node,
@@ -155,6 +167,13 @@ def existing_pod(
         terminating=terminating,
         affinity_terms=affinity,
         anti_affinity_terms=anti_affinity,
+    )
+    if not (preferred or preferred_anti):
+        return pod
+    return PreferringPod(
+        **{f.name: getattr(pod, f.name) for f in fields(pod)},
+        preferred_affinity_terms=preferred,
+        preferred_anti_affinity_terms=preferred_anti,
     )
 
 

@@ -107,10 +107,12 @@ def _container(name: str, secret: str, cpu: str, memory: str) -> dict[str, Any]:
 
 
 def _affinity(secret: str) -> dict[str, Any]:
-    """A required hostname anti-affinity (kept), beside preferred terms and a node affinity
-    (never read of a pod already on a node, so dropped) that hold the secret."""
+    """A required hostname anti-affinity and preferred terms (kept), beside a node affinity
+    (never read of a pod already on a node, so dropped) that holds the secret."""
     web = {"matchLabels": {"app": "web"}}
-    elsewhere = {"labelSelector": {"matchLabels": {"vault": secret}}, "topologyKey": secret}
+    zone = "topology.kubernetes.io/zone"
+    near = {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": zone}
+    apart = {"labelSelector": web, "topologyKey": zone}
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     preferred = "preferredDuringSchedulingIgnoredDuringExecution"
     return {
@@ -121,7 +123,7 @@ def _affinity(secret: str) -> dict[str, Any]:
                 ]
             }
         },
-        "podAffinity": {preferred: [{"weight": 10, "podAffinityTerm": elsewhere}]},
+        "podAffinity": {preferred: [{"weight": 10, "podAffinityTerm": near}]},
         "podAntiAffinity": {
             required: [
                 {
@@ -135,7 +137,7 @@ def _affinity(secret: str) -> dict[str, Any]:
                     "matchLabelKeys": ["pod-template-hash"],
                 }
             ],
-            preferred: [{"weight": 50, "podAffinityTerm": elsewhere}],
+            preferred: [{"weight": 50, "podAffinityTerm": apart}],
         },
     }
 

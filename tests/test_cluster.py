@@ -190,6 +190,15 @@ MALFORMED = [
         id="a label that is no string",
     ),
     pytest.param(
+        _answer(
+            b'{"metadata": {"name": "web"}, "spec": {"affinity": {"podAntiAffinity": '
+            b'{"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": "50"}]}}}}'
+        ),
+        'item 2 ("web"): Expected `int`, got `str` - at `$.spec.affinity.podAntiAffinity'
+        ".preferredDuringSchedulingIgnoredDuringExecution[0].weight`",
+        id="a preferred term's weight that is no integer",
+    ),
+    pytest.param(
         _answer(rb'{"metadata": {"name": "a\nb\u001b[31m"}, "status": 7}'),
         'item 2 ("a\\nb\\u001b[31m"): Expected `object`, got `int` - at `$.status`',
         id="a name with a line break and an escape is quoted on the one line",

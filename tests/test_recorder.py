@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gate.live.objects import Pod
 from gate.live.recorder import SECTIONS, Recording, file_line, recorded, render_snapshot
-from gate.model import ExistingPod, HostPort
+from gate.model import HostPort, PreferringPod
 from gate.snapshot.load import load_snapshot
 from tests.apiserver import LIMIT_RANGES, NAMESPACES, NODES, PODS, RUNTIME_CLASSES, ApiState
 from tests.cluster_objects import STAMP, realistic_namespace, realistic_node, realistic_pod
@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.live import AKS, aks_document, live_cluster, run, serve_snapshot
 
 SECRET = "s3cr3t-9f2c41"
+ZONE = "topology.kubernetes.io/zone"
 NOW = datetime(2026, 8, 16, 12, 0, 0, 123456, tzinfo=timezone.utc)
 
 
@@ -129,6 +130,17 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
         "spec": {
             "nodeName": "aks-user-000001",
             "affinity": {
+                "podAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 10,
+                            "podAffinityTerm": {
+                                "topologyKey": "topology.kubernetes.io/zone",
+                                "labelSelector": {"matchLabels": {"app": "cache"}},
+                            },
+                        }
+                    ]
+                },
                 "podAntiAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": [
                         {
@@ -141,8 +153,17 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
                                 ],
                             },
                         }
-                    ]
-                }
+                    ],
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 50,
+                            "podAffinityTerm": {
+                                "topologyKey": "topology.kubernetes.io/zone",
+                                "labelSelector": {"matchLabels": {"app": "web"}},
+                            },
+                        }
+                    ],
+                },
             },
             "containers": [
                 {
@@ -340,8 +361,8 @@ def test_a_line_is_what_json_dumps_writes(value: Any) -> None:
 
 
 def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> None:
-    """Labels, owners, deletion and the required terms of each pod, and the namespaces'
-    labels, load from the recording as the live read saw them."""
+    """Labels, owners, deletion and the required and preferred terms of each pod, and the
+    namespaces' labels, load from the recording as the live read saw them."""
     deleting = realistic_pod(1, "aks-user-000001", SECRET)
     deleting["metadata"]["deletionTimestamp"] = STAMP
     state = ApiState()
@@ -360,8 +381,9 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
         "topologyKey": "kubernetes.io/hostname",
         "matchLabelKeys": ["pod-template-hash"],
     }
+    cache, web = {"matchLabels": {"app": "cache"}}, {"matchLabels": {"app": "web"}}
     assert snapshot.pods == tuple(
-        ExistingPod(
+        PreferringPod(
             namespace=f"team-0{i}",
             name=f"web-000000{i}",
             node="aks-user-000001",
@@ -369,6 +391,8 @@ def test_the_recording_keeps_what_the_inter_pod_filters_read(tmp_path: Path) -> 
             owners=(("ReplicaSet", "web-6d4cf56db6"),),
             terminating=i == 1,
             anti_affinity_terms=(apart,),
+            preferred_affinity_terms=((10, {"labelSelector": cache, "topologyKey": ZONE}),),
+            preferred_anti_affinity_terms=((50, {"labelSelector": web, "topologyKey": ZONE}),),
             requests={"cpu": 250 + 10 + 50, "memory": (256 + 32 + 64) * 2**20},
         )
         for i in range(2)
@@ -409,3 +433,27 @@ def test_a_port_is_recorded_only_when_it_claims_a_host_port() -> None:
     pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "ports": ports}]}}
     kept = recorded(Pod, pod)["spec"]["containers"][0]["ports"]
     assert kept == [{"containerPort": 82, "hostPort": 8082}]
+
+
+def test_a_recording_reads_as_the_kubectl_list_of_the_same_pods(tmp_path: Path) -> None:
+    """What the score reads of a pod already placed (its preferred terms too) is the same
+    whether the pod was recorded or listed by kubectl."""
+    node, pods = realistic_node(1, SECRET), [realistic_pod(i, "aks-user-000001") for i in range(2)]
+    state = ApiState()
+    state.serve(NODES, [node])
+    state.serve(PODS, pods)
+    recording = tmp_path / "snapshot.json"
+    with live_cluster(tmp_path, state) as live:
+        assert run(["snapshot", "-o", str(recording)], live.env, NOW)[0] == 0
+    listed = tmp_path / "list.json"
+    lists = [("NodeList", [node]), ("PodList", pods)]
+    items = [{"kind": kind, "apiVersion": "v1", "items": objects} for kind, objects in lists]
+    listed.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}))
+    read = load_snapshot(str(recording)).pods
+    assert read == load_snapshot(str(listed)).pods
+    assert [(p.preferred_affinity_terms, p.preferred_anti_affinity_terms) for p in read] == [
+        (
+            ((10, {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": ZONE}),),
+            ((50, {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}),),
+        )
+    ] * 2

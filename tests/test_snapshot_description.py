@@ -272,6 +272,8 @@ def _pod_with(path: str, part: dict[str, Any]) -> dict[str, Any]:
         pod["status"] = {"conditions": [part | {"type": "PodResizePending"}]}
     elif path == "ports":
         spec["containers"] = [{"name": "app", "ports": [part]}]
+    elif path == "weighted":
+        spec["affinity"] = {"podAntiAffinity": {_PREFERRED: [part]}}
     else:
         terms = [part] if path == "term" else [{"labelSelector": part}]
         if path == "requirement":
@@ -281,6 +283,7 @@ def _pod_with(path: str, part: dict[str, Any]) -> dict[str, Any]:
 
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 def _recorded(struct: type[msgspec.Struct], path: str) -> dict[str, Any]:
@@ -304,6 +307,8 @@ def _recorded(struct: type[msgspec.Struct], path: str) -> dict[str, Any]:
         return dict(pod["status"]["conditions"][0])
     if path == "ports":
         return dict(pod["spec"]["containers"][0]["ports"][0])
+    if path == "weighted":
+        return dict(pod["spec"]["affinity"]["podAntiAffinity"][_PREFERRED][0])
     term = pod["spec"]["affinity"]["podAffinity"][_REQUIRED][0]
     if path == "term":
         return dict(term)
@@ -318,6 +323,7 @@ RECORDED_PARTS = [
     (stream.Toleration, "tolerations", "a RuntimeClass's toleration"),
     (stream.LimitItem, "limits", "a LimitRange's limit"),
     (stream.Term, "term", "a required pod affinity term"),
+    (stream.WeightedTerm, "weighted", "a preferred pod affinity term"),
     (stream.Selector, "selector", "a term's label selector"),
     (stream.Requirement, "requirement", "a selector's requirement"),
     (stream.Owner, "ownerReferences", "a pod's owner"),

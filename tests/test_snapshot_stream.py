@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
-from gate.model import ExistingPod
+from gate.model import ExistingPod, PreferringPod
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -93,6 +94,13 @@ terms = st.lists(
     min_size=1,
     max_size=2,
 )
+weighted_terms = st.lists(
+    st.fixed_dictionaries(
+        {"weight": st.integers(1, 100), "podAffinityTerm": terms.map(lambda found: found[0])}
+    ),
+    min_size=1,
+    max_size=2,
+)
 owners = st.one_of(
     st.none(),
     st.just([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "u"}]),
@@ -105,8 +113,11 @@ def affinities(draw: st.DrawFn) -> dict[str, Any]:
     affinity: dict[str, Any] = {}
     for name in ("podAffinity", "podAntiAffinity"):
         required = draw(st.one_of(st.none(), st.just([]), terms, terms))
-        if required is not None or draw(st.booleans()):
+        preferred = draw(st.one_of(st.none(), st.just([]), weighted_terms))
+        if required is not None or preferred is not None or draw(st.booleans()):
             affinity[name] = {"requiredDuringSchedulingIgnoredDuringExecution": required}
+            if preferred is not None:
+                affinity[name][PREFERRED] = preferred
     if draw(st.booleans()):
         affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": None}
     return affinity
@@ -365,6 +376,7 @@ def test_where_a_value_ends_is_not_guessed_from_a_cut_string(text: bytes, end: i
 
 TERMINAL = ("Succeeded", "Failed")
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 def _counted_by_hand(snapshot: dict[str, Any]) -> dict[str, tuple[dict[str, int], int, set[Any]]]:
@@ -414,20 +426,32 @@ def _existing_by_hand(snapshot: dict[str, Any]) -> tuple[ExistingPod, ...]:
             name: tuple((affinity.get(name) or {}).get(REQUIRED) or ())
             for name in ("podAffinity", "podAntiAffinity")
         }
-        found.append(
-            ExistingPod(
-                namespace=metadata.get("namespace") or "default",
-                name=metadata["name"],
-                node=spec["nodeName"],
-                labels=metadata.get("labels") or {},
-                owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
-                terminating=metadata.get("deletionTimestamp") is not None,
-                affinity_terms=terms["podAffinity"],
-                anti_affinity_terms=terms["podAntiAffinity"],
-                requests=pod_request_amounts(spec),
-                ports=pod_host_ports(spec),
+        weighted = {
+            name: tuple(
+                (item["weight"], item["podAffinityTerm"])
+                for item in (affinity.get(name) or {}).get(PREFERRED) or ()
             )
+            for name in ("podAffinity", "podAntiAffinity")
+        }
+        existing = ExistingPod(
+            namespace=metadata.get("namespace") or "default",
+            name=metadata["name"],
+            node=spec["nodeName"],
+            labels=metadata.get("labels") or {},
+            owners=tuple((o["kind"], o["name"]) for o in metadata.get("ownerReferences") or ()),
+            terminating=metadata.get("deletionTimestamp") is not None,
+            affinity_terms=terms["podAffinity"],
+            anti_affinity_terms=terms["podAntiAffinity"],
+            requests=pod_request_amounts(spec),
+            ports=pod_host_ports(spec),
         )
+        if weighted["podAffinity"] or weighted["podAntiAffinity"]:
+            existing = PreferringPod(
+                **{f.name: getattr(existing, f.name) for f in fields(existing)},
+                preferred_affinity_terms=weighted["podAffinity"],
+                preferred_anti_affinity_terms=weighted["podAntiAffinity"],
+            )
+        found.append(existing)
     return tuple(found)
 
 
@@ -452,6 +476,17 @@ def test_fields_of_another_kind_are_not_read(tmp_path: Path, kubectl: bool) -> N
         ("spec.containers.0.name", 7, r"pods\[0\] .*spec.containers\[0\].name: 7 is not of type"),
         ("status.conditions", [{"type": 5}], r"pods\[0\] .*status.conditions\[0\].type: 5"),
         ("status.containerStatuses", [{"name": None}], r"status.containerStatuses\[0\].name"),
+        (
+            "spec.affinity.podAntiAffinity." + PREFERRED,
+            [{"weight": "50", "podAffinityTerm": {}}],
+            r"pods\[0\] .*spec.affinity.podAntiAffinity.preferredDuringScheduling"
+            r"IgnoredDuringExecution\[0\].weight: '50' is not of type 'integer'$",
+        ),
+        (
+            "spec.affinity.podAffinity." + PREFERRED,
+            [{"weight": 5, "podAffinityTerm": {"topologyKey": 1}}],
+            r"podAffinityTerm.topologyKey: 1 is not of type 'string'$",
+        ),
     ],
 )
 def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(

@@ -149,3 +149,15 @@ def stored_terms(
         return tuple(parse_term(t, pod_namespace, None, "term") for t in raw)
     except SelectorError:
         return ()
+
+
+def stored_weighted_terms(
+    raw: tuple[tuple[int, Mapping[str, Any]], ...], pod_namespace: str
+) -> tuple[tuple[int, AffinityTerm], ...]:
+    """An existing pod's preferred terms of one kind as ``(weight, term)``, as NodeInfo
+    parses them: one bad term and the pod carries none of that kind (getWeightedAffinityTerms
+    fails as a whole; the other kinds are kept)."""
+    try:
+        return tuple((w, parse_term(t, pod_namespace, None, "term")) for w, t in raw)
+    except SelectorError:
+        return ()

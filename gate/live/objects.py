@@ -14,7 +14,7 @@ A field is written when it was given, and omitted when absent or null (``omit_de
 what the checks cannot read of an object already on a node is dropped as it is decoded
 (``__post_init__``, which msgspec calls on every decoded struct): a limit without a request,
 a port that claims no host port, a container status without resources, a condition other
-than a pending resize, a pod affinity without required terms.
+than a pending resize, a pod affinity without terms.
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ from gate.snapshot.stream import (
     Taint,
     Term,
     Toleration,
+    WeightedTerm,
     scale_set_of,
 )
 
 Quantity = str | int | float
 Amounts = dict[str, Quantity]
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 class _Part(Struct, omit_defaults=True, gc=False):
@@ -108,19 +110,23 @@ class PodMeta(_Part):
 
 class _Terms(_Part):
     terms: list[Term] = field(default_factory=list, name=REQUIRED)
+    preferred: list[WeightedTerm] = field(default_factory=list, name=PREFERRED)
 
 
 class Affinity(_Part):
-    """The required pod affinity and anti-affinity terms: what InterPodAffinity reads of a
-    pod already on a node. Node affinity and preferred terms are never read of such a pod."""
+    """The required and preferred pod affinity and anti-affinity terms: what
+    InterPodAffinity reads of a pod already on a node (its filter the required ones, its
+    score both). Node affinity is never read of such a pod."""
 
     podAffinity: _Terms | None = None
     podAntiAffinity: _Terms | None = None
 
     def __post_init__(self) -> None:
-        if self.podAffinity and not self.podAffinity.terms:
+        if self.podAffinity and not (self.podAffinity.terms or self.podAffinity.preferred):
             self.podAffinity = None
-        if self.podAntiAffinity and not self.podAntiAffinity.terms:
+        if self.podAntiAffinity and not (
+            self.podAntiAffinity.terms or self.podAntiAffinity.preferred
+        ):
             self.podAntiAffinity = None
 
 
@@ -183,7 +189,7 @@ class PodStatus(_Part):
 
 
 class Pod(_Object):
-    """The requests-relevant spec, the required pod (anti-)affinity, and the phase."""
+    """The requests-relevant spec, the pod (anti-)affinity terms, and the phase."""
 
     metadata: PodMeta = field(default_factory=PodMeta)
     spec: PodSpec = field(default_factory=PodSpec)

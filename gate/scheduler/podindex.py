@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field
 
-from gate.k8s.podaffinity import AffinityTerm, stored_terms
+from gate.k8s.podaffinity import AffinityTerm, stored_terms, stored_weighted_terms
 from gate.k8s.selectors import EQUALS, EXISTS, IN, LabelSelector
-from gate.model import ExistingPod, NodeView
+from gate.model import ExistingPod, NodeView, PreferringPod
 
 
 @dataclass(slots=True)
@@ -65,10 +65,13 @@ class PodIndex:
         self._parsed_terms: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
         self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
         # Shared with every view, filled on first use (scored pods only): the pods carrying
-        # required affinity terms.
+        # required affinity terms, and those carrying preferred terms.
         self._with_affinity: list[tuple[int, ...]] = []
         self._affinity: tuple[tuple[AffinityTerm, tuple[int, ...]], ...] | None = None
         self._parsed_affinity: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
+        self._with_preferred: list[tuple[int, ...]] = []
+        self._preferred: tuple[tuple[int, AffinityTerm, tuple[int, ...]], ...] | None = None
+        self._parsed_preferred: dict[tuple[int, str], tuple[tuple[int, AffinityTerm], ...]] = {}
 
     def without(self, excluded: Iterable[int]) -> PodIndex:
         """This index with the pods at ``excluded`` left out: the running pods a workload's
@@ -83,6 +86,7 @@ class PodIndex:
         view._anti_nodes = None
         view._anti = self._anti_without(view._excluded)
         view._affinity = None
+        view._preferred = None
         return view
 
     def _anti_without(
@@ -143,15 +147,26 @@ class PodIndex:
                     self._anti_by_label.setdefault((key, value), []).append(term)
         return self._anti
 
+    def _find_carriers(self) -> None:
+        """The pods carrying required affinity terms, and those carrying preferred terms:
+        one pass for both, since the score asks for both."""
+        if self._with_affinity:
+            return
+        required, preferred = [], []
+        for i, pod in enumerate(self.pods):
+            if pod.affinity_terms:
+                required.append(i)
+            if type(pod) is PreferringPod:  # the cheapest test: most pods have none
+                preferred.append(i)
+        self._with_affinity.append(tuple(required))
+        self._with_preferred.append(tuple(preferred))
+
     def affinity_terms(self) -> tuple[tuple[AffinityTerm, tuple[int, ...]], ...]:
         """Every distinct required affinity term of the existing pods, with the node
         positions of the pods carrying it (once per pod): what InterPodAffinity's score
         weighs by hardPodAffinityWeight. Each stored tuple is parsed once per namespace."""
         if self._affinity is None:
-            if not self._with_affinity:
-                self._with_affinity.append(
-                    tuple(i for i, p in enumerate(self.pods) if p.affinity_terms)
-                )
+            self._find_carriers()
             found: dict[AffinityTerm, list[int]] = {}
             for i in self._with_affinity[0]:
                 if i in self._excluded:
@@ -166,6 +181,38 @@ class PodIndex:
                     found.setdefault(term, []).append(self.node_of[i])
             self._affinity = tuple((term, tuple(nodes)) for term, nodes in found.items())
         return self._affinity
+
+    def preferred_terms(self) -> tuple[tuple[int, AffinityTerm, tuple[int, ...]], ...]:
+        """Every distinct preferred term of the existing pods as ``(weight, term)`` (the
+        weight negative for an anti-affinity term), with the node positions of the pods
+        carrying it (once per pod and term): what InterPodAffinity's score adds for the
+        terms the incoming pod matches. Each stored tuple is parsed once per namespace."""
+        if self._preferred is None:
+            self._find_carriers()
+            found: dict[tuple[int, AffinityTerm], list[int]] = {}
+            for i in self._with_preferred[0]:
+                if i in self._excluded:
+                    continue
+                pod = self.pods[i]
+                for raw, sign in (
+                    (pod.preferred_affinity_terms, 1),
+                    (pod.preferred_anti_affinity_terms, -1),
+                ):
+                    if not raw:
+                        continue
+                    for weight, term in self._parsed_weighted(raw, pod.namespace):
+                        found.setdefault((sign * weight, term), []).append(self.node_of[i])
+            self._preferred = tuple((w, t, tuple(nodes)) for (w, t), nodes in found.items())
+        return self._preferred
+
+    def _parsed_weighted(
+        self, raw: tuple[tuple[int, Mapping[str, object]], ...], namespace: str
+    ) -> tuple[tuple[int, AffinityTerm], ...]:
+        shared = (id(raw), namespace)
+        terms = self._parsed_preferred.get(shared)
+        if terms is None:
+            terms = self._parsed_preferred[shared] = stored_weighted_terms(raw, namespace)
+        return terms
 
     def anti_affinity_candidates(
         self, labels: Mapping[str, str]

@@ -43,7 +43,7 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
-from gate.model import ExistingPod, HostPort, NodeView, Snapshot
+from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
@@ -107,8 +107,17 @@ class Term(Struct, gc=False):
     namespaceSelector: Selector | UnsetType | None = UNSET
 
 
+class WeightedTerm(Struct, gc=False):
+    """A preferred pod (anti-)affinity term: decoded only to check its types, as a
+    :class:`Term` is."""
+
+    weight: int | UnsetType = UNSET
+    podAffinityTerm: Term | UnsetType = UNSET
+
+
 class _PodAffinity(Struct, gc=False):
     requiredDuringSchedulingIgnoredDuringExecution: msgspec.Raw | UnsetType = UNSET
+    preferredDuringSchedulingIgnoredDuringExecution: msgspec.Raw | UnsetType = UNSET
 
 
 class _Affinity(Struct, gc=False):
@@ -438,10 +447,12 @@ def _pod_totals(key: PodKey) -> PodTotals | None:
 _LABELS = msgspec.json.Decoder(dict[str, str] | None)
 _OWNERS = msgspec.json.Decoder(list[Owner] | None)
 _TERMS = msgspec.json.Decoder(list[Term] | None)
+_WEIGHTED = msgspec.json.Decoder(list[WeightedTerm] | None)
 CHECKED_AS: dict[tuple[type[Struct], str], msgspec.json.Decoder[Any]] = {
     (_Meta, "labels"): _LABELS,
     (_Meta, "ownerReferences"): _OWNERS,
     (_PodAffinity, "requiredDuringSchedulingIgnoredDuringExecution"): _TERMS,
+    (_PodAffinity, "preferredDuringSchedulingIgnoredDuringExecution"): _WEIGHTED,
     (_ContainerTexts, "resources"): _RESOURCES,
     (_ContainerTexts, "ports"): _PORTS,
     (_Spec, "overhead"): _AMOUNTS,
@@ -475,6 +486,14 @@ def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
     return tuple(terms or ())
 
 
+def _weighted(raw: bytes) -> WeightedTerms:
+    """The preferred terms as ``(weight, podAffinityTerm)``, the term as stored (after
+    checking their types). A missing weight or term is kept as the API's zero value."""
+    _WEIGHTED.decode(raw)
+    items: list[dict[str, Any]] | None = msgspec.json.decode(raw)
+    return tuple((i.get("weight") or 0, i.get("podAffinityTerm") or _NOTHING) for i in items or ())
+
+
 _NOTHING: dict[str, Any] = {}
 _Parts = tuple[
     str,
@@ -485,13 +504,22 @@ _Parts = tuple[
     Mapping[str, int],
     tuple[HostPort, ...],
     tuple[int, int] | None,
+    tuple[WeightedTerms, WeightedTerms] | None,
 ]
+_Texts = tuple[bytes | None, bytes | None, bytes | None, bytes | None]
 
 
-def _required(affinity: _PodAffinity | UnsetType | None) -> bytes | None:
-    if not affinity:
-        return None
-    return _text(affinity.requiredDuringSchedulingIgnoredDuringExecution)
+def _affinity_texts(affinity: _Affinity) -> _Texts | None:
+    """The required and preferred terms' texts of the pod (anti-)affinity; None when it
+    has none, so a pod without them keys its parts as one without an affinity."""
+    pod, anti = affinity.podAffinity, affinity.podAntiAffinity
+    texts = (
+        _text(pod.requiredDuringSchedulingIgnoredDuringExecution) if pod else None,
+        _text(anti.requiredDuringSchedulingIgnoredDuringExecution) if anti else None,
+        _text(pod.preferredDuringSchedulingIgnoredDuringExecution) if pod else None,
+        _text(anti.preferredDuringSchedulingIgnoredDuringExecution) if anti else None,
+    )
+    return None if texts == (None, None, None, None) else texts
 
 
 @dataclass(slots=True)
@@ -507,6 +535,7 @@ class _Shared:
     labels: Interned = field(default_factory=Interned)
     owners: Interned = field(default_factory=Interned)
     terms: Interned = field(default_factory=Interned)
+    weighted: Interned = field(default_factory=Interned)
 
     def number(
         self, meta: _Meta, spec: _Spec | _PodSpec, template: int, totals: PodTotals | None
@@ -519,8 +548,7 @@ class _Shared:
             meta.namespace,
             None if labels is UNSET else bytes(labels),
             None if owners is UNSET else bytes(owners),
-            _required(affinity.podAffinity) if affinity else None,
-            _required(affinity.podAntiAffinity) if affinity else None,
+            _affinity_texts(affinity) if affinity else None,
             template,
         )
         number = self.numbers.get(key)
@@ -535,7 +563,8 @@ class _Shared:
         return number
 
     def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
-        namespace, labels, owners, affinity, anti_affinity, _ = key
+        namespace, labels, owners, texts, _ = key
+        affinity, anti_affinity, preferred, preferred_anti = texts or (None, None, None, None)
         return (
             sys.intern(_set(namespace) or "default"),
             _NOTHING if labels is None else self.labels.get(labels, lambda: _decoded(labels)),
@@ -545,10 +574,25 @@ class _Shared:
             totals[0] if totals else _NOTHING,
             totals[1] if totals else (),
             totals[2] if totals else None,
+            None
+            if preferred is None and preferred_anti is None
+            else self._preferred(preferred, preferred_anti),
         )
 
     def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
         return () if text is None else self.terms.get(text, lambda: _terms(text))
+
+    def _preferred(
+        self, affinity: bytes | None, anti_affinity: bytes | None
+    ) -> tuple[WeightedTerms, WeightedTerms] | None:
+        """The preferred terms of both kinds; None when there are none (an empty or null
+        list), so that the pod is built as one without them."""
+        found = (self._weighted(affinity), self._weighted(anti_affinity))
+        return found if found[0] or found[1] else None
+
+    def _weighted(self, text: bytes | None) -> WeightedTerms:
+        # Interned apart from the required terms: the same text decodes to another shape.
+        return () if text is None else self.weighted.get(text, lambda: _weighted(text))
 
 
 def _decoded(labels: bytes) -> dict[str, str]:
@@ -642,6 +686,21 @@ class _PodTotals:
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
             ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports, non0)
+            if preferred is None
+            else PreferringPod(
+                ns,
+                name,
+                node,
+                labels,
+                owners,
+                deleted,
+                terms,
+                anti,
+                requests,
+                ports,
+                non0,
+                *preferred,
+            )
             for name, node, deleted, (
                 ns,
                 labels,
@@ -651,6 +710,7 @@ class _PodTotals:
                 requests,
                 ports,
                 non0,
+                preferred,
             ) in zip(
                 islice(self.names, start, None),
                 islice(self.nodes, start, None),

@@ -18,8 +18,8 @@ What fitgate counts: the incoming pod's preferred terms against the snapshot's p
 copies it places, which are pods of the same template: a copy in a domain adds ``2 * weight``
 for a preferred term the pod's own labels match (its term matches the next copy, and the
 next copy's term matches it) and ``1`` for a required affinity term it matches itself; and
-the snapshot's pods' required affinity terms the pod matches. The snapshot's pods' own
-preferred terms are not recorded (docs/scheduler-rules.md, "Not modelled").
+the snapshot's pods' required and preferred terms the pod matches (found in the pod index
+on first use: a snapshot whose pods carry none costs nothing more).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def affinity_scoring(
             keys.append(term.topology_key)
             existing.append({})
             per_copy.append(HARD_POD_AFFINITY_WEIGHT)
-    for key, by_value in _required_of_existing(profile, nodes, pods, own_labels).items():
+    for key, by_value in _terms_of_existing(profile, nodes, pods, own_labels).items():
         keys.append(key)
         existing.append(by_value)
         per_copy.append(0)
@@ -110,24 +110,28 @@ def affinity_scoring(
     return AffinityScoring(tuple(keys), tuple(existing), tuple(per_copy))
 
 
-def _required_of_existing(
+def _terms_of_existing(
     profile: PodProfile,
     nodes: Sequence[NodeView],
     pods: PodIndex,
     own_labels: Mapping[str, str] | None,
 ) -> dict[str, dict[str, int]]:
-    """By topology key, what the snapshot's pods' required affinity terms the pod matches
-    add by domain value: ``hardPodAffinityWeight`` per carrier (processExistingPod; the
-    term's namespaceSelector is matched against the incoming pod's namespace labels)."""
+    """By topology key, what the snapshot's pods' terms the pod matches add by domain
+    value: ``hardPodAffinityWeight`` per carrier of a required affinity term, the weight
+    of a preferred affinity term, minus that of a preferred anti-affinity term
+    (processExistingPod; the term's namespaceSelector is matched against the incoming
+    pod's namespace labels). A key is kept once a term adds to it, even a net zero: so
+    does upstream's map, and the score is not skipped."""
     found: dict[str, dict[str, int]] = {}
-    for term, carriers in pods.affinity_terms():
+    weighted = [(HARD_POD_AFFINITY_WEIGHT, t, c) for t, c in pods.affinity_terms()]
+    for weight, term, carriers in (*weighted, *pods.preferred_terms()):
         if not term.matches(profile.namespace, profile.labels, own_labels):
             continue
         for position in carriers:
             value = nodes[position].labels.get(term.topology_key)
             if value is not None:  # a node without the key adds nothing (processTerm)
                 by_value = found.setdefault(term.topology_key, {})
-                by_value[value] = by_value.get(value, 0) + HARD_POD_AFFINITY_WEIGHT
+                by_value[value] = by_value.get(value, 0) + weight
     return found
 
 
