@@ -15,7 +15,6 @@ it). The case itself is left as it is; the copy is written once beside it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -26,9 +25,9 @@ import yaml
 
 from benchmarks import cluster
 from benchmarks.catalog import REGION
-from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from benchmarks.runner import LIST_RATIO_TARGET, PEAK_TARGET_MB, _check_argv, measure_median
-from benchmarks.sizes import SIZES, Size
+from benchmarks.derived import run_derived
+from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE
+from benchmarks.sizes import Size
 
 GROUPS = 50
 CONFIG_FILE = ".fitgate.yaml"
@@ -143,55 +142,17 @@ def derive(size: Size, case: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.autoscaled",
-        description="Time fitgate check on the case with a 50-group autoscaler status.",
+    size, timed = run_derived(
+        "python -m benchmarks.autoscaled",
+        "Time fitgate check on the case with a 50-group autoscaler status.",
+        argv,
+        derive,
+        SNAPSHOT_FILE,
+        ("--config", CONFIG_FILE),
+        "ClusterSnapshot + autoscaler status",
     )
-    parser.add_argument("--size", choices=list(SIZES), default="large")
-    parser.add_argument("--cache", type=Path, default=Path(".bench-cache"))
-    parser.add_argument("--repeat", type=int, default=1)
-    options = parser.parse_args(argv)
-    if options.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    size = SIZES[options.size]
-
-    def say(text: str) -> None:
-        print(f"bench: {text}", file=sys.stderr, flush=True)
-
-    case = ensure_case(size, options.cache).resolve()
-    derived = derive(size, case)
-    python, repeat = sys.executable, options.repeat
-    say("floor: json.load of the kubectl List")
-    json_floor = measure_median(
-        [python, "-m", "benchmarks.floors", "json", LIST_FILE], case, repeat
-    )
-    say("floor: CSafeLoader over the manifests")
-    yaml_floor = measure_median(
-        [python, "-m", "benchmarks.floors", "yaml", MANIFESTS_DIR], case, repeat
-    )
-    say(f"fitgate check on the ClusterSnapshot with {GROUPS} node groups")
-    out = derived / "out"
-    out.mkdir(exist_ok=True)
-    argv_ = _check_argv(SNAPSHOT_FILE, out, "autoscaled", "--config", CONFIG_FILE)
-    run = measure_median(argv_, derived, repeat)
-    floor = json_floor.seconds + yaml_floor.seconds
-    ratio = run.seconds / floor if floor else float("nan")
-    report = json.loads((out / "autoscaled.json").read_text(encoding="utf-8"))
-    verdicts = Counter(workload["verdict"] for workload in report["workloads"])
-    passed = ratio <= LIST_RATIO_TARGET and run.peak_mb <= PEAK_TARGET_MB
     sys.stdout.write(
-        f"fitgate bench, size {size.name} with {GROUPS} autoscaled node groups\n\n"
-        "| measurement | seconds | peak MB | ratio to floor | target |\n"
-        "| --- | ---: | ---: | ---: | --- |\n"
-        f"| floor: json.load(kubectl List) | {json_floor.seconds:.2f} | "
-        f"{json_floor.peak_mb:,.0f} | | |\n"
-        f"| floor: CSafeLoader(manifests) | {yaml_floor.seconds:.2f} | "
-        f"{yaml_floor.peak_mb:,.0f} | | |\n"
-        f"| floor total | {floor:.2f} | | 1.00 | |\n"
-        f"| fitgate check, ClusterSnapshot + autoscaler status | {run.seconds:.2f} | "
-        f"{run.peak_mb:,.0f} | {ratio:.3f} | ≤ {LIST_RATIO_TARGET:.2f}x, "
-        f"≤ {PEAK_TARGET_MB:,} MB: {'met' if passed else 'MISSED'} |\n\n"
-        f"verdicts: {', '.join(f'{v} {n}' for v, n in sorted(verdicts.items()))}\n"
+        f"fitgate bench, size {size.name} with {GROUPS} autoscaled node groups\n\n{timed.table}"
     )
     return 0
 

@@ -22,21 +22,19 @@ beside it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
 import zlib
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarks import cluster
 from benchmarks.catalog import DAEMONSETS, REGION
-from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from benchmarks.runner import LIST_RATIO_TARGET, PEAK_TARGET_MB, _check_argv, measure_median
-from benchmarks.sizes import SIZES, Size
+from benchmarks.derived import run_derived
+from benchmarks.generate import MANIFESTS_DIR, SNAPSHOT_FILE
+from benchmarks.sizes import Size
 from gate.k8s.resources import pod_request_amounts
 
 CATALOG_FILE = "instance-types.json"
@@ -547,61 +545,22 @@ def derive(size: Size, case: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.karpenter",
-        description="Time fitgate check on the case with Karpenter NodePools and a catalog.",
+    size, timed = run_derived(
+        "python -m benchmarks.karpenter",
+        "Time fitgate check on the case with Karpenter NodePools and a catalog.",
+        argv,
+        derive,
+        SNAPSHOT_FILE,
+        ("--instance-types", CATALOG_FILE),
+        "ClusterSnapshot + NodePools + catalog",
     )
-    parser.add_argument("--size", choices=list(SIZES), default="large")
-    parser.add_argument("--cache", type=Path, default=Path(".bench-cache"))
-    parser.add_argument("--repeat", type=int, default=1)
-    options = parser.parse_args(argv)
-    if options.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    size = SIZES[options.size]
-
-    def say(text: str) -> None:
-        print(f"bench: {text}", file=sys.stderr, flush=True)
-
-    case = ensure_case(size, options.cache).resolve()
-    say("deriving the Karpenter copy of the case (once)")
-    derived = derive(size, case)
-    python, repeat = sys.executable, options.repeat
-    say("floor: json.load of the kubectl List")
-    json_floor = measure_median(
-        [python, "-m", "benchmarks.floors", "json", LIST_FILE], case, repeat
-    )
-    say("floor: CSafeLoader over the manifests")
-    yaml_floor = measure_median(
-        [python, "-m", "benchmarks.floors", "yaml", MANIFESTS_DIR], case, repeat
-    )
-    say("fitgate check on the ClusterSnapshot with NodePools and an instance-type catalog")
-    out = derived / "out"
-    out.mkdir(exist_ok=True)
-    argv_ = _check_argv(SNAPSHOT_FILE, out, "karpenter", "--instance-types", CATALOG_FILE)
-    run = measure_median(argv_, derived, repeat)
-    floor = json_floor.seconds + yaml_floor.seconds
-    ratio = run.seconds / floor if floor else float("nan")
-    report = json.loads((out / "karpenter.json").read_text(encoding="utf-8"))
-    verdicts = Counter(workload["verdict"] for workload in report["workloads"])
-    reached = [w["autoscale"] for w in report["workloads"] if w.get("autoscale")]
+    reached = [w["autoscale"] for w in timed.report["workloads"] if w.get("autoscale")]
     launches = [s for a in reached for s in a["scaleUp"] if s["kind"] == "NodePool"]
     refused = sum(1 for a in reached if a["blocked"]["copies"])
-    passed = ratio <= LIST_RATIO_TARGET and run.peak_mb <= PEAK_TARGET_MB
-    pools = sum(1 for p in node_pools())
+    pools = sum(1 for _ in node_pools())
     sys.stdout.write(
         f"fitgate bench, size {size.name} with {pools} NodePools and "
-        f"{len(instance_types())} instance types\n\n"
-        "| measurement | seconds | peak MB | ratio to floor | target |\n"
-        "| --- | ---: | ---: | ---: | --- |\n"
-        f"| floor: json.load(kubectl List) | {json_floor.seconds:.2f} | "
-        f"{json_floor.peak_mb:,.0f} | | |\n"
-        f"| floor: CSafeLoader(manifests) | {yaml_floor.seconds:.2f} | "
-        f"{yaml_floor.peak_mb:,.0f} | | |\n"
-        f"| floor total | {floor:.2f} | | 1.00 | |\n"
-        f"| fitgate check, ClusterSnapshot + NodePools + catalog | {run.seconds:.2f} | "
-        f"{run.peak_mb:,.0f} | {ratio:.3f} | ≤ {LIST_RATIO_TARGET:.2f}x, "
-        f"≤ {PEAK_TARGET_MB:,} MB: {'met' if passed else 'MISSED'} |\n\n"
-        f"verdicts: {', '.join(f'{v} {n}' for v, n in sorted(verdicts.items()))}\n"
+        f"{len(instance_types())} instance types\n\n{timed.table}"
         f"reaching Karpenter: {len(reached)} workloads, {len(launches)} NodePool scale-ups "
         f"({sum(s['nodes'] for s in launches):,} nodes), {refused} with copies refused\n"
     )
