@@ -19,14 +19,25 @@ TOPOLOGY = "unsatisfiable topology constraint"
 
 
 @dataclass(slots=True)
-class Spread:
+class _ZoneCounts:
+    """The matching pods per zone; a copy that matches its own rule adds to its zone's
+    count as it lands (topology.go ``Record``)."""
+
+    counts: dict[str, int]
+    self_match: bool
+
+    def record(self, zone: str) -> None:
+        if self.self_match:
+            self.counts[zone] = self.counts.get(zone, 0) + 1
+
+
+@dataclass(slots=True)
+class Spread(_ZoneCounts):
     """The pod's DoNotSchedule spread over zones (topologygroup.go
     ``nextDomainTopologySpread``): counts per zone, existing matching pods first."""
 
     max_skew: int
     min_domains: int
-    self_match: bool
-    counts: dict[str, int]
 
     def minimum(self, pod_domains: Req) -> int:
         """``domainMinCount``: over the zones the pod may use; 0 below ``minDomains``."""
@@ -47,24 +58,17 @@ class Spread:
     def allows(self, zone: str) -> bool:
         return True
 
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
-
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("topology spread", self.counts, pod_domains, node_domains)
 
 
 @dataclass(slots=True)
-class AntiZone:
+class AntiZone(_ZoneCounts):
     """The pod's required anti-affinity over zones, and existing pods' anti-affinity to it
     (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
     avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
     zone a claim could land in and launches the rest in later loops, so over its loops each
     copy takes an empty zone of its own (here the first by name)."""
-
-    counts: dict[str, int]
-    self_match: bool
 
     def allows(self, zone: str) -> bool:
         return self.counts.get(zone, 0) == 0
@@ -72,22 +76,15 @@ class AntiZone:
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
 
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
-
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
 
 
 @dataclass(slots=True)
-class AffinityZone:
+class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
     zones where the pods it wants run; with none anywhere, a pod matching its own terms may
     start in any zone, and the copies after it follow it there."""
-
-    counts: dict[str, int]
-    self_match: bool
 
     def allows(self, zone: str) -> bool:
         if self.counts.get(zone, 0) > 0:
@@ -96,10 +93,6 @@ class AffinityZone:
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
-
-    def record(self, zone: str) -> None:
-        if self.self_match:
-            self.counts[zone] = self.counts.get(zone, 0) + 1
 
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod affinity", self.counts, pod_domains, node_domains)
@@ -178,10 +171,10 @@ def zonal_rules(
                 counts.update(state.counts[i])
                 spreads.append(
                     Spread(
-                        constraint.max_skew,
-                        constraint.min_domains,
-                        state.self_match[i],
-                        counts,
+                        counts=counts,
+                        self_match=state.self_match[i],
+                        max_skew=constraint.max_skew,
+                        min_domains=constraint.min_domains,
                     )
                 )
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
