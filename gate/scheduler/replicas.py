@@ -232,7 +232,9 @@ def count_copies(
             label_bits=label_bits,
         ).least
     if wanted >= 2 and alone.least >= wanted:
-        lost = _one_lost_node(kind, wanted, views, fitting, rules, scaling, scores, label_bits)
+        lost = _one_lost_node(
+            kind, wanted, views, fitting, rules, scaling, scores, label_bits, alone.placement
+        )
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
@@ -260,19 +262,24 @@ def _one_lost_node(
     scaling: Scaling | None,
     scores: ScoreRules | None,
     label_bits: LabelBits | None = None,
+    placed: Placement | None = None,
 ) -> WorkloadWarning | None:
     """N+1: the copies placed again without the node holding most of them (ties: the
     earlier node). A warning when the other nodes cannot take all of them back, or not as
     many as a disruption budget keeps. The node is never named: picking is scheduling.
     Uncoupled copies (:func:`uncoupled`) need no placement where even the node of most
-    room lost leaves room for them all."""
+    room lost leaves room for them all. ``placed``: the copies as the count placed them
+    with the first tie policy, when it placed them node by node (every copy fit, so the
+    count's placement is that policy's), reused rather than placed again."""
     keep = scaling.must_keep if scaling else None
     small = len(views) <= MIN_FEASIBLE_NODES_TO_FIND
     if small and uncoupled(rules) and (keep is None or keep <= wanted):
         caps = capacities(views, rules, fitting)
         if sum(caps.values()) - max(caps.values(), default=0) >= wanted:
             return None
-    alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
+    alone = placed
+    if alone is None or alone.fit < wanted or not alone.copies:
+        alone = place(wanted, views, rules, fitting, scores=scores, label_bits=label_bits)
     busiest = max(alone.copies, key=lambda i: (alone.copies[i], -i))
     held = alone.copies[busiest]
     rest = place_range(
