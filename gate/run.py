@@ -203,19 +203,32 @@ def check(
     return report if options.shard is not None else judged_or_refused(report, options.allow_empty)
 
 
+UNUSED_CATALOG = (
+    "the instance-type catalog {source} is not used: the snapshot recorded no Karpenter "
+    "NodePool (record them with fitgate snapshot --autoscaling)"
+)
+
+
 def _autoscaling_notes(
     evaluator: Evaluator, snapshot: Snapshot, options: RunOptions
 ) -> tuple[str, ...]:
-    """What the run says of the cluster-autoscaler: its session's notes, or the hint to
-    record it when nodes look autoscaled and none was recorded."""
-    if evaluator.autoscaling is not None:
-        return evaluator.autoscaling.notes
+    """What the run says of the autoscalers: the session's notes, or the hint to record
+    them when nodes look autoscaled and none was recorded; and that a catalog was given
+    for NodePools the snapshot does not hold."""
+    session = evaluator.autoscaling
+    catalog = options.config.autoscaling.catalog
+    pools = session is not None and session.provisioner is not None
+    unused: tuple[str, ...] = ()
+    if options.autoscaling and catalog is not None and not pools:
+        unused = (UNUSED_CATALOG.format(source=catalog.source),)
+    if session is not None:
+        return (*session.notes, *unused)
     if not options.autoscaling:
         return ()
     if options.config.autoscaling.groups:
-        return (CONFIGURED_ONLY,)
+        return (CONFIGURED_ONLY, *unused)
     hint = autoscaled_hint(snapshot.nodes)
-    return () if hint is None else (hint,)
+    return (*unused,) if hint is None else (hint, *unused)
 
 
 def judged_or_refused(report: Report, allow_empty: bool) -> Report:

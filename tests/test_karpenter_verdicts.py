@@ -223,3 +223,16 @@ def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_pat
     assert said == ["Karpenter would launch no node for its pods: no nodepools found"]
     assert "Karpenter would launch no node for its pods: no nodepools found" in text
     assert "NodeClassReady" in " ".join(report["warnings"])
+
+
+def test_a_catalog_for_a_snapshot_without_nodepools_is_said_to_be_unused() -> None:
+    code, text, report = check(
+        "fixtures/autoscaling/01-web-scales.yaml", snapshot="fixtures/snapshots/aks-autoscaled.json"
+    )
+    said = [w for w in report["warnings"] if "instance-type catalog" in w]
+    assert said == [
+        f"the instance-type catalog {CATALOG} is not used: the snapshot recorded no Karpenter "
+        "NodePool (record them with fitgate snapshot --autoscaling)"
+    ]
+    assert "is not used: the snapshot recorded no Karpenter NodePool" in text
+    assert code == 0
