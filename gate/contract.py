@@ -2,6 +2,12 @@
 ``fitgate merge`` and ``--baseline`` decode into them, and ``gate/schemas/report.schema.json``
 is generated from them (:func:`report_schema`; a test holds the shipped file to it).
 
+The parts of a workload's result that the model holds as the report writes them (its cause
+and field, warnings, autoscale, and the run's read and policy) are the model's own types
+(:class:`gate.model.Reported`), used here as they are: nothing converts them either way.
+The types defined here are the report's envelope, and the two parts the model holds
+otherwise (:class:`Replicas`, :class:`Snapshot`), each with its one conversion beside it.
+
 The report is lossless: every fact a reader needs is a field of its own -- an outcome group's
 ``plugin`` and ``code`` beside its reasons, a warning's ``kind`` beside its text, an
 autoscaler's ``kind`` and ``name`` -- so no reader recovers meaning from wording.
@@ -18,28 +24,68 @@ naming the JSON path; what ties fields together is checked by each reader.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from gate.model import Change, Code, Family, Term, Verdict, WarningKind
+from gate.model import (
+    SNAPSHOT_CAVEAT,
+    AllowedAddonOnly,
+    Autoscale,
+    AutoscalerRef,
+    Blocked,
+    Cause,
+    Change,
+    Code,
+    Count,
+    Excluded,
+    Field,
+    Line,
+    Policy,
+    PoolRefusal,
+    Port,
+    PortNumber,
+    Read,
+    ReplicaFit,
+    ScaleUp,
+    Skip,
+    SnapshotInfo,
+    Unchecked,
+    Verdict,
+    Warning,
+    given,
+)
 
-T = TypeVar("T")
-D = TypeVar("D")
-
+__all__ = [  # the report's parts the model defines, read from here as the rest
+    "AllowedAddonOnly",
+    "Autoscale",
+    "Blocked",
+    "Cause",
+    "Count",
+    "Excluded",
+    "Field",
+    "Line",
+    "Policy",
+    "PoolRefusal",
+    "Port",
+    "PortNumber",
+    "Read",
+    "ScaleUp",
+    "Skip",
+    "Unchecked",
+    "Warning",
+    "given",
+]
 SCHEMA_VERSION: Final = 3
 MAX_SHARDS = 10_000
 """The largest N of ``--shard K/N`` (and of a report that ``fitgate merge`` reads): far
 past any CI matrix (GitHub's allows 256 jobs), and a bound on what a merge walks."""
 
-Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 GroupSize = Annotated[int, Meta(ge=1, le=2**63 - 1)]
-Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
 ShardNumber = Annotated[int, Meta(ge=1, le=MAX_SHARDS)]
 Bitset = Annotated[str, Meta(pattern="^[0-9a-f]+$")]
 Digest = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]  # SHA-256, as shard.py writes it
-PortNumber = Annotated[int, Meta(ge=0, le=65535)]
 
 VerdictText = Annotated[str, Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]
 """A verdict: text to the decoder, so that a reader names an unknown one in its own words
@@ -67,6 +113,37 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
         ]
         | UnsetType
     ) = UNSET
+
+    # The model's SnapshotInfo is this but for the caveat, which every report writes the
+    # same (SNAPSHOT_CAVEAT): its one conversion each way is here.
+
+    @classmethod
+    def of(cls, info: SnapshotInfo) -> Snapshot:
+        """The report's snapshot for the run's."""
+        return cls(
+            source=info.source,
+            capturedAt=info.captured_at,
+            context=info.context,
+            server=info.server,
+            serverVersion=info.server_version,
+            nodes=info.nodes,
+            pods=info.pods,
+            caveat=SNAPSHOT_CAVEAT,
+            capturedAtGivenBy=UNSET if info.captured_by is None else info.captured_by,
+        )
+
+    def info(self) -> SnapshotInfo:
+        """The run's snapshot, as :meth:`of` wrote it."""
+        return SnapshotInfo(
+            source=self.source,
+            captured_at=self.capturedAt,
+            context=self.context,
+            server=self.server,
+            server_version=self.serverVersion,
+            nodes=self.nodes,
+            pods=self.pods,
+            captured_by=given(self.capturedAtGivenBy, None),
+        )
 
 
 class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -115,55 +192,6 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ) = UNSET
 
 
-class Excluded(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A walked file left out, and the exclude pattern that left it out."""
-
-    file: str
-    pattern: str
-
-
-class Unchecked(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A document not checked: where it is, and why."""
-
-    at: str
-    reason: str
-
-
-class Read(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What fitgate check read: files and documents, the walked files left out (with the
-    pattern that did) and the documents not checked. A merge's report carries its first
-    shard's: every shard reads the same files."""
-
-    files: Count
-    documents: Count
-    excluded: list[Excluded]
-    skipped: list[Unchecked]
-
-
-class AllowedAddonOnly(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """An allowAddonOnly rule: the workloads it names, and why."""
-
-    workloads: str
-    reason: str
-
-
-class Skip(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A skip rule in force: the workloads it names, why, and until when (null: no end)."""
-
-    workloads: str
-    reason: str
-    expires: str | None
-
-
-class Policy(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What the configuration or --fail-on changed of the gate's policy: where failOn was set
-    (null: the default), the ADDON_ONLY workloads allowed and the skips in force."""
-
-    failOnBy: str | None
-    allowAddonOnly: list[AllowedAddonOnly]
-    skip: list[Skip]
-
-
 class Autoscaler(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The HorizontalPodAutoscaler or KEDA ScaledObject of the run that scales the workload:
     its maximum, and how many of those pods fit (null when not worked out)."""
@@ -202,6 +230,58 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     autoscaler: Autoscaler | UnsetType | None = UNSET
     fitRange: FitRange | UnsetType = UNSET
 
+    # Shaped otherwise in memory, for a reason: the placement (gate.model.ReplicaFit) holds
+    # what it counted, and ``fit`` is derived from it (the least of alone and together),
+    # where the report spells out ``fit`` and the range's ``least`` so that no reader must
+    # derive them; the placement learns the autoscaler (from the run's inputs) apart from
+    # its maximum and the pods of that maximum that fit, which the report writes together
+    # and only once both are known; and a workload whose pods were not placed has only its
+    # wanted count (WorkloadResult.replicas), which the report writes as ``fit`` null. The
+    # one conversion each way is here, so a field is added in one place.
+
+    @classmethod
+    def of(cls, wanted: int | None, placed: ReplicaFit | None) -> Replicas | None:
+        """The report's replicas for a workload that wants ``wanted`` pods (None: one
+        that has no replica count) placed as ``placed`` (None: not placed)."""
+        if wanted is None:
+            return None
+        if placed is None:
+            return cls(wanted=wanted, fit=None)
+        scaler = placed.autoscaler
+        return cls(
+            wanted=placed.wanted,
+            fit=placed.fit,
+            alone=placed.alone,
+            together=placed.together,
+            beside=list(placed.beside),
+            released=placed.released,
+            autoscaler=None
+            if scaler is None or placed.maximum is None
+            else Autoscaler(
+                kind=scaler.kind, name=scaler.name, maximum=placed.maximum, fit=placed.headroom
+            ),
+            fitRange=UNSET if placed.most is None else FitRange(least=placed.fit, most=placed.most),
+        )
+
+    def placement(self) -> ReplicaFit | None:
+        """How the pods were placed, as :meth:`of` wrote it; None where they were not
+        (``fit`` null)."""
+        alone = given(self.alone, None)
+        if self.fit is None or alone is None:
+            return None
+        scaler = given(self.autoscaler, None)
+        return ReplicaFit(
+            wanted=self.wanted,
+            alone=alone,
+            together=given(self.together, None),
+            beside=tuple(given(self.beside, [])),
+            autoscaler=None if scaler is None else AutoscalerRef(scaler.kind, scaler.name),
+            maximum=None if scaler is None else scaler.maximum,
+            headroom=None if scaler is None else scaler.fit,
+            released=given(self.released, 0),
+            most=None if (found := given(self.fitRange, None)) is None else found.most,
+        )
+
 
 class OutcomeGroup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The nodes that gave the workload's first pod the same outcome: the reasons ([] where
@@ -215,121 +295,6 @@ class OutcomeGroup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     code: Code | None
     count: GroupSize
     nodes: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
-
-
-class Warning(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Something the verdict does not say: its kind, and the sentence reports print."""
-
-    kind: WarningKind
-    text: str
-
-
-class Port(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    ip: str
-    protocol: str
-    port: PortNumber
-
-
-class Cause(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The reason behind most rejections, and the field it points at."""
-
-    family: Family
-    plugin: str
-    term: Term
-    reason: str
-    nodes: Count
-    index: Count | None
-    port: Port | None
-    resource: str
-    requested: str
-    free: str | None
-    freeOnAddonNodes: bool
-
-
-class Field(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The manifest's field behind the cause: its path, line and scalar value."""
-
-    path: str
-    line: Line
-    value: str
-    partial: bool
-    originLine: (
-        Annotated[
-            Line,
-            Meta(
-                description="The same field's line in the file originFile names: the "
-                "workload's, or this field's own when the overlay's patch sets it."
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-    originFile: (
-        Annotated[
-            str,
-            Meta(
-                description="For standard input: the kustomize overlay's patch that sets the "
-                "field (--origin-root), which annotations, JUnit and SARIF point at, at "
-                "originLine."
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-
-
-class ScaleUp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What would grow for the workload: nodes new nodes holding copies of its pods. A
-    cluster-autoscaler node group (kind NodeGroup) grows from size from to size to, of at
-    most max; a Karpenter NodePool (kind NodePool, its name as group) from the from nodes
-    it has, max null, each new node one of instanceTypes."""
-
-    kind: Literal["NodeGroup", "NodePool"] = "NodeGroup"
-    group: str
-    nodes: Count
-    copies: Count
-    from_: Count = msgspec.field(name="from")
-    to: Count
-    max: Count | None
-    instanceTypes: (
-        Annotated[
-            list[str],
-            Meta(
-                description="NodePool: the instance types a new node may take, in "
-                "Karpenter's order (cheapest first)."
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-
-
-class PoolRefusal(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Why a Ready Karpenter NodePool launches no node for the first blocked copy: reason
-    (a key of blocked.reasons) and Karpenter's own text."""
-
-    pool: str
-    reason: str
-    message: str
-
-
-class Blocked(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The copies no node group or NodePool takes: how many, each reason with the number of
-    groups or pools giving it, the autoscalers' events for them, one per line (CA's, then
-    Karpenter's; "" when none is blocked), whether every reason may pass (a group in
-    backoff or not ready, a status that may have changed), and each NodePool's refusal."""
-
-    copies: Count
-    reasons: dict[str, Count]
-    message: str
-    transient: bool
-    nodePools: list[PoolRefusal] | UnsetType = UNSET
-
-
-class Autoscale(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Where the workload's copies go once the autoscalers have added what they would:
-    fitsNow on today's nodes, the node groups and NodePools that grow, the copies blocked."""
-
-    fitsNow: Count
-    scaleUp: list[ScaleUp]
-    blocked: Blocked
 
 
 class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -351,7 +316,7 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     reason: str | None
     outcomes: list[OutcomeGroup]
     requests: dict[str, str]
-    warnings: list[Warning]
+    warnings: tuple[Warning, ...]
     baseline: (
         Annotated[
             Change, Meta(description="Against the --baseline report, when the run was given one.")
@@ -429,11 +394,6 @@ class Report(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     warnings: list[str] | UnsetType = UNSET
     shard: Shard | UnsetType = UNSET
     workloads: list[Workload]
-
-
-def given(value: T | UnsetType, absent: D) -> T | D:
-    """``value``, or ``absent`` where the report leaves the field out."""
-    return absent if isinstance(value, UnsetType) else value
 
 
 class Version(Struct):

@@ -1,6 +1,15 @@
 """Frozen values exchanged between the stages of a run.
 
 manifests -> Document -> Workload -> (Snapshot -> NodeView) -> WorkloadResult -> Report
+
+The parts of a result that the JSON report writes as they are (a cause and its field, a
+warning, a host port, an autoscale with its scale-ups and blocked copies, what the run
+read, the policy) are msgspec Structs (:class:`Reported`): one definition, used in memory
+by every stage and on the wire by :mod:`gate.contract`, which encodes and decodes them and
+generates the published schema from them. Each Python attribute is named as the model
+names it; where the report spells it otherwise (camelCase, ``from``), the field says so.
+A reported type's docstring is its description in the schema, so it says what a reader
+of the report needs; what matters only in memory is said in comments beside it.
 """
 
 from __future__ import annotations
@@ -14,12 +23,36 @@ from datetime import datetime
 from enum import Enum
 from functools import cache
 from itertools import compress, repeat
-from typing import Any, Final, overload
+from typing import Annotated, Any, Final, Literal, TypeVar, overload
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from gate.autoscaling import AutoscalingState
 from gate.taints import Taint
 
 __all__ = ["AutoscalingState", "Taint"]  # defined apart, exchanged as the rest
+
+T = TypeVar("T")
+D = TypeVar("D")
+
+Count = Annotated[int, Meta(ge=0, le=2**63 - 1)]
+Line = Annotated[int, Meta(ge=1, le=2**63 - 1)]
+PortNumber = Annotated[int, Meta(ge=0, le=65535)]
+"""The ranges a report's numbers are checked against when a report is read back (never on
+construction: a Struct built in memory is not validated)."""
+
+
+def given(value: T | UnsetType, absent: D) -> T | D:
+    """``value``, or ``absent`` where the report leaves the field out (``UNSET``)."""
+    return absent if isinstance(value, UnsetType) else value
+
+
+class Reported(Struct, frozen=True, forbid_unknown_fields=True):
+    """The base of the values the JSON report writes as they are: refused on a field the
+    report does not have when read back, and frozen (each subclass says so again, for type
+    checkers). A subclass is named as the report's schema names the object (its title),
+    so some are known in memory by an alias as well (``HostPort``, ``FieldLocation``)."""
 
 
 class Verdict(str, Enum):
@@ -130,8 +163,7 @@ class WarningKind(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadWarning:
+class Warning(Reported, frozen=True):  # the report's name: this module warns of nothing
     """Something the verdict does not say: its kind, and the sentence reports print."""
 
     kind: WarningKind
@@ -139,6 +171,10 @@ class WorkloadWarning:
 
     def __str__(self) -> str:
         return self.text
+
+
+WorkloadWarning = Warning
+"""A workload's :class:`Warning`, by the name the stages that raise one use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,13 +222,16 @@ class Scaling:
     must_keep: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class HostPort:
-    """A used or wanted host port, normalised: empty IP is 0.0.0.0, empty protocol TCP."""
-
+class Port(Reported, frozen=True):
+    # A used or wanted host port, normalised: empty IP is 0.0.0.0, empty protocol TCP. (No
+    # docstring: the published schema gives a cause's port no description.)
     ip: str
     protocol: str
-    port: int
+    port: PortNumber
+
+
+HostPort = Port
+"""A used or wanted host port (:class:`Port`), as the scheduler names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -646,37 +685,39 @@ class Term(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Cause:
-    """The reason behind most of a failing workload's rejections, as structured data.
+class Cause(Reported, frozen=True, kw_only=True):
+    """The reason behind most rejections, and the field it points at."""
 
-    Worked out by the scheduler from the rejecting plugins' statuses over the nodes that
-    count (the user nodes when the cluster has any; for a DaemonSet only the nodes it
-    targets): the (plugin, term) rejecting the most of them, a tie going to the plugin
-    that runs last, whose nodes passed every filter before it. ``reason`` is the
-    scheduler's reason string for it (shown, never read back), ``nodes`` how many nodes
-    it rejected in all (user and add-on, as the scheduler's message counts). ``index`` is
-    the term's place in its list (the node-affinity term, the hard spread constraint, the
-    pod (anti-)affinity term) when one term is at fault;
-    ``port`` the host port taken.
-
-    For NodeResourcesFit, ``resource``, ``requested`` (the pod's request) and ``free``:
-    the largest free amount of it among the nodes that NodeResourcesFit rejected for it
-    and every other filter passes (quantity text; None when there is no such node), and
-    ``free_on_addon`` when those are add-on (CriticalAddonsOnly) nodes only.
-    """
+    # The reason behind most of a failing workload's rejections, as structured data.
+    #
+    # Worked out by the scheduler from the rejecting plugins' statuses over the nodes that
+    # count (the user nodes when the cluster has any; for a DaemonSet only the nodes it
+    # targets): the (plugin, term) rejecting the most of them, a tie going to the plugin
+    # that runs last, whose nodes passed every filter before it. ``reason`` is the
+    # scheduler's reason string for it (shown, never read back), ``nodes`` how many nodes
+    # it rejected in all (user and add-on, as the scheduler's message counts). ``index`` is
+    # the term's place in its list (the node-affinity term, the hard spread constraint, the
+    # pod (anti-)affinity term) when one term is at fault; ``port`` the host port taken.
+    #
+    # For NodeResourcesFit, ``resource``, ``requested`` (the pod's request) and ``free``:
+    # the largest free amount of it among the nodes that NodeResourcesFit rejected for it
+    # and every other filter passes (quantity text; None when there is no such node), and
+    # ``free_on_addon`` when those are add-on (CriticalAddonsOnly) nodes only.
+    #
+    # No field has a default: the report writes every one, so a report read back must
+    # have every one (the schema says they are required).
 
     family: Family
     plugin: str
     term: Term
     reason: str
-    nodes: int
-    index: int | None = None
-    port: HostPort | None = None
-    resource: str = ""
-    requested: str = ""
-    free: str | None = None
-    free_on_addon: bool = False
+    nodes: Count
+    index: Count | None
+    port: Port | None
+    resource: str
+    requested: str
+    free: str | None
+    free_on_addon: bool = msgspec.field(name="freeOnAddonNodes")
 
 
 FieldPath = tuple[str | int, ...]
@@ -684,25 +725,49 @@ FieldPath = tuple[str | int, ...]
 starting with ``".."`` starts at the pod spec's parent (the template's metadata)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FieldLocation:
-    """The field of the manifest behind a workload's cause: its path in the pod spec
-    (``containers[0].resources.requests.cpu``; the pod spec's own field, e.g.
-    ``spec.template.spec``, when the cause names no field inside it), the file line it is
-    on, and its value when it is a scalar (``2``), else ""."""
+class Field(Reported, frozen=True):
+    """The manifest's field behind the cause: its path, line and scalar value."""
+
+    # The field of the manifest behind a workload's cause: its path in the pod spec
+    # (``containers[0].resources.requests.cpu``; the pod spec's own field, e.g.
+    # ``spec.template.spec``, when the cause names no field inside it), the file line it is
+    # on, and its value when it is a scalar (``2``), else "".
 
     path: str
-    line: int
-    value: str = ""
-    partial: bool = False
+    line: Line
+    value: str
+    partial: bool
     """The value is less than what the pod asks in all (other containers ask too)."""
-    origin_line: int | None = None
+    origin_line: (
+        Annotated[
+            Line,
+            Meta(
+                description="The same field's line in the file originFile names: the "
+                "workload's, or this field's own when the overlay's patch sets it."
+            ),
+        ]
+        | UnsetType
+    ) = msgspec.field(default=UNSET, name="originLine")
     """For a piped document whose origin is a file of the repository: the same field's line
     in that file, when it is there, or in ``origin_file``."""
-    origin_file: str | None = None
+    origin_file: (
+        Annotated[
+            str,
+            Meta(
+                description="For standard input: the kustomize overlay's patch that sets the "
+                "field (--origin-root), which annotations, JUnit and SARIF point at, at "
+                "originLine."
+            ),
+        ]
+        | UnsetType
+    ) = msgspec.field(default=UNSET, name="originFile")
     """For a piped document: the kustomize overlay's patch that sets the field, when one does
     (``--origin-root``): reports point at it, at ``origin_line``, not at the base's old
     value."""
+
+
+FieldLocation = Field
+"""Where a cause is in the manifest (:class:`Field`), as the stages that find it name it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -819,32 +884,49 @@ TYPES_SHOWN = 3
 """Instance types a NodePool's scale-up names before counting the rest."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupScaleUp:
-    """What grows for a workload: ``nodes`` new nodes holding ``copies`` of its pods. A
-    cluster-autoscaler node group (``kind`` ``NodeGroup``) grows from size ``start`` to
-    ``end`` of at most ``maximum``; a Karpenter NodePool (``NodePool``) from the ``start``
-    nodes it has, with no maximum of nodes, each new node one of ``instance_types``."""
+class ScaleUp(Reported, frozen=True, kw_only=True):
+    """What would grow for the workload: nodes new nodes holding copies of its pods. A
+    cluster-autoscaler node group (kind NodeGroup) grows from size from to size to, of at
+    most max; a Karpenter NodePool (kind NodePool, its name as group) from the from nodes
+    it has, max null, each new node one of instanceTypes."""
 
+    # ``start``, ``end`` and ``maximum`` are the report's ``from``, ``to`` and ``max``;
+    # ``instance_types`` is set for a NodePool only (a node group's new nodes are its
+    # template's).
+
+    kind: Literal["NodeGroup", "NodePool"] = "NodeGroup"
     group: str
-    nodes: int
-    copies: int
-    start: int
-    end: int
-    maximum: int | None
-    kind: str = NODE_GROUP
-    instance_types: tuple[str, ...] = ()
+    nodes: Count
+    copies: Count
+    start: Count = msgspec.field(name="from")
+    end: Count = msgspec.field(name="to")
+    maximum: Count | None = msgspec.field(name="max")
+    instance_types: (
+        Annotated[
+            tuple[str, ...],
+            Meta(
+                description="NodePool: the instance types a new node may take, in "
+                "Karpenter's order (cheapest first)."
+            ),
+        ]
+        | UnsetType
+    ) = msgspec.field(default=UNSET, name="instanceTypes")
 
     def __str__(self) -> str:
         """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``;
         a NodePool: ``NodePool "default" +2 nodes (m6i.large, m5.large, … 41 types)``."""
         if self.kind == NODE_POOL:
             noun = "node" if self.nodes == 1 else "nodes"
-            types = ", ".join(self.instance_types[:TYPES_SHOWN])
-            if len(self.instance_types) > TYPES_SHOWN:
-                types += f", … {len(self.instance_types)} types"
+            instance_types = given(self.instance_types, ())
+            types = ", ".join(instance_types[:TYPES_SHOWN])
+            if len(instance_types) > TYPES_SHOWN:
+                types += f", … {len(instance_types)} types"
             return f'NodePool "{self.group}" +{self.nodes} {noun} ({types})'
         return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
+
+
+GroupScaleUp = ScaleUp
+"""What grows for a workload (:class:`ScaleUp`), as the autoscaler simulations name it."""
 
 
 KARPENTER_EVENT = "Failed to schedule pod, "
@@ -852,41 +934,55 @@ KARPENTER_EVENT = "Failed to schedule pod, "
 ``; `` (pkg/controllers/provisioning/scheduling/events.go ``PodFailedToScheduleEvent``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PoolRefusal:
-    """Why a Karpenter NodePool launches no node for a workload's first blocked copy: a
-    short ``reason`` (``did not tolerate taint``, ``incompatible requirements``, ``no
-    instance type has enough resources``, ...) and Karpenter's own ``text`` for it."""
+class PoolRefusal(Reported, frozen=True):
+    """Why a Ready Karpenter NodePool launches no node for the first blocked copy: reason
+    (a key of blocked.reasons) and Karpenter's own text."""
+
+    # ``reason`` is short (``did not tolerate taint``, ``incompatible requirements``, ``no
+    # instance type has enough resources``, ...); ``text``, the report's ``message``, is
+    # Karpenter's own for it.
 
     pool: str
     reason: str
-    text: str
+    text: str = msgspec.field(name="message")
 
     def __str__(self) -> str:
         """``nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)``."""
         return f'nodepool "{self.pool}": {self.text}'
 
 
-@dataclass(frozen=True, slots=True)
-class Autoscale:
-    """Where a workload's copies go once the autoscalers have added what they would:
-    ``fits_now`` on today's nodes, the node groups and NodePools that grow (``scale_up``:
-    cluster-autoscaler's first, then Karpenter's), the copies none takes (``blocked``), each
-    blocking reason with the number of groups or pools giving it, and the events the
-    autoscalers publish for a blocked copy, one per line (``message``: CA's ``pod didn't
-    trigger scale-up: ...``, Karpenter's ``Failed to schedule pod, ...``; "" when none is
-    blocked). ``transient``: every blocker may pass (a group in
-    backoff, not ready, a status that may have changed)."""
+class Blocked(Reported, frozen=True, kw_only=True):
+    """The copies no node group or NodePool takes: how many, each reason with the number of
+    groups or pools giving it, the autoscalers' events for them, one per line (CA's, then
+    Karpenter's; "" when none is blocked), whether every reason may pass (a group in
+    backoff or not ready, a status that may have changed), and each NodePool's refusal."""
 
-    fits_now: int
-    scale_up: tuple[GroupScaleUp, ...] = ()
-    blocked: int = 0
-    reasons: Mapping[str, int] = field(default_factory=dict)
-    message: str = ""
-    transient: bool = False
-    pools: tuple[PoolRefusal, ...] = ()
-    """Each Ready NodePool's refusal of the first blocked copy, in Karpenter's pool order
-    (empty when no NodePool was asked or none refused)."""
+    # ``message`` holds the events the autoscalers publish for a blocked copy (CA's ``pod
+    # didn't trigger scale-up: ...``, Karpenter's ``Failed to schedule pod, ...``);
+    # ``transient``: every blocker may pass. ``pools`` (the report's ``nodePools``) are each
+    # Ready NodePool's refusal of the first blocked copy, in Karpenter's pool order, unset
+    # when no NodePool was asked or none refused.
+
+    copies: Count
+    reasons: Mapping[str, Count]
+    message: str
+    transient: bool
+    pools: tuple[PoolRefusal, ...] | UnsetType = msgspec.field(default=UNSET, name="nodePools")
+
+
+NOT_BLOCKED: Final = Blocked(copies=0, reasons={}, message="", transient=False)
+"""What an autoscale blocks when every copy is taken."""
+
+
+class Autoscale(Reported, frozen=True, kw_only=True):
+    """Where the workload's copies go once the autoscalers have added what they would:
+    fitsNow on today's nodes, the node groups and NodePools that grow, the copies blocked."""
+
+    # ``scale_up`` holds cluster-autoscaler's scale-ups first, then Karpenter's.
+
+    fits_now: Count = msgspec.field(name="fitsNow")
+    scale_up: tuple[ScaleUp, ...] = msgspec.field(name="scaleUp")
+    blocked: Blocked
 
     @property
     def nodes(self) -> int:
@@ -950,41 +1046,77 @@ class Summary:
     passed: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ReadSummary:
-    """What a run was given to read: the files read and the documents in them, the walked
-    files the configuration left out (each with the pattern that did) and the documents
-    read but not checked (a snapshot among the manifests, a named pipe met while walking).
-    A reviewer sees from it whether the gate judged what the pull request holds."""
+class Excluded(Reported, frozen=True):
+    """A walked file left out, and the exclude pattern that left it out."""
 
-    files: int
-    documents: int
-    excluded: tuple[tuple[str, str], ...] = ()
-    """``(file, pattern)`` for each walked file left out, in walk order."""
-    skipped: tuple[tuple[str, str], ...] = ()
-    """``(file:line, why)`` for each document read but not checked."""
+    file: str
+    pattern: str
+
+
+class Unchecked(Reported, frozen=True):
+    """A document not checked: where it is, and why."""
+
+    at: str
+    reason: str
+
+
+class Read(Reported, frozen=True):
+    """What fitgate check read: files and documents, the walked files left out (with the
+    pattern that did) and the documents not checked. A merge's report carries its first
+    shard's: every shard reads the same files."""
+
+    # What a run was given to read: a reviewer sees from it whether the gate judged what the
+    # pull request holds. ``skipped`` are the documents read but not checked (a snapshot
+    # among the manifests, a named pipe met while walking), ``at`` being ``file:line``.
+
+    files: Count
+    documents: Count
+    excluded: tuple[Excluded, ...]
+    """Each walked file left out, in walk order."""
+    skipped: tuple[Unchecked, ...]
 
     def excluded_by(self) -> tuple[tuple[str, int], ...]:
         """How many files each pattern left out, in the order the patterns first did.
 
-        >>> ReadSummary(3, 3, (("a", "*.json"), ("b", "tests"), ("c", "*.json"))).excluded_by()
+        >>> left = (Excluded("a", "*.json"), Excluded("b", "tests"), Excluded("c", "*.json"))
+        >>> Read(3, 3, left, ()).excluded_by()
         (('*.json', 2), ('tests', 1))
         """
         counted: dict[str, int] = {}
-        for _, pattern in self.excluded:
-            counted[pattern] = counted.get(pattern, 0) + 1
+        for left in self.excluded:
+            counted[left.pattern] = counted.get(left.pattern, 0) + 1
         return tuple(counted.items())
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """What the gate was told to decide, as a reviewer must see it: where ``failOn`` was set
-    (None: the default), the ``ADDON_ONLY`` workloads allowed and the skips in force, each
-    as ``(workloads, reason)`` (a skip with its last day, or None)."""
+ReadSummary = Read
+"""What a run read (:class:`Read`), as the stages that gather it name it."""
 
-    fail_on_by: str | None = None
-    allowed: tuple[tuple[str, str], ...] = ()
-    skips: tuple[tuple[str, str, str | None], ...] = ()
+
+class AllowedAddonOnly(Reported, frozen=True):
+    """An allowAddonOnly rule: the workloads it names, and why."""
+
+    workloads: str
+    reason: str
+
+
+class Skip(Reported, frozen=True):
+    """A skip rule in force: the workloads it names, why, and until when (null: no end)."""
+
+    workloads: str
+    reason: str
+    expires: str | None
+
+
+class Policy(Reported, frozen=True, kw_only=True):
+    """What the configuration or --fail-on changed of the gate's policy: where failOn was set
+    (null: the default), the ADDON_ONLY workloads allowed and the skips in force."""
+
+    # What the gate was told to decide, as a reviewer must see it. A policy that changes
+    # nothing is false, and the report leaves it out.
+
+    fail_on_by: str | None = msgspec.field(name="failOnBy")
+    allowed: tuple[AllowedAddonOnly, ...] = msgspec.field(name="allowAddonOnly")
+    skips: tuple[Skip, ...] = msgspec.field(name="skip")
 
     def __bool__(self) -> bool:
         return bool(self.fail_on_by or self.allowed or self.skips)

@@ -38,12 +38,14 @@ from gate.model import (
     DEFAULT_FAIL_ON,
     Baseline,
     Document,
+    Excluded,
     Policy,
     ReadSummary,
     Report,
     Shard,
     Snapshot,
     SnapshotInfo,
+    Unchecked,
     Verdict,
     WarningKind,
     Workload,
@@ -147,8 +149,11 @@ def read_live(
 
 def read_summary(selection: PathSelection, documents: Sequence[Document]) -> ReadSummary:
     """The files and documents read, the files left out, the documents not checked."""
-    skipped = tuple((str(d.location), d.skipped) for d in documents if d.skipped is not None)
-    return ReadSummary(len(selection.read), len(documents), selection.excluded, skipped)
+    excluded = tuple(Excluded(file, pattern) for file, pattern in selection.excluded)
+    skipped = tuple(
+        Unchecked(str(d.location), d.skipped) for d in documents if d.skipped is not None
+    )
+    return ReadSummary(len(selection.read), len(documents), excluded, skipped)
 
 
 def check(

@@ -7,6 +7,7 @@ import pytest
 
 from gate.model import (
     Autoscale,
+    Blocked,
     GroupScaleUp,
     Location,
     ReplicaFit,
@@ -17,8 +18,8 @@ from gate.model import (
 from gate.reports.wording import headline, scale_up_lines
 from gate.scheduler.autoscaler.verdicts import _verdict
 
-USER = GroupScaleUp("aks-user", nodes=2, copies=2, start=3, end=5, maximum=10)
-FULL = GroupScaleUp("aks-user", nodes=7, copies=7, start=3, end=10, maximum=10)
+USER = GroupScaleUp(group="aks-user", nodes=2, copies=2, start=3, end=5, maximum=10)
+FULL = GroupScaleUp(group="aks-user", nodes=7, copies=7, start=3, end=10, maximum=10)
 MAX_SIZE = "max node group size reached"
 BACKOFF = "in backoff after failed scale-up"
 
@@ -28,7 +29,11 @@ def autoscale(
 ) -> Autoscale:
     reasons = {reason: 1} if reason else {}
     message = f"pod didn't trigger scale-up: 1 {reason}" if reason else ""
-    return Autoscale(now, groups, blocked, reasons, message, transient)
+    return Autoscale(
+        fits_now=now,
+        scale_up=groups,
+        blocked=Blocked(copies=blocked, reasons=reasons, message=message, transient=transient),
+    )
 
 
 VERDICTS = {

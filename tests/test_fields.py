@@ -22,6 +22,12 @@ from gate.snapshot.load import load_snapshot
 from tests.conftest import ROOT
 from tests.test_cli import NOW
 
+
+def _at(path: str, line: int, value: str = "", partial: bool = False) -> FieldLocation:
+    """A field found outside any overlay: its value "" when not a scalar."""
+    return FieldLocation(path, line, value, partial)
+
+
 Golden = Callable[[str, str], None]
 DATA = Path("tests/data/fields")
 SNAPSHOT = str(DATA / "snapshot.json")
@@ -51,28 +57,28 @@ CASES = {
         Verdict.NO,
         Family.RESOURCES,
         Term.REQUEST,
-        FieldLocation("containers[1].resources.requests.cpu", 24, "9", partial=True),
+        _at("containers[1].resources.requests.cpu", 24, "9", partial=True),
     ),
     "a request defaulted from its limit points at the limit": (
         "CronJob batch/report",
         Verdict.NO,
         Family.RESOURCES,
         Term.REQUEST,
-        FieldLocation("containers[0].resources.limits.memory", 45, "40Gi"),
+        _at("containers[0].resources.limits.memory", 45, "40Gi"),
     ),
     "a nodeSelector no node matches": (
         "Deployment web/memory-heavy",
         Verdict.NO,
         Family.SELECTOR,
         Term.NODE_SELECTOR,
-        FieldLocation("nodeSelector", 11, ""),
+        _at("nodeSelector", 11, ""),
     ),
     "a node affinity term no node matches": (
         "StatefulSet web/zoned",
         Verdict.NO,
         Family.SELECTOR,
         Term.NODE_AFFINITY,
-        FieldLocation(
+        _at(
             "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
             ".nodeSelectorTerms[0]",
             33,
@@ -83,51 +89,49 @@ CASES = {
         Verdict.NO,
         Family.TAINTS,
         Term.TOLERATIONS,
-        FieldLocation("tolerations", 10),
+        _at("tolerations", 10),
     ),
     "no toleration at all points at the pod spec": (
         "Job ml/untolerant",
         Verdict.NO,
         Family.TAINTS,
         Term.TOLERATIONS,
-        FieldLocation("spec.template.spec", 24),
+        _at("spec.template.spec", 24),
     ),
     "a host port every node has taken": (
         "Deployment monitoring/exporter-copy",
         Verdict.NO,
         Family.PORTS,
         Term.HOST_PORT,
-        FieldLocation("containers[1].ports[0].hostPort", 18, "9100"),
+        _at("containers[1].ports[0].hostPort", 18, "9100"),
     ),
     "a pod affinity term no pod satisfies": (
         "Deployment web/beside-db",
         Verdict.NO,
         Family.AFFINITY,
         Term.POD_AFFINITY,
-        FieldLocation("affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]", 14),
+        _at("affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]", 14),
     ),
     "the second anti-affinity term is the one at fault": (
         "Deployment monitoring/away-from-exporters",
         Verdict.NO,
         Family.AFFINITY,
         Term.POD_ANTI_AFFINITY,
-        FieldLocation(
-            "affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[1]", 36
-        ),
+        _at("affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[1]", 36),
     ),
     "the hard spread constraint, not the soft one before it": (
         "Deployment web/racked",
         Verdict.NO,
         Family.SPREAD,
         Term.SPREAD,
-        FieldLocation("topologySpreadConstraints[1]", 16),
+        _at("topologySpreadConstraints[1]", 16),
     ),
     "an add-on-only workload points at what keeps it off the user nodes": (
         "Deployment batch/big-batch",
         Verdict.ADDON_ONLY,
         Family.RESOURCES,
         Term.REQUEST,
-        FieldLocation("containers[0].resources.requests.cpu", 16, "12"),
+        _at("containers[0].resources.requests.cpu", 16, "12"),
     ),
 }
 
@@ -194,10 +198,8 @@ def test_json_and_list_items_are_located_too(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     found = _results(str(listed))
-    assert found["Pod default/a"].field_at == FieldLocation(
-        "containers[0].resources.requests.cpu", 5, "64"
-    )
-    assert found["Pod default/b"].field_at == FieldLocation("nodeSelector", 7)
+    assert found["Pod default/a"].field_at == _at("containers[0].resources.requests.cpu", 5, "64")
+    assert found["Pod default/b"].field_at == _at("nodeSelector", 7)
 
 
 def test_a_document_after_a_broken_one_keeps_its_lines() -> None:
@@ -208,7 +210,7 @@ def test_a_document_after_a_broken_one_keeps_its_lines() -> None:
         b"  containers: [{name: a, image: a}]\n"
     )
     found = _results("-", stdin=stream)
-    assert found["Pod default/after"].field_at == FieldLocation("nodeSelector", 11)
+    assert found["Pod default/after"].field_at == _at("nodeSelector", 11)
 
 
 def test_merge_keys_and_argo_templates_are_followed(tmp_path: Path) -> None:
@@ -229,9 +231,9 @@ def test_merge_keys_and_argo_templates_are_followed(tmp_path: Path) -> None:
     )
     found = _results(str(manifest))
     merged = found["Pod default/merged"].field_at
-    assert merged == FieldLocation("containers[0].resources.requests.cpu", 13, "64")
+    assert merged == _at("containers[0].resources.requests.cpu", 13, "64")
     argo = found["Workflow default/wf [main]"].field_at
-    assert argo == FieldLocation("containers[0].resources.requests.cpu", 25, "64")
+    assert argo == _at("containers[0].resources.requests.cpu", 25, "64")
 
 
 PATHS = {
@@ -284,15 +286,15 @@ def test_largest_free_is_the_maximum_over_the_set(
 MORE = {
     "hostNetwork makes the container port the host port": (
         "Pod default/host-network",
-        FieldLocation("containers[0].ports[0].containerPort", 13, "9100"),
+        _at("containers[0].ports[0].containerPort", 13, "9100"),
     ),
     "an init container asking more than the app": (
         "Pod default/big-init",
-        FieldLocation("initContainers[0].resources.requests.cpu", 23, "20"),
+        _at("initContainers[0].resources.requests.cpu", 23, "20"),
     ),
     "pod-level resources": (
         "Pod default/pod-level",
-        FieldLocation("resources.requests.cpu", 35, "20"),
+        _at("resources.requests.cpu", 35, "20"),
     ),
 }
 
@@ -310,7 +312,7 @@ def test_a_field_value_from_the_manifest_stays_on_one_line(tmp_path: Path) -> No
         encoding="utf-8",
     )
     result = _results(str(manifest))["Pod default/pinned"]
-    assert result.field_at == FieldLocation("nodeName", 5, "gone\n::error file=x::pwned")
+    assert result.field_at == _at("nodeName", 5, "gone\n::error file=x::pwned")
     assert field_sentence(result) == (
         "nodeName: gone ::error file=x::pwned — 6 node(s) didn't match the requested node name"
     )

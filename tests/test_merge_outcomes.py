@@ -87,7 +87,7 @@ def shard_workloads(draw: st.DrawFn) -> tuple[Workload, list[Untolerated], dict[
         reason=None,
         outcomes=groups,
         requests={},
-        warnings=[],
+        warnings=(),
     )
     return workload, untolerated, {name: i for i, name in enumerate(names)}
 
@@ -118,6 +118,6 @@ def test_a_workload_without_groups_has_no_outcomes() -> None:
         reason="skipped",
         outcomes=[],
         requests={},
-        warnings=[],
+        warnings=(),
     )
     assert _outcomes(workload, [], {"n0": 0}) == ()

@@ -112,8 +112,20 @@ def test_names_stay_text_and_paths_are_uri_references() -> None:
             file="./deploy/my app#1.yaml",
             message="0/1 nodes are available: 1 Insufficient cpu.",
         ),
-        cause=Cause(Family.RESOURCES, "NodeResourcesFit", Term.REQUEST, "Insufficient cpu", 1),
-        field_at=FieldLocation("containers[0].resources.requests.cpu", 7, "2"),
+        cause=Cause(
+            family=Family.RESOURCES,
+            plugin="NodeResourcesFit",
+            term=Term.REQUEST,
+            reason="Insufficient cpu",
+            nodes=1,
+            index=None,
+            port=None,
+            resource="",
+            requested="",
+            free=None,
+            free_on_addon=False,
+        ),
+        field_at=FieldLocation("containers[0].resources.requests.cpu", 7, "2", partial=False),
     )
     document = _valid(_render(report(hostile)))
     found = document["runs"][0]["results"][0]

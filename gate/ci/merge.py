@@ -6,7 +6,9 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
 
-Only schemaVersion 3 is read, decoded into the types of :mod:`gate.contract`
+Only schemaVersion 3 is read, decoded into the types of :mod:`gate.contract` (a workload's
+cause, field, warnings and autoscale, and the run's read and policy, decode into the
+model's own values and are kept as they are)
 (another version is refused in one line saying to re-run ``check --shard``: the shards of one
 pipeline are written by one fitgate, and an older report lacks the plugin and code of each
 outcome, which its wording cannot soundly give back). A shard's report carries the
@@ -36,26 +38,14 @@ from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import (
-    Autoscale,
-    AutoscalerRef,
-    Cause,
     Code,
-    FieldLocation,
-    GroupScaleUp,
-    HostPort,
     Location,
     NodeOutcome,
     NodeOutcomes,
-    Policy,
-    PoolRefusal,
-    ReadSummary,
-    ReplicaFit,
     Report,
-    SnapshotInfo,
     Taint,
     Verdict,
     WorkloadResult,
-    WorkloadWarning,
     bitset,
 )
 
@@ -304,7 +294,6 @@ def _result(
 ) -> WorkloadResult:
     verdict = Verdict(workload.verdict)  # checked while reading
     nodes = _outcomes(workload, untolerated, index)
-    cause, at = given(workload.cause, None), given(workload.field, None)
     return WorkloadResult(
         kind=workload.kind,
         namespace=workload.namespace,
@@ -323,98 +312,12 @@ def _result(
         reason=workload.reason,
         nodes=nodes,
         requests=tuple(workload.requests.items()),
-        warnings=tuple(WorkloadWarning(w.kind, w.text) for w in workload.warnings),
-        placement=None if workload.replicas is None else _placement(workload.replicas),
-        cause=_cause(cause) if cause is not None else None,
-        field_at=_field(at) if at is not None else None,
-        autoscale=_autoscale(given(workload.autoscale, None)),
+        warnings=workload.warnings,
+        placement=None if workload.replicas is None else workload.replicas.placement(),
+        cause=given(workload.cause, None),
+        field_at=given(workload.field, None),
+        autoscale=given(workload.autoscale, None),
     )
-
-
-def _autoscale(autoscale: contract.Autoscale | None) -> Autoscale | None:
-    if autoscale is None:
-        return None
-    blocked = autoscale.blocked
-    return Autoscale(
-        fits_now=autoscale.fitsNow,
-        scale_up=tuple(
-            GroupScaleUp(
-                s.group,
-                s.nodes,
-                s.copies,
-                s.from_,
-                s.to,
-                s.max,
-                kind=s.kind,
-                instance_types=tuple(given(s.instanceTypes, [])),
-            )
-            for s in autoscale.scaleUp
-        ),
-        blocked=blocked.copies,
-        reasons=dict(blocked.reasons),
-        message=blocked.message,
-        transient=blocked.transient,
-        pools=tuple(PoolRefusal(p.pool, p.reason, p.message) for p in given(blocked.nodePools, [])),
-    )
-
-
-def _placement(replicas: contract.Replicas) -> ReplicaFit | None:
-    """How the pods were placed; None where they were not (``fit`` null)."""
-    alone = given(replicas.alone, None)
-    if replicas.fit is None or alone is None:
-        return None
-    scaler = given(replicas.autoscaler, None)
-    return ReplicaFit(
-        wanted=replicas.wanted,
-        alone=alone,
-        together=given(replicas.together, None),
-        beside=tuple(given(replicas.beside, [])),
-        autoscaler=None if scaler is None else AutoscalerRef(scaler.kind, scaler.name),
-        maximum=None if scaler is None else scaler.maximum,
-        headroom=None if scaler is None else scaler.fit,
-        released=given(replicas.released, 0),
-        most=None if (found := given(replicas.fitRange, None)) is None else found.most,
-    )
-
-
-def _cause(cause: contract.Cause) -> Cause:
-    port = cause.port
-    return Cause(
-        family=cause.family,
-        plugin=cause.plugin,
-        term=cause.term,
-        reason=cause.reason,
-        nodes=cause.nodes,
-        index=cause.index,
-        port=None if port is None else HostPort(port.ip, port.protocol, port.port),
-        resource=cause.resource,
-        requested=cause.requested,
-        free=cause.free,
-        free_on_addon=cause.freeOnAddonNodes,
-    )
-
-
-def _field(at: contract.Field) -> FieldLocation:
-    origin_line, origin_file = given(at.originLine, None), given(at.originFile, None)
-    return FieldLocation(at.path, at.line, at.value, at.partial, origin_line, origin_file)
-
-
-def _read_summary(read: contract.Read | None) -> ReadSummary | None:
-    """What the shards' check read: every shard reads the same files (``inputs`` says so)."""
-    if read is None:
-        return None
-    excluded = tuple((e.file, e.pattern) for e in read.excluded)
-    skipped = tuple((u.at, u.reason) for u in read.skipped)
-    return ReadSummary(read.files, read.documents, excluded, skipped)
-
-
-def _policy(policy: contract.Policy | None) -> Policy | None:
-    """The gate's policy the shards were run with (the same for every shard)."""
-    if policy is None:
-        return None
-    allowed = tuple((a.workloads, a.reason) for a in policy.allowAddonOnly)
-    skips = tuple((s.workloads, s.reason, s.expires) for s in policy.skip)
-    return Policy(policy.failOnBy, allowed, skips)
 
 
 def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
@@ -433,29 +336,17 @@ def merged_report(paths: Sequence[str]) -> tuple[Report, str]:
         ):
             positioned[position] = _result(workload, untolerated, part.index)
     first = parts[0]
-    snapshot = first.report.snapshot
     fail_on = frozenset(Verdict(v) for v in first.report.summary.failOn)  # checked
     report = Report(
-        snapshot=SnapshotInfo(
-            source=snapshot.source,
-            captured_at=snapshot.capturedAt,
-            context=snapshot.context,
-            server=snapshot.server,
-            server_version=snapshot.serverVersion,
-            nodes=snapshot.nodes,
-            pods=snapshot.pods,
-            captured_by=None
-            if isinstance(snapshot.capturedAtGivenBy, msgspec.UnsetType)
-            else snapshot.capturedAtGivenBy,
-        ),
+        snapshot=first.report.snapshot.info(),
         results=tuple(positioned[p] for p in sorted(positioned)),
         fail_on=fail_on,
         other_documents=tuple(sorted(others.items())),
         version=first.shard.version,
         # Shards run minutes apart may disagree on the snapshot's age: each warning once.
         warnings=tuple(dict.fromkeys(w for p in parts for w in given(p.report.warnings, []))),
-        read=_read_summary(given(first.report.read, None)),
-        policy=_policy(given(first.report.policy, None)),
+        read=given(first.report.read, None),  # every shard reads the same files
+        policy=given(first.report.policy, None),  # and runs with the same policy
         max_new_nodes=given(first.report.summary.maxNewNodes, None),
     )
     return report, first.shard.cluster

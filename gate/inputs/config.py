@@ -26,7 +26,16 @@ from gate.inputs.catalog import read_catalog
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
-from gate.model import Policy, SnapshotInfo, Verdict, WarningKind, Workload, WorkloadResult
+from gate.model import (
+    AllowedAddonOnly,
+    Policy,
+    Skip,
+    SnapshotInfo,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+)
 
 CONFIG_NAME = ".fitgate.yaml"
 
@@ -108,9 +117,9 @@ class Config:
         the default); the allowances and the skips still in force on ``today``."""
         return Policy(
             fail_on_by=fail_on_by,
-            allowed=tuple((_workloads(r), r.reason) for r in self.allow_addon_only),
+            allowed=tuple(AllowedAddonOnly(_workloads(r), r.reason) for r in self.allow_addon_only),
             skips=tuple(
-                (_workloads(r), r.reason, r.expires.isoformat() if r.expires else None)
+                Skip(_workloads(r), r.reason, r.expires.isoformat() if r.expires else None)
                 for r in self.skip
                 if r.expires is None or r.expires >= today
             ),

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import yaml
+from msgspec import UNSET
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gate.errors import QuantityError
@@ -104,7 +105,14 @@ def locate(
         files or RepositoryFiles(),
         overlay or os.curdir,
     )
-    return FieldLocation(path, line, text, partial, origin_line, origin_file)
+    return FieldLocation(
+        path,
+        line,
+        text,
+        partial,
+        UNSET if origin_line is None else origin_line,
+        UNSET if origin_file is None else origin_file,
+    )
 
 
 def _in_repository(
@@ -137,7 +145,7 @@ def document_field(source: Source | None, path: FieldPath, shown: str) -> FieldL
         return None
     key, value = found
     text = value.value if isinstance(value, ScalarNode) else ""
-    return FieldLocation(shown, source.line + key.start_mark.line, text)
+    return FieldLocation(shown, source.line + key.start_mark.line, text, partial=False)
 
 
 def _field(

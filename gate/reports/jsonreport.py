@@ -1,5 +1,6 @@
 """The machine report (schemaVersion 3): the types of :mod:`gate.contract`, from
-which ``gate/schemas/report.schema.json`` is generated.
+which ``gate/schemas/report.schema.json`` is generated. A result's cause, field, warnings
+and autoscale, and the run's read and policy, are written as the model holds them.
 
 Each workload's ``outcomes`` group the snapshot's nodes by the outcome they gave its first
 pod: one group per distinct list of reasons with the plugin that gave them and its status
@@ -26,17 +27,10 @@ import msgspec
 from gate import contract
 from gate.contract import SCHEMA_VERSION
 from gate.model import (
-    NODE_GROUP,
-    NODE_POOL,
-    SNAPSHOT_CAVEAT,
     VERDICT_ORDER,
-    Autoscale,
-    Cause,
     Code,
     NodeOutcome,
     NodeOutcomes,
-    Policy,
-    ReadSummary,
     Report,
     ShardReport,
     Taint,
@@ -91,7 +85,7 @@ def _outcomes(result: WorkloadResult, listed: int | None) -> list[contract.Outco
 def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> contract.Workload:
     """The workload's entry (the writers put the text of large ``outcomes`` in place of
     an empty list themselves)."""
-    location, at = result.location, result.field_at
+    location = result.location
     standard_input = location.document is not None  # its place in the stream, and origin
     return contract.Workload(
         kind=result.kind,
@@ -100,107 +94,20 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
         file=location.file,
         line=location.line,
         origin=location.origin,
-        replicas=_replicas(result),
+        replicas=contract.Replicas.of(result.replicas, result.placement),
         verdict=result.verdict.value,
         allowed=result.allowed,
         message=result.message,
         reason=result.reason,
         outcomes=outcomes,
         requests=dict(result.requests),
-        warnings=[contract.Warning(kind=w.kind, text=w.text) for w in result.warnings],
+        warnings=result.warnings,
         baseline=msgspec.UNSET if result.compared is None else result.compared.change,
         document=location.document if location.document is not None else msgspec.UNSET,
         originFile=location.origin_file if standard_input else msgspec.UNSET,
-        cause=msgspec.UNSET if result.cause is None else _cause(result.cause),
-        field=msgspec.UNSET
-        if at is None
-        else contract.Field(
-            path=at.path,
-            line=at.line,
-            value=at.value,
-            partial=at.partial,
-            originLine=msgspec.UNSET if at.origin_line is None else at.origin_line,
-            originFile=msgspec.UNSET if at.origin_file is None else at.origin_file,
-        ),
-        autoscale=msgspec.UNSET if result.autoscale is None else _autoscale(result.autoscale),
-    )
-
-
-def _autoscale(autoscale: Autoscale) -> contract.Autoscale:
-    return contract.Autoscale(
-        fitsNow=autoscale.fits_now,
-        scaleUp=[
-            contract.ScaleUp(
-                kind=NODE_POOL if s.kind == NODE_POOL else NODE_GROUP,
-                group=s.group,
-                nodes=s.nodes,
-                copies=s.copies,
-                from_=s.start,
-                to=s.end,
-                max=s.maximum,
-                instanceTypes=list(s.instance_types) if s.kind == NODE_POOL else msgspec.UNSET,
-            )
-            for s in autoscale.scale_up
-        ],
-        blocked=contract.Blocked(
-            copies=autoscale.blocked,
-            reasons=dict(autoscale.reasons),
-            message=autoscale.message,
-            transient=autoscale.transient,
-            nodePools=[
-                contract.PoolRefusal(pool=p.pool, reason=p.reason, message=p.text)
-                for p in autoscale.pools
-            ]
-            if autoscale.pools
-            else msgspec.UNSET,
-        ),
-    )
-
-
-def _cause(cause: Cause) -> contract.Cause:
-    """The reason behind most rejections, and the field it points at (docs/reference.md,
-    "The field that made the no")."""
-    port = cause.port
-    return contract.Cause(
-        family=cause.family,
-        plugin=cause.plugin,
-        term=cause.term,
-        reason=cause.reason,
-        nodes=cause.nodes,
-        index=cause.index,
-        port=None
-        if port is None
-        else contract.Port(ip=port.ip, protocol=port.protocol, port=port.port),
-        resource=cause.resource,
-        requested=cause.requested,
-        free=cause.free,
-        freeOnAddonNodes=cause.free_on_addon,
-    )
-
-
-def _replicas(result: WorkloadResult) -> contract.Replicas | None:
-    """Wanted and fitting pods, and what explains the count."""
-    if result.replicas is None:
-        return None
-    placed = result.placement
-    if placed is None:
-        return contract.Replicas(wanted=result.replicas, fit=None)
-    scaler = placed.autoscaler
-    return contract.Replicas(
-        wanted=placed.wanted,
-        fit=placed.fit,
-        alone=placed.alone,
-        together=placed.together,
-        beside=list(placed.beside),
-        released=placed.released,
-        autoscaler=None
-        if scaler is None or placed.maximum is None
-        else contract.Autoscaler(
-            kind=scaler.kind, name=scaler.name, maximum=placed.maximum, fit=placed.headroom
-        ),
-        fitRange=msgspec.UNSET
-        if placed.most is None
-        else contract.FitRange(least=placed.fit, most=placed.most),
+        cause=msgspec.UNSET if result.cause is None else result.cause,
+        field=msgspec.UNSET if result.field_at is None else result.field_at,
+        autoscale=msgspec.UNSET if result.autoscale is None else result.autoscale,
     )
 
 
@@ -238,51 +145,16 @@ def listed_names(report: Report, context_bound: int | None) -> int | None:
     return None if isinstance(report, ShardReport) else context_bound
 
 
-def _read(read: ReadSummary) -> contract.Read:
-    """What the run read, as the report's ``read``."""
-    return contract.Read(
-        files=read.files,
-        documents=read.documents,
-        excluded=[contract.Excluded(file=file, pattern=pattern) for file, pattern in read.excluded],
-        skipped=[contract.Unchecked(at=place, reason=why) for place, why in read.skipped],
-    )
-
-
-def _policy(policy: Policy) -> contract.Policy:
-    """The gate's policy, as the report's ``policy`` (which ``merge`` reads back)."""
-    return contract.Policy(
-        failOnBy=policy.fail_on_by,
-        allowAddonOnly=[
-            contract.AllowedAddonOnly(workloads=who, reason=why) for who, why in policy.allowed
-        ],
-        skip=[
-            contract.Skip(workloads=who, reason=why, expires=until)
-            for who, why, until in policy.skips
-        ],
-    )
-
-
 def report_document(
     report: Report, workloads: bool = True, listed: int | None = JSON_NODES
 ) -> contract.Report:
     """The whole report as the contract's types (``workloads`` empty unless asked for)."""
     summary = report.summary
-    info = report.snapshot
     bound = listed_names(report, listed)
     entries = [_workload(r, _outcomes(r, bound)) for r in report.results] if workloads else []
     return contract.Report(
         schemaVersion=SCHEMA_VERSION,
-        snapshot=contract.Snapshot(
-            source=info.source,
-            capturedAt=info.captured_at,
-            context=info.context,
-            server=info.server,
-            serverVersion=info.server_version,
-            nodes=info.nodes,
-            pods=info.pods,
-            caveat=SNAPSHOT_CAVEAT,
-            capturedAtGivenBy=msgspec.UNSET if info.captured_by is None else info.captured_by,
-        ),
+        snapshot=contract.Snapshot.of(report.snapshot),
         summary=contract.Summary(
             workloads=summary.workloads,
             YES=summary.counts[Verdict.YES],
@@ -301,8 +173,8 @@ def report_document(
             else msgspec.UNSET,
             maxNewNodes=msgspec.UNSET if report.max_new_nodes is None else report.max_new_nodes,
         ),
-        read=msgspec.UNSET if report.read is None else _read(report.read),
-        policy=_policy(report.policy) if report.policy else msgspec.UNSET,
+        read=msgspec.UNSET if report.read is None else report.read,
+        policy=report.policy if report.policy else msgspec.UNSET,
         otherDocuments=dict(report.other_documents),
         warnings=list(report.warnings) if report.warnings else msgspec.UNSET,
         shard=shard_document(report) if isinstance(report, ShardReport) else msgspec.UNSET,

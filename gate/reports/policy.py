@@ -15,7 +15,10 @@ def _verdicts(verdicts: frozenset[Verdict]) -> str:
 def policy_lines(policy: Policy | None, fail_on: frozenset[Verdict]) -> list[str]:
     """One line per decision, none for the default policy.
 
-    >>> policy_lines(Policy("c.yaml", (("CronJob batch/*", "by design"),)), frozenset({Verdict.NO}))
+    >>> from gate.model import AllowedAddonOnly
+    >>> allowed = (AllowedAddonOnly("CronJob batch/*", "by design"),)
+    >>> policy = Policy(fail_on_by="c.yaml", allowed=allowed, skips=())
+    >>> policy_lines(policy, frozenset({Verdict.NO}))
     ['fails on NO (failOn in c.yaml; the default is NO, ADDON_ONLY, PARTIAL, ERROR)', \
 'ADDON_ONLY allowed for CronJob batch/*: by design']
     """
@@ -29,9 +32,11 @@ def policy_lines(policy: Policy | None, fail_on: frozenset[Verdict]) -> list[str
         lines.append(
             f"fails on {_verdicts(fail_on)} ({where}; the default is {_verdicts(DEFAULT_FAIL_ON)})"
         )
-    lines.extend(f"ADDON_ONLY allowed for {who}: {why}" for who, why in policy.allowed)
+    lines.extend(f"ADDON_ONLY allowed for {a.workloads}: {a.reason}" for a in policy.allowed)
     lines.extend(
-        f"skipped: {who} until {until}: {why}" if until else f"skipped: {who}: {why}"
-        for who, why, until in policy.skips
+        f"skipped: {s.workloads} until {s.expires}: {s.reason}"
+        if s.expires
+        else f"skipped: {s.workloads}: {s.reason}"
+        for s in policy.skips
     )
     return lines

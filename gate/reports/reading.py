@@ -16,7 +16,9 @@ def _plural(count: int, noun: str) -> str:
 def read_line(read: ReadSummary) -> str:
     """What the run read, in one sentence.
 
-    >>> read_line(ReadSummary(2, 5, (("a.yaml", "tests"), ("b.json", "tests")), (("s:1", "x"),)))
+    >>> from gate.model import Excluded, Unchecked
+    >>> left = (Excluded("a.yaml", "tests"), Excluded("b.json", "tests"))
+    >>> read_line(ReadSummary(2, 5, left, (Unchecked("s:1", "x"),)))
     'Read 2 files, 5 documents; left out 2 walked files (2 by "tests"); 1 document not checked.'
     """
     text = f"Read {_plural(read.files, 'file')}, {_plural(read.documents, 'document')}"
@@ -43,10 +45,10 @@ PROPERTIES_SHOWN = 100
 def excluded_lines(read: ReadSummary, shown: int = DETAILS_SHOWN) -> list[str]:
     """The details: each left-out file with its pattern, each unchecked document with why,
     the first ``shown`` of each, then how many more there are."""
-    lines = [f"left out {file}: {_pattern(pattern)}" for file, pattern in read.excluded[:shown]]
+    lines = [f"left out {e.file}: {_pattern(e.pattern)}" for e in read.excluded[:shown]]
     if len(read.excluded) > shown:
         lines.append(f"... and {len(read.excluded) - shown} more left out (see the JSON report)")
-    lines.extend(f"not checked {place}: {why}" for place, why in read.skipped[:shown])
+    lines.extend(f"not checked {u.at}: {u.reason}" for u in read.skipped[:shown])
     if len(read.skipped) > shown:
         lines.append(f"... and {len(read.skipped) - shown} more not checked (see the JSON report)")
     return lines
@@ -67,8 +69,8 @@ def _why_nothing(report: Report) -> str:
     if read is not None and read.documents == 0:
         return f"the {_plural(read.files, 'file')} read hold no documents"
     if read is not None and len(read.skipped) == read.documents:
-        place, why = read.skipped[0]
-        return f"only cluster snapshots or unread files found ({place}: {why})"
+        first = read.skipped[0]
+        return f"only cluster snapshots or unread files found ({first.at}: {first.reason})"
     counts = report.summary.counts
     others = sum(n for _, n in report.other_documents)
     return (
@@ -87,8 +89,8 @@ def read_properties(read: ReadSummary) -> dict[str, object]:
         "read.excluded": len(read.excluded),
         "read.skipped": len(read.skipped),
     }
-    for number, (file, pattern) in enumerate(read.excluded[:PROPERTIES_SHOWN], 1):
-        values[f"read.excluded.{number}"] = f"{file}: {_pattern(pattern)}"
-    for number, (place, why) in enumerate(read.skipped[:PROPERTIES_SHOWN], 1):
-        values[f"read.skipped.{number}"] = f"{place}: {why}"
+    for number, left in enumerate(read.excluded[:PROPERTIES_SHOWN], 1):
+        values[f"read.excluded.{number}"] = f"{left.file}: {_pattern(left.pattern)}"
+    for number, unchecked in enumerate(read.skipped[:PROPERTIES_SHOWN], 1):
+        values[f"read.skipped.{number}"] = f"{unchecked.at}: {unchecked.reason}"
     return values

@@ -407,7 +407,7 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
         if [s.kind for s in autoscale.scale_up] == [NODE_POOL]:  # it says +N nodes itself
             cost = ""
         if not autoscale.scale_up:
-            return [f"fits once the node groups recover: {autoscale.message}"]
+            return [f"fits once the node groups recover: {autoscale.blocked.message}"]
         return [f"fits after scale-up: {groups}{cost}"]
     if result.verdict is Verdict.NO:
         return [result.message or "no node passes every filter", *_refusals(autoscale)]
@@ -415,8 +415,8 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
     if autoscale.scale_up:
         parts[0] += f", {autoscale.after} after {groups}"
-    reasons = ", ".join(autoscale.reasons)
-    parts.append(f"{autoscale.blocked} blocked: {reasons}")
+    reasons = ", ".join(autoscale.blocked.reasons)
+    parts.append(f"{autoscale.blocked.copies} blocked: {reasons}")
     return ["; ".join(parts)]
 
 
@@ -425,11 +425,12 @@ def _refusals(autoscale: Autoscale) -> list[str]:
     line of every NodePool's refusal (``nodepool "gpu": did not tolerate taint ...;
     nodepool "default": ...``) in place of Karpenter's event, which says the same without
     naming the pools."""
-    events = [e for e in autoscale.message.split("\n") if e]
-    if not autoscale.pools:
+    blocked = autoscale.blocked
+    events = [e for e in blocked.message.split("\n") if e]
+    if not blocked.pools:
         return events
     ca = [e for e in events if not e.startswith(KARPENTER_EVENT)]
-    return [*ca, "; ".join(map(str, autoscale.pools))]
+    return [*ca, "; ".join(map(str, blocked.pools))]
 
 
 def budget_sentence(report: Report) -> str | None:

@@ -23,7 +23,9 @@ answer (workloads that share an answer share it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+import msgspec
 
 from gate.k8s.quantity import format_amount
 from gate.k8s.version import Dialect
@@ -106,6 +108,12 @@ def cause_of(
         term=term,
         reason=found.reason,
         nodes=found.everywhere.bit_count(),
+        index=None,
+        port=None,
+        resource="",
+        requested="",
+        free=None,
+        free_on_addon=False,
     )
     node = index.nodes[lowest(found.bits)]
     if term is Term.REQUEST:
@@ -151,7 +159,7 @@ def _distance(
     user = candidates & ~index.addon
     among = user or candidates
     largest = (largest_free or index.largest_free)(resource, among)
-    return replace(
+    return msgspec.structs.replace(
         cause,
         resource=resource,
         requested=format_amount(resource, requested),

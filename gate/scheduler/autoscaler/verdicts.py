@@ -19,9 +19,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from msgspec import UNSET
+
 from gate.model import (
     NODE_POOL,
+    NOT_BLOCKED,
     Autoscale,
+    Blocked,
     GroupScaleUp,
     PoolRefusal,
     Verdict,
@@ -100,7 +104,14 @@ def _autoscale(
     uncertain cluster-autoscaler status makes every blocker one that may pass, unless a
     NodePool refused the copies too."""
     scale_up = [
-        GroupScaleUp(s.group, s.nodes, s.copies, s.start, s.end, s.maximum)
+        GroupScaleUp(
+            group=s.group,
+            nodes=s.nodes,
+            copies=s.copies,
+            start=s.start,
+            end=s.end,
+            maximum=s.maximum,
+        )
         for s in (groups.scale_up if groups is not None else ())
     ]
     for launch in pools.scale_up if pools is not None else ():
@@ -108,19 +119,19 @@ def _autoscale(
         session.grow_pool(launch.pool, launch.nodes)
         scale_up.append(
             GroupScaleUp(
-                launch.pool,
-                launch.nodes,
-                launch.copies,
-                start,
-                start + launch.nodes,
-                None,
                 kind=NODE_POOL,
+                group=launch.pool,
+                nodes=launch.nodes,
+                copies=launch.copies,
+                start=start,
+                end=start + launch.nodes,
+                maximum=None,
                 instance_types=launch.instance_types,
             )
         )
     blocked = pools.blocked if pools is not None else groups.blocked if groups else 0
     if not blocked:
-        return Autoscale(fits_now=now, scale_up=tuple(scale_up))
+        return Autoscale(fits_now=now, scale_up=tuple(scale_up), blocked=NOT_BLOCKED)
     reasons: Counter[str] = Counter()
     events = []
     transient = True
@@ -137,22 +148,24 @@ def _autoscale(
     return Autoscale(
         fits_now=now,
         scale_up=tuple(scale_up),
-        blocked=blocked,
-        reasons=dict(sorted(reasons.items())),
-        message="\n".join(e for e in events if e),
-        transient=transient,
-        pools=refusals,
+        blocked=Blocked(
+            copies=blocked,
+            reasons=dict(sorted(reasons.items())),
+            message="\n".join(e for e in events if e),
+            transient=transient,
+            pools=refusals or UNSET,  # absent from the report when no NodePool refused
+        ),
     )
 
 
 def _verdict(autoscale: Autoscale, transient_fails: bool) -> tuple[Verdict, list[WorkloadWarning]]:
     """The verdict, and the warning transient blockers give."""
     warnings: list[WorkloadWarning] = []
-    blocked = autoscale.blocked
-    if blocked and autoscale.transient:
+    blocked = autoscale.blocked.copies
+    if blocked and autoscale.blocked.transient:
         noun = "copy" if blocked == 1 else "copies"
         text = TRANSIENT_FAILING if transient_fails else TRANSIENT_WARNING
-        message = autoscale.message or "the autoscaler status may have changed"
+        message = autoscale.blocked.message or "the autoscaler status may have changed"
         warnings.append(
             WorkloadWarning(
                 WarningKind.AUTOSCALING, text.format(blocked=blocked, noun=noun, message=message)

@@ -11,8 +11,10 @@ pod outright.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from gate.k8s.matching import SelectorTerm, name_narrowing, parse_terms, required_terms
 from gate.k8s.version import Dialect

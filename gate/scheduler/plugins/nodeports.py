@@ -7,8 +7,9 @@ Upstream ``pkg/scheduler/framework/plugins/nodeports/node_ports.go`` and
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, Cause, Code, Family, FieldPath, HostPort, NodeView, Rule, Term

@@ -8,8 +8,9 @@ reads of a pod, and how a rejection points at the term at fault.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, REQUIRED
 from gate.k8s.version import Dialect

@@ -9,8 +9,10 @@ rejection points at the constraint at fault.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from gate.k8s.matching import first_untolerated
 from gate.k8s.spread import DO_NOT_SCHEDULE
