@@ -12,7 +12,8 @@ The report is lossless: every fact a reader needs is a field of its own -- an ou
 ``plugin`` and ``code`` beside its reasons, a warning's ``kind`` beside its text, an
 autoscaler's ``kind`` and ``name`` -- so no reader recovers meaning from wording.
 
-Every object is frozen, built by keyword, and refused on a field the contract does not have.
+Every object is frozen and refused on a field the contract does not have; the envelope's
+are built by keyword.
 Field order is the order written. A field that is absent unless it applies (``baseline``
 without ``--baseline``, ``shard`` outside ``check --shard``, ``policy`` for the default
 policy, ``summary.nothingJudged`` when a workload was judged) defaults to ``UNSET``, which
