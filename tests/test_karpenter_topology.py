@@ -65,6 +65,7 @@ def test_the_error_names_the_hostname_key_for_hostname_affinity() -> None:
 MINIMUM: list[tuple[str, dict[str, int], int, Req, int]] = [
     ("the fewest matching pods over the zones the pod may use", {"z1": 3, "z2": 1}, 1, ANY_ZONE, 1),
     ("a zone the pod may not use is not counted", {"z1": 3, "z2": 1, "z3": 0}, 1, Z1_Z2, 1),
+    ("as many zones as minDomains count their fewest", {"z1": 3, "z2": 1}, 2, ANY_ZONE, 1),
     ("fewer zones than minDomains count as zero", {"z1": 3, "z2": 1}, 3, ANY_ZONE, 0),
     ("no zone at all counts as zero", {}, 1, ANY_ZONE, 0),
 ]

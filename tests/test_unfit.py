@@ -153,6 +153,13 @@ REFUSALS: list[tuple[str, dict[str, Any], list[NodeView], dict[int, int], Groups
         {ANTI: 0b011},
     ),
     (
+        "a copy on a node without the zone label takes no zone from the others",
+        _spec(affinity=_anti(ZONE)),
+        [_at("a", "z1"), _at("d"), _at("e")],
+        {1: 1},
+        {},
+    ),
+    (
         "a zone one copy ahead refuses the next under maxSkew 1",
         _spec(topologySpreadConstraints=_zone_spread()),
         [_at("a", "z1"), _at("b", "z1"), _at("c", "z2")],
