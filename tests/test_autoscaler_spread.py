@@ -1,8 +1,8 @@
 """Copies with topology spread constraints over per-zone groups (gate/scheduler/autoscaler/
-spread.py), as cluster-autoscaler-1.34.5's binpacking estimator places them one pod at a
-time, the last added node first (estimator/binpacking_estimator.go
-``tryToScheduleOnNewNodes``), with the scheduler's PodTopologySpread filter
-(podtopologyspread/filtering.go) seeing each copy already placed."""
+spread.py), through the decision and directly, as cluster-autoscaler-1.34.5's binpacking
+estimator places them one pod at a time, the last added node first
+(estimator/binpacking_estimator.go ``tryToScheduleOnNewNodes``), with the scheduler's
+PodTopologySpread filter (podtopologyspread/filtering.go) seeing each copy already placed."""
 
 from __future__ import annotations
 
@@ -10,11 +10,16 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup
+from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
+from gate.k8s.version import Dialect
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaler.groups import NodeGroup
+from gate.scheduler.autoscaler.spread import Filling, spread_state
+from gate.scheduler.autoscaler.templates import Template
+from gate.scheduler.pods import pod_profile
 from tests.autoscaler_support import Run, spec
 from tests.autoscaling_objects import status_configmap, status_group
-from tests.builders import api_node
+from tests.builders import api_node, node, prepared
 
 ZONE = "topology.kubernetes.io/zone"
 ZONES = ("a", "b", "c")
@@ -78,3 +83,100 @@ def test_hostname_spread_takes_a_fresh_node_per_copy_within_its_skew() -> None:
     assert _run({"a": 9, "b": 0, "c": 0}).decide(
         _spread("kubernetes.io/hostname"), 3, APP
     ) == Decision(3, (ScaleUp("zone-a", 3, 3, 1, 10),), 3)
+
+
+HOSTNAME = "kubernetes.io/hostname"
+MAX_SIZE = "max node group size reached"
+MEMBERS = [node(f"n-{z}", labels={ZONE: z, HOSTNAME: f"n-{z}"}) for z in ZONES[:2]]
+
+
+def _helping(zones: tuple[str, ...]) -> list[tuple[NodeGroup, Template]]:
+    """A group per zone, each with a fresh node's template of 4 cpus."""
+    helping = []
+    for zone in zones:
+        name = f"template-node-for-zone-{zone}"
+        view = node(name, labels={ZONE: zone, HOSTNAME: name})
+        group = NodeGroup(StatusGroup(f"zone-{zone}", "Healthy", 1, 0, 10), (f"n-{zone}",), None)
+        helping.append((group, Template(view, 4, 8 * 2**30, "test")))
+    return helping
+
+
+Placed = tuple[dict[str, tuple[int, int]], int, dict[str, tuple[str, ...]], list[str]]
+
+FILLING: list[tuple[str, str, int, dict[str, int], int, Placed]] = [
+    (
+        "copies alternate zones, two to a fresh node, within maxSkew 1",
+        ZONE,
+        2,
+        {"a": 9, "b": 9},
+        4,
+        ({"zone-a": (1, 2), "zone-b": (1, 2)}, 4, {}, ["zone-a", "zone-b"]),
+    ),
+    (
+        "a zone out of headroom stops the copies at the skew, each group saying why",
+        ZONE,
+        2,
+        {"a": 9, "b": 0},
+        3,
+        (
+            {"zone-a": (1, 1), "zone-b": (0, 0)},
+            1,
+            {"zone-a": (SKEW,), "zone-b": (MAX_SIZE,)},
+            ["zone-a"],
+        ),
+    ),
+    (
+        "a hostname spread takes a fresh node per copy, each its own domain",
+        HOSTNAME,
+        4,
+        {"a": 9, "b": 9},
+        3,
+        ({"zone-a": (3, 3), "zone-b": (0, 0)}, 3, {}, ["zone-a"] * 3),
+    ),
+    (
+        "a hostname spread stops where the headroom does",
+        HOSTNAME,
+        4,
+        {"a": 1, "b": 1},
+        3,
+        (
+            {"zone-a": (1, 1), "zone-b": (1, 1)},
+            2,
+            {"zone-a": (MAX_SIZE,), "zone-b": (MAX_SIZE,)},
+            ["zone-a", "zone-b"],
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "per_node", "headroom", "copies", "expected"),
+    [c[1:] for c in FILLING],
+    ids=[c[0] for c in FILLING],
+)
+def test_filling_places_copies_one_at_a_time(
+    key: str, per_node: int, headroom: dict[str, int], copies: int, expected: Placed
+) -> None:
+    pod = pod_profile(_spread(key), labels=APP)
+    cycle = prepared(pod, *MEMBERS)
+    state = spread_state(cycle)
+    assert state is not None
+    left = {f"zone-{z}": n for z, n in headroom.items()}
+    added: list[str] = []
+
+    def limit(group: NodeGroup, template: Template) -> tuple[int, str]:
+        return left[group.id], MAX_SIZE
+
+    def add(group: NodeGroup, template: Template) -> None:
+        left[group.id] -= 1
+        added.append(group.id)
+
+    filling = Filling(cycle, pod, state, Dialect(), per_node)
+    fresh, placed, why = filling.place(_helping(("a", "b")), copies, limit, add)
+    got = {g: (f.nodes, f.copies) for g, f in fresh.items()}
+    assert (got, placed, why, added) == expected
+
+
+def test_a_pod_without_spread_constraints_has_no_spread_state() -> None:
+    pod = pod_profile(spec(cpu="1"), labels=APP)
+    assert spread_state(prepared(pod, *MEMBERS)) is None

@@ -1,15 +1,18 @@
 """The ``autoscaling`` section of ``.fitgate.yaml`` (gate/inputs/autoscaling.py), validated by
-the shipped schema: groups at zero, node-to-group matches, cluster limits in the units of
-cluster-autoscaler's flags (config/flags/flags.go, cluster-autoscaler-1.34.5: cores, GiB)."""
+the shipped schema and then read by ``autoscaling_config``: groups at zero, node-to-group
+matches, cluster limits in the units of cluster-autoscaler's flags (config/flags/flags.go,
+cluster-autoscaler-1.34.5: cores, GiB)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
 from gate.errors import UsageError
+from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.config import load_config
 from gate.taints import Taint
 
@@ -118,3 +121,100 @@ def test_a_wrong_section_is_one_line(tmp_path: Path, text: str, message: str) ->
         _load(tmp_path, text + "\n")
     assert str(raised.value).startswith(message)
     assert "\n" not in str(raised.value)
+
+
+GI = 2**30
+
+READ: list[tuple[str, dict[str, Any] | None, AutoscalingConfig]] = [
+    ("an absent section is the empty policy", None, AutoscalingConfig()),
+    (
+        "a match splits at its first equals sign",
+        {"groups": [{"id": "g", "match": {"label": "a=b=c"}}]},
+        AutoscalingConfig(groups=(ConfiguredGroup("g", ("a", "b=c")),)),
+    ),
+    (
+        "a template's allocatable stands for its capacity when that is not given",
+        {"groups": [{"id": "g", "template": {"allocatable": {"cpu": "2"}}}]},
+        AutoscalingConfig(
+            groups=(
+                ConfiguredGroup(
+                    "g", None, NodeTemplate(allocatable={"cpu": 2000}, capacity={"cpu": 2000})
+                ),
+            )
+        ),
+    ),
+    (
+        "a taint without a value has the empty one",
+        {
+            "groups": [
+                {
+                    "id": "g",
+                    "template": {
+                        "capacity": {"cpu": "1"},
+                        "taints": [{"key": "a", "effect": "NoSchedule"}],
+                    },
+                }
+            ]
+        },
+        AutoscalingConfig(
+            groups=(
+                ConfiguredGroup(
+                    "g",
+                    None,
+                    NodeTemplate(
+                        taints=(Taint("a", "", "NoSchedule"),),
+                        allocatable={"cpu": 1000},
+                        capacity={"cpu": 1000},
+                    ),
+                ),
+            )
+        ),
+    ),
+    (
+        "cluster totals in cores and GiB, a total left out at CA's default",
+        {"cluster": {"memoryTotal": "2:8"}, "transient": "fail", "maxNewNodes": 3},
+        AutoscalingConfig(
+            limits=Limits(0, Limits().cores, (2 * GI, 8 * GI)),
+            transient_fails=True,
+            max_new_nodes=3,
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), [c[1:] for c in READ], ids=[c[0] for c in READ])
+def test_autoscaling_config(data: dict[str, Any] | None, expected: AutoscalingConfig) -> None:
+    assert autoscaling_config(data, "c.yaml") == expected
+
+
+UNREADABLE: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a group given twice",
+        {"groups": [{"id": "b"}, {"id": "a"}, {"id": "b"}]},
+        "c.yaml: autoscaling.groups: group 'b' is given twice",
+    ),
+    (
+        "a total whose min exceeds its max",
+        {"cluster": {"coresTotal": "9:8"}},
+        "c.yaml: autoscaling.cluster.coresTotal: min 9 exceeds max 8",
+    ),
+    (
+        "a template without amounts",
+        {"groups": [{"id": "g", "template": {"labels": {"a": "b"}}}]},
+        "c.yaml: autoscaling.groups[0].template: a template needs its allocatable or capacity",
+    ),
+    (
+        "a template amount that is no quantity",
+        {"groups": [{"id": "g", "template": {"capacity": {"cpu": "lots"}}}]},
+        "c.yaml: autoscaling.groups[0].template.capacity: ",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"), [c[1:] for c in UNREADABLE], ids=[c[0] for c in UNREADABLE]
+)
+def test_what_the_schema_cannot_say_is_one_line(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        autoscaling_config(data, "c.yaml")
+    assert str(raised.value).startswith(message)

@@ -9,7 +9,7 @@ import pytest
 
 from gate.karpenter import InstanceType, Offering
 from gate.model import NodeView
-from gate.scheduler.karpenter import running_catalog
+from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
 
 GI = 2**30
 TYPE = "node.kubernetes.io/instance-type"
@@ -82,3 +82,38 @@ def test_nodes_without_an_instance_type_are_left_out() -> None:
     bare = NodeView("bare", {}, (), False, {"cpu": 1000}, {}, 0)
     assert running_catalog([bare, _node("n1", "m-4x")]).types[0].name == "m-4x"
     assert len(running_catalog([bare]).types) == 0
+
+
+CAPACITY: list[tuple[str, NodeView, dict[str, int]]] = [
+    (
+        "recorded capacity stands for cpu and memory, allocatable for the rest",
+        NodeView(
+            "n",
+            {},
+            (),
+            False,
+            {"cpu": 3900, "memory": 15 * GI, "pods": 58},
+            {},
+            0,
+            capacity=(4, 16 * GI),
+        ),
+        {"cpu": 4000, "memory": 16 * GI, "pods": 58},
+    ),
+    (
+        "no capacity recorded: the allocatable",
+        NodeView("n", {}, (), False, {"cpu": 3900, "memory": 15 * GI}, {}, 0),
+        {"cpu": 3900, "memory": 15 * GI},
+    ),
+    (
+        "a capacity below the allocatable never shrinks it",
+        NodeView("n", {}, (), False, {"cpu": 3900, "memory": 15 * GI}, {}, 0, capacity=(3, GI)),
+        {"cpu": 3900, "memory": 15 * GI},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("node", "expected"), [c[1:] for c in CAPACITY], ids=[c[0] for c in CAPACITY]
+)
+def test_capacity_of(node: NodeView, expected: dict[str, int]) -> None:
+    assert capacity_of(node) == expected

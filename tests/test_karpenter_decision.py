@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from gate.karpenter import Catalog, KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
-from gate.scheduler.karpenter import PoolDecision, PoolScaleUp, Provisioner
+from gate.scheduler.karpenter import Provisioner
+from gate.scheduler.karpenter.decision import PoolDecision, PoolScaleUp
 from gate.taints import Taint
 from tests.builders import api_pod
 from tests.karpenter_support import (
@@ -832,3 +833,41 @@ def test_no_catalog_and_no_typed_node() -> None:
     )
     said = "nodepool requirements filtered out all available instance types"
     assert run.decide(spec(), 2) == PoolDecision(2, errors=(("", said, said),))
+
+
+SUMMARIES: list[tuple[str, PoolDecision, tuple[int, int, dict[str, int], str]]] = [
+    (
+        "every copy placed: nothing blocked, no event",
+        PoolDecision(3, (PoolScaleUp("a", 1, 2, ("m1",)), PoolScaleUp("b", 1, 1, ("m1",))), 3),
+        (0, 2, {}, ""),
+    ),
+    (
+        "copies left: each pool's error joined after the event's opening, reasons counted",
+        PoolDecision(
+            5,
+            (PoolScaleUp("a", 2, 2, ("m1",)),),
+            2,
+            (("a", LIMITS, f"{LIMITS} (NodePool=a)"), ("b", LIMITS, f"{LIMITS} (NodePool=b)")),
+        ),
+        (
+            3,
+            2,
+            {LIMITS: 2},
+            f"Failed to schedule pod, {LIMITS} (NodePool=a); {LIMITS} (NodePool=b)",
+        ),
+    ),
+    (
+        "copies left without an error from any pool make no event",
+        PoolDecision(2, unjudged="no nodepools found"),
+        (2, 0, {}, ""),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("decision", "expected"), [c[1:] for c in SUMMARIES], ids=[c[0] for c in SUMMARIES]
+)
+def test_what_a_pool_decision_sums_up(
+    decision: PoolDecision, expected: tuple[int, int, dict[str, int], str]
+) -> None:
+    assert (decision.blocked, decision.nodes, decision.reasons, decision.message) == expected

@@ -1,4 +1,5 @@
-"""A template field of a type the API server's decoder refuses is an ERROR naming it."""
+"""A template field of a type the API server's decoder refuses is an ERROR naming it: through
+the workloads read, and the shapes themselves (gate.inputs.shape)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from gate.inputs.shape import METADATA, POD_SPEC, Of, shape_problem
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract
 from gate.model import Document, Location, Verdict, Workload
 
@@ -178,3 +180,77 @@ VALID = {
 @pytest.mark.parametrize("spec", VALID.values(), ids=VALID.keys())
 def test_fields_of_the_right_type_pass(spec: dict[str, Any]) -> None:
     assert isinstance(extract(deployment(**spec), TEMPLATE_PATHS), Workload)
+
+
+SHAPES: list[tuple[str, Any, Of, str | None]] = [
+    ("a null is an absent field", None, POD_SPEC, None),
+    (
+        "a spec of the right types has no problem",
+        {"nodeName": "n", "hostNetwork": True},
+        POD_SPEC,
+        None,
+    ),
+    (
+        "a boolean where a list belongs is named",
+        {"tolerations": True},
+        POD_SPEC,
+        "spec.tolerations: expected a list, not a boolean (the API server refuses it)",
+    ),
+    (
+        "a number where a string belongs is named with its place in the list",
+        {"tolerations": [{"key": "a"}, {"key": "b", "value": 1}]},
+        POD_SPEC,
+        "spec.tolerations[1].value: expected a string, not a number (the API server refuses it)",
+    ),
+    (
+        "a boolean is not an integer, though Python says it is",
+        {"containers": [{"ports": [{"hostPort": True}]}]},
+        POD_SPEC,
+        "spec.containers[0].ports[0].hostPort: expected an integer, not a boolean "
+        "(the API server refuses it)",
+    ),
+    (
+        "a float is not an integer",
+        {"topologySpreadConstraints": [{"maxSkew": 1.5}]},
+        POD_SPEC,
+        "spec.topologySpreadConstraints[0].maxSkew: expected an integer, not a number "
+        "(the API server refuses it)",
+    ),
+    (
+        "every value of a string map is checked",
+        {"nodeSelector": {"disk": "ssd", "zone": 3}},
+        POD_SPEC,
+        "spec.nodeSelector.zone: expected a string, not a number (the API server refuses it)",
+    ),
+    (
+        "a list where a mapping belongs is named",
+        {"affinity": []},
+        POD_SPEC,
+        "spec.affinity: expected a mapping, not a list (the API server refuses it)",
+    ),
+    (
+        "fields the checks do not read are not checked",
+        {"priorityClassName": 7, "containers": [{"image": 1}]},
+        POD_SPEC,
+        None,
+    ),
+    (
+        "the first problem in field order is the one named",
+        {"nodeName": 1, "schedulerName": 2},
+        POD_SPEC,
+        "spec.nodeName: expected a string, not a number (the API server refuses it)",
+    ),
+    (
+        "metadata labels must be text",
+        {"name": "w", "labels": {"app": None, "tier": 2}},
+        METADATA,
+        "spec.labels.tier: expected a string, not a number (the API server refuses it)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "shape", "expected"), [c[1:] for c in SHAPES], ids=[c[0] for c in SHAPES]
+)
+def test_shape_problem(value: Any, shape: Of, expected: str | None) -> None:
+    assert shape_problem(value, shape, "spec") == expected

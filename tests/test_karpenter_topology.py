@@ -1,0 +1,353 @@
+"""The topology rules Karpenter applies to a new NodeClaim (gate.scheduler.karpenter.topology),
+as Karpenter v1.8 states them: pkg/controllers/provisioning/scheduling/topologygroup.go
+(``nextDomainTopologySpread``, ``nextDomainAffinity``, ``nextDomainAntiAffinity``) and
+topology.go (``Record``, ``topologyError.Error``, its counts shown by ``pretty.Map`` up to
+25 domains)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework import CycleState
+from gate.scheduler.karpenter.requirements import Req
+from gate.scheduler.karpenter.topology import (
+    TOPOLOGY,
+    AffinityZone,
+    AntiZone,
+    HostAffinity,
+    Spread,
+    Zonal,
+    topology_error,
+    zonal_rules,
+)
+from gate.scheduler.plugins import prepare
+from gate.scheduler.pods import pod_profile
+from tests.builders import container, existing_pod, node, spread
+
+ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
+APP = {"app": "web"}
+ANY_ZONE = Req(ZONE, True)
+Z1_Z2 = Req.new(ZONE, "In", ["z1", "z2"])
+
+
+def test_the_error_reads_as_upstreams_topology_error() -> None:
+    text = topology_error("topology spread", {"z2": 1, "z1": 0}, Z1_Z2, Req.new(ZONE, "In", ["z3"]))
+    assert text == (
+        "unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone "
+        "(counts = z1: 0, z2: 1, podDomains = topology.kubernetes.io/zone In [z1 z2], "
+        "nodeDomains = topology.kubernetes.io/zone In [z3]"
+    )
+    assert text.startswith(TOPOLOGY)
+
+
+def test_the_error_shows_25_domains_then_how_many_others() -> None:
+    counts = {f"z{i:02}": i for i in range(30)}
+    shown = ", ".join(f"z{i:02}: {i}" for i in range(25))
+    text = topology_error("pod anti-affinity", counts, ANY_ZONE, ANY_ZONE)
+    assert f"(counts = {shown} and 5 other(s), podDomains" in text
+
+
+def test_the_error_names_the_hostname_key_for_hostname_affinity() -> None:
+    error = HostAffinity({"n1": 2}, self_match=True).error(Req.new(HOSTNAME, "In", ["n2"]))
+    assert error == (
+        "unsatisfiable topology constraint for pod affinity, key=kubernetes.io/hostname "
+        "(counts = n1: 2, podDomains = kubernetes.io/hostname Exists, "
+        "nodeDomains = kubernetes.io/hostname In [n2]"
+    )
+
+
+MINIMUM: list[tuple[str, dict[str, int], int, Req, int]] = [
+    ("the fewest matching pods over the zones the pod may use", {"z1": 3, "z2": 1}, 1, ANY_ZONE, 1),
+    ("a zone the pod may not use is not counted", {"z1": 3, "z2": 1, "z3": 0}, 1, Z1_Z2, 1),
+    ("as many zones as minDomains count their fewest", {"z1": 3, "z2": 1}, 2, ANY_ZONE, 1),
+    ("fewer zones than minDomains count as zero", {"z1": 3, "z2": 1}, 3, ANY_ZONE, 0),
+    ("no zone at all counts as zero", {}, 1, ANY_ZONE, 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("counts", "min_domains", "pod", "expected"),
+    [c[1:] for c in MINIMUM],
+    ids=[c[0] for c in MINIMUM],
+)
+def test_spread_minimum(counts: dict[str, int], min_domains: int, pod: Req, expected: int) -> None:
+    rule = Spread(counts, self_match=True, max_skew=1, min_domains=min_domains)
+    assert rule.minimum(pod) == expected
+
+
+NEXT_SPREAD: list[tuple[str, dict[str, int], bool, int, Req, list[str], str]] = [
+    (
+        "the zone with the fewest matching pods within the skew",
+        {"z1": 1, "z2": 0, "z3": 1},
+        True,
+        1,
+        ANY_ZONE,
+        ["z1", "z2", "z3"],
+        "z2",
+    ),
+    (
+        "ties go to the first zone by name",
+        {"z1": 0, "z2": 0},
+        True,
+        1,
+        ANY_ZONE,
+        ["z2", "z1"],
+        "z1",
+    ),
+    (
+        "no zone within the skew gives none",
+        {"z1": 2, "z2": 0},
+        True,
+        1,
+        Z1_Z2,
+        ["z1"],
+        "",
+    ),
+    (
+        "a copy its selector does not match does not count itself",
+        {"z1": 1, "z2": 0},
+        False,
+        1,
+        Z1_Z2,
+        ["z1"],
+        "z1",
+    ),
+    (
+        "the minimum is over the pod's zones, not the claim's",
+        {"z1": 1, "z2": 0, "z3": 5},
+        True,
+        1,
+        Req.new(ZONE, "In", ["z1", "z3"]),
+        ["z1", "z3"],
+        "z1",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("counts", "self_match", "max_skew", "pod", "zones", "expected"),
+    [c[1:] for c in NEXT_SPREAD],
+    ids=[c[0] for c in NEXT_SPREAD],
+)
+def test_spread_next_zone(
+    counts: dict[str, int],
+    self_match: bool,
+    max_skew: int,
+    pod: Req,
+    zones: list[str],
+    expected: str,
+) -> None:
+    rule = Spread(counts, self_match=self_match, max_skew=max_skew, min_domains=1)
+    assert rule.next_zone(pod, zones) == expected
+
+
+RECORD: list[tuple[str, Zonal, dict[str, int]]] = [
+    (
+        "landing copies its spread matches raise their zones' counts",
+        Spread({"z1": 1}, self_match=True, max_skew=1, min_domains=1),
+        {"z1": 2, "z2": 1},
+    ),
+    (
+        "landing copies its spread does not match leave the counts",
+        Spread({"z1": 1}, self_match=False, max_skew=1, min_domains=1),
+        {"z1": 1},
+    ),
+    (
+        "copies their own anti-affinity matches block the zones they land in",
+        AntiZone({"z1": 0}, True),
+        {"z1": 1, "z2": 1},
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "expected"), [c[1:] for c in RECORD], ids=[c[0] for c in RECORD])
+def test_record(rule: Zonal, expected: dict[str, int]) -> None:
+    rule.record("z1")
+    rule.record("z2")
+    assert rule.counts == expected
+
+
+ALLOWS: list[tuple[str, Zonal, list[bool]]] = [
+    ("a spread leaves every zone to next_zone", Spread({"z1": 9}, True, 1, 1), [True, True, True]),
+    (
+        "anti-affinity allows only the zones without the pods it avoids",
+        AntiZone({"z1": 1}, True),
+        [False, True, True],
+    ),
+    (
+        "affinity allows only the zones running the pods it wants",
+        AffinityZone({"z2": 1, "z3": 0}, True),
+        [False, True, False],
+    ),
+    (
+        "affinity matching itself with none running may start anywhere",
+        AffinityZone({}, True),
+        [True, True, True],
+    ),
+    (
+        "affinity not matching itself with none running may start nowhere",
+        AffinityZone({}, False),
+        [False, False, False],
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "expected"), [c[1:] for c in ALLOWS], ids=[c[0] for c in ALLOWS])
+def test_allows(rule: Zonal, expected: list[bool]) -> None:
+    assert [rule.allows(z) for z in ("z1", "z2", "z3")] == expected
+
+
+NEXT_ZONE: list[tuple[str, Zonal, Req, str]] = [
+    (
+        "anti-affinity takes the first empty zone by name",
+        AntiZone({"z1": 1, "z3": 0, "z2": 0}, True),
+        ANY_ZONE,
+        "z2",
+    ),
+    (
+        "anti-affinity takes only a zone the pod may use",
+        AntiZone({"z1": 1}, True),
+        Req.new(ZONE, "In", ["z1", "z3"]),
+        "z3",
+    ),
+    (
+        "anti-affinity with every zone taken gives none",
+        AntiZone({"z1": 1, "z2": 1, "z3": 1}, True),
+        ANY_ZONE,
+        "",
+    ),
+    (
+        "affinity takes the first zone running the pods it wants",
+        AffinityZone({"z3": 2}, False),
+        ANY_ZONE,
+        "z3",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "pod", "expected"), [c[1:] for c in NEXT_ZONE], ids=[c[0] for c in NEXT_ZONE]
+)
+def test_next_zone(rule: Zonal, pod: Req, expected: str) -> None:
+    assert rule.next_zone(pod, ["z3", "z1", "z2"]) == expected
+
+
+ERRORS: list[tuple[str, Zonal, str]] = [
+    ("a spread says topology spread", Spread({"z1": 1}, True, 1, 1), "topology spread"),
+    ("anti-affinity says pod anti-affinity", AntiZone({"z1": 1}, True), "pod anti-affinity"),
+    ("affinity says pod affinity", AffinityZone({"z1": 1}, True), "pod affinity"),
+]
+
+
+@pytest.mark.parametrize(("rule", "kind"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_error(rule: Zonal, kind: str) -> None:
+    assert rule.error(Z1_Z2, ANY_ZONE) == (
+        f"unsatisfiable topology constraint for {kind}, key=topology.kubernetes.io/zone "
+        "(counts = z1: 1, podDomains = topology.kubernetes.io/zone In [z1 z2], "
+        "nodeDomains = topology.kubernetes.io/zone Exists"
+    )
+
+
+HOST: list[tuple[str, HostAffinity, int, bool]] = [
+    (
+        "pods it wants already running refuse every new claim",
+        HostAffinity({"n1": 1}, True),
+        0,
+        True,
+    ),
+    ("a pod matching itself with none running starts one claim", HostAffinity({}, True), 0, False),
+    ("the copies after the first join its claim, no second one", HostAffinity({}, True), 1, True),
+    ("a pod not matching itself with none running starts none", HostAffinity({}, False), 0, True),
+    ("hostnames counted at zero are none running", HostAffinity({"n1": 0}, True), 0, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "claims", "refused"), [c[1:] for c in HOST], ids=[c[0] for c in HOST]
+)
+def test_host_affinity_refuses(rule: HostAffinity, claims: int, refused: bool) -> None:
+    assert rule.refuses(claims) is refused
+
+
+def _cycle(spec: dict[str, Any], pods: Sequence[ExistingPod] = ()) -> CycleState:
+    nodes: list[NodeView] = [
+        node(f"n{i}", labels={ZONE: z, HOSTNAME: f"n{i}"}) for i, z in enumerate(("z1", "z2"))
+    ]
+    info = SnapshotInfo("test", None, None, None, None, len(nodes), len(pods))
+    snapshot = Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods))
+    return prepare(pod_profile(spec, labels=APP), Cluster.of(snapshot))
+
+
+def _spec(**spec: Any) -> dict[str, Any]:
+    return {"containers": [container(requests={"cpu": "1"})], **spec}
+
+
+def _required(kind: str, key: str, labels: dict[str, str]) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": key}
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+ZONES = ["z1", "z2", "z3"]
+WEB_IN_Z1 = [existing_pod("n0", APP, name="w1"), existing_pod("n0", APP, name="w2")]
+
+ZONAL: list[
+    tuple[
+        str, dict[str, Any], list[ExistingPod], tuple[list[Zonal], int | None, HostAffinity | None]
+    ]
+] = [
+    ("a pod with no topology rule has none", _spec(), [], ([], None, None)),
+    (
+        "a zone spread counts every zone, existing matching pods included",
+        _spec(topologySpreadConstraints=[spread(1, ZONE, {"matchLabels": APP}, minDomains=2)]),
+        WEB_IN_Z1,
+        ([Spread({"z1": 2, "z2": 0, "z3": 0}, True, 1, 2)], None, None),
+    ),
+    (
+        "a hostname spread matching the pod caps a claim at its maxSkew",
+        _spec(topologySpreadConstraints=[spread(3, HOSTNAME, {"matchLabels": APP})]),
+        [],
+        ([], 3, None),
+    ),
+    (
+        "a hostname spread not matching the pod caps nothing",
+        _spec(topologySpreadConstraints=[spread(3, HOSTNAME, {"matchLabels": {"app": "db"}})]),
+        [],
+        ([], None, None),
+    ),
+    (
+        "a zone anti-affinity matching the pod holds one copy a claim and counts the zones taken",
+        _spec(affinity=_required("podAntiAffinity", ZONE, APP)),
+        WEB_IN_Z1,
+        ([AntiZone({"z1": 2, "z2": 0, "z3": 0}, True)], 1, None),
+    ),
+    (
+        "a zone affinity counts the zones running the pods it wants",
+        _spec(affinity=_required("podAffinity", ZONE, APP)),
+        WEB_IN_Z1,
+        ([AffinityZone({"z1": 2}, True)], None, None),
+    ),
+    (
+        "a hostname affinity counts the nodes running the pods it wants",
+        _spec(affinity=_required("podAffinity", HOSTNAME, {"app": "db"})),
+        [existing_pod("n1", {"app": "db"})],
+        ([], None, HostAffinity({"n1": 1}, False)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "pods", "expected"), [c[1:] for c in ZONAL], ids=[c[0] for c in ZONAL]
+)
+def test_zonal_rules(
+    spec: dict[str, Any],
+    pods: list[ExistingPod],
+    expected: tuple[list[Zonal], int | None, HostAffinity | None],
+) -> None:
+    profile = pod_profile(spec, labels=APP)
+    assert zonal_rules(_cycle(spec, pods), ZONES, profile) == expected

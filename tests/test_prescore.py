@@ -1,0 +1,194 @@
+"""What the score plugins read of one workload's pod (gate.scheduler.prescore), worked out
+once: the requests NodeResourcesFit and BalancedAllocation score (noderesources/
+resource_allocation.go, the non-zero defaults of util/pod_resources.go: 100m and 200Mi),
+the PreferNoSchedule taints (tainttoleration/taint_toleration.go Score), the preferred node
+affinity (nodeaffinity/node_affinity.go Score), PodTopologySpread's scoring constraints
+(podtopologyspread/scoring.go PreScore, the system defaults of plugin.go for pods a
+controller with a selector owns) and InterPodAffinity's preferred terms (kube-scheduler
+v1.34)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from gate.k8s.selectors import SelectorError
+from gate.model import ExistingPod, Snapshot, SnapshotInfo
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.copyrules import ScoreRules
+from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
+from gate.scheduler.pods import pod_profile
+from gate.scheduler.prescore import OWNED_BY_A_SELECTOR, score_rules
+from tests.builders import container, existing_pod, node, spread, taint
+
+MI = 2**20
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+APP = {"app": "web"}
+NODES = (
+    node("a", labels={HOSTNAME: "a", ZONE: "z1", "disk": "ssd"}),
+    node(
+        "b", labels={HOSTNAME: "b", ZONE: "z2"}, taints=(taint("spot", "yes", "PreferNoSchedule"),)
+    ),
+)
+
+
+def _rules(
+    spec: dict[str, Any],
+    kind: str = "Deployment",
+    labels: dict[str, str] | None = None,
+    pods: Sequence[ExistingPod] = (),
+) -> ScoreRules:
+    info = SnapshotInfo("test", None, None, None, None, len(NODES), len(pods))
+    cluster = Cluster.of(Snapshot(info=info, nodes=NODES, pods=tuple(pods)))
+    profile = pod_profile(spec, labels=APP if labels is None else labels)
+    return score_rules(kind, spec, profile, cluster.index, cluster.others.pods)
+
+
+def _spec(requests: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    return {"containers": [container(requests=requests or {})], **spec}
+
+
+REQUESTS: list[tuple[str, dict[str, str], tuple[int, int], tuple[int, int] | None]] = [
+    (
+        "a pod naming no request scores at the non-zero defaults, and is best effort",
+        {},
+        (100, 200 * MI),
+        None,
+    ),
+    ("a cpu request alone keeps the memory default", {"cpu": "500m"}, (500, 200 * MI), (500, 0)),
+    (
+        "both requests are scored as written",
+        {"cpu": "2", "memory": "1Gi"},
+        (2000, 1024 * MI),
+        (2000, 1024 * MI),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("requests", "nonzero", "balanced"), [c[1:] for c in REQUESTS], ids=[c[0] for c in REQUESTS]
+)
+def test_requests_as_the_resource_scores_read_them(
+    requests: dict[str, str], nonzero: tuple[int, int], balanced: tuple[int, int] | None
+) -> None:
+    rules = _rules(_spec(requests))
+    assert (rules.nonzero, rules.balanced) == (nonzero, balanced)
+
+
+TAINTS: list[tuple[str, list[dict[str, Any]], list[int]]] = [
+    ("an untolerated PreferNoSchedule taint counts against its node", [], [0, 1]),
+    (
+        "a tolerated PreferNoSchedule taint counts nothing",
+        [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}],
+        [0, 0],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tolerations", "expected"), [c[1:] for c in TAINTS], ids=[c[0] for c in TAINTS]
+)
+def test_prefer_no_schedule_taints(tolerations: list[dict[str, Any]], expected: list[int]) -> None:
+    rules = _rules(_spec(tolerations=tolerations))
+    assert [rules.taints(n) for n in NODES] == expected
+
+
+def test_preferred_node_affinity_weights_add_up_on_the_nodes_they_match() -> None:
+    def term(weight: int, key: str, value: str) -> dict[str, Any]:
+        expression = {"key": key, "operator": "In", "values": [value]}
+        return {"weight": weight, "preference": {"matchExpressions": [expression]}}
+
+    preferred = [term(5, "disk", "ssd"), term(3, ZONE, "z1"), term(7, ZONE, "z2")]
+    affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
+    rules = _rules(_spec(affinity=affinity))
+    assert [rules.affinity(n) for n in NODES] == [8, 7]
+
+
+Soft = tuple[list[tuple[str, int, dict[int, int], bool]], bool] | None
+
+SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
+    (
+        "a Deployment's pod without constraints scores the system defaults with its labels",
+        "Deployment",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {0: 1}, True), (ZONE, 5, {0: 1}, True)], False),
+    ),
+    ("a bare Pod has no owner selector: no spread score", "Pod", APP, {}, None),
+    ("a Job's pod is owned by no selector the defaults read", "Job", APP, {}, None),
+    ("a Deployment's pod without labels has no default selector", "Deployment", {}, {}, None),
+    (
+        "explicit ScheduleAnyway constraints replace the defaults and require every key",
+        "Deployment",
+        APP,
+        {"topologySpreadConstraints": [spread(2, ZONE, {"matchLabels": APP}, "ScheduleAnyway")]},
+        ([(ZONE, 2, {0: 1}, True)], True),
+    ),
+    (
+        "DoNotSchedule constraints alone turn the defaults off and score nothing",
+        "Deployment",
+        APP,
+        {"topologySpreadConstraints": [spread(1, ZONE, {"matchLabels": APP})]},
+        None,
+    ),
+    (
+        "a constraint its own labels do not match counts the pods it selects only",
+        "StatefulSet",
+        APP,
+        {
+            "topologySpreadConstraints": [
+                spread(1, HOSTNAME, {"matchLabels": {"app": "db"}}, "ScheduleAnyway")
+            ]
+        },
+        ([(HOSTNAME, 1, {1: 1}, False)], True),
+    ),
+]
+
+RUNNING = [existing_pod("a", APP, name="web-1"), existing_pod("b", {"app": "db"}, name="db-1")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "labels", "spec", "expected"), [c[1:] for c in SPREAD], ids=[c[0] for c in SPREAD]
+)
+def test_spread_scoring(
+    kind: str, labels: dict[str, str], spec: dict[str, Any], expected: Soft
+) -> None:
+    scoring = _rules(_spec(**spec), kind, labels, RUNNING).spread
+    got = None
+    if scoring is not None:
+        constraints = [
+            (c.topology_key, c.max_skew, dict(c.existing), c.self_match)
+            for c in scoring.constraints
+        ]
+        got = (constraints, scoring.require_all)
+    assert got == expected
+
+
+def test_the_kinds_a_selector_owns_are_upstreams() -> None:
+    assert {
+        "Deployment",
+        "ReplicaSet",
+        "StatefulSet",
+        "ReplicationController",
+    } == OWNED_BY_A_SELECTOR
+
+
+def test_labels_the_api_server_would_refuse_are_said_to_be_the_templates() -> None:
+    with pytest.raises(SelectorError, match=r"^template metadata\.labels: "):
+        _rules(_spec(), labels={"app": "not a valid value!"})
+
+
+def test_a_pod_without_preferred_pod_affinity_scores_no_inter_pod_affinity() -> None:
+    assert _rules(_spec(), pods=RUNNING).interpod is None
+
+
+def test_preferred_pod_affinity_weighs_the_domains_of_the_pods_it_prefers() -> None:
+    term = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": ZONE}
+    preferred = [{"weight": 10, "podAffinityTerm": term}]
+    affinity = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
+    rules = _rules(_spec(affinity=affinity), pods=RUNNING)
+    # The db pod runs in z2; the web copies do not match the term, so they add nothing.
+    assert rules.interpod == AffinityScoring(keys=(ZONE,), existing=({"z2": 10},), per_copy=(0,))
