@@ -65,5 +65,17 @@ def test_pods_naming_different_nodes_get_different_answers() -> None:
 
 
 def test_a_rejection_points_at_the_pods_node_name() -> None:
-    cause = Cause(Family.SELECTOR, "NodeName", Term.NODE_NAME, REASON_NODE_NAME, nodes=1)
+    cause = Cause(
+        family=Family.SELECTOR,
+        plugin="NodeName",
+        term=Term.NODE_NAME,
+        reason=REASON_NODE_NAME,
+        nodes=1,
+        index=None,
+        port=None,
+        resource="",
+        requested="",
+        free=None,
+        free_on_addon=False,
+    )
     assert PLUGIN.fields({"nodeName": "bar"}, cause) == [("nodeName",)]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from gate.model import SNAPSHOT_FILE, ReadSummary, Verdict
+from gate.model import SNAPSHOT_FILE, Excluded, ReadSummary, Unchecked, Verdict
 from gate.reports.reading import (
     ALLOW_EMPTY,
     excluded_lines,
@@ -18,22 +18,38 @@ from gate.reports.reading import (
 )
 from tests.report_builders import report, result
 
+
+def _read(
+    files: int,
+    documents: int,
+    excluded: tuple[tuple[str, str], ...] = (),
+    skipped: tuple[tuple[str, str], ...] = (),
+) -> ReadSummary:
+    """A read summary from (file, pattern) and (at, reason) pairs."""
+    return ReadSummary(
+        files,
+        documents,
+        tuple(Excluded(*pair) for pair in excluded),
+        tuple(Unchecked(*pair) for pair in skipped),
+    )
+
+
 READ_LINES: list[tuple[str, ReadSummary, str]] = [
-    ("one file, one document, in the singular", ReadSummary(1, 1), "Read 1 file, 1 document."),
-    ("nothing read, in the plural", ReadSummary(0, 0), "Read 0 files, 0 documents."),
+    ("one file, one document, in the singular", _read(1, 1), "Read 1 file, 1 document."),
+    ("nothing read, in the plural", _read(0, 0), "Read 0 files, 0 documents."),
     (
         "files left out, counted by the pattern that left them out",
-        ReadSummary(3, 4, (("a.json", "*.json"), ("t/b.yaml", "tests"), ("c.json", "*.json"))),
+        _read(3, 4, (("a.json", "*.json"), ("t/b.yaml", "tests"), ("c.json", "*.json"))),
         'Read 3 files, 4 documents; left out 3 walked files (2 by "*.json", 1 by "tests").',
     ),
     (
         "the snapshot file is named as such, not quoted as a pattern",
-        ReadSummary(2, 2, (("snap.json", SNAPSHOT_FILE),)),
+        _read(2, 2, (("snap.json", SNAPSHOT_FILE),)),
         "Read 2 files, 2 documents; left out 1 walked file (1 by the snapshot file).",
     ),
     (
         "documents read but not checked",
-        ReadSummary(1, 3, (), (("a.yaml:1", "a snapshot"), ("a.yaml:9", "a snapshot"))),
+        _read(1, 3, (), (("a.yaml:1", "a snapshot"), ("a.yaml:9", "a snapshot"))),
         "Read 1 file, 3 documents; 2 documents not checked.",
     ),
 ]
@@ -47,7 +63,7 @@ def test_read_line(read: ReadSummary, expected: str) -> None:
 
 
 def test_excluded_lines_show_the_first_few_of_each_then_how_many_more() -> None:
-    read = ReadSummary(
+    read = _read(
         0,
         0,
         (*((f"f{i}.yaml", "tests") for i in range(3)), ("snap.json", SNAPSHOT_FILE)),
@@ -64,29 +80,29 @@ def test_excluded_lines_show_the_first_few_of_each_then_how_many_more() -> None:
 
 
 def test_excluded_lines_of_a_run_that_left_nothing_out_are_none() -> None:
-    assert excluded_lines(ReadSummary(2, 2)) == []
+    assert excluded_lines(_read(2, 2)) == []
 
 
 NOTHING: list[tuple[str, ReadSummary | None, str]] = [
     (
         "every file found was excluded",
-        ReadSummary(0, 0, (("a.yaml", "tests"), ("b.json", SNAPSHOT_FILE))),
+        _read(0, 0, (("a.yaml", "tests"), ("b.json", SNAPSHOT_FILE))),
         'every file found is excluded (2 files by "tests", the snapshot file)',
     ),
     (
         "no manifest found",
-        ReadSummary(0, 0),
+        _read(0, 0),
         "no manifests found (no .yaml, .yml or .json file under the paths given)",
     ),
-    ("files holding no document", ReadSummary(2, 0), "the 2 files read hold no documents"),
+    ("files holding no document", _read(2, 0), "the 2 files read hold no documents"),
     (
         "only snapshots or unread files, the first named",
-        ReadSummary(1, 2, (), (("a.json:1", "a cluster snapshot"), ("b:1", "a named pipe"))),
+        _read(1, 2, (), (("a.json:1", "a cluster snapshot"), ("b:1", "a named pipe"))),
         "only cluster snapshots or unread files found (a.json:1: a cluster snapshot)",
     ),
     (
         "documents without a pod template, skips and errors counted",
-        ReadSummary(1, 4),
+        _read(1, 4),
         "no workload evaluated (3 documents without a pod template, 1 skipped, 0 errors)",
     ),
     (
@@ -110,7 +126,7 @@ def test_allow_empty_names_both_ways_to_accept_an_empty_run() -> None:
 
 
 def test_read_properties_count_then_number_each_detail() -> None:
-    read = ReadSummary(2, 3, (("a.json", "*.json"),), (("s.yaml:1", "a snapshot"),))
+    read = _read(2, 3, (("a.json", "*.json"),), (("s.yaml:1", "a snapshot"),))
     assert read_properties(read) == {
         "read.files": 2,
         "read.documents": 3,
@@ -122,7 +138,7 @@ def test_read_properties_count_then_number_each_detail() -> None:
 
 
 def test_read_properties_number_the_first_hundred_of_each() -> None:
-    read = ReadSummary(0, 0, tuple((f"f{i}", "x") for i in range(150)))
+    read = _read(0, 0, tuple((f"f{i}", "x") for i in range(150)))
     numbered = [k for k in read_properties(read) if k.startswith("read.excluded.")]
     assert (len(numbered), numbered[-1]) == (100, "read.excluded.100")
     assert read_properties(read)["read.excluded"] == 150
