@@ -10,6 +10,7 @@ import copy
 import heapq
 from collections.abc import Sequence
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import (
     INTER_POD_AFFINITY,
     NODE_AFFINITY,
@@ -18,7 +19,7 @@ from gate.model import (
     TAINT_TOLERATION,
     NodeView,
 )
-from gate.scheduler.copyrules import HOSTNAME, CopyRules, Ledger, ScoreRules, capacity, set_bits
+from gate.scheduler.copyrules import CopyRules, Ledger, ScoreRules, capacity, set_bits
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.imagelocality import image_locality
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize

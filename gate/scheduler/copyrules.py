@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
@@ -21,7 +22,6 @@ from gate.scheduler.plugins.noderesources import SCORED
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 
 PODS = "pods"
-HOSTNAME = "kubernetes.io/hostname"
 
 
 @dataclass(frozen=True, slots=True)

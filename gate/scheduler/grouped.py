@@ -13,15 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
-from gate.scheduler.copyrules import (
-    HOSTNAME,
-    CopyRules,
-    Ledger,
-    Placement,
-    capacity,
-    set_bits,
-)
+from gate.scheduler.copyrules import CopyRules, Ledger, Placement, capacity, set_bits
 
 LabelBits = Callable[[str], Mapping[str, int]]
 """A label key -> the nodes (a bitset) by their value of it."""

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.copyrules import counted_takers, spread_counts
 from gate.scheduler.framework import CycleState, Groups, Rejection
-from gate.scheduler.placement import HOSTNAME, CopyRules, Ledger, Placement, set_bits
+from gate.scheduler.placement import CopyRules, Ledger, Placement, set_bits
 from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
 

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaler.limits import (
@@ -39,7 +40,7 @@ from gate.scheduler.autoscaler.limits import (
     skipped,
 )
 from gate.scheduler.autoscaler.spread import Filling, spread_state
-from gate.scheduler.autoscaler.templates import HOSTNAME, Template
+from gate.scheduler.autoscaler.templates import Template
 from gate.scheduler.framework import CycleState, run_filters
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile

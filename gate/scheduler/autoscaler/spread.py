@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.autoscaler.groups import NodeGroup
-from gate.scheduler.autoscaler.templates import HOSTNAME, Template
+from gate.scheduler.autoscaler.templates import Template
 from gate.scheduler.framework import CycleState, Prepared, Rejection, run_filters
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gate.autoscaling import DaemonSet, Flags, NodeTemplate
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
@@ -23,7 +24,6 @@ from gate.scheduler.cluster import Cluster
 from gate.scheduler.plugins import nodeaffinity, tainttoleration
 from gate.scheduler.pods import daemonset_tolerations, pod_profile
 
-HOSTNAME = "kubernetes.io/hostname"
 TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
 """node_info_utils.go: set on every template from 1.34.5."""
 TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"

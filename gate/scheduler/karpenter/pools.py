@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.autoscaling import DaemonSet
+from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
 from gate.k8s.matching import tolerates
 from gate.karpenter import (
     CAPACITY_TYPE_LABEL,
@@ -29,9 +30,6 @@ from gate.karpenter import (
 from gate.model import HostPort
 from gate.scheduler.karpenter.requirements import (
     IN,
-    INSTANCE_TYPE,
-    OS,
-    ZONE,
     Req,
     Reqs,
     compatible,

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.autoscaling import DaemonSet
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.model import HostPort, NodeView
 from gate.scheduler.framework import CycleState
@@ -56,9 +57,7 @@ from gate.scheduler.karpenter.pools import (
     untolerated,
 )
 from gate.scheduler.karpenter.requirements import (
-    HOSTNAME,
     IN,
-    ZONE,
     Req,
     Reqs,
     compatible,

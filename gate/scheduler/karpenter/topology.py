@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from gate.scheduler.framework import CycleState
-from gate.scheduler.karpenter.requirements import HOSTNAME, ZONE, Req
+from gate.scheduler.karpenter.requirements import Req
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
