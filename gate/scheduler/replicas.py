@@ -38,6 +38,7 @@ from gate.scheduler.placement import (
     uncoupled,
     with_earlier_copies,
 )
+from gate.scheduler.plugins.interpodaffinity.copies import own_anti_keys
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.unfit import Refused, consumers
@@ -122,11 +123,6 @@ def copy_rules(
     """What limits the copies beyond the first: requests, host ports, the required
     anti-affinity terms the pod's own labels match (one copy per domain of their key), and
     the DoNotSchedule spread constraints with the counts their PreFilter found."""
-    own = {
-        term.topology_key
-        for term in profile.pod_anti_affinity
-        if term.matches(profile.namespace, profile.labels, namespace_labels)
-    }
     spread: tuple[SpreadRule, ...] = ()
     state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
     if state is not None:
@@ -144,7 +140,7 @@ def copy_rules(
     return CopyRules(
         requests=profile.requests,
         host_ports=profile.wanted_ports,
-        one_per_domain=tuple(sorted(own)),
+        one_per_domain=own_anti_keys(profile, namespace_labels),
         spread=spread,
         namespace=profile.namespace,
     )

@@ -67,6 +67,7 @@ from gate.scheduler.karpenter.requirements import (
     well_known,
 )
 from gate.scheduler.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.profile import PodProfile
 
 NO_NODEPOOLS = "no nodepools found"
@@ -309,10 +310,7 @@ class Provisioner:
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
         spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
-        if pod.wanted_ports or any(
-            t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels)
-            for t in pod.pod_anti_affinity
-        ):
+        if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         variants = list(_variants(spec, pod, pns))

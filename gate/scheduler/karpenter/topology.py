@@ -12,6 +12,7 @@ from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from gate.scheduler.framework import CycleState
 from gate.scheduler.karpenter.requirements import Req
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
@@ -152,7 +153,7 @@ def zonal_rules(
                 counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
                 for z, n in existing.items():
                     counts[z] = counts.get(z, 0) + n
-                mine = any(t.matches(pod.namespace, pod.labels) for t in terms)
+                mine = ZONE in cycle_anti_keys(cycle, pod)
                 antis.append(AntiZone(counts, mine))
                 if mine:
                     cap = 1

@@ -7,7 +7,7 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -61,6 +61,17 @@ def fit_request(pod: PodProfile) -> tuple[Shortfall, ...]:
     scalars = sorted(r for r in requests if r not in NATIVE_CHECKED and r != PODS)
     wanted += [Shortfall(r, requests[r]) for r in scalars if requests[r] != 0]
     return tuple(wanted)
+
+
+def copies_held(requests: Mapping[str, int], slots: int, free: Callable[[str], int]) -> int:
+    """How many copies of a pod requesting ``requests`` fit in a node's free room, each
+    passing fitsRequest after the ones before it: ``slots`` pod slots left, ``free(r)``
+    left of each requested resource (0 when it holds none)."""
+    room = max(slots, 0)
+    for resource, amount in requests.items():
+        if amount > 0 and resource != PODS:
+            room = min(room, max(free(resource), 0) // amount)
+    return room
 
 
 def beyond_capacity(wanted: Shortfall, node: NodeView) -> bool:
