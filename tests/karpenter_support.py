@@ -109,7 +109,7 @@ class Run:
     ) -> PoolDecision:
         profile = pod_profile(pod_spec, "default", labels or {})
         cycle = prepare(profile, self.cluster)
-        return self.provisioner.decide(pod_spec, cycle, profile, copies)
+        return self.provisioner.decide(cycle, profile, copies)
 
 
 def karpenter_node(

@@ -50,9 +50,7 @@ from gate.scheduler.karpenter.pools import (
     TypeMemo,
     make_pool,
     min_values_unmet,
-    node_affinity,
     offer_check,
-    selector_reqs,
     term_reqs,
     untolerated,
 )
@@ -61,6 +59,7 @@ from gate.scheduler.karpenter.requirements import (
     Req,
     Reqs,
     compatible,
+    from_labels,
     get,
     intersects,
     merged,
@@ -114,18 +113,18 @@ class _Variant:
     tolerations: tuple[Mapping[str, Any], ...]
 
 
-def _variants(spec: Mapping[str, Any], pod: PodProfile, pns: bool) -> Iterator[_Variant]:
+def _variants(pod: PodProfile, pns: bool) -> Iterator[_Variant]:
     """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc)."""
-    required, preferred = node_affinity(spec)
-    preferred = sorted(preferred, key=lambda t: -_weight(t))
+    required = pod.node_affinity.required
+    preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
-    base = selector_reqs(spec)
+    base = from_labels(pod.node_selector)
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
         if preferred:
-            pref = preferred[0].get("preference")
-            reqs = merged(base, term_reqs(pref) if isinstance(pref, Mapping) else [])
+            pref = preferred[0].expressions
+            reqs = merged(base, term_reqs(pref) if pref is not None else [])
             reqs = merged(reqs, term_reqs(required[0]) if required else [])
         yield _Variant(reqs, strict, tolerations)
         if len(required) > 1:
@@ -136,11 +135,6 @@ def _variants(spec: Mapping[str, Any], pod: PodProfile, pns: bool) -> Iterator[_
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
             return
-
-
-def _weight(term: Mapping[str, Any]) -> int:
-    weight = term.get("weight")
-    return weight if isinstance(weight, int) else 0
 
 
 @dataclass(slots=True)
@@ -296,9 +290,7 @@ class Provisioner:
         self._within[pool.name] = (amounts, types)
         return types
 
-    def decide(
-        self, spec: Mapping[str, Any], cycle: CycleState, pod: PodProfile, left: int
-    ) -> PoolDecision:
+    def decide(self, cycle: CycleState, pod: PodProfile, left: int) -> PoolDecision:
         """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
         existing node takes them; the pools' remaining limits are updated."""
         if left <= 0:
@@ -313,7 +305,7 @@ class Provisioner:
         if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
-        variants = list(_variants(spec, pod, pns))
+        variants = list(_variants(pod, pns))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
