@@ -66,6 +66,7 @@ from gate.scheduler.pods import Pod, prepare_pod
 from gate.scheduler.prescore import score_rules
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.replicas import (
+    CopyCount,
     Counted,
     ReleasedNodes,
     copy_rules,
@@ -423,20 +424,22 @@ class Evaluator:
             return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)
 
         return count_copies(
-            workload_title(workload),
-            workload.kind,
-            workload.replicas or 0,
-            views,
-            candidates,
-            rules,
-            workload.scaling,
-            None if own else ledger,
-            len(own),
-            scores,
-            refused,
-            self.index.label_values,
-            pod.profile.nonzero if scores is None and ledger is not None else None,
-            pod.profile.labels,
+            CopyCount(
+                title=workload_title(workload),
+                kind=workload.kind,
+                wanted=workload.replicas or 0,
+                views=views,
+                fitting=candidates,
+                rules=rules,
+                scaling=workload.scaling,
+                ledger=None if own else ledger,
+                released=len(own),
+                scores=scores,
+                refusals=refused,
+                label_bits=self.index.label_values,
+                nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
+                labels=pod.profile.labels,
+            )
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:
