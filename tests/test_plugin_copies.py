@@ -4,6 +4,7 @@ copy: each copy bound as a pod of the cluster, the PreFilters run again for the 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from hypothesis import given, settings
@@ -175,6 +176,6 @@ def test_copies_held_is_the_copies_noderesourcesfit_passes_one_after_another(
     for view in found:
         if short_of(wanted, view):
             continue
-        held = copies_held(pod.requests, free(view, PODS), lambda r, v=view: free(v, r))
+        held = copies_held(pod.requests, free(view, PODS), partial(free, view))
         fits = [not short_of(wanted, _with_copies(view, pod, k)) for k in range(held + 1)]
         assert fits == [*[True] * held, False]
