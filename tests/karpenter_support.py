@@ -95,8 +95,10 @@ class Run:
         catalog: Catalog | None = CATALOG,
         daemon_sets: tuple[DaemonSet, ...] = (),
         state: KarpenterState | None = None,
+        namespaces: list[dict[str, Any]] | None = None,
     ) -> None:
-        snapshot = build_snapshot(cluster_snapshot(nodes or [], pods), "s.json")
+        extra = {"namespaces": namespaces} if namespaces is not None else {}
+        snapshot = build_snapshot(cluster_snapshot(nodes or [], pods, **extra), "s.json")
         self.cluster = Cluster.of(snapshot)
         provisioner = Provisioner.of(
             state or KarpenterState(pools), catalog, daemon_sets, snapshot.nodes
