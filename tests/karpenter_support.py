@@ -97,7 +97,7 @@ class Run:
         state: KarpenterState | None = None,
         namespaces: list[dict[str, Any]] | None = None,
     ) -> None:
-        extra = {"namespaces": namespaces} if namespaces is not None else {}
+        extra: dict[str, Any] = {"namespaces": namespaces} if namespaces is not None else {}
         snapshot = build_snapshot(cluster_snapshot(nodes or [], pods, **extra), "s.json")
         self.cluster = Cluster.of(snapshot)
         provisioner = Provisioner.of(
