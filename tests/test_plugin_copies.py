@@ -1,6 +1,8 @@
 """What the PodTopologySpread, InterPodAffinity and NodeResourcesFit plugins export for a
-pod's copies (``copies`` modules, ``copies_held``) is held to the real filters copy by
-copy: each copy bound as a pod of the cluster, the PreFilters run again for the next."""
+pod's copies (``copies`` modules, ``copies_held``), and the placements that ask it (the
+scored run of ``classes.py``, by-domain placement of ``grouped.py``), are held to the real
+filters copy by copy: each copy bound as a pod of the cluster, the PreFilters run again
+for the next."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from gate.model import POD_TOPOLOGY_SPREAD, ExistingPod, NodeView, Snapshot, Sna
 from gate.scheduler.classes import ScoredRun
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import CycleState, run_filters
+from gate.scheduler.grouped import _allowed
 from gate.scheduler.nodeindex import free
-from gate.scheduler.placement import ScoreRules
+from gate.scheduler.placement import CopyRules, ScoreRules, capacity
 from gate.scheduler.plugins import ORDER, prepare
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.noderesources import copies_held, short_of, wanted_of
@@ -106,6 +109,11 @@ def _copy(pod: PodProfile, spec: dict[str, Any], on: str, number: int) -> Existi
     return ExistingPod("default", f"copy-{number}", on, pod.labels, anti_affinity_terms=stored)
 
 
+def _domains(view: NodeView, rules: CopyRules, keys: list[str]) -> tuple[str | None, ...]:
+    """A node's domains as by-domain placement groups nodes: spread keys, then anti keys."""
+    return tuple(view.labels.get(k) for k in [r.topology_key for r in rules.spread] + keys)
+
+
 def _spread(cycle: CycleState) -> SpreadState | None:
     return next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
 
@@ -134,6 +142,9 @@ def test_placement_lets_each_copy_onto_the_nodes_the_filters_pass_with_the_copie
             candidates |= 1 << p
     run = ScoredRun(views, rules, ScoreRules(), candidates, None)
     counts = [dict(rule.counts) for rule in rules.spread]
+    keys = [k for k in rules.one_per_domain if k != HOSTNAME]  # by domain's (grouped.py)
+    taken: list[set[str | None]] = [set() for _ in keys]
+    held: dict[int, int] = {}
     bound = list(pods)
     for number, pick in enumerate(picks):
         cycle = _cycle(views, bound, pod, labelled)
@@ -147,6 +158,14 @@ def test_placement_lets_each_copy_onto_the_nodes_the_filters_pass_with_the_copie
             if candidates >> p & 1 and run_filters(cycle, views[p], DIALECT) is None
         ]
         assert allowed == passing
+        by_domain = [
+            p
+            for p in range(len(views))
+            if candidates >> p & 1
+            and capacity(views[p], rules) > held.get(p, 0)
+            and _allowed(_domains(views[p], rules, keys), rules, counts, keys, taken)
+        ]
+        assert by_domain == passing
         if state is not None:
             for view in views:
                 value = view.labels.get("zone")
@@ -161,6 +180,9 @@ def test_placement_lets_each_copy_onto_the_nodes_the_filters_pass_with_the_copie
             break
         p = allowed[pick % len(allowed)]
         run.take(p)
+        held[p] = held.get(p, 0) + 1
+        for k, key in enumerate(keys):
+            taken[k].add(views[p].labels.get(key))
         for k, rule in enumerate(rules.spread):
             land(counts[k], views[p].labels.get(rule.topology_key), rule.self_match)
         bound.append(_copy(pod, spec, views[p].name, number))
