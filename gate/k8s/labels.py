@@ -2,7 +2,8 @@
 
 Upstream ``staging/src/k8s.io/api/core/v1/well_known_labels.go`` (v1.34): the stable
 topology, hostname, instance-type, architecture and operating-system labels, and the
-deprecated beta names the kubelet still sets beside them.
+deprecated beta names still read beside them (the beta architecture and operating-system
+labels are ``pkg/kubelet/apis/well_known_labels.go``'s).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ OS = "kubernetes.io/os"
 WINDOWS_BUILD = "node.kubernetes.io/windows-build"
 
 # The deprecated names: LabelFailureDomainBetaZone, LabelFailureDomainBetaRegion,
-# LabelInstanceType, and the beta arch and os labels (well_known_legacy_labels.go)
+# LabelInstanceType; pkg/kubelet/apis/well_known_labels.go LabelArch, LabelOS
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 BETA_INSTANCE_TYPE = "beta.kubernetes.io/instance-type"
