@@ -118,7 +118,7 @@ def _spread(cycle: CycleState) -> SpreadState | None:
     return next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(clusters(), copy_specs(), st.booleans(), st.lists(st.integers(0, 5), max_size=4))
 def test_placement_lets_each_copy_onto_the_nodes_the_filters_pass_with_the_copies_bound(
     cluster: tuple[list[NodeView], list[ExistingPod]],
