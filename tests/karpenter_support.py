@@ -95,8 +95,10 @@ class Run:
         catalog: Catalog | None = CATALOG,
         daemon_sets: tuple[DaemonSet, ...] = (),
         state: KarpenterState | None = None,
+        namespaces: list[dict[str, Any]] | None = None,
     ) -> None:
-        snapshot = build_snapshot(cluster_snapshot(nodes or [], pods), "s.json")
+        extra: dict[str, Any] = {"namespaces": namespaces} if namespaces is not None else {}
+        snapshot = build_snapshot(cluster_snapshot(nodes or [], pods, **extra), "s.json")
         self.cluster = Cluster.of(snapshot)
         provisioner = Provisioner.of(
             state or KarpenterState(pools), catalog, daemon_sets, snapshot.nodes
@@ -109,7 +111,7 @@ class Run:
     ) -> PoolDecision:
         profile = pod_profile(pod_spec, "default", labels or {})
         cycle = prepare(profile, self.cluster)
-        return self.provisioner.decide(pod_spec, cycle, profile, copies)
+        return self.provisioner.decide(cycle, profile, copies)
 
 
 def karpenter_node(

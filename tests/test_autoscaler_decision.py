@@ -182,6 +182,26 @@ def test_hostname_anti_affinity_takes_one_node_per_copy() -> None:
     )
 
 
+def test_anti_affinity_selecting_its_own_namespace_by_label_takes_one_node_per_copy() -> None:
+    """The term covers the pod's namespace only through its namespaceSelector: the
+    scheduler reads the namespace's labels, so each fresh node takes one copy (read
+    without them, the term matched no copy and a node took three)."""
+    labels = {"app": "web"}
+    term = {
+        "labelSelector": {"matchLabels": labels},
+        "namespaceSelector": {"matchLabels": {"team": "web"}},
+        "topologyKey": "kubernetes.io/hostname",
+    }
+    anti = spec(
+        cpu="1",
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    namespace = {"kind": "Namespace", "metadata": {"name": "default", "labels": {"team": "web"}}}
+    objects = [status_configmap(*_aks()), namespace]
+    run = Run(USERS, objects, DAEMONS, config=GPU_TEMPLATE)
+    assert run.decide(anti, 3, labels).scale_up == (ScaleUp(AKS_USER, 3, 3, 3, 10),)
+
+
 def test_a_host_port_takes_one_node_per_copy() -> None:
     ported = spec()
     ported["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]

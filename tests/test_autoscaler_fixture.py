@@ -47,10 +47,10 @@ def test_copies_that_fit_no_node_scale_the_user_pool_then_meet_its_maximum() -> 
     body = spec(cpu="1", memory="1Gi")
     profile = pod_profile(body)
     cycle = prepare(profile, cluster)
-    first = session.decide("Deployment", body, cycle, profile, 5)
+    first = session.decide("Deployment", cycle, profile, 5)
     assert first == Decision(5, (ScaleUp(USER, 5, 5, 3, 10),), 5)
     assert str(first.scale_up[0]) == "{aks-user-12345678-vmss 3->8 (max: 10)}"
-    second = session.decide("Deployment", body, cycle, profile, 4)
+    second = session.decide("Deployment", cycle, profile, 4)
     assert second == Decision(
         4, (ScaleUp(USER, 2, 2, 8, 10),), 2, {"max node group size reached": 2}
     )

@@ -44,7 +44,7 @@ def _session(*objects: dict[str, Any], nodes: list[dict[str, Any]] | None = None
 def _decide(session: Autoscaling, kind: str, body: dict[str, Any], left: int) -> Decision | None:
     profile = pod_profile(body)
     cycle = prepare(profile, Cluster.of(build_snapshot(cluster_snapshot([]), "s")))
-    return session.decide(kind, body, cycle, profile, left)
+    return session.decide(kind, cycle, profile, left)
 
 
 STATUS = status_configmap(

@@ -6,16 +6,26 @@ PodTopologySpread filter (podtopologyspread/filtering.go) seeing each copy alrea
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
+from gate.model import POD_TOPOLOGY_SPREAD as SPREAD
+from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.groups import NodeGroup
 from gate.scheduler.autoscaler.spread import Filling, spread_state
 from gate.scheduler.autoscaler.templates import Template
+from gate.scheduler.cluster import Cluster
+from gate.scheduler.plugins import prepare
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.pods import pod_profile
 from tests.autoscaler_support import Run, spec
 from tests.autoscaling_objects import status_configmap, status_group
@@ -85,7 +95,6 @@ def test_hostname_spread_takes_a_fresh_node_per_copy_within_its_skew() -> None:
     ) == Decision(3, (ScaleUp("zone-a", 3, 3, 1, 10),), 3)
 
 
-HOSTNAME = "kubernetes.io/hostname"
 MAX_SIZE = "max node group size reached"
 MEMBERS = [node(f"n-{z}", labels={ZONE: z, HOSTNAME: f"n-{z}"}) for z in ZONES[:2]]
 
@@ -180,3 +189,53 @@ def test_filling_places_copies_one_at_a_time(
 def test_a_pod_without_spread_constraints_has_no_spread_state() -> None:
     pod = pod_profile(spec(cpu="1"), labels=APP)
     assert spread_state(prepared(pod, *MEMBERS)) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.fixed_dictionaries({z: st.integers(0, 3) for z in ZONES}),
+    st.sampled_from([ZONE, "kubernetes.io/hostname"]),
+    st.integers(1, 2),
+    st.integers(1, 4),
+    st.sampled_from([APP, {"app": "other"}]),
+    st.integers(1, 7),
+)
+def test_each_copy_lands_where_the_spread_filter_passes_it_with_the_fresh_nodes_and_copies(
+    headroom: dict[str, int],
+    key: str,
+    max_skew: int,
+    min_domains: int,
+    labels: dict[str, str],
+    copies: int,
+) -> None:
+    """Held to the real PodTopologySpread PreFilter and Filter copy by copy: each copy's
+    fresh node passes them over the snapshot's nodes, the fresh nodes added so far (as CA
+    adds them to its snapshot) and the copies before it bound."""
+    run = _run(headroom)
+    landed: list[dict[str, str]] = []
+    counting = Filling._count
+
+    def record(filling: Filling, node_labels: dict[str, str]) -> None:
+        landed.append(dict(node_labels))
+        counting(filling, node_labels)
+
+    pod_spec = _spread(key, maxSkew=max_skew, minDomains=min_domains)
+    with patch.object(Filling, "_count", record):
+        placed = run.decide(pod_spec, copies, labels).placed
+    assert placed == len(landed)
+    profile = pod_profile(pod_spec, "default", labels)
+    template = run.cluster.snapshot.nodes[0]
+    fresh: dict[str, NodeView] = {}
+    bound: list[ExistingPod] = []
+    for number, node_labels in enumerate(landed):
+        host = node_labels[HOSTNAME]
+        fresh.setdefault(host, replace(template, name=host, labels=node_labels))
+        nodes = (*run.cluster.snapshot.nodes, *fresh.values())
+        info = SnapshotInfo("test", None, None, None, None, len(nodes), len(bound))
+        snapshot = Snapshot(info=info, nodes=nodes, pods=tuple(bound), namespaces=None)
+        state = next(
+            p.state for p in prepare(profile, Cluster.of(snapshot)) if p.plugin.name == SPREAD
+        )
+        assert isinstance(state, SpreadState)
+        assert state.filter(node_labels) is None
+        bound.append(ExistingPod("default", f"copy-{number}", host, labels))

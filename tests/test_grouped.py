@@ -15,12 +15,12 @@ from itertools import islice
 
 import pytest
 
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model import NodeView
-from gate.scheduler.copyrules import HOSTNAME, CopyRules, Ledger, Placement, SpreadRule
+from gate.scheduler.copyrules import CopyRules, Ledger, Placement, SpreadRule
 from gate.scheduler.grouped import by_domain, fill_order, filled
 from tests.builders import node
 
-ZONE = "topology.kubernetes.io/zone"
 CPU = {"cpu": 1000}
 
 

@@ -418,6 +418,25 @@ def test_decide(run: Run, pod: dict[str, Any], copies: int, decision: PoolDecisi
     assert run.decide(pod, copies, APP) == decision
 
 
+def test_anti_affinity_selecting_its_own_namespace_by_label_takes_one_node_per_copy() -> None:
+    """The term covers the pod's namespace only through its namespaceSelector: the
+    scheduler reads the namespace's labels, so each claim takes one copy (read without
+    them, the term matched no copy and one claim took all three)."""
+    term = {
+        "topologyKey": "kubernetes.io/hostname",
+        "labelSelector": {"matchLabels": APP},
+        "namespaceSelector": {"matchLabels": {"team": "web"}},
+    }
+    anti = spec(
+        cpu="100m",
+        memory="100Mi",
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    namespace = {"kind": "Namespace", "metadata": {"name": "default", "labels": {"team": "web"}}}
+    run = Run((NodePool("default"),), namespaces=[namespace])
+    assert run.decide(anti, 3, APP) == PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3)
+
+
 def test_notes_say_what_is_ignored() -> None:
     run = Run(
         (

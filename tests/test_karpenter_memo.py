@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.karpenter import CAPACITY_TYPE_LABEL, InstanceType, Offering, Requirement
 from gate.scheduler.karpenter.instancetypes import MIN_VALUES, filter_types, fits, resources_text
 from gate.scheduler.karpenter.pools import (
@@ -21,7 +22,7 @@ from gate.scheduler.karpenter.pools import (
     pool_types,
 )
 from gate.scheduler.karpenter.provisioner import Provisioner
-from gate.scheduler.karpenter.requirements import HOSTNAME, ZONE, Req, Reqs, intersects, text
+from gate.scheduler.karpenter.requirements import Req, Reqs, intersects, text
 
 ARCH = "kubernetes.io/arch"
 FAMILY = "example.com/family"

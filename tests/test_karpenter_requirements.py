@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from gate.k8s.labels import ZONE
 from gate.scheduler.karpenter.requirements import (
-    ZONE,
     Req,
     compatible,
     from_labels,

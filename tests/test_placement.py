@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import HostPort, NodeView
-from gate.scheduler.placement import (
-    HOSTNAME,
-    CopyRules,
-    Ledger,
-    SpreadRule,
-    capacity,
-    place,
-)
+from gate.scheduler.placement import CopyRules, Ledger, SpreadRule, capacity, place
 from tests.builders import node
 
 ZONE = "topology.kubernetes.io/zone"

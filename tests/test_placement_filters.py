@@ -20,13 +20,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
 from gate.scheduler.classes import ScoredRun
-from gate.scheduler.placement import HOSTNAME, CopyRules, ScoreRules, SpreadRule, capacity
+from gate.scheduler.placement import CopyRules, ScoreRules, SpreadRule, capacity
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
 from gate.scheduler.classes import GroupedRun, ScoredRun
 from gate.scheduler.placement import (
     ANY_NODE,
-    HOSTNAME,
     POLICIES,
     CopyRules,
     ScoreRules,

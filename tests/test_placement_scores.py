@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import ReplicaFit, Taint, Verdict
 from gate.scheduler.placement import (
-    HOSTNAME,
     CopyRules,
     ScoreRules,
     SpreadRule,

@@ -32,6 +32,7 @@ from typing import Any
 
 from gate.deadline import read_capped
 from gate.errors import QuantityError, UsageError
+from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.resources import to_scheduler_units
 from gate.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
@@ -47,8 +48,6 @@ KWOK_GROUP = "karpenter.kwok.sh"
 """kwok/apis/apis.go ``Group``: the domain of KWOK's instance labels."""
 INSTANCE_SIZE, INSTANCE_FAMILY = f"{KWOK_GROUP}/instance-size", f"{KWOK_GROUP}/instance-family"
 INSTANCE_CPU, INSTANCE_MEMORY = f"{KWOK_GROUP}/instance-cpu", f"{KWOK_GROUP}/instance-memory"
-INSTANCE_TYPE_LABEL, ARCH_LABEL = "node.kubernetes.io/instance-type", "kubernetes.io/arch"
-ZONE_LABEL = "topology.kubernetes.io/zone"
 OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 
 _AWS_SIZE = re.compile(r"^\w+\.(nano|micro|small|medium|large|\d*xlarge|metal)$", re.ASCII)
@@ -306,7 +305,7 @@ def _offering(source: str, where: str, pairs: object) -> Offering:
     if not math.isfinite(number):
         raise entry.fail("Price", f"not a number: {_shown(price)}")
     return Offering(
-        zone=_only(entry, requirements, ZONE_LABEL),
+        zone=_only(entry, requirements, ZONE),
         capacity_type=_only(entry, requirements, CAPACITY_TYPE_LABEL),
         price=number,
         available=True,  # setDefaultOptions: "make sure all the instance types are available"
@@ -348,8 +347,8 @@ def _instance_type(source: str, index: int, pairs: object) -> InstanceType:
     return InstanceType(
         name=name,
         labels={
-            INSTANCE_TYPE_LABEL: name,
-            ARCH_LABEL: architecture,
+            INSTANCE_TYPE: name,
+            ARCH: architecture,
             INSTANCE_SIZE: instance_size(name, cpu),
             INSTANCE_FAMILY: instance_family(name),
             INSTANCE_CPU: cpu,

@@ -10,6 +10,7 @@ import copy
 import heapq
 from collections.abc import Sequence
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import (
     INTER_POD_AFFINITY,
     NODE_AFFINITY,
@@ -18,11 +19,12 @@ from gate.model import (
     TAINT_TOLERATION,
     NodeView,
 )
-from gate.scheduler.copyrules import HOSTNAME, CopyRules, Ledger, ScoreRules, capacity, set_bits
+from gate.scheduler.copyrules import CopyRules, Ledger, ScoreRules, capacity, set_bits
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.imagelocality import image_locality
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.plugins.noderesources import SCORED, least_allocated
+from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 from gate.scheduler.plugins.podtopologyspread.scoring import (
     go_round,
     normalizing_weight,
@@ -190,8 +192,9 @@ class ScoredRun:
             domain = labels.get(rule.topology_key)
             if domain is None:
                 return False
-            skew = self.counts[k].get(domain, 0) + rule.self_match - minimums[k]
-            if skew > rule.max_skew:
+            if not admits(
+                self.counts[k].get(domain, 0), rule.self_match, minimums[k], rule.max_skew
+            ):
                 return False
         for k, key in enumerate(self.anti_keys):
             domain = labels.get(key)
@@ -201,7 +204,7 @@ class ScoredRun:
 
     def minimums(self) -> list[int]:
         return [
-            min(counts.values(), default=0) if len(counts) >= rule.min_domains else 0
+            minimum(counts, rule.min_domains)
             for counts, rule in zip(self.counts, self.rules.spread, strict=True)
         ]
 
@@ -317,9 +320,7 @@ class ScoredRun:
         self.copies[p] = self.copies.get(p, 0) + 1
         labels = self.nodes[p].labels
         for k, rule in enumerate(self.rules.spread):
-            domain = labels.get(rule.topology_key)
-            if rule.self_match and domain is not None and domain in self.counts[k]:
-                self.counts[k][domain] += 1
+            land(self.counts[k], labels.get(rule.topology_key), rule.self_match)
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
         if self.interpod is not None:

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import port_conflicts
-from gate.scheduler.plugins.noderesources import SCORED
+from gate.scheduler.plugins.noderesources import SCORED, copies_held
+from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 
 PODS = "pods"
-HOSTNAME = "kubernetes.io/hostname"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,16 +195,11 @@ def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> 
         - node.pod_count
         - (ledger.pods.get(node.name, 0) if ledger else 0)
     )
-    room = max(slots, 0)
-    for resource, amount in rules.requests.items():
-        if amount <= 0 or resource == PODS:
-            continue
-        free = (
-            node.allocatable.get(resource, 0)
-            - node.requested.get(resource, 0)
-            - taken.get(resource, 0)
-        )
-        room = min(room, max(free, 0) // amount)
+    room = copies_held(
+        rules.requests,
+        slots,
+        lambda r: node.allocatable.get(r, 0) - node.requested.get(r, 0) - taken.get(r, 0),
+    )
     if rules.host_ports:
         taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
         if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
@@ -252,10 +248,8 @@ def spread_counts(
         if not held:
             continue
         for k, rule in enumerate(rules.spread):
-            domain = node.labels.get(rule.topology_key)
-            if domain is None or domain not in counts[k]:
-                continue
-            counts[k][domain] += sum(n for taker, n in held.items() if taker in matched[k])
+            copies = sum(n for taker, n in held.items() if taker in matched[k])
+            land(counts[k], node.labels.get(rule.topology_key), True, copies)
     return counts
 
 

@@ -61,12 +61,12 @@ from gate.scheduler.placement import (
 )
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
-from gate.scheduler.plugins.noderesources import nonzero_requests
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
-from gate.scheduler.pods import Pod, depends_on_name, prepare_pod
+from gate.scheduler.pods import Pod, prepare_pod
 from gate.scheduler.prescore import score_rules
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.replicas import (
+    CopyCount,
     Counted,
     ReleasedNodes,
     copy_rules,
@@ -300,14 +300,14 @@ class Evaluator:
         warnings = list(pod.warnings)
         released: Sequence[NodeView] = nodes
         cycle: CycleState | None = None
-        if depends_on_name(pod.spec):
+        if pod.profile.by_name:
             cluster = self.cluster.without(own) if own else self.cluster
             released = self._release(own)
             cycle = prepare(pod.profile, cluster)
             named = self._work_out(self._named_groups(pod, released, cycle), cycle)
             outcomes, fitting = named.outcomes, named.fitting
             any_fit, addon_only = named.any_fit, named.addon_only
-            message = self._message(pod.spec, named)
+            message = self._message(pod.profile, named)
         else:
             answer = self._answer(pod)
             if own:
@@ -370,7 +370,7 @@ class Evaluator:
             return result
         if cycle is None:
             cycle = prepare(pod.profile, self.cluster)
-        return after_scale_up(result, self.autoscaling, pod.spec, cycle, pod.profile)
+        return after_scale_up(result, self.autoscaling, cycle, pod.profile)
 
     def _wanting_none(
         self,
@@ -424,20 +424,22 @@ class Evaluator:
             return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)
 
         return count_copies(
-            workload_title(workload),
-            workload.kind,
-            workload.replicas or 0,
-            views,
-            candidates,
-            rules,
-            workload.scaling,
-            None if own else ledger,
-            len(own),
-            scores,
-            refused,
-            self.index.label_values,
-            nonzero_requests(pod.spec) if scores is None and ledger is not None else None,
-            pod.profile.labels,
+            CopyCount(
+                title=workload_title(workload),
+                kind=workload.kind,
+                wanted=workload.replicas or 0,
+                views=views,
+                fitting=candidates,
+                rules=rules,
+                scaling=workload.scaling,
+                ledger=None if own else ledger,
+                released=len(own),
+                scores=scores,
+                refusals=refused,
+                label_bits=self.index.label_values,
+                nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
+                labels=pod.profile.labels,
+            )
         )
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:
@@ -453,7 +455,7 @@ class Evaluator:
 
     def _named_groups(self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState) -> Groups:
         """The nodes by the rejection they share, asked node by node."""
-        result = pre_filter_result(pod.spec)
+        result = pre_filter_result(pod.profile)
         refused = result.rejection
         if refused is not None:
             rejections: list[Rejection | None] = [refused] * len(nodes)
@@ -464,9 +466,9 @@ class Evaluator:
             ]
         return _grouped(rejections)
 
-    def _message(self, spec: Mapping[str, Any], answer: _Answer) -> str | None:
+    def _message(self, pod: PodProfile, answer: _Answer) -> str | None:
         """The answer's FitError, where terms no node name can meet have their own."""
-        refused = pre_filter_result(spec).rejection
+        refused = pre_filter_result(pod).rejection
         if refused is not None:  # a PreFilter's rejection: its message alone
             return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
         return answer.message
@@ -476,7 +478,7 @@ class Evaluator:
         the DaemonSet already runs on a node is the one being replaced there."""
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
-        if depends_on_name(pod.spec):
+        if pod.profile.by_name:
             cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
             rejections = _per_node(self._release(own), cycle, self.dialect)
             answer = self._work_out(_grouped(rejections), cycle)

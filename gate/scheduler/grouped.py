@@ -13,15 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
-from gate.scheduler.copyrules import (
-    HOSTNAME,
-    CopyRules,
-    Ledger,
-    Placement,
-    capacity,
-    set_bits,
-)
+from gate.scheduler.copyrules import CopyRules, Ledger, Placement, capacity, set_bits
+from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 
 LabelBits = Callable[[str], Mapping[str, int]]
 """A label key -> the nodes (a bitset) by their value of it."""
@@ -166,9 +161,7 @@ def _coupled(
             break
         copies[target] = copies.get(target, 0) + 1
         for k, rule in enumerate(rules.spread):
-            domain = chosen[k]
-            if rule.self_match and domain is not None:
-                counts[k][domain] = counts[k].get(domain, 0) + 1
+            land(counts[k], chosen[k], rule.self_match)
         for k in range(len(anti_keys)):
             taken_domains[k].add(chosen[spread_count + k])
     return copies
@@ -187,8 +180,8 @@ def _allowed(
         if domain is None:
             return False
         values = counts[k]
-        minimum = min(values.values(), default=0) if len(values) >= rule.min_domains else 0
-        if values.get(domain, 0) + (1 if rule.self_match else 0) - minimum > rule.max_skew:
+        least = minimum(values, rule.min_domains)
+        if not admits(values.get(domain, 0), rule.self_match, least, rule.max_skew):
             return False
     for k in range(len(anti_keys)):
         domain = domains[spread_count + k]

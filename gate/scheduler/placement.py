@@ -50,13 +50,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
 from gate.scheduler.classes import (
     MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
 )
 from gate.scheduler.classes import GroupedRun, ScoredRun, scored_run
 from gate.scheduler.classes import feasible_nodes_to_find as feasible_nodes_to_find
-from gate.scheduler.copyrules import HOSTNAME as HOSTNAME
 from gate.scheduler.copyrules import CopyRules as CopyRules
 from gate.scheduler.copyrules import FitRange as FitRange
 from gate.scheduler.copyrules import Ledger as Ledger

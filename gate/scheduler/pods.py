@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
-from gate.k8s.matching import parse_terms, required_terms, scalar_text
+from gate.k8s.matching import name_narrowing, parse_terms, required_terms, scalar_text
+from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms
 from gate.k8s.ports import pod_host_ports
-from gate.k8s.resources import pod_request_amounts
+from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.spread import hard_constraints
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
@@ -87,6 +88,7 @@ def pod_profile(
     terms = required_terms(spec)
     node_selector = _text_map(spec.get("nodeSelector"))
     labels = dict(labels or {})
+    priority = spec.get("priority")
     return PodProfile(
         namespace=namespace,
         labels=labels,
@@ -102,6 +104,11 @@ def pod_profile(
         wanted_ports=pod_host_ports(spec),
         requests=pod_request_amounts(spec),
         label_keys=_label_keys(node_selector, terms),
+        by_name=depends_on_name(spec),
+        names=name_narrowing(terms) if terms else None,
+        nonzero=incoming_nonzero_amounts(spec),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
+        node_affinity=written_node_affinity(spec),
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.matching import SelectorTerm
+from gate.k8s.nodeterms import NodeAffinityTerms
 from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.spread import SpreadConstraint
 from gate.model import HostPort
@@ -25,6 +26,13 @@ class PodProfile:
     DoNotSchedule ``spread`` constraints, its required ``pod_affinity`` and
     ``pod_anti_affinity`` terms (their namespaceSelector not yet listed), and ``pinned``:
     a DaemonSet's pod, bound by its controller to one node per node.
+
+    ``by_name``: a node's name decides the answer (``nodeName``, ``matchFields``), so the
+    pod is filtered node by node; ``names``: the nodes NodeAffinity's PreFilter narrows it
+    to by their names (None: every node). ``nonzero``: its cpu and memory as the scores
+    count them. What the autoscalers read: its ``priority`` (None when unset) and its
+    node affinity as written (``node_affinity``: Karpenter's requirements and
+    preferences).
     """
 
     node_name: str = ""
@@ -41,6 +49,11 @@ class PodProfile:
     pod_affinity: tuple[AffinityTerm, ...] = ()
     pod_anti_affinity: tuple[AffinityTerm, ...] = ()
     pinned: bool = False
+    by_name: bool = False
+    names: frozenset[str] | None = None
+    nonzero: tuple[int, int] = (0, 0)
+    priority: int | None = None
+    node_affinity: NodeAffinityTerms = field(default_factory=NodeAffinityTerms)
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

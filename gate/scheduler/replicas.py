@@ -38,6 +38,7 @@ from gate.scheduler.placement import (
     uncoupled,
     with_earlier_copies,
 )
+from gate.scheduler.plugins.interpodaffinity.copies import own_anti_keys
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.unfit import Refused, consumers
@@ -122,11 +123,6 @@ def copy_rules(
     """What limits the copies beyond the first: requests, host ports, the required
     anti-affinity terms the pod's own labels match (one copy per domain of their key), and
     the DoNotSchedule spread constraints with the counts their PreFilter found."""
-    own = {
-        term.topology_key
-        for term in profile.pod_anti_affinity
-        if term.matches(profile.namespace, profile.labels, namespace_labels)
-    }
     spread: tuple[SpreadRule, ...] = ()
     state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
     if state is not None:
@@ -144,7 +140,7 @@ def copy_rules(
     return CopyRules(
         requests=profile.requests,
         host_ports=profile.wanted_ports,
-        one_per_domain=tuple(sorted(own)),
+        one_per_domain=own_anti_keys(profile, namespace_labels),
         spread=spread,
         namespace=profile.namespace,
     )
@@ -169,85 +165,116 @@ class Counted:
     refused: Refused | None = None
 
 
-def count_copies(
-    title: str,
-    kind: str,
-    wanted: int,
-    views: Sequence[NodeView],
-    fitting: int,
-    rules: CopyRules,
-    scaling: Scaling | None,
-    ledger: Ledger | None,
-    released: int,
-    scores: ScoreRules | None = None,
-    refusals: Refusals | None = None,
-    label_bits: LabelBits | None = None,
-    nonzero: tuple[int, int] | None = None,
-    labels: Mapping[str, str] | None = None,
-) -> Counted:
-    """How many of ``wanted`` copies fit on the ``fitting`` nodes (a bitset over ``views``
-    of those asked for every copy), alone and, for a workload new to the cluster
-    (``ledger`` given), beside the run's other new workloads; with what an autoscaler's
-    maximum would find and what one lost node would cost. ``nonzero``: a copy's cpu and
-    memory as the resource scores count them, for the ledger when placed without
-    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count.
-    Beside the others, the spread counts take their matching copies in."""
+@dataclass(frozen=True, slots=True)
+class CopyCount:
+    """What counting one workload's copies reads. ``title`` and ``kind`` name the workload;
+    ``wanted`` copies are counted on the ``fitting`` nodes (a bitset over ``views`` of
+    those asked for every copy) under ``rules``; ``scaling``: its autoscaler and budget;
+    ``ledger``: the room the run's earlier new workloads took (None for a workload
+    replacing its own pods, ``released`` of them); ``scores``: what the score plugins read
+    (None: placed without scores); ``refusals``: every node's rejection of the copy after
+    a placement's last; ``label_bits``: the nodes by label value; ``nonzero``: a copy's
+    cpu and memory as the resource scores count them, for the ledger when placed without
+    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count."""
+
+    title: str
+    kind: str
+    wanted: int
+    views: Sequence[NodeView]
+    fitting: int
+    rules: CopyRules
+    scaling: Scaling | None = None
+    ledger: Ledger | None = None
+    released: int = 0
+    scores: ScoreRules | None = None
+    refusals: Refusals | None = None
+    label_bits: LabelBits | None = None
+    nonzero: tuple[int, int] | None = None
+    labels: Mapping[str, str] | None = None
+
+
+def count_copies(count: CopyCount) -> Counted:
+    """How many of ``count.wanted`` copies fit on the ``fitting`` nodes (:class:`CopyCount`),
+    alone and, for a workload new to the cluster (``ledger`` given), beside the run's
+    other new workloads; with what an autoscaler's maximum would find and what one lost
+    node would cost. Beside the others, the spread counts take their matching copies in."""
     alone = place_range(
-        wanted, views, rules, fitting, scores=scores, count_only=True, label_bits=label_bits
+        count.wanted,
+        count.views,
+        count.rules,
+        count.fitting,
+        scores=count.scores,
+        count_only=True,
+        label_bits=count.label_bits,
     )
     warnings = []
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
-    if ledger is not None:
-        beside_rules = with_earlier_copies(rules, views, ledger)
+    if count.ledger is not None:
+        beside_rules = with_earlier_copies(count.rules, count.views, count.ledger)
         together = place_range(
-            wanted,
-            views,
+            count.wanted,
+            count.views,
             beside_rules,
-            fitting,
-            ledger=ledger,
-            scores=scores,
-            label_bits=label_bits,
+            count.fitting,
+            ledger=count.ledger,
+            scores=count.scores,
+            label_bits=count.label_bits,
         )
         if together.least < alone.least:
-            short, short_ledger = together.placement, ledger
-            if refusals is not None:
-                beside = consumers(refusals(short, ledger).groups, views, ledger, beside_rules)
-        held = scores.nonzero if scores is not None else nonzero
+            short, short_ledger = together.placement, count.ledger
+            if count.refusals is not None:
+                beside = consumers(
+                    count.refusals(short, count.ledger).groups,
+                    count.views,
+                    count.ledger,
+                    beside_rules,
+                )
+        held = count.scores.nonzero if count.scores is not None else count.nonzero
         for position, copies in together.placement.copies.items():
-            ledger.take(views[position].name, rules, copies, title, held, labels)
+            count.ledger.take(
+                count.views[position].name, count.rules, copies, count.title, held, count.labels
+            )
     refused = None
-    if short.fit < wanted and refusals is not None:
-        refused = refusals(short, short_ledger)
+    if short.fit < count.wanted and count.refusals is not None:
+        refused = count.refusals(short, short_ledger)
     headroom = None
-    if scaling is not None and scaling.maximum is not None:
+    if count.scaling is not None and count.scaling.maximum is not None:
         headroom = place_range(
-            scaling.maximum,
-            views,
-            rules,
-            fitting,
-            scores=scores,
+            count.scaling.maximum,
+            count.views,
+            count.rules,
+            count.fitting,
+            scores=count.scores,
             count_only=True,
-            label_bits=label_bits,
+            label_bits=count.label_bits,
         ).least
-    if wanted >= 2 and alone.least >= wanted:
+    if count.wanted >= 2 and alone.least >= count.wanted:
         lost = _one_lost_node(
-            kind, wanted, views, fitting, rules, scaling, scores, label_bits, alone.placement
+            count.kind,
+            count.wanted,
+            count.views,
+            count.fitting,
+            count.rules,
+            count.scaling,
+            count.scores,
+            count.label_bits,
+            alone.placement,
         )
         if lost is not None:
             warnings.append(lost)
     least = alone.least if together is None else min(alone.least, together.least)
     most = alone.most if together is None else min(alone.most, together.most)
     fit = ReplicaFit(
-        wanted=wanted,
+        wanted=count.wanted,
         alone=alone.least,
         together=None if together is None else together.least,
         beside=beside,
-        autoscaler=scaling.autoscaler if scaling else None,
-        maximum=scaling.maximum if scaling else None,
+        autoscaler=count.scaling.autoscaler if count.scaling else None,
+        maximum=count.scaling.maximum if count.scaling else None,
         headroom=headroom,
-        released=released,
+        released=count.released,
         most=most if most > least else None,
     )
     return Counted(fit, warnings, refused)

@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.copyrules import counted_takers, spread_counts
 from gate.scheduler.framework import CycleState, Groups, Rejection
-from gate.scheduler.placement import HOSTNAME, CopyRules, Ledger, Placement, set_bits
+from gate.scheduler.placement import CopyRules, Ledger, Placement, set_bits
 from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
+from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
 
 
@@ -97,9 +99,7 @@ def _spread_after(
     for position, copies in placement.copies.items():
         labels = nodes[position].labels
         for i, constraint in enumerate(state.constraints):
-            domain = labels.get(constraint.topology_key)
-            if state.self_match[i] and domain is not None and domain in counts[i]:
-                counts[i][domain] += copies
+            land(counts[i], labels.get(constraint.topology_key), state.self_match[i], copies)
     return replace(state, counts=tuple(counts))
 
 

@@ -24,6 +24,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gate.errors import QuantityError
+from gate.k8s.labels import (
+    ARCH,
+    BETA_ARCH,
+    BETA_INSTANCE_TYPE,
+    BETA_OS,
+    BETA_REGION,
+    BETA_ZONE,
+    HOSTNAME,
+    INSTANCE_TYPE,
+    OS,
+    REGION,
+    WINDOWS_BUILD,
+    ZONE,
+)
 from gate.k8s.quantity import parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
 from gate.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
@@ -66,17 +80,17 @@ RESERVED_KEYS = frozenset({"cpu", "memory", "ephemeral-storage", "pid"})
 
 KUBERNETES_LABELS = frozenset(
     {
-        "beta.kubernetes.io/instance-type",
-        "failure-domain.beta.kubernetes.io/region",
-        "beta.kubernetes.io/os",
-        "beta.kubernetes.io/arch",
-        "failure-domain.beta.kubernetes.io/zone",
-        "topology.kubernetes.io/zone",
-        "topology.kubernetes.io/region",
-        "node.kubernetes.io/instance-type",
-        "kubernetes.io/arch",
-        "kubernetes.io/os",
-        "node.kubernetes.io/windows-build",
+        BETA_INSTANCE_TYPE,
+        BETA_REGION,
+        BETA_OS,
+        BETA_ARCH,
+        BETA_ZONE,
+        ZONE,
+        REGION,
+        INSTANCE_TYPE,
+        ARCH,
+        OS,
+        WINDOWS_BUILD,
     }
 )
 """The ``kubernetes.io`` labels a NodePool's template may name (the CRD's rule on
@@ -93,7 +107,7 @@ def restricted(key: str) -> str | None:
     ('label "kubernetes.io/hostname" is restricted', None, 'label domain "k8s.io" is restricted')
     """
     domain = key.split("/", 1)[0]
-    if key in (NODEPOOL_LABEL, "kubernetes.io/hostname"):  # the most specific rule first
+    if key in (NODEPOOL_LABEL, HOSTNAME):  # the most specific rule first
         return f'label "{key}" is restricted'
     if not (
         key in KUBERNETES_LABELS

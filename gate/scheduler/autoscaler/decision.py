@@ -27,7 +27,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 
+from gate.k8s.labels import HOSTNAME
+from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaler.limits import (
@@ -39,8 +42,11 @@ from gate.scheduler.autoscaler.limits import (
     skipped,
 )
 from gate.scheduler.autoscaler.spread import Filling, spread_state
-from gate.scheduler.autoscaler.templates import HOSTNAME, Template
+from gate.scheduler.autoscaler.templates import Template
 from gate.scheduler.framework import CycleState, run_filters
+from gate.scheduler.nodeindex import free
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 
@@ -105,17 +111,10 @@ class Decision:
 def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: Dialect) -> int:
     """How many copies one fresh template node takes (the first is known to fit)."""
     node = template.node
-    if pod.wanted_ports or any(
-        term.topology_key == HOSTNAME and term.matches(pod.namespace, pod.labels)
-        for term in pod.pod_anti_affinity
-    ):
+    if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
         return 1
-    count = node.allocatable.get("pods", 0) - node.pod_count
-    for resource, amount in pod.requests.items():
-        if amount > 0:
-            free = node.allocatable.get(resource, 0) - node.requested.get(resource, 0)
-            count = min(count, free // amount)
-    count = max(count, 1)
+    slots = node.allocatable.get(PODS, 0) - node.pod_count
+    count = max(copies_held(pod.requests, slots, partial(free, node)), 1)
     full = {r: node.requested.get(r, 0) + (count - 1) * a for r, a in pod.requests.items()}
     last = replace(node, requested={**node.requested, **full}, pod_count=node.pod_count + count - 1)
     return count if run_filters(cycle, last, dialect) is None else 1

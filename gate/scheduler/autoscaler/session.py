@@ -14,10 +14,8 @@ CA still ``Initializing``, makes what the status says uncertain: the run says so
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 from gate.autoscaling import INITIALIZING, AutoscalingConfig
 from gate.k8s.version import Dialect
@@ -145,7 +143,6 @@ class Autoscaling:
     def decide(
         self,
         kind: str,
-        spec: Mapping[str, Any],
         cycle: CycleState,
         pod: PodProfile,
         left: int,
@@ -155,16 +152,15 @@ class Autoscaling:
         DaemonSet, no node group recorded)."""
         if left <= 0 or kind == "DaemonSet" or self.groups is None:
             return None
-        priority = spec.get("priority")
+        priority = pod.priority
         cutoff = self.groups.flags.expendable_cutoff
-        if isinstance(priority, int) and not isinstance(priority, bool) and priority < cutoff:
+        if priority is not None and priority < cutoff:
             return Decision(left, unjudged=EXPENDABLE.format(priority=priority, cutoff=cutoff))
         return decide(cycle, pod, left, self.groups, self.used, self.dialect)
 
     def provision(
         self,
         kind: str,
-        spec: Mapping[str, Any],
         cycle: CycleState,
         pod: PodProfile,
         left: int,
@@ -174,7 +170,7 @@ class Autoscaling:
         pkg/utils/pod/scheduling.go ``IsProvisionable``, no NodePool recorded)."""
         if left <= 0 or kind == "DaemonSet" or self.provisioner is None:
             return None
-        return self.provisioner.decide(spec, cycle, pod, left)
+        return self.provisioner.decide(cycle, pod, left)
 
     def pool_size(self, pool: str) -> int:
         """The nodes a NodePool has now: the snapshot's and the run's earlier additions."""

@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.autoscaler.groups import NodeGroup
-from gate.scheduler.autoscaler.templates import HOSTNAME, Template
+from gate.scheduler.autoscaler.templates import Template
 from gate.scheduler.framework import CycleState, Prepared, Rejection, run_filters
+from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 
@@ -62,12 +64,17 @@ class Filling:
     def __post_init__(self) -> None:
         self.counts = [dict(c) for c in self.state.counts]
 
-    def _cycle(self, labels: dict[str, str]) -> CycleState:
+    def _counts(self, labels: dict[str, str]) -> list[dict[str, int]]:
+        """The counts with the domains of a fresh node of ``labels`` eligible (module doc)."""
         counts = [dict(c) for c in self.counts]
         for i, constraint in enumerate(self.state.constraints):
             value = labels.get(constraint.topology_key)
             if value is not None:
                 counts[i].setdefault(value, 0)
+        return counts
+
+    def _cycle(self, labels: dict[str, str]) -> CycleState:
+        counts = self._counts(labels)
         state = SpreadState(self.state.constraints, tuple(counts), self.state.self_match)
         return tuple(
             Prepared(p.plugin, state) if p.plugin.name == POD_TOPOLOGY_SPREAD else p
@@ -91,9 +98,10 @@ class Filling:
 
     def _count(self, labels: dict[str, str]) -> None:
         for i, constraint in enumerate(self.state.constraints):
-            value = labels.get(constraint.topology_key)
-            if value is not None and self.state.self_match[i]:
-                self.counts[i][value] = self.counts[i].get(value, 0) + 1
+            value, matches = labels.get(constraint.topology_key), self.state.self_match[i]
+            if value is not None and matches:  # a fresh node's domain is eligible (module doc)
+                self.counts[i].setdefault(value, 0)
+            land(self.counts[i], value, matches)
 
     def place(
         self, helping: Sequence[tuple[NodeGroup, Template]], left: int, limit: Limit, add: Add

@@ -13,17 +13,18 @@ zero): the template plus every DaemonSet that would run on it (forced).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.autoscaling import DaemonSet, Flags, NodeTemplate
+from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.plugins import nodeaffinity, tainttoleration
+from gate.scheduler.plugins.noderesources import short_of, wanted_of
 from gate.scheduler.pods import daemonset_tolerations, pod_profile
 
-HOSTNAME = "kubernetes.io/hostname"
 TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
 """node_info_utils.go: set on every template from 1.34.5."""
 TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"
@@ -119,12 +120,6 @@ def _runs_on(ds: DaemonSet, node: NodeView, cluster: Cluster, dialect: Dialect) 
     return True
 
 
-def _fits(requested: Mapping[str, int], pods: int, node: NodeView) -> bool:
-    if pods > node.allocatable.get("pods", 0):
-        return False
-    return all(node.allocatable.get(r, 0) >= amount for r, amount in requested.items() if amount)
-
-
 def _with_daemon_sets(
     bare: NodeView,
     daemon_sets: Iterable[DaemonSet],
@@ -137,11 +132,12 @@ def _with_daemon_sets(
     for ds in daemon_sets:
         if not _runs_on(ds, bare, cluster, dialect):
             continue
-        more = dict(requested)
-        _add(more, ds.requests)
-        if not _fits(more, pods + 1, bare):
+        now = replace(bare, requested=requested, pod_count=pods)
+        if short_of(wanted_of(ds.requests), now):
             too_big.append(f"{ds.namespace}/{ds.name}")
             continue
+        more = dict(requested)
+        _add(more, ds.requests)
         requested, pods = more, pods + 1
         held = pod_nonzero_amounts(ds.pod_spec)  # its requests parsed: so do these
         cpu, memory = cpu + held[0], memory + held[1]

@@ -15,9 +15,7 @@ may have changed) give ``SCALES`` with a warning, unless the configuration says
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from msgspec import UNSET
 
@@ -54,7 +52,6 @@ UNJUDGED_POOLS = "Karpenter would launch no node for its pods: {why}"
 def after_scale_up(
     result: WorkloadResult,
     session: Autoscaling,
-    spec: Mapping[str, Any],
     cycle: CycleState,
     pod: PodProfile,
 ) -> WorkloadResult:
@@ -64,19 +61,19 @@ def after_scale_up(
     placed = result.placement
     if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
         return result
-    if spec.get("nodeName"):  # bound by name: no scheduler, no autoscaler
+    if pod.node_name:  # bound by name: no scheduler, no autoscaler
         return result
     now = placed.fit
     left = placed.wanted - now
     warnings = list(result.warnings)
-    decision = session.decide(result.kind, spec, cycle, pod, left)
+    decision = session.decide(result.kind, cycle, pod, left)
     if decision is not None and decision.unjudged:
         warnings.append(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED.format(why=decision.unjudged))
         )
         decision = None
     after_groups = left if decision is None else decision.blocked
-    pools = session.provision(result.kind, spec, cycle, pod, after_groups)
+    pools = session.provision(result.kind, cycle, pod, after_groups)
     if pools is not None and pools.unjudged:
         warnings.append(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED_POOLS.format(why=pools.unjudged))

@@ -8,8 +8,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 
 from gate.k8s.quantity import format_amount
+from gate.k8s.resources import PODS
 from gate.scheduler.karpenter.pools import PoolType, min_values_unmet, offer_check
 from gate.scheduler.karpenter.requirements import Req, Reqs, intersects, text
+from gate.scheduler.plugins.noderesources import copies_held
 
 MIN_VALUES = "minValues requirement is not met for label(s)"
 """cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
@@ -34,13 +36,10 @@ def fits(requests: Mapping[str, int], allocatable: Mapping[str, int]) -> bool:
 
 
 def room(it: PoolType, daemon: Mapping[str, int], pod: Mapping[str, int]) -> int:
-    """How many copies a type holds beside the DaemonSet overhead."""
-    count: int | None = None
-    for r, amount in pod.items():
-        if amount > 0:
-            free = (it.allocatable.get(r, 0) - daemon.get(r, 0)) // amount
-            count = free if count is None else min(count, free)
-    return max(count if count is not None else 0, 0)
+    """How many copies a type holds beside the DaemonSet overhead: NodeResourcesFit's
+    arithmetic, which ``resources.Fits`` shares, with the pod slots among the resources."""
+    slots = it.allocatable.get(PODS, 0) - daemon.get(PODS, 0)
+    return copies_held(pod, slots, lambda r: it.allocatable.get(r, 0) - daemon.get(r, 0))
 
 
 Match = Callable[[PoolType], bool]

@@ -17,7 +17,9 @@ from fractions import Fraction
 from typing import Any
 
 from gate.autoscaling import DaemonSet
+from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
 from gate.k8s.matching import tolerates
+from gate.k8s.nodeterms import Expression, written_node_affinity
 from gate.karpenter import (
     CAPACITY_TYPE_LABEL,
     NODEPOOL_LABEL,
@@ -29,9 +31,6 @@ from gate.karpenter import (
 from gate.model import HostPort
 from gate.scheduler.karpenter.requirements import (
     IN,
-    INSTANCE_TYPE,
-    OS,
-    ZONE,
     Req,
     Reqs,
     compatible,
@@ -140,29 +139,9 @@ def untolerated(taints: Iterable[Taint], tolerations: Sequence[Mapping[str, Any]
     ]
 
 
-def node_affinity(spec: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
-    """The pod's required node selector terms and its preferred terms, as written."""
-    affinity = spec.get("affinity")
-    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    if not isinstance(node, Mapping):
-        return [], []
-    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
-    preferred = node.get("preferredDuringSchedulingIgnoredDuringExecution")
-    return (
-        [t for t in terms or [] if isinstance(t, Mapping)],
-        [t for t in preferred or [] if isinstance(t, Mapping)],
-    )
-
-
-def term_reqs(term: Mapping[str, Any]) -> list[Req]:
+def term_reqs(expressions: Sequence[Expression]) -> list[Req]:
     """``NewNodeSelectorRequirements`` of one term's ``matchExpressions``."""
-    found = []
-    for expr in term.get("matchExpressions") or []:
-        if isinstance(expr, Mapping) and isinstance(expr.get("key"), str):
-            values = [str(v) for v in expr.get("values") or []]
-            found.append(Req.new(expr["key"], str(expr.get("operator", "")), values))
-    return found
+    return [Req.new(e.key, e.operator, list(e.values)) for e in expressions]
 
 
 def selector_reqs(spec: Mapping[str, Any]) -> dict[str, Req]:
@@ -308,9 +287,9 @@ def daemon_compatible(
     tolerations = [*(ds.pod_spec.get("tolerations") or []), TOLERATE_PREFER_NO_SCHEDULE]
     if untolerated(taints, [t for t in tolerations if isinstance(t, Mapping)]):
         return False
-    required, _ = node_affinity(ds.pod_spec)
+    required = written_node_affinity(ds.pod_spec).required
     base = selector_reqs(ds.pod_spec)
-    for term in required or [{}]:
+    for term in required or [()]:
         if compatible(reqs, merged(base, term_reqs(term)), allowed) is None:
             return True
     return False

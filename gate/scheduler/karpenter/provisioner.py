@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.autoscaling import DaemonSet
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.model import HostPort, NodeView
 from gate.scheduler.framework import CycleState
@@ -49,25 +50,23 @@ from gate.scheduler.karpenter.pools import (
     TypeMemo,
     make_pool,
     min_values_unmet,
-    node_affinity,
     offer_check,
-    selector_reqs,
     term_reqs,
     untolerated,
 )
 from gate.scheduler.karpenter.requirements import (
-    HOSTNAME,
     IN,
-    ZONE,
     Req,
     Reqs,
     compatible,
+    from_labels,
     get,
     intersects,
     merged,
     well_known,
 )
 from gate.scheduler.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.profile import PodProfile
 
 NO_NODEPOOLS = "no nodepools found"
@@ -114,18 +113,18 @@ class _Variant:
     tolerations: tuple[Mapping[str, Any], ...]
 
 
-def _variants(spec: Mapping[str, Any], pod: PodProfile, pns: bool) -> Iterator[_Variant]:
+def _variants(pod: PodProfile, pns: bool) -> Iterator[_Variant]:
     """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc)."""
-    required, preferred = node_affinity(spec)
-    preferred = sorted(preferred, key=lambda t: -_weight(t))
+    required = pod.node_affinity.required
+    preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
-    base = selector_reqs(spec)
+    base = from_labels(pod.node_selector)
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
         if preferred:
-            pref = preferred[0].get("preference")
-            reqs = merged(base, term_reqs(pref) if isinstance(pref, Mapping) else [])
+            pref = preferred[0].expressions
+            reqs = merged(base, term_reqs(pref) if pref is not None else [])
             reqs = merged(reqs, term_reqs(required[0]) if required else [])
         yield _Variant(reqs, strict, tolerations)
         if len(required) > 1:
@@ -136,11 +135,6 @@ def _variants(spec: Mapping[str, Any], pod: PodProfile, pns: bool) -> Iterator[_
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
             return
-
-
-def _weight(term: Mapping[str, Any]) -> int:
-    weight = term.get("weight")
-    return weight if isinstance(weight, int) else 0
 
 
 @dataclass(slots=True)
@@ -296,9 +290,7 @@ class Provisioner:
         self._within[pool.name] = (amounts, types)
         return types
 
-    def decide(
-        self, spec: Mapping[str, Any], cycle: CycleState, pod: PodProfile, left: int
-    ) -> PoolDecision:
+    def decide(self, cycle: CycleState, pod: PodProfile, left: int) -> PoolDecision:
         """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
         existing node takes them; the pools' remaining limits are updated."""
         if left <= 0:
@@ -310,13 +302,10 @@ class Provisioner:
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
         spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
-        if pod.wanted_ports or any(
-            t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels)
-            for t in pod.pod_anti_affinity
-        ):
+        if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
-        variants = list(_variants(spec, pod, pns))
+        variants = list(_variants(pod, pns))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0

@@ -14,15 +14,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from gate.k8s.labels import (
+    ARCH,
+    BETA_ARCH,
+    BETA_INSTANCE_TYPE,
+    BETA_OS,
+    BETA_REGION,
+    BETA_ZONE,
+    HOSTNAME,
+    INSTANCE_TYPE,
+    OS,
+    REGION,
+    WINDOWS_BUILD,
+    ZONE,
+)
 from gate.karpenter import CAPACITY_TYPE_LABEL, NODEPOOL_LABEL, Requirement
-
-HOSTNAME = "kubernetes.io/hostname"
-ZONE = "topology.kubernetes.io/zone"
-REGION = "topology.kubernetes.io/region"
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-ARCH = "kubernetes.io/arch"
-OS = "kubernetes.io/os"
-WINDOWS_BUILD = "node.kubernetes.io/windows-build"
 
 WELL_KNOWN = frozenset(
     {NODEPOOL_LABEL, ZONE, REGION, INSTANCE_TYPE, ARCH, OS, CAPACITY_TYPE_LABEL, WINDOWS_BUILD}
@@ -32,11 +38,11 @@ WELL_KNOWN = frozenset(
 RESTRICTED = frozenset({HOSTNAME})
 """pkg/apis/v1/labels.go ``RestrictedLabels``: left out of ``Requirements.String``."""
 NORMALIZED = {
-    "failure-domain.beta.kubernetes.io/zone": ZONE,
-    "beta.kubernetes.io/arch": ARCH,
-    "beta.kubernetes.io/os": OS,
-    "beta.kubernetes.io/instance-type": INSTANCE_TYPE,
-    "failure-domain.beta.kubernetes.io/region": REGION,
+    BETA_ZONE: ZONE,
+    BETA_ARCH: ARCH,
+    BETA_OS: OS,
+    BETA_INSTANCE_TYPE: INSTANCE_TYPE,
+    BETA_REGION: REGION,
 }
 """pkg/apis/v1/labels.go ``NormalizedLabels``: aliases read as the well-known key."""
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from gate.scheduler.framework import CycleState
-from gate.scheduler.karpenter.requirements import HOSTNAME, ZONE, Req
+from gate.scheduler.karpenter.requirements import Req
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
+from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.profile import PodProfile
 
@@ -41,17 +44,18 @@ class Spread(_ZoneCounts):
 
     def minimum(self, pod_domains: Req) -> int:
         """``domainMinCount``: over the zones the pod may use; 0 below ``minDomains``."""
-        counts = [c for z, c in self.counts.items() if pod_domains.has(z)]
-        if len(counts) < self.min_domains or not counts:
-            return 0
-        return min(counts)
+        return minimum(
+            {z: c for z, c in self.counts.items() if pod_domains.has(z)}, self.min_domains
+        )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         low = self.minimum(pod_domains)
         best, best_count = "", 2**31
         for zone in sorted(zones):
             count = self.counts.get(zone, 0) + (1 if self.self_match else 0)
-            if count - low <= self.max_skew and count < best_count:
+            if admits(self.counts.get(zone, 0), self.self_match, low, self.max_skew) and (
+                count < best_count
+            ):
                 best, best_count = zone, count
         return best
 
@@ -151,7 +155,7 @@ def zonal_rules(
                 counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
                 for z, n in existing.items():
                     counts[z] = counts.get(z, 0) + n
-                mine = any(t.matches(pod.namespace, pod.labels) for t in terms)
+                mine = ZONE in cycle_anti_keys(cycle, pod)
                 antis.append(AntiZone(counts, mine))
                 if mine:
                     cap = 1

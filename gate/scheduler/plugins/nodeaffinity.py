@@ -16,7 +16,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from gate.k8s.matching import SelectorTerm, name_narrowing, parse_terms, required_terms
+from gate.k8s.matching import SelectorTerm, parse_terms
 from gate.k8s.version import Dialect
 from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.cluster import Cluster
@@ -72,9 +72,8 @@ class PreFilterResult:
         return NARROWED if self.names is not None and node.name not in self.names else None
 
 
-def pre_filter_result(spec: Mapping[str, Any]) -> PreFilterResult:
-    terms = required_terms(spec)
-    return PreFilterResult(name_narrowing(terms) if terms else None)
+def pre_filter_result(pod: PodProfile) -> PreFilterResult:
+    return PreFilterResult(pod.names)
 
 
 def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:

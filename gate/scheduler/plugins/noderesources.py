@@ -7,7 +7,7 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -55,12 +55,32 @@ def fit_request(pod: PodProfile) -> tuple[Shortfall, ...]:
     plugin a scalar the node does not offer only when a DeviceClass maps its name
     (``shouldDelegateResourceToDRA``); a snapshot holds no DeviceClasses, and no class can
     map hugepages-*, *kubernetes.io/* or attachable-volumes-*, so every scalar is checked."""
-    requests = pod.requests
+    return wanted_of(pod.requests)
+
+
+def wanted_of(requests: Mapping[str, int]) -> tuple[Shortfall, ...]:
+    """What fitsRequest compares for a pod of ``requests`` (:func:`fit_request`)."""
     wanted = [Shortfall(PODS, 1)]
     wanted += [Shortfall(r, requests[r]) for r in NATIVE_CHECKED if requests.get(r, 0) > 0]
     scalars = sorted(r for r in requests if r not in NATIVE_CHECKED and r != PODS)
     wanted += [Shortfall(r, requests[r]) for r in scalars if requests[r] != 0]
     return tuple(wanted)
+
+
+def short_of(wanted: tuple[Shortfall, ...], node: NodeView) -> tuple[Shortfall, ...]:
+    """fitsRequest: what of ``wanted`` the node has not left; equality fits."""
+    return tuple(w for w in wanted if w.requested > free(node, w.resource))
+
+
+def copies_held(requests: Mapping[str, int], slots: int, free: Callable[[str], int]) -> int:
+    """How many copies of a pod requesting ``requests`` fit in a node's free room, each
+    passing fitsRequest after the ones before it: ``slots`` pod slots left, ``free(r)``
+    left of each requested resource (0 when it holds none)."""
+    room = max(slots, 0)
+    for resource, amount in requests.items():
+        if amount > 0 and resource != PODS:
+            room = min(room, max(free(resource), 0) // amount)
+    return room
 
 
 def beyond_capacity(wanted: Shortfall, node: NodeView) -> bool:
@@ -86,7 +106,7 @@ def node_resources_fit(
     wanted: tuple[Shortfall, ...], node: NodeView, dialect: Dialect
 ) -> Rejection | None:
     """fitsRequest: every shortage is reported, equality fits."""
-    shortfall = tuple(w for w in wanted if w.requested > free(node, w.resource))
+    shortfall = short_of(wanted, node)
     if not shortfall:
         return None
     return fit_rejection(shortfall, any(beyond_capacity(s, node) for s in shortfall))

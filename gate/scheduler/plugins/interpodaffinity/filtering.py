@@ -59,6 +59,9 @@ class AffinityState:
     anti_counts: Pairs
     existing_anti: Pairs
     self_match: bool
+    namespace_labels: Mapping[str, str] | None = None
+    """The labels of the pod's namespace as the PreFilter read them (see
+    :func:`affinity_state`), for what its copies ask (:mod:`.copies`)."""
 
     @property
     def skip(self) -> bool:
@@ -140,6 +143,7 @@ def affinity_state(
         existing_anti=existing,
         self_match=bool(affinity_terms)
         and all(t.matches(namespace, labels) for t in affinity_terms),
+        namespace_labels=namespace_labels,
     )
 
 

@@ -37,6 +37,7 @@ from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, Code
 from gate.scheduler.framework import Rejection
 from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
 from gate.scheduler.podindex import PodIndex
 
 # podtopologyspread/plugin.go ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch
@@ -59,10 +60,7 @@ class SpreadState:
 
     def minimum(self, i: int) -> int:
         """minMatchNum: the smallest domain count, or 0 with fewer domains than minDomains."""
-        counts = self.counts[i]
-        if len(counts) < self.constraints[i].min_domains:
-            return 0
-        return min(counts.values(), default=0)
+        return minimum(self.counts[i], self.constraints[i].min_domains)
 
     def filter(self, labels: Mapping[str, str]) -> Rejection | None:
         """Filter for one node, by its labels: the first constraint that fails decides."""
@@ -77,8 +75,8 @@ class SpreadState:
             value = labels.get(constraint.topology_key)
             if value is None:
                 return i
-            skew = self.counts[i].get(value, 0) + self.self_match[i] - self.minimum(i)
-            if skew > constraint.max_skew:
+            count = self.counts[i].get(value, 0)
+            if not admits(count, self.self_match[i], self.minimum(i), constraint.max_skew):
                 return i
         return None
 
@@ -150,11 +148,11 @@ def spread_groups(state: SpreadState, nodes: NodeIndex, among: int) -> list[tupl
             groups.append((missing, MISSING_LABEL))
             remaining &= ~missing
         values = nodes.label_values(constraint.topology_key)
-        allowed = constraint.max_skew - state.self_match[i] + state.minimum(i)
+        least, self_match = state.minimum(i), state.self_match[i]
         failing = 0
         counts = state.counts[i]
         for value, bits in values.items():
-            if counts.get(value, 0) > allowed:
+            if not admits(counts.get(value, 0), self_match, least, constraint.max_skew):
                 failing |= bits
         failing &= remaining
         if failing:

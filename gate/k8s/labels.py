@@ -1,0 +1,30 @@
+"""The well-known node labels fitgate reads, named once.
+
+Upstream ``staging/src/k8s.io/api/core/v1/well_known_labels.go`` (v1.34): the stable
+topology, hostname, instance-type, architecture and operating-system labels, and the
+deprecated beta names still read beside them (the beta architecture and operating-system
+labels are ``pkg/kubelet/apis/well_known_labels.go``'s).
+"""
+
+from __future__ import annotations
+
+# well_known_labels.go LabelHostname
+HOSTNAME = "kubernetes.io/hostname"
+# LabelTopologyZone, LabelTopologyRegion
+ZONE = "topology.kubernetes.io/zone"
+REGION = "topology.kubernetes.io/region"
+# LabelInstanceTypeStable
+INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+# LabelArchStable, LabelOSStable
+ARCH = "kubernetes.io/arch"
+OS = "kubernetes.io/os"
+# LabelWindowsBuild
+WINDOWS_BUILD = "node.kubernetes.io/windows-build"
+
+# The deprecated names: LabelFailureDomainBetaZone, LabelFailureDomainBetaRegion,
+# LabelInstanceType; pkg/kubelet/apis/well_known_labels.go LabelArch, LabelOS
+BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+BETA_INSTANCE_TYPE = "beta.kubernetes.io/instance-type"
+BETA_ARCH = "beta.kubernetes.io/arch"
+BETA_OS = "beta.kubernetes.io/os"

@@ -1,0 +1,41 @@
+"""InterPodAffinity as the copies of one pod meet it: the pod's own required anti-affinity.
+
+Upstream ``interpodaffinity/filtering.go`` (v1.34.1): once a copy is bound, the next
+copy's PreFilter counts it among the pods its anti-affinity terms match
+(``AffinityTerm.Matches``, the namespaceSelector read against the labels of the copy's
+namespace), so a term the pod's own labels match keeps every later copy out of the domain
+the first one took. Placement of copies, the cluster-autoscaler simulation and the
+Karpenter simulation ask this here; none restates it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gate.scheduler.framework import CycleState
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
+from gate.scheduler.profile import PodProfile
+
+
+def own_anti_keys(pod: PodProfile, namespace_labels: Mapping[str, str] | None) -> tuple[str, ...]:
+    """The topology keys, sorted, of the pod's required anti-affinity terms its own copies
+    match: one copy at most per domain of each. ``namespace_labels``: its namespace's
+    labels ({} when the snapshot lacks it, None when it recorded no namespaces)."""
+    return tuple(
+        sorted(
+            {
+                term.topology_key
+                for term in pod.pod_anti_affinity
+                if term.matches(pod.namespace, pod.labels, namespace_labels)
+            }
+        )
+    )
+
+
+def cycle_anti_keys(cycle: CycleState, pod: PodProfile) -> tuple[str, ...]:
+    """:func:`own_anti_keys` with the namespace labels the pod's InterPodAffinity
+    PreFilter read (none asked when it was skipped: the pod has no anti-affinity)."""
+    for prepared in cycle:
+        if isinstance(prepared.state, AffinityState):
+            return own_anti_keys(pod, prepared.state.namespace_labels)
+    return ()
