@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig
 from gate.k8s.version import dialect_for
+from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaler.decision import Decision, decide
 from gate.scheduler.autoscaler.groups import Groups, node_groups
 from gate.scheduler.autoscaler.limits import Headroom

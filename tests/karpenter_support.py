@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.autoscaling import DaemonSet
-from gate.karpenter import (
+from gate.model.autoscaling import DaemonSet
+from gate.model.karpenter import (
     CAPACITY_TYPE_LABEL,
     Catalog,
     InstanceType,

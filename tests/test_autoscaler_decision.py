@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.model.taints import Taint
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
-from gate.taints import Taint
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import (
     TEXT_STATUS,

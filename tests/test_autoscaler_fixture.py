@@ -6,8 +6,8 @@ estimator/binpacking_estimator.go, simulator/node_info_utils.go)."""
 
 from __future__ import annotations
 
-from gate.autoscaling import AutoscalingConfig
 from gate.k8s.version import dialect_for
+from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.session import Autoscaling
 from gate.scheduler.cluster import Cluster

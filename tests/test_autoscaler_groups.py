@@ -9,17 +9,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
 from gate.k8s.version import dialect_for
 from gate.live.objects import Node
 from gate.live.recorder import recorded
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
+from gate.model.taints import Taint
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.groups import node_groups
 from gate.scheduler.autoscaler.matching import Index, default_match
 from gate.scheduler.cluster import Cluster
 from gate.snapshot.load import build_snapshot
 from gate.snapshot.stream import scale_set_of
-from gate.taints import Taint
 from tests.autoscaler_support import (
     AKS_GPU,
     AKS_USER,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig
 from gate.k8s.version import dialect_for
+from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.session import Autoscaling, autoscaled_hint
 from gate.scheduler.cluster import Cluster

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD as SPREAD
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
 from gate.scheduler.autoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaler.groups import NodeGroup
 from gate.scheduler.autoscaler.spread import Filling, spread_state

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import DaemonSet, Flags, NodeTemplate
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
+from gate.model.autoscaling import DaemonSet, Flags, NodeTemplate
 from gate.scheduler.autoscaler.templates import (
     Template,
     from_configured,

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
 from gate.errors import UsageError
 from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.config import load_config
-from gate.taints import Taint
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
+from gate.model.taints import Taint
 
 FULL = """\
 autoscaling:

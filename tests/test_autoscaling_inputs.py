@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import (
+from gate.errors import SnapshotError
+from gate.model.autoscaling import (
     AutoscalerStatus,
     Flags,
     Limits,
@@ -18,10 +19,9 @@ from gate.autoscaling import (
     NodeTemplate,
     StatusGroup,
 )
-from gate.errors import SnapshotError
+from gate.model.taints import Taint
 from gate.snapshot.autoscaling import go_time
 from gate.snapshot.load import build_snapshot, snapshot_of_document
-from gate.taints import Taint
 from tests.autoscaling_objects import (
     TEXT_STATUS,
     autoscaler_deployment,

@@ -24,7 +24,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.cli import Streams, main
-from gate.contract import REPORT_DECODER
 from gate.errors import UsageError
 from gate.inputs import baseline as baseline_module
 from gate.inputs.baseline import read_baseline
@@ -35,6 +34,7 @@ from gate.model import (
     Change,
     Verdict,
 )
+from gate.model.contract import REPORT_DECODER
 from gate.reports.baseline import compare, comparison, worse
 from tests.conftest import ROOT
 from tests.report_builders import report, result

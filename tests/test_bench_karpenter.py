@@ -15,7 +15,7 @@ from benchmarks.generate import SNAPSHOT_FILE, ensure_case
 from benchmarks.karpenter import CATALOG_FILE, MANAGED, derive, main
 from benchmarks.sizes import SIZES
 from gate.inputs.catalog import read_catalog
-from gate.karpenter import NODEPOOL_LABEL
+from gate.model.karpenter import NODEPOOL_LABEL
 from gate.snapshot.load import load_snapshot
 
 

@@ -20,7 +20,7 @@ from gate.inputs import catalog as catalog_module
 from gate.inputs.catalog import parse_catalog, quantity_text, read_catalog
 from gate.inputs.config import Config, load_config, with_catalog
 from gate.k8s.quantity import parse_quantity, scheduler_amount
-from gate.karpenter import Offering, Requirement
+from gate.model.karpenter import Offering, Requirement
 from tests.conftest import ROOT
 from tests.live import run
 

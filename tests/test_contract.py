@@ -1,4 +1,4 @@
-"""The JSON report has one definition (:mod:`gate.contract`): the shipped schema is the one
+"""The JSON report has one definition (:mod:`gate.model.contract`): the shipped schema is the one
 generated from its types, and what the writer encodes the readers decode to the same value."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ from dataclasses import replace
 
 import pytest
 
-from gate import contract
-from gate.contract import REPORT_DECODER, SCHEMA_VERSION, given, schema_text
 from gate.model import (
     Autoscale,
     Blocked,
@@ -21,7 +19,9 @@ from gate.model import (
     PoolRefusal,
     Reported,
     Term,
+    contract,
 )
+from gate.model.contract import REPORT_DECODER, SCHEMA_VERSION, given, schema_text
 from gate.reports.jsonreport import render_json, report_document
 from tests.conftest import ROOT
 from tests.report_builders import fixture_report

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.karpenter import InstanceType, Offering
 from gate.model import NodeView
+from gate.model.karpenter import InstanceType, Offering
 from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
 
 GI = 2**30

@@ -14,10 +14,17 @@ from typing import Any
 
 import pytest
 
-from gate.karpenter import Catalog, KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.model.karpenter import (
+    Catalog,
+    KarpenterState,
+    NodeClaim,
+    NodeClass,
+    NodePool,
+    Requirement,
+)
+from gate.model.taints import Taint
 from gate.scheduler.karpenter import Provisioner
 from gate.scheduler.karpenter.decision import PoolDecision, PoolScaleUp
-from gate.taints import Taint
 from tests.builders import api_pod
 from tests.karpenter_support import (
     ARCH,

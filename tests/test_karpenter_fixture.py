@@ -6,9 +6,9 @@ what the provisioning decision is given."""
 from __future__ import annotations
 
 from gate.inputs.catalog import read_catalog
-from gate.karpenter import NODEPOOL_LABEL, Requirement
+from gate.model.karpenter import NODEPOOL_LABEL, Requirement
+from gate.model.taints import Taint
 from gate.snapshot.load import load_snapshot
-from gate.taints import Taint
 from tests.conftest import ROOT
 
 SNAPSHOT = ROOT / "fixtures" / "snapshots" / "eks-karpenter.json"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME, ZONE
-from gate.karpenter import CAPACITY_TYPE_LABEL, InstanceType, Offering, Requirement
+from gate.model.karpenter import CAPACITY_TYPE_LABEL, InstanceType, Offering, Requirement
 from gate.scheduler.karpenter.instancetypes import MIN_VALUES, filter_types, fits, resources_text
 from gate.scheduler.karpenter.pools import (
     PoolType,

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
-from gate.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.model.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.model.taints import Taint
 from gate.snapshot.load import build_snapshot, snapshot_of_document
 from gate.snapshot.state import AUTOSCALING_SECTIONS
-from gate.taints import Taint
 from tests.builders import api_node
 from tests.karpenter_objects import (
     aks_node_class,

@@ -25,7 +25,7 @@ TIERS: dict[str, int] = {
     "gate.progress": 0,
     "gate.untyped": 0,
     "gate.deadline": 0,
-    "gate.contract": 0,
+    "gate.model.contract": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,
@@ -45,7 +45,7 @@ REPORTS_MAY_IMPORT = (
     "gate.errors",
     "gate.reports",
     "gate.deadline",
-    "gate.contract",
+    "gate.model.contract",
 )
 
 # Known exceptions, each to be removed by the stage that owns the imported piece.

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.ci.merge import _outcomes
-from gate.contract import OutcomeGroup, Untolerated, Workload
 from gate.model import Code, NodeOutcome, Taint
+from gate.model.contract import OutcomeGroup, Untolerated, Workload
 
 UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 OUTCOMES: tuple[tuple[tuple[str, ...], str, Code | None], ...] = (

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import AutoscalerStatus, Flags, Limits, StatusGroup
 from gate.live.autoscaled import Deployment, MachineDeployment, StatusConfigMap
 from gate.live.recorder import recorded
+from gate.model.autoscaling import AutoscalerStatus, Flags, Limits, StatusGroup
 from gate.snapshot.load import load_snapshot
 from tests.apiserver import (
     AUTOSCALING_READER,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import Flags, Limits
 from gate.errors import SnapshotError
+from gate.model.autoscaling import Flags, Limits
 from gate.snapshot.flags import command_flags, flags_from, flags_of
 
 GI = 2**30

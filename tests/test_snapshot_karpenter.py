@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from gate.errors import SnapshotError
-from gate.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.model.karpenter import KarpenterState, NodeClaim, NodeClass, NodePool, Requirement
+from gate.model.taints import Taint
 from gate.snapshot.karpenter import (
     is_karpenter,
     karpenter_state,
@@ -22,7 +23,6 @@ from gate.snapshot.karpenter import (
     restricted,
     shown_key,
 )
-from gate.taints import Taint
 
 GI = 2**30
 READY = [{"type": t, "status": "True"} for t in ("Ready", "ValidationSucceeded", "NodeClassReady")]

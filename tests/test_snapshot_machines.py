@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from gate.autoscaling import MachineDeployment, NodeTemplate
 from gate.errors import SnapshotError
 from gate.model import Taint
+from gate.model.autoscaling import MachineDeployment, NodeTemplate
 from gate.snapshot.machines import machine_deployment, parse_labels, parse_taints
 
 GI = 2**30

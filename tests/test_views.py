@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
-from gate.contract import Untolerated
 from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
+from gate.model.contract import Untolerated
 from gate.reports import views
 from gate.reports.jsonreport import Group, Shown, _untolerated, outcome_groups
 from gate.reports.junit import write_junit

@@ -6,7 +6,7 @@ The shards must be whole and belong together: one snapshot, one ``--fail-on``, o
 exactly once. Anything else is refused with the files named (exit 2): a merge that quietly
 dropped or doubled a shard would pass a gate that should fail.
 
-Only schemaVersion 3 is read, decoded into the types of :mod:`gate.contract` (a workload's
+Only schemaVersion 3 is read, decoded into the types of :mod:`gate.model.contract` (a workload's
 cause, field, warnings and autoscale, and the run's read and policy, decode into the
 model's own values and are kept as they are)
 (another version is refused in one line saying to re-run ``check --shard``: the shards of one
@@ -33,8 +33,6 @@ from dataclasses import dataclass
 
 import msgspec
 
-from gate import contract
-from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
 from gate.errors import UsageError
 from gate.model import (
@@ -47,7 +45,9 @@ from gate.model import (
     Verdict,
     WorkloadResult,
     bitset,
+    contract,
 )
+from gate.model.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 
 _VERDICTS = frozenset(v.value for v in Verdict)
 _UNEVALUATED = frozenset({Verdict.ERROR.value, Verdict.SKIPPED.value})

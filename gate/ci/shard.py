@@ -19,9 +19,9 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator
 
-from gate.contract import MAX_SHARDS
 from gate.inputs.workloads import Extracted, OtherDocument
 from gate.model import Report, Shard, ShardReport
+from gate.model.contract import MAX_SHARDS
 
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 

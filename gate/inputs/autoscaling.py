@@ -1,4 +1,5 @@
-"""The ``autoscaling`` section of ``.fitgate.yaml`` -> :class:`~gate.autoscaling.AutoscalingConfig`.
+"""The ``autoscaling`` section of ``.fitgate.yaml`` ->
+:class:`~gate.model.autoscaling.AutoscalingConfig`.
 
 Validated first against ``gate/schemas/config.schema.json``; here only what the schema
 cannot say is checked (a quantity, a ``min:max`` whose min exceeds its max), each problem
@@ -12,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
 from gate.errors import QuantityError, UsageError
 from gate.k8s.resources import exact_list, to_scheduler_units
-from gate.taints import Taint
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
+from gate.model.taints import Taint
 
 
 def _range(text: str, where: str, scale: int) -> tuple[int, int]:

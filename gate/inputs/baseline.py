@@ -2,9 +2,9 @@
 branch, say), which the run's results are compared with.
 
 A report of this version (schemaVersion 3) is decoded into the types of
-:mod:`gate.contract`, every field checked, one workload at a time: the report's other fields
+:mod:`gate.model.contract`, every field checked, one workload at a time: the report's other fields
 first, with each workload left as a view of the file's bytes
-(:func:`gate.contract.encoded_workloads`), then each workload in turn, of which only what a
+(:func:`gate.model.contract.encoded_workloads`), then each workload in turn, of which only what a
 comparison reads is kept. A report naming every node of a large cluster for each workload
 (``--json-nodes all``) is mostly outcome groups; decoded whole, it took four times its size
 in memory, and now takes the file's bytes and the entries (``benchmarks/hostile.py`` holds
@@ -32,11 +32,10 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
-from gate import contract
-from gate.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
 from gate.deadline import read_capped
 from gate.errors import UsageError
-from gate.model import Baseline, BaselineEntry, Verdict
+from gate.model import Baseline, BaselineEntry, Verdict, contract
+from gate.model.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
 
 OLDER_VERSIONS = (1, 2)
 """The earlier report versions a baseline may have, read at this edge."""

@@ -1,4 +1,4 @@
-"""An instance-type catalog file -> :class:`~gate.karpenter.Catalog`.
+"""An instance-type catalog file -> :class:`~gate.model.karpenter.Catalog`.
 
 The format is that of Karpenter's KWOK provider (``--instance-types-file-path``), read as
 kubernetes-sigs/karpenter v1.8.3 ``kwok/cloudprovider/helpers.go`` reads it: a JSON array of
@@ -35,7 +35,7 @@ from gate.errors import QuantityError, UsageError
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.resources import to_scheduler_units
-from gate.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
+from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
 
 MAX_CATALOG_BYTES = 64 * 2**20
 """A larger file is refused unread: AWS's whole catalog, every region's offerings, is a

@@ -18,7 +18,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig
 from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
@@ -36,6 +35,7 @@ from gate.model import (
     Workload,
     WorkloadResult,
 )
+from gate.model.autoscaling import AutoscalingConfig
 
 CONFIG_NAME = ".fitgate.yaml"
 

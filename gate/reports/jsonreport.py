@@ -1,4 +1,4 @@
-"""The machine report (schemaVersion 3): the types of :mod:`gate.contract`, from
+"""The machine report (schemaVersion 3): the types of :mod:`gate.model.contract`, from
 which ``gate/schemas/report.schema.json`` is generated. A result's cause, field, warnings
 and autoscale, and the run's read and policy, are written as the model holds them.
 
@@ -24,8 +24,6 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from gate import contract
-from gate.contract import SCHEMA_VERSION
 from gate.model import (
     VERDICT_ORDER,
     Code,
@@ -36,7 +34,9 @@ from gate.model import (
     Taint,
     Verdict,
     WorkloadResult,
+    contract,
 )
+from gate.model.contract import SCHEMA_VERSION
 from gate.reports.reporter import JSON_NODES, ReportContext
 
 Shown = tuple[tuple[str, ...], str, Code | None]

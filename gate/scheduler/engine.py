@@ -17,7 +17,6 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.quantity import format_amount
@@ -37,6 +36,7 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaler.session import Autoscaling
 from gate.scheduler.autoscaler.verdicts import after_scale_up
 from gate.scheduler.causes import cause_of

@@ -1,4 +1,4 @@
-"""The autoscaler objects of a snapshot -> :class:`~gate.autoscaling.AutoscalingState`.
+"""The autoscaler objects of a snapshot -> :class:`~gate.model.autoscaling.AutoscalingState`.
 
 A snapshot (a ``kubectl get -o json`` List or fitgate's ClusterSnapshot) may hold the
 ``kube-system/cluster-autoscaler-status`` ConfigMap, DaemonSets, the cluster-autoscaler
@@ -20,11 +20,11 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from gate.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
 from gate.errors import QuantityError
 from gate.inputs.manifests import bounded_yaml
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
+from gate.model.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
 from gate.snapshot.fields import Fields
 from gate.snapshot.flags import flags_of
 from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state

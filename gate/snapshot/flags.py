@@ -1,4 +1,4 @@
-"""The cluster-autoscaler Deployment's command line -> :class:`~gate.autoscaling.Flags`.
+"""The cluster-autoscaler Deployment's command line -> :class:`~gate.model.autoscaling.Flags`.
 
 Upstream config/flags/flags.go (cluster-autoscaler-1.34.5): ``--max-nodes-total`` (int, 0
 for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and GiB),
@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gate.autoscaling import Flags, Limits
 from gate.errors import SnapshotError
+from gate.model.autoscaling import Flags, Limits
 
 _BOOLS = frozenset({"force-ds"})
 _TRUE = {"1", "t", "T", "TRUE", "true", "True"}

@@ -1,4 +1,4 @@
-"""Karpenter's objects of a snapshot -> :class:`~gate.karpenter.KarpenterState`.
+"""Karpenter's objects of a snapshot -> :class:`~gate.model.karpenter.KarpenterState`.
 
 A snapshot (a ``kubectl get -o json`` List or fitgate's ClusterSnapshot) may hold
 ``karpenter.sh/v1`` NodePools and NodeClaims, and a provider's NodeClass objects: AWS's
@@ -40,10 +40,10 @@ from gate.k8s.labels import (
 )
 from gate.k8s.quantity import parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
-from gate.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
-from gate.karpenter import Requirement as KarpenterRequirement
+from gate.model.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
+from gate.model.karpenter import Requirement as KarpenterRequirement
+from gate.model.taints import Taint
 from gate.snapshot.fields import Fields
-from gate.taints import Taint
 
 NODE_POOL, NODE_CLAIM = "NodePool", "NodeClaim"
 EC2_NODE_CLASS, AKS_NODE_CLASS = "EC2NodeClass", "AKSNodeClass"

@@ -1,4 +1,4 @@
-"""Cluster API MachineDeployments -> :class:`~gate.autoscaling.MachineDeployment`.
+"""Cluster API MachineDeployments -> :class:`~gate.model.autoscaling.MachineDeployment`.
 
 Upstream cloudprovider/clusterapi (cluster-autoscaler-1.34.5): a MachineDeployment is a
 node group when it carries both size annotations (clusterapi_utils.go
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gate.autoscaling import MachineDeployment, NodeTemplate
 from gate.errors import QuantityError, SnapshotError
 from gate.k8s.quantity import scheduler_amount
 from gate.model import Taint
+from gate.model.autoscaling import MachineDeployment, NodeTemplate
 
 MIN_SIZE = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 MAX_SIZE = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"

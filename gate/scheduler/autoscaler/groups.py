@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from gate.autoscaling import (
+from gate.k8s.version import Dialect
+from gate.model import ExistingPod, NodeView
+from gate.model.autoscaling import (
     AutoscalingConfig,
     AutoscalingState,
     ConfiguredGroup,
@@ -25,8 +27,6 @@ from gate.autoscaling import (
     Limits,
     StatusGroup,
 )
-from gate.k8s.version import Dialect
-from gate.model import ExistingPod, NodeView
 from gate.scheduler.autoscaler.matching import PROVIDER_LABELS, Index
 from gate.scheduler.autoscaler.templates import (
     Template,

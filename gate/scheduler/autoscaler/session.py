@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from gate.autoscaling import INITIALIZING, AutoscalingConfig
 from gate.k8s.version import Dialect
-from gate.karpenter import NODEPOOL_LABEL
 from gate.model import NodeView, Snapshot
+from gate.model.autoscaling import INITIALIZING, AutoscalingConfig
+from gate.model.karpenter import NODEPOOL_LABEL
 from gate.scheduler.autoscaler.decision import Decision, decide
 from gate.scheduler.autoscaler.groups import Groups, node_groups
 from gate.scheduler.autoscaler.limits import Headroom

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from gate.autoscaling import DaemonSet, Flags, NodeTemplate
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
+from gate.model.autoscaling import DaemonSet, Flags, NodeTemplate
 from gate.scheduler.cluster import Cluster
 from gate.scheduler.plugins import nodeaffinity, tainttoleration
 from gate.scheduler.plugins.noderesources import short_of, wanted_of

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, OS, ZONE
-from gate.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering
 from gate.model import NodeView
+from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering
 
 SOURCE = "the instance types running in the cluster"
 NOTE = (

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from gate.autoscaling import DaemonSet
 from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
 from gate.k8s.matching import tolerates
 from gate.k8s.nodeterms import Expression, written_node_affinity
-from gate.karpenter import (
+from gate.model import HostPort
+from gate.model.autoscaling import DaemonSet
+from gate.model.karpenter import (
     CAPACITY_TYPE_LABEL,
     NODEPOOL_LABEL,
     InstanceType,
@@ -28,7 +29,7 @@ from gate.karpenter import (
     NodePool,
     Offering,
 )
-from gate.model import HostPort
+from gate.model.taints import Taint
 from gate.scheduler.karpenter.requirements import (
     IN,
     Req,
@@ -41,7 +42,6 @@ from gate.scheduler.karpenter.requirements import (
     of,
 )
 from gate.scheduler.pods import pod_profile
-from gate.taints import Taint
 
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}

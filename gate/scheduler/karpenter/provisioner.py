@@ -33,10 +33,10 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gate.autoscaling import DaemonSet
 from gate.k8s.labels import HOSTNAME, ZONE
-from gate.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.model import HostPort, NodeView
+from gate.model.autoscaling import DaemonSet
+from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.framework import CycleState
 from gate.scheduler.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.karpenter.catalog import capacity_of, running_catalog

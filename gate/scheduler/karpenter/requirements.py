@@ -28,7 +28,7 @@ from gate.k8s.labels import (
     WINDOWS_BUILD,
     ZONE,
 )
-from gate.karpenter import CAPACITY_TYPE_LABEL, NODEPOOL_LABEL, Requirement
+from gate.model.karpenter import CAPACITY_TYPE_LABEL, NODEPOOL_LABEL, Requirement
 
 WELL_KNOWN = frozenset(
     {NODEPOOL_LABEL, ZONE, REGION, INSTANCE_TYPE, ARCH, OS, CAPACITY_TYPE_LABEL, WINDOWS_BUILD}

@@ -1,5 +1,5 @@
 """A node's taint: a value of its own so that :mod:`gate.model` and
-:mod:`gate.autoscaling` both hold it without importing each other."""
+:mod:`gate.model.autoscaling` both hold it without importing each other."""
 
 from __future__ import annotations
 

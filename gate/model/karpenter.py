@@ -4,7 +4,7 @@ catalog a run is given. The snapshot readers build the cluster's part
 (:mod:`gate.snapshot.karpenter`), the inputs stage reads the catalog
 (:mod:`gate.inputs.catalog`), and the provisioning decision reads them
 (:mod:`gate.scheduler.karpenter`); kept apart from :mod:`gate.model` as a stage of its own,
-as :mod:`gate.autoscaling` is for cluster-autoscaler.
+as :mod:`gate.model.autoscaling` is for cluster-autoscaler.
 
 Semantics are those of ``sigs.k8s.io/karpenter`` v1.8 (the ``karpenter.sh/v1`` API), which
 supports Kubernetes 1.34. Amounts are in scheduler units (cpu in millicores, everything
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gate.taints import Taint
+from gate.model.taints import Taint
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 """pkg/apis/v1/labels.go ``NodePoolLabelKey``: the pool a node or NodeClaim belongs to."""

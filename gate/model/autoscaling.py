@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from gate.karpenter import Catalog, KarpenterState
-from gate.taints import Taint
+from gate.model.karpenter import Catalog, KarpenterState
+from gate.model.taints import Taint
 
 HEALTHY = "Healthy"
 """clusterstate/api/types.go ``ClusterAutoscalerHealthy``."""
@@ -138,7 +138,7 @@ class AutoscalingState:
     daemon_sets: tuple[DaemonSet, ...] = ()
     machine_deployments: tuple[MachineDeployment, ...] = ()
     karpenter: KarpenterState | None = None
-    """Karpenter's NodePools, NodeClaims and NodeClass objects (:mod:`gate.karpenter`),
+    """Karpenter's NodePools, NodeClaims and NodeClass objects (:mod:`gate.model.karpenter`),
     None when the snapshot recorded none."""
 
 
