@@ -29,7 +29,7 @@ from gate.run import (
     without_cycle_collection,
     write_reports,
 )
-from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.plugins import FILTERS
 
 

@@ -56,9 +56,9 @@ from gate.progress import Progress, reading_file
 from gate.reports.baseline import compare
 from gate.reports.reading import nothing_judged
 from gate.reports.reporter import Output, ReportContext, Reporter
-from gate.scheduler.autoscaler.session import CONFIGURED_ONLY, autoscaled_hint
-from gate.scheduler.engine import Evaluator
-from gate.scheduler.placement import Ledger
+from gate.scheduler.autoscaling.session import CONFIGURED_ONLY, autoscaled_hint
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.placement.copies import Ledger
 from gate.scheduler.plugins import field_paths
 from gate.snapshot.load import reading_snapshot
 

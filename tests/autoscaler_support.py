@@ -6,12 +6,12 @@ from typing import Any
 
 from gate.k8s.version import dialect_for
 from gate.model.autoscaling import AutoscalingConfig
-from gate.scheduler.autoscaler.decision import Decision, decide
-from gate.scheduler.autoscaler.groups import Groups, node_groups
-from gate.scheduler.autoscaler.limits import Headroom
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, decide
+from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, node_groups
+from gate.scheduler.autoscaling.clusterautoscaler.limits import Headroom
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
 

@@ -14,10 +14,10 @@ from gate.model import (
     SnapshotInfo,
     Taint,
 )
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import CycleState
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins import prepare
-from gate.scheduler.profile import PodProfile
 
 
 def node(

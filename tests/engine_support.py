@@ -6,7 +6,7 @@ from typing import Any
 
 from gate.k8s.version import dialect_for
 from gate.model import Location, Workload, WorkloadResult
-from gate.scheduler.engine import Evaluator
+from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import container
 

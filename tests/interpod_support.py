@@ -16,10 +16,10 @@ from gate.model import (
     Snapshot,
     SnapshotInfo,
 )
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import Rejection
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 
 DIALECT = Dialect(named_taint=True)
 

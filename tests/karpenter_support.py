@@ -14,10 +14,10 @@ from gate.model.karpenter import (
     NodePool,
     Offering,
 )
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.karpenter import PoolDecision, Provisioner
+from gate.scheduler.autoscaling.karpenter import PoolDecision, Provisioner
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import cluster_snapshot, container
 

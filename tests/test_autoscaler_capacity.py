@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gate.errors import SnapshotError
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
 from gate.snapshot.load import build_snapshot, load_snapshot
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import autoscaler_deployment, status_configmap, status_group

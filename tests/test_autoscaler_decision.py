@@ -1,5 +1,5 @@
-"""The scale-up decision (gate/scheduler/autoscaler/decision.py) rule by rule, against
-cluster-autoscaler-1.34.5: core/scaleup/orchestrator/orchestrator.go
+"""The scale-up decision (gate/scheduler/autoscaling/clusterautoscaler/decision.py) rule by rule,
+against cluster-autoscaler-1.34.5: core/scaleup/orchestrator/orchestrator.go
 (``filterValidScaleUpNodeGroups``, ``IsNodeGroupReadyToScaleUp``,
 ``IsNodeGroupResourceExceeded``), skippedreasons.go, core/scaleup/resource/manager.go,
 estimator/binpacking_estimator.go, processors/status/eventing_scale_up_processor.go."""
@@ -12,7 +12,7 @@ import pytest
 
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
 from gate.model.taints import Taint
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import (
     TEXT_STATUS,

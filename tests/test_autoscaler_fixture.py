@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from gate.k8s.version import dialect_for
 from gate.model.autoscaling import AutoscalingConfig
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
-from gate.scheduler.autoscaler.session import Autoscaling
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.session import Autoscaling
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 from gate.snapshot.load import load_snapshot
 from tests.autoscaler_support import spec
 from tests.conftest import ROOT

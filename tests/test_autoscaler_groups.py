@@ -1,5 +1,5 @@
-"""Node groups and their template nodes (gate/scheduler/autoscaler/groups.py, templates.py),
-as cluster-autoscaler-1.34.5 builds them: simulator/node_info_utils.go
+"""Node groups and their template nodes (gate/scheduler/autoscaling/clusterautoscaler/groups.py,
+templates.py), as cluster-autoscaler-1.34.5 builds them: simulator/node_info_utils.go
 (``SanitizedTemplateNodeInfoFromNodeInfo``, ``podsExpectedOnFreshNode``),
 utils/taints/taints.go (``SanitizeTaints``),
 processors/nodeinfosprovider/mixed_nodeinfos_processor.go (which member)."""
@@ -14,10 +14,10 @@ from gate.live.objects import Node
 from gate.live.recorder import recorded
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
 from gate.model.taints import Taint
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
-from gate.scheduler.autoscaler.groups import node_groups
-from gate.scheduler.autoscaler.matching import Index, default_match
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.groups import node_groups
+from gate.scheduler.autoscaling.clusterautoscaler.matching import Index, default_match
+from gate.scheduler.framework.cluster import Cluster
 from gate.snapshot.load import build_snapshot
 from gate.snapshot.stream import scale_set_of
 from tests.autoscaler_support import (

@@ -1,4 +1,4 @@
-"""A run's autoscaler (gate/scheduler/autoscaler/session.py): DaemonSets and expendable pods
+"""A run's autoscaler (gate/scheduler/autoscaling/session.py): DaemonSets and expendable pods
 never trigger a scale-up (cluster-autoscaler-1.34.5 core/podlistprocessor/
 filter_out_daemon_sets.go, filter_out_expendable.go), a stale or initializing status is said,
 GKE node auto-provisioning is warned, and autoscaled nodes without autoscaler state get a hint."""
@@ -9,11 +9,11 @@ from typing import Any
 
 from gate.k8s.version import dialect_for
 from gate.model.autoscaling import AutoscalingConfig
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
-from gate.scheduler.autoscaler.session import Autoscaling, autoscaled_hint
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.session import Autoscaling, autoscaled_hint
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.autoscaler_support import AKS_USER, VERSION, aks_node, spec
 from tests.autoscaling_objects import (

@@ -1,4 +1,5 @@
-"""Copies with topology spread constraints over per-zone groups (gate/scheduler/autoscaler/
+"""Copies with topology spread constraints over per-zone groups
+(gate/scheduler/autoscaling/clusterautoscaler/
 spread.py), through the decision and directly, as cluster-autoscaler-1.34.5's binpacking
 estimator places them one pod at a time, the last added node first
 (estimator/binpacking_estimator.go ``tryToScheduleOnNewNodes``), with the scheduler's
@@ -19,14 +20,14 @@ from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD as SPREAD
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
-from gate.scheduler.autoscaler.decision import Decision, ScaleUp
-from gate.scheduler.autoscaler.groups import NodeGroup
-from gate.scheduler.autoscaler.spread import Filling, spread_state
-from gate.scheduler.autoscaler.templates import Template
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.groups import NodeGroup
+from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_state
+from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
-from gate.scheduler.pods import pod_profile
 from tests.autoscaler_support import Run, spec
 from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, node, prepared

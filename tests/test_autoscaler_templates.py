@@ -1,5 +1,5 @@
 """A node group's template node as cluster-autoscaler-1.34.5 builds it
-(gate.scheduler.autoscaler.templates): from a member
+(gate.scheduler.autoscaling.clusterautoscaler.templates): from a member
 (simulator/node_info_utils.go ``SanitizedTemplateNodeInfoFromNodeInfo``) or from a
 configured template (``SanitizedTemplateNodeInfoFromNodeGroup``), its taints sanitised
 (utils/taints/taints.go ``SanitizeTaints``), its cores and memory counted as
@@ -14,7 +14,7 @@ import pytest
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
 from gate.model.autoscaling import DaemonSet, Flags, NodeTemplate
-from gate.scheduler.autoscaler.templates import (
+from gate.scheduler.autoscaling.clusterautoscaler.templates import (
     Template,
     from_configured,
     from_member,

@@ -1,4 +1,4 @@
-"""A workload's verdict after cluster-autoscaler's decision (gate/scheduler/autoscaler/
+"""A workload's verdict after cluster-autoscaler's decision (gate/scheduler/autoscaling/
 verdicts.py), and the sentences reports print for it (gate/reports/wording.py)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from gate.model import (
     WorkloadResult,
 )
 from gate.reports.wording import headline, scale_up_lines
-from gate.scheduler.autoscaler.verdicts import _verdict
+from gate.scheduler.autoscaling.verdicts import _verdict
 
 USER = GroupScaleUp(group="aks-user", nodes=2, copies=2, start=3, end=5, maximum=10)
 FULL = GroupScaleUp(group="aks-user", nodes=7, copies=7, start=3, end=10, maximum=10)

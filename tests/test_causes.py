@@ -1,4 +1,4 @@
-"""The cause of a failing workload (gate/scheduler/causes.py): which rejection counts, how a
+"""The cause of a failing workload (gate/scheduler/engine/causes.py): which rejection counts, how a
 tie is broken, and how far the request is from a fit."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 
 from gate.k8s.version import Dialect
 from gate.model import NodeView, Term
-from gate.scheduler.causes import cause_of
-from gate.scheduler.framework import filter_groups
-from gate.scheduler.pods import pod_profile
+from gate.scheduler.engine.causes import cause_of
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import filter_groups
 from tests.builders import cluster, node, prepared, taint
 from tests.engine_support import pod_spec
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gate.model import NODE_PORTS, HostPort, Verdict
-from gate.scheduler.pods import pod_profile
+from gate.scheduler.framework.pods import pod_profile
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import evaluate, pod_spec
 from tests.test_filters import PORTS_MISS, hp, reasons

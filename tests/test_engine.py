@@ -17,7 +17,7 @@ from gate.model import (
     Workload,
     WorkloadWarning,
 )
-from gate.scheduler.engine import Evaluator, fit_error
+from gate.scheduler.engine.evaluate import Evaluator, fit_error
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.engine_support import evaluate, pod_spec

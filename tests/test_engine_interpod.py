@@ -22,7 +22,7 @@ from gate.model import (
     Verdict,
     Workload,
 )
-from gate.scheduler.engine import Evaluator
+from gate.scheduler.engine.evaluate import Evaluator
 from tests.builders import container, existing_pod, node, pod_term, spread, taint
 
 

@@ -17,7 +17,7 @@ from gate.inputs.positions import display, parse_path
 from gate.model import Family, FieldLocation, NodeView, Term, Verdict, WorkloadResult
 from gate.reports.wording import field_sentence
 from gate.run import RunOptions, check
-from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.snapshot.load import load_snapshot
 from tests.conftest import ROOT
 from tests.test_cli import NOW

@@ -21,10 +21,10 @@ from gate.model import (
     HostPort,
     NodeView,
 )
-from gate.scheduler.framework import Shortfall, run_filters
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Shortfall, run_filters
 from gate.scheduler.plugins.tainttoleration import taint_toleration
-from gate.scheduler.pods import pod_profile
-from gate.scheduler.profile import PodProfile
 from tests.builders import container, node, prepared, taint
 
 NAMED = Dialect(named_taint=True)

@@ -1,5 +1,5 @@
 """Copies placed without scores where the scheduler scores only a share of the feasible
-nodes (gate.scheduler.grouped): uncoupled copies fill the nodes evenly in node order,
+nodes (gate.scheduler.placement.grouped): uncoupled copies fill the nodes evenly in node order,
 copies under one zone-wide rule go by groups of nodes sharing their domains.
 
 The zone rules are PodTopologySpread's skew (podtopologyspread/filtering.go, kube-scheduler
@@ -17,8 +17,8 @@ import pytest
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model import NodeView
-from gate.scheduler.copyrules import CopyRules, Ledger, Placement, SpreadRule
-from gate.scheduler.grouped import by_domain, fill_order, filled
+from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement, SpreadRule
+from gate.scheduler.placement.grouped import by_domain, fill_order, filled
 from tests.builders import node
 
 CPU = {"cpu": 1000}

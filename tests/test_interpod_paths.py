@@ -10,7 +10,7 @@ import pytest
 
 from gate.k8s.selectors import parse_selector
 from gate.model import ExistingPod, NodeView
-from gate.scheduler.podindex import PodIndex
+from gate.scheduler.framework.podindex import PodIndex
 from tests.builders import existing_pod, node, pod_term, spread, taint
 from tests.interpod_support import outcomes
 

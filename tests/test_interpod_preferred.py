@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from gate.model import ExistingPod, NodeView, Verdict
-from gate.scheduler.placement import CopyRules, ScoreRules, place
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.placement.copies import CopyRules, ScoreRules, place
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring, affinity_scoring
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
-from gate.scheduler.podindex import PodIndex
-from gate.scheduler.profile import PodProfile
 from tests.builders import existing_pod, node
 from tests.test_replicas import Case, _deployment, _node, _run, _running
 

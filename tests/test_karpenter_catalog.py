@@ -1,5 +1,5 @@
 """The instance-type catalog read from the nodes running in the cluster, when a run is given
-none (gate/scheduler/karpenter/catalog.py: a node's allocatable
+none (gate/scheduler/autoscaling/karpenter/catalog.py: a node's allocatable
 stands for its type, as pkg/cloudprovider/types.go ``InstanceType`` holds capacity less
 overhead)."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from gate.model import NodeView
 from gate.model.karpenter import InstanceType, Offering
-from gate.scheduler.karpenter.catalog import capacity_of, running_catalog
+from gate.scheduler.autoscaling.karpenter.catalog import capacity_of, running_catalog
 
 GI = 2**30
 TYPE = "node.kubernetes.io/instance-type"

@@ -23,8 +23,8 @@ from gate.model.karpenter import (
     Requirement,
 )
 from gate.model.taints import Taint
-from gate.scheduler.karpenter import Provisioner
-from gate.scheduler.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.autoscaling.karpenter import Provisioner
+from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
 from tests.builders import api_pod
 from tests.karpenter_support import (
     ARCH,

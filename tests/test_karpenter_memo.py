@@ -13,16 +13,21 @@ from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.model.karpenter import CAPACITY_TYPE_LABEL, InstanceType, Offering, Requirement
-from gate.scheduler.karpenter.instancetypes import MIN_VALUES, filter_types, fits, resources_text
-from gate.scheduler.karpenter.pools import (
+from gate.scheduler.autoscaling.karpenter.instancetypes import (
+    MIN_VALUES,
+    filter_types,
+    fits,
+    resources_text,
+)
+from gate.scheduler.autoscaling.karpenter.pools import (
     PoolType,
     TypeMemo,
     min_values_unmet,
     offered,
     pool_types,
 )
-from gate.scheduler.karpenter.provisioner import Provisioner
-from gate.scheduler.karpenter.requirements import Req, Reqs, intersects, text
+from gate.scheduler.autoscaling.karpenter.provisioner import Provisioner
+from gate.scheduler.autoscaling.karpenter.requirements import Req, Reqs, intersects, text
 
 ARCH = "kubernetes.io/arch"
 FAMILY = "example.com/family"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gate.k8s.labels import ZONE
-from gate.scheduler.karpenter.requirements import (
+from gate.scheduler.autoscaling.karpenter.requirements import (
     Req,
     compatible,
     from_labels,

@@ -1,4 +1,5 @@
-"""The topology rules Karpenter applies to a new NodeClaim (gate.scheduler.karpenter.topology),
+"""The topology rules Karpenter applies to a new NodeClaim
+(gate.scheduler.autoscaling.karpenter.topology),
 as Karpenter v1.8 states them: pkg/controllers/provisioning/scheduling/topologygroup.go
 (``nextDomainTopologySpread``, ``nextDomainAffinity``, ``nextDomainAntiAffinity``) and
 topology.go (``Record``, ``topologyError.Error``, its counts shown by ``pretty.Map`` up to
@@ -12,10 +13,8 @@ from typing import Any
 import pytest
 
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import CycleState
-from gate.scheduler.karpenter.requirements import Req
-from gate.scheduler.karpenter.topology import (
+from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
     AffinityZone,
     AntiZone,
@@ -25,8 +24,10 @@ from gate.scheduler.karpenter.topology import (
     topology_error,
     zonal_rules,
 )
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins import prepare
-from gate.scheduler.pods import pod_profile
 from tests.builders import container, existing_pod, node, spread
 
 ZONE = "topology.kubernetes.io/zone"

@@ -15,9 +15,11 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gate"
 
-# A module may import modules of its own tier or of a lower one. The model, the errors,
-# the progress display, the untyped-tree readers and the JSON report's contract (written by
-# the reports, read by merge and the baseline) are what every stage shares: tier 0.
+# A module may import modules of its own tier or of a lower one. The model (with the JSON
+# report's contract, written by the reports, read by merge and the baseline), the errors, the
+# progress display, the deadline and the untyped-tree readers are what every stage shares:
+# tier 0. Every package and every module directly under ``gate/`` is named here: a new one
+# must be placed (``test_every_package_and_top_level_module_is_placed``).
 TIERS: dict[str, int] = {
     "gate": 0,
     "gate.model": 0,
@@ -25,7 +27,6 @@ TIERS: dict[str, int] = {
     "gate.progress": 0,
     "gate.untyped": 0,
     "gate.deadline": 0,
-    "gate.model.contract": 0,
     "gate.inputs": 1,
     "gate.k8s": 1,
     "gate.snapshot": 2,
@@ -37,6 +38,28 @@ TIERS: dict[str, int] = {
     "gate.cli": 8,
     "gate.__main__": 9,
 }
+
+# Inside the scheduler the folders read in the order data flows: what every plugin is made
+# of, the plugins, placement of copies, the autoscalers, and the engine that drives them.
+SCHEDULER_TIERS: dict[str, int] = {
+    "gate.scheduler": 0,
+    "gate.scheduler.framework": 0,
+    "gate.scheduler.plugins": 1,
+    "gate.scheduler.plugins.interpodaffinity": 1,
+    "gate.scheduler.plugins.podtopologyspread": 1,
+    "gate.scheduler.placement": 2,
+    "gate.scheduler.autoscaling": 3,
+    "gate.scheduler.autoscaling.clusterautoscaler": 3,
+    "gate.scheduler.autoscaling.karpenter": 3,
+    "gate.scheduler.engine": 4,
+}
+
+# Packages that hold values only (no stage of their own), named so they are placed too.
+SUBPACKAGES_OF_A_STAGE = frozenset({"gate.model"})
+
+# A scheduler folder with more loose modules than this wants splitting by what they do.
+MOST_LOOSE_MODULES = 10
+MOST_TOP_LEVEL_MODULES = 8
 
 # Reports are written from the model alone: they may not read the stages that made it.
 REPORTS_MAY_IMPORT = (
@@ -173,3 +196,53 @@ def test_the_scheduler_reads_neither_the_snapshot_readers_nor_the_inputs() -> No
         if _within(target, SCHEDULER_MAY_NOT_IMPORT)
     ]
     assert reaching == []
+
+
+def _packages() -> set[str]:
+    return {_module_name(p) for p in PACKAGE.rglob("__init__.py")}
+
+
+def test_every_package_and_top_level_module_is_placed() -> None:
+    """A new package (or a new module right under ``gate/``) must be given its tier: the
+    ``gate`` entry is the package's own ``__init__``, never a default for what is new."""
+    top_level = {m for m in MODULES if m.count(".") == 1 and m not in _packages()}
+    stages = {p for p in _packages() if p.count(".") == 1}
+    scheduler = {p for p in _packages() if p.startswith("gate.scheduler")}
+    unplaced = sorted((top_level | stages) - set(TIERS)) + sorted(scheduler - set(SCHEDULER_TIERS))
+    assert unplaced == []
+
+
+def test_at_most_eight_modules_stand_directly_under_gate() -> None:
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= MOST_TOP_LEVEL_MODULES, loose
+
+
+def test_no_scheduler_folder_has_more_than_ten_loose_modules() -> None:
+    crowded = {
+        str(folder.relative_to(ROOT)): count
+        for folder in (p.parent for p in (PACKAGE / "scheduler").rglob("__init__.py"))
+        if (count := len([m for m in folder.glob("*.py") if m.name != "__init__.py"]))
+        > MOST_LOOSE_MODULES
+    }
+    assert crowded == {}
+
+
+def _scheduler_tier(module: str) -> int:
+    for prefix in sorted(SCHEDULER_TIERS, key=len, reverse=True):
+        if module == prefix or module.startswith(prefix + "."):
+            return SCHEDULER_TIERS[prefix]
+    raise AssertionError(f"{module} is not placed in the scheduler")
+
+
+def test_the_scheduler_reads_in_the_order_data_flows() -> None:
+    """framework -> plugins -> placement -> autoscaling -> engine: a folder imports only its
+    own and those before it."""
+    upward = [
+        (module, target)
+        for module, targets in EDGES.items()
+        if module.startswith("gate.scheduler.")
+        for target in sorted(targets)
+        if target.startswith("gate.scheduler.")
+        and _scheduler_tier(target) > _scheduler_tier(module)
+    ]
+    assert upward == []

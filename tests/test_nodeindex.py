@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from gate.k8s.version import Dialect
 from gate.model import Code, HostPort, NodeOutcome, NodeView
-from gate.scheduler.engine import _group_fit_error, fit_error
-from gate.scheduler.framework import Rejection, filter_groups, run_filters
-from gate.scheduler.nodeindex import NodeIndex
-from gate.scheduler.outcomes import OutcomeTables
-from gate.scheduler.pods import pod_profile
+from gate.scheduler.engine.evaluate import _group_fit_error, fit_error
+from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import Rejection, filter_groups, run_filters
 from tests.builders import node, prepared, taint
 
 TAINTS = [

@@ -17,10 +17,10 @@ from gate.k8s.resources import (
     pod_request_amounts,
 )
 from gate.model import ExistingPod, ReplicaFit, Verdict
-from gate.scheduler.copyrules import CopyRules, Ledger
+from gate.scheduler.placement.copyrules import CopyRules, Ledger
+from gate.scheduler.placement.replicas import released_nodes
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.noderesources import least_allocated
-from gate.scheduler.replicas import released_nodes
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container, node
 from tests.test_replicas import ZONE, Case, _deployment, _run

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.model import Code, NodeOutcome, NodeView, Taint
-from gate.scheduler.framework import Rejection
-from gate.scheduler.outcomes import OutcomeTables
+from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.framework.runtime import Rejection
 
 
 def nodes(count: int) -> tuple[NodeView, ...]:

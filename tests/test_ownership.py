@@ -1,11 +1,11 @@
-"""Which running pods a workload's change replaces (gate.scheduler.ownership)."""
+"""Which running pods a workload's change replaces (gate.scheduler.placement.ownership)."""
 
 from __future__ import annotations
 
 import pytest
 
 from gate.model import ExistingPod
-from gate.scheduler.ownership import Ownership
+from gate.scheduler.placement.ownership import Ownership
 
 
 def _pod(name: str, *owners: tuple[str, str], namespace: str = "web", **labels: str) -> ExistingPod:

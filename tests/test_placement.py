@@ -1,4 +1,4 @@
-"""Copies placed one after another, counted and never named (gate.scheduler.placement)."""
+"""Copies placed one after another, counted and never named (gate.scheduler.placement.copies)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from gate.k8s.labels import HOSTNAME
 from gate.model import HostPort, NodeView
-from gate.scheduler.placement import CopyRules, Ledger, SpreadRule, capacity, place
+from gate.scheduler.placement.copies import CopyRules, Ledger, SpreadRule, capacity, place
 from tests.builders import node
 
 ZONE = "topology.kubernetes.io/zone"

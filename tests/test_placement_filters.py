@@ -1,4 +1,4 @@
-"""Placement restates four filters to count copies (gate.scheduler.placement): each
+"""Placement restates four filters to count copies (gate.scheduler.placement.copies): each
 restatement is held equal to the filter it restates, over the fuzz shapes the class tests
 use (tests/test_nodeindex.py).
 
@@ -26,14 +26,14 @@ from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
-from gate.scheduler.classes import ScoredRun
-from gate.scheduler.placement import CopyRules, ScoreRules, SpreadRule, capacity
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.placement.classes import ScoredRun
+from gate.scheduler.placement.copies import CopyRules, ScoreRules, SpreadRule, capacity
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
-from gate.scheduler.pods import pod_profile
-from gate.scheduler.profile import PodProfile
 from tests.builders import node
 from tests.test_nodeindex import nodes, specs
 

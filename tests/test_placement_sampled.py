@@ -13,8 +13,8 @@ import pytest
 
 from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
-from gate.scheduler.classes import GroupedRun, ScoredRun
-from gate.scheduler.placement import (
+from gate.scheduler.placement.classes import GroupedRun, ScoredRun
+from gate.scheduler.placement.copies import (
     ANY_NODE,
     POLICIES,
     CopyRules,

@@ -10,7 +10,10 @@ import pytest
 
 from gate.k8s.labels import HOSTNAME
 from gate.model import ReplicaFit, Taint, Verdict
-from gate.scheduler.placement import (
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.scores import default_normalize
+from gate.scheduler.placement.copies import (
     CopyRules,
     ScoreRules,
     SpreadRule,
@@ -30,9 +33,6 @@ from gate.scheduler.plugins.podtopologyspread.scoring import (
     normalize,
 )
 from gate.scheduler.plugins.tainttoleration import intolerable_preferences
-from gate.scheduler.podindex import PodIndex
-from gate.scheduler.profile import PodProfile
-from gate.scheduler.scores import default_normalize
 from tests.builders import container, existing_pod, node
 from tests.test_cli import json_report
 from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running

@@ -16,20 +16,20 @@ from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD, ExistingPod, NodeView, Snapshot, SnapshotInfo
-from gate.scheduler.classes import ScoredRun
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import CycleState, run_filters
-from gate.scheduler.grouped import _allowed
-from gate.scheduler.nodeindex import free
-from gate.scheduler.placement import CopyRules, ScoreRules, capacity
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import free
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState, run_filters
+from gate.scheduler.placement.classes import ScoredRun
+from gate.scheduler.placement.copies import CopyRules, ScoreRules, capacity
+from gate.scheduler.placement.grouped import _allowed
+from gate.scheduler.placement.replicas import copy_rules
 from gate.scheduler.plugins import ORDER, prepare
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.noderesources import copies_held, short_of, wanted_of
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
-from gate.scheduler.pods import pod_profile
-from gate.scheduler.profile import PodProfile
-from gate.scheduler.replicas import copy_rules
 from tests.builders import node
 from tests.test_nodeindex import nodes, specs
 from tests.test_placement_filters import _with_copies

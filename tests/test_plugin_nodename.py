@@ -11,9 +11,9 @@ import pytest
 
 from gate.k8s.version import Dialect
 from gate.model import Cause, Code, Family, Term
-from gate.scheduler.framework import Rejection
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins.nodename import PLUGIN, REASON_NODE_NAME, node_name
-from gate.scheduler.pods import pod_profile
 from tests.builders import cluster, node
 
 DIALECT = Dialect()

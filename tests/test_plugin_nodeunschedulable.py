@@ -15,14 +15,14 @@ import pytest
 
 from gate.k8s.version import Dialect
 from gate.model import Code
-from gate.scheduler.framework import Rejection
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins.nodeunschedulable import (
     PLUGIN,
     REASON_UNSCHEDULABLE,
     UNSCHEDULABLE_TAINT,
     node_unschedulable,
 )
-from gate.scheduler.pods import pod_profile
 from tests.builders import cluster, node
 
 DIALECT = Dialect()

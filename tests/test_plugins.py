@@ -14,9 +14,9 @@ import pytest
 from gate import model
 from gate.model import ExistingPod, Family, Snapshot, SnapshotInfo
 from gate.scheduler import plugins
-from gate.scheduler.cluster import Cluster
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import FILTERS, ROOM, RULES, scheduling_key
-from gate.scheduler.pods import pod_profile
 from tests.builders import cluster, container, existing_pod, node, pod_term, spread
 from tests.conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""What the score plugins read of one workload's pod (gate.scheduler.prescore), worked out
+"""What the score plugins read of one workload's pod (gate.scheduler.placement.prescore), worked out
 once: the requests NodeResourcesFit and BalancedAllocation score (noderesources/
 resource_allocation.go, the non-zero defaults of util/pod_resources.go: 100m and 200Mi),
 the PreferNoSchedule taints (tainttoleration/taint_toleration.go Score), the preferred node
@@ -16,11 +16,11 @@ import pytest
 
 from gate.k8s.selectors import SelectorError
 from gate.model import ExistingPod, Snapshot, SnapshotInfo
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.copyrules import ScoreRules
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.placement.copyrules import ScoreRules
+from gate.scheduler.placement.prescore import OWNED_BY_A_SELECTOR, score_rules
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
-from gate.scheduler.pods import pod_profile
-from gate.scheduler.prescore import OWNED_BY_A_SELECTOR, score_rules
 from tests.builders import container, existing_pod, node, spread, taint
 
 MI = 2**20

@@ -15,7 +15,7 @@ from gate.k8s.version import dialect_for
 from gate.live.objects import Pod
 from gate.live.recorder import recorded as recorded_as
 from gate.model import Location, Verdict, Workload
-from gate.scheduler.engine import Evaluator
+from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from gate.snapshot.stream import read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container

@@ -10,7 +10,7 @@ import pytest
 
 from gate.errors import SnapshotError
 from gate.model import NODE_RESOURCES_FIT, NodeView, Verdict
-from gate.scheduler.profile import PodProfile
+from gate.scheduler.framework.profile import PodProfile
 from gate.snapshot.load import load_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.engine_support import evaluate, pod_spec

@@ -20,11 +20,11 @@ from gate.cli import Streams, main
 from gate.k8s.version import Dialect, dialect_for
 from gate.model import Code, Family, Location, NodeView, Term, Verdict, Workload
 from gate.scheduler import plugins
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.engine import Evaluator
-from gate.scheduler.framework import Plugin, Rejection, the_pod
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Plugin, Rejection, the_pod
 from gate.scheduler.plugins.nodeaffinity import SELECTOR_RULE
-from gate.scheduler.profile import PodProfile
 from gate.snapshot.load import build_snapshot
 from tests.autoscaler_support import AKS_USER, Run, aks_node, spec
 from tests.autoscaling_objects import status_configmap, status_group

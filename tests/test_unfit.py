@@ -1,4 +1,4 @@
-"""The first copy that does not fit (gate.scheduler.unfit): every node's first rejection
+"""The first copy that does not fit (gate.scheduler.placement.unfit): every node's first rejection
 for the copy after a placement's last, and the earlier workloads holding what refused it.
 
 The rules are the scheduler's filters run again with the copies bound (kube-scheduler
@@ -16,11 +16,11 @@ import pytest
 
 from gate.k8s.version import Dialect
 from gate.model import Code, HostPort, NodeView
-from gate.scheduler.copyrules import CopyRules, Ledger, Placement
-from gate.scheduler.framework import Groups, Rejection, Shortfall, run_filters
-from gate.scheduler.pods import pod_profile
-from gate.scheduler.replicas import copy_rules
-from gate.scheduler.unfit import Refused, consumers, refusals
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.framework.runtime import Groups, Rejection, Shortfall, run_filters
+from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement
+from gate.scheduler.placement.replicas import copy_rules
+from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from tests.builders import container, node, prepared, spread, taint
 
 DIALECT = Dialect()

@@ -3,7 +3,8 @@ ConfigMap's node groups, the CA Deployment's flags, the DaemonSets a fresh node 
 Cluster API MachineDeployments. The snapshot readers build them
 (:mod:`gate.snapshot.autoscaling`), the configuration adds what the cluster cannot tell
 (:mod:`gate.inputs.autoscaling`), and the scale-up decision reads them
-(:mod:`gate.scheduler.autoscaler`); kept apart from :mod:`gate.model` as a stage of its own.
+(:mod:`gate.scheduler.autoscaling.clusterautoscaler`); kept apart from :mod:`gate.model` as a stage
+of its own.
 
 Semantics are those of ``kubernetes/autoscaler`` tag ``cluster-autoscaler-1.34.5``.
 """

@@ -3,8 +3,8 @@ which is Karpenter): its NodePools, NodeClaims and NodeClass objects, and the in
 catalog a run is given. The snapshot readers build the cluster's part
 (:mod:`gate.snapshot.karpenter`), the inputs stage reads the catalog
 (:mod:`gate.inputs.catalog`), and the provisioning decision reads them
-(:mod:`gate.scheduler.karpenter`); kept apart from :mod:`gate.model` as a stage of its own,
-as :mod:`gate.model.autoscaling` is for cluster-autoscaler.
+(:mod:`gate.scheduler.autoscaling.karpenter`); kept apart from :mod:`gate.model` as a stage of its
+own, as :mod:`gate.model.autoscaling` is for cluster-autoscaler.
 
 Semantics are those of ``sigs.k8s.io/karpenter`` v1.8 (the ``karpenter.sh/v1`` API), which
 supports Kubernetes 1.34. Amounts are in scheduler units (cpu in millicores, everything

@@ -1,7 +1,7 @@
 """The filter plugins of the default profile, one module each, and the one list of them.
 
 Each module mirrors upstream ``pkg/scheduler/framework/plugins/<name>/`` and states
-everything about its plugin in one :class:`~gate.scheduler.framework.Plugin` named
+everything about its plugin in one :class:`~gate.scheduler.framework.runtime.Plugin` named
 ``PLUGIN``: its name, family, field term, SARIF rule, whether it rejects for room, its
 reason strings, what it reads of the pod, its PreFilter, Filter and per-class split, and
 how it explains a rejection. :data:`FILTERS` lists them in the profile's order; every
@@ -15,8 +15,9 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from gate.model import Cause, Family, FieldPath, Rule
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import CycleState, Plugin, Prepared
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState, Plugin, Prepared
 from gate.scheduler.plugins import (
     interpodaffinity,
     nodeaffinity,
@@ -27,7 +28,6 @@ from gate.scheduler.plugins import (
     podtopologyspread,
     tainttoleration,
 )
-from gate.scheduler.profile import PodProfile
 
 FILTERS: tuple[Plugin[Any], ...] = (
     nodeunschedulable.PLUGIN,

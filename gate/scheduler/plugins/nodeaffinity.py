@@ -19,10 +19,17 @@ from msgspec.structs import replace
 from gate.k8s.matching import SelectorTerm, parse_terms
 from gate.k8s.version import Dialect
 from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, indexed, the_pod
-from gate.scheduler.nodeindex import NodeIndex, lowest
-from gate.scheduler.profile import PodProfile
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import NodeIndex, lowest
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import (
+    UNRESOLVABLE,
+    Parts,
+    Plugin,
+    Rejection,
+    indexed,
+    the_pod,
+)
 
 # nodeaffinity/node_affinity.go ErrReasonPod, errReasonConflict
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"

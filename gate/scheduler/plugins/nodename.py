@@ -11,10 +11,10 @@ from typing import Any
 
 from gate.k8s.version import Dialect
 from gate.model import NODE_NAME, Cause, Family, FieldPath, NodeView, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.plugins.nodeaffinity import SELECTOR_RULE
-from gate.scheduler.profile import PodProfile
 
 # nodename/node_name.go ErrReason
 REASON_NODE_NAME = "node(s) didn't match the requested node name"

@@ -13,9 +13,9 @@ from msgspec.structs import replace
 
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, Cause, Code, Family, FieldPath, HostPort, NodeView, Rule, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import Plugin, Rejection, containers, the_pod
-from gate.scheduler.profile import PodProfile
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Plugin, Rejection, containers, the_pod
 
 # nodeports/node_ports.go ErrReason
 REASON_PORTS = "node(s) didn't have free ports for the requested pod ports"

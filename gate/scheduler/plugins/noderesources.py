@@ -20,8 +20,10 @@ from gate.k8s.resources import (
 )
 from gate.k8s.version import Dialect
 from gate.model import NODE_RESOURCES_FIT, Cause, Code, Family, FieldPath, NodeView, Rule, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import (
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import NodeIndex, free
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import (
     UNRESOLVABLE,
     Explained,
     Parts,
@@ -30,8 +32,6 @@ from gate.scheduler.framework import (
     Shortfall,
     containers,
 )
-from gate.scheduler.nodeindex import NodeIndex, free
-from gate.scheduler.profile import PodProfile
 
 # noderesources/fit.go fitsRequest
 REASON_TOO_MANY_PODS = "Too many pods"

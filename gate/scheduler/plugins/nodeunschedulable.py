@@ -9,9 +9,9 @@ from __future__ import annotations
 from gate.k8s.matching import tolerates
 from gate.k8s.version import Dialect
 from gate.model import NODE_UNSCHEDULABLE, Family, NodeView, Taint, Term
-from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.plugins.tainttoleration import TAINTS_RULE, toleration_fields, tolerations
-from gate.scheduler.profile import PodProfile
 
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"

@@ -13,10 +13,10 @@ from typing import Any
 from gate.k8s.matching import first_untolerated, tolerates
 from gate.k8s.version import Dialect
 from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rule, Taint, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
-from gate.scheduler.nodeindex import taints_of
-from gate.scheduler.profile import PodProfile
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import taints_of
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection, the_pod
 
 # tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
 REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"

@@ -15,9 +15,10 @@ from msgspec.structs import replace
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, REQUIRED
 from gate.k8s.version import Dialect
 from gate.model import INTER_POD_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
-from gate.scheduler.cluster import Cluster
-from gate.scheduler.framework import Explained, Parts, Plugin, Rejection, indexed
-from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Explained, Parts, Plugin, Rejection, indexed
 from gate.scheduler.plugins.interpodaffinity.filtering import (
     AFFINITY,
     ANTI_AFFINITY,
@@ -28,7 +29,6 @@ from gate.scheduler.plugins.interpodaffinity.filtering import (
     affinity_groups,
     affinity_state,
 )
-from gate.scheduler.profile import PodProfile
 
 RULE = Rule(
     Family.AFFINITY,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gate.scheduler.framework import CycleState
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
-from gate.scheduler.profile import PodProfile
 
 
 def own_anti_keys(pod: PodProfile, namespace_labels: Mapping[str, str] | None) -> tuple[str, ...]:

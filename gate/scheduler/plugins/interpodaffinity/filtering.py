@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from gate.k8s.podaffinity import AffinityTerm
 from gate.model import INTER_POD_AFFINITY, Code
-from gate.scheduler.framework import Rejection
-from gate.scheduler.nodeindex import NodeIndex
-from gate.scheduler.podindex import PodIndex
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.runtime import Rejection
 
 # interpodaffinity/filtering.go ErrReason*
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"

@@ -38,8 +38,8 @@ from gate.k8s.podaffinity import (
 )
 from gate.k8s.selectors import SelectorError
 from gate.model import NodeView
-from gate.scheduler.podindex import PodIndex
-from gate.scheduler.profile import PodProfile
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.profile import PodProfile
 
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
 

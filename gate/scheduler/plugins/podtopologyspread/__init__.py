@@ -18,9 +18,10 @@ from gate.k8s.matching import first_untolerated
 from gate.k8s.spread import DO_NOT_SCHEDULE
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD, Cause, Family, FieldPath, NodeView, Rule, Term
-from gate.scheduler.cluster import Cluster, OtherPods
-from gate.scheduler.framework import Parts, Plugin, Rejection, indexed
-from gate.scheduler.nodeindex import NodeIndex, lowest
+from gate.scheduler.framework.cluster import Cluster, OtherPods
+from gate.scheduler.framework.nodeindex import NodeIndex, lowest
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Parts, Plugin, Rejection, indexed
 from gate.scheduler.plugins.nodeaffinity import node_affinity
 from gate.scheduler.plugins.podtopologyspread.filtering import (
     REASON_SPREAD,
@@ -29,7 +30,6 @@ from gate.scheduler.plugins.podtopologyspread.filtering import (
     spread_groups,
     spread_state,
 )
-from gate.scheduler.profile import PodProfile
 
 RULE = Rule(
     Family.SPREAD,

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, Code
-from gate.scheduler.framework import Rejection
-from gate.scheduler.nodeindex import NodeIndex
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
-from gate.scheduler.podindex import PodIndex
 
 # podtopologyspread/plugin.go ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch
 REASON_SPREAD = "node(s) didn't match pod topology spread constraints"

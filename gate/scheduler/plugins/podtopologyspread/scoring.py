@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.scores import MAX_NODE_SCORE
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
-from gate.scheduler.podindex import PodIndex
-from gate.scheduler.scores import MAX_NODE_SCORE
 
 # plugin.go systemDefaultConstraints
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))

@@ -1,0 +1,237 @@
+"""Would cluster-autoscaler add nodes for a workload's copies that fit no existing node?
+
+Upstream cluster-autoscaler-1.34.5, core/scaleup/orchestrator/orchestrator.go ``ScaleUp``:
+groups are skipped first (``filterValidScaleUpNodeGroups``: health before backoff, then the
+group's maximum, then the cluster's cpu and memory totals; skippedreasons.go words them);
+the scheduler's filters run on each remaining group's template node (``SchedulablePodGroups``;
+a rejection gives the filter's own reasons); the binpacking estimator
+(estimator/binpacking_estimator.go) fills fresh template copies, the last added first, up to
+the group's headroom (``maxSize - cloudProviderTarget``), ``--max-nodes-total`` and the cores
+and memory left. A workload's copies are alike, so a fresh node takes as many as fit on
+one template copy (one for a host port or an anti-affinity to itself on the hostname);
+copies with spread constraints are placed one at a time (:mod:`.spread`).
+
+CA runs loop after loop; this answers for the loop that scales nothing more: copies go to
+the groups that could take them in status order, each group's nodes counted against the
+headroom the run's earlier workloads left (:class:`Headroom`). The copies left blocked get
+each group's reason as that last loop sees it (skipped as the headroom then stands, else
+rejected by a filter, else what stopped it taking more):
+``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
+eventing_scale_up_processor.go ``ReasonsMessage``: per reason, the groups giving it; here
+sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes already
+reach ``--max-nodes-total`` (static_autoscaler.go ``ScaleUpLimitedByMaxNodesTotal``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+from gate.k8s.labels import HOSTNAME
+from gate.k8s.resources import PODS
+from gate.k8s.version import Dialect
+from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
+from gate.scheduler.autoscaling.clusterautoscaler.limits import (
+    DID_NOT_TRIGGER,
+    MAX_TOTAL,
+    TRANSIENT,
+    Headroom,
+    limit,
+    skipped,
+)
+from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_state
+from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
+from gate.scheduler.framework.nodeindex import free
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState, run_filters
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.noderesources import copies_held
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleUp:
+    """A group that can take copies: ``nodes`` new nodes from size ``start`` (its target plus
+    what earlier workloads added) towards its ``maximum``, holding ``copies``."""
+
+    group: str
+    nodes: int
+    copies: int
+    start: int
+    maximum: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.nodes
+
+    def __str__(self) -> str:
+        """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``."""
+        return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """For ``wanted`` copies that fit no existing node: the groups that take them
+    (``scale_up``), how many are ``placed`` and ``blocked``, each blocking reason with the
+    number of groups giving it, and whether every blocker is transient. ``unjudged``: why
+    CA would scale up nothing at all, whatever the pod (a group with no node info)."""
+
+    wanted: int
+    scale_up: tuple[ScaleUp, ...] = ()
+    placed: int = 0
+    reasons: Mapping[str, int] = field(default_factory=dict)
+    unjudged: str = ""
+
+    @property
+    def blocked(self) -> int:
+        return self.wanted - self.placed
+
+    @property
+    def nodes(self) -> int:
+        return sum(s.nodes for s in self.scale_up)
+
+    @property
+    def transient(self) -> bool:
+        """Some copies are blocked, by transient reasons only."""
+        return bool(self.blocked and self.reasons) and set(self.reasons) <= TRANSIENT
+
+    @property
+    def message(self) -> str:
+        """What CA's NotTriggerScaleUp event says for a blocked copy ("" when none is)."""
+        if not self.blocked or not self.reasons:
+            return ""
+        if MAX_TOTAL in self.reasons:  # said alone, without a count
+            return DID_NOT_TRIGGER.format(reasons=MAX_TOTAL)
+        shown = ", ".join(f"{n} {reason}" for reason, n in sorted(self.reasons.items()))
+        return DID_NOT_TRIGGER.format(reasons=shown)
+
+
+def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: Dialect) -> int:
+    """How many copies one fresh template node takes (the first is known to fit)."""
+    node = template.node
+    if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
+        return 1
+    slots = node.allocatable.get(PODS, 0) - node.pod_count
+    count = max(copies_held(pod.requests, slots, partial(free, node)), 1)
+    full = {r: node.requested.get(r, 0) + (count - 1) * a for r, a in pod.requests.items()}
+    last = replace(node, requested={**node.requested, **full}, pod_count=node.pod_count + count - 1)
+    return count if run_filters(cycle, last, dialect) is None else 1
+
+
+def decide(
+    cycle: CycleState,
+    pod: PodProfile,
+    wanted: int,
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Decision:
+    """Where ``wanted`` copies of ``pod`` (prepared as ``cycle``) go when no existing node
+    takes them; ``used`` is updated with the nodes they add (module doc)."""
+    if wanted <= 0:
+        return Decision(0)
+    lacking = [g.id for g in groups.groups if g.template is None]
+    if lacking:
+        return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
+    total = groups.limits.max_nodes_total
+    if total > 0 and groups.ready_nodes + used.total >= total:
+        return Decision(wanted, reasons={MAX_TOTAL: 1})
+    helping = [
+        (group, group.template)
+        for group in groups.groups
+        if group.template is not None
+        and skipped(group, groups, used) is None
+        and run_filters(cycle, group.template.node, dialect) is None
+    ]
+    state = spread_state(cycle)
+    if state is not None:
+        scale_ups, placed, why = _spread(cycle, pod, state, wanted, helping, groups, used, dialect)
+    else:
+        scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
+    if placed == wanted:
+        return Decision(wanted, scale_ups, placed)
+    return Decision(wanted, scale_ups, placed, _reasons(cycle, groups, used, dialect, why))
+
+
+Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
+"""The groups' scale-ups, the copies placed, and why each group took no more."""
+
+
+def _reasons(
+    cycle: CycleState,
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+    why: dict[str, tuple[str, ...]],
+) -> dict[str, int]:
+    """Each group's reason in the loop that scales nothing more: skipped as the headroom now
+    stands, else rejected by a filter, else what stopped it taking more."""
+    reasons: Counter[str] = Counter()
+    for group in groups.groups:
+        said = skipped(group, groups, used)
+        if said is not None:
+            reasons[said] += 1
+            continue
+        assert group.template is not None
+        rejection = run_filters(cycle, group.template.node, dialect)
+        reasons.update(rejection.reasons if rejection is not None else why.get(group.id, ()))
+    return dict(reasons)
+
+
+def _packed(
+    cycle: CycleState,
+    pod: PodProfile,
+    wanted: int,
+    helping: list[tuple[NodeGroup, Template]],
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Fill:
+    """Copies alike, a fresh node holding as many as fit one (module doc)."""
+    scale_ups: list[ScaleUp] = []
+    why: dict[str, tuple[str, ...]] = {}
+    left = wanted
+    for group, template in helping:
+        if not left:
+            break
+        cap, stop = limit(group, template, groups, used)
+        per_node = _per_node(cycle, pod, template, dialect)
+        nodes = min(-(-left // per_node), max(cap, 0))
+        copies = min(left, nodes * per_node)
+        if nodes > 0:
+            start = group.status.target + used.nodes.get(group.id, 0)
+            scale_ups.append(ScaleUp(group.id, nodes, copies, start, group.status.max_size))
+            used.add(group, template, nodes)
+            left -= copies
+        why[group.id] = (stop,)
+    return tuple(scale_ups), wanted - left, why
+
+
+def _spread(
+    cycle: CycleState,
+    pod: PodProfile,
+    state: SpreadState,
+    wanted: int,
+    helping: list[tuple[NodeGroup, Template]],
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Fill:
+    """Copies with spread constraints, one at a time (:mod:`.spread`)."""
+    starts = {g.id: g.status.target + used.nodes.get(g.id, 0) for g, _ in helping}
+    per_node = min((_per_node(cycle, pod, t, dialect) for _, t in helping), default=1)
+    filling = Filling(cycle, pod, state, dialect, per_node)
+    fresh, placed, why = filling.place(
+        helping,
+        wanted,
+        lambda group, template: limit(group, template, groups, used),
+        lambda group, template: used.add(group, template, 1),
+    )
+    scale_ups = tuple(
+        ScaleUp(g.id, fresh[g.id].nodes, fresh[g.id].copies, starts[g.id], g.status.max_size)
+        for g, _ in helping
+        if fresh[g.id].nodes
+    )
+    return scale_ups, placed, why

@@ -1,0 +1,95 @@
+"""What bounds a scale-up before any filter runs, as cluster-autoscaler-1.34.5 words it:
+the reasons a group is skipped (core/scaleup/orchestrator/orchestrator.go
+``filterValidScaleUpNodeGroups``, skippedreasons.go: health before backoff, then the group's
+maximum, then the cluster's cpu and memory totals of core/scaleup/resource/manager.go), how
+many nodes a group may still add, and the headroom the run's workloads share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
+from gate.scheduler.autoscaling.clusterautoscaler.templates import Template, node_capacity
+
+# core/scaleup/orchestrator/skippedreasons.go
+NOT_READY = "not ready for scale-up"
+BACKOFF = "in backoff after failed scale-up"
+MAX_SIZE = "max node group size reached"
+MAX_RESOURCES = "max cluster {resources} limit reached"
+# processors/status/eventing_scale_up_processor.go ReasonsMessage
+MAX_TOTAL = "max total nodes in cluster reached"
+DID_NOT_TRIGGER = "pod didn't trigger scale-up: {reasons}"
+TRANSIENT = frozenset({NOT_READY, BACKOFF})
+"""Reasons that pass with time; every other blocker is permanent."""
+MAX_NODES_PER_SCALE_UP = 1000
+"""config/flags/flags.go ``--max-nodes-per-scaleup`` default: the estimator's static cap."""
+
+
+@dataclass(slots=True)
+class Headroom:
+    """What the run's workloads have added so far, in input order: nodes per group, and in
+    all, with their cores and memory (CA's cluster totals grow by them)."""
+
+    nodes: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+    cores: int = 0
+    memory: int = 0
+
+    def add(self, group: NodeGroup, template: Template, count: int) -> None:
+        self.nodes[group.id] = self.nodes.get(group.id, 0) + count
+        self.total += count
+        self.cores += count * template.cores
+        self.memory += count * template.memory
+
+
+def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
+    """filterValidScaleUpNodeGroups: the reason CA skips the group before any filter."""
+    status, template = group.status, group.template
+    if not status.healthy:
+        return NOT_READY
+    if status.backed_off:
+        return BACKOFF
+    if status.target + used.nodes.get(group.id, 0) >= status.max_size:
+        return MAX_SIZE
+    assert template is not None  # a group without one stops the whole scale-up first
+    cores_left, memory_left = resources_left(groups, used)
+    exceeded = [
+        name
+        for name, delta, left in (
+            ("cpu", template.cores, cores_left),
+            ("memory", template.memory, memory_left),
+        )
+        if delta > 0 and delta > left
+    ]
+    return MAX_RESOURCES.format(resources=", ".join(exceeded)) if exceeded else None
+
+
+def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
+    """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
+    target times its template's capacity, the nodes in no group and what the run added."""
+    counted = [node_capacity(n) for n in groups.ungrouped]
+    cores = used.cores + sum(c for c, _ in counted)
+    memory = used.memory + sum(m for _, m in counted)
+    for group in groups.groups:
+        if group.template is not None and group.status.target > 0:
+            cores += group.status.target * group.template.cores
+            memory += group.status.target * group.template.memory
+    limits = groups.limits
+    return max(limits.cores[1] - cores, 0), max(limits.memory[1] - memory, 0)
+
+
+def limit(group: NodeGroup, template: Template, groups: Groups, used: Headroom) -> tuple[int, str]:
+    """The most nodes the group may still add, and the reason a copy left over gets."""
+    status = group.status
+    caps = [(status.max_size - status.target - used.nodes.get(group.id, 0), MAX_SIZE)]
+    cores_left, memory_left = resources_left(groups, used)
+    if template.cores > 0:
+        caps.append((cores_left // template.cores, MAX_RESOURCES.format(resources="cpu")))
+    if template.memory > 0:
+        caps.append((memory_left // template.memory, MAX_RESOURCES.format(resources="memory")))
+    total = groups.limits.max_nodes_total
+    if total > 0:
+        caps.append((total - groups.node_count - used.total, MAX_TOTAL))
+    caps.append((MAX_NODES_PER_SCALE_UP, MAX_SIZE))
+    return min(caps, key=lambda cap: cap[0])

@@ -1,0 +1,130 @@
+"""Instance types against a NodeClaim's requirements and requests
+(pkg/controllers/provisioning/scheduling/nodeclaim.go ``filterInstanceTypesByRequirements``
+and ``InstanceTypeFilterError``; pkg/utils/resources/resources.go ``Fits``, ``String``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+
+from gate.k8s.quantity import format_amount
+from gate.k8s.resources import PODS
+from gate.scheduler.autoscaling.karpenter.pools import PoolType, min_values_unmet, offer_check
+from gate.scheduler.autoscaling.karpenter.requirements import Req, Reqs, intersects, text
+from gate.scheduler.plugins.noderesources import copies_held
+
+MIN_VALUES = "minValues requirement is not met for label(s)"
+"""cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
+
+
+def resources_text(amounts: Mapping[str, int]) -> str:
+    """pkg/utils/resources/resources.go ``String``: the quantities as JSON, keys sorted."""
+    shown = {r: format_amount(r, a) for r, a in sorted(amounts.items()) if a or r == "pods"}
+    return json.dumps(shown, separators=(",", ":")) if shown else "{}"
+
+
+def add(a: Mapping[str, int], b: Mapping[str, int], times: int = 1) -> dict[str, int]:
+    total = dict(a)
+    for r, amount in b.items():
+        total[r] = total.get(r, 0) + times * amount
+    return total
+
+
+def fits(requests: Mapping[str, int], allocatable: Mapping[str, int]) -> bool:
+    """resources.go ``Fits``."""
+    return all(amount <= allocatable.get(r, 0) for r, amount in requests.items())
+
+
+def room(it: PoolType, daemon: Mapping[str, int], pod: Mapping[str, int]) -> int:
+    """How many copies a type holds beside the DaemonSet overhead: NodeResourcesFit's
+    arithmetic, which ``resources.Fits`` shares, with the pod slots among the resources."""
+    slots = it.allocatable.get(PODS, 0) - daemon.get(PODS, 0)
+    return copies_held(pod, slots, lambda r: it.allocatable.get(r, 0) - daemon.get(r, 0))
+
+
+Match = Callable[[PoolType], bool]
+Offers = Callable[[Mapping[str, Req]], bool]
+
+
+def matcher(reqs: Reqs) -> Match:
+    """Whether a type's requirements intersect ``reqs``."""
+    return lambda it: intersects(it.reqs, reqs) is None
+
+
+def filter_types(
+    types: Sequence[PoolType],
+    reqs: Reqs,
+    total: Mapping[str, int],
+    shown: Mapping[str, int],
+    compat: Match | None = None,
+    offers: Offers | None = None,
+) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
+    """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``.
+    ``compat`` and ``offers`` answer as :func:`matcher` and
+    :func:`~gate.scheduler.autoscaling.karpenter.pools.offer_check` of ``reqs`` do (a caller may
+    give memoized ones). The cheap test goes first; why no type is left is worked out only
+    when none is."""
+    compat = compat if compat is not None else matcher(reqs)
+    offers = offers if offers is not None else offer_check(reqs)
+    kept = [
+        it
+        for it in types
+        if fits(total, it.allocatable) and compat(it) and any(offers(o) for o, _ in it.offerings)
+    ]
+    if kept:
+        unmet = min_values_unmet(kept, reqs)
+        if unmet:
+            reason = MIN_VALUES
+            said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
+            return (), (
+                reason,
+                f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}",
+            )
+        return tuple(kept), None
+    met = fit = has = met_fit = met_has = fit_has = False
+    for it in types:
+        matched = compat(it)
+        room_ok = fits(total, it.allocatable)
+        offer = any(offers(o) for o, _ in it.offerings)
+        met, fit, has = met or matched, fit or room_ok, has or offer
+        met_fit = met_fit or (matched and room_ok and not offer)
+        met_has = met_has or (matched and offer and not room_ok)
+        fit_has = fit_has or (room_ok and offer and not matched)
+    if not met and not fit and not has:
+        reason = (
+            "no instance type met the scheduling requirements or had enough resources "
+            "or had a required offering"
+        )
+    elif not met and not fit:
+        reason = "no instance type met the scheduling requirements or had enough resources"
+    elif not met and not has:
+        reason = "no instance type met the scheduling requirements or had a required offering"
+    elif not fit and not has:
+        reason = "no instance type had enough resources or had a required offering"
+    elif not met:
+        reason = "no instance type met all requirements"
+    elif not fit:
+        reason = "no instance type has enough resources"
+    elif not has:
+        reason = "no instance type has the required offering"
+    elif met_fit:
+        reason = (
+            "no instance type which met the scheduling requirements and had enough "
+            "resources, had a required offering"
+        )
+    elif fit_has:
+        reason = (
+            "no instance type which had enough resources and the required offering met "
+            "the scheduling requirements"
+        )
+    elif met_has:
+        reason = (
+            "no instance type which met the scheduling requirements and the required "
+            "offering had the required resources"
+        )
+    else:
+        reason = "no instance type met the requirements/resources/offering tuple"
+    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
+    if not fit and shown.get("cpu", 0) >= 10**9:  # 1M cores, in millicores
+        said += " (CPU request >= 1 Million, m vs M typo?)"
+    return (), (reason, said)

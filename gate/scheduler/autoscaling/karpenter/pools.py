@@ -1,0 +1,326 @@
+"""A Ready NodePool as Karpenter's scheduler holds it (``sigs.k8s.io/karpenter`` v1.8):
+its NodeClaim template's requirements (pkg/controllers/provisioning/scheduling/
+nodeclaimtemplate.go ``NewNodeClaimTemplate``: the pool's requirements, its labels and
+``karpenter.sh/nodepool`` and the NodeClass label, each ``In``), its instance types
+pre-filtered by them (provisioner.go ``NewScheduler``: ``filterInstanceTypesByRequirements``
+with no requests), each type's allocatable as the pool's NodeClass changes it, and the
+DaemonSet overhead of a fresh node (scheduler.go ``getDaemonOverhead``,
+``getDaemonHostPortUsage``, ``isDaemonPodCompatible``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
+from gate.k8s.matching import tolerates
+from gate.k8s.nodeterms import Expression, written_node_affinity
+from gate.model import HostPort
+from gate.model.autoscaling import DaemonSet
+from gate.model.karpenter import (
+    CAPACITY_TYPE_LABEL,
+    NODEPOOL_LABEL,
+    InstanceType,
+    NodeClass,
+    NodePool,
+    Offering,
+)
+from gate.model.taints import Taint
+from gate.scheduler.autoscaling.karpenter.requirements import (
+    IN,
+    Req,
+    Reqs,
+    compatible,
+    from_labels,
+    get,
+    intersects,
+    merged,
+    of,
+)
+from gate.scheduler.framework.pods import pod_profile
+
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
+"""preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolType:
+    """An instance type as one pool sees it: its requirements (pkg/cloudprovider/types.go:
+    its labels, os, and the zones and capacity types of its offerings), its available
+    offerings (requirements, price), capacity and allocatable (capacity less overhead)."""
+
+    name: str
+    reqs: Mapping[str, Req]
+    offerings: tuple[tuple[Mapping[str, Req], float], ...]
+    capacity: Mapping[str, int]
+    allocatable: Mapping[str, int]
+
+
+def offering_reqs(offering: Offering) -> dict[str, Req]:
+    labels = {CAPACITY_TYPE_LABEL: offering.capacity_type}
+    if offering.zone:
+        labels[ZONE] = offering.zone
+    return merged(from_labels(labels), (Req.of(r) for r in offering.requirements))
+
+
+def type_reqs(it: InstanceType) -> dict[str, Req]:
+    reqs = merged(from_labels({INSTANCE_TYPE: it.name, **it.labels}))
+    reqs = merged(reqs, [Req.new(OS, IN, it.operating_systems)])
+    zones = sorted({o.zone for o in it.offerings if o.zone})
+    kinds = sorted({o.capacity_type for o in it.offerings})
+    if zones:
+        reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
+    if kinds:
+        reqs = merged(reqs, [Req.new(CAPACITY_TYPE_LABEL, IN, kinds)])
+    return reqs
+
+
+SIGNALS = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
+"""The kubelet's eviction signals and the resource each one holds back."""
+
+
+def _percent(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.strip().rstrip("%")) / 100 if text.strip().endswith("%") else None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
+    """``evictionHard`` by resource: absolute thresholds, and percentages of the capacity
+    (a signal, ``memory.available``, is read as the resource it holds back)."""
+    held: dict[str, int] = {}
+    for signal, amount in node_class.eviction_hard.items():
+        held[SIGNALS.get(signal, signal)] = amount
+    for signal, written in node_class.eviction_percent.items():
+        resource = SIGNALS.get(signal, signal)
+        share = _percent(written)
+        if share is not None:
+            held[resource] = math.ceil(share * capacity.get(resource, 0))
+    return held
+
+
+def allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
+    """Capacity less overhead; the NodeClass's kubelet settings replace the overhead of the
+    resources they name (kubeReserved + systemReserved + evictionHard) and cap ``pods``
+    (``maxPods``, and ``podsPerCore`` times the cores, the lower)."""
+    overhead = dict(it.overhead)
+    capacity = dict(it.capacity)
+    if node_class is not None:
+        parts = (
+            node_class.kube_reserved,
+            node_class.system_reserved,
+            eviction(node_class, capacity),
+        )
+        for resource in {r for part in parts for r in part}:
+            overhead[resource] = sum(part.get(resource, 0) for part in parts)
+        caps = []
+        if node_class.max_pods is not None:
+            caps.append(node_class.max_pods)
+        if node_class.pods_per_core is not None:
+            caps.append(node_class.pods_per_core * (capacity.get("cpu", 0) // 1000))
+        if caps:
+            capacity["pods"] = min(caps)
+    return {r: amount - overhead.get(r, 0) for r, amount in capacity.items()}
+
+
+def untolerated(taints: Iterable[Taint], tolerations: Sequence[Mapping[str, Any]]) -> list[str]:
+    """pkg/scheduling/taints.go ``Tolerates``: every taint (whatever its effect) must be
+    tolerated; each one that is not gives ``did not tolerate taint (taint=k=v:Effect)``."""
+    return [
+        f"did not tolerate taint (taint={taint})"
+        for taint in taints
+        if not any(tolerates(t, taint) for t in tolerations)
+    ]
+
+
+def term_reqs(expressions: Sequence[Expression]) -> list[Req]:
+    """``NewNodeSelectorRequirements`` of one term's ``matchExpressions``."""
+    return [Req.new(e.key, e.operator, list(e.values)) for e in expressions]
+
+
+def selector_reqs(spec: Mapping[str, Any]) -> dict[str, Req]:
+    selector = spec.get("nodeSelector")
+    if not isinstance(selector, Mapping):
+        return {}
+    return from_labels({str(k): str(v) for k, v in selector.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A Ready dynamic NodePool's template (module doc)."""
+
+    name: str
+    weight: int
+    reqs: Mapping[str, Req]
+    taints: tuple[Taint, ...]
+    types: tuple[PoolType, ...]
+    limits: Mapping[str, int] | None
+    daemon: Mapping[str, int]
+    daemon_ports: frozenset[HostPort]
+
+
+def template_reqs(pool: NodePool) -> dict[str, Req]:
+    labels = {**pool.labels, NODEPOOL_LABEL: pool.name}
+    group, kind, name = pool.node_class
+    if group and kind:
+        labels[f"{group}/{kind.lower()}"] = name
+    return merged(of(pool.requirements), from_labels(labels).values())
+
+
+@dataclass(slots=True)
+class TypeMemo:
+    """A run's catalog as every pool sees it, built once: each type's requirements and
+    offerings do not depend on the pool, and its allocatable only on the pool's NodeClass.
+    Offerings of equal requirements are one object (a catalog of 700 types offers a few
+    dozen zone and capacity-type pairs), so a claim asks each pair once
+    (:func:`offer_check`)."""
+
+    offerings: dict[Hashable, dict[str, Req]] = field(default_factory=dict)
+    parts: dict[
+        int, tuple[InstanceType, Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]
+    ] = field(default_factory=dict)
+    types: dict[tuple[int, int], PoolType] = field(default_factory=dict)
+
+    def offering(self, offering: Offering) -> Mapping[str, Req]:
+        key = (offering.capacity_type, offering.zone, offering.requirements)
+        try:
+            found = self.offerings.get(key)
+        except TypeError:  # requirements built with lists: not shared, still right
+            return offering_reqs(offering)
+        if found is None:
+            found = self.offerings[key] = offering_reqs(offering)
+        return found
+
+    def type_parts(
+        self, it: InstanceType
+    ) -> tuple[Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]:
+        found = self.parts.get(id(it))
+        if found is None:
+            offerings = tuple((self.offering(o), o.price) for o in it.offerings if o.available)
+            # the type is kept beside its parts: its id stays its own while the memo lives
+            found = self.parts[id(it)] = (it, type_reqs(it), offerings)
+        return found[1], found[2]
+
+    def pool_type(self, it: InstanceType, node_class: NodeClass | None) -> PoolType | None:
+        """The type with the NodeClass's allocatable; None when that is negative."""
+        key = (id(it), id(node_class))
+        found = self.types.get(key)
+        if found is None:
+            it_reqs, offerings = self.type_parts(it)
+            alloc = allocatable(it, node_class)
+            if any(amount < 0 for amount in alloc.values()):
+                return None
+            found = self.types[key] = PoolType(
+                it.name, it_reqs, offerings, dict(it.capacity), alloc
+            )
+        return found
+
+
+def pool_types(
+    reqs: Reqs,
+    catalog: Iterable[InstanceType],
+    node_class: NodeClass | None,
+    memo: TypeMemo | None = None,
+) -> tuple[PoolType, ...]:
+    """``filterInstanceTypesByRequirements`` with no requests: types whose requirements
+    intersect the pool's, with an available offering compatible with them."""
+    memo = memo if memo is not None else TypeMemo()
+    kept = []
+    for it in catalog:
+        it_reqs, _ = memo.type_parts(it)
+        if intersects(it_reqs, reqs) is not None:
+            continue
+        pool_type = memo.pool_type(it, node_class)
+        if pool_type is not None:
+            kept.append(pool_type)
+    offers = offer_check(reqs)
+    kept = [t for t in kept if any(offers(o) for o, _ in t.offerings)]
+    return () if min_values_unmet(kept, reqs) else tuple(kept)
+
+
+def min_values_unmet(types: Sequence[PoolType], reqs: Reqs) -> list[str]:
+    """cloudprovider/types.go ``SatisfiesMinValues``: the keys whose ``minValues`` the types'
+    distinct values fall short of (sorted; upstream lists them in map order)."""
+    unmet = []
+    for key, req in reqs.items():
+        if req.min_values is not None:
+            seen = {v for it in types for v in get(it.reqs, key).values}
+            if len(seen) < req.min_values:
+                unmet.append(key)
+    return sorted(unmet)
+
+
+def offered(reqs: Reqs, offering: Mapping[str, Req]) -> bool:
+    """``requirements.IsCompatible(offering.Requirements, AllowUndefinedWellKnownLabels)``:
+    the offering's keys are zone, capacity type and the provider's (all well-known)."""
+    return intersects(reqs, offering) is None
+
+
+def offer_check(
+    reqs: Reqs, memo: dict[int, bool] | None = None
+) -> Callable[[Mapping[str, Req]], bool]:
+    """:func:`offered` against ``reqs``, each offering object asked once (``memo``, by the
+    offering's id, may be shared by every check of requirements alike on the offerings'
+    keys); :class:`TypeMemo` makes offerings of equal requirements one object."""
+    seen: dict[int, bool] = memo if memo is not None else {}
+
+    def check(offering: Mapping[str, Req]) -> bool:
+        found = seen.get(id(offering))
+        if found is None:
+            found = seen[id(offering)] = intersects(reqs, offering) is None
+        return found
+
+    return check
+
+
+def daemon_compatible(
+    ds: DaemonSet, reqs: Reqs, taints: Sequence[Taint], allowed: frozenset[str]
+) -> bool:
+    """``isDaemonPodCompatible``: tolerates the pool's taints (PreferNoSchedule tolerated)
+    and its strict requirements are compatible, trying each required term in turn."""
+    tolerations = [*(ds.pod_spec.get("tolerations") or []), TOLERATE_PREFER_NO_SCHEDULE]
+    if untolerated(taints, [t for t in tolerations if isinstance(t, Mapping)]):
+        return False
+    required = written_node_affinity(ds.pod_spec).required
+    base = selector_reqs(ds.pod_spec)
+    for term in required or [()]:
+        if compatible(reqs, merged(base, term_reqs(term)), allowed) is None:
+            return True
+    return False
+
+
+def make_pool(
+    pool: NodePool,
+    catalog: Iterable[InstanceType],
+    node_class: NodeClass | None,
+    daemon_sets: Iterable[DaemonSet],
+    allowed: frozenset[str],
+    memo: TypeMemo | None = None,
+) -> Pool:
+    reqs = template_reqs(pool)
+    daemon: dict[str, int] = {"pods": 0}
+    ports: set[HostPort] = set()
+    for ds in daemon_sets:
+        if not daemon_compatible(ds, reqs, pool.taints, allowed):
+            continue
+        for resource, amount in ds.requests.items():
+            if amount:
+                daemon[resource] = daemon.get(resource, 0) + amount
+        daemon["pods"] += 1
+        ports.update(pod_profile(ds.pod_spec, ds.namespace, pinned=True).wanted_ports)
+    return Pool(
+        pool.name,
+        pool.weight,
+        reqs,
+        pool.taints,
+        pool_types(reqs, catalog, node_class, memo),
+        pool.limits,
+        daemon,
+        frozenset(ports),
+    )

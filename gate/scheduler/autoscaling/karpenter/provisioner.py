@@ -1,0 +1,500 @@
+"""Would Karpenter launch nodes for a workload's copies that fit no existing node?
+
+``sigs.k8s.io/karpenter`` v1.8, pkg/controllers/provisioning/scheduling/scheduler.go
+``Scheduler.add``: each pod goes to one of the NodeClaims this run already plans (fewest
+pods first), else to a new NodeClaim of the first NodePool (weight desc, then name desc:
+provisioner.go ``NewScheduler``, ``OrderByWeight``) that takes it. A pool first drops the
+instance types whose capacity exceeds what its ``spec.limits`` leave
+(``filterByRemainingResources``: ``all available instance types exceed limits for
+nodepool``), then ``NodeClaim.CanAdd`` (nodeclaim.go) checks, in order, its taints
+(pkg/scheduling/taints.go), host ports (hostportusage.go), requirements
+(pkg/scheduling/requirements.go ``Compatible``), topology (topology.go, topologygroup.go)
+and the instance types with room for the DaemonSet overhead and the claim's pods and an
+available offering (``filterInstanceTypesByRequirements``, ``InstanceTypeFilterError``). A
+new claim subtracts the largest capacity of its remaining types from the pool's limits
+(``subtractMax``); the run's workloads share what is left, in call order. ``limits.nodes``
+is not enforced by the simulation: instance capacity has no ``nodes``.
+
+A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
+affinity term dropped while another remains, then its heaviest preferred node affinity term
+(the heaviest one is read as required at first), then PreferNoSchedule taints tolerated
+when some pool has one; the errors reported are those of the last attempt, one per pool in
+pool order, joined ``; `` after ``Failed to schedule pod, `` (events.go).
+
+Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
+copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
+affinity or anti-affinity they are placed one at a time. docs/karpenter.md lists what is
+modelled and what is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate.k8s.labels import HOSTNAME, ZONE
+from gate.model import HostPort, NodeView
+from gate.model.autoscaling import DaemonSet
+from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
+from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
+from gate.scheduler.autoscaling.karpenter.catalog import capacity_of, running_catalog
+from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.autoscaling.karpenter.instancetypes import (
+    Match,
+    Offers,
+    add,
+    filter_types,
+    fits,
+    room,
+)
+from gate.scheduler.autoscaling.karpenter.pools import (
+    PREFER_NO_SCHEDULE,
+    TOLERATE_PREFER_NO_SCHEDULE,
+    Pool,
+    PoolType,
+    TypeMemo,
+    make_pool,
+    min_values_unmet,
+    offer_check,
+    term_reqs,
+    untolerated,
+)
+from gate.scheduler.autoscaling.karpenter.requirements import (
+    IN,
+    Req,
+    Reqs,
+    compatible,
+    from_labels,
+    get,
+    intersects,
+    merged,
+    well_known,
+)
+from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+
+NO_NODEPOOLS = "no nodepools found"
+"""provisioner.go ``Schedule``: with no Ready NodePool Karpenter logs this and publishes no
+event."""
+FILTERED_ALL = "nodepool requirements filtered out all available instance types"
+"""scheduler.go ``add``: every Ready pool's requirements filtered out every type."""
+LIMITS = "all available instance types exceed limits for nodepool"
+TAINT = "did not tolerate taint"
+REQUIREMENTS = "incompatible requirements"
+HOST_PORT = "pod hostport conflicts with existing hostport configuration"
+
+
+def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[str, ...]:
+    """cloudprovider ``InstanceTypes.OrderByPrice`` over the types the claims may take: each
+    at its cheapest available offering compatible with a claim holding it, then by name."""
+    prices: dict[str, float] = {}
+    for claim in claims:
+        offered = offers(claim.reqs)
+        for it in claim.types:
+            found = [p for o, p in it.offerings if offered(o)]
+            cheapest = min(found) if found else float("inf")
+            prices[it.name] = min(prices.get(it.name, cheapest), cheapest)
+    return tuple(sorted(prices, key=lambda name: (prices[name], name)))
+
+
+def _conflict(wanted: Sequence[HostPort], used: frozenset[HostPort]) -> bool:
+    """hostportusage.go ``Conflicts``: same port and protocol, same IP or either 0.0.0.0."""
+    for port in wanted:
+        for other in used:
+            same = port.port == other.port and port.protocol == other.protocol
+            if same and (port.ip == other.ip or "0.0.0.0" in (port.ip, other.ip)):
+                return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """The pod as one relaxation step leaves it: its requirements (nodeSelector, the
+    heaviest preferred term, the first required term), its strict ones, its tolerations."""
+
+    reqs: Mapping[str, Req]
+    strict: Mapping[str, Req]
+    tolerations: tuple[Mapping[str, Any], ...]
+
+
+def _variants(pod: PodProfile, pns: bool) -> Iterator[_Variant]:
+    """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc)."""
+    required = pod.node_affinity.required
+    preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
+    tolerations = tuple(pod.tolerations)
+    base = from_labels(pod.node_selector)
+    while True:
+        strict = merged(base, term_reqs(required[0]) if required else [])
+        reqs = strict
+        if preferred:
+            pref = preferred[0].expressions
+            reqs = merged(base, term_reqs(pref) if pref is not None else [])
+            reqs = merged(reqs, term_reqs(required[0]) if required else [])
+        yield _Variant(reqs, strict, tolerations)
+        if len(required) > 1:
+            required = required[1:]
+        elif preferred:
+            preferred = preferred[1:]
+        elif pns and TOLERATE_PREFER_NO_SCHEDULE not in tolerations:
+            tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
+        else:
+            return
+
+
+@dataclass(slots=True)
+class _Claim:
+    """A NodeClaim this workload plans: its pool, requirements, remaining type options
+    (those fitting its pods) and pods; ``zone`` when a zonal spread pinned it."""
+
+    pool: Pool
+    reqs: Mapping[str, Req]
+    types: tuple[PoolType, ...]
+    pods: int
+    zone: str = ""
+    full: bool = False
+
+
+Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
+
+
+@dataclass(slots=True)
+class Provisioner:
+    """One run's Karpenter: its Ready dynamic NodePools in order, what their limits leave
+    (shared by the run's workloads in call order), and what the run must say (``notes``)."""
+
+    pools: tuple[Pool, ...]
+    remaining: dict[str, dict[str, int]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    unjudged: str = ""
+    allowed: frozenset[str] = frozenset()
+    zones: tuple[str, ...] = ()
+    placeholders: int = 0
+    """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
+    host: HostAffinity | None = None
+    """The workload being decided's affinity over hostnames."""
+    planned: int = 0
+    """The claims the workload being decided plans so far."""
+    type_keys: frozenset[str] = frozenset()
+    """Every key of the pools' types' requirements: only these decide whether a type
+    intersects a claim's requirements."""
+    offer_keys: frozenset[str] = frozenset()
+    """Every key of the pools' types' offerings, likewise."""
+    _matches: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
+    """Whether a type intersects a claim's requirements, by those requirements on
+    :attr:`type_keys` and the type's id: the claims of a run's workloads ask about the same
+    few requirement sets over and over, each time of hundreds of types."""
+    _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
+    """Whether an offering is compatible with a claim's requirements, likewise."""
+    _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    """Each limited pool's types within what its limits leave, and what they left then:
+    they change only when the pool plans a claim."""
+
+    @classmethod
+    def of(
+        cls,
+        state: KarpenterState,
+        catalog: Catalog | None,
+        daemon_sets: tuple[DaemonSet, ...],
+        nodes: tuple[NodeView, ...],
+    ) -> Provisioner | None:
+        """The run's Karpenter, or None when the snapshot recorded no NodePool."""
+        if not state.pools:
+            return None
+        notes: list[str] = []
+        if catalog is None:
+            catalog = running_catalog(nodes)
+            names = ", ".join(t.name for t in catalog.types) or "none"
+            notes.append(RUNNING_NOTE.format(types=names))
+        extra = {k for t in catalog.types for k in t.labels}
+        extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
+        allowed = well_known(extra)
+        ready: list[NodePool] = []
+        for pool in state.pools:
+            if pool.replicas is not None:
+                notes.append(
+                    f"NodePool {pool.name} is static (replicas: {pool.replicas}): "
+                    "it provisions no node for pods"
+                )
+            elif not pool.ready:
+                why = f" ({pool.not_ready})" if pool.not_ready else ""
+                notes.append(f"NodePool {pool.name} is not Ready{why}: Karpenter ignores it")
+            else:
+                ready.append(pool)
+        ready.sort(key=lambda p: p.name, reverse=True)
+        ready.sort(key=lambda p: -p.weight)
+        classes = {(c.kind, c.name): c for c in state.node_classes}
+        pools = []
+        memo = TypeMemo()
+        for pool in ready:
+            node_class = classes.get((pool.node_class[1], pool.node_class[2]))
+            made = make_pool(pool, catalog.types, node_class, daemon_sets, allowed, memo)
+            if not made.types:
+                notes.append(
+                    f"NodePool {pool.name}: its requirements filter out every instance "
+                    "type: Karpenter skips it"
+                )
+                continue
+            pools.append(made)
+        remaining = {p.name: dict(p.limits) for p in pools if p.limits is not None}
+        for node in nodes:
+            left = remaining.get(node.labels.get(NODEPOOL_LABEL, ""))
+            if left is not None:
+                _subtract(left, capacity_of(node))
+        for claim in state.claims:
+            left = remaining.get(claim.pool)
+            if left is not None and not claim.node_name:
+                _subtract(left, claim.capacity)
+        zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
+        types = {id(t): t for p in pools for t in p.types}.values()
+        return cls(
+            tuple(pools),
+            remaining,
+            tuple(notes),
+            "" if ready else NO_NODEPOOLS,
+            allowed,
+            tuple(sorted(zones)),
+            type_keys=frozenset(k for t in types for k in t.reqs),
+            offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
+        )
+
+    def _match(self, reqs: Reqs) -> Match:
+        """Whether a pool's type intersects ``reqs`` (:func:`~.instancetypes.matcher`)."""
+        key = tuple(sorted((k, r) for k, r in reqs.items() if k in self.type_keys))
+        seen = self._matches.get(key)
+        if seen is None:
+            seen = self._matches[key] = {}
+        on_types = dict(key)
+        memo = seen
+
+        def match(it: PoolType) -> bool:
+            found = memo.get(id(it))
+            if found is None:
+                found = memo[id(it)] = intersects(it.reqs, on_types) is None
+            return found
+
+        return match
+
+    def _offered(self, reqs: Reqs) -> Offers:
+        """Whether a pool's type's offering is compatible with ``reqs`` (``offered``)."""
+        key = tuple(sorted((k, r) for k, r in reqs.items() if k in self.offer_keys))
+        seen = self._offers.get(key)
+        if seen is None:
+            seen = self._offers[key] = {}
+        return offer_check(dict(key), seen)
+
+    def _within_limits(self, pool: Pool, left: Mapping[str, int]) -> tuple[PoolType, ...]:
+        """``filterByRemainingResources``: the pool's types whose capacity ``left`` holds."""
+        amounts = tuple(left.values())
+        cached = self._within.get(pool.name)
+        if cached is not None and cached[0] == amounts:
+            return cached[1]
+        types = tuple(
+            t for t in pool.types if all(t.capacity.get(r, 0) <= a for r, a in left.items())
+        )
+        self._within[pool.name] = (amounts, types)
+        return types
+
+    def decide(self, cycle: CycleState, pod: PodProfile, left: int) -> PoolDecision:
+        """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
+        existing node takes them; the pools' remaining limits are updated."""
+        if left <= 0:
+            return PoolDecision(0)
+        if self.unjudged:
+            return PoolDecision(left, unjudged=self.unjudged)
+        if not self.pools:
+            return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
+        requests = {r: a for r, a in pod.requests.items() if a}
+        requests["pods"] = 1
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
+        if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
+            cap = 1
+        pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
+        variants = list(_variants(pod, pns))
+        claims: list[_Claim] = []
+        self.planned = 0
+        placed = 0
+        errors: list[tuple[str, str, str]] = []
+        while placed < left:
+            claim, errors = self._place(claims, variants, pod, requests, spreads, cap)
+            if claim is None:
+                break
+            if not spreads and claim.pods == 1 and claim is claims[-1]:
+                more = self._fill(claim, requests, left - placed, cap)
+                placed += more
+            else:
+                placed += 1
+        by_pool: dict[str, list[_Claim]] = {}
+        for claim in claims:
+            by_pool.setdefault(claim.pool.name, []).append(claim)
+        scale_up = []
+        for pool in self.pools:
+            mine = by_pool.get(pool.name)
+            if not mine:
+                continue
+            scale_up.append(
+                PoolScaleUp(
+                    pool.name, len(mine), sum(c.pods for c in mine), _order(mine, self._offered)
+                )
+            )
+        return PoolDecision(left, tuple(scale_up), placed, tuple(errors) if placed < left else ())
+
+    def _fill(self, claim: _Claim, requests: Mapping[str, int], left: int, cap: int | None) -> int:
+        """A new claim filled in arithmetic: as many copies as its roomiest type holds."""
+        rooms = {it.name: room(it, claim.pool.daemon, requests) for it in claim.types}
+        count = min(left, max(rooms.values(), default=1))
+        if cap is not None:
+            count = min(count, cap)
+        count = max(count, 1)
+        if any(r.min_values is not None for r in claim.reqs.values()):
+            for size in sorted({min(r, count) for r in rooms.values()}, reverse=True):
+                kept = [it for it in claim.types if rooms[it.name] >= size]
+                if size == 1 or not min_values_unmet(kept, claim.reqs):
+                    count = size
+                    break
+        claim.pods = count
+        claim.types = tuple(it for it in claim.types if rooms[it.name] >= count)
+        claim.full = True
+        return count
+
+    def _place(
+        self,
+        claims: list[_Claim],
+        variants: Sequence[_Variant],
+        pod: PodProfile,
+        requests: Mapping[str, int],
+        spreads: list[Zonal],
+        cap: int | None,
+    ) -> Attempt:
+        """``Scheduler.add`` for one copy, relaxed step by step (``trySchedule``)."""
+        errors: list[tuple[str, str, str]] = []
+        for variant in variants:
+            for claim in sorted((c for c in claims if not c.full), key=lambda c: c.pods):
+                if self._join(claim, variant, requests, spreads, cap):
+                    return claim, []
+            errors = []
+            for pool in self.pools:
+                made = self._new(pool, variant, pod, requests, spreads)
+                if isinstance(made, _Claim):
+                    claims.append(made)
+                    self.planned = len(claims)
+                    left = self.remaining.get(pool.name)
+                    if left is not None:
+                        _subtract_max(left, made.types)
+                    self._record(made, spreads)
+                    return made, []
+                errors.append((pool.name, *made))
+        return None, errors
+
+    def _join(
+        self,
+        claim: _Claim,
+        variant: _Variant,
+        requests: Mapping[str, int],
+        spreads: list[Zonal],
+        cap: int | None,
+    ) -> bool:
+        """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim."""
+        if cap is not None and claim.pods >= cap:
+            claim.full = True
+            return False
+        if untolerated(claim.pool.taints, variant.tolerations):
+            return False
+        if compatible(claim.reqs, variant.reqs, self.allowed) is not None:
+            return False
+        reqs = merged(claim.reqs, variant.reqs.values())
+        pod_domains = get(variant.strict, ZONE)
+        for spread in spreads:
+            if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
+                return False
+        total = add(claim.pool.daemon, requests, claim.pods + 1)
+        types = tuple(it for it in claim.types if fits(total, it.allocatable))
+        if not types or min_values_unmet(types, reqs):
+            claim.full = True
+            return False
+        claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
+        self._record(claim, spreads)
+        return True
+
+    def _record(self, claim: _Claim, spreads: list[Zonal]) -> None:
+        for spread in spreads:
+            if claim.zone:
+                spread.record(claim.zone)
+
+    def _new(
+        self,
+        pool: Pool,
+        variant: _Variant,
+        pod: PodProfile,
+        requests: Mapping[str, int],
+        spreads: list[Zonal],
+    ) -> _Claim | tuple[str, str]:
+        """``addToNewNodeClaim`` for one pool: a claim holding the copy, or the pool's
+        (reason, text)."""
+        types: Sequence[PoolType] = pool.types
+        left = self.remaining.get(pool.name)
+        if left is not None:
+            types = self._within_limits(pool, left)
+            if not types:
+                return LIMITS, f"{LIMITS} (NodePool={pool.name})"
+        refused = untolerated(pool.taints, variant.tolerations)
+        if refused:
+            return TAINT, "; ".join(refused)
+        if _conflict(pod.wanted_ports, pool.daemon_ports):
+            return HOST_PORT, f"checking host port usage, {HOST_PORT}"
+        self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
+        hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
+        claim_reqs = merged(pool.reqs, [hostname])
+        failed = compatible(claim_reqs, variant.reqs, self.allowed)
+        if failed is not None:
+            return REQUIREMENTS, f"{REQUIREMENTS}, {failed}"
+        reqs = merged(claim_reqs, variant.reqs.values())
+        if self.host is not None and self.host.refuses(self.planned):
+            return TOPOLOGY, self.host.error(hostname)
+        zone = ""
+        total = add(pool.daemon, requests)
+        for spread in spreads:
+            node_domains = get(reqs, ZONE)
+            match, offered = self._match(reqs), self._offered(reqs)
+            offered_zones = {
+                z
+                for it in types
+                if match(it) and fits(total, it.allocatable)
+                for o, _ in it.offerings
+                if offered(o)
+                for z in get(o, ZONE).values
+                if node_domains.has(z)
+            }
+            pod_domains = get(variant.strict, ZONE)
+            candidates = sorted(z for z in offered_zones if all(r.allows(z) for r in spreads))
+            zone = spread.next_zone(pod_domains, candidates)
+            if not zone:
+                return TOPOLOGY, spread.error(pod_domains, node_domains)
+            reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
+        kept, error = filter_types(
+            types, reqs, total, total, self._match(reqs), self._offered(reqs)
+        )
+        if error is not None:
+            return error
+        return _Claim(pool, reqs, kept, 1, zone)
+
+
+def _zones(reqs: Reqs) -> frozenset[str]:
+    """topology.go ``buildDomainGroups``: the zones a pool's requirements and a type's allow."""
+    zone = reqs.get(ZONE)
+    return zone.values if zone is not None and not zone.complement else frozenset()
+
+
+def _subtract(left: dict[str, int], amounts: Mapping[str, int]) -> None:
+    """resources.go ``Subtract``: only the limited resources."""
+    for r in left:
+        left[r] -= amounts.get(r, 0)
+
+
+def _subtract_max(left: dict[str, int], types: Sequence[PoolType]) -> None:
+    """scheduler.go ``subtractMax``: the largest capacity of the claim's types, per
+    resource."""
+    for r in left:
+        left[r] -= max((t.capacity.get(r, 0) for t in types), default=0)

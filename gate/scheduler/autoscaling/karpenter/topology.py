@@ -1,0 +1,186 @@
+"""The topology rules Karpenter applies to a new NodeClaim over zones and hostnames
+(pkg/controllers/provisioning/scheduling/topology.go, topologygroup.go), read from the pod's
+kube-scheduler cycle: its DoNotSchedule spreads (the PreFilter's counts) and its required
+pod (anti-)affinity (the InterPodAffinity PreFilter's counts)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gate.k8s.labels import HOSTNAME, ZONE
+from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
+from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
+from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+
+TOPOLOGY = "unsatisfiable topology constraint"
+
+
+@dataclass(slots=True)
+class _ZoneCounts:
+    """The matching pods per zone; a copy that matches its own rule adds to its zone's
+    count as it lands (topology.go ``Record``)."""
+
+    counts: dict[str, int]
+    self_match: bool
+
+    def record(self, zone: str) -> None:
+        if self.self_match:
+            self.counts[zone] = self.counts.get(zone, 0) + 1
+
+
+@dataclass(slots=True)
+class Spread(_ZoneCounts):
+    """The pod's DoNotSchedule spread over zones (topologygroup.go
+    ``nextDomainTopologySpread``): counts per zone, existing matching pods first."""
+
+    max_skew: int
+    min_domains: int
+
+    def minimum(self, pod_domains: Req) -> int:
+        """``domainMinCount``: over the zones the pod may use; 0 below ``minDomains``."""
+        return minimum(
+            {z: c for z, c in self.counts.items() if pod_domains.has(z)}, self.min_domains
+        )
+
+    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        low = self.minimum(pod_domains)
+        best, best_count = "", 2**31
+        for zone in sorted(zones):
+            count = self.counts.get(zone, 0) + (1 if self.self_match else 0)
+            if admits(self.counts.get(zone, 0), self.self_match, low, self.max_skew) and (
+                count < best_count
+            ):
+                best, best_count = zone, count
+        return best
+
+    def allows(self, zone: str) -> bool:
+        return True
+
+    def error(self, pod_domains: Req, node_domains: Req) -> str:
+        return topology_error("topology spread", self.counts, pod_domains, node_domains)
+
+
+@dataclass(slots=True)
+class AntiZone(_ZoneCounts):
+    """The pod's required anti-affinity over zones, and existing pods' anti-affinity to it
+    (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
+    avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
+    zone a claim could land in and launches the rest in later loops, so over its loops each
+    copy takes an empty zone of its own (here the first by name)."""
+
+    def allows(self, zone: str) -> bool:
+        return self.counts.get(zone, 0) == 0
+
+    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def error(self, pod_domains: Req, node_domains: Req) -> str:
+        return topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
+
+
+@dataclass(slots=True)
+class AffinityZone(_ZoneCounts):
+    """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
+    zones where the pods it wants run; with none anywhere, a pod matching its own terms may
+    start in any zone, and the copies after it follow it there."""
+
+    def allows(self, zone: str) -> bool:
+        if self.counts.get(zone, 0) > 0:
+            return True
+        return self.self_match and not any(self.counts.values())
+
+    def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def error(self, pod_domains: Req, node_domains: Req) -> str:
+        return topology_error("pod affinity", self.counts, pod_domains, node_domains)
+
+
+@dataclass(frozen=True, slots=True)
+class HostAffinity:
+    """The pod's required affinity over hostnames: a new node runs none of the pods it
+    wants, so with such pods running no new claim takes it; with none, a pod matching its
+    own terms starts one claim and the copies after it join that one."""
+
+    counts: Mapping[str, int]
+    self_match: bool
+
+    def refuses(self, claims: int) -> bool:
+        return any(self.counts.values()) or not self.self_match or claims > 0
+
+    def error(self, hostname: Req) -> str:
+        return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
+
+
+def topology_error(
+    kind: str, domains: Mapping[str, int], pod: Req, node: Req, key: str = ZONE
+) -> str:
+    """topology.go ``topologyError.Error`` (its parenthesis left open, as upstream's)."""
+    counts = sorted(domains.items())
+    shown = ", ".join(f"{z}: {c}" for z, c in counts[:25])
+    if len(counts) > 25:
+        shown += f" and {len(counts) - 25} other(s)"
+    return (
+        f"{TOPOLOGY} for {kind}, key={key} (counts = {shown}, "
+        f"podDomains = {pod}, nodeDomains = {node}"
+    )
+
+
+Zonal = Spread | AntiZone | AffinityZone
+
+
+def zonal_rules(
+    cycle: CycleState, zones: Sequence[str], pod: PodProfile
+) -> tuple[list[Zonal], int | None, HostAffinity | None]:
+    """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
+    by the hostname spreads (each new claim is a new hostname domain, whose global minimum
+    is 0) and a self-matching zonal anti-affinity (one copy a zone)."""
+    spreads: list[Zonal] = []
+    antis: list[Zonal] = []
+    host: HostAffinity | None = None
+    cap: int | None = None
+    for prepared in cycle:
+        state = prepared.state
+        if prepared.plugin.name == INTER_POD_AFFINITY and isinstance(state, AffinityState):
+            terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
+            existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
+            if terms or existing:
+                counts = {z: 0 for z in zones}
+                counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
+                for z, n in existing.items():
+                    counts[z] = counts.get(z, 0) + n
+                mine = ZONE in cycle_anti_keys(cycle, pod)
+                antis.append(AntiZone(counts, mine))
+                if mine:
+                    cap = 1
+            keys = {t.topology_key for t in state.affinity_terms}
+            if ZONE in keys:
+                wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
+                antis.append(AffinityZone(wanted, state.self_match))
+            if HOSTNAME in keys:
+                on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
+                host = HostAffinity(on, state.self_match)
+            continue
+        if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
+            continue
+        for i, constraint in enumerate(state.constraints):
+            if constraint.topology_key == ZONE:
+                counts = {z: 0 for z in zones}
+                counts.update(state.counts[i])
+                spreads.append(
+                    Spread(
+                        counts=counts,
+                        self_match=state.self_match[i],
+                        max_skew=constraint.max_skew,
+                        min_domains=constraint.min_domains,
+                    )
+                )
+            elif constraint.topology_key == HOSTNAME and state.self_match[i]:
+                cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
+    return [*spreads, *antis], cap, host

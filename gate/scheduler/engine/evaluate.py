@@ -1,0 +1,554 @@
+"""Workloads x node views -> verdicts, and the scheduler's FitError message.
+
+The filter plugins (:mod:`gate.scheduler.plugins`) run once per class of the nodes' part
+that each reads (:mod:`gate.scheduler.framework.nodeindex`): cost grows with the number of
+such classes, not with the number of nodes, and verdicts, messages and counts are computed on
+sets of nodes.
+A workload's per-node outcomes are kept as those sets too (:mod:`gate.scheduler.engine.outcomes`).
+Pods whose answer depends on a node's name (``nodeName``, ``matchFields``) are evaluated
+node by node.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import reduce
+from operator import or_
+from typing import Any
+
+from gate.errors import QuantityError
+from gate.k8s.completion import AdmissionRefused
+from gate.k8s.quantity import format_amount
+from gate.k8s.selectors import SelectorError
+from gate.k8s.version import Dialect
+from gate.model import (
+    POD_TOPOLOGY_SPREAD,
+    Cause,
+    NodeOutcome,
+    NodeOutcomes,
+    NodeView,
+    ReplicaFit,
+    Snapshot,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+    WorkloadWarning,
+)
+from gate.model.autoscaling import AutoscalingConfig
+from gate.scheduler.autoscaling.session import Autoscaling
+from gate.scheduler.autoscaling.verdicts import after_scale_up
+from gate.scheduler.engine.causes import cause_of
+from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.pods import Pod, prepare_pod
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import (
+    CycleState,
+    Groups,
+    Rejection,
+    SharedParts,
+    filter_groups,
+    run_filters,
+)
+from gate.scheduler.placement.copies import (
+    MIN_FEASIBLE_NODES_TO_FIND,
+    Ledger,
+    Placement,
+    scored_past_sample,
+    set_bits,
+)
+from gate.scheduler.placement.ownership import Ownership
+from gate.scheduler.placement.prescore import score_rules
+from gate.scheduler.placement.replicas import (
+    CopyCount,
+    Counted,
+    ReleasedNodes,
+    copy_rules,
+    count_copies,
+    released_nodes,
+    scaled_up_warning,
+)
+from gate.scheduler.placement.unfit import Refused, refusals
+from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
+from gate.scheduler.plugins.nodeaffinity import pre_filter_result
+from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
+
+# schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
+REASON_NO_NODES = "no nodes available to schedule pods"
+
+
+def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
+    """FitError.Error(): ``0/N nodes are available:`` and the reason histogram, each entry
+    ``<count> <reason>``, sorted byte-wise (so ``10 ...`` sorts before ``2 ...``)."""
+    return _fit_error_text(total, Counter(reason for o in outcomes for reason in o.reasons))
+
+
+def _fit_error_text(total: int, histogram: Mapping[str, int]) -> str:
+    entries = sorted((f"{count} {reason}" for reason, count in histogram.items()), key=_bytes)
+    return f"0/{total} nodes are available: {', '.join(entries)}."
+
+
+def _group_fit_error(total: int, groups: Groups) -> str:
+    """:func:`fit_error` from node sets: each reason counted once per node of its set."""
+    histogram: Counter[str] = Counter()
+    for rejection, bits in groups.items():
+        for reason in rejection.reasons:
+            histogram[reason] += bits.bit_count()
+    return _fit_error_text(total, histogram)
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def _per_node(
+    nodes: Sequence[NodeView], cycle: CycleState, dialect: Dialect
+) -> list[Rejection | None]:
+    return [run_filters(cycle, node, dialect) for node in nodes]
+
+
+def _requests_text(profile: PodProfile) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (name, format_amount(name, amount))
+        for name, amount in sorted(profile.requests.items())
+        if amount > 0
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What the filters say of every node for one pod, and what follows from it."""
+
+    outcomes: NodeOutcomes
+    any_fit: bool
+    addon_only: bool  # every node that fits is an add-on node
+    message: str | None  # the FitError, when no node fits
+    lacking: bool  # some node rejects it for room alone
+    groups: Groups  # the nodes by the rejection they share
+    fitting: int  # the nodes where it fits, as a bitset
+    cycle: CycleState  # the PreFilter state it was worked out with
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluator:
+    """Evaluates workloads against one snapshot, sharing its node classes."""
+
+    cluster: Cluster
+    dialect: Dialect
+    tables: OutcomeTables
+    answers: dict[Hashable, _Answer] = field(default_factory=dict)
+    causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
+    parts: SharedParts = field(default_factory=dict)
+    _ownership: list[Ownership] = field(default_factory=list)
+    autoscaling: Autoscaling | None = None
+    """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
+    copies no existing node takes would go."""
+
+    @classmethod
+    def for_snapshot(
+        cls, snapshot: Snapshot, dialect: Dialect, autoscaling: AutoscalingConfig | None = None
+    ) -> Evaluator:
+        """The evaluator of ``snapshot``; ``autoscaling``: the configuration's part for the
+        autoscaler (None: nodes are fixed, ``--autoscaling off``)."""
+        cluster = Cluster.of(snapshot)
+        scaler = None
+        if autoscaling is not None:
+            scaler = Autoscaling.of(snapshot, autoscaling, cluster, dialect)
+        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes), autoscaling=scaler)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.cluster.snapshot
+
+    @property
+    def index(self) -> NodeIndex:
+        return self.cluster.index
+
+    def _answer(self, pod: Pod) -> _Answer:
+        """What the filters say of every node for this pod. Workloads that ask the filters
+        the same questions get the same answer: it is worked out once."""
+        key = scheduling_key(pod.profile, self.cluster)
+        found = self.answers.get(key) if key is not None else None
+        if found is None:
+            cycle = prepare(pod.profile, self.cluster)
+            found = self._work_out(
+                filter_groups(self.index, cycle, self.dialect, self.parts), cycle
+            )
+            if key is not None:
+                self.answers[key] = found
+        return found
+
+    def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
+        """The answer of ``groups``."""
+        fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
+        return _Answer(
+            outcomes=self.tables.outcomes(groups),
+            any_fit=bool(fitting),
+            addon_only=not fitting & ~self.index.addon,
+            message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
+            lacking=any(r.plugin in ROOM for r in groups),
+            groups=groups,
+            fitting=fitting,
+            cycle=cycle,
+        )
+
+    def _cause(self, answer: _Answer, daemonset: bool) -> Cause | None:
+        """The answer's cause (:mod:`gate.scheduler.engine.causes`), worked out once per answer."""
+        key = (id(answer), daemonset)
+        found = self.causes.get(key)
+        if found is None:
+            cause = cause_of(
+                self.index, answer.cycle, answer.groups, self.dialect, targeted_only=daemonset
+            )
+            found = self.causes[key] = (answer, cause)  # the answer kept: its id stays its own
+        return found[1]
+
+    def evaluate(self, workload: Workload, ledger: Ledger | None = None) -> WorkloadResult:
+        """The workload's result. With a ``ledger`` (one per run, passed to every
+        workload in input order), a workload new to the cluster is also placed beside the
+        new workloads evaluated before it, and takes its room there."""
+        try:
+            pod = prepare_pod(
+                workload,
+                self.snapshot.admission,
+                self.dialect,
+                namespaces_unknown=self.snapshot.namespaces is None,
+            )
+        except (AdmissionRefused, QuantityError, SelectorError) as exc:
+            return self._result(workload, Verdict.ERROR, reason=str(exc))
+        if workload.kind == "DaemonSet":
+            return self._daemonset(workload, pod)
+        try:  # the score plugins read the template's labels as a selector
+            return self._pod(workload, pod, ledger)
+        except SelectorError as exc:
+            return self._result(workload, Verdict.ERROR, reason=str(exc))
+
+    def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
+        return WorkloadResult(
+            kind=workload.kind,
+            namespace=workload.namespace,
+            name=workload.name,
+            location=workload.location,
+            replicas=workload.replicas,
+            verdict=verdict,
+            **fields,
+        )
+
+    def _own_pods(self, workload: Workload) -> tuple[int, ...]:
+        """Positions, among the cluster's indexed pods, of the running pods the workload's
+        change replaces."""
+        if not self._ownership:
+            self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
+        return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
+
+    def _release(self, own: Sequence[int]) -> ReleasedNodes:
+        indexed = self.cluster.others.pods
+        return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+
+    def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
+        """The answer once the workload's own pods are gone. Giving room back can only turn
+        a node's rejection for room into a fit, so only the nodes that held those pods and
+        rejected the pod for room are asked again, node by node; when the inter-pod filters
+        counted those pods (the pod asks them something, or its old pods carry
+        anti-affinity), every node is asked again without them."""
+        nodes = self._release(own)
+        profile = pod.profile
+        indexed = self.cluster.others.pods
+        asks = profile.spread or profile.pod_affinity or profile.pod_anti_affinity
+        if asks or any(indexed.pods[i].anti_affinity_terms for i in own):
+            cycle = prepare(profile, self.cluster.without(own))
+            groups = filter_groups(self.index, cycle, self.dialect, self.parts)
+            again, first = nodes.holding, 0
+        else:
+            # Nothing the inter-pod filters count changes: the base answer's PreFilter state
+            # is this pod's (answers are shared only between pods alike in what it reads).
+            cycle = base.cycle
+            groups = base.groups
+            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
+            # These nodes passed every plugin before the one that rejected them for room.
+            again, first = nodes.holding & room, FIRST_ROOM
+        if not again:
+            return _Released(
+                base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
+            )
+        patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
+        # A plugin that passes every node rejects none of these (filter_groups skips it too).
+        rest = tuple(prepared for prepared in cycle[first:] if not prepared.passes())
+        for position in set_bits(again):
+            rejection = run_filters(rest, nodes[position], self.dialect)
+            if rejection is not None:
+                patched[rejection] = patched.get(rejection, 0) | 1 << position
+        return _Released(self._work_out(patched, cycle), nodes, cycle)
+
+    def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
+        nodes = self.index.nodes
+        requests = _requests_text(pod.profile)
+        if not nodes:
+            if workload.replicas == 0:
+                return self._wanting_none(workload, REASON_NO_NODES, False, (), requests, pod)
+            return self._result(
+                workload,
+                Verdict.NO,
+                message=REASON_NO_NODES,
+                requests=requests,
+                warnings=pod.warnings,
+            )
+        own = self._own_pods(workload)
+        warnings = list(pod.warnings)
+        released: Sequence[NodeView] = nodes
+        cycle: CycleState | None = None
+        if pod.profile.by_name:
+            cluster = self.cluster.without(own) if own else self.cluster
+            released = self._release(own)
+            cycle = prepare(pod.profile, cluster)
+            named = self._work_out(self._named_groups(pod, released, cycle), cycle)
+            outcomes, fitting = named.outcomes, named.fitting
+            any_fit, addon_only = named.any_fit, named.addon_only
+            message = self._message(pod.profile, named)
+        else:
+            answer = self._answer(pod)
+            if own:
+                after = self._released(pod, own, answer)
+                surge = workload.scaling.surge if workload.scaling else 0
+                if surge and not answer.any_fit and after.answer.any_fit:
+                    warnings.append(_surge_warning(surge))
+                answer, released, cycle = after.answer, after.views, after.cycle
+            outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
+            any_fit, addon_only = answer.any_fit, answer.addon_only
+            named = answer
+        if workload.replicas == 0:
+            return self._wanting_none(
+                workload, message, any_fit and addon_only, outcomes, requests, pod, warnings
+            )
+        placement = None
+        refused: Refused | None = None
+        if not any_fit and workload.replicas:
+            placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
+        if any_fit and workload.replicas:
+            if cycle is None:
+                cycle = prepare(pod.profile, self.cluster)
+            counted = self._copies(
+                workload, pod, cycle, named.groups, fitting, released, own, ledger
+            )
+            placement, refused = counted.fit, counted.refused
+            warnings.extend(counted.warnings)
+        if not any_fit:
+            verdict = Verdict.NO
+        elif addon_only:
+            verdict, message = Verdict.ADDON_ONLY, None
+        elif placement is not None and placement.fit < placement.wanted:
+            verdict, message = Verdict.PARTIAL, None
+        else:
+            verdict, message = Verdict.YES, None
+        cause = None if verdict is Verdict.YES else self._cause(named, daemonset=False)
+        if verdict is Verdict.PARTIAL and refused is not None and cycle is not None:
+            message = _group_fit_error(len(nodes), refused.groups)
+            cause = cause_of(
+                self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
+            )
+        result = self._result(
+            workload,
+            verdict,
+            message=message,
+            nodes=outcomes,
+            requests=requests,
+            warnings=tuple(warnings),
+            placement=placement,
+            cause=cause,
+        )
+        return self._scaled_up(result, pod, cycle)
+
+    def _scaled_up(
+        self, result: WorkloadResult, pod: Pod, cycle: CycleState | None
+    ) -> WorkloadResult:
+        """The result once cluster-autoscaler takes the copies no node took
+        (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes."""
+        if self.autoscaling is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+            return result
+        if cycle is None:
+            cycle = prepare(pod.profile, self.cluster)
+        return after_scale_up(result, self.autoscaling, cycle, pod.profile)
+
+    def _wanting_none(
+        self,
+        workload: Workload,
+        message: str | None,
+        addon_only: bool,
+        outcomes: Sequence[NodeOutcome],
+        requests: tuple[tuple[str, str], ...],
+        pod: Pod,
+        warnings: Sequence[WorkloadWarning] | None = None,
+    ) -> WorkloadResult:
+        """A workload that wants no pods (``replicas: 0``, a Job suspended by hand) does not
+        fail: ``YES``, with a warning when one pod of its template would not fit."""
+        kept = list(pod.warnings if warnings is None else warnings)
+        scaled_up = scaled_up_warning(message, addon_only)
+        if scaled_up is not None:
+            kept.append(scaled_up)
+        return self._result(
+            workload,
+            Verdict.YES,
+            nodes=outcomes,
+            requests=requests,
+            warnings=tuple(kept),
+            placement=ReplicaFit(wanted=0, alone=0, released=len(self._own_pods(workload))),
+        )
+
+    def _copies(
+        self,
+        workload: Workload,
+        pod: Pod,
+        cycle: CycleState,
+        groups: Groups,
+        fitting: int,
+        views: Sequence[NodeView],
+        own: Sequence[int],
+        ledger: Ledger | None,
+    ) -> Counted:
+        """The copies counted on the nodes that may take one: those that pass every filter
+        for the first copy, and those PodTopologySpread alone refused it (its skew evens
+        out as copies land elsewhere) that pass every filter after it."""
+        namespaces = self.snapshot.namespaces
+        labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
+        rules = copy_rules(pod.profile, cycle, labels)
+        candidates = fitting | self._spread_refused(groups, cycle, views)
+        scores = None  # past 100 nodes a count no order changes is placed without scores
+        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
+            pods = (self.cluster.without(own) if own else self.cluster).others.pods
+            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
+
+        def refused(placement: Placement, held: Ledger | None) -> Refused:
+            return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)
+
+        return count_copies(
+            CopyCount(
+                title=workload_title(workload),
+                kind=workload.kind,
+                wanted=workload.replicas or 0,
+                views=views,
+                fitting=candidates,
+                rules=rules,
+                scaling=workload.scaling,
+                ledger=None if own else ledger,
+                released=len(own),
+                scores=scores,
+                refusals=refused,
+                label_bits=self.index.label_values,
+                nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
+                labels=pod.profile.labels,
+            )
+        )
+
+    def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:
+        """The nodes PodTopologySpread refused for skew alone that every later filter
+        passes."""
+        skewed = groups.get(SKEW, 0)
+        later = tuple(p for p in cycle[ORDER[POD_TOPOLOGY_SPREAD] + 1 :] if not p.passes())
+        return sum(
+            1 << position
+            for position in set_bits(skewed)
+            if run_filters(later, views[position], self.dialect) is None
+        )
+
+    def _named_groups(self, pod: Pod, nodes: Sequence[NodeView], cycle: CycleState) -> Groups:
+        """The nodes by the rejection they share, asked node by node."""
+        result = pre_filter_result(pod.profile)
+        refused = result.rejection
+        if refused is not None:
+            rejections: list[Rejection | None] = [refused] * len(nodes)
+        else:
+            rejections = [
+                result.outside(n) or r
+                for n, r in zip(nodes, _per_node(nodes, cycle, self.dialect), strict=False)
+            ]
+        return _grouped(rejections)
+
+    def _message(self, pod: PodProfile, answer: _Answer) -> str | None:
+        """The answer's FitError, where terms no node name can meet have their own."""
+        refused = pre_filter_result(pod).rejection
+        if refused is not None:  # a PreFilter's rejection: its message alone
+            return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
+        return answer.message
+
+    def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:
+        """One pod per targeted node, pinned to it: the filters without narrowing. The pod
+        the DaemonSet already runs on a node is the one being replaced there."""
+        warnings = list(pod.warnings)
+        own = self._own_pods(workload)
+        if pod.profile.by_name:
+            cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
+            rejections = _per_node(self._release(own), cycle, self.dialect)
+            answer = self._work_out(_grouped(rejections), cycle)
+        else:
+            answer = self._answer(pod)
+            if own:
+                answer = self._released(pod, own, answer).answer
+        outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
+        message = None
+        if not any_fit and not lacking:
+            warnings.append(_no_target(answer.message if outcomes else None))
+        if not any_fit and lacking:
+            verdict, message = Verdict.NO, answer.message
+        else:
+            verdict = Verdict.PARTIAL if lacking else Verdict.YES
+        targeted = _targeted(answer)
+        return self._result(
+            replace(workload, replicas=targeted),
+            verdict,
+            message=message,
+            nodes=outcomes,
+            requests=_requests_text(pod.profile),
+            warnings=tuple(warnings),
+            placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
+            cause=self._cause(answer, daemonset=True) if lacking else None,
+        )
+
+
+def _targeted(answer: _Answer) -> int:
+    """The nodes a DaemonSet targets: those its pod fits, and those that reject it only for
+    room (what runs there), where the DaemonSet controller still creates its pod."""
+    short = (bits for rejection, bits in answer.groups.items() if rejection.plugin in ROOM)
+    return answer.fitting.bit_count() + sum(bits.bit_count() for bits in short)
+
+
+def _no_target(message: str | None) -> WorkloadWarning:
+    """A DaemonSet that targets no node, with the scheduler's words for why (its FitError;
+    none on a cluster without nodes)."""
+    why = f" ({message.removesuffix('.')})" if message else ""
+    text = f"the DaemonSet targets no node of the snapshot{why}, so it creates no pod"
+    return WorkloadWarning(WarningKind.NO_TARGET, text)
+
+
+def _grouped(rejections: Sequence[Rejection | None]) -> Groups:
+    """Node-by-node rejections as the node sets that share each one."""
+    groups: Groups = {}
+    for position, rejection in enumerate(rejections):
+        if rejection is not None:
+            groups[rejection] = groups.get(rejection, 0) | 1 << position
+    return groups
+
+
+@dataclass(frozen=True, slots=True)
+class _Released:
+    """The answer once a workload's own running pods are gone, the nodes they leave, and
+    the PreFilter state it was worked out with."""
+
+    answer: _Answer
+    views: ReleasedNodes
+    cycle: CycleState
+
+
+def workload_title(workload: Workload) -> str:
+    return f"{workload.namespace}/{workload.name}"
+
+
+def _surge_warning(surge: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"no new pod fits while the old ones run: the rollout (maxSurge {surge}) proceeds "
+        "only by taking running pods down first",
+    )

@@ -1,0 +1,79 @@
+"""What a PreFilter reads besides the pod, built once per snapshot.
+
+:class:`Cluster`: the snapshot (its nodes, existing pods and namespaces), its nodes
+indexed as bitsets, and :class:`OtherPods`, what the PreFilters of the plugins that look
+at other pods (PodTopologySpread, InterPodAffinity) share in one run: the node classes,
+the existing pods (indexed on first use) and the namespaces' labels. A pod that asks
+nothing of those plugins, in a cluster where no existing pod has a required anti-affinity
+term, costs a look at a few fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from copy import copy
+from dataclasses import dataclass, replace
+
+from gate.model import ExistingPod, NodeView, Snapshot
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.profile import PodProfile
+
+
+class OtherPods:
+    """What one run's inter-pod PreFilters share (module doc)."""
+
+    def __init__(
+        self,
+        nodes: NodeIndex,
+        pods: Iterable[ExistingPod],
+        namespaces: Mapping[str, Mapping[str, str]] | None,
+    ) -> None:
+        self.nodes = nodes
+        self._source = pods
+        self._index: PodIndex | None = None
+        self.namespaces = namespaces
+        self._positions: dict[str, int] | None = None
+
+    @property
+    def pods(self) -> PodIndex:
+        if self._index is None:
+            self._index = PodIndex(self._source, self.nodes.nodes)
+        return self._index
+
+    def without(self, excluded: Iterable[int]) -> OtherPods:
+        """These pods less those at ``excluded`` (positions in :attr:`pods`)."""
+        view = copy(self)
+        view._index = self.pods.without(excluded)
+        return view
+
+    def position(self, node: NodeView) -> int:
+        if self._positions is None:
+            self._positions = {n.name: i for i, n in enumerate(self.nodes.nodes)}
+        return self._positions[node.name]
+
+    def relevant(self, pod: PodProfile) -> bool:
+        """Whether the inter-pod filters can reject anything for ``pod``: it asks them
+        something, or some existing pod has a required anti-affinity term."""
+        asks = pod.spread or pod.pod_affinity or pod.pod_anti_affinity
+        return bool(asks) or bool(self.pods.anti_affinity_terms())
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The snapshot, its node index, and its existing pods indexed for the inter-pod
+    plugins (built at their first use, so that it too is built once)."""
+
+    snapshot: Snapshot
+    index: NodeIndex
+    others: OtherPods
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Cluster:
+        index = NodeIndex.of(snapshot.nodes)
+        return cls(snapshot, index, OtherPods(index, snapshot.pods, snapshot.namespaces))
+
+    def without(self, excluded: Iterable[int]) -> Cluster:
+        """The cluster less the existing pods at ``excluded`` (positions in
+        ``others.pods``): what a workload's new pods meet once its old ones are gone."""
+        return replace(self, others=self.others.without(excluded))

@@ -1,0 +1,145 @@
+"""Pod preparation: a workload's template -> the pod the scheduler would see -> what the
+filters read of it.
+
+The template is completed as the API server would complete the pod
+(:mod:`gate.k8s.completion`), a DaemonSet's pods get the tolerations its controller adds,
+and the spec is parsed once into a :class:`PodProfile`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gate.k8s.completion import complete_pod_spec
+from gate.k8s.matching import name_narrowing, parse_terms, required_terms, scalar_text
+from gate.k8s.nodeterms import written_node_affinity
+from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms
+from gate.k8s.ports import pod_host_ports
+from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
+from gate.k8s.spread import hard_constraints
+from gate.k8s.version import Dialect
+from gate.k8s.warnings import unchecked_warnings
+from gate.model import AdmissionObjects, Workload, WorkloadWarning
+from gate.scheduler.framework.profile import PodProfile, frozen
+
+# DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
+DAEMONSET_TOLERATIONS: tuple[tuple[str, str], ...] = (
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+)
+DAEMONSET_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    """One workload's pod, ready for the filters: the completed ``spec``, its ``profile``,
+    and every warning about it so far (the template's, completion's, what is not checked)."""
+
+    spec: Mapping[str, Any]
+    profile: PodProfile
+    warnings: tuple[WorkloadWarning, ...]
+
+
+def daemonset_tolerations(spec: Mapping[str, Any]) -> list[Any]:
+    """AddOrUpdateDaemonPodTolerations: Exists tolerations replace same key+effect ones."""
+    wanted = list(DAEMONSET_TOLERATIONS)
+    if spec.get("hostNetwork"):
+        wanted.append(DAEMONSET_HOST_NETWORK_TOLERATION)
+    current = [t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)]
+    for key, effect in wanted:
+        current = [t for t in current if not (t.get("key") == key and t.get("effect") == effect)]
+        current.append({"key": key, "operator": "Exists", "effect": effect})
+    return current
+
+
+def _text_map(value: object) -> dict[str, str]:
+    """A map[string]string as the API server stores it: a null value is the empty string."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): scalar_text(v) for k, v in value.items()}
+
+
+def _label_keys(node_selector: Mapping[str, str], terms: list[Any] | None) -> frozenset[str]:
+    """Every label key the pod's nodeSelector and required affinity terms read."""
+    keys = set(node_selector)
+    for term in terms or []:
+        expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
+        for expression in expressions if isinstance(expressions, list) else []:
+            if isinstance(expression, Mapping):
+                keys.add(scalar_text(expression.get("key")))
+    return frozenset(keys)
+
+
+def pod_profile(
+    spec: Mapping[str, Any],
+    namespace: str = "default",
+    labels: Mapping[str, str] | None = None,
+    pinned: bool = False,
+) -> PodProfile:
+    """What the filters read of a completed pod spec, in ``namespace`` with ``labels``
+    (``pinned``: a DaemonSet's pod). Raises QuantityError on a request the scheduler cannot
+    hold, SelectorError on a label selector the API server refuses."""
+    terms = required_terms(spec)
+    node_selector = _text_map(spec.get("nodeSelector"))
+    labels = dict(labels or {})
+    priority = spec.get("priority")
+    return PodProfile(
+        namespace=namespace,
+        labels=labels,
+        spread=hard_constraints(spec, labels),
+        pod_affinity=pod_terms(spec, POD_AFFINITY, namespace, labels),
+        pod_anti_affinity=pod_terms(spec, POD_ANTI_AFFINITY, namespace, labels),
+        pinned=pinned,
+        node_name=str(spec.get("nodeName") or ""),
+        tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
+        node_selector=node_selector,
+        affinity_terms=None if terms is None else parse_terms(terms),
+        written_terms=frozen(terms),
+        wanted_ports=pod_host_ports(spec),
+        requests=pod_request_amounts(spec),
+        label_keys=_label_keys(node_selector, terms),
+        by_name=depends_on_name(spec),
+        names=name_narrowing(terms) if terms else None,
+        nonzero=incoming_nonzero_amounts(spec),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
+        node_affinity=written_node_affinity(spec),
+    )
+
+
+def depends_on_name(spec: Mapping[str, Any]) -> bool:
+    """Whether a node's name decides the answer (``nodeName``, ``matchFields``): then the
+    pod is filtered node by node, not per class of nodes."""
+    terms = required_terms(spec) or []
+    return bool(spec.get("nodeName")) or any(
+        isinstance(t, Mapping) and t.get("matchFields") for t in terms
+    )
+
+
+def prepare_pod(
+    workload: Workload,
+    admission: AdmissionObjects,
+    dialect: Dialect,
+    namespaces_unknown: bool = False,
+) -> Pod:
+    """The workload's pod as the scheduler would receive it. Raises AdmissionRefused where
+    the API server would refuse it, QuantityError on a request the scheduler cannot hold,
+    SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
+    recorded no namespaces."""
+    spec, warnings = complete_pod_spec(
+        workload.pod_spec,
+        workload.namespace,
+        admission,
+        pod_level_resources=dialect.pod_level_resources,
+    )
+    daemonset = workload.kind == "DaemonSet"
+    if daemonset:
+        spec["tolerations"] = daemonset_tolerations(spec)
+    profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
+    unchecked = unchecked_warnings(workload.pod_spec, spec, namespaces_unknown)
+    return Pod(spec, profile, (*workload.warnings, *warnings, *unchecked))

@@ -1,0 +1,463 @@
+"""Copies filtered, scored and selected one at a time over classes of alike nodes.
+
+The exact path of :mod:`gate.scheduler.placement.copies` (module doc there): nodes alike in
+everything the filters and scores read share a class, scored once per copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+from collections.abc import Sequence
+
+from gate.k8s.labels import HOSTNAME
+from gate.model import (
+    INTER_POD_AFFINITY,
+    NODE_AFFINITY,
+    NODE_RESOURCES_FIT,
+    POD_TOPOLOGY_SPREAD,
+    TAINT_TOLERATION,
+    NodeView,
+)
+from gate.scheduler.framework.scores import (
+    BALANCED_ALLOCATION,
+    IMAGE_LOCALITY,
+    WEIGHTS,
+    default_normalize,
+)
+from gate.scheduler.placement.copyrules import CopyRules, Ledger, ScoreRules, capacity, set_bits
+from gate.scheduler.plugins.balancedallocation import balanced_allocation
+from gate.scheduler.plugins.imagelocality import image_locality
+from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
+from gate.scheduler.plugins.noderesources import SCORED, least_allocated
+from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
+from gate.scheduler.plugins.podtopologyspread.scoring import (
+    go_round,
+    normalizing_weight,
+    score_for_count,
+)
+from gate.scheduler.plugins.podtopologyspread.scoring import (
+    normalize as spread_normalize,
+)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
+MIN_FEASIBLE_NODES_PERCENTAGE = 5  # minFeasibleNodesPercentageToFind
+
+
+def feasible_nodes_to_find(all_nodes: int) -> int:
+    """numFeasibleNodesToFind with percentageOfNodesToScore unset (adaptive): every node
+    under 100, else ``all * max(50 - all // 125, 5) // 100`` and at least 100.
+
+    >>> feasible_nodes_to_find(1000), feasible_nodes_to_find(5000)
+    (420, 500)
+    """
+    if all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return all_nodes
+    percentage = max(50 - all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE)
+    return max(all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class ScoredRun:
+    """One placement: the copies so far, the nodes in classes alike in everything the
+    filters and scores read (module doc), the domain counts the copies raise."""
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeView],
+        rules: CopyRules,
+        scores: ScoreRules,
+        candidates: int,
+        ledger: Ledger | None,
+    ) -> None:
+        self.nodes, self.rules, self.scores = nodes, rules, scores
+        self.anti_keys = [k for k in rules.one_per_domain if k != HOSTNAME]
+        self.counts = [dict(rule.counts) for rule in rules.spread]
+        self.taken: list[set[str | None]] = [set() for _ in self.anti_keys]
+        self.copies: dict[int, int] = {}
+        cpu, memory = SCORED
+        self.actual = (rules.requests.get(cpu, 0), rules.requests.get(memory, 0))
+        self.caps: dict[int, int] = {}
+        self.base: dict[int, tuple[int, int]] = {}
+        self.nonzero: dict[int, tuple[int, int]] = {}
+        self.static: dict[int, tuple[object, ...]] = {}
+        self.taint: dict[int, int] = {}
+        self.preferred: dict[int, int] = {}
+        self.classes: dict[tuple[object, ...], set[int]] = {}
+        self.resource_scores: dict[tuple[object, ...], tuple[int, int | None]] = {}
+        self.soft = scores.spread
+        self.interpod = scores.interpod
+        self.interpod_copies: list[dict[str, int]] = [
+            {} for _ in (self.interpod.keys if self.interpod else ())
+        ]
+        self.zone = self._zone_counts(ledger)
+        for p in set_bits(candidates):
+            self._describe(p, ledger)
+            self.classes.setdefault(self._key(p), set()).add(p)
+
+    def _describe(self, p: int, ledger: Ledger | None) -> None:
+        node = self.nodes[p]
+        taken = ledger.requested.get(node.name, {}) if ledger else {}
+        self.caps[p] = capacity(node, self.rules, ledger)
+        self.base[p] = (
+            node.requested.get(SCORED[0], 0) + taken.get(SCORED[0], 0),
+            node.requested.get(SCORED[1], 0) + taken.get(SCORED[1], 0),
+        )
+        self.nonzero[p] = ledger.scored(node) if ledger else node.scored_requests
+        allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+        keys = [r.topology_key for r in self.rules.spread] + self.anti_keys
+        domains = tuple(node.labels.get(k) for k in keys if k != HOSTNAME)
+        hard_host = tuple(
+            self.counts[k].get(node.labels.get(HOSTNAME, ""), 0)
+            for k, r in enumerate(self.rules.spread)
+            if r.topology_key == HOSTNAME
+        )
+        soft: tuple[object, ...] = ()
+        if self.soft is not None:
+            soft = (
+                *(
+                    c.existing.get(p, 0)
+                    if c.topology_key == HOSTNAME
+                    else node.labels.get(c.topology_key)
+                    for c in self.soft.constraints
+                ),
+                self._ignored(node),
+            )
+        self.taint[p] = self.scores.taints(node)
+        self.preferred[p] = self.scores.affinity(node)
+        interpod = tuple(node.labels.get(k) for k in self.interpod.keys) if self.interpod else ()
+        self.static[p] = (
+            interpod,
+            self.caps[p],
+            self.base[p],
+            self.nonzero[p],
+            allocatable,
+            self.taint[p],
+            self.preferred[p],
+            domains,
+            hard_host,
+            soft,
+        )
+
+    def fresh(self) -> ScoredRun:
+        """The same run from its start, for a run nothing has been placed in yet: the
+        nodes' descriptions (the costly part) shared, every count the copies raise its
+        own."""
+        run = copy.copy(self)
+        run.counts = [dict(counts) for counts in self.counts]
+        run.taken = [set(taken) for taken in self.taken]
+        run.copies = dict(self.copies)
+        run.interpod_copies = [dict(values) for values in self.interpod_copies]
+        run.zone = [dict(counts) for counts in self.zone]
+        run.classes = {key: set(members) for key, members in self.classes.items()}
+        return run
+
+    def _ignored(self, node: NodeView) -> bool:
+        soft = self.soft
+        return (
+            soft is not None
+            and soft.require_all
+            and any(c.topology_key not in node.labels for c in soft.constraints)
+        )
+
+    def _zone_counts(self, ledger: Ledger | None) -> list[dict[str, int]]:
+        """Per soft constraint over a zone-like key: the matching pods by domain, over the
+        nodes whose pods count (PreScore's processAllNode)."""
+        soft = self.soft
+        if soft is None:
+            return []
+        found: list[dict[str, int]] = []
+        for c in soft.constraints:
+            counts: dict[str, int] = {}
+            if c.topology_key != HOSTNAME:
+                for p, n in c.existing.items():
+                    if self._counts_toward(p):
+                        value = self.nodes[p].labels.get(c.topology_key, "")
+                        counts[value] = counts.get(value, 0) + n
+            found.append(counts)
+        return found
+
+    def _counts_toward(self, p: int) -> bool:
+        soft = self.soft
+        return soft is not None and bool(soft.counted >> p & 1) and not self._ignored(self.nodes[p])
+
+    def _key(self, p: int) -> tuple[object, ...]:
+        return (self.static[p], self.copies.get(p, 0))
+
+    def allowed(self, p: int, minimums: Sequence[int]) -> bool:
+        """Every filter the copies change passes node ``p`` for the next copy."""
+        if self.caps[p] - self.copies.get(p, 0) <= 0:
+            return False
+        labels = self.nodes[p].labels
+        for k, rule in enumerate(self.rules.spread):
+            domain = labels.get(rule.topology_key)
+            if domain is None:
+                return False
+            if not admits(
+                self.counts[k].get(domain, 0), rule.self_match, minimums[k], rule.max_skew
+            ):
+                return False
+        for k, key in enumerate(self.anti_keys):
+            domain = labels.get(key)
+            if domain is not None and domain in self.taken[k]:
+                return False
+        return True
+
+    def minimums(self) -> list[int]:
+        return [
+            minimum(counts, rule.min_domains)
+            for counts, rule in zip(self.counts, self.rules.spread, strict=True)
+        ]
+
+    def feasible(self) -> list[tuple[int, set[int]]]:
+        """The classes whose nodes pass for the next copy, each with a representative."""
+        minimums = self.minimums()
+        found = []
+        for members in self.classes.values():
+            if members:
+                p = next(iter(members))
+                if self.allowed(p, minimums):
+                    found.append((p, members))
+        return found
+
+    def totals(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
+        """Each feasible class's total score (RunScorePlugins, module doc)."""
+        least, balanced, taints, affinity = [], [], [], []
+        for p, _ in feasible:
+            key = self._key(p)
+            found = self.resource_scores.get(key)
+            if found is None:
+                found = self.resource_scores[key] = self._resource_scores(p)
+            least.append(found[0])
+            if found[1] is not None:
+                balanced.append(found[1])
+            taints.append(self.taint[p])
+            affinity.append(self.preferred[p])
+        taint_scores = default_normalize(taints, reverse=True)
+        affinity_scores = default_normalize(affinity)
+        spread_scores = self._spread(feasible)
+        interpod_scores = self._interpod(feasible)
+        totals = []
+        for i in range(len(feasible)):
+            total = (
+                WEIGHTS[NODE_RESOURCES_FIT] * least[i]
+                + WEIGHTS[TAINT_TOLERATION] * taint_scores[i]
+                + WEIGHTS[NODE_AFFINITY] * affinity_scores[i]
+                + WEIGHTS[POD_TOPOLOGY_SPREAD] * spread_scores[i]
+                + WEIGHTS[INTER_POD_AFFINITY] * interpod_scores[i]
+                + WEIGHTS[IMAGE_LOCALITY] * image_locality()
+            )
+            if balanced:
+                total += WEIGHTS[BALANCED_ALLOCATION] * balanced[i]
+            totals.append(total)
+        return totals
+
+    def _resource_scores(self, p: int) -> tuple[int, int | None]:
+        """LeastAllocated and BalancedAllocation (None: skipped) for the next copy on
+        ``p``: a class's, worked out once."""
+        node, held = self.nodes[p], self.copies.get(p, 0) + 1
+        allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+        base, nonzero, each = self.base[p], self.nonzero[p], self.scores.nonzero
+        least = least_allocated(
+            (nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable
+        )
+        actual = self.scores.balanced
+        if actual is None:
+            return least, None
+        return least, balanced_allocation(
+            (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
+        )
+
+    def _interpod(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
+        scoring = self.interpod
+        if scoring is None:
+            return [0] * len(feasible)
+        raw = []
+        for p, _ in feasible:
+            labels = self.nodes[p].labels
+            score = 0
+            for k, key in enumerate(scoring.keys):
+                value = labels.get(key)
+                if value is not None:
+                    copies = self.interpod_copies[k].get(value, 0)
+                    score += scoring.existing[k].get(value, 0) + scoring.per_copy[k] * copies
+            raw.append(score)
+        return interpod_normalize(raw)
+
+    def _spread(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
+        soft = self.soft
+        if soft is None:
+            return [0] * len(feasible)
+        kept = [(p, m) for p, m in feasible if not self._ignored(self.nodes[p])]
+        weights = []
+        for c in soft.constraints:
+            if c.topology_key == HOSTNAME:
+                size = sum(len(m) for _, m in kept)
+            else:
+                size = len({self.nodes[p].labels.get(c.topology_key, "") for p, _ in kept})
+            weights.append(normalizing_weight(size))
+        raw: list[int | None] = []
+        for p, _ in feasible:
+            node = self.nodes[p]
+            if self._ignored(node):
+                raw.append(None)
+                continue
+            score = 0.0
+            for k, c in enumerate(soft.constraints):
+                value = node.labels.get(c.topology_key)
+                if value is None:
+                    continue
+                if c.topology_key == HOSTNAME:
+                    count = c.existing.get(p, 0) + self.copies.get(p, 0) * c.self_match
+                else:
+                    count = self.zone[k].get(value, 0)
+                score += score_for_count(count, c.max_skew, weights[k])
+            raw.append(go_round(score))
+        return spread_normalize(raw)
+
+    def take(self, p: int) -> None:
+        """A copy lands on node ``p``."""
+        self.classes[self._key(p)].discard(p)
+        self.copies[p] = self.copies.get(p, 0) + 1
+        labels = self.nodes[p].labels
+        for k, rule in enumerate(self.rules.spread):
+            land(self.counts[k], labels.get(rule.topology_key), rule.self_match)
+        for k, key in enumerate(self.anti_keys):
+            self.taken[k].add(labels.get(key))
+        if self.interpod is not None:
+            for k, key in enumerate(self.interpod.keys):
+                value = labels.get(key)
+                if value is not None:
+                    self.interpod_copies[k][value] = self.interpod_copies[k].get(value, 0) + 1
+        if self.soft is not None and self._counts_toward(p):
+            for k, c in enumerate(self.soft.constraints):
+                if c.topology_key != HOSTNAME and c.self_match:
+                    value = labels.get(c.topology_key, "")
+                    self.zone[k][value] = self.zone[k].get(value, 0) + 1
+        self.classes.setdefault(self._key(p), set()).add(p)
+
+
+Group = tuple[object, ...]
+
+
+class GroupedRun(ScoredRun):
+    """A :class:`ScoredRun` that scores only each group's best classes, for copies no rule
+    over hostnames couples: nodes sharing their values of every key the filters and scores
+    read by domain (spread, anti-affinity, soft spread, inter-pod terms) form a group, and
+    everything but the node's own room scores alike across a group. A node's own part
+    (LeastAllocated, BalancedAllocation: neither normalised) then decides inside its group
+    whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
+    are one value over the candidates (else their normalisation over every feasible node
+    could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
+    its classes that hold another copy in buckets by that part, and a heap of the parts;
+    the top bucket of every allowed group holds exactly the nodes of the highest total and
+    its ties. The cost per copy is the groups and the tied classes, not every class."""
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeView],
+        rules: CopyRules,
+        scores: ScoreRules,
+        candidates: int,
+        ledger: Ledger | None,
+    ) -> None:
+        super().__init__(nodes, rules, scores, candidates, ledger)
+        self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
+        # By group: the classes holding another copy by their own part, and the parts
+        # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
+        self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
+        self.heaps: dict[Group, list[int]] = {}
+        self.bucket_of: dict[tuple[object, ...], tuple[Group, int]] = {}
+        if self.grouped:
+            for key, members in self.classes.items():
+                if members:
+                    self._add(key, next(iter(members)))
+
+    @staticmethod
+    def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
+        """No filter or score the copies change reads a node's hostname."""
+        soft = scores.spread.constraints if scores.spread is not None else ()
+        interpod = scores.interpod.keys if scores.interpod is not None else ()
+        return all(
+            key != HOSTNAME
+            for key in (
+                *(r.topology_key for r in rules.spread),
+                *(c.topology_key for c in soft),
+                *interpod,
+            )
+        )
+
+    def _add(self, key: tuple[object, ...], p: int) -> None:
+        """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
+        if key in self.bucket_of or self.caps[p] <= self.copies.get(p, 0):
+            return
+        found = self.resource_scores.get(key)
+        if found is None:
+            found = self.resource_scores[key] = self._resource_scores(p)
+        own = found[0] + (found[1] or 0)
+        static = self.static[p]
+        group = (static[0], static[7], static[9])
+        buckets = self.buckets.setdefault(group, {})
+        bucket = buckets.get(own)
+        if bucket is None:
+            bucket = buckets[own] = set()
+            heapq.heappush(self.heaps.setdefault(group, []), -own)
+        bucket.add(key)
+        self.bucket_of[key] = (group, own)
+
+    def _drop(self, key: tuple[object, ...]) -> None:
+        """Class ``key`` out of its bucket: its last node left it."""
+        group, own = self.bucket_of.pop(key)
+        bucket = self.buckets[group][own]
+        bucket.discard(key)
+        if not bucket:
+            del self.buckets[group][own]
+
+    def feasible(self) -> list[tuple[int, set[int]]]:
+        if not self.grouped:
+            return super().feasible()
+        minimums = self.minimums()
+        found = []
+        for group, heap in self.heaps.items():
+            buckets = self.buckets[group]
+            while heap and -heap[0] not in buckets:
+                heapq.heappop(heap)
+            if not heap:
+                continue
+            top = buckets[-heap[0]]
+            if not self.allowed(next(iter(self.classes[next(iter(top))])), minimums):
+                continue  # the group's domains refuse it
+            for key in top:
+                members = self.classes[key]
+                found.append((next(iter(members)), members))
+        return found
+
+    def take(self, p: int) -> None:
+        old = self._key(p)
+        super().take(p)
+        if self.grouped:
+            if not self.classes[old] and old in self.bucket_of:
+                self._drop(old)
+            self._add(self._key(p), p)
+
+    def fresh(self) -> GroupedRun:
+        run = super().fresh()
+        assert isinstance(run, GroupedRun)
+        run.buckets = {
+            group: {own: set(keys) for own, keys in buckets.items()}
+            for group, buckets in self.buckets.items()
+        }
+        run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
+        run.bucket_of = dict(self.bucket_of)
+        return run
+
+
+def scored_run(
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    scores: ScoreRules,
+    candidates: int,
+    ledger: Ledger | None,
+) -> ScoredRun:
+    """The run for these copies: by groups where no hostname rule couples them."""
+    kind = GroupedRun if GroupedRun.groupable(rules, scores) else ScoredRun
+    return kind(nodes, rules, scores, candidates, ledger)

@@ -1,0 +1,272 @@
+"""How many copies of one pod fit, placed one after another as the scheduler places them.
+
+Counting is not scheduling: the copies are placed in memory only to count them, and no
+report ever names the node a copy would take. For each wanted copy in turn
+(schedule_one.go schedulePod):
+
+1. **Filter** against the state the earlier copies left. A node that passed every filter
+   for the first copy, or that PodTopologySpread alone refused for it (its skew can even
+   out as copies land elsewhere), is asked again for every copy:
+
+   - NodeResourcesFit: every copy takes its requests and one pod slot from its node, so a
+     node holds ``min(free_r // request_r, free pod slots)`` copies;
+   - NodePorts: a copy that wants a host port holds it, so a node holds at most one;
+   - InterPodAffinity: required anti-affinity of the pod against its own labels holds one
+     copy per domain of the term's topology key;
+   - PodTopologySpread (``DoNotSchedule``): a copy may join domain ``d`` only while
+     ``count[d] + 1 - min(count)`` stays within ``maxSkew``, and copies matching the
+     constraint's selector raise ``count[d]``.
+
+2. **Score** the feasible nodes as the default profile does (:mod:`gate.scheduler.framework.scores`;
+   each rule in its plugin's module): NodeResourcesFit LeastAllocated, BalancedAllocation,
+   TaintToleration, NodeAffinity, PodTopologySpread, ImageLocality, each normalised over the
+   feasible nodes and weighted. With one feasible node nothing is scored.
+
+3. **Select** a node of the highest total. Upstream picks uniformly among the tied nodes
+   (selectHost); here a :data:`TiePolicy` picks: the lowest position, the highest, or a
+   seeded draw. :func:`place_range` places with several policies and reports the least and
+   the most copies found.
+
+Nodes alike in everything filters and scores read (free room, requests, taints, preferred
+affinity, domains, matching pods) form one class, scored once per copy: the cost is copies x
+classes, not copies x nodes, and ties inside a class are between interchangeable nodes.
+
+On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
+rotating start (schedule_one.go numFeasibleNodesToFind): there a count no order changes
+(:func:`order_free`) is placed without scores (:mod:`gate.scheduler.placement.grouped`) but under
+one hostname spread; other coupled copies are scored, per group of nodes sharing their domains
+where no hostname rule couples them (:class:`gate.scheduler.placement.classes.GroupedRun`), and
+where the share could change their count they are also placed with the picks of
+:data:`ANY_NODE` (docs/scheduler-rules.md).
+
+Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
+with 4 CPU free, a zone spread of maxSkew 1 and ten copies of 1 CPU: the first copy is
+refused on n1 (skew 1 + 1 - 0 = 2) and takes n2; then the zones take turns as the skew
+allows, and 7 fit (``tests/test_placement_scores.py``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from gate.k8s.labels import HOSTNAME
+from gate.model import NodeView
+from gate.scheduler.placement.classes import (
+    MIN_FEASIBLE_NODES_TO_FIND as MIN_FEASIBLE_NODES_TO_FIND,
+)
+from gate.scheduler.placement.classes import GroupedRun, ScoredRun, scored_run
+from gate.scheduler.placement.classes import feasible_nodes_to_find as feasible_nodes_to_find
+from gate.scheduler.placement.copyrules import CopyRules as CopyRules
+from gate.scheduler.placement.copyrules import FitRange as FitRange
+from gate.scheduler.placement.copyrules import Ledger as Ledger
+from gate.scheduler.placement.copyrules import Placement as Placement
+from gate.scheduler.placement.copyrules import ScoreRules as ScoreRules
+from gate.scheduler.placement.copyrules import SpreadRule as SpreadRule
+from gate.scheduler.placement.copyrules import capacity as capacity
+from gate.scheduler.placement.copyrules import set_bits as set_bits
+from gate.scheduler.placement.copyrules import with_earlier_copies as with_earlier_copies
+from gate.scheduler.placement.grouped import LabelBits as LabelBits
+from gate.scheduler.placement.grouped import by_domain, filled
+from gate.scheduler.placement.grouped import fill_order as fill_order
+
+TiePolicy = str | int
+"""How a tie between nodes of the highest score is broken: ``"first"`` (the lowest node
+position), ``"last"`` (the highest), or an int seeding a uniform draw (selectHost's)."""
+
+POLICIES: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3)
+"""The policies :func:`place_range` tries: the range found, not every path of the draw."""
+
+ANY_NODE: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3, "fewest", "most")
+"""Where the scheduler scores only a share of the feasible nodes, the policies that pick a
+copy's node among every feasible one, scores aside: the lowest position, the highest, a
+seeded draw, a node of the domains that hold the fewest or the most matching pods. Copies
+a hostname rule couples are placed per class of nodes, not per group: there only the first
+two, one placement each over every class."""
+
+
+def place(
+    wanted: int,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    candidates: int | None = None,
+    *,
+    ledger: Ledger | None = None,
+    scores: ScoreRules | None = None,
+    policy: TiePolicy = "first",
+    count_only: bool = False,
+    label_bits: LabelBits | None = None,
+) -> Placement:
+    """Copies of one pod on the ``candidates`` (a bitset over ``nodes`` of those that may
+    take one: every node by default), each filtered, scored and selected as the module doc
+    says, ties broken by ``policy``. ``label_bits``: the nodes by a label's values (built
+    from ``nodes`` when not given), for copies placed by domain.
+
+    Copies that no spread or zone-wide anti-affinity couples fill the nodes' capacities
+    whatever the order: their count is ``min(wanted, sum of capacities)``, in arithmetic,
+    and when they all fit a node's share is worked out only when asked (``count_only``
+    false: the copies are then placed one by one, as scored)."""
+    fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and not scored_past_sample(rules):
+        if uncoupled(rules):
+            return filled(wanted, nodes, rules, fitting, ledger)
+        return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
+    if uncoupled(rules):
+        caps = capacities(nodes, rules, fitting, ledger)
+        room = sum(caps.values())
+        if room <= wanted:  # every node fills up, whatever the order
+            return Placement(wanted=wanted, fit=room, copies=caps)
+        if count_only:
+            return Placement(wanted=wanted, fit=wanted, copies={})
+    run = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    return _placed(run, wanted, policy)
+
+
+def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True) -> Placement:
+    """The copies placed one by one in ``run``, ties broken by ``policy``; unless
+    ``scored``, the node picked by ``policy`` among every feasible one (:data:`ANY_NODE`)."""
+    draw = random.Random(policy) if isinstance(policy, int) else None
+    tied = False
+    for _ in range(wanted):
+        feasible = run.feasible()
+        if not feasible:
+            break
+        if not scored:
+            run.take(_any(run, feasible, policy, draw))
+            continue
+        if len(feasible) == 1 and len(feasible[0][1]) == 1:
+            run.take(feasible[0][0])
+            continue
+        totals = run.totals(feasible)
+        best = max(totals)
+        top = [
+            members for (_, members), total in zip(feasible, totals, strict=True) if total == best
+        ]
+        tied = tied or len(top) > 1
+        run.take(_pick(top, policy, draw))
+    copies = {p: c for p, c in sorted(run.copies.items())}
+    return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
+
+
+def _feasible(run: ScoredRun) -> int:
+    """The nodes feasible for the first copy (every class, not each group's best)."""
+    return sum(len(members) for _, members in ScoredRun.feasible(run))
+
+
+def _any(
+    run: ScoredRun,
+    feasible: Sequence[tuple[int, set[int]]],
+    policy: TiePolicy,
+    draw: random.Random | None,
+) -> int:
+    """The node ``policy`` picks among every feasible one, scores aside (:data:`ANY_NODE`);
+    "fewest" and "most" weigh a node by the matching pods of its spread domains (ties: the
+    lowest position)."""
+    if policy in ("fewest", "most"):
+        sign = 1 if policy == "fewest" else -1
+
+        def held(p: int) -> int:
+            labels = run.nodes[p].labels
+            return sum(
+                counts.get(labels.get(rule.topology_key, ""), 0)
+                for counts, rule in zip(run.counts, run.rules.spread, strict=True)
+            )
+
+        return min((sign * held(p), min(members)) for p, members in feasible)[1]
+    return _pick([members for _, members in feasible], policy, draw)
+
+
+def uncoupled(rules: CopyRules) -> bool:
+    """Whether no copy can change another node's answer (no spread constraint, no
+    anti-affinity wider than a node): then the order of the copies cannot change their
+    count, and no tie can."""
+    return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+
+
+def order_free(rules: CopyRules) -> bool:
+    """Whether the count of copies is the same in any order: uncoupled copies; or one
+    spread constraint, or one anti-affinity key wider than a node, and nothing else wider.
+
+    One constraint: placing stops only when every domain with room has ``count = min +
+    maxSkew``, so the least count is a full domain's, the least of ``existing + room`` over
+    the domains, ``m``, whatever the order; each domain then ends at ``max(existing,
+    min(existing + room, m + maxSkew))`` (``0 + maxSkew`` in place of ``m + maxSkew`` under
+    fewer domains than ``minDomains``). One anti-affinity key: one copy in each domain
+    with room."""
+    wide = [key for key in rules.one_per_domain if key != HOSTNAME]
+    if not rules.spread:
+        return len(wide) <= 1
+    return len(rules.spread) == 1 and not wide
+
+
+def scored_past_sample(rules: CopyRules) -> bool:
+    """Whether copies on more than 100 nodes are placed as scored: where an order can change
+    their count, and under one hostname spread constraint. A count no order changes is
+    placed without scores there, cheaply (:mod:`gate.scheduler.placement.grouped`): the nodes it
+    takes, which only the run's later workloads see, are not knowable from a snapshot."""
+    return not order_free(rules) or any(rule.topology_key == HOSTNAME for rule in rules.spread)
+
+
+def capacities(
+    nodes: Sequence[NodeView], rules: CopyRules, candidates: int, ledger: Ledger | None = None
+) -> dict[int, int]:
+    """The copies each candidate holds by its room alone (nodes holding none absent)."""
+    found = {}
+    for position in set_bits(candidates):
+        held = capacity(nodes[position], rules, ledger)
+        if held > 0:
+            found[position] = held
+    return found
+
+
+def _pick(top: Sequence[set[int]], policy: TiePolicy, draw: random.Random | None) -> int:
+    if policy == "last":
+        return max(max(members) for members in top)
+    if draw is None:
+        return min(min(members) for members in top)
+    tied = sorted(p for members in top for p in members)
+    # A draw only between tied nodes: how many nodes were scored leaves the stream alone.
+    return tied[draw.randrange(len(tied))] if len(tied) > 1 else tied[0]
+
+
+def place_range(
+    wanted: int,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    candidates: int | None = None,
+    *,
+    ledger: Ledger | None = None,
+    scores: ScoreRules | None = None,
+    count_only: bool = False,
+    label_bits: LabelBits | None = None,
+) -> FitRange:
+    """The copies placed with each tie policy of :data:`POLICIES` while some draw was
+    between nodes that are not interchangeable, and, where the scheduler scores only a
+    share of more feasible nodes than it looks for (``numFeasibleNodesToFind``), with each
+    policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
+    least (ties: the earlier policy). Copies whose count no order changes
+    (:func:`order_free`) are placed once."""
+    first = place(
+        wanted,
+        nodes,
+        rules,
+        candidates,
+        ledger=ledger,
+        scores=scores,
+        count_only=count_only,
+        label_bits=label_bits,
+    )
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    if order_free(rules) or not ((first.tied and first.fit > 0) or sampled):
+        return FitRange(first.fit, first.fit, first)
+    # The nodes described once for the other policies (the scored path: coupled copies).
+    fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    start = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
+    found = [first]
+    if first.tied and first.fit > 0:
+        found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
+    if sampled and _feasible(start) > feasible_nodes_to_find(len(nodes)):
+        tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]
+        found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in tried]
+    least = min(found, key=lambda p: p.fit)
+    return FitRange(least.fit, max(p.fit for p in found), least)

@@ -1,0 +1,264 @@
+"""What limits and steers the copies of one pod, and what earlier copies hold.
+
+The values :mod:`gate.scheduler.placement.copies` places copies with: the filters' part the copies
+change (:class:`CopyRules`: requests, host ports, anti-affinity against their own labels,
+DoNotSchedule spread counts), the score plugins' inputs (:class:`ScoreRules`), the room the
+run's earlier workloads took (:class:`Ledger`), a node's capacity for copies, and what a
+placement found (:class:`Placement`, :class:`FitRange`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from gate.k8s.labels import HOSTNAME
+from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from gate.k8s.selectors import LabelSelector
+from gate.model import HostPort, NodeView
+from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
+from gate.scheduler.plugins.nodeports import port_conflicts
+from gate.scheduler.plugins.noderesources import SCORED, copies_held
+from gate.scheduler.plugins.podtopologyspread.copies import land
+from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
+
+PODS = "pods"
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadRule:
+    """One ``DoNotSchedule`` constraint as the copies meet it.
+
+    ``counts`` holds every eligible domain with the matching pods already in it (0 included);
+    ``self_match``: the copies match the constraint's selector, so each raises its domain's
+    count.
+    """
+
+    topology_key: str
+    max_skew: int
+    counts: Mapping[str, int]
+    min_domains: int = 1
+    self_match: bool = True
+    selector: LabelSelector | None = None  # None: no other workload's copies are counted
+
+
+@dataclass(frozen=True, slots=True)
+class CopyRules:
+    """What limits the copies of one pod beyond its first one."""
+
+    requests: Mapping[str, int] = field(default_factory=dict)
+    host_ports: tuple[HostPort, ...] = ()
+    one_per_domain: tuple[str, ...] = ()  # topology keys of self anti-affinity terms
+    spread: tuple[SpreadRule, ...] = ()
+    namespace: str = ""  # the pod's: a spread constraint counts pods of it only
+
+
+def _no_score(node: NodeView) -> int:
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRules:
+    """What the score plugins read of the pod: its cpu and memory requests with the
+    non-zero defaults (LeastAllocated) and as written (BalancedAllocation; None for a best
+    effort pod, which it skips), the intolerable PreferNoSchedule taints of a node, the
+    weight of the preferred node affinity terms a node matches, the spread scoring and the
+    inter-pod affinity scoring."""
+
+    nonzero: tuple[int, int] = (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
+    balanced: tuple[int, int] | None = None
+    taints: Callable[[NodeView], int] = _no_score
+    affinity: Callable[[NodeView], int] = _no_score
+    spread: SpreadScoring | None = None
+    interpod: AffinityScoring | None = None
+
+    @classmethod
+    def of(cls, requests: Mapping[str, int]) -> ScoreRules:
+        """Scores for a pod of one container with these requests and nothing preferred."""
+        cpu, memory = (requests.get(r, 0) for r in SCORED)
+        return cls(
+            nonzero=(cpu or DEFAULT_MILLI_CPU_REQUEST, memory or DEFAULT_MEMORY_REQUEST),
+            balanced=(cpu, memory) if cpu or memory else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """``copies``: by a node's position, the copies it holds (nodes holding none are absent);
+    kept to count, never reported by node. ``fit``: their sum. ``tied``: some copy's node
+    was drawn among tied nodes that are not interchangeable (another draw may count
+    differently)."""
+
+    wanted: int
+    fit: int
+    copies: Mapping[int, int]
+    tied: bool = False
+
+    @property
+    def busiest(self) -> int:
+        """The copies lost if the node holding the most of them failed."""
+        return max(self.copies.values(), default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class FitRange:
+    """The least and the most copies found over the tie policies tried, and the placement
+    that gave the least (the verdict's)."""
+
+    least: int
+    most: int
+    placement: Placement
+
+
+@dataclass(slots=True)
+class Ledger:
+    """Room already taken on nodes by copies placed earlier in the run, by node name; and
+    by node, the copies each earlier workload holds there."""
+
+    requested: dict[str, dict[str, int]] = field(default_factory=dict)
+    pods: dict[str, int] = field(default_factory=dict)
+    ports: dict[str, frozenset[HostPort]] = field(default_factory=dict)
+    takers: dict[str, dict[str, int]] = field(default_factory=dict)
+    rules: dict[str, CopyRules] = field(default_factory=dict)
+    nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
+    labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def take(
+        self,
+        node: str,
+        rules: CopyRules,
+        copies: int,
+        taker: str,
+        nonzero: tuple[int, int] | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        """``copies`` copies of ``taker``'s pod now hold their room on ``node``; ``nonzero``:
+        each copy's cpu and memory as the resource scores count them (ScoreRules.nonzero;
+        None: its requests'); ``labels``: the pod's, which later workloads' spread
+        constraints count (:func:`spread_counts`)."""
+        if copies <= 0:
+            return
+        used = self.requested.setdefault(node, {})
+        for resource, amount in rules.requests.items():
+            used[resource] = used.get(resource, 0) + amount * copies
+        if nonzero is None:
+            nonzero = (rules.requests.get(SCORED[0], 0), rules.requests.get(SCORED[1], 0))
+        cpu, memory = self.nonzero.get(node, (0, 0))
+        self.nonzero[node] = (cpu + nonzero[0] * copies, memory + nonzero[1] * copies)
+        self.pods[node] = self.pods.get(node, 0) + copies
+        if rules.host_ports:
+            self.ports[node] = self.ports.get(node, frozenset()) | frozenset(rules.host_ports)
+        held = self.takers.setdefault(node, {})
+        held[taker] = held.get(taker, 0) + copies
+        self.rules[taker] = rules
+        if labels is not None:
+            self.labels[taker] = labels
+
+    def holds(self, node: str) -> bool:
+        """Whether earlier copies hold anything on ``node``."""
+        return node in self.pods
+
+    def view(self, node: NodeView, rules: CopyRules | None = None, copies: int = 0) -> NodeView:
+        """``node`` as a filter sees it with the ledger's copies, and ``copies`` copies
+        under ``rules``, bound to it (``nonzero``, which no filter reads, with the ledger's
+        copies only)."""
+        requested = dict(node.requested)
+        for resource, amount in self.requested.get(node.name, {}).items():
+            requested[resource] = requested.get(resource, 0) + amount
+        ports = node.used_ports | self.ports.get(node.name, frozenset())
+        nonzero = self.scored(node)
+        if rules is not None and copies:
+            for resource, amount in rules.requests.items():
+                requested[resource] = requested.get(resource, 0) + amount * copies
+            ports |= frozenset(rules.host_ports)
+        return replace(
+            node,
+            requested=requested,
+            pod_count=node.pod_count + self.pods.get(node.name, 0) + copies,
+            used_ports=ports,
+            nonzero=nonzero,
+        )
+
+    def scored(self, node: NodeView) -> tuple[int, int]:
+        """``node``'s cpu and memory as the resource scores read them, the ledger's copies
+        included (NodeView.scored_requests)."""
+        cpu, memory = node.scored_requests
+        taken = self.nonzero.get(node.name, (0, 0))
+        return cpu + taken[0], memory + taken[1]
+
+
+def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:
+    """How many copies ``node`` holds by its free room alone (0 when it holds none)."""
+    taken = ledger.requested.get(node.name, {}) if ledger else {}
+    slots = (
+        node.allocatable.get(PODS, 0)
+        - node.pod_count
+        - (ledger.pods.get(node.name, 0) if ledger else 0)
+    )
+    room = copies_held(
+        rules.requests,
+        slots,
+        lambda r: node.allocatable.get(r, 0) - node.requested.get(r, 0) - taken.get(r, 0),
+    )
+    if rules.host_ports:
+        taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
+        if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
+            return 0
+        room = min(room, 1)
+    if HOSTNAME in rules.one_per_domain:
+        room = min(room, 1)
+    return room
+
+
+def set_bits(bits: int) -> Iterator[int]:
+    """Positions of the set bits, lowest first, one step per set bit."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+def counted_takers(rule: SpreadRule, namespace: str, ledger: Ledger) -> set[str]:
+    """The earlier workloads whose copies ``rule`` counts: pods of ``namespace`` its
+    selector matches (countPodsMatchSelector; an empty selector counts none)."""
+    selector = rule.selector
+    if selector is None or selector.empty:
+        return set()
+    return {
+        taker
+        for taker, labels in ledger.labels.items()
+        if ledger.rules[taker].namespace == namespace and selector.matches(labels)
+    }
+
+
+def spread_counts(
+    rules: CopyRules, nodes: Sequence[NodeView], ledger: Ledger | None
+) -> tuple[dict[str, int], ...]:
+    """Per spread constraint, the matching pods by domain with the run's earlier copies
+    counted: a copy on a node whose domain takes part (PreFilter's calPreFilterState) adds
+    to it, as a pod bound there would."""
+    counts = tuple(dict(rule.counts) for rule in rules.spread)
+    if ledger is None or not ledger.labels:
+        return counts
+    matched = [counted_takers(rule, rules.namespace, ledger) for rule in rules.spread]
+    if not any(matched):
+        return counts
+    for node in nodes:
+        held = ledger.takers.get(node.name)
+        if not held:
+            continue
+        for k, rule in enumerate(rules.spread):
+            copies = sum(n for taker, n in held.items() if taker in matched[k])
+            land(counts[k], node.labels.get(rule.topology_key), True, copies)
+    return counts
+
+
+def with_earlier_copies(
+    rules: CopyRules, nodes: Sequence[NodeView], ledger: Ledger | None
+) -> CopyRules:
+    """``rules`` with the spread counts the run's earlier copies raise (:func:`spread_counts`)."""
+    if not rules.spread or ledger is None or not ledger.labels:
+        return rules
+    counts = spread_counts(rules, nodes, ledger)
+    spread = tuple(replace(r, counts=c) for r, c in zip(rules.spread, counts, strict=True))
+    return replace(rules, spread=spread)

@@ -1,0 +1,171 @@
+"""The first copy that does not fit, as the scheduler would answer it.
+
+When fewer copies fit than wanted, the count stops at a copy no node takes; its FitError
+("0/7 nodes are available: 3 ..., 4 ...") is what limits the workload, not the first copy's.
+Here every node's first rejection is worked out for the state the placed
+copies leave: a node no copy could ever take keeps the rejection it gave the first copy
+(what refused it, taints or labels or room the copies only shrink, does not change); a node
+that could take copies is filtered again, in plugin order, with the copies it holds bound
+to it (NodePorts, NodeResourcesFit), the spread counts they raised (PodTopologySpread) and
+the domains they took (InterPodAffinity, anti-affinity against its own labels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from gate.k8s.labels import HOSTNAME
+from gate.k8s.version import Dialect
+from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
+from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
+from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, set_bits
+from gate.scheduler.placement.copyrules import counted_takers, spread_counts
+from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
+from gate.scheduler.plugins.podtopologyspread.copies import land
+from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The rejections of the first copy that does not fit, and the nodes as the placed
+    copies leave them (by position; the others as the snapshot has them)."""
+
+    groups: Groups
+    nodes: Sequence[NodeView]
+    after: Mapping[int, NodeView]
+
+    def largest_free(self, resource: str, among: int) -> int | None:
+        """The largest free amount of ``resource`` among the nodes of ``among``."""
+        found = None
+        for position in set_bits(among):
+            node = self.after.get(position) or self.nodes[position]
+            free = node.allocatable.get(resource, 0) - node.requested.get(resource, 0)
+            found = free if found is None else max(found, free)
+        return found
+
+
+def refusals(
+    base: Groups,
+    cycle: CycleState,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    placement: Placement,
+    candidates: int,
+    ledger: Ledger | None,
+    dialect: Dialect,
+) -> Refused:
+    """Every node's first rejection for the copy after ``placement``'s last (module doc).
+    ``base``: the first copy's rejections; ``candidates``: the nodes asked per copy."""
+    groups: Groups = {r: bits & ~candidates for r, bits in base.items() if bits & ~candidates}
+    after: dict[int, NodeView] = {}
+    room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
+    spread = _spread_after(cycle, nodes, rules, placement, ledger)
+    taken = _domains_taken(nodes, rules, placement)
+    held = ledger or Ledger()
+    for position in set_bits(candidates):
+        node = nodes[position]
+        copies = placement.copies.get(position, 0)
+        rejection: Rejection | None = None
+        if copies or held.holds(node.name):  # else its room is as the first copy found it
+            view = after[position] = held.view(node, rules, copies)
+            for prepared in room:
+                rejection = rejection or prepared.check(view, dialect)
+        if rejection is None and spread is not None:
+            rejection = spread.filter(node.labels)
+        if rejection is None and any(
+            copies if key == HOSTNAME else _in(node.labels.get(key), taken[key])
+            for key in rules.one_per_domain
+        ):
+            rejection = ANTI_AFFINITY
+        if rejection is not None:
+            groups[rejection] = groups.get(rejection, 0) | 1 << position
+    return Refused(groups, nodes, after)
+
+
+def _spread_after(
+    cycle: CycleState,
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    placement: Placement,
+    ledger: Ledger | None,
+) -> SpreadState | None:
+    """PodTopologySpread's PreFilter state with the copies, and the run's earlier copies
+    beside them (``ledger``), counted where they match."""
+    state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
+    if state is None:
+        return None
+    counts = list(spread_counts(rules, nodes, ledger))
+    for position, copies in placement.copies.items():
+        labels = nodes[position].labels
+        for i, constraint in enumerate(state.constraints):
+            land(counts[i], labels.get(constraint.topology_key), state.self_match[i], copies)
+    return replace(state, counts=tuple(counts))
+
+
+def _in(domain: str | None, taken: set[str | None]) -> bool:
+    """A node without the term's key is in no domain: no copy's term reaches it."""
+    return domain is not None and domain in taken
+
+
+def _domains_taken(
+    nodes: Sequence[NodeView], rules: CopyRules, placement: Placement
+) -> dict[str, set[str | None]]:
+    return {
+        key: {nodes[p].labels.get(key) for p in placement.copies} for key in rules.one_per_domain
+    }
+
+
+def consumers(
+    refused: Groups, nodes: Sequence[NodeView], ledger: Ledger, rules: CopyRules
+) -> tuple[str, ...]:
+    """The earlier workloads whose copies hold what refused the copy (room, pod slots,
+    host ports) on the nodes that refused it, or raised the spread counts of the domains
+    that refused it (copies a constraint's selector matches, in those domains), the most
+    copies there first (ties: the earlier workload). A workload that holds none of what
+    ran short is not one of them."""
+    held = _counted_in(refused.get(SKEW, 0), nodes, ledger, rules)
+    for rejection, bits in refused.items():
+        if rejection.plugin not in (NODE_PORTS, NODE_RESOURCES_FIT):
+            continue
+        short = {s.resource for s in rejection.shortfall}
+        for position in set_bits(bits):
+            for taker, copies in ledger.takers.get(nodes[position].name, {}).items():
+                if _holds(ledger.rules[taker], rejection, short, rules):
+                    held[taker] = held.get(taker, 0) + copies
+    order = {taker: i for i, taker in enumerate(ledger.rules)}
+    return tuple(sorted(held, key=lambda t: (-held[t], order[t])))
+
+
+def _holds(taker: CopyRules, rejection: Rejection, short: set[str], rules: CopyRules) -> bool:
+    if rejection.plugin == NODE_PORTS:
+        return bool(taker.host_ports)
+    return "pods" in short or any(taker.requests.get(r, 0) > 0 for r in short)
+
+
+def _counted_in(
+    skewed: int, nodes: Sequence[NodeView], ledger: Ledger, rules: CopyRules
+) -> dict[str, int]:
+    """By earlier workload, its copies the spread constraints count in the domains of the
+    ``skewed`` nodes (each copy once, whatever constraints count it)."""
+    held: dict[str, int] = {}
+    if not skewed or not rules.spread or not ledger.labels:
+        return held
+    matched = [counted_takers(rule, rules.namespace, ledger) for rule in rules.spread]
+    if not any(matched):
+        return held
+    domains = [
+        {nodes[p].labels.get(rule.topology_key) for p in set_bits(skewed)} - {None}
+        for rule in rules.spread
+    ]
+    for node in nodes:
+        there = ledger.takers.get(node.name)
+        if not there:
+            continue
+        for taker, copies in there.items():
+            if any(
+                taker in matched[k] and node.labels.get(rule.topology_key) in domains[k]
+                for k, rule in enumerate(rules.spread)
+            ):
+                held[taker] = held.get(taker, 0) + copies
+    return held
