@@ -791,7 +791,8 @@ USAGE = {
     ),
     "an unknown option": (
         ("--fail-onn", "NO"),
-        "fitgate check: unrecognized arguments: --fail-onn NO; see fitgate check --help",
+        "fitgate check: unrecognized arguments: --fail-onn NO (did you mean --fail-on?); "
+        "see fitgate check --help",
     ),
 }
 

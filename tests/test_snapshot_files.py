@@ -1,0 +1,96 @@
+"""Several ``--snapshot`` files of one cluster, as ``kubectl get`` writes them, read as one:
+the nodes, pods and DaemonSets in one List, the cluster-autoscaler-status ConfigMap asked for
+by name in another. None replaces another; two that disagree are refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_cli import json_report, run
+
+RECORDED = "fixtures/snapshots/aks-autoscaled.json"
+MANIFESTS = "fixtures/autoscaling"
+
+
+def _recording() -> dict[str, Any]:
+    recording: dict[str, Any] = json.loads(Path(RECORDED).read_text(encoding="utf-8"))
+    return recording
+
+
+def _kubectl_files(tmp_path: Path) -> tuple[str, str]:
+    """``kubectl get nodes,pods,daemonsets -A -o json`` and ``kubectl -n kube-system get
+    configmap cluster-autoscaler-status -o json`` of the recorded cluster."""
+    recording = _recording()
+    items = recording["nodes"] + recording["pods"] + recording["daemonSets"]
+    listing = tmp_path / "cluster.json"
+    listing.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    (status,) = recording["configMaps"]
+    configmap = tmp_path / "ca-status.json"
+    configmap.write_text(json.dumps(status))
+    return str(listing), str(configmap)
+
+
+def _verdicts(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(w["name"], w["verdict"]) for w in report["workloads"]]
+
+
+def test_a_list_and_the_status_configmap_judge_as_the_recording(tmp_path: Path) -> None:
+    listing, configmap = _kubectl_files(tmp_path)
+    _, recorded = json_report(MANIFESTS, "--snapshot", RECORDED)
+    _, joined = json_report(MANIFESTS, "--snapshot", listing, "--snapshot", configmap)
+    assert "SCALES" in {verdict for _, verdict in _verdicts(recorded)}
+    assert _verdicts(joined) == _verdicts(recorded)
+    assert joined["snapshot"]["source"] == f"{listing} + {configmap}"
+
+
+def test_the_list_alone_judges_todays_nodes(tmp_path: Path) -> None:
+    listing, _ = _kubectl_files(tmp_path)
+    _, alone = json_report(MANIFESTS, "--snapshot", listing)
+    assert "SCALES" not in {verdict for _, verdict in _verdicts(alone)}
+
+
+def test_an_object_in_both_files_is_read_once(tmp_path: Path) -> None:
+    listing, _ = _kubectl_files(tmp_path)
+    _, twice = json_report(MANIFESTS, "--snapshot", listing, "--snapshot", listing)
+    _, once = json_report(MANIFESTS, "--snapshot", listing)
+    assert twice["snapshot"]["nodes"] == once["snapshot"]["nodes"] == 6
+    assert twice["snapshot"]["pods"] == once["snapshot"]["pods"]
+
+
+def _changed_node(path: str, tmp_path: Path) -> str:
+    listing = json.loads(Path(path).read_text())
+    other = copy.deepcopy(listing)
+    other["items"][0]["status"]["allocatable"]["cpu"] = "64"
+    changed = tmp_path / "other.json"
+    changed.write_text(json.dumps(other))
+    return str(changed)
+
+
+def test_two_files_that_disagree_are_refused(tmp_path: Path) -> None:
+    listing, _ = _kubectl_files(tmp_path)
+    other = _changed_node(listing, tmp_path)
+    code, out, err = run("check", MANIFESTS, "--snapshot", listing, "--snapshot", other)
+    assert (code, out) == (2, "")
+    assert err == (
+        f'fitgate: Node "aks-system-0" differs between {listing} and {other}: join snapshots '
+        "of one cluster taken together\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("second", "needle"),
+    [
+        (RECORDED, "holds the whole cluster: give it as the only --snapshot"),
+        ("fixtures/manifests/01-web-small.yaml", "not JSON: snapshots are JSON"),
+    ],
+    ids=["a-recording", "a-manifest"],
+)
+def test_what_cannot_be_joined_is_one_line(tmp_path: Path, second: str, needle: str) -> None:
+    listing, _ = _kubectl_files(tmp_path)
+    code, _, err = run("check", MANIFESTS, "--snapshot", listing, "--snapshot", second)
+    assert code == 2 and needle in err and err.count("\n") == 1
