@@ -94,3 +94,26 @@ def test_what_cannot_be_joined_is_one_line(tmp_path: Path, second: str, needle: 
     listing, _ = _kubectl_files(tmp_path)
     code, _, err = run("check", MANIFESTS, "--snapshot", listing, "--snapshot", second)
     assert code == 2 and needle in err and err.count("\n") == 1
+
+
+JSON_FORMS = (
+    "snapshots are JSON (`kubectl get nodes,pods -A -o json`, or `fitgate snapshot -o FILE`)"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("apiVersion: v1\nkind: List\nitems: []\n", f"not JSON: {JSON_FORMS}"),
+        ("", f"the snapshot file is empty: {JSON_FORMS}"),
+        ('{"kind": ', "not a JSON snapshot: Expecting value: line 1 column 10 (char 9)"),
+    ],
+    ids=["yaml", "empty", "broken-json"],
+)
+def test_a_snapshot_that_is_not_json_names_what_a_snapshot_is(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(text)
+    code, out, err = run("check", "fixtures/manifests", "--snapshot", str(path))
+    assert (code, out, err) == (2, "", f"fitgate: {path}: {said}\n")
