@@ -379,7 +379,9 @@ def not_json(shown: str, data: bytes, exc: Exception) -> SnapshotError:
     off is told where."""
     start = data.lstrip()[:1]
     if not start:
-        return SnapshotError(f"{shown}: the snapshot file is empty: snapshots are JSON ({JSON_FORMS})")
+        return SnapshotError(
+            f"{shown}: the snapshot file is empty: snapshots are JSON ({JSON_FORMS})"
+        )
     if start in (b"{", b"["):
         return SnapshotError(f"{shown}: not a JSON snapshot: {exc}")
     return SnapshotError(f"{shown}: not JSON: snapshots are JSON ({JSON_FORMS})")
