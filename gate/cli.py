@@ -416,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="version",
         version=f"fitgate {__version__} (kube-scheduler {SCHEDULER_VERSION} semantics)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command")
     check = commands.add_parser(
         "check", help="evaluate every pod template in PATH...", description=TAGLINE
     )
@@ -720,6 +720,7 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
     documents, snapshot, read = _inputs(options, streams, config)
+    read = replace(read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))

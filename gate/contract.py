@@ -57,6 +57,16 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     nodes: Count
     pods: Count
     caveat: str
+    cluster: (
+        Annotated[
+            str,
+            Meta(
+                description="What every report calls the cluster: --cluster-name, else the "
+                "recorded context, else the snapshot file's name."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     capturedAtGivenBy: (
         Annotated[
             str,
@@ -138,6 +148,17 @@ class Read(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     documents: Count
     excluded: list[Excluded]
     skipped: list[Unchecked]
+    config: (
+        Annotated[
+            str | None,
+            Meta(
+                description="The configuration file the run applied (.fitgate.yaml found "
+                "upwards, or --config), null when it found none; absent in a report written "
+                "before it was recorded."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class AllowedAddonOnly(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -963,6 +963,8 @@ class ReadSummary:
     """``(file, pattern)`` for each walked file left out, in walk order."""
     skipped: tuple[tuple[str, str], ...] = ()
     """``(file:line, why)`` for each document read but not checked."""
+    config: str | None = None
+    """The configuration file the run applied, as reports name it; None: it found none."""
 
     def excluded_by(self) -> tuple[tuple[str, int], ...]:
         """How many files each pattern left out, in the order the patterns first did.

@@ -405,7 +405,7 @@ def _read_summary(read: contract.Read | None) -> ReadSummary | None:
         return None
     excluded = tuple((e.file, e.pattern) for e in read.excluded)
     skipped = tuple((u.at, u.reason) for u in read.skipped)
-    return ReadSummary(read.files, read.documents, excluded, skipped)
+    return ReadSummary(read.files, read.documents, excluded, skipped, given(read.config, None))
 
 
 def _policy(policy: contract.Policy | None) -> Policy | None:

@@ -245,6 +245,7 @@ def _read(read: ReadSummary) -> contract.Read:
         documents=read.documents,
         excluded=[contract.Excluded(file=file, pattern=pattern) for file, pattern in read.excluded],
         skipped=[contract.Unchecked(at=place, reason=why) for place, why in read.skipped],
+        config=read.config,
     )
 
 
@@ -263,9 +264,13 @@ def _policy(policy: Policy) -> contract.Policy:
 
 
 def report_document(
-    report: Report, workloads: bool = True, listed: int | None = JSON_NODES
+    report: Report,
+    workloads: bool = True,
+    listed: int | None = JSON_NODES,
+    cluster: str | None = None,
 ) -> contract.Report:
-    """The whole report as the contract's types (``workloads`` empty unless asked for)."""
+    """The whole report as the contract's types (``workloads`` empty unless asked for),
+    naming the cluster as ``cluster`` when given."""
     summary = report.summary
     info = report.snapshot
     bound = listed_names(report, listed)
@@ -281,6 +286,7 @@ def report_document(
             nodes=info.nodes,
             pods=info.pods,
             caveat=SNAPSHOT_CAVEAT,
+            cluster=msgspec.UNSET if cluster is None else cluster,
             capturedAtGivenBy=msgspec.UNSET if info.captured_by is None else info.captured_by,
         ),
         summary=contract.Summary(
@@ -310,9 +316,9 @@ def report_document(
     )
 
 
-def render_json(report: Report, listed: int | None = JSON_NODES) -> str:
+def render_json(report: Report, listed: int | None = JSON_NODES, cluster: str | None = None) -> str:
     """Same report, same bytes: insertion-ordered keys, fixed indentation."""
-    return b"".join(json_chunks(report, listed)).decode("utf-8")
+    return b"".join(json_chunks(report, listed, cluster)).decode("utf-8")
 
 
 def _indented(value: msgspec.Struct) -> bytes:
@@ -409,10 +415,12 @@ def reference_workload(result: WorkloadResult, listed: int | None = JSON_NODES) 
     )
 
 
-def json_chunks(report: Report, listed: int | None = JSON_NODES) -> Iterator[bytes]:
+def json_chunks(
+    report: Report, listed: int | None = JSON_NODES, cluster: str | None = None
+) -> Iterator[bytes]:
     """:func:`render_json`'s UTF-8 text, one workload at a time (``workloads`` comes
     last). Bytes throughout: the report can be large, and is never decoded here."""
-    document = report_document(report, workloads=False)
+    document = report_document(report, workloads=False, cluster=cluster)
     head = _indented(document)
     if not report.results:
         yield head + b"\n"
@@ -434,4 +442,4 @@ def json_chunks(report: Report, listed: int | None = JSON_NODES) -> Iterator[byt
 def write_json(report: Report, context: ReportContext) -> Iterator[bytes]:
     """The report as :func:`json_chunks` renders it, listing ``context.json_nodes``
     names per outcome group."""
-    return json_chunks(report, context.json_nodes)
+    return json_chunks(report, context.json_nodes, context.cluster)

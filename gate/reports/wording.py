@@ -23,6 +23,7 @@ from gate.model import (
     Change,
     NodeOutcome,
     NodeOutcomes,
+    ReadSummary,
     Report,
     SnapshotInfo,
     Term,
@@ -55,10 +56,30 @@ def snapshot_age(captured_at: str | None, now: datetime) -> str | None:
     return f"{minutes}m"
 
 
-def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str] = ()) -> str:
-    """The snapshot line of the human reports, ending with the run's own warnings."""
+def configuration_note(read: ReadSummary) -> str:
+    """Which configuration the run applied, or that it found none (where it looked)."""
+    if read.config:
+        return f"Configuration: {read.config}."
+    return (
+        "Configuration: none (no .fitgate.yaml in the working directory or above it; "
+        "--config FILE names one)."
+    )
+
+
+def provenance(
+    info: SnapshotInfo,
+    now: datetime | None,
+    warnings: Sequence[str] = (),
+    *,
+    cluster: str | None = None,
+    read: ReadSummary | None = None,
+) -> str:
+    """The snapshot line of the human reports: the cluster as every report names it
+    (when that is not the recorded context), the snapshot, the configuration applied
+    (when the run read files), and the run's own warnings."""
     where = info.context or info.source
-    parts = [f"snapshot {where}: {info.nodes} nodes, {info.pods} pods"]
+    named = f" (cluster {cluster})" if cluster and cluster != info.context else ""
+    parts = [f"snapshot {where}{named}: {info.nodes} nodes, {info.pods} pods"]
     if info.server_version:
         parts.append(f"server {info.server_version}")
     if info.captured_at:
@@ -69,7 +90,8 @@ def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str]
     else:
         parts.append("time of capture unknown")
     warned = "".join(f" Warning: {w}." for w in warnings)
-    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{warned}"
+    configured = "" if read is None else f" {configuration_note(read)}"
+    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{configured}{warned}"
 
 
 # --- a workload: its name and place ----------------------------------------------------------
