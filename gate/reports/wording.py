@@ -266,12 +266,20 @@ def replicas_sentence(result: WorkloadResult) -> str | None:
 
 
 def headroom_sentence(result: WorkloadResult) -> str | None:
-    """``room for 7 of the HPA's 20``: how far an autoscaler could grow the workload."""
+    """How far an autoscaler could grow the workload, after its minimum, when all of that
+    fits: ``the HPA's minimum of 3 replicas fit; room for 7 of its 20``; else ``room for 7
+    of the HPA's 20``."""
     placed = result.placement
     if placed is None or placed.maximum is None or placed.headroom is None:
         return None
     kind = placed.autoscaler.kind if placed.autoscaler is not None else ""
     scaler = "HPA" if kind == "HorizontalPodAutoscaler" else "ScaledObject"
+    if placed.wanted and placed.fit >= placed.wanted:
+        noun, fit = (
+            (_pods_noun(result), "fit") if placed.wanted != 1 else (_pods_noun(result)[:-1], "fits")
+        )
+        minimum = f"the {scaler}'s minimum of {placed.wanted} {noun} {fit}"
+        return f"{minimum}; room for {placed.headroom} of its {placed.maximum}"
     return f"room for {placed.headroom} of the {scaler}'s {placed.maximum}"
 
 
@@ -336,13 +344,14 @@ def _taint_names(nodes: NodeOutcomes) -> str:
 
 
 def _no_room(nodes: NodeOutcomes) -> str:
+    """The targeted nodes without room, each with why (the text summary's detail under
+    :func:`_partial_headline`)."""
     lacking = 0
     for _, bits in _lacking_room(nodes):
         lacking |= bits
     first = map(nodes.__getitem__, positions(lacking, NODES_SHOWN))
     shown = [f"{o.node} ({', '.join(o.reasons)})" for o in first]
-    count = lacking.bit_count()
-    return f"no room on {count} targeted node(s): {node_list(shown, NODES_SHOWN, count)}"
+    return f"without room: {node_list(shown, NODES_SHOWN, lacking.bit_count())}"
 
 
 def detail(result: WorkloadResult, views: Views) -> list[str]:
@@ -364,19 +373,24 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
         return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
-    if verdict is Verdict.PARTIAL:
+    if verdict is Verdict.PARTIAL and replicas is None:  # a DaemonSet: its nodes say it
+        nodes = result.nodes
+        return [
+            views.of(_partial_headline, nodes),
+            views.of(_no_room, nodes),
+            field_line(result) or "",
+        ]
+    if verdict is Verdict.PARTIAL and replicas is not None:
         return [_partial_detail(result, views, replicas), field_line(result) or ""]
     return [result.reason or ""]
 
 
-def _partial_detail(result: WorkloadResult, views: Views, replicas: str | None) -> str:
+def _partial_detail(result: WorkloadResult, views: Views, replicas: str) -> str:
     placed = result.placement
-    if replicas and placed is not None and placed.fit == placed.alone:
+    if placed is not None and placed.fit == placed.alone:
         on = fits_sentence(result, views).removeprefix("fits ")
         return _with_first_unfit(result, f"{replicas}, on {on}")
-    if replicas:
-        return _with_first_unfit(result, replicas)
-    return views.of(_no_room, result.nodes)
+    return _with_first_unfit(result, replicas)
 
 
 def ordinal(number: int) -> str:
@@ -437,9 +451,16 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
     if autoscale.scale_up:
         parts[0] += f", {autoscale.after} after {groups}"
-    reasons = ", ".join(autoscale.reasons)
-    parts.append(f"{autoscale.blocked} blocked: {reasons}")
+    parts.append(f"{autoscale.blocked} blocked: {_blockers(autoscale)}")
     return ["; ".join(parts)]
+
+
+def _blockers(autoscale: Autoscale) -> str:
+    """Why copies stay blocked: the node groups' reasons, then each NodePool's refusal as
+    :func:`_refusals` words it for a ``NO``."""
+    refused = {p.reason for p in autoscale.pools}
+    groups = ", ".join(r for r in autoscale.reasons if r not in refused)
+    return "; ".join(filter(None, (groups, *map(str, autoscale.pools))))
 
 
 def _refusals(autoscale: Autoscale) -> list[str]:
