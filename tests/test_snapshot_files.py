@@ -117,3 +117,18 @@ def test_a_snapshot_that_is_not_json_names_what_a_snapshot_is(
     path.write_text(text)
     code, out, err = run("check", "fixtures/manifests", "--snapshot", str(path))
     assert (code, out, err) == (2, "", f"fitgate: {path}: {said}\n")
+
+
+@pytest.mark.parametrize(
+    ("kind", "shown"),
+    [("ConfigMap", "ConfigMap"), ("Config\nMap\x1b[31m", "Config Map\ufffd[31m")],
+    ids=["the-status-configmap", "a-kind-over-two-lines"],
+)
+def test_one_object_alone_is_told_to_join_a_list(tmp_path: Path, kind: str, shown: str) -> None:
+    (status,) = _recording()["configMaps"]
+    path = tmp_path / "ca-status.json"
+    path.write_text(json.dumps({**status, "kind": kind}))
+    code, _, err = run("check", MANIFESTS, "--snapshot", str(path))
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"fitgate: {path}: one {shown} is no snapshot: give the cluster's nodes")
+    assert err.endswith("as the first --snapshot and this file as another\n")

@@ -260,6 +260,21 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
     return msgspec.json.encode(_whole_numbers({**envelope, **sections}))
 
 
+def _one_object(document: object, source: str) -> None:
+    """One Kubernetes object (``kubectl get configmap NAME -o json`` writes one, not a List)
+    is part of a cluster, not a snapshot: it is joined to one with a second ``--snapshot``."""
+    if not isinstance(document, Mapping) or layout_of(document) is not None:
+        return
+    kind, version = document.get("kind"), document.get("apiVersion")
+    if isinstance(kind, str) and isinstance(version, str) and version != "fitgate/v1":
+        named = "".join(c if c.isprintable() else "\ufffd" for c in " ".join(kind.split()))
+        shown = named if len(named) <= 60 else named[:60] + "..."
+        raise SnapshotError(
+            f"{source}: one {shown} is no snapshot: give the cluster's nodes and pods "
+            f"({JSON_FORMS}) as the first --snapshot and this file as another"
+        )
+
+
 def build_snapshot(document: object, source: str) -> Snapshot:
     """Validate a decoded snapshot document and reduce it to node views.
 
@@ -269,6 +284,7 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     place.
     """
     document = flattened(document)
+    _one_object(document, source)
     _check(document, layout_of(document), "snapshot", source)
     assert isinstance(document, Mapping)
     groups = _split(document, source)
