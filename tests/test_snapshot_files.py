@@ -6,11 +6,26 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.apiserver import (
+    CONFIG_MAPS,
+    DAEMON_SETS,
+    NODES,
+    PODS,
+    ApiServer,
+    ApiState,
+    write_kubeconfig,
+)
+from tests.conftest import ROOT
 from tests.test_cli import json_report, run
 
 RECORDED = "fixtures/snapshots/aks-autoscaled.json"
@@ -132,3 +147,40 @@ def test_one_object_alone_is_told_to_join_a_list(tmp_path: Path, kind: str, show
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"fitgate: {path}: one {shown} is no snapshot: give the cluster's nodes")
     assert err.endswith("as the first --snapshot and this file as another\n")
+
+
+def _documented_commands() -> list[str]:
+    """The commands docs/reference.md gives for joining kubectl's files ("Snapshot formats")."""
+    reference = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    blocks: list[str] = re.findall(r"```sh\n(.*?)```", reference, flags=re.DOTALL)
+    [block] = [b for b in blocks if "configmap cluster-autoscaler-status" in b]
+    return block.strip().splitlines()
+
+
+def test_the_documented_kubectl_commands_judge_as_the_recording(tmp_path: Path) -> None:
+    """kubectl itself, against a cluster that serves the recording's objects, writes the two
+    files the reference names; fitgate reads them as it says, with the recording's verdicts."""
+    kubectl = shutil.which("kubectl", path=str(Path(sys.executable).parent)) or "kubectl"
+    recording = _recording()
+    state = ApiState()
+    for path, key in ((NODES, "nodes"), (PODS, "pods"), (DAEMON_SETS, "daemonSets")):
+        state.serve(path, recording[key])
+    state.serve(CONFIG_MAPS, recording["configMaps"])
+    *record, check = _documented_commands()
+    assert [c.split()[0] for c in record] == ["kubectl", "kubectl"]
+    with ApiServer(state) as server:
+        config = write_kubeconfig(tmp_path / "kubeconfig", server.url)
+        env = {"PATH": f"{Path(kubectl).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env |= {"KUBECONFIG": str(config), "HOME": str(tmp_path)}
+        for command in record:
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr
+    words = check.split()
+    assert words[:3] == ["fitgate", "check", "deploy/"]
+    snapshot_args = [w if w.startswith("--") else str(tmp_path / w) for w in words[3:]]
+    _, recorded = json_report(MANIFESTS, "--snapshot", RECORDED)
+    _, joined = json_report(MANIFESTS, *snapshot_args)
+    assert "SCALES" in {verdict for _, verdict in _verdicts(recorded)}
+    assert _verdicts(joined) == _verdicts(recorded)
