@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import os
 import re
@@ -14,7 +15,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path as FilePath
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
-from gate import SCHEDULER_VERSION, __version__
+import msgspec
+import msgspec.structs
+
+from gate import SCHEDULER_VERSION, TAGLINE, __version__
 from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
@@ -66,6 +70,7 @@ from gate.run import (
     write_reports,
 )
 from gate.scheduler.plugins import RULES
+from gate.snapshot.joined import load_snapshots
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording
@@ -81,6 +86,10 @@ class Streams:
 
 
 TIMEOUT_HELP = "give up reading the live cluster after this long, e.g. 90s, 5m (default 10m)"
+
+
+Options = argparse._ActionsContainer
+"""A parser or one of its argument groups: where an option is added."""
 
 
 def _fail_on(text: str) -> frozenset[Verdict]:
@@ -135,6 +144,16 @@ def _version(text: str) -> str:
     return text
 
 
+def _cluster_name(text: str) -> str:
+    """``--cluster-name``: one line of at most 253 characters (a DNS name's length)."""
+    name = text.strip()
+    if not name or len(name) > 253 or not name.isprintable():
+        raise argparse.ArgumentTypeError(
+            "expected a name on one line, 1 to 253 printable characters"
+        )
+    return name
+
+
 def _json_nodes(text: str) -> int | None:
     """``--json-nodes``: a number of names per group (0 included), or ``all`` (None)."""
     given = text.strip()
@@ -146,7 +165,7 @@ def _json_nodes(text: str) -> int | None:
     return int(given)
 
 
-def add_report_options(parser: argparse.ArgumentParser) -> None:
+def add_report_options(parser: Options) -> None:
     """The report files, alike for ``check`` and ``merge``."""
     parser.add_argument("--json", metavar="FILE", help="write the JSON report (- = stdout)")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML")
@@ -201,7 +220,7 @@ def _with_output(options: argparse.Namespace) -> argparse.Namespace:
     return options
 
 
-def add_baseline_option(parser: argparse.ArgumentParser) -> None:
+def add_baseline_option(parser: Options) -> None:
     """``--baseline``, alike for ``check`` and ``merge``."""
     parser.add_argument(
         "--baseline",
@@ -211,7 +230,7 @@ def add_baseline_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_json_nodes_option(parser: argparse.ArgumentParser) -> None:
+def add_json_nodes_option(parser: Options) -> None:
     """How much of each outcome group the JSON report names, alike for ``check`` and
     ``merge`` (a merge writes what the unsharded check would)."""
     parser.add_argument(
@@ -224,7 +243,7 @@ def add_json_nodes_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_allow_empty_option(parser: argparse.ArgumentParser) -> None:
+def add_allow_empty_option(parser: Options) -> None:
     """``--allow-empty``, alike for ``check`` and ``merge``."""
     parser.add_argument(
         "--allow-empty",
@@ -234,7 +253,7 @@ def add_allow_empty_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_output_options(parser: argparse.ArgumentParser) -> None:
+def add_output_options(parser: Options) -> None:
     """What standard output shows, alike for ``check`` and ``merge``."""
     parser.add_argument(
         "-q",
@@ -258,24 +277,80 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}; see {self.prog} --help")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="fitgate",
-        description="Would these pods land on the nodes that exist right now? "
-        "kube-scheduler's filters over rendered manifests; never creates, binds or writes.",
+def _add_check_options(check: argparse.ArgumentParser) -> None:
+    """``fitgate check``'s options, in the groups its help shows them in."""
+    inputs = check.add_argument_group("inputs", "the rendered manifests and what to make of them")
+    inputs.add_argument("paths", nargs="*", metavar="PATH", help="file, directory or - (stdin)")
+    inputs.add_argument(
+        "--config", metavar="FILE", help="configuration (default: .fitgate.yaml found upwards)"
     )
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"fitgate {__version__} (kube-scheduler {SCHEDULER_VERSION} semantics)",
+    inputs.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave walked files matching GLOB out (repeatable; adds to exclude in the config)",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="evaluate every pod template in PATH...")
-    check.add_argument("paths", nargs="*", metavar="PATH", help="file, directory or - (stdin)")
-    source = check.add_mutually_exclusive_group()
-    source.add_argument("--snapshot", metavar="FILE", help="recorded snapshot (offline)")
+    inputs.add_argument(
+        "--origin-root",
+        metavar="DIR",
+        help="the directory kustomize built: the paths of its origin annotations are relative "
+        "to it (default: the working directory)",
+    )
+    inputs.add_argument(
+        "--template-path",
+        type=_template_path,
+        action="append",
+        default=[],
+        metavar="KIND=PATH",
+        help="a custom kind's pod spec, e.g. Rollout=spec.template.spec (repeatable)",
+    )
+    inputs.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="evaluate only shard K of N (a CI matrix); fitgate merge joins the JSON reports",
+    )
+    cluster = check.add_argument_group(
+        "snapshot", "the cluster: a recorded snapshot, or else the live cluster, read once"
+    )
+    source = cluster.add_mutually_exclusive_group()
+    source.add_argument(
+        "--snapshot",
+        action="append",
+        metavar="FILE",
+        help="recorded snapshot (offline); repeat it to join kubectl lists of one cluster",
+    )
     source.add_argument("--in-cluster", action="store_true", help="use the pod's service account")
-    check.add_argument(
+    cluster.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
+    cluster.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
+    cluster.add_argument(
+        "--cluster-name",
+        type=_cluster_name,
+        metavar="NAME",
+        help="what every report calls the cluster (default: the recorded context, else the "
+        "snapshot file's name)",
+    )
+    cluster.add_argument(
+        "--i-mean-it",
+        action="store_true",
+        help="read a live cluster even with credentials that could bind pods",
+    )
+    cluster.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
+    cluster.add_argument(
+        "--max-snapshot-age",
+        type=_duration,
+        metavar="DURATION",
+        help="refuse a snapshot older than this, e.g. 7d (m, h, d, w)",
+    )
+    cluster.add_argument(
+        "--snapshot-captured-at",
+        type=_captured_at,
+        metavar="TIME|mtime",
+        help="when a snapshot that records none was taken: an RFC 3339 time, or mtime for "
+        "the file's modification time (a maximum age refuses a snapshot of unknown age)",
+    )
+    cluster.add_argument(
         "--snapshot-processes",
         type=int,
         choices=(1, 2),
@@ -284,83 +359,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes that read a snapshot file of 64 MiB or more (default 1; 2 pays "
         "when a second core is free)",
     )
-    check.add_argument("--context", metavar="NAME", help="kubeconfig context to read")
-    check.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file")
-    add_report_options(check)
-    add_baseline_option(check)
-    add_json_nodes_option(check)
-    add_allow_empty_option(check)
-    add_output_options(check)
-    check.add_argument(
-        "--no-step-summary",
-        dest="step_summary",
-        action="store_false",
-        help="do not append the summary to $GITHUB_STEP_SUMMARY",
-    )
-    check.add_argument(
-        "--no-annotations",
-        dest="annotations",
-        action="store_false",
-        help="do not print GitHub workflow annotations",
-    )
-    check.add_argument(
-        "--fail-on",
-        type=_fail_on,
-        default=None,
-        metavar="LIST",
-        help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR; add SCALES "
-        "to fail on workloads that need new nodes)",
-    )
-    check.add_argument(
+    cluster.add_argument(
         "--scheduler-version",
         type=_version,
         metavar="VERSION",
         help="speak this kube-scheduler version's reason strings (default: the snapshot's)",
     )
-    check.add_argument(
-        "--config", metavar="FILE", help="configuration (default: .fitgate.yaml found upwards)"
+    autoscaling = check.add_argument_group(
+        "autoscaling", "the nodes cluster-autoscaler and Karpenter would add"
     )
-    check.add_argument(
-        "--origin-root",
-        metavar="DIR",
-        help="the directory kustomize built: the paths of its origin annotations are relative "
-        "to it (default: the working directory)",
-    )
-    check.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave walked files matching GLOB out (repeatable; adds to exclude in the config)",
-    )
-    check.add_argument(
-        "--max-snapshot-age",
-        type=_duration,
-        metavar="DURATION",
-        help="refuse a snapshot older than this, e.g. 7d (m, h, d, w)",
-    )
-    check.add_argument(
-        "--snapshot-captured-at",
-        type=_captured_at,
-        metavar="TIME|mtime",
-        help="when a snapshot that records none was taken: an RFC 3339 time, or mtime for "
-        "the file's modification time (a maximum age refuses a snapshot of unknown age)",
-    )
-    check.add_argument(
-        "--template-path",
-        type=_template_path,
-        action="append",
-        default=[],
-        metavar="KIND=PATH",
-        help="a custom kind's pod spec, e.g. Rollout=spec.template.spec (repeatable)",
-    )
-    check.add_argument(
-        "--i-mean-it",
-        action="store_true",
-        help="read a live cluster even with credentials that could bind pods",
-    )
-    check.add_argument("--timeout", type=_timeout, metavar="DURATION", help=TIMEOUT_HELP)
-    check.add_argument(
+    autoscaling.add_argument(
         "--autoscaling",
         dest="judge_autoscaling",
         choices=("auto", "off"),
@@ -368,18 +376,54 @@ def build_parser() -> argparse.ArgumentParser:
         help="off: judge today's nodes only, whatever cluster-autoscaler state the snapshot "
         "recorded (default auto: judge its node groups when recorded)",
     )
-    check.add_argument(
+    autoscaling.add_argument(
         "--instance-types",
         metavar="FILE",
         help="Karpenter's instance types, in the JSON of its KWOK provider (default: "
         "autoscaling.instanceTypes of the configuration)",
     )
-    check.add_argument(
-        "--shard",
-        type=parse_shard,
-        metavar="K/N",
-        help="evaluate only shard K of N (a CI matrix); fitgate merge joins the JSON reports",
+    policy = check.add_argument_group("policy", "what fails the gate")
+    policy.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=None,
+        metavar="LIST",
+        help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR; add SCALES "
+        "to fail on workloads that need new nodes)",
     )
+    add_baseline_option(policy)
+    add_allow_empty_option(policy)
+    reports = check.add_argument_group("reports", "what is written, and where")
+    add_report_options(reports)
+    add_json_nodes_option(reports)
+    add_output_options(reports)
+    reports.add_argument(
+        "--no-step-summary",
+        dest="step_summary",
+        action="store_false",
+        help="do not append the summary to $GITHUB_STEP_SUMMARY",
+    )
+    reports.add_argument(
+        "--no-annotations",
+        dest="annotations",
+        action="store_false",
+        help="do not print GitHub workflow annotations",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fitgate", description=TAGLINE)
+    parser.add_argument(
+        "-V",
+        "--version",
+        action="version",
+        version=f"fitgate {__version__} (kube-scheduler {SCHEDULER_VERSION} semantics)",
+    )
+    commands = parser.add_subparsers(dest="command")
+    check = commands.add_parser(
+        "check", help="evaluate every pod template in PATH...", description=TAGLINE
+    )
+    _add_check_options(check)
     config = commands.add_parser("config", help="the configuration file (.fitgate.yaml)")
     config.add_argument(
         "--print-schema",
@@ -430,25 +474,43 @@ def _inputs(
     """The documents of the run, its one snapshot, and what was read and left out."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
-    selection = select_paths(paths, Exclusion.of(globs, snapshot=options.snapshot))
+    files = _snapshot_files(options)
+    selection = select_paths(paths, Exclusion(tuple(globs), tuple(f for f in files if f != "-")))
 
     def documents() -> list[Document]:
         origin_root = getattr(options, "origin_root", None)
         return list(read_selected(selection, streams.stdin, origin_root=origin_root))
 
-    if not options.snapshot:
+    if not files:
         _, snapshot = _read_live(options, streams)
         read = documents()
         return read, snapshot, read_summary(selection, read)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
+    if len(files) > 1:
+        read = documents()
+        return read, load_snapshots(files), read_summary(selection, read)
     processes = options.snapshot_processes
     meanwhile = manifest_bytes(selection) if processes > 1 else 0
     progress = Progress.on(streams.stderr)
     read, snapshot = read_inputs(
-        documents, options.snapshot, progress, processes=processes, meanwhile=meanwhile
+        documents, files[0], progress, processes=processes, meanwhile=meanwhile
     )
     return read, snapshot, read_summary(selection, read)
+
+
+def _snapshot_files(options: argparse.Namespace) -> list[str]:
+    """The ``--snapshot`` files, in the order given (none: the live cluster)."""
+    files: list[str] = getattr(options, "snapshot", None) or []
+    return files
+
+
+def _cluster(options: argparse.Namespace, snapshot: Snapshot) -> str:
+    """What every report calls the cluster: ``--cluster-name``, else the recorded context,
+    else the first snapshot file's name."""
+    given: str | None = getattr(options, "cluster_name", None)
+    files = _snapshot_files(options)
+    return given or cluster_name(snapshot.info, files[0] if files else None)
 
 
 def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording, Snapshot]:
@@ -458,7 +520,13 @@ def _read_live(options: argparse.Namespace, streams: Streams) -> tuple[Recording
     from gate.live.connection import Settings
     from gate.live.credentials import LiveTarget
 
-    target = LiveTarget(options.kubeconfig, options.context, options.in_cluster, options.i_mean_it)
+    target = LiveTarget(
+        options.kubeconfig,
+        options.context,
+        options.in_cluster,
+        options.i_mean_it,
+        recording=options.command == "snapshot",
+    )
     now = streams.now or datetime.now(timezone.utc)
     settings = Settings(deadline=options.timeout) if options.timeout else Settings()
     return read_live(
@@ -492,7 +560,7 @@ def evaluate(
         scheduler_version=options.scheduler_version,
         template_paths=tuple(options.template_path),
         shard=getattr(options, "shard", None),
-        cluster=cluster_name(snapshot.info, options.snapshot),
+        cluster=_cluster(options, snapshot),
         warnings=warnings,
         baseline=baseline,
         read=read,
@@ -655,6 +723,7 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = read_baseline(options.baseline) if options.baseline else None
     documents, snapshot, read = _inputs(options, streams, config)
+    read = msgspec.structs.replace(read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
@@ -662,7 +731,7 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
     report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
-    return _finish(options, report, cluster_name(snapshot.info, options.snapshot), streams)
+    return _finish(options, report, _cluster(options, snapshot), streams)
 
 
 def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snapshot:
@@ -671,7 +740,8 @@ def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snaps
     given = options.snapshot_captured_at
     if given is None or snapshot.info.captured_at is not None:
         return snapshot
-    if not options.snapshot or options.snapshot == "-":
+    files = _snapshot_files(options)
+    if not files or "-" in files:
         raise UsageError(
             "--snapshot-captured-at is for a snapshot file (a live read is taken now; "
             "standard input has no modification time)"
@@ -679,11 +749,13 @@ def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snaps
     given_by = "--snapshot-captured-at"
     if given == MTIME:
         given_by = "the file's modification time (--snapshot-captured-at mtime)"
-        try:
-            seconds = os.stat(options.snapshot).st_mtime
-        except OSError as exc:
-            raise UsageError(f"{options.snapshot}: cannot read its time: {exc.strerror}") from None
-        taken = datetime.fromtimestamp(int(seconds), timezone.utc)
+        times = []
+        for file in files:  # joined files are as old as the oldest of them
+            try:
+                times.append(os.stat(file).st_mtime)
+            except OSError as exc:
+                raise UsageError(f"{file}: cannot read its time: {exc.strerror}") from None
+        taken = datetime.fromtimestamp(int(min(times)), timezone.utc)
         given = taken.isoformat().replace("+00:00", "Z")
     return replace(snapshot, info=replace(snapshot.info, captured_at=given, captured_by=given_by))
 
@@ -776,10 +848,16 @@ def main(
     parser = build_parser()
     try:
         options, unknown = parser.parse_known_args(argv)
+        if options.command is None:
+            if unknown:
+                raise UsageError(f"fitgate: {_unknown(parser, unknown)}; see fitgate --help")
+            streams.stdout.write(parser.format_help())
+            return 0
         if unknown:
             command = f"{parser.prog} {options.command}"
             raise UsageError(
-                f"{command}: unrecognized arguments: {' '.join(unknown)}; see {command} --help"
+                f"{command}: {_unknown(_subparser(parser, options.command), unknown)}; "
+                f"see {command} --help"
             )
     except SystemExit as exc:
         return int(exc.code or 0) and 2
@@ -788,6 +866,34 @@ def main(
         return exc.exit_code
     with without_cycle_collection():
         return _run(options, streams)
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of ``fitgate COMMAND``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    raise AssertionError(f"no subcommand {command}")  # pragma: no cover - built above
+
+
+def _unknown(parser: argparse.ArgumentParser, unknown: Sequence[str]) -> str:
+    """The arguments ``parser`` does not know, with the option nearest the first unknown
+    option's spelling when one is near: ``--snaphot``: did you mean ``--snapshot``?"""
+    said = f"unrecognized arguments: {' '.join(unknown)}"
+    names = [o[2:] for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for argument in unknown:
+        if argument.startswith("--"):
+            spelt = argument[2:].partition("=")[0]
+            near = difflib.get_close_matches(spelt, names, n=1, cutoff=NEAR)
+            if near:
+                return f"{said} (did you mean --{near[0]}?)"
+    return said
+
+
+NEAR = 0.8
+"""How alike (difflib's ratio) an unknown option's name and a known one must be for the
+known one to be suggested: one letter dropped, doubled or swapped, not another option."""
 
 
 def _run(options: argparse.Namespace, streams: Streams) -> int:

@@ -153,7 +153,7 @@ def read_summary(selection: PathSelection, documents: Sequence[Document]) -> Rea
     skipped = tuple(
         Unchecked(str(d.location), d.skipped) for d in documents if d.skipped is not None
     )
-    return ReadSummary(len(selection.read), len(documents), excluded, skipped)
+    return ReadSummary(len(selection.read), len(documents), excluded, skipped, config=None)
 
 
 def check(

@@ -58,6 +58,47 @@ LIST_KINDS = {
     EC2_NODE_CLASSES: ("karpenter.k8s.aws/v1", "EC2NodeClassList"),
     AKS_NODE_CLASSES: ("karpenter.azure.com/v1beta1", "AKSNodeClassList"),
 }
+# Discovery, as kubectl asks for it before a get (the legacy documents; kubectl falls back to
+# them from aggregated discovery when the answer is plain JSON): the resources served above.
+DISCOVERY: dict[str, dict[str, Any]] = {
+    "/api": {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []},
+    "/apis": {
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [
+            {
+                "name": "apps",
+                "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+                "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"},
+            }
+        ],
+    },
+    "/api/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "v1",
+        "resources": [
+            {"name": name, "singularName": "", "namespaced": namespaced, "kind": kind,
+             "verbs": ["get", "list"]}
+            for name, namespaced, kind in (
+                ("nodes", False, "Node"),
+                ("pods", True, "Pod"),
+                ("namespaces", False, "Namespace"),
+                ("limitranges", True, "LimitRange"),
+                ("configmaps", True, "ConfigMap"),
+            )
+        ],
+    },
+    "/apis/apps/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "apps/v1",
+        "resources": [
+            {"name": name, "singularName": "", "namespaced": True, "kind": kind,
+             "verbs": ["get", "list"]}
+            for name, kind in (("daemonsets", "DaemonSet"), ("deployments", "Deployment"))
+        ],
+    },
+}  # fmt: skip
+
 # (verb, group, resource, subresource) a read-only identity holds.
 READ_ONLY = frozenset(
     {
@@ -292,12 +333,24 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(404, status_body(404, "NotFound", "the server could not find it"))
         elif request.method == "GET" and request.path in LIST_KINDS:
             self._list(request)
+        elif request.method == "GET" and request.path in DISCOVERY:
+            self._reply(200, DISCOVERY[request.path])
+        elif request.method == "GET" and request.path.startswith(f"{CONFIG_MAPS}/"):
+            self._one(CONFIG_MAPS, request.path.removeprefix(f"{CONFIG_MAPS}/"))
         elif request.method == "POST" and request.path == REVIEWS:
             self._review(request)
         else:
             self._reply(405, status_body(405, "MethodNotAllowed", "not served here"))
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+    def _one(self, path: str, name: str) -> None:
+        """One object of a collection by name (``kubectl get configmap NAME``), or 404."""
+        found = [i for i in self.server.state.collections.get(path, []) if i.name == name]
+        if found:
+            self._reply(200, found[0].raw)
+        else:
+            self._reply(404, status_body(404, "NotFound", f'"{name}" not found'))
 
     def _review(self, request: Request) -> None:
         review = json.loads(request.body)

@@ -14,6 +14,13 @@ from gate.inputs.manifests import LoaderFactory
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CORPUS = ROOT.parent / "shared" / "corpus"
+DATA = ROOT / "tests" / "data"
+JUNIT_XSD = DATA / "junit-10.xsd"
+"""The JUnit schema Jenkins' xUnit plugin validates against (jenkinsci/xunit-plugin, MIT, its
+notice in the file): it has no ``file``/``line`` on ``<testcase>``, which GitLab and
+action-junit-report read, so they are removed before validating and checked apart."""
+SARIF_SCHEMA = DATA / "sarif-2.1.0.json"
+"""The OASIS SARIF 2.1.0 JSON Schema (errata 01, draft-04)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -365,6 +365,15 @@ CASES: list[tuple[str, dict[str, str], int, str, dict[str, str], bool, bool]] = 
         False,
     ),
     (
+        "nothing-judged-is-exit-5-with-its-outputs",
+        {"manifests": "fixtures/snapshots", "snapshot": AKS},
+        5,
+        "empty",
+        {"workloads": "6", "yes": "0", "no": "0", "skipped": "6"},
+        False,
+        True,
+    ),
+    (
         "hostile-input-is-data",
         {"manifests": '$(touch pwned) "`touch pwned`" ; touch pwned', "snapshot": AKS},
         2,
@@ -399,7 +408,7 @@ def test_action_runs(
     assert bool(run.summary) is summarised
     assert run.steps["gate"].ran and f"fitgate: {result} (exit {code})" in run.log
     assert not (ROOT / "pwned").exists() and not (tmp_path / "pwned").exists()
-    if code < 2:
+    if code != 2:
         report = json.loads(Path(run.outputs["json_path"]).read_text(encoding="utf-8"))
         assert str(report["summary"]["workloads"]) == run.outputs["workloads"]
         assert Path(run.outputs["json_path"]).parent == tmp_path / "fitgate"
@@ -410,7 +419,10 @@ def test_reports_land_where_asked(tmp_path: Path) -> None:
     inputs = {"manifests": "fixtures/manifests", "snapshot": AKS}
     sarif = tmp_path / "code-scanning" / "fitgate.sarif"
     inputs |= {"junit_path": str(junit), "comment_path": str(comment), "sarif_path": str(sarif)}
-    inputs |= {"json_path": str(tmp_path / "out" / "r.json"), "args": "--scheduler-version v1.35.0"}
+    inputs |= {
+        "json_path": str(tmp_path / "out" / "r.json"),
+        "args": "--scheduler-version\nv1.35.0\n",
+    }
     run = run_action(tmp_path, inputs)
     assert run.code == 1
     assert run.outputs["junit_path"] == str(junit) and "<testsuite" in junit.read_text()
@@ -421,6 +433,25 @@ def test_reports_land_where_asked(tmp_path: Path) -> None:
     [web_big] = [w for w in report["workloads"] if w["name"] == "web-big"]
     assert web_big["message"].endswith("3 node(s) had untolerated taint(s).")  # v1.35 dialect
     assert not run.steps["comment"].ran  # comment: false is the default
+
+
+@pytest.mark.parametrize(
+    ("inputs", "marker"),
+    [
+        ({"args": "--cluster-name\nprod west\n"}, "<!-- fitgate:prod west -->"),
+        ({"cluster_name": "eu-west-1"}, "<!-- fitgate:eu-west-1 -->"),
+        ({}, "<!-- fitgate:aks-prod -->"),
+    ],
+    ids=["args-one-a-line-kept-whole", "cluster-name-input", "the-recorded-context"],
+)
+def test_args_are_a_list_and_the_cluster_is_named(
+    tmp_path: Path, inputs: dict[str, str], marker: str
+) -> None:
+    comment = tmp_path / "comment.md"
+    given = {"manifests": "fixtures/manifests", "snapshot": AKS, "comment_path": str(comment)}
+    run = run_action(tmp_path, given | inputs)
+    assert run.code == 1, run.log
+    assert comment.read_text(encoding="utf-8").splitlines()[0] == marker
 
 
 # --- the sticky comment -----------------------------------------------------------------------

@@ -31,11 +31,10 @@ from gate.reports.reporter import ReportContext, Reporter
 from gate.reports.text import write_text
 from gate.run import RunOptions, check, read_summary
 from gate.snapshot.load import load_snapshot
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import JUNIT_XSD, ROOT
 from tests.test_cli import AKS, NOW
 
 Golden = Callable[[str, str], None]
-JUNIT_XSD = CORPUS.parent / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(autouse=True)
@@ -96,9 +95,6 @@ def test_junit_from_the_fixtures_parses_and_counts_agree(tmp_path: Path) -> None
     assert "aks-user-0" in (web_big.result[0].text or "")
 
 
-@pytest.mark.skipif(
-    not JUNIT_XSD.exists(), reason="the shared schemas are not beside this checkout"
-)
 def test_junit_from_the_fixtures_validates_against_jenkins_schema(tmp_path: Path) -> None:
     path = tmp_path / "r.xml"
     run("fixtures/manifests", "--snapshot", AKS, "--junit", str(path))

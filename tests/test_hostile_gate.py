@@ -190,6 +190,7 @@ def test_the_json_report_says_what_was_read_left_out_and_not_checked(tmp_path: P
                 "not checked",
             }
         ],
+        "config": ".fitgate.yaml",
     }
     assert "nothingJudged" not in report["summary"]
 
@@ -791,7 +792,8 @@ USAGE = {
     ),
     "an unknown option": (
         ("--fail-onn", "NO"),
-        "fitgate check: unrecognized arguments: --fail-onn NO; see fitgate check --help",
+        "fitgate check: unrecognized arguments: --fail-onn NO (did you mean --fail-on?); "
+        "see fitgate check --help",
     ),
 }
 

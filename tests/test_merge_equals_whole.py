@@ -337,7 +337,7 @@ CASES: dict[str, Case] = {
             workload("Deployment", "worker", replicas=None, cpu="1"),
             autoscaler("ScaledObject", "worker", 1, 40),
         ],
-        says="of the HPA's 30",
+        says="the HPA's minimum of 2 replicas fit; room for 16 of its 30",
     ),
     "cluster-autoscaler: copies that fit only on new nodes of the pool": Case(
         [workload("Deployment", "api", replicas=6, cpu="3")],

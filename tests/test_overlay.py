@@ -177,7 +177,10 @@ def test_the_annotation_points_at_the_overlays_patch_that_sets_the_field(
     argv = ["check", "-", "--snapshot", str(ROOT / AKS), "--origin-root", "overlay"]
     assert main([*argv, "--sarif", str(sarif)], streams) == 1
     path, line = pointed.split(":")
-    assert f"::error file={path},line={line},title=fitgate NO%3A Deployment " in out.getvalue()
+    assert (
+        f"::error file={path},line={line},title=fitgate NO on aks-prod%3A Deployment "
+        in out.getvalue()
+    )
     [found] = json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
     place = found["locations"][0]["physicalLocation"]
     assert (place["artifactLocation"]["uri"], place["region"]["startLine"]) == (path, int(line))

@@ -4,8 +4,12 @@ page for users: at most 400 lines, its layout the tree's."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +43,49 @@ def test_the_readme_is_a_page_for_users() -> None:
     assert len(README.splitlines()) <= 400
 
 
-def test_printed_output_is_the_real_output() -> None:
-    golden = (GOLDEN / "check-aks.txt").read_text(encoding="utf-8")
-    assert golden in _fenced("text")
+def _first_command() -> list[str]:
+    """The README's first command, the part after the install: ``fitgate check ...``."""
+    first_screen = README.split("\n---\n", 1)[0]
+    run = re.findall(r"```sh\n(.*?)```", first_screen, flags=re.DOTALL)[0].strip()
+    install, _, command = run.partition(" && ")
+    assert install == "pip install ."
+    return shlex.split(command)
+
+
+def _ageless(text: str) -> str:
+    """The output without the snapshot's age, which the clock decides."""
+    return re.sub(r"\(\d+[dhm]( \d+[hm])? ago\)", "(AGE ago)", text)
+
+
+def test_printed_output_is_what_the_first_command_prints() -> None:
+    """From the repository root, as a fresh clone runs it, with the age the clock gives:
+    the README's first command prints the README's example, byte for byte but the age."""
+    words = _first_command()
+    assert words[:2] == ["fitgate", "check"]
+    fitgate = Path(sys.executable).with_name("fitgate")
+    command = [str(fitgate)] if fitgate.exists() else [sys.executable, "-m", "gate"]
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR")}
+    done = subprocess.run(
+        [*command, *words[1:]], cwd=ROOT, capture_output=True, text=True, env=env, check=False
+    )
+    assert (done.returncode, done.stderr) == (1, "")
+    shown = README.split("## What it prints\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert _ageless(shown) == _ageless(done.stdout)
+    assert "more than a day old" in shown  # the shipped recording's age is warned about
+    assert "Configuration: none" in shown  # no .fitgate.yaml above the repository root
+
+
+def test_ci_checks_the_fixtures_as_the_readme_shows() -> None:
+    """.ci/run runs the README's first command with the wheel, and greps its status line."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    words = _first_command()
+    assert " ".join(words[1:]) in " ".join(ci.replace("\\\n", " ").split())
+    status = re.search(r"grep -q '(.*?)'", ci)
+    assert status is not None
+    shown = README.split("## What it prints\n\n```text\n", 1)[1].split("```", 1)[0]
+    # grep's basic expressions: parentheses are literal, as re writes them escaped.
+    pattern = status.group(1).replace("(", r"\(").replace(")", r"\)")
+    assert [line for line in shown.splitlines() if re.search(pattern, line)]
 
 
 def test_rendered_comment_is_the_real_comment() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import xmlschema
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from gate.errors import UsageError
@@ -29,6 +30,7 @@ from gate.reports.markdown import (
     render_summary,
 )
 from gate.reports.wording import reason_groups
+from tests.conftest import JUNIT_XSD
 from tests.report_builders import (
     ADDON_TAINT,
     CAPTURED_AT,
@@ -47,7 +49,6 @@ from tests.report_builders import (
 )
 
 Golden = Callable[[str, str], None]
-SCHEMAS = Path(__file__).resolve().parents[2] / "shared" / "schemas"
 GOLDEN_REPORTS = Path(__file__).resolve().parent / "golden" / "reports"
 HOSTILE_NAME = "<img src=x onerror=alert(1)>|@admin"
 HOSTILE_TEXT = 'label "x\n::error::pwned\r\n::add-mask::y" \x1b[31m\x00\u202e`**@admin**`'
@@ -177,11 +178,7 @@ def _without_file_and_line(text: str) -> str:
 
 
 def test_junit_validates_against_jenkins_schema() -> None:
-    xmlschema = pytest.importorskip("xmlschema")
-    xsd = SCHEMAS / "junit-10.xsd"
-    if not xsd.exists():
-        pytest.skip("junit-10.xsd not available")
-    schema = xmlschema.XMLSchema(str(xsd))
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
     for rep in (fixture_report(), hostile_report(), many_results(60)):
         schema.validate(_without_file_and_line(render_junit(rep, CLUSTER)))
 

@@ -155,7 +155,7 @@ def test_the_command_line_writes_what_the_pipeline_returns(
     documents = list(read_documents([MANIFESTS], io.BytesIO(b"")))
     read = read_summary(select_paths([MANIFESTS]), documents)
     expected = check(documents, snapshot, RunOptions(cluster="aks-prod", read=read))
-    assert out.read_text(encoding="utf-8") == render_json(expected)
+    assert out.read_text(encoding="utf-8") == render_json(expected, cluster="aks-prod")
 
 
 @pytest.mark.parametrize(

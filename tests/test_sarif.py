@@ -18,12 +18,12 @@ from gate.cli import Streams, main
 from gate.model import Cause, Family, FieldLocation, Location, Report, Term, Verdict
 from gate.reports.sarif import render_sarif, rule_table
 from gate.scheduler import plugins
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SARIF_SCHEMA
 from tests.report_builders import fixture_results, report, result
 from tests.test_cli import AKS, NOW
 
 Golden = Callable[[str, str], None]
-SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
 RULES = rule_table(plugins.RULES)
 
 

@@ -156,7 +156,7 @@ def _naive_lines(nodes: Outcomes) -> tuple[str, str, str]:
     short = sum(1 for o in targeted if not o.fits)
     return (
         ", ".join(f"{n} x {taint}" for taint, n in sorted(taints.items())),
-        f"no room on {len(lacking)} targeted node(s): {node_list(lacking, NODES_SHOWN)}",
+        f"without room: {node_list(lacking, NODES_SHOWN)}",
         f"no room on {short} of {len(targeted)} targeted nodes: {', '.join(entries)}",
     )
 
@@ -188,7 +188,8 @@ def test_every_view_of_the_sets_equals_the_view_node_by_node(
         named = [f"untolerated taints: {taints}"] if taints else []
         assert detail(failing, Views()) == ["m", *named, ""]
         daemonset_result = result(kind="DaemonSet", nodes=given_nodes, verdict=Verdict.PARTIAL)
-        assert detail(daemonset_result, Views())[0] == no_room
+        # The same sentence as every other report's headline, then the nodes without room.
+        assert detail(daemonset_result, Views())[:2] == [partial, no_room]
         partial_result = result(nodes=given_nodes, verdict=Verdict.PARTIAL)
         assert headline(partial_result) == " ".join(partial.split())  # one line
         assert _untolerated(result(nodes=given_nodes)) == _naive_untolerated(nodes)

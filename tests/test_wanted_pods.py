@@ -194,7 +194,7 @@ WANTS: list[
         ),
         Verdict.YES,
         (1, 1),
-        "fits 3 of 3 nodes; room for 3 of the ScaledObject's 5",
+        "fits 3 of 3 nodes; the ScaledObject's minimum of 1 replica fits; room for 3 of its 5",
         [],
     ),
 ]

@@ -32,6 +32,8 @@ class LiveTarget:
     context: str | None = None
     in_cluster: bool = False
     i_mean_it: bool = False
+    recording: bool = False
+    """Read to record it (``fitgate snapshot``): no snapshot file can stand in for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +106,8 @@ def configure(
         # The client's usual fallback: no kubeconfig, but running in a pod.
         if env.get(IN_CLUSTER.SERVICE_HOST_ENV_NAME) and not target.context:
             return _in_cluster(configuration, env, files)
+        offline = "" if target.recording else ", or record a snapshot and pass --snapshot FILE"
         raise ClusterError(
-            f"no kubeconfig found at {paths}: pass --kubeconfig or --in-cluster, "
-            "or record a snapshot and pass --snapshot FILE"
+            f"no kubeconfig found at {paths}: pass --kubeconfig or --in-cluster{offline}"
         )
     return _kubeconfig(configuration, target, paths)

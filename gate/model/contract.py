@@ -104,6 +104,16 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     nodes: Count
     pods: Count
     caveat: str
+    cluster: (
+        Annotated[
+            str,
+            Meta(
+                description="What every report calls the cluster: --cluster-name, else the "
+                "recorded context, else the snapshot file's name."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     capturedAtGivenBy: (
         Annotated[
             str,
@@ -119,8 +129,8 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     # same (SNAPSHOT_CAVEAT): its one conversion each way is here.
 
     @classmethod
-    def of(cls, info: SnapshotInfo) -> Snapshot:
-        """The report's snapshot for the run's."""
+    def of(cls, info: SnapshotInfo, cluster: str | None = None) -> Snapshot:
+        """The report's snapshot for the run's, naming the cluster as ``cluster`` when given."""
         return cls(
             source=info.source,
             capturedAt=info.captured_at,
@@ -130,6 +140,7 @@ class Snapshot(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
             nodes=info.nodes,
             pods=info.pods,
             caveat=SNAPSHOT_CAVEAT,
+            cluster=UNSET if cluster is None else cluster,
             capturedAtGivenBy=UNSET if info.captured_by is None else info.captured_by,
         )
 

@@ -219,6 +219,17 @@ class Read(Reported, frozen=True):
     excluded: tuple[Excluded, ...]
     """Each walked file left out, in walk order."""
     skipped: tuple[Unchecked, ...]
+    config: (
+        Annotated[
+            str | None,
+            Meta(
+                description="The configuration file the run applied (.fitgate.yaml found "
+                "upwards, or --config), null when it found none; absent in a report written "
+                "before it was recorded."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
     def excluded_by(self) -> tuple[tuple[str, int], ...]:
         """How many files each pattern left out, in the order the patterns first did.

@@ -59,14 +59,17 @@ class Annotation:
         return f"::{self.level} {','.join(properties)}::{workflow_message(self.message)}"
 
 
-def _verdict_annotation(level: str, result: WorkloadResult, views: Views) -> Annotation:
+def _verdict_annotation(
+    level: str, result: WorkloadResult, views: Views, cluster: str | None
+) -> Annotation:
     lines = [headline(result, views)]
     pointed = field_sentence(result)
     if pointed is not None:
         lines.insert(0, pointed)
     if result.verdict is not Verdict.YES:
         lines += [g.line(NODES_SHOWN) for g in reason_groups(result, views)]
-    title = f"fitgate {result.verdict.value}: {display_title(result)}"
+    on = f" on {cluster}" if cluster else ""
+    title = f"fitgate {result.verdict.value}{on}: {display_title(result)}"
     return Annotation(level, result, title, "\n".join(lines), pointed_line(result))
 
 
@@ -87,6 +90,7 @@ def collect(
     warn_on: frozenset[Verdict] | None = None,
     missing_requests: bool = True,
     views: Views | None = None,
+    cluster: str | None = None,
 ) -> tuple[list[Annotation], list[Annotation]]:
     """Every error and warning annotation, most severe first, before GitHub's cap.
 
@@ -98,8 +102,8 @@ def collect(
     warn = (WARN_BY_DEFAULT if warn_on is None else warn_on) - report.fail_on
     failing = _by_severity([r for r in report.results if report.fails(r)])
     warned = _by_severity([r for r in report.results if r.verdict in warn])
-    errors = [_verdict_annotation("error", r, views) for r in failing]
-    warnings = [_verdict_annotation("warning", r, views) for r in warned]
+    errors = [_verdict_annotation("error", r, views, cluster) for r in failing]
+    warnings = [_verdict_annotation("warning", r, views, cluster) for r in warned]
     if missing_requests:
         found = (_missing_requests(r) for r in report.results)
         warnings += [a for a in found if a is not None]
@@ -111,9 +115,10 @@ def render_annotations(
     warn_on: frozenset[Verdict] | None = None,
     missing_requests: bool = True,
     views: Views | None = None,
+    cluster: str | None = None,
 ) -> list[str]:
     """The workflow command lines to print, at most 10 per level plus one notice."""
-    errors, warnings = collect(report, warn_on, missing_requests, views)
+    errors, warnings = collect(report, warn_on, missing_requests, views, cluster)
     lines = [a.command() for a in errors[:SHOWN_PER_LEVEL] + warnings[:SHOWN_PER_LEVEL]]
     more_errors = max(0, len(errors) - SHOWN_PER_LEVEL)
     more_warnings = max(0, len(warnings) - SHOWN_PER_LEVEL)
@@ -134,4 +139,5 @@ def render_annotations(
 
 def write_annotations(report: Report, context: ReportContext) -> str:
     """Every workflow command, one a line, as ``render_annotations`` picks them."""
-    return "".join(f"{line}\n" for line in render_annotations(report, views=context.views))
+    lines = render_annotations(report, views=context.views, cluster=context.cluster)
+    return "".join(f"{line}\n" for line in lines)

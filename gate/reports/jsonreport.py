@@ -146,15 +146,19 @@ def listed_names(report: Report, context_bound: int | None) -> int | None:
 
 
 def report_document(
-    report: Report, workloads: bool = True, listed: int | None = JSON_NODES
+    report: Report,
+    workloads: bool = True,
+    listed: int | None = JSON_NODES,
+    cluster: str | None = None,
 ) -> contract.Report:
-    """The whole report as the contract's types (``workloads`` empty unless asked for)."""
+    """The whole report as the contract's types (``workloads`` empty unless asked for),
+    naming the cluster as ``cluster`` when given."""
     summary = report.summary
     bound = listed_names(report, listed)
     entries = [_workload(r, _outcomes(r, bound)) for r in report.results] if workloads else []
     return contract.Report(
         schemaVersion=SCHEMA_VERSION,
-        snapshot=contract.Snapshot.of(report.snapshot),
+        snapshot=contract.Snapshot.of(report.snapshot, cluster),
         summary=contract.Summary(
             workloads=summary.workloads,
             YES=summary.counts[Verdict.YES],
@@ -182,9 +186,9 @@ def report_document(
     )
 
 
-def render_json(report: Report, listed: int | None = JSON_NODES) -> str:
+def render_json(report: Report, listed: int | None = JSON_NODES, cluster: str | None = None) -> str:
     """Same report, same bytes: insertion-ordered keys, fixed indentation."""
-    return b"".join(json_chunks(report, listed)).decode("utf-8")
+    return b"".join(json_chunks(report, listed, cluster)).decode("utf-8")
 
 
 def _indented(value: msgspec.Struct) -> bytes:
@@ -281,10 +285,12 @@ def reference_workload(result: WorkloadResult, listed: int | None = JSON_NODES) 
     )
 
 
-def json_chunks(report: Report, listed: int | None = JSON_NODES) -> Iterator[bytes]:
+def json_chunks(
+    report: Report, listed: int | None = JSON_NODES, cluster: str | None = None
+) -> Iterator[bytes]:
     """:func:`render_json`'s UTF-8 text, one workload at a time (``workloads`` comes
     last). Bytes throughout: the report can be large, and is never decoded here."""
-    document = report_document(report, workloads=False)
+    document = report_document(report, workloads=False, cluster=cluster)
     head = _indented(document)
     if not report.results:
         yield head + b"\n"
@@ -306,4 +312,4 @@ def json_chunks(report: Report, listed: int | None = JSON_NODES) -> Iterator[byt
 def write_json(report: Report, context: ReportContext) -> Iterator[bytes]:
     """The report as :func:`json_chunks` renders it, listing ``context.json_nodes``
     names per outcome group."""
-    return json_chunks(report, context.json_nodes)
+    return json_chunks(report, context.json_nodes, context.cluster)

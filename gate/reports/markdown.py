@@ -264,7 +264,9 @@ def _context(
         "counts": counts(report),
         "warning_count": summary.warnings,
         "other_documents": sum(n for _, n in report.other_documents),
-        "provenance": provenance(report.snapshot, now, report.warnings),
+        "provenance": provenance(
+            report.snapshot, now, report.warnings, cluster=cluster, read=report.read
+        ),
         "fail_on": ", ".join(v.value for v in VERDICT_ORDER if v in report.fail_on),
         "version": report.version,
         "baseline": _baseline(report),

@@ -32,6 +32,7 @@ def render_text(
     *,
     quiet: bool = False,
     colour: bool = False,
+    cluster: str | None = None,
 ) -> str:
     """The summary: the snapshot line, each workload with its detail lines, the status
     line. ``quiet`` keeps only the workloads that fail the gate and the status line;
@@ -40,7 +41,8 @@ def render_text(
     is added, so only fitgate's own sequences reach a terminal."""
     views = views or Views()
     width = max((len(v.value) for v in VERDICT_ORDER), default=0)
-    lines = [] if quiet else [terminal_text(provenance(report.snapshot, now, report.warnings))]
+    line = provenance(report.snapshot, now, report.warnings, cluster=cluster, read=report.read)
+    lines = [] if quiet else [terminal_text(line)]
     for result in report.results:
         if quiet and not report.fails(result):
             continue
@@ -67,7 +69,12 @@ def render_text(
 
 def write_text(report: Report, context: ReportContext) -> str:
     return render_text(
-        report, context.now, context.views, quiet=context.quiet, colour=context.colour
+        report,
+        context.now,
+        context.views,
+        quiet=context.quiet,
+        colour=context.colour,
+        cluster=context.cluster,
     )
 
 

@@ -23,11 +23,13 @@ from gate.model import (
     Change,
     NodeOutcome,
     NodeOutcomes,
+    ReadSummary,
     Report,
     SnapshotInfo,
     Term,
     Verdict,
     WorkloadResult,
+    given,
     positions,
     rfc3339_time,
 )
@@ -55,10 +57,30 @@ def snapshot_age(captured_at: str | None, now: datetime) -> str | None:
     return f"{minutes}m"
 
 
-def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str] = ()) -> str:
-    """The snapshot line of the human reports, ending with the run's own warnings."""
+def configuration_note(read: ReadSummary) -> str:
+    """Which configuration the run applied, or that it found none (where it looked)."""
+    if read.config:
+        return f"Configuration: {read.config}."
+    return (
+        "Configuration: none (no .fitgate.yaml in the working directory or above it; "
+        "--config FILE names one)."
+    )
+
+
+def provenance(
+    info: SnapshotInfo,
+    now: datetime | None,
+    warnings: Sequence[str] = (),
+    *,
+    cluster: str | None = None,
+    read: ReadSummary | None = None,
+) -> str:
+    """The snapshot line of the human reports: the cluster as every report names it
+    (when that is not the recorded context), the snapshot, the configuration applied
+    (when the run read files), and the run's own warnings."""
     where = info.context or info.source
-    parts = [f"snapshot {where}: {info.nodes} nodes, {info.pods} pods"]
+    named = f" (cluster {cluster})" if cluster and cluster != info.context else ""
+    parts = [f"snapshot {where}{named}: {info.nodes} nodes, {info.pods} pods"]
     if info.server_version:
         parts.append(f"server {info.server_version}")
     if info.captured_at:
@@ -69,7 +91,8 @@ def provenance(info: SnapshotInfo, now: datetime | None, warnings: Sequence[str]
     else:
         parts.append("time of capture unknown")
     warned = "".join(f" Warning: {w}." for w in warnings)
-    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{warned}"
+    configured = "" if read is None else f" {configuration_note(read)}"
+    return ", ".join(parts) + f"; {SNAPSHOT_CAVEAT}.{configured}{warned}"
 
 
 # --- a workload: its name and place ----------------------------------------------------------
@@ -244,12 +267,20 @@ def replicas_sentence(result: WorkloadResult) -> str | None:
 
 
 def headroom_sentence(result: WorkloadResult) -> str | None:
-    """``room for 7 of the HPA's 20``: how far an autoscaler could grow the workload."""
+    """How far an autoscaler could grow the workload, after its minimum, when all of that
+    fits: ``the HPA's minimum of 3 replicas fit; room for 7 of its 20``; else ``room for 7
+    of the HPA's 20``."""
     placed = result.placement
     if placed is None or placed.maximum is None or placed.headroom is None:
         return None
     kind = placed.autoscaler.kind if placed.autoscaler is not None else ""
     scaler = "HPA" if kind == "HorizontalPodAutoscaler" else "ScaledObject"
+    if placed.wanted and placed.fit >= placed.wanted:
+        noun, fit = (
+            (_pods_noun(result), "fit") if placed.wanted != 1 else (_pods_noun(result)[:-1], "fits")
+        )
+        minimum = f"the {scaler}'s minimum of {placed.wanted} {noun} {fit}"
+        return f"{minimum}; room for {placed.headroom} of its {placed.maximum}"
     return f"room for {placed.headroom} of the {scaler}'s {placed.maximum}"
 
 
@@ -314,13 +345,14 @@ def _taint_names(nodes: NodeOutcomes) -> str:
 
 
 def _no_room(nodes: NodeOutcomes) -> str:
+    """The targeted nodes without room, each with why (the text summary's detail under
+    :func:`_partial_headline`)."""
     lacking = 0
     for _, bits in _lacking_room(nodes):
         lacking |= bits
     first = map(nodes.__getitem__, positions(lacking, NODES_SHOWN))
     shown = [f"{o.node} ({', '.join(o.reasons)})" for o in first]
-    count = lacking.bit_count()
-    return f"no room on {count} targeted node(s): {node_list(shown, NODES_SHOWN, count)}"
+    return f"without room: {node_list(shown, NODES_SHOWN, lacking.bit_count())}"
 
 
 def detail(result: WorkloadResult, views: Views) -> list[str]:
@@ -342,19 +374,24 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
         return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
-    if verdict is Verdict.PARTIAL:
+    if verdict is Verdict.PARTIAL and replicas is None:  # a DaemonSet: its nodes say it
+        nodes = result.nodes
+        return [
+            views.of(_partial_headline, nodes),
+            views.of(_no_room, nodes),
+            field_line(result) or "",
+        ]
+    if verdict is Verdict.PARTIAL and replicas is not None:
         return [_partial_detail(result, views, replicas), field_line(result) or ""]
     return [result.reason or ""]
 
 
-def _partial_detail(result: WorkloadResult, views: Views, replicas: str | None) -> str:
+def _partial_detail(result: WorkloadResult, views: Views, replicas: str) -> str:
     placed = result.placement
-    if replicas and placed is not None and placed.fit == placed.alone:
+    if placed is not None and placed.fit == placed.alone:
         on = fits_sentence(result, views).removeprefix("fits ")
         return _with_first_unfit(result, f"{replicas}, on {on}")
-    if replicas:
-        return _with_first_unfit(result, replicas)
-    return views.of(_no_room, result.nodes)
+    return _with_first_unfit(result, replicas)
 
 
 def ordinal(number: int) -> str:
@@ -415,9 +452,17 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
     if autoscale.scale_up:
         parts[0] += f", {autoscale.after} after {groups}"
-    reasons = ", ".join(autoscale.blocked.reasons)
-    parts.append(f"{autoscale.blocked.copies} blocked: {reasons}")
+    parts.append(f"{autoscale.blocked.copies} blocked: {_blockers(autoscale)}")
     return ["; ".join(parts)]
+
+
+def _blockers(autoscale: Autoscale) -> str:
+    """Why copies stay blocked: the node groups' reasons, then each NodePool's refusal as
+    :func:`_refusals` words it for a ``NO``."""
+    pools = given(autoscale.blocked.pools, ())
+    refused = {p.reason for p in pools}
+    groups = ", ".join(r for r in autoscale.blocked.reasons if r not in refused)
+    return "; ".join(filter(None, (groups, *map(str, pools))))
 
 
 def _refusals(autoscale: Autoscale) -> list[str]:

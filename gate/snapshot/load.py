@@ -106,10 +106,11 @@ def _describe(kind: str, index: str, obj: object) -> str:
     return f'{index} ({kind} "{name}")'
 
 
-def _flattened(document: object) -> object:
+def flattened(document: object) -> object:
     """A List as the API returns it: the items of a ``NodeList``/``PodList`` carry no
     ``kind`` (the list's names it), and a List may hold such lists (``kubectl get nodes,pods
-    -o json`` of some versions); their items are the snapshot's objects."""
+    -o json`` of some versions); their items are the snapshot's objects, each with its
+    kind."""
     if not isinstance(document, Mapping) or layout_of(document) != "list":
         return document
     items = document.get("items")
@@ -139,7 +140,7 @@ def _split(document: Mapping[str, Any], source: str) -> dict[str, list[Any]]:
     """Group the snapshot's objects by kind, whichever format it is in."""
     if document.get("kind") == "ClusterSnapshot":
         return {kind: list(document.get(key) or []) for key, kind in READ_SECTIONS.items()}
-    # Every item has its kind by now: _flattened gave kind-less items their list's.
+    # Every item has its kind by now: flattened gave kind-less items their list's.
     groups: dict[str, list[Any]] = {kind: [] for kind in READ_SECTIONS.values()}
     for item in document.get("items") or []:
         if item["kind"] in groups:
@@ -240,7 +241,7 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
     what the typed reader reads of any file, so that a snapshot is built from objects in
     one way."""
     if document.get("kind") != "ClusterSnapshot":
-        # In file order: every item has its kind by now (see _flattened).
+        # In file order: every item has its kind by now (see flattened).
         items = [
             _as_described(item, item["kind"])
             for item in document.get("items") or []
@@ -259,6 +260,21 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
     return msgspec.json.encode(_whole_numbers({**envelope, **sections}))
 
 
+def _one_object(document: object, source: str) -> None:
+    """One Kubernetes object (``kubectl get configmap NAME -o json`` writes one, not a List)
+    is part of a cluster, not a snapshot: it is joined to one with a second ``--snapshot``."""
+    if not isinstance(document, Mapping) or layout_of(document) is not None:
+        return
+    kind, version = document.get("kind"), document.get("apiVersion")
+    if isinstance(kind, str) and isinstance(version, str) and version != "fitgate/v1":
+        named = "".join(c if c.isprintable() else "\ufffd" for c in " ".join(kind.split()))
+        shown = named if len(named) <= 60 else named[:60] + "..."
+        raise SnapshotError(
+            f"{source}: one {shown} is no snapshot: give the cluster's nodes and pods "
+            f"({JSON_FORMS}) as the first --snapshot and this file as another"
+        )
+
+
 def build_snapshot(document: object, source: str) -> Snapshot:
     """Validate a decoded snapshot document and reduce it to node views.
 
@@ -267,7 +283,8 @@ def build_snapshot(document: object, source: str) -> Snapshot:
     objects, as it builds from any file, so that the counting rules are applied in one
     place.
     """
-    document = _flattened(document)
+    document = flattened(document)
+    _one_object(document, source)
     _check(document, layout_of(document), "snapshot", source)
     assert isinstance(document, Mapping)
     groups = _split(document, source)
@@ -344,9 +361,9 @@ class SnapshotReading:
             if self._second is not None:
                 halves = self._second.snapshot(shown, on_read)
                 if halves is not None:
-                    return _trusted(halves, shown)
+                    return trusted(halves, shown)
             with open(path, "rb") as handle:
-                return _trusted(read_snapshot(handle, shown, on_read), shown)
+                return trusted(read_snapshot(handle, shown, on_read), shown)
         except OSError as exc:
             raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
         except NotAccepted:
@@ -360,15 +377,33 @@ class SnapshotReading:
         except OSError as exc:
             raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
-            raise SnapshotError(f"{shown}: not a JSON snapshot: {exc}") from None
-        return _trusted(build_snapshot(document, shown), shown)
+            raise not_json(shown, data, exc) from None
+        return trusted(build_snapshot(document, shown), shown)
 
     def close(self) -> None:
         if self._second is not None:
             self._second.close()
 
 
-def _trusted(snapshot: Snapshot, path: str) -> Snapshot:
+JSON_FORMS = "`kubectl get nodes,pods -A -o json`, or `fitgate snapshot -o FILE`"
+"""The commands that write a snapshot, as an error that refuses another file names them."""
+
+
+def not_json(shown: str, data: bytes, exc: Exception) -> SnapshotError:
+    """The error for a snapshot file that is not JSON: a YAML file (``kubectl get -o yaml``,
+    or a manifest given by mistake) is told what a snapshot is; a JSON file that breaks
+    off is told where."""
+    start = data.lstrip()[:1]
+    if not start:
+        return SnapshotError(
+            f"{shown}: the snapshot file is empty: snapshots are JSON ({JSON_FORMS})"
+        )
+    if start in (b"{", b"["):
+        return SnapshotError(f"{shown}: not a JSON snapshot: {exc}")
+    return SnapshotError(f"{shown}: not JSON: snapshots are JSON ({JSON_FORMS})")
+
+
+def trusted(snapshot: Snapshot, path: str) -> Snapshot:
     """What both readers let through but no API server writes: a capture time that is no
     RFC 3339 time (its age could not be told), a negative allocatable amount (the API
     server's validation refuses one; every pod would be Insufficient there)."""
