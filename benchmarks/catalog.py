@@ -137,8 +137,8 @@ class App:
     ``DoNotSchedule`` constraint over zones), as highly available charts ask;
     ``"zone-affinity"`` / ``"hostname-affinity"`` (a required pod affinity to its
     namespace's data tier, in the same zone / on the same node); ``"daemon-spread"`` (a
-    DaemonSet whose chart adds a hostname ``DoNotSchedule`` and a zone ``ScheduleAnyway``
-    constraint)."""
+    DaemonSet whose chart adds its default constraints: zone ``DoNotSchedule``, hostname
+    ``ScheduleAnyway``)."""
 
     def requests(self) -> dict[str, str]:
         wanted = {"cpu": self.cpu, "memory": self.memory}
@@ -185,7 +185,7 @@ class App:
         if self.spread == "zone-spread":
             return [constraint(ZONE, "DoNotSchedule")]
         if self.spread == "daemon-spread":
-            return [constraint(HOSTNAME, "DoNotSchedule"), constraint(ZONE, "ScheduleAnyway")]
+            return [constraint(ZONE, "DoNotSchedule"), constraint(HOSTNAME, "ScheduleAnyway")]
         return []
 
 
