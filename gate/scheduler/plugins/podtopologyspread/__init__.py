@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from gate.k8s.matching import first_untolerated
@@ -24,6 +26,7 @@ from gate.scheduler.plugins.podtopologyspread.filtering import (
     REASON_SPREAD,
     REASON_SPREAD_MISSING_LABEL,
     SpreadState,
+    matching_per_node,
     spread_groups,
     spread_state,
 )
@@ -43,15 +46,51 @@ class PinnedSpread:
     """The state for a DaemonSet's pods. The pod for node X is pinned to X by a required
     node affinity that replaces the template's (its nodeSelector stays), so under
     ``nodeAffinityPolicy: Honor`` the only node of its domains is X, when X passes the
-    nodeSelector: each node has its own PreFilter state."""
+    nodeSelector: each node has its own PreFilter state.
 
-    pod: PodProfile
+    Those states differ only in the constraints that honour node affinity, and there only
+    by X's own domain and count: what every node's state shares (the matching pods per
+    node, the other constraints' counts) is worked out once per DaemonSet."""
+
     others: OtherPods
-    selector_bits: int
-    taint_bits: int
+    shared: SpreadState
+    """The state of a pod pinned to no node: the constraints that honour node affinity
+    count no domain."""
+    pinned: tuple[tuple[int, str, int, Mapping[int, int]], ...]
+    """Per constraint that honours node affinity: its position, its topology key, the
+    nodes that are its only domain when the pod is pinned to them, and the matching pods
+    per node."""
+
+    @classmethod
+    def of(
+        cls, pod: PodProfile, others: OtherPods, selector_bits: int, taint_bits: int
+    ) -> PinnedSpread:
+        nodes = others.nodes
+        with_keys = nodes.everyone
+        for constraint in pod.spread:
+            with_keys &= reduce(or_, nodes.label_values(constraint.topology_key).values(), 0)
+        pinned = tuple(
+            (
+                i,
+                constraint.topology_key,
+                with_keys
+                & selector_bits
+                & (taint_bits if constraint.honor_taints else nodes.everyone),
+                matching_per_node(constraint.selector, pod.namespace, others.pods),
+            )
+            for i, constraint in enumerate(pod.spread)
+            if constraint.honor_node_affinity
+        )
+        return cls(others, _state(pod, others, 0, taint_bits), pinned)
 
     def state_for(self, position: int) -> SpreadState:
-        return _state(self.pod, self.others, self.selector_bits & 1 << position, self.taint_bits)
+        """calPreFilterState for the pod pinned to the node at ``position``."""
+        counts = list(self.shared.counts)
+        labels = self.others.nodes.nodes[position].labels
+        for i, key, eligible, per_node in self.pinned:
+            if eligible >> position & 1:
+                counts[i] = {labels[key]: per_node.get(position, 0)}
+        return replace(self.shared, counts=tuple(counts))
 
 
 def _state(pod: PodProfile, others: OtherPods, affinity_bits: int, taint_bits: int) -> SpreadState:
@@ -68,7 +107,7 @@ def prepare_spread(pod: PodProfile, cluster: Cluster) -> SpreadState | PinnedSpr
     honours_taints = any(c.honor_taints for c in pod.spread)
     taint_bits = _tolerated(pod, nodes) if honours_taints else nodes.everyone
     if pod.pinned:
-        return PinnedSpread(pod, others, _selector_bits(pod, nodes), taint_bits)
+        return PinnedSpread.of(pod, others, _selector_bits(pod, nodes), taint_bits)
     honours_affinity = any(c.honor_node_affinity for c in pod.spread)
     accepted = affinity_bits(pod, nodes) if honours_affinity else nodes.everyone
     return _state(pod, others, accepted, taint_bits)
