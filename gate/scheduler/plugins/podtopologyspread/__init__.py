@@ -9,7 +9,7 @@ rejection points at the constraint at fault.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -83,14 +83,25 @@ class PinnedSpread:
         )
         return cls(others, _state(pod, others, 0, taint_bits), pinned)
 
+    states: dict[tuple[tuple[str, int] | None, ...], SpreadState] = field(default_factory=dict)
+    """The states worked out so far, by the domain and count of each pinned constraint:
+    nodes alike in those share one."""
+
     def state_for(self, position: int) -> SpreadState:
         """calPreFilterState for the pod pinned to the node at ``position``."""
-        counts = list(self.shared.counts)
         labels = self.others.nodes.nodes[position].labels
-        for i, key, eligible, per_node in self.pinned:
-            if eligible >> position & 1:
-                counts[i] = {labels[key]: per_node.get(position, 0)}
-        return replace(self.shared, counts=tuple(counts))
+        own = tuple(
+            (labels[key], per_node.get(position, 0)) if eligible >> position & 1 else None
+            for _, key, eligible, per_node in self.pinned
+        )
+        found = self.states.get(own)
+        if found is None:
+            counts = list(self.shared.counts)
+            for (i, *_), domain in zip(self.pinned, own, strict=True):
+                if domain is not None:
+                    counts[i] = dict((domain,))
+            found = self.states[own] = replace(self.shared, counts=tuple(counts))
+        return found
 
 
 def _state(pod: PodProfile, others: OtherPods, affinity_bits: int, taint_bits: int) -> SpreadState:
