@@ -1,6 +1,7 @@
 """A DaemonSet's PodTopologySpread state, worked out once per DaemonSet, is each node's
 own PreFilter state: the pod pinned to node X counts the domains of X alone under
-``nodeAffinityPolicy: Honor``, and every eligible node under ``Ignore``."""
+``nodeAffinityPolicy: Honor``, and every eligible node under ``Ignore``; asked by groups of
+nodes alike, the Filter gives each node its own answer."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.k8s.version import Dialect
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
 from gate.scheduler.cluster import Cluster
+from gate.scheduler.placement import set_bits
 from gate.scheduler.plugins.podtopologyspread import (
     PinnedSpread,
     _selector_bits,
     _tolerated,
     prepare_spread,
+    split_spread,
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import spread_state
 from gate.scheduler.pods import pod_profile
@@ -62,6 +66,7 @@ def constraints(draw: st.DrawFn) -> list[dict[str, Any]]:
             exists("foo"),
             nodeAffinityPolicy=draw(st.sampled_from(("Honor", "Ignore"))),
             nodeTaintsPolicy=draw(st.sampled_from(("Honor", "Ignore"))),
+            minDomains=draw(st.integers(1, 2)),
         )
         for _ in range(draw(st.integers(1, 2)))
     ]
@@ -98,3 +103,12 @@ def test_each_nodes_state_is_the_prefilter_state_of_the_pod_pinned_to_it(
             taints,
         )
         assert state.state_for(position) == alone
+    answers = {
+        position: rejection
+        for bits, rejection in split_spread(index, state, Dialect(), index.everyone)
+        for position in set_bits(bits)
+    }
+    assert answers == {
+        position: state.state_for(position).filter(view.labels)
+        for position, view in enumerate(listed)
+    }, "the nodes by their answer must give each node's own answer"

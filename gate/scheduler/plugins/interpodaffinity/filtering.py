@@ -27,7 +27,7 @@ Every existing pod counts, terminating ones included; namespaces follow
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.k8s.podaffinity import AffinityTerm
@@ -138,22 +138,25 @@ def affinity_state(
     """PreFilter. The incoming pod's terms must have had their namespaceSelector listed
     (:meth:`AffinityTerm.with_namespaces_listed`); ``namespace_labels`` are the labels of
     its own namespace ({} when the snapshot lacks it, None when it recorded none)."""
-    node_of = pods.node_of
+    node_at = pods.node_of.__getitem__
     existing: dict[tuple[str, str], int] = {}
     for term, node_positions in pods.anti_affinity_candidates(labels):
         if term.matches(namespace, labels, namespace_labels):
             _merge(existing, _tally(nodes, pods, (term.topology_key,), node_positions))
     affinity: Pairs = {}
     if affinity_terms:
-        common: set[int] | None = None
-        for term in affinity_terms:
-            found = set(pods.matching(_namespaces(term), term.selector))
-            common = found if common is None else common & found
+        first, *more = affinity_terms
+        common: Sequence[int] = pods.matching(_namespaces(first), first.selector)
+        if more:  # matching answers come in index order; an intersection is sorted again
+            shared = set(common)
+            for term in more:
+                shared &= set(pods.matching(_namespaces(term), term.selector))
+            common = sorted(shared)
         keys = tuple(term.topology_key for term in affinity_terms)
-        affinity = _tally(nodes, pods, keys, tuple(node_of[i] for i in sorted(common or ())))
+        affinity = _tally(nodes, pods, keys, tuple(map(node_at, common)))
     anti: dict[tuple[str, str], int] = {}
     for term in anti_affinity_terms:
-        matched = tuple(node_of[i] for i in pods.matching(_namespaces(term), term.selector))
+        matched = tuple(map(node_at, pods.matching(_namespaces(term), term.selector)))
         _merge(anti, _tally(nodes, pods, (term.topology_key,), matched))
     return AffinityState(
         affinity_terms=affinity_terms,

@@ -8,7 +8,7 @@ rejection points at the constraint at fault.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
@@ -183,11 +183,53 @@ def split_spread(
     if isinstance(state, SpreadState):
         return spread_groups(state, index, among)
     nodes = index.nodes
+    parts = _alike(index, state, among)
+    if parts is None:
+        return [
+            (1 << i, state.state_for(i).filter(nodes[i].labels))
+            for i in range(len(nodes))
+            if among >> i & 1
+        ]
     return [
-        (1 << i, state.state_for(i).filter(nodes[i].labels))
-        for i in range(len(nodes))
-        if among >> i & 1
+        (part, state.state_for(lowest(part)).filter(nodes[lowest(part)].labels)) for part in parts
     ]
+
+
+def _alike(index: NodeIndex, state: PinnedSpread, among: int) -> list[int] | None:
+    """The nodes of ``among`` split by all a DaemonSet's pod pinned to each reads: the
+    node's domain of every constraint's key, and for each constraint that honours node
+    affinity, whether the node is its domain and how many matching pods it holds. Nodes of
+    one part have one state and one answer. None where the split would cost more than
+    asking node by node (several keys with a value per node)."""
+    splits: list[list[int]] = []
+    for key in dict.fromkeys(c.topology_key for c in state.shared.constraints):
+        splits.append(list(index.label_values(key).values()))
+    for _, _, eligible, per_node in state.pinned:
+        holding: dict[int, int] = {}
+        for node, count in per_node.items():
+            holding[count] = holding.get(count, 0) | 1 << node
+        splits.append([eligible & bits for bits in holding.values()] + [eligible])
+    parts = [among]
+    for classes in splits:
+        if len(parts) * len(classes) > 4 * len(index.nodes):
+            return None
+        parts = [piece for part in parts for piece in _pieces(part, classes)]
+    return parts
+
+
+def _pieces(part: int, classes: Iterable[int]) -> Iterator[int]:
+    """``part`` cut by ``classes``, each node in the first class that holds it (the
+    nodes in none a piece of their own)."""
+    rest = part
+    for bits in classes:
+        piece = rest & bits
+        if piece:
+            yield piece
+            rest &= ~piece
+            if not rest:
+                return
+    if rest:
+        yield rest
 
 
 def _asked(pod: PodProfile, cluster: Cluster) -> Hashable:
