@@ -1,9 +1,10 @@
 """What the synthetic cluster is made of: node pools and applications.
 
 Shaped after a managed cluster's API output: a small system pool reserved for add-ons,
-general, memory-optimised, spot, GPU and arm pools, a handful of DaemonSets on every node,
-and applications whose containers carry requests, limits, env, probes and volumes (some
-without any request at all).
+general, memory-optimised, arm pools and tainted spot, GPU and batch pools, a handful of
+DaemonSets on every node, and applications whose containers carry requests, limits, env,
+probes and volumes (some without any request at all), some kept near their data by a
+required pod affinity.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ POOLS: tuple[Pool, ...] = (
         taints=(("CriticalAddonsOnly", "true", "NoSchedule"),),
         mode="system",
     ),
-    Pool("general", 0.40, "Standard_D8ds_v5", 7820, 28_045_676),
+    Pool("general", 0.34, "Standard_D8ds_v5", 7820, 28_045_676),
     Pool("large", 0.20, "Standard_D16ds_v5", 15_740, 58_617_812),
     Pool("memory", 0.12, "Standard_E16ds_v5", 15_740, 121_532_404),
     Pool(
@@ -60,6 +61,14 @@ POOLS: tuple[Pool, ...] = (
         gpus=1,
     ),
     Pool("arm", 0.06, "Standard_D8pds_v5", 7820, 28_045_676, arch="arm64"),
+    Pool(
+        "batch",
+        0.06,
+        "Standard_F16s_v2",
+        15_740,
+        28_045_676,
+        taints=(("workload", "batch", "NoSchedule"),),
+    ),
 )
 
 ZONES = ("1", "2", "3")
@@ -125,7 +134,11 @@ class App:
     tier: str = "backend"
     spread: str | None = None
     """``"hostname-anti-affinity"`` (required, one pod per node) or ``"zone-spread"`` (a
-    ``DoNotSchedule`` constraint over zones), as highly available charts ask."""
+    ``DoNotSchedule`` constraint over zones), as highly available charts ask;
+    ``"zone-affinity"`` / ``"hostname-affinity"`` (a required pod affinity to its
+    namespace's data tier, in the same zone / on the same node); ``"daemon-spread"`` (a
+    DaemonSet whose chart adds its default constraints: zone ``DoNotSchedule``, hostname
+    ``ScheduleAnyway``)."""
 
     def requests(self) -> dict[str, str]:
         wanted = {"cpu": self.cpu, "memory": self.memory}
@@ -149,23 +162,31 @@ class App:
         return {"matchLabels": {"app": self.name}}
 
     def affinity(self) -> dict[str, Any]:
-        """The pod anti-affinity of a ``hostname-anti-affinity`` application."""
-        if self.spread != "hostname-anti-affinity":
-            return {}
-        term = {"labelSelector": self.selector(), "topologyKey": HOSTNAME}
-        return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        """The required pod (anti-)affinity of the application's ``spread``, if any."""
+        if self.spread == "hostname-anti-affinity":
+            term = {"labelSelector": self.selector(), "topologyKey": HOSTNAME}
+            return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        if self.spread in ("zone-affinity", "hostname-affinity"):
+            near = {"matchLabels": {"tier": "data", "app.kubernetes.io/part-of": self.namespace}}
+            key = ZONE if self.spread == "zone-affinity" else HOSTNAME
+            term = {"labelSelector": near, "topologyKey": key}
+            return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        return {}
 
     def spread_constraints(self) -> list[dict[str, Any]]:
-        if self.spread != "zone-spread":
-            return []
-        return [
-            {
+        def constraint(key: str, when: str) -> dict[str, Any]:
+            return {
                 "maxSkew": 1,
-                "topologyKey": ZONE,
-                "whenUnsatisfiable": "DoNotSchedule",
+                "topologyKey": key,
+                "whenUnsatisfiable": when,
                 "labelSelector": self.selector(),
             }
-        ]
+
+        if self.spread == "zone-spread":
+            return [constraint(ZONE, "DoNotSchedule")]
+        if self.spread == "daemon-spread":
+            return [constraint(ZONE, "DoNotSchedule"), constraint(HOSTNAME, "ScheduleAnyway")]
+        return []
 
 
 def make_apps(rng: random.Random, count: int) -> list[App]:
@@ -194,8 +215,14 @@ def make_apps(rng: random.Random, count: int) -> list[App]:
     return apps
 
 
-# One application in eight is highly available: half by anti-affinity, half by spread.
-_SPREADS = {3: "hostname-anti-affinity", 11: "zone-spread"}
+# One application in eight is highly available: half by anti-affinity, half by spread;
+# one in eight keeps near its namespace's data: half in the same zone, half on the same node.
+_SPREADS = {
+    3: "hostname-anti-affinity",
+    7: "zone-affinity",
+    11: "zone-spread",
+    15: "hostname-affinity",
+}
 
 
 def namespace_labels(name: str) -> dict[str, str]:

@@ -24,7 +24,7 @@ from benchmarks.sizes import Size
 from gate.live.objects import Namespace, Node, Pod, Recorded
 from gate.live.recorder import recorded
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 LIST_FILE = "cluster-list.json"
 SNAPSHOT_FILE = "cluster-snapshot.json"
 MANIFESTS_DIR = "manifests"

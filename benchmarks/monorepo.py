@@ -1,5 +1,6 @@
 """Rendered manifests of a platform monorepo: every workload kind fitgate reads, with
-tolerations, node selectors, required and preferred affinities, some without requests,
+tolerations, node selectors, required and preferred affinities, DaemonSets that tolerate
+every taint and carry topology spread constraints, some without requests,
 beside the Services and ConfigMaps a chart renders, Helm ``# Source:`` comments, a
 ``kind: List``, one broken document and one skipped by annotation."""
 
@@ -16,8 +17,9 @@ Doc = dict[str, Any]
 
 # (share of workloads, how the pod template is placed); shares are cumulative weights.
 PLACEMENTS: tuple[tuple[int, str], ...] = (
-    (52, "anywhere"),
+    (48, "anywhere"),
     (8, "spot"),
+    (4, "batch"),
     (4, "gpu"),
     (5, "arm"),
     (6, "memory-affinity"),
@@ -93,6 +95,9 @@ def _place(spec: Doc, placement: str) -> None:
     if placement == "spot":
         spec["tolerations"] = [toleration("kubernetes.azure.com/scalesetpriority", "spot")]
         spec["nodeSelector"] = {"kubernetes.azure.com/scalesetpriority": "spot"}
+    elif placement == "batch":
+        spec["tolerations"] = [toleration("workload", "batch")]
+        spec["nodeSelector"] = {"agentpool": "batch"}
     elif placement == "gpu":
         spec["tolerations"] = [toleration("nvidia.com/gpu")]
         spec["nodeSelector"] = {"accelerator": "nvidia"}
@@ -110,6 +115,8 @@ def _place(spec: Doc, placement: str) -> None:
         spec["affinity"] = {
             "nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}
         }
+    elif placement == "everywhere":  # a node agent tolerates every taint
+        spec["tolerations"] = [{"operator": "Exists"}]
     elif placement == "system-addon":
         spec["tolerations"] = [toleration("CriticalAddonsOnly")]
         spec["nodeSelector"] = {"kubernetes.azure.com/mode": "system"}
@@ -202,6 +209,7 @@ def workloads(rng: random.Random, apps: list[App], count: int) -> Iterator[tuple
                 None,
                 False,
                 base.host_port if index % 100 == 57 else None,
+                spread="daemon-spread" if index // 50 % 2 == 0 else None,
             )
         elif index % 40 == 11:
             app = replace(
@@ -211,5 +219,5 @@ def workloads(rng: random.Random, apps: list[App], count: int) -> Iterator[tuple
             app = replace(app, name=f"{app.name}-v{index // len(apps)}")
         placement = rng.choices(names, weights)[0]
         if app.kind == "DaemonSet":
-            placement = "anywhere"
+            placement = "everywhere" if app.spread == "daemon-spread" else "anywhere"
         yield app, workload(rng, app, placement)

@@ -22,7 +22,8 @@ from gate.model import (
     Verdict,
     Workload,
 )
-from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.engine.evaluate import Evaluator, _counted
+from gate.scheduler.framework.pods import pod_profile
 from tests.builders import container, existing_pod, node, pod_term, spread, taint
 
 
@@ -258,3 +259,39 @@ def test_workloads_carry_the_labels_their_pods_get(
     (found,) = extract_all(iter([Document(Location("w.yaml", 1), body=body)]))
     assert isinstance(found, Workload)
     assert found.labels == labels
+
+
+@pytest.mark.parametrize(
+    ("own", "counted"),
+    [
+        pytest.param(
+            {"app": "web"}, False, id="its old pods outside every selector are not counted"
+        ),
+        pytest.param({"tier": "data"}, True, id="an old pod its affinity term selects is counted"),
+        pytest.param(
+            {"role": "spread"}, True, id="an old pod its spread selector selects is counted"
+        ),
+    ],
+)
+def test_the_old_pods_a_workload_releases_count_only_where_its_selectors_reach(
+    own: dict[str, str], counted: bool
+) -> None:
+    spec = {
+        "containers": [container()],
+        "affinity": {
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    pod_term("tier", "In", ["data"], "kubernetes.io/hostname")
+                ]
+            }
+        },
+        "topologySpreadConstraints": [spread(1, "zone", {"matchLabels": {"role": "spread"}})],
+    }
+    profile = pod_profile(spec, "default", {"app": "web"})
+    assert _counted(profile, [existing_pod("a", own)]) is counted
+
+
+def test_an_old_pod_with_anti_affinity_is_counted_whatever_the_selectors() -> None:
+    carrier = existing_pod("a", {"app": "web"}, anti_affinity=(pod_term("app", "Exists"),))
+    profile = pod_profile({"containers": [container()]}, "default", {"app": "web"})
+    assert _counted(profile, [carrier])

@@ -361,6 +361,14 @@ QUANTITY_TEXT = st.builds(
 )
 
 
+@settings(max_examples=500)
+@given(st.fractions())
+@example(Fraction(1, 10**9))
+@example(Fraction(-1, 3))
+def test_milli_value_in_integers_is_the_fractions_ceiling(q: Fraction) -> None:
+    assert milli_value(q) == math.ceil(q * 1000)
+
+
 @settings(max_examples=300)
 @given(QUANTITY_TEXT)
 def test_milli_value_is_the_least_integer_at_or_above(text: str) -> None:

@@ -61,7 +61,9 @@ def exact_list(resources: object) -> Exact:
 
 def _add(total: Exact, extra: Mapping[str, Fraction]) -> None:
     for name, value in extra.items():
-        total[name] = total.get(name, Fraction(0)) + value
+        found = total.get(name)
+        # A first value is kept as it is: 0 + value is value, and a Fraction is immutable.
+        total[name] = value if found is None else found + value
 
 
 def _max(total: Exact, other: Mapping[str, Fraction]) -> None:
@@ -215,10 +217,13 @@ NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {
 """What a container that names no cpu or memory request is counted at by the scores."""
 
 
+_ZERO = Fraction(0)
+
+
 def _non_zero(total: Mapping[str, Fraction]) -> tuple[int, int]:
     return (
-        scheduler_amount(CPU, total.get(CPU, Fraction(0))),
-        scheduler_amount(MEMORY, total.get(MEMORY, Fraction(0))),
+        scheduler_amount(CPU, total.get(CPU, _ZERO)),
+        scheduler_amount(MEMORY, total.get(MEMORY, _ZERO)),
     )
 
 

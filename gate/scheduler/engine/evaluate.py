@@ -26,6 +26,7 @@ from gate.k8s.version import Dialect
 from gate.model import (
     POD_TOPOLOGY_SPREAD,
     Cause,
+    ExistingPod,
     NodeOutcome,
     NodeOutcomes,
     NodeView,
@@ -253,13 +254,12 @@ class Evaluator:
         """The answer once the workload's own pods are gone. Giving room back can only turn
         a node's rejection for room into a fit, so only the nodes that held those pods and
         rejected the pod for room are asked again, node by node; when the inter-pod filters
-        counted those pods (the pod asks them something, or its old pods carry
-        anti-affinity), every node is asked again without them."""
+        may have counted those pods (a selector of the pod's constraints or terms matches
+        one, or one carries anti-affinity), every node is asked again without them."""
         nodes = self._release(own)
         profile = pod.profile
         indexed = self.cluster.others.pods
-        asks = profile.spread or profile.pod_affinity or profile.pod_anti_affinity
-        if asks or any(indexed.pods[i].anti_affinity_terms for i in own):
+        if _counted(profile, [indexed.pods[i] for i in own]):
             cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
             again, first = nodes.holding, 0
@@ -506,6 +506,16 @@ class Evaluator:
             placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
             cause=self._cause(answer, daemonset=True) if lacking else None,
         )
+
+
+def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:
+    """Whether the inter-pod PreFilters may count any of ``pods``: one carries a required
+    anti-affinity term, or its labels match the selector of one of the pod's spread
+    constraints or (anti-)affinity terms, whatever their namespaces (so never False where
+    a count would change)."""
+    selectors = [c.selector for c in profile.spread]
+    selectors += [t.selector for t in (*profile.pod_affinity, *profile.pod_anti_affinity)]
+    return any(p.anti_affinity_terms or any(s.matches(p.labels) for s in selectors) for p in pods)
 
 
 def _targeted(answer: _Answer) -> int:

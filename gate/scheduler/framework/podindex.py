@@ -64,6 +64,11 @@ class PodIndex:
         self._anti_always: list[AffinityTerm] = []
         self._parsed_terms: dict[tuple[int, str], tuple[AffinityTerm, ...]] = {}
         self._anti_nodes: dict[AffinityTerm, tuple[int, ...]] | None = None
+        # Shared with every view: InterPodAffinity's topology pairs tallied over the nodes of
+        # counted pods, by the topology keys and those nodes (filled by its PreFilter).
+        self.pair_counts: dict[
+            tuple[tuple[str, ...], tuple[int, ...]], Mapping[tuple[str, str], int]
+        ] = {}
         # Shared with every view, filled on first use (scored pods only): the pods carrying
         # required affinity terms, and those carrying preferred terms.
         self._with_affinity: list[tuple[int, ...]] = []
@@ -72,6 +77,11 @@ class PodIndex:
         self._with_preferred: list[tuple[int, ...]] = []
         self._preferred: tuple[tuple[int, AffinityTerm, tuple[int, ...]], ...] | None = None
         self._parsed_preferred: dict[tuple[int, str], tuple[tuple[int, AffinityTerm], ...]] = {}
+
+    @property
+    def excluded(self) -> frozenset[int]:
+        """The positions this view leaves out (none for the index itself)."""
+        return self._excluded
 
     def without(self, excluded: Iterable[int]) -> PodIndex:
         """This index with the pods at ``excluded`` left out: the running pods a workload's

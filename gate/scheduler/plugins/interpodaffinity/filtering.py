@@ -26,7 +26,8 @@ Every existing pod counts, terminating ones included; namespaces follow
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.k8s.podaffinity import AffinityTerm
@@ -98,6 +99,31 @@ def _add(pairs: dict[tuple[str, str], int], labels: Mapping[str, str], key: str,
         pairs[key, value] = pairs.get((key, value), 0) + n
 
 
+def _tally(nodes: NodeIndex, pods: PodIndex, keys: tuple[str, ...], on: tuple[int, ...]) -> Pairs:
+    """Each counted pod's pair of every key in ``keys``, ``on``: the counted pods' nodes.
+    Workloads that ask the same terms count the same pods, so a tally of the index itself
+    is kept (:attr:`PodIndex.pair_counts`) and a view that leaves none of them out finds it
+    there. Pods are counted per node first, first seen first, so the pairs keep the order
+    a pod-by-pod count gives them."""
+    found = pods.pair_counts.get((keys, on))
+    if found is None:
+        pairs: dict[tuple[str, str], int] = {}
+        views = nodes.nodes
+        for node, n in Counter(on).items():
+            node_labels = views[node].labels
+            for key in keys:
+                _add(pairs, node_labels, key, n)
+        found = pairs
+        if not pods.excluded:
+            pods.pair_counts[keys, on] = found
+    return found
+
+
+def _merge(pairs: dict[tuple[str, str], int], more: Pairs) -> None:
+    for pair, n in more.items():
+        pairs[pair] = pairs.get(pair, 0) + n
+
+
 def _namespaces(term: AffinityTerm) -> frozenset[str] | None:
     """The namespaces a term of the incoming pod covers; None for every namespace."""
     return None if term.all_namespaces else term.namespaces
@@ -115,26 +141,26 @@ def affinity_state(
     """PreFilter. The incoming pod's terms must have had their namespaceSelector listed
     (:meth:`AffinityTerm.with_namespaces_listed`); ``namespace_labels`` are the labels of
     its own namespace ({} when the snapshot lacks it, None when it recorded none)."""
-    views = nodes.nodes
+    node_at = pods.node_of.__getitem__
     existing: dict[tuple[str, str], int] = {}
     for term, node_positions in pods.anti_affinity_candidates(labels):
         if term.matches(namespace, labels, namespace_labels):
-            for node in node_positions:
-                _add(existing, views[node].labels, term.topology_key, 1)
-    affinity: dict[tuple[str, str], int] = {}
+            _merge(existing, _tally(nodes, pods, (term.topology_key,), node_positions))
+    affinity: Pairs = {}
     if affinity_terms:
-        common: set[int] | None = None
-        for term in affinity_terms:
-            found = set(pods.matching(_namespaces(term), term.selector))
-            common = found if common is None else common & found
-        for i in sorted(common or ()):
-            node_labels = views[pods.node_of[i]].labels
-            for term in affinity_terms:
-                _add(affinity, node_labels, term.topology_key, 1)
+        first, *more = affinity_terms
+        common: Sequence[int] = pods.matching(_namespaces(first), first.selector)
+        if more:  # matching answers come in index order; an intersection is sorted again
+            shared = set(common)
+            for term in more:
+                shared &= set(pods.matching(_namespaces(term), term.selector))
+            common = sorted(shared)
+        keys = tuple(term.topology_key for term in affinity_terms)
+        affinity = _tally(nodes, pods, keys, tuple(map(node_at, common)))
     anti: dict[tuple[str, str], int] = {}
     for term in anti_affinity_terms:
-        for i in pods.matching(_namespaces(term), term.selector):
-            _add(anti, views[pods.node_of[i]].labels, term.topology_key, 1)
+        matched = tuple(map(node_at, pods.matching(_namespaces(term), term.selector)))
+        _merge(anti, _tally(nodes, pods, (term.topology_key,), matched))
     return AffinityState(
         affinity_terms=affinity_terms,
         anti_affinity_terms=anti_affinity_terms,

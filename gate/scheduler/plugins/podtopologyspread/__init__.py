@@ -8,11 +8,13 @@ rejection points at the constraint at fault.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import reduce
+from operator import or_
 from typing import Any
 
-from msgspec.structs import replace
+from msgspec import structs
 
 from gate.k8s.matching import first_untolerated
 from gate.k8s.spread import DO_NOT_SCHEDULE
@@ -27,6 +29,7 @@ from gate.scheduler.plugins.podtopologyspread.filtering import (
     REASON_SPREAD,
     REASON_SPREAD_MISSING_LABEL,
     SpreadState,
+    matching_per_node,
     spread_groups,
     spread_state,
 )
@@ -45,15 +48,62 @@ class PinnedSpread:
     """The state for a DaemonSet's pods. The pod for node X is pinned to X by a required
     node affinity that replaces the template's (its nodeSelector stays), so under
     ``nodeAffinityPolicy: Honor`` the only node of its domains is X, when X passes the
-    nodeSelector: each node has its own PreFilter state."""
+    nodeSelector: each node has its own PreFilter state.
 
-    pod: PodProfile
+    Those states differ only in the constraints that honour node affinity, and there only
+    by X's own domain and count: what every node's state shares (the matching pods per
+    node, the other constraints' counts) is worked out once per DaemonSet."""
+
     others: OtherPods
-    selector_bits: int
-    taint_bits: int
+    shared: SpreadState
+    """The state of a pod pinned to no node: the constraints that honour node affinity
+    count no domain."""
+    pinned: tuple[tuple[int, str, int, Mapping[int, int]], ...]
+    """Per constraint that honours node affinity: its position, its topology key, the
+    nodes that are its only domain when the pod is pinned to them, and the matching pods
+    per node."""
+
+    @classmethod
+    def of(
+        cls, pod: PodProfile, others: OtherPods, selector_bits: int, taint_bits: int
+    ) -> PinnedSpread:
+        nodes = others.nodes
+        with_keys = nodes.everyone
+        for constraint in pod.spread:
+            with_keys &= reduce(or_, nodes.label_values(constraint.topology_key).values(), 0)
+        pinned = tuple(
+            (
+                i,
+                constraint.topology_key,
+                with_keys
+                & selector_bits
+                & (taint_bits if constraint.honor_taints else nodes.everyone),
+                matching_per_node(constraint.selector, pod.namespace, others.pods),
+            )
+            for i, constraint in enumerate(pod.spread)
+            if constraint.honor_node_affinity
+        )
+        return cls(others, _state(pod, others, 0, taint_bits), pinned)
+
+    states: dict[tuple[tuple[str, int] | None, ...], SpreadState] = field(default_factory=dict)
+    """The states worked out so far, by the domain and count of each pinned constraint:
+    nodes alike in those share one."""
 
     def state_for(self, position: int) -> SpreadState:
-        return _state(self.pod, self.others, self.selector_bits & 1 << position, self.taint_bits)
+        """calPreFilterState for the pod pinned to the node at ``position``."""
+        labels = self.others.nodes.nodes[position].labels
+        own = tuple(
+            (labels[key], per_node.get(position, 0)) if eligible >> position & 1 else None
+            for _, key, eligible, per_node in self.pinned
+        )
+        found = self.states.get(own)
+        if found is None:
+            counts = list(self.shared.counts)
+            for (i, *_), domain in zip(self.pinned, own, strict=True):
+                if domain is not None:
+                    counts[i] = dict((domain,))
+            found = self.states[own] = replace(self.shared, counts=tuple(counts))
+        return found
 
 
 def _state(pod: PodProfile, others: OtherPods, affinity_bits: int, taint_bits: int) -> SpreadState:
@@ -70,7 +120,7 @@ def prepare_spread(pod: PodProfile, cluster: Cluster) -> SpreadState | PinnedSpr
     honours_taints = any(c.honor_taints for c in pod.spread)
     taint_bits = _tolerated(pod, nodes) if honours_taints else nodes.everyone
     if pod.pinned:
-        return PinnedSpread(pod, others, _selector_bits(pod, nodes), taint_bits)
+        return PinnedSpread.of(pod, others, _selector_bits(pod, nodes), taint_bits)
     honours_affinity = any(c.honor_node_affinity for c in pod.spread)
     accepted = affinity_bits(pod, nodes) if honours_affinity else nodes.everyone
     return _state(pod, others, accepted, taint_bits)
@@ -135,11 +185,53 @@ def split_spread(
     if isinstance(state, SpreadState):
         return spread_groups(state, index, among)
     nodes = index.nodes
+    parts = _alike(index, state, among)
+    if parts is None:
+        return [
+            (1 << i, state.state_for(i).filter(nodes[i].labels))
+            for i in range(len(nodes))
+            if among >> i & 1
+        ]
     return [
-        (1 << i, state.state_for(i).filter(nodes[i].labels))
-        for i in range(len(nodes))
-        if among >> i & 1
+        (part, state.state_for(lowest(part)).filter(nodes[lowest(part)].labels)) for part in parts
     ]
+
+
+def _alike(index: NodeIndex, state: PinnedSpread, among: int) -> list[int] | None:
+    """The nodes of ``among`` split by all a DaemonSet's pod pinned to each reads: the
+    node's domain of every constraint's key, and for each constraint that honours node
+    affinity, whether the node is its domain and how many matching pods it holds. Nodes of
+    one part have one state and one answer. None where the split would cost more than
+    asking node by node (several keys with a value per node)."""
+    splits: list[list[int]] = []
+    for key in dict.fromkeys(c.topology_key for c in state.shared.constraints):
+        splits.append(list(index.label_values(key).values()))
+    for _, _, eligible, per_node in state.pinned:
+        holding: dict[int, int] = {}
+        for node, count in per_node.items():
+            holding[count] = holding.get(count, 0) | 1 << node
+        splits.append([eligible & bits for bits in holding.values()] + [eligible])
+    parts = [among]
+    for classes in splits:
+        if len(parts) * len(classes) > 4 * len(index.nodes):
+            return None
+        parts = [piece for part in parts for piece in _pieces(part, classes)]
+    return parts
+
+
+def _pieces(part: int, classes: Iterable[int]) -> Iterator[int]:
+    """``part`` cut by ``classes``, each node in the first class that holds it (the
+    nodes in none a piece of their own)."""
+    rest = part
+    for bits in classes:
+        piece = rest & bits
+        if piece:
+            yield piece
+            rest &= ~piece
+            if not rest:
+                return
+    if rest:
+        yield rest
 
 
 def _asked(pod: PodProfile, cluster: Cluster) -> Hashable:
@@ -166,7 +258,7 @@ def _refined(cause: Cause, state: SpreadState | PinnedSpread | None, node: NodeV
     """The hard constraint the node fails."""
     if isinstance(state, PinnedSpread):
         state = state.state_for(state.others.position(node))
-    return replace(cause, index=None if state is None else state.failing(node.labels))
+    return structs.replace(cause, index=None if state is None else state.failing(node.labels))
 
 
 def _fields(spec: Mapping[str, Any], cause: Cause) -> list[FieldPath]:
