@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gate.model import (
     INTER_POD_AFFINITY,
@@ -18,7 +18,15 @@ from gate.model import (
     TAINT_TOLERATION,
     NodeView,
 )
-from gate.scheduler.copyrules import HOSTNAME, CopyRules, Ledger, ScoreRules, capacity, set_bits
+from gate.scheduler.copyrules import (
+    HOSTNAME,
+    CopyRules,
+    Ledger,
+    ScoreRules,
+    SpreadRule,
+    capacity,
+    set_bits,
+)
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.imagelocality import image_locality
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
@@ -53,6 +61,31 @@ def feasible_nodes_to_find(all_nodes: int) -> int:
         return all_nodes
     percentage = max(50 - all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE)
     return max(all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def _spread_minimum(rule: SpreadRule, counts: Mapping[str, int]) -> int:
+    """The least count over a DoNotSchedule constraint's domains: 0 under fewer domains
+    than ``minDomains`` (podtopologyspread/filtering.go minMatchNum)."""
+    return min(counts.values(), default=0) if len(counts) >= rule.min_domains else 0
+
+
+def _within_skew(rule: SpreadRule, count: int, minimum: int) -> bool:
+    """Whether a domain holding ``count`` matching pods may take one more copy:
+    ``count + selfMatch - min <= maxSkew`` (podtopologyspread/filtering.go)."""
+    return count + rule.self_match - minimum <= rule.max_skew
+
+
+def _raise_count(rule: SpreadRule, counts: dict[str, int], domain: str | None) -> None:
+    """A landing copy raises its domain's count, when the copies match the selector and
+    the domain takes part (an eligible domain: counted from the start)."""
+    if rule.self_match and domain is not None and domain in counts:
+        counts[domain] += 1
+
+
+def _anti_affinity_refuses(taken: set[str | None], domain: str | None) -> bool:
+    """The pod's required anti-affinity against its own labels refuses a node whose domain
+    of the term's key already holds a copy (a node without the key: never)."""
+    return domain is not None and domain in taken
 
 
 class ScoredRun:
@@ -190,18 +223,16 @@ class ScoredRun:
             domain = labels.get(rule.topology_key)
             if domain is None:
                 return False
-            skew = self.counts[k].get(domain, 0) + rule.self_match - minimums[k]
-            if skew > rule.max_skew:
+            if not _within_skew(rule, self.counts[k].get(domain, 0), minimums[k]):
                 return False
         for k, key in enumerate(self.anti_keys):
-            domain = labels.get(key)
-            if domain is not None and domain in self.taken[k]:
+            if _anti_affinity_refuses(self.taken[k], labels.get(key)):
                 return False
         return True
 
     def minimums(self) -> list[int]:
         return [
-            min(counts.values(), default=0) if len(counts) >= rule.min_domains else 0
+            _spread_minimum(rule, counts)
             for counts, rule in zip(self.counts, self.rules.spread, strict=True)
         ]
 
@@ -317,9 +348,7 @@ class ScoredRun:
         self.copies[p] = self.copies.get(p, 0) + 1
         labels = self.nodes[p].labels
         for k, rule in enumerate(self.rules.spread):
-            domain = labels.get(rule.topology_key)
-            if rule.self_match and domain is not None and domain in self.counts[k]:
-                self.counts[k][domain] += 1
+            _raise_count(rule, self.counts[k], labels.get(rule.topology_key))
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
         if self.interpod is not None:
