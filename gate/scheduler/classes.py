@@ -236,6 +236,11 @@ class ScoredRun:
             for counts, rule in zip(self.counts, self.rules.spread, strict=True)
         ]
 
+    def anywhere(self, policy: str | int) -> list[tuple[int, set[int]]]:
+        """The classes the picks that leave scores aside choose among with ``policy``
+        (``placement.ANY_NODE``): every feasible one here."""
+        return self.feasible()
+
     def feasible(self) -> list[tuple[int, set[int]]]:
         """The classes whose nodes pass for the next copy, each with a representative."""
         minimums = self.minimums()
@@ -368,17 +373,24 @@ Group = tuple[object, ...]
 
 
 class GroupedRun(ScoredRun):
-    """A :class:`ScoredRun` that scores only each group's best classes, for copies no rule
-    over hostnames couples: nodes sharing their values of every key the filters and scores
-    read by domain (spread, anti-affinity, soft spread, inter-pod terms) form a group, and
-    everything but the node's own room scores alike across a group. A node's own part
-    (LeastAllocated, BalancedAllocation: neither normalised) then decides inside its group
-    whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
-    are one value over the candidates (else their normalisation over every feasible node
-    could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
-    its classes that hold another copy in buckets by that part, and a heap of the parts;
-    the top bucket of every allowed group holds exactly the nodes of the highest total and
-    its ties. The cost per copy is the groups and the tied classes, not every class."""
+    """A :class:`ScoredRun` that scores only each group's best classes, for copies whose
+    scores read no node's hostname, and whose filters read one only through the counts of
+    DoNotSchedule spread constraints over nodes with hostnames of their own: nodes sharing
+    everything the normalised scores and the filters read (their values of every key read
+    by domain, their TaintToleration and NodeAffinity raw scores and, per hostname spread
+    constraint, their hostname's count now) form a group. Everything but a node's own part
+    (LeastAllocated, BalancedAllocation: neither normalised) then scores alike across a
+    group whatever the other nodes score, and every allowed group offers its values to the
+    normalisations, so a node's own part decides inside its group. Each group keeps its
+    classes that hold another copy in buckets by that part, and a heap of the parts; the top
+    bucket of every allowed group holds exactly the nodes of the highest total and its
+    ties. A copy moves only its own node between groups. The cost per copy is the groups
+    and the tied classes, not every class.
+
+    ``grouped``: no rule reads hostnames and TaintToleration's and NodeAffinity's raw scores
+    are one value over the candidates; each group then offers only its best-scored classes
+    to the picks that leave scores aside (``placement.ANY_NODE``). Otherwise those pick
+    among every feasible node, the lowest and the highest through each group's ends."""
 
     def __init__(
         self,
@@ -389,30 +401,44 @@ class GroupedRun(ScoredRun):
         ledger: Ledger | None,
     ) -> None:
         super().__init__(nodes, rules, scores, candidates, ledger)
-        self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
+        self.host_rules = [
+            k for k, rule in enumerate(rules.spread) if rule.topology_key == HOSTNAME
+        ]
+        self.grouped = (
+            not self.host_rules
+            and len(set(self.taint.values())) <= 1
+            and len(set(self.preferred.values())) <= 1
+        )
         # By group: the classes holding another copy by their own part, and the parts
         # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
         self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
         self.heaps: dict[Group, list[int]] = {}
         self.bucket_of: dict[tuple[object, ...], tuple[Group, int]] = {}
-        if self.grouped:
-            for key, members in self.classes.items():
-                if members:
-                    self._add(key, next(iter(members)))
+        # By group, its nodes' positions, lowest and highest first (the highest negated),
+        # built for the first pick that leaves scores aside; a node belongs to the group
+        # ``group_at`` names (entries elsewhere are stale, dropped when they top a heap).
+        self.ends: dict[Group, tuple[list[int], list[int]]] | None = None
+        self.group_at: dict[int, Group] = {}
+        for key, members in self.classes.items():
+            if members:
+                self._add(key, next(iter(members)))
 
     @staticmethod
     def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
-        """No filter or score the copies change reads a node's hostname."""
+        """No score the copies change reads a node's hostname (a filter may, through the
+        DoNotSchedule spread counts: :func:`scored_run` asks the hostnames be unique)."""
         soft = scores.spread.constraints if scores.spread is not None else ()
         interpod = scores.interpod.keys if scores.interpod is not None else ()
-        return all(
-            key != HOSTNAME
-            for key in (
-                *(r.topology_key for r in rules.spread),
-                *(c.topology_key for c in soft),
-                *interpod,
-            )
+        return all(key != HOSTNAME for key in (*(c.topology_key for c in soft), *interpod))
+
+    def _group(self, p: int) -> Group:
+        """Everything but node ``p``'s own part that its total and its filters read now."""
+        static = self.static[p]
+        host = self.nodes[p].labels.get(HOSTNAME)
+        counts = tuple(
+            None if host is None else self.counts[k].get(host, 0) for k in self.host_rules
         )
+        return (static[0], static[7], static[9], static[5], static[6], counts)
 
     def _add(self, key: tuple[object, ...], p: int) -> None:
         """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
@@ -422,8 +448,7 @@ class GroupedRun(ScoredRun):
         if found is None:
             found = self.resource_scores[key] = self._resource_scores(p)
         own = found[0] + (found[1] or 0)
-        static = self.static[p]
-        group = (static[0], static[7], static[9])
+        group = self._group(p)
         buckets = self.buckets.setdefault(group, {})
         bucket = buckets.get(own)
         if bucket is None:
@@ -440,18 +465,20 @@ class GroupedRun(ScoredRun):
         if not bucket:
             del self.buckets[group][own]
 
+    def _top(self, group: Group) -> set[tuple[object, ...]] | None:
+        """The classes of ``group``'s highest own part (None: no node of it has room)."""
+        heap, buckets = self.heaps[group], self.buckets[group]
+        while heap and -heap[0] not in buckets:
+            heapq.heappop(heap)
+        return buckets[-heap[0]] if heap else None
+
     def feasible(self) -> list[tuple[int, set[int]]]:
-        if not self.grouped:
-            return super().feasible()
         minimums = self.minimums()
         found = []
-        for group, heap in self.heaps.items():
-            buckets = self.buckets[group]
-            while heap and -heap[0] not in buckets:
-                heapq.heappop(heap)
-            if not heap:
+        for group in self.heaps:
+            top = self._top(group)
+            if top is None:
                 continue
-            top = buckets[-heap[0]]
             if not self.allowed(next(iter(self.classes[next(iter(top))])), minimums):
                 continue  # the group's domains refuse it
             for key in top:
@@ -459,13 +486,59 @@ class GroupedRun(ScoredRun):
                 found.append((next(iter(members)), members))
         return found
 
+    def anywhere(self, policy: str | int) -> list[tuple[int, set[int]]]:
+        if self.grouped:
+            return self.feasible()
+        if policy not in ("first", "last"):
+            return ScoredRun.feasible(self)
+        # Per allowed group, its lowest and its highest node that holds another copy: the
+        # lowest and the highest feasible node are among them.
+        if self.ends is None:
+            self.ends = {}
+            for members in self.classes.values():
+                for p in members:
+                    if self.caps[p] > self.copies.get(p, 0):
+                        self._enter(p)
+        minimums = self.minimums()
+        found = []
+        for group, (low, high) in self.ends.items():
+            first = self._end(group, low, 1)
+            if first is None or not self.allowed(first, minimums):
+                continue
+            last = self._end(group, high, -1)
+            assert last is not None
+            found += [(first, {first}), (last, {last})]
+        return found
+
+    def _enter(self, p: int) -> None:
+        """Node ``p`` into its group's ends."""
+        assert self.ends is not None
+        group = self.group_at[p] = self._group(p)
+        low, high = self.ends.setdefault(group, ([], []))
+        heapq.heappush(low, p)
+        heapq.heappush(high, -p)
+
+    def _end(self, group: Group, heap: list[int], sign: int) -> int | None:
+        """The group's lowest (``sign`` 1) or highest (-1) node that holds another copy."""
+        while heap:
+            p = sign * heap[0]
+            if self.group_at.get(p) == group and self.caps[p] > self.copies.get(p, 0):
+                return p
+            heapq.heappop(heap)
+        return None
+
     def take(self, p: int) -> None:
         old = self._key(p)
         super().take(p)
-        if self.grouped:
-            if not self.classes[old] and old in self.bucket_of:
-                self._drop(old)
-            self._add(self._key(p), p)
+        if not self.classes[old] and old in self.bucket_of:
+            self._drop(old)
+        self._add(self._key(p), p)
+        if (
+            self.ends is not None
+            and self.caps[p] > self.copies.get(p, 0)
+            and self.group_at.get(p) != self._group(p)
+        ):
+            self._enter(p)
 
     def fresh(self) -> GroupedRun:
         run = super().fresh()
@@ -476,6 +549,12 @@ class GroupedRun(ScoredRun):
         }
         run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
         run.bucket_of = dict(self.bucket_of)
+        run.ends = (
+            None
+            if self.ends is None
+            else {group: (list(low), list(high)) for group, (low, high) in self.ends.items()}
+        )
+        run.group_at = dict(self.group_at)
         return run
 
 
@@ -486,6 +565,26 @@ def scored_run(
     candidates: int,
     ledger: Ledger | None,
 ) -> ScoredRun:
-    """The run for these copies: by groups where no hostname rule couples them."""
-    kind = GroupedRun if GroupedRun.groupable(rules, scores) else ScoredRun
+    """The run for these copies: by groups where no rule over hostnames couples them but
+    the spread counts of nodes with hostnames of their own."""
+    kind = (
+        GroupedRun
+        if GroupedRun.groupable(rules, scores) and _own_hostnames(nodes, rules, candidates)
+        else ScoredRun
+    )
     return kind(nodes, rules, scores, candidates, ledger)
+
+
+def _own_hostnames(nodes: Sequence[NodeView], rules: CopyRules, candidates: int) -> bool:
+    """Whether no two candidates share a hostname a spread constraint counts by (a copy
+    then raises only its own node's count)."""
+    if all(rule.topology_key != HOSTNAME for rule in rules.spread):
+        return True
+    seen: set[str] = set()
+    for p in set_bits(candidates):
+        host = nodes[p].labels.get(HOSTNAME)
+        if host is not None:
+            if host in seen:
+                return False
+            seen.add(host)
+    return True

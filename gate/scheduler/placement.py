@@ -128,7 +128,7 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True)
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
-        feasible = run.feasible()
+        feasible = run.feasible() if scored else run.anywhere(policy)
         if not feasible:
             break
         if not scored:
