@@ -8,16 +8,10 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import cast
 
-from gate.model import (
-    INTER_POD_AFFINITY,
-    NODE_AFFINITY,
-    NODE_RESOURCES_FIT,
-    POD_TOPOLOGY_SPREAD,
-    TAINT_TOLERATION,
-    NodeView,
-)
+from gate.model import NodeView
 from gate.scheduler.copyrules import (
     HOSTNAME,
     CopyRules,
@@ -27,24 +21,8 @@ from gate.scheduler.copyrules import (
     capacity,
     set_bits,
 )
-from gate.scheduler.plugins.balancedallocation import balanced_allocation
-from gate.scheduler.plugins.imagelocality import image_locality
-from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
-from gate.scheduler.plugins.noderesources import SCORED, least_allocated
-from gate.scheduler.plugins.podtopologyspread.scoring import (
-    go_round,
-    normalizing_weight,
-    score_for_count,
-)
-from gate.scheduler.plugins.podtopologyspread.scoring import (
-    normalize as spread_normalize,
-)
-from gate.scheduler.scores import (
-    BALANCED_ALLOCATION,
-    IMAGE_LOCALITY,
-    WEIGHTS,
-    default_normalize,
-)
+from gate.scheduler.plugins import SCORES
+from gate.scheduler.plugins.noderesources import SCORED
 
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
 MIN_FEASIBLE_NODES_PERCENTAGE = 5  # minFeasibleNodesPercentageToFind
@@ -90,7 +68,8 @@ def _anti_affinity_refuses(taken: set[str | None], domain: str | None) -> bool:
 
 class ScoredRun:
     """One placement: the copies so far, the nodes in classes alike in everything the
-    filters and scores read (module doc), the domain counts the copies raise."""
+    filters and scores read (module doc), the domain counts the copies raise, and each
+    score plugin's state (:data:`gate.scheduler.plugins.SCORES`)."""
 
     def __init__(
         self,
@@ -105,25 +84,28 @@ class ScoredRun:
         self.counts = [dict(rule.counts) for rule in rules.spread]
         self.taken: list[set[str | None]] = [set() for _ in self.anti_keys]
         self.copies: dict[int, int] = {}
-        cpu, memory = SCORED
-        self.actual = (rules.requests.get(cpu, 0), rules.requests.get(memory, 0))
         self.caps: dict[int, int] = {}
         self.base: dict[int, tuple[int, int]] = {}
         self.nonzero: dict[int, tuple[int, int]] = {}
         self.static: dict[int, tuple[object, ...]] = {}
-        self.taint: dict[int, int] = {}
-        self.preferred: dict[int, int] = {}
         self.classes: dict[tuple[object, ...], set[int]] = {}
-        self.resource_scores: dict[tuple[object, ...], tuple[int, int | None]] = {}
-        self.soft = scores.spread
-        self.interpod = scores.interpod
-        self.interpod_copies: list[dict[str, int]] = [
-            {} for _ in (self.interpod.keys if self.interpod else ())
+        # By class: each plugin's score of a node's own (None: not of that kind, or skipped).
+        self.own_scores: dict[tuple[object, ...], tuple[int | None, ...]] = {}
+        # By plugin: the raw scores read off the node alone, by node (the ``node`` kind).
+        self.raws: list[dict[int, int]] = [{} for _ in SCORES]
+        self.states: list[object] = [
+            None if plugin.start is None else plugin.start(self) for plugin in SCORES
         ]
-        self.zone = self._zone_counts(ledger)
         for p in set_bits(candidates):
             self._describe(p, ledger)
             self.classes.setdefault(self._key(p), set()).add(p)
+        # A plugin whose raw score is one value over every candidate adds the same to every
+        # total: it cannot decide a copy, and is not scored.
+        self.scoring = [
+            k
+            for k, plugin in enumerate(SCORES)
+            if plugin.node is None or len(set(self.raws[k].values())) > 1
+        ]
 
     def _describe(self, p: int, ledger: Ledger | None) -> None:
         node = self.nodes[p]
@@ -142,31 +124,22 @@ class ScoredRun:
             for k, r in enumerate(self.rules.spread)
             if r.topology_key == HOSTNAME
         )
-        soft: tuple[object, ...] = ()
-        if self.soft is not None:
-            soft = (
-                *(
-                    c.existing.get(p, 0)
-                    if c.topology_key == HOSTNAME
-                    else node.labels.get(c.topology_key)
-                    for c in self.soft.constraints
-                ),
-                self._ignored(node),
-            )
-        self.taint[p] = self.scores.taints(node)
-        self.preferred[p] = self.scores.affinity(node)
-        interpod = tuple(node.labels.get(k) for k in self.interpod.keys) if self.interpod else ()
+        # What each score plugin reads of the node apart from the copies it holds.
+        read: list[Hashable] = []
+        for k, plugin in enumerate(SCORES):
+            if plugin.node is not None:
+                raw = self.raws[k][p] = plugin.node(self.scores, node)
+                read.append(raw)
+            else:
+                read.append(None if plugin.reads is None else plugin.reads(self, p))
         self.static[p] = (
-            interpod,
+            tuple(read),
             self.caps[p],
             self.base[p],
             self.nonzero[p],
             allocatable,
-            self.taint[p],
-            self.preferred[p],
             domains,
             hard_host,
-            soft,
         )
 
     def fresh(self) -> ScoredRun:
@@ -177,39 +150,9 @@ class ScoredRun:
         run.counts = [dict(counts) for counts in self.counts]
         run.taken = [set(taken) for taken in self.taken]
         run.copies = dict(self.copies)
-        run.interpod_copies = [dict(values) for values in self.interpod_copies]
-        run.zone = [dict(counts) for counts in self.zone]
+        run.states = [copy.deepcopy(state) for state in self.states]
         run.classes = {key: set(members) for key, members in self.classes.items()}
         return run
-
-    def _ignored(self, node: NodeView) -> bool:
-        soft = self.soft
-        return (
-            soft is not None
-            and soft.require_all
-            and any(c.topology_key not in node.labels for c in soft.constraints)
-        )
-
-    def _zone_counts(self, ledger: Ledger | None) -> list[dict[str, int]]:
-        """Per soft constraint over a zone-like key: the matching pods by domain, over the
-        nodes whose pods count (PreScore's processAllNode)."""
-        soft = self.soft
-        if soft is None:
-            return []
-        found: list[dict[str, int]] = []
-        for c in soft.constraints:
-            counts: dict[str, int] = {}
-            if c.topology_key != HOSTNAME:
-                for p, n in c.existing.items():
-                    if self._counts_toward(p):
-                        value = self.nodes[p].labels.get(c.topology_key, "")
-                        counts[value] = counts.get(value, 0) + n
-            found.append(counts)
-        return found
-
-    def _counts_toward(self, p: int) -> bool:
-        soft = self.soft
-        return soft is not None and bool(soft.counted >> p & 1) and not self._ignored(self.nodes[p])
 
     def _key(self, p: int) -> tuple[object, ...]:
         return (self.static[p], self.copies.get(p, 0))
@@ -253,99 +196,45 @@ class ScoredRun:
         return found
 
     def totals(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        """Each feasible class's total score (RunScorePlugins, module doc)."""
-        least, balanced, taints, affinity = [], [], [], []
-        for p, _ in feasible:
-            key = self._key(p)
-            found = self.resource_scores.get(key)
-            if found is None:
-                found = self.resource_scores[key] = self._resource_scores(p)
-            least.append(found[0])
-            if found[1] is not None:
-                balanced.append(found[1])
-            taints.append(self.taint[p])
-            affinity.append(self.preferred[p])
-        taint_scores = default_normalize(taints, reverse=True)
-        affinity_scores = default_normalize(affinity)
-        spread_scores = self._spread(feasible)
-        interpod_scores = self._interpod(feasible)
-        totals = []
-        for i in range(len(feasible)):
-            total = (
-                WEIGHTS[NODE_RESOURCES_FIT] * least[i]
-                + WEIGHTS[TAINT_TOLERATION] * taint_scores[i]
-                + WEIGHTS[NODE_AFFINITY] * affinity_scores[i]
-                + WEIGHTS[POD_TOPOLOGY_SPREAD] * spread_scores[i]
-                + WEIGHTS[INTER_POD_AFFINITY] * interpod_scores[i]
-                + WEIGHTS[IMAGE_LOCALITY] * image_locality()
-            )
-            if balanced:
-                total += WEIGHTS[BALANCED_ALLOCATION] * balanced[i]
-            totals.append(total)
+        """Each feasible class's total score (RunScorePlugins, module doc): every plugin's
+        raw scores, normalised over the feasible classes, weighted and summed."""
+        totals = [0] * len(feasible)
+        for k in self.scoring:
+            plugin = SCORES[k]
+            raw: Sequence[int | None] | None
+            if plugin.own is not None:
+                raw = [self._own(p)[k] for p, _ in feasible]
+                if None in raw:
+                    continue  # the plugin skips this pod
+            elif plugin.node is not None:
+                raw = [self.raws[k][p] for p, _ in feasible]
+            else:
+                assert plugin.score is not None
+                raw = plugin.score(self, self.states[k], feasible)
+                if raw is None:
+                    continue  # the plugin skips this pod
+            scored = cast(list[int], raw) if plugin.normalize is None else plugin.normalize(raw)
+            weight = plugin.weight
+            for i, score in enumerate(scored):
+                totals[i] += weight * score
         return totals
 
-    def _resource_scores(self, p: int) -> tuple[int, int | None]:
-        """LeastAllocated and BalancedAllocation (None: skipped) for the next copy on
-        ``p``: a class's, worked out once."""
-        node, held = self.nodes[p], self.copies.get(p, 0) + 1
-        allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
-        base, nonzero, each = self.base[p], self.nonzero[p], self.scores.nonzero
-        least = least_allocated(
-            (nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable
-        )
-        actual = self.scores.balanced
-        if actual is None:
-            return least, None
-        return least, balanced_allocation(
-            (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
-        )
+    def _own(self, p: int) -> tuple[int | None, ...]:
+        """Each plugin's score of node ``p`` for the next copy, of those scoring a node's
+        own (None elsewhere): a class's, worked out once."""
+        key = self._key(p)
+        found = self.own_scores.get(key)
+        if found is None:
+            found = self.own_scores[key] = tuple(
+                None if plugin.own is None else plugin.own(self, p) for plugin in SCORES
+            )
+        return found
 
-    def _interpod(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        scoring = self.interpod
-        if scoring is None:
-            return [0] * len(feasible)
-        raw = []
-        for p, _ in feasible:
-            labels = self.nodes[p].labels
-            score = 0
-            for k, key in enumerate(scoring.keys):
-                value = labels.get(key)
-                if value is not None:
-                    copies = self.interpod_copies[k].get(value, 0)
-                    score += scoring.existing[k].get(value, 0) + scoring.per_copy[k] * copies
-            raw.append(score)
-        return interpod_normalize(raw)
-
-    def _spread(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        soft = self.soft
-        if soft is None:
-            return [0] * len(feasible)
-        kept = [(p, m) for p, m in feasible if not self._ignored(self.nodes[p])]
-        weights = []
-        for c in soft.constraints:
-            if c.topology_key == HOSTNAME:
-                size = sum(len(m) for _, m in kept)
-            else:
-                size = len({self.nodes[p].labels.get(c.topology_key, "") for p, _ in kept})
-            weights.append(normalizing_weight(size))
-        raw: list[int | None] = []
-        for p, _ in feasible:
-            node = self.nodes[p]
-            if self._ignored(node):
-                raw.append(None)
-                continue
-            score = 0.0
-            for k, c in enumerate(soft.constraints):
-                value = node.labels.get(c.topology_key)
-                if value is None:
-                    continue
-                if c.topology_key == HOSTNAME:
-                    count = c.existing.get(p, 0) + self.copies.get(p, 0) * c.self_match
-                else:
-                    count = self.zone[k].get(value, 0)
-                score += score_for_count(count, c.max_skew, weights[k])
-            raw.append(go_round(score))
-        return spread_normalize(raw)
+    def own_part(self, p: int) -> int:
+        """The weighted sum of node ``p``'s own scores (none of them normalised)."""
+        return sum(
+            SCORES[k].weight * score for k, score in enumerate(self._own(p)) if score is not None
+        )
 
     def take(self, p: int) -> None:
         """A copy lands on node ``p``."""
@@ -356,16 +245,9 @@ class ScoredRun:
             _raise_count(rule, self.counts[k], labels.get(rule.topology_key))
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
-        if self.interpod is not None:
-            for k, key in enumerate(self.interpod.keys):
-                value = labels.get(key)
-                if value is not None:
-                    self.interpod_copies[k][value] = self.interpod_copies[k].get(value, 0) + 1
-        if self.soft is not None and self._counts_toward(p):
-            for k, c in enumerate(self.soft.constraints):
-                if c.topology_key != HOSTNAME and c.self_match:
-                    value = labels.get(c.topology_key, "")
-                    self.zone[k][value] = self.zone[k].get(value, 0) + 1
+        for k, plugin in enumerate(SCORES):
+            if plugin.land is not None:
+                plugin.land(self, self.states[k], p)
         self.classes.setdefault(self._key(p), set()).add(p)
 
 
@@ -404,11 +286,7 @@ class GroupedRun(ScoredRun):
         self.host_rules = [
             k for k, rule in enumerate(rules.spread) if rule.topology_key == HOSTNAME
         ]
-        self.grouped = (
-            not self.host_rules
-            and len(set(self.taint.values())) <= 1
-            and len(set(self.preferred.values())) <= 1
-        )
+        self.grouped = not self.host_rules and all(SCORES[k].node is None for k in self.scoring)
         # By group: the classes holding another copy by their own part, and the parts
         # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
         self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
@@ -438,16 +316,13 @@ class GroupedRun(ScoredRun):
         counts = tuple(
             None if host is None else self.counts[k].get(host, 0) for k in self.host_rules
         )
-        return (static[0], static[7], static[9], static[5], static[6], counts)
+        return (static[0], static[5], counts)
 
     def _add(self, key: tuple[object, ...], p: int) -> None:
         """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
         if key in self.bucket_of or self.caps[p] <= self.copies.get(p, 0):
             return
-        found = self.resource_scores.get(key)
-        if found is None:
-            found = self.resource_scores[key] = self._resource_scores(p)
-        own = found[0] + (found[1] or 0)
+        own = self.own_part(p)
         group = self._group(p)
         buckets = self.buckets.setdefault(group, {})
         bucket = buckets.get(own)

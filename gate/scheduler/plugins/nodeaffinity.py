@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.k8s.matching import SelectorTerm, name_narrowing, parse_terms, required_terms
 from gate.k8s.version import Dialect
@@ -21,6 +21,10 @@ from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, indexed, the_pod
 from gate.scheduler.nodeindex import NodeIndex, lowest
 from gate.scheduler.profile import PodProfile
+from gate.scheduler.scores import ScorePlugin, Workload, default_normalize
+
+if TYPE_CHECKING:
+    from gate.scheduler.copyrules import ScoreRules
 
 # nodeaffinity/node_affinity.go ErrReasonPod, errReasonConflict
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
@@ -162,3 +166,22 @@ def preferred_weight(terms: tuple[tuple[int, SelectorTerm], ...], node: NodeView
     """Score: the summed weights of the preferred terms the node matches. NormalizeScore is
     DefaultNormalizeScore(100, false) over the feasible nodes."""
     return sum(weight for weight, term in terms if term.matches(node.labels, node.name))
+
+
+def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+    terms = preferred_terms(workload.spec)
+
+    def affinity(node: NodeView) -> int:
+        return preferred_weight(terms, node)
+
+    return replace(rules, affinity=affinity)
+
+
+def _raw(rules: ScoreRules, node: NodeView) -> int:
+    return rules.affinity(node)
+
+
+SCORE: ScorePlugin[None] = ScorePlugin(
+    NODE_AFFINITY, 2, _prescore, normalize=default_normalize, node=_raw
+)
+"""Score (node_affinity.go): the weights of the preferred terms a node matches."""

@@ -8,8 +8,9 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity
@@ -32,6 +33,10 @@ from gate.scheduler.framework import (
 )
 from gate.scheduler.nodeindex import NodeIndex, free
 from gate.scheduler.profile import PodProfile
+from gate.scheduler.scores import Placing, ScorePlugin, Workload
+
+if TYPE_CHECKING:
+    from gate.scheduler.copyrules import ScoreRules
 
 # noderesources/fit.go fitsRequest
 REASON_TOO_MANY_PODS = "Too many pods"
@@ -227,3 +232,23 @@ def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
     pod-level requests and overhead as PodRequests takes them. Raises QuantityError on a
     bad quantity."""
     return incoming_nonzero_amounts(spec)
+
+
+def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+    return replace(rules, nonzero=nonzero_requests(workload.spec))
+
+
+def _own(run: Placing, p: int) -> int:
+    """LeastAllocated of node ``p`` for the next copy, the copies it holds counted."""
+    node, held, nonzero, each = (
+        run.nodes[p],
+        run.copies.get(p, 0) + 1,
+        run.nonzero[p],
+        run.scores.nonzero,
+    )
+    allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+    return least_allocated((nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable)
+
+
+SCORE: ScorePlugin[None] = ScorePlugin(NODE_RESOURCES_FIT, 1, _prescore, own=_own)
+"""Score: LeastAllocated over cpu and memory (not normalised)."""

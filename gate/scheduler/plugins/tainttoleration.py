@@ -8,7 +8,8 @@ names the taint, since v1.35 it does not (the run's :class:`Dialect` says which)
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from gate.k8s.matching import first_untolerated, tolerates
 from gate.k8s.version import Dialect
@@ -17,6 +18,10 @@ from gate.scheduler.cluster import Cluster
 from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.nodeindex import taints_of
 from gate.scheduler.profile import PodProfile
+from gate.scheduler.scores import ScorePlugin, Workload, reversed_normalize
+
+if TYPE_CHECKING:
+    from gate.scheduler.copyrules import ScoreRules
 
 # tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
 REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"
@@ -86,3 +91,22 @@ def intolerable_preferences(pod: PodProfile, node: NodeView) -> int:
         for taint in node.taints
         if taint.effect == PREFER_NO_SCHEDULE and not any(tolerates(t, taint) for t in preferring)
     )
+
+
+def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+    profile = workload.profile
+
+    def taints(node: NodeView) -> int:
+        return intolerable_preferences(profile, node)
+
+    return replace(rules, taints=taints)
+
+
+def _raw(rules: ScoreRules, node: NodeView) -> int:
+    return rules.taints(node)
+
+
+SCORE: ScorePlugin[None] = ScorePlugin(
+    TAINT_TOLERATION, 3, _prescore, normalize=reversed_normalize, node=_raw
+)
+"""Score (taint_toleration.go): the intolerable PreferNoSchedule taints, fewest best."""
