@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import heapq
 from collections.abc import Hashable, Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 from gate.model import NodeView
 from gate.scheduler.copyrules import (
@@ -88,13 +88,22 @@ class ScoredRun:
         self.base: dict[int, tuple[int, int]] = {}
         self.nonzero: dict[int, tuple[int, int]] = {}
         self.static: dict[int, tuple[object, ...]] = {}
+        # By node, a number naming its static description (equal descriptions, one number):
+        # a class's key hashes two ints, not the description.
+        self.kind: dict[int, int] = {}
+        self.kinds: dict[tuple[object, ...], int] = {}
         self.classes: dict[tuple[object, ...], set[int]] = {}
         # By class: each plugin's score of a node's own (None: not of that kind, or skipped).
-        self.own_scores: dict[tuple[object, ...], tuple[int | None, ...]] = {}
+        self.own_scores: dict[tuple[object, ...], int] = {}
         # By plugin: the raw scores read off the node alone, by node (the ``node`` kind).
         self.raws: list[dict[int, int]] = [{} for _ in SCORES]
-        self.states: list[object] = [
-            None if plugin.start is None else plugin.start(self) for plugin in SCORES
+        # By plugin: its PreScore (its part of ``scores``) and its state in this placement.
+        self.inputs: list[Any] = [
+            None if plugin.part is None else getattr(scores, plugin.part) for plugin in SCORES
+        ]
+        self.states: list[Any] = [
+            None if plugin.start is None else plugin.start(self, self.inputs[k])
+            for k, plugin in enumerate(SCORES)
         ]
         for p in set_bits(candidates):
             self._describe(p, ledger)
@@ -128,10 +137,12 @@ class ScoredRun:
         read: list[Hashable] = []
         for k, plugin in enumerate(SCORES):
             if plugin.node is not None:
-                raw = self.raws[k][p] = plugin.node(self.scores, node)
+                raw = self.raws[k][p] = plugin.node(self.inputs[k], node)
                 read.append(raw)
+            elif plugin.reads is not None:
+                read.append(plugin.reads(self, self.inputs[k], p))
             else:
-                read.append(None if plugin.reads is None else plugin.reads(self, p))
+                read.append(None)
         self.static[p] = (
             tuple(read),
             self.caps[p],
@@ -141,6 +152,7 @@ class ScoredRun:
             domains,
             hard_host,
         )
+        self.kind[p] = self.kinds.setdefault(self.static[p], len(self.kinds))
 
     def fresh(self) -> ScoredRun:
         """The same run from its start, for a run nothing has been placed in yet: the
@@ -155,7 +167,7 @@ class ScoredRun:
         return run
 
     def _key(self, p: int) -> tuple[object, ...]:
-        return (self.static[p], self.copies.get(p, 0))
+        return (self.kind[p], self.copies.get(p, 0))
 
     def allowed(self, p: int, minimums: Sequence[int]) -> bool:
         """Every filter the copies change passes node ``p`` for the next copy."""
@@ -197,20 +209,19 @@ class ScoredRun:
 
     def totals(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
         """Each feasible class's total score (RunScorePlugins, module doc): every plugin's
-        raw scores, normalised over the feasible classes, weighted and summed."""
-        totals = [0] * len(feasible)
+        raw scores, normalised over the feasible classes, weighted and summed; the scores of
+        a node's own, never normalised, summed once per class (:meth:`own_part`)."""
+        totals = [self.own_part(p) for p, _ in feasible]
         for k in self.scoring:
             plugin = SCORES[k]
             raw: Sequence[int | None] | None
             if plugin.own is not None:
-                raw = [self._own(p)[k] for p, _ in feasible]
-                if None in raw:
-                    continue  # the plugin skips this pod
-            elif plugin.node is not None:
+                continue
+            if plugin.node is not None:
                 raw = [self.raws[k][p] for p, _ in feasible]
             else:
                 assert plugin.score is not None
-                raw = plugin.score(self, self.states[k], feasible)
+                raw = plugin.score(self, self.inputs[k], self.states[k], feasible)
                 if raw is None:
                     continue  # the plugin skips this pod
             scored = cast(list[int], raw) if plugin.normalize is None else plugin.normalize(raw)
@@ -219,22 +230,19 @@ class ScoredRun:
                 totals[i] += weight * score
         return totals
 
-    def _own(self, p: int) -> tuple[int | None, ...]:
-        """Each plugin's score of node ``p`` for the next copy, of those scoring a node's
-        own (None elsewhere): a class's, worked out once."""
+    def own_part(self, p: int) -> int:
+        """The weighted sum of the scores of node ``p``'s own for the next copy (a plugin
+        answering None skips the pod): a class's, worked out once."""
         key = self._key(p)
         found = self.own_scores.get(key)
         if found is None:
-            found = self.own_scores[key] = tuple(
-                None if plugin.own is None else plugin.own(self, p) for plugin in SCORES
-            )
+            found = 0
+            for k, plugin in enumerate(SCORES):
+                score = None if plugin.own is None else plugin.own(self, self.inputs[k], p)
+                if score is not None:
+                    found += plugin.weight * score
+            self.own_scores[key] = found
         return found
-
-    def own_part(self, p: int) -> int:
-        """The weighted sum of node ``p``'s own scores (none of them normalised)."""
-        return sum(
-            SCORES[k].weight * score for k, score in enumerate(self._own(p)) if score is not None
-        )
 
     def take(self, p: int) -> None:
         """A copy lands on node ``p``."""
@@ -247,7 +255,7 @@ class ScoredRun:
             self.taken[k].add(labels.get(key))
         for k, plugin in enumerate(SCORES):
             if plugin.land is not None:
-                plugin.land(self, self.states[k], p)
+                plugin.land(self, self.inputs[k], self.states[k], p)
         self.classes.setdefault(self._key(p), set()).add(p)
 
 

@@ -1,6 +1,6 @@
 """What the score plugins read of one workload's pod, worked out once (their PreScore).
 
-Each score plugin's record (``gate.scheduler.plugins.SCORES``) fills its part of
+Each score plugin's record (``gate.scheduler.plugins.SCORES``) works out its part of
 :class:`gate.scheduler.placement.ScoreRules`: the non-zero and the written cpu and memory
 requests (NodeResourcesFit, BalancedAllocation), the PreferNoSchedule tolerations
 (TaintToleration), the preferred node affinity terms (NodeAffinity), the scoring spread
@@ -33,7 +33,9 @@ def score_rules(
     Raises QuantityError on a request the scheduler cannot hold, SelectorError on template
     labels that cannot be read as the default spread selector."""
     workload = Workload(kind, spec, profile, nodes, pods, namespaces)
-    rules = ScoreRules()
-    for plugin in SCORES:
-        rules = plugin.prescore(workload, rules)
-    return rules
+    parts = {
+        plugin.part: plugin.prescore(workload)
+        for plugin in SCORES
+        if plugin.part is not None and plugin.prescore is not None
+    }
+    return ScoreRules(**parts)

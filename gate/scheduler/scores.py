@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from gate.model import NodeView
 
 if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
     from gate.scheduler.nodeindex import NodeIndex
     from gate.scheduler.podindex import PodIndex
     from gate.scheduler.profile import PodProfile
@@ -48,15 +47,13 @@ class Workload:
 
 class Placing(Protocol):
     """What a score plugin reads of copies being placed: the nodes by position, the copies
-    each holds so far, the workload's score inputs, and by node the cpu and memory its pods
-    (and the run's earlier copies) hold, as requested and as scored (non-zero)."""
+    each holds so far, and by node the cpu and memory its pods (and the run's earlier
+    copies) hold, as requested and as scored (non-zero)."""
 
     @property
     def nodes(self) -> Sequence[NodeView]: ...
     @property
     def copies(self) -> Mapping[int, int]: ...
-    @property
-    def scores(self) -> ScoreRules: ...
     @property
     def base(self) -> Mapping[int, tuple[int, int]]: ...
     @property
@@ -66,41 +63,39 @@ class Placing(Protocol):
 Feasible = Sequence[tuple[int, Set[int]]]
 """The feasible nodes a plugin scores: classes of alike nodes, each by one of its nodes."""
 
+P = TypeVar("P")
 S = TypeVar("S")
 
 
 @dataclass(frozen=True, slots=True)
-class ScorePlugin(Generic[S]):
-    """One score plugin of the default profile. Its raw score of a node is one of three
-    kinds, the cheapest that holds:
+class ScorePlugin(Generic[P, S]):
+    """One score plugin of the default profile. ``prescore`` works out what it reads of
+    the workload's pod, once (its PreScore: ``P``), kept in the field ``part`` of the
+    workload's :class:`~gate.scheduler.copyrules.ScoreRules` (None: it reads nothing).
+    Its raw score of a node is one of three kinds, the cheapest that holds:
 
     - ``node``: read off the node alone, once (the same for every copy);
     - ``own``: read off the node and the copies it holds, never normalised (None: the
       plugin skips this pod);
-    - ``score``: over the feasible nodes at once, from a state the copies change
+    - ``score``: over the feasible nodes at once, from a state ``S`` the copies change
       (``start`` makes it for a placement, ``land`` applies a copy landing on a node;
       ``reads`` is what the score reads of a node that is the same for every copy, so
       that nodes alike in it are scored alike). None: the plugin skips this pod.
 
-    ``prescore`` fills the plugin's part of the workload's score inputs; ``normalize``
-    maps the raw scores of the feasible nodes onto ``[0, MAX_NODE_SCORE]`` (None: they
-    are already)."""
+    ``normalize`` maps the raw scores of the feasible nodes onto ``[0, MAX_NODE_SCORE]``
+    (None: they are already)."""
 
     name: str
     weight: int
-    prescore: Callable[[Workload, ScoreRules], ScoreRules]
+    part: str | None = None
+    prescore: Callable[[Workload], P] | None = None
     normalize: Callable[[Sequence[Any]], list[int]] | None = None
-    node: Callable[[ScoreRules, NodeView], int] | None = None
-    own: Callable[[Placing, int], int | None] | None = None
-    start: Callable[[Placing], S] | None = None
-    land: Callable[[Placing, S, int], None] | None = None
-    score: Callable[[Placing, S, Feasible], list[int | None] | None] | None = None
-    reads: Callable[[Placing, int], Hashable] | None = None
-
-
-def unchanged(workload: Workload, rules: ScoreRules) -> ScoreRules:
-    """The PreScore of a plugin that reads nothing of the workload."""
-    return rules
+    node: Callable[[P, NodeView], int] | None = None
+    own: Callable[[Placing, P, int], int | None] | None = None
+    start: Callable[[Placing, P], S] | None = None
+    land: Callable[[Placing, P, S, int], None] | None = None
+    score: Callable[[Placing, P, S, Feasible], list[int | None] | None] | None = None
+    reads: Callable[[Placing, P, int], Hashable] | None = None
 
 
 def default_normalize(scores: Sequence[int], reverse: bool = False) -> list[int]:

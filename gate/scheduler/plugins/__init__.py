@@ -48,7 +48,7 @@ FILTERS: tuple[Plugin[Any], ...] = (
 )
 """The filter plugins of the default profile, in its order (apis/config/v1/default_plugins.go)."""
 
-SCORES: tuple[ScorePlugin[Any], ...] = (
+SCORES: tuple[ScorePlugin[Any, Any], ...] = (
     tainttoleration.SCORE,
     nodeaffinity.SCORE,
     noderesources.SCORE,

@@ -10,14 +10,8 @@ upstream; the result is truncated to an integer.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING
-
 from gate.scheduler.plugins.noderesources import SCORED
 from gate.scheduler.scores import Placing, ScorePlugin, Workload
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 # balanced_allocation.go BalancedAllocationName
 NAME = "NodeResourcesBalancedAllocation"
@@ -44,15 +38,18 @@ def balanced_allocation(requested: tuple[int, ...], allocatable: tuple[int, ...]
     return int((1 - std) * 100)
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+Requests = tuple[int, int] | None
+"""The pod's cpu and memory requests as written (None: best effort, not scored)."""
+
+
+def _prescore(workload: Workload) -> Requests:
     cpu, memory = (workload.profile.requests.get(r, 0) for r in SCORED)
-    return replace(rules, balanced=(cpu, memory) if cpu or memory else None)
+    return (cpu, memory) if cpu or memory else None
 
 
-def _own(run: Placing, p: int) -> int | None:
+def _own(run: Placing, each: Requests, p: int) -> int | None:
     """The score of node ``p`` for the next copy, the copies it holds counted (None: a
     best-effort pod, not scored)."""
-    each = run.scores.balanced
     if each is None:
         return None
     node, held, base = run.nodes[p], run.copies.get(p, 0) + 1, run.base[p]
@@ -60,5 +57,5 @@ def _own(run: Placing, p: int) -> int | None:
     return balanced_allocation((base[0] + held * each[0], base[1] + held * each[1]), allocatable)
 
 
-SCORE: ScorePlugin[None] = ScorePlugin(NAME, 1, _prescore, own=_own)
+SCORE: ScorePlugin[Requests, None] = ScorePlugin(NAME, 1, "balanced", _prescore, own=_own)
 """Score: cpu and memory in step, as requested (not normalised)."""

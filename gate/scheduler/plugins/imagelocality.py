@@ -12,13 +12,8 @@ steer can differ from the scheduler's (docs/scheduler-rules.md says so).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from gate.model import NodeView
-from gate.scheduler.scores import ScorePlugin, unchanged
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
+from gate.scheduler.scores import ScorePlugin
 
 # image_locality.go Name
 NAME = "ImageLocality"
@@ -30,9 +25,9 @@ def image_locality() -> int:
     return 0
 
 
-def _raw(rules: ScoreRules, node: NodeView) -> int:
+def _raw(nothing: None, node: NodeView) -> int:
     return image_locality()
 
 
-SCORE: ScorePlugin[None] = ScorePlugin(NAME, 1, unchanged, node=_raw)
+SCORE: ScorePlugin[None, None] = ScorePlugin(NAME, 1, node=_raw)
 """Score: 0 on every node (module doc), so it never tells two nodes apart."""

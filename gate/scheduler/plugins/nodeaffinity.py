@@ -10,9 +10,9 @@ pod outright.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gate.k8s.matching import SelectorTerm, name_narrowing, parse_terms, required_terms
 from gate.k8s.version import Dialect
@@ -22,9 +22,6 @@ from gate.scheduler.framework import UNRESOLVABLE, Parts, Plugin, Rejection, ind
 from gate.scheduler.nodeindex import NodeIndex, lowest
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import ScorePlugin, Workload, default_normalize
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 # nodeaffinity/node_affinity.go ErrReasonPod, errReasonConflict
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
@@ -168,20 +165,23 @@ def preferred_weight(terms: tuple[tuple[int, SelectorTerm], ...], node: NodeView
     return sum(weight for weight, term in terms if term.matches(node.labels, node.name))
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+NodeScore = Callable[[NodeView], int]
+
+
+def _prescore(workload: Workload) -> NodeScore:
     terms = preferred_terms(workload.spec)
 
     def affinity(node: NodeView) -> int:
         return preferred_weight(terms, node)
 
-    return replace(rules, affinity=affinity)
+    return affinity
 
 
-def _raw(rules: ScoreRules, node: NodeView) -> int:
-    return rules.affinity(node)
+def _raw(affinity: NodeScore, node: NodeView) -> int:
+    return affinity(node)
 
 
-SCORE: ScorePlugin[None] = ScorePlugin(
-    NODE_AFFINITY, 2, _prescore, normalize=default_normalize, node=_raw
+SCORE: ScorePlugin[NodeScore, None] = ScorePlugin(
+    NODE_AFFINITY, 2, "affinity", _prescore, normalize=default_normalize, node=_raw
 )
 """Score (node_affinity.go): the weights of the preferred terms a node matches."""

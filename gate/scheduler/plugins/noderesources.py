@@ -8,9 +8,8 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity
@@ -34,9 +33,6 @@ from gate.scheduler.framework import (
 from gate.scheduler.nodeindex import NodeIndex, free
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import Placing, ScorePlugin, Workload
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 # noderesources/fit.go fitsRequest
 REASON_TOO_MANY_PODS = "Too many pods"
@@ -234,21 +230,18 @@ def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
     return incoming_nonzero_amounts(spec)
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
-    return replace(rules, nonzero=nonzero_requests(workload.spec))
+def _prescore(workload: Workload) -> tuple[int, int]:
+    return nonzero_requests(workload.spec)
 
 
-def _own(run: Placing, p: int) -> int:
+def _own(run: Placing, each: tuple[int, int], p: int) -> int:
     """LeastAllocated of node ``p`` for the next copy, the copies it holds counted."""
-    node, held, nonzero, each = (
-        run.nodes[p],
-        run.copies.get(p, 0) + 1,
-        run.nonzero[p],
-        run.scores.nonzero,
-    )
+    node, held, nonzero = run.nodes[p], run.copies.get(p, 0) + 1, run.nonzero[p]
     allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
     return least_allocated((nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable)
 
 
-SCORE: ScorePlugin[None] = ScorePlugin(NODE_RESOURCES_FIT, 1, _prescore, own=_own)
+SCORE: ScorePlugin[tuple[int, int], None] = ScorePlugin(
+    NODE_RESOURCES_FIT, 1, "nonzero", _prescore, own=_own
+)
 """Score: LeastAllocated over cpu and memory (not normalised)."""

@@ -7,9 +7,8 @@ names the taint, since v1.35 it does not (the run's :class:`Dialect` says which)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
 
 from gate.k8s.matching import first_untolerated, tolerates
 from gate.k8s.version import Dialect
@@ -19,9 +18,6 @@ from gate.scheduler.framework import UNRESOLVABLE, Plugin, Rejection, the_pod
 from gate.scheduler.nodeindex import taints_of
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import ScorePlugin, Workload, reversed_normalize
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 # tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
 REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"
@@ -93,20 +89,23 @@ def intolerable_preferences(pod: PodProfile, node: NodeView) -> int:
     )
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+NodeScore = Callable[[NodeView], int]
+
+
+def _prescore(workload: Workload) -> NodeScore:
     profile = workload.profile
 
     def taints(node: NodeView) -> int:
         return intolerable_preferences(profile, node)
 
-    return replace(rules, taints=taints)
+    return taints
 
 
-def _raw(rules: ScoreRules, node: NodeView) -> int:
-    return rules.taints(node)
+def _raw(taints: NodeScore, node: NodeView) -> int:
+    return taints(node)
 
 
-SCORE: ScorePlugin[None] = ScorePlugin(
-    TAINT_TOLERATION, 3, _prescore, normalize=reversed_normalize, node=_raw
+SCORE: ScorePlugin[NodeScore, None] = ScorePlugin(
+    TAINT_TOLERATION, 3, "taints", _prescore, normalize=reversed_normalize, node=_raw
 )
 """Score (taint_toleration.go): the intolerable PreferNoSchedule taints, fewest best."""

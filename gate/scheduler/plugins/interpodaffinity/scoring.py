@@ -25,8 +25,8 @@ on first use: a snapshot whose pods carry none costs nothing more).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from gate.k8s.podaffinity import (
     POD_AFFINITY,
@@ -41,9 +41,6 @@ from gate.model import INTER_POD_AFFINITY, NodeView
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.profile import PodProfile
 from gate.scheduler.scores import Feasible, Placing, ScorePlugin, Workload
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
 
@@ -171,21 +168,18 @@ CopiesByDomain = list[dict[str, int]]
 """Per counted term: the copies placed so far by the value of its key."""
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
-    interpod = affinity_scoring(
+def _prescore(workload: Workload) -> AffinityScoring | None:
+    return affinity_scoring(
         workload.spec, workload.profile, workload.nodes.nodes, workload.pods, workload.namespaces
     )
-    return replace(rules, interpod=interpod)
 
 
-def _start(run: Placing) -> CopiesByDomain:
-    scoring = run.scores.interpod
+def _start(run: Placing, scoring: AffinityScoring | None) -> CopiesByDomain:
     return [{} for _ in (scoring.keys if scoring else ())]
 
 
-def _land(run: Placing, copies: CopiesByDomain, p: int) -> None:
+def _land(run: Placing, scoring: AffinityScoring | None, copies: CopiesByDomain, p: int) -> None:
     """A copy lands on node ``p``: it counts in its domain of every term's key."""
-    scoring = run.scores.interpod
     if scoring is None:
         return
     labels = run.nodes[p].labels
@@ -195,10 +189,11 @@ def _land(run: Placing, copies: CopiesByDomain, p: int) -> None:
             copies[k][value] = copies[k].get(value, 0) + 1
 
 
-def _score(run: Placing, copies: CopiesByDomain, feasible: Feasible) -> list[int | None] | None:
+def _score(
+    run: Placing, scoring: AffinityScoring | None, copies: CopiesByDomain, feasible: Feasible
+) -> list[int | None] | None:
     """The raw score of each feasible class: what the snapshot's pods and the placed
     copies add in its domains (module doc); None: no term counts (Skip)."""
-    scoring = run.scores.interpod
     if scoring is None:
         return None
     raw: list[int | None] = []
@@ -215,16 +210,16 @@ def _score(run: Placing, copies: CopiesByDomain, feasible: Feasible) -> list[int
     return raw
 
 
-def _reads(run: Placing, p: int) -> Hashable:
+def _reads(run: Placing, scoring: AffinityScoring | None, p: int) -> Hashable:
     """Node ``p``'s domain of every term's key."""
-    scoring = run.scores.interpod
     labels = run.nodes[p].labels
     return tuple(labels.get(k) for k in scoring.keys) if scoring else ()
 
 
-SCORE: ScorePlugin[CopiesByDomain] = ScorePlugin(
+SCORE: ScorePlugin[AffinityScoring | None, CopiesByDomain] = ScorePlugin(
     INTER_POD_AFFINITY,
     2,
+    "interpod",
     _prescore,
     normalize=normalize,
     start=_start,

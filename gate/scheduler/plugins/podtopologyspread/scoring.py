@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
@@ -37,9 +36,6 @@ from gate.scheduler.plugins.podtopologyspread import affinity_bits
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 from gate.scheduler.podindex import PodIndex
 from gate.scheduler.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
-
-if TYPE_CHECKING:
-    from gate.scheduler.copyrules import ScoreRules
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -150,7 +146,7 @@ ZoneCounts = list[dict[str, int]]
 the placed copies included (none for a hostname constraint: a node's own count is read)."""
 
 
-def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
+def _prescore(workload: Workload) -> SpreadScoring | None:
     """PreScore: the pod's scoring constraints, or the system defaults over the selector
     of what owns it (module doc). Raises SelectorError on template labels the API server
     would have refused, read as that selector."""
@@ -163,7 +159,7 @@ def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
             default = parse_selector({"matchLabels": dict(profile.labels)})
         except SelectorError as exc:
             raise SelectorError(f"template metadata.labels: {exc}") from exc
-    spread = soft_scoring(
+    return soft_scoring(
         hard_constraints(spec, profile.labels, SCHEDULE_ANYWAY) if explicit else (),
         default,
         profile.namespace,
@@ -172,7 +168,6 @@ def _prescore(workload: Workload, rules: ScoreRules) -> ScoreRules:
         affinity_bits(profile, workload.nodes),
         explicit,
     )
-    return replace(rules, spread=spread)
 
 
 def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
@@ -187,10 +182,9 @@ def _counts_toward(scoring: SpreadScoring, run: Placing, p: int) -> bool:
     return bool(scoring.counted >> p & 1) and not ignored(scoring, run.nodes[p])
 
 
-def _start(run: Placing) -> ZoneCounts:
+def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
     """The matching pods by domain of every constraint over a zone-like key, over the
     nodes whose pods count."""
-    scoring = run.scores.spread
     if scoring is None:
         return []
     found: ZoneCounts = []
@@ -205,9 +199,8 @@ def _start(run: Placing) -> ZoneCounts:
     return found
 
 
-def _land(run: Placing, zone: ZoneCounts, p: int) -> None:
+def _land(run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, p: int) -> None:
     """A copy lands on node ``p``: a constraint it matches counts it in its domain."""
-    scoring = run.scores.spread
     if scoring is None or not _counts_toward(scoring, run, p):
         return
     labels = run.nodes[p].labels
@@ -217,9 +210,10 @@ def _land(run: Placing, zone: ZoneCounts, p: int) -> None:
             zone[k][value] = zone[k].get(value, 0) + 1
 
 
-def _score(run: Placing, zone: ZoneCounts, feasible: Feasible) -> list[int | None] | None:
+def _score(
+    run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, feasible: Feasible
+) -> list[int | None] | None:
     """The raw score of each feasible class (None: an ignored node); None: no constraint."""
-    scoring = run.scores.spread
     if scoring is None:
         return None
     kept = [(p, m) for p, m in feasible if not ignored(scoring, run.nodes[p])]
@@ -250,10 +244,9 @@ def _score(run: Placing, zone: ZoneCounts, feasible: Feasible) -> list[int | Non
     return raw
 
 
-def _reads(run: Placing, p: int) -> Hashable:
+def _reads(run: Placing, scoring: SpreadScoring | None, p: int) -> Hashable:
     """What the score reads of node ``p`` apart from the copies: per constraint its
     matching pods (hostname) or its domain, and whether it is ignored."""
-    scoring = run.scores.spread
     if scoring is None:
         return ()
     node = run.nodes[p]
@@ -266,9 +259,10 @@ def _reads(run: Placing, p: int) -> Hashable:
     )
 
 
-SCORE: ScorePlugin[ZoneCounts] = ScorePlugin(
+SCORE: ScorePlugin[SpreadScoring | None, ZoneCounts] = ScorePlugin(
     POD_TOPOLOGY_SPREAD,
     2,
+    "spread",
     _prescore,
     normalize=normalize,
     start=_start,
