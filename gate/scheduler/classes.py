@@ -1,7 +1,10 @@
 """Copies filtered, scored and selected one at a time over classes of alike nodes.
 
 The exact path of :mod:`gate.scheduler.placement` (module doc there): nodes alike in
-everything the filters and scores read share a class, scored once per copy.
+everything the filters and scores read share a class, scored once per copy. Scoring loops
+over the score plugins' records (:data:`gate.scheduler.plugins.SCORES`); the filters the
+copies change are the small helpers below (the skew rule, the spread minimum, a landing
+copy's count, self anti-affinity) and ``copyrules.capacity`` (copies per node).
 """
 
 from __future__ import annotations
