@@ -44,10 +44,17 @@ def feasible_nodes_to_find(all_nodes: int) -> int:
     return max(all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def _spread_minimum(rule: SpreadRule, counts: Mapping[str, int]) -> int:
-    """The least count over a DoNotSchedule constraint's domains: 0 under fewer domains
-    than ``minDomains`` (podtopologyspread/filtering.go minMatchNum)."""
-    return min(counts.values(), default=0) if len(counts) >= rule.min_domains else 0
+def _spread_minimum(rule: SpreadRule, domains: int, least: int) -> int:
+    """The minimum the skew is measured from, over a DoNotSchedule constraint's
+    ``domains`` whose least count is ``least``: 0 under fewer domains than ``minDomains``
+    (podtopologyspread/filtering.go minMatchNum)."""
+    return least if domains >= rule.min_domains else 0
+
+
+def _lowest(counts: Mapping[str, int]) -> tuple[int, int]:
+    """The least count over the domains (0: none), and how many domains hold it."""
+    least = min(counts.values(), default=0)
+    return least, sum(1 for count in counts.values() if count == least)
 
 
 def _within_skew(rule: SpreadRule, count: int, minimum: int) -> bool:
@@ -85,6 +92,9 @@ class ScoredRun:
         self.nodes, self.rules, self.scores = nodes, rules, scores
         self.anti_keys = [k for k in rules.one_per_domain if k != HOSTNAME]
         self.counts = [dict(rule.counts) for rule in rules.spread]
+        # Per constraint, its least count and how many domains hold it: a copy raises one
+        # count by one, so the least moves only when the last domain holding it rises.
+        self.lowest = [_lowest(counts) for counts in self.counts]
         self.taken: list[set[str | None]] = [set() for _ in self.anti_keys]
         self.copies: dict[int, int] = {}
         self.caps: dict[int, int] = {}
@@ -163,6 +173,7 @@ class ScoredRun:
         own."""
         run = copy.copy(self)
         run.counts = [dict(counts) for counts in self.counts]
+        run.lowest = list(self.lowest)
         run.taken = [set(taken) for taken in self.taken]
         run.copies = dict(self.copies)
         run.states = [copy.deepcopy(state) for state in self.states]
@@ -190,8 +201,10 @@ class ScoredRun:
 
     def minimums(self) -> list[int]:
         return [
-            _spread_minimum(rule, counts)
-            for counts, rule in zip(self.counts, self.rules.spread, strict=True)
+            _spread_minimum(rule, len(counts), lowest[0])
+            for counts, rule, lowest in zip(
+                self.counts, self.rules.spread, self.lowest, strict=True
+            )
         ]
 
     def anywhere(self, policy: str | int) -> list[tuple[int, set[int]]]:
@@ -247,13 +260,22 @@ class ScoredRun:
             self.own_scores[key] = found
         return found
 
+    def _raise(self, k: int, rule: SpreadRule, domain: str | None) -> None:
+        """A copy lands in ``domain`` of constraint ``k``: its count, and the least."""
+        counts = self.counts[k]
+        before = None if domain is None else counts.get(domain)
+        _raise_count(rule, counts, domain)
+        if domain is not None and before == self.lowest[k][0] and counts[domain] != before:
+            least, holding = self.lowest[k]
+            self.lowest[k] = _lowest(counts) if holding == 1 else (least, holding - 1)
+
     def take(self, p: int) -> None:
         """A copy lands on node ``p``."""
         self.classes[self._key(p)].discard(p)
         self.copies[p] = self.copies.get(p, 0) + 1
         labels = self.nodes[p].labels
         for k, rule in enumerate(self.rules.spread):
-            _raise_count(rule, self.counts[k], labels.get(rule.topology_key))
+            self._raise(k, rule, labels.get(rule.topology_key))
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
         for k, plugin in enumerate(SCORES):
