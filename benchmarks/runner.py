@@ -36,6 +36,7 @@ class Measurement:
     seconds: float
     peak_mb: float
     output: str
+    cpu_seconds: float = 0.0  # the child's user and system time: the wall less the waiting
 
 
 def measure(
@@ -65,7 +66,7 @@ def measure(
         output, errors = out.read().decode(), err.read().decode()
     if code not in (0, 1):
         raise RuntimeError(f"{' '.join(argv)} exited {code}: {errors.strip()[-2000:]}")
-    return Measurement(seconds, usage.ru_maxrss / 1024, output)
+    return Measurement(seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime)
 
 
 def measure_median(

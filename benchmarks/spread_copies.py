@@ -179,16 +179,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     case = f"{options.nodes} nodes x {replicas} replicas, {spread} spread"
     if before is not None:
-        print(
-            f"{case}, before ({options.against}): {before.seconds:.2f} s, {before.peak_mb:.0f} MB"
-        )
+        print(f"{case}, before ({options.against}): {_figures(before)}")
         print(_verdict_line(before))
-    print(f"{case}: {result.seconds:.2f} s, {result.peak_mb:.0f} MB{judged}")
+    print(f"{case}: {_figures(result)}{judged}")
     print(_verdict_line(result))
-    if before is not None and _verdict_line(before) != _verdict_line(result):
+    if before is not None and before.output != result.output:
         print("the answers differ")
         return 1
     return 0
+
+
+def _figures(result: Measurement) -> str:
+    """Wall time, CPU time (on a shared machine the wall includes waiting for a core) and
+    peak memory."""
+    return f"{result.seconds:.2f} s ({result.cpu_seconds:.2f} s CPU), {result.peak_mb:.0f} MB"
 
 
 def _verdict_line(result: Measurement) -> str:
