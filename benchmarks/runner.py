@@ -82,7 +82,9 @@ def measure_median(
         (measure(argv, cwd, outputs, path) for _ in range(repeat)), key=lambda m: m.seconds
     )
     middle = runs[len(runs) // 2]
-    return Measurement(middle.seconds, max(m.peak_mb for m in runs), middle.output)
+    return Measurement(
+        middle.seconds, max(m.peak_mb for m in runs), middle.output, middle.cpu_seconds
+    )
 
 
 _REPORTS = {
