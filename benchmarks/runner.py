@@ -36,13 +36,18 @@ class Measurement:
     seconds: float
     peak_mb: float
     output: str
+    cpu_seconds: float = 0.0  # the child's user and system time: the wall less the waiting
 
 
-def measure(argv: Sequence[str], cwd: Path, outputs: Sequence[Path] = ()) -> Measurement:
+def measure(
+    argv: Sequence[str], cwd: Path, outputs: Sequence[Path] = (), path: Path | None = None
+) -> Measurement:
     """Run ``argv``; its wall time and peak memory. Exit codes 0 and 1 are answers
     (fitgate exits 1 when the gate fails, which the monorepo makes it do). ``outputs``
     are removed first: a CI job starts without them, and truncating the previous run's
-    gigabyte of JSON costs the file system a quarter of a second."""
+    gigabyte of JSON costs the file system a quarter of a second. ``path``: a checkout
+    whose ``gate`` the child imports in place of this one's (an earlier version, timed
+    beside this one)."""
     for path in outputs:
         path.unlink(missing_ok=True)
     # A previous run's reports are still being written back to disk; flushed first, so
@@ -50,7 +55,8 @@ def measure(argv: Sequence[str], cwd: Path, outputs: Sequence[Path] = ()) -> Mea
     os.sync()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = perf_counter()
-        child = subprocess.Popen(list(argv), cwd=cwd, stdout=out, stderr=err, env=_CHILD_ENV)
+        env = _CHILD_ENV if path is None else {**_CHILD_ENV, "PYTHONPATH": str(path)}
+        child = subprocess.Popen(list(argv), cwd=cwd, stdout=out, stderr=err, env=env)
         # Reaped here rather than by Popen, to read the child's own resource usage.
         _, status, usage = os.wait4(child.pid, 0)
         seconds = perf_counter() - start
@@ -60,17 +66,25 @@ def measure(argv: Sequence[str], cwd: Path, outputs: Sequence[Path] = ()) -> Mea
         output, errors = out.read().decode(), err.read().decode()
     if code not in (0, 1):
         raise RuntimeError(f"{' '.join(argv)} exited {code}: {errors.strip()[-2000:]}")
-    return Measurement(seconds, usage.ru_maxrss / 1024, output)
+    return Measurement(seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime)
 
 
 def measure_median(
-    argv: Sequence[str], cwd: Path, repeat: int, outputs: Sequence[Path] = ()
+    argv: Sequence[str],
+    cwd: Path,
+    repeat: int,
+    outputs: Sequence[Path] = (),
+    path: Path | None = None,
 ) -> Measurement:
     """``repeat`` runs of ``argv``: the median time and the largest peak. One run on a
     shared machine can be held up by disk writeback or a neighbour; the median is not."""
-    runs = sorted((measure(argv, cwd, outputs) for _ in range(repeat)), key=lambda m: m.seconds)
+    runs = sorted(
+        (measure(argv, cwd, outputs, path) for _ in range(repeat)), key=lambda m: m.seconds
+    )
     middle = runs[len(runs) // 2]
-    return Measurement(middle.seconds, max(m.peak_mb for m in runs), middle.output)
+    return Measurement(
+        middle.seconds, max(m.peak_mb for m in runs), middle.output, middle.cpu_seconds
+    )
 
 
 _REPORTS = {

@@ -90,13 +90,13 @@ GROUPED = [
         (ZONE,),
         (),
         {"taints": lambda n: int(n.name[-1]) % 2},
-        id="taint scores differ: every class scored",
+        id="taint scores differ: grouped by them too",
     ),
     pytest.param(
         (ZONE,),
         (),
         {"affinity": lambda n: 5 if n.labels[RACK] == "x" else 0},
-        id="affinity scores differ: every class scored",
+        id="affinity scores differ: grouped by them too",
     ),
 ]
 

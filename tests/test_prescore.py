@@ -19,8 +19,9 @@ from gate.model import ExistingPod, Snapshot, SnapshotInfo
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.placement.copyrules import ScoreRules
-from gate.scheduler.placement.prescore import OWNED_BY_A_SELECTOR, score_rules
+from gate.scheduler.placement.prescore import score_rules
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
+from gate.scheduler.plugins.podtopologyspread.scoring import OWNED_BY_A_SELECTOR
 from tests.builders import container, existing_pod, node, spread, taint
 
 MI = 2**20

@@ -1,4 +1,4 @@
-"""How the default profile's scores add up: normalisation and weights.
+"""What a score plugin is, and how the default profile's scores add up.
 
 Upstream ``pkg/scheduler/framework/runtime/framework.go`` (RunScorePlugins: each plugin
 scores every feasible node, its NormalizeScore runs over them all, then each score is
@@ -6,36 +6,96 @@ multiplied by the plugin's weight and the products summed),
 ``framework/plugins/helper/normalize_score.go`` (DefaultNormalizeScore) and
 ``apis/config/v1/default_plugins.go`` (the weights). Every score is an integer in
 ``[0, MAX_NODE_SCORE]`` after normalising, as upstream's ``int64`` arithmetic leaves it.
+
+Each score plugin is one :class:`ScorePlugin` record in its plugin module (``SCORE``):
+its name, its weight, its PreScore (what it works out once per workload, its part of
+:class:`~gate.scheduler.placement.copyrules.ScoreRules`), its raw score of a feasible node and its
+normalisation. ``gate.scheduler.plugins.SCORES`` lists them in the profile's order;
+placement (:mod:`gate.scheduler.placement.classes`) loops over that list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence, Set
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from gate.model import (
-    INTER_POD_AFFINITY,
-    NODE_AFFINITY,
-    NODE_RESOURCES_FIT,
-    POD_TOPOLOGY_SPREAD,
-    TAINT_TOLERATION,
-)
+from gate.model import NodeView
+
+if TYPE_CHECKING:
+    from gate.scheduler.framework.nodeindex import NodeIndex
+    from gate.scheduler.framework.podindex import PodIndex
+    from gate.scheduler.framework.profile import PodProfile
 
 # framework/interface.go MaxNodeScore
 MAX_NODE_SCORE = 100
 
-BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation"
-IMAGE_LOCALITY = "ImageLocality"
 
-# apis/config/v1/default_plugins.go: the score plugins' weights in the default profile
-WEIGHTS: dict[str, int] = {
-    TAINT_TOLERATION: 3,
-    NODE_AFFINITY: 2,
-    NODE_RESOURCES_FIT: 1,
-    POD_TOPOLOGY_SPREAD: 2,
-    INTER_POD_AFFINITY: 2,
-    BALANCED_ALLOCATION: 1,
-    IMAGE_LOCALITY: 1,
-}
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """What the score plugins' PreScore reads of one workload's pod: its kind, its pod
+    spec and profile, the snapshot's nodes and pods (those the workload's own pods leave),
+    and the namespaces' labels (None: not read)."""
+
+    kind: str
+    spec: Mapping[str, Any]
+    profile: PodProfile
+    nodes: NodeIndex
+    pods: PodIndex
+    namespaces: Mapping[str, Mapping[str, str]] | None = None
+
+
+class Placing(Protocol):
+    """What a score plugin reads of copies being placed: the nodes by position, the copies
+    each holds so far, and by node the cpu and memory its pods (and the run's earlier
+    copies) hold, as requested and as scored (non-zero)."""
+
+    @property
+    def nodes(self) -> Sequence[NodeView]: ...
+    @property
+    def copies(self) -> Mapping[int, int]: ...
+    @property
+    def base(self) -> Mapping[int, tuple[int, int]]: ...
+    @property
+    def nonzero(self) -> Mapping[int, tuple[int, int]]: ...
+
+
+Feasible = Sequence[tuple[int, Set[int]]]
+"""The feasible nodes a plugin scores: classes of alike nodes, each by one of its nodes."""
+
+P = TypeVar("P")
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class ScorePlugin(Generic[P, S]):
+    """One score plugin of the default profile. ``prescore`` works out what it reads of
+    the workload's pod, once (its PreScore: ``P``), kept in the field ``part`` of the
+    workload's :class:`~gate.scheduler.placement.copyrules.ScoreRules` (None: it reads nothing).
+    Its raw score of a node is one of three kinds, the cheapest that holds:
+
+    - ``node``: read off the node alone, once (the same for every copy);
+    - ``own``: read off the node and the copies it holds, never normalised (None: the
+      plugin skips this pod);
+    - ``score``: over the feasible nodes at once, from a state ``S`` the copies change
+      (``start`` makes it for a placement, ``land`` applies a copy landing on a node;
+      ``reads`` is what the score reads of a node that is the same for every copy, so
+      that nodes alike in it are scored alike). None: the plugin skips this pod.
+
+    ``normalize`` maps the raw scores of the feasible nodes onto ``[0, MAX_NODE_SCORE]``
+    (None: they are already)."""
+
+    name: str
+    weight: int
+    part: str | None = None
+    prescore: Callable[[Workload], P] | None = None
+    normalize: Callable[[Sequence[Any]], list[int]] | None = None
+    node: Callable[[P, NodeView], int] | None = None
+    own: Callable[[Placing, P, int], int | None] | None = None
+    start: Callable[[Placing, P], S] | None = None
+    land: Callable[[Placing, P, S, int], None] | None = None
+    score: Callable[[Placing, P, S, Feasible], list[int | None] | None] | None = None
+    reads: Callable[[Placing, P, int], Hashable] | None = None
 
 
 def default_normalize(scores: Sequence[int], reverse: bool = False) -> list[int]:
@@ -53,3 +113,8 @@ def default_normalize(scores: Sequence[int], reverse: bool = False) -> list[int]
         return [MAX_NODE_SCORE if reverse else 0 for _ in scores]
     scaled = [MAX_NODE_SCORE * score // highest for score in scores]
     return [MAX_NODE_SCORE - s for s in scaled] if reverse else scaled
+
+
+def reversed_normalize(scores: Sequence[int]) -> list[int]:
+    """DefaultNormalizeScore(MaxNodeScore, reverse: true)."""
+    return default_normalize(scores, reverse=True)

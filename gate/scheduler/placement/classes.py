@@ -1,44 +1,33 @@
 """Copies filtered, scored and selected one at a time over classes of alike nodes.
 
 The exact path of :mod:`gate.scheduler.placement.copies` (module doc there): nodes alike in
-everything the filters and scores read share a class, scored once per copy.
+everything the filters and scores read share a class, scored once per copy. Scoring loops
+over the score plugins' records (:data:`gate.scheduler.plugins.SCORES`); the filters the
+copies change are asked of their plugins (PodTopologySpread's skew rule, minimum and landing
+copy, :mod:`gate.scheduler.plugins.podtopologyspread.copies`) and ``copyrules.capacity``
+(copies per node).
 """
 
 from __future__ import annotations
 
 import copy
 import heapq
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, cast
 
 from gate.k8s.labels import HOSTNAME
-from gate.model import (
-    INTER_POD_AFFINITY,
-    NODE_AFFINITY,
-    NODE_RESOURCES_FIT,
-    POD_TOPOLOGY_SPREAD,
-    TAINT_TOLERATION,
-    NodeView,
+from gate.model import NodeView
+from gate.scheduler.placement.copyrules import (
+    CopyRules,
+    Ledger,
+    ScoreRules,
+    SpreadRule,
+    capacity,
+    set_bits,
 )
-from gate.scheduler.framework.scores import (
-    BALANCED_ALLOCATION,
-    IMAGE_LOCALITY,
-    WEIGHTS,
-    default_normalize,
-)
-from gate.scheduler.placement.copyrules import CopyRules, Ledger, ScoreRules, capacity, set_bits
-from gate.scheduler.plugins.balancedallocation import balanced_allocation
-from gate.scheduler.plugins.imagelocality import image_locality
-from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
-from gate.scheduler.plugins.noderesources import SCORED, least_allocated
-from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
-from gate.scheduler.plugins.podtopologyspread.scoring import (
-    go_round,
-    normalizing_weight,
-    score_for_count,
-)
-from gate.scheduler.plugins.podtopologyspread.scoring import (
-    normalize as spread_normalize,
-)
+from gate.scheduler.plugins import SCORES
+from gate.scheduler.plugins.noderesources import SCORED
+from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum_of
 
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
 MIN_FEASIBLE_NODES_PERCENTAGE = 5  # minFeasibleNodesPercentageToFind
@@ -57,9 +46,22 @@ def feasible_nodes_to_find(all_nodes: int) -> int:
     return max(all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+def _lowest(counts: Mapping[str, int]) -> tuple[int, int]:
+    """The least count over the domains (0: none), and how many domains hold it."""
+    least = min(counts.values(), default=0)
+    return least, sum(1 for count in counts.values() if count == least)
+
+
+def _anti_affinity_refuses(taken: set[str | None], domain: str | None) -> bool:
+    """The pod's required anti-affinity against its own labels refuses a node whose domain
+    of the term's key already holds a copy (a node without the key: never)."""
+    return domain is not None and domain in taken
+
+
 class ScoredRun:
     """One placement: the copies so far, the nodes in classes alike in everything the
-    filters and scores read (module doc), the domain counts the copies raise."""
+    filters and scores read (module doc), the domain counts the copies raise, and each
+    score plugin's state (:data:`gate.scheduler.plugins.SCORES`)."""
 
     def __init__(
         self,
@@ -72,27 +74,42 @@ class ScoredRun:
         self.nodes, self.rules, self.scores = nodes, rules, scores
         self.anti_keys = [k for k in rules.one_per_domain if k != HOSTNAME]
         self.counts = [dict(rule.counts) for rule in rules.spread]
+        # Per constraint, its least count and how many domains hold it: a copy raises one
+        # count by one, so the least moves only when the last domain holding it rises.
+        self.lowest = [_lowest(counts) for counts in self.counts]
         self.taken: list[set[str | None]] = [set() for _ in self.anti_keys]
         self.copies: dict[int, int] = {}
-        cpu, memory = SCORED
-        self.actual = (rules.requests.get(cpu, 0), rules.requests.get(memory, 0))
         self.caps: dict[int, int] = {}
         self.base: dict[int, tuple[int, int]] = {}
         self.nonzero: dict[int, tuple[int, int]] = {}
         self.static: dict[int, tuple[object, ...]] = {}
-        self.taint: dict[int, int] = {}
-        self.preferred: dict[int, int] = {}
+        # By node, a number naming its static description (equal descriptions, one number):
+        # a class's key hashes two ints, not the description.
+        self.kind: dict[int, int] = {}
+        self.kinds: dict[tuple[object, ...], int] = {}
         self.classes: dict[tuple[object, ...], set[int]] = {}
-        self.resource_scores: dict[tuple[object, ...], tuple[int, int | None]] = {}
-        self.soft = scores.spread
-        self.interpod = scores.interpod
-        self.interpod_copies: list[dict[str, int]] = [
-            {} for _ in (self.interpod.keys if self.interpod else ())
+        # By class: each plugin's score of a node's own (None: not of that kind, or skipped).
+        self.own_scores: dict[tuple[object, ...], int] = {}
+        # By plugin: the raw scores read off the node alone, by node (the ``node`` kind).
+        self.raws: list[dict[int, int]] = [{} for _ in SCORES]
+        # By plugin: its PreScore (its part of ``scores``) and its state in this placement.
+        self.inputs: list[Any] = [
+            None if plugin.part is None else getattr(scores, plugin.part) for plugin in SCORES
         ]
-        self.zone = self._zone_counts(ledger)
+        self.states: list[Any] = [
+            None if plugin.start is None else plugin.start(self, self.inputs[k])
+            for k, plugin in enumerate(SCORES)
+        ]
         for p in set_bits(candidates):
             self._describe(p, ledger)
             self.classes.setdefault(self._key(p), set()).add(p)
+        # A plugin whose raw score is one value over every candidate adds the same to every
+        # total: it cannot decide a copy, and is not scored.
+        self.scoring = [
+            k
+            for k, plugin in enumerate(SCORES)
+            if plugin.node is None or len(set(self.raws[k].values())) > 1
+        ]
 
     def _describe(self, p: int, ledger: Ledger | None) -> None:
         node = self.nodes[p]
@@ -111,32 +128,26 @@ class ScoredRun:
             for k, r in enumerate(self.rules.spread)
             if r.topology_key == HOSTNAME
         )
-        soft: tuple[object, ...] = ()
-        if self.soft is not None:
-            soft = (
-                *(
-                    c.existing.get(p, 0)
-                    if c.topology_key == HOSTNAME
-                    else node.labels.get(c.topology_key)
-                    for c in self.soft.constraints
-                ),
-                self._ignored(node),
-            )
-        self.taint[p] = self.scores.taints(node)
-        self.preferred[p] = self.scores.affinity(node)
-        interpod = tuple(node.labels.get(k) for k in self.interpod.keys) if self.interpod else ()
+        # What each score plugin reads of the node apart from the copies it holds.
+        read: list[Hashable] = []
+        for k, plugin in enumerate(SCORES):
+            if plugin.node is not None:
+                raw = self.raws[k][p] = plugin.node(self.inputs[k], node)
+                read.append(raw)
+            elif plugin.reads is not None:
+                read.append(plugin.reads(self, self.inputs[k], p))
+            else:
+                read.append(None)
         self.static[p] = (
-            interpod,
+            tuple(read),
             self.caps[p],
             self.base[p],
             self.nonzero[p],
             allocatable,
-            self.taint[p],
-            self.preferred[p],
             domains,
             hard_host,
-            soft,
         )
+        self.kind[p] = self.kinds.setdefault(self.static[p], len(self.kinds))
 
     def fresh(self) -> ScoredRun:
         """The same run from its start, for a run nothing has been placed in yet: the
@@ -144,44 +155,15 @@ class ScoredRun:
         own."""
         run = copy.copy(self)
         run.counts = [dict(counts) for counts in self.counts]
+        run.lowest = list(self.lowest)
         run.taken = [set(taken) for taken in self.taken]
         run.copies = dict(self.copies)
-        run.interpod_copies = [dict(values) for values in self.interpod_copies]
-        run.zone = [dict(counts) for counts in self.zone]
+        run.states = [copy.deepcopy(state) for state in self.states]
         run.classes = {key: set(members) for key, members in self.classes.items()}
         return run
 
-    def _ignored(self, node: NodeView) -> bool:
-        soft = self.soft
-        return (
-            soft is not None
-            and soft.require_all
-            and any(c.topology_key not in node.labels for c in soft.constraints)
-        )
-
-    def _zone_counts(self, ledger: Ledger | None) -> list[dict[str, int]]:
-        """Per soft constraint over a zone-like key: the matching pods by domain, over the
-        nodes whose pods count (PreScore's processAllNode)."""
-        soft = self.soft
-        if soft is None:
-            return []
-        found: list[dict[str, int]] = []
-        for c in soft.constraints:
-            counts: dict[str, int] = {}
-            if c.topology_key != HOSTNAME:
-                for p, n in c.existing.items():
-                    if self._counts_toward(p):
-                        value = self.nodes[p].labels.get(c.topology_key, "")
-                        counts[value] = counts.get(value, 0) + n
-            found.append(counts)
-        return found
-
-    def _counts_toward(self, p: int) -> bool:
-        soft = self.soft
-        return soft is not None and bool(soft.counted >> p & 1) and not self._ignored(self.nodes[p])
-
     def _key(self, p: int) -> tuple[object, ...]:
-        return (self.static[p], self.copies.get(p, 0))
+        return (self.kind[p], self.copies.get(p, 0))
 
     def allowed(self, p: int, minimums: Sequence[int]) -> bool:
         """Every filter the copies change passes node ``p`` for the next copy."""
@@ -197,16 +179,22 @@ class ScoredRun:
             ):
                 return False
         for k, key in enumerate(self.anti_keys):
-            domain = labels.get(key)
-            if domain is not None and domain in self.taken[k]:
+            if _anti_affinity_refuses(self.taken[k], labels.get(key)):
                 return False
         return True
 
     def minimums(self) -> list[int]:
         return [
-            minimum(counts, rule.min_domains)
-            for counts, rule in zip(self.counts, self.rules.spread, strict=True)
+            minimum_of(len(counts), lowest[0], rule.min_domains)
+            for counts, rule, lowest in zip(
+                self.counts, self.rules.spread, self.lowest, strict=True
+            )
         ]
+
+    def anywhere(self, policy: str | int) -> list[tuple[int, set[int]]]:
+        """The classes the picks that leave scores aside choose among with ``policy``
+        (``placement.ANY_NODE``): every feasible one here."""
+        return self.feasible()
 
     def feasible(self) -> list[tuple[int, set[int]]]:
         """The classes whose nodes pass for the next copy, each with a representative."""
@@ -220,99 +208,50 @@ class ScoredRun:
         return found
 
     def totals(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        """Each feasible class's total score (RunScorePlugins, module doc)."""
-        least, balanced, taints, affinity = [], [], [], []
-        for p, _ in feasible:
-            key = self._key(p)
-            found = self.resource_scores.get(key)
-            if found is None:
-                found = self.resource_scores[key] = self._resource_scores(p)
-            least.append(found[0])
-            if found[1] is not None:
-                balanced.append(found[1])
-            taints.append(self.taint[p])
-            affinity.append(self.preferred[p])
-        taint_scores = default_normalize(taints, reverse=True)
-        affinity_scores = default_normalize(affinity)
-        spread_scores = self._spread(feasible)
-        interpod_scores = self._interpod(feasible)
-        totals = []
-        for i in range(len(feasible)):
-            total = (
-                WEIGHTS[NODE_RESOURCES_FIT] * least[i]
-                + WEIGHTS[TAINT_TOLERATION] * taint_scores[i]
-                + WEIGHTS[NODE_AFFINITY] * affinity_scores[i]
-                + WEIGHTS[POD_TOPOLOGY_SPREAD] * spread_scores[i]
-                + WEIGHTS[INTER_POD_AFFINITY] * interpod_scores[i]
-                + WEIGHTS[IMAGE_LOCALITY] * image_locality()
-            )
-            if balanced:
-                total += WEIGHTS[BALANCED_ALLOCATION] * balanced[i]
-            totals.append(total)
+        """Each feasible class's total score (RunScorePlugins, module doc): every plugin's
+        raw scores, normalised over the feasible classes, weighted and summed; the scores of
+        a node's own, never normalised, summed once per class (:meth:`own_part`)."""
+        totals = [self.own_part(p) for p, _ in feasible]
+        for k in self.scoring:
+            plugin = SCORES[k]
+            raw: Sequence[int | None] | None
+            if plugin.own is not None:
+                continue
+            if plugin.node is not None:
+                raw = [self.raws[k][p] for p, _ in feasible]
+            else:
+                assert plugin.score is not None
+                raw = plugin.score(self, self.inputs[k], self.states[k], feasible)
+                if raw is None:
+                    continue  # the plugin skips this pod
+            scored = cast(list[int], raw) if plugin.normalize is None else plugin.normalize(raw)
+            weight = plugin.weight
+            for i, score in enumerate(scored):
+                totals[i] += weight * score
         return totals
 
-    def _resource_scores(self, p: int) -> tuple[int, int | None]:
-        """LeastAllocated and BalancedAllocation (None: skipped) for the next copy on
-        ``p``: a class's, worked out once."""
-        node, held = self.nodes[p], self.copies.get(p, 0) + 1
-        allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
-        base, nonzero, each = self.base[p], self.nonzero[p], self.scores.nonzero
-        least = least_allocated(
-            (nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable
-        )
-        actual = self.scores.balanced
-        if actual is None:
-            return least, None
-        return least, balanced_allocation(
-            (base[0] + held * actual[0], base[1] + held * actual[1]), allocatable
-        )
+    def own_part(self, p: int) -> int:
+        """The weighted sum of the scores of node ``p``'s own for the next copy (a plugin
+        answering None skips the pod): a class's, worked out once."""
+        key = self._key(p)
+        found = self.own_scores.get(key)
+        if found is None:
+            found = 0
+            for k, plugin in enumerate(SCORES):
+                score = None if plugin.own is None else plugin.own(self, self.inputs[k], p)
+                if score is not None:
+                    found += plugin.weight * score
+            self.own_scores[key] = found
+        return found
 
-    def _interpod(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        scoring = self.interpod
-        if scoring is None:
-            return [0] * len(feasible)
-        raw = []
-        for p, _ in feasible:
-            labels = self.nodes[p].labels
-            score = 0
-            for k, key in enumerate(scoring.keys):
-                value = labels.get(key)
-                if value is not None:
-                    copies = self.interpod_copies[k].get(value, 0)
-                    score += scoring.existing[k].get(value, 0) + scoring.per_copy[k] * copies
-            raw.append(score)
-        return interpod_normalize(raw)
-
-    def _spread(self, feasible: Sequence[tuple[int, set[int]]]) -> list[int]:
-        soft = self.soft
-        if soft is None:
-            return [0] * len(feasible)
-        kept = [(p, m) for p, m in feasible if not self._ignored(self.nodes[p])]
-        weights = []
-        for c in soft.constraints:
-            if c.topology_key == HOSTNAME:
-                size = sum(len(m) for _, m in kept)
-            else:
-                size = len({self.nodes[p].labels.get(c.topology_key, "") for p, _ in kept})
-            weights.append(normalizing_weight(size))
-        raw: list[int | None] = []
-        for p, _ in feasible:
-            node = self.nodes[p]
-            if self._ignored(node):
-                raw.append(None)
-                continue
-            score = 0.0
-            for k, c in enumerate(soft.constraints):
-                value = node.labels.get(c.topology_key)
-                if value is None:
-                    continue
-                if c.topology_key == HOSTNAME:
-                    count = c.existing.get(p, 0) + self.copies.get(p, 0) * c.self_match
-                else:
-                    count = self.zone[k].get(value, 0)
-                score += score_for_count(count, c.max_skew, weights[k])
-            raw.append(go_round(score))
-        return spread_normalize(raw)
+    def _raise(self, k: int, rule: SpreadRule, domain: str | None) -> None:
+        """A copy lands in ``domain`` of constraint ``k``: its count, and the least."""
+        counts = self.counts[k]
+        before = None if domain is None else counts.get(domain)
+        land(counts, domain, rule.self_match)
+        if domain is not None and before == self.lowest[k][0] and counts[domain] != before:
+            least, holding = self.lowest[k]
+            self.lowest[k] = _lowest(counts) if holding == 1 else (least, holding - 1)
 
     def take(self, p: int) -> None:
         """A copy lands on node ``p``."""
@@ -320,19 +259,12 @@ class ScoredRun:
         self.copies[p] = self.copies.get(p, 0) + 1
         labels = self.nodes[p].labels
         for k, rule in enumerate(self.rules.spread):
-            land(self.counts[k], labels.get(rule.topology_key), rule.self_match)
+            self._raise(k, rule, labels.get(rule.topology_key))
         for k, key in enumerate(self.anti_keys):
             self.taken[k].add(labels.get(key))
-        if self.interpod is not None:
-            for k, key in enumerate(self.interpod.keys):
-                value = labels.get(key)
-                if value is not None:
-                    self.interpod_copies[k][value] = self.interpod_copies[k].get(value, 0) + 1
-        if self.soft is not None and self._counts_toward(p):
-            for k, c in enumerate(self.soft.constraints):
-                if c.topology_key != HOSTNAME and c.self_match:
-                    value = labels.get(c.topology_key, "")
-                    self.zone[k][value] = self.zone[k].get(value, 0) + 1
+        for k, plugin in enumerate(SCORES):
+            if plugin.land is not None:
+                plugin.land(self, self.inputs[k], self.states[k], p)
         self.classes.setdefault(self._key(p), set()).add(p)
 
 
@@ -340,17 +272,24 @@ Group = tuple[object, ...]
 
 
 class GroupedRun(ScoredRun):
-    """A :class:`ScoredRun` that scores only each group's best classes, for copies no rule
-    over hostnames couples: nodes sharing their values of every key the filters and scores
-    read by domain (spread, anti-affinity, soft spread, inter-pod terms) form a group, and
-    everything but the node's own room scores alike across a group. A node's own part
-    (LeastAllocated, BalancedAllocation: neither normalised) then decides inside its group
-    whatever the other nodes score, provided TaintToleration and NodeAffinity's raw scores
-    are one value over the candidates (else their normalisation over every feasible node
-    could reorder a group: every class is scored, as :class:`ScoredRun`). Each group keeps
-    its classes that hold another copy in buckets by that part, and a heap of the parts;
-    the top bucket of every allowed group holds exactly the nodes of the highest total and
-    its ties. The cost per copy is the groups and the tied classes, not every class."""
+    """A :class:`ScoredRun` that scores only each group's best classes, for copies whose
+    scores read no node's hostname, and whose filters read one only through the counts of
+    DoNotSchedule spread constraints over nodes with hostnames of their own: nodes sharing
+    everything the normalised scores and the filters read (their values of every key read
+    by domain, their TaintToleration and NodeAffinity raw scores and, per hostname spread
+    constraint, their hostname's count now) form a group. Everything but a node's own part
+    (LeastAllocated, BalancedAllocation: neither normalised) then scores alike across a
+    group whatever the other nodes score, and every allowed group offers its values to the
+    normalisations, so a node's own part decides inside its group. Each group keeps its
+    classes that hold another copy in buckets by that part, and a heap of the parts; the top
+    bucket of every allowed group holds exactly the nodes of the highest total and its
+    ties. A copy moves only its own node between groups. The cost per copy is the groups
+    and the tied classes, not every class.
+
+    ``grouped``: no rule reads hostnames and TaintToleration's and NodeAffinity's raw scores
+    are one value over the candidates; each group then offers only its best-scored classes
+    to the picks that leave scores aside (``placement.ANY_NODE``). Otherwise those pick
+    among every feasible node, the lowest and the highest through each group's ends."""
 
     def __init__(
         self,
@@ -361,41 +300,47 @@ class GroupedRun(ScoredRun):
         ledger: Ledger | None,
     ) -> None:
         super().__init__(nodes, rules, scores, candidates, ledger)
-        self.grouped = len(set(self.taint.values())) <= 1 and len(set(self.preferred.values())) <= 1
+        self.host_rules = [
+            k for k, rule in enumerate(rules.spread) if rule.topology_key == HOSTNAME
+        ]
+        self.grouped = not self.host_rules and all(SCORES[k].node is None for k in self.scoring)
         # By group: the classes holding another copy by their own part, and the parts
         # (negated) in a heap; a part whose bucket empties leaves the heap when it tops it.
         self.buckets: dict[Group, dict[int, set[tuple[object, ...]]]] = {}
         self.heaps: dict[Group, list[int]] = {}
         self.bucket_of: dict[tuple[object, ...], tuple[Group, int]] = {}
-        if self.grouped:
-            for key, members in self.classes.items():
-                if members:
-                    self._add(key, next(iter(members)))
+        # By group, its nodes' positions, lowest and highest first (the highest negated),
+        # built for the first pick that leaves scores aside; a node belongs to the group
+        # ``group_at`` names (entries elsewhere are stale, dropped when they top a heap).
+        self.ends: dict[Group, tuple[list[int], list[int]]] | None = None
+        self.group_at: dict[int, Group] = {}
+        for key, members in self.classes.items():
+            if members:
+                self._add(key, next(iter(members)))
 
     @staticmethod
     def groupable(rules: CopyRules, scores: ScoreRules) -> bool:
-        """No filter or score the copies change reads a node's hostname."""
+        """No score the copies change reads a node's hostname (a filter may, through the
+        DoNotSchedule spread counts: :func:`scored_run` asks the hostnames be unique)."""
         soft = scores.spread.constraints if scores.spread is not None else ()
         interpod = scores.interpod.keys if scores.interpod is not None else ()
-        return all(
-            key != HOSTNAME
-            for key in (
-                *(r.topology_key for r in rules.spread),
-                *(c.topology_key for c in soft),
-                *interpod,
-            )
+        return all(key != HOSTNAME for key in (*(c.topology_key for c in soft), *interpod))
+
+    def _group(self, p: int) -> Group:
+        """Everything but node ``p``'s own part that its total and its filters read now."""
+        static = self.static[p]
+        host = self.nodes[p].labels.get(HOSTNAME)
+        counts = tuple(
+            None if host is None else self.counts[k].get(host, 0) for k in self.host_rules
         )
+        return (static[0], static[5], counts)
 
     def _add(self, key: tuple[object, ...], p: int) -> None:
         """Class ``key`` (``p`` one of its nodes) into its group's bucket, unless full."""
         if key in self.bucket_of or self.caps[p] <= self.copies.get(p, 0):
             return
-        found = self.resource_scores.get(key)
-        if found is None:
-            found = self.resource_scores[key] = self._resource_scores(p)
-        own = found[0] + (found[1] or 0)
-        static = self.static[p]
-        group = (static[0], static[7], static[9])
+        own = self.own_part(p)
+        group = self._group(p)
         buckets = self.buckets.setdefault(group, {})
         bucket = buckets.get(own)
         if bucket is None:
@@ -412,18 +357,20 @@ class GroupedRun(ScoredRun):
         if not bucket:
             del self.buckets[group][own]
 
+    def _top(self, group: Group) -> set[tuple[object, ...]] | None:
+        """The classes of ``group``'s highest own part (None: no node of it has room)."""
+        heap, buckets = self.heaps[group], self.buckets[group]
+        while heap and -heap[0] not in buckets:
+            heapq.heappop(heap)
+        return buckets[-heap[0]] if heap else None
+
     def feasible(self) -> list[tuple[int, set[int]]]:
-        if not self.grouped:
-            return super().feasible()
         minimums = self.minimums()
         found = []
-        for group, heap in self.heaps.items():
-            buckets = self.buckets[group]
-            while heap and -heap[0] not in buckets:
-                heapq.heappop(heap)
-            if not heap:
+        for group in self.heaps:
+            top = self._top(group)
+            if top is None:
                 continue
-            top = buckets[-heap[0]]
             if not self.allowed(next(iter(self.classes[next(iter(top))])), minimums):
                 continue  # the group's domains refuse it
             for key in top:
@@ -431,13 +378,59 @@ class GroupedRun(ScoredRun):
                 found.append((next(iter(members)), members))
         return found
 
+    def anywhere(self, policy: str | int) -> list[tuple[int, set[int]]]:
+        if self.grouped:
+            return self.feasible()
+        if policy not in ("first", "last"):
+            return ScoredRun.feasible(self)
+        # Per allowed group, its lowest and its highest node that holds another copy: the
+        # lowest and the highest feasible node are among them.
+        if self.ends is None:
+            self.ends = {}
+            for members in self.classes.values():
+                for p in members:
+                    if self.caps[p] > self.copies.get(p, 0):
+                        self._enter(p)
+        minimums = self.minimums()
+        found = []
+        for group, (low, high) in self.ends.items():
+            first = self._end(group, low, 1)
+            if first is None or not self.allowed(first, minimums):
+                continue
+            last = self._end(group, high, -1)
+            assert last is not None
+            found += [(first, {first}), (last, {last})]
+        return found
+
+    def _enter(self, p: int) -> None:
+        """Node ``p`` into its group's ends."""
+        assert self.ends is not None
+        group = self.group_at[p] = self._group(p)
+        low, high = self.ends.setdefault(group, ([], []))
+        heapq.heappush(low, p)
+        heapq.heappush(high, -p)
+
+    def _end(self, group: Group, heap: list[int], sign: int) -> int | None:
+        """The group's lowest (``sign`` 1) or highest (-1) node that holds another copy."""
+        while heap:
+            p = sign * heap[0]
+            if self.group_at.get(p) == group and self.caps[p] > self.copies.get(p, 0):
+                return p
+            heapq.heappop(heap)
+        return None
+
     def take(self, p: int) -> None:
         old = self._key(p)
         super().take(p)
-        if self.grouped:
-            if not self.classes[old] and old in self.bucket_of:
-                self._drop(old)
-            self._add(self._key(p), p)
+        if not self.classes[old] and old in self.bucket_of:
+            self._drop(old)
+        self._add(self._key(p), p)
+        if (
+            self.ends is not None
+            and self.caps[p] > self.copies.get(p, 0)
+            and self.group_at.get(p) != self._group(p)
+        ):
+            self._enter(p)
 
     def fresh(self) -> GroupedRun:
         run = super().fresh()
@@ -448,6 +441,12 @@ class GroupedRun(ScoredRun):
         }
         run.heaps = {group: list(heap) for group, heap in self.heaps.items()}
         run.bucket_of = dict(self.bucket_of)
+        run.ends = (
+            None
+            if self.ends is None
+            else {group: (list(low), list(high)) for group, (low, high) in self.ends.items()}
+        )
+        run.group_at = dict(self.group_at)
         return run
 
 
@@ -458,6 +457,26 @@ def scored_run(
     candidates: int,
     ledger: Ledger | None,
 ) -> ScoredRun:
-    """The run for these copies: by groups where no hostname rule couples them."""
-    kind = GroupedRun if GroupedRun.groupable(rules, scores) else ScoredRun
+    """The run for these copies: by groups where no rule over hostnames couples them but
+    the spread counts of nodes with hostnames of their own."""
+    kind = (
+        GroupedRun
+        if GroupedRun.groupable(rules, scores) and _own_hostnames(nodes, rules, candidates)
+        else ScoredRun
+    )
     return kind(nodes, rules, scores, candidates, ledger)
+
+
+def _own_hostnames(nodes: Sequence[NodeView], rules: CopyRules, candidates: int) -> bool:
+    """Whether no two candidates share a hostname a spread constraint counts by (a copy
+    then raises only its own node's count)."""
+    if all(rule.topology_key != HOSTNAME for rule in rules.spread):
+        return True
+    seen: set[str] = set()
+    for p in set_bits(candidates):
+        host = nodes[p].labels.get(HOSTNAME)
+        if host is not None:
+            if host in seen:
+                return False
+            seen.add(host)
+    return True

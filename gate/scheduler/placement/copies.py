@@ -17,10 +17,12 @@ report ever names the node a copy would take. For each wanted copy in turn
      ``count[d] + 1 - min(count)`` stays within ``maxSkew``, and copies matching the
      constraint's selector raise ``count[d]``.
 
-2. **Score** the feasible nodes as the default profile does (:mod:`gate.scheduler.framework.scores`;
-   each rule in its plugin's module): NodeResourcesFit LeastAllocated, BalancedAllocation,
-   TaintToleration, NodeAffinity, PodTopologySpread, ImageLocality, each normalised over the
-   feasible nodes and weighted. With one feasible node nothing is scored.
+2. **Score** the feasible nodes as the default profile does: each score plugin is one
+   record in its module (:data:`gate.scheduler.plugins.SCORES`,
+   :mod:`gate.scheduler.framework.scores`): NodeResourcesFit LeastAllocated,
+   BalancedAllocation, TaintToleration, NodeAffinity, PodTopologySpread, InterPodAffinity,
+   ImageLocality, each normalised over the feasible nodes and weighted. With one feasible
+   node nothing is scored.
 
 3. **Select** a node of the highest total. Upstream picks uniformly among the tied nodes
    (selectHost); here a :data:`TiePolicy` picks: the lowest position, the highest, or a
@@ -33,10 +35,12 @@ classes, not copies x nodes, and ties inside a class are between interchangeable
 
 On more than 100 nodes the scheduler scores only a share of the feasible nodes from a
 rotating start (schedule_one.go numFeasibleNodesToFind): there a count no order changes
-(:func:`order_free`) is placed without scores (:mod:`gate.scheduler.placement.grouped`) but under
-one hostname spread; other coupled copies are scored, per group of nodes sharing their domains
-where no hostname rule couples them (:class:`gate.scheduler.placement.classes.GroupedRun`), and
-where the share could change their count they are also placed with the picks of
+(:func:`order_free`) is placed without scores (:mod:`gate.scheduler.placement.grouped`) but
+under one hostname spread; other coupled copies are scored, per group of nodes sharing their
+domains and scores where no score reads a hostname
+(:class:`gate.scheduler.placement.classes.GroupedRun`; a hostname spread constraint's count is
+part of the group), and where the share could change their count they are also placed with
+the picks of
 :data:`ANY_NODE` (docs/scheduler-rules.md).
 
 Worked example (issue 23): n1 in zone a with 3 CPU free and one matching pod, n2 in zone b
@@ -81,8 +85,8 @@ ANY_NODE: tuple[TiePolicy, ...] = ("first", "last", 1, 2, 3, "fewest", "most")
 """Where the scheduler scores only a share of the feasible nodes, the policies that pick a
 copy's node among every feasible one, scores aside: the lowest position, the highest, a
 seeded draw, a node of the domains that hold the fewest or the most matching pods. Copies
-a hostname rule couples are placed per class of nodes, not per group: there only the first
-two, one placement each over every class."""
+a hostname rule couples, or whose TaintToleration or NodeAffinity raw scores differ between
+nodes: there only the first two, one placement each over every feasible node."""
 
 
 def place(
@@ -128,7 +132,7 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True)
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
-        feasible = run.feasible()
+        feasible = run.feasible() if scored else run.anywhere(policy)
         if not feasible:
             break
         if not scored:

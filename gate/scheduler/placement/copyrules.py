@@ -59,11 +59,12 @@ def _no_score(node: NodeView) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ScoreRules:
-    """What the score plugins read of the pod: its cpu and memory requests with the
-    non-zero defaults (LeastAllocated) and as written (BalancedAllocation; None for a best
-    effort pod, which it skips), the intolerable PreferNoSchedule taints of a node, the
-    weight of the preferred node affinity terms a node matches, the spread scoring and the
-    inter-pod affinity scoring."""
+    """What the score plugins read of the pod, a field per plugin (its record's ``part``,
+    worked out by its PreScore): its cpu and memory requests with the non-zero defaults
+    (LeastAllocated) and as written (BalancedAllocation; None for a best effort pod, which
+    it skips), the intolerable PreferNoSchedule taints of a node, the weight of the
+    preferred node affinity terms a node matches, the spread scoring and the inter-pod
+    affinity scoring."""
 
     nonzero: tuple[int, int] = (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
     balanced: tuple[int, int] | None = None

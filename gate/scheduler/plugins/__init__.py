@@ -1,4 +1,4 @@
-"""The filter plugins of the default profile, one module each, and the one list of them.
+"""The plugins of the default profile, one module each, and the one list of each kind.
 
 Each module mirrors upstream ``pkg/scheduler/framework/plugins/<name>/`` and states
 everything about its plugin in one :class:`~gate.scheduler.framework.runtime.Plugin` named
@@ -6,6 +6,8 @@ everything about its plugin in one :class:`~gate.scheduler.framework.runtime.Plu
 reason strings, what it reads of the pod, its PreFilter, Filter and per-class split, and
 how it explains a rejection. :data:`FILTERS` lists them in the profile's order; every
 table the rest of the scheduler needs is derived here from that list, never written apart.
+A score plugin is one :class:`~gate.scheduler.framework.scores.ScorePlugin` named ``SCORE`` in its
+module (its name, weight, PreScore, score and normalisation); :data:`SCORES` lists them.
 Adding a filter: ``docs/adding-a-filter.md``.
 """
 
@@ -18,7 +20,10 @@ from gate.model import Cause, Family, FieldPath, Rule
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Plugin, Prepared
+from gate.scheduler.framework.scores import ScorePlugin
 from gate.scheduler.plugins import (
+    balancedallocation,
+    imagelocality,
     interpodaffinity,
     nodeaffinity,
     nodename,
@@ -28,6 +33,8 @@ from gate.scheduler.plugins import (
     podtopologyspread,
     tainttoleration,
 )
+from gate.scheduler.plugins.interpodaffinity import scoring as _interpod_scoring
+from gate.scheduler.plugins.podtopologyspread import scoring as _spread_scoring
 
 FILTERS: tuple[Plugin[Any], ...] = (
     nodeunschedulable.PLUGIN,
@@ -40,6 +47,18 @@ FILTERS: tuple[Plugin[Any], ...] = (
     interpodaffinity.PLUGIN,
 )
 """The filter plugins of the default profile, in its order (apis/config/v1/default_plugins.go)."""
+
+SCORES: tuple[ScorePlugin[Any, Any], ...] = (
+    tainttoleration.SCORE,
+    nodeaffinity.SCORE,
+    noderesources.SCORE,
+    _spread_scoring.SCORE,
+    _interpod_scoring.SCORE,
+    balancedallocation.SCORE,
+    imagelocality.SCORE,
+)
+"""The score plugins of the default profile with their weights, in its order
+(apis/config/v1/default_plugins.go): the one list placement scores with."""
 
 BY_NAME: dict[str, Plugin[Any]] = {plugin.name: plugin for plugin in FILTERS}
 ORDER: dict[str, int] = {plugin.name: position for position, plugin in enumerate(FILTERS)}

@@ -10,6 +10,9 @@ upstream; the result is truncated to an integer.
 
 from __future__ import annotations
 
+from gate.scheduler.framework.scores import Placing, ScorePlugin, Workload
+from gate.scheduler.plugins.noderesources import SCORED
+
 # balanced_allocation.go BalancedAllocationName
 NAME = "NodeResourcesBalancedAllocation"
 
@@ -33,3 +36,26 @@ def balanced_allocation(requested: tuple[int, ...], allocatable: tuple[int, ...]
         mean = sum(fractions) / len(fractions)
         std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
     return int((1 - std) * 100)
+
+
+Requests = tuple[int, int] | None
+"""The pod's cpu and memory requests as written (None: best effort, not scored)."""
+
+
+def _prescore(workload: Workload) -> Requests:
+    cpu, memory = (workload.profile.requests.get(r, 0) for r in SCORED)
+    return (cpu, memory) if cpu or memory else None
+
+
+def _own(run: Placing, each: Requests, p: int) -> int | None:
+    """The score of node ``p`` for the next copy, the copies it holds counted (None: a
+    best-effort pod, not scored)."""
+    if each is None:
+        return None
+    node, held, base = run.nodes[p], run.copies.get(p, 0) + 1, run.base[p]
+    allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+    return balanced_allocation((base[0] + held * each[0], base[1] + held * each[1]), allocatable)
+
+
+SCORE: ScorePlugin[Requests, None] = ScorePlugin(NAME, 1, "balanced", _prescore, own=_own)
+"""Score: cpu and memory in step, as requested (not normalised)."""

@@ -10,7 +10,7 @@ pod outright.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ from gate.scheduler.framework.runtime import (
     indexed,
     the_pod,
 )
+from gate.scheduler.framework.scores import ScorePlugin, Workload, default_normalize
 
 # nodeaffinity/node_affinity.go ErrReasonPod, errReasonConflict
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
@@ -170,3 +171,25 @@ def preferred_weight(terms: tuple[tuple[int, SelectorTerm], ...], node: NodeView
     """Score: the summed weights of the preferred terms the node matches. NormalizeScore is
     DefaultNormalizeScore(100, false) over the feasible nodes."""
     return sum(weight for weight, term in terms if term.matches(node.labels, node.name))
+
+
+NodeScore = Callable[[NodeView], int]
+
+
+def _prescore(workload: Workload) -> NodeScore:
+    terms = preferred_terms(workload.spec)
+
+    def affinity(node: NodeView) -> int:
+        return preferred_weight(terms, node)
+
+    return affinity
+
+
+def _raw(affinity: NodeScore, node: NodeView) -> int:
+    return affinity(node)
+
+
+SCORE: ScorePlugin[NodeScore, None] = ScorePlugin(
+    NODE_AFFINITY, 2, "affinity", _prescore, normalize=default_normalize, node=_raw
+)
+"""Score (node_affinity.go): the weights of the preferred terms a node matches."""

@@ -32,6 +32,7 @@ from gate.scheduler.framework.runtime import (
     Shortfall,
     containers,
 )
+from gate.scheduler.framework.scores import Placing, ScorePlugin, Workload
 
 # noderesources/fit.go fitsRequest
 REASON_TOO_MANY_PODS = "Too many pods"
@@ -247,3 +248,20 @@ def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
     pod-level requests and overhead as PodRequests takes them. Raises QuantityError on a
     bad quantity."""
     return incoming_nonzero_amounts(spec)
+
+
+def _prescore(workload: Workload) -> tuple[int, int]:
+    return nonzero_requests(workload.spec)
+
+
+def _own(run: Placing, each: tuple[int, int], p: int) -> int:
+    """LeastAllocated of node ``p`` for the next copy, the copies it holds counted."""
+    node, held, nonzero = run.nodes[p], run.copies.get(p, 0) + 1, run.nonzero[p]
+    allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
+    return least_allocated((nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable)
+
+
+SCORE: ScorePlugin[tuple[int, int], None] = ScorePlugin(
+    NODE_RESOURCES_FIT, 1, "nonzero", _prescore, own=_own
+)
+"""Score: LeastAllocated over cpu and memory (not normalised)."""

@@ -7,7 +7,7 @@ names the taint, since v1.35 it does not (the run's :class:`Dialect` says which)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from gate.k8s.matching import first_untolerated, tolerates
@@ -17,6 +17,7 @@ from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import taints_of
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection, the_pod
+from gate.scheduler.framework.scores import ScorePlugin, Workload, reversed_normalize
 
 # tainttoleration/taint_toleration.go Filter: through v1.34.1 the taint is named, since v1.35 not
 REASON_TAINT_NAMED = "node(s) had untolerated taint {{{key}: {value}}}"
@@ -86,3 +87,25 @@ def intolerable_preferences(pod: PodProfile, node: NodeView) -> int:
         for taint in node.taints
         if taint.effect == PREFER_NO_SCHEDULE and not any(tolerates(t, taint) for t in preferring)
     )
+
+
+NodeScore = Callable[[NodeView], int]
+
+
+def _prescore(workload: Workload) -> NodeScore:
+    profile = workload.profile
+
+    def taints(node: NodeView) -> int:
+        return intolerable_preferences(profile, node)
+
+    return taints
+
+
+def _raw(taints: NodeScore, node: NodeView) -> int:
+    return taints(node)
+
+
+SCORE: ScorePlugin[NodeScore, None] = ScorePlugin(
+    TAINT_TOLERATION, 3, "taints", _prescore, normalize=reversed_normalize, node=_raw
+)
+"""Score (taint_toleration.go): the intolerable PreferNoSchedule taints, fewest best."""

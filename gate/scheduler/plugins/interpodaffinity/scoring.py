@@ -24,7 +24,7 @@ on first use: a snapshot whose pods carry none costs nothing more).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,9 +37,10 @@ from gate.k8s.podaffinity import (
     raw_terms,
 )
 from gate.k8s.selectors import SelectorError
-from gate.model import NodeView
+from gate.model import INTER_POD_AFFINITY, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.scores import Feasible, Placing, ScorePlugin, Workload
 
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
 
@@ -159,3 +160,71 @@ def normalize(scores: Sequence[int]) -> list[int]:
     if high == low:
         return [0 for _ in scores]
     return [int(100 * ((s - low) / (high - low))) for s in scores]
+
+
+# --- as copies are placed ---------------------------------------------------------------
+
+CopiesByDomain = list[dict[str, int]]
+"""Per counted term: the copies placed so far by the value of its key."""
+
+
+def _prescore(workload: Workload) -> AffinityScoring | None:
+    return affinity_scoring(
+        workload.spec, workload.profile, workload.nodes.nodes, workload.pods, workload.namespaces
+    )
+
+
+def _start(run: Placing, scoring: AffinityScoring | None) -> CopiesByDomain:
+    return [{} for _ in (scoring.keys if scoring else ())]
+
+
+def _land(run: Placing, scoring: AffinityScoring | None, copies: CopiesByDomain, p: int) -> None:
+    """A copy lands on node ``p``: it counts in its domain of every term's key."""
+    if scoring is None:
+        return
+    labels = run.nodes[p].labels
+    for k, key in enumerate(scoring.keys):
+        value = labels.get(key)
+        if value is not None:
+            copies[k][value] = copies[k].get(value, 0) + 1
+
+
+def _score(
+    run: Placing, scoring: AffinityScoring | None, copies: CopiesByDomain, feasible: Feasible
+) -> list[int | None] | None:
+    """The raw score of each feasible class: what the snapshot's pods and the placed
+    copies add in its domains (module doc); None: no term counts (Skip)."""
+    if scoring is None:
+        return None
+    raw: list[int | None] = []
+    for p, _ in feasible:
+        labels = run.nodes[p].labels
+        score = 0
+        for k, key in enumerate(scoring.keys):
+            value = labels.get(key)
+            if value is not None:
+                score += scoring.existing[k].get(value, 0) + scoring.per_copy[k] * copies[k].get(
+                    value, 0
+                )
+        raw.append(score)
+    return raw
+
+
+def _reads(run: Placing, scoring: AffinityScoring | None, p: int) -> Hashable:
+    """Node ``p``'s domain of every term's key."""
+    labels = run.nodes[p].labels
+    return tuple(labels.get(k) for k in scoring.keys) if scoring else ()
+
+
+SCORE: ScorePlugin[AffinityScoring | None, CopiesByDomain] = ScorePlugin(
+    INTER_POD_AFFINITY,
+    2,
+    "interpod",
+    _prescore,
+    normalize=normalize,
+    start=_start,
+    land=_land,
+    score=_score,
+    reads=_reads,
+)
+"""Score: preferred pod (anti-)affinity, by domain (module doc)."""

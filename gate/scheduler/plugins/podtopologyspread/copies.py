@@ -16,9 +16,13 @@ from collections.abc import Mapping
 def minimum(counts: Mapping[str, int], min_domains: int) -> int:
     """minMatchNum: the smallest count of the eligible domains ``counts`` holds, or 0 when
     they are fewer than ``min_domains``."""
-    if len(counts) < min_domains:
-        return 0
-    return min(counts.values(), default=0)
+    return minimum_of(len(counts), min(counts.values(), default=0), min_domains)
+
+
+def minimum_of(domains: int, least: int, min_domains: int) -> int:
+    """minMatchNum of ``domains`` eligible domains whose smallest count is ``least`` (a
+    caller keeping the least as copies land asks this): 0 under ``min_domains``."""
+    return least if domains >= min_domains else 0
 
 
 def admits(count: int, self_match: bool, least: int, max_skew: int) -> bool:

@@ -26,18 +26,27 @@ pods"): two feasible nodes, maxSkew 1, no pod: both score 0, max 0, both 100.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.k8s.labels import HOSTNAME, ZONE
-from gate.k8s.selectors import LabelSelector
-from gate.k8s.spread import SpreadConstraint
+from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
+from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
+from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
-from gate.scheduler.framework.scores import MAX_NODE_SCORE
+from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
+from gate.scheduler.plugins.podtopologyspread import affinity_bits
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 
 # plugin.go systemDefaultConstraints
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))
+
+OWNED_BY_A_SELECTOR = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"}
+)
+"""The kinds whose pods a controller with a selector owns (helper.DefaultSelector reads
+ReplicaSets, StatefulSets and ReplicationControllers; a Deployment's pods belong to its
+ReplicaSet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,3 +135,137 @@ def normalize(scores: Sequence[int | None]) -> list[int]:
         else MAX_NODE_SCORE * (high + low - s) // high
         for s in scores
     ]
+
+
+# --- as copies are placed ---------------------------------------------------------------
+
+ZoneCounts = list[dict[str, int]]
+"""Per scoring constraint over a key other than the hostname: the matching pods by domain,
+the placed copies included (none for a hostname constraint: a node's own count is read)."""
+
+
+def _prescore(workload: Workload) -> SpreadScoring | None:
+    """PreScore: the pod's scoring constraints, or the system defaults over the selector
+    of what owns it (module doc). Raises SelectorError on template labels the API server
+    would have refused, read as that selector."""
+    spec, profile = workload.spec, workload.profile
+    written = spec.get("topologySpreadConstraints")
+    explicit = isinstance(written, list) and bool(written)
+    default = None
+    if workload.kind in OWNED_BY_A_SELECTOR and profile.labels:
+        try:
+            default = parse_selector({"matchLabels": dict(profile.labels)})
+        except SelectorError as exc:
+            raise SelectorError(f"template metadata.labels: {exc}") from exc
+    return soft_scoring(
+        hard_constraints(spec, profile.labels, SCHEDULE_ANYWAY) if explicit else (),
+        default,
+        profile.namespace,
+        profile.labels,
+        workload.pods,
+        affinity_bits(profile, workload.nodes),
+        explicit,
+    )
+
+
+def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
+    """Whether explicit constraints leave ``node`` out: it lacks one of their keys."""
+    return scoring.require_all and any(
+        c.topology_key not in node.labels for c in scoring.constraints
+    )
+
+
+def _counts_toward(scoring: SpreadScoring, run: Placing, p: int) -> bool:
+    """Whether the pods of node ``p`` count toward its domains (processAllNode)."""
+    return bool(scoring.counted >> p & 1) and not ignored(scoring, run.nodes[p])
+
+
+def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
+    """The matching pods by domain of every constraint over a zone-like key, over the
+    nodes whose pods count."""
+    if scoring is None:
+        return []
+    found: ZoneCounts = []
+    for c in scoring.constraints:
+        counts: dict[str, int] = {}
+        if c.topology_key != HOSTNAME:
+            for p, n in c.existing.items():
+                if _counts_toward(scoring, run, p):
+                    value = run.nodes[p].labels.get(c.topology_key, "")
+                    counts[value] = counts.get(value, 0) + n
+        found.append(counts)
+    return found
+
+
+def _land(run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, p: int) -> None:
+    """A copy lands on node ``p``: a constraint it matches counts it in its domain."""
+    if scoring is None or not _counts_toward(scoring, run, p):
+        return
+    labels = run.nodes[p].labels
+    for k, c in enumerate(scoring.constraints):
+        if c.topology_key != HOSTNAME and c.self_match:
+            value = labels.get(c.topology_key, "")
+            zone[k][value] = zone[k].get(value, 0) + 1
+
+
+def _score(
+    run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, feasible: Feasible
+) -> list[int | None] | None:
+    """The raw score of each feasible class (None: an ignored node); None: no constraint."""
+    if scoring is None:
+        return None
+    kept = [(p, m) for p, m in feasible if not ignored(scoring, run.nodes[p])]
+    weights = []
+    for c in scoring.constraints:
+        if c.topology_key == HOSTNAME:
+            size = sum(len(m) for _, m in kept)
+        else:
+            size = len({run.nodes[p].labels.get(c.topology_key, "") for p, _ in kept})
+        weights.append(normalizing_weight(size))
+    raw: list[int | None] = []
+    for p, _ in feasible:
+        node = run.nodes[p]
+        if ignored(scoring, node):
+            raw.append(None)
+            continue
+        score = 0.0
+        for k, c in enumerate(scoring.constraints):
+            value = node.labels.get(c.topology_key)
+            if value is None:
+                continue
+            if c.topology_key == HOSTNAME:
+                count = c.existing.get(p, 0) + run.copies.get(p, 0) * c.self_match
+            else:
+                count = zone[k].get(value, 0)
+            score += score_for_count(count, c.max_skew, weights[k])
+        raw.append(go_round(score))
+    return raw
+
+
+def _reads(run: Placing, scoring: SpreadScoring | None, p: int) -> Hashable:
+    """What the score reads of node ``p`` apart from the copies: per constraint its
+    matching pods (hostname) or its domain, and whether it is ignored."""
+    if scoring is None:
+        return ()
+    node = run.nodes[p]
+    return (
+        *(
+            c.existing.get(p, 0) if c.topology_key == HOSTNAME else node.labels.get(c.topology_key)
+            for c in scoring.constraints
+        ),
+        ignored(scoring, node),
+    )
+
+
+SCORE: ScorePlugin[SpreadScoring | None, ZoneCounts] = ScorePlugin(
+    POD_TOPOLOGY_SPREAD,
+    2,
+    "spread",
+    _prescore,
+    normalize=normalize,
+    start=_start,
+    land=_land,
+    score=_score,
+    reads=_reads,
+)
+"""Score: the fewest matching pods in a node's domains best (module doc)."""
