@@ -159,6 +159,31 @@ def test_other_configmaps_are_not_the_status() -> None:
             'node group "g": no Health line with its sizes',
             id="a text group without sizes",
         ),
+        pytest.param(
+            TEXT_STATUS.replace("maxSize=10", "maxSize=" + "9" * 5000),
+            'node group "aks-user-12345678-vmss": Health: maxSize: 99999999999999999999… '
+            "(5000 digits): not a size CA writes (0 to 9223372036854775807)",
+            id="a text maxSize of five thousand digits is one line",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: -1000, maxSize: 9}}]",
+            "nodeGroups[0].health.cloudProviderTarget: -1000: not a size CA writes "
+            "(0 to 9223372036854775807)",
+            id="a negative cloudProviderTarget is refused",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: 1, maxSize: -3}}]",
+            "nodeGroups[0].health.maxSize: -3: not a size CA writes (0 to 9223372036854775807)",
+            id="a negative maxSize is refused",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: 1, maxSize: "
+            + str(2**63)
+            + "}}]",
+            "nodeGroups[0].health.maxSize: a number of 64 bits: not a size CA writes "
+            "(0 to 9223372036854775807)",
+            id="a maxSize past a Go int is refused",
+        ),
     ],
 )
 def test_a_garbled_status_is_one_line_naming_object_and_field(status: str, message: str) -> None:
@@ -242,6 +267,39 @@ def test_a_daemonset_request_that_is_no_quantity_names_it() -> None:
         SnapshotError, match=r'^DaemonSet "kube-system/bad": spec.template.spec.containers: '
     ):
         snapshot_of_document(_list(daemonset("bad", cpu="lots")), "s.json")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        pytest.param(
+            {"tolerations": 5},
+            "spec.template.spec.tolerations: expected a list, not a number",
+            id="tolerations that are a number",
+        ),
+        pytest.param(
+            {"containers": True},
+            "spec.template.spec.containers: expected a list, not a boolean",
+            id="containers that are a boolean",
+        ),
+        pytest.param(
+            {"tolerations": [{"key": "a", "value": 5}]},
+            "spec.template.spec.tolerations[0].value: expected a string, not a number",
+            id="a toleration value that is a number",
+        ),
+    ],
+)
+def test_a_daemonset_the_api_server_would_refuse_is_one_line_naming_its_field(
+    spec: dict[str, Any], message: str
+) -> None:
+    ds = daemonset("bad")
+    ds["spec"]["template"]["spec"].update(spec)
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(ds), "s.json")
+        assert str(raised.value) == (
+            f'DaemonSet "kube-system/bad": {message} (the API server refuses it)'
+        )
 
 
 MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"

@@ -119,6 +119,16 @@ BAD_BASELINES = [
         b'{"schemaVersion": 2, "workloads": [{"kind": "Pod", "namespace": "a", "name": "\xff"}]}',
         "not a fitgate JSON report: Invalid UTF-8",
     ),
+    (
+        "a-report-nested-100000-deep",
+        b'{"schemaVersion": 3, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "not a fitgate JSON report: JSON nested too deeply to read",
+    ),
+    (
+        "an-array-nested-100000-deep",
+        b"[" * 100_000 + b"]" * 100_000,
+        "not a fitgate JSON report: ",
+    ),
 ]
 
 

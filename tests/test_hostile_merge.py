@@ -229,6 +229,23 @@ def test_the_undamaged_shards_merge(tmp_path: Path, shards: list[Report]) -> Non
     assert code == 1 and len(json.loads(out)["workloads"]) == 7
 
 
+@pytest.mark.parametrize(
+    "nested",
+    [
+        b'{"schemaVersion": 3, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b"[" * 100_000 + b"]" * 100_000,
+    ],
+    ids=["a field nested 100,000 deep", "a report that is an array nested 100,000 deep"],
+)
+def test_a_report_nested_too_deep_is_one_line(tmp_path: Path, nested: bytes) -> None:
+    path = tmp_path / "s-1.json"
+    path.write_bytes(nested)
+    code, out, err = run("merge", str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"fitgate: {path}: not a fitgate JSON report: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_a_huge_count_of_missing_shards_is_listed_shortly(
     tmp_path: Path, shards: list[Report]
 ) -> None:

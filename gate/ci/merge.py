@@ -34,7 +34,7 @@ import msgspec
 from gate import contract
 from gate.contract import REPORT_DECODER, SCHEMA_VERSION, VERSION_DECODER, given
 from gate.deadline import read_capped
-from gate.errors import UsageError
+from gate.errors import NESTED_TOO_DEEP, UsageError
 from gate.model import (
     Autoscale,
     AutoscalerRef,
@@ -97,13 +97,15 @@ def _decoded(path: str, data: bytes) -> contract.Report:
         if version is not None and version != SCHEMA_VERSION:
             raise UsageError(_other_version(path, version)) from None
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a fitgate JSON report: {NESTED_TOO_DEEP}") from None
     return report  # of this version: the types hold it to SCHEMA_VERSION
 
 
 def _version(data: bytes) -> int | None:
     try:
         return VERSION_DECODER.decode(data).schemaVersion
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
 
 

@@ -35,7 +35,7 @@ from msgspec import Meta, Struct
 from gate import contract
 from gate.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
 from gate.deadline import read_capped
-from gate.errors import UsageError
+from gate.errors import NESTED_TOO_DEEP, UsageError
 from gate.model import Baseline, BaselineEntry, Verdict
 
 OLDER_VERSIONS = (1, 2)
@@ -109,6 +109,8 @@ def read_baseline(path: str) -> Baseline:
         return Baseline(path, tuple(_entries(path, _OLDER.decode(data).workloads)))
     except msgspec.DecodeError as exc:  # ValidationError included: it names the JSON path
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a fitgate JSON report: {NESTED_TOO_DEEP}") from None
 
 
 def _workloads(data: bytes) -> Iterator[contract.Workload]:

@@ -21,8 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from gate.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
-from gate.errors import QuantityError
+from gate.errors import QuantityError, SnapshotError
 from gate.inputs.manifests import bounded_yaml
+from gate.inputs.shape import POD_SPEC, shape_problem
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
 from gate.snapshot.fields import Fields
@@ -84,11 +85,22 @@ class _Fields(Fields):
         self.where = where
 
     def integer(self, value: object, path: str, default: int | None = None) -> int:
+        """A size or count as CA writes it: a Go ``int``, never negative."""
         if value is None and default is not None:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"not an integer: {value!r}")
+            raise self.fail(path, f"not an integer: {_shown(value)}")
+        if not 0 <= value <= _GO_INT_MAX:
+            raise self.fail(path, f"{_shown(value)}: not a size CA writes (0 to {_GO_INT_MAX})")
         return value
+
+    def digits(self, text: str, path: str) -> int:
+        """A size of the plain-text status, read as :meth:`integer` (no conversion of
+        thousands of digits: Python refuses past 4,300 of them)."""
+        if len(text) > _GO_INT_DIGITS:
+            shown = f"{text[:20]}… ({len(text)} digits)"
+            raise self.fail(path, f"{shown}: not a size CA writes (0 to {_GO_INT_MAX})")
+        return self.integer(int(text), path)
 
     def text(self, value: object, path: str) -> str:
         if value is None:
@@ -96,6 +108,19 @@ class _Fields(Fields):
         if not isinstance(value, str):
             raise self.fail(path, f"not a string: {value!r}")
         return value
+
+
+_GO_INT_MAX = 2**63 - 1
+_GO_INT_DIGITS = len(str(_GO_INT_MAX))
+
+
+def _shown(value: object) -> str:
+    """A value as a message shows it: its ``repr`` cut to 40 characters (an integer past
+    a Go ``int`` by its size alone, which Python cannot print past 4,300 digits)."""
+    if isinstance(value, int) and abs(value) > _GO_INT_MAX:
+        return f"a number of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _yaml_group(item: object, at: str, read: _Fields) -> StatusGroup:
@@ -150,13 +175,14 @@ def _text_group(block: str, name: str, read: _Fields) -> StatusGroup:
     if health is None:
         raise read.fail(f'data.status: node group "{name}"', "no Health line with its sizes")
     status, ready, target, least, most = health.groups()
+    at = f'data.status: node group "{name}": Health'
     return StatusGroup(
         name=name,
         health=status,
-        target=int(target),
-        min_size=int(least),
-        max_size=int(most),
-        ready=int(ready),
+        target=read.digits(target, f"{at}: cloudProviderTarget"),
+        min_size=read.digits(least, f"{at}: minSize"),
+        max_size=read.digits(most, f"{at}: maxSize"),
+        ready=read.digits(ready, f"{at}: ready"),
         scale_up=scale_up.group(1) if scale_up else "",
     )
 
@@ -206,6 +232,9 @@ def daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
     spec = read.mapping(obj.get("spec"), "spec")
     template = read.mapping(spec.get("template"), "spec.template")
     pod = read.mapping(template.get("spec"), "spec.template.spec")
+    problem = shape_problem(pod, POD_SPEC, "spec.template.spec")
+    if problem is not None:  # the API server would not hold it; a fresh node never runs it
+        raise SnapshotError(f"{read.where}: {problem}")
     try:
         requests = pod_request_amounts(pod)
     except QuantityError as exc:
