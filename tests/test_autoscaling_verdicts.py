@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
@@ -163,6 +164,53 @@ def test_blockers_of_a_stale_status_are_transient(
     assert f"autoscaling.transient: {policy}" in warning["text"]
     assert "status was written 10 minutes before the snapshot" in " ".join(report["warnings"])
     assert f"warning: {warning['text']}" in text
+
+
+def _user_pool_only(tmp_path: Path, target: int, max_size: int, health: str) -> str:
+    """The fixture with the user pool alone in the status, at ``target`` of ``max_size``,
+    its health changed as ``health`` says (``Unhealthy``, ``Backoff``, ``no status``)."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    status = yaml.safe_load(document["configMaps"][0]["data"]["status"])
+    (user,) = [g for g in status["nodeGroups"] if g["name"] == USER]
+    user["health"].update(cloudProviderTarget=target, maxSize=max_size)
+    if health == "Backoff":
+        user["scaleUp"] = {"status": "Backoff", "backoffInfo": {"errorCode": "QuotaExceeded"}}
+    elif health == "Unhealthy":
+        user["health"]["status"] = "Unhealthy"
+    else:
+        del user["health"]["status"]
+    status["nodeGroups"] = [user]
+    document["configMaps"][0]["data"]["status"] = yaml.safe_dump(status)
+    path = tmp_path / "unhealthy.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("health", "target", "max_size"),
+    [
+        pytest.param("Unhealthy", 3, 3, id="an unhealthy group at its maximum fails"),
+        pytest.param("Backoff", 3, 3, id="a group in backoff at its maximum fails"),
+        pytest.param("no status", 3, 3, id="a group with no health status at its maximum fails"),
+        pytest.param("Unhealthy", 3, 5, id="an unhealthy group with too little headroom fails"),
+    ],
+)
+def test_recovery_cannot_lift_a_group_past_its_maximum(
+    tmp_path: Path, health: str, target: int, max_size: int
+) -> None:
+    code, text, report = check(BATCH, snapshot=_user_pool_only(tmp_path, target, max_size, health))
+    assert code == 1
+    batch = workload(report, "batch")
+    assert batch["verdict"] in ("PARTIAL", "NO")
+    assert batch["autoscale"]["blocked"]["transient"] is False
+    assert "fits once the node groups recover" not in text
+    assert "which even recovered would not take every copy" in text
+
+
+def test_an_unhealthy_group_with_the_headroom_for_every_copy_may_recover(tmp_path: Path) -> None:
+    code, text, report = check(BATCH, snapshot=_user_pool_only(tmp_path, 3, 20, "Unhealthy"))
+    assert code == 0 and workload(report, "batch")["verdict"] == "SCALES"
+    assert "fits once the node groups recover" in text
 
 
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:

@@ -43,6 +43,10 @@ TRANSIENT_FAILING = (
     "{blocked} {noun} blocked only by what may pass ({message}; a group in backoff or not "
     "ready, or a status that may have changed): counted as blocked (autoscaling.transient: fail)"
 )
+UNRECOVERABLE = (
+    "blocked by node groups not ready or in backoff, which even recovered would not take "
+    "every copy: a group's maximum and the cluster's limits bound what recovery adds"
+)
 UNJUDGED = "cluster-autoscaler would add no node for its pods: {why}"
 UNJUDGED_POOLS = "Karpenter would launch no node for its pods: {why}"
 
@@ -71,6 +75,8 @@ def after_scale_up(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED.format(why=decision.unjudged))
         )
         decision = None
+    if decision is not None and not decision.recoverable:
+        warnings.append(WorkloadWarning(WarningKind.AUTOSCALING, UNRECOVERABLE))
     after_groups = left if decision is None else decision.blocked
     pools = session.provision(result.kind, spec, cycle, pod, after_groups)
     if pools is not None and pools.unjudged:
