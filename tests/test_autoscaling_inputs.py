@@ -228,6 +228,31 @@ def test_the_autoscaler_deployment_flags(args: tuple[str, ...], flags: Flags) ->
     assert _both(_list(autoscaler_deployment(*args))).flags == flags
 
 
+def test_two_status_configmaps_are_one_line_never_the_last_winning() -> None:
+    first = status_configmap(status_group("g", target=1, max_size=3))
+    second = status_configmap(status_group("g", target=1, max_size=30))
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(first, second), "s.json")
+        assert str(raised.value) == (
+            'ConfigMap "kube-system/cluster-autoscaler-status": recorded 2 times; a cluster '
+            "holds one status, and which one the autoscaler wrote last is unknown"
+        )
+
+
+def test_two_autoscaler_deployments_are_one_line_naming_both() -> None:
+    first = autoscaler_deployment("--max-nodes-total=7")
+    second = autoscaler_deployment()
+    second["metadata"] = {"namespace": "other", "name": "ca"}
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(first, second), "s.json")
+        assert str(raised.value) == (
+            'Deployment "kube-system/cluster-autoscaler" and Deployment "other/ca" both run '
+            "cluster-autoscaler: whose limits and flags decide a scale-up is unknown; record one"
+        )
+
+
 def test_a_deployment_that_runs_no_autoscaler_gives_no_flags() -> None:
     other = autoscaler_deployment("--max-nodes-total=3", image="nginx")
     other["spec"]["template"]["spec"]["containers"][0]["command"] = ["nginx"]
@@ -337,6 +362,29 @@ def test_machine_deployments_with_capacity_annotations_are_groups_from_zero() ->
             ),
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("replicas", "message"),
+    [
+        pytest.param(
+            -1000, "spec.replicas: -1000 is not from 0 to 2147483647", id="negative replicas"
+        ),
+        pytest.param("3", "spec.replicas: not an integer: '3'", id="replicas written as a string"),
+        pytest.param(
+            2**31, "spec.replicas: 2147483648 is not from 0 to 2147483647", id="replicas past an int32"
+        ),
+    ],
+)
+def test_machine_deployment_replicas_the_api_server_would_refuse_are_one_line(
+    replicas: object, message: str
+) -> None:
+    md = machine_deployment("w", 0, **{MIN: "0", MAX: "5"})
+    md["spec"]["replicas"] = replicas
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(md), "s.json")
+        assert str(raised.value) == f'MachineDeployment "capi/w": {message}'
 
 
 def test_a_machine_deployment_taint_without_effect_names_it() -> None:

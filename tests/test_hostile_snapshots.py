@@ -107,14 +107,29 @@ def _negative_cpu(document: dict[str, Any], value: Any) -> None:
     document["nodes"][0]["status"]["allocatable"]["cpu"] = value
 
 
+def _negative_capacity(document: dict[str, Any], value: Any) -> None:
+    document["nodes"][0]["status"]["capacity"]["cpu"] = value
+
+
 @pytest.mark.parametrize(
     ("change", "value", "message"),
     [
         (_capture, "not a date", "capturedAt: 'not a date' is not an RFC 3339 time"),
         (_capture, "2026-08-16", "capturedAt: '2026-08-16' is not an RFC 3339 time"),
         (_negative_cpu, "-1", "node 'aks-system-0': status.allocatable.cpu is negative"),
+        (
+            _negative_capacity,
+            "-1000",
+            "nodes[0] (Node \"aks-system-0\"): status.capacity: cpu: quantity '-1000' must be "
+            "greater than or equal to 0",
+        ),
     ],
-    ids=["a capture time that is no time", "a date without a time", "negative allocatable cpu"],
+    ids=[
+        "a capture time that is no time",
+        "a date without a time",
+        "negative allocatable cpu",
+        "negative cpu capacity, which would get past coresTotal",
+    ],
 )
 def test_what_no_api_server_writes_is_refused_in_one_line(
     tmp_path: Path, change: Any, value: Any, message: str

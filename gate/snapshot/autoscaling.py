@@ -257,8 +257,19 @@ def autoscaling_state(objects: Mapping[str, Iterable[Any]]) -> AutoscalingState 
     }
     if not any(by_kind.values()):
         return None
-    statuses = [autoscaler_status(o) for o in by_kind["ConfigMap"] if _is_status(o)]
+    status_maps = [o for o in by_kind["ConfigMap"] if _is_status(o)]
+    if len(status_maps) > 1:  # one name, one object: the API server holds one
+        raise SnapshotError(
+            f"{object_name('ConfigMap', status_maps[0])}: recorded {len(status_maps)} times; "
+            "a cluster holds one status, and which one the autoscaler wrote last is unknown"
+        )
+    statuses = [autoscaler_status(o) for o in status_maps]
     flags = [f for f in map(flags_of, by_kind["Deployment"]) if f is not None]
+    if len(flags) > 1:
+        raise SnapshotError(
+            f"{flags[0].deployment} and {flags[1].deployment} both run cluster-autoscaler: "
+            "whose limits and flags decide a scale-up is unknown; record one"
+        )
     machines = [m for m in map(machine_deployment, by_kind["MachineDeployment"]) if m is not None]
     karpenter = karpenter_state(by_kind)
     if karpenter is None and not any(
