@@ -372,7 +372,9 @@ def test_machine_deployments_with_capacity_annotations_are_groups_from_zero() ->
         ),
         pytest.param("3", "spec.replicas: not an integer: '3'", id="replicas written as a string"),
         pytest.param(
-            2**31, "spec.replicas: 2147483648 is not from 0 to 2147483647", id="replicas past an int32"
+            2**31,
+            "spec.replicas: 2147483648 is not from 0 to 2147483647",
+            id="replicas past an int32",
         ),
     ],
 )
