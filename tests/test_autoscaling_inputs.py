@@ -116,6 +116,19 @@ def test_the_plain_text_status_of_ca_1_29_and_earlier() -> None:
     )
 
 
+def test_a_status_whose_time_cannot_be_read_is_refused() -> None:
+    cm = status_configmap(status_group("g", target=1, max_size=3), time="yesterday")
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(cm), "s.json")
+        assert str(raised.value) == (
+            'ConfigMap "kube-system/cluster-autoscaler-status": metadata.annotations'
+            "[cluster-autoscaler.kubernetes.io/last-updated]: neither it nor the status's own "
+            "time reads as a time: how old the status is cannot be told, so what it says of the "
+            "groups cannot be trusted"
+        )
+
+
 def test_other_configmaps_are_not_the_status() -> None:
     other = {
         **configmap_of("x"),
@@ -183,6 +196,25 @@ def test_other_configmaps_are_not_the_status() -> None:
             "nodeGroups[0].health.maxSize: a number of 64 bits: not a size CA writes "
             "(0 to 9223372036854775807)",
             id="a maxSize past a Go int is refused",
+        ),
+        pytest.param(
+            "hello: world",
+            "autoscalerStatus: missing, not Running or Initializing: not a cluster-autoscaler "
+            "status",
+            id="a mapping that is no status of CA's is refused",
+        ),
+        pytest.param(
+            "autoscalerStatus: Running\nnodeGroups: []",
+            "nodeGroups: no node group: a running cluster-autoscaler's status names each group "
+            "it scales, so this status gives none to judge a scale-up by",
+            id="a running CA's status without groups is refused",
+        ),
+        pytest.param(
+            "Cluster-autoscaler status at 2023-11-02 08:15:30 +0000 UTC:\nCluster-wide:\n\n"
+            "NodeGroups:\n",
+            "NodeGroups: no node group: a running cluster-autoscaler's status names each group "
+            "it scales, so this status gives none to judge a scale-up by",
+            id="a text status without groups is refused",
         ),
     ],
 )

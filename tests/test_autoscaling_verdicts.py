@@ -213,6 +213,36 @@ def test_an_unhealthy_group_with_the_headroom_for_every_copy_may_recover(tmp_pat
     assert "fits once the node groups recover" in text
 
 
+@pytest.mark.parametrize(
+    "captured",
+    ["2026-08-16T10:00:00Z", None],
+    ids=["after the capture time", "after now, with no capture time"],
+)
+def test_a_status_written_in_the_future_is_refused_in_one_line(
+    tmp_path: Path, captured: str | None
+) -> None:
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    status = document["configMaps"][0]
+    status["data"]["status"] = status["data"]["status"].replace(
+        "time: 2026-08-16 09:59:30.104335811", "time: 2999-01-01 00:00:00"
+    )
+    status["metadata"].get("annotations", {}).pop(
+        "cluster-autoscaler.kubernetes.io/last-updated", None
+    )
+    if captured is None:
+        del document["capturedAt"]
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, out, err = run("check", BATCH, "--snapshot", str(path))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert (
+        'ConfigMap "kube-system/cluster-autoscaler-status": written 2999-01-01T00:00:00+00:00'
+        in err
+    )
+    assert "in the future cannot be trusted" in err
+
+
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:
     code, text, report = check(WEB, "--autoscaling", "off")
     assert code == 1

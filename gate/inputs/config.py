@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gate.autoscaling import AutoscalingConfig
+from gate.autoscaling import AutoscalingConfig, AutoscalingState
 from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
@@ -409,6 +409,24 @@ def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime)
     if max_age is None and age >= timedelta(days=1):
         return (STALE_SNAPSHOT,)
     return ()
+
+
+def status_trust(info: SnapshotInfo, state: AutoscalingState | None, now: datetime) -> None:
+    """Refuse a cluster-autoscaler status written more than :data:`CLOCK_SKEW` after the
+    snapshot was taken (or, with no capture time, after ``now``): a status time in the
+    future would make any status look fresh (exit 2)."""
+    status = state.status if state is not None else None
+    if status is None or status.updated is None:
+        return
+    reference = info.taken or now
+    ahead = status.updated - reference
+    if ahead > CLOCK_SKEW:
+        when = "the snapshot was taken" if info.taken is not None else "now"
+        raise SnapshotError(
+            f'{info.source}: ConfigMap "kube-system/cluster-autoscaler-status": written '
+            f"{status.updated.isoformat()}, {_days(ahead)} after {when}: a status time more "
+            f"than {_days(CLOCK_SKEW)} in the future cannot be trusted (is a clock wrong?)"
+        )
 
 
 def _days(age: timedelta) -> str:

@@ -20,7 +20,14 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from gate.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
+from gate.autoscaling import (
+    INITIALIZING,
+    RUNNING,
+    AutoscalerStatus,
+    AutoscalingState,
+    DaemonSet,
+    StatusGroup,
+)
 from gate.errors import QuantityError, SnapshotError
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.shape import POD_SPEC, shape_problem
@@ -146,10 +153,15 @@ def _yaml_group(item: object, at: str, read: _Fields) -> StatusGroup:
 
 
 def _yaml_status(body: Mapping[str, Any], read: _Fields) -> AutoscalerStatus:
+    """clusterstate/api/types.go ``ClusterAutoscalerStatus``: CA writes ``autoscalerStatus``
+    (``Running`` or ``Initializing``) and ``nodeGroups`` every time. A mapping without
+    them is no status of CA's (``hello: world``), and a running CA's status naming no
+    group gives no group to judge a scale-up by: both are refused, not read as a CA that
+    scales nothing."""
     groups = body.get("nodeGroups")
     if groups is not None and not isinstance(groups, list):
         raise read.fail("data.status: nodeGroups", "not a list")
-    return AutoscalerStatus(
+    status = AutoscalerStatus(
         groups=tuple(
             _yaml_group(g, f"data.status: nodeGroups[{i}]", read)
             for i, g in enumerate(groups or [])
@@ -158,6 +170,23 @@ def _yaml_status(body: Mapping[str, Any], read: _Fields) -> AutoscalerStatus:
         autoscaler=read.text(body.get("autoscalerStatus"), "data.status: autoscalerStatus"),
         updated=go_time(body.get("time")),
     )
+    if status.autoscaler not in _CONDITIONS:
+        shown = f"{status.autoscaler[:40]!r}" if status.autoscaler else "missing"
+        raise read.fail(
+            "data.status: autoscalerStatus",
+            f"{shown}, not {' or '.join(_CONDITIONS)}: not a cluster-autoscaler status",
+        )
+    if not status.groups and status.autoscaler != INITIALIZING:
+        raise read.fail("data.status: nodeGroups", _NO_GROUP)
+    return status
+
+
+_CONDITIONS = (RUNNING, INITIALIZING)
+"""clusterstate/api/types.go ``ClusterAutoscalerStatusCondition``'s values."""
+_NO_GROUP = (
+    "no node group: a running cluster-autoscaler's status names each group it scales, so "
+    "this status gives none to judge a scale-up by"
+)
 
 
 _TEXT_HEAD = re.compile(r"Cluster-autoscaler status at ([^\n]*):\n")
@@ -198,6 +227,8 @@ def _text_status(text: str, read: _Fields) -> AutoscalerStatus:
     for i, found in enumerate(names):
         end = names[i + 1].start() if i + 1 < len(names) else len(groups_text)
         groups.append(_text_group(groups_text[found.end() : end], found.group(1), read))
+    if not groups:
+        raise read.fail("data.status: NodeGroups", _NO_GROUP)
     return AutoscalerStatus(groups=tuple(groups), form="text", updated=go_time(head.group(1)))
 
 
@@ -220,10 +251,14 @@ def autoscaler_status(obj: Mapping[str, Any]) -> AutoscalerStatus:
             raise read.fail("data.status", "neither YAML nor CA's text form")
         status = _yaml_status(body, read)
     annotations = read.mapping(_meta(obj).get("annotations"), "metadata.annotations")
-    updated = go_time(annotations.get(LAST_UPDATED))
-    return AutoscalerStatus(
-        status.groups, status.form, status.autoscaler, updated or status.updated
-    )
+    updated = go_time(annotations.get(LAST_UPDATED)) or status.updated
+    if updated is None:  # a status of unknown age is no fresh one
+        raise read.fail(
+            f"metadata.annotations[{LAST_UPDATED}]",
+            "neither it nor the status's own time reads as a time: how old the status is "
+            "cannot be told, so what it says of the groups cannot be trusted",
+        )
+    return AutoscalerStatus(status.groups, status.form, status.autoscaler, updated)
 
 
 def daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
