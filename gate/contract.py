@@ -155,13 +155,28 @@ class Skip(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     expires: str | None
 
 
+class AutoscalingInput(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An autoscaler input the configuration (or --instance-types) gives, which verdicts
+    after scale-up are decided with: input is instanceTypes (the catalog), template (a
+    configured group's fresh node), match (the label a group's members carry) or cluster
+    (the configured limits); source the file or flag that gave it; says what it says;
+    sha256 the catalog file's digest (instanceTypes only)."""
+
+    input: str
+    source: str
+    says: str
+    sha256: str | UnsetType = UNSET
+
+
 class Policy(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the configuration or --fail-on changed of the gate's policy: where failOn was set
-    (null: the default), the ADDON_ONLY workloads allowed and the skips in force."""
+    (null: the default), the ADDON_ONLY workloads allowed, the skips in force and the
+    autoscaler inputs the configuration gives (absent when none)."""
 
     failOnBy: str | None
     allowAddonOnly: list[AllowedAddonOnly]
     skip: list[Skip]
+    autoscaling: list[AutoscalingInput] | UnsetType = UNSET
 
 
 class Autoscaler(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

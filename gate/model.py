@@ -977,17 +977,33 @@ class ReadSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoscalingInput:
+    """An input the autoscalers' verdicts are decided with that the repository (and so a
+    pull request) gives: ``input`` is ``instanceTypes`` (the catalog), ``template`` (a
+    configured group's fresh node), ``match`` (the label a group's members carry) or
+    ``cluster`` (the configured limits); ``source`` the file or flag that gave it, ``says``
+    what it says, ``sha256`` the catalog file's digest."""
+
+    input: str
+    source: str
+    says: str
+    sha256: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """What the gate was told to decide, as a reviewer must see it: where ``failOn`` was set
     (None: the default), the ``ADDON_ONLY`` workloads allowed and the skips in force, each
-    as ``(workloads, reason)`` (a skip with its last day, or None)."""
+    as ``(workloads, reason)`` (a skip with its last day, or None), and the autoscaler
+    inputs the configuration gives."""
 
     fail_on_by: str | None = None
     allowed: tuple[tuple[str, str], ...] = ()
     skips: tuple[tuple[str, str, str | None], ...] = ()
+    autoscaling: tuple[AutoscalingInput, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.fail_on_by or self.allowed or self.skips)
+        return bool(self.fail_on_by or self.allowed or self.skips or self.autoscaling)
 
 
 SNAPSHOT_FILE = "the snapshot file"

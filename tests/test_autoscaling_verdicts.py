@@ -7,6 +7,7 @@ the ``maxNewNodes`` budget and SCALES in ``failOn``."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Callable
@@ -241,6 +242,62 @@ def test_a_status_written_in_the_future_is_refused_in_one_line(
         in err
     )
     assert "in the future cannot be trusted" in err
+
+
+POLICY = """\
+autoscaling:
+  instanceTypes: {catalog}
+  groups:
+    - id: aks-gpu-12345678-vmss
+      match: {{label: "kubernetes.azure.com/agentpool=gpu"}}
+      template:
+        taints: [{{key: nvidia.com/gpu, value: "true", effect: NoSchedule}}]
+        capacity: {{cpu: "8", memory: 32Gi}}
+        allocatable: {{cpu: 7800m, memory: 28Gi}}
+  cluster: {{maxNodesTotal: 40, coresTotal: "0:320", memoryTotal: "0:1280"}}
+"""
+
+
+def test_every_report_names_the_autoscaler_inputs_the_configuration_gives(
+    tmp_path: Path,
+) -> None:
+    catalog = ROOT / "fixtures" / "catalogs" / "instance-types.json"
+    digest = hashlib.sha256(catalog.read_bytes()).hexdigest()
+    flags = config(tmp_path, POLICY.format(catalog=catalog))
+    comment = tmp_path / "comment.md"
+    code, text, report = check(WEB, *flags, "--comment", str(comment))
+    assert code == 0
+    source = flags[1]
+    said = [
+        f"instance types from {catalog} (sha256 {digest}): 12 instance types",
+        f"group members from {source}: aks-gpu-12345678-vmss: kubernetes.azure.com/agentpool=gpu",
+        f"node template from {source}: aks-gpu-12345678-vmss: allocatable cpu=7800m,memory=28Gi; "
+        "capacity cpu=8,memory=32Gi; taints nvidia.com/gpu=true:NoSchedule",
+        f"cluster limits from {source}: maxNodesTotal 40, coresTotal 0:320, memoryTotal 0:1280 "
+        "GiB (when no cluster-autoscaler Deployment is recorded)",
+    ]
+    for line in said:
+        assert f"\nautoscaling input: {line}\n" in text
+    shown = comment.read_text(encoding="utf-8")
+    assert "**Policy:**" in shown and f"(sha256 {digest}): 12 instance types" in shown
+    assert "node template from" in shown and "cluster limits from" in shown
+    assert [i["input"] for i in report["policy"]["autoscaling"]] == [
+        "instanceTypes",
+        "match",
+        "template",
+        "cluster",
+    ]
+    assert report["policy"]["autoscaling"][0] == {
+        "input": "instanceTypes",
+        "source": str(catalog),
+        "says": "12 instance types",
+        "sha256": digest,
+    }
+
+
+def test_without_configured_inputs_the_policy_stays_null() -> None:
+    _, text, report = check(WEB)
+    assert "policy" not in report and "autoscaling input" not in text
 
 
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:

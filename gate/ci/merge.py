@@ -38,6 +38,7 @@ from gate.errors import NESTED_TOO_DEEP, UsageError
 from gate.model import (
     Autoscale,
     AutoscalerRef,
+    AutoscalingInput,
     Cause,
     Code,
     FieldLocation,
@@ -451,7 +452,11 @@ def _policy(policy: contract.Policy | None) -> Policy | None:
         return None
     allowed = tuple((a.workloads, a.reason) for a in policy.allowAddonOnly)
     skips = tuple((s.workloads, s.reason, s.expires) for s in policy.skip)
-    return Policy(policy.failOnBy, allowed, skips)
+    inputs = tuple(
+        AutoscalingInput(i.input, i.source, i.says, given(i.sha256, None))
+        for i in given(policy.autoscaling, [])
+    )
+    return Policy(policy.failOnBy, allowed, skips, inputs)
 
 
 def merged_report(paths: Sequence[str]) -> tuple[Report, str]:

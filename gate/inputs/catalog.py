@@ -23,10 +23,12 @@ system or offering, and an offering without exactly one zone and one capacity ty
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -402,4 +404,4 @@ def read_catalog(path: str, opened: str | None = None) -> Catalog:
     except _TooLarge:
         limit = MAX_CATALOG_BYTES // 2**20
         raise UsageError(f"{path}: longer than {limit} MiB: not read") from None
-    return parse_catalog(data, path)
+    return replace(parse_catalog(data, path), sha256=hashlib.sha256(data).hexdigest())

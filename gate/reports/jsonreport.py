@@ -259,6 +259,16 @@ def _policy(policy: Policy) -> contract.Policy:
             contract.Skip(workloads=who, reason=why, expires=until)
             for who, why, until in policy.skips
         ],
+        autoscaling=[
+            contract.AutoscalingInput(
+                input=i.input,
+                source=i.source,
+                says=i.says,
+                sha256=msgspec.UNSET if i.sha256 is None else i.sha256,
+            )
+            for i in policy.autoscaling
+        ]
+        or msgspec.UNSET,
     )
 
 
