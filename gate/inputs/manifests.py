@@ -130,20 +130,20 @@ def _walk(root: str) -> list[str]:
     """
     found: list[tuple[str, ...]] = []
     inside = os.path.realpath(root)
-    walked = {inside}
+    walked = {_identity(root)}
     links: list[str] = []
     pending = [root]
     while pending or links:
         if not pending:  # the links last, in order: a real path walks its directory first
             links.sort(reverse=True)
             link = links.pop()
-            real = os.path.realpath(link)
-            if real in walked:
+            identity = _identity(link)
+            if identity in walked:
                 continue
-            if os.path.commonpath((inside, real)) != inside:
+            if os.path.commonpath((inside, os.path.realpath(link))) != inside:
                 found.append(_relative_parts(root, link))
                 continue
-            walked.add(real)
+            walked.add(identity)
             pending.append(link)
         directory = pending.pop()
         try:
@@ -155,7 +155,7 @@ def _walk(root: str) -> list[str]:
                         if entry.is_symlink():
                             links.append(entry.path)
                         else:
-                            walked.add(os.path.realpath(entry.path))
+                            walked.add(_identity(entry))
                             pending.append(entry.path)
                     elif entry.name.lower().endswith(MANIFEST_SUFFIXES):
                         found.append(_relative_parts(root, entry.path))
@@ -163,6 +163,16 @@ def _walk(root: str) -> list[str]:
             found.append(_relative_parts(root, directory))
     prefix = _display_prefix(root)
     return [prefix + "/".join(parts) if parts else root for parts in sorted(found)]
+
+
+def _identity(place: str | os.DirEntry[str]) -> tuple[int, int]:
+    """A directory's device and inode, following links: which real directory it is (a
+    path's ``realpath`` would cost a lookup per component, per directory of a deep tree)."""
+    try:
+        found = place.stat() if isinstance(place, os.DirEntry) else os.stat(place)
+    except OSError:
+        return (-1, id(place))  # unlisted below, reported when read
+    return (found.st_dev, found.st_ino)
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
