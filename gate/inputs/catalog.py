@@ -32,7 +32,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from gate.deadline import read_capped
+from gate.deadline import open_regular, read_capped
 from gate.errors import QuantityError, UsageError
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.resources import to_scheduler_units
@@ -397,7 +397,7 @@ def read_catalog(path: str, opened: str | None = None) -> Catalog:
     message say it so); ``opened`` is where to read it, when that differs (a path relative
     to the configuration's folder)."""
     try:
-        with open(opened or path, "rb") as handle:
+        with open_regular(opened or path) as handle:
             data = read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the instance types: {exc.strerror}") from None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.autoscaling import AutoscalingConfig, AutoscalingState, ConfiguredGroup
-from gate.deadline import read_capped
+from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.catalog import read_catalog
@@ -232,7 +232,7 @@ def load_config(path: str | None, cwd: Path) -> Config:
         return Config()
     shown = path or _shown(found, cwd)
     try:
-        with open(found, "rb") as handle:
+        with open_regular(found) as handle:
             raw = read_capped(handle.read, MAX_CONFIG_BYTES, _TooLarge)
         text = raw.decode("utf-8-sig")
     except OSError as exc:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from gate.deadline import open_regular
 from gate.errors import QuantityError, SnapshotError
 from gate.inputs.manifests import display_path
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
@@ -345,14 +346,14 @@ class SnapshotReading:
                 halves = self._second.snapshot(shown, on_read)
                 if halves is not None:
                     return _trusted(halves, shown)
-            with open(path, "rb") as handle:
+            with open_regular(path, pipes=True) as handle:
                 return _trusted(read_snapshot(handle, shown, on_read), shown)
         except OSError as exc:
             raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
         except NotAccepted:
             pass
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path, pipes=True) as handle:
                 data = handle.read()
             document = json.loads(data)
             if may_hold_surrogates(data):
