@@ -309,7 +309,18 @@ class ScaleUp(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
             list[str],
             Meta(
                 description="NodePool: the instance types a new node may take, in "
-                "Karpenter's order (cheapest first)."
+                "Karpenter's order (cheapest first); at most the first 100, "
+                "instanceTypeCount counting them all when there are more."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    instanceTypeCount: (
+        Annotated[
+            Count,
+            Meta(
+                description="NodePool: how many instance types a new node may take, present "
+                "when instanceTypes lists only the first 100 of them."
             ),
         ]
         | UnsetType

@@ -817,6 +817,9 @@ NODE_POOL: Final = "NodePool"
 """The kinds of what adds nodes: a cluster-autoscaler node group, a Karpenter NodePool."""
 TYPES_SHOWN = 3
 """Instance types a NodePool's scale-up names before counting the rest."""
+TYPES_LISTED = 100
+"""Instance types a report lists of a NodePool's scale-up; the rest are counted: a catalog
+of 100,000 types would otherwise list most of them for every workload."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -834,6 +837,9 @@ class GroupScaleUp:
     maximum: int | None
     kind: str = NODE_GROUP
     instance_types: tuple[str, ...] = ()
+    type_count: int | None = None
+    """How many instance types there are when ``instance_types`` lists only the first
+    :data:`TYPES_LISTED`; None: it lists them all."""
 
     def __str__(self) -> str:
         """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``;
@@ -841,8 +847,9 @@ class GroupScaleUp:
         if self.kind == NODE_POOL:
             noun = "node" if self.nodes == 1 else "nodes"
             types = ", ".join(self.instance_types[:TYPES_SHOWN])
-            if len(self.instance_types) > TYPES_SHOWN:
-                types += f", … {len(self.instance_types)} types"
+            total = self.type_count or len(self.instance_types)
+            if total > TYPES_SHOWN:
+                types += f", … {total} types"
             return f'NodePool "{self.group}" +{self.nodes} {noun} ({types})'
         return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
 

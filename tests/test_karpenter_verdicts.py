@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from gate.cli import Streams, main
+from gate.scheduler.autoscaler import verdicts
 from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, cluster_snapshot, container
 from tests.conftest import ROOT
@@ -62,6 +63,32 @@ def workload(report: dict[str, Any], name: str) -> dict[str, Any]:
     found: list[dict[str, Any]] = [w for w in report["workloads"] if w["name"] == name]
     assert len(found) == 1
     return found[0]
+
+
+def test_a_scale_up_s_instance_types_are_listed_to_a_bound_and_counted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With a bound of 3, the report lists 3 of the 6 types and counts them all; the text
+    and a merge of shards say the same as without the bound."""
+    _, whole_text, whole = check(RENDER)
+    (unbounded,) = workload(whole, "render")["autoscale"]["scaleUp"]
+    monkeypatch.setattr(verdicts, "TYPES_LISTED", 3)
+    _, text, report = check(RENDER)
+    (launch,) = workload(report, "render")["autoscale"]["scaleUp"]
+    assert launch["instanceTypes"] == unbounded["instanceTypes"][:3]
+    assert launch["instanceTypeCount"] == len(unbounded["instanceTypes"]) == 6
+    assert "instanceTypeCount" not in unbounded
+    assert text == whole_text
+    shard = tmp_path / "s.json"
+    argv = ["check", RENDER, "--instance-types", CATALOG, "--snapshot", SNAPSHOT]
+    streams = Streams(io.BytesIO(), io.StringIO(), io.StringIO(), env={}, now=NOW)
+    main([*argv, "--shard", "1/1", "--json", str(shard)], streams)
+    merged = io.StringIO()
+    main(
+        ["merge", str(shard), "--json", "-"],
+        Streams(io.BytesIO(), merged, io.StringIO(), env={}, now=NOW),
+    )
+    assert json.loads(merged.getvalue())["workloads"] == report["workloads"]
 
 
 def test_copies_no_node_holds_go_to_the_heaviest_pool_that_fits_them() -> None:

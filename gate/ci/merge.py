@@ -385,6 +385,7 @@ def _autoscale(autoscale: contract.Autoscale | None) -> Autoscale | None:
                 s.max,
                 kind=s.kind,
                 instance_types=tuple(given(s.instanceTypes, [])),
+                type_count=given(s.instanceTypeCount, None),
             )
             for s in autoscale.scaleUp
         ),

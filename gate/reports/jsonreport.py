@@ -139,6 +139,7 @@ def _autoscale(autoscale: Autoscale) -> contract.Autoscale:
                 to=s.end,
                 max=s.maximum,
                 instanceTypes=list(s.instance_types) if s.kind == NODE_POOL else msgspec.UNSET,
+                instanceTypeCount=msgspec.UNSET if s.type_count is None else s.type_count,
             )
             for s in autoscale.scale_up
         ],

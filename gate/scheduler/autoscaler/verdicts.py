@@ -21,6 +21,7 @@ from typing import Any
 
 from gate.model import (
     NODE_POOL,
+    TYPES_LISTED,
     Autoscale,
     GroupScaleUp,
     PoolRefusal,
@@ -121,7 +122,12 @@ def _autoscale(
                 start + launch.nodes,
                 None,
                 kind=NODE_POOL,
-                instance_types=launch.instance_types,
+                instance_types=launch.instance_types[:TYPES_LISTED],
+                type_count=(
+                    len(launch.instance_types)
+                    if len(launch.instance_types) > TYPES_LISTED
+                    else None
+                ),
             )
         )
     blocked = pools.blocked if pools is not None else groups.blocked if groups else 0
