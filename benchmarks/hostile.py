@@ -212,6 +212,30 @@ def _large_catalog(folder: Path) -> list[str]:
     return [*argv, "--json", "report.json"]
 
 
+def _one_line_list(folder: Path) -> list[str]:
+    """``kubectl get deployments -A -o json`` written compact: 4,000 Deployments on one
+    line, none of which fits, each with the line of its field to find."""
+    item = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"namespace": "web", "name": "web"},
+        "spec": {
+            "replicas": 2,
+            "template": {
+                "spec": {
+                    "containers": [
+                        {"name": "c", "image": "c", "resources": {"requests": {"cpu": "2"}}}
+                    ]
+                }
+            },
+        },
+    }
+    items = [item | {"metadata": {"namespace": "web", "name": f"web-{n}"}} for n in range(4_000)]
+    listed = {"apiVersion": "v1", "kind": "List", "items": items}
+    (folder / "list.json").write_text(json.dumps(listed), encoding="utf-8")
+    return ["check", "list.json", "--snapshot", str(SNAPSHOT), "-q"]
+
+
 def _twice_the_baseline(folder: Path) -> float:
     return 2 * (folder / "base.json").stat().st_size / 1024 / 1024
 
@@ -240,6 +264,7 @@ CASES = (
     Case("baseline: a report nested 100,000 deep", _nested_report("check"), 2),
     Case("snapshot: a text CA status with a 5,000-digit maxSize", _digits_status, 2),
     Case("catalog: a named pipe no one writes", _catalog_pipe, 2),
+    Case("a one-line JSON List of 4,000 failing Deployments", _one_line_list, 1),
     Case(
         "catalog: 100,000 instance types, 3 scale-ups",
         _large_catalog,
