@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gate.cli import Streams, main
-from gate.inputs import positions
 from gate.inputs.manifests import read_documents
 from gate.inputs.positions import display, parse_path
 from gate.model import Family, FieldLocation, NodeView, Term, Verdict, WorkloadResult
@@ -218,13 +218,13 @@ def test_a_one_line_list_composes_each_failing_item_alone(
     line = '{"kind": "List", "apiVersion": "v1", "items": [%s]}\n'
     listed.write_text(line % ", ".join(item % n for n in range(200)), encoding="utf-8")
     composed: list[int] = []
-    real = positions.yaml.compose
+    real = yaml.compose
 
     def counting(text: str, **options: Any) -> Any:
         composed.append(len(text))
         return real(text, **options)
 
-    monkeypatch.setattr(positions.yaml, "compose", counting)
+    monkeypatch.setattr(yaml, "compose", counting)  # as gate.inputs.positions calls it
     found = _results(str(listed))
     assert found["Deployment default/w199"].field_at == FieldLocation(
         "containers[0].resources.requests.cpu", 1, "64"
