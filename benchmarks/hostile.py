@@ -236,6 +236,32 @@ def _one_line_list(folder: Path) -> list[str]:
     return ["check", "list.json", "--snapshot", str(SNAPSHOT), "-q"]
 
 
+def _unlimited_pool(replicas: int, one_per_node: bool) -> Callable[[Path], list[str]]:
+    """The Karpenter fixture's NodePools without limits, and a Deployment of ``replicas``
+    (one per node with hostname anti-affinity): placement stops at its stated bound."""
+
+    def write(folder: Path) -> list[str]:
+        snapshot = json.loads(KARPENTER.read_text(encoding="utf-8"))
+        for pool in snapshot["nodePools"]:
+            pool["spec"].pop("limits", None)
+        (folder / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+        web = (ROOT / "fixtures" / "karpenter" / "01-web-scales.yaml").read_text("utf-8")
+        web = web.replace("replicas: 8", f"replicas: {replicas}")
+        if one_per_node:
+            anti = (
+                "      affinity:\n        podAntiAffinity:\n"
+                "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+                "            - labelSelector: {matchLabels: {app: web}}\n"
+                "              topologyKey: kubernetes.io/hostname\n"
+            )
+            web = web.replace("    spec:\n      containers:", f"    spec:\n{anti}      containers:")
+        (folder / "web.yaml").write_text(web, encoding="utf-8")
+        catalog = str(ROOT / "fixtures" / "catalogs" / "instance-types.json")
+        return ["check", "web.yaml", "--snapshot", "snapshot.json", "--instance-types", catalog]
+
+    return write
+
+
 def _twice_the_baseline(folder: Path) -> float:
     return 2 * (folder / "base.json").stat().st_size / 1024 / 1024
 
@@ -265,6 +291,16 @@ CASES = (
     Case("snapshot: a text CA status with a 5,000-digit maxSize", _digits_status, 2),
     Case("catalog: a named pipe no one writes", _catalog_pipe, 2),
     Case("a one-line JSON List of 4,000 failing Deployments", _one_line_list, 1),
+    Case(
+        "Karpenter: 2,147,483,647 replicas, a NodePool without limits",
+        _unlimited_pool(2_147_483_647, one_per_node=False),
+        1,
+    ),
+    Case(
+        "Karpenter: 100,000 replicas one per node, a NodePool without limits",
+        _unlimited_pool(100_000, one_per_node=True),
+        1,
+    ),
     Case(
         "catalog: 100,000 instance types, 3 scale-ups",
         _large_catalog,
