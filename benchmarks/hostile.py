@@ -262,6 +262,15 @@ def _unlimited_pool(replicas: int, one_per_node: bool) -> Callable[[Path], list[
     return write
 
 
+def _long_label(folder: Path) -> list[str]:
+    """A snapshot whose node carries one 30 MB label (3.6 GB and 18 s before the bound)."""
+    snapshot = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    snapshot["nodes"][0]["metadata"]["labels"]["big"] = "x" * 30_000_000
+    (folder / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    (folder / "web.yaml").write_text(BIG, encoding="utf-8")
+    return ["check", "web.yaml", "--snapshot", "snapshot.json"]
+
+
 def _twice_the_baseline(folder: Path) -> float:
     return 2 * (folder / "base.json").stat().st_size / 1024 / 1024
 
@@ -289,6 +298,7 @@ CASES = (
     Case("merge: a report nested 100,000 deep", _nested_report("merge"), 2),
     Case("baseline: a report nested 100,000 deep", _nested_report("check"), 2),
     Case("snapshot: a text CA status with a 5,000-digit maxSize", _digits_status, 2),
+    Case("snapshot: one 30 MB label", _long_label, 2),
     Case("catalog: a named pipe no one writes", _catalog_pipe, 2),
     Case("a one-line JSON List of 4,000 failing Deployments", _one_line_list, 1),
     Case(
