@@ -171,6 +171,23 @@ def _digits_status(folder: Path) -> list[str]:
     return ["check", "web.yaml", "--snapshot", "snapshot.json"]
 
 
+def _long_status(folder: Path) -> list[str]:
+    """A 6 MB YAML CA status (16 MB once took 2.5 GB and 41 s to parse)."""
+    snapshot = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    group = "- name: g\n  health: {status: Healthy, cloudProviderTarget: 1, maxSize: 3}\n"
+    text = "autoscalerStatus: Running\nnodeGroups:\n" + group * 80_000
+    status = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"namespace": "kube-system", "name": "cluster-autoscaler-status"},
+        "data": {"status": text},
+    }
+    snapshot["configMaps"] = [status]
+    (folder / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    (folder / "web.yaml").write_text(BIG, encoding="utf-8")
+    return ["check", "web.yaml", "--snapshot", "snapshot.json"]
+
+
 def _catalog_pipe(folder: Path) -> list[str]:
     """``--instance-types`` naming a named pipe no one writes: refused, never waited on."""
     os.mkfifo(folder / "types.json")
@@ -299,6 +316,7 @@ CASES = (
     Case("baseline: a report nested 100,000 deep", _nested_report("check"), 2),
     Case("snapshot: a text CA status with a 5,000-digit maxSize", _digits_status, 2),
     Case("snapshot: one 30 MB label", _long_label, 2),
+    Case("snapshot: a 6 MB YAML CA status", _long_status, 2),
     Case("catalog: a named pipe no one writes", _catalog_pipe, 2),
     Case("a one-line JSON List of 4,000 failing Deployments", _one_line_list, 1),
     Case(

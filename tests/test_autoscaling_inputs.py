@@ -198,6 +198,12 @@ def test_other_configmaps_are_not_the_status() -> None:
             id="a maxSize past a Go int is refused",
         ),
         pytest.param(
+            "nodeGroups: []\n" + "#" * (1 << 20),
+            "1,048,591 characters: a ConfigMap holds at most 1,048,576 bytes of data (the API "
+            "server refuses more)",
+            id="a status longer than a ConfigMap holds is refused before it is parsed",
+        ),
+        pytest.param(
             "hello: world",
             "autoscalerStatus: missing, not Running or Initializing: not a cluster-autoscaler "
             "status",

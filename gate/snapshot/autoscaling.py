@@ -39,6 +39,9 @@ from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state
 from gate.snapshot.machines import machine_deployment
 
 STATUS_NAMESPACE, STATUS_NAME = "kube-system", "cluster-autoscaler-status"
+MAX_CONFIGMAP_DATA = 1 << 20
+"""pkg/apis/core/validation ``ValidateConfigMap``: a ConfigMap's data, all keys together, is
+at most ``MaxSecretSize`` (1 MiB)."""
 LAST_UPDATED = "cluster-autoscaler.kubernetes.io/last-updated"
 """clusterstate/utils/status.go ``ConfigMapLastUpdatedKey``."""
 AUTOSCALING_KINDS = (
@@ -240,6 +243,12 @@ def autoscaler_status(obj: Mapping[str, Any]) -> AutoscalerStatus:
     text = data.get("status")
     if not isinstance(text, str) or not text.strip():
         raise read.fail("data.status", "missing: not a cluster-autoscaler status")
+    if len(text) > MAX_CONFIGMAP_DATA:  # before any parse: the YAML of 16 MB took 2.5 GB
+        raise read.fail(
+            "data.status",
+            f"{len(text):,} characters: a ConfigMap holds at most {MAX_CONFIGMAP_DATA:,} bytes "
+            "of data (the API server refuses more)",
+        )
     if _TEXT_HEAD.match(text):
         status = _text_status(text, read)
     else:
