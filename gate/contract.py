@@ -492,6 +492,12 @@ once. Every other field is Report's own."""
 _HEAD_DECODER = msgspec.json.Decoder(ReportHead)
 
 
+def report_head(data: bytes) -> Any:
+    """The report ``data`` as :data:`ReportHead` (its workloads left encoded), every other
+    field checked by :class:`Report`'s types (``msgspec.ValidationError`` otherwise)."""
+    return _HEAD_DECODER.decode(data)
+
+
 def encoded_workloads(data: bytes) -> list[msgspec.Raw]:
     """The workloads of the report ``data``, each left encoded, once every other field of the
     report is checked by :class:`Report`'s types (``msgspec.ValidationError`` otherwise)."""

@@ -785,10 +785,14 @@ class BaselineEntry:
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """The workloads of an earlier JSON report (``--baseline REPORT``), in its order."""
+    """The workloads of an earlier JSON report (``--baseline REPORT``), in its order, and
+    the policy and ``failOn`` it was written under (None: a report of an older version,
+    which did not record them)."""
 
     source: str
     entries: tuple[BaselineEntry, ...]
+    policy: Policy | None = None
+    fail_on: frozenset[Verdict] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -810,6 +814,9 @@ class BaselineRun:
 
     source: str
     gone: tuple[BaselineEntry, ...] = ()
+    policy_changes: tuple[str, ...] = ()
+    """How this run's policy differs from the baseline's: ``now: <line>`` for each line of
+    this run's policy the baseline's lacks, ``was: <line>`` for each it had."""
 
 
 NODE_GROUP: Final = "NodeGroup"

@@ -33,10 +33,10 @@ import msgspec
 from msgspec import Meta, Struct
 
 from gate import contract
-from gate.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
+from gate.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line, given
 from gate.deadline import read_capped
 from gate.errors import NESTED_TOO_DEEP, UsageError
-from gate.model import Baseline, BaselineEntry, Verdict
+from gate.model import AutoscalingInput, Baseline, BaselineEntry, Policy, Verdict
 
 OLDER_VERSIONS = (1, 2)
 """The earlier report versions a baseline may have, read at this edge."""
@@ -99,7 +99,11 @@ def read_baseline(path: str) -> Baseline:
     try:
         version = VERSION_DECODER.decode(data).schemaVersion
         if version == SCHEMA_VERSION:
-            return Baseline(path, tuple(_entries(path, _workloads(data))))
+            head = contract.report_head(data)
+            entries = tuple(_entries(path, _workloads(head.workloads)))
+            policy = _policy(given(head.policy, None))
+            fail_on = frozenset(Verdict(v) for v in head.summary.failOn if v in _VERDICTS)
+            return Baseline(path, entries, policy, fail_on)
         if version not in OLDER_VERSIONS:
             known = f"{', '.join(map(str, OLDER_VERSIONS))} or {SCHEMA_VERSION}"
             raise UsageError(
@@ -113,11 +117,26 @@ def read_baseline(path: str) -> Baseline:
         raise UsageError(f"{path}: not a fitgate JSON report: {NESTED_TOO_DEEP}") from None
 
 
-def _workloads(data: bytes) -> Iterator[contract.Workload]:
+def _policy(policy: contract.Policy | None) -> Policy:
+    """The policy a report of this version records (none: the default)."""
+    if policy is None:
+        return Policy()
+    return Policy(
+        policy.failOnBy,
+        tuple((a.workloads, a.reason) for a in policy.allowAddonOnly),
+        tuple((s.workloads, s.reason, s.expires) for s in policy.skip),
+        tuple(
+            AutoscalingInput(i.input, i.source, i.says, given(i.sha256, None))
+            for i in given(policy.autoscaling, [])
+        ),
+    )
+
+
+def _workloads(raws: list[msgspec.Raw]) -> Iterator[contract.Workload]:
     """The workloads of a report of this version, decoded one at a time, each dropped once
     its entry is taken; the report's other fields are checked first. An error names its
     path from the report's root, as a whole report's decoding would."""
-    for number, raw in enumerate(contract.encoded_workloads(data)):
+    for number, raw in enumerate(raws):
         try:
             yield WORKLOAD_DECODER.decode(raw)
         except msgspec.ValidationError as exc:
