@@ -30,6 +30,7 @@ from gate.inputs.config import (
     parse_duration,
     schema_text,
     snapshot_trust,
+    status_trust,
     today,
     with_catalog,
 )
@@ -726,7 +727,9 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     read = msgspec.structs.replace(read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
-    warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
+    now = streams.now or datetime.now(timezone.utc)
+    warnings = snapshot_trust(snapshot.info, max_age, now)
+    status_trust(snapshot.info, snapshot.autoscaling, now)
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")

@@ -4,13 +4,16 @@ and answers read as they arrive, never past a size or a moment."""
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 Outcome = TypeVar("Outcome")
 CHUNK = 64 * 1024
@@ -128,3 +131,35 @@ def shown_seconds(seconds: float) -> str:
         if seconds >= size and math.isclose(seconds % size, 0, abs_tol=1e-9):
             return f"{seconds / size:g}{unit}"
     return f"{seconds:g}s"
+
+
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def open_regular(path: str | os.PathLike[str], *, pipes: bool = False) -> BinaryIO:
+    """``path`` opened for reading when it is a regular file (or, with ``pipes``, a pipe:
+    ``--snapshot <(kubectl get ...)``); an :class:`OSError` whose ``strerror`` says what it
+    is otherwise (a named pipe would block the run until a writer came, a device such as
+    ``/dev/zero`` never end). Opened without blocking and checked on the opened file, so
+    that swapping the entry in between cannot make the read hang."""
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if pipes and stat.S_ISFIFO(os.stat(path).st_mode):
+        return open(path, "rb")
+    descriptor = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            what = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+            raise OSError(errno.EINVAL, f"{what}, not a regular file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(descriptor, True)
+        return open(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise

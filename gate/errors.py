@@ -27,3 +27,8 @@ class ClusterError(GateError):
 
 class QuantityError(ValueError):
     """A string that is not a Kubernetes resource quantity."""
+
+
+NESTED_TOO_DEEP = "JSON nested too deeply to read"
+"""What a JSON input says when its nesting exceeds what a decoder follows (a report of
+``[[[...]]]`` 100,000 deep)."""

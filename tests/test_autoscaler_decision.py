@@ -231,6 +231,48 @@ def test_only_transient_blockers_are_transient() -> None:
     assert not _run(*_aks(target=10)).decide(spec(), 1).transient
 
 
+def _unhealthy(how: str, target: int) -> list[dict[str, Any]]:
+    """Both groups as ``how`` leaves them: unhealthy, in backoff, or with no health status."""
+    groups = _aks(target=target, gpu={"scale_up": "Backoff"})
+    if how == "Unhealthy":
+        groups[0]["health"]["status"] = "Unhealthy"
+    elif how == "Backoff":
+        groups[0]["scaleUp"]["status"] = "Backoff"
+    else:
+        del groups[0]["health"]["status"]
+    return groups
+
+
+HOW = pytest.mark.parametrize(
+    "how",
+    ["Unhealthy", "Backoff", "no health.status"],
+    ids=["an unhealthy group", "a group in backoff", "a group without a health status"],
+)
+
+
+@HOW
+def test_a_group_at_its_maximum_does_not_recover_past_it(how: str) -> None:
+    decision = _run(*_unhealthy(how, target=10)).decide(spec(), 1)
+    assert decision.blocked == 1 and set(decision.reasons) <= {
+        "not ready for scale-up",
+        "in backoff after failed scale-up",
+    }
+    assert not decision.transient and not decision.recoverable
+
+
+@HOW
+def test_recovery_adds_no_more_than_a_group_s_headroom(how: str) -> None:
+    """Target 8 of 10: recovered, two fresh nodes hold 6 copies of 1 cpu, not 10."""
+    decision = _run(*_unhealthy(how, target=8)).decide(spec(cpu="1"), 10)
+    assert decision.blocked == 10 and not decision.transient
+
+
+@HOW
+def test_copies_the_recovered_groups_would_take_are_transient(how: str) -> None:
+    decision = _run(*_unhealthy(how, target=8)).decide(spec(cpu="1"), 6)
+    assert decision.blocked == 6 and decision.transient
+
+
 def test_a_group_without_node_info_stops_every_scale_up() -> None:
     run = Run(USERS, [status_configmap(*_aks())], DAEMONS)  # no template for the gpu group
     assert run.decide(spec(), 1) == Decision(1, unjudged=f"No node info for: {AKS_GPU}")

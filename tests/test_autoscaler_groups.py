@@ -154,6 +154,31 @@ def test_a_configured_match_overrides_the_provider_s_naming() -> None:
     assert run.groups.groups[0].members == ("a",)
 
 
+def _with_template(cpu: int) -> list[str]:
+    """The warnings of a group of two 4-cpu nodes configured with a template of ``cpu``."""
+    template = NodeTemplate(allocatable={"cpu": cpu * 1000, "memory": 8 * 2**30, "pods": 110})
+    config = AutoscalingConfig(
+        groups=(ConfiguredGroup("workers", match=("pool", "w"), template=template),)
+    )
+    nodes = [aks_node(name, labels={"pool": "w"}) for name in ("a", "b")]
+    run = Run(
+        nodes, [status_configmap(status_group("workers", target=2, max_size=3))], config=config
+    )
+    return list(run.groups.warnings)
+
+
+def test_a_configured_template_larger_than_every_node_of_its_group_is_named() -> None:
+    assert _with_template(300_000) == [
+        "node group workers: the configured template's allocatable cpu is larger than any of "
+        "its 2 node(s) has: a fresh node is judged as .fitgate.yaml says "
+        "(autoscaling.groups[].template)"
+    ]
+
+
+def test_a_configured_template_no_larger_than_its_group_s_nodes_is_not_warned() -> None:
+    assert _with_template(4) == []
+
+
 def test_provider_naming_matches_members() -> None:
     eks = "eks-batch-3ec6b2a4-1d2c-4b8e-9a3f-0123456789ab"
     gke = "https://www.googleapis.com/compute/v1/projects/p/zones/europe-west1-b/instanceGroups/gke-prod-web-1a2b3c4d-grp"

@@ -114,6 +114,25 @@ def test_a_template_with_capacity_only_allocates_its_capacity(tmp_path: Path) ->
             ".fitgate.yaml: autoscaling.groups: group 'g' is given twice",
             id="a group given twice",
         ),
+        pytest.param(
+            'autoscaling: {groups: [{id: g, template: {capacity: {cpu: "-1000"}}}]}',
+            ".fitgate.yaml: autoscaling.groups[0].template.capacity.cpu: quantity '-1000' must "
+            "be greater than or equal to 0",
+            id="a negative capacity, which would get past coresTotal",
+        ),
+        pytest.param(
+            'autoscaling: {groups: [{id: g, template: {allocatable: {memory: "-1Gi"}}}]}',
+            ".fitgate.yaml: autoscaling.groups[0].template.allocatable.memory: quantity '-1Gi' "
+            "must be greater than or equal to 0",
+            id="a negative allocatable",
+        ),
+        pytest.param(
+            "autoscaling: {groups: [{id: g, template: {capacity: {cpu: '8'}, "
+            "allocatable: {cpu: '1e15'}}}]}",
+            ".fitgate.yaml: autoscaling.groups[0].template.allocatable.cpu: 1e15 is above "
+            "capacity.cpu 8: allocatable is capacity less what the node reserves",
+            id="allocatable above capacity, 100,000 replicas on one node",
+        ),
     ],
 )
 def test_a_wrong_section_is_one_line(tmp_path: Path, text: str, message: str) -> None:

@@ -116,6 +116,19 @@ def test_the_plain_text_status_of_ca_1_29_and_earlier() -> None:
     )
 
 
+def test_a_status_whose_time_cannot_be_read_is_refused() -> None:
+    cm = status_configmap(status_group("g", target=1, max_size=3), time="yesterday")
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(cm), "s.json")
+        assert str(raised.value) == (
+            'ConfigMap "kube-system/cluster-autoscaler-status": metadata.annotations'
+            "[cluster-autoscaler.kubernetes.io/last-updated]: neither it nor the status's own "
+            "time reads as a time: how old the status is cannot be told, so what it says of the "
+            "groups cannot be trusted"
+        )
+
+
 def test_other_configmaps_are_not_the_status() -> None:
     other = {
         **configmap_of("x"),
@@ -158,6 +171,56 @@ def test_other_configmaps_are_not_the_status() -> None:
             "  Name:        g\n  Health:      Healthy (ready=1)\n",
             'node group "g": no Health line with its sizes',
             id="a text group without sizes",
+        ),
+        pytest.param(
+            TEXT_STATUS.replace("maxSize=10", "maxSize=" + "9" * 5000),
+            'node group "aks-user-12345678-vmss": Health: maxSize: 99999999999999999999… '
+            "(5000 digits): not a size CA writes (0 to 9223372036854775807)",
+            id="a text maxSize of five thousand digits is one line",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: -1000, maxSize: 9}}]",
+            "nodeGroups[0].health.cloudProviderTarget: -1000: not a size CA writes "
+            "(0 to 9223372036854775807)",
+            id="a negative cloudProviderTarget is refused",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: 1, maxSize: -3}}]",
+            "nodeGroups[0].health.maxSize: -3: not a size CA writes (0 to 9223372036854775807)",
+            id="a negative maxSize is refused",
+        ),
+        pytest.param(
+            "nodeGroups: [{name: g, health: {cloudProviderTarget: 1, maxSize: "
+            + str(2**63)
+            + "}}]",
+            "nodeGroups[0].health.maxSize: a number of 64 bits: not a size CA writes "
+            "(0 to 9223372036854775807)",
+            id="a maxSize past a Go int is refused",
+        ),
+        pytest.param(
+            "nodeGroups: []\n" + "#" * (1 << 20),
+            "1,048,591 characters: a ConfigMap holds at most 1,048,576 bytes of data (the API "
+            "server refuses more)",
+            id="a status longer than a ConfigMap holds is refused before it is parsed",
+        ),
+        pytest.param(
+            "hello: world",
+            "autoscalerStatus: missing, not Running or Initializing: not a cluster-autoscaler "
+            "status",
+            id="a mapping that is no status of CA's is refused",
+        ),
+        pytest.param(
+            "autoscalerStatus: Running\nnodeGroups: []",
+            "nodeGroups: no node group: a running cluster-autoscaler's status names each group "
+            "it scales, so this status gives none to judge a scale-up by",
+            id="a running CA's status without groups is refused",
+        ),
+        pytest.param(
+            "Cluster-autoscaler status at 2023-11-02 08:15:30 +0000 UTC:\nCluster-wide:\n\n"
+            "NodeGroups:\n",
+            "NodeGroups: no node group: a running cluster-autoscaler's status names each group "
+            "it scales, so this status gives none to judge a scale-up by",
+            id="a text status without groups is refused",
         ),
     ],
 )
@@ -203,6 +266,31 @@ def test_the_autoscaler_deployment_flags(args: tuple[str, ...], flags: Flags) ->
     assert _both(_list(autoscaler_deployment(*args))).flags == flags
 
 
+def test_two_status_configmaps_are_one_line_never_the_last_winning() -> None:
+    first = status_configmap(status_group("g", target=1, max_size=3))
+    second = status_configmap(status_group("g", target=1, max_size=30))
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(first, second), "s.json")
+        assert str(raised.value) == (
+            'ConfigMap "kube-system/cluster-autoscaler-status": recorded 2 times; a cluster '
+            "holds one status, and which one the autoscaler wrote last is unknown"
+        )
+
+
+def test_two_autoscaler_deployments_are_one_line_naming_both() -> None:
+    first = autoscaler_deployment("--max-nodes-total=7")
+    second = autoscaler_deployment()
+    second["metadata"] = {"namespace": "other", "name": "ca"}
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(first, second), "s.json")
+        assert str(raised.value) == (
+            'Deployment "kube-system/cluster-autoscaler" and Deployment "other/ca" both run '
+            "cluster-autoscaler: whose limits and flags decide a scale-up is unknown; record one"
+        )
+
+
 def test_a_deployment_that_runs_no_autoscaler_gives_no_flags() -> None:
     other = autoscaler_deployment("--max-nodes-total=3", image="nginx")
     other["spec"]["template"]["spec"]["containers"][0]["command"] = ["nginx"]
@@ -244,6 +332,39 @@ def test_a_daemonset_request_that_is_no_quantity_names_it() -> None:
         snapshot_of_document(_list(daemonset("bad", cpu="lots")), "s.json")
 
 
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        pytest.param(
+            {"tolerations": 5},
+            "spec.template.spec.tolerations: expected a list, not a number",
+            id="tolerations that are a number",
+        ),
+        pytest.param(
+            {"containers": True},
+            "spec.template.spec.containers: expected a list, not a boolean",
+            id="containers that are a boolean",
+        ),
+        pytest.param(
+            {"tolerations": [{"key": "a", "value": 5}]},
+            "spec.template.spec.tolerations[0].value: expected a string, not a number",
+            id="a toleration value that is a number",
+        ),
+    ],
+)
+def test_a_daemonset_the_api_server_would_refuse_is_one_line_naming_its_field(
+    spec: dict[str, Any], message: str
+) -> None:
+    ds = daemonset("bad")
+    ds["spec"]["template"]["spec"].update(spec)
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(ds), "s.json")
+        assert str(raised.value) == (
+            f'DaemonSet "kube-system/bad": {message} (the API server refuses it)'
+        )
+
+
 MIN = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 MAX = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 CAP = "capacity.cluster-autoscaler.kubernetes.io/"
@@ -279,6 +400,31 @@ def test_machine_deployments_with_capacity_annotations_are_groups_from_zero() ->
             ),
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("replicas", "message"),
+    [
+        pytest.param(
+            -1000, "spec.replicas: -1000 is not from 0 to 2147483647", id="negative replicas"
+        ),
+        pytest.param("3", "spec.replicas: not an integer: '3'", id="replicas written as a string"),
+        pytest.param(
+            2**31,
+            "spec.replicas: 2147483648 is not from 0 to 2147483647",
+            id="replicas past an int32",
+        ),
+    ],
+)
+def test_machine_deployment_replicas_the_api_server_would_refuse_are_one_line(
+    replicas: object, message: str
+) -> None:
+    md = machine_deployment("w", 0, **{MIN: "0", MAX: "5"})
+    md["spec"]["replicas"] = replicas
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(md), "s.json")
+        assert str(raised.value) == f'MachineDeployment "capi/w": {message}'
 
 
 def test_a_machine_deployment_taint_without_effect_names_it() -> None:

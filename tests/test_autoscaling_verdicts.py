@@ -7,6 +7,7 @@ the ``maxNewNodes`` budget and SCALES in ``failOn``."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
@@ -163,6 +165,139 @@ def test_blockers_of_a_stale_status_are_transient(
     assert f"autoscaling.transient: {policy}" in warning["text"]
     assert "status was written 10 minutes before the snapshot" in " ".join(report["warnings"])
     assert f"warning: {warning['text']}" in text
+
+
+def _user_pool_only(tmp_path: Path, target: int, max_size: int, health: str) -> str:
+    """The fixture with the user pool alone in the status, at ``target`` of ``max_size``,
+    its health changed as ``health`` says (``Unhealthy``, ``Backoff``, ``no status``)."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    status = yaml.safe_load(document["configMaps"][0]["data"]["status"])
+    (user,) = [g for g in status["nodeGroups"] if g["name"] == USER]
+    user["health"].update(cloudProviderTarget=target, maxSize=max_size)
+    if health == "Backoff":
+        user["scaleUp"] = {"status": "Backoff", "backoffInfo": {"errorCode": "QuotaExceeded"}}
+    elif health == "Unhealthy":
+        user["health"]["status"] = "Unhealthy"
+    else:
+        del user["health"]["status"]
+    status["nodeGroups"] = [user]
+    document["configMaps"][0]["data"]["status"] = yaml.safe_dump(status)
+    path = tmp_path / "unhealthy.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("health", "target", "max_size"),
+    [
+        pytest.param("Unhealthy", 3, 3, id="an unhealthy group at its maximum fails"),
+        pytest.param("Backoff", 3, 3, id="a group in backoff at its maximum fails"),
+        pytest.param("no status", 3, 3, id="a group with no health status at its maximum fails"),
+        pytest.param("Unhealthy", 3, 5, id="an unhealthy group with too little headroom fails"),
+    ],
+)
+def test_recovery_cannot_lift_a_group_past_its_maximum(
+    tmp_path: Path, health: str, target: int, max_size: int
+) -> None:
+    code, text, report = check(BATCH, snapshot=_user_pool_only(tmp_path, target, max_size, health))
+    assert code == 1
+    batch = workload(report, "batch")
+    assert batch["verdict"] in ("PARTIAL", "NO")
+    assert batch["autoscale"]["blocked"]["transient"] is False
+    assert "fits once the node groups recover" not in text
+    assert "which even recovered would not take every copy" in text
+
+
+def test_an_unhealthy_group_with_the_headroom_for_every_copy_may_recover(tmp_path: Path) -> None:
+    code, text, report = check(BATCH, snapshot=_user_pool_only(tmp_path, 3, 20, "Unhealthy"))
+    assert code == 0 and workload(report, "batch")["verdict"] == "SCALES"
+    assert "fits once the node groups recover" in text
+
+
+@pytest.mark.parametrize(
+    "captured",
+    ["2026-08-16T10:00:00Z", None],
+    ids=["after the capture time", "after now, with no capture time"],
+)
+def test_a_status_written_in_the_future_is_refused_in_one_line(
+    tmp_path: Path, captured: str | None
+) -> None:
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    status = document["configMaps"][0]
+    status["data"]["status"] = status["data"]["status"].replace(
+        "time: 2026-08-16 09:59:30.104335811", "time: 2999-01-01 00:00:00"
+    )
+    status["metadata"].get("annotations", {}).pop(
+        "cluster-autoscaler.kubernetes.io/last-updated", None
+    )
+    if captured is None:
+        del document["capturedAt"]
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, out, err = run("check", BATCH, "--snapshot", str(path))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert (
+        'ConfigMap "kube-system/cluster-autoscaler-status": written 2999-01-01T00:00:00+00:00'
+        in err
+    )
+    assert "in the future cannot be trusted" in err
+
+
+POLICY = """\
+autoscaling:
+  instanceTypes: {catalog}
+  groups:
+    - id: aks-gpu-12345678-vmss
+      match: {{label: "kubernetes.azure.com/agentpool=gpu"}}
+      template:
+        taints: [{{key: nvidia.com/gpu, value: "true", effect: NoSchedule}}]
+        capacity: {{cpu: "8", memory: 32Gi}}
+        allocatable: {{cpu: 7800m, memory: 28Gi}}
+  cluster: {{maxNodesTotal: 40, coresTotal: "0:320", memoryTotal: "0:1280"}}
+"""
+
+
+def test_every_report_names_the_autoscaler_inputs_the_configuration_gives(
+    tmp_path: Path,
+) -> None:
+    catalog = ROOT / "fixtures" / "catalogs" / "instance-types.json"
+    digest = hashlib.sha256(catalog.read_bytes()).hexdigest()
+    flags = config(tmp_path, POLICY.format(catalog=catalog))
+    comment = tmp_path / "comment.md"
+    code, text, report = check(WEB, *flags, "--comment", str(comment))
+    assert code == 0
+    source = flags[1]
+    said = [
+        f"instance types from {catalog} (sha256 {digest}): 12 instance types",
+        f"group members from {source}: aks-gpu-12345678-vmss: kubernetes.azure.com/agentpool=gpu",
+        f"node template from {source}: aks-gpu-12345678-vmss: allocatable cpu=7800m,memory=28Gi; "
+        "capacity cpu=8,memory=32Gi; taints nvidia.com/gpu=true:NoSchedule",
+        f"cluster limits from {source}: maxNodesTotal 40, coresTotal 0:320, memoryTotal 0:1280 "
+        "GiB (when no cluster-autoscaler Deployment is recorded)",
+    ]
+    for line in said:
+        assert f"\nautoscaling input: {line}\n" in text
+    shown = comment.read_text(encoding="utf-8")
+    assert "**Policy:**" in shown and f"(sha256 {digest}): 12 instance types" in shown
+    assert "node template from" in shown and "cluster limits from" in shown
+    assert [i["input"] for i in report["policy"]["autoscaling"]] == [
+        "instanceTypes",
+        "match",
+        "template",
+        "cluster",
+    ]
+    assert report["policy"]["autoscaling"][0] == {
+        "input": "instanceTypes",
+        "source": str(catalog),
+        "says": "12 instance types",
+        "sha256": digest,
+    }
+
+
+def test_without_configured_inputs_the_policy_stays_null() -> None:
+    _, text, report = check(WEB)
+    assert "policy" not in report and "autoscaling input" not in text
 
 
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:

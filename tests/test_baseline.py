@@ -32,6 +32,7 @@ from gate.model import (
     Baseline,
     BaselineEntry,
     Change,
+    Policy,
     Verdict,
 )
 from gate.model.contract import REPORT_DECODER
@@ -118,6 +119,16 @@ BAD_BASELINES = [
         "a-name-not-utf8",
         b'{"schemaVersion": 2, "workloads": [{"kind": "Pod", "namespace": "a", "name": "\xff"}]}',
         "not a fitgate JSON report: Invalid UTF-8",
+    ),
+    (
+        "a-report-nested-100000-deep",
+        b'{"schemaVersion": 3, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "not a fitgate JSON report: JSON nested too deeply to read",
+    ),
+    (
+        "an-array-nested-100000-deep",
+        b"[" * 100_000 + b"]" * 100_000,
+        "not a fitgate JSON report: ",
     ),
 ]
 
@@ -246,15 +257,18 @@ def test_a_bad_report_of_this_version_is_refused_in_one_line(
 def _whole(path: Path) -> Baseline:
     """The baseline as the whole report decoded at once by the report's types gives it: what
     the reader decoding one workload at a time is held to."""
-    workloads = REPORT_DECODER.decode(path.read_bytes()).workloads
+    decoded = REPORT_DECODER.decode(path.read_bytes())
+    assert not decoded.policy  # the reports compared here were run with the default
     return Baseline(
         str(path),
         tuple(
             BaselineEntry(
                 w.kind, w.namespace, w.name, Verdict(w.verdict), w.file, w.line, w.message
             )
-            for w in workloads
+            for w in decoded.workloads
         ),
+        Policy(fail_on_by=None, allowed=(), skips=()),
+        frozenset(Verdict(v) for v in decoded.summary.failOn),
     )
 
 
@@ -564,3 +578,62 @@ def test_only_new_and_worse_failures_are_annotated() -> None:
         "fixtures/manifests/02-web-big.yaml",
         "fixtures/manifests/04-log-agent.yaml",
     ]
+
+
+def _comment_against(tmp_path: Path, base_flags: tuple[str, ...], flags: tuple[str, ...]) -> str:
+    """The comment of a run with ``flags`` against the report of one with ``base_flags``,
+    both over the fixtures' manifests and settings."""
+    base = tmp_path / "base.json"
+    argv = ("check", "fixtures/manifests", *NOW_ARGS)
+    run(*argv, *base_flags, "--json", str(base))
+    comment = tmp_path / "comment.md"
+    run(*argv, *flags, "--baseline", str(base), "--comment", str(comment))
+    return comment.read_text(encoding="utf-8")
+
+
+CATALOG = "fixtures/catalogs/instance-types.json"
+
+
+@pytest.mark.parametrize(
+    ("base_flags", "flags", "lines"),
+    [
+        pytest.param(
+            (),
+            ("--instance-types", CATALOG),
+            ["> - now: instance types from fixtures/catalogs/instance-types.json (sha256 "],
+            id="a catalog the base did not use is called out",
+        ),
+        pytest.param(
+            ("--fail-on", "NO,PARTIAL,ERROR"),
+            ("--fail-on", "NO"),
+            [
+                "> - now: fails on NO (--fail-on; the default is NO, ADDON&#95;ONLY, PARTIAL, "
+                "ERROR)",
+                "> - was: fails on NO, PARTIAL, ERROR (--fail-on; the default is NO, "
+                "ADDON&#95;ONLY, PARTIAL, ERROR)",
+            ],
+            id="a narrower fail-on is called out with what it was",
+        ),
+    ],
+)
+def test_a_policy_changed_against_the_baseline_is_called_out_at_the_top(
+    tmp_path: Path, base_flags: tuple[str, ...], flags: tuple[str, ...], lines: list[str]
+) -> None:
+    comment = _comment_against(tmp_path, base_flags, flags)
+    head = comment.split("\n\n### ", 1)[0] if "\n\n### " in comment else comment
+    assert "> The gate's policy differs from the baseline's (" in head
+    for line in lines:
+        assert any(shown.startswith(line) for shown in comment.splitlines()), line
+    assert comment.index("policy differs") < comment.index("snapshot ")
+
+
+def test_the_same_policy_as_the_baseline_is_not_called_out(tmp_path: Path) -> None:
+    flags = ("--instance-types", CATALOG)
+    assert "policy differs" not in _comment_against(tmp_path, flags, flags)
+
+
+def test_a_baseline_of_an_older_version_says_nothing_of_policy(tmp_path: Path) -> None:
+    comment = tmp_path / "comment.md"
+    argv = ("check", "fixtures/manifests", *NOW_ARGS, "--fail-on", "NO")
+    run(*argv, "--baseline", BASE_V1, "--comment", str(comment))
+    assert "policy differs" not in comment.read_text(encoding="utf-8")

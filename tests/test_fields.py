@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -200,6 +202,36 @@ def test_json_and_list_items_are_located_too(tmp_path: Path) -> None:
     found = _results(str(listed))
     assert found["Pod default/a"].field_at == _at("containers[0].resources.requests.cpu", 5, "64")
     assert found["Pod default/b"].field_at == _at("nodeSelector", 7)
+
+
+def test_a_one_line_list_composes_each_failing_item_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``kubectl get -o json`` compact: 200 Deployments on one line. Each failing item's
+    field is found composing that item's text, never text as long as the line: padded to
+    its column, the 200 compositions read the 200-item line again each time."""
+    item = (
+        '{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w%d"}, '
+        '"spec": {"template": {"spec": {"tolerations": [{"operator": "Exists"}], '
+        '"containers": [{"name": "c", "image": "c", '
+        '"resources": {"requests": {"cpu": "64"}}}]}}}}'
+    )
+    listed = tmp_path / "list.json"
+    line = '{"kind": "List", "apiVersion": "v1", "items": [%s]}\n'
+    listed.write_text(line % ", ".join(item % n for n in range(200)), encoding="utf-8")
+    composed: list[int] = []
+    real = yaml.compose
+
+    def counting(text: str, **options: Any) -> Any:
+        composed.append(len(text))
+        return real(text, **options)
+
+    monkeypatch.setattr(yaml, "compose", counting)  # as gate.inputs.positions calls it
+    found = _results(str(listed))
+    assert found["Deployment default/w199"].field_at == FieldLocation(
+        "containers[0].resources.requests.cpu", 1, "64", False
+    )
+    assert len(composed) == 200 and max(composed) <= len(item) + 10
 
 
 def test_a_document_after_a_broken_one_keeps_its_lines() -> None:

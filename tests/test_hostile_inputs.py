@@ -165,6 +165,45 @@ def test_pipes_devices_sockets_and_links_to_them_are_skipped_while_walking(
     assert bodies == [("a-good.yaml", {"kind": "A"}), ("f-link.yaml", {"kind": "A"})]
 
 
+def _not_a_file(tmp_path: Path, what: str) -> str:
+    if what == "a named pipe":
+        os.mkfifo(tmp_path / "pipe")
+        return str(tmp_path / "pipe")
+    if what == "a character device":
+        return "/dev/zero"
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("flag", "what", "says"),
+    [
+        ("--instance-types", "a named pipe", "cannot read the instance types: a named pipe"),
+        ("--instance-types", "a character device", "cannot read the instance types: a character"),
+        ("--config", "a named pipe", "cannot read the configuration: a named pipe"),
+        ("--config", "a character device", "cannot read the configuration: a character device"),
+        ("--snapshot", "a character device", "cannot read snapshot: a character device"),
+        ("--snapshot", "a directory", "cannot read snapshot: a directory"),
+    ],
+    ids=[
+        "a catalog that is a named pipe is refused, not waited on",
+        "a catalog that is /dev/zero is refused",
+        "a configuration that is a named pipe is refused, not waited on",
+        "a configuration that is /dev/zero is refused",
+        "a snapshot that is /dev/zero is refused, not read to the memory's end",
+        "a snapshot that is a directory is refused",
+    ],
+)
+def test_what_is_no_file_where_a_file_is_expected_is_one_line(
+    tmp_path: Path, flag: str, what: str, says: str
+) -> None:
+    path = _not_a_file(tmp_path, what)
+    snapshot = () if flag == "--snapshot" else ("--snapshot", AKS)  # the one snapshot given
+    with deadline(10):
+        code, out, err = check("check", str(tmp_path), *snapshot, flag, path)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and says in err and "not a regular file" in err
+
+
 def test_a_skipped_pipe_is_a_visible_skip_in_every_report(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()

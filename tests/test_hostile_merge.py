@@ -221,12 +221,74 @@ def test_a_damaged_shard_is_refused_in_one_line_naming_file_and_field(
     assert err.startswith(f"fitgate: {paths[0]}: not a fitgate ") and problem in err, err
 
 
+def _made_yes(report: Report, *, summary: bool = False, fit: bool = False) -> None:
+    """The shard's NO workload (web/web-big) made YES, with its summary and its count of
+    fitting pods changed to match when asked."""
+    workload = report["workloads"][0]
+    assert workload["verdict"] == "NO"
+    workload["verdict"] = "YES"
+    if summary:
+        report["summary"].update(NO=report["summary"]["NO"] - 1, YES=report["summary"]["YES"] + 1)
+    if fit:
+        workload["replicas"]["fit"] = workload["replicas"]["wanted"]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        pytest.param(
+            _made_yes,
+            "$.summary.YES: 0, but 1 of $.workloads have the verdict YES",
+            id="a NO made YES disagrees with the shard's own summary",
+        ),
+        pytest.param(
+            lambda r: _made_yes(r, summary=True),
+            "$.workloads[0].verdict: YES, but 0 of 2 pods fit",
+            id="a NO made YES with its summary disagrees with its own count",
+        ),
+        pytest.param(
+            lambda r: _made_yes(r, summary=True, fit=True),
+            "$.workloads[0].verdict: YES, but no node fits it ($.workloads[0].outcomes)",
+            id="a NO made YES with its summary and count disagrees with its outcomes",
+        ),
+    ],
+)
+def test_a_tampered_verdict_is_refused_naming_the_shard(
+    tmp_path: Path, shards: list[Report], tamper: Callable[[Report], None], problem: str
+) -> None:
+    first, second = json.loads(json.dumps(shards))
+    tamper(second)
+    paths = [tmp_path / "s-1.json", tmp_path / "s-2.json"]
+    for path, report in zip(paths, (first, second), strict=True):
+        path.write_text(json.dumps(report))
+    code, out, err = run("merge", *map(str, paths), "--json", "-")
+    assert (code, out) == (2, "")
+    assert err == f"fitgate: {paths[1]}: not a fitgate shard report: {problem}\n"
+
+
 def test_the_undamaged_shards_merge(tmp_path: Path, shards: list[Report]) -> None:
     paths = [tmp_path / "s-1.json", tmp_path / "s-2.json"]
     for path, report in zip(paths, shards, strict=True):
         path.write_text(json.dumps(report))
     code, out, _ = run("merge", *map(str, paths), "--json", "-")
     assert code == 1 and len(json.loads(out)["workloads"]) == 7
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        b'{"schemaVersion": 3, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b"[" * 100_000 + b"]" * 100_000,
+    ],
+    ids=["a field nested 100,000 deep", "a report that is an array nested 100,000 deep"],
+)
+def test_a_report_nested_too_deep_is_one_line(tmp_path: Path, nested: bytes) -> None:
+    path = tmp_path / "s-1.json"
+    path.write_bytes(nested)
+    code, out, err = run("merge", str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"fitgate: {path}: not a fitgate JSON report: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_a_huge_count_of_missing_shards_is_listed_shortly(
@@ -236,6 +298,9 @@ def test_a_huge_count_of_missing_shards_is_listed_shortly(
     report["shard"]["count"] = 10_000
     report["shard"]["positions"] = [0]
     report["workloads"] = report["workloads"][:1]
+    verdict = report["workloads"][0]["verdict"]
+    counts = ("YES", "SCALES", "NO", "ADDON_ONLY", "PARTIAL", "ERROR", "SKIPPED")
+    report["summary"].update({v: int(v == verdict) for v in counts}, workloads=1)
     report["shard"]["untolerated"] = report["shard"]["untolerated"][:1]
     path = tmp_path / "s-1.json"
     path.write_text(json.dumps(report))

@@ -3,8 +3,11 @@ traceback, and the typed reader agrees with the reference reader on whatever bot
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +17,11 @@ from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
 from gate.inputs.surrogates import replace_lone_surrogates
+from gate.snapshot import jsonstream
+from gate.snapshot import load as load_module
 from gate.snapshot.load import CANNOT_READ, build_snapshot, load_snapshot
 from tests.conftest import ROOT
+from tests.deadline import deadline
 from tests.test_hostile_manifests import damage, paths, values
 
 AKS = json.loads((ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json").read_text())
@@ -107,14 +113,29 @@ def _negative_cpu(document: dict[str, Any], value: Any) -> None:
     document["nodes"][0]["status"]["allocatable"]["cpu"] = value
 
 
+def _negative_capacity(document: dict[str, Any], value: Any) -> None:
+    document["nodes"][0]["status"]["capacity"]["cpu"] = value
+
+
 @pytest.mark.parametrize(
     ("change", "value", "message"),
     [
         (_capture, "not a date", "capturedAt: 'not a date' is not an RFC 3339 time"),
         (_capture, "2026-08-16", "capturedAt: '2026-08-16' is not an RFC 3339 time"),
         (_negative_cpu, "-1", "node 'aks-system-0': status.allocatable.cpu is negative"),
+        (
+            _negative_capacity,
+            "-1000",
+            "nodes[0] (Node \"aks-system-0\"): status.capacity: cpu: quantity '-1000' must be "
+            "greater than or equal to 0",
+        ),
     ],
-    ids=["a capture time that is no time", "a date without a time", "negative allocatable cpu"],
+    ids=[
+        "a capture time that is no time",
+        "a date without a time",
+        "negative allocatable cpu",
+        "negative cpu capacity, which would get past coresTotal",
+    ],
 )
 def test_what_no_api_server_writes_is_refused_in_one_line(
     tmp_path: Path, change: Any, value: Any, message: str
@@ -138,6 +159,46 @@ def test_rfc3339_capture_times_are_read(tmp_path: Path, captured: str) -> None:
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     assert load_snapshot(str(path)).info.captured_at == captured
+
+
+def test_a_value_longer_than_any_object_is_refused_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 3 MB label against a bound of 64 KiB (8 MiB in use, where a 30 MB label took
+    3.6 GB and 18 s): refused once the bound is passed, not read whole again."""
+    monkeypatch.setattr(jsonstream, "MAX_VALUE", 64 * 1024)
+    document = _aks()
+    document["nodes"][0]["metadata"]["labels"]["big"] = "x" * 3_000_000
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(path))
+    assert str(raised.value) == (
+        f"{path}: nodes: a value longer than 0 MiB: no object the API server holds is larger "
+        "than 1.5 MiB"
+    )
+
+
+def test_a_pipe_that_never_ends_is_refused_at_the_snapshot_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(load_module, "MAX_SNAPSHOT_BYTES", 4 << 20)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+
+    def endless() -> None:
+        with contextlib.suppress(OSError), open(pipe, "wb") as out:
+            out.write(b'{"kind": "List", "apiVersion": "v1", "items": [')
+            node = json.dumps(_aks()["nodes"][0]).encode()
+            while True:
+                out.write(node + b", ")
+
+    writer = threading.Thread(target=endless, daemon=True)
+    writer.start()
+    with deadline(60), pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(pipe))
+    assert str(raised.value) == f"{pipe}: items: longer than 4 MiB: not a snapshot of a cluster"
+    writer.join(10)
 
 
 def test_an_integer_past_pythons_digit_limit_is_refused_in_one_line(tmp_path: Path) -> None:

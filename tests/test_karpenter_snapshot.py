@@ -340,6 +340,17 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             id="claim-capacity",
         ),
         pytest.param(
+            node_claim("c", "p", capacity={"cpu": "-1000"}),
+            'NodeClaim "c": status.capacity[cpu]: negative: must be greater than or equal to 0',
+            id="a claim of negative cpu capacity is refused",
+        ),
+        pytest.param(
+            node_claim("c", "p", allocatable={"memory": "-8Gi"}),
+            'NodeClaim "c": status.allocatable[memory]: negative: must be greater than or equal '
+            "to 0",
+            id="a claim of negative allocatable memory is refused",
+        ),
+        pytest.param(
             ec2_node_class(kubeReserved={"gpu": "1"}),
             'EC2NodeClass "default": spec.kubelet.kubeReserved: valid keys are cpu, '
             "ephemeral-storage, memory, pid: not 'gpu'",
@@ -374,6 +385,35 @@ def test_what_the_api_server_would_refuse_is_one_line(obj: dict[str, Any], messa
             snapshot_of_document(document, "s.json")
         text = str(raised.value)
         assert message in text and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("objects", "message"),
+    [
+        pytest.param(
+            [node_pool("p"), node_pool("p")],
+            'NodePool "p": recorded twice; a cluster holds one of a name',
+            id="two node pools with one name would double its limits",
+        ),
+        pytest.param(
+            [node_claim("c", "p"), node_claim("c", "q")],
+            'NodeClaim "c": recorded twice; a cluster holds one of a name',
+            id="two node claims with one name",
+        ),
+        pytest.param(
+            [ec2_node_class(), ec2_node_class()],
+            'EC2NodeClass "default": recorded twice; a cluster holds one of a name',
+            id="two node classes with one name",
+        ),
+    ],
+)
+def test_two_objects_of_one_kind_and_name_are_one_line(
+    objects: list[dict[str, Any]], message: str
+) -> None:
+    for read in (snapshot_of_document, build_snapshot):
+        with pytest.raises(SnapshotError) as raised:
+            read(_list(*objects), "s.json")
+        assert str(raised.value) == message
 
 
 _JSON = st.recursive(

@@ -20,9 +20,11 @@ from typing import Any
 import pytest
 
 from gate.cli import Streams, main
+from gate.scheduler.autoscaling import verdicts
 from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, cluster_snapshot, container
 from tests.conftest import ROOT
+from tests.deadline import deadline
 from tests.karpenter_objects import node_pool, requirement
 from tests.report_schema import validate_report
 
@@ -62,6 +64,81 @@ def workload(report: dict[str, Any], name: str) -> dict[str, Any]:
     found: list[dict[str, Any]] = [w for w in report["workloads"] if w["name"] == name]
     assert len(found) == 1
     return found[0]
+
+
+def test_a_scale_up_s_instance_types_are_listed_to_a_bound_and_counted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With a bound of 3, the report lists 3 of the 6 types and counts them all; the text
+    and a merge of shards say the same as without the bound."""
+    _, whole_text, whole = check(RENDER)
+    (unbounded,) = workload(whole, "render")["autoscale"]["scaleUp"]
+    monkeypatch.setattr(verdicts, "TYPES_LISTED", 3)
+    _, text, report = check(RENDER)
+    (launch,) = workload(report, "render")["autoscale"]["scaleUp"]
+    assert launch["instanceTypes"] == unbounded["instanceTypes"][:3]
+    assert launch["instanceTypeCount"] == len(unbounded["instanceTypes"]) == 6
+    assert "instanceTypeCount" not in unbounded
+    assert text == whole_text
+    shard = tmp_path / "s.json"
+    argv = ["check", RENDER, "--instance-types", CATALOG, "--snapshot", SNAPSHOT]
+    streams = Streams(io.BytesIO(), io.StringIO(), io.StringIO(), env={}, now=NOW)
+    main([*argv, "--shard", "1/1", "--json", str(shard)], streams)
+    merged = io.StringIO()
+    main(
+        ["merge", str(shard), "--json", "-"],
+        Streams(io.BytesIO(), merged, io.StringIO(), env={}, now=NOW),
+    )
+    assert json.loads(merged.getvalue())["workloads"] == report["workloads"]
+
+
+ANTI_AFFINITY = """\
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - labelSelector: {matchLabels: {app: web}}
+              topologyKey: kubernetes.io/hostname
+"""
+
+
+@pytest.mark.parametrize(
+    ("replicas", "spread", "nodes"),
+    [
+        pytest.param(2_147_483_647, "", 1000, id="2147483647 replicas on a pool without limits"),
+        pytest.param(
+            100_000, ANTI_AFFINITY, 1000, id="100000 replicas one per node on a pool without limits"
+        ),
+    ],
+)
+def test_a_pool_without_limits_stops_at_a_stated_bound(
+    tmp_path: Path, replicas: int, spread: str, nodes: int
+) -> None:
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    for pool in document["nodePools"]:
+        pool["spec"].pop("limits", None)
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(document), encoding="utf-8")
+    manifest = (
+        (ROOT / WEB).read_text(encoding="utf-8").replace("replicas: 8", f"replicas: {replicas}")
+    )
+    manifest = manifest.replace(
+        "    spec:\n      containers:", f"    spec:\n{spread}      containers:"
+    )
+    (tmp_path / "web.yaml").write_text(manifest, encoding="utf-8")
+    with deadline(60):
+        code, text, report = check(str(tmp_path / "web.yaml"), snapshot=str(snapshot))
+    assert code == 1
+    web = workload(report, "web")
+    assert web["verdict"] == "PARTIAL"
+    (launch,) = web["autoscale"]["scaleUp"]
+    assert launch["nodes"] == nodes
+    blocked = web["autoscale"]["blocked"]
+    assert blocked["reasons"] == {"placement stopped at fitgate's bound": 1}
+    assert (
+        "fitgate stopped placing copies after 1000 new nodes for one workload"
+        in (blocked["message"])
+    )
+    assert ' blocked: nodepool "default": fitgate stopped placing copies' in text
 
 
 def test_copies_no_node_holds_go_to_the_heaviest_pool_that_fits_them() -> None:

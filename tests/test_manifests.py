@@ -433,10 +433,41 @@ def test_hidden_paths_are_skipped_but_a_hidden_directory_named_explicitly_is_wal
     ]
 
 
-def test_directory_symlinks_are_not_followed(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_directory_link_cycle_adds_nothing(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tree / "a" / "loop").symlink_to(tree, target_is_directory=True)
     monkeypatch.chdir(tree)
     assert expand_paths(["."]) == WALKED
+
+
+def test_a_link_to_a_directory_inside_the_root_is_walked_once(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The target is hidden, so only the links reach it; two links read it once, and a
+    link inside it back to it adds nothing."""
+    (tree / ".real").mkdir()
+    (tree / ".real" / "deploy.yaml").write_bytes(CM % b"r")
+    (tree / ".real" / "self").symlink_to(tree / ".real", target_is_directory=True)
+    (tree / "prod").symlink_to(".real", target_is_directory=True)
+    (tree / "a" / "again").symlink_to(tree / ".real", target_is_directory=True)
+    monkeypatch.chdir(tree)
+    assert expand_paths(["."]) == [WALKED[0], "a/again/deploy.yaml", *WALKED[1:]]
+
+
+def test_a_link_to_a_directory_outside_the_root_is_skipped_saying_so(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, loader: LoaderFactory
+) -> None:
+    outside = tree.parent / "real"
+    outside.mkdir()
+    (outside / "deploy.yaml").write_bytes(CM % b"r")
+    (tree / "prod").symlink_to(Path("..") / "real", target_is_directory=True)
+    monkeypatch.chdir(tree)
+    documents = read(["."], loader)
+    [skipped] = [d for d in documents if d.skipped is not None]
+    assert (str(skipped.location), skipped.skipped) == (
+        "prod:1",
+        "a symbolic link to a directory outside the directory walked (../real): not followed",
+    )
+    assert all("real" not in str(d.location) for d in documents if d.skipped is None)
 
 
 @pytest.mark.parametrize(

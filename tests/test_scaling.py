@@ -233,11 +233,19 @@ def test_autoscaler_of(
     assert autoscaler_of(body) == expected
 
 
-def test_the_first_autoscaler_of_a_workload_wins() -> None:
-    found = autoscalers([_hpa(minReplicas=2, maxReplicas=4), _hpa(minReplicas=9, maxReplicas=9)])
-    assert found == {
-        ("shop", "Deployment", "web"): Autoscaler("HorizontalPodAutoscaler", "web-hpa", 2, 4)
+def test_two_autoscalers_of_one_workload_are_ambiguous_never_one_dropped() -> None:
+    second = {
+        **_hpa(minReplicas=30, maxReplicas=40),
+        "metadata": {"name": "b", "namespace": "shop"},
     }
+    found = autoscalers([_hpa(minReplicas=1, maxReplicas=1), second])
+    scaler = found[("shop", "Deployment", "web")]
+    assert scaler.others == (("HorizontalPodAutoscaler", "b"),)
+    assert scaler.invalid("shop") == (
+        "controlled by multiple autoscalers: HorizontalPodAutoscaler shop/web-hpa, "
+        "HorizontalPodAutoscaler shop/b (AmbiguousSelector: the HPA controller scales it by "
+        "none of them)"
+    )
 
 
 @given(

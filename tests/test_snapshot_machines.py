@@ -45,11 +45,6 @@ GROUPS: list[tuple[str, dict[str, Any], MachineDeployment | None]] = [
         MachineDeployment("MachineDeployment/capi/workers", 1, 5, 2),
     ),
     (
-        "replicas that are not an integer count as none",
-        _md(SIZES, replicas=True),
-        MachineDeployment("MachineDeployment/capi/workers", 1, 5, 0),
-    ),
-    (
         "a namespace left out is default",
         {"metadata": {"name": "w", "annotations": SIZES}},
         MachineDeployment("MachineDeployment/default/w", 1, 5, 0),
@@ -171,3 +166,10 @@ def test_parse_labels_keeps_an_empty_value_and_the_first_equals_sign() -> None:
     assert parse_labels("a=,b=c=d", WHERE) == {"a": "", "b": "c=d"}
     with pytest.raises(SnapshotError, match=r"label '=x': not key=value$"):
         parse_labels("=x", WHERE)
+
+
+def test_replicas_that_are_not_an_integer_are_refused_naming_the_field() -> None:
+    """The API server holds replicas as an int32: a recording with ``true`` is not one."""
+    with pytest.raises(SnapshotError) as raised:
+        machine_deployment(_md(SIZES, replicas=True))
+    assert str(raised.value) == f"{WHERE}: spec.replicas: not an integer: True"

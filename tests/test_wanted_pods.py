@@ -254,6 +254,19 @@ def test_an_autoscaler_whose_count_is_none_makes_its_workload_an_error() -> None
     )
 
 
+def test_two_hpas_on_one_deployment_make_it_an_error_naming_both() -> None:
+    """min 1 / max 1 and min 30 / max 40: neither is dropped for the other."""
+    second = {**_hpa(minReplicas=30, maxReplicas=40), "metadata": {"name": "b", "namespace": "app"}}
+    case = Case([_workload("Deployment", replicas=20), _hpa(minReplicas=1, maxReplicas=1), second])
+    result = _first(case)
+    assert (result.verdict, result.reason) == (
+        Verdict.ERROR,
+        "controlled by multiple autoscalers: HorizontalPodAutoscaler app/w-hpa, "
+        "HorizontalPodAutoscaler app/b (AmbiguousSelector: the HPA controller scales it by "
+        "none of them)",
+    )
+
+
 def _daemonset(cpu: str = "100m", **pod: Any) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import msgspec
 
 from gate.deadline import read_capped
-from gate.errors import UsageError
+from gate.errors import NESTED_TOO_DEEP, UsageError
 from gate.model import (
     Code,
     Location,
@@ -87,13 +87,15 @@ def _decoded(path: str, data: bytes) -> contract.Report:
         if version is not None and version != SCHEMA_VERSION:
             raise UsageError(_other_version(path, version)) from None
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a fitgate JSON report: {NESTED_TOO_DEEP}") from None
     return report  # of this version: the types hold it to SCHEMA_VERSION
 
 
 def _version(data: bytes) -> int | None:
     try:
         return VERSION_DECODER.decode(data).schemaVersion
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
 
 
@@ -114,7 +116,11 @@ def _read(path: str) -> _Part:
     if isinstance(shard, msgspec.UnsetType):
         raise UsageError(f"{path}: not a shard report: write it with check --shard K/N --json")
     index = dict(zip(shard.nodes, range(len(shard.nodes)), strict=True))
-    problem = _shard_problem(report, shard) or _outcomes_problem(report, shard, index)
+    problem = (
+        _shard_problem(report, shard)
+        or _outcomes_problem(report, shard, index)
+        or _verdicts_problem(report)
+    )
     if problem is not None:
         raise UsageError(f"{path}: not a fitgate shard report: {problem}")
     return _Part(path, report, shard, index)
@@ -155,6 +161,37 @@ def _nodes_problem(report: contract.Report, shard: contract.Shard) -> str | None
             f"$.shard.nodes: {len(shard.nodes)} node names for the snapshot's "
             f"{report.snapshot.nodes} nodes ($.snapshot.nodes)"
         )
+    return None
+
+
+def _verdicts_problem(report: contract.Report) -> str | None:
+    """Whether the shard's summary counts its workloads' verdicts, and each workload's
+    verdict agrees with its own counts and outcomes: a ``YES`` fits every pod it wants, on
+    some node that fits it, a ``NO`` fits none. A verdict changed by hand (a ``NO`` made
+    ``YES``) is refused here, naming the field."""
+    counted = Counter(w.verdict for w in report.workloads)
+    summary = report.summary
+    if summary.workloads != len(report.workloads):
+        return f"$.summary.workloads: {summary.workloads} for the {len(report.workloads)} workloads"
+    for verdict in Verdict:
+        said = getattr(summary, verdict.value)
+        if said != counted[verdict.value]:
+            return (
+                f"$.summary.{verdict.value}: {said}, but {counted[verdict.value]} of $.workloads "
+                f"have the verdict {verdict.value}"
+            )
+    for number, workload in enumerate(report.workloads):
+        replicas = workload.replicas
+        if replicas is None or replicas.fit is None:
+            continue
+        where = f"$.workloads[{number}].verdict"
+        if workload.verdict == Verdict.YES.value:
+            if replicas.fit != replicas.wanted:
+                return f"{where}: YES, but {replicas.fit} of {replicas.wanted} pods fit"
+            if replicas.wanted and not any(not group.reasons for group in workload.outcomes):
+                return f"{where}: YES, but no node fits it ($.workloads[{number}].outcomes)"
+        if workload.verdict == Verdict.NO.value and replicas.fit:
+            return f"{where}: NO, but {replicas.fit} of {replicas.wanted} pods fit"
     return None
 
 

@@ -11,9 +11,11 @@ take them (config/flags/flags.go, cluster-autoscaler-1.34.5).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError, UsageError
+from gate.k8s.quantity import NEGATIVE
 from gate.k8s.resources import exact_list, to_scheduler_units
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, Limits, NodeTemplate
 from gate.model.taints import Taint
@@ -37,16 +39,35 @@ def _limits(data: Mapping[str, Any], where: str) -> Limits:
     )
 
 
-def _amounts(data: object, where: str) -> dict[str, int]:
+def _amounts(data: object, where: str) -> dict[str, Fraction]:
+    """A ResourceList as a Node's status holds it: every quantity one, none negative
+    (pkg/apis/core/validation ``ValidateNodeResources`` refuses a negative one)."""
     try:
-        return to_scheduler_units(exact_list(data or {}))
+        exact = exact_list(data or {})
     except QuantityError as exc:
         raise UsageError(f"{where}: {exc}") from None
+    for name, amount in exact.items():
+        if amount < 0:
+            shown = str((data or {})[name] if isinstance(data, Mapping) else amount)[:40]
+            raise UsageError(f"{where}.{name}: quantity {shown!r} {NEGATIVE}")
+    return exact
 
 
 def _template(data: Mapping[str, Any], where: str) -> NodeTemplate:
-    allocatable = _amounts(data.get("allocatable"), f"{where}.allocatable")
-    capacity = _amounts(data.get("capacity"), f"{where}.capacity")
+    """A fresh node as configured. Checked as a Node's status is, and as no kubelet
+    reports one: allocatable is capacity less what is reserved, never above it."""
+    exact_allocatable = _amounts(data.get("allocatable"), f"{where}.allocatable")
+    exact_capacity = _amounts(data.get("capacity"), f"{where}.capacity")
+    for name, amount in exact_allocatable.items():
+        most = exact_capacity.get(name)
+        if most is not None and amount > most:
+            raise UsageError(
+                f"{where}.allocatable.{name}: {str(data['allocatable'][name])[:40]} is above "
+                f"capacity.{name} {str(data['capacity'][name])[:40]}: allocatable is capacity "
+                "less what the node reserves"
+            )
+    allocatable = to_scheduler_units(exact_allocatable)
+    capacity = to_scheduler_units(exact_capacity)
     if not allocatable and not capacity:
         raise UsageError(f"{where}: a template needs its allocatable or capacity")
     return NodeTemplate(

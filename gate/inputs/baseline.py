@@ -33,9 +33,9 @@ import msgspec
 from msgspec import Meta, Struct
 
 from gate.deadline import read_capped
-from gate.errors import UsageError
-from gate.model import Baseline, BaselineEntry, Verdict, contract
-from gate.model.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line
+from gate.errors import NESTED_TOO_DEEP, UsageError
+from gate.model import Baseline, BaselineEntry, Policy, Verdict, contract
+from gate.model.contract import SCHEMA_VERSION, VERSION_DECODER, WORKLOAD_DECODER, Line, given
 
 OLDER_VERSIONS = (1, 2)
 """The earlier report versions a baseline may have, read at this edge."""
@@ -98,7 +98,11 @@ def read_baseline(path: str) -> Baseline:
     try:
         version = VERSION_DECODER.decode(data).schemaVersion
         if version == SCHEMA_VERSION:
-            return Baseline(path, tuple(_entries(path, _workloads(data))))
+            head = contract.report_head(data)
+            entries = tuple(_entries(path, _workloads(head.workloads)))
+            policy = _policy(given(head.policy, None))
+            fail_on = frozenset(Verdict(v) for v in head.summary.failOn if v in _VERDICTS)
+            return Baseline(path, entries, policy, fail_on)
         if version not in OLDER_VERSIONS:
             known = f"{', '.join(map(str, OLDER_VERSIONS))} or {SCHEMA_VERSION}"
             raise UsageError(
@@ -108,13 +112,23 @@ def read_baseline(path: str) -> Baseline:
         return Baseline(path, tuple(_entries(path, _OLDER.decode(data).workloads)))
     except msgspec.DecodeError as exc:  # ValidationError included: it names the JSON path
         raise UsageError(f"{path}: not a fitgate JSON report: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a fitgate JSON report: {NESTED_TOO_DEEP}") from None
 
 
-def _workloads(data: bytes) -> Iterator[contract.Workload]:
+DEFAULT_POLICY = Policy(fail_on_by=None, allowed=(), skips=())
+
+
+def _policy(policy: Policy | None) -> Policy:
+    """The policy a report of this version records (none: the default)."""
+    return DEFAULT_POLICY if policy is None else policy
+
+
+def _workloads(raws: list[msgspec.Raw]) -> Iterator[contract.Workload]:
     """The workloads of a report of this version, decoded one at a time, each dropped once
     its entry is taken; the report's other fields are checked first. An error names its
     path from the report's root, as a whole report's decoding would."""
-    for number, raw in enumerate(contract.encoded_workloads(data)):
+    for number, raw in enumerate(raws):
         try:
             yield WORKLOAD_DECODER.decode(raw)
         except msgspec.ValidationError as exc:

@@ -23,14 +23,16 @@ system or offering, and an offering without exactly one zone and one capacity ty
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from gate.deadline import read_capped
+from gate.deadline import open_regular, read_capped
 from gate.errors import QuantityError, UsageError
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
@@ -394,11 +396,11 @@ def read_catalog(path: str, opened: str | None = None) -> Catalog:
     message say it so); ``opened`` is where to read it, when that differs (a path relative
     to the configuration's folder)."""
     try:
-        with open(opened or path, "rb") as handle:
+        with open_regular(opened or path) as handle:
             data = read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the instance types: {exc.strerror}") from None
     except _TooLarge:
         limit = MAX_CATALOG_BYTES // 2**20
         raise UsageError(f"{path}: longer than {limit} MiB: not read") from None
-    return parse_catalog(data, path)
+    return replace(parse_catalog(data, path), sha256=hashlib.sha256(data).hexdigest())

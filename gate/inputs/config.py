@@ -18,15 +18,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gate.deadline import read_capped
+from msgspec import UNSET
+
+from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
 from gate.inputs.catalog import read_catalog
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
+from gate.k8s.quantity import format_amount
 from gate.model import (
     AllowedAddonOnly,
+    AutoscalingInput,
     Policy,
     Skip,
     SnapshotInfo,
@@ -35,7 +39,7 @@ from gate.model import (
     Workload,
     WorkloadResult,
 )
-from gate.model.autoscaling import AutoscalingConfig
+from gate.model.autoscaling import AutoscalingConfig, AutoscalingState, ConfiguredGroup
 
 CONFIG_NAME = ".fitgate.yaml"
 
@@ -123,6 +127,7 @@ class Config:
                 for r in self.skip
                 if r.expires is None or r.expires >= today
             ),
+            autoscaling=autoscaling_inputs(self.autoscaling, self.source or ".fitgate.yaml"),
         )
 
     def shown(self, result: WorkloadResult) -> WorkloadResult:
@@ -130,6 +135,57 @@ class Config:
             return result
         kept = tuple(w for w in result.warnings if w.kind not in self.hide_warnings)
         return replace(result, warnings=kept)
+
+
+def autoscaling_inputs(config: AutoscalingConfig, source: str) -> tuple[AutoscalingInput, ...]:
+    """What the configuration (or ``--instance-types``) gives the autoscalers' verdicts,
+    each with where it came from: the catalog file and its digest, each configured group's
+    template and member label, the cluster limits (used when the snapshot records no
+    cluster-autoscaler Deployment)."""
+    found: list[AutoscalingInput] = []
+    catalog = config.catalog
+    if catalog is not None and not catalog.from_cluster:
+        found.append(
+            AutoscalingInput(
+                "instanceTypes", catalog.source, f"{len(catalog.types)} instance types",
+                UNSET if catalog.sha256 is None else catalog.sha256,
+            )
+        )  # fmt: skip
+    for group in config.groups:
+        if group.match is not None:
+            key, value = group.match
+            found.append(AutoscalingInput("match", source, f"{group.id}: {key}={value}"))
+        if group.template is not None:
+            found.append(AutoscalingInput("template", source, _template_text(group)))
+    limits = config.limits
+    if limits is not None:
+        said = (
+            f"maxNodesTotal {limits.max_nodes_total or 'none'}, coresTotal "
+            f"{limits.cores[0]}:{limits.cores[1]}, memoryTotal {limits.memory[0] // 2**30}:"
+            f"{limits.memory[1] // 2**30} GiB (when no cluster-autoscaler Deployment is recorded)"
+        )
+        found.append(AutoscalingInput("cluster", source, said))
+    return tuple(found)
+
+
+def _amounts_text(amounts: Mapping[str, int]) -> str:
+    """``cpu=7800m,memory=28Gi``: amounts in scheduler units as quantities, sorted."""
+    return ",".join(f"{r}={format_amount(r, a)}" for r, a in sorted(amounts.items())) or "none"
+
+
+def _template_text(group: ConfiguredGroup) -> str:
+    """``aks-gpu: allocatable cpu=7800m,memory=28Gi; capacity cpu=8,memory=32Gi; ...``."""
+    template = group.template
+    assert template is not None
+    text = (
+        f"{group.id}: allocatable {_amounts_text(template.allocatable)}; capacity "
+        f"{_amounts_text(template.capacity)}"
+    )
+    if template.labels:
+        text += "; labels " + ",".join(f"{k}={v}" for k, v in sorted(template.labels.items()))
+    if template.taints:
+        text += "; taints " + ",".join(map(str, template.taints))
+    return text
 
 
 def _workloads(rule: Rule) -> str:
@@ -180,7 +236,7 @@ def load_config(path: str | None, cwd: Path) -> Config:
         return Config()
     shown = path or _shown(found, cwd)
     try:
-        with open(found, "rb") as handle:
+        with open_regular(found) as handle:
             raw = read_capped(handle.read, MAX_CONFIG_BYTES, _TooLarge)
         text = raw.decode("utf-8-sig")
     except OSError as exc:
@@ -418,6 +474,24 @@ def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime)
     if max_age is None and age >= timedelta(days=1):
         return (STALE_SNAPSHOT,)
     return ()
+
+
+def status_trust(info: SnapshotInfo, state: AutoscalingState | None, now: datetime) -> None:
+    """Refuse a cluster-autoscaler status written more than :data:`CLOCK_SKEW` after the
+    snapshot was taken (or, with no capture time, after ``now``): a status time in the
+    future would make any status look fresh (exit 2)."""
+    status = state.status if state is not None else None
+    if status is None or status.updated is None:
+        return
+    reference = info.taken or now
+    ahead = status.updated - reference
+    if ahead > CLOCK_SKEW:
+        when = "the snapshot was taken" if info.taken is not None else "now"
+        raise SnapshotError(
+            f'{info.source}: ConfigMap "kube-system/cluster-autoscaler-status": written '
+            f"{status.updated.isoformat()}, {_days(ahead)} after {when}: a status time more "
+            f"than {_days(CLOCK_SKEW)} in the future cannot be trusted (is a clock wrong?)"
+        )
 
 
 def _days(age: timedelta) -> str:

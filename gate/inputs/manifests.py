@@ -119,15 +119,32 @@ def _expand(paths: Sequence[str]) -> list[tuple[str, bool]]:
 def _walk(root: str) -> list[str]:
     """Manifest files under ``root``, sorted by relative path components.
 
-    Hidden directories (``.git``, ``.github``...) and hidden files are skipped. Directory
-    symlinks are not followed, so a link cycle cannot loop. A directory that cannot be
-    listed is returned as an entry of its own, so that reading it reports the problem
-    instead of silently dropping its manifests. The walk keeps its own stack (as deep a
-    tree as paths allow walks like a flat one), and sorts like ``os.walk`` would list.
+    Hidden directories (``.git``, ``.github``...) and hidden files are skipped. A directory
+    symlink that leads to a directory inside ``root`` is walked, each real directory once
+    (a link cycle, or a link to a directory walked already, adds nothing); one that leads
+    outside ``root`` is returned as an entry of its own, which reading skips saying so
+    (:func:`_read_bytes`). A directory that cannot be listed is returned as an entry of
+    its own, so that reading it reports the problem instead of silently dropping its
+    manifests. The walk keeps its own stack (as deep a tree as paths allow walks like a
+    flat one), and sorts like ``os.walk`` would list.
     """
     found: list[tuple[str, ...]] = []
+    inside = os.path.realpath(root)
+    walked = {_identity(root)}
+    links: list[str] = []
     pending = [root]
-    while pending:
+    while pending or links:
+        if not pending:  # the links last, in order: a real path walks its directory first
+            links.sort(reverse=True)
+            link = links.pop()
+            identity = _identity(link)
+            if identity in walked:
+                continue
+            if os.path.commonpath((inside, os.path.realpath(link))) != inside:
+                found.append(_relative_parts(root, link))
+                continue
+            walked.add(identity)
+            pending.append(link)
         directory = pending.pop()
         try:
             with os.scandir(directory) as entries:
@@ -135,7 +152,10 @@ def _walk(root: str) -> list[str]:
                     if entry.name.startswith("."):
                         continue
                     if _is_directory(entry):
-                        if not entry.is_symlink():
+                        if entry.is_symlink():
+                            links.append(entry.path)
+                        else:
+                            walked.add(_identity(entry))
                             pending.append(entry.path)
                     elif entry.name.lower().endswith(MANIFEST_SUFFIXES):
                         found.append(_relative_parts(root, entry.path))
@@ -143,6 +163,16 @@ def _walk(root: str) -> list[str]:
             found.append(_relative_parts(root, directory))
     prefix = _display_prefix(root)
     return [prefix + "/".join(parts) if parts else root for parts in sorted(found)]
+
+
+def _identity(place: str | os.DirEntry[str]) -> tuple[int, int]:
+    """A directory's device and inode, following links: which real directory it is (a
+    path's ``realpath`` would cost a lookup per component, per directory of a deep tree)."""
+    try:
+        found = place.stat() if isinstance(place, os.DirEntry) else os.stat(place)
+    except OSError:
+        return (-1, id(place))  # unlisted below, reported when read
+    return (found.st_dev, found.st_ino)
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
@@ -319,6 +349,11 @@ def _read_bytes(path: str, regular_only: bool = False) -> bytes:
     blocking, so that swapping the entry in between cannot make the read hang."""
     if os.path.isdir(path):
         os.listdir(path)
+        if regular_only and os.path.islink(path):  # listed: the walk found it outside
+            raise _NotRegular(
+                f"a symbolic link to a directory outside the directory walked "
+                f"({_shown_link(path)}): not followed"
+            )
         raise IsADirectoryError(errno.EISDIR, "is a directory", path)
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     if regular_only:
@@ -329,6 +364,15 @@ def _read_bytes(path: str, regular_only: bool = False) -> bytes:
         if regular_only:
             _check_regular(path, os.fstat(descriptor).st_mode)
         return read_capped(stream.read, MAX_FILE_BYTES, _TooLarge)
+
+
+def _shown_link(path: str) -> str:
+    """Where a symbolic link points, as written in it (cut to 200 characters)."""
+    try:
+        target = display_path(os.readlink(path))
+    except OSError:
+        return "unreadable"
+    return target if len(target) <= 200 else target[:199] + "…"
 
 
 def _check_regular(path: str, mode: int) -> None:

@@ -200,11 +200,15 @@ def compose(source: Source | None) -> Node | None:
     """The composed node of ``source``'s value (lines counted from its first), or None."""
     if source is None:
         return None
-    end = source.end
+    end, column = source.end, source.column
     try:
         if end < 0:  # a JSON List item: where it ends is found now
             end = json.JSONDecoder().raw_decode(source.text, source.start)[1]
-        text = " " * source.column + source.text[source.start : end]
+            # Flow text needs no indentation: padding it to its column would cost the
+            # line's length for every item of a List written on one line (kubectl's
+            # compact output), the whole document again for each failing workload.
+            column = 0
+        text = " " * column + source.text[source.start : end]
         return yaml.compose(text, Loader=_LOADER)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None

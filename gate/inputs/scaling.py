@@ -51,9 +51,23 @@ class Autoscaler:
     maximum: int
     problem: BadCount | None = None
     """A count of its own that is none (``minReplicas: "2"``): what it scales is an ERROR."""
+    others: tuple[tuple[str, str], ...] = ()
+    """Further autoscalers (kind, name) of the same workload: it is then an ERROR."""
 
     def invalid(self, namespace: str) -> str | None:
-        """Why the workload it scales cannot be judged, naming the autoscaler's field."""
+        """Why the workload it scales cannot be judged, naming the autoscaler's field, or
+        every autoscaler when several scale it (pkg/controller/podautoscaler/horizontal.go:
+        an HPA whose pods another HPA also selects gets ``ScalingActive=False``, reason
+        ``AmbiguousSelector``, and scales nothing; KEDA scales through an HPA of its own)."""
+        if self.others:
+            named = ", ".join(
+                f"{kind} {namespace}/{name}"
+                for kind, name in ((self.kind, self.name), *self.others)
+            )
+            return (
+                f"controlled by multiple autoscalers: {named} (AmbiguousSelector: the HPA "
+                "controller scales it by none of them)"
+            )
         if self.problem is None:
             return None
         return f"{self.kind} {namespace}/{self.name}: {self.problem}"
@@ -145,13 +159,17 @@ def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | N
 
 
 def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autoscaler]:
-    """Every autoscaler of the run by its target; the first one wins when two name the same
-    workload (the controllers would fight over it; the run reports what it was given first)."""
+    """Every autoscaler of the run by its target; when several name the same workload, the
+    first carries the others (:meth:`Autoscaler.invalid`: the workload is an ERROR)."""
     found: dict[ScaleTarget, Autoscaler] = {}
     for body in bodies:
         entry = autoscaler_of(body)
-        if entry is not None:
-            found.setdefault(*entry)
+        if entry is None:
+            continue
+        key, scaler = entry
+        first = found.setdefault(key, scaler)
+        if first is not scaler:
+            found[key] = replace(first, others=(*first.others, (scaler.kind, scaler.name)))
     return found
 
 

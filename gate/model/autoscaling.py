@@ -23,6 +23,8 @@ HEALTHY = "Healthy"
 """clusterstate/api/types.go ``ClusterAutoscalerHealthy``."""
 BACKOFF = "Backoff"
 """clusterstate/api/types.go ``ClusterAutoscalerBackoff``: a group's scaleUp status."""
+RUNNING = "Running"
+"""clusterstate/api/types.go ``ClusterAutoscalerRunning``."""
 INITIALIZING = "Initializing"
 """clusterstate/api/types.go ``ClusterAutoscalerInitializing``: CA has not finished its
 first loop."""

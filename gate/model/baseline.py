@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from gate.model.policy import Policy
 from gate.model.workloads import Verdict
 
 
@@ -58,10 +59,14 @@ class BaselineEntry:
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """The workloads of an earlier JSON report (``--baseline REPORT``), in its order."""
+    """The workloads of an earlier JSON report (``--baseline REPORT``), in its order, and
+    the policy and ``failOn`` it was written under (None: a report of an older version,
+    which did not record them)."""
 
     source: str
     entries: tuple[BaselineEntry, ...]
+    policy: Policy | None = None
+    fail_on: frozenset[Verdict] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +88,6 @@ class BaselineRun:
 
     source: str
     gone: tuple[BaselineEntry, ...] = ()
+    policy_changes: tuple[str, ...] = ()
+    """How this run's policy differs from the baseline's: ``now: <line>`` for each line of
+    this run's policy the baseline's lacks, ``was: <line>`` for each it had."""

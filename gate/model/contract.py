@@ -35,6 +35,7 @@ from gate.model import (
     AllowedAddonOnly,
     Autoscale,
     AutoscalerRef,
+    AutoscalingInput,
     Blocked,
     Cause,
     Change,
@@ -61,6 +62,7 @@ from gate.model import (
 __all__ = [  # the report's parts the model defines, read from here as the rest
     "AllowedAddonOnly",
     "Autoscale",
+    "AutoscalingInput",
     "Blocked",
     "Cause",
     "Count",
@@ -436,6 +438,12 @@ decoded one at a time by ``WORKLOAD_DECODER``: a reader that keeps a few fields 
 workload (``--baseline``) holds the file and those fields, never every workload's objects at
 once. Every other field is Report's own."""
 _HEAD_DECODER = msgspec.json.Decoder(ReportHead)
+
+
+def report_head(data: bytes) -> Any:
+    """The report ``data`` as :data:`ReportHead` (its workloads left encoded), every other
+    field checked by :class:`Report`'s types (``msgspec.ValidationError`` otherwise)."""
+    return _HEAD_DECODER.decode(data)
 
 
 def encoded_workloads(data: bytes) -> list[msgspec.Raw]:

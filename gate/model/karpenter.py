@@ -149,3 +149,5 @@ class Catalog:
     types: tuple[InstanceType, ...]
     source: str
     from_cluster: bool = False
+    sha256: str | None = None
+    """The file's SHA-256 digest (hex): which catalog decided, as a report names it."""

@@ -19,6 +19,7 @@ from gate.model.outcomes import (
     NodeOutcomes,
     ReplicaFit,
 )
+from gate.model.policy import Policy
 from gate.model.reported import Count, Reported, given
 from gate.model.workloads import DEFAULT_FAIL_ON, VERDICT_ORDER, Location, Verdict, WorkloadWarning
 
@@ -27,6 +28,9 @@ NODE_POOL: Final = "NodePool"
 """The kinds of what adds nodes: a cluster-autoscaler node group, a Karpenter NodePool."""
 TYPES_SHOWN = 3
 """Instance types a NodePool's scale-up names before counting the rest."""
+TYPES_LISTED = 100
+"""Instance types a report lists of a NodePool's scale-up; the rest are counted: a catalog
+of 100,000 types would otherwise list most of them for every workload."""
 
 
 class ScaleUp(Reported, frozen=True, kw_only=True):
@@ -51,11 +55,22 @@ class ScaleUp(Reported, frozen=True, kw_only=True):
             tuple[str, ...],
             Meta(
                 description="NodePool: the instance types a new node may take, in "
-                "Karpenter's order (cheapest first)."
+                "Karpenter's order (cheapest first); at most the first 100, "
+                "instanceTypeCount counting them all when there are more."
             ),
         ]
         | UnsetType
     ) = msgspec.field(default=UNSET, name="instanceTypes")
+    type_count: (
+        Annotated[
+            Count,
+            Meta(
+                description="NodePool: how many instance types a new node may take, present "
+                "when instanceTypes lists only the first 100 of them."
+            ),
+        ]
+        | UnsetType
+    ) = msgspec.field(default=UNSET, name="instanceTypeCount")
 
     def __str__(self) -> str:
         """processors/nodegroupset ``ScaleUpInfo.String``: ``{aks-user 3->5 (max: 10)}``;
@@ -64,8 +79,9 @@ class ScaleUp(Reported, frozen=True, kw_only=True):
             noun = "node" if self.nodes == 1 else "nodes"
             instance_types = given(self.instance_types, ())
             types = ", ".join(instance_types[:TYPES_SHOWN])
-            if len(instance_types) > TYPES_SHOWN:
-                types += f", … {len(instance_types)} types"
+            total = given(self.type_count, len(instance_types))
+            if total > TYPES_SHOWN:
+                types += f", … {total} types"
             return f'NodePool "{self.group}" +{self.nodes} {noun} ({types})'
         return f"{{{self.group} {self.start}->{self.end} (max: {self.maximum})}}"
 
@@ -246,36 +262,6 @@ class Read(Reported, frozen=True):
 
 ReadSummary = Read
 """What a run read (:class:`Read`), as the stages that gather it name it."""
-
-
-class AllowedAddonOnly(Reported, frozen=True):
-    """An allowAddonOnly rule: the workloads it names, and why."""
-
-    workloads: str
-    reason: str
-
-
-class Skip(Reported, frozen=True):
-    """A skip rule in force: the workloads it names, why, and until when (null: no end)."""
-
-    workloads: str
-    reason: str
-    expires: str | None
-
-
-class Policy(Reported, frozen=True, kw_only=True):
-    """What the configuration or --fail-on changed of the gate's policy: where failOn was set
-    (null: the default), the ADDON_ONLY workloads allowed and the skips in force."""
-
-    # What the gate was told to decide, as a reviewer must see it. A policy that changes
-    # nothing is false, and the report leaves it out.
-
-    fail_on_by: str | None = msgspec.field(name="failOnBy")
-    allowed: tuple[AllowedAddonOnly, ...] = msgspec.field(name="allowAddonOnly")
-    skips: tuple[Skip, ...] = msgspec.field(name="skip")
-
-    def __bool__(self) -> bool:
-        return bool(self.fail_on_by or self.allowed or self.skips)
 
 
 SNAPSHOT_FILE = "the snapshot file"

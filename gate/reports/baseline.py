@@ -18,6 +18,7 @@ from collections import defaultdict, deque
 from dataclasses import replace
 
 from gate.model import (
+    VERDICT_ORDER,
     Baseline,
     BaselineEntry,
     BaselineRun,
@@ -27,6 +28,7 @@ from gate.model import (
     Verdict,
     WorkloadResult,
 )
+from gate.reports.policy import policy_lines
 
 # How bad each evaluated verdict is; ERROR and SKIPPED said nothing about fitting.
 _RANK = {
@@ -87,4 +89,30 @@ def compare(report: Report, baseline: Baseline, whole: bool = True) -> Report:
         results.append(replace(result, compared=comparison(report, result, before)))
     left = {id(entry) for queue in waiting.values() for entry in queue} if whole else set()
     gone = tuple(entry for entry in baseline.entries if id(entry) in left)
-    return replace(report, results=tuple(results), baseline=BaselineRun(baseline.source, gone))
+    changes = policy_changes(report, baseline)
+    return replace(
+        report, results=tuple(results), baseline=BaselineRun(baseline.source, gone, changes)
+    )
+
+
+def policy_changes(report: Report, baseline: Baseline) -> tuple[str, ...]:
+    """How this run's policy differs from the baseline's, line by line as the comment
+    states a policy: ``now: ...`` for a line the baseline's lacks, ``was: ...`` for one it
+    had (none for a baseline of an older version, which did not record its policy). A pull
+    request that changes ``.fitgate.yaml`` changes what passes; a reviewer must see it."""
+    if baseline.policy is None or baseline.fail_on is None:
+        return ()
+    now = policy_lines(report.policy, report.fail_on)
+    if report.fail_on != baseline.fail_on and not any(n.startswith("fails on") for n in now):
+        now = [f"fails on {_verdicts(report.fail_on)}", *now]
+    was = policy_lines(baseline.policy, baseline.fail_on)
+    if report.fail_on != baseline.fail_on and not any(w.startswith("fails on") for w in was):
+        was = [f"fails on {_verdicts(baseline.fail_on)}", *was]
+    return (
+        *(f"now: {line}" for line in now if line not in was),
+        *(f"was: {line}" for line in was if line not in now),
+    )
+
+
+def _verdicts(verdicts: frozenset[Verdict]) -> str:
+    return ", ".join(v.value for v in VERDICT_ORDER if v in verdicts) or "nothing"

@@ -250,7 +250,11 @@ _SECTION_NAMES = {
 def _baseline(report: Report) -> dict[str, Any] | None:
     if report.baseline is None:
         return None
-    return {"source": report.baseline.source, "counts": baseline_counts(report)}
+    return {
+        "source": report.baseline.source,
+        "counts": baseline_counts(report),
+        "policy_changes": list(report.baseline.policy_changes),
+    }
 
 
 def _context(

@@ -5,7 +5,7 @@ only its outcome."""
 
 from __future__ import annotations
 
-from gate.model import DEFAULT_FAIL_ON, VERDICT_ORDER, Policy, Verdict
+from gate.model import DEFAULT_FAIL_ON, VERDICT_ORDER, AutoscalingInput, Policy, Verdict
 
 
 def _verdicts(verdicts: frozenset[Verdict]) -> str:
@@ -39,4 +39,24 @@ def policy_lines(policy: Policy | None, fail_on: frozenset[Verdict]) -> list[str
         else f"skipped: {s.workloads}: {s.reason}"
         for s in policy.skips
     )
+    lines.extend(map(autoscaling_line, policy.inputs))
     return lines
+
+
+_INPUTS = {
+    "instanceTypes": "instance types",
+    "template": "node template",
+    "match": "group members",
+    "cluster": "cluster limits",
+}
+
+
+def autoscaling_line(given: AutoscalingInput) -> str:
+    """``instance types from catalog.json (sha256 3f2a…): 9 types``: an autoscaler input
+    the configuration gives, where it came from and what it says.
+
+    >>> autoscaling_line(AutoscalingInput("match", ".fitgate.yaml", "aks-gpu: pool=gpu"))
+    'group members from .fitgate.yaml: aks-gpu: pool=gpu'
+    """
+    digest = f" (sha256 {given.sha256})" if given.sha256 else ""
+    return f"{_INPUTS.get(given.input, given.input)} from {given.source}{digest}: {given.says}"

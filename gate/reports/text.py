@@ -7,6 +7,7 @@ from datetime import datetime
 
 from gate.model import VERDICT_ORDER, Report, Verdict
 from gate.reports.escape import terminal_text
+from gate.reports.policy import autoscaling_line
 from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
 from gate.reports.views import Views
@@ -63,6 +64,10 @@ def render_text(
     if report.read is not None and not quiet:
         lines.append(terminal_text(read_line(report.read)))
         lines.extend(f"    {terminal_text(line)}" for line in excluded_lines(report.read))
+    if report.policy is not None and not quiet:  # what a pull request may change
+        lines.extend(
+            terminal_text(f"autoscaling input: {autoscaling_line(i)}") for i in report.policy.inputs
+        )
     lines.append(terminal_text(summary_line(report)))  # it names the baseline's file
     return "\n".join(lines) + "\n"
 

@@ -20,17 +20,28 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from gate.errors import QuantityError
+from gate.errors import QuantityError, SnapshotError
 from gate.inputs.manifests import bounded_yaml
+from gate.inputs.shape import POD_SPEC, shape_problem
 from gate.k8s.resources import pod_request_amounts
 from gate.model import rfc3339_time
-from gate.model.autoscaling import AutoscalerStatus, AutoscalingState, DaemonSet, StatusGroup
+from gate.model.autoscaling import (
+    INITIALIZING,
+    RUNNING,
+    AutoscalerStatus,
+    AutoscalingState,
+    DaemonSet,
+    StatusGroup,
+)
 from gate.snapshot.fields import Fields
 from gate.snapshot.flags import flags_of
 from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state
 from gate.snapshot.machines import machine_deployment
 
 STATUS_NAMESPACE, STATUS_NAME = "kube-system", "cluster-autoscaler-status"
+MAX_CONFIGMAP_DATA = 1 << 20
+"""pkg/apis/core/validation ``ValidateConfigMap``: a ConfigMap's data, all keys together, is
+at most ``MaxSecretSize`` (1 MiB)."""
 LAST_UPDATED = "cluster-autoscaler.kubernetes.io/last-updated"
 """clusterstate/utils/status.go ``ConfigMapLastUpdatedKey``."""
 AUTOSCALING_KINDS = (
@@ -84,11 +95,22 @@ class _Fields(Fields):
         self.where = where
 
     def integer(self, value: object, path: str, default: int | None = None) -> int:
+        """A size or count as CA writes it: a Go ``int``, never negative."""
         if value is None and default is not None:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"not an integer: {value!r}")
+            raise self.fail(path, f"not an integer: {_shown(value)}")
+        if not 0 <= value <= _GO_INT_MAX:
+            raise self.fail(path, f"{_shown(value)}: not a size CA writes (0 to {_GO_INT_MAX})")
         return value
+
+    def digits(self, text: str, path: str) -> int:
+        """A size of the plain-text status, read as :meth:`integer` (no conversion of
+        thousands of digits: Python refuses past 4,300 of them)."""
+        if len(text) > _GO_INT_DIGITS:
+            shown = f"{text[:20]}… ({len(text)} digits)"
+            raise self.fail(path, f"{shown}: not a size CA writes (0 to {_GO_INT_MAX})")
+        return self.integer(int(text), path)
 
     def text(self, value: object, path: str) -> str:
         if value is None:
@@ -96,6 +118,19 @@ class _Fields(Fields):
         if not isinstance(value, str):
             raise self.fail(path, f"not a string: {value!r}")
         return value
+
+
+_GO_INT_MAX = 2**63 - 1
+_GO_INT_DIGITS = len(str(_GO_INT_MAX))
+
+
+def _shown(value: object) -> str:
+    """A value as a message shows it: its ``repr`` cut to 40 characters (an integer past
+    a Go ``int`` by its size alone, which Python cannot print past 4,300 digits)."""
+    if isinstance(value, int) and abs(value) > _GO_INT_MAX:
+        return f"a number of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _yaml_group(item: object, at: str, read: _Fields) -> StatusGroup:
@@ -121,10 +156,15 @@ def _yaml_group(item: object, at: str, read: _Fields) -> StatusGroup:
 
 
 def _yaml_status(body: Mapping[str, Any], read: _Fields) -> AutoscalerStatus:
+    """clusterstate/api/types.go ``ClusterAutoscalerStatus``: CA writes ``autoscalerStatus``
+    (``Running`` or ``Initializing``) and ``nodeGroups`` every time. A mapping without
+    them is no status of CA's (``hello: world``), and a running CA's status naming no
+    group gives no group to judge a scale-up by: both are refused, not read as a CA that
+    scales nothing."""
     groups = body.get("nodeGroups")
     if groups is not None and not isinstance(groups, list):
         raise read.fail("data.status: nodeGroups", "not a list")
-    return AutoscalerStatus(
+    status = AutoscalerStatus(
         groups=tuple(
             _yaml_group(g, f"data.status: nodeGroups[{i}]", read)
             for i, g in enumerate(groups or [])
@@ -133,6 +173,23 @@ def _yaml_status(body: Mapping[str, Any], read: _Fields) -> AutoscalerStatus:
         autoscaler=read.text(body.get("autoscalerStatus"), "data.status: autoscalerStatus"),
         updated=go_time(body.get("time")),
     )
+    if status.autoscaler not in _CONDITIONS:
+        shown = f"{status.autoscaler[:40]!r}" if status.autoscaler else "missing"
+        raise read.fail(
+            "data.status: autoscalerStatus",
+            f"{shown}, not {' or '.join(_CONDITIONS)}: not a cluster-autoscaler status",
+        )
+    if not status.groups and status.autoscaler != INITIALIZING:
+        raise read.fail("data.status: nodeGroups", _NO_GROUP)
+    return status
+
+
+_CONDITIONS = (RUNNING, INITIALIZING)
+"""clusterstate/api/types.go ``ClusterAutoscalerStatusCondition``'s values."""
+_NO_GROUP = (
+    "no node group: a running cluster-autoscaler's status names each group it scales, so "
+    "this status gives none to judge a scale-up by"
+)
 
 
 _TEXT_HEAD = re.compile(r"Cluster-autoscaler status at ([^\n]*):\n")
@@ -150,13 +207,14 @@ def _text_group(block: str, name: str, read: _Fields) -> StatusGroup:
     if health is None:
         raise read.fail(f'data.status: node group "{name}"', "no Health line with its sizes")
     status, ready, target, least, most = health.groups()
+    at = f'data.status: node group "{name}": Health'
     return StatusGroup(
         name=name,
         health=status,
-        target=int(target),
-        min_size=int(least),
-        max_size=int(most),
-        ready=int(ready),
+        target=read.digits(target, f"{at}: cloudProviderTarget"),
+        min_size=read.digits(least, f"{at}: minSize"),
+        max_size=read.digits(most, f"{at}: maxSize"),
+        ready=read.digits(ready, f"{at}: ready"),
         scale_up=scale_up.group(1) if scale_up else "",
     )
 
@@ -172,6 +230,8 @@ def _text_status(text: str, read: _Fields) -> AutoscalerStatus:
     for i, found in enumerate(names):
         end = names[i + 1].start() if i + 1 < len(names) else len(groups_text)
         groups.append(_text_group(groups_text[found.end() : end], found.group(1), read))
+    if not groups:
+        raise read.fail("data.status: NodeGroups", _NO_GROUP)
     return AutoscalerStatus(groups=tuple(groups), form="text", updated=go_time(head.group(1)))
 
 
@@ -183,6 +243,12 @@ def autoscaler_status(obj: Mapping[str, Any]) -> AutoscalerStatus:
     text = data.get("status")
     if not isinstance(text, str) or not text.strip():
         raise read.fail("data.status", "missing: not a cluster-autoscaler status")
+    if len(text) > MAX_CONFIGMAP_DATA:  # before any parse: the YAML of 16 MB took 2.5 GB
+        raise read.fail(
+            "data.status",
+            f"{len(text):,} characters: a ConfigMap holds at most {MAX_CONFIGMAP_DATA:,} bytes "
+            "of data (the API server refuses more)",
+        )
     if _TEXT_HEAD.match(text):
         status = _text_status(text, read)
     else:
@@ -194,10 +260,14 @@ def autoscaler_status(obj: Mapping[str, Any]) -> AutoscalerStatus:
             raise read.fail("data.status", "neither YAML nor CA's text form")
         status = _yaml_status(body, read)
     annotations = read.mapping(_meta(obj).get("annotations"), "metadata.annotations")
-    updated = go_time(annotations.get(LAST_UPDATED))
-    return AutoscalerStatus(
-        status.groups, status.form, status.autoscaler, updated or status.updated
-    )
+    updated = go_time(annotations.get(LAST_UPDATED)) or status.updated
+    if updated is None:  # a status of unknown age is no fresh one
+        raise read.fail(
+            f"metadata.annotations[{LAST_UPDATED}]",
+            "neither it nor the status's own time reads as a time: how old the status is "
+            "cannot be told, so what it says of the groups cannot be trusted",
+        )
+    return AutoscalerStatus(status.groups, status.form, status.autoscaler, updated)
 
 
 def daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
@@ -206,6 +276,9 @@ def daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
     spec = read.mapping(obj.get("spec"), "spec")
     template = read.mapping(spec.get("template"), "spec.template")
     pod = read.mapping(template.get("spec"), "spec.template.spec")
+    problem = shape_problem(pod, POD_SPEC, "spec.template.spec")
+    if problem is not None:  # the API server would not hold it; a fresh node never runs it
+        raise SnapshotError(f"{read.where}: {problem}")
     try:
         requests = pod_request_amounts(pod)
     except QuantityError as exc:
@@ -228,8 +301,19 @@ def autoscaling_state(objects: Mapping[str, Iterable[Any]]) -> AutoscalingState 
     }
     if not any(by_kind.values()):
         return None
-    statuses = [autoscaler_status(o) for o in by_kind["ConfigMap"] if _is_status(o)]
+    status_maps = [o for o in by_kind["ConfigMap"] if _is_status(o)]
+    if len(status_maps) > 1:  # one name, one object: the API server holds one
+        raise SnapshotError(
+            f"{object_name('ConfigMap', status_maps[0])}: recorded {len(status_maps)} times; "
+            "a cluster holds one status, and which one the autoscaler wrote last is unknown"
+        )
+    statuses = [autoscaler_status(o) for o in status_maps]
     flags = [f for f in map(flags_of, by_kind["Deployment"]) if f is not None]
+    if len(flags) > 1:
+        raise SnapshotError(
+            f"{flags[0].deployment} and {flags[1].deployment} both run cluster-autoscaler: "
+            "whose limits and flags decide a scale-up is unknown; record one"
+        )
     machines = [m for m in map(machine_deployment, by_kind["MachineDeployment"]) if m is not None]
     karpenter = karpenter_state(by_kind)
     if karpenter is None and not any(

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gate.errors import QuantityError
+from gate.errors import QuantityError, SnapshotError
 from gate.k8s.labels import (
     ARCH,
     BETA_ARCH,
@@ -38,7 +38,7 @@ from gate.k8s.labels import (
     WINDOWS_BUILD,
     ZONE,
 )
-from gate.k8s.quantity import parse_quantity, whole_value
+from gate.k8s.quantity import NEGATIVE, parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
 from gate.model.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
 from gate.model.karpenter import Requirement as KarpenterRequirement
@@ -168,13 +168,19 @@ class _Read(Fields):
                 raise self.fail(f"{path}[{shown_key(key)}]", f"not a string: {_shown(item)}")
         return dict(data)
 
-    def amounts(self, value: object, path: str) -> dict[str, int]:
+    def amounts(self, value: object, path: str, *, nonnegative: bool = False) -> dict[str, int]:
         """A ResourceList in scheduler units (what the scheduler does not track is dropped,
-        as :func:`~gate.k8s.resources.to_scheduler_units` drops it)."""
+        as :func:`~gate.k8s.resources.to_scheduler_units` drops it); ``nonnegative``: a
+        negative amount is refused, as the API server refuses one in a node's status."""
         try:
-            return to_scheduler_units(exact_list(self.mapping(value, path)))
+            exact = exact_list(self.mapping(value, path))
         except QuantityError as exc:
             raise self.fail(path, str(exc)) from None
+        if nonnegative:
+            for key, amount in exact.items():
+                if amount < 0:
+                    raise self.fail(f"{path}[{shown_key(key)}]", f"negative: {NEGATIVE}")
+        return to_scheduler_units(exact)
 
     def taints(self, value: object, path: str) -> tuple[Taint, ...]:
         taints = []
@@ -336,8 +342,8 @@ def node_claim(obj: Mapping[str, Any]) -> NodeClaim:
         pool=labels.get(NODEPOOL_LABEL, ""),
         labels=labels,
         taints=read.taints(spec.get("taints"), "spec.taints"),
-        capacity=read.amounts(status.get("capacity"), "status.capacity"),
-        allocatable=read.amounts(status.get("allocatable"), "status.allocatable"),
+        capacity=read.amounts(status.get("capacity"), "status.capacity", nonnegative=True),
+        allocatable=read.amounts(status.get("allocatable"), "status.allocatable", nonnegative=True),
         node_name=read.text(status.get("nodeName"), "status.nodeName"),
     )
 
@@ -421,10 +427,26 @@ def karpenter_state(objects: Mapping[str, Iterable[Any]]) -> KarpenterState | No
     }
     if not any(by_kind.values()):
         return None
-    return KarpenterState(
+    state = KarpenterState(
         pools=tuple(map(node_pool, by_kind[NODE_POOL])),
         claims=tuple(map(node_claim, by_kind[NODE_CLAIM])),
         node_classes=tuple(
             node_class(kind, o) for kind in (EC2_NODE_CLASS, AKS_NODE_CLASS) for o in by_kind[kind]
         ),
     )
+    _once(
+        [(NODE_POOL, p.name) for p in state.pools]
+        + [(NODE_CLAIM, c.name) for c in state.claims]
+        + [(c.kind, c.name) for c in state.node_classes]
+    )
+    return state
+
+
+def _once(objects: Iterable[tuple[str, str]]) -> None:
+    """Every object once by kind and name: these kinds are cluster-scoped, and the API
+    server holds one object per name (two NodePools of one name would double its limits)."""
+    seen: set[tuple[str, str]] = set()
+    for kind, name in objects:
+        if (kind, name) in seen:
+            raise SnapshotError(f'{kind} "{name}": recorded twice; a cluster holds one of a name')
+        seen.add((kind, name))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from gate.deadline import open_regular, read_capped
 from gate.errors import QuantityError, SnapshotError
 from gate.inputs.manifests import display_path
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
@@ -38,6 +39,7 @@ from gate.k8s.resources import (
 )
 from gate.model import Snapshot
 from gate.snapshot.halves import SecondReader
+from gate.snapshot.jsonstream import TooLong
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
 from gate.snapshot.state import (
@@ -356,26 +358,30 @@ class SnapshotReading:
     def snapshot(self, on_read: Callable[[int], None] | None = None) -> Snapshot:
         """The snapshot; every problem is a SnapshotError (exit 2)."""
         path, shown = self._path, display_path(self._path)
-        on_read = on_read or (lambda n: None)
+        on_read = _capped(on_read or (lambda n: None))
         try:
             if self._second is not None:
                 halves = self._second.snapshot(shown, on_read)
                 if halves is not None:
                     return trusted(halves, shown)
-            with open(path, "rb") as handle:
+            with open_regular(path, pipes=True) as handle:
                 return trusted(read_snapshot(handle, shown, on_read), shown)
         except OSError as exc:
             raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
+        except TooLong as exc:  # refused, not handed to the reader of the whole file
+            raise SnapshotError(f"{shown}: {exc}") from None
         except NotAccepted:
             pass
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            with open_regular(path, pipes=True) as handle:
+                data = read_capped(handle.read, MAX_SNAPSHOT_BYTES, _too_long)
             document = json.loads(data)
             if may_hold_surrogates(data):
                 document = replace_lone_surrogates(document)
         except OSError as exc:
             raise SnapshotError(f"{shown}: cannot read snapshot: {exc.strerror}") from None
+        except TooLong as exc:
+            raise SnapshotError(f"{shown}: {exc}") from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
             raise not_json(shown, data, exc) from None
         return trusted(build_snapshot(document, shown), shown)
@@ -383,6 +389,30 @@ class SnapshotReading:
     def close(self) -> None:
         if self._second is not None:
             self._second.close()
+
+
+MAX_SNAPSHOT_BYTES = 16 << 30
+"""A snapshot longer than this is refused as it is read: a 5,000-node cluster's List is
+about 2.5 GB, and a pipe (``--snapshot <(...)``) that never ends would grow without bound."""
+
+
+def _too_long() -> TooLong:
+    return TooLong(f"longer than {MAX_SNAPSHOT_BYTES >> 20:,} MiB: not a snapshot of a cluster")
+
+
+def _capped(on_read: Callable[[int], None]) -> Callable[[int], None]:
+    """``on_read``, raising :class:`TooLong` once more than :data:`MAX_SNAPSHOT_BYTES`
+    have been read."""
+    total = 0
+
+    def counted(read: int) -> None:
+        nonlocal total
+        total += read
+        if total > MAX_SNAPSHOT_BYTES:
+            raise _too_long()
+        on_read(read)
+
+    return counted
 
 
 JSON_FORMS = "`kubectl get nodes,pods -A -o json`, or `fitgate snapshot -o FILE`"

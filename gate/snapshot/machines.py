@@ -99,6 +99,18 @@ def machine_deployment(obj: Mapping[str, Any]) -> MachineDeployment | None:
         group=f"MachineDeployment/{namespace}/{name}",
         min_size=_size(annotations, MIN_SIZE, where),
         max_size=_size(annotations, MAX_SIZE, where),
-        replicas=replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 0,
+        replicas=0 if replicas is None else _replicas(replicas, where),
         template=_template(annotations, where),
     )
+
+
+def _replicas(value: object, where: str) -> int:
+    """``spec.replicas`` as the CRD holds it: an int32 from 0 (cluster.x-k8s.io/v1beta1
+    MachineDeploymentSpec ``Replicas *int32``; a string or a negative count never gets
+    past the API server)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+        raise SnapshotError(f"{where}: spec.replicas: not an integer: {shown}")
+    if not 0 <= value <= 2**31 - 1:
+        raise SnapshotError(f"{where}: spec.replicas: {value} is not from 0 to 2147483647")
+    return value

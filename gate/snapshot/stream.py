@@ -36,6 +36,7 @@ from msgspec import UNSET, Struct, UnsetType
 from gate.errors import QuantityError
 from gate.inputs.surrogates import may_hold_surrogates, replace_lone_surrogates
 from gate.k8s.ports import pod_host_ports
+from gate.k8s.quantity import NEGATIVE
 from gate.k8s.resources import (
     exact_list,
     pod_nonzero_amounts,
@@ -790,8 +791,9 @@ def counted_capacity(capacity: object) -> tuple[int, int] | None:
     """A node's ``status.capacity`` as cluster-autoscaler counts it towards
     ``--cores-total`` and ``--memory-total`` (core/utils/utils.go ``GetNodeCoresAndMemory``,
     cluster-autoscaler-1.34.5): cpu in whole cores and memory in bytes, each rounded up as
-    Quantity.Value rounds, 0 when absent or negative. None: the node lists no capacity.
-    Raises QuantityError for a cpu or memory that is no quantity."""
+    Quantity.Value rounds, 0 when absent. None: the node lists no capacity.
+    Raises QuantityError for a cpu or memory that is no quantity, or a negative one (the
+    API server never holds a Node with one)."""
     if not isinstance(capacity, dict):
         return None
     return _counted_pair(capacity.get("cpu"), capacity.get("memory"))
@@ -801,6 +803,9 @@ def counted_capacity(capacity: object) -> tuple[int, int] | None:
 def _counted_pair(cpu: object, memory: object) -> tuple[int, int]:
     listed = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
     exact = exact_list(listed)
+    for name, amount in exact.items():  # the API server's validation refuses it in a Node
+        if amount < 0:
+            raise QuantityError(f"{name}: quantity {str(listed[name])[:40]!r} {NEGATIVE}")
     cores, bytes_ = (-(-exact.get(k, Fraction(0)) // 1) for k in ("cpu", "memory"))
     return max(int(cores), 0), max(int(bytes_), 0)
 

@@ -22,6 +22,7 @@ from msgspec import UNSET
 from gate.model import (
     NODE_POOL,
     NOT_BLOCKED,
+    TYPES_LISTED,
     Autoscale,
     Blocked,
     GroupScaleUp,
@@ -44,6 +45,10 @@ TRANSIENT_WARNING = (
 TRANSIENT_FAILING = (
     "{blocked} {noun} blocked only by what may pass ({message}; a group in backoff or not "
     "ready, or a status that may have changed): counted as blocked (autoscaling.transient: fail)"
+)
+UNRECOVERABLE = (
+    "blocked by node groups not ready or in backoff, which even recovered would not take "
+    "every copy: a group's maximum and the cluster's limits bound what recovery adds"
 )
 UNJUDGED = "cluster-autoscaler would add no node for its pods: {why}"
 UNJUDGED_POOLS = "Karpenter would launch no node for its pods: {why}"
@@ -72,6 +77,8 @@ def after_scale_up(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED.format(why=decision.unjudged))
         )
         decision = None
+    if decision is not None and not decision.recoverable:
+        warnings.append(WorkloadWarning(WarningKind.AUTOSCALING, UNRECOVERABLE))
     after_groups = left if decision is None else decision.blocked
     pools = session.provision(result.kind, cycle, pod, after_groups)
     if pools is not None and pools.unjudged:
@@ -123,7 +130,12 @@ def _autoscale(
                 start=start,
                 end=start + launch.nodes,
                 maximum=None,
-                instance_types=launch.instance_types,
+                instance_types=launch.instance_types[:TYPES_LISTED],
+                type_count=(
+                    len(launch.instance_types)
+                    if len(launch.instance_types) > TYPES_LISTED
+                    else UNSET
+                ),
             )
         )
     blocked = pools.blocked if pools is not None else groups.blocked if groups else 0

@@ -39,6 +39,7 @@ from gate.scheduler.autoscaling.clusterautoscaler.limits import (
     TRANSIENT,
     Headroom,
     limit,
+    recovered,
     skipped,
 )
 from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_state
@@ -83,6 +84,9 @@ class Decision:
     placed: int = 0
     reasons: Mapping[str, int] = field(default_factory=dict)
     unjudged: str = ""
+    recoverable: bool = True
+    """Whether the groups, once recovered (healthy, out of backoff), would take every copy
+    a transient reason blocks; False when their maximums or the limits still block some."""
 
     @property
     def blocked(self) -> int:
@@ -95,7 +99,11 @@ class Decision:
     @property
     def transient(self) -> bool:
         """Some copies are blocked, by transient reasons only."""
-        return bool(self.blocked and self.reasons) and set(self.reasons) <= TRANSIENT
+        return (
+            bool(self.blocked and self.reasons)
+            and set(self.reasons) <= TRANSIENT
+            and self.recoverable
+        )
 
     @property
     def message(self) -> str:
@@ -129,7 +137,24 @@ def decide(
     dialect: Dialect,
 ) -> Decision:
     """Where ``wanted`` copies of ``pod`` (prepared as ``cycle``) go when no existing node
-    takes them; ``used`` is updated with the nodes they add (module doc)."""
+    takes them; ``used`` is updated with the nodes they add (module doc). Copies blocked
+    only by groups not ready or in backoff are transient only when the recovered groups
+    would take every one of them (a group's maximum bounds what recovery can add)."""
+    decision = _decide(cycle, pod, wanted, groups, used, dialect)
+    if not (decision.blocked and decision.reasons and set(decision.reasons) <= TRANSIENT):
+        return decision
+    after = _decide(cycle, pod, wanted, recovered(groups), used.copy(), dialect)
+    return replace(decision, recoverable=not after.blocked)
+
+
+def _decide(
+    cycle: CycleState,
+    pod: PodProfile,
+    wanted: int,
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> Decision:
     if wanted <= 0:
         return Decision(0)
     lacking = [g.id for g in groups.groups if g.template is None]

@@ -172,6 +172,7 @@ def node_groups(
         template = builder.template(status, members)
         groups.append(NodeGroup(status, tuple(n.name for n in members), template))
         warnings += _group_warnings(status, members, template)
+        warnings += _larger_than_members(status, members, configured.get(status.name))
     for group_id in sorted(set(configured) - {g.id for g in groups}):
         warnings.append(f"configured node group {group_id} is not in the autoscaler's status")
     ungrouped = tuple(n for n in nodes if n.name not in claimed)
@@ -190,6 +191,30 @@ def node_groups(
         autoscaler=state.status.autoscaler if state.status else "",
         warnings=tuple(warnings),
     )
+
+
+def _larger_than_members(
+    status: StatusGroup, members: list[NodeView], configured: ConfiguredGroup | None
+) -> list[str]:
+    """A configured template (``.fitgate.yaml``, which a pull request may change) larger in
+    cpu or memory than every node the group has: named, since a fresh node is judged as it
+    says, not as the group's own nodes are."""
+    template = configured.template if configured is not None else None
+    if template is None or not members:
+        return []
+    larger = [
+        resource
+        for resource in ("cpu", "memory")
+        if template.allocatable.get(resource, 0)
+        > max(m.allocatable.get(resource, 0) for m in members)
+    ]
+    if not larger:
+        return []
+    return [
+        f"node group {status.name}: the configured template's allocatable "
+        f"{' and '.join(larger)} is larger than any of its {len(members)} node(s) has: a fresh "
+        "node is judged as .fitgate.yaml says (autoscaling.groups[].template)"
+    ]
 
 
 def _group_warnings(

@@ -7,8 +7,9 @@ many nodes a group may still add, and the headroom the run's workloads share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from gate.model.autoscaling import HEALTHY
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.templates import Template, node_capacity
 
@@ -36,11 +37,27 @@ class Headroom:
     cores: int = 0
     memory: int = 0
 
+    def copy(self) -> Headroom:
+        return Headroom(dict(self.nodes), self.total, self.cores, self.memory)
+
     def add(self, group: NodeGroup, template: Template, count: int) -> None:
         self.nodes[group.id] = self.nodes.get(group.id, 0) + count
         self.total += count
         self.cores += count * template.cores
         self.memory += count * template.memory
+
+
+def recovered(groups: Groups) -> Groups:
+    """The groups once every one is healthy and out of backoff: what the transient reasons
+    leave to pass. Their maximums, limits and templates stay: recovery lifts no group past
+    its maximum."""
+    return replace(
+        groups,
+        groups=tuple(
+            replace(g, status=replace(g.status, health=HEALTHY, scale_up="", backoff_code=""))
+            for g in groups.groups
+        ),
+    )
 
 
 def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:

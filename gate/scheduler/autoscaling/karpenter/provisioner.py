@@ -85,6 +85,15 @@ LIMITS = "all available instance types exceed limits for nodepool"
 TAINT = "did not tolerate taint"
 REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
+MAX_NEW_NODES = 1000
+"""fitgate's bound on the NodeClaims one workload's copies may plan (cluster-autoscaler's
+``--max-nodes-per-scaleup`` default is the same): a NodePool without limits would otherwise
+plan one claim after another for 2,147,483,647 replicas. Copies past it are blocked."""
+BOUNDED = "placement stopped at fitgate's bound"
+BOUNDED_TEXT = (
+    "fitgate stopped placing copies after {nodes} new nodes for one workload (its bound on "
+    "what one workload may add; the pool has no limit that stops it sooner)"
+)
 
 
 def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[str, ...]:
@@ -318,8 +327,12 @@ class Provisioner:
         placed = 0
         errors: list[tuple[str, str, str]] = []
         while placed < left:
-            claim, errors = self._place(claims, variants, pod, requests, spreads, cap)
+            grow = len(claims) < MAX_NEW_NODES
+            claim, errors = self._place(claims, variants, pod, requests, spreads, cap, grow)
             if claim is None:
+                if not grow:
+                    last = claims[-1].pool.name
+                    errors = [(last, BOUNDED, BOUNDED_TEXT.format(nodes=MAX_NEW_NODES))]
                 break
             if not spreads and claim.pods == 1 and claim is claims[-1]:
                 more = self._fill(claim, requests, left - placed, cap)
@@ -367,14 +380,18 @@ class Provisioner:
         requests: Mapping[str, int],
         spreads: list[Zonal],
         cap: int | None,
+        grow: bool = True,
     ) -> Attempt:
-        """``Scheduler.add`` for one copy, relaxed step by step (``trySchedule``)."""
+        """``Scheduler.add`` for one copy, relaxed step by step (``trySchedule``); with
+        ``grow`` False, on the planned claims only (:data:`MAX_NEW_NODES`)."""
         errors: list[tuple[str, str, str]] = []
         for variant in variants:
             for claim in sorted((c for c in claims if not c.full), key=lambda c: c.pods):
                 if self._join(claim, variant, requests, spreads, cap):
                     return claim, []
             errors = []
+            if not grow:
+                continue
             for pool in self.pools:
                 made = self._new(pool, variant, pod, requests, spreads)
                 if isinstance(made, _Claim):
