@@ -45,7 +45,7 @@ def _rules(
     info = SnapshotInfo("test", None, None, None, None, len(NODES), len(pods))
     cluster = Cluster.of(Snapshot(info=info, nodes=NODES, pods=tuple(pods)))
     profile = pod_profile(spec, labels=APP if labels is None else labels)
-    return score_rules(kind, spec, profile, cluster.index, cluster.others.pods)
+    return score_rules(kind, profile, cluster.index, cluster.others.pods)
 
 
 def _spec(requests: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:

@@ -247,6 +247,29 @@ def required_terms(spec: Mapping[str, Any]) -> list[Any] | None:
     return terms if isinstance(terms, list) else []
 
 
+def preferred_node_terms(spec: Mapping[str, Any]) -> tuple[tuple[int, SelectorTerm], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution`` as (weight, term): terms of
+    weight 0 are left out (NewPreferredSchedulingTerms), and a term that does not parse
+    matches no node."""
+    affinity = spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    raw = (
+        node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node_affinity, Mapping)
+        else None
+    )
+    found: list[tuple[int, SelectorTerm]] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        weight = item.get("weight")
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
+            continue
+        for term in parse_terms([item.get("preference")]):
+            found.append((weight, term))
+    return tuple(found)
+
+
 def name_narrowing(terms: Sequence[Any]) -> frozenset[str] | None:
     """NodeAffinity PreFilter: when every term pins ``metadata.name In [...]``, the union
     over terms of each term's intersection of pinned names; None when no narrowing."""
