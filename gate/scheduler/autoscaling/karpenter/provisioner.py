@@ -74,7 +74,7 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
-from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
 
 NO_NODEPOOLS = "no nodepools found"
 """provisioner.go ``Schedule``: with no Ready NodePool Karpenter logs this and publishes no
@@ -309,7 +309,7 @@ class Provisioner:
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
         spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
-        if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
+        if pod.wanted_ports or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         variants = list(_variants(pod, pns))
