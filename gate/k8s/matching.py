@@ -17,6 +17,7 @@ from gate.model import Taint
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
 FILTERED_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

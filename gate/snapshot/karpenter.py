@@ -40,7 +40,14 @@ from gate.k8s.labels import (
 )
 from gate.k8s.quantity import parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
-from gate.model.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
+from gate.model.karpenter import (
+    CAPACITY_TYPE_LABEL,
+    NODEPOOL_LABEL,
+    KarpenterState,
+    NodeClaim,
+    NodeClass,
+    NodePool,
+)
 from gate.model.karpenter import Requirement as KarpenterRequirement
 from gate.model.taints import Taint
 from gate.snapshot.fields import Fields
@@ -117,9 +124,7 @@ def restricted(key: str) -> str | None:
         return 'label domain "kubernetes.io" is restricted'
     if domain.endswith("k8s.io") and not domain.endswith("kops.k8s.io"):
         return 'label domain "k8s.io" is restricted'
-    if key not in ("karpenter.sh/capacity-type", NODEPOOL_LABEL) and domain.endswith(
-        "karpenter.sh"
-    ):
+    if key not in (CAPACITY_TYPE_LABEL, NODEPOOL_LABEL) and domain.endswith("karpenter.sh"):
         return 'label domain "karpenter.sh" is restricted'
     return None
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
+from gate.k8s.matching import PREFER_NO_SCHEDULE
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
@@ -49,7 +50,6 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     room,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
-    PREFER_NO_SCHEDULE,
     TOLERATE_PREFER_NO_SCHEDULE,
     Pool,
     PoolType,
