@@ -19,6 +19,8 @@ NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 FILTERED_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+TAINT_EFFECTS = frozenset({NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE})
+"""v1.TaintEffect: every effect a taint may carry."""
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _GO_INT = re.compile(r"[+-]?[0-9]+")

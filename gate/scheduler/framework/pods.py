@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
+from gate.k8s.labels import (
+    TAINT_DISK_PRESSURE,
+    TAINT_MEMORY_PRESSURE,
+    TAINT_NETWORK_UNAVAILABLE,
+    TAINT_NOT_READY,
+    TAINT_PID_PRESSURE,
+    TAINT_UNREACHABLE,
+    TAINT_UNSCHEDULABLE,
+)
 from gate.k8s.matching import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
     name_narrowing,
     parse_terms,
     preferred_node_terms,
@@ -33,14 +44,14 @@ from gate.scheduler.framework.profile import PodProfile, frozen
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
 DAEMONSET_TOLERATIONS: tuple[tuple[str, str], ...] = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    (TAINT_NOT_READY, NO_EXECUTE),
+    (TAINT_UNREACHABLE, NO_EXECUTE),
+    (TAINT_DISK_PRESSURE, NO_SCHEDULE),
+    (TAINT_MEMORY_PRESSURE, NO_SCHEDULE),
+    (TAINT_PID_PRESSURE, NO_SCHEDULE),
+    (TAINT_UNSCHEDULABLE, NO_SCHEDULE),
 )
-DAEMONSET_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+DAEMONSET_HOST_NETWORK_TOLERATION = (TAINT_NETWORK_UNAVAILABLE, NO_SCHEDULE)
 
 
 @dataclass(frozen=True, slots=True)
