@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
-from gate.model import POD_TOPOLOGY_SPREAD, ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.model import (
+    POD_TOPOLOGY_SPREAD,
+    ExistingPod,
+    HostPort,
+    NodeView,
+    Snapshot,
+    SnapshotInfo,
+)
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.pods import pod_profile
@@ -33,6 +40,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import (
     refuses_another,
     wider_than_a_node,
 )
+from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 from gate.scheduler.plugins.noderesources import copies_held, short_of, wanted_of
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
@@ -238,3 +246,20 @@ def test_own_anti_affinity_keys_split_by_the_node_and_wider(
     keys: tuple[str, ...], one: bool, wider: list[str]
 ) -> None:
     assert (one_per_node(keys), wider_than_a_node(keys)) == (one, wider)
+
+
+HOST_PORTS = st.builds(
+    HostPort,
+    ip=st.sampled_from(["0.0.0.0", "10.0.0.1", "10.0.0.2"]),
+    protocol=st.sampled_from(["TCP", "UDP"]),
+    port=st.integers(1, 3),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(HOST_PORTS, max_size=3))
+def test_copies_collide_exactly_when_the_next_copys_ports_conflict_with_the_firsts(
+    wanted: list[HostPort],
+) -> None:
+    held = frozenset(wanted)
+    assert copies_collide(wanted) == any(port_conflicts(port, held) for port in wanted)
