@@ -182,6 +182,16 @@ def test_labels_the_api_server_would_refuse_are_said_to_be_the_templates() -> No
         _rules(_spec(), labels={"app": "not a valid value!"})
 
 
+def test_a_refused_schedule_anyway_selector_is_said_when_the_score_reads_it() -> None:
+    # Only the score reads ScheduleAnyway constraints: preparing the pod does not fail.
+    bad = {"matchLabels": {"app": "not a valid value!"}}
+    spec = {"topologySpreadConstraints": [spread(1, ZONE, bad, when="ScheduleAnyway")]}
+    profile = pod_profile(spec, labels=APP)
+    assert profile.soft_spread == ()
+    with pytest.raises(SelectorError, match=r"^topologySpreadConstraints\[0\]\.labelSelector"):
+        _rules(spec)
+
+
 def test_a_pod_without_preferred_pod_affinity_scores_no_inter_pod_affinity() -> None:
     assert _rules(_spec(), pods=RUNNING).interpod is None
 
