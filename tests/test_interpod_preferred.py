@@ -16,6 +16,7 @@ import pytest
 
 from gate.model import ExistingPod, NodeView, Verdict
 from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.placement.copies import CopyRules, ScoreRules, place
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring, affinity_scoring
@@ -163,8 +164,8 @@ def test_upstream_preferred_affinity_of_existing_pods(
 ) -> None:
     own, pod_labels, namespace = incoming
     nodes = _nodes(*labels)
-    profile = PodProfile(labels=pod_labels, namespace=namespace)
-    scoring = affinity_scoring(_spec(**own), profile, nodes, PodIndex(pods, nodes), NAMESPACES)
+    profile = pod_profile(_spec(**own), namespace, pod_labels)
+    scoring = affinity_scoring(profile, nodes, PodIndex(pods, nodes), NAMESPACES)
     assert _scores(scoring, nodes) == expected
 
 
@@ -232,7 +233,7 @@ def test_existing_pods_preferred_terms_weigh_the_domains_of_their_nodes(
         node("node3"),
     ]
     profile = PodProfile(labels=S1)
-    found = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    found = affinity_scoring(profile, nodes, PodIndex(pods, nodes), None)
     assert (found and (found.keys, found.existing)) == expected
     if found is not None:
         assert found.per_copy == (0,) * len(found.keys)
@@ -243,8 +244,8 @@ def test_a_released_pods_preferred_terms_weigh_nothing() -> None:
     nodes = _nodes(CHINA)
     index = PodIndex([_pod(1, preferred=STAY_WITH_S1_IN_REGION)], nodes)
     profile = PodProfile(labels=S1)
-    assert affinity_scoring({}, profile, nodes, index, None) is not None
-    assert affinity_scoring({}, profile, nodes, index.without([0]), None) is None
+    assert affinity_scoring(profile, nodes, index, None) is not None
+    assert affinity_scoring(profile, nodes, index.without([0]), None) is None
 
 
 def test_pods_without_preferred_terms_are_never_parsed_for_them() -> None:
@@ -266,7 +267,7 @@ def test_copies_avoid_the_nodes_whose_pods_prefer_to_be_apart_from_them() -> Non
     apart = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOSTNAME}
     pods = [existing_pod(f"n{i}", name=f"p{i}", preferred_anti=((50, apart),)) for i in (0, 1)]
     profile = PodProfile(labels={"app": "web"})
-    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    interpod = affinity_scoring(profile, nodes, PodIndex(pods, nodes), None)
     assert interpod is not None and interpod.existing == ({"n0": -50, "n1": -50},)
     plain = ScoreRules.of({"cpu": 100})
     rules = CopyRules({"cpu": 100})
@@ -316,7 +317,7 @@ def test_nodes_alike_but_for_the_domain_an_existing_pod_prefers_are_split() -> N
     apart = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": zone}
     pods = [existing_pod("n1", preferred_anti=((10, apart),))]
     profile = PodProfile(labels={"app": "web"})
-    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    interpod = affinity_scoring(profile, nodes, PodIndex(pods, nodes), None)
     assert interpod is not None and interpod.existing == ({"a": -10},)
     plain = ScoreRules.of({"cpu": 100})
     scored = replace(plain, interpod=interpod)

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from gate.k8s.labels import HOSTNAME
+from gate.k8s.matching import preferred_node_terms
 from gate.model import ReplicaFit, Taint, Verdict
 from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.scores import default_normalize
 from gate.scheduler.placement.copies import (
@@ -24,8 +26,8 @@ from gate.scheduler.placement.copies import (
 from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
-from gate.scheduler.plugins.nodeaffinity import preferred_terms, preferred_weight
-from gate.scheduler.plugins.noderesources import least_allocated, nonzero_requests
+from gate.scheduler.plugins.nodeaffinity import preferred_weight
+from gate.scheduler.plugins.noderesources import least_allocated
 from gate.scheduler.plugins.podtopologyspread.scoring import (
     SoftConstraint,
     SpreadScoring,
@@ -153,7 +155,7 @@ def test_intolerable_preferences(
 
 def test_a_container_without_requests_scores_as_100m_and_200mi() -> None:
     spec = {"containers": [container(), container(requests={"cpu": "1", "memory": "1Gi"})]}
-    assert nonzero_requests(spec) == (1100, 2**30 + 200 * 2**20)
+    assert pod_profile(spec).nonzero == (1100, 2**30 + 200 * 2**20)
 
 
 @pytest.mark.parametrize(
@@ -400,7 +402,7 @@ PREFERRED: list[tuple[str, dict[str, Any], dict[str, str], int]] = [
 def test_preferred_node_affinity(
     spec: dict[str, Any], labels: dict[str, str], expected: int
 ) -> None:
-    assert preferred_weight(preferred_terms(spec), node(labels=labels)) == expected
+    assert preferred_weight(preferred_node_terms(spec), node(labels=labels)) == expected
 
 
 def test_a_zone_refused_for_the_first_copy_takes_later_ones_past_100_nodes() -> None:
@@ -441,9 +443,9 @@ def test_a_preferred_anti_affinity_against_itself_spreads_the_copies() -> None:
         node("n0", labels={HOSTNAME: "n0"}),
         node("n1", labels={HOSTNAME: "n1"}, requested={"cpu": 1000}),
     ]
-    profile = PodProfile(labels={"app": "w"})
+    profile = pod_profile(spec, labels={"app": "w"})
     index = PodIndex((), nodes)
-    interpod = affinity_scoring(spec, profile, nodes, index, None)
+    interpod = affinity_scoring(profile, nodes, index, None)
     assert interpod is not None and interpod.per_copy == (-200,)
     plain = ScoreRules.of({"cpu": 100})
     rules = CopyRules({"cpu": 100})
@@ -514,7 +516,7 @@ def test_existing_pods_required_affinity_weighs_the_domains_of_their_nodes(
         node("n3"),
     ]
     profile = PodProfile(labels={"app": "w"}, namespace=namespace)
-    found = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    found = affinity_scoring(profile, nodes, PodIndex(pods, nodes), None)
     assert (found and (found.keys, found.existing)) == expected
     if found is not None:
         assert found.per_copy == (0,)
@@ -525,8 +527,8 @@ def test_a_workloads_own_released_pods_terms_weigh_nothing() -> None:
     nodes = [node("n0", labels={ZONE: "a"})]
     index = PodIndex([existing_pod("n0", affinity=(_requires("w"),))], nodes)
     profile = PodProfile(labels={"app": "w"})
-    assert affinity_scoring({}, profile, nodes, index, None) is not None
-    assert affinity_scoring({}, profile, nodes, index.without([0]), None) is None
+    assert affinity_scoring(profile, nodes, index, None) is not None
+    assert affinity_scoring(profile, nodes, index.without([0]), None) is None
 
 
 def test_copies_go_where_an_existing_pod_requires_them() -> None:
@@ -536,7 +538,7 @@ def test_copies_go_where_an_existing_pod_requires_them() -> None:
     nodes = [node("n0", labels={ZONE: "a"}), node("n1", labels={ZONE: "b"})]
     pods = [existing_pod("n1", affinity=(_requires("w"),))]
     profile = PodProfile(labels={"app": "w"})
-    interpod = affinity_scoring({}, profile, nodes, PodIndex(pods, nodes), None)
+    interpod = affinity_scoring(profile, nodes, PodIndex(pods, nodes), None)
     plain = ScoreRules.of({"cpu": 100})
     rules = CopyRules({"cpu": 100})
     assert place(1, nodes, rules, scores=plain).copies == {0: 1}

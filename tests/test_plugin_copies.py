@@ -9,13 +9,21 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
-from gate.model import POD_TOPOLOGY_SPREAD, ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.model import (
+    POD_TOPOLOGY_SPREAD,
+    ExistingPod,
+    HostPort,
+    NodeView,
+    Snapshot,
+    SnapshotInfo,
+)
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.pods import pod_profile
@@ -26,7 +34,13 @@ from gate.scheduler.placement.copies import CopyRules, ScoreRules, capacity
 from gate.scheduler.placement.grouped import _allowed
 from gate.scheduler.placement.replicas import copy_rules
 from gate.scheduler.plugins import ORDER, prepare
-from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.interpodaffinity.copies import (
+    cycle_anti_keys,
+    one_per_node,
+    refuses_another,
+    wider_than_a_node,
+)
+from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 from gate.scheduler.plugins.noderesources import copies_held, short_of, wanted_of
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
@@ -142,7 +156,7 @@ def test_placement_lets_each_copy_onto_the_nodes_the_filters_pass_with_the_copie
             candidates |= 1 << p
     run = ScoredRun(views, rules, ScoreRules(), candidates, None)
     counts = [dict(rule.counts) for rule in rules.spread]
-    keys = [k for k in rules.one_per_domain if k != HOSTNAME]  # by domain's (grouped.py)
+    keys = wider_than_a_node(rules.one_per_domain)  # by domain's (grouped.py)
     taken: list[set[str | None]] = [set() for _ in keys]
     held: dict[int, int] = {}
     bound = list(pods)
@@ -203,3 +217,49 @@ def test_copies_held_is_the_copies_noderesourcesfit_passes_one_after_another(
         asked = sorted({max(held - 1, 0), held})
         fits = [not short_of(wanted, _with_copies(view, pod, k)) for k in asked]
         assert fits == [k < held for k in asked]
+
+
+@pytest.mark.parametrize(
+    ("taken", "domain", "refused"),
+    [
+        pytest.param({"a"}, "a", True, id="a domain already holding a copy refuses the next"),
+        pytest.param({"a"}, "b", False, id="a domain holding no copy takes one"),
+        pytest.param({None}, None, False, id="a node without the key is in no domain"),
+    ],
+)
+def test_own_anti_affinity_refuses_a_domain_once_a_copy_took_it(
+    taken: set[str | None], domain: str | None, refused: bool
+) -> None:
+    assert refuses_another(taken, domain) is refused
+
+
+@pytest.mark.parametrize(
+    ("keys", "one", "wider"),
+    [
+        pytest.param((HOSTNAME,), True, [], id="a hostname term leaves a node one copy"),
+        pytest.param(("zone",), False, ["zone"], id="a zone term reaches past the node"),
+        pytest.param((HOSTNAME, "zone"), True, ["zone"], id="both terms: one a node, one a zone"),
+        pytest.param((), False, [], id="no term: neither"),
+    ],
+)
+def test_own_anti_affinity_keys_split_by_the_node_and_wider(
+    keys: tuple[str, ...], one: bool, wider: list[str]
+) -> None:
+    assert (one_per_node(keys), wider_than_a_node(keys)) == (one, wider)
+
+
+HOST_PORTS = st.builds(
+    HostPort,
+    ip=st.sampled_from(["0.0.0.0", "10.0.0.1", "10.0.0.2"]),
+    protocol=st.sampled_from(["TCP", "UDP"]),
+    port=st.integers(1, 3),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(HOST_PORTS, max_size=3))
+def test_copies_collide_exactly_when_the_next_copys_ports_conflict_with_the_firsts(
+    wanted: list[HostPort],
+) -> None:
+    held = frozenset(wanted)
+    assert copies_collide(wanted) == any(port_conflicts(port, held) for port in wanted)

@@ -45,7 +45,7 @@ def _rules(
     info = SnapshotInfo("test", None, None, None, None, len(NODES), len(pods))
     cluster = Cluster.of(Snapshot(info=info, nodes=NODES, pods=tuple(pods)))
     profile = pod_profile(spec, labels=APP if labels is None else labels)
-    return score_rules(kind, spec, profile, cluster.index, cluster.others.pods)
+    return score_rules(kind, profile, cluster.index, cluster.others.pods)
 
 
 def _spec(requests: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
@@ -180,6 +180,16 @@ def test_the_kinds_a_selector_owns_are_upstreams() -> None:
 def test_labels_the_api_server_would_refuse_are_said_to_be_the_templates() -> None:
     with pytest.raises(SelectorError, match=r"^template metadata\.labels: "):
         _rules(_spec(), labels={"app": "not a valid value!"})
+
+
+def test_a_refused_schedule_anyway_selector_is_said_when_the_score_reads_it() -> None:
+    # Only the score reads ScheduleAnyway constraints: preparing the pod does not fail.
+    bad = {"matchLabels": {"app": "not a valid value!"}}
+    spec = {"topologySpreadConstraints": [spread(1, ZONE, bad, when="ScheduleAnyway")]}
+    profile = pod_profile(spec, labels=APP)
+    assert profile.soft_spread == ()
+    with pytest.raises(SelectorError, match=r"^topologySpreadConstraints\[0\]\.labelSelector"):
+        _rules(spec)
 
 
 def test_a_pod_without_preferred_pod_affinity_scores_no_inter_pod_affinity() -> None:

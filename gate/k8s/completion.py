@@ -20,7 +20,8 @@ from functools import lru_cache
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.k8s.matching import scalar_text
+from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
+from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.resources import aggregate_container_requests, pod_level_resource
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
@@ -33,7 +34,7 @@ class AdmissionRefused(Exception):
     """An admission plugin would refuse to create the pod; the message says why."""
 
 
-DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+DEFAULT_TOLERATION_KEYS = (TAINT_NOT_READY, TAINT_UNREACHABLE)
 
 
 def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict[str, Any]:
@@ -167,12 +168,12 @@ def _default_tolerations(tolerations: list[Any]) -> list[Any]:
         covered = any(
             isinstance(t, Mapping)
             and (t.get("key") or "") in ("", key)
-            and (t.get("effect") or "") in ("", "NoExecute")
+            and (t.get("effect") or "") in ("", NO_EXECUTE)
             for t in tolerations
         )
         if not covered:
             added.append(
-                {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+                {"key": key, "operator": "Exists", "effect": NO_EXECUTE, "tolerationSeconds": 300}
             )
     return tolerations + added
 

@@ -1,4 +1,4 @@
-"""The well-known node labels fitgate reads, named once.
+"""The well-known node labels and taints fitgate reads, named once.
 
 Upstream ``staging/src/k8s.io/api/core/v1/well_known_labels.go`` (v1.34): the stable
 topology, hostname, instance-type, architecture and operating-system labels, and the
@@ -28,3 +28,12 @@ BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 BETA_INSTANCE_TYPE = "beta.kubernetes.io/instance-type"
 BETA_ARCH = "beta.kubernetes.io/arch"
 BETA_OS = "beta.kubernetes.io/os"
+
+# well_known_taints.go: the taints the node lifecycle controller and the kubelet set
+TAINT_NOT_READY = "node.kubernetes.io/not-ready"
+TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
+TAINT_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+TAINT_MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
+TAINT_DISK_PRESSURE = "node.kubernetes.io/disk-pressure"
+TAINT_NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable"
+TAINT_PID_PRESSURE = "node.kubernetes.io/pid-pressure"

@@ -17,7 +17,10 @@ from gate.model import Taint
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
 FILTERED_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+TAINT_EFFECTS = frozenset({NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE})
+"""v1.TaintEffect: every effect a taint may carry."""
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _GO_INT = re.compile(r"[+-]?[0-9]+")
@@ -245,6 +248,29 @@ def required_terms(spec: Mapping[str, Any]) -> list[Any] | None:
         return None
     terms = required.get("nodeSelectorTerms")
     return terms if isinstance(terms, list) else []
+
+
+def preferred_node_terms(spec: Mapping[str, Any]) -> tuple[tuple[int, SelectorTerm], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution`` as (weight, term): terms of
+    weight 0 are left out (NewPreferredSchedulingTerms), and a term that does not parse
+    matches no node."""
+    affinity = spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    raw = (
+        node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node_affinity, Mapping)
+        else None
+    )
+    found: list[tuple[int, SelectorTerm]] = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        weight = item.get("weight")
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
+            continue
+        for term in parse_terms([item.get("preference")]):
+            found.append((weight, term))
+    return tuple(found)
 
 
 def name_narrowing(terms: Sequence[Any]) -> frozenset[str] | None:

@@ -1,4 +1,4 @@
-"""Required pod (anti-)affinity terms, parsed once into hashable values.
+"""Pod (anti-)affinity terms, parsed once into hashable values.
 
 Upstream: ``pkg/scheduler/framework/types.go`` (newAffinityTerm,
 getNamespacesFromPodAffinityTerm), ``k8s.io/kube-scheduler/framework/types.go``
@@ -138,6 +138,26 @@ def pod_terms(
         parse_term(raw, pod_namespace, pod_labels, f"affinity.{kind}.{REQUIRED}[{i}]")
         for i, raw in enumerate(raw_terms(spec, kind))
     )
+
+
+def preferred_pod_terms(
+    spec: Mapping[str, Any], kind: str, namespace: str, labels: Mapping[str, str]
+) -> tuple[tuple[int, AffinityTerm], ...]:
+    """GetPreferredAffinityTerms over the preferred terms of ``kind``: (weight, term); a
+    term of weight 0 or one the API would refuse is left out."""
+    found = []
+    for i, raw in enumerate(raw_terms(spec, kind, PREFERRED)):
+        if not isinstance(raw, Mapping):
+            continue
+        weight = raw.get("weight")
+        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
+            continue
+        try:
+            term = parse_term(raw.get("podAffinityTerm"), namespace, labels, f"{kind}[{i}]")
+        except SelectorError:
+            continue
+        found.append((weight, term))
+    return tuple(found)
 
 
 def stored_terms(

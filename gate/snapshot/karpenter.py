@@ -38,9 +38,17 @@ from gate.k8s.labels import (
     WINDOWS_BUILD,
     ZONE,
 )
+from gate.k8s.matching import TAINT_EFFECTS
 from gate.k8s.quantity import NEGATIVE, parse_quantity, whole_value
 from gate.k8s.resources import exact_list, to_scheduler_units
-from gate.model.karpenter import NODEPOOL_LABEL, KarpenterState, NodeClaim, NodeClass, NodePool
+from gate.model.karpenter import (
+    CAPACITY_TYPE_LABEL,
+    NODEPOOL_LABEL,
+    KarpenterState,
+    NodeClaim,
+    NodeClass,
+    NodePool,
+)
 from gate.model.karpenter import Requirement as KarpenterRequirement
 from gate.model.taints import Taint
 from gate.snapshot.fields import Fields
@@ -61,8 +69,6 @@ READY_CONDITIONS = ("Ready", "ValidationSucceeded", "NodeClassReady")
 provisioner reads ``Ready``, which its status controller sets from the other two)."""
 OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
 """The ``operator`` enum of ``NodeSelectorRequirement`` in the NodePool CRD."""
-EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
-"""The ``effect`` enum of a taint in the NodePool CRD."""
 EVICTION_SIGNALS = frozenset(
     {
         "memory.available",
@@ -117,9 +123,7 @@ def restricted(key: str) -> str | None:
         return 'label domain "kubernetes.io" is restricted'
     if domain.endswith("k8s.io") and not domain.endswith("kops.k8s.io"):
         return 'label domain "k8s.io" is restricted'
-    if key not in ("karpenter.sh/capacity-type", NODEPOOL_LABEL) and domain.endswith(
-        "karpenter.sh"
-    ):
+    if key not in (CAPACITY_TYPE_LABEL, NODEPOOL_LABEL) and domain.endswith("karpenter.sh"):
         return 'label domain "karpenter.sh" is restricted'
     return None
 
@@ -191,8 +195,8 @@ class _Read(Fields):
             effect = self.text(taint.get("effect"), f"{at}.effect")
             if not key:
                 raise self.fail(f"{at}.key", "missing")
-            if effect not in EFFECTS:
-                raise self.fail(f"{at}.effect", f"not one of {', '.join(sorted(EFFECTS))}")
+            if effect not in TAINT_EFFECTS:
+                raise self.fail(f"{at}.effect", f"not one of {', '.join(sorted(TAINT_EFFECTS))}")
             value_ = self.text(taint.get("value"), f"{at}.value")
             taints.append(Taint(key=key, value=value_, effect=effect))
         return tuple(taints)

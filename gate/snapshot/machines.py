@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate.errors import QuantityError, SnapshotError
+from gate.k8s.matching import TAINT_EFFECTS
 from gate.k8s.quantity import scheduler_amount
 from gate.model import Taint
 from gate.model.autoscaling import MachineDeployment, NodeTemplate
@@ -22,7 +23,6 @@ MIN_SIZE = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 MAX_SIZE = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 CAPACITY = "capacity.cluster-autoscaler.kubernetes.io/"
 _RESOURCES = {"cpu": "cpu", "memory": "memory", "ephemeral-disk": "ephemeral-storage"}
-_EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 
 
 def _size(annotations: Mapping[str, Any], key: str, where: str) -> int:
@@ -43,7 +43,7 @@ def parse_taints(text: str, where: str) -> tuple[Taint, ...]:
     taints = []
     for item in filter(None, (part.strip() for part in text.split(","))):
         pair, colon, effect = item.rpartition(":")
-        if not colon or effect not in _EFFECTS:
+        if not colon or effect not in TAINT_EFFECTS:
             raise SnapshotError(f"{where}: taint {item!r}: not key=value:Effect")
         key, _, value = pair.partition("=")
         taints.append(Taint(key=key, value=value, effect=effect))

@@ -419,7 +419,7 @@ class Evaluator:
         scores = None  # past 100 nodes a count no order changes is placed without scores
         if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
             pods = (self.cluster.without(own) if own else self.cluster).others.pods
-            scores = score_rules(workload.kind, pod.spec, pod.profile, self.index, pods, namespaces)
+            scores = score_rules(workload.kind, pod.profile, self.index, pods, namespaces)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
             return refusals(groups, cycle, views, rules, placement, candidates, held, self.dialect)

@@ -13,12 +13,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
-from gate.k8s.matching import name_narrowing, parse_terms, required_terms, scalar_text
+from gate.k8s.labels import (
+    TAINT_DISK_PRESSURE,
+    TAINT_MEMORY_PRESSURE,
+    TAINT_NETWORK_UNAVAILABLE,
+    TAINT_NOT_READY,
+    TAINT_PID_PRESSURE,
+    TAINT_UNREACHABLE,
+    TAINT_UNSCHEDULABLE,
+)
+from gate.k8s.matching import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    name_narrowing,
+    parse_terms,
+    preferred_node_terms,
+    required_terms,
+    scalar_text,
+)
 from gate.k8s.nodeterms import written_node_affinity
-from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms
+from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
-from gate.k8s.spread import hard_constraints
+from gate.k8s.selectors import SelectorError
+from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
@@ -26,14 +44,14 @@ from gate.scheduler.framework.profile import PodProfile, frozen
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
 DAEMONSET_TOLERATIONS: tuple[tuple[str, str], ...] = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    (TAINT_NOT_READY, NO_EXECUTE),
+    (TAINT_UNREACHABLE, NO_EXECUTE),
+    (TAINT_DISK_PRESSURE, NO_SCHEDULE),
+    (TAINT_MEMORY_PRESSURE, NO_SCHEDULE),
+    (TAINT_PID_PRESSURE, NO_SCHEDULE),
+    (TAINT_UNSCHEDULABLE, NO_SCHEDULE),
 )
-DAEMONSET_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+DAEMONSET_HOST_NETWORK_TOLERATION = (TAINT_NETWORK_UNAVAILABLE, NO_SCHEDULE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +94,17 @@ def _label_keys(node_selector: Mapping[str, str], terms: list[Any] | None) -> fr
     return frozenset(keys)
 
 
+def _soft_spread(
+    spec: Mapping[str, Any], labels: Mapping[str, str]
+) -> tuple[tuple[SpreadConstraint, ...], str]:
+    """The ScheduleAnyway constraints, or why one of their selectors is refused: the score
+    alone reads them, and only when it runs, so the error waits for it."""
+    try:
+        return hard_constraints(spec, labels, SCHEDULE_ANYWAY), ""
+    except SelectorError as exc:
+        return (), str(exc)
+
+
 def pod_profile(
     spec: Mapping[str, Any],
     namespace: str = "default",
@@ -89,6 +118,8 @@ def pod_profile(
     node_selector = _text_map(spec.get("nodeSelector"))
     labels = dict(labels or {})
     priority = spec.get("priority")
+    listed = spec.get("topologySpreadConstraints")
+    soft_spread, soft_spread_error = _soft_spread(spec, labels)
     return PodProfile(
         namespace=namespace,
         labels=labels,
@@ -109,6 +140,12 @@ def pod_profile(
         nonzero=incoming_nonzero_amounts(spec),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
         node_affinity=written_node_affinity(spec),
+        preferred_node_terms=preferred_node_terms(spec),
+        preferred_pod_affinity=preferred_pod_terms(spec, POD_AFFINITY, namespace, labels),
+        preferred_pod_anti_affinity=preferred_pod_terms(spec, POD_ANTI_AFFINITY, namespace, labels),
+        spread_listed=isinstance(listed, list) and bool(listed),
+        soft_spread=soft_spread,
+        soft_spread_error=soft_spread_error,
     )
 
 

@@ -33,6 +33,13 @@ class PodProfile:
     count them. What the autoscalers read: its ``priority`` (None when unset) and its
     node affinity as written (``node_affinity``: Karpenter's requirements and
     preferences).
+
+    What the score plugins read besides: the ``preferred_node_terms`` and the preferred
+    ``preferred_pod_affinity`` / ``preferred_pod_anti_affinity`` terms as (weight, term),
+    whether the pod lists any topology spread constraints (``spread_listed``: else the
+    score spreads by the system defaults) and its ScheduleAnyway ones (``soft_spread``).
+    ``soft_spread_error``: why one of those has a selector the API server refuses; only
+    the score reads them, and only when it runs, so the error is raised there.
     """
 
     node_name: str = ""
@@ -54,6 +61,12 @@ class PodProfile:
     nonzero: tuple[int, int] = (0, 0)
     priority: int | None = None
     node_affinity: NodeAffinityTerms = field(default_factory=NodeAffinityTerms)
+    preferred_node_terms: tuple[tuple[int, SelectorTerm], ...] = ()
+    preferred_pod_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+    preferred_pod_anti_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+    spread_listed: bool = False
+    soft_spread: tuple[SpreadConstraint, ...] = ()
+    soft_spread_error: str = ""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

@@ -33,12 +33,11 @@ MAX_NODE_SCORE = 100
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """What the score plugins' PreScore reads of one workload's pod: its kind, its pod
-    spec and profile, the snapshot's nodes and pods (those the workload's own pods leave),
-    and the namespaces' labels (None: not read)."""
+    """What the score plugins' PreScore reads of one workload's pod: its kind, its
+    profile, the snapshot's nodes and pods (those the workload's own pods leave), and the
+    namespaces' labels (None: not read)."""
 
     kind: str
-    spec: Mapping[str, Any]
     profile: PodProfile
     nodes: NodeIndex
     pods: PodIndex

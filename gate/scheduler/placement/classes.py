@@ -26,6 +26,7 @@ from gate.scheduler.placement.copyrules import (
     set_bits,
 )
 from gate.scheduler.plugins import SCORES
+from gate.scheduler.plugins.interpodaffinity.copies import refuses_another, wider_than_a_node
 from gate.scheduler.plugins.noderesources import SCORED
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum_of
 
@@ -52,12 +53,6 @@ def _lowest(counts: Mapping[str, int]) -> tuple[int, int]:
     return least, sum(1 for count in counts.values() if count == least)
 
 
-def _anti_affinity_refuses(taken: set[str | None], domain: str | None) -> bool:
-    """The pod's required anti-affinity against its own labels refuses a node whose domain
-    of the term's key already holds a copy (a node without the key: never)."""
-    return domain is not None and domain in taken
-
-
 class ScoredRun:
     """One placement: the copies so far, the nodes in classes alike in everything the
     filters and scores read (module doc), the domain counts the copies raise, and each
@@ -72,7 +67,7 @@ class ScoredRun:
         ledger: Ledger | None,
     ) -> None:
         self.nodes, self.rules, self.scores = nodes, rules, scores
-        self.anti_keys = [k for k in rules.one_per_domain if k != HOSTNAME]
+        self.anti_keys = wider_than_a_node(rules.one_per_domain)
         self.counts = [dict(rule.counts) for rule in rules.spread]
         # Per constraint, its least count and how many domains hold it: a copy raises one
         # count by one, so the least moves only when the last domain holding it rises.
@@ -179,7 +174,7 @@ class ScoredRun:
             ):
                 return False
         for k, key in enumerate(self.anti_keys):
-            if _anti_affinity_refuses(self.taken[k], labels.get(key)):
+            if refuses_another(self.taken[k], labels.get(key)):
                 return False
         return True
 

@@ -73,6 +73,7 @@ from gate.scheduler.placement.copyrules import with_earlier_copies as with_earli
 from gate.scheduler.placement.grouped import LabelBits as LabelBits
 from gate.scheduler.placement.grouped import by_domain, filled
 from gate.scheduler.placement.grouped import fill_order as fill_order
+from gate.scheduler.plugins.interpodaffinity.copies import wider_than_a_node
 
 TiePolicy = str | int
 """How a tie between nodes of the highest score is broken: ``"first"`` (the lowest node
@@ -184,7 +185,7 @@ def uncoupled(rules: CopyRules) -> bool:
     """Whether no copy can change another node's answer (no spread constraint, no
     anti-affinity wider than a node): then the order of the copies cannot change their
     count, and no tie can."""
-    return not rules.spread and all(key == HOSTNAME for key in rules.one_per_domain)
+    return not rules.spread and not wider_than_a_node(rules.one_per_domain)
 
 
 def order_free(rules: CopyRules) -> bool:
@@ -197,7 +198,7 @@ def order_free(rules: CopyRules) -> bool:
     min(existing + room, m + maxSkew))`` (``0 + maxSkew`` in place of ``m + maxSkew`` under
     fewer domains than ``minDomains``). One anti-affinity key: one copy in each domain
     with room."""
-    wide = [key for key in rules.one_per_domain if key != HOSTNAME]
+    wide = wider_than_a_node(rules.one_per_domain)
     if not rules.spread:
         return len(wide) <= 1
     return len(rules.spread) == 1 and not wide

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
+from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
-from gate.scheduler.plugins.nodeports import port_conflicts
+from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 from gate.scheduler.plugins.noderesources import SCORED, copies_held
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
@@ -205,8 +205,7 @@ def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> 
         taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
         if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
             return 0
-        room = min(room, 1)
-    if HOSTNAME in rules.one_per_domain:
+    if copies_collide(rules.host_ports) or one_per_node(rules.one_per_domain):
         room = min(room, 1)
     return room
 

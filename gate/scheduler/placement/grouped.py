@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
-from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
 from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement, capacity, set_bits
+from gate.scheduler.plugins.interpodaffinity.copies import refuses_another, wider_than_a_node
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 
 LabelBits = Callable[[str], Mapping[str, int]]
@@ -73,7 +73,7 @@ def by_domain(
     the fewest matching pods, within it as :func:`fill_order` goes. Every group is asked
     again for every copy, so a domain the skew refused once takes copies as the counts
     even out. The cost is copies x groups, not copies x nodes."""
-    keys = [k for k in rules.one_per_domain if k != HOSTNAME]
+    keys = wider_than_a_node(rules.one_per_domain)
 
     def capacity_of(index: int) -> int:
         return capacity(nodes[index], rules, ledger)
@@ -183,8 +183,6 @@ def _allowed(
         least = minimum(values, rule.min_domains)
         if not admits(values.get(domain, 0), rule.self_match, least, rule.max_skew):
             return False
-    for k in range(len(anti_keys)):
-        domain = domains[spread_count + k]
-        if domain is not None and domain in taken[k]:
-            return False
-    return True
+    return not any(
+        refuses_another(taken[k], domains[spread_count + k]) for k in range(len(anti_keys))
+    )

@@ -11,7 +11,6 @@ constraints with the matching pods they count (PodTopologySpread) and the prefer
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.podindex import PodIndex
@@ -23,16 +22,15 @@ from gate.scheduler.plugins import SCORES
 
 def score_rules(
     kind: str,
-    spec: Mapping[str, Any],
     profile: PodProfile,
     nodes: NodeIndex,
     pods: PodIndex,
     namespaces: Mapping[str, Mapping[str, str]] | None = None,
 ) -> ScoreRules:
     """The score plugins' inputs for the pod of a workload of ``kind`` (module doc).
-    Raises QuantityError on a request the scheduler cannot hold, SelectorError on template
-    labels that cannot be read as the default spread selector."""
-    workload = Workload(kind, spec, profile, nodes, pods, namespaces)
+    Raises SelectorError on template labels that cannot be read as the default spread
+    selector, or on a ScheduleAnyway constraint's selector the API server refuses."""
+    workload = Workload(kind, profile, nodes, pods, namespaces)
     parts = {
         plugin.part: plugin.prescore(workload)
         for plugin in SCORES

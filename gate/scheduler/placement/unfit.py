@@ -15,12 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, set_bits
 from gate.scheduler.placement.copyrules import counted_takers, spread_counts
+from gate.scheduler.plugins.interpodaffinity.copies import (
+    one_per_node,
+    refuses_another,
+    wider_than_a_node,
+)
 from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
@@ -73,9 +77,9 @@ def refusals(
                 rejection = rejection or prepared.check(view, dialect)
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
-        if rejection is None and any(
-            copies if key == HOSTNAME else _in(node.labels.get(key), taken[key])
-            for key in rules.one_per_domain
+        if rejection is None and (
+            (copies and one_per_node(rules.one_per_domain))
+            or any(refuses_another(domains, node.labels.get(key)) for key, domains in taken)
         ):
             rejection = ANTI_AFFINITY
         if rejection is not None:
@@ -103,17 +107,14 @@ def _spread_after(
     return replace(state, counts=tuple(counts))
 
 
-def _in(domain: str | None, taken: set[str | None]) -> bool:
-    """A node without the term's key is in no domain: no copy's term reaches it."""
-    return domain is not None and domain in taken
-
-
 def _domains_taken(
     nodes: Sequence[NodeView], rules: CopyRules, placement: Placement
-) -> dict[str, set[str | None]]:
-    return {
-        key: {nodes[p].labels.get(key) for p in placement.copies} for key in rules.one_per_domain
-    }
+) -> list[tuple[str, set[str | None]]]:
+    """By key of the pod's own anti-affinity wider than a node, the domains its copies took."""
+    return [
+        (key, {nodes[p].labels.get(key) for p in placement.copies})
+        for key in wider_than_a_node(rules.one_per_domain)
+    ]
 
 
 def consumers(

@@ -16,7 +16,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from gate.k8s.matching import SelectorTerm, parse_terms
+from gate.k8s.matching import SelectorTerm
 from gate.k8s.version import Dialect
 from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.framework.cluster import Cluster
@@ -144,29 +144,6 @@ PLUGIN: Plugin[PodProfile] = Plugin(
 # --- Score (nodeaffinity/node_affinity.go PreScore, Score, NormalizeScore) ----------------
 
 
-def preferred_terms(spec: Mapping[str, Any]) -> tuple[tuple[int, SelectorTerm], ...]:
-    """``preferredDuringSchedulingIgnoredDuringExecution`` as (weight, term): terms of
-    weight 0 are left out (NewPreferredSchedulingTerms), and a term that does not parse
-    matches no node."""
-    affinity = spec.get("affinity")
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    raw = (
-        node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
-        if isinstance(node_affinity, Mapping)
-        else None
-    )
-    found: list[tuple[int, SelectorTerm]] = []
-    for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, Mapping):
-            continue
-        weight = item.get("weight")
-        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
-            continue
-        for term in parse_terms([item.get("preference")]):
-            found.append((weight, term))
-    return tuple(found)
-
-
 def preferred_weight(terms: tuple[tuple[int, SelectorTerm], ...], node: NodeView) -> int:
     """Score: the summed weights of the preferred terms the node matches. NormalizeScore is
     DefaultNormalizeScore(100, false) over the feasible nodes."""
@@ -177,7 +154,7 @@ NodeScore = Callable[[NodeView], int]
 
 
 def _prescore(workload: Workload) -> NodeScore:
-    terms = preferred_terms(workload.spec)
+    terms = workload.profile.preferred_node_terms
 
     def affinity(node: NodeView) -> int:
         return preferred_weight(terms, node)

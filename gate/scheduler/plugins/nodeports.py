@@ -38,6 +38,13 @@ def port_conflicts(wanted: HostPort, used: frozenset[HostPort]) -> bool:
     )
 
 
+def copies_collide(wanted: Sequence[HostPort]) -> bool:
+    """Whether two copies of the pod refuse each other on one node: each asks the same
+    host ports, and a port conflicts with itself (:func:`port_conflicts`). Placement and
+    both autoscalers ask this; a node then holds one copy at most."""
+    return bool(wanted)
+
+
 def node_ports(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     if any(port_conflicts(p, node.used_ports) for p in pod.wanted_ports):
         return Rejection(NODE_PORTS, Code.UNSCHEDULABLE, (REASON_PORTS,))

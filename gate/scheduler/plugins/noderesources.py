@@ -16,7 +16,6 @@ from gate.k8s.quantity import parse_quantity
 from gate.k8s.resources import (
     NATIVE_CHECKED,
     PODS,
-    incoming_nonzero_amounts,
 )
 from gate.k8s.version import Dialect
 from gate.model import NODE_RESOURCES_FIT, Cause, Code, Family, FieldPath, NodeView, Rule, Term
@@ -241,17 +240,8 @@ def least_allocated(requested: tuple[int, ...], allocatable: tuple[int, ...]) ->
     return total // weights if weights else 0
 
 
-def nonzero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
-    """The pod's cpu (millicores) and memory (bytes) as the score sees them:
-    resourcehelper.PodRequests with NonMissingContainerRequests, a container without a cpu
-    or memory request counted at 100m and 200Mi (init containers as the larger of each),
-    pod-level requests and overhead as PodRequests takes them. Raises QuantityError on a
-    bad quantity."""
-    return incoming_nonzero_amounts(spec)
-
-
 def _prescore(workload: Workload) -> tuple[int, int]:
-    return nonzero_requests(workload.spec)
+    return workload.profile.nonzero
 
 
 def _own(run: Placing, each: tuple[int, int], p: int) -> int:

@@ -6,7 +6,8 @@ cordon reads as the taint ``node.kubernetes.io/unschedulable:NoSchedule``.
 
 from __future__ import annotations
 
-from gate.k8s.matching import tolerates
+from gate.k8s.labels import TAINT_UNSCHEDULABLE
+from gate.k8s.matching import NO_SCHEDULE, tolerates
 from gate.k8s.version import Dialect
 from gate.model import NODE_UNSCHEDULABLE, Family, NodeView, Taint, Term
 from gate.scheduler.framework.profile import PodProfile
@@ -16,7 +17,7 @@ from gate.scheduler.plugins.tainttoleration import TAINTS_RULE, toleration_field
 # nodeunschedulable/node_unschedulable.go ErrReasonUnschedulable
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
-UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", value="", effect="NoSchedule")
+UNSCHEDULABLE_TAINT = Taint(key=TAINT_UNSCHEDULABLE, value="", effect=NO_SCHEDULE)
 
 
 def node_unschedulable(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from gate.k8s.matching import first_untolerated, tolerates
+from gate.k8s.matching import PREFER_NO_SCHEDULE, first_untolerated, tolerates
 from gate.k8s.version import Dialect
 from gate.model import TAINT_TOLERATION, Cause, Family, FieldPath, NodeView, Rule, Taint, Term
 from gate.scheduler.framework.cluster import Cluster
@@ -73,8 +73,6 @@ PLUGIN: Plugin[PodProfile] = Plugin(
 
 
 # --- Score (tainttoleration/taint_toleration.go Score, NormalizeScore) -------------------
-
-PREFER_NO_SCHEDULE = "PreferNoSchedule"
 
 
 def intolerable_preferences(pod: PodProfile, node: NodeView) -> int:

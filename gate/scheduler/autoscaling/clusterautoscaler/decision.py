@@ -29,7 +29,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from gate.k8s.labels import HOSTNAME
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
@@ -47,7 +46,8 @@ from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, run_filters
-from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
+from gate.scheduler.plugins.nodeports import copies_collide
 from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
@@ -119,7 +119,7 @@ class Decision:
 def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: Dialect) -> int:
     """How many copies one fresh template node takes (the first is known to fit)."""
     node = template.node
-    if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
+    if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
         return 1
     slots = node.allocatable.get(PODS, 0) - node.pod_count
     count = max(copies_held(pod.requests, slots, partial(free, node)), 1)

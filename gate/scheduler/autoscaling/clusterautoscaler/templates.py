@@ -15,7 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from gate.k8s.labels import HOSTNAME
+from gate.k8s.labels import (
+    HOSTNAME,
+    TAINT_DISK_PRESSURE,
+    TAINT_MEMORY_PRESSURE,
+    TAINT_NETWORK_UNAVAILABLE,
+    TAINT_NOT_READY,
+    TAINT_PID_PRESSURE,
+    TAINT_UNREACHABLE,
+    TAINT_UNSCHEDULABLE,
+)
 from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
 from gate.model import ExistingPod, HostPort, NodeView, Taint
@@ -31,13 +40,13 @@ TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"
 DELETION_CANDIDATE = "DeletionCandidateOfClusterAutoscaler"
 NODE_CONDITION_TAINTS = frozenset(
     {
-        "node.kubernetes.io/not-ready",
-        "node.kubernetes.io/unreachable",
-        "node.kubernetes.io/unschedulable",
-        "node.kubernetes.io/memory-pressure",
-        "node.kubernetes.io/disk-pressure",
-        "node.kubernetes.io/network-unavailable",
-        "node.kubernetes.io/pid-pressure",
+        TAINT_NOT_READY,
+        TAINT_UNREACHABLE,
+        TAINT_UNSCHEDULABLE,
+        TAINT_MEMORY_PRESSURE,
+        TAINT_DISK_PRESSURE,
+        TAINT_NETWORK_UNAVAILABLE,
+        TAINT_PID_PRESSURE,
         "node.cloudprovider.kubernetes.io/uninitialized",
         "node.cloudprovider.kubernetes.io/shutdown",
         "cloud.google.com/impending-node-termination",
@@ -51,7 +60,7 @@ IGNORED_PREFIXES = (
     "status-taint.cluster-autoscaler.kubernetes.io/",
 )
 """utils/taints/taints.go ``IgnoreTaintPrefix``, ``StartupTaintPrefix``, ``StatusTaintPrefix``."""
-NOT_READY = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+NOT_READY = frozenset({TAINT_NOT_READY, TAINT_UNREACHABLE})
 """The node lifecycle controller's taints of a node whose Ready condition is not True: how
 fitgate tells a NotReady member (the snapshot keeps taints, not conditions)."""
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
-from gate.k8s.matching import tolerates
+from gate.k8s.matching import PREFER_NO_SCHEDULE, tolerates
 from gate.k8s.nodeterms import Expression, written_node_affinity
 from gate.model import HostPort
 from gate.model.autoscaling import DaemonSet
@@ -43,7 +43,6 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 )
 from gate.scheduler.framework.pods import pod_profile
 
-PREFER_NO_SCHEDULE = "PreferNoSchedule"
 TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
 """preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
 

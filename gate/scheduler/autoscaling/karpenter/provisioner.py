@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
+from gate.k8s.matching import PREFER_NO_SCHEDULE
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
@@ -49,7 +50,6 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     room,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
-    PREFER_NO_SCHEDULE,
     TOLERATE_PREFER_NO_SCHEDULE,
     Pool,
     PoolType,
@@ -74,7 +74,8 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
-from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
+from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 
 NO_NODEPOOLS = "no nodepools found"
 """provisioner.go ``Schedule``: with no Ready NodePool Karpenter logs this and publishes no
@@ -110,13 +111,9 @@ def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[
 
 
 def _conflict(wanted: Sequence[HostPort], used: frozenset[HostPort]) -> bool:
-    """hostportusage.go ``Conflicts``: same port and protocol, same IP or either 0.0.0.0."""
-    for port in wanted:
-        for other in used:
-            same = port.port == other.port and port.protocol == other.protocol
-            if same and (port.ip == other.ip or "0.0.0.0" in (port.ip, other.ip)):
-                return True
-    return False
+    """hostportusage.go ``Conflicts``: the scheduler's rule (same port and protocol, same
+    IP or either 0.0.0.0), asked of NodePorts."""
+    return any(port_conflicts(port, used) for port in wanted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +315,7 @@ class Provisioner:
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
         spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
-        if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
+        if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         variants = list(_variants(pod, pns))

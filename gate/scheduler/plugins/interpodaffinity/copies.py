@@ -10,8 +10,9 @@ Karpenter simulation ask this here; none restates it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Set
 
+from gate.k8s.labels import HOSTNAME
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
@@ -30,6 +31,25 @@ def own_anti_keys(pod: PodProfile, namespace_labels: Mapping[str, str] | None) -
             }
         )
     )
+
+
+def one_per_node(keys: Collection[str]) -> bool:
+    """Whether the pod's own anti-affinity keys (:func:`own_anti_keys`) leave a node one
+    copy at most: a term over hostnames, whose domain is the node."""
+    return HOSTNAME in keys
+
+
+def wider_than_a_node(keys: Collection[str]) -> list[str]:
+    """The pod's own anti-affinity keys whose domains may hold several nodes: a copy on
+    one keeps the next off them all."""
+    return [key for key in keys if key != HOSTNAME]
+
+
+def refuses_another(taken: Set[str | None], domain: str | None) -> bool:
+    """Whether a node in ``domain`` of a key of the pod's own anti-affinity refuses the
+    next copy: a copy already landed in that domain (``taken``). A node without the key
+    is in no domain, and no copy's term reaches it."""
+    return domain is not None and domain in taken
 
 
 def cycle_anti_keys(cycle: CycleState, pod: PodProfile) -> tuple[str, ...]:

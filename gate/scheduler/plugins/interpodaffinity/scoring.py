@@ -26,17 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gate.k8s.podaffinity import (
-    POD_AFFINITY,
-    POD_ANTI_AFFINITY,
-    PREFERRED,
     AffinityTerm,
-    parse_term,
-    raw_terms,
 )
-from gate.k8s.selectors import SelectorError
 from gate.model import INTER_POD_AFFINITY, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
@@ -55,27 +48,7 @@ class AffinityScoring:
     per_copy: tuple[int, ...]
 
 
-def preferred_terms(
-    spec: Mapping[str, Any], kind: str, namespace: str, labels: Mapping[str, str]
-) -> list[tuple[int, AffinityTerm]]:
-    """GetPreferredAffinityTerms: (weight, term); a term the API would refuse is left out."""
-    found = []
-    for i, raw in enumerate(raw_terms(spec, kind, PREFERRED)):
-        if not isinstance(raw, Mapping):
-            continue
-        weight = raw.get("weight")
-        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
-            continue
-        try:
-            term = parse_term(raw.get("podAffinityTerm"), namespace, labels, f"{kind}[{i}]")
-        except SelectorError:
-            continue
-        found.append((weight, term))
-    return found
-
-
 def affinity_scoring(
-    spec: Mapping[str, Any],
     profile: PodProfile,
     nodes: Sequence[NodeView],
     pods: PodIndex,
@@ -84,9 +57,8 @@ def affinity_scoring(
     """The counted terms of the pod (module doc); None when none can score (Skip)."""
     own_labels = None if namespaces is None else namespaces.get(profile.namespace, {})
     weighted = [
-        (sign * weight, term)
-        for kind, sign in ((POD_AFFINITY, 1), (POD_ANTI_AFFINITY, -1))
-        for weight, term in preferred_terms(spec, kind, profile.namespace, profile.labels)
+        *((weight, term) for weight, term in profile.preferred_pod_affinity),
+        *((-weight, term) for weight, term in profile.preferred_pod_anti_affinity),
     ]
     keys: list[str] = []
     existing: list[Mapping[str, int]] = []
@@ -170,7 +142,7 @@ CopiesByDomain = list[dict[str, int]]
 
 def _prescore(workload: Workload) -> AffinityScoring | None:
     return affinity_scoring(
-        workload.spec, workload.profile, workload.nodes.nodes, workload.pods, workload.namespaces
+        workload.profile, workload.nodes.nodes, workload.pods, workload.namespaces
     )
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
-from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
+from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
@@ -148,23 +148,23 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
     """PreScore: the pod's scoring constraints, or the system defaults over the selector
     of what owns it (module doc). Raises SelectorError on template labels the API server
     would have refused, read as that selector."""
-    spec, profile = workload.spec, workload.profile
-    written = spec.get("topologySpreadConstraints")
-    explicit = isinstance(written, list) and bool(written)
+    profile = workload.profile
     default = None
     if workload.kind in OWNED_BY_A_SELECTOR and profile.labels:
         try:
             default = parse_selector({"matchLabels": dict(profile.labels)})
         except SelectorError as exc:
             raise SelectorError(f"template metadata.labels: {exc}") from exc
+    if profile.soft_spread_error:
+        raise SelectorError(profile.soft_spread_error)
     return soft_scoring(
-        hard_constraints(spec, profile.labels, SCHEDULE_ANYWAY) if explicit else (),
+        profile.soft_spread,
         default,
         profile.namespace,
         profile.labels,
         workload.pods,
         affinity_bits(profile, workload.nodes),
-        explicit,
+        profile.spread_listed,
     )
 
 
