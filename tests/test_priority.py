@@ -10,7 +10,8 @@ import pytest
 
 from gate.k8s.completion import AdmissionRefused, complete_pod_spec
 from gate.k8s.priority import PriorityRefused, admit_priority
-from gate.model import AdmissionObjects, Verdict, WarningKind, WorkloadWarning
+from gate.model import AdmissionObjects, Document, Location, Verdict, WarningKind, WorkloadWarning
+from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from gate.snapshot.state import admission
 from tests.builders import api_node, cluster_snapshot
@@ -267,3 +268,49 @@ def test_priority_classes_are_read_from_either_format_alike() -> None:
     unrecorded = build_snapshot(_recorded(), "s.json").admission
     assert recorded == listed == _objects(BATCH)
     assert (unrecorded.priority_classes, unrecorded.has_priority_classes) == ({}, False)
+
+
+def _deployment(class_name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {**pod_spec("1", "1Gi"), "priorityClassName": class_name},
+            },
+        },
+    }
+
+
+# (id, the run's manifests, verdict)
+RUNS: list[tuple[str, list[dict[str, Any]], Verdict]] = [
+    (
+        "a class the run ships beside its workload is known",
+        [{**_class("gold", 1000), "kind": "PriorityClass"}, _deployment("gold")],
+        Verdict.YES,
+    ),
+    (
+        "a class neither the cluster nor the run has is refused",
+        [_deployment("gold")],
+        Verdict.ERROR,
+    ),
+    (
+        "a PriorityClass of another API group is no class",
+        [{**_class("gold", 1000), "apiVersion": "example.com/v1"}, _deployment("gold")],
+        Verdict.ERROR,
+    ),
+]
+
+
+@pytest.mark.parametrize(("manifests", "verdict"), [c[1:] for c in RUNS], ids=[c[0] for c in RUNS])
+def test_the_run_s_own_classes_are_applied_with_its_workloads(
+    manifests: list[dict[str, Any]], verdict: Verdict
+) -> None:
+    snapshot = build_snapshot(_recorded(priorityClasses=[BATCH]), "s.json")
+    documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
+    report = check(documents, snapshot, RunOptions())
+    assert [r.verdict for r in report.results] == [verdict]

@@ -10,8 +10,8 @@ helpers.go``), recorded or not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
@@ -69,6 +69,24 @@ def classes_of(admission: AdmissionObjects) -> dict[str, PriorityClass]:
         if found is not None:
             classes[found.name] = found
     return classes
+
+
+def with_run_classes(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The snapshot's classes and the PriorityClasses among the run's manifests, which are
+    applied with the workloads that name them (a chart ships its class beside them); a run's
+    class replaces a recorded one of its name."""
+    added = {
+        str(mapping(body.get("metadata")).get("name")): body
+        for body in bodies
+        if body.get("kind") == "PriorityClass"
+        and str(body.get("apiVersion", "")).startswith("scheduling.k8s.io/")
+        and priority_class(body) is not None
+    }
+    if not added:
+        return admission
+    return replace(admission, priority_classes={**admission.priority_classes, **added})
 
 
 def default_class(classes: Mapping[str, PriorityClass]) -> PriorityClass | None:
