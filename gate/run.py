@@ -33,6 +33,7 @@ from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
+from gate.k8s.priority import with_run_classes
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -166,6 +167,10 @@ def check(
     part of them when ``options.shard`` names one)."""
     dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
     scaling = options.config.autoscaling
+    documents = list(documents)  # an autoscaler may follow the workload it scales
+    bodies = [d.body for d in documents if d.body is not None]
+    classes = with_run_classes(snapshot.admission, bodies)
+    snapshot = snapshot if classes is snapshot.admission else replace(snapshot, admission=classes)
     evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
@@ -173,8 +178,7 @@ def check(
     results = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
-    documents = list(documents)  # an autoscaler may follow the workload it scales
-    run_scaling = RunScaling.of(d.body for d in documents if d.body is not None)
+    run_scaling = RunScaling.of(bodies)
     ledger = Ledger()  # the room the run's new workloads take, in input order
     files = RepositoryFiles()  # origin bases and overlay patches, each composed once
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")

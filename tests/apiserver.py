@@ -33,6 +33,7 @@ PODS = "/api/v1/pods"
 NAMESPACES = "/api/v1/namespaces"
 LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
+PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
 CONFIG_MAPS = "/api/v1/namespaces/kube-system/configmaps"
 DAEMON_SETS = "/apis/apps/v1/daemonsets"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/kube-system/deployments"
@@ -49,6 +50,7 @@ LIST_KINDS = {
     NAMESPACES: ("v1", "NamespaceList"),
     LIMIT_RANGES: ("v1", "LimitRangeList"),
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
+    PRIORITY_CLASSES: ("scheduling.k8s.io/v1", "PriorityClassList"),
     CONFIG_MAPS: ("v1", "ConfigMapList"),
     DAEMON_SETS: ("apps/v1", "DaemonSetList"),
     DEPLOYMENTS: ("apps/v1", "DeploymentList"),
@@ -110,6 +112,7 @@ READ_ONLY = frozenset(
     }
 )
 BINDER = READ_ONLY | {("create", "", "pods", "binding")}
+PRIORITY_READER = READ_ONLY | {("list", "scheduling.k8s.io", "priorityclasses", "")}
 AUTOSCALING_READER = READ_ONLY | {
     ("list", "", "configmaps", ""),
     ("list", "apps", "daemonsets", ""),

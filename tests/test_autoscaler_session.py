@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gate.k8s.completion import complete_pod_spec
 from gate.k8s.version import dialect_for
 from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
@@ -15,6 +16,7 @@ from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
 from gate.snapshot.load import build_snapshot
+from gate.snapshot.state import admission
 from tests.autoscaler_support import AKS_USER, VERSION, aks_node, spec
 from tests.autoscaling_objects import (
     autoscaler_deployment,
@@ -120,3 +122,15 @@ def test_daemonsets_without_a_status_make_no_autoscaler() -> None:
     snapshot = build_snapshot(document, "s.json")
     cluster = Cluster.of(snapshot)
     assert Autoscaling.of(snapshot, AutoscalingConfig(), cluster, dialect_for(VERSION)) is None
+
+
+def test_a_pod_whose_class_is_below_the_default_cutoff_triggers_no_scale_up() -> None:
+    """The priority is the one the Priority admission gives it from its class."""
+    batch = {"metadata": {"name": "batch"}, "value": -100}
+    classes = admission([], [], [batch])
+    body = {**spec(cpu="3"), "priorityClassName": "batch"}
+    completed, _ = complete_pod_spec(body, "default", classes)
+    session = _session(STATUS)
+    assert _decide(session, "Deployment", completed, 1) == Decision(
+        1, unjudged="priority -100 is below --expendable-pods-priority-cutoff -10"
+    )

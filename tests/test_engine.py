@@ -230,12 +230,27 @@ def test_unmodelled_filters_are_named_in_warnings() -> None:
         "1",
         "1Gi",
         volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
-        schedulingGates=[{"name": "g"}],
         schedulerName="custom",
     )
     warnings = " | ".join(w.text for w in evaluate(snapshot, spec).warnings)
-    for needle in ("VolumeBinding", "SchedulingGates", 'schedulerName "custom"'):
+    for needle in ("VolumeBinding", 'schedulerName "custom"'):
         assert needle in warnings
+
+
+def test_a_gated_pod_is_judged_as_it_will_be_once_its_gates_are_removed() -> None:
+    snapshot = cluster_snapshot([api_node("n", cpu="1")])
+    gates = [{"name": "example.com/quota-check"}, {"name": "example.com/budget"}]
+    fits = evaluate(snapshot, pod_spec("1", "1Gi", schedulingGates=gates))
+    refused = evaluate(snapshot, pod_spec("2", "1Gi", schedulingGates=gates))
+    assert (fits.verdict, fits.gates, fits.warnings) == (
+        Verdict.YES,
+        ("example.com/quota-check", "example.com/budget"),
+        (),
+    )
+    assert (refused.verdict, refused.message) == (
+        Verdict.NO,
+        "0/1 nodes are available: 1 Insufficient cpu.",
+    )
 
 
 def test_scores_of_the_inter_pod_plugins_warn_that_they_are_not_evaluated() -> None:

@@ -312,8 +312,12 @@ CASES: dict[str, Case] = {
         [pod("sandboxed", runtimeClassName="kata")],
         warned=frozenset({WarningKind.ADMISSION}),
     ),
-    "warning scheduling: a gated pod": Case(
-        [pod("gated", schedulingGates=[{"name": "g"}])],
+    "scheduling gates: a gated pod is judged as it will be once they are removed": Case(
+        [pod("gated", schedulingGates=[{"name": "example.com/quota-check"}])],
+        says="held by scheduling gate example.com/quota-check until it is removed; then: fits",
+    ),
+    "warning scheduling: a pod another scheduler places": Case(
+        [pod("custom", schedulerName="volcano")],
         warned=frozenset({WarningKind.SCHEDULING}),
     ),
     "warning no-target: a DaemonSet that targets no node": Case(

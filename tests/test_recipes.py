@@ -436,7 +436,7 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 
 
 def test_snapshot_reader_is_read_only_and_enough() -> None:
-    from gate.live.reader import AUTOSCALING_COLLECTIONS, NEEDED
+    from gate.live.reader import AUTOSCALING_COLLECTIONS, NEEDED, PRIORITY_CLASSES
 
     role, binding = yaml.safe_load_all((EXAMPLES / "rbac" / "snapshot-reader.yaml").read_text())
     assert role["kind"] == "ClusterRole" and binding["roleRef"]["name"] == role["metadata"]["name"]
@@ -451,9 +451,9 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
     assert not {r for _, r, _ in granted} & {"secrets", "configmaps", "*", "pods/binding"}
     for permission in NEEDED:
         assert (permission.group, permission.resource, permission.verb) in granted
-    karpenter = [c.asked for c in AUTOSCALING_COLLECTIONS if c.asked is not None]
-    assert len(karpenter) == 4
-    for permission in karpenter:
+    asked = [c.asked for c in (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES) if c.asked is not None]
+    assert len(asked) == 5  # Karpenter's four kinds, and the PriorityClasses
+    for permission in asked:
         assert (permission.group, permission.resource, permission.verb) in granted
 
 

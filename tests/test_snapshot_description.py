@@ -12,8 +12,8 @@ import msgspec.inspect as mi
 import pytest
 
 from gate.live.objects import LimitRange, Namespace, Node, Pod, Recorded, RuntimeClass
+from gate.live.recorder import OPTIONAL_SECTIONS, recorded
 from gate.live.recorder import SECTIONS as RECORDED_SECTIONS
-from gate.live.recorder import recorded
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import AUTOSCALING_SECTIONS, READ_SECTIONS
@@ -173,10 +173,12 @@ def test_a_difference_is_found() -> None:
 
 
 def test_the_envelope_arrays_are_the_sections_the_recorder_writes() -> None:
-    """The autoscaler's arrays follow, written only by ``fitgate snapshot --autoscaling``."""
+    """The optional arrays follow: the PriorityClasses, written when the credentials may
+    list them, and the autoscaler's, written only by ``fitgate snapshot --autoscaling``."""
     layout = schema()["oneOf"][0]["properties"]
     arrays = [name for name, rule in layout.items() if rule.get("type") == "array"]
-    assert arrays == list(READ_SECTIONS) == [*RECORDED_SECTIONS, *AUTOSCALING_SECTIONS]
+    assert arrays == list(READ_SECTIONS) == [*RECORDED_SECTIONS, *OPTIONAL_SECTIONS]
+    assert ("priorityClasses", *AUTOSCALING_SECTIONS) == OPTIONAL_SECTIONS
 
 
 def _every_field(rule: dict[str, Any]) -> Any:

@@ -120,15 +120,9 @@ WARNINGS: list[tuple[str, dict[str, Any], list[tuple[WarningKind, str]]]] = [
         [(NOT_MODELLED, "resource claims not checked (DynamicResources filter not modelled)")],
     ),
     (
-        "scheduling gates hold the pod back",
+        "scheduling gates are no warning: the result names them",
         _spec(schedulingGates=[{"name": "wait"}]),
-        [
-            (
-                SCHEDULING,
-                "scheduling gates: the pod waits until they are removed (SchedulingGates); "
-                "filters evaluated as if they were gone",
-            )
-        ],
+        [],
     ),
     (
         "another scheduler is named",

@@ -354,6 +354,7 @@ def _result(
         cause=given(workload.cause, None),
         field_at=given(workload.field, None),
         autoscale=given(workload.autoscale, None),
+        gates=tuple(given(workload.schedulingGates, [])),
     )
 
 

@@ -818,7 +818,9 @@ def _documents_from(
             yield Document(here, error=reason)
 
 
-_SNAPSHOT_KINDS = frozenset({"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass"})
+_SNAPSHOT_KINDS = frozenset(
+    {"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass", "PriorityClass"}
+)
 """The kinds a cluster snapshot holds (what ``kubectl get nodes,pods ... -o json`` lists)."""
 
 
@@ -828,8 +830,8 @@ def snapshot_note(body: dict[Any, Any], items: list[Any] | None) -> str | None:
     A snapshot kept beside the manifests (the default PATH is ``.``) must not have its
     pods checked as workloads: fitgate's own ``ClusterSnapshot``, and a List (``List`` or
     any ``*List``) whose every item is of a snapshot kind (Node, Pod, Namespace,
-    LimitRange, RuntimeClass) when it is one: a ``NodeList`` or ``PodList``, a List with
-    Nodes among its items, or one of objects read back from a cluster (each carrying a
+    LimitRange, RuntimeClass, PriorityClass) when it is one: a ``NodeList`` or ``PodList``, a
+    List with Nodes among its items, or one of objects read back from a cluster (each carrying a
     ``metadata.resourceVersion``). A List of Pod manifests to create is none of these
     and is checked item by item. A List is read by what it holds, never by its name
     alone: see :func:`mixed_list_problem` for one that holds both.

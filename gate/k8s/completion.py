@@ -5,8 +5,9 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* admission: LimitRanger (namespace defaults), RuntimeClass (overhead, scheduling
-  nodeSelector and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
+* admission: LimitRanger (namespace defaults), Priority (the PriorityClass's priority and
+  preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
+  and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
@@ -22,6 +23,7 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
 from gate.k8s.matching import NO_EXECUTE, scalar_text
+from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.resources import aggregate_container_requests, pod_level_resource
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
@@ -257,6 +259,10 @@ def complete_pod_spec(
             completed[key] = [
                 _limit_range_defaults(c, defaults) if isinstance(c, dict) else c for c in items
             ]
+    try:  # Priority runs before RuntimeClass in the API server's admission chain
+        warnings += admit_priority(completed, admission)
+    except PriorityRefused as exc:
+        raise AdmissionRefused(f"Priority admission refuses the pod: {exc}") from exc
     _runtime_class(completed, admission, warnings)
     tolerations = completed.get("tolerations")
     completed["tolerations"] = _default_tolerations(

@@ -106,6 +106,19 @@ def _scheduling(text: str) -> WorkloadWarning:
     return WorkloadWarning(WarningKind.SCHEDULING, text)
 
 
+def scheduling_gates(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the template's scheduling gates, in their order. The SchedulingGates
+    PreEnqueue plugin holds such a pod out of the scheduling queue until the controller that
+    owns each gate removes it; the pod is then scheduled as any other, so it is judged as it
+    will be then, and its result names the gates (no warning: the verdict says it).
+
+    >>> scheduling_gates({"schedulingGates": [{"name": "example.com/quota-check"}, {}]})
+    ('example.com/quota-check',)
+    """
+    gates = (mapping(g).get("name") for g in as_list(spec.get("schedulingGates")))
+    return tuple(g for g in gates if isinstance(g, str) and g)
+
+
 def unchecked_warnings(
     spec: Mapping[str, Any],
     completed: Mapping[str, Any] | None = None,
@@ -129,13 +142,6 @@ def unchecked_warnings(
     if spec.get("resourceClaims"):
         warnings.append(
             _not_modelled("resource claims not checked (DynamicResources filter not modelled)")
-        )
-    if spec.get("schedulingGates"):
-        warnings.append(
-            _scheduling(
-                "scheduling gates: the pod waits until they are removed (SchedulingGates); "
-                "filters evaluated as if they were gone"
-            )
         )
     scheduler = spec.get("schedulerName")
     if scheduler and scheduler != DEFAULT_SCHEDULER:

@@ -38,6 +38,7 @@ READ_PATHS = frozenset(
         "/api/v1/namespaces",
         "/api/v1/limitranges",
         "/apis/node.k8s.io/v1/runtimeclasses",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",  # when the credentials may
         # fitgate snapshot --autoscaling
         "/api/v1/namespaces/kube-system/configmaps",
         "/apis/apps/v1/daemonsets",

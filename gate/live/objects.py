@@ -8,7 +8,7 @@ none of it can reach the file, and a recording can be committed as a fixture or 
 between CI jobs. The parts (taints, tolerations, limits, affinity terms, selectors, owners,
 ports, conditions) are the typed reader's own structs (:mod:`gate.snapshot.stream`); the
 objects around them hold what that reader reads of a node, a pod, a namespace, a LimitRange
-and a RuntimeClass, in the file's order.
+a RuntimeClass and a PriorityClass, in the file's order.
 
 A field is written when it was given, and omitted when absent or null (``omit_defaults``);
 what the checks cannot read of an object already on a node is dropped as it is decoded
@@ -251,4 +251,16 @@ class RuntimeClass(_Object):
             self.overhead = None
 
 
-Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass
+class PriorityClass(_Object):
+    """The priority and preemption policy the Priority admission plugin gives a pod."""
+
+    metadata: _Name = field(default_factory=_Name)
+    value: int | None = None  # None, not 0, as the default: a class of value 0 keeps it
+    globalDefault: bool = False
+    preemptionPolicy: str | None = None
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "scheduling.k8s.io/v1", "PriorityClass"
+
+
+Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass

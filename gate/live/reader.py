@@ -42,7 +42,7 @@ from gate.live.connection import (
     past_deadline,
 )
 from gate.live.credentials import LiveTarget
-from gate.live.objects import LimitRange, Namespace, Node, Pod, RuntimeClass
+from gate.live.objects import LimitRange, Namespace, Node, Pod, PriorityClass, RuntimeClass
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
 from gate.model import Snapshot
@@ -105,7 +105,22 @@ RUNTIME_CLASSES = Collection(
     PageDecoder(RuntimeClass),
     "runtimeClasses",
 )
-COLLECTIONS: tuple[Collection[Any], ...] = (NODES, PODS, NAMESPACES, LIMIT_RANGES, RUNTIME_CLASSES)
+PRIORITY_CLASSES = Collection(
+    "priorityclasses",
+    "/apis/scheduling.k8s.io/v1/priorityclasses",
+    PageDecoder(PriorityClass),
+    "priorityClasses",
+    asked=Permission("list", "priorityclasses", group="scheduling.k8s.io"),
+)
+"""Asked, not needed: without them a workload's class is judged unknown, not refused."""
+COLLECTIONS: tuple[Collection[Any], ...] = (
+    NODES,
+    PODS,
+    NAMESPACES,
+    LIMIT_RANGES,
+    RUNTIME_CLASSES,
+    PRIORITY_CLASSES,
+)
 NEEDED = (
     Permission("list", "nodes"),
     Permission("list", "pods"),

@@ -25,12 +25,13 @@ from gate.errors import UsageError
 from gate.live.autoscaled import Autoscaled
 from gate.live.objects import Recorded
 from gate.live.pages import PageDecoder
-from gate.snapshot.state import AUTOSCALING_SECTIONS
+from gate.snapshot.state import AUTOSCALING_SECTIONS, PRIORITY_SECTIONS
 from gate.snapshot.state import SECTIONS as snapshot_sections
 
 SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
-OPTIONAL_SECTIONS = tuple(AUTOSCALING_SECTIONS)
-"""Written after :data:`SECTIONS`, and only when read (``fitgate snapshot --autoscaling``)."""
+OPTIONAL_SECTIONS = (*PRIORITY_SECTIONS, *AUTOSCALING_SECTIONS)
+"""Written after :data:`SECTIONS`, and only when read: the PriorityClasses when the
+credentials may list them, the autoscaler's objects with ``fitgate snapshot --autoscaling``."""
 _ENCODER = msgspec.json.Encoder()
 
 

@@ -140,12 +140,16 @@ class SnapshotInfo:
 
 @dataclass(frozen=True, slots=True)
 class AdmissionObjects:
-    """The snapshot's LimitRange items (per namespace) and RuntimeClasses (by name): what
-    the admission plugins read when they complete a pod (``gate.k8s.completion``)."""
+    """The snapshot's LimitRange items (per namespace), RuntimeClasses and PriorityClasses
+    (by name): what the admission plugins read when they complete a pod
+    (``gate.k8s.completion``). ``has_priority_classes``: the snapshot recorded them (an
+    unknown class is then the API server's refusal)."""
 
     limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     runtime_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     has_runtime_classes: bool = False
+    priority_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    has_priority_classes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

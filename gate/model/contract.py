@@ -366,6 +366,16 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
         ]
         | UnsetType
     ) = UNSET
+    schedulingGates: (
+        Annotated[
+            list[str],
+            Meta(
+                description="The template's scheduling gates: the pod waits until each is "
+                "removed, and the verdict is what happens then; absent when it has none."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -183,6 +183,9 @@ class WorkloadResult:
     autoscale: Autoscale | None = None
     """Where cluster-autoscaler would put the copies no existing node takes, when the run
     judged the snapshot's node groups for them."""
+    gates: tuple[str, ...] = ()
+    """The template's scheduling gates: the pod waits for their removal, and the rest of
+    the result is what happens then."""
 
     @property
     def fits(self) -> tuple[str, ...]:

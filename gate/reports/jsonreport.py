@@ -108,6 +108,7 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
         cause=msgspec.UNSET if result.cause is None else result.cause,
         field=msgspec.UNSET if result.field_at is None else result.field_at,
         autoscale=msgspec.UNSET if result.autoscale is None else result.autoscale,
+        schedulingGates=list(result.gates) if result.gates else msgspec.UNSET,
     )
 
 

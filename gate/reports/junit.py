@@ -104,6 +104,8 @@ def _children(result: WorkloadResult, fail_on: frozenset[Verdict], views: Views)
         # An allowed ADDON_ONLY says why in its message; its verdict may be in failOn.
         why = "" if result.allowed else " (not in --fail-on)"
         out.insert(0, f"{result.verdict.value}{why}: {message}")
+    elif kind is None and result.gates:  # a gated YES says what holds it
+        out.insert(0, f"{result.verdict.value}: {message}")
     if note and kind not in ("failure", "error") and not still:  # else the element says it
         out.insert(0, f"baseline: {note}")
     if out:

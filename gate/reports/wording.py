@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.model import (
+    JUDGED,
     KARPENTER_EVENT,
     NODE_POOL,
     ROOM_PLUGINS,
@@ -314,7 +315,22 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
     Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
     hold one line.
     """
-    return " ".join(_headline(result, views or Views()).split())
+    return " ".join(gated(result, _headline(result, views or Views())).split())
+
+
+def gated(result: WorkloadResult, sentence: str) -> str:
+    """``sentence`` as it holds once the workload's scheduling gates are removed: ``held by
+    scheduling gate example.com/quota-check until it is removed; then: fits ...``; the
+    sentence itself for a pod without gates, and for a workload not judged (a pod the API
+    server refuses is never created, gated or not)."""
+    gates = result.gates
+    if not gates or result.verdict not in JUDGED:
+        return sentence
+    if len(gates) == 1:
+        held = f"held by scheduling gate {gates[0]} until it is removed"
+    else:
+        held = f"held by scheduling gates {', '.join(gates)} until they are removed"
+    return f"{held}; then: {sentence}"
 
 
 def _headline(result: WorkloadResult, views: Views) -> str:
@@ -356,7 +372,13 @@ def _no_room(nodes: NodeOutcomes) -> str:
 
 
 def detail(result: WorkloadResult, views: Views) -> list[str]:
-    """The lines under a workload in the text summary (empty ones are not printed)."""
+    """The lines under a workload in the text summary (empty ones are not printed); the
+    first says what holds the pod when it is gated."""
+    lines = _detail(result, views)
+    return [gated(result, lines[0]), *lines[1:]] if lines else lines
+
+
+def _detail(result: WorkloadResult, views: Views) -> list[str]:
     verdict = result.verdict
     scaled = scale_up_lines(result)
     if scaled:

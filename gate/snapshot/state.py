@@ -37,7 +37,10 @@ AUTOSCALING_SECTIONS: Mapping[str, str] = {
 }
 """The arrays ``fitgate snapshot --autoscaling`` adds, each optional, and their kinds: read
 whole, as the admission objects are (``gate.snapshot.autoscaling``)."""
-READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **AUTOSCALING_SECTIONS}
+PRIORITY_SECTIONS: Mapping[str, str] = {"priorityClasses": "PriorityClass"}
+"""The array ``fitgate snapshot`` adds when it may list PriorityClasses: read whole, as
+the other admission objects are."""
+READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **PRIORITY_SECTIONS, **AUTOSCALING_SECTIONS}
 """Every array of a ClusterSnapshot the readers read."""
 _T = TypeVar("_T")
 
@@ -100,11 +103,19 @@ def node_view(
 
 
 def admission(
-    limit_range_items: Iterable[Any], runtime_class_items: Iterable[Any]
+    limit_range_items: Iterable[Any],
+    runtime_class_items: Iterable[Any],
+    priority_class_items: Iterable[Any] | None = None,
 ) -> AdmissionObjects:
-    """LimitRange Container items by namespace and RuntimeClasses by name. The schema
-    says nothing of their shape, so anything that is not shaped like one is passed over."""
+    """LimitRange Container items by namespace, RuntimeClasses and PriorityClasses by name
+    (``priority_class_items`` None: none recorded). The schema says nothing of their shape,
+    so anything that is not shaped like one is passed over."""
     runtime_class_items = [rc for rc in runtime_class_items if isinstance(rc, Mapping)]
+    priority_classes = {
+        str(pc["metadata"]["name"]): pc
+        for pc in priority_class_items or ()
+        if isinstance(pc, Mapping) and _field(pc, "metadata").get("name") is not None
+    }
     limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
     for item in limit_range_items:
         metadata, spec = _field(item, "metadata"), _field(item, "spec")
@@ -122,6 +133,8 @@ def admission(
         limit_ranges={ns: tuple(items) for ns, items in limit_ranges.items()},
         runtime_classes=runtime_classes,
         has_runtime_classes=bool(runtime_class_items),
+        priority_classes=priority_classes,
+        has_priority_classes=priority_class_items is not None,
     )
 
 

@@ -60,7 +60,7 @@ from gate.snapshot.state import (
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
-_ADMISSION_KINDS = ("LimitRange", "RuntimeClass")
+_ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass")
 _WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS)
 """Kinds read as plain objects: the admission and autoscaler code read them so."""
 
@@ -959,12 +959,15 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         nodes, pods = arrays["nodes"].nodes, arrays["pods"].pods
         lr = arrays.get("limitRanges", _Objects()).admission.get("LimitRange", [])
         rc = arrays.get("runtimeClasses", _Objects()).admission.get("RuntimeClass", [])
+        classes = arrays.get("priorityClasses")
+        pc = None if classes is None else classes.admission.get("PriorityClass", [])
         listed = arrays.get("namespaces")
         namespaces = None if listed is None else listed.namespaces or {}
     else:
         items = arrays["items"]
         nodes, pods = items.nodes, items.pods
         lr, rc = items.admission.get("LimitRange", []), items.admission.get("RuntimeClass", [])
+        pc = items.admission.get("PriorityClass") or None  # a List of them holds the system two
         namespaces = items.namespaces
     names = [n.metadata["name"] for n in nodes]
     if len(set(names)) != len(names) or pods.unreadable & set(names):
@@ -986,7 +989,7 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
     return Snapshot(
         info=snapshot_info(reading.envelope, source, nodes=len(views), pods=counted),
         nodes=tuple(views),
-        admission=admission(lr, rc),
+        admission=admission(lr, rc, pc),
         pods=pods.existing(node_names),
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),

@@ -23,6 +23,7 @@ from gate.k8s.completion import AdmissionRefused
 from gate.k8s.quantity import format_amount
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
+from gate.k8s.warnings import scheduling_gates
 from gate.model import (
     POD_TOPOLOGY_SPREAD,
     Cause,
@@ -236,6 +237,7 @@ class Evaluator:
             location=workload.location,
             replicas=workload.replicas,
             verdict=verdict,
+            gates=scheduling_gates(workload.pod_spec),
             **fields,
         )
 
