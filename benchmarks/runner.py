@@ -60,8 +60,8 @@ def measure(
     gigabyte of JSON costs the file system a quarter of a second. ``path``: a checkout
     whose ``gate`` the child imports in place of this one's (an earlier version, timed
     beside this one)."""
-    for output in outputs:  # not ``path``: that names the checkout timed
-        output.unlink(missing_ok=True)
+    for stale in outputs:  # not ``path``: that names the checkout timed
+        stale.unlink(missing_ok=True)
     # A previous run's reports are still being written back to disk; flushed first, so
     # their writeback is not billed to this run.
     os.sync()
