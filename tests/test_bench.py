@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.__main__ import main
 from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, SNAPSHOT_FILE, ensure_case
-from benchmarks.runner import Measurement, Results, measure_median, table
+from benchmarks.runner import Measurement, Results, measure, measure_median, table
 from benchmarks.sizes import SIZES
 from gate.snapshot.load import load_snapshot
 
@@ -70,6 +70,24 @@ def test_each_run_starts_without_the_previous_runs_reports(tmp_path: Path) -> No
     measured = measure_median([sys.executable, str(script)], tmp_path, 3, [report])
     assert measured.output.strip() == "False"
     assert report.exists()
+
+
+def test_an_earlier_checkout_is_timed_compiled_and_imported_beside_the_reports(
+    tmp_path: Path,
+) -> None:
+    checkout = tmp_path / "earlier"
+    (checkout / "gate").mkdir(parents=True)
+    (checkout / "gate" / "__init__.py").write_text("")
+    (checkout / "gate" / "probe.py").write_text("ANSWER = 42\n")
+    report = tmp_path / "report.json"
+    report.write_text("{}")
+    script = tmp_path / "which.py"
+    script.write_text("import gate.probe\nprint(gate.probe.__file__)\n")
+    measured = measure([sys.executable, str(script)], tmp_path, [report], checkout)
+    # The checkout's module, not one beside the report a run removes first.
+    assert Path(measured.output.strip()) == checkout / "gate" / "probe.py"
+    assert not report.exists()
+    assert list((checkout / "gate" / "__pycache__").glob("probe.*.pyc"))
 
 
 @pytest.mark.parametrize(
