@@ -379,8 +379,11 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
     autoscaling.add_argument(
         "--instance-types",
         metavar="FILE",
-        help="Karpenter's instance types, in the JSON of its KWOK provider (default: "
-        "autoscaling.instanceTypes of the configuration)",
+        action="append",
+        help="Karpenter's instance types: the JSON of its KWOK provider, or `aws ec2 "
+        "describe-instance-types --output json` (repeat the flag to add `aws ec2 "
+        "describe-instance-type-offerings --location-type availability-zone --output json`) "
+        "(default: autoscaling.instanceTypes of the configuration)",
     )
     policy = check.add_argument_group("policy", "what fails the gate")
     policy.add_argument(

@@ -26,17 +26,22 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from gate.deadline import read_capped
 from gate.errors import QuantityError, UsageError
+from gate.inputs.ec2catalog import ec2_catalog, is_listing, is_offerings
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.resources import to_scheduler_units
 from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
 
+EXPECTED = (
+    "KWOK's JSON array, `aws ec2 describe-instance-types --output json` or `aws ec2 "
+    "describe-instance-type-offerings --location-type availability-zone --output json`"
+)
 MAX_CATALOG_BYTES = 64 * 2**20
 """A larger file is refused unread: AWS's whole catalog, every region's offerings, is a
 few MiB."""
@@ -375,7 +380,7 @@ def parse_catalog(data: bytes, source: str) -> Catalog:
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{source}: not JSON: {exc}") from None
     if not isinstance(document, list) or isinstance(document, _Object):
-        raise UsageError(f"{source}: not a JSON array of instance types (KWOK's format)")
+        raise UsageError(f"{source}: not a JSON array of instance types ({EXPECTED})")
     types = [_instance_type(source, index, item) for index, item in enumerate(document)]
     seen: dict[str, int] = {}
     for index, kind in enumerate(types):
@@ -389,16 +394,57 @@ def parse_catalog(data: bytes, source: str) -> Catalog:
     return Catalog(types=tuple(types), source=source)
 
 
-def read_catalog(path: str, opened: str | None = None) -> Catalog:
-    """The catalog file ``path`` names, as given (the catalog's ``source`` and every
-    message say it so); ``opened`` is where to read it, when that differs (a path relative
-    to the configuration's folder)."""
+def _read(path: str, opened: str | None) -> bytes:
     try:
         with open(opened or path, "rb") as handle:
-            data = read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
+            return read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the instance types: {exc.strerror}") from None
     except _TooLarge:
         limit = MAX_CATALOG_BYTES // 2**20
         raise UsageError(f"{path}: longer than {limit} MiB: not read") from None
-    return parse_catalog(data, path)
+
+
+def read_catalog(path: str, opened: str | None = None) -> Catalog:
+    """The catalog file ``path`` names, as given (the catalog's ``source`` and every
+    message say it so); ``opened`` is where to read it, when that differs (a path relative
+    to the configuration's folder)."""
+    return read_catalogs([(path, opened)])
+
+
+def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
+    """The catalog the files ``paths`` name (each as given, and where to open it), each
+    recognised by its shape: one KWOK JSON array, or EC2's ``describe-instance-types``
+    listings with, optionally, their ``describe-instance-type-offerings``
+    (:mod:`gate.inputs.ec2catalog`)."""
+    kwok: list[tuple[str, bytes]] = []
+    listings: list[tuple[str, Mapping[str, Any]]] = []
+    offerings: list[tuple[str, Mapping[str, Any]]] = []
+    for path, opened in paths:
+        data = _read(path, opened)
+        try:
+            document = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            document = None  # parse_catalog says what is wrong, exactly
+        if is_listing(document):
+            listings.append((path, document))
+        elif is_offerings(document):
+            offerings.append((path, document))
+        elif isinstance(document, dict):
+            raise UsageError(f"{path}: not an instance-type catalog: expected {EXPECTED}")
+        else:
+            kwok.append((path, data))
+    if kwok and (listings or offerings or len(kwok) > 1):
+        names = ", ".join(p for p, _ in paths)
+        raise UsageError(
+            f"{names}: a KWOK catalog is given alone; EC2 listings may be given with "
+            "their offerings"
+        )
+    if kwok:
+        return parse_catalog(kwok[0][1], kwok[0][0])
+    if not listings:
+        raise UsageError(
+            f"{offerings[0][0]}: offerings alone name no instance type: give the "
+            "describe-instance-types listing too"
+        )
+    return ec2_catalog(listings, offerings)

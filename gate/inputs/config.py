@@ -21,7 +21,7 @@ from typing import Any
 from gate.deadline import read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
-from gate.inputs.catalog import read_catalog
+from gate.inputs.catalog import read_catalog, read_catalogs
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -204,12 +204,15 @@ def load_config(path: str | None, cwd: Path) -> Config:
     return replace(config, instance_types=(types, os.path.join(found.parent, types)))
 
 
-def with_catalog(config: Config, flag: str | None) -> Config:
+def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
     """The configuration with the instance-type catalog ``--instance-types`` names (as
-    given), else the one ``autoscaling.instanceTypes`` names; as it was when neither does.
+    given; the flag may name several files, :func:`~gate.inputs.catalog.read_catalogs`),
+    else the one ``autoscaling.instanceTypes`` names; as it was when neither does.
     Read now, before any snapshot: a bad catalog fails at once (exit 2)."""
-    if flag is not None:
-        catalog = read_catalog(flag)
+    if isinstance(flag, str):
+        flag = [flag]
+    if flag:
+        catalog = read_catalogs([(path, None) for path in flag])
     elif config.instance_types is not None:
         written, opened = config.instance_types
         try:

@@ -208,7 +208,7 @@ class Provisioner:
             catalog = running_catalog(nodes)
             names = ", ".join(t.name for t in catalog.types) or "none"
             notes.append(RUNNING_NOTE.format(types=names))
-        extra = {k for t in catalog.types for k in t.labels}
+        extra = {k for t in catalog.types for k in (*t.labels, *t.absent)}
         extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
         allowed = well_known(extra)
         ready: list[NodePool] = []
