@@ -53,9 +53,9 @@ def _described(name: str) -> dict[str, Any]:
     raise KeyError(name)
 
 
-def _reference() -> dict[str, tuple[dict[str, str], dict[str, int]]]:
+def _reference(path: Path = REFERENCE) -> dict[str, tuple[dict[str, str], dict[str, int]]]:
     found = {}
-    for section in re.split(r"(?m)^(?=### `)", REFERENCE.read_text(encoding="utf-8"))[1:]:
+    for section in re.split(r"(?m)^(?=### `)", path.read_text(encoding="utf-8"))[1:]:
         name = section.split("`")[1]
         labels, resources = section.split("#### Resources")
         rows = re.compile(r"(?m)^ \|([a-z][^|]+)\|([^|]*)\|$")
@@ -79,6 +79,31 @@ def test_each_type_has_the_labels_and_allocatable_the_provider_documents(name: s
     }
     assert allocatable(built, None) == {k: v for k, v in resources.items() if k not in FROM_TABLES}
     assert not set(built.labels) & set(built.absent)
+
+
+FIXTURE = ROOT / "fixtures" / "catalogs" / "ec2"
+FIXTURE_TYPES = _reference(DATA / "fixture-instance-types.md")
+FIXTURE_BUILT = {
+    t.name: t
+    for t in _catalog(
+        FIXTURE / "describe-instance-types.json", FIXTURE / "describe-instance-type-offerings.json"
+    ).types
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_TYPES))
+def test_the_fixture_listing_builds_what_the_provider_documents(name: str) -> None:
+    """The shipped example listing, with its network cards' baseline bandwidth: every
+    label the reference gives, the bandwidth too (zz_generated.bandwidth.go is EC2's
+    baseline bandwidth)."""
+    labels, resources = FIXTURE_TYPES[name]
+    built = FIXTURE_BUILT[name]
+    ours = {**built.labels, "kubernetes.io/os": "linux"}
+    del ours["topology.kubernetes.io/region"]
+    assert ours == labels
+    pod_eni = "vpc.amazonaws.com/pod-eni"
+    assert allocatable(built, None) == {k: v for k, v in resources.items() if k != pod_eni}
+    assert built.labels["topology.kubernetes.io/region"] == "us-east-1"
 
 
 @pytest.mark.parametrize(

@@ -454,6 +454,7 @@ def test_notes_say_what_is_ignored() -> None:
         )
     )
     assert run.provisioner.notes == (
+        "NodePools are judged with the instance types of test catalog (KWOK's JSON)",
         "NodePool static is static (replicas: 2): it provisions no node for pods",
         "NodePool broken is not Ready (NodeClassReady is False): Karpenter ignores it",
         "NodePool nothing: its requirements filter out every instance type: Karpenter skips it",

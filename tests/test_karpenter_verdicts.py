@@ -28,6 +28,10 @@ from tests.report_schema import validate_report
 
 SNAPSHOT = "fixtures/snapshots/eks-karpenter.json"
 CATALOG = "fixtures/catalogs/instance-types.json"
+EC2_CATALOG = (
+    "fixtures/catalogs/ec2/describe-instance-types.json",
+    "fixtures/catalogs/ec2/describe-instance-type-offerings.json",
+)
 MANIFESTS = "fixtures/karpenter"
 WEB = f"{MANIFESTS}/01-web-scales.yaml"
 SOLVER = f"{MANIFESTS}/02-too-big.yaml"
@@ -43,10 +47,11 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def check(
-    *argv: str, snapshot: str = SNAPSHOT, catalog: str | None = CATALOG
+    *argv: str, snapshot: str = SNAPSHOT, catalog: str | tuple[str, ...] | None = CATALOG
 ) -> tuple[int, str, dict[str, Any]]:
     """Exit code, text and JSON report of ``check`` over ``argv``."""
-    given = ("--instance-types", catalog) if catalog else ()
+    files = (catalog,) if isinstance(catalog, str) else catalog or ()
+    given = tuple(arg for path in files for arg in ("--instance-types", path))
     out = io.StringIO()
     streams = Streams(io.BytesIO(), out, io.StringIO(), env={}, now=NOW)
     code = main(["check", *argv, *given, "--snapshot", snapshot, "--json", "-"], streams)
@@ -205,6 +210,17 @@ def test_the_fixture_run_matches_its_golden_reports(golden: Callable[[str, str],
     _, text, report = check(MANIFESTS)
     golden("karpenter/check.txt", text)
     golden("karpenter/check.json", json.dumps(report, indent=2) + "\n")
+
+
+def test_the_fixture_run_with_ec2_s_listing_matches_its_golden_reports(
+    golden: Callable[[str, str], None],
+) -> None:
+    """The same cluster judged with EC2's listing and offerings, as the provider builds
+    its types: the catalog and what it assumes are said on the snapshot line."""
+    _, text, report = check(MANIFESTS, catalog=EC2_CATALOG)
+    golden("karpenter/check-ec2.txt", text)
+    golden("karpenter/check-ec2.json", json.dumps(report, indent=2) + "\n")
+    assert "(EC2's describe-instance-types, built as karpenter-provider-aws v1.8" in text
 
 
 def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_path: Path) -> None:

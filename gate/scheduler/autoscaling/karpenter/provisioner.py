@@ -38,7 +38,11 @@ from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
-from gate.scheduler.autoscaling.karpenter.catalog import capacity_of, running_catalog
+from gate.scheduler.autoscaling.karpenter.catalog import (
+    capacity_of,
+    catalog_note,
+    running_catalog,
+)
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
 from gate.scheduler.autoscaling.karpenter.instancetypes import (
     Match,
@@ -208,6 +212,8 @@ class Provisioner:
             catalog = running_catalog(nodes)
             names = ", ".join(t.name for t in catalog.types) or "none"
             notes.append(RUNNING_NOTE.format(types=names))
+        elif not catalog.from_cluster:
+            notes.append(catalog_note(catalog))
         extra = {k for t in catalog.types for k in (*t.labels, *t.absent)}
         extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
         allowed = well_known(extra)
