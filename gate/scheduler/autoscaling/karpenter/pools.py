@@ -201,6 +201,9 @@ class Pool:
     limits: Mapping[str, int] | None
     daemon: Mapping[str, int]
     daemon_ports: frozenset[HostPort]
+    refusal: str = ""
+    """Why the pool takes no copy whatever it asks, when its requirements name provider
+    labels the catalog cannot judge (:mod:`.unjudged`)."""
 
 
 def template_reqs(pool: NodePool) -> dict[str, Req]:

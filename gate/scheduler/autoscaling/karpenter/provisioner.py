@@ -30,7 +30,7 @@ modelled and what is not.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
@@ -76,6 +76,14 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
     well_known,
 )
 from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.autoscaling.karpenter.unjudged import (
+    UNJUDGED,
+    Provider,
+    carried,
+    provider_of,
+    unjudged_keys,
+    unjudged_text,
+)
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
@@ -193,6 +201,11 @@ class Provisioner:
     _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
     """Whether an offering is compatible with a claim's requirements, likewise."""
     _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    catalog: Catalog | None = None
+    known: frozenset[str] = frozenset()
+    """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
+    providers: dict[str, Provider] = field(default_factory=dict)
+    """Each pool's cloud provider, as its NodeClass names it."""
     """Each limited pool's types within what its limits leave, and what they left then:
     they change only when the pool plans a claim."""
 
@@ -234,8 +247,20 @@ class Provisioner:
         classes = {(c.kind, c.name): c for c in state.node_classes}
         pools = []
         memo = TypeMemo()
+        known = carried(catalog)
+        providers: dict[str, Provider] = {}
         for pool in ready:
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
+            provider = provider_of(pool)
+            if provider is not None:
+                providers[pool.name] = provider
+                keys = unjudged_keys(provider, (r.key for r in pool.requirements), known)
+                if keys:
+                    said = [Req.of(r) for r in pool.requirements if r.key in keys]
+                    made = make_pool(pool, (), node_class, daemon_sets, allowed, memo)
+                    refusal = unjudged_text("NodePool", said, provider, catalog)
+                    pools.append(replace(made, refusal=refusal))
+                    continue
             made = make_pool(pool, catalog.types, node_class, daemon_sets, allowed, memo)
             if not made.types:
                 notes.append(
@@ -264,6 +289,9 @@ class Provisioner:
             tuple(sorted(zones)),
             type_keys=frozenset(k for t in types for k in t.reqs),
             offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
+            catalog=catalog,
+            known=known,
+            providers=providers,
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -439,6 +467,8 @@ class Provisioner:
     ) -> _Claim | tuple[str, str]:
         """``addToNewNodeClaim`` for one pool: a claim holding the copy, or the pool's
         (reason, text)."""
+        if pool.refusal:
+            return UNJUDGED, pool.refusal
         types: Sequence[PoolType] = pool.types
         left = self.remaining.get(pool.name)
         if left is not None:
@@ -450,6 +480,13 @@ class Provisioner:
             return TAINT, "; ".join(refused)
         if _conflict(pod.wanted_ports, pool.daemon_ports):
             return HOST_PORT, f"checking host port usage, {HOST_PORT}"
+        provider = self.providers.get(pool.name)
+        if provider is not None and self.catalog is not None:
+            # where CanAdd asks the requirements: taints and host ports are judged first
+            keys = unjudged_keys(provider, variant.reqs, self.known)
+            if keys:
+                said = [variant.reqs[k] for k in keys]
+                return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)
         self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
         hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
         claim_reqs = merged(pool.reqs, [hostname])
