@@ -6,7 +6,9 @@ kubernetes-sigs/karpenter v1.8.3 ``kwok/cloudprovider/helpers.go`` reads it: a J
 "values"}]}], "architecture", "operatingSystems", "resources"}``, decoded by Go's
 ``encoding/json`` (keys match their field case-insensitively, unknown keys are ignored, a
 repeated key keeps its last value). ``setDefaultOptions`` then defaults ``pods`` to 110 and
-marks every offering available, whatever ``Available`` says, and ``newInstanceType`` derives
+marks every offering available, whatever ``Available`` says (here ``"Available": false`` is
+honoured: Karpenter's scheduler launches no unavailable offering, and a gate must not answer
+``SCALES`` for one), and ``newInstanceType`` derives
 the labels ``karpenter.kwok.sh/instance-size|family|cpu|memory`` and gives every type an
 overhead of kubeReserved cpu 100m and memory 10Mi.
 
@@ -313,7 +315,9 @@ def _offering(source: str, where: str, pairs: object) -> Offering:
         zone=_only(entry, requirements, ZONE),
         capacity_type=_only(entry, requirements, CAPACITY_TYPE_LABEL),
         price=number,
-        available=True,  # setDefaultOptions: "make sure all the instance types are available"
+        # KWOK's setDefaultOptions marks every offering available; a gate honours an
+        # offering the file says is not (Karpenter's scheduler never launches one)
+        available=entry.get("Available") is not False,
         requirements=requirements,
     )
 

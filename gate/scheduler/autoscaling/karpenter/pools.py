@@ -201,6 +201,9 @@ class Pool:
     limits: Mapping[str, int] | None
     daemon: Mapping[str, int]
     daemon_ports: frozenset[HostPort]
+    exceeded: str = ""
+    """Why Karpenter would fail to create the claims its simulation plans in this pool:
+    its usage already exceeds a limit the simulation does not check (``nodes``)."""
     refusal: str = ""
     """Why the pool takes no copy whatever it asks, when its requirements name provider
     labels the catalog cannot judge (:mod:`.unjudged`)."""

@@ -77,6 +77,7 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 )
 from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
 from gate.scheduler.autoscaling.karpenter.unjudged import (
+    PROVIDERS,
     UNJUDGED,
     Provider,
     carried,
@@ -231,7 +232,11 @@ class Provisioner:
         extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
         allowed = well_known(extra)
         ready: list[NodePool] = []
+        unresolved: set[str] = set()
+        classes = {(c.kind, c.name): c for c in state.node_classes}
         for pool in state.pools:
+            group, kind, name = pool.node_class
+            node_class = classes.get((kind, name))
             if pool.replicas is not None:
                 notes.append(
                     f"NodePool {pool.name} is static (replicas: {pool.replicas}): "
@@ -240,16 +245,32 @@ class Provisioner:
             elif not pool.ready:
                 why = f" ({pool.not_ready})" if pool.not_ready else ""
                 notes.append(f"NodePool {pool.name} is not Ready{why}: Karpenter ignores it")
+            elif group in PROVIDERS and state.node_classes and node_class is None:
+                # the provider resolves no instance type without its NodeClass
+                # (karpenter-provider-aws cloudprovider.go GetInstanceTypes: NotFound -> none)
+                # and provisioner.go NewScheduler skips the pool
+                notes.append(
+                    f"NodePool {pool.name}: its {kind} {name} is not in the snapshot: "
+                    "Karpenter resolves no instance type for it and skips it"
+                )
+                ready.append(pool)
+                unresolved.add(pool.name)
+            elif node_class is not None and not node_class.ready:
+                # the NodePool's NodeClassReady follows its NodeClass's Ready
+                notes.append(
+                    f"NodePool {pool.name}: its {kind} {name} is not Ready: Karpenter ignores it"
+                )
             else:
                 ready.append(pool)
         ready.sort(key=lambda p: p.name, reverse=True)
         ready.sort(key=lambda p: -p.weight)
-        classes = {(c.kind, c.name): c for c in state.node_classes}
         pools = []
         memo = TypeMemo()
         known = carried(catalog)
         providers: dict[str, Provider] = {}
         for pool in ready:
+            if pool.name in unresolved:
+                continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
             provider = provider_of(pool)
             if provider is not None:
@@ -278,6 +299,7 @@ class Provisioner:
             left = remaining.get(claim.pool)
             if left is not None and not claim.node_name:
                 _subtract(left, claim.capacity)
+        pools = [_exceeded(p, nodes, state) for p in pools]
         zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
         types = {id(t): t for p in pools for t in p.types}.values()
         return cls(
@@ -411,6 +433,8 @@ class Provisioner:
             errors = []
             for pool in self.pools:
                 made = self._new(pool, variant, pod, requests, spreads)
+                if isinstance(made, _Claim) and pool.exceeded:
+                    return None, [(pool.name, EXCEEDED, pool.exceeded)]
                 if isinstance(made, _Claim):
                     claims.append(made)
                     self.planned = len(claims)
@@ -522,6 +546,30 @@ class Provisioner:
         if error is not None:
             return error
         return _Claim(pool, reqs, kept, 1, zone)
+
+
+EXCEEDED = "resource usage exceeds limit"
+"""provisioner.go ``Create``: ``Limits.ExceededBy`` of the pool's usage, nodes counted."""
+
+
+def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> Pool:
+    """The pool, with what stops Karpenter creating its claims: ``limits.nodes`` below the
+    nodes it has (its Nodes and in-flight NodeClaims; cluster.go counts each state node
+    once). The simulation never checks ``nodes`` (no type has that capacity), so the
+    claims are planned and their creation fails (nodepool.go ``ExceededBy``: usage above
+    the limit)."""
+    limit = (pool.limits or {}).get("nodes")
+    if limit is None:
+        return pool
+    count = sum(1 for n in nodes if n.labels.get(NODEPOOL_LABEL) == pool.name)
+    count += sum(1 for c in state.claims if c.pool == pool.name and not c.node_name)
+    if count <= limit:
+        return pool
+    text = (
+        f"creating nodeclaim, {EXCEEDED} (NodePool={pool.name}, resource-name=nodes, "
+        f"usage={count}, limit={limit})"
+    )
+    return replace(pool, exceeded=text)
 
 
 def _zones(reqs: Reqs) -> frozenset[str]:
