@@ -703,6 +703,14 @@ def _write_reports(
     write_reports(report, context, report_table(options, streams))
 
 
+def _provisions(snapshot: Snapshot) -> bool:
+    """Whether the snapshot's Karpenter has a Ready dynamic NodePool to launch nodes with."""
+    state = snapshot.autoscaling
+    karpenter = state.karpenter if state is not None else None
+    pools = karpenter.pools if karpenter is not None else ()
+    return any(p.ready and p.replicas is None for p in pools)
+
+
 def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None:
     """Two reports written to standard output would be one unreadable stream, and one
     written to a closed standard output would be lost: refused."""
@@ -729,7 +737,12 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     read = msgspec.structs.replace(read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
-    warnings = snapshot_trust(snapshot.info, max_age, streams.now or datetime.now(timezone.utc))
+    warnings = snapshot_trust(
+        snapshot.info,
+        max_age,
+        streams.now or datetime.now(timezone.utc),
+        provisions=options.judge_autoscaling != "off" and _provisions(snapshot),
+    )
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")

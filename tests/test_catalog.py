@@ -343,11 +343,13 @@ def test_check_reads_the_catalog_before_the_snapshot(
     assert said in err and len(err.strip().splitlines()) <= 1
 
 
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+
+
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
+    _nested,
     max_leaves=20,
 )
 _FIELDS = st.sampled_from(

@@ -149,6 +149,21 @@ def test_without_a_catalog_the_running_types_are_the_catalog_and_the_report_says
     assert launch["instanceTypes"] and set(launch["instanceTypes"]) <= running
 
 
+def test_a_cluster_of_no_nodes_whose_karpenter_launches_them_is_judged(tmp_path: Path) -> None:
+    """An EKS cluster whose Karpenter runs on Fargate has no nodes: provisioner.go
+    ``Schedule`` still solves its pending pods with its Ready NodePools."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    document["nodes"] = []
+    document["pods"] = [p for p in document["pods"] if not p["spec"].get("nodeName")]
+    path = tmp_path / "fargate.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, _, report = check(WEB, snapshot=str(path))
+    web = workload(report, "web")
+    assert (code, web["verdict"]) == (0, "SCALES")
+    assert web["autoscale"]["fitsNow"] == 0
+    assert [s["group"] for s in web["autoscale"]["scaleUp"]] == ["default"]
+
+
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:
     code, _, report = check(WEB, "--autoscaling", "off")
     web = workload(report, "web")
@@ -223,7 +238,9 @@ def test_the_fixture_run_with_ec2_s_listing_matches_its_golden_reports(
     assert "(EC2's describe-instance-types, built as karpenter-provider-aws v1.8" in text
 
 
-def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_path: Path) -> None:
+def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning_and_an_autoscale(
+    tmp_path: Path,
+) -> None:
     document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
     for pool in document["nodePools"]:  # pkg/controllers/provisioning/provisioner.go NewScheduler
         for condition in pool["status"]["conditions"]:
@@ -234,7 +251,11 @@ def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_pat
     code, text, report = check(WEB, snapshot=str(path))
     web = workload(report, "web")
     assert (code, web["verdict"]) == (1, "PARTIAL")
-    assert "autoscale" not in web
+    # Karpenter was asked and refused: a script tells it from "not autoscaled"
+    blocked = web["autoscale"]["blocked"]
+    assert web["autoscale"]["scaleUp"] == []
+    assert (blocked["reasons"], blocked["message"]) == ({"no nodepools found": 1}, "")
+    assert blocked["copies"] == web["replicas"]["wanted"] - web["autoscale"]["fitsNow"]
     said = [w["text"] for w in web["warnings"] if w["kind"] == "autoscaling"]
     assert said == ["Karpenter would launch no node for its pods: no nodepools found"]
     assert "Karpenter would launch no node for its pods: no nodepools found" in text

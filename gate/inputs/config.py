@@ -386,14 +386,18 @@ CLOCK_SKEW = timedelta(minutes=5)
 snapshot is refused: a time further ahead would make any snapshot look fresh."""
 
 
-def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> tuple[str, ...]:
+def snapshot_trust(
+    info: SnapshotInfo, max_age: timedelta | None, now: datetime, provisions: bool = False
+) -> tuple[str, ...]:
     """Refuse a snapshot that cannot be trusted (exit 2): one with no nodes, which cannot
     answer anything, one taken more than :data:`CLOCK_SKEW` in the future, and, with a
     ``max_age``, one older or one whose age is unknown (a gate fails closed). Returns the
     run's warnings: a snapshot a day old or older, with no maximum age set, is used with a
     warning in every report (with a maximum set, a snapshot within it is trusted as it
-    is)."""
-    if info.nodes == 0:
+    is). A snapshot with no nodes whose Karpenter ``provisions`` (a Ready dynamic NodePool,
+    as on an EKS cluster whose Karpenter runs on Fargate) is judged: Karpenter would launch
+    the nodes."""
+    if info.nodes == 0 and not provisions:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
     taken = info.taken
     if taken is not None and taken - now > CLOCK_SKEW:

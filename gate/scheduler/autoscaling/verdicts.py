@@ -75,10 +75,10 @@ def after_scale_up(
     after_groups = left if decision is None else decision.blocked
     pools = session.provision(result.kind, cycle, pod, after_groups)
     if pools is not None and pools.unjudged:
+        # Karpenter was asked and refused: the copies are blocked by it, said in the report
         warnings.append(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED_POOLS.format(why=pools.unjudged))
         )
-        pools = None
     if decision is None and pools is None:
         return replace(result, warnings=tuple(warnings))
     autoscale = _autoscale(now, decision, pools, session)
@@ -138,7 +138,7 @@ def _autoscale(
         transient = groups.transient or session.uncertain
     refusals: tuple[PoolRefusal, ...] = ()
     if pools is not None:
-        reasons.update(pools.reasons)
+        reasons.update({pools.unjudged: 1} if pools.unjudged else pools.reasons)
         events.append(pools.message)
         refusals = tuple(PoolRefusal(pool, reason, text) for pool, reason, text in pools.errors)
         transient = False

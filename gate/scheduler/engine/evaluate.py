@@ -290,13 +290,21 @@ class Evaluator:
         if not nodes:
             if workload.replicas == 0:
                 return self._wanting_none(workload, REASON_NO_NODES, False, (), requests, pod)
-            return self._result(
+            result = self._result(
                 workload,
                 Verdict.NO,
                 message=REASON_NO_NODES,
                 requests=requests,
                 warnings=pod.warnings,
+                placement=(
+                    ReplicaFit(wanted=workload.replicas, alone=0, released=0)
+                    if workload.replicas
+                    else None
+                ),
             )
+            # a cluster of no nodes whose Karpenter launches them (the snapshot is refused
+            # unless it has a Ready NodePool)
+            return self._scaled_up(result, pod, None)
         own = self._own_pods(workload)
         warnings = list(pod.warnings)
         released: Sequence[NodeView] = nodes
