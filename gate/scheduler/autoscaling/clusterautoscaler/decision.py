@@ -152,6 +152,9 @@ def decide(
         scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
     if placed == wanted:
         return Decision(wanted, scale_ups, placed)
+    if total > 0 and groups.ready_nodes + used.total >= total:
+        # the loop that scales nothing more starts at the total: it considers no group
+        return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1})
     return Decision(wanted, scale_ups, placed, _reasons(cycle, groups, used, dialect, why))
 
 
