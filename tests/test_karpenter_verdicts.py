@@ -164,6 +164,55 @@ def test_a_cluster_of_no_nodes_whose_karpenter_launches_them_is_judged(tmp_path:
     assert [s["group"] for s in web["autoscale"]["scaleUp"]] == ["default"]
 
 
+def test_copies_fitting_only_on_addon_nodes_keep_karpenter_s_answer_for_the_rest(
+    tmp_path: Path,
+) -> None:
+    """The copies no node but a CriticalAddonsOnly one takes are ADDON_ONLY; the rest are
+    Karpenter's (it sees pending pods, whatever fits elsewhere): its launches and its
+    refusal are reported, and ADDON_ONLY, the worse verdict, stays."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    for node in document["nodes"]:
+        if not node["spec"].get("taints"):
+            node["spec"]["taints"] = [
+                {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
+            ]
+    path = tmp_path / "addons.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    manifest = tmp_path / "agent.yaml"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "agent", "namespace": "shop"},
+                "spec": {
+                    "replicas": 40,
+                    "selector": {"matchLabels": {"app": "agent"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "agent"}},
+                        "spec": {
+                            "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                            "nodeSelector": {"kubernetes.io/arch": "amd64"},
+                            "containers": [
+                                container(requests={"cpu": "3", "memory": "1Gi"}, image="x")
+                            ],
+                        },
+                    },
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, text, report = check(str(manifest), snapshot=str(path))
+    agent = workload(report, "agent")
+    assert (code, agent["verdict"]) == (1, "ADDON_ONLY")
+    autoscale = agent["autoscale"]
+    assert (autoscale["fitsNow"], autoscale["blocked"]["copies"]) == (2, 26)
+    assert [s["group"] for s in autoscale["scaleUp"]] == ["default"]
+    assert LIMITS in autoscale["blocked"]["reasons"]
+    assert '26 blocked: nodepool "default": ' + LIMITS in text
+
+
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:
     code, _, report = check(WEB, "--autoscaling", "off")
     web = workload(report, "web")

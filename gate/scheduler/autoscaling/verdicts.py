@@ -59,7 +59,7 @@ def after_scale_up(
     are given to the node groups, and what they leave to the NodePools; unchanged when no
     autoscaler would consider them."""
     placed = result.placement
-    if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+    if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL, Verdict.ADDON_ONLY):
         return result
     if pod.node_name:  # bound by name: no scheduler, no autoscaler
         return result
@@ -83,6 +83,10 @@ def after_scale_up(
         return replace(result, warnings=tuple(warnings))
     autoscale = _autoscale(now, decision, pools, session)
     verdict, said = _verdict(autoscale, session.transient_fails)
+    if result.verdict is Verdict.ADDON_ONLY:
+        # copies fit now only on CriticalAddonsOnly nodes: that stays the verdict (the worse
+        # of the two), and what the autoscalers do or refuse for the rest is reported
+        return replace(result, autoscale=autoscale, warnings=(*warnings, *said))
     return replace(
         result,
         verdict=verdict,

@@ -375,7 +375,11 @@ class Evaluator:
     ) -> WorkloadResult:
         """The result once cluster-autoscaler takes the copies no node took
         (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes."""
-        if self.autoscaling is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+        if self.autoscaling is None or result.verdict not in (
+            Verdict.NO,
+            Verdict.PARTIAL,
+            Verdict.ADDON_ONLY,
+        ):
             return result
         if cycle is None:
             cycle = prepare(pod.profile, self.cluster)
