@@ -15,6 +15,7 @@ status that may have changed) give ``SCALES`` with a warning, unless the configu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 from msgspec import UNSET
@@ -54,10 +55,11 @@ def after_scale_up(
     session: Autoscaling,
     cycle: CycleState,
     pod: PodProfile,
+    zones: Mapping[str, int] | None = None,
 ) -> WorkloadResult:
     """``result`` (``NO`` or ``PARTIAL`` on today's nodes) once the copies no node took
     are given to the node groups, and what they leave to the NodePools; unchanged when no
-    autoscaler would consider them."""
+    autoscaler would consider them. ``zones``: the copies placed now, by zone."""
     placed = result.placement
     if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL, Verdict.ADDON_ONLY):
         return result
@@ -73,7 +75,7 @@ def after_scale_up(
         )
         decision = None
     after_groups = left if decision is None else decision.blocked
-    pools = session.provision(result.kind, cycle, pod, after_groups)
+    pools = session.provision(result.kind, cycle, pod, after_groups, zones or {})
     if pools is not None and pools.unjudged:
         # Karpenter was asked and refused: the copies are blocked by it, said in the report
         warnings.append(

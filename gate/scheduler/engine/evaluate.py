@@ -334,6 +334,7 @@ class Evaluator:
             )
         placement = None
         refused: Refused | None = None
+        zones: Mapping[str, int] = {}
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
         if any_fit and workload.replicas:
@@ -343,6 +344,7 @@ class Evaluator:
                 workload, pod, cycle, named.groups, fitting, released, own, ledger
             )
             placement, refused = counted.fit, counted.refused
+            zones = counted.zones
             warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
@@ -368,10 +370,14 @@ class Evaluator:
             placement=placement,
             cause=cause,
         )
-        return self._scaled_up(result, pod, cycle)
+        return self._scaled_up(result, pod, cycle, zones)
 
     def _scaled_up(
-        self, result: WorkloadResult, pod: Pod, cycle: CycleState | None
+        self,
+        result: WorkloadResult,
+        pod: Pod,
+        cycle: CycleState | None,
+        zones: Mapping[str, int] | None = None,
     ) -> WorkloadResult:
         """The result once cluster-autoscaler takes the copies no node took
         (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes."""
@@ -383,7 +389,7 @@ class Evaluator:
             return result
         if cycle is None:
             cycle = prepare(pod.profile, self.cluster)
-        return after_scale_up(result, self.autoscaling, cycle, pod.profile)
+        return after_scale_up(result, self.autoscaling, cycle, pod.profile, zones or {})
 
     def _wanting_none(
         self,

@@ -353,9 +353,17 @@ class Provisioner:
         self._within[pool.name] = (amounts, types)
         return types
 
-    def decide(self, cycle: CycleState, pod: PodProfile, left: int) -> PoolDecision:
+    def decide(
+        self,
+        cycle: CycleState,
+        pod: PodProfile,
+        left: int,
+        landed: Mapping[str, int] | None = None,
+    ) -> PoolDecision:
         """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
-        existing node takes them; the pools' remaining limits are updated."""
+        existing node takes them; the pools' remaining limits are updated. ``placed``: the
+        copies existing nodes took, by zone (Karpenter's scheduler places them there
+        first, ``addToExistingNode``, and its topology records them)."""
         if left <= 0:
             return PoolDecision(0)
         if self.unjudged:
@@ -364,7 +372,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {})
         if pod.wanted_ports or HOSTNAME in cycle_anti_keys(cycle, pod):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
