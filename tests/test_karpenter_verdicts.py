@@ -322,3 +322,43 @@ def test_a_catalog_for_a_snapshot_without_nodepools_is_said_to_be_unused() -> No
     ]
     assert "is not used: the snapshot recorded no Karpenter NodePool" in text
     assert code == 0
+
+
+def test_a_zonal_spread_counts_the_copies_today_s_nodes_took(tmp_path: Path) -> None:
+    """Two copies land on the zone-a node; Karpenter's topology has recorded them
+    (scheduler.go ``addToExistingNode``, topology.go ``Record``), so the other two go to
+    zone-b, on one new node within the skew, not one node in each zone."""
+    zone = "topology.kubernetes.io/zone"
+    node = api_node("old-a", cpu="4", labels={zone: "us-east-1a", "kubernetes.io/hostname": "a"})
+    pool = node_pool("burst", requirement(zone, "In", "us-east-1a", "us-east-1b"))
+    path = tmp_path / "zonal.json"
+    path.write_text(json.dumps(cluster_snapshot([node], [], nodePools=[pool])), encoding="utf-8")
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": zone,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "api"}},
+    }
+    spec = {
+        "containers": [container(requests={"cpu": "1500m"})],
+        "topologySpreadConstraints": [spread],
+    }
+    template = {"metadata": {"labels": {"app": "api"}}, "spec": spec}
+    manifest = tmp_path / "api.yaml"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "api", "namespace": "app"},
+                "spec": {"replicas": 4, "template": template},
+            }
+        ),
+        encoding="utf-8",
+    )
+    _, _, report = check(str(manifest), snapshot=str(path))
+    autoscale = workload(report, "api")["autoscale"]
+    assert autoscale["fitsNow"] == 2
+    assert [(s["group"], s["nodes"], s["copies"]) for s in autoscale["scaleUp"]] == [
+        ("burst", 1, 2)
+    ]
