@@ -380,8 +380,11 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
     autoscaling.add_argument(
         "--instance-types",
         metavar="FILE",
-        help="Karpenter's instance types, in the JSON of its KWOK provider (default: "
-        "autoscaling.instanceTypes of the configuration)",
+        action="append",
+        help="Karpenter's instance types: the JSON of its KWOK provider, or `aws ec2 "
+        "describe-instance-types --output json` (repeat the flag to add `aws ec2 "
+        "describe-instance-type-offerings --location-type availability-zone --output json`) "
+        "(default: autoscaling.instanceTypes of the configuration)",
     )
     policy = check.add_argument_group("policy", "what fails the gate")
     policy.add_argument(
@@ -701,6 +704,14 @@ def _write_reports(
     write_reports(report, context, report_table(options, streams))
 
 
+def _provisions(snapshot: Snapshot) -> bool:
+    """Whether the snapshot's Karpenter has a Ready dynamic NodePool to launch nodes with."""
+    state = snapshot.autoscaling
+    karpenter = state.karpenter if state is not None else None
+    pools = karpenter.pools if karpenter is not None else ()
+    return any(p.ready and p.replicas is None for p in pools)
+
+
 def _one_report_to_stdout(options: argparse.Namespace, streams: Streams) -> None:
     """Two reports written to standard output would be one unreadable stream, and one
     written to a closed standard output would be lost: refused."""
@@ -728,7 +739,12 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     now = streams.now or datetime.now(timezone.utc)
-    warnings = snapshot_trust(snapshot.info, max_age, now)
+    warnings = snapshot_trust(
+        snapshot.info,
+        max_age,
+        now,
+        provisions=options.judge_autoscaling != "off" and _provisions(snapshot),
+    )
     status_trust(snapshot.info, snapshot.autoscaling, now)
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:

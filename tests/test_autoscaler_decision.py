@@ -132,9 +132,11 @@ TAINTED = "node(s) had untolerated taint(s)"
                 10,
                 (ScaleUp(AKS_USER, 2, 6, 3, 10),),
                 6,
-                {"max total nodes in cluster reached": 1, TAINTED: 1},
+                {"max total nodes in cluster reached": 1},
             ),
-            id="the total node count caps the nodes",
+            # static_autoscaler.go: the next loop starts with the Ready nodes at the total
+            # (ScaleUpLimitedByMaxNodesTotal) and asks no group: that reason alone
+            id="the total node count caps the nodes, then is the only reason",
         ),
         pytest.param(
             _aks(),
@@ -286,3 +288,39 @@ def test_the_plain_text_status_decides_as_the_yaml_one() -> None:
         "Insufficient cpu": 1,
         "not ready for scale-up": 1,
     }
+
+
+def test_zone_anti_affinity_to_its_own_copies_takes_one_copy_a_zone() -> None:
+    """A group's fresh nodes are copies of its template, in its zone: the binpacking
+    estimator (estimator/binpacking_estimator.go) runs InterPodAffinity on each, and after
+    the first copy the zone holds one it must avoid: one copy, the rest blocked by the
+    filter's own reason."""
+    zonal = AutoscalingConfig(
+        groups=(
+            ConfiguredGroup(
+                AKS_GPU,
+                template=NodeTemplate(
+                    labels={"pool": "gpu", "topology.kubernetes.io/zone": "z1"},
+                    allocatable={"cpu": 8000, "memory": 32 * 2**30, "pods": 30},
+                ),
+            ),
+        )
+    )
+    run = Run(USERS, [status_configmap(*_aks())], DAEMONS, config=zonal)
+    term = {
+        "labelSelector": {"matchLabels": {"app": "solo"}},
+        "topologyKey": "topology.kubernetes.io/zone",
+    }
+    anti = spec(
+        nodeSelector={"pool": "gpu"},
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    assert run.decide(anti, 5, {"app": "solo"}) == Decision(
+        5,
+        (ScaleUp(AKS_GPU, 1, 1, 0, 4),),
+        1,
+        {
+            "node(s) didn't match pod anti-affinity rules": 1,
+            "node(s) didn't match Pod's node affinity/selector": 1,
+        },
+    )

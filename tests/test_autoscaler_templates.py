@@ -336,3 +336,25 @@ CAPACITY: list[tuple[str, NodeView, tuple[int, int]]] = [
 )
 def test_node_capacity(view: NodeView, expected: tuple[int, int]) -> None:
     assert node_capacity(view) == expected
+
+
+def test_a_configured_template_holds_its_daemonsets_host_ports() -> None:
+    """simulator/node_info_utils.go ``SanitizedTemplateNodeInfoFromNodeGroup`` adds the
+    DaemonSets' pods to the template's NodeInfo: NodePorts then finds their host ports
+    taken (``node(s) didn't have free ports for the requested pod ports``), so a pod wanting
+    one can never use a new node of the group."""
+    exporter = _daemon_set(
+        "node-exporter",
+        tolerations=[{"operator": "Exists"}],
+        containers=[
+            container(
+                requests={"cpu": "100m", "memory": "64Mi"},
+                ports=[{"containerPort": 9100, "hostPort": 9100}],
+            )
+        ],
+    )
+    configured = NodeTemplate(
+        labels={"pool": "b"}, allocatable={"cpu": 3500, "memory": 8 * GI, "pods": 110}
+    )
+    template = from_configured("g", configured, [exporter], Flags(), cluster(), DIALECT, "c")
+    assert template.node.used_ports == frozenset({PORT})

@@ -114,14 +114,23 @@ def test_size_and_family_labels_follow_helpers_go(
     )
 
 
-def test_pods_default_to_110_and_every_offering_is_available() -> None:
+def test_pods_default_to_110_and_an_offering_said_unavailable_stays_so() -> None:
+    """cloudprovider/types.go: the scheduler keeps only available offerings; KWOK's reader
+    would mark it available, a gate does not."""
     (kind,) = _parse(
-        _entry(offerings=[_offering(Available=False), _offering("us-east-1b", "spot")])
+        _entry(
+            offerings=[
+                _offering(Available=False),
+                _offering("us-east-1b", "spot"),
+                _offering("us-east-1c", Available=None),
+            ]
+        )
     ).types
     assert kind.capacity["pods"] == 110
     assert [(o.zone, o.capacity_type, o.available) for o in kind.offerings] == [
-        ("us-east-1a", "on-demand", True),
+        ("us-east-1a", "on-demand", False),
         ("us-east-1b", "spot", True),
+        ("us-east-1c", "on-demand", True),
     ]
 
 
@@ -334,11 +343,13 @@ def test_check_reads_the_catalog_before_the_snapshot(
     assert said in err and len(err.strip().splitlines()) <= 1
 
 
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+
+
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
+    _nested,
     max_leaves=20,
 )
 _FIELDS = st.sampled_from(

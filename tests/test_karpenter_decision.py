@@ -25,6 +25,8 @@ from gate.model.karpenter import (
 from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.plugins import prepare
 from tests.builders import api_pod
 from tests.karpenter_support import (
     ARCH,
@@ -454,6 +456,7 @@ def test_notes_say_what_is_ignored() -> None:
         )
     )
     assert run.provisioner.notes == (
+        "NodePools are judged with the instance types of test catalog (KWOK's JSON)",
         "NodePool static is static (replicas: 2): it provisions no node for pods",
         "NodePool broken is not Ready (NodeClassReady is False): Karpenter ignores it",
         "NodePool nothing: its requirements filter out every instance type: Karpenter skips it",
@@ -897,3 +900,24 @@ def test_what_a_pool_decision_sums_up(
     decision: PoolDecision, expected: tuple[int, int, dict[str, int], str]
 ) -> None:
     assert (decision.blocked, decision.nodes, decision.reasons, decision.message) == expected
+
+
+@pytest.mark.parametrize(
+    ("landed", "claims"),
+    [
+        pytest.param({}, [("default", 2, 2)], id="none on existing nodes: one claim a zone"),
+        # zone-a holds one copy already: both go to zone-b, on one claim within the skew
+        pytest.param({"zone-a": 1}, [("default", 1, 2)], id="copies placed now count"),
+    ],
+)
+def test_zonal_spread_counts_the_copies_existing_nodes_took(
+    landed: dict[str, int], claims: list[tuple[str, int, int]]
+) -> None:
+    """scheduler.go ``add``: ``addToExistingNode`` first, its copies recorded by the topology
+    (topology.go ``Record``), then ``addToInflightNode`` and ``addToNewNodeClaim`` for the
+    rest: a claim joins a zone while ``count - min <= maxSkew``."""
+    run = Run((NodePool("default"),))
+    profile = pod_profile(spec(cpu="1", topologySpreadConstraints=[_spread()]), "default", APP)
+    cycle = prepare(profile, run.cluster)
+    decision = run.provisioner.decide(cycle, profile, 2, landed)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims

@@ -30,6 +30,10 @@ from tests.report_schema import validate_report
 
 SNAPSHOT = "fixtures/snapshots/eks-karpenter.json"
 CATALOG = "fixtures/catalogs/instance-types.json"
+EC2_CATALOG = (
+    "fixtures/catalogs/ec2/describe-instance-types.json",
+    "fixtures/catalogs/ec2/describe-instance-type-offerings.json",
+)
 MANIFESTS = "fixtures/karpenter"
 WEB = f"{MANIFESTS}/01-web-scales.yaml"
 SOLVER = f"{MANIFESTS}/02-too-big.yaml"
@@ -45,10 +49,11 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def check(
-    *argv: str, snapshot: str = SNAPSHOT, catalog: str | None = CATALOG
+    *argv: str, snapshot: str = SNAPSHOT, catalog: str | tuple[str, ...] | None = CATALOG
 ) -> tuple[int, str, dict[str, Any]]:
     """Exit code, text and JSON report of ``check`` over ``argv``."""
-    given = ("--instance-types", catalog) if catalog else ()
+    files = (catalog,) if isinstance(catalog, str) else catalog or ()
+    given = tuple(arg for path in files for arg in ("--instance-types", path))
     out = io.StringIO()
     streams = Streams(io.BytesIO(), out, io.StringIO(), env={}, now=NOW)
     code = main(["check", *argv, *given, "--snapshot", snapshot, "--json", "-"], streams)
@@ -221,6 +226,70 @@ def test_without_a_catalog_the_running_types_are_the_catalog_and_the_report_says
     assert launch["instanceTypes"] and set(launch["instanceTypes"]) <= running
 
 
+def test_a_cluster_of_no_nodes_whose_karpenter_launches_them_is_judged(tmp_path: Path) -> None:
+    """An EKS cluster whose Karpenter runs on Fargate has no nodes: provisioner.go
+    ``Schedule`` still solves its pending pods with its Ready NodePools."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    document["nodes"] = []
+    document["pods"] = [p for p in document["pods"] if not p["spec"].get("nodeName")]
+    path = tmp_path / "fargate.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, _, report = check(WEB, snapshot=str(path))
+    web = workload(report, "web")
+    assert (code, web["verdict"]) == (0, "SCALES")
+    assert web["autoscale"]["fitsNow"] == 0
+    assert [s["group"] for s in web["autoscale"]["scaleUp"]] == ["default"]
+
+
+def test_copies_fitting_only_on_addon_nodes_keep_karpenter_s_answer_for_the_rest(
+    tmp_path: Path,
+) -> None:
+    """The copies no node but a CriticalAddonsOnly one takes are ADDON_ONLY; the rest are
+    Karpenter's (it sees pending pods, whatever fits elsewhere): its launches and its
+    refusal are reported, and ADDON_ONLY, the worse verdict, stays."""
+    document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
+    for node in document["nodes"]:
+        if not node["spec"].get("taints"):
+            node["spec"]["taints"] = [
+                {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
+            ]
+    path = tmp_path / "addons.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    manifest = tmp_path / "agent.yaml"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "agent", "namespace": "shop"},
+                "spec": {
+                    "replicas": 40,
+                    "selector": {"matchLabels": {"app": "agent"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "agent"}},
+                        "spec": {
+                            "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                            "nodeSelector": {"kubernetes.io/arch": "amd64"},
+                            "containers": [
+                                container(requests={"cpu": "3", "memory": "1Gi"}, image="x")
+                            ],
+                        },
+                    },
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, text, report = check(str(manifest), snapshot=str(path))
+    agent = workload(report, "agent")
+    assert (code, agent["verdict"]) == (1, "ADDON_ONLY")
+    autoscale = agent["autoscale"]
+    assert (autoscale["fitsNow"], autoscale["blocked"]["copies"]) == (2, 26)
+    assert [s["group"] for s in autoscale["scaleUp"]] == ["default"]
+    assert LIMITS in autoscale["blocked"]["reasons"]
+    assert '26 blocked: nodepool "default": ' + LIMITS in text
+
+
 def test_autoscaling_off_judges_today_s_nodes_only() -> None:
     code, _, report = check(WEB, "--autoscaling", "off")
     web = workload(report, "web")
@@ -284,7 +353,20 @@ def test_the_fixture_run_matches_its_golden_reports(golden: Callable[[str, str],
     golden("karpenter/check.json", json.dumps(report, indent=2) + "\n")
 
 
-def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_path: Path) -> None:
+def test_the_fixture_run_with_ec2_s_listing_matches_its_golden_reports(
+    golden: Callable[[str, str], None],
+) -> None:
+    """The same cluster judged with EC2's listing and offerings, as the provider builds
+    its types: the catalog and what it assumes are said on the snapshot line."""
+    _, text, report = check(MANIFESTS, catalog=EC2_CATALOG)
+    golden("karpenter/check-ec2.txt", text)
+    golden("karpenter/check-ec2.json", json.dumps(report, indent=2) + "\n")
+    assert "(EC2's describe-instance-types, built as karpenter-provider-aws v1.8" in text
+
+
+def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning_and_an_autoscale(
+    tmp_path: Path,
+) -> None:
     document = json.loads((ROOT / SNAPSHOT).read_text(encoding="utf-8"))
     for pool in document["nodePools"]:  # pkg/controllers/provisioning/provisioner.go NewScheduler
         for condition in pool["status"]["conditions"]:
@@ -295,7 +377,11 @@ def test_with_no_ready_nodepool_the_verdict_stays_today_s_with_a_warning(tmp_pat
     code, text, report = check(WEB, snapshot=str(path))
     web = workload(report, "web")
     assert (code, web["verdict"]) == (1, "PARTIAL")
-    assert "autoscale" not in web
+    # Karpenter was asked and refused: a script tells it from "not autoscaled"
+    blocked = web["autoscale"]["blocked"]
+    assert web["autoscale"]["scaleUp"] == []
+    assert (blocked["reasons"], blocked["message"]) == ({"no nodepools found": 1}, "")
+    assert blocked["copies"] == web["replicas"]["wanted"] - web["autoscale"]["fitsNow"]
     said = [w["text"] for w in web["warnings"] if w["kind"] == "autoscaling"]
     assert said == ["Karpenter would launch no node for its pods: no nodepools found"]
     assert "Karpenter would launch no node for its pods: no nodepools found" in text
@@ -313,3 +399,43 @@ def test_a_catalog_for_a_snapshot_without_nodepools_is_said_to_be_unused() -> No
     ]
     assert "is not used: the snapshot recorded no Karpenter NodePool" in text
     assert code == 0
+
+
+def test_a_zonal_spread_counts_the_copies_today_s_nodes_took(tmp_path: Path) -> None:
+    """Two copies land on the zone-a node; Karpenter's topology has recorded them
+    (scheduler.go ``addToExistingNode``, topology.go ``Record``), so the other two go to
+    zone-b, on one new node within the skew, not one node in each zone."""
+    zone = "topology.kubernetes.io/zone"
+    node = api_node("old-a", cpu="4", labels={zone: "us-east-1a", "kubernetes.io/hostname": "a"})
+    pool = node_pool("burst", requirement(zone, "In", "us-east-1a", "us-east-1b"))
+    path = tmp_path / "zonal.json"
+    path.write_text(json.dumps(cluster_snapshot([node], [], nodePools=[pool])), encoding="utf-8")
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": zone,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "api"}},
+    }
+    spec = {
+        "containers": [container(requests={"cpu": "1500m"})],
+        "topologySpreadConstraints": [spread],
+    }
+    template = {"metadata": {"labels": {"app": "api"}}, "spec": spec}
+    manifest = tmp_path / "api.yaml"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "api", "namespace": "app"},
+                "spec": {"replicas": 4, "template": template},
+            }
+        ),
+        encoding="utf-8",
+    )
+    _, _, report = check(str(manifest), snapshot=str(path))
+    autoscale = workload(report, "api")["autoscale"]
+    assert autoscale["fitsNow"] == 2
+    assert [(s["group"], s["nodes"], s["copies"]) for s in autoscale["scaleUp"]] == [
+        ("burst", 1, 2)
+    ]

@@ -6,7 +6,9 @@ kubernetes-sigs/karpenter v1.8.3 ``kwok/cloudprovider/helpers.go`` reads it: a J
 "values"}]}], "architecture", "operatingSystems", "resources"}``, decoded by Go's
 ``encoding/json`` (keys match their field case-insensitively, unknown keys are ignored, a
 repeated key keeps its last value). ``setDefaultOptions`` then defaults ``pods`` to 110 and
-marks every offering available, whatever ``Available`` says, and ``newInstanceType`` derives
+marks every offering available, whatever ``Available`` says (here ``"Available": false`` is
+honoured: Karpenter's scheduler launches no unavailable offering, and a gate must not answer
+``SCALES`` for one), and ``newInstanceType`` derives
 the labels ``karpenter.kwok.sh/instance-size|family|cpu|memory`` and gives every type an
 overhead of kubeReserved cpu 100m and memory 10Mi.
 
@@ -27,18 +29,23 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from gate.deadline import open_regular, read_capped
 from gate.errors import QuantityError, UsageError
+from gate.inputs.ec2catalog import ec2_catalog, is_listing, is_offerings
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.resources import to_scheduler_units
 from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
 
+EXPECTED = (
+    "KWOK's JSON array, `aws ec2 describe-instance-types --output json` or `aws ec2 "
+    "describe-instance-type-offerings --location-type availability-zone --output json`"
+)
 MAX_CATALOG_BYTES = 64 * 2**20
 """A larger file is refused unread: AWS's whole catalog, every region's offerings, is a
 few MiB."""
@@ -310,7 +317,9 @@ def _offering(source: str, where: str, pairs: object) -> Offering:
         zone=_only(entry, requirements, ZONE),
         capacity_type=_only(entry, requirements, CAPACITY_TYPE_LABEL),
         price=number,
-        available=True,  # setDefaultOptions: "make sure all the instance types are available"
+        # KWOK's setDefaultOptions marks every offering available; a gate honours an
+        # offering the file says is not (Karpenter's scheduler never launches one)
+        available=entry.get("Available") is not False,
         requirements=requirements,
     )
 
@@ -377,7 +386,7 @@ def parse_catalog(data: bytes, source: str) -> Catalog:
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{source}: not JSON: {exc}") from None
     if not isinstance(document, list) or isinstance(document, _Object):
-        raise UsageError(f"{source}: not a JSON array of instance types (KWOK's format)")
+        raise UsageError(f"{source}: not a JSON array of instance types ({EXPECTED})")
     types = [_instance_type(source, index, item) for index, item in enumerate(document)]
     seen: dict[str, int] = {}
     for index, kind in enumerate(types):
@@ -391,16 +400,59 @@ def parse_catalog(data: bytes, source: str) -> Catalog:
     return Catalog(types=tuple(types), source=source)
 
 
-def read_catalog(path: str, opened: str | None = None) -> Catalog:
-    """The catalog file ``path`` names, as given (the catalog's ``source`` and every
-    message say it so); ``opened`` is where to read it, when that differs (a path relative
-    to the configuration's folder)."""
+def _read(path: str, opened: str | None) -> bytes:
     try:
         with open_regular(opened or path) as handle:
-            data = read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
+            return read_capped(handle.read, MAX_CATALOG_BYTES, _TooLarge)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the instance types: {exc.strerror}") from None
     except _TooLarge:
         limit = MAX_CATALOG_BYTES // 2**20
         raise UsageError(f"{path}: longer than {limit} MiB: not read") from None
-    return replace(parse_catalog(data, path), sha256=hashlib.sha256(data).hexdigest())
+
+
+def read_catalog(path: str, opened: str | None = None) -> Catalog:
+    """The catalog file ``path`` names, as given (the catalog's ``source`` and every
+    message say it so); ``opened`` is where to read it, when that differs (a path relative
+    to the configuration's folder)."""
+    return read_catalogs([(path, opened)])
+
+
+def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
+    """The catalog the files ``paths`` name (each as given, and where to open it), each
+    recognised by its shape: one KWOK JSON array, or EC2's ``describe-instance-types``
+    listings with, optionally, their ``describe-instance-type-offerings``
+    (:mod:`gate.inputs.ec2catalog`)."""
+    kwok: list[tuple[str, bytes]] = []
+    listings: list[tuple[str, Mapping[str, Any]]] = []
+    offerings: list[tuple[str, Mapping[str, Any]]] = []
+    digest = hashlib.sha256()  # which catalog decided, as a report names it
+    for path, opened in paths:
+        data = _read(path, opened)
+        digest.update(data)
+        try:
+            document = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            document = None  # parse_catalog says what is wrong, exactly
+        if is_listing(document):
+            listings.append((path, document))
+        elif is_offerings(document):
+            offerings.append((path, document))
+        elif isinstance(document, dict):
+            raise UsageError(f"{path}: not an instance-type catalog: expected {EXPECTED}")
+        else:
+            kwok.append((path, data))
+    if kwok and (listings or offerings or len(kwok) > 1):
+        names = ", ".join(p for p, _ in paths)
+        raise UsageError(
+            f"{names}: a KWOK catalog is given alone; EC2 listings may be given with "
+            "their offerings"
+        )
+    if kwok:
+        return replace(parse_catalog(kwok[0][1], kwok[0][0]), sha256=digest.hexdigest())
+    if not listings:
+        raise UsageError(
+            f"{offerings[0][0]}: offerings alone name no instance type: give the "
+            "describe-instance-types listing too"
+        )
+    return replace(ec2_catalog(listings, offerings), sha256=digest.hexdigest())

@@ -23,7 +23,7 @@ from msgspec import UNSET
 from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
-from gate.inputs.catalog import read_catalog
+from gate.inputs.catalog import read_catalog, read_catalogs
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -260,12 +260,15 @@ def load_config(path: str | None, cwd: Path) -> Config:
     return replace(config, instance_types=(types, os.path.join(found.parent, types)))
 
 
-def with_catalog(config: Config, flag: str | None) -> Config:
+def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
     """The configuration with the instance-type catalog ``--instance-types`` names (as
-    given), else the one ``autoscaling.instanceTypes`` names; as it was when neither does.
+    given; the flag may name several files, :func:`~gate.inputs.catalog.read_catalogs`),
+    else the one ``autoscaling.instanceTypes`` names; as it was when neither does.
     Read now, before any snapshot: a bad catalog fails at once (exit 2)."""
-    if flag is not None:
-        catalog = read_catalog(flag)
+    if isinstance(flag, str):
+        flag = [flag]
+    if flag:
+        catalog = read_catalogs([(path, None) for path in flag])
     elif config.instance_types is not None:
         written, opened = config.instance_types
         try:
@@ -439,14 +442,18 @@ CLOCK_SKEW = timedelta(minutes=5)
 snapshot is refused: a time further ahead would make any snapshot look fresh."""
 
 
-def snapshot_trust(info: SnapshotInfo, max_age: timedelta | None, now: datetime) -> tuple[str, ...]:
+def snapshot_trust(
+    info: SnapshotInfo, max_age: timedelta | None, now: datetime, provisions: bool = False
+) -> tuple[str, ...]:
     """Refuse a snapshot that cannot be trusted (exit 2): one with no nodes, which cannot
     answer anything, one taken more than :data:`CLOCK_SKEW` in the future, and, with a
     ``max_age``, one older or one whose age is unknown (a gate fails closed). Returns the
     run's warnings: a snapshot a day old or older, with no maximum age set, is used with a
     warning in every report (with a maximum set, a snapshot within it is trusted as it
-    is)."""
-    if info.nodes == 0:
+    is). A snapshot with no nodes whose Karpenter ``provisions`` (a Ready dynamic NodePool,
+    as on an EKS cluster whose Karpenter runs on Fargate) is judged: Karpenter would launch
+    the nodes."""
+    if info.nodes == 0 and not provisions:
         raise SnapshotError(f"{info.source}: the snapshot has no nodes: it cannot answer anything")
     taken = info.taken
     if taken is not None and taken - now > CLOCK_SKEW:

@@ -130,7 +130,13 @@ class InstanceType:
     e.g. ``karpenter.kwok.sh/instance-family``), ``operating_systems`` its
     ``kubernetes.io/os`` values, ``capacity`` what the machine has and ``overhead`` what
     the kubelet keeps from it (kube and system reserved, eviction threshold):
-    allocatable is capacity minus overhead."""
+    allocatable is capacity minus overhead.
+
+    A type a provider builds from a cloud listing also carries ``absent``, the keys it
+    holds as ``DoesNotExist`` (a provider label the type has no value for), and its
+    overhead by part: ``kube_reserved`` and ``eviction_threshold`` (None for other
+    catalogs), which a NodeClass's kubelet settings replace key by key; ``overhead`` is
+    then their sum with no NodeClass."""
 
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
@@ -138,6 +144,9 @@ class InstanceType:
     capacity: Mapping[str, int] = field(default_factory=dict)
     overhead: Mapping[str, int] = field(default_factory=dict)
     offerings: tuple[Offering, ...] = ()
+    absent: tuple[str, ...] = ()
+    kube_reserved: Mapping[str, int] | None = None
+    eviction_threshold: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +160,10 @@ class Catalog:
     from_cluster: bool = False
     sha256: str | None = None
     """The file's SHA-256 digest (hex): which catalog decided, as a report names it."""
+    provider: str = ""
+    """The provider whose listing the types were built from (``aws``: EC2's
+    ``describe-instance-types``), "" when the catalog carries no provider's labels (KWOK's
+    JSON, the types running in the cluster)."""
+    assumed: tuple[str, ...] = ()
+    """What the listing does not hold and is assumed, one sentence each (prices, spot
+    availability, zones)."""

@@ -474,7 +474,8 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
     parts = [f"{fit} of {placed.wanted} {_pods_noun(result)} fit: {autoscale.fits_now} now"]
     if autoscale.scale_up:
         parts[0] += f", {autoscale.after} after {groups}"
-    parts.append(f"{autoscale.blocked.copies} blocked: {_blockers(autoscale)}")
+    if autoscale.blocked.copies:  # an ADDON_ONLY may have none blocked
+        parts.append(f"{autoscale.blocked.copies} blocked: {_blockers(autoscale)}")
     return ["; ".join(parts)]
 
 

@@ -14,6 +14,7 @@ CA still ``Initializing``, makes what the status says uncertain: the run says so
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -164,13 +165,14 @@ class Autoscaling:
         cycle: CycleState,
         pod: PodProfile,
         left: int,
+        zones: Mapping[str, int] | None = None,
     ) -> PoolDecision | None:
         """Where Karpenter's NodePools put the ``left`` copies no node and no node group
         takes; None when Karpenter would not consider them (none left, a DaemonSet's pods:
         pkg/utils/pod/scheduling.go ``IsProvisionable``, no NodePool recorded)."""
         if left <= 0 or kind == "DaemonSet" or self.provisioner is None:
             return None
-        return self.provisioner.decide(cycle, pod, left)
+        return self.provisioner.decide(cycle, pod, left, zones)
 
     def pool_size(self, pool: str) -> int:
         """The nodes a NodePool has now: the snapshot's and the run's earlier additions."""

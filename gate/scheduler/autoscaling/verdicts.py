@@ -15,6 +15,7 @@ status that may have changed) give ``SCALES`` with a warning, unless the configu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 from msgspec import UNSET
@@ -59,12 +60,13 @@ def after_scale_up(
     session: Autoscaling,
     cycle: CycleState,
     pod: PodProfile,
+    zones: Mapping[str, int] | None = None,
 ) -> WorkloadResult:
     """``result`` (``NO`` or ``PARTIAL`` on today's nodes) once the copies no node took
     are given to the node groups, and what they leave to the NodePools; unchanged when no
-    autoscaler would consider them."""
+    autoscaler would consider them. ``zones``: the copies placed now, by zone."""
     placed = result.placement
-    if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+    if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL, Verdict.ADDON_ONLY):
         return result
     if pod.node_name:  # bound by name: no scheduler, no autoscaler
         return result
@@ -80,16 +82,20 @@ def after_scale_up(
     if decision is not None and not decision.recoverable:
         warnings.append(WorkloadWarning(WarningKind.AUTOSCALING, UNRECOVERABLE))
     after_groups = left if decision is None else decision.blocked
-    pools = session.provision(result.kind, cycle, pod, after_groups)
+    pools = session.provision(result.kind, cycle, pod, after_groups, zones or {})
     if pools is not None and pools.unjudged:
+        # Karpenter was asked and refused: the copies are blocked by it, said in the report
         warnings.append(
             WorkloadWarning(WarningKind.AUTOSCALING, UNJUDGED_POOLS.format(why=pools.unjudged))
         )
-        pools = None
     if decision is None and pools is None:
         return replace(result, warnings=tuple(warnings))
     autoscale = _autoscale(now, decision, pools, session)
     verdict, said = _verdict(autoscale, session.transient_fails)
+    if result.verdict is Verdict.ADDON_ONLY:
+        # copies fit now only on CriticalAddonsOnly nodes: that stays the verdict (the worse
+        # of the two), and what the autoscalers do or refuse for the rest is reported
+        return replace(result, autoscale=autoscale, warnings=(*warnings, *said))
     return replace(
         result,
         verdict=verdict,
@@ -150,7 +156,7 @@ def _autoscale(
         transient = groups.transient or session.uncertain
     refusals: tuple[PoolRefusal, ...] = ()
     if pools is not None:
-        reasons.update(pools.reasons)
+        reasons.update({pools.unjudged: 1} if pools.unjudged else pools.reasons)
         events.append(pools.message)
         refusals = tuple(PoolRefusal(pool, reason, text) for pool, reason, text in pools.errors)
         transient = False

@@ -292,13 +292,21 @@ class Evaluator:
         if not nodes:
             if workload.replicas == 0:
                 return self._wanting_none(workload, REASON_NO_NODES, False, (), requests, pod)
-            return self._result(
+            result = self._result(
                 workload,
                 Verdict.NO,
                 message=REASON_NO_NODES,
                 requests=requests,
                 warnings=pod.warnings,
+                placement=(
+                    ReplicaFit(wanted=workload.replicas, alone=0, released=0)
+                    if workload.replicas
+                    else None
+                ),
             )
+            # a cluster of no nodes whose Karpenter launches them (the snapshot is refused
+            # unless it has a Ready NodePool)
+            return self._scaled_up(result, pod, None)
         own = self._own_pods(workload)
         warnings = list(pod.warnings)
         released: Sequence[NodeView] = nodes
@@ -328,6 +336,7 @@ class Evaluator:
             )
         placement = None
         refused: Refused | None = None
+        zones: Mapping[str, int] = {}
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
         if any_fit and workload.replicas:
@@ -337,6 +346,7 @@ class Evaluator:
                 workload, pod, cycle, named.groups, fitting, released, own, ledger
             )
             placement, refused = counted.fit, counted.refused
+            zones = counted.zones
             warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
@@ -362,18 +372,26 @@ class Evaluator:
             placement=placement,
             cause=cause,
         )
-        return self._scaled_up(result, pod, cycle)
+        return self._scaled_up(result, pod, cycle, zones)
 
     def _scaled_up(
-        self, result: WorkloadResult, pod: Pod, cycle: CycleState | None
+        self,
+        result: WorkloadResult,
+        pod: Pod,
+        cycle: CycleState | None,
+        zones: Mapping[str, int] | None = None,
     ) -> WorkloadResult:
         """The result once cluster-autoscaler takes the copies no node took
         (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes."""
-        if self.autoscaling is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL):
+        if self.autoscaling is None or result.verdict not in (
+            Verdict.NO,
+            Verdict.PARTIAL,
+            Verdict.ADDON_ONLY,
+        ):
             return result
         if cycle is None:
             cycle = prepare(pod.profile, self.cluster)
-        return after_scale_up(result, self.autoscaling, cycle, pod.profile)
+        return after_scale_up(result, self.autoscaling, cycle, pod.profile, zones or {})
 
     def _wanting_none(
         self,

@@ -18,9 +18,10 @@ all of them:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import overload
 
+from gate.k8s.labels import ZONE
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
@@ -163,6 +164,9 @@ class Counted:
     fit: ReplicaFit
     warnings: list[WorkloadWarning]
     refused: Refused | None = None
+    zones: Mapping[str, int] = field(default_factory=dict)
+    """The copies the verdict's placement put in each zone (nodes with no zone label
+    left out): the autoscalers plan new nodes for the rest after them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +281,12 @@ def count_copies(count: CopyCount) -> Counted:
         released=count.released,
         most=most if most > least else None,
     )
-    return Counted(fit, warnings, refused)
+    zones: dict[str, int] = {}
+    for position, copies in short.copies.items():
+        zone = count.views[position].labels.get(ZONE)
+        if zone is not None:
+            zones[zone] = zones.get(zone, 0) + copies
+    return Counted(fit, warnings, refused, zones)
 
 
 def _one_lost_node(

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from gate.k8s.labels import ZONE
 from gate.k8s.resources import PODS
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
@@ -47,6 +48,7 @@ from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, run_filters
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
+from gate.scheduler.plugins.interpodaffinity.filtering import REASON_ANTI_AFFINITY
 from gate.scheduler.plugins.nodeports import copies_collide
 from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
@@ -177,6 +179,9 @@ def _decide(
         scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
     if placed == wanted:
         return Decision(wanted, scale_ups, placed)
+    if total > 0 and groups.ready_nodes + used.total >= total:
+        # the loop that scales nothing more starts at the total: it considers no group
+        return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1})
     return Decision(wanted, scale_ups, placed, _reasons(cycle, groups, used, dialect, why))
 
 
@@ -218,12 +223,26 @@ def _packed(
     scale_ups: list[ScaleUp] = []
     why: dict[str, tuple[str, ...]] = {}
     left = wanted
+    # Required anti-affinity to its own copies over the zone: a group's fresh nodes share
+    # its template's zone, so the estimator puts one copy in it, and no group of that zone
+    # takes another (InterPodAffinity rejects the template node once a copy is there).
+    zonal = ZONE in cycle_anti_keys(cycle, pod)
+    taken: set[str] = set()
     for group, template in helping:
+        zone = template.node.labels.get(ZONE) if zonal else None
+        if zone is not None and zone in taken:
+            why[group.id] = (REASON_ANTI_AFFINITY,)
+            continue
         if not left:
             break
         cap, stop = limit(group, template, groups, used)
         per_node = _per_node(cycle, pod, template, dialect)
         nodes = min(-(-left // per_node), max(cap, 0))
+        if zone is not None:
+            nodes = per_node = min(nodes, 1)
+            if nodes:
+                taken.add(zone)
+                stop = REASON_ANTI_AFFINITY
         copies = min(left, nodes * per_node)
         if nodes > 0:
             start = group.status.target + used.nodes.get(group.id, 0)

@@ -148,6 +148,8 @@ def _with_daemon_sets(
         more = dict(requested)
         _add(more, ds.requests)
         requested, pods = more, pods + 1
+        # the DaemonSet's pod sits on the template node: its host ports are taken there
+        ports.update(pod_profile(ds.pod_spec, ds.namespace, pinned=True).wanted_ports)
         held = pod_nonzero_amounts(ds.pod_spec)  # its requests parsed: so do these
         cpu, memory = cpu + held[0], memory + held[1]
     view = NodeView(

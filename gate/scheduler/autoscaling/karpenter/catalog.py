@@ -22,6 +22,18 @@ NOTE = (
     "the cluster ({types}), at their nodes' allocatable"
 )
 ON_DEMAND = "on-demand"
+KINDS = {
+    "aws": "EC2's describe-instance-types, built as karpenter-provider-aws v1.8 builds them",
+    "": "KWOK's JSON",
+}
+
+
+def catalog_note(catalog: Catalog) -> str:
+    """What the run says of the catalog it was given: the file, its kind, and what a
+    provider's listing does not hold and is assumed."""
+    kind = KINDS.get(catalog.provider, catalog.provider)
+    assumed = f"; assumed: {'; '.join(catalog.assumed)}" if catalog.assumed else ""
+    return f"NodePools are judged with the instance types of {catalog.source} ({kind}){assumed}"
 
 
 def capacity_of(node: NodeView) -> dict[str, int]:

@@ -31,6 +31,7 @@ from gate.model.karpenter import (
 )
 from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter.requirements import (
+    DOES_NOT_EXIST,
     IN,
     Req,
     Reqs,
@@ -70,6 +71,8 @@ def offering_reqs(offering: Offering) -> dict[str, Req]:
 def type_reqs(it: InstanceType) -> dict[str, Req]:
     reqs = merged(from_labels({INSTANCE_TYPE: it.name, **it.labels}))
     reqs = merged(reqs, [Req.new(OS, IN, it.operating_systems)])
+    if it.absent:
+        reqs = merged(reqs, [Req.new(key, DOES_NOT_EXIST, ()) for key in it.absent])
     zones = sorted({o.zone for o in it.offerings if o.zone})
     kinds = sorted({o.capacity_type for o in it.offerings})
     if zones:
@@ -104,10 +107,45 @@ def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, in
     return held
 
 
+def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
+    """A type a provider built from a cloud listing, as karpenter-provider-aws v1.8.8
+    builds it for the pool's EC2NodeClass (pkg/providers/instancetype/types.go): ``pods``
+    is ``maxPods`` when set, capped by ``podsPerCore`` times the vCPUs (468-482); each key of
+    ``kubeReserved`` replaces the computed one (526-528), ``systemReserved`` is the
+    NodeClass's alone (493-497), and ``evictionHard`` replaces the default threshold of the
+    signal it names, a percentage of the capacity rounded up, ``100%`` none (531-558,
+    583-605). Kube-reserved memory keeps the ENI-limited pods whatever ``maxPods`` says
+    (146)."""
+    capacity = dict(it.capacity)
+    kube = dict(it.kube_reserved or {})
+    system: dict[str, int] = {}
+    held = dict(it.eviction_threshold or {})
+    if node_class is not None:
+        if node_class.max_pods is not None:
+            capacity["pods"] = node_class.max_pods
+        if node_class.pods_per_core:
+            cores = capacity.get("cpu", 0) // 1000
+            capacity["pods"] = min(node_class.pods_per_core * cores, capacity.get("pods", 0))
+        kube.update(node_class.kube_reserved)
+        system = dict(node_class.system_reserved)
+        held.update(node_class.eviction_hard)
+        for signal, written in node_class.eviction_percent.items():
+            resource = SIGNALS.get(signal, signal)
+            share = _percent(written)
+            if share is not None:
+                share = Fraction(0) if share == 1 else share
+                held[resource] = math.ceil(share * capacity.get(resource, 0))
+    parts = (kube, system, held)
+    return {r: a - sum(p.get(r, 0) for p in parts) for r, a in capacity.items()}
+
+
 def allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
     """Capacity less overhead; the NodeClass's kubelet settings replace the overhead of the
     resources they name (kubeReserved + systemReserved + evictionHard) and cap ``pods``
-    (``maxPods``, and ``podsPerCore`` times the cores, the lower)."""
+    (``maxPods``, and ``podsPerCore`` times the cores, the lower). A type built from a
+    provider's listing follows its provider's rules (:func:`provider_allocatable`)."""
+    if it.kube_reserved is not None:
+        return provider_allocatable(it, node_class)
     overhead = dict(it.overhead)
     capacity = dict(it.capacity)
     if node_class is not None:
@@ -162,6 +200,12 @@ class Pool:
     limits: Mapping[str, int] | None
     daemon: Mapping[str, int]
     daemon_ports: frozenset[HostPort]
+    exceeded: str = ""
+    """Why Karpenter would fail to create the claims its simulation plans in this pool:
+    its usage already exceeds a limit the simulation does not check (``nodes``)."""
+    refusal: str = ""
+    """Why the pool takes no copy whatever it asks, when its requirements name provider
+    labels the catalog cannot judge (:mod:`.unjudged`)."""
 
 
 def template_reqs(pool: NodePool) -> dict[str, Req]:

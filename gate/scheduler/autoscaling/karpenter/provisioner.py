@@ -30,7 +30,7 @@ modelled and what is not.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
@@ -39,7 +39,11 @@ from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
-from gate.scheduler.autoscaling.karpenter.catalog import capacity_of, running_catalog
+from gate.scheduler.autoscaling.karpenter.catalog import (
+    capacity_of,
+    catalog_note,
+    running_catalog,
+)
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
 from gate.scheduler.autoscaling.karpenter.instancetypes import (
     Match,
@@ -72,6 +76,15 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
     well_known,
 )
 from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.autoscaling.karpenter.unjudged import (
+    PROVIDERS,
+    UNJUDGED,
+    Provider,
+    carried,
+    provider_of,
+    unjudged_keys,
+    unjudged_text,
+)
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -195,6 +208,11 @@ class Provisioner:
     _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
     """Whether an offering is compatible with a claim's requirements, likewise."""
     _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    catalog: Catalog | None = None
+    known: frozenset[str] = frozenset()
+    """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
+    providers: dict[str, Provider] = field(default_factory=dict)
+    """Each pool's cloud provider, as its NodeClass names it."""
     """Each limited pool's types within what its limits leave, and what they left then:
     they change only when the pool plans a claim."""
 
@@ -214,11 +232,17 @@ class Provisioner:
             catalog = running_catalog(nodes)
             names = ", ".join(t.name for t in catalog.types) or "none"
             notes.append(RUNNING_NOTE.format(types=names))
-        extra = {k for t in catalog.types for k in t.labels}
+        elif not catalog.from_cluster:
+            notes.append(catalog_note(catalog))
+        extra = {k for t in catalog.types for k in (*t.labels, *t.absent)}
         extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
         allowed = well_known(extra)
         ready: list[NodePool] = []
+        unresolved: set[str] = set()
+        classes = {(c.kind, c.name): c for c in state.node_classes}
         for pool in state.pools:
+            group, kind, name = pool.node_class
+            node_class = classes.get((kind, name))
             if pool.replicas is not None:
                 notes.append(
                     f"NodePool {pool.name} is static (replicas: {pool.replicas}): "
@@ -227,15 +251,43 @@ class Provisioner:
             elif not pool.ready:
                 why = f" ({pool.not_ready})" if pool.not_ready else ""
                 notes.append(f"NodePool {pool.name} is not Ready{why}: Karpenter ignores it")
+            elif group in PROVIDERS and state.node_classes and node_class is None:
+                # the provider resolves no instance type without its NodeClass
+                # (karpenter-provider-aws cloudprovider.go GetInstanceTypes: NotFound -> none)
+                # and provisioner.go NewScheduler skips the pool
+                notes.append(
+                    f"NodePool {pool.name}: its {kind} {name} is not in the snapshot: "
+                    "Karpenter resolves no instance type for it and skips it"
+                )
+                ready.append(pool)
+                unresolved.add(pool.name)
+            elif node_class is not None and not node_class.ready:
+                # the NodePool's NodeClassReady follows its NodeClass's Ready
+                notes.append(
+                    f"NodePool {pool.name}: its {kind} {name} is not Ready: Karpenter ignores it"
+                )
             else:
                 ready.append(pool)
         ready.sort(key=lambda p: p.name, reverse=True)
         ready.sort(key=lambda p: -p.weight)
-        classes = {(c.kind, c.name): c for c in state.node_classes}
         pools = []
         memo = TypeMemo()
+        known = carried(catalog)
+        providers: dict[str, Provider] = {}
         for pool in ready:
+            if pool.name in unresolved:
+                continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
+            provider = provider_of(pool)
+            if provider is not None:
+                providers[pool.name] = provider
+                keys = unjudged_keys(provider, (r.key for r in pool.requirements), known)
+                if keys:
+                    said = [Req.of(r) for r in pool.requirements if r.key in keys]
+                    made = make_pool(pool, (), node_class, daemon_sets, allowed, memo)
+                    refusal = unjudged_text("NodePool", said, provider, catalog)
+                    pools.append(replace(made, refusal=refusal))
+                    continue
             made = make_pool(pool, catalog.types, node_class, daemon_sets, allowed, memo)
             if not made.types:
                 notes.append(
@@ -253,6 +305,7 @@ class Provisioner:
             left = remaining.get(claim.pool)
             if left is not None and not claim.node_name:
                 _subtract(left, claim.capacity)
+        pools = [_exceeded(p, nodes, state) for p in pools]
         zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
         types = {id(t): t for p in pools for t in p.types}.values()
         return cls(
@@ -264,6 +317,9 @@ class Provisioner:
             tuple(sorted(zones)),
             type_keys=frozenset(k for t in types for k in t.reqs),
             offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
+            catalog=catalog,
+            known=known,
+            providers=providers,
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -303,9 +359,17 @@ class Provisioner:
         self._within[pool.name] = (amounts, types)
         return types
 
-    def decide(self, cycle: CycleState, pod: PodProfile, left: int) -> PoolDecision:
+    def decide(
+        self,
+        cycle: CycleState,
+        pod: PodProfile,
+        left: int,
+        landed: Mapping[str, int] | None = None,
+    ) -> PoolDecision:
         """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
-        existing node takes them; the pools' remaining limits are updated."""
+        existing node takes them; the pools' remaining limits are updated. ``placed``: the
+        copies existing nodes took, by zone (Karpenter's scheduler places them there
+        first, ``addToExistingNode``, and its topology records them)."""
         if left <= 0:
             return PoolDecision(0)
         if self.unjudged:
@@ -314,7 +378,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod)
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {})
         if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
@@ -391,6 +455,8 @@ class Provisioner:
                 continue
             for pool in self.pools:
                 made = self._new(pool, variant, pod, requests, spreads)
+                if isinstance(made, _Claim) and pool.exceeded:
+                    return None, [(pool.name, EXCEEDED, pool.exceeded)]
                 if isinstance(made, _Claim):
                     claims.append(made)
                     self.planned = len(claims)
@@ -447,6 +513,8 @@ class Provisioner:
     ) -> _Claim | tuple[str, str]:
         """``addToNewNodeClaim`` for one pool: a claim holding the copy, or the pool's
         (reason, text)."""
+        if pool.refusal:
+            return UNJUDGED, pool.refusal
         types: Sequence[PoolType] = pool.types
         left = self.remaining.get(pool.name)
         if left is not None:
@@ -458,6 +526,13 @@ class Provisioner:
             return TAINT, "; ".join(refused)
         if _conflict(pod.wanted_ports, pool.daemon_ports):
             return HOST_PORT, f"checking host port usage, {HOST_PORT}"
+        provider = self.providers.get(pool.name)
+        if provider is not None and self.catalog is not None:
+            # where CanAdd asks the requirements: taints and host ports are judged first
+            keys = unjudged_keys(provider, variant.reqs, self.known)
+            if keys:
+                said = [variant.reqs[k] for k in keys]
+                return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)
         self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
         hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
         claim_reqs = merged(pool.reqs, [hostname])
@@ -493,6 +568,30 @@ class Provisioner:
         if error is not None:
             return error
         return _Claim(pool, reqs, kept, 1, zone)
+
+
+EXCEEDED = "resource usage exceeds limit"
+"""provisioner.go ``Create``: ``Limits.ExceededBy`` of the pool's usage, nodes counted."""
+
+
+def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> Pool:
+    """The pool, with what stops Karpenter creating its claims: ``limits.nodes`` below the
+    nodes it has (its Nodes and in-flight NodeClaims; cluster.go counts each state node
+    once). The simulation never checks ``nodes`` (no type has that capacity), so the
+    claims are planned and their creation fails (nodepool.go ``ExceededBy``: usage above
+    the limit)."""
+    limit = (pool.limits or {}).get("nodes")
+    if limit is None:
+        return pool
+    count = sum(1 for n in nodes if n.labels.get(NODEPOOL_LABEL) == pool.name)
+    count += sum(1 for c in state.claims if c.pool == pool.name and not c.node_name)
+    if count <= limit:
+        return pool
+    text = (
+        f"creating nodeclaim, {EXCEEDED} (NodePool={pool.name}, resource-name=nodes, "
+        f"usage={count}, limit={limit})"
+    )
+    return replace(pool, exceeded=text)
 
 
 def _zones(reqs: Reqs) -> frozenset[str]:

@@ -136,11 +136,17 @@ Zonal = Spread | AntiZone | AffinityZone
 
 
 def zonal_rules(
-    cycle: CycleState, zones: Sequence[str], pod: PodProfile
+    cycle: CycleState,
+    zones: Sequence[str],
+    pod: PodProfile,
+    placed: Mapping[str, int] | None = None,
 ) -> tuple[list[Zonal], int | None, HostAffinity | None]:
     """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
-    is 0) and a self-matching zonal anti-affinity (one copy a zone)."""
+    is 0) and a self-matching zonal anti-affinity (one copy a zone). ``placed``: the
+    workload's copies existing nodes took, by zone, counted where the copies match the
+    rule's selector (topology.go ``Record`` after ``addToExistingNode``)."""
+    placed = placed or {}
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
     host: HostAffinity | None = None
@@ -156,12 +162,16 @@ def zonal_rules(
                 for z, n in existing.items():
                     counts[z] = counts.get(z, 0) + n
                 mine = ZONE in cycle_anti_keys(cycle, pod)
+                if mine:
+                    _add(counts, placed)
                 antis.append(AntiZone(counts, mine))
                 if mine:
                     cap = 1
             keys = {t.topology_key for t in state.affinity_terms}
             if ZONE in keys:
                 wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
+                if state.self_match:
+                    _add(wanted, placed)
                 antis.append(AffinityZone(wanted, state.self_match))
             if HOSTNAME in keys:
                 on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
@@ -173,6 +183,8 @@ def zonal_rules(
             if constraint.topology_key == ZONE:
                 counts = {z: 0 for z in zones}
                 counts.update(state.counts[i])
+                if state.self_match[i]:
+                    _add(counts, {z: n for z, n in placed.items() if z in counts})
                 spreads.append(
                     Spread(
                         counts=counts,
@@ -184,3 +196,8 @@ def zonal_rules(
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
     return [*spreads, *antis], cap, host
+
+
+def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
+    for zone, n in more.items():
+        counts[zone] = counts.get(zone, 0) + n
