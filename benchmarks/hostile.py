@@ -141,6 +141,29 @@ def _many_workloads_baseline(folder: Path) -> list[str]:
     return ["check", "web.yaml", "--snapshot", str(SNAPSHOT), "--baseline", "base.json", "-q"]
 
 
+def _older_small_baseline(count: int) -> Callable[[Path], list[str]]:
+    """A schemaVersion 2 baseline of ``count`` workloads of one key (72 bytes each: 2,000,000
+    are 144 MB, which decoded whole took 1.1 GB): each is smaller in the file than what is
+    kept of it, so their count is bounded too."""
+
+    def write(folder: Path) -> list[str]:
+        entry = '{"kind": "Deployment", "namespace": "default", "name": "web", "verdict": "NO"}'
+        with (folder / "base.json").open("w", encoding="utf-8") as out:
+            out.write('{"schemaVersion": 2, "workloads": [')
+            out.write(entry)
+            left = count - 1
+            while left:  # in parts: a child starts at its parent's peak memory
+                part = min(left, 10_000)
+                out.write((", " + entry) * part)
+                left -= part
+            out.write("]}")
+        (folder / "web.yaml").write_text(BIG, encoding="utf-8")
+        argv = ["check", "web.yaml", "--snapshot", str(SNAPSHOT), "--baseline", "base.json"]
+        return [*argv, "-q"]
+
+    return write
+
+
 def _nested_report(command: str) -> Callable[[Path], list[str]]:
     """A report file of ``[`` nested 100,000 deep, given to ``merge`` or as ``--baseline``."""
 
@@ -311,6 +334,16 @@ CASES = (
         _many_workloads_baseline,
         0,
         _twice_the_baseline,
+    ),
+    Case(
+        "baseline: 2,000,000 schemaVersion 2 workloads of one key (refused)",
+        _older_small_baseline(2_000_000),
+        2,
+    ),
+    Case(
+        "baseline: 500,000 schemaVersion 2 workloads of one key (the most it may hold)",
+        _older_small_baseline(500_000),
+        1,
     ),
     Case("merge: a report nested 100,000 deep", _nested_report("merge"), 2),
     Case("baseline: a report nested 100,000 deep", _nested_report("check"), 2),
