@@ -409,8 +409,8 @@ CASES = (
         2,
     ),
     Case(
-        "baseline: 500,000 schemaVersion 2 workloads of one key (the most it may hold)",
-        _older_small_baseline(500_000),
+        "baseline: 250,000 schemaVersion 2 workloads of one key (the most it may hold)",
+        _older_small_baseline(250_000),
         1,
     ),
     Case("merge: a report nested 100,000 deep", _nested_report("merge"), 2),
@@ -433,8 +433,8 @@ CASES = (
     Case("placement: 5,000 replicas spread over 500 zones on 2,000 nodes", _many_zones, 0),
     Case("catalog: 100,000 instance types (refused)", _large_catalog(100_000), 2),
     Case(
-        "catalog: 10,000 instance types (the most it may hold), 3 scale-ups",
-        _large_catalog(10_000),
+        "catalog: 5,000 instance types (the most it may hold), 3 scale-ups",
+        _large_catalog(5_000),
         1,
     ),
 )

@@ -44,7 +44,7 @@ MAX_BASELINE_BYTES = 1024 * 1024 * 1024
 """A larger file is refused (``/dev/zero`` never ends; a version 1 report of a 5,000-node
 cluster and 2,000 workloads is under 900 MB)."""
 
-MAX_BASELINE_WORKLOADS = 500_000
+MAX_BASELINE_WORKLOADS = 250_000
 """A report of more workloads is refused. What is kept of a workload is a few hundred bytes
 whatever it held, more than the smallest workload takes in the file (a 72-byte
 ``{"kind": ..., "verdict": "NO"}``): past this many, the memory a baseline costs would follow

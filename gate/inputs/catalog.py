@@ -45,7 +45,7 @@ from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Off
 MAX_CATALOG_BYTES = 64 * 2**20
 """A larger file is refused unread: AWS's whole catalog, every region's offerings, is a
 few MiB."""
-MAX_CATALOG_TYPES = 10_000
+MAX_CATALOG_TYPES = 5_000
 """A catalog of more types is refused in one line: AWS offers under a thousand, and each
 type is asked of every pool and every new node (100,000 took 16-44 s and 744 MB to judge
 for 3 workloads)."""
