@@ -177,6 +177,31 @@ def test_an_unreadable_baseline_is_one_line(
     assert str(caught.value).startswith(f"{path}: ") and says in str(caught.value)
 
 
+@pytest.mark.parametrize("version", [2, 3], ids=["of an older version", "of this version"])
+def test_a_baseline_of_more_workloads_than_it_may_hold_is_refused_naming_the_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
+) -> None:
+    """Each workload kept costs more than the smallest one takes in the file (2,000,000 of
+    144 MB once held 1.1 GB): past the cap, the count is refused, whatever the size."""
+    monkeypatch.setattr(baseline_module, "MAX_BASELINE_WORKLOADS", 3)
+    written = json.loads((ROOT / "tests" / "golden" / "cli" / "aks.json").read_text())
+    if version == 2:
+        written = {"schemaVersion": 2, "workloads": written["workloads"]}
+        for workload in written["workloads"]:
+            workload["warnings"] = [w["text"] for w in workload["warnings"]]
+    written["workloads"] = written["workloads"][:3]
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(written))
+    assert len(read_baseline(str(path)).entries) == 3
+    written["workloads"] = [*written["workloads"], written["workloads"][0]]
+    path.write_text(json.dumps(written))
+    with pytest.raises(UsageError) as caught:
+        read_baseline(str(path))
+    assert str(caught.value) == (
+        f"{path}: baseline report: 4 workloads, more than the 3 a baseline may hold"
+    )
+
+
 def test_both_report_versions_give_the_same_entries(tmp_path: Path) -> None:
     v1 = json.loads((ROOT / BASE_V1).read_text())
     v2 = _v2_report()

@@ -7,6 +7,7 @@ number; where the share could change it, the fit range opens."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from gate.scheduler.placement.copies import (
     order_free,
     place_range,
 )
+from gate.scheduler.placement.grouped import by_domain
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.podtopologyspread.scoring import SoftConstraint, SpreadScoring
 from tests.builders import node
@@ -33,7 +35,9 @@ ZONE = "topology.kubernetes.io/zone"
 RACK = "topology.example.com/rack"
 
 
-def _nodes(count: int, seed: int, zones: str = "abc", racks: str = "xy") -> list[NodeView]:
+def _nodes(
+    count: int, seed: int, zones: Sequence[str] = "abc", racks: str = "xy"
+) -> list[NodeView]:
     """Nodes of varied room and load over zones and racks, drawn from ``seed``."""
     draw = random.Random(seed)
     found = []
@@ -164,6 +168,22 @@ def test_one_constraint_counts_the_same_in_any_order(rules: CopyRules, seed: int
         _placed(start.fresh(), 200, policy).fit for policy in POLICIES
     }
     assert len(fits) == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_zone_spread_over_many_zones_is_placed_by_domain_as_every_node_scored(
+    seed: int,
+) -> None:
+    """Each copy asks every group of nodes sharing a zone once, with minMatchNum asked once
+    a copy (asked once a group, 500 zones and 5,000 copies took 73 s): the count is still
+    the one every node scored gives."""
+    nodes = _nodes(150, seed, zones=[f"z{n:02d}" for n in range(60)])
+    rules = _counted(CopyRules({"cpu": 500}, spread=(SpreadRule(ZONE, 1, {}),)), nodes)
+    every = (1 << len(nodes)) - 1
+    start = ScoredRun(nodes, rules, ScoreRules.of(rules.requests), every, None)
+    placed = by_domain(400, nodes, rules, every, None)
+    assert placed.fit == _placed(start.fresh(), 400, "first").fit
+    assert 60 < placed.fit < 400
 
 
 @pytest.mark.parametrize(

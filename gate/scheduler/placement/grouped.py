@@ -140,24 +140,18 @@ def _coupled(
     taken_domains: list[set[str | None]] = [set() for _ in anti_keys]
     copies: dict[int, int] = {}
     for _ in range(wanted):
-        ranked = sorted(
-            (
-                sum(counts[k].get(d or "", 0) for k, d in enumerate(domains[:spread_count])),
-                position,
-                domains,
-            )
-            for position, domains in enumerate(slots)
-            if _allowed(domains, rules, counts, anti_keys, taken_domains)
-        )
+        # minMatchNum is the same for every group: asked once a copy, not once a group (500
+        # zones, 5,000 copies: 1.25 billion counts compared, 73 s)
+        leasts = [minimum(counts[k], rule.min_domains) for k, rule in enumerate(rules.spread)]
         target = None
-        chosen: Domains = ()
-        for _, _, domains in ranked:
-            target = next(slots[domains], None)
+        chosen = _fewest(slots, rules, counts, leasts, anti_keys, taken_domains)
+        while chosen is not None:
+            target = next(slots[chosen], None)
             if target is not None:
-                chosen = domains
                 break
-            del slots[domains]  # exhausted: no node of the group holds another copy
-        if target is None:
+            del slots[chosen]  # exhausted: no node of the group holds another copy
+            chosen = _fewest(slots, rules, counts, leasts, anti_keys, taken_domains)
+        if target is None or chosen is None:
             break
         copies[target] = copies.get(target, 0) + 1
         for k, rule in enumerate(rules.spread):
@@ -167,22 +161,59 @@ def _coupled(
     return copies
 
 
+def _fewest(
+    groups: Iterable[Domains],
+    rules: CopyRules,
+    counts: Sequence[Mapping[str, int]],
+    leasts: Sequence[int],
+    anti_keys: Sequence[str],
+    taken: Sequence[set[str | None]],
+) -> Domains | None:
+    """The allowed group whose spread domains hold the fewest matching pods, the first of
+    ``groups`` among equals (None: no group is allowed). One pass, no sort: a copy asks
+    each group once."""
+    best: Domains | None = None
+    fewest = 0
+    for domains in groups:
+        total = _joined(domains, rules, counts, leasts, anti_keys, taken)
+        if total is not None and (best is None or total < fewest):
+            best, fewest = domains, total
+    return best
+
+
 def _allowed(
-    domains: tuple[str | None, ...],
+    domains: Domains,
     rules: CopyRules,
     counts: Sequence[Mapping[str, int]],
     anti_keys: Sequence[str],
     taken: Sequence[set[str | None]],
 ) -> bool:
-    spread_count = len(rules.spread)
+    """Whether a copy may join the group of ``domains`` as the counts stand."""
+    leasts = [minimum(counts[k], rule.min_domains) for k, rule in enumerate(rules.spread)]
+    return _joined(domains, rules, counts, leasts, anti_keys, taken) is not None
+
+
+def _joined(
+    domains: Domains,
+    rules: CopyRules,
+    counts: Sequence[Mapping[str, int]],
+    leasts: Sequence[int],
+    anti_keys: Sequence[str],
+    taken: Sequence[set[str | None]],
+) -> int | None:
+    """The matching pods the spread domains of the group of ``domains`` hold, or None when a
+    copy may not join it: a spread rule's skew against its minMatchNum (``leasts``) refuses
+    it, or an anti-affinity domain already holds a copy."""
+    total = 0
     for k, rule in enumerate(rules.spread):
         domain = domains[k]
         if domain is None:
-            return False
-        values = counts[k]
-        least = minimum(values, rule.min_domains)
-        if not admits(values.get(domain, 0), rule.self_match, least, rule.max_skew):
-            return False
-    return not any(
-        refuses_another(taken[k], domains[spread_count + k]) for k in range(len(anti_keys))
-    )
+            return None
+        count = counts[k].get(domain, 0)
+        if not admits(count, rule.self_match, leasts[k], rule.max_skew):
+            return None
+        total += count
+    spread_count = len(rules.spread)
+    if any(refuses_another(taken[k], domains[spread_count + k]) for k in range(len(anti_keys))):
+        return None
+    return total
