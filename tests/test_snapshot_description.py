@@ -17,6 +17,7 @@ from gate.live.recorder import recorded
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import AUTOSCALING_SECTIONS, READ_SECTIONS
+from gate.snapshot.storage import STORAGE_SECTIONS
 from tests.cluster_objects import realistic_namespace, realistic_node, realistic_pod
 
 Shape = dict[str, Any]
@@ -173,10 +174,12 @@ def test_a_difference_is_found() -> None:
 
 
 def test_the_envelope_arrays_are_the_sections_the_recorder_writes() -> None:
-    """The autoscaler's arrays follow, written only by ``fitgate snapshot --autoscaling``."""
+    """The autoscaler's arrays follow, written only by ``fitgate snapshot --autoscaling``,
+    then the storage objects' (read from a recording or a kubectl List)."""
     layout = schema()["oneOf"][0]["properties"]
     arrays = [name for name, rule in layout.items() if rule.get("type") == "array"]
-    assert arrays == list(READ_SECTIONS) == [*RECORDED_SECTIONS, *AUTOSCALING_SECTIONS]
+    sections = [*RECORDED_SECTIONS, *AUTOSCALING_SECTIONS, *STORAGE_SECTIONS]
+    assert arrays == list(READ_SECTIONS) == sections
 
 
 def _every_field(rule: dict[str, Any]) -> Any:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gate.model import AdmissionObjects, HostPort, NodeView, SnapshotInfo, Taint
+from gate.snapshot.storage import STORAGE_SECTIONS
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 SECTIONS: Mapping[str, str] = {
@@ -37,7 +38,7 @@ AUTOSCALING_SECTIONS: Mapping[str, str] = {
 }
 """The arrays ``fitgate snapshot --autoscaling`` adds, each optional, and their kinds: read
 whole, as the admission objects are (``gate.snapshot.autoscaling``)."""
-READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **AUTOSCALING_SECTIONS}
+READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **AUTOSCALING_SECTIONS, **STORAGE_SECTIONS}
 """Every array of a ClusterSnapshot the readers read."""
 _T = TypeVar("_T")
 
