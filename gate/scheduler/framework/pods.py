@@ -20,6 +20,7 @@ from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.spread import hard_constraints
 from gate.k8s.version import Dialect
+from gate.k8s.volumes import claim_names
 from gate.k8s.warnings import unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
 from gate.scheduler.framework.profile import PodProfile, frozen
@@ -109,6 +110,7 @@ def pod_profile(
         nonzero=incoming_nonzero_amounts(spec),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
         node_affinity=written_node_affinity(spec),
+        claims=tuple(name for _, name in claim_names(spec)),
     )
 
 
@@ -126,11 +128,13 @@ def prepare_pod(
     admission: AdmissionObjects,
     dialect: Dialect,
     namespaces_unknown: bool = False,
+    storage_known: bool = False,
 ) -> Pod:
     """The workload's pod as the scheduler would receive it. Raises AdmissionRefused where
     the API server would refuse it, QuantityError on a request the scheduler cannot hold,
     SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
-    recorded no namespaces."""
+    recorded no namespaces; ``storage_known``: it recorded the claims, volumes and
+    classes."""
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
         workload.namespace,
@@ -141,5 +145,5 @@ def prepare_pod(
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
     profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
-    unchecked = unchecked_warnings(workload.pod_spec, spec, namespaces_unknown)
+    unchecked = unchecked_warnings(workload.pod_spec, spec, namespaces_unknown, storage_known)
     return Pod(spec, profile, (*workload.warnings, *warnings, *unchecked))

@@ -54,6 +54,9 @@ class PodProfile:
     nonzero: tuple[int, int] = (0, 0)
     priority: int | None = None
     node_affinity: NodeAffinityTerms = field(default_factory=NodeAffinityTerms)
+    claims: tuple[str, ...] = ()
+    """The claim names of its ``persistentVolumeClaim`` volumes, in ``volumes``' order:
+    what the volume plugins read of it."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 
