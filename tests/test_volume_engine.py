@@ -37,7 +37,7 @@ NODES = [
         for z in ("westeurope-1", "westeurope-2", "westeurope-3")
     ),
 ]
-STORAGE = {
+STORAGE: dict[str, Any] = {
     "persistentVolumes": [_pv("pv-data", "westeurope-1")],
     "persistentVolumeClaims": [
         _claim("data-db-0", volumeName="pv-data", storageClassName="managed-csi"),
