@@ -183,3 +183,27 @@ def matching_volume(
         if smallest is None or volume_capacity(smallest) > size:
             smallest = volume
     return smallest
+
+
+def copy_claim(template: str, statefulset: str, ordinal: int) -> str:
+    """The claim a StatefulSet's copy uses (stateful_set_utils.go
+    ``getPersistentVolumeClaimName``)."""
+    return f"{template}-{statefulset}-{ordinal}"
+
+
+def with_copy_claims(
+    spec: Mapping[str, Any], templates: Sequence[str], statefulset: str, ordinal: int
+) -> dict[str, Any]:
+    """The pod spec as the StatefulSet controller gives copy ``ordinal`` its claims
+    (stateful_set_utils.go ``updateStorage``): a volume per claim template, named as the
+    template and mounting its claim, replacing a volume of that name, then the others."""
+    claims = [
+        {"name": t, "persistentVolumeClaim": {"claimName": copy_claim(t, statefulset, ordinal)}}
+        for t in templates
+    ]
+    others = [
+        v
+        for v in as_list(spec.get("volumes"))
+        if not (isinstance(v, Mapping) and v.get("name") in templates)
+    ]
+    return {**spec, "volumes": [*claims, *others]}

@@ -31,6 +31,9 @@ SCHEDULED_VOLUME_SOURCES = (
 )
 
 
+CLAIM_TEMPLATES_WARNING = "volumeClaimTemplates:"
+"""How the warning of a StatefulSet's claim templates begins: it is dropped when the first
+copy's claims were recorded and are judged."""
 CLAIM_SOURCE = "persistentVolumeClaim"
 VOLUME_FILTERS = "VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions"
 RECORD_STORAGE = (

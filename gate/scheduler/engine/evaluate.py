@@ -226,8 +226,7 @@ class Evaluator:
                 self.snapshot.admission,
                 self.dialect,
                 namespaces_unknown=self.snapshot.namespaces is None,
-                storage_known=self.snapshot.storage is not None
-                and self.snapshot.storage.knows_claims,
+                storage=self.snapshot.storage,
             )
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
