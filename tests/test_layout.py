@@ -47,6 +47,7 @@ SCHEDULER_TIERS: dict[str, int] = {
     "gate.scheduler.plugins": 1,
     "gate.scheduler.plugins.interpodaffinity": 1,
     "gate.scheduler.plugins.podtopologyspread": 1,
+    "gate.scheduler.plugins.volumebinding": 1,
     "gate.scheduler.placement": 2,
     "gate.scheduler.autoscaling": 3,
     "gate.scheduler.autoscaling.clusterautoscaler": 3,

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from gate import model
-from gate.model import ExistingPod, Family, Snapshot, SnapshotInfo
+from gate.model import ExistingPod, Family, NodeView, Snapshot, SnapshotInfo
+from gate.model.storage import STORAGE_KINDS, StorageObjects
 from gate.scheduler import plugins
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.pods import pod_profile
@@ -28,6 +29,9 @@ DEFAULT_ORDER = [
     "NodeAffinity",
     "NodePorts",
     "NodeResourcesFit",
+    "VolumeRestrictions",
+    "VolumeBinding",
+    "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
 ]
@@ -83,6 +87,13 @@ READ_BACK = [
     ("Insufficient nvidia.com/gpu", "NodeResourcesFit"),
     ("node(s) didn't match pod topology spread constraints", "PodTopologySpread"),
     ("node(s) didn't satisfy existing pods anti-affinity rules", "InterPodAffinity"),
+    ('persistentvolumeclaim "data-db-0" not found', "VolumeRestrictions"),
+    ("node(s) had no available disk", "VolumeRestrictions"),
+    ("node(s) didn't match PersistentVolume's node affinity", "VolumeBinding"),
+    ("node(s) didn't find available persistent volumes to bind", "VolumeBinding"),
+    ("pod has unbound immediate PersistentVolumeClaims", "VolumeBinding"),
+    ("node(s) had no available volume zone", "VolumeZone"),
+    ('persistentvolume "pv-1" not found', "VolumeZone"),
     ("a reason of no plugin", ""),
 ]
 
@@ -177,6 +188,57 @@ def test_the_scheduling_key_follows_what_the_plugins_read(
         scheduling_key(pod_profile(BASE), where)
         == scheduling_key(pod_profile(BASE | change), where)
     ) is same
+
+
+def _with_storage(*nodes: NodeView) -> Cluster:
+    info = SnapshotInfo("test", None, None, None, None, len(nodes), 0)
+    storage = StorageObjects(recorded=frozenset(STORAGE_KINDS))
+    return Cluster.of(Snapshot(info=info, nodes=nodes, storage=storage))
+
+
+CLAIMED = {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+CLAIM_KEYS = [
+    pytest.param(
+        CLAIMED,
+        {"volumes": [*CLAIMED["volumes"], {"name": "tmp", "emptyDir": {}}]},
+        True,
+        id="a volume that is no claim beside the same claim reads the same",
+    ),
+    pytest.param(
+        CLAIMED,
+        {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "logs"}}]},
+        False,
+        id="another claim differs",
+    ),
+    pytest.param(
+        CLAIMED,
+        {"volumes": [{"name": "other", "persistentVolumeClaim": {"claimName": "data"}}]},
+        True,
+        id="another volume name for the same claim reads the same",
+    ),
+    pytest.param(
+        CLAIMED,
+        {"volumes": [{"name": "d", "emptyDir": {}}]},
+        False,
+        id="a claim differs from no claim",
+    ),
+]
+
+
+@pytest.mark.parametrize(("one", "other", "same"), CLAIM_KEYS)
+def test_the_scheduling_key_follows_the_claims_when_storage_was_recorded(
+    one: dict[str, Any], other: dict[str, Any], same: bool
+) -> None:
+    where = _with_storage(node("n1"))
+    first = scheduling_key(pod_profile(BASE | one), where)
+    assert (first == scheduling_key(pod_profile(BASE | other), where)) is same
+
+
+def test_claims_are_not_read_when_storage_was_not_recorded() -> None:
+    where = cluster(node("n1"))
+    assert scheduling_key(pod_profile(BASE | CLAIMED), where) == scheduling_key(
+        pod_profile(BASE), where
+    )
 
 
 def test_labels_count_only_where_an_existing_pod_has_anti_affinity() -> None:

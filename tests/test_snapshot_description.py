@@ -17,6 +17,7 @@ from gate.live.recorder import SECTIONS as RECORDED_SECTIONS
 from gate.snapshot import stream
 from gate.snapshot.schema import schema
 from gate.snapshot.state import AUTOSCALING_SECTIONS, READ_SECTIONS
+from gate.snapshot.storage import STORAGE_SECTIONS
 from tests.cluster_objects import realistic_namespace, realistic_node, realistic_pod
 
 Shape = dict[str, Any]
@@ -174,10 +175,12 @@ def test_a_difference_is_found() -> None:
 
 def test_the_envelope_arrays_are_the_sections_the_recorder_writes() -> None:
     """The optional arrays follow: the PriorityClasses, written when the credentials may
-    list them, and the autoscaler's, written only by ``fitgate snapshot --autoscaling``."""
+    list them, and the autoscaler's, written only by ``fitgate snapshot --autoscaling``; then
+    the storage objects' (read from a recording or a kubectl List)."""
     layout = schema()["oneOf"][0]["properties"]
     arrays = [name for name, rule in layout.items() if rule.get("type") == "array"]
-    assert arrays == list(READ_SECTIONS) == [*RECORDED_SECTIONS, *OPTIONAL_SECTIONS]
+    sections = [*RECORDED_SECTIONS, *OPTIONAL_SECTIONS, *STORAGE_SECTIONS]
+    assert arrays == list(READ_SECTIONS) == sections
     assert ("priorityClasses", *AUTOSCALING_SECTIONS) == OPTIONAL_SECTIONS
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.warnings import unchecked_warnings
+from gate.k8s.warnings import CLAIMS_PARTLY, RECORD_STORAGE, unchecked_warnings
 from gate.model import WarningKind, WorkloadWarning
 from tests.builders import container
 
@@ -110,7 +110,8 @@ WARNINGS: list[tuple[str, dict[str, Any], list[tuple[WarningKind, str]]]] = [
             (
                 NOT_MODELLED,
                 "volumes (csi, persistentVolumeClaim) not checked "
-                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)",
+                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled); "
+                + RECORD_STORAGE,
             )
         ],
     ),
@@ -166,6 +167,40 @@ WARNINGS: list[tuple[str, dict[str, Any], list[tuple[WarningKind, str]]]] = [
 )
 def test_unchecked_warnings(spec: dict[str, Any], expected: list[tuple[WarningKind, str]]) -> None:
     assert unchecked_warnings(spec) == [WorkloadWarning(k, t) for k, t in expected]
+
+
+CLAIM_VOLUME = {"name": "d", "persistentVolumeClaim": {"claimName": "d"}}
+STORAGE_KNOWN = [
+    (
+        "a claim is checked, in part, when the snapshot recorded storage",
+        _spec(volumes=[CLAIM_VOLUME]),
+        [(NOT_MODELLED, CLAIMS_PARTLY)],
+    ),
+    (
+        "the other volumes stay unchecked beside a claim checked in part",
+        _spec(volumes=[CLAIM_VOLUME, {"name": "c", "csi": {"driver": "x"}}]),
+        [
+            (
+                NOT_MODELLED,
+                "volumes (csi) not checked "
+                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)",
+            ),
+            (NOT_MODELLED, CLAIMS_PARTLY),
+        ],
+    ),
+    ("a pod without volumes has no volume warning", _spec(), []),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"), [c[1:] for c in STORAGE_KNOWN], ids=[c[0] for c in STORAGE_KNOWN]
+)
+def test_volume_warnings_with_storage_recorded(
+    spec: dict[str, Any], expected: list[tuple[WarningKind, str]]
+) -> None:
+    assert unchecked_warnings(spec, storage_known=True) == [
+        WorkloadWarning(k, t) for k, t in expected
+    ]
 
 
 def test_requests_are_judged_on_the_completed_spec_where_a_limitrange_default_is_a_request() -> (

@@ -23,6 +23,7 @@ from gate.inputs.scaling import max_surge, queue_of, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
+from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING
 from gate.model import (
     Document,
     FieldLocation,
@@ -242,9 +243,8 @@ def _workload(
         return _unreadable(kind, namespace, name, location, problem)
     warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and get(body, ("spec", "volumeClaimTemplates")):
-        text = (
-            "volumeClaimTemplates: volume filters (VolumeBinding, VolumeZone, "
-            "NodeVolumeLimits) not checked"
+        text = CLAIM_TEMPLATES_WARNING + (
+            " volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits) not checked"
         )
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, text))
     surge = max_surge(kind, body, replicas or 0)
@@ -261,7 +261,18 @@ def _workload(
         scaling=Scaling(surge=surge) if surge else None,
         source=source,
         template=field,
+        claim_templates=_claim_templates(kind, body),
     )
+
+
+def _claim_templates(kind: str, body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of a StatefulSet's ``volumeClaimTemplates``, in their order."""
+    if kind != "StatefulSet":
+        return ()
+    templates = get(body, ("spec", "volumeClaimTemplates"))
+    items = templates if isinstance(templates, list) else []
+    names = (get(t, ("metadata", "name")) for t in items if isinstance(t, Mapping))
+    return tuple(n for n in names if isinstance(n, str) and n)
 
 
 def extract(

@@ -31,6 +31,22 @@ SCHEDULED_VOLUME_SOURCES = (
 )
 
 
+CLAIM_TEMPLATES_WARNING = "volumeClaimTemplates:"
+"""How the warning of a StatefulSet's claim templates begins: it is dropped when the first
+copy's claims were recorded and are judged."""
+CLAIM_SOURCE = "persistentVolumeClaim"
+VOLUME_FILTERS = "VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions"
+RECORD_STORAGE = (
+    "to check claims, give the snapshot the cluster's PersistentVolumes, "
+    "PersistentVolumeClaims and StorageClasses "
+    "(kubectl get nodes,pods,pv,pvc,storageclass,csinode,csidriver -A -o json)"
+)
+CLAIMS_PARTLY = (
+    "claims checked by VolumeRestrictions, VolumeBinding and VolumeZone; attach limits "
+    "(NodeVolumeLimits) and conflicts with the volumes of running pods not checked"
+)
+
+
 def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     pod_requests = mapping(mapping(spec.get("resources")).get("requests"))
     containers = [c for c in as_list(spec.get("containers")) if isinstance(c, Mapping)]
@@ -98,6 +114,21 @@ def _spread_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     return [_not_modelled(text + "not a filter: not evaluated")]
 
 
+def _volume_warnings(spec: Mapping[str, Any], storage_known: bool) -> list[WorkloadWarning]:
+    volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
+    kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
+    claims = CLAIM_SOURCE in kinds
+    if storage_known and claims:
+        kinds.remove(CLAIM_SOURCE)
+    if not kinds:
+        return [_not_modelled(CLAIMS_PARTLY)] if claims else []
+    text = f"volumes ({', '.join(kinds)}) not checked ({VOLUME_FILTERS} not modelled)"
+    if claims and not storage_known:
+        text += f"; {RECORD_STORAGE}"
+    warnings = [_not_modelled(text)]
+    return warnings + ([_not_modelled(CLAIMS_PARTLY)] if claims and storage_known else [])
+
+
 def _not_modelled(text: str) -> WorkloadWarning:
     return WorkloadWarning(WarningKind.NOT_MODELLED, text)
 
@@ -123,22 +154,17 @@ def unchecked_warnings(
     spec: Mapping[str, Any],
     completed: Mapping[str, Any] | None = None,
     namespaces_unknown: bool = False,
+    storage_known: bool = False,
 ) -> list[WorkloadWarning]:
     """Warnings for the template as written, in a fixed order; missing requests are judged
     on the ``completed`` spec when given, where a LimitRange default is a request.
-    ``namespaces_unknown``: the snapshot recorded no namespaces (their labels unknown)."""
+    ``namespaces_unknown``: the snapshot recorded no namespaces (their labels unknown);
+    ``storage_known``: it recorded the claims, volumes and classes (the volume plugins
+    judge ``persistentVolumeClaim`` volumes)."""
     requests_from = spec if completed is None else completed
     warnings = _missing_requests(requests_from) + _affinity_warnings(spec, namespaces_unknown)
     warnings += _spread_warnings(spec)
-    volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
-    kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
-    if kinds:
-        warnings.append(
-            _not_modelled(
-                f"volumes ({', '.join(kinds)}) not checked "
-                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)"
-            )
-        )
+    warnings += _volume_warnings(spec, storage_known)
     if spec.get("resourceClaims"):
         warnings.append(
             _not_modelled("resource claims not checked (DynamicResources filter not modelled)")

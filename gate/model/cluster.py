@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.model.autoscaling import AutoscalingState
+from gate.model.storage import StorageObjects
 from gate.model.taints import Taint
 from gate.model.workloads import Port
 
@@ -171,6 +172,8 @@ class Snapshot:
     autoscaling: AutoscalingState | None = None
     """What the snapshot recorded of its cluster-autoscaler (``gate.model.autoscaling``), None
     when it recorded nothing of it."""
+    storage: StorageObjects | None = None
+    """Its storage objects (``gate.model.storage``), None when it recorded none."""
 
 
 _RFC3339 = re.compile(

@@ -258,6 +258,8 @@ class Family(str, Enum):
     """PodTopologySpread: the node's domain would be too crowded."""
     PORTS = "ports"
     """NodePorts: a host port is taken."""
+    STORAGE = "storage"
+    """The volume plugins: a claim, its volume or the node's attach limit rules the node out."""
     ADDON_ONLY = "addon-only"
     """Only the CriticalAddonsOnly (system) nodes take the pod."""
     ERROR = "error"
@@ -292,6 +294,7 @@ class Term(str, Enum):
     POD_AFFINITY = "podAffinity"
     POD_ANTI_AFFINITY = "podAntiAffinity"
     EXISTING_ANTI_AFFINITY = "existingAntiAffinity"
+    CLAIM = "persistentVolumeClaim"
 
     def __str__(self) -> str:
         return self.value

@@ -151,6 +151,9 @@ class Workload:
     scaling: Scaling | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
     template: str = ""
+    claim_templates: tuple[str, ...] = ()
+    """A StatefulSet's ``volumeClaimTemplates`` names: its controller gives copy i the
+    claim ``<template>-<statefulset>-<i>``."""
     """The dotted field of the pod spec in its document (``spec.template.spec``), with
     ``source`` what finds the line of a field inside it."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gate.model import AdmissionObjects, HostPort, NodeView, SnapshotInfo, Taint
+from gate.snapshot.storage import STORAGE_SECTIONS
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 SECTIONS: Mapping[str, str] = {
@@ -40,7 +41,12 @@ whole, as the admission objects are (``gate.snapshot.autoscaling``)."""
 PRIORITY_SECTIONS: Mapping[str, str] = {"priorityClasses": "PriorityClass"}
 """The array ``fitgate snapshot`` adds when it may list PriorityClasses: read whole, as
 the other admission objects are."""
-READ_SECTIONS: Mapping[str, str] = {**SECTIONS, **PRIORITY_SECTIONS, **AUTOSCALING_SECTIONS}
+READ_SECTIONS: Mapping[str, str] = {
+    **SECTIONS,
+    **PRIORITY_SECTIONS,
+    **AUTOSCALING_SECTIONS,
+    **STORAGE_SECTIONS,
+}
 """Every array of a ClusterSnapshot the readers read."""
 _T = TypeVar("_T")
 

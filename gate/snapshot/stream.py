@@ -45,6 +45,7 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
+from gate.model.storage import STORAGE_KINDS
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
@@ -57,12 +58,13 @@ from gate.snapshot.state import (
     node_view,
     snapshot_info,
 )
+from gate.snapshot.storage import STORAGE_SECTIONS, storage_objects
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass")
-_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS)
-"""Kinds read as plain objects: the admission and autoscaler code read them so."""
+_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS)
+"""Kinds read as plain objects: the admission, autoscaler and volume code read them so."""
 
 
 class NotAccepted(Exception):
@@ -993,6 +995,7 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         pods=pods.existing(node_names),
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),
+        storage=storage_objects(_storage_objects(reading, own)),
     )
 
 
@@ -1006,6 +1009,33 @@ def _autoscaling_objects(reading: Reading, own: bool) -> dict[str, list[Any]]:
         for key, kind in READ_SECTIONS.items()
         if kind in AUTOSCALING_KINDS
     }
+
+
+# The kinds ``kubectl get nodes,pods,pv,pvc,storageclass,csinode,csidriver -A -o json``
+# lists: a List holding any storage object is taken to have listed all of them (an empty
+# kind writes no item).
+_LISTED_TOGETHER = (
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+)
+
+
+def _storage_objects(reading: Reading, own: bool) -> dict[str, list[Any]]:
+    """The storage objects by kind, a kind absent when the snapshot did not list it."""
+    if own:
+        return {
+            kind: reading.arrays[key].admission.get(kind, [])
+            for key, kind in STORAGE_SECTIONS.items()
+            if key in reading.arrays
+        }
+    whole = reading.arrays.get("items", _Objects()).admission
+    found = {kind: whole[kind] for kind in STORAGE_KINDS if kind in whole}
+    if found:
+        found = {kind: [] for kind in _LISTED_TOGETHER} | found
+    return found
 
 
 def _envelope_value(text: bytes) -> Any:

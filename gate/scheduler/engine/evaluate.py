@@ -54,6 +54,7 @@ from gate.scheduler.framework.runtime import (
     Rejection,
     SharedParts,
     filter_groups,
+    pre_filter_refusal,
     run_filters,
 )
 from gate.scheduler.placement.copies import (
@@ -186,12 +187,19 @@ class Evaluator:
 
     def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
         """The answer of ``groups``."""
+        refused = pre_filter_refusal(cycle)
+        if refused is not None:  # no Filter ran: every node has the PreFilter's status
+            groups = {refused: self.index.everyone}
         fitting = self.index.everyone & ~reduce(or_, groups.values(), 0)
+        total = len(self.index.nodes)
+        message = None if fitting else _group_fit_error(total, groups)
+        if refused is not None:
+            message = f"0/{total} nodes are available: {refused.reasons[0]}."
         return _Answer(
             outcomes=self.tables.outcomes(groups),
             any_fit=bool(fitting),
             addon_only=not fitting & ~self.index.addon,
-            message=None if fitting else _group_fit_error(len(self.index.nodes), groups),
+            message=message,
             lacking=any(r.plugin in ROOM for r in groups),
             groups=groups,
             fitting=fitting,
@@ -219,6 +227,7 @@ class Evaluator:
                 self.snapshot.admission,
                 self.dialect,
                 namespaces_unknown=self.snapshot.namespaces is None,
+                storage=self.snapshot.storage,
             )
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))

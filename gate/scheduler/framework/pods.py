@@ -38,8 +38,10 @@ from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
-from gate.k8s.warnings import unchecked_warnings
+from gate.k8s.volumes import claim_names, copy_claim, with_copy_claims
+from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING, unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
+from gate.model.storage import StorageObjects
 from gate.scheduler.framework.profile import PodProfile, frozen
 
 # DaemonSet controller, pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations
@@ -146,6 +148,7 @@ def pod_profile(
         spread_listed=isinstance(listed, list) and bool(listed),
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
+        claims=tuple(name for _, name in claim_names(spec)),
     )
 
 
@@ -163,11 +166,13 @@ def prepare_pod(
     admission: AdmissionObjects,
     dialect: Dialect,
     namespaces_unknown: bool = False,
+    storage: StorageObjects | None = None,
 ) -> Pod:
     """The workload's pod as the scheduler would receive it. Raises AdmissionRefused where
     the API server would refuse it, QuantityError on a request the scheduler cannot hold,
     SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
-    recorded no namespaces."""
+    recorded no namespaces; ``storage``: its storage objects (a StatefulSet's first copy
+    then mounts its own claims when they exist)."""
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
         workload.namespace,
@@ -178,5 +183,19 @@ def prepare_pod(
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
     profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
-    unchecked = unchecked_warnings(workload.pod_spec, spec, namespaces_unknown)
-    return Pod(spec, profile, (*workload.warnings, *warnings, *unchecked))
+    storage_known = storage is not None and storage.knows_claims
+    written, own = workload.pod_spec, workload.warnings
+    if storage is not None and storage_known and _claims_exist(workload, storage):
+        written = with_copy_claims(written, workload.claim_templates, workload.name, 0)
+        spec = with_copy_claims(spec, workload.claim_templates, workload.name, 0)
+        profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
+        own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
+    unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known)
+    return Pod(spec, profile, (*own, *warnings, *unchecked))
+
+
+def _claims_exist(workload: Workload, storage: StorageObjects) -> bool:
+    """Whether the StatefulSet's first copy's claims were all recorded: only then are they
+    judged (a claim its controller would create from the template is not modelled)."""
+    names = [copy_claim(t, workload.name, 0) for t in workload.claim_templates]
+    return bool(names) and all((workload.namespace, n) in storage.claims for n in names)

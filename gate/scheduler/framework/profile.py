@@ -67,6 +67,9 @@ class PodProfile:
     spread_listed: bool = False
     soft_spread: tuple[SpreadConstraint, ...] = ()
     soft_spread_error: str = ""
+    claims: tuple[str, ...] = ()
+    """The claim names of its ``persistentVolumeClaim`` volumes, in ``volumes``' order:
+    what the volume plugins read of it."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

@@ -71,6 +71,10 @@ def _never(state: object) -> bool:
     return False
 
 
+def _no_refusal(state: object) -> Rejection | None:
+    return None
+
+
 def _as_is(cause: Cause, state: Any, node: NodeView) -> Cause:
     return cause
 
@@ -121,6 +125,8 @@ class Plugin(Generic[State]):
     with neither, every node is asked. ``asks``: what of the state decides ``split``'s
     answer, for sharing it between pods alike in that.
 
+    ``refuses``: the PreFilter's own rejection, which ends the cycle before any Filter.
+
     ``explain``: the causes a rejection names (default: one, its ``term`` and first
     reason); ``refine``: a cause made precise from the state and one node it rejected
     (which term, which port); ``fields``: the fields of a pod spec a cause points at, best
@@ -143,6 +149,9 @@ class Plugin(Generic[State]):
     explain: Callable[[Rejection], list[Explained]] | None = None
     refine: Callable[[Cause, State, NodeView], Cause] = _as_is
     fields: Callable[[Mapping[str, Any], Cause], list[FieldPath]] = _no_field
+    refuses: Callable[[State], Rejection | None] = _no_refusal
+    """The PreFilter's own rejection of the pod (None: it lets the Filters run). A plugin
+    that gives one also returns it from ``check`` for every node."""
 
     def parts(self, index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
         """``among`` split into sets of nodes by this plugin's answer."""
@@ -182,6 +191,16 @@ class Prepared(Generic[State]):
 
 CycleState = tuple[Prepared[Any], ...]
 """Every plugin of the registry, in order, prepared for one pod."""
+
+
+def pre_filter_refusal(cycle: CycleState) -> Rejection | None:
+    """The first PreFilter's own rejection in plugin order (RunPreFilterPlugins stops
+    there): every node then has that status, and the FitError says it alone."""
+    for prepared in cycle:
+        refused = prepared.plugin.refuses(prepared.state)
+        if refused is not None:
+            return refused
+    return None
 
 
 def run_filters(cycle: CycleState, node: NodeView, dialect: Dialect) -> Rejection | None:

@@ -32,6 +32,9 @@ from gate.scheduler.plugins import (
     nodeunschedulable,
     podtopologyspread,
     tainttoleration,
+    volumebinding,
+    volumerestrictions,
+    volumezone,
 )
 from gate.scheduler.plugins.interpodaffinity import scoring as _interpod_scoring
 from gate.scheduler.plugins.podtopologyspread import scoring as _spread_scoring
@@ -43,6 +46,9 @@ FILTERS: tuple[Plugin[Any], ...] = (
     nodeaffinity.PLUGIN,
     nodeports.PLUGIN,
     noderesources.PLUGIN,
+    volumerestrictions.PLUGIN,
+    volumebinding.PLUGIN,
+    volumezone.PLUGIN,
     podtopologyspread.PLUGIN,
     interpodaffinity.PLUGIN,
 )

@@ -1,0 +1,209 @@
+"""What the volume plugins read of claims, volumes and classes, as upstream's helpers do.
+
+Upstream ``k8s.io/component-helpers/storage/volume`` (v1.34.1): ``helpers.go``
+(``GetPersistentVolumeClaimClass``, ``GetPersistentVolumeClass``, ``CheckNodeAffinity``,
+``IsDelayBindingMode``) and ``pv_helpers.go`` (``FindMatchingVolume``,
+``CheckVolumeModeMismatches``, ``CheckAccessModes``); ``pkg/apis/core/v1/helper``
+(``MatchTopologySelectorTerms``); ``volumebinding/binder.go`` (``isPVCFullyBound``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from gate.errors import QuantityError
+from gate.k8s.matching import parse_terms
+from gate.k8s.quantity import parse_quantity
+from gate.k8s.selectors import SelectorError, parse_selector
+from gate.untyped import as_list, mapping
+
+PlainObject = Mapping[str, Any]
+
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+SELECTED_NODE = "volume.kubernetes.io/selected-node"
+BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+WAIT = "WaitForFirstConsumer"
+
+
+def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+    """The pod's ``persistentVolumeClaim`` volumes as (position in ``volumes``, claim name)."""
+    found = []
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        source = (
+            mapping(volume).get("persistentVolumeClaim") if isinstance(volume, Mapping) else None
+        )
+        if isinstance(source, Mapping):
+            name = source.get("claimName")
+            found.append((i, name if isinstance(name, str) else ""))
+    return tuple(found)
+
+
+def name_of(obj: PlainObject) -> str:
+    name = mapping(obj.get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
+
+
+def annotations_of(obj: PlainObject) -> Mapping[str, Any]:
+    return mapping(mapping(obj.get("metadata")).get("annotations"))
+
+
+def spec_of(obj: PlainObject) -> Mapping[str, Any]:
+    return mapping(obj.get("spec"))
+
+
+def claim_class(claim: PlainObject) -> str:
+    """GetPersistentVolumeClaimClass: the beta annotation, else ``spec.storageClassName``."""
+    beta = annotations_of(claim).get(BETA_CLASS)
+    if isinstance(beta, str):
+        return beta
+    name = spec_of(claim).get("storageClassName")
+    return name if isinstance(name, str) else ""
+
+
+def volume_class(volume: PlainObject) -> str:
+    """GetPersistentVolumeClass, as :func:`claim_class`."""
+    return claim_class(volume)
+
+
+def fully_bound(claim: PlainObject) -> bool:
+    """isPVCFullyBound: a volume named and the bind-completed annotation set."""
+    return bool(spec_of(claim).get("volumeName")) and BIND_COMPLETED in annotations_of(claim)
+
+
+def delay_binding(claim: PlainObject, classes: Mapping[str, PlainObject]) -> bool:
+    """IsDelayBindingMode: the claim's class exists and waits for its first consumer; a
+    claim without a class, or of a class not found, binds at once."""
+    found = classes.get(claim_class(claim))
+    return found is not None and found.get("volumeBindingMode") == WAIT
+
+
+def node_affinity_ok(volume: PlainObject, labels: Mapping[str, str]) -> bool:
+    """CheckNodeAffinity: ``spec.nodeAffinity.required``'s terms against the node's labels
+    (a node known by its labels alone: ``matchFields`` meets an empty name)."""
+    affinity = spec_of(volume).get("nodeAffinity")
+    if not isinstance(affinity, Mapping) or affinity.get("required") is None:
+        return True
+    terms = parse_terms(mapping(affinity.get("required")).get("nodeSelectorTerms"))
+    return any(term.matches(labels, "") for term in terms)
+
+
+def topology_ok(terms: object, labels: Mapping[str, str]) -> bool:
+    """MatchTopologySelectorTerms: no terms match every node; a term matches when every
+    expression's key is a label of the node with one of its values; terms are ORed."""
+    listed = as_list(terms)
+    if not listed:
+        return True
+    for term in listed:
+        expressions = as_list(mapping(term).get("matchLabelExpressions"))
+        if all(
+            labels.get(str(mapping(e).get("key"))) in as_list(mapping(e).get("values"))
+            for e in expressions
+        ):
+            return True
+    return False
+
+
+def storage_request(obj: PlainObject) -> Fraction:
+    """A claim's ``resources.requests.storage``, 0 when unset or unreadable."""
+    raw = mapping(mapping(spec_of(obj).get("resources")).get("requests")).get("storage")
+    return _quantity(raw)
+
+
+def volume_capacity(volume: PlainObject) -> Fraction:
+    return _quantity(mapping(spec_of(volume).get("capacity")).get("storage"))
+
+
+def _quantity(raw: object) -> Fraction:
+    try:
+        return parse_quantity(raw)
+    except QuantityError:
+        return Fraction(0)
+
+
+def _mode(spec: Mapping[str, Any]) -> object:
+    return spec.get("volumeMode") or "Filesystem"
+
+
+def _bound_to(volume: PlainObject, claim: PlainObject) -> bool:
+    """IsVolumeBoundToClaim: the volume's claimRef names the claim (and its uid, if set)."""
+    ref = mapping(spec_of(volume).get("claimRef"))
+    meta = mapping(claim.get("metadata"))
+    if ref.get("name") != meta.get("name"):
+        return False
+    if (ref.get("namespace") or "") != (meta.get("namespace") or "default"):
+        return False
+    uid = ref.get("uid")
+    return not uid or uid == meta.get("uid")
+
+
+def matching_volume(
+    claim: PlainObject,
+    volumes: Sequence[PlainObject],
+    labels: Mapping[str, str],
+    chosen: set[str],
+) -> PlainObject | None:
+    """FindMatchingVolume for a node (delayed binding, no VolumeAttributesClass): the
+    volume already bound to the claim when its node affinity holds, else the smallest
+    Available volume of the claim's class that fits it on the node."""
+    claim_spec = spec_of(claim)
+    wanted, wanted_class = storage_request(claim), claim_class(claim)
+    raw_selector = claim_spec.get("selector")
+    try:
+        selector = None if raw_selector is None else parse_selector(raw_selector)
+    except SelectorError:
+        return None
+    smallest: PlainObject | None = None
+    for volume in volumes:
+        spec, name = spec_of(volume), name_of(volume)
+        if name in chosen or (spec.get("claimRef") is not None and not _bound_to(volume, claim)):
+            continue
+        size = volume_capacity(volume)
+        if size < wanted or _mode(claim_spec) != _mode(spec):
+            continue
+        if spec.get("volumeAttributesClassName") or claim_spec.get("volumeAttributesClassName"):
+            continue
+        if mapping(volume.get("metadata")).get("deletionTimestamp") is not None:
+            continue
+        placed = node_affinity_ok(volume, labels)
+        if _bound_to(volume, claim):
+            return volume if placed else None
+        if mapping(volume.get("status")).get("phase") != "Available":
+            continue
+        volume_labels = mapping(mapping(volume.get("metadata")).get("labels"))
+        if selector is not None and not selector.matches(volume_labels):
+            continue
+        if volume_class(volume) != wanted_class or not placed:
+            continue
+        modes = set(as_list(spec.get("accessModes")))
+        if not set(as_list(claim_spec.get("accessModes"))) <= modes:
+            continue
+        if smallest is None or volume_capacity(smallest) > size:
+            smallest = volume
+    return smallest
+
+
+def copy_claim(template: str, statefulset: str, ordinal: int) -> str:
+    """The claim a StatefulSet's copy uses (stateful_set_utils.go
+    ``getPersistentVolumeClaimName``)."""
+    return f"{template}-{statefulset}-{ordinal}"
+
+
+def with_copy_claims(
+    spec: Mapping[str, Any], templates: Sequence[str], statefulset: str, ordinal: int
+) -> dict[str, Any]:
+    """The pod spec as the StatefulSet controller gives copy ``ordinal`` its claims
+    (stateful_set_utils.go ``updateStorage``): a volume per claim template, named as the
+    template and mounting its claim, replacing a volume of that name, then the others."""
+    claims = [
+        {"name": t, "persistentVolumeClaim": {"claimName": copy_claim(t, statefulset, ordinal)}}
+        for t in templates
+    ]
+    others = [
+        v
+        for v in as_list(spec.get("volumes"))
+        if not (isinstance(v, Mapping) and v.get("name") in templates)
+    ]
+    return {**spec, "volumes": [*claims, *others]}

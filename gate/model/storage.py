@@ -1,0 +1,49 @@
+"""The storage objects a snapshot recorded, as the volume plugins read them.
+
+PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, CSIDrivers and
+CSIStorageCapacities, kept as the API server returns them (plain objects: the volume
+plugins read a few fields of each). StorageClasses and CSIDrivers carry the defaults the
+API server gives them (``pkg/apis/storage/v1/defaults.go``), as the scheduler's informers
+see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PlainObject = Mapping[str, Any]
+
+STORAGE_KINDS = (
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+    "CSIStorageCapacity",
+)
+"""The kinds a snapshot may record for the volume plugins."""
+
+
+@dataclass(frozen=True, slots=True)
+class StorageObjects:
+    """The snapshot's storage objects: ``volumes`` (PersistentVolumes by name), ``claims``
+    (PersistentVolumeClaims by namespace and name), ``classes`` (StorageClasses by name,
+    defaulted), ``csi_nodes`` (CSINodes by name, a node's name), ``csi_drivers`` (CSIDrivers
+    by name, defaulted), ``capacities`` (CSIStorageCapacities) and ``recorded``: the kinds
+    the snapshot listed at all (a kind it did not list is unknown, not empty)."""
+
+    volumes: Mapping[str, PlainObject] = field(default_factory=dict)
+    claims: Mapping[tuple[str, str], PlainObject] = field(default_factory=dict)
+    classes: Mapping[str, PlainObject] = field(default_factory=dict)
+    csi_nodes: Mapping[str, PlainObject] = field(default_factory=dict)
+    csi_drivers: Mapping[str, PlainObject] = field(default_factory=dict)
+    capacities: tuple[PlainObject, ...] = ()
+    recorded: frozenset[str] = frozenset()
+
+    @property
+    def knows_claims(self) -> bool:
+        """Whether the claims, their volumes and classes were all recorded: what a pod's
+        claim needs before the volume plugins can judge it."""
+        return {"PersistentVolume", "PersistentVolumeClaim", "StorageClass"} <= self.recorded

@@ -1,0 +1,78 @@
+"""VolumeBinding: a bound claim's volume must be usable on the node; an unbound claim of a
+WaitForFirstConsumer class must find an available volume there or be provisionable there.
+
+Upstream ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` and
+``binder.go`` (v1.34.1). PreFilter (``podHasPVCs``, ``GetPodVolumeClaims``): a claim
+marked Lost or being deleted is the pod's own status; a claim is bound only when it names
+its volume and carries ``pv.kubernetes.io/bind-completed`` (``isPVCFullyBound``); an
+unbound claim whose class waits for its first consumer waits (when it names no volume),
+any other unbound claim is ``pod has unbound immediate PersistentVolumeClaims`` (in a real
+cluster the PersistentVolume controller binds it first; fitgate judges the claim as
+recorded). Filter (``FindPodVolumes``), each reason at most once and in this order:
+a bound volume whose node affinity the node fails, or missing (``checkBoundClaims``); an
+unbound claim selected for another node, or with neither a matching available volume
+(``findMatchingVolumes``, smallest claims first) nor a class that can provision it on the
+node (``checkVolumeProvisions``: a provisioner, ``allowedTopologies``); too little storage
+capacity where the driver publishes it (``hasEnoughCapacity``, when CSIStorageCapacity was
+recorded). In-tree volumes are read as they are, not translated to CSI.
+"""
+
+from __future__ import annotations
+
+from gate.k8s.version import Dialect
+from gate.model import Family, NodeView, Term
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection
+from gate.scheduler.framework.volumes import RULE, claim_fields, claims_key, refused, storage_for
+from gate.scheduler.plugins.volumebinding.binder import (
+    REASON_BIND_CONFLICT,
+    REASON_NODE_CONFLICT,
+    REASON_NOT_ENOUGH_SPACE,
+    REASON_UNBOUND_IMMEDIATE,
+    REASON_VOLUME_MISSING,
+    SKIP,
+    VOLUME_BINDING,
+    State,
+    find_pod_volumes,
+    pre_filter,
+)
+
+
+def _prepare(pod: PodProfile, cluster: Cluster) -> State:
+    storage = storage_for(pod, cluster)
+    return SKIP if storage is None else pre_filter(pod.namespace, pod.claims, storage)
+
+
+def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
+    if state.refusal is not None:
+        return state.refusal
+    if state.storage is None:
+        return None
+    reasons = find_pod_volumes(state, node)
+    return Rejection(VOLUME_BINDING, UNRESOLVABLE, reasons) if reasons else None
+
+
+def _passes(state: State) -> bool:
+    return state.refusal is None and not state.bound and not state.waiting
+
+
+PLUGIN: Plugin[State] = Plugin(
+    VOLUME_BINDING,
+    Family.STORAGE,
+    Term.CLAIM,
+    RULE,
+    key=claims_key,
+    prepare=_prepare,
+    check=volume_binding,
+    reasons=(
+        REASON_NODE_CONFLICT,
+        REASON_BIND_CONFLICT,
+        REASON_NOT_ENOUGH_SPACE,
+        REASON_VOLUME_MISSING,
+        REASON_UNBOUND_IMMEDIATE,
+    ),
+    passes=_passes,
+    fields=claim_fields,
+    refuses=refused,
+)

@@ -1,0 +1,197 @@
+"""VolumeBinding's PreFilter state and its Filter's reasons (``binder.go``): see the
+package."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gate.errors import QuantityError
+from gate.k8s.quantity import parse_quantity
+from gate.k8s.selectors import SelectorError, parse_selector
+from gate.k8s.volumes import (
+    NO_PROVISIONER,
+    SELECTED_NODE,
+    PlainObject,
+    annotations_of,
+    claim_class,
+    delay_binding,
+    fully_bound,
+    matching_volume,
+    name_of,
+    node_affinity_ok,
+    spec_of,
+    storage_request,
+    topology_ok,
+    volume_class,
+)
+from gate.model import NodeView
+from gate.model.storage import StorageObjects
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Rejection
+from gate.untyped import mapping
+
+VOLUME_BINDING = "VolumeBinding"
+
+# binder.go ErrReasonNodeConflict, ErrReasonBindConflict, ErrReasonNotEnoughSpace,
+# ErrReasonPVNotExist
+REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
+REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+REASON_VOLUME_MISSING = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+# volume_binding.go PreFilter
+REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+# volume_binding.go podHasPVCs (its errors as the status; they read back as VolumeRestrictions'
+# missing claim would, so they are not listed among the reasons)
+REASON_LOST = 'persistentvolumeclaim "{claim}" bound to non-existent persistentvolume "{volume}"'
+REASON_DELETING = 'persistentvolumeclaim "{claim}" is being deleted'
+
+UNBOUND_IMMEDIATE = Rejection(VOLUME_BINDING, UNRESOLVABLE, (REASON_UNBOUND_IMMEDIATE,))
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The PreFilter's claims: ``bound`` (their volume names), ``waiting`` (unbound, of a
+    WaitForFirstConsumer class), the storage objects; or its own rejection."""
+
+    bound: tuple[str, ...] = ()
+    waiting: tuple[PlainObject, ...] = ()
+    storage: StorageObjects | None = None
+    refusal: Rejection | None = None
+
+
+SKIP = State()
+
+
+def pre_filter(namespace: str, claims: tuple[str, ...], storage: StorageObjects) -> State:
+    """podHasPVCs, then GetPodVolumeClaims."""
+    found: list[PlainObject] = []
+    for name in claims:
+        claim = storage.claims.get((namespace, name))
+        if claim is None:  # VolumeRestrictions' PreFilter says so first
+            reason = f'persistentvolumeclaim "{name}" not found'
+            return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
+        volume = spec_of(claim).get("volumeName") or ""
+        if mapping(claim.get("status")).get("phase") == "Lost":
+            reason = REASON_LOST.format(claim=name, volume=volume)
+            return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
+        if mapping(claim.get("metadata")).get("deletionTimestamp") is not None:
+            reason = REASON_DELETING.format(claim=name)
+            return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
+        found.append(claim)
+    bound, waiting = [], []
+    for claim in found:
+        if fully_bound(claim):
+            bound.append(str(spec_of(claim)["volumeName"]))
+        elif delay_binding(claim, storage.classes) and not spec_of(claim).get("volumeName"):
+            waiting.append(claim)
+        else:
+            return State(refusal=UNBOUND_IMMEDIATE)
+    return State(tuple(bound), tuple(waiting), storage)
+
+
+def _bytes(raw: object) -> int | None:
+    try:
+        return int(parse_quantity(raw))
+    except QuantityError:
+        return None
+
+
+def _enough_capacity(
+    storage: StorageObjects, claim: PlainObject, class_obj: PlainObject, labels: Mapping[str, str]
+) -> bool:
+    """hasEnoughCapacity: true unless the claim requests storage and the class's driver
+    publishes capacity; then some CSIStorageCapacity of the class reaching the node must
+    hold it (``maximumVolumeSize`` when set, else ``capacity``). Without a recorded list
+    of capacities the storage is taken to suffice."""
+    requests = mapping(mapping(spec_of(claim).get("resources")).get("requests"))
+    if "storage" not in requests or "CSIStorageCapacity" not in storage.recorded:
+        return True
+    driver = storage.csi_drivers.get(str(class_obj.get("provisioner") or ""))
+    if driver is None or spec_of(driver).get("storageCapacity") is not True:
+        return True
+    wanted = int(storage_request(claim))
+    for capacity in storage.capacities:
+        if capacity.get("storageClassName") != name_of(class_obj):
+            continue
+        limit = capacity.get("maximumVolumeSize", capacity.get("capacity"))
+        size = None if limit is None else _bytes(limit)
+        if size is None or size < wanted:
+            continue
+        topology = capacity.get("nodeTopology")
+        if isinstance(topology, Mapping) and _selects(topology, labels):
+            return True
+    return False
+
+
+def _selects(selector: Mapping[str, object], labels: Mapping[str, str]) -> bool:
+    """nodeHasAccess: the capacity's ``nodeTopology`` selects the node."""
+    try:
+        return parse_selector(selector).matches(labels)
+    except SelectorError:
+        return False
+
+
+def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
+    """FindPodVolumes: the node's reasons, in upstream's order."""
+    storage = state.storage
+    assert storage is not None
+    labels = node.labels
+    bound_ok, volumes_found = True, True
+    for volume_name in state.bound:
+        volume = storage.volumes.get(volume_name)
+        if volume is None:
+            volumes_found = False
+            break
+        if not node_affinity_ok(volume, labels):
+            bound_ok = False
+            break
+    unbound_ok, enough = True, True
+    if state.waiting:
+        unbound_ok, enough = _waiting_ok(state.waiting, storage, node)
+    reasons = []
+    if not bound_ok:
+        reasons.append(REASON_NODE_CONFLICT)
+    if not unbound_ok:
+        reasons.append(REASON_BIND_CONFLICT)
+    if not enough:
+        reasons.append(REASON_NOT_ENOUGH_SPACE)
+    if not volumes_found:
+        reasons.append(REASON_VOLUME_MISSING)
+    return tuple(reasons)
+
+
+def _waiting_ok(
+    waiting: Sequence[PlainObject], storage: StorageObjects, node: NodeView
+) -> tuple[bool, bool]:
+    """The unbound WaitForFirstConsumer claims on ``node``: (satisfied, enough storage)."""
+    to_match, to_provision = [], []
+    for claim in waiting:
+        selected = annotations_of(claim).get(SELECTED_NODE)
+        if selected is not None:
+            if selected != node.name:
+                return False, True
+            to_provision.append(claim)
+        else:
+            to_match.append(claim)
+    chosen: set[str] = set()
+    for claim in sorted(to_match, key=storage_request):  # byPVCSize
+        wanted_class = claim_class(claim)
+        volumes = [v for v in storage.volumes.values() if volume_class(v) == wanted_class]
+        volume = matching_volume(claim, volumes, node.labels, chosen)
+        if volume is None:
+            to_provision.append(claim)
+        else:
+            chosen.add(name_of(volume))
+    # checkVolumeProvisions, when some claim is left to provision, decides alone
+    for claim in to_provision:
+        class_obj = storage.classes.get(claim_class(claim))
+        if class_obj is None:
+            return False, True
+        provisioner = class_obj.get("provisioner")
+        if not provisioner or provisioner == NO_PROVISIONER:
+            return False, True
+        if not topology_ok(class_obj.get("allowedTopologies"), node.labels):
+            return False, True
+        if not _enough_capacity(storage, claim, class_obj, node.labels):
+            return True, False
+    return True, True

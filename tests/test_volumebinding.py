@@ -1,0 +1,247 @@
+"""VolumeBinding, row by row as upstream's table (pkg/scheduler/framework/plugins/
+volumebinding/volume_binding_test.go, v1.34: TestVolumeBinding's PreFilter and Filter
+statuses; its scores are not a filter's). Upstream's ``makeNode`` labels a node with its
+hostname, ``withBoundPV`` names the volume and sets ``pv.kubernetes.io/bind-completed``, and
+its classes name no provisioner, so an unmatched waiting claim cannot be provisioned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.model import Code, NodeView
+from gate.model.storage import StorageObjects
+from gate.scheduler.framework.runtime import Rejection
+from gate.scheduler.plugins.volumebinding import PLUGIN
+from gate.scheduler.plugins.volumebinding.binder import (
+    REASON_BIND_CONFLICT,
+    REASON_NODE_CONFLICT,
+    REASON_VOLUME_MISSING,
+)
+from tests.builders import node
+from tests.volume_support import claim, run_plugin, storage, storage_class, volume, with_claims
+
+HOSTNAME = "kubernetes.io/hostname"
+CLASSES = (
+    storage_class("immediate-sc", volumeBindingMode="Immediate"),
+    storage_class("wait-sc", volumeBindingMode="WaitForFirstConsumer"),
+    storage_class("wait-hdd-sc", volumeBindingMode="WaitForFirstConsumer"),
+)
+
+
+def _node(name: str, **labels: str) -> NodeView:
+    return node(name, labels={HOSTNAME: name, **labels})
+
+
+def _pvc(name: str, class_name: str, pv: str = "", **spec: Any) -> dict[str, Any]:
+    return claim(name, storageClassName=class_name, volumeName=pv, bound=bool(pv), **spec)
+
+
+def _pv(name: str, class_name: str, on: dict[str, list[str]] | None = None, **spec: Any) -> Any:
+    if on:
+        terms = [
+            {"matchExpressions": [{"key": k, "operator": "In", "values": v}]} for k, v in on.items()
+        ]
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": terms}}
+    phase = spec.pop("phase", "Available")
+    return volume(name, storageClassName=class_name, status={"phase": phase}, **spec)
+
+
+def _objects(*objects: dict[str, Any]) -> StorageObjects:
+    return storage(*CLASSES, *objects)
+
+
+def _status(*reasons: str) -> Rejection:
+    return Rejection("VolumeBinding", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+
+
+def _sized(size: str) -> dict[str, Any]:
+    return {"resources": {"requests": {"storage": size}}}
+
+
+LOCAL = [
+    _pv(f"pv-{n}-{i}", "wait-sc", {HOSTNAME: [f"node-{n}"]}, capacity={"storage": size})
+    for n, size in (("a", "200Gi"), ("b", "100Gi"))
+    for i in (0, 1)
+]
+CASES = [
+    pytest.param([], _objects(), [_node("node-a")], None, [None], id="a pod without claims passes"),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc", "pv-a"), _pv("pv-a", "wait-sc")),
+        [_node("node-a")],
+        None,
+        [None],
+        id="all bound passes",
+    ),
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-a"),
+            _pvc("pvc-b", "wait-sc", "pv-b"),
+            _pv("pv-a", "wait-sc", {HOSTNAME: ["node-a"]}, phase="Bound"),
+            _pv("pv-b", "wait-sc", {HOSTNAME: ["node-a"]}, phase="Bound"),
+        ),
+        [_node("node-a")],
+        None,
+        [None],
+        id="all bound with local volumes on the node passes",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-a" not found'),
+        None,
+        id="a claim that does not exist is the PreFilter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(_pvc("pvc-a", "wait-sc", "pv-a")),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-b" not found'),
+        None,
+        id="a part of the claims that does not exist is the PreFilter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "immediate-sc")),
+        [_node("node-a")],
+        _status("pod has unbound immediate PersistentVolumeClaims"),
+        None,
+        id="an unbound immediate claim is the PreFilter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc")),
+        [_node("node-a")],
+        None,
+        [_status(REASON_BIND_CONFLICT)],
+        id="an unbound claim without a match is a bind conflict",
+    ),
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-a"),
+            _pvc("pvc-b", "wait-sc"),
+            _pv("pv-a", "wait-sc", {"foo": ["bar"]}),
+        ),
+        [_node("node-a", foo="barbar")],
+        None,
+        [_status(REASON_NODE_CONFLICT, REASON_BIND_CONFLICT)],
+        id="a bound and an unbound claim unsatisfied give both reasons",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc", "pv-a")),
+        [_node("node-a")],
+        None,
+        [_status(REASON_VOLUME_MISSING)],
+        id="a claim bound to a volume not found is the Filter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc", "pv-a", status={"phase": "Lost"})),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"'),
+        None,
+        id="a lost claim is the PreFilter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc", **_sized("50Gi")), *LOCAL),
+        [_node("node-a"), _node("node-b"), _node("node-c")],
+        None,
+        [None, None, _status(REASON_BIND_CONFLICT)],
+        id="local volumes bind only on their nodes",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claims", "objects", "nodes", "pre_filter", "filtered"), CASES)
+def test_volume_binding(
+    claims: list[str],
+    objects: StorageObjects,
+    nodes: list[NodeView],
+    pre_filter: Rejection | None,
+    filtered: list[Rejection | None] | None,
+) -> None:
+    answers = [run_plugin(PLUGIN, with_claims(*claims), objects, n) for n in nodes]
+    assert [refused for refused, _ in answers] == [pre_filter] * len(nodes)
+    if filtered is not None:
+        assert [checked for _, checked in answers] == filtered
+
+
+ZONE = "topology.kubernetes.io/zone"
+SELECTED = "volume.kubernetes.io/selected-node"
+ZONAL = storage_class(
+    "zonal",
+    provisioner="disk.csi.azure.com",
+    volumeBindingMode="WaitForFirstConsumer",
+    allowedTopologies=[{"matchLabelExpressions": [{"key": ZONE, "values": ["z1"]}]}],
+)
+LOCAL_ONLY = storage_class(
+    "local", provisioner="kubernetes.io/no-provisioner", volumeBindingMode="WaitForFirstConsumer"
+)
+DRIVER = {"kind": "CSIDriver", "metadata": {"name": "d"}, "spec": {"storageCapacity": True}}
+MEASURED = storage_class("measured", provisioner="d", volumeBindingMode="WaitForFirstConsumer")
+
+
+def _capacity(size: str, zone: str) -> dict[str, Any]:
+    return {
+        "kind": "CSIStorageCapacity",
+        "metadata": {"name": f"c-{zone}", "namespace": "kube-system"},
+        "storageClassName": "measured",
+        "capacity": size,
+        "nodeTopology": {"matchLabels": {ZONE: zone}},
+    }
+
+
+# binder.go checkVolumeProvisions and hasEnoughCapacity, and FindPodVolumes' selected node
+PROVISIONING = [
+    pytest.param(
+        storage(ZONAL, _pvc("c", "zonal")),
+        "z1",
+        None,
+        id="a class provisions where its allowed topologies match the node",
+    ),
+    pytest.param(
+        storage(ZONAL, _pvc("c", "zonal")),
+        "z2",
+        _status(REASON_BIND_CONFLICT),
+        id="a class does not provision outside its allowed topologies",
+    ),
+    pytest.param(
+        storage(LOCAL_ONLY, _pvc("c", "local")),
+        "z1",
+        _status(REASON_BIND_CONFLICT),
+        id="a class without a provisioner provisions nowhere",
+    ),
+    pytest.param(
+        storage(ZONAL, _pvc("c", "zonal", meta={"annotations": {SELECTED: "elsewhere"}})),
+        "z1",
+        _status(REASON_BIND_CONFLICT),
+        id="a claim selected for another node is a bind conflict",
+    ),
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("10Gi", "z1"), _pvc("c", "measured", **_sized("5Gi"))),
+        "z1",
+        None,
+        id="a driver's published capacity that holds the claim passes",
+    ),
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("1Gi", "z1"), _pvc("c", "measured", **_sized("5Gi"))),
+        "z1",
+        _status("node(s) did not have enough free storage"),
+        id="a driver's published capacity too small is not enough free storage",
+    ),
+]
+
+
+@pytest.mark.parametrize(("objects", "zone", "filtered"), PROVISIONING)
+def test_provisioning(objects: StorageObjects, zone: str, filtered: Rejection | None) -> None:
+    assert run_plugin(PLUGIN, with_claims("c"), objects, _node("n", **{ZONE: zone})) == (
+        None,
+        filtered,
+    )
