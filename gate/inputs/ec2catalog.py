@@ -23,12 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.errors import UsageError
-from gate.k8s.labels import ARCH, INSTANCE_TYPE
+from gate.k8s.labels import ARCH, INSTANCE_TYPE, REGION, WINDOWS_BUILD
 from gate.model.karpenter import Catalog, InstanceType, Offering
 
 AWS_GROUP = "karpenter.k8s.aws"
-REGION = "topology.kubernetes.io/region"
-WINDOWS_BUILD = "node.kubernetes.io/windows-build"
 VM_MEMORY_OVERHEAD_PERCENT = 0.075
 """pkg/operator/options/options.go:54, the operator's default ``vmMemoryOverheadPercent``."""
 GRAVITON_CMA_MIB = 64

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gate.k8s.labels import BETA_REGION, BETA_ZONE, REGION, ZONE
 from gate.k8s.version import Dialect
 from gate.k8s.volumes import WAIT, claim_class, spec_of
 from gate.model import Family, NodeView, Term
@@ -37,13 +38,9 @@ REASON_CLASS_NOT_FOUND = 'storageclass.storage.k8s.io "{storage_class}" not foun
 
 CONFLICT = Rejection(VOLUME_ZONE, UNRESOLVABLE, (REASON_CONFLICT,))
 
-ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
-REGION_BETA = "failure-domain.beta.kubernetes.io/region"
-ZONE = "topology.kubernetes.io/zone"
-REGION = "topology.kubernetes.io/region"
 # volume_zone.go topologyLabels, in its order, and translateToGALabel
-TOPOLOGY_LABELS = (ZONE_BETA, REGION_BETA, ZONE, REGION)
-GA_LABEL = {ZONE_BETA: ZONE, REGION_BETA: REGION}
+TOPOLOGY_LABELS = (BETA_ZONE, BETA_REGION, ZONE, REGION)
+GA_LABEL = {BETA_ZONE: ZONE, BETA_REGION: REGION}
 
 Topology = tuple[tuple[str, frozenset[str]], ...]
 
