@@ -253,20 +253,49 @@ def test_replicas(case: Case, expected: list[tuple[Verdict, ReplicaFit | None]])
     assert [(r.verdict, r.placement) for r in results] == expected
 
 
-def test_a_cronjob_update_releases_the_pods_of_its_jobs() -> None:
+CRONJOB_CASES = [
+    ("a CronJob's next Job starts beside the running one by default", None, Verdict.NO, 0),
+    ("concurrencyPolicy Allow keeps the running Job's pods", "Allow", Verdict.NO, 0),
+    (
+        "concurrencyPolicy Forbid starts the next Job once the running one ends",
+        "Forbid",
+        Verdict.YES,
+        1,
+    ),
+    ("concurrencyPolicy Replace deletes the running Job first", "Replace", Verdict.YES, 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("policy", "verdict", "released"),
+    [c[1:] for c in CRONJOB_CASES],
+    ids=[c[0] for c in CRONJOB_CASES],
+)
+def test_a_cronjob_update_releases_the_pods_of_its_jobs_as_its_concurrency_policy_says(
+    policy: str | None, verdict: Verdict, released: int
+) -> None:
+    spec: dict[str, Any] = {
+        "schedule": "0 1 * * *",
+        "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
+    }
+    if policy is not None:
+        spec["concurrencyPolicy"] = policy
     cronjob = {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
         "metadata": {"name": "nightly", "namespace": "app"},
-        "spec": {
-            "schedule": "0 1 * * *",
-            "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
-        },
+        "spec": spec,
     }
     job_pod = _running("Job", "nightly-29012345", "n0", "1500m", name="nightly-29012345-x")
-    full = [_node("n0")]
-    [result] = _run(Case(full, [cronjob], [job_pod]))
-    assert (result.verdict, result.placement) == (Verdict.YES, ReplicaFit(1, alone=1, released=1))
+    [result] = _run(Case([_node("n0")], [cronjob], [job_pod]))
+    assert (result.verdict, result.placement.released if result.placement else None) == (
+        verdict,
+        released,
+    )
+    kept = [w.text for w in result.warnings if w.kind is WarningKind.ROLLOUT]
+    assert bool(kept) == (released == 0)
+    if kept:
+        assert kept[0].startswith("concurrencyPolicy Allow: the next Job starts beside")
 
 
 def test_a_daemonset_update_on_full_nodes_replaces_its_own_pod_on_each() -> None:

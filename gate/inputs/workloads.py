@@ -261,7 +261,18 @@ def _workload(
         scaling=Scaling(surge=surge) if surge else None,
         source=source,
         template=field,
+        overlaps=_overlaps(kind, body),
     )
+
+
+def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:
+    """A CronJob whose next Job starts while the last one runs: ``concurrencyPolicy``
+    ``Allow`` (the default). ``Forbid`` starts none until the running Job ends and
+    ``Replace`` deletes it first (pkg/controller/cronjob/cronjob_controllerv2.go
+    syncCronJob): either way its pods are gone when the new ones start."""
+    if kind != "CronJob":
+        return False
+    return get(body, ("spec", "concurrencyPolicy")) in (None, "Allow")
 
 
 def extract(

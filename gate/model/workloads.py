@@ -104,7 +104,8 @@ class WarningKind(str, Enum):
     NO_TARGET = "no-target"
     """A DaemonSet whose selector and tolerations take no node of the snapshot."""
     ROLLOUT = "rollout"
-    """The rollout proceeds only by taking running pods down before new ones start."""
+    """The rollout proceeds only by taking running pods down before new ones start, or the
+    next run starts beside the running one (a CronJob's ``concurrencyPolicy: Allow``)."""
     LOST_NODE = "lost-node"
     """If the node holding most of its pods failed, the rest of the cluster could not take
     them back (below its wanted count, or below its disruption budget)."""
@@ -153,6 +154,9 @@ class Workload:
     template: str = ""
     """The dotted field of the pod spec in its document (``spec.template.spec``), with
     ``source`` what finds the line of a field inside it."""
+    overlaps: bool = False
+    """Its next pods start beside its running ones, which the change then does not release
+    (a CronJob whose ``concurrencyPolicy`` is ``Allow``, the default)."""
 
 
 @dataclass(frozen=True, slots=True)

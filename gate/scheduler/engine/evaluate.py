@@ -241,7 +241,11 @@ class Evaluator:
 
     def _own_pods(self, workload: Workload) -> tuple[int, ...]:
         """Positions, among the cluster's indexed pods, of the running pods the workload's
-        change replaces."""
+        change replaces: none when its next pods start beside them."""
+        return () if workload.overlaps else self._running(workload)
+
+    def _running(self, workload: Workload) -> tuple[int, ...]:
+        """Positions, among the cluster's indexed pods, of the workload's running pods."""
         if not self._ownership:
             self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
         return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
@@ -299,6 +303,8 @@ class Evaluator:
             )
         own = self._own_pods(workload)
         warnings = list(pod.warnings)
+        if workload.overlaps and (running := self._running(workload)):
+            warnings.append(_overlap_warning(len(running)))
         released: Sequence[NodeView] = nodes
         cycle: CycleState | None = None
         if pod.profile.by_name:
@@ -554,6 +560,14 @@ class _Released:
 
 def workload_title(workload: Workload) -> str:
     return f"{workload.namespace}/{workload.name}"
+
+
+def _overlap_warning(running: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"concurrencyPolicy Allow: the next Job starts beside the running one, whose "
+        f"{running} pod(s) are kept (Forbid or Replace would free their room first)",
+    )
 
 
 def _surge_warning(surge: int) -> WorkloadWarning:
