@@ -19,7 +19,7 @@ from gate.inputs.custom_kinds import (
     templates,
 )
 from gate.inputs.positions import document_field
-from gate.inputs.scaling import max_surge, queue_of, wanted_pods
+from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
@@ -258,11 +258,21 @@ def _workload(
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
         labels=_template_labels(body, field),
-        scaling=Scaling(surge=surge) if surge else None,
+        scaling=(
+            Scaling(surge=surge, unavailable=_unavailable(kind, body, replicas or 0, surge))
+            if surge
+            else None
+        ),
         source=source,
         template=field,
         overlaps=_overlaps(kind, body),
     )
+
+
+def _unavailable(kind: str, body: Mapping[str, Any], wanted: int, surge: int) -> int | None:
+    """A Deployment's ``maxUnavailable``; None for a DaemonSet, whose surge replaces its
+    pod node by node (its controller is not modelled here)."""
+    return max_unavailable(body, wanted, surge) if kind == "Deployment" else None
 
 
 def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:

@@ -178,6 +178,9 @@ class Scaling:
     autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     surge: int = 0
+    unavailable: int | None = None
+    """How many old pods a rolling update may take down before new ones are ready (its
+    ``maxUnavailable``); None when the rollout starts no new pod first."""
     budget: str | None = None
     must_keep: int | None = None
 

@@ -317,13 +317,25 @@ class Evaluator:
             message = self._message(pod.profile, named)
         else:
             answer = self._answer(pod)
+            stalled = None
             if own:
                 after = self._released(pod, own, answer)
-                surge = workload.scaling.surge if workload.scaling else 0
-                if surge and not answer.any_fit and after.answer.any_fit:
-                    warnings.append(_surge_warning(surge))
-                answer, released, cycle = after.answer, after.views, after.cycle
+                scaling = workload.scaling
+                if scaling and scaling.surge and not answer.any_fit and after.answer.any_fit:
+                    if scaling.unavailable == 0:
+                        # No old pod goes before a new one is ready and none can start:
+                        # the old pods stay, and the answer is the one beside them.
+                        stalled = _stalled(scaling.surge, len(own))
+                        own = ()
+                    else:
+                        warnings.append(_surge_warning(scaling.surge))
+                if stalled is None:
+                    answer, released, cycle = after.answer, after.views, after.cycle
+                else:
+                    cycle = answer.cycle
             outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
+            if stalled is not None and message is not None:
+                message = f"{stalled}: {message}"
             any_fit, addon_only = answer.any_fit, answer.addon_only
             named = answer
         if workload.replicas == 0:
@@ -567,6 +579,13 @@ def _overlap_warning(running: int) -> WorkloadWarning:
         WarningKind.ROLLOUT,
         f"concurrencyPolicy Allow: the next Job starts beside the running one, whose "
         f"{running} pod(s) are kept (Forbid or Replace would free their room first)",
+    )
+
+
+def _stalled(surge: int, running: int) -> str:
+    return (
+        f"the rollout cannot start: maxUnavailable 0 keeps its {running} running pod(s) until "
+        f"a new one is ready, and no new pod fits beside them (maxSurge {surge})"
     )
 
 
