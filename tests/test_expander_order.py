@@ -52,9 +52,9 @@ def test_a_job_either_pool_takes_names_both_options() -> None:
     text, workload = _check(SNAPSHOT)
     assert workload["verdict"] == "SCALES"
     options = [(o["group"], o["from"], o["to"]) for o in workload["autoscale"]["options"]]
-    assert options == [(SPOT, 1, 2), (USER, 2, 3)]
+    assert options == [(SPOT, 1, 3), (USER, 2, 4)]
     assert (
-        f"the expander picks at random among {{{SPOT} 1->2 (max: 3)}}, {{{USER} 2->3 (max: 4)}}"
+        f"the expander picks at random among {{{SPOT} 1->3 (max: 3)}}, {{{USER} 2->4 (max: 4)}}"
         in text
     )
 
