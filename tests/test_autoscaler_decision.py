@@ -324,3 +324,76 @@ def test_zone_anti_affinity_to_its_own_copies_takes_one_copy_a_zone() -> None:
             "node(s) didn't match Pod's node affinity/selector": 1,
         },
     )
+
+
+AKS_BIG = "aks-big-12345678-vmss"
+BIG_TEMPLATE = AutoscalingConfig(
+    groups=(
+        ConfiguredGroup(
+            AKS_BIG,
+            template=NodeTemplate(
+                labels={"pool": "big"},
+                allocatable={"cpu": 8000, "memory": 32 * 2**30, "pods": 30},
+            ),
+        ),
+    )
+)
+BIG_ONE = ScaleUp(AKS_BIG, 1, 8, 0, 1)
+USER_FOUR = ScaleUp(AKS_USER, 4, 10, 3, 10)
+USER_REST = ScaleUp(AKS_USER, 1, 2, 3, 10)
+EXPANDERS = [
+    (
+        "random, the default: every group that helps is named",
+        (),
+        (BIG_ONE, USER_REST),
+        (BIG_ONE, USER_FOUR),
+    ),
+    (
+        "price decides nothing from recorded state",
+        ("--expander=price",),
+        (BIG_ONE, USER_REST),
+        (BIG_ONE, USER_FOUR),
+    ),
+    (
+        "most-pods takes the group that holds every copy",
+        ("--expander=most-pods",),
+        (USER_FOUR,),
+        (),
+    ),
+    (
+        "least-waste takes the big node the copies fill",
+        ("--expander", "least-waste"),
+        (BIG_ONE, USER_REST),
+        (),
+    ),
+    (
+        "a chain narrows in order: most-pods first",
+        ("--expander=most-pods,least-waste",),
+        (USER_FOUR,),
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "reverse", [False, True], ids=["status lists user first", "status lists big first"]
+)
+@pytest.mark.parametrize(
+    ("flags", "scale_up", "options"), [c[1:] for c in EXPANDERS], ids=[c[0] for c in EXPANDERS]
+)
+def test_the_expander_chooses_the_group_whatever_the_status_order(
+    flags: tuple[str, ...],
+    scale_up: tuple[ScaleUp, ...],
+    options: tuple[ScaleUp, ...],
+    reverse: bool,
+) -> None:
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*(groups[::-1] if reverse else groups))]
+    if flags:
+        objects.append(autoscaler_deployment(*flags))
+    run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
+    decision = run.decide(spec(cpu="1"), 10)
+    assert (decision.scale_up, decision.placed, decision.options) == (scale_up, 10, options)

@@ -325,10 +325,23 @@ CASES: dict[str, Case] = {
         warned=frozenset({WarningKind.NO_TARGET}),
     ),
     "warning rollout: a surge that cannot start": Case(
-        [workload("Deployment", "shop", replicas=3, cpu="3")],
+        [
+            workload(
+                "Deployment",
+                "shop",
+                replicas=3,
+                cpu="3",
+                strategy={"rollingUpdate": {"maxUnavailable": 1}},
+            )
+        ],
         nodes=four_nodes(n3={"unschedulable": True}),
         pods=[of_deployment("shop", f"n{i}", "3", i) for i in range(3)],
         warned=frozenset({WarningKind.ROLLOUT}),
+    ),
+    "a rollout that cannot start: maxUnavailable 0 and no room for its surge": Case(
+        [workload("Deployment", "shop", replicas=3, cpu="3")],
+        nodes=four_nodes(n3={"unschedulable": True}),
+        pods=[of_deployment("shop", f"n{i}", "3", i) for i in range(3)],
     ),
     "warning lost-node: replicas pinned to one node": Case(
         [workload("Deployment", "cache", replicas=2, pod={"nodeSelector": {HOSTNAME: "n0"}})],

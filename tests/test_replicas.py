@@ -94,6 +94,7 @@ def _run(case: Case) -> list[WorkloadResult]:
 
 
 THREE = [_node("n0"), _node("n1"), _node("n2")]
+ONE_DOWN = {"rollingUpdate": {"maxUnavailable": 1}}
 
 CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
     (
@@ -179,10 +180,11 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
         [(Verdict.PARTIAL, ReplicaFit(6, alone=3, together=3))],
     ),
     (
-        "an image bump on full nodes fits: its new pods take the room its old pods leave",
+        "an image bump on full nodes that may take an old pod down first fits: its new pods "
+        "take the room its old pods leave",
         Case(
             THREE,
-            [_deployment("shop", 3, "1500m")],
+            [_deployment("shop", 3, "1500m", strategy=ONE_DOWN)],
             [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
         ),
         [(Verdict.YES, ReplicaFit(3, alone=3, released=3))],
@@ -217,7 +219,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
         "a running workload's update does not compete with new workloads",
         Case(
             THREE,
-            [_deployment("search", 3, "1500m"), _deployment("shop", 3, "1500m")],
+            [_deployment("search", 3, "1500m"), _deployment("shop", 3, "1500m", strategy=ONE_DOWN)],
             [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
         ),
         [
@@ -253,20 +255,49 @@ def test_replicas(case: Case, expected: list[tuple[Verdict, ReplicaFit | None]])
     assert [(r.verdict, r.placement) for r in results] == expected
 
 
-def test_a_cronjob_update_releases_the_pods_of_its_jobs() -> None:
+CRONJOB_CASES = [
+    ("a CronJob's next Job starts beside the running one by default", None, Verdict.NO, 0),
+    ("concurrencyPolicy Allow keeps the running Job's pods", "Allow", Verdict.NO, 0),
+    (
+        "concurrencyPolicy Forbid starts the next Job once the running one ends",
+        "Forbid",
+        Verdict.YES,
+        1,
+    ),
+    ("concurrencyPolicy Replace deletes the running Job first", "Replace", Verdict.YES, 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("policy", "verdict", "released"),
+    [c[1:] for c in CRONJOB_CASES],
+    ids=[c[0] for c in CRONJOB_CASES],
+)
+def test_a_cronjob_update_releases_the_pods_of_its_jobs_as_its_concurrency_policy_says(
+    policy: str | None, verdict: Verdict, released: int
+) -> None:
+    spec: dict[str, Any] = {
+        "schedule": "0 1 * * *",
+        "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
+    }
+    if policy is not None:
+        spec["concurrencyPolicy"] = policy
     cronjob = {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
         "metadata": {"name": "nightly", "namespace": "app"},
-        "spec": {
-            "schedule": "0 1 * * *",
-            "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
-        },
+        "spec": spec,
     }
     job_pod = _running("Job", "nightly-29012345", "n0", "1500m", name="nightly-29012345-x")
-    full = [_node("n0")]
-    [result] = _run(Case(full, [cronjob], [job_pod]))
-    assert (result.verdict, result.placement) == (Verdict.YES, ReplicaFit(1, alone=1, released=1))
+    [result] = _run(Case([_node("n0")], [cronjob], [job_pod]))
+    assert (result.verdict, result.placement.released if result.placement else None) == (
+        verdict,
+        released,
+    )
+    kept = [w.text for w in result.warnings if w.kind is WarningKind.ROLLOUT]
+    assert bool(kept) == (released == 0)
+    if kept:
+        assert kept[0].startswith("concurrencyPolicy Allow: the next Job starts beside")
 
 
 def test_a_daemonset_update_on_full_nodes_replaces_its_own_pod_on_each() -> None:
@@ -366,14 +397,45 @@ def test_one_lost_node_names_the_disruption_budget_it_would_break() -> None:
     ]
 
 
-def test_a_surge_that_cannot_start_warns_that_the_rollout_takes_pods_down_first() -> None:
+SURGE_CASES = [
+    (
+        "maxUnavailable 0 (25% of 3, rounded down) and no room for the surge: the rollout "
+        "cannot start",
+        {},
+        Verdict.NO,
+        [],
+    ),
+    (
+        "maxUnavailable 1: the rollout proceeds by taking a running pod down first, a warning",
+        {"strategy": {"rollingUpdate": {"maxUnavailable": 1}}},
+        Verdict.YES,
+        [
+            "no new pod fits while the old ones run: the rollout (maxSurge 1) proceeds only "
+            "by taking running pods down first"
+        ],
+    ),
+    (
+        "Recreate takes every old pod down first",
+        {"strategy": {"type": "Recreate"}},
+        Verdict.YES,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "verdict", "warned"), [c[1:] for c in SURGE_CASES], ids=[c[0] for c in SURGE_CASES]
+)
+def test_a_rollout_with_no_room_for_its_surge(
+    spec: dict[str, Any], verdict: Verdict, warned: list[str]
+) -> None:
     pods = [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)]
-    surging = _deployment("shop", 3, "1500m")
-    recreate = _deployment("shop", 3, "1500m", strategy={"type": "Recreate"})
-    [warned] = _run(Case(THREE, [surging], pods))
-    [quiet] = _run(Case(THREE, [recreate], pods))
-    assert _warnings(warned, WarningKind.ROLLOUT) == [
-        "no new pod fits while the old ones run: the rollout (maxSurge 1) proceeds only by "
-        "taking running pods down first"
-    ]
-    assert _warnings(quiet, WarningKind.ROLLOUT) == []
+    [result] = _run(Case(THREE, [_deployment("shop", 3, "1500m", **spec)], pods))
+    assert (result.verdict, _warnings(result, WarningKind.ROLLOUT)) == (verdict, warned)
+    if verdict is Verdict.NO:
+        assert result.placement == ReplicaFit(3, alone=0, released=0)
+        assert result.message == (
+            "the rollout cannot start: maxUnavailable 0 keeps its 3 running pod(s) until a new "
+            "one is ready, and no new pod fits beside them (maxSurge 1): 0/3 nodes are "
+            "available: 3 Insufficient cpu."
+        )

@@ -185,6 +185,15 @@ def _scaled(value: object, total: int, *, round_up: bool) -> int | None:
     return None
 
 
+def max_unavailable(body: Mapping[str, Any], wanted: int, surge: int) -> int:
+    """Old pods a Deployment's RollingUpdate may take down before new ones are ready:
+    ``maxUnavailable`` (default 25%, rounded down), 1 when it and ``maxSurge`` both come to
+    0 (pkg/controller/deployment/util ResolveFenceposts)."""
+    given = get(body, ("spec", "strategy", "rollingUpdate", "maxUnavailable"))
+    unavailable = _scaled("25%" if given is None else given, wanted, round_up=False) or 0
+    return 1 if unavailable == 0 and surge == 0 else unavailable
+
+
 def max_surge(kind: str, body: Mapping[str, Any], wanted: int) -> int:
     """New pods a rollout may start before old ones go: a Deployment's RollingUpdate
     ``maxSurge`` (default 25%, rounded up; pkg/controller/deployment/util ResolveFenceposts),

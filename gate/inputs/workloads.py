@@ -19,7 +19,7 @@ from gate.inputs.custom_kinds import (
     templates,
 )
 from gate.inputs.positions import document_field
-from gate.inputs.scaling import max_surge, queue_of, wanted_pods
+from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
@@ -258,11 +258,32 @@ def _workload(
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
         labels=_template_labels(body, field),
-        scaling=Scaling(surge=surge) if surge else None,
+        scaling=(
+            Scaling(surge=surge, unavailable=_unavailable(kind, body, replicas or 0, surge))
+            if surge
+            else None
+        ),
         source=source,
         template=field,
         claim_templates=_claim_templates(kind, body),
+        overlaps=_overlaps(kind, body),
     )
+
+
+def _unavailable(kind: str, body: Mapping[str, Any], wanted: int, surge: int) -> int | None:
+    """A Deployment's ``maxUnavailable``; None for a DaemonSet, whose surge replaces its
+    pod node by node (its controller is not modelled here)."""
+    return max_unavailable(body, wanted, surge) if kind == "Deployment" else None
+
+
+def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:
+    """A CronJob whose next Job starts while the last one runs: ``concurrencyPolicy``
+    ``Allow`` (the default). ``Forbid`` starts none until the running Job ends and
+    ``Replace`` deletes it first (pkg/controller/cronjob/cronjob_controllerv2.go
+    syncCronJob): either way its pods are gone when the new ones start."""
+    if kind != "CronJob":
+        return False
+    return get(body, ("spec", "concurrencyPolicy")) in (None, "Allow")
 
 
 def _claim_templates(kind: str, body: Mapping[str, Any]) -> tuple[str, ...]:

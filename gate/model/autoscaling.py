@@ -91,6 +91,9 @@ class Flags:
     force_ds: bool = False
     expendable_cutoff: int = -10
     deployment: str = ""
+    expander: tuple[str, ...] = ("random",)
+    """``--expander``: the strategies that choose the group to grow, in order, each
+    narrowing the options the one before kept (random picks among what is left)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,6 +144,10 @@ class Autoscale(Reported, frozen=True, kw_only=True):
     fits_now: Count = msgspec.field(name="fitsNow")
     scale_up: tuple[ScaleUp, ...] = msgspec.field(name="scaleUp")
     blocked: Blocked
+    options: tuple[ScaleUp, ...] | UnsetType = UNSET
+    """Every node group that helps, with what it alone would add, when cluster-autoscaler's
+    expander chooses among them at random (``random``, the default; ``price``; ``priority``
+    without its recorded ConfigMap; a tie): ``scaleUp`` is then one possible choice."""
 
     @property
     def nodes(self) -> int:

@@ -104,7 +104,8 @@ class WarningKind(str, Enum):
     NO_TARGET = "no-target"
     """A DaemonSet whose selector and tolerations take no node of the snapshot."""
     ROLLOUT = "rollout"
-    """The rollout proceeds only by taking running pods down before new ones start."""
+    """The rollout proceeds only by taking running pods down before new ones start, or the
+    next run starts beside the running one (a CronJob's ``concurrencyPolicy: Allow``)."""
     LOST_NODE = "lost-node"
     """If the node holding most of its pods failed, the rest of the cluster could not take
     them back (below its wanted count, or below its disruption budget)."""
@@ -156,6 +157,9 @@ class Workload:
     claim ``<template>-<statefulset>-<i>``."""
     """The dotted field of the pod spec in its document (``spec.template.spec``), with
     ``source`` what finds the line of a field inside it."""
+    overlaps: bool = False
+    """Its next pods start beside its running ones, which the change then does not release
+    (a CronJob whose ``concurrencyPolicy`` is ``Allow``, the default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +181,9 @@ class Scaling:
     autoscaler: AutoscalerRef | None = None
     maximum: int | None = None
     surge: int = 0
+    unavailable: int | None = None
+    """How many old pods a rolling update may take down before new ones are ready (its
+    ``maxUnavailable``); None when the rollout starts no new pod first."""
     budget: str | None = None
     must_keep: int | None = None
 

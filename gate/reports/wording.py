@@ -467,7 +467,7 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
             cost = ""
         if not autoscale.scale_up:
             return [f"fits once the node groups recover: {autoscale.blocked.message}"]
-        return [f"fits after scale-up: {groups}{cost}"]
+        return [f"fits after scale-up: {groups}{cost}{_options(autoscale)}"]
     if result.verdict is Verdict.NO:
         return [result.message or "no node passes every filter", *_refusals(autoscale)]
     fit = autoscale.fits_now + autoscale.after
@@ -476,7 +476,15 @@ def scale_up_lines(result: WorkloadResult) -> list[str]:
         parts[0] += f", {autoscale.after} after {groups}"
     if autoscale.blocked.copies:  # an ADDON_ONLY may have none blocked
         parts.append(f"{autoscale.blocked.copies} blocked: {_blockers(autoscale)}")
-    return ["; ".join(parts)]
+    return ["; ".join(parts) + _options(autoscale)]
+
+
+def _options(autoscale: Autoscale) -> str:
+    """Every group that helps, when the expander chooses among them at random."""
+    options = given(autoscale.options, ())
+    if not options:
+        return ""
+    return f"; the expander picks at random among {', '.join(map(str, options))}"
 
 
 def _blockers(autoscale: Autoscale) -> str:

@@ -3,7 +3,8 @@
 Upstream config/flags/flags.go (cluster-autoscaler-1.34.5): ``--max-nodes-total`` (int, 0
 for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and GiB),
 ``--startup-taint`` / ``--status-taint`` / ``--ignore-taint`` (repeated), ``--force-ds``
-(bool) and ``--expendable-pods-priority-cutoff`` (int). Go's flag package reads ``-name``
+(bool), ``--expendable-pods-priority-cutoff`` (int) and ``--expander`` (a comma-separated
+list, default ``random``). Go's flag package reads ``-name``
 as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool.
 """
 
@@ -113,6 +114,7 @@ def flags_from(words: Sequence[str], where: str) -> Flags:
         if cutoff is None
         else _integer(cutoff, "expendable-pods-priority-cutoff", where),
         deployment=where,
+        expander=tuple(n for n in last.get("expander", "random").split(",") if n) or ("random",),
     )
 
 

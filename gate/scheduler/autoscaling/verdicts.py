@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from gate.model import (
     NODE_POOL,
@@ -144,9 +144,24 @@ def _autoscale(
                 ),
             )
         )
+    options: tuple[GroupScaleUp, ...] | UnsetType = UNSET
+    if groups is not None and groups.options:
+        options = tuple(
+            GroupScaleUp(
+                group=s.group,
+                nodes=s.nodes,
+                copies=s.copies,
+                start=s.start,
+                end=s.end,
+                maximum=s.maximum,
+            )
+            for s in groups.options
+        )
     blocked = pools.blocked if pools is not None else groups.blocked if groups else 0
     if not blocked:
-        return Autoscale(fits_now=now, scale_up=tuple(scale_up), blocked=NOT_BLOCKED)
+        return Autoscale(
+            fits_now=now, scale_up=tuple(scale_up), blocked=NOT_BLOCKED, options=options
+        )
     reasons: Counter[str] = Counter()
     events = []
     transient = True
@@ -170,6 +185,7 @@ def _autoscale(
             transient=transient,
             pools=refusals or UNSET,  # absent from the report when no NodePool refused
         ),
+        options=options,
     )
 
 

@@ -7,9 +7,14 @@ shortfall, the untolerated taint...), never from the reason text. The rule:
 * the nodes that count are the user nodes (those without a ``CriticalAddonsOnly`` taint),
   or every node when the cluster has no user node; for a DaemonSet, only the nodes it
   targets (those rejected by a plugin that rejects for room);
-* each rejection counts once per node for each cause it names: NodeResourcesFit once per
-  insufficient resource, every other plugin once (TaintToleration's taints together: they
-  all point at ``tolerations``);
+* among them, the nodes the pod could plausibly use: not those a taint it does not
+  tolerate reserves for another purpose (a spot or GPU pool), nor those its own node
+  selector or affinity excludes (the scheduler's message still counts them). When no
+  rejection is left, the tainted nodes its selector and affinity pass count (it asks for
+  that pool and lacks the toleration); when none is, every node that counts does;
+* each rejection counts once per node for each cause it names, and for its exact reason
+  as the scheduler's message counts it: NodeResourcesFit once per insufficient resource,
+  TaintToleration once per taint, every other plugin once;
 * the cause on the most nodes wins; a tie goes to the plugin that runs last (its nodes
   passed every filter before it, so its field is the one nearest to a fit), then to the
   resource fitsRequest compares first.
@@ -30,6 +35,7 @@ import msgspec
 from gate.k8s.quantity import format_amount
 from gate.k8s.version import Dialect
 from gate.model import Cause, NodeView, Term
+from gate.model.outcomes import NODE_AFFINITY, TAINT_TOLERATION
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
 from gate.scheduler.plugins import BY_NAME, ORDER, ROOM
@@ -52,11 +58,39 @@ LargestFree = Callable[[str, int], "int | None"]
 """The largest free amount of a resource among a set of nodes (None for none): the node
 index's, or the nodes as the copies placed so far leave them."""
 
-_Key = tuple[str, Term, str, int]
-"""(plugin, term, resource, place of the resource in fitsRequest's order)."""
+_Key = tuple[str, Term, str, int, str]
+"""(plugin, term, resource, place of the resource in fitsRequest's order, exact reason)."""
+
+_ELSEWHERE = frozenset({TAINT_TOLERATION, NODE_AFFINITY})
+"""The plugins whose rejection says the node is meant for other pods (a taint the pod does
+not tolerate) or the pod for other nodes (its own selector or affinity)."""
 
 
-def _causes(rejection: Rejection) -> list[tuple[_Key, str]]:
+def _plausible(
+    index: NodeIndex, cycle: CycleState, groups: Groups, dialect: Dialect, scope: int
+) -> int:
+    """The nodes of ``scope`` the pod could plausibly use (module doc)."""
+    taints = affinity = 0
+    for rejection, bits in groups.items():
+        if rejection.plugin == TAINT_TOLERATION:
+            taints |= bits & scope
+        elif rejection.plugin == NODE_AFFINITY:
+            affinity |= bits & scope
+    plausible = scope & ~(taints | affinity)
+    if any(bits & plausible for bits in groups.values()):
+        return plausible
+    # TaintToleration runs before NodeAffinity: ask the tainted nodes whether the pod's
+    # selector and affinity pass them.
+    wanted = taints
+    for prepared in cycle:
+        if prepared.plugin.name == NODE_AFFINITY and wanted and not prepared.passes():
+            for bits, refused in prepared.parts(index, dialect, wanted):
+                if refused is not None:
+                    wanted &= ~bits
+    return wanted or scope
+
+
+def _causes(rejection: Rejection) -> list[tuple[tuple[str, Term, str, int], str]]:
     """Each cause a rejection names, with its reason string, as its plugin explains it."""
     plugin = rejection.plugin
     return [
@@ -77,7 +111,7 @@ def cause_of(
     """The cause behind most rejections (module doc), or None when no node that counts
     rejects the pod."""
     user = index.everyone & ~index.addon
-    scope = user or index.everyone
+    scope = _plausible(index, cycle, groups, dialect, user or index.everyone)
     tally: dict[_Key, _Tally] = {}
     for rejection, bits in groups.items():
         if targeted_only and rejection.plugin not in ROOM:
@@ -85,7 +119,8 @@ def cause_of(
         counted = bits & scope
         if not counted:
             continue
-        for key, reason in _causes(rejection):
+        for cause_key, reason in _causes(rejection):
+            key = (*cause_key, reason)
             entry = tally.setdefault(key, _Tally(reason, rejection))
             entry.bits |= counted
             entry.everywhere |= bits
@@ -101,7 +136,7 @@ def cause_of(
         tally.items(),
         key=lambda item: (item[1].bits.bit_count(), ORDER.get(item[0][0], -1), -item[0][3]),
     )
-    plugin, term, resource, _ = key
+    plugin, term, resource, _, _ = key
     cause = Cause(
         family=BY_NAME[plugin].family,
         plugin=plugin,

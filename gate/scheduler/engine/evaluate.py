@@ -252,7 +252,11 @@ class Evaluator:
 
     def _own_pods(self, workload: Workload) -> tuple[int, ...]:
         """Positions, among the cluster's indexed pods, of the running pods the workload's
-        change replaces."""
+        change replaces: none when its next pods start beside them."""
+        return () if workload.overlaps else self._running(workload)
+
+    def _running(self, workload: Workload) -> tuple[int, ...]:
+        """Positions, among the cluster's indexed pods, of the workload's running pods."""
         if not self._ownership:
             self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
         return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
@@ -318,6 +322,8 @@ class Evaluator:
             return self._scaled_up(result, pod, None)
         own = self._own_pods(workload)
         warnings = list(pod.warnings)
+        if workload.overlaps and (running := self._running(workload)):
+            warnings.append(_overlap_warning(len(running)))
         released: Sequence[NodeView] = nodes
         cycle: CycleState | None = None
         if pod.profile.by_name:
@@ -330,13 +336,25 @@ class Evaluator:
             message = self._message(pod.profile, named)
         else:
             answer = self._answer(pod)
+            stalled = None
             if own:
                 after = self._released(pod, own, answer)
-                surge = workload.scaling.surge if workload.scaling else 0
-                if surge and not answer.any_fit and after.answer.any_fit:
-                    warnings.append(_surge_warning(surge))
-                answer, released, cycle = after.answer, after.views, after.cycle
+                scaling = workload.scaling
+                if scaling and scaling.surge and not answer.any_fit and after.answer.any_fit:
+                    if scaling.unavailable == 0:
+                        # No old pod goes before a new one is ready and none can start:
+                        # the old pods stay, and the answer is the one beside them.
+                        stalled = _stalled(scaling.surge, len(own))
+                        own = ()
+                    else:
+                        warnings.append(_surge_warning(scaling.surge))
+                if stalled is None:
+                    answer, released, cycle = after.answer, after.views, after.cycle
+                else:
+                    cycle = answer.cycle
             outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
+            if stalled is not None and message is not None:
+                message = f"{stalled}: {message}"
             any_fit, addon_only = answer.any_fit, answer.addon_only
             named = answer
         if workload.replicas == 0:
@@ -583,6 +601,21 @@ class _Released:
 
 def workload_title(workload: Workload) -> str:
     return f"{workload.namespace}/{workload.name}"
+
+
+def _overlap_warning(running: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"concurrencyPolicy Allow: the next Job starts beside the running one, whose "
+        f"{running} pod(s) are kept (Forbid or Replace would free their room first)",
+    )
+
+
+def _stalled(surge: int, running: int) -> str:
+    return (
+        f"the rollout cannot start: maxUnavailable 0 keeps its {running} running pod(s) until "
+        f"a new one is ready, and no new pod fits beside them (maxSurge {surge})"
+    )
 
 
 def _surge_warning(surge: int) -> WorkloadWarning:

@@ -12,8 +12,14 @@ one template copy (one for a host port or an anti-affinity to itself on the host
 copies with spread constraints are placed one at a time (:mod:`.spread`).
 
 CA runs loop after loop; this answers for the loop that scales nothing more: copies go to
-the groups that could take them in status order, each group's nodes counted against the
-headroom the run's earlier workloads left (:class:`Headroom`). The copies left blocked get
+the groups that could take them in the order the expander (``--expander``, expander/) would
+choose them, each group's nodes counted against the headroom the run's earlier workloads left
+(:class:`Headroom`). ``most-pods`` keeps the options that schedule the most copies and
+``least-waste`` those leaving the least fraction of cpu plus memory of the new nodes'
+capacity unrequested; ``random`` (the default), ``price`` and ``priority`` (whose ConfigMap
+the snapshot does not record) choose nothing from recorded state. When a choice is left
+open, the groups are taken by name, never by the status's order, and every group that
+helps is named with what it alone would add (:attr:`Decision.options`). The copies left blocked get
 each group's reason as that last loop sees it (skipped as the headroom then stands, else
 rejected by a filter, else what stopped it taking more):
 ``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
@@ -27,10 +33,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import partial
 
 from gate.k8s.labels import ZONE
-from gate.k8s.resources import PODS
+from gate.k8s.resources import CPU, MEMORY, PODS
 from gate.k8s.version import Dialect
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.limits import (
@@ -89,6 +96,9 @@ class Decision:
     recoverable: bool = True
     """Whether the groups, once recovered (healthy, out of backoff), would take every copy
     a transient reason blocks; False when their maximums or the limits still block some."""
+    options: tuple[ScaleUp, ...] = ()
+    """Every group that helps, with what it alone would add, when the expander's choice
+    among them is not known from recorded state (empty when it is)."""
 
     @property
     def blocked(self) -> int:
@@ -172,17 +182,93 @@ def _decide(
         and skipped(group, groups, used) is None
         and run_filters(cycle, group.template.node, dialect) is None
     ]
+    alone = {
+        group.id: option
+        for group, template in helping
+        if (option := _alone(cycle, pod, wanted, group, template, groups, used, dialect))
+    }
+    helping, open_choice = _expanded(helping, alone, pod, groups.flags.expander)
     state = spread_state(cycle)
+    # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
+    # one option taking them all.
+    options = tuple(alone[g.id] for g, _ in helping if g.id in alone)
+    options = options if open_choice and state is None else ()
     if state is not None:
         scale_ups, placed, why = _spread(cycle, pod, state, wanted, helping, groups, used, dialect)
     else:
         scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
     if placed == wanted:
-        return Decision(wanted, scale_ups, placed)
+        return Decision(wanted, scale_ups, placed, options=options)
     if total > 0 and groups.ready_nodes + used.total >= total:
         # the loop that scales nothing more starts at the total: it considers no group
-        return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1})
-    return Decision(wanted, scale_ups, placed, _reasons(cycle, groups, used, dialect, why))
+        return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1}, options=options)
+    reasons = _reasons(cycle, groups, used, dialect, why)
+    return Decision(wanted, scale_ups, placed, reasons, options=options)
+
+
+def _alone(
+    cycle: CycleState,
+    pod: PodProfile,
+    wanted: int,
+    group: NodeGroup,
+    template: Template,
+    groups: Groups,
+    used: Headroom,
+    dialect: Dialect,
+) -> ScaleUp | None:
+    """What ``group`` would add if the expander chose it for every copy (binpacked)."""
+    cap, _ = limit(group, template, groups, used)
+    per_node = _per_node(cycle, pod, template, dialect)
+    nodes = min(-(-wanted // per_node), max(cap, 0))
+    if nodes <= 0:
+        return None
+    start = group.status.target + used.nodes.get(group.id, 0)
+    return ScaleUp(group.id, nodes, min(wanted, nodes * per_node), start, group.status.max_size)
+
+
+def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
+    """expander/waste ``BestOptions``: the fraction of the new nodes' cpu plus that of their
+    memory the copies leave unrequested."""
+    cpu = template.cores * 1000 * option.nodes
+    memory = template.memory * option.nodes
+    if not cpu or not memory:
+        return Fraction(2)
+    wasted_cpu = Fraction(cpu - pod.requests.get(CPU, 0) * option.copies, cpu)
+    return wasted_cpu + Fraction(memory - pod.requests.get(MEMORY, 0) * option.copies, memory)
+
+
+def _expanded(
+    helping: list[tuple[NodeGroup, Template]],
+    alone: Mapping[str, ScaleUp],
+    pod: PodProfile,
+    expander: tuple[str, ...],
+) -> tuple[list[tuple[NodeGroup, Template]], bool]:
+    """The helping groups in the order the expander would grow them, and whether its
+    choice is left open (then by name after what it decides): each loop chooses among the
+    groups left, the chain narrowing the options (expander/factory chain.go)."""
+    left = sorted(helping, key=lambda g: g[0].id)
+    ordered: list[tuple[NodeGroup, Template]] = []
+    open_choice = False
+    while left:
+        best = [g for g in left if g[0].id in alone]
+        for strategy in expander:
+            if len(best) <= 1:
+                break
+            if strategy == "most-pods":
+                most = max(alone[g.id].copies for g, _ in best)
+                best = [g for g in best if alone[g[0].id].copies == most]
+            elif strategy == "least-waste":
+                scores = {g.id: _waste(alone[g.id], t, pod) for g, t in best}
+                least = min(scores.values())
+                best = [g for g in best if scores[g[0].id] == least]
+            else:  # random, price, priority: nothing recorded decides among them
+                break
+        if len(best) != 1:
+            open_choice = open_choice or len(best) > 1
+            return ordered + left, open_choice
+        ordered.append(best[0])
+        left.remove(best[0])
+    return ordered, open_choice
 
 
 Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
