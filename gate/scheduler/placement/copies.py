@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
@@ -112,6 +113,24 @@ def place(
     and when they all fit a node's share is worked out only when asked (``count_only``
     false: the copies are then placed one by one, as scored)."""
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    if rules.follow_first:
+        inner = replace(rules, follow_first=())
+        found = [
+            place(
+                wanted,
+                nodes,
+                inner,
+                domain,
+                ledger=ledger,
+                scores=scores,
+                policy=policy,
+                count_only=count_only,
+                label_bits=label_bits,
+            )
+            for domain in first_domains(nodes, rules.follow_first, fitting)
+        ]
+        landed = [placement for placement in found if placement.fit > 0]
+        return min(landed, key=lambda p: p.fit, default=Placement(wanted, 0, {}))
     if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and not scored_past_sample(rules):
         if uncoupled(rules):
             return filled(wanted, nodes, rules, fitting, ledger)
@@ -181,11 +200,29 @@ def _any(
     return _pick([members for _, members in feasible], policy, draw)
 
 
+def first_domains(
+    nodes: Sequence[NodeView], keys: Sequence[str], candidates: int | None
+) -> list[int]:
+    """The candidates (every node when None) by their values of ``keys``, as bitsets, the
+    domain of the lowest position first: where a first copy lands, the later ones stay. A
+    node lacking a key is in none (the affinity Filter refuses it)."""
+    fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
+    domains: dict[tuple[str | None, ...], int] = {}
+    for position in set_bits(fitting):
+        labels = nodes[position].labels
+        values = tuple(labels.get(key) for key in keys)
+        if None not in values:
+            domains[values] = domains.get(values, 0) | 1 << position
+    return list(domains.values())
+
+
 def uncoupled(rules: CopyRules) -> bool:
     """Whether no copy can change another node's answer (no spread constraint, no
-    anti-affinity wider than a node): then the order of the copies cannot change their
-    count, and no tie can."""
-    return not rules.spread and not wider_than_a_node(rules.one_per_domain)
+    anti-affinity wider than a node, no first copy's domain to follow): then the order of
+    the copies cannot change their count, and no tie can."""
+    return (
+        not rules.spread and not wider_than_a_node(rules.one_per_domain) and not rules.follow_first
+    )
 
 
 def order_free(rules: CopyRules) -> bool:
@@ -250,7 +287,29 @@ def place_range(
     share of more feasible nodes than it looks for (``numFeasibleNodesToFind``), with each
     policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
     least (ties: the earlier policy). Copies whose count no order changes
-    (:func:`order_free`) are placed once."""
+    (:func:`order_free`) are placed once. Copies held to the first one's domain
+    (``rules.follow_first``) are placed in each domain the first can take: the range is
+    over those domains and theirs."""
+    if rules.follow_first:
+        inner = replace(rules, follow_first=())
+        ranges = [
+            place_range(
+                wanted,
+                nodes,
+                inner,
+                domain,
+                ledger=ledger,
+                scores=scores,
+                count_only=count_only,
+                label_bits=label_bits,
+            )
+            for domain in first_domains(nodes, rules.follow_first, candidates)
+        ]
+        landed = [found for found in ranges if found.most > 0]
+        if not landed:
+            return FitRange(0, 0, Placement(wanted, 0, {}))
+        fewest = min(landed, key=lambda found: found.least)
+        return FitRange(fewest.least, max(found.most for found in landed), fewest.placement)
     first = place(
         wanted,
         nodes,

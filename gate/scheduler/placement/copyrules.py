@@ -51,6 +51,7 @@ class CopyRules:
     one_per_domain: tuple[str, ...] = ()  # topology keys of self anti-affinity terms
     spread: tuple[SpreadRule, ...] = ()
     namespace: str = ""  # the pod's: a spread constraint counts pods of it only
+    follow_first: tuple[str, ...] = ()  # keys of self affinity terms no pod matches yet
 
 
 def _no_score(node: NodeView) -> int:

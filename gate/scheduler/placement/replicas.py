@@ -41,7 +41,7 @@ from gate.scheduler.placement.copies import (
     with_earlier_copies,
 )
 from gate.scheduler.placement.unfit import Refused, consumers
-from gate.scheduler.plugins.interpodaffinity.copies import own_anti_keys
+from gate.scheduler.plugins.interpodaffinity.copies import cycle_follow_keys, own_anti_keys
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
 
@@ -122,8 +122,9 @@ def copy_rules(
     profile: PodProfile, cycle: CycleState, namespace_labels: Mapping[str, str] | None
 ) -> CopyRules:
     """What limits the copies beyond the first: requests, host ports, the required
-    anti-affinity terms the pod's own labels match (one copy per domain of their key), and
-    the DoNotSchedule spread constraints with the counts their PreFilter found."""
+    anti-affinity terms the pod's own labels match (one copy per domain of their key), the
+    DoNotSchedule spread constraints with the counts their PreFilter found, and the keys of
+    the required affinity terms that hold every copy to the first one's domain."""
     spread: tuple[SpreadRule, ...] = ()
     state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
     if state is not None:
@@ -144,6 +145,7 @@ def copy_rules(
         one_per_domain=own_anti_keys(profile, namespace_labels),
         spread=spread,
         namespace=profile.namespace,
+        follow_first=cycle_follow_keys(cycle),
     )
 
 

@@ -25,7 +25,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import (
     refuses_another,
     wider_than_a_node,
 )
-from gate.scheduler.plugins.interpodaffinity.filtering import ANTI_AFFINITY
+from gate.scheduler.plugins.interpodaffinity.filtering import AFFINITY, ANTI_AFFINITY
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
 
@@ -66,6 +66,9 @@ def refusals(
     room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
     spread = _spread_after(cycle, nodes, rules, placement, ledger)
     taken = _domains_taken(nodes, rules, placement)
+    # The copies share the first one's domain: its terms now count it, and only it.
+    first = min(placement.copies, default=None)
+    followed = None if first is None or not rules.follow_first else _values(nodes[first], rules)
     held = ledger or Ledger()
     for position in set_bits(candidates):
         node = nodes[position]
@@ -77,6 +80,8 @@ def refusals(
                 rejection = rejection or prepared.check(view, dialect)
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
+        if rejection is None and followed is not None and followed != _values(node, rules):
+            rejection = AFFINITY
         if rejection is None and (
             (copies and one_per_node(rules.one_per_domain))
             or any(refuses_another(domains, node.labels.get(key)) for key, domains in taken)
@@ -85,6 +90,11 @@ def refusals(
         if rejection is not None:
             groups[rejection] = groups.get(rejection, 0) | 1 << position
     return Refused(groups, nodes, after)
+
+
+def _values(node: NodeView, rules: CopyRules) -> tuple[str | None, ...]:
+    """The node's values of the keys that hold every copy to the first one's domain."""
+    return tuple(node.labels.get(key) for key in rules.follow_first)
 
 
 def _spread_after(

@@ -4,7 +4,11 @@ Upstream ``interpodaffinity/filtering.go`` (v1.34.1): once a copy is bound, the 
 copy's PreFilter counts it among the pods its anti-affinity terms match
 (``AffinityTerm.Matches``, the namespaceSelector read against the labels of the copy's
 namespace), so a term the pod's own labels match keeps every later copy out of the domain
-the first one took. Placement of copies, the cluster-autoscaler simulation and the
+the first one took. Its required affinity to its own labels works the other way: where
+no pod in the cluster matches the terms, the first copy lands on any node with the terms'
+keys (satisfyPodAffinity: the first pod of a group), and once bound it is the pod every
+later copy's terms count, so they must share its domain of every term's key. Placement of
+copies, the cluster-autoscaler simulation and the
 Karpenter simulation ask this here; none restates it.
 """
 
@@ -58,4 +62,23 @@ def cycle_anti_keys(cycle: CycleState, pod: PodProfile) -> tuple[str, ...]:
     for prepared in cycle:
         if isinstance(prepared.state, AffinityState):
             return own_anti_keys(pod, prepared.state.namespace_labels)
+    return ()
+
+
+def follow_first_keys(state: AffinityState) -> tuple[str, ...]:
+    """The topology keys, sorted, of the pod's required affinity terms when its first copy
+    passes as the first pod of a group (no pod matches the terms anywhere, the pod matches
+    them all): every later copy must share the first copy's value of each. () when pods
+    matching the terms already hold the domains (the Filter keeps every copy there)."""
+    if not state.affinity_terms or state.affinity_counts or not state.self_match:
+        return ()
+    return tuple(sorted({term.topology_key for term in state.affinity_terms}))
+
+
+def cycle_follow_keys(cycle: CycleState) -> tuple[str, ...]:
+    """:func:`follow_first_keys` of the pod's InterPodAffinity PreFilter (() when it was
+    skipped)."""
+    for prepared in cycle:
+        if isinstance(prepared.state, AffinityState):
+            return follow_first_keys(prepared.state)
     return ()

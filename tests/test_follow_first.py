@@ -1,0 +1,92 @@
+"""Copies held to the first one's domain: a template's required pod affinity to its own
+labels lets the first copy land anywhere while no pod matches the terms (satisfyPodAffinity,
+the first pod of a group), and every later copy must share its domain."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from gate.k8s.version import Dialect
+from gate.model import ExistingPod, Location, NodeView, Snapshot, SnapshotInfo, Verdict, Workload
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.placement.copies import CopyRules, place, place_range
+from tests.builders import container, existing_pod, node, pod_term
+
+TOGETHER = {
+    "affinity": {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [pod_term("app", "In", ["db"])]
+        }
+    }
+}
+
+
+def zones(*free: int) -> list[NodeView]:
+    """Two nodes per zone, zone i's with ``free[i]`` CPUs each."""
+    return [
+        node(
+            f"n{z}{k}",
+            cpu=cpus * 1000,
+            labels={"kubernetes.io/hostname": f"n{z}{k}", "zone": f"z{z}"},
+        )
+        for z, cpus in enumerate(free)
+        for k in range(2)
+    ]
+
+
+def evaluate(nodes: list[NodeView], pods: list[ExistingPod], replicas: int) -> Any:
+    info = SnapshotInfo("s.json", None, None, None, "v1.34.1", len(nodes), len(pods))
+    snap = Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods), namespaces=None)
+    work = Workload(
+        kind="Deployment",
+        namespace="default",
+        name="db",
+        location=Location("w.yaml", 1),
+        replicas=replicas,
+        pod_spec={"containers": [container(requests={"cpu": "1"})], **TOGETHER},
+        labels={"app": "db"},
+    )
+    return Evaluator.for_snapshot(snap, Dialect(named_taint=True)).evaluate(work)
+
+
+@pytest.mark.parametrize(
+    ("free", "fit", "most"),
+    [
+        pytest.param((4, 4, 4), 8, None, id="twenty copies on three zones of eight fit eight"),
+        pytest.param((4, 2, 3), 4, 8, id="zones of unequal room give the least and the most"),
+    ],
+)
+def test_later_copies_stay_in_the_first_copys_zone(
+    free: tuple[int, ...], fit: int, most: int | None
+) -> None:
+    result = evaluate(zones(*free), [], 20)
+    assert result.verdict is Verdict.PARTIAL
+    assert (result.placement.fit, result.placement.most) == (fit, most)
+    assert "didn't match pod affinity rules" in (result.message or "")
+
+
+def test_copies_that_fit_in_one_zone_all_fit() -> None:
+    result = evaluate(zones(4, 4, 4), [], 8)
+    assert result.verdict is Verdict.YES
+    assert result.placement.fit == 8
+
+
+def test_a_template_whose_affinity_matches_existing_pods_keeps_to_their_zones() -> None:
+    pods = [
+        existing_pod("n00", {"app": "db"}, name="a"),
+        existing_pod("n20", {"app": "db"}, name="b"),
+    ]
+    result = evaluate(zones(4, 4, 4), pods, 20)
+    assert result.placement.fit == 16
+    assert result.placement.most is None
+
+
+def test_copies_held_to_the_first_domain_ignore_nodes_without_its_key() -> None:
+    nodes = [*zones(4, 4), node("bare", cpu=40_000, labels={"kubernetes.io/hostname": "bare"})]
+    rules = CopyRules(requests={"cpu": 1000}, follow_first=("zone",))
+    assert place_range(20, nodes, rules).least == 8
+    assert place(20, nodes, rules).fit == 8
+    assert place_range(20, nodes, replace(rules, follow_first=())).least == 20
