@@ -90,3 +90,13 @@ def test_copies_held_to_the_first_domain_ignore_nodes_without_its_key() -> None:
     assert place_range(20, nodes, rules).least == 8
     assert place(20, nodes, rules).fit == 8
     assert place_range(20, nodes, replace(rules, follow_first=())).least == 20
+
+
+def test_past_a_hundred_nodes_the_copies_still_follow_the_first() -> None:
+    nodes = [
+        node(f"n{i}", cpu=1000, labels={"kubernetes.io/hostname": f"n{i}", "zone": f"z{i % 3}"})
+        for i in range(600)
+    ]
+    result = evaluate(nodes, [], 300)
+    assert result.verdict is Verdict.PARTIAL
+    assert result.placement.fit == 200
