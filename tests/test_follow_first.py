@@ -9,11 +9,20 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.version import Dialect
+from gate.k8s.version import Dialect, dialect_for
 from gate.model import ExistingPod, Location, NodeView, Snapshot, SnapshotInfo, Verdict, Workload
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup
+from gate.scheduler.autoscaling.clusterautoscaler.decision import decide
+from gate.scheduler.autoscaling.clusterautoscaler.limits import Headroom
 from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.placement.copies import CopyRules, place, place_range
-from tests.builders import container, existing_pod, node, pod_term
+from gate.scheduler.plugins import prepare
+from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
+from gate.snapshot.load import build_snapshot
+from tests.autoscaler_support import VERSION, Run
+from tests.autoscaling_objects import status_configmap, status_group
+from tests.builders import api_node, cluster_snapshot, container, existing_pod, node, pod_term
 
 TOGETHER = {
     "affinity": {
@@ -100,3 +109,53 @@ def test_past_a_hundred_nodes_the_copies_still_follow_the_first() -> None:
     result = evaluate(nodes, [], 300)
     assert result.verdict is Verdict.PARTIAL
     assert result.placement.fit == 200
+
+
+def test_cluster_autoscaler_adds_nodes_only_in_the_first_copys_zone() -> None:
+    nodes = [
+        api_node(f"n-{z}", labels={"pool": z, "zone": z, "kubernetes.io/hostname": f"n-{z}"})
+        for z in "abc"
+    ]
+    groups = [status_group(f"zone-{z}", target=1, max_size=10) for z in "abc"]
+    config = AutoscalingConfig(
+        groups=tuple(ConfiguredGroup(f"zone-{z}", match=("pool", z)) for z in "abc")
+    )
+    run = Run(nodes, [status_configmap(*groups)], config=config)
+    wanted = {"containers": [container(requests={"cpu": "1"})], **TOGETHER}
+    profile = pod_profile(wanted, "default", {"app": "db"})
+    cycle = prepare(profile, run.cluster)
+    spread_out = decide(cycle, profile, 6, run.groups, run.used, run.dialect)
+    assert {up.group for up in spread_out.scale_up} != {"zone-b"}
+    followed = after_first_copy(cycle, {"zone": "b"})
+    kept = decide(followed, profile, 6, run.groups, Headroom(), run.dialect)
+    assert {up.group for up in kept.scale_up} == {"zone-b"}
+
+
+def test_copies_the_first_ones_zone_cannot_grow_into_do_not_scale_elsewhere() -> None:
+    """Zone a, where the verdict's first copy lands, has no headroom; b and c have: the
+    rest cannot follow it, so the answer stays PARTIAL (it was SCALES)."""
+    nodes = [
+        api_node(f"n-{z}", labels={"pool": z, "zone": z, "kubernetes.io/hostname": f"n-{z}"})
+        for z in "abc"
+    ]
+    groups = [status_group(f"zone-{z}", target=1, max_size=1 if z == "a" else 10) for z in "abc"]
+    config = AutoscalingConfig(
+        groups=tuple(ConfiguredGroup(f"zone-{z}", match=("pool", z)) for z in "abc")
+    )
+    objects = cluster_snapshot(
+        nodes, None, server_version=VERSION, configMaps=[status_configmap(*groups)]
+    )
+    snap = build_snapshot(objects, "s.json")
+    work = Workload(
+        kind="Deployment",
+        namespace="default",
+        name="db",
+        location=Location("w.yaml", 1),
+        replicas=20,
+        pod_spec={"containers": [container(requests={"cpu": "1"})], **TOGETHER},
+        labels={"app": "db"},
+    )
+    result = Evaluator.for_snapshot(snap, dialect_for(VERSION), config).evaluate(work)
+    assert result.verdict is Verdict.PARTIAL
+    assert result.placement is not None
+    assert result.placement.fit == 4

@@ -77,6 +77,7 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
+from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
 
@@ -364,6 +365,7 @@ class Evaluator:
         placement = None
         refused: Refused | None = None
         zones: Mapping[str, int] = {}
+        followed: Mapping[str, str] | None = None
         if not any_fit and workload.replicas:
             placement = ReplicaFit(wanted=workload.replicas, alone=0, released=len(own))
         if any_fit and workload.replicas:
@@ -373,7 +375,7 @@ class Evaluator:
                 workload, pod, cycle, named.groups, fitting, released, own, ledger
             )
             placement, refused = counted.fit, counted.refused
-            zones = counted.zones
+            zones, followed = counted.zones, counted.followed
             warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
@@ -399,6 +401,8 @@ class Evaluator:
             placement=placement,
             cause=cause,
         )
+        if cycle is not None and followed is not None:
+            cycle = after_first_copy(cycle, followed)
         return self._scaled_up(result, pod, cycle, zones)
 
     def _scaled_up(

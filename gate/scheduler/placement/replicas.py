@@ -169,6 +169,10 @@ class Counted:
     zones: Mapping[str, int] = field(default_factory=dict)
     """The copies the verdict's placement put in each zone (nodes with no zone label
     left out): the autoscalers plan new nodes for the rest after them."""
+    followed: Mapping[str, str] | None = None
+    """Where the copies follow the first one's domain (``CopyRules.follow_first``), the
+    labels of the node the verdict's placement put its first copy on: the rest must share
+    its domain, on new nodes too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +292,10 @@ def count_copies(count: CopyCount) -> Counted:
         zone = count.views[position].labels.get(ZONE)
         if zone is not None:
             zones[zone] = zones.get(zone, 0) + copies
-    return Counted(fit, warnings, refused, zones)
+    followed = None
+    if count.rules.follow_first and short.copies:
+        followed = count.views[min(short.copies)].labels
+    return Counted(fit, warnings, refused, zones, followed)
 
 
 def _one_lost_node(

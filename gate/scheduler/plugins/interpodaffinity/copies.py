@@ -15,6 +15,7 @@ Karpenter simulation ask this here; none restates it.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Set
+from dataclasses import replace
 
 from gate.k8s.labels import HOSTNAME
 from gate.scheduler.framework.profile import PodProfile
@@ -82,3 +83,22 @@ def cycle_follow_keys(cycle: CycleState) -> tuple[str, ...]:
         if isinstance(prepared.state, AffinityState):
             return follow_first_keys(prepared.state)
     return ()
+
+
+def after_first_copy(cycle: CycleState, labels: Mapping[str, str]) -> CycleState:
+    """The pod's cycle once its first copy is bound on a node with these ``labels``, where
+    its affinity terms let that copy land anywhere (:func:`follow_first_keys`): the terms
+    now count that copy, so a node outside its domains fails them, a fresh node an
+    autoscaler adds included."""
+    found = []
+    for prepared in cycle:
+        state = prepared.state
+        if isinstance(state, AffinityState) and follow_first_keys(state):
+            counts = {
+                (term.topology_key, labels[term.topology_key]): 1
+                for term in state.affinity_terms
+                if term.topology_key in labels
+            }
+            prepared = replace(prepared, state=replace(state, affinity_counts=counts))
+        found.append(prepared)
+    return tuple(found)
