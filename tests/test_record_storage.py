@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from gate.live.connection import READ_PATHS
 from gate.snapshot.load import load_snapshot
 from gate.snapshot.state import SECTIONS
 from gate.snapshot.storage import STORAGE_SECTIONS
@@ -24,6 +25,7 @@ from tests.apiserver import (
     PERSISTENT_VOLUME_CLAIMS,
     PERSISTENT_VOLUMES,
     READ_ONLY,
+    REVIEWS,
     STORAGE_CLASSES,
     STORAGE_READER,
     ApiState,
@@ -216,3 +218,14 @@ def test_a_kind_refused_by_the_list_is_left_out_and_said(
     assert storage is not None
     assert "CSIStorageCapacity" not in storage.recorded
     assert "CSIDriver" in storage.recorded
+
+
+def test_the_storage_lists_are_read_only(tmp_path: Path) -> None:
+    state = _state(STORAGE_READER)
+    _record(tmp_path, state)
+    with state.lock:
+        requests = list(state.requests)
+    reads = {r.path for r in requests if r.method == "GET"}
+    assert {path for path, _ in STORAGE.values()} <= reads <= READ_PATHS
+    assert {(r.method, r.path) for r in requests if r.method != "GET"} == {("POST", REVIEWS)}
+    assert not [r for r in requests if "watch" in r.query]
