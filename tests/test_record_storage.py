@@ -13,8 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.live.connection import READ_PATHS
+from gate.live.credentials import LiveTarget
+from gate.live.reader import live_snapshot, read_cluster
+from gate.live.recorder import recorded
+from gate.live.storage import KEPT_ANNOTATIONS, PersistentVolumeClaim
 from gate.snapshot.load import load_snapshot
 from gate.snapshot.state import SECTIONS
 from gate.snapshot.storage import STORAGE_SECTIONS
@@ -229,3 +235,25 @@ def test_the_storage_lists_are_read_only(tmp_path: Path) -> None:
     assert {path for path, _ in STORAGE.values()} <= reads <= READ_PATHS
     assert {(r.method, r.path) for r in requests if r.method != "GET"} == {("POST", REVIEWS)}
     assert not [r for r in requests if "watch" in r.query]
+
+
+def test_a_live_check_reads_the_storage_objects_its_recording_replays(tmp_path: Path) -> None:
+    state = _state(STORAGE_READER)
+    with live_cluster(tmp_path, state) as live:
+        target = LiveTarget(kubeconfig=str(live.kubeconfig))
+        recording = read_cluster(target, live.env, NOW, lambda line: None)
+    storage = live_snapshot(recording).storage
+    assert storage is not None
+    assert storage == load_snapshot(str(_kubectl_list(tmp_path))).storage
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([*sorted(KEPT_ANNOTATIONS), "team", "kubectl.kubernetes.io/x"]),
+        st.text(max_size=5),
+    )
+)
+def test_only_the_annotations_the_binder_reads_are_kept(annotations: dict[str, str]) -> None:
+    claim = {"metadata": {"name": "c", "annotations": annotations}}
+    kept = recorded(PersistentVolumeClaim, claim)["metadata"].get("annotations", {})
+    assert kept == {k: v for k, v in annotations.items() if k in KEPT_ANNOTATIONS}

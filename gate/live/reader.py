@@ -5,7 +5,10 @@ identity that may ``create pods/binding`` could schedule pods, so fitgate refuse
 told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission fails early,
 named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
 namespaces, LimitRanges, RuntimeClasses and the server version are read once, each list in pages
-(``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list.
+(``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list. The
+PriorityClasses and each kind of storage object are asked about first and read only when
+the credentials may; a storage kind whose list is refused (403) or not served (404) is left
+out, said, never read as none.
 
 The whole read ends within ``Settings.deadline`` (``--timeout``), however the server
 answers: it runs apart (:func:`gate.deadline.within`), so that not even a name that never
