@@ -34,6 +34,12 @@ NAMESPACES = "/api/v1/namespaces"
 LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
 PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
+PERSISTENT_VOLUMES = "/api/v1/persistentvolumes"
+PERSISTENT_VOLUME_CLAIMS = "/api/v1/persistentvolumeclaims"
+STORAGE_CLASSES = "/apis/storage.k8s.io/v1/storageclasses"
+CSI_NODES = "/apis/storage.k8s.io/v1/csinodes"
+CSI_DRIVERS = "/apis/storage.k8s.io/v1/csidrivers"
+CSI_STORAGE_CAPACITIES = "/apis/storage.k8s.io/v1/csistoragecapacities"
 CONFIG_MAPS = "/api/v1/namespaces/kube-system/configmaps"
 DAEMON_SETS = "/apis/apps/v1/daemonsets"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/kube-system/deployments"
@@ -51,6 +57,12 @@ LIST_KINDS = {
     LIMIT_RANGES: ("v1", "LimitRangeList"),
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
     PRIORITY_CLASSES: ("scheduling.k8s.io/v1", "PriorityClassList"),
+    PERSISTENT_VOLUMES: ("v1", "PersistentVolumeList"),
+    PERSISTENT_VOLUME_CLAIMS: ("v1", "PersistentVolumeClaimList"),
+    STORAGE_CLASSES: ("storage.k8s.io/v1", "StorageClassList"),
+    CSI_NODES: ("storage.k8s.io/v1", "CSINodeList"),
+    CSI_DRIVERS: ("storage.k8s.io/v1", "CSIDriverList"),
+    CSI_STORAGE_CAPACITIES: ("storage.k8s.io/v1", "CSIStorageCapacityList"),
     CONFIG_MAPS: ("v1", "ConfigMapList"),
     DAEMON_SETS: ("apps/v1", "DaemonSetList"),
     DEPLOYMENTS: ("apps/v1", "DeploymentList"),
@@ -113,6 +125,14 @@ READ_ONLY = frozenset(
 )
 BINDER = READ_ONLY | {("create", "", "pods", "binding")}
 PRIORITY_READER = READ_ONLY | {("list", "scheduling.k8s.io", "priorityclasses", "")}
+STORAGE_READER = READ_ONLY | {
+    ("list", "", "persistentvolumes", ""),
+    ("list", "", "persistentvolumeclaims", ""),
+    ("list", "storage.k8s.io", "storageclasses", ""),
+    ("list", "storage.k8s.io", "csinodes", ""),
+    ("list", "storage.k8s.io", "csidrivers", ""),
+    ("list", "storage.k8s.io", "csistoragecapacities", ""),
+}
 AUTOSCALING_READER = READ_ONLY | {
     ("list", "", "configmaps", ""),
     ("list", "apps", "daemonsets", ""),

@@ -436,7 +436,12 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 
 
 def test_snapshot_reader_is_read_only_and_enough() -> None:
-    from gate.live.reader import AUTOSCALING_COLLECTIONS, NEEDED, PRIORITY_CLASSES
+    from gate.live.reader import (
+        AUTOSCALING_COLLECTIONS,
+        NEEDED,
+        PRIORITY_CLASSES,
+        STORAGE_COLLECTIONS,
+    )
 
     role, binding = yaml.safe_load_all((EXAMPLES / "rbac" / "snapshot-reader.yaml").read_text())
     assert role["kind"] == "ClusterRole" and binding["roleRef"]["name"] == role["metadata"]["name"]
@@ -451,8 +456,9 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
     assert not {r for _, r, _ in granted} & {"secrets", "configmaps", "*", "pods/binding"}
     for permission in NEEDED:
         assert (permission.group, permission.resource, permission.verb) in granted
-    asked = [c.asked for c in (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES) if c.asked is not None]
-    assert len(asked) == 5  # Karpenter's four kinds, and the PriorityClasses
+    collections = (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES, *STORAGE_COLLECTIONS)
+    asked = [c.asked for c in collections if c.asked is not None]
+    assert len(asked) == 11  # Karpenter's four kinds, the PriorityClasses, the six storage kinds
     for permission in asked:
         assert (permission.group, permission.resource, permission.verb) in granted
 

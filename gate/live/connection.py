@@ -39,6 +39,12 @@ READ_PATHS = frozenset(
         "/api/v1/limitranges",
         "/apis/node.k8s.io/v1/runtimeclasses",
         "/apis/scheduling.k8s.io/v1/priorityclasses",  # when the credentials may
+        "/api/v1/persistentvolumes",  # the storage objects, each when the credentials may
+        "/api/v1/persistentvolumeclaims",
+        "/apis/storage.k8s.io/v1/storageclasses",
+        "/apis/storage.k8s.io/v1/csinodes",
+        "/apis/storage.k8s.io/v1/csidrivers",
+        "/apis/storage.k8s.io/v1/csistoragecapacities",
         # fitgate snapshot --autoscaling
         "/api/v1/namespaces/kube-system/configmaps",
         "/apis/apps/v1/daemonsets",

@@ -5,7 +5,10 @@ identity that may ``create pods/binding`` could schedule pods, so fitgate refuse
 told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission fails early,
 named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
 namespaces, LimitRanges, RuntimeClasses and the server version are read once, each list in pages
-(``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list.
+(``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list. The
+PriorityClasses and each kind of storage object are asked about first and read only when
+the credentials may; a storage kind whose list is refused (403) or not served (404) is left
+out, said, never read as none.
 
 The whole read ends within ``Settings.deadline`` (``--timeout``), however the server
 answers: it runs apart (:func:`gate.deadline.within`), so that not even a name that never
@@ -45,6 +48,14 @@ from gate.live.credentials import LiveTarget
 from gate.live.objects import LimitRange, Namespace, Node, Pod, PriorityClass, RuntimeClass
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
+from gate.live.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from gate.model import Snapshot
 from gate.progress import Phase, Progress
 from gate.snapshot.load import snapshot_of_document
@@ -90,6 +101,10 @@ class Collection(Generic[Item]):
     section not written (an API server answers 403, not 404, for a resource it does not
     serve to an identity RBAC grants nothing on, so a cluster without Karpenter must not
     need Karpenter's grants)."""
+    skippable: bool = False
+    """Left out, its section not written, when the list is answered 403 or 404 (a kind the
+    cluster does not serve, or an authorizer that answers otherwise than its review did):
+    "not recorded" is not "none"."""
 
 
 BIND = Permission("create", "pods", subresource="binding")
@@ -113,6 +128,45 @@ PRIORITY_CLASSES = Collection(
     asked=Permission("list", "priorityclasses", group="scheduling.k8s.io"),
 )
 """Asked, not needed: without them a workload's class is judged unknown, not refused."""
+STORAGE_GROUP = "storage.k8s.io"
+
+
+def _storage(noun: str, path: str, item: type[Any], section: str, group: str) -> Collection[Any]:
+    asked = Permission("list", noun, group=group)
+    return Collection(noun, path, PageDecoder(item), section, asked=asked, skippable=True)
+
+
+STORAGE_COLLECTIONS: tuple[Collection[Any], ...] = (
+    _storage(
+        "persistentvolumes", "/api/v1/persistentvolumes", PersistentVolume, "persistentVolumes", ""
+    ),
+    _storage(
+        "persistentvolumeclaims",
+        "/api/v1/persistentvolumeclaims",
+        PersistentVolumeClaim,
+        "persistentVolumeClaims",
+        "",
+    ),
+    _storage(
+        "storageclasses",
+        "/apis/storage.k8s.io/v1/storageclasses",
+        StorageClass,
+        "storageClasses",
+        STORAGE_GROUP,
+    ),
+    _storage("csinodes", "/apis/storage.k8s.io/v1/csinodes", CSINode, "csiNodes", STORAGE_GROUP),
+    _storage(
+        "csidrivers", "/apis/storage.k8s.io/v1/csidrivers", CSIDriver, "csiDrivers", STORAGE_GROUP
+    ),
+    _storage(
+        "csistoragecapacities",
+        "/apis/storage.k8s.io/v1/csistoragecapacities",
+        CSIStorageCapacity,
+        "csiStorageCapacities",
+        STORAGE_GROUP,
+    ),
+)
+"""Asked, not needed: a kind not recorded is one the volume plugins cannot judge."""
 COLLECTIONS: tuple[Collection[Any], ...] = (
     NODES,
     PODS,
@@ -120,6 +174,7 @@ COLLECTIONS: tuple[Collection[Any], ...] = (
     LIMIT_RANGES,
     RUNTIME_CLASSES,
     PRIORITY_CLASSES,
+    *STORAGE_COLLECTIONS,
 )
 NEEDED = (
     Permission("list", "nodes"),
@@ -255,6 +310,14 @@ def preflight(connection: Connection, i_mean_it: bool, say: Say, autoscaling: bo
         )
 
 
+class _NotServed(Exception):
+    """A skippable list answered 403 or 404."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 def _page(connection: Connection, collection: Collection[Any], token: str | None) -> Reply:
     query = [("limit", str(PAGE_SIZE))]
     if collection.field_selector:
@@ -279,6 +342,8 @@ def _one_pass(
             return None
         if reply.status == 404 and collection.optional and not items:
             return items
+        if reply.status in (403, 404) and collection.skippable and not items:
+            raise _NotServed(reply.status)
         if not reply.ok:
             raise _failure(reply, f"listing {collection.noun}", connection)
         try:
@@ -372,12 +437,19 @@ def _read(
     version = server_version(connection)
     collections = (*COLLECTIONS, *AUTOSCALING_COLLECTIONS) if autoscaling else COLLECTIONS
     collections = tuple(c for c in collections if _permitted(connection, c, say))
+    sections: dict[str, list[bytes]] = {}
+    for collection in collections:
+        try:
+            sections[collection.section] = list_all(connection, collection, progress, say)
+        except _NotServed as refused:
+            answer = "forbidden (403)" if refused.status == 403 else "not served (404)"
+            say(f"listing {collection.noun}: {answer}: {collection.noun} not recorded")
     return Recording(
         captured_at=timestamp(now),
         context=connection.context,
         server=connection.server,
         server_version=version,
-        sections={c.section: list_all(connection, c, progress, say) for c in collections},
+        sections=sections,
     )
 
 

@@ -25,27 +25,32 @@ from gate.errors import UsageError
 from gate.live.autoscaled import Autoscaled
 from gate.live.objects import Recorded
 from gate.live.pages import PageDecoder
+from gate.live.storage import Stored
 from gate.snapshot.state import AUTOSCALING_SECTIONS, PRIORITY_SECTIONS
 from gate.snapshot.state import SECTIONS as snapshot_sections
+from gate.snapshot.storage import STORAGE_SECTIONS
 
 SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
-OPTIONAL_SECTIONS = (*PRIORITY_SECTIONS, *AUTOSCALING_SECTIONS)
-"""Written after :data:`SECTIONS`, and only when read: the PriorityClasses when the
-credentials may list them, the autoscaler's objects with ``fitgate snapshot --autoscaling``."""
+OPTIONAL_SECTIONS = (*PRIORITY_SECTIONS, *AUTOSCALING_SECTIONS, *STORAGE_SECTIONS)
+"""Written after :data:`SECTIONS`, and only when read: the PriorityClasses and each kind of
+storage object when the credentials may list it (and the cluster serves it), the
+autoscaler's objects with ``fitgate snapshot --autoscaling``."""
 _ENCODER = msgspec.json.Encoder()
 
 
-def encoded(obj: Recorded | Autoscaled) -> bytes:
+def encoded(obj: Recorded | Autoscaled | Stored) -> bytes:
     """One object of the file, compact (the file's spacing is added as it is written)."""
     return _ENCODER.encode(obj)
 
 
 @cache
-def _pages(item: type[Recorded | Autoscaled]) -> PageDecoder[Recorded | Autoscaled]:
+def _pages(
+    item: type[Recorded | Autoscaled | Stored],
+) -> PageDecoder[Recorded | Autoscaled | Stored]:
     return PageDecoder(item)
 
 
-def recorded(item: type[Recorded | Autoscaled], obj: Mapping[str, Any]) -> dict[str, Any]:
+def recorded(item: type[Recorded | Autoscaled | Stored], obj: Mapping[str, Any]) -> dict[str, Any]:
     """What a recording keeps of the API object ``obj``, as a decoded document: exactly
     what a live read of it writes (for fixtures, tests and the benchmark's generator)."""
     kept = _pages(item).decode(msgspec.json.encode({"items": [obj]}))[0][0]
