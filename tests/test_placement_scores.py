@@ -245,7 +245,7 @@ def test_a_zone_refused_for_the_first_copy_takes_later_ones() -> None:
     [result] = _run(case)
     assert (result.verdict, result.placement) == (
         Verdict.PARTIAL,
-        ReplicaFit(10, alone=7, together=7),
+        ReplicaFit(10, alone=7, together=7, first_fits=1),
     )
     assert result.message == "0/2 nodes are available: 2 Insufficient cpu."
 
@@ -266,7 +266,7 @@ def test_the_limiting_cause_is_the_first_copy_that_does_not_fit() -> None:
     [result] = _run(case)
     assert (result.verdict, result.placement) == (
         Verdict.PARTIAL,
-        ReplicaFit(7, alone=4, together=4),
+        ReplicaFit(7, alone=4, together=4, first_fits=4),
     )
     assert result.message == (
         "0/7 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}, "
@@ -284,7 +284,9 @@ def test_beside_names_the_workloads_that_hold_the_room() -> None:
         [_deployment("search", 3, "1500m"), quiet, _deployment("indexer", 2, "600m")],
     )
     results = _run(case)
-    assert results[2].placement == ReplicaFit(2, alone=2, together=0, beside=("app/search",))
+    assert results[2].placement == ReplicaFit(
+        2, alone=2, together=0, beside=("app/search",), first_fits=3
+    )
 
 
 def _tiered(name: str, replicas: int, pod: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -313,11 +315,15 @@ BESIDE_SPREAD = [
     # copies take n0 and n2 (zone a): a=2, b=0. Alone, canary puts 1 copy in a and the
     # second meets skew 2; beside front, zone a is at skew 3 from the first copy: 0 fit,
     # and front, whose copies raised zone a, is named.
-    pytest.param(ZONE, ReplicaFit(2, alone=1, together=0, beside=("app/front",)), id="zone"),
+    pytest.param(
+        ZONE, ReplicaFit(2, alone=1, together=0, beside=("app/front",), first_fits=2), id="zone"
+    ),
     # Over hostnames: alone, canary takes n0 and n2 (n1 has no room, minimum 0): 2 fit.
     # Beside front, n0 and n2 each hold a front copy: 1 + 1 - 0 = 2 > 1, none fits.
     pytest.param(
-        HOSTNAME, ReplicaFit(2, alone=2, together=0, beside=("app/front",)), id="hostname"
+        HOSTNAME,
+        ReplicaFit(2, alone=2, together=0, beside=("app/front",), first_fits=2),
+        id="hostname",
     ),
 ]
 
@@ -341,7 +347,7 @@ def test_a_spread_selector_other_workloads_do_not_match_names_none_of_them() -> 
         nodes, [_tiered("front", 2), _deployment("canary", 2, "500m", pod=_zone_spread("canary"))]
     )
     _, canary = _run(case)
-    assert canary.placement == ReplicaFit(2, alone=1, together=1)
+    assert canary.placement == ReplicaFit(2, alone=1, together=1, first_fits=2)
 
 
 def test_the_fit_range_fixture_reports_the_range_and_takes_the_least() -> None:

@@ -56,3 +56,39 @@ def test_the_cause_on_a_cluster_with_spot_and_gpu_pools(
     found = workload["cause"]
     assert (found["plugin"], found["term"], found["nodes"]) == cause
     assert f"\n              {line}\n" in text
+
+
+BREAKDOWNS = [
+    (
+        "a zone spread's 2nd replica: the spread refuses the user node the first one took",
+        "02-web-zone-spread.yaml",
+        1,
+        {
+            "aks-user-0": ["node(s) didn't match pod topology spread constraints"],
+            "aks-user-1": ["Insufficient cpu"],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "first_fits", "outcomes"),
+    [c[1:] for c in BREAKDOWNS],
+    ids=[c[0] for c in BREAKDOWNS],
+)
+def test_the_per_node_breakdown_is_the_failing_copy_s(
+    manifest: str, first_fits: int, outcomes: dict[str, list[str]]
+) -> None:
+    _, workload = _check(manifest)
+    assert workload["verdict"] == "PARTIAL"
+    assert workload["replicas"]["firstFits"] == first_fits
+    by_node = {node: group["reasons"] for group in workload["outcomes"] for node in group["nodes"]}
+    assert {node: by_node[node] for node in outcomes} == outcomes
+    comment = io.StringIO()
+    argv = ["check", str(ROOT / "fixtures/pools" / manifest), "--snapshot", SNAPSHOT]
+    main(
+        [*argv, "--autoscaling", "off", "--comment", "-"],
+        Streams(io.BytesIO(), comment, io.StringIO(), env={}),
+    )
+    for node, reasons in outcomes.items():
+        assert f"{reasons[0].replace(chr(39), '&#39;')}: {node}" in comment.getvalue()

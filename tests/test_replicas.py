@@ -100,7 +100,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
     (
         "ten replicas where three fit are PARTIAL, not YES",
         Case(THREE, [_deployment("api", 10, "1400m")]),
-        [(Verdict.PARTIAL, ReplicaFit(10, alone=3, together=3))],
+        [(Verdict.PARTIAL, ReplicaFit(10, alone=3, together=3, first_fits=3))],
     ),
     (
         "copies share a node's room: 700m copies on 2 cpu fit twice per node",
@@ -127,7 +127,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
                 )
             ],
         ),
-        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3, first_fits=3))],
     ),
     (
         "hostname anti-affinity against itself: four replicas on three nodes fit three",
@@ -153,7 +153,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
                 )
             ],
         ),
-        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3, first_fits=3))],
     ),
     (
         "a zone spread with maxSkew 1 stops where the smaller zone is full",
@@ -177,7 +177,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
                 )
             ],
         ),
-        [(Verdict.PARTIAL, ReplicaFit(6, alone=3, together=3))],
+        [(Verdict.PARTIAL, ReplicaFit(6, alone=3, together=3, first_fits=3))],
     ),
     (
         "an image bump on full nodes that may take an old pod down first fits: its new pods "
@@ -196,7 +196,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
             [_deployment("shop", 5, "1500m")],
             [_of_deployment("shop", f"n{i}", "1500m", i) for i in range(3)],
         ),
-        [(Verdict.PARTIAL, ReplicaFit(5, alone=3, released=3))],
+        [(Verdict.PARTIAL, ReplicaFit(5, alone=3, released=3, first_fits=3))],
     ),
     (
         "another workload's pods are not released",
@@ -212,7 +212,10 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
         Case(THREE, [_deployment("search", 3, "1500m"), _deployment("indexer", 2, "600m")]),
         [
             (Verdict.YES, ReplicaFit(3, alone=3, together=3)),
-            (Verdict.PARTIAL, ReplicaFit(2, alone=2, together=0, beside=("app/search",))),
+            (
+                Verdict.PARTIAL,
+                ReplicaFit(2, alone=2, together=0, beside=("app/search",), first_fits=3),
+            ),
         ],
     ),
     (
@@ -244,7 +247,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
                 }
             ],
         ),
-        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3))],
+        [(Verdict.PARTIAL, ReplicaFit(4, alone=3, together=3, first_fits=3))],
     ),
 ]
 

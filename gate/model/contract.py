@@ -233,7 +233,9 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     pods were placed (``fit`` is not null). A DaemonSet wants one pod per node it targets:
     ``wanted`` counts those nodes, ``fit`` (and ``alone``) those with room for its pod. A
     workload that wants no pods (replicas 0, a Job suspended by hand, a DaemonSet that
-    targets no node) has ``wanted`` and ``fit`` 0."""
+    targets no node) has ``wanted`` and ``fit`` 0. ``firstFits``, present when fewer pods fit
+    than wanted and the outcomes are those of the first pod that does not fit: the nodes the
+    first pod fits."""
 
     wanted: Count
     fit: Count | None
@@ -243,6 +245,7 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     released: Count | UnsetType = UNSET
     autoscaler: Autoscaler | UnsetType | None = UNSET
     fitRange: FitRange | UnsetType = UNSET
+    firstFits: Count | UnsetType = UNSET
 
     # Shaped otherwise in memory, for a reason: the placement (gate.model.ReplicaFit) holds
     # what it counted, and ``fit`` is derived from it (the least of alone and together),
@@ -275,6 +278,7 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
                 kind=scaler.kind, name=scaler.name, maximum=placed.maximum, fit=placed.headroom
             ),
             fitRange=UNSET if placed.most is None else FitRange(least=placed.fit, most=placed.most),
+            firstFits=UNSET if placed.first_fits is None else placed.first_fits,
         )
 
     def placement(self) -> ReplicaFit | None:
@@ -294,15 +298,17 @@ class Replicas(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
             headroom=None if scaler is None else scaler.fit,
             released=given(self.released, 0),
             most=None if (found := given(self.fitRange, None)) is None else found.most,
+            first_fits=given(self.firstFits, None),
         )
 
 
 class OutcomeGroup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The nodes that gave the workload's first pod the same outcome: the reasons ([] where
-    it fits), the plugin that gave them and its status code (both null where it fits).
-    count is every such node; nodes names at most --json-nodes of them (default 10, all with
-    --json-nodes all, always all in a shard's report), in node order, so count >= the length
-    of nodes."""
+    """The nodes that gave the workload's first pod the same outcome (where fewer pods fit
+    than wanted, replicas.firstFits present, its first pod that does not fit: the one its
+    message names): the reasons ([] where it fits), the plugin that gave them and its status
+    code (both null where it fits). count is every such node; nodes names at most
+    --json-nodes of them (default 10, all with --json-nodes all, always all in a shard's
+    report), in node order, so count >= the length of nodes."""
 
     reasons: list[str]
     plugin: str | None
@@ -480,7 +486,7 @@ _VERDICT_RULES: list[dict[str, Any]] = [
     },
     {  # some node fits (unless only new nodes take the copies that fit)
         "if": {
-            "properties": {"verdict": {"enum": ["ADDON_ONLY", "PARTIAL"]}},
+            "properties": {"verdict": {"const": "ADDON_ONLY"}},
             "not": {"required": ["autoscale"]},
         },
         "then": {

@@ -409,6 +409,9 @@ class ReplicaFit:
     """The most copies found over the tie draws and, past 100 nodes, the node picks tried,
     when more than :attr:`fit` (the scheduler breaks ties between top-scored nodes at
     random and scores only a share of many nodes; the verdict takes the least)."""
+    first_fits: int | None = None
+    """The nodes the first copy fits, when the workload's per-node outcomes are those of a
+    later copy: the one that does not fit, which limits the workload."""
 
     @property
     def fit(self) -> int:

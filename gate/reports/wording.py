@@ -227,7 +227,11 @@ def fits_sentence(result: WorkloadResult, views: Views) -> str:
     none = wants_none_sentence(result)
     if none is not None:
         return none
-    text = f"fits {views.of(fitting_count, result.nodes)} of {len(result.nodes)} nodes"
+    placed = result.placement
+    # A PARTIAL's outcomes are its first copy that does not fit; the count is the first's.
+    first = placed.first_fits if placed is not None else None
+    fitting = views.of(fitting_count, result.nodes) if first is None else first
+    text = f"fits {fitting} of {len(result.nodes)} nodes"
     headroom = headroom_sentence(result)
     return f"{text}; {headroom}" if headroom else text
 

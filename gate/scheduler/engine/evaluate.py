@@ -387,7 +387,12 @@ class Evaluator:
             verdict, message = Verdict.YES, None
         cause = None if verdict is Verdict.YES else self._cause(named, daemonset=False)
         if verdict is Verdict.PARTIAL and refused is not None and cycle is not None:
+            # The copy that does not fit is what limits the workload: its message, its
+            # cause and its per-node outcomes, not the first copy's.
             message = _group_fit_error(len(nodes), refused.groups)
+            if placement is not None:
+                placement = replace(placement, first_fits=outcomes.fitting.bit_count())
+            outcomes = self.tables.outcomes(refused.groups)
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
