@@ -4,13 +4,28 @@ file once per run; and the plain walk over those nodes."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 MAX_FILE = 16 * 1024 * 1024
-"""A repository file longer than this is not read: a kustomize base is a few kilobytes."""
+"""An origin file longer than this is not read: a kustomize base is a few kilobytes."""
+
+MAX_DOCUMENT = 256 * 1024
+"""A document longer than this is not composed, and a kustomization or patch file longer
+than this is not read: composed, YAML takes about 70 times its text (a node and two marks
+for each scalar), so a 15 MiB origin file composed whole took 1.1 GB."""
+
+MAX_COMPOSED = 1024 * 1024
+"""Of one origin file, at most this much text of the documents that may be a workload's
+base is composed in a run (each document once): a base file holds a few workloads."""
+
+_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
+"""A line that starts or ends a document: at the start of a line, never inside a document
+(libyaml ends a block scalar there and refuses one in a quoted scalar)."""
 
 _LOADER = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
@@ -23,22 +38,69 @@ class RepositoryFiles:
     def __init__(self, keep: int = 8) -> None:
         self._keep = keep
         self._files: OrderedDict[str, tuple[Node, ...] | None] = OrderedDict()
+        self._origin: tuple[str, str | None, dict[int, tuple[Node, ...] | None]] | None = None
+        self._budget: dict[str, int] = {}
 
     def documents(self, path: str) -> tuple[Node, ...] | None:
-        """The file's documents, composed; None when it cannot be read or composed."""
+        """The file's documents, composed; None when it cannot be read or composed (a
+        kustomization or a patch: at most :data:`MAX_DOCUMENT`)."""
         if path in self._files:
             self._files.move_to_end(path)
             return self._files[path]
-        try:
-            with open(path, "rb") as stream:
-                text = stream.read(MAX_FILE + 1).decode("utf-8-sig")
-            found = None if len(text) > MAX_FILE else compose_text(text)
-        except (OSError, UnicodeDecodeError):
-            found = None
+        text = _read(path, MAX_DOCUMENT)
+        found = None if text is None else compose_text(text)
         self._files[path] = found
         if len(self._files) > self._keep:
             self._files.popitem(last=False)
         return found
+
+    def matching(self, path: str, kind: str, same: Callable[[Node], bool]) -> list[Node]:
+        """The documents of the origin file at ``path`` that ``same`` takes for the
+        workload's base, among those that mention ``kind``: each composed alone, and only
+        while the file's :data:`MAX_COMPOSED` lasts, so what is held is the file's text and
+        one document (none longer than :data:`MAX_DOCUMENT`), never the file composed. The
+        last file asked is kept, with each document composed once."""
+        if self._origin is None or self._origin[0] != path:
+            self._origin = (path, _read(path, MAX_FILE), {})
+        _, text, composed = self._origin
+        if text is None:
+            return []
+        found: list[Node] = []
+        for line, start, end in _documents(text):
+            if end - start > MAX_DOCUMENT or text.find(kind, start, end) < 0:
+                continue
+            if start not in composed:
+                left = self._budget.get(path, MAX_COMPOSED)
+                if end - start > left:
+                    return []  # which documents match is not known: none is taken
+                self._budget[path] = left - (end - start)
+                # Lines count from the file's first: the document is composed where it is.
+                composed[start] = compose_text("\n" * line + text[start:end])
+            found.extend(n for n in composed[start] or () if same(n))
+        return found
+
+
+def _read(path: str, limit: int) -> str | None:
+    """The text of the file at ``path``; None when it cannot be read or is longer than
+    ``limit``."""
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read(limit + 1).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if len(text) > limit else text
+
+
+def _documents(text: str) -> Iterator[tuple[int, int, int]]:
+    """Each document's first line (from 0), start and end in ``text``, split where a
+    line starts or ends one."""
+    start = line = 0
+    for marker in _MARKER.finditer(text):
+        if marker.start() > start:
+            yield line, start, marker.start()
+        line += text.count("\n", start, marker.start())
+        start = marker.start()
+    yield line, start, len(text)
 
 
 def compose_text(text: str) -> tuple[Node, ...] | None:

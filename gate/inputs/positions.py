@@ -172,8 +172,9 @@ def _origin_document(files: RepositoryFiles, workload: Workload) -> Node | None:
     kind, whose name the rendered name contains (kustomize adds prefixes and suffixes), when
     there is exactly one."""
     path = workload.location.origin_file
-    roots = files.documents(path) if path is not None else None
-    matching = [node for node in roots or () if _same_object(node, workload)]
+    if path is None:
+        return None
+    matching = files.matching(path, workload.kind, lambda node: _same_object(node, workload))
     return matching[0] if len(matching) == 1 else None
 
 
