@@ -56,6 +56,8 @@ class Case:
     """The bound on peak memory, given the folder the inputs were written into."""
     seconds: float = SECONDS
     """The bound on wall time."""
+    stdin: str | None = None
+    """A file of the folder given as standard input."""
 
 
 def _config(text: str) -> Callable[[Path], list[str]]:
@@ -169,6 +171,48 @@ def _older_small_baseline(count: int) -> Callable[[Path], list[str]]:
         return [*argv, "-q"]
 
     return write
+
+
+def _minimal_older_baseline(count: int) -> Callable[[Path], list[str]]:
+    """A schemaVersion 2 baseline of ``count`` minimal workloads, each its own name, file and
+    line (170 bytes each: 1,180,000 are 200 MB)."""
+
+    def write(folder: Path) -> list[str]:
+        with (folder / "base.json").open("w", encoding="utf-8") as out:
+            out.write('{"schemaVersion": 2, "workloads": [')
+            for start in range(0, count, 10_000):  # in parts: see _older_small_baseline
+                out.write(
+                    ", ".join(
+                        f'{{"kind": "Deployment", "namespace": "team-{n % 97:04d}", '
+                        f'"name": "service-{n:08d}", "verdict": "YES", '
+                        f'"file": "apps/team-{n % 97:04d}/service-{n:08d}.yaml", "line": 1}}'
+                        for n in range(start, min(count, start + 10_000))
+                    )
+                    + (", " if start + 10_000 < count else "")
+                )
+            out.write("]}")
+        (folder / "web.yaml").write_text(BIG, encoding="utf-8")
+        argv = ["check", "web.yaml", "--snapshot", str(SNAPSHOT), "--baseline", "base.json"]
+        return [*argv, "-q"]
+
+    return write
+
+
+def _large_origin(folder: Path) -> list[str]:
+    """Piped kustomize output whose failing Deployment's origin annotation names a 15 MiB
+    base file of the repository: 1,500 ConfigMaps of 1,000 short keys each, then the
+    Deployment."""
+    data = "".join(f"  k{i}: v\n" for i in range(1_000))
+    with (folder / "base.yaml").open("w", encoding="utf-8") as out:
+        for n in range(1_500):
+            out.write(
+                f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n}\ndata:\n{data}---\n"
+            )
+        out.write(BIG)
+    origin = "    config.kubernetes.io/origin: |\n      path: base.yaml\n"
+    rendered = BIG.replace("metadata:\n", "metadata:\n  annotations:\n" + origin, 1)
+    (folder / "rendered.yaml").write_text(rendered, encoding="utf-8")
+    return ["check", "-", "--snapshot", str(SNAPSHOT), "--origin-root", ".", "-q"]
 
 
 def _nested_report(command: str) -> Callable[[Path], list[str]]:
@@ -383,6 +427,15 @@ def _twice_the_baseline(folder: Path) -> float:
     return 2 * (folder / "base.json").stat().st_size / 1024 / 1024
 
 
+OWN = 40
+"""Megabytes of a check of one small manifest with nothing large beside it (33 MB)."""
+
+
+def _beyond_the_run(name: str, times: float) -> Callable[[Path], float]:
+    """The run's own memory and ``times`` the size of the file ``name``."""
+    return lambda folder: OWN + times * (folder / name).stat().st_size / 1024 / 1024
+
+
 CASES = (
     Case("configuration: an alias bomb", _config(_alias_bomb()), 2),
     Case("configuration: 2,000 levels deep", _config("exclude: " + "[" * 2000 + "]" * 2000), 2),
@@ -412,6 +465,26 @@ CASES = (
         "baseline: 250,000 schemaVersion 2 workloads of one key (the most it may hold)",
         _older_small_baseline(250_000),
         1,
+    ),
+    Case(
+        "baseline: 1,180,000 minimal schemaVersion 2 workloads, 200 MB (bound: twice its size)",
+        _minimal_older_baseline(1_180_000),
+        2,
+        _twice_the_baseline,
+    ),
+    Case(
+        "baseline: 250,000 minimal schemaVersion 2 workloads, 39 MB, the most it may hold "
+        "(bound: the run's own and 3.5 times its size)",
+        _minimal_older_baseline(250_000),
+        1,
+        _beyond_the_run("base.json", 3.5),
+    ),
+    Case(
+        "origin: a 15 MiB kustomize origin file (bound: the run's own and twice its size)",
+        _large_origin,
+        1,
+        _beyond_the_run("base.yaml", 2),
+        stdin="rendered.yaml",
     ),
     Case("merge: a report nested 100,000 deep", _nested_report("merge"), 2),
     Case("baseline: a report nested 100,000 deep", _nested_report("check"), 2),
@@ -448,16 +521,20 @@ def measure(case: Case) -> tuple[float, float, float, int]:
         bound = case.megabytes(Path(folder))
         out = Path(folder) / "measured.json"
         env = {**os.environ, "FITGATE_BENCH_OUT": str(out), "PYTHONPATH": str(ROOT)}
+        stdin = (Path(folder) / case.stdin).open("rb") if case.stdin else subprocess.DEVNULL
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-c", _CHILD, *argv],
             cwd=folder,
             env=env,
+            stdin=stdin,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             check=False,
         )
         seconds = time.perf_counter() - started
+        if not isinstance(stdin, int):
+            stdin.close()
         found = json.loads(out.read_text(encoding="utf-8"))
     return seconds, found["peak_kib"] / 1024, bound, int(found["code"])
 

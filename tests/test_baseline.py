@@ -462,6 +462,28 @@ def test_a_run_compared_with_its_own_report_fails_only_on_errors(
         assert compared.fails(item) == (item.verdict is Verdict.ERROR and item.verdict in fail_on)
 
 
+@given(
+    base=st.lists(st.tuples(st.sampled_from("abc"), VERDICTS), max_size=8),
+    run_names=st.lists(st.sampled_from("abcd"), max_size=8),
+)
+def test_workloads_of_one_key_are_paired_in_order_and_the_rest_are_gone(
+    base: list[tuple[str, Verdict]], run_names: list[str]
+) -> None:
+    """The n-th workload of a key in the run is compared with the n-th of the baseline; the
+    baseline's workloads left over are gone, in its order."""
+    entries = tuple(_entry(name, v) for name, v in base)
+    compared = compare(report(*(result(name) for name in run_names)), Baseline("b.json", entries))
+    waiting = list(entries)
+    for name, item in zip(run_names, compared.results, strict=True):
+        before = next((e for e in waiting if e.name == name), None)
+        if before is not None:
+            waiting.remove(before)
+        assert item.compared is not None
+        assert item.compared.before == (None if before is None else before.verdict)
+    assert compared.baseline is not None
+    assert [id(e) for e in compared.baseline.gone] == [id(e) for e in waiting]
+
+
 @settings(max_examples=200, deadline=None)
 @given(before=VERDICTS, now=VERDICTS, fail_on=st.sets(VERDICTS, min_size=1).map(frozenset))
 def test_the_gate_never_fails_on_more_than_the_run_alone_would(
