@@ -136,6 +136,19 @@ class MachineDeployment:
 
 
 @dataclass(frozen=True, slots=True)
+class Priorities:
+    """The ``cluster-autoscaler-priority-expander`` ConfigMap as the priority expander reads
+    its ``priorities`` key: each priority with the regular expressions of the group ids it
+    takes, highest first. ``problem`` says why cluster-autoscaler ignores the ConfigMap
+    (then ``tiers`` is empty and the expander filters nothing); ``unjudged`` names a regular
+    expression fitgate does not evaluate, so that which groups it matches is left open."""
+
+    tiers: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    problem: str | None = None
+    unjudged: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AutoscalingState:
     """Everything a snapshot recorded about its autoscaler."""
 
@@ -146,6 +159,8 @@ class AutoscalingState:
     karpenter: KarpenterState | None = None
     """Karpenter's NodePools, NodeClaims and NodeClass objects (:mod:`gate.model.karpenter`),
     None when the snapshot recorded none."""
+    priorities: Priorities | None = None
+    """The priority expander's ConfigMap, None when the snapshot does not hold it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from gate.snapshot.fields import Fields
 from gate.snapshot.flags import flags_of
 from gate.snapshot.karpenter import KARPENTER_KINDS, karpenter_state
 from gate.snapshot.machines import machine_deployment
+from gate.snapshot.priorities import is_priority_config, priorities_of
 
 STATUS_NAMESPACE, STATUS_NAME = "kube-system", "cluster-autoscaler-status"
 MAX_CONFIGMAP_DATA = 1 << 20
@@ -308,6 +309,12 @@ def autoscaling_state(objects: Mapping[str, Iterable[Any]]) -> AutoscalingState 
             "a cluster holds one status, and which one the autoscaler wrote last is unknown"
         )
     statuses = [autoscaler_status(o) for o in status_maps]
+    priority_maps = [o for o in by_kind["ConfigMap"] if is_priority_config(o)]
+    if len(priority_maps) > 1:
+        raise SnapshotError(
+            f"{object_name('ConfigMap', priority_maps[0])}: recorded {len(priority_maps)} "
+            "times; a cluster holds one, and which one the expander reads is unknown"
+        )
     flags = [f for f in map(flags_of, by_kind["Deployment"]) if f is not None]
     if len(flags) > 1:
         raise SnapshotError(
@@ -326,4 +333,5 @@ def autoscaling_state(objects: Mapping[str, Iterable[Any]]) -> AutoscalingState 
         daemon_sets=tuple(map(daemon_set, by_kind["DaemonSet"])),
         machine_deployments=tuple(machines),
         karpenter=karpenter,
+        priorities=priorities_of(priority_maps[0]) if priority_maps else None,
     )

@@ -16,8 +16,11 @@ the groups that could take them in the order the expander (``--expander``, expan
 choose them, each group's nodes counted against the headroom the run's earlier workloads left
 (:class:`Headroom`). ``most-pods`` keeps the options that schedule the most copies and
 ``least-waste`` those leaving the least fraction of cpu plus memory of the new nodes'
-capacity unrequested; ``random`` (the default), ``price`` and ``priority`` (whose ConfigMap
-the snapshot does not record) choose nothing from recorded state. When a choice is left
+capacity unrequested; ``priority`` those the highest priority of the recorded
+``cluster-autoscaler-priority-expander`` ConfigMap matches (:mod:`.priority`; every option
+when cluster-autoscaler ignores the ConfigMap); ``random`` (the default), ``price`` and
+``priority`` without its ConfigMap in the snapshot, or with a regular expression fitgate
+does not evaluate, choose nothing from recorded state. When a choice is left
 open, the groups are taken by name, never by the status's order, and every group that
 helps is named with what it alone would add (:attr:`Decision.options`). The copies left blocked get
 each group's reason as that last loop sees it (skipped as the headroom then stands, else
@@ -39,6 +42,7 @@ from functools import partial
 from gate.k8s.labels import ZONE
 from gate.k8s.resources import CPU, MEMORY, PODS
 from gate.k8s.version import Dialect
+from gate.model.autoscaling import Priorities
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.limits import (
     DID_NOT_TRIGGER,
@@ -49,6 +53,7 @@ from gate.scheduler.autoscaling.clusterautoscaler.limits import (
     recovered,
     skipped,
 )
+from gate.scheduler.autoscaling.clusterautoscaler.priority import chosen
 from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_state
 from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.nodeindex import free
@@ -187,7 +192,7 @@ def _decide(
         for group, template in helping
         if (option := _alone(cycle, pod, wanted, group, template, groups, used, dialect))
     }
-    helping, open_choice = _expanded(helping, alone, pod, groups.flags.expander)
+    helping, open_choice = _expanded(helping, alone, pod, groups.flags.expander, groups.priorities)
     state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
     # one option taking them all.
@@ -242,6 +247,7 @@ def _expanded(
     alone: Mapping[str, ScaleUp],
     pod: PodProfile,
     expander: tuple[str, ...],
+    priorities: Priorities | None = None,
 ) -> tuple[list[tuple[NodeGroup, Template]], bool]:
     """The helping groups in the order the expander would grow them, and whether its
     choice is left open (then by name after what it decides): each loop chooses among the
@@ -261,7 +267,10 @@ def _expanded(
                 scores = {g.id: _waste(alone[g.id], t, pod) for g, t in best}
                 least = min(scores.values())
                 best = [g for g in best if scores[g[0].id] == least]
-            else:  # random, price, priority: nothing recorded decides among them
+            elif strategy == "priority" and priorities is not None and not priorities.unjudged:
+                kept = set(chosen(priorities, [g.id for g, _ in best]))
+                best = [g for g in best if g[0].id in kept]
+            else:  # random, price; priority unrecorded: nothing recorded decides among them
                 break
         if len(best) != 1:
             open_choice = open_choice or len(best) > 1

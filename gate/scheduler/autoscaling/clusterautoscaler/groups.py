@@ -25,6 +25,7 @@ from gate.model.autoscaling import (
     ConfiguredGroup,
     Flags,
     Limits,
+    Priorities,
     StatusGroup,
 )
 from gate.scheduler.autoscaling.clusterautoscaler.matching import PROVIDER_LABELS, Index
@@ -68,6 +69,8 @@ class Groups:
     updated: datetime | None = None
     autoscaler: str = ""
     warnings: tuple[str, ...] = ()
+    priorities: Priorities | None = None
+    """The priority expander's ConfigMap as recorded (None: not in the snapshot)."""
 
 
 def _status_groups(state: AutoscalingState) -> tuple[StatusGroup, ...]:
@@ -189,8 +192,37 @@ def node_groups(
         node_count=len(nodes),
         updated=state.status.updated if state.status else None,
         autoscaler=state.status.autoscaler if state.status else "",
-        warnings=tuple(warnings),
+        warnings=(*warnings, *priority_warnings(flags, state.priorities)),
+        priorities=state.priorities,
     )
+
+
+PRIORITY_CONFIG = "the ConfigMap kube-system/cluster-autoscaler-priority-expander"
+
+
+def priority_warnings(flags: Flags, priorities: Priorities | None) -> list[str]:
+    """What the run says of the priority expander's ConfigMap when ``--expander`` names it:
+    not recorded, ignored as cluster-autoscaler ignores it, or holding a regular
+    expression fitgate does not evaluate."""
+    if "priority" not in flags.expander:
+        return []
+    if priorities is None:
+        return [
+            f"--expander priority: {PRIORITY_CONFIG} is not in the snapshot (fitgate snapshot "
+            "--autoscaling records it): every group the expander may choose is named"
+        ]
+    if priorities.problem is not None:
+        return [
+            f"--expander priority: cluster-autoscaler ignores {PRIORITY_CONFIG}: "
+            f"{priorities.problem}; the priority expander keeps every group and the next "
+            "expander decides"
+        ]
+    if priorities.unjudged is not None:
+        return [
+            f"--expander priority: {PRIORITY_CONFIG} holds a regular expression fitgate does "
+            f"not evaluate ({priorities.unjudged}): every group the expander may choose is named"
+        ]
+    return []
 
 
 def _larger_than_members(
