@@ -258,6 +258,8 @@ class ApiState:
     selected: dict[tuple[str, str], list[Item]] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)
     """Paths answered 404, as a resource whose CRD is not installed."""
+    refused_names: set[str] = field(default_factory=set)
+    """Object names an access review refuses, as a Role whose ``resourceNames`` lacks them."""
 
     def serve(self, path: str, objects: Iterable[Mapping[str, Any]]) -> None:
         self.collections[path] = [Item.of(o) for o in objects]
@@ -379,7 +381,8 @@ class Handler(BaseHTTPRequestHandler):
         review = json.loads(request.body)
         attributes = review["spec"]["resourceAttributes"]
         key = tuple(attributes.get(k) or "" for k in ("verb", "group", "resource", "subresource"))
-        review["status"] = {"allowed": key in self.server.state.permissions}
+        refused = attributes.get("name") in self.server.state.refused_names
+        review["status"] = {"allowed": key in self.server.state.permissions and not refused}
         self._reply(201, review)
 
     def _select(self, path: str, selector: str) -> list[Item] | None:

@@ -225,3 +225,25 @@ def test_the_config_map_is_read_as_the_expander_reads_it(
     obj: dict[str, Any], read: Priorities
 ) -> None:
     assert priorities_of(obj) == read
+
+
+def test_a_kubectl_list_joined_with_the_configmap_answers_as_the_recording(
+    tmp_path: Path,
+) -> None:
+    """``kubectl get ... -o json`` of the cluster, and of the ConfigMap asked for by name."""
+    document = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    kinds = {"nodes": "Node", "pods": "Pod", "configMaps": "ConfigMap", "daemonSets": "DaemonSet"}
+    items = [
+        {"apiVersion": "apps/v1" if key == "daemonSets" else "v1", "kind": kind, **obj}
+        for key, kind in kinds.items()
+        for obj in document[key]
+    ]
+    items.append(_deployment("priority"))
+    cluster, config = tmp_path / "cluster.json", tmp_path / "priorities.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    config.write_text(json.dumps(_config({"priorities": "50:\n  - aks-user-.*\n"})))
+    out = io.StringIO()
+    argv = ["check", JOB, "--snapshot", str(cluster), "--snapshot", str(config), "--json", "-"]
+    main(argv, Streams(io.BytesIO(), out, io.StringIO(), env={}))
+    [workload] = json.loads(out.getvalue())["workloads"]
+    assert _options(workload) == [(USER, 2, 4)]

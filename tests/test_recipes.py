@@ -458,8 +458,15 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
         assert (permission.group, permission.resource, permission.verb) in granted
     collections = (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES, *STORAGE_COLLECTIONS)
     asked = [c.asked for c in collections if c.asked is not None]
-    assert len(asked) == 11  # Karpenter's four kinds, the PriorityClasses, the six storage kinds
+    # the priority expander's ConfigMap, Karpenter's four kinds, the PriorityClasses, the six
+    # storage kinds
+    assert len(asked) == 12
+    role_in_kube_system = (ROOT / "docs" / "rbac.md").read_text(encoding="utf-8")
     for permission in asked:
+        if permission.namespace:  # granted by name by the Role in kube-system docs/rbac.md shows
+            assert permission.namespace == "kube-system"
+            assert f'"{permission.name}"]' in role_in_kube_system
+            continue
         assert (permission.group, permission.resource, permission.verb) in granted
 
 

@@ -3,14 +3,16 @@ where it lists them (read-only, ``list`` only; docs/rbac.md).
 
 The same allow-list rule as :mod:`gate.live.objects`: only what
 :mod:`gate.snapshot.autoscaling` reads reaches the file. The status ConfigMap is listed in
-``kube-system`` with a field selector on its name, and any other ConfigMap a server
-returns anyway is dropped (:func:`status_only`): no other ConfigMap's data is ever kept. Of
-a Deployment only its containers' name, image, command and args are kept, and only for a
-Deployment running cluster-autoscaler; of a MachineDeployment, only cluster-autoscaler's
-annotations and its replicas. Of Karpenter's objects, what :mod:`gate.snapshot.karpenter`
-reads: a NodePool's template (labels, requirements, taints, class), limits, weight, replicas
-and conditions; a NodeClaim's labels, taints, capacity, allocatable and node; a NodeClass's
-kubelet settings that change allocatable, and its conditions.
+``kube-system`` with a field selector on its name, and so is the priority expander's
+(``cluster-autoscaler-priority-expander``, its ``priorities`` only, when the credentials may
+list it); any other ConfigMap a server returns anyway is dropped (:func:`status_only`): no
+other ConfigMap's data is ever kept. Of a Deployment only its containers' name, image,
+command and args are kept, and only for a Deployment running cluster-autoscaler; of a
+MachineDeployment, only cluster-autoscaler's annotations and its replicas. Of Karpenter's
+objects, what :mod:`gate.snapshot.karpenter` reads: a NodePool's template (labels,
+requirements, taints, class), limits, weight, replicas and conditions; a NodeClaim's labels,
+taints, capacity, allocatable and node; a NodeClass's kubelet settings that change
+allocatable, and its conditions.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from msgspec import Struct, field
 from gate.live.objects import Amounts, NamedMeta
 from gate.snapshot.autoscaling import LAST_UPDATED, STATUS_NAME, STATUS_NAMESPACE
 from gate.snapshot.machines import CAPACITY, MAX_SIZE, MIN_SIZE
+from gate.snapshot.priorities import PRIORITY_NAME
 from gate.snapshot.stream import Taint, Toleration
 
 
@@ -45,11 +48,13 @@ class _StatusMeta(_Part):
 
 class _StatusData(_Part):
     status: str | None = None
+    priorities: str | None = None
 
 
 class StatusConfigMap(_Object):
     """The ``cluster-autoscaler-status`` ConfigMap: its name, the last-updated annotation
-    and ``data.status``; any other ConfigMap keeps nothing but its name."""
+    and ``data.status``; the ``cluster-autoscaler-priority-expander`` ConfigMap: its name and
+    ``data.priorities``; any other ConfigMap keeps nothing but its name."""
 
     metadata: _StatusMeta = field(default_factory=_StatusMeta)
     data: _StatusData | None = None
@@ -57,8 +62,15 @@ class StatusConfigMap(_Object):
     def __post_init__(self) -> None:
         self.apiVersion, self.kind = "v1", "ConfigMap"
         meta = self.metadata
-        if (meta.namespace, meta.name) != (STATUS_NAMESPACE, STATUS_NAME):
+        if (meta.namespace, meta.name) == (STATUS_NAMESPACE, PRIORITY_NAME):
+            # The priority expander's ConfigMap: its priorities only.
+            meta.annotations = None
+            if self.data is not None:
+                self.data.status = None
+        elif (meta.namespace, meta.name) != (STATUS_NAMESPACE, STATUS_NAME):
             self.data, meta.annotations = None, None
+        elif self.data is not None:
+            self.data.priorities = None
 
 
 class _Requests(_Part):

@@ -59,6 +59,7 @@ from gate.live.storage import (
 from gate.model import Snapshot
 from gate.progress import Phase, Progress
 from gate.snapshot.load import snapshot_of_document
+from gate.snapshot.priorities import PRIORITY_NAME
 
 Say = Callable[[str], object]
 PAGE_SIZE = 500  # kubectl's chunk size
@@ -190,6 +191,15 @@ AUTOSCALING_COLLECTIONS: tuple[Collection[Any], ...] = (
         PageDecoder(StatusConfigMap),
         "configMaps",
         "metadata.name=cluster-autoscaler-status",
+    ),
+    Collection(
+        "the priority expander's ConfigMap",
+        "/api/v1/namespaces/kube-system/configmaps",
+        PageDecoder(StatusConfigMap),
+        "configMaps",
+        f"metadata.name={PRIORITY_NAME}",
+        asked=Permission("list", "configmaps", namespace="kube-system", name=PRIORITY_NAME),
+        skippable=True,
     ),
     Collection("daemonsets", "/apis/apps/v1/daemonsets", PageDecoder(DaemonSet), "daemonSets"),
     Collection(
@@ -440,7 +450,9 @@ def _read(
     sections: dict[str, list[bytes]] = {}
     for collection in collections:
         try:
-            sections[collection.section] = list_all(connection, collection, progress, say)
+            # Two lists may fill one array: both ConfigMaps of the autoscaler.
+            listed = list_all(connection, collection, progress, say)
+            sections.setdefault(collection.section, []).extend(listed)
         except _NotServed as refused:
             answer = "forbidden (403)" if refused.status == 403 else "not served (404)"
             say(f"listing {collection.noun}: {answer}: {collection.noun} not recorded")
