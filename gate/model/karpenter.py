@@ -147,6 +147,9 @@ class InstanceType:
     absent: tuple[str, ...] = ()
     kube_reserved: Mapping[str, int] | None = None
     eviction_threshold: Mapping[str, int] | None = None
+    requirements: tuple[Requirement, ...] = ()
+    """Requirements of the type beyond its single-valued labels, as a provider gives them
+    (``karpenter.azure.com/sku-hyperv-generation In [1, 2]``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +165,8 @@ class Catalog:
     """The file's SHA-256 digest (hex): which catalog decided, as a report names it."""
     provider: str = ""
     """The provider whose listing the types were built from (``aws``: EC2's
-    ``describe-instance-types``), "" when the catalog carries no provider's labels (KWOK's
-    JSON, the types running in the cluster)."""
+    ``describe-instance-types``; ``azure``: ``az vm list-skus``), "" when the catalog
+    carries no provider's labels (KWOK's JSON, the types running in the cluster)."""
     assumed: tuple[str, ...] = ()
     """What the listing does not hold and is assumed, one sentence each (prices, spot
     availability, zones)."""

@@ -73,6 +73,8 @@ def type_reqs(it: InstanceType) -> dict[str, Req]:
     reqs = merged(reqs, [Req.new(OS, IN, it.operating_systems)])
     if it.absent:
         reqs = merged(reqs, [Req.new(key, DOES_NOT_EXIST, ()) for key in it.absent])
+    if it.requirements:
+        reqs = merged(reqs, (Req.of(r) for r in it.requirements))
     zones = sorted({o.zone for o in it.offerings if o.zone})
     kinds = sorted({o.capacity_type for o in it.offerings})
     if zones:

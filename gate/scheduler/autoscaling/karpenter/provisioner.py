@@ -234,9 +234,7 @@ class Provisioner:
             notes.append(RUNNING_NOTE.format(types=names))
         elif not catalog.from_cluster:
             notes.append(catalog_note(catalog))
-        extra = {k for t in catalog.types for k in (*t.labels, *t.absent)}
-        extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
-        allowed = well_known(extra)
+        allowed = well_known(carried(catalog))
         ready: list[NodePool] = []
         unresolved: set[str] = set()
         classes = {(c.kind, c.name): c for c in state.node_classes}
