@@ -172,6 +172,20 @@ def test_claims_and_node_classes_are_read() -> None:
     )
 
 
+def test_the_subnets_of_an_ec2_node_class_s_status_give_its_zone_ids() -> None:
+    """karpenter-provider-aws v1.8.8 ec2nodeclass_status.go ``Subnet``: ``zoneID`` is
+    optional; a subnet without one gives none."""
+    node_class = ec2_node_class()
+    node_class["status"]["subnets"] = [
+        {"id": "subnet-1", "zone": "us-east-1a", "zoneID": "use1-az1"},
+        {"id": "subnet-2", "zone": "us-east-1b", "zoneID": "use1-az2"},
+        {"id": "subnet-3", "zone": "us-east-1c"},
+    ]
+    state = _karpenter(_list(node_class))
+    assert state is not None
+    assert state.node_classes[0].zone_ids == {"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"}
+
+
 @pytest.mark.parametrize(
     "version", [pytest.param("v1beta1", id="v1beta1"), pytest.param("v1alpha2", id="v1alpha2")]
 )

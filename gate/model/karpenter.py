@@ -98,6 +98,9 @@ class NodeClass:
     eviction_hard: Mapping[str, int] = field(default_factory=dict)
     eviction_percent: Mapping[str, str] = field(default_factory=dict)
     ready: bool = True
+    zone_ids: Mapping[str, str] = field(default_factory=dict)
+    """An ``EC2NodeClass``'s ``status.subnets``: each zone whose subnet records its zone ID,
+    and that ID (``us-east-1a`` -> ``use1-az1``)."""
 
 
 @dataclass(frozen=True, slots=True)

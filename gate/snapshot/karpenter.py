@@ -383,8 +383,9 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
 
 def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
     """An ``EC2NodeClass`` (its ``spec.kubelet``: maxPods, podsPerCore, the reserved
-    amounts, evictionHard) or an ``AKSNodeClass`` (``spec.maxPods``; its kubelet settings
-    reserve nothing); ready when its ``Ready`` condition is True."""
+    amounts, evictionHard; the zone IDs of its ``status.subnets``) or an ``AKSNodeClass``
+    (``spec.maxPods``; its kubelet settings reserve nothing); ready when its ``Ready``
+    condition is True."""
     read = _Read(kind, obj)
     spec = read.mapping(obj.get("spec"), "spec")
     kubelet = read.mapping(spec.get("kubelet"), "spec.kubelet")
@@ -397,6 +398,14 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
             ready=ready,
         )
     absolute, percent = _eviction(read, kubelet.get("evictionHard"), "spec.kubelet.evictionHard")
+    status = read.mapping(obj.get("status"), "status")
+    zone_ids: dict[str, str] = {}
+    for index, item in enumerate(read.items(status.get("subnets"), "status.subnets")):
+        subnet = read.mapping(item, f"status.subnets[{index}]")
+        zone = read.text(subnet.get("zone"), f"status.subnets[{index}].zone")
+        zone_id = read.text(subnet.get("zoneID"), f"status.subnets[{index}].zoneID")
+        if zone and zone_id:
+            zone_ids[zone] = zone_id
     return NodeClass(
         kind=kind,
         name=read.name,
@@ -409,6 +418,7 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
         eviction_hard=absolute,
         eviction_percent=percent,
         ready=ready,
+        zone_ids=zone_ids,
     )
 
 

@@ -45,6 +45,10 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.framework.pods import pod_profile
 
 TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
+ZONE_ID = "topology.k8s.aws/zone-id"
+"""karpenter-provider-aws v1.8.8 pkg/apis/v1/labels.go ``LabelTopologyZoneID``: a type's zone
+IDs (types.go:214-223) and each offering's (offering/offering.go:155-157), from the
+EC2NodeClass's ``status.subnets``."""
 """preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
 
 
@@ -231,6 +235,7 @@ class TypeMemo:
         int, tuple[InstanceType, Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]
     ] = field(default_factory=dict)
     types: dict[tuple[int, int], PoolType] = field(default_factory=dict)
+    zoned: dict[tuple[int, str], Mapping[str, Req]] = field(default_factory=dict)
 
     def offering(self, offering: Offering) -> Mapping[str, Req]:
         key = (offering.capacity_type, offering.zone, offering.requirements)
@@ -261,10 +266,39 @@ class TypeMemo:
             alloc = allocatable(it, node_class)
             if any(amount < 0 for amount in alloc.values()):
                 return None
+            if node_class is not None and node_class.zone_ids:
+                it_reqs, offerings = self.zone_ids(it_reqs, offerings, node_class.zone_ids)
             found = self.types[key] = PoolType(
                 it.name, it_reqs, offerings, dict(it.capacity), alloc
             )
         return found
+
+    def zone_ids(
+        self,
+        it_reqs: Mapping[str, Req],
+        offerings: tuple[tuple[Mapping[str, Req], float], ...],
+        zone_ids: Mapping[str, str],
+    ) -> tuple[Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]:
+        """The type and its offerings with the zone IDs the NodeClass's subnets record: the
+        type holds those of its zones (types.go:214-223: none known, no requirement), each
+        offering its zone's (offering.go:155-157)."""
+        zones = get(it_reqs, ZONE).values if ZONE in it_reqs else frozenset()
+        ids = sorted({zone_ids[z] for z in zones if z in zone_ids})
+        if ids:
+            it_reqs = merged(it_reqs, [Req.new(ZONE_ID, IN, ids)])
+        zoned = []
+        for reqs, price in offerings:
+            zone = next(iter(reqs[ZONE].values), "") if ZONE in reqs else ""
+            if zone not in zone_ids:
+                zoned.append((reqs, price))
+                continue
+            found = self.zoned.get((id(reqs), zone_ids[zone]))
+            if found is None:
+                found = merged(reqs, [Req.new(ZONE_ID, IN, [zone_ids[zone]])])
+                # keyed by the shared offering's id: the offering stays in self.offerings
+                self.zoned[(id(reqs), zone_ids[zone])] = found
+            zoned.append((found, price))
+        return it_reqs, tuple(zoned)
 
 
 def pool_types(

@@ -55,6 +55,7 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     TOLERATE_PREFER_NO_SCHEDULE,
+    ZONE_ID,
     Pool,
     PoolType,
     TypeMemo,
@@ -213,6 +214,9 @@ class Provisioner:
     """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
+    judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
+    when its EC2NodeClass's subnets record them."""
     """Each limited pool's types within what its limits leave, and what they left then:
     they change only when the pool plans a claim."""
 
@@ -234,7 +238,9 @@ class Provisioner:
             notes.append(RUNNING_NOTE.format(types=names))
         elif not catalog.from_cluster:
             notes.append(catalog_note(catalog))
-        allowed = well_known(carried(catalog))
+        recorded = any(c.zone_ids for c in state.node_classes)
+        zone_ids = frozenset({ZONE_ID}) if recorded else frozenset()
+        allowed = well_known(carried(catalog) | zone_ids)
         ready: list[NodePool] = []
         unresolved: set[str] = set()
         classes = {(c.kind, c.name): c for c in state.node_classes}
@@ -272,6 +278,7 @@ class Provisioner:
         memo = TypeMemo()
         known = carried(catalog)
         providers: dict[str, Provider] = {}
+        judged: dict[str, frozenset[str]] = {}
         for pool in ready:
             if pool.name in unresolved:
                 continue
@@ -279,7 +286,10 @@ class Provisioner:
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
-                keys = unjudged_keys(provider, (r.key for r in pool.requirements), known)
+                if node_class is not None and node_class.zone_ids:
+                    judged[pool.name] = zone_ids
+                pool_known = known | judged.get(pool.name, frozenset())
+                keys = unjudged_keys(provider, (r.key for r in pool.requirements), pool_known)
                 if keys:
                     said = [Req.of(r) for r in pool.requirements if r.key in keys]
                     made = make_pool(pool, (), node_class, daemon_sets, allowed, memo)
@@ -318,6 +328,7 @@ class Provisioner:
             catalog=catalog,
             known=known,
             providers=providers,
+            judged=judged,
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -527,7 +538,8 @@ class Provisioner:
         provider = self.providers.get(pool.name)
         if provider is not None and self.catalog is not None:
             # where CanAdd asks the requirements: taints and host ports are judged first
-            keys = unjudged_keys(provider, variant.reqs, self.known)
+            known = self.known | self.judged.get(pool.name, frozenset())
+            keys = unjudged_keys(provider, variant.reqs, known)
             if keys:
                 said = [variant.reqs[k] for k in keys]
                 return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)
