@@ -482,10 +482,11 @@ def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
         raise UsageError(f"{names}: an az vm list-skus listing is given alone (one region)")
     if skus:
         path, document = skus[0]
-        if len(document) > MAX_CATALOG_TYPES:
+        machines = sum(str(e.get("resourceType")).lower() == "virtualmachines" for e in document)
+        if machines > MAX_CATALOG_TYPES:
             raise UsageError(
-                f"{path}: {len(document):,} SKUs, more than the "
-                f"{MAX_CATALOG_TYPES:,} a catalog may hold"
+                f"{path}: {machines:,} virtual-machine SKUs, more than the "
+                f"{MAX_CATALOG_TYPES:,} instance types a catalog may hold"
             )
         return replace(azure_catalog(path, document), sha256=digest.hexdigest())
     if kwok:
