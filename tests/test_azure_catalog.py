@@ -1,12 +1,13 @@
 """Azure's SKU listing as karpenter-provider-azure v1.14.2 builds instance types from it
 (gate/inputs/azurecatalog.py). fixtures/catalogs/aks/list-skus.json is, as ``az vm list-skus
 --location southcentralus --output json`` prints it, that tag's pkg/fake/
-zz_generated.sku.southcentralus.go (its 20 SKUs, generated from the real API) followed by five
-SKUs shaped as the API gives them to cover what the fake lacks (a zone restriction with
-zoneDetails, a location restriction, a second Arm64 size, an AMD GPU, a size without spot
-capacity) and one disk SKU (``az vm list-skus`` lists every resource type). Expected values are
-those the provider's own tests assert (pkg/providers/instancetype/suite_test.go) or worked by
-hand from the lines cited."""
+zz_generated.sku.southcentralus.go (its 20 SKUs, generated from the real API) followed by
+seven SKUs shaped as the API gives them to cover what the fake lacks (a zone restriction with
+zoneDetails, a location restriction, a second Arm64 size, a GPU size the registry lacks, a
+size without spot capacity, an AMD GPU, an NVIDIA size without Azure Linux drivers) and one
+disk SKU (``az vm list-skus`` lists every resource type). Expected values are those the
+provider's own tests assert (pkg/providers/instancetype/suite_test.go) or worked by hand from
+the lines cited."""
 
 from __future__ import annotations
 
@@ -27,9 +28,16 @@ from gate.inputs.azurecatalog import (
 )
 from gate.inputs.catalog import read_catalogs
 from gate.inputs.config import Config, with_catalog
-from gate.model.karpenter import Catalog, InstanceType, NodeClass, NodePool, Requirement
+from gate.model.karpenter import (
+    Catalog,
+    InstanceType,
+    KarpenterState,
+    NodeClass,
+    NodePool,
+    Requirement,
+)
 from gate.scheduler.autoscaling.karpenter.catalog import catalog_note
-from gate.scheduler.autoscaling.karpenter.pools import allocatable, type_reqs
+from gate.scheduler.autoscaling.karpenter.pools import TypeMemo, allocatable, type_reqs
 from gate.scheduler.autoscaling.karpenter.unjudged import UNJUDGED
 from tests.conftest import ROOT
 from tests.karpenter_support import CATALOG, Run, spec
@@ -74,8 +82,9 @@ def test_the_listing_is_recognised_by_its_shape_and_names_its_kind() -> None:
 
 def test_only_the_sizes_the_provider_offers_are_types() -> None:
     """skus.go:91-114 (A0, B1s restricted), instancetypes.go:442 (a location restriction:
-    E8s_v5), 478-523 (M8-2ms constrained, DC8s_v3 confidential), 386-399 (the default GPU
-    mode ``Driver`` offers no AMD GPU: NV4as_v4); the disk SKU is no virtual machine."""
+    E8s_v5), 478-523 (M8-2ms constrained, DC8s_v3 confidential, NV4as_v4 a GPU size not in
+    the registry), 386-399 (the default GPU mode ``Driver`` offers no AMD GPU:
+    NV4ads_V710_v5); the disk SKU is no virtual machine."""
     assert sorted(BUILT) == [
         "Standard_B20ms",
         "Standard_D128ds_v6",
@@ -95,6 +104,7 @@ def test_only_the_sizes_the_provider_offers_are_types() -> None:
         "Standard_F4s_v2",
         "Standard_NC16as_T4_v3",
         "Standard_NC24ads_A100_v4",
+        "Standard_NC6",
         "Standard_NC6s_v3",
     ]
 
@@ -406,7 +416,12 @@ def _in(key: str, *values: str) -> Requirement:
         pytest.param(
             (Requirement(f"{AZ}/sku-gpu-count", "Gt", ("0",)),),
             None,
-            {"Standard_NC16as_T4_v3", "Standard_NC24ads_A100_v4", "Standard_NC6s_v3"},
+            {
+                "Standard_NC16as_T4_v3",
+                "Standard_NC24ads_A100_v4",
+                "Standard_NC6",
+                "Standard_NC6s_v3",
+            },
             id="a GPU",
         ),
         pytest.param(
@@ -455,6 +470,37 @@ def test_an_aks_node_class_s_max_pods_replaces_the_network_default() -> None:
     built = BUILT["Standard_D2s_v3"]
     node_class = NodeClass("AKSNodeClass", "default", max_pods=30)
     assert allocatable(built, node_class) == {**allocatable(built, None), "pods": 30}
+
+
+AZURE_LINUX = NodeClass("AKSNodeClass", "default", image_family="AzureLinux", os_disk_gb=256)
+
+
+def test_an_azure_linux_node_class_labels_its_types_and_keeps_gpu_sizes_with_drivers() -> None:
+    """instancetypes.go:335-349 (a GPU size needs drivers on the image: NC6 has Ubuntu's
+    only), labels.go ``GetOSSKUFromImageFamily``, instancetype.go:338-340 (the OS disk)."""
+    memo = TypeMemo()
+    assert memo.pool_type(BUILT["Standard_NC6"], AZURE_LINUX) is None
+    assert memo.pool_type(BUILT["Standard_NC6"], None) is not None
+    a100 = memo.pool_type(BUILT["Standard_NC24ads_A100_v4"], AZURE_LINUX)
+    assert a100 is not None
+    assert a100.reqs[f"{AKS}/os-sku"].values == {"AzureLinux"}
+    assert (
+        a100.capacity["ephemeral-storage"] == a100.allocatable["ephemeral-storage"] == 256 * 10**9
+    )
+
+
+@pytest.mark.parametrize(
+    ("node_class", "placed"),
+    [
+        pytest.param(AZURE_LINUX, 1, id="an Azure Linux NodeClass launches it"),
+        pytest.param(NodeClass("AKSNodeClass", "default"), 0, id="the default Ubuntu does not"),
+    ],
+)
+def test_a_pod_selecting_the_os_sku(node_class: NodeClass, placed: int) -> None:
+    pool = NodePool("default", node_class=AKS_CLASS)
+    state = KarpenterState((pool,), node_classes=(node_class,))
+    pod = spec(nodeSelector={f"{AKS}/os-sku": "AzureLinux"})
+    assert Run((pool,), catalog=CATALOG_AKS, state=state).decide(pod, 1).placed == placed
 
 
 def test_with_kwok_s_json_an_aks_pool_s_sku_requirement_fails_closed_saying_how_to_record() -> None:

@@ -167,7 +167,13 @@ def test_claims_and_node_classes_are_read() -> None:
                 eviction_hard={"nodefs.available": 10 * 2**30},
                 eviction_percent={"memory.available": "5%"},
             ),
-            NodeClass(kind="AKSNodeClass", name="default", max_pods=30),
+            NodeClass(
+                kind="AKSNodeClass",
+                name="default",
+                max_pods=30,
+                image_family="AzureLinux",
+                os_disk_gb=128,
+            ),
         ),
     )
 
@@ -192,7 +198,15 @@ def test_the_subnets_of_an_ec2_node_class_s_status_give_its_zone_ids() -> None:
 def test_both_served_versions_of_aks_node_class_are_read(version: str) -> None:
     state = _karpenter(_list(aks_node_class(max_pods=50, version=version)))
     assert state is not None
-    assert state.node_classes == (NodeClass(kind="AKSNodeClass", name="default", max_pods=50),)
+    assert state.node_classes == (
+        NodeClass(
+            kind="AKSNodeClass",
+            name="default",
+            max_pods=50,
+            image_family="AzureLinux",
+            os_disk_gb=128,
+        ),
+    )
 
 
 def test_a_static_pool_keeps_its_replicas_and_node_limit() -> None:

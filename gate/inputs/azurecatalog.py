@@ -67,8 +67,6 @@ REGIONAL_ZONE = "0"
 """pkg/utils/zones/zones.go:29-33: the zone label of a VM in no availability zone."""
 OS_SKU = "Ubuntu"
 """labels.go ``GetOSSKUFromImageFamily`` of the default image family ``Ubuntu``."""
-IMAGE_OS = "ubuntu"
-"""instancetypes.go:335-349: the GPU registry's OS for the Ubuntu image families."""
 
 _SIZE = re.compile(
     r"^([A-Z])([A-Z]?)([A-Z]?)([0-9]+)-?((?:[0-9]+)?)((?:[abcdeiflmnotspPr]+|C+|NP)?)_?"
@@ -100,9 +98,9 @@ ASSUMED = (
     "the SKU listing holds no prices: every offering is taken as priced (types order by name)",
     "capacity, quota and spot shortages are not recorded: every on-demand offering, and every "
     "spot offering of a LowPriorityCapable SKU, is taken as available",
-    "the AKSNodeClass is taken as Ubuntu with a 128 GB OS disk and GPU drivers installed, "
-    "without encryption at host, and the cluster as Azure CNI overlay (250 pods unless the "
-    "AKSNodeClass sets maxPods)",
+    "the AKSNodeClass installs GPU drivers and no encryption at host (an AKSNodeClass the "
+    "snapshot does not hold is Ubuntu with a 128 GB OS disk), and the cluster runs Azure CNI "
+    "overlay (250 pods unless the AKSNodeClass sets maxPods)",
 )
 
 
@@ -303,11 +301,11 @@ def gpu_entry(name: str) -> tuple[str, tuple[str, ...]] | None:
 
 
 def offered(sku: Sku, name: str, size: VMSize, region: str) -> bool:
-    """Whether the provider offers the SKU with the default AKSNodeClass:
-    ``UpdateInstanceTypes`` (instancetypes.go:433-445: restricted names, a location
-    restriction, ``isSupported`` 478-523) and ``List`` (183-189, the NodeClass filters
-    327-412: a GPU size needs Ubuntu drivers and, in the default GPU mode ``Driver``, an
-    NVIDIA GPU)."""
+    """Whether the provider offers the SKU: ``UpdateInstanceTypes`` (instancetypes.go:
+    433-445: restricted names, a location restriction, ``isSupported`` 478-523) and ``List``
+    (183-189, the NodeClass filters 327-412: in the default GPU mode ``Driver``, an NVIDIA
+    GPU; which image has drivers for it is the NodeClass's, :mod:`gate.scheduler.
+    autoscaling.karpenter.aks`)."""
     if name in RESTRICTED_SIZES or sku.location_restricted(region):
         return False
     vcpus, memory, gpus = sku.integer("vCPUs"), sku.number("MemoryGB"), sku.integer("GPUs")
@@ -320,7 +318,7 @@ def offered(sku: Sku, name: str, size: VMSize, region: str) -> bool:
         return False
     if sku.text("CpuArchitectureType") is None:
         return False
-    return registry is None or (IMAGE_OS in registry[1] and registry[0] == "nvidia")
+    return registry is None or registry[0] == "nvidia"
 
 
 def ephemeral_os_max_gb(sku: Sku) -> int:
@@ -443,6 +441,7 @@ def instance_type(
         kube_reserved=reserved,
         eviction_threshold=eviction,
         requirements=tuple(requirements),
+        gpu_images=registry[1] if registry else (),
     )
 
 

@@ -101,6 +101,10 @@ class NodeClass:
     zone_ids: Mapping[str, str] = field(default_factory=dict)
     """An ``EC2NodeClass``'s ``status.subnets``: each zone whose subnet records its zone ID,
     and that ID (``us-east-1a`` -> ``use1-az1``)."""
+    image_family: str = ""
+    """An ``AKSNodeClass``'s ``spec.imageFamily`` ("": not given, Ubuntu)."""
+    os_disk_gb: int | None = None
+    """An ``AKSNodeClass``'s ``spec.osDiskSizeGB`` (None: not given, 128)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +157,9 @@ class InstanceType:
     requirements: tuple[Requirement, ...] = ()
     """Requirements of the type beyond its single-valued labels, as a provider gives them
     (``karpenter.azure.com/sku-hyperv-generation In [1, 2]``)."""
+    gpu_images: tuple[str, ...] = ()
+    """A GPU size's operating-system images with drivers for it (karpenter-provider-azure's
+    GPU registry: ``ubuntu``, ``azurelinux3``, ...); () for any other type."""
 
 
 @dataclass(frozen=True, slots=True)

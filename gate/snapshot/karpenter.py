@@ -384,8 +384,8 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
 def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
     """An ``EC2NodeClass`` (its ``spec.kubelet``: maxPods, podsPerCore, the reserved
     amounts, evictionHard; the zone IDs of its ``status.subnets``) or an ``AKSNodeClass``
-    (``spec.maxPods``; its kubelet settings reserve nothing); ready when its ``Ready``
-    condition is True."""
+    (``spec.maxPods``, ``imageFamily``, ``osDiskSizeGB``; its kubelet settings reserve
+    nothing); ready when its ``Ready`` condition is True."""
     read = _Read(kind, obj)
     spec = read.mapping(obj.get("spec"), "spec")
     kubelet = read.mapping(spec.get("kubelet"), "spec.kubelet")
@@ -396,6 +396,8 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
             name=read.name,
             max_pods=read.integer(spec.get("maxPods"), "spec.maxPods", 10, 250),
             ready=ready,
+            image_family=read.text(spec.get("imageFamily"), "spec.imageFamily"),
+            os_disk_gb=read.integer(spec.get("osDiskSizeGB"), "spec.osDiskSizeGB", 30, 2048),
         )
     absolute, percent = _eviction(read, kubelet.get("evictionHard"), "spec.kubelet.evictionHard")
     status = read.mapping(obj.get("status"), "status")

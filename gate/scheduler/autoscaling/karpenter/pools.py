@@ -30,6 +30,7 @@ from gate.model.karpenter import (
     Offering,
 )
 from gate.model.taints import Taint
+from gate.scheduler.autoscaling.karpenter.aks import for_node_class
 from gate.scheduler.autoscaling.karpenter.requirements import (
     DOES_NOT_EXIST,
     IN,
@@ -236,6 +237,8 @@ class TypeMemo:
     ] = field(default_factory=dict)
     types: dict[tuple[int, int], PoolType] = field(default_factory=dict)
     zoned: dict[tuple[int, str], Mapping[str, Req]] = field(default_factory=dict)
+    variants: dict[tuple[int, int], InstanceType] = field(default_factory=dict)
+    """Each type as a NodeClass has the provider list it (:func:`.aks.for_node_class`)."""
 
     def offering(self, offering: Offering) -> Mapping[str, Req]:
         key = (offering.capacity_type, offering.zone, offering.requirements)
@@ -262,6 +265,10 @@ class TypeMemo:
         key = (id(it), id(node_class))
         found = self.types.get(key)
         if found is None:
+            listed = for_node_class(it, node_class)
+            if listed is None:
+                return None
+            it = self.variants.setdefault(key, listed)
             it_reqs, offerings = self.type_parts(it)
             alloc = allocatable(it, node_class)
             if any(amount < 0 for amount in alloc.values()):
@@ -312,11 +319,9 @@ def pool_types(
     memo = memo if memo is not None else TypeMemo()
     kept = []
     for it in catalog:
-        it_reqs, _ = memo.type_parts(it)
-        if intersects(it_reqs, reqs) is not None:
-            continue
+        # as the NodeClass has the provider list it: its labels, zone IDs and allocatable
         pool_type = memo.pool_type(it, node_class)
-        if pool_type is not None:
+        if pool_type is not None and intersects(pool_type.reqs, reqs) is None:
             kept.append(pool_type)
     offers = offer_check(reqs)
     kept = [t for t in kept if any(offers(o) for o, _ in t.offerings)]

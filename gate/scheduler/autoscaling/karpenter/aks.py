@@ -1,0 +1,53 @@
+"""What an AKSNodeClass changes in the instance types Azure's provider builds
+(karpenter-provider-azure v1.14.2 ``instancetypes.go`` ``List``, 132-196): its image family
+sets the ``kubernetes.azure.com/os-sku`` label (``labels.go`` ``GetOSSKUFromImageFamily``)
+and which GPU sizes have drivers (``isInstanceTypeSupportedByImageFamily``, 335-349), its
+``osDiskSizeGB`` the ephemeral storage (``instancetype.go`` ``ephemeralStorage``, 338-340).
+Its ``maxPods`` is applied with the allocatable (:func:`.pools.provider_allocatable`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gate.model.karpenter import InstanceType, NodeClass
+
+OS_SKU = "kubernetes.azure.com/os-sku"
+"""pkg/apis/v1beta1/labels.go ``AKSLabelOSSKU``: on every type the provider builds."""
+DEFAULT_FAMILY = "Ubuntu"
+"""aksnodeclass.go: ``imageFamily`` defaults to ``Ubuntu``."""
+UBUNTU = frozenset({"Ubuntu", "Ubuntu2204", "Ubuntu2404"})
+"""labels.go ``UbuntuFamilies``."""
+OS_SKUS = {
+    "Ubuntu": "Ubuntu",
+    "Ubuntu2204": "Ubuntu",
+    "Ubuntu2404": "Ubuntu",
+    "AzureLinux": "AzureLinux",
+}
+"""labels.go ``imageFamilyToOSSKU``; another family is its own value."""
+
+
+def gpu_supported(family: str, images: tuple[str, ...]) -> bool:
+    """instancetypes.go:335-349: a GPU size needs drivers on the family's image."""
+    if family in UBUNTU:
+        return "ubuntu" in images
+    if family == "AzureLinux":
+        return "azurelinux" in images or "azurelinux3" in images
+    return False
+
+
+def for_node_class(it: InstanceType, node_class: NodeClass | None) -> InstanceType | None:
+    """``it`` as the provider lists it for ``node_class`` (None: the NodeClass's defaults);
+    None when the provider does not list it; ``it`` itself when nothing changes."""
+    if OS_SKU not in it.labels:
+        return it  # not a type Azure's provider built
+    family = (node_class.image_family if node_class else "") or DEFAULT_FAMILY
+    if it.gpu_images and not gpu_supported(family, it.gpu_images):
+        return None
+    sku = OS_SKUS.get(family, family)
+    disk = node_class.os_disk_gb if node_class else None
+    if it.labels[OS_SKU] == sku and disk is None:
+        return it
+    capacity = dict(it.capacity)
+    if disk is not None:
+        capacity["ephemeral-storage"] = disk * 10**9
+    return replace(it, labels={**it.labels, OS_SKU: sku}, capacity=capacity)
