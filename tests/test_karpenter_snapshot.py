@@ -404,6 +404,16 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             'AKSNodeClass "default": spec.maxPods: 5 is not between 10 and 250',
             id="aks-max-pods",
         ),
+        pytest.param(
+            {**aks_node_class(), "spec": {"osDiskSizeGB": 20}},
+            'AKSNodeClass "default": spec.osDiskSizeGB: 20 is not between 30 and 2048',
+            id="an OS disk below the CRD's minimum is refused",
+        ),
+        pytest.param(
+            ec2_node_class() | {"status": {"subnets": [{"zone": 1}]}},
+            'EC2NodeClass "default": status.subnets[0].zone: not a string: 1',
+            id="a subnet's zone that is not a string is refused",
+        ),
     ],
 )
 def test_what_the_api_server_would_refuse_is_one_line(obj: dict[str, Any], message: str) -> None:
