@@ -16,11 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.errors import UsageError
 from gate.inputs.azurecatalog import (
     ASSUMED,
+    SKU_LABELS,
     Sku,
+    azure_catalog,
     ephemeral_os_max_gb,
     kube_reserved,
     memory_capacity,
@@ -561,3 +565,63 @@ def test_a_listing_it_cannot_read_is_refused_in_one_line(
     with pytest.raises(UsageError) as raised:
         with_catalog(Config(), names)
     assert str(raised.value) == message
+
+
+_SIZES = st.builds(
+    lambda family, cpus, features, version: f"{family}{cpus}{features}{version}",
+    st.sampled_from(["D", "E", "F", "B", "L"]),
+    st.integers(2, 416),
+    st.sampled_from(["", "s", "ds", "pls", "as", "ads", "lds"]),
+    st.sampled_from(["", "_v2", "_v3", "_v5", "_v6"]),
+)
+
+
+@given(
+    size=_SIZES,
+    memory=st.integers(4, 12_000),
+    half=st.booleans(),
+    arch=st.sampled_from(["x64", "Arm64"]),
+    zones=st.sets(st.sampled_from(["1", "2", "3"])),
+    spot=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_every_built_sku_carries_each_sku_label_once_and_holds_back_less_than_it_has(
+    size: str, memory: int, half: bool, arch: str, zones: set[str], spot: bool
+) -> None:
+    """instancetype.go:151-202: each ``karpenter.azure.com/sku-*`` key is on the type once,
+    with values or ``DoesNotExist``; 269-371: what is held back is less than the capacity."""
+    cpus = int("".join(c for c in size.split("_")[0] if c.isdigit()))
+    entry = {
+        **_entry("Standard_D2s_v3"),
+        "name": f"Standard_{size}",
+        "size": size,
+        "locationInfo": [{"location": "southcentralus", "zones": sorted(zones)}],
+    }
+    entry["capabilities"] = [
+        {"name": "vCPUs", "value": str(cpus)},
+        {"name": "MemoryGB", "value": f"{memory}.5" if half else str(memory)},
+        {"name": "CpuArchitectureType", "value": arch},
+        {"name": "LowPriorityCapable", "value": "True" if spot else "False"},
+    ]
+    built = azure_catalog("s.json", [entry]).types[0]
+    keys = [*built.labels, *built.absent, *(r.key for r in built.requirements)]
+    for key in SKU_LABELS:
+        assert keys.count(key) == 1, key
+    assert len(built.offerings) == (len(zones) + 1) * (2 if spot else 1)
+    found = allocatable(built, None)
+    for resource in ("cpu", "memory"):
+        assert 0 < found[resource] < built.capacity[resource]
+
+
+def test_a_listing_of_more_virtual_machines_than_a_catalog_holds_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bounded by its virtual-machine SKUs (27 here): a region's disks do not count."""
+    monkeypatch.setattr("gate.inputs.catalog.MAX_CATALOG_TYPES", 27)
+    assert len(_catalog(LISTING).types) == 20
+    monkeypatch.setattr("gate.inputs.catalog.MAX_CATALOG_TYPES", 26)
+    with pytest.raises(UsageError) as raised:
+        _catalog(LISTING)
+    assert str(raised.value) == (
+        f"{LISTING}: 27 virtual-machine SKUs, more than the 26 instance types a catalog may hold"
+    )
