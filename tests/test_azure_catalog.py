@@ -44,7 +44,7 @@ from gate.scheduler.autoscaling.karpenter.catalog import catalog_note
 from gate.scheduler.autoscaling.karpenter.pools import TypeMemo, allocatable, type_reqs
 from gate.scheduler.autoscaling.karpenter.unjudged import UNJUDGED
 from tests.conftest import ROOT
-from tests.karpenter_support import CATALOG, Run, spec
+from tests.karpenter_support import CATALOG, Run, karpenter_node, spec
 
 LISTING = ROOT / "fixtures" / "catalogs" / "aks" / "list-skus.json"
 AZ = "karpenter.azure.com"
@@ -625,3 +625,22 @@ def test_a_listing_of_more_virtual_machines_than_a_catalog_holds_is_refused(
     assert str(raised.value) == (
         f"{LISTING}: 27 virtual-machine SKUs, more than the 26 instance types a catalog may hold"
     )
+
+
+@pytest.mark.parametrize(
+    ("group", "placed"),
+    [
+        pytest.param("MC_prod_aks_southcentralus", 1, id="the cluster's node resource group"),
+        pytest.param("MC_other", 0, id="another cluster's"),
+    ],
+)
+def test_the_cluster_label_is_the_node_resource_group_the_nodes_carry(
+    group: str, placed: int
+) -> None:
+    """instancetype.go:181 ``AKSLabelCluster``: the operator's node resource group, which the
+    SKU listing lacks and every AKS node is labelled with."""
+    node = karpenter_node("aks-system-0", "system", "southcentralus-1")
+    node["metadata"]["labels"][f"{AKS}/cluster"] = "MC_prod_aks_southcentralus"
+    pool = NodePool("default", node_class=AKS_CLASS)
+    run = Run((pool,), nodes=[node], catalog=CATALOG_AKS)
+    assert run.decide(spec(nodeSelector={f"{AKS}/cluster": group}), 1).placed == placed

@@ -7,10 +7,16 @@ Its ``maxPods`` is applied with the allocatable (:func:`.pools.provider_allocata
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 
-from gate.model.karpenter import InstanceType, NodeClass
+from gate.model import NodeView
+from gate.model.karpenter import Catalog, InstanceType, NodeClass
 
+CLUSTER = "kubernetes.azure.com/cluster"
+"""labels.go ``AKSLabelCluster``: the node resource group, as the operator's option names it
+(``utils.NormalizeClusterResourceGroupNameForLabel``) and AKS labels every node with it."""
 OS_SKU = "kubernetes.azure.com/os-sku"
 """pkg/apis/v1beta1/labels.go ``AKSLabelOSSKU``: on every type the provider builds."""
 DEFAULT_FAMILY = "Ubuntu"
@@ -51,3 +57,17 @@ def for_node_class(it: InstanceType, node_class: NodeClass | None) -> InstanceTy
     if disk is not None:
         capacity["ephemeral-storage"] = disk * 10**9
     return replace(it, labels={**it.labels, OS_SKU: sku}, capacity=capacity)
+
+
+def with_cluster(catalog: Catalog, nodes: Iterable[NodeView]) -> Catalog:
+    """An Azure catalog with the ``kubernetes.azure.com/cluster`` label the provider puts on
+    every type (instancetype.go:181): the node resource group is not in the SKU listing, and
+    the cluster's nodes carry it (the value most of them carry); unchanged without one."""
+    if catalog.provider != "azure":
+        return catalog
+    seen = Counter(n.labels[CLUSTER] for n in nodes if n.labels.get(CLUSTER))
+    if not seen:
+        return catalog
+    group = min(seen, key=lambda g: (-seen[g], g))
+    types = tuple(replace(t, labels={**t.labels, CLUSTER: group}) for t in catalog.types)
+    return replace(catalog, types=types)

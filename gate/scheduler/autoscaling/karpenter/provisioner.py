@@ -38,6 +38,7 @@ from gate.k8s.matching import PREFER_NO_SCHEDULE
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
+from gate.scheduler.autoscaling.karpenter.aks import with_cluster
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.autoscaling.karpenter.catalog import (
     capacity_of,
@@ -238,6 +239,7 @@ class Provisioner:
             notes.append(RUNNING_NOTE.format(types=names))
         elif not catalog.from_cluster:
             notes.append(catalog_note(catalog))
+            catalog = with_cluster(catalog, nodes)
         recorded = any(c.zone_ids for c in state.node_classes)
         zone_ids = frozenset({ZONE_ID}) if recorded else frozenset()
         allowed = well_known(carried(catalog) | zone_ids)
