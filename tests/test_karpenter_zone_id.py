@@ -84,3 +84,12 @@ def test_the_type_and_its_offerings_carry_the_zone_ids_of_their_zones() -> None:
     assert by_zone["test-zone-1a"] is not None
     assert sorted(by_zone["test-zone-1a"].values) == ["tz1-az1"]
     assert by_zone["test-zone-1c"] is None
+
+
+def test_a_type_listed_without_offerings_holds_every_recorded_zone_id() -> None:
+    """Without an offerings listing a type is in every zone, so in every subnet's."""
+    listed = read_catalogs([(str(DATA / "describe-instance-types.json"), None)])
+    (m5,) = [t for t in listed.types if t.name == "m5.large"]
+    pool_type = TypeMemo().pool_type(m5, NodeClass("EC2NodeClass", "default", zone_ids=IDS))
+    assert pool_type is not None
+    assert sorted(pool_type.reqs[ZONE_ID].values) == ["tz1-az1", "tz1-az2"]

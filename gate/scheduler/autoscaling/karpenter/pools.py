@@ -287,10 +287,13 @@ class TypeMemo:
         zone_ids: Mapping[str, str],
     ) -> tuple[Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]:
         """The type and its offerings with the zone IDs the NodeClass's subnets record: the
-        type holds those of its zones (types.go:214-223: none known, no requirement), each
-        offering its zone's (offering.go:155-157)."""
-        zones = get(it_reqs, ZONE).values if ZONE in it_reqs else frozenset()
-        ids = sorted({zone_ids[z] for z in zones if z in zone_ids})
+        type holds those of its zones (types.go:214-223: none known, no requirement; a type
+        of no recorded zone is in every one), each offering its zone's (offering.go:155-157)."""
+        if ZONE in it_reqs:
+            zones = get(it_reqs, ZONE).values
+            ids = sorted({zone_ids[z] for z in zones if z in zone_ids})
+        else:
+            ids = sorted(set(zone_ids.values()))
         if ids:
             it_reqs = merged(it_reqs, [Req.new(ZONE_ID, IN, ids)])
         zoned = []
