@@ -87,8 +87,8 @@ def test_the_listing_is_recognised_by_its_shape_and_names_its_kind() -> None:
 def test_only_the_sizes_the_provider_offers_are_types() -> None:
     """skus.go:91-114 (A0, B1s restricted), instancetypes.go:442 (a location restriction:
     E8s_v5), 478-523 (M8-2ms constrained, DC8s_v3 confidential, NV4as_v4 a GPU size not in
-    the registry), 386-399 (the default GPU mode ``Driver`` offers no AMD GPU:
-    NV4ads_V710_v5); the disk SKU is no virtual machine."""
+    the registry); the disk SKU is no virtual machine. What depends on the NodeClass is left
+    to each pool (the AMD NV4ads_V710_v5 below)."""
     assert sorted(BUILT) == [
         "Standard_B20ms",
         "Standard_D128ds_v6",
@@ -110,6 +110,7 @@ def test_only_the_sizes_the_provider_offers_are_types() -> None:
         "Standard_NC24ads_A100_v4",
         "Standard_NC6",
         "Standard_NC6s_v3",
+        "Standard_NV4ads_V710_v5",
     ]
 
 
@@ -507,6 +508,35 @@ def test_a_pod_selecting_the_os_sku(node_class: NodeClass, placed: int) -> None:
     assert Run((pool,), catalog=CATALOG_AKS, state=state).decide(pod, 1).placed == placed
 
 
+@pytest.mark.parametrize(
+    ("name", "node_class", "listed"),
+    [
+        pytest.param("Standard_NV4ads_V710_v5", None, False, id="an AMD GPU: no drivers"),
+        pytest.param(
+            "Standard_NV4ads_V710_v5",
+            NodeClass("AKSNodeClass", "default", gpu_driver=False),
+            True,
+            id="GPU mode None offers every GPU size (386-399)",
+        ),
+        pytest.param(
+            "Standard_D2_v2",
+            NodeClass("AKSNodeClass", "default", encryption_at_host=True),
+            False,
+            id="encryption at host drops a size without it (351-367)",
+        ),
+        pytest.param(
+            "Standard_D2s_v3",
+            NodeClass("AKSNodeClass", "default", encryption_at_host=True),
+            True,
+            id="and keeps one with it",
+        ),
+    ],
+)
+def test_the_node_class_filters(name: str, node_class: NodeClass | None, listed: bool) -> None:
+    """instancetypes.go:327-412 ``isInstanceTypeSupportedByFilters``, per AKSNodeClass."""
+    assert (TypeMemo().pool_type(BUILT[name], node_class) is not None) == listed
+
+
 def test_with_kwok_s_json_an_aks_pool_s_sku_requirement_fails_closed_saying_how_to_record() -> None:
     pool = NodePool("default", requirements=(_in(f"{AZ}/sku-family", "D"),), node_class=AKS_CLASS)
     (error,) = Run((pool,), catalog=CATALOG).decide(spec(), 1).errors
@@ -618,7 +648,7 @@ def test_a_listing_of_more_virtual_machines_than_a_catalog_holds_is_refused(
 ) -> None:
     """Bounded by its virtual-machine SKUs (27 here): a region's disks do not count."""
     monkeypatch.setattr("gate.inputs.catalog.MAX_CATALOG_TYPES", 27)
-    assert len(_catalog(LISTING).types) == 20
+    assert len(_catalog(LISTING).types) == 21
     monkeypatch.setattr("gate.inputs.catalog.MAX_CATALOG_TYPES", 26)
     with pytest.raises(UsageError) as raised:
         _catalog(LISTING)

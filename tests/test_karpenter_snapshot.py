@@ -410,6 +410,11 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             id="an OS disk below the CRD's minimum is refused",
         ),
         pytest.param(
+            {**aks_node_class(), "spec": {"security": {"encryptionAtHost": "yes"}}},
+            'AKSNodeClass "default": spec.security.encryptionAtHost: not a boolean: "yes"',
+            id="encryption at host that is not a boolean is refused",
+        ),
+        pytest.param(
             ec2_node_class() | {"status": {"subnets": [{"zone": 1}]}},
             'EC2NodeClass "default": status.subnets[0].zone: not a string: 1',
             id="a subnet's zone that is not a string is refused",

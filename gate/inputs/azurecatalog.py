@@ -98,9 +98,9 @@ ASSUMED = (
     "the SKU listing holds no prices: every offering is taken as priced (types order by name)",
     "capacity, quota and spot shortages are not recorded: every on-demand offering, and every "
     "spot offering of a LowPriorityCapable SKU, is taken as available",
-    "the AKSNodeClass installs GPU drivers and no encryption at host (an AKSNodeClass the "
-    "snapshot does not hold is Ubuntu with a 128 GB OS disk), and the cluster runs Azure CNI "
-    "overlay (250 pods unless the AKSNodeClass sets maxPods)",
+    "an AKSNodeClass the snapshot does not hold is Ubuntu with a 128 GB OS disk and GPU "
+    "drivers, and the cluster runs Azure CNI overlay (250 pods unless the AKSNodeClass sets "
+    "maxPods)",
 )
 
 
@@ -303,9 +303,9 @@ def gpu_entry(name: str) -> tuple[str, tuple[str, ...]] | None:
 def offered(sku: Sku, name: str, size: VMSize, region: str) -> bool:
     """Whether the provider offers the SKU: ``UpdateInstanceTypes`` (instancetypes.go:
     433-445: restricted names, a location restriction, ``isSupported`` 478-523) and ``List``
-    (183-189, the NodeClass filters 327-412: in the default GPU mode ``Driver``, an NVIDIA
-    GPU; which image has drivers for it is the NodeClass's, :mod:`gate.scheduler.
-    autoscaling.karpenter.aks`)."""
+    (183-189); the filters of ``List`` that depend on the NodeClass (327-412: GPU drivers,
+    encryption at host) are applied per pool (:mod:`gate.scheduler.autoscaling.karpenter.
+    aks`)."""
     if name in RESTRICTED_SIZES or sku.location_restricted(region):
         return False
     vcpus, memory, gpus = sku.integer("vCPUs"), sku.number("MemoryGB"), sku.integer("GPUs")
@@ -316,9 +316,7 @@ def offered(sku: Sku, name: str, size: VMSize, region: str) -> bool:
         return False
     if size.constrained or str(sku.entry.get("size") or "").startswith(("DC", "EC")):
         return False
-    if sku.text("CpuArchitectureType") is None:
-        return False
-    return registry is None or registry[0] == "nvidia"
+    return sku.text("CpuArchitectureType") is not None
 
 
 def ephemeral_os_max_gb(sku: Sku) -> int:
@@ -442,6 +440,7 @@ def instance_type(
         eviction_threshold=eviction,
         requirements=tuple(requirements),
         gpu_images=registry[1] if registry else (),
+        capabilities=("EncryptionAtHostSupported",) if sku.has("EncryptionAtHostSupported") else (),
     )
 
 

@@ -281,15 +281,26 @@ class EC2NodeClass(_Object):
         self.apiVersion, self.kind = "karpenter.k8s.aws/v1", "EC2NodeClass"
 
 
+class _AKSSecurity(_Part):
+    encryptionAtHost: bool | None = None
+
+
+class _AKSGPU(_Part):
+    mode: str | None = None
+
+
 class _AKSSpec(_Part):
     maxPods: int | None = None
     imageFamily: str | None = None
     osDiskSizeGB: int | None = None
+    security: _AKSSecurity | None = None
+    gpu: _AKSGPU | None = None
 
 
 class AKSNodeClass(_Object):
-    """A ``karpenter.azure.com/v1beta1`` AKSNodeClass: its ``maxPods``, image family and OS
-    disk size (its subnet, image ID and tags are dropped)."""
+    """A ``karpenter.azure.com/v1beta1`` AKSNodeClass: its ``maxPods``, image family, OS
+    disk size, encryption at host and GPU mode (its subnet, image ID and tags are
+    dropped)."""
 
     metadata: _Name = field(default_factory=_Name)
     spec: _AKSSpec = field(default_factory=_AKSSpec)

@@ -105,6 +105,10 @@ class NodeClass:
     """An ``AKSNodeClass``'s ``spec.imageFamily`` ("": not given, Ubuntu)."""
     os_disk_gb: int | None = None
     """An ``AKSNodeClass``'s ``spec.osDiskSizeGB`` (None: not given, 128)."""
+    encryption_at_host: bool = False
+    """An ``AKSNodeClass``'s ``spec.security.encryptionAtHost``."""
+    gpu_driver: bool = True
+    """Whether an ``AKSNodeClass`` installs GPU drivers (``spec.gpu.mode`` not ``None``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +164,9 @@ class InstanceType:
     gpu_images: tuple[str, ...] = ()
     """A GPU size's operating-system images with drivers for it (karpenter-provider-azure's
     GPU registry: ``ubuntu``, ``azurelinux3``, ...); () for any other type."""
+    capabilities: tuple[str, ...] = ()
+    """What a NodeClass may require of the type that its labels do not say
+    (``EncryptionAtHostSupported``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,6 +165,13 @@ class _Read(Fields):
             raise self.fail(path, f"{value} is not {bound}")
         return value
 
+    def flag(self, value: object, path: str) -> bool:
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise self.fail(path, f"not a boolean: {_shown(value)}")
+        return value
+
     def strings(self, value: object, path: str) -> dict[str, str]:
         data = self.mapping(value, path)
         for key, item in data.items():
@@ -384,8 +391,9 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
 def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
     """An ``EC2NodeClass`` (its ``spec.kubelet``: maxPods, podsPerCore, the reserved
     amounts, evictionHard; the zone IDs of its ``status.subnets``) or an ``AKSNodeClass``
-    (``spec.maxPods``, ``imageFamily``, ``osDiskSizeGB``; its kubelet settings reserve
-    nothing); ready when its ``Ready`` condition is True."""
+    (``spec.maxPods``, ``imageFamily``, ``osDiskSizeGB``, ``security.encryptionAtHost``,
+    ``gpu.mode``; its kubelet settings reserve nothing); ready when its ``Ready``
+    condition is True."""
     read = _Read(kind, obj)
     spec = read.mapping(obj.get("spec"), "spec")
     kubelet = read.mapping(spec.get("kubelet"), "spec.kubelet")
@@ -398,6 +406,14 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
             ready=ready,
             image_family=read.text(spec.get("imageFamily"), "spec.imageFamily"),
             os_disk_gb=read.integer(spec.get("osDiskSizeGB"), "spec.osDiskSizeGB", 30, 2048),
+            encryption_at_host=read.flag(
+                read.mapping(spec.get("security"), "spec.security").get("encryptionAtHost"),
+                "spec.security.encryptionAtHost",
+            ),
+            gpu_driver=read.text(
+                read.mapping(spec.get("gpu"), "spec.gpu").get("mode"), "spec.gpu.mode"
+            )
+            != "None",
         )
     absolute, percent = _eviction(read, kubelet.get("evictionHard"), "spec.kubelet.evictionHard")
     status = read.mapping(obj.get("status"), "status")

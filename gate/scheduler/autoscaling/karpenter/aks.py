@@ -1,8 +1,10 @@
 """What an AKSNodeClass changes in the instance types Azure's provider builds
 (karpenter-provider-azure v1.14.2 ``instancetypes.go`` ``List``, 132-196): its image family
 sets the ``kubernetes.azure.com/os-sku`` label (``labels.go`` ``GetOSSKUFromImageFamily``)
-and which GPU sizes have drivers (``isInstanceTypeSupportedByImageFamily``, 335-349), its
-``osDiskSizeGB`` the ephemeral storage (``instancetype.go`` ``ephemeralStorage``, 338-340).
+and which GPU sizes have drivers (``isInstanceTypeSupportedByImageFamily``, 335-349), its GPU
+mode whether only NVIDIA sizes are offered (386-399), encryption at host which sizes support
+it (351-367), its ``osDiskSizeGB`` the ephemeral storage (``instancetype.go``
+``ephemeralStorage``, 338-340).
 Its ``maxPods`` is applied with the allocatable (:func:`.pools.provider_allocatable`)."""
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from gate.model.karpenter import Catalog, InstanceType, NodeClass
 CLUSTER = "kubernetes.azure.com/cluster"
 """labels.go ``AKSLabelCluster``: the node resource group, as the operator's option names it
 (``utils.NormalizeClusterResourceGroupNameForLabel``) and AKS labels every node with it."""
+GPU_MANUFACTURER = "karpenter.azure.com/sku-gpu-manufacturer"
+ENCRYPTION_AT_HOST = "EncryptionAtHostSupported"
+"""The SKU capability a NodeClass with ``security.encryptionAtHost`` requires."""
 OS_SKU = "kubernetes.azure.com/os-sku"
 """pkg/apis/v1beta1/labels.go ``AKSLabelOSSKU``: on every type the provider builds."""
 DEFAULT_FAMILY = "Ubuntu"
@@ -49,6 +54,12 @@ def for_node_class(it: InstanceType, node_class: NodeClass | None) -> InstanceTy
     family = (node_class.image_family if node_class else "") or DEFAULT_FAMILY
     if it.gpu_images and not gpu_supported(family, it.gpu_images):
         return None
+    drivers = node_class is None or node_class.gpu_driver
+    if it.gpu_images and drivers and it.labels.get(GPU_MANUFACTURER) != "nvidia":
+        return None  # instancetypes.go:386-399: drivers are installed for NVIDIA sizes only
+    encrypted = node_class is not None and node_class.encryption_at_host
+    if encrypted and ENCRYPTION_AT_HOST not in it.capabilities:
+        return None  # 351-367
     sku = OS_SKUS.get(family, family)
     disk = node_class.os_disk_gb if node_class else None
     if it.labels[OS_SKU] == sku and disk is None:
