@@ -411,7 +411,7 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
         ),
         pytest.param(
             {**aks_node_class(), "spec": {"security": {"encryptionAtHost": "yes"}}},
-            'AKSNodeClass "default": spec.security.encryptionAtHost: not a boolean: "yes"',
+            "AKSNodeClass \"default\": spec.security.encryptionAtHost: not a boolean: 'yes'",
             id="encryption at host that is not a boolean is refused",
         ),
         pytest.param(
