@@ -265,8 +265,9 @@ def test_types_karpenter_does_not_list_are_dropped(tmp_path: Path) -> None:
         pytest.param(
             [{"Reservations": []}],
             "a.json: not an instance-type catalog: expected KWOK's JSON array, `aws ec2 "
-            "describe-instance-types --output json` or `aws ec2 describe-instance-type-"
-            "offerings --location-type availability-zone --output json`",
+            "describe-instance-types --output json`, `aws ec2 describe-instance-type-"
+            "offerings --location-type availability-zone --output json` or `az vm list-skus "
+            "--location <region> --output json`",
             id="a file of no known shape names what was expected",
         ),
         pytest.param(

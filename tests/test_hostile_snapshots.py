@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
@@ -73,6 +73,8 @@ def with_inter_pod_fields(document: dict[str, Any]) -> dict[str, Any]:
     damages=st.lists(st.tuples(st.integers(min_value=0), values), min_size=1, max_size=3),
     as_list=st.booleans(),
 )
+# a pod's memory request made a whole float past 2**53: both readers take its shortest text
+@example(damages=[(5579, 3.393005574133505e16)], as_list=False)
 def test_damaged_snapshots_are_read_or_refused_clearly(
     tmp_path: Path, damages: list[tuple[int, Any]], as_list: bool
 ) -> None:

@@ -167,9 +167,29 @@ def test_claims_and_node_classes_are_read() -> None:
                 eviction_hard={"nodefs.available": 10 * 2**30},
                 eviction_percent={"memory.available": "5%"},
             ),
-            NodeClass(kind="AKSNodeClass", name="default", max_pods=30),
+            NodeClass(
+                kind="AKSNodeClass",
+                name="default",
+                max_pods=30,
+                image_family="AzureLinux",
+                os_disk_gb=128,
+            ),
         ),
     )
+
+
+def test_the_subnets_of_an_ec2_node_class_s_status_give_its_zone_ids() -> None:
+    """karpenter-provider-aws v1.8.8 ec2nodeclass_status.go ``Subnet``: ``zoneID`` is
+    optional; a subnet without one gives none."""
+    node_class = ec2_node_class()
+    node_class["status"]["subnets"] = [
+        {"id": "subnet-1", "zone": "us-east-1a", "zoneID": "use1-az1"},
+        {"id": "subnet-2", "zone": "us-east-1b", "zoneID": "use1-az2"},
+        {"id": "subnet-3", "zone": "us-east-1c"},
+    ]
+    state = _karpenter(_list(node_class))
+    assert state is not None
+    assert state.node_classes[0].zone_ids == {"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"}
 
 
 @pytest.mark.parametrize(
@@ -178,7 +198,15 @@ def test_claims_and_node_classes_are_read() -> None:
 def test_both_served_versions_of_aks_node_class_are_read(version: str) -> None:
     state = _karpenter(_list(aks_node_class(max_pods=50, version=version)))
     assert state is not None
-    assert state.node_classes == (NodeClass(kind="AKSNodeClass", name="default", max_pods=50),)
+    assert state.node_classes == (
+        NodeClass(
+            kind="AKSNodeClass",
+            name="default",
+            max_pods=50,
+            image_family="AzureLinux",
+            os_disk_gb=128,
+        ),
+    )
 
 
 def test_a_static_pool_keeps_its_replicas_and_node_limit() -> None:
@@ -375,6 +403,21 @@ def _pool_with(**changes: Any) -> dict[str, Any]:
             aks_node_class(max_pods=5),
             'AKSNodeClass "default": spec.maxPods: 5 is not between 10 and 250',
             id="aks-max-pods",
+        ),
+        pytest.param(
+            {**aks_node_class(), "spec": {"osDiskSizeGB": 20}},
+            'AKSNodeClass "default": spec.osDiskSizeGB: 20 is not between 30 and 2048',
+            id="an OS disk below the CRD's minimum is refused",
+        ),
+        pytest.param(
+            {**aks_node_class(), "spec": {"security": {"encryptionAtHost": "yes"}}},
+            "AKSNodeClass \"default\": spec.security.encryptionAtHost: not a boolean: 'yes'",
+            id="encryption at host that is not a boolean is refused",
+        ),
+        pytest.param(
+            ec2_node_class() | {"status": {"subnets": [{"zone": 1}]}},
+            'EC2NodeClass "default": status.subnets[0].zone: not a string: 1',
+            id="a subnet's zone that is not a string is refused",
         ),
     ],
 )

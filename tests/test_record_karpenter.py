@@ -75,11 +75,17 @@ def _objects() -> dict[str, list[dict[str, Any]]]:
         maxPods=58, kubeReserved={"cpu": "80m"}, evictionHard={"memory.available": "5%"}
     )
     ec2["spec"]["userData"] = SECRET
+    aks = aks_node_class(max_pods=30)
+    aks["spec"] |= {"security": {"encryptionAtHost": True}, "gpu": {"mode": "None"}}
+    ec2["status"]["subnets"] = [
+        {"id": f"subnet-{SECRET}", "zone": "us-east-1a", "zoneID": "use1-az1"},
+        {"id": "subnet-0b2", "zone": "us-east-1b"},
+    ]
     return {
         NODE_POOLS: [pool, gpu],
         NODE_CLAIMS: [claim, node_claim("default-xyz98", "default")],
         EC2_NODE_CLASSES: [ec2],
-        AKS_NODE_CLASSES: [aks_node_class(max_pods=30)],
+        AKS_NODE_CLASSES: [aks],
     }
 
 
@@ -112,6 +118,10 @@ def test_karpenter_s_objects_are_recorded_and_read_back_alike(tmp_path: Path) ->
     assert replayed.karpenter is not None
     assert [p.name for p in replayed.karpenter.pools] == ["default", "gpu"]
     assert replayed.karpenter.pools[1].not_ready == "Ready is False"
+    ec2, aks = replayed.karpenter.node_classes
+    assert ec2.zone_ids == {"us-east-1a": "use1-az1"}
+    assert (aks.image_family, aks.os_disk_gb) == ("AzureLinux", 128)
+    assert (aks.encryption_at_host, aks.gpu_driver) == (True, False)
     assert [d.name for d in replayed.daemon_sets] == ["kube-proxy"]
     document = json.loads(text)
     assert list(document)[-4:] == ["nodePools", "nodeClaims", "ec2NodeClasses", "aksNodeClasses"]

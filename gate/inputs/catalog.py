@@ -39,6 +39,7 @@ import msgspec
 
 from gate.deadline import open_regular, read_capped
 from gate.errors import QuantityError, UsageError
+from gate.inputs.azurecatalog import azure_catalog, is_sku_listing
 from gate.inputs.ec2catalog import ec2_catalog, is_listing, is_offerings
 from gate.k8s.labels import ARCH, INSTANCE_TYPE, ZONE
 from gate.k8s.quantity import nonnegative_quantity
@@ -46,8 +47,9 @@ from gate.k8s.resources import to_scheduler_units
 from gate.model.karpenter import CAPACITY_TYPE_LABEL, Catalog, InstanceType, Offering, Requirement
 
 EXPECTED = (
-    "KWOK's JSON array, `aws ec2 describe-instance-types --output json` or `aws ec2 "
-    "describe-instance-type-offerings --location-type availability-zone --output json`"
+    "KWOK's JSON array, `aws ec2 describe-instance-types --output json`, `aws ec2 "
+    "describe-instance-type-offerings --location-type availability-zone --output json` or "
+    "`az vm list-skus --location <region> --output json`"
 )
 MAX_CATALOG_BYTES = 64 * 2**20
 """A larger file is refused unread: AWS's whole catalog, every region's offerings, is a
@@ -443,10 +445,12 @@ def read_catalog(path: str, opened: str | None = None) -> Catalog:
 
 def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
     """The catalog the files ``paths`` name (each as given, and where to open it), each
-    recognised by its shape: one KWOK JSON array, or EC2's ``describe-instance-types``
+    recognised by its shape: one KWOK JSON array, EC2's ``describe-instance-types``
     listings with, optionally, their ``describe-instance-type-offerings``
-    (:mod:`gate.inputs.ec2catalog`)."""
+    (:mod:`gate.inputs.ec2catalog`), or one ``az vm list-skus`` listing
+    (:mod:`gate.inputs.azurecatalog`)."""
     kwok: list[tuple[str, bytes]] = []
+    skus: list[tuple[str, list[Any]]] = []
     listings: list[tuple[str, Mapping[str, Any]]] = []
     offerings: list[tuple[str, Mapping[str, Any]]] = []
     digest = hashlib.sha256()  # which catalog decided, as a report names it
@@ -461,6 +465,8 @@ def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
             listings.append((path, document))
         elif is_offerings(document):
             offerings.append((path, document))
+        elif is_sku_listing(document):
+            skus.append((path, document))
         elif isinstance(document, dict):
             raise UsageError(f"{path}: not an instance-type catalog: expected {EXPECTED}")
         else:
@@ -471,6 +477,18 @@ def read_catalogs(paths: Sequence[tuple[str, str | None]]) -> Catalog:
             f"{names}: a KWOK catalog is given alone; EC2 listings may be given with "
             "their offerings"
         )
+    if skus and (kwok or listings or offerings or len(skus) > 1):
+        names = ", ".join(p for p, _ in paths)
+        raise UsageError(f"{names}: an az vm list-skus listing is given alone (one region)")
+    if skus:
+        path, document = skus[0]
+        machines = sum(str(e.get("resourceType")).lower() == "virtualmachines" for e in document)
+        if machines > MAX_CATALOG_TYPES:
+            raise UsageError(
+                f"{path}: {machines:,} virtual-machine SKUs, more than the "
+                f"{MAX_CATALOG_TYPES:,} instance types a catalog may hold"
+            )
+        return replace(azure_catalog(path, document), sha256=digest.hexdigest())
     if kwok:
         return replace(parse_catalog(kwok[0][1], kwok[0][0]), sha256=digest.hexdigest())
     if not listings:

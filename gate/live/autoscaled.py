@@ -270,25 +270,49 @@ class _EC2Spec(_Part):
     kubelet: _Kubelet | None = None
 
 
+class _Subnet(_Part):
+    zone: str | None = None
+    zoneID: str | None = None
+
+
+class _EC2Status(_Part):
+    conditions: list[_Condition] | None = None
+    subnets: list[_Subnet] | None = None
+
+
 class EC2NodeClass(_Object):
-    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: its kubelet's pods and reserved amounts
-    (its role, subnets, security groups, AMIs, user data and tags are dropped)."""
+    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: its kubelet's pods and reserved amounts, and
+    the zone and zone ID of each subnet its status resolved (its role, subnet selectors and
+    IDs, security groups, AMIs, user data and tags are dropped)."""
 
     metadata: _Name = field(default_factory=_Name)
     spec: _EC2Spec = field(default_factory=_EC2Spec)
-    status: _Conditions | None = None
+    status: _EC2Status | None = None
 
     def __post_init__(self) -> None:
         self.apiVersion, self.kind = "karpenter.k8s.aws/v1", "EC2NodeClass"
 
 
+class _AKSSecurity(_Part):
+    encryptionAtHost: bool | None = None
+
+
+class _AKSGPU(_Part):
+    mode: str | None = None
+
+
 class _AKSSpec(_Part):
     maxPods: int | None = None
+    imageFamily: str | None = None
+    osDiskSizeGB: int | None = None
+    security: _AKSSecurity | None = None
+    gpu: _AKSGPU | None = None
 
 
 class AKSNodeClass(_Object):
-    """A ``karpenter.azure.com/v1beta1`` AKSNodeClass: its ``maxPods`` (its subnet, image
-    and tags are dropped)."""
+    """A ``karpenter.azure.com/v1beta1`` AKSNodeClass: its ``maxPods``, image family, OS
+    disk size, encryption at host and GPU mode (its subnet, image ID and tags are
+    dropped)."""
 
     metadata: _Name = field(default_factory=_Name)
     spec: _AKSSpec = field(default_factory=_AKSSpec)

@@ -98,6 +98,17 @@ class NodeClass:
     eviction_hard: Mapping[str, int] = field(default_factory=dict)
     eviction_percent: Mapping[str, str] = field(default_factory=dict)
     ready: bool = True
+    zone_ids: Mapping[str, str] = field(default_factory=dict)
+    """An ``EC2NodeClass``'s ``status.subnets``: each zone whose subnet records its zone ID,
+    and that ID (``us-east-1a`` -> ``use1-az1``)."""
+    image_family: str = ""
+    """An ``AKSNodeClass``'s ``spec.imageFamily`` ("": not given, Ubuntu)."""
+    os_disk_gb: int | None = None
+    """An ``AKSNodeClass``'s ``spec.osDiskSizeGB`` (None: not given, 128)."""
+    encryption_at_host: bool = False
+    """An ``AKSNodeClass``'s ``spec.security.encryptionAtHost``."""
+    gpu_driver: bool = True
+    """Whether an ``AKSNodeClass`` installs GPU drivers (``spec.gpu.mode`` not ``None``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +158,15 @@ class InstanceType:
     absent: tuple[str, ...] = ()
     kube_reserved: Mapping[str, int] | None = None
     eviction_threshold: Mapping[str, int] | None = None
+    requirements: tuple[Requirement, ...] = ()
+    """Requirements of the type beyond its single-valued labels, as a provider gives them
+    (``karpenter.azure.com/sku-hyperv-generation In [1, 2]``)."""
+    gpu_images: tuple[str, ...] = ()
+    """A GPU size's operating-system images with drivers for it (karpenter-provider-azure's
+    GPU registry: ``ubuntu``, ``azurelinux3``, ...); () for any other type."""
+    capabilities: tuple[str, ...] = ()
+    """What a NodeClass may require of the type that its labels do not say
+    (``EncryptionAtHostSupported``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +182,8 @@ class Catalog:
     """The file's SHA-256 digest (hex): which catalog decided, as a report names it."""
     provider: str = ""
     """The provider whose listing the types were built from (``aws``: EC2's
-    ``describe-instance-types``), "" when the catalog carries no provider's labels (KWOK's
-    JSON, the types running in the cluster)."""
+    ``describe-instance-types``; ``azure``: ``az vm list-skus``), "" when the catalog
+    carries no provider's labels (KWOK's JSON, the types running in the cluster)."""
     assumed: tuple[str, ...] = ()
     """What the listing does not hold and is assumed, one sentence each (prices, spot
     availability, zones)."""

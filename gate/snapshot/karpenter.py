@@ -165,6 +165,13 @@ class _Read(Fields):
             raise self.fail(path, f"{value} is not {bound}")
         return value
 
+    def flag(self, value: object, path: str) -> bool:
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise self.fail(path, f"not a boolean: {_shown(value)}")
+        return value
+
     def strings(self, value: object, path: str) -> dict[str, str]:
         data = self.mapping(value, path)
         for key, item in data.items():
@@ -383,8 +390,10 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
 
 def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
     """An ``EC2NodeClass`` (its ``spec.kubelet``: maxPods, podsPerCore, the reserved
-    amounts, evictionHard) or an ``AKSNodeClass`` (``spec.maxPods``; its kubelet settings
-    reserve nothing); ready when its ``Ready`` condition is True."""
+    amounts, evictionHard; the zone IDs of its ``status.subnets``) or an ``AKSNodeClass``
+    (``spec.maxPods``, ``imageFamily``, ``osDiskSizeGB``, ``security.encryptionAtHost``,
+    ``gpu.mode``; its kubelet settings reserve nothing); ready when its ``Ready``
+    condition is True."""
     read = _Read(kind, obj)
     spec = read.mapping(obj.get("spec"), "spec")
     kubelet = read.mapping(spec.get("kubelet"), "spec.kubelet")
@@ -395,8 +404,26 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
             name=read.name,
             max_pods=read.integer(spec.get("maxPods"), "spec.maxPods", 10, 250),
             ready=ready,
+            image_family=read.text(spec.get("imageFamily"), "spec.imageFamily"),
+            os_disk_gb=read.integer(spec.get("osDiskSizeGB"), "spec.osDiskSizeGB", 30, 2048),
+            encryption_at_host=read.flag(
+                read.mapping(spec.get("security"), "spec.security").get("encryptionAtHost"),
+                "spec.security.encryptionAtHost",
+            ),
+            gpu_driver=read.text(
+                read.mapping(spec.get("gpu"), "spec.gpu").get("mode"), "spec.gpu.mode"
+            )
+            != "None",
         )
     absolute, percent = _eviction(read, kubelet.get("evictionHard"), "spec.kubelet.evictionHard")
+    status = read.mapping(obj.get("status"), "status")
+    zone_ids: dict[str, str] = {}
+    for index, item in enumerate(read.items(status.get("subnets"), "status.subnets")):
+        subnet = read.mapping(item, f"status.subnets[{index}]")
+        zone = read.text(subnet.get("zone"), f"status.subnets[{index}].zone")
+        zone_id = read.text(subnet.get("zoneID"), f"status.subnets[{index}].zoneID")
+        if zone and zone_id:
+            zone_ids[zone] = zone_id
     return NodeClass(
         kind=kind,
         name=read.name,
@@ -409,6 +436,7 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
         eviction_hard=absolute,
         eviction_percent=percent,
         ready=ready,
+        zone_ids=zone_ids,
     )
 
 

@@ -24,6 +24,7 @@ NOTE = (
 ON_DEMAND = "on-demand"
 KINDS = {
     "aws": "EC2's describe-instance-types, built as karpenter-provider-aws v1.8 builds them",
+    "azure": "az vm list-skus, built as karpenter-provider-azure v1.14 builds them",
     "": "KWOK's JSON",
 }
 

@@ -30,6 +30,7 @@ from gate.model.karpenter import (
     Offering,
 )
 from gate.model.taints import Taint
+from gate.scheduler.autoscaling.karpenter.aks import for_node_class
 from gate.scheduler.autoscaling.karpenter.requirements import (
     DOES_NOT_EXIST,
     IN,
@@ -45,6 +46,10 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.framework.pods import pod_profile
 
 TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
+ZONE_ID = "topology.k8s.aws/zone-id"
+"""karpenter-provider-aws v1.8.8 pkg/apis/v1/labels.go ``LabelTopologyZoneID``: a type's zone
+IDs (types.go:214-223) and each offering's (offering/offering.go:155-157), from the
+EC2NodeClass's ``status.subnets``."""
 """preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
 
 
@@ -73,6 +78,8 @@ def type_reqs(it: InstanceType) -> dict[str, Req]:
     reqs = merged(reqs, [Req.new(OS, IN, it.operating_systems)])
     if it.absent:
         reqs = merged(reqs, [Req.new(key, DOES_NOT_EXIST, ()) for key in it.absent])
+    if it.requirements:
+        reqs = merged(reqs, (Req.of(r) for r in it.requirements))
     zones = sorted({o.zone for o in it.offerings if o.zone})
     kinds = sorted({o.capacity_type for o in it.offerings})
     if zones:
@@ -229,6 +236,9 @@ class TypeMemo:
         int, tuple[InstanceType, Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]
     ] = field(default_factory=dict)
     types: dict[tuple[int, int], PoolType] = field(default_factory=dict)
+    zoned: dict[tuple[int, str], Mapping[str, Req]] = field(default_factory=dict)
+    variants: dict[tuple[int, int], InstanceType] = field(default_factory=dict)
+    """Each type as a NodeClass has the provider list it (:func:`.aks.for_node_class`)."""
 
     def offering(self, offering: Offering) -> Mapping[str, Req]:
         key = (offering.capacity_type, offering.zone, offering.requirements)
@@ -255,14 +265,50 @@ class TypeMemo:
         key = (id(it), id(node_class))
         found = self.types.get(key)
         if found is None:
+            listed = for_node_class(it, node_class)
+            if listed is None:
+                return None
+            it = self.variants.setdefault(key, listed)
             it_reqs, offerings = self.type_parts(it)
             alloc = allocatable(it, node_class)
             if any(amount < 0 for amount in alloc.values()):
                 return None
+            if node_class is not None and node_class.zone_ids:
+                it_reqs, offerings = self.zone_ids(it_reqs, offerings, node_class.zone_ids)
             found = self.types[key] = PoolType(
                 it.name, it_reqs, offerings, dict(it.capacity), alloc
             )
         return found
+
+    def zone_ids(
+        self,
+        it_reqs: Mapping[str, Req],
+        offerings: tuple[tuple[Mapping[str, Req], float], ...],
+        zone_ids: Mapping[str, str],
+    ) -> tuple[Mapping[str, Req], tuple[tuple[Mapping[str, Req], float], ...]]:
+        """The type and its offerings with the zone IDs the NodeClass's subnets record: the
+        type holds those of its zones (types.go:214-223: none known, no requirement; a type
+        of no recorded zone is in every one), each offering its zone's (offering.go:155-157)."""
+        if ZONE in it_reqs:
+            zones = get(it_reqs, ZONE).values
+            ids = sorted({zone_ids[z] for z in zones if z in zone_ids})
+        else:
+            ids = sorted(set(zone_ids.values()))
+        if ids:
+            it_reqs = merged(it_reqs, [Req.new(ZONE_ID, IN, ids)])
+        zoned = []
+        for reqs, price in offerings:
+            zone = next(iter(reqs[ZONE].values), "") if ZONE in reqs else ""
+            if zone not in zone_ids:
+                zoned.append((reqs, price))
+                continue
+            found = self.zoned.get((id(reqs), zone_ids[zone]))
+            if found is None:
+                found = merged(reqs, [Req.new(ZONE_ID, IN, [zone_ids[zone]])])
+                # keyed by the shared offering's id: the offering stays in self.offerings
+                self.zoned[(id(reqs), zone_ids[zone])] = found
+            zoned.append((found, price))
+        return it_reqs, tuple(zoned)
 
 
 def pool_types(
@@ -276,11 +322,9 @@ def pool_types(
     memo = memo if memo is not None else TypeMemo()
     kept = []
     for it in catalog:
-        it_reqs, _ = memo.type_parts(it)
-        if intersects(it_reqs, reqs) is not None:
-            continue
+        # as the NodeClass has the provider list it: its labels, zone IDs and allocatable
         pool_type = memo.pool_type(it, node_class)
-        if pool_type is not None:
+        if pool_type is not None and intersects(pool_type.reqs, reqs) is None:
             kept.append(pool_type)
     offers = offer_check(reqs)
     kept = [t for t in kept if any(offers(o) for o, _ in t.offerings)]

@@ -38,6 +38,7 @@ from gate.k8s.matching import PREFER_NO_SCHEDULE
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
+from gate.scheduler.autoscaling.karpenter.aks import with_cluster
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.autoscaling.karpenter.catalog import (
     capacity_of,
@@ -55,6 +56,7 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     TOLERATE_PREFER_NO_SCHEDULE,
+    ZONE_ID,
     Pool,
     PoolType,
     TypeMemo,
@@ -213,6 +215,9 @@ class Provisioner:
     """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
+    judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
+    when its EC2NodeClass's subnets record them."""
     """Each limited pool's types within what its limits leave, and what they left then:
     they change only when the pool plans a claim."""
 
@@ -234,9 +239,10 @@ class Provisioner:
             notes.append(RUNNING_NOTE.format(types=names))
         elif not catalog.from_cluster:
             notes.append(catalog_note(catalog))
-        extra = {k for t in catalog.types for k in (*t.labels, *t.absent)}
-        extra |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
-        allowed = well_known(extra)
+            catalog = with_cluster(catalog, nodes)
+        recorded = any(c.zone_ids for c in state.node_classes)
+        zone_ids = frozenset({ZONE_ID}) if recorded else frozenset()
+        allowed = well_known(carried(catalog) | zone_ids)
         ready: list[NodePool] = []
         unresolved: set[str] = set()
         classes = {(c.kind, c.name): c for c in state.node_classes}
@@ -274,6 +280,7 @@ class Provisioner:
         memo = TypeMemo()
         known = carried(catalog)
         providers: dict[str, Provider] = {}
+        judged: dict[str, frozenset[str]] = {}
         for pool in ready:
             if pool.name in unresolved:
                 continue
@@ -281,7 +288,10 @@ class Provisioner:
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
-                keys = unjudged_keys(provider, (r.key for r in pool.requirements), known)
+                if node_class is not None and node_class.zone_ids:
+                    judged[pool.name] = zone_ids
+                pool_known = known | judged.get(pool.name, frozenset())
+                keys = unjudged_keys(provider, (r.key for r in pool.requirements), pool_known)
                 if keys:
                     said = [Req.of(r) for r in pool.requirements if r.key in keys]
                     made = make_pool(pool, (), node_class, daemon_sets, allowed, memo)
@@ -320,6 +330,7 @@ class Provisioner:
             catalog=catalog,
             known=known,
             providers=providers,
+            judged=judged,
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -529,7 +540,8 @@ class Provisioner:
         provider = self.providers.get(pool.name)
         if provider is not None and self.catalog is not None:
             # where CanAdd asks the requirements: taints and host ports are judged first
-            keys = unjudged_keys(provider, variant.reqs, self.known)
+            known = self.known | self.judged.get(pool.name, frozenset())
+            keys = unjudged_keys(provider, variant.reqs, known)
             if keys:
                 said = [variant.reqs[k] for k in keys]
                 return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)

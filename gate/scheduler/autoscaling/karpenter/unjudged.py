@@ -47,7 +47,8 @@ PROVIDERS: Mapping[str, Provider] = {
         "AKS",
         ("karpenter.azure.com/",),
         "karpenter.azure.com/aksnodeclass",
-        "give --instance-types a KWOK JSON whose offerings carry the karpenter.azure.com labels",
+        "record the region's SKUs (az vm list-skus --location <region> --output json) and "
+        "give them with --instance-types",
     ),
 }
 """pkg/apis/v1/labels.go of karpenter-provider-aws v1.8.8 (``karpenter.k8s.aws/*``,
@@ -59,6 +60,7 @@ def carried(catalog: Catalog) -> frozenset[str]:
     """Every key a type of the catalog carries: its labels, its ``DoesNotExist`` keys and
     its offerings' requirements."""
     keys = {k for t in catalog.types for k in (*t.labels, *t.absent)}
+    keys |= {r.key for t in catalog.types for r in t.requirements}
     keys |= {r.key for t in catalog.types for o in t.offerings for r in o.requirements}
     return frozenset(keys)
 
