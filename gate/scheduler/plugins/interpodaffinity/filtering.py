@@ -190,13 +190,6 @@ def _affinity_pairs(
     return _tally(nodes, pods, keys, tuple(map(pods.node_of.__getitem__, common)))
 
 
-def _with_key(nodes: NodeIndex, key: str) -> int:
-    bits = 0
-    for value_bits in nodes.label_values(key).values():
-        bits |= value_bits
-    return bits
-
-
 def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
     """The nodes whose ``key`` label forms a counted pair."""
     values = nodes.label_values(key)
@@ -230,7 +223,7 @@ def affinity_groups(
     if state.affinity_terms:
         with_keys = pods_exist = nodes.everyone
         for term in state.affinity_terms:
-            with_keys &= _with_key(nodes, term.topology_key)
+            with_keys &= nodes.with_label(term.topology_key)
             pods_exist &= _counted(nodes, term.topology_key, state.affinity_counts)
         first_pod = not state.affinity_counts and state.self_match
         reject(~(with_keys if first_pod else with_keys & pods_exist), AFFINITY)
