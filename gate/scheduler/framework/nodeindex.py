@@ -119,8 +119,8 @@ class NodeIndex:
 
     def with_label(self, key: str) -> int:
         """The nodes that carry label ``key``, whatever its value. Kept: the inter-pod
-        plugins ask it of the same few topology keys for every pod, and a hostname key's
-        5,000 values took a millisecond to join each time."""
+        plugins ask it of the same few topology keys for every pod, and a hostname key has
+        a value, and a bitset to join, per node."""
         bits = self._with_label.get(key)
         if bits is None:
             bits = self._with_label[key] = reduce(or_, self.label_values(key).values(), 0)
