@@ -9,13 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.k8s.selectors import SelectorError
 from gate.model import ExistingPod, NodeView
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins.interpodaffinity.filtering import (
     REASON_AFFINITY,
     REASON_ANTI_AFFINITY,
     REASON_EXISTING_ANTI_AFFINITY,
+    affinity_state,
 )
 from tests.builders import existing_pod, node, pod_term
 from tests.interpod_support import outcomes
@@ -792,3 +798,45 @@ def test_an_invalid_label_value_is_an_error_naming_the_term() -> None:
     bad = spec_of([term_in("service", "region", ["{{.bad-value.}}"])])
     with pytest.raises(SelectorError, match=r"podAffinity\.requiredDuringScheduling.*\[0\]"):
         outcomes(bad, [NODE1])
+
+
+_ZONED = [
+    node(f"n{i}", labels={"zone": f"z{i % 3}", "kubernetes.io/hostname": f"n{i}"}) for i in range(6)
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    placed=st.lists(
+        st.tuples(st.integers(0, 5), st.sampled_from(["a", "b"]), st.sampled_from(["x", "y"])),
+        max_size=12,
+    ),
+    gone=st.sets(st.integers(0, 11)),
+    topology=st.sampled_from(["zone", "kubernetes.io/hostname"]),
+)
+def test_a_view_counts_the_affinity_pairs_of_an_index_built_without_its_pods(
+    placed: list[tuple[int, str, str]], gone: set[int], topology: str
+) -> None:
+    """The index keeps the pairs of each set of required affinity terms it was asked for;
+    a view without some pods (a workload's own, released) neither reads nor fills them:
+    asked before and after a view, the index and the view each count as an index built
+    from their pods alone."""
+    pods = [
+        existing_pod(f"n{n}", {"app": app, "tier": tier}, name=f"p{i}")
+        for i, (n, app, tier) in enumerate(placed)
+    ]
+    profile = pod_profile(
+        spec_of([term_in("app", topology, ["a"]), term_in("tier", "zone", ["x"])]), "default"
+    )
+    terms = profile.pod_affinity
+    nodes = NodeIndex.of(_ZONED)
+
+    def counts(index: PodIndex) -> object:
+        return affinity_state("default", {}, terms, (), None, nodes, index).affinity_counts
+
+    index = PodIndex(pods, _ZONED)
+    gone = {i for i in gone if i < len(pods)}
+    kept = [p for i, p in enumerate(pods) if i not in gone]
+    first = counts(index)
+    assert counts(index.without(gone)) == counts(PodIndex(kept, _ZONED))
+    assert counts(index) == first == counts(PodIndex(pods, _ZONED))

@@ -153,3 +153,14 @@ def test_one_index_serves_many_pods_alike(
             for i in range(len(found))
         ]
         assert got == [run_filters(cycle, n, dialect) for n in found]
+
+
+@settings(max_examples=50, deadline=None)
+@given(views=nodes(), key=st.sampled_from(LABEL_KEYS))
+def test_the_nodes_with_a_label_are_those_carrying_it_whatever_its_value(
+    views: list[NodeView], key: str
+) -> None:
+    index = NodeIndex.of(views)
+    carrying = sum(1 << i for i, view in enumerate(views) if key in view.labels)
+    assert index.with_label(key) == carrying
+    assert index.with_label(key) == carrying  # asked again, kept

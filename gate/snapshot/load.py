@@ -39,7 +39,6 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.model import Snapshot
-from gate.snapshot.halves import SecondReader
 from gate.snapshot.jsonstream import TooLong
 from gate.snapshot.schema import LAYOUTS, layout_of
 from gate.snapshot.schema import schema as snapshot_schema
@@ -52,6 +51,8 @@ from gate.snapshot.stream import NotAccepted, counted_capacity, read_snapshot
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from gate.snapshot.halves import SecondReader
 
 __all__ = ["TERMINAL_PHASES", "build_snapshot", "load_snapshot"]
 
@@ -353,8 +354,12 @@ class SnapshotReading:
 
     def __init__(self, path: str, meanwhile: int = 0, processes: int = 1) -> None:
         self._path = path
-        self._second = None
+        self._second: SecondReader | None = None
         if processes > 1:
+            # Imported only here: multiprocessing costs every run about 10 ms to import, and
+            # one process reads unless two are asked for.
+            from gate.snapshot.halves import SecondReader
+
             with suppress(OSError):  # said when the snapshot is asked for
                 self._second = SecondReader.start(path, meanwhile=meanwhile)
 

@@ -288,8 +288,11 @@ def _set(value: Any) -> Any:
     return None if value is UNSET else value
 
 
+# A Raw's text is taken as ``b"" + raw`` here and below: concatenation reads the buffer
+# directly, where ``bytes(raw)`` first tries the other ways it can build bytes (2.3 times as
+# long, and each of a List's pods has five texts or more).
 def _text(raw: msgspec.Raw | UnsetType) -> bytes | None:
-    return None if raw is UNSET else bytes(raw)
+    return None if raw is UNSET else b"" + raw
 
 
 ContainerTexts = tuple[bytes | None, bytes | None, str | None, str | None]
@@ -334,10 +337,10 @@ def _pod_key(spec: _Spec | _PodSpec, status: _Status | UnsetType) -> PodKey:
         containers, inits = spec.containers, spec.initContainers
         resources, overhead = spec.resources, spec.overhead
         return (
-            None if containers is UNSET else bytes(containers),
-            None if inits is UNSET else bytes(inits),
-            None if resources is UNSET else bytes(resources),
-            None if overhead is UNSET else bytes(overhead),
+            None if containers is UNSET else b"" + containers,
+            None if inits is UNSET else b"" + inits,
+            None if resources is UNSET else b"" + resources,
+            None if overhead is UNSET else b"" + overhead,
             _resized(status),
         )
     listed, listed_inits = spec.containers, spec.initContainers
@@ -356,8 +359,8 @@ def _containers_texts(containers: list[_ContainerTexts]) -> tuple[ContainerTexts
     return tuple(
         [
             (
-                None if c.resources is UNSET else bytes(c.resources),
-                None if c.ports is UNSET else bytes(c.ports),
+                None if c.resources is UNSET else b"" + c.resources,
+                None if c.ports is UNSET else b"" + c.ports,
                 None if c.restartPolicy is UNSET else c.restartPolicy,
                 None if c.name is UNSET else c.name,
             )
@@ -549,8 +552,8 @@ class _Shared:
         labels, owners = meta.labels, meta.ownerReferences
         key = (
             meta.namespace,
-            None if labels is UNSET else bytes(labels),
-            None if owners is UNSET else bytes(owners),
+            None if labels is UNSET else b"" + labels,
+            None if owners is UNSET else b"" + owners,
             _affinity_texts(affinity) if affinity else None,
             template,
         )

@@ -19,6 +19,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 
 from gate.k8s.resources import PODS
 from gate.model import NodeView
@@ -80,6 +82,7 @@ class NodeIndex:
     addon: int
     _classes: dict[Callable[[NodeView], Hashable], Classes] = field(default_factory=dict)
     _labels: dict[str, dict[str, int]] = field(default_factory=dict)
+    _with_label: dict[str, int] = field(default_factory=dict)
     _free: dict[str, _Threshold] = field(default_factory=dict)
     _allocatable: dict[str, _Threshold] = field(default_factory=dict)
 
@@ -113,6 +116,15 @@ class NodeIndex:
                     value = node.labels[key]
                     values[value] = values.get(value, 0) | 1 << index
         return values
+
+    def with_label(self, key: str) -> int:
+        """The nodes that carry label ``key``, whatever its value. Kept: the inter-pod
+        plugins ask it of the same few topology keys for every pod, and a hostname key has
+        a value, and a bitset to join, per node."""
+        bits = self._with_label.get(key)
+        if bits is None:
+            bits = self._with_label[key] = reduce(or_, self.label_values(key).values(), 0)
+        return bits
 
     def short_of(self, resource: str, wanted: int) -> int:
         """The nodes with less than ``wanted`` of ``resource`` free (see :func:`free`)."""

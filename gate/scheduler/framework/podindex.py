@@ -69,6 +69,9 @@ class PodIndex:
         self.pair_counts: dict[
             tuple[tuple[str, ...], tuple[int, ...]], Mapping[tuple[str, str], int]
         ] = {}
+        # Shared with every view: those pairs for a pod's whole set of required affinity
+        # terms, by the terms (filled by the PreFilter of the index itself, never a view's).
+        self.affinity_pairs: dict[tuple[AffinityTerm, ...], Mapping[tuple[str, str], int]] = {}
         # Shared with every view, filled on first use (scored pods only): the pods carrying
         # required affinity terms, and those carrying preferred terms.
         self._with_affinity: list[tuple[int, ...]] = []

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import reduce
-from operator import or_
 from typing import Any
 
 from msgspec import structs
@@ -70,7 +68,7 @@ class PinnedSpread:
         nodes = others.nodes
         with_keys = nodes.everyone
         for constraint in pod.spread:
-            with_keys &= reduce(or_, nodes.label_values(constraint.topology_key).values(), 0)
+            with_keys &= nodes.with_label(constraint.topology_key)
         pinned = tuple(
             (
                 i,

@@ -95,7 +95,7 @@ def spread_state(
     NoExecute taint the pod does not tolerate (both as node-position bitsets)."""
     with_keys = nodes.everyone
     for constraint in constraints:
-        with_keys &= _has_key(nodes, constraint.topology_key)
+        with_keys &= nodes.with_label(constraint.topology_key)
     counts: list[Mapping[str, int]] = []
     for constraint in constraints:
         eligible = with_keys
@@ -117,13 +117,6 @@ def spread_state(
     )
 
 
-def _has_key(nodes: NodeIndex, key: str) -> int:
-    bits = 0
-    for value_bits in nodes.label_values(key).values():
-        bits |= value_bits
-    return bits
-
-
 def matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) -> dict[int, int]:
     """countPodsMatchSelector summed per node: an empty selector counts nothing, and
     terminating pods are passed over (kubernetes/kubernetes#87621)."""
@@ -143,7 +136,7 @@ def spread_groups(state: SpreadState, nodes: NodeIndex, among: int) -> list[tupl
     groups: list[tuple[int, Rejection]] = []
     remaining = among
     for i, constraint in enumerate(state.constraints):
-        missing = remaining & ~_has_key(nodes, constraint.topology_key)
+        missing = remaining & ~nodes.with_label(constraint.topology_key)
         if missing:
             groups.append((missing, MISSING_LABEL))
             remaining &= ~missing
