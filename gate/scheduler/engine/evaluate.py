@@ -25,6 +25,8 @@ from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
 from gate.model import (
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
     POD_TOPOLOGY_SPREAD,
     Cause,
     ExistingPod,
@@ -75,7 +77,7 @@ from gate.scheduler.placement.replicas import (
     released_nodes,
     scaled_up_warning,
 )
-from gate.scheduler.placement.unfit import Refused, refusals
+from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
@@ -233,11 +235,20 @@ class Evaluator:
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            return self._daemonset(workload, pod)
+            return self._daemonset(workload, pod, ledger)
         try:  # the score plugins read the template's labels as a selector
             return self._pod(workload, pod, ledger)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
+
+    def alone(self, workload: Workload) -> bool:
+        """Whether judging ``workload`` leaves the run's other workloads as they were: it
+        replaces running pods of its own (so it takes no room on the run's ledger) and no
+        autoscaler's headroom is shared, or it is a DaemonSet (which never scales a group
+        up) replacing its own."""
+        if not self._own_pods(workload):
+            return False
+        return self.autoscaling is None or workload.kind == "DaemonSet"
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
@@ -525,9 +536,11 @@ class Evaluator:
             return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
         return answer.message
 
-    def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:
+    def _daemonset(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
-        the DaemonSet already runs on a node is the one being replaced there."""
+        the DaemonSet already runs on a node is the one being replaced there; a DaemonSet
+        new to the cluster (``ledger`` given) takes its room on every node it fits beside
+        the run's other new workloads placed before it."""
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if pod.profile.by_name:
@@ -538,11 +551,17 @@ class Evaluator:
             answer = self._answer(pod)
             if own:
                 answer = self._released(pod, own, answer).answer
-        outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
+        alone = answer.fitting.bit_count()
+        together: int | None = None
+        beside: tuple[str, ...] = ()
+        if ledger is not None and not own:
+            answer, beside = self._daemonset_beside(workload, pod, answer, ledger)
+            together = answer.fitting.bit_count()
+        outcomes, lacking = answer.outcomes, answer.lacking
         message = None
-        if not any_fit and not lacking:
+        if not alone and not lacking:
             warnings.append(_no_target(answer.message if outcomes else None))
-        if not any_fit and lacking:
+        if not alone and lacking:
             verdict, message = Verdict.NO, answer.message
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
@@ -554,9 +573,49 @@ class Evaluator:
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
-            placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
+            placement=ReplicaFit(
+                targeted, alone=alone, together=together, beside=beside, released=len(own)
+            ),
             cause=self._cause(answer, daemonset=True) if lacking else None,
         )
+
+    def _daemonset_beside(
+        self, workload: Workload, pod: Pod, answer: _Answer, ledger: Ledger
+    ) -> tuple[_Answer, tuple[str, ...]]:
+        """The answer on the nodes as the run's earlier new workloads leave them, and the
+        workloads whose copies hold the room it lacks there; then its pod takes its room on
+        every node that still fits it. Only the room those copies hold changes: the nodes
+        that fit alone and hold some are asked again by the room plugins (NodePorts,
+        NodeResourcesFit), the pod and the copies bound to them."""
+        nodes = self.index.nodes
+        cycle = answer.cycle
+        namespaces = self.snapshot.namespaces
+        labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
+        rules = copy_rules(pod.profile, cycle, labels)
+        room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
+        short: Groups = {}
+        for position in set_bits(answer.fitting):
+            node = nodes[position]
+            if not ledger.holds(node.name):
+                continue
+            view = ledger.view(node)
+            rejection = next(
+                (r for p in room if (r := p.check(view, self.dialect)) is not None), None
+            )
+            if rejection is not None:
+                short[rejection] = short.get(rejection, 0) | 1 << position
+        beside: tuple[str, ...] = ()
+        if short:
+            beside = consumers(short, nodes, ledger, rules)
+            groups = dict(answer.groups)
+            for rejection, bits in short.items():
+                groups[rejection] = groups.get(rejection, 0) | bits
+            answer = self._work_out(groups, cycle)
+        title = workload_title(workload)
+        held = pod.profile.nonzero
+        for position in set_bits(answer.fitting):
+            ledger.take(nodes[position].name, rules, 1, title, held, pod.profile.labels)
+        return answer, beside
 
 
 def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:
