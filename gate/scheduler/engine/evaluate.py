@@ -596,8 +596,8 @@ class Evaluator:
         short: Groups = {}
         for position in set_bits(answer.fitting):
             node = nodes[position]
-            if not ledger.holds(node.name):
-                continue
+            if not ledger.holds(node.name) or ledger.room_for_one(node, rules):
+                continue  # the quick count of its room says it fits; else the plugins say why
             view = ledger.view(node)
             rejection = next(
                 (r for p in room if (r := p.check(view, self.dialect)) is not None), None
@@ -611,10 +611,9 @@ class Evaluator:
             for rejection, bits in short.items():
                 groups[rejection] = groups.get(rejection, 0) | bits
             answer = self._work_out(groups, cycle)
+        names = (nodes[position].name for position in set_bits(answer.fitting))
         title = workload_title(workload)
-        held = pod.profile.nonzero
-        for position in set_bits(answer.fitting):
-            ledger.take(nodes[position].name, rules, 1, title, held, pod.profile.labels)
+        ledger.take_each(names, rules, title, pod.profile.nonzero, pod.profile.labels)
         return answer, beside
 
 

@@ -9,7 +9,7 @@ placement found (:class:`Placement`, :class:`FitRange`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
@@ -155,6 +155,57 @@ class Ledger:
         self.rules[taker] = rules
         if labels is not None:
             self.labels[taker] = labels
+
+    def take_each(
+        self,
+        nodes: Iterable[str],
+        rules: CopyRules,
+        taker: str,
+        nonzero: tuple[int, int],
+        labels: Mapping[str, str],
+    ) -> None:
+        """One copy of ``taker``'s pod on each of ``nodes`` (a DaemonSet's): :meth:`take`
+        once per node, its lookups hoisted (it runs for every node of every new
+        DaemonSet)."""
+        requests = [(r, amount) for r, amount in rules.requests.items()]
+        ports = frozenset(rules.host_ports)
+        requested, held, pods, takers = self.requested, self.nonzero, self.pods, self.takers
+        cpu, memory = nonzero
+        for node in nodes:
+            used = requested.get(node)
+            if used is None:
+                used = requested[node] = {}
+            for resource, amount in requests:
+                used[resource] = used.get(resource, 0) + amount
+            was = held.get(node)
+            held[node] = (cpu, memory) if was is None else (was[0] + cpu, was[1] + memory)
+            pods[node] = pods.get(node, 0) + 1
+            if ports:
+                self.ports[node] = self.ports.get(node, frozenset()) | ports
+            there = takers.get(node)
+            if there is None:
+                takers[node] = {taker: 1}
+            else:
+                there[taker] = there.get(taker, 0) + 1
+        self.rules[taker] = rules
+        self.labels[taker] = labels
+
+    def room_for_one(self, node: NodeView, rules: CopyRules) -> bool:
+        """Whether ``node`` holds one copy under ``rules`` beside the ledger's copies, by
+        its free room alone (:func:`capacity` at least 1, counted without building the
+        node's view: a new DaemonSet's pods are on every node)."""
+        name = node.name
+        allocatable, requested = node.allocatable, node.requested
+        if allocatable.get(PODS, 0) - node.pod_count - self.pods.get(name, 0) < 1:
+            return False
+        taken = self.requested.get(name)
+        for resource, amount in rules.requests.items():
+            if amount > 0 and resource != PODS:
+                free = allocatable.get(resource, 0) - requested.get(resource, 0)
+                if free - (taken.get(resource, 0) if taken else 0) < amount:
+                    return False
+        used = self.ports.get(name)
+        return not (used and any(port_conflicts(port, used) for port in rules.host_ports))
 
     def holds(self, node: str) -> bool:
         """Whether earlier copies hold anything on ``node``."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
-from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, set_bits
+from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, capacity, set_bits
 from gate.scheduler.placement.copyrules import counted_takers, spread_counts
 from gate.scheduler.plugins.interpodaffinity.copies import (
     one_per_node,
@@ -74,7 +74,13 @@ def refusals(
         node = nodes[position]
         copies = placement.copies.get(position, 0)
         rejection: Rejection | None = None
-        if copies or held.holds(node.name):  # else its room is as the first copy found it
+        # Else its room is as the first copy found it; and where the quick count of its room
+        # holds another copy, the room plugins pass it (a DaemonSet's pods are on every node).
+        if (
+            (copies
+            and capacity(node, rules, held) <= copies)
+            or (not copies and held.holds(node.name) and not held.room_for_one(node, rules))
+        ):
             view = after[position] = held.view(node, rules, copies)
             for prepared in room:
                 rejection = rejection or prepared.check(view, dialect)
