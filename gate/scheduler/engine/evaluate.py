@@ -594,14 +594,19 @@ class Evaluator:
         rules = copy_rules(pod.profile, cycle, labels)
         room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
         short: Groups = {}
+        refusals: dict[tuple[tuple[str, ...], bool], Rejection | None] = {}
         for position in set_bits(answer.fitting):
             node = nodes[position]
-            if not ledger.holds(node.name) or ledger.room_for_one(node, rules):
-                continue  # the quick count of its room says it fits; else the plugins say why
-            view = ledger.view(node)
-            rejection = next(
-                (r for p in room if (r := p.check(view, self.dialect)) is not None), None
-            )
+            lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
+            if lacking is None:
+                continue  # the quick count of its room says it fits
+            if lacking in refusals:
+                rejection = refusals[lacking]
+            else:  # the plugins say why, once for the nodes that lack the same
+                view = ledger.view(node)
+                rejection = refusals[lacking] = next(
+                    (r for p in room if (r := p.check(view, self.dialect)) is not None), None
+                )
             if rejection is not None:
                 short[rejection] = short.get(rejection, 0) | 1 << position
         beside: tuple[str, ...] = ()

@@ -194,18 +194,27 @@ class Ledger:
         """Whether ``node`` holds one copy under ``rules`` beside the ledger's copies, by
         its free room alone (:func:`capacity` at least 1, counted without building the
         node's view: a new DaemonSet's pods are on every node)."""
+        return self.lacking(node, rules) is None
+
+    def lacking(self, node: NodeView, rules: CopyRules) -> tuple[tuple[str, ...], bool] | None:
+        """What ``node`` lacks for one copy under ``rules`` beside the ledger's copies: the
+        resources short (the pod slot first, then in request order) and whether a host
+        port is taken; None when it has room. Nodes that lack the same are refused alike
+        by the room plugins, for a pod that fits each of them alone."""
         name = node.name
         allocatable, requested = node.allocatable, node.requested
+        short: list[str] = []
         if allocatable.get(PODS, 0) - node.pod_count - self.pods.get(name, 0) < 1:
-            return False
+            short.append(PODS)
         taken = self.requested.get(name)
         for resource, amount in rules.requests.items():
             if amount > 0 and resource != PODS:
                 free = allocatable.get(resource, 0) - requested.get(resource, 0)
                 if free - (taken.get(resource, 0) if taken else 0) < amount:
-                    return False
+                    short.append(resource)
         used = self.ports.get(name)
-        return not (used and any(port_conflicts(port, used) for port in rules.host_ports))
+        ports = bool(used) and any(port_conflicts(port, used) for port in rules.host_ports)
+        return (tuple(short), ports) if short or ports else None
 
     def holds(self, node: str) -> bool:
         """Whether earlier copies hold anything on ``node``."""

@@ -76,10 +76,8 @@ def refusals(
         rejection: Rejection | None = None
         # Else its room is as the first copy found it; and where the quick count of its room
         # holds another copy, the room plugins pass it (a DaemonSet's pods are on every node).
-        if (
-            (copies
-            and capacity(node, rules, held) <= copies)
-            or (not copies and held.holds(node.name) and not held.room_for_one(node, rules))
+        if (copies and capacity(node, rules, held) <= copies) or (
+            not copies and held.holds(node.name) and not held.room_for_one(node, rules)
         ):
             view = after[position] = held.view(node, rules, copies)
             for prepared in room:
@@ -146,9 +144,13 @@ def consumers(
         if rejection.plugin not in (NODE_PORTS, NODE_RESOURCES_FIT):
             continue
         short = {s.resource for s in rejection.shortfall}
+        holding: dict[str, bool] = {}  # by taker: it holds what this rejection lacks
         for position in set_bits(bits):
             for taker, copies in ledger.takers.get(nodes[position].name, {}).items():
-                if _holds(ledger.rules[taker], rejection, short, rules):
+                holds = holding.get(taker)
+                if holds is None:
+                    holds = holding[taker] = _holds(ledger.rules[taker], rejection, short, rules)
+                if holds:
                     held[taker] = held.get(taker, 0) + copies
     order = {taker: i for i, taker in enumerate(ledger.rules)}
     return tuple(sorted(held, key=lambda t: (-held[t], order[t])))
