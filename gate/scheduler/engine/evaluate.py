@@ -12,7 +12,7 @@ node by node.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
@@ -21,6 +21,7 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.quantity import format_amount
+from gate.k8s.resources import PODS
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
@@ -47,7 +48,7 @@ from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.cluster import Cluster
-from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.pods import Pod, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
@@ -61,6 +62,7 @@ from gate.scheduler.framework.runtime import (
 )
 from gate.scheduler.placement.copies import (
     MIN_FEASIBLE_NODES_TO_FIND,
+    CopyRules,
     Ledger,
     Placement,
     scored_past_sample,
@@ -595,20 +597,16 @@ class Evaluator:
         room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
         short: Groups = {}
         refusals: dict[tuple[tuple[str, ...], bool], Rejection | None] = {}
-        for position in set_bits(answer.fitting):
-            node = nodes[position]
-            lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
-            if lacking is None:
-                continue  # the quick count of its room says it fits
+        for bits, lacking, position in self._lacking(answer.fitting, rules, ledger):
             if lacking in refusals:
                 rejection = refusals[lacking]
             else:  # the plugins say why, once for the nodes that lack the same
-                view = ledger.view(node)
+                view = ledger.view(nodes[position])
                 rejection = refusals[lacking] = next(
                     (r for p in room if (r := p.check(view, self.dialect)) is not None), None
                 )
             if rejection is not None:
-                short[rejection] = short.get(rejection, 0) | 1 << position
+                short[rejection] = short.get(rejection, 0) | bits
         beside: tuple[str, ...] = ()
         if short:
             beside = consumers(short, nodes, ledger, rules)
@@ -616,10 +614,47 @@ class Evaluator:
             for rejection, bits in short.items():
                 groups[rejection] = groups.get(rejection, 0) | bits
             answer = self._work_out(groups, cycle)
-        names = (nodes[position].name for position in set_bits(answer.fitting))
         title = workload_title(workload)
-        ledger.take_each(names, rules, title, pod.profile.nonzero, pod.profile.labels)
+        held = pod.profile.nonzero
+        ledger.take_daemon(nodes, answer.fitting, rules, title, held, pod.profile.labels)
         return answer, beside
+
+    def _lacking(
+        self, fitting: int, rules: CopyRules, ledger: Ledger
+    ) -> Iterator[tuple[int, tuple[tuple[str, ...], bool], int]]:
+        """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
+        the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
+        While the ledger holds DaemonSets' pods only, each layer of nodes they take alike
+        is split by the index's free amounts, as NodeResourcesFit splits nodes; else (or
+        for host ports beside the ledger's) node by node."""
+        nodes = self.index.nodes
+        if not ledger.daemons_only or (rules.host_ports and ledger.ports):
+            for position in set_bits(fitting):
+                node = nodes[position]
+                lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
+                if lacking is not None:
+                    yield 1 << position, lacking, position
+            return
+        wanted = [(PODS, 1)]
+        wanted += [(r, a) for r, a in rules.requests.items() if a > 0 and r != PODS]
+        found: dict[tuple[str, ...], int] = {}
+        for key, held in ledger.layers.items():
+            taken = dict(key)
+            parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
+            for resource, amount in wanted:
+                below = self.index.short_of(resource, amount + taken.get(resource, 0))
+                split = []
+                for part, short in parts:
+                    if part & below:
+                        split.append((part & below, (*short, resource)))
+                    if part & ~below:
+                        split.append((part & ~below, short))
+                parts = split
+            for part, short in parts:
+                if short:
+                    found[short] = found.get(short, 0) | part
+        for short, bits in found.items():
+            yield bits, (short, False), lowest(bits)
 
 
 def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:

@@ -124,6 +124,15 @@ class Ledger:
     rules: dict[str, CopyRules] = field(default_factory=dict)
     nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
     labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    daemons_only: bool = True
+    """No copies but DaemonSets' pods (:meth:`take_daemon`) are on the ledger yet, so
+    :attr:`layers` and :attr:`daemons` hold all it holds."""
+    layers: dict[tuple[tuple[str, int], ...], int] = field(default_factory=dict)
+    """The nodes holding DaemonSets' pods, as bitsets over the run's nodes, by what those
+    pods take on each: the pod slots and every resource requested (few sets for many
+    nodes: DaemonSets take the same room on every node they target)."""
+    daemons: dict[str, int] = field(default_factory=dict)
+    """By DaemonSet, the nodes holding its pod, as a bitset over the run's nodes."""
 
     def take(
         self,
@@ -140,6 +149,7 @@ class Ledger:
         constraints count (:func:`spread_counts`)."""
         if copies <= 0:
             return
+        self.daemons_only = False
         used = self.requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
@@ -190,6 +200,41 @@ class Ledger:
         self.rules[taker] = rules
         self.labels[taker] = labels
 
+    def take_daemon(
+        self,
+        nodes: Sequence[NodeView],
+        bits: int,
+        rules: CopyRules,
+        taker: str,
+        nonzero: tuple[int, int],
+        labels: Mapping[str, str],
+    ) -> None:
+        """A DaemonSet's pod on each node of ``bits`` (positions in ``nodes``, the run's):
+        :meth:`take_each`, and while the ledger holds DaemonSets' pods only, its layers."""
+        self.take_each((nodes[p].name for p in set_bits(bits)), rules, taker, nonzero, labels)
+        if not self.daemons_only or not bits:
+            return
+        pod = {r: a for r, a in rules.requests.items() if a > 0 and r != PODS}
+        pod[PODS] = 1
+        layers: dict[tuple[tuple[str, int], ...], int] = {}
+        rest = bits
+        for key, held in self.layers.items():
+            if held & ~bits:
+                layers[key] = layers.get(key, 0) | held & ~bits
+            inside = held & bits
+            if inside:
+                taken = dict(key)
+                for resource, amount in pod.items():
+                    taken[resource] = taken.get(resource, 0) + amount
+                more = tuple(sorted(taken.items()))
+                layers[more] = layers.get(more, 0) | inside
+                rest &= ~inside
+        if rest:
+            first = tuple(sorted(pod.items()))
+            layers[first] = layers.get(first, 0) | rest
+        self.layers = layers
+        self.daemons[taker] = self.daemons.get(taker, 0) | bits
+
     def room_for_one(self, node: NodeView, rules: CopyRules) -> bool:
         """Whether ``node`` holds one copy under ``rules`` beside the ledger's copies, by
         its free room alone (:func:`capacity` at least 1, counted without building the
@@ -212,7 +257,7 @@ class Ledger:
                 free = allocatable.get(resource, 0) - requested.get(resource, 0)
                 if free - (taken.get(resource, 0) if taken else 0) < amount:
                     short.append(resource)
-        used = self.ports.get(name)
+        used = self.ports.get(name, frozenset())
         ports = bool(used) and any(port_conflicts(port, used) for port in rules.host_ports)
         return (tuple(short), ports) if short or ports else None
 

@@ -144,6 +144,12 @@ def consumers(
         if rejection.plugin not in (NODE_PORTS, NODE_RESOURCES_FIT):
             continue
         short = {s.resource for s in rejection.shortfall}
+        if ledger.daemons_only:  # one pod of each DaemonSet on each node of its set
+            for taker, there in ledger.daemons.items():
+                copies = (bits & there).bit_count()
+                if copies and _holds(ledger.rules[taker], rejection, short, rules):
+                    held[taker] = held.get(taker, 0) + copies
+            continue
         holding: dict[str, bool] = {}  # by taker: it holds what this rejection lacks
         for position in set_bits(bits):
             for taker, copies in ledger.takers.get(nodes[position].name, {}).items():
