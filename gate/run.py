@@ -298,7 +298,9 @@ class _Judge:
             return Unevaluated(
                 Verdict.ERROR, kind, workload.namespace, workload.name, location, invalid
             ).result()
-        result = evaluator.evaluate(self.run_scaling.apply(workload), self.ledger)
+        result = evaluator.evaluate(
+            self.run_scaling.apply(workload), self.ledger, reported=reported
+        )
         if not reported:
             return None
         if result.cause is not None:

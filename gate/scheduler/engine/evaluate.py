@@ -222,10 +222,15 @@ class Evaluator:
             found = self.causes[key] = (answer, cause)  # the answer kept: its id stays its own
         return found[1]
 
-    def evaluate(self, workload: Workload, ledger: Ledger | None = None) -> WorkloadResult:
+    def evaluate(
+        self, workload: Workload, ledger: Ledger | None = None, *, reported: bool = True
+    ) -> WorkloadResult:
         """The workload's result. With a ``ledger`` (one per run, passed to every
         workload in input order), a workload new to the cluster is also placed beside the
-        new workloads evaluated before it, and takes its room there."""
+        new workloads evaluated before it, and takes its room there. ``reported`` false:
+        only its verdict, counts and what it takes are needed (another shard reports it),
+        so what only a report reads (who holds the room it lacks, the first copy that does
+        not fit, one lost node, an autoscaler's headroom) is left out."""
         try:
             pod = prepare_pod(
                 workload,
@@ -237,9 +242,9 @@ class Evaluator:
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            return self._daemonset(workload, pod, ledger)
+            return self._daemonset(workload, pod, ledger, reported)
         try:  # the score plugins read the template's labels as a selector
-            return self._pod(workload, pod, ledger)
+            return self._pod(workload, pod, ledger, reported)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
 
@@ -313,7 +318,9 @@ class Evaluator:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
         return _Released(self._work_out(patched, cycle), nodes, cycle)
 
-    def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
+    def _pod(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
+    ) -> WorkloadResult:
         nodes = self.index.nodes
         requests = _requests_text(pod.profile)
         if not nodes:
@@ -385,7 +392,7 @@ class Evaluator:
             if cycle is None:
                 cycle = prepare(pod.profile, self.cluster)
             counted = self._copies(
-                workload, pod, cycle, named.groups, fitting, released, own, ledger
+                workload, pod, cycle, named.groups, fitting, released, own, ledger, reported
             )
             placement, refused = counted.fit, counted.refused
             zones, followed = counted.zones, counted.followed
@@ -472,6 +479,7 @@ class Evaluator:
         views: Sequence[NodeView],
         own: Sequence[int],
         ledger: Ledger | None,
+        reported: bool = True,
     ) -> Counted:
         """The copies counted on the nodes that may take one: those that pass every filter
         for the first copy, and those PodTopologySpread alone refused it (its skew evens
@@ -500,7 +508,8 @@ class Evaluator:
                 ledger=None if own else ledger,
                 released=len(own),
                 scores=scores,
-                refusals=refused,
+                refusals=refused if reported else None,
+                reported=reported,
                 label_bits=self.index.label_values,
                 nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
                 labels=pod.profile.labels,
@@ -538,7 +547,9 @@ class Evaluator:
             return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
         return answer.message
 
-    def _daemonset(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
+    def _daemonset(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
+    ) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
         the DaemonSet already runs on a node is the one being replaced there; a DaemonSet
         new to the cluster (``ledger`` given) takes its room on every node it fits beside
@@ -557,7 +568,7 @@ class Evaluator:
         together: int | None = None
         beside: tuple[str, ...] = ()
         if ledger is not None and not own:
-            answer, beside = self._daemonset_beside(workload, pod, answer, ledger)
+            answer, beside = self._daemonset_beside(workload, pod, answer, ledger, reported)
             together = answer.fitting.bit_count()
         outcomes, lacking = answer.outcomes, answer.lacking
         message = None
@@ -578,11 +589,11 @@ class Evaluator:
             placement=ReplicaFit(
                 targeted, alone=alone, together=together, beside=beside, released=len(own)
             ),
-            cause=self._cause(answer, daemonset=True) if lacking else None,
+            cause=self._cause(answer, daemonset=True) if lacking and reported else None,
         )
 
     def _daemonset_beside(
-        self, workload: Workload, pod: Pod, answer: _Answer, ledger: Ledger
+        self, workload: Workload, pod: Pod, answer: _Answer, ledger: Ledger, reported: bool
     ) -> tuple[_Answer, tuple[str, ...]]:
         """The answer on the nodes as the run's earlier new workloads leave them, and the
         workloads whose copies hold the room it lacks there; then its pod takes its room on
@@ -609,7 +620,7 @@ class Evaluator:
                 short[rejection] = short.get(rejection, 0) | bits
         beside: tuple[str, ...] = ()
         if short:
-            beside = consumers(short, nodes, ledger, rules)
+            beside = consumers(short, nodes, ledger, rules) if reported else ()
             groups = dict(answer.groups)
             for rejection, bits in short.items():
                 groups[rejection] = groups.get(rejection, 0) | bits

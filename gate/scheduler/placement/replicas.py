@@ -185,7 +185,8 @@ class CopyCount:
     (None: placed without scores); ``refusals``: every node's rejection of the copy after
     a placement's last; ``label_bits``: the nodes by label value; ``nonzero``: a copy's
     cpu and memory as the resource scores count them, for the ledger when placed without
-    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count."""
+    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count;
+    ``reported`` false: the counts and the ledger only (no headroom, no lost node)."""
 
     title: str
     kind: str
@@ -201,6 +202,7 @@ class CopyCount:
     label_bits: LabelBits | None = None
     nonzero: tuple[int, int] | None = None
     labels: Mapping[str, str] | None = None
+    reported: bool = True
 
 
 def count_copies(count: CopyCount) -> Counted:
@@ -250,7 +252,7 @@ def count_copies(count: CopyCount) -> Counted:
     if short.fit < count.wanted and count.refusals is not None:
         refused = count.refusals(short, short_ledger)
     headroom = None
-    if count.scaling is not None and count.scaling.maximum is not None:
+    if count.reported and count.scaling is not None and count.scaling.maximum is not None:
         headroom = place_range(
             count.scaling.maximum,
             count.views,
@@ -260,7 +262,7 @@ def count_copies(count: CopyCount) -> Counted:
             count_only=True,
             label_bits=count.label_bits,
         ).least
-    if count.wanted >= 2 and alone.least >= count.wanted:
+    if count.reported and count.wanted >= 2 and alone.least >= count.wanted:
         lost = _one_lost_node(
             count.kind,
             count.wanted,
