@@ -145,7 +145,7 @@ daemonsets = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     free=st.lists(st.integers(0, 4000), min_size=1, max_size=8),
     pools=st.lists(st.sampled_from(["a", "b"]), min_size=8, max_size=8),

@@ -622,7 +622,9 @@ class Evaluator:
         if short:
             beside = consumers(short, nodes, ledger, rules) if reported else ()
             groups = dict(answer.groups)
-            for rejection, bits in short.items():
+            # In node order, as asking node by node finds them: the cause reads the groups
+            # in order.
+            for rejection, bits in sorted(short.items(), key=lambda found: lowest(found[1])):
                 groups[rejection] = groups.get(rejection, 0) | bits
             answer = self._work_out(groups, cycle)
         title = workload_title(workload)
