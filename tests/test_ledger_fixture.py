@@ -3,7 +3,9 @@
 nodes, a spot node and a GPU node in three zones; aks-user-1 has 560m cpu free). node-exporter
 (150m on every user and system node) and a two-replica StatefulSet (500m, one per node)
 cannot both have their pods: the run fails whatever the order of the documents, and however
-it is sharded (fixtures/ledger/)."""
+it is sharded (fixtures/ledger/). Two Deployments that each need five of the user group's
+seven remaining nodes share that headroom as they share free room, sharded or not
+(fixtures/headroom/ against fixtures/snapshots/aks-autoscaled.json)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from gate.cli import Streams, main
 from tests.conftest import ROOT
 
 SNAPSHOT = str(ROOT / "fixtures/snapshots/aks-new-user.json")
+AUTOSCALED = str(ROOT / "fixtures/snapshots/aks-autoscaled.json")
+HEADROOM = str(ROOT / "fixtures/headroom")
 LEDGER = ROOT / "fixtures/ledger"
 EXPORTER, DB, CRUNCH = (
     str(LEDGER / name) for name in ("01-node-exporter.yaml", "02-db.yaml", "03-crunch.yaml")
@@ -71,18 +75,34 @@ def test_a_workload_that_fits_alone_is_partial_beside_the_daemonset_and_the_stat
     assert crunch["replicas"]["beside"] == ["monitoring/node-exporter", "shop/db"]
 
 
+RUNS = {
+    "a new DaemonSet, a StatefulSet and a Job that fits alone": (str(LEDGER), SNAPSHOT),
+    "two Deployments that each need five of the group's seven new nodes": (
+        HEADROOM,
+        AUTOSCALED,
+    ),
+}
+
+
 @pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize(("manifests", "snapshot"), RUNS.values(), ids=RUNS.keys())
 def test_the_run_sharded_and_merged_gives_the_whole_runs_answers(
-    tmp_path: Path, count: int
+    tmp_path: Path, manifests: str, snapshot: str, count: int
 ) -> None:
-    whole = run("check", str(LEDGER), "--snapshot", SNAPSHOT, "--json", str(tmp_path / "w.json"))
+    whole = run("check", manifests, "--snapshot", snapshot, "--json", str(tmp_path / "w.json"))
     shards = []
     for index in range(1, count + 1):
         path = tmp_path / f"shard-{index}.json"
         argv = ("--shard", f"{index}/{count}", "--json", str(path))
-        run("check", str(LEDGER), "--snapshot", SNAPSHOT, *argv)
+        run("check", manifests, "--snapshot", snapshot, *argv)
         shards.append(str(path))
     merged = run("merge", *shards, "--json", str(tmp_path / "m.json"))
     assert merged == whole
     assert whole[0] == 1
     assert (tmp_path / "m.json").read_bytes() == (tmp_path / "w.json").read_bytes()
+
+
+def test_the_second_deployment_finds_the_groups_headroom_spent() -> None:
+    code, out = run("check", HEADROOM, "--snapshot", AUTOSCALED, "--json", "-")
+    found = {w["name"]: w["verdict"] for w in json.loads(out)["workloads"]}
+    assert (code, found) == (1, {"api": "SCALES", "worker": "PARTIAL"})
