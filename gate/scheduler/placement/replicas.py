@@ -223,6 +223,7 @@ def count_copies(count: CopyCount) -> Counted:
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
+    refused: Refused | None = None
     if count.ledger is not None:
         beside_rules = with_earlier_copies(count.rules, count.views, count.ledger)
         together = place_range(
@@ -237,19 +238,15 @@ def count_copies(count: CopyCount) -> Counted:
         if together.least < alone.least:
             short, short_ledger = together.placement, count.ledger
             if count.refusals is not None:
-                beside = consumers(
-                    count.refusals(short, count.ledger).groups,
-                    count.views,
-                    count.ledger,
-                    beside_rules,
-                )
+                # Asked before its own copies join the ledger: the placement holds them.
+                refused = count.refusals(short, count.ledger)
+                beside = consumers(refused.groups, count.views, count.ledger, beside_rules)
         held = count.scores.nonzero if count.scores is not None else count.nonzero
         for position, copies in together.placement.copies.items():
             count.ledger.take(
                 count.views[position].name, count.rules, copies, count.title, held, count.labels
             )
-    refused = None
-    if short.fit < count.wanted and count.refusals is not None:
+    if refused is None and short.fit < count.wanted and count.refusals is not None:
         refused = count.refusals(short, short_ledger)
     headroom = None
     if count.reported and count.scaling is not None and count.scaling.maximum is not None:
