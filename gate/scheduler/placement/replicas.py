@@ -11,7 +11,8 @@ all of them:
   constraints coupling them;
 - **together**: a workload new to the cluster is also placed beside the run's other new
   workloads, in input order, on one ledger of the room they take, their copies counted by
-  its spread constraints as bound pods would be;
+  its spread constraints as bound pods would be (the run's new DaemonSets take their room
+  there first: the engine places them before any other workload);
 - **one lost node**: the copies are placed again without the node holding most of them.
 """
 
