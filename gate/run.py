@@ -179,21 +179,34 @@ def check(
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
     run_scaling = RunScaling.of(bodies)
-    ledger = Ledger()  # the room the run's new workloads take, in input order
+    ledger = Ledger()  # the room the run's new workloads take, DaemonSets first
     files = RepositoryFiles()  # origin bases and overlay patches, each composed once
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
     config = options.config
     kinds = {**kind_table(), **kind_table(config.custom_kinds)}
-    items = extract_all(iter(documents), template_paths, kinds)
-    for item in selection.select(items):
-        phase.advance()
+    marked = list(selection.mark(extract_all(iter(documents), template_paths, kinds)))
+    # A shard places every workload of the run that the ones it reports are judged beside
+    # (the room, ports and spread counts of new ones, the autoscalers' headroom), so its
+    # verdicts are the whole run's; past its last reported item nothing it reports can
+    # change.
+    last = max((p for p, (_, reported) in enumerate(marked) if reported), default=-1)
+    judge = _Judge(options, evaluator, run_scaling, ledger, files)
+    first: dict[int, WorkloadResult | None] = {}
+    for position, (item, reported) in enumerate(marked):
+        if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
+            first[position] = judge(item, reported)
+    for position, (item, reported) in enumerate(marked[: last + 1]):
+        if reported:
+            phase.advance()
+        result: WorkloadResult | None = None
         if isinstance(item, Workload):
-            result = _evaluate(item, options, evaluator, run_scaling, ledger, files)
-            results.append(config.shown(result))
-        elif isinstance(item, Unevaluated):
-            results.append(item.result())
-        else:
+            result = first[position] if position in first else judge(item, reported)
+        elif isinstance(item, Unevaluated) and reported:
+            result = item.result()
+        elif reported:
             others[item.kind] += 1
+        if result is not None:
+            results.append(config.shown(result))
     phase.finish()
     report = Report(
         snapshot=snapshot.info,
@@ -255,38 +268,49 @@ def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> R
     return report if baseline is None else compare(report, baseline, whole)
 
 
-def _evaluate(
-    workload: Workload,
-    options: RunOptions,
-    evaluator: Evaluator,
-    run_scaling: RunScaling,
-    ledger: Ledger,
-    files: RepositoryFiles,
-) -> WorkloadResult:
-    """One workload's result, after the configuration's skip rules and before its add-on
-    allowances; a skip rule that expired says so in a warning."""
-    config = options.config
-    skipped, expired = config.skipped(workload, options.today or date.today())
-    if skipped:
-        location, kind = workload.location, workload.kind
-        return Unevaluated(
-            Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
-        ).result()
-    invalid = run_scaling.invalid(workload)
-    if invalid is not None:  # its autoscaler's count is none: no count to judge it by
-        location, kind = workload.location, workload.kind
-        return Unevaluated(
-            Verdict.ERROR, kind, workload.namespace, workload.name, location, invalid
-        ).result()
-    result = evaluator.evaluate(run_scaling.apply(workload), ledger)
-    if result.cause is not None:
-        # Composed again only now, for the few that fail: reading kept no field positions.
-        at = locate(workload, result.cause, field_paths, files, options.origin_root)
-        result = replace(result, field_at=at)
-    if expired:
-        note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
-        result = replace(result, warnings=(*result.warnings, note))
-    return config.allowed(workload, result)
+@dataclass(frozen=True, slots=True)
+class _Judge:
+    """One workload's result in the run, after the configuration's skip rules and before
+    its add-on allowances; a skip rule that expired says so in a warning. A workload
+    another shard reports (``reported`` false) is placed only for what it leaves the
+    others, and gives no result."""
+
+    options: RunOptions
+    evaluator: Evaluator
+    run_scaling: RunScaling
+    ledger: Ledger
+    files: RepositoryFiles
+
+    def __call__(self, workload: Workload, reported: bool = True) -> WorkloadResult | None:
+        options, evaluator = self.options, self.evaluator
+        config = options.config
+        skipped, expired = config.skipped(workload, options.today or date.today())
+        invalid = None if skipped else self.run_scaling.invalid(workload)
+        if not reported and (skipped or invalid is not None or evaluator.alone(workload)):
+            return None  # it takes no room the reported workloads are judged beside
+        if skipped:
+            location, kind = workload.location, workload.kind
+            return Unevaluated(
+                Verdict.SKIPPED, kind, workload.namespace, workload.name, location, skipped
+            ).result()
+        if invalid is not None:  # its autoscaler's count is none: no count to judge it by
+            location, kind = workload.location, workload.kind
+            return Unevaluated(
+                Verdict.ERROR, kind, workload.namespace, workload.name, location, invalid
+            ).result()
+        result = evaluator.evaluate(
+            self.run_scaling.apply(workload), self.ledger, reported=reported
+        )
+        if not reported:
+            return None
+        if result.cause is not None:
+            # Composed again only now, for the few that fail: reading kept no field positions.
+            at = locate(workload, result.cause, field_paths, self.files, options.origin_root)
+            result = replace(result, field_at=at)
+        if expired:
+            note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
+            result = replace(result, warnings=(*result.warnings, note))
+        return config.allowed(workload, result)
 
 
 def cluster_name(info: SnapshotInfo, snapshot_file: str | None) -> str:

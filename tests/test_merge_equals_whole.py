@@ -396,6 +396,40 @@ CASES: dict[str, Case] = {
         argv=("--instance-types", CATALOG),
         says='nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)',
     ),
+    "together: two new Deployments, each fits alone, not both, in different shards": Case(
+        [
+            workload("Deployment", "api", replicas=4, cpu="3"),
+            workload("Deployment", "worker", replicas=4, cpu="3"),
+        ],
+        says="fits alone; beside app/api, 0 of 4 replicas fit",
+    ),
+    "together: a new DaemonSet takes its room first, before a Deployment listed earlier": Case(
+        [
+            workload("Deployment", "web", replicas=4, cpu="3500m"),
+            workload("DaemonSet", "agent", replicas=None, cpu="1"),
+        ],
+        says="fits alone; beside app/agent, 0 of 4 replicas fit",
+    ),
+    "together: the second of two new DaemonSets short of room on one node": Case(
+        [
+            workload("DaemonSet", "agent", replicas=None, cpu="2"),
+            workload("DaemonSet", "exporter", replicas=None, cpu="1500m"),
+        ],
+        nodes=four_nodes(n1={"cpu": "3"}),
+        shown=frozenset({(NODE_RESOURCES_FIT, UNSCHEDULABLE)}),
+        says="beside app/agent, no room on 1 of 4 targeted nodes: 1 Insufficient cpu",
+    ),
+    "cluster-autoscaler: two Deployments that each need five of the pool's seven new nodes": Case(
+        [
+            workload("Deployment", "api", replicas=5, cpu="3"),
+            workload("Deployment", "worker", replicas=5, cpu="3"),
+        ],
+        nodes=aks_pool(11)[0],
+        pods=[running(f"busy-{i}", f"aks-web-{i}", {"app": "busy"}, cpu="2") for i in range(4)],
+        recorded=aks_pool(11)[1],
+        says="2 of 5 replicas fit: 0 now, 2 after {aks-web-12345678-vmss 9->11 (max: 11)}; "
+        "3 blocked: max node group size reached",
+    ),
     "an add-on-only workload the configuration allows": Case(
         [
             workload(

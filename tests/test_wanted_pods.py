@@ -347,7 +347,7 @@ def test_a_daemonset_wants_one_pod_per_node_it_targets(
 ) -> None:
     result = _first(Case([daemonset], nodes))
     assert result.verdict is verdict
-    assert result.placement == ReplicaFit(replicas[0], alone=replicas[1])
+    assert result.placement == ReplicaFit(replicas[0], alone=replicas[1], together=replicas[1])
     assert result.replicas == replicas[0]
     assert headline(result) == said
 

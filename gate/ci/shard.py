@@ -1,9 +1,13 @@
 """``fitgate check --shard K/N``: one of N disjoint parts of the workloads, for a CI matrix.
 
 Every shard reads every manifest (reading is cheap next to evaluating and reporting a huge
-monorepo) and numbers what it extracts, in input order; shard K evaluates the items whose
+monorepo) and numbers what it extracts, in input order; shard K reports the items whose
 position is K-1 modulo N. Round-robin on input order is deterministic, needs no state, and
-spreads a directory of similar workloads over every shard. A shard's JSON report carries
+spreads a directory of similar workloads over every shard. A verdict may depend on the
+run's other workloads (the room new ones take, the autoscalers' headroom they spend), so a
+shard also places every other workload that may change what its own are judged beside --
+not those that only replace their own pods on fixed nodes, nor any past its last item --
+and its verdicts are the whole run's. A shard's JSON report carries
 what ``fitgate merge`` needs to give back the one-run reports byte for byte: the positions
 of its workloads, a digest of the whole input (so shards of different inputs are refused),
 the cluster name, the snapshot's node names in order (its outcome groups name every node,
@@ -46,7 +50,7 @@ def _identity(item: Extracted) -> bytes:
 
 
 class Selection:
-    """Picks a shard's items from the extracted stream and remembers their positions."""
+    """Marks a shard's items in the extracted stream and remembers their positions."""
 
     def __init__(self, shard: Shard | None) -> None:
         self.shard = shard
@@ -54,14 +58,15 @@ class Selection:
         self._digest = hashlib.sha256()
         self._items = 0
 
-    def select(self, items: Iterable[Extracted]) -> Iterator[Extracted]:
+    def mark(self, items: Iterable[Extracted]) -> Iterator[tuple[Extracted, bool]]:
+        """Every item, with whether this shard reports it (every item without a shard)."""
         for position, item in enumerate(items):
             self._digest.update(_identity(item))
             self._items += 1
-            if self.shard is None or self.shard.takes(position):
-                if not isinstance(item, OtherDocument):
-                    self._positions.append(position)
-                yield item
+            taken = self.shard is None or self.shard.takes(position)
+            if taken and not isinstance(item, OtherDocument):
+                self._positions.append(position)
+            yield item, taken
 
     def report(self, report: Report, cluster: str, nodes: tuple[str, ...]) -> Report:
         """``report`` itself without a shard; else the shard's report (``nodes``: the

@@ -313,6 +313,16 @@ def _partial_headline(nodes: NodeOutcomes) -> str:
     return f"no room on {short} of {targeted} targeted nodes: {_histogram(lacking)}"
 
 
+def daemonset_beside(result: WorkloadResult) -> str:
+    """``beside web/api, `` when the run's other new workloads hold the room a DaemonSet
+    lacks on some of its nodes (the nodes' sentence follows); else nothing."""
+    placed = result.placement
+    if placed is None or placed.together is None or placed.together >= placed.alone:
+        return ""
+    beside = _names(placed.beside) or "the run's other new workloads"
+    return f"beside {beside}, "
+
+
 def headline(result: WorkloadResult, views: Views | None = None) -> str:
     """One line saying why a workload got its verdict: the scheduler's own message for NO.
 
@@ -349,7 +359,7 @@ def _headline(result: WorkloadResult, views: Views) -> str:
     if verdict is Verdict.PARTIAL:
         replicas = replicas_sentence(result)
         if replicas is None:
-            return views.of(_partial_headline, result.nodes)
+            return daemonset_beside(result) + views.of(_partial_headline, result.nodes)
         return _with_first_unfit(result, replicas)
     if verdict is Verdict.YES:
         return fits_sentence(result, views)
@@ -403,7 +413,7 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
     if verdict is Verdict.PARTIAL and replicas is None:  # a DaemonSet: its nodes say it
         nodes = result.nodes
         return [
-            views.of(_partial_headline, nodes),
+            daemonset_beside(result) + views.of(_partial_headline, nodes),
             views.of(_no_room, nodes),
             field_line(result) or "",
         ]

@@ -12,7 +12,7 @@ node by node.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from operator import or_
@@ -21,10 +21,13 @@ from typing import Any
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.quantity import format_amount
+from gate.k8s.resources import PODS
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
 from gate.model import (
+    NODE_PORTS,
+    NODE_RESOURCES_FIT,
     POD_TOPOLOGY_SPREAD,
     Cause,
     ExistingPod,
@@ -45,7 +48,7 @@ from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.cluster import Cluster
-from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.pods import Pod, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
@@ -59,6 +62,7 @@ from gate.scheduler.framework.runtime import (
 )
 from gate.scheduler.placement.copies import (
     MIN_FEASIBLE_NODES_TO_FIND,
+    CopyRules,
     Ledger,
     Placement,
     scored_past_sample,
@@ -75,7 +79,7 @@ from gate.scheduler.placement.replicas import (
     released_nodes,
     scaled_up_warning,
 )
-from gate.scheduler.placement.unfit import Refused, refusals
+from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
@@ -218,10 +222,15 @@ class Evaluator:
             found = self.causes[key] = (answer, cause)  # the answer kept: its id stays its own
         return found[1]
 
-    def evaluate(self, workload: Workload, ledger: Ledger | None = None) -> WorkloadResult:
+    def evaluate(
+        self, workload: Workload, ledger: Ledger | None = None, *, reported: bool = True
+    ) -> WorkloadResult:
         """The workload's result. With a ``ledger`` (one per run, passed to every
         workload in input order), a workload new to the cluster is also placed beside the
-        new workloads evaluated before it, and takes its room there."""
+        new workloads evaluated before it, and takes its room there. ``reported`` false:
+        only its verdict, counts and what it takes are needed (another shard reports it),
+        so what only a report reads (who holds the room it lacks, the first copy that does
+        not fit, one lost node, an autoscaler's headroom) is left out."""
         try:
             pod = prepare_pod(
                 workload,
@@ -233,11 +242,20 @@ class Evaluator:
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            return self._daemonset(workload, pod)
+            return self._daemonset(workload, pod, ledger, reported)
         try:  # the score plugins read the template's labels as a selector
-            return self._pod(workload, pod, ledger)
+            return self._pod(workload, pod, ledger, reported)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
+
+    def alone(self, workload: Workload) -> bool:
+        """Whether judging ``workload`` leaves the run's other workloads as they were: it
+        replaces running pods of its own (so it takes no room on the run's ledger) and no
+        autoscaler's headroom is shared, or it is a DaemonSet (which never scales a group
+        up) replacing its own."""
+        if not self._own_pods(workload):
+            return False
+        return self.autoscaling is None or workload.kind == "DaemonSet"
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
@@ -300,7 +318,9 @@ class Evaluator:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
         return _Released(self._work_out(patched, cycle), nodes, cycle)
 
-    def _pod(self, workload: Workload, pod: Pod, ledger: Ledger | None) -> WorkloadResult:
+    def _pod(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
+    ) -> WorkloadResult:
         nodes = self.index.nodes
         requests = _requests_text(pod.profile)
         if not nodes:
@@ -372,7 +392,7 @@ class Evaluator:
             if cycle is None:
                 cycle = prepare(pod.profile, self.cluster)
             counted = self._copies(
-                workload, pod, cycle, named.groups, fitting, released, own, ledger
+                workload, pod, cycle, named.groups, fitting, released, own, ledger, reported
             )
             placement, refused = counted.fit, counted.refused
             zones, followed = counted.zones, counted.followed
@@ -464,6 +484,7 @@ class Evaluator:
         views: Sequence[NodeView],
         own: Sequence[int],
         ledger: Ledger | None,
+        reported: bool = True,
     ) -> Counted:
         """The copies counted on the nodes that may take one: those that pass every filter
         for the first copy, and those PodTopologySpread alone refused it (its skew evens
@@ -492,7 +513,8 @@ class Evaluator:
                 ledger=None if own else ledger,
                 released=len(own),
                 scores=scores,
-                refusals=refused,
+                refusals=refused if reported else None,
+                reported=reported,
                 label_bits=self.index.label_values,
                 nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
                 labels=pod.profile.labels,
@@ -530,9 +552,13 @@ class Evaluator:
             return f"0/{len(answer.outcomes)} nodes are available: {refused.reasons[0]}."
         return answer.message
 
-    def _daemonset(self, workload: Workload, pod: Pod) -> WorkloadResult:
+    def _daemonset(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
+    ) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
-        the DaemonSet already runs on a node is the one being replaced there."""
+        the DaemonSet already runs on a node is the one being replaced there; a DaemonSet
+        new to the cluster (``ledger`` given) takes its room on every node it fits beside
+        the run's other new workloads placed before it."""
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if pod.profile.by_name:
@@ -543,11 +569,17 @@ class Evaluator:
             answer = self._answer(pod)
             if own:
                 answer = self._released(pod, own, answer).answer
-        outcomes, any_fit, lacking = answer.outcomes, answer.any_fit, answer.lacking
+        alone = answer.fitting.bit_count()
+        together: int | None = None
+        beside: tuple[str, ...] = ()
+        if ledger is not None and not own:
+            answer, beside = self._daemonset_beside(workload, pod, answer, ledger, reported)
+            together = answer.fitting.bit_count()
+        outcomes, lacking = answer.outcomes, answer.lacking
         message = None
-        if not any_fit and not lacking:
+        if not alone and not lacking:
             warnings.append(_no_target(answer.message if outcomes else None))
-        if not any_fit and lacking:
+        if not alone and lacking:
             verdict, message = Verdict.NO, answer.message
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
@@ -559,9 +591,88 @@ class Evaluator:
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
-            placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
-            cause=self._cause(answer, daemonset=True) if lacking else None,
+            placement=ReplicaFit(
+                targeted, alone=alone, together=together, beside=beside, released=len(own)
+            ),
+            cause=self._cause(answer, daemonset=True) if lacking and reported else None,
         )
+
+    def _daemonset_beside(
+        self, workload: Workload, pod: Pod, answer: _Answer, ledger: Ledger, reported: bool
+    ) -> tuple[_Answer, tuple[str, ...]]:
+        """The answer on the nodes as the run's earlier new workloads leave them, and the
+        workloads whose copies hold the room it lacks there; then its pod takes its room on
+        every node that still fits it. Only the room those copies hold changes: the nodes
+        that fit alone and hold some are asked again by the room plugins (NodePorts,
+        NodeResourcesFit), the pod and the copies bound to them."""
+        nodes = self.index.nodes
+        cycle = answer.cycle
+        namespaces = self.snapshot.namespaces
+        labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
+        rules = copy_rules(pod.profile, cycle, labels)
+        room = [p for p in cycle if p.plugin.name in (NODE_PORTS, NODE_RESOURCES_FIT)]
+        short: Groups = {}
+        refusals: dict[tuple[tuple[str, ...], bool], Rejection | None] = {}
+        for bits, lacking, position in self._lacking(answer.fitting, rules, ledger):
+            if lacking in refusals:
+                rejection = refusals[lacking]
+            else:  # the plugins say why, once for the nodes that lack the same
+                view = ledger.view(nodes[position])
+                rejection = refusals[lacking] = next(
+                    (r for p in room if (r := p.check(view, self.dialect)) is not None), None
+                )
+            if rejection is not None:
+                short[rejection] = short.get(rejection, 0) | bits
+        beside: tuple[str, ...] = ()
+        if short:
+            beside = consumers(short, nodes, ledger, rules) if reported else ()
+            groups = dict(answer.groups)
+            # In node order, as asking node by node finds them: the cause reads the groups
+            # in order.
+            for rejection, bits in sorted(short.items(), key=lambda found: lowest(found[1])):
+                groups[rejection] = groups.get(rejection, 0) | bits
+            answer = self._work_out(groups, cycle)
+        title = workload_title(workload)
+        held = pod.profile.nonzero
+        ledger.take_daemon(nodes, answer.fitting, rules, title, held, pod.profile.labels)
+        return answer, beside
+
+    def _lacking(
+        self, fitting: int, rules: CopyRules, ledger: Ledger
+    ) -> Iterator[tuple[int, tuple[tuple[str, ...], bool], int]]:
+        """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
+        the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
+        While the ledger holds DaemonSets' pods only, each layer of nodes they take alike
+        is split by the index's free amounts, as NodeResourcesFit splits nodes; else (or
+        for host ports beside the ledger's) node by node."""
+        nodes = self.index.nodes
+        if not ledger.daemons_only or (rules.host_ports and ledger.ports):
+            for position in set_bits(fitting):
+                node = nodes[position]
+                lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
+                if lacking is not None:
+                    yield 1 << position, lacking, position
+            return
+        wanted = [(PODS, 1)]
+        wanted += [(r, a) for r, a in rules.requests.items() if a > 0 and r != PODS]
+        found: dict[tuple[str, ...], int] = {}
+        for key, held in ledger.layers.items():
+            taken = dict(key)
+            parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
+            for resource, amount in wanted:
+                below = self.index.short_of(resource, amount + taken.get(resource, 0))
+                split = []
+                for part, short in parts:
+                    if part & below:
+                        split.append((part & below, (*short, resource)))
+                    if part & ~below:
+                        split.append((part & ~below, short))
+                parts = split
+            for part, short in parts:
+                if short:
+                    found[short] = found.get(short, 0) | part
+        for short, bits in found.items():
+            yield bits, (short, False), lowest(bits)
 
 
 def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:

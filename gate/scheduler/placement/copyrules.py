@@ -9,7 +9,7 @@ placement found (:class:`Placement`, :class:`FitRange`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
@@ -124,6 +124,15 @@ class Ledger:
     rules: dict[str, CopyRules] = field(default_factory=dict)
     nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
     labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    daemons_only: bool = True
+    """No copies but DaemonSets' pods (:meth:`take_daemon`) are on the ledger yet, so
+    :attr:`layers` and :attr:`daemons` hold all it holds."""
+    layers: dict[tuple[tuple[str, int], ...], int] = field(default_factory=dict)
+    """The nodes holding DaemonSets' pods, as bitsets over the run's nodes, by what those
+    pods take on each: the pod slots and every resource requested (few sets for many
+    nodes: DaemonSets take the same room on every node they target)."""
+    daemons: dict[str, int] = field(default_factory=dict)
+    """By DaemonSet, the nodes holding its pod, as a bitset over the run's nodes."""
 
     def take(
         self,
@@ -140,6 +149,7 @@ class Ledger:
         constraints count (:func:`spread_counts`)."""
         if copies <= 0:
             return
+        self.daemons_only = False
         used = self.requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
@@ -155,6 +165,101 @@ class Ledger:
         self.rules[taker] = rules
         if labels is not None:
             self.labels[taker] = labels
+
+    def take_each(
+        self,
+        nodes: Iterable[str],
+        rules: CopyRules,
+        taker: str,
+        nonzero: tuple[int, int],
+        labels: Mapping[str, str],
+    ) -> None:
+        """One copy of ``taker``'s pod on each of ``nodes`` (a DaemonSet's): :meth:`take`
+        once per node, its lookups hoisted (it runs for every node of every new
+        DaemonSet)."""
+        requests = [(r, amount) for r, amount in rules.requests.items()]
+        ports = frozenset(rules.host_ports)
+        requested, held, pods, takers = self.requested, self.nonzero, self.pods, self.takers
+        cpu, memory = nonzero
+        for node in nodes:
+            used = requested.get(node)
+            if used is None:
+                used = requested[node] = {}
+            for resource, amount in requests:
+                used[resource] = used.get(resource, 0) + amount
+            was = held.get(node)
+            held[node] = (cpu, memory) if was is None else (was[0] + cpu, was[1] + memory)
+            pods[node] = pods.get(node, 0) + 1
+            if ports:
+                self.ports[node] = self.ports.get(node, frozenset()) | ports
+            there = takers.get(node)
+            if there is None:
+                takers[node] = {taker: 1}
+            else:
+                there[taker] = there.get(taker, 0) + 1
+        self.rules[taker] = rules
+        self.labels[taker] = labels
+
+    def take_daemon(
+        self,
+        nodes: Sequence[NodeView],
+        bits: int,
+        rules: CopyRules,
+        taker: str,
+        nonzero: tuple[int, int],
+        labels: Mapping[str, str],
+    ) -> None:
+        """A DaemonSet's pod on each node of ``bits`` (positions in ``nodes``, the run's):
+        :meth:`take_each`, and while the ledger holds DaemonSets' pods only, its layers."""
+        self.take_each((nodes[p].name for p in set_bits(bits)), rules, taker, nonzero, labels)
+        if not self.daemons_only or not bits:
+            return
+        pod = {r: a for r, a in rules.requests.items() if a > 0 and r != PODS}
+        pod[PODS] = 1
+        layers: dict[tuple[tuple[str, int], ...], int] = {}
+        rest = bits
+        for key, held in self.layers.items():
+            if held & ~bits:
+                layers[key] = layers.get(key, 0) | held & ~bits
+            inside = held & bits
+            if inside:
+                taken = dict(key)
+                for resource, amount in pod.items():
+                    taken[resource] = taken.get(resource, 0) + amount
+                more = tuple(sorted(taken.items()))
+                layers[more] = layers.get(more, 0) | inside
+                rest &= ~inside
+        if rest:
+            first = tuple(sorted(pod.items()))
+            layers[first] = layers.get(first, 0) | rest
+        self.layers = layers
+        self.daemons[taker] = self.daemons.get(taker, 0) | bits
+
+    def room_for_one(self, node: NodeView, rules: CopyRules) -> bool:
+        """Whether ``node`` holds one copy under ``rules`` beside the ledger's copies, by
+        its free room alone (:func:`capacity` at least 1, counted without building the
+        node's view: a new DaemonSet's pods are on every node)."""
+        return self.lacking(node, rules) is None
+
+    def lacking(self, node: NodeView, rules: CopyRules) -> tuple[tuple[str, ...], bool] | None:
+        """What ``node`` lacks for one copy under ``rules`` beside the ledger's copies: the
+        resources short (the pod slot first, then in request order) and whether a host
+        port is taken; None when it has room. Nodes that lack the same are refused alike
+        by the room plugins, for a pod that fits each of them alone."""
+        name = node.name
+        allocatable, requested = node.allocatable, node.requested
+        short: list[str] = []
+        if allocatable.get(PODS, 0) - node.pod_count - self.pods.get(name, 0) < 1:
+            short.append(PODS)
+        taken = self.requested.get(name)
+        for resource, amount in rules.requests.items():
+            if amount > 0 and resource != PODS:
+                free = allocatable.get(resource, 0) - requested.get(resource, 0)
+                if free - (taken.get(resource, 0) if taken else 0) < amount:
+                    short.append(resource)
+        used = self.ports.get(name, frozenset())
+        ports = bool(used) and any(port_conflicts(port, used) for port in rules.host_ports)
+        return (tuple(short), ports) if short or ports else None
 
     def holds(self, node: str) -> bool:
         """Whether earlier copies hold anything on ``node``."""

@@ -11,7 +11,8 @@ all of them:
   constraints coupling them;
 - **together**: a workload new to the cluster is also placed beside the run's other new
   workloads, in input order, on one ledger of the room they take, their copies counted by
-  its spread constraints as bound pods would be;
+  its spread constraints as bound pods would be (the run's new DaemonSets take their room
+  there first: the engine places them before any other workload);
 - **one lost node**: the copies are placed again without the node holding most of them.
 """
 
@@ -193,7 +194,8 @@ class CopyCount:
     (None: placed without scores); ``refusals``: every node's rejection of the copy after
     a placement's last; ``label_bits``: the nodes by label value; ``nonzero``: a copy's
     cpu and memory as the resource scores count them, for the ledger when placed without
-    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count."""
+    ``scores``; ``labels``: a copy's, which later workloads' spread constraints count;
+    ``reported`` false: the counts and the ledger only (no headroom, no lost node)."""
 
     title: str
     kind: str
@@ -209,6 +211,7 @@ class CopyCount:
     label_bits: LabelBits | None = None
     nonzero: tuple[int, int] | None = None
     labels: Mapping[str, str] | None = None
+    reported: bool = True
 
 
 def count_copies(count: CopyCount) -> Counted:
@@ -229,6 +232,7 @@ def count_copies(count: CopyCount) -> Counted:
     together: FitRange | None = None
     beside: tuple[str, ...] = ()
     short, short_ledger = alone.placement, None
+    refused: Refused | None = None
     if count.ledger is not None:
         beside_rules = with_earlier_copies(count.rules, count.views, count.ledger)
         together = place_range(
@@ -243,22 +247,18 @@ def count_copies(count: CopyCount) -> Counted:
         if together.least < alone.least:
             short, short_ledger = together.placement, count.ledger
             if count.refusals is not None:
-                beside = consumers(
-                    count.refusals(short, count.ledger).groups,
-                    count.views,
-                    count.ledger,
-                    beside_rules,
-                )
+                # Asked before its own copies join the ledger: the placement holds them.
+                refused = count.refusals(short, count.ledger)
+                beside = consumers(refused.groups, count.views, count.ledger, beside_rules)
         held = count.scores.nonzero if count.scores is not None else count.nonzero
         for position, copies in together.placement.copies.items():
             count.ledger.take(
                 count.views[position].name, count.rules, copies, count.title, held, count.labels
             )
-    refused = None
-    if short.fit < count.wanted and count.refusals is not None:
+    if refused is None and short.fit < count.wanted and count.refusals is not None:
         refused = count.refusals(short, short_ledger)
     headroom = None
-    if count.scaling is not None and count.scaling.maximum is not None:
+    if count.reported and count.scaling is not None and count.scaling.maximum is not None:
         headroom = place_range(
             count.scaling.maximum,
             count.views,
@@ -268,7 +268,7 @@ def count_copies(count: CopyCount) -> Counted:
             count_only=True,
             label_bits=count.label_bits,
         ).least
-    if count.wanted >= 2 and alone.least >= count.wanted:
+    if count.reported and count.wanted >= 2 and alone.least >= count.wanted:
         lost = _one_lost_node(
             count.kind,
             count.wanted,

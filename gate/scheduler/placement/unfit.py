@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
-from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, set_bits
+from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, capacity, set_bits
 from gate.scheduler.placement.copyrules import counted_takers, spread_counts
 from gate.scheduler.plugins.interpodaffinity.copies import (
     one_per_node,
@@ -74,7 +74,11 @@ def refusals(
         node = nodes[position]
         copies = placement.copies.get(position, 0)
         rejection: Rejection | None = None
-        if copies or held.holds(node.name):  # else its room is as the first copy found it
+        # Else its room is as the first copy found it; and where the quick count of its room
+        # holds another copy, the room plugins pass it (a DaemonSet's pods are on every node).
+        if (copies and capacity(node, rules, held) <= copies) or (
+            not copies and held.holds(node.name) and not held.room_for_one(node, rules)
+        ):
             view = after[position] = held.view(node, rules, copies)
             for prepared in room:
                 rejection = rejection or prepared.check(view, dialect)
@@ -140,9 +144,19 @@ def consumers(
         if rejection.plugin not in (NODE_PORTS, NODE_RESOURCES_FIT):
             continue
         short = {s.resource for s in rejection.shortfall}
+        if ledger.daemons_only:  # one pod of each DaemonSet on each node of its set
+            for taker, there in ledger.daemons.items():
+                copies = (bits & there).bit_count()
+                if copies and _holds(ledger.rules[taker], rejection, short, rules):
+                    held[taker] = held.get(taker, 0) + copies
+            continue
+        holding: dict[str, bool] = {}  # by taker: it holds what this rejection lacks
         for position in set_bits(bits):
             for taker, copies in ledger.takers.get(nodes[position].name, {}).items():
-                if _holds(ledger.rules[taker], rejection, short, rules):
+                holds = holding.get(taker)
+                if holds is None:
+                    holds = holding[taker] = _holds(ledger.rules[taker], rejection, short, rules)
+                if holds:
                     held[taker] = held.get(taker, 0) + copies
     order = {taker: i for i, taker in enumerate(ledger.rules)}
     return tuple(sorted(held, key=lambda t: (-held[t], order[t])))
