@@ -1,0 +1,218 @@
+"""A run's ResourceQuotas and their usage as its workloads create pods, one after another.
+
+Every namespace's quotas are read once, from their ``status.used`` (what admission itself
+reads; the namespace's pods are never counted again), and each admitted pod's usage is added
+to them, so later workloads of the run meet what earlier ones took (in input order).
+Admission lists a namespace's quotas from its informer's cache, in no order it promises;
+they are taken by name here, so the first quota to refuse is the first by name.
+
+A rollout's running pods (:func:`running_usage`) leave the quota as the controller takes
+them down: with ``maxUnavailable: 0`` one only after each new pod (every old pod counts
+while the surge pod is admitted), otherwise all of them first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final
+
+from gate.k8s.quantity import BINARY_SI, DECIMAL_SI
+from gate.k8s.quota import (
+    COUNT_PODS,
+    EPHEMERAL,
+    HUGEPAGES,
+    LIMITS,
+    ONE,
+    PODS,
+    REQUESTS,
+    Amount,
+    Refusal,
+    ResourceQuota,
+    Usage,
+    check_request,
+    forbidden,
+    object_quota_matches,
+    pod_quota_matches,
+    pod_usage,
+    resource_quota,
+    tracked_by_pods,
+)
+from gate.k8s.resources import CPU, MEMORY, is_extended
+from gate.untyped import mapping
+
+OBJECT_RESOURCES: Final = {
+    "Deployment": "deployments.apps",
+    "StatefulSet": "statefulsets.apps",
+    "DaemonSet": "daemonsets.apps",
+    "ReplicaSet": "replicasets.apps",
+    "Job": "jobs.batch",
+    "CronJob": "cronjobs.batch",
+    "ReplicationController": "replicationcontrollers",
+}
+"""The resource (``<plural>.<group>``) of each workload kind whose objects a quota counts
+as ``count/<resource>``; a Pod is counted as ``count/pods`` by the pod evaluator."""
+
+
+_BYTES: Final = frozenset({MEMORY, EPHEMERAL})
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """What quota admission made of a workload's pods: ``created`` of those wanted; the
+    quotas that matched them (by name); ``message``: the API server's refusal of the first
+    one not created (None when every one was)."""
+
+    created: int
+    quotas: tuple[str, ...]
+    message: str | None = None
+    refused_by: str | None = None
+
+
+@dataclass(slots=True)
+class QuotaLedger:
+    """The run's quotas by namespace, sorted by name, and each one's usage now."""
+
+    quotas: Mapping[str, tuple[ResourceQuota, ...]] = field(default_factory=dict)
+    used: dict[tuple[str, str], Usage] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, quotas: Iterable[ResourceQuota]) -> QuotaLedger:
+        by_namespace: dict[str, list[ResourceQuota]] = {}
+        for quota in quotas:
+            by_namespace.setdefault(quota.namespace, []).append(quota)
+        ordered = {ns: tuple(sorted(qs, key=lambda q: q.name)) for ns, qs in by_namespace.items()}
+        used = {(q.namespace, q.name): dict(q.used) for qs in ordered.values() for q in qs}
+        return cls(ordered, used)
+
+    def copy(self) -> QuotaLedger:
+        """The ledger as it is now, for a workload judged on its own."""
+        return QuotaLedger(self.quotas, {key: dict(u) for key, u in self.used.items()})
+
+    def admit_object(self, namespace: str, kind: str, name: str) -> Admitted | None:
+        """A new object of ``kind`` against the namespace's object-count quotas: None when
+        no quota counts it, else whether it is created."""
+        resource = OBJECT_RESOURCES.get(kind)
+        if resource is None:
+            return None
+        counted = f"count/{resource}"
+        matching = [q for q in self.quotas.get(namespace, ()) if object_quota_matches(q, counted)]
+        if not matching:
+            return None
+        names = tuple(q.name for q in matching)
+        outcome = self._check(
+            namespace, matching, {q.name: [counted] for q in matching}, {counted: ONE}
+        )
+        if isinstance(outcome, Refusal):
+            return Admitted(0, names, forbidden(resource, name, outcome.error), outcome.quota)
+        return Admitted(1, names)
+
+    def admit_pods(
+        self,
+        namespace: str,
+        spec: Mapping[str, Any],
+        wanted: int,
+        name_of: Callable[[int], str],
+        running: Sequence[Usage] = (),
+        surge_first: bool = False,
+    ) -> Admitted | None:
+        """Create up to ``wanted`` pods of ``spec`` one after another; ``running``: the
+        usage of each running pod the rollout replaces, released all at once first, or one
+        after each new pod when ``surge_first``. None when no quota of the namespace matches
+        the pod."""
+        matching = [q for q in self.quotas.get(namespace, ()) if pod_quota_matches(q, spec)]
+        if not matching:
+            return None
+        names = tuple(q.name for q in matching)
+        tracked = {q.name: tracked_by_pods(q.hard) for q in matching}
+        usage = pod_usage(spec)
+        old = list(running)
+        if not surge_first:
+            while old:
+                self._release(namespace, matching, old.pop())
+        for position in range(wanted):
+            outcome = self._check(namespace, matching, tracked, usage, spec)
+            if isinstance(outcome, Refusal):
+                message = forbidden(PODS, name_of(position), outcome.error)
+                return Admitted(position, names, message, outcome.quota)
+            if old:
+                self._release(namespace, matching, old.pop())
+        return Admitted(wanted, names)
+
+    def _check(
+        self,
+        namespace: str,
+        matching: Sequence[ResourceQuota],
+        tracked: Mapping[str, Sequence[str]],
+        usage: Mapping[str, Amount],
+        spec: Mapping[str, Any] | None = None,
+    ) -> Refusal | None:
+        used = {q.name: self.used[(namespace, q.name)] for q in matching}
+        outcome = check_request(matching, tracked, used, usage, spec)
+        if isinstance(outcome, Refusal):
+            return outcome
+        for name, after in outcome.items():
+            self.used[(namespace, name)] = after
+        return None
+
+    def _release(
+        self, namespace: str, matching: Sequence[ResourceQuota], usage: Mapping[str, Amount]
+    ) -> None:
+        """A running pod gone: its usage leaves every quota it was counted in (never below
+        zero, as the quota controller's recount would find)."""
+        for quota in matching:
+            used = self.used[(namespace, quota.name)]
+            for name, amount in usage.items():
+                if name in used:
+                    left = used[name].minus(amount)
+                    used[name] = left if left.value > 0 else Amount(Fraction(0), left.format)
+
+
+def running_usage(requests: Mapping[str, int], new_pod: Mapping[str, Amount]) -> Usage:
+    """What a running pod counts in a quota, from the requests the snapshot keeps of it
+    (scheduler units: millicores of cpu, whole units otherwise); its limits are not kept, so
+    the new pod's ``limits.*`` stand in for them. The format the pod wrote them in is not
+    kept either: bytes are taken as binary (``512Mi``), everything else as decimal."""
+    usage: Usage = {COUNT_PODS: ONE, PODS: ONE}
+    for name, amount in requests.items():
+        if name == PODS:
+            continue
+        if name == CPU:
+            value = Amount(Fraction(amount, 1000))
+        else:
+            value = Amount(Fraction(amount), BINARY_SI if name in _BYTES else DECIMAL_SI)
+            if name.startswith(HUGEPAGES):
+                value = Amount(Fraction(amount), BINARY_SI)
+        if is_extended(name):
+            usage[REQUESTS + name] = value
+        else:
+            usage[name] = usage[REQUESTS + name] = value
+    for name, limit in new_pod.items():
+        if name.startswith(LIMITS):
+            usage[name] = limit
+    return usage
+
+
+def quotas_of(items: Iterable[Mapping[str, Any]]) -> list[ResourceQuota]:
+    """The quotas among recorded objects (those not shaped like one passed over)."""
+    found = (resource_quota(item) for item in items if isinstance(item, Mapping))
+    return [q for q in found if q is not None]
+
+
+def new_quota(body: Mapping[str, Any], pods: Iterable[Usage]) -> ResourceQuota | None:
+    """A ResourceQuota among the run's manifests: its ``spec.hard`` is its hard limit, and
+    its usage what ``pods`` (the namespace's running pods) use of what it tracks, as the
+    quota controller's first count would find before admission reads it."""
+    spec = mapping(body.get("spec"))
+    quota = resource_quota({**body, "status": {"hard": spec.get("hard")}})
+    if quota is None:
+        return None
+    used: Usage = {name: Amount(Fraction(0)) for name in quota.hard}
+    for usage in pods:
+        for name, amount in usage.items():
+            if name in used:
+                used[name] = used[name].plus(amount)
+    # The controller writes its count, and admission reads that text back: its format.
+    read_back = {name: Amount.of(str(amount)) for name, amount in used.items()}
+    return ResourceQuota(quota.namespace, quota.name, quota.hard, read_back, quota.scopes)
