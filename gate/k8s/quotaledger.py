@@ -14,10 +14,11 @@ while the surge pod is admitted), otherwise all of them first.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Final
 
+from gate.errors import QuantityError
 from gate.k8s.quantity import BINARY_SI, DECIMAL_SI
 from gate.k8s.quota import (
     COUNT_PODS,
@@ -40,6 +41,7 @@ from gate.k8s.quota import (
     tracked_by_pods,
 )
 from gate.k8s.resources import CPU, MEMORY, is_extended
+from gate.model import AdmissionObjects, ExistingPod
 from gate.untyped import mapping
 
 OBJECT_RESOURCES: Final = {
@@ -195,15 +197,64 @@ def running_usage(requests: Mapping[str, int], new_pod: Mapping[str, Amount]) ->
 
 
 def quotas_of(items: Iterable[Mapping[str, Any]]) -> list[ResourceQuota]:
-    """The quotas among recorded objects (those not shaped like one passed over)."""
-    found = (resource_quota(item) for item in items if isinstance(item, Mapping))
-    return [q for q in found if q is not None]
+    """The quotas among recorded objects; one not shaped like a quota, or with a quantity
+    that does not parse, is passed over (the API server would not have stored it)."""
+    found = []
+    for item in items:
+        try:
+            quota = resource_quota(item) if isinstance(item, Mapping) else None
+        except QuantityError:
+            continue
+        if quota is not None:
+            found.append(quota)
+    return found
+
+
+def with_run_quotas(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]], pods: Iterable[ExistingPod]
+) -> AdmissionObjects:
+    """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
+    the workloads (a namespace's chart ships its quota beside them). A new quota has no
+    status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
+    first count finds, the namespace's running pods (by the requests the snapshot keeps of
+    them: their limits are not kept, so ``limits.*`` start at 0). A run's quota replacing a
+    recorded one of its name keeps the recorded usage of what both track."""
+    added = [
+        body
+        for body in bodies
+        if body.get("kind") == "ResourceQuota" and body.get("apiVersion") == "v1"
+    ]
+    if not added:
+        return admission
+    by_name = {_key(item): item for item in admission.resource_quotas}
+    for body in added:
+        metadata = mapping(body.get("metadata"))
+        namespace = str(metadata.get("namespace") or "default")
+        placed = {**body, "metadata": {**metadata, "namespace": namespace}}
+        counted = [running_usage(p.requests, {}) for p in pods if p.namespace == namespace]
+        try:
+            quota = new_quota(placed, counted)
+        except QuantityError:
+            continue
+        if quota is None:
+            continue
+        recorded = mapping(mapping(by_name.get(_key(placed))).get("status")).get("used")
+        used = {name: str(amount) for name, amount in quota.used.items()}
+        used.update({n: v for n, v in mapping(recorded).items() if n in quota.hard})
+        hard = {name: str(amount) for name, amount in quota.hard.items()}
+        by_name[_key(placed)] = {**placed, "status": {"hard": hard, "used": used}}
+    return replace(admission, resource_quotas=tuple(by_name.values()))
+
+
+def _key(item: Mapping[str, Any]) -> tuple[str, str]:
+    metadata = mapping(item.get("metadata"))
+    return str(metadata.get("namespace")), str(metadata.get("name"))
 
 
 def new_quota(body: Mapping[str, Any], pods: Iterable[Usage]) -> ResourceQuota | None:
     """A ResourceQuota among the run's manifests: its ``spec.hard`` is its hard limit, and
-    its usage what ``pods`` (the namespace's running pods) use of what it tracks, as the
-    quota controller's first count would find before admission reads it."""
+    its usage what ``pods`` use of what it tracks, as the quota controller's first count
+    would find it."""
     spec = mapping(body.get("spec"))
     quota = resource_quota({**body, "status": {"hard": spec.get("hard")}})
     if quota is None:

@@ -315,7 +315,34 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
     Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
     hold one line.
     """
-    return " ".join(gated(result, _headline(result, views or Views())).split())
+    sentence = with_quota(result, _headline(result, views or Views()))
+    return " ".join(gated(result, sentence).split())
+
+
+def quota_sentence(result: WorkloadResult) -> str | None:
+    """What the namespace's quota refused, when it refused a pod or the object:
+    ``2 of 3 pods created; the 3rd: pods "web-..." is forbidden: exceeded quota: ...``, or
+    the refusal alone when nothing was created."""
+    quota = result.quota
+    if quota is None or quota.message is None:
+        return None
+    placed = result.placement
+    wanted = placed.wanted if placed is not None else result.replicas
+    if quota.created == 0 or not wanted:
+        return quota.message
+    return (
+        f"{quota.created} of {wanted} pods created; "
+        f"the {ordinal(quota.created + 1)}: {quota.message}"
+    )
+
+
+def with_quota(result: WorkloadResult, sentence: str) -> str:
+    """``sentence``, followed by :func:`quota_sentence` unless it already says the refusal."""
+    said = quota_sentence(result)
+    quota = result.quota
+    if said is None or quota is None or (quota.message or "") in sentence:
+        return sentence
+    return f"{sentence}; {said}"
 
 
 def gated(result: WorkloadResult, sentence: str) -> str:
@@ -375,6 +402,10 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
     """The lines under a workload in the text summary (empty ones are not printed); the
     first says what holds the pod when it is gated."""
     lines = _detail(result, views)
+    said = quota_sentence(result)
+    refusal = result.quota.message if result.quota is not None else None
+    if said is not None and refusal is not None and not any(refusal in line for line in lines):
+        lines.append(said)
     return [gated(result, lines[0]), *lines[1:]] if lines else lines
 
 

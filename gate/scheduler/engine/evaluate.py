@@ -11,6 +11,7 @@ node by node.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,10 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
+from gate.k8s.podnames import pod_name
 from gate.k8s.quantity import format_amount
+from gate.k8s.quota import pod_usage
+from gate.k8s.quotaledger import Admitted, QuotaLedger, quotas_of, running_usage
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
@@ -44,6 +48,7 @@ from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.engine.quotas import limited, refused
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -151,6 +156,8 @@ class Evaluator:
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
+    quotas: QuotaLedger = field(default_factory=QuotaLedger)
+    """The namespaces' ResourceQuotas, with what the run's pods have taken of them."""
 
     @classmethod
     def for_snapshot(
@@ -162,7 +169,9 @@ class Evaluator:
         scaler = None
         if autoscaling is not None:
             scaler = Autoscaling.of(snapshot, autoscaling, cluster, dialect)
-        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes), autoscaling=scaler)
+        quotas = QuotaLedger.of(quotas_of(snapshot.admission.resource_quotas))
+        tables = OutcomeTables(cluster.index.nodes)
+        return cls(cluster, dialect, tables, autoscaling=scaler, quotas=quotas)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -233,11 +242,57 @@ class Evaluator:
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            return self._daemonset(workload, pod)
+            result = self._daemonset(workload, pod)
+            wanted = 0 if result.placement is None else result.placement.wanted
+            admitted = self._admitted(workload, pod, ledger, wanted)
+            if admitted is None:
+                return result
+            if admitted.created == 0 and admitted.message is not None:
+                return refused(result, admitted, wanted)
+            return limited(result, admitted, wanted)
+        wanted = workload.replicas or 0
+        admitted = self._admitted(workload, pod, ledger, wanted)
         try:  # the score plugins read the template's labels as a selector
-            return self._pod(workload, pod, ledger)
+            if admitted is None:
+                return self._pod(workload, pod, ledger)
+            if admitted.created == 0 and admitted.message is not None:
+                none = self._pod(replace(workload, replicas=0), pod, None)
+                return refused(none, admitted, wanted)
+            result = self._pod(replace(workload, replicas=admitted.created), pod, ledger)
+            return limited(result, admitted, wanted)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
+
+    def _admitted(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, wanted: int
+    ) -> Admitted | None:
+        """The workload's object and ``wanted`` pods admitted against its namespace's
+        quotas (:mod:`gate.k8s.quotaledger`): the run's ledger takes what they use, so later
+        workloads meet it; a workload judged alone (no ``ledger``) takes nothing. None
+        when no quota counts them."""
+        namespace = workload.namespace
+        if not self.quotas.quotas.get(namespace):
+            return None
+        book = self.quotas if ledger is not None else self.quotas.copy()
+        counted = None
+        if not self._running(workload):  # new to the cluster: the object is created too
+            counted = book.admit_object(namespace, workload.kind, workload.name)
+            if counted is not None and counted.message is not None:
+                return counted
+        usage = pod_usage(pod.spec)
+        indexed = self.cluster.others.pods.pods
+        running = [running_usage(indexed[i].requests, usage) for i in self._own_pods(workload)]
+        scaling = workload.scaling
+        surge_first = scaling is not None and scaling.surge > 0 and scaling.unavailable == 0
+        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+
+        def name_of(position: int) -> str:
+            return pod_name(workload.kind, workload.name, position, template)
+
+        admitted = book.admit_pods(namespace, pod.spec, wanted, name_of, running, surge_first)
+        if counted is None or admitted is None:
+            return admitted or counted
+        return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
