@@ -183,14 +183,14 @@ def pod_requests(spec: Mapping[str, Any]) -> Usage:
 
 
 def pod_limits(spec: Mapping[str, Any]) -> Usage:
-    """PodLimits: as :func:`pod_requests`, but the overhead is added only to the limits the
-    pod sets."""
+    """PodLimits: as :func:`pod_requests`, but the overhead is added only to the non-zero
+    limits the pod sets."""
     total = _aggregate(spec, "limits")
     for name, amount in _side(spec, "limits").items():
         if pod_level_resource(name):
             total[name] = amount
     for name, amount in _usage_list(spec.get("overhead")).items():
-        if name in total:
+        if name in total and total[name].value != 0:
             total[name] = total[name].plus(amount)
     return total
 
@@ -308,10 +308,19 @@ def object_quota_matches(quota: ResourceQuota, resource: str) -> bool:
     return resource in quota.hard and not quota.scopes
 
 
+def pod_level_set(spec: Mapping[str, Any]) -> bool:
+    """IsPodLevelResourcesSet: ``spec.resources`` requests or limits cpu, memory or
+    hugepages."""
+    resources = mapping(spec.get("resources"))
+    sides = (mapping(resources.get("requests")), mapping(resources.get("limits")))
+    return any(pod_level_resource(str(name)) for side in sides for name in side)
+
+
 def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:
     """The pod evaluator's Constraints: a quota tracking cpu or memory (bare, ``requests.``
     or ``limits.``) needs every container, init ones too, to set it; the error names each
-    missing resource, sorted, with its containers, sorted.
+    missing resource, sorted, with its containers, sorted; a pod with pod-level resources
+    is not asked (PodLevelResources, on by default since v1.34).
 
     >>> resources = {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}
     >>> spec = {"containers": [{"name": "web", "resources": resources}]}
@@ -319,6 +328,8 @@ def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:
     'must specify limits.memory for: web'
     """
     wanted = set(required) & _VALIDATED
+    if pod_level_set(spec):  # the pod-level resources stand for the containers'
+        return None
     missing: dict[str, set[str]] = {}
     for container in [*_containers(spec, "containers"), *_containers(spec, "initContainers")]:
         present = compute_usage(_side(container, "requests"), _side(container, "limits"))
