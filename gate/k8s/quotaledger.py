@@ -70,6 +70,8 @@ class Admitted:
     quotas: tuple[str, ...]
     message: str | None = None
     refused_by: str | None = None
+    held: int = 0
+    """The running pods a rollout keeps while no new pod can be created beside them."""
 
 
 @dataclass(slots=True)
@@ -137,7 +139,8 @@ class QuotaLedger:
             outcome = self._check(namespace, matching, tracked, usage, spec)
             if isinstance(outcome, Refusal):
                 message = forbidden(PODS, name_of(position), outcome.error)
-                return Admitted(position, names, message, outcome.quota)
+                held = len(old) if surge_first and position == 0 else 0
+                return Admitted(position, names, message, outcome.quota, held)
             if old:
                 self._release(namespace, matching, old.pop())
         return Admitted(wanted, names)

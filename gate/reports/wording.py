@@ -420,7 +420,7 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
         if replicas and result.replicas and result.replicas > 1:
             lines.append(replicas)
         taints = views.of(_taint_names, result.nodes)
-        if taints:
+        if taints and result.quota is None:  # a refused pod meets no node's taint
             lines.append(f"untolerated taints: {taints}")
         return [*lines, field_line(result) or ""]
     if verdict is Verdict.YES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gate.k8s.quotaledger import Admitted
-from gate.model import Quota, Verdict, WarningKind, WorkloadResult
+from gate.model import Quota, Verdict, WarningKind, WorkloadResult, WorkloadWarning
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES})
 """Verdicts that say every wanted pod lands: with fewer created, they become PARTIAL."""
@@ -46,16 +46,29 @@ def limited(result: WorkloadResult, admitted: Admitted, wanted: int) -> Workload
 
 def refused(result: WorkloadResult, admitted: Admitted, wanted: int) -> WorkloadResult:
     """A workload none of whose pods is created: ``NO``, with the API server's refusal.
-    ``result`` is the workload judged as wanting none (its first pod's outcomes on every
-    node), whose warning of what a scaled-up pod would meet is dropped: no pod is created
-    to meet it."""
+    ``result`` is the workload judged as wanting none; no pod reaches the scheduler, so no
+    node has an outcome for it, and the warning of what a scaled-up pod would meet is
+    dropped."""
     placed = result.placement
+    warnings = [w for w in result.warnings if w.kind is not WarningKind.IF_SCALED_UP]
+    if admitted.held:
+        warnings.append(_stalled(admitted.held))
     return replace(
         result,
         verdict=Verdict.NO,
         message=admitted.message,
+        nodes=(),
+        cause=None,
         replicas=None if result.replicas is None else wanted,
         placement=None if placed is None else replace(placed, wanted=wanted, alone=0),
         quota=quota_of(admitted),
-        warnings=tuple(w for w in result.warnings if w.kind is not WarningKind.IF_SCALED_UP),
+        warnings=tuple(warnings),
+    )
+
+
+def _stalled(running: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"the rollout cannot start: maxUnavailable 0 keeps its {running} running pod(s) until a "
+        "new one is ready, and the namespace's quota has no room for a new pod beside them",
     )
