@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 
 from gate.k8s.podnames import pod_name
-from gate.model import Document, Location, Quota, ReplicaFit, Verdict, WorkloadResult
+from gate.k8s.version import dialect_for
+from gate.model import Document, Location, Quota, ReplicaFit, Verdict, Workload, WorkloadResult
 from gate.reports.wording import headline
 from gate.run import RunOptions, check
-from gate.snapshot.load import build_snapshot
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.snapshot.load import build_snapshot, load_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.conftest import ROOT
 
 NODES = [api_node(f"n{i}", cpu="8", memory="32Gi") for i in range(3)]
 
@@ -231,3 +234,47 @@ def test_a_quota_selected_by_priority_class_counts_only_its_pods() -> None:
     )
     [result] = _run([WEB], [quota])
     assert (result.verdict, result.quota) == (Verdict.YES, None)
+
+
+def test_quotas_are_read_from_either_format_and_by_either_reader_alike() -> None:
+    quota = _quota({"pods": "4"}, {"pods": "1"})
+    recorded = cluster_snapshot(NODES)
+    recorded["resourceQuotas"] = [quota]
+    listed = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", **NODES[0]}, quota]}
+    assert build_snapshot(recorded, "s.json").admission.resource_quotas == (quota,)
+    assert build_snapshot(listed, "s.json").admission.resource_quotas == (quota,)
+    unrecorded = build_snapshot(cluster_snapshot(NODES), "s.json").admission
+    assert (unrecorded.resource_quotas, unrecorded.has_resource_quotas) == ((), False)
+
+
+def test_the_reference_reader_reads_the_quota_fixture_as_the_typed_reader_does() -> None:
+    path = ROOT / "fixtures" / "snapshots" / "aks-quota.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert load_snapshot(str(path)) == build_snapshot(document, str(path))
+    assert len(load_snapshot(str(path)).admission.resource_quotas) == 1
+
+
+def test_a_daemon_set_creates_as_many_pods_as_the_quota_admits() -> None:
+    daemonset = _deployment("agent", 0, "100m", kind="DaemonSet")
+    del daemonset["spec"]["replicas"]
+    [result] = _run([daemonset], [_quota({"pods": "2"}, {"pods": "0"})])
+    assert (result.verdict, result.placement) == (Verdict.PARTIAL, ReplicaFit(3, alone=2))
+    assert result.message is not None and result.message.startswith('pods "agent-')
+    assert "exceeded quota: compute, requested: pods=1, used: pods=2" in headline(result)
+
+
+def test_a_workload_judged_alone_takes_nothing_from_the_quota() -> None:
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [_quota({"pods": "2"}, {"pods": "0"})]
+    snapshot = build_snapshot(document, "s.json")
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for(snapshot.info.server_version))
+    workload = Workload(
+        kind="Pod",
+        namespace="web",
+        name="one",
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec={"containers": [container(requests={"cpu": "1"})]},
+    )
+    first, again = evaluator.evaluate(workload), evaluator.evaluate(workload)
+    assert first.quota == again.quota == Quota(created=1, quota="compute", message=None)
