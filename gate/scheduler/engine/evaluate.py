@@ -284,9 +284,9 @@ class Evaluator:
         running = [running_usage(indexed[i].requests, usage) for i in self._own_pods(workload)]
         scaling = workload.scaling
         surge_first = scaling is not None and scaling.surge > 0 and scaling.unavailable == 0
-        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
 
-        def name_of(position: int) -> str:
+        def name_of(position: int) -> str:  # only a refused pod is named
+            template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
             return pod_name(workload.kind, workload.name, position, template)
 
         admitted = book.admit_pods(namespace, pod.spec, wanted, name_of, running, surge_first)
