@@ -16,19 +16,18 @@ from hypothesis import strategies as st
 
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.quota import (
-    Amount,
     Refusal,
     ResourceQuota,
     ScopeRequirement,
     check_request,
     constraints,
     pod_quota_matches,
-    pod_usage,
     pretty,
     resource_quota,
     tracked_by_pods,
 )
 from gate.k8s.quotaledger import QuotaLedger
+from gate.k8s.quotausage import Amount, pod_usage
 from gate.k8s.resources import pod_requests as scheduler_requests
 from tests.builders import container
 

@@ -3,32 +3,40 @@
 Upstream: ``staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go``
 (CheckRequest, prettyPrint), ``pkg/quota/v1/evaluator/core/pods.go`` (the pod evaluator:
 usage, scopes, the constraints a quota tracking cpu or memory puts on every container),
-``staging/src/k8s.io/apiserver/pkg/quota/v1/resources.go`` (Add, Mask, LessThanOrEqual) and
-``component-helpers/resource/helpers.go`` (PodRequests, PodLimits).
+``staging/src/k8s.io/apiserver/pkg/quota/v1/resources.go`` (Add, Mask, LessThanOrEqual); what
+a pod uses is :mod:`gate.k8s.quotausage`.
 
 A quota is read from its ``status``: ``hard`` and ``used`` as the quota controller last wrote
 them (a quota among the run's manifests has no status yet: its ``spec.hard`` and the usage of
-the cluster's pods stand in, see :func:`new_quota`). Admission adds each admitted pod's usage
-to ``used``; it never counts the namespace's pods again. Values keep the format the API server
-prints them in (:class:`Amount`): a sum keeps its first value's format, as Go's Quantity.Add does.
+the cluster's pods stand in, see :func:`gate.k8s.quotaledger.new_quota`). Admission adds each
+admitted pod's usage to ``used``; it never counts the namespace's pods again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Final
 
-from gate.k8s.quantity import DECIMAL_SI, go_quantity_text, parse_quantity, quantity_format
-from gate.k8s.resources import CPU, MEMORY, is_extended, is_sidecar, pod_level_resource
+from gate.k8s.quotausage import (
+    COUNT_PODS,
+    EPHEMERAL,
+    HUGEPAGES,
+    LIMITS,
+    PODS,
+    REQUESTS,
+    Amount,
+    Usage,
+    add_to,
+    compute_usage,
+    containers_of,
+    pod_level_set,
+    resources_of,
+    usage_list,
+)
+from gate.k8s.resources import CPU, MEMORY
 from gate.untyped import as_list, mapping
 
-COUNT_PODS: Final = "count/pods"
-"""The object count of pods (``generic.ObjectCountQuotaResourceNameFor``): every pod stored."""
-PODS: Final = "pods"
-REQUESTS, LIMITS, HUGEPAGES = "requests.", "limits.", "hugepages-"
-EPHEMERAL: Final = "ephemeral-storage"
 _POD_RESOURCES: Final = frozenset(
     {COUNT_PODS, CPU, MEMORY, EPHEMERAL, PODS}
     | {f"{side}{name}" for side in (REQUESTS, LIMITS) for name in (CPU, MEMORY, EPHEMERAL)}
@@ -43,34 +51,6 @@ TERMINATING, NOT_TERMINATING = "Terminating", "NotTerminating"
 BEST_EFFORT, NOT_BEST_EFFORT = "BestEffort", "NotBestEffort"
 PRIORITY_CLASS, CROSS_NAMESPACE = "PriorityClass", "CrossNamespacePodAffinity"
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
-
-
-@dataclass(frozen=True, slots=True)
-class Amount:
-    """A quantity as resource.Quantity holds it: its value and the format it prints in."""
-
-    value: Fraction
-    format: str = DECIMAL_SI
-
-    @classmethod
-    def of(cls, raw: object) -> Amount:
-        """A quantity as written (raises QuantityError where ParseQuantity fails)."""
-        return cls(parse_quantity(raw), quantity_format(raw))
-
-    def plus(self, other: Amount) -> Amount:
-        """Quantity.Add: the sum keeps this value's format, unless this value is zero."""
-        fmt = other.format if self.value == 0 else self.format
-        return Amount(self.value + other.value, fmt)
-
-    def minus(self, other: Amount) -> Amount:
-        return Amount(self.value - other.value, self.format)
-
-    def __str__(self) -> str:
-        return go_quantity_text(self.value, self.format)
-
-
-Usage = dict[str, Amount]
-ONE: Final = Amount(Fraction(1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +75,6 @@ class ResourceQuota:
     scopes: tuple[ScopeRequirement, ...] = ()
 
 
-def _usage_list(value: object) -> Usage:
-    return {str(name): Amount.of(raw) for name, raw in mapping(value).items() if raw is not None}
-
-
 def _scopes(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
     found = [ScopeRequirement(str(s)) for s in as_list(spec.get("scopes"))]
     for expression in as_list(mapping(spec.get("scopeSelector")).get("matchExpressions")):
@@ -119,104 +95,11 @@ def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
         return None
     hard = status.get("hard") if "hard" in status else spec.get("hard")
     return ResourceQuota(
-        namespace, name, _usage_list(hard), _usage_list(status.get("used")), _scopes(spec)
+        namespace, name, usage_list(hard), usage_list(status.get("used")), _scopes(spec)
     )
 
 
 # --- what a pod uses ---------------------------------------------------------------------
-
-
-def _add(total: Usage, extra: Mapping[str, Amount]) -> None:
-    """addResourceList: a first value is copied, later ones added to it."""
-    for name, amount in extra.items():
-        found = total.get(name)
-        total[name] = amount if found is None else found.plus(amount)
-
-
-def _max(total: Usage, other: Mapping[str, Amount]) -> None:
-    """maxResourceList: the larger value, with its own format, replaces the smaller."""
-    for name, amount in other.items():
-        if name not in total or amount.value > total[name].value:
-            total[name] = amount
-
-
-def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    return [c for c in as_list(spec.get(key)) if isinstance(c, Mapping)]
-
-
-def _side(container: Mapping[str, Any], side: str) -> Usage:
-    return _usage_list(mapping(container.get("resources")).get(side))
-
-
-def _aggregate(spec: Mapping[str, Any], side: str) -> Usage:
-    """AggregateContainerRequests / AggregateContainerLimits: containers and restartable
-    init containers (sidecars) summed; a regular init container runs beside the sidecars
-    started before it, and the peak of those is the floor."""
-    total: Usage = {}
-    for container in _containers(spec, "containers"):
-        _add(total, _side(container, side))
-    sidecars: Usage = {}
-    peak: Usage = {}
-    for container in _containers(spec, "initContainers"):
-        own = _side(container, side)
-        if is_sidecar(container):
-            _add(total, own)
-            _add(sidecars, own)
-            in_flight = dict(sidecars)
-        else:
-            in_flight = dict(own)
-            _add(in_flight, sidecars)
-        _max(peak, in_flight)
-    _max(total, peak)
-    return total
-
-
-def pod_requests(spec: Mapping[str, Any]) -> Usage:
-    """PodRequests: the containers' aggregate, pod-level requests in place of it where set
-    (cpu, memory, hugepages), then the overhead added."""
-    total = _aggregate(spec, "requests")
-    for name, amount in _side(spec, "requests").items():
-        if pod_level_resource(name):
-            total[name] = amount
-    _add(total, _usage_list(spec.get("overhead")))
-    return total
-
-
-def pod_limits(spec: Mapping[str, Any]) -> Usage:
-    """PodLimits: as :func:`pod_requests`, but the overhead is added only to the non-zero
-    limits the pod sets."""
-    total = _aggregate(spec, "limits")
-    for name, amount in _side(spec, "limits").items():
-        if pod_level_resource(name):
-            total[name] = amount
-    for name, amount in _usage_list(spec.get("overhead")).items():
-        if name in total and total[name].value != 0:
-            total[name] = total[name].plus(amount)
-    return total
-
-
-def compute_usage(requests: Mapping[str, Amount], limits: Mapping[str, Amount]) -> Usage:
-    """podComputeUsageHelper: ``pods``, the bare and ``requests.`` names of cpu, memory,
-    ephemeral-storage and hugepages, their ``limits.`` names, and ``requests.<name>`` of an
-    extended resource (its only quota name: extended resources are not overcommitted)."""
-    result: Usage = {PODS: ONE}
-    for name in (CPU, MEMORY, EPHEMERAL):
-        if name in requests:
-            result[name] = result[REQUESTS + name] = requests[name]
-        if name in limits:
-            result[LIMITS + name] = limits[name]
-    for name, amount in requests.items():
-        if name.startswith(HUGEPAGES):
-            result[name] = result[REQUESTS + name] = amount
-        if is_extended(name):
-            result[REQUESTS + name] = amount
-    return result
-
-
-def pod_usage(spec: Mapping[str, Any]) -> Usage:
-    """PodUsageFunc for a pod being created (never terminal): its object count and its
-    compute usage."""
-    return {COUNT_PODS: ONE, **compute_usage(pod_requests(spec), pod_limits(spec))}
 
 
 # --- which quotas a pod meets ------------------------------------------------------------
@@ -225,12 +108,12 @@ def pod_usage(spec: Mapping[str, Any]) -> Usage:
 def is_best_effort(spec: Mapping[str, Any]) -> bool:
     """GetPodQOS is BestEffort: no cpu or memory above zero in any container's (init ones
     too) requests or limits, nor in the pod-level resources."""
-    holders = [*_containers(spec, "containers"), *_containers(spec, "initContainers"), spec]
+    holders = [*containers_of(spec, "containers"), *containers_of(spec, "initContainers"), spec]
     return not any(
         amount.value > 0
         for holder in holders
         for side in ("requests", "limits")
-        for name, amount in _side(holder, side).items()
+        for name, amount in resources_of(holder, side).items()
         if name in (CPU, MEMORY)
     )
 
@@ -308,14 +191,6 @@ def object_quota_matches(quota: ResourceQuota, resource: str) -> bool:
     return resource in quota.hard and not quota.scopes
 
 
-def pod_level_set(spec: Mapping[str, Any]) -> bool:
-    """IsPodLevelResourcesSet: ``spec.resources`` requests or limits cpu, memory or
-    hugepages."""
-    resources = mapping(spec.get("resources"))
-    sides = (mapping(resources.get("requests")), mapping(resources.get("limits")))
-    return any(pod_level_resource(str(name)) for side in sides for name in side)
-
-
 def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:
     """The pod evaluator's Constraints: a quota tracking cpu or memory (bare, ``requests.``
     or ``limits.``) needs every container, init ones too, to set it; the error names each
@@ -331,8 +206,10 @@ def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:
     if pod_level_set(spec):  # the pod-level resources stand for the containers'
         return None
     missing: dict[str, set[str]] = {}
-    for container in [*_containers(spec, "containers"), *_containers(spec, "initContainers")]:
-        present = compute_usage(_side(container, "requests"), _side(container, "limits"))
+    for container in [*containers_of(spec, "containers"), *containers_of(spec, "initContainers")]:
+        present = compute_usage(
+            resources_of(container, "requests"), resources_of(container, "limits")
+        )
         for name in wanted - set(present):
             missing.setdefault(name, set()).add(str(container.get("name", "")))
     if not missing:
@@ -389,7 +266,7 @@ def check_request(
             continue
         now = used[quota.name]
         new = dict(now)
-        _add(new, requested)
+        add_to(new, requested)
         exceeded = sorted(n for n in requested if new[n].value > quota.hard[n].value)
         if exceeded:
             error = (

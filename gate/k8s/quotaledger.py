@@ -21,6 +21,16 @@ from typing import Any, Final
 from gate.errors import QuantityError
 from gate.k8s.quantity import BINARY_SI, DECIMAL_SI
 from gate.k8s.quota import (
+    Refusal,
+    ResourceQuota,
+    check_request,
+    forbidden,
+    object_quota_matches,
+    pod_quota_matches,
+    resource_quota,
+    tracked_by_pods,
+)
+from gate.k8s.quotausage import (
     COUNT_PODS,
     EPHEMERAL,
     HUGEPAGES,
@@ -29,16 +39,8 @@ from gate.k8s.quota import (
     PODS,
     REQUESTS,
     Amount,
-    Refusal,
-    ResourceQuota,
     Usage,
-    check_request,
-    forbidden,
-    object_quota_matches,
-    pod_quota_matches,
     pod_usage,
-    resource_quota,
-    tracked_by_pods,
 )
 from gate.k8s.resources import CPU, MEMORY, is_extended
 from gate.model import AdmissionObjects, ExistingPod

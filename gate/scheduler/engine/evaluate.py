@@ -23,8 +23,8 @@ from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.podnames import pod_name
 from gate.k8s.quantity import format_amount
-from gate.k8s.quota import pod_usage
 from gate.k8s.quotaledger import Admitted, QuotaLedger, quotas_of, running_usage
+from gate.k8s.quotausage import pod_usage
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
