@@ -608,3 +608,42 @@ def test_pods_are_created_while_the_quota_has_room(
     assert admitted is not None
     assert admitted.created == min(wanted, max(0, (hard - used) // per_pod))
     assert (admitted.message is None) is (admitted.created == wanted)
+
+
+_AMOUNTS = st.sampled_from(["0", "1", "100m", "250m", "1500m", "2", "512Mi", "1Gi", "3"])
+
+
+@given(
+    st.dictionaries(st.sampled_from(["requests.cpu", "pods", "limits.cpu"]), _AMOUNTS, min_size=1),
+    st.dictionaries(st.sampled_from(["requests.cpu", "pods", "limits.cpu"]), _AMOUNTS),
+    st.sampled_from(["100m", "250m", "1"]),
+    st.integers(min_value=0, max_value=12),
+)
+def test_pods_taken_at_once_are_those_taken_one_by_one(
+    hard: dict[str, str], used: dict[str, str], cpu: str, wanted: int
+) -> None:
+    """The ledger takes every pod after a workload's first at once: the count, the refusal
+    and the usage left are those of asking admission pod after pod."""
+    full = {name: used.get(name, "0") for name in hard}
+    quota = ResourceQuota("test", "q", _list(**hard), _list(**full))
+    spec = {"containers": [container(requests={"cpu": cpu}, limits={"cpu": cpu})]}
+    ledger = QuotaLedger.of([quota])
+    admitted = ledger.admit_pods("test", spec, wanted, lambda i: f"p-{i}")
+    now: dict[str, Amount] = dict(quota.used)
+    created, error = 0, None
+    for _ in range(wanted):
+        outcome = check_request(
+            [quota], {"q": tracked_by_pods(quota.hard)}, {"q": now}, pod_usage(spec), spec
+        )
+        if isinstance(outcome, Refusal):
+            error = outcome.error
+            break
+        now, created = outcome["q"], created + 1
+    assert admitted is not None
+    assert (admitted.created, admitted.message) == (
+        created,
+        None if error is None else f'pods "p-{created}" is forbidden: {error}',
+    )
+    assert {k: str(v) for k, v in ledger.used[("test", "q")].items()} == {
+        k: str(v) for k, v in now.items()
+    }

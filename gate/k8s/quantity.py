@@ -258,8 +258,12 @@ def quantity_format(raw: object) -> str:
     """
     if isinstance(raw, float) and not isinstance(raw, bool):
         raw = float.__repr__(raw)
-    if not isinstance(raw, str):
-        return DECIMAL_SI
+    return _format_of_text(raw) if isinstance(raw, str) else DECIMAL_SI
+
+
+@lru_cache(maxsize=4096)
+def _format_of_text(raw: str) -> str:
+    # As with _parse_string: a few dozen quantities repeat across a cluster's objects.
     match = _GRAMMAR.fullmatch(raw.strip(_JSON_TRIMMED))
     suffix = match.group(4) if match is not None else ""
     if suffix in _BINARY:

@@ -122,30 +122,70 @@ class QuotaLedger:
         name_of: Callable[[int], str],
         running: Sequence[Usage] = (),
         surge_first: bool = False,
+        usage: Mapping[str, Amount] | None = None,
     ) -> Admitted | None:
         """Create up to ``wanted`` pods of ``spec`` one after another; ``running``: the
-        usage of each running pod the rollout replaces, released all at once first, or one
-        after each new pod when ``surge_first``. None when no quota of the namespace matches
-        the pod."""
+        usage of the running pods the rollout replaces, released first (they may come as one
+        sum), or each one after a new pod when ``surge_first``. None when no quota of the
+        namespace matches the pod. ``usage``: the pod's, when already worked out."""
         matching = [q for q in self.quotas.get(namespace, ()) if pod_quota_matches(q, spec)]
         if not matching:
             return None
         names = tuple(q.name for q in matching)
         tracked = {q.name: tracked_by_pods(q.hard) for q in matching}
-        usage = pod_usage(spec)
+        if usage is None:
+            usage = pod_usage(spec)
         old = list(running)
         if not surge_first:
             while old:
                 self._release(namespace, matching, old.pop())
-        for position in range(wanted):
-            outcome = self._check(namespace, matching, tracked, usage, spec)
+        position = 0
+        while position < wanted:
+            if position > 0 and not old:  # every pod left meets the same quotas
+                position += self._admit_many(namespace, matching, usage, wanted - position)
+                if position == wanted:
+                    break
+            # the constraints read the pod alone: asked of its first copy
+            outcome = self._check(
+                namespace, matching, tracked, usage, spec if position == 0 else None
+            )
             if isinstance(outcome, Refusal):
                 message = forbidden(PODS, name_of(position), outcome.error)
                 held = len(old) if surge_first and position == 0 else 0
                 return Admitted(position, names, message, outcome.quota, held)
-            if old:
+            position += 1
+            if old:  # a rollout's old pod leaves once a new one is ready
                 self._release(namespace, matching, old.pop())
         return Admitted(wanted, names)
+
+    def _admit_many(
+        self,
+        namespace: str,
+        matching: Sequence[ResourceQuota],
+        usage: Mapping[str, Amount],
+        most: int,
+    ) -> int:
+        """How many of ``most`` more pods, each using ``usage``, every quota has room for
+        (``used + n x requested <= hard`` on each resource it tracks), taken at once: pod
+        after pod gives the same count and the same sums (a sum keeps its first value's
+        format). The first pod of a workload has gone through :meth:`_check`, which asks
+        the constraints and the usage a quota lacks: they read the pod, not the count."""
+        delta = {n: a for n, a in usage.items() if a.value > 0}
+        fits = most
+        for quota in matching:
+            used = self.used[(namespace, quota.name)]
+            for name, amount in delta.items():
+                if name in quota.hard:
+                    now = used[name].value if name in used else 0
+                    fits = min(fits, max(0, int((quota.hard[name].value - now) // amount.value)))
+        if fits > 0:
+            for quota in matching:
+                used = self.used[(namespace, quota.name)]
+                for name, amount in delta.items():
+                    if name in quota.hard:
+                        total = Amount(amount.value * fits, amount.format)
+                        used[name] = used[name].plus(total) if name in used else total
+        return fits
 
     def _check(
         self,
@@ -176,12 +216,16 @@ class QuotaLedger:
                     used[name] = left if left.value > 0 else Amount(Fraction(0), left.format)
 
 
-def running_usage(requests: Mapping[str, int], new_pod: Mapping[str, Amount]) -> Usage:
-    """What a running pod counts in a quota, from the requests the snapshot keeps of it
-    (scheduler units: millicores of cpu, whole units otherwise); its limits are not kept, so
-    the new pod's ``limits.*`` stand in for them. The format the pod wrote them in is not
-    kept either: bytes are taken as binary (``512Mi``), everything else as decimal."""
-    usage: Usage = {COUNT_PODS: ONE, PODS: ONE}
+def running_usage(
+    requests: Mapping[str, int], new_pod: Mapping[str, Amount], pods: int = 1
+) -> Usage:
+    """What ``pods`` running pods count in a quota, from the requests the snapshot keeps of
+    them, summed (scheduler units: millicores of cpu, whole units otherwise); their limits
+    are not kept, so the new pod's ``limits.*`` stand in for each one's. The format the pods
+    wrote them in is not kept either: bytes are taken as binary (``512Mi``), everything else
+    as decimal."""
+    count = Amount(Fraction(pods))
+    usage: Usage = {COUNT_PODS: count, PODS: count}
     for name, amount in requests.items():
         if name == PODS:
             continue
@@ -197,8 +241,17 @@ def running_usage(requests: Mapping[str, int], new_pod: Mapping[str, Amount]) ->
             usage[name] = usage[REQUESTS + name] = value
     for name, limit in new_pod.items():
         if name.startswith(LIMITS):
-            usage[name] = limit
+            usage[name] = Amount(limit.value * pods, limit.format)
     return usage
+
+
+def summed_requests(pods: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """The requests of several running pods, added (integers: the scheduler's units)."""
+    total: dict[str, int] = {}
+    for requests in pods:
+        for name, amount in requests.items():
+            total[name] = total.get(name, 0) + amount
+    return total
 
 
 def quotas_of(items: Iterable[Mapping[str, Any]]) -> list[ResourceQuota]:

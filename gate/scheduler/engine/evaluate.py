@@ -23,8 +23,14 @@ from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.podnames import pod_name
 from gate.k8s.quantity import format_amount
-from gate.k8s.quotaledger import Admitted, QuotaLedger, quotas_of, running_usage
-from gate.k8s.quotausage import pod_usage
+from gate.k8s.quotaledger import (
+    Admitted,
+    QuotaLedger,
+    quotas_of,
+    running_usage,
+    summed_requests,
+)
+from gate.k8s.quotausage import Usage, pod_usage
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
 from gate.k8s.warnings import scheduling_gates
@@ -281,15 +287,27 @@ class Evaluator:
                 return counted
         usage = pod_usage(pod.spec)
         indexed = self.cluster.others.pods.pods
-        running = [running_usage(indexed[i].requests, usage) for i in self._own_pods(workload)]
+        own = self._own_pods(workload)
         scaling = workload.scaling
         surge_first = scaling is not None and scaling.surge > 0 and scaling.unavailable == 0
+        if surge_first:  # one old pod leaves after each new one
+            # a workload's pods mostly request alike: each distinct request is converted once
+            seen: dict[tuple[tuple[str, int], ...], Usage] = {}
+            running = [
+                seen.get(key) or seen.setdefault(key, running_usage(dict(key), usage))
+                for key in (tuple(sorted(indexed[i].requests.items())) for i in own)
+            ]
+        else:  # they all leave first: their sum is what leaves
+            total = summed_requests(indexed[i].requests for i in own)
+            running = [running_usage(total, usage, len(own))] if own else []
 
         def name_of(position: int) -> str:  # only a refused pod is named
             template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
             return pod_name(workload.kind, workload.name, position, template)
 
-        admitted = book.admit_pods(namespace, pod.spec, wanted, name_of, running, surge_first)
+        admitted = book.admit_pods(
+            namespace, pod.spec, wanted, name_of, running, surge_first, usage
+        )
         if counted is None or admitted is None:
             return admitted or counted
         return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
