@@ -278,3 +278,30 @@ def test_a_workload_judged_alone_takes_nothing_from_the_quota() -> None:
     )
     first, again = evaluator.evaluate(workload), evaluator.evaluate(workload)
     assert first.quota == again.quota == Quota(created=1, quota="compute", message=None)
+
+
+def test_a_new_deployment_s_replica_set_meets_the_object_count_quota_too() -> None:
+    quota = _quota({"count/replicasets.apps": "1"}, {"count/replicasets.apps": "1"}, name="objects")
+    [result] = _run([WEB], [quota])
+    replica_set = pod_name("Deployment", "web", 0, _template(WEB)).rsplit("-", 1)[0]
+    assert (result.verdict, result.message) == (
+        Verdict.NO,
+        f'replicasets.apps "{replica_set}" is forbidden: exceeded quota: objects, requested: '
+        "count/replicasets.apps=1, used: count/replicasets.apps=1, "
+        "limited: count/replicasets.apps=1",
+    )
+
+
+def test_a_refused_pod_of_a_new_deployment_is_named_after_its_replica_set() -> None:
+    [result] = _run(
+        [WEB],
+        [
+            _quota(
+                {"pods": "0", "count/replicasets.apps": "5"},
+                {"pods": "0", "count/replicasets.apps": "0"},
+            )
+        ],
+    )
+    replica_set = pod_name("Deployment", "web", 0, _template(WEB)).rsplit("-", 1)[0]
+    assert result.message is not None and result.message.startswith(f'pods "{replica_set}-')
+    assert result.quota is not None and result.quota.quota == "compute"

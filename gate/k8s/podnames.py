@@ -48,6 +48,17 @@ def _random_part(seed: str, length: int = 5) -> str:
     return "".join(out)
 
 
+def controller_object(kind: str, name: str, template: str = "") -> tuple[str, str] | None:
+    """The object a new workload's controller creates before its pods, by kind and name: a
+    Deployment's ReplicaSet ``<name>-<pod-template-hash>``, a CronJob's first Job
+    ``<name>-<scheduled minutes>``; None for the kinds that create pods themselves."""
+    if kind == "Deployment":
+        return "ReplicaSet", f"{name}-{safe_encode(str(fnv32a(template or name)))}"
+    if kind == "CronJob":
+        return "Job", f"{name}-{fnv32a(f'{kind}/{name}') % 10**8}"
+    return None
+
+
 def pod_name(kind: str, name: str, position: int, template: str = "") -> str:
     """The name of the workload's pod at ``position`` (0 for the first it creates);
     ``template``: text that stands for the pod template (a Deployment's hash is made from it).
@@ -60,9 +71,5 @@ def pod_name(kind: str, name: str, position: int, template: str = "") -> str:
         return f"{name}-{position}"
     if kind == "Pod":
         return name
-    if kind == "Deployment":
-        return f"{name}-{safe_encode(str(fnv32a(template or name)))}-{_random_part(seed)}"
-    if kind == "CronJob":
-        minutes = fnv32a(f"{kind}/{name}") % 10**8
-        return f"{name}-{minutes}-{_random_part(seed)}"
-    return f"{name}-{_random_part(seed)}"
+    made = controller_object(kind, name, template)
+    return f"{name if made is None else made[1]}-{_random_part(seed)}"

@@ -21,7 +21,7 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
-from gate.k8s.podnames import pod_name
+from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
     Admitted,
@@ -281,8 +281,8 @@ class Evaluator:
             return None
         book = self.quotas if ledger is not None else self.quotas.copy()
         counted = None
-        if not self._running(workload):  # new to the cluster: the object is created too
-            counted = book.admit_object(namespace, workload.kind, workload.name)
+        if not self._running(workload):  # new to the cluster: its objects are created too
+            counted = self._admit_objects(book, workload)
             if counted is not None and counted.message is not None:
                 return counted
         usage = pod_usage(pod.spec)
@@ -311,6 +311,21 @@ class Evaluator:
         if counted is None or admitted is None:
             return admitted or counted
         return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+
+    @staticmethod
+    def _admit_objects(book: QuotaLedger, workload: Workload) -> Admitted | None:
+        """The workload's object, then the one its controller creates before any pod (a
+        Deployment's ReplicaSet, a CronJob's Job), against the object-count quotas."""
+        namespace = workload.namespace
+        counted = book.admit_object(namespace, workload.kind, workload.name)
+        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+        made = controller_object(workload.kind, workload.name, template)
+        if made is None or (counted is not None and counted.message is not None):
+            return counted
+        then = book.admit_object(namespace, *made)
+        if then is None or counted is None:
+            return then or counted
+        return replace(then, quotas=tuple(sorted({*counted.quotas, *then.quotas})))
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(
