@@ -305,3 +305,30 @@ def test_a_refused_pod_of_a_new_deployment_is_named_after_its_replica_set() -> N
     replica_set = pod_name("Deployment", "web", 0, _template(WEB)).rsplit("-", 1)[0]
     assert result.message is not None and result.message.startswith(f'pods "{replica_set}-')
     assert result.quota is not None and result.quota.quota == "compute"
+
+
+def test_a_priority_class_scope_reads_the_class_the_priority_admission_gives() -> None:
+    """A pod naming no class takes the globalDefault class first: the scope sees that name."""
+    quota = _quota(
+        {"pods": "0"},
+        {"pods": "0"},
+        scopeSelector={
+            "matchExpressions": [
+                {"scopeName": "PriorityClass", "operator": "In", "values": ["team"]}
+            ]
+        },
+    )
+    default = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "team"},
+        "value": 100,
+        "globalDefault": True,
+    }
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [quota]
+    document["priorityClasses"] = [default]
+    snapshot = build_snapshot(document, "s.json")
+    [result] = check([Document(Location("m.yaml", 1), WEB)], snapshot, RunOptions()).results
+    assert result.verdict is Verdict.NO
+    assert result.quota is not None and result.quota.created == 0
