@@ -332,3 +332,23 @@ def test_a_priority_class_scope_reads_the_class_the_priority_admission_gives() -
     [result] = check([Document(Location("m.yaml", 1), WEB)], snapshot, RunOptions()).results
     assert result.verdict is Verdict.NO
     assert result.quota is not None and result.quota.created == 0
+
+
+def test_an_autoscaler_s_room_to_grow_is_no_more_than_the_quota_creates() -> None:
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "web"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2,
+            "maxReplicas": 10,
+        },
+    }
+    small = _deployment("web", 2, "100m")
+    [alone] = _run([small, hpa])
+    [capped] = _run([small, hpa], [_quota({"pods": "5"}, {"pods": "0"})])
+    assert alone.placement is not None and alone.placement.headroom == 10
+    assert capped.placement is not None and capped.placement.headroom == 5
+    assert capped.verdict is Verdict.YES
+    assert headline(capped).endswith("room for 5 of its 10")

@@ -74,6 +74,8 @@ class Admitted:
     refused_by: str | None = None
     held: int = 0
     """The running pods a rollout keeps while no new pod can be created beside them."""
+    room: int | None = None
+    """With an autoscaler: how many of its maximum the quotas would create."""
 
 
 @dataclass(slots=True)

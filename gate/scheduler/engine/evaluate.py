@@ -265,7 +265,7 @@ class Evaluator:
                 none = self._pod(replace(workload, replicas=0), pod, None)
                 return refused(none, admitted, wanted)
             result = self._pod(replace(workload, replicas=admitted.created), pod, ledger)
-            return limited(result, admitted, wanted)
+            return self._quota_headroom(limited(result, admitted, wanted), admitted)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
 
@@ -308,9 +308,26 @@ class Evaluator:
         admitted = book.admit_pods(
             namespace, pod.spec, wanted, name_of, running, surge_first, usage
         )
+        maximum = None if scaling is None else scaling.maximum
+        if admitted is not None and maximum is not None and maximum > admitted.created:
+            # an autoscaler's pods past these, asked of a copy: it has not scaled yet
+            more = 0
+            if admitted.message is None:
+                probe = book.copy().admit_pods(namespace, pod.spec, maximum - wanted, str)
+                more = maximum - wanted if probe is None else probe.created
+            admitted = replace(admitted, room=admitted.created + more)
         if counted is None or admitted is None:
             return admitted or counted
         return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+
+    @staticmethod
+    def _quota_headroom(result: WorkloadResult, admitted: Admitted) -> WorkloadResult:
+        """An autoscaler's room to grow, no more than the quota would create."""
+        placed = result.placement
+        room = admitted.room
+        if placed is None or placed.headroom is None or room is None or placed.headroom <= room:
+            return result
+        return replace(result, placement=replace(placed, headroom=room))
 
     @staticmethod
     def _admit_objects(book: QuotaLedger, workload: Workload) -> Admitted | None:
