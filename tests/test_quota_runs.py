@@ -352,3 +352,12 @@ def test_an_autoscaler_s_room_to_grow_is_no_more_than_the_quota_creates() -> Non
     assert capped.placement is not None and capped.placement.headroom == 5
     assert capped.verdict is Verdict.YES
     assert headline(capped).endswith("room for 5 of its 10")
+
+
+def test_an_object_count_quota_with_room_creates_every_pod() -> None:
+    quota = _quota({"count/deployments.apps": "5"}, {"count/deployments.apps": "1"}, name="objects")
+    [result] = _run([WEB], [quota])
+    assert (result.verdict, result.quota) == (
+        Verdict.YES,
+        Quota(created=3, quota="objects", message=None),
+    )

@@ -316,8 +316,10 @@ class Evaluator:
                 probe = book.copy().admit_pods(namespace, pod.spec, maximum - wanted, str)
                 more = maximum - wanted if probe is None else probe.created
             admitted = replace(admitted, room=admitted.created + more)
-        if counted is None or admitted is None:
-            return admitted or counted
+        if counted is None:
+            return admitted
+        if admitted is None:  # only its objects are counted: every pod is created
+            return replace(counted, created=wanted)
         return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
 
     @staticmethod
