@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
+from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -205,9 +206,11 @@ def _check_nodes(raw_nodes: Sequence[Any], source: str) -> set[str]:
 def _whole_numbers(value: Any) -> Any:
     """``value`` with every float that is a whole number as an int: JSON has one kind of
     number, and the schema's ``integer`` takes ``80.0``, where a typed field takes 80 (one
-    that fits in 64 bits, as msgspec's integers do)."""
+    that fits in 64 bits, as msgspec's integers do). The int is the float's shortest decimal
+    text, as a quantity reads a float (``6.467071281551558e+16`` is 64670712815515580, not the
+    binary value's 64670712815515584)."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-        return int(value)
+        return int(Decimal(float.__repr__(value)))
     if isinstance(value, dict):
         return {key: _whole_numbers(item) for key, item in value.items()}
     if isinstance(value, list):
