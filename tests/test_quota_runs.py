@@ -260,7 +260,10 @@ def test_a_daemon_set_creates_as_many_pods_as_the_quota_admits() -> None:
     [result] = _run([daemonset], [_quota({"pods": "2"}, {"pods": "0"})])
     assert (result.verdict, result.placement) == (Verdict.PARTIAL, ReplicaFit(3, alone=2))
     assert result.message is not None and result.message.startswith('pods "agent-')
-    assert "exceeded quota: compute, requested: pods=1, used: pods=2" in headline(result)
+    assert headline(result) == (f"2 of 3 pods created; the 3rd: {result.message}")
+    assert result.message.endswith(
+        "exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2"
+    )
 
 
 def test_a_workload_judged_alone_takes_nothing_from_the_quota() -> None:

@@ -336,6 +336,15 @@ def quota_sentence(result: WorkloadResult) -> str | None:
     )
 
 
+def _quota_only(result: WorkloadResult) -> str | None:
+    """:func:`quota_sentence` when the quota alone keeps pods out: every pod created has
+    room (a DaemonSet whose every targeted node has room, say)."""
+    placed, quota = result.placement, result.quota
+    if placed is None or quota is None or placed.alone < quota.created:
+        return None
+    return quota_sentence(result)
+
+
 def with_quota(result: WorkloadResult, sentence: str) -> str:
     """``sentence``, followed by :func:`quota_sentence` unless it already says the refusal."""
     said = quota_sentence(result)
@@ -371,6 +380,9 @@ def _headline(result: WorkloadResult, views: Views) -> str:
         return addon_only_sentence(result, views)
     if verdict is Verdict.PARTIAL:
         replicas = replicas_sentence(result)
+        quota_only = _quota_only(result)
+        if replicas is None and quota_only is not None:
+            return quota_only
         if replicas is None:
             return views.of(_partial_headline, result.nodes)
         return _with_first_unfit(result, replicas)
@@ -427,6 +439,9 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
         return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
+    quota_only = _quota_only(result)
+    if verdict is Verdict.PARTIAL and replicas is None and quota_only is not None:
+        return [quota_only]
     if verdict is Verdict.PARTIAL and replicas is None:  # a DaemonSet: its nodes say it
         nodes = result.nodes
         return [
