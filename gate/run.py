@@ -34,6 +34,7 @@ from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
 from gate.k8s.priority import with_run_classes
+from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -170,7 +171,10 @@ def check(
     documents = list(documents)  # an autoscaler may follow the workload it scales
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_classes(snapshot.admission, bodies)
-    snapshot = snapshot if classes is snapshot.admission else replace(snapshot, admission=classes)
+    admission = with_run_quotas(classes, bodies, snapshot.pods)
+    snapshot = (
+        snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)
+    )
     evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:

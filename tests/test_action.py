@@ -369,7 +369,7 @@ CASES: list[tuple[str, dict[str, str], int, str, dict[str, str], bool, bool]] = 
         {"manifests": "fixtures/snapshots", "snapshot": AKS},
         5,
         "empty",
-        {"workloads": "10", "yes": "0", "no": "0", "skipped": "10"},
+        {"workloads": "11", "yes": "0", "no": "0", "skipped": "11"},
         False,
         True,
     ),

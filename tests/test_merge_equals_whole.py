@@ -316,6 +316,21 @@ CASES: dict[str, Case] = {
         [pod("gated", schedulingGates=[{"name": "example.com/quota-check"}])],
         says="held by scheduling gate example.com/quota-check until it is removed; then: fits",
     ),
+    "quota: the namespace's quota creates two pods of three": Case(
+        [workload("Deployment", "api", replicas=3)],
+        recorded={
+            "resourceQuotas": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ResourceQuota",
+                    "metadata": {"name": "compute", "namespace": "app"},
+                    "spec": {"hard": {"requests.cpu": "2"}},
+                    "status": {"hard": {"requests.cpu": "2"}, "used": {"requests.cpu": "1"}},
+                }
+            ]
+        },
+        says="2 of 3 replicas fit; the 3rd: pods",
+    ),
     "warning scheduling: a pod another scheduler places": Case(
         [pod("custom", schedulerName="volcano")],
         warned=frozenset({WarningKind.SCHEDULING}),

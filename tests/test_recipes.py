@@ -440,6 +440,7 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
         AUTOSCALING_COLLECTIONS,
         NEEDED,
         PRIORITY_CLASSES,
+        RESOURCE_QUOTAS,
         STORAGE_COLLECTIONS,
     )
 
@@ -456,11 +457,16 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
     assert not {r for _, r, _ in granted} & {"secrets", "configmaps", "*", "pods/binding"}
     for permission in NEEDED:
         assert (permission.group, permission.resource, permission.verb) in granted
-    collections = (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES, *STORAGE_COLLECTIONS)
+    collections = (
+        *AUTOSCALING_COLLECTIONS,
+        PRIORITY_CLASSES,
+        RESOURCE_QUOTAS,
+        *STORAGE_COLLECTIONS,
+    )
     asked = [c.asked for c in collections if c.asked is not None]
-    # the priority expander's ConfigMap, Karpenter's four kinds, the PriorityClasses, the six
-    # storage kinds
-    assert len(asked) == 12
+    # the priority expander's ConfigMap, Karpenter's four kinds, the PriorityClasses, the
+    # ResourceQuotas, the six storage kinds
+    assert len(asked) == 13
     role_in_kube_system = (ROOT / "docs" / "rbac.md").read_text(encoding="utf-8")
     for permission in asked:
         if permission.namespace:  # granted by name by the Role in kube-system docs/rbac.md shows

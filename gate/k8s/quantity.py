@@ -239,3 +239,68 @@ def exact_text(q: Fraction) -> str:
         return sign + digits
     digits = digits.rjust(scale + 1, "0")
     return f"{sign}{digits[:-scale]}.{digits[-scale:]}"
+
+
+DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
+"""resource.Quantity's formats: what its String() prints a value in."""
+_DECIMAL_SUFFIX = {power: suffix for suffix, power in _DECIMAL.items()}
+_BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def quantity_format(raw: object) -> str:
+    """The format ParseQuantity gives a quantity: BinarySI for a binary suffix (``Ki`` ...),
+    DecimalExponent for an exponent (``1e3``), DecimalSI otherwise (a bare number, ``m``,
+    ``k``, ``E``). A JSON number is decoded from its text, so it is DecimalSI unless its text
+    has an exponent.
+
+    >>> [quantity_format(q) for q in ("512Mi", "1e3", "100m", 2)]
+    ['BinarySI', 'DecimalExponent', 'DecimalSI', 'DecimalSI']
+    """
+    if isinstance(raw, float) and not isinstance(raw, bool):
+        raw = float.__repr__(raw)
+    return _format_of_text(raw) if isinstance(raw, str) else DECIMAL_SI
+
+
+@lru_cache(maxsize=4096)
+def _format_of_text(raw: str) -> str:
+    # As with _parse_string: a few dozen quantities repeat across a cluster's objects.
+    match = _GRAMMAR.fullmatch(raw.strip(_JSON_TRIMMED))
+    suffix = match.group(4) if match is not None else ""
+    if suffix in _BINARY:
+        return BINARY_SI
+    return DECIMAL_SI if suffix in _DECIMAL else DECIMAL_EXPONENT
+
+
+def go_quantity_text(value: Fraction, fmt: str) -> str:
+    """resource.Quantity.String() of ``value`` held in ``fmt`` (CanonicalizeBytes): BinarySI
+    prints whole multiples of 1024 with the largest binary suffix, and falls back to DecimalSI
+    below 1024 or for a fraction; DecimalSI strips trailing zeros into an exponent lowered to a
+    multiple of three and names it with a suffix; DecimalExponent writes ``e<exponent>``.
+    Values are nano-exact (ParseQuantity rounds finer precision up).
+
+    >>> written = ("1000m", "1.5", "1536Mi", "1.5Gi", "0.5Ki", "1e3", "12e2")
+    >>> [go_quantity_text(parse_quantity(q), quantity_format(q)) for q in written]
+    ['1', '1500m', '1536Mi', '1536Mi', '512', '1e3', '1200']
+    """
+    if value == 0:
+        return "0"
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    if fmt == BINARY_SI and value >= 1024 and value.denominator == 1:
+        amount, power = value.numerator, 0
+        while amount % 1024 == 0 and power < len(_BINARY_SUFFIX) - 1:
+            amount, power = amount // 1024, power + 1
+        return f"{sign}{amount}{_BINARY_SUFFIX[power]}"
+    exponent = 0
+    while value.denominator != 1:
+        value, exponent = value * 10, exponent - 1
+    mantissa = value.numerator
+    while mantissa % 10 == 0:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    # AsCanonicalBytes lowers the exponent to a multiple of three: 15e-1 is 1500m
+    step = exponent % 3
+    mantissa, exponent = mantissa * 10**step, exponent - step
+    if fmt == DECIMAL_EXPONENT:
+        return f"{sign}{mantissa}" + (f"e{exponent}" if exponent else "")
+    while exponent > 18:  # past E no suffix is left: the mantissa keeps the rest
+        mantissa, exponent = mantissa * 1000, exponent - 3
+    return f"{sign}{mantissa}{_DECIMAL_SUFFIX[exponent]}"

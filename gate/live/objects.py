@@ -8,7 +8,7 @@ none of it can reach the file, and a recording can be committed as a fixture or 
 between CI jobs. The parts (taints, tolerations, limits, affinity terms, selectors, owners,
 ports, conditions) are the typed reader's own structs (:mod:`gate.snapshot.stream`); the
 objects around them hold what that reader reads of a node, a pod, a namespace, a LimitRange
-a RuntimeClass and a PriorityClass, in the file's order.
+a RuntimeClass, a PriorityClass and a ResourceQuota, in the file's order.
 
 A field is written when it was given, and omitted when absent or null (``omit_defaults``);
 what the checks cannot read of an object already on a node is dropped as it is decoded
@@ -263,4 +263,37 @@ class PriorityClass(_Object):
         self.apiVersion, self.kind = "scheduling.k8s.io/v1", "PriorityClass"
 
 
-Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass
+class _ScopeExpression(_Part):
+    scopeName: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
+
+
+class _ScopeSelector(_Part):
+    matchExpressions: list[_ScopeExpression] | None = None
+
+
+class _QuotaSpec(_Part):
+    hard: Amounts | None = None
+    scopes: list[str] | None = None
+    scopeSelector: _ScopeSelector | None = None
+
+
+class _QuotaStatus(_Part):
+    hard: Amounts | None = None
+    used: Amounts | None = None
+
+
+class ResourceQuota(_Object):
+    """What the ResourceQuota admission reads: the limits, the scopes, and the usage the
+    quota controller last counted (``status.used``), which admission adds a pod to."""
+
+    metadata: NamespacedMeta = field(default_factory=NamespacedMeta)
+    spec: _QuotaSpec = field(default_factory=_QuotaSpec)
+    status: _QuotaStatus = field(default_factory=_QuotaStatus)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "v1", "ResourceQuota"
+
+
+Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass | ResourceQuota

@@ -6,9 +6,9 @@ told ``--i-mean-it`` (and even then never binds); a missing ``list`` permission 
 named. Then nodes, pods (without Succeeded and Failed ones, as the scheduler's informer),
 namespaces, LimitRanges, RuntimeClasses and the server version are read once, each list in pages
 (``limit`` + ``continue``); an expired continue token (HTTP 410) restarts that list. The
-PriorityClasses and each kind of storage object are asked about first and read only when
-the credentials may; a storage kind whose list is refused (403) or not served (404) is left
-out, said, never read as none.
+PriorityClasses, the ResourceQuotas and each kind of storage object are asked about first
+and read only when the credentials may; a storage kind whose list is refused (403) or not
+served (404) is left out, said, never read as none.
 
 The whole read ends within ``Settings.deadline`` (``--timeout``), however the server
 answers: it runs apart (:func:`gate.deadline.within`), so that not even a name that never
@@ -45,7 +45,15 @@ from gate.live.connection import (
     past_deadline,
 )
 from gate.live.credentials import LiveTarget
-from gate.live.objects import LimitRange, Namespace, Node, Pod, PriorityClass, RuntimeClass
+from gate.live.objects import (
+    LimitRange,
+    Namespace,
+    Node,
+    Pod,
+    PriorityClass,
+    ResourceQuota,
+    RuntimeClass,
+)
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
 from gate.live.storage import (
@@ -129,6 +137,14 @@ PRIORITY_CLASSES = Collection(
     asked=Permission("list", "priorityclasses", group="scheduling.k8s.io"),
 )
 """Asked, not needed: without them a workload's class is judged unknown, not refused."""
+RESOURCE_QUOTAS = Collection(
+    "resourcequotas",
+    "/api/v1/resourcequotas",
+    PageDecoder(ResourceQuota),
+    "resourceQuotas",
+    asked=Permission("list", "resourcequotas"),
+)
+"""Asked, not needed: without them no quota is judged, and the report says so."""
 STORAGE_GROUP = "storage.k8s.io"
 
 
@@ -175,6 +191,7 @@ COLLECTIONS: tuple[Collection[Any], ...] = (
     LIMIT_RANGES,
     RUNTIME_CLASSES,
     PRIORITY_CLASSES,
+    RESOURCE_QUOTAS,
     *STORAGE_COLLECTIONS,
 )
 NEEDED = (

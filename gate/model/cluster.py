@@ -151,6 +151,9 @@ class AdmissionObjects:
     has_runtime_classes: bool = False
     priority_classes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     has_priority_classes: bool = False
+    resource_quotas: tuple[Mapping[str, Any], ...] = ()
+    """The ResourceQuotas recorded (spec and ``status.used``), and the run's new ones."""
+    has_resource_quotas: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ from gate.model import (
     PoolRefusal,
     Port,
     PortNumber,
+    Quota,
     Read,
     ReplicaFit,
     ScaleUp,
@@ -382,6 +383,10 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
         ]
         | UnsetType
     ) = UNSET
+    quota: Annotated[
+        Quota | None,
+        Meta(description="Its pods against their namespace's quotas; null when none counts them."),
+    ] = None
 
 
 class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

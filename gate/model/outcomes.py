@@ -260,6 +260,8 @@ class Family(str, Enum):
     """NodePorts: a host port is taken."""
     STORAGE = "storage"
     """The volume plugins: a claim, its volume or the node's attach limit rules the node out."""
+    QUOTA = "quota"
+    """ResourceQuota admission: the namespace's quota refuses to create a pod or the object."""
     ADDON_ONLY = "addon-only"
     """Only the CriticalAddonsOnly (system) nodes take the pod."""
     ERROR = "error"

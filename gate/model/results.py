@@ -160,6 +160,18 @@ class Autoscale(Reported, frozen=True, kw_only=True):
         return sum(s.copies for s in self.scale_up)
 
 
+class Quota(Reported, frozen=True, kw_only=True):
+    """The workload's pods against the ResourceQuotas of their namespace, as the API server
+    admits them one after another: created of those wanted; quota, the quota that refused the
+    first one not created, else those they were counted in (by name, comma-separated);
+    message, the API server's refusal of the first one not created (null when every one was:
+    ``pods "web-5d8f7c9b4-x2k9q" is forbidden: exceeded quota: compute, requested: ...``)."""
+
+    created: Count
+    quota: str
+    message: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
@@ -190,6 +202,8 @@ class WorkloadResult:
     gates: tuple[str, ...] = ()
     """The template's scheduling gates: the pod waits for their removal, and the rest of
     the result is what happens then."""
+    quota: Quota | None = None
+    """Its pods against their namespace's ResourceQuotas; None when no quota counts them."""
 
     @property
     def fits(self) -> tuple[str, ...]:

@@ -109,6 +109,7 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
         field=msgspec.UNSET if result.field_at is None else result.field_at,
         autoscale=msgspec.UNSET if result.autoscale is None else result.autoscale,
         schedulingGates=list(result.gates) if result.gates else msgspec.UNSET,
+        quota=result.quota,
     )
 
 

@@ -47,6 +47,13 @@ OWN_RULES: tuple[Rule, ...] = (
         "allow it on the add-on pool with allowAddonOnly in .fitgate.yaml.",
     ),
     Rule(
+        Family.QUOTA,
+        "QuotaExceeded",
+        "The namespace's ResourceQuota refuses to create the pod (or the object)",
+        "Raise the quota's hard limit the message names, lower the workload's requests or "
+        "replicas, or free the quota by removing what else uses it in the namespace.",
+    ),
+    Rule(
         Family.ERROR,
         "UnreadableManifest",
         "The document or its pod template cannot be read as the API server would read it",
@@ -68,7 +75,10 @@ def family_of(result: WorkloadResult) -> Family:
         return Family.ERROR
     if result.verdict is Verdict.ADDON_ONLY:
         return Family.ADDON_ONLY
-    return result.cause.family if result.cause is not None else Family.RESOURCES
+    if result.cause is not None:
+        return result.cause.family
+    refused = result.quota is not None and result.quota.message is not None
+    return Family.QUOTA if refused else Family.RESOURCES
 
 
 def _level(report: Report, result: WorkloadResult) -> str | None:

@@ -329,7 +329,43 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
     Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
     hold one line.
     """
-    return " ".join(gated(result, _headline(result, views or Views())).split())
+    sentence = with_quota(result, _headline(result, views or Views()))
+    return " ".join(gated(result, sentence).split())
+
+
+def quota_sentence(result: WorkloadResult) -> str | None:
+    """What the namespace's quota refused, when it refused a pod or the object:
+    ``2 of 3 pods created; the 3rd: pods "web-..." is forbidden: exceeded quota: ...``, or
+    the refusal alone when nothing was created."""
+    quota = result.quota
+    if quota is None or quota.message is None:
+        return None
+    placed = result.placement
+    wanted = placed.wanted if placed is not None else result.replicas
+    if quota.created == 0 or not wanted:
+        return quota.message
+    return (
+        f"{quota.created} of {wanted} pods created; "
+        f"the {ordinal(quota.created + 1)}: {quota.message}"
+    )
+
+
+def _quota_only(result: WorkloadResult) -> str | None:
+    """:func:`quota_sentence` when the quota alone keeps pods out: every pod created has
+    room (a DaemonSet whose every targeted node has room, say)."""
+    placed, quota = result.placement, result.quota
+    if placed is None or quota is None or placed.alone < quota.created:
+        return None
+    return quota_sentence(result)
+
+
+def with_quota(result: WorkloadResult, sentence: str) -> str:
+    """``sentence``, followed by :func:`quota_sentence` unless it already says the refusal."""
+    said = quota_sentence(result)
+    quota = result.quota
+    if said is None or quota is None or (quota.message or "") in sentence:
+        return sentence
+    return f"{sentence}; {said}"
 
 
 def gated(result: WorkloadResult, sentence: str) -> str:
@@ -358,6 +394,9 @@ def _headline(result: WorkloadResult, views: Views) -> str:
         return addon_only_sentence(result, views)
     if verdict is Verdict.PARTIAL:
         replicas = replicas_sentence(result)
+        quota_only = _quota_only(result)
+        if replicas is None and quota_only is not None:
+            return quota_only
         if replicas is None:
             return daemonset_beside(result) + views.of(_partial_headline, result.nodes)
         return _with_first_unfit(result, replicas)
@@ -389,6 +428,10 @@ def detail(result: WorkloadResult, views: Views) -> list[str]:
     """The lines under a workload in the text summary (empty ones are not printed); the
     first says what holds the pod when it is gated."""
     lines = _detail(result, views)
+    said = quota_sentence(result)
+    refusal = result.quota.message if result.quota is not None else None
+    if said is not None and refusal is not None and not any(refusal in line for line in lines):
+        lines.append(said)
     return [gated(result, lines[0]), *lines[1:]] if lines else lines
 
 
@@ -403,13 +446,16 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
         if replicas and result.replicas and result.replicas > 1:
             lines.append(replicas)
         taints = views.of(_taint_names, result.nodes)
-        if taints:
+        if taints and result.quota is None:  # a refused pod meets no node's taint
             lines.append(f"untolerated taints: {taints}")
         return [*lines, field_line(result) or ""]
     if verdict is Verdict.YES:
         return [fits_sentence(result, views)]
     if verdict is Verdict.ADDON_ONLY:
         return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
+    quota_only = _quota_only(result)
+    if verdict is Verdict.PARTIAL and replicas is None and quota_only is not None:
+        return [quota_only]
     if verdict is Verdict.PARTIAL and replicas is None:  # a DaemonSet: its nodes say it
         nodes = result.nodes
         return [

@@ -41,9 +41,13 @@ whole, as the admission objects are (``gate.snapshot.autoscaling``)."""
 PRIORITY_SECTIONS: Mapping[str, str] = {"priorityClasses": "PriorityClass"}
 """The array ``fitgate snapshot`` adds when it may list PriorityClasses: read whole, as
 the other admission objects are."""
+QUOTA_SECTIONS: Mapping[str, str] = {"resourceQuotas": "ResourceQuota"}
+"""The array ``fitgate snapshot`` adds when it may list ResourceQuotas (their spec and
+``status.used``): read whole, as the other admission objects are."""
 READ_SECTIONS: Mapping[str, str] = {
     **SECTIONS,
     **PRIORITY_SECTIONS,
+    **QUOTA_SECTIONS,
     **AUTOSCALING_SECTIONS,
     **STORAGE_SECTIONS,
 }
@@ -112,9 +116,11 @@ def admission(
     limit_range_items: Iterable[Any],
     runtime_class_items: Iterable[Any],
     priority_class_items: Iterable[Any] | None = None,
+    resource_quota_items: Iterable[Any] | None = None,
 ) -> AdmissionObjects:
     """LimitRange Container items by namespace, RuntimeClasses and PriorityClasses by name
-    (``priority_class_items`` None: none recorded). The schema says nothing of their shape,
+    (``priority_class_items`` None: none recorded), ResourceQuotas as recorded
+    (``resource_quota_items`` None: none recorded). The schema says nothing of their shape,
     so anything that is not shaped like one is passed over."""
     runtime_class_items = [rc for rc in runtime_class_items if isinstance(rc, Mapping)]
     priority_classes = {
@@ -141,6 +147,8 @@ def admission(
         has_runtime_classes=bool(runtime_class_items),
         priority_classes=priority_classes,
         has_priority_classes=priority_class_items is not None,
+        resource_quotas=tuple(q for q in resource_quota_items or () if isinstance(q, Mapping)),
+        has_resource_quotas=resource_quota_items is not None,
     )
 
 

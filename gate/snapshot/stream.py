@@ -62,7 +62,7 @@ from gate.snapshot.storage import STORAGE_SECTIONS, storage_objects
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
-_ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass")
+_ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass", "ResourceQuota")
 _WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS)
 """Kinds read as plain objects: the admission, autoscaler and volume code read them so."""
 
@@ -966,6 +966,8 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         rc = arrays.get("runtimeClasses", _Objects()).admission.get("RuntimeClass", [])
         classes = arrays.get("priorityClasses")
         pc = None if classes is None else classes.admission.get("PriorityClass", [])
+        quotas = arrays.get("resourceQuotas")
+        rq = None if quotas is None else quotas.admission.get("ResourceQuota", [])
         listed = arrays.get("namespaces")
         namespaces = None if listed is None else listed.namespaces or {}
     else:
@@ -973,6 +975,7 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         nodes, pods = items.nodes, items.pods
         lr, rc = items.admission.get("LimitRange", []), items.admission.get("RuntimeClass", [])
         pc = items.admission.get("PriorityClass") or None  # a List of them holds the system two
+        rq = items.admission.get("ResourceQuota")
         namespaces = items.namespaces
     names = [n.metadata["name"] for n in nodes]
     if len(set(names)) != len(names) or pods.unreadable & set(names):
@@ -994,7 +997,7 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
     return Snapshot(
         info=snapshot_info(reading.envelope, source, nodes=len(views), pods=counted),
         nodes=tuple(views),
-        admission=admission(lr, rc, pc),
+        admission=admission(lr, rc, pc, rq),
         pods=pods.existing(node_names),
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),

@@ -11,6 +11,7 @@ node by node.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,16 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
+from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
+from gate.k8s.quotaledger import (
+    Admitted,
+    QuotaLedger,
+    quotas_of,
+    running_usage,
+    summed_requests,
+)
+from gate.k8s.quotausage import Usage, pod_usage
 from gate.k8s.resources import PODS
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
@@ -47,6 +57,7 @@ from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.engine.quotas import limited, refused
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -155,6 +166,8 @@ class Evaluator:
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
+    quotas: QuotaLedger = field(default_factory=QuotaLedger)
+    """The namespaces' ResourceQuotas, with what the run's pods have taken of them."""
 
     @classmethod
     def for_snapshot(
@@ -166,7 +179,9 @@ class Evaluator:
         scaler = None
         if autoscaling is not None:
             scaler = Autoscaling.of(snapshot, autoscaling, cluster, dialect)
-        return cls(cluster, dialect, OutcomeTables(cluster.index.nodes), autoscaling=scaler)
+        quotas = QuotaLedger.of(quotas_of(snapshot.admission.resource_quotas))
+        tables = OutcomeTables(cluster.index.nodes)
+        return cls(cluster, dialect, tables, autoscaling=scaler, quotas=quotas)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -242,20 +257,112 @@ class Evaluator:
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            return self._daemonset(workload, pod, ledger, reported)
+            result = self._daemonset(workload, pod, ledger, reported)
+            wanted = 0 if result.placement is None else result.placement.wanted
+            admitted = self._admitted(workload, pod, ledger, wanted)
+            if admitted is None:
+                return result
+            if admitted.created == 0 and admitted.message is not None:
+                return refused(result, admitted, wanted)
+            return limited(result, admitted, wanted)
+        wanted = workload.replicas or 0
+        admitted = self._admitted(workload, pod, ledger, wanted)
         try:  # the score plugins read the template's labels as a selector
-            return self._pod(workload, pod, ledger, reported)
+            if admitted is None:
+                return self._pod(workload, pod, ledger, reported)
+            if admitted.created == 0 and admitted.message is not None:
+                none = self._pod(replace(workload, replicas=0), pod, None, reported)
+                return refused(none, admitted, wanted)
+            result = self._pod(replace(workload, replicas=admitted.created), pod, ledger, reported)
+            return self._quota_headroom(limited(result, admitted, wanted), admitted)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
 
     def alone(self, workload: Workload) -> bool:
         """Whether judging ``workload`` leaves the run's other workloads as they were: it
-        replaces running pods of its own (so it takes no room on the run's ledger) and no
-        autoscaler's headroom is shared, or it is a DaemonSet (which never scales a group
-        up) replacing its own."""
-        if not self._own_pods(workload):
+        replaces running pods of its own (so it takes no room on the run's ledger), no quota
+        of its namespace counts it, and no autoscaler's headroom is shared, or it is a
+        DaemonSet (which never scales a group up) replacing its own."""
+        if not self._own_pods(workload) or self.quotas.quotas.get(workload.namespace):
             return False
         return self.autoscaling is None or workload.kind == "DaemonSet"
+
+    def _admitted(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, wanted: int
+    ) -> Admitted | None:
+        """The workload's object and ``wanted`` pods admitted against its namespace's
+        quotas (:mod:`gate.k8s.quotaledger`): the run's ledger takes what they use, so later
+        workloads meet it; a workload judged alone (no ``ledger``) takes nothing. None
+        when no quota counts them."""
+        namespace = workload.namespace
+        if not self.quotas.quotas.get(namespace):
+            return None
+        book = self.quotas if ledger is not None else self.quotas.copy()
+        counted = None
+        if not self._running(workload):  # new to the cluster: its objects are created too
+            counted = self._admit_objects(book, workload)
+            if counted is not None and counted.message is not None:
+                return counted
+        usage = pod_usage(pod.spec)
+        indexed = self.cluster.others.pods.pods
+        own = self._own_pods(workload)
+        scaling = workload.scaling
+        surge_first = scaling is not None and scaling.surge > 0 and scaling.unavailable == 0
+        if surge_first:  # one old pod leaves after each new one
+            # a workload's pods mostly request alike: each distinct request is converted once
+            seen: dict[tuple[tuple[str, int], ...], Usage] = {}
+            running = [
+                seen.get(key) or seen.setdefault(key, running_usage(dict(key), usage))
+                for key in (tuple(sorted(indexed[i].requests.items())) for i in own)
+            ]
+        else:  # they all leave first: their sum is what leaves
+            total = summed_requests(indexed[i].requests for i in own)
+            running = [running_usage(total, usage, len(own))] if own else []
+
+        def name_of(position: int) -> str:  # only a refused pod is named
+            template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+            return pod_name(workload.kind, workload.name, position, template)
+
+        admitted = book.admit_pods(
+            namespace, pod.spec, wanted, name_of, running, surge_first, usage
+        )
+        maximum = None if scaling is None else scaling.maximum
+        if admitted is not None and maximum is not None and maximum > admitted.created:
+            # an autoscaler's pods past these, asked of a copy: it has not scaled yet
+            more = 0
+            if admitted.message is None:
+                probe = book.copy().admit_pods(namespace, pod.spec, maximum - wanted, str)
+                more = maximum - wanted if probe is None else probe.created
+            admitted = replace(admitted, room=admitted.created + more)
+        if counted is None:
+            return admitted
+        if admitted is None:  # only its objects are counted: every pod is created
+            return replace(counted, created=wanted)
+        return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+
+    @staticmethod
+    def _quota_headroom(result: WorkloadResult, admitted: Admitted) -> WorkloadResult:
+        """An autoscaler's room to grow, no more than the quota would create."""
+        placed = result.placement
+        room = admitted.room
+        if placed is None or placed.headroom is None or room is None or placed.headroom <= room:
+            return result
+        return replace(result, placement=replace(placed, headroom=room))
+
+    @staticmethod
+    def _admit_objects(book: QuotaLedger, workload: Workload) -> Admitted | None:
+        """The workload's object, then the one its controller creates before any pod (a
+        Deployment's ReplicaSet, a CronJob's Job), against the object-count quotas."""
+        namespace = workload.namespace
+        counted = book.admit_object(namespace, workload.kind, workload.name)
+        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+        made = controller_object(workload.kind, workload.name, template)
+        if made is None or (counted is not None and counted.message is not None):
+            return counted
+        then = book.admit_object(namespace, *made)
+        if then is None or counted is None:
+            return then or counted
+        return replace(then, quotas=tuple(sorted({*counted.quotas, *then.quotas})))
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(

@@ -1,0 +1,75 @@
+"""The names a workload's controller gives the pods it creates, as the API server's
+refusal of one quotes it (``pods "web-5d8f7c9b4-x2k9q" is forbidden: ...``).
+
+A StatefulSet names its pods ``<name>-<ordinal>``, and a bare Pod is its own name: those are
+exact. The other controllers ask the API server to generate a name (``generateName``): a
+ReplicaSet's pods ``<replicaset>-<5 random characters>``, with a Deployment's ReplicaSet named
+``<deployment>-<pod-template-hash>``; a Job's ``<job>-``, an indexed Job's
+``<job>-<index>-``; a CronJob's Job ``<cronjob>-<scheduled time in minutes>``; a DaemonSet's
+``<daemonset>-``. The random part, the template hash (FNV-32a over Go's dump of the template,
+which no other program reproduces) and the schedule are stand-ins here: drawn from the same
+alphabet (``k8s.io/apimachinery/pkg/util/rand``), derived from the workload's name and the
+pod's position, so a run names the same pod the same way every time.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+ALPHANUMS: Final = "bcdfghjklmnpqrstvwxz2456789"
+"""util/rand's alphabet: no vowels, no 0/1/3, so no words and nothing mistaken for another."""
+_FNV_OFFSET, _FNV_PRIME = 0x811C9DC5, 0x01000193
+
+
+def fnv32a(text: str) -> int:
+    """FNV-1a, 32 bits (``hash/fnv``), over the UTF-8 bytes of ``text``.
+
+    >>> fnv32a(""), fnv32a("a")
+    (2166136261, 3826002220)
+    """
+    value = _FNV_OFFSET
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * _FNV_PRIME) & 0xFFFFFFFF
+    return value
+
+
+def safe_encode(text: str) -> str:
+    """rand.SafeEncodeString: each byte mapped into :data:`ALPHANUMS`."""
+    return "".join(ALPHANUMS[b % len(ALPHANUMS)] for b in text.encode("utf-8"))
+
+
+def _random_part(seed: str, length: int = 5) -> str:
+    value = fnv32a(seed)
+    out = []
+    for _ in range(length):
+        value, digit = divmod(value, len(ALPHANUMS))
+        out.append(ALPHANUMS[digit])
+        value = fnv32a(f"{seed}/{value}") if value == 0 else value
+    return "".join(out)
+
+
+def controller_object(kind: str, name: str, template: str = "") -> tuple[str, str] | None:
+    """The object a new workload's controller creates before its pods, by kind and name: a
+    Deployment's ReplicaSet ``<name>-<pod-template-hash>``, a CronJob's first Job
+    ``<name>-<scheduled minutes>``; None for the kinds that create pods themselves."""
+    if kind == "Deployment":
+        return "ReplicaSet", f"{name}-{safe_encode(str(fnv32a(template or name)))}"
+    if kind == "CronJob":
+        return "Job", f"{name}-{fnv32a(f'{kind}/{name}') % 10**8}"
+    return None
+
+
+def pod_name(kind: str, name: str, position: int, template: str = "") -> str:
+    """The name of the workload's pod at ``position`` (0 for the first it creates);
+    ``template``: text that stands for the pod template (a Deployment's hash is made from it).
+
+    >>> pod_name("StatefulSet", "db", 2), pod_name("Pod", "one", 0)
+    ('db-2', 'one')
+    """
+    seed = f"{kind}/{name}/{position}"
+    if kind == "StatefulSet":
+        return f"{name}-{position}"
+    if kind == "Pod":
+        return name
+    made = controller_object(kind, name, template)
+    return f"{name if made is None else made[1]}-{_random_part(seed)}"

@@ -1,0 +1,74 @@
+"""A workload's count once its namespace's ResourceQuotas have admitted its pods.
+
+The API server admits a controller's pods one after another (:mod:`gate.k8s.quotaledger`);
+a pod it refuses is never created, never Pending: the rollout just stops there. So the pods
+that count are those created, and then placed: ``PARTIAL 2 of 3`` with the refusal of the
+3rd as its message, or ``NO`` when not even the first is created (or the object itself is
+refused by an object-count quota).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gate.k8s.quotaledger import Admitted
+from gate.model import Quota, Verdict, WarningKind, WorkloadResult, WorkloadWarning
+
+_CAPPED = frozenset({Verdict.YES, Verdict.SCALES})
+"""Verdicts that say every wanted pod lands: with fewer created, they become PARTIAL."""
+
+
+def quota_of(admitted: Admitted) -> Quota:
+    """The report's part: the refusing quota, else every quota that counted the pods."""
+    named = admitted.refused_by or ", ".join(admitted.quotas)
+    return Quota(created=admitted.created, quota=named, message=admitted.message)
+
+
+def limited(result: WorkloadResult, admitted: Admitted, wanted: int) -> WorkloadResult:
+    """``result`` (of the ``admitted.created`` pods created) for the ``wanted`` pods: a
+    count that every created pod placed becomes ``PARTIAL``, its message the refusal of the
+    first pod not created; a result short of the created pods keeps the scheduler's message
+    for the first that does not land, which comes before the refused one."""
+    placed, created = result.placement, admitted.created
+    placement = None
+    if placed is not None:  # a DaemonSet's count is of nodes: no more than it created
+        together = None if placed.together is None else min(placed.together, created)
+        alone = min(placed.alone, created)
+        placement = replace(placed, wanted=wanted, alone=alone, together=together)
+    replicas = None if result.replicas is None else wanted
+    limited_result = replace(
+        result, replicas=replicas, placement=placement, quota=quota_of(admitted)
+    )
+    if created < wanted and result.verdict in _CAPPED:
+        return replace(limited_result, verdict=Verdict.PARTIAL, message=admitted.message)
+    return limited_result
+
+
+def refused(result: WorkloadResult, admitted: Admitted, wanted: int) -> WorkloadResult:
+    """A workload none of whose pods is created: ``NO``, with the API server's refusal.
+    ``result`` is the workload judged as wanting none; no pod reaches the scheduler, so no
+    node has an outcome for it, and the warning of what a scaled-up pod would meet is
+    dropped."""
+    placed = result.placement
+    warnings = [w for w in result.warnings if w.kind is not WarningKind.IF_SCALED_UP]
+    if admitted.held:
+        warnings.append(_stalled(admitted.held))
+    return replace(
+        result,
+        verdict=Verdict.NO,
+        message=admitted.message,
+        nodes=(),
+        cause=None,
+        replicas=None if result.replicas is None else wanted,
+        placement=None if placed is None else replace(placed, wanted=wanted, alone=0),
+        quota=quota_of(admitted),
+        warnings=tuple(warnings),
+    )
+
+
+def _stalled(running: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.ROLLOUT,
+        f"the rollout cannot start: maxUnavailable 0 keeps its {running} running pod(s) until a "
+        "new one is ready, and the namespace's quota has no room for a new pod beside them",
+    )

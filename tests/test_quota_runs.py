@@ -1,0 +1,366 @@
+"""A run's workloads against their namespaces' ResourceQuotas: the pods the API server
+creates, one after another, and then places; the run's workloads sharing a namespace's
+quota in input order; a new object over an object-count quota; rollouts; a run's own
+quota; and what every report says of it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gate.k8s.podnames import pod_name
+from gate.k8s.version import dialect_for
+from gate.model import Document, Location, Quota, ReplicaFit, Verdict, Workload, WorkloadResult
+from gate.reports.wording import headline
+from gate.run import RunOptions, check
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.snapshot.load import build_snapshot, load_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.conftest import ROOT
+
+NODES = [api_node(f"n{i}", cpu="8", memory="32Gi") for i in range(3)]
+
+
+def _quota(
+    hard: dict[str, str], used: dict[str, str], name: str = "compute", **spec: Any
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name, "namespace": "web"},
+        "spec": {"hard": hard, **spec},
+        "status": {"hard": hard, "used": used},
+    }
+
+
+def _deployment(
+    name: str, replicas: int, cpu: str = "1", *, kind: str = "Deployment", **spec: Any
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [container(name, requests={"cpu": cpu})]},
+            },
+            **spec,
+        },
+    }
+
+
+def _running(name: str, index: int, cpu: str = "1") -> dict[str, Any]:
+    """A pod of Deployment ``name``'s ReplicaSet, running on n0."""
+    pod = api_pod(
+        f"{name}-5d8f7c-{index}",
+        "n0",
+        namespace="web",
+        containers=[container(requests={"cpu": cpu})],
+    )
+    pod["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": f"{name}-5d8f7c"}]
+    pod["metadata"]["labels"] = {"app": name, "pod-template-hash": "5d8f7c"}
+    return pod
+
+
+def _run(
+    manifests: list[dict[str, Any]],
+    quotas: list[dict[str, Any]] | None = None,
+    pods: list[dict[str, Any]] | None = None,
+) -> list[WorkloadResult]:
+    document = cluster_snapshot(NODES, pods or [])
+    if quotas is not None:
+        document["resourceQuotas"] = quotas
+    snapshot = build_snapshot(document, "s.json")
+    documents = [Document(Location("m.yaml", 1 + 40 * i), b) for i, b in enumerate(manifests)]
+    return [r for r in check(documents, snapshot, RunOptions()).results]
+
+
+def _template(manifest: dict[str, Any]) -> str:
+    """The text the run derives a Deployment's stand-in template hash from."""
+    spec = manifest["spec"]["template"]["spec"]
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+def _refused(name: str, position: int, error: str, manifest: dict[str, Any]) -> str:
+    pod = pod_name(manifest["kind"], name, position, _template(manifest))
+    return f'pods "{pod}" is forbidden: {error}'
+
+
+CPU_QUOTA = _quota({"requests.cpu": "10"}, {"requests.cpu": "8"})
+WEB = _deployment("web", 3)
+
+
+def test_the_pods_the_quota_admits_are_counted_and_the_next_one_s_refusal_said() -> None:
+    [result] = _run([WEB], [CPU_QUOTA])
+    error = (
+        "exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=10, "
+        "limited: requests.cpu=10"
+    )
+    message = _refused("web", 2, error, WEB)
+    assert (result.verdict, result.message) == (Verdict.PARTIAL, message)
+    assert result.placement == ReplicaFit(3, alone=2, together=2)
+    assert result.quota == Quota(created=2, quota="compute", message=message)
+    assert headline(result) == f"2 of 3 replicas fit; the 3rd: {message}"
+
+
+def test_a_full_quota_creates_no_pod() -> None:
+    [result] = _run([WEB], [_quota({"pods": "4"}, {"pods": "4"})])
+    error = "exceeded quota: compute, requested: pods=1, used: pods=4, limited: pods=4"
+    assert (result.verdict, result.message) == (Verdict.NO, _refused("web", 0, error, WEB))
+    assert result.placement == ReplicaFit(3, alone=0)
+    assert result.quota is not None and result.quota.created == 0
+
+
+def test_a_quota_with_room_for_every_pod_names_itself_and_refuses_nothing() -> None:
+    [result] = _run(
+        [WEB], [_quota({"requests.cpu": "10", "pods": "10"}, {"requests.cpu": "1", "pods": "1"})]
+    )
+    assert result.verdict is Verdict.YES
+    assert result.quota == Quota(created=3, quota="compute", message=None)
+
+
+def test_a_namespace_without_a_quota_says_nothing_of_one() -> None:
+    [result] = _run([WEB], [{**CPU_QUOTA, "metadata": {"name": "compute", "namespace": "other"}}])
+    assert (result.verdict, result.quota) == (Verdict.YES, None)
+
+
+def test_the_run_s_workloads_share_a_namespace_s_quota_in_input_order() -> None:
+    quota = _quota({"requests.cpu": "4"}, {"requests.cpu": "0"})
+    first, second = _run([_deployment("api", 3), _deployment("worker", 2)], [quota])
+    assert (first.verdict, second.verdict) == (Verdict.YES, Verdict.PARTIAL)
+    assert second.quota is not None and second.quota.created == 1
+    assert second.message is not None and "used: requests.cpu=4," in second.message
+
+
+def test_a_container_without_the_tracked_resource_is_refused_by_the_constraint() -> None:
+    quota = _quota(
+        {"limits.memory": "1Gi", "requests.cpu": "10"}, {"limits.memory": "0", "requests.cpu": "0"}
+    )
+    [result] = _run([WEB], [quota])
+    error = "failed quota: compute: must specify limits.memory for: web"
+    assert (result.verdict, result.message) == (Verdict.NO, _refused("web", 0, error, WEB))
+
+
+def test_a_new_object_over_an_object_count_quota_is_refused_itself() -> None:
+    quota = _quota({"count/deployments.apps": "2"}, {"count/deployments.apps": "2"}, name="objects")
+    [result] = _run([WEB], [quota])
+    assert (result.verdict, result.message) == (
+        Verdict.NO,
+        'deployments.apps "web" is forbidden: exceeded quota: objects, requested: '
+        "count/deployments.apps=1, used: count/deployments.apps=2, "
+        "limited: count/deployments.apps=2",
+    )
+
+
+def test_an_object_already_running_is_not_counted_again() -> None:
+    quota = _quota({"count/deployments.apps": "2"}, {"count/deployments.apps": "2"}, name="objects")
+    [result] = _run([WEB], [quota], [_running("web", i) for i in range(3)])
+    assert result.verdict is Verdict.YES
+
+
+SURGE = {"strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}}
+ONE_DOWN = {"strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}}}
+FULL = _quota({"requests.cpu": "3"}, {"requests.cpu": "3"})
+
+ROLLOUTS: list[tuple[str, dict[str, Any], dict[str, Any], Verdict, int]] = [
+    (
+        "maxUnavailable 0 needs headroom for its surge pod while the old pods count",
+        SURGE,
+        FULL,
+        Verdict.NO,
+        0,
+    ),
+    (
+        "maxUnavailable 0 with room for one surge pod replaces them one by one",
+        SURGE,
+        _quota({"requests.cpu": "4"}, {"requests.cpu": "3"}),
+        Verdict.YES,
+        3,
+    ),
+    ("otherwise the old pods go first and free the quota", ONE_DOWN, FULL, Verdict.YES, 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("strategy", "quota", "verdict", "created"),
+    [c[1:] for c in ROLLOUTS],
+    ids=[c[0] for c in ROLLOUTS],
+)
+def test_a_rollout_releases_its_pods_as_the_deployment_controller_does(
+    strategy: dict[str, Any], quota: dict[str, Any], verdict: Verdict, created: int
+) -> None:
+    manifest = _deployment("web", 3, **strategy)
+    [result] = _run([manifest], [quota], [_running("web", i) for i in range(3)])
+    assert result.verdict is verdict
+    assert result.quota is not None and result.quota.created == created
+
+
+def test_a_stateful_set_s_refused_pod_is_named_by_its_ordinal() -> None:
+    manifest = _deployment("db", 3, kind="StatefulSet", serviceName="db")
+    [result] = _run([manifest], [CPU_QUOTA])
+    assert result.message is not None and result.message.startswith('pods "db-2" is forbidden: ')
+
+
+def test_a_run_s_new_quota_counts_the_namespace_s_running_pods() -> None:
+    new = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "compute", "namespace": "web"},
+        "spec": {"hard": {"requests.cpu": "4", "pods": "10"}},
+    }
+    running = [_running("other", i) for i in range(2)]
+    [result] = _run([new, WEB], None, running)
+    assert result.verdict is Verdict.PARTIAL
+    assert result.message is not None and result.message.endswith(
+        "exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=4, "
+        "limited: requests.cpu=4"
+    )
+
+
+def test_a_quota_selected_by_priority_class_counts_only_its_pods() -> None:
+    quota = _quota(
+        {"pods": "0"},
+        {"pods": "0"},
+        scopeSelector={
+            "matchExpressions": [
+                {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}
+            ]
+        },
+    )
+    [result] = _run([WEB], [quota])
+    assert (result.verdict, result.quota) == (Verdict.YES, None)
+
+
+def test_quotas_are_read_from_either_format_and_by_either_reader_alike() -> None:
+    quota = _quota({"pods": "4"}, {"pods": "1"})
+    recorded = cluster_snapshot(NODES)
+    recorded["resourceQuotas"] = [quota]
+    listed = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", **NODES[0]}, quota]}
+    assert build_snapshot(recorded, "s.json").admission.resource_quotas == (quota,)
+    assert build_snapshot(listed, "s.json").admission.resource_quotas == (quota,)
+    unrecorded = build_snapshot(cluster_snapshot(NODES), "s.json").admission
+    assert (unrecorded.resource_quotas, unrecorded.has_resource_quotas) == ((), False)
+
+
+def test_the_reference_reader_reads_the_quota_fixture_as_the_typed_reader_does() -> None:
+    path = ROOT / "fixtures" / "snapshots" / "aks-quota.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert load_snapshot(str(path)) == build_snapshot(document, str(path))
+    assert len(load_snapshot(str(path)).admission.resource_quotas) == 1
+
+
+def test_a_daemon_set_creates_as_many_pods_as_the_quota_admits() -> None:
+    daemonset = _deployment("agent", 0, "100m", kind="DaemonSet")
+    del daemonset["spec"]["replicas"]
+    [result] = _run([daemonset], [_quota({"pods": "2"}, {"pods": "0"})])
+    assert (result.verdict, result.placement) == (Verdict.PARTIAL, ReplicaFit(3, alone=2, together=2))
+    assert result.message is not None and result.message.startswith('pods "agent-')
+    assert headline(result) == (f"2 of 3 pods created; the 3rd: {result.message}")
+    assert result.message.endswith(
+        "exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2"
+    )
+
+
+def test_a_workload_judged_alone_takes_nothing_from_the_quota() -> None:
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [_quota({"pods": "2"}, {"pods": "0"})]
+    snapshot = build_snapshot(document, "s.json")
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for(snapshot.info.server_version))
+    workload = Workload(
+        kind="Pod",
+        namespace="web",
+        name="one",
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec={"containers": [container(requests={"cpu": "1"})]},
+    )
+    first, again = evaluator.evaluate(workload), evaluator.evaluate(workload)
+    assert first.quota == again.quota == Quota(created=1, quota="compute", message=None)
+
+
+def test_a_new_deployment_s_replica_set_meets_the_object_count_quota_too() -> None:
+    quota = _quota({"count/replicasets.apps": "1"}, {"count/replicasets.apps": "1"}, name="objects")
+    [result] = _run([WEB], [quota])
+    replica_set = pod_name("Deployment", "web", 0, _template(WEB)).rsplit("-", 1)[0]
+    assert (result.verdict, result.message) == (
+        Verdict.NO,
+        f'replicasets.apps "{replica_set}" is forbidden: exceeded quota: objects, requested: '
+        "count/replicasets.apps=1, used: count/replicasets.apps=1, "
+        "limited: count/replicasets.apps=1",
+    )
+
+
+def test_a_refused_pod_of_a_new_deployment_is_named_after_its_replica_set() -> None:
+    [result] = _run(
+        [WEB],
+        [
+            _quota(
+                {"pods": "0", "count/replicasets.apps": "5"},
+                {"pods": "0", "count/replicasets.apps": "0"},
+            )
+        ],
+    )
+    replica_set = pod_name("Deployment", "web", 0, _template(WEB)).rsplit("-", 1)[0]
+    assert result.message is not None and result.message.startswith(f'pods "{replica_set}-')
+    assert result.quota is not None and result.quota.quota == "compute"
+
+
+def test_a_priority_class_scope_reads_the_class_the_priority_admission_gives() -> None:
+    """A pod naming no class takes the globalDefault class first: the scope sees that name."""
+    quota = _quota(
+        {"pods": "0"},
+        {"pods": "0"},
+        scopeSelector={
+            "matchExpressions": [
+                {"scopeName": "PriorityClass", "operator": "In", "values": ["team"]}
+            ]
+        },
+    )
+    default = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "team"},
+        "value": 100,
+        "globalDefault": True,
+    }
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [quota]
+    document["priorityClasses"] = [default]
+    snapshot = build_snapshot(document, "s.json")
+    [result] = check([Document(Location("m.yaml", 1), WEB)], snapshot, RunOptions()).results
+    assert result.verdict is Verdict.NO
+    assert result.quota is not None and result.quota.created == 0
+
+
+def test_an_autoscaler_s_room_to_grow_is_no_more_than_the_quota_creates() -> None:
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "web"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2,
+            "maxReplicas": 10,
+        },
+    }
+    small = _deployment("web", 2, "100m")
+    [alone] = _run([small, hpa])
+    [capped] = _run([small, hpa], [_quota({"pods": "5"}, {"pods": "0"})])
+    assert alone.placement is not None and alone.placement.headroom == 10
+    assert capped.placement is not None and capped.placement.headroom == 5
+    assert capped.verdict is Verdict.YES
+    assert headline(capped).endswith("room for 5 of its 10")
+
+
+def test_an_object_count_quota_with_room_creates_every_pod() -> None:
+    quota = _quota({"count/deployments.apps": "5"}, {"count/deployments.apps": "1"}, name="objects")
+    [result] = _run([WEB], [quota])
+    assert (result.verdict, result.quota) == (
+        Verdict.YES,
+        Quota(created=3, quota="objects", message=None),
+    )
