@@ -65,7 +65,7 @@ class Mount:
     read_only: bool = False
     monitors: frozenset[str] = frozenset()
     pool: str = ""
-    managed: bool = True
+    managed: bool = False
 
 
 Mounts = Mapping[tuple[str, str], tuple[Mount, ...]]

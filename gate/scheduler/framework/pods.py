@@ -38,7 +38,7 @@ from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
-from gate.k8s.volumes import claim_names, copy_claim, with_copy_claims
+from gate.k8s.volumes import claim_names, copy_claim, mounts_of, with_copy_claims
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING, unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
@@ -149,6 +149,7 @@ def pod_profile(
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
         claims=tuple(name for _, name in claim_names(spec)),
+        mounts=mounts_of(spec.get("volumes")),
     )
 
 

@@ -1,0 +1,76 @@
+"""What the counted pods mount, by node: the part of upstream's NodeInfo (its pods'
+``spec.volumes``, ``PVCRefCounts``) that NodeVolumeLimits and VolumeRestrictions read.
+
+Few pods mount a claim or an in-tree disk (``Snapshot.mounts`` lists only those), so the
+index holds only them: built on the first question of a pod that mounts something, once
+per run, and a view that leaves a workload's running pods out filters it rather than
+reading the cluster's pods again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gate.model.storage import Mount, Mounts
+from gate.scheduler.framework.podindex import PodIndex
+
+CLAIM = "persistentVolumeClaim"
+
+
+@dataclass(frozen=True, slots=True)
+class Mounting:
+    """A counted pod that mounts something: its position among the indexed pods, its
+    node's position, its namespace and name, and its mounts."""
+
+    position: int
+    node: int
+    namespace: str
+    name: str
+    mounts: tuple[Mount, ...]
+
+
+class VolumeUse:
+    """The mounting pods of one view of the cluster's pods, by node, and the claims they
+    use (upstream's ``StorageInfos().IsPVCUsedByPods``: a claim counts wherever the pod
+    runs)."""
+
+    def __init__(self, mounting: tuple[Mounting, ...]) -> None:
+        self.mounting = mounting
+        by_node: dict[int, list[Mounting]] = {}
+        claims: Counter[tuple[str, str]] = Counter()
+        for pod in mounting:
+            by_node.setdefault(pod.node, []).append(pod)
+            for mount in pod.mounts:
+                if mount.source == CLAIM:
+                    claims[pod.namespace, mount.disk] += 1
+        self.by_node: Mapping[int, tuple[Mounting, ...]] = {
+            node: tuple(pods) for node, pods in by_node.items()
+        }
+        self.claims_in_use: Counter[tuple[str, str]] = claims
+
+    @classmethod
+    def of(cls, pods: PodIndex, mounts: Mounts) -> VolumeUse:
+        """The mounting pods among every pod ``pods`` indexes (a view's left-out pods too:
+        :meth:`without` leaves them out)."""
+        if not mounts:
+            return cls(())
+        found = []
+        for position, pod in enumerate(pods.pods):
+            mounted = mounts.get((pod.namespace, pod.name))
+            if mounted is not None:
+                found.append(
+                    Mounting(position, pods.node_of[position], pod.namespace, pod.name, mounted)
+                )
+        return cls(tuple(found))
+
+    def without(self, excluded: frozenset[int]) -> VolumeUse:
+        """These pods less those at ``excluded``; this very index when none of them mounts."""
+        if not excluded or not any(pod.position in excluded for pod in self.mounting):
+            return self
+        return VolumeUse(tuple(pod for pod in self.mounting if pod.position not in excluded))
+
+    def on(self, node: int) -> tuple[Mounting, ...]:
+        """The mounting pods on the node at position ``node``."""
+        return self.by_node.get(node, ())
