@@ -191,7 +191,8 @@ def prepare_pod(
         spec = with_copy_claims(spec, workload.claim_templates, workload.name, 0)
         profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
-    unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known)
+    limits_known = storage is not None and "CSINode" in storage.recorded
+    unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)
     return Pod(spec, profile, (*own, *warnings, *unchecked))
 
 
