@@ -33,6 +33,7 @@ from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
+from gate.k8s.claims import with_run_claims
 from gate.k8s.priority import with_run_classes
 from gate.k8s.version import dialect_for
 from gate.model import (
@@ -171,6 +172,8 @@ def check(
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_classes(snapshot.admission, bodies)
     snapshot = snapshot if classes is snapshot.admission else replace(snapshot, admission=classes)
+    claims = with_run_claims(snapshot.storage, bodies)
+    snapshot = snapshot if claims is snapshot.storage else replace(snapshot, storage=claims)
     evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
