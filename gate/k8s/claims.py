@@ -11,7 +11,8 @@ DefaultStorageClass admission plugin gives it
 (``plugin/pkg/admission/storage/storageclass/setdefault``, ``GetDefaultClass``: the
 classes annotated default, the newest first, then by name; a recording keeps no creation
 time, so its defaults are ordered by name). A claim of the run replaces a recorded one of
-its namespace and name.
+its namespace and name. A StatefulSet's claims are created the same way from its
+``volumeClaimTemplates``, for each copy below ``replicas`` whose claim does not exist.
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from gate.k8s.volumes import BETA_CLASS, BIND_COMPLETED, PlainObject, annotations_of, name_of
+from gate.k8s.volumes import (
+    BETA_CLASS,
+    BIND_COMPLETED,
+    PlainObject,
+    annotations_of,
+    copy_claim,
+    name_of,
+)
 from gate.model.storage import StorageObjects
-from gate.untyped import mapping
+from gate.untyped import as_list, mapping
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
@@ -70,7 +78,8 @@ def with_run_claims(
     claims is judged)."""
     if storage is None or not storage.knows_claims:
         return storage
-    added = {}
+    added: dict[tuple[str, str], PlainObject] = {}
+    bodies = list(bodies)
     for body in bodies:
         if body.get("kind") != "PersistentVolumeClaim" or body.get("apiVersion") != "v1":
             continue
@@ -78,6 +87,46 @@ def with_run_claims(
         name = name_of(claim)
         if name:
             added[str(mapping(claim["metadata"])["namespace"]), name] = claim
-    if not added:
+    claims = {**storage.claims, **added}
+    for body in bodies:
+        if body.get("kind") == "StatefulSet":
+            claims.update(statefulset_claims(body, claims, storage.classes))
+    if len(claims) == len(storage.claims) and not added:
         return storage
-    return replace(storage, claims={**storage.claims, **added})
+    return replace(storage, claims=claims)
+
+
+def statefulset_claims(
+    body: Mapping[str, Any],
+    claims: Mapping[tuple[str, str], PlainObject],
+    classes: Mapping[str, PlainObject],
+) -> dict[tuple[str, str], PlainObject]:
+    """The claims a StatefulSet's controller creates before its copies
+    (``stateful_set_control.go`` ``createPersistentVolumeClaims``): copy i's
+    ``<template>-<statefulset>-<i>`` for each ``volumeClaimTemplates`` entry and each
+    ordinal below ``replicas``, from the template's spec, where no claim of that name
+    exists (an existing one is used as it is, whatever its class)."""
+    metadata = mapping(body.get("metadata"))
+    spec = mapping(body.get("spec"))
+    statefulset, namespace = metadata.get("name"), metadata.get("namespace") or "default"
+    replicas = spec.get("replicas", 1)
+    if not isinstance(statefulset, str) or not isinstance(replicas, int):
+        return {}
+    created = {}
+    for template in as_list(spec.get("volumeClaimTemplates")):
+        template_meta = mapping(mapping(template).get("metadata"))
+        template_name = template_meta.get("name")
+        if not isinstance(template_name, str) or not template_name:
+            continue
+        for ordinal in range(max(0, replicas)):
+            name = copy_claim(template_name, statefulset, ordinal)
+            if (str(namespace), name) in claims:
+                continue
+            claim = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {**template_meta, "name": name, "namespace": namespace},
+                "spec": mapping(mapping(template).get("spec")),
+            }
+            created[str(namespace), name] = created_claim(claim, classes)
+    return created

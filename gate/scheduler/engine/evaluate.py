@@ -46,6 +46,12 @@ from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.ordinals import (
+    capped,
+    ordinal_claims,
+    ordinal_pod,
+    ordinals_to_try,
+)
 from gate.scheduler.framework.pods import Pod, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
@@ -391,6 +397,11 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
+        if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
+            by_ordinal = self._ordinals(workload, pod, placement)
+            if by_ordinal is not None:
+                placement, message, cause = by_ordinal
+                verdict = Verdict.PARTIAL
         result = self._result(
             workload,
             verdict,
@@ -404,6 +415,35 @@ class Evaluator:
         if cycle is not None and followed is not None:
             cycle = after_first_copy(cycle, followed)
         return self._scaled_up(result, pod, cycle, zones)
+
+    def _ordinals(
+        self, workload: Workload, pod: Pod, placement: ReplicaFit
+    ) -> tuple[ReplicaFit, str | None, Cause | None] | None:
+        """A StatefulSet's count once each copy mounts its own claims
+        (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
+        start, the first copy that fits no node named with its claims in the message, and
+        its cause; None when every copy counted fits."""
+        storage = self.snapshot.storage
+        if not workload.claim_templates or storage is None or not storage.knows_claims:
+            return None
+        if not pod.profile.claims:  # the first copy mounts none of its own claims
+            return None
+        starting, first_unfit = 1, None
+        for ordinal in ordinals_to_try(workload, placement):
+            answer = self._answer(ordinal_pod(pod, workload, ordinal))
+            if answer.any_fit:
+                starting += 1
+                continue
+            if first_unfit is None:
+                first_unfit = (ordinal, answer)
+            if not workload.parallel:
+                break
+        if first_unfit is None or starting >= placement.fit:
+            return None
+        ordinal, answer = first_unfit
+        claims = ordinal_claims(workload, ordinal)
+        message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
+        return capped(placement, starting), message, self._cause(answer, daemonset=False)
 
     def _scaled_up(
         self,
