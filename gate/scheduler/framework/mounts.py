@@ -49,6 +49,8 @@ class VolumeUse:
             node: tuple(pods) for node, pods in by_node.items()
         }
         self.claims_in_use: Counter[tuple[str, str]] = claims
+        self.memo: dict[str, object] = {}
+        """What a plugin works out once of these pods (NodeVolumeLimits' counts by node)."""
 
     @classmethod
     def of(cls, pods: PodIndex, mounts: Mounts) -> VolumeUse:

@@ -30,12 +30,13 @@ claim before the pod exists, so they are not counted for it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field, replace
 
 from gate.k8s.version import Dialect
+from gate.k8s.volumes import annotations_of
 from gate.model import NODE_VOLUME_LIMITS, Family, NodeView, Term
-from gate.model.storage import Mount, StorageObjects
+from gate.model.storage import Mount, PlainObject, StorageObjects
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import VolumeUse
 from gate.scheduler.framework.nodeindex import NodeIndex
@@ -46,6 +47,7 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
     CLAIM,
     EXCEEDED,
     IN_TREE,
+    MIGRATED_PLUGINS,
     REASON_MAX_VOLUME_COUNT,
     Volumes,
     attachable,
@@ -54,59 +56,108 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
 
 
 @dataclass(frozen=True, slots=True)
+class NodeCounts:
+    """What one node holds for the Filter, worked out once: its CSINode, its limits, the
+    volumes its pods have attached (``<driver>/<handle>`` -> driver) and their count per
+    driver."""
+
+    csi_node: PlainObject | None
+    limits: Mapping[str, int]
+    attached: Volumes
+    counts: Mapping[str, int]
+
+    @property
+    def migration(self) -> tuple[bool, str]:
+        """What the in-tree translation reads of the node (``migration_on``)."""
+        listed = annotations_of(self.csi_node or {}).get(MIGRATED_PLUGINS)
+        return self.csi_node is not None, listed if isinstance(listed, str) else ""
+
+
+@dataclass(slots=True)
+class Counts:
+    """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
+    in what the Filter reads of them but their volumes (``groups``: limits, counts per
+    driver, migration), and the nodes holding each attached volume (``holders``)."""
+
+    nodes: tuple[NodeCounts, ...]
+    groups: dict[Hashable, int]
+    holders: dict[str, int]
+
+    @classmethod
+    def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
+        nodes = []
+        groups: dict[Hashable, int] = {}
+        holders: dict[str, int] = {}
+        for position, node in enumerate(index.nodes):
+            csi_node = storage.csi_nodes.get(node.name)
+            attached: Volumes = {}
+            for pod in use.on(position):
+                attached.update(attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node))
+            counts = Counter(attached.values())
+            found = NodeCounts(csi_node, volume_limits(csi_node), attached, counts)
+            nodes.append(found)
+            key: Hashable = (
+                tuple(sorted(found.limits.items())),
+                tuple(sorted(counts.items())),
+                found.migration,
+            )
+            groups[key] = groups.get(key, 0) | 1 << position
+            for unique in attached:
+                holders[unique] = holders.get(unique, 0) | 1 << position
+        return cls(tuple(nodes), groups, holders)
+
+
+@dataclass(frozen=True, slots=True)
 class State:
-    """The pod's mounts, the storage objects and the node's running mounts; ``limited``:
-    the nodes (a bitset of the cluster's index) whose CSINode lists some count."""
+    """The pod's namespace and mounts, the storage objects, the nodes' counts (``counts``,
+    by position) and the nodes by name (``positions``)."""
 
     namespace: str = ""
     mounts: tuple[Mount, ...] = ()
     storage: StorageObjects | None = None
-    use: VolumeUse | None = None
+    counts: Counts | None = None
     positions: Mapping[str, int] | None = None
-    limited: int = 0
+    new: dict[tuple[bool, str], Volumes] = field(default_factory=dict)
+    """The pod's counted volumes by what the translation reads of a node, as found."""
 
 
 SKIP = State()
 
 
-def exceeds(
-    state: State, node: NodeView, extra: Volumes | None = None, position: int | None = None
-) -> bool:
-    """The Filter: whether the pod's new volumes (and ``extra``, volumes the copies placed
-    before it on the node hold) pass the node's limits."""
-    storage = state.storage
-    assert storage is not None and state.use is not None and state.positions is not None
-    csi_node = storage.csi_nodes.get(node.name)
-    new = attachable(state.namespace, None, state.mounts, storage, csi_node)
-    if not new:
+def _new(state: State, node: NodeCounts) -> Volumes:
+    """The pod's counted volumes on a node like ``node`` (they differ only by migration)."""
+    key = node.migration
+    found = state.new.get(key)
+    if found is None:
+        assert state.storage is not None
+        found = attachable(state.namespace, None, state.mounts, state.storage, node.csi_node)
+        state.new[key] = found
+    return found
+
+
+def exceeds(state: State, node: NodeCounts, extra: Volumes | None = None) -> bool:
+    """The Filter on a node holding ``node``'s volumes (and ``extra``, volumes the copies
+    placed before the pod on the node hold): whether the pod's new volumes exceed a limit."""
+    new = _new(state, node)
+    if not new or not node.limits:
         return False
-    limits = volume_limits(csi_node)
-    if not limits:
-        return False
-    attached: Volumes = dict(extra or {})
-    where = state.positions.get(node.name) if position is None else position
-    for pod in () if where is None else state.use.on(where):
-        attached.update(attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node))
-    counts = Counter(attached.values())
+    attached = node.attached if not extra else {**node.attached, **extra}
+    counts = node.counts if not extra else Counter(attached.values())
     wanted = Counter(driver for unique, driver in new.items() if unique not in attached)
+    limits = node.limits
     return any(
-        driver in limits and counts[driver] + count > limits[driver]
+        driver in limits and counts.get(driver, 0) + count > limits[driver]
         for driver, count in wanted.items()
     )
 
 
 def node_volume_limits(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
-    if state.storage is None:
+    if state.counts is None or state.positions is None:
         return None
-    return EXCEEDED if exceeds(state, node) else None
-
-
-def _limited(index: NodeIndex, storage: StorageObjects) -> int:
-    bits = 0
-    for position, node in enumerate(index.nodes):
-        if volume_limits(storage.csi_nodes.get(node.name)):
-            bits |= 1 << position
-    return bits
+    position = state.positions.get(node.name)
+    if position is None:  # a node of no snapshot (an autoscaler's): no CSINode, no limit
+        return None
+    return EXCEEDED if exceeds(state, state.counts.nodes[position]) else None
 
 
 def _judged(pod: PodProfile, storage: StorageObjects | None) -> bool:
@@ -120,19 +171,20 @@ def _judged(pod: PodProfile, storage: StorageObjects | None) -> bool:
 
 def _prepare(pod: PodProfile, cluster: Cluster) -> State:
     storage = cluster.snapshot.storage
-    if storage is None or not _judged(pod, storage):
+    if storage is None or not _judged(pod, storage) or not storage.csi_nodes:
         return SKIP
-    memo = cluster.others.memo
-    limited = memo.get(NODE_VOLUME_LIMITS)
-    if not isinstance(limited, int):
-        limited = memo[NODE_VOLUME_LIMITS] = _limited(cluster.index, storage)
-    if not limited:
-        return SKIP
+    use = cluster.others.volume_use
+    counts = use.memo.get(NODE_VOLUME_LIMITS)
+    if not isinstance(counts, Counts):
+        counts = use.memo[NODE_VOLUME_LIMITS] = Counts.of(cluster.index, storage, use)
+    positions = cluster.others.memo.get(NODE_VOLUME_LIMITS)
+    if not isinstance(positions, dict):
+        positions = {node.name: i for i, node in enumerate(cluster.index.nodes)}
+        cluster.others.memo[NODE_VOLUME_LIMITS] = positions
     mounts = (
         pod.mounts if storage.knows_claims else tuple(m for m in pod.mounts if m.source != CLAIM)
     )
-    positions = {node.name: i for i, node in enumerate(cluster.index.nodes)}
-    return State(pod.namespace, mounts, storage, cluster.others.volume_use, positions, limited)
+    return State(pod.namespace, mounts, storage, counts, positions)
 
 
 def _key(pod: PodProfile, cluster: Cluster) -> Hashable:
@@ -144,25 +196,35 @@ def _key(pod: PodProfile, cluster: Cluster) -> Hashable:
 
 
 def _passes(state: State) -> bool:
-    return state.storage is None
+    return state.counts is None
 
 
 def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
-    """Nodes whose CSINode lists no count pass together; the others are asked one by one."""
-    asked = among & state.limited
-    yield among & ~asked, None
-    yield from _one_by_one(index, state, asked)
-
-
-def _one_by_one(
-    index: NodeIndex, state: State, asked: int
-) -> Iterator[tuple[int, Rejection | None]]:
-    while asked:
-        low = asked & -asked
-        position = low.bit_length() - 1
-        rejected = exceeds(state, index.nodes[position], position=position)
-        yield low, EXCEEDED if rejected else None
-        asked ^= low
+    """Nodes alike in limits, counts per driver and migration share the answer, but those
+    already holding one of the pod's volumes, which are asked one by one."""
+    counts = state.counts
+    if counts is None:
+        yield among, None
+        return
+    holding = 0
+    for new in {
+        key: _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
+        for key, bits in counts.groups.items()
+        if bits & among
+    }.values():
+        for unique in new:
+            holding |= counts.holders.get(unique, 0)
+    holding &= among
+    for bits in counts.groups.values():
+        bits &= among & ~holding
+        if bits:
+            node = counts.nodes[(bits & -bits).bit_length() - 1]
+            yield bits, EXCEEDED if exceeds(state, node) else None
+    while holding:
+        low = holding & -holding
+        node = counts.nodes[low.bit_length() - 1]
+        yield low, EXCEEDED if exceeds(state, node) else None
+        holding ^= low
 
 
 PLUGIN: Plugin[State] = Plugin(
