@@ -400,8 +400,9 @@ class Evaluator:
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
             by_ordinal = self._ordinals(workload, pod, placement)
             if by_ordinal is not None:
-                placement, message, cause = by_ordinal
-                verdict = Verdict.PARTIAL
+                # the autoscalers meet the copy that does not start, with its own claims
+                placement, message, cause, cycle = by_ordinal
+                verdict, followed = Verdict.PARTIAL, None
         result = self._result(
             workload,
             verdict,
@@ -418,11 +419,11 @@ class Evaluator:
 
     def _ordinals(
         self, workload: Workload, pod: Pod, placement: ReplicaFit
-    ) -> tuple[ReplicaFit, str | None, Cause | None] | None:
+    ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
         """A StatefulSet's count once each copy mounts its own claims
         (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
-        start, the first copy that fits no node named with its claims in the message, and
-        its cause; None when every copy counted fits."""
+        start, the first copy that fits no node named with its claims in the message, its
+        cause and its PreFilters' state; None when every copy counted fits."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
@@ -443,7 +444,8 @@ class Evaluator:
         ordinal, answer = first_unfit
         claims = ordinal_claims(workload, ordinal)
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        return capped(placement, starting), message, self._cause(answer, daemonset=False)
+        cause = self._cause(answer, daemonset=False)
+        return capped(placement, starting), message, cause, answer.cycle
 
     def _scaled_up(
         self,
