@@ -36,8 +36,17 @@ class VolumeUse:
     use (upstream's ``StorageInfos().IsPVCUsedByPods``: a claim counts wherever the pod
     runs)."""
 
-    def __init__(self, mounting: tuple[Mounting, ...]) -> None:
+    def __init__(
+        self,
+        mounting: tuple[Mounting, ...],
+        base: VolumeUse | None = None,
+        changed: frozenset[int] = frozenset(),
+    ) -> None:
         self.mounting = mounting
+        self.base = base
+        """The index this view leaves pods out of (None: the cluster's own)."""
+        self.changed = changed
+        """The nodes (positions) whose mounting pods this view has fewer of than ``base``."""
         by_node: dict[int, list[Mounting]] = {}
         claims: Counter[tuple[str, str]] = Counter()
         for pod in mounting:
@@ -71,7 +80,9 @@ class VolumeUse:
         """These pods less those at ``excluded``; this very index when none of them mounts."""
         if not excluded or not any(pod.position in excluded for pod in self.mounting):
             return self
-        return VolumeUse(tuple(pod for pod in self.mounting if pod.position not in excluded))
+        kept = tuple(pod for pod in self.mounting if pod.position not in excluded)
+        changed = frozenset(pod.node for pod in self.mounting if pod.position in excluded)
+        return VolumeUse(kept, self, changed)
 
     def on(self, node: int) -> tuple[Mounting, ...]:
         """The mounting pods on the node at position ``node``."""

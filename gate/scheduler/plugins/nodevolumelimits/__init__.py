@@ -59,25 +59,32 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
 class NodeCounts:
     """What one node holds for the Filter, worked out once: its CSINode, its limits, the
     volumes its pods have attached (``<driver>/<handle>`` -> driver) and their count per
-    driver."""
+    driver; ``migration``: what the in-tree translation reads of the node (a CSINode, the
+    plugins it says migrated); ``key``: all the Filter reads of the node but its volumes."""
 
     csi_node: PlainObject | None
     limits: Mapping[str, int]
     attached: Volumes
     counts: Mapping[str, int]
+    migration: tuple[bool, str]
+    key: Hashable
 
-    @property
-    def migration(self) -> tuple[bool, str]:
-        """What the in-tree translation reads of the node (``migration_on``)."""
-        listed = annotations_of(self.csi_node or {}).get(MIGRATED_PLUGINS)
-        return self.csi_node is not None, listed if isinstance(listed, str) else ""
+    @classmethod
+    def of(
+        cls, csi_node: PlainObject | None, attached: Volumes, limits: Mapping[str, int]
+    ) -> NodeCounts:
+        listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
+        migration = (csi_node is not None, listed if isinstance(listed, str) else "")
+        counts = Counter(attached.values())
+        key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
+        return cls(csi_node, limits, attached, counts, migration, key)
 
 
 @dataclass(slots=True)
 class Counts:
     """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
-    in what the Filter reads of them but their volumes (``groups``: limits, counts per
-    driver, migration), and the nodes holding each attached volume (``holders``)."""
+    in what the Filter reads of them but their volumes (``groups``), and the nodes holding
+    each attached volume (``holders``)."""
 
     nodes: tuple[NodeCounts, ...]
     groups: dict[Hashable, int]
@@ -85,26 +92,53 @@ class Counts:
 
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
-        nodes = []
-        groups: dict[Hashable, int] = {}
-        holders: dict[str, int] = {}
-        for position, node in enumerate(index.nodes):
-            csi_node = storage.csi_nodes.get(node.name)
+        """The counts of ``use``'s pods: worked out node by node for the cluster's own
+        pods, and for a view that leaves some out from its base's, only the nodes that
+        held those worked out again."""
+
+        def counted(position: int, csi_node: PlainObject | None) -> NodeCounts:
             attached: Volumes = {}
             for pod in use.on(position):
                 attached.update(attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node))
-            counts = Counter(attached.values())
-            found = NodeCounts(csi_node, volume_limits(csi_node), attached, counts)
-            nodes.append(found)
-            key: Hashable = (
-                tuple(sorted(found.limits.items())),
-                tuple(sorted(counts.items())),
-                found.migration,
-            )
-            groups[key] = groups.get(key, 0) | 1 << position
-            for unique in attached:
-                holders[unique] = holders.get(unique, 0) | 1 << position
-        return cls(tuple(nodes), groups, holders)
+            return NodeCounts.of(csi_node, attached, volume_limits(csi_node))
+
+        if use.base is None:
+            found = cls((), {}, {})
+            nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
+            for position, node in enumerate(nodes):
+                found._add(position, node)
+            found.nodes = tuple(nodes)
+            return found
+        base = counts_of(index, storage, use.base)
+        found = cls(base.nodes, dict(base.groups), dict(base.holders))
+        changed = list(base.nodes)
+        for position in use.changed:
+            before = base.nodes[position]
+            found._remove(position, before)
+            changed[position] = counted(position, before.csi_node)
+            found._add(position, changed[position])
+        found.nodes = tuple(changed)
+        return found
+
+    def _add(self, position: int, node: NodeCounts) -> None:
+        self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
+        for unique in node.attached:
+            self.holders[unique] = self.holders.get(unique, 0) | 1 << position
+
+    def _remove(self, position: int, node: NodeCounts) -> None:
+        self.groups[node.key] &= ~(1 << position)
+        if not self.groups[node.key]:
+            del self.groups[node.key]
+        for unique in node.attached:
+            self.holders[unique] &= ~(1 << position)
+
+
+def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
+    """``use``'s :class:`Counts`, worked out once."""
+    found = use.memo.get(NODE_VOLUME_LIMITS)
+    if not isinstance(found, Counts):
+        found = use.memo[NODE_VOLUME_LIMITS] = Counts.of(index, storage, use)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +207,7 @@ def _prepare(pod: PodProfile, cluster: Cluster) -> State:
     storage = cluster.snapshot.storage
     if storage is None or not _judged(pod, storage) or not storage.csi_nodes:
         return SKIP
-    use = cluster.others.volume_use
-    counts = use.memo.get(NODE_VOLUME_LIMITS)
-    if not isinstance(counts, Counts):
-        counts = use.memo[NODE_VOLUME_LIMITS] = Counts.of(cluster.index, storage, use)
+    counts = counts_of(cluster.index, storage, cluster.others.volume_use)
     positions = cluster.others.memo.get(NODE_VOLUME_LIMITS)
     if not isinstance(positions, dict):
         positions = {node.name: i for i, node in enumerate(cluster.index.nodes)}

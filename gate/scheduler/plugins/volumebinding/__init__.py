@@ -20,6 +20,7 @@ recorded). In-tree volumes are read as they are, not translated to CSI.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 
 from gate.k8s.version import Dialect
 from gate.k8s.volumes import spec_of
@@ -46,7 +47,9 @@ from gate.untyped import as_list, mapping
 
 def _prepare(pod: PodProfile, cluster: Cluster) -> State:
     storage = storage_for(pod, cluster)
-    return SKIP if storage is None else pre_filter(pod.namespace, pod.claims, storage)
+    if storage is None:
+        return SKIP
+    return replace(pre_filter(pod.namespace, pod.claims, storage), memo=cluster.others.memo)
 
 
 def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -83,16 +86,33 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
         return
     keys = None if state.waiting else _affinity_keys(state)
     nodes = index.nodes
+    if keys is None:
+        bits = among
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            yield low, volume_binding(state, nodes[low.bit_length() - 1], dialect)
+        return
+    for found in _alike(index, keys, state.memo):
+        found &= among
+        if found:
+            yield found, volume_binding(state, nodes[(found & -found).bit_length() - 1], dialect)
+
+
+def _alike(index: NodeIndex, keys: tuple[str, ...], memo: dict[str, object] | None) -> list[int]:
+    """The nodes by their values of the labels ``keys``, worked out once per run."""
+    name = f"{VOLUME_BINDING} {keys}"
+    found = None if memo is None else memo.get(name)
+    if isinstance(found, list):
+        return found
     groups: dict[Hashable, int] = {}
-    bits = among
-    while bits:
-        low = bits & -bits
-        bits ^= low
-        labels = nodes[low.bit_length() - 1].labels
-        key: Hashable = low if keys is None else tuple(labels.get(k) for k in keys)
-        groups[key] = groups.get(key, 0) | low
-    for found in groups.values():
-        yield found, volume_binding(state, nodes[(found & -found).bit_length() - 1], dialect)
+    for position, node in enumerate(index.nodes):
+        key = tuple(node.labels.get(k) for k in keys)
+        groups[key] = groups.get(key, 0) | 1 << position
+    listed = list(groups.values())
+    if memo is not None:
+        memo[name] = listed
+    return listed
 
 
 def _passes(state: State) -> bool:
