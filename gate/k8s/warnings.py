@@ -50,7 +50,10 @@ RECORD_LIMITS = (
     "attach limits (NodeVolumeLimits) not checked for volumes ({kinds}): give the snapshot "
     "the cluster's CSINodes (kubectl get ...,csinode -o json)"
 )
-NOT_JUDGED = "volumes ({kinds}) not checked (no volume filter judges them before the pod exists)"
+NOT_JUDGED = (
+    "volumes ({kinds}) not checked (a generic ephemeral volume's claim is created with its "
+    "pod; an inline CSI volume is read by no filter)"
+)
 CLAIMS_PARTLY = RECORD_LIMITS.format(kinds=CLAIM_SOURCE)
 """The warning of a claim judged without attach limits (the snapshot recorded no CSINodes)."""
 
