@@ -10,7 +10,6 @@ reading the cluster's pods again.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.model.storage import Mount, Mounts
@@ -42,24 +41,40 @@ class VolumeUse:
         base: VolumeUse | None = None,
         changed: frozenset[int] = frozenset(),
     ) -> None:
+        """The cluster's mounting pods, or (with ``base``) the pods a view of ``base``
+        leaves out, which were on the nodes ``changed``."""
         self.mounting = mounting
         self.base = base
         """The index this view leaves pods out of (None: the cluster's own)."""
         self.changed = changed
         """The nodes (positions) whose mounting pods this view has fewer of than ``base``."""
-        by_node: dict[int, list[Mounting]] = {}
-        claims: Counter[tuple[str, str]] = Counter()
-        for pod in mounting:
-            by_node.setdefault(pod.node, []).append(pod)
-            for mount in pod.mounts:
-                if mount.source == CLAIM:
-                    claims[pod.namespace, mount.disk] += 1
-        self.by_node: Mapping[int, tuple[Mounting, ...]] = {
-            node: tuple(pods) for node, pods in by_node.items()
-        }
-        self.claims_in_use: Counter[tuple[str, str]] = claims
         self.memo: dict[str, object] = {}
         """What a plugin works out once of these pods (NodeVolumeLimits' counts by node)."""
+        if base is None:
+            by_node: dict[int, list[Mounting]] = {}
+            for pod in mounting:
+                by_node.setdefault(pod.node, []).append(pod)
+            self.by_node: dict[int, tuple[Mounting, ...]] = {
+                node: tuple(pods) for node, pods in by_node.items()
+            }
+            self.claims_in_use: Counter[tuple[str, str]] = Counter(
+                (pod.namespace, mount.disk)
+                for pod in mounting
+                for mount in pod.mounts
+                if mount.source == CLAIM
+            )
+            return
+        # a view: the base's, less the pods it leaves out (``mounting`` holds those)
+        removed = {pod.position for pod in mounting}
+        self.by_node = dict(base.by_node)
+        self.claims_in_use = Counter(base.claims_in_use)
+        for pod in mounting:
+            self.claims_in_use.subtract(
+                (pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM
+            )
+        for node in changed:
+            pods = base.by_node.get(node, ())
+            self.by_node[node] = tuple(pod for pod in pods if pod.position not in removed)
 
     @classmethod
     def of(cls, pods: PodIndex, mounts: Mounts) -> VolumeUse:
@@ -78,11 +93,11 @@ class VolumeUse:
 
     def without(self, excluded: frozenset[int]) -> VolumeUse:
         """These pods less those at ``excluded``; this very index when none of them mounts."""
-        if not excluded or not any(pod.position in excluded for pod in self.mounting):
+        assert self.base is None, "a view is taken of the cluster's own index"
+        removed = tuple(pod for pod in self.mounting if pod.position in excluded)
+        if not removed:
             return self
-        kept = tuple(pod for pod in self.mounting if pod.position not in excluded)
-        changed = frozenset(pod.node for pod in self.mounting if pod.position in excluded)
-        return VolumeUse(kept, self, changed)
+        return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
 
     def on(self, node: int) -> tuple[Mounting, ...]:
         """The mounting pods on the node at position ``node``."""
