@@ -1,8 +1,8 @@
 """The storage objects of a benchmark cluster: each StatefulSet pod mounts its own claim
 (``data-<statefulset>-<ordinal>``, as the controller names it), bound to a zonal Azure Disk
 in its node's zone; every node has a CSINode with the disk driver's attach limit, and the
-cluster the AKS default StorageClass. With about one pod in eight a StatefulSet's, the
-large case holds about 20,000 claims and as many volumes."""
+cluster the AKS default StorageClass. With about one pod in ten a StatefulSet's, the
+large case holds 15,600 claims and as many volumes."""
 
 from __future__ import annotations
 
