@@ -144,3 +144,43 @@ def test_a_created_claim_keeps_its_own_class_and_no_binder_note() -> None:
     claim = created_claim(body, {"managed-csi": CLASSES[0]})
     assert claim["spec"]["storageClassName"] == ""
     assert claim["metadata"]["annotations"] == {}
+
+
+def _replicas(count: int, deployment: dict[str, Any]) -> dict[str, Any]:
+    deployment["spec"]["replicas"] = count
+    return deployment
+
+
+SHARED = [
+    pytest.param(
+        "ReadWriteOncePod",
+        Verdict.PARTIAL,
+        1,
+        "0/1 nodes are available: 1 node(s) unavailable due to PersistentVolumeClaim with "
+        "ReadWriteOncePod access mode already in-use by another pod.",
+        [],
+        id="a ReadWriteOncePod claim shared by the copies lets the first one only start",
+    ),
+    pytest.param(
+        "ReadWriteOnce",
+        Verdict.YES,
+        3,
+        None,
+        [
+            'claim "data" is ReadWriteOnce: copies on another node than the first cannot '
+            "attach it, which no filter checks (kubelet's attach fails)"
+        ],
+        id="a ReadWriteOnce claim shared by the copies is said to fail beyond one node",
+    ),
+    pytest.param("ReadWriteMany", Verdict.YES, 3, None, [], id="a ReadWriteMany claim is shared"),
+]
+
+
+@pytest.mark.parametrize(("mode", "verdict", "fit", "message", "warnings"), SHARED)
+def test_the_copies_of_a_workload_share_its_claims(
+    mode: str, verdict: Verdict, fit: int, message: str | None, warnings: list[str]
+) -> None:
+    result = _run(_claim("data", accessModes=[mode]), _replicas(3, _deployment("data")))
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
+    assert [w.text for w in result.warnings if "claim" in w.text] == warnings

@@ -47,10 +47,13 @@ from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.ordinals import (
+    READ_WRITE_ONCE_POD,
     capped,
+    once_warnings,
     ordinal_claims,
     ordinal_pod,
     ordinals_to_try,
+    shared_claims,
 )
 from gate.scheduler.framework.pods import Pod, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
@@ -86,6 +89,7 @@ from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
+from gate.scheduler.plugins.volumerestrictions import IN_USE
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
@@ -397,6 +401,18 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
+        storage = self.snapshot.storage
+        if placement is not None and placement.wanted > 1 and storage and storage.knows_claims:
+            shared = shared_claims(pod, workload, storage)
+            warnings.extend(once_warnings(shared))
+            if placement.fit > 1 and any(READ_WRITE_ONCE_POD in m for _, m in shared):
+                # the first copy holds the claim: VolumeRestrictions refuses every node to
+                # the next (its PreFilter counts the claim in use)
+                placement = capped(placement, 1)
+                in_use = {IN_USE: self.index.everyone}
+                message = _group_fit_error(len(nodes), in_use)
+                cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
+                verdict, followed = Verdict.PARTIAL, None
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
             by_ordinal = self._ordinals(workload, pod, placement)
             if by_ordinal is not None:

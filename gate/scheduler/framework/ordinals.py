@@ -1,4 +1,5 @@
-"""A StatefulSet's copies after the first, each with its own claims.
+"""The copies of a workload whose pod mounts claims: a StatefulSet's after the first, each
+with its own claims; the copies of any workload sharing a claim.
 
 Its controller gives copy i the claims ``<template>-<statefulset>-<i>``
 (``stateful_set_utils.go`` ``updateStorage``), creating those that do not exist before
@@ -17,9 +18,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gate.k8s.volumes import copy_claim, with_copy_claims
-from gate.model import ReplicaFit, Workload
+from gate.k8s.volumes import copy_claim, spec_of, with_copy_claims
+from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
+from gate.model.storage import StorageObjects
 from gate.scheduler.framework.pods import Pod, pod_profile
+from gate.untyped import as_list
+
+READ_WRITE_ONCE, READ_WRITE_ONCE_POD = "ReadWriteOnce", "ReadWriteOncePod"
+SHARED_ONCE = (
+    'claim "{claim}" is ReadWriteOnce: copies on another node than the first cannot attach '
+    "it, which no filter checks (kubelet's attach fails)"
+)
 
 
 def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
@@ -48,3 +57,25 @@ def capped(placement: ReplicaFit, copies: int) -> ReplicaFit:
         together=None if placement.together is None else min(placement.together, copies),
         most=None if placement.most is None else min(placement.most, copies),
     )
+
+
+def shared_claims(
+    pod: Pod, workload: Workload, storage: StorageObjects
+) -> list[tuple[str, set[str]]]:
+    """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
+    own = {copy_claim(t, workload.name, 0) for t in workload.claim_templates}
+    found = []
+    for name in pod.profile.claims:
+        claim = storage.claims.get((workload.namespace, name))
+        if name not in own and claim is not None:
+            found.append((name, {str(m) for m in as_list(spec_of(claim).get("accessModes"))}))
+    return found
+
+
+def once_warnings(shared: list[tuple[str, set[str]]]) -> list[WorkloadWarning]:
+    """The claims only one node can attach, for a workload of several copies."""
+    return [
+        WorkloadWarning(WarningKind.NOT_MODELLED, SHARED_ONCE.format(claim=name))
+        for name, modes in shared
+        if modes == {READ_WRITE_ONCE}
+    ]
