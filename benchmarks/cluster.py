@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from benchmarks import storage
 from benchmarks.catalog import (
     DAEMONSETS,
     NAMESPACES,
@@ -299,8 +300,13 @@ def _tolerations(daemon: bool) -> list[dict[str, Any]]:
     ]
 
 
-def pod(rng: random.Random, app: App, node: str | None, serial: int) -> dict[str, Any]:
+def pod(
+    rng: random.Random, app: App, node: str | None, serial: int, ordinal: int | None = None
+) -> dict[str, Any]:
+    """A pod of ``app``; a StatefulSet's is its copy ``ordinal``, mounting its claim."""
     name = f"{app.name}-{serial:05x}-{rng.getrandbits(20):05x}"
+    if ordinal is not None:
+        name = f"{app.name}-{ordinal}"
     daemon = app.kind == "DaemonSet"
     containers = [_container(rng, app, i, name) for i in range(app.containers)]
     spec: dict[str, Any] = {
@@ -334,6 +340,8 @@ def pod(rng: random.Random, app: App, node: str | None, serial: int) -> dict[str
             },
         ],
     }
+    if ordinal is not None:
+        storage.mount_claim(spec, app, ordinal)
     if node is not None:
         spec["nodeName"] = node
     if daemon and node is not None:
@@ -400,11 +408,19 @@ def _pod_status(
 
 
 def pods(
-    rng: random.Random, apps: list[App], nodes: list[str], total: int
+    rng: random.Random,
+    apps: list[App],
+    nodes: list[str],
+    total: int,
+    volumes: list[dict[str, Any]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``total`` pods: one of each DaemonSet per node, the rest spread over the apps and
-    the nodes; a few are unbound (Pending) or bound to a node that no longer exists."""
+    the nodes; a few are unbound (Pending) or bound to a node that no longer exists. A
+    StatefulSet's pods are its ordinals, each with its claim and volume added to
+    ``volumes`` (:mod:`benchmarks.storage`)."""
     serial = 0
+    ordinals: dict[str, int] = {}
+    position = {name: i for i, name in enumerate(nodes)}
     for node_name_ in nodes:
         for daemon in DAEMONSETS:
             if serial < total:
@@ -417,5 +433,12 @@ def pods(
             target = None
         elif serial % 307 == 11:
             target = "aks-general-deleted-vmss0000ff"
-        yield pod(rng, app, target, serial)
+        ordinal = None
+        if app.kind == "StatefulSet":
+            ordinal = ordinals[app.name] = ordinals.get(app.name, -1) + 1
+            if volumes is not None:
+                where = position.get(target or "", ordinal)
+                zone = storage.zone_of(where, ZONES)
+                volumes += storage.claim_and_volume(app, ordinal, zone, serial)
+        yield pod(rng, app, target, serial, ordinal)
         serial += 1

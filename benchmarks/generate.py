@@ -1,8 +1,10 @@
-"""Write one benchmark case to disk, streaming: no more than one object is held at a time.
+"""Write one benchmark case to disk, streaming: no more than one object is held at a time
+(but the storage objects, written last).
 
-``cluster-list.json`` is the ``kubectl get nodes,pods,namespaces -A -o json`` List
-(kubectl's four-space indentation); ``cluster-snapshot.json`` is the same cluster as ``fitgate
-snapshot`` records it (only the fields the checks read, one object per line);
+``cluster-list.json`` is the ``kubectl get nodes,pods,namespaces,pv,pvc,storageclass,csinode
+-A -o json`` List (kubectl's four-space indentation); ``cluster-snapshot.json`` is the same
+cluster as ``fitgate snapshot`` records it (only the fields the checks read, one object per
+line);
 ``manifests/`` is the monorepo. The same size always gives the same bytes.
 """
 
@@ -18,13 +20,14 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from benchmarks import cluster, monorepo
+from benchmarks import cluster, monorepo, storage
 from benchmarks.catalog import make_apps
 from benchmarks.sizes import Size
 from gate.live.objects import Namespace, Node, Pod, Recorded
 from gate.live.recorder import recorded
+from gate.live.storage import CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass, Stored
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 LIST_FILE = "cluster-list.json"
 SNAPSHOT_FILE = "cluster-snapshot.json"
 MANIFESTS_DIR = "manifests"
@@ -35,6 +38,11 @@ _INDENT = b"        "  # kubectl's List: items at two levels of four spaces
 def _pretty_item(obj: Any) -> bytes:
     text = msgspec.json.format(msgspec.json.encode(obj), indent=4)
     return _INDENT + text.replace(b"\n", b"\n" + _INDENT)
+
+
+def encoded(item: type[Stored], obj: Any) -> bytes:
+    """A storage object as ``fitgate snapshot`` writes it."""
+    return json.dumps(recorded(item, obj)).encode()
 
 
 def _recorded(item: type[Recorded], obj: Any) -> bytes:
@@ -76,7 +84,8 @@ def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
             return _pretty_item(node)
 
         _write_array(listing, nodes, list_and_compact_node, separator)
-        pods = cluster.pods(rng, apps, node_names, size.pods)
+        volumes: list[dict[str, Any]] = []
+        pods = cluster.pods(rng, apps, node_names, size.pods, volumes)
 
         def list_and_compact_pod(pod: dict[str, Any]) -> bytes:
             pods_out.write(_recorded(Pod, pod) + separator)
@@ -91,12 +100,41 @@ def write_cluster(size: Size, directory: Path, seed: int = 1) -> None:
 
         listing.write(separator if size.nodes or size.pods else b"")
         _write_array(listing, cluster.namespaces(), list_and_compact_namespace, separator)
+        objects = _storage_objects(node_names, volumes)
+        for item in (o for kind in objects.values() for o in kind):
+            listing.write(separator + _pretty_item(item))
         listing.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n')
         listing.write(b'        "resourceVersion": ""\n    }\n}\n')
-    _assemble_snapshot(directory, nodes_tmp, namespaces_tmp)
+    _assemble_snapshot(directory, nodes_tmp, namespaces_tmp, objects)
 
 
-def _assemble_snapshot(directory: Path, nodes_tmp: Path, namespaces_tmp: Path) -> None:
+def _storage_objects(
+    node_names: list[str], volumes: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The storage objects by the recording's array: the claims and volumes of the
+    StatefulSets' pods, the default StorageClass, a CSINode per node."""
+    return {
+        "persistentVolumes": [v for v in volumes if v["kind"] == "PersistentVolume"],
+        "persistentVolumeClaims": [v for v in volumes if v["kind"] == "PersistentVolumeClaim"],
+        "storageClasses": [storage.storage_class()],
+        "csiNodes": [storage.csi_node(name) for name in node_names],
+    }
+
+
+_STORED: dict[str, type[Stored]] = {
+    "persistentVolumes": PersistentVolume,
+    "persistentVolumeClaims": PersistentVolumeClaim,
+    "storageClasses": StorageClass,
+    "csiNodes": CSINode,
+}
+
+
+def _assemble_snapshot(
+    directory: Path,
+    nodes_tmp: Path,
+    namespaces_tmp: Path,
+    objects: dict[str, list[dict[str, Any]]],
+) -> None:
     """The recorder's layout: envelope members one per line, then the object sections."""
     pods_tmp = directory / (SNAPSHOT_FILE + ".pods")
     header = {
@@ -117,7 +155,11 @@ def _assemble_snapshot(directory: Path, nodes_tmp: Path, namespaces_tmp: Path) -
             data = part.read_bytes().removesuffix(b",\n")
             out.write(f'  "{key}": [\n'.encode() + data + b"\n  ],\n")
             part.unlink()
-        out.write(b'  "limitRanges": [],\n  "runtimeClasses": []\n}\n')
+        out.write(b'  "limitRanges": [],\n  "runtimeClasses": []')
+        for key, items in objects.items():
+            lines = b",\n".join(b"    " + encoded(_STORED[key], item) for item in items)
+            out.write(f',\n  "{key}": [\n'.encode() + lines + b"\n  ]")
+        out.write(b"\n}\n")
 
 
 def _yaml(doc: Any) -> str:

@@ -30,17 +30,21 @@ from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
-from gate.inputs.positions import locate
+from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
+from gate.k8s.claims import with_run_claims
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
     Baseline,
+    Cause,
     Document,
     Excluded,
+    Family,
+    FieldLocation,
     Policy,
     ReadSummary,
     Report,
@@ -175,6 +179,8 @@ def check(
     snapshot = (
         snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)
     )
+    claims = with_run_claims(snapshot.storage, bodies)
+    snapshot = snapshot if claims is snapshot.storage else replace(snapshot, storage=claims)
     evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
@@ -309,12 +315,24 @@ class _Judge:
             return None
         if result.cause is not None:
             # Composed again only now, for the few that fail: reading kept no field positions.
-            at = locate(workload, result.cause, field_paths, self.files, options.origin_root)
+            at = _claim_template(workload, result.cause)
+            if at is None:
+                at = locate(workload, result.cause, field_paths, self.files, options.origin_root)
             result = replace(result, field_at=at)
         if expired:
             note = WorkloadWarning(WarningKind.NOT_MODELLED, expired)
             result = replace(result, warnings=(*result.warnings, note))
         return config.allowed(workload, result)
+
+
+def _claim_template(workload: Workload, cause: Cause) -> FieldLocation | None:
+    """A StatefulSet's storage cause points at its first ``volumeClaimTemplates`` entry:
+    the claims its copies mount come from there (the volume plugins point at a pod's first
+    claim, and a copy's template claims come first)."""
+    if cause.family is not Family.STORAGE or not workload.claim_templates:
+        return None
+    path = ("spec", "volumeClaimTemplates", 0)
+    return document_field(workload.source, path, "spec.volumeClaimTemplates[0]")
 
 
 def cluster_name(info: SnapshotInfo, snapshot_file: str | None) -> str:

@@ -51,8 +51,9 @@ class Run:
         autoscaling: list[dict[str, Any]],
         pods: list[dict[str, Any]] | None = None,
         config: AutoscalingConfig | None = None,
+        storage: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
-        arrays: dict[str, list[dict[str, Any]]] = {}
+        arrays: dict[str, list[dict[str, Any]]] = dict(storage or {})
         for obj in autoscaling:
             key = {"ConfigMap": "configMaps", "DaemonSet": "daemonSets"}.get(obj["kind"])
             arrays.setdefault(key or obj["kind"][0].lower() + obj["kind"][1:] + "s", []).append(obj)

@@ -96,8 +96,10 @@ class Run:
         daemon_sets: tuple[DaemonSet, ...] = (),
         state: KarpenterState | None = None,
         namespaces: list[dict[str, Any]] | None = None,
+        storage: dict[str, Any] | None = None,
     ) -> None:
         extra: dict[str, Any] = {"namespaces": namespaces} if namespaces is not None else {}
+        extra.update(storage or {})
         snapshot = build_snapshot(cluster_snapshot(nodes or [], pods, **extra), "s.json")
         self.cluster = Cluster.of(snapshot)
         provisioner = Provisioner.of(

@@ -15,6 +15,7 @@ from benchmarks.runner import Measurement, Results, measure, measure_median, tab
 from benchmarks.sizes import SIZES
 from gate.snapshot.load import load_snapshot
 
+STORAGE = ("PersistentVolume", "PersistentVolumeClaim")
 ROWS = (
     "| floor: json.load(kubectl List) |",
     "| floor: CSafeLoader(manifests) |",
@@ -32,7 +33,13 @@ def test_generated_cases_are_deterministic_and_valid(tmp_path: Path) -> None:
         assert (first / name).read_bytes() == (second / name).read_bytes()
     listing = json.loads((first / LIST_FILE).read_text())
     kinds = {item["kind"] for item in listing["items"]}
-    assert kinds == {"Node", "Pod", "Namespace"}
+    assert kinds == {"Node", "Pod", "Namespace", *STORAGE, "StorageClass", "CSINode"}
+    # a StatefulSet's copy mounts its claim, bound to a volume: as many of each
+    claims = [i for i in listing["items"] if i["kind"] == "PersistentVolumeClaim"]
+    assert len(claims) == sum(i["kind"] == "PersistentVolume" for i in listing["items"]) > 0
+    both = [load_snapshot(str(first / name)).storage for name in (SNAPSHOT_FILE, LIST_FILE)]
+    kept = [(s.claims.keys(), s.volumes.keys(), s.csi_nodes.keys()) for s in both if s]
+    assert len(kept) == 2 and kept[0] == kept[1]
     nodes = [i for i in listing["items"] if i["kind"] == "Node"]
     assert len(nodes) == SIZES["tiny"].nodes
     assert all(n["status"]["images"] and n["status"]["conditions"] for n in nodes)

@@ -39,6 +39,6 @@ def test_the_module_prints_its_row(tmp_path: Path, capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "| floor total |" in out
     assert "| fitgate check, ClusterSnapshot + autoscaler status |" in out
-    report = (tmp_path / "tiny-v3-autoscaled" / "out" / "autoscaled.json").read_text()
+    report = (tmp_path / "tiny-v4-autoscaled" / "out" / "autoscaled.json").read_text()
     assert "didn't trigger scale-up" in report
     assert "verdicts: " in out

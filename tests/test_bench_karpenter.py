@@ -51,5 +51,5 @@ def test_the_module_prints_its_row(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "| floor total |" in out
     assert "| fitgate check, ClusterSnapshot + NodePools + catalog |" in out
     assert "reaching Karpenter: " in out
-    report = json.loads((tmp_path / "tiny-v3-karpenter" / "out" / "karpenter.json").read_text())
+    report = json.loads((tmp_path / "tiny-v4-karpenter" / "out" / "karpenter.json").read_text())
     assert any(w.get("autoscale") for w in report["workloads"])

@@ -46,6 +46,7 @@ SCHEDULER_TIERS: dict[str, int] = {
     "gate.scheduler.framework": 0,
     "gate.scheduler.plugins": 1,
     "gate.scheduler.plugins.interpodaffinity": 1,
+    "gate.scheduler.plugins.nodevolumelimits": 1,
     "gate.scheduler.plugins.podtopologyspread": 1,
     "gate.scheduler.plugins.volumebinding": 1,
     "gate.scheduler.placement": 2,

@@ -30,6 +30,7 @@ DEFAULT_ORDER = [
     "NodePorts",
     "NodeResourcesFit",
     "VolumeRestrictions",
+    "NodeVolumeLimits",
     "VolumeBinding",
     "VolumeZone",
     "PodTopologySpread",
@@ -64,6 +65,7 @@ def test_the_room_plugins_the_reports_read_are_the_plugins_that_reject_for_room(
         == {
             "NodePorts",
             "NodeResourcesFit",
+            "NodeVolumeLimits",
             "PodTopologySpread",
             "InterPodAffinity",
         }
@@ -89,6 +91,7 @@ READ_BACK = [
     ("node(s) didn't satisfy existing pods anti-affinity rules", "InterPodAffinity"),
     ('persistentvolumeclaim "data-db-0" not found', "VolumeRestrictions"),
     ("node(s) had no available disk", "VolumeRestrictions"),
+    ("node(s) exceed max volume count", "NodeVolumeLimits"),
     ("node(s) didn't match PersistentVolume's node affinity", "VolumeBinding"),
     ("node(s) didn't find available persistent volumes to bind", "VolumeBinding"),
     ("pod has unbound immediate PersistentVolumeClaims", "VolumeBinding"),

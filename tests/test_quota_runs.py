@@ -258,7 +258,10 @@ def test_a_daemon_set_creates_as_many_pods_as_the_quota_admits() -> None:
     daemonset = _deployment("agent", 0, "100m", kind="DaemonSet")
     del daemonset["spec"]["replicas"]
     [result] = _run([daemonset], [_quota({"pods": "2"}, {"pods": "0"})])
-    assert (result.verdict, result.placement) == (Verdict.PARTIAL, ReplicaFit(3, alone=2, together=2))
+    assert (result.verdict, result.placement) == (
+        Verdict.PARTIAL,
+        ReplicaFit(3, alone=2, together=2),
+    )
     assert result.message is not None and result.message.startswith('pods "agent-')
     assert headline(result) == (f"2 of 3 pods created; the 3rd: {result.message}")
     assert result.message.endswith(

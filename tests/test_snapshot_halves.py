@@ -83,8 +83,8 @@ def split(path: Path, share: float = 0.5) -> Snapshot | None:
 
 
 def busy_list() -> dict[str, Any]:
-    """A List whose pods repeat templates, labels and owners across the cut, with a
-    namespace listed twice, and limit ranges on both sides."""
+    """A List whose pods repeat templates, labels and owners across the cut, some mounting
+    claims, with a namespace listed twice, and limit ranges on both sides."""
     nodes = [api_node(f"n{i}", labels={"zone": f"z{i % 2}"}) for i in range(4)]
     pods = []
     for i in range(40):
@@ -96,6 +96,9 @@ def busy_list() -> dict[str, Any]:
             containers=[container("c", {"cpu": f"{100 + 10 * (i % 4)}m"})],
         )
         pod["metadata"]["labels"] = {"app": f"web{i % 3}"}
+        if i % 4 == 1:  # some pods mount a claim, on both sides of the cut
+            claim = {"claimName": f"data-web-{i}"}
+            pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": claim}]
         pod["metadata"]["ownerReferences"] = [
             {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"web-{i % 3}", "uid": "u"},
             {"apiVersion": "v1", "kind": "Node", "name": "n0", "uid": "v"},
@@ -143,6 +146,7 @@ def test_a_list_cut_anywhere_reads_as_one_reader_reads_it(
     if layout == "kubectl":  # its items' separator occurs only between items
         assert joined is not None
     assert joined is None or joined == whole(path)
+    assert len(whole(path).mounts) == 4  # those counted: on a node of the List, not done
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])

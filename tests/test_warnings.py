@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.warnings import CLAIMS_PARTLY, RECORD_STORAGE, unchecked_warnings
+from gate.k8s.warnings import (
+    CLAIMS_PARTLY,
+    NOT_JUDGED,
+    RECORD_LIMITS,
+    RECORD_STORAGE,
+    unchecked_warnings,
+)
 from gate.model import WarningKind, WorkloadWarning
 from tests.builders import container
 
@@ -109,10 +115,11 @@ WARNINGS: list[tuple[str, dict[str, Any], list[tuple[WarningKind, str]]]] = [
         [
             (
                 NOT_MODELLED,
-                "volumes (csi, persistentVolumeClaim) not checked "
-                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled); "
-                + RECORD_STORAGE,
-            )
+                "volumes (persistentVolumeClaim) not checked "
+                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions need the "
+                "claims); " + RECORD_STORAGE,
+            ),
+            (NOT_MODELLED, NOT_JUDGED.format(kinds="csi")),
         ],
     ),
     (
@@ -179,14 +186,7 @@ STORAGE_KNOWN = [
     (
         "the other volumes stay unchecked beside a claim checked in part",
         _spec(volumes=[CLAIM_VOLUME, {"name": "c", "csi": {"driver": "x"}}]),
-        [
-            (
-                NOT_MODELLED,
-                "volumes (csi) not checked "
-                "(VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions not modelled)",
-            ),
-            (NOT_MODELLED, CLAIMS_PARTLY),
-        ],
+        [(NOT_MODELLED, NOT_JUDGED.format(kinds="csi")), (NOT_MODELLED, CLAIMS_PARTLY)],
     ),
     ("a pod without volumes has no volume warning", _spec(), []),
 ]
@@ -201,6 +201,41 @@ def test_volume_warnings_with_storage_recorded(
     assert unchecked_warnings(spec, storage_known=True) == [
         WorkloadWarning(k, t) for k, t in expected
     ]
+
+
+EBS = {"name": "e", "awsElasticBlockStore": {"volumeID": "vol-1"}}
+RBD = {"name": "r", "rbd": {"monitors": ["m"], "image": "i"}}
+LIMITS_KNOWN = [
+    pytest.param(
+        _spec(volumes=[CLAIM_VOLUME]), True, [], id="a claim is checked in full with the CSINodes"
+    ),
+    pytest.param(
+        _spec(volumes=[EBS, RBD]),
+        False,
+        [RECORD_LIMITS.format(kinds="awsElasticBlockStore")],
+        id="an in-tree disk's conflicts are checked, its attach limit needs the CSINodes",
+    ),
+    pytest.param(
+        _spec(volumes=[EBS, RBD]),
+        True,
+        [],
+        id="in-tree disks are checked in full with the CSINodes",
+    ),
+    pytest.param(
+        _spec(volumes=[{"name": "x", "ephemeral": {}}]),
+        True,
+        [NOT_JUDGED.format(kinds="ephemeral")],
+        id="a generic ephemeral volume of the pod is never judged",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "limits_known", "expected"), LIMITS_KNOWN)
+def test_volume_warnings_say_what_the_csi_nodes_add(
+    spec: dict[str, Any], limits_known: bool, expected: list[str]
+) -> None:
+    found = unchecked_warnings(spec, storage_known=True, limits_known=limits_known)
+    assert found == [WorkloadWarning(NOT_MODELLED, t) for t in expected]
 
 
 def test_requests_are_judged_on_the_completed_spec_where_a_limitrange_default_is_a_request() -> (

@@ -267,6 +267,7 @@ def _workload(
         template=field,
         claim_templates=_claim_templates(kind, body),
         overlaps=_overlaps(kind, body),
+        parallel=kind == "StatefulSet" and get(body, ("spec", "podManagementPolicy")) == "Parallel",
     )
 
 

@@ -17,6 +17,7 @@ from gate.errors import QuantityError
 from gate.k8s.matching import parse_terms
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import SelectorError, parse_selector
+from gate.model.storage import Mount
 from gate.untyped import as_list, mapping
 
 PlainObject = Mapping[str, Any]
@@ -39,6 +40,56 @@ def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
             name = source.get("claimName")
             found.append((i, name if isinstance(name, str) else ""))
     return tuple(found)
+
+
+# The field naming the claim or disk of each source the volume plugins read, in the order
+# upstream's helpers test them (a volume has one source).
+_DISK_FIELD = {
+    "persistentVolumeClaim": "claimName",
+    "ephemeral": "",
+    "gcePersistentDisk": "pdName",
+    "awsElasticBlockStore": "volumeID",
+    "azureDisk": "diskURI",
+    "cinder": "volumeID",
+    "portworxVolume": "volumeID",
+    "rbd": "image",
+    "iscsi": "iqn",
+}
+MOUNTED_SOURCES = tuple(_DISK_FIELD)
+"""The volume sources NodeVolumeLimits and VolumeRestrictions read; a pod whose volumes
+hold none of them is nothing to them."""
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def mount_of(volume: object) -> Mount | None:
+    """The volume as the volume plugins read it, or None when its source is none of
+    :data:`MOUNTED_SOURCES`."""
+    if not isinstance(volume, Mapping):
+        return None
+    for source, disk_field in _DISK_FIELD.items():
+        found = volume.get(source)
+        if isinstance(found, Mapping):
+            kind = found.get("kind")
+            return Mount(
+                name=_text(volume.get("name")),
+                source=source,
+                disk=_text(found.get(disk_field)) if disk_field else "",
+                read_only=found.get("readOnly") is True,
+                monitors=frozenset(m for m in as_list(found.get("monitors")) if isinstance(m, str)),
+                pool=_text(found.get("pool")),
+                # the API server defaults an Azure Disk's kind to Shared (v1 defaults.go)
+                managed=isinstance(kind, str) and kind.lower() == "managed",
+            )
+    return None
+
+
+def mounts_of(volumes: object) -> tuple[Mount, ...]:
+    """The pod's ``volumes`` the volume plugins read (:func:`mount_of`), in order."""
+    found = (mount_of(v) for v in as_list(volumes))
+    return tuple(m for m in found if m is not None)
 
 
 def name_of(obj: PlainObject) -> str:

@@ -41,10 +41,21 @@ RECORD_STORAGE = (
     "PersistentVolumeClaims and StorageClasses "
     "(kubectl get nodes,pods,pv,pvc,storageclass,csinode,csidriver -A -o json)"
 )
-CLAIMS_PARTLY = (
-    "claims checked by VolumeRestrictions, VolumeBinding and VolumeZone; attach limits "
-    "(NodeVolumeLimits) and conflicts with the volumes of running pods not checked"
+# The sources each filter judges: VolumeRestrictions' disk conflicts against the node's
+# pods (volume_restrictions.go needsRestrictionsCheck), NodeVolumeLimits' attach limits
+# (the in-tree plugins migrated to CSI, csi.go), which need the CSINodes.
+CONFLICT_CHECKED = ("awsElasticBlockStore", "gcePersistentDisk", "iscsi", "rbd")
+LIMITED = ("awsElasticBlockStore", "azureDisk", "cinder", "gcePersistentDisk", CLAIM_SOURCE)
+RECORD_LIMITS = (
+    "attach limits (NodeVolumeLimits) not checked for volumes ({kinds}): give the snapshot "
+    "the cluster's CSINodes (kubectl get ...,csinode -o json)"
 )
+NOT_JUDGED = (
+    "volumes ({kinds}) not checked (a generic ephemeral volume's claim is created with its "
+    "pod; an inline CSI volume is read by no filter)"
+)
+CLAIMS_PARTLY = RECORD_LIMITS.format(kinds=CLAIM_SOURCE)
+"""The warning of a claim judged without attach limits (the snapshot recorded no CSINodes)."""
 
 
 def _missing_requests(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
@@ -114,19 +125,26 @@ def _spread_warnings(spec: Mapping[str, Any]) -> list[WorkloadWarning]:
     return [_not_modelled(text + "not a filter: not evaluated")]
 
 
-def _volume_warnings(spec: Mapping[str, Any], storage_known: bool) -> list[WorkloadWarning]:
+def _volume_warnings(
+    spec: Mapping[str, Any], storage_known: bool, limits_known: bool
+) -> list[WorkloadWarning]:
+    """What the volume filters cannot judge of the template's volumes: a claim without the
+    claims, volumes and classes recorded; an attach limit without the CSINodes; a generic
+    ephemeral or inline CSI volume, whose claim (or count) no filter reads."""
     volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
-    claims = CLAIM_SOURCE in kinds
-    if storage_known and claims:
+    warnings = []
+    if CLAIM_SOURCE in kinds and not storage_known:
+        text = f"volumes ({CLAIM_SOURCE}) not checked ({VOLUME_FILTERS} need the claims)"
+        warnings.append(_not_modelled(f"{text}; {RECORD_STORAGE}"))
         kinds.remove(CLAIM_SOURCE)
-    if not kinds:
-        return [_not_modelled(CLAIMS_PARTLY)] if claims else []
-    text = f"volumes ({', '.join(kinds)}) not checked ({VOLUME_FILTERS} not modelled)"
-    if claims and not storage_known:
-        text += f"; {RECORD_STORAGE}"
-    warnings = [_not_modelled(text)]
-    return warnings + ([_not_modelled(CLAIMS_PARTLY)] if claims and storage_known else [])
+    unjudged = [k for k in kinds if k not in CONFLICT_CHECKED and k not in LIMITED]
+    if unjudged:
+        warnings.append(_not_modelled(NOT_JUDGED.format(kinds=", ".join(unjudged))))
+    limited = [k for k in kinds if k in LIMITED]
+    if limited and not limits_known:
+        warnings.append(_not_modelled(RECORD_LIMITS.format(kinds=", ".join(limited))))
+    return warnings
 
 
 def _not_modelled(text: str) -> WorkloadWarning:
@@ -155,16 +173,18 @@ def unchecked_warnings(
     completed: Mapping[str, Any] | None = None,
     namespaces_unknown: bool = False,
     storage_known: bool = False,
+    limits_known: bool = False,
 ) -> list[WorkloadWarning]:
     """Warnings for the template as written, in a fixed order; missing requests are judged
     on the ``completed`` spec when given, where a LimitRange default is a request.
     ``namespaces_unknown``: the snapshot recorded no namespaces (their labels unknown);
     ``storage_known``: it recorded the claims, volumes and classes (the volume plugins
-    judge ``persistentVolumeClaim`` volumes)."""
+    judge ``persistentVolumeClaim`` volumes); ``limits_known``: it recorded the CSINodes
+    (NodeVolumeLimits counts attach limits)."""
     requests_from = spec if completed is None else completed
     warnings = _missing_requests(requests_from) + _affinity_warnings(spec, namespaces_unknown)
     warnings += _spread_warnings(spec)
-    warnings += _volume_warnings(spec, storage_known)
+    warnings += _volume_warnings(spec, storage_known, limits_known)
     if spec.get("resourceClaims"):
         warnings.append(
             _not_modelled("resource claims not checked (DynamicResources filter not modelled)")

@@ -3,7 +3,8 @@ decoded into, and, encoded, the objects of the ClusterSnapshot file (docs/refere
 "Snapshot formats").
 
 Their fields are the recording's allow-list: msgspec skips everything else the API server
-sends (env values, annotations, images, managedFields, volumes) without building it, so
+sends (env values, annotations, images, managedFields, volumes other than claims and
+in-tree disks) without building it, so
 none of it can reach the file, and a recording can be committed as a fixture or handed
 between CI jobs. The parts (taints, tolerations, limits, affinity terms, selectors, owners,
 ports, conditions) are the typed reader's own structs (:mod:`gate.snapshot.stream`); the
@@ -22,6 +23,7 @@ from __future__ import annotations
 from msgspec import Struct, field
 
 from gate.k8s.ports import host_port_of
+from gate.k8s.volumes import MOUNTED_SOURCES
 from gate.snapshot.stream import (
     Condition,
     LimitItem,
@@ -148,6 +150,51 @@ class Container(_Part):
             self.ports = [p for p in self.ports if host_port_of(p.hostPort, p.hostIP, p.protocol)]
 
 
+class _Claim(_Part):
+    claimName: str | None = None
+    readOnly: bool | None = None
+
+
+class _Ephemeral(_Part):
+    """Only that the volume is a generic ephemeral one: its claim is named after the pod."""
+
+
+class _Disk(_Part):
+    """An in-tree disk: what names it (GCE PD ``pdName``, EBS, Cinder and Portworx
+    ``volumeID``, Azure Disk ``diskURI`` and ``kind``, RBD ``monitors``, ``pool`` and
+    ``image``, iSCSI ``iqn``) and whether it is mounted read-only."""
+
+    pdName: str | None = None
+    volumeID: str | None = None
+    diskURI: str | None = None
+    kind: str | None = None
+    monitors: list[str] | None = None
+    pool: str | None = None
+    image: str | None = None
+    iqn: str | None = None
+    readOnly: bool | None = None
+
+
+class Volume(_Part):
+    """A claim, a generic ephemeral volume or an in-tree disk: what NodeVolumeLimits and
+    VolumeRestrictions read of a pod already on a node (a configMap, a secret, a projected
+    token are nothing to them and are dropped)."""
+
+    name: str | None = None
+    persistentVolumeClaim: _Claim | None = None
+    ephemeral: _Ephemeral | None = None
+    gcePersistentDisk: _Disk | None = None
+    awsElasticBlockStore: _Disk | None = None
+    azureDisk: _Disk | None = None
+    cinder: _Disk | None = None
+    portworxVolume: _Disk | None = None
+    rbd: _Disk | None = None
+    iscsi: _Disk | None = None
+
+    def kept(self) -> bool:
+        return any(getattr(self, source) is not None for source in MOUNTED_SOURCES)
+
+
 class PodSpec(_Part):
     nodeName: str | None = None
     affinity: Affinity | None = None
@@ -156,12 +203,15 @@ class PodSpec(_Part):
     initContainers: list[Container] | None = None
     overhead: Amounts | None = None
     resources: _Requests | None = None
+    volumes: list[Volume] | None = None
 
     def __post_init__(self) -> None:
         if self.affinity and not (self.affinity.podAffinity or self.affinity.podAntiAffinity):
             self.affinity = None
         if self.resources and self.resources.requests is None:
             self.resources = None
+        if self.volumes:  # a pod's service account token alone is nothing to keep
+            self.volumes = [v for v in self.volumes if v.kept()] or None
 
 
 class ContainerStatus(_Part):

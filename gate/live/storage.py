@@ -17,10 +17,14 @@ from typing import Any
 
 from msgspec import Struct, field
 
+from gate.k8s.claims import BETA_DEFAULT_CLASS, DEFAULT_CLASS
 from gate.k8s.volumes import BETA_CLASS, BIND_COMPLETED, SELECTED_NODE
 from gate.live.objects import Quantity
 
-KEPT_ANNOTATIONS = frozenset({BIND_COMPLETED, SELECTED_NODE, BETA_CLASS})
+KEPT_ANNOTATIONS = frozenset(
+    {BIND_COMPLETED, SELECTED_NODE, BETA_CLASS, DEFAULT_CLASS, BETA_DEFAULT_CLASS}
+)
+"""The binder's notes, and the default StorageClass's (a run's new claim gets its class)."""
 
 
 class _Part(Struct, omit_defaults=True, gc=False):

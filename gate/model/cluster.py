@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.model.autoscaling import AutoscalingState
-from gate.model.storage import StorageObjects
+from gate.model.storage import Mounts, StorageObjects
 from gate.model.taints import Taint
 from gate.model.workloads import Port
 
@@ -177,6 +177,8 @@ class Snapshot:
     when it recorded nothing of it."""
     storage: StorageObjects | None = None
     """Its storage objects (``gate.model.storage``), None when it recorded none."""
+    mounts: Mounts = field(default_factory=dict)
+    """The claims and in-tree disks its counted pods mount, by pod (``Mounts``)."""
 
 
 _RFC3339 = re.compile(

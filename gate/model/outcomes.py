@@ -45,7 +45,9 @@ NODE_PORTS = "NodePorts"
 NODE_RESOURCES_FIT = "NodeResourcesFit"
 POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 INTER_POD_AFFINITY = "InterPodAffinity"
+NODE_VOLUME_LIMITS = "NodeVolumeLimits"
 ROOM_PLUGINS = frozenset({NODE_PORTS, NODE_RESOURCES_FIT, POD_TOPOLOGY_SPREAD, INTER_POD_AFFINITY})
+ROOM_PLUGINS |= {NODE_VOLUME_LIMITS}  # a node at its attach limit is full for volumes
 """The plugins that reject a node the pod is meant for because of what already runs there
 or nearby: it is full, a host port is taken, or the pods already placed forbid it. Each
 plugin's module says so itself (``room``); reports read this set, which a test holds equal

@@ -47,3 +47,27 @@ class StorageObjects:
         """Whether the claims, their volumes and classes were all recorded: what a pod's
         claim needs before the volume plugins can judge it."""
         return {"PersistentVolume", "PersistentVolumeClaim", "StorageClass"} <= self.recorded
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """A pod's volume as the volume plugins read it (NodeVolumeLimits, VolumeRestrictions):
+    ``name`` (the volume's), ``source`` (its kind, ``persistentVolumeClaim``,
+    ``ephemeral`` or an in-tree disk: ``gcePersistentDisk``, ``awsElasticBlockStore``,
+    ``azureDisk``, ``cinder``, ``portworxVolume``, ``rbd``, ``iscsi``), ``disk`` (the claim's
+    name, or the disk's: pdName, volumeID, diskURI, RBD image, iSCSI IQN), ``read_only``,
+    ``monitors`` and ``pool`` (RBD) and ``managed`` (an Azure Disk of kind Managed, the
+    only kind CSI migration translates)."""
+
+    name: str
+    source: str
+    disk: str = ""
+    read_only: bool = False
+    monitors: frozenset[str] = frozenset()
+    pool: str = ""
+    managed: bool = False
+
+
+Mounts = Mapping[tuple[str, str], tuple[Mount, ...]]
+"""The running pods' mounts by namespace and pod name; only pods that mount a claim or an
+in-tree disk are listed."""

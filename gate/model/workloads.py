@@ -160,6 +160,9 @@ class Workload:
     overlaps: bool = False
     """Its next pods start beside its running ones, which the change then does not release
     (a CronJob whose ``concurrencyPolicy`` is ``Allow``, the default)."""
+    parallel: bool = False
+    """A StatefulSet whose ``podManagementPolicy`` is ``Parallel``: its controller starts
+    every copy at once, not each after the one before is ready (``OrderedReady``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,8 +44,9 @@ from gate.k8s.resources import (
     to_scheduler_units,
     with_status_resources,
 )
+from gate.k8s.volumes import MOUNTED_SOURCES, mounts_of
 from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
-from gate.model.storage import STORAGE_KINDS
+from gate.model.storage import STORAGE_KINDS, Mount
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
@@ -65,6 +66,12 @@ Resources = dict[str, Quantity] | None | UnsetType
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass", "ResourceQuota")
 _WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS)
 """Kinds read as plain objects: the admission, autoscaler and volume code read them so."""
+
+
+_MOUNTING = re.compile(b'"(?:' + b"|".join(s.encode() for s in MOUNTED_SOURCES) + b')"')
+"""A ``volumes`` text that may name a claim or an in-tree disk (see :data:`MOUNTED_SOURCES`)."""
+_ARRAY_OR_NULL = frozenset(b"[n")
+"""The first byte of a JSON array or null: all the schema asks of a pod's ``volumes``."""
 
 
 class NotAccepted(Exception):
@@ -184,6 +191,7 @@ class _Spec(Struct, gc=False):
     initContainers: list[_ContainerTexts] | UnsetType | None = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
+    volumes: msgspec.Raw | UnsetType = UNSET
 
 
 class _PodSpec(Struct, gc=False):
@@ -196,6 +204,7 @@ class _PodSpec(Struct, gc=False):
     initContainers: msgspec.Raw | UnsetType = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
+    volumes: msgspec.Raw | UnsetType = UNSET
 
 
 class ContainerStatus(Struct, gc=False):
@@ -454,7 +463,13 @@ _LABELS = msgspec.json.Decoder(dict[str, str] | None)
 _OWNERS = msgspec.json.Decoder(list[Owner] | None)
 _TERMS = msgspec.json.Decoder(list[Term] | None)
 _WEIGHTED = msgspec.json.Decoder(list[WeightedTerm] | None)
+_VOLUMES = msgspec.json.Decoder(list[msgspec.Raw] | None)
+"""What a pod's ``volumes`` is checked as: a valid JSON text is one when its first byte
+is (``_ARRAY_OR_NULL``), so that byte is what every pod's is checked by."""
+
 CHECKED_AS: dict[tuple[type[Struct], str], msgspec.json.Decoder[Any]] = {
+    (_Spec, "volumes"): _VOLUMES,
+    (_PodSpec, "volumes"): _VOLUMES,
     (_Meta, "labels"): _LABELS,
     (_Meta, "ownerReferences"): _OWNERS,
     (_PodAffinity, "requiredDuringSchedulingIgnoredDuringExecution"): _TERMS,
@@ -623,6 +638,9 @@ class _PodTotals:
     parts: list[int] = field(default_factory=list)
     shared: _Shared = field(default_factory=_Shared)
     built: list[ExistingPod] = field(default_factory=list)
+    mounting: dict[int, bytes] = field(default_factory=dict)
+    """The ``volumes`` text of the counted pods (by their place in ``names``) whose volumes
+    name a claim or an in-tree disk: few pods do, and only theirs is decoded."""
 
     def add(self, pod: _Object | _Pod) -> None:
         meta = pod.metadata
@@ -636,6 +654,9 @@ class _PodTotals:
         totals = self.totals[template]
         node = spec.nodeName if spec.nodeName is not UNSET else ""
         parts = self.shared.number(meta, spec, template, totals)  # checks every pod's fields
+        volumes = spec.volumes
+        if volumes is not UNSET and memoryview(volumes)[0] not in _ARRAY_OR_NULL:
+            raise NotAccepted
         if not node:
             return
         if pod.status is not UNSET and pod.status.phase in TERMINAL_PHASES:
@@ -648,6 +669,8 @@ class _PodTotals:
         if pods is None:
             pods = self.on_node[node] = []
         pods.append(template)
+        if volumes is not UNSET and _MOUNTING.search(volumes) is not None:
+            self.mounting[len(self.names)] = bytes(volumes)
         self.names.append(meta.name or "")
         self.nodes.append(node)
         deleted = meta.deletionTimestamp
@@ -680,6 +703,7 @@ class _PodTotals:
         for node, numbers in later.on_node.items():
             node = sys.intern(node)
             self.on_node.setdefault(node, []).extend(map(templates.__getitem__, numbers))
+        self.mounting.update((len(self.names) + i, text) for i, text in later.mounting.items())
         self.names += later.names
         self.nodes += map(sys.intern, later.nodes)
         self.terminating += later.terminating
@@ -730,6 +754,21 @@ class _PodTotals:
         """The counted pods on ``nodes``, in file order."""
         self.build()
         return tuple([pod for pod in self.built if pod.node in nodes])
+
+    def mounts(self, nodes: set[str]) -> dict[tuple[str, str], tuple[Mount, ...]]:
+        """What the counted pods on ``nodes`` mount of claims and in-tree disks."""
+        self.build()
+        found = {}
+        for position, text in self.mounting.items():
+            pod = self.built[position]
+            if pod.node in nodes:
+                try:
+                    mounts = mounts_of(json.loads(text))
+                except ValueError:  # the reference reader says what is wrong with it
+                    raise NotAccepted from None
+                if mounts:
+                    found[pod.namespace, pod.name] = mounts
+        return found
 
     def by_node(self) -> dict[str, NodeTotals]:
         """Each node's totals: the one place the counted pods are summed, for every path
@@ -999,6 +1038,7 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         nodes=tuple(views),
         admission=admission(lr, rc, pc, rq),
         pods=pods.existing(node_names),
+        mounts=pods.mounts(node_names),
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),
         storage=storage_objects(_storage_objects(reading, own)),

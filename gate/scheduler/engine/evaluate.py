@@ -60,6 +60,15 @@ from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.quotas import limited, refused
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
+from gate.scheduler.framework.ordinals import (
+    READ_WRITE_ONCE_POD,
+    capped,
+    once_warnings,
+    ordinal_claims,
+    ordinal_pod,
+    ordinals_to_try,
+    shared_claims,
+)
 from gate.scheduler.framework.pods import Pod, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
@@ -95,6 +104,7 @@ from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
+from gate.scheduler.plugins.volumerestrictions import IN_USE
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
@@ -523,6 +533,24 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
+        storage = self.snapshot.storage
+        if placement is not None and placement.wanted > 1 and storage and storage.knows_claims:
+            shared = shared_claims(pod, workload, storage)
+            warnings.extend(once_warnings(shared))
+            if placement.fit > 1 and any(READ_WRITE_ONCE_POD in m for _, m in shared):
+                # the first copy holds the claim: VolumeRestrictions refuses every node to
+                # the next (its PreFilter counts the claim in use)
+                placement = capped(placement, 1)
+                in_use = {IN_USE: self.index.everyone}
+                message = _group_fit_error(len(nodes), in_use)
+                cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
+                verdict, followed = Verdict.PARTIAL, None
+        if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
+            by_ordinal = self._ordinals(workload, pod, placement)
+            if by_ordinal is not None:
+                # the autoscalers meet the copy that does not start, with its own claims
+                placement, message, cause, cycle = by_ordinal
+                verdict, followed = Verdict.PARTIAL, None
         result = self._result(
             workload,
             verdict,
@@ -536,6 +564,36 @@ class Evaluator:
         if cycle is not None and followed is not None:
             cycle = after_first_copy(cycle, followed)
         return self._scaled_up(result, pod, cycle, zones)
+
+    def _ordinals(
+        self, workload: Workload, pod: Pod, placement: ReplicaFit
+    ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
+        """A StatefulSet's count once each copy mounts its own claims
+        (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
+        start, the first copy that fits no node named with its claims in the message, its
+        cause and its PreFilters' state; None when every copy counted fits."""
+        storage = self.snapshot.storage
+        if not workload.claim_templates or storage is None or not storage.knows_claims:
+            return None
+        if not pod.profile.claims:  # the first copy mounts none of its own claims
+            return None
+        starting, first_unfit = 1, None
+        for ordinal in ordinals_to_try(workload, placement):
+            answer = self._answer(ordinal_pod(pod, workload, ordinal))
+            if answer.any_fit:
+                starting += 1
+                continue
+            if first_unfit is None:
+                first_unfit = (ordinal, answer)
+            if not workload.parallel:
+                break
+        if first_unfit is None or starting >= placement.fit:
+            return None
+        ordinal, answer = first_unfit
+        claims = ordinal_claims(workload, ordinal)
+        message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
+        cause = self._cause(answer, daemonset=False)
+        return capped(placement, starting), message, cause, answer.cycle
 
     def _scaled_up(
         self,

@@ -15,6 +15,8 @@ from copy import copy
 from dataclasses import dataclass, replace
 
 from gate.model import ExistingPod, NodeView, Snapshot
+from gate.model.storage import Mounts
+from gate.scheduler.framework.mounts import VolumeUse
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
@@ -28,12 +30,19 @@ class OtherPods:
         nodes: NodeIndex,
         pods: Iterable[ExistingPod],
         namespaces: Mapping[str, Mapping[str, str]] | None,
+        mounts: Mounts | None = None,
     ) -> None:
         self.nodes = nodes
         self._source = pods
         self._index: PodIndex | None = None
         self.namespaces = namespaces
         self._positions: dict[str, int] | None = None
+        self._mounts = mounts
+        self._volume_use: VolumeUse | None = None
+        self._every_use: list[VolumeUse] = []  # shared with every view, filled on first use
+        self.memo: dict[str, object] = {}
+        """What a plugin works out once per run of the cluster alone (shared with every
+        view: none of it depends on the pods a view leaves out)."""
 
     @property
     def pods(self) -> PodIndex:
@@ -45,7 +54,17 @@ class OtherPods:
         """These pods less those at ``excluded`` (positions in :attr:`pods`)."""
         view = copy(self)
         view._index = self.pods.without(excluded)
+        view._volume_use = None
         return view
+
+    @property
+    def volume_use(self) -> VolumeUse:
+        """What these pods mount, by node (:mod:`gate.scheduler.framework.mounts`)."""
+        if self._volume_use is None:
+            if not self._every_use:
+                self._every_use.append(VolumeUse.of(self.pods, self._mounts or {}))
+            self._volume_use = self._every_use[0].without(self.pods.excluded)
+        return self._volume_use
 
     def position(self, node: NodeView) -> int:
         if self._positions is None:
@@ -71,7 +90,8 @@ class Cluster:
     @classmethod
     def of(cls, snapshot: Snapshot) -> Cluster:
         index = NodeIndex.of(snapshot.nodes)
-        return cls(snapshot, index, OtherPods(index, snapshot.pods, snapshot.namespaces))
+        others = OtherPods(index, snapshot.pods, snapshot.namespaces, snapshot.mounts)
+        return cls(snapshot, index, others)
 
     def without(self, excluded: Iterable[int]) -> Cluster:
         """The cluster less the existing pods at ``excluded`` (positions in

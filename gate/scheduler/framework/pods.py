@@ -38,7 +38,7 @@ from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
-from gate.k8s.volumes import claim_names, copy_claim, with_copy_claims
+from gate.k8s.volumes import claim_names, copy_claim, mounts_of, with_copy_claims
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING, unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
@@ -149,6 +149,7 @@ def pod_profile(
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
         claims=tuple(name for _, name in claim_names(spec)),
+        mounts=mounts_of(spec.get("volumes")),
     )
 
 
@@ -190,7 +191,8 @@ def prepare_pod(
         spec = with_copy_claims(spec, workload.claim_templates, workload.name, 0)
         profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
-    unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known)
+    limits_known = storage is not None and "CSINode" in storage.recorded
+    unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)
     return Pod(spec, profile, (*own, *warnings, *unchecked))
 
 

@@ -11,6 +11,7 @@ from gate.k8s.nodeterms import NodeAffinityTerms
 from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.spread import SpreadConstraint
 from gate.model import HostPort
+from gate.model.storage import Mount
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,9 @@ class PodProfile:
     claims: tuple[str, ...] = ()
     """The claim names of its ``persistentVolumeClaim`` volumes, in ``volumes``' order:
     what the volume plugins read of it."""
+    mounts: tuple[Mount, ...] = ()
+    """Its claims, generic ephemeral volumes and in-tree disks (``gate.k8s.volumes.mounts_of``):
+    what NodeVolumeLimits and VolumeRestrictions read of it."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

@@ -87,6 +87,7 @@ from gate.scheduler.autoscaling.karpenter.unjudged import (
     unjudged_keys,
     unjudged_text,
 )
+from gate.scheduler.autoscaling.karpenter.volumetopology import volume_requirements
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -141,12 +142,14 @@ class _Variant:
     tolerations: tuple[Mapping[str, Any], ...]
 
 
-def _variants(pod: PodProfile, pns: bool) -> Iterator[_Variant]:
-    """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc)."""
+def _variants(pod: PodProfile, pns: bool, volumes: Sequence[Req] = ()) -> Iterator[_Variant]:
+    """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc);
+    ``volumes``: the requirements the pod's volumes add to every required term
+    (:mod:`.volumetopology`), kept through every relaxation."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
-    base = from_labels(pod.node_selector)
+    base = merged(from_labels(pod.node_selector), volumes)
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
@@ -393,7 +396,7 @@ class Provisioner:
         if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
-        variants = list(_variants(pod, pns))
+        variants = list(_variants(pod, pns, volume_requirements(cycle)))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0

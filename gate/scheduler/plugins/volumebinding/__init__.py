@@ -19,11 +19,16 @@ recorded). In-tree volumes are read as they are, not translated to CSI.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from dataclasses import replace
+
 from gate.k8s.version import Dialect
+from gate.k8s.volumes import spec_of
 from gate.model import Family, NodeView, Term
 from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.runtime import UNRESOLVABLE, Plugin, Rejection
+from gate.scheduler.framework.runtime import UNRESOLVABLE, Parts, Plugin, Rejection
 from gate.scheduler.framework.volumes import RULE, claim_fields, claims_key, refused, storage_for
 from gate.scheduler.plugins.volumebinding.binder import (
     REASON_BIND_CONFLICT,
@@ -37,11 +42,14 @@ from gate.scheduler.plugins.volumebinding.binder import (
     find_pod_volumes,
     pre_filter,
 )
+from gate.untyped import as_list, mapping
 
 
 def _prepare(pod: PodProfile, cluster: Cluster) -> State:
     storage = storage_for(pod, cluster)
-    return SKIP if storage is None else pre_filter(pod.namespace, pod.claims, storage)
+    if storage is None:
+        return SKIP
+    return replace(pre_filter(pod.namespace, pod.claims, storage), memo=cluster.others.memo)
 
 
 def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -51,6 +59,60 @@ def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection 
         return None
     reasons = find_pod_volumes(state, node)
     return Rejection(VOLUME_BINDING, UNRESOLVABLE, reasons) if reasons else None
+
+
+def _affinity_keys(state: State) -> tuple[str, ...] | None:
+    """The node labels the bound volumes' node affinity reads; None when a term reads the
+    node's name (``matchFields``)."""
+    assert state.storage is not None
+    keys: set[str] = set()
+    for name in state.bound:
+        spec = spec_of(state.storage.volumes.get(name) or {})
+        required = mapping(mapping(spec.get("nodeAffinity")).get("required"))
+        for term in as_list(required.get("nodeSelectorTerms")):
+            if mapping(term).get("matchFields"):
+                return None
+            keys.update(
+                str(mapping(e).get("key")) for e in as_list(mapping(term).get("matchExpressions"))
+            )
+    return tuple(sorted(keys))
+
+
+def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
+    """Without a waiting claim, nodes alike in the labels the bound volumes' node affinity
+    reads share the answer; otherwise every node is asked."""
+    if state.refusal is not None or state.storage is None:
+        yield among, state.refusal
+        return
+    keys = None if state.waiting else _affinity_keys(state)
+    nodes = index.nodes
+    if keys is None:
+        bits = among
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            yield low, volume_binding(state, nodes[low.bit_length() - 1], dialect)
+        return
+    for found in _alike(index, keys, state.memo):
+        found &= among
+        if found:
+            yield found, volume_binding(state, nodes[(found & -found).bit_length() - 1], dialect)
+
+
+def _alike(index: NodeIndex, keys: tuple[str, ...], memo: dict[str, object] | None) -> list[int]:
+    """The nodes by their values of the labels ``keys``, worked out once per run."""
+    name = f"{VOLUME_BINDING} {keys}"
+    found = None if memo is None else memo.get(name)
+    if isinstance(found, list):
+        return found
+    groups: dict[Hashable, int] = {}
+    for position, node in enumerate(index.nodes):
+        key = tuple(node.labels.get(k) for k in keys)
+        groups[key] = groups.get(key, 0) | 1 << position
+    listed = list(groups.values())
+    if memo is not None:
+        memo[name] = listed
+    return listed
 
 
 def _passes(state: State) -> bool:
@@ -73,6 +135,7 @@ PLUGIN: Plugin[State] = Plugin(
         REASON_UNBOUND_IMMEDIATE,
     ),
     passes=_passes,
+    split=_split,
     fields=claim_fields,
     refuses=refused,
 )

@@ -4,7 +4,7 @@ package."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity
@@ -57,6 +57,8 @@ class State:
     waiting: tuple[PlainObject, ...] = ()
     storage: StorageObjects | None = None
     refusal: Rejection | None = None
+    memo: dict[str, object] | None = field(default=None, compare=False)
+    """What the run works out once of its nodes (the cluster's ``others.memo``)."""
 
 
 SKIP = State()

@@ -1,0 +1,132 @@
+"""The PersistentVolumeClaims among a run's own manifests, added to the snapshot's.
+
+A chart ships a claim beside the Deployment that mounts it: the claim does not exist in
+the cluster yet, and the volume plugins must meet it as the API server stores it the
+moment it is created, not report it missing. It is new, so unbound: no volume has been
+bound to it (``pv.kubernetes.io/bind-completed`` is not kept from the manifest), and the
+binder decides as its class binds (WaitForFirstConsumer: where its first pod lands;
+Immediate: before its pod is scheduled, which the scheduler sees as ``pod has unbound
+immediate PersistentVolumeClaims``). A claim naming no class gets the default one, as the
+DefaultStorageClass admission plugin gives it
+(``plugin/pkg/admission/storage/storageclass/setdefault``, ``GetDefaultClass``: the
+classes annotated default, the newest first, then by name; a recording keeps no creation
+time, so its defaults are ordered by name). A claim of the run replaces a recorded one of
+its namespace and name. A StatefulSet's claims are created the same way from its
+``volumeClaimTemplates``, for each copy below ``replicas`` whose claim does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from gate.k8s.volumes import (
+    BETA_CLASS,
+    BIND_COMPLETED,
+    PlainObject,
+    annotations_of,
+    copy_claim,
+    name_of,
+)
+from gate.model.storage import StorageObjects
+from gate.untyped import as_list, mapping
+
+DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
+
+
+def is_default(storage_class: PlainObject) -> bool:
+    """IsDefaultAnnotation."""
+    notes = annotations_of(storage_class)
+    return notes.get(DEFAULT_CLASS) == "true" or notes.get(BETA_DEFAULT_CLASS) == "true"
+
+
+def default_class(classes: Mapping[str, PlainObject]) -> str | None:
+    """GetDefaultClass: the newest default class, then the first by name."""
+    defaults = [c for c in classes.values() if is_default(c)]
+    if not defaults:
+        return None
+    newest = max(str(mapping(c.get("metadata")).get("creationTimestamp") or "") for c in defaults)
+    return min(
+        name_of(c)
+        for c in defaults
+        if str(mapping(c.get("metadata")).get("creationTimestamp") or "") == newest
+    )
+
+
+def created_claim(body: Mapping[str, Any], classes: Mapping[str, PlainObject]) -> PlainObject:
+    """The claim as the API server stores it when created: its namespace set, no binder's
+    note, the default class when it names none."""
+    metadata = dict(mapping(body.get("metadata")))
+    metadata["namespace"] = metadata.get("namespace") or "default"
+    notes = {k: v for k, v in annotations_of(body).items() if k != BIND_COMPLETED}
+    metadata["annotations"] = notes
+    spec = dict(mapping(body.get("spec")))
+    if spec.get("storageClassName") is None and BETA_CLASS not in notes:
+        chosen = default_class(classes)
+        if chosen is not None:
+            spec["storageClassName"] = chosen
+    return {**body, "metadata": metadata, "spec": spec}
+
+
+def with_run_claims(
+    storage: StorageObjects | None, bodies: Iterable[Mapping[str, Any]]
+) -> StorageObjects | None:
+    """The snapshot's storage objects with the run's claims added (module doc); as they
+    were when the run has none, or when the snapshot recorded no claims (then nothing about
+    claims is judged)."""
+    if storage is None or not storage.knows_claims:
+        return storage
+    added: dict[tuple[str, str], PlainObject] = {}
+    bodies = list(bodies)
+    for body in bodies:
+        if body.get("kind") != "PersistentVolumeClaim" or body.get("apiVersion") != "v1":
+            continue
+        claim = created_claim(body, storage.classes)
+        name = name_of(claim)
+        if name:
+            added[str(mapping(claim["metadata"])["namespace"]), name] = claim
+    claims = {**storage.claims, **added}
+    for body in bodies:
+        if body.get("kind") == "StatefulSet":
+            claims.update(statefulset_claims(body, claims, storage.classes))
+    if len(claims) == len(storage.claims) and not added:
+        return storage
+    return replace(storage, claims=claims)
+
+
+def statefulset_claims(
+    body: Mapping[str, Any],
+    claims: Mapping[tuple[str, str], PlainObject],
+    classes: Mapping[str, PlainObject],
+) -> dict[tuple[str, str], PlainObject]:
+    """The claims a StatefulSet's controller creates before its copies
+    (``stateful_set_control.go`` ``createPersistentVolumeClaims``): copy i's
+    ``<template>-<statefulset>-<i>`` for each ``volumeClaimTemplates`` entry and each
+    ordinal below ``replicas``, from the template's spec, where no claim of that name
+    exists (an existing one is used as it is, whatever its class)."""
+    metadata = mapping(body.get("metadata"))
+    spec = mapping(body.get("spec"))
+    statefulset, namespace = metadata.get("name"), metadata.get("namespace") or "default"
+    replicas = spec.get("replicas", 1)
+    if not isinstance(statefulset, str) or not isinstance(replicas, int):
+        return {}
+    created = {}
+    for template in as_list(spec.get("volumeClaimTemplates")):
+        template_meta = mapping(mapping(template).get("metadata"))
+        template_name = template_meta.get("name")
+        if not isinstance(template_name, str) or not template_name:
+            continue
+        for ordinal in range(max(0, replicas)):
+            name = copy_claim(template_name, statefulset, ordinal)
+            if (str(namespace), name) in claims:
+                continue
+            claim = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {**template_meta, "name": name, "namespace": namespace},
+                "spec": mapping(mapping(template).get("spec")),
+            }
+            created[str(namespace), name] = created_claim(claim, classes)
+    return created

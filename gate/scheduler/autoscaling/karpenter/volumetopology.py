@@ -1,0 +1,58 @@
+"""Karpenter's volume topology: a pod's volumes pin the NodeClaims it may launch.
+
+``sigs.k8s.io/karpenter`` v1.8 ``pkg/controllers/provisioning/scheduling/volumetopology.go``
+(``Inject``): for each claim of the pod, a bound volume's first
+``nodeAffinity.required`` term (a local or hostPath volume's hostname requirement left
+out), or for an unbound claim its StorageClass's first ``allowedTopologies`` term (each
+key ``In`` its values), is added to every required node affinity term of the pod. A copy
+pinned to its volume's zone is launched only there. fitgate reads the claims VolumeBinding's
+PreFilter found: a bound claim's volume, a waiting claim's class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gate.k8s.labels import HOSTNAME
+from gate.k8s.volumes import claim_class, spec_of
+from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
+from gate.untyped import as_list, mapping
+
+
+def volume_requirements(cycle: CycleState) -> list[Req]:
+    """The requirements the pod's volumes add (module doc)."""
+    state = next((p.state for p in cycle if p.plugin.name == VOLUME_BINDING), None)
+    if not isinstance(state, State) or state.storage is None:
+        return []
+    storage = state.storage
+    found: list[Req] = []
+    for name in state.bound:
+        volume = spec_of(storage.volumes.get(name) or {})
+        terms = as_list(
+            mapping(mapping(volume.get("nodeAffinity")).get("required")).get("nodeSelectorTerms")
+        )
+        if not terms:
+            continue
+        local = volume.get("local") is not None or volume.get("hostPath") is not None
+        for expression in as_list(mapping(terms[0]).get("matchExpressions")):
+            found += _requirement(mapping(expression), skip_hostname=local)
+    for claim in state.waiting:
+        topologies = as_list(
+            (storage.classes.get(claim_class(claim)) or {}).get("allowedTopologies")
+        )
+        if topologies:
+            for expression in as_list(mapping(topologies[0]).get("matchLabelExpressions")):
+                found += _requirement({**mapping(expression), "operator": "In"})
+    return found
+
+
+def _requirement(expression: Mapping[str, object], skip_hostname: bool = False) -> list[Req]:
+    key, operator = expression.get("key"), expression.get("operator")
+    if not isinstance(key, str) or not isinstance(operator, str):
+        return []
+    if skip_hostname and key == HOSTNAME:
+        return []
+    values = [str(v) for v in as_list(expression.get("values"))]
+    return [Req.new(key, operator, values)]

@@ -1,0 +1,104 @@
+"""What the counted pods mount, by node: the part of upstream's NodeInfo (its pods'
+``spec.volumes``, ``PVCRefCounts``) that NodeVolumeLimits and VolumeRestrictions read.
+
+Few pods mount a claim or an in-tree disk (``Snapshot.mounts`` lists only those), so the
+index holds only them: built on the first question of a pod that mounts something, once
+per run, and a view that leaves a workload's running pods out filters it rather than
+reading the cluster's pods again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from gate.model.storage import Mount, Mounts
+from gate.scheduler.framework.podindex import PodIndex
+
+CLAIM = "persistentVolumeClaim"
+
+
+@dataclass(frozen=True, slots=True)
+class Mounting:
+    """A counted pod that mounts something: its position among the indexed pods, its
+    node's position, its namespace and name, and its mounts."""
+
+    position: int
+    node: int
+    namespace: str
+    name: str
+    mounts: tuple[Mount, ...]
+
+
+class VolumeUse:
+    """The mounting pods of one view of the cluster's pods, by node, and the claims they
+    use (upstream's ``StorageInfos().IsPVCUsedByPods``: a claim counts wherever the pod
+    runs)."""
+
+    def __init__(
+        self,
+        mounting: tuple[Mounting, ...],
+        base: VolumeUse | None = None,
+        changed: frozenset[int] = frozenset(),
+    ) -> None:
+        """The cluster's mounting pods, or (with ``base``) the pods a view of ``base``
+        leaves out, which were on the nodes ``changed``."""
+        self.mounting = mounting
+        self.base = base
+        """The index this view leaves pods out of (None: the cluster's own)."""
+        self.changed = changed
+        """The nodes (positions) whose mounting pods this view has fewer of than ``base``."""
+        self.memo: dict[str, object] = {}
+        """What a plugin works out once of these pods (NodeVolumeLimits' counts by node)."""
+        if base is None:
+            by_node: dict[int, list[Mounting]] = {}
+            for pod in mounting:
+                by_node.setdefault(pod.node, []).append(pod)
+            self.by_node: dict[int, tuple[Mounting, ...]] = {
+                node: tuple(pods) for node, pods in by_node.items()
+            }
+            self.claims_in_use: Counter[tuple[str, str]] = Counter(
+                (pod.namespace, mount.disk)
+                for pod in mounting
+                for mount in pod.mounts
+                if mount.source == CLAIM
+            )
+            return
+        # a view: the base's, less the pods it leaves out (``mounting`` holds those)
+        removed = {pod.position for pod in mounting}
+        self.by_node = dict(base.by_node)
+        self.claims_in_use = Counter(base.claims_in_use)
+        for pod in mounting:
+            self.claims_in_use.subtract(
+                (pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM
+            )
+        for node in changed:
+            pods = base.by_node.get(node, ())
+            self.by_node[node] = tuple(pod for pod in pods if pod.position not in removed)
+
+    @classmethod
+    def of(cls, pods: PodIndex, mounts: Mounts) -> VolumeUse:
+        """The mounting pods among every pod ``pods`` indexes (a view's left-out pods too:
+        :meth:`without` leaves them out)."""
+        if not mounts:
+            return cls(())
+        found = []
+        for position, pod in enumerate(pods.pods):
+            mounted = mounts.get((pod.namespace, pod.name))
+            if mounted is not None:
+                found.append(
+                    Mounting(position, pods.node_of[position], pod.namespace, pod.name, mounted)
+                )
+        return cls(tuple(found))
+
+    def without(self, excluded: frozenset[int]) -> VolumeUse:
+        """These pods less those at ``excluded``; this very index when none of them mounts."""
+        assert self.base is None, "a view is taken of the cluster's own index"
+        removed = tuple(pod for pod in self.mounting if pod.position in excluded)
+        if not removed:
+            return self
+        return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
+
+    def on(self, node: int) -> tuple[Mounting, ...]:
+        """The mounting pods on the node at position ``node``."""
+        return self.by_node.get(node, ())

@@ -1,0 +1,81 @@
+"""The copies of a workload whose pod mounts claims: a StatefulSet's after the first, each
+with its own claims; the copies of any workload sharing a claim.
+
+Its controller gives copy i the claims ``<template>-<statefulset>-<i>``
+(``stateful_set_utils.go`` ``updateStorage``), creating those that do not exist before
+the copy (``gate.k8s.claims.statefulset_claims`` adds them to the run's storage objects);
+so copy i's pod is the first copy's with other claims, judged by the filters as its own
+pod. Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only once
+the one before it runs, so the count stops at the first copy that fits no node, even when
+a later one would; under ``Parallel`` every copy is tried.
+
+Each copy is judged against the cluster as recorded, beside the copies counted before it
+only through the room those copies take (the copies' count); a WaitForFirstConsumer
+volume two copies could both bind (a local PV) is not reserved for the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gate.k8s.volumes import copy_claim, spec_of, with_copy_claims
+from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
+from gate.model.storage import StorageObjects
+from gate.scheduler.framework.pods import Pod, pod_profile
+from gate.untyped import as_list
+
+READ_WRITE_ONCE, READ_WRITE_ONCE_POD = "ReadWriteOnce", "ReadWriteOncePod"
+SHARED_ONCE = (
+    'claim "{claim}" is ReadWriteOnce: copies on another node than the first cannot attach '
+    "it, which no filter checks (kubelet's attach fails)"
+)
+
+
+def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
+    """Copy ``ordinal``'s pod: the first copy's, mounting its own claims."""
+    spec = with_copy_claims(pod.spec, workload.claim_templates, workload.name, ordinal)
+    profile = pod_profile(spec, workload.namespace, workload.labels)
+    return Pod(spec, profile, pod.warnings)
+
+
+def ordinal_claims(workload: Workload, ordinal: int) -> str:
+    """The claims copy ``ordinal`` mounts, as a report names them."""
+    return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+
+
+def ordinals_to_try(workload: Workload, placement: ReplicaFit) -> range:
+    """The copies after the first whose claims can change the count: under OrderedReady
+    those the count reached, under Parallel every one wanted."""
+    return range(1, (workload.replicas or 0) if workload.parallel else placement.fit)
+
+
+def capped(placement: ReplicaFit, copies: int) -> ReplicaFit:
+    """The placement with at most ``copies`` copies."""
+    return replace(
+        placement,
+        alone=min(placement.alone, copies),
+        together=None if placement.together is None else min(placement.together, copies),
+        most=None if placement.most is None else min(placement.most, copies),
+    )
+
+
+def shared_claims(
+    pod: Pod, workload: Workload, storage: StorageObjects
+) -> list[tuple[str, set[str]]]:
+    """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
+    own = {copy_claim(t, workload.name, 0) for t in workload.claim_templates}
+    found = []
+    for name in pod.profile.claims:
+        claim = storage.claims.get((workload.namespace, name))
+        if name not in own and claim is not None:
+            found.append((name, {str(m) for m in as_list(spec_of(claim).get("accessModes"))}))
+    return found
+
+
+def once_warnings(shared: list[tuple[str, set[str]]]) -> list[WorkloadWarning]:
+    """The claims only one node can attach, for a workload of several copies."""
+    return [
+        WorkloadWarning(WarningKind.NOT_MODELLED, SHARED_ONCE.format(claim=name))
+        for name, modes in shared
+        if modes == {READ_WRITE_ONCE}
+    ]

@@ -1,0 +1,274 @@
+"""NodeVolumeLimits: the CSI volumes a node can attach, per driver, as its CSINode says.
+
+Upstream ``pkg/scheduler/framework/plugins/nodevolumelimits/csi.go`` and ``utils.go``
+(v1.34.1), with ``k8s.io/csi-translation-lib`` for the in-tree plugins migrated to CSI.
+A node's limit for a driver is its CSINode's ``spec.drivers[].allocatable.count``; a node
+without a CSINode, or without a count for the driver, is unlimited (``getVolumeLimits``).
+The volumes counted (``filterAttachableVolumes``), each once by ``<driver>/<handle>``:
+
+* a claim's bound volume, a CSI one by its driver and handle, an in-tree one translated
+  (``getCSIDriverInfo``); a claim naming no volume, or one not found, by its class's
+  provisioner (an in-tree provisioner by the driver it migrated to), with a handle of its
+  own (``getCSIDriverInfoFromSC``: an unbound WaitForFirstConsumer claim counts where the
+  pod lands); a claim of no class or a class not found is not counted;
+* an inline in-tree disk, translated (``checkAttachableInlineVolume``);
+* for the pods already on the node, also their generic ephemeral volumes' claims
+  (``<pod>-<volume>``); a claim not found is not counted.
+
+A volume the node's pods already use is not counted again; a node fails when, for some
+driver with a limit, its pods' volumes and the pod's new ones exceed it:
+``node(s) exceed max volume count`` (Unschedulable). In-tree plugins count only on a node
+with a CSINode (``isCSIMigrationOn``: AWS EBS, GCE PD, Azure Disk and Cinder always then,
+Portworx when the CSINode's ``storage.alpha.kubernetes.io/migrated-plugins`` names it).
+
+Not read: VolumeAttachments (a volume attached to the node by no pod of the snapshot is
+not counted), and an inline Azure Disk of a kind other than Managed (upstream's Filter
+errs on it; it is not counted here). The pod's own generic ephemeral volumes have no
+claim before the pod exists, so they are not counted for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field, replace
+
+from gate.k8s.version import Dialect
+from gate.k8s.volumes import annotations_of
+from gate.model import NODE_VOLUME_LIMITS, Family, NodeView, Term
+from gate.model.storage import Mount, PlainObject, StorageObjects
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.mounts import VolumeUse
+from gate.scheduler.framework.nodeindex import NodeIndex
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import Parts, Plugin, Rejection
+from gate.scheduler.framework.volumes import RULE, claim_fields
+from gate.scheduler.plugins.nodevolumelimits.csi import (
+    CLAIM,
+    EXCEEDED,
+    IN_TREE,
+    MIGRATED_PLUGINS,
+    REASON_MAX_VOLUME_COUNT,
+    Volumes,
+    attachable,
+    volume_limits,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeCounts:
+    """What one node holds for the Filter, worked out once: its CSINode, its limits, the
+    volumes its pods have attached (``<driver>/<handle>`` -> driver) and their count per
+    driver; ``migration``: what the in-tree translation reads of the node (a CSINode, the
+    plugins it says migrated); ``key``: all the Filter reads of the node but its volumes."""
+
+    csi_node: PlainObject | None
+    limits: Mapping[str, int]
+    attached: Volumes
+    counts: Mapping[str, int]
+    migration: tuple[bool, str]
+    key: Hashable
+
+    @classmethod
+    def of(
+        cls, csi_node: PlainObject | None, attached: Volumes, limits: Mapping[str, int]
+    ) -> NodeCounts:
+        listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
+        migration = (csi_node is not None, listed if isinstance(listed, str) else "")
+        counts = Counter(attached.values())
+        key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
+        return cls(csi_node, limits, attached, counts, migration, key)
+
+
+@dataclass(slots=True)
+class Counts:
+    """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
+    in what the Filter reads of them but their volumes (``groups``), and the nodes holding
+    each attached volume (``holders``)."""
+
+    nodes: tuple[NodeCounts, ...]
+    groups: dict[Hashable, int]
+    holders: dict[str, int]
+
+    @classmethod
+    def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
+        """The counts of ``use``'s pods: worked out node by node for the cluster's own
+        pods, and for a view that leaves some out from its base's, only the nodes that
+        held those worked out again."""
+
+        def counted(position: int, csi_node: PlainObject | None) -> NodeCounts:
+            attached: Volumes = {}
+            for pod in use.on(position):
+                attached.update(attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node))
+            return NodeCounts.of(csi_node, attached, volume_limits(csi_node))
+
+        if use.base is None:
+            found = cls((), {}, {})
+            nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
+            for position, node in enumerate(nodes):
+                found._add(position, node)
+            found.nodes = tuple(nodes)
+            return found
+        base = counts_of(index, storage, use.base)
+        found = cls(base.nodes, dict(base.groups), dict(base.holders))
+        changed = list(base.nodes)
+        for position in use.changed:
+            before = base.nodes[position]
+            found._remove(position, before)
+            changed[position] = counted(position, before.csi_node)
+            found._add(position, changed[position])
+        found.nodes = tuple(changed)
+        return found
+
+    def _add(self, position: int, node: NodeCounts) -> None:
+        self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
+        for unique in node.attached:
+            self.holders[unique] = self.holders.get(unique, 0) | 1 << position
+
+    def _remove(self, position: int, node: NodeCounts) -> None:
+        self.groups[node.key] &= ~(1 << position)
+        if not self.groups[node.key]:
+            del self.groups[node.key]
+        for unique in node.attached:
+            self.holders[unique] &= ~(1 << position)
+
+
+def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
+    """``use``'s :class:`Counts`, worked out once."""
+    found = use.memo.get(NODE_VOLUME_LIMITS)
+    if not isinstance(found, Counts):
+        found = use.memo[NODE_VOLUME_LIMITS] = Counts.of(index, storage, use)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The pod's namespace and mounts, the storage objects, the nodes' counts (``counts``,
+    by position) and the nodes by name (``positions``)."""
+
+    namespace: str = ""
+    mounts: tuple[Mount, ...] = ()
+    storage: StorageObjects | None = None
+    counts: Counts | None = None
+    positions: Mapping[str, int] | None = None
+    new: dict[tuple[bool, str], Volumes] = field(default_factory=dict)
+    """The pod's counted volumes by what the translation reads of a node, as found."""
+
+
+SKIP = State()
+
+
+def _new(state: State, node: NodeCounts) -> Volumes:
+    """The pod's counted volumes on a node like ``node`` (they differ only by migration)."""
+    key = node.migration
+    found = state.new.get(key)
+    if found is None:
+        assert state.storage is not None
+        found = attachable(state.namespace, None, state.mounts, state.storage, node.csi_node)
+        state.new[key] = found
+    return found
+
+
+def exceeds(state: State, node: NodeCounts, extra: Volumes | None = None) -> bool:
+    """The Filter on a node holding ``node``'s volumes (and ``extra``, volumes the copies
+    placed before the pod on the node hold): whether the pod's new volumes exceed a limit."""
+    new = _new(state, node)
+    if not new or not node.limits:
+        return False
+    attached = node.attached if not extra else {**node.attached, **extra}
+    counts = node.counts if not extra else Counter(attached.values())
+    wanted = Counter(driver for unique, driver in new.items() if unique not in attached)
+    limits = node.limits
+    return any(
+        driver in limits and counts.get(driver, 0) + count > limits[driver]
+        for driver, count in wanted.items()
+    )
+
+
+def node_volume_limits(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
+    if state.counts is None or state.positions is None:
+        return None
+    position = state.positions.get(node.name)
+    if position is None:  # a node of no snapshot (an autoscaler's): no CSINode, no limit
+        return None
+    return EXCEEDED if exceeds(state, state.counts.nodes[position]) else None
+
+
+def _judged(pod: PodProfile, storage: StorageObjects | None) -> bool:
+    """Whether the pod has a volume the plugin can count from what was recorded."""
+    if storage is None or "CSINode" not in storage.recorded:
+        return False
+    if storage.knows_claims and any(m.source == CLAIM for m in pod.mounts):
+        return True
+    return any(m.source in IN_TREE for m in pod.mounts)
+
+
+def _prepare(pod: PodProfile, cluster: Cluster) -> State:
+    storage = cluster.snapshot.storage
+    if storage is None or not _judged(pod, storage) or not storage.csi_nodes:
+        return SKIP
+    counts = counts_of(cluster.index, storage, cluster.others.volume_use)
+    positions = cluster.others.memo.get(NODE_VOLUME_LIMITS)
+    if not isinstance(positions, dict):
+        positions = {node.name: i for i, node in enumerate(cluster.index.nodes)}
+        cluster.others.memo[NODE_VOLUME_LIMITS] = positions
+    mounts = (
+        pod.mounts if storage.knows_claims else tuple(m for m in pod.mounts if m.source != CLAIM)
+    )
+    return State(pod.namespace, mounts, storage, counts, positions)
+
+
+def _key(pod: PodProfile, cluster: Cluster) -> Hashable:
+    """The pod's namespace and mounts, their names aside (only an ephemeral volume's name
+    names its claim, and the incoming pod's are not counted)."""
+    if not _judged(pod, cluster.snapshot.storage):
+        return None
+    return pod.namespace, tuple(replace(m, name="") for m in pod.mounts)
+
+
+def _passes(state: State) -> bool:
+    return state.counts is None
+
+
+def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
+    """Nodes alike in limits, counts per driver and migration share the answer, but those
+    already holding one of the pod's volumes, which are asked one by one."""
+    counts = state.counts
+    if counts is None:
+        yield among, None
+        return
+    holding = 0
+    for new in {
+        key: _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
+        for key, bits in counts.groups.items()
+        if bits & among
+    }.values():
+        for unique in new:
+            holding |= counts.holders.get(unique, 0)
+    holding &= among
+    for bits in counts.groups.values():
+        bits &= among & ~holding
+        if bits:
+            node = counts.nodes[(bits & -bits).bit_length() - 1]
+            yield bits, EXCEEDED if exceeds(state, node) else None
+    while holding:
+        low = holding & -holding
+        node = counts.nodes[low.bit_length() - 1]
+        yield low, EXCEEDED if exceeds(state, node) else None
+        holding ^= low
+
+
+PLUGIN: Plugin[State] = Plugin(
+    NODE_VOLUME_LIMITS,
+    Family.STORAGE,
+    Term.CLAIM,
+    RULE,
+    key=_key,
+    prepare=_prepare,
+    check=node_volume_limits,
+    room=True,
+    reasons=(REASON_MAX_VOLUME_COUNT,),
+    passes=_passes,
+    split=_split,
+    fields=claim_fields,
+)

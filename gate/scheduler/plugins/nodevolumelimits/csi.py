@@ -1,0 +1,189 @@
+"""What NodeVolumeLimits counts of a pod on a node (``csi.go`` ``filterAttachableVolumes``,
+``getCSIDriverInfo``, ``getCSIDriverInfoFromSC``, ``getVolumeLimits``; ``utils.go``
+``isCSIMigrationOn``; ``k8s.io/csi-translation-lib`` for the in-tree disks): see the
+package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from gate.k8s.labels import BETA_ZONE, ZONE
+from gate.k8s.volumes import annotations_of, claim_class, mount_of, name_of, spec_of
+from gate.model import NODE_VOLUME_LIMITS, Code
+from gate.model.storage import Mount, PlainObject, StorageObjects
+from gate.scheduler.framework.runtime import Rejection
+from gate.untyped import as_list, mapping
+
+# csi.go ErrReasonMaxVolumeCountExceeded
+REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
+EXCEEDED = Rejection(NODE_VOLUME_LIMITS, Code.UNSCHEDULABLE, (REASON_MAX_VOLUME_COUNT,))
+
+# v1.MigratedPluginsAnnotationKey
+MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+PORTWORX = "kubernetes.io/portworx-volume"
+
+# csi-translation-lib/plugins: each in-tree source's plugin name and the CSI driver it
+# migrated to (aws_ebs.go, gce_pd.go, azure_disk.go, openstack_cinder.go, portworx.go)
+IN_TREE: Mapping[str, tuple[str, str]] = {
+    "awsElasticBlockStore": ("kubernetes.io/aws-ebs", "ebs.csi.aws.com"),
+    "gcePersistentDisk": ("kubernetes.io/gce-pd", "pd.csi.storage.gke.io"),
+    "azureDisk": ("kubernetes.io/azure-disk", "disk.csi.azure.com"),
+    "cinder": ("kubernetes.io/cinder", "cinder.csi.openstack.org"),
+    "portworxVolume": (PORTWORX, "pxd.portworx.com"),
+}
+DRIVER_OF_PLUGIN: Mapping[str, str] = dict(IN_TREE.values())
+# csi-translation-lib translate.go: the in-tree provisioners it knows (azure-file and
+# vsphere-volume too, whose migration isCSIMigrationOn never finds on)
+MIGRATABLE_PROVISIONERS = frozenset(
+    {*DRIVER_OF_PLUGIN, "kubernetes.io/azure-file", "kubernetes.io/vsphere-volume"}
+)
+# gce_pd.go volIDZonalFmt, volIDRegionalFmt, UnspecifiedValue
+GCE_ZONAL = "projects/{project}/zones/{zone}/disks/{name}"
+GCE_REGIONAL = "projects/{project}/regions/{region}/disks/{name}"
+UNSPECIFIED = "UNSPECIFIED"
+
+CLAIM, EPHEMERAL = "persistentVolumeClaim", "ephemeral"
+HANDLE_PREFIX = "fitgate"
+"""The prefix of an unbound claim's handle: upstream draws one at random per scheduler
+(``randomVolumeIDPrefix``) so that it never equals a real handle; any constant does."""
+
+Volumes = dict[str, str]
+"""Counted volumes: ``<driver>/<handle>`` -> driver."""
+
+
+def migration_on(csi_node: PlainObject | None, plugin: str) -> bool:
+    """isCSIMigrationOn (the Portworx migration is on: its feature is locked on in 1.34)."""
+    if csi_node is None or plugin not in DRIVER_OF_PLUGIN:
+        return False
+    if plugin != PORTWORX:
+        return True
+    listed = annotations_of(csi_node).get(MIGRATED_PLUGINS)
+    return isinstance(listed, str) and plugin in listed.split(",")
+
+
+def ebs_volume_id(volume_id: str) -> str | None:
+    """KubernetesVolumeIDToEBSVolumeID: ``aws://<zone>/<id>`` is ``<id>``; None when the
+    URL names no EBS volume."""
+    if not volume_id.startswith("aws://"):
+        return volume_id
+    found = urlsplit(volume_id).path.strip("/")
+    return found if found.startswith("vol-") else None
+
+
+def _gce_handle(mount: Mount, labels: Mapping[str, str] | None) -> str | None:
+    """The translated handle of a GCE PD: inline, in no zone; a volume, in its zone label's
+    zone, or its region when the label names several zones of one region."""
+    name = mount.disk
+    if labels is None:
+        return GCE_ZONAL.format(project=UNSPECIFIED, zone=UNSPECIFIED, name=name)
+    zones = (labels.get(BETA_ZONE) or labels.get(ZONE) or "").split("__")
+    if len(zones) == 1:
+        zone = zones[0] or UNSPECIFIED
+        return GCE_ZONAL.format(project=UNSPECIFIED, zone=zone, name=name)
+    regions = {zone.rsplit("-", 1)[0] for zone in zones if zone.count("-") >= 2}
+    if len(regions) != 1 or any(zone.count("-") < 2 for zone in zones):
+        return None  # gceGetRegionFromZones refuses: the translation fails
+    return GCE_REGIONAL.format(project=UNSPECIFIED, region=regions.pop(), name=name)
+
+
+def translated(
+    mount: Mount, csi_node: PlainObject | None, labels: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
+    """An in-tree disk as the CSI volume it migrated to, (driver, handle); None when it is
+    not counted on this node. ``labels``: the PersistentVolume's, for a volume's GCE PD."""
+    plugin_and_driver = IN_TREE.get(mount.source)
+    if plugin_and_driver is None or not migration_on(csi_node, plugin_and_driver[0]):
+        return None
+    driver = plugin_and_driver[1]
+    if mount.source == "awsElasticBlockStore":
+        handle = ebs_volume_id(mount.disk)
+    elif mount.source == "gcePersistentDisk":
+        handle = _gce_handle(mount, labels)
+    elif mount.source == "azureDisk" and not mount.managed:
+        handle = None
+    else:
+        handle = mount.disk
+    return None if not handle else (driver, handle)
+
+
+def _from_class(
+    namespace: str, claim: PlainObject, storage: StorageObjects, csi_node: PlainObject | None
+) -> tuple[str, str] | None:
+    """getCSIDriverInfoFromSC."""
+    class_name = claim_class(claim)
+    found = storage.classes.get(class_name) if class_name else None
+    if found is None:
+        return None
+    handle = f"{HANDLE_PREFIX}-{namespace}/{name_of(claim)}"
+    provisioner = found.get("provisioner")
+    if not isinstance(provisioner, str) or not provisioner:
+        return None
+    if provisioner in MIGRATABLE_PROVISIONERS:
+        if not migration_on(csi_node, provisioner):
+            return None
+        return DRIVER_OF_PLUGIN[provisioner], handle
+    return provisioner, handle
+
+
+def claim_volume(
+    namespace: str, claim: PlainObject, storage: StorageObjects, csi_node: PlainObject | None
+) -> tuple[str, str] | None:
+    """getCSIDriverInfo: the claim's volume as (driver, handle), or None: not counted."""
+    volume_name = spec_of(claim).get("volumeName")
+    volume = storage.volumes.get(volume_name) if isinstance(volume_name, str) else None
+    if not volume_name or volume is None:
+        return _from_class(namespace, claim, storage, csi_node)
+    spec = spec_of(volume)
+    csi = spec.get("csi")
+    if isinstance(csi, Mapping):
+        driver, handle = csi.get("driver"), csi.get("volumeHandle")
+        if isinstance(driver, str) and isinstance(handle, str) and driver and handle:
+            return driver, handle
+        return None
+    mount = mount_of(spec)
+    if mount is None:
+        return None
+    labels = mapping(mapping(volume.get("metadata")).get("labels"))
+    return translated(mount, csi_node, {str(k): str(v) for k, v in labels.items()})
+
+
+def attachable(
+    namespace: str,
+    pod_name: str | None,
+    mounts: tuple[Mount, ...],
+    storage: StorageObjects,
+    csi_node: PlainObject | None,
+) -> Volumes:
+    """filterAttachableVolumes: a pod's counted volumes. ``pod_name`` None: the incoming
+    pod, whose generic ephemeral volumes have no claim yet."""
+    found: Volumes = {}
+    for mount in mounts:
+        if mount.source == CLAIM:
+            name = mount.disk
+        elif mount.source == EPHEMERAL:
+            if pod_name is None:
+                continue
+            name = f"{pod_name}-{mount.name}"  # ephemeral.VolumeClaimName
+        else:
+            inline = translated(mount, csi_node)
+            if inline is not None:
+                found[f"{inline[0]}/{inline[1]}"] = inline[0]
+            continue
+        claim = storage.claims.get((namespace, name))
+        volume = None if claim is None else claim_volume(namespace, claim, storage, csi_node)
+        if volume is not None:
+            found[f"{volume[0]}/{volume[1]}"] = volume[0]
+    return found
+
+
+def volume_limits(csi_node: PlainObject | None) -> dict[str, int]:
+    """getVolumeLimits: each driver's ``allocatable.count``."""
+    limits: dict[str, int] = {}
+    for driver in as_list(spec_of(csi_node or {}).get("drivers")):
+        name = mapping(driver).get("name")
+        count = mapping(mapping(driver).get("allocatable")).get("count")
+        if isinstance(name, str) and isinstance(count, int) and not isinstance(count, bool):
+            limits[name] = count
+    return limits

@@ -1,0 +1,186 @@
+"""The PersistentVolumeClaims among a run's own manifests: a Deployment shipped with its
+new claim is judged with it (as the API server stores it when created: unbound, of its
+class or the default one), not refused for a claim the cluster does not hold yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.k8s.claims import created_claim, default_class
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
+
+ZONE = "topology.kubernetes.io/zone"
+DEFAULT = {"storageclass.kubernetes.io/is-default-class": "true"}
+CLASSES = [
+    {
+        "metadata": {"name": "managed-csi", "annotations": DEFAULT},
+        "provisioner": "disk.csi.azure.com",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    },
+    {"metadata": {"name": "immediate"}, "provisioner": "disk.csi.azure.com"},
+]
+STORAGE: dict[str, Any] = {
+    "persistentVolumes": [],
+    "persistentVolumeClaims": [],
+    "storageClasses": CLASSES,
+}
+
+
+def _claim(name: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "web"},
+        "spec": {"accessModes": ["ReadWriteOnce"], **spec},
+    }
+
+
+def _deployment(claim: str) -> dict[str, Any]:
+    volume = {"name": "data", "persistentVolumeClaim": {"claimName": claim}}
+    container = {"name": "app", "image": "a", "resources": {"requests": {"cpu": "100m"}}}
+    template = {
+        "metadata": {"labels": {"app": "a"}},
+        "spec": {"containers": [container], "volumes": [volume]},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "a", "namespace": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "a"}}, "template": template},
+    }
+
+
+def _run(*manifests: dict[str, Any]) -> Any:
+    nodes = [api_node("n1", labels={ZONE: "z1"})]
+    snapshot = build_snapshot(cluster_snapshot(nodes, **STORAGE), "s.json")
+    documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
+    (result,) = [r for r in check(documents, snapshot, RunOptions()).results if r.kind != "PVC"]
+    return result
+
+
+CASES = [
+    pytest.param(
+        [_deployment("data")],
+        Verdict.NO,
+        '0/1 nodes are available: persistentvolumeclaim "data" not found.',
+        id="a claim neither recorded nor shipped is missing",
+    ),
+    pytest.param(
+        [_claim("data"), _deployment("data")],
+        Verdict.YES,
+        None,
+        id="a claim shipped beside its Deployment gets the default class and waits for it",
+    ),
+    pytest.param(
+        [_deployment("data"), _claim("data", storageClassName="immediate")],
+        Verdict.NO,
+        "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+        id="a shipped claim of an Immediate class is unbound when its pod is scheduled",
+    ),
+]
+
+
+@pytest.mark.parametrize(("manifests", "verdict", "message"), CASES)
+def test_a_run_claim_is_judged_as_created(
+    manifests: list[dict[str, Any]], verdict: Verdict, message: str | None
+) -> None:
+    result = _run(*manifests)
+    assert (result.verdict, result.message) == (verdict, message)
+
+
+DEFAULTS = [
+    pytest.param([], None, id="no default class: none"),
+    pytest.param(
+        [{"metadata": {"name": "b", "annotations": DEFAULT}}, {"metadata": {"name": "a"}}],
+        "b",
+        id="the class annotated default",
+    ),
+    pytest.param(
+        [
+            {
+                "metadata": {
+                    "name": "old",
+                    "annotations": DEFAULT,
+                    "creationTimestamp": "2025-01-01T00:00:00Z",
+                }
+            },
+            {
+                "metadata": {
+                    "name": "new",
+                    "annotations": DEFAULT,
+                    "creationTimestamp": "2026-01-01T00:00:00Z",
+                }
+            },
+        ],
+        "new",
+        id="of two defaults the newest",
+    ),
+    pytest.param(
+        [
+            {"metadata": {"name": "b", "annotations": DEFAULT}},
+            {"metadata": {"name": "a", "annotations": DEFAULT}},
+        ],
+        "a",
+        id="of two defaults created together the first by name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("classes", "expected"), DEFAULTS)
+def test_the_default_class_is_the_admission_plugins(
+    classes: list[dict[str, Any]], expected: str | None
+) -> None:
+    assert default_class({c["metadata"]["name"]: c for c in classes}) == expected
+
+
+def test_a_created_claim_keeps_its_own_class_and_no_binder_note() -> None:
+    body = _claim("c", storageClassName="")
+    body["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+    claim = created_claim(body, {"managed-csi": CLASSES[0]})
+    assert claim["spec"]["storageClassName"] == ""
+    assert claim["metadata"]["annotations"] == {}
+
+
+def _replicas(count: int, deployment: dict[str, Any]) -> dict[str, Any]:
+    deployment["spec"]["replicas"] = count
+    return deployment
+
+
+SHARED = [
+    pytest.param(
+        "ReadWriteOncePod",
+        Verdict.PARTIAL,
+        1,
+        "0/1 nodes are available: 1 node(s) unavailable due to PersistentVolumeClaim with "
+        "ReadWriteOncePod access mode already in-use by another pod.",
+        [],
+        id="a ReadWriteOncePod claim shared by the copies lets the first one only start",
+    ),
+    pytest.param(
+        "ReadWriteOnce",
+        Verdict.YES,
+        3,
+        None,
+        [
+            'claim "data" is ReadWriteOnce: copies on another node than the first cannot '
+            "attach it, which no filter checks (kubelet's attach fails)"
+        ],
+        id="a ReadWriteOnce claim shared by the copies is said to fail beyond one node",
+    ),
+    pytest.param("ReadWriteMany", Verdict.YES, 3, None, [], id="a ReadWriteMany claim is shared"),
+]
+
+
+@pytest.mark.parametrize(("mode", "verdict", "fit", "message", "warnings"), SHARED)
+def test_the_copies_of_a_workload_share_its_claims(
+    mode: str, verdict: Verdict, fit: int, message: str | None, warnings: list[str]
+) -> None:
+    result = _run(_claim("data", accessModes=[mode]), _replicas(3, _deployment("data")))
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
+    assert [w.text for w in result.warnings if "claim" in w.text] == warnings
