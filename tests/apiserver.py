@@ -34,6 +34,7 @@ NAMESPACES = "/api/v1/namespaces"
 LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
 PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
+DISRUPTION_BUDGETS = "/apis/policy/v1/poddisruptionbudgets"
 PERSISTENT_VOLUMES = "/api/v1/persistentvolumes"
 PERSISTENT_VOLUME_CLAIMS = "/api/v1/persistentvolumeclaims"
 STORAGE_CLASSES = "/apis/storage.k8s.io/v1/storageclasses"
@@ -57,6 +58,7 @@ LIST_KINDS = {
     LIMIT_RANGES: ("v1", "LimitRangeList"),
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
     PRIORITY_CLASSES: ("scheduling.k8s.io/v1", "PriorityClassList"),
+    DISRUPTION_BUDGETS: ("policy/v1", "PodDisruptionBudgetList"),
     PERSISTENT_VOLUMES: ("v1", "PersistentVolumeList"),
     PERSISTENT_VOLUME_CLAIMS: ("v1", "PersistentVolumeClaimList"),
     STORAGE_CLASSES: ("storage.k8s.io/v1", "StorageClassList"),

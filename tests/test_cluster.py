@@ -274,9 +274,9 @@ def test_a_whole_run_sends_only_reads_and_the_review(live: Live) -> None:
     assert code in (0, 1) and out
     assert set(live.state.seen()) == ALLOWED
     reviews = [r for r in live.state.requests if r.method == "POST"]
-    # the five lists fitgate needs and pods/binding before the version; the PriorityClasses
-    # and the six storage kinds it may list (asked, not needed) after
-    assert len(reviews) == 13 and live.state.requests[6].path == VERSION_PATH
+    # the five lists fitgate needs and pods/binding before the version; the PriorityClasses,
+    # the six storage kinds and the PodDisruptionBudgets it may list (asked, not needed) after
+    assert len(reviews) == 14 and live.state.requests[6].path == VERSION_PATH
 
 
 def test_long_lists_report_progress_as_every_long_phase_does(live: Live) -> None:

@@ -438,6 +438,7 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 def test_snapshot_reader_is_read_only_and_enough() -> None:
     from gate.live.reader import (
         AUTOSCALING_COLLECTIONS,
+        DISRUPTION_BUDGETS,
         NEEDED,
         PRIORITY_CLASSES,
         STORAGE_COLLECTIONS,
@@ -456,9 +457,15 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
     assert not {r for _, r, _ in granted} & {"secrets", "configmaps", "*", "pods/binding"}
     for permission in NEEDED:
         assert (permission.group, permission.resource, permission.verb) in granted
-    collections = (*AUTOSCALING_COLLECTIONS, PRIORITY_CLASSES, *STORAGE_COLLECTIONS)
+    collections = (
+        *AUTOSCALING_COLLECTIONS,
+        PRIORITY_CLASSES,
+        *STORAGE_COLLECTIONS,
+        DISRUPTION_BUDGETS,
+    )
     asked = [c.asked for c in collections if c.asked is not None]
-    assert len(asked) == 11  # Karpenter's four kinds, the PriorityClasses, the six storage kinds
+    # Karpenter's four kinds, the PriorityClasses, the six storage kinds, the budgets
+    assert len(asked) == 12
     for permission in asked:
         assert (permission.group, permission.resource, permission.verb) in granted
 

@@ -27,6 +27,7 @@ from gate.snapshot.stream import (
     LimitItem,
     Owner,
     Port,
+    Selector,
     Taint,
     Term,
     Toleration,
@@ -156,6 +157,7 @@ class PodSpec(_Part):
     initContainers: list[Container] | None = None
     overhead: Amounts | None = None
     resources: _Requests | None = None
+    priority: int | None = None
 
     def __post_init__(self) -> None:
         if self.affinity and not (self.affinity.podAffinity or self.affinity.podAntiAffinity):
@@ -171,13 +173,15 @@ class ContainerStatus(_Part):
 
 
 class PodStatus(_Part):
-    """The phase, and what an in-place resize reports (containers' actual and allocated
+    """The phase, the start time (preemption spares the pods that started first), and what
+    an in-place resize reports (containers' actual and allocated
     resources, an Infeasible resize), which the scheduler counts while a pod resizes."""
 
     phase: str | None = None
     containerStatuses: list[ContainerStatus] = field(default_factory=list)
     initContainerStatuses: list[ContainerStatus] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
+    startTime: str | None = None
 
     def __post_init__(self) -> None:
         if self.containerStatuses:
@@ -263,4 +267,25 @@ class PriorityClass(_Object):
         self.apiVersion, self.kind = "scheduling.k8s.io/v1", "PriorityClass"
 
 
-Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass
+class _BudgetSpec(_Part):
+    selector: Selector | None = None
+
+
+class _BudgetStatus(_Part):
+    disruptionsAllowed: int = 0
+    disruptedPods: dict[str, str] | None = None
+
+
+class PodDisruptionBudget(_Object):
+    """The selector, the disruptions still allowed and the pods already disrupted: what
+    preemption weighs of a budget covering a victim."""
+
+    metadata: NamespacedMeta = field(default_factory=NamespacedMeta)
+    spec: _BudgetSpec = field(default_factory=_BudgetSpec)
+    status: _BudgetStatus = field(default_factory=_BudgetStatus)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "policy/v1", "PodDisruptionBudget"
+
+
+Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass | PodDisruptionBudget

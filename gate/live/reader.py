@@ -45,7 +45,15 @@ from gate.live.connection import (
     past_deadline,
 )
 from gate.live.credentials import LiveTarget
-from gate.live.objects import LimitRange, Namespace, Node, Pod, PriorityClass, RuntimeClass
+from gate.live.objects import (
+    LimitRange,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+)
 from gate.live.pages import Item, NotAPage, PageDecoder
 from gate.live.recorder import Recording, encoded, timestamp
 from gate.live.storage import (
@@ -167,6 +175,15 @@ STORAGE_COLLECTIONS: tuple[Collection[Any], ...] = (
     ),
 )
 """Asked, not needed: a kind not recorded is one the volume plugins cannot judge."""
+DISRUPTION_BUDGETS = Collection(
+    "poddisruptionbudgets",
+    "/apis/policy/v1/poddisruptionbudgets",
+    PageDecoder(PodDisruptionBudget),
+    "podDisruptionBudgets",
+    asked=Permission("list", "poddisruptionbudgets", group="policy"),
+    skippable=True,
+)
+"""Asked, not needed: without them preemption weighs no budget, and fitgate says so."""
 COLLECTIONS: tuple[Collection[Any], ...] = (
     NODES,
     PODS,
@@ -175,6 +192,7 @@ COLLECTIONS: tuple[Collection[Any], ...] = (
     RUNTIME_CLASSES,
     PRIORITY_CLASSES,
     *STORAGE_COLLECTIONS,
+    DISRUPTION_BUDGETS,
 )
 NEEDED = (
     Permission("list", "nodes"),

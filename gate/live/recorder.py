@@ -26,12 +26,18 @@ from gate.live.autoscaled import Autoscaled
 from gate.live.objects import Recorded
 from gate.live.pages import PageDecoder
 from gate.live.storage import Stored
+from gate.snapshot.disruption import DISRUPTION_SECTIONS
 from gate.snapshot.state import AUTOSCALING_SECTIONS, PRIORITY_SECTIONS
 from gate.snapshot.state import SECTIONS as snapshot_sections
 from gate.snapshot.storage import STORAGE_SECTIONS
 
 SECTIONS = tuple(snapshot_sections)  # the file's arrays of objects, in the readers' order
-OPTIONAL_SECTIONS = (*PRIORITY_SECTIONS, *AUTOSCALING_SECTIONS, *STORAGE_SECTIONS)
+OPTIONAL_SECTIONS = (
+    *PRIORITY_SECTIONS,
+    *AUTOSCALING_SECTIONS,
+    *STORAGE_SECTIONS,
+    *DISRUPTION_SECTIONS,
+)
 """Written after :data:`SECTIONS`, and only when read: the PriorityClasses and each kind of
 storage object when the credentials may list it (and the cluster serves it), the
 autoscaler's objects with ``fitgate snapshot --autoscaling``."""

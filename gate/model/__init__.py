@@ -21,6 +21,7 @@ from gate.model.baseline import Baseline, BaselineEntry, BaselineRun, Change, Co
 from gate.model.cluster import (
     SNAPSHOT_CAVEAT,
     AdmissionObjects,
+    DisruptionBudget,
     ExistingPod,
     HostPort,
     NodeView,
@@ -136,6 +137,7 @@ __all__ = [
     "Comparison",
     "Count",
     "D",
+    "DisruptionBudget",
     "Document",
     "Excluded",
     "ExistingPod",

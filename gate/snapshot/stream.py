@@ -47,6 +47,7 @@ from gate.k8s.resources import (
 from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
 from gate.model.storage import STORAGE_KINDS
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
+from gate.snapshot.disruption import DISRUPTION_KIND, DISRUPTION_SECTIONS, disruption_budgets
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
@@ -63,8 +64,9 @@ from gate.snapshot.storage import STORAGE_SECTIONS, storage_objects
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass")
-_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS)
-"""Kinds read as plain objects: the admission, autoscaler and volume code read them so."""
+_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS, DISRUPTION_KIND)
+"""Kinds read as plain objects: the admission, autoscaler, volume and preemption code read
+them so."""
 
 
 class NotAccepted(Exception):
@@ -184,6 +186,7 @@ class _Spec(Struct, gc=False):
     initContainers: list[_ContainerTexts] | UnsetType | None = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
+    priority: int | UnsetType | None = UNSET
 
 
 class _PodSpec(Struct, gc=False):
@@ -196,6 +199,7 @@ class _PodSpec(Struct, gc=False):
     initContainers: msgspec.Raw | UnsetType = UNSET
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
+    priority: int | UnsetType | None = UNSET
 
 
 class ContainerStatus(Struct, gc=False):
@@ -220,6 +224,7 @@ class _Status(Struct, gc=False):
     containerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
     initContainerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
     conditions: list[Condition] | UnsetType | None = UNSET
+    startTime: str | UnsetType | None = UNSET
 
 
 class Toleration(Struct, gc=False):
@@ -508,6 +513,7 @@ _Parts = tuple[
     tuple[HostPort, ...],
     tuple[int, int] | None,
     tuple[WeightedTerms, WeightedTerms] | None,
+    int,
 ]
 _Texts = tuple[bytes | None, bytes | None, bytes | None, bytes | None]
 
@@ -552,6 +558,7 @@ class _Shared:
             None if labels is UNSET else bytes(labels),
             None if owners is UNSET else bytes(owners),
             _affinity_texts(affinity) if affinity else None,
+            spec.priority,
             template,
         )
         number = self.numbers.get(key)
@@ -566,7 +573,7 @@ class _Shared:
         return number
 
     def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
-        namespace, labels, owners, texts, _ = key
+        namespace, labels, owners, texts, priority, _ = key
         affinity, anti_affinity, preferred, preferred_anti = texts or (None, None, None, None)
         return (
             sys.intern(_set(namespace) or "default"),
@@ -580,6 +587,7 @@ class _Shared:
             None
             if preferred is None and preferred_anti is None
             else self._preferred(preferred, preferred_anti),
+            priority or 0,
         )
 
     def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
@@ -617,6 +625,7 @@ class _PodTotals:
     names: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     terminating: list[bool] = field(default_factory=list)
+    started: list[str | None] = field(default_factory=list)
     parts: list[int] = field(default_factory=list)
     shared: _Shared = field(default_factory=_Shared)
     built: list[ExistingPod] = field(default_factory=list)
@@ -649,6 +658,8 @@ class _PodTotals:
         self.nodes.append(node)
         deleted = meta.deletionTimestamp
         self.terminating.append(deleted is not UNSET and deleted is not None)
+        started = None if pod.status is UNSET else pod.status.startTime
+        self.started.append(None if started is UNSET else started)
         self.parts.append(parts)
 
     def _template(self, key: PodKey, totals: PodTotals | UnsetType | None = UNSET) -> int:
@@ -680,6 +691,7 @@ class _PodTotals:
         self.names += later.names
         self.nodes += map(sys.intern, later.nodes)
         self.terminating += later.terminating
+        self.started += later.started
         self.parts += map(parts.__getitem__, later.parts)
 
     def build(self) -> None:
@@ -688,7 +700,21 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports, non0)
+            ExistingPod(
+                ns,
+                name,
+                node,
+                labels,
+                owners,
+                deleted,
+                terms,
+                anti,
+                requests,
+                ports,
+                non0,
+                priority,
+                started,
+            )
             if preferred is None
             else PreferringPod(
                 ns,
@@ -702,9 +728,11 @@ class _PodTotals:
                 requests,
                 ports,
                 non0,
+                priority,
+                started,
                 *preferred,
             )
-            for name, node, deleted, (
+            for name, node, deleted, started, (
                 ns,
                 labels,
                 owners,
@@ -714,10 +742,12 @@ class _PodTotals:
                 ports,
                 non0,
                 preferred,
+                priority,
             ) in zip(
                 islice(self.names, start, None),
                 islice(self.nodes, start, None),
                 islice(self.terminating, start, None),
+                islice(self.started, start, None),
                 map(shared.__getitem__, islice(self.parts, start, None)),
                 strict=True,
             )
@@ -996,7 +1026,18 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),
         storage=storage_objects(_storage_objects(reading, own)),
+        disruption_budgets=disruption_budgets(_disruption_items(reading, own)),
     )
+
+
+def _disruption_items(reading: Reading, own: bool) -> list[Any]:
+    """The PodDisruptionBudgets as plain objects, none when the snapshot lists none."""
+    if own:
+        key = next(iter(DISRUPTION_SECTIONS))
+        return (
+            reading.arrays[key].admission.get(DISRUPTION_KIND, []) if key in reading.arrays else []
+        )
+    return reading.arrays.get("items", _Objects()).admission.get(DISRUPTION_KIND, [])
 
 
 def _autoscaling_objects(reading: Reading, own: bool) -> dict[str, list[Any]]:
