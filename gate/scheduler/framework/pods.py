@@ -149,6 +149,7 @@ def pod_profile(
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
         claims=tuple(name for _, name in claim_names(spec)),
+        preemption_policy=str(spec.get("preemptionPolicy") or ""),
     )
 
 

@@ -70,6 +70,9 @@ class PodProfile:
     claims: tuple[str, ...] = ()
     """The claim names of its ``persistentVolumeClaim`` volumes, in ``volumes``' order:
     what the volume plugins read of it."""
+    preemption_policy: str = ""
+    """Its ``preemptionPolicy`` as the Priority admission set it ("" when unset): ``Never``
+    keeps DefaultPreemption from evicting anything for it."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

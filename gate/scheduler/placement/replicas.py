@@ -18,11 +18,12 @@ all of them:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import overload
 
 from gate.k8s.labels import ZONE
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
+from gate.scheduler.framework.cluster import node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.placement.copies import (
@@ -82,22 +83,7 @@ class ReleasedNodes(Sequence[NodeView]):
 
 
 def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
-    requested = dict(node.requested)
-    ports = set(node.used_ports)
-    cpu, memory = node.scored_requests
-    for pod in gone:
-        for resource, amount in pod.requests.items():
-            requested[resource] = requested.get(resource, 0) - amount
-        ports.difference_update(pod.ports)
-        held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
-        cpu, memory = cpu - held[0], memory - held[1]
-    return replace(
-        node,
-        requested=requested,
-        pod_count=node.pod_count - len(gone),
-        used_ports=frozenset(ports),
-        nonzero=(cpu, memory),
-    )
+    return node_without(node, gone)
 
 
 def released_nodes(
