@@ -42,7 +42,7 @@ from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection, run_filters
 from gate.scheduler.plugins import prepare
 
-DEFAULT_PREEMPTION = "DefaultPreemption"
+NAME = "DefaultPreemption"
 NEVER = "Never"
 
 # default_preemption.go PodEligibleToPreemptOthers
