@@ -43,6 +43,8 @@ GITLAB = EXAMPLES / "gitlab" / ".gitlab-ci.yml"
 WORKER_NO = (
     "0/6 nodes are available: 3 Insufficient cpu, "
     "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+    " no new claims to deallocate, preemption: 0/6 nodes are available: 3 No preemption victims "
+    "found for incoming pod, 3 Preemption is not helpful for scheduling."
 )
 
 

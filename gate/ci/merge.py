@@ -355,6 +355,7 @@ def _result(
         field_at=given(workload.field, None),
         autoscale=given(workload.autoscale, None),
         gates=tuple(given(workload.schedulingGates, [])),
+        preemption=given(workload.preemption, None),
     )
 
 

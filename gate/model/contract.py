@@ -41,6 +41,7 @@ from gate.model import (
     Change,
     Code,
     Count,
+    Evicted,
     Excluded,
     Field,
     Line,
@@ -48,6 +49,7 @@ from gate.model import (
     PoolRefusal,
     Port,
     PortNumber,
+    Preemption,
     Read,
     ReplicaFit,
     ScaleUp,
@@ -66,6 +68,7 @@ __all__ = [  # the report's parts the model defines, read from here as the rest
     "Blocked",
     "Cause",
     "Count",
+    "Evicted",
     "Excluded",
     "Field",
     "Line",
@@ -73,6 +76,7 @@ __all__ = [  # the report's parts the model defines, read from here as the rest
     "PoolRefusal",
     "Port",
     "PortNumber",
+    "Preemption",
     "Read",
     "ScaleUp",
     "Skip",
@@ -166,6 +170,7 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     workloads: Count
     YES: Count
     SCALES: Count = 0
+    PREEMPTS: Count = 0
     NO: Count
     ADDON_ONLY: Count
     PARTIAL: Count
@@ -376,6 +381,16 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
         ]
         | UnsetType
     ) = UNSET
+    preemption: (
+        Annotated[
+            Preemption,
+            Meta(
+                description="The copies that fit only by evicting running pods of lower "
+                "priority, and the workloads whose pods go; absent when none does."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -490,6 +505,10 @@ _VERDICT_RULES: list[dict[str, Any]] = [
     {  # after scale-up: where the copies went
         "if": {"properties": {"verdict": {"const": "SCALES"}}},
         "then": {"required": ["autoscale"]},
+    },
+    {  # by preemption: whose pods go
+        "if": {"properties": {"verdict": {"const": "PREEMPTS"}}},
+        "then": {"required": ["preemption"]},
     },
     {  # not evaluated: why, and no outcomes
         "if": {"properties": {"verdict": {"enum": ["ERROR", "SKIPPED"]}}},

@@ -36,6 +36,7 @@ SEVERITY: tuple[Verdict, ...] = (
     Verdict.PARTIAL,
     Verdict.ADDON_ONLY,
     Verdict.SCALES,
+    Verdict.PREEMPTS,
     Verdict.SKIPPED,
     Verdict.YES,
 )

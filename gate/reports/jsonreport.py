@@ -109,6 +109,7 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
         field=msgspec.UNSET if result.field_at is None else result.field_at,
         autoscale=msgspec.UNSET if result.autoscale is None else result.autoscale,
         schedulingGates=list(result.gates) if result.gates else msgspec.UNSET,
+        preemption=msgspec.UNSET if result.preemption is None else result.preemption,
     )
 
 
@@ -164,6 +165,7 @@ def report_document(
             workloads=summary.workloads,
             YES=summary.counts[Verdict.YES],
             SCALES=summary.counts[Verdict.SCALES],
+            PREEMPTS=summary.counts[Verdict.PREEMPTS],
             NO=summary.counts[Verdict.NO],
             ADDON_ONLY=summary.counts[Verdict.ADDON_ONLY],
             PARTIAL=summary.counts[Verdict.PARTIAL],

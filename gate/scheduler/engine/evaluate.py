@@ -31,6 +31,7 @@ from gate.model import (
     NodeOutcome,
     NodeOutcomes,
     NodeView,
+    Preemption,
     ReplicaFit,
     Snapshot,
     Verdict,
@@ -44,6 +45,7 @@ from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.engine.preemption import Preempted, Start, evicted, preempt_copies
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -77,6 +79,7 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
+from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -148,6 +151,7 @@ class Evaluator:
     causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
     parts: SharedParts = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
+    _by_node: list[PodsByNode] = field(default_factory=list)
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -363,6 +367,7 @@ class Evaluator:
                 workload, message, any_fit and addon_only, outcomes, requests, pod, warnings
             )
         placement = None
+        preempting: Preempted | None = None
         refused: Refused | None = None
         zones: Mapping[str, int] = {}
         followed: Mapping[str, str] | None = None
@@ -379,6 +384,8 @@ class Evaluator:
             warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
+            if workload.replicas:
+                preempting = self._preempting(pod, own, _start(named, released, workload))
         elif addon_only:
             verdict, message = Verdict.ADDON_ONLY, None
         elif placement is not None and placement.fit < placement.wanted:
@@ -391,6 +398,19 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
+            if placement is not None:
+                left = placement.wanted - placement.fit
+                start = Start(refused.nodes, refused.after, refused.groups, left)
+                preempting = self._preempting(pod, own, start, cycle)
+        preemption = None
+        if preempting is not None:
+            verdict, message, placement, preemption = _preempted(
+                preempting, verdict, message, placement
+            )
+            if verdict is Verdict.PREEMPTS:
+                cause = None
+            if preempting.unfollowed:
+                warnings.append(_unfollowed_warning())
         result = self._result(
             workload,
             verdict,
@@ -400,10 +420,26 @@ class Evaluator:
             warnings=tuple(warnings),
             placement=placement,
             cause=cause,
+            preemption=preemption,
         )
         if cycle is not None and followed is not None:
             cycle = after_first_copy(cycle, followed)
         return self._scaled_up(result, pod, cycle, zones)
+
+    def _preempting(
+        self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None
+    ) -> Preempted:
+        """The copies DefaultPreemption places from ``start`` on, one after another
+        (:mod:`gate.scheduler.engine.preemption`)."""
+        cluster = self.cluster.without(own) if own else self.cluster
+        if not self._by_node:
+            self._by_node.append(PodsByNode(self.cluster.others.pods))
+        budgets = Budgets(self.snapshot.disruption_budgets)
+        if cycle is None:
+            cycle = prepare(pod.profile, cluster)
+        return preempt_copies(
+            pod.profile, cluster, cycle, start, self._by_node[0], budgets, self.dialect
+        )
 
     def _scaled_up(
         self,
@@ -601,6 +637,42 @@ class _Released:
     answer: _Answer
     views: ReleasedNodes
     cycle: CycleState
+
+
+def _start(answer: _Answer, nodes: Sequence[NodeView], workload: Workload) -> Start:
+    """Preemption's start for a workload no node takes: its first copy's rejections."""
+    return Start(nodes, {}, answer.groups, workload.replicas or 0)
+
+
+def _preempted(
+    found: Preempted, verdict: Verdict, message: str | None, placement: ReplicaFit | None
+) -> tuple[Verdict, str | None, ReplicaFit | None, Preemption | None]:
+    """The verdict, message and count once preemption placed what it could: ``PREEMPTS``
+    when every copy left fits so; else the FitError of the copy it stops at, with the
+    PostFilter's message (the first copy's own FitError when it placed none)."""
+    if not found.placed:
+        if message is not None and found.suffix:
+            message = f"{message} {found.suffix}"
+        return verdict, message, placement, None
+    preemption = evicted(found.victims, found.placed)
+    if placement is not None:
+        together = placement.together
+        placement = replace(
+            placement,
+            alone=placement.alone + found.placed,
+            together=None if together is None else together + found.placed,
+        )
+    if placement is not None and placement.fit >= placement.wanted:
+        return Verdict.PREEMPTS, None, placement, preemption
+    return Verdict.PARTIAL, found.message or None, placement, preemption
+
+
+def _unfollowed_warning() -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.PREEMPTION,
+        "copies past the first that evicts pods are not counted: their spread constraints "
+        "or pod (anti-)affinity terms count one another",
+    )
 
 
 def workload_title(workload: Workload) -> str:
