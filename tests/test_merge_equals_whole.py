@@ -113,6 +113,12 @@ def of_deployment(name: str, node: str, cpu: str, index: int) -> dict[str, Any]:
     return found
 
 
+def ranked(found: dict[str, Any], priority: int) -> dict[str, Any]:
+    """``found`` with the priority its class gave it."""
+    found["spec"]["priority"] = priority
+    return found
+
+
 def autoscaler(kind: str, target: str, low: int, high: int) -> dict[str, Any]:
     if kind == "HorizontalPodAutoscaler":
         api, spec = "autoscaling/v2", {"minReplicas": low, "maxReplicas": high}
@@ -395,6 +401,22 @@ CASES: dict[str, Case] = {
         recorded={"nodePools": [node_pool("default"), node_pool("gpu", taints=[NVIDIA_TAINT])]},
         argv=("--instance-types", CATALOG),
         says='nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)',
+    ),
+    "a workload that fits only by evicting pods of lower priority": Case(
+        [
+            workload(
+                "Deployment", "urgent", replicas=2, cpu="3", pod={"priorityClassName": "high"}
+            ),
+            workload("Deployment", "polite", replicas=1, cpu="3", pod={"priorityClassName": "low"}),
+        ],
+        pods=[ranked(of_deployment(f"filler{i}", f"n{i}", "2", 0), i) for i in range(4)],
+        recorded={
+            "priorityClasses": [
+                {"metadata": {"name": "high"}, "value": 1000},
+                {"metadata": {"name": "low"}, "value": 1, "preemptionPolicy": "Never"},
+            ]
+        },
+        says="fits by evicting 2 pods of lower priority: app/filler1 (priority 1), app/filler0",
     ),
     "an add-on-only workload the configuration allows": Case(
         [
