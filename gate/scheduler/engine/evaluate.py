@@ -45,7 +45,13 @@ from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
-from gate.scheduler.engine.preemption import Preempted, Start, evicted, preempt_copies
+from gate.scheduler.engine.preemption import (
+    Preempted,
+    Start,
+    evicted,
+    preempt_copies,
+    preempt_pinned,
+)
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -79,7 +85,7 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
-from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode
+from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -432,13 +438,11 @@ class Evaluator:
         """The copies DefaultPreemption places from ``start`` on, one after another
         (:mod:`gate.scheduler.engine.preemption`)."""
         cluster = self.cluster.without(own) if own else self.cluster
-        if not self._by_node:
-            self._by_node.append(PodsByNode(self.cluster.others.pods))
         budgets = Budgets(self.snapshot.disruption_budgets)
         if cycle is None:
             cycle = prepare(pod.profile, cluster)
         return preempt_copies(
-            pod.profile, cluster, cycle, start, self._by_node[0], budgets, self.dialect
+            pod.profile, cluster, cycle, start, self._pods_by_node(), budgets, self.dialect
         )
 
     def _scaled_up(
@@ -583,6 +587,16 @@ class Evaluator:
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
         targeted = _targeted(answer)
+        fitting = answer.fitting.bit_count()
+        preemption = None
+        if lacking:
+            # PREEMPTS when every node it targets takes its pod, some by preemption; else
+            # the verdict stands on free room alone, as the nodes' outcomes say
+            placed, victims = self._preempting_pinned(pod, own, answer)
+            if placed and fitting + placed == targeted:
+                verdict, message = Verdict.PREEMPTS, None
+                preemption = evicted(victims, placed)
+                fitting += placed
         return self._result(
             replace(workload, replicas=targeted),
             verdict,
@@ -590,9 +604,32 @@ class Evaluator:
             nodes=outcomes,
             requests=_requests_text(pod.profile),
             warnings=tuple(warnings),
-            placement=ReplicaFit(targeted, alone=answer.fitting.bit_count(), released=len(own)),
-            cause=self._cause(answer, daemonset=True) if lacking else None,
+            placement=ReplicaFit(targeted, alone=fitting, released=len(own)),
+            cause=self._cause(answer, daemonset=True) if lacking and fitting < targeted else None,
+            preemption=preemption,
         )
+
+    def _preempting_pinned(
+        self, pod: Pod, own: Sequence[int], answer: _Answer
+    ) -> tuple[int, tuple[Victim, ...]]:
+        """A DaemonSet's pods that fit their own node by preemption, and their victims."""
+        cluster = self.cluster.without(own) if own else self.cluster
+        nodes = self._release(own) if own else self.index.nodes
+        return preempt_pinned(
+            pod.profile,
+            cluster,
+            answer.cycle,
+            nodes,
+            answer.groups,
+            self._pods_by_node(),
+            Budgets(self.snapshot.disruption_budgets),
+            self.dialect,
+        )
+
+    def _pods_by_node(self) -> PodsByNode:
+        if not self._by_node:
+            self._by_node.append(PodsByNode(self.cluster.others.pods))
+        return self._by_node[0]
 
 
 def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:

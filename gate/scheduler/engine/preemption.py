@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from gate.k8s.version import Dialect
-from gate.model import Evicted, NodeView, Preemption
+from gate.model import Code, Evicted, NodeView, Preemption
 from gate.scheduler.framework.cluster import Cluster, node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Groups, run_filters
@@ -29,12 +29,15 @@ from gate.scheduler.placement.ownership import workload_of
 from gate.scheduler.placement.replicas import copy_rules
 from gate.scheduler.plugins import prepare
 from gate.scheduler.plugins.defaultpreemption import (
+    NEVER,
     Ask,
     Budgets,
+    Candidate,
     PodsByNode,
     Victim,
     fit_error_text,
     preempt,
+    select_victims,
 )
 
 
@@ -178,3 +181,43 @@ def _asked_again(
         if refused is not None:
             found[refused] = found.get(refused, 0) | bit
     return found
+
+
+def preempt_pinned(
+    pod: PodProfile,
+    cluster: Cluster,
+    cycle: CycleState,
+    nodes: Sequence[NodeView],
+    groups: Groups,
+    pods: PodsByNode,
+    budgets: Budgets,
+    dialect: Dialect,
+) -> tuple[int, tuple[Victim, ...]]:
+    """A DaemonSet's pods, each bound to its own node: on each node that rejects its pod
+    for room alone, in node order, the victims DefaultPreemption finds there (every other
+    node is one its pod cannot use). How many of them fit so, and the victims."""
+    if pod.preemption_policy == NEVER:
+        return 0, ()
+    room = 0
+    for rejection, bits in groups.items():
+        if rejection.code is Code.UNSCHEDULABLE:
+            room |= bits
+    placed = 0
+    gone: list[Victim] = []
+    excluded = cluster.others.pods.excluded
+    ask = Ask(pod, cluster, cycle, nodes, groups, dialect)
+    while room:
+        lowest = room & -room
+        position = lowest.bit_length() - 1
+        room ^= lowest
+        lower = pods.lower(position, pod.priority or 0, excluded)
+        if not lower:
+            continue
+        found = select_victims(
+            ask, position, [Victim(i, pods.index.pods[i]) for i in lower], budgets
+        )
+        if isinstance(found, Candidate):
+            budgets.evict(found.victims)
+            gone += found.victims
+            placed += 1
+    return placed, tuple(gone)
