@@ -369,7 +369,7 @@ CASES: list[tuple[str, dict[str, str], int, str, dict[str, str], bool, bool]] = 
         {"manifests": "fixtures/snapshots", "snapshot": AKS},
         5,
         "empty",
-        {"workloads": "8", "yes": "0", "no": "0", "skipped": "8"},
+        {"workloads": "9", "yes": "0", "no": "0", "skipped": "9"},
         False,
         True,
     ),
