@@ -463,3 +463,21 @@ def test_budgets_lose_one_disruption_a_victim() -> None:
     assert budgets.violating([victim]) == ([], [victim])
     budgets.evict([victim])
     assert (budgets.allowed, budgets.violating([victim])) == ([0], ([victim], []))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 2)), max_size=12),
+    st.integers(-3, 3),
+)
+def test_the_nodes_with_a_lower_pod_are_those_a_scan_finds(
+    placed: list[tuple[int, int]], priority: int
+) -> None:
+    """PodsByNode.below, the index that spares a look at nodes without victims, equals
+    asking every pod of every node."""
+    nodes = [_node(f"n{i}") for i in range(4)]
+    pods = [P(f"p{k}", f"n{node}", rank) for k, (node, rank) in enumerate(placed)]
+    snapshot = build_snapshot(cluster_snapshot(nodes, [_api(p) for p in pods]), "s.json")
+    index = PodsByNode(Cluster.of(snapshot).others.pods)
+    scanned = {int(p.node[1:]) for p in snapshot.pods if p.priority < priority}
+    assert index.below(priority) == sum(1 << n for n in scanned)
+    assert {n for n in range(4) if index.lower(n, priority, frozenset())} == scanned

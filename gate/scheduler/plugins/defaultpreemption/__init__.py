@@ -101,6 +101,17 @@ class PodsByNode:
                 lowest[node] = pod.priority
         self.on = on
         self.lowest = lowest
+        self._below: dict[int, int] = {}
+
+    def below(self, priority: int) -> int:
+        """The nodes holding some pod of lower priority than ``priority``, as a bitset:
+        worked out once per priority, so that a pod whose every node holds none is answered
+        without a look at any node."""
+        found = self._below.get(priority)
+        if found is None:
+            found = sum(1 << node for node, low in self.lowest.items() if low < priority)
+            self._below[priority] = found
+        return found
 
     def lower(self, node: int, priority: int, excluded: frozenset[int]) -> list[int]:
         """The positions of the pods on ``node`` of lower priority than ``priority``."""
@@ -205,7 +216,8 @@ def preempt(ask: Ask, pods: PodsByNode, budgets: Budgets) -> Preemption:
     candidates: list[Candidate] = []
     priority = ask.pod.priority or 0
     excluded = ask.cluster.others.pods.excluded
-    bits = potential
+    bits = potential & pods.below(priority)
+    statuses[REASON_NO_VICTIMS] = (potential & ~bits).bit_count()
     while bits:
         lowest = bits & -bits
         position = lowest.bit_length() - 1
