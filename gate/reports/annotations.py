@@ -40,7 +40,8 @@ SEVERITY: tuple[Verdict, ...] = (
     Verdict.SKIPPED,
     Verdict.YES,
 )
-WARN_BY_DEFAULT = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL})
+WARN_BY_DEFAULT = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.PREEMPTS})
+"""A PREEMPTS passes, but evicts someone's pods: it is warned about where the diff is read."""
 
 
 @dataclass(frozen=True, slots=True)
