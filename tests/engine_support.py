@@ -32,6 +32,9 @@ def pod_spec(cpu: str | None = None, memory: str | None = None, **spec: Any) -> 
     return {"containers": [container(requests=requests)], **spec}
 
 
+NO_STATE = " not found"
+"""The PostFilter's part of a FitError after a PreFilter refused the pod: DynamicResources'
+PreFilter never ran, and its PostFilter fails on the state it did not write."""
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 

@@ -23,7 +23,9 @@ here, so that the answer does not depend on a draw.
 
 When nothing is nominated, the PostFilter's message joins the FitError: DynamicResources
 runs first and, for a pod without resource claims, says ``no new claims to deallocate``;
-DefaultPreemption says ``preemption: `` and a FitError of its own over every node.
+DefaultPreemption says ``preemption: `` and a FitError of its own over every node. A pod an
+earlier PreFilter refused never reached DynamicResources' PreFilter, whose PostFilter then
+fails on the missing state (``not found``) and ends the PostFilters there.
 """
 
 from __future__ import annotations
@@ -39,8 +41,15 @@ from gate.model import Code, DisruptionBudget, ExistingPod, NodeView, rfc3339_ti
 from gate.scheduler.framework.cluster import Cluster, node_without
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.runtime import CycleState, Groups, Rejection, run_filters
+from gate.scheduler.framework.runtime import (
+    CycleState,
+    Groups,
+    Rejection,
+    pre_filter_refusal,
+    run_filters,
+)
 from gate.scheduler.plugins import prepare
+from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 
 NAME = "DefaultPreemption"
 NEVER = "Never"
@@ -53,6 +62,10 @@ REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
 REASON_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 # dynamicresources.go PostFilter, for a pod without resource claims
 REASON_NO_CLAIMS = "no new claims to deallocate"
+# kube-scheduler/framework cycle_state.go ErrNotFound: DynamicResources' PostFilter reads the
+# state its PreFilter writes; when an earlier PreFilter refused the pod, that never ran, and
+# the error ends the PostFilters before DefaultPreemption (runtime/framework.go)
+REASON_NO_STATE = "not found"
 
 _OFFSET = 2**31
 _NOW = datetime.max.replace(tzinfo=timezone.utc)
@@ -207,6 +220,8 @@ class Ask:
 
 def preempt(ask: Ask, pods: PodsByNode, budgets: Budgets) -> Preemption:
     """DefaultPreemption's PostFilter for a pod no node took (module doc)."""
+    if pre_filter_refusal(ask.cycle) or pre_filter_result(ask.pod).rejection:
+        return Preemption(None, REASON_NO_STATE)
     if ask.pod.preemption_policy == NEVER:
         return Preemption(None, post_filter_message(f"preemption: {REASON_NOT_ELIGIBLE}"))
     total = len(ask.nodes)
