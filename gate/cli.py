@@ -393,7 +393,7 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
         default=None,
         metavar="LIST",
         help="verdicts that fail the gate (default NO,ADDON_ONLY,PARTIAL,ERROR; add SCALES "
-        "to fail on workloads that need new nodes)",
+        "to fail on workloads that need new nodes, PREEMPTS on those that evict pods)",
     )
     add_baseline_option(policy)
     add_allow_empty_option(policy)

@@ -35,6 +35,7 @@ LIMIT_RANGES = "/api/v1/limitranges"
 RUNTIME_CLASSES = "/apis/node.k8s.io/v1/runtimeclasses"
 PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
 RESOURCE_QUOTAS = "/api/v1/resourcequotas"
+DISRUPTION_BUDGETS = "/apis/policy/v1/poddisruptionbudgets"
 PERSISTENT_VOLUMES = "/api/v1/persistentvolumes"
 PERSISTENT_VOLUME_CLAIMS = "/api/v1/persistentvolumeclaims"
 STORAGE_CLASSES = "/apis/storage.k8s.io/v1/storageclasses"
@@ -59,6 +60,7 @@ LIST_KINDS = {
     RUNTIME_CLASSES: ("node.k8s.io/v1", "RuntimeClassList"),
     PRIORITY_CLASSES: ("scheduling.k8s.io/v1", "PriorityClassList"),
     RESOURCE_QUOTAS: ("v1", "ResourceQuotaList"),
+    DISRUPTION_BUDGETS: ("policy/v1", "PodDisruptionBudgetList"),
     PERSISTENT_VOLUMES: ("v1", "PersistentVolumeList"),
     PERSISTENT_VOLUME_CLAIMS: ("v1", "PersistentVolumeClaimList"),
     STORAGE_CLASSES: ("storage.k8s.io/v1", "StorageClassList"),

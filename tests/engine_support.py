@@ -30,3 +30,17 @@ def evaluate(
 def pod_spec(cpu: str | None = None, memory: str | None = None, **spec: Any) -> dict[str, Any]:
     requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
     return {"containers": [container(requests=requests)], **spec}
+
+
+NO_STATE = " not found"
+"""The PostFilter's part of a FitError after a PreFilter refused the pod: DynamicResources'
+PreFilter never ran, and its PostFilter fails on the state it did not write."""
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+
+def preempting(total: int, *entries: tuple[int, str]) -> str:
+    """The PostFilter's part of a FitError when nothing is nominated: DynamicResources', then
+    DefaultPreemption's histogram, ``entries`` as (count, reason) in their byte order."""
+    histogram = ", ".join(f"{count} {reason}" for count, reason in entries)
+    return f" no new claims to deallocate, preemption: 0/{total} nodes are available: {histogram}."

@@ -20,6 +20,7 @@ import yaml
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
+from tests.engine_support import NOT_HELPFUL, preempting
 from tests.report_schema import validate_report
 
 SNAPSHOT = "fixtures/snapshots/aks-autoscaled.json"
@@ -126,6 +127,8 @@ def test_a_pod_larger_than_every_template_is_no_with_both_events() -> None:
         "{CriticalAddonsOnly: true}."
     )
     event = f"pod didn't trigger scale-up: 1 Insufficient cpu, 1 {MAX_SIZE}"
+    # 3 cpu is above every node's allocatable: preemption cannot help anywhere
+    fit_error += preempting(6, (6, NOT_HELPFUL))
     assert f"{fit_error}\n              {event}\n" in text
     too_big = workload(report, "report")
     assert (too_big["verdict"], too_big["message"]) == ("NO", fit_error)

@@ -17,6 +17,7 @@ import pytest
 
 from gate.cli import Streams, main
 from tests.conftest import ROOT
+from tests.engine_support import NO_VICTIMS, NOT_HELPFUL, preempting
 from tests.report_schema import validate_report
 
 FIXTURES = ROOT / "fixtures"
@@ -71,6 +72,8 @@ def test_seed_fixtures_json_report(golden: Callable[[str, str], None]) -> None:
     assert workloads["web-big"]["message"] == (
         "0/6 nodes are available: 3 Insufficient cpu, "
         "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+        " no new claims to deallocate, preemption: 0/6 nodes are available: 3 No preemption "
+        "victims found for incoming pod, 3 Preemption is not helpful for scheduling."
     )
     assert workloads["nightly-report"]["verdict"] == "ADDON_ONLY"
     assert workloads["log-agent"]["verdict"] == "PARTIAL"
@@ -95,7 +98,8 @@ def test_same_input_same_bytes() -> None:
             "fixtures/q10/before.yaml",
             1,
             "NO",
-            "0/1 nodes are available: 1 node(s) had untolerated taint {PERMISSION: granted}.",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {PERMISSION: granted}."
+            + preempting(1, (1, NOT_HELPFUL)),
         ),
         ("fixtures/q10/after.yaml", 0, "YES", None),
     ],
@@ -126,7 +130,8 @@ def test_an_existing_pods_anti_affinity_leaves_no_node(
     (workload,) = report["workloads"]
     assert (workload["verdict"], workload["message"]) == (
         "NO",
-        "0/6 nodes are available: 6 node(s) didn't satisfy existing pods anti-affinity rules.",
+        "0/6 nodes are available: 6 node(s) didn't satisfy existing pods anti-affinity rules."
+        + preempting(6, (6, NO_VICTIMS)),
     )
     _, out, _ = run("check", manifest, "--snapshot", AKS)
     golden("check-aks-anti-affinity.txt", out)
@@ -138,6 +143,7 @@ def test_scheduler_version_switches_the_taint_dialect() -> None:
     )
     assert report["workloads"][0]["message"] == (
         "0/6 nodes are available: 3 Insufficient cpu, 3 node(s) had untolerated taint(s)."
+        + preempting(6, (3, NO_VICTIMS), (3, NOT_HELPFUL))
     )
     _code, out, _ = run(
         "check",

@@ -28,8 +28,8 @@ USAGE = {
     ),
     "an unknown verdict": (
         ["check", "--fail-on", "MAYBE"],
-        "fitgate check: argument --fail-on: 'MAYBE': verdicts are YES, SCALES, NO, ADDON_ONLY, "
-        "PARTIAL, ERROR, SKIPPED; see fitgate check --help",
+        "fitgate check: argument --fail-on: 'MAYBE': verdicts are YES, SCALES, PREEMPTS, NO, "
+        "ADDON_ONLY, PARTIAL, ERROR, SKIPPED; see fitgate check --help",
     ),
     "an empty --fail-on": (
         ["check", "--fail-on", ""],

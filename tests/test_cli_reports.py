@@ -91,6 +91,8 @@ def test_junit_from_the_fixtures_parses_and_counts_agree(tmp_path: Path) -> None
     assert web_big.result[0].message == (
         "0/6 nodes are available: 3 Insufficient cpu, "
         "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+        " no new claims to deallocate, preemption: 0/6 nodes are available: 3 No preemption "
+        "victims found for incoming pod, 3 Preemption is not helpful for scheduling."
     )
     assert "aks-user-0" in (web_big.result[0].text or "")
 

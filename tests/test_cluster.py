@@ -275,8 +275,9 @@ def test_a_whole_run_sends_only_reads_and_the_review(live: Live) -> None:
     assert set(live.state.seen()) == ALLOWED
     reviews = [r for r in live.state.requests if r.method == "POST"]
     # the five lists fitgate needs and pods/binding before the version; the PriorityClasses,
-    # the ResourceQuotas and the six storage kinds it may list (asked, not needed) after
-    assert len(reviews) == 14 and live.state.requests[6].path == VERSION_PATH
+    # the ResourceQuotas, the six storage kinds and the PodDisruptionBudgets it may list
+    # (asked, not needed) after
+    assert len(reviews) == 15 and live.state.requests[6].path == VERSION_PATH
 
 
 def test_long_lists_report_progress_as_every_long_phase_does(live: Live) -> None:

@@ -9,7 +9,7 @@ import pytest
 from gate.model import NODE_PORTS, HostPort, Verdict
 from gate.scheduler.framework.pods import pod_profile
 from tests.builders import api_node, cluster_snapshot, container, node
-from tests.engine_support import evaluate, pod_spec
+from tests.engine_support import NOT_HELPFUL, evaluate, pod_spec, preempting
 from tests.test_filters import PORTS_MISS, hp, reasons
 
 
@@ -17,7 +17,9 @@ def test_requests_default_to_limits() -> None:
     snapshot = cluster_snapshot([api_node("n", cpu="1")])
     spec = {"containers": [container(limits={"cpu": "2"})]}
     result = evaluate(snapshot, spec)
-    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu." + preempting(
+        1, (1, NOT_HELPFUL)
+    )
     assert dict(result.requests) == {"cpu": "2"}
 
 
@@ -114,7 +116,9 @@ def test_the_api_server_rounds_each_quantity_to_thousandths_before_any_sum() -> 
     half = container(requests={"cpu": "0.5m", "memory": "1Mi"})
     assert evaluate(snapshot, {"containers": [half]}).verdict is Verdict.YES
     two = evaluate(snapshot, {"containers": [half, {**half, "name": "b"}]})
-    assert two.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert two.message == "0/1 nodes are available: 1 Insufficient cpu." + preempting(
+        1, (1, NOT_HELPFUL)
+    )
     assert dict(two.requests)["cpu"] == "2m"
 
 
@@ -134,7 +138,9 @@ def test_pod_level_requests_default_before_limit_range_defaults() -> None:
     )
     spec = {"containers": [{"name": "a", "image": "x"}], "resources": {"limits": {"cpu": "2"}}}
     result = evaluate(snapshot, spec)
-    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu." + preempting(
+        1, (1, NOT_HELPFUL)
+    )
     assert dict(result.requests)["cpu"] == "2"
 
 
@@ -147,7 +153,9 @@ def test_pod_level_hugepages_requests_default_to_the_pod_limit() -> None:
     inner["resources"]["limits"] = {"hugepages-2Mi": "64Mi"}
     pod_limits = {"hugepages-2Mi": "256Mi", "memory": "1Gi"}
     result = evaluate(snapshot, {"containers": [inner], "resources": {"limits": pod_limits}})
-    assert result.message == "0/1 nodes are available: 1 Insufficient hugepages-2Mi."
+    assert result.message == "0/1 nodes are available: 1 Insufficient hugepages-2Mi." + (
+        preempting(1, (1, NOT_HELPFUL))
+    )
 
 
 @pytest.mark.parametrize(

@@ -112,13 +112,13 @@ INVALID = {
     ),
     "an unknown verdict": (
         "failOn: [MAYBE]\n",
-        "failOn[0]: 'MAYBE' is not one of ['YES', 'SCALES', 'NO', 'ADDON_ONLY', 'PARTIAL', "
-        "'ERROR', 'SKIPPED']",
+        "failOn[0]: 'MAYBE' is not one of ['YES', 'SCALES', 'PREEMPTS', 'NO', 'ADDON_ONLY', "
+        "'PARTIAL', 'ERROR', 'SKIPPED']",
     ),
     "a bare NO": (
         "failOn: [NO]\n",
-        "failOn[0]: False is not one of ['YES', 'SCALES', 'NO', 'ADDON_ONLY', 'PARTIAL', "
-        "'ERROR', 'SKIPPED'] (YAML reads a bare NO as false: quote it, \"NO\")",
+        "failOn[0]: False is not one of ['YES', 'SCALES', 'PREEMPTS', 'NO', 'ADDON_ONLY', "
+        "'PARTIAL', 'ERROR', 'SKIPPED'] (YAML reads a bare NO as false: quote it, \"NO\")",
     ),
     "a duration without a unit": (
         "maxSnapshotAge: '7'\n",

@@ -20,7 +20,7 @@ from gate.model import (
 from gate.scheduler.engine.evaluate import Evaluator, fit_error
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
-from tests.engine_support import evaluate, pod_spec
+from tests.engine_support import NO_STATE, NOT_HELPFUL, evaluate, pod_spec, preempting
 
 
 def test_fit_error_sorts_counts_as_text() -> None:
@@ -58,6 +58,8 @@ def test_control_plane_and_busy_workers() -> None:
     assert result.message == (
         "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
         "1 node(s) had untolerated taint(s)."
+        " no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not "
+        "helpful for scheduling, 2 No preemption victims found for incoming pod."
     )
 
 
@@ -96,6 +98,8 @@ def test_one_node_two_reasons() -> None:
         "0/6 nodes are available: 1 Too many pods, 1 node(s) didn't have free ports for the "
         "requested pod ports, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had "
         "untolerated taint(s), 1 node(s) were unschedulable, 2 Insufficient cpu."
+        " no new claims to deallocate, preemption: 0/6 nodes are available: 1 No preemption "
+        "victims found for incoming pod, 5 Preemption is not helpful for scheduling."
     )
 
 
@@ -125,6 +129,8 @@ def test_match_fields_narrowing_reports_absent_nodes() -> None:
     assert result.message == (
         "0/2 nodes are available: 1 node(s) didn't satisfy plugin(s) [NodeAffinity], "
         "1 node(s) had untolerated taint(s)."
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not "
+        "helpful for scheduling."
     )
 
 
@@ -143,7 +149,7 @@ def test_conflicting_match_fields_terms_fail_in_prefilter() -> None:
         }
     )
     result = evaluate(snapshot, spec)
-    assert result.message == "0/2 nodes are available: pod affinity terms conflict."
+    assert result.message == "0/2 nodes are available: pod affinity terms conflict." + NO_STATE
 
 
 def test_no_nodes_at_all() -> None:
@@ -178,6 +184,8 @@ def test_terminating_and_unknown_pods_count() -> None:
     )
     assert evaluate(snapshot, pod_spec("200m")).message == (
         "0/1 nodes are available: 1 Insufficient cpu."
+        " no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption "
+        "victims found for incoming pod."
     )
 
 
@@ -249,7 +257,7 @@ def test_a_gated_pod_is_judged_as_it_will_be_once_its_gates_are_removed() -> Non
     )
     assert (refused.verdict, refused.message) == (
         Verdict.NO,
-        "0/1 nodes are available: 1 Insufficient cpu.",
+        "0/1 nodes are available: 1 Insufficient cpu." + preempting(1, (1, NOT_HELPFUL)),
     )
 
 
@@ -298,6 +306,8 @@ def test_equivalent_nodes_give_the_same_answer_as_one_by_one() -> None:
     assert pinned.message == (
         "0/30 nodes are available: 1 Insufficient cpu, "
         "29 node(s) didn't match the requested node name."
+        " no new claims to deallocate, preemption: 0/30 nodes are available: 30 Preemption is "
+        "not helpful for scheduling."
     )
 
 

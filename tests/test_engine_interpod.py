@@ -25,6 +25,7 @@ from gate.model import (
 from gate.scheduler.engine.evaluate import Evaluator, _counted
 from gate.scheduler.framework.pods import pod_profile
 from tests.builders import container, existing_pod, node, pod_term, spread, taint
+from tests.engine_support import NO_VICTIMS, NOT_HELPFUL, preempting
 
 
 def snapshot(
@@ -72,6 +73,7 @@ def test_an_existing_pods_anti_affinity_turns_a_pod_away_from_every_node() -> No
     assert result.verdict is Verdict.NO
     assert result.message == (
         "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
+        + preempting(2, (2, NO_VICTIMS))
     )
     assert {(o.plugin, o.code) for o in result.nodes} == {("InterPodAffinity", Code.UNSCHEDULABLE)}
 
@@ -82,7 +84,8 @@ def test_an_existing_pods_anti_affinity_turns_a_pod_away_from_every_node() -> No
         (
             [node("a", cpu=500, labels={"kubernetes.io/hostname": "a"}), *hosts("b")],
             "0/2 nodes are available: 1 Insufficient cpu, "
-            "1 node(s) didn't match pod anti-affinity rules.",
+            "1 node(s) didn't match pod anti-affinity rules."
+            + preempting(2, (1, NO_VICTIMS), (1, NOT_HELPFUL)),
         ),
         (
             [
@@ -90,7 +93,9 @@ def test_an_existing_pods_anti_affinity_turns_a_pod_away_from_every_node() -> No
                 *hosts("b"),
             ],
             "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
-            "1 node(s) had untolerated taint {t: v}.",
+            "1 node(s) had untolerated taint {t: v}."
+            " no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption "
+            "victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
         ),
     ],
     ids=[
@@ -115,6 +120,8 @@ def test_spread_reason_wins_over_affinity_on_the_same_node() -> None:
     assert result.message == (
         "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints "
         "(missing required label)."
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not "
+        "helpful for scheduling."
     )
 
 
@@ -179,6 +186,8 @@ def test_a_pod_pinned_by_name_is_filtered_node_by_node() -> None:
     assert result.message == (
         "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
         "1 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption "
+        "victims found for incoming pod, 1 Preemption is not helpful for scheduling."
     )
 
 

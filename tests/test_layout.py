@@ -45,6 +45,7 @@ SCHEDULER_TIERS: dict[str, int] = {
     "gate.scheduler": 0,
     "gate.scheduler.framework": 0,
     "gate.scheduler.plugins": 1,
+    "gate.scheduler.plugins.defaultpreemption": 1,
     "gate.scheduler.plugins.interpodaffinity": 1,
     "gate.scheduler.plugins.nodevolumelimits": 1,
     "gate.scheduler.plugins.podtopologyspread": 1,

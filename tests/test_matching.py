@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.builders import api_node, cluster_snapshot
-from tests.engine_support import evaluate, pod_spec
+from tests.engine_support import NO_STATE, evaluate, pod_spec
 
 
 def test_a_null_node_selector_value_is_the_empty_string() -> None:
@@ -30,4 +30,4 @@ def test_a_name_pin_without_values_conflicts_in_prefilter(values: dict[str, Any]
     result = evaluate(
         cluster_snapshot([api_node("a"), api_node("b")]), pod_spec("1", affinity=affinity)
     )
-    assert result.message == "0/2 nodes are available: pod affinity terms conflict."
+    assert result.message == "0/2 nodes are available: pod affinity terms conflict." + NO_STATE

@@ -113,6 +113,12 @@ def of_deployment(name: str, node: str, cpu: str, index: int) -> dict[str, Any]:
     return found
 
 
+def ranked(found: dict[str, Any], priority: int) -> dict[str, Any]:
+    """``found`` with the priority its class gave it."""
+    found["spec"]["priority"] = priority
+    return found
+
+
 def autoscaler(kind: str, target: str, low: int, high: int) -> dict[str, Any]:
     if kind == "HorizontalPodAutoscaler":
         api, spec = "autoscaling/v2", {"minReplicas": low, "maxReplicas": high}
@@ -444,6 +450,22 @@ CASES: dict[str, Case] = {
         recorded=aks_pool(11)[1],
         says="2 of 5 replicas fit: 0 now, 2 after {aks-web-12345678-vmss 9->11 (max: 11)}; "
         "3 blocked: max node group size reached",
+    ),
+    "a workload that fits only by evicting pods of lower priority": Case(
+        [
+            workload(
+                "Deployment", "urgent", replicas=2, cpu="3", pod={"priorityClassName": "high"}
+            ),
+            workload("Deployment", "polite", replicas=1, cpu="3", pod={"priorityClassName": "low"}),
+        ],
+        pods=[ranked(of_deployment(f"filler{i}", f"n{i}", "2", 0), i) for i in range(4)],
+        recorded={
+            "priorityClasses": [
+                {"metadata": {"name": "high"}, "value": 1000},
+                {"metadata": {"name": "low"}, "value": 1, "preemptionPolicy": "Never"},
+            ]
+        },
+        says="fits by evicting 2 pods of lower priority: app/filler1 (priority 1), app/filler0",
     ),
     "an add-on-only workload the configuration allows": Case(
         [

@@ -36,6 +36,7 @@ from gate.scheduler.plugins.podtopologyspread.scoring import (
 )
 from gate.scheduler.plugins.tainttoleration import intolerable_preferences
 from tests.builders import container, existing_pod, node
+from tests.engine_support import NO_VICTIMS, NOT_HELPFUL, preempting
 from tests.test_cli import json_report
 from tests.test_replicas import ZONE, Case, _deployment, _node, _run, _running
 
@@ -247,7 +248,9 @@ def test_a_zone_refused_for_the_first_copy_takes_later_ones() -> None:
         Verdict.PARTIAL,
         ReplicaFit(10, alone=7, together=7, first_fits=1),
     )
-    assert result.message == "0/2 nodes are available: 2 Insufficient cpu."
+    assert result.message == "0/2 nodes are available: 2 Insufficient cpu." + preempting(
+        2, (2, NO_VICTIMS)
+    )
 
 
 def _anti_affinity(app: str) -> dict[str, Any]:
@@ -271,6 +274,7 @@ def test_the_limiting_cause_is_the_first_copy_that_does_not_fit() -> None:
     assert result.message == (
         "0/7 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}, "
         "4 node(s) didn't match pod anti-affinity rules."
+        + preempting(7, (3, NOT_HELPFUL), (4, NO_VICTIMS))
     )
     assert result.cause is not None and result.cause.plugin == "InterPodAffinity"
 

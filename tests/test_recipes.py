@@ -43,6 +43,8 @@ GITLAB = EXAMPLES / "gitlab" / ".gitlab-ci.yml"
 WORKER_NO = (
     "0/6 nodes are available: 3 Insufficient cpu, "
     "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+    " no new claims to deallocate, preemption: 0/6 nodes are available: 3 No preemption victims "
+    "found for incoming pod, 3 Preemption is not helpful for scheduling."
 )
 
 
@@ -438,6 +440,7 @@ def test_comment_job_posts_only_on_the_runs_pull_request(
 def test_snapshot_reader_is_read_only_and_enough() -> None:
     from gate.live.reader import (
         AUTOSCALING_COLLECTIONS,
+        DISRUPTION_BUDGETS,
         NEEDED,
         PRIORITY_CLASSES,
         RESOURCE_QUOTAS,
@@ -462,11 +465,12 @@ def test_snapshot_reader_is_read_only_and_enough() -> None:
         PRIORITY_CLASSES,
         RESOURCE_QUOTAS,
         *STORAGE_COLLECTIONS,
+        DISRUPTION_BUDGETS,
     )
     asked = [c.asked for c in collections if c.asked is not None]
     # the priority expander's ConfigMap, Karpenter's four kinds, the PriorityClasses, the
-    # ResourceQuotas, the six storage kinds
-    assert len(asked) == 13
+    # ResourceQuotas, the six storage kinds, the budgets
+    assert len(asked) == 14
     role_in_kube_system = (ROOT / "docs" / "rbac.md").read_text(encoding="utf-8")
     for permission in asked:
         if permission.namespace:  # granted by name by the Role in kube-system docs/rbac.md shows

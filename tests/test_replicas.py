@@ -441,4 +441,6 @@ def test_a_rollout_with_no_room_for_its_surge(
             "the rollout cannot start: maxUnavailable 0 keeps its 3 running pod(s) until a new "
             "one is ready, and no new pod fits beside them (maxSurge 1): 0/3 nodes are "
             "available: 3 Insufficient cpu."
+            " no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption "
+            "victims found for incoming pod."
         )

@@ -19,6 +19,7 @@ from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from gate.snapshot.stream import read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.engine_support import NO_VICTIMS, preempting
 
 
 def resizing(
@@ -90,7 +91,9 @@ def test_a_resizing_pod_leaves_room_only_for_what_it_holds() -> None:
     spec = {"containers": [container("web", requests={"cpu": "2"})]}
     result = evaluator.evaluate(Workload("Pod", "default", "w", Location("w.yaml", 1), 1, spec))
     assert result.verdict is Verdict.NO
-    assert result.message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert result.message == "0/1 nodes are available: 1 Insufficient cpu." + preempting(
+        1, (1, NO_VICTIMS)
+    )
 
 
 def test_a_recording_keeps_what_a_resize_reports_and_nothing_else() -> None:

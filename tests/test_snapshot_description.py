@@ -176,13 +176,14 @@ def test_a_difference_is_found() -> None:
 def test_the_envelope_arrays_are_the_sections_the_recorder_writes() -> None:
     """The optional arrays follow: the PriorityClasses, written when the credentials may
     list them, and the autoscaler's, written only by ``fitgate snapshot --autoscaling``; then
-    the storage objects', each written when the credentials may list its kind."""
+    the storage objects', each written when the credentials may list its kind; then the
+    PodDisruptionBudgets, written when they may list them."""
     layout = schema()["oneOf"][0]["properties"]
     arrays = [name for name, rule in layout.items() if rule.get("type") == "array"]
     sections = [*RECORDED_SECTIONS, *OPTIONAL_SECTIONS]
     assert arrays == list(READ_SECTIONS) == sections
     optional = ("priorityClasses", "resourceQuotas", *AUTOSCALING_SECTIONS, *STORAGE_SECTIONS)
-    assert optional == OPTIONAL_SECTIONS
+    assert (*optional, "podDisruptionBudgets") == OPTIONAL_SECTIONS
 
 
 def _every_field(rule: dict[str, Any]) -> Any:

@@ -10,7 +10,7 @@ import pytest
 
 from gate.model import Family, Verdict
 from tests.builders import api_node, cluster_snapshot
-from tests.engine_support import evaluate, pod_spec
+from tests.engine_support import NO_STATE, NOT_HELPFUL, evaluate, pod_spec, preempting
 
 ZONE = "topology.kubernetes.io/zone"
 CRITICAL = [{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}]
@@ -69,17 +69,19 @@ MESSAGES = [
     pytest.param(
         "data-db-0",
         "0/6 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity, "
-        "3 node(s) had untolerated taint {CriticalAddonsOnly: true}.",
+        "3 node(s) had untolerated taint {CriticalAddonsOnly: true}."
+        # every node refuses for the volume's zone or a taint: preemption cannot help
+        + preempting(6, (6, NOT_HELPFUL)),
         id="a bound volume in a zone with only system nodes leaves the pod pending",
     ),
     pytest.param(
         "missing",
-        '0/6 nodes are available: persistentvolumeclaim "missing" not found.',
+        '0/6 nodes are available: persistentvolumeclaim "missing" not found.' + NO_STATE,
         id="a missing claim is the PreFilter's message alone",
     ),
     pytest.param(
         "fresh",
-        "0/6 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+        "0/6 nodes are available: pod has unbound immediate PersistentVolumeClaims." + NO_STATE,
         id="an unbound immediate claim is the PreFilter's message alone",
     ),
     pytest.param(

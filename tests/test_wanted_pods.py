@@ -27,6 +27,7 @@ from gate.reports.wording import detail, headline
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
+from tests.engine_support import NOT_HELPFUL, preempting
 
 ADDON = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
 THREE = [api_node(f"n{i}", cpu="1") for i in range(3)]
@@ -160,7 +161,9 @@ WANTS: list[
         Case([_job(cpu="600m", parallelism=4, suspend=True, labels=QUEUE)]),
         Verdict.PARTIAL,
         (4, 3),
-        "3 of 4 pods fit; the 4th: 0/3 nodes are available: 3 Insufficient cpu.",
+        "3 of 4 pods fit; the 4th: 0/3 nodes are available: 3 Insufficient cpu."
+        " no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption "
+        "victims found for incoming pod.",
         [QUEUED],
     ),
     (
@@ -168,7 +171,7 @@ WANTS: list[
         Case([_workload("Deployment", cpu="2", replicas=1)]),
         Verdict.NO,
         (1, 0),
-        FIT_ERROR_CPU,
+        FIT_ERROR_CPU + preempting(3, (3, NOT_HELPFUL)),
         [],
     ),
     (
@@ -176,7 +179,7 @@ WANTS: list[
         Case([_workload("Deployment", cpu="2", replicas=0), _hpa(minReplicas=0, maxReplicas=3)]),
         Verdict.NO,
         (1, 0),
-        FIT_ERROR_CPU,
+        FIT_ERROR_CPU + preempting(3, (3, NOT_HELPFUL)),
         [],
     ),
     (

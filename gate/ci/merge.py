@@ -356,6 +356,7 @@ def _result(
         autoscale=given(workload.autoscale, None),
         gates=tuple(given(workload.schedulingGates, [])),
         quota=workload.quota,
+        preemption=given(workload.preemption, None),
     )
 
 

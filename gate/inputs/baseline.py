@@ -52,7 +52,9 @@ its count, not its size."""
 
 _W = TypeVar("_W")
 _VERDICTS = {v.value: v for v in Verdict}
-_Verdict = Annotated[str, Meta(pattern="^(YES|SCALES|NO|ADDON_ONLY|PARTIAL|ERROR|SKIPPED)$")]
+_Verdict = Annotated[
+    str, Meta(pattern="^(YES|SCALES|PREEMPTS|NO|ADDON_ONLY|PARTIAL|ERROR|SKIPPED)$")
+]
 
 
 class _OlderWorkload(Struct, frozen=True):

@@ -819,7 +819,16 @@ def _documents_from(
 
 
 _SNAPSHOT_KINDS = frozenset(
-    {"Node", "Pod", "Namespace", "LimitRange", "RuntimeClass", "PriorityClass", "ResourceQuota"}
+    {
+        "Node",
+        "Pod",
+        "Namespace",
+        "LimitRange",
+        "RuntimeClass",
+        "PriorityClass",
+        "ResourceQuota",
+        "PodDisruptionBudget",
+    }
 )
 """The kinds a cluster snapshot holds (what ``kubectl get nodes,pods ... -o json`` lists)."""
 
@@ -830,11 +839,11 @@ def snapshot_note(body: dict[Any, Any], items: list[Any] | None) -> str | None:
     A snapshot kept beside the manifests (the default PATH is ``.``) must not have its
     pods checked as workloads: fitgate's own ``ClusterSnapshot``, and a List (``List`` or
     any ``*List``) whose every item is of a snapshot kind (Node, Pod, Namespace,
-    LimitRange, RuntimeClass, PriorityClass, ResourceQuota) when it is one: a ``NodeList``
-    or ``PodList``, a List with Nodes among its items, or one of objects read back from a
-    cluster (each carrying a ``metadata.resourceVersion``). A List of Pod manifests to
-    create is none of these and is checked item by item. A List is read by what it
-    holds, never by its name alone: see :func:`mixed_list_problem` for one that holds both.
+    LimitRange, RuntimeClass, PriorityClass, ResourceQuota, PodDisruptionBudget) when it is
+    one: a ``NodeList`` or ``PodList``, a List with Nodes among its items, or one of objects
+    read back from a cluster (each carrying a ``metadata.resourceVersion``). A List of Pod
+    manifests to create is none of these and is checked item by item. A List is read by what
+    it holds, never by its name alone: see :func:`mixed_list_problem` for one that holds both.
     """
     kind = body.get("kind")
     if kind == "ClusterSnapshot" and str(body.get("apiVersion", "")).startswith("fitgate/"):

@@ -40,6 +40,7 @@ READ_PATHS = frozenset(
         "/apis/node.k8s.io/v1/runtimeclasses",
         "/apis/scheduling.k8s.io/v1/priorityclasses",  # when the credentials may
         "/api/v1/resourcequotas",  # when the credentials may
+        "/apis/policy/v1/poddisruptionbudgets",  # when the credentials may
         "/api/v1/persistentvolumes",  # the storage objects, each when the credentials may
         "/api/v1/persistentvolumeclaims",
         "/apis/storage.k8s.io/v1/storageclasses",

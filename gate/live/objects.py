@@ -29,6 +29,7 @@ from gate.snapshot.stream import (
     LimitItem,
     Owner,
     Port,
+    Selector,
     Taint,
     Term,
     Toleration,
@@ -204,6 +205,7 @@ class PodSpec(_Part):
     overhead: Amounts | None = None
     resources: _Requests | None = None
     volumes: list[Volume] | None = None
+    priority: int | None = None
 
     def __post_init__(self) -> None:
         if self.affinity and not (self.affinity.podAffinity or self.affinity.podAntiAffinity):
@@ -221,13 +223,15 @@ class ContainerStatus(_Part):
 
 
 class PodStatus(_Part):
-    """The phase, and what an in-place resize reports (containers' actual and allocated
+    """The phase, the start time (preemption spares the pods that started first), and what
+    an in-place resize reports (containers' actual and allocated
     resources, an Infeasible resize), which the scheduler counts while a pod resizes."""
 
     phase: str | None = None
     containerStatuses: list[ContainerStatus] = field(default_factory=list)
     initContainerStatuses: list[ContainerStatus] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
+    startTime: str | None = None
 
     def __post_init__(self) -> None:
         if self.containerStatuses:
@@ -346,4 +350,34 @@ class ResourceQuota(_Object):
         self.apiVersion, self.kind = "v1", "ResourceQuota"
 
 
-Recorded = Node | Pod | Namespace | LimitRange | RuntimeClass | PriorityClass | ResourceQuota
+class _BudgetSpec(_Part):
+    selector: Selector | None = None
+
+
+class _BudgetStatus(_Part):
+    disruptionsAllowed: int = 0
+    disruptedPods: dict[str, str] | None = None
+
+
+class PodDisruptionBudget(_Object):
+    """The selector, the disruptions still allowed and the pods already disrupted: what
+    preemption weighs of a budget covering a victim."""
+
+    metadata: NamespacedMeta = field(default_factory=NamespacedMeta)
+    spec: _BudgetSpec = field(default_factory=_BudgetSpec)
+    status: _BudgetStatus = field(default_factory=_BudgetStatus)
+
+    def __post_init__(self) -> None:
+        self.apiVersion, self.kind = "policy/v1", "PodDisruptionBudget"
+
+
+Recorded = (
+    Node
+    | Pod
+    | Namespace
+    | LimitRange
+    | RuntimeClass
+    | PriorityClass
+    | ResourceQuota
+    | PodDisruptionBudget
+)

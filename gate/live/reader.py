@@ -50,6 +50,7 @@ from gate.live.objects import (
     Namespace,
     Node,
     Pod,
+    PodDisruptionBudget,
     PriorityClass,
     ResourceQuota,
     RuntimeClass,
@@ -184,6 +185,15 @@ STORAGE_COLLECTIONS: tuple[Collection[Any], ...] = (
     ),
 )
 """Asked, not needed: a kind not recorded is one the volume plugins cannot judge."""
+DISRUPTION_BUDGETS = Collection(
+    "poddisruptionbudgets",
+    "/apis/policy/v1/poddisruptionbudgets",
+    PageDecoder(PodDisruptionBudget),
+    "podDisruptionBudgets",
+    asked=Permission("list", "poddisruptionbudgets", group="policy"),
+    skippable=True,
+)
+"""Asked, not needed: without them preemption weighs no budget, and fitgate says so."""
 COLLECTIONS: tuple[Collection[Any], ...] = (
     NODES,
     PODS,
@@ -193,6 +203,7 @@ COLLECTIONS: tuple[Collection[Any], ...] = (
     PRIORITY_CLASSES,
     RESOURCE_QUOTAS,
     *STORAGE_COLLECTIONS,
+    DISRUPTION_BUDGETS,
 )
 NEEDED = (
     Permission("list", "nodes"),

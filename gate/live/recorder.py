@@ -26,6 +26,7 @@ from gate.live.autoscaled import Autoscaled
 from gate.live.objects import Recorded
 from gate.live.pages import PageDecoder
 from gate.live.storage import Stored
+from gate.snapshot.disruption import DISRUPTION_SECTIONS
 from gate.snapshot.state import AUTOSCALING_SECTIONS, PRIORITY_SECTIONS, QUOTA_SECTIONS
 from gate.snapshot.state import SECTIONS as snapshot_sections
 from gate.snapshot.storage import STORAGE_SECTIONS
@@ -36,11 +37,12 @@ OPTIONAL_SECTIONS = (
     *QUOTA_SECTIONS,
     *AUTOSCALING_SECTIONS,
     *STORAGE_SECTIONS,
+    *DISRUPTION_SECTIONS,
 )
 """Written after :data:`SECTIONS`, and only when read: the PriorityClasses, the
-ResourceQuotas and each kind of
-storage object when the credentials may list it (and the cluster serves it), the
-autoscaler's objects with ``fitgate snapshot --autoscaling``."""
+ResourceQuotas, each kind of storage object and the PodDisruptionBudgets when the
+credentials may list them (and the cluster serves them), the autoscaler's objects with
+``fitgate snapshot --autoscaling``."""
 _ENCODER = msgspec.json.Encoder()
 
 

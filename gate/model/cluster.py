@@ -81,6 +81,9 @@ class ExistingPod:
     ``preferred_anti_affinity_terms`` are its ``preferredDuringSchedulingIgnoredDuringExecution``
     items as ``(weight, podAffinityTerm)`` pairs, the term as stored: InterPodAffinity's
     score weighs the incoming pod against them. A pod with some is a :class:`PreferringPod`.
+    ``priority`` is its ``spec.priority`` (0 when unset, as the scheduler reads it) and
+    ``started`` its ``status.startTime`` as written (None: not started, which preemption
+    counts as starting now): what DefaultPreemption weighs of a victim.
     """
 
     namespace: str
@@ -94,6 +97,8 @@ class ExistingPod:
     requests: Mapping[str, int] = field(default_factory=dict)
     ports: tuple[HostPort, ...] = ()
     nonzero: tuple[int, int] | None = None
+    priority: int = 0
+    started: str | None = None
 
     @property
     def preferred_affinity_terms(self) -> WeightedTerms:
@@ -157,6 +162,20 @@ class AdmissionObjects:
 
 
 @dataclass(frozen=True, slots=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget as preemption reads it (default_preemption.go
+    ``filterPodsWithPDBViolation``): its namespace, its ``spec.selector`` as written (None:
+    absent; a nil or empty selector matches nothing), ``status.disruptionsAllowed`` and the
+    names in ``status.disruptedPods``, which the API server already counted."""
+
+    namespace: str
+    name: str
+    selector: Mapping[str, Any] | None
+    allowed: int
+    disrupted: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """The cluster as one run sees it: what the snapshot readers build (``gate.snapshot``,
     ``gate.live``) and the scheduler reads, kept here so neither stage imports the other.
@@ -179,6 +198,8 @@ class Snapshot:
     """Its storage objects (``gate.model.storage``), None when it recorded none."""
     mounts: Mounts = field(default_factory=dict)
     """The claims and in-tree disks its counted pods mount, by pod (``Mounts``)."""
+    disruption_budgets: tuple[DisruptionBudget, ...] = ()
+    """Its PodDisruptionBudgets, which preemption weighs (none when it recorded none)."""
 
 
 _RFC3339 = re.compile(

@@ -41,6 +41,7 @@ from gate.model import (
     Change,
     Code,
     Count,
+    Evicted,
     Excluded,
     Field,
     Line,
@@ -48,6 +49,7 @@ from gate.model import (
     PoolRefusal,
     Port,
     PortNumber,
+    Preemption,
     Quota,
     Read,
     ReplicaFit,
@@ -67,6 +69,7 @@ __all__ = [  # the report's parts the model defines, read from here as the rest
     "Blocked",
     "Cause",
     "Count",
+    "Evicted",
     "Excluded",
     "Field",
     "Line",
@@ -74,6 +77,7 @@ __all__ = [  # the report's parts the model defines, read from here as the rest
     "PoolRefusal",
     "Port",
     "PortNumber",
+    "Preemption",
     "Read",
     "ScaleUp",
     "Skip",
@@ -167,6 +171,7 @@ class Summary(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     workloads: Count
     YES: Count
     SCALES: Count = 0
+    PREEMPTS: Count = 0
     NO: Count
     ADDON_ONLY: Count
     PARTIAL: Count
@@ -387,6 +392,16 @@ class Workload(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
         Quota | None,
         Meta(description="Its pods against their namespace's quotas; null when none counts them."),
     ] = None
+    preemption: (
+        Annotated[
+            Preemption,
+            Meta(
+                description="The copies that fit only by evicting running pods of lower "
+                "priority, and the workloads whose pods go; absent when none does."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Untolerated(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -501,6 +516,10 @@ _VERDICT_RULES: list[dict[str, Any]] = [
     {  # after scale-up: where the copies went
         "if": {"properties": {"verdict": {"const": "SCALES"}}},
         "then": {"required": ["autoscale"]},
+    },
+    {  # by preemption: whose pods go
+        "if": {"properties": {"verdict": {"const": "PREEMPTS"}}},
+        "then": {"required": ["preemption"]},
     },
     {  # not evaluated: why, and no outcomes
         "if": {"properties": {"verdict": {"enum": ["ERROR", "SKIPPED"]}}},

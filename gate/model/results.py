@@ -172,6 +172,32 @@ class Quota(Reported, frozen=True, kw_only=True):
     message: str | None
 
 
+class Evicted(Reported, frozen=True, kw_only=True):
+    """A workload that loses running pods to preemption: its kind, namespace and name (the
+    pods' owner as the snapshot knows it: a ReplicaSet's Deployment, a Job's CronJob; a
+    bare pod is its own), how many of its pods go, and their priority."""
+
+    kind: str
+    namespace: str
+    name: str
+    pods: Count
+    priority: int
+
+
+class Preemption(Reported, frozen=True, kw_only=True):
+    """The copies that fit only by evicting pods of lower priority (DefaultPreemption
+    nominates a node for each, one after another), and the workloads whose pods go, by
+    priority from the highest."""
+
+    copies: Count
+    evicts: tuple[Evicted, ...]
+
+    @property
+    def pods(self) -> int:
+        """Every pod evicted."""
+        return sum(e.pods for e in self.evicts)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadResult:
     kind: str
@@ -204,6 +230,8 @@ class WorkloadResult:
     the result is what happens then."""
     quota: Quota | None = None
     """Its pods against their namespace's ResourceQuotas; None when no quota counts them."""
+    preemption: Preemption | None = None
+    """The copies that fit by evicting pods of lower priority, and whose pods go."""
 
     @property
     def fits(self) -> tuple[str, ...]:
@@ -290,7 +318,16 @@ SNAPSHOT_FILE = "the snapshot file"
 pattern for it)."""
 
 
-JUDGED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL})
+JUDGED = frozenset(
+    {
+        Verdict.YES,
+        Verdict.SCALES,
+        Verdict.PREEMPTS,
+        Verdict.NO,
+        Verdict.ADDON_ONLY,
+        Verdict.PARTIAL,
+    }
+)
 """The verdicts of a workload that was evaluated against the snapshot: a run without one
 judged nothing (an ``ERROR`` or a ``SKIPPED`` is no judgement of a workload's fit)."""
 

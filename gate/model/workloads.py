@@ -17,6 +17,8 @@ class Verdict(str, Enum):
     YES = "YES"
     SCALES = "SCALES"
     """Every copy fits, some only on nodes cluster-autoscaler would add."""
+    PREEMPTS = "PREEMPTS"
+    """Every copy fits, some only by evicting running pods of lower priority."""
     NO = "NO"
     ADDON_ONLY = "ADDON_ONLY"
     PARTIAL = "PARTIAL"
@@ -28,7 +30,8 @@ class Verdict(str, Enum):
 
 
 VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
-"""YES and SCALES pass by default, then the verdicts that fail, then the unjudged."""
+"""YES, SCALES and PREEMPTS pass by default, then the verdicts that fail, then the
+unjudged."""
 DEFAULT_FAIL_ON: frozenset[Verdict] = frozenset(
     {Verdict.NO, Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.ERROR}
 )
@@ -115,6 +118,8 @@ class WarningKind(str, Enum):
     IF_SCALED_UP = "if-scaled-up"
     """A workload that wants no pods (``replicas: 0``, a Job suspended by hand): one pod of
     its template would not fit if it were scaled up, or only on add-on nodes."""
+    PREEMPTION = "preemption"
+    """Copies that would preempt their way in past what the verdict counts."""
 
     def __str__(self) -> str:
         return self.value

@@ -36,10 +36,12 @@ SEVERITY: tuple[Verdict, ...] = (
     Verdict.PARTIAL,
     Verdict.ADDON_ONLY,
     Verdict.SCALES,
+    Verdict.PREEMPTS,
     Verdict.SKIPPED,
     Verdict.YES,
 )
-WARN_BY_DEFAULT = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL})
+WARN_BY_DEFAULT = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.PREEMPTS})
+"""A PREEMPTS passes, but evicts someone's pods: it is warned about where the diff is read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from gate.reports.policy import policy_lines
 _RANK = {
     Verdict.YES: 0,
     Verdict.SCALES: 1,
+    Verdict.PREEMPTS: 1,
     Verdict.PARTIAL: 2,
     Verdict.ADDON_ONLY: 3,
     Verdict.NO: 4,
@@ -41,7 +42,8 @@ _RANK = {
 
 
 def worse(before: Verdict, now: Verdict) -> bool:
-    """Whether ``now`` is worse than ``before``: higher in YES < SCALES < PARTIAL < ADDON_ONLY < NO,
+    """Whether ``now`` is worse than ``before``: higher in YES < SCALES, PREEMPTS < PARTIAL <
+    ADDON_ONLY < NO,
     an ``ERROR`` after anything else, or any evaluated verdict after a baseline that could
     not say (``ERROR``, ``SKIPPED``).
 

@@ -110,6 +110,7 @@ def _workload(result: WorkloadResult, outcomes: list[contract.OutcomeGroup]) -> 
         autoscale=msgspec.UNSET if result.autoscale is None else result.autoscale,
         schedulingGates=list(result.gates) if result.gates else msgspec.UNSET,
         quota=result.quota,
+        preemption=msgspec.UNSET if result.preemption is None else result.preemption,
     )
 
 
@@ -165,6 +166,7 @@ def report_document(
             workloads=summary.workloads,
             YES=summary.counts[Verdict.YES],
             SCALES=summary.counts[Verdict.SCALES],
+            PREEMPTS=summary.counts[Verdict.PREEMPTS],
             NO=summary.counts[Verdict.NO],
             ADDON_ONLY=summary.counts[Verdict.ADDON_ONLY],
             PARTIAL=summary.counts[Verdict.PARTIAL],

@@ -31,7 +31,8 @@ from gate.reports.wording import display_title, field_sentence, headline, pointe
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_WARNED = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL})
+# A PREEMPTS passes, but evicts someone's pods: worth a warning where the diff is read.
+_WARNED = frozenset({Verdict.ADDON_ONLY, Verdict.PARTIAL, Verdict.PREEMPTS})
 
 RuleTable = tuple[Rule, ...]
 """Every rule, one per family, in the families' order."""

@@ -17,6 +17,7 @@ from gate.reports.wording import change_note, detail, gone_line, provenance, sum
 _COLOURS = {
     Verdict.YES: "\x1b[32m",  # green
     Verdict.SCALES: "\x1b[36m",  # cyan
+    Verdict.PREEMPTS: "\x1b[35m",  # magenta
     Verdict.NO: "\x1b[31m",  # red
     Verdict.ERROR: "\x1b[31m",
     Verdict.PARTIAL: "\x1b[33m",  # yellow

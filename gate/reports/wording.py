@@ -402,6 +402,8 @@ def _headline(result: WorkloadResult, views: Views) -> str:
         return _with_first_unfit(result, replicas)
     if verdict is Verdict.YES:
         return fits_sentence(result, views)
+    if verdict is Verdict.PREEMPTS:
+        return preemption_sentence(result)
     return result.reason or verdict.value.lower()
 
 
@@ -451,6 +453,8 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
         return [*lines, field_line(result) or ""]
     if verdict is Verdict.YES:
         return [fits_sentence(result, views)]
+    if verdict is Verdict.PREEMPTS:
+        return [preemption_sentence(result)]
     if verdict is Verdict.ADDON_ONLY:
         return [addon_only_sentence(result, views), replicas or "", field_line(result) or ""]
     quota_only = _quota_only(result)
@@ -464,8 +468,25 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
             field_line(result) or "",
         ]
     if verdict is Verdict.PARTIAL and replicas is not None:
-        return [_partial_detail(result, views, replicas), field_line(result) or ""]
+        evicting = preemption_sentence(result) if result.preemption is not None else ""
+        return [_partial_detail(result, views, replicas), evicting, field_line(result) or ""]
     return [result.reason or ""]
+
+
+def preemption_sentence(result: WorkloadResult) -> str:
+    """``fits by evicting 3 pods of lower priority: batch/crunch x2 (priority 10), web/cache
+    (priority 0)``: the workloads whose pods go, never the nodes (picking is scheduling);
+    ``2 of them by evicting ...`` where only some copies fit so."""
+    preemption = result.preemption
+    if preemption is None:
+        return ""
+    pods = preemption.pods
+    whose = ", ".join(
+        f"{e.namespace}/{e.name}{f' x{e.pods}' if e.pods > 1 else ''} (priority {e.priority})"
+        for e in preemption.evicts
+    )
+    lead = "fits" if result.verdict is Verdict.PREEMPTS else f"{preemption.copies} of them"
+    return f"{lead} by evicting {pods} pod{'s' if pods != 1 else ''} of lower priority: {whose}"
 
 
 def _partial_detail(result: WorkloadResult, views: Views, replicas: str) -> str:
@@ -665,6 +686,7 @@ def summary_line(report: Report) -> str:
 _COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
     (Verdict.YES, "fit"),
     (Verdict.SCALES, "scale up"),
+    (Verdict.PREEMPTS, "preempt"),
     (Verdict.NO, "NO"),
     (Verdict.ADDON_ONLY, "add-on only"),
     (Verdict.PARTIAL, "partial"),
@@ -673,14 +695,18 @@ _COUNT_LABELS: tuple[tuple[Verdict, str], ...] = (
 )
 
 
+_SHOWN_WHEN_ANY = frozenset({Verdict.SCALES, Verdict.PREEMPTS})
+"""SCALES comes only in autoscaled runs, PREEMPTS only where priorities differ."""
+
+
 def counts(report: Report) -> list[tuple[str, int]]:
-    """Every verdict's count as the comment names it, zeros included (SCALES only when
-    some workload has it), in the issue's order."""
+    """Every verdict's count as the comment names it, zeros included (SCALES and PREEMPTS
+    only when some workload has it), in the issue's order."""
     counted = report.summary.counts
     return [
         (label + ("s" if v is Verdict.ERROR and counted[v] != 1 else ""), counted[v])
         for v, label in _COUNT_LABELS
-        if counted[v] or v is not Verdict.SCALES  # SCALES only in autoscaled runs
+        if counted[v] or v not in _SHOWN_WHEN_ANY
     ]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gate.model import AdmissionObjects, HostPort, NodeView, SnapshotInfo, Taint
+from gate.snapshot.disruption import DISRUPTION_SECTIONS
 from gate.snapshot.storage import STORAGE_SECTIONS
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -50,6 +51,7 @@ READ_SECTIONS: Mapping[str, str] = {
     **QUOTA_SECTIONS,
     **AUTOSCALING_SECTIONS,
     **STORAGE_SECTIONS,
+    **DISRUPTION_SECTIONS,
 }
 """Every array of a ClusterSnapshot the readers read."""
 _T = TypeVar("_T")

@@ -48,6 +48,7 @@ from gate.k8s.volumes import MOUNTED_SOURCES, mounts_of
 from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
 from gate.model.storage import STORAGE_KINDS, Mount
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
+from gate.snapshot.disruption import DISRUPTION_KIND, DISRUPTION_SECTIONS, disruption_budgets
 from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
@@ -64,8 +65,9 @@ from gate.snapshot.storage import STORAGE_SECTIONS, storage_objects
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
 _ADMISSION_KINDS = ("LimitRange", "RuntimeClass", "PriorityClass", "ResourceQuota")
-_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS)
-"""Kinds read as plain objects: the admission, autoscaler and volume code read them so."""
+_WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS, DISRUPTION_KIND)
+"""Kinds read as plain objects: the admission, autoscaler, volume and preemption code read
+them so."""
 
 
 _MOUNTING = re.compile(b'"(?:' + b"|".join(s.encode() for s in MOUNTED_SOURCES) + b')"')
@@ -192,6 +194,7 @@ class _Spec(Struct, gc=False):
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
     volumes: msgspec.Raw | UnsetType = UNSET
+    priority: int | UnsetType | None = UNSET
 
 
 class _PodSpec(Struct, gc=False):
@@ -205,6 +208,7 @@ class _PodSpec(Struct, gc=False):
     overhead: msgspec.Raw | UnsetType = UNSET
     resources: msgspec.Raw | UnsetType = UNSET
     volumes: msgspec.Raw | UnsetType = UNSET
+    priority: int | UnsetType | None = UNSET
 
 
 class ContainerStatus(Struct, gc=False):
@@ -229,6 +233,7 @@ class _Status(Struct, gc=False):
     containerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
     initContainerStatuses: list[ContainerStatus] | UnsetType | None = UNSET
     conditions: list[Condition] | UnsetType | None = UNSET
+    startTime: str | UnsetType | None = UNSET
 
 
 class Toleration(Struct, gc=False):
@@ -526,6 +531,7 @@ _Parts = tuple[
     tuple[HostPort, ...],
     tuple[int, int] | None,
     tuple[WeightedTerms, WeightedTerms] | None,
+    int,
 ]
 _Texts = tuple[bytes | None, bytes | None, bytes | None, bytes | None]
 
@@ -570,6 +576,7 @@ class _Shared:
             None if labels is UNSET else b"" + labels,
             None if owners is UNSET else b"" + owners,
             _affinity_texts(affinity) if affinity else None,
+            spec.priority,
             template,
         )
         number = self.numbers.get(key)
@@ -584,7 +591,7 @@ class _Shared:
         return number
 
     def _parts(self, key: tuple[Any, ...], totals: PodTotals | None) -> _Parts:
-        namespace, labels, owners, texts, _ = key
+        namespace, labels, owners, texts, priority, _ = key
         affinity, anti_affinity, preferred, preferred_anti = texts or (None, None, None, None)
         return (
             sys.intern(_set(namespace) or "default"),
@@ -598,6 +605,7 @@ class _Shared:
             None
             if preferred is None and preferred_anti is None
             else self._preferred(preferred, preferred_anti),
+            priority or 0,
         )
 
     def _terms(self, text: bytes | None) -> tuple[Mapping[str, Any], ...]:
@@ -635,6 +643,7 @@ class _PodTotals:
     names: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     terminating: list[bool] = field(default_factory=list)
+    started: list[str | None] = field(default_factory=list)
     parts: list[int] = field(default_factory=list)
     shared: _Shared = field(default_factory=_Shared)
     built: list[ExistingPod] = field(default_factory=list)
@@ -675,6 +684,8 @@ class _PodTotals:
         self.nodes.append(node)
         deleted = meta.deletionTimestamp
         self.terminating.append(deleted is not UNSET and deleted is not None)
+        started = None if pod.status is UNSET else pod.status.startTime
+        self.started.append(None if started is UNSET else started)
         self.parts.append(parts)
 
     def _template(self, key: PodKey, totals: PodTotals | UnsetType | None = UNSET) -> int:
@@ -707,6 +718,7 @@ class _PodTotals:
         self.names += later.names
         self.nodes += map(sys.intern, later.nodes)
         self.terminating += later.terminating
+        self.started += later.started
         self.parts += map(parts.__getitem__, later.parts)
 
     def build(self) -> None:
@@ -715,7 +727,21 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            ExistingPod(ns, name, node, labels, owners, deleted, terms, anti, requests, ports, non0)
+            ExistingPod(
+                ns,
+                name,
+                node,
+                labels,
+                owners,
+                deleted,
+                terms,
+                anti,
+                requests,
+                ports,
+                non0,
+                priority,
+                started,
+            )
             if preferred is None
             else PreferringPod(
                 ns,
@@ -729,9 +755,11 @@ class _PodTotals:
                 requests,
                 ports,
                 non0,
+                priority,
+                started,
                 *preferred,
             )
-            for name, node, deleted, (
+            for name, node, deleted, started, (
                 ns,
                 labels,
                 owners,
@@ -741,10 +769,12 @@ class _PodTotals:
                 ports,
                 non0,
                 preferred,
+                priority,
             ) in zip(
                 islice(self.names, start, None),
                 islice(self.nodes, start, None),
                 islice(self.terminating, start, None),
+                islice(self.started, start, None),
                 map(shared.__getitem__, islice(self.parts, start, None)),
                 strict=True,
             )
@@ -1042,7 +1072,18 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
         namespaces=namespaces,
         autoscaling=autoscaling_state(autoscaling),
         storage=storage_objects(_storage_objects(reading, own)),
+        disruption_budgets=disruption_budgets(_disruption_items(reading, own)),
     )
+
+
+def _disruption_items(reading: Reading, own: bool) -> list[Any]:
+    """The PodDisruptionBudgets as plain objects, none when the snapshot lists none."""
+    if own:
+        key = next(iter(DISRUPTION_SECTIONS))
+        return (
+            reading.arrays[key].admission.get(DISRUPTION_KIND, []) if key in reading.arrays else []
+        )
+    return reading.arrays.get("items", _Objects()).admission.get(DISRUPTION_KIND, [])
 
 
 def _autoscaling_objects(reading: Reading, own: bool) -> dict[str, list[Any]]:

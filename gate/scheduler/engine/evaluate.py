@@ -44,6 +44,7 @@ from gate.model import (
     NodeOutcome,
     NodeOutcomes,
     NodeView,
+    Preemption,
     ReplicaFit,
     Snapshot,
     Verdict,
@@ -57,6 +58,13 @@ from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.outcomes import OutcomeTables
+from gate.scheduler.engine.preemption import (
+    Preempted,
+    Start,
+    evicted,
+    preempt_copies,
+    preempt_pinned,
+)
 from gate.scheduler.engine.quotas import limited, refused
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
@@ -101,6 +109,7 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
+from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -173,6 +182,7 @@ class Evaluator:
     causes: dict[tuple[int, bool], tuple[_Answer, Cause | None]] = field(default_factory=dict)
     parts: SharedParts = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
+    _by_node: list[PodsByNode] = field(default_factory=list)
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -500,6 +510,7 @@ class Evaluator:
                 workload, message, any_fit and addon_only, outcomes, requests, pod, warnings
             )
         placement = None
+        preempting: Preempted | None = None
         refused: Refused | None = None
         zones: Mapping[str, int] = {}
         followed: Mapping[str, str] | None = None
@@ -516,6 +527,8 @@ class Evaluator:
             warnings.extend(counted.warnings)
         if not any_fit:
             verdict = Verdict.NO
+            if workload.replicas:
+                preempting = self._preempting(pod, own, _start(named, released, workload))
         elif addon_only:
             verdict, message = Verdict.ADDON_ONLY, None
         elif placement is not None and placement.fit < placement.wanted:
@@ -533,6 +546,10 @@ class Evaluator:
             cause = cause_of(
                 self.index, cycle, refused.groups, self.dialect, largest_free=refused.largest_free
             )
+            if placement is not None:
+                left = placement.wanted - placement.fit
+                start = Start(refused.nodes, refused.after, refused.groups, left)
+                preempting = self._preempting(pod, own, start, cycle)
         storage = self.snapshot.storage
         if placement is not None and placement.wanted > 1 and storage and storage.knows_claims:
             shared = shared_claims(pod, workload, storage)
@@ -544,13 +561,22 @@ class Evaluator:
                 in_use = {IN_USE: self.index.everyone}
                 message = _group_fit_error(len(nodes), in_use)
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
-                verdict, followed = Verdict.PARTIAL, None
+                verdict, followed, preempting = Verdict.PARTIAL, None, None
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
             by_ordinal = self._ordinals(workload, pod, placement)
             if by_ordinal is not None:
                 # the autoscalers meet the copy that does not start, with its own claims
                 placement, message, cause, cycle = by_ordinal
-                verdict, followed = Verdict.PARTIAL, None
+                verdict, followed, preempting = Verdict.PARTIAL, None, None
+        preemption = None
+        if preempting is not None:
+            verdict, message, placement, preemption = _preempted(
+                preempting, verdict, message, placement
+            )
+            if verdict is Verdict.PREEMPTS:
+                cause = None
+            if preempting.unfollowed:
+                warnings.append(_unfollowed_warning())
         result = self._result(
             workload,
             verdict,
@@ -560,6 +586,7 @@ class Evaluator:
             warnings=tuple(warnings),
             placement=placement,
             cause=cause,
+            preemption=preemption,
         )
         if cycle is not None and followed is not None:
             cycle = after_first_copy(cycle, followed)
@@ -594,6 +621,19 @@ class Evaluator:
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
         cause = self._cause(answer, daemonset=False)
         return capped(placement, starting), message, cause, answer.cycle
+
+    def _preempting(
+        self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None
+    ) -> Preempted:
+        """The copies DefaultPreemption places from ``start`` on, one after another
+        (:mod:`gate.scheduler.engine.preemption`)."""
+        cluster = self.cluster.without(own) if own else self.cluster
+        budgets = Budgets(self.snapshot.disruption_budgets)
+        if cycle is None:
+            cycle = prepare(pod.profile, cluster)
+        return preempt_copies(
+            pod.profile, cluster, cycle, start, self._pods_by_node(), budgets, self.dialect
+        )
 
     def _scaled_up(
         self,
@@ -749,6 +789,18 @@ class Evaluator:
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
         targeted = _targeted(answer)
+        fitting = answer.fitting.bit_count()
+        preemption = None
+        if lacking and (together is None or together == alone):
+            # PREEMPTS when every node it targets takes its pod, some by preemption; else
+            # the verdict stands on free room alone, as the nodes' outcomes say. Room the
+            # run's other new DaemonSets hold is no running pod's to evict.
+            placed, victims = self._preempting_pinned(pod, own, answer)
+            if placed and fitting + placed == targeted:
+                verdict, message = Verdict.PREEMPTS, None
+                preemption = evicted(victims, placed)
+                fitting += placed
+                alone, together = fitting, None if together is None else fitting
         return self._result(
             replace(workload, replicas=targeted),
             verdict,
@@ -759,7 +811,10 @@ class Evaluator:
             placement=ReplicaFit(
                 targeted, alone=alone, together=together, beside=beside, released=len(own)
             ),
-            cause=self._cause(answer, daemonset=True) if lacking and reported else None,
+            cause=self._cause(answer, daemonset=True)
+            if lacking and fitting < targeted and reported
+            else None,
+            preemption=preemption,
         )
 
     def _daemonset_beside(
@@ -839,6 +894,28 @@ class Evaluator:
         for short, bits in found.items():
             yield bits, (short, False), lowest(bits)
 
+    def _preempting_pinned(
+        self, pod: Pod, own: Sequence[int], answer: _Answer
+    ) -> tuple[int, tuple[Victim, ...]]:
+        """A DaemonSet's pods that fit their own node by preemption, and their victims."""
+        cluster = self.cluster.without(own) if own else self.cluster
+        nodes = self._release(own) if own else self.index.nodes
+        return preempt_pinned(
+            pod.profile,
+            cluster,
+            answer.cycle,
+            nodes,
+            answer.groups,
+            self._pods_by_node(),
+            Budgets(self.snapshot.disruption_budgets),
+            self.dialect,
+        )
+
+    def _pods_by_node(self) -> PodsByNode:
+        if not self._by_node:
+            self._by_node.append(PodsByNode(self.cluster.others.pods))
+        return self._by_node[0]
+
 
 def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:
     """Whether the inter-pod PreFilters may count any of ``pods``: one carries a required
@@ -882,6 +959,42 @@ class _Released:
     answer: _Answer
     views: ReleasedNodes
     cycle: CycleState
+
+
+def _start(answer: _Answer, nodes: Sequence[NodeView], workload: Workload) -> Start:
+    """Preemption's start for a workload no node takes: its first copy's rejections."""
+    return Start(nodes, {}, answer.groups, workload.replicas or 0)
+
+
+def _preempted(
+    found: Preempted, verdict: Verdict, message: str | None, placement: ReplicaFit | None
+) -> tuple[Verdict, str | None, ReplicaFit | None, Preemption | None]:
+    """The verdict, message and count once preemption placed what it could: ``PREEMPTS``
+    when every copy left fits so; else the FitError of the copy it stops at, with the
+    PostFilter's message (the first copy's own FitError when it placed none)."""
+    if not found.placed:
+        if message is not None and found.suffix:
+            message = f"{message} {found.suffix}"
+        return verdict, message, placement, None
+    preemption = evicted(found.victims, found.placed)
+    if placement is not None:
+        together = placement.together
+        placement = replace(
+            placement,
+            alone=placement.alone + found.placed,
+            together=None if together is None else together + found.placed,
+        )
+    if placement is not None and placement.fit >= placement.wanted:
+        return Verdict.PREEMPTS, None, placement, preemption
+    return Verdict.PARTIAL, found.message or None, placement, preemption
+
+
+def _unfollowed_warning() -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.PREEMPTION,
+        "copies past the first that evicts pods are not counted: their spread constraints "
+        "or pod (anti-)affinity terms count one another",
+    )
 
 
 def workload_title(workload: Workload) -> str:

@@ -10,7 +10,7 @@ term, costs a look at a few fields.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, replace
 
@@ -97,3 +97,24 @@ class Cluster:
         """The cluster less the existing pods at ``excluded`` (positions in
         ``others.pods``): what a workload's new pods meet once its old ones are gone."""
         return replace(self, others=self.others.without(excluded))
+
+
+def node_without(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
+    """``node`` once the pods ``gone`` (bound to it) leave: their requests, pod slots, host
+    ports and scored cpu and memory given back (NodeInfo.RemovePod)."""
+    requested = dict(node.requested)
+    ports = set(node.used_ports)
+    cpu, memory = node.scored_requests
+    for pod in gone:
+        for resource, amount in pod.requests.items():
+            requested[resource] = requested.get(resource, 0) - amount
+        ports.difference_update(pod.ports)
+        held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
+        cpu, memory = cpu - held[0], memory - held[1]
+    return replace(
+        node,
+        requested=requested,
+        pod_count=node.pod_count - len(gone),
+        used_ports=frozenset(ports),
+        nonzero=(cpu, memory),
+    )

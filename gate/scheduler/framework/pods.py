@@ -150,6 +150,7 @@ def pod_profile(
         soft_spread_error=soft_spread_error,
         claims=tuple(name for _, name in claim_names(spec)),
         mounts=mounts_of(spec.get("volumes")),
+        preemption_policy=str(spec.get("preemptionPolicy") or ""),
     )
 
 

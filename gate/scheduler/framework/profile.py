@@ -74,6 +74,9 @@ class PodProfile:
     mounts: tuple[Mount, ...] = ()
     """Its claims, generic ephemeral volumes and in-tree disks (``gate.k8s.volumes.mounts_of``):
     what NodeVolumeLimits and VolumeRestrictions read of it."""
+    preemption_policy: str = ""
+    """Its ``preemptionPolicy`` as the Priority admission set it ("" when unset): ``Never``
+    keeps DefaultPreemption from evicting anything for it."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

@@ -78,3 +78,14 @@ class Ownership:
     def pods_of(self, kind: str, namespace: str, name: str) -> tuple[int, ...]:
         """Positions, in the snapshot's pods, of those ``kind namespace/name`` replaces."""
         return self.owned.get((namespace, kind, name), ())
+
+
+def workload_of(pod: ExistingPod) -> tuple[str, str]:
+    """The workload that owns ``pod`` as the snapshot knows it, as (kind, name): the
+    outermost owner its references lead to (a ReplicaSet's Deployment, a Job's CronJob),
+    else its first owner; a bare pod is its own."""
+    found = ("Pod", pod.name)
+    for kind, name in _owners(pod):
+        if found[0] == "Pod" or kind in ("Deployment", "CronJob"):
+            found = (kind, name)
+    return found

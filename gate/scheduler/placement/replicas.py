@@ -24,6 +24,7 @@ from typing import overload
 
 from gate.k8s.labels import ZONE
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
+from gate.scheduler.framework.cluster import node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.placement.copies import (
@@ -83,30 +84,7 @@ class ReleasedNodes(Sequence[NodeView]):
 
 
 def _released(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:
-    requested = dict(node.requested)
-    ports = set(node.used_ports)
-    cpu, memory = node.scored_requests
-    for pod in gone:
-        for resource, amount in pod.requests.items():
-            requested[resource] = requested.get(resource, 0) - amount
-        ports.difference_update(pod.ports)
-        held = pod.nonzero or (pod.requests.get("cpu", 0), pod.requests.get("memory", 0))
-        cpu, memory = cpu - held[0], memory - held[1]
-    # Built whole, not by dataclasses.replace: a run releases tens of thousands of nodes,
-    # and replace looks the fields up again each time (twice the cost).
-    return NodeView(
-        node.name,
-        node.labels,
-        node.taints,
-        node.unschedulable,
-        node.allocatable,
-        requested,
-        node.pod_count - len(gone),
-        frozenset(ports),
-        (cpu, memory),
-        node.capacity,
-        node.scale_set,
-    )
+    return node_without(node, gone)
 
 
 def released_nodes(

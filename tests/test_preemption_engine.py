@@ -1,0 +1,132 @@
+"""The engine's preemption, copy by copy (gate/scheduler/engine/preemption.py): free room
+first, a copy no node takes preempts where DefaultPreemption nominates, the next copy sees
+the evictions (the room they left, the budgets they used), and the count stops at the first
+copy for which nothing is nominated, with its FitError and the PostFilter's part; a
+DaemonSet's pods preempt on their own node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.k8s.version import dialect_for
+from gate.model import Location, Verdict, Workload, WorkloadResult
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot, container
+from tests.engine_support import NO_VICTIMS, preempting
+
+CLASSES = [
+    {"metadata": {"name": "high"}, "value": 1000},
+    {"metadata": {"name": "low"}, "value": 10},
+]
+
+
+def _running(name: str, node: str, priority: int, cpu: str, app: str = "") -> dict[str, Any]:
+    found = api_pod(name, node, namespace="batch", containers=[container(requests={"cpu": cpu})])
+    found["spec"]["priority"] = priority
+    found["metadata"]["labels"] = {"app": app or name}
+    return found
+
+
+def _budget(app: str, allowed: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": app, "namespace": "batch"},
+        "spec": {"selector": {"matchLabels": {"app": app}}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+def _evaluate(
+    nodes: list[dict[str, Any]],
+    pods: list[dict[str, Any]],
+    replicas: int,
+    cpu: str,
+    kind: str = "Deployment",
+    budgets: list[dict[str, Any]] | None = None,
+) -> WorkloadResult:
+    recorded: dict[str, Any] = {"priorityClasses": CLASSES}
+    if budgets:
+        recorded["podDisruptionBudgets"] = budgets
+    snapshot = build_snapshot(cluster_snapshot(nodes, pods, **recorded), "snapshot.json")
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.34.1"))
+    spec = {"priorityClassName": "high", "containers": [container(requests={"cpu": cpu})]}
+    workload = Workload(
+        kind=kind,
+        namespace="pay",
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=None if kind == "DaemonSet" else replicas,
+        pod_spec=spec,
+        labels={"app": "w"},
+    )
+    return evaluator.evaluate(workload)
+
+
+def _evicts(result: WorkloadResult) -> list[tuple[str, int]]:
+    found = result.preemption
+    return [] if found is None else [(e.name, e.pods) for e in found.evicts]
+
+
+TWO = [api_node("a", cpu="4"), api_node("b", cpu="4")]
+CASES = [
+    pytest.param(
+        TWO,
+        [_running("big", "a", 10, "4"), _running("full", "b", 5000, "4")],
+        (2, "2"),
+        None,
+        (Verdict.PREEMPTS, 2, [("big", 1)], None),
+        id="one eviction leaves room for the copy after the first",
+    ),
+    pytest.param(
+        TWO,
+        [_running("x1", "a", 10, "3", "x"), _running("x2", "b", 10, "3", "x")],
+        (2, "3"),
+        [_budget("x", 1)],
+        (Verdict.PREEMPTS, 2, [("x1", 1), ("x2", 1)], None),
+        id="a budget that allows one disruption still lets the second copy evict, as a violation",
+    ),
+    pytest.param(
+        TWO,
+        [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "4")],
+        (3, "2"),
+        None,
+        (
+            Verdict.PARTIAL,
+            2,
+            [("x1", 1)],
+            "0/2 nodes are available: 2 Insufficient cpu." + preempting(2, (2, NO_VICTIMS)),
+        ),
+        id="the count stops at the first copy nothing is nominated for, with its FitError",
+    ),
+]
+
+
+@pytest.mark.parametrize(("nodes", "pods", "copies", "budgets", "expected"), CASES)
+def test_copy_by_copy(
+    nodes: list[dict[str, Any]],
+    pods: list[dict[str, Any]],
+    copies: tuple[int, str],
+    budgets: list[dict[str, Any]] | None,
+    expected: tuple[Verdict, int, list[tuple[str, int]], str | None],
+) -> None:
+    replicas, cpu = copies
+    result = _evaluate(nodes, pods, replicas, cpu, budgets=budgets)
+    placed = result.placement
+    assert placed is not None
+    assert (result.verdict, placed.fit, _evicts(result), result.message) == expected
+
+
+def test_a_daemonset_preempts_on_each_node_it_targets() -> None:
+    pods = [_running("x1", "a", 10, "3"), _running("x2", "b", 10, "3")]
+    result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
+    assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("x1", 1), ("x2", 1)])
+
+
+def test_a_daemonset_with_a_node_no_eviction_frees_stands_on_free_room() -> None:
+    pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
+    result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
+    assert (result.verdict, result.preemption) == (Verdict.NO, None)
