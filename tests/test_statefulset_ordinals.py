@@ -137,3 +137,97 @@ def test_each_copy_mounts_its_own_claims(
     result = _run(statefulset, *claims)
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
+
+
+HOST = "kubernetes.io/hostname"
+LOCAL = {
+    "metadata": {"name": "local"},
+    "provisioner": "kubernetes.io/no-provisioner",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+NOT_BOUND = "node(s) didn't find available persistent volumes to bind"
+EXCEED = "node(s) exceed max volume count"
+
+
+def _local(name: str, node: str, size: str = "10Gi") -> dict[str, Any]:
+    """An Available local volume on ``node`` of the class ``local``."""
+    term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": [node]}]}
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "capacity": {"storage": size},
+            "local": {"path": f"/mnt/{name}"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
+            "storageClassName": "local",
+        },
+        "status": {"phase": "Available"},
+    }
+
+
+def _csi_node(node: str, count: int) -> dict[str, Any]:
+    driver = {"name": "disk.csi.azure.com", "nodeID": node, "allocatable": {"count": count}}
+    return {"metadata": {"name": node}, "spec": {"drivers": [driver]}}
+
+
+def _copies(statefulset: dict[str, Any], nodes: list[str], **storage: list[dict[str, Any]]) -> Any:
+    recorded: dict[str, Any] = {
+        "persistentVolumes": [],
+        "persistentVolumeClaims": [],
+        "storageClasses": [WAIT, LOCAL],
+        **storage,
+    }
+    snapshot = cluster_snapshot([api_node(n, labels={HOST: n}) for n in nodes], **recorded)
+    report = check(
+        [Document(Location("db.yaml", 1), statefulset)],
+        build_snapshot(snapshot, "s.json"),
+        RunOptions(),
+    )
+    (result,) = report.results
+    return result
+
+
+# pkg/scheduler/framework/plugins/volumebinding/binder.go AssumePodVolumes: the volume a
+# copy's new claim matched is bound to it in the scheduler's cache before the next copy
+LOCAL_CASES = [
+    pytest.param(
+        _statefulset(3, template_class="local"),
+        ["n-a", "n-b"],
+        {"persistentVolumes": [_local("pv-a", "n-a"), _local("pv-b", "n-b")]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 2 {NOT_BOUND}."),
+        id="a local volume goes to one copy only, so the third copy finds none to bind",
+    ),
+    pytest.param(
+        _statefulset(2, template_class="local"),
+        ["n-a", "n-b"],
+        {"persistentVolumes": [_local("pv-a", "n-a"), _local("pv-b", "n-b")]},
+        (Verdict.YES, 2, None),
+        id="as many local volumes as copies take every copy",
+    ),
+    pytest.param(
+        _statefulset(3, template_class="local"),
+        ["n-a", "n-b"],
+        {"persistentVolumes": [_local("pv-a1", "n-a"), _local("pv-a2", "n-a")]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 2 {NOT_BOUND}."),
+        id="two local volumes on one node take two copies there and no third",
+    ),
+    pytest.param(
+        _statefulset(3, template_class="local", podManagementPolicy="Parallel"),
+        ["n-a"],
+        {"persistentVolumes": [_local("pv-a", "n-a")]},
+        (Verdict.PARTIAL, 1, f"db-1 (claims data-db-1): 0/1 nodes are available: 1 {NOT_BOUND}."),
+        id="under Parallel a copy that found no volume takes none from the next",
+    ),
+]
+
+
+@pytest.mark.parametrize(("statefulset", "nodes", "storage", "expected"), LOCAL_CASES)
+def test_copies_take_volumes_from_those_after_them(
+    statefulset: dict[str, Any],
+    nodes: list[str],
+    storage: dict[str, list[dict[str, Any]]],
+    expected: tuple[Verdict, int, str | None],
+) -> None:
+    result = _copies(statefulset, nodes, **storage)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit, result.message) == expected

@@ -57,6 +57,7 @@ from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.autoscaling.session import Autoscaling
 from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
+from gate.scheduler.engine.claimed import Claimed, touches
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
     Preempted,
@@ -605,10 +606,18 @@ class Evaluator:
         if not pod.profile.claims:  # the first copy mounts none of its own claims
             return None
         starting, first_unfit = 1, None
-        for ordinal in ordinals_to_try(workload, placement):
-            answer = self._answer(ordinal_pod(pod, workload, ordinal))
+        ordinals = ordinals_to_try(workload, placement)
+        claimed = None
+        if touches(workload, self.cluster, ordinals):
+            claimed = Claimed(self.cluster)
+            claimed.place(pod.profile, self._answer(pod).fitting, f"{workload.name}-0")
+        for ordinal in ordinals:
+            copy = ordinal_pod(pod, workload, ordinal)
+            answer = self._answer(copy) if claimed is None else self._met(copy, claimed.cluster)
             if answer.any_fit:
                 starting += 1
+                if claimed is not None:
+                    claimed.place(copy.profile, answer.fitting, f"{workload.name}-{ordinal}")
                 continue
             if first_unfit is None:
                 first_unfit = (ordinal, answer)
@@ -621,6 +630,13 @@ class Evaluator:
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
         cause = self._cause(answer, daemonset=False)
         return capped(placement, starting), message, cause, answer.cycle
+
+    def _met(self, pod: Pod, cluster: Cluster) -> _Answer:
+        """What the filters say of every node for ``pod`` in ``cluster``, the run's own
+        with the volumes copies placed before it took (:mod:`gate.scheduler.engine.claimed`):
+        worked out for this pod alone."""
+        cycle = prepare(pod.profile, cluster)
+        return self._work_out(filter_groups(self.index, cycle, self.dialect), cycle)
 
     def _preempting(
         self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None

@@ -57,6 +57,13 @@ class OtherPods:
         view._volume_use = None
         return view
 
+    def mounting(self, use: VolumeUse) -> OtherPods:
+        """These pods, whose mounts are ``use`` (these pods' own and those of copies a
+        count placed, :meth:`VolumeUse.with_pods`)."""
+        view = copy(self)
+        view._volume_use = use
+        return view
+
     @property
     def volume_use(self) -> VolumeUse:
         """What these pods mount, by node (:mod:`gate.scheduler.framework.mounts`)."""

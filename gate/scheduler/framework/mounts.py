@@ -42,7 +42,8 @@ class VolumeUse:
         changed: frozenset[int] = frozenset(),
     ) -> None:
         """The cluster's mounting pods, or (with ``base``) the pods a view of ``base``
-        leaves out, which were on the nodes ``changed``."""
+        leaves out, which were on the nodes ``changed`` (:meth:`with_pods` then adds
+        pods to those nodes)."""
         self.mounting = mounting
         self.base = base
         """The index this view leaves pods out of (None: the cluster's own)."""
@@ -98,6 +99,17 @@ class VolumeUse:
         if not removed:
             return self
         return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
+
+    def with_pods(self, added: tuple[Mounting, ...]) -> VolumeUse:
+        """These pods and ``added``, pods of no snapshot (copies a count placed): a view
+        whose nodes ``changed`` are those the added pods are on."""
+        view = VolumeUse((), self, frozenset(pod.node for pod in added))
+        for pod in added:
+            view.by_node[pod.node] = (*view.by_node.get(pod.node, ()), pod)
+            view.claims_in_use.update(
+                (pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM
+            )
+        return view
 
     def on(self, node: int) -> tuple[Mounting, ...]:
         """The mounting pods on the node at position ``node``."""

@@ -162,6 +162,24 @@ def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
     return tuple(reasons)
 
 
+def matches(
+    claims: Sequence[PlainObject], storage: StorageObjects, node: NodeView
+) -> list[tuple[PlainObject, PlainObject | None]]:
+    """findMatchingVolumes on ``node``: each claim (smallest first, ``byPVCSize``) with the
+    available volume it would bind there, none taken twice; None where it must be
+    provisioned."""
+    chosen: set[str] = set()
+    found: list[tuple[PlainObject, PlainObject | None]] = []
+    for claim in sorted(claims, key=storage_request):
+        wanted_class = claim_class(claim)
+        volumes = [v for v in storage.volumes.values() if volume_class(v) == wanted_class]
+        volume = matching_volume(claim, volumes, node.labels, chosen)
+        if volume is not None:
+            chosen.add(name_of(volume))
+        found.append((claim, volume))
+    return found
+
+
 def _waiting_ok(
     waiting: Sequence[PlainObject], storage: StorageObjects, node: NodeView
 ) -> tuple[bool, bool]:
@@ -175,15 +193,7 @@ def _waiting_ok(
             to_provision.append(claim)
         else:
             to_match.append(claim)
-    chosen: set[str] = set()
-    for claim in sorted(to_match, key=storage_request):  # byPVCSize
-        wanted_class = claim_class(claim)
-        volumes = [v for v in storage.volumes.values() if volume_class(v) == wanted_class]
-        volume = matching_volume(claim, volumes, node.labels, chosen)
-        if volume is None:
-            to_provision.append(claim)
-        else:
-            chosen.add(name_of(volume))
+    to_provision.extend(claim for claim, volume in matches(to_match, storage, node) if not volume)
     # checkVolumeProvisions, when some claim is left to provision, decides alone
     for claim in to_provision:
         class_obj = storage.classes.get(claim_class(claim))

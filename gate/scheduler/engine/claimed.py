@@ -1,0 +1,181 @@
+"""The volumes a StatefulSet's copies take as its count proceeds, copy by copy.
+
+The scheduler places copy i before it sees copy i+1, and what it assumed for copy i stays
+in its caches: VolumeBinding's Reserve (``AssumePodVolumes``) marks the available volume
+copy i's new WaitForFirstConsumer claim matched as bound to that claim, so the next copy's
+claim cannot bind it (a local volume, pinned to one node, goes to one ordinal only); and
+the node's NodeInfo holds copy i, so NodeVolumeLimits counts its volumes there, a claim
+still to be provisioned through its class's provisioner (``nodevolumelimits/csi.go``).
+
+fitgate follows that when a copy's claims can touch either: some claim of the copies is
+unbound of a WaitForFirstConsumer class while an Available volume of its class exists, or
+some claim's class provisions through a driver a CSINode limits. Every other StatefulSet
+is judged copy by copy against the cluster as recorded, its answers shared as before.
+
+fitgate does not score the copies' nodes: a tracked copy lands on the node, among those
+every filter passes for it, that holds the fewest copies placed before it, the first in
+the snapshot's order among equals (the default spreading's bent, not its score).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from gate.k8s.volumes import (
+    BIND_COMPLETED,
+    SELECTED_NODE,
+    PlainObject,
+    annotations_of,
+    claim_class,
+    copy_claim,
+    delay_binding,
+    fully_bound,
+    name_of,
+    spec_of,
+)
+from gate.model import NodeView, Workload
+from gate.model.storage import StorageObjects
+from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.mounts import Mounting
+from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.plugins.nodevolumelimits.csi import volume_limits
+from gate.scheduler.plugins.volumebinding.binder import matches
+from gate.untyped import mapping
+
+AVAILABLE_CLASSES = "claimed: classes with an Available volume"
+LIMITED_DRIVERS = "claimed: drivers a CSINode limits"
+
+
+def waiting(claim: PlainObject, storage: StorageObjects) -> bool:
+    """The claim waits for its first consumer to bind (VolumeBinding's PreFilter)."""
+    return (
+        not fully_bound(claim)
+        and delay_binding(claim, storage.classes)
+        and not spec_of(claim).get("volumeName")
+    )
+
+
+def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], frozenset[str]]:
+    """The classes with an Available volume and the drivers some CSINode limits, worked
+    out once per run."""
+    memo = cluster.others.memo
+    classes, drivers = memo.get(AVAILABLE_CLASSES), memo.get(LIMITED_DRIVERS)
+    if not isinstance(classes, frozenset) or not isinstance(drivers, frozenset):
+        classes = frozenset(
+            str(spec_of(v).get("storageClassName") or "")
+            for v in storage.volumes.values()
+            if mapping(v.get("status")).get("phase") == "Available"
+        )
+        limited: set[str] = set()
+        if "CSINode" in storage.recorded:
+            for csi_node in storage.csi_nodes.values():
+                limited.update(volume_limits(csi_node))
+        drivers = frozenset(limited)
+        memo[AVAILABLE_CLASSES], memo[LIMITED_DRIVERS] = classes, drivers
+    return classes, drivers
+
+
+def touches(workload: Workload, cluster: Cluster, ordinals: range) -> bool:
+    """Whether the claims of copies ``0`` to ``ordinals``' last can take an available
+    volume or count against an attach limit (module doc)."""
+    storage = cluster.snapshot.storage
+    if storage is None:
+        return False
+    classes, drivers = _memo(cluster, storage)
+    if not classes and not drivers:
+        return False
+    for ordinal in range(ordinals.stop):
+        for template in workload.claim_templates:
+            key = (workload.namespace, copy_claim(template, workload.name, ordinal))
+            claim = storage.claims.get(key)
+            if claim is None:
+                continue
+            wanted = claim_class(claim)
+            if wanted in classes and waiting(claim, storage):
+                return True
+    return False
+
+
+def _bound(claim: PlainObject, volume: PlainObject) -> tuple[PlainObject, PlainObject]:
+    """The claim and volume as AssumePodVolumes leaves them: bound to each other."""
+    meta = mapping(claim.get("metadata"))
+    notes = {**annotations_of(claim), BIND_COMPLETED: "yes"}
+    bound_claim = {
+        **claim,
+        "metadata": {**meta, "annotations": notes},
+        "spec": {**spec_of(claim), "volumeName": name_of(volume)},
+    }
+    ref = {"namespace": meta.get("namespace") or "default", "name": meta.get("name")}
+    bound_volume = {
+        **volume,
+        "spec": {**spec_of(volume), "claimRef": ref},
+        "status": {**mapping(volume.get("status")), "phase": "Bound"},
+    }
+    return bound_claim, bound_volume
+
+
+@dataclass(slots=True)
+class Claimed:
+    """The cluster as the next copy meets it: the volumes the copies placed so far took,
+    their mounts on their nodes, and how many copies each node holds."""
+
+    cluster: Cluster
+    copies: Counter[int] = field(default_factory=Counter)
+
+    def place(self, pod: PodProfile, fitting: int, name: str) -> int | None:
+        """Copy ``name`` (``pod``) on its node among ``fitting`` (module doc): its
+        matched volumes bound, its mounts counted there. The node's position; None when
+        no node fits."""
+        if not fitting:
+            return None
+        node = _chosen(fitting, self.copies)
+        self.copies[node] += 1
+        cluster = self.cluster
+        storage = cluster.snapshot.storage
+        assert storage is not None
+        storage = _reserved(pod, storage, cluster.index.nodes[node])
+        use = cluster.others.volume_use.with_pods(
+            (Mounting(-sum(self.copies.values()), node, pod.namespace, name, pod.mounts),)
+        )
+        snapshot = replace(cluster.snapshot, storage=storage)
+        self.cluster = replace(cluster, snapshot=snapshot, others=cluster.others.mounting(use))
+        return node
+
+
+def _chosen(fitting: int, copies: Mapping[int, int]) -> int:
+    """The fitting node holding the fewest copies, the first among equals."""
+    best, fewest = -1, -1
+    bits = fitting
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        position = low.bit_length() - 1
+        held = copies.get(position, 0)
+        if best < 0 or held < fewest:
+            best, fewest = position, held
+            if not held:
+                break
+    return best
+
+
+def _reserved(pod: PodProfile, storage: StorageObjects, node: NodeView) -> StorageObjects:
+    """The storage once the copy's waiting claims bound the volumes they match on
+    ``node`` (those left are provisioned there and stay unbound)."""
+    claims = [storage.claims.get((pod.namespace, name)) for name in pod.claims]
+    to_match = [
+        c
+        for c in claims
+        if c is not None and waiting(c, storage) and SELECTED_NODE not in annotations_of(c)
+    ]
+    bound = [(claim, volume) for claim, volume in matches(to_match, storage, node) if volume]
+    if not bound:
+        return storage
+    new_claims = dict(storage.claims)
+    new_volumes = dict(storage.volumes)
+    for claim, volume in bound:
+        bound_claim, bound_volume = _bound(claim, volume)
+        new_claims[(pod.namespace, name_of(claim))] = bound_claim
+        new_volumes[name_of(volume)] = bound_volume
+    return replace(storage, claims=new_claims, volumes=new_volumes)
