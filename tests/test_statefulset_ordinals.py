@@ -220,8 +220,35 @@ LOCAL_CASES = [
     ),
 ]
 
+# pkg/scheduler/framework/plugins/nodevolumelimits/csi.go filterAttachableVolumes: the
+# pods on the node, the copies assumed there among them, count their claims, an unbound
+# WaitForFirstConsumer one through its class's provisioner
+LIMIT_CASES = [
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        {"csiNodes": [_csi_node("n-a", 2)]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="the copies placed before count against the attach limit of their node",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a", "n-b"],
+        {"csiNodes": [_csi_node("n-a", 1), _csi_node("n-b", 1)]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 2 {EXCEED}."),
+        id="one volume a node takes one copy on each node and no third",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a", "n-b"],
+        {"csiNodes": [_csi_node("n-a", 2), _csi_node("n-b", 1)]},
+        (Verdict.YES, 3, None),
+        id="copies fill the room the attach limits leave across nodes",
+    ),
+]
 
-@pytest.mark.parametrize(("statefulset", "nodes", "storage", "expected"), LOCAL_CASES)
+
+@pytest.mark.parametrize(("statefulset", "nodes", "storage", "expected"), LOCAL_CASES + LIMIT_CASES)
 def test_copies_take_volumes_from_those_after_them(
     statefulset: dict[str, Any],
     nodes: list[str],

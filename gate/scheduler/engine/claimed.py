@@ -40,7 +40,7 @@ from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.plugins.nodevolumelimits.csi import volume_limits
+from gate.scheduler.plugins.nodevolumelimits.csi import DRIVER_OF_PLUGIN, volume_limits
 from gate.scheduler.plugins.volumebinding.binder import matches
 from gate.untyped import mapping
 
@@ -94,6 +94,11 @@ def touches(workload: Workload, cluster: Cluster, ordinals: range) -> bool:
                 continue
             wanted = claim_class(claim)
             if wanted in classes and waiting(claim, storage):
+                return True
+            provisioner = mapping(storage.classes.get(wanted)).get("provisioner")
+            if isinstance(provisioner, str) and DRIVER_OF_PLUGIN.get(provisioner, provisioner) in (
+                drivers
+            ):
                 return True
     return False
 
