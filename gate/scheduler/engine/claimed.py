@@ -135,7 +135,7 @@ class Claimed:
         no node fits."""
         if not fitting:
             return None
-        node = _chosen(fitting, self.copies)
+        node = chosen_node(fitting, self.copies)
         self.copies[node] += 1
         cluster = self.cluster
         storage = cluster.snapshot.storage
@@ -149,7 +149,7 @@ class Claimed:
         return node
 
 
-def _chosen(fitting: int, copies: Mapping[int, int]) -> int:
+def chosen_node(fitting: int, copies: Mapping[int, int]) -> int:
     """The fitting node holding the fewest copies, the first among equals."""
     best, fewest = -1, -1
     bits = fitting

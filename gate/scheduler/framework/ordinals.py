@@ -10,8 +10,9 @@ the one before it runs, so the count stops at the first copy that fits no node, 
 a later one would; under ``Parallel`` every copy is tried.
 
 Each copy is judged against the cluster as recorded, beside the copies counted before it
-only through the room those copies take (the copies' count); a WaitForFirstConsumer
-volume two copies could both bind (a local PV) is not reserved for the first.
+through the room those copies take (the copies' count) and, where their claims can take an
+available volume or count against an attach limit, through the volumes they took
+(``gate.scheduler.engine.claimed``).
 """
 
 from __future__ import annotations
