@@ -13,7 +13,7 @@ import pytest
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
-from tests.builders import api_node, cluster_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot
 
 ZONE = "topology.kubernetes.io/zone"
 WAIT = {
@@ -258,3 +258,103 @@ def test_copies_take_volumes_from_those_after_them(
     result = _copies(statefulset, nodes, **storage)
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == expected
+
+
+ZONAL = {
+    "metadata": {"name": "zonal"},
+    "provisioner": "disk.csi.azure.com",
+    "volumeBindingMode": "WaitForFirstConsumer",
+    "allowedTopologies": [{"matchLabelExpressions": [{"key": ZONE, "values": ["z1"]}]}],
+}
+SPREAD = {
+    "maxSkew": 1,
+    "topologyKey": ZONE,
+    "whenUnsatisfiable": "DoNotSchedule",
+    "labelSelector": {"matchLabels": {"app": "db"}},
+}
+SKEWED = "node(s) didn't match pod topology spread constraints"
+NO_TOPOLOGY = "node(s) didn't find available persistent volumes to bind"
+# the PostFilters' part of the FitError: DynamicResources', then DefaultPreemption's (the
+# node refused by skew alone has no victim; the other's reason preemption cannot help)
+POST_FILTERS = (
+    " no new claims to deallocate, preemption: 0/2 nodes are available: "
+    "1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+)
+
+
+def _spread(kind: str, replicas: int, template_class: str = "zonal") -> dict[str, Any]:
+    """A workload spread by zone whose claims only zone z1 can hold: a StatefulSet's own,
+    or one claim every copy of a Deployment mounts."""
+    workload = _statefulset(replicas, template_class=template_class)
+    pod = workload["spec"]["template"]["spec"]
+    pod["topologySpreadConstraints"] = [SPREAD]
+    if kind == "Deployment":
+        workload["kind"] = "Deployment"
+        del workload["spec"]["volumeClaimTemplates"]
+        pod["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    return workload
+
+
+def _zones(workload: dict[str, Any], running: int, *claims: dict[str, Any]) -> Any:
+    """Nodes in zones z1 and z2, with ``running`` pods of the workload's labels in z1."""
+    pods = [api_pod(f"old-{i}", "n-z1", namespace="db") for i in range(running)]
+    for pod in pods:
+        pod["metadata"]["labels"] = {"app": "db"}
+    recorded: dict[str, Any] = {
+        "persistentVolumes": [_volume("pv-z1", "z1")],
+        "persistentVolumeClaims": list(claims),
+        "storageClasses": [WAIT, ZONAL],
+    }
+    nodes = [api_node(f"n-{z}", labels={ZONE: z}) for z in ("z1", "z2")]
+    snapshot = build_snapshot(cluster_snapshot(nodes, pods, **recorded), "s.json")
+    report = check([Document(Location("db.yaml", 1), workload)], snapshot, RunOptions())
+    (result,) = report.results
+    return result
+
+
+# pkg/scheduler/framework/plugins/podtopologyspread/filtering.go calPreFilterState counts
+# the domains of every node nodeInclusionPolicies admit (node affinity, taints), not of the
+# nodes the volume filters pass: zone z2, where no claim can bind, counts at 0 pods
+SPREAD_CASES = [
+    pytest.param(
+        _spread("Deployment", 1),
+        1,
+        [{**_bound("data", "pv-z1")}],
+        (Verdict.NO, 0, f"0/2 nodes are available: 1 node(s) {PINNED}, 1 {SKEWED}.{POST_FILTERS}"),
+        id="a zone no node can bind the volume in still counts at 0 pods and blocks by skew",
+    ),
+    pytest.param(
+        _spread("Deployment", 3),
+        0,
+        [{**_bound("data", "pv-z1")}],
+        (Verdict.PARTIAL, 1, None),
+        id="copies pinned to one zone by a shared claim stop at the skew the empty zone allows",
+    ),
+    pytest.param(
+        _spread("StatefulSet", 3),
+        0,
+        [],
+        (Verdict.PARTIAL, 1, None),
+        id="copies whose new claims only one zone provisions stop at that skew too",
+    ),
+    pytest.param(
+        _spread("StatefulSet", 3),
+        1,
+        [],
+        (Verdict.NO, 0, f"0/2 nodes are available: 1 {NO_TOPOLOGY}, 1 {SKEWED}.{POST_FILTERS}"),
+        id="a first copy whose new claim only the crowded zone provisions fits nowhere",
+    ),
+]
+
+
+@pytest.mark.parametrize(("workload", "running", "claims", "expected"), SPREAD_CASES)
+def test_volume_filters_do_not_shrink_a_spreads_domains(
+    workload: dict[str, Any],
+    running: int,
+    claims: list[dict[str, Any]],
+    expected: tuple[Verdict, int, str | None],
+) -> None:
+    result = _zones(workload, running, *claims)
+    fit = 0 if result.placement is None else result.placement.fit
+    message = result.message if expected[2] is not None else None
+    assert (result.verdict, fit, message) == expected
