@@ -5,8 +5,9 @@
 ``nodeAffinity.required`` term (a local or hostPath volume's hostname requirement left
 out), or for an unbound claim its StorageClass's first ``allowedTopologies`` term (each
 key ``In`` its values), is added to every required node affinity term of the pod. A copy
-pinned to its volume's zone is launched only there. fitgate reads the claims VolumeBinding's
-PreFilter found: a bound claim's volume, a waiting claim's class.
+pinned to its volume's zone is launched only there; being node affinity, the requirements
+also narrow a zonal spread's ``podDomains`` (v1.9 keeps them out of them). fitgate reads
+the claims VolumeBinding's PreFilter found: a bound claim's volume, a waiting claim's class.
 """
 
 from __future__ import annotations
