@@ -9,7 +9,9 @@ still to be provisioned through its class's provisioner (``nodevolumelimits/csi.
 
 fitgate follows that when a copy's claims can touch either: some claim of the copies is
 unbound of a WaitForFirstConsumer class while an Available volume of its class exists, or
-some claim's class provisions through a driver a CSINode limits. Every other StatefulSet
+some claim's class provisions through a driver a CSINode limits on a node with less room
+left than the copies' volumes (the copies before a copy cannot bring a node with more to
+its limit). Every other StatefulSet
 is judged copy by copy against the cluster as recorded, its answers shared as before.
 
 fitgate does not score the copies' nodes: a tracked copy lands on the node, among those
@@ -40,12 +42,13 @@ from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.plugins.nodevolumelimits.csi import DRIVER_OF_PLUGIN, volume_limits
+from gate.scheduler.plugins.nodevolumelimits import counts_of
+from gate.scheduler.plugins.nodevolumelimits.csi import DRIVER_OF_PLUGIN
 from gate.scheduler.plugins.volumebinding.binder import matches
 from gate.untyped import mapping
 
 AVAILABLE_CLASSES = "claimed: classes with an Available volume"
-LIMITED_DRIVERS = "claimed: drivers a CSINode limits"
+HEADROOM = "claimed: the fewest volumes a node can still attach, by driver"
 
 
 def waiting(claim: PlainObject, storage: StorageObjects) -> bool:
@@ -57,35 +60,41 @@ def waiting(claim: PlainObject, storage: StorageObjects) -> bool:
     )
 
 
-def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], frozenset[str]]:
-    """The classes with an Available volume and the drivers some CSINode limits, worked
-    out once per run."""
+def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Mapping[str, int]]:
+    """The classes with an Available volume, and for each driver some CSINode limits the
+    fewest volumes a node can still attach (its headroom), worked out once per run."""
     memo = cluster.others.memo
-    classes, drivers = memo.get(AVAILABLE_CLASSES), memo.get(LIMITED_DRIVERS)
-    if not isinstance(classes, frozenset) or not isinstance(drivers, frozenset):
+    classes, headroom = memo.get(AVAILABLE_CLASSES), memo.get(HEADROOM)
+    if not isinstance(classes, frozenset) or not isinstance(headroom, dict):
         classes = frozenset(
             str(spec_of(v).get("storageClassName") or "")
             for v in storage.volumes.values()
             if mapping(v.get("status")).get("phase") == "Available"
         )
-        limited: set[str] = set()
-        if "CSINode" in storage.recorded:
-            for csi_node in storage.csi_nodes.values():
-                limited.update(volume_limits(csi_node))
-        drivers = frozenset(limited)
-        memo[AVAILABLE_CLASSES], memo[LIMITED_DRIVERS] = classes, drivers
-    return classes, drivers
+        least: dict[str, int] = {}
+        if "CSINode" in storage.recorded and storage.csi_nodes:
+            counts = counts_of(cluster.index, storage, cluster.others.volume_use)
+            for node in counts.nodes:
+                for driver, limit in node.limits.items():
+                    left = limit - node.counts.get(driver, 0)
+                    least[driver] = min(left, least.get(driver, left))
+        headroom = least
+        memo[AVAILABLE_CLASSES], memo[HEADROOM] = classes, headroom
+    return classes, headroom
 
 
-def touches(workload: Workload, cluster: Cluster, ordinals: range) -> bool:
+def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
     """Whether the claims of copies ``0`` to ``ordinals``' last can take an available
-    volume or count against an attach limit (module doc)."""
+    volume, or the copies before one can bring a node to an attach limit it would
+    otherwise stay within: each copy attaches at most its pod's volumes, so only a driver
+    some node has less headroom for than all the copies' volumes can be reached."""
     storage = cluster.snapshot.storage
     if storage is None:
         return False
-    classes, drivers = _memo(cluster, storage)
-    if not classes and not drivers:
+    classes, headroom = _memo(cluster, storage)
+    if not classes and not headroom:
         return False
+    reachable = {d for d, left in headroom.items() if left < ordinals.stop * len(pod.mounts)}
     for ordinal in range(ordinals.stop):
         for template in workload.claim_templates:
             key = (workload.namespace, copy_claim(template, workload.name, ordinal))
@@ -97,7 +106,7 @@ def touches(workload: Workload, cluster: Cluster, ordinals: range) -> bool:
                 return True
             provisioner = mapping(storage.classes.get(wanted)).get("provisioner")
             if isinstance(provisioner, str) and DRIVER_OF_PLUGIN.get(provisioner, provisioner) in (
-                drivers
+                reachable
             ):
                 return True
     return False

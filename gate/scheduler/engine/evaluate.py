@@ -608,7 +608,7 @@ class Evaluator:
         starting, first_unfit = 1, None
         ordinals = ordinals_to_try(workload, placement)
         claimed = None
-        if touches(workload, self.cluster, ordinals):
+        if touches(workload, pod.profile, self.cluster, ordinals):
             claimed = Claimed(self.cluster)
             claimed.place(pod.profile, self._answer(pod).fitting, f"{workload.name}-0")
         for ordinal in ordinals:
@@ -634,9 +634,9 @@ class Evaluator:
     def _met(self, pod: Pod, cluster: Cluster) -> _Answer:
         """What the filters say of every node for ``pod`` in ``cluster``, the run's own
         with the volumes copies placed before it took (:mod:`gate.scheduler.engine.claimed`):
-        worked out for this pod alone."""
+        worked out for this pod alone (the parts shared by what pods ask read no volume)."""
         cycle = prepare(pod.profile, cluster)
-        return self._work_out(filter_groups(self.index, cycle, self.dialect), cycle)
+        return self._work_out(filter_groups(self.index, cycle, self.dialect, self.parts), cycle)
 
     def _preempting(
         self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None

@@ -51,6 +51,8 @@ class VolumeUse:
         """The nodes (positions) whose mounting pods this view has fewer of than ``base``."""
         self.memo: dict[str, object] = {}
         """What a plugin works out once of these pods (NodeVolumeLimits' counts by node)."""
+        self.added: tuple[Mounting, ...] = ()
+        """The pods of no snapshot this view adds (:meth:`with_pods`)."""
         if base is None:
             by_node: dict[int, list[Mounting]] = {}
             for pod in mounting:
@@ -58,21 +60,15 @@ class VolumeUse:
             self.by_node: dict[int, tuple[Mounting, ...]] = {
                 node: tuple(pods) for node, pods in by_node.items()
             }
-            self.claims_in_use: Counter[tuple[str, str]] = Counter(
-                (pod.namespace, mount.disk)
-                for pod in mounting
-                for mount in pod.mounts
-                if mount.source == CLAIM
+            self._claims: Counter[tuple[str, str]] | None = Counter(
+                claim for pod in mounting for claim in _claims_of(pod)
             )
             return
-        # a view: the base's, less the pods it leaves out (``mounting`` holds those)
+        # a view: the base's, less the pods it leaves out (``mounting`` holds those); its
+        # claims in use are worked out when first asked (few pods mount a ReadWriteOncePod one)
         removed = {pod.position for pod in mounting}
         self.by_node = dict(base.by_node)
-        self.claims_in_use = Counter(base.claims_in_use)
-        for pod in mounting:
-            self.claims_in_use.subtract(
-                (pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM
-            )
+        self._claims = None
         for node in changed:
             pods = base.by_node.get(node, ())
             self.by_node[node] = tuple(pod for pod in pods if pod.position not in removed)
@@ -104,13 +100,28 @@ class VolumeUse:
         """These pods and ``added``, pods of no snapshot (copies a count placed): a view
         whose nodes ``changed`` are those the added pods are on."""
         view = VolumeUse((), self, frozenset(pod.node for pod in added))
+        view.added = added
         for pod in added:
             view.by_node[pod.node] = (*view.by_node.get(pod.node, ()), pod)
-            view.claims_in_use.update(
-                (pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM
-            )
         return view
+
+    @property
+    def claims_in_use(self) -> Counter[tuple[str, str]]:
+        """How many of these pods mount each claim (namespace, name)."""
+        if self._claims is None:
+            assert self.base is not None
+            found = Counter(self.base.claims_in_use)
+            for pod in self.mounting:
+                found.subtract(_claims_of(pod))
+            for pod in self.added:
+                found.update(_claims_of(pod))
+            self._claims = found
+        return self._claims
 
     def on(self, node: int) -> tuple[Mounting, ...]:
         """The mounting pods on the node at position ``node``."""
         return self.by_node.get(node, ())
+
+
+def _claims_of(pod: Mounting) -> list[tuple[str, str]]:
+    return [(pod.namespace, m.disk) for m in pod.mounts if m.source == CLAIM]
