@@ -95,12 +95,14 @@ class Counts:
     each attached volume (``holders``); ``pods``: each mounting pod's counted volumes by
     its position and its node's migration, shared by a cluster's counts and its views'
     (a view counts again the nodes whose pods it leaves out, and their other pods' volumes
-    are the same)."""
+    are the same). A view's ``holders`` holds only the volumes of the nodes it counts
+    again, the others are its base's (``inherited``): :meth:`holding` reads both."""
 
     nodes: tuple[NodeCounts, ...]
     groups: dict[Hashable, int]
     holders: dict[str, int]
     pods: dict[tuple[int, Migration], Volumes]
+    inherited: Mapping[str, int]
 
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
@@ -120,14 +122,14 @@ class Counts:
             return NodeCounts.of(csi_node, attached, volume_limits(csi_node))
 
         if use.base is None:
-            found = cls((), {}, {}, {})
+            found = cls((), {}, {}, {}, {})
             nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
             for position, node in enumerate(nodes):
                 found._add(position, node)
             found.nodes = tuple(nodes)
             return found
         base = counts_of(index, storage, use.base)
-        found = cls(base.nodes, dict(base.groups), dict(base.holders), base.pods)
+        found = cls(base.nodes, dict(base.groups), {}, base.pods, base.holders)
         changed = list(base.nodes)
         for position in use.changed:
             before = base.nodes[position]
@@ -137,17 +139,22 @@ class Counts:
         found.nodes = tuple(changed)
         return found
 
+    def holding(self, unique: str) -> int:
+        """The nodes (a bitset) whose pods have attached the volume ``unique``."""
+        found = self.holders.get(unique)
+        return self.inherited.get(unique, 0) if found is None else found
+
     def _add(self, position: int, node: NodeCounts) -> None:
         self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
         for unique in node.attached:
-            self.holders[unique] = self.holders.get(unique, 0) | 1 << position
+            self.holders[unique] = self.holding(unique) | 1 << position
 
     def _remove(self, position: int, node: NodeCounts) -> None:
         self.groups[node.key] &= ~(1 << position)
         if not self.groups[node.key]:
             del self.groups[node.key]
         for unique in node.attached:
-            self.holders[unique] &= ~(1 << position)
+            self.holders[unique] = self.holding(unique) & ~(1 << position)
 
 
 def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
@@ -261,7 +268,7 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
         if bits & among
     }.values():
         for unique in new:
-            holding |= counts.holders.get(unique, 0)
+            holding |= counts.holding(unique)
     holding &= among
     for bits in counts.groups.values():
         bits &= among & ~holding
