@@ -6,12 +6,17 @@ every one). A PARTIAL names that copy and its claim."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.framework.pods import Pod
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot
 
@@ -62,7 +67,7 @@ def _statefulset(replicas: int, template_class: str = "wait", **spec: Any) -> di
 def _run(statefulset: dict[str, Any], *claims: dict[str, Any]) -> Any:
     nodes = [api_node(f"n-{z}", labels={ZONE: z}) for z in ("z1", "z2")]
     storage: dict[str, Any] = {
-        "persistentVolumes": [_volume("pv-z1", "z1"), _volume("pv-z9", "z9")],
+        "persistentVolumes": [_volume(f"pv-{z}", z) for z in ("z1", "z2", "z9")],
         "persistentVolumeClaims": list(claims),
         "storageClasses": [WAIT, NOW],
     }
@@ -358,3 +363,28 @@ def test_volume_filters_do_not_shrink_a_spreads_domains(
     fit = 0 if result.placement is None else result.placement.fit
     message = result.message if expected[2] is not None else None
     assert (result.verdict, fit, message) == expected
+
+
+def _full(evaluator: Evaluator, pod: Pod, candidates: Sequence[int]) -> object:
+    """Every copy's whole answer, as before the first copy's nodes were asked first."""
+    return evaluator._answer(pod)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    zones=st.lists(st.sampled_from(["z1", "z2", "z9", None]), min_size=1, max_size=5),
+    replicas=st.integers(1, 5),
+    parallel=st.booleans(),
+    template_class=st.sampled_from(["wait", "now"]),
+)
+def test_a_later_copy_looked_for_first_where_the_first_fits_is_counted_as_its_whole_answer(
+    zones: list[str | None], replicas: int, parallel: bool, template_class: str
+) -> None:
+    """Each copy's claim bound to a volume in a zone (None: no claim yet, one is made)."""
+    policy = {"podManagementPolicy": "Parallel"} if parallel else {}
+    statefulset = _statefulset(replicas, template_class, **policy)
+    claims = [_bound(f"data-db-{i}", f"pv-{z}") for i, z in enumerate(zones) if z is not None]
+    hinted = _run(statefulset, *claims)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Evaluator, "_hinted", _full)
+        assert _run(statefulset, *claims) == hinted

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import reduce
+from itertools import islice
 from operator import or_
 from typing import Any
 
@@ -118,6 +119,9 @@ from gate.scheduler.plugins.volumerestrictions import IN_USE
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
+HINTED_NODES = 8
+"""How many of the nodes its first copy fits a StatefulSet's later copy is looked for on
+before its whole answer is worked out."""
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -212,13 +216,15 @@ class Evaluator:
     def index(self) -> NodeIndex:
         return self.cluster.index
 
-    def _answer(self, pod: Pod) -> _Answer:
-        """What the filters say of every node for this pod. Workloads that ask the filters
-        the same questions get the same answer: it is worked out once."""
+    def _answer(self, pod: Pod, cycle: CycleState | None = None) -> _Answer:
+        """What the filters say of every node for this pod (``cycle``: its PreFilters'
+        state, when already prepared). Workloads that ask the filters the same questions
+        get the same answer: it is worked out once."""
         key = scheduling_key(pod.profile, self.cluster)
         found = self.answers.get(key) if key is not None else None
         if found is None:
-            cycle = prepare(pod.profile, self.cluster)
+            if cycle is None:
+                cycle = prepare(pod.profile, self.cluster)
             found = self._work_out(
                 filter_groups(self.index, cycle, self.dialect, self.parts), cycle
             )
@@ -564,7 +570,7 @@ class Evaluator:
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
-            by_ordinal = self._ordinals(workload, pod, placement)
+            by_ordinal = self._ordinals(workload, pod, placement, fitting)
             if by_ordinal is not None:
                 # the autoscalers meet the copy that does not start, with its own claims
                 placement, message, cause, cycle = by_ordinal
@@ -594,12 +600,14 @@ class Evaluator:
         return self._scaled_up(result, pod, cycle, zones)
 
     def _ordinals(
-        self, workload: Workload, pod: Pod, placement: ReplicaFit
+        self, workload: Workload, pod: Pod, placement: ReplicaFit, hint: int
     ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
         """A StatefulSet's count once each copy mounts its own claims
         (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
         start, the first copy that fits no node named with its claims in the message, its
-        cause and its PreFilters' state; None when every copy counted fits."""
+        cause and its PreFilters' state; None when every copy counted fits. ``hint``: the
+        nodes the first copy fits, where a later copy is looked for first, after the nodes
+        that took the copies before it (their claims' volumes may be in other zones)."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
@@ -611,14 +619,25 @@ class Evaluator:
         if touches(workload, pod.profile, self.cluster, ordinals):
             claimed = Claimed(self.cluster)
             claimed.place(pod.profile, self._answer(pod).fitting, f"{workload.name}-0")
+        took: list[int] = []
         for ordinal in ordinals:
             copy = ordinal_pod(pod, workload, ordinal)
-            answer = self._answer(copy) if claimed is None else self._met(copy, claimed.cluster)
-            if answer.any_fit:
-                starting += 1
-                if claimed is not None:
+            if claimed is None:  # the copies take nothing the next one reads
+                candidates = [*took, *islice(set_bits(hint), HINTED_NODES)]
+                hinted = self._hinted(copy, candidates)
+                if isinstance(hinted, int) or hinted.any_fit:
+                    position = hinted if isinstance(hinted, int) else lowest(hinted.fitting)
+                    if position not in took:
+                        took.append(position)
+                    starting += 1
+                    continue
+                answer = hinted
+            else:
+                answer = self._met(copy, claimed.cluster)
+                if answer.any_fit:
+                    starting += 1
                     claimed.place(copy.profile, answer.fitting, f"{workload.name}-{ordinal}")
-                continue
+                    continue
             if first_unfit is None:
                 first_unfit = (ordinal, answer)
             if not workload.parallel:
@@ -637,6 +656,23 @@ class Evaluator:
         worked out for this pod alone (the parts shared by what pods ask read no volume)."""
         cycle = prepare(pod.profile, cluster)
         return self._work_out(filter_groups(self.index, cycle, self.dialect, self.parts), cycle)
+
+    def _hinted(self, pod: Pod, candidates: Sequence[int]) -> _Answer | int:
+        """:meth:`_answer`, or the first node of ``candidates`` (positions) the filters pass
+        ``pod`` on, each asked as :func:`run_filters` asks it: a StatefulSet's later copy,
+        with its own claims, mostly fits where an earlier copy does, and whether it fits
+        anywhere is all its count needs (its whole answer only when it fits none of them)."""
+        key = scheduling_key(pod.profile, self.cluster)
+        found = self.answers.get(key) if key is not None else None
+        if found is not None or pod.profile.by_name:
+            return found if found is not None else self._answer(pod)
+        cycle = prepare(pod.profile, self.cluster)
+        if pre_filter_refusal(cycle) is None:
+            nodes = self.index.nodes
+            for position in candidates:
+                if run_filters(cycle, nodes[position], self.dialect) is None:
+                    return position
+        return self._answer(pod, cycle)
 
     def _preempting(
         self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None

@@ -51,27 +51,50 @@ class VolumeUse:
         """The nodes (positions) whose mounting pods this view has fewer of than ``base``."""
         self.memo: dict[str, object] = {}
         """What a plugin works out once of these pods (NodeVolumeLimits' counts by node)."""
+        self.by_position: dict[int, Mounting] = {}
+        """The mounting pods by position (the cluster's own index only)."""
+        self._by_node: dict[int, tuple[Mounting, ...]] | None = None
+        self._claims: Counter[tuple[str, str]] | None = None
+        self._kept: dict[int, tuple[Mounting, ...]] = {}
+        """A view's mounting pods on the nodes ``changed``; its other nodes' are the base's."""
         self.added: tuple[Mounting, ...] = ()
         """The pods of no snapshot this view adds (:meth:`with_pods`)."""
         if base is None:
+            self.by_position = {pod.position: pod for pod in mounting}
             by_node: dict[int, list[Mounting]] = {}
             for pod in mounting:
                 by_node.setdefault(pod.node, []).append(pod)
-            self.by_node: dict[int, tuple[Mounting, ...]] = {
-                node: tuple(pods) for node, pods in by_node.items()
-            }
-            self._claims: Counter[tuple[str, str]] | None = Counter(
-                claim for pod in mounting for claim in _claims_of(pod)
-            )
+            self._by_node = {node: tuple(pods) for node, pods in by_node.items()}
+            self._claims = Counter(claim for pod in mounting for claim in _claims_of(pod))
             return
-        # a view: the base's, less the pods it leaves out (``mounting`` holds those); its
-        # claims in use are worked out when first asked (few pods mount a ReadWriteOncePod one)
+        # a view: the base's, less the pods it leaves out (``mounting`` holds those); the
+        # whole maps are copied only when asked for, most views read a few nodes only
         removed = {pod.position for pod in mounting}
-        self.by_node = dict(base.by_node)
-        self._claims = None
         for node in changed:
-            pods = base.by_node.get(node, ())
-            self.by_node[node] = tuple(pod for pod in pods if pod.position not in removed)
+            pods = base.on(node)
+            self._kept[node] = tuple(pod for pod in pods if pod.position not in removed)
+
+    @property
+    def by_node(self) -> dict[int, tuple[Mounting, ...]]:
+        """The mounting pods by node (position), for the nodes holding some (or, in a view,
+        that held some in its base)."""
+        if self._by_node is None:
+            assert self.base is not None
+            self._by_node = {**self.base.by_node, **self._kept}
+        return self._by_node
+
+    @property
+    def claims_in_use(self) -> Counter[tuple[str, str]]:
+        """How many of these pods use each claim, by namespace and name."""
+        if self._claims is None:
+            assert self.base is not None
+            found = Counter(self.base.claims_in_use)
+            for pod in self.mounting:
+                found.subtract(_claims_of(pod))
+            for pod in self.added:
+                found.update(_claims_of(pod))
+            self._claims = found
+        return self._claims
 
     @classmethod
     def of(cls, pods: PodIndex, mounts: Mounts) -> VolumeUse:
@@ -91,7 +114,11 @@ class VolumeUse:
     def without(self, excluded: frozenset[int]) -> VolumeUse:
         """These pods less those at ``excluded``; this very index when none of them mounts."""
         assert self.base is None, "a view is taken of the cluster's own index"
-        removed = tuple(pod for pod in self.mounting if pod.position in excluded)
+        if len(excluded) < len(self.mounting):  # a view leaves out few pods: look them up
+            found = (self.by_position.get(position) for position in sorted(excluded))
+            removed = tuple(pod for pod in found if pod is not None)
+        else:
+            removed = tuple(pod for pod in self.mounting if pod.position in excluded)
         if not removed:
             return self
         return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
@@ -102,25 +129,16 @@ class VolumeUse:
         view = VolumeUse((), self, frozenset(pod.node for pod in added))
         view.added = added
         for pod in added:
-            view.by_node[pod.node] = (*view.by_node.get(pod.node, ()), pod)
+            view._kept[pod.node] = (*view._kept.get(pod.node, ()), pod)
         return view
-
-    @property
-    def claims_in_use(self) -> Counter[tuple[str, str]]:
-        """How many of these pods mount each claim (namespace, name)."""
-        if self._claims is None:
-            assert self.base is not None
-            found = Counter(self.base.claims_in_use)
-            for pod in self.mounting:
-                found.subtract(_claims_of(pod))
-            for pod in self.added:
-                found.update(_claims_of(pod))
-            self._claims = found
-        return self._claims
 
     def on(self, node: int) -> tuple[Mounting, ...]:
         """The mounting pods on the node at position ``node``."""
-        return self.by_node.get(node, ())
+        if self.base is None:
+            assert self._by_node is not None
+            return self._by_node.get(node, ())
+        kept = self._kept.get(node)
+        return self.base.on(node) if kept is None else kept
 
 
 def _claims_of(pod: Mounting) -> list[tuple[str, str]]:

@@ -54,6 +54,15 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
     volume_limits,
 )
 
+Migration = tuple[bool, str]
+"""What the in-tree translation reads of a node: whether it has a CSINode, and the plugins
+its CSINode says migrated."""
+
+
+def migration_of(csi_node: PlainObject | None) -> Migration:
+    listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
+    return csi_node is not None, listed if isinstance(listed, str) else ""
+
 
 @dataclass(frozen=True, slots=True)
 class NodeCounts:
@@ -66,15 +75,14 @@ class NodeCounts:
     limits: Mapping[str, int]
     attached: Volumes
     counts: Mapping[str, int]
-    migration: tuple[bool, str]
+    migration: Migration
     key: Hashable
 
     @classmethod
     def of(
         cls, csi_node: PlainObject | None, attached: Volumes, limits: Mapping[str, int]
     ) -> NodeCounts:
-        listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
-        migration = (csi_node is not None, listed if isinstance(listed, str) else "")
+        migration = migration_of(csi_node)
         counts = Counter(attached.values())
         key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
         return cls(csi_node, limits, attached, counts, migration, key)
@@ -84,11 +92,17 @@ class NodeCounts:
 class Counts:
     """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
     in what the Filter reads of them but their volumes (``groups``), and the nodes holding
-    each attached volume (``holders``)."""
+    each attached volume (``holders``); ``pods``: each mounting pod's counted volumes by
+    its position and its node's migration, shared by a cluster's counts and its views'
+    (a view counts again the nodes whose pods it leaves out, and their other pods' volumes
+    are the same). A view's ``holders`` holds only the volumes of the nodes it counts
+    again, the others are its base's (``inherited``): :meth:`holding` reads both."""
 
     nodes: tuple[NodeCounts, ...]
     groups: dict[Hashable, int]
     holders: dict[str, int]
+    pods: dict[tuple[int, Migration], Volumes]
+    inherited: Mapping[str, int]
 
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
@@ -98,19 +112,24 @@ class Counts:
 
         def counted(position: int, csi_node: PlainObject | None) -> NodeCounts:
             attached: Volumes = {}
+            migration = migration_of(csi_node)
             for pod in use.on(position):
-                attached.update(attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node))
+                volumes = found.pods.get((pod.position, migration))
+                if volumes is None:
+                    volumes = attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node)
+                    found.pods[pod.position, migration] = volumes
+                attached.update(volumes)
             return NodeCounts.of(csi_node, attached, volume_limits(csi_node))
 
         if use.base is None:
-            found = cls((), {}, {})
+            found = cls((), {}, {}, {}, {})
             nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
             for position, node in enumerate(nodes):
                 found._add(position, node)
             found.nodes = tuple(nodes)
             return found
         base = counts_of(index, storage, use.base)
-        found = cls(base.nodes, dict(base.groups), dict(base.holders))
+        found = cls(base.nodes, dict(base.groups), {}, base.pods, base.holders)
         changed = list(base.nodes)
         for position in use.changed:
             before = base.nodes[position]
@@ -120,17 +139,22 @@ class Counts:
         found.nodes = tuple(changed)
         return found
 
+    def holding(self, unique: str) -> int:
+        """The nodes (a bitset) whose pods have attached the volume ``unique``."""
+        found = self.holders.get(unique)
+        return self.inherited.get(unique, 0) if found is None else found
+
     def _add(self, position: int, node: NodeCounts) -> None:
         self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
         for unique in node.attached:
-            self.holders[unique] = self.holders.get(unique, 0) | 1 << position
+            self.holders[unique] = self.holding(unique) | 1 << position
 
     def _remove(self, position: int, node: NodeCounts) -> None:
         self.groups[node.key] &= ~(1 << position)
         if not self.groups[node.key]:
             del self.groups[node.key]
         for unique in node.attached:
-            self.holders[unique] &= ~(1 << position)
+            self.holders[unique] = self.holding(unique) & ~(1 << position)
 
 
 def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
@@ -151,7 +175,7 @@ class State:
     storage: StorageObjects | None = None
     counts: Counts | None = None
     positions: Mapping[str, int] | None = None
-    new: dict[tuple[bool, str], Volumes] = field(default_factory=dict)
+    new: dict[Migration, Volumes] = field(default_factory=dict)
     """The pod's counted volumes by what the translation reads of a node, as found."""
 
 
@@ -244,7 +268,7 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
         if bits & among
     }.values():
         for unique in new:
-            holding |= counts.holders.get(unique, 0)
+            holding |= counts.holding(unique)
     holding &= among
     for bits in counts.groups.values():
         bits &= among & ~holding
