@@ -14,7 +14,13 @@ from fractions import Fraction
 from typing import Any, Final
 
 from gate.k8s.quantity import DECIMAL_SI, go_quantity_text, parse_quantity, quantity_format
-from gate.k8s.resources import CPU, MEMORY, is_extended, is_sidecar, pod_level_resource
+from gate.k8s.resources import (
+    CPU,
+    MEMORY,
+    aggregate_containers,
+    is_extended,
+    pod_level_resource,
+)
 from gate.untyped import as_list, mapping
 
 COUNT_PODS: Final = "count/pods"
@@ -79,26 +85,9 @@ def resources_of(container: Mapping[str, Any], side: str) -> Usage:
 
 
 def _aggregate(spec: Mapping[str, Any], side: str) -> Usage:
-    """AggregateContainerRequests / AggregateContainerLimits: containers and restartable
-    init containers (sidecars) summed; a regular init container runs beside the sidecars
-    started before it, and the peak of those is the floor."""
-    total: Usage = {}
-    for container in containers_of(spec, "containers"):
-        add_to(total, resources_of(container, side))
-    sidecars: Usage = {}
-    peak: Usage = {}
-    for container in containers_of(spec, "initContainers"):
-        own = resources_of(container, side)
-        if is_sidecar(container):
-            add_to(total, own)
-            add_to(sidecars, own)
-            in_flight = dict(sidecars)
-        else:
-            in_flight = dict(own)
-            add_to(in_flight, sidecars)
-        _max(peak, in_flight)
-    _max(total, peak)
-    return total
+    """AggregateContainerRequests / AggregateContainerLimits, in amounts that keep their
+    format."""
+    return aggregate_containers(spec, lambda c: resources_of(c, side), add_to, _max)
 
 
 def pod_requests(spec: Mapping[str, Any]) -> Usage:

@@ -12,9 +12,9 @@ stored as ``1m`` each and request 2m.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from gate.k8s.quantity import exact_text, parse_quantity, scheduler_amount
 from gate.untyped import as_list, mapping
@@ -106,22 +106,38 @@ def aggregate_container_requests(
     Worked example (upstream test): init 5, sidecars 1 and 2, init 5, sidecar 3,
     container 1 -> containers+sidecars = 7, peak init = 5+1+2 = 8, request = 8.
     """
-    total: Exact = {}
+    return aggregate_containers(spec, lambda c: _requests(c, non_missing), _add, _max)
+
+
+Amount = TypeVar("Amount")
+
+
+def aggregate_containers(
+    spec: Mapping[str, Any],
+    read: Callable[[Mapping[str, Any]], dict[str, Amount]],
+    add: Callable[[dict[str, Amount], Mapping[str, Amount]], None],
+    peak: Callable[[dict[str, Amount], Mapping[str, Amount]], None],
+) -> dict[str, Amount]:
+    """AggregateContainerRequests / AggregateContainerLimits over any kind of amount (a
+    container's ``read``, summed by ``add``, the larger kept by ``peak``): containers and
+    restartable init containers (sidecars) summed; a regular init container runs beside the
+    sidecars started before it, and the peak of those is the floor."""
+    total: dict[str, Amount] = {}
     for container in _containers(spec, "containers"):
-        _add(total, _requests(container, non_missing))
-    sidecars: Exact = {}
-    init_peak: Exact = {}
+        add(total, read(container))
+    sidecars: dict[str, Amount] = {}
+    init_peak: dict[str, Amount] = {}
     for container in _containers(spec, "initContainers"):
-        requests = _requests(container, non_missing)
+        amounts = read(container)
         if is_sidecar(container):
-            _add(total, requests)
-            _add(sidecars, requests)
+            add(total, amounts)
+            add(sidecars, amounts)
             in_flight = dict(sidecars)
         else:
-            in_flight = dict(requests)
-            _add(in_flight, sidecars)
-        _max(init_peak, in_flight)
-    _max(total, init_peak)
+            in_flight = dict(amounts)
+            add(in_flight, sidecars)
+        peak(init_peak, in_flight)
+    peak(total, init_peak)
     return total
 
 
