@@ -17,6 +17,7 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     MIN_VALUES,
     filter_types,
     fits,
+    no_type_left,
     resources_text,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
@@ -60,44 +61,7 @@ def _reference(
         return (), (reason, f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}")
     if kept:
         return tuple(kept), None
-    if not met and not fit and not has:
-        reason = (
-            "no instance type met the scheduling requirements or had enough resources "
-            "or had a required offering"
-        )
-    elif not met and not fit:
-        reason = "no instance type met the scheduling requirements or had enough resources"
-    elif not met and not has:
-        reason = "no instance type met the scheduling requirements or had a required offering"
-    elif not fit and not has:
-        reason = "no instance type had enough resources or had a required offering"
-    elif not met:
-        reason = "no instance type met all requirements"
-    elif not fit:
-        reason = "no instance type has enough resources"
-    elif not has:
-        reason = "no instance type has the required offering"
-    elif met_fit:
-        reason = (
-            "no instance type which met the scheduling requirements and had enough "
-            "resources, had a required offering"
-        )
-    elif fit_has:
-        reason = (
-            "no instance type which had enough resources and the required offering met "
-            "the scheduling requirements"
-        )
-    elif met_has:
-        reason = (
-            "no instance type which met the scheduling requirements and the required "
-            "offering had the required resources"
-        )
-    else:
-        reason = "no instance type met the requirements/resources/offering tuple"
-    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
-    if not fit and shown.get("cpu", 0) >= 10**9:  # 1M cores, in millicores
-        said += " (CPU request >= 1 Million, m vs M typo?)"
-    return (), (reason, said)
+    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has)
 
 
 @st.composite

@@ -90,6 +90,22 @@ def filter_types(
         met_fit = met_fit or (matched and room_ok and not offer)
         met_has = met_has or (matched and offer and not room_ok)
         fit_has = fit_has or (room_ok and offer and not matched)
+    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has)
+
+
+def no_type_left(
+    reqs: Reqs,
+    shown: Mapping[str, int],
+    met: bool,
+    fit: bool,
+    has: bool,
+    met_fit: bool,
+    fit_has: bool,
+    met_has: bool,
+) -> tuple[str, str]:
+    """InstanceTypeFilterError's reason and text, from which of the three tests some type
+    passed (``met`` the requirements, ``fit`` the resources, ``has`` an offering) and which
+    pairs one type passed without the third."""
     if not met and not fit and not has:
         reason = (
             "no instance type met the scheduling requirements or had enough resources "
@@ -127,4 +143,4 @@ def filter_types(
     said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
     if not fit and shown.get("cpu", 0) >= 10**9:  # 1M cores, in millicores
         said += " (CPU request >= 1 Million, m vs M typo?)"
-    return (), (reason, said)
+    return reason, said
