@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.ci.split import Forked, cut_position
 from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
@@ -108,6 +109,9 @@ class RunOptions:
     autoscaling: bool = True
     """Whether the snapshot's cluster-autoscaler is judged (``--autoscaling off``: fixed
     nodes)."""
+    processes: int = 1
+    """Processes that judge the workloads (``--processes 2``: two parts at once, see
+    :mod:`gate.ci.split`; every answer the same)."""
 
 
 def read_inputs(
@@ -185,7 +189,7 @@ def check(
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
         template_paths[kind] = (path, None, 1)
-    results = []
+    results: list[WorkloadResult] = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
     run_scaling = RunScaling.of(bodies)
@@ -205,18 +209,53 @@ def check(
     for position, (item, reported) in enumerate(marked):
         if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
             first[position] = judge(item, reported)
-    for position, (item, reported) in enumerate(marked[: last + 1]):
-        if reported:
-            phase.advance()
-        result: WorkloadResult | None = None
-        if isinstance(item, Workload):
-            result = first[position] if position in first else judge(item, reported)
-        elif isinstance(item, Unevaluated) and reported:
-            result = item.result()
-        elif reported:
-            others[item.kind] += 1
-        if result is not None:
-            results.append(config.shown(result))
+
+    def judged(start: int, stop: int, reported_from: int = 0, shown: bool = True) -> _Judged:
+        """The results of the items from ``start`` to ``stop``; those before
+        ``reported_from`` are placed as another shard's are, and give none. ``shown``:
+        each reported one advances the progress display (a forked process shows none)."""
+        found: list[WorkloadResult] = []
+        other_kinds: Counter[str] = Counter()
+        count = 0
+        for position in range(start, stop):
+            item, reported = marked[position]
+            reported = reported and position >= reported_from
+            if reported and shown:
+                phase.advance()
+            count += reported
+            result: WorkloadResult | None = None
+            if isinstance(item, Workload) and position in first:
+                result = first[position] if reported else None  # judged and placed above
+            elif isinstance(item, Workload):
+                result = judge(item, reported)
+            elif isinstance(item, Unevaluated) and reported:
+                result = item.result()
+            elif reported:
+                other_kinds[item.kind] += 1
+            if result is not None:
+                found.append(config.shown(result))
+        return _Judged(tuple(found), other_kinds, count)
+
+    workloads = [
+        p
+        for p, (item, reported) in enumerate(marked[: last + 1])
+        if reported and isinstance(item, Workload)
+    ]
+    cut = cut_position(workloads) if options.processes > 1 else None
+    second = None if cut is None else Forked.start(lambda: judged(0, last + 1, cut, False))
+    if second is None or cut is None:
+        parts = [judged(0, last + 1)]
+    else:
+        parts = [judged(0, cut)]
+        theirs = second.value()
+        if theirs is not None:
+            phase.advance(theirs.count)
+        # Else this process judges them: it stands where the second one started from,
+        # every workload before the cut placed.
+        parts.append(theirs if theirs is not None else judged(cut, last + 1))
+    for part in parts:
+        results.extend(part.results)
+        others.update(part.others)
     phase.finish()
     report = Report(
         snapshot=snapshot.info,
@@ -276,6 +315,16 @@ def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> R
     """``report`` against ``baseline`` when there is one: the one place a run's results
     are compared, for ``check`` and ``merge`` alike (see :mod:`gate.reports.baseline`)."""
     return report if baseline is None else compare(report, baseline, whole)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A part of the run's items judged: its results in input order, its other documents
+    by kind, and how many items it reported."""
+
+    results: tuple[WorkloadResult, ...]
+    others: Counter[str]
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
