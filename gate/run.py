@@ -177,6 +177,7 @@ def check(
     dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
     scaling = options.config.autoscaling
     documents = list(documents)  # an autoscaler may follow the workload it scales
+    snapshot_given = snapshot
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_classes(snapshot.admission, bodies)
     admission = with_run_quotas(classes, bodies, snapshot.pods)
@@ -205,29 +206,28 @@ def check(
     # change.
     last = max((p for p, (_, reported) in enumerate(marked) if reported), default=-1)
     judge = _Judge(options, evaluator, run_scaling, ledger, files)
-    first: dict[int, WorkloadResult | None] = {}
-    for position, (item, reported) in enumerate(marked):
-        if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
-            first[position] = judge(item, reported)
 
-    def judged(start: int, stop: int, reported_from: int = 0, shown: bool = True) -> _Judged:
-        """The results of the items from ``start`` to ``stop``; those before
-        ``reported_from`` are placed as another shard's are, and give none. ``shown``:
-        each reported one advances the progress display (a forked process shows none)."""
+    def judged(reported_here: range, shown: bool = True) -> _Judged:
+        """The results of the reported items in ``reported_here``: every DaemonSet judged
+        and placed first, then every item up to the range's end, those before it placed
+        as another shard's are (giving none). ``shown``: each reported item advances the
+        progress display (a forked process shows none)."""
+        first: dict[int, WorkloadResult | None] = {}
+        for position, (item, reported) in enumerate(marked):
+            if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
+                first[position] = judge(item, reported and position in reported_here)
         found: list[WorkloadResult] = []
         other_kinds: Counter[str] = Counter()
         count = 0
-        for position in range(start, stop):
+        for position in range(reported_here.stop):
             item, reported = marked[position]
-            reported = reported and position >= reported_from
+            reported = reported and position in reported_here
             if reported and shown:
                 phase.advance()
             count += reported
             result: WorkloadResult | None = None
-            if isinstance(item, Workload) and position in first:
-                result = first[position] if reported else None  # judged and placed above
-            elif isinstance(item, Workload):
-                result = judge(item, reported)
+            if isinstance(item, Workload):
+                result = first[position] if position in first else judge(item, reported)
             elif isinstance(item, Unevaluated) and reported:
                 result = item.result()
             elif reported:
@@ -242,17 +242,16 @@ def check(
         if reported and isinstance(item, Workload)
     ]
     cut = cut_position(workloads) if options.processes > 1 else None
-    second = None if cut is None else Forked.start(lambda: judged(0, last + 1, cut, False))
+    second = None if cut is None else Forked.start(lambda: judged(range(cut, last + 1), False))
     if second is None or cut is None:
-        parts = [judged(0, last + 1)]
+        parts = [judged(range(last + 1))]
     else:
-        parts = [judged(0, cut)]
+        parts = [judged(range(cut))]
         theirs = second.value()
-        if theirs is not None:
-            phase.advance(theirs.count)
-        # Else this process judges them: it stands where the second one started from,
-        # every workload before the cut placed.
-        parts.append(theirs if theirs is not None else judged(cut, last + 1))
+        if theirs is None:  # judged again whole: this process's state is past the cut
+            return check(documents, snapshot_given, replace(options, processes=1), progress)
+        phase.advance(theirs.count)
+        parts.append(theirs)
     for part in parts:
         results.extend(part.results)
         others.update(part.others)
