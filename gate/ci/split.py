@@ -5,10 +5,11 @@ A workload's verdict may depend on the run's earlier workloads (the room new one
 the quota they spend, the autoscalers' headroom): that is what a shard already knows how to
 honour (:mod:`gate.ci.shard`), by placing every earlier workload that could change its own
 verdicts without reporting it. So the run is cut in two at a position: this process judges
-the workloads before it, a forked one the workloads from it on, after placing the earlier
-ones that matter. Both start from the same state (the snapshot, the run's DaemonSets
-already placed), so each verdict is the one a single process gives; only the wall time
-changes. Whenever the second process fails in any way, this one judges its part too.
+the workloads before it, a forked one the workloads from it on, each after placing the
+run's DaemonSets and the earlier workloads that its own are judged beside. Both start from
+the same state (the snapshot, nothing of the run placed yet), so each verdict is the one a
+single process gives; only the wall time changes. Whenever the second process fails in any
+way, this one judges the whole run again.
 """
 
 from __future__ import annotations
