@@ -14,14 +14,13 @@ way, this one judges the whole run again.
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from gate.snapshot.halves import can_fork
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 Value = TypeVar("Value")
 
@@ -58,6 +57,8 @@ class Forked(Generic[Value]):
         # What this process buffered would be written again by the child as it exits.
         sys.stdout.flush()
         sys.stderr.flush()
+        import multiprocessing  # here: a run in one process never pays for importing it
+
         context = multiprocessing.get_context("fork")
         self._receiver, sender = context.Pipe(duplex=False)
         self._process = context.Process(target=_run, args=(work, sender), daemon=True)
@@ -68,6 +69,8 @@ class Forked(Generic[Value]):
     def start(cls, work: Callable[[], Value]) -> Forked[Value] | None:
         """The process running ``work``; None when none can be forked here (not Linux, one
         core allowed, another thread running): the caller does the work itself."""
+        from gate.snapshot.halves import can_fork  # see __init__
+
         return cls(work) if can_fork() else None
 
     def value(self) -> Value | None:
