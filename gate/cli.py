@@ -352,13 +352,16 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
         "the file's modification time (a maximum age refuses a snapshot of unknown age)",
     )
     cluster.add_argument(
+        "--processes",
         "--snapshot-processes",
+        dest="processes",
         type=int,
         choices=(1, 2),
         default=1,
         metavar="1|2",
-        help="processes that read a snapshot file of 64 MiB or more (default 1; 2 pays "
-        "when a second core is free)",
+        help="processes the check uses (default 1): 2 reads a snapshot file of 64 MiB or "
+        "more and judges a run of 100 workloads or more in two parts at once, when a "
+        "second core is free; every answer is the same",
     )
     cluster.add_argument(
         "--scheduler-version",
@@ -494,7 +497,7 @@ def _inputs(
     if len(files) > 1:
         read = documents()
         return read, load_snapshots(files), read_summary(selection, read)
-    processes = options.snapshot_processes
+    processes = options.processes
     meanwhile = manifest_bytes(selection) if processes > 1 else 0
     progress = Progress.on(streams.stderr)
     read, snapshot = read_inputs(
@@ -571,6 +574,7 @@ def evaluate(
         allow_empty=bool(options.allow_empty or config.allow_empty),
         origin_root=getattr(options, "origin_root", None),
         autoscaling=getattr(options, "judge_autoscaling", "auto") != "off",
+        processes=getattr(options, "processes", 1),
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 
@@ -653,6 +657,11 @@ REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
 )
 
 
+FILES_ASIDE = frozenset({write_json, write_junit, write_sarif})
+"""The report files a second process renders and writes while this one writes the others
+(``--processes 2``): about half of the reports' time, and no stream of this process."""
+
+
 def report_table(
     options: argparse.Namespace, streams: Streams
 ) -> list[tuple[Reporter, tuple[Sink, ...]]]:
@@ -701,7 +710,17 @@ def _write_reports(
         json_nodes=options.json_nodes,
         comment_template_name=options.comment_template or "",
     )
-    write_reports(report, context, report_table(options, streams))
+    table = report_table(options, streams)
+    aside: list[tuple[Reporter, tuple[Sink, ...]]] = []
+    if getattr(options, "processes", 1) > 1:
+        files = {writer: getattr(options, option) for option, writer in REPORT_FILES}
+        aside = [
+            (writer, sinks)
+            for writer, sinks in table
+            if writer in FILES_ASIDE and files[writer] not in (None, "-") and len(sinks) == 1
+        ]
+        table = [entry for entry in table if entry not in aside]
+    write_reports(report, context, table, aside)
 
 
 def _provisions(snapshot: Snapshot) -> bool:

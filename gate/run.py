@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
+from gate.ci.split import Forked, cut_position
 from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
@@ -108,6 +109,9 @@ class RunOptions:
     autoscaling: bool = True
     """Whether the snapshot's cluster-autoscaler is judged (``--autoscaling off``: fixed
     nodes)."""
+    processes: int = 1
+    """Processes that judge the workloads (``--processes 2``: two parts at once, see
+    :mod:`gate.ci.split`; every answer the same)."""
 
 
 def read_inputs(
@@ -173,6 +177,7 @@ def check(
     dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
     scaling = options.config.autoscaling
     documents = list(documents)  # an autoscaler may follow the workload it scales
+    snapshot_given = snapshot
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_classes(snapshot.admission, bodies)
     admission = with_run_quotas(classes, bodies, snapshot.pods)
@@ -185,7 +190,7 @@ def check(
     template_paths = dict(TEMPLATE_PATHS)
     for kind, path in options.template_paths:
         template_paths[kind] = (path, None, 1)
-    results = []
+    results: list[WorkloadResult] = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
     run_scaling = RunScaling.of(bodies)
@@ -201,22 +206,55 @@ def check(
     # change.
     last = max((p for p, (_, reported) in enumerate(marked) if reported), default=-1)
     judge = _Judge(options, evaluator, run_scaling, ledger, files)
-    first: dict[int, WorkloadResult | None] = {}
-    for position, (item, reported) in enumerate(marked):
-        if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
-            first[position] = judge(item, reported)
-    for position, (item, reported) in enumerate(marked[: last + 1]):
-        if reported:
-            phase.advance()
-        result: WorkloadResult | None = None
-        if isinstance(item, Workload):
-            result = first[position] if position in first else judge(item, reported)
-        elif isinstance(item, Unevaluated) and reported:
-            result = item.result()
-        elif reported:
-            others[item.kind] += 1
-        if result is not None:
-            results.append(config.shown(result))
+
+    def judged(reported_here: range, shown: bool = True) -> _Judged:
+        """The results of the reported items in ``reported_here``: every DaemonSet judged
+        and placed first, then every item up to the range's end, those before it placed
+        as another shard's are (giving none). ``shown``: each reported item advances the
+        progress display (a forked process shows none)."""
+        first: dict[int, WorkloadResult | None] = {}
+        for position, (item, reported) in enumerate(marked):
+            if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
+                first[position] = judge(item, reported and position in reported_here)
+        found: list[WorkloadResult] = []
+        other_kinds: Counter[str] = Counter()
+        count = 0
+        for position in range(reported_here.stop):
+            item, reported = marked[position]
+            reported = reported and position in reported_here
+            if reported and shown:
+                phase.advance()
+            count += reported
+            result: WorkloadResult | None = None
+            if isinstance(item, Workload):
+                result = first[position] if position in first else judge(item, reported)
+            elif isinstance(item, Unevaluated) and reported:
+                result = item.result()
+            elif reported:
+                other_kinds[item.kind] += 1
+            if result is not None:
+                found.append(config.shown(result))
+        return _Judged(tuple(found), other_kinds, count)
+
+    workloads = [
+        p
+        for p, (item, reported) in enumerate(marked[: last + 1])
+        if reported and isinstance(item, Workload)
+    ]
+    cut = cut_position(workloads) if options.processes > 1 else None
+    second = None if cut is None else Forked.start(lambda: judged(range(cut, last + 1), False))
+    if second is None or cut is None:
+        parts = [judged(range(last + 1))]
+    else:
+        parts = [judged(range(cut))]
+        theirs = second.value()
+        if theirs is None:  # judged again whole: this process's state is past the cut
+            return check(documents, snapshot_given, replace(options, processes=1), progress)
+        phase.advance(theirs.count)
+        parts.append(theirs)
+    for part in parts:
+        results.extend(part.results)
+        others.update(part.others)
     phase.finish()
     report = Report(
         snapshot=snapshot.info,
@@ -276,6 +314,16 @@ def compared(report: Report, baseline: Baseline | None, whole: bool = True) -> R
     """``report`` against ``baseline`` when there is one: the one place a run's results
     are compared, for ``check`` and ``merge`` alike (see :mod:`gate.reports.baseline`)."""
     return report if baseline is None else compare(report, baseline, whole)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A part of the run's items judged: its results in input order, its other documents
+    by kind, and how many items it reported."""
+
+    results: tuple[WorkloadResult, ...]
+    others: Counter[str]
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,13 +418,33 @@ Sink = Callable[[Output], None]
 
 
 def write_reports(
-    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+    report: Report,
+    context: ReportContext,
+    table: Iterable[tuple[Reporter, Sequence[Sink]]],
+    aside: Sequence[tuple[Reporter, Sequence[Sink]]] = (),
 ) -> None:
     """Each writer of ``table`` rendered once, in order, its text given to each of its
-    sinks (a report given as pieces is kept whole only when two sinks take it)."""
+    sinks (a report given as pieces is kept whole only when two sinks take it).
+
+    ``aside``: writers whose sinks write files only (``check --processes 2``), rendered and
+    written by a forked process meanwhile when one can be, else here first; when it fails
+    in any way, they are written here after the others (a write that fails says so here)."""
+    forked = Forked.start(lambda: _written(report, context, aside)) if aside else None
+    if forked is None:
+        _written(report, context, [*aside, *table])
+        return
+    _written(report, context, table)
+    if forked.value() is not True:
+        _written(report, context, aside)
+
+
+def _written(
+    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+) -> bool:
     for writer, sinks in table:
         output = writer(report, context)
         if len(sinks) > 1 and not isinstance(output, str):
             output = list(output)
         for sink in sinks:
             sink(output)
+    return True

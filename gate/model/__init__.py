@@ -29,6 +29,7 @@ from gate.model.cluster import (
     Snapshot,
     SnapshotInfo,
     WeightedTerms,
+    existing_pod,
     rfc3339_time,
 )
 from gate.model.outcomes import (
@@ -192,6 +193,7 @@ __all__ = [
     "WorkloadResult",
     "WorkloadWarning",
     "bitset",
+    "existing_pod",
     "given",
     "positions",
     "rfc3339_time",

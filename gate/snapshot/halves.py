@@ -151,7 +151,7 @@ def cut_at(handle: BinaryIO, size: int, share: Callable[[str], float]) -> Cut | 
     return None
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
     """Linux, a second core to use, and no other thread: a fork copies one thread only, so
     a lock another holds would stay held."""
     return (
@@ -221,7 +221,7 @@ class SecondReader:
         size = found.st_size
         if not stat.S_ISREG(found.st_mode):
             return None
-        if size < (SPLIT_FROM if split_from is None else split_from) or not _can_fork():
+        if size < (SPLIT_FROM if split_from is None else split_from) or not can_fork():
             return None
         with open(path, "rb") as handle:
             cut = cut_at(

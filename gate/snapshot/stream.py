@@ -45,7 +45,15 @@ from gate.k8s.resources import (
     with_status_resources,
 )
 from gate.k8s.volumes import MOUNTED_SOURCES, mounts_of
-from gate.model import ExistingPod, HostPort, NodeView, PreferringPod, Snapshot, WeightedTerms
+from gate.model import (
+    ExistingPod,
+    HostPort,
+    NodeView,
+    PreferringPod,
+    Snapshot,
+    WeightedTerms,
+    existing_pod,
+)
 from gate.model.storage import STORAGE_KINDS, Mount
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.disruption import DISRUPTION_KIND, DISRUPTION_SECTIONS, disruption_budgets
@@ -727,7 +735,7 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            ExistingPod(
+            existing_pod(
                 ns,
                 name,
                 node,
