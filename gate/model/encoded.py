@@ -28,7 +28,7 @@ import msgspec
 PlainObject = Mapping[str, Any]
 K = TypeVar("K", bound=Hashable)
 
-RECENT = 512
+RECENT = 128
 """How many decoded objects a mapping keeps: more than one pod's claims and volumes, and
 the nodes a filter asks a volume of are asked one after the other."""
 _SHALLOW = 100

@@ -96,30 +96,29 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _keyed(items: Iterable[Any], key: Callable[[str, str | None], K]) -> Mapping[K, PlainObject]:
+def _keyed(items: list[Any], key: Callable[[str, str], K]) -> Mapping[K, PlainObject]:
     """The objects by ``key(name, namespace)``, the later of two with one key kept in the
     earlier's place (as a dict built in order keeps it). ``items`` are objects, or texts
     :func:`~gate.model.encoded.deferred` kept, which stay texts."""
+    if not any(isinstance(item, bytes) for item in items):
+        return {
+            key(name, _namespace(o)): o
+            for o in items
+            if isinstance(o, Mapping) and (name := _name(o))
+        }
     found: dict[K, bytes | PlainObject] = {}
-    texts = False
     for item in items:
-        if not isinstance(item, bytes):
-            if isinstance(item, Mapping) and (name := _name(item)):
-                found[key(name, _namespace(item))] = item
-            continue
-        texts = True
-        try:
-            meta = _NAMED.decode(item).metadata
-        except msgspec.DecodeError:  # not an object, or a name only json.loads reads
-            plain = decoded(item)
-            if isinstance(plain, Mapping) and (name := _name(plain)):
-                found[key(name, _namespace(plain))] = plain
-            continue
-        if meta is None or meta is UNSET or not (name := _text(meta.name)):
-            continue
-        found[key(name, _text(meta.namespace))] = item
-    if not texts:
-        return found  # type: ignore[return-value]  # no texts: every entry is an object
+        if isinstance(item, bytes):
+            try:
+                meta = _NAMED.decode(item).metadata
+            except msgspec.DecodeError:  # not an object, or a name only json.loads reads
+                item = decoded(item)
+            else:
+                if meta is not None and meta is not UNSET and (name := _text(meta.name)):
+                    found[key(name, _text(meta.namespace) or "default")] = item
+                continue
+        if isinstance(item, Mapping) and (name := _name(item)):
+            found[key(name, _namespace(item))] = item
     return EncodedObjects(found)
 
 
@@ -129,9 +128,7 @@ def storage_objects(by_kind: Mapping[str, list[Any]]) -> StorageObjects | None:
     recorded = frozenset(kind for kind in STORAGE_KINDS if kind in by_kind)
     if not recorded:
         return None
-    claims = _keyed(
-        by_kind.get("PersistentVolumeClaim", []), lambda name, ns: (ns or "default", name)
-    )
+    claims = _keyed(by_kind.get("PersistentVolumeClaim", []), lambda name, ns: (ns, name))
     classes = _by_name(by_kind.get("StorageClass", []))
     drivers = _by_name(by_kind.get("CSIDriver", []))
     return StorageObjects(
@@ -147,5 +144,5 @@ def storage_objects(by_kind: Mapping[str, list[Any]]) -> StorageObjects | None:
     )
 
 
-def _only_name(name: str, namespace: str | None) -> str:
+def _only_name(name: str, namespace: str) -> str:
     return name
