@@ -76,7 +76,10 @@ def decoded(text: bytes) -> PlainObject:
 def compact(text: bytes | memoryview) -> bytes:
     """An object's JSON text without the whitespace between its tokens (a kubectl List
     indents every line); its strings and numbers are left as written."""
-    return msgspec.json.format(text, indent=-1)
+    formatted = msgspec.json.format(text, indent=-1)
+    # Copied: the text msgspec returns keeps the room it wrote the indented input into
+    # (1,065 bytes held for a 737-byte volume).
+    return bytes(memoryview(formatted))
 
 
 class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
