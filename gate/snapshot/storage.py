@@ -13,6 +13,7 @@ here, by a struct that skips the rest of each text.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -115,7 +116,9 @@ def _keyed(items: list[Any], key: Callable[[str, str], K]) -> Mapping[K, PlainOb
                 item = decoded(item)
             else:
                 if meta is not None and meta is not UNSET and (name := _text(meta.name)):
-                    found[key(name, _text(meta.namespace) or "default")] = item
+                    # interned: a namespace names thousands of claims
+                    namespace = sys.intern(_text(meta.namespace) or "default")
+                    found[key(name, namespace)] = item
                 continue
         if isinstance(item, Mapping) and (name := _name(item)):
             found[key(name, _namespace(item))] = item
