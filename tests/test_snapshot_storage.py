@@ -3,14 +3,18 @@ ClusterSnapshot, by the typed reader and the reference reader alike."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.model.storage import StorageObjects
 from gate.snapshot.load import build_snapshot, snapshot_of_document
 from gate.snapshot.storage import defaulted_class, defaulted_driver, storage_objects
+from gate.snapshot.stream import read_snapshot
 
 NODE = {
     "kind": "Node",
@@ -191,3 +195,58 @@ def test_an_unusual_text_reads_as_json_loads_reads_it(item: bytes) -> None:
     node = json.dumps(NODE).encode()
     text = b'{"kind": "List", "items": [\n    ' + node + b",\n    " + item + b"\n]}"
     assert snapshot_of_document(text, "s").storage == _plain(json.loads(text)["items"][1:])
+
+
+_FIELDS = st.dictionaries(
+    st.sampled_from(["storageClassName", "size", "ratio", "note", "modes"]),
+    st.one_of(
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=8),
+        st.lists(st.text(max_size=3), max_size=2),
+    ),
+    max_size=3,
+)
+
+
+@st.composite
+def _storage_items(draw: st.DrawFn) -> list[dict[str, Any]]:
+    items = []
+    for _ in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from([_PV, _PVC, "CSINode"]))
+        metadata: dict[str, Any] = {"name": draw(st.sampled_from(["a", "b", "é", "c\\d"]))}
+        if kind == _PVC and draw(st.booleans()):
+            metadata["namespace"] = draw(st.sampled_from(["db", ""]))
+        items.append({"kind": kind, "metadata": metadata, "spec": draw(_FIELDS)})
+    return items
+
+
+_WRITERS: dict[str, dict[str, Any]] = {
+    "kubectl": {"indent": 4},
+    "compact": {"separators": (",", ":")},
+    "unescaped": {"indent": 2, "ensure_ascii": False},
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_storage_items(), st.sampled_from(list(_WRITERS)), st.booleans(), st.integers(16, 4096))
+def test_any_storage_objects_read_as_their_plain_objects(
+    items: list[dict[str, Any]], writer: str, kubectl: bool, window: int
+) -> None:
+    if kubectl:
+        document: dict[str, Any] = _list(*items)
+    else:
+        arrays: dict[str, list[dict[str, Any]]] = {key: [] for key in _ARRAYS.values()}
+        for item in items:
+            arrays[_ARRAYS[item["kind"]]].append(item)
+        document = _own(**arrays)
+    data = json.dumps(document, **_WRITERS[writer]).encode()
+    storage = read_snapshot(io.BytesIO(data), "s", lambda n: None, window).storage
+    expected = _plain(items)
+    assert storage is not None and expected is not None
+    for read, plain in (
+        (storage.volumes, expected.volumes),
+        (storage.claims, expected.claims),
+        (storage.csi_nodes, expected.csi_nodes),
+    ):
+        assert list(read.items()) == list(plain.items())
