@@ -200,3 +200,11 @@ def test_a_search_reads_the_changed_objects_whatever_their_text_held() -> None:
     kept = EncodedObjects({"a": b'{"phase": "Bound"}', "b": b'{"phase": "Bound"}'})
     changed = with_objects(kept, {"b": {"phase": "Available"}, "c": {"phase": "Available"}})
     assert list(holding(changed, "Available")) == [{"phase": "Available"}] * 2
+
+
+def test_two_views_of_one_snapshots_texts_compare_without_decoding_them() -> None:
+    kept = EncodedObjects({"a": b'{"x": 1e400}', "b": b"not decoded"})
+    assert kept == kept.with_changed({})
+    assert kept.with_changed({"c": {}}) == kept.with_changed({"c": {}})
+    with pytest.raises(ValueError):  # another mapping: every object is decoded to compare
+        _ = kept == {"a": {"x": math.inf}, "b": {}}
