@@ -1,11 +1,12 @@
-"""Objects kept as their JSON texts and decoded when read: a snapshot's volumes and claims.
+"""Objects kept as their JSON texts and decoded when read: a snapshot's volumes, claims and
+CSINodes.
 
 A 5,000-node cluster with a claim per StatefulSet pod records tens of thousands of
 PersistentVolumes, PersistentVolumeClaims and CSINodes. Decoded, each is a tree of dicts
 and strings of a few kilobytes; as compact JSON text, a few hundred bytes. The volume
 plugins read a few of them per pod, so :class:`EncodedObjects` keeps the texts and decodes an
-object when it is asked for (msgspec: a few microseconds), keeping the last few hundred it
-decoded, since a filter asks the same volume of node after node.
+object when it is asked for (msgspec: a few microseconds), keeping the last hundred or so
+it decoded, since a filter asks the same volume of node after node.
 
 A decoded object is what ``json.loads`` makes of the text, as the readers built it before
 they kept texts: msgspec decodes JSON to the same values (integers of any size, floats
