@@ -3,13 +3,18 @@ ClusterSnapshot, by the typed reader and the reference reader alike."""
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.model.storage import StorageObjects
 from gate.snapshot.load import build_snapshot, snapshot_of_document
-from gate.snapshot.storage import defaulted_class, defaulted_driver
+from gate.snapshot.storage import defaulted_class, defaulted_driver, storage_objects
+from gate.snapshot.stream import read_snapshot
 
 NODE = {
     "kind": "Node",
@@ -114,3 +119,134 @@ def test_the_classes_read_are_defaulted() -> None:
     for storage in _read(_list(CLASS)):
         assert storage is not None
         assert storage.classes["managed"]["volumeBindingMode"] == "Immediate"
+
+
+def _plain(items: list[dict[str, Any]]) -> StorageObjects | None:
+    """The storage objects of ``items`` decoded as plain objects (what a kubectl List holds)."""
+    by_kind: dict[str, list[Any]] = {kind: [] for kind in LISTED}
+    for item in items:
+        by_kind.setdefault(item["kind"], []).append(item)
+    return storage_objects(by_kind)
+
+
+_PV, _PVC = "PersistentVolume", "PersistentVolumeClaim"
+ODD_ITEMS = [
+    pytest.param({"kind": _PV, "metadata": None}, id="a volume whose metadata is null is none"),
+    pytest.param({"kind": _PV, "metadata": [1]}, id="a volume whose metadata is a list is none"),
+    pytest.param({"kind": _PV, "metadata": {"name": 5}}, id="a volume named by a number is none"),
+    pytest.param({"kind": _PV, "metadata": {"name": ""}}, id="a volume with an empty name is none"),
+    pytest.param(
+        {"kind": _PVC, "metadata": {"name": "c", "namespace": ""}},
+        id="a claim with an empty namespace is in default",
+    ),
+    pytest.param(
+        {"kind": _PVC, "metadata": {"name": "c", "namespace": 7}},
+        id="a claim whose namespace is a number is in default",
+    ),
+    pytest.param(
+        {"kind": _PV, "metadata": {"name": "pv-big"}, "spec": {"capacity": {"storage": 1e300}}},
+        id="a volume with a large float reads it",
+    ),
+    pytest.param(
+        {"kind": "CSINode", "metadata": {"name": "n1", "labels": {"é": "ü"}}},
+        id="a CSINode with unicode labels reads them",
+    ),
+]
+
+
+_ARRAYS = {_PV: "persistentVolumes", _PVC: "persistentVolumeClaims", "CSINode": "csiNodes"}
+
+
+@pytest.mark.parametrize("item", ODD_ITEMS)
+def test_both_readers_key_an_object_as_its_plain_object_is_keyed(item: dict[str, Any]) -> None:
+    items = [VOLUME, CLAIM, CSI_NODE, item, {**VOLUME, "spec": {"later": True}}]
+    arrays: dict[str, list[dict[str, Any]]] = {key: [] for key in _ARRAYS.values()}
+    for listed in items:
+        arrays[_ARRAYS[listed["kind"]]].append(listed)
+    expected = _plain(items)
+    assert expected is not None
+    for storage in _read(_own(**arrays)):
+        assert storage is not None
+        assert (storage.volumes, storage.claims, storage.csi_nodes) == (
+            expected.volumes,
+            expected.claims,
+            expected.csi_nodes,
+        )
+
+
+RAW_LISTS = [
+    pytest.param(
+        b'{"kind": "PersistentVolume", "metadata": 5, "metadata": {"name": "pv-2"}}',
+        id="the last of two metadata members names the object",
+    ),
+    pytest.param(
+        b'{"kind": "PersistentVolume", "metadata": {"name": "pv-2"}, "spec": {"x": 1e400}}',
+        id="a number past a float's range is read as json.loads reads it",
+    ),
+    pytest.param(
+        b'{"kind": "PersistentVolume", "metadata": {"name": "pv-\\u00e9"}}',
+        id="an escaped name is read unescaped",
+    ),
+]
+
+
+@pytest.mark.parametrize("item", RAW_LISTS)
+def test_an_unusual_text_reads_as_json_loads_reads_it(item: bytes) -> None:
+    node = json.dumps(NODE).encode()
+    text = b'{"kind": "List", "items": [\n    ' + node + b",\n    " + item + b"\n]}"
+    assert snapshot_of_document(text, "s").storage == _plain(json.loads(text)["items"][1:])
+
+
+_FIELDS = st.dictionaries(
+    st.sampled_from(["storageClassName", "size", "ratio", "note", "modes"]),
+    st.one_of(
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=8),
+        st.lists(st.text(max_size=3), max_size=2),
+    ),
+    max_size=3,
+)
+
+
+@st.composite
+def _storage_items(draw: st.DrawFn) -> list[dict[str, Any]]:
+    items = []
+    for _ in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from([_PV, _PVC, "CSINode"]))
+        metadata: dict[str, Any] = {"name": draw(st.sampled_from(["a", "b", "é", "c\\d"]))}
+        if kind == _PVC and draw(st.booleans()):
+            metadata["namespace"] = draw(st.sampled_from(["db", ""]))
+        items.append({"kind": kind, "metadata": metadata, "spec": draw(_FIELDS)})
+    return items
+
+
+_WRITERS: dict[str, dict[str, Any]] = {
+    "kubectl": {"indent": 4},
+    "compact": {"separators": (",", ":")},
+    "unescaped": {"indent": 2, "ensure_ascii": False},
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_storage_items(), st.sampled_from(list(_WRITERS)), st.booleans(), st.integers(16, 4096))
+def test_any_storage_objects_read_as_their_plain_objects(
+    items: list[dict[str, Any]], writer: str, kubectl: bool, window: int
+) -> None:
+    if kubectl:
+        document: dict[str, Any] = _list(*items)
+    else:
+        arrays: dict[str, list[dict[str, Any]]] = {key: [] for key in _ARRAYS.values()}
+        for item in items:
+            arrays[_ARRAYS[item["kind"]]].append(item)
+        document = _own(**arrays)
+    data = json.dumps(document, **_WRITERS[writer]).encode()
+    storage = read_snapshot(io.BytesIO(data), "s", lambda n: None, window).storage
+    expected = _plain(items)
+    assert storage is not None and expected is not None
+    for read, plain in (
+        (storage.volumes, expected.volumes),
+        (storage.claims, expected.claims),
+        (storage.csi_nodes, expected.csi_nodes),
+    ):
+        assert list(read.items()) == list(plain.items())

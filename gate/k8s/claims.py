@@ -17,7 +17,7 @@ its namespace and name. A StatefulSet's claims are created the same way from its
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +29,7 @@ from gate.k8s.volumes import (
     copy_claim,
     name_of,
 )
+from gate.model.encoded import with_objects
 from gate.model.storage import StorageObjects
 from gate.untyped import as_list, mapping
 
@@ -87,18 +88,20 @@ def with_run_claims(
         name = name_of(claim)
         if name:
             added[str(mapping(claim["metadata"])["namespace"]), name] = claim
-    claims = {**storage.claims, **added}
+    existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
     for body in bodies:
         if body.get("kind") == "StatefulSet":
-            claims.update(statefulset_claims(body, claims, storage.classes))
-    if len(claims) == len(storage.claims) and not added:
+            created = statefulset_claims(body, existing, storage.classes)
+            added.update(created)
+            existing.update(created)
+    if not added:
         return storage
-    return replace(storage, claims=claims)
+    return replace(storage, claims=with_objects(storage.claims, added))
 
 
 def statefulset_claims(
     body: Mapping[str, Any],
-    claims: Mapping[tuple[str, str], PlainObject],
+    claims: Container[tuple[str, str]],
     classes: Mapping[str, PlainObject],
 ) -> dict[tuple[str, str], PlainObject]:
     """The claims a StatefulSet's controller creates before its copies

@@ -27,6 +27,8 @@ SELECTED_NODE = "volume.kubernetes.io/selected-node"
 BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 WAIT = "WaitForFirstConsumer"
+AVAILABLE = "Available"
+"""The phase of a volume bound to no claim, that a claim may bind."""
 
 
 def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
@@ -221,7 +223,7 @@ def matching_volume(
         placed = node_affinity_ok(volume, labels)
         if _bound_to(volume, claim):
             return volume if placed else None
-        if mapping(volume.get("status")).get("phase") != "Available":
+        if mapping(volume.get("status")).get("phase") != AVAILABLE:
             continue
         volume_labels = mapping(mapping(volume.get("metadata")).get("labels"))
         if selector is not None and not selector.matches(volume_labels):

@@ -32,7 +32,9 @@ class StorageObjects:
     (PersistentVolumeClaims by namespace and name), ``classes`` (StorageClasses by name,
     defaulted), ``csi_nodes`` (CSINodes by name, a node's name), ``csi_drivers`` (CSIDrivers
     by name, defaulted), ``capacities`` (CSIStorageCapacities) and ``recorded``: the kinds
-    the snapshot listed at all (a kind it did not list is unknown, not empty)."""
+    the snapshot listed at all (a kind it did not list is unknown, not empty). A reader may
+    keep the volumes, claims and CSINodes as their texts (:mod:`gate.model.encoded`): they
+    read as the same plain objects."""
 
     volumes: Mapping[str, PlainObject] = field(default_factory=dict)
     claims: Mapping[tuple[str, str], PlainObject] = field(default_factory=dict)

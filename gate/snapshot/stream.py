@@ -54,6 +54,7 @@ from gate.model import (
     WeightedTerms,
     existing_pod,
 )
+from gate.model.encoded import compact, deferred
 from gate.model.storage import STORAGE_KINDS, Mount
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.disruption import DISRUPTION_KIND, DISRUPTION_SECTIONS, disruption_budgets
@@ -68,7 +69,7 @@ from gate.snapshot.state import (
     node_view,
     snapshot_info,
 )
-from gate.snapshot.storage import STORAGE_SECTIONS, storage_objects
+from gate.snapshot.storage import KEPT_AS_TEXT, STORAGE_SECTIONS, storage_objects
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
@@ -1002,7 +1003,9 @@ class Reading:
     def batch(self, batch: Batch) -> None:
         objects = self.arrays.setdefault(batch.key, _Objects())
         kind = READ_SECTIONS.get(batch.key)
-        if kind in _WHOLE_KINDS:  # read whole: the admission code reads plain objects
+        if kind in KEPT_AS_TEXT:  # by the thousand: kept as texts (gate.snapshot.storage)
+            objects.admission.setdefault(kind, []).extend(map(_kept, batch.items))
+        elif kind in _WHOLE_KINDS:  # read whole: the admission code reads plain objects
             objects.admission.setdefault(kind, []).extend(json.loads(batch.text))
         elif kind is not None:
             for obj in batch.items:
@@ -1027,10 +1030,23 @@ class Reading:
             objects.add(obj, kind)
             if kind in _WHOLE_KINDS:
                 wanted.append(index)
-        if wanted:  # rare, and read whole: the admission code reads plain objects
-            plain = json.loads(batch.text)
+        if wanted:  # rare: only these items' texts are decoded again
+            texts = _SKIPPED.decode(batch.text)
             for index in wanted:
-                objects.admission.setdefault(plain[index]["kind"], []).append(plain[index])
+                kind = batch.items[index].kind
+                if kind in KEPT_AS_TEXT:
+                    objects.admission.setdefault(kind, []).append(_kept(texts[index]))
+                else:  # the admission code reads plain objects
+                    plain = json.loads(b"" + texts[index])
+                    objects.admission.setdefault(kind, []).append(plain)
+
+
+def _kept(raw: msgspec.Raw) -> bytes | Mapping[str, Any]:
+    """A storage object's text as :func:`~gate.model.encoded.deferred` keeps it: copied
+    out of the window it views, compacted when it spans lines (a kubectl List indents
+    them)."""
+    text = b"" + raw
+    return deferred(compact(text) if b"\n" in text else text)
 
 
 def _snapshot(reading: Reading, source: str) -> Snapshot:

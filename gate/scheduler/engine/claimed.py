@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.volumes import (
+    AVAILABLE,
     BIND_COMPLETED,
     SELECTED_NODE,
     PlainObject,
@@ -38,6 +39,7 @@ from gate.k8s.volumes import (
     spec_of,
 )
 from gate.model import NodeView, Workload
+from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting
@@ -68,8 +70,8 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
     if not isinstance(classes, frozenset) or not isinstance(headroom, dict):
         classes = frozenset(
             str(spec_of(v).get("storageClassName") or "")
-            for v in storage.volumes.values()
-            if mapping(v.get("status")).get("phase") == "Available"
+            for v in holding(storage.volumes, AVAILABLE)
+            if mapping(v.get("status")).get("phase") == AVAILABLE
         )
         least: dict[str, int] = {}
         if "CSINode" in storage.recorded and storage.csi_nodes:
@@ -186,10 +188,14 @@ def _reserved(pod: PodProfile, storage: StorageObjects, node: NodeView) -> Stora
     bound = [(claim, volume) for claim, volume in matches(to_match, storage, node) if volume]
     if not bound:
         return storage
-    new_claims = dict(storage.claims)
-    new_volumes = dict(storage.volumes)
+    new_claims: dict[tuple[str, str], PlainObject] = {}
+    new_volumes: dict[str, PlainObject] = {}
     for claim, volume in bound:
         bound_claim, bound_volume = _bound(claim, volume)
         new_claims[(pod.namespace, name_of(claim))] = bound_claim
         new_volumes[name_of(volume)] = bound_volume
-    return replace(storage, claims=new_claims, volumes=new_volumes)
+    return replace(
+        storage,
+        claims=with_objects(storage.claims, new_claims),
+        volumes=with_objects(storage.volumes, new_volumes),
+    )

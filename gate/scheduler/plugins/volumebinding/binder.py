@@ -10,6 +10,7 @@ from gate.errors import QuantityError
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import SelectorError, parse_selector
 from gate.k8s.volumes import (
+    AVAILABLE,
     NO_PROVISIONER,
     SELECTED_NODE,
     PlainObject,
@@ -26,6 +27,7 @@ from gate.k8s.volumes import (
     volume_class,
 )
 from gate.model import NodeView
+from gate.model.encoded import holding
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.runtime import UNRESOLVABLE, Rejection
 from gate.untyped import mapping
@@ -171,8 +173,11 @@ def matches(
     chosen: set[str] = set()
     found: list[tuple[PlainObject, PlainObject | None]] = []
     for claim in sorted(claims, key=storage_request):
-        wanted_class = claim_class(claim)
-        volumes = [v for v in storage.volumes.values() if volume_class(v) == wanted_class]
+        wanted_class, name = claim_class(claim), name_of(claim)
+        # FindMatchingVolume takes an Available volume or one bound to the claim, so only
+        # those are decoded (a cluster's volumes are nearly all bound to other claims).
+        listed = holding(storage.volumes, AVAILABLE, name) if name else storage.volumes.values()
+        volumes = [v for v in listed if volume_class(v) == wanted_class]
         volume = matching_volume(claim, volumes, node.labels, chosen)
         if volume is not None:
             chosen.add(name_of(volume))
