@@ -183,7 +183,9 @@ def test_every_view_of_the_sets_equals_the_view_node_by_node(
         assert outcome_groups(given_nodes, listed) == _naive_groups(nodes, listed)
         for kind, daemonset in (("Deployment", False), ("DaemonSet", True)):
             grouped = reason_groups(result(kind=kind, nodes=given_nodes))
-            assert [(g.label, g.nodes) for g in grouped] == _naive_reason_groups(nodes, daemonset)
+            naive = _naive_reason_groups(nodes, daemonset)
+            assert [(g.label, g.nodes) for g in grouped] == naive
+            assert [g.listed(2) for g in grouped] == [node_list(names, 2) for _, names in naive]
         failing = result(nodes=given_nodes, verdict=Verdict.NO, message="m")
         named = [f"untolerated taints: {taints}"] if taints else []
         assert detail(failing, Views()) == ["m", *named, ""]

@@ -51,7 +51,6 @@ from gate.reports.wording import (
     display_title,
     field_line,
     headline,
-    node_list,
     provenance,
     reason_groups,
     requests_text,
@@ -198,7 +197,7 @@ def _gone(entry: BaselineEntry) -> GoneRow:
 
 def _breakdown(result: WorkloadResult, views: Views) -> Breakdown:
     groups = tuple(
-        Group(g.count, _md(g.label), _md(node_list(g.nodes, NODES_SHOWN)))
+        Group(g.count, _md(g.label), _md(g.listed(NODES_SHOWN)))
         for g in reason_groups(result, views)
     )
     requests = requests_text(result) or "none"

@@ -605,18 +605,30 @@ def budget_sentence(report: Report) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class ReasonGroup:
-    """Nodes that rejected (or admitted) the pod for the same reasons."""
+    """Nodes that rejected (or admitted) the pod for the same reasons: ``bits`` over the
+    nodes of ``outcomes``. A group can hold thousands of nodes and a report names a few,
+    so names are read off the set only as many as are shown."""
 
     label: str
-    nodes: tuple[str, ...]
+    bits: int
+    outcomes: NodeOutcomes
 
     @property
     def count(self) -> int:
-        return len(self.nodes)
+        return self.bits.bit_count()
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Every node's name, in node order."""
+        return self.outcomes.nodes_in(self.bits)
+
+    def listed(self, limit: int) -> str:
+        """``a, b, c and 2 more``: at most ``limit`` names, in node order."""
+        return node_list(self.outcomes.nodes_in(self.bits, limit), limit, self.count)
 
     def line(self, limit: int) -> str:
         """``3 node(s): Insufficient cpu: a, b, c``, at most ``limit`` names."""
-        return f"{self.count} node(s): {self.label}: {node_list(self.nodes, limit)}"
+        return f"{self.count} node(s): {self.label}: {self.listed(limit)}"
 
 
 def reason_groups(result: WorkloadResult, views: Views | None = None) -> tuple[ReasonGroup, ...]:
@@ -655,7 +667,7 @@ def _grouped(nodes: NodeOutcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
     ordered = sorted(
         groups.items(), key=lambda item: (item[0][0], -item[1].bit_count(), item[0][1])
     )
-    return tuple(ReasonGroup(label, nodes.nodes_in(bits)) for (_, label), bits in ordered)
+    return tuple(ReasonGroup(label, bits, nodes) for (_, label), bits in ordered)
 
 
 # --- the run ---------------------------------------------------------------------------------
