@@ -257,11 +257,12 @@ def _baseline(report: Report) -> dict[str, Any] | None:
 
 
 def _context(
-    report: Report, cluster: str, now: datetime | None, sections: Sections, budget: Budget
+    report: Report, cluster: str, now: datetime | None, sections: Sections
 ) -> dict[str, Any]:
-    """The template's variables; the shipped template's header comment lists them."""
+    """The template's variables but the rows (:func:`_rows`), the same whatever rows
+    show; the shipped template's header comment lists them."""
     summary = report.summary
-    context: dict[str, Any] = {
+    return {
         "cluster": cluster,
         "passed": summary.passed,
         "counts": counts(report),
@@ -279,17 +280,22 @@ def _context(
         "nothing_judged": report.nothing_judged or "",
         "new_nodes": budget_sentence(report) or "",
         "policy": policy_lines(report.policy, report.fail_on),
-        "shortened": [],
     }
+
+
+def _rows(sections: Sections, budget: Budget) -> dict[str, Any]:
+    """The rows ``budget`` shows of each section, how many it hides, and what was
+    shortened."""
+    rows: dict[str, Any] = {"shortened": []}
     for name in SHRINK_ORDER:
-        rows = getattr(sections, name)
-        shown = rows[: getattr(budget, name)]
-        hidden = len(rows) - len(shown)
-        context[name] = shown
-        context[f"{name}_hidden"] = hidden
+        section = getattr(sections, name)
+        shown = section[: getattr(budget, name)]
+        hidden = len(section) - len(shown)
+        rows[name] = shown
+        rows[f"{name}_hidden"] = hidden
         if hidden:
-            context["shortened"].append(f"{hidden} of {len(rows)} {_SECTION_NAMES[name]}")
-    return context
+            rows["shortened"].append(f"{hidden} of {len(section)} {_SECTION_NAMES[name]}")
+    return rows
 
 
 def _finalize(value: object) -> Markup:
@@ -364,6 +370,8 @@ def fit_to_limit(render: Callable[[Budget], str], full: Budget, limit: int) -> s
         return text
     budget = full
     for name in SHRINK_ORDER:
+        if not getattr(budget, name):
+            continue  # nothing of it shows: emptying it would render the same text again
         too_long = text
         budget = replace(budget, **{name: 0})
         text = render(budget)
@@ -476,8 +484,10 @@ def _fitted(
     sections = views.of_report(Sections.of, report)
     full = Budget(**{f.name: len(getattr(sections, f.name)) for f in fields(Budget)})
 
+    unchanged = _context(report, cluster, now, sections)
+
     def render(budget: Budget) -> str:
-        context = _context(report, cluster, now, sections, budget)
+        context = {**unchanged, **_rows(sections, budget)}
         if compiled is _compiled_shipped_template():
             return compiled.render(context)
         return _budgeted_render(compiled, context)
