@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from gate.model import (
@@ -607,11 +607,13 @@ def budget_sentence(report: Report) -> str | None:
 class ReasonGroup:
     """Nodes that rejected (or admitted) the pod for the same reasons: ``bits`` over the
     nodes of ``outcomes``. A group can hold thousands of nodes and a report names a few,
-    so names are read off the set only as many as are shown."""
+    so names are read off the set only as many as are shown, once per number shown: the
+    writers sharing one :class:`Views` share the group, and show the same few names."""
 
     label: str
     bits: int
     outcomes: NodeOutcomes
+    _listed: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def count(self) -> int:
@@ -624,7 +626,11 @@ class ReasonGroup:
 
     def listed(self, limit: int) -> str:
         """``a, b, c and 2 more``: at most ``limit`` names, in node order."""
-        return node_list(self.outcomes.nodes_in(self.bits, limit), limit, self.count)
+        text = self._listed.get(limit)
+        if text is None:
+            names = self.outcomes.nodes_in(self.bits, limit)
+            text = self._listed[limit] = node_list(names, limit, self.count)
+        return text
 
     def line(self, limit: int) -> str:
         """``3 node(s): Insufficient cpu: a, b, c``, at most ``limit`` names."""
