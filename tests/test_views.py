@@ -15,7 +15,7 @@ from gate import model
 from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
 from gate.model.contract import Untolerated
 from gate.reports import views
-from gate.reports.jsonreport import Group, Shown, _untolerated, outcome_groups
+from gate.reports.jsonreport import Group, Shown, _ListedNames, _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import Sections, write_comment, write_summary
 from gate.reports.reporter import ReportContext
@@ -181,6 +181,10 @@ def test_every_view_of_the_sets_equals_the_view_node_by_node(
         assert Views().of(fitting_nodes, given_nodes) == fitting
         assert Views().of(fitting_count, given_nodes) == len(fitting)
         assert outcome_groups(given_nodes, listed) == _naive_groups(nodes, listed)
+        if listed is not None:
+            once = _ListedNames(listed)  # the second time, every set's names are kept ones
+            for _ in range(2):
+                assert outcome_groups(given_nodes, listed, once) == _naive_groups(nodes, listed)
         for kind, daemonset in (("Deployment", False), ("DaemonSet", True)):
             grouped = reason_groups(result(kind=kind, nodes=given_nodes))
             naive = _naive_reason_groups(nodes, daemonset)
