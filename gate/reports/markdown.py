@@ -143,15 +143,25 @@ class Sections:
         still = [r for r in report.results if _change(r) is Change.STILL_FAILING]
         apart = {id(r) for r in (*failing, *fixed, *still)}
         gone = report.baseline.gone if report.baseline else ()
+        md = _Escaped().__getitem__
         return cls(
-            failures=tuple(_row(r, views) for r in failing),
-            breakdowns=tuple(_breakdown(r, views) for r in failing if r.nodes),
-            warnings=tuple(_warning(r, w) for r in report.results for w in r.warnings),
-            others=tuple(_row(r, views) for r in report.results if id(r) not in apart),
-            fixed=tuple(_row(r, views) for r in fixed),
-            still_failing=tuple(_row(r, views) for r in still if not report.fails(r)),
-            gone=tuple(_gone(e) for e in gone),
+            failures=tuple(_row(r, views, md) for r in failing),
+            breakdowns=tuple(_breakdown(r, views, md) for r in failing if r.nodes),
+            warnings=tuple(_warning(r, w, md) for r in report.results for w in r.warnings),
+            others=tuple(_row(r, views, md) for r in report.results if id(r) not in apart),
+            fixed=tuple(_row(r, views, md) for r in fixed),
+            still_failing=tuple(_row(r, views, md) for r in still if not report.fails(r)),
+            gone=tuple(_gone(e, md) for e in gone),
         )
+
+
+class _Escaped(dict[str, Markup]):
+    """The rows' texts, each escaped once: most cells repeat (empty, a verdict, a reason,
+    the first nodes of a pool), a large run's 19,840 cells are 5,152 texts."""
+
+    def __missing__(self, text: str) -> Markup:
+        escaped = self[text] = _md(text)
+        return escaped
 
 
 def _change(result: WorkloadResult) -> Change | None:
@@ -173,39 +183,42 @@ def _distance(result: WorkloadResult) -> str:
     return field_line(result) or ""
 
 
-def _row(result: WorkloadResult, views: Views) -> Row:
+Escape = Callable[[str], Markup]
+"""The rows' one markdown escape (:func:`_md`), as the rows are built."""
+
+
+def _row(result: WorkloadResult, views: Views, md: Escape) -> Row:
     return Row(
-        verdict=_md(result.verdict.value),
-        workload=_md(_workload_cell(result)),
-        location=_md(where(result)),
-        message=_md(headline(result, views)),
-        change=_md(change_note(result) or ""),
-        before=_md(str(result.compared.before or "") if result.compared else ""),
-        distance=_md(_distance(result)),
+        verdict=md(result.verdict.value),
+        workload=md(_workload_cell(result)),
+        location=md(where(result)),
+        message=md(headline(result, views)),
+        change=md(change_note(result) or ""),
+        before=md(str(result.compared.before or "") if result.compared else ""),
+        distance=md(_distance(result)),
     )
 
 
-def _warning(result: WorkloadResult, warning: WorkloadWarning) -> WarningRow:
-    return WarningRow(_md(display_title(result)), _md(where(result)), _md(warning.text))
+def _warning(result: WorkloadResult, warning: WorkloadWarning, md: Escape) -> WarningRow:
+    return WarningRow(md(display_title(result)), md(where(result)), md(warning.text))
 
 
-def _gone(entry: BaselineEntry) -> GoneRow:
+def _gone(entry: BaselineEntry, md: Escape) -> GoneRow:
     place = f"{entry.file}:{entry.line}" if entry.file and entry.line else ""
     title = entry.kind if place and entry.name == place else entry.title
-    return GoneRow(_md(entry.verdict.value), _md(title), _md(place))
+    return GoneRow(md(entry.verdict.value), md(title), md(place))
 
 
-def _breakdown(result: WorkloadResult, views: Views) -> Breakdown:
+def _breakdown(result: WorkloadResult, views: Views, md: Escape) -> Breakdown:
     groups = tuple(
-        Group(g.count, _md(g.label), _md(g.listed(NODES_SHOWN)))
-        for g in reason_groups(result, views)
+        Group(g.count, md(g.label), md(g.listed(NODES_SHOWN))) for g in reason_groups(result, views)
     )
     requests = requests_text(result) or "none"
     return Breakdown(
-        verdict=_md(result.verdict.value),
-        workload=_md(display_title(result)),
-        location=_md(where(result)),
-        requests=_md(requests),
+        verdict=md(result.verdict.value),
+        workload=md(display_title(result)),
+        location=md(where(result)),
+        requests=md(requests),
         groups=groups,
     )
 
