@@ -12,9 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
-from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
+from gate.cli import write_sarif
+from gate.model import (
+    ROOM_PLUGINS,
+    Code,
+    NodeOutcome,
+    NodeOutcomes,
+    Report,
+    Taint,
+    Verdict,
+    WorkloadResult,
+)
 from gate.model.contract import Untolerated
-from gate.reports import views
+from gate.reports import views, wording
+from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import Group, Shown, _ListedNames, _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import Sections, write_comment, write_summary
@@ -72,6 +83,25 @@ def test_the_comment_and_the_step_summary_lay_out_rows_derived_once(
     assert derived == [report]
     assert (comment, summary) == (write_comment(report, ReportContext(CLUSTER, NOW)), summary)
     assert len(derived) == 2  # another context derives its own
+
+
+def test_every_writer_sharing_a_context_says_a_workloads_headline_derived_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = fixture_report()
+    derived: list[WorkloadResult] = []
+    derive = wording._headline
+
+    def counted(result: WorkloadResult, views: Views) -> str:
+        derived.append(result)
+        return derive(result, views)
+
+    monkeypatch.setattr(wording, "_headline", counted)
+    context = ReportContext(CLUSTER, NOW)
+    for writer in (write_junit, write_comment, write_summary, write_annotations, write_sarif):
+        writer(report, context)
+    assert sorted(map(id, derived)) == sorted(set(map(id, derived)))
+    assert len(derived) == len(report.results)
 
 
 # --- every view, derived from the sets of nodes, equals the view walked node by node ---------

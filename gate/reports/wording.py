@@ -327,9 +327,13 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
     """One line saying why a workload got its verdict: the scheduler's own message for NO.
 
     Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
-    hold one line.
+    hold one line. Said once per result for the writers sharing ``views``.
     """
-    sentence = with_quota(result, _headline(result, views or Views()))
+    return (views or Views()).of_result(_one_line, result)
+
+
+def _one_line(result: WorkloadResult, views: Views) -> str:
+    sentence = with_quota(result, _headline(result, views))
     return " ".join(gated(result, sentence).split())
 
 
