@@ -318,7 +318,7 @@ def _finalize(value: object) -> Markup:
     return Markup(markdown_text("" if value is None else str(value)))
 
 
-def _environment(kind: type[Environment], autoescape: bool = True) -> Environment:
+def _environment(kind: type[Environment], *, autoescape: bool = True) -> Environment:
     return kind(
         autoescape=autoescape,
         finalize=_finalize,
