@@ -9,9 +9,9 @@ tuple) are put in sets once. Hashing 5,000 outcomes costs as much as deriving th
 a view is kept by the outcomes' identity, and they are held so that identity is not reused
 while the views live. What several writers lay out of the whole run (the comment's and
 the step summary's rows) is kept the same way, by the report's identity, and what they
-say of one workload (its headline) by the result's. A :class:`Views`
-lives as long as the writers that share it (one run's reports): it needs no bound, since
-the report holds every outcome anyway.
+say of one workload (its headline) by the result's. A :class:`Views` lives as long as the
+writers that share it (one run's reports): it needs no bound, since the report holds every
+outcome anyway.
 """
 
 from __future__ import annotations
