@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from gate.cli import Streams, main
-from gate.model import Baseline, BaselineEntry, Report, Verdict
+from gate.model import COMMENT_LIMIT, Baseline, BaselineEntry, Report, Verdict
 from gate.reports.baseline import compare
 from gate.reports.junit import render_junit
-from gate.reports.markdown import WARNINGS_OPEN, render_comment
+from gate.reports.markdown import WARNINGS_OPEN, render_comment, shipped_template
 from gate.reports.text import render_text
 from tests.conftest import ROOT
 from tests.report_builders import (
@@ -27,7 +27,14 @@ from tests.report_builders import (
     report,
     result,
 )
-from tests.test_reports import CONTROLS, HOSTILE_FILE, HOSTILE_NAME, HOSTILE_TEXT
+from tests.test_reports import (
+    CONTROLS,
+    HOSTILE_FILE,
+    HOSTILE_NAME,
+    HOSTILE_TEXT,
+    hostile_report,
+    many_results,
+)
 
 Golden = Callable[[str, str], None]
 AKS = "fixtures/snapshots/aks-six-nodes.json"
@@ -200,3 +207,23 @@ def test_hostile_baseline_text_is_inert_in_every_report() -> None:
     text = render_text(compared, NOW)
     assert "\x1b" not in text and "\r" not in text
     assert not any(line.startswith("::") for line in text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("built", "limit"),
+    [
+        pytest.param(fixture_report, COMMENT_LIMIT, id="the fixtures"),
+        pytest.param(hostile_report, COMMENT_LIMIT, id="hostile text in every place"),
+        pytest.param(_hostile_compared, COMMENT_LIMIT, id="hostile text against a baseline"),
+        pytest.param(lambda: many_results(300), 6_000, id="sections shortened to fit"),
+    ],
+)
+def test_the_shipped_template_renders_as_it_would_as_a_users_template(
+    built: Callable[[], Report], limit: int
+) -> None:
+    """The shipped template is rendered without autoescaping, the text it gives must be
+    the one a user's copy of it gives, autoescaped in the sandbox."""
+    compared = built()
+    own = render_comment(compared, CLUSTER, NOW, limit=limit)
+    as_users = render_comment(compared, CLUSTER, NOW, shipped_template(), limit=limit)
+    assert own == as_users

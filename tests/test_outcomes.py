@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gate.model import Code, NodeOutcome, NodeView, Taint
+from gate.model import Code, NodeOutcome, NodeOutcomes, NodeView, Taint
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.runtime import Rejection
 
@@ -65,3 +65,29 @@ def test_more_rejections_than_a_byte_numbers_still_gather_exactly() -> None:
     groups = {rejection(299): 0b11, rejection(1): 0b100}
     assert tables.outcomes(groups) == naive(9, groups)
     assert tables.outcomes(dict(groups)) is tables.outcomes(groups)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(0, 300).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.booleans(), min_size=n, max_size=n).map(
+                lambda flags: sum(1 << i for i, flag in enumerate(flags) if flag)
+            ),
+            st.one_of(st.none(), st.integers(0, 70), st.integers(0, 300)),
+        )
+    )
+)
+@example((300, (1 << 300) - 1, 100))  # many, picked out of the expansion and cut short
+@example((300, (1 << 300) - 1 ^ 1 << 7, None))  # many, every one
+@example((300, 1 << 299 | 1 << 3, 80))  # few, a bit at a time
+def test_the_names_of_a_set_of_nodes_are_its_bits_in_node_order_whether_few_or_many(
+    case: tuple[int, int, int | None],
+) -> None:
+    """Read a bit at a time or picked out of the whole expansion, as many as asked."""
+    count, bits, limit = case
+    names = tuple(f"n{i}" for i in range(count))
+    every = [name for i, name in enumerate(names) if bits >> i & 1]
+    expected = tuple(every if limit is None else every[:limit])
+    assert NodeOutcomes(names, ()).nodes_in(bits, limit) == expected

@@ -13,10 +13,12 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from gate.model import Cause, Family, FieldLocation, Location, Report, Term, Verdict
-from gate.reports.sarif import render_sarif, rule_table
+from gate.reports.sarif import _json_text, render_sarif, rule_table
 from gate.scheduler import plugins
 from tests.conftest import ROOT, SARIF_SCHEMA
 from tests.report_builders import fixture_results, report, result
@@ -153,3 +155,24 @@ def test_the_fingerprint_follows_the_workload_not_its_line(tmp_path: Path) -> No
         for r in (first, moved)
     ]
     assert fingerprints[0] == fingerprints[1]
+
+
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list('"\\/\x00\x1f\x7f\x85\u2028\u2029\ud800\udcff\ufeff\U0001f600<&')),
+        st.characters(),
+    ),
+    max_size=20,
+)
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(TEXT, JSON, max_size=5))
+def test_the_document_is_written_as_the_stdlib_would_write_it(document: dict[str, Any]) -> None:
+    """msgspec writes it, the stdlib where msgspec cannot: the text is the same."""
+    assert _json_text(document) == json.dumps(document, indent=2, ensure_ascii=False)

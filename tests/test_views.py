@@ -12,10 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import model
-from gate.model import ROOM_PLUGINS, Code, NodeOutcome, NodeOutcomes, Report, Taint, Verdict
+from gate.cli import write_sarif
+from gate.model import (
+    ROOM_PLUGINS,
+    Code,
+    NodeOutcome,
+    NodeOutcomes,
+    Report,
+    Taint,
+    Verdict,
+    WorkloadResult,
+)
 from gate.model.contract import Untolerated
-from gate.reports import views
-from gate.reports.jsonreport import Group, Shown, _untolerated, outcome_groups
+from gate.reports import views, wording
+from gate.reports.annotations import write_annotations
+from gate.reports.jsonreport import Group, Shown, _ListedNames, _untolerated, outcome_groups
 from gate.reports.junit import write_junit
 from gate.reports.markdown import Sections, write_comment, write_summary
 from gate.reports.reporter import ReportContext
@@ -72,6 +83,25 @@ def test_the_comment_and_the_step_summary_lay_out_rows_derived_once(
     assert derived == [report]
     assert (comment, summary) == (write_comment(report, ReportContext(CLUSTER, NOW)), summary)
     assert len(derived) == 2  # another context derives its own
+
+
+def test_every_writer_sharing_a_context_says_a_workloads_headline_derived_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = fixture_report()
+    derived: list[WorkloadResult] = []
+    derive = wording._headline
+
+    def counted(result: WorkloadResult, views: Views) -> str:
+        derived.append(result)
+        return derive(result, views)
+
+    monkeypatch.setattr(wording, "_headline", counted)
+    context = ReportContext(CLUSTER, NOW)
+    for writer in (write_junit, write_comment, write_summary, write_annotations, write_sarif):
+        writer(report, context)
+    assert sorted(map(id, derived)) == sorted(set(map(id, derived)))
+    assert len(derived) == len(report.results)
 
 
 # --- every view, derived from the sets of nodes, equals the view walked node by node ---------
@@ -181,9 +211,16 @@ def test_every_view_of_the_sets_equals_the_view_node_by_node(
         assert Views().of(fitting_nodes, given_nodes) == fitting
         assert Views().of(fitting_count, given_nodes) == len(fitting)
         assert outcome_groups(given_nodes, listed) == _naive_groups(nodes, listed)
+        if listed is not None:
+            once = _ListedNames(listed)  # the second time, every set's names are kept ones
+            for _ in range(2):
+                assert outcome_groups(given_nodes, listed, once) == _naive_groups(nodes, listed)
         for kind, daemonset in (("Deployment", False), ("DaemonSet", True)):
             grouped = reason_groups(result(kind=kind, nodes=given_nodes))
-            assert [(g.label, g.nodes) for g in grouped] == _naive_reason_groups(nodes, daemonset)
+            naive = _naive_reason_groups(nodes, daemonset)
+            assert [(g.label, g.nodes) for g in grouped] == naive
+            shown = [(g.listed(1), g.listed(2), g.listed(1)) for g in grouped]
+            assert shown == [tuple(node_list(names, n) for n in (1, 2, 1)) for _, names in naive]
         failing = result(nodes=given_nodes, verdict=Verdict.NO, message="m")
         named = [f"untolerated taints: {taints}"] if taints else []
         assert detail(failing, Views()) == ["m", *named, ""]

@@ -84,6 +84,16 @@ _WORKFLOW_DATA_RE = re.compile("[%\r\n]")
 _WORKFLOW_PROPERTY_RE = re.compile("[%\r\n:,]")
 
 
+# Everything each helper below changes, as one character class: most names, reasons and
+# paths hold none, and one search of the class is cheaper than the helper's substitutions,
+# each of which would scan the text to change nothing.
+_TERMINAL_CHANGES = re.compile(f"[{_CONTROL_CHARS}{_BIDI_CHARS}{_BREAK_CHARS}]")
+_XML_TEXT_CHANGES = re.compile(f"[{_CONTROL_CHARS}{_BIDI_CHARS}{_BREAK_CHARS}&<>]")
+_XML_ATTR_CHANGES = re.compile(f'[{_CONTROL_CHARS}{_BIDI_CHARS}\r&<>"\n\t]')
+_WORKFLOW_DATA_CHANGES = re.compile(f"[{_CONTROL_CHARS}{_BIDI_CHARS}%\r\n]")
+_WORKFLOW_PROPERTY_CHANGES = re.compile(f"[{_CONTROL_CHARS}{_BIDI_CHARS}%\r\n:,]")
+
+
 def _clean(text: str) -> str:
     """Drop control and bidi characters: never meaningful in a name, often an attack."""
     return _BIDI.sub("", _CONTROLS.sub("", text))
@@ -97,6 +107,12 @@ def terminal_text(text: str) -> str:
     >>> terminal_text("web\\x1b]0;pwned\\x07\\n::error::x")
     'web]0;pwned ::error::x'
     """
+    if _TERMINAL_CHANGES.search(text) is None:
+        return text
+    return _terminal_escaped(text)
+
+
+def _terminal_escaped(text: str) -> str:
     return _LINE_BREAKS.sub(" ", _clean(text))
 
 
@@ -108,6 +124,10 @@ def markdown_text(text: str) -> str:
     """
     if _MARKDOWN_CHANGES.search(text) is None:
         return text
+    return _markdown_escaped(text)
+
+
+def _markdown_escaped(text: str) -> str:
     one_line = _LINE_BREAKS.sub(" ", _clean(text))
     return _MARKDOWN_RE.sub(lambda m: _MARKDOWN[m.group()], one_line)
 
@@ -119,6 +139,12 @@ def xml_text(text: str) -> str:
     log that prints the file would otherwise run a line such as ``::error::`` as a
     workflow command. Writers join escaped lines with ``\n`` themselves.
     """
+    if _XML_TEXT_CHANGES.search(text) is None:
+        return text
+    return _xml_text_escaped(text)
+
+
+def _xml_text_escaped(text: str) -> str:
     one_line = _LINE_BREAKS.sub(" ", _clean(text))
     return _XML_TEXT_RE.sub(lambda m: _XML_TEXT[m.group()], one_line)
 
@@ -126,6 +152,12 @@ def xml_text(text: str) -> str:
 def xml_attr(text: str) -> str:
     """A double-quoted attribute value. Line feeds and tabs become character references,
     since attribute-value normalisation would turn them into spaces."""
+    if _XML_ATTR_CHANGES.search(text) is None:
+        return text
+    return _xml_attr_escaped(text)
+
+
+def _xml_attr_escaped(text: str) -> str:
     cleaned = _clean(text).replace("\r", "")
     return _XML_ATTR_RE.sub(lambda m: _XML_ATTR[m.group()], cleaned)
 
@@ -133,9 +165,21 @@ def xml_attr(text: str) -> str:
 def workflow_message(text: str) -> str:
     """The message after ``::``. A raw line break would end the command and let the rest
     of the line start a new one (``::error::``, ``::add-mask::``)."""
+    if _WORKFLOW_DATA_CHANGES.search(text) is None:
+        return text
+    return _workflow_message_escaped(text)
+
+
+def _workflow_message_escaped(text: str) -> str:
     return _WORKFLOW_DATA_RE.sub(lambda m: _WORKFLOW_DATA[m.group()], _clean(text))
 
 
 def workflow_property(text: str) -> str:
     """A ``key=value`` property: ``,`` would start another property and ``:`` end the list."""
+    if _WORKFLOW_PROPERTY_CHANGES.search(text) is None:
+        return text
+    return _workflow_property_escaped(text)
+
+
+def _workflow_property_escaped(text: str) -> str:
     return _WORKFLOW_PROPERTY_RE.sub(lambda m: _WORKFLOW_PROPERTY[m.group()], _clean(text))

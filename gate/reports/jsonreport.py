@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
@@ -45,9 +45,17 @@ Group = tuple[Shown, int, list[str]]
 """An outcome group: what it stands for, how many nodes gave it, and the names listed."""
 
 
-def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[Group]:
+Names = Callable[[NodeOutcomes, int], Sequence[str]]
+"""Reads the names an outcome group lists off the set of nodes it stands for: the
+outcomes, and the group's nodes as a bitset over them."""
+
+
+def outcome_groups(
+    outcomes: Sequence[NodeOutcome], listed: int | None, names: Names | None = None
+) -> list[Group]:
     """``outcomes`` grouped by reasons, plugin and code, in order of first appearance, at
-    most ``listed`` names per group (None: all), in node order.
+    most ``listed`` names per group (None: all), in node order, as ``names`` reads them
+    (by default, off the set each time).
 
     Derived from the sets of nodes that share an outcome (:class:`~gate.model.NodeOutcomes`,
     a few per workload): a group's count is its set's size, its place the set's first node.
@@ -68,7 +76,29 @@ def outcome_groups(outcomes: Sequence[NodeOutcome], listed: int | None) -> list[
             shown = (o.reasons, o.plugin, o.code)
             by_shown[shown] = by_shown.get(shown, 0) | bits
     ordered = sorted(by_shown.items(), key=lambda group: group[1] & -group[1])
-    return [(r, bits.bit_count(), list(sets.nodes_in(bits, listed))) for r, bits in ordered]
+    if names is None:
+        return [(r, bits.bit_count(), list(sets.nodes_in(bits, listed))) for r, bits in ordered]
+    return [(r, bits.bit_count(), list(names(sets, bits))) for r, bits in ordered]
+
+
+class _ListedNames:
+    """The first ``listed`` names of each set of nodes, read once per set: outcomes that
+    differ in one group share the others (a pool's taint, the nodes that fit), so a
+    large run's thousands of groups are a quarter as many sets. Kept by the set's bits
+    and its node names' identity, which are held; at most ``listed`` names each."""
+
+    def __init__(self, listed: int) -> None:
+        self._listed = listed
+        self._held: dict[int, tuple[str, ...]] = {}
+        self._names: dict[tuple[int, int], tuple[str, ...]] = {}
+
+    def __call__(self, sets: NodeOutcomes, bits: int) -> tuple[str, ...]:
+        key = (id(sets.names), bits)
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = sets.nodes_in(bits, self._listed)
+            self._held[id(sets.names)] = sets.names
+        return found
 
 
 def _group_document(group: Group) -> contract.OutcomeGroup:
@@ -231,6 +261,9 @@ class _OutcomeTexts:
 
     def __init__(self, listed: int | None) -> None:
         self._listed = listed
+        # Every name of a shard's report is listed: kept per set, they would be the
+        # node names over again for each set, so they are read each time.
+        self._names = None if listed is None else _ListedNames(listed)
         self._held: list[object] = []
         self._texts: dict[int, bytes] = {}
         self._cached = 0
@@ -239,7 +272,7 @@ class _OutcomeTexts:
         found = self._texts.get(id(outcomes))
         if found is not None:
             return found
-        groups = outcome_groups(outcomes, self._listed)
+        groups = outcome_groups(outcomes, self._listed, self._names)
         found = _block(map(msgspec.json.encode, map(_group_document, groups)))
         if self._cached + len(found) <= _CACHE_BYTES:
             self._texts[id(outcomes)] = found

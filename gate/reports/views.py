@@ -8,9 +8,10 @@ those sets, a few per workload, never node by node; outcomes read back from a re
 tuple) are put in sets once. Hashing 5,000 outcomes costs as much as deriving the view, so
 a view is kept by the outcomes' identity, and they are held so that identity is not reused
 while the views live. What several writers lay out of the whole run (the comment's and
-the step summary's rows) is kept the same way, by the report's identity. A :class:`Views`
-lives as long as the writers that share it (one run's reports): it needs no bound, since
-the report holds every outcome anyway.
+the step summary's rows) is kept the same way, by the report's identity, and what they
+say of one workload (its headline) by the result's. A :class:`Views` lives as long as the
+writers that share it (one run's reports): it needs no bound, since the report holds every
+outcome anyway.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
-from gate.model import NodeOutcome, NodeOutcomes, Report
+from gate.model import NodeOutcome, NodeOutcomes, Report, WorkloadResult
 
 Outcomes = Sequence[NodeOutcome]
 View = TypeVar("View")
@@ -36,12 +37,15 @@ class Views:
     (1, 1, 1)
     """
 
-    __slots__ = ("_derived", "_held", "_reports")
+    __slots__ = ("_derived", "_held", "_reports", "_results")
 
     def __init__(self) -> None:
         self._held: dict[int, tuple[Outcomes, NodeOutcomes]] = {}
         self._derived: dict[tuple[Callable[[NodeOutcomes], Any], int], Any] = {}
         self._reports: dict[tuple[Callable[[Report, Views], Any], int], tuple[Report, Any]] = {}
+        self._results: dict[
+            tuple[Callable[[WorkloadResult, Views], Any], int], tuple[WorkloadResult, Any]
+        ] = {}
 
     def of(self, derive: Callable[[NodeOutcomes], View], nodes: Outcomes) -> View:
         """``derive`` of these very ``nodes`` as sets, computed the first time they are
@@ -64,6 +68,18 @@ class Views:
             return cast(View, self._reports[key][1])
         value = derive(report, self)
         self._reports[key] = (report, value)
+        return value
+
+    def of_result(
+        self, derive: Callable[[WorkloadResult, Views], View], result: WorkloadResult
+    ) -> View:
+        """``derive(result, self)``, computed the first time this very ``result`` is asked
+        for: what several writers say of one workload (its headline)."""
+        key = (derive, id(result))
+        if key in self._results:
+            return cast(View, self._results[key][1])
+        value = derive(result, self)
+        self._results[key] = (result, value)
         return value
 
 

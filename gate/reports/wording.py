@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from gate.model import (
@@ -327,9 +327,13 @@ def headline(result: WorkloadResult, views: Views | None = None) -> str:
     """One line saying why a workload got its verdict: the scheduler's own message for NO.
 
     Line breaks (a YAML error's, say) become spaces: JUnit's ``message`` and a table cell
-    hold one line.
+    hold one line. Said once per result for the writers sharing ``views``.
     """
-    sentence = with_quota(result, _headline(result, views or Views()))
+    return (views or Views()).of_result(_one_line, result)
+
+
+def _one_line(result: WorkloadResult, views: Views) -> str:
+    sentence = with_quota(result, _headline(result, views))
     return " ".join(gated(result, sentence).split())
 
 
@@ -605,18 +609,36 @@ def budget_sentence(report: Report) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class ReasonGroup:
-    """Nodes that rejected (or admitted) the pod for the same reasons."""
+    """Nodes that rejected (or admitted) the pod for the same reasons: ``bits`` over the
+    nodes of ``outcomes``. A group can hold thousands of nodes and a report names a few,
+    so names are read off the set only as many as are shown, once per number shown: the
+    writers sharing one :class:`Views` share the group, and show the same few names."""
 
     label: str
-    nodes: tuple[str, ...]
+    bits: int
+    outcomes: NodeOutcomes
+    _listed: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def count(self) -> int:
-        return len(self.nodes)
+        return self.bits.bit_count()
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Every node's name, in node order."""
+        return self.outcomes.nodes_in(self.bits)
+
+    def listed(self, limit: int) -> str:
+        """``a, b, c and 2 more``: at most ``limit`` names, in node order."""
+        text = self._listed.get(limit)
+        if text is None:
+            names = self.outcomes.nodes_in(self.bits, limit)
+            text = self._listed[limit] = node_list(names, limit, self.count)
+        return text
 
     def line(self, limit: int) -> str:
         """``3 node(s): Insufficient cpu: a, b, c``, at most ``limit`` names."""
-        return f"{self.count} node(s): {self.label}: {node_list(self.nodes, limit)}"
+        return f"{self.count} node(s): {self.label}: {self.listed(limit)}"
 
 
 def reason_groups(result: WorkloadResult, views: Views | None = None) -> tuple[ReasonGroup, ...]:
@@ -655,7 +677,7 @@ def _grouped(nodes: NodeOutcomes, daemonset: bool) -> tuple[ReasonGroup, ...]:
     ordered = sorted(
         groups.items(), key=lambda item: (item[0][0], -item[1].bit_count(), item[0][1])
     )
-    return tuple(ReasonGroup(label, nodes.nodes_in(bits)) for (_, label), bits in ordered)
+    return tuple(ReasonGroup(label, bits, nodes) for (_, label), bits in ordered)
 
 
 # --- the run ---------------------------------------------------------------------------------
