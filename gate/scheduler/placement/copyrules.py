@@ -18,7 +18,7 @@ from gate.model import HostPort, NodeView
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
-from gate.scheduler.plugins.noderesources import SCORED, copies_held
+from gate.scheduler.plugins.noderesources import SCORED, copies_in, per_copy
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 
@@ -296,24 +296,36 @@ class Ledger:
 
 def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:
     """How many copies ``node`` holds by its free room alone (0 when it holds none)."""
-    taken = ledger.requested.get(node.name, {}) if ledger else {}
-    slots = (
-        node.allocatable.get(PODS, 0)
-        - node.pod_count
-        - (ledger.pods.get(node.name, 0) if ledger else 0)
-    )
-    room = copies_held(
-        rules.requests,
-        slots,
-        lambda r: node.allocatable.get(r, 0) - node.requested.get(r, 0) - taken.get(r, 0),
-    )
-    if rules.host_ports:
-        taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
-        if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
-            return 0
-    if copies_collide(rules.host_ports) or one_per_node(rules.one_per_domain):
-        room = min(room, 1)
-    return room
+    return capacity_of(rules, ledger)(node)
+
+
+def capacity_of(rules: CopyRules, ledger: Ledger | None = None) -> Callable[[NodeView], int]:
+    """:func:`capacity` under ``rules`` beside ``ledger``'s copies, what it reads of them
+    looked up once: a placement asks it of many nodes (beside the run's earlier copies most
+    of those it walks hold none)."""
+    wanted = per_copy(rules.requests)
+    resources = [resource for resource, _ in wanted]
+    ports = rules.host_ports
+    at_most_one = copies_collide(ports) or one_per_node(rules.one_per_domain)
+    none: Mapping[str, int] = {}
+    taken_on = ledger.requested if ledger else {}
+    pods_on = ledger.pods if ledger else {}
+    ports_on = ledger.ports if ledger else {}
+
+    def of(node: NodeView) -> int:
+        name = node.name
+        allocatable, requested = node.allocatable, node.requested
+        taken = taken_on.get(name, none)
+        slots = allocatable.get(PODS, 0) - node.pod_count - pods_on.get(name, 0)
+        free = [allocatable.get(r, 0) - requested.get(r, 0) - taken.get(r, 0) for r in resources]
+        room = copies_in(wanted, slots, free)
+        if ports:
+            taken_ports = ports_on.get(name, frozenset())
+            if any(port_conflicts(port, taken_ports) for port in ports):
+                return 0
+        return min(room, 1) if at_most_one else room
+
+    return of
 
 
 def set_bits(bits: int) -> Iterator[int]:
