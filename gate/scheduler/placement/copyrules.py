@@ -133,6 +133,14 @@ class Ledger:
     nodes: DaemonSets take the same room on every node they target)."""
     daemons: dict[str, int] = field(default_factory=dict)
     """By DaemonSet, the nodes holding its pod, as a bitset over the run's nodes."""
+    full: dict[str, dict[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    """By resource (the pod slot included) and amount, nodes of :attr:`full_of` found
+    without that much of it left beside the ledger's copies, as a bitset. The ledger only
+    ever takes room, so such a node holds no copy that asks as much or more for the rest
+    of the run: later placements skip it (beside a large run's earlier copies most nodes
+    a fill walks are full)."""
+    full_of: list[Sequence[NodeView]] = field(default_factory=list, compare=False, repr=False)
+    """The nodes :attr:`full`'s bitsets are over (the run's, the first asked)."""
 
     def take(
         self,
@@ -150,6 +158,7 @@ class Ledger:
         if copies <= 0:
             return
         self.daemons_only = False
+        self._giving_back(rules)
         used = self.requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
@@ -178,6 +187,7 @@ class Ledger:
         once per node, its lookups hoisted (it runs for every node of every new
         DaemonSet)."""
         requests = [(r, amount) for r, amount in rules.requests.items()]
+        self._giving_back(rules)
         ports = frozenset(rules.host_ports)
         requested, held, pods, takers = self.requested, self.nonzero, self.pods, self.takers
         cpu, memory = nonzero
@@ -199,6 +209,38 @@ class Ledger:
                 there[taker] = there.get(taker, 0) + 1
         self.rules[taker] = rules
         self.labels[taker] = labels
+
+    def _giving_back(self, rules: CopyRules) -> None:
+        """A negative request would give room back: what :attr:`full` holds no longer holds."""
+        if self.full and any(amount < 0 for amount in rules.requests.values()):
+            self.full.clear()
+
+    def known_full(self, nodes: Sequence[NodeView], rules: CopyRules) -> int:
+        """The nodes (a bitset over ``nodes``) known to hold no copy under ``rules``."""
+        if not self.full or not self.full_of or self.full_of[0] is not nodes:
+            return 0
+        bits = 0
+        for resource, amount in ((PODS, 1), *per_copy(rules.requests)):
+            for short, nodes_short in self.full.get(resource, {}).items():
+                if short <= amount:
+                    bits |= nodes_short
+        return bits
+
+    def found_full(self, nodes: Sequence[NodeView], rules: CopyRules, full: list[int]) -> None:
+        """The nodes at ``full`` (positions in ``nodes``) found to hold no copy under
+        ``rules``: kept by the resource they lack (not by a host port's conflict)."""
+        if not self.full_of:
+            self.full_of.append(nodes)
+        if self.full_of[0] is not nodes:
+            return
+        for position in full:
+            lacking = self.lacking(nodes[position], rules)
+            if lacking is None or not lacking[0]:
+                continue
+            resource = lacking[0][0]
+            amount = 1 if resource == PODS else rules.requests[resource]
+            by_amount = self.full.setdefault(resource, {})
+            by_amount[amount] = by_amount.get(amount, 0) | 1 << position
 
     def take_daemon(
         self,

@@ -31,12 +31,19 @@ def filled(
     evenly in node order (:func:`fill_order`), asking only the nodes they reach."""
     copies: dict[int, int] = {}
     held = capacity_of(rules, ledger)
+    full: list[int] = []
 
     def capacity_at(position: int) -> int:
-        return held(nodes[position])
+        room = held(nodes[position])
+        if not room:
+            full.append(position)
+        return room
 
-    for position in islice(fill_order(set_bits(fitting), capacity_at), wanted):
+    known = ledger.known_full(nodes, rules) if ledger is not None else 0
+    for position in islice(fill_order(set_bits(fitting & ~known), capacity_at), wanted):
         copies[position] = copies.get(position, 0) + 1
+    if ledger is not None and full:
+        ledger.found_full(nodes, rules, full)
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=dict(sorted(copies.items())))
 
 
