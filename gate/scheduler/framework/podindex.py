@@ -72,6 +72,10 @@ class PodIndex:
         # Shared with every view: those pairs for a pod's whole set of required affinity
         # terms, by the terms (filled by the PreFilter of the index itself, never a view's).
         self.affinity_pairs: dict[tuple[AffinityTerm, ...], Mapping[tuple[str, str], int]] = {}
+        # Shared with every view, filled by the Filter of the index's own PreFilter states:
+        # the nodes whose label of a key forms a pair of those counts, by the key and the
+        # counts' identity (the counts and the node index kept beside them, so it stays).
+        self.counted_pairs: dict[tuple[str, int], tuple[object, object, int]] = {}
         # Shared with every view, filled on first use (scored pods only): the pods carrying
         # required affinity terms, and those carrying preferred terms.
         self._with_affinity: list[tuple[int, ...]] = []

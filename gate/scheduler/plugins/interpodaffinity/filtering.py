@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gate.k8s.podaffinity import AffinityTerm
 from gate.model import INTER_POD_AFFINITY, Code
@@ -63,6 +63,12 @@ class AffinityState:
     namespace_labels: Mapping[str, str] | None = None
     """The labels of the pod's namespace as the PreFilter read them (see
     :func:`affinity_state`), for what its copies ask (:mod:`.copies`)."""
+    counted: dict[tuple[str, int], tuple[object, object, int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """:func:`affinity_groups`' nodes of counted pairs, kept (:func:`_counted_kept`):
+    the index's own states share one table, since workloads asking the same terms share
+    their counts (a hostname key's are a pair per node holding a matching pod)."""
 
     @property
     def skip(self) -> bool:
@@ -171,6 +177,7 @@ def affinity_state(
         self_match=bool(affinity_terms)
         and all(t.matches(namespace, labels) for t in affinity_terms),
         namespace_labels=namespace_labels,
+        counted={} if pods.excluded else pods.counted_pairs,
     )
 
 
@@ -206,6 +213,16 @@ def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
     return bits
 
 
+def _counted_kept(state: AffinityState, nodes: NodeIndex, key: str) -> int:
+    """:func:`_counted` of the state's affinity counts, worked out once per counts."""
+    counts = state.affinity_counts
+    found = state.counted.get((key, id(counts)))
+    if found is None or found[0] is not counts or found[1] is not nodes:
+        found = (counts, nodes, _counted(nodes, key, counts))
+        state.counted[key, id(counts)] = found
+    return found[2]
+
+
 def affinity_groups(
     state: AffinityState, nodes: NodeIndex, among: int
 ) -> list[tuple[int, Rejection]]:
@@ -224,7 +241,7 @@ def affinity_groups(
         with_keys = pods_exist = nodes.everyone
         for term in state.affinity_terms:
             with_keys &= nodes.with_label(term.topology_key)
-            pods_exist &= _counted(nodes, term.topology_key, state.affinity_counts)
+            pods_exist &= _counted_kept(state, nodes, term.topology_key)
         first_pod = not state.affinity_counts and state.self_match
         reject(~(with_keys if first_pod else with_keys & pods_exist), AFFINITY)
     anti = 0
