@@ -427,27 +427,39 @@ class Evaluator:
         nodes = self._release(own)
         profile = pod.profile
         indexed = self.cluster.others.pods
-        if _counted(profile, [indexed.pods[i] for i in own]):
+        counted = _counted(profile, [indexed.pods[i] for i in own])
+        if counted:
             cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
-            again, first = nodes.holding, 0
         else:
             # Nothing the inter-pod filters count changes: the base answer's PreFilter state
             # is this pod's (answers are shared only between pods alike in what it reads).
             cycle = base.cycle
             groups = base.groups
-            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
-            # These nodes passed every plugin before the one that rejected them for room.
-            again, first = nodes.holding & room, FIRST_ROOM
+        room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
+        # Asked of the nodes as they were (filter_groups reads the index's), the nodes that
+        # held the pods answer again; the others' answers stand.
+        again = nodes.holding if counted else nodes.holding & room
         if not again:
             return _Released(
                 base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
+        # A node refused for room passed every plugin before the one that refused it, and
+        # none of those reads what was given back; nor does a plugin that refused a node
+        # otherwise, or the plugins that passed one: those answers stand as they were.
+        stands: dict[int, Rejection] = {}
+        if again & ~room:
+            for refusal, bits in groups.items():
+                for position in set_bits(bits & again & ~room):
+                    stands[position] = refusal
         # A plugin that passes every node rejects none of these (filter_groups skips it too).
-        rest = tuple(prepared for prepared in cycle[first:] if not prepared.passes())
+        rest = tuple(prepared for prepared in cycle[FIRST_ROOM:] if not prepared.passes())
         for position in set_bits(again):
-            rejection = run_filters(rest, nodes[position], self.dialect)
+            if room >> position & 1:
+                rejection = run_filters(rest, nodes[position], self.dialect)
+            else:
+                rejection = stands.get(position)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
         return _Released(self._work_out(patched, cycle), nodes, cycle)
