@@ -69,7 +69,7 @@ from gate.scheduler.placement.copyrules import Placement as Placement
 from gate.scheduler.placement.copyrules import ScoreRules as ScoreRules
 from gate.scheduler.placement.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.placement.copyrules import capacity as capacity
-from gate.scheduler.placement.copyrules import capacity_of
+from gate.scheduler.placement.copyrules import capacity_of as capacity_of
 from gate.scheduler.placement.copyrules import set_bits as set_bits
 from gate.scheduler.placement.copyrules import with_earlier_copies as with_earlier_copies
 from gate.scheduler.placement.grouped import LabelBits as LabelBits

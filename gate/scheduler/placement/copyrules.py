@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
+from gate.scheduler.framework.cluster import with_pods
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
@@ -320,13 +321,8 @@ class Ledger:
             for resource, amount in rules.requests.items():
                 requested[resource] = requested.get(resource, 0) + amount * copies
             ports |= frozenset(rules.host_ports)
-        return replace(
-            node,
-            requested=requested,
-            pod_count=node.pod_count + self.pods.get(node.name, 0) + copies,
-            used_ports=ports,
-            nonzero=nonzero,
-        )
+        pod_count = node.pod_count + self.pods.get(node.name, 0) + copies
+        return with_pods(node, requested, pod_count, ports, nonzero)
 
     def scored(self, node: NodeView) -> tuple[int, int]:
         """``node``'s cpu and memory as the resource scores read them, the ledger's copies
