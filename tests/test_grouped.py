@@ -10,13 +10,16 @@ a node without the term's key is in no domain).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from itertools import islice
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME, ZONE
-from gate.model import NodeView
+from gate.model import HostPort, NodeView
 from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement, SpreadRule
 from gate.scheduler.placement.grouped import by_domain, fill_order, filled
 from tests.builders import node
@@ -212,3 +215,48 @@ def test_by_domain_leaves_the_room_earlier_copies_took() -> None:
     rules = _zone_spread({"z1": 0, "z2": 0})
     placement = by_domain(4, [_at("a", "z1"), _at("b", "z2")], rules, 0b11, ledger)
     assert placement == Placement(wanted=4, fit=1, copies={1: 1})
+
+
+# --- the nodes the ledger knows full ---------------------------------------------------
+
+_REQUESTS = st.fixed_dictionaries(
+    {"cpu": st.sampled_from((0, 250, 500, 1000, 1500))},
+    optional={"memory": st.sampled_from((2**28, 2**30, 3 * 2**30)), "pods": st.just(1)},
+)
+_WORKLOADS = st.lists(
+    st.tuples(_REQUESTS, st.integers(1, 12), st.booleans()), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    workloads=_WORKLOADS,
+)
+def test_skipping_the_nodes_the_ledger_knows_full_places_every_copy_as_asking_them(
+    seed: int, workloads: list[tuple[dict[str, int], int, bool]]
+) -> None:
+    """Workloads filled one after another beside the run's ledger, each taking its copies
+    there: the nodes a placement found full are skipped by the next (Ledger.full), and
+    every placement is the one asking every node again gives."""
+    draw = random.Random(seed)
+    nodes = tuple(
+        node(
+            f"n{i}",
+            cpu=draw.choice((1000, 2000, 4000)),
+            memory=draw.choice((2**30, 4 * 2**30)),
+            pods=draw.choice((1, 3, 8)),
+            requested={"cpu": draw.choice((0, 500))},
+        )
+        for i in range(draw.randint(1, 24))
+    )
+    fitting = (1 << len(nodes)) - 1
+    remembering, forgetting = Ledger(), Ledger()
+    for k, (requests, wanted, ports) in enumerate(workloads):
+        rules = CopyRules(requests, host_ports=(HostPort("0.0.0.0", "TCP", 80),) if ports else ())
+        found = filled(wanted, nodes, rules, fitting, remembering)
+        forgetting.full.clear()
+        assert found == filled(wanted, nodes, rules, fitting, forgetting)
+        for ledger in (remembering, forgetting):
+            for position, copies in found.copies.items():
+                ledger.take(nodes[position].name, rules, copies, f"w{k}")

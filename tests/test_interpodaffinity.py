@@ -6,6 +6,7 @@ namespace "" is "default" here. Each row is run node by node and by node sets.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from gate.scheduler.plugins.interpodaffinity.filtering import (
     REASON_AFFINITY,
     REASON_ANTI_AFFINITY,
     REASON_EXISTING_ANTI_AFFINITY,
+    AffinityState,
+    affinity_groups,
     affinity_state,
 )
 from tests.builders import existing_pod, node, pod_term
@@ -840,3 +843,37 @@ def test_a_view_counts_the_affinity_pairs_of_an_index_built_without_its_pods(
     first = counts(index)
     assert counts(index.without(gone)) == counts(PodIndex(kept, _ZONED))
     assert counts(index) == first == counts(PodIndex(pods, _ZONED))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    placed=st.lists(
+        st.tuples(st.integers(0, 5), st.sampled_from(["a", "b"]), st.sampled_from(["x", "y"])),
+        max_size=12,
+    ),
+    topology=st.sampled_from(["zone", "kubernetes.io/hostname"]),
+    host=st.integers(0, 5),
+)
+def test_the_nodes_of_counted_pairs_kept_across_states_are_those_worked_out_afresh(
+    placed: list[tuple[int, str, str]], topology: str, host: int
+) -> None:
+    """The index's own states share the nodes their affinity counts form pairs on: asked
+    again, of other counts (a first copy bound) and of other nodes, the Filter answers as
+    a state that kept nothing."""
+    pods = [
+        existing_pod(f"n{n}", {"app": app, "tier": tier}, name=f"p{i}")
+        for i, (n, app, tier) in enumerate(placed)
+    ]
+    profile = pod_profile(spec_of([term_in("app", topology, ["a"])]), "default")
+    index = PodIndex(pods, _ZONED)
+    nodes, fewer = NodeIndex.of(_ZONED), NodeIndex.of(_ZONED[::2])
+
+    def state() -> AffinityState:
+        return affinity_state("default", {}, profile.pod_affinity, (), None, nodes, index)
+
+    bound = replace(state(), affinity_counts={(topology, _ZONED[host].labels[topology]): 1})
+    for asked, among in ((state(), nodes), (bound, nodes), (state(), fewer), (state(), nodes)):
+        fresh = replace(asked, counted={})
+        assert affinity_groups(asked, among, among.everyone) == affinity_groups(
+            fresh, among, among.everyone
+        )

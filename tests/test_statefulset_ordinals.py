@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.model import Document, Location, Verdict
+from gate.model import Document, Location, Verdict, Workload
 from gate.run import RunOptions, check
 from gate.scheduler.engine.evaluate import Evaluator
-from gate.scheduler.framework.pods import Pod
+from gate.scheduler.framework.ordinals import ordinal_pod
+from gate.scheduler.framework.pods import Pod, pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot
 
@@ -388,3 +389,51 @@ def test_a_later_copy_looked_for_first_where_the_first_fits_is_counted_as_its_wh
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Evaluator, "_hinted", _full)
         assert _run(statefulset, *claims) == hinted
+
+
+@pytest.mark.parametrize(
+    "volumes",
+    [
+        pytest.param([], id="a copy of a pod that mounts nothing but its claims"),
+        pytest.param(
+            [
+                {"name": "data", "emptyDir": {}},
+                {"name": "cache", "persistentVolumeClaim": {"claimName": "shared"}},
+            ],
+            id="a copy whose template volume replaces one of its name, beside a shared claim",
+        ),
+        pytest.param(
+            [{"name": "disk", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Managed"}}],
+            id="a copy beside an inline disk",
+        ),
+    ],
+)
+def test_a_copys_profile_is_the_one_its_own_spec_gives(volumes: list[dict[str, Any]]) -> None:
+    """A later copy's profile is the first copy's with its own volumes read again: what
+    profiling its whole spec gives."""
+    spec = {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}],
+        "volumes": volumes,
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "db"}},
+            }
+        ],
+    }
+    workload = Workload(
+        kind="StatefulSet",
+        namespace="app",
+        name="db",
+        location=Location("m.yaml", 1),
+        pod_spec=spec,
+        replicas=3,
+        labels={"app": "db"},
+        claim_templates=("data",),
+    )
+    first = Pod(spec, pod_profile(spec, "app", {"app": "db"}), ())
+    copy = ordinal_pod(first, workload, 2)
+    assert copy.profile == pod_profile(copy.spec, "app", {"app": "db"})
+    assert copy.profile.claims != first.profile.claims

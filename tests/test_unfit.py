@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.k8s.version import Dialect
 from gate.model import Code, HostPort, NodeView
@@ -338,3 +340,52 @@ def test_consumers_of_a_spread(
     for where, taker, labels, namespace in taken:
         ledger.take(where, CopyRules({"cpu": 100}, namespace=namespace), 1, taker, labels=labels)
     assert consumers({SKEWED: 0b011}, NODES, ledger, rules) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shapes=st.lists(
+        st.tuples(st.sampled_from((2000, 3000, 4000)), st.sampled_from((1, 2, 110))),
+        min_size=1,
+        max_size=8,
+    ),
+    earlier=st.lists(
+        st.tuples(st.integers(0, 7), st.sampled_from((500, 1000, 2500)), st.booleans()),
+        max_size=8,
+    ),
+    cpu=st.sampled_from(("500m", "1", "2")),
+    port=st.booleans(),
+    copies=st.dictionaries(st.integers(0, 7), st.integers(1, 2), max_size=3),
+)
+def test_nodes_lacking_alike_beside_the_ledger_are_refused_as_each_asked_alone(
+    shapes: list[tuple[int, int]],
+    earlier: list[tuple[int, int, bool]],
+    cpu: str,
+    port: bool,
+    copies: dict[int, int],
+) -> None:
+    """The room plugins are asked once per kind of lack beside the ledger's copies; every
+    node gets the rejection the filters give its own view (the ledger's and the copies'
+    room taken)."""
+    nodes = [_at(f"n{i}", cpu=room, pods=pods) for i, (room, pods) in enumerate(shapes)]
+    ports = [{"containerPort": 80, "hostPort": 80}] if port else []
+    spec = _spec(cpu, containers=[container(requests={"cpu": cpu}, ports=ports)])
+    ledger = Ledger()
+    for k, (n, taken, with_port) in enumerate(earlier):
+        held = (HostPort("0.0.0.0", "TCP", 80),) if with_port else ()
+        taker = CopyRules({"cpu": taken}, host_ports=held)
+        ledger.take(nodes[n % len(nodes)].name, taker, 1, f"Deployment default/w{k}")
+    copies = {p % len(nodes): n for p, n in copies.items()}
+    refused = _refused(spec, nodes, copies, ledger)
+    profile = pod_profile(spec, labels=APP)
+    cycle = prepared(profile, *nodes)
+    rules = copy_rules(profile, cycle, None)
+    expected: Groups = {}
+    for position, view in enumerate(nodes):
+        rejection = run_filters(cycle, view, DIALECT)
+        if rejection is None:
+            bound = ledger.view(view, rules, copies.get(position, 0))
+            rejection = run_filters(cycle, bound, DIALECT)
+        if rejection is not None:
+            expected[rejection] = expected.get(rejection, 0) | 1 << position
+    assert refused.groups == expected

@@ -224,7 +224,9 @@ class Template:
 
 def get(obj: object, path: Path) -> object:
     for key in path:
-        if not isinstance(obj, Mapping):
+        # A dict first: asking the Mapping ABC costs a Python-level call, every workload
+        # is asked for every site's path
+        if type(obj) is not dict and not isinstance(obj, Mapping):
             return None
         obj = obj.get(key)
     return obj

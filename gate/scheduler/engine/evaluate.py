@@ -174,6 +174,8 @@ class _Answer:
     groups: Groups  # the nodes by the rejection they share
     fitting: int  # the nodes where it fits, as a bitset
     cycle: CycleState  # the PreFilter state it was worked out with
+    of: PodProfile | None = field(default=None, compare=False)
+    """The pod ``cycle`` was prepared for in the run's cluster (None: unknown, or a view)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,14 +228,15 @@ class Evaluator:
             if cycle is None:
                 cycle = prepare(pod.profile, self.cluster)
             found = self._work_out(
-                filter_groups(self.index, cycle, self.dialect, self.parts), cycle
+                filter_groups(self.index, cycle, self.dialect, self.parts), cycle, pod.profile
             )
             if key is not None:
                 self.answers[key] = found
         return found
 
-    def _work_out(self, groups: Groups, cycle: CycleState) -> _Answer:
-        """The answer of ``groups``."""
+    def _work_out(self, groups: Groups, cycle: CycleState, of: PodProfile | None = None) -> _Answer:
+        """The answer of ``groups`` (``of``: the pod ``cycle`` was prepared for in the run's
+        cluster, when it was)."""
         refused = pre_filter_refusal(cycle)
         if refused is not None:  # no Filter ran: every node has the PreFilter's status
             groups = {refused: self.index.everyone}
@@ -251,6 +254,7 @@ class Evaluator:
             groups=groups,
             fitting=fitting,
             cycle=cycle,
+            of=of,
         )
 
     def _cause(self, answer: _Answer, daemonset: bool) -> Cause | None:
@@ -427,30 +431,45 @@ class Evaluator:
         nodes = self._release(own)
         profile = pod.profile
         indexed = self.cluster.others.pods
-        if _counted(profile, [indexed.pods[i] for i in own]):
+        counted = _counted(profile, [indexed.pods[i] for i in own])
+        if counted:
             cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
-            again, first = nodes.holding, 0
         else:
             # Nothing the inter-pod filters count changes: the base answer's PreFilter state
             # is this pod's (answers are shared only between pods alike in what it reads).
             cycle = base.cycle
             groups = base.groups
-            room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
-            # These nodes passed every plugin before the one that rejected them for room.
-            again, first = nodes.holding & room, FIRST_ROOM
+        room = reduce(or_, (b for r, b in groups.items() if r.plugin in ROOM), 0)
+        # Asked of the nodes as they were (filter_groups reads the index's), the nodes that
+        # held the pods answer again; the others' answers stand.
+        again = nodes.holding if counted else nodes.holding & room
         if not again:
             return _Released(
-                base if groups is base.groups else self._work_out(groups, cycle), nodes, cycle
+                base if groups is base.groups else self._work_out(groups, cycle),
+                nodes,
+                cycle,
+                counted,
             )
         patched: Groups = {r: bits & ~again for r, bits in groups.items() if bits & ~again}
+        # A node refused for room passed every plugin before the one that refused it, and
+        # none of those reads what was given back; nor does a plugin that refused a node
+        # otherwise, or the plugins that passed one: those answers stand as they were.
+        stands: dict[int, Rejection] = {}
+        if again & ~room:
+            for refusal, bits in groups.items():
+                for position in set_bits(bits & again & ~room):
+                    stands[position] = refusal
         # A plugin that passes every node rejects none of these (filter_groups skips it too).
-        rest = tuple(prepared for prepared in cycle[first:] if not prepared.passes())
+        rest = tuple(prepared for prepared in cycle[FIRST_ROOM:] if not prepared.passes())
         for position in set_bits(again):
-            rejection = run_filters(rest, nodes[position], self.dialect)
+            if room >> position & 1:
+                rejection = run_filters(rest, nodes[position], self.dialect)
+            else:
+                rejection = stands.get(position)
             if rejection is not None:
                 patched[rejection] = patched.get(rejection, 0) | 1 << position
-        return _Released(self._work_out(patched, cycle), nodes, cycle)
+        return _Released(self._work_out(patched, cycle), nodes, cycle, counted)
 
     def _pod(
         self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
@@ -481,10 +500,13 @@ class Evaluator:
             warnings.append(_overlap_warning(len(running)))
         released: Sequence[NodeView] = nodes
         cycle: CycleState | None = None
+        # ``cycle`` is this pod's PreFilters in the cluster its old pods leave, as asking
+        # them again would give it (not another pod's that shares the answer)
+        own_cycle = False
         if pod.profile.by_name:
             cluster = self.cluster.without(own) if own else self.cluster
             released = self._release(own)
-            cycle = prepare(pod.profile, cluster)
+            cycle, own_cycle = prepare(pod.profile, cluster), True
             named = self._work_out(self._named_groups(pod, released, cycle), cycle)
             outcomes, fitting = named.outcomes, named.fitting
             any_fit, addon_only = named.any_fit, named.addon_only
@@ -505,8 +527,11 @@ class Evaluator:
                         warnings.append(_surge_warning(scaling.surge))
                 if stalled is None:
                     answer, released, cycle = after.answer, after.views, after.cycle
+                    own_cycle = after.own
                 else:
-                    cycle = answer.cycle
+                    cycle, own_cycle = answer.cycle, answer.of is pod.profile
+            elif answer.of is pod.profile:
+                cycle, own_cycle = answer.cycle, True
             outcomes, message, fitting = answer.outcomes, answer.message, answer.fitting
             if stalled is not None and message is not None:
                 message = f"{stalled}: {message}"
@@ -535,7 +560,8 @@ class Evaluator:
         if not any_fit:
             verdict = Verdict.NO
             if workload.replicas:
-                preempting = self._preempting(pod, own, _start(named, released, workload))
+                start = _start(named, released, workload)
+                preempting = self._preempting(pod, own, start, cycle if own_cycle else None)
         elif addon_only:
             verdict, message = Verdict.ADDON_ONLY, None
         elif placement is not None and placement.fit < placement.wanted:
@@ -1011,6 +1037,8 @@ class _Released:
     answer: _Answer
     views: ReleasedNodes
     cycle: CycleState
+    own: bool
+    """``cycle`` was prepared for the pod in the cluster without the released pods."""
 
 
 def _start(answer: _Answer, nodes: Sequence[NodeView], workload: Workload) -> Start:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from gate.k8s.volumes import copy_claim, spec_of, with_copy_claims
 from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
-from gate.scheduler.framework.pods import Pod, pod_profile
+from gate.scheduler.framework.pods import Pod, with_volumes_of
 from gate.untyped import as_list
 
 READ_WRITE_ONCE, READ_WRITE_ONCE_POD = "ReadWriteOnce", "ReadWriteOncePod"
@@ -35,8 +35,7 @@ SHARED_ONCE = (
 def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
     """Copy ``ordinal``'s pod: the first copy's, mounting its own claims."""
     spec = with_copy_claims(pod.spec, workload.claim_templates, workload.name, ordinal)
-    profile = pod_profile(spec, workload.namespace, workload.labels)
-    return Pod(spec, profile, pod.warnings)
+    return Pod(spec, with_volumes_of(pod.profile, spec), pod.warnings)
 
 
 def ordinal_claims(workload: Workload, ordinal: int) -> str:

@@ -70,8 +70,15 @@ class PodIndex:
             tuple[tuple[str, ...], tuple[int, ...]], Mapping[tuple[str, str], int]
         ] = {}
         # Shared with every view: those pairs for a pod's whole set of required affinity
-        # terms, by the terms (filled by the PreFilter of the index itself, never a view's).
-        self.affinity_pairs: dict[tuple[AffinityTerm, ...], Mapping[tuple[str, str], int]] = {}
+        # terms over the index's own pods, by the terms, with the positions of the pods
+        # counted (a view takes its own out of them).
+        self.affinity_pairs: dict[
+            tuple[AffinityTerm, ...], tuple[Mapping[tuple[str, str], int], frozenset[int]]
+        ] = {}
+        # Shared with every view, filled by the Filter of the index's own PreFilter states:
+        # the nodes whose label of a key forms a pair of those counts, by the key and the
+        # counts' identity (the counts and the node index kept beside them, so it stays).
+        self.counted_pairs: dict[tuple[str, int], tuple[object, object, int]] = {}
         # Shared with every view, filled on first use (scored pods only): the pods carrying
         # required affinity terms, and those carrying preferred terms.
         self._with_affinity: list[tuple[int, ...]] = []
@@ -275,13 +282,20 @@ class PodIndex:
     ) -> tuple[int, ...]:
         """Positions of the pods in ``namespaces`` whose labels ``selector`` matches, in
         index order. Terminating pods are included (callers that exclude them filter)."""
+        found = self.every_match(namespaces, selector)
+        if self._excluded:
+            excluded = self._excluded
+            return tuple(i for i in found if i not in excluded)
+        return found
+
+    def every_match(
+        self, namespaces: frozenset[str] | None, selector: LabelSelector
+    ) -> tuple[int, ...]:
+        """:meth:`matching` of the index itself: the pods a view leaves out included."""
         key = (namespaces, selector)
         found = self._answers.get(key)
         if found is None:
             found = self._answers[key] = self._match(namespaces, selector)
-        if self._excluded:
-            excluded = self._excluded
-            return tuple(i for i in found if i not in excluded)
         return found
 
     def _match(self, namespaces: frozenset[str] | None, selector: LabelSelector) -> tuple[int, ...]:

@@ -9,7 +9,7 @@ and the spec is parsed once into a :class:`PodProfile`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
@@ -148,10 +148,21 @@ def pod_profile(
         spread_listed=isinstance(listed, list) and bool(listed),
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
-        claims=tuple(name for _, name in claim_names(spec)),
-        mounts=mounts_of(spec.get("volumes")),
         preemption_policy=str(spec.get("preemptionPolicy") or ""),
+        claims=_claims(spec),
+        mounts=mounts_of(spec.get("volumes")),
     )
+
+
+def _claims(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(name for _, name in claim_names(spec))
+
+
+def with_volumes_of(profile: PodProfile, spec: Mapping[str, Any]) -> PodProfile:
+    """``profile`` of a pod whose spec is ``spec``, which differs from the profiled one in
+    its volumes alone (what a copy with claims of its own changes): parsed once, the rest
+    kept."""
+    return replace(profile, claims=_claims(spec), mounts=mounts_of(spec.get("volumes")))
 
 
 def depends_on_name(spec: Mapping[str, Any]) -> bool:
@@ -190,7 +201,7 @@ def prepare_pod(
     if storage is not None and storage_known and _claims_exist(workload, storage):
         written = with_copy_claims(written, workload.claim_templates, workload.name, 0)
         spec = with_copy_claims(spec, workload.claim_templates, workload.name, 0)
-        profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
+        profile = with_volumes_of(profile, spec)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
     limits_known = storage is not None and "CSINode" in storage.recorded
     unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)

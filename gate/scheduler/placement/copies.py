@@ -69,6 +69,7 @@ from gate.scheduler.placement.copyrules import Placement as Placement
 from gate.scheduler.placement.copyrules import ScoreRules as ScoreRules
 from gate.scheduler.placement.copyrules import SpreadRule as SpreadRule
 from gate.scheduler.placement.copyrules import capacity as capacity
+from gate.scheduler.placement.copyrules import capacity_of as capacity_of
 from gate.scheduler.placement.copyrules import set_bits as set_bits
 from gate.scheduler.placement.copyrules import with_earlier_copies as with_earlier_copies
 from gate.scheduler.placement.grouped import LabelBits as LabelBits
@@ -254,8 +255,9 @@ def capacities(
 ) -> dict[int, int]:
     """The copies each candidate holds by its room alone (nodes holding none absent)."""
     found = {}
+    room = capacity_of(rules, ledger)
     for position in set_bits(candidates):
-        held = capacity(nodes[position], rules, ledger)
+        held = room(nodes[position])
         if held > 0:
             found[position] = held
     return found

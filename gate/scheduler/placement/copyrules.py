@@ -15,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
+from gate.scheduler.framework.cluster import with_pods
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
-from gate.scheduler.plugins.noderesources import SCORED, copies_held
+from gate.scheduler.plugins.noderesources import SCORED, copies_in, per_copy
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 
@@ -133,6 +134,14 @@ class Ledger:
     nodes: DaemonSets take the same room on every node they target)."""
     daemons: dict[str, int] = field(default_factory=dict)
     """By DaemonSet, the nodes holding its pod, as a bitset over the run's nodes."""
+    full: dict[str, dict[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    """By resource (the pod slot included) and amount, nodes of :attr:`full_of` found
+    without that much of it left beside the ledger's copies, as a bitset. The ledger only
+    ever takes room, so such a node holds no copy that asks as much or more for the rest
+    of the run: later placements skip it (beside a large run's earlier copies most nodes
+    a fill walks are full)."""
+    full_of: list[Sequence[NodeView]] = field(default_factory=list, compare=False, repr=False)
+    """The nodes :attr:`full`'s bitsets are over (the run's, the first asked)."""
 
     def take(
         self,
@@ -150,6 +159,7 @@ class Ledger:
         if copies <= 0:
             return
         self.daemons_only = False
+        self._giving_back(rules)
         used = self.requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
@@ -178,6 +188,7 @@ class Ledger:
         once per node, its lookups hoisted (it runs for every node of every new
         DaemonSet)."""
         requests = [(r, amount) for r, amount in rules.requests.items()]
+        self._giving_back(rules)
         ports = frozenset(rules.host_ports)
         requested, held, pods, takers = self.requested, self.nonzero, self.pods, self.takers
         cpu, memory = nonzero
@@ -199,6 +210,38 @@ class Ledger:
                 there[taker] = there.get(taker, 0) + 1
         self.rules[taker] = rules
         self.labels[taker] = labels
+
+    def _giving_back(self, rules: CopyRules) -> None:
+        """A negative request would give room back: what :attr:`full` holds no longer holds."""
+        if self.full and any(amount < 0 for amount in rules.requests.values()):
+            self.full.clear()
+
+    def known_full(self, nodes: Sequence[NodeView], rules: CopyRules) -> int:
+        """The nodes (a bitset over ``nodes``) known to hold no copy under ``rules``."""
+        if not self.full or not self.full_of or self.full_of[0] is not nodes:
+            return 0
+        bits = 0
+        for resource, amount in ((PODS, 1), *per_copy(rules.requests)):
+            for short, nodes_short in self.full.get(resource, {}).items():
+                if short <= amount:
+                    bits |= nodes_short
+        return bits
+
+    def found_full(self, nodes: Sequence[NodeView], rules: CopyRules, full: list[int]) -> None:
+        """The nodes at ``full`` (positions in ``nodes``) found to hold no copy under
+        ``rules``: kept by the resource they lack (not by a host port's conflict)."""
+        if not self.full_of:
+            self.full_of.append(nodes)
+        if self.full_of[0] is not nodes:
+            return
+        for position in full:
+            lacking = self.lacking(nodes[position], rules)
+            if lacking is None or not lacking[0]:
+                continue
+            resource = lacking[0][0]
+            amount = 1 if resource == PODS else rules.requests[resource]
+            by_amount = self.full.setdefault(resource, {})
+            by_amount[amount] = by_amount.get(amount, 0) | 1 << position
 
     def take_daemon(
         self,
@@ -278,13 +321,8 @@ class Ledger:
             for resource, amount in rules.requests.items():
                 requested[resource] = requested.get(resource, 0) + amount * copies
             ports |= frozenset(rules.host_ports)
-        return replace(
-            node,
-            requested=requested,
-            pod_count=node.pod_count + self.pods.get(node.name, 0) + copies,
-            used_ports=ports,
-            nonzero=nonzero,
-        )
+        pod_count = node.pod_count + self.pods.get(node.name, 0) + copies
+        return with_pods(node, requested, pod_count, ports, nonzero)
 
     def scored(self, node: NodeView) -> tuple[int, int]:
         """``node``'s cpu and memory as the resource scores read them, the ledger's copies
@@ -296,24 +334,36 @@ class Ledger:
 
 def capacity(node: NodeView, rules: CopyRules, ledger: Ledger | None = None) -> int:
     """How many copies ``node`` holds by its free room alone (0 when it holds none)."""
-    taken = ledger.requested.get(node.name, {}) if ledger else {}
-    slots = (
-        node.allocatable.get(PODS, 0)
-        - node.pod_count
-        - (ledger.pods.get(node.name, 0) if ledger else 0)
-    )
-    room = copies_held(
-        rules.requests,
-        slots,
-        lambda r: node.allocatable.get(r, 0) - node.requested.get(r, 0) - taken.get(r, 0),
-    )
-    if rules.host_ports:
-        taken_ports = ledger.ports.get(node.name, frozenset()) if ledger else frozenset()
-        if any(port_conflicts(port, taken_ports) for port in rules.host_ports):
-            return 0
-    if copies_collide(rules.host_ports) or one_per_node(rules.one_per_domain):
-        room = min(room, 1)
-    return room
+    return capacity_of(rules, ledger)(node)
+
+
+def capacity_of(rules: CopyRules, ledger: Ledger | None = None) -> Callable[[NodeView], int]:
+    """:func:`capacity` under ``rules`` beside ``ledger``'s copies, what it reads of them
+    looked up once: a placement asks it of many nodes (beside the run's earlier copies most
+    of those it walks hold none)."""
+    wanted = per_copy(rules.requests)
+    resources = [resource for resource, _ in wanted]
+    ports = rules.host_ports
+    at_most_one = copies_collide(ports) or one_per_node(rules.one_per_domain)
+    none: Mapping[str, int] = {}
+    taken_on = ledger.requested if ledger else {}
+    pods_on = ledger.pods if ledger else {}
+    ports_on = ledger.ports if ledger else {}
+
+    def of(node: NodeView) -> int:
+        name = node.name
+        allocatable, requested = node.allocatable, node.requested
+        taken = taken_on.get(name, none)
+        slots = allocatable.get(PODS, 0) - node.pod_count - pods_on.get(name, 0)
+        free = [allocatable.get(r, 0) - requested.get(r, 0) - taken.get(r, 0) for r in resources]
+        room = copies_in(wanted, slots, free)
+        if ports:
+            taken_ports = ports_on.get(name, frozenset())
+            if any(port_conflicts(port, taken_ports) for port in ports):
+                return 0
+        return min(room, 1) if at_most_one else room
+
+    return of
 
 
 def set_bits(bits: int) -> Iterator[int]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
 from gate.model import NodeView
-from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement, capacity, set_bits
+from gate.scheduler.placement.copyrules import CopyRules, Ledger, Placement, capacity_of, set_bits
 from gate.scheduler.plugins.interpodaffinity.copies import refuses_another, wider_than_a_node
 from gate.scheduler.plugins.podtopologyspread.copies import admits, land, minimum
 
@@ -30,12 +30,20 @@ def filled(
     not knowable there, and the count does not depend on it. The copies fill the nodes
     evenly in node order (:func:`fill_order`), asking only the nodes they reach."""
     copies: dict[int, int] = {}
+    held = capacity_of(rules, ledger)
+    full: list[int] = []
 
-    def capacity_of(position: int) -> int:
-        return capacity(nodes[position], rules, ledger)
+    def capacity_at(position: int) -> int:
+        room = held(nodes[position])
+        if not room:
+            full.append(position)
+        return room
 
-    for position in islice(fill_order(set_bits(fitting), capacity_of), wanted):
+    known = ledger.known_full(nodes, rules) if ledger is not None else 0
+    for position in islice(fill_order(set_bits(fitting & ~known), capacity_at), wanted):
         copies[position] = copies.get(position, 0) + 1
+    if ledger is not None and full:
+        ledger.found_full(nodes, rules, full)
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=dict(sorted(copies.items())))
 
 
@@ -74,16 +82,17 @@ def by_domain(
     again for every copy, so a domain the skew refused once takes copies as the counts
     even out. The cost is copies x groups, not copies x nodes."""
     keys = wider_than_a_node(rules.one_per_domain)
+    held = capacity_of(rules, ledger)
 
-    def capacity_of(index: int) -> int:
-        return capacity(nodes[index], rules, ledger)
+    def capacity_at(index: int) -> int:
+        return held(nodes[index])
 
     groups = _domain_groups(
         fitting,
         [rule.topology_key for rule in rules.spread] + keys,
         label_bits or _label_bits(nodes),
     )
-    copies = _coupled(wanted, groups, capacity_of, rules, keys)
+    copies = _coupled(wanted, groups, capacity_at, rules, keys)
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=dict(sorted(copies.items())))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from gate.k8s.version import Dialect
 from gate.model import NODE_PORTS, NODE_RESOURCES_FIT, NodeView
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
-from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, capacity, set_bits
+from gate.scheduler.placement.copies import CopyRules, Ledger, Placement, capacity_of, set_bits
 from gate.scheduler.placement.copyrules import counted_takers, spread_counts
 from gate.scheduler.plugins.interpodaffinity.copies import (
     one_per_node,
@@ -70,18 +70,30 @@ def refusals(
     first = min(placement.copies, default=None)
     followed = None if first is None or not rules.follow_first else _values(nodes[first], rules)
     held = ledger or Ledger()
+    room_of = capacity_of(rules, held)
+    # A candidate takes the pod alone, so the room plugins refuse nodes that lack the same
+    # beside the ledger's copies alike (Ledger.lacking): asked once per kind of lack.
+    refusing: dict[tuple[tuple[str, ...], bool], Rejection | None] = {}
     for position in set_bits(candidates):
         node = nodes[position]
         copies = placement.copies.get(position, 0)
         rejection: Rejection | None = None
         # Else its room is as the first copy found it; and where the quick count of its room
         # holds another copy, the room plugins pass it (a DaemonSet's pods are on every node).
-        if (copies and capacity(node, rules, held) <= copies) or (
-            not copies and held.holds(node.name) and not held.room_for_one(node, rules)
-        ):
+        if copies and room_of(node) <= copies:
             view = after[position] = held.view(node, rules, copies)
             for prepared in room:
                 rejection = rejection or prepared.check(view, dialect)
+        elif not copies and held.holds(node.name):
+            lacking = held.lacking(node, rules)
+            if lacking is not None:
+                view = after[position] = held.view(node, rules, copies)
+                if lacking in refusing:
+                    rejection = refusing[lacking]
+                else:
+                    for prepared in room:
+                        rejection = rejection or prepared.check(view, dialect)
+                    refusing[lacking] = rejection
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
         if rejection is None and followed is not None and followed != _values(node, rules):

@@ -7,7 +7,7 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -76,10 +76,25 @@ def copies_held(requests: Mapping[str, int], slots: int, free: Callable[[str], i
     """How many copies of a pod requesting ``requests`` fit in a node's free room, each
     passing fitsRequest after the ones before it: ``slots`` pod slots left, ``free(r)``
     left of each requested resource (0 when it holds none)."""
-    room = max(slots, 0)
-    for resource, amount in requests.items():
-        if amount > 0 and resource != PODS:
-            room = min(room, max(free(resource), 0) // amount)
+    wanted = per_copy(requests)
+    return copies_in(wanted, slots, [free(resource) for resource, _ in wanted])
+
+
+def per_copy(requests: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """What each copy takes of the resources that bound :func:`copies_held`: the resources
+    requested, the pod slot aside (counted by ``slots``)."""
+    return tuple((r, amount) for r, amount in requests.items() if amount > 0 and r != PODS)
+
+
+def copies_in(wanted: Sequence[tuple[str, int]], slots: int, free: Sequence[int]) -> int:
+    """:func:`copies_held` of a pod taking ``wanted`` (:func:`per_copy`), ``free`` left of
+    each of those resources, in their order: a placement asks it of many nodes, the pod's
+    part worked out once."""
+    room = slots if slots > 0 else 0
+    for (_, amount), left in zip(wanted, free, strict=True):
+        held = left // amount if left > 0 else 0
+        if held < room:
+            room = held
     return room
 
 

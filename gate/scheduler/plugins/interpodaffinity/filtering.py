@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gate.k8s.podaffinity import AffinityTerm
 from gate.model import INTER_POD_AFFINITY, Code
@@ -63,6 +63,12 @@ class AffinityState:
     namespace_labels: Mapping[str, str] | None = None
     """The labels of the pod's namespace as the PreFilter read them (see
     :func:`affinity_state`), for what its copies ask (:mod:`.copies`)."""
+    counted: dict[tuple[str, int], tuple[object, object, int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """:func:`affinity_groups`' nodes of counted pairs, kept (:func:`_counted_kept`):
+    the index's own states share one table, since workloads asking the same terms share
+    their counts (a hostname key's are a pair per node holding a matching pod)."""
 
     @property
     def skip(self) -> bool:
@@ -99,12 +105,19 @@ def _add(pairs: dict[tuple[str, str], int], labels: Mapping[str, str], key: str,
         pairs[key, value] = pairs.get((key, value), 0) + n
 
 
-def _tally(nodes: NodeIndex, pods: PodIndex, keys: tuple[str, ...], on: tuple[int, ...]) -> Pairs:
+def _tally(
+    nodes: NodeIndex,
+    pods: PodIndex,
+    keys: tuple[str, ...],
+    on: tuple[int, ...],
+    kept: bool = False,
+) -> Pairs:
     """Each counted pod's pair of every key in ``keys``, ``on``: the counted pods' nodes.
     Workloads that ask the same terms count the same pods, so a tally of the index itself
     is kept (:attr:`PodIndex.pair_counts`) and a view that leaves none of them out finds it
-    there. Pods are counted per node first, first seen first, so the pairs keep the order
-    a pod-by-pod count gives them."""
+    there (``kept``: the pods are the index's own, whatever ``pods`` leaves out). Pods are
+    counted per node first, first seen first, so the pairs keep the order a pod-by-pod
+    count gives them."""
     found = pods.pair_counts.get((keys, on))
     if found is None:
         pairs: dict[tuple[str, str], int] = {}
@@ -114,7 +127,7 @@ def _tally(nodes: NodeIndex, pods: PodIndex, keys: tuple[str, ...], on: tuple[in
             for key in keys:
                 _add(pairs, node_labels, key, n)
         found = pairs
-        if not pods.excluded:
+        if kept or not pods.excluded:
             pods.pair_counts[keys, on] = found
     return found
 
@@ -151,13 +164,13 @@ def affinity_state(
         # Workloads that ask the same terms count the same pods: the index keeps their
         # pairs, so that it neither matches the pods again nor lists their nodes (on the
         # benchmark's large case, two fifths of this PreFilter's time). A view leaves pods
-        # out: it counts its own, and keeps none.
-        found = None if pods.excluded else pods.affinity_pairs.get(affinity_terms)
+        # out: it takes those it counted out of the index's pairs.
+        found = pods.affinity_pairs.get(affinity_terms)
         if found is None:
-            found = _affinity_pairs(nodes, pods, affinity_terms)
-            if not pods.excluded:
-                pods.affinity_pairs[affinity_terms] = found
-        affinity = found
+            found = pods.affinity_pairs[affinity_terms] = _affinity_pairs(
+                nodes, pods, affinity_terms
+            )
+        affinity = _without(nodes, pods, affinity_terms, *found) if pods.excluded else found[0]
     anti: dict[tuple[str, str], int] = {}
     for term in anti_affinity_terms:
         matched = tuple(map(node_at, pods.matching(_namespaces(term), term.selector)))
@@ -171,23 +184,54 @@ def affinity_state(
         self_match=bool(affinity_terms)
         and all(t.matches(namespace, labels) for t in affinity_terms),
         namespace_labels=namespace_labels,
+        counted={} if pods.excluded else pods.counted_pairs,
     )
 
 
 def _affinity_pairs(
     nodes: NodeIndex, pods: PodIndex, affinity_terms: tuple[AffinityTerm, ...]
-) -> Pairs:
-    """The pairs of the pods that match every one of ``affinity_terms``, over the terms'
-    topology keys."""
+) -> tuple[Pairs, frozenset[int]]:
+    """The pairs of the index's pods (a view's left-out ones included) that match every
+    one of ``affinity_terms``, over the terms' topology keys, and those pods' positions."""
     first, *more = affinity_terms
-    common: Sequence[int] = pods.matching(_namespaces(first), first.selector)
+    common: Sequence[int] = pods.every_match(_namespaces(first), first.selector)
     if more:  # matching answers come in index order; an intersection is sorted again
         shared = set(common)
         for term in more:
-            shared &= set(pods.matching(_namespaces(term), term.selector))
+            shared &= set(pods.every_match(_namespaces(term), term.selector))
         common = sorted(shared)
     keys = tuple(term.topology_key for term in affinity_terms)
-    return _tally(nodes, pods, keys, tuple(map(pods.node_of.__getitem__, common)))
+    on = tuple(map(pods.node_of.__getitem__, common))
+    return _tally(nodes, pods, keys, on, kept=True), frozenset(common)
+
+
+def _without(
+    nodes: NodeIndex,
+    pods: PodIndex,
+    affinity_terms: tuple[AffinityTerm, ...],
+    pairs: Pairs,
+    counted: frozenset[int],
+) -> Pairs:
+    """The index's ``pairs`` of the pods at ``counted`` less those of the pods the view
+    ``pods`` leaves out: a pair none is left in is dropped, as a count of the view's own
+    pods never holds it."""
+    gone = [i for i in pods.excluded if i in counted]
+    if not gone:
+        return pairs
+    left = dict(pairs)
+    keys = tuple(term.topology_key for term in affinity_terms)
+    views = nodes.nodes
+    for i in gone:
+        labels = views[pods.node_of[i]].labels
+        for key in keys:
+            value = labels.get(key)
+            if value is not None:
+                count = left[key, value] - 1
+                if count:
+                    left[key, value] = count
+                else:
+                    del left[key, value]
+    return left
 
 
 def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
@@ -204,6 +248,16 @@ def _counted(nodes: NodeIndex, key: str, counts: Pairs) -> int:
         if counts.get((key, value), 0) > 0:
             bits |= value_bits
     return bits
+
+
+def _counted_kept(state: AffinityState, nodes: NodeIndex, key: str) -> int:
+    """:func:`_counted` of the state's affinity counts, worked out once per counts."""
+    counts = state.affinity_counts
+    found = state.counted.get((key, id(counts)))
+    if found is None or found[0] is not counts or found[1] is not nodes:
+        found = (counts, nodes, _counted(nodes, key, counts))
+        state.counted[key, id(counts)] = found
+    return found[2]
 
 
 def affinity_groups(
@@ -224,7 +278,7 @@ def affinity_groups(
         with_keys = pods_exist = nodes.everyone
         for term in state.affinity_terms:
             with_keys &= nodes.with_label(term.topology_key)
-            pods_exist &= _counted(nodes, term.topology_key, state.affinity_counts)
+            pods_exist &= _counted_kept(state, nodes, term.topology_key)
         first_pod = not state.affinity_counts and state.self_match
         reject(~(with_keys if first_pod else with_keys & pods_exist), AFFINITY)
     anti = 0

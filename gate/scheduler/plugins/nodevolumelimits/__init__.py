@@ -80,9 +80,15 @@ class NodeCounts:
 
     @classmethod
     def of(
-        cls, csi_node: PlainObject | None, attached: Volumes, limits: Mapping[str, int]
+        cls,
+        csi_node: PlainObject | None,
+        attached: Volumes,
+        limits: Mapping[str, int],
+        migration: Migration | None = None,
     ) -> NodeCounts:
-        migration = migration_of(csi_node)
+        """``migration``: :func:`migration_of` the CSINode, when already known."""
+        if migration is None:
+            migration = migration_of(csi_node)
         counts = Counter(attached.values())
         key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
         return cls(csi_node, limits, attached, counts, migration, key)
@@ -110,16 +116,20 @@ class Counts:
         pods, and for a view that leaves some out from its base's, only the nodes that
         held those worked out again."""
 
-        def counted(position: int, csi_node: PlainObject | None) -> NodeCounts:
+        def counted(
+            position: int, csi_node: PlainObject | None, before: NodeCounts | None = None
+        ) -> NodeCounts:
+            """The node's counts; ``before``: its base's, whose CSINode's reading stands."""
             attached: Volumes = {}
-            migration = migration_of(csi_node)
+            migration = migration_of(csi_node) if before is None else before.migration
             for pod in use.on(position):
                 volumes = found.pods.get((pod.position, migration))
                 if volumes is None:
                     volumes = attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node)
                     found.pods[pod.position, migration] = volumes
                 attached.update(volumes)
-            return NodeCounts.of(csi_node, attached, volume_limits(csi_node))
+            limits = volume_limits(csi_node) if before is None else before.limits
+            return NodeCounts.of(csi_node, attached, limits, migration)
 
         if use.base is None:
             found = cls((), {}, {}, {}, {})
@@ -134,7 +144,7 @@ class Counts:
         for position in use.changed:
             before = base.nodes[position]
             found._remove(position, before)
-            changed[position] = counted(position, before.csi_node)
+            changed[position] = counted(position, before.csi_node, before)
             found._add(position, changed[position])
         found.nodes = tuple(changed)
         return found
