@@ -657,11 +657,6 @@ REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
 )
 
 
-FILES_ASIDE = frozenset({write_json, write_junit, write_sarif})
-"""The report files a second process renders and writes while this one writes the others
-(``--processes 2``): about half of the reports' time, and no stream of this process."""
-
-
 def report_table(
     options: argparse.Namespace, streams: Streams
 ) -> list[tuple[Reporter, tuple[Sink, ...]]]:
@@ -710,17 +705,7 @@ def _write_reports(
         json_nodes=options.json_nodes,
         comment_template_name=options.comment_template or "",
     )
-    table = report_table(options, streams)
-    aside: list[tuple[Reporter, tuple[Sink, ...]]] = []
-    if getattr(options, "processes", 1) > 1:
-        files = {writer: getattr(options, option) for option, writer in REPORT_FILES}
-        aside = [
-            (writer, sinks)
-            for writer, sinks in table
-            if writer in FILES_ASIDE and files[writer] not in (None, "-") and len(sinks) == 1
-        ]
-        table = [entry for entry in table if entry not in aside]
-    write_reports(report, context, table, aside)
+    write_reports(report, context, report_table(options, streams))
 
 
 def _provisions(snapshot: Snapshot) -> bool:

@@ -418,33 +418,13 @@ Sink = Callable[[Output], None]
 
 
 def write_reports(
-    report: Report,
-    context: ReportContext,
-    table: Iterable[tuple[Reporter, Sequence[Sink]]],
-    aside: Sequence[tuple[Reporter, Sequence[Sink]]] = (),
+    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
 ) -> None:
     """Each writer of ``table`` rendered once, in order, its text given to each of its
-    sinks (a report given as pieces is kept whole only when two sinks take it).
-
-    ``aside``: writers whose sinks write files only (``check --processes 2``), rendered and
-    written by a forked process meanwhile when one can be, else here first; when it fails
-    in any way, they are written here after the others (a write that fails says so here)."""
-    forked = Forked.start(lambda: _written(report, context, aside)) if aside else None
-    if forked is None:
-        _written(report, context, [*aside, *table])
-        return
-    _written(report, context, table)
-    if forked.value() is not True:
-        _written(report, context, aside)
-
-
-def _written(
-    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
-) -> bool:
+    sinks (a report given as pieces is kept whole only when two sinks take it)."""
     for writer, sinks in table:
         output = writer(report, context)
         if len(sinks) > 1 and not isinstance(output, str):
             output = list(output)
         for sink in sinks:
             sink(output)
-    return True
