@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from gate import __version__
 from gate.ci.shard import Selection
-from gate.ci.split import Forked, cut_position
+from gate.ci.split import cut_position
 from gate.inputs.composed import RepositoryFiles
 from gate.inputs.config import Config
 from gate.inputs.custom_kinds import kind_table
@@ -67,6 +67,7 @@ from gate.scheduler.autoscaling.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.scheduler.placement.copies import Ledger
 from gate.scheduler.plugins import field_paths
+from gate.snapshot.forked import Forked
 from gate.snapshot.load import reading_snapshot
 
 if TYPE_CHECKING:

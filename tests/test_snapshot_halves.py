@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from gate.cli import Streams, main
 from gate.errors import SnapshotError
 from gate.model import Snapshot
-from gate.snapshot import halves
+from gate.snapshot import forked, halves
 from gate.snapshot.halves import (
     Cut,
     SecondReader,
@@ -466,8 +466,8 @@ def test_the_containers_cpu_limit_is_read(
         (str(tmp_path / "cpu.max"), None),
         (str(tmp_path / "quota"), str(tmp_path / "period")),
     )
-    monkeypatch.setattr(halves, "CGROUP_QUOTAS", where)
-    assert halves.cpu_quota() == cores
+    monkeypatch.setattr(forked, "CGROUP_QUOTAS", where)
+    assert forked.cpu_quota() == cores
 
 
 def test_a_container_limited_to_one_core_reads_alone(
@@ -475,5 +475,5 @@ def test_a_container_limited_to_one_core_reads_alone(
 ) -> None:
     path = write(tmp_path, busy_list())
     (tmp_path / "cpu.max").write_text("100000 100000\n")
-    monkeypatch.setattr(halves, "CGROUP_QUOTAS", ((str(tmp_path / "cpu.max"), None),))
+    monkeypatch.setattr(forked, "CGROUP_QUOTAS", ((str(tmp_path / "cpu.max"), None),))
     assert split(path) is None

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gate.ci import split
-from gate.ci.split import Forked, cut_position
+from gate.ci.split import cut_position
 from gate.run import _Judge
-from gate.snapshot.halves import can_fork
+from gate.snapshot.forked import Forked, can_fork
 from tests.test_merge_equals_whole import CASES, Case, inputs, report_files, run, written
 
 needs_two_cores = pytest.mark.skipif(

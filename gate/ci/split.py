@@ -14,15 +14,7 @@ way, this one judges the whole run again.
 
 from __future__ import annotations
 
-import signal
-import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
-
-if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-
-Value = TypeVar("Value")
+from collections.abc import Sequence
 
 SPLIT_FROM = 100
 """Fewer reported workloads are judged by one process: forking and handing the results
@@ -46,58 +38,3 @@ def cut_position(reported: Sequence[int], split_from: int | None = None) -> int 
     if len(reported) < (SPLIT_FROM if split_from is None else split_from):
         return None
     return reported[min(len(reported) - 1, max(1, round(len(reported) * FIRST_SHARE)))]
-
-
-class Forked(Generic[Value]):
-    """``work()`` run in a forked process while this one does its own; :meth:`value`
-    waits for what it returned (None when it failed in any way). Its value crosses a pipe
-    pickled, so it must be picklable."""
-
-    def __init__(self, work: Callable[[], Value]) -> None:
-        # What this process buffered would be written again by the child as it exits.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        import multiprocessing  # here: a run in one process never pays for importing it
-
-        context = multiprocessing.get_context("fork")
-        self._receiver, sender = context.Pipe(duplex=False)
-        self._process = context.Process(target=_run, args=(work, sender), daemon=True)
-        self._process.start()
-        sender.close()
-
-    @classmethod
-    def start(cls, work: Callable[[], Value]) -> Forked[Value] | None:
-        """The process running ``work``; None when none can be forked here (not Linux, one
-        core allowed, another thread running): the caller does the work itself."""
-        from gate.snapshot.halves import can_fork  # see __init__
-
-        return cls(work) if can_fork() else None
-
-    def value(self) -> Value | None:
-        try:
-            received: Value | None = self._receiver.recv()
-            return received
-        except Exception:  # a dead process (EOFError), a value that did not unpickle
-            return None
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        self._receiver.close()
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join()
-
-
-def _run(work: Callable[[], object], sender: Connection) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
-    try:
-        value = work()
-    except Exception:  # any failure here: the first process does the work instead
-        value = None
-    try:
-        sender.send(value)
-    except Exception:  # as above (a closed pipe: the first process gave up)
-        pass
-    finally:
-        sender.close()

@@ -25,19 +25,14 @@ from __future__ import annotations
 
 import io
 import json
-import math
-import multiprocessing
 import os
-import signal
 import stat
-import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import BinaryIO
 
 from gate.model import Snapshot
+from gate.snapshot.forked import Forked, can_fork
 from gate.snapshot.jsonstream import WINDOW, separator
 from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
 
@@ -151,40 +146,6 @@ def cut_at(handle: BinaryIO, size: int, share: Callable[[str], float]) -> Cut | 
     return None
 
 
-def can_fork() -> bool:
-    """Linux, a second core to use, and no other thread: a fork copies one thread only, so
-    a lock another holds would stay held."""
-    return (
-        sys.platform.startswith("linux")
-        and min(len(os.sched_getaffinity(0)), cpu_quota()) > 1
-        and threading.active_count() == 1
-    )
-
-
-CGROUP_QUOTAS = (
-    ("/sys/fs/cgroup/cpu.max", None),  # cgroup v2: "QUOTA PERIOD", or "max PERIOD"
-    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),  # v1
-)
-
-
-def cpu_quota() -> float:
-    """The cores the container's CPU limit allows (a pod's ``resources.limits.cpu``: a
-    check run in a cluster usually has one), or infinity when none is set or readable."""
-    for quota_file, period_file in CGROUP_QUOTAS:
-        try:
-            with open(quota_file) as handle:
-                fields = handle.read().split()
-            if period_file is not None:
-                with open(period_file) as handle:
-                    fields += handle.read().split()
-            quota, period = int(fields[0]), int(fields[1])
-        except (OSError, ValueError, IndexError):  # absent, "max", or not numbers
-            continue
-        if quota > 0 and period > 0:
-            return quota / period
-    return math.inf
-
-
 class SecondReader:
     """A forked process reading the items after the cut while this one does other work;
     :meth:`snapshot` reads the items before it and joins the two. Closed (the process
@@ -192,13 +153,7 @@ class SecondReader:
 
     def __init__(self, path: str, cut: Cut, size: int, window: int) -> None:
         self._path, self._cut, self._size, self._window = path, cut, size, window
-        context = multiprocessing.get_context("fork")
-        self._receiver, sender = context.Pipe(duplex=False)
-        self._process = context.Process(
-            target=_read_rest, args=(path, cut, window, sender), daemon=True
-        )
-        self._process.start()
-        sender.close()
+        self._rest = Forked(lambda: _read_rest(path, cut, window))
 
     @classmethod
     def start(
@@ -238,35 +193,22 @@ class SecondReader:
             with open(self._path, "rb") as handle:
                 first = read_part(first_part(handle, self._cut), on_read, self._window)
             first.build_pods()  # while the second process may still be reading
-            later: Reading | None = self._receiver.recv()
+            later = self._rest.value()
             if later is None:
                 return None
             on_read(self._size - self._cut.offset)
             return snapshot_of(first.joined(later, self._cut.key), source)
-        except (NotAccepted, EOFError, OSError):
+        except (NotAccepted, OSError):
             return None
         finally:
             self.close()
 
     def close(self) -> None:
-        self._receiver.close()
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join()
+        self._rest.close()
 
 
-def _read_rest(path: str, cut: Cut, window: int, sender: Connection) -> None:
+def _read_rest(path: str, cut: Cut, window: int) -> Reading:
     """The second process: the items after the cut and the rest of the object, read as a
-    snapshot of their own, handed over (None when they did not read as one)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
-    try:
-        with open(path, "rb") as handle:
-            reading: Reading | None = read_part(rest_part(handle, cut), lambda n: None, window)
-    except Exception:  # any failure here: the file is read whole instead
-        reading = None
-    try:
-        sender.send(None if reading is None else reading.handed_over())
-    except Exception:  # as above (a closed pipe: the reader gave up)
-        pass
-    finally:
-        sender.close()
+    snapshot of their own, to hand over (raising when they did not read as one)."""
+    with open(path, "rb") as handle:
+        return read_part(rest_part(handle, cut), lambda n: None, window).handed_over()

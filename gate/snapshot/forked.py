@@ -1,0 +1,111 @@
+"""Work done by a forked process while this one does its own: a large snapshot file's
+second half (:mod:`gate.snapshot.halves`), a run's later workloads (:mod:`gate.ci.split`).
+
+A process is forked only where it can help and cannot hang: on Linux, with a second core
+that the process's CPU affinity and its container's CPU limit both allow, and no other
+thread running (a fork copies one thread only, so a lock another holds would stay held).
+Whatever the forked process does wrong -- it raises, dies, or hands over what does not
+unpickle -- its value is None and the caller does the work itself.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+Value = TypeVar("Value")
+
+
+def can_fork() -> bool:
+    """Linux, a second core to use, and no other thread: a fork copies one thread only, so
+    a lock another holds would stay held."""
+    return (
+        sys.platform.startswith("linux")
+        and min(len(os.sched_getaffinity(0)), cpu_quota()) > 1
+        and threading.active_count() == 1
+    )
+
+
+CGROUP_QUOTAS = (
+    ("/sys/fs/cgroup/cpu.max", None),  # cgroup v2: "QUOTA PERIOD", or "max PERIOD"
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),  # v1
+)
+
+
+def cpu_quota() -> float:
+    """The cores the container's CPU limit allows (a pod's ``resources.limits.cpu``: a
+    check run in a cluster usually has one), or infinity when none is set or readable."""
+    for quota_file, period_file in CGROUP_QUOTAS:
+        try:
+            with open(quota_file) as handle:
+                fields = handle.read().split()
+            if period_file is not None:
+                with open(period_file) as handle:
+                    fields += handle.read().split()
+            quota, period = int(fields[0]), int(fields[1])
+        except (OSError, ValueError, IndexError):  # absent, "max", or not numbers
+            continue
+        if quota > 0 and period > 0:
+            return quota / period
+    return math.inf
+
+
+class Forked(Generic[Value]):
+    """``work()`` run in a forked process while this one does its own; :meth:`value`
+    waits for what it returned (None when it failed in any way). Its value crosses a pipe
+    pickled, so it must be picklable."""
+
+    def __init__(self, work: Callable[[], Value]) -> None:
+        # What this process buffered would be written again by the child as it exits.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        import multiprocessing  # here: a run in one process never pays for importing it
+
+        context = multiprocessing.get_context("fork")
+        self._receiver, sender = context.Pipe(duplex=False)
+        self._process = context.Process(target=_run, args=(work, sender), daemon=True)
+        self._process.start()
+        sender.close()
+
+    @classmethod
+    def start(cls, work: Callable[[], Value]) -> Forked[Value] | None:
+        """The process running ``work``; None when none can be forked here (not Linux, one
+        core allowed, another thread running): the caller does the work itself."""
+        return cls(work) if can_fork() else None
+
+    def value(self) -> Value | None:
+        try:
+            received: Value | None = self._receiver.recv()
+            return received
+        except Exception:  # a dead process (EOFError), a value that did not unpickle
+            return None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._receiver.close()
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join()
+
+
+def _run(work: Callable[[], object], sender: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
+    try:
+        value = work()
+    except Exception:  # any failure here: the first process does the work instead
+        value = None
+    try:
+        sender.send(value)
+    except Exception:  # as above (a closed pipe: the first process gave up)
+        pass
+    finally:
+        sender.close()
