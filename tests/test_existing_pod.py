@@ -1,4 +1,4 @@
-"""``existing_pod`` builds the same frozen :class:`ExistingPod` the dataclass's own
+"""``UnfrozenPod(...).frozen()`` builds the same frozen :class:`ExistingPod` the dataclass's own
 constructor builds, for any fields; and it knows every field the dataclass has, so a field
 added to one and not the other fails here rather than building pods without it."""
 
@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.model import ExistingPod, Port, existing_pod
-from gate.model.cluster import _BuiltPod
+from gate.model import ExistingPod, Port, UnfrozenPod
 
 names = st.text(max_size=8)
 terms = st.tuples(st.dictionaries(names, names, max_size=2))
@@ -35,7 +34,7 @@ fields = st.tuples(
 
 @given(fields)
 def test_a_built_pod_is_the_dataclass_s_own(values: tuple[Any, ...]) -> None:
-    built, constructed = existing_pod(*values), ExistingPod(*values)
+    built, constructed = UnfrozenPod(*values).frozen(), ExistingPod(*values)
     assert type(built) is ExistingPod
     assert built == constructed
     assert repr(built) == repr(constructed)
@@ -43,7 +42,7 @@ def test_a_built_pod_is_the_dataclass_s_own(values: tuple[Any, ...]) -> None:
 
 
 def test_a_built_pod_is_frozen() -> None:
-    pod = existing_pod("ns", "a", "n1", {}, (), False, (), (), {}, (), None, 0, None)
+    pod = UnfrozenPod("ns", "a", "n1", {}, (), False, (), (), {}, (), None, 0, None).frozen()
     with pytest.raises(dataclasses.FrozenInstanceError):
         pod.name = "b"  # type: ignore[misc]
     assert dataclasses.replace(pod, name="b").name == "b"
@@ -51,4 +50,4 @@ def test_a_built_pod_is_frozen() -> None:
 
 def test_the_builder_has_every_field_of_the_dataclass() -> None:
     # The interpreter lays slots out by name, so their order is no matter; their names are.
-    assert sorted(_BuiltPod.__slots__) == sorted(f.name for f in dataclasses.fields(ExistingPod))
+    assert sorted(UnfrozenPod.__slots__) == sorted(f.name for f in dataclasses.fields(ExistingPod))

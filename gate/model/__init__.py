@@ -28,8 +28,8 @@ from gate.model.cluster import (
     PreferringPod,
     Snapshot,
     SnapshotInfo,
+    UnfrozenPod,
     WeightedTerms,
-    existing_pod,
     rfc3339_time,
 )
 from gate.model.outcomes import (
@@ -185,6 +185,7 @@ __all__ = [
     "Taint",
     "Term",
     "Unchecked",
+    "UnfrozenPod",
     "Verdict",
     "Warning",
     "WarningKind",
@@ -193,7 +194,6 @@ __all__ = [
     "WorkloadResult",
     "WorkloadWarning",
     "bitset",
-    "existing_pod",
     "given",
     "positions",
     "rfc3339_time",

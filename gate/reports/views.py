@@ -23,6 +23,7 @@ from gate.model import NodeOutcome, NodeOutcomes, Report, WorkloadResult
 
 Outcomes = Sequence[NodeOutcome]
 View = TypeVar("View")
+Subject = TypeVar("Subject")
 
 
 class Views:
@@ -63,23 +64,28 @@ class Views:
         """``derive(report, self)``, computed the first time this very ``report`` is asked
         for: what several writers show of the whole run (the comment and the step summary
         lay out the same rows)."""
-        key = (derive, id(report))
-        if key in self._reports:
-            return cast(View, self._reports[key][1])
-        value = derive(report, self)
-        self._reports[key] = (report, value)
-        return value
+        return self._once(self._reports, derive, report)
 
     def of_result(
         self, derive: Callable[[WorkloadResult, Views], View], result: WorkloadResult
     ) -> View:
         """``derive(result, self)``, computed the first time this very ``result`` is asked
         for: what several writers say of one workload (its headline)."""
-        key = (derive, id(result))
-        if key in self._results:
-            return cast(View, self._results[key][1])
-        value = derive(result, self)
-        self._results[key] = (result, value)
+        return self._once(self._results, derive, result)
+
+    def _once(
+        self,
+        table: dict[tuple[Callable[[Subject, Views], Any], int], tuple[Subject, Any]],
+        derive: Callable[[Subject, Views], View],
+        subject: Subject,
+    ) -> View:
+        """``derive(subject, self)`` kept in ``table`` by the subject's identity, the
+        subject held so that identity is not reused while the value lives."""
+        key = (derive, id(subject))
+        if key in table:
+            return cast(View, table[key][1])
+        value = derive(subject, self)
+        table[key] = (subject, value)
         return value
 
 

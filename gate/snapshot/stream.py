@@ -51,8 +51,8 @@ from gate.model import (
     NodeView,
     PreferringPod,
     Snapshot,
+    UnfrozenPod,
     WeightedTerms,
-    existing_pod,
 )
 from gate.model.encoded import compact, deferred
 from gate.model.storage import STORAGE_KINDS, Mount
@@ -736,7 +736,7 @@ class _PodTotals:
         start, shared = len(self.built), self.shared.parts
         self.built += [
             # positional: the dataclass's order, cheaper than keywords
-            existing_pod(
+            UnfrozenPod(
                 ns,
                 name,
                 node,
@@ -750,7 +750,7 @@ class _PodTotals:
                 non0,
                 priority,
                 started,
-            )
+            ).frozen()
             if preferred is None
             else PreferringPod(
                 ns,
