@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -514,6 +515,8 @@ def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(
         b'[{"name": "n", "cinder": {"volumeID": "v", "size": NaN}}]',
         b'[{"name": "n", "iscsi": {"iqn": "q", "lun": 1e400}}]',
         b'[{"name": "a", "name": "b", "azureDisk": {"diskURI": "d", "kind": "Managed"}}]',
+        b'[{"name": "n", "rbd": {"image": "i", "pool": %s}}]' % (b"9" * 5000),
+        b"[" * 200 + b"]" * 200,
         b"null",
     ],
     ids=[
@@ -522,10 +525,18 @@ def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(
         "a NaN is read as json reads it",
         "a number out of a float's range is read as json reads it",
         "a repeated name keeps its last value as json keeps it",
+        "an integer longer than Python converts is refused as json refuses it",
+        "a deep nesting is read as json reads it",
         "no volumes are read as json reads them",
     ],
 )
 def test_a_pods_volumes_are_read_as_json_reads_them(text: bytes) -> None:
+    try:
+        expected = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            stream._plain_volumes(text)
+        return
     read = stream._plain_volumes(text)
-    assert repr(read) == repr(json.loads(text))
-    assert mounts_of(read) == mounts_of(json.loads(text))
+    assert repr(read) == repr(expected)
+    assert mounts_of(read) == mounts_of(expected)
