@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,9 @@ from benchmarks.sizes import SIZES
 from gate.errors import SnapshotError
 from gate.k8s.ports import pod_host_ports
 from gate.k8s.resources import pod_request_amounts
+from gate.k8s.volumes import mounts_of
 from gate.model import ExistingPod, PreferringPod
+from gate.snapshot import stream
 from gate.snapshot.jsonstream import Batch, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
@@ -502,3 +505,38 @@ def test_a_field_the_typed_reader_checks_is_checked_by_the_schema_too(
     path.write_text(json.dumps(document))
     with pytest.raises(SnapshotError, match=message):
         load_snapshot(str(path))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'[{"name": "data", "persistentVolumeClaim": {"claimName": "data-0"}}]',
+        b'[{"name": "\\ud800", "rbd": {"image": "i", "monitors": ["m"]}}]',
+        b'[{"name": "n", "cinder": {"volumeID": "v", "size": NaN}}]',
+        b'[{"name": "n", "iscsi": {"iqn": "q", "lun": 1e400}}]',
+        b'[{"name": "a", "name": "b", "azureDisk": {"diskURI": "d", "kind": "Managed"}}]',
+        b'[{"name": "n", "rbd": {"image": "i", "pool": %s}}]' % (b"9" * 5000),
+        b"[" * 200 + b"]" * 200,
+        b"null",
+    ],
+    ids=[
+        "a claim is read as json reads it",
+        "a lone surrogate is read as json reads it",
+        "a NaN is read as json reads it",
+        "a number out of a float's range is read as json reads it",
+        "a repeated name keeps its last value as json keeps it",
+        "an integer longer than Python converts is refused as json refuses it",
+        "a deep nesting is read as json reads it",
+        "no volumes are read as json reads them",
+    ],
+)
+def test_a_pods_volumes_are_read_as_json_reads_them(text: bytes) -> None:
+    try:
+        expected = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            stream._plain_volumes(text)
+        return
+    read = stream._plain_volumes(text)
+    assert repr(read) == repr(expected)
+    assert mounts_of(read) == mounts_of(expected)

@@ -60,6 +60,7 @@ _DISK_FIELD = {
 MOUNTED_SOURCES = tuple(_DISK_FIELD)
 """The volume sources NodeVolumeLimits and VolumeRestrictions read; a pod whose volumes
 hold none of them is nothing to them."""
+_MOUNTED = frozenset(_DISK_FIELD)
 
 
 def _text(value: object) -> str:
@@ -69,8 +70,8 @@ def _text(value: object) -> str:
 def mount_of(volume: object) -> Mount | None:
     """The volume as the volume plugins read it, or None when its source is none of
     :data:`MOUNTED_SOURCES`."""
-    if not isinstance(volume, Mapping):
-        return None
+    if not isinstance(volume, Mapping) or _MOUNTED.isdisjoint(volume):
+        return None  # most volumes (a ConfigMap's, a token's): one test instead of nine
     for source, disk_field in _DISK_FIELD.items():
         found = volume.get(source)
         if isinstance(found, Mapping):
