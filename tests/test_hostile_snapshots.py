@@ -75,6 +75,8 @@ def with_inter_pod_fields(document: dict[str, Any]) -> dict[str, Any]:
 )
 # a pod's memory request made a whole float past 2**53: both readers take its shortest text
 @example(damages=[(5579, 3.393005574133505e16)], as_list=False)
+# and a pod's anti-affinity term made one (a term is kept as stored): both read it alike
+@example(damages=[(1051, {"": 2.716506825113959e16})], as_list=True)
 def test_damaged_snapshots_are_read_or_refused_clearly(
     tmp_path: Path, damages: list[tuple[int, Any]], as_list: bool
 ) -> None:

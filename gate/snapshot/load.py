@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
-from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +46,7 @@ from gate.snapshot.state import (
     TERMINAL_PHASES,
     snapshot_info,
 )
-from gate.snapshot.stream import NotAccepted, counted_capacity, read_snapshot
+from gate.snapshot.stream import NotAccepted, counted_capacity, read_snapshot, whole_numbers
 
 if TYPE_CHECKING:
     import jsonschema
@@ -204,21 +203,6 @@ def _check_nodes(raw_nodes: Sequence[Any], source: str) -> set[str]:
     return set(seen)
 
 
-def _whole_numbers(value: Any) -> Any:
-    """``value`` with every float that is a whole number as an int: JSON has one kind of
-    number, and the schema's ``integer`` takes ``80.0``, where a typed field takes 80 (one
-    that fits in 64 bits, as msgspec's integers do). The int is that of the float's shortest
-    text, as a quantity reads a number (``3.393005574133505e+16`` is 33930055741335050,
-    not the binary float's 33930055741335048)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-        return int(Decimal(float.__repr__(value)))
-    if isinstance(value, dict):
-        return {key: _whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_whole_numbers(item) for item in value]
-    return value
-
-
 _READ_AS_DESCRIBED = {"Node": "node", "Pod": "pod", "Namespace": "namespace"}
 
 
@@ -253,7 +237,7 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
             for item in document.get("items") or []
             if item["kind"] in groups
         ]
-        return msgspec.json.encode(_whole_numbers({"kind": "List", "items": items}))
+        return msgspec.json.encode(whole_numbers({"kind": "List", "items": items}))
     # The envelope's described members only: an unknown array (``items``, say) would be
     # read as a List's.
     described = snapshot_schema()["oneOf"][LAYOUTS.index("clusterSnapshot")]["properties"]
@@ -263,7 +247,7 @@ def _recording(document: Mapping[str, Any], groups: Mapping[str, list[Any]]) -> 
         for key, kind in READ_SECTIONS.items()
         if key in document
     }
-    return msgspec.json.encode(_whole_numbers({**envelope, **sections}))
+    return msgspec.json.encode(whole_numbers({**envelope, **sections}))
 
 
 def _one_object(document: object, source: str) -> None:

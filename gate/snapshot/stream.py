@@ -25,6 +25,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from itertools import islice
@@ -492,10 +493,27 @@ def _owners(raw: bytes) -> tuple[tuple[str, str], ...]:
     return tuple((_set(o.kind) or "", _set(o.name) or "") for o in _OWNERS.decode(raw) or ())
 
 
+def whole_numbers(value: Any) -> Any:
+    """``value`` with every float that is a whole number as an int: JSON has one kind of
+    number, and the schema's ``integer`` takes ``80.0``, where a typed field takes 80 (one
+    that fits in 64 bits, as msgspec's integers do). The int is that of the float's shortest
+    text, as a quantity reads a number (``3.393005574133505e+16`` is 33930055741335050,
+    not the binary float's 33930055741335048). The typed reader keeps some parts of a pod as
+    the plain values the API server stored (its affinity terms): read so too, they are the
+    same whichever reader reads the file."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(Decimal(float.__repr__(value)))
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
+
+
 def _terms(raw: bytes) -> tuple[Mapping[str, Any], ...]:
     """The terms as stored (after checking their types, which the plain decode does not)."""
     _TERMS.decode(raw)
-    terms: list[Mapping[str, Any]] | None = msgspec.json.decode(raw)
+    terms: list[Mapping[str, Any]] | None = whole_numbers(msgspec.json.decode(raw))
     return tuple(terms or ())
 
 
@@ -503,7 +521,7 @@ def _weighted(raw: bytes) -> WeightedTerms:
     """The preferred terms as ``(weight, podAffinityTerm)``, the term as stored (after
     checking their types). A missing weight or term is kept as the API's zero value."""
     _WEIGHTED.decode(raw)
-    items: list[dict[str, Any]] | None = msgspec.json.decode(raw)
+    items: list[dict[str, Any]] | None = whole_numbers(msgspec.json.decode(raw))
     return tuple((i.get("weight") or 0, i.get("podAffinityTerm") or _NOTHING) for i in items or ())
 
 
