@@ -298,9 +298,18 @@ def test_the_old_pods_a_workload_releases_count_only_where_its_selectors_reach(
     }
     profile = pod_profile(spec, "default", {"app": "web"})
     assert _counted(profile, [existing_pod("a", own)]) is counted
+    assert _counted(profile, [existing_pod("a", own)], carries=False) is counted
 
 
 def test_an_old_pod_with_anti_affinity_is_counted_whatever_the_selectors() -> None:
     carrier = existing_pod("a", {"app": "web"}, anti_affinity=(pod_term("app", "Exists"),))
     profile = pod_profile({"containers": [container()]}, "default", {"app": "web"})
     assert _counted(profile, [carrier])
+    assert _counted(profile, [], carries=True)
+
+
+def test_without_selectors_only_a_carrier_among_the_old_pods_makes_them_counted() -> None:
+    plain = existing_pod("a", {"app": "web"})
+    profile = pod_profile({"containers": [container()]}, "default", {"app": "web"})
+    assert not _counted(profile, [plain])
+    assert not _counted(profile, [plain], carries=False)

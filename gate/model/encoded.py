@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -88,15 +88,17 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
     decoded when read, in the order they were given; ``changed`` replaces or adds objects
     as ``{**objects, **changed}`` would (:func:`with_objects`), without decoding the rest."""
 
-    __slots__ = ("_changed", "_entries", "_length", "_recent")
+    __slots__ = ("_changed", "_decode", "_entries", "_length", "_recent")
 
     def __init__(
         self,
         entries: Mapping[K, bytes | PlainObject],
         changed: Mapping[K, PlainObject] | None = None,
         recent: dict[K, PlainObject] | None = None,
+        decode: Callable[[bytes], PlainObject] = decoded,
     ) -> None:
         self._entries = entries
+        self._decode = decode
         self._changed: Mapping[K, PlainObject] = changed or {}
         self._recent: dict[K, PlainObject] = {} if recent is None else recent
         self._length = len(entries) + sum(1 for k in self._changed if k not in entries)
@@ -111,7 +113,7 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         entry = self._entries[key]
         if not isinstance(entry, bytes):
             return entry
-        found = self._recent[key] = decoded(entry)
+        found = self._recent[key] = self._decode(entry)
         if len(self._recent) > RECENT:
             del self._recent[next(iter(self._recent))]
         return found
@@ -138,6 +140,7 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         if (
             isinstance(other, EncodedObjects)
             and other._entries is self._entries
+            and other._decode is self._decode
             and other._changed == self._changed
         ):
             return True
@@ -146,7 +149,14 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
     def with_changed(self, changed: Mapping[K, PlainObject]) -> EncodedObjects[K]:
         """These objects with ``changed``'s replacing or added; the texts and the decoded
         objects are shared."""
-        return EncodedObjects(self._entries, {**self._changed, **changed}, self._recent)
+        return EncodedObjects(
+            self._entries, {**self._changed, **changed}, self._recent, self._decode
+        )
+
+    def read_by(self, decode: Callable[[bytes], PlainObject]) -> EncodedObjects[K]:
+        """These objects with each kept text read by ``decode`` (a reader that reads only
+        part of them decodes only that part); the objects laid over them are read whole."""
+        return EncodedObjects(self._entries, self._changed, None, decode)
 
     def may_hold(self, key: K, strings: tuple[str, ...]) -> bool:
         """Whether the object may hold one of ``strings`` as a whole JSON string: False

@@ -190,6 +190,7 @@ class Evaluator:
     parts: SharedParts = field(default_factory=dict)
     _ownership: list[Ownership] = field(default_factory=list)
     _by_node: list[PodsByNode] = field(default_factory=list)
+    _carriers: list[frozenset[int]] = field(default_factory=list)
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -431,7 +432,11 @@ class Evaluator:
         nodes = self._release(own)
         profile = pod.profile
         indexed = self.cluster.others.pods
-        counted = _counted(profile, [indexed.pods[i] for i in own])
+        if not self._carriers:
+            self._carriers.append(frozenset(indexed.with_anti_affinity))
+        pods = indexed.pods
+        carries = not self._carriers[0].isdisjoint(own)
+        counted = _counted(profile, (pods[i] for i in own), carries)
         if counted:
             cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
@@ -995,14 +1000,21 @@ class Evaluator:
         return self._by_node[0]
 
 
-def _counted(profile: PodProfile, pods: Sequence[ExistingPod]) -> bool:
+def _counted(profile: PodProfile, pods: Iterable[ExistingPod], carries: bool | None = None) -> bool:
     """Whether the inter-pod PreFilters may count any of ``pods``: one carries a required
     anti-affinity term, or its labels match the selector of one of the pod's spread
     constraints or (anti-)affinity terms, whatever their namespaces (so never False where
-    a count would change)."""
+    a count would change). ``carries``: whether one of them carries such a term, when the
+    index knows; the pods are then read only for their labels, and only by a pod with
+    selectors (most have none, and a large run releases 90,000 pods)."""
     selectors = [c.selector for c in profile.spread]
     selectors += [t.selector for t in (*profile.pod_affinity, *profile.pod_anti_affinity)]
-    return any(p.anti_affinity_terms or any(s.matches(p.labels) for s in selectors) for p in pods)
+    if carries is None:
+        pods = list(pods)
+        carries = any(p.anti_affinity_terms for p in pods)
+    return carries or (
+        bool(selectors) and any(s.matches(p.labels) for p in pods for s in selectors)
+    )
 
 
 def _targeted(answer: _Answer) -> int:

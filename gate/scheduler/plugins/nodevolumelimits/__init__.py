@@ -51,6 +51,7 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
     REASON_MAX_VOLUME_COUNT,
     Volumes,
     attachable,
+    counted_parts,
     volume_limits,
 )
 
@@ -115,6 +116,7 @@ class Counts:
         """The counts of ``use``'s pods: worked out node by node for the cluster's own
         pods, and for a view that leaves some out from its base's, only the nodes that
         held those worked out again."""
+        parts = counted_parts(storage)
 
         def counted(
             position: int, csi_node: PlainObject | None, before: NodeCounts | None = None
@@ -125,7 +127,7 @@ class Counts:
             for pod in use.on(position):
                 volumes = found.pods.get((pod.position, migration))
                 if volumes is None:
-                    volumes = attachable(pod.namespace, pod.name, pod.mounts, storage, csi_node)
+                    volumes = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
                     found.pods[pod.position, migration] = volumes
                 attached.update(volumes)
             limits = volume_limits(csi_node) if before is None else before.limits

@@ -6,12 +6,24 @@ package.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from dataclasses import replace
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import msgspec
+
 from gate.k8s.labels import BETA_ZONE, ZONE
-from gate.k8s.volumes import annotations_of, claim_class, mount_of, name_of, spec_of
+from gate.k8s.volumes import (
+    MOUNTED_SOURCES,
+    annotations_of,
+    claim_class,
+    mount_of,
+    name_of,
+    spec_of,
+)
 from gate.model import NODE_VOLUME_LIMITS, Code
+from gate.model.encoded import EncodedObjects, decoded
 from gate.model.storage import Mount, PlainObject, StorageObjects
 from gate.scheduler.framework.runtime import Rejection
 from gate.untyped import as_list, mapping
@@ -176,6 +188,52 @@ def attachable(
         if volume is not None:
             found[f"{volume[0]}/{volume[1]}"] = volume[0]
     return found
+
+
+# What claim_volume reads of a claim and of its volume, and nothing else: the claim's name,
+# class (its beta annotation or spec) and volume's name; the volume's labels, CSI source and
+# in-tree sources (mount_of reads the spec as a pod's volume, its name included).
+_UNSET: Any = msgspec.UNSET
+_READ_METADATA = msgspec.defstruct(
+    "ReadMetadata", [(key, Any, _UNSET) for key in ("name", "labels", "annotations")]
+)
+_READ_SPEC = msgspec.defstruct(
+    "ReadSpec",
+    [
+        (key, Any, _UNSET)
+        for key in ("name", "volumeName", "storageClassName", "csi", *MOUNTED_SOURCES)
+    ],
+)
+_READ = msgspec.json.Decoder(
+    msgspec.defstruct(
+        "ReadObject", [("metadata", _READ_METADATA, _UNSET), ("spec", _READ_SPEC, _UNSET)]
+    )
+)
+K = TypeVar("K", bound=Hashable)
+
+
+def _read_part(text: bytes) -> PlainObject:
+    """The part of a claim's or a volume's text :func:`claim_volume` reads, as the whole
+    object's decoding has it (a field not written stays out); a text whose part does not
+    decode so (a metadata or spec that is no object) is decoded whole."""
+    try:
+        part: PlainObject = msgspec.to_builtins(_READ.decode(text))
+    except msgspec.DecodeError:
+        return decoded(text)
+    return part
+
+
+def _read_parts(objects: Mapping[K, PlainObject]) -> Mapping[K, PlainObject]:
+    return objects.read_by(_read_part) if isinstance(objects, EncodedObjects) else objects
+
+
+def counted_parts(storage: StorageObjects) -> StorageObjects:
+    """``storage`` with its claims and volumes read only as far as :func:`attachable` reads
+    them: counting every mounting pod of a cluster decodes each of them once, and most of
+    a volume's text is what the plugin never reads (its node affinity, status)."""
+    return replace(
+        storage, claims=_read_parts(storage.claims), volumes=_read_parts(storage.volumes)
+    )
 
 
 def volume_limits(csi_node: PlainObject | None) -> dict[str, int]:
