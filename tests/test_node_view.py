@@ -1,5 +1,5 @@
-"""``node_view`` builds the same frozen :class:`NodeView` the dataclass's own constructor
-builds, for any fields; and it knows every field the dataclass has."""
+"""``UnfrozenNode(...).frozen()`` builds the same frozen :class:`NodeView` the dataclass's
+own constructor builds, for any fields; and it knows every field the dataclass has."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gate.model import NodeView, Port, Taint
-from gate.model.cluster import _BuiltNode, node_view
+from gate.model.cluster import UnfrozenNode
 
 names = st.text(max_size=8)
 pair = st.none() | st.tuples(st.integers(), st.integers())
@@ -32,7 +32,7 @@ fields = st.tuples(
 
 @given(fields)
 def test_a_built_node_is_the_dataclass_s_own(values: tuple[Any, ...]) -> None:
-    built, constructed = node_view(*values), NodeView(*values)
+    built, constructed = UnfrozenNode(*values).frozen(), NodeView(*values)
     assert type(built) is NodeView
     assert built == constructed
     assert repr(built) == repr(constructed)
@@ -40,7 +40,7 @@ def test_a_built_node_is_the_dataclass_s_own(values: tuple[Any, ...]) -> None:
 
 
 def test_a_built_node_is_frozen() -> None:
-    node = node_view("n1", {}, (), False, {}, {}, 0, frozenset(), None, None, None)
+    node = UnfrozenNode("n1", {}, (), False, {}, {}, 0, frozenset(), None, None, None).frozen()
     with pytest.raises(dataclasses.FrozenInstanceError):
         node.name = "n2"  # type: ignore[misc]
     assert dataclasses.replace(node, name="n2").name == "n2"
@@ -48,4 +48,4 @@ def test_a_built_node_is_frozen() -> None:
 
 def test_the_builder_has_every_field_of_the_dataclass() -> None:
     # The interpreter lays slots out by name, so their order is no matter; their names are.
-    assert sorted(_BuiltNode.__slots__) == sorted(f.name for f in dataclasses.fields(NodeView))
+    assert sorted(UnfrozenNode.__slots__) == sorted(f.name for f in dataclasses.fields(NodeView))

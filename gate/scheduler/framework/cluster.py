@@ -15,7 +15,7 @@ from copy import copy
 from dataclasses import dataclass, replace
 
 from gate.model import ExistingPod, HostPort, NodeView, Snapshot
-from gate.model.cluster import node_view
+from gate.model.cluster import UnfrozenNode
 from gate.model.storage import Mounts
 from gate.scheduler.framework.mounts import VolumeUse
 from gate.scheduler.framework.nodeindex import NodeIndex
@@ -133,7 +133,7 @@ def with_pods(
     they use and their cpu and memory as the resource scores count them."""
     # Built whole, not by dataclasses.replace, which looks the fields up again each time:
     # a large run releases pods on some 24,000 nodes.
-    return node_view(
+    return UnfrozenNode(
         node.name,
         node.labels,
         node.taints,
@@ -145,4 +145,4 @@ def with_pods(
         nonzero,
         node.capacity,
         node.scale_set,
-    )
+    ).frozen()
