@@ -57,22 +57,38 @@ def lowest(bits: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _Threshold:
-    """Amounts of one resource, sorted, and the bitset of each prefix."""
+    """Amounts of one resource, sorted, and the bitset of each prefix of the nodes in that
+    order. A prefix's bitset is kept at every :data:`_STRIDE`-th length only and the rest
+    is made up when asked: kept whole, 5,000 nodes' prefixes hold 1.7 MB a resource."""
 
     amounts: tuple[int, ...]
-    prefixes: tuple[int, ...]
+    order: tuple[int, ...]
+    every: tuple[int, ...]
 
     @classmethod
     def of(cls, amounts: list[int]) -> _Threshold:
         order = sorted(range(len(amounts)), key=amounts.__getitem__)
-        prefixes = [0]
-        for index in order:
-            prefixes.append(prefixes[-1] | 1 << index)
-        return cls(tuple(amounts[i] for i in order), tuple(prefixes))
+        every, bits = [0], 0
+        for count, index in enumerate(order, 1):
+            bits |= 1 << index
+            if count % _STRIDE == 0:
+                every.append(bits)
+        return cls(tuple(amounts[i] for i in order), tuple(order), tuple(every))
+
+    def prefix(self, count: int) -> int:
+        """The nodes with the ``count`` smallest amounts."""
+        start = count - count % _STRIDE
+        bits = self.every[start // _STRIDE]
+        for index in self.order[start:count]:
+            bits |= 1 << index
+        return bits
 
     def below(self, wanted: int) -> int:
         """The nodes with less than ``wanted``."""
-        return self.prefixes[bisect_left(self.amounts, wanted)]
+        return self.prefix(bisect_left(self.amounts, wanted))
+
+
+_STRIDE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +158,10 @@ class NodeIndex:
             return None
         self.short_of(resource, 0)
         threshold = self._free[resource]
-        low, high = 1, len(threshold.prefixes) - 1
+        low, high = 1, len(threshold.amounts)
         while low < high:
             middle = (low + high) // 2
-            if among & ~threshold.prefixes[middle]:
+            if among & ~threshold.prefix(middle):
                 low = middle + 1
             else:
                 high = middle
