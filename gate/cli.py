@@ -71,6 +71,7 @@ from gate.run import (
     write_reports,
 )
 from gate.scheduler.plugins import RULES
+from gate.snapshot.forked import Processes
 from gate.snapshot.joined import load_snapshots
 
 if TYPE_CHECKING:
@@ -116,6 +117,16 @@ def _timeout(text: str) -> float:
         return parse_seconds(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _processes(text: str) -> Processes:
+    if text == "auto":
+        return "auto"
+    if text == "1":
+        return 1
+    if text == "2":
+        return 2
+    raise argparse.ArgumentTypeError(f"{text!r}: expected auto, 1 or 2")
 
 
 def _template_path(text: str) -> tuple[str, Path]:
@@ -355,13 +366,13 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
         "--processes",
         "--snapshot-processes",
         dest="processes",
-        type=int,
-        choices=(1, 2),
-        default=1,
-        metavar="1|2",
-        help="processes the check uses (default 1): 2 reads a snapshot file of 64 MiB or "
-        "more and judges a run of 100 workloads or more in two parts at once, when a "
-        "second core is free; every answer is the same",
+        type=_processes,
+        default="auto",
+        metavar="auto|1|2",
+        help="processes the check may use (default auto): a snapshot file of 64 MiB or "
+        "more is read, and a run of 100 workloads or more judged, in two parts at once "
+        "where a second core is allowed (auto: and idle at that moment); every answer is "
+        "the same",
     )
     cluster.add_argument(
         "--scheduler-version",
@@ -498,7 +509,7 @@ def _inputs(
         read = documents()
         return read, load_snapshots(files), read_summary(selection, read)
     processes = options.processes
-    meanwhile = manifest_bytes(selection) if processes > 1 else 0
+    meanwhile = manifest_bytes(selection) if processes != 1 else 0
     progress = Progress.on(streams.stderr)
     read, snapshot = read_inputs(
         documents, files[0], progress, processes=processes, meanwhile=meanwhile
@@ -574,7 +585,7 @@ def evaluate(
         allow_empty=bool(options.allow_empty or config.allow_empty),
         origin_root=getattr(options, "origin_root", None),
         autoscaling=getattr(options, "judge_autoscaling", "auto") != "off",
-        processes=getattr(options, "processes", 1),
+        processes=getattr(options, "processes", "auto"),
     )
     return check(documents, snapshot, run_options, Progress.on(streams.stderr))
 

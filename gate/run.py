@@ -67,7 +67,7 @@ from gate.scheduler.autoscaling.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.scheduler.placement.copies import Ledger
 from gate.scheduler.plugins import field_paths
-from gate.snapshot.forked import Forked
+from gate.snapshot.forked import Forked, Processes
 from gate.snapshot.load import reading_snapshot
 
 if TYPE_CHECKING:
@@ -110,8 +110,8 @@ class RunOptions:
     autoscaling: bool = True
     """Whether the snapshot's cluster-autoscaler is judged (``--autoscaling off``: fixed
     nodes)."""
-    processes: int = 1
-    """Processes that judge the workloads (``--processes 2``: two parts at once, see
+    processes: Processes = 1
+    """Processes that may judge the workloads (two: two parts at once, see
     :mod:`gate.ci.split`; every answer the same)."""
 
 
@@ -120,11 +120,11 @@ def read_inputs(
     snapshot_file: str,
     progress: Progress | None = None,
     *,
-    processes: int = 1,
+    processes: Processes = 1,
     meanwhile: int = 0,
 ) -> tuple[list[Document], Snapshot]:
-    """The run's documents, read by ``documents``, and its snapshot file. With
-    ``processes=2`` the file's second reader starts first and reads while this process
+    """The run's documents, read by ``documents``, and its snapshot file. With two
+    ``processes`` the file's second reader starts first and reads while this process
     reads the documents (``meanwhile`` bytes of them: see :mod:`gate.snapshot.halves`);
     it is stopped however the reading ends."""
     with reading_snapshot(snapshot_file, meanwhile, processes) as reading:
@@ -242,8 +242,12 @@ def check(
         for p, (item, reported) in enumerate(marked[: last + 1])
         if reported and isinstance(item, Workload)
     ]
-    cut = cut_position(workloads) if options.processes > 1 else None
-    second = None if cut is None else Forked.start(lambda: judged(range(cut, last + 1), False))
+    cut = cut_position(workloads) if options.processes != 1 else None
+    second = (
+        None
+        if cut is None
+        else Forked.start(lambda: judged(range(cut, last + 1), False), options.processes)
+    )
     if second is None or cut is None:
         parts = [judged(range(last + 1))]
     else:

@@ -1,8 +1,9 @@
-"""``check --processes 2`` judges a run's workloads in two parts at once and writes what one
-process writes: every report, the exit code and standard output, on every row where
-shards are held to the whole run (the room new workloads take, DaemonSets before
-Deployments, quotas, autoscaler headroom, preemption...). A second process that fails
-leaves its part to the first, with the same answers and nothing on standard error."""
+"""``check --processes 2`` (and ``auto``, the default, when a core is idle) judges a run's
+workloads in two parts at once and writes what one process writes: every report, the exit
+code and standard output, on every row where shards are held to the whole run (the room new
+workloads take, DaemonSets before Deployments, quotas, autoscaler headroom, preemption...).
+A second process that fails leaves its part to the first, with the same answers and nothing
+on standard error."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from gate.ci import split
 from gate.ci.split import cut_position
 from gate.run import _Judge
-from gate.snapshot.forked import Forked, can_fork
+from gate.snapshot import forked
+from gate.snapshot.forked import Forked, Processes, can_fork
 from tests.test_merge_equals_whole import CASES, Case, inputs, report_files, run, written
 
 needs_two_cores = pytest.mark.skipif(
@@ -36,10 +38,12 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     started: list[object] = []
     start = Forked.start.__func__  # type: ignore[attr-defined]
 
-    def counted(cls: type[Forked[object]], work: Callable[[], object]) -> object:
-        forked = start(cls, work)
-        started.append(forked)
-        return forked
+    def counted(
+        cls: type[Forked[object]], work: Callable[[], object], processes: Processes
+    ) -> object:
+        second = start(cls, work, processes)
+        started.append(second)
+        return second
 
     monkeypatch.setattr(Forked, "start", classmethod(counted))
     return started
@@ -51,11 +55,11 @@ def test_the_module_examples_hold() -> None:
 
 def test_a_forked_process_does_the_work_and_hands_its_value_over() -> None:
     if not can_fork():
-        assert Forked.start(os.getpid) is None
+        assert Forked.start(os.getpid, 2) is None
         return
-    forked = Forked.start(os.getpid)
-    assert forked is not None
-    value = forked.value()
+    second = Forked.start(os.getpid, 2)
+    assert second is not None
+    value = second.value()
     assert isinstance(value, int) and value != os.getpid()
 
 
@@ -64,9 +68,9 @@ def test_a_forked_process_that_fails_hands_over_nothing() -> None:
     def fails() -> int:
         raise ValueError("no")
 
-    forked = Forked.start(fails)
-    assert forked is not None
-    assert forked.value() is None
+    second = Forked.start(fails, 2)
+    assert second is not None
+    assert second.value() is None
 
 
 @pytest.mark.parametrize(
@@ -101,7 +105,7 @@ def test_two_processes_write_what_one_writes(
     tmp_path: Path, case: Case, forks: list[object]
 ) -> None:
     argv = inputs(tmp_path, case)
-    whole = run("check", *argv, *report_files(tmp_path, "whole"))
+    whole = run("check", *argv, "--processes", "1", *report_files(tmp_path, "whole"))
     assert not forks
     two = run("check", *argv, "--processes", "2", *report_files(tmp_path, "two"))
     assert len(forks) == 1 and forks[0] is not None
@@ -125,10 +129,69 @@ def test_a_second_process_that_fails_leaves_its_part_to_the_first(
         "together: a new DaemonSet takes its room first, before a Deployment listed earlier"
     ]
     argv = inputs(tmp_path, case)
-    whole = run("check", *argv, *report_files(tmp_path, "whole"))
+    whole = run("check", *argv, "--processes", "1", *report_files(tmp_path, "whole"))
     monkeypatch.setattr(_Judge, "__call__", fails_when_forked)
     two = run("check", *argv, "--processes", "2", *report_files(tmp_path, "two"))
     assert len(forks) == 1 and forks[0] is not None
     assert two == whole
     assert "Traceback" not in two[2]
     assert written(tmp_path, "two") == written(tmp_path, "whole")
+
+
+def _machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, load: str, cores: int) -> None:
+    """A machine whose ``/proc/loadavg`` reads ``load``, with ``cores`` cores."""
+    (tmp_path / "loadavg").write_text(load)
+    monkeypatch.setattr(forked, "LOAD_FILE", str(tmp_path / "loadavg"))
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+
+
+@pytest.mark.parametrize(
+    ("load", "cores", "idle"),
+    [
+        pytest.param("0.00 0.01 0.05 1/312 4242\n", 2, True, id="only this process runs"),
+        pytest.param("1.90 1.20 0.70 2/312 4242\n", 2, False, id="another task holds the core"),
+        pytest.param("3.10 2.00 1.00 3/512 4242\n", 4, True, id="three of four cores busy"),
+        pytest.param("2.00 2.00 2.00 1/312 4242\n", 2, True, id="a job that ended is not held"),
+        pytest.param("garbled", 2, True, id="an unreadable count does not stop it"),
+    ],
+)  # fmt: skip
+def test_a_core_is_idle_when_fewer_tasks_run_than_there_are_cores(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, load: str, cores: int, idle: bool
+) -> None:
+    _machine(monkeypatch, tmp_path, load, cores)
+    assert forked.idle_core() is idle
+
+
+@pytest.mark.parametrize(
+    ("processes", "idle", "expected"),
+    [
+        pytest.param(1, True, False, id="one process never forks"),
+        pytest.param(2, False, True, id="two asked for fork though no core is idle"),
+        pytest.param("auto", True, True, id="auto forks when a core is idle"),
+        pytest.param("auto", False, False, id="auto does not fork beside a busy core"),
+    ],
+)
+def test_a_run_forks_as_its_processes_allow(
+    monkeypatch: pytest.MonkeyPatch, processes: Processes, idle: bool, expected: bool
+) -> None:
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
+    monkeypatch.setattr(forked, "idle_core", lambda: idle)
+    assert forked.forks(processes) is expected
+
+
+@needs_two_cores
+@pytest.mark.parametrize("idle", [True, False], ids=["a core idle", "no core idle"])
+def test_a_check_forks_by_default_only_when_a_core_is_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[object], idle: bool
+) -> None:
+    monkeypatch.setattr(forked, "idle_core", lambda: idle)
+    case = CASES[
+        "together: a new DaemonSet takes its room first, before a Deployment listed earlier"
+    ]
+    argv = inputs(tmp_path, case)
+    whole = run("check", *argv, "--processes", "1", *report_files(tmp_path, "whole"))
+    assert not forks
+    default = run("check", *argv, *report_files(tmp_path, "default"))
+    assert [second is not None for second in forks] == [idle]
+    assert default == whole
+    assert written(tmp_path, "default") == written(tmp_path, "whole")

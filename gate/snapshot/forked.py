@@ -4,6 +4,8 @@ second half (:mod:`gate.snapshot.halves`), a run's later workloads (:mod:`gate.c
 A process is forked only where it can help and cannot hang: on Linux, with a second core
 that the process's CPU affinity and its container's CPU limit both allow, and no other
 thread running (a fork copies one thread only, so a lock another holds would stay held).
+Unless two processes are asked for, a core must also be idle when the process would start:
+beside a job that holds the other core, two processes took up to 1.4x one's time.
 Whatever the forked process does wrong -- it raises, dies, or hands over what does not
 unpickle -- its value is None and the caller does the work itself.
 """
@@ -16,12 +18,39 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 Value = TypeVar("Value")
+
+Processes = Literal[1, 2, "auto"]
+"""The processes a run may use (``--processes``): ``auto`` forks a second one where it can
+and a core is idle at that moment; ``2`` wherever it can; ``1`` never."""
+
+LOAD_FILE = "/proc/loadavg"
+
+
+def forks(processes: Processes) -> bool:
+    """Whether a second process is to be started now, for a run that may use ``processes``."""
+    if processes == 1 or not can_fork():
+        return False
+    return processes == 2 or idle_core()
+
+
+def idle_core() -> bool:
+    """Whether fewer tasks are runnable on the machine right now than it has cores, this
+    process's own counted: the fourth field of ``/proc/loadavg`` (``running/total``) is the
+    kernel's count at this instant, where the load averages would still count a job that
+    ended a minute ago. True when it cannot be read: the caller has already found a second
+    core allowed."""
+    try:
+        with open(LOAD_FILE) as handle:
+            running = int(handle.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    return running < (os.cpu_count() or 1)
 
 
 def can_fork() -> bool:
@@ -76,10 +105,10 @@ class Forked(Generic[Value]):
         sender.close()
 
     @classmethod
-    def start(cls, work: Callable[[], Value]) -> Forked[Value] | None:
-        """The process running ``work``; None when none can be forked here (not Linux, one
-        core allowed, another thread running): the caller does the work itself."""
-        return cls(work) if can_fork() else None
+    def start(cls, work: Callable[[], Value], processes: Processes) -> Forked[Value] | None:
+        """The process running ``work``; None when none is to be forked here (see
+        :func:`forks`): the caller does the work itself."""
+        return cls(work) if forks(processes) else None
 
     def value(self) -> Value | None:
         try:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from gate.model import Snapshot
-from gate.snapshot.forked import Forked, can_fork
+from gate.snapshot.forked import Forked, Processes, forks
 from gate.snapshot.jsonstream import WINDOW, separator
 from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
 
@@ -164,10 +164,12 @@ class SecondReader:
         share: float | None = None,
         meanwhile: int = 0,
         window: int = WINDOW,
+        processes: Processes = 2,
     ) -> SecondReader | None:
         """The second reader of the snapshot file at ``path``; None when it is not read so
         (not a regular file, too small, not a List or recording whose items a cut could be
-        found between, or no fork here): the caller reads it whole. OSError when the file
+        found between, or no fork here for a run that may use ``processes``): the caller
+        reads it whole. OSError when the file
         cannot be read. ``meanwhile`` is how many bytes of YAML this process reads before
         its part (:func:`first_share`), unless ``share`` says what part it reads."""
         # Looked at before it is opened: a pipe (``--snapshot <(kubectl ...)``) is read
@@ -176,7 +178,7 @@ class SecondReader:
         size = found.st_size
         if not stat.S_ISREG(found.st_mode):
             return None
-        if size < (SPLIT_FROM if split_from is None else split_from) or not can_fork():
+        if size < (SPLIT_FROM if split_from is None else split_from) or not forks(processes):
             return None
         with open(path, "rb") as handle:
             cut = cut_at(

@@ -51,6 +51,7 @@ from gate.snapshot.stream import NotAccepted, counted_capacity, read_snapshot, w
 if TYPE_CHECKING:
     import jsonschema
 
+    from gate.snapshot.forked import Processes
     from gate.snapshot.halves import SecondReader
 
 __all__ = ["TERMINAL_PHASES", "build_snapshot", "load_snapshot"]
@@ -301,7 +302,7 @@ def snapshot_of_document(document: Mapping[str, Any] | bytes, source: str) -> Sn
 
 
 def load_snapshot(
-    path: str, on_read: Callable[[int], None] | None = None, processes: int = 1
+    path: str, on_read: Callable[[int], None] | None = None, processes: Processes = 1
 ) -> Snapshot:
     """Read and validate a snapshot file; every problem is a SnapshotError (exit 2).
     ``on_read`` is told how many bytes have been read, for progress reporting."""
@@ -311,9 +312,9 @@ def load_snapshot(
 
 @contextmanager
 def reading_snapshot(
-    path: str, meanwhile: int = 0, processes: int = 1
+    path: str, meanwhile: int = 0, processes: Processes = 1
 ) -> Iterator[SnapshotReading]:
-    """A snapshot file's reading, started. With ``processes=2`` a large file's second
+    """A snapshot file's reading, started. With two ``processes`` a large file's second
     reader reads now (see :mod:`gate.snapshot.halves`), while the caller reads
     ``meanwhile`` bytes of YAML before it asks for the snapshot. Stopped on leaving,
     whatever happened."""
@@ -326,26 +327,22 @@ def reading_snapshot(
 
 class SnapshotReading:
     """The file is read once by the typed streaming reader, which keeps only the fields the
-    checks read (a large file by two processes at once, when asked). When it finds anything
+    checks read (a large file by two processes at once, when ``processes`` allows it and
+    :func:`gate.snapshot.forked.forks` finds a core to use). When it finds anything
     it does not accept, the file is read again by the reference reader, so that the verdict
     on the file, and any message, is that reader's. The file is named in messages and
     reports as :func:`display_path` shows it (a file name's bytes that are not UTF-8 as
-    U+FFFD): a report must hold it, and a merge must read that report back.
+    U+FFFD): a report must hold it, and a merge must read that report back."""
 
-    Two processes are asked for, never assumed: on the benchmark's large List a check took
-    0.67-0.88x the time of one when the second core was free, and up to 1.4x when another
-    job held it, which a shared CI runner cannot tell in advance."""
-
-    def __init__(self, path: str, meanwhile: int = 0, processes: int = 1) -> None:
+    def __init__(self, path: str, meanwhile: int = 0, processes: Processes = 1) -> None:
         self._path = path
         self._second: SecondReader | None = None
-        if processes > 1:
-            # Imported only here: multiprocessing costs every run about 10 ms to import, and
-            # one process reads unless two are asked for.
+        if processes != 1:
+            # Imported only here: a run in one process never pays for it.
             from gate.snapshot.halves import SecondReader
 
             with suppress(OSError):  # said when the snapshot is asked for
-                self._second = SecondReader.start(path, meanwhile=meanwhile)
+                self._second = SecondReader.start(path, meanwhile=meanwhile, processes=processes)
 
     def snapshot(self, on_read: Callable[[int], None] | None = None) -> Snapshot:
         """The snapshot; every problem is a SnapshotError (exit 2)."""
