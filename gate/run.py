@@ -207,16 +207,19 @@ def check(
     # change.
     last = max((p for p, (_, reported) in enumerate(marked) if reported), default=-1)
     judge = _Judge(options, evaluator, run_scaling, ledger, files)
+    # Every DaemonSet is judged and placed first (a DaemonSet's pods take their nodes'
+    # room before any other workload's), once: a second process starts after this.
+    first: dict[int, WorkloadResult | None] = {
+        position: judge(item, reported)
+        for position, (item, reported) in enumerate(marked)
+        if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet"
+    }
 
     def judged(reported_here: range, shown: bool = True) -> _Judged:
-        """The results of the reported items in ``reported_here``: every DaemonSet judged
-        and placed first, then every item up to the range's end, those before it placed
-        as another shard's are (giving none). ``shown``: each reported item advances the
+        """The results of the reported items in ``reported_here``, the DaemonSets' among
+        them judged already: every item up to the range's end, those before it placed as
+        another shard's are (giving none). ``shown``: each reported item advances the
         progress display (a forked process shows none)."""
-        first: dict[int, WorkloadResult | None] = {}
-        for position, (item, reported) in enumerate(marked):
-            if last >= 0 and isinstance(item, Workload) and item.kind == "DaemonSet":
-                first[position] = judge(item, reported and position in reported_here)
         found: list[WorkloadResult] = []
         other_kinds: Counter[str] = Counter()
         count = 0
@@ -227,8 +230,10 @@ def check(
                 phase.advance()
             count += reported
             result: WorkloadResult | None = None
-            if isinstance(item, Workload):
-                result = first[position] if position in first else judge(item, reported)
+            if position in first:
+                result = first[position] if reported else None
+            elif isinstance(item, Workload):
+                result = judge(item, reported)
             elif isinstance(item, Unevaluated) and reported:
                 result = item.result()
             elif reported:
