@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME
 from gate.model import HostPort, NodeView
-from gate.scheduler.placement.copies import CopyRules, Ledger, SpreadRule, capacity, place
+from gate.scheduler.placement.copies import (
+    CopyRules,
+    Ledger,
+    SpreadRule,
+    capacity,
+    place,
+    set_bits,
+)
 from tests.builders import node
 
 ZONE = "topology.kubernetes.io/zone"
@@ -141,3 +150,26 @@ def test_nodes_without_an_anti_affinity_key_take_copies_freely() -> None:
     nodes = [node("a", labels={ZONE: "z1"}), node("b", labels={}), node("c", labels={ZONE: "z1"})]
     placement = place(4, nodes, CopyRules({"cpu": 1000}, one_per_domain=(ZONE,)))
     assert (placement.fit, placement.copies) == (4, {0: 1, 1: 3})
+
+
+def _bits_one_by_one(bits: int) -> list[int]:
+    return [position for position in range(bits.bit_length()) if bits >> position & 1]
+
+
+@given(st.integers(min_value=0, max_value=(1 << 6_000) - 1))
+def test_set_bits_are_every_set_position_lowest_first(bits: int) -> None:
+    assert list(set_bits(bits)) == _bits_one_by_one(bits)
+
+
+@pytest.mark.parametrize(
+    "bits",
+    [
+        pytest.param(0, id="none"),
+        pytest.param((1 << 16) - 1, id="sixteen bits, taken one by one"),
+        pytest.param((1 << 17) - 1, id="seventeen bits, read from the binary text"),
+        pytest.param(1 << 4_999 | 1, id="the lowest and a 5,000th"),
+        pytest.param((1 << 5_000) - 1, id="every one of 5,000 nodes"),
+    ],
+)
+def test_set_bits_on_either_side_of_the_few(bits: int) -> None:
+    assert list(set_bits(bits)) == _bits_one_by_one(bits)
