@@ -1,14 +1,15 @@
 """A run's workloads judged in two parts at once, on a machine's two cores
-(``check --processes 2``).
+(``check --processes``).
 
 A workload's verdict may depend on the run's earlier workloads (the room new ones take,
 the quota they spend, the autoscalers' headroom): that is what a shard already knows how to
 honour (:mod:`gate.ci.shard`), by placing every earlier workload that could change its own
-verdicts without reporting it. So the run is cut in two at a position: this process judges
-the workloads before it, a forked one the workloads from it on, each after placing the
-run's DaemonSets and the earlier workloads that its own are judged beside. Both start from
-the same state (the snapshot, nothing of the run placed yet), so each verdict is the one a
-single process gives; only the wall time changes. Whenever the second process fails in any
+verdicts without reporting it. The run's DaemonSets are judged and placed first, once (a
+DaemonSet's pods take their room before any other workload's); then the run is cut in two
+at a position: this process judges the workloads before it, a forked one the workloads
+from it on, after placing the earlier workloads that its own are judged beside. Both start
+from the same state (the snapshot and the run's DaemonSets placed), so each verdict is the
+one a single process gives; only the wall time changes. Whenever the second process fails in any
 way, this one judges the whole run again.
 """
 
