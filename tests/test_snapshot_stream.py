@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import mmap
+import os
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -23,7 +25,7 @@ from gate.k8s.resources import pod_request_amounts
 from gate.k8s.volumes import mounts_of
 from gate.model import ExistingPod, PreferringPod
 from gate.snapshot import stream
-from gate.snapshot.jsonstream import Batch, Value, _value_end, members
+from gate.snapshot.jsonstream import Batch, FileRegion, Value, _value_end, members
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import NotAccepted, _decoder, read_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -540,3 +542,79 @@ def test_a_pods_volumes_are_read_as_json_reads_them(text: bytes) -> None:
     read = stream._plain_volumes(text)
     assert repr(read) == repr(expected)
     assert mounts_of(read) == mounts_of(expected)
+
+
+def _members_of(source: Any, window: int) -> tuple[list[tuple[str, Any]], int]:
+    """The members read from ``source`` (key, value or elements), and the bytes reported read."""
+    read: list[int] = []
+    got: list[tuple[str, Any]] = []
+    for member in members(source, _decoder, window=window, on_read=read.append):
+        got.append((member.key, json.loads(member.text)))
+    return got, sum(read)
+
+
+def _tricky_document(count: int) -> dict[str, Any]:
+    tricky_text = '}, {"apiVersion": "x"}], "pods": ['
+    items = [{"apiVersion": "v1", "note": tricky_text * (i % 7), "n": i} for i in range(count)]
+    return {"head": {"a": [1, {"b": "]"}]}, "items": items, "tail": "x"}
+
+
+@pytest.mark.parametrize("window", [256, 5_000, 1 << 20], ids=["256 B", "5 kB", "1 MiB"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_file_mapped_window_by_window_reads_as_a_stream(
+    tmp_path: Path, window: int, layout: str
+) -> None:
+    """A regular file is mapped, not copied: windows past the first 4 kB start at an
+    offset the mapping must align; the members and the bytes reported read are the
+    stream's."""
+    text = json.dumps(_tricky_document(2_000), **LAYOUTS[layout]).encode()
+    path = tmp_path / "list.json"
+    path.write_bytes(text)
+    with path.open("rb") as handle:
+        assert FileRegion.of(handle) is not None
+        mapped = _members_of(handle, window)
+    assert mapped == _members_of(io.BytesIO(text), window)
+    assert mapped[1] == len(text)
+
+
+@pytest.mark.parametrize("window", [256, 5_000], ids=["256 B", "5 kB"])
+def test_a_region_of_a_file_between_a_prefix_and_a_suffix_reads_as_its_text(
+    tmp_path: Path, window: int
+) -> None:
+    """What a second reader reads: the bytes from a cut on (or up to it), made a whole JSON
+    text by a prefix or a suffix; the windows over them are copied, the rest mapped."""
+    document = _tricky_document(1_500)
+    text = json.dumps(document, indent=4).encode()
+    path = tmp_path / "list.json"
+    path.write_bytes(text)
+    cut = text.index(b"},\n", len(text) // 2) + 1  # the comma between two items
+    parts = [
+        (0, cut, b"", b"]}", text[:cut] + b"]}"),
+        (cut + 1, None, b'{"items":[', b"", b'{"items":[' + text[cut + 1 :]),
+    ]
+    for start, end, prefix, suffix, whole in parts:
+        with path.open("rb") as handle:
+            read = _members_of(FileRegion(handle, start, end, prefix, suffix), window)
+        assert read == _members_of(io.BytesIO(whole), window)
+        assert read[1] == len(whole)
+
+
+def test_a_file_that_cannot_be_mapped_is_read_from_its_copied_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(19, "No such device")  # a file system that maps no file
+
+    text = json.dumps(_tricky_document(500), indent=4).encode()
+    path = tmp_path / "list.json"
+    path.write_bytes(text)
+    monkeypatch.setattr(mmap, "mmap", refused)
+    with path.open("rb") as handle:
+        assert _members_of(handle, 5_000) == _members_of(io.BytesIO(text), 5_000)
+
+
+def test_a_pipe_is_read_as_a_stream(tmp_path: Path) -> None:
+    reading, writing = os.pipe()
+    with open(reading, "rb") as handle, open(writing, "wb") as sink:
+        assert FileRegion.of(handle) is None
+        sink.write(b"{}")

@@ -23,7 +23,6 @@ a valid file's reading faster.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -33,7 +32,7 @@ from typing import BinaryIO
 
 from gate.model import Snapshot
 from gate.snapshot.forked import Forked, Processes, forks
-from gate.snapshot.jsonstream import WINDOW, separator
+from gate.snapshot.jsonstream import WINDOW, FileRegion, separator
 from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
 
 SPLIT_FROM = 64 << 20
@@ -53,42 +52,6 @@ _SEARCHED = 64 << 20  # where the items' separator is looked for, from the middl
 _CHUNK = 1 << 20
 
 
-class _Part(io.RawIOBase):
-    """Bytes ``start`` to ``end`` (None: the end) of a file, after ``prefix`` and before
-    ``suffix``: a part of the file, made a whole JSON text."""
-
-    def __init__(
-        self, handle: BinaryIO, start: int, end: int | None, prefix: bytes, suffix: bytes
-    ) -> None:
-        super().__init__()
-        handle.seek(start)
-        self._handle = handle
-        self._left = None if end is None else end - start
-        self._prefix = prefix
-        self._suffix = suffix
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, view: bytearray | memoryview) -> int:  # type: ignore[override]
-        if self._prefix:
-            size = min(len(view), len(self._prefix))
-            view[:size], self._prefix = self._prefix[:size], self._prefix[size:]
-            return size
-        if self._left is None or self._left > 0:
-            wanted = len(view) if self._left is None else min(len(view), self._left)
-            with memoryview(view) as target:
-                size = self._handle.readinto(target[:wanted])  # type: ignore[attr-defined]
-            if size:
-                if self._left is not None:
-                    self._left -= size
-                return int(size)
-            self._left = 0
-        size = min(len(view), len(self._suffix))
-        view[:size], self._suffix = self._suffix[:size], self._suffix[size:]
-        return size
-
-
 @dataclass(frozen=True, slots=True)
 class Cut:
     """The comma at ``offset`` parts two elements of the top-level array ``key``."""
@@ -97,15 +60,15 @@ class Cut:
     offset: int
 
 
-def first_part(handle: BinaryIO, cut: Cut) -> BinaryIO:
+def first_part(handle: BinaryIO, cut: Cut) -> FileRegion:
     """The items before the cut, as a snapshot of their own (with the members before them)."""
-    return io.BufferedReader(_Part(handle, 0, cut.offset, b"", b"]}"))
+    return FileRegion(handle, 0, cut.offset, b"", b"]}")
 
 
-def rest_part(handle: BinaryIO, cut: Cut) -> BinaryIO:
+def rest_part(handle: BinaryIO, cut: Cut) -> FileRegion:
     """The items after the cut, as a snapshot of their own (with the members after them)."""
     opening = b"{" + json.dumps(cut.key).encode() + b":["
-    return io.BufferedReader(_Part(handle, cut.offset + 1, None, opening, b""))
+    return FileRegion(handle, cut.offset + 1, None, opening, b"")
 
 
 def first_share(key: str, size: int, meanwhile: int) -> float:

@@ -18,7 +18,10 @@ it is kept to a few elements.
 from __future__ import annotations
 
 import io
+import mmap
+import os
 import re
+import stat
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -88,21 +91,69 @@ Decoders = Callable[[str], "msgspec.json.Decoder[list[Any]]"]
 well-formed element of the wrong shape) propagates to the caller of :func:`members`."""
 
 
-class _Buffer:
-    """A window of the file. Each fill reads into a new ``bytearray`` holding the unread
-    bytes and the next chunk, with the byte before ``pos`` always there: a batch is
-    decoded in place by writing its brackets over the bytes around it (the consumed byte
-    before it, the separator byte after it, which is put back), so the window is never
-    copied into a batch's text. A window is never resized once read into: decoded
-    values (``msgspec.Raw``) may still view it."""
+@dataclass(frozen=True, slots=True)
+class FileRegion:
+    """Bytes ``start`` to ``end`` (None: the end the file has now) of an open regular file,
+    after ``prefix`` and before ``suffix``: the text a reader reads, the file's bytes mapped
+    into memory rather than copied out of it (a 2.4 GB List read a quarter faster so).
 
-    def __init__(self, stream: BinaryIO, window: int, on_read: Callable[[int], None]) -> None:
-        self._stream = stream
+    A mapped file that shrinks while it is read stops the process (SIGBUS) where a read
+    would end early: a snapshot file is written before it is checked."""
+
+    handle: BinaryIO
+    start: int
+    end: int | None = None
+    prefix: bytes = b""
+    suffix: bytes = b""
+
+    @classmethod
+    def of(cls, stream: BinaryIO) -> FileRegion | None:
+        """The rest of ``stream`` from where it stands, when it is a regular file; None
+        for anything else (a pipe, bytes in memory), which is read as a stream."""
+        try:
+            regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode) and stream.seekable()
+            return cls(stream, stream.tell()) if regular else None
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            return None
+
+
+Window = bytearray | mmap.mmap
+"""The bytes a :class:`_Buffer` holds: read into memory, or mapped (:class:`FileRegion`)."""
+
+
+class _Buffer:
+    """A window of the file, with the byte before ``pos`` always there: a batch is decoded
+    in place by writing its brackets over the bytes around it (the consumed byte before
+    it, the separator byte after it, which is put back), so the window is never copied
+    into a batch's text. A regular file is mapped, window by window, privately (the
+    brackets written never reach it); a stream is read, each fill into a new
+    ``bytearray`` holding the unread bytes and the next chunk. A window is never changed
+    once made but for those brackets: decoded values (``msgspec.Raw``) may still view it,
+    and keep it."""
+
+    def __init__(
+        self, stream: BinaryIO | FileRegion, window: int, on_read: Callable[[int], None]
+    ) -> None:
+        self._region = stream if isinstance(stream, FileRegion) else FileRegion.of(stream)
+        self._stream = stream.handle if isinstance(stream, FileRegion) else stream
         self._window = window
         self._on_read = on_read
-        self.data = bytearray(b" ")
+        self.data: Window = bytearray(b" ")
         self.pos = 1
         self.eof = False
+        self._base = -1  # where ``data`` starts in the text (``-1``: the space before it)
+        self._end = 0  # where the region ends in the file, when mapped
+        self._length = 0  # the text's length, when mapped
+        if self._region is not None:
+            region = self._region
+            try:
+                size = os.fstat(region.handle.fileno()).st_size
+            except OSError:
+                self._region = None
+            else:
+                self._end = max(region.start, size if region.end is None else min(region.end, size))
+                inner = self._end - region.start
+                self._length = len(region.prefix) + inner + len(region.suffix)
 
     def fill(self, wanted: int) -> bool:
         """At least ``wanted`` bytes from ``pos`` unless the file ends; False at the end."""
@@ -110,6 +161,8 @@ class _Buffer:
         if kept >= wanted or self.eof:
             return kept >= wanted
         size = max(wanted, self._window)
+        if self._region is not None:
+            return self._map(kept, size, wanted)
         fresh = bytearray(1 + kept + size)
         fresh[1 : 1 + kept] = memoryview(self.data)[self.pos :]
         read = 0
@@ -126,6 +179,57 @@ class _Buffer:
         self.data = fresh
         self.pos = 1
         return kept + read >= wanted
+
+    def _map(self, kept: int, size: int, wanted: int) -> bool:
+        """The window from the byte before ``pos`` through ``size`` bytes past the kept
+        ones: the file's bytes mapped where the window lies inside them, else (the
+        region's first and last windows, with its prefix or suffix) copied."""
+        assert self._region is not None
+        region, before = self._region, self._base + self.pos - 1  # the byte before ``pos``
+        stop = min(self._length, before + 1 + kept + size)
+        mapped_to = self._base + len(self.data)
+        inner, first = len(region.prefix), len(region.prefix) - region.start
+        mapped = None
+        if before >= inner and stop <= first + self._end:
+            offset = before - first  # in the file
+            aligned = offset - offset % mmap.ALLOCATIONGRANULARITY
+            mapped = self._mapped(aligned, stop - first - aligned)
+        if mapped is not None:
+            self.data, self._base = mapped, aligned + first
+        else:
+            self.data, self._base = self._copied(before, stop), before
+        self._on_read(max(0, stop - mapped_to))
+        self.pos = before + 1 - self._base
+        self.eof = stop >= self._length
+        return len(self.data) - self.pos >= wanted
+
+    def _mapped(self, offset: int, length: int) -> mmap.mmap | None:
+        """The file's ``length`` bytes from ``offset``, mapped; None where the file
+        system maps none (its windows are then copied)."""
+        assert self._region is not None
+        try:
+            mapped = mmap.mmap(
+                self._region.handle.fileno(), length, access=mmap.ACCESS_COPY, offset=offset
+            )
+        except (OSError, ValueError):
+            return None
+        if hasattr(mmap, "MADV_SEQUENTIAL"):
+            mapped.madvise(mmap.MADV_SEQUENTIAL)
+        return mapped
+
+    def _copied(self, start: int, stop: int) -> bytearray:
+        """The text's bytes ``start`` to ``stop`` (``-1``: a space before the text)."""
+        assert self._region is not None
+        region, first = self._region, len(self._region.prefix) - self._region.start
+        pieces = [b" "] if start < 0 else []
+        start = max(start, 0)
+        pieces.append(region.prefix[start:stop])
+        low, high = max(start, len(region.prefix)), min(stop, first + self._end)
+        if low < high:
+            pieces.append(os.pread(region.handle.fileno(), high - low, low - first))
+        tail = first + self._end
+        pieces.append(region.suffix[max(0, start - tail) : max(0, stop - tail)])
+        return bytearray(b"".join(pieces))
 
     def skip_space(self) -> None:
         while True:
@@ -155,7 +259,7 @@ class _Buffer:
         return True
 
 
-def _value_end(data: bytes | bytearray, start: int) -> int | None:
+def _value_end(data: bytes | Window, start: int) -> int | None:
     """Where the JSON value at ``start`` ends, or None if it runs past ``data``."""
     first = data[start : start + 1]
     if first == b'"':
@@ -192,7 +296,7 @@ def _whole_value(buffer: _Buffer) -> bytes:
 
 
 def members(
-    stream: BinaryIO,
+    stream: BinaryIO | FileRegion,
     decoders: Decoders,
     window: int = WINDOW,
     on_read: Callable[[int], None] = lambda n: None,
@@ -354,7 +458,7 @@ def _guessed_batch(
 
 
 def _closed_batch(
-    decoder: msgspec.json.Decoder[list[Any]], data: bytearray, start: int, length: int
+    decoder: msgspec.json.Decoder[list[Any]], data: Window, start: int, length: int
 ) -> tuple[int, bool, list[Any], memoryview] | None:
     """The batch from ``start`` up to the array's own ``]``: the last one at or before the
     byte the decoder reported, counted from the ``[`` written at ``start - 1``."""

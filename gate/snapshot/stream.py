@@ -59,7 +59,7 @@ from gate.model.encoded import compact, decoded, deferred
 from gate.model.storage import STORAGE_KINDS, Mount
 from gate.snapshot.autoscaling import AUTOSCALING_KINDS, autoscaling_state
 from gate.snapshot.disruption import DISRUPTION_KIND, DISRUPTION_SECTIONS, disruption_budgets
-from gate.snapshot.jsonstream import WINDOW, Batch, StreamError, Value, members
+from gate.snapshot.jsonstream import WINDOW, Batch, FileRegion, StreamError, Value, members
 from gate.snapshot.schema import envelope_ok
 from gate.snapshot.state import (
     READ_SECTIONS,
@@ -1169,7 +1169,9 @@ def read_snapshot(
     return snapshot_of(read_part(stream, on_read, window), source)
 
 
-def read_part(stream: BinaryIO, on_read: Callable[[int], None], window: int = WINDOW) -> Reading:
+def read_part(
+    stream: BinaryIO | FileRegion, on_read: Callable[[int], None], window: int = WINDOW
+) -> Reading:
     """What ``stream``, a whole snapshot or a part made whole (see
     :mod:`gate.snapshot.halves`), holds; :class:`NotAccepted` as :func:`read_snapshot`."""
     reading = Reading()
