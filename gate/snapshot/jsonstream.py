@@ -226,7 +226,7 @@ class _Buffer:
         pieces.append(region.prefix[start:stop])
         low, high = max(start, len(region.prefix)), min(stop, first + self._end)
         if low < high:
-            pieces.append(os.pread(region.handle.fileno(), high - low, low - first))
+            pieces.append(_read_at(region.handle, low - first, high - low))
         tail = first + self._end
         pieces.append(region.suffix[max(0, start - tail) : max(0, stop - tail)])
         return bytearray(b"".join(pieces))
@@ -257,6 +257,14 @@ class _Buffer:
             return False
         self.fill(len(self.data) - self.pos + self._window)
         return True
+
+
+def _read_at(handle: BinaryIO, offset: int, length: int) -> bytes:
+    """``length`` bytes of the file from ``offset`` (fewer at its end)."""
+    if hasattr(os, "pread"):
+        return os.pread(handle.fileno(), length, offset)
+    handle.seek(offset)  # where there is no pread (Windows): only this reader moves it
+    return handle.read(length)
 
 
 def _value_end(data: bytes | Window, start: int) -> int | None:
