@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+from functools import cache
 from pathlib import Path as FilePath
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
@@ -19,7 +20,6 @@ import msgspec
 import msgspec.structs
 
 from gate import SCHEDULER_VERSION, TAGLINE, __version__
-from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
 from gate.errors import NOTHING_JUDGED_EXIT, GateError, UsageError
@@ -52,10 +52,7 @@ from gate.progress import Progress
 from gate.reports.annotations import write_annotations
 from gate.reports.escape import terminal_text
 from gate.reports.jsonreport import write_json
-from gate.reports.junit import write_junit
-from gate.reports.markdown import write_comment, write_summary
-from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
-from gate.reports.sarif import sarif_writer
+from gate.reports.reporter import JSON_NODES, Deferred, Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
 from gate.run import (
     RunOptions,
@@ -644,7 +641,36 @@ def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
 
-write_sarif = sarif_writer(RULES)
+def _junit() -> Reporter:
+    from gate.reports.junit import write_junit  # here: a run that writes no JUnit skips it
+
+    return write_junit
+
+
+def _comment() -> Reporter:
+    from gate.reports.markdown import write_comment  # here: only markdown needs jinja2
+
+    return write_comment
+
+
+def _summary() -> Reporter:
+    from gate.reports.markdown import write_summary  # here: only markdown needs jinja2
+
+    return write_summary
+
+
+@cache
+def _sarif() -> Reporter:
+    """Built once: the filter plugins' rules never change."""
+    from gate.reports.sarif import sarif_writer  # here: a run that writes no SARIF skips it
+
+    return sarif_writer(RULES)
+
+
+write_junit = Deferred(_junit)
+write_comment = Deferred(_comment)
+write_summary = Deferred(_summary)
+write_sarif = Deferred(_sarif)
 """SARIF with the filter plugins' rules (a report does not read the scheduler itself)."""
 
 # Each report file's option and its writer, in the order the files are written.
@@ -794,6 +820,8 @@ def run_merge(options: argparse.Namespace, streams: Streams) -> int:
     options = _with_output(options)
     _one_report_to_stdout(options, streams)
     baseline = read_baseline(options.baseline) if options.baseline else None
+    from gate.ci.merge import merged_report  # here: only fitgate merge joins reports
+
     report, cluster = merged_report(options.reports)
     report = judged_or_refused(compared(report, baseline), bool(options.allow_empty))
     return _finish(options, report, cluster, streams)
