@@ -23,7 +23,6 @@ from msgspec import UNSET
 from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
-from gate.inputs.catalog import read_catalog, read_catalogs
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -267,6 +266,11 @@ def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
     Read now, before any snapshot: a bad catalog fails at once (exit 2)."""
     if isinstance(flag, str):
         flag = [flag]
+    if not flag and config.instance_types is None:
+        return config
+    # Imported here: only a run given an instance-type catalog reads one.
+    from gate.inputs.catalog import read_catalog, read_catalogs
+
     if flag:
         catalog = read_catalogs([(path, None) for path in flag])
     elif config.instance_types is not None:
@@ -275,8 +279,6 @@ def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
             catalog = read_catalog(written, opened)
         except UsageError as exc:
             raise UsageError(f"{config.source}: autoscaling.instanceTypes: {exc}") from None
-    else:
-        return config
     return replace(config, autoscaling=replace(config.autoscaling, catalog=catalog))
 
 
