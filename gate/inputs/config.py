@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from fnmatch import fnmatchcase
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from msgspec import UNSET
 
+from gate import shipped_text
 from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
@@ -45,7 +45,7 @@ CONFIG_NAME = ".fitgate.yaml"
 
 def schema_text() -> str:
     """The JSON Schema of the configuration, as shipped (``fitgate config --print-schema``)."""
-    return resources.files("gate").joinpath("schemas/config.schema.json").read_text("utf-8")
+    return shipped_text("schemas/config.schema.json")
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template, TemplateError
 from markupsafe import Markup
 
+from gate import shipped_text
 from gate.deadline import within
 from gate.errors import UsageError
 from gate.model import (
@@ -361,7 +361,7 @@ def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
 
 
 def shipped_template() -> str:
-    return (files("gate.reports") / "templates" / "comment.md.j2").read_text(encoding="utf-8")
+    return shipped_text("reports/templates/comment.md.j2")
 
 
 @cache
