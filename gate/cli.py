@@ -675,8 +675,8 @@ write_junit = Deferred(_junit)
 write_comment = Deferred(_comment)
 write_summary = Deferred(_summary)
 write_sarif = Deferred(_sarif)
-write_annotations = Deferred(_annotations)
 """SARIF with the filter plugins' rules (a report does not read the scheduler itself)."""
+write_annotations = Deferred(_annotations)
 
 # Each report file's option and its writer, in the order the files are written.
 REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
