@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import os
 import re
@@ -12,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+from functools import cache
 from pathlib import Path as FilePath
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
@@ -19,11 +19,9 @@ import msgspec
 import msgspec.structs
 
 from gate import SCHEDULER_VERSION, TAGLINE, __version__
-from gate.ci.merge import merged_report
 from gate.ci.shard import parse_shard
 from gate.deadline import parse_seconds
 from gate.errors import NOTHING_JUDGED_EXIT, GateError, UsageError
-from gate.inputs.baseline import read_baseline
 from gate.inputs.config import (
     Config,
     load_config,
@@ -49,13 +47,9 @@ from gate.model import (
     rfc3339_time,
 )
 from gate.progress import Progress
-from gate.reports.annotations import write_annotations
 from gate.reports.escape import terminal_text
 from gate.reports.jsonreport import write_json
-from gate.reports.junit import write_junit
-from gate.reports.markdown import write_comment, write_summary
-from gate.reports.reporter import JSON_NODES, Output, ReportContext, Reporter
-from gate.reports.sarif import sarif_writer
+from gate.reports.reporter import JSON_NODES, Deferred, Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
 from gate.run import (
     RunOptions,
@@ -655,8 +649,45 @@ def _text(output: Output) -> str:
     return output if isinstance(output, str) else b"".join(output).decode("utf-8")
 
 
-write_sarif = sarif_writer(RULES)
+def _junit() -> Reporter:
+    from gate.reports.junit import write_junit  # here: a run that writes no JUnit skips it
+
+    return write_junit
+
+
+def _comment() -> Reporter:
+    from gate.reports.markdown import write_comment  # here: only markdown needs jinja2
+
+    return write_comment
+
+
+def _summary() -> Reporter:
+    from gate.reports.markdown import write_summary  # here: only markdown needs jinja2
+
+    return write_summary
+
+
+@cache
+def _sarif() -> Reporter:
+    """Built once: the filter plugins' rules never change."""
+    from gate.reports.sarif import sarif_writer  # here: a run that writes no SARIF skips it
+
+    return sarif_writer(RULES)
+
+
+def _annotations() -> Reporter:
+    # Imported here: only a run in GitHub Actions prints workflow annotations.
+    from gate.reports.annotations import write_annotations
+
+    return write_annotations
+
+
+write_junit = Deferred(_junit)
+write_comment = Deferred(_comment)
+write_summary = Deferred(_summary)
+write_sarif = Deferred(_sarif)
 """SARIF with the filter plugins' rules (a report does not read the scheduler itself)."""
+write_annotations = Deferred(_annotations)
 
 # Each report file's option and its writer, in the order the files are written.
 REPORT_FILES: tuple[tuple[str, Reporter], ...] = (
@@ -748,7 +779,7 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
         load_config(options.config, FilePath(os.getcwd())), options.instance_types
     )
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
-    baseline = read_baseline(options.baseline) if options.baseline else None
+    baseline = _baseline(options)
     documents, snapshot, read = _inputs(options, streams, config)
     read = msgspec.structs.replace(read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
@@ -766,6 +797,15 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
     report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
     return _finish(options, report, _cluster(options, snapshot), streams)
+
+
+def _baseline(options: argparse.Namespace) -> Baseline | None:
+    """The ``--baseline`` report, read; None without one."""
+    if not options.baseline:
+        return None
+    from gate.inputs.baseline import read_baseline  # here: most runs compare with none
+
+    return read_baseline(options.baseline)
 
 
 def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snapshot:
@@ -804,7 +844,9 @@ def run_merge(options: argparse.Namespace, streams: Streams) -> int:
     """The shards' JSON reports -> every report one unsharded check would have written."""
     options = _with_output(options)
     _one_report_to_stdout(options, streams)
-    baseline = read_baseline(options.baseline) if options.baseline else None
+    baseline = _baseline(options)
+    from gate.ci.merge import merged_report  # here: only fitgate merge joins reports
+
     report, cluster = merged_report(options.reports)
     report = judged_or_refused(compared(report, baseline), bool(options.allow_empty))
     return _finish(options, report, cluster, streams)
@@ -916,6 +958,8 @@ def _unknown(parser: argparse.ArgumentParser, unknown: Sequence[str]) -> str:
     option's spelling when one is near: ``--snaphot``: did you mean ``--snapshot``?"""
     said = f"unrecognized arguments: {' '.join(unknown)}"
     names = [o[2:] for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    import difflib  # here: only a mistyped option is matched against the known ones
+
     for argument in unknown:
         if argument.startswith("--"):
             spelt = argument[2:].partition("=")[0]

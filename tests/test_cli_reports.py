@@ -11,6 +11,7 @@ import junitparser
 import pytest
 import xmlschema
 
+from gate import cli
 from gate.cli import (
     OUTPUT_FLAGS,
     REPORT_FILES,
@@ -27,7 +28,7 @@ from gate.reports.annotations import write_annotations
 from gate.reports.jsonreport import write_json
 from gate.reports.junit import write_junit
 from gate.reports.markdown import write_comment, write_summary
-from gate.reports.reporter import ReportContext, Reporter
+from gate.reports.reporter import Deferred, ReportContext, Reporter
 from gate.reports.text import write_text
 from gate.run import RunOptions, check, read_summary
 from gate.snapshot.load import load_snapshot
@@ -247,9 +248,33 @@ def test_every_report_option_of_the_parser_has_a_writer() -> None:
     assert files == {option for option, _ in REPORT_OPTIONS.values()}
     # -o FORMAT stands for a report option given "-" (text: the summary shown anyway).
     assert {f"--{flag}" for flag in OUTPUT_FLAGS.values() if flag} <= files
-    assert [(f"--{option}", writer) for option, writer in REPORT_FILES] == list(
-        REPORT_OPTIONS.values()
-    )
+    assert [(f"--{option}", loaded(writer)) for option, writer in REPORT_FILES] == [
+        (option, loaded(writer)) for option, writer in REPORT_OPTIONS.values()
+    ]
+
+
+def loaded(writer: Reporter) -> Reporter:
+    """The writer a deferred one imports when it first writes; any other as it is."""
+    return writer.load() if isinstance(writer, Deferred) else writer
+
+
+# The writers the command line imports only when a run writes their report.
+DEFERRED: dict[str, tuple[Deferred, Reporter]] = {
+    "--junit's writer is the JUnit module's": (cli.write_junit, write_junit),
+    "--comment's writer is the markdown module's": (cli.write_comment, write_comment),
+    "--summary's writer is the markdown module's": (cli.write_summary, write_summary),
+}
+
+
+@pytest.mark.parametrize(("deferred", "writer"), DEFERRED.values(), ids=DEFERRED.keys())
+def test_a_deferred_writer_loads_the_report_module_s_own(
+    deferred: Deferred, writer: Reporter
+) -> None:
+    assert deferred.load() is writer
+
+
+def test_the_sarif_writer_is_built_once_for_every_run() -> None:
+    assert write_sarif.load() is write_sarif.load()
 
 
 @pytest.mark.parametrize("option", ["--json", "--junit", "--comment", "--summary"])
@@ -268,7 +293,7 @@ def test_the_table_renders_each_writer_once_in_the_order_files_are_written(
     env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "step"), "GITHUB_ACTIONS": "true"}
     streams = Streams(io.BytesIO(b""), io.StringIO(), io.StringIO(), env=env)
     table = report_table(options, streams)
-    writers = [writer for writer, _ in table]
+    writers = [loaded(writer) for writer, _ in table]
     assert writers == [
         write_json,
         write_junit,

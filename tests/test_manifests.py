@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -19,7 +21,9 @@ import yaml
 
 from gate.errors import UsageError
 from gate.inputs.manifests import (
+    _NON_PRINTABLE,
     MAX_EXPANDED_NODES,
+    PRINTABLE,
     STDIN_NAME,
     LoaderFactory,
     default_loader,
@@ -559,3 +563,11 @@ def test_the_whole_corpus_is_read_without_exceptions() -> None:
     assert "cert-manager/templates/deployment.yaml" in origins
     deployments = [d for d in cert_manager if d.body and d.body.get("kind") == "Deployment"]
     assert deployments and all(d.location.origin for d in deployments)
+
+
+def test_the_refused_characters_are_every_code_point_outside_the_printable_class() -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    outside = re.compile(f"[^{PRINTABLE}]")
+    refused = [m.start() for m in _NON_PRINTABLE.finditer(every)]
+    assert refused == [m.start() for m in outside.finditer(every)]
+    assert len(refused) == 2_113  # C0 but TAB, LF; DEL, C1 but NEL; surrogates; U+FEFF, U+FFFE-F

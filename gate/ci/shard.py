@@ -19,13 +19,16 @@ strings may not, since kube-scheduler v1.35).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from gate.inputs.workloads import Extracted, OtherDocument
 from gate.model import Report, Shard, ShardReport
 from gate.model.contract import MAX_SHARDS
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 
@@ -55,13 +58,19 @@ class Selection:
     def __init__(self, shard: Shard | None) -> None:
         self.shard = shard
         self._positions: list[int] = []
-        self._digest = hashlib.sha256()
+        self._digest: _Hash | None = None
+        if shard is not None:  # only a shard's report carries the input's digest
+            import hashlib  # here: a run without a shard hashes nothing
+
+            self._digest = hashlib.sha256()
         self._items = 0
 
     def mark(self, items: Iterable[Extracted]) -> Iterator[tuple[Extracted, bool]]:
         """Every item, with whether this shard reports it (every item without a shard)."""
+        digest = self._digest
         for position, item in enumerate(items):
-            self._digest.update(_identity(item))
+            if digest is not None:
+                digest.update(_identity(item))
             self._items += 1
             taken = self.shard is None or self.shard.takes(position)
             if taken and not isinstance(item, OtherDocument):
@@ -71,7 +80,7 @@ class Selection:
     def report(self, report: Report, cluster: str, nodes: tuple[str, ...]) -> Report:
         """``report`` itself without a shard; else the shard's report (``nodes``: the
         snapshot's node names, in the order of every result's outcomes)."""
-        if self.shard is None:
+        if self.shard is None or self._digest is None:
             return report
         return ShardReport(
             snapshot=report.snapshot,

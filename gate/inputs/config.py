@@ -14,16 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from fnmatch import fnmatchcase
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from msgspec import UNSET
 
+from gate import shipped_text
 from gate.deadline import open_regular, read_capped
 from gate.errors import SnapshotError, UsageError
 from gate.inputs.autoscaling import autoscaling_config
-from gate.inputs.catalog import read_catalog, read_catalogs
 from gate.inputs.custom_kinds import CUSTOM_KINDS, Count, CustomKind, Site, api_group
 from gate.inputs.manifests import bounded_yaml
 from gate.inputs.workloads import TEMPLATE_PATHS
@@ -46,7 +45,7 @@ CONFIG_NAME = ".fitgate.yaml"
 
 def schema_text() -> str:
     """The JSON Schema of the configuration, as shipped (``fitgate config --print-schema``)."""
-    return resources.files("gate").joinpath("schemas/config.schema.json").read_text("utf-8")
+    return shipped_text("schemas/config.schema.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +266,11 @@ def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
     Read now, before any snapshot: a bad catalog fails at once (exit 2)."""
     if isinstance(flag, str):
         flag = [flag]
+    if not flag and config.instance_types is None:
+        return config
+    # Imported here: only a run given an instance-type catalog reads one.
+    from gate.inputs.catalog import read_catalog, read_catalogs
+
     if flag:
         catalog = read_catalogs([(path, None) for path in flag])
     elif config.instance_types is not None:
@@ -275,8 +279,6 @@ def with_catalog(config: Config, flag: str | Sequence[str] | None) -> Config:
             catalog = read_catalog(written, opened)
         except UsageError as exc:
             raise UsageError(f"{config.source}: autoscaling.instanceTypes: {exc}") from None
-    else:
-        return config
     return replace(config, autoscaling=replace(config.autoscaling, catalog=catalog))
 
 

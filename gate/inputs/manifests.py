@@ -56,9 +56,12 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 manifests of a large monorepo are a few MB, and ``/dev/zero`` never ends."""
 
 
-_NON_PRINTABLE = re.compile(
-    "[^\t\n -~\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+PRINTABLE = "\t\n -~\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+"""The characters a manifest may hold, as a regular expression's character class: any
+other makes its file one error."""
+# [^PRINTABLE] written out as its complement: the same code points (a test compares every
+# one), compiled at every start-up in a tenth of the time.
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\ufffe\uffff]")
 _DOCUMENT_MARKERS = re.compile(
     r"^(?:(?:---|\.\.\.)(?=[ \t\n]|$)|#[ \t]*Source:[ \t]*(?P<source>[^\n]*?)[ \t]*$)",
     re.MULTILINE,

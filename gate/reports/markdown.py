@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template, TemplateError
 from markupsafe import Markup
 
+from gate import shipped_text
 from gate.deadline import within
 from gate.errors import UsageError
 from gate.model import (
@@ -35,12 +35,10 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
-from gate.reports import sandbox
 from gate.reports.escape import markdown_text
 from gate.reports.policy import policy_lines
 from gate.reports.reading import excluded_lines, read_line
 from gate.reports.reporter import ReportContext
-from gate.reports.sandbox import BudgetedSandbox, TemplateBudget, bounded_format, refusal
 from gate.reports.views import Views
 from gate.reports.wording import (
     NODES_SHOWN,
@@ -332,6 +330,9 @@ def _environment(kind: type[Environment], *, autoescape: bool = True) -> Environ
 def compile_template(source: str) -> Template:
     """A user's template, in jinja2's sandbox with budgets (:mod:`gate.reports.sandbox`):
     it may read the context, nothing else, and build nothing too large to hold."""
+    # Imported here: fitgate's own template is rendered outside the sandbox.
+    from gate.reports.sandbox import BudgetedSandbox, bounded_format
+
     environment = _environment(BudgetedSandbox)
     environment.filters["format"] = bounded_format
     return environment.from_string(source)
@@ -341,6 +342,8 @@ def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
     """Render within ``TEMPLATE_SECONDS`` and ``TEMPLATE_OUTPUT``. A loop that prints
     nothing yields nothing to check, so the deadline is kept from outside
     (:func:`gate.deadline.within`): the run ends with an error, not waiting for it."""
+    from gate.reports import sandbox  # here: only a user's template is rendered on a budget
+    from gate.reports.sandbox import TemplateBudget
 
     def work() -> str:
         size, parts = 0, []
@@ -358,7 +361,7 @@ def _budgeted_render(compiled: Template, context: dict[str, Any]) -> str:
 
 
 def shipped_template() -> str:
-    return (files("gate.reports") / "templates" / "comment.md.j2").read_text(encoding="utf-8")
+    return shipped_text("reports/templates/comment.md.j2")
 
 
 @cache
@@ -475,6 +478,8 @@ def render_comment(
         if template is None:
             raise
         name = f"comment template {template_name}" if template_name else "comment template"
+        from gate.reports.sandbox import refusal  # here: only a user's template is refused
+
         raise UsageError(refusal(name, exc)) from None
 
 

@@ -9,7 +9,7 @@ the command line keeps one table of (option, writer, destination).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -54,3 +54,14 @@ class Reporter(Protocol):
     """A report writer: the report and its context in, the report's text out."""
 
     def __call__(self, report: Report, context: ReportContext, /) -> Output: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A writer whose module ``load`` imports when it first writes: a run imports the
+    writers of the reports it writes, not those of every report it could."""
+
+    load: Callable[[], Reporter]
+
+    def __call__(self, report: Report, context: ReportContext, /) -> Output:
+        return self.load()(report, context)

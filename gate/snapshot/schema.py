@@ -21,8 +21,9 @@ import json
 import re
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources as package_files
 from typing import Any
+
+from gate import shipped_text
 
 LAYOUTS = ("clusterSnapshot", "list")  # the schema's top-level oneOf, in its order
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -36,7 +37,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 @cache
 def schema() -> dict[str, Any]:
-    text = package_files.files("gate").joinpath("schemas/snapshot.schema.json").read_text()
+    text = shipped_text("schemas/snapshot.schema.json")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

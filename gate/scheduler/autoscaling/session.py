@@ -17,19 +17,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from gate.k8s.version import Dialect
 from gate.model import NodeView, Snapshot
 from gate.model.autoscaling import INITIALIZING, AutoscalingConfig
 from gate.model.karpenter import NODEPOOL_LABEL
-from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, decide
-from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, node_groups
-from gate.scheduler.autoscaling.clusterautoscaler.limits import Headroom
 from gate.scheduler.autoscaling.clusterautoscaler.matching import PROVIDER_LABELS
-from gate.scheduler.autoscaling.karpenter import PoolDecision, Provisioner
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
+
+if TYPE_CHECKING:
+    from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision
+    from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups
+    from gate.scheduler.autoscaling.clusterautoscaler.limits import Headroom
+    from gate.scheduler.autoscaling.karpenter import PoolDecision, Provisioner
 
 STALE_AFTER = timedelta(minutes=3)
 AUTOSCALED_LABELS = (*PROVIDER_LABELS, NODEPOOL_LABEL)
@@ -71,6 +74,13 @@ def _nap_pools(nodes: tuple[NodeView, ...]) -> list[str]:
     return sorted(p for p in pools if p.startswith("nap-"))
 
 
+def _no_headroom() -> Headroom:
+    # Imported here: a run whose snapshot recorded no autoscaler never simulates one.
+    from gate.scheduler.autoscaling.clusterautoscaler.limits import Headroom
+
+    return Headroom()
+
+
 @dataclass(slots=True)
 class Autoscaling:
     """The run's node groups (None: no cluster-autoscaler recorded) and NodePools (None:
@@ -81,7 +91,7 @@ class Autoscaling:
     groups: Groups | None
     dialect: Dialect
     provisioner: Provisioner | None = None
-    used: Headroom = field(default_factory=Headroom)
+    used: Headroom = field(default_factory=_no_headroom)
     notes: tuple[str, ...] = ()
     uncertain: bool = False
     transient_fails: bool = False
@@ -98,6 +108,10 @@ class Autoscaling:
         state = snapshot.autoscaling
         if state is None:
             return None
+        # Imported here: a run whose snapshot recorded no autoscaler never simulates one.
+        from gate.scheduler.autoscaling.clusterautoscaler.groups import node_groups
+        from gate.scheduler.autoscaling.karpenter import Provisioner
+
         provisioner = None
         if state.karpenter is not None:
             provisioner = Provisioner.of(
@@ -153,6 +167,9 @@ class Autoscaling:
         DaemonSet, no node group recorded)."""
         if left <= 0 or kind == "DaemonSet" or self.groups is None:
             return None
+        # Imported here: a run whose snapshot recorded no autoscaler never simulates one.
+        from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, decide
+
         priority = pod.priority
         cutoff = self.groups.flags.expendable_cutoff
         if priority is not None and priority < cutoff:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import reduce
 from itertools import islice
 from operator import or_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
@@ -55,8 +55,6 @@ from gate.model import (
     WorkloadWarning,
 )
 from gate.model.autoscaling import AutoscalingConfig
-from gate.scheduler.autoscaling.session import Autoscaling
-from gate.scheduler.autoscaling.verdicts import after_scale_up
 from gate.scheduler.engine.causes import cause_of
 from gate.scheduler.engine.claimed import Claimed, touches
 from gate.scheduler.engine.outcomes import OutcomeTables
@@ -116,6 +114,9 @@ from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
 from gate.scheduler.plugins.volumerestrictions import IN_USE
+
+if TYPE_CHECKING:
+    from gate.scheduler.autoscaling.session import Autoscaling
 
 # schedule_one.go ErrNoNodesAvailable: no plugin's, the scheduler's own
 REASON_NO_NODES = "no nodes available to schedule pods"
@@ -205,7 +206,10 @@ class Evaluator:
         autoscaler (None: nodes are fixed, ``--autoscaling off``)."""
         cluster = Cluster.of(snapshot)
         scaler = None
-        if autoscaling is not None:
+        if autoscaling is not None and snapshot.autoscaling is not None:
+            # Imported here: a snapshot that recorded no autoscaler never simulates one.
+            from gate.scheduler.autoscaling.session import Autoscaling
+
             scaler = Autoscaling.of(snapshot, autoscaling, cluster, dialect)
         quotas = QuotaLedger.of(quotas_of(snapshot.admission.resource_quotas))
         tables = OutcomeTables(cluster.index.nodes)
@@ -735,6 +739,9 @@ class Evaluator:
             return result
         if cycle is None:
             cycle = prepare(pod.profile, self.cluster)
+        # Imported here: a snapshot that recorded no autoscaler never simulates one.
+        from gate.scheduler.autoscaling.verdicts import after_scale_up
+
         return after_scale_up(result, self.autoscaling, cycle, pod.profile, zones or {})
 
     def _wanting_none(
