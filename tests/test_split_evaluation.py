@@ -88,7 +88,7 @@ def test_the_run_is_cut_before_a_reported_workload(reported: list[int], cut: int
 def test_a_run_below_the_threshold_is_judged_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(split, "SPLIT_FROM", 100)
     assert cut_position(list(range(99))) is None
-    assert cut_position(list(range(100))) == 58
+    assert cut_position(list(range(100))) == 56
 
 
 def _several(case: Case) -> bool:
