@@ -8,6 +8,7 @@ on standard error."""
 from __future__ import annotations
 
 import doctest
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -162,21 +163,62 @@ def test_a_core_is_idle_when_fewer_tasks_run_than_there_are_cores(
     assert forked.idle_core() is idle
 
 
+GIB = 1 << 30
+
+
 @pytest.mark.parametrize(
-    ("processes", "idle", "expected"),
+    ("processes", "idle", "room", "expected"),
     [
-        pytest.param(1, True, False, id="one process never forks"),
-        pytest.param(2, False, True, id="two asked for fork though no core is idle"),
-        pytest.param("auto", True, True, id="auto forks when a core is idle"),
-        pytest.param("auto", False, False, id="auto does not fork beside a busy core"),
+        pytest.param(1, True, 8 * GIB, False, id="one process never forks"),
+        pytest.param(2, False, GIB // 4, True, id="two asked for fork though nothing is spare"),
+        pytest.param("auto", True, 8 * GIB, True, id="auto forks when a core and memory are spare"),
+        pytest.param("auto", False, 8 * GIB, False, id="auto does not fork beside a busy core"),
+        pytest.param("auto", True, GIB // 2, False, id="auto does not fork in tight memory"),
     ],
-)
+)  # fmt: skip
 def test_a_run_forks_as_its_processes_allow(
-    monkeypatch: pytest.MonkeyPatch, processes: Processes, idle: bool, expected: bool
+    monkeypatch: pytest.MonkeyPatch, processes: Processes, idle: bool, room: int, expected: bool
 ) -> None:
     monkeypatch.setattr(forked, "can_fork", lambda: True)
     monkeypatch.setattr(forked, "idle_core", lambda: idle)
+    monkeypatch.setattr(forked, "memory_room", lambda: room)
     assert forked.forks(processes) is expected
+
+
+MEMINFO = "MemTotal:       24684848 kB\nMemFree:        15965584 kB\nMemAvailable:    2097152 kB\n"
+
+
+@pytest.mark.parametrize(
+    ("v2", "v1", "meminfo", "room"),
+    [
+        pytest.param(("max", "104857600"), None, MEMINFO, 2 * GIB, id="no limit: the machine's"),
+        pytest.param((str(GIB), str(3 * GIB // 4)), None, MEMINFO, GIB // 4, id="a pod limit"),
+        pytest.param(None, (str(2**63 - 4096), "5000"), MEMINFO, 2 * GIB, id="cgroup v1 unlimited"),
+        pytest.param(None, (str(GIB // 2), str(GIB // 4)), MEMINFO, GIB // 4, id="cgroup v1 limit"),
+        pytest.param(None, None, None, math.inf, id="nothing readable: no bound"),
+    ],
+)  # fmt: skip
+def test_the_memory_room_is_the_least_of_the_limit_left_and_the_machine(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    v2: tuple[str, str] | None,
+    v1: tuple[str, str] | None,
+    meminfo: str | None,
+    room: float,
+) -> None:
+    pairs = []
+    for name, values in (("v2", v2), ("v1", v1)):
+        limit, usage = tmp_path / f"{name}.limit", tmp_path / f"{name}.usage"
+        if values is not None:
+            limit.write_text(values[0] + "\n")
+            usage.write_text(values[1] + "\n")
+        pairs.append((str(limit), str(usage)))
+    info = tmp_path / "meminfo"
+    if meminfo is not None:
+        info.write_text(meminfo)
+    monkeypatch.setattr(forked, "MEMORY_FILES", tuple(pairs))
+    monkeypatch.setattr(forked, "MEMINFO_FILE", str(info))
+    assert forked.memory_room() == room
 
 
 @needs_two_cores
@@ -185,6 +227,7 @@ def test_a_check_forks_by_default_only_when_a_core_is_idle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[object], idle: bool
 ) -> None:
     monkeypatch.setattr(forked, "idle_core", lambda: idle)
+    monkeypatch.setattr(forked, "memory_room", lambda: math.inf)
     case = CASES[
         "together: a new DaemonSet takes its room first, before a Deployment listed earlier"
     ]

@@ -26,17 +26,51 @@ if TYPE_CHECKING:
 Value = TypeVar("Value")
 
 Processes = Literal[1, 2, "auto"]
-"""The processes a run may use (``--processes``): ``auto`` forks a second one where it can
-and a core is idle at that moment; ``2`` wherever it can; ``1`` never."""
+"""The processes a run may use (``--processes``): ``auto`` forks a second one where it can,
+a core is idle at that moment and memory has room for it; ``2`` wherever it can; ``1``
+never."""
 
 LOAD_FILE = "/proc/loadavg"
+MEMORY_FILES = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+MEMINFO_FILE = "/proc/meminfo"
+ROOM_FOR_SECOND = 1 << 30
+"""The free memory ``auto`` asks for before it forks: a second process's own pages come to
+about what the first one holds (a few hundred megabytes on a 5,000-node cluster), and a
+container's memory limit counts both."""
 
 
 def forks(processes: Processes) -> bool:
     """Whether a second process is to be started now, for a run that may use ``processes``."""
     if processes == 1 or not can_fork():
         return False
-    return processes == 2 or idle_core()
+    return processes == 2 or (idle_core() and memory_room() >= ROOM_FOR_SECOND)
+
+
+def memory_room() -> float:
+    """The bytes this process's container may still take, and the machine has available
+    (``MemAvailable``), whichever is less; infinity where neither can be read."""
+    room = math.inf
+    for limit_file, usage_file in MEMORY_FILES:
+        try:
+            with open(limit_file) as handle:
+                limit = int(handle.read())
+            with open(usage_file) as handle:
+                room = min(room, limit - int(handle.read()))
+            break
+        except (OSError, ValueError):  # absent, or "max": no limit
+            continue
+    try:
+        with open(MEMINFO_FILE) as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    room = min(room, int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return room
 
 
 def idle_core() -> bool:
