@@ -248,6 +248,8 @@ def check(
         if reported and isinstance(item, Workload)
     ]
     cut = cut_position(workloads) if options.processes != 1 else None
+    if cut is not None:
+        evaluator.warm(item for item, _ in marked[cut : last + 1] if isinstance(item, Workload))
     second = (
         None
         if cut is None

@@ -17,9 +17,16 @@ import pytest
 
 from gate.ci import split
 from gate.ci.split import cut_position
-from gate.run import _Judge
+from gate.inputs.workloads import extract_all
+from gate.k8s.version import dialect_for
+from gate.model import NODE_VOLUME_LIMITS, Document, Location, Report, Workload
+from gate.run import RunOptions, _Judge, check
+from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.plugins.nodevolumelimits import Counts
 from gate.snapshot import forked
 from gate.snapshot.forked import Forked, Processes, can_fork
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
 from tests.test_merge_equals_whole import CASES, Case, inputs, report_files, run, written
 
 needs_two_cores = pytest.mark.skipif(
@@ -238,3 +245,75 @@ def test_a_check_forks_by_default_only_when_a_core_is_idle(
     assert [second is not None for second in forks] == [idle]
     assert default == whole
     assert written(tmp_path, "default") == written(tmp_path, "whole")
+
+
+ZONE = "topology.kubernetes.io/zone"
+WAIT = {
+    "metadata": {"name": "wait"},
+    "provisioner": "disk.csi.azure.com",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+
+
+def _stored_run(processes: Processes) -> tuple[Evaluator, list[Workload], Report]:
+    """A Deployment, then a StatefulSet whose first copy's claim is recorded, on nodes whose
+    CSINodes limit the attachable volumes: the run cut between the two."""
+    container = {"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}
+    template = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [container]}}
+    claim = {"metadata": {"name": "data"}, "spec": {"storageClassName": "wait"}}
+    web = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "db"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}}, "template": template},
+    }
+    db = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "db"},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": template,
+            "volumeClaimTemplates": [claim],
+        },
+    }
+    nodes = [api_node(f"n-{z}", labels={ZONE: z}) for z in ("z1", "z2")]
+    driver = {"name": "disk.csi.azure.com", "allocatable": {"count": 1}}
+    notes = {"pv.kubernetes.io/bind-completed": "yes"}
+    bound = {
+        "metadata": {"name": "data-db-0", "namespace": "db", "annotations": notes},
+        "spec": {"volumeName": "pv-z1", "storageClassName": "wait"},
+    }
+    recorded = cluster_snapshot(
+        nodes,
+        persistentVolumes=[{"metadata": {"name": "pv-z1", "labels": {ZONE: "z1"}}, "spec": {}}],
+        persistentVolumeClaims=[bound],
+        storageClasses=[WAIT],
+        csiNodes=[{"metadata": {"name": n["metadata"]["name"]}, "spec": {"drivers": [driver]}}
+                  for n in nodes],
+    )  # fmt: skip
+    snapshot = build_snapshot(recorded, "s.json")
+    documents = [Document(Location("run.yaml", 1), web), Document(Location("run.yaml", 20), db)]
+    workloads = [w for w in extract_all(iter(documents)) if isinstance(w, Workload)]
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for(None))
+    return evaluator, workloads, check(documents, snapshot, RunOptions(processes=processes))
+
+
+def test_what_the_volume_filters_count_of_the_cluster_is_worked_out_before_a_fork() -> None:
+    """The counts a second process would work out again (0.3 s on the large case) are
+    worked out before it starts, once, when the workloads it judges mount volumes."""
+    evaluator, (web, db), _ = _stored_run(1)
+    use = evaluator.cluster.others.volume_use
+    evaluator.warm([web])
+    assert NODE_VOLUME_LIMITS not in use.memo  # no volume mounted: nothing worked out
+    evaluator.warm([web, db])
+    assert isinstance(use.memo.get(NODE_VOLUME_LIMITS), Counts)
+
+
+@needs_two_cores
+def test_a_run_with_volumes_cut_in_two_answers_as_one_process(forks: list[object]) -> None:
+    *_, whole = _stored_run(1)
+    *_, two = _stored_run(2)
+    assert [second is not None for second in forks] == [True]
+    assert two.results == whole.results

@@ -35,6 +35,7 @@ from gate.k8s.quotausage import Usage, pod_usage
 from gate.k8s.resources import PODS
 from gate.k8s.selectors import SelectorError
 from gate.k8s.version import Dialect
+from gate.k8s.volumes import mounts_of
 from gate.k8s.warnings import scheduling_gates
 from gate.model import (
     NODE_PORTS,
@@ -313,6 +314,28 @@ class Evaluator:
             return self._quota_headroom(limited(result, admitted, wanted), admitted)
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
+
+    def warm(self, workloads: Iterable[Workload]) -> None:
+        """Work out now what the filters compute once of the cluster for a pod that mounts
+        volumes (the volume plugins' use and counts of its pods' volumes), when one of
+        ``workloads`` mounts any: a second process forked next inherits it, where it would
+        otherwise work it out again (0.3 s on a 5,000-node cluster)."""
+        for workload in workloads:
+            if not workload.claim_templates and not mounts_of(workload.pod_spec.get("volumes")):
+                continue
+            try:
+                pod = prepare_pod(
+                    workload,
+                    self.snapshot.admission,
+                    self.dialect,
+                    namespaces_unknown=self.snapshot.namespaces is None,
+                    storage=self.snapshot.storage,
+                )
+            except (AdmissionRefused, QuantityError, SelectorError):
+                continue  # judged as an error, with nothing worked out
+            if pod.profile.mounts:
+                prepare(pod.profile, self.cluster)
+                return
 
     def alone(self, workload: Workload) -> bool:
         """Whether judging ``workload`` leaves the run's other workloads as they were: it
