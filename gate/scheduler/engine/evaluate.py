@@ -284,13 +284,7 @@ class Evaluator:
         so what only a report reads (who holds the room it lacks, the first copy that does
         not fit, one lost node, an autoscaler's headroom) is left out."""
         try:
-            pod = prepare_pod(
-                workload,
-                self.snapshot.admission,
-                self.dialect,
-                namespaces_unknown=self.snapshot.namespaces is None,
-                storage=self.snapshot.storage,
-            )
+            pod = self._prepared(workload)
         except (AdmissionRefused, QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
@@ -315,6 +309,17 @@ class Evaluator:
         except SelectorError as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
 
+    def _prepared(self, workload: Workload) -> Pod:
+        """The workload's pod as the scheduler would receive it from this cluster's API
+        server (:func:`prepare_pod`, and what it raises)."""
+        return prepare_pod(
+            workload,
+            self.snapshot.admission,
+            self.dialect,
+            namespaces_unknown=self.snapshot.namespaces is None,
+            storage=self.snapshot.storage,
+        )
+
     def warm(self, workloads: Iterable[Workload]) -> None:
         """Work out now what the filters compute once of the cluster for a pod that mounts
         volumes (the volume plugins' use and counts of its pods' volumes), when one of
@@ -324,13 +329,7 @@ class Evaluator:
             if not workload.claim_templates and not mounts_of(workload.pod_spec.get("volumes")):
                 continue
             try:
-                pod = prepare_pod(
-                    workload,
-                    self.snapshot.admission,
-                    self.dialect,
-                    namespaces_unknown=self.snapshot.namespaces is None,
-                    storage=self.snapshot.storage,
-                )
+                pod = self._prepared(workload)
             except (AdmissionRefused, QuantityError, SelectorError):
                 continue  # judged as an error, with nothing worked out
             if pod.profile.mounts:
