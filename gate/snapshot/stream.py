@@ -731,57 +731,48 @@ class _PodTotals:
         another's part builds its own meanwhile."""
         start, shared = len(self.built), self.shared.parts
         self.built += [
-            # positional: the dataclass's order, cheaper than keywords
-            UnfrozenPod(
-                ns,
-                name,
-                node,
-                labels,
-                owners,
-                deleted,
-                terms,
-                anti,
-                requests,
-                ports,
-                non0,
-                priority,
-                started,
-            ).frozen()
+            UnfrozenPod(*fields).frozen()
             if preferred is None
-            else PreferringPod(
-                ns,
-                name,
-                node,
-                labels,
-                owners,
-                deleted,
-                terms,
-                anti,
-                requests,
-                ports,
-                non0,
-                priority,
-                started,
-                *preferred,
-            )
-            for name, node, deleted, started, (
-                ns,
-                labels,
-                owners,
-                terms,
-                anti,
-                requests,
-                ports,
-                non0,
-                preferred,
-                priority,
-            ) in zip(
-                islice(self.names, start, None),
-                islice(self.nodes, start, None),
-                islice(self.terminating, start, None),
-                islice(self.started, start, None),
-                map(shared.__getitem__, islice(self.parts, start, None)),
-                strict=True,
+            else PreferringPod(*fields, *preferred)
+            for fields, preferred in (
+                # positional: the dataclass's order, cheaper than keywords
+                (
+                    (
+                        ns,
+                        name,
+                        node,
+                        labels,
+                        owners,
+                        deleted,
+                        terms,
+                        anti,
+                        requests,
+                        ports,
+                        non0,
+                        priority,
+                        started,
+                    ),
+                    preferred,
+                )
+                for name, node, deleted, started, (
+                    ns,
+                    labels,
+                    owners,
+                    terms,
+                    anti,
+                    requests,
+                    ports,
+                    non0,
+                    preferred,
+                    priority,
+                ) in zip(
+                    islice(self.names, start, None),
+                    islice(self.nodes, start, None),
+                    islice(self.terminating, start, None),
+                    islice(self.started, start, None),
+                    map(shared.__getitem__, islice(self.parts, start, None)),
+                    strict=True,
+                )
             )
         ]
 
