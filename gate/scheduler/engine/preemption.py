@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
 
 from gate.k8s.version import Dialect
 from gate.model import Code, Evicted, NodeView, Preemption
-from gate.scheduler.framework.cluster import Cluster, node_without
+from gate.scheduler.framework.cluster import ChangedNodes, Cluster, node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Groups, run_filters
 from gate.scheduler.placement.copies import Ledger, uncoupled
@@ -41,26 +40,15 @@ from gate.scheduler.plugins.defaultpreemption import (
 )
 
 
-class _Nodes(Sequence[NodeView]):
+class _Nodes(ChangedNodes):
     """The nodes as the copies and evictions so far leave them."""
 
     def __init__(self, nodes: Sequence[NodeView], changed: Mapping[int, NodeView]) -> None:
-        self._nodes = nodes
+        super().__init__(nodes)
         self.changed = dict(changed)
 
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    @overload
-    def __getitem__(self, position: int) -> NodeView: ...
-
-    @overload
-    def __getitem__(self, position: slice) -> Sequence[NodeView]: ...
-
-    def __getitem__(self, position: int | slice) -> NodeView | Sequence[NodeView]:
-        if isinstance(position, slice):
-            return [self[i] for i in range(len(self))[position]]
-        return self.changed.get(position) or self._nodes[position]
+    def changed_at(self, position: int) -> NodeView | None:
+        return self.changed.get(position)
 
 
 @dataclass(frozen=True, slots=True)

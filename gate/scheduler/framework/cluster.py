@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, replace
+from typing import overload
 
 from gate.model import ExistingPod, HostPort, NodeView, Snapshot
 from gate.model.cluster import UnfrozenNode
@@ -105,6 +106,33 @@ class Cluster:
         """The cluster less the existing pods at ``excluded`` (positions in
         ``others.pods``): what a workload's new pods meet once its old ones are gone."""
         return replace(self, others=self.others.without(excluded))
+
+
+class ChangedNodes(Sequence[NodeView]):
+    """Nodes of which some read otherwise than the snapshot's (pods given back, copies or
+    evictions placed): a subclass says which, and what they read (:meth:`changed_at`)."""
+
+    def __init__(self, nodes: Sequence[NodeView]) -> None:
+        self._nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @overload
+    def __getitem__(self, position: int) -> NodeView: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[NodeView]: ...
+
+    def __getitem__(self, position: int | slice) -> NodeView | Sequence[NodeView]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(len(self))[position]]
+        changed = self.changed_at(position)
+        return self._nodes[position] if changed is None else changed
+
+    def changed_at(self, position: int) -> NodeView | None:
+        """The node at ``position`` as it reads here; None: as the snapshot's."""
+        raise NotImplementedError
 
 
 def node_without(node: NodeView, gone: Sequence[ExistingPod]) -> NodeView:

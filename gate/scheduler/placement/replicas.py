@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import overload
 
 from gate.k8s.labels import ZONE
 from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, WorkloadWarning
-from gate.scheduler.framework.cluster import node_without
+from gate.scheduler.framework.cluster import ChangedNodes, node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.placement.copies import (
@@ -47,7 +46,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import cycle_follow_keys, ow
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
 
-class ReleasedNodes(Sequence[NodeView]):
+class ReleasedNodes(ChangedNodes):
     """The snapshot's nodes with a workload's own pods given back (their requests, pod
     slots and host ports) on the nodes that hold them. A released node is built when it is
     first asked for: most of them never are."""
@@ -59,27 +58,16 @@ class ReleasedNodes(Sequence[NodeView]):
         pods: Sequence[ExistingPod],
     ):
         """``gone``: by node, the positions in ``pods`` of the pods that leave it."""
-        self._nodes = nodes
+        super().__init__(nodes)
         self._gone = gone
         self._pods = pods
         self._built: dict[int, NodeView] = {}
         self._holding: int | None = None
 
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    @overload
-    def __getitem__(self, position: int) -> NodeView: ...
-
-    @overload
-    def __getitem__(self, position: slice) -> Sequence[NodeView]: ...
-
-    def __getitem__(self, position: int | slice) -> NodeView | Sequence[NodeView]:
-        if isinstance(position, slice):
-            return [self[i] for i in range(len(self))[position]]
+    def changed_at(self, position: int) -> NodeView | None:
         gone = self._gone.get(position)
         if gone is None:
-            return self._nodes[position]
+            return None
         found = self._built.get(position)
         if found is None:
             pods = self._pods
