@@ -68,6 +68,7 @@ from gate.run import (
 from gate.scheduler.plugins import RULES
 from gate.snapshot.forked import Processes
 from gate.snapshot.joined import load_snapshots
+from gate.snapshot.load import STDIN
 
 if TYPE_CHECKING:
     from gate.live.recorder import Recording
@@ -488,7 +489,7 @@ def _inputs(
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
     files = _snapshot_files(options)
-    selection = select_paths(paths, Exclusion(tuple(globs), tuple(f for f in files if f != "-")))
+    selection = select_paths(paths, Exclusion(tuple(globs), tuple(f for f in files if f != STDIN)))
 
     def documents() -> list[Document]:
         origin_root = getattr(options, "origin_root", None)
@@ -500,6 +501,11 @@ def _inputs(
         return read, snapshot, read_summary(selection, read)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
+    if STDIN in files and (len(files) > 1 or STDIN in paths):
+        also = "another --snapshot" if len(files) > 1 else "the manifests (-)"
+        raise UsageError(
+            f"--snapshot -: standard input is read once, for one input: not for {also} too"
+        )
     if len(files) > 1:
         read = documents()
         return read, load_snapshots(files), read_summary(selection, read)
@@ -507,7 +513,12 @@ def _inputs(
     meanwhile = manifest_bytes(selection) if processes != 1 else 0
     progress = Progress.on(streams.stderr)
     read, snapshot = read_inputs(
-        documents, files[0], progress, processes=processes, meanwhile=meanwhile
+        documents,
+        files[0],
+        progress,
+        processes=processes,
+        meanwhile=meanwhile,
+        stdin=streams.stdin,
     )
     return read, snapshot, read_summary(selection, read)
 
@@ -816,7 +827,7 @@ def _with_capture_time(options: argparse.Namespace, snapshot: Snapshot) -> Snaps
     if given is None or snapshot.info.captured_at is not None:
         return snapshot
     files = _snapshot_files(options)
-    if not files or "-" in files:
+    if not files or STDIN in files:
         raise UsageError(
             "--snapshot-captured-at is for a snapshot file (a live read is taken now; "
             "standard input has no modification time)"

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from gate import __version__
 from gate.ci.shard import Selection
@@ -122,12 +122,13 @@ def read_inputs(
     *,
     processes: Processes = 1,
     meanwhile: int = 0,
+    stdin: BinaryIO | None = None,
 ) -> tuple[list[Document], Snapshot]:
-    """The run's documents, read by ``documents``, and its snapshot file. With two
-    ``processes`` the file's second reader starts first and reads while this process
-    reads the documents (``meanwhile`` bytes of them: see :mod:`gate.snapshot.halves`);
-    it is stopped however the reading ends."""
-    with reading_snapshot(snapshot_file, meanwhile, processes) as reading:
+    """The run's documents, read by ``documents``, and its snapshot file (``-``:
+    ``stdin``). With two ``processes`` the file's second reader starts first and reads
+    while this process reads the documents (``meanwhile`` bytes of them: see
+    :mod:`gate.snapshot.halves`); it is stopped however the reading ends."""
+    with reading_snapshot(snapshot_file, meanwhile, processes, stdin) as reading:
         read = documents()
         with reading_file(progress or Progress.quiet(), snapshot_file) as on_read:
             return read, reading.snapshot(on_read)
