@@ -239,6 +239,22 @@ PROVISIONING = [
 ]
 
 
+PROVISIONING += [
+    # binder.go hasEnoughCapacity and capacitySufficient compare Quantity.Value(), which
+    # rounds a fraction of a byte up, on both sides
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("1", "z1"), _pvc("c", "measured", **_sized("1500m"))),
+        "z1",
+        _status("node(s) did not have enough free storage"),
+        id="a claim of a fraction of a byte more needs the next whole byte",
+    ),
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("1500m", "z1"), _pvc("c", "measured", **_sized("2"))),
+        "z1",
+        None,
+        id="a published capacity of a fraction of a byte more holds the next whole byte",
+    ),
+]
 EMPTY_TERM = storage_class(
     "empty-term",
     provisioner="disk.csi.azure.com",

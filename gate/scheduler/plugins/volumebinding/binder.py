@@ -3,6 +3,7 @@ package."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -94,8 +95,9 @@ def pre_filter(namespace: str, claims: tuple[str, ...], storage: StorageObjects)
 
 
 def _bytes(raw: object) -> int | None:
+    """Quantity.Value(): the quantity in bytes, a fraction rounded up."""
     try:
-        return int(parse_quantity(raw))
+        return math.ceil(parse_quantity(raw))
     except QuantityError:
         return None
 
@@ -113,7 +115,7 @@ def _enough_capacity(
     driver = storage.csi_drivers.get(str(class_obj.get("provisioner") or ""))
     if driver is None or spec_of(driver).get("storageCapacity") is not True:
         return True
-    wanted = int(storage_request(claim))
+    wanted = math.ceil(storage_request(claim))
     for capacity in storage.capacities:
         if capacity.get("storageClassName") != name_of(class_obj):
             continue
