@@ -31,6 +31,7 @@ from gate.model import NodeView
 from gate.model.encoded import holding
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.runtime import UNRESOLVABLE, Rejection
+from gate.scheduler.plugins.volumebinding.migration import as_migrated, translatable
 from gate.untyped import mapping
 
 VOLUME_BINDING = "VolumeBinding"
@@ -148,6 +149,8 @@ def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
         if volume is None:
             volumes_found = False
             break
+        if translatable(volume) is not None:
+            volume = as_migrated(volume, storage.csi_nodes.get(node.name))
         if not node_affinity_ok(volume, labels):
             bound_ok = False
             break
