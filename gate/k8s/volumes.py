@@ -57,6 +57,9 @@ _DISK_FIELD = {
     "rbd": "image",
     "iscsi": "iqn",
 }
+RBD_POOL = "rbd"
+"""The pool the API server gives an RBD volume that names none (core/v1
+``zz_generated.defaults.go``): the pods already running carry it, a manifest may not."""
 MOUNTED_SOURCES = tuple(_DISK_FIELD)
 """The volume sources NodeVolumeLimits and VolumeRestrictions read; a pod whose volumes
 hold none of them is nothing to them."""
@@ -82,7 +85,7 @@ def mount_of(volume: object) -> Mount | None:
                 disk=_text(found.get(disk_field)) if disk_field else "",
                 read_only=found.get("readOnly") is True,
                 monitors=frozenset(m for m in as_list(found.get("monitors")) if isinstance(m, str)),
-                pool=_text(found.get("pool")),
+                pool=_text(found.get("pool")) or (RBD_POOL if source == "rbd" else ""),
                 # the API server defaults an Azure Disk's kind to Shared (v1 defaults.go)
                 managed=isinstance(kind, str) and kind.lower() == "managed",
             )
