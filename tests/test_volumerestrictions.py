@@ -161,14 +161,14 @@ DISK_CASES = [
         id="a GCE PD mounted read-only beside a read-write mount conflicts",
     ),
     pytest.param(
-        [{"name": "v", "iscsi": {**ISCSI[0]["iscsi"], "readOnly": True}}],
-        [[{"name": "v", "iscsi": {**ISCSI[0]["iscsi"], "readOnly": True}}]],
+        [{"name": "v", "iscsi": {"iqn": "iqn.2016-12.server:t", "readOnly": True}}],
+        [[{"name": "v", "iscsi": {"iqn": "iqn.2016-12.server:t", "readOnly": True}}]],
         None,
         id="an iSCSI IQN both pods mount read-only is shared",
     ),
     pytest.param(
-        [{"name": "v", "rbd": {**RBD[0]["rbd"], "readOnly": True}}],
-        [[{"name": "v", "rbd": {**RBD[0]["rbd"], "monitors": ["b"], "readOnly": True}}]],
+        [{"name": "v", "rbd": {"monitors": ["a", "b"], "image": "bar", "readOnly": True}}],
+        [[{"name": "v", "rbd": {"monitors": ["b"], "image": "bar", "readOnly": True}}]],
         None,
         id="an RBD image both pods mount read-only is shared",
     ),
