@@ -255,6 +255,31 @@ PROVISIONING += [
         id="a published capacity of a fraction of a byte more holds the next whole byte",
     ),
 ]
+PROVISIONING += [
+    # binder.go volumeLimit: maximumVolumeSize when set, else capacity; a null one is unset
+    pytest.param(
+        storage(
+            MEASURED,
+            DRIVER,
+            {**_capacity("10Gi", "z1"), "maximumVolumeSize": None},
+            _pvc("c", "measured", **_sized("5Gi")),
+        ),
+        "z1",
+        None,
+        id="a null maximum volume size leaves the capacity to decide",
+    ),
+    pytest.param(
+        storage(
+            MEASURED,
+            DRIVER,
+            {**_capacity("10Gi", "z1"), "maximumVolumeSize": "1Gi"},
+            _pvc("c", "measured", **_sized("5Gi")),
+        ),
+        "z1",
+        _status("node(s) did not have enough free storage"),
+        id="a maximum volume size below the claim is not enough free storage",
+    ),
+]
 EMPTY_TERM = storage_class(
     "empty-term",
     provisioner="disk.csi.azure.com",

@@ -120,7 +120,9 @@ def _enough_capacity(
     for capacity in storage.capacities:
         if capacity.get("storageClassName") != name_of(class_obj):
             continue
-        limit = capacity.get("maximumVolumeSize", capacity.get("capacity"))
+        limit = capacity.get("maximumVolumeSize")  # volumeLimit: a null one is not set
+        if limit is None:
+            limit = capacity.get("capacity")
         size = None if limit is None else _bytes(limit)
         if size is None or size < wanted:
             continue
