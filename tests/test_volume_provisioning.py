@@ -1,0 +1,150 @@
+"""VolumeBinding's provisioning path row by row as upstream's table (volumebinding/
+binder_test.go, TestFindPodVolumesWithProvisioning): each scenario once without capacity
+tracking and once with a CSIDriver that tracks capacity but publishes no
+CSIStorageCapacity, where a claim left to provision is not enough free storage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.model import Code
+from gate.scheduler.framework.runtime import Rejection
+from gate.scheduler.plugins.volumebinding import PLUGIN
+from gate.scheduler.plugins.volumebinding.binder import (
+    REASON_BIND_CONFLICT,
+    REASON_NOT_ENOUGH_SPACE,
+    REASON_UNBOUND_IMMEDIATE,
+)
+from tests.builders import node
+from tests.volume_support import claim, run_plugin, storage, storage_class, volume, with_claims
+
+PROVISIONER = "test-provisioner"
+KEY = "nodeKey"
+SELECTED = "volume.kubernetes.io/selected-node"
+WAIT = "WaitForFirstConsumer"
+
+
+def _allowed(*values: str) -> list[dict[str, Any]]:
+    return [{"matchLabelExpressions": [{"key": KEY, "values": list(values)}]}]
+
+
+# binder_test.go newTestBinder's classes
+CLASSES = (
+    storage_class(
+        "waitClassWithProvisioner",
+        volumeBindingMode=WAIT,
+        provisioner=PROVISIONER,
+        allowedTopologies=_allowed("node1", "reference-value"),
+    ),
+    storage_class("immediateClass", volumeBindingMode="Immediate"),
+    storage_class("waitClass", volumeBindingMode=WAIT, provisioner="kubernetes.io/no-provisioner"),
+    storage_class(
+        "topoMismatchClass",
+        volumeBindingMode=WAIT,
+        provisioner=PROVISIONER,
+        allowedTopologies=_allowed("reference-value"),
+    ),
+)
+
+
+def _pvc(name: str, size: str, class_name: str, pv: str = "", **meta: Any) -> dict[str, Any]:
+    """makeTestPVC: ``pv`` names the volume it is bound to."""
+    spec: dict[str, Any] = {
+        "storageClassName": class_name,
+        "resources": {"requests": {"storage": size}},
+    }
+    if pv:
+        spec["volumeName"] = pv
+    return claim(name, bound=bool(pv), meta=meta, **spec)
+
+
+def _pv(name: str, size: str, class_name: str, claim_name: str = "") -> dict[str, Any]:
+    """makeTestPV on node1: Available, or Bound to ``claim_name``."""
+    term = {"matchExpressions": [{"key": KEY, "operator": "In", "values": ["node1"]}]}
+    spec: dict[str, Any] = {
+        "storageClassName": class_name,
+        "capacity": {"storage": size},
+        "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
+    }
+    if claim_name:
+        spec["claimRef"] = {"name": claim_name, "namespace": "default"}
+    return volume(name, status={"phase": "Bound" if claim_name else "Available"}, **spec)
+
+
+PROVISIONED = _pvc("provisioned-pvc", "1Gi", "waitClassWithProvisioner")
+UNBOUND = _pvc("unbound-pvc", "1G", "waitClass")
+BOUND = _pvc("bound-pvc", "1G", "waitClass", "pv-bound")
+SELECTED_NODE = _pvc(
+    "provisioned-pvc", "1Gi", "waitClassWithProvisioner", annotations={SELECTED: "node1"}
+)
+IMMEDIATE_UNBOUND = _pvc("immediate-unbound-pvc", "1G", "immediateClass")
+IMMEDIATE_BOUND = _pvc("immediate-bound-pvc", "1G", "immediateClass", "pv-bound-immediate")
+NO_PROVISIONER = _pvc("no-provisioner-pvc", "1Gi", "waitClass")
+TOPO_MISMATCH = _pvc("topo-mismatch-pvc", "1Gi", "topoMismatchClass")
+PV_NODE_1A = _pv("pv-node1a", "5G", "waitClass")
+PV_BOUND = _pv("pv-bound", "1G", "waitClass", "bound-pvc")
+PV_BOUND_IMMEDIATE = _pv("pv-bound-immediate", "1G", "immediateClass", "immediate-bound-pvc")
+
+# (name, the pod's claims, the volumes, the reasons, whether a claim is left to provision)
+SCENARIOS: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], tuple[str, ...], bool]] = [
+    ("one-provisioned", [PROVISIONED], [], (), True),
+    (
+        "two-unbound-pvcs,one-matched,one-provisioned",
+        [UNBOUND, PROVISIONED],
+        [PV_NODE_1A],
+        (),
+        True,
+    ),
+    ("one-bound,one-provisioned", [BOUND, PROVISIONED], [PV_BOUND], (), True),
+    ("one-binding,one-selected-node", [BOUND, SELECTED_NODE], [PV_BOUND], (), True),
+    (
+        "one-immediate-bound,one-provisioned",
+        [IMMEDIATE_BOUND, PROVISIONED],
+        [PV_BOUND_IMMEDIATE],
+        (),
+        True,
+    ),
+    ("invalid-provisioner", [NO_PROVISIONER], [], (REASON_BIND_CONFLICT,), False),
+    ("volume-topology-unsatisfied", [TOPO_MISMATCH], [], (REASON_BIND_CONFLICT,), False),
+]
+TRACKING = [
+    {"kind": "CSIDriver", "metadata": {"name": PROVISIONER}, "spec": {"storageCapacity": True}}
+]
+
+
+def _rows() -> list[Any]:
+    rows = []
+    for name, claims, volumes, reasons, needs_capacity in SCENARIOS:
+        for tracked in (False, True):
+            wanted = (*reasons, REASON_NOT_ENOUGH_SPACE) if tracked and needs_capacity else reasons
+            how = (
+                "with capacity tracking and no capacity" if tracked else "without capacity tracking"
+            )
+            rows.append(pytest.param(claims, volumes, tracked, wanted, id=f"{name}, {how}"))
+    return rows
+
+
+@pytest.mark.parametrize(("claims", "volumes", "tracked", "reasons"), _rows())
+def test_find_pod_volumes_with_provisioning(
+    claims: list[dict[str, Any]],
+    volumes: list[dict[str, Any]],
+    tracked: bool,
+    reasons: tuple[str, ...],
+) -> None:
+    objects = storage(*CLASSES, *claims, *volumes, *(TRACKING if tracked else []))
+    spec = with_claims(*(c["metadata"]["name"] for c in claims))
+    checked = Rejection("VolumeBinding", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+    got = run_plugin(PLUGIN, spec, objects, node("node1", labels={KEY: "node1"}))
+    assert got == (None, checked if reasons else None)
+
+
+def test_an_unbound_immediate_claim_is_the_pre_filters_rejection() -> None:
+    """The scenario immediate-unbound-pvc: FindPodVolumes errs; the PreFilter says why."""
+    objects = storage(*CLASSES, IMMEDIATE_UNBOUND)
+    refused = Rejection(
+        "VolumeBinding", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (REASON_UNBOUND_IMMEDIATE,)
+    )
+    got = run_plugin(PLUGIN, with_claims("immediate-unbound-pvc"), objects, node("node1"))
+    assert got == (refused, refused)
