@@ -1,7 +1,9 @@
-"""VolumeBinding's provisioning path row by row as upstream's table (volumebinding/
-binder_test.go, TestFindPodVolumesWithProvisioning): each scenario once without capacity
-tracking and once with a CSIDriver that tracks capacity but publishes no
-CSIStorageCapacity, where a claim left to provision is not enough free storage."""
+"""VolumeBinding's Filter row by row as upstream's tables (volumebinding/binder_test.go):
+TestFindPodVolumesWithoutProvisioning (a scenario upstream expects to fail is the
+PreFilter's rejection here, as the plugin returns it), and TestFindPodVolumesWithProvisioning,
+each scenario once without capacity tracking and once with a CSIDriver that tracks capacity
+but publishes no CSIStorageCapacity, where a claim left to provision is not enough free
+storage."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins.volumebinding import PLUGIN
 from gate.scheduler.plugins.volumebinding.binder import (
     REASON_BIND_CONFLICT,
+    REASON_NODE_CONFLICT,
     REASON_NOT_ENOUGH_SPACE,
     REASON_UNBOUND_IMMEDIATE,
+    REASON_VOLUME_MISSING,
 )
 from tests.builders import node
 from tests.volume_support import claim, run_plugin, storage, storage_class, volume, with_claims
@@ -49,20 +53,24 @@ CLASSES = (
 )
 
 
-def _pvc(name: str, size: str, class_name: str, pv: str = "", **meta: Any) -> dict[str, Any]:
-    """makeTestPVC: ``pv`` names the volume it is bound to."""
+def _pvc(
+    name: str, size: str, class_name: str, pv: str = "", prebound: bool = False, **meta: Any
+) -> dict[str, Any]:
+    """makeTestPVC: ``pv`` names the volume it is bound to (only named, when ``prebound``)."""
     spec: dict[str, Any] = {
         "storageClassName": class_name,
         "resources": {"requests": {"storage": size}},
     }
     if pv:
         spec["volumeName"] = pv
-    return claim(name, bound=bool(pv), meta=meta, **spec)
+    return claim(name, bound=bool(pv) and not prebound, meta=meta, **spec)
 
 
-def _pv(name: str, size: str, class_name: str, claim_name: str = "") -> dict[str, Any]:
-    """makeTestPV on node1: Available, or Bound to ``claim_name``."""
-    term = {"matchExpressions": [{"key": KEY, "operator": "In", "values": ["node1"]}]}
+def _pv(
+    name: str, size: str, class_name: str, claim_name: str = "", on: str = "node1"
+) -> dict[str, Any]:
+    """makeTestPV on node ``on``: Available, or Bound to ``claim_name``."""
+    term = {"matchExpressions": [{"key": KEY, "operator": "In", "values": [on]}]}
     spec: dict[str, Any] = {
         "storageClassName": class_name,
         "capacity": {"storage": size},
@@ -148,3 +156,137 @@ def test_an_unbound_immediate_claim_is_the_pre_filters_rejection() -> None:
     )
     got = run_plugin(PLUGIN, with_claims("immediate-unbound-pvc"), objects, node("node1"))
     assert got == (refused, refused)
+
+
+UNBOUND_2 = _pvc("unbound-pvc2", "5G", "waitClass")
+PREBOUND = _pvc("prebound-pvc", "1G", "waitClass", "pv-node1a", prebound=True)
+PV_NODE_1B = _pv("pv-node1b", "10G", "waitClass")
+PV_NODE_2 = _pv("pv-node2", "1G", "waitClass", on="node2")
+PV_NODE_1A_BOUND = _pv("pv-node1a", "5G", "waitClass", "unbound-pvc")
+PV_BOUND_IMMEDIATE_NODE_2 = _pv(
+    "pv-bound-immediate", "1G", "immediateClass", "immediate-bound-pvc", on="node2"
+)
+IMMEDIATE = (REASON_UNBOUND_IMMEDIATE,)
+NOT_FOUND = ('persistentvolumeclaim "bound-pvc" not found',)
+# TestFindPodVolumesWithoutProvisioning: (the pod's claims, the claims recorded, the volumes,
+# the PreFilter's reasons, the Filter's reasons)
+WITHOUT_PROVISIONING = [
+    pytest.param([], [], [], (), (), id="no-volumes"),
+    pytest.param([BOUND], [], [], NOT_FOUND, (), id="pvc-not-found"),
+    pytest.param([BOUND], [BOUND], [PV_BOUND], (), (), id="bound-pvc"),
+    pytest.param([BOUND], [BOUND], [], (), (REASON_VOLUME_MISSING,), id="bound-pvc,pv-not-exists"),
+    pytest.param([PREBOUND], [PREBOUND], [PV_NODE_1A_BOUND], IMMEDIATE, (), id="prebound-pvc"),
+    pytest.param(
+        [UNBOUND],
+        [UNBOUND],
+        [PV_NODE_2, PV_NODE_1A, PV_NODE_1B],
+        (),
+        (),
+        id="unbound-pvc,pv-same-node",
+    ),
+    pytest.param(
+        [UNBOUND],
+        [UNBOUND],
+        [PV_NODE_2],
+        (),
+        (REASON_BIND_CONFLICT,),
+        id="unbound-pvc,pv-different-node",
+    ),
+    pytest.param(
+        [UNBOUND, UNBOUND_2],
+        [UNBOUND, UNBOUND_2],
+        [PV_NODE_1A, PV_NODE_1B],
+        (),
+        (),
+        id="two-unbound-pvcs",
+    ),
+    pytest.param(
+        [UNBOUND_2, UNBOUND],
+        [UNBOUND_2, UNBOUND],
+        [PV_NODE_1A, PV_NODE_1B],
+        (),
+        (),
+        id="two-unbound-pvcs,order-by-size",
+    ),
+    pytest.param(
+        [UNBOUND, UNBOUND_2],
+        [UNBOUND, UNBOUND_2],
+        [PV_NODE_1A],
+        (),
+        (REASON_BIND_CONFLICT,),
+        id="two-unbound-pvcs,partial-match",
+    ),
+    pytest.param(
+        [UNBOUND, BOUND],
+        [UNBOUND, BOUND],
+        [PV_BOUND, PV_NODE_1A],
+        (),
+        (),
+        id="one-bound,one-unbound",
+    ),
+    pytest.param(
+        [UNBOUND, BOUND],
+        [UNBOUND, BOUND],
+        [PV_BOUND, PV_NODE_2],
+        (),
+        (REASON_BIND_CONFLICT,),
+        id="one-bound,one-unbound,no-match",
+    ),
+    pytest.param(
+        [UNBOUND, PREBOUND],
+        [UNBOUND, PREBOUND],
+        [PV_NODE_1A, PV_NODE_1B],
+        IMMEDIATE,
+        (),
+        id="one-prebound,one-unbound",
+    ),
+    pytest.param(
+        [IMMEDIATE_BOUND], [IMMEDIATE_BOUND], [PV_BOUND_IMMEDIATE], (), (), id="immediate-bound-pvc"
+    ),
+    pytest.param(
+        [IMMEDIATE_BOUND],
+        [IMMEDIATE_BOUND],
+        [PV_BOUND_IMMEDIATE_NODE_2],
+        (),
+        (REASON_NODE_CONFLICT,),
+        id="immediate-bound-pvc-wrong-node",
+    ),
+    pytest.param(
+        [IMMEDIATE_UNBOUND], [IMMEDIATE_UNBOUND], [], IMMEDIATE, (), id="immediate-unbound-pvc"
+    ),
+    pytest.param(
+        [IMMEDIATE_UNBOUND, BOUND],
+        [IMMEDIATE_UNBOUND, BOUND],
+        [PV_BOUND],
+        IMMEDIATE,
+        (),
+        id="immediate-unbound-pvc,delayed-mode-bound",
+    ),
+    pytest.param(
+        [IMMEDIATE_UNBOUND, UNBOUND],
+        [IMMEDIATE_UNBOUND, UNBOUND],
+        [],
+        IMMEDIATE,
+        (),
+        id="immediate-unbound-pvc,delayed-mode-unbound",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("claims", "recorded", "volumes", "refused", "reasons"), WITHOUT_PROVISIONING
+)
+def test_find_pod_volumes_without_provisioning(
+    claims: list[dict[str, Any]],
+    recorded: list[dict[str, Any]],
+    volumes: list[dict[str, Any]],
+    refused: tuple[str, ...],
+    reasons: tuple[str, ...],
+) -> None:
+    objects = storage(*CLASSES, *recorded, *volumes)
+    spec = with_claims(*(c["metadata"]["name"] for c in claims))
+    code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    refusal = Rejection("VolumeBinding", code, refused) if refused else None
+    checked = Rejection("VolumeBinding", code, reasons) if reasons else refusal
+    got = run_plugin(PLUGIN, spec, objects, node("node1", labels={KEY: "node1"}))
+    assert got == (refusal, checked)
