@@ -290,3 +290,53 @@ def test_find_pod_volumes_without_provisioning(
     checked = Rejection("VolumeBinding", code, reasons) if reasons else refusal
     got = run_plugin(PLUGIN, spec, objects, node("node1", labels={KEY: "node1"}))
     assert got == (refusal, checked)
+
+
+def _capacity(class_name: str, on: str | None, size: str) -> dict[str, Any]:
+    """makeCapacity: published for the nodes labelled as ``on`` (any node when None)."""
+    found: dict[str, Any] = {
+        "kind": "CSIStorageCapacity",
+        "metadata": {"name": "net", "namespace": "default"},
+        "storageClassName": class_name,
+        "nodeTopology": {} if on is None else {"matchLabels": {KEY: on}},
+    }
+    return found if not size else {**found, "capacity": size}
+
+
+CLASS = "waitClassWithProvisioner"
+# TestCapacity: a CSIDriver that tracks capacity, and these CSIStorageCapacities
+CAPACITY = [
+    pytest.param([_capacity(CLASS, None, "1Gi")], (), id="network-attached"),
+    pytest.param([_capacity(CLASS, "node1", "1Gi")], (), id="local-storage"),
+    pytest.param(
+        [
+            _capacity(CLASS, None, "1Gi"),
+            _capacity(CLASS, "node2", "1Gi"),
+            _capacity(CLASS, "node1", "1Gi"),
+        ],
+        (),
+        id="multiple",
+    ),
+    pytest.param([], (REASON_NOT_ENOUGH_SPACE,), id="no-storage"),
+    pytest.param([_capacity(CLASS, "node2", "1Gi")], (REASON_NOT_ENOUGH_SPACE,), id="wrong-node"),
+    pytest.param(
+        [_capacity("waitClass", "node1", "1Gi")],
+        (REASON_NOT_ENOUGH_SPACE,),
+        id="wrong-storage-class",
+    ),
+    pytest.param(
+        [_capacity(CLASS, "node1", "1Mi")], (REASON_NOT_ENOUGH_SPACE,), id="insufficient-storage"
+    ),
+    pytest.param([_capacity(CLASS, "node1", "0Mi")], (REASON_NOT_ENOUGH_SPACE,), id="zero-storage"),
+    pytest.param([_capacity(CLASS, "node1", "")], (REASON_NOT_ENOUGH_SPACE,), id="nil-storage"),
+]
+
+
+@pytest.mark.parametrize(("capacities", "reasons"), CAPACITY)
+def test_capacity(capacities: list[dict[str, Any]], reasons: tuple[str, ...]) -> None:
+    objects = storage(*CLASSES, PROVISIONED, *TRACKING, *capacities)
+    checked = Rejection("VolumeBinding", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+    got = run_plugin(
+        PLUGIN, with_claims("provisioned-pvc"), objects, node("node1", labels={KEY: "node1"})
+    )
+    assert got == (None, checked if reasons else None)
