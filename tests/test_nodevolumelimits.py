@@ -393,6 +393,12 @@ TRANSLATIONS = [
     pytest.param("vol-0abc", "vol-0abc", id="a bare EBS volume id is its own handle"),
     pytest.param("aws://us-east-1a/vol-0abc", "vol-0abc", id="an EBS URL's path is the handle"),
     pytest.param("aws://us-east-1a/nothing", None, id="an EBS URL naming no volume is refused"),
+    # aws_ebs.go KubernetesVolumeIDToEBSVolumeID: the trimmed path must match ^vol-[^/]*$
+    pytest.param(
+        "aws://us-east-1a/vol-0abc/more",
+        None,
+        id="an EBS URL with more path than a volume is refused",
+    ),
 ]
 
 
@@ -417,10 +423,24 @@ GCE_CASES = [
     pytest.param(
         {}, "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/pd", id="no zone is unspecified"
     ),
+    # gce_pd.go gceGetRegionFromZones: each zone splits on "-" into exactly three parts
+    pytest.param(
+        {"topology.kubernetes.io/zone": "us-central1-a-x__us-central1-a-y"},
+        None,
+        id="zones of more than three parts name no region and fail the translation",
+    ),
+    pytest.param(
+        {"topology.kubernetes.io/zone": "us-central1-a__us-east1-b"},
+        None,
+        id="zones of two regions fail the translation",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("labels", "handle"), GCE_CASES)
-def test_gce_volumes_translate_by_their_zone_labels(labels: dict[str, str], handle: str) -> None:
+def test_gce_volumes_translate_by_their_zone_labels(
+    labels: dict[str, str], handle: str | None
+) -> None:
     (mount,) = mounts_of([{"name": "d", "gcePersistentDisk": {"pdName": "pd"}}])
-    assert translated(mount, {"metadata": {"name": "n"}}, labels) == (GCE, handle)
+    expected = None if handle is None else (GCE, handle)
+    assert translated(mount, {"metadata": {"name": "n"}}, labels) == expected

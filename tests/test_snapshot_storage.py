@@ -113,6 +113,11 @@ def test_a_csi_driver_gets_the_api_servers_defaults() -> None:
     assert spec["attachRequired"] is False
     assert spec["volumeLifecycleModes"] == ["Persistent"]
     assert spec["storageCapacity"] is False
+    # pkg/apis/storage/v1 defaults.go SetDefaults_CSIDriver, SELinuxMountReadWriteOncePod on
+    assert spec["seLinuxMount"] is False
+    assert spec["podInfoOnMount"] is False
+    assert spec["requiresRepublish"] is False
+    assert spec["fsGroupPolicy"] == "ReadWriteOnceWithFSType"
 
 
 def test_the_classes_read_are_defaulted() -> None:

@@ -239,6 +239,104 @@ PROVISIONING = [
 ]
 
 
+PROVISIONING += [
+    # binder.go hasEnoughCapacity and capacitySufficient compare Quantity.Value(), which
+    # rounds a fraction of a byte up, on both sides
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("1", "z1"), _pvc("c", "measured", **_sized("1500m"))),
+        "z1",
+        _status("node(s) did not have enough free storage"),
+        id="a claim of a fraction of a byte more needs the next whole byte",
+    ),
+    pytest.param(
+        storage(MEASURED, DRIVER, _capacity("1500m", "z1"), _pvc("c", "measured", **_sized("2"))),
+        "z1",
+        None,
+        id="a published capacity of a fraction of a byte more holds the next whole byte",
+    ),
+]
+PROVISIONING += [
+    # binder.go volumeLimit: maximumVolumeSize when set, else capacity; a null one is unset
+    pytest.param(
+        storage(
+            MEASURED,
+            DRIVER,
+            {**_capacity("10Gi", "z1"), "maximumVolumeSize": None},
+            _pvc("c", "measured", **_sized("5Gi")),
+        ),
+        "z1",
+        None,
+        id="a null maximum volume size leaves the capacity to decide",
+    ),
+    pytest.param(
+        storage(
+            MEASURED,
+            DRIVER,
+            {**_capacity("10Gi", "z1"), "maximumVolumeSize": "1Gi"},
+            _pvc("c", "measured", **_sized("5Gi")),
+        ),
+        "z1",
+        _status("node(s) did not have enough free storage"),
+        id="a maximum volume size below the claim is not enough free storage",
+    ),
+]
+EMPTY_TERM = storage_class(
+    "empty-term",
+    provisioner="disk.csi.azure.com",
+    volumeBindingMode="WaitForFirstConsumer",
+    allowedTopologies=[{"matchLabelExpressions": []}],
+)
+
+
+def _attributed(volume_class: str | None, claim_class: str | None) -> StorageObjects:
+    """An available local volume and a claim it fits, each of an attributes class or none."""
+    pv = _pv("pv", "local", capacity={"storage": "1Gi"})
+    pvc = _pvc("c", "local", **_sized("1Gi"))
+    if volume_class:
+        pv["spec"]["volumeAttributesClassName"] = volume_class
+    if claim_class:
+        pvc["spec"]["volumeAttributesClassName"] = claim_class
+    return storage(LOCAL_ONLY, pv, pvc)
+
+
+PROVISIONING += [
+    # core/v1/helper MatchTopologySelectorTerms: "nil or empty term selects no objects",
+    # and storage validation lets an allowedTopologies term have no expression
+    pytest.param(
+        storage(EMPTY_TERM, _pvc("c", "empty-term")),
+        "z1",
+        _status(REASON_BIND_CONFLICT),
+        id="an allowed topology term without expressions provisions nowhere",
+    ),
+    # component-helpers pv_helpers.go FindMatchingVolume with the VolumeAttributesClass
+    # feature on (GA in v1.34): a volume matches only a claim of its attributes class
+    pytest.param(
+        _attributed("gold", "gold"),
+        "z1",
+        None,
+        id="a volume of the claim's attributes class binds",
+    ),
+    pytest.param(
+        _attributed("silver", "gold"),
+        "z1",
+        _status(REASON_BIND_CONFLICT),
+        id="a volume of another attributes class does not bind",
+    ),
+    pytest.param(
+        _attributed("gold", None),
+        "z1",
+        _status(REASON_BIND_CONFLICT),
+        id="a volume with an attributes class does not bind a claim without one",
+    ),
+    pytest.param(
+        _attributed(None, None),
+        "z1",
+        None,
+        id="a volume and a claim without attributes class bind",
+    ),
+]
+
+
 @pytest.mark.parametrize(("objects", "zone", "filtered"), PROVISIONING)
 def test_provisioning(objects: StorageObjects, zone: str, filtered: Rejection | None) -> None:
     assert run_plugin(PLUGIN, with_claims("c"), objects, _node("n", **{ZONE: zone})) == (

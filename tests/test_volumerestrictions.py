@@ -152,6 +152,34 @@ DISK_CASES = [
         DISK_CONFLICT,
         id="an EBS volume conflicts even read-only",
     ),
+    # volume_restrictions.go isVolumeConflict: a GCE PD, an iSCSI IQN and an RBD image
+    # are shared only when both pods mount them read-only
+    pytest.param(
+        [{"name": "v", "gcePersistentDisk": {"pdName": "foo", "readOnly": True}}],
+        [GCE],
+        DISK_CONFLICT,
+        id="a GCE PD mounted read-only beside a read-write mount conflicts",
+    ),
+    pytest.param(
+        [{"name": "v", "iscsi": {"iqn": "iqn.2016-12.server:t", "readOnly": True}}],
+        [[{"name": "v", "iscsi": {"iqn": "iqn.2016-12.server:t", "readOnly": True}}]],
+        None,
+        id="an iSCSI IQN both pods mount read-only is shared",
+    ),
+    pytest.param(
+        [{"name": "v", "rbd": {"monitors": ["a", "b"], "image": "bar", "readOnly": True}}],
+        [[{"name": "v", "rbd": {"monitors": ["b"], "image": "bar", "readOnly": True}}]],
+        None,
+        id="an RBD image both pods mount read-only is shared",
+    ),
+    # core/v1 zz_generated.defaults.go: the API server gives an RBD volume without a pool
+    # the pool "rbd", which the running pod carries
+    pytest.param(
+        [{"name": "v", "rbd": {"monitors": ["a"], "image": "bar"}}],
+        [[{"name": "v", "rbd": {"monitors": ["a"], "pool": "rbd", "image": "bar"}}]],
+        DISK_CONFLICT,
+        id="an RBD volume without a pool is in the pool rbd",
+    ),
 ]
 
 

@@ -39,7 +39,9 @@ MULTI = storage(
     volume("Vol_3", {BETA_ZONE: "us-west1-c__us-west1-a"}),
     volume("Vol_Stable_1", {ZONE: "us-west1-a"}),
     volume("Vol_Stable_2", {ZONE: "us-west1-c__us-west1-a"}),
+    volume("Vol_Comma", {ZONE: "us-west1-c,us-west1-a"}),
     claim("PVC_1", volumeName="Vol_1"),
+    claim("PVC_Comma", volumeName="Vol_Comma"),
     claim("PVC_3", volumeName="Vol_3"),
     claim("PVC_Stable_1", volumeName="Vol_Stable_1"),
     claim("PVC_Stable_2", volumeName="Vol_Stable_2"),
@@ -198,6 +200,16 @@ CASES = [
         CONFLICT,
         id="a node outside the volume's zone is a conflict",
     ),
+    # Not upstream's row: LabelZonesToSet separates zones by "__" only, so a label
+    # "us-west1-c,us-west1-a" is one zone that no node's label equals.
+    pytest.param(
+        MULTI,
+        ["PVC_Comma"],
+        {ZONE: "us-west1-a"},
+        None,
+        CONFLICT,
+        id="a zone label listing zones by commas names one zone",
+    ),
     # TestWithBinding
     pytest.param(
         BINDING, ["PVC_1"], BINDING_NODE, None, None, id="a bound volume in the node's zone passes"
@@ -267,6 +279,10 @@ def test_volume_zone(
         pytest.param("a", frozenset({"a"}), id="one zone is itself"),
         pytest.param("a__b", frozenset({"a", "b"}), id="two underscores join zones"),
         pytest.param("a__", None, id="an empty zone makes the label unread"),
+        # cloud-provider volume/helpers zones.go LabelZonesToSet splits on
+        # LabelMultiZoneDelimiter ("__") alone
+        pytest.param("a,b", frozenset({"a,b"}), id="a comma does not separate zones"),
+        pytest.param(" a __b ", frozenset({"a", "b"}), id="spaces around a zone are trimmed"),
     ],
 )
 def test_label_zones(value: str, zones: frozenset[str] | None) -> None:

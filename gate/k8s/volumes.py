@@ -57,6 +57,9 @@ _DISK_FIELD = {
     "rbd": "image",
     "iscsi": "iqn",
 }
+RBD_POOL = "rbd"
+"""The pool the API server gives an RBD volume that names none (core/v1
+``zz_generated.defaults.go``): the pods already running carry it, a manifest may not."""
 MOUNTED_SOURCES = tuple(_DISK_FIELD)
 """The volume sources NodeVolumeLimits and VolumeRestrictions read; a pod whose volumes
 hold none of them is nothing to them."""
@@ -82,7 +85,7 @@ def mount_of(volume: object) -> Mount | None:
                 disk=_text(found.get(disk_field)) if disk_field else "",
                 read_only=found.get("readOnly") is True,
                 monitors=frozenset(m for m in as_list(found.get("monitors")) if isinstance(m, str)),
-                pool=_text(found.get("pool")),
+                pool=_text(found.get("pool")) or (RBD_POOL if source == "rbd" else ""),
                 # the API server defaults an Azure Disk's kind to Shared (v1 defaults.go)
                 managed=isinstance(kind, str) and kind.lower() == "managed",
             )
@@ -145,14 +148,15 @@ def node_affinity_ok(volume: PlainObject, labels: Mapping[str, str]) -> bool:
 
 
 def topology_ok(terms: object, labels: Mapping[str, str]) -> bool:
-    """MatchTopologySelectorTerms: no terms match every node; a term matches when every
-    expression's key is a label of the node with one of its values; terms are ORed."""
+    """MatchTopologySelectorTerms: no terms match every node; a term without expressions
+    selects no node (validation lets it be); a term matches when every expression's key is
+    a label of the node with one of its values; terms are ORed."""
     listed = as_list(terms)
     if not listed:
         return True
     for term in listed:
         expressions = as_list(mapping(term).get("matchLabelExpressions"))
-        if all(
+        if expressions and all(
             labels.get(str(mapping(e).get("key"))) in as_list(mapping(e).get("values"))
             for e in expressions
         ):
@@ -181,6 +185,10 @@ def _mode(spec: Mapping[str, Any]) -> object:
     return spec.get("volumeMode") or "Filesystem"
 
 
+def _attributes_class(spec: Mapping[str, Any]) -> object:
+    return spec.get("volumeAttributesClassName") or ""
+
+
 def _bound_to(volume: PlainObject, claim: PlainObject) -> bool:
     """IsVolumeBoundToClaim: the volume's claimRef names the claim (and its uid, if set)."""
     ref = mapping(spec_of(volume).get("claimRef"))
@@ -199,9 +207,10 @@ def matching_volume(
     labels: Mapping[str, str],
     chosen: set[str],
 ) -> PlainObject | None:
-    """FindMatchingVolume for a node (delayed binding, no VolumeAttributesClass): the
-    volume already bound to the claim when its node affinity holds, else the smallest
-    Available volume of the claim's class that fits it on the node."""
+    """FindMatchingVolume for a node (delayed binding; VolumeAttributesClass is GA in
+    v1.34, so a volume's attributes class must be the claim's): the volume already bound
+    to the claim when its node affinity holds, else the smallest Available volume of the
+    claim's class that fits it on the node."""
     claim_spec = spec_of(claim)
     wanted, wanted_class = storage_request(claim), claim_class(claim)
     raw_selector = claim_spec.get("selector")
@@ -217,7 +226,7 @@ def matching_volume(
         size = volume_capacity(volume)
         if size < wanted or _mode(claim_spec) != _mode(spec):
             continue
-        if spec.get("volumeAttributesClassName") or claim_spec.get("volumeAttributesClassName"):
+        if _attributes_class(spec) != _attributes_class(claim_spec):
             continue
         if mapping(volume.get("metadata")).get("deletionTimestamp") is not None:
             continue

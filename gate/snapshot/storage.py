@@ -43,6 +43,8 @@ _DRIVER_DEFAULTS = {
     "storageCapacity": False,
     "fsGroupPolicy": "ReadWriteOnceWithFSType",
     "requiresRepublish": False,
+    # set when SELinuxMountReadWriteOncePod is on: beta and on by default since 1.28
+    "seLinuxMount": False,
 }
 
 

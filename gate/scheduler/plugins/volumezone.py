@@ -57,9 +57,10 @@ SKIP = State()
 
 
 def label_zones(value: str) -> frozenset[str] | None:
-    """volumehelpers.LabelZonesToSet: ``a__b`` is zones a and b; None when a zone is
-    empty (upstream ignores such a label)."""
-    zones = [zone.strip() for zone in value.replace("__", ",").split(",")]
+    """volumehelpers.LabelZonesToSet: ``a__b`` is zones a and b (``__`` is the only
+    separator: ``a,b`` is one zone); None when a zone is empty (upstream ignores such a
+    label)."""
+    zones = [zone.strip() for zone in value.split("__")]
     return None if any(not zone for zone in zones) else frozenset(zones)
 
 

@@ -304,8 +304,11 @@ def _fails(ask: Ask, node: NodeView, gone: Sequence[Victim]) -> Rejection | None
 
 def _counted(pod: PodProfile, gone: Sequence[Victim]) -> bool:
     """Whether the inter-pod PreFilters may have counted any of ``gone``: the pod asks them
-    something, or one of them carries a required anti-affinity term."""
-    asks = pod.spread or pod.pod_affinity or pod.pod_anti_affinity
+    something, or one of them carries a required anti-affinity term; or the volume plugins
+    may have: the pod mounts a claim or a disk, whose ReadWriteOncePod use (VolumeRestrictions'
+    ``RemovePod``), disk conflicts and attached volumes (read from the node's pods) leave
+    with them."""
+    asks = pod.spread or pod.pod_affinity or pod.pod_anti_affinity or pod.mounts
     return bool(asks) or any(v.pod.anti_affinity_terms for v in gone)
 
 

@@ -6,6 +6,7 @@ package.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -75,13 +76,17 @@ def migration_on(csi_node: PlainObject | None, plugin: str) -> bool:
     return isinstance(listed, str) and plugin in listed.split(",")
 
 
+# aws_ebs.go awsVolumeRegMatch
+_EBS_VOLUME = re.compile(r"vol-[^/]*")
+
+
 def ebs_volume_id(volume_id: str) -> str | None:
     """KubernetesVolumeIDToEBSVolumeID: ``aws://<zone>/<id>`` is ``<id>``; None when the
     URL names no EBS volume."""
     if not volume_id.startswith("aws://"):
         return volume_id
     found = urlsplit(volume_id).path.strip("/")
-    return found if found.startswith("vol-") else None
+    return found if _EBS_VOLUME.fullmatch(found) else None
 
 
 def _gce_handle(mount: Mount, labels: Mapping[str, str] | None) -> str | None:
@@ -94,9 +99,10 @@ def _gce_handle(mount: Mount, labels: Mapping[str, str] | None) -> str | None:
     if len(zones) == 1:
         zone = zones[0] or UNSPECIFIED
         return GCE_ZONAL.format(project=UNSPECIFIED, zone=zone, name=name)
-    regions = {zone.rsplit("-", 1)[0] for zone in zones if zone.count("-") >= 2}
-    if len(regions) != 1 or any(zone.count("-") < 2 for zone in zones):
-        return None  # gceGetRegionFromZones refuses: the translation fails
+    # gceGetRegionFromZones: every zone <locale>-<region>-<zone>, all of one region
+    regions = {zone.rsplit("-", 1)[0] for zone in zones}
+    if len(regions) != 1 or any(zone.count("-") != 2 for zone in zones):
+        return None  # the translation fails
     return GCE_REGIONAL.format(project=UNSPECIFIED, region=regions.pop(), name=name)
 
 

@@ -14,16 +14,17 @@ unbound claim selected for another node, or with neither a matching available vo
 (``findMatchingVolumes``, smallest claims first) nor a class that can provision it on the
 node (``checkVolumeProvisions``: a provisioner, ``allowedTopologies``); too little storage
 capacity where the driver publishes it (``hasEnoughCapacity``, when CSIStorageCapacity was
-recorded). In-tree volumes are read as they are, not translated to CSI.
+recorded). A bound in-tree volume is read as its CSI driver's on a node whose CSINode says
+its plugin migrated (``tryTranslatePVToCSI``: :mod:`.migration`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import replace
 
 from gate.k8s.version import Dialect
-from gate.k8s.volumes import spec_of
+from gate.k8s.volumes import PlainObject, spec_of
 from gate.model import Family, NodeView, Term
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex
@@ -41,6 +42,11 @@ from gate.scheduler.plugins.volumebinding.binder import (
     State,
     find_pod_volumes,
     pre_filter,
+)
+from gate.scheduler.plugins.volumebinding.migration import (
+    READ_LABELS,
+    migrated_plugins,
+    translatable,
 )
 from gate.untyped import as_list, mapping
 
@@ -61,13 +67,19 @@ def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection 
     return Rejection(VOLUME_BINDING, UNRESOLVABLE, reasons) if reasons else None
 
 
-def _affinity_keys(state: State) -> tuple[str, ...] | None:
-    """The node labels the bound volumes' node affinity reads; None when a term reads the
-    node's name (``matchFields``)."""
+def _affinity_keys(state: State) -> tuple[tuple[str, ...], bool] | None:
+    """The node labels the bound volumes' node affinity reads, and whether the node's
+    CSINode decides how it reads them (an in-tree volume's translation); None when a term
+    reads the node's name (``matchFields``)."""
     assert state.storage is not None
     keys: set[str] = set()
+    migrating = False
     for name in state.bound:
-        spec = spec_of(state.storage.volumes.get(name) or {})
+        volume = state.storage.volumes.get(name) or {}
+        if translatable(volume) is not None:
+            migrating = True
+            keys.update(READ_LABELS)
+        spec = spec_of(volume)
         required = mapping(mapping(spec.get("nodeAffinity")).get("required"))
         for term in as_list(required.get("nodeSelectorTerms")):
             if mapping(term).get("matchFields"):
@@ -75,12 +87,13 @@ def _affinity_keys(state: State) -> tuple[str, ...] | None:
             keys.update(
                 str(mapping(e).get("key")) for e in as_list(mapping(term).get("matchExpressions"))
             )
-    return tuple(sorted(keys))
+    return tuple(sorted(keys)), migrating
 
 
 def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Parts:
     """Without a waiting claim, nodes alike in the labels the bound volumes' node affinity
-    reads share the answer; otherwise every node is asked."""
+    reads (and, for an in-tree volume, in what their CSINode says migrated) share the
+    answer; otherwise every node is asked."""
     if state.refusal is not None or state.storage is None:
         yield among, state.refusal
         return
@@ -93,21 +106,31 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
             bits ^= low
             yield low, volume_binding(state, nodes[low.bit_length() - 1], dialect)
         return
-    for found in _alike(index, keys, state.memo):
+    labels, migrating = keys
+    csi_nodes = state.storage.csi_nodes if migrating else None
+    for found in _alike(index, labels, csi_nodes, state.memo):
         found &= among
         if found:
             yield found, volume_binding(state, nodes[(found & -found).bit_length() - 1], dialect)
 
 
-def _alike(index: NodeIndex, keys: tuple[str, ...], memo: dict[str, object] | None) -> list[int]:
-    """The nodes by their values of the labels ``keys``, worked out once per run."""
-    name = f"{VOLUME_BINDING} {keys}"
+def _alike(
+    index: NodeIndex,
+    keys: tuple[str, ...],
+    csi_nodes: Mapping[str, PlainObject] | None,
+    memo: dict[str, object] | None,
+) -> list[int]:
+    """The nodes by their values of the labels ``keys`` (and, with ``csi_nodes``, by the
+    plugins their CSINode says migrated), worked out once per run."""
+    name = f"{VOLUME_BINDING} {keys} {csi_nodes is not None}"
     found = None if memo is None else memo.get(name)
     if isinstance(found, list):
         return found
     groups: dict[Hashable, int] = {}
     for position, node in enumerate(index.nodes):
-        key = tuple(node.labels.get(k) for k in keys)
+        key: Hashable = tuple(node.labels.get(k) for k in keys)
+        if csi_nodes is not None:
+            key = (key, migrated_plugins(csi_nodes.get(node.name)))
         groups[key] = groups.get(key, 0) | 1 << position
     listed = list(groups.values())
     if memo is not None:

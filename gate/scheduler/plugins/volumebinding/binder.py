@@ -3,6 +3,7 @@ package."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from gate.model import NodeView
 from gate.model.encoded import holding
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.runtime import UNRESOLVABLE, Rejection
+from gate.scheduler.plugins.volumebinding.migration import as_migrated, translatable
 from gate.untyped import mapping
 
 VOLUME_BINDING = "VolumeBinding"
@@ -94,8 +96,9 @@ def pre_filter(namespace: str, claims: tuple[str, ...], storage: StorageObjects)
 
 
 def _bytes(raw: object) -> int | None:
+    """Quantity.Value(): the quantity in bytes, a fraction rounded up."""
     try:
-        return int(parse_quantity(raw))
+        return math.ceil(parse_quantity(raw))
     except QuantityError:
         return None
 
@@ -113,11 +116,13 @@ def _enough_capacity(
     driver = storage.csi_drivers.get(str(class_obj.get("provisioner") or ""))
     if driver is None or spec_of(driver).get("storageCapacity") is not True:
         return True
-    wanted = int(storage_request(claim))
+    wanted = math.ceil(storage_request(claim))
     for capacity in storage.capacities:
         if capacity.get("storageClassName") != name_of(class_obj):
             continue
-        limit = capacity.get("maximumVolumeSize", capacity.get("capacity"))
+        limit = capacity.get("maximumVolumeSize")  # volumeLimit: a null one is not set
+        if limit is None:
+            limit = capacity.get("capacity")
         size = None if limit is None else _bytes(limit)
         if size is None or size < wanted:
             continue
@@ -146,6 +151,8 @@ def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
         if volume is None:
             volumes_found = False
             break
+        if translatable(volume) is not None:
+            volume = as_migrated(volume, storage.csi_nodes.get(node.name))
         if not node_affinity_ok(volume, labels):
             bound_ok = False
             break
