@@ -655,6 +655,10 @@ class _PodTotals:
     mounting: dict[int, bytes] = field(default_factory=dict)
     """The ``volumes`` text of the counted pods (by their place in ``names``) whose volumes
     name a claim or an in-tree disk: few pods do, and only theirs is decoded."""
+    mounted: dict[int, tuple[Mount, ...]] = field(default_factory=dict)
+    """What those pods mount (:meth:`decode_mounts`), by the same places: each reader of a
+    file cut in two decodes its own pods' before the parts are joined, and hands over the
+    mounts instead of the texts."""
 
     def add(self, pod: _Object | _Pod) -> None:
         meta = pod.metadata
@@ -719,7 +723,9 @@ class _PodTotals:
         for node, numbers in later.on_node.items():
             node = sys.intern(node)
             self.on_node.setdefault(node, []).extend(map(templates.__getitem__, numbers))
-        self.mounting.update((len(self.names) + i, text) for i, text in later.mounting.items())
+        self.decode_mounts()  # in file order: this part's pods before the later part's
+        later.decode_mounts()
+        self.mounted.update((len(self.names) + i, found) for i, found in later.mounted.items())
         self.names += later.names
         self.nodes += map(sys.intern, later.nodes)
         self.terminating += later.terminating
@@ -781,19 +787,27 @@ class _PodTotals:
         self.build()
         return tuple([pod for pod in self.built if pod.node in nodes])
 
+    def decode_mounts(self) -> None:
+        """Decode what the pods read since the last call mount (:attr:`mounted`)."""
+        for position, text in self.mounting.items():
+            try:
+                mounts = mounts_of(_plain_volumes(text))
+            except ValueError:  # the reference reader says what is wrong with it
+                raise NotAccepted from None
+            if mounts:
+                self.mounted[position] = mounts
+        self.mounting.clear()
+
     def mounts(self, nodes: set[str]) -> dict[tuple[str, str], tuple[Mount, ...]]:
         """What the counted pods on ``nodes`` mount of claims and in-tree disks."""
         self.build()
+        self.decode_mounts()
+        built = self.built
         found = {}
-        for position, text in self.mounting.items():
-            pod = self.built[position]
+        for position, mounts in self.mounted.items():
+            pod = built[position]
             if pod.node in nodes:
-                try:
-                    mounts = mounts_of(_plain_volumes(text))
-                except ValueError:  # the reference reader says what is wrong with it
-                    raise NotAccepted from None
-                if mounts:
-                    found[pod.namespace, pod.name] = mounts
+                found[pod.namespace, pod.name] = mounts
         return found
 
     def by_node(self) -> dict[str, NodeTotals]:
@@ -982,14 +996,17 @@ class Reading:
         )
 
     def build_pods(self) -> None:
-        """Build the counted pods read so far (see :meth:`_PodTotals.build`)."""
+        """Build the counted pods read so far, and decode what they mount (see
+        :meth:`_PodTotals.build`)."""
         for objects in self.arrays.values():
             objects.pods.build()
+            objects.pods.decode_mounts()
 
     def handed_over(self) -> Reading:
         """This reading without what only its own reader needs (the decoded texts kept to
-        share them), to send to another process."""
+        share them), its pods' mounts decoded, to send to another process."""
         for objects in self.arrays.values():
+            objects.pods.decode_mounts()
             objects.units = {}
             objects.pods.shared = _Shared(keys=objects.pods.shared.keys)
         return self
