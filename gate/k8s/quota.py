@@ -185,10 +185,10 @@ def pod_quota_matches(quota: ResourceQuota, spec: Mapping[str, Any]) -> bool:
     return bool(tracked_by_pods(quota.hard)) and all(scope_matches(s, spec) for s in quota.scopes)
 
 
-def object_quota_matches(quota: ResourceQuota, resource: str) -> bool:
-    """The object count evaluator's Matches: the quota tracks the count, and has no scope
-    (MatchesNoScopeFunc matches none)."""
-    return resource in quota.hard and not quota.scopes
+def object_quota_matches(quota: ResourceQuota, names: Iterable[str]) -> bool:
+    """The object count evaluator's Matches: the quota tracks one of the names the object
+    is counted under, and has no scope (MatchesNoScopeFunc matches none)."""
+    return not quota.scopes and any(name in quota.hard for name in names)
 
 
 def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:

@@ -57,6 +57,9 @@ OBJECT_RESOURCES: Final = {
 }
 """The resource (``<plural>.<group>``) of each workload kind whose objects a quota counts
 as ``count/<resource>``; a Pod is counted as ``count/pods`` by the pod evaluator."""
+LEGACY_COUNTS: Final = {"ReplicationController": "replicationcontrollers"}
+"""The name a kind's objects are also counted under, from before ``count/`` names
+(``pkg/quota/v1/evaluator/core/registry.go`` legacyObjectCountAliases)."""
 
 
 _BYTES: Final = frozenset({MEMORY, EPHEMERAL})
@@ -104,14 +107,14 @@ class QuotaLedger:
         resource = OBJECT_RESOURCES.get(kind)
         if resource is None:
             return None
-        counted = f"count/{resource}"
-        matching = [q for q in self.quotas.get(namespace, ()) if object_quota_matches(q, counted)]
+        counted = (f"count/{resource}", *filter(None, [LEGACY_COUNTS.get(kind)]))
+        quotas = self.quotas.get(namespace, ())
+        matching = [q for q in quotas if object_quota_matches(q, counted)]
         if not matching:
             return None
         names = tuple(q.name for q in matching)
-        outcome = self._check(
-            namespace, matching, {q.name: [counted] for q in matching}, {counted: ONE}
-        )
+        tracked = {q.name: [n for n in counted if n in q.hard] for q in matching}
+        outcome = self._check(namespace, matching, tracked, dict.fromkeys(counted, ONE))
         if isinstance(outcome, Refusal):
             return Admitted(0, names, forbidden(resource, name, outcome.error), outcome.quota)
         return Admitted(1, names)
