@@ -467,6 +467,32 @@ SCOPES: list[tuple[str, ScopeRequirement, dict[str, Any], bool]] = [
         False,
     ),
     ("an unknown scope matches nothing", ScopeRequirement("Unknown"), {}, False),
+    (
+        # pkg/apis/core/helper/qos/qos.go ComputePodQOS: pod-level resources, when the pod
+        # has them, decide its class alone
+        "a pod whose pod-level resources ask no cpu or memory is BestEffort",
+        ScopeRequirement("BestEffort"),
+        {"resources": {}},
+        True,
+    ),
+    (
+        "a pod whose pod-level resources ask no cpu or memory is not NotBestEffort",
+        ScopeRequirement("NotBestEffort"),
+        {"resources": {"requests": {"hugepages-2Mi": "2Mi"}, "limits": {"hugepages-2Mi": "2Mi"}}},
+        False,
+    ),
+    (
+        "a pod whose pod-level resources ask cpu is NotBestEffort",
+        ScopeRequirement("NotBestEffort"),
+        {"resources": {"requests": {"cpu": "1"}}},
+        True,
+    ),
+    (
+        "a pod without pod-level resources is classed by its containers",
+        ScopeRequirement("BestEffort"),
+        {"resources": None},
+        False,
+    ),
 ]
 
 

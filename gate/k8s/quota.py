@@ -106,9 +106,13 @@ def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
 
 
 def is_best_effort(spec: Mapping[str, Any]) -> bool:
-    """GetPodQOS is BestEffort: no cpu or memory above zero in any container's (init ones
-    too) requests or limits, nor in the pod-level resources."""
-    holders = [*containers_of(spec, "containers"), *containers_of(spec, "initContainers"), spec]
+    """GetPodQOS is BestEffort: no cpu or memory above zero in the requests or limits of the
+    pod-level resources when the pod has them (its containers are then not read), else of
+    any container, init ones too."""
+    if spec.get("resources") is not None:
+        holders = [spec]
+    else:
+        holders = [*containers_of(spec, "containers"), *containers_of(spec, "initContainers")]
     return not any(
         amount.value > 0
         for holder in holders
