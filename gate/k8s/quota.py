@@ -75,7 +75,8 @@ class ResourceQuota:
     scopes: tuple[ScopeRequirement, ...] = ()
 
 
-def _scopes(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
+def scopes_of(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
+    """A quota's scopes, from its ``spec`` (getScopeSelectorsFromQuota)."""
     found = [ScopeRequirement(str(s)) for s in as_list(spec.get("scopes"))]
     for expression in as_list(mapping(spec.get("scopeSelector")).get("matchExpressions")):
         item = mapping(expression)
@@ -95,7 +96,7 @@ def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
         return None
     hard = status.get("hard") if "hard" in status else spec.get("hard")
     return ResourceQuota(
-        namespace, name, usage_list(hard), usage_list(status.get("used")), _scopes(spec)
+        namespace, name, usage_list(hard), usage_list(status.get("used")), scopes_of(spec)
     )
 
 

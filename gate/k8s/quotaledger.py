@@ -21,13 +21,17 @@ from typing import Any, Final
 from gate.errors import QuantityError
 from gate.k8s.quantity import BINARY_SI, DECIMAL_SI
 from gate.k8s.quota import (
+    BEST_EFFORT,
+    NOT_BEST_EFFORT,
     Refusal,
     ResourceQuota,
+    ScopeRequirement,
     check_request,
     forbidden,
     object_quota_matches,
     pod_quota_matches,
     resource_quota,
+    scopes_of,
     tracked_by_pods,
 )
 from gate.k8s.quotausage import (
@@ -279,9 +283,10 @@ def with_run_quotas(
     """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
     the workloads (a namespace's chart ships its quota beside them). A new quota has no
     status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
-    first count finds, the namespace's running pods (by the requests the snapshot keeps of
-    them: their limits are not kept, so ``limits.*`` start at 0). A run's quota replacing a
-    recorded one of its name keeps the recorded usage of what both track."""
+    first count finds, the namespace's running pods its scopes match (by the requests the
+    snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0). A run's
+    quota replacing a recorded one of its name keeps the recorded usage of what both
+    track."""
     added = [
         body
         for body in bodies
@@ -294,7 +299,12 @@ def with_run_quotas(
         metadata = mapping(body.get("metadata"))
         namespace = str(metadata.get("namespace") or "default")
         placed = {**body, "metadata": {**metadata, "namespace": namespace}}
-        counted = [running_usage(p.requests, {}) for p in pods if p.namespace == namespace]
+        scopes = scopes_of(mapping(placed.get("spec")))
+        counted = [
+            running_usage(p.requests, {})
+            for p in pods
+            if p.namespace == namespace and _first_counted(scopes, p)
+        ]
         try:
             quota = new_quota(placed, counted)
         except QuantityError:
@@ -307,6 +317,20 @@ def with_run_quotas(
         hard = {name: str(amount) for name, amount in quota.hard.items()}
         by_name[_key(placed)] = {**placed, "status": {"hard": hard, "used": used}}
     return replace(admission, resource_quotas=tuple(by_name.values()))
+
+
+def _first_counted(scopes: Iterable[ScopeRequirement], pod: ExistingPod) -> bool:
+    """Whether the quota controller's first count takes a running pod: it counts only the
+    pods that match every scope (CalculateUsageStats). Whether a pod is BestEffort is read
+    from its requests (a limit without a request is also its request, so a pod with no cpu
+    or memory request has no limit of them either); the scopes its record cannot answer
+    (Terminating, PriorityClass, CrossNamespacePodAffinity) count it."""
+    best_effort = not any(pod.requests.get(name, 0) > 0 for name in (CPU, MEMORY))
+    return all(
+        best_effort is (s.scope == BEST_EFFORT)
+        for s in scopes
+        if s.scope in (BEST_EFFORT, NOT_BEST_EFFORT)
+    )
 
 
 def _key(item: Mapping[str, Any]) -> tuple[str, str]:
