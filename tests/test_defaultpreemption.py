@@ -57,6 +57,7 @@ class P:
     requests: dict[str, str] | None = None
     start: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    volumes: tuple[dict[str, Any], ...] = ()
 
 
 def _api(pod: P) -> dict[str, Any]:
@@ -67,6 +68,8 @@ def _api(pod: P) -> dict[str, Any]:
         priority=pod.priority,
     )
     body["metadata"]["labels"] = pod.labels
+    if pod.volumes:
+        body["spec"]["volumes"] = list(pod.volumes)
     if pod.start is not None:
         body["status"]["startTime"] = pod.start
     return body
@@ -110,6 +113,8 @@ def run(
     snapshot = build_snapshot(document, "snapshot.json")
     cluster = Cluster.of(snapshot)
     spec = {"containers": [container(requests=pod.requests or {})], "priority": pod.priority}
+    if pod.volumes:
+        spec["volumes"] = list(pod.volumes)
     if policy is not None:
         spec["preemptionPolicy"] = policy
     profile = pod_profile(spec, "default", pod.labels)
@@ -390,6 +395,44 @@ def test_budgets(budgets: list[dict[str, Any]], expected: tuple[str, list[str]])
         P("p2.1", "node2", MID, LARGE, labels={"app": "bar"}),
     ]
     node, victims, _ = run(nodes, pods, P("p", priority=HIGH, requests=LARGE), budgets)
+    assert (node, victims) == expected
+
+
+DISK = ({"name": "v", "gcePersistentDisk": {"pdName": "foo"}},)
+
+# volume_restrictions.go Filter reads the disks of the node's pods (nodeInfo.GetPods()), and
+# its PreFilter extensions count a removed pod's ReadWriteOncePod claims out: a victim's
+# volumes leave with it (default_preemption.go SelectVictimsOnNode removes it from the node)
+MOUNTED: list[tuple[str, list[P], tuple[str | None, list[str]]]] = [
+    (
+        "a lower-priority pod mounting the pod's disk is evicted for it",
+        [P("holder", "node1", LOW, SMALL, volumes=DISK)],
+        ("node1", ["holder"]),
+    ),
+    (
+        "of two lower-priority pods only the one mounting the pod's disk is evicted",
+        [
+            P("holder", "node1", LOW, SMALL, volumes=DISK),
+            P("bystander", "node1", LOW, SMALL, start=_time(1)),
+        ],
+        ("node1", ["holder"]),
+    ),
+    (
+        "a pod of tied priority mounting the disk leaves nothing to evict",
+        [P("holder", "node1", HIGH, SMALL, volumes=DISK)],
+        (None, []),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pods", "expected"), [c[1:] for c in MOUNTED], ids=[c[0] for c in MOUNTED]
+)
+def test_a_victim_s_volumes_leave_with_it(
+    pods: list[P], expected: tuple[str | None, list[str]]
+) -> None:
+    incoming = P("p", priority=HIGH, requests=SMALL, volumes=DISK)
+    node, victims, _ = run([_node("node1")], pods, incoming)
     assert (node, victims) == expected
 
 
