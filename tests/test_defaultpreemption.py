@@ -58,6 +58,8 @@ class P:
     start: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     volumes: tuple[dict[str, Any], ...] = ()
+    spec: dict[str, Any] = field(default_factory=dict)
+    """More of its spec (affinity, topologySpreadConstraints)."""
 
 
 def _api(pod: P) -> dict[str, Any]:
@@ -66,6 +68,7 @@ def _api(pod: P) -> dict[str, Any]:
         pod.node,
         containers=[container(requests=pod.requests or {})],
         priority=pod.priority,
+        **pod.spec,
     )
     body["metadata"]["labels"] = pod.labels
     if pod.volumes:
@@ -112,7 +115,11 @@ def run(
         document["podDisruptionBudgets"] = budgets
     snapshot = build_snapshot(document, "snapshot.json")
     cluster = Cluster.of(snapshot)
-    spec = {"containers": [container(requests=pod.requests or {})], "priority": pod.priority}
+    spec = {
+        "containers": [container(requests=pod.requests or {})],
+        "priority": pod.priority,
+        **pod.spec,
+    }
     if pod.volumes:
         spec["volumes"] = list(pod.volumes)
     if policy is not None:
@@ -350,6 +357,129 @@ CANDIDATES = [
         P("p", priority=HIGH, requests=LARGE),
         ("node2", ["p2.1", "p2.2"]),
         id="a victim without a start time counts as starting now, latest of all",
+    ),
+]
+
+
+_THREE = [_res(f"node{i}", VERY_LARGE) for i in (1, 2, 3)]
+CANDIDATES += [
+    pytest.param(
+        _THREE,
+        [
+            P("p1.1", "node1", MID, SMALL, _time(0)),
+            P("p1.2", "node1", NEG, SMALL, _time(0)),
+            P("p1.3", "node1", NEG, SMALL, _time(0)),
+            P("p2.1", "node2", MID, LARGE, _time(0)),
+            P("p2.2", "node2", NEG, MEDIUM, _time(0)),
+            P("p3.1", "node3", MID, MEDIUM, _time(0)),
+            P("p3.2", "node3", NEG, SMALL, _time(0)),
+            P("p3.3", "node3", LOW, SMALL, _time(0)),
+        ],
+        P("p", priority=HIGH, requests=VERY_LARGE),
+        ("node2", ["p2.1", "p2.2"]),
+        # TestSelectBestCandidate "sum of adjusted priorities is considered"
+        id="more victims of negative priority never sum below fewer",
+    ),
+    pytest.param(
+        [*_THREE, _res("node4", VERY_LARGE)],
+        [
+            P("p1.1", "node1", MID, SMALL, _time(0)),
+            P("p1.2", "node1", LOW, SMALL, _time(0)),
+            P("p1.3", "node1", LOW, SMALL, _time(0)),
+            P("p2.1", "node2", HIGH, LARGE, _time(0)),
+            P("p3.1", "node3", MID, MEDIUM, _time(0)),
+            P("p3.2", "node3", LOW, SMALL, _time(0)),
+            P("p3.3", "node3", LOW, SMALL, _time(0)),
+            P("p3.4", "node3", LOW, MEDIUM, _time(0)),
+            P("p4.1", "node4", MID, MEDIUM, _time(0)),
+            P("p4.2", "node4", MID, SMALL, _time(0)),
+            P("p4.3", "node4", MID, SMALL, _time(0)),
+            P("p4.4", "node4", NEG, SMALL, _time(0)),
+        ],
+        P("p", priority=VERY_HIGH, requests=VERY_LARGE),
+        ("node1", ["p1.1", "p1.2", "p1.3"]),
+        # TestSelectBestCandidate "non-overlapping lowest high priority, sum priorities, and
+        # number of pods"
+        id="each rule in turn narrows the nodes the one before left tied",
+    ),
+    pytest.param(
+        _THREE,
+        [
+            P("p1.1", "node1", LOW, MEDIUM, _time(4)),
+            P("p1.2", "node1", MID, MEDIUM, _time(2)),
+            P("p2.1", "node2", MID, MEDIUM, _time(6)),
+            P("p2.2", "node2", LOW, MEDIUM, _time(1)),
+            P("p3.1", "node3", LOW, MEDIUM, _time(3)),
+            P("p3.2", "node3", MID, MEDIUM, _time(5)),
+        ],
+        P("p", priority=HIGH, requests=VERY_LARGE),
+        ("node2", ["p2.1", "p2.2"]),
+        # TestSelectBestCandidate "different priority, same number of victims, different
+        # start time for all pods"
+        id="the start times weighed are those of the highest-priority victims only",
+    ),
+]
+
+_FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
+
+
+def _spread(key: str) -> dict[str, Any]:
+    return {
+        "maxSkew": 1,
+        "topologyKey": key,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": _FOO,
+    }
+
+
+def _host(name: str, zone: str | None = None) -> dict[str, Any]:
+    """TestDryRunPreemption's node: veryLargeRes, labelled with its hostname and zone."""
+    labels = {"hostname": name} | ({"zone": zone} if zone else {})
+    return api_node(name, cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"], labels=labels)
+
+
+_REFUSES_FOO = {
+    "affinity": {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": _FOO, "topologyKey": "hostname"}
+            ]
+        }
+    }
+}
+CANDIDATES += [
+    pytest.param(
+        [_host("node1"), _host("node2")],
+        [
+            P("p1.1", "node1", LOW, SMALL, labels={"foo": ""}, spec=_REFUSES_FOO),
+            P("p1.2", "node1", MID, SMALL),
+            P("p1.3", "node1", HIGH, SMALL),
+            P("p2", "node2", HIGH, VERY_LARGE),
+        ],
+        P("p", priority=HIGH, requests=SMALL, labels={"foo": ""}),
+        ("node1", ["p1.1"]),
+        # TestDryRunPreemption "pod with anti-affinity is preempted"
+        id="a lower-priority pod whose anti-affinity refuses the pod is its only victim",
+    ),
+    pytest.param(
+        [_host("node-a", "zone1"), _host("node-b", "zone1"), _host("node-x", "zone2")],
+        [
+            P("pod-a1", "node-a", MID, labels={"foo": ""}),
+            P("pod-a2", "node-a", LOW, labels={"foo": ""}),
+            P("pod-b1", "node-b", LOW, labels={"foo": ""}),
+            P("pod-x1", "node-x", HIGH, labels={"foo": ""}),
+            P("pod-x2", "node-x", HIGH, labels={"foo": ""}),
+        ],
+        P(
+            "p",
+            priority=HIGH,
+            labels={"foo": ""},
+            spec={"topologySpreadConstraints": [_spread("zone"), _spread("hostname")]},
+        ),
+        ("node-a", ["pod-a2"]),
+        # TestDryRunPreemption "preemption to resolve pod topology spread filter failure":
+        # node-a and node-b are candidates alike, node-a the first
+        id="a spread constraint is met by evicting the lowest-priority pod it counts",
     ),
 ]
 
