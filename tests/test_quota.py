@@ -560,6 +560,14 @@ def test_a_recorded_quota_is_read_from_its_status_and_scopes() -> None:
     )
 
 
+def test_a_quota_the_controller_has_not_synced_yet_matches_no_pod() -> None:
+    """controller.go CheckRequest and generic.Matches read ``status.hard`` alone: a quota
+    whose status the quota controller has not written yet tracks nothing admission sees."""
+    item = {"metadata": {"name": "new", "namespace": "test"}, "spec": {"hard": {"pods": "0"}}}
+    quota = resource_quota(item)
+    assert quota is not None and not pod_quota_matches(quota, _valid_pod("1"))
+
+
 # --- the usage arithmetic, as properties -------------------------------------------------
 
 _QUANTITIES = st.builds(

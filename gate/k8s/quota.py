@@ -89,14 +89,18 @@ def scopes_of(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
 
 def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
     """The quota a recorded ResourceQuota object is; None for one not shaped like one.
-    Raises QuantityError on a quantity that does not parse."""
+    Its limits are ``status.hard`` alone: until the quota controller writes them, the quota
+    tracks nothing admission sees. Raises QuantityError on a quantity that does not parse."""
     metadata, spec, status = (mapping(item.get(k)) for k in ("metadata", "spec", "status"))
     name, namespace = metadata.get("name"), metadata.get("namespace")
     if not isinstance(name, str) or not isinstance(namespace, str):
         return None
-    hard = status.get("hard") if "hard" in status else spec.get("hard")
     return ResourceQuota(
-        namespace, name, usage_list(hard), usage_list(status.get("used")), scopes_of(spec)
+        namespace,
+        name,
+        usage_list(status.get("hard")),
+        usage_list(status.get("used")),
+        scopes_of(spec),
     )
 
 
