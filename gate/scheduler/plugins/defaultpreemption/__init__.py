@@ -295,7 +295,8 @@ def select_victims(
 
 def _fails(ask: Ask, node: NodeView, gone: Sequence[Victim]) -> Rejection | None:
     """The filters' rejection of the pod on ``node`` once ``gone`` leave it (None: it fits).
-    The inter-pod PreFilters are run again only when they may have counted one of them."""
+    The PreFilters are run again only when one that reads other pods may have counted one
+    of them (:func:`_counted`)."""
     cycle = ask.cycle
     if _counted(ask.pod, gone, ask.cluster):
         cycle = prepare(ask.pod, ask.cluster.without(v.position for v in gone))
