@@ -108,9 +108,11 @@ def run(
     pod: P,
     budgets: list[dict[str, Any]] | None = None,
     policy: str | None = None,
+    **arrays: Any,
 ) -> tuple[str | None, list[str], str]:
-    """The nominated node, its victims (most important first) and the PostFilter message."""
-    document = cluster_snapshot(nodes, [_api(p) for p in pods])
+    """The nominated node, its victims (most important first) and the PostFilter message;
+    ``arrays``: more of the snapshot (its storage objects)."""
+    document = cluster_snapshot(nodes, [_api(p) for p in pods], **arrays)
     if budgets:
         document["podDisruptionBudgets"] = budgets
     snapshot = build_snapshot(document, "snapshot.json")
@@ -564,6 +566,60 @@ def test_a_victim_s_volumes_leave_with_it(
     incoming = P("p", priority=HIGH, requests=SMALL, volumes=DISK)
     node, victims, _ = run([_node("node1")], pods, incoming)
     assert (node, victims) == expected
+
+
+CLAIMED = ({"name": "v", "persistentVolumeClaim": {"claimName": "data"}},)
+_RWOP = ["ReadWriteOncePod"]
+_STORAGE: dict[str, Any] = {
+    "persistentVolumeClaims": [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "data",
+                "namespace": "default",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": _RWOP,
+                "volumeName": "pv1",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        }
+    ],
+    "persistentVolumes": [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv1"},
+            "spec": {
+                "accessModes": _RWOP,
+                "capacity": {"storage": "1Gi"},
+                "claimRef": {"name": "data", "namespace": "default"},
+                "csi": {"driver": "d", "volumeHandle": "h"},
+            },
+            "status": {"phase": "Bound"},
+        }
+    ],
+    "storageClasses": [],
+    "csiNodes": [],
+    "csiDrivers": [],
+    "csiStorageCapacities": [],
+}
+
+
+def test_the_pod_holding_a_read_write_once_pod_claim_is_evicted_for_it() -> None:
+    """volume_restrictions.go RemovePod counts a victim's ReadWriteOncePod claims out: every
+    node refuses the pod while the claim is in use, and the holder's node takes it once the
+    holder goes."""
+    pods = [
+        P("holder", "node2", LOW, SMALL, volumes=CLAIMED),
+        P("other", "node1", LOW, SMALL),
+    ]
+    incoming = P("p", priority=HIGH, requests=SMALL, volumes=CLAIMED)
+    node, victims, _ = run([_node("node1"), _node("node2")], pods, incoming, **_STORAGE)
+    assert (node, victims) == ("node2", ["holder"])
 
 
 def test_victims_a_budget_covers_are_reprieved_first() -> None:
