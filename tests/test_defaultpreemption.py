@@ -57,6 +57,9 @@ class P:
     requests: dict[str, str] | None = None
     start: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    volumes: tuple[dict[str, Any], ...] = ()
+    spec: dict[str, Any] = field(default_factory=dict)
+    """More of its spec (affinity, topologySpreadConstraints)."""
 
 
 def _api(pod: P) -> dict[str, Any]:
@@ -65,8 +68,11 @@ def _api(pod: P) -> dict[str, Any]:
         pod.node,
         containers=[container(requests=pod.requests or {})],
         priority=pod.priority,
+        **pod.spec,
     )
     body["metadata"]["labels"] = pod.labels
+    if pod.volumes:
+        body["spec"]["volumes"] = list(pod.volumes)
     if pod.start is not None:
         body["status"]["startTime"] = pod.start
     return body
@@ -102,14 +108,22 @@ def run(
     pod: P,
     budgets: list[dict[str, Any]] | None = None,
     policy: str | None = None,
+    **arrays: Any,
 ) -> tuple[str | None, list[str], str]:
-    """The nominated node, its victims (most important first) and the PostFilter message."""
-    document = cluster_snapshot(nodes, [_api(p) for p in pods])
+    """The nominated node, its victims (most important first) and the PostFilter message;
+    ``arrays``: more of the snapshot (its storage objects)."""
+    document = cluster_snapshot(nodes, [_api(p) for p in pods], **arrays)
     if budgets:
         document["podDisruptionBudgets"] = budgets
     snapshot = build_snapshot(document, "snapshot.json")
     cluster = Cluster.of(snapshot)
-    spec = {"containers": [container(requests=pod.requests or {})], "priority": pod.priority}
+    spec = {
+        "containers": [container(requests=pod.requests or {})],
+        "priority": pod.priority,
+        **pod.spec,
+    }
+    if pod.volumes:
+        spec["volumes"] = list(pod.volumes)
     if policy is not None:
         spec["preemptionPolicy"] = policy
     profile = pod_profile(spec, "default", pod.labels)
@@ -349,6 +363,129 @@ CANDIDATES = [
 ]
 
 
+_THREE = [_res(f"node{i}", VERY_LARGE) for i in (1, 2, 3)]
+CANDIDATES += [
+    pytest.param(
+        _THREE,
+        [
+            P("p1.1", "node1", MID, SMALL, _time(0)),
+            P("p1.2", "node1", NEG, SMALL, _time(0)),
+            P("p1.3", "node1", NEG, SMALL, _time(0)),
+            P("p2.1", "node2", MID, LARGE, _time(0)),
+            P("p2.2", "node2", NEG, MEDIUM, _time(0)),
+            P("p3.1", "node3", MID, MEDIUM, _time(0)),
+            P("p3.2", "node3", NEG, SMALL, _time(0)),
+            P("p3.3", "node3", LOW, SMALL, _time(0)),
+        ],
+        P("p", priority=HIGH, requests=VERY_LARGE),
+        ("node2", ["p2.1", "p2.2"]),
+        # TestSelectBestCandidate "sum of adjusted priorities is considered"
+        id="more victims of negative priority never sum below fewer",
+    ),
+    pytest.param(
+        [*_THREE, _res("node4", VERY_LARGE)],
+        [
+            P("p1.1", "node1", MID, SMALL, _time(0)),
+            P("p1.2", "node1", LOW, SMALL, _time(0)),
+            P("p1.3", "node1", LOW, SMALL, _time(0)),
+            P("p2.1", "node2", HIGH, LARGE, _time(0)),
+            P("p3.1", "node3", MID, MEDIUM, _time(0)),
+            P("p3.2", "node3", LOW, SMALL, _time(0)),
+            P("p3.3", "node3", LOW, SMALL, _time(0)),
+            P("p3.4", "node3", LOW, MEDIUM, _time(0)),
+            P("p4.1", "node4", MID, MEDIUM, _time(0)),
+            P("p4.2", "node4", MID, SMALL, _time(0)),
+            P("p4.3", "node4", MID, SMALL, _time(0)),
+            P("p4.4", "node4", NEG, SMALL, _time(0)),
+        ],
+        P("p", priority=VERY_HIGH, requests=VERY_LARGE),
+        ("node1", ["p1.1", "p1.2", "p1.3"]),
+        # TestSelectBestCandidate "non-overlapping lowest high priority, sum priorities, and
+        # number of pods"
+        id="each rule in turn narrows the nodes the one before left tied",
+    ),
+    pytest.param(
+        _THREE,
+        [
+            P("p1.1", "node1", LOW, MEDIUM, _time(4)),
+            P("p1.2", "node1", MID, MEDIUM, _time(2)),
+            P("p2.1", "node2", MID, MEDIUM, _time(6)),
+            P("p2.2", "node2", LOW, MEDIUM, _time(1)),
+            P("p3.1", "node3", LOW, MEDIUM, _time(3)),
+            P("p3.2", "node3", MID, MEDIUM, _time(5)),
+        ],
+        P("p", priority=HIGH, requests=VERY_LARGE),
+        ("node2", ["p2.1", "p2.2"]),
+        # TestSelectBestCandidate "different priority, same number of victims, different
+        # start time for all pods"
+        id="the start times weighed are those of the highest-priority victims only",
+    ),
+]
+
+_FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
+
+
+def _spread(key: str) -> dict[str, Any]:
+    return {
+        "maxSkew": 1,
+        "topologyKey": key,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": _FOO,
+    }
+
+
+def _host(name: str, zone: str | None = None) -> dict[str, Any]:
+    """TestDryRunPreemption's node: veryLargeRes, labelled with its hostname and zone."""
+    labels = {"hostname": name} | ({"zone": zone} if zone else {})
+    return api_node(name, cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"], labels=labels)
+
+
+_REFUSES_FOO = {
+    "affinity": {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": _FOO, "topologyKey": "hostname"}
+            ]
+        }
+    }
+}
+CANDIDATES += [
+    pytest.param(
+        [_host("node1"), _host("node2")],
+        [
+            P("p1.1", "node1", LOW, SMALL, labels={"foo": ""}, spec=_REFUSES_FOO),
+            P("p1.2", "node1", MID, SMALL),
+            P("p1.3", "node1", HIGH, SMALL),
+            P("p2", "node2", HIGH, VERY_LARGE),
+        ],
+        P("p", priority=HIGH, requests=SMALL, labels={"foo": ""}),
+        ("node1", ["p1.1"]),
+        # TestDryRunPreemption "pod with anti-affinity is preempted"
+        id="a lower-priority pod whose anti-affinity refuses the pod is its only victim",
+    ),
+    pytest.param(
+        [_host("node-a", "zone1"), _host("node-b", "zone1"), _host("node-x", "zone2")],
+        [
+            P("pod-a1", "node-a", MID, labels={"foo": ""}),
+            P("pod-a2", "node-a", LOW, labels={"foo": ""}),
+            P("pod-b1", "node-b", LOW, labels={"foo": ""}),
+            P("pod-x1", "node-x", HIGH, labels={"foo": ""}),
+            P("pod-x2", "node-x", HIGH, labels={"foo": ""}),
+        ],
+        P(
+            "p",
+            priority=HIGH,
+            labels={"foo": ""},
+            spec={"topologySpreadConstraints": [_spread("zone"), _spread("hostname")]},
+        ),
+        ("node-a", ["pod-a2"]),
+        # TestDryRunPreemption "preemption to resolve pod topology spread filter failure":
+        # node-a and node-b are candidates alike, node-a the first
+        id="a spread constraint is met by evicting the lowest-priority pod it counts",
+    ),
+]
+
+
 @pytest.mark.parametrize(("nodes", "pods", "pod", "expected"), CANDIDATES)
 def test_candidate_choice(
     nodes: list[dict[str, Any]], pods: list[P], pod: P, expected: tuple[str, list[str]]
@@ -391,6 +528,98 @@ def test_budgets(budgets: list[dict[str, Any]], expected: tuple[str, list[str]])
     ]
     node, victims, _ = run(nodes, pods, P("p", priority=HIGH, requests=LARGE), budgets)
     assert (node, victims) == expected
+
+
+DISK = ({"name": "v", "gcePersistentDisk": {"pdName": "foo"}},)
+
+# volume_restrictions.go Filter reads the disks of the node's pods (nodeInfo.GetPods()), and
+# its PreFilter extensions count a removed pod's ReadWriteOncePod claims out: a victim's
+# volumes leave with it (default_preemption.go SelectVictimsOnNode removes it from the node)
+MOUNTED: list[tuple[str, list[P], tuple[str | None, list[str]]]] = [
+    (
+        "a lower-priority pod mounting the pod's disk is evicted for it",
+        [P("holder", "node1", LOW, SMALL, volumes=DISK)],
+        ("node1", ["holder"]),
+    ),
+    (
+        "of two lower-priority pods only the one mounting the pod's disk is evicted",
+        [
+            P("holder", "node1", LOW, SMALL, volumes=DISK),
+            P("bystander", "node1", LOW, SMALL, start=_time(1)),
+        ],
+        ("node1", ["holder"]),
+    ),
+    (
+        "a pod of tied priority mounting the disk leaves nothing to evict",
+        [P("holder", "node1", HIGH, SMALL, volumes=DISK)],
+        (None, []),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pods", "expected"), [c[1:] for c in MOUNTED], ids=[c[0] for c in MOUNTED]
+)
+def test_a_victim_s_volumes_leave_with_it(
+    pods: list[P], expected: tuple[str | None, list[str]]
+) -> None:
+    incoming = P("p", priority=HIGH, requests=SMALL, volumes=DISK)
+    node, victims, _ = run([_node("node1")], pods, incoming)
+    assert (node, victims) == expected
+
+
+CLAIMED = ({"name": "v", "persistentVolumeClaim": {"claimName": "data"}},)
+_RWOP = ["ReadWriteOncePod"]
+_STORAGE: dict[str, Any] = {
+    "persistentVolumeClaims": [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "data",
+                "namespace": "default",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": _RWOP,
+                "volumeName": "pv1",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        }
+    ],
+    "persistentVolumes": [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv1"},
+            "spec": {
+                "accessModes": _RWOP,
+                "capacity": {"storage": "1Gi"},
+                "claimRef": {"name": "data", "namespace": "default"},
+                "csi": {"driver": "d", "volumeHandle": "h"},
+            },
+            "status": {"phase": "Bound"},
+        }
+    ],
+    "storageClasses": [],
+    "csiNodes": [],
+    "csiDrivers": [],
+    "csiStorageCapacities": [],
+}
+
+
+def test_the_pod_holding_a_read_write_once_pod_claim_is_evicted_for_it() -> None:
+    """volume_restrictions.go RemovePod counts a victim's ReadWriteOncePod claims out: every
+    node refuses the pod while the claim is in use, and the holder's node takes it once the
+    holder goes."""
+    pods = [
+        P("holder", "node2", LOW, SMALL, volumes=CLAIMED),
+        P("other", "node1", LOW, SMALL),
+    ]
+    incoming = P("p", priority=HIGH, requests=SMALL, volumes=CLAIMED)
+    node, victims, _ = run([_node("node1"), _node("node2")], pods, incoming, **_STORAGE)
+    assert (node, victims) == ("node2", ["holder"])
 
 
 def test_victims_a_budget_covers_are_reprieved_first() -> None:

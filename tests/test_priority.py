@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from gate.k8s.completion import AdmissionRefused, complete_pod_spec
-from gate.k8s.priority import PriorityRefused, admit_priority
+from gate.k8s.priority import (
+    SYSTEM_CLASSES,
+    PriorityRefused,
+    admit_priority,
+    classes_of,
+    priority_class,
+    with_run_classes,
+)
 from gate.model import AdmissionObjects, Document, Location, Verdict, WarningKind, WorkloadWarning
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
@@ -314,3 +321,96 @@ def test_the_run_s_own_classes_are_applied_with_its_workloads(
     documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
     report = check(documents, snapshot, RunOptions())
     assert [r.verdict for r in report.results] == [verdict]
+
+
+# (id, the recorded classes, the run's classes in order, the classes then known)
+CREATED: list[tuple[str, list[Any], list[Any], list[Any]]] = [
+    (
+        "a class new to the cluster is created",
+        [BATCH],
+        [_class("gold", 1000)],
+        [BATCH, _class("gold", 1000)],
+    ),
+    (
+        # admission.go validatePriorityClass: "PriorityClass default1 is already marked as
+        # default. Only one default can exist"
+        "a second globalDefault class is refused while the cluster has one",
+        [DEFAULT1],
+        [_class("gold", 10, default=True)],
+        [DEFAULT1],
+    ),
+    (
+        "of two globalDefault classes the run ships, the second is refused",
+        [BATCH],
+        [_class("gold", 10, default=True), _class("silver", 5, default=True)],
+        [BATCH, _class("gold", 10, default=True)],
+    ),
+    (
+        "the default class itself may be applied again",
+        [DEFAULT1],
+        [DEFAULT1],
+        [DEFAULT1],
+    ),
+    (
+        # validation.go ValidatePriorityClassUpdate: value and preemptionPolicy are immutable
+        "a class applied with another value keeps the recorded one",
+        [BATCH],
+        [_class("batch", 5)],
+        [BATCH],
+    ),
+    (
+        "a class applied with another preemption policy keeps the recorded one",
+        [BATCH],
+        [_class("batch", -100, policy="Never")],
+        [BATCH],
+    ),
+    (
+        "a class applied with only its globalDefault changed replaces the recorded one",
+        [BATCH],
+        [_class("batch", -100, default=True)],
+        [_class("batch", -100, default=True)],
+    ),
+    (
+        # validation.go ValidatePriorityClass: a user class is at most HighestUserDefinablePriority
+        "a user class above one billion is refused",
+        [BATCH],
+        [_class("gold", 1_000_000_001)],
+        [BATCH],
+    ),
+    (
+        "a class of exactly one billion is created",
+        [BATCH],
+        [_class("gold", 1_000_000_000)],
+        [BATCH, _class("gold", 1_000_000_000)],
+    ),
+    (
+        # validation.go ValidatePriorityClass: the system- prefix is reserved
+        "a class named with the system prefix is refused",
+        [BATCH],
+        [_class("system-gold", 10)],
+        [BATCH],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "shipped", "known"), [c[1:] for c in CREATED], ids=[c[0] for c in CREATED]
+)
+def test_the_run_s_classes_are_created_as_the_api_server_creates_them(
+    recorded: list[Any], shipped: list[Any], known: list[Any]
+) -> None:
+    snapshot = build_snapshot(_recorded(priorityClasses=recorded), "s.json")
+    classes = classes_of(with_run_classes(snapshot.admission, shipped))
+    builtin = {c.name for c in SYSTEM_CLASSES}
+    expected = [priority_class(body) for body in known]
+    assert {n: c for n, c in classes.items() if n not in builtin} == {
+        c.name: c for c in expected if c is not None
+    }
+
+
+def test_a_refused_default_leaves_the_cluster_s_default_in_place() -> None:
+    snapshot = build_snapshot(_recorded(priorityClasses=[DEFAULT1]), "s.json")
+    objects = with_run_classes(snapshot.admission, [_class("gold", 10, default=True)])
+    spec: dict[str, Any] = {}
+    admit_priority(spec, objects)
+    assert (spec["priorityClassName"], spec["priority"]) == ("default1", 1000)

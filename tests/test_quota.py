@@ -467,6 +467,32 @@ SCOPES: list[tuple[str, ScopeRequirement, dict[str, Any], bool]] = [
         False,
     ),
     ("an unknown scope matches nothing", ScopeRequirement("Unknown"), {}, False),
+    (
+        # pkg/apis/core/helper/qos/qos.go ComputePodQOS: pod-level resources, when the pod
+        # has them, decide its class alone
+        "a pod whose pod-level resources ask no cpu or memory is BestEffort",
+        ScopeRequirement("BestEffort"),
+        {"resources": {}},
+        True,
+    ),
+    (
+        "a pod whose pod-level resources ask no cpu or memory is not NotBestEffort",
+        ScopeRequirement("NotBestEffort"),
+        {"resources": {"requests": {"hugepages-2Mi": "2Mi"}, "limits": {"hugepages-2Mi": "2Mi"}}},
+        False,
+    ),
+    (
+        "a pod whose pod-level resources ask cpu is NotBestEffort",
+        ScopeRequirement("NotBestEffort"),
+        {"resources": {"requests": {"cpu": "1"}}},
+        True,
+    ),
+    (
+        "a pod without pod-level resources is classed by its containers",
+        ScopeRequirement("BestEffort"),
+        {"resources": None},
+        False,
+    ),
 ]
 
 
@@ -532,6 +558,14 @@ def test_a_recorded_quota_is_read_from_its_status_and_scopes() -> None:
         _list(pods="1"),
         (ScopeRequirement("NotBestEffort"), ScopeRequirement("PriorityClass", "In", ("high",))),
     )
+
+
+def test_a_quota_the_controller_has_not_synced_yet_matches_no_pod() -> None:
+    """controller.go CheckRequest and generic.Matches read ``status.hard`` alone: a quota
+    whose status the quota controller has not written yet tracks nothing admission sees."""
+    item = {"metadata": {"name": "new", "namespace": "test"}, "spec": {"hard": {"pods": "0"}}}
+    quota = resource_quota(item)
+    assert quota is not None and not pod_quota_matches(quota, _valid_pod("1"))
 
 
 # --- the usage arithmetic, as properties -------------------------------------------------
@@ -647,3 +681,77 @@ def test_pods_taken_at_once_are_those_taken_one_by_one(
     assert {k: str(v) for k, v in ledger.used[("test", "q")].items()} == {
         k: str(v) for k, v in now.items()
     }
+
+
+# (id, the kind created, the quota's hard and used, the refusal or None when it is created)
+OBJECT_COUNTS: list[tuple[str, str, dict[str, str], dict[str, str], str | None]] = [
+    (
+        "a Deployment over count/deployments.apps is refused",
+        "Deployment",
+        {"count/deployments.apps": "1"},
+        {"count/deployments.apps": "1"},
+        'deployments.apps "w" is forbidden: exceeded quota: quota, requested: '
+        "count/deployments.apps=1, used: count/deployments.apps=1, "
+        "limited: count/deployments.apps=1",
+    ),
+    (
+        # pkg/quota/v1/evaluator/core/registry.go legacyObjectCountAliases: a
+        # ReplicationController is counted under its legacy name too
+        "a ReplicationController over the legacy replicationcontrollers count is refused",
+        "ReplicationController",
+        {"replicationcontrollers": "2"},
+        {"replicationcontrollers": "2"},
+        'replicationcontrollers "w" is forbidden: exceeded quota: quota, requested: '
+        "replicationcontrollers=1, used: replicationcontrollers=2, "
+        "limited: replicationcontrollers=2",
+    ),
+    (
+        "a ReplicationController is counted under both of its names at once",
+        "ReplicationController",
+        {"count/replicationcontrollers": "1", "replicationcontrollers": "1"},
+        {"count/replicationcontrollers": "1", "replicationcontrollers": "1"},
+        'replicationcontrollers "w" is forbidden: exceeded quota: quota, requested: '
+        "count/replicationcontrollers=1,replicationcontrollers=1, "
+        "used: count/replicationcontrollers=1,replicationcontrollers=1, "
+        "limited: count/replicationcontrollers=1,replicationcontrollers=1",
+    ),
+    (
+        "a ReplicationController within the legacy count is created",
+        "ReplicationController",
+        {"replicationcontrollers": "2"},
+        {"replicationcontrollers": "1"},
+        None,
+    ),
+    (
+        # controller.go hasUsageStats: the quota controller has not counted the legacy name
+        "a legacy count without a usage is a quota whose status is unknown",
+        "ReplicationController",
+        {"replicationcontrollers": "2"},
+        {},
+        'replicationcontrollers "w" is forbidden: status unknown for quota: quota, '
+        "resources: replicationcontrollers",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "hard", "used", "refusal"),
+    [c[1:] for c in OBJECT_COUNTS],
+    ids=[c[0] for c in OBJECT_COUNTS],
+)
+def test_a_new_object_meets_its_object_count_quotas(
+    kind: str, hard: dict[str, str], used: dict[str, str], refusal: str | None
+) -> None:
+    ledger = QuotaLedger.of([_quota(hard, used)])
+    admitted = ledger.admit_object("test", kind, "w")
+    assert admitted is not None
+    assert (admitted.created, admitted.message) == (int(refusal is None), refusal)
+
+
+def test_a_deployment_is_not_counted_under_the_legacy_name_of_another_kind() -> None:
+    """generic/evaluator.go objectCountEvaluator.MatchingResources: only the kind's own
+    names."""
+    ledger = QuotaLedger.of(
+        [_quota({"replicationcontrollers": "0"}, {"replicationcontrollers": "0"})]
+    )
+    assert ledger.admit_object("test", "Deployment", "w") is None

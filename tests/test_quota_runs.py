@@ -222,6 +222,41 @@ def test_a_run_s_new_quota_counts_the_namespace_s_running_pods() -> None:
     )
 
 
+def _best_effort(index: int) -> dict[str, Any]:
+    """A running pod of the namespace that requests nothing (BestEffort)."""
+    return api_pod(f"idle-{index}", "n0", namespace="web", containers=[container("idle")])
+
+
+# (id, the new quota's scopes, the verdict of WEB's 3 pods beside 2 BestEffort pods)
+NEW_SCOPED: list[tuple[str, list[str], Verdict]] = [
+    # resource_quota_controller.go syncResourceQuota -> generic.CalculateUsageStats: the
+    # first count takes only the pods that match every scope of the quota
+    (
+        "a NotBestEffort quota's first count leaves BestEffort pods out",
+        ["NotBestEffort"],
+        Verdict.YES,
+    ),
+    ("a BestEffort quota does not count the pods it leaves out", ["BestEffort"], Verdict.YES),
+    ("a quota without scopes counts every pod", [], Verdict.PARTIAL),
+]
+
+
+@pytest.mark.parametrize(
+    ("scopes", "verdict"), [c[1:] for c in NEW_SCOPED], ids=[c[0] for c in NEW_SCOPED]
+)
+def test_a_run_s_new_quota_counts_the_running_pods_its_scopes_match(
+    scopes: list[str], verdict: Verdict
+) -> None:
+    new = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "compute", "namespace": "web"},
+        "spec": {"hard": {"pods": "3"}, "scopes": scopes},
+    }
+    [result] = _run([new, WEB], None, [_best_effort(i) for i in range(2)])
+    assert result.verdict is verdict
+
+
 def test_a_quota_selected_by_priority_class_counts_only_its_pods() -> None:
     quota = _quota(
         {"pods": "0"},

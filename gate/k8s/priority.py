@@ -5,7 +5,8 @@
 a race may leave them), else priority 0 and ``PreemptLowerPriority``; a named class that does
 not exist is refused; a ``priority`` or ``preemptionPolicy`` written in the pod must equal
 the class's. The two system classes exist in every cluster (``pkg/apis/scheduling/v1/
-helpers.go``), recorded or not.
+helpers.go``), recorded or not. A class the run ships is created only as the API server
+validates and admits one (:func:`accepted`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ DEFAULT_PRIORITY: Final = 0
 SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000
 """``scheduling.SystemCriticalPriority``: system-cluster-critical; system-node-critical is
 1000 above it."""
+HIGHEST_USER_DEFINABLE_PRIORITY: Final = 1_000_000_000
+"""``scheduling.HighestUserDefinablePriority``: the most a class of the user's may hold."""
+SYSTEM_PREFIX: Final = "system-"
+"""``scheduling.SystemPriorityClassPrefix``: names reserved for the built-in classes."""
 
 
 class PriorityRefused(Exception):
@@ -75,18 +80,50 @@ def with_run_classes(
     admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
 ) -> AdmissionObjects:
     """The snapshot's classes and the PriorityClasses among the run's manifests, which are
-    applied with the workloads that name them (a chart ships its class beside them); a run's
-    class replaces a recorded one of its name."""
-    added = {
-        str(mapping(body.get("metadata")).get("name")): body
+    applied with the workloads that name them (a chart ships its class beside them), in
+    their order, each as the API server takes it (:func:`accepted`): a run's class replaces
+    a recorded one of its name, and one the API server refuses leaves the classes as they
+    were."""
+    shipped = [
+        (found, body)
         for body in bodies
         if body.get("kind") == "PriorityClass"
         and str(body.get("apiVersion", "")).startswith("scheduling.k8s.io/")
-        and priority_class(body) is not None
-    }
-    if not added:
+        and (found := priority_class(body)) is not None
+    ]
+    if not shipped:
         return admission
-    return replace(admission, priority_classes={**admission.priority_classes, **added})
+    recorded = dict(admission.priority_classes)
+    known = classes_of(admission)
+    for found, body in shipped:
+        if accepted(found, known):
+            known[found.name] = found
+            recorded[found.name] = body
+    return replace(admission, priority_classes=recorded)
+
+
+def accepted(new: PriorityClass, known: Mapping[str, PriorityClass]) -> bool:
+    """Whether the API server creates (or, beside a ``known`` class of its name, updates)
+    the class: ValidatePriorityClass (a ``system-`` name is only a built-in class as it is,
+    a user's class holds at most :data:`HIGHEST_USER_DEFINABLE_PRIORITY`),
+    ValidatePriorityClassUpdate (``value`` and ``preemptionPolicy`` never change) and the
+    Priority admission's validatePriorityClass (no second ``globalDefault`` class)."""
+    if new.name.startswith(SYSTEM_PREFIX):
+        if not any(
+            (c.name, c.value, c.global_default) == (new.name, new.value, new.global_default)
+            for c in SYSTEM_CLASSES
+        ):
+            return False
+    elif new.value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        return False
+    old = known.get(new.name)
+    if old is not None and (old.value, old.preemption_policy) != (
+        new.value,
+        new.preemption_policy,
+    ):
+        return False
+    default = default_class(known) if new.global_default else None
+    return default is None or default.name == new.name
 
 
 def default_class(classes: Mapping[str, PriorityClass]) -> PriorityClass | None:

@@ -75,7 +75,8 @@ class ResourceQuota:
     scopes: tuple[ScopeRequirement, ...] = ()
 
 
-def _scopes(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
+def scopes_of(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
+    """A quota's scopes, from its ``spec`` (getScopeSelectorsFromQuota)."""
     found = [ScopeRequirement(str(s)) for s in as_list(spec.get("scopes"))]
     for expression in as_list(mapping(spec.get("scopeSelector")).get("matchExpressions")):
         item = mapping(expression)
@@ -88,14 +89,18 @@ def _scopes(spec: Mapping[str, Any]) -> tuple[ScopeRequirement, ...]:
 
 def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
     """The quota a recorded ResourceQuota object is; None for one not shaped like one.
-    Raises QuantityError on a quantity that does not parse."""
+    Its limits are ``status.hard`` alone: until the quota controller writes them, the quota
+    tracks nothing admission sees. Raises QuantityError on a quantity that does not parse."""
     metadata, spec, status = (mapping(item.get(k)) for k in ("metadata", "spec", "status"))
     name, namespace = metadata.get("name"), metadata.get("namespace")
     if not isinstance(name, str) or not isinstance(namespace, str):
         return None
-    hard = status.get("hard") if "hard" in status else spec.get("hard")
     return ResourceQuota(
-        namespace, name, usage_list(hard), usage_list(status.get("used")), _scopes(spec)
+        namespace,
+        name,
+        usage_list(status.get("hard")),
+        usage_list(status.get("used")),
+        scopes_of(spec),
     )
 
 
@@ -106,9 +111,13 @@ def resource_quota(item: Mapping[str, Any]) -> ResourceQuota | None:
 
 
 def is_best_effort(spec: Mapping[str, Any]) -> bool:
-    """GetPodQOS is BestEffort: no cpu or memory above zero in any container's (init ones
-    too) requests or limits, nor in the pod-level resources."""
-    holders = [*containers_of(spec, "containers"), *containers_of(spec, "initContainers"), spec]
+    """GetPodQOS is BestEffort: no cpu or memory above zero in the requests or limits of the
+    pod-level resources when the pod has them (its containers are then not read), else of
+    any container, init ones too."""
+    if spec.get("resources") is not None:
+        holders = [spec]
+    else:
+        holders = [*containers_of(spec, "containers"), *containers_of(spec, "initContainers")]
     return not any(
         amount.value > 0
         for holder in holders
@@ -185,10 +194,10 @@ def pod_quota_matches(quota: ResourceQuota, spec: Mapping[str, Any]) -> bool:
     return bool(tracked_by_pods(quota.hard)) and all(scope_matches(s, spec) for s in quota.scopes)
 
 
-def object_quota_matches(quota: ResourceQuota, resource: str) -> bool:
-    """The object count evaluator's Matches: the quota tracks the count, and has no scope
-    (MatchesNoScopeFunc matches none)."""
-    return resource in quota.hard and not quota.scopes
+def object_quota_matches(quota: ResourceQuota, names: Iterable[str]) -> bool:
+    """The object count evaluator's Matches: the quota tracks one of the names the object
+    is counted under, and has no scope (MatchesNoScopeFunc matches none)."""
+    return not quota.scopes and any(name in quota.hard for name in names)
 
 
 def constraints(required: Iterable[str], spec: Mapping[str, Any]) -> str | None:

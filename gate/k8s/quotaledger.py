@@ -21,13 +21,17 @@ from typing import Any, Final
 from gate.errors import QuantityError
 from gate.k8s.quantity import BINARY_SI, DECIMAL_SI
 from gate.k8s.quota import (
+    BEST_EFFORT,
+    NOT_BEST_EFFORT,
     Refusal,
     ResourceQuota,
+    ScopeRequirement,
     check_request,
     forbidden,
     object_quota_matches,
     pod_quota_matches,
     resource_quota,
+    scopes_of,
     tracked_by_pods,
 )
 from gate.k8s.quotausage import (
@@ -57,6 +61,9 @@ OBJECT_RESOURCES: Final = {
 }
 """The resource (``<plural>.<group>``) of each workload kind whose objects a quota counts
 as ``count/<resource>``; a Pod is counted as ``count/pods`` by the pod evaluator."""
+LEGACY_COUNTS: Final = {"ReplicationController": "replicationcontrollers"}
+"""The name a kind's objects are also counted under, from before ``count/`` names
+(``pkg/quota/v1/evaluator/core/registry.go`` legacyObjectCountAliases)."""
 
 
 _BYTES: Final = frozenset({MEMORY, EPHEMERAL})
@@ -104,14 +111,14 @@ class QuotaLedger:
         resource = OBJECT_RESOURCES.get(kind)
         if resource is None:
             return None
-        counted = f"count/{resource}"
-        matching = [q for q in self.quotas.get(namespace, ()) if object_quota_matches(q, counted)]
+        counted = (f"count/{resource}", *filter(None, [LEGACY_COUNTS.get(kind)]))
+        quotas = self.quotas.get(namespace, ())
+        matching = [q for q in quotas if object_quota_matches(q, counted)]
         if not matching:
             return None
         names = tuple(q.name for q in matching)
-        outcome = self._check(
-            namespace, matching, {q.name: [counted] for q in matching}, {counted: ONE}
-        )
+        tracked = {q.name: [n for n in counted if n in q.hard] for q in matching}
+        outcome = self._check(namespace, matching, tracked, dict.fromkeys(counted, ONE))
         if isinstance(outcome, Refusal):
             return Admitted(0, names, forbidden(resource, name, outcome.error), outcome.quota)
         return Admitted(1, names)
@@ -276,9 +283,10 @@ def with_run_quotas(
     """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
     the workloads (a namespace's chart ships its quota beside them). A new quota has no
     status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
-    first count finds, the namespace's running pods (by the requests the snapshot keeps of
-    them: their limits are not kept, so ``limits.*`` start at 0). A run's quota replacing a
-    recorded one of its name keeps the recorded usage of what both track."""
+    first count finds, the namespace's running pods its scopes match (by the requests the
+    snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0). A run's
+    quota replacing a recorded one of its name keeps the recorded usage of what both
+    track."""
     added = [
         body
         for body in bodies
@@ -291,7 +299,12 @@ def with_run_quotas(
         metadata = mapping(body.get("metadata"))
         namespace = str(metadata.get("namespace") or "default")
         placed = {**body, "metadata": {**metadata, "namespace": namespace}}
-        counted = [running_usage(p.requests, {}) for p in pods if p.namespace == namespace]
+        scopes = scopes_of(mapping(placed.get("spec")))
+        counted = [
+            running_usage(p.requests, {})
+            for p in pods
+            if p.namespace == namespace and _first_counted(scopes, p)
+        ]
         try:
             quota = new_quota(placed, counted)
         except QuantityError:
@@ -304,6 +317,20 @@ def with_run_quotas(
         hard = {name: str(amount) for name, amount in quota.hard.items()}
         by_name[_key(placed)] = {**placed, "status": {"hard": hard, "used": used}}
     return replace(admission, resource_quotas=tuple(by_name.values()))
+
+
+def _first_counted(scopes: Iterable[ScopeRequirement], pod: ExistingPod) -> bool:
+    """Whether the quota controller's first count takes a running pod: it counts only the
+    pods that match every scope (CalculateUsageStats). Whether a pod is BestEffort is read
+    from its requests (a limit without a request is also its request, so a pod with no cpu
+    or memory request has no limit of them either); the scopes its record cannot answer
+    (Terminating, PriorityClass, CrossNamespacePodAffinity) count it."""
+    best_effort = not any(pod.requests.get(name, 0) > 0 for name in (CPU, MEMORY))
+    return all(
+        best_effort is (s.scope == BEST_EFFORT)
+        for s in scopes
+        if s.scope in (BEST_EFFORT, NOT_BEST_EFFORT)
+    )
 
 
 def _key(item: Mapping[str, Any]) -> tuple[str, str]:

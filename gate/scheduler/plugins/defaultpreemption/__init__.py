@@ -295,21 +295,26 @@ def select_victims(
 
 def _fails(ask: Ask, node: NodeView, gone: Sequence[Victim]) -> Rejection | None:
     """The filters' rejection of the pod on ``node`` once ``gone`` leave it (None: it fits).
-    The inter-pod PreFilters are run again only when they may have counted one of them."""
+    The PreFilters are run again only when one that reads other pods may have counted one
+    of them (:func:`_counted`)."""
     cycle = ask.cycle
-    if _counted(ask.pod, gone):
+    if _counted(ask.pod, gone, ask.cluster):
         cycle = prepare(ask.pod, ask.cluster.without(v.position for v in gone))
     return run_filters(cycle, node_without(node, [v.pod for v in gone]), ask.dialect)
 
 
-def _counted(pod: PodProfile, gone: Sequence[Victim]) -> bool:
-    """Whether the inter-pod PreFilters may have counted any of ``gone``: the pod asks them
-    something, or one of them carries a required anti-affinity term; or the volume plugins
-    may have: the pod mounts a claim or a disk, whose ReadWriteOncePod use (VolumeRestrictions'
-    ``RemovePod``), disk conflicts and attached volumes (read from the node's pods) leave
-    with them."""
-    asks = pod.spread or pod.pod_affinity or pod.pod_anti_affinity or pod.mounts
-    return bool(asks) or any(v.pod.anti_affinity_terms for v in gone)
+def _counted(pod: PodProfile, gone: Sequence[Victim], cluster: Cluster) -> bool:
+    """Whether the PreFilters that read other pods may have counted any of ``gone``: the pod
+    asks the inter-pod ones something, or one of them carries a required anti-affinity term,
+    or both the pod and one of them mount volumes (the volume plugins read what the node's
+    pods mount, and count the ReadWriteOncePod claims in use)."""
+    asks = pod.spread or pod.pod_affinity or pod.pod_anti_affinity
+    if asks or any(v.pod.anti_affinity_terms for v in gone):
+        return True
+    mounts = cluster.snapshot.mounts
+    return bool(pod.mounts and mounts) and any(
+        (v.pod.namespace, v.pod.name) in mounts for v in gone
+    )
 
 
 def pick_one(candidates: Sequence[Candidate]) -> Candidate:
