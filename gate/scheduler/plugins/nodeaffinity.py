@@ -54,7 +54,10 @@ SELECTOR_RULE = Rule(
 
 
 def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
-    """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed."""
+    """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed.
+    A pod whose name pins conflict has the PreFilter's status on every node."""
+    if pod.names is not None and not pod.names:
+        return AFFINITY_CONFLICT
     labels = node.labels
     selector_ok = all(labels.get(k) == v for k, v in pod.node_selector.items())
     terms = pod.affinity_terms
@@ -82,6 +85,13 @@ class PreFilterResult:
 
 def pre_filter_result(pod: PodProfile) -> PreFilterResult:
     return PreFilterResult(pod.names)
+
+
+def _conflict(pod: PodProfile) -> Rejection | None:
+    """The PreFilter's own rejection. RunPreFilterPlugins stops at the first
+    UnschedulableAndUnresolvable status in the profile's order, so it comes before a later
+    plugin's (a volume plugin's missing claim)."""
+    return pre_filter_result(pod).rejection
 
 
 def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
@@ -138,6 +148,7 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     split=_affinity_parts,
     refine=_refined,
     fields=_fields,
+    refuses=_conflict,
 )
 
 
