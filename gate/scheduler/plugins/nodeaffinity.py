@@ -56,7 +56,7 @@ SELECTOR_RULE = Rule(
 def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
     """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed.
     A pod whose name pins conflict has the PreFilter's status on every node."""
-    if pod.names is not None and not pod.names:
+    if _conflict(pod) is not None:
         return AFFINITY_CONFLICT
     labels = node.labels
     selector_ok = all(labels.get(k) == v for k, v in pod.node_selector.items())
@@ -90,8 +90,10 @@ def pre_filter_result(pod: PodProfile) -> PreFilterResult:
 def _conflict(pod: PodProfile) -> Rejection | None:
     """The PreFilter's own rejection. RunPreFilterPlugins stops at the first
     UnschedulableAndUnresolvable status in the profile's order, so it comes before a later
-    plugin's (a volume plugin's missing claim)."""
-    return pre_filter_result(pod).rejection
+    plugin's (a volume plugin's missing claim). A DaemonSet's pod has none: its controller
+    replaces the template's required terms with its own pin, and judges the template's
+    terms by matching them alone (nodeShouldRunDaemonPod)."""
+    return None if pod.pinned else pre_filter_result(pod).rejection
 
 
 def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
