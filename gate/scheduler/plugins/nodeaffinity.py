@@ -93,7 +93,9 @@ def _conflict(pod: PodProfile) -> Rejection | None:
     plugin's (a volume plugin's missing claim). A DaemonSet's pod has none: its controller
     replaces the template's required terms with its own pin, and judges the template's
     terms by matching them alone (nodeShouldRunDaemonPod)."""
-    return None if pod.pinned else pre_filter_result(pod).rejection
+    if pod.names is None or pod.pinned:  # the common case, asked of every node: no pins
+        return None
+    return pre_filter_result(pod).rejection
 
 
 def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
