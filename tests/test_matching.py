@@ -31,3 +31,17 @@ def test_a_name_pin_without_values_conflicts_in_prefilter(values: dict[str, Any]
         cluster_snapshot([api_node("a"), api_node("b")]), pod_spec("1", affinity=affinity)
     )
     assert result.message == "0/2 nodes are available: pod affinity terms conflict." + NO_STATE
+
+
+def test_a_daemonsets_conflicting_name_pins_target_no_node_without_a_prefilter() -> None:
+    """The DaemonSet controller matches the template's required terms node by node
+    (nodeShouldRunDaemonPod) and pins each pod itself, so NodeAffinity's PreFilter never
+    sees the template's conflict: every node fails the terms."""
+    pins = [{"key": "metadata.name", "operator": "In", "values": [name]} for name in "ab"]
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": pins}]}}}  # fmt: skip
+    snapshot = cluster_snapshot([api_node("a"), api_node("b")])
+    result = evaluate(snapshot, pod_spec("1", affinity=affinity), kind="DaemonSet")
+    assert {o.reasons for o in result.nodes} == {
+        ("node(s) didn't match Pod's node affinity/selector",)
+    }

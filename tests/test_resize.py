@@ -41,6 +41,13 @@ def resizing(
     return pod
 
 
+def deferred_first(pod: dict[str, Any]) -> dict[str, Any]:
+    """The pod with a Deferred PodResizePending condition ahead of its others."""
+    deferred = {"type": "PodResizePending", "status": "True", "reason": "Deferred"}
+    pod["status"]["conditions"].insert(0, deferred)
+    return pod
+
+
 CASES = {
     # A downsize in progress: the spec says 100m, the container still holds 2 cores.
     "downsizing": (resizing("100m", "2", "2"), 1000),
@@ -48,6 +55,8 @@ CASES = {
     "upsizing": (resizing("2", "100m", "2"), 1000),
     # An Infeasible resize: the spec's 2 cores are not counted, the running 100m is.
     "infeasible": (resizing("2", "100m", "100m", infeasible=True), 2900),
+    # Two PodResizePending conditions: the first, Deferred, decides (IsPodResizeInfeasible).
+    "deferred-first": (deferred_first(resizing("2", "100m", "100m", infeasible=True)), 1000),
     "not-resizing": (api_pod("p", "n", containers=[container("app", requests={"cpu": "1"})]), 2000),
 }
 

@@ -116,3 +116,21 @@ def test_without_storage_objects_the_verdict_is_todays_with_a_warning() -> None:
     result = evaluate(cluster_snapshot(NODES), _mounting("data-db-0"), namespace="db")
     assert result.verdict is Verdict.YES
     assert any("kubectl get nodes,pods,pv,pvc" in w.text for w in result.warnings)
+
+
+def test_a_name_conflict_ends_the_prefilters_before_a_missing_claim() -> None:
+    """framework/runtime/framework.go RunPreFilterPlugins returns at the first
+    UnschedulableAndUnresolvable status, in the profile's order: NodeAffinity's
+    errReasonConflict comes before VolumeRestrictions' missing claim, and every node gets
+    NodeAffinity's status (schedule_one.go SetAbsentNodesStatus)."""
+    pins = [{"key": "metadata.name", "operator": "In", "values": [name]} for name in "ab"]
+    required = {"nodeSelectorTerms": [{"matchFields": pins}]}
+    spec = {
+        **_mounting("missing"),
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}},
+    }
+    result = evaluate(cluster_snapshot(NODES, **STORAGE), spec, namespace="db")
+    assert result.message == "0/6 nodes are available: pod affinity terms conflict." + NO_STATE
+    assert {(o.plugin, o.reasons) for o in result.nodes} == {
+        ("NodeAffinity", ("pod affinity terms conflict",))
+    }

@@ -158,12 +158,7 @@ def with_status_resources(spec: Mapping[str, Any], status: object) -> Mapping[st
                 reported[str(entry.get("name"))] = entry
     if not reported:
         return spec
-    conditions = status.get("conditions")
-    infeasible = any(
-        isinstance(c, Mapping) and c.get("type") == "PodResizePending"
-        and c.get("reason") == "Infeasible"
-        for c in (conditions if isinstance(conditions, list) else [])
-    )  # fmt: skip
+    infeasible = _resize_infeasible(status.get("conditions"))
 
     def adjusted(container: object, resizable: bool) -> object:
         entry = reported.get(str(container.get("name"))) if isinstance(container, Mapping) else None
@@ -184,6 +179,22 @@ def with_status_resources(spec: Mapping[str, Any], status: object) -> Mapping[st
         "containers": [adjusted(c, True) for c in as_list(containers)],
         "initContainers": [adjusted(c, _is_sidecar(c)) for c in as_list(inits)],
     }
+
+
+def _resize_infeasible(conditions: object) -> bool:
+    items = conditions if isinstance(conditions, list) else []
+    return resize_infeasible(
+        (c.get("type"), c.get("reason")) for c in items if isinstance(c, Mapping)
+    )
+
+
+def resize_infeasible(conditions: Iterable[tuple[object, object]]) -> bool:
+    """IsPodResizeInfeasible over a pod's conditions as (type, reason): the first
+    PodResizePending condition decides, a later one is not read."""
+    for kind, reason in conditions:
+        if kind == "PodResizePending":
+            return reason == "Infeasible"
+    return False
 
 
 def _is_sidecar(container: object) -> bool:

@@ -25,6 +25,7 @@ from gate.k8s.matching import _valid_label_key, _valid_label_value, scalar_text
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, EQUALS = "In", "NotIn", "Exists", "DoesNotExist", "="
 _OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
+_EQUALS = frozenset({EQUALS})
 
 
 class SelectorError(ValueError):
@@ -79,12 +80,16 @@ class LabelSelector:
 NOTHING = LabelSelector(None)
 
 
-def _requirement(key: object, operator: object, values: object, where: str) -> Requirement:
-    """labels.NewRequirement: a valid key, the operator's number of values, valid values."""
+def _requirement(
+    key: object, operator: object, values: object, where: str, operators: frozenset[str]
+) -> Requirement:
+    """labels.NewRequirement: a valid key, the operator's number of values, valid values.
+    ``operators``: those the field may spell (LabelSelectorAsSelector gives matchLabels
+    Equals and matchExpressions In, NotIn, Exists and DoesNotExist alone)."""
     text_key = scalar_text(key)
     if not _valid_label_key(text_key):
         raise SelectorError(f"{where}: invalid label key {text_key!r}")
-    if operator not in _OPERATORS and operator != EQUALS:
+    if operator not in operators:
         raise SelectorError(f"{where}: {operator!r} is not a valid label selector operator")
     if values is not None and not isinstance(values, list):
         raise SelectorError(f"{where}: values must be a list")
@@ -114,7 +119,7 @@ def parse_selector(
     if not isinstance(match_labels, Mapping) or not isinstance(expressions, list):
         raise SelectorError(f"{where}: matchLabels must be a map, matchExpressions a list")
     requirements = [
-        _requirement(key, EQUALS, [value], f"{where}.matchLabels")
+        _requirement(key, EQUALS, [value], f"{where}.matchLabels", _EQUALS)
         for key, value in match_labels.items()
     ]
     for expression in expressions:
@@ -126,6 +131,7 @@ def parse_selector(
                 expression.get("operator"),
                 expression.get("values"),
                 f"{where}.matchExpressions",
+                _OPERATORS,
             )
         )
     requirements.extend(extra)

@@ -42,6 +42,7 @@ from gate.k8s.resources import (
     exact_list,
     pod_nonzero_amounts,
     pod_request_amounts,
+    resize_infeasible,
     to_scheduler_units,
     with_status_resources,
 )
@@ -347,9 +348,7 @@ def _resized(status: _Status | UnsetType) -> Resized | None:
         for entry in entries
         if entry.resources is not UNSET
     )
-    infeasible = any(
-        c.type == "PodResizePending" and c.reason == "Infeasible" for c in status.conditions or ()
-    )
+    infeasible = resize_infeasible((c.type, c.reason) for c in status.conditions or ())
     return reported, infeasible
 
 

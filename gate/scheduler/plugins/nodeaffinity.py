@@ -54,7 +54,10 @@ SELECTOR_RULE = Rule(
 
 
 def node_affinity(pod: PodProfile, node: NodeView, dialect: Dialect) -> Rejection | None:
-    """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed."""
+    """nodeSelector ANDed with required affinity; terms ORed, a term's requirements ANDed.
+    A pod whose name pins conflict has the PreFilter's status on every node."""
+    if _conflict(pod) is not None:
+        return AFFINITY_CONFLICT
     labels = node.labels
     selector_ok = all(labels.get(k) == v for k, v in pod.node_selector.items())
     terms = pod.affinity_terms
@@ -82,6 +85,17 @@ class PreFilterResult:
 
 def pre_filter_result(pod: PodProfile) -> PreFilterResult:
     return PreFilterResult(pod.names)
+
+
+def _conflict(pod: PodProfile) -> Rejection | None:
+    """The PreFilter's own rejection. RunPreFilterPlugins stops at the first
+    UnschedulableAndUnresolvable status in the profile's order, so it comes before a later
+    plugin's (a volume plugin's missing claim). A DaemonSet's pod has none: its controller
+    replaces the template's required terms with its own pin, and judges the template's
+    terms by matching them alone (nodeShouldRunDaemonPod)."""
+    if pod.names is None or pod.pinned:  # the common case, asked of every node: no pins
+        return None
+    return pre_filter_result(pod).rejection
 
 
 def _affinity_parts(index: NodeIndex, pod: PodProfile, dialect: Dialect, among: int) -> Parts:
@@ -138,6 +152,7 @@ PLUGIN: Plugin[PodProfile] = Plugin(
     split=_affinity_parts,
     refine=_refined,
     fields=_fields,
+    refuses=_conflict,
 )
 
 
