@@ -366,7 +366,7 @@ def test_volume_filters_do_not_shrink_a_spreads_domains(
     assert (result.verdict, fit, message) == expected
 
 
-def _full(evaluator: Evaluator, pod: Pod, candidates: Sequence[int]) -> object:
+def _full(evaluator: Evaluator, pod: Pod, candidates: Sequence[int], left: object) -> object:
     """Every copy's whole answer, as before the first copy's nodes were asked first."""
     return evaluator._answer(pod)
 

@@ -40,6 +40,7 @@ from gate.k8s.warnings import scheduling_gates
 from gate.model import (
     NODE_PORTS,
     NODE_RESOURCES_FIT,
+    NODE_VOLUME_LIMITS,
     POD_TOPOLOGY_SPREAD,
     Cause,
     ExistingPod,
@@ -114,7 +115,7 @@ from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
-from gate.scheduler.plugins.volumerestrictions import IN_USE
+from gate.scheduler.plugins.volumerestrictions import IN_USE, VOLUME_RESTRICTIONS
 
 if TYPE_CHECKING:
     from gate.scheduler.autoscaling.session import Autoscaling
@@ -124,6 +125,8 @@ REASON_NO_NODES = "no nodes available to schedule pods"
 HINTED_NODES = 8
 """How many of the nodes its first copy fits a StatefulSet's later copy is looked for on
 before its whole answer is worked out."""
+HELD_VOLUMES = frozenset({VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS})
+"""The filters that count the volumes other pods hold."""
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -463,6 +466,9 @@ class Evaluator:
         pods = indexed.pods
         carries = not self._carriers[0].isdisjoint(own)
         counted = _counted(profile, (pods[i] for i in own), carries)
+        # The old pods' volumes go with them: a claim of theirs in use or a disk they mount
+        # rules nodes out, for this pod and every node, through what PreFilter counted.
+        counted = counted or any(r.plugin in HELD_VOLUMES for r in base.groups)
         if counted:
             cycle = prepare(profile, self.cluster.without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
@@ -627,7 +633,7 @@ class Evaluator:
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
-            by_ordinal = self._ordinals(workload, pod, placement, fitting)
+            by_ordinal = self._ordinals(workload, pod, placement, fitting, own)
             if by_ordinal is not None:
                 # the autoscalers meet the copy that does not start, with its own claims
                 placement, message, cause, cycle = by_ordinal
@@ -657,14 +663,21 @@ class Evaluator:
         return self._scaled_up(result, pod, cycle, zones)
 
     def _ordinals(
-        self, workload: Workload, pod: Pod, placement: ReplicaFit, hint: int
+        self,
+        workload: Workload,
+        pod: Pod,
+        placement: ReplicaFit,
+        hint: int,
+        own: Sequence[int] = (),
     ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
         """A StatefulSet's count once each copy mounts its own claims
         (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
         start, the first copy that fits no node named with its claims in the message, its
         cause and its PreFilters' state; None when every copy counted fits. ``hint``: the
         nodes the first copy fits, where a later copy is looked for first, after the nodes
-        that took the copies before it (their claims' volumes may be in other zones)."""
+        that took the copies before it (their claims' volumes may be in other zones).
+        ``own``: the running pods the copies replace, gone before them (their room, and
+        the claims and disks they hold)."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
@@ -672,16 +685,18 @@ class Evaluator:
             return None
         starting, first_unfit = 1, None
         ordinals = ordinals_to_try(workload, placement)
+        left = _Left(self.cluster.without(own), self._release(own)) if own else None
         claimed = None
         if touches(workload, pod.profile, self.cluster, ordinals):
-            claimed = Claimed(self.cluster)
-            claimed.place(pod.profile, self._answer(pod).fitting, f"{workload.name}-0")
+            claimed = Claimed(self.cluster if left is None else left.cluster)
+            first = self._answer(pod).fitting if left is None else hint
+            claimed.place(pod.profile, first, f"{workload.name}-0")
         took: list[int] = []
         for ordinal in ordinals:
             copy = ordinal_pod(pod, workload, ordinal)
             if claimed is None:  # the copies take nothing the next one reads
                 candidates = [*took, *islice(set_bits(hint), HINTED_NODES)]
-                hinted = self._hinted(copy, candidates)
+                hinted = self._hinted(copy, candidates, left)
                 if isinstance(hinted, int) or hinted.any_fit:
                     position = hinted if isinstance(hinted, int) else lowest(hinted.fitting)
                     if position not in took:
@@ -690,7 +705,7 @@ class Evaluator:
                     continue
                 answer = hinted
             else:
-                answer = self._met(copy, claimed.cluster)
+                answer = self._met(copy, claimed.cluster, left)
                 if answer.any_fit:
                     starting += 1
                     claimed.place(copy.profile, answer.fitting, f"{workload.name}-{ordinal}")
@@ -707,28 +722,38 @@ class Evaluator:
         cause = self._cause(answer, daemonset=False)
         return capped(placement, starting), message, cause, answer.cycle
 
-    def _met(self, pod: Pod, cluster: Cluster) -> _Answer:
+    def _met(self, pod: Pod, cluster: Cluster, left: _Left | None = None) -> _Answer:
         """What the filters say of every node for ``pod`` in ``cluster``, the run's own
         with the volumes copies placed before it took (:mod:`gate.scheduler.engine.claimed`):
-        worked out for this pod alone (the parts shared by what pods ask read no volume)."""
+        worked out for this pod alone (the parts shared by what pods ask read no volume).
+        ``left``: the nodes as the workload's old pods leave them, each asked in turn."""
         cycle = prepare(pod.profile, cluster)
+        if left is not None:
+            return self._work_out(self._named_groups(pod, left.views, cycle), cycle)
         return self._work_out(filter_groups(self.index, cycle, self.dialect, self.parts), cycle)
 
-    def _hinted(self, pod: Pod, candidates: Sequence[int]) -> _Answer | int:
+    def _hinted(
+        self, pod: Pod, candidates: Sequence[int], left: _Left | None = None
+    ) -> _Answer | int:
         """:meth:`_answer`, or the first node of ``candidates`` (positions) the filters pass
         ``pod`` on, each asked as :func:`run_filters` asks it: a StatefulSet's later copy,
         with its own claims, mostly fits where an earlier copy does, and whether it fits
-        anywhere is all its count needs (its whole answer only when it fits none of them)."""
-        key = scheduling_key(pod.profile, self.cluster)
-        found = self.answers.get(key) if key is not None else None
-        if found is not None or pod.profile.by_name:
-            return found if found is not None else self._answer(pod)
-        cycle = prepare(pod.profile, self.cluster)
+        anywhere is all its count needs (its whole answer only when it fits none of them).
+        ``left``: the cluster and nodes the workload's old pods leave, asked instead of the
+        run's (whose answers the run's other pods share)."""
+        if left is None:
+            key = scheduling_key(pod.profile, self.cluster)
+            found = self.answers.get(key) if key is not None else None
+            if found is not None or pod.profile.by_name:
+                return found if found is not None else self._answer(pod)
+        cycle = prepare(pod.profile, self.cluster if left is None else left.cluster)
         if pre_filter_refusal(cycle) is None:
-            nodes = self.index.nodes
+            nodes = self.index.nodes if left is None else left.views
             for position in candidates:
                 if run_filters(cycle, nodes[position], self.dialect) is None:
                     return position
+        if left is not None:
+            return self._work_out(self._named_groups(pod, left.views, cycle), cycle)
         return self._answer(pod, cycle)
 
     def _preempting(
@@ -1068,6 +1093,14 @@ def _grouped(rejections: Sequence[Rejection | None]) -> Groups:
         if rejection is not None:
             groups[rejection] = groups.get(rejection, 0) | 1 << position
     return groups
+
+
+@dataclass(frozen=True, slots=True)
+class _Left:
+    """The cluster a workload's old pods leave, and its nodes as they leave them."""
+
+    cluster: Cluster
+    views: Sequence[NodeView]
 
 
 @dataclass(frozen=True, slots=True)
