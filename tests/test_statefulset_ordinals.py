@@ -171,8 +171,11 @@ def _local(name: str, node: str, size: str = "10Gi") -> dict[str, Any]:
     }
 
 
-def _csi_node(node: str, count: int) -> dict[str, Any]:
-    driver = {"name": "disk.csi.azure.com", "nodeID": node, "allocatable": {"count": count}}
+OTHER = "file.csi.azure.com"
+
+
+def _csi_node(node: str, count: int, driver_name: str = "disk.csi.azure.com") -> dict[str, Any]:
+    driver = {"name": driver_name, "nodeID": node, "allocatable": {"count": count}}
     return {"metadata": {"name": node}, "spec": {"drivers": [driver]}}
 
 
@@ -226,9 +229,33 @@ LOCAL_CASES = [
     ),
 ]
 
+
+def _static(ordinal: int, driver: str, claim_class: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Copy ``ordinal``'s claim bound to a volume of ``driver``, both of ``claim_class``."""
+    notes = {"pv.kubernetes.io/bind-completed": "yes"}
+    name, volume = f"data-db-{ordinal}", f"pv-{ordinal}"
+    claim = {
+        "metadata": {"name": name, "namespace": "db", "annotations": notes},
+        "spec": {"volumeName": volume, "storageClassName": claim_class},
+    }
+    source = {"driver": driver, "volumeHandle": volume}
+    spec = {"csi": source, "storageClassName": claim_class, "capacity": {"storage": "1Gi"}}
+    return claim, {"metadata": {"name": volume}, "spec": spec, "status": {"phase": "Bound"}}
+
+
+def _statics(driver: str, claim_class: str) -> dict[str, list[dict[str, Any]]]:
+    pairs = [_static(i, driver, claim_class) for i in range(3)]
+    return {
+        "persistentVolumeClaims": [c for c, _ in pairs],
+        "persistentVolumes": [v for _, v in pairs],
+        "csiNodes": [_csi_node("n-a", 2)],
+    }
+
+
 # pkg/scheduler/framework/plugins/nodevolumelimits/csi.go filterAttachableVolumes: the
 # pods on the node, the copies assumed there among them, count their claims, an unbound
-# WaitForFirstConsumer one through its class's provisioner
+# WaitForFirstConsumer one through its class's provisioner, a bound one through its
+# volume's driver (getCSIDriverInfo), whatever its class
 LIMIT_CASES = [
     pytest.param(
         _statefulset(3),
@@ -250,6 +277,27 @@ LIMIT_CASES = [
         {"csiNodes": [_csi_node("n-a", 2), _csi_node("n-b", 1)]},
         (Verdict.YES, 3, None),
         id="copies fill the room the attach limits leave across nodes",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        _statics("disk.csi.azure.com", ""),
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims of no class count against the limit of their volumes' driver",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        _statics("disk.csi.azure.com", "gone"),
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims of a class not found count as their volumes' driver",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        {**_statics(OTHER, "wait"), "csiNodes": [_csi_node("n-a", 2, OTHER)]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims count as their volumes' driver, not their class's provisioner",
     ),
 ]
 

@@ -9,10 +9,11 @@ still to be provisioned through its class's provisioner (``nodevolumelimits/csi.
 
 fitgate follows that when a copy's claims can touch either: some claim of the copies is
 unbound of a WaitForFirstConsumer class while an Available volume of its class exists, or
-some claim's class provisions through a driver a CSINode limits on a node with less room
-left than the copies' volumes (the copies before a copy cannot bring a node with more to
-its limit). Every other StatefulSet
-is judged copy by copy against the cluster as recorded, its answers shared as before.
+some claim counts against a driver (its bound volume's, else its class's provisioner's, as
+NodeVolumeLimits finds it) a CSINode limits on a node with less room left than the copies'
+volumes (the copies before a copy cannot bring a node with more to its limit). Every other
+StatefulSet is judged copy by copy against the cluster as recorded, its answers shared as
+before.
 
 fitgate does not score the copies' nodes: a tracked copy lands on the node, among those
 every filter passes for it, that holds the fewest copies placed before it, the first in
@@ -37,6 +38,7 @@ from gate.k8s.volumes import (
     fully_bound,
     name_of,
     spec_of,
+    volume_class,
 )
 from gate.model import NodeView, Workload
 from gate.model.encoded import holding, with_objects
@@ -45,11 +47,21 @@ from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.plugins.nodevolumelimits import counts_of
-from gate.scheduler.plugins.nodevolumelimits.csi import DRIVER_OF_PLUGIN
+from gate.scheduler.plugins.nodevolumelimits.csi import (
+    DRIVER_OF_PLUGIN,
+    MIGRATED_PLUGINS,
+    claim_volume,
+)
 from gate.scheduler.plugins.volumebinding.binder import matches
 from gate.untyped import mapping
 
 AVAILABLE_CLASSES = "claimed: classes with an Available volume"
+EVERY_MIGRATION: PlainObject = {
+    "metadata": {"annotations": {MIGRATED_PLUGINS: ",".join(DRIVER_OF_PLUGIN)}}
+}
+"""A CSINode of a node every in-tree plugin migrated on: a claim's driver as NodeVolumeLimits
+finds it on such a node (its bound volume's, else its class's provisioner's), the driver it
+counts against wherever it is counted at all."""
 HEADROOM = "claimed: the fewest volumes a node can still attach, by driver"
 
 
@@ -69,7 +81,7 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
     classes, headroom = memo.get(AVAILABLE_CLASSES), memo.get(HEADROOM)
     if not isinstance(classes, frozenset) or not isinstance(headroom, dict):
         classes = frozenset(
-            str(spec_of(v).get("storageClassName") or "")
+            volume_class(v)
             for v in holding(storage.volumes, AVAILABLE)
             if mapping(v.get("status")).get("phase") == AVAILABLE
         )
@@ -103,13 +115,10 @@ def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: ran
             claim = storage.claims.get(key)
             if claim is None:
                 continue
-            wanted = claim_class(claim)
-            if wanted in classes and waiting(claim, storage):
+            if claim_class(claim) in classes and waiting(claim, storage):
                 return True
-            provisioner = mapping(storage.classes.get(wanted)).get("provisioner")
-            if isinstance(provisioner, str) and DRIVER_OF_PLUGIN.get(provisioner, provisioner) in (
-                reachable
-            ):
+            counted = claim_volume(workload.namespace, claim, storage, EVERY_MIGRATION)
+            if counted is not None and counted[0] in reachable:
                 return True
     return False
 
