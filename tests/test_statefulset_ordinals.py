@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.k8s.claims import statefulset_claims
 from gate.model import Document, Location, Verdict, Workload
 from gate.run import RunOptions, check
 from gate.scheduler.engine.evaluate import Evaluator
@@ -129,6 +130,22 @@ CASES = [
         None,
         id="an existing claim is used as it is, even of another class than the template's",
     ),
+    pytest.param(
+        _statefulset(2, ordinals={"start": 3}),
+        [_bound("data-db-3", "pv-z1"), _bound("data-db-4", "pv-z9")],
+        Verdict.PARTIAL,
+        1,
+        "db-4 (claims data-db-4): 0/2 nodes are available: 2 node(s) " + PINNED + ".",
+        id="the copies are the ordinals from spec.ordinals.start, each with its claims",
+    ),
+    pytest.param(
+        _statefulset(2, ordinals={"start": 3}),
+        [_bound("data-db-0", "pv-z9"), _bound("data-db-1", "pv-z9"), _bound("data-db-5", "pv-z9")],
+        Verdict.YES,
+        2,
+        None,
+        id="claims of ordinals below spec.ordinals.start or past its copies are ignored",
+    ),
 ]
 
 
@@ -143,6 +160,22 @@ def test_each_copy_mounts_its_own_claims(
     result = _run(statefulset, *claims)
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
+
+
+@pytest.mark.parametrize(
+    ("spec", "created"),
+    [
+        pytest.param({}, ["data-db-0", "data-db-1"], id="the controller creates ordinals 0 on"),
+        pytest.param(
+            {"ordinals": {"start": 5}},
+            ["data-db-5", "data-db-6"],
+            id="from spec.ordinals.start when set",
+        ),
+    ],
+)
+def test_the_claims_the_controller_creates(spec: dict[str, Any], created: list[str]) -> None:
+    made = statefulset_claims(_statefulset(2, **spec), set(), {"wait": WAIT})
+    assert sorted(name for _, name in made) == created
 
 
 HOST = "kubernetes.io/hostname"

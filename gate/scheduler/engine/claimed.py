@@ -98,7 +98,7 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
 
 
 def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
-    """Whether the claims of copies ``0`` to ``ordinals``' last can take an available
+    """Whether the claims of the first copy to ``ordinals``' last can take an available
     volume, or the copies before one can bring a node to an attach limit it would
     otherwise stay within: each copy attaches at most its pod's volumes, so only a driver
     some node has less headroom for than all the copies' volumes can be reached."""
@@ -108,8 +108,9 @@ def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: ran
     classes, headroom = _memo(cluster, storage)
     if not classes and not headroom:
         return False
-    reachable = {d for d, left in headroom.items() if left < ordinals.stop * len(pod.mounts)}
-    for ordinal in range(ordinals.stop):
+    copies = range(workload.first_ordinal, ordinals.stop)
+    reachable = {d for d, left in headroom.items() if left < len(copies) * len(pod.mounts)}
+    for ordinal in copies:
         for template in workload.claim_templates:
             key = (workload.namespace, copy_claim(template, workload.name, ordinal))
             claim = storage.claims.get(key)

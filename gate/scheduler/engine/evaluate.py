@@ -382,7 +382,8 @@ class Evaluator:
 
         def name_of(position: int) -> str:  # only a refused pod is named
             template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-            return pod_name(workload.kind, workload.name, position, template)
+            ordinal = position + workload.first_ordinal
+            return pod_name(workload.kind, workload.name, ordinal, template)
 
         admitted = book.admit_pods(
             namespace, pod.spec, wanted, name_of, running, surge_first, usage
@@ -690,7 +691,7 @@ class Evaluator:
         if touches(workload, pod.profile, self.cluster, ordinals):
             claimed = Claimed(self.cluster if left is None else left.cluster)
             first = self._answer(pod).fitting if left is None else hint
-            claimed.place(pod.profile, first, f"{workload.name}-0")
+            claimed.place(pod.profile, first, f"{workload.name}-{workload.first_ordinal}")
         took: list[int] = []
         for ordinal in ordinals:
             copy = ordinal_pod(pod, workload, ordinal)

@@ -1,15 +1,17 @@
 """The copies of a workload whose pod mounts claims: a StatefulSet's after the first, each
 with its own claims; the copies of any workload sharing a claim.
 
-Its controller gives copy i the claims ``<template>-<statefulset>-<i>``
+Its controller gives the copy of ordinal i the claims ``<template>-<statefulset>-<i>``
 (``stateful_set_utils.go`` ``updateStorage``), creating those that do not exist before
 the copy (``gate.k8s.claims.statefulset_claims`` adds them to the run's storage objects);
 so copy i's pod is the first copy's with other claims, judged by the filters as its own
-pod. Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only once
-the one before it runs, so the count stops at the first copy that fits no node, even when
-a later one would; under ``Parallel`` every copy is tried.
+pod. The ordinals run from ``spec.ordinals.start`` (0 when unset, ``getStartOrdinal``).
+Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only once the
+one before it runs, so the count stops at the first copy that fits no node, even when a
+later one would; under ``Parallel`` every copy is tried.
 
-Each copy is judged against the cluster as recorded, beside the copies counted before it
+Each copy is judged against the cluster as recorded (less the workload's running pods it
+replaces), beside the copies counted before it
 through the room those copies take (the copies' count) and, where their claims can take an
 available volume or count against an attach limit, through the volumes they took
 (``gate.scheduler.engine.claimed``).
@@ -44,9 +46,12 @@ def ordinal_claims(workload: Workload, ordinal: int) -> str:
 
 
 def ordinals_to_try(workload: Workload, placement: ReplicaFit) -> range:
-    """The copies after the first whose claims can change the count: under OrderedReady
-    those the count reached, under Parallel every one wanted."""
-    return range(1, (workload.replicas or 0) if workload.parallel else placement.fit)
+    """The ordinals of the copies after the first whose claims can change the count: under
+    OrderedReady those the count reached, under Parallel every one wanted."""
+    first = workload.first_ordinal
+    return range(
+        first + 1, first + ((workload.replicas or 0) if workload.parallel else placement.fit)
+    )
 
 
 def capped(placement: ReplicaFit, copies: int) -> ReplicaFit:
@@ -63,7 +68,7 @@ def shared_claims(
     pod: Pod, workload: Workload, storage: StorageObjects
 ) -> list[tuple[str, set[str]]]:
     """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
-    own = {copy_claim(t, workload.name, 0) for t in workload.claim_templates}
+    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
     found = []
     for name in pod.profile.claims:
         claim = storage.claims.get((workload.namespace, name))
