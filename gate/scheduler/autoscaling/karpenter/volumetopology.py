@@ -8,6 +8,15 @@ key ``In`` its values), is added to every required node affinity term of the pod
 pinned to its volume's zone is launched only there; being node affinity, the requirements
 also narrow a zonal spread's ``podDomains`` (v1.9 keeps them out of them). fitgate reads
 the claims VolumeBinding's PreFilter found: a bound claim's volume, a waiting claim's class.
+
+Before that, ``provisioner.go`` ``Validate`` ignores a pod whose claims
+``ValidatePersistentVolumeClaims`` refuses: a claim not found, being deleted or Lost, one
+naming a volume not found or without ``pv.kubernetes.io/bind-completed``, an unbound one
+whose ``spec.storageClassName`` is empty, names no class found or an Immediate one. The
+volume plugins' PreFilters refuse each of those pods too (the scheduler could place it on
+no node, new or old), so their refusal is read as Karpenter's; but Karpenter reads an
+unbound claim's class from ``spec.storageClassName`` alone, and ignores a waiting claim
+that names its class by the beta annotation only.
 """
 
 from __future__ import annotations
@@ -15,11 +24,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
-from gate.k8s.volumes import claim_class, spec_of
+from gate.k8s.volumes import claim_class, name_of, spec_of
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
+from gate.scheduler.plugins.volumerestrictions import VOLUME_RESTRICTIONS
+from gate.scheduler.plugins.volumezone import VOLUME_ZONE
 from gate.untyped import as_list, mapping
+
+VOLUME_PLUGINS = frozenset({VOLUME_RESTRICTIONS, VOLUME_BINDING, VOLUME_ZONE})
+"""The volume plugins whose PreFilter refuses a pod by its claims."""
+IGNORED = "ignoring pod, {why}"
+"""provisioner.go's log line for a pod ``Validate`` refuses."""
+NO_CLASS = 'persistentvolumeclaim "{claim}": unbound pvc must define a storage class'
+
+
+def ignored(cycle: CycleState) -> str:
+    """Why Karpenter ignores the pod for its claims (module doc); "" when it does not."""
+    for prepared in cycle:
+        if prepared.plugin.name in VOLUME_PLUGINS:
+            refusal = prepared.plugin.refuses(prepared.state)
+            if refusal is not None:
+                return IGNORED.format(why=refusal.reasons[0])
+    state = next((p.state for p in cycle if p.plugin.name == VOLUME_BINDING), None)
+    if isinstance(state, State):
+        for claim in state.waiting:
+            if not spec_of(claim).get("storageClassName"):
+                return IGNORED.format(why=NO_CLASS.format(claim=name_of(claim)))
+    return ""
 
 
 def volume_requirements(cycle: CycleState) -> list[Req]:
