@@ -288,3 +288,27 @@ def test_karpenter_ignores_a_pod_whose_claims_it_cannot_validate(claim: str, ign
     volume = {"name": "data", "persistentVolumeClaim": {"claimName": claim}}
     decision = run.decide(spec(volumes=[volume]), 2)
     assert (decision.placed, decision.unjudged) == (0 if ignored else 2, ignored)
+
+
+def test_an_unbound_claims_topology_comes_from_the_class_its_spec_names() -> None:
+    """The scheduler reads the beta annotation's class first; Karpenter only the spec's."""
+    annotated = {**_class(), "metadata": {"name": "annotated"}}
+    annotated["allowedTopologies"] = [{"matchLabelExpressions": [_expression(ZONE, "zone-b")]}]
+    claim = {
+        "metadata": {
+            "name": "waiting",
+            "namespace": "default",
+            "annotations": {"volume.beta.kubernetes.io/storage-class": "annotated"},
+        },
+        "spec": {"storageClassName": "late"},
+    }
+    storage = {
+        **_storage("zone-a"),
+        "persistentVolumeClaims": [claim],
+        "storageClasses": [_class([_expression(ZONE, "zone-a")]), annotated],
+    }
+    snapshot = build_snapshot(cluster_snapshot([api_node("n")], **storage), "s.json")
+    mounted = {"name": "data", "persistentVolumeClaim": {"claimName": "waiting"}}
+    profile = pod_profile({"containers": [{"name": "c"}], "volumes": [mounted]})
+    cycle = prepare(profile, Cluster.of(snapshot))
+    assert [str(r) for r in volume_requirements(cycle)] == [f"{ZONE} In [zone-a]"]

@@ -1,10 +1,10 @@
 """Karpenter's volume topology: a pod's volumes pin the NodeClaims it may launch.
 
 ``sigs.k8s.io/karpenter`` v1.8 ``pkg/controllers/provisioning/scheduling/volumetopology.go``
-(``Inject``): for each claim of the pod, a bound volume's first
-``nodeAffinity.required`` term (a local or hostPath volume's hostname requirement left
-out), or for an unbound claim its StorageClass's first ``allowedTopologies`` term (each
-key ``In`` its values), is added to every required node affinity term of the pod. A copy
+(``Inject``): for each claim of the pod, a bound volume's first ``nodeAffinity.required``
+term (a local or hostPath volume's hostname requirement left out), or for an unbound claim
+the first ``allowedTopologies`` term of the StorageClass its ``spec.storageClassName``
+names (each key ``In`` its values), is added to every required node affinity term of the pod. A copy
 pinned to its volume's zone is launched only there; being node affinity, the requirements
 also narrow a zonal spread's ``podDomains`` (v1.9 keeps them out of them). fitgate reads
 the claims VolumeBinding's PreFilter found: a bound claim's volume, a waiting claim's class.
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
-from gate.k8s.volumes import claim_class, name_of, spec_of
+from gate.k8s.volumes import name_of, spec_of
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
@@ -72,9 +72,10 @@ def volume_requirements(cycle: CycleState) -> list[Req]:
         for expression in as_list(mapping(terms[0]).get("matchExpressions")):
             found += _requirement(mapping(expression), skip_hostname=local)
     for claim in state.waiting:
-        topologies = as_list(
-            (storage.classes.get(claim_class(claim)) or {}).get("allowedTopologies")
-        )
+        # the class as Karpenter reads it: spec.storageClassName, never the beta annotation
+        named = spec_of(claim).get("storageClassName")
+        chosen = storage.classes.get(named) if isinstance(named, str) else None
+        topologies = as_list((chosen or {}).get("allowedTopologies"))
         if topologies:
             for expression in as_list(mapping(topologies[0]).get("matchLabelExpressions")):
                 found += _requirement({**mapping(expression), "operator": "In"})
