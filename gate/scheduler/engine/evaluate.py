@@ -58,7 +58,7 @@ from gate.model import (
 )
 from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.engine.causes import cause_of
-from gate.scheduler.engine.claimed import Claimed, touches
+from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, touches, with_copies
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
     Preempted,
@@ -77,6 +77,7 @@ from gate.scheduler.framework.ordinals import (
     ordinal_claims,
     ordinal_pod,
     ordinals_to_try,
+    recounted,
     shared_claims,
 )
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -607,6 +608,7 @@ class Evaluator:
         else:
             verdict, message = Verdict.YES, None
         cause = None if verdict is Verdict.YES else self._cause(named, daemonset=False)
+        first = outcomes
         if verdict is Verdict.PARTIAL and refused is not None and cycle is not None:
             # The copy that does not fit is what limits the workload: its message, its
             # cause and its per-node outcomes, not the first copy's.
@@ -622,22 +624,37 @@ class Evaluator:
                 start = Start(refused.nodes, refused.after, refused.groups, left)
                 preempting = self._preempting(pod, own, start, cycle)
         storage = self.snapshot.storage
+        shared_once = False
         if placement is not None and placement.wanted > 1 and storage and storage.knows_claims:
             shared = shared_claims(pod, workload, storage)
             warnings.extend(once_warnings(shared))
             if placement.fit > 1 and any(READ_WRITE_ONCE_POD in m for _, m in shared):
                 # the first copy holds the claim: VolumeRestrictions refuses every node to
                 # the next (its PreFilter counts the claim in use)
-                placement = capped(placement, 1)
+                placement, shared_once = capped(placement, 1), True
                 in_use = {IN_USE: self.index.everyone}
                 message = _group_fit_error(len(nodes), in_use)
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
-            by_ordinal = self._ordinals(workload, pod, placement, fitting, own)
-            if by_ordinal is not None:
-                # the autoscalers meet the copy that does not start, with its own claims
-                placement, message, cause, cycle = by_ordinal
+            by_ordinal = self._ordinals(
+                workload, pod, placement, fitting, own, raising=not shared_once
+            )
+            unfit = None if by_ordinal is None else by_ordinal.answer
+            if by_ordinal is not None and unfit is None:
+                # every copy starts: the count found short where the copies' claims are not
+                placement = replace(by_ordinal.placement, first_fits=None)
+                message, cause, outcomes = None, None, first
+                verdict, followed, preempting = Verdict.YES, None, None
+            elif by_ordinal is not None and unfit is not None:
+                # the autoscalers meet the copy that does not start, with its own claims:
+                # its message, cause and per-node outcomes
+                placement, message = by_ordinal.placement, by_ordinal.message
+                cause, cycle, outcomes = (
+                    self._cause(unfit, daemonset=False),
+                    unfit.cycle,
+                    unfit.outcomes,
+                )
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
         preemption = None
         if preempting is not None:
@@ -670,92 +687,118 @@ class Evaluator:
         placement: ReplicaFit,
         hint: int,
         own: Sequence[int] = (),
-    ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
+        raising: bool = True,
+    ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
-        (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
-        start, the first copy that fits no node named with its claims in the message, its
-        cause and its PreFilters' state; None when every copy counted fits. ``hint``: the
-        nodes the first copy fits, where a later copy is looked for first, after the nodes
-        that took the copies before it (their claims' volumes may be in other zones).
-        ``own``: the running pods the copies replace, gone before them (their room, and
-        the claims and disks they hold)."""
+        (:mod:`gate.scheduler.framework.ordinals`), its copies placed one by one as the
+        scheduler places them: each on a node the filters pass for it with its own claims,
+        beside the copies before it (their room, :class:`Walk`; their domains, as the
+        spread and inter-pod PreFilters count them, :func:`with_copies`; the volumes they
+        took, :class:`Claimed`). None when that count is the count's (``placement``); else
+        the placement at the copies that start and the first copy that fits no node, its
+        answer and message naming it with its claims (none when every copy starts). Only
+        ``raising`` may it count more copies than ``placement``. ``hint``: the nodes the
+        first copy fits, where a later copy is looked for first, after the nodes that took
+        the copies before it. ``own``: the running pods
+        the copies replace, gone before them (their room, and the claims and disks they
+        hold)."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
-        if not pod.profile.claims:  # the first copy mounts none of its own claims
+        if not pod.profile.claims or not hint:  # the first copy mounts none of its own claims
             return None
-        starting, first_unfit = 1, None
-        ordinals = ordinals_to_try(workload, placement)
-        left = _Left(self.cluster.without(own), self._release(own)) if own else None
+        ordinals = ordinals_to_try(workload)
+        cluster, released = self.cluster, 0
+        nodes: Sequence[NodeView] = self.index.nodes
+        if own:
+            views = self._release(own)
+            cluster, nodes, released = self.cluster.without(own), views, views.holding
+        rules = CopyRules(requests=pod.profile.requests, host_ports=pod.profile.wanted_ports)
+        walk = Walk(nodes, rules, released)
+        first = chosen_node(hint, walk.taken)
         claimed = None
         if touches(workload, pod.profile, self.cluster, ordinals):
-            claimed = Claimed(self.cluster if left is None else left.cluster)
-            first = self._answer(pod).fitting if left is None else hint
-            claimed.place(pod.profile, first, f"{workload.name}-{workload.first_ordinal}")
-        took: list[int] = []
+            claimed = Claimed(cluster)
+            name = f"{workload.name}-{workload.first_ordinal}"
+            claimed.take(pod.profile, first, name)
+        walk.take(first)
+        landed = [self.index.nodes[first].labels]
+        starting, first_unfit = 1, None
         for ordinal in ordinals:
             copy = ordinal_pod(pod, workload, ordinal)
-            if claimed is None:  # the copies take nothing the next one reads
-                candidates = [*took, *islice(set_bits(hint), HINTED_NODES)]
-                hinted = self._hinted(copy, candidates, left)
-                if isinstance(hinted, int) or hinted.any_fit:
-                    position = hinted if isinstance(hinted, int) else lowest(hinted.fitting)
-                    if position not in took:
-                        took.append(position)
-                    starting += 1
-                    continue
-                answer = hinted
-            else:
-                answer = self._met(copy, claimed.cluster, left)
-                if answer.any_fit:
-                    starting += 1
-                    claimed.place(copy.profile, answer.fitting, f"{workload.name}-{ordinal}")
-                    continue
+            base = cluster if claimed is None else claimed.cluster
+            found = self._walked(copy, base, walk, hint, landed)
+            if isinstance(found, int):
+                starting += 1
+                walk.take(found)
+                landed.append(self.index.nodes[found].labels)
+                if claimed is not None:
+                    claimed.take(copy.profile, found, f"{workload.name}-{ordinal}")
+                continue
             if first_unfit is None:
-                first_unfit = (ordinal, answer)
+                first_unfit = (ordinal, found)
             if not workload.parallel:
                 break
-        if first_unfit is None or starting >= placement.fit:
+        if starting == placement.fit or (starting > placement.fit and not raising):
             return None
+        recount = recounted(placement, starting)
+        if first_unfit is None:
+            return _Ordinals(recount)
         ordinal, answer = first_unfit
         claims = ordinal_claims(workload, ordinal)
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        cause = self._cause(answer, daemonset=False)
-        return capped(placement, starting), message, cause, answer.cycle
+        return _Ordinals(recount, answer, message)
 
-    def _met(self, pod: Pod, cluster: Cluster, left: _Left | None = None) -> _Answer:
-        """What the filters say of every node for ``pod`` in ``cluster``, the run's own
-        with the volumes copies placed before it took (:mod:`gate.scheduler.engine.claimed`):
-        worked out for this pod alone (the parts shared by what pods ask read no volume).
-        ``left``: the nodes as the workload's old pods leave them, each asked in turn."""
-        cycle = prepare(pod.profile, cluster)
-        if left is not None:
-            return self._work_out(self._named_groups(pod, left.views, cycle), cycle)
-        return self._work_out(filter_groups(self.index, cycle, self.dialect, self.parts), cycle)
-
-    def _hinted(
-        self, pod: Pod, candidates: Sequence[int], left: _Left | None = None
+    def _walked(
+        self,
+        pod: Pod,
+        cluster: Cluster,
+        walk: Walk,
+        hint: int,
+        landed: Sequence[Mapping[str, str]],
     ) -> _Answer | int:
-        """:meth:`_answer`, or the first node of ``candidates`` (positions) the filters pass
-        ``pod`` on, each asked as :func:`run_filters` asks it: a StatefulSet's later copy,
-        with its own claims, mostly fits where an earlier copy does, and whether it fits
-        anywhere is all its count needs (its whole answer only when it fits none of them).
-        ``left``: the cluster and nodes the workload's old pods leave, asked instead of the
-        run's (whose answers the run's other pods share)."""
-        if left is None:
-            key = scheduling_key(pod.profile, self.cluster)
-            found = self.answers.get(key) if key is not None else None
-            if found is not None or pod.profile.by_name:
-                return found if found is not None else self._answer(pod)
-        cycle = prepare(pod.profile, self.cluster if left is None else left.cluster)
+        """The node a StatefulSet's later copy (``pod``, in ``cluster`` with the volumes
+        the copies before it took) lands on among the nodes as those copies leave them
+        (``walk``; ``landed``: their nodes' labels), or the answer that it fits none. It is
+        looked for first on the nodes that hold copies and those ``hint`` names (the first
+        copy's), fewest copies first, each asked as :func:`run_filters` asks it: a copy
+        mostly fits where an earlier one does, and whether it fits anywhere is all its
+        count needs (its whole answer only when it fits none of them)."""
+        cycle = with_copies(prepare(pod.profile, cluster), pod.profile, landed)
         if pre_filter_refusal(cycle) is None:
-            nodes = self.index.nodes if left is None else left.views
-            for position in candidates:
-                if run_filters(cycle, nodes[position], self.dialect) is None:
-                    return position
-        if left is not None:
-            return self._work_out(self._named_groups(pod, left.views, cycle), cycle)
-        return self._answer(pod, cycle)
+            found = self._hinted(cycle, walk, hint)
+            if found is not None:
+                return found
+        answer = self._walk_answer(pod, cycle, walk)
+        return chosen_node(answer.fitting, walk.taken) if answer.any_fit else answer
+
+    def _hinted(self, cycle: CycleState, walk: Walk, hint: int) -> int | None:
+        """The first of the nodes holding copies and the first :data:`HINTED_NODES` of
+        ``hint``, fewest copies first, that the filters pass (``cycle``) as ``walk`` leaves
+        it; None when none does."""
+        candidates = dict.fromkeys([*walk.taken, *islice(set_bits(hint), HINTED_NODES)])
+        for position in sorted(candidates, key=lambda p: walk.taken.get(p, 0)):
+            if run_filters(cycle, walk[position], self.dialect) is None:
+                return position
+        return None
+
+    def _walk_answer(self, pod: Pod, cycle: CycleState, walk: Walk) -> _Answer:
+        """What the filters say of every node for ``pod`` (prepared as ``cycle``) as
+        ``walk`` leaves the nodes: the snapshot's nodes answered as they are, then asked
+        again one by one those holding copies, and those given room back that were
+        refused for room (no other filter reads what was given back)."""
+        if pod.profile.by_name:
+            return self._work_out(self._named_groups(pod, walk, cycle), cycle)
+        groups = filter_groups(self.index, cycle, self.dialect, self.parts)
+        room = reduce(or_, (bits for r, bits in groups.items() if r.plugin in ROOM), 0)
+        changed = walk.holding | (walk.released & room)
+        if changed:
+            groups = {r: bits & ~changed for r, bits in groups.items() if bits & ~changed}
+            for position in set_bits(changed):
+                rejection = run_filters(cycle, walk[position], self.dialect)
+                if rejection is not None:
+                    groups[rejection] = groups.get(rejection, 0) | 1 << position
+        return self._work_out(groups, cycle)
 
     def _preempting(
         self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None
@@ -1097,11 +1140,13 @@ def _grouped(rejections: Sequence[Rejection | None]) -> Groups:
 
 
 @dataclass(frozen=True, slots=True)
-class _Left:
-    """The cluster a workload's old pods leave, and its nodes as they leave them."""
+class _Ordinals:
+    """A StatefulSet's copies counted one by one with their own claims: the placement, and
+    the first copy that fits no node (None when every copy starts) with its message."""
 
-    cluster: Cluster
-    views: Sequence[NodeView]
+    placement: ReplicaFit
+    answer: _Answer | None = None
+    message: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,11 @@ Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only 
 one before it runs, so the count stops at the first copy that fits no node, even when a
 later one would; under ``Parallel`` every copy is tried.
 
-Each copy is judged against the cluster as recorded (less the workload's running pods it
-replaces), beside the copies counted before it
-through the room those copies take (the copies' count) and, where their claims can take an
-available volume or count against an attach limit, through the volumes they took
-(``gate.scheduler.engine.claimed``).
+The copies are placed one by one (``gate.scheduler.engine.claimed``), each against the
+cluster as recorded (less the workload's running pods it replaces) beside the copies placed
+before it: their room, their domains as the inter-pod PreFilters count them and, where
+their claims can take an available volume or count against an attach limit, the volumes
+they took.
 """
 
 from __future__ import annotations
@@ -45,12 +45,24 @@ def ordinal_claims(workload: Workload, ordinal: int) -> str:
     return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
 
 
-def ordinals_to_try(workload: Workload, placement: ReplicaFit) -> range:
-    """The ordinals of the copies after the first whose claims can change the count: under
-    OrderedReady those the count reached, under Parallel every one wanted."""
+def ordinals_to_try(workload: Workload) -> range:
+    """The ordinals of the copies after the first (``replicas`` of them from the first's)."""
     first = workload.first_ordinal
-    return range(
-        first + 1, first + ((workload.replicas or 0) if workload.parallel else placement.fit)
+    return range(first + 1, first + (workload.replicas or 0))
+
+
+def recounted(placement: ReplicaFit, copies: int) -> ReplicaFit:
+    """The placement once its copies, each with its own claims, were counted one by one to
+    ``copies``: alone, and beside the run's other new workloads as many fewer as the count
+    found there."""
+    if copies <= placement.fit:
+        return capped(placement, copies)
+    short = 0 if placement.together is None else max(0, placement.alone - placement.together)
+    return replace(
+        placement,
+        alone=copies,
+        together=None if placement.together is None else max(0, copies - short),
+        most=None,
     )
 
 
