@@ -695,3 +695,38 @@ def test_a_copys_profile_is_the_one_its_own_spec_gives(volumes: list[dict[str, A
     copy = ordinal_pod(first, workload, 2)
     assert copy.profile == pod_profile(copy.spec, "app", {"app": "db"})
     assert copy.profile.claims != first.profile.claims
+
+
+BINDS_FIRST = "in a live cluster the PersistentVolume controller binds it before its pod"
+
+
+@pytest.mark.parametrize(
+    ("template_class", "claims", "said"),
+    [
+        pytest.param("now", [], ["data-db-0"], id="a first copy's new Immediate claim is said"),
+        pytest.param(
+            "now",
+            [_bound("data-db-0", "pv-z1")],
+            ["data-db-1"],
+            id="the new Immediate claim of the copy that does not start is said",
+        ),
+        pytest.param(
+            "wait", [], [], id="a new WaitForFirstConsumer claim is provisioned: nothing said"
+        ),
+        pytest.param(
+            "now",
+            [
+                _bound("data-db-0", "pv-z1"),
+                {"metadata": {"name": "data-db-1", "namespace": "db"}, "spec": {}},
+            ],
+            [],
+            id="a recorded unbound claim of no class is not the run's: nothing said",
+        ),
+    ],
+)
+def test_a_new_immediate_claim_is_said_to_bind_first_in_a_live_cluster(
+    template_class: str, claims: list[dict[str, Any]], said: list[str]
+) -> None:
+    result = _run(_statefulset(2, template_class=template_class), *claims)
+    found = [w.text.split('"')[1] for w in result.warnings if BINDS_FIRST in w.text]
+    assert found == said

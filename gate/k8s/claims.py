@@ -97,7 +97,11 @@ def with_run_claims(
             existing.update(created)
     if not added:
         return storage
-    return replace(storage, claims=with_objects(storage.claims, added))
+    return replace(
+        storage,
+        claims=with_objects(storage.claims, added),
+        created=storage.created | frozenset(added),
+    )
 
 
 def statefulset_claims(

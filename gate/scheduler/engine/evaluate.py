@@ -72,6 +72,7 @@ from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.ordinals import (
     READ_WRITE_ONCE_POD,
+    bound_first,
     capped,
     once_warnings,
     ordinal_claims,
@@ -636,11 +637,15 @@ class Evaluator:
                 message = _group_fit_error(len(nodes), in_use)
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
+        limiting = pod.profile.claims  # the claims of the copy that does not start
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
             by_ordinal = self._ordinals(
                 workload, pod, placement, fitting, own, raising=not shared_once
             )
             unfit = None if by_ordinal is None else by_ordinal.answer
+            if by_ordinal is not None:
+                # a lost node's copies were counted where the count put them, not the walk
+                warnings = [w for w in warnings if w.kind is not WarningKind.LOST_NODE]
             if by_ordinal is not None and unfit is None:
                 # every copy starts: the count found short where the copies' claims are not
                 placement = replace(by_ordinal.placement, first_fits=None)
@@ -650,12 +655,15 @@ class Evaluator:
                 # the autoscalers meet the copy that does not start, with its own claims:
                 # its message, cause and per-node outcomes
                 placement, message = by_ordinal.placement, by_ordinal.message
+                limiting = by_ordinal.claims
                 cause, cycle, outcomes = (
                     self._cause(unfit, daemonset=False),
                     unfit.cycle,
                     unfit.outcomes,
                 )
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
+        if storage is not None and storage.created and verdict is not Verdict.YES:
+            warnings.extend(bound_first(limiting, workload.namespace, storage))
         preemption = None
         if preempting is not None:
             verdict, message, placement, preemption = _preempted(
@@ -736,7 +744,7 @@ class Evaluator:
                     claimed.take(copy.profile, found, f"{workload.name}-{ordinal}")
                 continue
             if first_unfit is None:
-                first_unfit = (ordinal, found)
+                first_unfit = (ordinal, found, copy.profile.claims)
             if not workload.parallel:
                 break
         if starting == placement.fit or (starting > placement.fit and not raising):
@@ -744,10 +752,10 @@ class Evaluator:
         recount = recounted(placement, starting)
         if first_unfit is None:
             return _Ordinals(recount)
-        ordinal, answer = first_unfit
+        ordinal, answer, mounted = first_unfit
         claims = ordinal_claims(workload, ordinal)
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        return _Ordinals(recount, answer, message)
+        return _Ordinals(recount, answer, message, mounted)
 
     def _walked(
         self,
@@ -1147,6 +1155,8 @@ class _Ordinals:
     placement: ReplicaFit
     answer: _Answer | None = None
     message: str | None = None
+    claims: tuple[str, ...] = ()
+    """The claims that copy mounts."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,10 @@ they took.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
-from gate.k8s.volumes import copy_claim, spec_of, with_copy_claims
+from gate.k8s.volumes import copy_claim, delay_binding, spec_of, with_copy_claims
 from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.pods import Pod, with_volumes_of
@@ -32,6 +33,30 @@ SHARED_ONCE = (
     'claim "{claim}" is ReadWriteOnce: copies on another node than the first cannot attach '
     "it, which no filter checks (kubelet's attach fails)"
 )
+
+
+BOUND_FIRST = (
+    'claim "{claim}" is new, of an Immediate StorageClass (or of none): in a live cluster '
+    "the PersistentVolume controller binds it before its pod is scheduled, where its class "
+    "provisions (and the pod then follows its volume); fitgate judges it unbound, as the "
+    "scheduler meets the pod the moment both are created"
+)
+
+
+def bound_first(
+    claims: Iterable[str], namespace: str, storage: StorageObjects
+) -> list[WorkloadWarning]:
+    """The run's new claims among ``claims`` that VolumeBinding's PreFilter finds unbound
+    and not waiting for their first consumer (``pod has unbound immediate
+    PersistentVolumeClaims``): a live cluster binds them first."""
+    found = []
+    for name in claims:
+        claim = storage.claims.get((namespace, name))
+        if (namespace, name) not in storage.created or claim is None:
+            continue
+        if not delay_binding(claim, storage.classes):
+            found.append(WorkloadWarning(WarningKind.NOT_MODELLED, BOUND_FIRST.format(claim=name)))
+    return found
 
 
 def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
