@@ -48,8 +48,9 @@ from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.framework.runtime import CycleState, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger
+from gate.scheduler.plugins import ORDER
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodevolumelimits import counts_of
 from gate.scheduler.plugins.nodevolumelimits.csi import (
@@ -59,6 +60,7 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
 )
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.plugins.volumebinding.binder import matches
+from gate.scheduler.plugins.volumerestrictions import DISK_CONFLICT, VOLUME_RESTRICTIONS
 from gate.untyped import mapping
 
 AVAILABLE_CLASSES = "claimed: classes with an Available volume"
@@ -202,6 +204,16 @@ class Walk(ChangedNodes):
         self.taken[position] += 1
         self.holding |= 1 << position
         self._built.pop(position, None)
+
+    def refusal(self, position: int, rejection: Rejection | None) -> Rejection | None:
+        """The first rejection of the node at ``position``, ``rejection`` as the filters
+        found it there, or VolumeRestrictions' (in its place in the filters' order) where
+        a copy the node holds mounts a disk the next copy's conflicts with."""
+        if not self._rules.disks_collide or not self.taken.get(position):
+            return rejection
+        if rejection is not None and ORDER[rejection.plugin] < ORDER[VOLUME_RESTRICTIONS]:
+            return rejection
+        return DISK_CONFLICT
 
     def changed_at(self, position: int) -> NodeView | None:
         copies = self.taken.get(position)

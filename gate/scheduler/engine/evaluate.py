@@ -100,6 +100,7 @@ from gate.scheduler.placement.copies import (
     scored_past_sample,
     set_bits,
 )
+from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.placement.ownership import Ownership
 from gate.scheduler.placement.prescore import score_rules
 from gate.scheduler.placement.replicas import (
@@ -721,7 +722,11 @@ class Evaluator:
         if own:
             views = self._release(own)
             cluster, nodes, released = self.cluster.without(own), views, views.holding
-        rules = CopyRules(requests=pod.profile.requests, host_ports=pod.profile.wanted_ports)
+        rules = CopyRules(
+            requests=pod.profile.requests,
+            host_ports=pod.profile.wanted_ports,
+            disks_collide=disks_collide(pod.profile.mounts),
+        )
         walk = Walk(nodes, rules, released)
         first = chosen_node(hint, walk.taken)
         claimed = None
@@ -786,7 +791,7 @@ class Evaluator:
         it; None when none does."""
         candidates = dict.fromkeys([*walk.taken, *islice(set_bits(hint), HINTED_NODES)])
         for position in sorted(candidates, key=lambda p: walk.taken.get(p, 0)):
-            if run_filters(cycle, walk[position], self.dialect) is None:
+            if walk.refusal(position, run_filters(cycle, walk[position], self.dialect)) is None:
                 return position
         return None
 
@@ -803,7 +808,7 @@ class Evaluator:
         if changed:
             groups = {r: bits & ~changed for r, bits in groups.items() if bits & ~changed}
             for position in set_bits(changed):
-                rejection = run_filters(cycle, walk[position], self.dialect)
+                rejection = walk.refusal(position, run_filters(cycle, walk[position], self.dialect))
                 if rejection is not None:
                     groups[rejection] = groups.get(rejection, 0) | 1 << position
         return self._work_out(groups, cycle)
