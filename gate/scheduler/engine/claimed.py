@@ -105,19 +105,49 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
     return classes, headroom
 
 
-def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
-    """Whether the claims of the first copy to ``ordinals``' last can take an available
-    volume, or the copies before one can bring a node to an attach limit it would
-    otherwise stay within: each copy attaches at most its pod's volumes, so only a driver
-    some node has less headroom for than all the copies' volumes can be reached."""
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What the claims of a StatefulSet's copies can touch: an available volume
+    (``available``), or an attach limit of the ``drivers`` they count against, on a node
+    with less headroom for one than ``volumes``, all the copies' volumes."""
+
+    available: bool = False
+    drivers: frozenset[str] = frozenset()
+    volumes: int = 0
+
+    def __bool__(self) -> bool:
+        return self.available or bool(self.drivers)
+
+    def tight(self, cluster: Cluster, position: int) -> bool:
+        """Whether the node at ``position`` has less headroom than :attr:`volumes` for
+        one of the :attr:`drivers`: a copy placed there can bring it to its limit."""
+        if self.available:
+            return True
+        storage = cluster.snapshot.storage
+        if storage is None or not self.drivers:
+            return False
+        node = counts_of(cluster.index, storage, cluster.others.volume_use).nodes[position]
+        return any(
+            limit - node.counts.get(driver, 0) < self.volumes
+            for driver, limit in node.limits.items()
+            if driver in self.drivers
+        )
+
+
+def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> Reach:
+    """What the claims of the first copy to ``ordinals``' last can touch (:class:`Reach`):
+    each copy attaches at most its pod's volumes, so only a driver some node has less
+    headroom for than all the copies' volumes can be brought to a limit."""
     storage = cluster.snapshot.storage
     if storage is None:
-        return False
+        return Reach()
     classes, headroom = _memo(cluster, storage)
     if not classes and not headroom:
-        return False
+        return Reach()
     copies = range(workload.first_ordinal, ordinals.stop)
-    reachable = {d for d, left in headroom.items() if left < len(copies) * len(pod.mounts)}
+    volumes = len(copies) * len(pod.mounts)
+    reachable = {d for d, left in headroom.items() if left < volumes}
+    drivers: set[str] = set()
     for ordinal in copies:
         for template in workload.claim_templates:
             key = (workload.namespace, copy_claim(template, workload.name, ordinal))
@@ -125,11 +155,18 @@ def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: ran
             if claim is None:
                 continue
             if claim_class(claim) in classes and waiting(claim, storage):
-                return True
+                return Reach(available=True)
             counted = claim_volume(workload.namespace, claim, storage, EVERY_MIGRATION)
             if counted is not None and counted[0] in reachable:
-                return True
-    return False
+                drivers.add(counted[0])
+    return Reach(drivers=frozenset(drivers), volumes=volumes)
+
+
+def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
+    """Whether the claims of the first copy to ``ordinals``' last can take an available
+    volume, or the copies before one can bring a node to an attach limit it would
+    otherwise stay within (:func:`reach`)."""
+    return bool(reach(workload, pod, cluster, ordinals))
 
 
 def _bound(claim: PlainObject, volume: PlainObject) -> tuple[PlainObject, PlainObject]:

@@ -58,7 +58,7 @@ from gate.model import (
 )
 from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.engine.causes import cause_of
-from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, touches, with_copies
+from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, reach, with_copies
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
     Preempted,
@@ -199,6 +199,8 @@ class Evaluator:
     _ownership: list[Ownership] = field(default_factory=list)
     _by_node: list[PodsByNode] = field(default_factory=list)
     _carriers: list[frozenset[int]] = field(default_factory=list)
+    _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
+    """The cluster the last workload's running pods leave, kept for its later copies."""
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -452,6 +454,16 @@ class Evaluator:
             self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
         return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
 
+    def _without(self, own: Sequence[int]) -> Cluster:
+        """The cluster less the pods at ``own``: one view for a workload's first copy and
+        its later ones (its volume counts are worked out once)."""
+        key = tuple(own)
+        found = self._left.get(key)
+        if found is None:
+            self._left.clear()
+            found = self._left[key] = self.cluster.without(own)
+        return found
+
     def _release(self, own: Sequence[int]) -> ReleasedNodes:
         indexed = self.cluster.others.pods
         return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
@@ -474,7 +486,7 @@ class Evaluator:
         # rules nodes out, for this pod and every node, through what PreFilter counted.
         counted = counted or any(r.plugin in HELD_VOLUMES for r in base.groups)
         if counted:
-            cycle = prepare(profile, self.cluster.without(own))
+            cycle = prepare(profile, self._without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
         else:
             # Nothing the inter-pod filters count changes: the base answer's PreFilter state
@@ -721,7 +733,7 @@ class Evaluator:
         nodes: Sequence[NodeView] = self.index.nodes
         if own:
             views = self._release(own)
-            cluster, nodes, released = self.cluster.without(own), views, views.holding
+            cluster, nodes, released = self._without(own), views, views.holding
         rules = CopyRules(
             requests=pod.profile.requests,
             host_ports=pod.profile.wanted_ports,
@@ -729,11 +741,14 @@ class Evaluator:
         )
         walk = Walk(nodes, rules, released)
         first = chosen_node(hint, walk.taken)
+        # The volumes the copies take are tracked once one lands where they can matter:
+        # the copies before it took none a later copy reads.
+        touched = reach(workload, pod.profile, self.cluster, ordinals)
+        placed = [(pod.profile, first, f"{workload.name}-{workload.first_ordinal}")]
         claimed = None
-        if touches(workload, pod.profile, self.cluster, ordinals):
+        if touched and touched.tight(self.cluster, first):
             claimed = Claimed(cluster)
-            name = f"{workload.name}-{workload.first_ordinal}"
-            claimed.take(pod.profile, first, name)
+            claimed.take(*placed[0])
         walk.take(first)
         landed = [self.index.nodes[first].labels]
         starting, first_unfit = 1, None
@@ -745,8 +760,13 @@ class Evaluator:
                 starting += 1
                 walk.take(found)
                 landed.append(self.index.nodes[found].labels)
+                placed.append((copy.profile, found, f"{workload.name}-{ordinal}"))
                 if claimed is not None:
-                    claimed.take(copy.profile, found, f"{workload.name}-{ordinal}")
+                    claimed.take(*placed[-1])
+                elif touched and touched.tight(self.cluster, found):
+                    claimed = Claimed(cluster)
+                    for taken in placed:
+                        claimed.take(*taken)
                 continue
             if first_unfit is None:
                 first_unfit = (ordinal, found, copy.profile.claims)
