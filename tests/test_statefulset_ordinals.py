@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from gate.k8s.claims import statefulset_claims
 from gate.model import Document, Location, Verdict, Workload
 from gate.run import RunOptions, check
+from gate.scheduler.engine.claimed import Reach
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.scheduler.framework.ordinals import ordinal_pod
 from gate.scheduler.framework.pods import Pod, pod_profile
@@ -730,3 +731,47 @@ def test_a_new_immediate_claim_is_said_to_bind_first_in_a_live_cluster(
     result = _run(_statefulset(2, template_class=template_class), *claims)
     found = [w.text.split('"')[1] for w in result.warnings if BINDS_FIRST in w.text]
     assert found == said
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    limits=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+    replicas=st.integers(1, 5),
+    attached=st.integers(0, 3),
+)
+def test_copies_tracked_from_the_first_tight_node_count_as_tracked_from_the_start(
+    limits: list[int], replicas: int, attached: int
+) -> None:
+    """Volumes the copies take are tracked once a copy lands where they can matter; tracking
+    them from the first copy on counts the same."""
+    nodes = [f"n-{i}" for i in range(len(limits))]
+    mounted = [
+        api_pod(
+            f"old-{i}",
+            nodes[0],
+            namespace="db",
+            volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": f"old-{i}"}}],
+        )
+        for i in range(attached)
+    ]
+    olds = [_static(i, "disk.csi.azure.com", "wait") for i in range(attached)]
+    for claim, volume in olds:
+        claim["metadata"]["name"] = claim["metadata"]["name"].replace("data-db", "old")
+        volume["spec"]["csi"]["volumeHandle"] += "-old"
+        volume["metadata"]["name"] += "-old"
+        claim["spec"]["volumeName"] = volume["metadata"]["name"]
+    recorded: dict[str, Any] = {
+        "persistentVolumes": [v for _, v in olds],
+        "persistentVolumeClaims": [c for c, _ in olds],
+        "storageClasses": [WAIT],
+        "csiNodes": [_csi_node(n, limit) for n, limit in zip(nodes, limits, strict=True)],
+    }
+    snapshot = build_snapshot(
+        cluster_snapshot([api_node(n, labels={HOST: n}) for n in nodes], mounted, **recorded),
+        "s.json",
+    )
+    document = Document(Location("db.yaml", 1), _statefulset(replicas))
+    lazily = check([document], snapshot, RunOptions()).results
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Reach, "tight", lambda self, cluster, position: True)
+        assert check([document], snapshot, RunOptions()).results == lazily
