@@ -6,6 +6,7 @@ every one). A PARTIAL names that copy and its claim."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -775,3 +776,26 @@ def test_copies_tracked_from_the_first_tight_node_count_as_tracked_from_the_star
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Reach, "tight", lambda self, cluster, position: True)
         assert check([document], snapshot, RunOptions()).results == lazily
+
+
+def test_the_autoscalers_plan_after_the_copies_where_they_were_placed_one_by_one() -> None:
+    """Copy 0 in z1, copy 1 in z2 (its volume's zone); copy 2, pinned to z2, finds no room:
+    Karpenter's zonal rules start from one copy in each of z1 and z2, not from where the
+    count of copies alike put them."""
+    seen: list[Mapping[str, int] | None] = []
+    original = Evaluator._scaled_up
+
+    def scaled_up(
+        self: Evaluator,
+        result: Any,
+        pod: Pod,
+        cycle: Any,
+        zones: Mapping[str, int] | None = None,
+    ) -> Any:
+        seen.append(zones)
+        return original(self, result, pod, cycle, zones)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Evaluator, "_scaled_up", scaled_up)
+        result = _pinned(3, _sized("700m"), "z1", "z2", "z2")
+    assert (result.verdict, dict(seen[-1] or {})) == (Verdict.PARTIAL, {"z1": 1, "z2": 1})

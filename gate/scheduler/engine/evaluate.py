@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
+from gate.k8s.labels import ZONE
 from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
@@ -657,8 +658,10 @@ class Evaluator:
             )
             unfit = None if by_ordinal is None else by_ordinal.answer
             if by_ordinal is not None:
-                # a lost node's copies were counted where the count put them, not the walk
+                # a lost node's copies were counted where the count put them, not the walk;
+                # the autoscalers plan after the copies where the walk put them
                 warnings = [w for w in warnings if w.kind is not WarningKind.LOST_NODE]
+                zones = by_ordinal.zones
             if by_ordinal is not None and unfit is None:
                 # every copy starts: the count found short where the copies' claims are not
                 placement = replace(by_ordinal.placement, first_fits=None)
@@ -775,12 +778,13 @@ class Evaluator:
         if starting == placement.fit or (starting > placement.fit and not raising):
             return None
         recount = recounted(placement, starting)
+        zones = Counter(z for labels in landed if (z := labels.get(ZONE)) is not None)
         if first_unfit is None:
-            return _Ordinals(recount)
+            return _Ordinals(recount, zones=zones)
         ordinal, answer, mounted = first_unfit
         claims = ordinal_claims(workload, ordinal)
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        return _Ordinals(recount, answer, message, mounted)
+        return _Ordinals(recount, answer, message, mounted, zones)
 
     def _walked(
         self,
@@ -1182,6 +1186,8 @@ class _Ordinals:
     message: str | None = None
     claims: tuple[str, ...] = ()
     """The claims that copy mounts."""
+    zones: Mapping[str, int] = field(default_factory=dict)
+    """The copies that start, by the zone of their node (nodes with no zone left out)."""
 
 
 @dataclass(frozen=True, slots=True)
