@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.claims import statefulset_claims
-from gate.model import Document, Location, Verdict, Workload
+from gate.model import Document, Location, ReplicaFit, Verdict, Workload
 from gate.run import RunOptions, check
 from gate.scheduler.engine.claimed import Reach
 from gate.scheduler.engine.evaluate import Evaluator
-from gate.scheduler.framework.ordinals import ordinal_pod
+from gate.scheduler.framework.ordinals import ordinal_pod, recounted
 from gate.scheduler.framework.pods import Pod, pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot
@@ -799,3 +799,22 @@ def test_the_autoscalers_plan_after_the_copies_where_they_were_placed_one_by_one
         patch.setattr(Evaluator, "_scaled_up", scaled_up)
         result = _pinned(3, _sized("700m"), "z1", "z2", "z2")
     assert (result.verdict, dict(seen[-1] or {})) == (Verdict.PARTIAL, {"z1": 1, "z2": 1})
+
+
+@pytest.mark.parametrize(
+    ("alone", "together", "copies", "expected"),
+    [
+        pytest.param(3, None, 2, (2, None), id="fewer copies cap the count"),
+        pytest.param(1, None, 3, (3, None), id="more copies raise the count alone"),
+        pytest.param(1, 1, 3, (3, 3), id="beside other new workloads that took nothing, as many"),
+        pytest.param(2, 1, 3, (3, 2), id="beside others that took one copy's room, one fewer"),
+    ],
+)
+def test_the_copies_placed_one_by_one_recount_the_placement(
+    alone: int, together: int | None, copies: int, expected: tuple[int, int | None]
+) -> None:
+    placement = ReplicaFit(wanted=3, alone=alone, together=together, most=3)
+    found = recounted(placement, copies)
+    assert (found.alone, found.together) == expected
+    kept_alone, kept_together = expected
+    assert found.fit == (kept_alone if kept_together is None else min(expected))
