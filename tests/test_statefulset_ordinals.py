@@ -817,4 +817,4 @@ def test_the_copies_placed_one_by_one_recount_the_placement(
     found = recounted(placement, copies)
     assert (found.alone, found.together) == expected
     kept_alone, kept_together = expected
-    assert found.fit == (kept_alone if kept_together is None else min(expected))
+    assert found.fit == (kept_alone if kept_together is None else min(kept_alone, kept_together))
