@@ -723,9 +723,8 @@ class Evaluator:
         answer and message naming it with its claims (none when every copy starts). Only
         ``raising`` may it count more copies than ``placement``. ``hint``: the nodes the
         first copy fits, where a later copy is looked for first, after the nodes that took
-        the copies before it. ``own``: the running pods
-        the copies replace, gone before them (their room, and the claims and disks they
-        hold)."""
+        the copies before it. ``own``: the running pods the copies replace, gone before
+        them (their room, and the claims and disks they hold)."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
