@@ -202,3 +202,113 @@ def test_a_volume_zone_narrows_the_spreads_minimum_in_v1_8() -> None:
     volume = {"name": "data", "persistentVolumeClaim": {"claimName": "bound"}}
     pod = spec(volumes=[volume], topologySpreadConstraints=[SPREAD])
     assert run.decide(pod, 1, labels={"app": "db"}).placed == 1
+
+
+def _claims_to_validate() -> dict[str, Any]:
+    """Claims ValidatePersistentVolumeClaims refuses (v1.8.3), and one it takes."""
+    volume = {"metadata": {"name": "pv"}, "spec": {"csi": {"driver": "ebs.csi.aws.com"}}}
+    claims = [
+        ("fresh", {}, {"storageClassName": "now"}, {}),
+        ("no-class", {}, {"storageClassName": ""}, {}),
+        ("unnoted", {}, {"volumeName": "pv", "storageClassName": "late"}, {}),
+        ("lost", BOUND, {"volumeName": "gone"}, {"phase": "Lost"}),
+        ("volume-gone", BOUND, {"volumeName": "gone"}, {}),
+        ("beta", {"volume.beta.kubernetes.io/storage-class": "late"}, {}, {}),
+        ("waiting", {}, {"storageClassName": "late"}, {}),
+    ]
+    return {
+        "persistentVolumes": [volume],
+        "persistentVolumeClaims": [
+            {
+                "metadata": {"name": name, "namespace": "default", "annotations": notes},
+                "spec": claim_spec,
+                "status": status,
+            }
+            for name, notes, claim_spec, status in claims
+        ]
+        + [
+            {
+                "metadata": {
+                    "name": "deleting",
+                    "namespace": "default",
+                    "deletionTimestamp": "2025-01-01T00:00:00Z",
+                },
+                "spec": {"storageClassName": "late"},
+            }
+        ],
+        "storageClasses": [
+            _class(),
+            {"metadata": {"name": "now"}, "provisioner": "ebs.csi.aws.com"},
+        ],
+    }
+
+
+IMMEDIATE = "ignoring pod, pod has unbound immediate PersistentVolumeClaims"
+
+# provisioner.go Validate -> volumetopology.go ValidatePersistentVolumeClaims (v1.8.3): a pod
+# it refuses is ignored ("ignoring pod, ..."), no NodeClaim is launched for it
+VALIDATION_CASES = [
+    pytest.param(
+        "missing",
+        'ignoring pod, persistentvolumeclaim "missing" not found',
+        id="a claim not found: ignored",
+    ),
+    pytest.param(
+        "deleting",
+        'ignoring pod, persistentvolumeclaim "deleting" is being deleted',
+        id="a claim being deleted: ignored",
+    ),
+    pytest.param(
+        "lost",
+        'ignoring pod, persistentvolumeclaim "lost" bound to non-existent persistentvolume "gone"',
+        id="a Lost claim: ignored",
+    ),
+    pytest.param(
+        "volume-gone",
+        'ignoring pod, persistentvolume "gone" not found',
+        id="a claim naming a volume not found: ignored",
+    ),
+    pytest.param(
+        "unnoted", IMMEDIATE, id="a claim naming a volume without bind-completed: ignored"
+    ),
+    pytest.param("fresh", IMMEDIATE, id="an unbound claim of an Immediate class: ignored"),
+    pytest.param("no-class", IMMEDIATE, id="an unbound claim of no class: ignored"),
+    pytest.param(
+        "beta",
+        'ignoring pod, persistentvolumeclaim "beta": unbound pvc must define a storage class',
+        id="an unbound claim naming its class by the beta annotation alone: ignored",
+    ),
+    pytest.param("waiting", "", id="an unbound claim of a WaitForFirstConsumer class: launched"),
+]
+
+
+@pytest.mark.parametrize(("claim", "ignored"), VALIDATION_CASES)
+def test_karpenter_ignores_a_pod_whose_claims_it_cannot_validate(claim: str, ignored: str) -> None:
+    run = Run((POOL_A,), storage=_claims_to_validate())
+    volume = {"name": "data", "persistentVolumeClaim": {"claimName": claim}}
+    decision = run.decide(spec(volumes=[volume]), 2)
+    assert (decision.placed, decision.unjudged) == (0 if ignored else 2, ignored)
+
+
+def test_an_unbound_claims_topology_comes_from_the_class_its_spec_names() -> None:
+    """The scheduler reads the beta annotation's class first; Karpenter only the spec's."""
+    annotated = {**_class(), "metadata": {"name": "annotated"}}
+    annotated["allowedTopologies"] = [{"matchLabelExpressions": [_expression(ZONE, "zone-b")]}]
+    claim = {
+        "metadata": {
+            "name": "waiting",
+            "namespace": "default",
+            "annotations": {"volume.beta.kubernetes.io/storage-class": "annotated"},
+        },
+        "spec": {"storageClassName": "late"},
+    }
+    storage = {
+        **_storage("zone-a"),
+        "persistentVolumeClaims": [claim],
+        "storageClasses": [_class([_expression(ZONE, "zone-a")]), annotated],
+    }
+    snapshot = build_snapshot(cluster_snapshot([api_node("n")], **storage), "s.json")
+    mounted = {"name": "data", "persistentVolumeClaim": {"claimName": "waiting"}}
+    profile = pod_profile({"containers": [{"name": "c"}], "volumes": [mounted]})
+    cycle = prepare(profile, Cluster.of(snapshot))
+    assert [str(r) for r in volume_requirements(cycle)] == [f"{ZONE} In [zone-a]"]

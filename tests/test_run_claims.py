@@ -12,7 +12,7 @@ from gate.k8s.claims import created_claim, default_class
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
-from tests.builders import api_node, cluster_snapshot
+from tests.builders import api_node, api_pod, cluster_snapshot
 
 ZONE = "topology.kubernetes.io/zone"
 DEFAULT = {"storageclass.kubernetes.io/is-default-class": "true"}
@@ -185,3 +185,60 @@ def test_the_copies_of_a_workload_share_its_claims(
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
     assert [w.text for w in result.warnings if "claim" in w.text] == warnings
+
+
+def _held(strategy: dict[str, Any] | None) -> Any:
+    """A Deployment whose running pod mounts its ReadWriteOncePod claim, changed."""
+    notes = {"pv.kubernetes.io/bind-completed": "yes"}
+    claim = {
+        "metadata": {"name": "data", "namespace": "web", "annotations": notes},
+        "spec": {"volumeName": "pv", "accessModes": ["ReadWriteOncePod"]},
+    }
+    volume = {
+        "metadata": {"name": "pv"},
+        "spec": {"csi": {"driver": "disk.csi.azure.com", "volumeHandle": "pv"}},
+    }
+    running = api_pod(
+        "a-5d8f7c9b4-bcdfg",
+        "n1",
+        namespace="web",
+        volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}],
+    )
+    running["metadata"]["labels"] = {"app": "a", "pod-template-hash": "5d8f7c9b4"}
+    running["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "a-5d8f7c9b4"}]
+    storage = {**STORAGE, "persistentVolumes": [volume], "persistentVolumeClaims": [claim]}
+    nodes = [api_node("n1", labels={ZONE: "z1"})]
+    snapshot = build_snapshot(cluster_snapshot(nodes, [running], **storage), "s.json")
+    deployment = _deployment("data")
+    if strategy is not None:
+        deployment["spec"]["strategy"] = strategy
+    (result,) = check([Document(Location("m.yaml", 1), deployment)], snapshot, RunOptions()).results
+    return result
+
+
+STALLED = "the rollout cannot start: maxUnavailable 0 keeps its 1 running pod(s)"
+
+
+@pytest.mark.parametrize(
+    ("strategy", "verdict", "message"),
+    [
+        pytest.param(
+            None,
+            Verdict.NO,
+            STALLED,
+            id="a rolling update's new pod waits for the claim its old pod holds: it never starts",
+        ),
+        pytest.param(
+            {"type": "Recreate"},
+            Verdict.YES,
+            None,
+            id="a recreated pod finds the claim its old pod held free",
+        ),
+    ],
+)
+def test_a_read_write_once_pod_claim_is_freed_with_the_pod_that_held_it(
+    strategy: dict[str, Any] | None, verdict: Verdict, message: str | None
+) -> None:
+    result = _held(strategy)
+    assert result.verdict is verdict
+    assert (result.message or "")[: len(message or "")] == (message or "")

@@ -6,17 +6,19 @@ every one). A PARTIAL names that copy and its claim."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.model import Document, Location, Verdict, Workload
+from gate.k8s.claims import statefulset_claims
+from gate.model import Document, Location, ReplicaFit, Verdict, Workload
 from gate.run import RunOptions, check
+from gate.scheduler.engine.claimed import Reach
 from gate.scheduler.engine.evaluate import Evaluator
-from gate.scheduler.framework.ordinals import ordinal_pod
+from gate.scheduler.framework.ordinals import ordinal_pod, recounted
 from gate.scheduler.framework.pods import Pod, pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot
@@ -129,6 +131,22 @@ CASES = [
         None,
         id="an existing claim is used as it is, even of another class than the template's",
     ),
+    pytest.param(
+        _statefulset(2, ordinals={"start": 3}),
+        [_bound("data-db-3", "pv-z1"), _bound("data-db-4", "pv-z9")],
+        Verdict.PARTIAL,
+        1,
+        "db-4 (claims data-db-4): 0/2 nodes are available: 2 node(s) " + PINNED + ".",
+        id="the copies are the ordinals from spec.ordinals.start, each with its claims",
+    ),
+    pytest.param(
+        _statefulset(2, ordinals={"start": 3}),
+        [_bound("data-db-0", "pv-z9"), _bound("data-db-1", "pv-z9"), _bound("data-db-5", "pv-z9")],
+        Verdict.YES,
+        2,
+        None,
+        id="claims of ordinals below spec.ordinals.start or past its copies are ignored",
+    ),
 ]
 
 
@@ -143,6 +161,22 @@ def test_each_copy_mounts_its_own_claims(
     result = _run(statefulset, *claims)
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == (verdict, fit, message)
+
+
+@pytest.mark.parametrize(
+    ("spec", "created"),
+    [
+        pytest.param({}, ["data-db-0", "data-db-1"], id="the controller creates ordinals 0 on"),
+        pytest.param(
+            {"ordinals": {"start": 5}},
+            ["data-db-5", "data-db-6"],
+            id="from spec.ordinals.start when set",
+        ),
+    ],
+)
+def test_the_claims_the_controller_creates(spec: dict[str, Any], created: list[str]) -> None:
+    made = statefulset_claims(_statefulset(2, **spec), set(), {"wait": WAIT})
+    assert sorted(name for _, name in made) == created
 
 
 HOST = "kubernetes.io/hostname"
@@ -171,8 +205,11 @@ def _local(name: str, node: str, size: str = "10Gi") -> dict[str, Any]:
     }
 
 
-def _csi_node(node: str, count: int) -> dict[str, Any]:
-    driver = {"name": "disk.csi.azure.com", "nodeID": node, "allocatable": {"count": count}}
+OTHER = "file.csi.azure.com"
+
+
+def _csi_node(node: str, count: int, driver_name: str = "disk.csi.azure.com") -> dict[str, Any]:
+    driver = {"name": driver_name, "nodeID": node, "allocatable": {"count": count}}
     return {"metadata": {"name": node}, "spec": {"drivers": [driver]}}
 
 
@@ -226,9 +263,33 @@ LOCAL_CASES = [
     ),
 ]
 
+
+def _static(ordinal: int, driver: str, claim_class: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Copy ``ordinal``'s claim bound to a volume of ``driver``, both of ``claim_class``."""
+    notes = {"pv.kubernetes.io/bind-completed": "yes"}
+    name, volume = f"data-db-{ordinal}", f"pv-{ordinal}"
+    claim = {
+        "metadata": {"name": name, "namespace": "db", "annotations": notes},
+        "spec": {"volumeName": volume, "storageClassName": claim_class},
+    }
+    source = {"driver": driver, "volumeHandle": volume}
+    spec = {"csi": source, "storageClassName": claim_class, "capacity": {"storage": "1Gi"}}
+    return claim, {"metadata": {"name": volume}, "spec": spec, "status": {"phase": "Bound"}}
+
+
+def _statics(driver: str, claim_class: str) -> dict[str, list[dict[str, Any]]]:
+    pairs = [_static(i, driver, claim_class) for i in range(3)]
+    return {
+        "persistentVolumeClaims": [c for c, _ in pairs],
+        "persistentVolumes": [v for _, v in pairs],
+        "csiNodes": [_csi_node("n-a", 2)],
+    }
+
+
 # pkg/scheduler/framework/plugins/nodevolumelimits/csi.go filterAttachableVolumes: the
 # pods on the node, the copies assumed there among them, count their claims, an unbound
-# WaitForFirstConsumer one through its class's provisioner
+# WaitForFirstConsumer one through its class's provisioner, a bound one through its
+# volume's driver (getCSIDriverInfo), whatever its class
 LIMIT_CASES = [
     pytest.param(
         _statefulset(3),
@@ -251,6 +312,27 @@ LIMIT_CASES = [
         (Verdict.YES, 3, None),
         id="copies fill the room the attach limits leave across nodes",
     ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        _statics("disk.csi.azure.com", ""),
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims of no class count against the limit of their volumes' driver",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        _statics("disk.csi.azure.com", "gone"),
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims of a class not found count as their volumes' driver",
+    ),
+    pytest.param(
+        _statefulset(3),
+        ["n-a"],
+        {**_statics(OTHER, "wait"), "csiNodes": [_csi_node("n-a", 2, OTHER)]},
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/1 nodes are available: 1 {EXCEED}."),
+        id="existing claims count as their volumes' driver, not their class's provisioner",
+    ),
 ]
 
 
@@ -264,6 +346,184 @@ def test_copies_take_volumes_from_those_after_them(
     result = _copies(statefulset, nodes, **storage)
     assert result.placement is not None
     assert (result.verdict, result.placement.fit, result.message) == expected
+
+
+def _sized(cpu: str) -> list[dict[str, Any]]:
+    """Node n-z1 with room for four copies of 500m, n-z2 with room for ``cpu``."""
+    return [
+        api_node("n-z1", cpu="2", labels={ZONE: "z1"}),
+        api_node("n-z2", cpu=cpu, labels={ZONE: "z2"}),
+    ]
+
+
+def _pinned(replicas: int, nodes: list[dict[str, Any]], *zones: str) -> Any:
+    """Copies of 500m whose claims are bound to volumes in ``zones``, one by ordinal."""
+    statefulset = _statefulset(replicas)
+    statefulset["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {
+        "cpu": "500m"
+    }
+    storage: dict[str, Any] = {
+        "persistentVolumes": [_volume(f"pv-{i}", z) for i, z in enumerate(zones)],
+        "persistentVolumeClaims": [_bound(f"data-db-{i}", f"pv-{i}") for i in range(len(zones))],
+        "storageClasses": [WAIT],
+    }
+    snapshot = build_snapshot(cluster_snapshot(nodes, **storage), "s.json")
+    report = check([Document(Location("db.yaml", 1), statefulset)], snapshot, RunOptions())
+    (result,) = report.results
+    return result
+
+
+ROOM = "Insufficient cpu"
+# schedule_one.go assumes each copy on its node (the cache's AssumePod) before the next: a
+# copy whose claim pins it to another node than the first's takes its room there
+PINNED_ROOM_CASES = [
+    pytest.param(
+        _sized("700m"),
+        ("z1", "z2", "z2"),
+        (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 1 {ROOM}, 1 "),
+        id="two copies pinned to a zone with room for one: the second fits no node",
+    ),
+    pytest.param(
+        _sized("1200m"),
+        ("z1", "z2", "z2"),
+        (Verdict.YES, 3, None),
+        id="two copies pinned to a zone with room for both: every copy fits",
+    ),
+    pytest.param(
+        _sized("700m"),
+        ("z2", "z1", "z1"),
+        (Verdict.YES, 3, None),
+        id="the first copy pinned alone to the small zone: the rest fit beside each other",
+    ),
+]
+
+
+@pytest.mark.parametrize(("nodes", "zones", "expected"), PINNED_ROOM_CASES)
+def test_a_copy_pinned_elsewhere_takes_its_room_there(
+    nodes: list[dict[str, Any]], zones: tuple[str, ...], expected: tuple[Verdict, int, str | None]
+) -> None:
+    verdict, fit, message = expected
+    result = _pinned(3, nodes, *zones)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit) == (verdict, fit)
+    assert result.message == message or result.message.startswith(str(message))
+
+
+ZONES = ("z1", "z2", "z3")
+ZONE_SPREAD = {
+    "maxSkew": 1,
+    "topologyKey": ZONE,
+    "whenUnsatisfiable": "DoNotSchedule",
+    "labelSelector": {"matchLabels": {"app": "db"}},
+}
+ZONE_APART = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "db"}}}
+        ]
+    }
+}
+NODE_APART = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": HOST, "labelSelector": {"matchLabels": {"app": "db"}}}
+        ]
+    }
+}
+
+
+def _zoned(pod: dict[str, Any], zones: tuple[str, ...], cpu: str = "100m", **spec: Any) -> Any:
+    """Three copies, one node in each of three zones, copy i's claim bound in ``zones[i]``."""
+    statefulset = _statefulset(len(zones), **spec)
+    template = statefulset["spec"]["template"]["spec"]
+    template.update(pod)
+    template["containers"][0]["resources"]["requests"] = {"cpu": cpu}
+    nodes = [api_node(f"n-{z}", labels={ZONE: z, HOST: f"n-{z}"}) for z in ZONES]
+    storage: dict[str, Any] = {
+        "persistentVolumes": [_volume(f"pv-{i}", z) for i, z in enumerate(zones)],
+        "persistentVolumeClaims": [_bound(f"data-db-{i}", f"pv-{i}") for i in range(len(zones))],
+        "storageClasses": [WAIT],
+    }
+    snapshot = build_snapshot(cluster_snapshot(nodes, **storage), "s.json")
+    report = check([Document(Location("db.yaml", 1), statefulset)], snapshot, RunOptions())
+    (result,) = report.results
+    return result
+
+
+# schedule_one.go places each copy with its own claims beside the copies assumed before it:
+# PodTopologySpread's and InterPodAffinity's PreFilters count those copies, NodeResourcesFit
+# their room; copies whose volumes lie in one zone each take one node in each
+ZONED_CASES = [
+    pytest.param(
+        {"topologySpreadConstraints": [ZONE_SPREAD]},
+        ZONES,
+        "100m",
+        {},
+        (Verdict.YES, 3),
+        id="copies spread by zone whose volumes lie one in each zone all fit",
+    ),
+    pytest.param(
+        {"affinity": ZONE_APART},
+        ZONES,
+        "100m",
+        {},
+        (Verdict.YES, 3),
+        id="copies kept apart by zone whose volumes lie one in each zone all fit",
+    ),
+    pytest.param(
+        {"affinity": NODE_APART},
+        ZONES,
+        "100m",
+        {},
+        (Verdict.YES, 3),
+        id="copies kept apart by node whose volumes lie one in each zone all fit",
+    ),
+    pytest.param(
+        {},
+        ZONES,
+        "3",
+        {},
+        (Verdict.YES, 3),
+        id="copies each filling a node whose volumes lie one in each zone all fit",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [ZONE_SPREAD]},
+        ("z1", "z1", "z2"),
+        "100m",
+        {},
+        (Verdict.PARTIAL, 1),
+        id="a second copy whose volume is in the first one's zone is refused by skew",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [ZONE_SPREAD]},
+        ("z1", "z1", "z2"),
+        "100m",
+        {"podManagementPolicy": "Parallel"},
+        (Verdict.PARTIAL, 2),
+        id="under Parallel the copy after the one refused by skew still fits",
+    ),
+    pytest.param(
+        {"affinity": ZONE_APART},
+        ("z1", "z1", "z2"),
+        "100m",
+        {},
+        (Verdict.PARTIAL, 1),
+        id="a second copy whose volume is in the first one's zone is refused by anti-affinity",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod", "zones", "cpu", "spec", "expected"), ZONED_CASES)
+def test_copies_are_placed_one_by_one_each_with_its_own_claims(
+    pod: dict[str, Any],
+    zones: tuple[str, ...],
+    cpu: str,
+    spec: dict[str, Any],
+    expected: tuple[Verdict, int],
+) -> None:
+    result = _zoned(pod, zones, cpu, **spec)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit) == expected
 
 
 ZONAL = {
@@ -366,9 +626,9 @@ def test_volume_filters_do_not_shrink_a_spreads_domains(
     assert (result.verdict, fit, message) == expected
 
 
-def _full(evaluator: Evaluator, pod: Pod, candidates: Sequence[int]) -> object:
-    """Every copy's whole answer, as before the first copy's nodes were asked first."""
-    return evaluator._answer(pod)
+def _none_hinted(evaluator: Evaluator, cycle: object, walk: object, hint: int) -> None:
+    """No node looked for first: every copy's whole answer is worked out."""
+    return None
 
 
 @settings(max_examples=40, deadline=None)
@@ -387,7 +647,7 @@ def test_a_later_copy_looked_for_first_where_the_first_fits_is_counted_as_its_wh
     claims = [_bound(f"data-db-{i}", f"pv-{z}") for i, z in enumerate(zones) if z is not None]
     hinted = _run(statefulset, *claims)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Evaluator, "_hinted", _full)
+        patch.setattr(Evaluator, "_hinted", _none_hinted)
         assert _run(statefulset, *claims) == hinted
 
 
@@ -437,3 +697,124 @@ def test_a_copys_profile_is_the_one_its_own_spec_gives(volumes: list[dict[str, A
     copy = ordinal_pod(first, workload, 2)
     assert copy.profile == pod_profile(copy.spec, "app", {"app": "db"})
     assert copy.profile.claims != first.profile.claims
+
+
+BINDS_FIRST = "in a live cluster the PersistentVolume controller binds it before its pod"
+
+
+@pytest.mark.parametrize(
+    ("template_class", "claims", "said"),
+    [
+        pytest.param("now", [], ["data-db-0"], id="a first copy's new Immediate claim is said"),
+        pytest.param(
+            "now",
+            [_bound("data-db-0", "pv-z1")],
+            ["data-db-1"],
+            id="the new Immediate claim of the copy that does not start is said",
+        ),
+        pytest.param(
+            "wait", [], [], id="a new WaitForFirstConsumer claim is provisioned: nothing said"
+        ),
+        pytest.param(
+            "now",
+            [
+                _bound("data-db-0", "pv-z1"),
+                {"metadata": {"name": "data-db-1", "namespace": "db"}, "spec": {}},
+            ],
+            [],
+            id="a recorded unbound claim of no class is not the run's: nothing said",
+        ),
+    ],
+)
+def test_a_new_immediate_claim_is_said_to_bind_first_in_a_live_cluster(
+    template_class: str, claims: list[dict[str, Any]], said: list[str]
+) -> None:
+    result = _run(_statefulset(2, template_class=template_class), *claims)
+    found = [w.text.split('"')[1] for w in result.warnings if BINDS_FIRST in w.text]
+    assert found == said
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    limits=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+    replicas=st.integers(1, 5),
+    attached=st.integers(0, 3),
+)
+def test_copies_tracked_from_the_first_tight_node_count_as_tracked_from_the_start(
+    limits: list[int], replicas: int, attached: int
+) -> None:
+    """Volumes the copies take are tracked once a copy lands where they can matter; tracking
+    them from the first copy on counts the same."""
+    nodes = [f"n-{i}" for i in range(len(limits))]
+    mounted = [
+        api_pod(
+            f"old-{i}",
+            nodes[0],
+            namespace="db",
+            volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": f"old-{i}"}}],
+        )
+        for i in range(attached)
+    ]
+    olds = [_static(i, "disk.csi.azure.com", "wait") for i in range(attached)]
+    for claim, volume in olds:
+        claim["metadata"]["name"] = claim["metadata"]["name"].replace("data-db", "old")
+        volume["spec"]["csi"]["volumeHandle"] += "-old"
+        volume["metadata"]["name"] += "-old"
+        claim["spec"]["volumeName"] = volume["metadata"]["name"]
+    recorded: dict[str, Any] = {
+        "persistentVolumes": [v for _, v in olds],
+        "persistentVolumeClaims": [c for c, _ in olds],
+        "storageClasses": [WAIT],
+        "csiNodes": [_csi_node(n, limit) for n, limit in zip(nodes, limits, strict=True)],
+    }
+    snapshot = build_snapshot(
+        cluster_snapshot([api_node(n, labels={HOST: n}) for n in nodes], mounted, **recorded),
+        "s.json",
+    )
+    document = Document(Location("db.yaml", 1), _statefulset(replicas))
+    lazily = check([document], snapshot, RunOptions()).results
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Reach, "tight", lambda self, cluster, position: True)
+        assert check([document], snapshot, RunOptions()).results == lazily
+
+
+def test_the_autoscalers_plan_after_the_copies_where_they_were_placed_one_by_one() -> None:
+    """Copy 0 in z1, copy 1 in z2 (its volume's zone); copy 2, pinned to z2, finds no room:
+    Karpenter's zonal rules start from one copy in each of z1 and z2, not from where the
+    count of copies alike put them."""
+    seen: list[Mapping[str, int] | None] = []
+    original = Evaluator._scaled_up
+
+    def scaled_up(
+        self: Evaluator,
+        result: Any,
+        pod: Pod,
+        cycle: Any,
+        zones: Mapping[str, int] | None = None,
+    ) -> Any:
+        seen.append(zones)
+        return original(self, result, pod, cycle, zones)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Evaluator, "_scaled_up", scaled_up)
+        result = _pinned(3, _sized("700m"), "z1", "z2", "z2")
+    assert (result.verdict, dict(seen[-1] or {})) == (Verdict.PARTIAL, {"z1": 1, "z2": 1})
+
+
+@pytest.mark.parametrize(
+    ("alone", "together", "copies", "expected"),
+    [
+        pytest.param(3, None, 2, (2, None), id="fewer copies cap the count"),
+        pytest.param(1, None, 3, (3, None), id="more copies raise the count alone"),
+        pytest.param(1, 1, 3, (3, 3), id="beside other new workloads that took nothing, as many"),
+        pytest.param(2, 1, 3, (3, 2), id="beside others that took one copy's room, one fewer"),
+    ],
+)
+def test_the_copies_placed_one_by_one_recount_the_placement(
+    alone: int, together: int | None, copies: int, expected: tuple[int, int | None]
+) -> None:
+    placement = ReplicaFit(wanted=3, alone=alone, together=together, most=3)
+    found = recounted(placement, copies)
+    assert (found.alone, found.together) == expected
+    kept_alone, kept_together = expected
+    assert found.fit == (kept_alone if kept_together is None else min(kept_alone, kept_together))

@@ -23,6 +23,7 @@ from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pod
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
+from gate.k8s.volumes import start_ordinal
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING
 from gate.model import (
     Document,
@@ -268,6 +269,7 @@ def _workload(
         claim_templates=_claim_templates(kind, body),
         overlaps=_overlaps(kind, body),
         parallel=kind == "StatefulSet" and get(body, ("spec", "podManagementPolicy")) == "Parallel",
+        first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
     )
 
 

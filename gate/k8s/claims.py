@@ -28,6 +28,7 @@ from gate.k8s.volumes import (
     annotations_of,
     copy_claim,
     name_of,
+    start_ordinal,
 )
 from gate.model.encoded import with_objects
 from gate.model.storage import StorageObjects
@@ -96,7 +97,11 @@ def with_run_claims(
             existing.update(created)
     if not added:
         return storage
-    return replace(storage, claims=with_objects(storage.claims, added))
+    return replace(
+        storage,
+        claims=with_objects(storage.claims, added),
+        created=storage.created | frozenset(added),
+    )
 
 
 def statefulset_claims(
@@ -107,8 +112,9 @@ def statefulset_claims(
     """The claims a StatefulSet's controller creates before its copies
     (``stateful_set_control.go`` ``createPersistentVolumeClaims``): copy i's
     ``<template>-<statefulset>-<i>`` for each ``volumeClaimTemplates`` entry and each
-    ordinal below ``replicas``, from the template's spec, where no claim of that name
-    exists (an existing one is used as it is, whatever its class)."""
+    of its ordinals (``replicas`` of them from ``spec.ordinals.start``), from the
+    template's spec, where no claim of that name exists (an existing one is used as it is,
+    whatever its class)."""
     metadata = mapping(body.get("metadata"))
     spec = mapping(body.get("spec"))
     statefulset, namespace = metadata.get("name"), metadata.get("namespace") or "default"
@@ -121,7 +127,8 @@ def statefulset_claims(
         template_name = template_meta.get("name")
         if not isinstance(template_name, str) or not template_name:
             continue
-        for ordinal in range(max(0, replicas)):
+        first = start_ordinal(body)
+        for ordinal in range(first, first + max(0, replicas)):
             name = copy_claim(template_name, statefulset, ordinal)
             if (str(namespace), name) in claims:
                 continue

@@ -248,6 +248,13 @@ def matching_volume(
     return smallest
 
 
+def start_ordinal(statefulset: Mapping[str, Any]) -> int:
+    """The ordinal of a StatefulSet's first copy (stateful_set_utils.go ``getStartOrdinal``):
+    ``spec.ordinals.start``, 0 when unset."""
+    start = mapping(mapping(statefulset.get("spec")).get("ordinals")).get("start")
+    return start if isinstance(start, int) and not isinstance(start, bool) and start > 0 else 0
+
+
 def copy_claim(template: str, statefulset: str, ordinal: int) -> str:
     """The claim a StatefulSet's copy uses (stateful_set_utils.go
     ``getPersistentVolumeClaimName``)."""

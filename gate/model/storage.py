@@ -43,6 +43,9 @@ class StorageObjects:
     csi_drivers: Mapping[str, PlainObject] = field(default_factory=dict)
     capacities: tuple[PlainObject, ...] = ()
     recorded: frozenset[str] = frozenset()
+    created: frozenset[tuple[str, str]] = frozenset()
+    """The claims the run's manifests create (shipped beside their pods, or made from a
+    StatefulSet's templates), by namespace and name: none of them exists in the cluster yet."""
 
     @property
     def knows_claims(self) -> bool:

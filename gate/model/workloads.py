@@ -168,6 +168,9 @@ class Workload:
     parallel: bool = False
     """A StatefulSet whose ``podManagementPolicy`` is ``Parallel``: its controller starts
     every copy at once, not each after the one before is ready (``OrderedReady``)."""
+    first_ordinal: int = 0
+    """A StatefulSet's ``spec.ordinals.start``: its copies are ordinals ``first_ordinal``
+    to ``first_ordinal + replicas - 1`` (stateful_set_utils.go ``getStartOrdinal``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,20 +9,23 @@ still to be provisioned through its class's provisioner (``nodevolumelimits/csi.
 
 fitgate follows that when a copy's claims can touch either: some claim of the copies is
 unbound of a WaitForFirstConsumer class while an Available volume of its class exists, or
-some claim's class provisions through a driver a CSINode limits on a node with less room
-left than the copies' volumes (the copies before a copy cannot bring a node with more to
-its limit). Every other StatefulSet
-is judged copy by copy against the cluster as recorded, its answers shared as before.
+some claim counts against a driver (its bound volume's, else its class's provisioner's, as
+NodeVolumeLimits finds it) a CSINode limits on a node with less room left than the copies'
+volumes (the copies before a copy cannot bring a node with more to its limit). The copies
+of every other StatefulSet leave the volumes as recorded.
 
-fitgate does not score the copies' nodes: a tracked copy lands on the node, among those
-every filter passes for it, that holds the fewest copies placed before it, the first in
-the snapshot's order among equals (the default spreading's bent, not its score).
+Each copy also takes its room on its node (:class:`Walk`) and counts in its domains for
+the spread and inter-pod PreFilters of the copies after it (:func:`with_copies`), as the
+scheduler's cache holds an assumed pod. fitgate does not score the copies' nodes: a copy
+lands on the node, among those every filter passes for it, that holds the fewest copies
+placed before it, the first in the snapshot's order among equals (the default spreading's
+bent, not its score).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.volumes import (
@@ -37,19 +40,36 @@ from gate.k8s.volumes import (
     fully_bound,
     name_of,
     spec_of,
+    volume_class,
 )
 from gate.model import NodeView, Workload
 from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
-from gate.scheduler.framework.cluster import Cluster
+from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.profile import PodProfile
+from gate.scheduler.framework.runtime import CycleState, Rejection
+from gate.scheduler.placement.copies import CopyRules, Ledger
+from gate.scheduler.plugins import ORDER
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodevolumelimits import counts_of
-from gate.scheduler.plugins.nodevolumelimits.csi import DRIVER_OF_PLUGIN
+from gate.scheduler.plugins.nodevolumelimits.csi import (
+    DRIVER_OF_PLUGIN,
+    MIGRATED_PLUGINS,
+    claim_volume,
+)
+from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.plugins.volumebinding.binder import matches
+from gate.scheduler.plugins.volumerestrictions import DISK_CONFLICT, VOLUME_RESTRICTIONS
 from gate.untyped import mapping
 
 AVAILABLE_CLASSES = "claimed: classes with an Available volume"
+EVERY_MIGRATION: PlainObject = {
+    "metadata": {"annotations": {MIGRATED_PLUGINS: ",".join(DRIVER_OF_PLUGIN)}}
+}
+"""A CSINode of a node every in-tree plugin migrated on: a claim's driver as NodeVolumeLimits
+finds it on such a node (its bound volume's, else its class's provisioner's), the driver it
+counts against wherever it is counted at all."""
 HEADROOM = "claimed: the fewest volumes a node can still attach, by driver"
 
 
@@ -69,7 +89,7 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
     classes, headroom = memo.get(AVAILABLE_CLASSES), memo.get(HEADROOM)
     if not isinstance(classes, frozenset) or not isinstance(headroom, dict):
         classes = frozenset(
-            str(spec_of(v).get("storageClassName") or "")
+            volume_class(v)
             for v in holding(storage.volumes, AVAILABLE)
             if mapping(v.get("status")).get("phase") == AVAILABLE
         )
@@ -85,33 +105,68 @@ def _memo(cluster: Cluster, storage: StorageObjects) -> tuple[frozenset[str], Ma
     return classes, headroom
 
 
-def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
-    """Whether the claims of copies ``0`` to ``ordinals``' last can take an available
-    volume, or the copies before one can bring a node to an attach limit it would
-    otherwise stay within: each copy attaches at most its pod's volumes, so only a driver
-    some node has less headroom for than all the copies' volumes can be reached."""
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What the claims of a StatefulSet's copies can touch: an available volume
+    (``available``), or an attach limit of the ``drivers`` they count against, on a node
+    with less headroom for one than ``volumes``, all the copies' volumes."""
+
+    available: bool = False
+    drivers: frozenset[str] = frozenset()
+    volumes: int = 0
+
+    def __bool__(self) -> bool:
+        return self.available or bool(self.drivers)
+
+    def tight(self, cluster: Cluster, position: int) -> bool:
+        """Whether the node at ``position`` has less headroom than :attr:`volumes` for
+        one of the :attr:`drivers`: a copy placed there can bring it to its limit."""
+        if self.available:
+            return True
+        storage = cluster.snapshot.storage
+        if storage is None or not self.drivers:
+            return False
+        node = counts_of(cluster.index, storage, cluster.others.volume_use).nodes[position]
+        return any(
+            limit - node.counts.get(driver, 0) < self.volumes
+            for driver, limit in node.limits.items()
+            if driver in self.drivers
+        )
+
+
+def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> Reach:
+    """What the claims of the first copy to ``ordinals``' last can touch (:class:`Reach`):
+    each copy attaches at most its pod's volumes, so only a driver some node has less
+    headroom for than all the copies' volumes can be brought to a limit."""
     storage = cluster.snapshot.storage
     if storage is None:
-        return False
+        return Reach()
     classes, headroom = _memo(cluster, storage)
     if not classes and not headroom:
-        return False
-    reachable = {d for d, left in headroom.items() if left < ordinals.stop * len(pod.mounts)}
-    for ordinal in range(ordinals.stop):
+        return Reach()
+    copies = range(workload.first_ordinal, ordinals.stop)
+    volumes = len(copies) * len(pod.mounts)
+    reachable = {d for d, left in headroom.items() if left < volumes}
+    drivers: set[str] = set()
+    for ordinal in copies:
         for template in workload.claim_templates:
             key = (workload.namespace, copy_claim(template, workload.name, ordinal))
             claim = storage.claims.get(key)
             if claim is None:
                 continue
-            wanted = claim_class(claim)
-            if wanted in classes and waiting(claim, storage):
-                return True
-            provisioner = mapping(storage.classes.get(wanted)).get("provisioner")
-            if isinstance(provisioner, str) and DRIVER_OF_PLUGIN.get(provisioner, provisioner) in (
-                reachable
-            ):
-                return True
-    return False
+            if claim_class(claim) in classes and waiting(claim, storage):
+                return Reach(available=True)
+            counted = claim_volume(workload.namespace, claim, storage, EVERY_MIGRATION)
+            if counted is not None and counted[0] in reachable:
+                drivers.add(counted[0])
+    return Reach(drivers=frozenset(drivers), volumes=volumes)
+
+
+def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
+    """Whether the claims of the first copy to ``ordinals``' last can take an available
+    volume, or the copies before one can bring a node to an attach limit it would
+    otherwise stay within (:func:`reach`)."""
+    return bool(reach(workload, pod, cluster, ordinals))
 
 
 def _bound(claim: PlainObject, volume: PlainObject) -> tuple[PlainObject, PlainObject]:
@@ -147,6 +202,12 @@ class Claimed:
         if not fitting:
             return None
         node = chosen_node(fitting, self.copies)
+        self.take(pod, node, name)
+        return node
+
+    def take(self, pod: PodProfile, node: int, name: str) -> None:
+        """Copy ``name`` (``pod``) on the node at ``node``: its matched volumes bound, its
+        mounts counted there."""
         self.copies[node] += 1
         cluster = self.cluster
         storage = cluster.snapshot.storage
@@ -157,7 +218,126 @@ class Claimed:
         )
         snapshot = replace(cluster.snapshot, storage=storage)
         self.cluster = replace(cluster, snapshot=snapshot, others=cluster.others.mounting(use))
-        return node
+
+
+class Walk(ChangedNodes):
+    """The nodes as the copies placed so far, one by one, leave them: each copy's requests,
+    pod slot and host ports taken on its node (NodeInfo.AddPod of the copies the scheduler
+    assumed before the next), over ``nodes`` (the snapshot's, or those the workload's old
+    pods leave, which differ at ``changed``)."""
+
+    def __init__(self, nodes: Sequence[NodeView], requests: CopyRules, released: int = 0):
+        super().__init__(nodes)
+        self._rules = requests
+        self.taken: Counter[int] = Counter()
+        self.released = released
+        """The positions, as a bitset, where ``nodes`` have room given back."""
+        self.holding = 0
+        """The positions, as a bitset, of the nodes holding copies."""
+        self._built: dict[int, NodeView] = {}
+
+    def take(self, position: int) -> None:
+        """One more copy on the node at ``position``."""
+        self.taken[position] += 1
+        self.holding |= 1 << position
+        self._built.pop(position, None)
+
+    def refusal(self, position: int, rejection: Rejection | None) -> Rejection | None:
+        """The first rejection of the node at ``position``, ``rejection`` as the filters
+        found it there, or VolumeRestrictions' (in its place in the filters' order) where
+        a copy the node holds mounts a disk the next copy's conflicts with."""
+        if not self._rules.disks_collide or not self.taken.get(position):
+            return rejection
+        if rejection is not None and ORDER[rejection.plugin] < ORDER[VOLUME_RESTRICTIONS]:
+            return rejection
+        return DISK_CONFLICT
+
+    def changed_at(self, position: int) -> NodeView | None:
+        copies = self.taken.get(position)
+        if not copies:
+            return None
+        found = self._built.get(position)
+        if found is None:
+            found = self._built[position] = Ledger().view(
+                self._nodes[position], self._rules, copies
+            )
+        return found
+
+
+def with_copies(
+    cycle: CycleState, pod: PodProfile, landed: Sequence[Mapping[str, str]]
+) -> CycleState:
+    """``cycle`` (``pod``'s PreFilters) once copies of ``pod`` are bound on nodes with the
+    labels ``landed`` (one entry a copy), as the scheduler's cache holds the copies it
+    assumed: each constraint of PodTopologySpread whose selector the copies match counts
+    them in their eligible domains, and InterPodAffinity counts them for every term of the
+    pod they match (its anti-affinity then keeps the next copy out of their domains, its
+    affinity holds it there)."""
+    if not landed:
+        return cycle
+    found = []
+    for prepared in cycle:
+        state = prepared.state
+        if isinstance(state, SpreadState):
+            counts = tuple(
+                _counted(counts, constraint.topology_key, landed) if state.self_match[i] else counts
+                for i, (constraint, counts) in enumerate(
+                    zip(state.constraints, state.counts, strict=True)
+                )
+            )
+            prepared = replace(prepared, state=replace(state, counts=counts))
+        elif isinstance(state, AffinityState):
+            namespaces = state.namespace_labels
+            anti = [
+                t.topology_key
+                for t in state.anti_affinity_terms
+                if t.matches(pod.namespace, pod.labels, namespaces)
+            ]
+            affinity = [
+                t.topology_key
+                for t in state.affinity_terms
+                if t.matches(pod.namespace, pod.labels, namespaces)
+            ]
+            if anti or affinity:
+                prepared = replace(
+                    prepared,
+                    state=replace(
+                        state,
+                        anti_counts=_paired(state.anti_counts, anti, landed),
+                        affinity_counts=_paired(state.affinity_counts, affinity, landed),
+                        counted={},
+                    ),
+                )
+        found.append(prepared)
+    return tuple(found)
+
+
+def _counted(
+    counts: Mapping[str, int], key: str, landed: Sequence[Mapping[str, str]]
+) -> Mapping[str, int]:
+    """A constraint's counts by domain with the copies on nodes of an eligible domain."""
+    raised = dict(counts)
+    for labels in landed:
+        value = labels.get(key)
+        if value is not None and value in raised:
+            raised[value] += 1
+    return raised
+
+
+def _paired(
+    pairs: Mapping[tuple[str, str], int], keys: Sequence[str], landed: Sequence[Mapping[str, str]]
+) -> Mapping[tuple[str, str], int]:
+    """Pairs (topology key, value) counted, with the copies' pairs of ``keys`` (one per
+    matching term)."""
+    if not keys:
+        return pairs
+    raised = dict(pairs)
+    for labels in landed:
+        for key in keys:
+            value = labels.get(key)
+            if value is not None:
+                raised[key, value] = raised.get((key, value), 0) + 1
+    return raised
 
 
 def chosen_node(fitting: int, copies: Mapping[int, int]) -> int:

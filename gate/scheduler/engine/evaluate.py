@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
+from gate.k8s.labels import ZONE
 from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
@@ -40,6 +41,7 @@ from gate.k8s.warnings import scheduling_gates
 from gate.model import (
     NODE_PORTS,
     NODE_RESOURCES_FIT,
+    NODE_VOLUME_LIMITS,
     POD_TOPOLOGY_SPREAD,
     Cause,
     ExistingPod,
@@ -57,7 +59,7 @@ from gate.model import (
 )
 from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.engine.causes import cause_of
-from gate.scheduler.engine.claimed import Claimed, touches
+from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, reach, with_copies
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
     Preempted,
@@ -71,11 +73,13 @@ from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.ordinals import (
     READ_WRITE_ONCE_POD,
+    bound_first,
     capped,
     once_warnings,
     ordinal_claims,
     ordinal_pod,
     ordinals_to_try,
+    recounted,
     shared_claims,
 )
 from gate.scheduler.framework.pods import Pod, prepare_pod
@@ -97,6 +101,7 @@ from gate.scheduler.placement.copies import (
     scored_past_sample,
     set_bits,
 )
+from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.placement.ownership import Ownership
 from gate.scheduler.placement.prescore import score_rules
 from gate.scheduler.placement.replicas import (
@@ -114,7 +119,7 @@ from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
-from gate.scheduler.plugins.volumerestrictions import IN_USE
+from gate.scheduler.plugins.volumerestrictions import IN_USE, VOLUME_RESTRICTIONS
 
 if TYPE_CHECKING:
     from gate.scheduler.autoscaling.session import Autoscaling
@@ -124,6 +129,8 @@ REASON_NO_NODES = "no nodes available to schedule pods"
 HINTED_NODES = 8
 """How many of the nodes its first copy fits a StatefulSet's later copy is looked for on
 before its whole answer is worked out."""
+HELD_VOLUMES = frozenset({VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS})
+"""The filters that count the volumes other pods hold."""
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -193,6 +200,8 @@ class Evaluator:
     _ownership: list[Ownership] = field(default_factory=list)
     _by_node: list[PodsByNode] = field(default_factory=list)
     _carriers: list[frozenset[int]] = field(default_factory=list)
+    _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
+    """The cluster the last workload's running pods leave, kept for its later copies."""
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -379,7 +388,8 @@ class Evaluator:
 
         def name_of(position: int) -> str:  # only a refused pod is named
             template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-            return pod_name(workload.kind, workload.name, position, template)
+            ordinal = position + workload.first_ordinal
+            return pod_name(workload.kind, workload.name, ordinal, template)
 
         admitted = book.admit_pods(
             namespace, pod.spec, wanted, name_of, running, surge_first, usage
@@ -445,6 +455,16 @@ class Evaluator:
             self._ownership.append(Ownership.of(self.cluster.others.pods.pods))
         return self._ownership[0].pods_of(workload.kind, workload.namespace, workload.name)
 
+    def _without(self, own: Sequence[int]) -> Cluster:
+        """The cluster less the pods at ``own``: one view for a workload's first copy and
+        its later ones (its volume counts are worked out once)."""
+        key = tuple(own)
+        found = self._left.get(key)
+        if found is None:
+            self._left.clear()
+            found = self._left[key] = self.cluster.without(own)
+        return found
+
     def _release(self, own: Sequence[int]) -> ReleasedNodes:
         indexed = self.cluster.others.pods
         return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
@@ -463,8 +483,11 @@ class Evaluator:
         pods = indexed.pods
         carries = not self._carriers[0].isdisjoint(own)
         counted = _counted(profile, (pods[i] for i in own), carries)
+        # The old pods' volumes go with them: a claim of theirs in use or a disk they mount
+        # rules nodes out, for this pod and every node, through what PreFilter counted.
+        counted = counted or any(r.plugin in HELD_VOLUMES for r in base.groups)
         if counted:
-            cycle = prepare(profile, self.cluster.without(own))
+            cycle = prepare(profile, self._without(own))
             groups = filter_groups(self.index, cycle, self.dialect, self.parts)
         else:
             # Nothing the inter-pod filters count changes: the base answer's PreFilter state
@@ -600,6 +623,7 @@ class Evaluator:
         else:
             verdict, message = Verdict.YES, None
         cause = None if verdict is Verdict.YES else self._cause(named, daemonset=False)
+        first = outcomes
         if verdict is Verdict.PARTIAL and refused is not None and cycle is not None:
             # The copy that does not fit is what limits the workload: its message, its
             # cause and its per-node outcomes, not the first copy's.
@@ -615,23 +639,47 @@ class Evaluator:
                 start = Start(refused.nodes, refused.after, refused.groups, left)
                 preempting = self._preempting(pod, own, start, cycle)
         storage = self.snapshot.storage
+        shared_once = False
         if placement is not None and placement.wanted > 1 and storage and storage.knows_claims:
             shared = shared_claims(pod, workload, storage)
             warnings.extend(once_warnings(shared))
             if placement.fit > 1 and any(READ_WRITE_ONCE_POD in m for _, m in shared):
                 # the first copy holds the claim: VolumeRestrictions refuses every node to
                 # the next (its PreFilter counts the claim in use)
-                placement = capped(placement, 1)
+                placement, shared_once = capped(placement, 1), True
                 in_use = {IN_USE: self.index.everyone}
                 message = _group_fit_error(len(nodes), in_use)
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
+        limiting = pod.profile.claims  # the claims of the copy that does not start
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
-            by_ordinal = self._ordinals(workload, pod, placement, fitting)
+            by_ordinal = self._ordinals(
+                workload, pod, placement, fitting, own, raising=not shared_once
+            )
+            unfit = None if by_ordinal is None else by_ordinal.answer
             if by_ordinal is not None:
-                # the autoscalers meet the copy that does not start, with its own claims
-                placement, message, cause, cycle = by_ordinal
+                # a lost node's copies were counted where the count put them, not the walk;
+                # the autoscalers plan after the copies where the walk put them
+                warnings = [w for w in warnings if w.kind is not WarningKind.LOST_NODE]
+                zones = by_ordinal.zones
+            if by_ordinal is not None and unfit is None:
+                # every copy starts: the count found short where the copies' claims are not
+                placement = replace(by_ordinal.placement, first_fits=None)
+                message, cause, outcomes = None, None, first
+                verdict, followed, preempting = Verdict.YES, None, None
+            elif by_ordinal is not None and unfit is not None:
+                # the autoscalers meet the copy that does not start, with its own claims:
+                # its message, cause and per-node outcomes
+                placement, message = by_ordinal.placement, by_ordinal.message
+                limiting = by_ordinal.claims
+                cause, cycle, outcomes = (
+                    self._cause(unfit, daemonset=False),
+                    unfit.cycle,
+                    unfit.outcomes,
+                )
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
+        if storage is not None and storage.created and verdict is not Verdict.YES:
+            warnings.extend(bound_first(limiting, workload.namespace, storage))
         preemption = None
         if preempting is not None:
             verdict, message, placement, preemption = _preempted(
@@ -657,79 +705,136 @@ class Evaluator:
         return self._scaled_up(result, pod, cycle, zones)
 
     def _ordinals(
-        self, workload: Workload, pod: Pod, placement: ReplicaFit, hint: int
-    ) -> tuple[ReplicaFit, str | None, Cause | None, CycleState] | None:
+        self,
+        workload: Workload,
+        pod: Pod,
+        placement: ReplicaFit,
+        hint: int,
+        own: Sequence[int] = (),
+        raising: bool = True,
+    ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
-        (:mod:`gate.scheduler.framework.ordinals`): the placement capped at the copies that
-        start, the first copy that fits no node named with its claims in the message, its
-        cause and its PreFilters' state; None when every copy counted fits. ``hint``: the
-        nodes the first copy fits, where a later copy is looked for first, after the nodes
-        that took the copies before it (their claims' volumes may be in other zones)."""
+        (:mod:`gate.scheduler.framework.ordinals`), its copies placed one by one as the
+        scheduler places them: each on a node the filters pass for it with its own claims,
+        beside the copies before it (their room, :class:`Walk`; their domains, as the
+        spread and inter-pod PreFilters count them, :func:`with_copies`; the volumes they
+        took, :class:`Claimed`). None when that count is the count's (``placement``); else
+        the placement at the copies that start and the first copy that fits no node, its
+        answer and message naming it with its claims (none when every copy starts). Only
+        ``raising`` may it count more copies than ``placement``. ``hint``: the nodes the
+        first copy fits, where a later copy is looked for first, after the nodes that took
+        the copies before it. ``own``: the running pods the copies replace, gone before
+        them (their room, and the claims and disks they hold)."""
         storage = self.snapshot.storage
         if not workload.claim_templates or storage is None or not storage.knows_claims:
             return None
-        if not pod.profile.claims:  # the first copy mounts none of its own claims
+        if not pod.profile.claims or not hint:  # the first copy mounts none of its own claims
             return None
-        starting, first_unfit = 1, None
-        ordinals = ordinals_to_try(workload, placement)
+        ordinals = ordinals_to_try(workload)
+        cluster, released = self.cluster, 0
+        nodes: Sequence[NodeView] = self.index.nodes
+        if own:
+            views = self._release(own)
+            cluster, nodes, released = self._without(own), views, views.holding
+        rules = CopyRules(
+            requests=pod.profile.requests,
+            host_ports=pod.profile.wanted_ports,
+            disks_collide=disks_collide(pod.profile.mounts),
+        )
+        walk = Walk(nodes, rules, released)
+        first = chosen_node(hint, walk.taken)
+        # The volumes the copies take are tracked once one lands where they can matter:
+        # the copies before it took none a later copy reads.
+        touched = reach(workload, pod.profile, self.cluster, ordinals)
+        placed = [(pod.profile, first, f"{workload.name}-{workload.first_ordinal}")]
         claimed = None
-        if touches(workload, pod.profile, self.cluster, ordinals):
-            claimed = Claimed(self.cluster)
-            claimed.place(pod.profile, self._answer(pod).fitting, f"{workload.name}-0")
-        took: list[int] = []
+        if touched and touched.tight(self.cluster, first):
+            claimed = Claimed(cluster)
+            claimed.take(*placed[0])
+        walk.take(first)
+        landed = [self.index.nodes[first].labels]
+        starting, first_unfit = 1, None
         for ordinal in ordinals:
             copy = ordinal_pod(pod, workload, ordinal)
-            if claimed is None:  # the copies take nothing the next one reads
-                candidates = [*took, *islice(set_bits(hint), HINTED_NODES)]
-                hinted = self._hinted(copy, candidates)
-                if isinstance(hinted, int) or hinted.any_fit:
-                    position = hinted if isinstance(hinted, int) else lowest(hinted.fitting)
-                    if position not in took:
-                        took.append(position)
-                    starting += 1
-                    continue
-                answer = hinted
-            else:
-                answer = self._met(copy, claimed.cluster)
-                if answer.any_fit:
-                    starting += 1
-                    claimed.place(copy.profile, answer.fitting, f"{workload.name}-{ordinal}")
-                    continue
+            base = cluster if claimed is None else claimed.cluster
+            found = self._walked(copy, base, walk, hint, landed)
+            if isinstance(found, int):
+                starting += 1
+                walk.take(found)
+                landed.append(self.index.nodes[found].labels)
+                placed.append((copy.profile, found, f"{workload.name}-{ordinal}"))
+                if claimed is not None:
+                    claimed.take(*placed[-1])
+                elif touched and touched.tight(self.cluster, found):
+                    claimed = Claimed(cluster)
+                    for taken in placed:
+                        claimed.take(*taken)
+                continue
             if first_unfit is None:
-                first_unfit = (ordinal, answer)
+                first_unfit = (ordinal, found, copy.profile.claims)
             if not workload.parallel:
                 break
-        if first_unfit is None or starting >= placement.fit:
+        if starting == placement.fit or (starting > placement.fit and not raising):
             return None
-        ordinal, answer = first_unfit
+        recount = recounted(placement, starting)
+        zones = Counter(z for labels in landed if (z := labels.get(ZONE)) is not None)
+        if first_unfit is None:
+            return _Ordinals(recount, zones=zones)
+        ordinal, answer, mounted = first_unfit
         claims = ordinal_claims(workload, ordinal)
         message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        cause = self._cause(answer, daemonset=False)
-        return capped(placement, starting), message, cause, answer.cycle
+        return _Ordinals(recount, answer, message, mounted, zones)
 
-    def _met(self, pod: Pod, cluster: Cluster) -> _Answer:
-        """What the filters say of every node for ``pod`` in ``cluster``, the run's own
-        with the volumes copies placed before it took (:mod:`gate.scheduler.engine.claimed`):
-        worked out for this pod alone (the parts shared by what pods ask read no volume)."""
-        cycle = prepare(pod.profile, cluster)
-        return self._work_out(filter_groups(self.index, cycle, self.dialect, self.parts), cycle)
-
-    def _hinted(self, pod: Pod, candidates: Sequence[int]) -> _Answer | int:
-        """:meth:`_answer`, or the first node of ``candidates`` (positions) the filters pass
-        ``pod`` on, each asked as :func:`run_filters` asks it: a StatefulSet's later copy,
-        with its own claims, mostly fits where an earlier copy does, and whether it fits
-        anywhere is all its count needs (its whole answer only when it fits none of them)."""
-        key = scheduling_key(pod.profile, self.cluster)
-        found = self.answers.get(key) if key is not None else None
-        if found is not None or pod.profile.by_name:
-            return found if found is not None else self._answer(pod)
-        cycle = prepare(pod.profile, self.cluster)
+    def _walked(
+        self,
+        pod: Pod,
+        cluster: Cluster,
+        walk: Walk,
+        hint: int,
+        landed: Sequence[Mapping[str, str]],
+    ) -> _Answer | int:
+        """The node a StatefulSet's later copy (``pod``, in ``cluster`` with the volumes
+        the copies before it took) lands on among the nodes as those copies leave them
+        (``walk``; ``landed``: their nodes' labels), or the answer that it fits none. It is
+        looked for first on the nodes that hold copies and those ``hint`` names (the first
+        copy's), fewest copies first, each asked as :func:`run_filters` asks it: a copy
+        mostly fits where an earlier one does, and whether it fits anywhere is all its
+        count needs (its whole answer only when it fits none of them)."""
+        cycle = with_copies(prepare(pod.profile, cluster), pod.profile, landed)
         if pre_filter_refusal(cycle) is None:
-            nodes = self.index.nodes
-            for position in candidates:
-                if run_filters(cycle, nodes[position], self.dialect) is None:
-                    return position
-        return self._answer(pod, cycle)
+            found = self._hinted(cycle, walk, hint)
+            if found is not None:
+                return found
+        answer = self._walk_answer(pod, cycle, walk)
+        return chosen_node(answer.fitting, walk.taken) if answer.any_fit else answer
+
+    def _hinted(self, cycle: CycleState, walk: Walk, hint: int) -> int | None:
+        """The first of the nodes holding copies and the first :data:`HINTED_NODES` of
+        ``hint``, fewest copies first, that the filters pass (``cycle``) as ``walk`` leaves
+        it; None when none does."""
+        candidates = dict.fromkeys([*walk.taken, *islice(set_bits(hint), HINTED_NODES)])
+        for position in sorted(candidates, key=lambda p: walk.taken.get(p, 0)):
+            if walk.refusal(position, run_filters(cycle, walk[position], self.dialect)) is None:
+                return position
+        return None
+
+    def _walk_answer(self, pod: Pod, cycle: CycleState, walk: Walk) -> _Answer:
+        """What the filters say of every node for ``pod`` (prepared as ``cycle``) as
+        ``walk`` leaves the nodes: the snapshot's nodes answered as they are, then asked
+        again one by one those holding copies, and those given room back that were
+        refused for room (no other filter reads what was given back)."""
+        if pod.profile.by_name:
+            return self._work_out(self._named_groups(pod, walk, cycle), cycle)
+        groups = filter_groups(self.index, cycle, self.dialect, self.parts)
+        room = reduce(or_, (bits for r, bits in groups.items() if r.plugin in ROOM), 0)
+        changed = walk.holding | (walk.released & room)
+        if changed:
+            groups = {r: bits & ~changed for r, bits in groups.items() if bits & ~changed}
+            for position in set_bits(changed):
+                rejection = walk.refusal(position, run_filters(cycle, walk[position], self.dialect))
+                if rejection is not None:
+                    groups[rejection] = groups.get(rejection, 0) | 1 << position
+        return self._work_out(groups, cycle)
 
     def _preempting(
         self, pod: Pod, own: Sequence[int], start: Start, cycle: CycleState | None = None
@@ -1068,6 +1173,20 @@ def _grouped(rejections: Sequence[Rejection | None]) -> Groups:
         if rejection is not None:
             groups[rejection] = groups.get(rejection, 0) | 1 << position
     return groups
+
+
+@dataclass(frozen=True, slots=True)
+class _Ordinals:
+    """A StatefulSet's copies counted one by one with their own claims: the placement, and
+    the first copy that fits no node (None when every copy starts) with its message."""
+
+    placement: ReplicaFit
+    answer: _Answer | None = None
+    message: str | None = None
+    claims: tuple[str, ...] = ()
+    """The claims that copy mounts."""
+    zones: Mapping[str, int] = field(default_factory=dict)
+    """The copies that start, by the zone of their node (nodes with no zone left out)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,25 +1,28 @@
 """The copies of a workload whose pod mounts claims: a StatefulSet's after the first, each
 with its own claims; the copies of any workload sharing a claim.
 
-Its controller gives copy i the claims ``<template>-<statefulset>-<i>``
+Its controller gives the copy of ordinal i the claims ``<template>-<statefulset>-<i>``
 (``stateful_set_utils.go`` ``updateStorage``), creating those that do not exist before
 the copy (``gate.k8s.claims.statefulset_claims`` adds them to the run's storage objects);
 so copy i's pod is the first copy's with other claims, judged by the filters as its own
-pod. Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only once
-the one before it runs, so the count stops at the first copy that fits no node, even when
-a later one would; under ``Parallel`` every copy is tried.
+pod. The ordinals run from ``spec.ordinals.start`` (0 when unset, ``getStartOrdinal``).
+Under ``OrderedReady`` (the default ``podManagementPolicy``) a copy starts only once the
+one before it runs, so the count stops at the first copy that fits no node, even when a
+later one would; under ``Parallel`` every copy is tried.
 
-Each copy is judged against the cluster as recorded, beside the copies counted before it
-through the room those copies take (the copies' count) and, where their claims can take an
-available volume or count against an attach limit, through the volumes they took
-(``gate.scheduler.engine.claimed``).
+The copies are placed one by one (``gate.scheduler.engine.claimed``), each against the
+cluster as recorded (less the workload's running pods it replaces) beside the copies placed
+before it: their room, their domains as the inter-pod PreFilters count them and, where
+their claims can take an available volume or count against an attach limit, the volumes
+they took.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
-from gate.k8s.volumes import copy_claim, spec_of, with_copy_claims
+from gate.k8s.volumes import copy_claim, delay_binding, spec_of, with_copy_claims
 from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.pods import Pod, with_volumes_of
@@ -30,6 +33,30 @@ SHARED_ONCE = (
     'claim "{claim}" is ReadWriteOnce: copies on another node than the first cannot attach '
     "it, which no filter checks (kubelet's attach fails)"
 )
+
+
+BOUND_FIRST = (
+    'claim "{claim}" is new, of an Immediate StorageClass (or of none): in a live cluster '
+    "the PersistentVolume controller binds it before its pod is scheduled, where its class "
+    "provisions (and the pod then follows its volume); fitgate judges it unbound, as the "
+    "scheduler meets the pod the moment both are created"
+)
+
+
+def bound_first(
+    claims: Iterable[str], namespace: str, storage: StorageObjects
+) -> list[WorkloadWarning]:
+    """The run's new claims among ``claims`` that VolumeBinding's PreFilter finds unbound
+    and not waiting for their first consumer (``pod has unbound immediate
+    PersistentVolumeClaims``): a live cluster binds them first."""
+    found = []
+    for name in claims:
+        claim = storage.claims.get((namespace, name))
+        if (namespace, name) not in storage.created or claim is None:
+            continue
+        if not delay_binding(claim, storage.classes):
+            found.append(WorkloadWarning(WarningKind.NOT_MODELLED, BOUND_FIRST.format(claim=name)))
+    return found
 
 
 def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
@@ -43,10 +70,25 @@ def ordinal_claims(workload: Workload, ordinal: int) -> str:
     return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
 
 
-def ordinals_to_try(workload: Workload, placement: ReplicaFit) -> range:
-    """The copies after the first whose claims can change the count: under OrderedReady
-    those the count reached, under Parallel every one wanted."""
-    return range(1, (workload.replicas or 0) if workload.parallel else placement.fit)
+def ordinals_to_try(workload: Workload) -> range:
+    """The ordinals of the copies after the first (``replicas`` of them from the first's)."""
+    first = workload.first_ordinal
+    return range(first + 1, first + (workload.replicas or 0))
+
+
+def recounted(placement: ReplicaFit, copies: int) -> ReplicaFit:
+    """The placement once its copies, each with its own claims, were counted one by one to
+    ``copies``: alone, and beside the run's other new workloads as many fewer as the count
+    found there."""
+    if copies <= placement.fit:
+        return capped(placement, copies)
+    short = 0 if placement.together is None else max(0, placement.alone - placement.together)
+    return replace(
+        placement,
+        alone=copies,
+        together=None if placement.together is None else max(0, copies - short),
+        most=None,
+    )
 
 
 def capped(placement: ReplicaFit, copies: int) -> ReplicaFit:
@@ -63,7 +105,7 @@ def shared_claims(
     pod: Pod, workload: Workload, storage: StorageObjects
 ) -> list[tuple[str, set[str]]]:
     """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
-    own = {copy_claim(t, workload.name, 0) for t in workload.claim_templates}
+    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
     found = []
     for name in pod.profile.claims:
         claim = storage.claims.get((workload.namespace, name))

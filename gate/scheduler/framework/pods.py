@@ -199,8 +199,9 @@ def prepare_pod(
     storage_known = storage is not None and storage.knows_claims
     written, own = workload.pod_spec, workload.warnings
     if storage is not None and storage_known and _claims_exist(workload, storage):
-        written = with_copy_claims(written, workload.claim_templates, workload.name, 0)
-        spec = with_copy_claims(spec, workload.claim_templates, workload.name, 0)
+        first = workload.first_ordinal
+        written = with_copy_claims(written, workload.claim_templates, workload.name, first)
+        spec = with_copy_claims(spec, workload.claim_templates, workload.name, first)
         profile = with_volumes_of(profile, spec)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
     limits_known = storage is not None and "CSINode" in storage.recorded
@@ -211,5 +212,6 @@ def prepare_pod(
 def _claims_exist(workload: Workload, storage: StorageObjects) -> bool:
     """Whether the StatefulSet's first copy's claims were all recorded: only then are they
     judged (a claim its controller would create from the template is not modelled)."""
-    names = [copy_claim(t, workload.name, 0) for t in workload.claim_templates]
+    first = workload.first_ordinal
+    names = [copy_claim(t, workload.name, first) for t in workload.claim_templates]
     return bool(names) and all((workload.namespace, n) in storage.claims for n in names)

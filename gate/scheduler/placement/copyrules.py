@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
+from gate.model.storage import Mount
 from gate.scheduler.framework.cluster import with_pods
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
@@ -22,6 +23,7 @@ from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 from gate.scheduler.plugins.noderesources import SCORED, copies_in, per_copy
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
+from gate.scheduler.plugins.volumerestrictions import CONFLICTING_SOURCES, conflicts
 
 PODS = "pods"
 
@@ -53,6 +55,15 @@ class CopyRules:
     spread: tuple[SpreadRule, ...] = ()
     namespace: str = ""  # the pod's: a spread constraint counts pods of it only
     follow_first: tuple[str, ...] = ()  # keys of self affinity terms no pod matches yet
+    disks_collide: bool = False  # two copies mount a disk VolumeRestrictions keeps apart
+
+
+def disks_collide(mounts: Sequence[Mount]) -> bool:
+    """Whether two copies of a pod mounting ``mounts`` refuse each other's node: one's
+    in-tree disk conflicts with the other's (VolumeRestrictions' ``isVolumeConflict``: the
+    same EBS volume, or GCE PD, RBD image or iSCSI IQN not read-only in both)."""
+    disks = [m for m in mounts if m.source in CONFLICTING_SOURCES]
+    return any(conflicts(disk, other) for disk in disks for other in disks)
 
 
 def _no_score(node: NodeView) -> int:
@@ -344,7 +355,7 @@ def capacity_of(rules: CopyRules, ledger: Ledger | None = None) -> Callable[[Nod
     wanted = per_copy(rules.requests)
     resources = [resource for resource, _ in wanted]
     ports = rules.host_ports
-    at_most_one = copies_collide(ports) or one_per_node(rules.one_per_domain)
+    at_most_one = copies_collide(ports) or one_per_node(rules.one_per_domain) or rules.disks_collide
     none: Mapping[str, int] = {}
     taken_on = ledger.requested if ledger else {}
     pods_on = ledger.pods if ledger else {}

@@ -41,6 +41,7 @@ from gate.scheduler.placement.copies import (
     uncoupled,
     with_earlier_copies,
 )
+from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.placement.unfit import Refused, consumers
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_follow_keys, own_anti_keys
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
@@ -132,6 +133,7 @@ def copy_rules(
         spread=spread,
         namespace=profile.namespace,
         follow_first=cycle_follow_keys(cycle),
+        disks_collide=disks_collide(profile.mounts),
     )
 
 

@@ -6,8 +6,9 @@ Here every node's first rejection is worked out for the state the placed
 copies leave: a node no copy could ever take keeps the rejection it gave the first copy
 (what refused it, taints or labels or room the copies only shrink, does not change); a node
 that could take copies is filtered again, in plugin order, with the copies it holds bound
-to it (NodePorts, NodeResourcesFit), the spread counts they raised (PodTopologySpread) and
-the domains they took (InterPodAffinity, anti-affinity against its own labels).
+to it (NodePorts, NodeResourcesFit), the disks they mount (VolumeRestrictions), the spread
+counts they raised (PodTopologySpread) and the domains they took (InterPodAffinity,
+anti-affinity against its own labels).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import (
 from gate.scheduler.plugins.interpodaffinity.filtering import AFFINITY, ANTI_AFFINITY
 from gate.scheduler.plugins.podtopologyspread.copies import land
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
+from gate.scheduler.plugins.volumerestrictions import DISK_CONFLICT
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,8 @@ def refusals(
                     for prepared in room:
                         rejection = rejection or prepared.check(view, dialect)
                     refusing[lacking] = rejection
+        if rejection is None and copies and rules.disks_collide:
+            rejection = DISK_CONFLICT
         if rejection is None and spread is not None:
             rejection = spread.filter(node.labels)
         if rejection is None and followed is not None and followed != _values(node, rules):

@@ -59,6 +59,7 @@ from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, run_filters
+from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
 from gate.scheduler.plugins.interpodaffinity.filtering import REASON_ANTI_AFFINITY
 from gate.scheduler.plugins.nodeports import copies_collide
@@ -137,6 +138,8 @@ def _per_node(cycle: CycleState, pod: PodProfile, template: Template, dialect: D
     """How many copies one fresh template node takes (the first is known to fit)."""
     node = template.node
     if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
+        return 1
+    if disks_collide(pod.mounts):  # the estimator's VolumeRestrictions, copy after copy
         return 1
     slots = node.allocatable.get(PODS, 0) - node.pod_count
     count = max(copies_held(pod.requests, slots, partial(free, node)), 1)

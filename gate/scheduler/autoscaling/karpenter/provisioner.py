@@ -87,7 +87,7 @@ from gate.scheduler.autoscaling.karpenter.unjudged import (
     unjudged_keys,
     unjudged_text,
 )
-from gate.scheduler.autoscaling.karpenter.volumetopology import volume_requirements
+from gate.scheduler.autoscaling.karpenter.volumetopology import ignored, volume_requirements
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -388,6 +388,9 @@ class Provisioner:
             return PoolDecision(0)
         if self.unjudged:
             return PoolDecision(left, unjudged=self.unjudged)
+        refused = ignored(cycle)
+        if refused:
+            return PoolDecision(left, unjudged=refused)
         if not self.pools:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}

@@ -1,13 +1,22 @@
 """Karpenter's volume topology: a pod's volumes pin the NodeClaims it may launch.
 
 ``sigs.k8s.io/karpenter`` v1.8 ``pkg/controllers/provisioning/scheduling/volumetopology.go``
-(``Inject``): for each claim of the pod, a bound volume's first
-``nodeAffinity.required`` term (a local or hostPath volume's hostname requirement left
-out), or for an unbound claim its StorageClass's first ``allowedTopologies`` term (each
-key ``In`` its values), is added to every required node affinity term of the pod. A copy
+(``Inject``): for each claim of the pod, a bound volume's first ``nodeAffinity.required``
+term (a local or hostPath volume's hostname requirement left out), or for an unbound claim
+the first ``allowedTopologies`` term of the StorageClass its ``spec.storageClassName``
+names (each key ``In`` its values), is added to every required node affinity term of the pod. A copy
 pinned to its volume's zone is launched only there; being node affinity, the requirements
 also narrow a zonal spread's ``podDomains`` (v1.9 keeps them out of them). fitgate reads
 the claims VolumeBinding's PreFilter found: a bound claim's volume, a waiting claim's class.
+
+Before that, ``provisioner.go`` ``Validate`` ignores a pod whose claims
+``ValidatePersistentVolumeClaims`` refuses: a claim not found, being deleted or Lost, one
+naming a volume not found or without ``pv.kubernetes.io/bind-completed``, an unbound one
+whose ``spec.storageClassName`` is empty, names no class found or an Immediate one. The
+volume plugins' PreFilters refuse each of those pods too (the scheduler could place it on
+no node, new or old), so their refusal is read as Karpenter's; but Karpenter reads an
+unbound claim's class from ``spec.storageClassName`` alone, and ignores a waiting claim
+that names its class by the beta annotation only.
 """
 
 from __future__ import annotations
@@ -15,11 +24,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
-from gate.k8s.volumes import claim_class, spec_of
+from gate.k8s.volumes import name_of, spec_of
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
+from gate.scheduler.plugins.volumerestrictions import VOLUME_RESTRICTIONS
+from gate.scheduler.plugins.volumezone import VOLUME_ZONE
 from gate.untyped import as_list, mapping
+
+VOLUME_PLUGINS = frozenset({VOLUME_RESTRICTIONS, VOLUME_BINDING, VOLUME_ZONE})
+"""The volume plugins whose PreFilter refuses a pod by its claims."""
+IGNORED = "ignoring pod, {why}"
+"""provisioner.go's log line for a pod ``Validate`` refuses."""
+NO_CLASS = 'persistentvolumeclaim "{claim}": unbound pvc must define a storage class'
+
+
+def ignored(cycle: CycleState) -> str:
+    """Why Karpenter ignores the pod for its claims (module doc); "" when it does not."""
+    for prepared in cycle:
+        if prepared.plugin.name in VOLUME_PLUGINS:
+            refusal = prepared.plugin.refuses(prepared.state)
+            if refusal is not None:
+                return IGNORED.format(why=refusal.reasons[0])
+    state = next((p.state for p in cycle if p.plugin.name == VOLUME_BINDING), None)
+    if isinstance(state, State):
+        for claim in state.waiting:
+            if not spec_of(claim).get("storageClassName"):
+                return IGNORED.format(why=NO_CLASS.format(claim=name_of(claim)))
+    return ""
 
 
 def volume_requirements(cycle: CycleState) -> list[Req]:
@@ -40,9 +72,10 @@ def volume_requirements(cycle: CycleState) -> list[Req]:
         for expression in as_list(mapping(terms[0]).get("matchExpressions")):
             found += _requirement(mapping(expression), skip_hostname=local)
     for claim in state.waiting:
-        topologies = as_list(
-            (storage.classes.get(claim_class(claim)) or {}).get("allowedTopologies")
-        )
+        # the class as Karpenter reads it: spec.storageClassName, never the beta annotation
+        named = spec_of(claim).get("storageClassName")
+        chosen = storage.classes.get(named) if isinstance(named, str) else None
+        topologies = as_list((chosen or {}).get("allowedTopologies"))
         if topologies:
             for expression in as_list(mapping(topologies[0]).get("matchLabelExpressions")):
                 found += _requirement({**mapping(expression), "operator": "In"})
