@@ -23,6 +23,7 @@ from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pod
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
+from gate.k8s.validation import pod_template_problem, workload_problem
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING
 from gate.model import (
     Document,
@@ -213,10 +214,25 @@ def _template_labels(body: Mapping[str, Any], field: str) -> dict[str, str]:
     """The labels beside the pod template's ``spec`` (``spec.template.metadata.labels`` for
     ``spec.template.spec``, ``metadata.labels`` for a Pod's ``spec``); none when the
     template is not reached by plain field names."""
+    return text_labels(_written_labels(body, field))
+
+
+def _written_labels(body: Mapping[str, Any], field: str) -> object:
     path = tuple(field.split("."))
     if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
-        return {}
-    return text_labels(get(body, (*path[:-1], "metadata", "labels")))
+        return None
+    return get(body, (*path[:-1], "metadata", "labels"))
+
+
+def _refused(
+    kind: str, body: Mapping[str, Any], spec: Mapping[str, Any], field: str, own_rules: bool
+) -> str | None:
+    """What the API server's validation refuses in the template (:mod:`gate.k8s.validation`):
+    with the kind's own rules on it (selector, restart policy) when it is a built-in kind
+    read at its usual path, else the template's alone."""
+    if own_rules:
+        return workload_problem(kind, body, spec)
+    return pod_template_problem(spec, field, _written_labels(body, field))
 
 
 def _workload(
@@ -227,9 +243,11 @@ def _workload(
     replicas: int | None,
     label: str = "",
     source: Source | None = None,
+    own_rules: bool = False,
 ) -> Workload | Unevaluated:
     """The pod template at ``field`` of a document, checked, as a workload (or why not);
-    ``source`` is where the document's text is."""
+    ``source`` is where the document's text is; ``own_rules`` applies the kind's own
+    validation (a built-in kind at its usual path)."""
     kind, namespace, name = _identity(body)
     if label:
         name = f"{name} [{label}]"
@@ -238,7 +256,11 @@ def _workload(
     containers = spec.get("containers")
     if not isinstance(containers, list) or not containers:
         return _unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
-    problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
+    problem = (
+        shape_problem(spec, POD_SPEC, field)
+        or _quantity_problem(spec, field)
+        or _refused(kind, body, spec, field, own_rules)
+    )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
     warnings = list(_queued(kind, body))
@@ -316,7 +338,8 @@ def extract(
         return skipped
     spec_path, replicas_path, default_replicas = entry
     replicas: int | BadCount | None = default_replicas
-    if kind in BUILT_IN_COUNTS and template_paths.get(kind) == TEMPLATE_PATHS.get(kind):
+    own_rules = template_paths.get(kind) == TEMPLATE_PATHS.get(kind)
+    if kind in BUILT_IN_COUNTS and own_rules:
         replicas = wanted_pods(kind, body)
     elif replicas_path:
         found = read_count(body, replicas_path, -1)
@@ -324,7 +347,8 @@ def extract(
     if isinstance(replicas, BadCount):
         return _bad_count(body, location, replicas, document.source)
     spec = get(body, spec_path)
-    return _workload(body, location, spec, ".".join(spec_path), replicas, "", document.source)
+    field = ".".join(spec_path)
+    return _workload(body, location, spec, field, replicas, "", document.source, own_rules)
 
 
 def _custom(
