@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from gate.errors import QuantityError
 from gate.inputs.counts import BadCount, read_count
@@ -39,6 +39,7 @@ from gate.model import (
 )
 
 Path = tuple[str, ...]
+Rules = Literal["kind", "template", "none"]
 
 # kind -> (path to the pod spec, path to the replica count or None, default replicas)
 TEMPLATE_PATHS: dict[str, tuple[Path, Path | None, int | None]] = {
@@ -225,14 +226,18 @@ def _written_labels(body: Mapping[str, Any], field: str) -> object:
 
 
 def _refused(
-    kind: str, body: Mapping[str, Any], spec: Mapping[str, Any], field: str, own_rules: bool
+    kind: str, body: Mapping[str, Any], spec: Mapping[str, Any], field: str, rules: Rules
 ) -> str | None:
     """What the API server's validation refuses in the template (:mod:`gate.k8s.validation`):
-    with the kind's own rules on it (selector, restart policy) when it is a built-in kind
-    read at its usual path, else the template's alone."""
-    if own_rules:
+    with the kind's own rules on it (selector, restart policy) for a built-in kind read at
+    its usual path, the template's alone for one read elsewhere. A custom kind's template
+    is its own API's to validate (Knative names the containers a manifest leaves unnamed),
+    so it is not held to a pod's rules here."""
+    if rules == "kind":
         return workload_problem(kind, body, spec)
-    return pod_template_problem(spec, field, _written_labels(body, field))
+    if rules == "template":
+        return pod_template_problem(spec, field, _written_labels(body, field))
+    return None
 
 
 def _workload(
@@ -243,11 +248,11 @@ def _workload(
     replicas: int | None,
     label: str = "",
     source: Source | None = None,
-    own_rules: bool = False,
+    rules: Rules = "none",
 ) -> Workload | Unevaluated:
     """The pod template at ``field`` of a document, checked, as a workload (or why not);
-    ``source`` is where the document's text is; ``own_rules`` applies the kind's own
-    validation (a built-in kind at its usual path)."""
+    ``source`` is where the document's text is; ``rules`` says which of the API server's
+    validations hold it (:func:`_refused`)."""
     kind, namespace, name = _identity(body)
     if label:
         name = f"{name} [{label}]"
@@ -259,7 +264,7 @@ def _workload(
     problem = (
         shape_problem(spec, POD_SPEC, field)
         or _quantity_problem(spec, field)
-        or _refused(kind, body, spec, field, own_rules)
+        or _refused(kind, body, spec, field, rules)
     )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
@@ -338,8 +343,9 @@ def extract(
         return skipped
     spec_path, replicas_path, default_replicas = entry
     replicas: int | BadCount | None = default_replicas
-    own_rules = template_paths.get(kind) == TEMPLATE_PATHS.get(kind)
-    if kind in BUILT_IN_COUNTS and own_rules:
+    usual = template_paths.get(kind) == TEMPLATE_PATHS.get(kind)
+    rules: Rules = "kind" if usual else "template" if kind in TEMPLATE_PATHS else "none"
+    if kind in BUILT_IN_COUNTS and usual:
         replicas = wanted_pods(kind, body)
     elif replicas_path:
         found = read_count(body, replicas_path, -1)
@@ -348,7 +354,7 @@ def extract(
         return _bad_count(body, location, replicas, document.source)
     spec = get(body, spec_path)
     field = ".".join(spec_path)
-    return _workload(body, location, spec, field, replicas, "", document.source, own_rules)
+    return _workload(body, location, spec, field, replicas, "", document.source, rules)
 
 
 def _custom(
