@@ -9,7 +9,7 @@ import pytest
 
 from gate.inputs.shape import METADATA, POD_SPEC, Of, shape_problem
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract
-from gate.model import Document, Location, Verdict, Workload
+from gate.model import Document, Location, Verdict
 
 SPEC = "spec.template.spec"
 
