@@ -407,6 +407,10 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateStatefulSetSpec
     ("a StatefulSet without a selector is refused", lambda: deployment("StatefulSet"),
      lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a StatefulSet managing its pods neither OrderedReady nor Parallel is refused",
+     lambda: deployment("StatefulSet"), spec(podManagementPolicy="Burst"),
+     'spec.podManagementPolicy: Invalid value: "Burst": must be \'OrderedReady\' or '
+     "'Parallel'"),
     # ValidateDaemonSetSpec: a null selector matches nothing
     ("a DaemonSet without a selector is refused", lambda: deployment("DaemonSet"),
      lambda body: body["spec"].pop("selector"),

@@ -983,6 +983,8 @@ def _apps(
     ValidateDaemonSetSpec: the selector required (a DaemonSet's null one matches nothing)
     and not empty, valid, matching the template's labels; then the template; then
     ``restartPolicy: Always``."""
+    if kind == "StatefulSet":
+        yield from _pod_management(workload.get("podManagementPolicy"))
     raw = workload.get("selector")
     if raw is None and kind != "DaemonSet":
         yield FieldError("spec.selector", REQUIRED)
@@ -997,6 +999,14 @@ def _apps(
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+
+
+def _pod_management(raw: object) -> Errors:
+    """ValidateStatefulSetSpec's first rule: OrderedReady (the default) or Parallel."""
+    policy = _text(raw)
+    if policy and policy not in ("OrderedReady", "Parallel"):
+        detail = "must be 'OrderedReady' or 'Parallel'"
+        yield invalid("spec.podManagementPolicy", policy, detail)
 
 
 def _selects(raw: object, template_labels: Mapping[str, str]) -> bool:
@@ -1043,22 +1053,21 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
     manual = job.get("manualSelector") is True
     raw = job.get("selector")
     cron = field != "spec"
-    if manual and not cron:
-        if raw is None:
-            yield FieldError(f"{field}.selector", REQUIRED)
-        else:
-            yield from label_selector(raw, f"{field}.selector")
-            found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
-            if not _selects(raw, found or {}):
-                yield FieldError(
-                    f"{field}.template.metadata.labels", INVALID, go_labels(found), MISMATCH
-                )
     yield from _template(spec, f"{field}.template.spec", template_labels)
     where = f"{field}.template.spec.restartPolicy"
     yield from _restart_policy(spec, where, ("OnFailure", "Never"))
     if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
+    if manual and not cron:  # ValidateJobSpec, after validateJobSpec
+        if raw is None:
+            yield FieldError(f"{field}.selector", REQUIRED)
+        else:
+            yield from label_selector(raw, f"{field}.selector")
+            found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+            if not _selects(raw, found or {}):
+                shown = go_labels(found)
+                yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
     if cron and isinstance(raw, Mapping):
         yield FieldError(
             f"{field}.selector", INVALID, go_selector(raw), "`selector` will be auto-generated"
