@@ -398,6 +398,37 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "operator"),
     ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
      f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+    # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
+    ("a Deployment surging none and taking none down is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
+     'IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'),
+    ("a Deployment taking down more than 100% is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxUnavailable": "150%"}}),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
+     'IntVal:0, StrVal:"150%"}: must not be greater than 100%'),
+    ("a Deployment surge that is neither a count nor a percent is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": "25"}}),
+     'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, '
+     "StrVal:\"25\"}: a valid percent string must be a numeric string followed by an ending "
+     "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
+    ("a negative surge is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": -1}}),
+     "spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal "
+     "to 0"),
+    ("a Recreate Deployment with a rollingUpdate is refused", deployment,
+     spec(strategy={"type": "Recreate", "rollingUpdate": {}}),
+     "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is "
+     "'Recreate'"),
+    # ValidateRollingUpdateDaemonSet, after SetDefaults_DaemonSet (maxUnavailable 1)
+    ("a DaemonSet surging while it takes pods down is refused", lambda: deployment("DaemonSet"),
+     spec(updateStrategy={"rollingUpdate": {"maxSurge": 1}}),
+     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, '
+     'IntVal:1, StrVal:""}: may not be set when maxUnavailable is non-zero'),
+    ("a DaemonSet neither surging nor taking pods down is refused",
+     lambda: deployment("DaemonSet"), spec(updateStrategy={"rollingUpdate": {"maxUnavailable": 0}}),
+     "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when "
+     "maxSurge is 0"),
     # ValidateReplicaSetSpec: its empty selector is named as a Deployment's
     ("a ReplicaSet of an empty selector is refused", lambda: deployment("ReplicaSet"),
      spec(selector={"matchLabels": {}}),
@@ -499,6 +530,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
          {**SPREAD, "labelSelector": SELECTOR, "minDomains": 3, "nodeAffinityPolicy": "Honor",
           "nodeTaintsPolicy": "Ignore", "matchLabelKeys": ["pod-template-hash"]},
          {**SPREAD, "whenUnsatisfiable": "ScheduleAnyway"}])),
+    ("a Deployment surging none that takes one down is taken", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})),
+    ("a DaemonSet surging one with none down is taken", lambda: deployment("DaemonSet"),
+     spec(updateStrategy={"rollingUpdate": {"maxSurge": "10%", "maxUnavailable": 0}})),
     ("a Deployment selecting by expression is taken", deployment,
      spec(selector={"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]})),
     ("a ReplicationController without a selector selects its labels", controller,

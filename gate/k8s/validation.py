@@ -999,6 +999,114 @@ def _apps(
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if kind == "Deployment":
+        yield from _deployment_strategy(_mapping(workload.get("strategy")))
+    elif kind == "DaemonSet":
+        yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
+
+
+def _go_int_or_string(value: int | str) -> str:
+    """``%#v`` of an intstr.IntOrString (its String() wants a pointer)."""
+    if isinstance(value, int):
+        return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
+    return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
+
+
+_PERCENT = re.compile("[0-9]+%")
+_PERCENT_ERROR = regex_error(
+    "a valid percent string must be a numeric string followed by an ending '%'",
+    "[0-9]+%",
+    "1%",
+    "93%",
+)
+
+
+def _int_or_percent(raw: object, default: int | str) -> int | str | None:
+    """A rolling update's count as the API server holds it after defaulting; None for a
+    type the decoder refuses."""
+    if raw is None:
+        return default
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        return None
+    return raw
+
+
+def _percent_value(value: int | str) -> int:
+    """getIntOrPercentValue: a valid percent's number, else IntValue() (a string's
+    strconv.Atoi, 0 when it is none)."""
+    if isinstance(value, int):
+        return value
+    text = value[:-1] if _PERCENT.fullmatch(value) else value
+    try:
+        return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else 0
+    except ValueError:
+        return 0
+
+
+def _positive_int_or_percent(value: int | str, field: str) -> Errors:
+    """ValidatePositiveIntOrPercent, then IsNotMoreThan100Percent."""
+    if isinstance(value, str):
+        if not _PERCENT.fullmatch(value):
+            yield FieldError(field, INVALID, _go_int_or_string(value), _PERCENT_ERROR)
+    elif value < 0:
+        yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
+
+
+def _over_100(value: int | str, field: str) -> Errors:
+    if isinstance(value, str) and _PERCENT.fullmatch(value) and int(value[:-1]) > 100:
+        yield FieldError(field, INVALID, _go_int_or_string(value), "must not be greater than 100%")
+
+
+def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
+    """ValidateDeploymentStrategy and ValidateRollingUpdateDeployment, after
+    SetDefaults_Deployment (RollingUpdate, 25% and 25%)."""
+    kind = _text(strategy.get("type")) or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate" and rolling is not None:
+        detail = "may not be specified when strategy `type` is 'Recreate'"
+        yield FieldError("spec.strategy.rollingUpdate", FORBIDDEN, None, detail)
+    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+        return
+    where = "spec.strategy.rollingUpdate"
+    found = _mapping(rolling)
+    unavailable = _int_or_percent(found.get("maxUnavailable"), "25%")
+    surge = _int_or_percent(found.get("maxSurge"), "25%")
+    if unavailable is None or surge is None:
+        return
+    yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
+    yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
+    if _percent_value(unavailable) == 0 and _percent_value(surge) == 0:
+        shown = _go_int_or_string(unavailable)
+        detail = "may not be 0 when `maxSurge` is 0"
+        yield FieldError(f"{where}.maxUnavailable", INVALID, shown, detail)
+    yield from _over_100(unavailable, f"{where}.maxUnavailable")
+
+
+def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
+    """ValidateDaemonSetUpdateStrategy and ValidateRollingUpdateDaemonSet, after
+    SetDefaults_DaemonSet (RollingUpdate, maxUnavailable 1, maxSurge 0): exactly one of
+    the two is not zero."""
+    kind = _text(strategy.get("type")) or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+        return
+    where = "spec.updateStrategy.rollingUpdate"
+    found = _mapping(rolling)
+    unavailable = _int_or_percent(found.get("maxUnavailable"), 1)
+    surge = _int_or_percent(found.get("maxSurge"), 0)
+    if unavailable is None or surge is None:
+        return
+    yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
+    yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
+    yield from _over_100(unavailable, f"{where}.maxUnavailable")
+    yield from _over_100(surge, f"{where}.maxSurge")
+    has_unavailable, has_surge = _percent_value(unavailable) != 0, _percent_value(surge) != 0
+    if has_unavailable and has_surge:
+        detail = "may not be set when maxUnavailable is non-zero"
+        yield FieldError(f"{where}.maxSurge", INVALID, _go_int_or_string(surge), detail)
+    elif not has_unavailable and not has_surge:
+        detail = "cannot be 0 when maxSurge is 0"
+        yield FieldError(f"{where}.maxUnavailable", REQUIRED, None, detail)
 
 
 def _pod_management(raw: object) -> Errors:
