@@ -5,6 +5,7 @@ reached through the workloads read (gate.inputs.workloads), and templates it tak
 from __future__ import annotations
 
 import copy
+import doctest
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract, extract_all
+from gate.k8s import validation
 from gate.k8s.validation import go_labels, go_quote, pod_template_problem
 from gate.model import Document, Location, Verdict, Workload
 
@@ -572,6 +574,10 @@ def test_a_custom_kind_s_template_is_its_own_api_s_to_validate() -> None:
     }
     (found,) = extract_all(iter([Document(Location("k.yaml", 1), body=service)]))
     assert isinstance(found, Workload)
+
+
+def test_the_module_s_example_holds() -> None:
+    assert doctest.testmod(validation).failed == 0
 
 
 GO_VALUES = [
