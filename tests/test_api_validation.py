@@ -379,6 +379,18 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'{P}.priorityClassName: Invalid value: "High": {SUBDOMAIN}'),
     ("an empty runtime class name is refused", deployment, pod(runtimeClassName=""),
      f'{P}.runtimeClassName: Invalid value: "": {SUBDOMAIN}'),
+    # ValidatePodCreate, validateContainersOnlyForPod
+    ("a Pod's image with a trailing space is refused", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"]["containers"][0].update(image="nginx "),
+     'spec.containers[0].image: Invalid value: "nginx ": must not have leading or trailing '
+     "whitespace"),
+    ("a Pod naming its node while gated is refused", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"].update(nodeName="n1", schedulingGates=[{"name": "wait"}]),
+     "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"),
     # ValidatePodTemplateSpec: the template's labels
     ("a template label key that is no qualified name is refused", deployment,
      lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),

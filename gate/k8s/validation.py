@@ -954,8 +954,7 @@ def _get(obj: object, *path: str) -> object:
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     if kind == "Pod":
-        yield from labels(_get(body, "metadata", "labels"), "metadata.labels")
-        yield from pod_spec(spec, "spec")
+        yield from _pod(body, spec)
         return
     if kind == "PodTemplate":
         yield from _template(spec, "template.spec", _get(body, "template", "metadata", "labels"))
@@ -974,6 +973,27 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _replication_controller(_mapping(body.get("spec")), spec, template_labels)
     else:
         yield from _template(spec, "spec.template.spec", template_labels)
+
+
+def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
+    """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
+    (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
+    yield from labels(_get(body, "metadata", "labels"), "metadata.labels")
+    yield from pod_spec(spec, "spec")
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(_containers(spec, key)):
+            image = _text(container.get("image"))
+            if image and image != image.strip(_GO_SPACE):
+                detail = "must not have leading or trailing whitespace"
+                yield invalid(f"spec.{key}[{i}].image", image, detail)
+    if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
+        detail = "cannot be set until all schedulingGates have been cleared"
+        yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
+
+
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+_GO_SPACE += "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+"""unicode.IsSpace, which strings.TrimSpace trims."""
 
 
 def _apps(
