@@ -145,7 +145,10 @@ def _items(value: object) -> list[Any]:
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    # A dict first: asking the Mapping ABC costs a Python-level call on every field
+    if type(value) is dict or isinstance(value, Mapping):
+        return value
+    return {}
 
 
 def invalid(field: str, value: str, detail: str) -> FieldError:
@@ -298,10 +301,12 @@ def labels(raw: object, field: str) -> Errors:
     """ValidateLabels: each key a qualified name, each value a label value, both reported
     at the map's own path."""
     for key, value in _mapping(raw).items():
-        yield from label_name(str(key), field)
-        text = _text(value)
-        if text is not None:
-            yield from _each(field, text, label_value_errors(text))
+        text = str(key)
+        if not _valid_label_key(text):  # the valid ones, nearly all, cost one match
+            yield from _each(field, text, qualified_name_errors(text))
+        written = _text(value)
+        if written is not None and not _valid_label_value(written):
+            yield from _each(field, written, label_value_errors(written))
 
 
 # --- Label selectors (k8s.io/apimachinery/pkg/apis/meta/v1/validation) --------------------
@@ -517,25 +522,26 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
         yield FieldError(field, INVALID, name, "doesn't follow extended resource name standard")
 
 
-def _quantity(raw: object) -> tuple[Fraction, str] | None:
-    """The value and Quantity.String() of a quantity (None for one the quantity check
-    refuses first)."""
+def _quantity(raw: object) -> Fraction | None:
+    """The value of a quantity (None for one the quantity check refuses first)."""
     try:
-        value = parse_quantity(raw)
+        return parse_quantity(raw)
     except QuantityError:
         return None
-    return value, go_quantity_text(value, quantity_format(raw))
 
 
-def _hugepage_problem(name: str, value: Fraction, shown: str) -> str | None:
-    """validateResourceQuantityHugePageValue (IsHugePageResourceValueDivisible): the value a
-    whole multiple of a page size that is itself whole."""
-    page = _quantity(name[len(HUGEPAGES) :])
-    size = page[0] if page is not None else Fraction(0)
-    whole = -(-size.numerator // size.denominator) if size > 0 else 0
-    if size <= 0 or size.denominator != 1 or -(-value.numerator // value.denominator) % whole:
-        return f"{shown} is not positive integer multiple of {name}"
-    return None
+def _shown(value: Fraction, raw: object) -> str:
+    """Quantity.String() of a quantity as written: only wanted for a message."""
+    return go_quantity_text(value, quantity_format(raw))
+
+
+def _hugepage_divisible(name: str, value: Fraction) -> bool:
+    """IsHugePageResourceValueDivisible: the value a whole multiple of a page size that is
+    itself whole."""
+    size = _quantity(name[len(HUGEPAGES) :]) or Fraction(0)
+    if size <= 0 or size.denominator != 1:
+        return False
+    return -(-value.numerator // value.denominator) % size.numerator == 0
 
 
 def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: bool) -> Errors:
@@ -543,33 +549,31 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
     requests within limits (equal for resources not overcommitted, whose limit is then
     required), and hugepages only beside cpu or memory."""
     limits, requests = _mapping(resources.get("limits")), _mapping(resources.get("requests"))
-    read_limits: dict[str, Fraction] = {}
-    shown_limits: dict[str, str] = {}
+    read_limits: dict[str, tuple[Fraction, object]] = {}
     for name, raw in limits.items():
         key = str(name)
         yield from resource_name(key, f"{field}.limits[{key}]", pod_level)
-        found = _quantity(raw)
-        if found is None:
+        value = _quantity(raw)
+        if value is None:
             continue
-        read_limits[key], shown_limits[key] = found
-        yield from _quantity_value(key, found, f"{field}.limits[{key}]")
+        read_limits[key] = (value, raw)
+        yield from _quantity_value(key, value, raw, f"{field}.limits[{key}]")
     for name, raw in requests.items():
         key = str(name)
         where = f"{field}.requests[{key}]"
         yield from resource_name(key, where, pod_level)
-        found = _quantity(raw)
-        if found is None:
+        value = _quantity(raw)
+        if value is None:
             continue
-        value, shown = found
-        yield from _quantity_value(key, found, where)
+        yield from _quantity_value(key, value, raw, where)
         if key in read_limits:
-            limit = shown_limits[key]
-            if value != read_limits[key] and not _overcommit(key):
-                detail = f"must be equal to {key} limit of {limit}"
-                yield FieldError(f"{field}.requests", INVALID, go_quote(shown), detail)
-            elif value > read_limits[key]:
-                detail = f"must be less than or equal to {key} limit of {limit}"
-                yield FieldError(f"{field}.requests", INVALID, go_quote(shown), detail)
+            limit, written = read_limits[key]
+            if value != limit and not _overcommit(key):
+                detail = f"must be equal to {key} limit of {_shown(limit, written)}"
+                yield invalid(f"{field}.requests", _shown(value, raw), detail)
+            elif value > limit:
+                detail = f"must be less than or equal to {key} limit of {_shown(limit, written)}"
+                yield invalid(f"{field}.requests", _shown(value, raw), detail)
         elif not _overcommit(key):
             detail = "Limit must be set for non overcommitable resources"
             yield FieldError(f"{field}.limits", REQUIRED, None, detail)
@@ -578,16 +582,14 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
         yield FieldError(field, FORBIDDEN, None, "HugePages require cpu or memory")
 
 
-def _quantity_value(name: str, found: tuple[Fraction, str], where: str) -> Errors:
+def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Errors:
     """ValidateResourceQuantityValue's integer rule (its sign rule is the quantity check's),
-    then the hugepage size."""
-    value, shown = found
-    if (name in _INTEGER_RESOURCES or is_extended(name)) and value.denominator != 1:
-        yield FieldError(where, INVALID, go_quote(shown), "must be an integer")
-    if name.startswith(HUGEPAGES):
-        problem = _hugepage_problem(name, value, shown)
-        if problem:
-            yield FieldError(where, INVALID, go_quote(shown), problem)
+    then validateResourceQuantityHugePageValue."""
+    if value.denominator != 1 and (name in _INTEGER_RESOURCES or is_extended(name)):
+        yield invalid(where, _shown(value, raw), "must be an integer")
+    if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
+        shown = _shown(value, raw)
+        yield invalid(where, shown, f"{shown} is not positive integer multiple of {name}")
 
 
 # --- Scheduling fields ----------------------------------------------------------------------
@@ -807,6 +809,9 @@ def scheduling_gates(items: list[Any], field: str) -> Errors:
 def spread_constraints(items: list[Any], field: str) -> Errors:
     """validateTopologySpreadConstraints."""
     constraints = [_mapping(c) for c in items]
+    # Upstream compares each constraint with every later one; the last place of each pair
+    # says the same in one pass, however many constraints a manifest lists.
+    last = {_spread_pair(c): i for i, c in enumerate(constraints)}
     for i, constraint in enumerate(constraints):
         where = f"{field}[{i}]"
         skew = _int(constraint.get("maxSkew"))
@@ -818,12 +823,9 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
         action = _text(constraint.get("whenUnsatisfiable"))
         if action is not None and action not in SPREAD_ACTIONS:  # ValidateWhenUnsatisfiable
             yield not_supported(f"{where}.whenUnsatisfiable", action, SPREAD_ACTIONS)
-        for later in constraints[i + 1 :]:  # ValidateSpreadConstraintNotRepeat
-            pair = (_text(later.get("topologyKey")), _text(later.get("whenUnsatisfiable")))
-            if pair == (topology, action):
-                shown = go_quote(f"{{{topology}, {action}}}")
-                yield FieldError(f"{where}.{{topologyKey, whenUnsatisfiable}}", DUPLICATE, shown)
-                break
+        if last[(topology, action)] > i:  # ValidateSpreadConstraintNotRepeat
+            shown = go_quote(f"{{{topology}, {action}}}")
+            yield FieldError(f"{where}.{{topologyKey, whenUnsatisfiable}}", DUPLICATE, shown)
         yield from _min_domains(constraint.get("minDomains"), action, f"{where}.minDomains")
         for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):  # validateNodeInclusionPolicy
             value = _text(constraint.get(policy))
@@ -832,6 +834,10 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
                 yield not_supported(f"{where}.{policy}", value, INCLUSION_POLICIES)
         yield from _spread_label_keys(constraint, f"{where}.matchLabelKeys")
         yield from label_selector(constraint.get("labelSelector"), f"{where}.labelSelector")
+
+
+def _spread_pair(constraint: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    return _text(constraint.get("topologyKey")), _text(constraint.get("whenUnsatisfiable"))
 
 
 def _min_domains(raw: object, action: str | None, field: str) -> Errors:
