@@ -127,6 +127,23 @@ _POD = """\
 """
 
 
+_RUN_ONCE = """\
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: i}]
+"""
+
+
+_SELECTED = "  selector: {matchLabels: {app: w}}\n"
+_LABELLED = """\
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      containers: [{name: c, image: i}]
+"""
+
+
 def _manifest(kind: str, api: str, spec: str, template: str = "  template:\n" + _POD) -> str:
     head = f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: w, namespace: n}}\n"
     return f"{head}spec:\n{spec}{template}"
@@ -237,10 +254,14 @@ def test_the_error_points_at_the_fields_line_and_value() -> None:
 ACCEPTED: list[tuple[str, str, int]] = [
     (
         "a Deployment's replicas: 0 wants no pods",
-        _manifest("Deployment", "apps/v1", "  replicas: 0\n"),
+        _manifest("Deployment", "apps/v1", "  replicas: 0\n" + _SELECTED, _LABELLED),
         0,
     ),
-    ("a Job's parallelism: 0 wants no pods", _manifest("Job", "batch/v1", "  parallelism: 0\n"), 0),
+    (
+        "a Job's parallelism: 0 wants no pods",
+        _manifest("Job", "batch/v1", "  parallelism: 0\n", _RUN_ONCE),
+        0,
+    ),
     (
         "a Knative Service's min-scale annotation of digits",
         "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: w, namespace: n}\n"

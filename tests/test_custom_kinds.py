@@ -175,12 +175,13 @@ def rollout(ref: str, namespace: str = "apps") -> dict[str, Any]:
 
 
 def deployment(name: str, namespace: str = "apps") -> dict[str, Any]:
-    pod = {"containers": [{"name": "app", "resources": {"requests": {"cpu": "1"}}}]}
+    app = {"name": "app", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+    template = {"metadata": {"labels": {"app": name}}, "spec": {"containers": [app]}}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"replicas": 0, "template": {"spec": pod}},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}}, "template": template},
     }
 
 
@@ -294,7 +295,9 @@ def test_a_document_without_a_pod_template_is_counted(body: dict[str, Any]) -> N
 
 
 def test_the_core_statefulset_and_kruise_s_are_read_by_their_own_rows() -> None:
-    kruise = crd("StatefulSet", {"replicas": 2, "template": {"spec": POD}}, "apps.kruise.io")
+    template = {"metadata": {"labels": {"app": "x"}}, "spec": POD}
+    spec = {"replicas": 2, "selector": {"matchLabels": {"app": "x"}}, "template": template}
+    kruise = crd("StatefulSet", spec, "apps.kruise.io")
     core = {**kruise, "apiVersion": "apps/v1"}
     assert rows(list(extract_all(documents(kruise, core)))) == [
         ("StatefulSet", "default", "x", 2),

@@ -222,10 +222,11 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
                 "kind": "Deployment",
                 "metadata": {"name": "d", "labels": {"owner": "x"}},
                 "spec": {
+                    "selector": {"matchLabels": {"app": "web"}},
                     "template": {
                         "metadata": {"labels": {"app": "web", "tier": 1}},
-                        "spec": {"containers": [{"name": "c"}]},
-                    }
+                        "spec": {"containers": [{"name": "c", "image": "i"}]},
+                    },
                 },
             },
             {"app": "web", "tier": "1"},
@@ -234,7 +235,7 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
             {
                 "kind": "Pod",
                 "metadata": {"name": "p", "labels": {"app": "db"}},
-                "spec": {"containers": [{"name": "c"}]},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
             },
             {"app": "db"},
         ),
@@ -247,7 +248,10 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
                         "spec": {
                             "template": {
                                 "metadata": {"labels": {"job": "nightly"}},
-                                "spec": {"containers": [{"name": "c"}]},
+                                "spec": {
+                                    "containers": [{"name": "c", "image": "i"}],
+                                    "restartPolicy": "OnFailure",
+                                },
                             }
                         }
                     }

@@ -913,8 +913,9 @@ def test_thousands_of_excluded_files_are_counted_not_listed_in_the_summary(
 def test_template_labels_the_api_server_refuses_are_an_error_not_a_traceback(
     tmp_path: Path, key: str
 ) -> None:
-    """The default spreading reads a Deployment's template labels as a selector; a key no
-    label may have (apimachinery validation IsQualifiedName) makes the workload an ERROR."""
+    """A key no label may have (apimachinery validation IsQualifiedName, which
+    ValidatePodTemplateSpec applies to the template's labels) makes the workload an ERROR
+    in the API server's words."""
     small = TOO_BIG.replace('cpu: "2"', "cpu: 100m").replace("replicas: 2", "replicas: 3")
     labels = json.dumps({key: "x", "app": "too-big"})
     _write(
@@ -924,4 +925,4 @@ def test_template_labels_the_api_server_refuses_are_an_error_not_a_traceback(
     assert "Traceback" not in err
     assert code == 1
     assert "ERROR       Deployment web/too-big" in out
-    assert f"template metadata.labels: labelSelector.matchLabels: invalid label key {key!r}" in out
+    assert f"spec.template.labels: Invalid value: {json.dumps(key)}: name part " in out

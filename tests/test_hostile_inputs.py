@@ -269,7 +269,7 @@ def test_a_file_at_the_size_limit_is_read(tmp_path: Path, monkeypatch: pytest.Mo
 
 # --------------------------------------------------------------------------- JSON
 
-CONTAINER = {"name": "c", "resources": {"requests": {"cpu": "1"}}}
+CONTAINER = {"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
        "spec": {"containers": [CONTAINER]}}  # fmt: skip
 

@@ -25,7 +25,9 @@ from tests.conftest import ROOT
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-SPEC = "spec:\n  containers: [{name: c, resources: {requests: {cpu: 100m, memory: 1Mi}}}]\n"
+SPEC = (
+    "spec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 1Mi}}}]\n"
+)
 
 
 def pod(metadata: str) -> str:

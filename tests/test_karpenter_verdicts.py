@@ -332,7 +332,11 @@ def test_node_groups_take_copies_first_and_nodepools_what_they_leave(tmp_path: P
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
                 "metadata": {"name": "api", "namespace": "app"},
-                "spec": {"replicas": 6, "template": template},
+                "spec": {
+                    "replicas": 6,
+                    "selector": {"matchLabels": {"app": "api"}},
+                    "template": template,
+                },
             }
         ),
         encoding="utf-8",
@@ -428,7 +432,11 @@ def test_a_zonal_spread_counts_the_copies_today_s_nodes_took(tmp_path: Path) -> 
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
                 "metadata": {"name": "api", "namespace": "app"},
-                "spec": {"replicas": 4, "template": template},
+                "spec": {
+                    "replicas": 4,
+                    "selector": {"matchLabels": {"app": "api"}},
+                    "template": template,
+                },
             }
         ),
         encoding="utf-8",

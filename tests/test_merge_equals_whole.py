@@ -53,6 +53,9 @@ def _node(name: str, zone: str, pool: str = "web", **more: Any) -> dict[str, Any
     return api_node(name, labels={HOSTNAME: name, ZONE: zone, "pool": pool}, **more)
 
 
+PORT_80 = {"containerPort": 80, "hostPort": 80}
+
+
 def four_nodes(**changed: dict[str, Any]) -> list[dict[str, Any]]:
     """n0 and n1 in zone a, n2 and n3 in zone b, 4 cpu each; ``changed`` by node name."""
     zones = {"n0": "a", "n1": "a", "n2": "b", "n3": "b"}
@@ -182,7 +185,7 @@ CASES: dict[str, Case] = {
                 "Deployment",
                 "proxy",
                 replicas=4,
-                pod={"containers": [container("p", {"cpu": "100m"}, ports=[{"hostPort": 80}])]},
+                pod={"containers": [container("p", {"cpu": "100m"}, ports=[PORT_80])]},
             )
         ],
         pods=[

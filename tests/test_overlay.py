@@ -115,7 +115,7 @@ OVERLAYS = [
         "a patch of another field: the base's line",
         {
             "kustomization.yaml": _kustomization("patches:\n  - path: mem.yaml\n"),
-            "mem.yaml": SMP.replace('cpu: "CPU"', "memory: 600Mi"),
+            "mem.yaml": SMP.replace('cpu: "CPU"', "memory: 500Mi"),
             "../base/worker.yaml": ASKING_CPU,
         },
         "base/worker.yaml:18",

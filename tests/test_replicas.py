@@ -242,7 +242,7 @@ CASES: list[tuple[str, Case, list[tuple[Verdict, ReplicaFit | None]]]] = [
                     "spec": {
                         "parallelism": 8,
                         "completions": 4,
-                        "template": _template("crunch", "1500m"),
+                        "template": _template("crunch", "1500m", restartPolicy="Never"),
                     },
                 }
             ],
@@ -281,7 +281,9 @@ def test_a_cronjob_update_releases_the_pods_of_its_jobs_as_its_concurrency_polic
 ) -> None:
     spec: dict[str, Any] = {
         "schedule": "0 1 * * *",
-        "jobTemplate": {"spec": {"template": _template("nightly", "1500m")}},
+        "jobTemplate": {
+            "spec": {"template": _template("nightly", "1500m", restartPolicy="OnFailure")}
+        },
     }
     if policy is not None:
         spec["concurrencyPolicy"] = policy
@@ -310,10 +312,11 @@ def test_a_daemonset_update_on_full_nodes_replaces_its_own_pod_on_each() -> None
         "kind": "DaemonSet",
         "metadata": {"name": "edge", "namespace": "app"},
         "spec": {
+            "selector": {"matchLabels": {"app": "edge"}},
             "template": {
                 "metadata": {"labels": {"app": "edge"}},
                 "spec": {"containers": [container(requests={"cpu": "1500m"}, ports=port)]},
-            }
+            },
         },
     }
     pods = [

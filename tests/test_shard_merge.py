@@ -112,7 +112,13 @@ def test_nodes_of_different_reasons_keep_their_order_through_a_merge(tmp_path: P
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
         "metadata": {"name": "agent", "namespace": "ops"},
-        "spec": {"template": {"spec": {"containers": [{"name": "a", "resources": requests}]}}},
+        "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {
+                "metadata": {"labels": {"app": "agent"}},
+                "spec": {"containers": [{"name": "a", "image": "a", "resources": requests}]},
+            },
+        },
     }
     (tmp_path / "agent.json").write_text(json.dumps(daemonset))
     check_sharded_equals_whole(

@@ -120,7 +120,7 @@ def test_the_copies_the_toy_filter_refuses_go_to_karpenter(
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"replicas": 2, "template": template},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": template},
     }
     manifest.write_text(json.dumps(deployment), "utf-8")
     out = io.StringIO()

@@ -47,11 +47,16 @@ def _workload(kind: str, cpu: str = "100m", api: str = "apps/v1", **spec: Any) -
     metadata: dict[str, Any] = {"name": "w", "namespace": "app"}
     if labels:
         metadata["labels"] = labels
+    template = _template(cpu, **pod)
+    if kind == "Job":  # a Job's pods must not restart Always, its pod template's default
+        template["spec"].setdefault("restartPolicy", "Never")
+    else:
+        spec.setdefault("selector", {"matchLabels": {"app": "w"}})
     return {
         "apiVersion": api,
         "kind": kind,
         "metadata": metadata,
-        "spec": {"template": _template(cpu, **pod), **spec},
+        "spec": {"template": template, **spec},
     }
 
 
@@ -275,7 +280,7 @@ def _daemonset(cpu: str = "100m", **pod: Any) -> dict[str, Any]:
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
         "metadata": {"name": "agent", "namespace": "app"},
-        "spec": {"template": _template(cpu, **pod)},
+        "spec": {"selector": {"matchLabels": {"app": "w"}}, "template": _template(cpu, **pod)},
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from gate.errors import QuantityError
 from gate.inputs.counts import BadCount, read_count
@@ -23,6 +23,7 @@ from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pod
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
+from gate.k8s.validation import pod_template_problem, workload_problem
 from gate.k8s.volumes import start_ordinal
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING
 from gate.model import (
@@ -39,6 +40,7 @@ from gate.model import (
 )
 
 Path = tuple[str, ...]
+Rules = Literal["kind", "template", "none"]
 
 # kind -> (path to the pod spec, path to the replica count or None, default replicas)
 TEMPLATE_PATHS: dict[str, tuple[Path, Path | None, int | None]] = {
@@ -214,10 +216,29 @@ def _template_labels(body: Mapping[str, Any], field: str) -> dict[str, str]:
     """The labels beside the pod template's ``spec`` (``spec.template.metadata.labels`` for
     ``spec.template.spec``, ``metadata.labels`` for a Pod's ``spec``); none when the
     template is not reached by plain field names."""
+    return text_labels(_written_labels(body, field))
+
+
+def _written_labels(body: Mapping[str, Any], field: str) -> object:
     path = tuple(field.split("."))
     if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
-        return {}
-    return text_labels(get(body, (*path[:-1], "metadata", "labels")))
+        return None
+    return get(body, (*path[:-1], "metadata", "labels"))
+
+
+def _refused(
+    kind: str, body: Mapping[str, Any], spec: Mapping[str, Any], field: str, rules: Rules
+) -> str | None:
+    """What the API server's validation refuses in the template (:mod:`gate.k8s.validation`):
+    with the kind's own rules on it (selector, restart policy) for a built-in kind read at
+    its usual path, the template's alone for one read elsewhere. A custom kind's template
+    is its own API's to validate (Knative names the containers a manifest leaves unnamed),
+    so it is not held to a pod's rules here."""
+    if rules == "kind":
+        return workload_problem(kind, body, spec)
+    if rules == "template":
+        return pod_template_problem(spec, field, _written_labels(body, field))
+    return None
 
 
 def _workload(
@@ -228,9 +249,11 @@ def _workload(
     replicas: int | None,
     label: str = "",
     source: Source | None = None,
+    rules: Rules = "none",
 ) -> Workload | Unevaluated:
     """The pod template at ``field`` of a document, checked, as a workload (or why not);
-    ``source`` is where the document's text is."""
+    ``source`` is where the document's text is; ``rules`` says which of the API server's
+    validations hold it (:func:`_refused`)."""
     kind, namespace, name = _identity(body)
     if label:
         name = f"{name} [{label}]"
@@ -239,7 +262,11 @@ def _workload(
     containers = spec.get("containers")
     if not isinstance(containers, list) or not containers:
         return _unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
-    problem = shape_problem(spec, POD_SPEC, field) or _quantity_problem(spec, field)
+    problem = (
+        shape_problem(spec, POD_SPEC, field)
+        or _quantity_problem(spec, field)
+        or _refused(kind, body, spec, field, rules)
+    )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
     warnings = list(_queued(kind, body))
@@ -318,7 +345,9 @@ def extract(
         return skipped
     spec_path, replicas_path, default_replicas = entry
     replicas: int | BadCount | None = default_replicas
-    if kind in BUILT_IN_COUNTS and template_paths.get(kind) == TEMPLATE_PATHS.get(kind):
+    usual = template_paths.get(kind) == TEMPLATE_PATHS.get(kind)
+    rules: Rules = "kind" if usual else "template" if kind in TEMPLATE_PATHS else "none"
+    if kind in BUILT_IN_COUNTS and usual:
         replicas = wanted_pods(kind, body)
     elif replicas_path:
         found = read_count(body, replicas_path, -1)
@@ -326,7 +355,8 @@ def extract(
     if isinstance(replicas, BadCount):
         return _bad_count(body, location, replicas, document.source)
     spec = get(body, spec_path)
-    return _workload(body, location, spec, ".".join(spec_path), replicas, "", document.source)
+    field = ".".join(spec_path)
+    return _workload(body, location, spec, field, replicas, "", document.source, rules)
 
 
 def _custom(

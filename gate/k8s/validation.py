@@ -1,0 +1,1212 @@
+"""The API server's semantic validation of the pod-template fields fitgate reads, as v1.34
+refuses them.
+
+:mod:`gate.inputs.shape` checks the JSON types the decoder refuses; this module checks what
+the decoded object must satisfy before it is stored: ``ValidatePodTemplateSpec`` and what
+``ValidatePodSpec`` calls (kubernetes ``pkg/apis/core/validation/validation.go``), the label
+selector and name rules of k8s.io/apimachinery (``pkg/apis/meta/v1/validation``,
+``pkg/util/validation``), and the controllers' own rules on their template
+(``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``,
+``ValidateReplicationControllerSpec``). A template the API server refuses never becomes a
+pod, so such a workload is an ERROR carrying the first field error the API server would list,
+printed as ``field.Error.Error()`` prints it, with the field path fitgate names the template by.
+
+Each rule is stated once, beside the upstream function it follows. Defaults the API server
+applies before validating (``SetDefaults_PodSpec``: ``restartPolicy: Always``;
+``SetDefaults_ContainerPort``: ``protocol: TCP``) are applied where a rule reads them.
+Values of a type the decoder would refuse are left to :mod:`gate.inputs.shape`; a rule that
+meets one here passes over it rather than guess.
+
+>>> spec = {"containers": [{"name": "a", "image": "x"}], "tolerations": [{"operator": "Equal"}]}
+>>> print(pod_template_problem(spec, "spec.template.spec"))
+spec.template.spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists \
+when `key` is empty, which means "match all values and all keys"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from gate.errors import QuantityError
+from gate.k8s.matching import _valid_label_key, _valid_label_value
+from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.resources import is_extended
+from gate.k8s.selectors import SelectorError, parse_selector, text_labels
+
+INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
+UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One ``field.Error``: ``value`` is the bad value as ``ErrorBody`` prints it (None for
+    the types that print none: Required, Forbidden)."""
+
+    field: str
+    type: str
+    value: str | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        # field.Error.Error() and ErrorBody()
+        body = self.type if self.value is None else f"{self.type}: {self.value}"
+        return f"{self.field}: {body}: {self.detail}" if self.detail else f"{self.field}: {body}"
+
+
+Errors = Iterator[FieldError]
+
+
+# --- How ErrorBody prints a bad value (k8s.io/apimachinery/pkg/util/validation/field) -----
+
+
+def go_quote(text: str) -> str:
+    """strconv.Quote, which ``%q`` and ``%#v`` print a string with."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_GO_ESCAPES["\v"] = "\\v"
+
+
+def go_labels(labels: Mapping[str, str] | None) -> str:
+    """``%#v`` of a ``map[string]string``: keys sorted, as fmt prints maps."""
+    if labels is None:
+        return "map[string]string(nil)"
+    pairs = ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(labels.items()))
+    return f"map[string]string{{{pairs}}}"
+
+
+def go_selector(raw: Mapping[str, Any]) -> str:
+    """``%#v`` of a ``metav1.LabelSelector`` (ErrorBody dereferences the pointer)."""
+    match_labels = raw.get("matchLabels")
+    labels = None if match_labels is None else text_labels(match_labels)
+    expressions = raw.get("matchExpressions")
+    if expressions is None:
+        shown = "[]v1.LabelSelectorRequirement(nil)"
+    else:
+        items = [_go_requirement(e) for e in expressions if isinstance(e, Mapping)]
+        shown = "[]v1.LabelSelectorRequirement{" + ", ".join(items) + "}"
+    return f"v1.LabelSelector{{MatchLabels:{go_labels(labels)}, MatchExpressions:{shown}}}"
+
+
+def _go_requirement(expression: Mapping[str, Any]) -> str:
+    values = expression.get("values")
+    listed = (
+        "[]string(nil)"
+        if values is None
+        else "[]string{" + ", ".join(go_quote(_str(v)) for v in values) + "}"
+    )
+    key, operator = (
+        go_quote(_str(expression.get("key"))),
+        go_quote(_str(expression.get("operator"))),
+    )
+    return f"v1.LabelSelectorRequirement{{Key:{key}, Operator:{operator}, Values:{listed}}}"
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _text(value: object) -> str | None:
+    """A string field as Go holds it: null is empty; another type is the decoder's to refuse."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else None
+
+
+def _int(value: object) -> int | None:
+    if value is None:
+        return 0
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _items(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    # A dict first: asking the Mapping ABC costs a Python-level call on every field
+    if type(value) is dict or isinstance(value, Mapping):
+        return value
+    return {}
+
+
+def invalid(field: str, value: str, detail: str) -> FieldError:
+    """field.Invalid with a string value (``%q``)."""
+    return FieldError(field, INVALID, go_quote(value), detail)
+
+
+def not_supported(field: str, value: str, supported: tuple[str, ...]) -> FieldError:
+    """field.NotSupported: the supported values quoted, in the order upstream lists them."""
+    detail = "supported values: " + ", ".join(go_quote(s) for s in supported)
+    return FieldError(field, UNSUPPORTED, go_quote(value), detail)
+
+
+# --- Names (k8s.io/apimachinery/pkg/util/validation/validation.go) ------------------------
+
+_QUALIFIED_NAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character"
+)
+_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_NAME = re.compile(_QUALIFIED_NAME_FMT)
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_FMT = f"({_QUALIFIED_NAME_FMT})?"
+_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character"
+)
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_PORT_NAME_CHARSET = re.compile("[-a-z0-9]+")
+_PORT_NAME_LETTER = re.compile("[a-z]")
+
+
+def regex_error(message: str, fmt: str, *examples: str) -> str:
+    """RegexError, spaces and all: ``(e.g. 'a',  or 'b', regex used ...)``."""
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def max_len_error(length: int) -> str:
+    return f"must be no more than {length} characters"
+
+
+EMPTY_ERROR = "must be non-empty"
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """IsQualifiedName: an optional DNS-subdomain prefix and ``/``, then a name of at most
+    63 characters."""
+    if _valid_label_key(value):
+        return []
+    parts = value.split("/")
+    errors: list[str] = []
+    if len(parts) > 2:
+        example = regex_error(
+            _QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
+        )
+        suffix = " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        return [f"a qualified name {example}{suffix}"]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append(f"prefix part {EMPTY_ERROR}")
+        else:
+            errors.extend(f"prefix part {m}" for m in dns1123_subdomain_errors(prefix))
+    if not name:
+        errors.append(f"name part {EMPTY_ERROR}")
+    elif len(name) > 63:
+        errors.append(f"name part {max_len_error(63)}")
+    if not _QUALIFIED_NAME.fullmatch(name):
+        example = regex_error(
+            _QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
+        )
+        errors.append(f"name part {example}")
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    """IsValidLabelValue."""
+    if _valid_label_value(value):
+        return []
+    errors = [max_len_error(63)] if len(value) > 63 else []
+    if not _LABEL_VALUE.fullmatch(value):
+        errors.append(
+            regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
+        )
+    return errors
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """IsDNS1123Label."""
+    errors = [max_len_error(63)] if len(value) > 63 else []
+    if not _DNS1123_LABEL.fullmatch(value):
+        if _DNS1123_SUBDOMAIN.fullmatch(value):
+            errors.append("must not contain dots")
+        else:
+            errors.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errors
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """IsDNS1123Subdomain (NameIsDNSSubdomain, ValidateNodeName and the class names)."""
+    errors = [max_len_error(253)] if len(value) > 253 else []
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def port_name_errors(value: str) -> list[str]:
+    """IsValidPortName (an IANA_SVC_NAME)."""
+    errors = [max_len_error(15)] if len(value) > 15 else []
+    if not _PORT_NAME_CHARSET.fullmatch(value):
+        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER.search(value):
+        errors.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        errors.append("must not contain consecutive hyphens")
+    if value and (value[0] == "-" or value[-1] == "-"):
+        errors.append("must not begin or end with a hyphen")
+    return errors
+
+
+def port_number_error(port: int) -> str | None:
+    """IsValidPortNum."""
+    return None if 1 <= port <= 65535 else "must be between 1 and 65535, inclusive"
+
+
+def _each(field: str, value: str, messages: list[str]) -> Errors:
+    for message in messages:
+        yield invalid(field, value, message)
+
+
+def label_name(value: str, field: str) -> Errors:
+    """ValidateLabelName (meta/v1/validation): IsQualifiedName."""
+    yield from _each(field, value, qualified_name_errors(value))
+
+
+def labels(raw: object, field: str) -> Errors:
+    """ValidateLabels: each key a qualified name, each value a label value, both reported
+    at the map's own path."""
+    for key, value in _mapping(raw).items():
+        text = str(key)
+        if not _valid_label_key(text):  # the valid ones, nearly all, cost one match
+            yield from _each(field, text, qualified_name_errors(text))
+        written = _text(value)
+        if written is not None and not _valid_label_value(written):
+            yield from _each(field, written, label_value_errors(written))
+
+
+# --- Label selectors (k8s.io/apimachinery/pkg/apis/meta/v1/validation) --------------------
+
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def label_selector(raw: object, field: str) -> Errors:
+    """ValidateLabelSelector, label values checked (AllowInvalidLabelValueInSelector is
+    false for a new object)."""
+    if not isinstance(raw, Mapping):
+        return
+    yield from labels(raw.get("matchLabels"), f"{field}.matchLabels")
+    for i, expression in enumerate(_items(raw.get("matchExpressions"))):
+        yield from selector_requirement(_mapping(expression), f"{field}.matchExpressions[{i}]")
+
+
+def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
+    """ValidateLabelSelectorRequirement: the operator and its values, the key, each value."""
+    operator = _text(expression.get("operator"))
+    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    if operator in ("In", "NotIn"):
+        if not values:
+            detail = "must be specified when `operator` is 'In' or 'NotIn'"
+            yield FieldError(f"{field}.values", REQUIRED, None, detail)
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+            yield FieldError(f"{field}.values", FORBIDDEN, None, detail)
+    elif operator is not None:
+        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+    key = _text(expression.get("key"))
+    if key is not None:
+        yield from label_name(key, f"{field}.key")
+    for i, value in enumerate(values):
+        yield from _each(f"{field}.values[{i}]", value, label_value_errors(value))
+
+
+# --- Containers (validateContainers, validateInitContainers, validateContainerCommon) -----
+
+PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List(supportedPortProtocols): sorted
+
+
+def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    return [c for c in _items(spec.get(key)) if isinstance(c, Mapping)]
+
+
+def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateContainers then validateInitContainers: names (DNS labels, unique across both
+    lists), images, ports, resources, restartPolicy, and host ports unique (across the
+    regular containers, and within each init container alone)."""
+    regular = _containers(spec, "containers")
+    names: set[str] = set()
+    for i, container in enumerate(regular):
+        where = f"{prefix}.containers[{i}]"
+        yield from container_common(container, where)
+        name = _text(container.get("name"))
+        if name is not None:
+            if name in names:
+                yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
+            names.add(name)
+        if container.get("restartPolicy") is not None:
+            detail = "may not be set for non-init containers"
+            yield FieldError(f"{where}.restartPolicy", FORBIDDEN, None, detail)
+    yield from host_port_conflicts(regular, f"{prefix}.containers")
+    for i, container in enumerate(_containers(spec, "initContainers")):
+        where = f"{prefix}.initContainers[{i}]"
+        yield from container_common(container, where)
+        policy = _text(container.get("restartPolicy"))
+        restart = container.get("restartPolicy")
+        if restart is not None and policy is not None and policy != "Always":
+            # validateInitContainerRestartPolicy
+            yield not_supported(f"{where}.restartPolicy", policy, ("Always",))
+        name = _text(container.get("name"))
+        if name is not None:
+            if name in names:
+                yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
+            elif name:
+                names.add(name)
+        # checkHostPortConflicts([]core.Container{ctr}, fldPath): each init container alone,
+        # indexed as the list's first
+        yield from host_port_conflicts([container], f"{prefix}.initContainers")
+
+
+def container_common(container: Mapping[str, Any], where: str) -> Errors:
+    """validateContainerCommon: name, image, ports, resources (the fields fitgate reads)."""
+    name = _text(container.get("name"))
+    if name == "":
+        yield FieldError(f"{where}.name", REQUIRED)
+    elif name is not None:
+        yield from _each(f"{where}.name", name, dns1123_label_errors(name))
+    if _text(container.get("image")) == "":
+        yield FieldError(f"{where}.image", REQUIRED)
+    yield from container_ports(_items(container.get("ports")), f"{where}.ports")
+    resources = _mapping(container.get("resources"))
+    yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
+
+
+def container_ports(ports: list[Any], field: str) -> Errors:
+    """validateContainerPorts: names (IANA service names, unique), containerPort required
+    and 1-65535, hostPort 0-65535, protocol TCP, UDP or SCTP (TCP when unset)."""
+    names: set[str] = set()
+    for i, raw in enumerate(ports):
+        port = _mapping(raw)
+        where = f"{field}[{i}]"
+        name = _text(port.get("name"))
+        if name:
+            messages = port_name_errors(name)
+            if messages:
+                yield from _each(f"{where}.name", name, messages)
+            elif name in names:
+                yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
+            else:
+                names.add(name)
+        number = _int(port.get("containerPort"))
+        if number == 0:
+            yield FieldError(f"{where}.containerPort", REQUIRED)
+        elif number is not None and port_number_error(number):
+            yield FieldError(f"{where}.containerPort", INVALID, str(number), _PORT_RANGE)
+        host = _int(port.get("hostPort"))
+        if host and port_number_error(host):
+            yield FieldError(f"{where}.hostPort", INVALID, str(host), _PORT_RANGE)
+        protocol = _text(port.get("protocol"))
+        if protocol and protocol not in PROTOCOLS:
+            yield not_supported(f"{where}.protocol", protocol, PROTOCOLS)
+
+
+_PORT_RANGE = "must be between 1 and 65535, inclusive"
+
+
+def host_port_conflicts(items: list[Mapping[str, Any]], field: str) -> Errors:
+    """AccumulateUniqueHostPorts: ``protocol/hostIP/hostPort`` once in the list."""
+    seen: set[str] = set()
+    for ci, container in enumerate(items):
+        for pi, raw in enumerate(_items(container.get("ports"))):
+            port = _mapping(raw)
+            number = _int(port.get("hostPort"))
+            if not number:
+                continue
+            protocol = _text(port.get("protocol")) or "TCP"
+            key = f"{protocol}/{_text(port.get('hostIP')) or ''}/{number}"
+            if key in seen:
+                yield FieldError(f"{field}[{ci}].ports[{pi}].hostPort", DUPLICATE, go_quote(key))
+            seen.add(key)
+
+
+def host_network_ports(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validatePodHostNetworkDeps: with ``hostNetwork`` a set hostPort equals containerPort
+    (0 is left for the pod's defaulting)."""
+    if spec.get("hostNetwork") is not True:
+        return
+    for i, container in enumerate(_containers(spec, "containers")):
+        for pi, raw in enumerate(_items(container.get("ports"))):
+            port = _mapping(raw)
+            host, number = _int(port.get("hostPort")), _int(port.get("containerPort"))
+            if host and number is not None and host != number:
+                where = f"{prefix}.containers[{i}].ports[{pi}].hostPort"
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                yield FieldError(where, INVALID, str(host), detail)
+
+
+# --- Resources (validateResourceRequirements and the resource-name helpers) ---------------
+
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+        "pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
+        "persistentvolumeclaims", "storage", "requests.storage", "configmaps",
+        "services.nodeports", "services.loadbalancers",
+    }
+)  # fmt: skip
+"""pkg/apis/core/helper standardResources (IsStandardResourceName)."""
+_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_INTEGER_RESOURCES = frozenset(
+    {"pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
+     "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}
+)  # fmt: skip
+"""standardIntegerResources (IsIntegerResourceName, with the extended resources)."""
+HUGEPAGES = "hugepages-"
+
+
+def _native(name: str) -> bool:
+    # helper.IsNativeResource
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _overcommit(name: str) -> bool:
+    # helper.IsOvercommitAllowed: native and not hugepages
+    return _native(name) and not name.startswith(HUGEPAGES)
+
+
+def resource_name(name: str, field: str, pod_level: bool) -> Errors:
+    """validateResourceName, and for a container validateContainerResourceName. The name is
+    a ResourceName, a Stringer, so ErrorBody prints it unquoted."""
+    messages = qualified_name_errors(name)
+    if messages:
+        for message in messages:
+            yield FieldError(field, INVALID, go_quote(name), message)
+        return
+    unqualified = "/" not in name
+    # IsStandardResourceName: the standard names and IsQuotaHugePageResourceName
+    standard = name in _STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
+    if unqualified and not standard:
+        detail = "must be a standard resource type or fully qualified"
+        yield FieldError(field, INVALID, name, detail)
+    if pod_level:
+        return
+    if unqualified:
+        if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
+            yield FieldError(field, INVALID, name, "must be a standard resource for containers")
+    elif not _native(name) and not is_extended(name):
+        yield FieldError(field, INVALID, name, "doesn't follow extended resource name standard")
+
+
+def _quantity(raw: object) -> Fraction | None:
+    """The value of a quantity (None for one the quantity check refuses first)."""
+    try:
+        return parse_quantity(raw)
+    except QuantityError:
+        return None
+
+
+def _shown(value: Fraction, raw: object) -> str:
+    """Quantity.String() of a quantity as written: only wanted for a message."""
+    return go_quantity_text(value, quantity_format(raw))
+
+
+def _hugepage_divisible(name: str, value: Fraction) -> bool:
+    """IsHugePageResourceValueDivisible: the value a whole multiple of a page size that is
+    itself whole."""
+    size = _quantity(name[len(HUGEPAGES) :]) or Fraction(0)
+    if size <= 0 or size.denominator != 1:
+        return False
+    return -(-value.numerator // value.denominator) % size.numerator == 0
+
+
+def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: bool) -> Errors:
+    """validateResourceRequirements: names, integer extended resources, hugepage sizes,
+    requests within limits (equal for resources not overcommitted, whose limit is then
+    required), and hugepages only beside cpu or memory."""
+    limits, requests = _mapping(resources.get("limits")), _mapping(resources.get("requests"))
+    read_limits: dict[str, tuple[Fraction, object]] = {}
+    for name, raw in limits.items():
+        key = str(name)
+        yield from resource_name(key, f"{field}.limits[{key}]", pod_level)
+        value = _quantity(raw)
+        if value is None:
+            continue
+        read_limits[key] = (value, raw)
+        yield from _quantity_value(key, value, raw, f"{field}.limits[{key}]")
+    for name, raw in requests.items():
+        key = str(name)
+        where = f"{field}.requests[{key}]"
+        yield from resource_name(key, where, pod_level)
+        value = _quantity(raw)
+        if value is None:
+            continue
+        yield from _quantity_value(key, value, raw, where)
+        if key in read_limits:
+            limit, written = read_limits[key]
+            if value != limit and not _overcommit(key):
+                detail = f"must be equal to {key} limit of {_shown(limit, written)}"
+                yield invalid(f"{field}.requests", _shown(value, raw), detail)
+            elif value > limit:
+                detail = f"must be less than or equal to {key} limit of {_shown(limit, written)}"
+                yield invalid(f"{field}.requests", _shown(value, raw), detail)
+        elif not _overcommit(key):
+            detail = "Limit must be set for non overcommitable resources"
+            yield FieldError(f"{field}.limits", REQUIRED, None, detail)
+    names = {str(n) for n in limits} | {str(n) for n in requests}
+    if any(n.startswith(HUGEPAGES) for n in names) and not names & {"cpu", "memory"}:
+        yield FieldError(field, FORBIDDEN, None, "HugePages require cpu or memory")
+
+
+def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Errors:
+    """ValidateResourceQuantityValue's integer rule (its sign rule is the quantity check's),
+    then validateResourceQuantityHugePageValue."""
+    if value.denominator != 1 and (name in _INTEGER_RESOURCES or is_extended(name)):
+        yield invalid(where, _shown(value, raw), "must be an integer")
+    if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
+        shown = _shown(value, raw)
+        yield invalid(where, shown, f"{shown} is not positive integer multiple of {name}")
+
+
+# --- Scheduling fields ----------------------------------------------------------------------
+
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+SPREAD_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")  # sets.List: sorted
+INCLUSION_POLICIES = ("Honor", "Ignore")  # sets.List: sorted
+
+
+def tolerations(items: list[Any], field: str) -> Errors:
+    """ValidateTolerations."""
+    for i, raw in enumerate(items):
+        toleration = _mapping(raw)
+        where = f"{field}[{i}]"
+        key, operator = _text(toleration.get("key")), _text(toleration.get("operator"))
+        value, effect = _text(toleration.get("value")), _text(toleration.get("effect"))
+        if key:
+            yield from label_name(key, f"{where}.key")
+        if key == "" and operator is not None and operator != "Exists":
+            detail = (
+                "operator must be Exists when `key` is empty, which means "
+                '"match all values and all keys"'
+            )
+            yield invalid(f"{where}.operator", operator, detail)
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            detail = "effect must be 'NoExecute' when `tolerationSeconds` is set"
+            yield invalid(f"{where}.effect", effect or "", detail)
+        if operator in ("Equal", "") and value is not None:
+            messages = label_value_errors(value)
+            if messages:
+                yield invalid(f"{where}.operator", value, ";".join(messages))
+        elif operator == "Exists":
+            if value:
+                detail = "value must be empty when `operator` is 'Exists'"
+                yield invalid(f"{where}.operator", value, detail)
+        elif operator is not None:
+            yield not_supported(f"{where}.operator", operator, TOLERATION_OPERATORS)
+        if effect and effect not in TAINT_EFFECTS:  # validateTaintEffect
+            yield not_supported(f"{where}.effect", effect, TAINT_EFFECTS)
+
+
+def node_selector_requirement(
+    expression: Mapping[str, Any], field: str, check_values: bool
+) -> Errors:
+    """ValidateNodeSelectorRequirement: the operator and its number of values, the key, and
+    (for required terms) each value as a label value. Gt and Lt want one value; that it
+    reads as an integer is the scheduler's affair, not the API server's."""
+    operator = _text(expression.get("operator"))
+    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    if operator in ("In", "NotIn"):
+        if not values:
+            detail = "must be specified when `operator` is 'In' or 'NotIn'"
+            yield FieldError(f"{field}.values", REQUIRED, None, detail)
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+            yield FieldError(f"{field}.values", FORBIDDEN, None, detail)
+    elif operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            detail = "must be specified single value when `operator` is 'Lt' or 'Gt'"
+            yield FieldError(f"{field}.values", REQUIRED, None, detail)
+    elif operator is not None:
+        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+    key = _text(expression.get("key"))
+    if key is not None:
+        yield from label_name(key, f"{field}.key")
+    if check_values:
+        for i, value in enumerate(values):
+            yield from _each(f"{field}.values[{i}]", value, label_value_errors(value))
+
+
+def node_field_requirement(expression: Mapping[str, Any], field: str) -> Errors:
+    """ValidateNodeFieldSelectorRequirement: ``metadata.name`` In or NotIn one node name."""
+    operator = _text(expression.get("operator"))
+    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    if operator in ("In", "NotIn"):
+        if len(values) != 1:
+            detail = (
+                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"
+            )
+            yield FieldError(f"{field}.values", REQUIRED, None, detail)
+    elif operator is not None:
+        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+    key = _text(expression.get("key"))
+    if key is not None and key != "metadata.name":
+        yield invalid(f"{field}.key", key, "not a valid field selector key")
+    elif key is not None:
+        for i, value in enumerate(values):
+            yield from _each(f"{field}.values[{i}]", value, dns1123_subdomain_errors(value))
+
+
+def node_selector_term(term: Mapping[str, Any], field: str, check_values: bool) -> Errors:
+    """ValidateNodeSelectorTerm."""
+    for j, raw in enumerate(_items(term.get("matchExpressions"))):
+        where = f"{field}.matchExpressions[{j}]"
+        yield from node_selector_requirement(_mapping(raw), where, check_values)
+    for j, raw in enumerate(_items(term.get("matchFields"))):
+        yield from node_field_requirement(_mapping(raw), f"{field}.matchFields[{j}]")
+
+
+def _weight(raw: Mapping[str, Any], field: str) -> Errors:
+    weight = _int(raw.get("weight"))
+    if weight is not None and not 1 <= weight <= 100:
+        yield FieldError(f"{field}.weight", INVALID, str(weight), "must be in the range 1-100")
+
+
+def node_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
+    """validateNodeAffinity: ValidateNodeSelector for the required terms (at least one),
+    ValidatePreferredSchedulingTerms (weights 1-100; values not checked) for the preferred."""
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, Mapping):
+        terms_field = f"{field}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+        terms = _items(required.get("nodeSelectorTerms"))
+        if not terms:
+            detail = "must have at least one node selector term"
+            yield FieldError(terms_field, REQUIRED, None, detail)
+        for i, term in enumerate(terms):
+            yield from node_selector_term(_mapping(term), f"{terms_field}[{i}]", True)
+    preferred_field = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, raw in enumerate(
+        _items(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
+    ):
+        term = _mapping(raw)
+        yield from _weight(term, f"{preferred_field}[{i}]")
+        preference = _mapping(term.get("preference"))
+        yield from node_selector_term(preference, f"{preferred_field}[{i}].preference", False)
+
+
+def pod_affinity_term(term: Mapping[str, Any], field: str) -> Errors:
+    """validatePodAffinityTerm: both selectors, the namespaces (DNS labels, reported at
+    ``namespace``), matchLabelKeys and mismatchLabelKeys, and the topology key."""
+    selector = term.get("labelSelector")
+    yield from label_selector(selector, f"{field}.labelSelector")
+    yield from label_selector(term.get("namespaceSelector"), f"{field}.namespaceSelector")
+    for name in _items(term.get("namespaces")):
+        text = _text(name)
+        if text is not None:
+            yield from _each(f"{field}.namespace", text, dns1123_label_errors(text))
+    yield from label_keys(term, field, selector)
+    topology = _text(term.get("topologyKey"))
+    if topology == "":
+        yield FieldError(f"{field}.topologyKey", REQUIRED, None, "can not be empty")
+    if topology is not None:
+        yield from label_name(topology, f"{field}.topologyKey")
+
+
+def label_keys(term: Mapping[str, Any], field: str, selector: object) -> Errors:
+    """validateMatchLabelKeysAndMismatchLabelKeys. A key of matchLabelKeys that a selector
+    expression repeats after matchLabels named it is reported at the term's own path
+    indexed by its place in matchLabelKeys, as upstream does."""
+    match = [k for k in (_text(k) for k in _items(term.get("matchLabelKeys"))) if k is not None]
+    mismatch = [
+        k for k in (_text(k) for k in _items(term.get("mismatchLabelKeys"))) if k is not None
+    ]
+    for name, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+        if keys and not isinstance(selector, Mapping):  # validateLabelKeys
+            detail = "must not be specified when labelSelector is not set"
+            yield FieldError(f"{field}.{name}", FORBIDDEN, None, detail)
+            continue
+        for i, key in enumerate(keys):
+            yield from label_name(key, f"{field}.{name}[{i}]")
+    if isinstance(selector, Mapping):
+        places = {key: i for i, key in enumerate(match)}
+        seen = {str(k) for k in _mapping(selector.get("matchLabels"))}
+        for raw in _items(selector.get("matchExpressions")):
+            key = _text(_mapping(raw).get("key")) or ""
+            if key in places and key in seen:
+                detail = "exists in both matchLabelKeys and labelSelector"
+                yield invalid(f"{field}[{places[key]}]", key, detail)
+            seen.add(key)
+    mismatched = set(mismatch)
+    for i, key in enumerate(match):
+        if key in mismatched:
+            detail = "exists in both matchLabelKeys and mismatchLabelKeys"
+            yield invalid(f"{field}.matchLabelKeys[{i}]", key, detail)
+
+
+def pod_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
+    """validatePodAffinity and validatePodAntiAffinity: the required terms, then the weighted
+    ones (weights 1-100)."""
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    for i, term in enumerate(_items(affinity.get(required))):
+        yield from pod_affinity_term(_mapping(term), f"{field}.{required}[{i}]")
+    preferred = "preferredDuringSchedulingIgnoredDuringExecution"
+    for i, raw in enumerate(_items(affinity.get(preferred))):
+        weighted = _mapping(raw)
+        yield from _weight(weighted, f"{field}.{preferred}[{i}]")
+        term = _mapping(weighted.get("podAffinityTerm"))
+        yield from pod_affinity_term(term, f"{field}.{preferred}[{i}].podAffinityTerm")
+
+
+def affinity(raw: object, field: str) -> Errors:
+    """validateAffinity."""
+    found = _mapping(raw)
+    if isinstance(found.get("nodeAffinity"), Mapping):
+        yield from node_affinity(found["nodeAffinity"], f"{field}.nodeAffinity")
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if isinstance(found.get(kind), Mapping):
+            yield from pod_affinity(found[kind], f"{field}.{kind}")
+
+
+def scheduling_gates(items: list[Any], field: str) -> Errors:
+    """validateSchedulingGates: each name a qualified name, none twice."""
+    seen: set[str] = set()
+    for i, raw in enumerate(items):
+        name = _text(_mapping(raw).get("name"))
+        if name is None:
+            continue
+        yield from label_name(name, f"{field}[{i}]")
+        if name in seen:
+            yield FieldError(f"{field}[{i}]", DUPLICATE, go_quote(name))
+        seen.add(name)
+
+
+def spread_constraints(items: list[Any], field: str) -> Errors:
+    """validateTopologySpreadConstraints."""
+    constraints = [_mapping(c) for c in items]
+    # Upstream compares each constraint with every later one; the last place of each pair
+    # says the same in one pass, however many constraints a manifest lists.
+    last = {_spread_pair(c): i for i, c in enumerate(constraints)}
+    for i, constraint in enumerate(constraints):
+        where = f"{field}[{i}]"
+        skew = _int(constraint.get("maxSkew"))
+        if skew is not None and skew <= 0:  # ValidateMaxSkew
+            yield FieldError(f"{where}.maxSkew", INVALID, str(skew), "must be greater than zero")
+        topology = _text(constraint.get("topologyKey"))
+        if topology == "":  # ValidateTopologyKey
+            yield FieldError(f"{where}.topologyKey", REQUIRED, None, "can not be empty")
+        action = _text(constraint.get("whenUnsatisfiable"))
+        if action is not None and action not in SPREAD_ACTIONS:  # ValidateWhenUnsatisfiable
+            yield not_supported(f"{where}.whenUnsatisfiable", action, SPREAD_ACTIONS)
+        if last[(topology, action)] > i:  # ValidateSpreadConstraintNotRepeat
+            shown = go_quote(f"{{{topology}, {action}}}")
+            yield FieldError(f"{where}.{{topologyKey, whenUnsatisfiable}}", DUPLICATE, shown)
+        yield from _min_domains(constraint.get("minDomains"), action, f"{where}.minDomains")
+        for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):  # validateNodeInclusionPolicy
+            value = _text(constraint.get(policy))
+            unset = constraint.get(policy) is None
+            if not unset and value is not None and value not in INCLUSION_POLICIES:
+                yield not_supported(f"{where}.{policy}", value, INCLUSION_POLICIES)
+        yield from _spread_label_keys(constraint, f"{where}.matchLabelKeys")
+        yield from label_selector(constraint.get("labelSelector"), f"{where}.labelSelector")
+
+
+def _spread_pair(constraint: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    return _text(constraint.get("topologyKey")), _text(constraint.get("whenUnsatisfiable"))
+
+
+def _min_domains(raw: object, action: str | None, field: str) -> Errors:
+    """validateMinDomains: positive, and only with DoNotSchedule."""
+    if raw is None or _int(raw) is None:
+        return
+    value = _int(raw)
+    if value is not None and value <= 0:
+        yield FieldError(field, INVALID, str(value), "must be greater than zero")
+    if action != "DoNotSchedule":
+        detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
+        yield FieldError(field, INVALID, str(value), detail)
+
+
+def _spread_label_keys(constraint: Mapping[str, Any], field: str) -> Errors:
+    """validateMatchLabelKeysInTopologySpread."""
+    keys = [
+        k for k in (_text(k) for k in _items(constraint.get("matchLabelKeys"))) if k is not None
+    ]
+    if not keys:
+        return
+    selector = constraint.get("labelSelector")
+    if not isinstance(selector, Mapping):
+        detail = "must not be specified when labelSelector is not set"
+        yield FieldError(field, FORBIDDEN, None, detail)
+        selector = {}
+    named = {str(k) for k in _mapping(selector.get("matchLabels"))}
+    named |= {_text(_mapping(e).get("key")) or "" for e in _items(selector.get("matchExpressions"))}
+    for i, key in enumerate(keys):
+        yield from label_name(key, f"{field}[{i}]")
+        if key in named:
+            yield invalid(f"{field}[{i}]", key, "exists in both matchLabelKeys and labelSelector")
+
+
+def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
+    value = _text(spec.get(name))
+    if value:
+        yield from _each(f"{prefix}.{name}", value, dns1123_subdomain_errors(value))
+
+
+# --- The pod template ------------------------------------------------------------------------
+
+
+def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """ValidatePodSpec, in its order, for the fields fitgate reads."""
+    yield from containers(spec, prefix)
+    if isinstance(spec.get("resources"), Mapping):  # validatePodResources (PodLevelResources)
+        yield from resource_requirements(spec["resources"], f"{prefix}.resources", pod_level=True)
+    yield from host_network_ports(spec, prefix)
+    policy = _text(spec.get("restartPolicy"))
+    if policy and policy not in RESTART_POLICIES:  # validateRestartPolicy; unset is Always
+        yield not_supported(f"{prefix}.restartPolicy", policy, RESTART_POLICIES)
+    yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
+    yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
+    yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
+    spread = _items(spec.get("topologySpreadConstraints"))
+    yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from _subdomain_field(spec, "nodeName", prefix)
+    yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
+    yield from _subdomain_field(spec, "priorityClassName", prefix)
+    runtime = _text(spec.get("runtimeClassName"))
+    if spec.get("runtimeClassName") is not None and runtime is not None:  # may be "" and refused
+        where = f"{prefix}.runtimeClassName"
+        yield from _each(where, runtime, dns1123_subdomain_errors(runtime))
+    if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
+        overhead = {"limits": spec["overhead"]}
+        yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+def template_path(field: str) -> str | None:
+    """The pod template a spec at ``field`` belongs to (``spec.template`` for
+    ``spec.template.spec``), or None for a Pod's own ``spec``."""
+    head, dot, last = field.rpartition(".")
+    return head if dot and last == "spec" else None
+
+
+def pod_template_problem(
+    spec: Mapping[str, Any], field: str, template_labels: object = None
+) -> str | None:
+    """The first error ValidatePodTemplateSpec gives the template whose spec is at
+    ``field`` (its labels, when given, at ``<template>.labels``), or None."""
+    return _first(_template(spec, field, template_labels))
+
+
+def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> Errors:
+    template = template_path(field)
+    if template is not None:
+        yield from labels(template_labels, f"{template}.labels")
+    yield from pod_spec(spec, field)
+
+
+def _first(errors: Errors) -> str | None:
+    error = next(errors, None)
+    return None if error is None else str(error)
+
+
+# --- The workloads' own rules ---------------------------------------------------------------
+
+APPS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"})
+_EMPTY_FOR = {"Deployment": "deployment", "ReplicaSet": "deployment", "StatefulSet": "statefulset"}
+_EMPTY_FOR["DaemonSet"] = "daemonset"
+MISMATCH = "`selector` does not match template `labels`"
+
+
+def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+    """The first error the API server gives a workload of a built-in kind for its template:
+    the controller's rules on its selector and restart policy around
+    ValidatePodTemplateSpec, in upstream's order. ``spec`` is the template's pod spec at the
+    kind's usual path."""
+    return _first(_workload(kind, body, spec))
+
+
+def _get(obj: object, *path: str) -> object:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
+    if kind == "Pod":
+        yield from _pod(body, spec)
+        return
+    if kind == "PodTemplate":
+        yield from _template(spec, "template.spec", _get(body, "template", "metadata", "labels"))
+        return
+    if kind == "CronJob":
+        yield from _job(
+            _mapping(_get(body, "spec", "jobTemplate", "spec")), "spec.jobTemplate.spec", spec
+        )
+        return
+    template_labels = _get(body, "spec", "template", "metadata", "labels")
+    if kind == "Job":
+        yield from _job(_mapping(body.get("spec")), "spec", spec)
+    elif kind in APPS:
+        yield from _apps(kind, _mapping(body.get("spec")), spec, template_labels)
+    elif kind == "ReplicationController":
+        yield from _replication_controller(_mapping(body.get("spec")), spec, template_labels)
+    else:
+        yield from _template(spec, "spec.template.spec", template_labels)
+
+
+def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
+    """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
+    (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
+    yield from labels(_get(body, "metadata", "labels"), "metadata.labels")
+    yield from pod_spec(spec, "spec")
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(_containers(spec, key)):
+            image = _text(container.get("image"))
+            if image and image != image.strip(_GO_SPACE):
+                detail = "must not have leading or trailing whitespace"
+                yield invalid(f"spec.{key}[{i}].image", image, detail)
+    if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
+        detail = "cannot be set until all schedulingGates have been cleared"
+        yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
+
+
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+_GO_SPACE += "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+"""unicode.IsSpace, which strings.TrimSpace trims."""
+
+
+def _apps(
+    kind: str, workload: Mapping[str, Any], spec: Mapping[str, Any], template_labels: object
+) -> Errors:
+    """ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec and
+    ValidateDaemonSetSpec: the selector required (a DaemonSet's null one matches nothing)
+    and not empty, valid, matching the template's labels; then the template; then
+    ``restartPolicy: Always``."""
+    if kind == "StatefulSet":
+        yield from _pod_management(workload.get("podManagementPolicy"))
+    raw = workload.get("selector")
+    if raw is None and kind != "DaemonSet":
+        yield FieldError("spec.selector", REQUIRED)
+    elif isinstance(raw, Mapping):
+        yield from label_selector(raw, "spec.selector")
+        if not _mapping(raw.get("matchLabels")) and not _items(raw.get("matchExpressions")):
+            detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
+            yield FieldError("spec.selector", INVALID, go_selector(raw), detail)
+    found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+    if not _selects(raw, found or {}):
+        shown = go_labels(found)
+        yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
+    yield from _template(spec, "spec.template.spec", template_labels)
+    yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if kind == "Deployment":
+        yield from _deployment_strategy(_mapping(workload.get("strategy")))
+    elif kind == "DaemonSet":
+        yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
+
+
+def _go_int_or_string(value: int | str) -> str:
+    """``%#v`` of an intstr.IntOrString (its String() wants a pointer)."""
+    if isinstance(value, int):
+        return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
+    return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
+
+
+_PERCENT = re.compile("[0-9]+%")
+_PERCENT_ERROR = regex_error(
+    "a valid percent string must be a numeric string followed by an ending '%'",
+    "[0-9]+%",
+    "1%",
+    "93%",
+)
+
+
+def _int_or_percent(raw: object, default: int | str) -> int | str | None:
+    """A rolling update's count as the API server holds it after defaulting; None for a
+    type the decoder refuses."""
+    if raw is None:
+        return default
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        return None
+    return raw
+
+
+def _percent_value(value: int | str) -> int:
+    """getIntOrPercentValue: a valid percent's number, else IntValue() (a string's
+    strconv.Atoi, 0 when it is none)."""
+    if isinstance(value, int):
+        return value
+    text = value[:-1] if _PERCENT.fullmatch(value) else value
+    try:
+        return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else 0
+    except ValueError:
+        return 0
+
+
+def _positive_int_or_percent(value: int | str, field: str) -> Errors:
+    """ValidatePositiveIntOrPercent, then IsNotMoreThan100Percent."""
+    if isinstance(value, str):
+        if not _PERCENT.fullmatch(value):
+            yield FieldError(field, INVALID, _go_int_or_string(value), _PERCENT_ERROR)
+    elif value < 0:
+        yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
+
+
+def _over_100(value: int | str, field: str) -> Errors:
+    if isinstance(value, str) and _PERCENT.fullmatch(value) and int(value[:-1]) > 100:
+        yield FieldError(field, INVALID, _go_int_or_string(value), "must not be greater than 100%")
+
+
+def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
+    """ValidateDeploymentStrategy and ValidateRollingUpdateDeployment, after
+    SetDefaults_Deployment (RollingUpdate, 25% and 25%)."""
+    kind = _text(strategy.get("type")) or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate" and rolling is not None:
+        detail = "may not be specified when strategy `type` is 'Recreate'"
+        yield FieldError("spec.strategy.rollingUpdate", FORBIDDEN, None, detail)
+    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+        return
+    where = "spec.strategy.rollingUpdate"
+    found = _mapping(rolling)
+    unavailable = _int_or_percent(found.get("maxUnavailable"), "25%")
+    surge = _int_or_percent(found.get("maxSurge"), "25%")
+    if unavailable is None or surge is None:
+        return
+    yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
+    yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
+    if _percent_value(unavailable) == 0 and _percent_value(surge) == 0:
+        shown = _go_int_or_string(unavailable)
+        detail = "may not be 0 when `maxSurge` is 0"
+        yield FieldError(f"{where}.maxUnavailable", INVALID, shown, detail)
+    yield from _over_100(unavailable, f"{where}.maxUnavailable")
+
+
+def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
+    """ValidateDaemonSetUpdateStrategy and ValidateRollingUpdateDaemonSet, after
+    SetDefaults_DaemonSet (RollingUpdate, maxUnavailable 1, maxSurge 0): exactly one of
+    the two is not zero."""
+    kind = _text(strategy.get("type")) or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+        return
+    where = "spec.updateStrategy.rollingUpdate"
+    found = _mapping(rolling)
+    unavailable = _int_or_percent(found.get("maxUnavailable"), 1)
+    surge = _int_or_percent(found.get("maxSurge"), 0)
+    if unavailable is None or surge is None:
+        return
+    yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
+    yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
+    yield from _over_100(unavailable, f"{where}.maxUnavailable")
+    yield from _over_100(surge, f"{where}.maxSurge")
+    has_unavailable, has_surge = _percent_value(unavailable) != 0, _percent_value(surge) != 0
+    if has_unavailable and has_surge:
+        detail = "may not be set when maxUnavailable is non-zero"
+        yield FieldError(f"{where}.maxSurge", INVALID, _go_int_or_string(surge), detail)
+    elif not has_unavailable and not has_surge:
+        detail = "cannot be 0 when maxSurge is 0"
+        yield FieldError(f"{where}.maxUnavailable", REQUIRED, None, detail)
+
+
+def _pod_management(raw: object) -> Errors:
+    """ValidateStatefulSetSpec's first rule: OrderedReady (the default) or Parallel."""
+    policy = _text(raw)
+    if policy and policy not in ("OrderedReady", "Parallel"):
+        detail = "must be 'OrderedReady' or 'Parallel'"
+        yield invalid("spec.podManagementPolicy", policy, detail)
+
+
+def _selects(raw: object, template_labels: Mapping[str, str]) -> bool:
+    """Whether the selector matches the labels; an invalid one is reported by its own
+    rules, and an empty one (Everything) is no mismatch."""
+    try:
+        return parse_selector(raw).matches(template_labels)
+    except SelectorError:
+        return True
+
+
+def _restart_policy(spec: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> Errors:
+    policy = _text(spec.get("restartPolicy"))
+    if policy is None or (policy and policy not in RESTART_POLICIES):
+        return  # of a wrong type, or refused by validateRestartPolicy already
+    policy = policy or "Always"  # SetDefaults_PodSpec
+    if policy not in allowed:
+        yield not_supported(field, policy, allowed)
+
+
+def _replication_controller(
+    rc: Mapping[str, Any], spec: Mapping[str, Any], template_labels: object
+) -> Errors:
+    """ValidateReplicationControllerSpec: an empty selector is the template's labels
+    (SetDefaults_ReplicationController), which it must then match; ``restartPolicy:
+    Always``."""
+    found = text_labels(template_labels)
+    selector = text_labels(rc.get("selector")) or found
+    if not selector:
+        yield FieldError("spec.selector", REQUIRED)
+    elif any(found.get(k) != v for k, v in selector.items()):
+        shown = go_labels(found if isinstance(template_labels, Mapping) else None)
+        yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
+    yield from _template(spec, "spec.template.spec", template_labels)
+    yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+
+
+def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
+    """validateJobSpec and its template (restartPolicy OnFailure or Never; Never when a
+    podFailurePolicy is set); a Job with ``manualSelector: true`` needs a selector that
+    matches its template's labels (otherwise the API server generates both); a CronJob's
+    job template may carry neither (ValidateJobTemplateSpec)."""
+    template_labels = _get(job, "template", "metadata", "labels")
+    manual = job.get("manualSelector") is True
+    raw = job.get("selector")
+    cron = field != "spec"
+    yield from _template(spec, f"{field}.template.spec", template_labels)
+    where = f"{field}.template.spec.restartPolicy"
+    yield from _restart_policy(spec, where, ("OnFailure", "Never"))
+    if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
+        detail = 'only "Never" is supported when podFailurePolicy is specified'
+        yield invalid(where, "OnFailure", detail)
+    if manual and not cron:  # ValidateJobSpec, after validateJobSpec
+        if raw is None:
+            yield FieldError(f"{field}.selector", REQUIRED)
+        else:
+            yield from label_selector(raw, f"{field}.selector")
+            found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+            if not _selects(raw, found or {}):
+                shown = go_labels(found)
+                yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
+    if cron and isinstance(raw, Mapping):
+        yield FieldError(
+            f"{field}.selector", INVALID, go_selector(raw), "`selector` will be auto-generated"
+        )
+    if cron and manual:
+        yield FieldError(
+            f"{field}.manualSelector", UNSUPPORTED, "true", 'supported values: "nil", "false"'
+        )

@@ -1,0 +1,702 @@
+"""The API server's validation of a workload's pod template (gate.k8s.validation): each
+rule of kubernetes v1.34 a template can break, with the field error the API server prints,
+reached through the workloads read (gate.inputs.workloads), and templates it takes."""
+
+from __future__ import annotations
+
+import copy
+import doctest
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract, extract_all
+from gate.k8s import validation
+from gate.k8s.validation import go_labels, go_quote, pod_template_problem
+from gate.model import Document, Location, Verdict, Workload
+
+P = "spec.template.spec"
+QUALIFIED = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+LABEL_VALUE = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+DNS_LABEL = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+SELECTOR = {"matchLabels": {"app": "web"}}
+SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+TERM = {"topologyKey": "zone", "labelSelector": SELECTOR}
+NODE_TERMS = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def deployment(kind: str = "Deployment") -> dict[str, Any]:
+    app = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [app]}}
+    spec = {"replicas": 2, "selector": copy.deepcopy(SELECTOR), "template": template}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "web"}, "spec": spec}
+
+
+def controller() -> dict[str, Any]:
+    body = deployment("ReplicationController")
+    body["spec"]["selector"] = {"app": "web"}  # a map of labels, not a LabelSelector
+    return {**body, "apiVersion": "v1"}
+
+
+def job(kind: str = "Job") -> dict[str, Any]:
+    app = {"name": "app", "image": "busybox"}
+    template = {"spec": {"restartPolicy": "Never", "containers": [app]}}
+    if kind == "Job":
+        return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                "spec": {"template": template}}  # fmt: skip
+    cron = {"schedule": "@daily", "jobTemplate": {"spec": {"template": template}}}
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": cron}
+
+
+Edit = Callable[[dict[str, Any]], object]
+
+
+def pod(**fields: Any) -> Edit:
+    """Set fields of the Deployment's pod spec."""
+    return lambda body: body["spec"]["template"]["spec"].update(copy.deepcopy(fields))
+
+
+def app(**fields: Any) -> Edit:
+    """Set fields of its first container."""
+    return lambda body: body["spec"]["template"]["spec"]["containers"][0].update(fields)
+
+
+def resources(requests: dict[str, Any], limits: dict[str, Any] | None = None) -> Edit:
+    found: dict[str, Any] = {"requests": requests}
+    if limits is not None:
+        found["limits"] = limits
+    return app(resources=found)
+
+
+def ports(*items: dict[str, Any]) -> Edit:
+    return app(ports=list(items))
+
+
+def then(*edits: Edit) -> Edit:
+    return lambda body: [edit(body) for edit in edits]
+
+
+def spec(**fields: Any) -> Edit:
+    """Set fields of the workload's own spec."""
+    return lambda body: body["spec"].update(copy.deepcopy(fields))
+
+
+def reason(body: dict[str, Any]) -> str | None:
+    found = extract(Document(Location("w.yaml", 1), body=body), TEMPLATE_PATHS)
+    if isinstance(found, Workload):
+        return None
+    assert isinstance(found, Unevaluated) and found.verdict is Verdict.ERROR
+    return found.reason
+
+
+# (id, the valid workload, the edit that breaks it, the API server's field error)
+REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
+    # ValidateTolerations
+    ("a toleration of operator Exists with a value is refused", deployment,
+     pod(tolerations=[{"key": "k", "operator": "Exists", "value": "v"}]),
+     f'{P}.tolerations[0].operator: Invalid value: "v": value must be empty when `operator` is '
+     "'Exists'"),
+    ("a toleration without a key and not Exists is refused", deployment,
+     pod(tolerations=[{"operator": "Equal", "value": "v"}]),
+     f'{P}.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` '
+     'is empty, which means "match all values and all keys"'),
+    ("a toleration operator other than Equal or Exists is refused", deployment,
+     pod(tolerations=[{"key": "k", "operator": "In", "value": "v"}]),
+     f'{P}.tolerations[0].operator: Unsupported value: "In": supported values: "Equal", '
+     '"Exists"'),
+    ("tolerationSeconds on an effect other than NoExecute is refused", deployment,
+     pod(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule",
+                       "tolerationSeconds": 5}]),
+     f'{P}.tolerations[0].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' '
+     "when `tolerationSeconds` is set"),
+    ("a toleration effect that is no taint effect is refused", deployment,
+     pod(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoRun"}]),
+     f'{P}.tolerations[0].effect: Unsupported value: "NoRun": supported values: "NoSchedule", '
+     '"PreferNoSchedule", "NoExecute"'),
+    ("a toleration value that is no label value is refused", deployment,
+     pod(tolerations=[{"key": "k", "value": "a b"}]),
+     f'{P}.tolerations[0].operator: Invalid value: "a b": {LABEL_VALUE}'),
+    ("a toleration key that is no label key is refused", deployment,
+     pod(tolerations=[{"key": "a/b/c", "operator": "Exists"}]),
+     f'{P}.tolerations[0].key: Invalid value: "a/b/c": a qualified name {QUALIFIED} with an '
+     "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"),
+    # validateContainers, validateInitContainers, validateContainerCommon
+    ("two containers named alike are refused", deployment,
+     pod(containers=[{"name": "app", "image": "a"}, {"name": "app", "image": "b"}]),
+     f'{P}.containers[1].name: Duplicate value: "app"'),
+    ("an init container named as a container is refused", deployment,
+     pod(initContainers=[{"name": "app", "image": "a"}]),
+     f'{P}.initContainers[0].name: Duplicate value: "app"'),
+    ("a container name that is no DNS label is refused", deployment, app(name="App"),
+     f'{P}.containers[0].name: Invalid value: "App": {DNS_LABEL}'),
+    ("a container without a name is refused", deployment, app(name=None),
+     f"{P}.containers[0].name: Required value"),
+    ("a container without an image is refused", deployment, app(image=""),
+     f"{P}.containers[0].image: Required value"),
+    ("a regular container with a restartPolicy is refused", deployment, app(restartPolicy="Always"),
+     f"{P}.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"),
+    # validateInitContainerRestartPolicy
+    ("an init container restarting other than Always is refused", deployment,
+     pod(initContainers=[{"name": "init", "image": "a", "restartPolicy": "Never"}]),
+     f'{P}.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: '
+     '"Always"'),
+    # validateContainerPorts
+    ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
+     f"{P}.containers[0].ports[0].containerPort: Required value"),
+    ("a containerPort past 65535 is refused", deployment, ports({"containerPort": 70000}),
+     f"{P}.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and "
+     "65535, inclusive"),
+    ("a hostPort past 65535 is refused", deployment,
+     ports({"containerPort": 80, "hostPort": 70000}),
+     f"{P}.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, "
+     "inclusive"),
+    ("a protocol other than TCP, UDP or SCTP is refused", deployment,
+     ports({"containerPort": 80, "protocol": "HTTP"}),
+     f'{P}.containers[0].ports[0].protocol: Unsupported value: "HTTP": supported values: '
+     '"SCTP", "TCP", "UDP"'),
+    ("a port name with capitals is refused", deployment,
+     ports({"containerPort": 80, "name": "Web"}),
+     f'{P}.containers[0].ports[0].name: Invalid value: "Web": must contain only alpha-numeric '
+     "characters (a-z, 0-9), and hyphens (-)"),
+    ("two ports named alike are refused", deployment,
+     ports({"containerPort": 80, "name": "web"}, {"containerPort": 81, "name": "web"}),
+     f'{P}.containers[0].ports[1].name: Duplicate value: "web"'),
+    # AccumulateUniqueHostPorts
+    ("one host port twice across containers is refused", deployment,
+     pod(containers=[
+         {"name": "a", "image": "a", "ports": [{"containerPort": 80, "hostPort": 80}]},
+         {"name": "b", "image": "b", "ports": [{"containerPort": 81, "hostPort": 80}]}]),
+     f'{P}.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"'),
+    # validatePodHostNetworkDeps
+    ("a hostNetwork hostPort other than its containerPort is refused", deployment,
+     then(pod(hostNetwork=True), ports({"containerPort": 80, "hostPort": 81})),
+     f"{P}.containers[0].ports[0].hostPort: Invalid value: 81: must match `containerPort` when "
+     "`hostNetwork` is true"),
+    # validateResourceRequirements
+    ("requests above limits are refused", deployment, resources({"cpu": "2"}, {"cpu": "1"}),
+     f'{P}.containers[0].resources.requests: Invalid value: "2": must be less than or equal to '
+     "cpu limit of 1"),
+    ("requests above limits name the quantities as the API server prints them", deployment,
+     resources({"memory": "1.5Gi"}, {"memory": "1024Mi"}),
+     f'{P}.containers[0].resources.requests: Invalid value: "1536Mi": must be less than or '
+     "equal to memory limit of 1Gi"),
+    ("an extended resource request without a limit is refused", deployment,
+     resources({"example.com/gpu": "1"}),
+     f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
+     "overcommitable resources"),
+    ("an extended resource request other than its limit is refused", deployment,
+     resources({"example.com/gpu": "1"}, {"example.com/gpu": "2"}),
+     f'{P}.containers[0].resources.requests: Invalid value: "1": must be equal to '
+     "example.com/gpu limit of 2"),
+    ("an extended resource of a fraction is refused", deployment,
+     resources({"example.com/gpu": "500m"}, {"example.com/gpu": "500m"}),
+     f'{P}.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an '
+     "integer"),
+    ("a hugepages request without a limit is refused", deployment,
+     resources({"hugepages-2Mi": "2Mi", "memory": "1Gi"}),
+     f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
+     "overcommitable resources"),
+    ("hugepages without cpu or memory are refused", deployment,
+     resources({"hugepages-2Mi": "2Mi"}, {"hugepages-2Mi": "2Mi"}),
+     f"{P}.containers[0].resources: Forbidden: HugePages require cpu or memory"),
+    ("hugepages not a multiple of the page size are refused", deployment,
+     resources({"memory": "1Gi"}, {"hugepages-2Mi": "3Mi", "memory": "1Gi"}),
+     f'{P}.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not '
+     "positive integer multiple of hugepages-2Mi"),
+    # validateResourceName (a ResourceName prints unquoted)
+    ("a resource name neither standard nor qualified is refused", deployment,
+     resources({"gpu": "1"}),
+     f"{P}.containers[0].resources.requests[gpu]: Invalid value: gpu: must be a standard "
+     "resource type or fully qualified"),
+    # validateContainerResourceName
+    ("a standard resource no container requests is refused", deployment,
+     resources({"pods": "1"}),
+     f"{P}.containers[0].resources.requests[pods]: Invalid value: pods: must be a standard "
+     "resource for containers"),
+    # validateOverhead
+    ("an overhead of a resource no container has is refused", deployment,
+     pod(overhead={"gpu": "1"}),
+     f"{P}.overhead.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully "
+     "qualified"),
+    # validateRestartPolicy
+    ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
+     f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+     '"OnFailure", "Never"'),
+    # ValidateLabels (nodeSelector)
+    ("a nodeSelector value that is no label value is refused", deployment,
+     pod(nodeSelector={"disk": "fast ssd"}),
+     f'{P}.nodeSelector: Invalid value: "fast ssd": {LABEL_VALUE}'),
+    # ValidateNodeSelector, ValidateNodeSelectorRequirement, ValidateNodeFieldSelectorRequirement
+    ("a required node affinity without terms is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                                    {"nodeSelectorTerms": []}}}),
+     f"{P}.{NODE_TERMS}.nodeSelectorTerms: Required value: must have at least one node selector "
+     "term"),
+    ("a node requirement In without values is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}),
+     f"{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be "
+     "specified when `operator` is 'In' or 'NotIn'"),
+    ("a node requirement Exists with values is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [
+             {"key": "zone", "operator": "Exists", "values": ["a"]}]}]}}}),
+     f"{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchExpressions[0].values: Forbidden: may not be "
+     "specified when `operator` is 'Exists' or 'DoesNotExist'"),
+    ("a node requirement Gt of two values is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [
+             {"key": "cores", "operator": "Gt", "values": ["1", "2"]}]}]}}}),
+     f"{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be "
+     "specified single value when `operator` is 'Lt' or 'Gt'"),
+    ("a node requirement operator of no known kind is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Has"}]}]}}}),
+     f'{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Has": '
+     "not a valid selector operator"),
+    ("a required node value that is no label value is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [
+             {"key": "zone", "operator": "In", "values": ["a b"]}]}]}}}),
+     f'{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: '
+     f'"a b": {LABEL_VALUE}'),
+    ("a node field other than metadata.name is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchFields": [
+             {"key": "spec.unschedulable", "operator": "In", "values": ["x"]}]}]}}}),
+     f'{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchFields[0].key: Invalid value: '
+     '"spec.unschedulable": not a valid field selector key'),
+    ("a node field In two names is refused", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchFields": [
+             {"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}),
+     f"{P}.{NODE_TERMS}.nodeSelectorTerms[0].matchFields[0].values: Required value: must be "
+     "only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+    # ValidatePreferredSchedulingTerms
+    ("a preferred node term of weight 0 is refused", deployment,
+     pod(affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+         {"weight": 0, "preference": {}}]}}),
+     f"{P}.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+     "Invalid value: 0: must be in the range 1-100"),
+    # validatePodAffinityTerm, validateWeightedPodAffinityTerms
+    ("a pod affinity term without a topology key is refused", deployment,
+     pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {"labelSelector": SELECTOR}]}}),
+     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
+     "Required value: can not be empty"),
+    ("a weighted pod anti-affinity term of weight 101 is refused", deployment,
+     pod(affinity={"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+         {"weight": 101, "podAffinityTerm": TERM}]}}),
+     f"{P}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+     "Invalid value: 101: must be in the range 1-100"),
+    ("a pod affinity selector of no known operator is refused", deployment,
+     pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {"topologyKey": "zone", "labelSelector": {"matchExpressions": [
+             {"key": "app", "operator": "Equals", "values": ["web"]}]}}]}}),
+     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+     '.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator'),
+    ("a pod affinity namespace that is no DNS label is refused", deployment,
+     pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {**TERM, "namespaces": ["Team_A"]}]}}),
+     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespace: "
+     f'Invalid value: "Team_A": {DNS_LABEL}'),
+    # validateMatchLabelKeysAndMismatchLabelKeys
+    ("matchLabelKeys without a labelSelector are refused", deployment,
+     pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {"topologyKey": "zone", "matchLabelKeys": ["app"]}]}}),
+     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+     ".matchLabelKeys: Forbidden: must not be specified when labelSelector is not set"),
+    ("a key both matched and mismatched is refused", deployment,
+     pod(affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {**TERM, "matchLabelKeys": ["tenant"], "mismatchLabelKeys": ["tenant"]}]}}),
+     f"{P}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+     '.matchLabelKeys[0]: Invalid value: "tenant": exists in both matchLabelKeys and '
+     "mismatchLabelKeys"),
+    # validateTopologySpreadConstraints
+    ("a topology spread constraint of maxSkew 0 is refused", deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "maxSkew": 0}]),
+     f"{P}.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"),
+    ("a topology spread constraint without a topology key is refused", deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "topologyKey": ""}]),
+     f"{P}.topologySpreadConstraints[0].topologyKey: Required value: can not be empty"),
+    ("a topology spread constraint without whenUnsatisfiable is refused", deployment,
+     pod(topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "zone"}]),
+     f'{P}.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "": supported '
+     'values: "DoNotSchedule", "ScheduleAnyway"'),
+    ("two spread constraints of one key and action are refused", deployment,
+     pod(topologySpreadConstraints=[SPREAD, {**SPREAD, "maxSkew": 2}]),
+     f"{P}.topologySpreadConstraints[0].{{topologyKey, whenUnsatisfiable}}: Duplicate value: "
+     '"{zone, DoNotSchedule}"'),
+    ("minDomains with ScheduleAnyway is refused", deployment,
+     pod(topologySpreadConstraints=[
+         {**SPREAD, "whenUnsatisfiable": "ScheduleAnyway", "minDomains": 2}]),
+     f"{P}.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use minDomains if "
+     "whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+    ("minDomains of 0 is refused", deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "minDomains": 0}]),
+     f"{P}.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero"),
+    ("a node inclusion policy other than Honor or Ignore is refused", deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "nodeTaintsPolicy": "Always"}]),
+     f'{P}.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: "Always": '
+     'supported values: "Honor", "Ignore"'),
+    ("a spread matchLabelKey its selector names is refused", deployment,
+     pod(topologySpreadConstraints=[
+         {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}]),
+     f'{P}.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both '
+     "matchLabelKeys and labelSelector"),
+    # validateSchedulingGates
+    ("one scheduling gate twice is refused", deployment,
+     pod(schedulingGates=[{"name": "example.com/wait"}, {"name": "example.com/wait"}]),
+     f'{P}.schedulingGates[1]: Duplicate value: "example.com/wait"'),
+    ("a scheduling gate without a name is refused", deployment, pod(schedulingGates=[{}]),
+     f'{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty'),
+    # ValidateNodeName, ValidatePriorityClassName, ValidateRuntimeClassName
+    ("a node name that is no DNS subdomain is refused", deployment, pod(nodeName="Node_1"),
+     f'{P}.nodeName: Invalid value: "Node_1": {SUBDOMAIN}'),
+    ("a priority class name that is no DNS subdomain is refused", deployment,
+     pod(priorityClassName="High"),
+     f'{P}.priorityClassName: Invalid value: "High": {SUBDOMAIN}'),
+    ("an empty runtime class name is refused", deployment, pod(runtimeClassName=""),
+     f'{P}.runtimeClassName: Invalid value: "": {SUBDOMAIN}'),
+    # ValidatePodCreate, validateContainersOnlyForPod
+    ("a Pod's image with a trailing space is refused", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"]["containers"][0].update(image="nginx "),
+     'spec.containers[0].image: Invalid value: "nginx ": must not have leading or trailing '
+     "whitespace"),
+    ("a Pod naming its node while gated is refused", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"].update(nodeName="n1", schedulingGates=[{"name": "wait"}]),
+     "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"),
+    # ValidatePodTemplateSpec: the template's labels
+    ("a template label key that is no qualified name is refused", deployment,
+     lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),
+     f'spec.template.labels: Invalid value: "bad key": name part {QUALIFIED}'),
+    # ValidateDeploymentSpec, ValidatePodTemplateSpecForReplicaSet
+    ("a Deployment without a selector is refused", deployment,
+     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a Deployment whose selector does not match its template's labels is refused", deployment,
+     spec(selector={"matchLabels": {"app": "other"}}),
+     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     "does not match template `labels`"),
+    ("a Deployment of an empty selector is refused", deployment, spec(selector={}),
+     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "deployment"),
+    ("a Deployment selector of no known operator is refused", deployment,
+     spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
+     'spec.selector.matchExpressions[0].operator: Invalid value: "Is": not a valid selector '
+     "operator"),
+    ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
+     f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+    # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
+    ("a Deployment surging none and taking none down is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
+     'IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'),
+    ("a Deployment taking down more than 100% is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxUnavailable": "150%"}}),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
+     'IntVal:0, StrVal:"150%"}: must not be greater than 100%'),
+    ("a Deployment surge that is neither a count nor a percent is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": "25"}}),
+     'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, '
+     "StrVal:\"25\"}: a valid percent string must be a numeric string followed by an ending "
+     "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
+    ("a negative surge is refused", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": -1}}),
+     "spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal "
+     "to 0"),
+    ("a Recreate Deployment with a rollingUpdate is refused", deployment,
+     spec(strategy={"type": "Recreate", "rollingUpdate": {}}),
+     "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is "
+     "'Recreate'"),
+    # ValidateRollingUpdateDaemonSet, after SetDefaults_DaemonSet (maxUnavailable 1)
+    ("a DaemonSet surging while it takes pods down is refused", lambda: deployment("DaemonSet"),
+     spec(updateStrategy={"rollingUpdate": {"maxSurge": 1}}),
+     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, '
+     'IntVal:1, StrVal:""}: may not be set when maxUnavailable is non-zero'),
+    ("a DaemonSet neither surging nor taking pods down is refused",
+     lambda: deployment("DaemonSet"), spec(updateStrategy={"rollingUpdate": {"maxUnavailable": 0}}),
+     "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when "
+     "maxSurge is 0"),
+    # ValidateReplicaSetSpec: its empty selector is named as a Deployment's
+    ("a ReplicaSet of an empty selector is refused", lambda: deployment("ReplicaSet"),
+     spec(selector={"matchLabels": {}}),
+     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, "
+     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "deployment"),
+    # ValidateStatefulSetSpec
+    ("a StatefulSet without a selector is refused", lambda: deployment("StatefulSet"),
+     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a StatefulSet managing its pods neither OrderedReady nor Parallel is refused",
+     lambda: deployment("StatefulSet"), spec(podManagementPolicy="Burst"),
+     'spec.podManagementPolicy: Invalid value: "Burst": must be \'OrderedReady\' or '
+     "'Parallel'"),
+    # ValidateDaemonSetSpec: a null selector matches nothing
+    ("a DaemonSet without a selector is refused", lambda: deployment("DaemonSet"),
+     lambda body: body["spec"].pop("selector"),
+     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     "does not match template `labels`"),
+    # ValidatePodTemplateSpecForRC
+    ("a ReplicationController whose selector misses its labels is refused",
+     controller, spec(selector={"app": "db"}),
+     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     "does not match template `labels`"),
+    # batch validateJobSpec
+    ("a Job whose pods restart Always (the default) is refused", job,
+     lambda body: body["spec"]["template"]["spec"].pop("restartPolicy"),
+     'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: '
+     '"OnFailure", "Never"'),
+    ("a Job of a podFailurePolicy restarting OnFailure is refused", job,
+     then(spec(podFailurePolicy={"rules": []}),
+          lambda body: body["spec"]["template"]["spec"].update(restartPolicy="OnFailure")),
+     'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported '
+     "when podFailurePolicy is specified"),
+    ("a Job of a manual selector without one is refused", job, spec(manualSelector=True),
+     "spec.selector: Required value"),
+    # ValidateJobTemplateSpec
+    ("a CronJob whose job template carries a selector is refused", lambda: job("CronJob"),
+     lambda body: body["spec"]["jobTemplate"]["spec"].update(selector={"matchLabels": {"a": "b"}}),
+     'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:'
+     'map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: '
+     "`selector` will be auto-generated"),
+    ("a CronJob whose pods restart Always is refused", lambda: job("CronJob"),
+     lambda body: body["spec"]["jobTemplate"]["spec"]["template"]["spec"].update(
+         restartPolicy="Always"),
+     'spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported '
+     'values: "OnFailure", "Never"'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("build", "edit", "expected"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
+)
+def test_a_template_the_api_server_refuses_is_an_error_in_its_words(
+    build: Callable[[], dict[str, Any]], edit: Edit, expected: str
+) -> None:
+    body = build()
+    assert reason(body) is None  # the workload before the edit is taken
+    edit(body)
+    assert reason(body) == expected
+
+
+# (id, the workload, an edit the API server takes)
+TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
+    ("a toleration of every taint (no key, Exists) is taken", deployment,
+     pod(tolerations=[{"operator": "Exists"}])),
+    ("tolerationSeconds with NoExecute are taken", deployment,
+     pod(tolerations=[{"key": "k", "operator": "Exists", "effect": "NoExecute",
+                       "tolerationSeconds": 30}])),
+    ("an init container restarting Always (a sidecar) is taken", deployment,
+     pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always"}])),
+    ("a host port of 0 with hostNetwork is left to the pod's defaults", deployment,
+     then(pod(hostNetwork=True), ports({"containerPort": 80}))),
+    ("one host port on two protocols is taken", deployment,
+     ports({"containerPort": 53, "hostPort": 53}, {"containerPort": 53, "hostPort": 53,
+                                                   "protocol": "UDP"})),
+    ("hugepages beside memory, request equal to limit, are taken", deployment,
+     resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
+    ("an extended resource of whole units equal to its limit is taken", deployment,
+     resources({"example.com/gpu": "2"}, {"example.com/gpu": "2"})),
+    ("a kubernetes.io resource may be requested below its limit", deployment,
+     resources({"kubernetes.io/batch-cpu": "1"}, {"kubernetes.io/batch-cpu": "2"})),
+    ("a Gt value that is no integer is the scheduler's affair, not the API server's", deployment,
+     pod(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [
+             {"key": "cores", "operator": "Gt", "values": ["many"]}]}]}}})),
+    ("a preferred node value that is no label value is taken", deployment,
+     pod(affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+         {"weight": 1, "preference": {"matchExpressions": [
+             {"key": "zone", "operator": "In", "values": ["a b"]}]}}]}})),
+    ("a whole pod anti-affinity is taken", deployment,
+     pod(affinity={"podAntiAffinity": {
+         "requiredDuringSchedulingIgnoredDuringExecution": [
+             {**TERM, "namespaces": ["team-a"], "namespaceSelector": {},
+              "matchLabelKeys": ["pod-template-hash"], "mismatchLabelKeys": ["tenant"]}],
+         "preferredDuringSchedulingIgnoredDuringExecution": [
+             {"weight": 100, "podAffinityTerm": TERM}]}})),
+    ("a whole topology spread constraint is taken", deployment,
+     pod(topologySpreadConstraints=[
+         {**SPREAD, "labelSelector": SELECTOR, "minDomains": 3, "nodeAffinityPolicy": "Honor",
+          "nodeTaintsPolicy": "Ignore", "matchLabelKeys": ["pod-template-hash"]},
+         {**SPREAD, "whenUnsatisfiable": "ScheduleAnyway"}])),
+    ("a Deployment surging none that takes one down is taken", deployment,
+     spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})),
+    ("a DaemonSet surging one with none down is taken", lambda: deployment("DaemonSet"),
+     spec(updateStrategy={"rollingUpdate": {"maxSurge": "10%", "maxUnavailable": 0}})),
+    ("a Deployment selecting by expression is taken", deployment,
+     spec(selector={"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]})),
+    ("a ReplicationController without a selector selects its labels", controller,
+     lambda body: body["spec"].pop("selector")),
+    ("a Job without a selector has one generated", job, lambda body: None),
+    ("a Pod restarting OnFailure is taken",
+     lambda: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+              "spec": {"restartPolicy": "OnFailure",
+                       "containers": [{"name": "a", "image": "a"}]}},
+     lambda body: None),
+    ("a PodTemplate's template is held to the template's rules alone",
+     lambda: {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
+              "template": {"spec": {"restartPolicy": "Never",
+                                    "containers": [{"name": "a", "image": "a"}]}}},
+     lambda body: None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "edit"), [t[1:] for t in TAKEN], ids=[t[0] for t in TAKEN])
+def test_a_template_the_api_server_takes_is_a_workload(
+    build: Callable[[], dict[str, Any]], edit: Edit
+) -> None:
+    body = build()
+    edit(body)
+    assert reason(body) is None
+
+
+def test_a_custom_kind_s_template_is_its_own_api_s_to_validate() -> None:
+    """Knative names a container a manifest leaves unnamed: a custom kind is not held to a
+    pod's rules."""
+    service = {
+        "apiVersion": "serving.knative.dev/v1",
+        "kind": "Service",
+        "metadata": {"name": "hello"},
+        "spec": {"template": {"spec": {"containers": [{"image": "hello"}]}}},
+    }
+    (found,) = extract_all(iter([Document(Location("k.yaml", 1), body=service)]))
+    assert isinstance(found, Workload)
+
+
+def test_the_module_s_example_holds() -> None:
+    assert doctest.testmod(validation).failed == 0
+
+
+GO_VALUES = [
+    ("a plain string", go_quote("web"), '"web"'),
+    ("a control character", go_quote("a\nb\x00"), '"a\\nb\\x00"'),
+    ("a printable non-ASCII letter", go_quote("é"), '"é"'),
+    ("a nil map", go_labels(None), "map[string]string(nil)"),
+    ("a map, keys sorted", go_labels({"b": "2", "a": "1"}), 'map[string]string{"a":"1", "b":"2"}'),
+]
+
+
+@pytest.mark.parametrize(
+    ("shown", "expected"),
+    [g[1:] for g in GO_VALUES],
+    ids=[f"{g[0]} prints as Go's fmt prints it" for g in GO_VALUES],
+)
+def test_bad_values_print_as_error_body_prints_them(shown: str, expected: str) -> None:
+    assert shown == expected
+
+
+# --- A property: templates built from the shapes the checks read are never refused ----------
+
+NAMES = st.from_regex(r"[a-z]([a-z0-9-]{0,8}[a-z0-9])?", fullmatch=True)
+KEYS = st.one_of(NAMES, st.builds(lambda p, n: f"{p}.io/{n}", NAMES, NAMES))
+VALUES = st.one_of(st.just(""), st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,8}[A-Za-z0-9])?",
+                                              fullmatch=True))  # fmt: skip
+MILLICORES = st.integers(min_value=1, max_value=8000)
+EFFECTS = st.sampled_from(["", "NoSchedule", "PreferNoSchedule", "NoExecute"])
+
+
+@st.composite
+def tolerations(draw: st.DrawFn) -> dict[str, Any]:
+    key = draw(st.one_of(st.just(""), KEYS))
+    effect = draw(EFFECTS)
+    found: dict[str, Any] = {"key": key} if key else {}
+    if not key or draw(st.booleans()):
+        found["operator"] = "Exists"
+    else:
+        found.update(operator=draw(st.sampled_from(["Equal", ""])), value=draw(VALUES))
+    if effect:
+        found["effect"] = effect
+    if effect == "NoExecute" and draw(st.booleans()):
+        found["tolerationSeconds"] = draw(st.integers(min_value=0, max_value=3600))
+    return found
+
+
+@st.composite
+def containers(draw: st.DrawFn) -> list[dict[str, Any]]:
+    names = draw(st.lists(NAMES, min_size=1, max_size=3, unique=True))
+    host_ports = iter(draw(st.lists(st.integers(1, 65535), min_size=3, max_size=3, unique=True)))
+    found = []
+    for name in names:
+        request = draw(MILLICORES)
+        limit = request + draw(st.integers(min_value=0, max_value=1000))
+        container: dict[str, Any] = {
+            "name": name,
+            "image": "busybox",
+            "resources": {"requests": {"cpu": f"{request}m"}, "limits": {"cpu": f"{limit}m"}},
+        }
+        if draw(st.booleans()):
+            port = draw(st.integers(1, 65535))
+            protocol = draw(st.sampled_from(["TCP", "UDP", "SCTP"]))
+            bound = {"containerPort": port, "hostPort": next(host_ports), "protocol": protocol}
+            container["ports"] = [bound]
+        found.append(container)
+    return found
+
+
+@st.composite
+def spreads(draw: st.DrawFn) -> list[dict[str, Any]]:
+    keys = draw(st.lists(KEYS, max_size=3, unique=True))
+    found = []
+    for key in keys:
+        action = draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"]))
+        constraint: dict[str, Any] = {
+            "maxSkew": draw(st.integers(1, 5)),
+            "topologyKey": key,
+            "whenUnsatisfiable": action,
+            "labelSelector": SELECTOR,
+        }
+        if action == "DoNotSchedule" and draw(st.booleans()):
+            constraint["minDomains"] = draw(st.integers(1, 5))
+        found.append(constraint)
+    return found
+
+
+@st.composite
+def templates(draw: st.DrawFn) -> dict[str, Any]:
+    term = {"topologyKey": draw(KEYS), "labelSelector": {"matchLabels": {draw(KEYS): draw(VALUES)}}}
+    return {
+        "containers": draw(containers()),
+        "tolerations": draw(st.lists(tolerations(), max_size=4)),
+        "nodeSelector": draw(st.dictionaries(KEYS, VALUES, max_size=3)),
+        "topologySpreadConstraints": draw(spreads()),
+        "affinity": {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": draw(st.integers(1, 100)), "podAffinityTerm": term}
+                ]
+            }
+        },
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(templates(), st.dictionaries(KEYS, VALUES, max_size=3))
+def test_valid_templates_built_from_the_shapes_read_are_never_refused(
+    spec: dict[str, Any], labels: dict[str, str]
+) -> None:
+    assert pod_template_problem(spec, P, labels) is None
