@@ -26,7 +26,7 @@ when `key` is empty, which means "match all values and all keys"
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -326,16 +326,9 @@ def label_selector(raw: object, field: str) -> Errors:
 
 def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
     """ValidateLabelSelectorRequirement: the operator and its values, the key, each value."""
-    operator = _text(expression.get("operator"))
-    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
-    if operator in ("In", "NotIn"):
-        if not values:
-            detail = "must be specified when `operator` is 'In' or 'NotIn'"
-            yield FieldError(f"{field}.values", REQUIRED, None, detail)
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-            yield FieldError(f"{field}.values", FORBIDDEN, None, detail)
+    operator, values = _operator_and_values(expression)
+    if operator in SET_OPERATORS:
+        yield from _set_values(operator, values, field)
     elif operator is not None:
         yield invalid(f"{field}.operator", operator, "not a valid selector operator")
     key = _text(expression.get("key"))
@@ -343,6 +336,29 @@ def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
         yield from label_name(key, f"{field}.key")
     for i, value in enumerate(values):
         yield from _each(f"{field}.values[{i}]", value, label_value_errors(value))
+
+
+SET_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+"""The operators a label selector and a node selector both take, with the same rule for
+their values."""
+
+
+def _operator_and_values(expression: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    """A requirement's operator and its values that are texts."""
+    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    return _text(expression.get("operator")), values
+
+
+def _set_values(operator: str, values: Sequence[str], field: str) -> Errors:
+    """The values of a set operator (:data:`SET_OPERATORS`): In and NotIn want some,
+    Exists and DoesNotExist none."""
+    if operator in ("In", "NotIn"):
+        if not values:
+            detail = "must be specified when `operator` is 'In' or 'NotIn'"
+            yield FieldError(f"{field}.values", REQUIRED, None, detail)
+    elif values:
+        detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+        yield FieldError(f"{field}.values", FORBIDDEN, None, detail)
 
 
 # --- Containers (validateContainers, validateInitContainers, validateContainerCommon) -----
@@ -639,16 +655,9 @@ def node_selector_requirement(
     """ValidateNodeSelectorRequirement: the operator and its number of values, the key, and
     (for required terms) each value as a label value. Gt and Lt want one value; that it
     reads as an integer is the scheduler's affair, not the API server's."""
-    operator = _text(expression.get("operator"))
-    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
-    if operator in ("In", "NotIn"):
-        if not values:
-            detail = "must be specified when `operator` is 'In' or 'NotIn'"
-            yield FieldError(f"{field}.values", REQUIRED, None, detail)
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-            yield FieldError(f"{field}.values", FORBIDDEN, None, detail)
+    operator, values = _operator_and_values(expression)
+    if operator in SET_OPERATORS:
+        yield from _set_values(operator, values, field)
     elif operator in ("Gt", "Lt"):
         if len(values) != 1:
             detail = "must be specified single value when `operator` is 'Lt' or 'Gt'"
@@ -665,8 +674,7 @@ def node_selector_requirement(
 
 def node_field_requirement(expression: Mapping[str, Any], field: str) -> Errors:
     """ValidateNodeFieldSelectorRequirement: ``metadata.name`` In or NotIn one node name."""
-    operator = _text(expression.get("operator"))
-    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    operator, values = _operator_and_values(expression)
     if operator in ("In", "NotIn"):
         if len(values) != 1:
             detail = (
