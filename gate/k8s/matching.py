@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gate.k8s.names import label_key_ok, label_value_ok
 from gate.model import Taint
 
 NO_SCHEDULE = "NoSchedule"
@@ -24,9 +25,6 @@ TAINT_EFFECTS = frozenset({NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE})
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _GO_INT = re.compile(r"[+-]?[0-9]+")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
@@ -129,18 +127,6 @@ def _parse_go_int64(text: str) -> int | None:
     return number if _INT64_MIN <= number <= _INT64_MAX else None
 
 
-def _valid_label_key(key: str) -> bool:
-    """IsQualifiedName: an optional DNS-subdomain prefix and a name of at most 63 characters."""
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        return False
-    return 0 < len(name) <= 63 and _LABEL_NAME.fullmatch(name) is not None
-
-
-def _valid_label_value(value: str) -> bool:
-    return len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None
-
-
 LabelTest = Callable[[Mapping[str, str]], bool]
 
 
@@ -150,10 +136,10 @@ def _label_requirement(expr: Mapping[str, Any]) -> LabelTest | None:
     key = scalar_text(expr.get("key"))
     operator = expr.get("operator")
     raw_values = expr.get("values") or []
-    if not isinstance(raw_values, list) or not _valid_label_key(key):
+    if not isinstance(raw_values, list) or not label_key_ok(key):
         return None
     values = [scalar_text(v) for v in raw_values]
-    if not all(_valid_label_value(v) for v in values):
+    if not all(label_value_ok(v) for v in values):
         return None
     if operator in ("In", "NotIn"):
         if not values:

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.k8s.matching import _valid_label_key, _valid_label_value, scalar_text
+from gate.k8s.matching import scalar_text
+from gate.k8s.names import label_key_ok, label_value_ok
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, EQUALS = "In", "NotIn", "Exists", "DoesNotExist", "="
 _OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
@@ -87,7 +88,7 @@ def _requirement(
     ``operators``: those the field may spell (LabelSelectorAsSelector gives matchLabels
     Equals and matchExpressions In, NotIn, Exists and DoesNotExist alone)."""
     text_key = scalar_text(key)
-    if not _valid_label_key(text_key):
+    if not label_key_ok(text_key):
         raise SelectorError(f"{where}: invalid label key {text_key!r}")
     if operator not in operators:
         raise SelectorError(f"{where}: {operator!r} is not a valid label selector operator")
@@ -99,7 +100,7 @@ def _requirement(
     if operator in (EXISTS, DOES_NOT_EXIST) and texts:
         raise SelectorError(f"{where}: values set must be empty for exists and does not exist")
     for text in texts:
-        if not _valid_label_value(text):
+        if not label_value_ok(text):
             raise SelectorError(f"{where}: invalid label value {text!r}")
     return Requirement(key=text_key, operator=str(operator), values=frozenset(texts))
 

@@ -32,7 +32,18 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.k8s.matching import _valid_label_key, _valid_label_value
+from gate.k8s.names import (
+    DNS1123_LABEL,
+    DNS1123_LABEL_FMT,
+    DNS1123_SUBDOMAIN,
+    DNS1123_SUBDOMAIN_FMT,
+    LABEL_VALUE,
+    LABEL_VALUE_FMT,
+    QUALIFIED_NAME,
+    QUALIFIED_NAME_FMT,
+    label_key_ok,
+    label_value_ok,
+)
 from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
 from gate.k8s.resources import is_extended
 from gate.k8s.selectors import SelectorError, parse_selector, text_labels
@@ -168,26 +179,18 @@ _QUALIFIED_NAME_MSG = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character"
 )
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME = re.compile(_QUALIFIED_NAME_FMT)
 _LABEL_VALUE_MSG = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
     "'.', and must start and end with an alphanumeric character"
 )
-_LABEL_VALUE_FMT = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT)
 _DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character"
 )
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT)
 _DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character"
 )
-_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT)
 _PORT_NAME_CHARSET = re.compile("[-a-z0-9]+")
 _PORT_NAME_LETTER = re.compile("[a-z]")
 
@@ -208,13 +211,13 @@ EMPTY_ERROR = "must be non-empty"
 def qualified_name_errors(value: str) -> list[str]:
     """IsQualifiedName: an optional DNS-subdomain prefix and ``/``, then a name of at most
     63 characters."""
-    if _valid_label_key(value):
+    if label_key_ok(value):
         return []
     parts = value.split("/")
     errors: list[str] = []
     if len(parts) > 2:
         example = regex_error(
-            _QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
+            _QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
         )
         suffix = " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         return [f"a qualified name {example}{suffix}"]
@@ -229,9 +232,9 @@ def qualified_name_errors(value: str) -> list[str]:
         errors.append(f"name part {EMPTY_ERROR}")
     elif len(name) > 63:
         errors.append(f"name part {max_len_error(63)}")
-    if not _QUALIFIED_NAME.fullmatch(name):
+    if not QUALIFIED_NAME.fullmatch(name):
         example = regex_error(
-            _QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
+            _QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
         )
         errors.append(f"name part {example}")
     return errors
@@ -239,12 +242,12 @@ def qualified_name_errors(value: str) -> list[str]:
 
 def label_value_errors(value: str) -> list[str]:
     """IsValidLabelValue."""
-    if _valid_label_value(value):
+    if label_value_ok(value):
         return []
     errors = [max_len_error(63)] if len(value) > 63 else []
-    if not _LABEL_VALUE.fullmatch(value):
+    if not LABEL_VALUE.fullmatch(value):
         errors.append(
-            regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
+            regex_error(_LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
         )
     return errors
 
@@ -252,19 +255,19 @@ def label_value_errors(value: str) -> list[str]:
 def dns1123_label_errors(value: str) -> list[str]:
     """IsDNS1123Label."""
     errors = [max_len_error(63)] if len(value) > 63 else []
-    if not _DNS1123_LABEL.fullmatch(value):
-        if _DNS1123_SUBDOMAIN.fullmatch(value):
+    if not DNS1123_LABEL.fullmatch(value):
+        if DNS1123_SUBDOMAIN.fullmatch(value):
             errors.append("must not contain dots")
         else:
-            errors.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+            errors.append(regex_error(_DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errors
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """IsDNS1123Subdomain (NameIsDNSSubdomain, ValidateNodeName and the class names)."""
     errors = [max_len_error(253)] if len(value) > 253 else []
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    if not DNS1123_SUBDOMAIN.fullmatch(value):
+        errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errors
 
 
@@ -302,10 +305,10 @@ def labels(raw: object, field: str) -> Errors:
     at the map's own path."""
     for key, value in _mapping(raw).items():
         text = str(key)
-        if not _valid_label_key(text):  # the valid ones, nearly all, cost one match
+        if not label_key_ok(text):  # the valid ones, nearly all, cost one match
             yield from _each(field, text, qualified_name_errors(text))
         written = _text(value)
-        if written is not None and not _valid_label_value(written):
+        if written is not None and not label_value_ok(written):
             yield from _each(field, written, label_value_errors(written))
 
 
