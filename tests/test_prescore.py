@@ -146,6 +146,15 @@ SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
         },
         ([(HOSTNAME, 1, {1: 1}, False)], True),
     ),
+    (
+        # podtopologyspread/common.go countPodsMatchSelector: an empty selector counts no
+        # pod, the copies bound before the next one included.
+        "an empty selector counts neither the pods running nor the copies",
+        "Deployment",
+        APP,
+        {"topologySpreadConstraints": [spread(1, ZONE, {}, "ScheduleAnyway")]},
+        ([(ZONE, 1, {}, False)], True),
+    ),
 ]
 
 RUNNING = [existing_pod("a", APP, name="web-1"), existing_pod("b", {"app": "db"}, name="db-1")]

@@ -36,6 +36,7 @@ from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
 from gate.scheduler.plugins.podtopologyspread import affinity_bits
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 
 # plugin.go systemDefaultConstraints
@@ -52,7 +53,8 @@ ReplicaSet)."""
 @dataclass(frozen=True, slots=True)
 class SoftConstraint:
     """One scoring constraint: ``existing`` matching pods per node position (namespace,
-    selector, not terminating), and whether the pod's copies match it (``self_match``)."""
+    selector, not terminating), and whether the pod's copies count once bound
+    (``self_match``: they match a selector that is not empty)."""
 
     topology_key: str
     max_skew: int
@@ -94,7 +96,10 @@ def soft_scoring(
     return SpreadScoring(
         constraints=tuple(
             SoftConstraint(
-                key, skew, matching_per_node(selector, namespace, pods), selector.matches(labels)
+                key,
+                skew,
+                matching_per_node(selector, namespace, pods),
+                counts_copies(selector.matches(labels), selector),
             )
             for key, skew, selector in chosen
         ),
