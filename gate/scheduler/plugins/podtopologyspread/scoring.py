@@ -35,7 +35,7 @@ from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
-from gate.scheduler.plugins.podtopologyspread import affinity_bits
+from gate.scheduler.plugins.podtopologyspread import _tolerated, affinity_bits
 from gate.scheduler.plugins.podtopologyspread.copies import counts_copies
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 
@@ -60,6 +60,9 @@ class SoftConstraint:
     max_skew: int
     existing: Mapping[int, int]
     self_match: bool
+    counted: int | None = None
+    """The nodes whose pods count toward its domains as its node inclusion policies say
+    (matchNodeInclusionPolicies), as a bitset; None: the scoring's ``counted``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +84,24 @@ def soft_scoring(
     pods: PodIndex,
     counted: int,
     explicit: bool,
+    *,
+    everyone: int = -1,
+    tolerated: int = -1,
 ) -> SpreadScoring | None:
     """The scoring constraints of a pod (module doc); None when it has none (Skip).
     ``constraints``: its ScheduleAnyway ones; ``explicit``: it has spread constraints of
-    any kind; ``default_selector``: its owner's selector, for the system defaults."""
+    any kind; ``default_selector``: its owner's selector, for the system defaults.
+    ``counted``: the nodes the pod's node affinity accepts; ``tolerated``: those whose
+    NoSchedule and NoExecute taints it tolerates; ``everyone``: every node (bitsets, -1
+    for every node): a constraint counts the pods of the nodes its nodeAffinityPolicy and
+    nodeTaintsPolicy admit (the system defaults: Honor and Ignore)."""
     if explicit:
-        chosen = [(c.topology_key, c.max_skew, c.selector) for c in constraints]
+        chosen = [
+            (c.topology_key, c.max_skew, c.selector, c.honor_node_affinity, c.honor_taints)
+            for c in constraints
+        ]
     elif default_selector is not None and not default_selector.empty:
-        chosen = [(key, skew, default_selector) for key, skew in SYSTEM_DEFAULTS]
+        chosen = [(key, skew, default_selector, True, False) for key, skew in SYSTEM_DEFAULTS]
     else:
         chosen = []
     if not chosen:
@@ -100,8 +113,10 @@ def soft_scoring(
                 skew,
                 matching_per_node(selector, namespace, pods),
                 counts_copies(selector.matches(labels), selector),
+                (counted if honor_affinity else everyone)
+                & (tolerated if honor_taints else everyone),
             )
-            for key, skew, selector in chosen
+            for key, skew, selector, honor_affinity, honor_taints in chosen
         ),
         require_all=explicit,
         counted=counted,
@@ -162,14 +177,18 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
             raise SelectorError(f"template metadata.labels: {exc}") from exc
     if profile.soft_spread_error:
         raise SelectorError(profile.soft_spread_error)
+    nodes = workload.nodes
+    honours_taints = any(c.honor_taints for c in profile.soft_spread)
     return soft_scoring(
         profile.soft_spread,
         default,
         profile.namespace,
         profile.labels,
         workload.pods,
-        affinity_bits(profile, workload.nodes),
+        affinity_bits(profile, nodes),
         profile.spread_listed,
+        everyone=nodes.everyone,
+        tolerated=_tolerated(profile, nodes) if honours_taints else nodes.everyone,
     )
 
 
@@ -180,9 +199,10 @@ def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
     )
 
 
-def _counts_toward(scoring: SpreadScoring, run: Placing, p: int) -> bool:
-    """Whether the pods of node ``p`` count toward its domains (processAllNode)."""
-    return bool(scoring.counted >> p & 1) and not ignored(scoring, run.nodes[p])
+def _counts_toward(scoring: SpreadScoring, c: SoftConstraint, run: Placing, p: int) -> bool:
+    """Whether the pods of node ``p`` count toward its domain of ``c`` (processAllNode)."""
+    counted = scoring.counted if c.counted is None else c.counted
+    return bool(counted >> p & 1) and not ignored(scoring, run.nodes[p])
 
 
 def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
@@ -195,7 +215,7 @@ def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
         counts: dict[str, int] = {}
         if c.topology_key != HOSTNAME:
             for p, n in c.existing.items():
-                if _counts_toward(scoring, run, p):
+                if _counts_toward(scoring, c, run, p):
                     value = run.nodes[p].labels.get(c.topology_key, "")
                     counts[value] = counts.get(value, 0) + n
         found.append(counts)
@@ -204,11 +224,11 @@ def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
 
 def _land(run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, p: int) -> None:
     """A copy lands on node ``p``: a constraint it matches counts it in its domain."""
-    if scoring is None or not _counts_toward(scoring, run, p):
+    if scoring is None:
         return
     labels = run.nodes[p].labels
     for k, c in enumerate(scoring.constraints):
-        if c.topology_key != HOSTNAME and c.self_match:
+        if c.topology_key != HOSTNAME and c.self_match and _counts_toward(scoring, c, run, p):
             value = labels.get(c.topology_key, "")
             zone[k][value] = zone[k].get(value, 0) + 1
 
