@@ -115,11 +115,21 @@ Soft = tuple[list[tuple[str, int, dict[int, int], bool]], bool] | None
 
 SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
     (
-        "a Deployment's pod without constraints scores the system defaults with its labels",
-        "Deployment",
+        "a StatefulSet's pod without constraints scores the system defaults with its labels",
+        "StatefulSet",
         APP,
         {},
         ([(HOSTNAME, 3, {0: 1}, True), (ZONE, 5, {0: 1}, True)], False),
+    ),
+    (
+        # helper/spread.go DefaultSelector: a Deployment's pods are selected by their
+        # ReplicaSet, whose selector holds the new template's pod-template-hash, which no
+        # pod of the snapshot but the workload's own (released) carries.
+        "a Deployment's pod without constraints spreads from its own copies only",
+        "Deployment",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
     ),
     ("a bare Pod has no owner selector: no spread score", "Pod", APP, {}, None),
     ("a Job's pod is owned by no selector the defaults read", "Job", APP, {}, None),

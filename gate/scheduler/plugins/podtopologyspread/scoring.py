@@ -7,7 +7,9 @@ ScheduleAnyway ones (none: not scored); a pod without any gets the system defaul
 ``kubernetes.io/hostname`` maxSkew 3 and ``topology.kubernetes.io/zone`` maxSkew 5, over the
 selector of what owns it (helper.DefaultSelector: its Service, ReplicationController,
 ReplicaSet or StatefulSet; fitgate knows the workload that creates it, a Deployment's
-ReplicaSet included, and reads its template labels as that selector).
+ReplicaSet included, and reads its template labels as that selector; a Deployment's
+ReplicaSet selects by the new template's ``pod-template-hash`` too, so only its copies
+count).
 
 Per feasible node, for each constraint whose key the node carries::
 
@@ -49,6 +51,12 @@ OWNED_BY_A_SELECTOR = frozenset(
 ReplicaSets, StatefulSets and ReplicationControllers; a Deployment's pods belong to its
 ReplicaSet)."""
 
+HASHED_OWNERS = frozenset({"Deployment"})
+"""The kinds whose pods' owner selects them by a hash of the template as well: a
+Deployment's ReplicaSet adds ``pod-template-hash`` to its selector (deployment controller
+getNewReplicaSet), a label only the workload's own pods carry, and those are released, so
+no pod of the snapshot matches its selector."""
+
 
 @dataclass(frozen=True, slots=True)
 class SoftConstraint:
@@ -87,6 +95,7 @@ def soft_scoring(
     *,
     everyone: int = -1,
     tolerated: int = -1,
+    hashed: bool = False,
 ) -> SpreadScoring | None:
     """The scoring constraints of a pod (module doc); None when it has none (Skip).
     ``constraints``: its ScheduleAnyway ones; ``explicit``: it has spread constraints of
@@ -94,7 +103,9 @@ def soft_scoring(
     ``counted``: the nodes the pod's node affinity accepts; ``tolerated``: those whose
     NoSchedule and NoExecute taints it tolerates; ``everyone``: every node (bitsets, -1
     for every node): a constraint counts the pods of the nodes its nodeAffinityPolicy and
-    nodeTaintsPolicy admit (the system defaults: Honor and Ignore)."""
+    nodeTaintsPolicy admit (the system defaults: Honor and Ignore). ``hashed``: the owner's
+    selector holds a template hash no pod of the snapshot carries (:data:`HASHED_OWNERS`),
+    so the system defaults count the copies alone."""
     if explicit:
         chosen = [
             (c.topology_key, c.max_skew, c.selector, c.honor_node_affinity, c.honor_taints)
@@ -111,7 +122,7 @@ def soft_scoring(
             SoftConstraint(
                 key,
                 skew,
-                matching_per_node(selector, namespace, pods),
+                {} if hashed and not explicit else matching_per_node(selector, namespace, pods),
                 counts_copies(selector.matches(labels), selector),
                 (counted if honor_affinity else everyone)
                 & (tolerated if honor_taints else everyone),
@@ -189,6 +200,7 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
         profile.spread_listed,
         everyone=nodes.everyone,
         tolerated=_tolerated(profile, nodes) if honours_taints else nodes.everyone,
+        hashed=workload.kind in HASHED_OWNERS,
     )
 
 
