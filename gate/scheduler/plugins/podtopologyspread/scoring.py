@@ -211,10 +211,14 @@ def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
     )
 
 
+def _counted(scoring: SpreadScoring, c: SoftConstraint) -> int:
+    """The nodes whose pods ``c`` counts, ignored nodes aside."""
+    return scoring.counted if c.counted is None else c.counted
+
+
 def _counts_toward(scoring: SpreadScoring, c: SoftConstraint, run: Placing, p: int) -> bool:
     """Whether the pods of node ``p`` count toward its domain of ``c`` (processAllNode)."""
-    counted = scoring.counted if c.counted is None else c.counted
-    return bool(counted >> p & 1) and not ignored(scoring, run.nodes[p])
+    return bool(_counted(scoring, c) >> p & 1) and not ignored(scoring, run.nodes[p])
 
 
 def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
@@ -236,11 +240,11 @@ def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
 
 def _land(run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, p: int) -> None:
     """A copy lands on node ``p``: a constraint it matches counts it in its domain."""
-    if scoring is None:
+    if scoring is None or ignored(scoring, run.nodes[p]):
         return
     labels = run.nodes[p].labels
     for k, c in enumerate(scoring.constraints):
-        if c.topology_key != HOSTNAME and c.self_match and _counts_toward(scoring, c, run, p):
+        if c.topology_key != HOSTNAME and c.self_match and _counted(scoring, c) >> p & 1:
             value = labels.get(c.topology_key, "")
             zone[k][value] = zone[k].get(value, 0) + 1
 
