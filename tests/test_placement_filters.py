@@ -17,19 +17,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.podaffinity import AffinityTerm
-from gate.k8s.selectors import LabelSelector
+from gate.k8s.selectors import LabelSelector, parse_selector
 from gate.k8s.spread import SpreadConstraint
 from gate.k8s.version import Dialect
 from gate.model import NodeView
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.placement.classes import ScoredRun
-from gate.scheduler.placement.copies import CopyRules, ScoreRules, SpreadRule, capacity
+from gate.scheduler.placement.copies import CopyRules, ScoreRules, SpreadRule, capacity, place
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
 from gate.scheduler.plugins.nodeports import node_ports
 from gate.scheduler.plugins.noderesources import fit_request, node_resources_fit
@@ -40,6 +41,7 @@ from tests.test_nodeindex import nodes, specs
 DIALECT = Dialect(named_taint=False)
 EVERY_POD = LabelSelector(())
 ZONES = ("a", "b", "c")
+APP = {"app": "web"}
 
 
 def _with_copies(view: NodeView, pod: PodProfile, copies: int) -> NodeView:
@@ -172,3 +174,24 @@ def test_a_copy_joins_an_anti_affinity_domain_when_the_anti_affinity_filter_pass
     )
     run.taken[0] = set[str | None](taken)
     assert run.allowed(0, run.minimums()) == (state.filter(labels) is None)
+
+
+EMPTY_SELECTOR: list[tuple[str, dict[str, Any], int]] = [
+    # podtopologyspread/common.go countPodsMatchSelector counts nothing under an empty
+    # selector, so the copies bound before the next one raise no domain and the skew stays
+    # selfMatch (1): the constraint never refuses; all 10 copies fit (100 + 1 room).
+    ("an empty selector lets every copy in, its copies counted nowhere", {}, 10),
+    # n1 (zone b) holds one copy; zone a then runs 1 ahead and refuses the next.
+    ("a selector its copies match holds them within the skew", {"matchLabels": APP}, 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("selector", "fit"), [c[1:] for c in EMPTY_SELECTOR], ids=[c[0] for c in EMPTY_SELECTOR]
+)
+def test_the_copies_raise_a_spread_domain_when_a_selector_counts_them(
+    selector: dict[str, Any], fit: int
+) -> None:
+    nodes = [node("n0", cpu=10000, labels={"zone": "a"}), node("n1", cpu=100, labels={"zone": "b"})]
+    rule = SpreadRule("zone", 1, {"a": 0, "b": 0}, selector=parse_selector(selector))
+    assert place(10, nodes, CopyRules({"cpu": 100}, spread=(rule,))).fit == fit

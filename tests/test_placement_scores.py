@@ -3,14 +3,15 @@ upstream's numbers where its test has them, and the issue's examples end to end.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.matching import preferred_node_terms
-from gate.model import ReplicaFit, Taint, Verdict
+from gate.model import NodeView, ReplicaFit, Taint, Verdict
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.profile import PodProfile
@@ -28,6 +29,7 @@ from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.plugins.nodeaffinity import preferred_weight
 from gate.scheduler.plugins.noderesources import least_allocated
+from gate.scheduler.plugins.podtopologyspread import scoring as spread_scoring
 from gate.scheduler.plugins.podtopologyspread.scoring import (
     SoftConstraint,
     SpreadScoring,
@@ -94,6 +96,14 @@ NORMALIZE: list[tuple[str, list[int], bool, list[int]]] = [
     ("reversed: fewest is best", [0, 1, 3], True, [100, 67, 0]),
     ("all zero stays zero", [0, 0], False, [0, 0]),
     ("all zero reversed is 100", [0, 0], True, [100, 100]),
+    # helper/normalize_score_test.go TestDefaultNormalizeScore, its rows in order
+    ("upstream: one to four scale by quarters", [1, 2, 3, 4], False, [25, 50, 75, 100]),
+    ("upstream: one to four reversed", [1, 2, 3, 4], True, [75, 50, 25, 0]),
+    ("upstream: a far highest rounds the rest down", [1000, 10, 20, 30], False, [100, 1, 2, 3]),
+    ("upstream: a far highest reversed", [1000, 10, 20, 30], True, [0, 99, 98, 97]),
+    ("upstream: all equal and above 0 are all 100", [1, 1, 1, 1], False, [100, 100, 100, 100]),
+    ("upstream: small scores under a far highest are 0", [1000, 1, 1, 1], False, [100, 0, 0, 0]),
+    ("upstream: a lone 0 reversed is the only 100", [0, 1, 1, 1], True, [100, 0, 0, 0]),
 ]
 
 
@@ -561,3 +571,105 @@ def test_inter_pod_affinity_normalises_between_the_lowest_and_the_highest() -> N
         [0, 100, 50],
         [0, 0],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _NothingPlaced:
+    """A placement before its first copy, as the score plugins read it."""
+
+    nodes: Sequence[NodeView]
+    copies: Mapping[int, int] = field(default_factory=dict)
+    base: Mapping[int, tuple[int, int]] = field(default_factory=dict)
+    nonzero: Mapping[int, tuple[int, int]] = field(default_factory=dict)
+
+
+def _host(name: str, zone: str | None = None) -> NodeView:
+    return node(name, labels={HOSTNAME: name} | ({} if zone is None else {"zone": zone}))
+
+
+HOSTS = [_host(name) for name in ("node-a", "node-b", "node-x", "node-y")]
+ZONED = [
+    _host(name, f"zone{1 + i // 2}")
+    for i, name in enumerate(("node-a", "node-b", "node-x", "node-y"))
+]
+
+# Per case: the nodes, the positions of the candidates (the rest failed a filter), the
+# constraints (key, maxSkew, matching pods by node position) and the normalised scores.
+SpreadCase = tuple[str, list[NodeView], list[int], list[tuple[str, int, dict[int, int]]], list[int]]
+SPREAD_SCORES: list[SpreadCase] = [
+    # podtopologyspread/scoring_test.go TestPodTopologySpreadScore, the cases named
+    (
+        "upstream: one constraint on node, all 4 nodes are candidates, maxSkew=3",
+        [_host("node-a"), _host("node-b"), _host("node-c"), _host("node-d")],
+        [0, 1, 2, 3],
+        [(HOSTNAME, 3, {0: 4, 1: 3, 2: 2, 3: 1})],
+        [44, 66, 77, 100],
+    ),
+    (
+        "upstream: one constraint on node, 3 out of 4 nodes are candidates",
+        HOSTS,
+        [0, 1, 2],
+        [(HOSTNAME, 1, {0: 4, 1: 2, 2: 1, 3: 3})],
+        [33, 83, 100],
+    ),
+    (
+        "upstream: a candidate without the topology key is ignored and scores 0",
+        [HOSTS[0], node("node-b", labels={"n": "node-b"}), *HOSTS[2:]],
+        [0, 1, 2],
+        [(HOSTNAME, 1, {0: 4, 1: 2, 2: 1, 3: 3})],
+        [16, 0, 100],
+    ),
+    (
+        "upstream: one constraint on zone counts the failed nodes' pods in their zone",
+        ZONED,
+        [0, 1, 2],
+        [("zone", 1, {0: 4, 1: 2, 2: 1, 3: 3})],
+        [75, 75, 100],
+    ),
+    (
+        "upstream: two constraints on zone and node, 2 out of 4 nodes are candidates",
+        [ZONED[0], ZONED[2], ZONED[1], ZONED[3]],
+        [0, 1],
+        [("zone", 1, {0: 2, 1: 2, 2: 1, 3: 4}), (HOSTNAME, 1, {0: 2, 1: 2, 2: 1, 3: 4})],
+        [100, 63],
+    ),
+    (
+        "upstream: two constraints on zone and node, with different labelSelectors",
+        ZONED,
+        [0, 1, 2, 3],
+        [("zone", 1, {0: 1, 1: 1, 3: 1}), (HOSTNAME, 1, {1: 1, 3: 1})],
+        [60, 20, 100, 60],
+    ),
+    (
+        "upstream: different labelSelectors, 3 out of 4 nodes are candidates",
+        ZONED,
+        [0, 1, 2],
+        [("zone", 1, {0: 1, 1: 1, 3: 1}), (HOSTNAME, 1, {1: 1, 3: 1})],
+        [50, 25, 100],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "candidates", "constraints", "expected"),
+    [c[1:] for c in SPREAD_SCORES],
+    ids=[c[0] for c in SPREAD_SCORES],
+)
+def test_spread_scores_as_upstreams_table(
+    nodes: list[NodeView],
+    candidates: list[int],
+    constraints: list[tuple[str, int, dict[int, int]]],
+    expected: list[int],
+) -> None:
+    scoring = SpreadScoring(
+        constraints=tuple(SoftConstraint(k, skew, on, True) for k, skew, on in constraints),
+        require_all=True,
+        counted=(1 << len(nodes)) - 1,
+    )
+    run = _NothingPlaced(nodes)
+    plugin = spread_scoring.SCORE
+    assert plugin.start is not None and plugin.score is not None
+    state = plugin.start(run, scoring)
+    raw = plugin.score(run, scoring, state, [(p, {p}) for p in candidates])
+    assert raw is not None
+    assert normalize(raw) == expected

@@ -15,13 +15,15 @@ from typing import Any
 import pytest
 
 from gate.k8s.selectors import SelectorError
-from gate.model import ExistingPod, Snapshot, SnapshotInfo
+from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.pods import pod_profile
-from gate.scheduler.placement.copyrules import ScoreRules
+from gate.scheduler.placement.classes import ScoredRun
+from gate.scheduler.placement.copyrules import CopyRules, ScoreRules
 from gate.scheduler.placement.prescore import score_rules
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.podtopologyspread.scoring import OWNED_BY_A_SELECTOR
+from gate.scheduler.plugins.podtopologyspread.scoring import SCORE as SPREAD_SCORE
 from tests.builders import container, existing_pod, node, spread, taint
 
 MI = 2**20
@@ -41,9 +43,10 @@ def _rules(
     kind: str = "Deployment",
     labels: dict[str, str] | None = None,
     pods: Sequence[ExistingPod] = (),
+    nodes: tuple[NodeView, ...] = NODES,
 ) -> ScoreRules:
-    info = SnapshotInfo("test", None, None, None, None, len(NODES), len(pods))
-    cluster = Cluster.of(Snapshot(info=info, nodes=NODES, pods=tuple(pods)))
+    info = SnapshotInfo("test", None, None, None, None, len(nodes), len(pods))
+    cluster = Cluster.of(Snapshot(info=info, nodes=nodes, pods=tuple(pods)))
     profile = pod_profile(spec, labels=APP if labels is None else labels)
     return score_rules(kind, profile, cluster.index, cluster.others.pods)
 
@@ -112,11 +115,21 @@ Soft = tuple[list[tuple[str, int, dict[int, int], bool]], bool] | None
 
 SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
     (
-        "a Deployment's pod without constraints scores the system defaults with its labels",
-        "Deployment",
+        "a StatefulSet's pod without constraints scores the system defaults with its labels",
+        "StatefulSet",
         APP,
         {},
         ([(HOSTNAME, 3, {0: 1}, True), (ZONE, 5, {0: 1}, True)], False),
+    ),
+    (
+        # helper/spread.go DefaultSelector: a Deployment's pods are selected by their
+        # ReplicaSet, whose selector holds the new template's pod-template-hash, which no
+        # pod of the snapshot but the workload's own (released) carries.
+        "a Deployment's pod without constraints spreads from its own copies only",
+        "Deployment",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
     ),
     ("a bare Pod has no owner selector: no spread score", "Pod", APP, {}, None),
     ("a Job's pod is owned by no selector the defaults read", "Job", APP, {}, None),
@@ -146,6 +159,15 @@ SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
         },
         ([(HOSTNAME, 1, {1: 1}, False)], True),
     ),
+    (
+        # podtopologyspread/common.go countPodsMatchSelector: an empty selector counts no
+        # pod, the copies bound before the next one included.
+        "an empty selector counts neither the pods running nor the copies",
+        "Deployment",
+        APP,
+        {"topologySpreadConstraints": [spread(1, ZONE, {}, "ScheduleAnyway")]},
+        ([(ZONE, 1, {}, False)], True),
+    ),
 ]
 
 RUNNING = [existing_pod("a", APP, name="web-1"), existing_pod("b", {"app": "db"}, name="db-1")]
@@ -166,6 +188,60 @@ def test_spread_scoring(
         ]
         got = (constraints, scoring.require_all)
     assert got == expected
+
+
+# Zone z1 holds a (disk ssd) and b (no disk, a NoSchedule taint), running the one matching
+# pod; z2 holds c (disk ssd). The pod asks for disk ssd.
+POLICY_NODES = (
+    node("a", labels={ZONE: "z1", "disk": "ssd"}),
+    node("b", labels={ZONE: "z1"}, taints=(taint("dedicated"),)),
+    node("c", labels={ZONE: "z2", "disk": "ssd"}),
+)
+POLICIES: list[tuple[str, dict[str, Any], list[dict[str, Any]], dict[str, int]]] = [
+    # podtopologyspread/scoring.go PreScore counts a node's pods only where each constraint's
+    # matchNodeInclusionPolicies (common.go) admits the node: nodeAffinityPolicy Honor and
+    # nodeTaintsPolicy Ignore unless the constraint says otherwise.
+    ("by default the node the pod's node selector refuses counts nothing", {}, [], {}),
+    (
+        "nodeAffinityPolicy Ignore counts the pods of a node the selector refuses",
+        {"nodeAffinityPolicy": "Ignore"},
+        [],
+        {"z1": 1},
+    ),
+    (
+        "nodeTaintsPolicy Honor leaves out a node whose taint the pod does not tolerate",
+        {"nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor"},
+        [],
+        {},
+    ),
+    (
+        "nodeTaintsPolicy Honor counts a node whose taint the pod tolerates",
+        {"nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor"},
+        [{"key": "dedicated", "operator": "Exists"}],
+        {"z1": 1},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("policies", "tolerations", "expected"),
+    [c[1:] for c in POLICIES],
+    ids=[c[0] for c in POLICIES],
+)
+def test_a_scoring_constraints_node_inclusion_policies_choose_the_pods_it_counts(
+    policies: dict[str, Any], tolerations: list[dict[str, Any]], expected: dict[str, int]
+) -> None:
+    constraint = spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway", **policies)
+    spec = _spec(
+        nodeSelector={"disk": "ssd"},
+        tolerations=tolerations,
+        topologySpreadConstraints=[constraint],
+    )
+    pods = [existing_pod("b", APP, name="web-1")]
+    scoring = _rules(spec, pods=pods, nodes=POLICY_NODES).spread
+    assert scoring is not None and SPREAD_SCORE.start is not None
+    run = ScoredRun(POLICY_NODES, CopyRules(), ScoreRules(spread=scoring), 0b101, None)
+    assert SPREAD_SCORE.start(run, scoring) == [expected]
 
 
 def test_the_kinds_a_selector_owns_are_upstreams() -> None:

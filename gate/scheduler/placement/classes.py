@@ -243,7 +243,7 @@ class ScoredRun:
         """A copy lands in ``domain`` of constraint ``k``: its count, and the least."""
         counts = self.counts[k]
         before = None if domain is None else counts.get(domain)
-        land(counts, domain, rule.self_match)
+        land(counts, domain, rule.raises)
         if domain is not None and before == self.lowest[k][0] and counts[domain] != before:
             least, holding = self.lowest[k]
             self.lowest[k] = _lowest(counts) if holding == 1 else (least, holding - 1)

@@ -21,7 +21,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
 from gate.scheduler.plugins.noderesources import SCORED, copies_in, per_copy
-from gate.scheduler.plugins.podtopologyspread.copies import land
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies, land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 from gate.scheduler.plugins.volumerestrictions import CONFLICTING_SOURCES, conflicts
 
@@ -43,6 +43,11 @@ class SpreadRule:
     min_domains: int = 1
     self_match: bool = True
     selector: LabelSelector | None = None  # None: no other workload's copies are counted
+
+    @property
+    def raises(self) -> bool:
+        """Whether a copy, once bound, raises its domain's count for the next one."""
+        return counts_copies(self.self_match, self.selector)
 
 
 @dataclass(frozen=True, slots=True)

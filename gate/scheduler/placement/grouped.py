@@ -164,7 +164,7 @@ def _coupled(
             break
         copies[target] = copies.get(target, 0) + 1
         for k, rule in enumerate(rules.spread):
-            land(counts[k], chosen[k], rule.self_match)
+            land(counts[k], chosen[k], rule.raises)
         for k in range(len(anti_keys)):
             taken_domains[k].add(chosen[spread_count + k])
     return copies

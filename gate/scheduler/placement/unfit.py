@@ -27,7 +27,7 @@ from gate.scheduler.plugins.interpodaffinity.copies import (
     wider_than_a_node,
 )
 from gate.scheduler.plugins.interpodaffinity.filtering import AFFINITY, ANTI_AFFINITY
-from gate.scheduler.plugins.podtopologyspread.copies import land
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies, land
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW, SpreadState
 from gate.scheduler.plugins.volumerestrictions import DISK_CONFLICT
 
@@ -133,7 +133,8 @@ def _spread_after(
     for position, copies in placement.copies.items():
         labels = nodes[position].labels
         for i, constraint in enumerate(state.constraints):
-            land(counts[i], labels.get(constraint.topology_key), state.self_match[i], copies)
+            raises = counts_copies(state.self_match[i], constraint.selector)
+            land(counts[i], labels.get(constraint.topology_key), raises, copies)
     return replace(state, counts=tuple(counts))
 
 

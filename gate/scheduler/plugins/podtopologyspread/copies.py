@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gate.k8s.selectors import LabelSelector
+
 
 def minimum(counts: Mapping[str, int], min_domains: int) -> int:
     """minMatchNum: the smallest count of the eligible domains ``counts`` holds, or 0 when
@@ -29,6 +31,14 @@ def admits(count: int, self_match: bool, least: int, max_skew: int) -> bool:
     """Whether a domain holding ``count`` matching pods takes one more pod: its skew
     (``count + selfMatch - minMatchNum``) stays within ``max_skew``."""
     return count + self_match - least <= max_skew
+
+
+def counts_copies(self_match: bool, selector: LabelSelector | None) -> bool:
+    """Whether the copies, once bound, raise their domain's count for the pods after them:
+    they match the selector and it is not empty (countPodsMatchSelector counts no pod
+    under an empty selector, though the skew's ``selfMatch`` still matches it). None: a
+    selector not known, read as not empty."""
+    return self_match and (selector is None or not selector.empty)
 
 
 def land(counts: dict[str, int], domain: str | None, matches: bool, copies: int = 1) -> None:

@@ -7,7 +7,9 @@ ScheduleAnyway ones (none: not scored); a pod without any gets the system defaul
 ``kubernetes.io/hostname`` maxSkew 3 and ``topology.kubernetes.io/zone`` maxSkew 5, over the
 selector of what owns it (helper.DefaultSelector: its Service, ReplicationController,
 ReplicaSet or StatefulSet; fitgate knows the workload that creates it, a Deployment's
-ReplicaSet included, and reads its template labels as that selector).
+ReplicaSet included, and reads its template labels as that selector; a Deployment's
+ReplicaSet selects by the new template's ``pod-template-hash`` too, so only its copies
+count).
 
 Per feasible node, for each constraint whose key the node carries::
 
@@ -35,7 +37,8 @@ from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
-from gate.scheduler.plugins.podtopologyspread import affinity_bits
+from gate.scheduler.plugins.podtopologyspread import _tolerated, affinity_bits
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 
 # plugin.go systemDefaultConstraints
@@ -48,16 +51,26 @@ OWNED_BY_A_SELECTOR = frozenset(
 ReplicaSets, StatefulSets and ReplicationControllers; a Deployment's pods belong to its
 ReplicaSet)."""
 
+HASHED_OWNERS = frozenset({"Deployment"})
+"""The kinds whose pods' owner selects them by a hash of the template as well: a
+Deployment's ReplicaSet adds ``pod-template-hash`` to its selector (deployment controller
+getNewReplicaSet), a label only the workload's own pods carry, and those are released, so
+no pod of the snapshot matches its selector."""
+
 
 @dataclass(frozen=True, slots=True)
 class SoftConstraint:
     """One scoring constraint: ``existing`` matching pods per node position (namespace,
-    selector, not terminating), and whether the pod's copies match it (``self_match``)."""
+    selector, not terminating), and whether the pod's copies count once bound
+    (``self_match``: they match a selector that is not empty)."""
 
     topology_key: str
     max_skew: int
     existing: Mapping[int, int]
     self_match: bool
+    counted: int | None = None
+    """The nodes whose pods count toward its domains as its node inclusion policies say
+    (matchNodeInclusionPolicies), as a bitset; None: the scoring's ``counted``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +92,27 @@ def soft_scoring(
     pods: PodIndex,
     counted: int,
     explicit: bool,
+    *,
+    everyone: int = -1,
+    tolerated: int = -1,
+    hashed: bool = False,
 ) -> SpreadScoring | None:
     """The scoring constraints of a pod (module doc); None when it has none (Skip).
     ``constraints``: its ScheduleAnyway ones; ``explicit``: it has spread constraints of
-    any kind; ``default_selector``: its owner's selector, for the system defaults."""
+    any kind; ``default_selector``: its owner's selector, for the system defaults.
+    ``counted``: the nodes the pod's node affinity accepts; ``tolerated``: those whose
+    NoSchedule and NoExecute taints it tolerates; ``everyone``: every node (bitsets, -1
+    for every node): a constraint counts the pods of the nodes its nodeAffinityPolicy and
+    nodeTaintsPolicy admit (the system defaults: Honor and Ignore). ``hashed``: the owner's
+    selector holds a template hash no pod of the snapshot carries (:data:`HASHED_OWNERS`),
+    so the system defaults count the copies alone."""
     if explicit:
-        chosen = [(c.topology_key, c.max_skew, c.selector) for c in constraints]
+        chosen = [
+            (c.topology_key, c.max_skew, c.selector, c.honor_node_affinity, c.honor_taints)
+            for c in constraints
+        ]
     elif default_selector is not None and not default_selector.empty:
-        chosen = [(key, skew, default_selector) for key, skew in SYSTEM_DEFAULTS]
+        chosen = [(key, skew, default_selector, True, False) for key, skew in SYSTEM_DEFAULTS]
     else:
         chosen = []
     if not chosen:
@@ -94,9 +120,14 @@ def soft_scoring(
     return SpreadScoring(
         constraints=tuple(
             SoftConstraint(
-                key, skew, matching_per_node(selector, namespace, pods), selector.matches(labels)
+                key,
+                skew,
+                {} if hashed and not explicit else matching_per_node(selector, namespace, pods),
+                counts_copies(selector.matches(labels), selector),
+                (counted if honor_affinity else everyone)
+                & (tolerated if honor_taints else everyone),
             )
-            for key, skew, selector in chosen
+            for key, skew, selector, honor_affinity, honor_taints in chosen
         ),
         require_all=explicit,
         counted=counted,
@@ -157,14 +188,19 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
             raise SelectorError(f"template metadata.labels: {exc}") from exc
     if profile.soft_spread_error:
         raise SelectorError(profile.soft_spread_error)
+    nodes = workload.nodes
+    honours_taints = any(c.honor_taints for c in profile.soft_spread)
     return soft_scoring(
         profile.soft_spread,
         default,
         profile.namespace,
         profile.labels,
         workload.pods,
-        affinity_bits(profile, workload.nodes),
+        affinity_bits(profile, nodes),
         profile.spread_listed,
+        everyone=nodes.everyone,
+        tolerated=_tolerated(profile, nodes) if honours_taints else nodes.everyone,
+        hashed=workload.kind in HASHED_OWNERS,
     )
 
 
@@ -175,9 +211,14 @@ def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
     )
 
 
-def _counts_toward(scoring: SpreadScoring, run: Placing, p: int) -> bool:
-    """Whether the pods of node ``p`` count toward its domains (processAllNode)."""
-    return bool(scoring.counted >> p & 1) and not ignored(scoring, run.nodes[p])
+def _counted(scoring: SpreadScoring, c: SoftConstraint) -> int:
+    """The nodes whose pods ``c`` counts, ignored nodes aside."""
+    return scoring.counted if c.counted is None else c.counted
+
+
+def _counts_toward(scoring: SpreadScoring, c: SoftConstraint, run: Placing, p: int) -> bool:
+    """Whether the pods of node ``p`` count toward its domain of ``c`` (processAllNode)."""
+    return bool(_counted(scoring, c) >> p & 1) and not ignored(scoring, run.nodes[p])
 
 
 def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
@@ -190,7 +231,7 @@ def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
         counts: dict[str, int] = {}
         if c.topology_key != HOSTNAME:
             for p, n in c.existing.items():
-                if _counts_toward(scoring, run, p):
+                if _counts_toward(scoring, c, run, p):
                     value = run.nodes[p].labels.get(c.topology_key, "")
                     counts[value] = counts.get(value, 0) + n
         found.append(counts)
@@ -199,11 +240,11 @@ def _start(run: Placing, scoring: SpreadScoring | None) -> ZoneCounts:
 
 def _land(run: Placing, scoring: SpreadScoring | None, zone: ZoneCounts, p: int) -> None:
     """A copy lands on node ``p``: a constraint it matches counts it in its domain."""
-    if scoring is None or not _counts_toward(scoring, run, p):
+    if scoring is None or ignored(scoring, run.nodes[p]):
         return
     labels = run.nodes[p].labels
     for k, c in enumerate(scoring.constraints):
-        if c.topology_key != HOSTNAME and c.self_match:
+        if c.topology_key != HOSTNAME and c.self_match and _counted(scoring, c) >> p & 1:
             value = labels.get(c.topology_key, "")
             zone[k][value] = zone[k].get(value, 0) + 1
 
