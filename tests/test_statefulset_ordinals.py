@@ -626,6 +626,32 @@ def test_volume_filters_do_not_shrink_a_spreads_domains(
     assert (result.verdict, fit, message) == expected
 
 
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        pytest.param({}, (Verdict.YES, 3), id="under an empty selector no copy placed counts"),
+        pytest.param(
+            {"matchLabels": {"app": "db"}},
+            (Verdict.PARTIAL, 1),
+            id="under a selector the copies match each copy placed counts",
+        ),
+    ],
+)
+def test_copies_placed_one_by_one_count_in_a_spread_only_under_a_selector_that_counts_them(
+    selector: dict[str, Any], expected: tuple[Verdict, int]
+) -> None:
+    """podtopologyspread/common.go countPodsMatchSelector counts no pod under an empty
+    selector: the copies bound before the next one raise no domain, and every copy's new
+    claim, which only zone z1 provisions, lands there."""
+    workload = _spread("StatefulSet", 3)
+    workload["spec"]["template"]["spec"]["topologySpreadConstraints"] = [
+        {**SPREAD, "labelSelector": selector}
+    ]
+    result = _zones(workload, 0)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit) == expected
+
+
 def _none_hinted(evaluator: Evaluator, cycle: object, walk: object, hint: int) -> None:
     """No node looked for first: every copy's whole answer is worked out."""
     return None

@@ -58,6 +58,7 @@ from gate.scheduler.plugins.nodevolumelimits.csi import (
     MIGRATED_PLUGINS,
     claim_volume,
 )
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from gate.scheduler.plugins.volumebinding.binder import matches
 from gate.scheduler.plugins.volumerestrictions import DISK_CONFLICT, VOLUME_RESTRICTIONS
@@ -269,10 +270,10 @@ def with_copies(
 ) -> CycleState:
     """``cycle`` (``pod``'s PreFilters) once copies of ``pod`` are bound on nodes with the
     labels ``landed`` (one entry a copy), as the scheduler's cache holds the copies it
-    assumed: each constraint of PodTopologySpread whose selector the copies match counts
-    them in their eligible domains, and InterPodAffinity counts them for every term of the
-    pod they match (its anti-affinity then keeps the next copy out of their domains, its
-    affinity holds it there)."""
+    assumed: each constraint of PodTopologySpread whose selector counts the copies
+    (:func:`counts_copies`) counts them in their eligible domains, and InterPodAffinity
+    counts them for every term of the pod they match (its anti-affinity then keeps the next
+    copy out of their domains, its affinity holds it there)."""
     if not landed:
         return cycle
     found = []
@@ -280,7 +281,9 @@ def with_copies(
         state = prepared.state
         if isinstance(state, SpreadState):
             counts = tuple(
-                _counted(counts, constraint.topology_key, landed) if state.self_match[i] else counts
+                _counted(counts, constraint.topology_key, landed)
+                if counts_copies(state.self_match[i], constraint.selector)
+                else counts
                 for i, (constraint, counts) in enumerate(
                     zip(state.constraints, state.counts, strict=True)
                 )
