@@ -21,6 +21,7 @@ from tests.autoscaling_objects import (
     status_configmap,
     status_group,
 )
+from tests.builders import api_node
 
 GPU_TEMPLATE = AutoscalingConfig(
     groups=(
@@ -151,6 +152,64 @@ def test_scale_up_rules(
     groups: list[dict[str, Any]], flags: tuple[str, ...], copies: int, decision: Decision
 ) -> None:
     assert _run(*groups, flags=flags).decide(spec(cpu="1"), copies) == decision
+
+
+NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}
+MAX_TOTAL = "max total nodes in cluster reached"
+
+
+# static_autoscaler.go calls ScaleUp with the Ready nodes only; orchestrator.go counts
+# len(nodes)+len(upcomingNodes) against --max-nodes-total (GetCappedNewNodeCount and the
+# estimator's cluster_capacity_threshold.go), upcoming being each group's target less its
+# registered nodes (clusterstate.go GetUpcomingNodes); resource/manager.go ResourcesLeft
+# adds the capacity of those Ready nodes that are in no group.
+@pytest.mark.parametrize(
+    ("groups", "flags", "extra", "decision"),
+    [
+        pytest.param(
+            _aks(),
+            ("--max-nodes-total=5",),
+            [api_node("old", taints=[NOT_READY_TAINT])],
+            Decision(10, (ScaleUp(AKS_USER, 2, 6, 3, 10),), 6, {MAX_TOTAL: 1}),
+            id="a NotReady node counts nowhere towards the total node count",
+        ),
+        pytest.param(
+            _aks(target=5),
+            ("--max-nodes-total=6",),
+            [],
+            Decision(10, (ScaleUp(AKS_USER, 1, 3, 5, 10),), 3, {MAX_TOTAL: 1}),
+            id="nodes a group is still bringing up count towards the total node count",
+        ),
+        pytest.param(
+            _aks(target=5),
+            ("--max-nodes-total=5",),
+            [],
+            Decision(10, (), 0, {MAX_TOTAL: 1}),
+            id="Ready and upcoming nodes at the total leave no node to add",
+        ),
+        pytest.param(
+            _aks(),
+            ("--cores-total=0:20",),
+            [api_node("old", taints=[NOT_READY_TAINT])],
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max cluster cpu limit reached": 2},
+            ),
+            id="a NotReady node in no group is not counted against the cores limit",
+        ),
+    ],
+)
+def test_the_limits_count_the_nodes_cluster_autoscaler_counts(
+    groups: list[dict[str, Any]],
+    flags: tuple[str, ...],
+    extra: list[dict[str, Any]],
+    decision: Decision,
+) -> None:
+    objects = [status_configmap(*groups), autoscaler_deployment(*flags)]
+    run = Run([*USERS, *extra], objects, DAEMONS, config=GPU_TEMPLATE)
+    assert run.decide(spec(cpu="1"), 10) == decision
 
 
 def test_the_template_s_filters_give_their_own_reasons() -> None:

@@ -27,8 +27,9 @@ each group's reason as that last loop sees it (skipped as the headroom then stan
 rejected by a filter, else what stopped it taking more):
 ``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
 eventing_scale_up_processor.go ``ReasonsMessage``: per reason, the groups giving it; here
-sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes already
-reach ``--max-nodes-total`` (static_autoscaler.go ``ScaleUpLimitedByMaxNodesTotal``).
+sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes, once
+the groups' upcoming nodes are Ready too, reach ``--max-nodes-total`` (static_autoscaler.go
+``ScaleUpLimitedByMaxNodesTotal``; :attr:`Groups.counted`).
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def _decide(
     if lacking:
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
     total = groups.limits.max_nodes_total
-    if total > 0 and groups.ready_nodes + used.total >= total:
+    if total > 0 and groups.counted + used.total >= total:
         return Decision(wanted, reasons={MAX_TOTAL: 1})
     helping = [
         (group, group.template)
@@ -207,7 +208,7 @@ def _decide(
         scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
     if placed == wanted:
         return Decision(wanted, scale_ups, placed, options=options)
-    if total > 0 and groups.ready_nodes + used.total >= total:
+    if total > 0 and groups.counted + used.total >= total:
         # the loop that scales nothing more starts at the total: it considers no group
         return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1}, options=options)
     reasons = _reasons(cycle, groups, used, dialect, why)
