@@ -456,3 +456,48 @@ def test_the_expander_chooses_the_group_whatever_the_status_order(
     run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
     decision = run.decide(spec(cpu="1"), 10)
     assert (decision.scale_up, decision.placed, decision.options) == (scale_up, 10, options)
+
+
+# orchestrator.go ScaleUp: the estimator's options are capped by the groups' sizes, the
+# total node count and --max-nodes-per-scaleup only (estimator/*_threshold.go); the
+# expander chooses among them, and the cores and memory left cap the chosen one after
+# (applyLimits, resource/manager.go ApplyLimits).
+@pytest.mark.parametrize(
+    ("flags", "decision"),
+    [
+        pytest.param(
+            ("--expander=most-pods",),
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max cluster cpu limit reached": 2},
+            ),
+            id="most-pods counts the copies a group would hold before the cores left cap it",
+        ),
+        pytest.param(
+            (),
+            Decision(
+                10,
+                (BIG_ONE,),
+                8,
+                {"max cluster cpu limit reached": 1, "max node group size reached": 1},
+                options=(
+                    BIG_ONE,
+                    ScaleUp(AKS_USER, 2, 6, 3, 10),
+                ),
+            ),
+            id="the groups named for an open choice say what the cores left let each add",
+        ),
+    ],
+)
+def test_the_expander_chooses_before_the_resource_limits_cap(
+    flags: tuple[str, ...], decision: Decision
+) -> None:
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--cores-total=0:20", *flags)]
+    run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
+    assert run.decide(spec(cpu="1"), 10) == decision

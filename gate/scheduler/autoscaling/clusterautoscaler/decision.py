@@ -191,12 +191,20 @@ def _decide(
         and skipped(group, groups, used) is None
         and run_filters(cycle, group.template.node, dialect) is None
     ]
-    alone = {
-        group.id: option
-        for group, template in helping
-        if (option := _alone(cycle, pod, wanted, group, template, groups, used, dialect))
-    }
-    helping, open_choice = _expanded(helping, alone, pod, groups.flags.expander, groups.priorities)
+    per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
+    # The expander weighs each option before the cores and memory left cap it; what a group
+    # would add is named capped.
+    estimated, alone = (
+        {
+            group.id: option
+            for group, template in helping
+            if (option := _alone(wanted, per_node[group.id], group, template, groups, used, r))
+        }
+        for r in (False, True)
+    )
+    helping, open_choice = _expanded(
+        helping, estimated, pod, groups.flags.expander, groups.priorities
+    )
     state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
     # one option taking them all.
@@ -216,18 +224,17 @@ def _decide(
 
 
 def _alone(
-    cycle: CycleState,
-    pod: PodProfile,
     wanted: int,
+    per_node: int,
     group: NodeGroup,
     template: Template,
     groups: Groups,
     used: Headroom,
-    dialect: Dialect,
+    resources: bool,
 ) -> ScaleUp | None:
-    """What ``group`` would add if the expander chose it for every copy (binpacked)."""
-    cap, _ = limit(group, template, groups, used)
-    per_node = _per_node(cycle, pod, template, dialect)
+    """What ``group`` would add if the expander chose it for every copy (binpacked), the
+    cores and memory left capping it or not (:func:`.limits.limit`)."""
+    cap, _ = limit(group, template, groups, used, resources)
     nodes = min(-(-wanted // per_node), max(cap, 0))
     if nodes <= 0:
         return None

@@ -101,14 +101,18 @@ def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
     return max(limits.cores[1] - cores, 0), max(limits.memory[1] - memory, 0)
 
 
-def limit(group: NodeGroup, template: Template, groups: Groups, used: Headroom) -> tuple[int, str]:
-    """The most nodes the group may still add, and the reason a copy left over gets."""
+def limit(
+    group: NodeGroup, template: Template, groups: Groups, used: Headroom, resources: bool = True
+) -> tuple[int, str]:
+    """The most nodes the group may still add, and the reason a copy left over gets.
+    ``resources=False``: the estimator's option, which the cores and memory left do not cap
+    (orchestrator.go caps the chosen option by them after the expander, ``applyLimits``)."""
     status = group.status
     caps = [(status.max_size - status.target - used.nodes.get(group.id, 0), MAX_SIZE)]
     cores_left, memory_left = resources_left(groups, used)
-    if template.cores > 0:
+    if resources and template.cores > 0:
         caps.append((cores_left // template.cores, MAX_RESOURCES.format(resources="cpu")))
-    if template.memory > 0:
+    if resources and template.memory > 0:
         caps.append((memory_left // template.memory, MAX_RESOURCES.format(resources="memory")))
     total = groups.limits.max_nodes_total
     if total > 0:
