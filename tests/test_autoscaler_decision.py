@@ -18,6 +18,7 @@ from tests.autoscaling_objects import (
     TEXT_STATUS,
     autoscaler_deployment,
     configmap_of,
+    daemonset,
     status_configmap,
     status_group,
 )
@@ -501,3 +502,22 @@ def test_the_expander_chooses_before_the_resource_limits_cap(
     objects = [status_configmap(*groups), autoscaler_deployment("--cores-total=0:20", *flags)]
     run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
     assert run.decide(spec(cpu="1"), 10) == decision
+
+
+def test_a_daemonset_too_big_for_a_fresh_node_leaves_no_room_on_it() -> None:
+    # simulator/node_info_utils.go podsExpectedOnFreshNode: every DaemonSet that would run
+    # on the group's template is added to it, whether or not it fits (a group at zero
+    # takes them all, as --force-ds does)
+    huge = daemonset("huge", cpu="9", tolerations=[{"operator": "Exists"}])
+    run = Run(USERS, [status_configmap(*_aks()), huge], DAEMONS, config=GPU_TEMPLATE)
+    gpu = spec(
+        cpu="1",
+        nodeSelector={"pool": "gpu"},
+        tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}],
+    )
+    assert run.decide(gpu, 1) == Decision(
+        1,
+        (),
+        0,
+        {"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1},
+    )

@@ -121,8 +121,8 @@ def test_a_group_at_zero_takes_its_configured_template_and_the_daemonsets_it_wou
     assert template is not None
     assert (template.source, template.node.requested, template.node.pod_count) == (
         ".fitgate.yaml",
-        {"cpu": 100, "memory": 64 * 2**20},
-        1,
+        {"cpu": 9100, "memory": 128 * 2**20},
+        2,
     )
     assert template.too_big == ("kube-system/huge",)
     assert groups.warnings == (

@@ -234,14 +234,17 @@ MISSING: list[tuple[str, Flags, list[DaemonSet], dict[str, int], int, tuple[str,
         (),
     ),
     (
-        "a DaemonSet too big for the fresh node is named, not added",
+        # utils/daemonset/daemonset.go GetDaemonSetPodsForNode asks NodeShouldRunDaemonPod,
+        # which weighs the node's name, affinity and taints, never its room:
+        # simulator/node_info_utils.go podsExpectedOnFreshNode adds the pod all the same
+        "a DaemonSet too big for the fresh node is named, and added all the same",
         Flags(force_ds=True),
         [
             _daemon_set("huge", cpu="5", tolerations=[{"operator": "Exists"}]),
             _daemon_set("agent", tolerations=[{"operator": "Exists"}]),
         ],
-        {"cpu": 100, "memory": 64 * MI},
-        1,
+        {"cpu": 5100, "memory": 128 * MI},
+        2,
         ("kube-system/huge",),
     ),
 ]

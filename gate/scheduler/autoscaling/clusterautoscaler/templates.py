@@ -7,7 +7,10 @@ node renamed ``template-node-for-<group>``, its hostname label rewritten, the la
 on it (``podsExpectedOnFreshNode``): its free room is the member's allocatable less their
 requests. Missing DaemonSets are added only with ``--force-ds`` or for system-node-critical
 pods. From a configured template (``SanitizedTemplateNodeInfoFromNodeGroup``, a group at
-zero): the template plus every DaemonSet that would run on it (forced).
+zero): the template plus every DaemonSet that would run on it (forced). A DaemonSet runs on
+the template when its node affinity and tolerations take it (utils/daemonset/daemonset.go
+``GetDaemonSetPodsForNode``, the DaemonSet controller's ``NodeShouldRunDaemonPod``), whether
+its pod fits the node's room or not: one that does not leaves the fresh node overfull.
 """
 
 from __future__ import annotations
@@ -94,7 +97,8 @@ def is_usable(node: NodeView) -> bool:
 class Template:
     """A group's template node and what CA counts of it against the cluster's limits
     (``cores`` whole, ``memory`` bytes); ``source`` says where it came from; ``too_big``:
-    DaemonSets that would run on a fresh node but do not fit it (warned, never scaled for)."""
+    DaemonSets that would run on a fresh node but do not fit it (warned; on the node all the
+    same)."""
 
     node: NodeView
     cores: int
@@ -138,13 +142,18 @@ def _with_daemon_sets(
     requested, pods, too_big = dict(bare.requested), bare.pod_count, []
     ports = set(bare.used_ports)
     cpu, memory = bare.scored_requests
+    fitting = replace(bare)
     for ds in daemon_sets:
         if not _runs_on(ds, bare, cluster, dialect):
             continue
-        now = replace(bare, requested=requested, pod_count=pods)
-        if short_of(wanted_of(ds.requests), now):
+        # Added whether it fits or not (module doc); one that does not is named, each judged
+        # after those before it that fit.
+        if short_of(wanted_of(ds.requests), fitting):
             too_big.append(f"{ds.namespace}/{ds.name}")
-            continue
+        else:
+            taken = dict(fitting.requested)
+            _add(taken, ds.requests)
+            fitting = replace(fitting, requested=taken, pod_count=fitting.pod_count + 1)
         more = dict(requested)
         _add(more, ds.requests)
         requested, pods = more, pods + 1
