@@ -403,8 +403,21 @@ USER_FOUR = ScaleUp(AKS_USER, 4, 10, 3, 10)
 USER_REST = ScaleUp(AKS_USER, 1, 2, 3, 10)
 EXPANDERS = [
     (
-        "random, the default: every group that helps is named",
+        "no cluster-autoscaler recorded (a managed one): random, every group that helps named",
         (),
+        (BIG_ONE, USER_REST),
+        (BIG_ONE, USER_FOUR),
+    ),
+    (
+        # config/flags/flags.go: --expander defaults to least-waste in the binary
+        "a recorded cluster-autoscaler without --expander runs least-waste",
+        ("--max-nodes-total=100",),
+        (BIG_ONE, USER_REST),
+        (),
+    ),
+    (
+        "random decides nothing from recorded state",
+        ("--expander=random",),
         (BIG_ONE, USER_REST),
         (BIG_ONE, USER_FOUR),
     ),
@@ -477,7 +490,7 @@ def test_the_expander_chooses_the_group_whatever_the_status_order(
             id="most-pods counts the copies a group would hold before the cores left cap it",
         ),
         pytest.param(
-            (),
+            ("--expander=random",),
             Decision(
                 10,
                 (BIG_ONE,),

@@ -18,7 +18,8 @@ choose them, each group's nodes counted against the headroom the run's earlier w
 ``least-waste`` those leaving the least fraction of cpu plus memory of the new nodes'
 capacity unrequested; ``priority`` those the highest priority of the recorded
 ``cluster-autoscaler-priority-expander`` ConfigMap matches (:mod:`.priority`; every option
-when cluster-autoscaler ignores the ConfigMap); ``random`` (the default), ``price`` and
+when cluster-autoscaler ignores the ConfigMap); ``random`` (:mod:`gate.snapshot.flags`
+says which expander runs by default), ``price`` and
 ``priority`` without its ConfigMap in the snapshot, or with a regular expression fitgate
 does not evaluate, choose nothing from recorded state. When a choice is left
 open, the groups are taken by name, never by the status's order, and every group that
