@@ -534,3 +534,29 @@ def test_a_daemonset_too_big_for_a_fresh_node_leaves_no_room_on_it() -> None:
         0,
         {"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1},
     )
+
+
+def test_least_waste_weighs_a_template_s_cpu_to_the_millicore() -> None:
+    # expander/waste/waste.go resourcesForNode: the capacity's MilliValue, not the whole
+    # cores the resource limits count (1100m is 1100, where the limits count 2 cores)
+    small = AutoscalingConfig(
+        groups=(
+            ConfiguredGroup(
+                AKS_BIG,
+                template=NodeTemplate(
+                    labels={"pool": "big"},
+                    allocatable={"cpu": 1100, "memory": 4 * 2**30, "pods": 30},
+                ),
+            ),
+        )
+    )
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=least-waste")]
+    run = Run(USERS, objects, DAEMONS, config=small)
+    assert run.decide(spec(cpu="1"), 10).scale_up == (
+        ScaleUp(AKS_BIG, 1, 1, 0, 1),
+        ScaleUp(AKS_USER, 3, 9, 3, 10),
+    )

@@ -299,6 +299,7 @@ def test_a_configured_template_takes_every_daemonset_that_runs_there() -> None:
         cores=4,
         memory=9 * GI,
         source="configured",
+        millicores=3500,
     )
 
 

@@ -245,8 +245,8 @@ def _alone(
 
 def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
     """expander/waste ``BestOptions``: the fraction of the new nodes' cpu plus that of their
-    memory the copies leave unrequested."""
-    cpu = template.cores * 1000 * option.nodes
+    memory the copies leave unrequested (the capacity's cpu in millicores)."""
+    cpu = (template.millicores or template.cores * 1000) * option.nodes
     memory = template.memory * option.nodes
     if not cpu or not memory:
         return Fraction(2)

@@ -105,6 +105,9 @@ class Template:
     memory: int
     source: str
     too_big: tuple[str, ...] = ()
+    millicores: int = 0
+    """The capacity's cpu in millicores, as the least-waste expander weighs it (0: ``cores``
+    whole, all a member's capacity keeps)."""
 
 
 def _named(group: str, labels: Mapping[str, str]) -> tuple[str, dict[str, str]]:
@@ -239,8 +242,9 @@ def from_configured(
         0,
     )
     view, too_big = _with_daemon_sets(bare, daemon_sets, cluster, dialect)
-    cores, memory = _counted(template.capacity or template.allocatable)
-    return Template(view, cores, memory, source, too_big)
+    counted = template.capacity or template.allocatable
+    cores, memory = _counted(counted)
+    return Template(view, cores, memory, source, too_big, counted.get("cpu", 0))
 
 
 def node_capacity(node: NodeView) -> tuple[int, int]:
