@@ -113,7 +113,7 @@ class _Builder:
         """CA's order: a usable member; the group's own template (configured, else a
         MachineDeployment's annotations); a Ready member cordoned or being deleted."""
         ds = self.state.daemon_sets
-        usable = [m for m in members if is_usable(m)]
+        usable = [m for m in members if is_usable(m, self.flags)]
         if usable:
             pods = self.pods.get(usable[0].name, [])
             return from_member(
@@ -141,7 +141,7 @@ class _Builder:
                     self.dialect,
                     "MachineDeployment annotations",
                 )
-        ready = [m for m in members if is_ready(m)]
+        ready = [m for m in members if is_ready(m, self.flags)]
         if ready:
             pods = self.pods.get(ready[0].name, [])
             return from_member(
@@ -197,7 +197,7 @@ def node_groups(
         ungrouped=ungrouped,
         limits=flags.limits,
         flags=flags,
-        ready_nodes=sum(map(is_ready, nodes)),
+        ready_nodes=sum(is_ready(n, flags) for n in nodes),
         node_count=len(nodes),
         updated=state.status.updated if state.status else None,
         autoscaler=state.status.autoscaler if state.status else "",

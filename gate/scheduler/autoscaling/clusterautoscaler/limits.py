@@ -90,7 +90,7 @@ def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
     """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
     target times its template's capacity, the Ready nodes in no group (ScaleUp is given the
     Ready nodes alone) and what the run added."""
-    counted = [node_capacity(n) for n in groups.ungrouped if is_ready(n)]
+    counted = [node_capacity(n) for n in groups.ungrouped if is_ready(n, groups.flags)]
     cores = used.cores + sum(c for c, _ in counted)
     memory = used.memory + sum(m for _, m in counted)
     for group in groups.groups:

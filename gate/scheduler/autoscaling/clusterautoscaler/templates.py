@@ -57,11 +57,14 @@ NODE_CONDITION_TAINTS = frozenset(
     }
 )
 """utils/taints/taints.go ``NodeConditionTaints``."""
-IGNORED_PREFIXES = (
+STARTUP_PREFIXES = (
     "ignore-taint.cluster-autoscaler.kubernetes.io/",
     "startup-taint.cluster-autoscaler.kubernetes.io/",
-    "status-taint.cluster-autoscaler.kubernetes.io/",
 )
+"""utils/taints/taints.go ``NewTaintConfig``: the prefixes of startup taints."""
+
+
+IGNORED_PREFIXES = (*STARTUP_PREFIXES, "status-taint.cluster-autoscaler.kubernetes.io/")
 """utils/taints/taints.go ``IgnoreTaintPrefix``, ``StartupTaintPrefix``, ``StatusTaintPrefix``."""
 NOT_READY = frozenset({TAINT_NOT_READY, TAINT_UNREACHABLE})
 """The node lifecycle controller's taints of a node whose Ready condition is not True: how
@@ -82,15 +85,22 @@ def sanitized_taints(taints: Iterable[Taint], flags: Flags) -> tuple[Taint, ...]
     )
 
 
-def is_ready(node: NodeView) -> bool:
-    return not any(t.key in NOT_READY for t in node.taints)
+def is_ready(node: NodeView, flags: Flags) -> bool:
+    """Among the Ready nodes CA works with: not tainted NotReady, and holding no startup
+    taint (static_autoscaler.go ``obtainNodeLists``, utils/taints/taints.go
+    ``FilterOutNodesWithStartupTaints``; ``IsStartupTaint``: a ``--startup-taint`` or
+    ``--ignore-taint`` key, or a startup prefix)."""
+    return not any(
+        t.key in NOT_READY or t.key in flags.startup_taints or t.key.startswith(STARTUP_PREFIXES)
+        for t in node.taints
+    )
 
 
-def is_usable(node: NodeView) -> bool:
+def is_usable(node: NodeView, flags: Flags) -> bool:
     """A member CA takes its template from first: Ready, schedulable, not being deleted
     (mixed_nodeinfos_processor.go ``isNodeGoodTemplateCandidate``)."""
     deleting = any(t.key == TO_BE_DELETED for t in node.taints)
-    return is_ready(node) and not node.unschedulable and not deleting
+    return is_ready(node, flags) and not node.unschedulable and not deleting
 
 
 @dataclass(frozen=True, slots=True)
