@@ -560,3 +560,25 @@ def test_least_waste_weighs_a_template_s_cpu_to_the_millicore() -> None:
         ScaleUp(AKS_BIG, 1, 1, 0, 1),
         ScaleUp(AKS_USER, 3, 9, 3, 10),
     )
+
+
+AKS_BIG2 = "aks-bigtwo-12345678-vmss"
+
+
+def test_a_choice_among_groups_no_copy_is_left_for_is_no_open_choice() -> None:
+    # orchestrator.go ScaleUp: the expander chooses once a loop, for the pods still pending;
+    # once the chosen groups hold every copy no loop is left to choose among the others
+    twins = AutoscalingConfig(
+        groups=(
+            *BIG_TEMPLATE.groups,
+            ConfiguredGroup(AKS_BIG2, template=BIG_TEMPLATE.groups[0].template),
+        )
+    )
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+        status_group(AKS_BIG2, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
+    decision = Run(USERS, objects, DAEMONS, config=twins).decide(spec(cpu="1"), 10)
+    assert (decision.scale_up, decision.options) == ((USER_FOUR,), ())

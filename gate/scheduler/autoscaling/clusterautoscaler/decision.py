@@ -36,7 +36,7 @@ the groups' upcoming nodes are Ready too, reach ``--max-nodes-total`` (static_au
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
@@ -193,22 +193,33 @@ def _decide(
         and run_filters(cycle, group.template.node, dialect) is None
     ]
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
-    # The expander weighs each option before the cores and memory left cap it; what a group
-    # would add is named capped.
-    estimated, alone = (
-        {
+
+    def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
+        """Each helping group's option for ``copies``; the expander weighs it before the
+        cores and memory left cap it, and what a group would add is named capped."""
+        return {
             group.id: option
             for group, template in helping
-            if (option := _alone(wanted, per_node[group.id], group, template, groups, used, r))
+            if (
+                option := _alone(
+                    copies, per_node[group.id], group, template, groups, used, resources
+                )
+            )
         }
-        for r in (False, True)
-    )
-    helping, open_choice = _expanded(
-        helping, estimated, pod, groups.flags.expander, groups.priorities
-    )
+
+    alone = weigh(wanted, True)
     state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
-    # one option taking them all.
+    # one option taking them all: every group stays in the expander's order.
+    helping, open_choice = _expanded(
+        helping,
+        weigh,
+        pod,
+        groups.flags.expander,
+        groups.priorities,
+        wanted,
+        packed=state is None,
+    )
     options = tuple(alone[g.id] for g, _ in helping if g.id in alone)
     options = options if open_choice and state is None else ()
     if state is not None:
@@ -256,18 +267,24 @@ def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
 
 def _expanded(
     helping: list[tuple[NodeGroup, Template]],
-    alone: Mapping[str, ScaleUp],
+    weigh: Callable[[int, bool], Mapping[str, ScaleUp]],
     pod: PodProfile,
     expander: tuple[str, ...],
-    priorities: Priorities | None = None,
+    priorities: Priorities | None,
+    wanted: int,
+    packed: bool,
 ) -> tuple[list[tuple[NodeGroup, Template]], bool]:
     """The helping groups in the order the expander would grow them, and whether its
     choice is left open (then by name after what it decides): each loop chooses among the
-    groups left, the chain narrowing the options (expander/factory chain.go)."""
+    groups left for the ``wanted`` copies still pending, the chain narrowing the options
+    (expander/factory chain.go); no loop is left once the chosen groups hold every copy
+    (``packed``; spread copies keep every group in order, weighed for all of them)."""
     left = sorted(helping, key=lambda g: g[0].id)
     ordered: list[tuple[NodeGroup, Template]] = []
     open_choice = False
-    while left:
+    pending = wanted
+    while left and pending > 0:
+        alone = weigh(pending, False)
         best = [g for g in left if g[0].id in alone]
         for strategy in expander:
             if len(best) <= 1:
@@ -289,7 +306,10 @@ def _expanded(
             return ordered + left, open_choice
         ordered.append(best[0])
         left.remove(best[0])
-    return ordered, open_choice
+        if packed:
+            taken = weigh(pending, True).get(best[0][0].id)
+            pending -= taken.copies if taken is not None else 0
+    return ordered + left, open_choice
 
 
 Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
