@@ -18,9 +18,11 @@ from tests.autoscaling_objects import (
     TEXT_STATUS,
     autoscaler_deployment,
     configmap_of,
+    daemonset,
     status_configmap,
     status_group,
 )
+from tests.builders import api_node
 
 GPU_TEMPLATE = AutoscalingConfig(
     groups=(
@@ -151,6 +153,64 @@ def test_scale_up_rules(
     groups: list[dict[str, Any]], flags: tuple[str, ...], copies: int, decision: Decision
 ) -> None:
     assert _run(*groups, flags=flags).decide(spec(cpu="1"), copies) == decision
+
+
+NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}
+MAX_TOTAL = "max total nodes in cluster reached"
+
+
+# static_autoscaler.go calls ScaleUp with the Ready nodes only; orchestrator.go counts
+# len(nodes)+len(upcomingNodes) against --max-nodes-total (GetCappedNewNodeCount and the
+# estimator's cluster_capacity_threshold.go), upcoming being each group's target less its
+# registered nodes (clusterstate.go GetUpcomingNodes); resource/manager.go ResourcesLeft
+# adds the capacity of those Ready nodes that are in no group.
+@pytest.mark.parametrize(
+    ("groups", "flags", "extra", "decision"),
+    [
+        pytest.param(
+            _aks(),
+            ("--max-nodes-total=5",),
+            [api_node("old", taints=[NOT_READY_TAINT])],
+            Decision(10, (ScaleUp(AKS_USER, 2, 6, 3, 10),), 6, {MAX_TOTAL: 1}),
+            id="a NotReady node counts nowhere towards the total node count",
+        ),
+        pytest.param(
+            _aks(target=5),
+            ("--max-nodes-total=6",),
+            [],
+            Decision(10, (ScaleUp(AKS_USER, 1, 3, 5, 10),), 3, {MAX_TOTAL: 1}),
+            id="nodes a group is still bringing up count towards the total node count",
+        ),
+        pytest.param(
+            _aks(target=5),
+            ("--max-nodes-total=5",),
+            [],
+            Decision(10, (), 0, {MAX_TOTAL: 1}),
+            id="Ready and upcoming nodes at the total leave no node to add",
+        ),
+        pytest.param(
+            _aks(),
+            ("--cores-total=0:20",),
+            [api_node("old", taints=[NOT_READY_TAINT])],
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max cluster cpu limit reached": 2},
+            ),
+            id="a NotReady node in no group is not counted against the cores limit",
+        ),
+    ],
+)
+def test_the_limits_count_the_nodes_cluster_autoscaler_counts(
+    groups: list[dict[str, Any]],
+    flags: tuple[str, ...],
+    extra: list[dict[str, Any]],
+    decision: Decision,
+) -> None:
+    objects = [status_configmap(*groups), autoscaler_deployment(*flags)]
+    run = Run([*USERS, *extra], objects, DAEMONS, config=GPU_TEMPLATE)
+    assert run.decide(spec(cpu="1"), 10) == decision
 
 
 def test_the_template_s_filters_give_their_own_reasons() -> None:
@@ -343,8 +403,21 @@ USER_FOUR = ScaleUp(AKS_USER, 4, 10, 3, 10)
 USER_REST = ScaleUp(AKS_USER, 1, 2, 3, 10)
 EXPANDERS = [
     (
-        "random, the default: every group that helps is named",
+        "no cluster-autoscaler recorded (a managed one): random, every group that helps named",
         (),
+        (BIG_ONE, USER_REST),
+        (BIG_ONE, USER_FOUR),
+    ),
+    (
+        # config/flags/flags.go: --expander defaults to least-waste in the binary
+        "a recorded cluster-autoscaler without --expander runs least-waste",
+        ("--max-nodes-total=100",),
+        (BIG_ONE, USER_REST),
+        (),
+    ),
+    (
+        "random decides nothing from recorded state",
+        ("--expander=random",),
         (BIG_ONE, USER_REST),
         (BIG_ONE, USER_FOUR),
     ),
@@ -397,3 +470,115 @@ def test_the_expander_chooses_the_group_whatever_the_status_order(
     run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
     decision = run.decide(spec(cpu="1"), 10)
     assert (decision.scale_up, decision.placed, decision.options) == (scale_up, 10, options)
+
+
+# orchestrator.go ScaleUp: the estimator's options are capped by the groups' sizes, the
+# total node count and --max-nodes-per-scaleup only (estimator/*_threshold.go); the
+# expander chooses among them, and the cores and memory left cap the chosen one after
+# (applyLimits, resource/manager.go ApplyLimits).
+@pytest.mark.parametrize(
+    ("flags", "decision"),
+    [
+        pytest.param(
+            ("--expander=most-pods",),
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 2, 6, 3, 10),),
+                6,
+                {"max cluster cpu limit reached": 2},
+            ),
+            id="most-pods counts the copies a group would hold before the cores left cap it",
+        ),
+        pytest.param(
+            ("--expander=random",),
+            Decision(
+                10,
+                (BIG_ONE,),
+                8,
+                {"max cluster cpu limit reached": 1, "max node group size reached": 1},
+                options=(
+                    BIG_ONE,
+                    ScaleUp(AKS_USER, 2, 6, 3, 10),
+                ),
+            ),
+            id="the groups named for an open choice say what the cores left let each add",
+        ),
+    ],
+)
+def test_the_expander_chooses_before_the_resource_limits_cap(
+    flags: tuple[str, ...], decision: Decision
+) -> None:
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--cores-total=0:20", *flags)]
+    run = Run(USERS, objects, DAEMONS, config=BIG_TEMPLATE)
+    assert run.decide(spec(cpu="1"), 10) == decision
+
+
+def test_a_daemonset_too_big_for_a_fresh_node_leaves_no_room_on_it() -> None:
+    # simulator/node_info_utils.go podsExpectedOnFreshNode: every DaemonSet that would run
+    # on the group's template is added to it, whether or not it fits (a group at zero
+    # takes them all, as --force-ds does)
+    huge = daemonset("huge", cpu="9", tolerations=[{"operator": "Exists"}])
+    run = Run(USERS, [status_configmap(*_aks()), huge], DAEMONS, config=GPU_TEMPLATE)
+    gpu = spec(
+        cpu="1",
+        nodeSelector={"pool": "gpu"},
+        tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}],
+    )
+    assert run.decide(gpu, 1) == Decision(
+        1,
+        (),
+        0,
+        {"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1},
+    )
+
+
+def test_least_waste_weighs_a_template_s_cpu_to_the_millicore() -> None:
+    # expander/waste/waste.go resourcesForNode: the capacity's MilliValue, not the whole
+    # cores the resource limits count (1100m is 1100, where the limits count 2 cores)
+    small = AutoscalingConfig(
+        groups=(
+            ConfiguredGroup(
+                AKS_BIG,
+                template=NodeTemplate(
+                    labels={"pool": "big"},
+                    allocatable={"cpu": 1100, "memory": 4 * 2**30, "pods": 30},
+                ),
+            ),
+        )
+    )
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=least-waste")]
+    run = Run(USERS, objects, DAEMONS, config=small)
+    assert run.decide(spec(cpu="1"), 10).scale_up == (
+        ScaleUp(AKS_BIG, 1, 1, 0, 1),
+        ScaleUp(AKS_USER, 3, 9, 3, 10),
+    )
+
+
+AKS_BIG2 = "aks-bigtwo-12345678-vmss"
+
+
+def test_a_choice_among_groups_no_copy_is_left_for_is_no_open_choice() -> None:
+    # orchestrator.go ScaleUp: the expander chooses once a loop, for the pods still pending;
+    # once the chosen groups hold every copy no loop is left to choose among the others
+    twins = AutoscalingConfig(
+        groups=(
+            *BIG_TEMPLATE.groups,
+            ConfiguredGroup(AKS_BIG2, template=BIG_TEMPLATE.groups[0].template),
+        )
+    )
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_BIG, target=0, max_size=1),
+        status_group(AKS_BIG2, target=0, max_size=1),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
+    decision = Run(USERS, objects, DAEMONS, config=twins).decide(spec(cpu="1"), 10)
+    assert (decision.scale_up, decision.options) == ((USER_FOUR,), ())

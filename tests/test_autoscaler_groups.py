@@ -46,27 +46,28 @@ def _taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict[str, s
 
 
 def test_the_template_is_the_first_usable_member_sanitised() -> None:
-    """Cordoned and NotReady members are passed over; condition, startup and CA taints go."""
+    """Cordoned, NotReady and starting members are passed over (a node with a startup taint
+    is not among the Ready nodes CA builds templates from); condition and CA taints go."""
     nodes = [
         aks_node("cordoned", unschedulable=True),
         aks_node("not-ready", taints=[_taint("node.kubernetes.io/not-ready", effect="NoExecute")]),
+        aks_node("cni", taints=[_taint("startup-taint.cluster-autoscaler.kubernetes.io/cni")]),
+        aks_node("booting", taints=[_taint("example.com/booting", "1")]),
         aks_node(
             "good",
             taints=[
                 _taint("node.kubernetes.io/memory-pressure"),
-                _taint("startup-taint.cluster-autoscaler.kubernetes.io/cni", "x"),
-                _taint("example.com/booting", "1"),
                 _taint("DeletionCandidateOfClusterAutoscaler", "1", "PreferNoSchedule"),
                 _taint("dedicated", "web"),
             ],
         ),
     ]
     objects = [
-        status_configmap(status_group(AKS_USER, target=3, max_size=10)),
+        status_configmap(status_group(AKS_USER, target=5, max_size=10)),
         autoscaler_deployment("--startup-taint=example.com/booting"),
     ]
     (group,) = Run(nodes, objects).groups.groups
-    assert group.members == ("cordoned", "not-ready", "good")
+    assert group.members == ("cordoned", "not-ready", "cni", "booting", "good")
     assert group.template is not None
     template = group.template.node
     assert (template.name, group.template.source) == (TEMPLATE, "member good")
@@ -121,8 +122,8 @@ def test_a_group_at_zero_takes_its_configured_template_and_the_daemonsets_it_wou
     assert template is not None
     assert (template.source, template.node.requested, template.node.pod_count) == (
         ".fitgate.yaml",
-        {"cpu": 100, "memory": 64 * 2**20},
-        1,
+        {"cpu": 9100, "memory": 128 * 2**20},
+        2,
     )
     assert template.too_big == ("kube-system/huge",)
     assert groups.warnings == (

@@ -83,35 +83,75 @@ def test_sanitized_taints(taints: list[Taint], flags: Flags, expected: list[Tain
     assert sanitized_taints(taints, flags) == tuple(expected)
 
 
-USABLE: list[tuple[str, NodeView, bool, bool]] = [
-    ("a Ready schedulable node is a good template", node(), True, True),
+USABLE: list[tuple[str, NodeView, Flags, bool, bool]] = [
+    ("a Ready schedulable node is a good template", node(), Flags(), True, True),
     (
         "a node tainted not-ready is not Ready",
         node(taints=(taint("node.kubernetes.io/not-ready", effect="NoExecute"),)),
+        Flags(),
         False,
         False,
     ),
     (
         "a node tainted unreachable is not Ready",
         node(taints=(taint("node.kubernetes.io/unreachable", effect="NoExecute"),)),
+        Flags(),
         False,
         False,
     ),
-    ("a cordoned node is Ready but no good template", node(unschedulable=True), True, False),
+    (
+        "a cordoned node is Ready but no good template",
+        node(unschedulable=True),
+        Flags(),
+        True,
+        False,
+    ),
     (
         "a node being deleted by the autoscaler is no good template",
         node(taints=(taint("ToBeDeletedByClusterAutoscaler"),)),
+        Flags(),
         True,
         False,
+    ),
+    # core/static_autoscaler.go obtainNodeLists: utils/taints FilterOutNodesWithStartupTaints
+    # drops a node holding a startup taint (IsStartupTaint: a --startup-taint or
+    # --ignore-taint key, or the startup-taint or ignore-taint prefix) from the Ready nodes
+    (
+        "a node with a startup-taint prefixed taint is not Ready",
+        node(taints=(taint("startup-taint.cluster-autoscaler.kubernetes.io/cni"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node with an ignore-taint prefixed taint is not Ready",
+        node(taints=(taint("ignore-taint.cluster-autoscaler.kubernetes.io/gpu"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node with a --startup-taint key is not Ready",
+        node(taints=(taint("example.com/booting"),)),
+        Flags(startup_taints=("example.com/booting",)),
+        False,
+        False,
+    ),
+    (
+        "a node with a status taint stays Ready",
+        node(taints=(taint("status-taint.cluster-autoscaler.kubernetes.io/x"),)),
+        Flags(status_taints=("example.com/x",)),
+        True,
+        True,
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("view", "ready", "usable"), [c[1:] for c in USABLE], ids=[c[0] for c in USABLE]
+    ("view", "flags", "ready", "usable"), [c[1:] for c in USABLE], ids=[c[0] for c in USABLE]
 )
-def test_ready_and_usable(view: NodeView, ready: bool, usable: bool) -> None:
-    assert (is_ready(view), is_usable(view)) == (ready, usable)
+def test_ready_and_usable(view: NodeView, flags: Flags, ready: bool, usable: bool) -> None:
+    assert (is_ready(view, flags), is_usable(view, flags)) == (ready, usable)
 
 
 def _pod(
@@ -234,14 +274,17 @@ MISSING: list[tuple[str, Flags, list[DaemonSet], dict[str, int], int, tuple[str,
         (),
     ),
     (
-        "a DaemonSet too big for the fresh node is named, not added",
+        # utils/daemonset/daemonset.go GetDaemonSetPodsForNode asks NodeShouldRunDaemonPod,
+        # which weighs the node's name, affinity and taints, never its room:
+        # simulator/node_info_utils.go podsExpectedOnFreshNode adds the pod all the same
+        "a DaemonSet too big for the fresh node is named, and added all the same",
         Flags(force_ds=True),
         [
             _daemon_set("huge", cpu="5", tolerations=[{"operator": "Exists"}]),
             _daemon_set("agent", tolerations=[{"operator": "Exists"}]),
         ],
-        {"cpu": 100, "memory": 64 * MI},
-        1,
+        {"cpu": 5100, "memory": 128 * MI},
+        2,
         ("kube-system/huge",),
     ),
 ]
@@ -296,6 +339,7 @@ def test_a_configured_template_takes_every_daemonset_that_runs_there() -> None:
         cores=4,
         memory=9 * GI,
         source="configured",
+        millicores=3500,
     )
 
 

@@ -235,7 +235,11 @@ def test_a_garbled_status_is_one_line_naming_object_and_field(status: str, messa
     ("args", "flags"),
     [
         pytest.param(
-            (), Flags(deployment='Deployment "kube-system/cluster-autoscaler"'), id="defaults"
+            (),
+            Flags(
+                deployment='Deployment "kube-system/cluster-autoscaler"', expander=("least-waste",)
+            ),
+            id="defaults",
         ),
         pytest.param(
             (
@@ -257,6 +261,7 @@ def test_a_garbled_status_is_one_line_naming_object_and_field(status: str, messa
                 force_ds=True,
                 expendable_cutoff=0,
                 deployment='Deployment "kube-system/cluster-autoscaler"',
+                expander=("least-waste",),
             ),
             id="every flag in each spelling Go's flag package reads",
         ),
@@ -323,6 +328,39 @@ def test_daemonsets_keep_their_pod_spec_and_requests() -> None:
         {"cpu": 100, "memory": 64 * 2**20},
         True,
     )
+
+
+# simulator/node_info_utils.go isPreemptingSystemNodeCritical: system-node-critical, its
+# preemptionPolicy unset or PreemptLowerPriority
+@pytest.mark.parametrize(
+    ("spec", "critical"),
+    [
+        pytest.param(
+            {"priorityClassName": "system-node-critical"}, True, id="system-node-critical"
+        ),
+        pytest.param(
+            {
+                "priorityClassName": "system-node-critical",
+                "preemptionPolicy": "PreemptLowerPriority",
+            },
+            True,
+            id="system-node-critical preempting lower priorities",
+        ),
+        pytest.param(
+            {"priorityClassName": "system-node-critical", "preemptionPolicy": "Never"},
+            False,
+            id="system-node-critical that never preempts is not put on a template",
+        ),
+        pytest.param(
+            {"priorityClassName": "system-cluster-critical"}, False, id="system-cluster-critical"
+        ),
+    ],
+)
+def test_a_daemonset_is_critical_when_it_would_preempt_at_system_node_critical(
+    spec: dict[str, Any], critical: bool
+) -> None:
+    (read,) = _both(_own(daemonSets=[daemonset("agent", **spec)])).daemon_sets
+    assert read.critical is critical
 
 
 def test_a_daemonset_request_that_is_no_quantity_names_it() -> None:

@@ -96,7 +96,9 @@ def test_the_autoscaler_objects_are_recorded_and_read_back(tmp_path: Path) -> No
         datetime(2026, 8, 16, 10, 0, tzinfo=timezone.utc),
     )
     assert state.flags == Flags(
-        limits=Limits(max_nodes_total=20), deployment='Deployment "kube-system/cluster-autoscaler"'
+        limits=Limits(max_nodes_total=20),
+        deployment='Deployment "kube-system/cluster-autoscaler"',
+        expander=("least-waste",),
     )
     assert [(d.name, d.requests) for d in state.daemon_sets] == [
         ("kube-proxy", {"cpu": 100, "memory": 64 * 2**20})

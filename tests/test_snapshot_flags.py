@@ -11,7 +11,7 @@ import pytest
 
 from gate.errors import SnapshotError
 from gate.model.autoscaling import Flags, Limits
-from gate.snapshot.flags import command_flags, flags_from, flags_of
+from gate.snapshot.flags import LEAST_WASTE, command_flags, flags_from, flags_of
 
 GI = 2**30
 WHERE = 'Deployment "kube-system/cluster-autoscaler"'
@@ -43,26 +43,36 @@ def test_command_flags(words: list[str], expected: dict[str, list[str]]) -> None
 
 
 FLAGS: list[tuple[str, list[str], Flags]] = [
-    ("no flag keeps CA's defaults", [], Flags(deployment=WHERE)),
+    (
+        # config/flags/flags.go: --expander defaults to expander.LeastWasteExpanderName
+        "no flag keeps CA's defaults, least-waste the expander",
+        [],
+        Flags(deployment=WHERE, expander=(LEAST_WASTE,)),
+    ),
     (
         "the totals in cores and GiB, the GiB in bytes",
         ["--max-nodes-total=30", "--cores-total=8:64", "--memory-total=16:256"],
-        Flags(Limits(30, (8, 64), (16 * GI, 256 * GI)), deployment=WHERE),
+        Flags(Limits(30, (8, 64), (16 * GI, 256 * GI)), deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
         "ignore taints count as startup taints, comma lists split",
         ["--startup-taint=a,b", "--ignore-taint=c", "--status-taint=d,,e"],
-        Flags(startup_taints=("a", "b", "c"), status_taints=("d", "e"), deployment=WHERE),
+        Flags(
+            startup_taints=("a", "b", "c"),
+            status_taints=("d", "e"),
+            deployment=WHERE,
+            expander=(LEAST_WASTE,),
+        ),
     ),
     (
         "--force-ds takes Go's bool spellings",
         ["--force-ds=T", "--expendable-pods-priority-cutoff=-5"],
-        Flags(force_ds=True, expendable_cutoff=-5, deployment=WHERE),
+        Flags(force_ds=True, expendable_cutoff=-5, deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
         "the last of a repeated single flag counts",
         ["--max-nodes-total=5", "--max-nodes-total=7", "--force-ds", "--force-ds=false"],
-        Flags(Limits(max_nodes_total=7), deployment=WHERE),
+        Flags(Limits(max_nodes_total=7), deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
 ]
 
@@ -124,12 +134,12 @@ OF: list[tuple[str, dict[str, Any], Flags | None]] = [
                 "args": ["--max-nodes-total=9"],
             },
         ),
-        Flags(Limits(max_nodes_total=9), force_ds=True, deployment=WHERE),
+        Flags(Limits(max_nodes_total=9), force_ds=True, deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
         "or by its command's first word",
         _deployment({"image": "mirror/ca:1", "command": ["/cluster-autoscaler", "--force-ds"]}),
-        Flags(force_ds=True, deployment=WHERE),
+        Flags(force_ds=True, deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
         "any other Deployment has none",

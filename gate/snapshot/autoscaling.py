@@ -290,7 +290,9 @@ def daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
         name=str(meta.get("name") or ""),
         pod_spec=pod,
         requests=requests,
-        critical=pod.get("priorityClassName") == "system-node-critical",
+        # node_info_utils.go isPreemptingSystemNodeCritical
+        critical=pod.get("priorityClassName") == "system-node-critical"
+        and pod.get("preemptionPolicy") in (None, "PreemptLowerPriority"),
     )
 
 

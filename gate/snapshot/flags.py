@@ -4,7 +4,8 @@ Upstream config/flags/flags.go (cluster-autoscaler-1.34.5): ``--max-nodes-total`
 for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and GiB),
 ``--startup-taint`` / ``--status-taint`` / ``--ignore-taint`` (repeated), ``--force-ds``
 (bool), ``--expendable-pods-priority-cutoff`` (int) and ``--expander`` (a comma-separated
-list, default ``random``). Go's flag package reads ``-name``
+list, default ``least-waste``, the binary's; with no Deployment recorded, a managed
+autoscaler's ``random`` stays). Go's flag package reads ``-name``
 as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool.
 """
 
@@ -20,6 +21,9 @@ from gate.model.autoscaling import Flags, Limits
 _BOOLS = frozenset({"force-ds"})
 _TRUE = {"1", "t", "T", "TRUE", "true", "True"}
 _FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+
+LEAST_WASTE = "least-waste"
+"""config/flags/flags.go: ``--expander`` defaults to ``expander.LeastWasteExpanderName``."""
 
 
 def _words(container: Mapping[str, Any]) -> list[str]:
@@ -114,7 +118,8 @@ def flags_from(words: Sequence[str], where: str) -> Flags:
         if cutoff is None
         else _integer(cutoff, "expendable-pods-priority-cutoff", where),
         deployment=where,
-        expander=tuple(n for n in last.get("expander", "random").split(",") if n) or ("random",),
+        expander=tuple(n for n in last.get("expander", LEAST_WASTE).split(",") if n)
+        or (LEAST_WASTE,),
     )
 
 

@@ -18,7 +18,8 @@ choose them, each group's nodes counted against the headroom the run's earlier w
 ``least-waste`` those leaving the least fraction of cpu plus memory of the new nodes'
 capacity unrequested; ``priority`` those the highest priority of the recorded
 ``cluster-autoscaler-priority-expander`` ConfigMap matches (:mod:`.priority`; every option
-when cluster-autoscaler ignores the ConfigMap); ``random`` (the default), ``price`` and
+when cluster-autoscaler ignores the ConfigMap); ``random`` (:mod:`gate.snapshot.flags`
+says which expander runs by default), ``price`` and
 ``priority`` without its ConfigMap in the snapshot, or with a regular expression fitgate
 does not evaluate, choose nothing from recorded state. When a choice is left
 open, the groups are taken by name, never by the status's order, and every group that
@@ -27,14 +28,15 @@ each group's reason as that last loop sees it (skipped as the headroom then stan
 rejected by a filter, else what stopped it taking more):
 ``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
 eventing_scale_up_processor.go ``ReasonsMessage``: per reason, the groups giving it; here
-sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes already
-reach ``--max-nodes-total`` (static_autoscaler.go ``ScaleUpLimitedByMaxNodesTotal``).
+sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes, once
+the groups' upcoming nodes are Ready too, reach ``--max-nodes-total`` (static_autoscaler.go
+``ScaleUpLimitedByMaxNodesTotal``; :attr:`Groups.counted`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
@@ -181,7 +183,7 @@ def _decide(
     if lacking:
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
     total = groups.limits.max_nodes_total
-    if total > 0 and groups.ready_nodes + used.total >= total:
+    if total > 0 and groups.counted + used.total >= total:
         return Decision(wanted, reasons={MAX_TOTAL: 1})
     helping = [
         (group, group.template)
@@ -190,15 +192,34 @@ def _decide(
         and skipped(group, groups, used) is None
         and run_filters(cycle, group.template.node, dialect) is None
     ]
-    alone = {
-        group.id: option
-        for group, template in helping
-        if (option := _alone(cycle, pod, wanted, group, template, groups, used, dialect))
-    }
-    helping, open_choice = _expanded(helping, alone, pod, groups.flags.expander, groups.priorities)
+    per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
+
+    def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
+        """Each helping group's option for ``copies``; the expander weighs it before the
+        cores and memory left cap it, and what a group would add is named capped."""
+        return {
+            group.id: option
+            for group, template in helping
+            if (
+                option := _alone(
+                    copies, per_node[group.id], group, template, groups, used, resources
+                )
+            )
+        }
+
+    alone = weigh(wanted, True)
     state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
-    # one option taking them all.
+    # one option taking them all: every group stays in the expander's order.
+    helping, open_choice = _expanded(
+        helping,
+        weigh,
+        pod,
+        groups.flags.expander,
+        groups.priorities,
+        wanted,
+        packed=state is None,
+    )
     options = tuple(alone[g.id] for g, _ in helping if g.id in alone)
     options = options if open_choice and state is None else ()
     if state is not None:
@@ -207,7 +228,7 @@ def _decide(
         scale_ups, placed, why = _packed(cycle, pod, wanted, helping, groups, used, dialect)
     if placed == wanted:
         return Decision(wanted, scale_ups, placed, options=options)
-    if total > 0 and groups.ready_nodes + used.total >= total:
+    if total > 0 and groups.counted + used.total >= total:
         # the loop that scales nothing more starts at the total: it considers no group
         return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1}, options=options)
     reasons = _reasons(cycle, groups, used, dialect, why)
@@ -215,18 +236,17 @@ def _decide(
 
 
 def _alone(
-    cycle: CycleState,
-    pod: PodProfile,
     wanted: int,
+    per_node: int,
     group: NodeGroup,
     template: Template,
     groups: Groups,
     used: Headroom,
-    dialect: Dialect,
+    resources: bool,
 ) -> ScaleUp | None:
-    """What ``group`` would add if the expander chose it for every copy (binpacked)."""
-    cap, _ = limit(group, template, groups, used)
-    per_node = _per_node(cycle, pod, template, dialect)
+    """What ``group`` would add if the expander chose it for every copy (binpacked), the
+    cores and memory left capping it or not (:func:`.limits.limit`)."""
+    cap, _ = limit(group, template, groups, used, resources)
     nodes = min(-(-wanted // per_node), max(cap, 0))
     if nodes <= 0:
         return None
@@ -236,8 +256,8 @@ def _alone(
 
 def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
     """expander/waste ``BestOptions``: the fraction of the new nodes' cpu plus that of their
-    memory the copies leave unrequested."""
-    cpu = template.cores * 1000 * option.nodes
+    memory the copies leave unrequested (the capacity's cpu in millicores)."""
+    cpu = (template.millicores or template.cores * 1000) * option.nodes
     memory = template.memory * option.nodes
     if not cpu or not memory:
         return Fraction(2)
@@ -247,18 +267,24 @@ def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
 
 def _expanded(
     helping: list[tuple[NodeGroup, Template]],
-    alone: Mapping[str, ScaleUp],
+    weigh: Callable[[int, bool], Mapping[str, ScaleUp]],
     pod: PodProfile,
     expander: tuple[str, ...],
-    priorities: Priorities | None = None,
+    priorities: Priorities | None,
+    wanted: int,
+    packed: bool,
 ) -> tuple[list[tuple[NodeGroup, Template]], bool]:
     """The helping groups in the order the expander would grow them, and whether its
     choice is left open (then by name after what it decides): each loop chooses among the
-    groups left, the chain narrowing the options (expander/factory chain.go)."""
+    groups left for the ``wanted`` copies still pending, the chain narrowing the options
+    (expander/factory chain.go); no loop is left once the chosen groups hold every copy
+    (``packed``; spread copies keep every group in order, weighed for all of them)."""
     left = sorted(helping, key=lambda g: g[0].id)
     ordered: list[tuple[NodeGroup, Template]] = []
     open_choice = False
-    while left:
+    pending = wanted
+    while left and pending > 0:
+        alone = weigh(pending, False)
         best = [g for g in left if g[0].id in alone]
         for strategy in expander:
             if len(best) <= 1:
@@ -280,7 +306,10 @@ def _expanded(
             return ordered + left, open_choice
         ordered.append(best[0])
         left.remove(best[0])
-    return ordered, open_choice
+        if packed:
+            taken = weigh(pending, True).get(best[0][0].id)
+            pending -= taken.copies if taken is not None else 0
+    return ordered + left, open_choice
 
 
 Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]

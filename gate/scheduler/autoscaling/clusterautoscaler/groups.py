@@ -56,9 +56,9 @@ class NodeGroup:
 @dataclass(frozen=True, slots=True)
 class Groups:
     """Every node group in status order, the nodes in none, the limits and flags in force,
-    the status's time and CA's own status, the Ready nodes and all nodes (CA caps new
-    nodes by all, and stops at ``--max-nodes-total`` by the Ready ones), and the warnings: unmatched
-    groups and nodes, groups without a template, DaemonSets too big for a fresh node."""
+    the status's time and CA's own status, the Ready nodes and all nodes, and the warnings:
+    unmatched groups and nodes, groups without a template, DaemonSets too big for a fresh
+    node."""
 
     groups: tuple[NodeGroup, ...]
     ungrouped: tuple[NodeView, ...]
@@ -71,6 +71,15 @@ class Groups:
     warnings: tuple[str, ...] = ()
     priorities: Priorities | None = None
     """The priority expander's ConfigMap as recorded (None: not in the snapshot)."""
+
+    @property
+    def counted(self) -> int:
+        """The nodes CA counts against ``--max-nodes-total``: the Ready ones (static_autoscaler.go
+        scales up with those alone) and those its groups are still bringing up, each group's
+        target less its registered members (orchestrator.go ``len(nodes)+len(upcomingNodes)``,
+        clusterstate.go ``GetUpcomingNodes``)."""
+        upcoming = sum(max(g.status.target - len(g.members), 0) for g in self.groups)
+        return self.ready_nodes + upcoming
 
 
 def _status_groups(state: AutoscalingState) -> tuple[StatusGroup, ...]:
@@ -104,7 +113,7 @@ class _Builder:
         """CA's order: a usable member; the group's own template (configured, else a
         MachineDeployment's annotations); a Ready member cordoned or being deleted."""
         ds = self.state.daemon_sets
-        usable = [m for m in members if is_usable(m)]
+        usable = [m for m in members if is_usable(m, self.flags)]
         if usable:
             pods = self.pods.get(usable[0].name, [])
             return from_member(
@@ -132,7 +141,7 @@ class _Builder:
                     self.dialect,
                     "MachineDeployment annotations",
                 )
-        ready = [m for m in members if is_ready(m)]
+        ready = [m for m in members if is_ready(m, self.flags)]
         if ready:
             pods = self.pods.get(ready[0].name, [])
             return from_member(
@@ -188,7 +197,7 @@ def node_groups(
         ungrouped=ungrouped,
         limits=flags.limits,
         flags=flags,
-        ready_nodes=sum(map(is_ready, nodes)),
+        ready_nodes=sum(is_ready(n, flags) for n in nodes),
         node_count=len(nodes),
         updated=state.status.updated if state.status else None,
         autoscaler=state.status.autoscaler if state.status else "",

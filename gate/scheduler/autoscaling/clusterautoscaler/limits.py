@@ -11,7 +11,11 @@ from dataclasses import dataclass, field, replace
 
 from gate.model.autoscaling import HEALTHY
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
-from gate.scheduler.autoscaling.clusterautoscaler.templates import Template, node_capacity
+from gate.scheduler.autoscaling.clusterautoscaler.templates import (
+    Template,
+    is_ready,
+    node_capacity,
+)
 
 # core/scaleup/orchestrator/skippedreasons.go
 NOT_READY = "not ready for scale-up"
@@ -84,8 +88,9 @@ def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
 
 def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
     """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
-    target times its template's capacity, the nodes in no group and what the run added."""
-    counted = [node_capacity(n) for n in groups.ungrouped]
+    target times its template's capacity, the Ready nodes in no group (ScaleUp is given the
+    Ready nodes alone) and what the run added."""
+    counted = [node_capacity(n) for n in groups.ungrouped if is_ready(n, groups.flags)]
     cores = used.cores + sum(c for c, _ in counted)
     memory = used.memory + sum(m for _, m in counted)
     for group in groups.groups:
@@ -96,17 +101,21 @@ def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
     return max(limits.cores[1] - cores, 0), max(limits.memory[1] - memory, 0)
 
 
-def limit(group: NodeGroup, template: Template, groups: Groups, used: Headroom) -> tuple[int, str]:
-    """The most nodes the group may still add, and the reason a copy left over gets."""
+def limit(
+    group: NodeGroup, template: Template, groups: Groups, used: Headroom, resources: bool = True
+) -> tuple[int, str]:
+    """The most nodes the group may still add, and the reason a copy left over gets.
+    ``resources=False``: the estimator's option, which the cores and memory left do not cap
+    (orchestrator.go caps the chosen option by them after the expander, ``applyLimits``)."""
     status = group.status
     caps = [(status.max_size - status.target - used.nodes.get(group.id, 0), MAX_SIZE)]
     cores_left, memory_left = resources_left(groups, used)
-    if template.cores > 0:
+    if resources and template.cores > 0:
         caps.append((cores_left // template.cores, MAX_RESOURCES.format(resources="cpu")))
-    if template.memory > 0:
+    if resources and template.memory > 0:
         caps.append((memory_left // template.memory, MAX_RESOURCES.format(resources="memory")))
     total = groups.limits.max_nodes_total
     if total > 0:
-        caps.append((total - groups.node_count - used.total, MAX_TOTAL))
+        caps.append((total - groups.counted - used.total, MAX_TOTAL))
     caps.append((MAX_NODES_PER_SCALE_UP, MAX_SIZE))
     return min(caps, key=lambda cap: cap[0])

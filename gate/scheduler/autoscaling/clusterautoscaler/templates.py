@@ -7,7 +7,10 @@ node renamed ``template-node-for-<group>``, its hostname label rewritten, the la
 on it (``podsExpectedOnFreshNode``): its free room is the member's allocatable less their
 requests. Missing DaemonSets are added only with ``--force-ds`` or for system-node-critical
 pods. From a configured template (``SanitizedTemplateNodeInfoFromNodeGroup``, a group at
-zero): the template plus every DaemonSet that would run on it (forced).
+zero): the template plus every DaemonSet that would run on it (forced). A DaemonSet runs on
+the template when its node affinity and tolerations take it (utils/daemonset/daemonset.go
+``GetDaemonSetPodsForNode``, the DaemonSet controller's ``NodeShouldRunDaemonPod``), whether
+its pod fits the node's room or not: one that does not leaves the fresh node overfull.
 """
 
 from __future__ import annotations
@@ -54,11 +57,14 @@ NODE_CONDITION_TAINTS = frozenset(
     }
 )
 """utils/taints/taints.go ``NodeConditionTaints``."""
-IGNORED_PREFIXES = (
+STARTUP_PREFIXES = (
     "ignore-taint.cluster-autoscaler.kubernetes.io/",
     "startup-taint.cluster-autoscaler.kubernetes.io/",
-    "status-taint.cluster-autoscaler.kubernetes.io/",
 )
+"""utils/taints/taints.go ``NewTaintConfig``: the prefixes of startup taints."""
+
+
+IGNORED_PREFIXES = (*STARTUP_PREFIXES, "status-taint.cluster-autoscaler.kubernetes.io/")
 """utils/taints/taints.go ``IgnoreTaintPrefix``, ``StartupTaintPrefix``, ``StatusTaintPrefix``."""
 NOT_READY = frozenset({TAINT_NOT_READY, TAINT_UNREACHABLE})
 """The node lifecycle controller's taints of a node whose Ready condition is not True: how
@@ -79,28 +85,39 @@ def sanitized_taints(taints: Iterable[Taint], flags: Flags) -> tuple[Taint, ...]
     )
 
 
-def is_ready(node: NodeView) -> bool:
-    return not any(t.key in NOT_READY for t in node.taints)
+def is_ready(node: NodeView, flags: Flags) -> bool:
+    """Among the Ready nodes CA works with: not tainted NotReady, and holding no startup
+    taint (static_autoscaler.go ``obtainNodeLists``, utils/taints/taints.go
+    ``FilterOutNodesWithStartupTaints``; ``IsStartupTaint``: a ``--startup-taint`` or
+    ``--ignore-taint`` key, or a startup prefix)."""
+    return not any(
+        t.key in NOT_READY or t.key in flags.startup_taints or t.key.startswith(STARTUP_PREFIXES)
+        for t in node.taints
+    )
 
 
-def is_usable(node: NodeView) -> bool:
+def is_usable(node: NodeView, flags: Flags) -> bool:
     """A member CA takes its template from first: Ready, schedulable, not being deleted
     (mixed_nodeinfos_processor.go ``isNodeGoodTemplateCandidate``)."""
     deleting = any(t.key == TO_BE_DELETED for t in node.taints)
-    return is_ready(node) and not node.unschedulable and not deleting
+    return is_ready(node, flags) and not node.unschedulable and not deleting
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
     """A group's template node and what CA counts of it against the cluster's limits
     (``cores`` whole, ``memory`` bytes); ``source`` says where it came from; ``too_big``:
-    DaemonSets that would run on a fresh node but do not fit it (warned, never scaled for)."""
+    DaemonSets that would run on a fresh node but do not fit it (warned; on the node all the
+    same)."""
 
     node: NodeView
     cores: int
     memory: int
     source: str
     too_big: tuple[str, ...] = ()
+    millicores: int = 0
+    """The capacity's cpu in millicores, as the least-waste expander weighs it (0: ``cores``
+    whole, all a member's capacity keeps)."""
 
 
 def _named(group: str, labels: Mapping[str, str]) -> tuple[str, dict[str, str]]:
@@ -138,13 +155,18 @@ def _with_daemon_sets(
     requested, pods, too_big = dict(bare.requested), bare.pod_count, []
     ports = set(bare.used_ports)
     cpu, memory = bare.scored_requests
+    fitting = replace(bare)
     for ds in daemon_sets:
         if not _runs_on(ds, bare, cluster, dialect):
             continue
-        now = replace(bare, requested=requested, pod_count=pods)
-        if short_of(wanted_of(ds.requests), now):
+        # Added whether it fits or not (module doc); one that does not is named, each judged
+        # after those before it that fit.
+        if short_of(wanted_of(ds.requests), fitting):
             too_big.append(f"{ds.namespace}/{ds.name}")
-            continue
+        else:
+            taken = dict(fitting.requested)
+            _add(taken, ds.requests)
+            fitting = replace(fitting, requested=taken, pod_count=fitting.pod_count + 1)
         more = dict(requested)
         _add(more, ds.requests)
         requested, pods = more, pods + 1
@@ -230,8 +252,9 @@ def from_configured(
         0,
     )
     view, too_big = _with_daemon_sets(bare, daemon_sets, cluster, dialect)
-    cores, memory = _counted(template.capacity or template.allocatable)
-    return Template(view, cores, memory, source, too_big)
+    counted = template.capacity or template.allocatable
+    cores, memory = _counted(counted)
+    return Template(view, cores, memory, source, too_big, counted.get("cpu", 0))
 
 
 def node_capacity(node: NodeView) -> tuple[int, int]:
