@@ -89,6 +89,23 @@ def test_zonal_spread_over_per_zone_groups(
     assert _run(headroom).decide(_spread(), copies, APP) == decision
 
 
+@pytest.mark.parametrize(
+    ("selector", "placed"),
+    [
+        pytest.param({}, 4, id="under an empty selector the fresh nodes' copies count nowhere"),
+        pytest.param({"matchLabels": APP}, 1, id="under a selector they match they count"),
+    ],
+)
+def test_the_estimators_copies_count_in_a_spread_only_under_a_selector_that_counts_them(
+    selector: dict[str, Any], placed: int
+) -> None:
+    """podtopologyspread/common.go countPodsMatchSelector counts no pod under an empty
+    selector: the copies the estimator placed on fresh nodes raise no domain, so one zone's
+    group takes every copy."""
+    decision = _run({"a": 9, "b": 0, "c": 0}).decide(_spread(labelSelector=selector), 4, APP)
+    assert decision.placed == placed
+
+
 def test_hostname_spread_takes_a_fresh_node_per_copy_within_its_skew() -> None:
     """maxSkew 1 on the hostname, with empty existing nodes: each fresh node takes one copy."""
     assert _run({"a": 9, "b": 0, "c": 0}).decide(

@@ -23,7 +23,7 @@ from gate.scheduler.autoscaling.clusterautoscaler.groups import NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Prepared, Rejection, run_filters
-from gate.scheduler.plugins.podtopologyspread.copies import land
+from gate.scheduler.plugins.podtopologyspread.copies import counts_copies, land
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
 Limit = Callable[[NodeGroup, Template], tuple[int, str]]
@@ -98,10 +98,11 @@ class Filling:
 
     def _count(self, labels: dict[str, str]) -> None:
         for i, constraint in enumerate(self.state.constraints):
-            value, matches = labels.get(constraint.topology_key), self.state.self_match[i]
-            if value is not None and matches:  # a fresh node's domain is eligible (module doc)
+            value = labels.get(constraint.topology_key)
+            counted = counts_copies(self.state.self_match[i], constraint.selector)
+            if value is not None and counted:  # a fresh node's domain is eligible (module doc)
                 self.counts[i].setdefault(value, 0)
-            land(self.counts[i], value, matches)
+            land(self.counts[i], value, counted)
 
     def place(
         self, helping: Sequence[tuple[NodeGroup, Template]], left: int, limit: Limit, add: Add
