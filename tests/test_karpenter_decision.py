@@ -317,6 +317,21 @@ CASES = [
         PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
         id="without the DaemonSet it fits",
     ),
+    # pkg/apis/v1/labels.go: the hostname is not among WellKnownLabels and a template has
+    # no hostname requirement, so isDaemonPodCompatible finds a DaemonSet pinned to one node
+    # "does not have known values" and leaves its requests out of the overhead.
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"),)),),
+            daemon_sets=(
+                daemon_set("pinned", 500, 100 * MI, nodeSelector={"kubernetes.io/hostname": "a"}),
+            ),
+        ),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
+        id="a DaemonSet pinned to a hostname adds no overhead to a new node",
+    ),
     pytest.param(
         Run((NodePool("default"),)),
         spec(

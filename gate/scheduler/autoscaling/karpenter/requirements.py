@@ -51,11 +51,11 @@ _INFINITE = 2**63 - 1
 
 
 def well_known(extra: Iterable[str] = ()) -> frozenset[str]:
-    """The labels a pod may select on though no pool defines them: upstream's set, the
-    hostname (pkg/apis/v1/labels.go ``WellKnownLabels`` of v1.8 holds it) and the keys the
-    provider's instance types carry (providers register theirs, e.g.
-    ``karpenter.k8s.aws/instance-family``)."""
-    return WELL_KNOWN | {HOSTNAME} | frozenset(extra)
+    """The labels a pod may select on though no pool defines them: upstream's set and the
+    keys the provider's instance types carry (providers register theirs, e.g.
+    ``karpenter.k8s.aws/instance-family``). The hostname is not one of them: a new claim
+    defines it (its placeholder), a NodePool's template does not."""
+    return WELL_KNOWN | frozenset(extra)
 
 
 def _int(text: str) -> int | None:
