@@ -59,10 +59,13 @@ def well_known(extra: Iterable[str] = ()) -> frozenset[str]:
 
 
 def _int(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
+    """``strconv.Atoi``: an optional sign and ASCII digits within int64; Python's ``int``
+    would also take underscores, surrounding spaces and other scripts' digits."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not digits.isascii() or not digits.isdigit():
         return None
+    number = int(text)
+    return number if -(2**63) <= number < 2**63 else None
 
 
 def _within(value: str, gt: int | None, lt: int | None) -> bool:
