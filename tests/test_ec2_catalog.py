@@ -194,10 +194,16 @@ def _node_class(**kubelet: Any) -> NodeClass:
             id="systemReserved is held back besides",
         ),
         # 531-558, 583-605: the override replaces the default even when smaller
+        # the snapshot keys evictionHard by the kubelet's signal, as the NodeClass writes it
         pytest.param(
-            _node_class(eviction_hard={"memory": 50 * MI}),
+            _node_class(eviction_hard={"memory.available": 50 * MI}),
             {"memory": (7577 - 574 - 50) * MI},
-            id="evictionHard memory replaces the 100Mi",
+            id="evictionHard memory.available replaces the 100Mi",
+        ),
+        pytest.param(
+            _node_class(eviction_hard={"nodefs.available": 3 * GI}),
+            {"ephemeral-storage": 16 * GI},
+            id="evictionHard nodefs.available replaces the 10 percent",
         ),
         pytest.param(
             _node_class(eviction_percent={"nodefs.available": "5%"}),

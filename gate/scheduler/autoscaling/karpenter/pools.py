@@ -101,8 +101,9 @@ def _percent(text: str) -> Fraction | None:
 
 
 def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
-    """``evictionHard`` by resource: absolute thresholds, and percentages of the capacity
-    (a signal, ``memory.available``, is read as the resource it holds back)."""
+    """``evictionHard`` by the resource each signal holds back (``memory.available`` is
+    ``memory``): absolute thresholds, and percentages of the capacity rounded up, ``100%``
+    none (types.go ``computeEvictionSignal``, ``mustParsePercentage``)."""
     held: dict[str, int] = {}
     for signal, amount in node_class.eviction_hard.items():
         held[SIGNALS.get(signal, signal)] = amount
@@ -110,6 +111,7 @@ def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, in
         resource = SIGNALS.get(signal, signal)
         share = _percent(written)
         if share is not None:
+            share = Fraction(0) if share == 1 else share
             held[resource] = math.ceil(share * capacity.get(resource, 0))
     return held
 
@@ -135,13 +137,7 @@ def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict
             capacity["pods"] = min(node_class.pods_per_core * cores, capacity.get("pods", 0))
         kube.update(node_class.kube_reserved)
         system = dict(node_class.system_reserved)
-        held.update(node_class.eviction_hard)
-        for signal, written in node_class.eviction_percent.items():
-            resource = SIGNALS.get(signal, signal)
-            share = _percent(written)
-            if share is not None:
-                share = Fraction(0) if share == 1 else share
-                held[resource] = math.ceil(share * capacity.get(resource, 0))
+        held.update(eviction(node_class, capacity))
     parts = (kube, system, held)
     return {r: a - sum(p.get(r, 0) for p in parts) for r, a in capacity.items()}
 
