@@ -130,6 +130,7 @@ def test_claims_and_node_classes_are_read() -> None:
         kubeReserved={"cpu": "80m", "memory": "893Mi", "pid": "1000"},
         systemReserved={"ephemeral-storage": "1Gi"},
         evictionHard={"memory.available": "5%", "nodefs.available": "10Gi"},
+        evictionSoft={"memory.available": "500Mi", "nodefs.available": "15%"},
     )
     state = _karpenter(
         _own(
@@ -166,6 +167,8 @@ def test_claims_and_node_classes_are_read() -> None:
                 system_reserved={"ephemeral-storage": 2**30},
                 eviction_hard={"nodefs.available": 10 * 2**30},
                 eviction_percent={"memory.available": "5%"},
+                eviction_soft={"memory.available": 500 * 2**20},
+                eviction_soft_percent={"nodefs.available": "15%"},
             ),
             NodeClass(
                 kind="AKSNodeClass",

@@ -100,20 +100,30 @@ def _percent(text: str) -> Fraction | None:
         return None
 
 
-def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
-    """``evictionHard`` by the resource each signal holds back (``memory.available`` is
-    ``memory``): absolute thresholds, and percentages of the capacity rounded up, ``100%``
-    none (types.go ``computeEvictionSignal``, ``mustParsePercentage``)."""
+def _thresholds(
+    amounts: Mapping[str, int], percents: Mapping[str, str], capacity: Mapping[str, int]
+) -> dict[str, int]:
     held: dict[str, int] = {}
-    for signal, amount in node_class.eviction_hard.items():
+    for signal, amount in amounts.items():
         held[SIGNALS.get(signal, signal)] = amount
-    for signal, written in node_class.eviction_percent.items():
+    for signal, written in percents.items():
         resource = SIGNALS.get(signal, signal)
         share = _percent(written)
         if share is not None:
             share = Fraction(0) if share == 1 else share
             held[resource] = math.ceil(share * capacity.get(resource, 0))
     return held
+
+
+def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
+    """The eviction thresholds by the resource each signal holds back (``memory.available``
+    is ``memory``): absolute ones, and percentages of the capacity rounded up, ``100%``
+    none (types.go ``computeEvictionSignal``, ``mustParsePercentage``); per resource the
+    larger of ``evictionHard`` and ``evictionSoft`` (types.go ``evictionThreshold``:
+    ``MaxResources``, every AMI family but Bottlerocket enabling the soft ones)."""
+    hard = _thresholds(node_class.eviction_hard, node_class.eviction_percent, capacity)
+    soft = _thresholds(node_class.eviction_soft, node_class.eviction_soft_percent, capacity)
+    return {r: max(hard.get(r, 0), soft.get(r, 0)) for r in hard.keys() | soft.keys()}
 
 
 def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
