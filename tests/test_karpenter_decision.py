@@ -332,6 +332,43 @@ CASES = [
         PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
         id="a DaemonSet pinned to a hostname adds no overhead to a new node",
     ),
+    # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
+    # own cpu request, the resources shown add the DaemonSets'
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="1M"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    'resources={"cpu":"1000000","memory":"1Gi","pods":"1"} '
+                    "(CPU request >= 1 Million, m vs M typo?)",
+                ),
+            ),
+        ),
+        id="a pod asking a million cores is told of the m vs M typo",
+    ),
+    pytest.param(
+        Run((NodePool("default"),), daemon_sets=(daemon_set("agent", 1000, MI),)),
+        spec(cpu="999999"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    'resources={"cpu":"1000000","memory":"1025Mi","pods":"2"}',
+                ),
+            ),
+        ),
+        id="the DaemonSets' cpu does not bring the m vs M hint",
+    ),
     pytest.param(
         Run((NodePool("default"),)),
         spec(

@@ -581,7 +581,7 @@ class Provisioner:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
         kept, error = filter_types(
-            types, reqs, total, total, self._match(reqs), self._offered(reqs)
+            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests
         )
         if error is not None:
             return error
