@@ -264,6 +264,7 @@ class _Kubelet(_Part):
     kubeReserved: dict[str, str] | None = None
     systemReserved: dict[str, str] | None = None
     evictionHard: dict[str, str] | None = None
+    evictionSoft: dict[str, str] | None = None
 
 
 class _EC2Spec(_Part):
