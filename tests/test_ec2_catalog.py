@@ -229,6 +229,18 @@ def _node_class(**kubelet: Any) -> NodeClass:
             {"ephemeral-storage": 20 * GI - GI - math.ceil(20 * GI * 15 / 100)},
             id="a soft percentage above a hard amount is held back",
         ),
+        # 357-393, 533: the NodeClass's root volume is the ephemeral storage, and the default
+        # nodefs threshold is 10 percent of it
+        pytest.param(
+            _node_class(root_volume=100 * GI),
+            {"ephemeral-storage": 100 * GI - GI - 10 * GI},
+            id="the root volume sets the ephemeral storage and its default threshold",
+        ),
+        pytest.param(
+            _node_class(root_volume=100 * GI, eviction_percent={"nodefs.available": "5%"}),
+            {"ephemeral-storage": 100 * GI - GI - 5 * GI},
+            id="a nodefs percentage is of the root volume",
+        ),
         pytest.param(
             _node_class(eviction_percent={"nodefs.available": "5%"}),
             {"ephemeral-storage": 20 * GI - GI - 1073741824},

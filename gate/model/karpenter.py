@@ -113,6 +113,9 @@ class NodeClass:
     """An ``EC2NodeClass``'s ``evictionSoft`` given as absolute quantities, by signal."""
     eviction_soft_percent: Mapping[str, str] = field(default_factory=dict)
     """An ``EC2NodeClass``'s ``evictionSoft`` percentages, as written, by signal."""
+    root_volume: int | None = None
+    """The bytes of an ``EC2NodeClass``'s block device that holds ephemeral storage (None:
+    its AMI family's default)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -140,6 +140,11 @@ def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict
     system: dict[str, int] = {}
     held = dict(it.eviction_threshold or {})
     if node_class is not None:
+        if node_class.root_volume is not None:
+            # types.go 357-393 and 533: the volume is the ephemeral storage, whose default
+            # eviction threshold is 10 percent of it (the catalog built it for 20Gi)
+            capacity["ephemeral-storage"] = node_class.root_volume
+            held["ephemeral-storage"] = math.ceil(node_class.root_volume / 100 * 10)
         if node_class.max_pods is not None:
             capacity["pods"] = node_class.max_pods
         if node_class.pods_per_core:
