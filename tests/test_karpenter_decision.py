@@ -651,19 +651,70 @@ def test_a_thousand_copies_decide_fast() -> None:
     assert elapsed < 0.5
 
 
-def test_a_pod_pinned_to_a_hostname_gets_no_new_node() -> None:
-    """nodeclaim.go ``NewNodeClaim``: a new claim's hostname is a placeholder, which a
-    nodeSelector on ``kubernetes.io/hostname`` never matches."""
-    run = Run((NodePool("default"),))
-    decision = run.decide(spec(nodeSelector={"kubernetes.io/hostname": "node-1"}), 1)
-    assert decision.errors == (
-        (
-            "default",
-            "incompatible requirements",
-            "incompatible requirements, key kubernetes.io/hostname, kubernetes.io/hostname "
-            "In [node-1] not in kubernetes.io/hostname In [hostname-placeholder-0001]",
+RESTRICTED = (
+    "ignoring pod, label is restricted; specify a well known label or a custom label that "
+    "does not use a restricted domain (label={key})"
+)
+
+
+def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
+    term = {"matchExpressions": [{"key": key, "operator": operator, "values": list(values)}]}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("pod", "unjudged"),
+    [
+        # suite_test.go "should not schedule pods that have node selectors with restricted
+        # labels": the hostname is restricted, not well-known
+        pytest.param(
+            spec(nodeSelector={"kubernetes.io/hostname": "node-1"}),
+            RESTRICTED.format(key="kubernetes.io/hostname"),
+            id="a pod pinned to a hostname is ignored",
         ),
-    )
+        # "... with restricted domains", whatever the operator
+        pytest.param(
+            spec(affinity=_required("node-role.kubernetes.io/control-plane", "DoesNotExist")),
+            RESTRICTED.format(key="node-role.kubernetes.io/control-plane"),
+            id="a required term on a node-role label is ignored even when negative",
+        ),
+        pytest.param(
+            spec(nodeSelector={"karpenter.sh/custom": "x", "k8s.io/custom": "y"}),
+            RESTRICTED.format(key="k8s.io/custom")
+            + "; label is restricted; specify a well known label or a custom label that does "
+            "not use a restricted domain (label=karpenter.sh/custom)",
+            id="each restricted selector key is said, sorted",
+        ),
+        # provisioner.go validateKarpenterManagedLabelCanExist
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist")),
+            "ignoring pod, configured to not run on a Karpenter provisioned node "
+            "(requirement=karpenter.sh/nodepool DoesNotExist)",
+            id="a pod keeping off Karpenter's nodes is ignored",
+        ),
+        # "should schedule pods that have node selectors with label in restricted domains
+        # exceptions list", and aliases are read as the well-known key
+        pytest.param(
+            spec(affinity=_required("node.kubernetes.io/custom", "DoesNotExist")),
+            "",
+            id="the node.kubernetes.io domain is an exception",
+        ),
+        pytest.param(
+            spec(nodeSelector={"failure-domain.beta.kubernetes.io/zone": "test-zone-a"}),
+            "",
+            id="the beta zone label is the well-known zone",
+        ),
+    ],
+)
+def test_pods_karpenter_ignores(pod: dict[str, Any], unjudged: str) -> None:
+    """provisioner.go ``Validate``: the pod gets no NodeClaim and is said to be ignored."""
+    decision = Run((NodePool("default"),)).decide(pod, 1)
+    assert decision.unjudged == unjudged
+    assert decision.scale_up == () or not unjudged
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,12 @@ from gate.scheduler.autoscaling.karpenter.unjudged import (
     unjudged_keys,
     unjudged_text,
 )
-from gate.scheduler.autoscaling.karpenter.volumetopology import ignored, volume_requirements
+from gate.scheduler.autoscaling.karpenter.volumetopology import (
+    IGNORED,
+    ignored,
+    invalid,
+    volume_requirements,
+)
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -389,6 +394,12 @@ class Provisioner:
         if self.unjudged:
             return PoolDecision(left, unjudged=self.unjudged)
         refused = ignored(cycle)
+        wrong = invalid(pod, next(_variants(pod, False)).reqs)
+        if wrong:
+            # provisioner.go Validate: multierr.Combine, the claims' errors last
+            if refused:
+                wrong.append(refused.removeprefix(IGNORED.format(why="")))
+            return PoolDecision(left, unjudged=IGNORED.format(why="; ".join(wrong)))
         if refused:
             return PoolDecision(left, unjudged=refused)
         if not self.pools:

@@ -47,6 +47,11 @@ NORMALIZED = {
 """pkg/apis/v1/labels.go ``NormalizedLabels``: aliases read as the well-known key."""
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
+RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
+"""pkg/apis/v1/labels.go ``RestrictedLabelDomains`` (the providers add their own group,
+whose labels are all well-known)."""
+DOMAIN_EXCEPTIONS = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
+"""labels.go ``LabelDomainExceptions``."""
 _INFINITE = 2**63 - 1
 
 
@@ -56,6 +61,19 @@ def well_known(extra: Iterable[str] = ()) -> frozenset[str]:
     ``karpenter.k8s.aws/instance-family``). The hostname is not one of them: a new claim
     defines it (its placeholder), a NodePool's template does not."""
     return WELL_KNOWN | frozenset(extra)
+
+
+def restricted(key: str) -> bool:
+    """labels.go ``IsRestrictedLabel`` of a normalised key: not well-known, and of a
+    restricted domain that is no exception (suffixes compared as upstream compares them,
+    without a dot boundary): ``node-role.kubernetes.io/*`` and the hostname among them."""
+    key = NORMALIZED.get(key, key)
+    if key in WELL_KNOWN:
+        return False
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    if any(domain.endswith(exception) for exception in DOMAIN_EXCEPTIONS):
+        return False
+    return any(domain.endswith(d) for d in RESTRICTED_DOMAINS)
 
 
 def _int(text: str) -> int | None:

@@ -17,6 +17,12 @@ volume plugins' PreFilters refuse each of those pods too (the scheduler could pl
 no node, new or old), so their refusal is read as Karpenter's; but Karpenter reads an
 unbound claim's class from ``spec.storageClassName`` alone, and ignores a waiting claim
 that names its class by the beta annotation only.
+
+``Validate`` also ignores a pod whose requirements keep it off every Karpenter node
+(``karpenter.sh/nodepool DoesNotExist``) or whose node selector or required node affinity
+names a restricted label, whatever its operator (:func:`invalid`); its errors come first.
+The restricted-label error names the label only, not upstream's lists of well-known labels
+and restricted domains.
 """
 
 from __future__ import annotations
@@ -25,7 +31,15 @@ from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.volumes import name_of, spec_of
-from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.model.karpenter import NODEPOOL_LABEL
+from gate.scheduler.autoscaling.karpenter.requirements import (
+    DOES_NOT_EXIST,
+    NORMALIZED,
+    Req,
+    Reqs,
+    restricted,
+)
+from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
 from gate.scheduler.plugins.volumerestrictions import VOLUME_RESTRICTIONS
@@ -37,6 +51,33 @@ VOLUME_PLUGINS = frozenset({VOLUME_RESTRICTIONS, VOLUME_BINDING, VOLUME_ZONE})
 IGNORED = "ignoring pod, {why}"
 """provisioner.go's log line for a pod ``Validate`` refuses."""
 NO_CLASS = 'persistentvolumeclaim "{claim}": unbound pvc must define a storage class'
+
+
+NOT_ON_KARPENTER = (
+    "configured to not run on a Karpenter provisioned node "
+    f"(requirement={NODEPOOL_LABEL} {DOES_NOT_EXIST})"
+)
+"""provisioner.go ``KarpenterManagedLabelDoesNotExistError``."""
+RESTRICTED = (
+    "label is restricted; specify a well known label or a custom label that does not use a "
+    "restricted domain (label={key})"
+)
+"""pkg/apis/v1/labels.go ``IsRestrictedLabel``'s error, without its lists."""
+
+
+def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
+    """``Validate``'s errors before the claims', in its order: the managed label (``reqs``:
+    the pod's requirements with its heaviest preference, ``NewPodRequirements``), then each
+    node selector key (sorted), then each required term's expressions
+    (``validateNodeSelectorTerm``, ``ValidateRequirement``)."""
+    errors = []
+    nodepool = reqs.get(NODEPOOL_LABEL)
+    if nodepool is not None and nodepool.operator == DOES_NOT_EXIST:
+        errors.append(NOT_ON_KARPENTER)
+    keys = sorted(pod.node_selector)
+    keys += [e.key for term in pod.node_affinity.required for e in term]
+    errors += [RESTRICTED.format(key=NORMALIZED.get(k, k)) for k in keys if restricted(k)]
+    return errors
 
 
 def ignored(cycle: CycleState) -> str:
