@@ -689,6 +689,13 @@ def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
             "not use a restricted domain (label=karpenter.sh/custom)",
             id="each restricted selector key is said, sorted",
         ),
+        # nodeclaim_validation.go ValidateRequirement: a bound must be a positive integer
+        pytest.param(
+            spec(affinity=_required("example.com/generation", "Gt", "-1")),
+            "ignoring pod, key example.com/generation with operator Gt must have a single "
+            "positive integer value",
+            id="a negative Gt bound is ignored",
+        ),
         # provisioner.go validateKarpenterManagedLabelCanExist
         pytest.param(
             spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist")),

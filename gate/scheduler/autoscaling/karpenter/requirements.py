@@ -76,7 +76,7 @@ def restricted(key: str) -> bool:
     return any(domain.endswith(d) for d in RESTRICTED_DOMAINS)
 
 
-def _int(text: str) -> int | None:
+def atoi(text: str) -> int | None:
     """``strconv.Atoi``: an optional sign and ASCII digits within int64; Python's ``int``
     would also take underscores, surrounding spaces and other scripts' digits."""
     digits = text[1:] if text[:1] in ("+", "-") else text
@@ -89,7 +89,7 @@ def _int(text: str) -> int | None:
 def _within(value: str, gt: int | None, lt: int | None) -> bool:
     if gt is None and lt is None:
         return True
-    number = _int(value)
+    number = atoi(value)
     if number is None:
         return False
     return (gt is None or number > gt) and (lt is None or number < lt)
@@ -129,9 +129,9 @@ class Req:
         if operator == NOT_IN:
             return cls(key, True, frozenset(values), min_values=min_values)
         if operator == GT:
-            return cls(key, True, gt=_int(values[0]) if values else None, min_values=min_values)
+            return cls(key, True, gt=atoi(values[0]) if values else None, min_values=min_values)
         if operator == LT:
-            return cls(key, True, lt=_int(values[0]) if values else None, min_values=min_values)
+            return cls(key, True, lt=atoi(values[0]) if values else None, min_values=min_values)
         return cls(key, True, min_values=min_values)  # Exists
 
     @classmethod

@@ -20,7 +20,8 @@ that names its class by the beta annotation only.
 
 ``Validate`` also ignores a pod whose requirements keep it off every Karpenter node
 (``karpenter.sh/nodepool DoesNotExist``) or whose node selector or required node affinity
-names a restricted label, whatever its operator (:func:`invalid`); its errors come first.
+names a restricted label, whatever its operator, or a ``Gt``/``Lt`` bound below zero
+(:func:`invalid`); its errors come first.
 The restricted-label error names the label only, not upstream's lists of well-known labels
 and restricted domains.
 """
@@ -34,9 +35,12 @@ from gate.k8s.volumes import name_of, spec_of
 from gate.model.karpenter import NODEPOOL_LABEL
 from gate.scheduler.autoscaling.karpenter.requirements import (
     DOES_NOT_EXIST,
+    GT,
+    LT,
     NORMALIZED,
     Req,
     Reqs,
+    atoi,
     restricted,
 )
 from gate.scheduler.framework.profile import PodProfile
@@ -63,20 +67,32 @@ RESTRICTED = (
     "restricted domain (label={key})"
 )
 """pkg/apis/v1/labels.go ``IsRestrictedLabel``'s error, without its lists."""
+BOUND = "key {key} with operator {operator} must have a single positive integer value"
+"""nodeclaim_validation.go ``ValidateRequirement``: a ``Gt``/``Lt`` value ``Atoi`` refuses
+or below zero."""
 
 
 def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
     """``Validate``'s errors before the claims', in its order: the managed label (``reqs``:
     the pod's requirements with its heaviest preference, ``NewPodRequirements``), then each
-    node selector key (sorted), then each required term's expressions
-    (``validateNodeSelectorTerm``, ``ValidateRequirement``)."""
+    node selector key (sorted), then each required term's expressions: a restricted label,
+    a ``Gt``/``Lt`` bound below zero (``validateNodeSelectorTerm``, ``ValidateRequirement``;
+    the API server refuses the rest of what it checks)."""
     errors = []
     nodepool = reqs.get(NODEPOOL_LABEL)
     if nodepool is not None and nodepool.operator == DOES_NOT_EXIST:
         errors.append(NOT_ON_KARPENTER)
-    keys = sorted(pod.node_selector)
-    keys += [e.key for term in pod.node_affinity.required for e in term]
-    errors += [RESTRICTED.format(key=NORMALIZED.get(k, k)) for k in keys if restricted(k)]
+    errors += [RESTRICTED.format(key=k) for k in sorted(pod.node_selector) if restricted(k)]
+    for term in pod.node_affinity.required:
+        for expression in term:
+            key = NORMALIZED.get(expression.key, expression.key)
+            if restricted(key):
+                errors.append(RESTRICTED.format(key=key))
+            if expression.operator in (GT, LT):
+                values = expression.values
+                number = atoi(values[0]) if len(values) == 1 else None
+                if number is None or number < 0:
+                    errors.append(BOUND.format(key=key, operator=expression.operator))
     return errors
 
 
