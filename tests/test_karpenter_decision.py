@@ -632,6 +632,16 @@ def test_node_class_overrides_allocatable() -> None:
     assert decision.nodes == 3 and decision.placed == 10  # four pods a node
 
 
+def test_a_claim_offers_its_600_cheapest_types() -> None:
+    """scheduler.go ``TruncateInstanceTypes`` (provisioner.go: ``MaxInstanceTypes``, 600 in
+    nodeclaimtemplate.go): a NodeClaim is launched with its cheapest 600 types only."""
+    types = tuple(instance_type(f"t{i:03d}", 2 + i, 4, spot=False) for i in range(601))
+    decision = Run((NodePool("default"),), catalog=Catalog(types, "t")).decide(spec(), 1)
+    (scale_up,) = decision.scale_up
+    assert len(scale_up.instance_types) == 600
+    assert scale_up.instance_types[0] == "t000" and "t600" not in scale_up.instance_types
+
+
 def test_a_thousand_copies_decide_fast() -> None:
     """1,000 copies, three pools, a 50-type catalog: well under a second."""
     types = tuple(

@@ -118,16 +118,24 @@ BOUNDED_TEXT = (
 )
 
 
+MAX_INSTANCE_TYPES = 600
+"""nodeclaimtemplate.go ``MaxInstanceTypes``: the types a NodeClaim is launched with."""
+
+
 def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[str, ...]:
     """cloudprovider ``InstanceTypes.OrderByPrice`` over the types the claims may take: each
-    at its cheapest available offering compatible with a claim holding it, then by name."""
+    at its cheapest available offering compatible with a claim holding it, then by name;
+    each claim keeps its :data:`MAX_INSTANCE_TYPES` cheapest (scheduler.go
+    ``TruncateInstanceTypes``)."""
     prices: dict[str, float] = {}
     for claim in claims:
         offered = offers(claim.reqs)
+        mine: dict[str, float] = {}
         for it in claim.types:
             found = [p for o, p in it.offerings if offered(o)]
-            cheapest = min(found) if found else float("inf")
-            prices[it.name] = min(prices.get(it.name, cheapest), cheapest)
+            mine[it.name] = min(found) if found else float("inf")
+        for name in sorted(mine, key=lambda n: (mine[n], n))[:MAX_INSTANCE_TYPES]:
+            prices[name] = min(prices.get(name, mine[name]), mine[name])
     return tuple(sorted(prices, key=lambda name: (prices[name], name)))
 
 
