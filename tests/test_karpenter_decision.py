@@ -572,6 +572,39 @@ def test_zonal_spread_over_two_zonal_pools() -> None:
     assert decision.placed == 4
 
 
+def test_a_planned_claim_refuses_a_preference_its_types_do_not_meet() -> None:
+    """nodeclaim.go ``CanAdd`` filters a planned claim's types by the pod's requirements
+    again (``filterInstanceTypesByRequirements``). The first copy's preferred type ``big``
+    (zone-b only) breaks the skew there and relaxes into a ``small`` claim in zone-a; the
+    second copy, preference on, finds no ``big`` among that claim's types (its pool asks
+    only the arch) and gets one in zone-b."""
+    catalog = Catalog(
+        (
+            instance_type("small", 4, 8, zones=("zone-a", "zone-b"), spot=False),
+            instance_type("big", 16, 32, "arm64", zones=("zone-b",), spot=False),
+        ),
+        "t",
+    )
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    pools = (
+        NodePool("small", weight=10, requirements=(_in(ARCH, "amd64"),)),
+        NodePool("big", requirements=(_in(ARCH, "arm64"),)),
+    )
+    run = Run(pools, nodes=nodes, pods=[_web("w1", "n-b")], catalog=catalog)
+    prefer = {"matchExpressions": [{"key": INSTANCE_TYPE, "operator": "In", "values": ["big"]}]}
+    affinity = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": prefer}]
+        }
+    }
+    pod = spec(topologySpreadConstraints=[_spread()], affinity=affinity)
+    decision = run.decide(pod, 2, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == [
+        ("small", 1, 1),
+        ("big", 1, 1),
+    ]
+
+
 def test_zonal_spread_one_pool_spreads_over_its_offerings() -> None:
     """A pool with both zones: copies alternate between them, one 7-cpu copy a node."""
     run = Run((NodePool("default"),))

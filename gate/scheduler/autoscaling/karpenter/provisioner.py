@@ -526,9 +526,20 @@ class Provisioner:
             if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
                 return False
         total = add(claim.pool.daemon, requests, claim.pods + 1)
-        types = tuple(it for it in claim.types if fits(total, it.allocatable))
+        # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
+        # requirements, which may name a key the claim's do not (a preference)
+        match, offered = self._match(reqs), self._offered(reqs)
+        types = tuple(
+            it
+            for it in claim.types
+            if fits(total, it.allocatable)
+            and match(it)
+            and any(offered(o) for o, _ in it.offerings)
+        )
         if not types or min_values_unmet(types, reqs):
-            claim.full = True
+            # full when the room is what fails; a looser variant may join otherwise
+            roomy = [it for it in claim.types if fits(total, it.allocatable)]
+            claim.full = not roomy or bool(min_values_unmet(roomy, claim.reqs))
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
         self._record(claim, spreads)
