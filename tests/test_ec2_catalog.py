@@ -8,6 +8,7 @@ labels and allocatable as the provider computes them for the default EC2NodeClas
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -194,10 +195,51 @@ def _node_class(**kubelet: Any) -> NodeClass:
             id="systemReserved is held back besides",
         ),
         # 531-558, 583-605: the override replaces the default even when smaller
+        # the snapshot keys evictionHard by the kubelet's signal, as the NodeClass writes it
         pytest.param(
-            _node_class(eviction_hard={"memory": 50 * MI}),
+            _node_class(eviction_hard={"memory.available": 50 * MI}),
             {"memory": (7577 - 574 - 50) * MI},
-            id="evictionHard memory replaces the 100Mi",
+            id="evictionHard memory.available replaces the 100Mi",
+        ),
+        pytest.param(
+            _node_class(eviction_hard={"nodefs.available": 3 * GI}),
+            {"ephemeral-storage": 16 * GI},
+            id="evictionHard nodefs.available replaces the 10 percent",
+        ),
+        # 540-555: AL2023 enables evictionSoft; per resource the larger of the hard and the
+        # soft threshold replaces the default
+        pytest.param(
+            _node_class(eviction_soft={"memory.available": 500 * MI}),
+            {"memory": (7577 - 574 - 500) * MI},
+            id="evictionSoft memory.available replaces the 100Mi",
+        ),
+        pytest.param(
+            _node_class(
+                eviction_hard={"memory.available": 300 * MI},
+                eviction_soft={"memory.available": 200 * MI},
+            ),
+            {"memory": (7577 - 574 - 300) * MI},
+            id="the larger of the hard and the soft threshold is held back",
+        ),
+        pytest.param(
+            _node_class(
+                eviction_hard={"nodefs.available": GI},
+                eviction_soft_percent={"nodefs.available": "15%"},
+            ),
+            {"ephemeral-storage": 20 * GI - GI - math.ceil(20 * GI * 15 / 100)},
+            id="a soft percentage above a hard amount is held back",
+        ),
+        # 357-393, 533: the NodeClass's root volume is the ephemeral storage, and the default
+        # nodefs threshold is 10 percent of it
+        pytest.param(
+            _node_class(root_volume=100 * GI),
+            {"ephemeral-storage": 100 * GI - GI - 10 * GI},
+            id="the root volume sets the ephemeral storage and its default threshold",
+        ),
+        pytest.param(
+            _node_class(root_volume=100 * GI, eviction_percent={"nodefs.available": "5%"}),
+            {"ephemeral-storage": 100 * GI - GI - 5 * GI},
+            id="a nodefs percentage is of the root volume",
         ),
         pytest.param(
             _node_class(eviction_percent={"nodefs.available": "5%"}),

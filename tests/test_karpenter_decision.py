@@ -317,6 +317,58 @@ CASES = [
         PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
         id="without the DaemonSet it fits",
     ),
+    # pkg/apis/v1/labels.go: the hostname is not among WellKnownLabels and a template has
+    # no hostname requirement, so isDaemonPodCompatible finds a DaemonSet pinned to one node
+    # "does not have known values" and leaves its requests out of the overhead.
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"),)),),
+            daemon_sets=(
+                daemon_set("pinned", 500, 100 * MI, nodeSelector={"kubernetes.io/hostname": "a"}),
+            ),
+        ),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
+        id="a DaemonSet pinned to a hostname adds no overhead to a new node",
+    ),
+    # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
+    # own cpu request, the resources shown add the DaemonSets'
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="1M"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    'resources={"cpu":"1000000","memory":"1Gi","pods":"1"} '
+                    "(CPU request >= 1 Million, m vs M typo?)",
+                ),
+            ),
+        ),
+        id="a pod asking a million cores is told of the m vs M typo",
+    ),
+    pytest.param(
+        Run((NodePool("default"),), daemon_sets=(daemon_set("agent", 1000, MI),)),
+        spec(cpu="999999"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    'resources={"cpu":"1000000","memory":"1025Mi","pods":"2"}',
+                ),
+            ),
+        ),
+        id="the DaemonSets' cpu does not bring the m vs M hint",
+    ),
     pytest.param(
         Run((NodePool("default"),)),
         spec(
@@ -520,6 +572,39 @@ def test_zonal_spread_over_two_zonal_pools() -> None:
     assert decision.placed == 4
 
 
+def test_a_planned_claim_refuses_a_preference_its_types_do_not_meet() -> None:
+    """nodeclaim.go ``CanAdd`` filters a planned claim's types by the pod's requirements
+    again (``filterInstanceTypesByRequirements``). The first copy's preferred type ``big``
+    (zone-b only) breaks the skew there and relaxes into a ``small`` claim in zone-a; the
+    second copy, preference on, finds no ``big`` among that claim's types (its pool asks
+    only the arch) and gets one in zone-b."""
+    catalog = Catalog(
+        (
+            instance_type("small", 4, 8, zones=("zone-a", "zone-b"), spot=False),
+            instance_type("big", 16, 32, "arm64", zones=("zone-b",), spot=False),
+        ),
+        "t",
+    )
+    nodes = [karpenter_node("n-a", "old", "zone-a"), karpenter_node("n-b", "old", "zone-b")]
+    pools = (
+        NodePool("small", weight=10, requirements=(_in(ARCH, "amd64"),)),
+        NodePool("big", requirements=(_in(ARCH, "arm64"),)),
+    )
+    run = Run(pools, nodes=nodes, pods=[_web("w1", "n-b")], catalog=catalog)
+    prefer = {"matchExpressions": [{"key": INSTANCE_TYPE, "operator": "In", "values": ["big"]}]}
+    affinity = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": prefer}]
+        }
+    }
+    pod = spec(topologySpreadConstraints=[_spread()], affinity=affinity)
+    decision = run.decide(pod, 2, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == [
+        ("small", 1, 1),
+        ("big", 1, 1),
+    ]
+
+
 def test_zonal_spread_one_pool_spreads_over_its_offerings() -> None:
     """A pool with both zones: copies alternate between them, one 7-cpu copy a node."""
     run = Run((NodePool("default"),))
@@ -580,6 +665,16 @@ def test_node_class_overrides_allocatable() -> None:
     assert decision.nodes == 3 and decision.placed == 10  # four pods a node
 
 
+def test_a_claim_offers_its_600_cheapest_types() -> None:
+    """scheduler.go ``TruncateInstanceTypes`` (provisioner.go: ``MaxInstanceTypes``, 600 in
+    nodeclaimtemplate.go): a NodeClaim is launched with its cheapest 600 types only."""
+    types = tuple(instance_type(f"t{i:03d}", 2 + i, 4, spot=False) for i in range(601))
+    decision = Run((NodePool("default"),), catalog=Catalog(types, "t")).decide(spec(), 1)
+    (scale_up,) = decision.scale_up
+    assert len(scale_up.instance_types) == 600
+    assert scale_up.instance_types[0] == "t000" and "t600" not in scale_up.instance_types
+
+
 def test_a_thousand_copies_decide_fast() -> None:
     """1,000 copies, three pools, a 50-type catalog: well under a second."""
     types = tuple(
@@ -599,19 +694,77 @@ def test_a_thousand_copies_decide_fast() -> None:
     assert elapsed < 0.5
 
 
-def test_a_pod_pinned_to_a_hostname_gets_no_new_node() -> None:
-    """nodeclaim.go ``NewNodeClaim``: a new claim's hostname is a placeholder, which a
-    nodeSelector on ``kubernetes.io/hostname`` never matches."""
-    run = Run((NodePool("default"),))
-    decision = run.decide(spec(nodeSelector={"kubernetes.io/hostname": "node-1"}), 1)
-    assert decision.errors == (
-        (
-            "default",
-            "incompatible requirements",
-            "incompatible requirements, key kubernetes.io/hostname, kubernetes.io/hostname "
-            "In [node-1] not in kubernetes.io/hostname In [hostname-placeholder-0001]",
+RESTRICTED = (
+    "ignoring pod, label is restricted; specify a well known label or a custom label that "
+    "does not use a restricted domain (label={key})"
+)
+
+
+def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
+    term = {"matchExpressions": [{"key": key, "operator": operator, "values": list(values)}]}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("pod", "unjudged"),
+    [
+        # suite_test.go "should not schedule pods that have node selectors with restricted
+        # labels": the hostname is restricted, not well-known
+        pytest.param(
+            spec(nodeSelector={"kubernetes.io/hostname": "node-1"}),
+            RESTRICTED.format(key="kubernetes.io/hostname"),
+            id="a pod pinned to a hostname is ignored",
         ),
-    )
+        # "... with restricted domains", whatever the operator
+        pytest.param(
+            spec(affinity=_required("node-role.kubernetes.io/control-plane", "DoesNotExist")),
+            RESTRICTED.format(key="node-role.kubernetes.io/control-plane"),
+            id="a required term on a node-role label is ignored even when negative",
+        ),
+        pytest.param(
+            spec(nodeSelector={"karpenter.sh/custom": "x", "k8s.io/custom": "y"}),
+            RESTRICTED.format(key="k8s.io/custom")
+            + "; label is restricted; specify a well known label or a custom label that does "
+            "not use a restricted domain (label=karpenter.sh/custom)",
+            id="each restricted selector key is said, sorted",
+        ),
+        # nodeclaim_validation.go ValidateRequirement: a bound must be a positive integer
+        pytest.param(
+            spec(affinity=_required("example.com/generation", "Gt", "-1")),
+            "ignoring pod, key example.com/generation with operator Gt must have a single "
+            "positive integer value",
+            id="a negative Gt bound is ignored",
+        ),
+        # provisioner.go validateKarpenterManagedLabelCanExist
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist")),
+            "ignoring pod, configured to not run on a Karpenter provisioned node "
+            "(requirement=karpenter.sh/nodepool DoesNotExist)",
+            id="a pod keeping off Karpenter's nodes is ignored",
+        ),
+        # "should schedule pods that have node selectors with label in restricted domains
+        # exceptions list", and aliases are read as the well-known key
+        pytest.param(
+            spec(affinity=_required("node.kubernetes.io/custom", "DoesNotExist")),
+            "",
+            id="the node.kubernetes.io domain is an exception",
+        ),
+        pytest.param(
+            spec(nodeSelector={"failure-domain.beta.kubernetes.io/zone": "test-zone-a"}),
+            "",
+            id="the beta zone label is the well-known zone",
+        ),
+    ],
+)
+def test_pods_karpenter_ignores(pod: dict[str, Any], unjudged: str) -> None:
+    """provisioner.go ``Validate``: the pod gets no NodeClaim and is said to be ignored."""
+    decision = Run((NodePool("default"),)).decide(pod, 1)
+    assert decision.unjudged == unjudged
+    assert decision.scale_up == () or not unjudged
 
 
 @pytest.mark.parametrize(

@@ -212,3 +212,20 @@ def test_aliases_are_normalised() -> None:
     """requirements_test.go "should normalize aliased labels"."""
     req = Req.new("failure-domain.beta.kubernetes.io/zone", "In", ["test"])
     assert req.key == ZONE and req.has("test")
+
+
+@pytest.mark.parametrize(
+    ("value", "held"),
+    [
+        pytest.param("10", True, id="a decimal integer is within the bound"),
+        pytest.param("+10", True, id="a signed integer is read as Atoi reads it"),
+        pytest.param("1_0", False, id="an underscore is no digit separator to Atoi"),
+        pytest.param("\u0661\u0660", False, id="only ASCII digits are digits to Atoi"),
+        pytest.param("99999999999999999999", False, id="a value past int64 is no integer"),
+        pytest.param("0x10", False, id="a hexadecimal value is no integer"),
+    ],
+)
+def test_bounds_read_values_as_go_atoi_does(value: str, held: bool) -> None:
+    """requirement.go ``withinIntPtrs``: a value ``strconv.Atoi`` refuses is outside any
+    bound."""
+    assert Req.new("size", "Gt", ["1"]).has(value) is held

@@ -130,6 +130,7 @@ def test_claims_and_node_classes_are_read() -> None:
         kubeReserved={"cpu": "80m", "memory": "893Mi", "pid": "1000"},
         systemReserved={"ephemeral-storage": "1Gi"},
         evictionHard={"memory.available": "5%", "nodefs.available": "10Gi"},
+        evictionSoft={"memory.available": "500Mi", "nodefs.available": "15%"},
     )
     state = _karpenter(
         _own(
@@ -166,6 +167,8 @@ def test_claims_and_node_classes_are_read() -> None:
                 system_reserved={"ephemeral-storage": 2**30},
                 eviction_hard={"nodefs.available": 10 * 2**30},
                 eviction_percent={"memory.available": "5%"},
+                eviction_soft={"memory.available": 500 * 2**20},
+                eviction_soft_percent={"nodefs.available": "15%"},
             ),
             NodeClass(
                 kind="AKSNodeClass",
@@ -504,3 +507,47 @@ def test_any_value_anywhere_is_a_state_or_one_line(
             reader(_list(obj), "s.json")
         except SnapshotError as exc:
             assert "\n" not in str(exc)
+
+
+def _device(name: str, size: str | None = None, root: bool = False) -> dict[str, Any]:
+    device: dict[str, Any] = {
+        "deviceName": name,
+        "ebs": {} if size is None else {"volumeSize": size},
+    }
+    if root:
+        device["rootVolume"] = True
+    return device
+
+
+@pytest.mark.parametrize(
+    ("devices", "volume"),
+    [
+        pytest.param([], None, id="no block devices leave the AMI family's default"),
+        pytest.param(
+            [_device("/dev/xvdb", "50Gi"), _device("/dev/xvdc", "80Gi", root=True)],
+            80 * 2**30,
+            id="the device marked rootVolume holds ephemeral storage",
+        ),
+        pytest.param(
+            [_device("/dev/xvdb", "50Gi"), _device("/dev/xvda", "100G")],
+            100 * 10**9,
+            id="without a root volume AL2023's /dev/xvda holds it",
+        ),
+        pytest.param(
+            [_device("/dev/xvdc", root=True), _device("/dev/xvda", "60Gi")],
+            60 * 2**30,
+            id="a root volume with no size gives way to /dev/xvda",
+        ),
+        pytest.param(
+            [_device("/dev/xvdb", "50Gi")], None, id="another device alone leaves the default"
+        ),
+    ],
+)
+def test_the_ephemeral_storage_volume_of_an_ec2_node_class(
+    devices: list[dict[str, Any]], volume: int | None
+) -> None:
+    """karpenter-provider-aws types.go ``ephemeralStorage`` (357-393) for AL2023."""
+    obj = ec2_node_class()
+    obj["spec"]["blockDeviceMappings"] = devices
+    state = _karpenter(_own(ec2NodeClasses=[obj]))
+    assert state is not None and state.node_classes[0].root_volume == volume

@@ -72,9 +72,19 @@ def _objects() -> dict[str, list[dict[str, Any]]]:
     )
     claim["status"]["providerID"] = f"aws:///us-east-1a/i-{SECRET}"
     ec2 = ec2_node_class(
-        maxPods=58, kubeReserved={"cpu": "80m"}, evictionHard={"memory.available": "5%"}
+        maxPods=58,
+        kubeReserved={"cpu": "80m"},
+        evictionHard={"memory.available": "5%"},
+        evictionSoft={"memory.available": "500Mi"},
     )
     ec2["spec"]["userData"] = SECRET
+    ec2["spec"]["blockDeviceMappings"] = [
+        {
+            "deviceName": "/dev/xvda",
+            "rootVolume": True,
+            "ebs": {"volumeSize": "100Gi", "kmsKeyID": SECRET},
+        }
+    ]
     aks = aks_node_class(max_pods=30)
     aks["spec"] |= {"security": {"encryptionAtHost": True}, "gpu": {"mode": "None"}}
     ec2["status"]["subnets"] = [
@@ -120,6 +130,8 @@ def test_karpenter_s_objects_are_recorded_and_read_back_alike(tmp_path: Path) ->
     assert replayed.karpenter.pools[1].not_ready == "Ready is False"
     ec2, aks = replayed.karpenter.node_classes
     assert ec2.zone_ids == {"us-east-1a": "use1-az1"}
+    assert ec2.eviction_soft == {"memory.available": 500 * 2**20}
+    assert ec2.root_volume == 100 * 2**30
     assert (aks.image_family, aks.os_disk_gb) == ("AzureLinux", 128)
     assert (aks.encryption_at_host, aks.gpu_driver) == (True, False)
     assert [d.name for d in replayed.daemon_sets] == ["kube-proxy"]

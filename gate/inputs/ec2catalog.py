@@ -33,7 +33,8 @@ GRAVITON_CMA_MIB = 64
 """types.go:346-349: "Gravitons have an extra 64 MiB of cma reserved memory"."""
 EPHEMERAL_STORAGE = 20 * 2**30
 """AL2023's root volume (amifamily/al2023.go ``DefaultBlockDeviceMappings``: 20Gi), the
-ephemeral storage when the EC2NodeClass names no blockDeviceMappings."""
+ephemeral storage when the EC2NodeClass sizes none (a pool's NodeClass may replace it:
+:func:`gate.scheduler.autoscaling.karpenter.pools.provider_allocatable`)."""
 ARCHITECTURES = {"x86_64": "amd64", "arm64": "arm64"}
 """pkg/apis/v1/labels.go ``AWSToKubeArchitectures``; instancetype.go:239-252 lists only
 these (``mac1.metal``'s ``x86_64_mac`` is no Karpenter type)."""
@@ -55,8 +56,8 @@ ASSUMED = (
     "the EC2 listing holds no prices: every offering is taken as priced (types order by name)",
     "spot capacity and insufficient-capacity errors are not recorded: every offering is "
     "taken as available",
-    "the EC2NodeClass is taken as AL2023 with its default 20Gi root volume and subnets in "
-    "every listed zone",
+    "the EC2NodeClass is taken as AL2023 (a root volume of 20Gi unless its "
+    "blockDeviceMappings size one) with subnets in every listed zone",
 )
 NO_ZONES = (
     "no describe-instance-type-offerings listing was given: every type is taken as offered "

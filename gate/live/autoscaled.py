@@ -264,10 +264,22 @@ class _Kubelet(_Part):
     kubeReserved: dict[str, str] | None = None
     systemReserved: dict[str, str] | None = None
     evictionHard: dict[str, str] | None = None
+    evictionSoft: dict[str, str] | None = None
+
+
+class _EBS(_Part):
+    volumeSize: str | None = None
+
+
+class _BlockDevice(_Part):
+    deviceName: str | None = None
+    rootVolume: bool | None = None
+    ebs: _EBS | None = None
 
 
 class _EC2Spec(_Part):
     kubelet: _Kubelet | None = None
+    blockDeviceMappings: list[_BlockDevice] | None = None
 
 
 class _Subnet(_Part):
@@ -281,8 +293,9 @@ class _EC2Status(_Part):
 
 
 class EC2NodeClass(_Object):
-    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: its kubelet's pods and reserved amounts, and
-    the zone and zone ID of each subnet its status resolved (its role, subnet selectors and
+    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: its kubelet's pods and reserved amounts, its
+    block devices' names and sizes, and the zone and zone ID of each subnet its status
+    resolved (its role, subnet selectors and
     IDs, security groups, AMIs, user data and tags are dropped)."""
 
     metadata: _Name = field(default_factory=_Name)

@@ -109,6 +109,13 @@ class NodeClass:
     """An ``AKSNodeClass``'s ``spec.security.encryptionAtHost``."""
     gpu_driver: bool = True
     """Whether an ``AKSNodeClass`` installs GPU drivers (``spec.gpu.mode`` not ``None``)."""
+    eviction_soft: Mapping[str, int] = field(default_factory=dict)
+    """An ``EC2NodeClass``'s ``evictionSoft`` given as absolute quantities, by signal."""
+    eviction_soft_percent: Mapping[str, str] = field(default_factory=dict)
+    """An ``EC2NodeClass``'s ``evictionSoft`` percentages, as written, by signal."""
+    root_volume: int | None = None
+    """The bytes of an ``EC2NodeClass``'s block device that holds ephemeral storage (None:
+    its AMI family's default)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,7 +79,7 @@ EVICTION_SIGNALS = frozenset(
         "pid.available",
     }
 )
-"""ec2nodeclass.go: the keys ``evictionHard`` may hold."""
+"""ec2nodeclass.go: the keys ``evictionHard`` and ``evictionSoft`` may hold."""
 RESERVED_KEYS = frozenset({"cpu", "memory", "ephemeral-storage", "pid"})
 """ec2nodeclass.go: the keys ``kubeReserved`` and ``systemReserved`` may hold."""
 
@@ -370,7 +370,8 @@ def _reserved(read: _Read, value: object, path: str) -> dict[str, int]:
 
 
 def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], dict[str, str]]:
-    """``evictionHard``: an absolute threshold as a whole amount, a percentage as written
+    """``evictionHard`` or ``evictionSoft``: an absolute threshold as a whole amount, a
+    percentage as written
     (it is a share of the instance's capacity)."""
     absolute, percent = {}, {}
     for key, text in read.strings(value, path).items():
@@ -388,12 +389,40 @@ def _eviction(read: _Read, value: object, path: str) -> tuple[dict[str, int], di
     return absolute, percent
 
 
+EPHEMERAL_BLOCK_DEVICE = "/dev/xvda"
+"""karpenter-provider-aws amifamily/al2023.go ``EphemeralBlockDevice``."""
+
+
+def _root_volume(read: _Read, value: object, path: str) -> int | None:
+    """types.go ``ephemeralStorage`` (357-393): the size of the first mapping marked
+    ``rootVolume``, else of the first named AL2023's ephemeral block device; either counts
+    only with a ``volumeSize`` (None: the AMI family's default)."""
+    sizes: list[tuple[bool, str, int | None]] = []
+    for index, item in enumerate(read.items(value, path)):
+        at = f"{path}[{index}]"
+        mapping = read.mapping(item, at)
+        ebs = read.mapping(mapping.get("ebs"), f"{at}.ebs")
+        written = read.text(ebs.get("volumeSize"), f"{at}.ebs.volumeSize")
+        size = None
+        if written:
+            try:
+                size = whole_value(parse_quantity(written))
+            except QuantityError as exc:
+                raise read.fail(f"{at}.ebs.volumeSize", str(exc)) from None
+        root = read.flag(mapping.get("rootVolume"), f"{at}.rootVolume")
+        sizes.append((root, read.text(mapping.get("deviceName"), f"{at}.deviceName"), size))
+    root_volume = next((size for root, _, size in sizes if root), None)
+    if root_volume is not None:
+        return root_volume
+    return next((size for _, name, size in sizes if name == EPHEMERAL_BLOCK_DEVICE), None)
+
+
 def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
     """An ``EC2NodeClass`` (its ``spec.kubelet``: maxPods, podsPerCore, the reserved
-    amounts, evictionHard; the zone IDs of its ``status.subnets``) or an ``AKSNodeClass``
-    (``spec.maxPods``, ``imageFamily``, ``osDiskSizeGB``, ``security.encryptionAtHost``,
-    ``gpu.mode``; its kubelet settings reserve nothing); ready when its ``Ready``
-    condition is True."""
+    amounts, evictionHard and evictionSoft; its ephemeral storage volume; the zone IDs of
+    its ``status.subnets``) or an ``AKSNodeClass`` (``spec.maxPods``, ``imageFamily``,
+    ``osDiskSizeGB``, ``security.encryptionAtHost``, ``gpu.mode``; its kubelet settings
+    reserve nothing); ready when its ``Ready`` condition is True."""
     read = _Read(kind, obj)
     spec = read.mapping(obj.get("spec"), "spec")
     kubelet = read.mapping(spec.get("kubelet"), "spec.kubelet")
@@ -416,6 +445,7 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
             != "None",
         )
     absolute, percent = _eviction(read, kubelet.get("evictionHard"), "spec.kubelet.evictionHard")
+    soft, soft_percent = _eviction(read, kubelet.get("evictionSoft"), "spec.kubelet.evictionSoft")
     status = read.mapping(obj.get("status"), "status")
     zone_ids: dict[str, str] = {}
     for index, item in enumerate(read.items(status.get("subnets"), "status.subnets")):
@@ -437,6 +467,9 @@ def node_class(kind: str, obj: Mapping[str, Any]) -> NodeClass:
         eviction_percent=percent,
         ready=ready,
         zone_ids=zone_ids,
+        eviction_soft=soft,
+        eviction_soft_percent=soft_percent,
+        root_volume=_root_volume(read, spec.get("blockDeviceMappings"), "spec.blockDeviceMappings"),
     )
 
 

@@ -58,12 +58,13 @@ def filter_types(
     shown: Mapping[str, int],
     compat: Match | None = None,
     offers: Offers | None = None,
+    pod: Mapping[str, int] | None = None,
 ) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
     """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``.
     ``compat`` and ``offers`` answer as :func:`matcher` and
     :func:`~gate.scheduler.autoscaling.karpenter.pools.offer_check` of ``reqs`` do (a caller may
-    give memoized ones). The cheap test goes first; why no type is left is worked out only
-    when none is."""
+    give memoized ones); ``pod`` is the pod's own requests (None: ``shown``). The cheap
+    test goes first; why no type is left is worked out only when none is."""
     compat = compat if compat is not None else matcher(reqs)
     offers = offers if offers is not None else offer_check(reqs)
     kept = [
@@ -90,7 +91,7 @@ def filter_types(
         met_fit = met_fit or (matched and room_ok and not offer)
         met_has = met_has or (matched and offer and not room_ok)
         fit_has = fit_has or (room_ok and offer and not matched)
-    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has)
+    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has, pod)
 
 
 def no_type_left(
@@ -102,10 +103,12 @@ def no_type_left(
     met_fit: bool,
     fit_has: bool,
     met_has: bool,
+    pod: Mapping[str, int] | None = None,
 ) -> tuple[str, str]:
     """InstanceTypeFilterError's reason and text, from which of the three tests some type
     passed (``met`` the requirements, ``fit`` the resources, ``has`` an offering) and which
-    pairs one type passed without the third."""
+    pairs one type passed without the third. The m vs M hint reads the pod's own cpu
+    request (``pod``; None: ``shown``), not the DaemonSets' shown with it."""
     if not met and not fit and not has:
         reason = (
             "no instance type met the scheduling requirements or had enough resources "
@@ -141,6 +144,6 @@ def no_type_left(
     else:
         reason = "no instance type met the requirements/resources/offering tuple"
     said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
-    if not fit and shown.get("cpu", 0) >= 10**9:  # 1M cores, in millicores
+    if not fit and (shown if pod is None else pod).get("cpu", 0) >= 10**9:  # 1M cores, in m
         said += " (CPU request >= 1 Million, m vs M typo?)"
     return reason, said

@@ -100,18 +100,30 @@ def _percent(text: str) -> Fraction | None:
         return None
 
 
-def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
-    """``evictionHard`` by resource: absolute thresholds, and percentages of the capacity
-    (a signal, ``memory.available``, is read as the resource it holds back)."""
+def _thresholds(
+    amounts: Mapping[str, int], percents: Mapping[str, str], capacity: Mapping[str, int]
+) -> dict[str, int]:
     held: dict[str, int] = {}
-    for signal, amount in node_class.eviction_hard.items():
+    for signal, amount in amounts.items():
         held[SIGNALS.get(signal, signal)] = amount
-    for signal, written in node_class.eviction_percent.items():
+    for signal, written in percents.items():
         resource = SIGNALS.get(signal, signal)
         share = _percent(written)
         if share is not None:
+            share = Fraction(0) if share == 1 else share
             held[resource] = math.ceil(share * capacity.get(resource, 0))
     return held
+
+
+def eviction(node_class: NodeClass, capacity: Mapping[str, int]) -> dict[str, int]:
+    """The eviction thresholds by the resource each signal holds back (``memory.available``
+    is ``memory``): absolute ones, and percentages of the capacity rounded up, ``100%``
+    none (types.go ``computeEvictionSignal``, ``mustParsePercentage``); per resource the
+    larger of ``evictionHard`` and ``evictionSoft`` (types.go ``evictionThreshold``:
+    ``MaxResources``, every AMI family but Bottlerocket enabling the soft ones)."""
+    hard = _thresholds(node_class.eviction_hard, node_class.eviction_percent, capacity)
+    soft = _thresholds(node_class.eviction_soft, node_class.eviction_soft_percent, capacity)
+    return {r: max(hard.get(r, 0), soft.get(r, 0)) for r in hard.keys() | soft.keys()}
 
 
 def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict[str, int]:
@@ -128,6 +140,11 @@ def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict
     system: dict[str, int] = {}
     held = dict(it.eviction_threshold or {})
     if node_class is not None:
+        if node_class.root_volume is not None:
+            # types.go 357-393 and 533: the volume is the ephemeral storage, whose default
+            # eviction threshold is 10 percent of it (the catalog built it for 20Gi)
+            capacity["ephemeral-storage"] = node_class.root_volume
+            held["ephemeral-storage"] = math.ceil(node_class.root_volume / 100 * 10)
         if node_class.max_pods is not None:
             capacity["pods"] = node_class.max_pods
         if node_class.pods_per_core:
@@ -135,13 +152,7 @@ def provider_allocatable(it: InstanceType, node_class: NodeClass | None) -> dict
             capacity["pods"] = min(node_class.pods_per_core * cores, capacity.get("pods", 0))
         kube.update(node_class.kube_reserved)
         system = dict(node_class.system_reserved)
-        held.update(node_class.eviction_hard)
-        for signal, written in node_class.eviction_percent.items():
-            resource = SIGNALS.get(signal, signal)
-            share = _percent(written)
-            if share is not None:
-                share = Fraction(0) if share == 1 else share
-                held[resource] = math.ceil(share * capacity.get(resource, 0))
+        held.update(eviction(node_class, capacity))
     parts = (kube, system, held)
     return {r: a - sum(p.get(r, 0) for p in parts) for r, a in capacity.items()}
 

@@ -87,7 +87,12 @@ from gate.scheduler.autoscaling.karpenter.unjudged import (
     unjudged_keys,
     unjudged_text,
 )
-from gate.scheduler.autoscaling.karpenter.volumetopology import ignored, volume_requirements
+from gate.scheduler.autoscaling.karpenter.volumetopology import (
+    IGNORED,
+    ignored,
+    invalid,
+    volume_requirements,
+)
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -113,16 +118,24 @@ BOUNDED_TEXT = (
 )
 
 
+MAX_INSTANCE_TYPES = 600
+"""nodeclaimtemplate.go ``MaxInstanceTypes``: the types a NodeClaim is launched with."""
+
+
 def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[str, ...]:
     """cloudprovider ``InstanceTypes.OrderByPrice`` over the types the claims may take: each
-    at its cheapest available offering compatible with a claim holding it, then by name."""
+    at its cheapest available offering compatible with a claim holding it, then by name;
+    each claim keeps its :data:`MAX_INSTANCE_TYPES` cheapest (scheduler.go
+    ``TruncateInstanceTypes``)."""
     prices: dict[str, float] = {}
     for claim in claims:
         offered = offers(claim.reqs)
+        mine: dict[str, float] = {}
         for it in claim.types:
             found = [p for o, p in it.offerings if offered(o)]
-            cheapest = min(found) if found else float("inf")
-            prices[it.name] = min(prices.get(it.name, cheapest), cheapest)
+            mine[it.name] = min(found) if found else float("inf")
+        for name in sorted(mine, key=lambda n: (mine[n], n))[:MAX_INSTANCE_TYPES]:
+            prices[name] = min(prices.get(name, mine[name]), mine[name])
     return tuple(sorted(prices, key=lambda name: (prices[name], name)))
 
 
@@ -389,6 +402,12 @@ class Provisioner:
         if self.unjudged:
             return PoolDecision(left, unjudged=self.unjudged)
         refused = ignored(cycle)
+        wrong = invalid(pod, next(_variants(pod, False)).reqs)
+        if wrong:
+            # provisioner.go Validate: multierr.Combine, the claims' errors last
+            if refused:
+                wrong.append(refused.removeprefix(IGNORED.format(why="")))
+            return PoolDecision(left, unjudged=IGNORED.format(why="; ".join(wrong)))
         if refused:
             return PoolDecision(left, unjudged=refused)
         if not self.pools:
@@ -507,9 +526,20 @@ class Provisioner:
             if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
                 return False
         total = add(claim.pool.daemon, requests, claim.pods + 1)
-        types = tuple(it for it in claim.types if fits(total, it.allocatable))
+        # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
+        # requirements, which may name a key the claim's do not (a preference)
+        match, offered = self._match(reqs), self._offered(reqs)
+        types = tuple(
+            it
+            for it in claim.types
+            if fits(total, it.allocatable)
+            and match(it)
+            and any(offered(o) for o, _ in it.offerings)
+        )
         if not types or min_values_unmet(types, reqs):
-            claim.full = True
+            # full when the room is what fails; a looser variant may join otherwise
+            roomy = [it for it in claim.types if fits(total, it.allocatable)]
+            claim.full = not roomy or bool(min_values_unmet(roomy, claim.reqs))
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
         self._record(claim, spreads)
@@ -581,7 +611,7 @@ class Provisioner:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
         kept, error = filter_types(
-            types, reqs, total, total, self._match(reqs), self._offered(reqs)
+            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests
         )
         if error is not None:
             return error

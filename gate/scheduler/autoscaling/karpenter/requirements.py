@@ -47,28 +47,49 @@ NORMALIZED = {
 """pkg/apis/v1/labels.go ``NormalizedLabels``: aliases read as the well-known key."""
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
+RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
+"""pkg/apis/v1/labels.go ``RestrictedLabelDomains`` (the providers add their own group,
+whose labels are all well-known)."""
+DOMAIN_EXCEPTIONS = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
+"""labels.go ``LabelDomainExceptions``."""
 _INFINITE = 2**63 - 1
 
 
 def well_known(extra: Iterable[str] = ()) -> frozenset[str]:
-    """The labels a pod may select on though no pool defines them: upstream's set, the
-    hostname (pkg/apis/v1/labels.go ``WellKnownLabels`` of v1.8 holds it) and the keys the
-    provider's instance types carry (providers register theirs, e.g.
-    ``karpenter.k8s.aws/instance-family``)."""
-    return WELL_KNOWN | {HOSTNAME} | frozenset(extra)
+    """The labels a pod may select on though no pool defines them: upstream's set and the
+    keys the provider's instance types carry (providers register theirs, e.g.
+    ``karpenter.k8s.aws/instance-family``). The hostname is not one of them: a new claim
+    defines it (its placeholder), a NodePool's template does not."""
+    return WELL_KNOWN | frozenset(extra)
 
 
-def _int(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
+def restricted(key: str) -> bool:
+    """labels.go ``IsRestrictedLabel`` of a normalised key: not well-known, and of a
+    restricted domain that is no exception (suffixes compared as upstream compares them,
+    without a dot boundary): ``node-role.kubernetes.io/*`` and the hostname among them."""
+    key = NORMALIZED.get(key, key)
+    if key in WELL_KNOWN:
+        return False
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    if any(domain.endswith(exception) for exception in DOMAIN_EXCEPTIONS):
+        return False
+    return any(domain.endswith(d) for d in RESTRICTED_DOMAINS)
+
+
+def atoi(text: str) -> int | None:
+    """``strconv.Atoi``: an optional sign and ASCII digits within int64; Python's ``int``
+    would also take underscores, surrounding spaces and other scripts' digits."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not digits.isascii() or not digits.isdigit():
         return None
+    number = int(text)
+    return number if -(2**63) <= number < 2**63 else None
 
 
 def _within(value: str, gt: int | None, lt: int | None) -> bool:
     if gt is None and lt is None:
         return True
-    number = _int(value)
+    number = atoi(value)
     if number is None:
         return False
     return (gt is None or number > gt) and (lt is None or number < lt)
@@ -108,9 +129,9 @@ class Req:
         if operator == NOT_IN:
             return cls(key, True, frozenset(values), min_values=min_values)
         if operator == GT:
-            return cls(key, True, gt=_int(values[0]) if values else None, min_values=min_values)
+            return cls(key, True, gt=atoi(values[0]) if values else None, min_values=min_values)
         if operator == LT:
-            return cls(key, True, lt=_int(values[0]) if values else None, min_values=min_values)
+            return cls(key, True, lt=atoi(values[0]) if values else None, min_values=min_values)
         return cls(key, True, min_values=min_values)  # Exists
 
     @classmethod

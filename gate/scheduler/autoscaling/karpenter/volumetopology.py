@@ -17,6 +17,13 @@ volume plugins' PreFilters refuse each of those pods too (the scheduler could pl
 no node, new or old), so their refusal is read as Karpenter's; but Karpenter reads an
 unbound claim's class from ``spec.storageClassName`` alone, and ignores a waiting claim
 that names its class by the beta annotation only.
+
+``Validate`` also ignores a pod whose requirements keep it off every Karpenter node
+(``karpenter.sh/nodepool DoesNotExist``) or whose node selector or required node affinity
+names a restricted label, whatever its operator, or a ``Gt``/``Lt`` bound below zero
+(:func:`invalid`); its errors come first.
+The restricted-label error names the label only, not upstream's lists of well-known labels
+and restricted domains.
 """
 
 from __future__ import annotations
@@ -25,7 +32,18 @@ from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.volumes import name_of, spec_of
-from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.model.karpenter import NODEPOOL_LABEL
+from gate.scheduler.autoscaling.karpenter.requirements import (
+    DOES_NOT_EXIST,
+    GT,
+    LT,
+    NORMALIZED,
+    Req,
+    Reqs,
+    atoi,
+    restricted,
+)
+from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, State
 from gate.scheduler.plugins.volumerestrictions import VOLUME_RESTRICTIONS
@@ -37,6 +55,45 @@ VOLUME_PLUGINS = frozenset({VOLUME_RESTRICTIONS, VOLUME_BINDING, VOLUME_ZONE})
 IGNORED = "ignoring pod, {why}"
 """provisioner.go's log line for a pod ``Validate`` refuses."""
 NO_CLASS = 'persistentvolumeclaim "{claim}": unbound pvc must define a storage class'
+
+
+NOT_ON_KARPENTER = (
+    "configured to not run on a Karpenter provisioned node "
+    f"(requirement={NODEPOOL_LABEL} {DOES_NOT_EXIST})"
+)
+"""provisioner.go ``KarpenterManagedLabelDoesNotExistError``."""
+RESTRICTED = (
+    "label is restricted; specify a well known label or a custom label that does not use a "
+    "restricted domain (label={key})"
+)
+"""pkg/apis/v1/labels.go ``IsRestrictedLabel``'s error, without its lists."""
+BOUND = "key {key} with operator {operator} must have a single positive integer value"
+"""nodeclaim_validation.go ``ValidateRequirement``: a ``Gt``/``Lt`` value ``Atoi`` refuses
+or below zero."""
+
+
+def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
+    """``Validate``'s errors before the claims', in its order: the managed label (``reqs``:
+    the pod's requirements with its heaviest preference, ``NewPodRequirements``), then each
+    node selector key (sorted), then each required term's expressions: a restricted label,
+    a ``Gt``/``Lt`` bound below zero (``validateNodeSelectorTerm``, ``ValidateRequirement``;
+    the API server refuses the rest of what it checks)."""
+    errors = []
+    nodepool = reqs.get(NODEPOOL_LABEL)
+    if nodepool is not None and nodepool.operator == DOES_NOT_EXIST:
+        errors.append(NOT_ON_KARPENTER)
+    errors += [RESTRICTED.format(key=k) for k in sorted(pod.node_selector) if restricted(k)]
+    for term in pod.node_affinity.required:
+        for expression in term:
+            key = NORMALIZED.get(expression.key, expression.key)
+            if restricted(key):
+                errors.append(RESTRICTED.format(key=key))
+            if expression.operator in (GT, LT):
+                values = expression.values
+                number = atoi(values[0]) if len(values) == 1 else None
+                if number is None or number < 0:
+                    errors.append(BOUND.format(key=key, operator=expression.operator))
+    return errors
 
 
 def ignored(cycle: CycleState) -> str:
