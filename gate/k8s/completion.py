@@ -25,7 +25,11 @@ from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
-from gate.k8s.resources import aggregate_container_requests, pod_level_resource
+from gate.k8s.resources import (
+    aggregate_container_requests,
+    overcommit_allowed,
+    pod_level_resource,
+)
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -156,8 +160,7 @@ def _pod_level_defaults(spec: Spec) -> None:
     aggregated = aggregate_container_requests(spec)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
-            overcommitted = not name.startswith("hugepages-")
-            from_containers = overcommitted and name in aggregated
+            from_containers = overcommit_allowed(name) and name in aggregated
             requests[name] = exact_text(aggregated[name]) if from_containers else value
     spec["resources"] = {**resources, "requests": requests}
 

@@ -11,37 +11,45 @@ stored as ``1m`` each and request 2m.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from gate.k8s.names import label_key_ok
 from gate.k8s.quantity import exact_text, parse_quantity, scheduler_amount
 from gate.untyped import as_list, mapping
 
 CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
+HUGEPAGES = "hugepages-"
 NATIVE_CHECKED = (CPU, MEMORY, EPHEMERAL_STORAGE)
-_QUALIFIED_NAME = re.compile(
-    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-)
 
 Exact = dict[str, Fraction]
 
 
 def is_extended(name: str) -> bool:
-    """IsExtendedResourceName: has a ``/``, outside ``kubernetes.io/``, a valid quota name."""
+    """IsExtendedResourceName: has a ``/``, outside ``kubernetes.io/``, a valid quota name
+    (``requests.<name>`` a qualified name)."""
     if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
         return False
-    prefix, _, short = f"requests.{name}".rpartition("/")
-    return len(prefix) <= 253 and len(short) <= 63 and bool(_QUALIFIED_NAME.fullmatch(name))
+    return label_key_ok(f"requests.{name}")
+
+
+def is_native(name: str) -> bool:
+    """IsNativeResource: unqualified, or in ``kubernetes.io/``."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def overcommit_allowed(name: str) -> bool:
+    """IsOvercommitAllowed: a native resource other than hugepages; the others' requests
+    must equal their limits."""
+    return is_native(name) and not name.startswith(HUGEPAGES)
 
 
 def is_scalar(name: str) -> bool:
     """IsScalarResourceName: extended, hugepages-*, *kubernetes.io/*, attachable-volumes-*."""
     return (
         is_extended(name)
-        or name.startswith("hugepages-")
+        or name.startswith(HUGEPAGES)
         or "kubernetes.io/" in name
         or name.startswith("attachable-volumes-")
     )
@@ -203,7 +211,7 @@ def _is_sidecar(container: object) -> bool:
 
 def pod_level_resource(name: str) -> bool:
     """IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
-    return name in (CPU, MEMORY) or name.startswith("hugepages-")
+    return name in (CPU, MEMORY) or name.startswith(HUGEPAGES)
 
 
 def pod_requests(

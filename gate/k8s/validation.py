@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
+from gate.k8s.matching import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from gate.k8s.names import (
     DNS1123_LABEL,
     DNS1123_LABEL_FMT,
@@ -45,8 +46,16 @@ from gate.k8s.names import (
     label_value_ok,
 )
 from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
-from gate.k8s.resources import is_extended
-from gate.k8s.selectors import SelectorError, parse_selector, text_labels
+from gate.k8s.resources import HUGEPAGES, is_extended, is_native, overcommit_allowed
+from gate.k8s.selectors import (
+    DOES_NOT_EXIST,
+    EXISTS,
+    IN,
+    NOT_IN,
+    SelectorError,
+    parse_selector,
+    text_labels,
+)
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
 UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
@@ -314,7 +323,9 @@ def labels(raw: object, field: str) -> Errors:
 
 # --- Label selectors (k8s.io/apimachinery/pkg/apis/meta/v1/validation) --------------------
 
-SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+SELECTOR_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
+"""The operators a label selector and a node selector both take, with the same rule for
+their values."""
 
 
 def label_selector(raw: object, field: str) -> Errors:
@@ -330,7 +341,7 @@ def label_selector(raw: object, field: str) -> Errors:
 def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
     """ValidateLabelSelectorRequirement: the operator and its values, the key, each value."""
     operator, values = _operator_and_values(expression)
-    if operator in SET_OPERATORS:
+    if operator in SELECTOR_OPERATORS:
         yield from _set_values(operator, values, field)
     elif operator is not None:
         yield invalid(f"{field}.operator", operator, "not a valid selector operator")
@@ -341,11 +352,6 @@ def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
         yield from _each(f"{field}.values[{i}]", value, label_value_errors(value))
 
 
-SET_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-"""The operators a label selector and a node selector both take, with the same rule for
-their values."""
-
-
 def _operator_and_values(expression: Mapping[str, Any]) -> tuple[str | None, list[str]]:
     """A requirement's operator and its values that are texts."""
     values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
@@ -353,7 +359,7 @@ def _operator_and_values(expression: Mapping[str, Any]) -> tuple[str | None, lis
 
 
 def _set_values(operator: str, values: Sequence[str], field: str) -> Errors:
-    """The values of a set operator (:data:`SET_OPERATORS`): In and NotIn want some,
+    """The values of a set operator (:data:`SELECTOR_OPERATORS`): In and NotIn want some,
     Exists and DoesNotExist none."""
     if operator in ("In", "NotIn"):
         if not values:
@@ -505,17 +511,6 @@ _INTEGER_RESOURCES = frozenset(
      "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}
 )  # fmt: skip
 """standardIntegerResources (IsIntegerResourceName, with the extended resources)."""
-HUGEPAGES = "hugepages-"
-
-
-def _native(name: str) -> bool:
-    # helper.IsNativeResource
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _overcommit(name: str) -> bool:
-    # helper.IsOvercommitAllowed: native and not hugepages
-    return _native(name) and not name.startswith(HUGEPAGES)
 
 
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
@@ -537,7 +532,7 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     if unqualified:
         if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
             yield FieldError(field, INVALID, name, "must be a standard resource for containers")
-    elif not _native(name) and not is_extended(name):
+    elif not is_native(name) and not is_extended(name):
         yield FieldError(field, INVALID, name, "doesn't follow extended resource name standard")
 
 
@@ -587,13 +582,13 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
         yield from _quantity_value(key, value, raw, where)
         if key in read_limits:
             limit, written = read_limits[key]
-            if value != limit and not _overcommit(key):
+            if value != limit and not overcommit_allowed(key):
                 detail = f"must be equal to {key} limit of {_shown(limit, written)}"
                 yield invalid(f"{field}.requests", _shown(value, raw), detail)
             elif value > limit:
                 detail = f"must be less than or equal to {key} limit of {_shown(limit, written)}"
                 yield invalid(f"{field}.requests", _shown(value, raw), detail)
-        elif not _overcommit(key):
+        elif not overcommit_allowed(key):
             detail = "Limit must be set for non overcommitable resources"
             yield FieldError(f"{field}.limits", REQUIRED, None, detail)
     names = {str(n) for n in limits} | {str(n) for n in requests}
@@ -615,7 +610,7 @@ def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Erro
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 TOLERATION_OPERATORS = ("Equal", "Exists")
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TAINT_EFFECTS = (NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE)  # validateTaintEffect's order
 SPREAD_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")  # sets.List: sorted
 INCLUSION_POLICIES = ("Honor", "Ignore")  # sets.List: sorted
 
@@ -659,7 +654,7 @@ def node_selector_requirement(
     (for required terms) each value as a label value. Gt and Lt want one value; that it
     reads as an integer is the scheduler's affair, not the API server's."""
     operator, values = _operator_and_values(expression)
-    if operator in SET_OPERATORS:
+    if operator in SELECTOR_OPERATORS:
         yield from _set_values(operator, values, field)
     elif operator in ("Gt", "Lt"):
         if len(values) != 1:
