@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gate.model import Location, Workload
 from gate.model.storage import Mount
-from gate.scheduler.engine.claimed import chosen_node, touches
+from gate.scheduler.engine.claimed import chosen_node, reach
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting, VolumeUse
 from gate.scheduler.framework.pods import pod_profile
@@ -126,4 +126,4 @@ def test_which_copies_are_tracked(storage: dict[str, Any], tracked: bool) -> Non
     )
     volume = {"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}
     pod = pod_profile({"containers": [{"name": "c"}], "volumes": [volume]}, "db")
-    assert touches(workload, pod, Cluster.of(snapshot), range(1, 3)) is tracked
+    assert bool(reach(workload, pod, Cluster.of(snapshot), range(1, 3))) is tracked

@@ -163,13 +163,6 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     return Reach(drivers=frozenset(drivers), volumes=volumes)
 
 
-def touches(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> bool:
-    """Whether the claims of the first copy to ``ordinals``' last can take an available
-    volume, or the copies before one can bring a node to an attach limit it would
-    otherwise stay within (:func:`reach`)."""
-    return bool(reach(workload, pod, cluster, ordinals))
-
-
 def _bound(claim: PlainObject, volume: PlainObject) -> tuple[PlainObject, PlainObject]:
     """The claim and volume as AssumePodVolumes leaves them: bound to each other."""
     meta = mapping(claim.get("metadata"))
