@@ -35,7 +35,7 @@ from gate.inputs.config import (
 )
 from gate.inputs.exclude import Exclusion
 from gate.inputs.manifests import manifest_bytes, read_selected, select_paths
-from gate.inputs.workloads import Path
+from gate.inputs.workloads import Extracted, Path
 from gate.k8s.version import version_problem
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -58,6 +58,7 @@ from gate.run import (
     check,
     cluster_name,
     compared,
+    extracted,
     judged_or_refused,
     read_inputs,
     read_live,
@@ -482,23 +483,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(
-    options: argparse.Namespace, streams: Streams, config: Config
-) -> tuple[list[Document], Snapshot, ReadSummary]:
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """The run's documents and what they hold to judge (worked out while a second process
+    may still read the snapshot file), its one snapshot, and what was read and left out."""
+
+    documents: list[Document]
+    items: tuple[Extracted, ...]
+    snapshot: Snapshot
+    read: ReadSummary
+
+
+def _inputs(options: argparse.Namespace, streams: Streams, config: Config) -> _Inputs:
     """The documents of the run, its one snapshot, and what was read and left out."""
     globs = (*config.exclude, *getattr(options, "exclude", ()))
     paths = options.paths or ["."]
     files = _snapshot_files(options)
     selection = select_paths(paths, Exclusion(tuple(globs), tuple(f for f in files if f != STDIN)))
 
-    def documents() -> list[Document]:
+    def documents() -> tuple[list[Document], tuple[Extracted, ...]]:
         origin_root = getattr(options, "origin_root", None)
-        return list(read_selected(selection, streams.stdin, origin_root=origin_root))
+        read = list(read_selected(selection, streams.stdin, origin_root=origin_root))
+        return read, extracted(read, tuple(options.template_path), config)
+
+    def inputs(read: tuple[list[Document], tuple[Extracted, ...]], snapshot: Snapshot) -> _Inputs:
+        return _Inputs(read[0], read[1], snapshot, read_summary(selection, read[0]))
 
     if not files:
         _, snapshot = _read_live(options, streams)
-        read = documents()
-        return read, snapshot, read_summary(selection, read)
+        return inputs(documents(), snapshot)
     if options.context or options.kubeconfig:
         raise UsageError("--snapshot reads a file; --context and --kubeconfig read a cluster")
     if STDIN in files and (len(files) > 1 or STDIN in paths):
@@ -508,19 +521,20 @@ def _inputs(
         )
     if len(files) > 1:
         read = documents()
-        return read, load_snapshots(files), read_summary(selection, read)
+        return inputs(read, load_snapshots(files))
     processes = options.processes
     meanwhile = manifest_bytes(selection) if processes != 1 else 0
     progress = Progress.on(streams.stderr)
-    read, snapshot = read_inputs(
-        documents,
-        files[0],
-        progress,
-        processes=processes,
-        meanwhile=meanwhile,
-        stdin=streams.stdin,
+    return inputs(
+        *read_inputs(
+            documents,
+            files[0],
+            progress,
+            processes=processes,
+            meanwhile=meanwhile,
+            stdin=streams.stdin,
+        )
     )
-    return read, snapshot, read_summary(selection, read)
 
 
 def _snapshot_files(options: argparse.Namespace) -> list[str]:
@@ -573,8 +587,10 @@ def evaluate(
     warnings: tuple[str, ...] = (),
     baseline: Baseline | None = None,
     read: ReadSummary | None = None,
+    items: Sequence[Extracted] | None = None,
 ) -> Report:
-    """The pipeline over ``documents``, against ``snapshot``."""
+    """The pipeline over ``documents``, against ``snapshot`` (``items``: the documents'
+    workloads, when already extracted)."""
     by = "--fail-on" if options.fail_on else (config.source if config.fail_on else None)
     run_options = RunOptions(
         config=config,
@@ -593,7 +609,7 @@ def evaluate(
         autoscaling=getattr(options, "judge_autoscaling", "auto") != "off",
         processes=getattr(options, "processes", "auto"),
     )
-    return check(documents, snapshot, run_options, Progress.on(streams.stderr))
+    return check(documents, snapshot, run_options, Progress.on(streams.stderr), items)
 
 
 def _write(path: str, text: str | Iterable[bytes], streams: Streams) -> None:
@@ -792,8 +808,9 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     )
     # Read before the snapshot, which may take minutes: a bad baseline fails at once.
     baseline = _baseline(options)
-    documents, snapshot, read = _inputs(options, streams, config)
-    read = msgspec.structs.replace(read, config=config.source)
+    given = _inputs(options, streams, config)
+    snapshot = given.snapshot
+    read = msgspec.structs.replace(given.read, config=config.source)
     snapshot = _with_capture_time(options, snapshot)
     max_age = options.max_snapshot_age or config.max_snapshot_age
     now = streams.now or datetime.now(timezone.utc)
@@ -807,7 +824,9 @@ def run_check(options: argparse.Namespace, streams: Streams) -> int:
     problem = version_problem(snapshot.info.server_version)
     if problem and not options.scheduler_version:
         warnings = (*warnings, f"snapshot serverVersion: {problem}: taken as unknown")
-    report = evaluate(options, documents, snapshot, streams, config, warnings, baseline, read)
+    report = evaluate(
+        options, given.documents, snapshot, streams, config, warnings, baseline, read, given.items
+    )
     return _finish(options, report, _cluster(options, snapshot), streams)
 
 

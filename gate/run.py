@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from gate import __version__
 from gate.ci.shard import Selection
@@ -33,7 +33,7 @@ from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
-from gate.inputs.workloads import TEMPLATE_PATHS, Path, Unevaluated, extract_all
+from gate.inputs.workloads import TEMPLATE_PATHS, Extracted, Path, Unevaluated, extract_all
 from gate.k8s.claims import with_run_claims
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
@@ -115,19 +115,23 @@ class RunOptions:
     :mod:`gate.ci.split`; every answer the same)."""
 
 
+Read = TypeVar("Read")
+
+
 def read_inputs(
-    documents: Callable[[], list[Document]],
+    documents: Callable[[], Read],
     snapshot_file: str,
     progress: Progress | None = None,
     *,
     processes: Processes = 1,
     meanwhile: int = 0,
     stdin: BinaryIO | None = None,
-) -> tuple[list[Document], Snapshot]:
-    """The run's documents, read by ``documents``, and its snapshot file (``-``:
-    ``stdin``). With two ``processes`` the file's second reader starts first and reads
-    while this process reads the documents (``meanwhile`` bytes of them: see
-    :mod:`gate.snapshot.halves`); it is stopped however the reading ends."""
+) -> tuple[Read, Snapshot]:
+    """The run's documents, read by ``documents`` (and whatever it works out of them that
+    needs no snapshot: :func:`extracted`), and its snapshot file (``-``: ``stdin``). With
+    two ``processes`` the file's second reader starts first and reads while this process
+    reads the documents (``meanwhile`` bytes of them: see :mod:`gate.snapshot.halves`);
+    it is stopped however the reading ends."""
     with reading_snapshot(snapshot_file, meanwhile, processes, stdin) as reading:
         read = documents()
         with reading_file(progress or Progress.quiet(), snapshot_file) as on_read:
@@ -168,14 +172,32 @@ def read_summary(selection: PathSelection, documents: Sequence[Document]) -> Rea
     return ReadSummary(len(selection.read), len(documents), excluded, skipped, config=None)
 
 
+def extracted(
+    documents: Iterable[Document],
+    template_paths: Iterable[tuple[str, Path]] = (),
+    config: Config | None = None,
+) -> tuple[Extracted, ...]:
+    """Every document's workloads (or why it has none), in input order, as :func:`check`
+    judges them with ``template_paths`` (``--template-path``) and ``config``'s custom
+    kinds. It needs no snapshot, so a second process may still be reading the snapshot
+    file meanwhile."""
+    paths = dict(TEMPLATE_PATHS)
+    for kind, path in template_paths:
+        paths[kind] = (path, None, 1)
+    custom = (config or Config()).custom_kinds
+    return tuple(extract_all(iter(documents), paths, {**kind_table(), **kind_table(custom)}))
+
+
 def check(
     documents: Iterable[Document],
     snapshot: Snapshot,
     options: RunOptions,
     progress: Progress | None = None,
+    items: Sequence[Extracted] | None = None,
 ) -> Report:
     """Every document's result against ``snapshot``, in input order (only the shard's
-    part of them when ``options.shard`` names one)."""
+    part of them when ``options.shard`` names one). ``items``: the documents'
+    :func:`extracted` under ``options``, when already worked out."""
     dialect = dialect_for(options.scheduler_version or snapshot.info.server_version)
     scaling = options.config.autoscaling
     documents = list(documents)  # an autoscaler may follow the workload it scales
@@ -189,9 +211,8 @@ def check(
     claims = with_run_claims(snapshot.storage, bodies)
     snapshot = snapshot if claims is snapshot.storage else replace(snapshot, storage=claims)
     evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
-    template_paths = dict(TEMPLATE_PATHS)
-    for kind, path in options.template_paths:
-        template_paths[kind] = (path, None, 1)
+    if items is None:
+        items = extracted(documents, options.template_paths, options.config)
     results: list[WorkloadResult] = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)
@@ -200,8 +221,7 @@ def check(
     files = RepositoryFiles()  # origin bases and overlay patches, each composed once
     phase = (progress or Progress.quiet()).phase("evaluating", unit="documents")
     config = options.config
-    kinds = {**kind_table(), **kind_table(config.custom_kinds)}
-    marked = list(selection.mark(extract_all(iter(documents), template_paths, kinds)))
+    marked = list(selection.mark(items))
     # A shard places every workload of the run that the ones it reports are judged beside
     # (the room, ports and spread counts of new ones, the autoscalers' headroom), so its
     # verdicts are the whole run's; past its last reported item nothing it reports can
@@ -262,7 +282,7 @@ def check(
         parts = [judged(range(cut))]
         theirs = second.value()
         if theirs is None:  # judged again whole: this process's state is past the cut
-            return check(documents, snapshot_given, replace(options, processes=1), progress)
+            return check(documents, snapshot_given, replace(options, processes=1), progress, items)
         phase.advance(theirs.count)
         parts.append(theirs)
     for part in parts:

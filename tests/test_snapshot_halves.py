@@ -221,8 +221,8 @@ def test_a_cut_in_a_recordings_namespaces_is_not_taken(tmp_path: Path) -> None:
     ("key", "size", "meanwhile", "share"),
     [
         ("items", 2_380_000_000, 0, 0.5),
-        ("items", 2_440_000_000, 5_300_000, 0.451),
-        ("pods", 130_000_000, 5_300_000, 0.235),
+        ("items", 2_440_000_000, 5_300_000, 0.439),
+        ("pods", 130_000_000, 5_300_000, 0.174),
         ("pods", 10_000_000, 5_300_000, 0.1),
     ],
     ids=[
