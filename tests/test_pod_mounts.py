@@ -5,9 +5,12 @@ readers."""
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.errors import SnapshotError
 from gate.live.objects import Pod
@@ -94,3 +97,20 @@ def test_volumes_that_are_not_a_list_are_refused_by_both_readers() -> None:
         snapshot_of_document(document, "s")
     with pytest.raises(SnapshotError):
         build_snapshot(document, "s")
+
+
+@given(
+    st.builds(
+        Mount,
+        name=st.text(max_size=5),
+        source=st.sampled_from(["persistentVolumeClaim", "ephemeral", "rbd", "azureDisk"]),
+        disk=st.text(max_size=5),
+        read_only=st.booleans(),
+        monitors=st.frozensets(st.text(max_size=3), max_size=3),
+        pool=st.text(max_size=3),
+        managed=st.booleans(),
+    )
+)
+def test_a_mount_crosses_to_the_other_process_whole(mount: Mount) -> None:
+    # A second reader of a snapshot file hands its pods' mounts over pickled.
+    assert pickle.loads(pickle.dumps(mount, protocol=pickle.HIGHEST_PROTOCOL)) == mount
