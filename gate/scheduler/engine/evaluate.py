@@ -1080,10 +1080,11 @@ class Evaluator:
         """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
         the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
         While the ledger holds DaemonSets' pods only, each layer of nodes they take alike
-        is split by the index's free amounts, as NodeResourcesFit splits nodes; else (or
-        for host ports beside the ledger's) node by node."""
+        is split by the index's free amounts, as NodeResourcesFit splits nodes, and by the
+        host ports they hold (:meth:`Ledger.port_clashes`); else node by node."""
         nodes = self.index.nodes
-        if not ledger.daemons_only or (rules.host_ports and ledger.ports):
+        clashes = ledger.port_clashes(nodes, rules) if ledger.daemons_only else None
+        if clashes is None:
             for position in set_bits(fitting):
                 node = nodes[position]
                 lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
@@ -1092,7 +1093,7 @@ class Evaluator:
             return
         wanted = [(PODS, 1)]
         wanted += [(r, a) for r, a in rules.requests.items() if a > 0 and r != PODS]
-        found: dict[tuple[str, ...], int] = {}
+        found: dict[tuple[tuple[str, ...], bool], int] = {}
         for key, held in ledger.layers.items():
             taken = dict(key)
             parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
@@ -1106,10 +1107,11 @@ class Evaluator:
                         split.append((part & ~below, short))
                 parts = split
             for part, short in parts:
-                if short:
-                    found[short] = found.get(short, 0) | part
-        for short, bits in found.items():
-            yield bits, (short, False), lowest(bits)
+                for bits, ports in ((part & ~clashes, False), (part & clashes, True)):
+                    if bits and (short or ports):
+                        found[short, ports] = found.get((short, ports), 0) | bits
+        for lacking, bits in found.items():
+            yield bits, lacking, lowest(bits)
 
     def _preempting_pinned(
         self, pod: Pod, own: Sequence[int], answer: _Answer
