@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field
+from itertools import compress
 
 from gate.k8s.podaffinity import AffinityTerm, stored_terms, stored_weighted_terms
 from gate.k8s.selectors import EQUALS, EXISTS, IN, LabelSelector
@@ -49,10 +50,15 @@ class PodIndex:
 
     def __init__(self, pods: Iterable[ExistingPod], nodes: Sequence[NodeView]) -> None:
         position = {n.name: i for i, n in enumerate(nodes)}
-        self.pods: tuple[ExistingPod, ...] = tuple(p for p in pods if p.node in position)
-        self.node_of: tuple[int, ...] = tuple(position[p.node] for p in self.pods)
+        given = pods if isinstance(pods, tuple) else tuple(pods)
+        at = [position.get(p.node, -1) for p in given]
+        if -1 in at:  # a pod bound to no node of the snapshot meets no pod
+            given = tuple(compress(given, [a >= 0 for a in at]))
+            at = [a for a in at if a >= 0]
+        self.pods: tuple[ExistingPod, ...] = given
+        self.node_of: tuple[int, ...] = tuple(at)
         self.with_anti_affinity: tuple[int, ...] = tuple(
-            i for i, p in enumerate(self.pods) if p.anti_affinity_terms
+            i for i, p in enumerate(given) if p.anti_affinity_terms
         )
         self._namespaces: dict[str, _Namespace] | None = None
         self._answers: dict[tuple[frozenset[str] | None, LabelSelector], tuple[int, ...]] = {}

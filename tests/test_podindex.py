@@ -1,0 +1,58 @@
+"""The existing pods' index (gate.scheduler.framework.podindex) and DefaultPreemption's pods by
+node: a pod bound to no node of the snapshot is left out, the others keep their order, and
+each node's pods and lowest priority are those the pods say."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gate.model import ExistingPod
+from gate.scheduler.framework.podindex import PodIndex
+from gate.scheduler.plugins.defaultpreemption import PodsByNode
+from tests.builders import existing_pod, node
+
+NODES = (node("n0"), node("n1"))
+TERM = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+
+CASES = [
+    (
+        "pods on the snapshot's nodes keep their order",
+        [existing_pod("n1", name="a"), existing_pod("n0", name="b", anti_affinity=(TERM,))],
+        (["a", "b"], (1, 0), (1,)),
+    ),
+    (
+        "a pod bound to no node of the snapshot is left out",
+        [
+            existing_pod("gone", name="a", anti_affinity=(TERM,)),
+            existing_pod("n0", name="b"),
+            existing_pod("n1", name="c", anti_affinity=(TERM,)),
+        ],
+        (["b", "c"], (0, 1), (1,)),
+    ),
+    ("no pods index none", [], ([], (), ())),
+]
+
+
+@pytest.mark.parametrize(("pods", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_the_index_holds_the_pods_bound_to_the_snapshots_nodes(
+    pods: list[ExistingPod], expected: tuple[list[str], tuple[int, ...], tuple[int, ...]]
+) -> None:
+    for given in (pods, tuple(pods), iter(pods)):
+        index = PodIndex(given, NODES)
+        found = ([p.name for p in index.pods], index.node_of, index.with_anti_affinity)
+        assert found == expected
+
+
+def test_pods_by_node_hold_each_nodes_pods_and_lowest_priority() -> None:
+    pods = [
+        replace(existing_pod("n1", name="a"), priority=5),
+        replace(existing_pod("n0", name="b"), priority=7),
+        replace(existing_pod("n1", name="c"), priority=-2),
+        replace(existing_pod("n0", name="d"), priority=9),
+    ]
+    by_node = PodsByNode(PodIndex(pods, NODES))
+    assert (by_node.lowest, by_node.on) == ({1: -2, 0: 7}, {1: [0, 2], 0: [1, 3]})
+    assert by_node.lower(0, 8, frozenset()) == [1]
+    assert by_node.lower(1, 5, frozenset({2})) == []
