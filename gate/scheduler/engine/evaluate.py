@@ -202,6 +202,9 @@ class Evaluator:
     _carriers: list[frozenset[int]] = field(default_factory=list)
     _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
     """The cluster the last workload's running pods leave, kept for its later copies."""
+    _short: dict[tuple[str, int], int] = field(default_factory=dict)
+    """The nodes short of an amount of a resource (NodeIndex.short_of), by the two: the
+    run's DaemonSets ask the same few hundred of them for every set of nodes they hold."""
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -1098,7 +1101,10 @@ class Evaluator:
             taken = dict(key)
             parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
             for resource, amount in wanted:
-                below = self.index.short_of(resource, amount + taken.get(resource, 0))
+                asked = (resource, amount + taken.get(resource, 0))
+                below = self._short.get(asked)
+                if below is None:
+                    below = self._short[asked] = self.index.short_of(*asked)
                 split = []
                 for part, short in parts:
                     if part & below:
