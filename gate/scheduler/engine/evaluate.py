@@ -1082,9 +1082,11 @@ class Evaluator:
     ) -> Iterator[tuple[int, tuple[tuple[str, ...], bool], int]]:
         """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
         the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
-        While the ledger holds DaemonSets' pods only, each layer of nodes they take alike
-        is split by the index's free amounts, as NodeResourcesFit splits nodes, and by the
-        host ports they hold (:meth:`Ledger.port_clashes`); else node by node."""
+        While the ledger holds DaemonSets' pods only, the nodes of each layer they take
+        alike that are short of a resource are found by the index's free amounts, as
+        NodeResourcesFit finds them, and the nodes split by the resources they are short
+        of and the host ports they hold (:meth:`Ledger.port_clashes`); else node by
+        node."""
         nodes = self.index.nodes
         clashes = ledger.port_clashes(nodes, rules) if ledger.daemons_only else None
         if clashes is None:
@@ -1096,28 +1098,35 @@ class Evaluator:
             return
         wanted = [(PODS, 1)]
         wanted += [(r, a) for r, a in rules.requests.items() if a > 0 and r != PODS]
-        found: dict[tuple[tuple[str, ...], bool], int] = {}
+        short_of = [0] * len(wanted)  # by resource, the nodes short of it
+        holding = 0
         for key, held in ledger.layers.items():
+            held &= fitting
+            if not held:
+                continue
+            holding |= held
             taken = dict(key)
-            parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
-            for resource, amount in wanted:
+            for k, (resource, amount) in enumerate(wanted):
                 asked = (resource, amount + taken.get(resource, 0))
                 below = self._short.get(asked)
                 if below is None:
                     below = self._short[asked] = self.index.short_of(*asked)
-                split = []
-                for part, short in parts:
-                    if part & below:
-                        split.append((part & below, (*short, resource)))
-                    if part & ~below:
-                        split.append((part & ~below, short))
-                parts = split
-            for part, short in parts:
-                for bits, ports in ((part & ~clashes, False), (part & clashes, True)):
-                    if bits and (short or ports):
-                        found[short, ports] = found.get((short, ports), 0) | bits
-        for lacking, bits in found.items():
-            yield bits, lacking, lowest(bits)
+                short_of[k] |= held & below
+        parts: list[tuple[int, tuple[str, ...]]] = [(holding, ())]
+        for (resource, _), short in zip(wanted, short_of, strict=True):
+            split = []
+            for part, lacks in parts:
+                inside = part & short
+                if inside:
+                    split.append((inside, (*lacks, resource)))
+                if inside != part:
+                    split.append((part ^ inside, lacks))
+            parts = split
+        for part, lacks in parts:
+            clashing = part & clashes
+            for bits, ports in ((part ^ clashing, False), (clashing, True)):
+                if bits and (lacks or ports):
+                    yield bits, (lacks, ports), lowest(bits)
 
     def _preempting_pinned(
         self, pod: Pod, own: Sequence[int], answer: _Answer
