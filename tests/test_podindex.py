@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from gate.k8s.podaffinity import AffinityTerm, stored_terms
 from gate.model import ExistingPod
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.plugins.defaultpreemption import PodsByNode
@@ -15,6 +18,8 @@ from tests.builders import existing_pod, node
 
 NODES = (node("n0"), node("n1"))
 TERM = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+ZONE_TERM = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}
+SHARED = [(TERM,), (TERM, ZONE_TERM), (ZONE_TERM, TERM, TERM)]
 
 CASES = [
     (
@@ -39,8 +44,8 @@ CASES = [
 def test_the_index_holds_the_pods_bound_to_the_snapshots_nodes(
     pods: list[ExistingPod], expected: tuple[list[str], tuple[int, ...], tuple[int, ...]]
 ) -> None:
-    for given in (pods, tuple(pods), iter(pods)):
-        index = PodIndex(given, NODES)
+    for passed in (pods, tuple(pods), iter(pods)):
+        index = PodIndex(passed, NODES)
         found = ([p.name for p in index.pods], index.node_of, index.with_anti_affinity)
         assert found == expected
 
@@ -56,3 +61,42 @@ def test_pods_by_node_hold_each_nodes_pods_and_lowest_priority() -> None:
     assert (by_node.lowest, by_node.on) == ({1: -2, 0: 7}, {1: [0, 2], 0: [1, 3]})
     assert by_node.lower(0, 8, frozenset()) == [1]
     assert by_node.lower(1, 5, frozenset({2})) == []
+
+
+def _carried_one_by_one(index: PodIndex) -> list[tuple[AffinityTerm, tuple[int, ...]]]:
+    """Every term with the nodes of the pods carrying it, found pod by pod."""
+    found: dict[AffinityTerm, list[int]] = {}
+    for i, pod in enumerate(index.pods):
+        for term in stored_terms(pod.anti_affinity_terms, pod.namespace):
+            found.setdefault(term, []).append(index.node_of[i])
+    return [(term, tuple(nodes)) for term, nodes in found.items()]
+
+
+carriers = st.lists(
+    st.tuples(
+        st.integers(0, 1),
+        st.sampled_from(["a", "b"]),
+        st.integers(-1, len(SHARED) - 1),
+        st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pods=carriers)
+def test_anti_affinity_terms_found_by_shared_tuple_are_those_pod_by_pod(
+    pods: list[tuple[int, str, int, bool]],
+) -> None:
+    built = [
+        existing_pod(
+            f"n{on}",
+            namespace=namespace,
+            name=f"p{k}",
+            # the readers share one tuple among a workload's pods; a copy is another tuple
+            anti_affinity=() if terms < 0 else SHARED[terms] if shared else tuple([*SHARED[terms]]),
+        )
+        for k, (on, namespace, terms, shared) in enumerate(pods)
+    ]
+    index = PodIndex(built, NODES)
+    assert list(index.anti_affinity_terms()) == _carried_one_by_one(index)
