@@ -109,3 +109,17 @@ def test_a_daemonsets_nodes_split_the_mixes_they_cut(sets: list[int]) -> None:
         mix = mix_at(mixes, position)
         assert (mix.takers if mix else {}) == wanted
         assert (mix.pods if mix else 0) == len(wanted)
+
+
+def test_a_daemonset_over_other_nodes_is_taken_node_by_node_beside_the_mixes() -> None:
+    by_mix, by_node = Ledger(), Ledger()
+    rules = _rules(300, 10, [PORT])
+    other = tuple([*NODES])  # the same nodes in another sequence: the mixes are not over it
+    for ledger, node_by_node in ((by_mix, False), (by_node, True)):
+        _take(ledger, 0b011, rules, "a", node_by_node)
+    by_mix.take_daemon(other, 0b110, rules, "b", (300, 200), {"app": "b"})
+    by_node.take_each(["n1", "n2"], rules, "b", (300, 200), {"app": "b"})
+    assert by_mix.mixes is None
+    assert by_mix.port_clashes(NODES, rules) is None
+    assert _entries(by_mix) == _entries(by_node)
+    assert _read(by_mix, rules) == _read(by_node, rules)

@@ -1082,11 +1082,10 @@ class Evaluator:
     ) -> Iterator[tuple[int, tuple[tuple[str, ...], bool], int]]:
         """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
         the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
-        While the ledger holds DaemonSets' pods only, the nodes of each layer they take
-        alike that are short of a resource are found by the index's free amounts, as
-        NodeResourcesFit finds them, and the nodes split by the resources they are short
-        of and the host ports they hold (:meth:`Ledger.port_clashes`); else node by
-        node."""
+        While the ledger holds DaemonSets' pods only, the nodes short of each resource are
+        found layer by layer from the index's free amounts, as NodeResourcesFit finds them,
+        then split once by the resources they lack and the host ports they hold
+        (:meth:`Ledger.port_clashes`); else node by node."""
         nodes = self.index.nodes
         clashes = ledger.port_clashes(nodes, rules) if ledger.daemons_only else None
         if clashes is None:
