@@ -133,7 +133,8 @@ class FitRange:
 @dataclass(slots=True, eq=False)
 class Ledger:
     """Room already taken on nodes by copies placed earlier in the run, by node name; and
-    by node, the copies each earlier workload holds there."""
+    by node, the copies each earlier workload holds there. While it holds DaemonSets' pods
+    only, they are kept by mix (:attr:`mixes`) and a node's entries written when read."""
 
     rules: dict[str, CopyRules] = field(default_factory=dict)
     labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
