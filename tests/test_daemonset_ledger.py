@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -165,3 +166,39 @@ def test_daemonsets_asked_as_sets_answer_as_node_by_node(
     as_sets = _run(evaluator, run)
     with node_by_node():
         assert _run(evaluator, run) == as_sets
+
+
+def _with_port(workload: Workload, port: int | None) -> Workload:
+    if port is None:
+        return workload
+    [first] = workload.pod_spec["containers"]
+    ported = {**first, "ports": [{"containerPort": port, "hostPort": port}]}
+    return replace(workload, pod_spec={**workload.pod_spec, "containers": [ported]})
+
+
+ported_daemonsets = st.lists(
+    st.tuples(
+        st.integers(0, 2000),
+        st.integers(0, 3),
+        st.sampled_from([None, "a", "b"]),
+        st.sampled_from([None, 9100, 9200]),
+    ).map(lambda t: _with_port(_daemonset(f"d{t[0]}-{t[1]}", t[0], pool=t[2]), t[3])),
+    min_size=1,
+    max_size=5,
+    unique_by=lambda w: w.name,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    free=st.lists(st.integers(0, 4000), min_size=1, max_size=8),
+    pools=st.lists(st.sampled_from(["a", "b"]), min_size=8, max_size=8),
+    workloads=ported_daemonsets,
+)
+def test_daemonsets_holding_host_ports_asked_as_sets_answer_as_node_by_node(
+    free: list[int], pools: list[str], workloads: list[Workload]
+) -> None:
+    evaluator = _evaluator(free, pools[: len(free)], [3] * len(free))
+    as_sets = _run(evaluator, workloads)
+    with node_by_node():
+        assert _run(evaluator, workloads) == as_sets

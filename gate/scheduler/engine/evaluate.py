@@ -202,6 +202,9 @@ class Evaluator:
     _carriers: list[frozenset[int]] = field(default_factory=list)
     _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
     """The cluster the last workload's running pods leave, kept for its later copies."""
+    _short: dict[tuple[str, int], int] = field(default_factory=dict)
+    """The nodes short of an amount of a resource (NodeIndex.short_of), by the two: the
+    run's DaemonSets ask the same few hundred of them for every set of nodes they hold."""
     autoscaling: Autoscaling | None = None
     """The run's cluster-autoscaler, when the snapshot recorded its node groups: where the
     copies no existing node takes would go."""
@@ -1079,11 +1082,13 @@ class Evaluator:
     ) -> Iterator[tuple[int, tuple[tuple[str, ...], bool], int]]:
         """The nodes of ``fitting`` without room for one more pod under ``rules`` beside
         the ledger's copies, by what they lack (:meth:`Ledger.lacking`), with one of them.
-        While the ledger holds DaemonSets' pods only, each layer of nodes they take alike
-        is split by the index's free amounts, as NodeResourcesFit splits nodes; else (or
-        for host ports beside the ledger's) node by node."""
+        While the ledger holds DaemonSets' pods only, the nodes short of each resource are
+        found layer by layer from the index's free amounts, as NodeResourcesFit finds them,
+        then split once by the resources they lack and the host ports they hold
+        (:meth:`Ledger.port_clashes`); else node by node."""
         nodes = self.index.nodes
-        if not ledger.daemons_only or (rules.host_ports and ledger.ports):
+        clashes = ledger.port_clashes(nodes, rules) if ledger.daemons_only else None
+        if clashes is None:
             for position in set_bits(fitting):
                 node = nodes[position]
                 lacking = ledger.lacking(node, rules) if ledger.holds(node.name) else None
@@ -1092,24 +1097,35 @@ class Evaluator:
             return
         wanted = [(PODS, 1)]
         wanted += [(r, a) for r, a in rules.requests.items() if a > 0 and r != PODS]
-        found: dict[tuple[str, ...], int] = {}
+        short_of = [0] * len(wanted)  # by resource, the nodes short of it
+        holding = 0
         for key, held in ledger.layers.items():
+            held &= fitting
+            if not held:
+                continue
+            holding |= held
             taken = dict(key)
-            parts: list[tuple[int, tuple[str, ...]]] = [(held & fitting, ())]
-            for resource, amount in wanted:
-                below = self.index.short_of(resource, amount + taken.get(resource, 0))
-                split = []
-                for part, short in parts:
-                    if part & below:
-                        split.append((part & below, (*short, resource)))
-                    if part & ~below:
-                        split.append((part & ~below, short))
-                parts = split
-            for part, short in parts:
-                if short:
-                    found[short] = found.get(short, 0) | part
-        for short, bits in found.items():
-            yield bits, (short, False), lowest(bits)
+            for k, (resource, amount) in enumerate(wanted):
+                asked = (resource, amount + taken.get(resource, 0))
+                below = self._short.get(asked)
+                if below is None:
+                    below = self._short[asked] = self.index.short_of(*asked)
+                short_of[k] |= held & below
+        parts: list[tuple[int, tuple[str, ...]]] = [(holding, ())]
+        for (resource, _), short in zip(wanted, short_of, strict=True):
+            split = []
+            for part, lacks in parts:
+                inside = part & short
+                if inside:
+                    split.append((inside, (*lacks, resource)))
+                if inside != part:
+                    split.append((part ^ inside, lacks))
+            parts = split
+        for part, lacks in parts:
+            clashing = part & clashes
+            for bits, ports in ((part ^ clashing, False), (clashing, True)):
+                if bits and (lacks or ports):
+                    yield bits, (lacks, ports), lowest(bits)
 
     def _preempting_pinned(
         self, pod: Pod, own: Sequence[int], answer: _Answer

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field
+from itertools import compress
 
 from gate.k8s.podaffinity import AffinityTerm, stored_terms, stored_weighted_terms
 from gate.k8s.selectors import EQUALS, EXISTS, IN, LabelSelector
@@ -49,10 +50,15 @@ class PodIndex:
 
     def __init__(self, pods: Iterable[ExistingPod], nodes: Sequence[NodeView]) -> None:
         position = {n.name: i for i, n in enumerate(nodes)}
-        self.pods: tuple[ExistingPod, ...] = tuple(p for p in pods if p.node in position)
-        self.node_of: tuple[int, ...] = tuple(position[p.node] for p in self.pods)
+        given = pods if isinstance(pods, tuple) else tuple(pods)
+        at = [position.get(p.node, -1) for p in given]
+        if -1 in at:  # a pod bound to no node of the snapshot meets no pod
+            given = tuple(compress(given, [a >= 0 for a in at]))
+            at = [a for a in at if a >= 0]
+        self.pods: tuple[ExistingPod, ...] = given
+        self.node_of: tuple[int, ...] = tuple(at)
         self.with_anti_affinity: tuple[int, ...] = tuple(
-            i for i, p in enumerate(self.pods) if p.anti_affinity_terms
+            i for i, p in enumerate(given) if p.anti_affinity_terms
         )
         self._namespaces: dict[str, _Namespace] | None = None
         self._answers: dict[tuple[frozenset[str] | None, LabelSelector], tuple[int, ...]] = {}
@@ -152,11 +158,34 @@ class PodIndex:
         positions of the pods carrying it (once per pod). Pods of one workload share
         their terms, so a run compares each incoming pod with a few distinct terms."""
         if self._anti is None:
-            found: dict[AffinityTerm, list[int]] = {}
+            # The carriers grouped by their shared tuple of terms first, each tuple parsed
+            # and its terms hashed once: a term's pods are those of its groups, in index
+            # order, and the terms come in the order the pods first carry them.
+            pods = self.pods
+            shared: dict[tuple[int, str], list[int]] = {}
             for i in self.with_anti_affinity:
-                for term in self._parsed(self.pods[i]):
-                    found.setdefault(term, []).append(self.node_of[i])
-            self._anti = tuple((term, tuple(nodes)) for term, nodes in found.items())
+                pod = pods[i]
+                terms = (id(pod.anti_affinity_terms), pod.namespace)
+                carriers = shared.get(terms)
+                if carriers is None:
+                    shared[terms] = [i]
+                else:
+                    carriers.append(i)
+            found: dict[AffinityTerm, list[int]] = {}
+            merged: set[AffinityTerm] = set()
+            for carriers in shared.values():
+                for term in self._parsed(pods[carriers[0]]):
+                    held = found.get(term)
+                    if held is None:
+                        found[term] = carriers
+                    else:
+                        found[term] = [*held, *carriers]
+                        merged.add(term)
+            node_of = self.node_of
+            self._anti = tuple(
+                (term, tuple(node_of[i] for i in (sorted(held) if term in merged else held)))
+                for term, held in found.items()
+            )
             for term in found:
                 necessary = _necessary(term)
                 if necessary is None:

@@ -17,6 +17,7 @@ from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
 from gate.model.storage import Mount
 from gate.scheduler.framework.cluster import with_pods
+from gate.scheduler.placement.mixes import Mix, mix_at, with_daemon
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
@@ -129,17 +130,13 @@ class FitRange:
     placement: Placement
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Ledger:
     """Room already taken on nodes by copies placed earlier in the run, by node name; and
-    by node, the copies each earlier workload holds there."""
+    by node, the copies each earlier workload holds there. While it holds DaemonSets' pods
+    only, they are kept by mix (:attr:`mixes`) and a node's entries written when read."""
 
-    requested: dict[str, dict[str, int]] = field(default_factory=dict)
-    pods: dict[str, int] = field(default_factory=dict)
-    ports: dict[str, frozenset[HostPort]] = field(default_factory=dict)
-    takers: dict[str, dict[str, int]] = field(default_factory=dict)
     rules: dict[str, CopyRules] = field(default_factory=dict)
-    nonzero: dict[str, tuple[int, int]] = field(default_factory=dict)
     labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
     daemons_only: bool = True
     """No copies but DaemonSets' pods (:meth:`take_daemon`) are on the ledger yet, so
@@ -158,6 +155,90 @@ class Ledger:
     a fill walks are full)."""
     full_of: list[Sequence[NodeView]] = field(default_factory=list, compare=False, repr=False)
     """The nodes :attr:`full`'s bitsets are over (the run's, the first asked)."""
+    mixes: list[tuple[int, Mix]] | None = field(default_factory=list)
+    """While the ledger holds DaemonSets' pods only, the nodes holding them (bitsets over
+    :attr:`mixes_of`) by the mix of them they hold (:mod:`gate.scheduler.placement.mixes`);
+    the per-node entries are written from them when read. None once the entries are kept
+    node by node."""
+    mixes_of: Sequence[NodeView] | None = field(default=None, repr=False)
+    """The nodes :attr:`mixes`' bitsets are over (the run's, the first DaemonSet's)."""
+    _requested: dict[str, dict[str, int]] = field(default_factory=dict, init=False)
+    _pods: dict[str, int] = field(default_factory=dict, init=False)
+    _ports: dict[str, frozenset[HostPort]] = field(default_factory=dict, init=False)
+    _takers: dict[str, dict[str, int]] = field(default_factory=dict, init=False)
+    _nonzero: dict[str, tuple[int, int]] = field(default_factory=dict, init=False)
+    _stale: bool = field(default=False, init=False)
+    """Some node's entries lag :attr:`mixes`: only those in :attr:`_fresh` are written."""
+    _fresh: set[str] = field(default_factory=set, init=False)
+    _positions: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def requested(self) -> dict[str, dict[str, int]]:
+        """By node, the resources its copies request (each amount times its copies)."""
+        self._settle()
+        return self._requested
+
+    @property
+    def pods(self) -> dict[str, int]:
+        """By node, the pod slots its copies take."""
+        self._settle()
+        return self._pods
+
+    @property
+    def ports(self) -> dict[str, frozenset[HostPort]]:
+        """By node, the host ports its copies hold (nodes where they hold none are absent)."""
+        self._settle()
+        return self._ports
+
+    @property
+    def takers(self) -> dict[str, dict[str, int]]:
+        """By node, by earlier workload, the copies it holds there."""
+        self._settle()
+        return self._takers
+
+    @property
+    def nonzero(self) -> dict[str, tuple[int, int]]:
+        """By node, its copies' cpu and memory as the resource scores count them."""
+        self._settle()
+        return self._nonzero
+
+    def _settle(self) -> None:
+        """Every node's entries written from :attr:`mixes` (its own dicts: :meth:`take`
+        adds to them in place)."""
+        if not self._stale or self.mixes is None or self.mixes_of is None:
+            return
+        nodes = self.mixes_of
+        for bits, mix in self.mixes:
+            for position in set_bits(bits):
+                self._write(nodes[position].name, mix)
+        self._stale = False
+        self._fresh.clear()
+
+    def _look(self, name: str) -> None:
+        """Node ``name``'s entries written from :attr:`mixes`, when they lag: a read of
+        one node between DaemonSets (a refusal's view) leaves the others be."""
+        if name in self._fresh or self.mixes is None or self.mixes_of is None:
+            return
+        self._fresh.add(name)
+        if not self._positions:
+            self._positions = {node.name: p for p, node in enumerate(self.mixes_of)}
+        position = self._positions.get(name)
+        mix = None if position is None else mix_at(self.mixes, position)
+        if mix is not None:
+            self._write(name, mix)
+
+    def _write(self, name: str, mix: Mix) -> None:
+        self._requested[name] = dict(mix.requested)
+        self._nonzero[name] = mix.nonzero
+        self._pods[name] = mix.pods
+        if mix.ports:
+            self._ports[name] = mix.ports
+        self._takers[name] = dict(mix.takers)
+
+    def _by_node(self) -> None:
+        """Every node's entries written, and kept node by node from now on."""
+        self._settle()
+        self.mixes = None
 
     def take(
         self,
@@ -175,18 +256,19 @@ class Ledger:
         if copies <= 0:
             return
         self.daemons_only = False
+        self._by_node()
         self._giving_back(rules)
-        used = self.requested.setdefault(node, {})
+        used = self._requested.setdefault(node, {})
         for resource, amount in rules.requests.items():
             used[resource] = used.get(resource, 0) + amount * copies
         if nonzero is None:
             nonzero = (rules.requests.get(SCORED[0], 0), rules.requests.get(SCORED[1], 0))
-        cpu, memory = self.nonzero.get(node, (0, 0))
-        self.nonzero[node] = (cpu + nonzero[0] * copies, memory + nonzero[1] * copies)
-        self.pods[node] = self.pods.get(node, 0) + copies
+        cpu, memory = self._nonzero.get(node, (0, 0))
+        self._nonzero[node] = (cpu + nonzero[0] * copies, memory + nonzero[1] * copies)
+        self._pods[node] = self._pods.get(node, 0) + copies
         if rules.host_ports:
-            self.ports[node] = self.ports.get(node, frozenset()) | frozenset(rules.host_ports)
-        held = self.takers.setdefault(node, {})
+            self._ports[node] = self._ports.get(node, frozenset()) | frozenset(rules.host_ports)
+        held = self._takers.setdefault(node, {})
         held[taker] = held.get(taker, 0) + copies
         self.rules[taker] = rules
         if labels is not None:
@@ -201,12 +283,12 @@ class Ledger:
         labels: Mapping[str, str],
     ) -> None:
         """One copy of ``taker``'s pod on each of ``nodes`` (a DaemonSet's): :meth:`take`
-        once per node, its lookups hoisted (it runs for every node of every new
-        DaemonSet)."""
+        once per node, its lookups hoisted."""
+        self._by_node()
         requests = [(r, amount) for r, amount in rules.requests.items()]
         self._giving_back(rules)
         ports = frozenset(rules.host_ports)
-        requested, held, pods, takers = self.requested, self.nonzero, self.pods, self.takers
+        requested, held, pods, takers = self._requested, self._nonzero, self._pods, self._takers
         cpu, memory = nonzero
         for node in nodes:
             used = requested.get(node)
@@ -218,7 +300,7 @@ class Ledger:
             held[node] = (cpu, memory) if was is None else (was[0] + cpu, was[1] + memory)
             pods[node] = pods.get(node, 0) + 1
             if ports:
-                self.ports[node] = self.ports.get(node, frozenset()) | ports
+                self._ports[node] = self._ports.get(node, frozenset()) | ports
             there = takers.get(node)
             if there is None:
                 takers[node] = {taker: 1}
@@ -269,8 +351,25 @@ class Ledger:
         labels: Mapping[str, str],
     ) -> None:
         """A DaemonSet's pod on each node of ``bits`` (positions in ``nodes``, the run's):
-        :meth:`take_each`, and while the ledger holds DaemonSets' pods only, its layers."""
-        self.take_each((nodes[p].name for p in set_bits(bits)), rules, taker, nonzero, labels)
+        :meth:`take_each`, and while the ledger holds DaemonSets' pods only, its layers; the
+        nodes' entries are then written from its :attr:`mixes` when read."""
+        if (
+            self.daemons_only
+            and self.mixes is not None
+            and (self.mixes_of is None or self.mixes_of is nodes)
+        ):
+            self._giving_back(rules)
+            ports = frozenset(rules.host_ports)
+            requests = list(rules.requests.items())
+            self.mixes = with_daemon(self.mixes, bits, requests, nonzero, ports, taker)
+            self.mixes_of = nodes
+            self._stale = self._stale or bool(bits)
+            self._fresh.clear()
+            self.rules[taker] = rules
+            self.labels[taker] = labels
+        else:
+            names = (nodes[p].name for p in set_bits(bits))
+            self.take_each(names, rules, taker, nonzero, labels)
         if not self.daemons_only or not bits:
             return
         pod = {r: a for r, a in rules.requests.items() if a > 0 and r != PODS}
@@ -306,45 +405,67 @@ class Ledger:
         port is taken; None when it has room. Nodes that lack the same are refused alike
         by the room plugins, for a pod that fits each of them alone."""
         name = node.name
+        if self._stale:
+            self._look(name)
         allocatable, requested = node.allocatable, node.requested
         short: list[str] = []
-        if allocatable.get(PODS, 0) - node.pod_count - self.pods.get(name, 0) < 1:
+        if allocatable.get(PODS, 0) - node.pod_count - self._pods.get(name, 0) < 1:
             short.append(PODS)
-        taken = self.requested.get(name)
+        taken = self._requested.get(name)
         for resource, amount in rules.requests.items():
             if amount > 0 and resource != PODS:
                 free = allocatable.get(resource, 0) - requested.get(resource, 0)
                 if free - (taken.get(resource, 0) if taken else 0) < amount:
                     short.append(resource)
-        used = self.ports.get(name, frozenset())
+        used = self._ports.get(name, frozenset())
         ports = bool(used) and any(port_conflicts(port, used) for port in rules.host_ports)
         return (tuple(short), ports) if short or ports else None
 
+    def port_clashes(self, nodes: Sequence[NodeView], rules: CopyRules) -> int | None:
+        """While the ledger holds DaemonSets' pods only, the nodes (a bitset over
+        ``nodes``) where a host port they hold keeps a pod under ``rules`` out, as
+        :meth:`lacking` finds it; None when only asking node by node tells."""
+        if not rules.host_ports:
+            return 0
+        if not self.daemons_only or self.mixes is None or self.mixes_of is not nodes:
+            return None if self.ports else 0
+        clashes = 0
+        for bits, mix in self.mixes:
+            if mix.ports and any(port_conflicts(port, mix.ports) for port in rules.host_ports):
+                clashes |= bits
+        return clashes
+
     def holds(self, node: str) -> bool:
         """Whether earlier copies hold anything on ``node``."""
-        return node in self.pods
+        if self._stale:
+            self._look(node)
+        return node in self._pods
 
     def view(self, node: NodeView, rules: CopyRules | None = None, copies: int = 0) -> NodeView:
         """``node`` as a filter sees it with the ledger's copies, and ``copies`` copies
         under ``rules``, bound to it (``nonzero``, which no filter reads, with the ledger's
         copies only)."""
+        if self._stale:
+            self._look(node.name)
         requested = dict(node.requested)
-        for resource, amount in self.requested.get(node.name, {}).items():
+        for resource, amount in self._requested.get(node.name, {}).items():
             requested[resource] = requested.get(resource, 0) + amount
-        ports = node.used_ports | self.ports.get(node.name, frozenset())
+        ports = node.used_ports | self._ports.get(node.name, frozenset())
         nonzero = self.scored(node)
         if rules is not None and copies:
             for resource, amount in rules.requests.items():
                 requested[resource] = requested.get(resource, 0) + amount * copies
             ports |= frozenset(rules.host_ports)
-        pod_count = node.pod_count + self.pods.get(node.name, 0) + copies
+        pod_count = node.pod_count + self._pods.get(node.name, 0) + copies
         return with_pods(node, requested, pod_count, ports, nonzero)
 
     def scored(self, node: NodeView) -> tuple[int, int]:
         """``node``'s cpu and memory as the resource scores read them, the ledger's copies
         included (NodeView.scored_requests)."""
+        if self._stale:
+            self._look(node.name)
         cpu, memory = node.scored_requests
-        taken = self.nonzero.get(node.name, (0, 0))
+        taken = self._nonzero.get(node.name, (0, 0))
         return cpu + taken[0], memory + taken[1]
 
 

@@ -106,15 +106,28 @@ class PodsByNode:
 
     def __init__(self, pods: PodIndex) -> None:
         self.index = pods
-        on: dict[int, list[int]] = {}
         lowest: dict[int, int] = {}
-        for position, (node, pod) in enumerate(zip(pods.node_of, pods.pods, strict=True)):
-            on.setdefault(node, []).append(position)
+        for node, pod in zip(pods.node_of, pods.pods, strict=True):
             if pod.priority < lowest.get(node, pod.priority + 1):
                 lowest[node] = pod.priority
-        self.on = on
         self.lowest = lowest
+        self._on: dict[int, list[int]] | None = None
         self._below: dict[int, int] = {}
+
+    @property
+    def on(self) -> dict[int, list[int]]:
+        """By node, the positions of its pods in index order: built when a node holding
+        a lower-priority pod is first asked (where every pod has one priority, never)."""
+        if self._on is None:
+            on: dict[int, list[int]] = {}
+            for position, node in enumerate(self.index.node_of):
+                found = on.get(node)
+                if found is None:
+                    on[node] = [position]
+                else:
+                    found.append(position)
+            self._on = on
+        return self._on
 
     def below(self, priority: int) -> int:
         """The nodes holding some pod of lower priority than ``priority``, as a bitset:
