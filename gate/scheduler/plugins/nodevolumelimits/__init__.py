@@ -59,10 +59,22 @@ Migration = tuple[bool, str]
 """What the in-tree translation reads of a node: whether it has a CSINode, and the plugins
 its CSINode says migrated."""
 
+Tally = tuple[tuple[str, int], ...]
+"""Counts by driver (or limits), sorted by driver."""
+Key = tuple[Tally, Tally, Migration]
+"""All the Filter reads of a node: its limits, its volumes' count per driver, its migration."""
+
 
 def migration_of(csi_node: PlainObject | None) -> Migration:
     listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
     return csi_node is not None, listed if isinstance(listed, str) else ""
+
+
+def _per_driver(attached: Volumes) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for driver in attached.values():
+        counts[driver] = counts.get(driver, 0) + 1
+    return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +89,7 @@ class NodeCounts:
     attached: Volumes
     counts: Mapping[str, int]
     migration: Migration
-    key: Hashable
+    key: Key
 
     @classmethod
     def of(
@@ -90,83 +102,102 @@ class NodeCounts:
         """``migration``: :func:`migration_of` the CSINode, when already known."""
         if migration is None:
             migration = migration_of(csi_node)
-        counts = Counter(attached.values())
-        key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
-        return cls(csi_node, limits, attached, counts, migration, key)
+        empty = cls(
+            csi_node, limits, {}, {}, migration, (tuple(sorted(limits.items())), (), migration)
+        )
+        return empty.holding_only(attached)
+
+    def holding_only(self, attached: Volumes) -> NodeCounts:
+        """This node holding ``attached`` in place of its volumes (its CSINode's reading
+        stands): itself when they are the same."""
+        if attached == self.attached:
+            return self
+        counts = _per_driver(attached)
+        key = (self.key[0], tuple(sorted(counts.items())), self.migration)
+        return NodeCounts(self.csi_node, self.limits, attached, counts, self.migration, key)
 
 
 @dataclass(slots=True)
 class Counts:
     """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
-    in what the Filter reads of them but their volumes (``groups``), and the nodes holding
-    each attached volume (``holders``); ``pods``: each mounting pod's counted volumes by
-    its position and its node's migration, shared by a cluster's counts and its views'
-    (a view counts again the nodes whose pods it leaves out, and their other pods' volumes
-    are the same). A view's ``holders`` holds only the volumes of the nodes it counts
-    again, the others are its base's (``inherited``): :meth:`holding` reads both."""
+    in what the Filter reads of them but their volumes (``groups``), and the nodes (by
+    position) whose pods have attached each volume (``holders``); ``pods``: each running
+    pod's counted volumes by its position and its node's migration, shared by a cluster's
+    counts and its views' (a view counts again the nodes whose pods it leaves out, and
+    their other pods' volumes are the same). A view's ``holders`` holds only the nodes it
+    counts again (``recounted``, a bitset); the others' are its ``base``'s: :meth:`holding`
+    reads both."""
 
     nodes: tuple[NodeCounts, ...]
-    groups: dict[Hashable, int]
-    holders: dict[str, int]
+    groups: dict[Key, int]
+    holders: dict[str, list[int]]
     pods: dict[tuple[int, Migration], Volumes]
-    inherited: Mapping[str, int]
+    base: Counts | None = None
+    recounted: int = 0
 
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
         """The counts of ``use``'s pods: worked out node by node for the cluster's own
-        pods, and for a view that leaves some out from its base's, only the nodes that
-        held those worked out again."""
+        pods, and for a view from its base's, only the nodes whose pods differ counted
+        again."""
         parts = counted_parts(storage)
+        base = None if use.base is None else counts_of(index, storage, use.base)
+        pods: dict[tuple[int, Migration], Volumes] = {} if base is None else base.pods
 
-        def counted(
-            position: int, csi_node: PlainObject | None, before: NodeCounts | None = None
-        ) -> NodeCounts:
-            """The node's counts; ``before``: its base's, whose CSINode's reading stands."""
-            attached: Volumes = {}
-            migration = migration_of(csi_node) if before is None else before.migration
+        def attached(position: int, csi_node: PlainObject | None, migration: Migration) -> Volumes:
+            found: Volumes = {}
             for pod in use.on(position):
-                volumes = found.pods.get((pod.position, migration))
-                if volumes is None:
-                    volumes = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
-                    found.pods[pod.position, migration] = volumes
-                attached.update(volumes)
-            limits = volume_limits(csi_node) if before is None else before.limits
-            return NodeCounts.of(csi_node, attached, limits, migration)
-
-        if use.base is None:
-            found = cls((), {}, {}, {}, {})
-            nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
-            for position, node in enumerate(nodes):
-                found._add(position, node)
-            found.nodes = tuple(nodes)
+                # a copy a count placed is not kept: its position is only its count's
+                kept = pods.get((pod.position, migration)) if pod.position >= 0 else None
+                if kept is None:
+                    kept = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
+                    if pod.position >= 0:
+                        pods[pod.position, migration] = kept
+                found.update(kept)
             return found
-        base = counts_of(index, storage, use.base)
-        found = cls(base.nodes, dict(base.groups), {}, base.pods, base.holders)
+
+        holders: dict[str, list[int]] = {}
+        if base is None:
+            groups: dict[Key, int] = {}
+            nodes = []
+            for position, node in enumerate(index.nodes):
+                csi_node = storage.csi_nodes.get(node.name)
+                migration = migration_of(csi_node)
+                volumes = attached(position, csi_node, migration)
+                counted = NodeCounts.of(csi_node, volumes, volume_limits(csi_node), migration)
+                nodes.append(counted)
+                groups[counted.key] = groups.get(counted.key, 0) | 1 << position
+                for unique in volumes:
+                    holders.setdefault(unique, []).append(position)
+            return cls(tuple(nodes), groups, holders, pods)
+        groups = dict(base.groups)
         changed = list(base.nodes)
+        recounted = 0
         for position in use.changed:
             before = base.nodes[position]
-            found._remove(position, before)
-            changed[position] = counted(position, before.csi_node, before)
-            found._add(position, changed[position])
-        found.nodes = tuple(changed)
-        return found
+            volumes = attached(position, before.csi_node, before.migration)
+            after = changed[position] = before.holding_only(volumes)
+            bit = 1 << position
+            recounted |= bit
+            if after.key != before.key:
+                left = groups[before.key] & ~bit
+                if left:
+                    groups[before.key] = left
+                else:
+                    del groups[before.key]
+                groups[after.key] = groups.get(after.key, 0) | bit
+            for unique in volumes:
+                holders.setdefault(unique, []).append(position)
+        return cls(tuple(changed), groups, holders, pods, base, recounted)
 
     def holding(self, unique: str) -> int:
         """The nodes (a bitset) whose pods have attached the volume ``unique``."""
-        found = self.holders.get(unique)
-        return self.inherited.get(unique, 0) if found is None else found
-
-    def _add(self, position: int, node: NodeCounts) -> None:
-        self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
-        for unique in node.attached:
-            self.holders[unique] = self.holding(unique) | 1 << position
-
-    def _remove(self, position: int, node: NodeCounts) -> None:
-        self.groups[node.key] &= ~(1 << position)
-        if not self.groups[node.key]:
-            del self.groups[node.key]
-        for unique in node.attached:
-            self.holders[unique] = self.holding(unique) & ~(1 << position)
+        found = 0
+        for position in self.holders.get(unique, ()):
+            found |= 1 << position
+        if self.base is not None:
+            found |= self.base.holding(unique) & ~self.recounted
+        return found
 
 
 def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
