@@ -70,13 +70,6 @@ def migration_of(csi_node: PlainObject | None) -> Migration:
     return csi_node is not None, listed if isinstance(listed, str) else ""
 
 
-def _per_driver(attached: Volumes) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for driver in attached.values():
-        counts[driver] = counts.get(driver, 0) + 1
-    return counts
-
-
 @dataclass(frozen=True, slots=True)
 class NodeCounts:
     """What one node holds for the Filter, worked out once: its CSINode, its limits, the
@@ -102,19 +95,29 @@ class NodeCounts:
         """``migration``: :func:`migration_of` the CSINode, when already known."""
         if migration is None:
             migration = migration_of(csi_node)
-        empty = cls(
-            csi_node, limits, {}, {}, migration, (tuple(sorted(limits.items())), (), migration)
-        )
-        return empty.holding_only(attached)
+        return _holding(csi_node, limits, tuple(sorted(limits.items())), attached, migration)
 
     def holding_only(self, attached: Volumes) -> NodeCounts:
         """This node holding ``attached`` in place of its volumes (its CSINode's reading
         stands): itself when they are the same."""
         if attached == self.attached:
             return self
-        counts = _per_driver(attached)
-        key = (self.key[0], tuple(sorted(counts.items())), self.migration)
-        return NodeCounts(self.csi_node, self.limits, attached, counts, self.migration, key)
+        return _holding(self.csi_node, self.limits, self.key[0], attached, self.migration)
+
+
+def _holding(
+    csi_node: PlainObject | None,
+    limits: Mapping[str, int],
+    tally: Tally,
+    attached: Volumes,
+    migration: Migration,
+) -> NodeCounts:
+    """A node of these CSINode readings (``tally``: its limits sorted) holding ``attached``."""
+    counts: dict[str, int] = {}
+    for driver in attached.values():
+        counts[driver] = counts.get(driver, 0) + 1
+    key = (tally, tuple(sorted(counts.items())), migration)
+    return NodeCounts(csi_node, limits, attached, counts, migration, key)
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ package.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -196,41 +196,49 @@ def attachable(
     return found
 
 
-# What claim_volume reads of a claim and of its volume, and nothing else: the claim's name,
-# class (its beta annotation or spec) and volume's name; the volume's labels, CSI source and
-# in-tree sources (mount_of reads the spec as a pod's volume, its name included).
+# What claim_volume reads of a claim (its name, class: its beta annotation or spec, and
+# volume's name) and of its volume (its labels, CSI source and in-tree sources: mount_of
+# reads the spec as a pod's volume, its name included), and nothing else.
 _UNSET: Any = msgspec.UNSET
-_READ_METADATA = msgspec.defstruct(
-    "ReadMetadata", [(key, Any, _UNSET) for key in ("name", "labels", "annotations")]
-)
-_READ_SPEC = msgspec.defstruct(
-    "ReadSpec",
-    [
-        (key, Any, _UNSET)
-        for key in ("name", "volumeName", "storageClassName", "csi", *MOUNTED_SOURCES)
-    ],
-)
-_READ = msgspec.json.Decoder(
-    msgspec.defstruct(
-        "ReadObject", [("metadata", _READ_METADATA, _UNSET), ("spec", _READ_SPEC, _UNSET)]
-    )
-)
 K = TypeVar("K", bound=Hashable)
 
 
-def _read_part(text: bytes) -> PlainObject:
-    """The part of a claim's or a volume's text :func:`claim_volume` reads, as the whole
-    object's decoding has it (a field not written stays out); a text whose part does not
-    decode so (a metadata or spec that is no object) is decoded whole."""
-    try:
-        part: PlainObject = msgspec.to_builtins(_READ.decode(text))
-    except msgspec.DecodeError:
-        return decoded(text)
-    return part
+def _decoder(metadata: tuple[str, ...], spec: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    def part(name: str, keys: tuple[str, ...]) -> Any:
+        return msgspec.defstruct(name, [(key, Any, _UNSET) for key in keys])
+
+    fields = [
+        ("metadata", part("Metadata", metadata), _UNSET),
+        ("spec", part("Spec", spec), _UNSET),
+    ]
+    return msgspec.json.Decoder(msgspec.defstruct("Part", fields))
 
 
-def _read_parts(objects: Mapping[K, PlainObject]) -> Mapping[K, PlainObject]:
-    return objects.read_by(_read_part) if isinstance(objects, EncodedObjects) else objects
+_CLAIM_PART = _decoder(("name", "annotations"), ("volumeName", "storageClassName"))
+_VOLUME_PART = _decoder(("labels",), ("name", "csi", *MOUNTED_SOURCES))
+
+
+def _part_reader(decoder: msgspec.json.Decoder[Any]) -> Callable[[bytes], PlainObject]:
+    def read(text: bytes) -> PlainObject:
+        """The part of an object's text ``decoder`` reads, as the whole object's decoding
+        has it (a field not written stays out); a text whose part does not decode so (a
+        metadata or spec that is no object) is decoded whole."""
+        try:
+            part: PlainObject = msgspec.to_builtins(decoder.decode(text))
+        except msgspec.DecodeError:
+            return decoded(text)
+        return part
+
+    return read
+
+
+_read_claim, _read_volume = _part_reader(_CLAIM_PART), _part_reader(_VOLUME_PART)
+
+
+def _read_parts(
+    objects: Mapping[K, PlainObject], read: Callable[[bytes], PlainObject]
+) -> Mapping[K, PlainObject]:
+    return objects.read_by(read) if isinstance(objects, EncodedObjects) else objects
 
 
 def counted_parts(storage: StorageObjects) -> StorageObjects:
@@ -238,7 +246,9 @@ def counted_parts(storage: StorageObjects) -> StorageObjects:
     them: counting every mounting pod of a cluster decodes each of them once, and most of
     a volume's text is what the plugin never reads (its node affinity, status)."""
     return replace(
-        storage, claims=_read_parts(storage.claims), volumes=_read_parts(storage.volumes)
+        storage,
+        claims=_read_parts(storage.claims, _read_claim),
+        volumes=_read_parts(storage.volumes, _read_volume),
     )
 
 
