@@ -65,7 +65,6 @@ class VolumeUse:
             for pod in mounting:
                 by_node.setdefault(pod.node, []).append(pod)
             self._by_node = {node: tuple(pods) for node, pods in by_node.items()}
-            self._claims = Counter(claim for pod in mounting for claim in _claims_of(pod))
             return
         # a view: the base's, less the pods it leaves out (``mounting`` holds those); the
         # whole maps are copied only when asked for, most views read a few nodes only
@@ -87,7 +86,9 @@ class VolumeUse:
     def claims_in_use(self) -> Counter[tuple[str, str]]:
         """How many of these pods use each claim, by namespace and name."""
         if self._claims is None:
-            assert self.base is not None
+            if self.base is None:
+                self._claims = Counter(c for pod in self.mounting for c in _claims_of(pod))
+                return self._claims
             found = Counter(self.base.claims_in_use)
             for pod in self.mounting:
                 found.subtract(_claims_of(pod))
@@ -114,13 +115,10 @@ class VolumeUse:
     def without(self, excluded: frozenset[int]) -> VolumeUse:
         """These pods less those at ``excluded``; this very index when none of them mounts."""
         assert self.base is None, "a view is taken of the cluster's own index"
-        if len(excluded) < len(self.mounting):  # a view leaves out few pods: look them up
-            found = (self.by_position.get(position) for position in sorted(excluded))
-            removed = tuple(pod for pod in found if pod is not None)
-        else:
-            removed = tuple(pod for pod in self.mounting if pod.position in excluded)
-        if not removed:
+        found = self.by_position.keys() & excluded
+        if not found:
             return self
+        removed = tuple(self.by_position[position] for position in sorted(found))
         return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
 
     def with_pods(self, added: tuple[Mounting, ...]) -> VolumeUse:
