@@ -30,7 +30,7 @@ claim before the pod exists, so they are not counted for it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.version import Dialect
@@ -72,10 +72,12 @@ def migration_of(csi_node: PlainObject | None) -> Migration:
 
 @dataclass(frozen=True, slots=True)
 class NodeCounts:
-    """What one node holds for the Filter, worked out once: its CSINode, its limits, the
-    volumes its pods have attached (``<driver>/<handle>`` -> driver) and their count per
-    driver; ``migration``: what the in-tree translation reads of the node (a CSINode, the
-    plugins it says migrated); ``key``: all the Filter reads of the node but its volumes."""
+    """What one node holds for the Filter, worked out once: its CSINode (the part the
+    plugin reads), its limits, the volumes its pods have attached (``<driver>/<handle>``
+    -> driver) and their count per driver; ``migration``: what the in-tree translation
+    reads of the node (a CSINode, the plugins it says migrated); ``key``: all the Filter
+    reads of the node but its volumes; ``overlap``: whether two of its pods may count one
+    volume alike (the node holds it once)."""
 
     csi_node: PlainObject | None
     limits: Mapping[str, int]
@@ -83,6 +85,7 @@ class NodeCounts:
     counts: Mapping[str, int]
     migration: Migration
     key: Key
+    overlap: bool = True
 
     @classmethod
     def of(
@@ -91,18 +94,34 @@ class NodeCounts:
         attached: Volumes,
         limits: Mapping[str, int],
         migration: Migration | None = None,
+        overlap: bool = True,
     ) -> NodeCounts:
         """``migration``: :func:`migration_of` the CSINode, when already known."""
         if migration is None:
             migration = migration_of(csi_node)
-        return _holding(csi_node, limits, tuple(sorted(limits.items())), attached, migration)
+        tally = tuple(sorted(limits.items()))
+        return _holding(csi_node, limits, tally, attached, migration, overlap)
 
-    def holding_only(self, attached: Volumes) -> NodeCounts:
+    def holding_only(self, attached: Volumes, overlap: bool) -> NodeCounts:
         """This node holding ``attached`` in place of its volumes (its CSINode's reading
         stands): itself when they are the same."""
-        if attached == self.attached:
+        if attached == self.attached and overlap == self.overlap:
             return self
-        return _holding(self.csi_node, self.limits, self.key[0], attached, self.migration)
+        return _holding(self.csi_node, self.limits, self.key[0], attached, self.migration, overlap)
+
+    def less(self, volumes: Iterable[Volumes | None]) -> NodeCounts | None:
+        """This node without the pods that attached ``volumes`` (each pod's, None: not
+        known); None when those are not known or another of its pods may count one of
+        them alike (it stays): count the node again."""
+        if self.overlap:
+            return None
+        gone: set[str] = set()
+        for each in volumes:
+            if each is None:
+                return None
+            gone.update(each)
+        kept = {unique: driver for unique, driver in self.attached.items() if unique not in gone}
+        return self.holding_only(kept, False)
 
 
 def _holding(
@@ -111,13 +130,14 @@ def _holding(
     tally: Tally,
     attached: Volumes,
     migration: Migration,
+    overlap: bool,
 ) -> NodeCounts:
     """A node of these CSINode readings (``tally``: its limits sorted) holding ``attached``."""
     counts: dict[str, int] = {}
     for driver in attached.values():
         counts[driver] = counts.get(driver, 0) + 1
     key = (tally, tuple(sorted(counts.items())), migration)
-    return NodeCounts(csi_node, limits, attached, counts, migration, key)
+    return NodeCounts(csi_node, limits, attached, counts, migration, key, overlap)
 
 
 @dataclass(slots=True)
@@ -126,9 +146,10 @@ class Counts:
     in what the Filter reads of them but their volumes (``groups``), and the nodes (by
     position) whose pods have attached each volume (``holders``); ``pods``: each running
     pod's counted volumes by its position and its node's migration, shared by a cluster's
-    counts and its views' (a view counts again the nodes whose pods it leaves out, and
-    their other pods' volumes are the same). A view's ``holders`` holds only the nodes it
-    counts again (``recounted``, a bitset); the others' are its ``base``'s: :meth:`holding`
+    counts and its views' (a view counts again the nodes whose pods differ, and their other
+    pods' volumes are the same). A view's ``holders`` holds only the nodes it counts again
+    (``recounted``, a bitset) that attached a volume their base's did not; the others'
+    are its ``base``'s, less those a node counted again no longer attaches: :meth:`holding`
     reads both."""
 
     nodes: tuple[NodeCounts, ...]
@@ -141,14 +162,18 @@ class Counts:
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
         """The counts of ``use``'s pods: worked out node by node for the cluster's own
-        pods, and for a view from its base's, only the nodes whose pods differ counted
-        again."""
+        pods, and for a view from its base's, only the nodes whose pods differ worked out
+        again (a node that only lost pods, from its base's volumes less theirs)."""
         parts = counted_parts(storage)
         base = None if use.base is None else counts_of(index, storage, use.base)
         pods: dict[tuple[int, Migration], Volumes] = {} if base is None else base.pods
 
-        def attached(position: int, csi_node: PlainObject | None, migration: Migration) -> Volumes:
+        def attached(
+            position: int, csi_node: PlainObject | None, migration: Migration
+        ) -> tuple[Volumes, bool]:
+            """The volumes the node's pods attach, and whether two count one alike."""
             found: Volumes = {}
+            total = 0
             for pod in use.on(position):
                 # a copy a count placed is not kept: its position is only its count's
                 kept = pods.get((pod.position, migration)) if pod.position >= 0 else None
@@ -157,29 +182,40 @@ class Counts:
                     if pod.position >= 0:
                         pods[pod.position, migration] = kept
                 found.update(kept)
-            return found
+                total += len(kept)
+            return found, total != len(found)
 
         holders: dict[str, list[int]] = {}
         if base is None:
             groups: dict[Key, int] = {}
             nodes = []
             for position, node in enumerate(index.nodes):
-                csi_node = storage.csi_nodes.get(node.name)
+                csi_node = parts.csi_nodes.get(node.name)
                 migration = migration_of(csi_node)
-                volumes = attached(position, csi_node, migration)
-                counted = NodeCounts.of(csi_node, volumes, volume_limits(csi_node), migration)
-                nodes.append(counted)
-                groups[counted.key] = groups.get(counted.key, 0) | 1 << position
+                volumes, overlap = attached(position, csi_node, migration)
+                limits = volume_limits(csi_node)
+                found = NodeCounts.of(csi_node, volumes, limits, migration, overlap)
+                nodes.append(found)
+                groups[found.key] = groups.get(found.key, 0) | 1 << position
                 for unique in volumes:
                     holders.setdefault(unique, []).append(position)
             return cls(tuple(nodes), groups, holders, pods)
+        leaving: dict[int, list[Volumes | None]] = {}
+        for pod in use.mounting:
+            migration = base.nodes[pod.node].migration
+            leaving.setdefault(pod.node, []).append(pods.get((pod.position, migration)))
         groups = dict(base.groups)
         changed = list(base.nodes)
         recounted = 0
         for position in use.changed:
             before = base.nodes[position]
-            volumes = attached(position, before.csi_node, before.migration)
-            after = changed[position] = before.holding_only(volumes)
+            gone = leaving.get(position)
+            after = None if gone is None or use.added else before.less(gone)
+            if after is None:
+                after = before.holding_only(*attached(position, before.csi_node, before.migration))
+                for unique in after.attached.keys() - before.attached.keys():
+                    holders.setdefault(unique, []).append(position)
+            changed[position] = after
             bit = 1 << position
             recounted |= bit
             if after.key != before.key:
@@ -189,17 +225,19 @@ class Counts:
                 else:
                     del groups[before.key]
                 groups[after.key] = groups.get(after.key, 0) | bit
-            for unique in volumes:
-                holders.setdefault(unique, []).append(position)
         return cls(tuple(changed), groups, holders, pods, base, recounted)
 
     def holding(self, unique: str) -> int:
         """The nodes (a bitset) whose pods have attached the volume ``unique``."""
-        found = 0
+        found = 0 if self.base is None else self.base.holding(unique)
+        recounted = found & self.recounted
+        while recounted:  # the base's holders this view counted again: do they still hold it?
+            low = recounted & -recounted
+            if unique not in self.nodes[low.bit_length() - 1].attached:
+                found ^= low
+            recounted ^= low
         for position in self.holders.get(unique, ()):
             found |= 1 << position
-        if self.base is not None:
-            found |= self.base.holding(unique) & ~self.recounted
         return found
 
 

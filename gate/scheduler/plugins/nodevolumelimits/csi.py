@@ -233,6 +233,8 @@ def _part_reader(decoder: msgspec.json.Decoder[Any]) -> Callable[[bytes], PlainO
 
 
 _read_claim, _read_volume = _part_reader(_CLAIM_PART), _part_reader(_VOLUME_PART)
+# What migration_on and volume_limits read of a CSINode.
+_read_csi_node = _part_reader(_decoder(("annotations",), ("drivers",)))
 
 
 def _read_parts(
@@ -242,13 +244,15 @@ def _read_parts(
 
 
 def counted_parts(storage: StorageObjects) -> StorageObjects:
-    """``storage`` with its claims and volumes read only as far as :func:`attachable` reads
-    them: counting every mounting pod of a cluster decodes each of them once, and most of
-    a volume's text is what the plugin never reads (its node affinity, status)."""
+    """``storage`` with its claims, volumes and CSINodes read only as far as the count
+    reads them (:func:`attachable`, :func:`volume_limits`): counting every mounting pod
+    of a cluster decodes each of them once, and most of a volume's text is what the plugin
+    never reads (its node affinity, status)."""
     return replace(
         storage,
         claims=_read_parts(storage.claims, _read_claim),
         volumes=_read_parts(storage.volumes, _read_volume),
+        csi_nodes=_read_parts(storage.csi_nodes, _read_csi_node),
     )
 
 
