@@ -1,10 +1,12 @@
 """NodeVolumeLimits' counts of a view, worked out from its base's, equal the counts of a
 cluster that holds the same pods from the start: a view that leaves a workload's pods out,
 then the copies a count places one after another, and two counts' copies placed from the
-same cluster (their positions are each count's own)."""
+same cluster (their positions are each count's own). A CSINode read only as far as the
+count reads it says what the whole object says."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -13,12 +15,20 @@ from hypothesis import strategies as st
 
 from gate.k8s.volumes import mounts_of
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.model.encoded import EncodedObjects, deferred
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.mounts import Mounting, VolumeUse
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.runtime import Parts, Rejection
-from gate.scheduler.plugins.nodevolumelimits import PLUGIN, Counts, counts_of
+from gate.scheduler.plugins.nodevolumelimits import PLUGIN, Counts, counts_of, migration_of
+from gate.scheduler.plugins.nodevolumelimits.csi import (
+    MIGRATED_PLUGINS,
+    PORTWORX,
+    counted_parts,
+    migration_on,
+    volume_limits,
+)
 from tests.builders import node
 from tests.volume_support import DIALECT, NAMESPACE, claim, storage, volume
 
@@ -132,3 +142,41 @@ def test_a_view_and_the_copies_placed_on_it_count_as_a_cluster_that_holds_those_
             counts_of(fresh.index, objects, fresh.others.volume_use)
         )
         _same_answers(placed, fresh, wanted)
+
+
+_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 20), st.text(max_size=3), st.just("pd.csi")
+)
+_DRIVER = st.one_of(
+    _VALUE,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "name": st.one_of(_VALUE, st.sampled_from(DRIVERS)),
+            "allocatable": st.one_of(_VALUE, st.fixed_dictionaries({}, optional={"count": _VALUE})),
+            "nodeID": _VALUE,
+        },
+    ),
+)
+_MIGRATED = st.one_of(_VALUE, st.just("kubernetes.io/portworx-volume,kubernetes.io/aws-ebs"))
+
+
+@given(
+    annotations=st.one_of(
+        _VALUE, st.dictionaries(st.sampled_from([MIGRATED_PLUGINS, "other"]), _MIGRATED)
+    ),
+    drivers=st.one_of(_VALUE, st.lists(_DRIVER, max_size=3)),
+    whole=st.booleans(),
+)
+def test_a_csinode_reads_the_same_migration_and_limits_from_the_part_the_count_reads(
+    annotations: Any, drivers: Any, whole: bool
+) -> None:
+    metadata = {"name": "n0", "annotations": annotations} if whole else {"name": "n0"}
+    csi_node = {"kind": "CSINode", "metadata": metadata, "spec": {"drivers": drivers}}
+    text = json.dumps(csi_node).encode()
+    kept = StorageObjects(csi_nodes=EncodedObjects({"n0": deferred(text)}))
+    part = counted_parts(kept).csi_nodes["n0"]
+    assert migration_of(part) == migration_of(csi_node)
+    assert volume_limits(part) == volume_limits(csi_node)
+    for plugin in (PORTWORX, "kubernetes.io/aws-ebs"):
+        assert migration_on(part, plugin) == migration_on(csi_node, plugin)

@@ -7,7 +7,7 @@ package.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -16,6 +16,7 @@ import msgspec
 
 from gate.k8s.labels import BETA_ZONE, ZONE
 from gate.k8s.volumes import (
+    BETA_CLASS,
     MOUNTED_SOURCES,
     annotations_of,
     claim_class,
@@ -197,25 +198,37 @@ def attachable(
 
 
 # What claim_volume reads of a claim (its name, class: its beta annotation or spec, and
-# volume's name) and of its volume (its labels, CSI source and in-tree sources: mount_of
-# reads the spec as a pod's volume, its name included), and nothing else.
+# volume's name) and of its volume (its zone labels, CSI source and in-tree sources:
+# mount_of reads the spec as a pod's volume, its name included), and nothing else.
 _UNSET: Any = msgspec.UNSET
 K = TypeVar("K", bound=Hashable)
 
 
-def _decoder(metadata: tuple[str, ...], spec: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
-    def part(name: str, keys: tuple[str, ...]) -> Any:
+def _decoder(
+    metadata: Mapping[str, tuple[str, ...] | None], spec: tuple[str, ...]
+) -> msgspec.json.Decoder[Any]:
+    """A decoder of the ``spec`` fields and ``metadata`` fields of an object, each of the
+    latter whole (None) or only the keys it names (an annotation, a label)."""
+
+    def part(name: str, keys: Iterable[str]) -> Any:
         return msgspec.defstruct(name, [(key, Any, _UNSET) for key in keys])
 
+    def only(keys: tuple[str, ...]) -> Any:
+        fields = [(f"k{i}", Any, msgspec.field(default=_UNSET, name=k)) for i, k in enumerate(keys)]
+        return msgspec.defstruct("Keys", fields)
+
+    read = [(key, Any if keys is None else only(keys), _UNSET) for key, keys in metadata.items()]
     fields = [
-        ("metadata", part("Metadata", metadata), _UNSET),
+        ("metadata", msgspec.defstruct("Metadata", read), _UNSET),
         ("spec", part("Spec", spec), _UNSET),
     ]
     return msgspec.json.Decoder(msgspec.defstruct("Part", fields))
 
 
-_CLAIM_PART = _decoder(("name", "annotations"), ("volumeName", "storageClassName"))
-_VOLUME_PART = _decoder(("labels",), ("name", "csi", *MOUNTED_SOURCES))
+_CLAIM_PART = _decoder(
+    {"name": None, "annotations": (BETA_CLASS,)}, ("volumeName", "storageClassName")
+)
+_VOLUME_PART = _decoder({"labels": (BETA_ZONE, ZONE)}, ("name", "csi", *MOUNTED_SOURCES))
 
 
 def _part_reader(decoder: msgspec.json.Decoder[Any]) -> Callable[[bytes], PlainObject]:
@@ -234,7 +247,7 @@ def _part_reader(decoder: msgspec.json.Decoder[Any]) -> Callable[[bytes], PlainO
 
 _read_claim, _read_volume = _part_reader(_CLAIM_PART), _part_reader(_VOLUME_PART)
 # What migration_on and volume_limits read of a CSINode.
-_read_csi_node = _part_reader(_decoder(("annotations",), ("drivers",)))
+_read_csi_node = _part_reader(_decoder({"annotations": (MIGRATED_PLUGINS,)}, ("drivers",)))
 
 
 def _read_parts(
