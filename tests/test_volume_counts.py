@@ -40,12 +40,19 @@ Pods = list[tuple[int, list[int]]]
 """Pods as (node, claims), each claim by its number."""
 
 
+IN_TREE = CLAIMS - 1
+"""The claim bound to an in-tree EBS volume: counted only on a node with a CSINode."""
+UNIQUES = [f"{DRIVERS[i % 2]}/vol-{i}" for i in range(IN_TREE)] + [f"{DRIVERS[0]}/vol-{IN_TREE}"]
+
+
 def _objects(limits: list[int | None]) -> StorageObjects:
-    """A claim bound to a CSI volume per number (of either driver), and each node's
-    CSINode with one limit per driver (None: no CSINode)."""
+    """A claim bound to a volume per number (a CSI one of either driver, or the in-tree
+    one), and each node's CSINode with one limit per driver (None: no CSINode)."""
     objects: list[dict[str, Any]] = []
     for i in range(CLAIMS):
-        source = {"csi": {"driver": DRIVERS[i % 2], "volumeHandle": f"vol-{i}"}}
+        source: dict[str, Any] = {"csi": {"driver": DRIVERS[i % 2], "volumeHandle": f"vol-{i}"}}
+        if i == IN_TREE:
+            source = {"awsElasticBlockStore": {"volumeID": f"vol-{i}"}}
         objects += [volume(f"pv-{i}", **source), claim(f"c-{i}", volumeName=f"pv-{i}")]
     for i, limit in enumerate(limits):
         if limit is not None:
@@ -69,11 +76,10 @@ def _cluster(objects: StorageObjects, pods: Pods) -> Cluster:
 
 
 def _counted(counts: Counts) -> tuple[object, ...]:
-    uniques = {f"{DRIVERS[i % 2]}/vol-{i}" for i in range(CLAIMS)}
     return (
         [(n.attached, n.counts, n.key) for n in counts.nodes],
         {key: bits for key, bits in counts.groups.items() if bits},
-        {unique: counts.holding(unique) for unique in uniques},
+        {unique: counts.holding(unique) for unique in UNIQUES},
     )
 
 
@@ -82,15 +88,16 @@ def _per_node(parts: Parts) -> dict[int, Rejection | None]:
 
 
 def _same_answers(cluster: Cluster, fresh: Cluster, wanted: list[int]) -> None:
-    """The Filter's answers for a pod mounting ``wanted``, node by node and split."""
+    """The Filter's answers for a pod mounting ``wanted``, node by node and split, alike
+    in both clusters and alike both ways."""
     spec = {"containers": [{"name": "c", "image": "i"}], "volumes": _volumes(wanted)}
     profile = pod_profile(spec, NAMESPACE)
     state, alone = PLUGIN.prepare(profile, cluster), PLUGIN.prepare(profile, fresh)
-    for n in cluster.index.nodes:
-        assert PLUGIN.check(state, n, DIALECT) == PLUGIN.check(alone, n, DIALECT)
-    assert _per_node(PLUGIN.parts(cluster.index, state, DIALECT, cluster.index.everyone)) == (
-        _per_node(PLUGIN.parts(fresh.index, alone, DIALECT, fresh.index.everyone))
-    )
+    checked = {p: PLUGIN.check(state, n, DIALECT) for p, n in enumerate(cluster.index.nodes)}
+    assert checked == {p: PLUGIN.check(alone, n, DIALECT) for p, n in enumerate(fresh.index.nodes)}
+    split = _per_node(PLUGIN.parts(cluster.index, state, DIALECT, cluster.index.everyone))
+    assert split == checked
+    assert split == _per_node(PLUGIN.parts(fresh.index, alone, DIALECT, fresh.index.everyone))
 
 
 def _placing(cluster: Cluster, use: VolumeUse, copies: Pods) -> list[tuple[Cluster, Pods]]:

@@ -286,7 +286,11 @@ def exceeds(state: State, node: NodeCounts, extra: Volumes | None = None) -> boo
     attached = node.attached if not extra else {**node.attached, **extra}
     counts = node.counts if not extra else Counter(attached.values())
     wanted = Counter(driver for unique, driver in new.items() if unique not in attached)
-    limits = node.limits
+    return _over(node.limits, counts, wanted)
+
+
+def _over(limits: Mapping[str, int], counts: Mapping[str, int], wanted: Mapping[str, int]) -> bool:
+    """Whether ``wanted`` more volumes by driver bring ``counts`` over a driver's limit."""
     return any(
         driver in limits and counts.get(driver, 0) + count > limits[driver]
         for driver, count in wanted.items()
@@ -345,20 +349,22 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
     if counts is None:
         yield among, None
         return
+    new: dict[Migration, Volumes] = {}  # the pod's volumes differ by migration alone
+    for key, bits in counts.groups.items():
+        if key[2] not in new and bits & among:
+            new[key[2]] = _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
     holding = 0
-    for new in {
-        key: _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
-        for key, bits in counts.groups.items()
-        if bits & among
-    }.values():
-        for unique in new:
-            holding |= counts.holding(unique)
+    for unique in {unique for volumes in new.values() for unique in volumes}:
+        holding |= counts.holding(unique)
     holding &= among
+    rest = among & ~holding
+    wanted = {migration: Counter(volumes.values()) for migration, volumes in new.items()}
     for bits in counts.groups.values():
-        bits &= among & ~holding
-        if bits:
+        bits &= rest
+        if bits:  # nodes holding none of the pod's volumes: it wants them all
             node = counts.nodes[(bits & -bits).bit_length() - 1]
-            yield bits, EXCEEDED if exceeds(state, node) else None
+            over = node.limits and _over(node.limits, node.counts, wanted[node.migration])
+            yield bits, EXCEEDED if over else None
     while holding:
         low = holding & -holding
         node = counts.nodes[low.bit_length() - 1]
