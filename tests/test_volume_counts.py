@@ -7,6 +7,7 @@ count reads it says what the whole object says."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -187,3 +188,14 @@ def test_a_csinode_reads_the_same_migration_and_limits_from_the_part_the_count_r
     assert volume_limits(part) == volume_limits(csi_node)
     for plugin in (PORTWORX, "kubernetes.io/aws-ebs"):
         assert migration_on(part, plugin) == migration_on(csi_node, plugin)
+
+
+def test_the_copies_of_a_long_count_read_their_volumes_holders_past_the_recursion_limit() -> None:
+    objects = _objects([2, 2, 2])
+    cluster = _cluster(objects, [(0, [0]), (1, [1])])
+    copies = sys.getrecursionlimit() + 10
+    use = cluster.others.volume_use
+    for i in range(copies):  # the copies mount no claim: they only stack views
+        use = use.with_pods((Mounting(-(i + 1), i % NODES, NAMESPACE, f"copy-{i}", ()),))
+        counts = counts_of(cluster.index, objects, use)
+    assert [counts.holding(unique) for unique in UNIQUES[:2]] == [0b001, 0b010]

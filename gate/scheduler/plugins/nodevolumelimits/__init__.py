@@ -229,15 +229,21 @@ class Counts:
 
     def holding(self, unique: str) -> int:
         """The nodes (a bitset) whose pods have attached the volume ``unique``."""
-        found = 0 if self.base is None else self.base.holding(unique)
-        recounted = found & self.recounted
-        while recounted:  # the base's holders this view counted again: do they still hold it?
-            low = recounted & -recounted
-            if unique not in self.nodes[low.bit_length() - 1].attached:
-                found ^= low
-            recounted ^= low
-        for position in self.holders.get(unique, ()):
-            found |= 1 << position
+        chain = []  # from this view down to the cluster's own counts, walked back up
+        counts: Counts | None = self
+        while counts is not None:  # (a count's copies, placed one by one, stack views)
+            chain.append(counts)
+            counts = counts.base
+        found = 0
+        for counts in reversed(chain):
+            recounted = found & counts.recounted
+            while recounted:  # the base's holders counted again: do they still hold it?
+                low = recounted & -recounted
+                if unique not in counts.nodes[low.bit_length() - 1].attached:
+                    found ^= low
+                recounted ^= low
+            for position in counts.holders.get(unique, ()):
+                found |= 1 << position
         return found
 
 
