@@ -175,12 +175,14 @@ class Counts:
             found: Volumes = {}
             total = 0
             for pod in use.on(position):
-                # a copy a count placed is not kept: its position is only its count's
-                kept = pods.get((pod.position, migration)) if pod.position >= 0 else None
+                key = (pod.position, migration)
+                # the cluster's own counts meet each pod first; a copy a count placed is not
+                # kept (its position is only its count's)
+                kept = pods.get(key) if base is not None and pod.position >= 0 else None
                 if kept is None:
                     kept = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
                     if pod.position >= 0:
-                        pods[pod.position, migration] = kept
+                        pods[key] = kept
                 found.update(kept)
                 total += len(kept)
             return found, total != len(found)
