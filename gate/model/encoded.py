@@ -88,7 +88,7 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
     decoded when read, in the order they were given; ``changed`` replaces or adds objects
     as ``{**objects, **changed}`` would (:func:`with_objects`), without decoding the rest."""
 
-    __slots__ = ("_changed", "_decode", "_entries", "_length", "_recent")
+    __slots__ = ("_changed", "_decode", "_entries", "_keep", "_length", "_recent")
 
     def __init__(
         self,
@@ -96,9 +96,13 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         changed: Mapping[K, PlainObject] | None = None,
         recent: dict[K, PlainObject] | None = None,
         decode: Callable[[bytes], PlainObject] = decoded,
+        keep: int = RECENT,
     ) -> None:
+        """``keep``: how many decoded objects to keep (:data:`RECENT`; none for a reader
+        that reads each object once)."""
         self._entries = entries
         self._decode = decode
+        self._keep = keep
         self._changed: Mapping[K, PlainObject] = changed or {}
         self._recent: dict[K, PlainObject] = {} if recent is None else recent
         self._length = len(entries) + sum(1 for k in self._changed if k not in entries)
@@ -110,19 +114,30 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         found = self._recent.get(key)
         if found is not None:
             return found
-        entry = self._entries[key]
-        if not isinstance(entry, bytes):
-            return entry
-        found = self._recent[key] = self._decode(entry)
-        if len(self._recent) > RECENT:
-            del self._recent[next(iter(self._recent))]
-        return found
+        return self._read(key, self._entries[key])
 
     def get(self, key: K, default: Any = None) -> Any:
-        # Mapping.get asks __getitem__ and catches its KeyError: a missing claim is common
-        if key in self._changed or key in self._entries:
-            return self[key]
-        return default
+        # Mapping.get asks __getitem__ and catches its KeyError: a missing claim is common.
+        # No entry is None: an object, or the text of one.
+        found = self._changed.get(key)
+        if found is not None:
+            return found
+        found = self._recent.get(key)
+        if found is not None:
+            return found
+        entry = self._entries.get(key)
+        return default if entry is None else self._read(key, entry)
+
+    def _read(self, key: K, entry: bytes | PlainObject) -> PlainObject:
+        if not isinstance(entry, bytes):
+            return entry
+        found = self._decode(entry)
+        if self._keep:
+            recent = self._recent
+            recent[key] = found
+            if len(recent) > self._keep:
+                del recent[next(iter(recent))]
+        return found
 
     def __contains__(self, key: object) -> bool:
         return key in self._changed or key in self._entries
@@ -150,13 +165,14 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         """These objects with ``changed``'s replacing or added; the texts and the decoded
         objects are shared."""
         return EncodedObjects(
-            self._entries, {**self._changed, **changed}, self._recent, self._decode
+            self._entries, {**self._changed, **changed}, self._recent, self._decode, self._keep
         )
 
     def read_by(self, decode: Callable[[bytes], PlainObject]) -> EncodedObjects[K]:
-        """These objects with each kept text read by ``decode`` (a reader that reads only
-        part of them decodes only that part); the objects laid over them are read whole."""
-        return EncodedObjects(self._entries, self._changed, None, decode)
+        """These objects with each kept text read by ``decode`` whenever it is asked for,
+        none kept (a reader that reads only part of them, each once, decodes only that
+        part); the objects laid over them are read whole."""
+        return EncodedObjects(self._entries, self._changed, None, decode, 0)
 
     def may_hold(self, key: K, strings: tuple[str, ...]) -> bool:
         """Whether the object may hold one of ``strings`` as a whole JSON string: False

@@ -56,7 +56,9 @@ class VolumeUse:
         self._by_node: dict[int, tuple[Mounting, ...]] | None = None
         self._claims: Counter[tuple[str, str]] | None = None
         self._kept: dict[int, tuple[Mounting, ...]] = {}
-        """A view's mounting pods on the nodes ``changed``; its other nodes' are the base's."""
+        """A view's mounting pods on the nodes ``changed``, as asked for; its other nodes'
+        are the base's."""
+        self._removed = frozenset(p.position for p in mounting) if base is not None else frozenset()
         self.added: tuple[Mounting, ...] = ()
         """The pods of no snapshot this view adds (:meth:`with_pods`)."""
         if base is None:
@@ -65,14 +67,10 @@ class VolumeUse:
             for pod in mounting:
                 by_node.setdefault(pod.node, []).append(pod)
             self._by_node = {node: tuple(pods) for node, pods in by_node.items()}
-            self._claims = Counter(claim for pod in mounting for claim in _claims_of(pod))
             return
         # a view: the base's, less the pods it leaves out (``mounting`` holds those); the
-        # whole maps are copied only when asked for, most views read a few nodes only
-        removed = {pod.position for pod in mounting}
-        for node in changed:
-            pods = base.on(node)
-            self._kept[node] = tuple(pod for pod in pods if pod.position not in removed)
+        # whole maps are copied only when asked for, and a node's pods when it is asked of
+        # (most views read a few nodes only, NodeVolumeLimits none: it takes the pods out)
 
     @property
     def by_node(self) -> dict[int, tuple[Mounting, ...]]:
@@ -80,6 +78,8 @@ class VolumeUse:
         that held some in its base)."""
         if self._by_node is None:
             assert self.base is not None
+            for node in self.changed:
+                self.on(node)
             self._by_node = {**self.base.by_node, **self._kept}
         return self._by_node
 
@@ -87,7 +87,9 @@ class VolumeUse:
     def claims_in_use(self) -> Counter[tuple[str, str]]:
         """How many of these pods use each claim, by namespace and name."""
         if self._claims is None:
-            assert self.base is not None
+            if self.base is None:
+                self._claims = Counter(c for pod in self.mounting for c in _claims_of(pod))
+                return self._claims
             found = Counter(self.base.claims_in_use)
             for pod in self.mounting:
                 found.subtract(_claims_of(pod))
@@ -114,13 +116,10 @@ class VolumeUse:
     def without(self, excluded: frozenset[int]) -> VolumeUse:
         """These pods less those at ``excluded``; this very index when none of them mounts."""
         assert self.base is None, "a view is taken of the cluster's own index"
-        if len(excluded) < len(self.mounting):  # a view leaves out few pods: look them up
-            found = (self.by_position.get(position) for position in sorted(excluded))
-            removed = tuple(pod for pod in found if pod is not None)
-        else:
-            removed = tuple(pod for pod in self.mounting if pod.position in excluded)
-        if not removed:
+        found = self.by_position.keys() & excluded
+        if not found:
             return self
+        removed = tuple(self.by_position[position] for position in sorted(found))
         return VolumeUse(removed, self, frozenset(pod.node for pod in removed))
 
     def with_pods(self, added: tuple[Mounting, ...]) -> VolumeUse:
@@ -129,7 +128,7 @@ class VolumeUse:
         view = VolumeUse((), self, frozenset(pod.node for pod in added))
         view.added = added
         for pod in added:
-            view._kept[pod.node] = (*view._kept.get(pod.node, ()), pod)
+            view._kept[pod.node] = (*view.on(pod.node), pod)
         return view
 
     def on(self, node: int) -> tuple[Mounting, ...]:
@@ -138,7 +137,12 @@ class VolumeUse:
             assert self._by_node is not None
             return self._by_node.get(node, ())
         kept = self._kept.get(node)
-        return self.base.on(node) if kept is None else kept
+        if kept is None:
+            kept = self.base.on(node)
+            if node in self.changed:
+                removed = self._removed
+                kept = self._kept[node] = tuple(p for p in kept if p.position not in removed)
+        return kept
 
 
 def _claims_of(pod: Mounting) -> list[tuple[str, str]]:

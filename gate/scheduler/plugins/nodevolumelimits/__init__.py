@@ -30,7 +30,7 @@ claim before the pod exists, so they are not counted for it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.version import Dialect
@@ -59,6 +59,11 @@ Migration = tuple[bool, str]
 """What the in-tree translation reads of a node: whether it has a CSINode, and the plugins
 its CSINode says migrated."""
 
+Tally = tuple[tuple[str, int], ...]
+"""Counts by driver (or limits), sorted by driver."""
+Key = tuple[Tally, Tally, Migration]
+"""All the Filter reads of a node: its limits, its volumes' count per driver, its migration."""
+
 
 def migration_of(csi_node: PlainObject | None) -> Migration:
     listed = annotations_of(csi_node or {}).get(MIGRATED_PLUGINS)
@@ -67,17 +72,20 @@ def migration_of(csi_node: PlainObject | None) -> Migration:
 
 @dataclass(frozen=True, slots=True)
 class NodeCounts:
-    """What one node holds for the Filter, worked out once: its CSINode, its limits, the
-    volumes its pods have attached (``<driver>/<handle>`` -> driver) and their count per
-    driver; ``migration``: what the in-tree translation reads of the node (a CSINode, the
-    plugins it says migrated); ``key``: all the Filter reads of the node but its volumes."""
+    """What one node holds for the Filter, worked out once: its CSINode (the part the
+    plugin reads), its limits, the volumes its pods have attached (``<driver>/<handle>``
+    -> driver) and their count per driver; ``migration``: what the in-tree translation
+    reads of the node (a CSINode, the plugins it says migrated); ``key``: all the Filter
+    reads of the node but its volumes; ``overlap``: whether two of its pods may count one
+    volume alike (the node holds it once)."""
 
     csi_node: PlainObject | None
     limits: Mapping[str, int]
     attached: Volumes
     counts: Mapping[str, int]
     migration: Migration
-    key: Hashable
+    key: Key
+    overlap: bool = True
 
     @classmethod
     def of(
@@ -86,87 +94,159 @@ class NodeCounts:
         attached: Volumes,
         limits: Mapping[str, int],
         migration: Migration | None = None,
+        overlap: bool = True,
     ) -> NodeCounts:
         """``migration``: :func:`migration_of` the CSINode, when already known."""
         if migration is None:
             migration = migration_of(csi_node)
-        counts = Counter(attached.values())
-        key = (tuple(sorted(limits.items())), tuple(sorted(counts.items())), migration)
-        return cls(csi_node, limits, attached, counts, migration, key)
+        tally = tuple(sorted(limits.items()))
+        return _holding(csi_node, limits, tally, attached, migration, overlap)
+
+    def holding_only(self, attached: Volumes, overlap: bool) -> NodeCounts:
+        """This node holding ``attached`` in place of its volumes (its CSINode's reading
+        stands): itself when they are the same."""
+        if attached == self.attached and overlap == self.overlap:
+            return self
+        return _holding(self.csi_node, self.limits, self.key[0], attached, self.migration, overlap)
+
+    def less(self, volumes: Iterable[Volumes | None]) -> NodeCounts | None:
+        """This node without the pods that attached ``volumes`` (each pod's, None: not
+        known); None when those are not known or another of its pods may count one of
+        them alike (it stays): count the node again."""
+        if self.overlap:
+            return None
+        gone: set[str] = set()
+        for each in volumes:
+            if each is None:
+                return None
+            gone.update(each)
+        kept = {unique: driver for unique, driver in self.attached.items() if unique not in gone}
+        return self.holding_only(kept, False)
+
+
+def _holding(
+    csi_node: PlainObject | None,
+    limits: Mapping[str, int],
+    tally: Tally,
+    attached: Volumes,
+    migration: Migration,
+    overlap: bool,
+) -> NodeCounts:
+    """A node of these CSINode readings (``tally``: its limits sorted) holding ``attached``."""
+    counts: dict[str, int] = {}
+    for driver in attached.values():
+        counts[driver] = counts.get(driver, 0) + 1
+    key = (tally, tuple(sorted(counts.items())), migration)
+    return NodeCounts(csi_node, limits, attached, counts, migration, key, overlap)
 
 
 @dataclass(slots=True)
 class Counts:
     """Every node's :class:`NodeCounts` for one view of the cluster's pods, the nodes alike
-    in what the Filter reads of them but their volumes (``groups``), and the nodes holding
-    each attached volume (``holders``); ``pods``: each mounting pod's counted volumes by
-    its position and its node's migration, shared by a cluster's counts and its views'
-    (a view counts again the nodes whose pods it leaves out, and their other pods' volumes
-    are the same). A view's ``holders`` holds only the volumes of the nodes it counts
-    again, the others are its base's (``inherited``): :meth:`holding` reads both."""
+    in what the Filter reads of them but their volumes (``groups``), and the nodes (by
+    position) whose pods have attached each volume (``holders``); ``pods``: each running
+    pod's counted volumes by its position and its node's migration, shared by a cluster's
+    counts and its views' (a view counts again the nodes whose pods differ, and their other
+    pods' volumes are the same). A view's ``holders`` holds only the nodes it counts again
+    (``recounted``, a bitset) that attached a volume their base's did not; the others'
+    are its ``base``'s, less those a node counted again no longer attaches: :meth:`holding`
+    reads both."""
 
     nodes: tuple[NodeCounts, ...]
-    groups: dict[Hashable, int]
-    holders: dict[str, int]
+    groups: dict[Key, int]
+    holders: dict[str, list[int]]
     pods: dict[tuple[int, Migration], Volumes]
-    inherited: Mapping[str, int]
+    base: Counts | None = None
+    recounted: int = 0
 
     @classmethod
     def of(cls, index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
         """The counts of ``use``'s pods: worked out node by node for the cluster's own
-        pods, and for a view that leaves some out from its base's, only the nodes that
-        held those worked out again."""
+        pods, and for a view from its base's, only the nodes whose pods differ worked out
+        again (a node that only lost pods, from its base's volumes less theirs)."""
         parts = counted_parts(storage)
+        base = None if use.base is None else counts_of(index, storage, use.base)
+        pods: dict[tuple[int, Migration], Volumes] = {} if base is None else base.pods
 
-        def counted(
-            position: int, csi_node: PlainObject | None, before: NodeCounts | None = None
-        ) -> NodeCounts:
-            """The node's counts; ``before``: its base's, whose CSINode's reading stands."""
-            attached: Volumes = {}
-            migration = migration_of(csi_node) if before is None else before.migration
+        def attached(
+            position: int, csi_node: PlainObject | None, migration: Migration
+        ) -> tuple[Volumes, bool]:
+            """The volumes the node's pods attach, and whether two count one alike."""
+            found: Volumes = {}
+            total = 0
             for pod in use.on(position):
-                volumes = found.pods.get((pod.position, migration))
-                if volumes is None:
-                    volumes = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
-                    found.pods[pod.position, migration] = volumes
-                attached.update(volumes)
-            limits = volume_limits(csi_node) if before is None else before.limits
-            return NodeCounts.of(csi_node, attached, limits, migration)
+                key = (pod.position, migration)
+                # the cluster's own counts meet each pod first; a copy a count placed is not
+                # kept (its position is only its count's)
+                kept = pods.get(key) if base is not None and pod.position >= 0 else None
+                if kept is None:
+                    kept = attachable(pod.namespace, pod.name, pod.mounts, parts, csi_node)
+                    if pod.position >= 0:
+                        pods[key] = kept
+                found.update(kept)
+                total += len(kept)
+            return found, total != len(found)
 
-        if use.base is None:
-            found = cls((), {}, {}, {}, {})
-            nodes = [counted(i, storage.csi_nodes.get(n.name)) for i, n in enumerate(index.nodes)]
-            for position, node in enumerate(nodes):
-                found._add(position, node)
-            found.nodes = tuple(nodes)
-            return found
-        base = counts_of(index, storage, use.base)
-        found = cls(base.nodes, dict(base.groups), {}, base.pods, base.holders)
+        holders: dict[str, list[int]] = {}
+        if base is None:
+            groups: dict[Key, int] = {}
+            nodes = []
+            for position, node in enumerate(index.nodes):
+                csi_node = parts.csi_nodes.get(node.name)
+                migration = migration_of(csi_node)
+                volumes, overlap = attached(position, csi_node, migration)
+                limits = volume_limits(csi_node)
+                found = NodeCounts.of(csi_node, volumes, limits, migration, overlap)
+                nodes.append(found)
+                groups[found.key] = groups.get(found.key, 0) | 1 << position
+                for unique in volumes:
+                    holders.setdefault(unique, []).append(position)
+            return cls(tuple(nodes), groups, holders, pods)
+        leaving: dict[int, list[Volumes | None]] = {}
+        for pod in use.mounting:
+            migration = base.nodes[pod.node].migration
+            leaving.setdefault(pod.node, []).append(pods.get((pod.position, migration)))
+        groups = dict(base.groups)
         changed = list(base.nodes)
+        recounted = 0
         for position in use.changed:
             before = base.nodes[position]
-            found._remove(position, before)
-            changed[position] = counted(position, before.csi_node, before)
-            found._add(position, changed[position])
-        found.nodes = tuple(changed)
-        return found
+            gone = leaving.get(position)
+            after = None if gone is None or use.added else before.less(gone)
+            if after is None:
+                after = before.holding_only(*attached(position, before.csi_node, before.migration))
+                for unique in after.attached.keys() - before.attached.keys():
+                    holders.setdefault(unique, []).append(position)
+            changed[position] = after
+            bit = 1 << position
+            recounted |= bit
+            if after.key != before.key:
+                left = groups[before.key] & ~bit
+                if left:
+                    groups[before.key] = left
+                else:
+                    del groups[before.key]
+                groups[after.key] = groups.get(after.key, 0) | bit
+        return cls(tuple(changed), groups, holders, pods, base, recounted)
 
     def holding(self, unique: str) -> int:
         """The nodes (a bitset) whose pods have attached the volume ``unique``."""
-        found = self.holders.get(unique)
-        return self.inherited.get(unique, 0) if found is None else found
-
-    def _add(self, position: int, node: NodeCounts) -> None:
-        self.groups[node.key] = self.groups.get(node.key, 0) | 1 << position
-        for unique in node.attached:
-            self.holders[unique] = self.holding(unique) | 1 << position
-
-    def _remove(self, position: int, node: NodeCounts) -> None:
-        self.groups[node.key] &= ~(1 << position)
-        if not self.groups[node.key]:
-            del self.groups[node.key]
-        for unique in node.attached:
-            self.holders[unique] = self.holding(unique) & ~(1 << position)
+        chain = []  # from this view down to the cluster's own counts, walked back up
+        counts: Counts | None = self
+        while counts is not None:  # (a count's copies, placed one by one, stack views)
+            chain.append(counts)
+            counts = counts.base
+        found = 0
+        for counts in reversed(chain):
+            recounted = found & counts.recounted
+            while recounted:  # the base's holders counted again: do they still hold it?
+                low = recounted & -recounted
+                if unique not in counts.nodes[low.bit_length() - 1].attached:
+                    found ^= low
+                recounted ^= low
+            for position in counts.holders.get(unique, ()):
+                found |= 1 << position
+        return found
 
 
 def counts_of(index: NodeIndex, storage: StorageObjects, use: VolumeUse) -> Counts:
@@ -214,7 +294,11 @@ def exceeds(state: State, node: NodeCounts, extra: Volumes | None = None) -> boo
     attached = node.attached if not extra else {**node.attached, **extra}
     counts = node.counts if not extra else Counter(attached.values())
     wanted = Counter(driver for unique, driver in new.items() if unique not in attached)
-    limits = node.limits
+    return _over(node.limits, counts, wanted)
+
+
+def _over(limits: Mapping[str, int], counts: Mapping[str, int], wanted: Mapping[str, int]) -> bool:
+    """Whether ``wanted`` more volumes by driver bring ``counts`` over a driver's limit."""
     return any(
         driver in limits and counts.get(driver, 0) + count > limits[driver]
         for driver, count in wanted.items()
@@ -273,20 +357,22 @@ def _split(index: NodeIndex, state: State, dialect: Dialect, among: int) -> Part
     if counts is None:
         yield among, None
         return
+    new: dict[Migration, Volumes] = {}  # the pod's volumes differ by migration alone
+    for key, bits in counts.groups.items():
+        if key[2] not in new and bits & among:
+            new[key[2]] = _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
     holding = 0
-    for new in {
-        key: _new(state, counts.nodes[(bits & -bits).bit_length() - 1])
-        for key, bits in counts.groups.items()
-        if bits & among
-    }.values():
-        for unique in new:
-            holding |= counts.holding(unique)
+    for unique in {unique for volumes in new.values() for unique in volumes}:
+        holding |= counts.holding(unique)
     holding &= among
+    rest = among & ~holding
+    wanted = {migration: Counter(volumes.values()) for migration, volumes in new.items()}
     for bits in counts.groups.values():
-        bits &= among & ~holding
-        if bits:
+        bits &= rest
+        if bits:  # nodes holding none of the pod's volumes: it wants them all
             node = counts.nodes[(bits & -bits).bit_length() - 1]
-            yield bits, EXCEEDED if exceeds(state, node) else None
+            over = node.limits and _over(node.limits, node.counts, wanted[node.migration])
+            yield bits, EXCEEDED if over else None
     while holding:
         low = holding & -holding
         node = counts.nodes[low.bit_length() - 1]

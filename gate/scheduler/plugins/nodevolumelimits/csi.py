@@ -7,7 +7,7 @@ package.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -16,6 +16,7 @@ import msgspec
 
 from gate.k8s.labels import BETA_ZONE, ZONE
 from gate.k8s.volumes import (
+    BETA_CLASS,
     MOUNTED_SOURCES,
     annotations_of,
     claim_class,
@@ -196,49 +197,75 @@ def attachable(
     return found
 
 
-# What claim_volume reads of a claim and of its volume, and nothing else: the claim's name,
-# class (its beta annotation or spec) and volume's name; the volume's labels, CSI source and
-# in-tree sources (mount_of reads the spec as a pod's volume, its name included).
+# What claim_volume reads of a claim (its name, class: its beta annotation or spec, and
+# volume's name) and of its volume (its zone labels, CSI source and in-tree sources:
+# mount_of reads the spec as a pod's volume, its name included), and nothing else.
 _UNSET: Any = msgspec.UNSET
-_READ_METADATA = msgspec.defstruct(
-    "ReadMetadata", [(key, Any, _UNSET) for key in ("name", "labels", "annotations")]
-)
-_READ_SPEC = msgspec.defstruct(
-    "ReadSpec",
-    [
-        (key, Any, _UNSET)
-        for key in ("name", "volumeName", "storageClassName", "csi", *MOUNTED_SOURCES)
-    ],
-)
-_READ = msgspec.json.Decoder(
-    msgspec.defstruct(
-        "ReadObject", [("metadata", _READ_METADATA, _UNSET), ("spec", _READ_SPEC, _UNSET)]
-    )
-)
 K = TypeVar("K", bound=Hashable)
 
 
-def _read_part(text: bytes) -> PlainObject:
-    """The part of a claim's or a volume's text :func:`claim_volume` reads, as the whole
-    object's decoding has it (a field not written stays out); a text whose part does not
-    decode so (a metadata or spec that is no object) is decoded whole."""
-    try:
-        part: PlainObject = msgspec.to_builtins(_READ.decode(text))
-    except msgspec.DecodeError:
-        return decoded(text)
-    return part
+def _decoder(
+    metadata: Mapping[str, tuple[str, ...] | None], spec: tuple[str, ...]
+) -> msgspec.json.Decoder[Any]:
+    """A decoder of the ``spec`` fields and ``metadata`` fields of an object, each of the
+    latter whole (None) or only the keys it names (an annotation, a label)."""
+
+    def part(name: str, keys: Iterable[str]) -> Any:
+        return msgspec.defstruct(name, [(key, Any, _UNSET) for key in keys])
+
+    def only(keys: tuple[str, ...]) -> Any:
+        fields = [(f"k{i}", Any, msgspec.field(default=_UNSET, name=k)) for i, k in enumerate(keys)]
+        return msgspec.defstruct("Keys", fields)
+
+    read = [(key, Any if keys is None else only(keys), _UNSET) for key, keys in metadata.items()]
+    fields = [
+        ("metadata", msgspec.defstruct("Metadata", read), _UNSET),
+        ("spec", part("Spec", spec), _UNSET),
+    ]
+    return msgspec.json.Decoder(msgspec.defstruct("Part", fields))
 
 
-def _read_parts(objects: Mapping[K, PlainObject]) -> Mapping[K, PlainObject]:
-    return objects.read_by(_read_part) if isinstance(objects, EncodedObjects) else objects
+_CLAIM_PART = _decoder(
+    {"name": None, "annotations": (BETA_CLASS,)}, ("volumeName", "storageClassName")
+)
+_VOLUME_PART = _decoder({"labels": (BETA_ZONE, ZONE)}, ("name", "csi", *MOUNTED_SOURCES))
+
+
+def _part_reader(decoder: msgspec.json.Decoder[Any]) -> Callable[[bytes], PlainObject]:
+    def read(text: bytes) -> PlainObject:
+        """The part of an object's text ``decoder`` reads, as the whole object's decoding
+        has it (a field not written stays out); a text whose part does not decode so (a
+        metadata or spec that is no object) is decoded whole."""
+        try:
+            part: PlainObject = msgspec.to_builtins(decoder.decode(text))
+        except msgspec.DecodeError:
+            return decoded(text)
+        return part
+
+    return read
+
+
+_read_claim, _read_volume = _part_reader(_CLAIM_PART), _part_reader(_VOLUME_PART)
+# What migration_on and volume_limits read of a CSINode.
+_read_csi_node = _part_reader(_decoder({"annotations": (MIGRATED_PLUGINS,)}, ("drivers",)))
+
+
+def _read_parts(
+    objects: Mapping[K, PlainObject], read: Callable[[bytes], PlainObject]
+) -> Mapping[K, PlainObject]:
+    return objects.read_by(read) if isinstance(objects, EncodedObjects) else objects
 
 
 def counted_parts(storage: StorageObjects) -> StorageObjects:
-    """``storage`` with its claims and volumes read only as far as :func:`attachable` reads
-    them: counting every mounting pod of a cluster decodes each of them once, and most of
-    a volume's text is what the plugin never reads (its node affinity, status)."""
+    """``storage`` with its claims, volumes and CSINodes read only as far as the count
+    reads them (:func:`attachable`, :func:`volume_limits`): counting every mounting pod
+    of a cluster decodes each of them once, and most of a volume's text is what the plugin
+    never reads (its node affinity, status)."""
     return replace(
-        storage, claims=_read_parts(storage.claims), volumes=_read_parts(storage.volumes)
+        storage,
+        claims=_read_parts(storage.claims, _read_claim),
+        volumes=_read_parts(storage.volumes, _read_volume),
+        csi_nodes=_read_parts(storage.csi_nodes, _read_csi_node),
     )
 
 
