@@ -202,6 +202,9 @@ class Evaluator:
     _carriers: list[frozenset[int]] = field(default_factory=list)
     _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
     """The cluster the last workload's running pods leave, kept for its later copies."""
+    _views: dict[tuple[int, ...], ReleasedNodes] = field(default_factory=dict)
+    """The nodes the last workload's running pods leave, kept for its later copies (those
+    already built with them)."""
     _short: dict[tuple[str, int], int] = field(default_factory=dict)
     """The nodes short of an amount of a resource (NodeIndex.short_of), by the two: the
     run's DaemonSets ask the same few hundred of them for every set of nodes they hold."""
@@ -469,8 +472,16 @@ class Evaluator:
         return found
 
     def _release(self, own: Sequence[int]) -> ReleasedNodes:
-        indexed = self.cluster.others.pods
-        return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+        """The nodes less the pods at ``own``: one view for a workload's first copy, its
+        later ones and its preemption."""
+        key = tuple(own)
+        found = self._views.get(key)
+        if found is None:
+            self._views.clear()
+            indexed = self.cluster.others.pods
+            found = released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+            self._views[key] = found
+        return found
 
     def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
         """The answer once the workload's own pods are gone. Giving room back can only turn
