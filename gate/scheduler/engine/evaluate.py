@@ -572,7 +572,7 @@ class Evaluator:
         # them again would give it (not another pod's that shares the answer)
         own_cycle = False
         if pod.profile.by_name:
-            cluster = self.cluster.without(own) if own else self.cluster
+            cluster = self._without(own) if own else self.cluster
             released = self._release(own)
             cycle, own_cycle = prepare(pod.profile, cluster), True
             named = self._work_out(self._named_groups(pod, released, cycle), cycle)
@@ -855,7 +855,7 @@ class Evaluator:
     ) -> Preempted:
         """The copies DefaultPreemption places from ``start`` on, one after another
         (:mod:`gate.scheduler.engine.preemption`)."""
-        cluster = self.cluster.without(own) if own else self.cluster
+        cluster = self._without(own) if own else self.cluster
         budgets = Budgets(self.snapshot.disruption_budgets)
         if cycle is None:
             cycle = prepare(pod.profile, cluster)
@@ -931,7 +931,7 @@ class Evaluator:
         candidates = fitting | self._spread_refused(groups, cycle, views)
         scores = None  # past 100 nodes a count no order changes is placed without scores
         if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
-            pods = (self.cluster.without(own) if own else self.cluster).others.pods
+            pods = (self._without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.profile, self.index, pods, namespaces)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
@@ -998,7 +998,7 @@ class Evaluator:
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if pod.profile.by_name:
-            cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
+            cycle = prepare(pod.profile, self._without(own) if own else self.cluster)
             rejections = _per_node(self._release(own), cycle, self.dialect)
             answer = self._work_out(_grouped(rejections), cycle)
         else:
@@ -1142,7 +1142,7 @@ class Evaluator:
         self, pod: Pod, own: Sequence[int], answer: _Answer
     ) -> tuple[int, tuple[Victim, ...]]:
         """A DaemonSet's pods that fit their own node by preemption, and their victims."""
-        cluster = self.cluster.without(own) if own else self.cluster
+        cluster = self._without(own) if own else self.cluster
         nodes = self._release(own) if own else self.index.nodes
         return preempt_pinned(
             pod.profile,
