@@ -81,10 +81,10 @@ class Bound:
     terms: tuple[SelectorTerm, ...] | None = None
 
 
-def _bound(state: State, storage: StorageObjects, name: str) -> Bound:
+def bound_volume(state: State, storage: StorageObjects, name: str) -> Bound:
     """The bound volume ``name`` read once per PreFilter state: the Filter asks it again of
-    every class of nodes, and decoding it and parsing its terms each time would cost more
-    than matching them."""
+    every class of nodes (and the split, which keys it reads), and decoding it and parsing
+    its terms each time would cost more than matching them."""
     found = state.read.get(name)
     if found is None:
         volume = storage.volumes.get(name)
@@ -180,7 +180,7 @@ def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
     labels = node.labels
     bound_ok, volumes_found = True, True
     for volume_name in state.bound:
-        bound = _bound(state, storage, volume_name)
+        bound = bound_volume(state, storage, volume_name)
         volume = bound.volume
         if volume is None:
             volumes_found = False
