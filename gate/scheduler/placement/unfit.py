@@ -168,12 +168,8 @@ def consumers(
                     held[taker] = held.get(taker, 0) + copies
             continue
         holding: dict[str, bool] = {}  # by taker: it holds what this rejection lacks
-        takers = ledger.takers  # settled once, not once per node
         for position in set_bits(bits):
-            held_there = takers.get(nodes[position].name)
-            if held_there is None:
-                continue
-            for taker, copies in held_there.items():
+            for taker, copies in ledger.takers.get(nodes[position].name, {}).items():
                 holds = holding.get(taker)
                 if holds is None:
                     holds = holding[taker] = _holds(ledger.rules[taker], rejection, short, rules)
