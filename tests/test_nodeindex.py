@@ -14,7 +14,7 @@ from gate.scheduler.engine.evaluate import _group_fit_error, fit_error
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.pods import pod_profile
-from gate.scheduler.framework.runtime import Rejection, filter_groups, run_filters
+from gate.scheduler.framework.runtime import Rejection, SharedParts, filter_groups, run_filters
 from tests.builders import node, prepared, taint
 
 TAINTS = [
@@ -153,6 +153,22 @@ def test_one_index_serves_many_pods_alike(
             for i in range(len(found))
         ]
         assert got == [run_filters(cycle, n, dialect) for n in found]
+
+
+@settings(max_examples=60, deadline=None)
+@given(nodes(), st.lists(specs(), min_size=2, max_size=6), st.booleans())
+def test_splits_shared_between_pods_give_the_groups_a_pod_alone_gets(
+    found: list[NodeView], many: list[dict[str, Any]], named: bool
+) -> None:
+    # A shared split is kept as its rejections only: the groups, and their order (the
+    # cause reads them in order), must be those worked out without sharing.
+    dialect = Dialect(named_taint=named)
+    index = NodeIndex.of(found)
+    shared: SharedParts = {}
+    for spec in [*many, *many]:
+        cycle = prepared(pod_profile(spec), *found)
+        alone = filter_groups(index, cycle, dialect)
+        assert list(filter_groups(index, cycle, dialect, shared).items()) == list(alone.items())
 
 
 @settings(max_examples=50, deadline=None)

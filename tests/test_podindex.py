@@ -5,6 +5,7 @@ each node's pods and lowest priority are those the pods say."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -100,3 +101,23 @@ def test_anti_affinity_terms_found_by_shared_tuple_are_those_pod_by_pod(
     ]
     index = PodIndex(built, NODES)
     assert list(index.anti_affinity_terms()) == _carried_one_by_one(index)
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        pytest.param((TERM,), id="a term hashes as the dataclass would hash its fields"),
+        pytest.param((ZONE_TERM,), id="a zone term hashes so too"),
+    ],
+)
+def test_a_term_hashes_as_its_fields_and_a_changed_copy_as_its_own(
+    terms: tuple[dict[str, Any], ...],
+) -> None:
+    # The index keys terms by their hash, kept once: the sets it walks keep the order the
+    # fields' hash gives them, and a copy with other namespaces is hashed anew.
+    (term,) = stored_terms(terms, "default")
+    listed = replace(term, namespaces=frozenset({"other"}))
+    for found in (term, listed):
+        fields = (found.namespaces, found.namespace_selector, found.selector, found.topology_key)
+        assert hash(found) == hash(fields)
+    assert listed != term

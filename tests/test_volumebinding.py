@@ -12,6 +12,7 @@ import pytest
 
 from gate.model import Code, NodeView
 from gate.model.storage import StorageObjects
+from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.framework.runtime import Rejection
 from gate.scheduler.plugins.volumebinding import PLUGIN
 from gate.scheduler.plugins.volumebinding.binder import (
@@ -20,7 +21,17 @@ from gate.scheduler.plugins.volumebinding.binder import (
     REASON_VOLUME_MISSING,
 )
 from tests.builders import node
-from tests.volume_support import claim, run_plugin, storage, storage_class, volume, with_claims
+from tests.volume_support import (
+    DIALECT,
+    NAMESPACE,
+    claim,
+    cluster_of,
+    run_plugin,
+    storage,
+    storage_class,
+    volume,
+    with_claims,
+)
 
 HOSTNAME = "kubernetes.io/hostname"
 CLASSES = (
@@ -343,3 +354,19 @@ def test_provisioning(objects: StorageObjects, zone: str, filtered: Rejection | 
         None,
         filtered,
     )
+
+
+@pytest.mark.parametrize(("claims", "objects", "nodes", "pre_filter", "filtered"), CASES)
+def test_one_state_asked_of_node_after_node_answers_each_as_a_fresh_one(
+    claims: list[str],
+    objects: StorageObjects,
+    nodes: list[NodeView],
+    pre_filter: Rejection | None,
+    filtered: list[Rejection | None] | None,
+) -> None:
+    """The Filter reads each bound volume once per PreFilter state: asked of one node after
+    another, twice over, the state answers each node as one prepared for it alone does."""
+    spec = with_claims(*claims)
+    state = PLUGIN.prepare(pod_profile(spec, NAMESPACE), cluster_of(objects, *nodes))
+    fresh = [run_plugin(PLUGIN, spec, objects, n)[1] for n in nodes]
+    assert [PLUGIN.check(state, n, DIALECT) for n in [*nodes, *nodes]] == fresh * 2

@@ -18,7 +18,7 @@ Which namespaces a term covers:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.k8s.matching import scalar_text
@@ -45,6 +45,16 @@ class AffinityTerm:
     namespace_selector: LabelSelector
     selector: LabelSelector
     topology_key: str
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The hash the dataclass would give, worked out once: the pod index keys the
+        # cluster's terms by it, and hashing walks every requirement of both selectors.
+        fields = (self.namespaces, self.namespace_selector, self.selector, self.topology_key)
+        object.__setattr__(self, "_hash", hash(fields))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def all_namespaces(self) -> bool:

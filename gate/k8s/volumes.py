@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.k8s.matching import parse_terms
+from gate.k8s.matching import SelectorTerm, parse_terms
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import SelectorError, parse_selector
 from gate.model.storage import Mount
@@ -140,11 +140,22 @@ def delay_binding(claim: PlainObject, classes: Mapping[str, PlainObject]) -> boo
 def node_affinity_ok(volume: PlainObject, labels: Mapping[str, str]) -> bool:
     """CheckNodeAffinity: ``spec.nodeAffinity.required``'s terms against the node's labels
     (a node known by its labels alone: ``matchFields`` meets an empty name)."""
+    return terms_hold(node_affinity_terms(volume), labels)
+
+
+def node_affinity_terms(volume: PlainObject) -> tuple[SelectorTerm, ...] | None:
+    """The volume's ``spec.nodeAffinity.required`` terms parsed, None when it has none (it
+    fits every node): what :func:`node_affinity_ok` reads, for a caller that asks it of
+    many nodes."""
     affinity = spec_of(volume).get("nodeAffinity")
     if not isinstance(affinity, Mapping) or affinity.get("required") is None:
-        return True
-    terms = parse_terms(mapping(affinity.get("required")).get("nodeSelectorTerms"))
-    return any(term.matches(labels, "") for term in terms)
+        return None
+    return parse_terms(mapping(affinity.get("required")).get("nodeSelectorTerms"))
+
+
+def terms_hold(terms: tuple[SelectorTerm, ...] | None, labels: Mapping[str, str]) -> bool:
+    """CheckNodeAffinity on the terms :func:`node_affinity_terms` parsed."""
+    return terms is None or any(term.matches(labels, "") for term in terms)
 
 
 def topology_ok(terms: object, labels: Mapping[str, str]) -> bool:

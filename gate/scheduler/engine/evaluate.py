@@ -202,6 +202,9 @@ class Evaluator:
     _carriers: list[frozenset[int]] = field(default_factory=list)
     _left: dict[tuple[int, ...], Cluster] = field(default_factory=dict)
     """The cluster the last workload's running pods leave, kept for its later copies."""
+    _views: dict[tuple[int, ...], ReleasedNodes] = field(default_factory=dict)
+    """The nodes the last workload's running pods leave, kept for its later copies (those
+    already built with them)."""
     _short: dict[tuple[str, int], int] = field(default_factory=dict)
     """The nodes short of an amount of a resource (NodeIndex.short_of), by the two: the
     run's DaemonSets ask the same few hundred of them for every set of nodes they hold."""
@@ -469,8 +472,16 @@ class Evaluator:
         return found
 
     def _release(self, own: Sequence[int]) -> ReleasedNodes:
-        indexed = self.cluster.others.pods
-        return released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+        """The nodes less the pods at ``own``: one view for a workload's first copy, its
+        later ones and its preemption."""
+        key = tuple(own)
+        found = self._views.get(key)
+        if found is None:
+            self._views.clear()
+            indexed = self.cluster.others.pods
+            found = released_nodes(self.index.nodes, indexed.node_of, indexed.pods, own)
+            self._views[key] = found
+        return found
 
     def _released(self, pod: Pod, own: Sequence[int], base: _Answer) -> _Released:
         """The answer once the workload's own pods are gone. Giving room back can only turn
@@ -561,7 +572,7 @@ class Evaluator:
         # them again would give it (not another pod's that shares the answer)
         own_cycle = False
         if pod.profile.by_name:
-            cluster = self.cluster.without(own) if own else self.cluster
+            cluster = self._without(own) if own else self.cluster
             released = self._release(own)
             cycle, own_cycle = prepare(pod.profile, cluster), True
             named = self._work_out(self._named_groups(pod, released, cycle), cycle)
@@ -844,7 +855,7 @@ class Evaluator:
     ) -> Preempted:
         """The copies DefaultPreemption places from ``start`` on, one after another
         (:mod:`gate.scheduler.engine.preemption`)."""
-        cluster = self.cluster.without(own) if own else self.cluster
+        cluster = self._without(own) if own else self.cluster
         budgets = Budgets(self.snapshot.disruption_budgets)
         if cycle is None:
             cycle = prepare(pod.profile, cluster)
@@ -920,7 +931,7 @@ class Evaluator:
         candidates = fitting | self._spread_refused(groups, cycle, views)
         scores = None  # past 100 nodes a count no order changes is placed without scores
         if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
-            pods = (self.cluster.without(own) if own else self.cluster).others.pods
+            pods = (self._without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.profile, self.index, pods, namespaces)
 
         def refused(placement: Placement, held: Ledger | None) -> Refused:
@@ -987,7 +998,7 @@ class Evaluator:
         warnings = list(pod.warnings)
         own = self._own_pods(workload)
         if pod.profile.by_name:
-            cycle = prepare(pod.profile, self.cluster.without(own) if own else self.cluster)
+            cycle = prepare(pod.profile, self._without(own) if own else self.cluster)
             rejections = _per_node(self._release(own), cycle, self.dialect)
             answer = self._work_out(_grouped(rejections), cycle)
         else:
@@ -1131,7 +1142,7 @@ class Evaluator:
         self, pod: Pod, own: Sequence[int], answer: _Answer
     ) -> tuple[int, tuple[Victim, ...]]:
         """A DaemonSet's pods that fit their own node by preemption, and their victims."""
-        cluster = self.cluster.without(own) if own else self.cluster
+        cluster = self._without(own) if own else self.cluster
         nodes = self._release(own) if own else self.index.nodes
         return preempt_pinned(
             pod.profile,

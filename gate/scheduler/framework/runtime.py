@@ -51,9 +51,10 @@ Parts = Iterable[tuple[int, "Rejection | None"]]
 Groups = dict[Rejection, int]
 """Disjoint sets of nodes (bitsets) by the rejection they share; fitting nodes are absent."""
 
-SharedParts = dict[Hashable, list[tuple[int, "Rejection | None"]]]
-"""A plugin's parts by what it asks, its name and the nodes still in question (see
-:func:`filter_groups`)."""
+SharedParts = dict[Hashable, tuple[tuple[tuple["Rejection", int], ...], int]]
+"""A plugin's rejections of the nodes still in question, each with the nodes it rejects
+among them, and all those nodes, by what it asks, its name and the nodes still in question
+(see :func:`filter_groups`)."""
 
 Explained = tuple[Term, str, int, str]
 """One cause a rejection names: the term of the pod spec, the resource ("" for none), its
@@ -230,19 +231,33 @@ def filter_groups(
             continue
         parts = prepared.parts(index, dialect, remaining)
         asks = prepared.plugin.asks
+        found = None
         if shared is not None and asks is not None:
             key = (prepared.plugin.name, asks(prepared.state), remaining)
             try:
                 found = shared.get(key)
             except TypeError:  # some part of the pod cannot be hashed: not shared
-                found = list(parts)
+                pass
             else:
                 if found is None:
-                    found = shared[key] = list(parts)
-            parts = found
-        for bits, rejection in parts:
-            bits &= remaining
-            if rejection is not None and bits:
-                groups[rejection] = groups.get(rejection, 0) | bits
-                remaining &= ~bits
+                    found = shared[key] = _rejected(parts, remaining)
+        # A shared split is kept as its rejections alone: most of a plugin's parts pass
+        # their nodes, and the pods alike in what it asks would walk them again.
+        rejected, taken = _rejected(parts, remaining) if found is None else found
+        for rejection, bits in rejected:
+            groups[rejection] = groups.get(rejection, 0) | bits
+        remaining &= ~taken
     return groups
+
+
+def _rejected(parts: Parts, remaining: int) -> tuple[tuple[tuple[Rejection, int], ...], int]:
+    """The rejections of ``parts`` among the ``remaining`` nodes, each with the nodes it
+    rejects that an earlier part has not, in the parts' order; and all the nodes rejected."""
+    rejected = []
+    among = remaining
+    for bits, rejection in parts:
+        bits &= among
+        if rejection is not None and bits:
+            rejected.append((rejection, bits))
+            among &= ~bits
+    return tuple(rejected), remaining & ~among

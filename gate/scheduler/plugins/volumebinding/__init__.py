@@ -40,6 +40,7 @@ from gate.scheduler.plugins.volumebinding.binder import (
     SKIP,
     VOLUME_BINDING,
     State,
+    bound_volume,
     find_pod_volumes,
     pre_filter,
 )
@@ -75,7 +76,7 @@ def _affinity_keys(state: State) -> tuple[tuple[str, ...], bool] | None:
     keys: set[str] = set()
     migrating = False
     for name in state.bound:
-        volume = state.storage.volumes.get(name) or {}
+        volume = bound_volume(state, state.storage, name).volume or {}
         if translatable(volume) is not None:
             migrating = True
             keys.update(READ_LABELS)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gate.errors import QuantityError
+from gate.k8s.matching import SelectorTerm
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import SelectorError, parse_selector
 from gate.k8s.volumes import (
@@ -22,8 +23,10 @@ from gate.k8s.volumes import (
     matching_volume,
     name_of,
     node_affinity_ok,
+    node_affinity_terms,
     spec_of,
     storage_request,
+    terms_hold,
     topology_ok,
     volume_class,
 )
@@ -63,6 +66,36 @@ class State:
     refusal: Rejection | None = None
     memo: dict[str, object] | None = field(default=None, compare=False)
     """What the run works out once of its nodes (the cluster's ``others.memo``)."""
+    read: dict[str, Bound] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """The bound volumes as the Filter reads them, by name, each read at its first node."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A bound claim's volume as the Filter reads it on every node: the volume (None: not
+    found), whether its node's CSINode may change its node affinity (an in-tree volume's
+    translation), and else that node affinity's terms parsed (None: none)."""
+
+    volume: PlainObject | None
+    translated: bool = False
+    terms: tuple[SelectorTerm, ...] | None = None
+
+
+def bound_volume(state: State, storage: StorageObjects, name: str) -> Bound:
+    """The bound volume ``name`` read once per PreFilter state: the Filter asks it again of
+    every class of nodes (and the split, which keys it reads), and decoding it and parsing
+    its terms each time would cost more than matching them."""
+    found = state.read.get(name)
+    if found is None:
+        volume = storage.volumes.get(name)
+        if volume is None:
+            found = Bound(None)
+        elif translatable(volume) is not None:
+            found = Bound(volume, translated=True)
+        else:
+            found = Bound(volume, terms=node_affinity_terms(volume))
+        state.read[name] = found
+    return found
 
 
 SKIP = State()
@@ -147,13 +180,16 @@ def find_pod_volumes(state: State, node: NodeView) -> tuple[str, ...]:
     labels = node.labels
     bound_ok, volumes_found = True, True
     for volume_name in state.bound:
-        volume = storage.volumes.get(volume_name)
+        bound = bound_volume(state, storage, volume_name)
+        volume = bound.volume
         if volume is None:
             volumes_found = False
             break
-        if translatable(volume) is not None:
-            volume = as_migrated(volume, storage.csi_nodes.get(node.name))
-        if not node_affinity_ok(volume, labels):
+        if bound.translated:
+            ok = node_affinity_ok(as_migrated(volume, storage.csi_nodes.get(node.name)), labels)
+        else:
+            ok = terms_hold(bound.terms, labels)
+        if not ok:
             bound_ok = False
             break
     unbound_ok, enough = True, True
