@@ -8,8 +8,14 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import settings
 
 from gate.inputs.manifests import LoaderFactory
+
+# No property test has a deadline: speed is the benchmark's to measure, and a shared
+# two-core runner may pause any example past hypothesis' default 200 ms.
+settings.register_profile("fitgate", deadline=None)
+settings.load_profile("fitgate")
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -4,6 +4,7 @@ each node's pods and lowest priority are those the pods say."""
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import replace
 from typing import Any
 
@@ -121,3 +122,17 @@ def test_a_term_hashes_as_its_fields_and_a_changed_copy_as_its_own(
         fields = (found.namespaces, found.namespace_selector, found.selector, found.topology_key)
         assert hash(found) == hash(fields)
     assert listed != term
+
+
+def test_a_term_crosses_to_another_process_equal_and_hashed_there() -> None:
+    # A forked judge hands its results over pickled; the hash is worked out again there.
+    (term,) = stored_terms((ZONE_TERM,), "default")
+    copied = pickle.loads(pickle.dumps(term, protocol=pickle.HIGHEST_PROTOCOL))
+    assert copied == term
+    assert hash(copied) == hash(term)
+    assert copied.__reduce__()[1] == (
+        term.namespaces,
+        term.namespace_selector,
+        term.selector,
+        term.topology_key,
+    )

@@ -56,6 +56,17 @@ class AffinityTerm:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(
+        self,
+    ) -> tuple[type[AffinityTerm], tuple[frozenset[str], LabelSelector, LabelSelector, str]]:
+        # Built again where it is unpickled: a string's hash differs between interpreters.
+        return AffinityTerm, (
+            self.namespaces,
+            self.namespace_selector,
+            self.selector,
+            self.topology_key,
+        )
+
     @property
     def all_namespaces(self) -> bool:
         return self.namespace_selector.empty
