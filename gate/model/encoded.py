@@ -36,6 +36,7 @@ _SHALLOW = 100
 """The most brackets a kept text may open: decoding it can never reach the recursion limit,
 however deep in the run it is read."""
 _PLAIN = msgspec.json.Decoder()
+_ABSENT: Any = object()
 
 
 def deferred(text: bytes) -> bytes | PlainObject:
@@ -108,13 +109,10 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         self._length = len(entries) + sum(1 for k in self._changed if k not in entries)
 
     def __getitem__(self, key: K) -> PlainObject:
-        found = self._changed.get(key)
-        if found is not None:
-            return found
-        found = self._recent.get(key)
-        if found is not None:
-            return found
-        return self._read(key, self._entries[key])
+        found: PlainObject = self.get(key, _ABSENT)
+        if found is _ABSENT:
+            raise KeyError(key)
+        return found
 
     def get(self, key: K, default: Any = None) -> Any:
         # Mapping.get asks __getitem__ and catches its KeyError: a missing claim is common.
