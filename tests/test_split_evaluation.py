@@ -170,6 +170,32 @@ def test_a_core_is_idle_when_fewer_tasks_run_than_there_are_cores(
     assert forked.idle_core() is idle
 
 
+def test_a_task_that_runs_for_an_instant_holds_no_core(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The kernel counts two running tasks once, then only this process: a core is idle.
+    _machine(monkeypatch, tmp_path, "1.00 1.00 1.00 2/312 4242\n", 2)
+    reads: list[float] = []
+
+    def wait(seconds: float) -> None:
+        reads.append(seconds)
+        (tmp_path / "loadavg").write_text("1.00 1.00 1.00 1/312 4242\n")
+
+    monkeypatch.setattr("gate.snapshot.forked.time.sleep", wait)
+    assert forked.idle_core() is True
+    assert reads == [0.001]
+
+
+def test_every_read_counting_every_core_busy_finds_none_idle(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _machine(monkeypatch, tmp_path, "1.90 1.20 0.70 2/312 4242\n", 2)
+    reads: list[float] = []
+    monkeypatch.setattr("gate.snapshot.forked.time.sleep", reads.append)
+    assert forked.idle_core() is False
+    assert len(reads) == forked.LOAD_READS - 1
+
+
 GIB = 1 << 30
 
 
