@@ -47,7 +47,8 @@ def _taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict[str, s
 
 def test_the_template_is_the_first_usable_member_sanitised() -> None:
     """Cordoned, NotReady and starting members are passed over (a node with a startup taint
-    is not among the Ready nodes CA builds templates from); condition and CA taints go."""
+    is not among the Ready nodes CA builds templates from); condition and CA taints go. The
+    members are in name order, as a snapshot holds its nodes."""
     nodes = [
         aks_node("cordoned", unschedulable=True),
         aks_node("not-ready", taints=[_taint("node.kubernetes.io/not-ready", effect="NoExecute")]),
@@ -67,7 +68,7 @@ def test_the_template_is_the_first_usable_member_sanitised() -> None:
         autoscaler_deployment("--startup-taint=example.com/booting"),
     ]
     (group,) = Run(nodes, objects).groups.groups
-    assert group.members == ("cordoned", "not-ready", "cni", "booting", "good")
+    assert group.members == ("booting", "cni", "cordoned", "good", "not-ready")
     assert group.template is not None
     template = group.template.node
     assert (template.name, group.template.source) == (TEMPLATE, "member good")

@@ -618,3 +618,26 @@ def test_a_pipe_is_read_as_a_stream(tmp_path: Path) -> None:
     with open(reading, "rb") as handle, open(writing, "wb") as sink:
         assert FileRegion.of(handle) is None
         sink.write(b"{}")
+
+
+NAMES = ["aks-user-1", "aks-system-0", "ip-10-0-12-37", "aks-user-0", "gpu-0", "a"]
+
+
+@settings(max_examples=40)
+@given(st.permutations(NAMES), st.permutations(range(len(NAMES))))
+def test_a_snapshot_holds_its_nodes_in_name_order_whatever_order_a_file_lists_them(
+    names: list[str], pod_order: list[int]
+) -> None:
+    # The API server lists nodes by name; a file that lists them otherwise gives the same
+    # snapshot, so that no answer depends on the order of recorded objects.
+    pods = [
+        api_pod(f"p{i}", NAMES[i], containers=[container(requests={"cpu": "100m"})])
+        for i in pod_order
+    ]
+    recorded = cluster_snapshot([api_node(name) for name in names], pods)
+    by_name = cluster_snapshot([api_node(name) for name in sorted(NAMES)], pods)
+    for shape in (recorded, as_list(recorded)):
+        snapshot = build_snapshot(shape, "snap.json")
+        assert [node.name for node in snapshot.nodes] == sorted(NAMES)
+        assert snapshot.nodes == build_snapshot(by_name, "snap.json").nodes
+        assert fast(json.dumps(shape).encode()).nodes == snapshot.nodes

@@ -1083,6 +1083,9 @@ def _snapshot(reading: Reading, source: str) -> Snapshot:
     names = [n.metadata["name"] for n in nodes]
     if len(set(names)) != len(names) or pods.unreadable & set(names):
         raise NotAccepted
+    # In name order, as the API server lists them, whatever order a file records: copies of
+    # earlier workloads that tie are placed by node order, and no answer may depend on it.
+    nodes = sorted(nodes, key=lambda n: n.metadata["name"])
     by_node = pods.by_node()
     views: list[NodeView] = [
         node_view(
