@@ -22,6 +22,7 @@ from typing import Any
 
 from gate.inputs.counts import BadCount, read_count
 from gate.model import FieldPath
+from gate.untyped import at
 
 Path = tuple[str, ...]
 
@@ -222,16 +223,6 @@ class Template:
     replicas: int | BadCount | None
 
 
-def get(obj: object, path: Path) -> object:
-    for key in path:
-        # A dict first: asking the Mapping ABC costs a Python-level call, every workload
-        # is asked for every site's path
-        if type(obj) is not dict and not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def _dotted(path: Path) -> str:
     return ".".join(path)
 
@@ -261,7 +252,7 @@ def _holders(body: Mapping[str, Any], site: Site) -> Iterator[Holder] | str:
     if not site.each:
         return iter([("", "", (), body)])
     where = _dotted(site.each)
-    entries = get(body, site.each)
+    entries = at(body, site.each)
     if isinstance(entries, Mapping) and entries:
         return (
             (str(key), f"{where}.{key}", (*site.each, str(key)), value)
@@ -299,13 +290,13 @@ def templates(body: Mapping[str, Any], row: CustomKind) -> Iterator[Template | s
                 if pod is not None:
                     yield Template(_label(site, name), where, pod, 1)
                 continue
-            found = next((p for p in site.spec if get(holder, p) is not None), None)
+            found = next((p for p in site.spec if at(holder, p) is not None), None)
             if found is None and site.optional:
                 continue
             path = found or site.spec[0]
             field = ".".join(part for part in (where, _dotted(path)) if part)
             count = _count(holder, site.count, steps)
-            yield Template(_label(site, name), field, get(holder, path), count)
+            yield Template(_label(site, name), field, at(holder, path), count)
 
 
 # An Argo template's own field wins over the workflow's default of the same name
@@ -334,7 +325,7 @@ def argo_pod(body: Mapping[str, Any], workflow: Path, template: object) -> dict[
     if not isinstance(template, Mapping):
         return None
     main = template.get("container") or template.get("script")
-    container_set = get(template, ("containerSet", "containers"))
+    container_set = at(template, ("containerSet", "containers"))
     if isinstance(main, Mapping):
         # Argo names the template's container "main" (common.MainContainerName).
         container = {"name": "main", **{k: v for k, v in main.items() if k != "source"}}
@@ -349,7 +340,7 @@ def argo_pod(body: Mapping[str, Any], workflow: Path, template: object) -> dict[
     pod: dict[str, Any] = {"containers": containers}
     if isinstance(template.get("initContainers"), list):
         pod["initContainers"] = template["initContainers"]
-    defaults = get(body, workflow)
+    defaults = at(body, workflow)
     defaults = defaults if isinstance(defaults, Mapping) else {}
     for key in _ARGO_POD_FIELDS:
         value = template.get(key, defaults.get(key))

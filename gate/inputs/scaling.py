@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gate.inputs.counts import BadCount, read_count
-from gate.inputs.custom_kinds import get
 from gate.model import AutoscalerRef, Scaling, Workload
+from gate.untyped import at
 
 # KEDA's defaults, keda.sh/v1alpha1 ScaledObject: minReplicaCount 0, maxReplicaCount 100.
 _KEDA_MIN_DEFAULT = 0
@@ -88,7 +88,7 @@ def _job_pods(job_spec: object, where: tuple[str, ...], queued: bool) -> int | B
         return parallelism
     if isinstance(completions, BadCount):
         return completions
-    if get(job_spec, ("suspend",)) is True and not queued:
+    if at(job_spec, ("suspend",)) is True and not queued:
         return 0
     return parallelism if completions == _ABSENT else min(parallelism, completions)
 
@@ -97,9 +97,9 @@ def queue_of(kind: str, body: Mapping[str, Any]) -> str | None:
     """The Kueue queue that resumes a suspended Job (or a CronJob's suspended Jobs) when it
     admits it; None when it is not suspended or no queue manages it."""
     job = {"Job": (), "CronJob": ("spec", "jobTemplate")}.get(kind)
-    if job is None or get(body, (*job, "spec", "suspend")) is not True:
+    if job is None or at(body, (*job, "spec", "suspend")) is not True:
         return None
-    queue = get(body, (*job, "metadata", "labels", QUEUE_LABEL))
+    queue = at(body, (*job, "metadata", "labels", QUEUE_LABEL))
     return queue if isinstance(queue, str) and queue else None
 
 
@@ -110,19 +110,19 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
         return read_count(body, ("spec", "replicas"), 1)
     if kind == "Job":
-        return _job_pods(get(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
+        return _job_pods(at(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
     if kind == "CronJob":
         where = ("spec", "jobTemplate", "spec")
-        pods = _job_pods(get(body, where), where, queue_of(kind, body) is not None)
+        pods = _job_pods(at(body, where), where, queue_of(kind, body) is not None)
         # A suspended CronJob starts no Job (cronjob_controllerv2.go syncCronJob).
-        return 0 if get(body, ("spec", "suspend")) is True and isinstance(pods, int) else pods
+        return 0 if at(body, ("spec", "suspend")) is True and isinstance(pods, int) else pods
     if kind == "Pod":
         return 1
     return None
 
 
 def _namespace(body: Mapping[str, Any]) -> str:
-    namespace = get(body, ("metadata", "namespace"))
+    namespace = at(body, ("metadata", "namespace"))
     return namespace if isinstance(namespace, str) and namespace else "default"
 
 
@@ -130,18 +130,18 @@ def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | N
     """The workload an HPA or a KEDA ScaledObject scales, and its bounds; None for any other
     document or one whose target cannot be named."""
     kind = body.get("kind")
-    target = get(body, ("spec", "scaleTargetRef"))
-    name = get(target, ("name",))
+    target = at(body, ("spec", "scaleTargetRef"))
+    name = at(target, ("name",))
     if not isinstance(name, str) or not name:
         return None
-    own_name = get(body, ("metadata", "name"))
+    own_name = at(body, ("metadata", "name"))
     own_name = own_name if isinstance(own_name, str) else "(unnamed)"
     if kind == "HorizontalPodAutoscaler":
-        target_kind = get(target, ("kind",))
+        target_kind = at(target, ("kind",))
         low = read_count(body, ("spec", "minReplicas"), _HPA_MIN_DEFAULT)
         high = read_count(body, ("spec", "maxReplicas"), _ABSENT)
     elif kind == "ScaledObject":
-        target_kind = get(target, ("kind",)) or "Deployment"
+        target_kind = at(target, ("kind",)) or "Deployment"
         low = read_count(body, ("spec", "minReplicaCount"), _KEDA_MIN_DEFAULT)
         high = read_count(body, ("spec", "maxReplicaCount"), _KEDA_MAX_DEFAULT)
     else:
@@ -189,7 +189,7 @@ def max_unavailable(body: Mapping[str, Any], wanted: int, surge: int) -> int:
     """Old pods a Deployment's RollingUpdate may take down before new ones are ready:
     ``maxUnavailable`` (default 25%, rounded down), 1 when it and ``maxSurge`` both come to
     0 (pkg/controller/deployment/util ResolveFenceposts)."""
-    given = get(body, ("spec", "strategy", "rollingUpdate", "maxUnavailable"))
+    given = at(body, ("spec", "strategy", "rollingUpdate", "maxUnavailable"))
     unavailable = _scaled("25%" if given is None else given, wanted, round_up=False) or 0
     return 1 if unavailable == 0 and surge == 0 else unavailable
 
@@ -202,12 +202,12 @@ def max_surge(kind: str, body: Mapping[str, Any], wanted: int) -> int:
     strategy_key = {"Deployment": "strategy", "DaemonSet": "updateStrategy"}.get(kind)
     if strategy_key is None:
         return 0
-    strategy = get(body, ("spec", strategy_key))
-    kind_of_strategy = get(strategy, ("type",)) or "RollingUpdate"
+    strategy = at(body, ("spec", strategy_key))
+    kind_of_strategy = at(strategy, ("type",)) or "RollingUpdate"
     if kind_of_strategy != "RollingUpdate":
         return 0
     default: object = "25%" if kind == "Deployment" else 0
-    surge = get(strategy, ("rollingUpdate", "maxSurge"))
+    surge = at(strategy, ("rollingUpdate", "maxSurge"))
     return _scaled(default if surge is None else surge, wanted, round_up=True) or 0
 
 
@@ -245,16 +245,16 @@ class DisruptionBudget:
 def disruption_budget_of(body: Mapping[str, Any]) -> DisruptionBudget | None:
     if body.get("kind") != "PodDisruptionBudget":
         return None
-    labels = get(body, ("spec", "selector", "matchLabels"))
-    name = get(body, ("metadata", "name"))
+    labels = at(body, ("spec", "selector", "matchLabels"))
+    name = at(body, ("metadata", "name"))
     return DisruptionBudget(
         name=name if isinstance(name, str) else "(unnamed)",
         namespace=_namespace(body),
         match_labels={str(k): str(v) for k, v in labels.items()}
         if isinstance(labels, Mapping)
         else {},
-        min_available=get(body, ("spec", "minAvailable")),
-        max_unavailable=get(body, ("spec", "maxUnavailable")),
+        min_available=at(body, ("spec", "minAvailable")),
+        max_unavailable=at(body, ("spec", "maxUnavailable")),
     )
 
 

@@ -13,7 +13,6 @@ from gate.inputs.custom_kinds import (
     CustomKind,
     KindTable,
     api_group,
-    get,
     kind_table,
     pod_template_path,
     templates,
@@ -38,6 +37,7 @@ from gate.model import (
     WorkloadResult,
     WorkloadWarning,
 )
+from gate.untyped import at
 
 Path = tuple[str, ...]
 Rules = Literal["kind", "template", "none"]
@@ -133,8 +133,8 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
     negative one), named by its field path."""
     places: list[tuple[str, object]] = [
         (f"{prefix}.overhead", spec.get("overhead")),
-        (f"{prefix}.resources.requests", get(spec, ("resources", "requests"))),
-        (f"{prefix}.resources.limits", get(spec, ("resources", "limits"))),
+        (f"{prefix}.resources.requests", at(spec, ("resources", "requests"))),
+        (f"{prefix}.resources.limits", at(spec, ("resources", "limits"))),
     ]
     for key in ("initContainers", "containers"):
         items = spec.get(key)
@@ -144,7 +144,7 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
             if not isinstance(container, Mapping):
                 return f"{prefix}.{key}[{i}]: expected a mapping"
             for path in _QUANTITY_FIELDS:
-                places.append((f"{prefix}.{key}[{i}].{'.'.join(path)}", get(container, path)))
+                places.append((f"{prefix}.{key}[{i}].{'.'.join(path)}", at(container, path)))
     for where, resources in places:
         if resources is None:
             continue
@@ -192,7 +192,7 @@ def _queued(kind: str, body: Mapping[str, Any]) -> tuple[WorkloadWarning, ...]:
 
 
 def _annotations(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    annotations = get(body, ("metadata", "annotations"))
+    annotations = at(body, ("metadata", "annotations"))
     return annotations if isinstance(annotations, Mapping) else {}
 
 
@@ -223,7 +223,7 @@ def _written_labels(body: Mapping[str, Any], field: str) -> object:
     path = tuple(field.split("."))
     if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
         return None
-    return get(body, (*path[:-1], "metadata", "labels"))
+    return at(body, (*path[:-1], "metadata", "labels"))
 
 
 def _refused(
@@ -270,7 +270,7 @@ def _workload(
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
     warnings = list(_queued(kind, body))
-    if kind == "StatefulSet" and get(body, ("spec", "volumeClaimTemplates")):
+    if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         text = CLAIM_TEMPLATES_WARNING + (
             " volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits) not checked"
         )
@@ -295,7 +295,7 @@ def _workload(
         template=field,
         claim_templates=_claim_templates(kind, body),
         overlaps=_overlaps(kind, body),
-        parallel=kind == "StatefulSet" and get(body, ("spec", "podManagementPolicy")) == "Parallel",
+        parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
     )
 
@@ -313,16 +313,16 @@ def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:
     syncCronJob): either way its pods are gone when the new ones start."""
     if kind != "CronJob":
         return False
-    return get(body, ("spec", "concurrencyPolicy")) in (None, "Allow")
+    return at(body, ("spec", "concurrencyPolicy")) in (None, "Allow")
 
 
 def _claim_templates(kind: str, body: Mapping[str, Any]) -> tuple[str, ...]:
     """The names of a StatefulSet's ``volumeClaimTemplates``, in their order."""
     if kind != "StatefulSet":
         return ()
-    templates = get(body, ("spec", "volumeClaimTemplates"))
+    templates = at(body, ("spec", "volumeClaimTemplates"))
     items = templates if isinstance(templates, list) else []
-    names = (get(t, ("metadata", "name")) for t in items if isinstance(t, Mapping))
+    names = (at(t, ("metadata", "name")) for t in items if isinstance(t, Mapping))
     return tuple(n for n in names if isinstance(n, str) and n)
 
 
@@ -354,7 +354,7 @@ def extract(
         replicas = default_replicas if found == -1 else found
     if isinstance(replicas, BadCount):
         return _bad_count(body, location, replicas, document.source)
-    spec = get(body, spec_path)
+    spec = at(body, spec_path)
     field = ".".join(spec_path)
     return _workload(body, location, spec, field, replicas, "", document.source, rules)
 
@@ -408,7 +408,7 @@ class _WorkloadRefs:
         entry = self._paths.get(kind)
         if kind in self.KINDS and entry is not None:
             path = entry[0]
-            self._seen[(kind, namespace, name)] = (get(body, path), ".".join(path))
+            self._seen[(kind, namespace, name)] = (at(body, path), ".".join(path))
 
     def resolve(
         self,
@@ -418,7 +418,7 @@ class _WorkloadRefs:
         source: Source | None = None,
     ) -> Workload | Unevaluated | None:
         """The Rollout's workload, or None to wait for the rest of the run."""
-        ref = get(body, ("spec", "workloadRef"))
+        ref = at(body, ("spec", "workloadRef"))
         ref = ref if isinstance(ref, Mapping) else {}
         kind, namespace, _ = _identity(body)
         target = (str(ref.get("kind") or "Deployment"), namespace, str(ref.get("name") or ""))
@@ -461,7 +461,7 @@ def _document(
 ) -> Iterator[Extracted]:
     body = document.body
     key = (api_group(body.get("apiVersion")), _identity(body)[0]) if body else ("", "")
-    if body is not None and key in WORKLOAD_REF_KINDS and get(body, ("spec", "workloadRef")):
+    if body is not None and key in WORKLOAD_REF_KINDS and at(body, ("spec", "workloadRef")):
         yield from _referring(body, document.location, refs, document.source)
         return
     row = kinds.get(key)

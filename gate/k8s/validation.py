@@ -56,6 +56,7 @@ from gate.k8s.selectors import (
     parse_selector,
     text_labels,
 )
+from gate.untyped import at
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
 UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
@@ -956,27 +957,19 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
     return _first(_workload(kind, body, spec))
 
 
-def _get(obj: object, *path: str) -> object:
-    for key in path:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     if kind == "Pod":
         yield from _pod(body, spec)
         return
     if kind == "PodTemplate":
-        yield from _template(spec, "template.spec", _get(body, "template", "metadata", "labels"))
+        yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
         return
     if kind == "CronJob":
         yield from _job(
-            _mapping(_get(body, "spec", "jobTemplate", "spec")), "spec.jobTemplate.spec", spec
+            _mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
         )
         return
-    template_labels = _get(body, "spec", "template", "metadata", "labels")
+    template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
         yield from _job(_mapping(body.get("spec")), "spec", spec)
     elif kind in APPS:
@@ -990,7 +983,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
     (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
-    yield from labels(_get(body, "metadata", "labels"), "metadata.labels")
+    yield from labels(at(body, ("metadata", "labels")), "metadata.labels")
     yield from pod_spec(spec, "spec")
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
@@ -1189,7 +1182,7 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
     podFailurePolicy is set); a Job with ``manualSelector: true`` needs a selector that
     matches its template's labels (otherwise the API server generates both); a CronJob's
     job template may carry neither (ValidateJobTemplateSpec)."""
-    template_labels = _get(job, "template", "metadata", "labels")
+    template_labels = at(job, ("template", "metadata", "labels"))
     manual = job.get("manualSelector") is True
     raw = job.get("selector")
     cron = field != "spec"
