@@ -32,10 +32,10 @@ def _pool(*requirements: Requirement, name: str = "default", weight: int = 0) ->
     return NodePool(name, weight, requirements=requirements, node_class=EKS)
 
 
-def _said(whose: str, requirement: str, source: str = "test catalog") -> str:
+def _said(whose: str, requirement: str, types: str = "the instance types of test catalog") -> str:
     return (
-        f"{whose} requirement {requirement} cannot be judged with the instance types of "
-        f"{source}, which carry no EKS instance-type labels: {RECORD}"
+        f"{whose} requirement {requirement} cannot be judged with {types}, which carry no EKS "
+        f"instance-type labels: {RECORD}"
     )
 
 
@@ -52,9 +52,9 @@ def test_the_running_types_cannot_judge_a_family_either() -> None:
     nodes = [karpenter_node("n1", "default", "zone-a", kind="g5.xlarge")]
     run = Run((_pool(Requirement(FAMILY, "In", ("r8g",))),), nodes=nodes, catalog=None)
     decision = run.decide(spec(cpu="100m", memory="100Mi"), 1)
-    source = "the instance types running in the cluster"
+    running = "the instance types running in the cluster"  # said once, not "of the ... types"
     assert decision.errors == (
-        ("default", UNJUDGED, _said("NodePool", f"{FAMILY} In [r8g]", source)),
+        ("default", UNJUDGED, _said("NodePool", f"{FAMILY} In [r8g]", running)),
     )
 
 

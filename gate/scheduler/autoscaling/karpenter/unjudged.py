@@ -87,11 +87,12 @@ def unjudged_keys(
 
 
 def unjudged_text(whose: str, reqs: Iterable[Req], provider: Provider, catalog: Catalog) -> str:
-    """``<whose> requirement <req> cannot be judged with the instance types of <source>
-    (they carry no <provider> label <key>): <how to record a real catalog>``."""
+    """``<whose> requirement <req> cannot be judged with the instance types of <file>, which
+    carry no <provider> instance-type labels: <how to record a real catalog>``; with the types
+    running in the cluster when no catalog was given."""
     shown = "; ".join(str(r) for r in reqs)
+    types = catalog.source if catalog.from_cluster else f"the instance types of {catalog.source}"
     return (
-        f"{whose} requirement {shown} cannot be judged with the instance types of "
-        f"{catalog.source}, which carry no {provider.name} instance-type labels: "
-        f"{provider.record}"
+        f"{whose} requirement {shown} cannot be judged with {types}, which carry no "
+        f"{provider.name} instance-type labels: {provider.record}"
     )
