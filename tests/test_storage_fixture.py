@@ -39,11 +39,18 @@ def test_the_first_copy_is_pending_for_its_disks_zone() -> None:
 
 
 def test_without_the_storage_objects_the_verdict_is_as_before() -> None:
-    """The six-node snapshot records no storage: the claim template is warned about."""
+    """The six-node snapshot records no storage: the claim template is warned about, with
+    what to record."""
     _, report = json_report(MANIFEST, "--snapshot", "fixtures/snapshots/aks-six-nodes.json")
     (workload,) = report["workloads"]
     assert workload["cause"]["family"] == "selector"
-    assert any(w["text"].startswith("volumeClaimTemplates:") for w in workload["warnings"])
+    (warned,) = [w["text"] for w in workload["warnings"] if "volumeClaimTemplates" in w["text"]]
+    assert warned == (
+        "volumeClaimTemplates: volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits, "
+        "VolumeRestrictions) not checked; to check claims, give the snapshot the cluster's "
+        "PersistentVolumes, PersistentVolumeClaims and StorageClasses "
+        "(kubectl get nodes,pods,pv,pvc,storageclass,csinode,csidriver -A -o json)"
+    )
 
 
 def test_the_text_report(golden: Callable[[str, str], None]) -> None:

@@ -24,7 +24,7 @@ from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import pod_template_problem, workload_problem
 from gate.k8s.volumes import start_ordinal
-from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING
+from gate.k8s.warnings import CLAIM_TEMPLATES_UNCHECKED
 from gate.model import (
     Document,
     FieldLocation,
@@ -271,10 +271,7 @@ def _workload(
         return _unreadable(kind, namespace, name, location, problem)
     warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
-        text = CLAIM_TEMPLATES_WARNING + (
-            " volume filters (VolumeBinding, VolumeZone, NodeVolumeLimits) not checked"
-        )
-        warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, text))
+        warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
     return Workload(
         kind=kind,

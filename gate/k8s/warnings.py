@@ -41,6 +41,10 @@ RECORD_STORAGE = (
     "PersistentVolumeClaims and StorageClasses "
     "(kubectl get nodes,pods,pv,pvc,storageclass,csinode,csidriver -A -o json)"
 )
+CLAIM_TEMPLATES_UNCHECKED = (
+    f"{CLAIM_TEMPLATES_WARNING} volume filters ({VOLUME_FILTERS}) not checked; {RECORD_STORAGE}"
+)
+"""A StatefulSet's claim templates judged without the cluster's storage objects."""
 # The sources each filter judges: VolumeRestrictions' disk conflicts against the node's
 # pods (volume_restrictions.go needsRestrictionsCheck), NodeVolumeLimits' attach limits
 # (the in-tree plugins migrated to CSI, csi.go), which need the CSINodes.
