@@ -333,7 +333,8 @@ CASES = [
         id="a DaemonSet pinned to a hostname adds no overhead to a new node",
     ),
     # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
-    # own cpu request, the resources shown add the DaemonSets'
+    # own cpu request, the resources shown add the DaemonSets' (each quantity in its format:
+    # 1M cores as written, the DaemonSet's 1 core plus 999999 in the DaemonSet's DecimalSI)
     pytest.param(
         Run((NodePool("default"),)),
         spec(cpu="1M"),
@@ -345,7 +346,7 @@ CASES = [
                     "default",
                     NO_ROOM,
                     f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
-                    'resources={"cpu":"1000000","memory":"1Gi","pods":"1"} '
+                    'resources={"cpu":"1M","memory":"1Gi","pods":"1"} '
                     "(CPU request >= 1 Million, m vs M typo?)",
                 ),
             ),
@@ -363,7 +364,7 @@ CASES = [
                     "default",
                     NO_ROOM,
                     f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
-                    'resources={"cpu":"1000000","memory":"1025Mi","pods":"2"}',
+                    'resources={"cpu":"1M","memory":"1025Mi","pods":"2"}',
                 ),
             ),
         ),

@@ -77,6 +77,9 @@ class PodProfile:
     preemption_policy: str = ""
     """Its ``preemptionPolicy`` as the Priority admission set it ("" when unset): ``Never``
     keeps DefaultPreemption from evicting anything for it."""
+    request_formats: Mapping[str, str] = field(default_factory=dict)
+    """The format each of its ``requests`` prints in, as a client reads the created pod back
+    (:func:`gate.k8s.quotausage.request_formats`): Karpenter's messages print them so."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 
