@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 from gate.cli import Streams, main
+from gate.k8s.completion import complete_pod_spec
 from gate.k8s.resources import pod_request_amounts
 from gate.model.autoscaling import DaemonSet
+from gate.model.cluster import AdmissionObjects
 from gate.model.karpenter import NodePool
 from tests.builders import container
 from tests.conftest import ROOT
@@ -196,6 +198,24 @@ def test_each_quantity_prints_as_karpenter_prints_it(
     found = _resources(pod, *daemons)
     assert found.pop("pods") == str(1 + len(daemons))
     assert found == shown
+
+
+@pytest.mark.parametrize(
+    ("containers", "shown"),
+    [
+        pytest.param(({"memory": "1Gi"}, {"memory": "1Gi"}), "2Gi", id="two 1Gi default it to 2Gi"),
+        pytest.param(({"memory": "1G"}, {"memory": "1Gi"}), "2073741824", id="1G then 1Gi"),
+        pytest.param(({},), "4Gi", id="no container request: the pod-level limit"),
+    ],
+)
+def test_a_defaulted_pod_level_request_keeps_the_aggregate_s_format(
+    containers: tuple[dict[str, str], ...], shown: str
+) -> None:
+    """pkg/apis/core/v1/defaults.go ``defaultPodRequests``: an unset pod-level request is the
+    containers' aggregate (``DeepCopy``, its format kept), else the pod-level limit."""
+    written = _pod(*containers, resources={"limits": {"memory": "4Gi"}})
+    completed, _ = complete_pod_spec(written, "default", AdmissionObjects())
+    assert _resources(completed)["memory"] == shown
 
 
 def test_a_thousand_pods_print_in_decimal_exponent() -> None:

@@ -101,6 +101,11 @@ def _aggregate(spec: Mapping[str, Any], side: str, read: Read = Amount.of) -> Us
     return aggregate_containers(spec, lambda c: resources_of(c, side, read), add_to, _max)
 
 
+def aggregate_requests(spec: Mapping[str, Any]) -> Usage:
+    """AggregateContainerRequests of the pod as written, in amounts that keep their format."""
+    return _aggregate(spec, "requests")
+
+
 def pod_requests(spec: Mapping[str, Any], read: Read = Amount.of) -> Usage:
     """PodRequests: the containers' aggregate, pod-level requests in place of it where set
     (cpu, memory, hugepages), then the overhead added. ``read``: :meth:`Amount.stored` for
