@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Final
 
 from gate.k8s.quantity import DECIMAL_SI, go_quantity_text, parse_quantity, quantity_format
@@ -49,7 +50,7 @@ class Amount:
         which parses to the same value but not always in the same format (``1.5Ki`` is
         stored as ``1536``, DecimalSI; ``1.5e3`` as ``1500``)."""
         written = cls.of(raw)
-        return cls(written.value, quantity_format(str(written)))
+        return cls(written.value, _read_back(written.value, written.format))
 
     def plus(self, other: Amount) -> Amount:
         """Quantity.Add: the sum keeps this value's format, unless this value is zero."""
@@ -61,6 +62,12 @@ class Amount:
 
     def __str__(self) -> str:
         return go_quantity_text(self.value, self.format)
+
+
+@lru_cache(maxsize=4096)
+def _read_back(value: Fraction, fmt: str) -> str:
+    # A cluster's objects repeat a few dozen quantities: each is printed and parsed once.
+    return quantity_format(go_quantity_text(value, fmt))
 
 
 Usage = dict[str, Amount]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cache, partial
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
@@ -152,7 +153,7 @@ def pod_profile(
         preemption_policy=str(spec.get("preemptionPolicy") or ""),
         claims=_claims(spec),
         mounts=mounts_of(spec.get("volumes")),
-        request_formats=request_formats(spec),
+        request_formats=cache(partial(request_formats, spec)),
     )
 
 

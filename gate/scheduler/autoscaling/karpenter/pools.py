@@ -415,7 +415,7 @@ def make_pool(
         for resource, amount in ds.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount
-                written = profile.request_formats.get(resource)
+                written = profile.request_formats().get(resource)
                 if resource not in formats and written is not None:
                     formats[resource] = written
         daemon["pods"] += 1

@@ -611,7 +611,7 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
-        formats = shown_formats(pool.daemon, pool.daemon_formats, pod.request_formats)
+        formats = shown_formats(pool.daemon, pool.daemon_formats, pod.request_formats())
         kept, error = filter_types(
             types, reqs, total, total, self._match(reqs), self._offered(reqs), requests, formats
         )
