@@ -82,7 +82,7 @@ class PodProfile:
     )
     """The format each of its ``requests`` prints in, as a client reads the created pod back
     (:func:`gate.k8s.quotausage.request_formats`), worked out on first use: only
-    Karpenter's refusals print them."""
+    Karpenter's refusals print them, so only a pod reaching its NodePools asks."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

@@ -5,7 +5,7 @@ and ``InstanceTypeFilterError``; pkg/utils/resources/resources.go ``Fits``, ``St
 The ``resources=`` of a refusal prints each quantity as Go's resource.Quantity does: its
 value in its format (``String()``, CanonicalizeBytes), the format carried from the quantities
 as written. Upstream (sigs.k8s.io/karpenter v1.8.3, k8s.io/apimachinery and
-k8s.io/component-helpers v0.34):
+k8s.io/component-helpers v0.34.1):
 
 * ``InstanceTypeFilterError.Error`` prints ``resources.String(resources.Merge(
   e.daemonRequests, e.podRequests))``: the NodeClaim's DaemonSet overhead first, then the
@@ -33,8 +33,8 @@ k8s.io/component-helpers v0.34):
   ``1536``, DecimalSI; :meth:`gate.k8s.quotausage.Amount.stored`).
 
 The amounts stay the scheduler's integers (cpu in millicores); the formats only decide the
-text. The pod's are read once per workload (``PodProfile.request_formats``), the DaemonSets'
-once per NodePool (``Pool.daemon_formats``).
+text. The pod's are worked out once per workload, when it first asks a pool for a new claim
+(``PodProfile.request_formats``), the DaemonSets' once per NodePool (``Pool.daemon_formats``).
 """
 
 from __future__ import annotations
