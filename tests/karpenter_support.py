@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gate.k8s.quantity import format_amount
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import (
     CAPACITY_TYPE_LABEL,
@@ -81,7 +82,11 @@ def spec(cpu: str = "1", memory: str = "1Gi", **more: Any) -> dict[str, Any]:
 
 
 def daemon_set(name: str, cpu: int, memory: int, **pod_spec: Any) -> DaemonSet:
-    return DaemonSet("kube-system", name, pod_spec, {"cpu": cpu, "memory": memory})
+    """A DaemonSet whose one container requests ``cpu`` millicores and ``memory`` bytes,
+    written as :func:`~gate.k8s.quantity.format_amount` writes them (``100Mi``)."""
+    written = {"cpu": format_amount("cpu", cpu), "memory": format_amount("memory", memory)}
+    spec = {"containers": [container(requests=written)], **pod_spec}
+    return DaemonSet("kube-system", name, spec, {"cpu": cpu, "memory": memory})
 
 
 class Run:

@@ -25,6 +25,7 @@ from gate.model.karpenter import (
 from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.autoscaling.karpenter.volumetopology import MATCH_FIELDS
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
 from tests.builders import api_pod
@@ -333,7 +334,8 @@ CASES = [
         id="a DaemonSet pinned to a hostname adds no overhead to a new node",
     ),
     # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
-    # own cpu request, the resources shown add the DaemonSets'
+    # own cpu request, the resources shown add the DaemonSets' (each quantity in its format:
+    # 1M cores as written, the DaemonSet's 1 core plus 999999 in the DaemonSet's DecimalSI)
     pytest.param(
         Run((NodePool("default"),)),
         spec(cpu="1M"),
@@ -345,7 +347,7 @@ CASES = [
                     "default",
                     NO_ROOM,
                     f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
-                    'resources={"cpu":"1000000","memory":"1Gi","pods":"1"} '
+                    'resources={"cpu":"1M","memory":"1Gi","pods":"1"} '
                     "(CPU request >= 1 Million, m vs M typo?)",
                 ),
             ),
@@ -363,7 +365,7 @@ CASES = [
                     "default",
                     NO_ROOM,
                     f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
-                    'resources={"cpu":"1000000","memory":"1025Mi","pods":"2"}',
+                    'resources={"cpu":"1M","memory":"1025Mi","pods":"2"}',
                 ),
             ),
         ),
@@ -709,6 +711,18 @@ def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
     }
 
 
+_NAME_IN = {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
+_IN_ZONE = {"key": ZONE, "operator": "In", "values": ["zone-a"]}
+
+
+def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
+        }
+    }
+
+
 @pytest.mark.parametrize(
     ("pod", "unjudged"),
     [
@@ -738,6 +752,48 @@ def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
             "ignoring pod, key example.com/generation with operator Gt must have a single "
             "positive integer value",
             id="a negative Gt bound is ignored",
+        ),
+        # provisioner.go validateNodeSelectorTerm: a term's MatchFields, before its
+        # expressions; the requirements (scheduling/requirements.go newPodRequirements) read
+        # MatchExpressions only, so the pod is refused rather than judged without its fields
+        pytest.param(
+            spec(affinity=_fields({"matchFields": [_NAME_IN]})),
+            f"ignoring pod, {MATCH_FIELDS}",
+            id="a required term with matchFields is ignored",
+        ),
+        pytest.param(
+            spec(
+                affinity=_fields(
+                    {"matchExpressions": [_IN_ZONE]},
+                    {
+                        "matchFields": [_NAME_IN],
+                        "matchExpressions": [
+                            {"key": "example.com/generation", "operator": "Lt", "values": ["-1"]}
+                        ],
+                    },
+                )
+            ),
+            f"ignoring pod, {MATCH_FIELDS}; key example.com/generation with operator Lt must "
+            "have a single positive integer value",
+            id="matchFields in a later term is said before that term's expressions",
+        ),
+        pytest.param(
+            spec(affinity=_fields({"matchFields": [], "matchExpressions": [_IN_ZONE]})),
+            "",
+            id="an empty matchFields is not stored and is not refused",
+        ),
+        pytest.param(
+            spec(
+                affinity={
+                    "nodeAffinity": {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {"weight": 1, "preference": {"matchFields": [_NAME_IN]}}
+                        ]
+                    }
+                }
+            ),
+            "",
+            id="a preferred term's matchFields is not validated",
         ),
         # provisioner.go validateKarpenterManagedLabelCanExist
         pytest.param(

@@ -25,8 +25,8 @@ from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
+from gate.k8s.quotausage import aggregate_requests
 from gate.k8s.resources import (
-    aggregate_container_requests,
     overcommit_allowed,
     pod_level_resource,
 )
@@ -152,16 +152,17 @@ def _pod_level_defaults(spec: Spec) -> None:
     limit; hugepages, which cannot be overcommitted, always to the limit. Only resources
     with a pod-level limit matter: for the others the aggregate is what the scheduler uses
     anyway. It runs while the request is decoded, before any admission plugin adds
-    LimitRange defaults to the containers."""
+    LimitRange defaults to the containers. The aggregate keeps its Quantity's format
+    (``DeepCopy``): two containers of ``1Gi`` default it to ``2Gi``."""
     resources = spec.get("resources")
     if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
         return
     requests = dict(mapping(resources.get("requests")))
-    aggregated = aggregate_container_requests(spec)
+    aggregated = aggregate_requests(spec)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
             from_containers = overcommit_allowed(name) and name in aggregated
-            requests[name] = exact_text(aggregated[name]) if from_containers else value
+            requests[name] = str(aggregated[name]) if from_containers else value
     spec["resources"] = {**resources, "requests": requests}
 
 

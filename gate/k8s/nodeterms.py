@@ -34,10 +34,12 @@ class PreferredTerm:
 @dataclass(frozen=True, slots=True)
 class NodeAffinityTerms:
     """The required nodeSelectorTerms' expressions and the preferred terms, in order;
-    entries that are not objects are passed over."""
+    entries that are not objects are passed over. ``fields``: the positions of the required
+    terms that list ``matchFields`` (an empty list is not stored: the API server omits it)."""
 
     required: tuple[tuple[Expression, ...], ...] = ()
     preferred: tuple[PreferredTerm, ...] = ()
+    fields: frozenset[int] = frozenset()
 
 
 def _expressions(term: Mapping[str, Any]) -> tuple[Expression, ...]:
@@ -63,8 +65,9 @@ def written_node_affinity(spec: Mapping[str, Any]) -> NodeAffinityTerms:
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
     preferred = node.get("preferredDuringSchedulingIgnoredDuringExecution")
+    required_terms = [t for t in terms or [] if isinstance(t, Mapping)]
     return NodeAffinityTerms(
-        tuple(_expressions(t) for t in terms or [] if isinstance(t, Mapping)),
+        tuple(_expressions(t) for t in required_terms),
         tuple(
             PreferredTerm(
                 _weight(t),
@@ -73,4 +76,5 @@ def written_node_affinity(spec: Mapping[str, Any]) -> NodeAffinityTerms:
             for t in preferred or []
             if isinstance(t, Mapping)
         ),
+        frozenset(i for i, t in enumerate(required_terms) if t.get("matchFields")),
     )

@@ -3,14 +3,16 @@
 Upstream: ``pkg/quota/v1/evaluator/core/pods.go`` (PodUsageFunc, podComputeUsageHelper) over
 ``component-helpers/resource/helpers.go`` (PodRequests, PodLimits, IsPodLevelResourcesSet).
 Values keep the format the API server prints them in (:class:`Amount`): a sum keeps its first
-value's format, as Go's Quantity.Add does.
+value's format, as Go's Quantity.Add does. A client reads a created pod back from its stored
+text (:meth:`Amount.stored`, :func:`request_formats`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Final
 
 from gate.k8s.quantity import DECIMAL_SI, go_quantity_text, parse_quantity, quantity_format
@@ -42,6 +44,14 @@ class Amount:
         """A quantity as written (raises QuantityError where ParseQuantity fails)."""
         return cls(parse_quantity(raw), quantity_format(raw))
 
+    @classmethod
+    def stored(cls, raw: object) -> Amount:
+        """A quantity as a client reads it back: the API server stores its String() text,
+        which parses to the same value but not always in the same format (``1.5Ki`` is
+        stored as ``1536``, DecimalSI; ``1.5e3`` as ``1500``)."""
+        written = cls.of(raw)
+        return cls(written.value, _read_back(written.value, written.format))
+
     def plus(self, other: Amount) -> Amount:
         """Quantity.Add: the sum keeps this value's format, unless this value is zero."""
         fmt = other.format if self.value == 0 else self.format
@@ -54,12 +64,20 @@ class Amount:
         return go_quantity_text(self.value, self.format)
 
 
+@lru_cache(maxsize=4096)
+def _read_back(value: Fraction, fmt: str) -> str:
+    # A cluster's objects repeat a few dozen quantities: each is printed and parsed once.
+    return quantity_format(go_quantity_text(value, fmt))
+
+
 Usage = dict[str, Amount]
 ONE: Final = Amount(Fraction(1))
+Read = Callable[[object], Amount]
+"""How a quantity is read: as written (:meth:`Amount.of`) or as stored (:meth:`Amount.stored`)."""
 
 
-def usage_list(value: object) -> Usage:
-    return {str(name): Amount.of(raw) for name, raw in mapping(value).items() if raw is not None}
+def usage_list(value: object, read: Read = Amount.of) -> Usage:
+    return {str(name): read(raw) for name, raw in mapping(value).items() if raw is not None}
 
 
 def add_to(total: Usage, extra: Mapping[str, Amount]) -> None:
@@ -80,25 +98,37 @@ def containers_of(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [c for c in as_list(spec.get(key)) if isinstance(c, Mapping)]
 
 
-def resources_of(container: Mapping[str, Any], side: str) -> Usage:
-    return usage_list(mapping(container.get("resources")).get(side))
+def resources_of(container: Mapping[str, Any], side: str, read: Read = Amount.of) -> Usage:
+    return usage_list(mapping(container.get("resources")).get(side), read)
 
 
-def _aggregate(spec: Mapping[str, Any], side: str) -> Usage:
+def _aggregate(spec: Mapping[str, Any], side: str, read: Read = Amount.of) -> Usage:
     """AggregateContainerRequests / AggregateContainerLimits, in amounts that keep their
     format."""
-    return aggregate_containers(spec, lambda c: resources_of(c, side), add_to, _max)
+    return aggregate_containers(spec, lambda c: resources_of(c, side, read), add_to, _max)
 
 
-def pod_requests(spec: Mapping[str, Any]) -> Usage:
+def aggregate_requests(spec: Mapping[str, Any]) -> Usage:
+    """AggregateContainerRequests of the pod as written, in amounts that keep their format."""
+    return _aggregate(spec, "requests")
+
+
+def pod_requests(spec: Mapping[str, Any], read: Read = Amount.of) -> Usage:
     """PodRequests: the containers' aggregate, pod-level requests in place of it where set
-    (cpu, memory, hugepages), then the overhead added."""
-    total = _aggregate(spec, "requests")
-    for name, amount in resources_of(spec, "requests").items():
+    (cpu, memory, hugepages), then the overhead added. ``read``: :meth:`Amount.stored` for
+    a pod as a client of the API server reads it."""
+    total = _aggregate(spec, "requests", read)
+    for name, amount in resources_of(spec, "requests", read).items():
         if pod_level_resource(name):
             total[name] = amount
-    add_to(total, usage_list(spec.get("overhead")))
+    add_to(total, usage_list(spec.get("overhead"), read))
     return total
+
+
+def request_formats(spec: Mapping[str, Any]) -> dict[str, str]:
+    """The format each of PodRequests' resources prints in, for the pod a client of the API
+    server reads back (Karpenter: ``resources.Ceiling``). Raises QuantityError."""
+    return {name: amount.format for name, amount in pod_requests(spec, Amount.stored).items()}
 
 
 def pod_limits(spec: Mapping[str, Any]) -> Usage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cache, partial
 from typing import Any
 
 from gate.k8s.completion import complete_pod_spec
@@ -34,6 +35,7 @@ from gate.k8s.matching import (
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.ports import pod_host_ports
+from gate.k8s.quotausage import request_formats
 from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
@@ -151,6 +153,7 @@ def pod_profile(
         preemption_policy=str(spec.get("preemptionPolicy") or ""),
         claims=_claims(spec),
         mounts=mounts_of(spec.get("volumes")),
+        request_formats=cache(partial(request_formats, spec)),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +77,12 @@ class PodProfile:
     preemption_policy: str = ""
     """Its ``preemptionPolicy`` as the Priority admission set it ("" when unset): ``Never``
     keeps DefaultPreemption from evicting anything for it."""
+    request_formats: Callable[[], Mapping[str, str]] = field(
+        default=lambda: {}, compare=False, repr=False
+    )
+    """The format each of its ``requests`` prints in, as a client reads the created pod back
+    (:func:`gate.k8s.quotausage.request_formats`), worked out on first use: only
+    Karpenter's refusals print them, so only a pod reaching its NodePools asks."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

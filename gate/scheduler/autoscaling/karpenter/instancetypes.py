@@ -1,14 +1,50 @@
 """Instance types against a NodeClaim's requirements and requests
 (pkg/controllers/provisioning/scheduling/nodeclaim.go ``filterInstanceTypesByRequirements``
-and ``InstanceTypeFilterError``; pkg/utils/resources/resources.go ``Fits``, ``String``)."""
+and ``InstanceTypeFilterError``; pkg/utils/resources/resources.go ``Fits``, ``String``).
+
+The ``resources=`` of a refusal prints each quantity as Go's resource.Quantity does: its
+value in its format (``String()``, CanonicalizeBytes), the format carried from the quantities
+as written. Upstream (sigs.k8s.io/karpenter v1.8.3, k8s.io/apimachinery and
+k8s.io/component-helpers v0.34.1):
+
+* ``InstanceTypeFilterError.Error`` prints ``resources.String(resources.Merge(
+  e.daemonRequests, e.podRequests))``: the NodeClaim's DaemonSet overhead first, then the
+  pod's requests (nodeclaim.go). ``String`` is ``pretty.Concise``: the list as JSON, keys
+  sorted, each value its ``String()``.
+* ``Merge`` adds every list into an empty one in order, with ``Quantity.Add``
+  (quantity.go), which keeps the receiver's format unless its value is zero, when it takes
+  the added quantity's: a sum prints in the format of its first non-zero operand. So a
+  resource the DaemonSets request prints in their format, any other in the pod's.
+* The overhead is ``getDaemonOverhead`` (scheduler.go): ``RequestsForPods`` of the
+  compatible DaemonSets' pods, a ``Merge`` of each one's ``Ceiling`` requests in the order
+  the DaemonSets are listed (an informer's list, in no set order: fitgate takes the
+  snapshot's); the pod's is ``RequestsForPods(pod)`` (scheduler.go
+  ``updateCachedPodData``). ``RequestsForPods`` sets ``pods`` to
+  ``NewQuantity(len(pods), DecimalExponent)``, so the count prints in DecimalExponent.
+* ``Ceiling`` is component-helpers ``PodRequests``: ``AggregateContainerRequests`` adds the
+  containers and sidecars with ``addResourceList`` (a first value copied, later ones
+  ``Add``-ed), keeps the peak of the init containers with ``maxResourceList`` (the larger
+  by ``Cmp`` replaces the smaller, with its own format; a tie keeps the earlier); set
+  pod-level requests (cpu, memory, hugepages) replace the aggregate, format included; the
+  ``overhead`` is then added with ``addResourceList``
+  (:func:`gate.k8s.quotausage.pod_requests` follows these rules).
+* Karpenter reads pods and DaemonSets back from the API server, which stores each quantity
+  as its ``String()`` text: the format is that of the stored text (``1.5Ki`` is read back as
+  ``1536``, DecimalSI; :meth:`gate.k8s.quotausage.Amount.stored`).
+
+The amounts stay the scheduler's integers (cpu in millicores); the formats only decide the
+text. The pod's are worked out once per workload, when it first asks a pool for a new claim
+(``PodProfile.request_formats``), the DaemonSets' once per NodePool (``Pool.daemon_formats``).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 
-from gate.k8s.quantity import format_amount
-from gate.k8s.resources import PODS
+from gate.k8s.quantity import DECIMAL_EXPONENT, format_amount, go_quantity_text
+from gate.k8s.resources import CPU, PODS
 from gate.scheduler.autoscaling.karpenter.pools import PoolType, min_values_unmet, offer_check
 from gate.scheduler.autoscaling.karpenter.requirements import Req, Reqs, intersects, text
 from gate.scheduler.plugins.noderesources import copies_held
@@ -17,9 +53,34 @@ MIN_VALUES = "minValues requirement is not met for label(s)"
 """cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
 
 
-def resources_text(amounts: Mapping[str, int]) -> str:
-    """pkg/utils/resources/resources.go ``String``: the quantities as JSON, keys sorted."""
-    shown = {r: format_amount(r, a) for r, a in sorted(amounts.items()) if a or r == "pods"}
+def shown_formats(
+    daemon: Mapping[str, int], daemon_formats: Mapping[str, str], pod_formats: Mapping[str, str]
+) -> dict[str, str]:
+    """The format of each quantity of ``Merge(daemonRequests, podRequests)`` (module doc):
+    the DaemonSets' where their amount is not zero, else the pod's; ``pods``
+    DecimalExponent."""
+    formats = dict(pod_formats)
+    formats.update((r, f) for r, f in daemon_formats.items() if daemon.get(r))
+    formats[PODS] = DECIMAL_EXPONENT
+    return formats
+
+
+def quantity_text(resource: str, amount: int, fmt: str | None) -> str:
+    """``Quantity.String()`` of a scheduler amount held in ``fmt``; a resource of no known
+    format (a DaemonSet recorded without its pod's containers) as
+    :func:`~gate.k8s.quantity.format_amount` writes it."""
+    if fmt is None:
+        return format_amount(resource, amount)
+    return go_quantity_text(Fraction(amount, 1000) if resource == CPU else Fraction(amount), fmt)
+
+
+def resources_text(amounts: Mapping[str, int], formats: Mapping[str, str] | None = None) -> str:
+    """pkg/utils/resources/resources.go ``String``: the quantities as JSON, keys sorted,
+    each in its format (:func:`shown_formats`)."""
+    known = formats or {}
+    shown = {
+        r: quantity_text(r, a, known.get(r)) for r, a in sorted(amounts.items()) if a or r == PODS
+    }
     return json.dumps(shown, separators=(",", ":")) if shown else "{}"
 
 
@@ -59,12 +120,14 @@ def filter_types(
     compat: Match | None = None,
     offers: Offers | None = None,
     pod: Mapping[str, int] | None = None,
+    formats: Mapping[str, str] | None = None,
 ) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
     """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``.
     ``compat`` and ``offers`` answer as :func:`matcher` and
     :func:`~gate.scheduler.autoscaling.karpenter.pools.offer_check` of ``reqs`` do (a caller may
-    give memoized ones); ``pod`` is the pod's own requests (None: ``shown``). The cheap
-    test goes first; why no type is left is worked out only when none is."""
+    give memoized ones); ``pod`` is the pod's own requests (None: ``shown``); ``formats``
+    those ``shown`` prints in (:func:`shown_formats`). The cheap test goes first; why no
+    type is left is worked out only when none is."""
     compat = compat if compat is not None else matcher(reqs)
     offers = offers if offers is not None else offer_check(reqs)
     kept = [
@@ -79,7 +142,7 @@ def filter_types(
             said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
             return (), (
                 reason,
-                f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}",
+                f"{said}, requirements={text(reqs)}, resources={resources_text(shown, formats)}",
             )
         return tuple(kept), None
     met = fit = has = met_fit = met_has = fit_has = False
@@ -91,7 +154,7 @@ def filter_types(
         met_fit = met_fit or (matched and room_ok and not offer)
         met_has = met_has or (matched and offer and not room_ok)
         fit_has = fit_has or (room_ok and offer and not matched)
-    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has, pod)
+    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has, pod, formats)
 
 
 def no_type_left(
@@ -104,11 +167,13 @@ def no_type_left(
     fit_has: bool,
     met_has: bool,
     pod: Mapping[str, int] | None = None,
+    formats: Mapping[str, str] | None = None,
 ) -> tuple[str, str]:
     """InstanceTypeFilterError's reason and text, from which of the three tests some type
     passed (``met`` the requirements, ``fit`` the resources, ``has`` an offering) and which
     pairs one type passed without the third. The m vs M hint reads the pod's own cpu
-    request (``pod``; None: ``shown``), not the DaemonSets' shown with it."""
+    request (``pod``; None: ``shown``), not the DaemonSets' shown with it; ``formats``: as
+    :func:`filter_types`."""
     if not met and not fit and not has:
         reason = (
             "no instance type met the scheduling requirements or had enough resources "
@@ -143,7 +208,7 @@ def no_type_left(
         )
     else:
         reason = "no instance type met the requirements/resources/offering tuple"
-    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
+    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown, formats)}"
     if not fit and (shown if pod is None else pod).get("cpu", 0) >= 10**9:  # 1M cores, in m
         said += " (CPU request >= 1 Million, m vs M typo?)"
     return reason, said

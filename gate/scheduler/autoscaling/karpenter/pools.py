@@ -224,6 +224,9 @@ class Pool:
     refusal: str = ""
     """Why the pool takes no copy whatever it asks, when its requirements name provider
     labels the catalog cannot judge (:mod:`.unjudged`)."""
+    daemon_formats: Mapping[str, str] = field(default_factory=dict)
+    """The format each resource of ``daemon`` prints in: that of the first compatible
+    DaemonSet requesting some of it (:mod:`.instancetypes`, ``Merge``)."""
 
 
 def template_reqs(pool: NodePool) -> dict[str, Req]:
@@ -403,15 +406,20 @@ def make_pool(
 ) -> Pool:
     reqs = template_reqs(pool)
     daemon: dict[str, int] = {"pods": 0}
+    formats: dict[str, str] = {}
     ports: set[HostPort] = set()
     for ds in daemon_sets:
         if not daemon_compatible(ds, reqs, pool.taints, allowed):
             continue
+        profile = pod_profile(ds.pod_spec, ds.namespace, pinned=True)
         for resource, amount in ds.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount
+                written = profile.request_formats().get(resource)
+                if resource not in formats and written is not None:
+                    formats[resource] = written
         daemon["pods"] += 1
-        ports.update(pod_profile(ds.pod_spec, ds.namespace, pinned=True).wanted_ports)
+        ports.update(profile.wanted_ports)
     return Pool(
         pool.name,
         pool.weight,
@@ -421,4 +429,5 @@ def make_pool(
         pool.limits,
         daemon,
         frozenset(ports),
+        daemon_formats=formats,
     )

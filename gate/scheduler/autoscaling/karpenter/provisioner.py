@@ -53,6 +53,7 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     filter_types,
     fits,
     room,
+    shown_formats,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     TOLERATE_PREFER_NO_SCHEDULE,
@@ -610,8 +611,9 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
+        formats = shown_formats(pool.daemon, pool.daemon_formats, pod.request_formats())
         kept, error = filter_types(
-            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests
+            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests, formats
         )
         if error is not None:
             return error

@@ -20,8 +20,11 @@ that names its class by the beta annotation only.
 
 ``Validate`` also ignores a pod whose requirements keep it off every Karpenter node
 (``karpenter.sh/nodepool DoesNotExist``) or whose node selector or required node affinity
-names a restricted label, whatever its operator, or a ``Gt``/``Lt`` bound below zero
-(:func:`invalid`); its errors come first.
+names a restricted label, whatever its operator, or a ``Gt``/``Lt`` bound below zero, or
+whose required node affinity has a term with ``matchFields`` (:func:`invalid`); its errors
+come first. Karpenter's requirements never read ``matchFields`` (scheduling/requirements.go
+``newPodRequirements`` takes ``MatchExpressions`` only): such a pod is refused, not judged
+by its expressions alone.
 The restricted-label error names the label only, not upstream's lists of well-known labels
 and restricted domains.
 """
@@ -67,6 +70,8 @@ RESTRICTED = (
     "restricted domain (label={key})"
 )
 """pkg/apis/v1/labels.go ``IsRestrictedLabel``'s error, without its lists."""
+MATCH_FIELDS = "node selector term with matchFields is not supported"
+"""provisioner.go ``validateNodeSelectorTerm``: a term whose ``MatchFields`` is not nil."""
 BOUND = "key {key} with operator {operator} must have a single positive integer value"
 """nodeclaim_validation.go ``ValidateRequirement``: a ``Gt``/``Lt`` value ``Atoi`` refuses
 or below zero."""
@@ -75,15 +80,18 @@ or below zero."""
 def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
     """``Validate``'s errors before the claims', in its order: the managed label (``reqs``:
     the pod's requirements with its heaviest preference, ``NewPodRequirements``), then each
-    node selector key (sorted), then each required term's expressions: a restricted label,
-    a ``Gt``/``Lt`` bound below zero (``validateNodeSelectorTerm``, ``ValidateRequirement``;
-    the API server refuses the rest of what it checks)."""
+    node selector key (sorted), then each required term: its ``matchFields``, then its
+    expressions: a restricted label, a ``Gt``/``Lt`` bound below zero
+    (``validateNodeSelectorTerm``, ``ValidateRequirement``; the API server refuses the rest
+    of what it checks)."""
     errors = []
     nodepool = reqs.get(NODEPOOL_LABEL)
     if nodepool is not None and nodepool.operator == DOES_NOT_EXIST:
         errors.append(NOT_ON_KARPENTER)
     errors += [RESTRICTED.format(key=k) for k in sorted(pod.node_selector) if restricted(k)]
-    for term in pod.node_affinity.required:
+    for position, term in enumerate(pod.node_affinity.required):
+        if position in pod.node_affinity.fields:
+            errors.append(MATCH_FIELDS)
         for expression in term:
             key = NORMALIZED.get(expression.key, expression.key)
             if restricted(key):
