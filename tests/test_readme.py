@@ -164,3 +164,12 @@ def test_the_modules_the_layout_names_are_there() -> None:
         for module in re.findall(r"`([\w/]+\.py)`", row)
     ]
     assert named and [m for m in named if not (ROOT / m).is_file()] == []
+
+
+def test_the_karpenter_page_names_each_module_of_its_package_once() -> None:
+    page = (ROOT / "docs" / "karpenter.md").read_text(encoding="utf-8")
+    section = page.split("## Modules\n", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"^\| `(\w+\.py)` \|", section, re.MULTILINE)
+    package = ROOT / "gate" / "scheduler" / "autoscaling" / "karpenter"
+    modules = sorted(p.name for p in package.glob("*.py") if p.name != "__init__.py")
+    assert sorted(named) == modules
