@@ -173,3 +173,11 @@ def test_the_karpenter_page_names_each_module_of_its_package_once() -> None:
     package = ROOT / "gate" / "scheduler" / "autoscaling" / "karpenter"
     modules = sorted(p.name for p in package.glob("*.py") if p.name != "__init__.py")
     assert sorted(named) == modules
+
+
+def test_the_reference_lists_every_filter_in_the_profiles_order() -> None:
+    from gate.scheduler.plugins import FILTERS
+
+    section = REFERENCE.split("## What is checked\n", 1)[1].split("\n### ", 1)[0]
+    listed = re.findall(r"^\| (\w+) \|", section, re.MULTILINE)
+    assert [name for name in listed if name != "plugin"] == [p.name for p in FILTERS]
