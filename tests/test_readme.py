@@ -181,3 +181,12 @@ def test_the_reference_lists_every_filter_in_the_profiles_order() -> None:
     section = REFERENCE.split("## What is checked\n", 1)[1].split("\n### ", 1)[0]
     listed = re.findall(r"^\| (\w+) \|", section, re.MULTILINE)
     assert [name for name in listed if name != "plugin"] == [p.name for p in FILTERS]
+
+
+def test_the_reference_names_every_code_scanning_rule() -> None:
+    from gate.model import Family
+
+    row = next(line for line in REFERENCE.splitlines() if line.startswith("| `--sarif FILE` |"))
+    named = re.search(r"one rule per reason family \(([^)]*)\)", row)
+    assert named is not None
+    assert re.findall(r"`([\w-]+)`", named.group(1)) == [f.value for f in Family]
