@@ -190,3 +190,18 @@ def test_the_reference_names_every_code_scanning_rule() -> None:
     named = re.search(r"one rule per reason family \(([^)]*)\)", row)
     assert named is not None
     assert re.findall(r"`([\w-]+)`", named.group(1)) == [f.value for f in Family]
+
+
+def test_the_reference_documents_every_option_of_every_command() -> None:
+    from gate.cli import build_parser
+
+    options = {
+        option
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for sub in action.choices.values()  # type: ignore[union-attr]
+        for argument in sub._actions
+        for option in argument.option_strings
+        if option not in ("-h", "--help")
+    }
+    undocumented = [o for o in options if not re.search(re.escape(o) + r"(?![\w-])", REFERENCE)]
+    assert options and sorted(undocumented) == []
