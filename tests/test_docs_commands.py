@@ -30,6 +30,7 @@ FILE_OPTIONS = frozenset(
 """The options whose value is a file read: a folder there is refused (``--instance-types``
 takes a file, not a folder of them)."""
 FOLDER_OPTIONS = frozenset({"--origin-root"})
+REPORT_FILES = ("json", "junit", "comment", "summary", "sarif")
 REPOSITORY_FOLDERS = ("fixtures/", "examples/", "tests/", "benchmarks/", "gate/")
 """A path beginning with one of these names the repository's own file, which must be there;
 any other (``deploy/``, ``snapshot.json``) stands for the reader's."""
@@ -177,6 +178,9 @@ def _runnable(shown: Shown) -> bool:
     """A check that reads only the repository: no standard input, no cluster, no output file."""
     words = shown.words
     if words[1] != "check" or "-" in words or "--snapshot" not in words:
+        return False
+    options = _parsed(shown)
+    if any(getattr(options, report) for report in REPORT_FILES):
         return False
     named = [path for path, _ in _paths(shown)]
     return bool(named) and all(path.startswith(REPOSITORY_FOLDERS) for path in named)
