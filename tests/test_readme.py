@@ -164,3 +164,44 @@ def test_the_modules_the_layout_names_are_there() -> None:
         for module in re.findall(r"`([\w/]+\.py)`", row)
     ]
     assert named and [m for m in named if not (ROOT / m).is_file()] == []
+
+
+def test_the_karpenter_page_names_each_module_of_its_package_once() -> None:
+    page = (ROOT / "docs" / "karpenter.md").read_text(encoding="utf-8")
+    section = page.split("## Modules\n", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"^\| `(\w+\.py)` \|", section, re.MULTILINE)
+    package = ROOT / "gate" / "scheduler" / "autoscaling" / "karpenter"
+    modules = sorted(p.name for p in package.glob("*.py") if p.name != "__init__.py")
+    assert sorted(named) == modules
+
+
+def test_the_reference_lists_every_filter_in_the_profiles_order() -> None:
+    from gate.scheduler.plugins import FILTERS
+
+    section = REFERENCE.split("## What is checked\n", 1)[1].split("\n### ", 1)[0]
+    listed = re.findall(r"^\| (\w+) \|", section, re.MULTILINE)
+    assert [name for name in listed if name != "plugin"] == [p.name for p in FILTERS]
+
+
+def test_the_reference_names_every_code_scanning_rule() -> None:
+    from gate.model import Family
+
+    row = next(line for line in REFERENCE.splitlines() if line.startswith("| `--sarif FILE` |"))
+    named = re.search(r"one rule per reason family \(([^)]*)\)", row)
+    assert named is not None
+    assert re.findall(r"`([\w-]+)`", named.group(1)) == [f.value for f in Family]
+
+
+def test_the_reference_documents_every_option_of_every_command() -> None:
+    from gate.cli import build_parser
+
+    options = {
+        option
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for sub in action.choices.values()  # type: ignore[union-attr]
+        for argument in sub._actions
+        for option in argument.option_strings
+        if option not in ("-h", "--help")
+    }
+    undocumented = [o for o in options if not re.search(re.escape(o) + r"(?![\w-])", REFERENCE)]
+    assert options and sorted(undocumented) == []
