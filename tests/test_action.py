@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gate.model import Verdict
 from tests.conftest import ROOT
 from tests.github_api import TOKEN, FakeGitHub, fake_github
 
@@ -111,7 +112,7 @@ def test_inputs_and_outputs_are_snake_case_and_documented() -> None:
         "comment",
         "python_version",
     }
-    verdicts = {"workloads", "yes", "scales", "no", "addon_only", "partial", "error", "skipped"}
+    verdicts = {"workloads"} | {verdict.value.lower() for verdict in Verdict}
     assert (
         set(ACTION["outputs"]) >= {"result", "json_path", "junit_path", "comment_path"} | verdicts
     )
@@ -411,6 +412,8 @@ def test_action_runs(
     if code != 2:
         report = json.loads(Path(run.outputs["json_path"]).read_text(encoding="utf-8"))
         assert str(report["summary"]["workloads"]) == run.outputs["workloads"]
+        for verdict in Verdict:  # every verdict's count is an output, PREEMPTS included
+            assert run.outputs[verdict.value.lower()] == str(report["summary"][verdict.value])
         assert Path(run.outputs["json_path"]).parent == tmp_path / "fitgate"
 
 
