@@ -434,6 +434,13 @@ EXPANDERS = [
         (),
     ),
     (
+        # expander/leastnodes/leastnodes.go BestOptions: the options with the fewest nodes
+        "least-nodes takes the group that adds one node before the one that adds four",
+        ("--expander=least-nodes",),
+        (BIG_ONE, USER_REST),
+        (),
+    ),
+    (
         "least-waste takes the big node the copies fill",
         ("--expander", "least-waste"),
         (BIG_ONE, USER_REST),

@@ -13,19 +13,19 @@ copies with spread constraints are placed one at a time (:mod:`.spread`).
 
 CA runs loop after loop; this answers for the loop that scales nothing more: copies go to
 the groups that could take them in the order the expander (``--expander``, expander/) would
-choose them, each group's nodes counted against the headroom the run's earlier workloads left
-(:class:`Headroom`). ``most-pods`` keeps the options that schedule the most copies and
-``least-waste`` those leaving the least fraction of cpu plus memory of the new nodes'
-capacity unrequested; ``priority`` those the highest priority of the recorded
-``cluster-autoscaler-priority-expander`` ConfigMap matches (:mod:`.priority`; every option
-when cluster-autoscaler ignores the ConfigMap); ``random`` (:mod:`gate.snapshot.flags`
-says which expander runs by default), ``price`` and
-``priority`` without its ConfigMap in the snapshot, or with a regular expression fitgate
-does not evaluate, choose nothing from recorded state. When a choice is left
-open, the groups are taken by name, never by the status's order, and every group that
-helps is named with what it alone would add (:attr:`Decision.options`). The copies left blocked get
-each group's reason as that last loop sees it (skipped as the headroom then stands, else
-rejected by a filter, else what stopped it taking more):
+choose them, each group's nodes counted against the headroom the run's earlier workloads
+left (:class:`Headroom`). ``most-pods`` keeps the options that schedule the most copies,
+``least-nodes`` those adding the fewest nodes and ``least-waste`` those leaving the least
+fraction of cpu plus memory of the new nodes' capacity unrequested; ``priority`` those the
+highest priority of the recorded ``cluster-autoscaler-priority-expander`` ConfigMap matches
+(:mod:`.priority`; every option when cluster-autoscaler ignores the ConfigMap); ``random``
+(:mod:`gate.snapshot.flags` says which expander runs by default), ``price`` and ``priority``
+without its ConfigMap in the snapshot, or with a regular expression fitgate does not
+evaluate, choose nothing from recorded state. When a choice is left open, the groups are
+taken by name, never by the status's order, and every group that helps is named with what it
+alone would add (:attr:`Decision.options`). The copies left blocked get each group's reason
+as that last loop sees it (skipped as the headroom then stands, else rejected by a filter,
+else what stopped it taking more):
 ``pod didn't trigger scale-up: <n> <reason>, ...`` (processors/status/
 eventing_scale_up_processor.go ``ReasonsMessage``: per reason, the groups giving it; here
 sorted by reason), ``max total nodes in cluster reached`` alone when the Ready nodes, once
@@ -292,6 +292,9 @@ def _expanded(
             if strategy == "most-pods":
                 most = max(alone[g.id].copies for g, _ in best)
                 best = [g for g in best if alone[g[0].id].copies == most]
+            elif strategy == "least-nodes":  # expander/leastnodes BestOptions
+                fewest = min(alone[g.id].nodes for g, _ in best)
+                best = [g for g in best if alone[g[0].id].nodes == fewest]
             elif strategy == "least-waste":
                 scores = {g.id: _waste(alone[g.id], t, pod) for g, t in best}
                 least = min(scores.values())
@@ -299,7 +302,7 @@ def _expanded(
             elif strategy == "priority" and priorities is not None and not priorities.unjudged:
                 kept = set(chosen(priorities, [g.id for g, _ in best]))
                 best = [g for g in best if g[0].id in kept]
-            else:  # random, price; priority unrecorded: nothing recorded decides among them
+            else:  # random, price, grpc; priority unrecorded: nothing recorded decides
                 break
         if len(best) != 1:
             open_choice = open_choice or len(best) > 1
