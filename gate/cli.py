@@ -392,9 +392,10 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
         "--instance-types",
         metavar="FILE",
         action="append",
-        help="Karpenter's instance types: the JSON of its KWOK provider, or `aws ec2 "
+        help="Karpenter's instance types: the JSON of its KWOK provider, `aws ec2 "
         "describe-instance-types --output json` (repeat the flag to add `aws ec2 "
         "describe-instance-type-offerings --location-type availability-zone --output json`) "
+        "or `az vm list-skus --location REGION --output json` "
         "(default: autoscaling.instanceTypes of the configuration)",
     )
     policy = check.add_argument_group("policy", "what fails the gate")
