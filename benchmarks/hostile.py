@@ -10,6 +10,7 @@ line); this measures what the answer costs, which no unit test times.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -539,8 +540,14 @@ def measure(case: Case) -> tuple[float, float, float, int]:
     return seconds, found["peak_kib"] / 1024, bound, int(found["code"])
 
 
-def main(names: list[str]) -> int:
-    """Every case, or those whose name contains one of ``names``."""
+def main(argv: list[str]) -> int:
+    """Every case, or those whose name contains one of the names ``argv`` gives."""
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/hostile.py",
+        description="The hostile inputs' time and memory, each case held to its bound.",
+    )
+    parser.add_argument("names", nargs="*", help="only the cases whose name contains one")
+    names = parser.parse_args(argv).names
     print("| case | exit | seconds | bound s | peak MB | bound MB |")
     print("| --- | --- | --- | --- | --- | --- |")
     failed = False

@@ -10,6 +10,7 @@ engine carries no timing code and is not patched to time it.
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -71,8 +72,14 @@ def _classes(index: NodeIndex, name: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.phases", description="Where one run's time goes, as JSON."
+    )
+    parser.add_argument("snapshot", help="a snapshot file (a recording or a kubectl List)")
+    parser.add_argument("manifests", help="the manifests' folder")
+    options = parser.parse_args(argv)
     with without_cycle_collection():  # as ``fitgate check`` runs
-        print(json.dumps(phases(argv[0], argv[1])))
+        print(json.dumps(phases(options.snapshot, options.manifests)))
     return 0
 
 
