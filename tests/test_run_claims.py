@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.claims import created_claim, default_class
+from gate.k8s.claims import created_claim, default_class, with_run_claims
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
@@ -242,3 +242,44 @@ def test_a_read_write_once_pod_claim_is_freed_with_the_pod_that_held_it(
     result = _held(strategy)
     assert result.verdict is verdict
     assert (result.message or "")[: len(message or "")] == (message or "")
+
+
+BOUND_CLAIM = {
+    "metadata": {
+        "name": "data",
+        "namespace": "web",
+        "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+    },
+    "spec": {"storageClassName": "immediate", "volumeName": "pv-data"},
+    "status": {"phase": "Bound"},
+}
+BOUND_VOLUME = {
+    "metadata": {"name": "pv-data"},
+    "spec": {
+        "storageClassName": "immediate",
+        "capacity": {"storage": "1Gi"},
+        "claimRef": {"name": "data", "namespace": "web"},
+    },
+    "status": {"phase": "Bound"},
+}
+
+
+def test_a_shipped_claim_the_cluster_holds_leaves_the_recorded_one_standing() -> None:
+    """Creating a claim that exists is refused (AlreadyExists) and applying it changes no
+    immutable field of its spec, so its pod meets the recorded, bound claim (as a
+    StatefulSet's existing claim is used as it is)."""
+    nodes = [api_node("n1", cpu="4", memory="8Gi")]
+    storage = {
+        **STORAGE,
+        "persistentVolumes": [BOUND_VOLUME],
+        "persistentVolumeClaims": [BOUND_CLAIM],
+    }
+    snapshot = build_snapshot(cluster_snapshot(nodes, **storage), "s.json")
+    documents = [
+        Document(Location("m.yaml", 1 + 20 * i), b)
+        for i, b in enumerate([_claim("data", storageClassName="immediate"), _deployment("data")])
+    ]
+    (result,) = [r for r in check(documents, snapshot, RunOptions()).results if r.kind != "PVC"]
+    assert (result.verdict, result.message) == (Verdict.YES, None)
+    added = with_run_claims(snapshot.storage, [_claim("data", storageClassName="immediate")])
+    assert added is not None and added.created == frozenset()

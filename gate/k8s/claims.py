@@ -10,8 +10,9 @@ immediate PersistentVolumeClaims``). A claim naming no class gets the default on
 DefaultStorageClass admission plugin gives it
 (``plugin/pkg/admission/storage/storageclass/setdefault``, ``GetDefaultClass``: the
 classes annotated default, the newest first, then by name; a recording keeps no creation
-time, so its defaults are ordered by name). A claim of the run replaces a recorded one of
-its namespace and name. A StatefulSet's claims are created the same way from its
+time, so its defaults are ordered by name). A claim of the run that the cluster already
+holds (its namespace and name recorded) is not created again: the recorded one stands, as
+it does for a StatefulSet's. A StatefulSet's claims are created the same way from its
 ``volumeClaimTemplates``, for each copy below ``replicas`` whose claim does not exist.
 """
 
@@ -86,9 +87,11 @@ def with_run_claims(
         if body.get("kind") != "PersistentVolumeClaim" or body.get("apiVersion") != "v1":
             continue
         claim = created_claim(body, storage.classes)
-        name = name_of(claim)
-        if name:
-            added[str(mapping(claim["metadata"])["namespace"]), name] = claim
+        key = str(mapping(claim["metadata"])["namespace"]), name_of(claim)
+        # creating a claim that exists is refused, and applying it changes none of its
+        # spec (immutable): its pods meet the recorded claim
+        if key[1] and key not in storage.claims:
+            added[key] = claim
     existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
     for body in bodies:
         if body.get("kind") == "StatefulSet":
