@@ -283,3 +283,35 @@ def test_a_shipped_claim_the_cluster_holds_leaves_the_recorded_one_standing() ->
     assert (result.verdict, result.message) == (Verdict.YES, None)
     added = with_run_claims(snapshot.storage, [_claim("data", storageClassName="immediate")])
     assert added is not None and added.created == frozenset()
+
+
+CREATED = [
+    pytest.param(
+        {"status": {"phase": "Lost"}},
+        id="the status written in the manifest is reset (PrepareForCreate)",
+    ),
+    pytest.param(
+        {"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}},
+        id="a deletion timestamp written in the manifest is cleared (BeforeCreate)",
+    ),
+    pytest.param(
+        {"metadata": {"deletionGracePeriodSeconds": 30}},
+        id="a deletion grace period written in the manifest is cleared (BeforeCreate)",
+    ),
+    pytest.param(
+        {"metadata": {"uid": "from-another-cluster"}},
+        id="a uid written in the manifest is replaced by a new one (FillObjectMetaSystemFields)",
+    ),
+]
+
+
+@pytest.mark.parametrize("written", CREATED)
+def test_a_created_claim_keeps_nothing_the_api_server_sets_itself(
+    written: dict[str, Any],
+) -> None:
+    body = _claim("c", storageClassName="managed-csi")
+    body["metadata"].update(written.get("metadata", {}))
+    body.update({k: v for k, v in written.items() if k != "metadata"})
+    claim = created_claim(body, {"managed-csi": CLASSES[0]})
+    assert "status" not in claim
+    assert claim["metadata"] == {"name": "c", "namespace": "web", "annotations": {}}

@@ -37,6 +37,7 @@ from gate.untyped import as_list, mapping
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
+_SERVER_SET = frozenset({"uid", "deletionTimestamp", "deletionGracePeriodSeconds"})
 
 
 def is_default(storage_class: PlainObject) -> bool:
@@ -60,8 +61,10 @@ def default_class(classes: Mapping[str, PlainObject]) -> str | None:
 
 def created_claim(body: Mapping[str, Any], classes: Mapping[str, PlainObject]) -> PlainObject:
     """The claim as the API server stores it when created: its namespace set, no binder's
-    note, the default class when it names none."""
-    metadata = dict(mapping(body.get("metadata")))
+    note, the default class when it names none; none of what the server sets itself kept
+    from the manifest (its status, reset by ``PrepareForCreate``; its deletion, cleared by
+    ``BeforeCreate``; its uid, a new one that no volume's ``claimRef`` names yet)."""
+    metadata = {k: v for k, v in mapping(body.get("metadata")).items() if k not in _SERVER_SET}
     metadata["namespace"] = metadata.get("namespace") or "default"
     notes = {k: v for k, v in annotations_of(body).items() if k != BIND_COMPLETED}
     metadata["annotations"] = notes
@@ -70,7 +73,8 @@ def created_claim(body: Mapping[str, Any], classes: Mapping[str, PlainObject]) -
         chosen = default_class(classes)
         if chosen is not None:
             spec["storageClassName"] = chosen
-    return {**body, "metadata": metadata, "spec": spec}
+    created = {k: v for k, v in body.items() if k != "status"}
+    return {**created, "metadata": metadata, "spec": spec}
 
 
 def with_run_claims(
