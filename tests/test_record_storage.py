@@ -106,7 +106,14 @@ STORAGE: dict[str, tuple[str, list[dict[str, Any]]]] = {
         CSI_NODES,
         [
             {
-                "metadata": {"name": "aks-system-1"},
+                # the in-tree plugins migrated on the node: VolumeBinding's tryTranslatePVToCSI
+                # and NodeVolumeLimits' isCSIMigrationOn read the annotation
+                "metadata": {
+                    "name": "aks-system-1",
+                    "annotations": {
+                        "storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/azure-disk"
+                    },
+                },
                 "spec": {"drivers": [{"name": DISK, "nodeID": "n1", "allocatable": {"count": 8}}]},
             }
         ],

@@ -29,6 +29,8 @@ NO_PROVISIONER = "kubernetes.io/no-provisioner"
 WAIT = "WaitForFirstConsumer"
 AVAILABLE = "Available"
 """The phase of a volume bound to no claim, that a claim may bind."""
+MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+"""v1.MigratedPluginsAnnotationKey: a CSINode's in-tree plugins migrated to CSI on its node."""
 
 
 def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:

@@ -4,11 +4,11 @@
 The volume plugins read these objects whole (:mod:`gate.snapshot.storage`), so their
 ``spec`` and ``status`` are kept as the API server sends them, and of their metadata what
 the plugins read: the name, namespace, uid (a volume's ``claimRef`` may name it), labels,
-the deletion timestamp, and only the annotations the binder reads (bind-completed, the
-selected node, the beta class). A StorageClass keeps its provisioner, binding mode, allowed
-topologies and reclaim policy (not its ``parameters``); a CSIStorageCapacity its class,
-topology and capacities. ``managedFields``, owners and every other annotation never reach
-the file.
+the deletion timestamp, and only the annotations the plugins read (bind-completed, the
+selected node, the beta class, a CSINode's migrated plugins). A StorageClass keeps its
+provisioner, binding mode, allowed topologies and reclaim policy (not its ``parameters``);
+a CSIStorageCapacity its class, topology and capacities. ``managedFields``, owners and every
+other annotation never reach the file.
 """
 
 from __future__ import annotations
@@ -18,13 +18,21 @@ from typing import Any
 from msgspec import Struct, field
 
 from gate.k8s.claims import BETA_DEFAULT_CLASS, DEFAULT_CLASS
-from gate.k8s.volumes import BETA_CLASS, BIND_COMPLETED, SELECTED_NODE
+from gate.k8s.volumes import BETA_CLASS, BIND_COMPLETED, MIGRATED_PLUGINS, SELECTED_NODE
 from gate.live.objects import Quantity
 
 KEPT_ANNOTATIONS = frozenset(
-    {BIND_COMPLETED, SELECTED_NODE, BETA_CLASS, DEFAULT_CLASS, BETA_DEFAULT_CLASS}
+    {
+        BIND_COMPLETED,
+        SELECTED_NODE,
+        BETA_CLASS,
+        DEFAULT_CLASS,
+        BETA_DEFAULT_CLASS,
+        MIGRATED_PLUGINS,
+    }
 )
-"""The binder's notes, and the default StorageClass's (a run's new claim gets its class)."""
+"""The binder's notes, the default StorageClass's (a run's new claim gets its class), and
+a CSINode's migrated plugins (an in-tree volume is read as its CSI driver's there)."""
 
 
 class _Part(Struct, omit_defaults=True, gc=False):

@@ -24,6 +24,9 @@ from gate.k8s.volumes import (
     name_of,
     spec_of,
 )
+from gate.k8s.volumes import (
+    MIGRATED_PLUGINS as MIGRATED_PLUGINS,  # re-exported: the plugins read it from here
+)
 from gate.model import NODE_VOLUME_LIMITS, Code
 from gate.model.encoded import EncodedObjects, decoded
 from gate.model.storage import Mount, PlainObject, StorageObjects
@@ -34,8 +37,6 @@ from gate.untyped import as_list, mapping
 REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 EXCEEDED = Rejection(NODE_VOLUME_LIMITS, Code.UNSCHEDULABLE, (REASON_MAX_VOLUME_COUNT,))
 
-# v1.MigratedPluginsAnnotationKey
-MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
 PORTWORX = "kubernetes.io/portworx-volume"
 
 # csi-translation-lib/plugins: each in-tree source's plugin name and the CSI driver it
