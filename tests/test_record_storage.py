@@ -93,7 +93,8 @@ STORAGE: dict[str, tuple[str, list[dict[str, Any]]]] = {
         STORAGE_CLASSES,
         [
             {
-                "metadata": {"name": "managed-csi"},
+                # of two default classes the newest is a new claim's (GetDefaultClass)
+                "metadata": {"name": "managed-csi", "creationTimestamp": "2026-01-01T00:00:00Z"},
                 "provisioner": DISK,
                 "volumeBindingMode": "WaitForFirstConsumer",
                 "allowedTopologies": [

@@ -9,8 +9,8 @@ Immediate: before its pod is scheduled, which the scheduler sees as ``pod has un
 immediate PersistentVolumeClaims``). A claim naming no class gets the default one, as the
 DefaultStorageClass admission plugin gives it
 (``plugin/pkg/admission/storage/storageclass/setdefault``, ``GetDefaultClass``: the
-classes annotated default, the newest first, then by name; a recording keeps no creation
-time, so its defaults are ordered by name). A claim of the run that the cluster already
+classes annotated default, the newest first, then by name: a creation time counts whole
+seconds, and a class recorded without one is the oldest). A claim of the run that the cluster already
 holds (its namespace and name recorded) is not created again: the recorded one stands, as
 it does for a StatefulSet's. A StatefulSet's claims are created the same way from its
 ``volumeClaimTemplates``, for each copy below ``replicas`` whose claim does not exist.

@@ -6,9 +6,9 @@ The volume plugins read these objects whole (:mod:`gate.snapshot.storage`), so t
 the plugins read: the name, namespace, uid (a volume's ``claimRef`` may name it), labels,
 the deletion timestamp, and only the annotations the plugins read (bind-completed, the
 selected node, the beta class, a CSINode's migrated plugins). A StorageClass keeps its
-provisioner, binding mode, allowed topologies and reclaim policy (not its ``parameters``);
-a CSIStorageCapacity its class, topology and capacities. ``managedFields``, owners and every
-other annotation never reach the file.
+creation time, provisioner, binding mode, allowed topologies and reclaim policy (not its
+``parameters``); a CSIStorageCapacity its class, topology and capacities.
+``managedFields``, owners and every other annotation never reach the file.
 """
 
 from __future__ import annotations
@@ -87,8 +87,13 @@ class CSIDriver(_Whole):
         self.apiVersion, self.kind = "storage.k8s.io/v1", "CSIDriver"
 
 
+class StorageClassMeta(StorageMeta):
+    creationTimestamp: str | None = None
+    """Of two default classes a new claim gets the newest (``GetDefaultClass``)."""
+
+
 class StorageClass(_Object):
-    metadata: StorageMeta = field(default_factory=StorageMeta)
+    metadata: StorageClassMeta = field(default_factory=StorageClassMeta)
     provisioner: str | None = None
     volumeBindingMode: str | None = None
     reclaimPolicy: str | None = None
