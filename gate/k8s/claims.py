@@ -10,10 +10,11 @@ immediate PersistentVolumeClaims``). A claim naming no class gets the default on
 DefaultStorageClass admission plugin gives it
 (``plugin/pkg/admission/storage/storageclass/setdefault``, ``GetDefaultClass``: the
 classes annotated default, the newest first, then by name: a creation time counts whole
-seconds, and a class recorded without one is the oldest). A claim of the run that the cluster already
-holds (its namespace and name recorded) is not created again: the recorded one stands, as
-it does for a StatefulSet's. A StatefulSet's claims are created the same way from its
-``volumeClaimTemplates``, for each copy below ``replicas`` whose claim does not exist.
+seconds, and a class recorded without one is the oldest). A claim of the run that the
+cluster already holds (its namespace and name recorded) is not created again: the
+recorded one stands, as it does for a StatefulSet's. A StatefulSet's claims are created
+the same way from its ``volumeClaimTemplates``, for each copy below ``replicas`` whose
+claim does not exist.
 """
 
 from __future__ import annotations
