@@ -192,8 +192,10 @@ def victims_removed(
     victims: Sequence[ExistingPod],
 ) -> SpreadState | PinnedSpread | None:
     """The PreFilter's state for ``pod``, run again without DefaultPreemption's ``victims``
-    on ``node``, as RemovePod leaves it (:func:`.filtering.uncounted_removed`). A
-    DaemonSet's pinned state is kept as run again."""
+    on ``node``, as RemovePod leaves it (:func:`.filtering.uncounted_removed`); for a
+    DaemonSet's pod, pinned to ``node``, the state of that node's pod (the only one asked)."""
+    if isinstance(state, PinnedSpread):
+        state = state.state_for(state.others.position(node))
     if isinstance(state, SpreadState):
         return uncounted_removed(state, pod.namespace, node.labels, victims)
     return state
