@@ -60,6 +60,7 @@ class P:
     volumes: tuple[dict[str, Any], ...] = ()
     spec: dict[str, Any] = field(default_factory=dict)
     """More of its spec (affinity, topologySpreadConstraints)."""
+    terminating: bool = False
 
 
 def _api(pod: P) -> dict[str, Any]:
@@ -75,6 +76,8 @@ def _api(pod: P) -> dict[str, Any]:
         body["spec"]["volumes"] = list(pod.volumes)
     if pod.start is not None:
         body["status"]["startTime"] = pod.start
+    if pod.terminating:
+        body["metadata"]["deletionTimestamp"] = _time(1)
     return body
 
 
@@ -710,3 +713,47 @@ def test_the_nodes_with_a_lower_pod_are_those_a_scan_finds(
     scanned = {int(p.node[1:]) for p in snapshot.pods if p.priority < priority}
     assert index.below(priority) == sum(1 << n for n in scanned)
     assert {n for n in range(4) if index.lower(n, priority, frozenset())} == scanned
+
+
+_FULL_ZONE = [_host("node-a", "zone1"), _host("node-b", "zone2")]
+_ZONE_SPREAD = {"topologySpreadConstraints": [_spread("zone")]}
+TERMINATING = [
+    pytest.param(
+        [
+            P("t", "node-a", LOW, LARGE, labels={"foo": ""}, terminating=True),
+            P("a1", "node-a", HIGH, MEDIUM, labels={"foo": ""}),
+            P("b1", "node-b", HIGH, VERY_LARGE),
+        ],
+        ("node-a", ["t"], ""),
+        id="a terminating victim the spread constraint matches is taken off its zone's count",
+    ),
+    pytest.param(
+        [
+            P("t", "node-a", LOW, LARGE, terminating=True),
+            P("a1", "node-a", HIGH, MEDIUM, labels={"foo": ""}),
+            P("b1", "node-b", HIGH, VERY_LARGE),
+        ],
+        (
+            None,
+            [],
+            _suffix(
+                f"0/2 nodes are available: 1 {NO_VICTIMS}, "
+                "1 node(s) didn't match pod topology spread constraints."
+            ),
+        ),
+        id="a terminating victim the spread constraint does not match leaves the count as it is",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pods", "expected"), TERMINATING)
+def test_terminating_victims_of_a_spread_constraint(
+    pods: list[P], expected: tuple[str | None, list[str], str]
+) -> None:
+    """SelectVictimsOnNode removes each victim through the PreFilter extensions, and
+    PodTopologySpread's RemovePod (podtopologyspread/filtering.go updateWithPod) takes off
+    every victim its selector matches, a terminating one too, which calPreFilterState never
+    counted (countPodsMatchSelector): zone1 counts a1 alone, 1 + selfMatch - 0 exceeds
+    maxSkew 1 until t's removal leaves it at 0."""
+    pod = P("p", priority=HIGH, requests=SMALL, labels={"foo": ""}, spec=_ZONE_SPREAD)
+    assert run(_FULL_ZONE, pods, pod) == expected

@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.selectors import SelectorError
+from gate.k8s.selectors import SelectorError, parse_selector
+from gate.k8s.spread import SpreadConstraint
 from gate.model import ExistingPod, NodeView
 from gate.scheduler.plugins.podtopologyspread.filtering import (
     REASON_SPREAD,
     REASON_SPREAD_MISSING_LABEL,
+    SpreadState,
+    uncounted_removed,
 )
 from tests.builders import existing_pod, exists, node, spread, taint
 from tests.interpod_support import outcomes
@@ -379,3 +382,66 @@ def test_a_selector_the_api_server_refuses_is_an_error_naming_its_field() -> Non
     bad = spread(1, "zone", {"matchExpressions": [{"key": "foo", "operator": "In"}]})
     with pytest.raises(SelectorError, match=r"topologySpreadConstraints\[0\]\.labelSelector"):
         outcomes(spec_of(bad), zone_nodes())
+
+
+def _removal_state(selector: dict[str, Any]) -> SpreadState:
+    """One constraint over zone, two domains counted: zone1 2, zone2 1."""
+    constraint = SpreadConstraint(1, "zone", parse_selector(selector))
+    return SpreadState((constraint,), ({"zone1": 2, "zone2": 1},), (True,))
+
+
+_FOO = {"matchLabels": {"foo": ""}}
+REMOVALS = [
+    pytest.param(
+        _FOO,
+        {"zone": "zone1"},
+        [existing_pod("n", {"foo": ""}, terminating=True)],
+        1,
+        id="a terminating victim the selector matches is taken off its zone",
+    ),
+    pytest.param(
+        _FOO,
+        {"zone": "zone1"},
+        [existing_pod("n", {"foo": ""})],
+        2,
+        id="a victim the PreFilter counted is already gone from a state run without it",
+    ),
+    pytest.param(
+        _FOO,
+        {"zone": "zone1"},
+        [existing_pod("n", {"bar": ""}, terminating=True)],
+        2,
+        id="a terminating victim the selector does not match leaves the count",
+    ),
+    pytest.param(
+        _FOO,
+        {"zone": "zone1"},
+        [existing_pod("n", {"foo": ""}, namespace="other", terminating=True)],
+        2,
+        id="a terminating victim of another namespace leaves the count",
+    ),
+    pytest.param(
+        {},
+        {"zone": "zone1"},
+        [existing_pod("n", {"bar": ""}), existing_pod("n")],
+        0,
+        id="under an empty selector every victim of the namespace is taken off",
+    ),
+    pytest.param(
+        _FOO,
+        {"rack": "r1"},
+        [existing_pod("n", {"foo": ""}, terminating=True)],
+        2,
+        id="a node without the topology key changes nothing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("selector", "labels", "victims", "zone1"), REMOVALS)
+def test_removing_victims_as_remove_pod_does(
+    selector: dict[str, Any], labels: dict[str, str], victims: list[ExistingPod], zone1: int
+) -> None:
+    """podtopologyspread/filtering.go updateWithPod (delta -1) on a state whose PreFilter
+    ran without the victims: it takes off the ones calPreFilterState never counted."""
+    state = uncounted_removed(_removal_state(selector), "default", labels, victims)
+    assert state.counts == ({"zone1": zone1, "zone2": 1},)

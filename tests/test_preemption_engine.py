@@ -130,3 +130,47 @@ def test_a_daemonset_with_a_node_no_eviction_frees_stands_on_free_room() -> None
     pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
     result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
     assert (result.verdict, result.preemption) == (Verdict.NO, None)
+
+
+def test_a_daemonset_pod_evicts_a_terminating_pod_its_spread_counts_once_removed() -> None:
+    """A DaemonSet's pod pinned to node a, spread over zones with nodeAffinityPolicy Ignore:
+    zone1 counts x alone (calPreFilterState passes over the terminating t), so the pod's
+    skew there is 1 + 1 - 0 until SelectVictimsOnNode removes t, and PodTopologySpread's
+    RemovePod (filtering.go updateWithPod) takes t off zone1 all the same; on node b the
+    pod evicts what fills it."""
+    zoned = [
+        api_node("a", cpu="4", labels={"zone": "zone1"}),
+        api_node("b", cpu="4", labels={"zone": "zone2"}),
+    ]
+    gone = _running("t", "a", 10, "2", "w")
+    gone["metadata"]["deletionTimestamp"] = "2026-08-16T09:00:00Z"
+    pods = [gone, _running("x", "a", 5000, "2", "w"), _running("full", "b", 10, "4")]
+    for found in pods:
+        found["metadata"]["namespace"] = "pay"
+    snapshot = build_snapshot(
+        cluster_snapshot(zoned, pods, priorityClasses=CLASSES), "snapshot.json"
+    )
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.34.1"))
+    constraint = {
+        "maxSkew": 1,
+        "topologyKey": "zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "w"}},
+        "nodeAffinityPolicy": "Ignore",
+    }
+    spec = {
+        "priorityClassName": "high",
+        "containers": [container(requests={"cpu": "2"})],
+        "topologySpreadConstraints": [constraint],
+    }
+    workload = Workload(
+        kind="DaemonSet",
+        namespace="pay",
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=None,
+        pod_spec=spec,
+        labels={"app": "w"},
+    )
+    result = evaluator.evaluate(workload)
+    assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("full", 1), ("t", 1)])

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
 from gate.k8s.version import Dialect
@@ -44,11 +45,12 @@ from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
     CycleState,
     Groups,
+    Prepared,
     Rejection,
     pre_filter_refusal,
     run_filters,
 )
-from gate.scheduler.plugins import prepare
+from gate.scheduler.plugins import podtopologyspread, prepare
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 
 NAME = "DefaultPreemption"
@@ -309,11 +311,26 @@ def select_victims(
 def _fails(ask: Ask, node: NodeView, gone: Sequence[Victim]) -> Rejection | None:
     """The filters' rejection of the pod on ``node`` once ``gone`` leave it (None: it fits).
     The PreFilters are run again only when one that reads other pods may have counted one
-    of them (:func:`_counted`)."""
+    of them (:func:`_counted`), and are then left as SelectVictimsOnNode's RemovePod leaves
+    them (PodTopologySpread also takes off the victims its PreFilter never counted)."""
     cycle = ask.cycle
+    pods = [v.pod for v in gone]
     if _counted(ask.pod, gone, ask.cluster):
         cycle = prepare(ask.pod, ask.cluster.without(v.position for v in gone))
-    return run_filters(cycle, node_without(node, [v.pod for v in gone]), ask.dialect)
+        if ask.pod.spread:
+            cycle = tuple(_removed(p, ask.pod, node, pods) for p in cycle)
+    return run_filters(cycle, node_without(node, pods), ask.dialect)
+
+
+def _removed(
+    prepared: Prepared[Any], pod: PodProfile, node: NodeView, gone: Sequence[ExistingPod]
+) -> Prepared[Any]:
+    """A PreFilter's state run again without ``gone``, as its RemovePod would leave it."""
+    if prepared.plugin is not podtopologyspread.PLUGIN:
+        return prepared
+    return Prepared(
+        prepared.plugin, podtopologyspread.victims_removed(prepared.state, pod, node, gone)
+    )
 
 
 def _counted(pod: PodProfile, gone: Sequence[Victim], cluster: Cluster) -> bool:

@@ -8,7 +8,7 @@ rejection points at the constraint at fault.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,7 +17,16 @@ from msgspec import structs
 from gate.k8s.matching import first_untolerated
 from gate.k8s.spread import DO_NOT_SCHEDULE
 from gate.k8s.version import Dialect
-from gate.model import POD_TOPOLOGY_SPREAD, Cause, Family, FieldPath, NodeView, Rule, Term
+from gate.model import (
+    POD_TOPOLOGY_SPREAD,
+    Cause,
+    ExistingPod,
+    Family,
+    FieldPath,
+    NodeView,
+    Rule,
+    Term,
+)
 from gate.scheduler.framework.cluster import Cluster, OtherPods
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.profile import PodProfile
@@ -30,6 +39,7 @@ from gate.scheduler.plugins.podtopologyspread.filtering import (
     matching_per_node,
     spread_groups,
     spread_state,
+    uncounted_removed,
 )
 
 RULE = Rule(
@@ -173,6 +183,22 @@ def check_spread(
     if isinstance(state, PinnedSpread):
         return state.state_for(state.others.position(node)).filter(node.labels)
     return state.filter(node.labels)
+
+
+def victims_removed(
+    state: SpreadState | PinnedSpread | None,
+    pod: PodProfile,
+    node: NodeView,
+    victims: Sequence[ExistingPod],
+) -> SpreadState | PinnedSpread | None:
+    """The PreFilter's state for ``pod``, run again without DefaultPreemption's ``victims``
+    on ``node``, as RemovePod leaves it (:func:`.filtering.uncounted_removed`); for a
+    DaemonSet's pod, pinned to ``node``, the state of that node's pod (the only one asked)."""
+    if isinstance(state, PinnedSpread):
+        state = state.state_for(state.others.position(node))
+    if isinstance(state, SpreadState):
+        return uncounted_removed(state, pod.namespace, node.labels, victims)
+    return state
 
 
 def split_spread(

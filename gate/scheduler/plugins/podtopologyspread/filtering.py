@@ -29,12 +29,12 @@ What counts and what does not:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
-from gate.model import POD_TOPOLOGY_SPREAD, Code
+from gate.model import POD_TOPOLOGY_SPREAD, Code, ExistingPod
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.runtime import Rejection
@@ -115,6 +115,32 @@ def spread_state(
         counts=tuple(counts),
         self_match=tuple(c.selector.matches(pod_labels) for c in constraints),
     )
+
+
+def uncounted_removed(
+    state: SpreadState, namespace: str, labels: Mapping[str, str], pods: Iterable[ExistingPod]
+) -> SpreadState:
+    """The state of a PreFilter run without ``pods`` (DefaultPreemption's victims on a node
+    with ``labels``) as upstream's RemovePod leaves it: updateWithPod takes off every pod of
+    the namespace a constraint's selector matches, also those calPreFilterState never
+    counted (a terminating pod; any pod under an empty selector). The node passed NodeAffinity
+    and TaintToleration (preemption asks no other), so it is eligible for every constraint
+    once it carries all their keys."""
+    if any(c.topology_key not in labels for c in state.constraints):
+        return state
+    counts = list(state.counts)
+    for i, constraint in enumerate(state.constraints):
+        value = labels[constraint.topology_key]
+        taken = sum(
+            1
+            for pod in pods
+            if pod.namespace == namespace
+            and (pod.terminating or constraint.selector.empty)
+            and constraint.selector.matches(pod.labels)
+        )
+        if taken and value in counts[i]:
+            counts[i] = {**counts[i], value: counts[i][value] - taken}
+    return replace(state, counts=tuple(counts))
 
 
 def matching_per_node(selector: LabelSelector, namespace: str, pods: PodIndex) -> dict[int, int]:
