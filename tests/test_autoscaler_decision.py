@@ -340,6 +340,70 @@ def test_a_group_without_node_info_stops_every_scale_up() -> None:
     assert run.decide(spec(), 1) == Decision(1, unjudged=f"No node info for: {AKS_GPU}")
 
 
+# core/scaleup/resource/manager.go ResourcesLeft: a limit enters the map only when its
+# ``max > 0`` (and cloudprovider/resource_limiter.go keeps a 0 as given): --cores-total=0:0
+# sets no cpu limit. Without a cpu or memory limit, coresMemoryTotal's "No node info" error
+# is not returned, and filterValidScaleUpNodeGroups skips the group with no node info as
+# NotReadyReason.
+@pytest.mark.parametrize(
+    ("flags", "templated", "decision"),
+    [
+        pytest.param(
+            ("--cores-total=0:0",),
+            True,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="a maximum of 0 cores sets no cpu limit",
+        ),
+        pytest.param(
+            ("--memory-total=0:0",),
+            True,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="a maximum of 0 GiB sets no memory limit",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:12"),
+            True,
+            Decision(10, (), 0, {"max cluster memory limit reached": 2}),
+            id="the memory limit still holds when the cpu one is 0",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:0"),
+            False,
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 4, 10, 3, 10),),
+                10,
+            ),
+            id="without cpu and memory limits a group with no node info is only skipped",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:0"),
+            False,
+            Decision(12, (ScaleUp(AKS_USER, 4, 12, 3, 10),), 12),
+            id="the group with no node info does not hold back the others",
+        ),
+    ],
+)
+def test_a_limit_of_zero_sets_no_limit(
+    flags: tuple[str, ...], templated: bool, decision: Decision
+) -> None:
+    objects = [status_configmap(*_aks()), autoscaler_deployment(*flags)]
+    run = Run(USERS, objects, DAEMONS, config=GPU_TEMPLATE if templated else None)
+    assert run.decide(spec(cpu="1"), decision.wanted) == decision
+
+
+def test_a_group_with_no_node_info_is_not_ready_when_no_limit_is_set() -> None:
+    objects = [
+        status_configmap(*_aks()),
+        autoscaler_deployment("--cores-total=0:0", "--memory-total=0:0"),
+    ]
+    run = Run(USERS, objects, DAEMONS)
+    assert run.decide(spec(cpu="9"), 1) == Decision(
+        1, (), 0, {"Insufficient cpu": 1, "not ready for scale-up": 1}
+    )
+    assert any("skips it as not ready for scale-up" in w for w in run.groups.warnings)
+
+
 def test_the_plain_text_status_decides_as_the_yaml_one() -> None:
     """The ≤ 1.29 text of tests/data: user 3 of 10 healthy, gpu unhealthy in backoff."""
     run = Run(USERS, [configmap_of(TEXT_STATUS)], DAEMONS, config=GPU_TEMPLATE)

@@ -180,7 +180,7 @@ def _decide(
     if wanted <= 0:
         return Decision(0)
     lacking = [g.id for g in groups.groups if g.template is None]
-    if lacking:
+    if lacking and groups.limited:  # ResourcesLeft fails before any group is judged
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
     total = groups.limits.max_nodes_total
     if total > 0 and groups.counted + used.total >= total:
