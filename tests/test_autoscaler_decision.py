@@ -6,13 +6,14 @@ estimator/binpacking_estimator.go, processors/status/eventing_scale_up_processor
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
 from gate.model.taints import Taint
-from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp, _least_waste
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import (
     TEXT_STATUS,
@@ -653,3 +654,80 @@ def test_a_choice_among_groups_no_copy_is_left_for_is_no_open_choice() -> None:
     objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
     decision = Run(USERS, objects, DAEMONS, config=twins).decide(spec(cpu="1"), 10)
     assert (decision.scale_up, decision.options) == ((USER_FOUR,), ())
+
+
+AKS_A = "aks-wastea-12345678-vmss"
+AKS_B = "aks-wasteb-12345678-vmss"
+
+
+def _two_templates(a: tuple[int, int], b: tuple[int, int]) -> AutoscalingConfig:
+    """Groups A and B at zero whose templates have (millicores, MiB) of cpu and memory."""
+    return AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                group,
+                template=NodeTemplate(
+                    labels={"pool": group},
+                    allocatable={"cpu": cpu, "memory": mib * 2**20, "pods": 110},
+                ),
+            )
+            for group, (cpu, mib) in ((AKS_A, a), (AKS_B, b))
+        )
+    )
+
+
+# expander/waste/waste.go BestOptions: wastedCPU + wastedMemory in float64, compared with
+# == and <. 63 copies of 100m and 128Mi (6300m, 8064Mi) on one fresh node of each group:
+@pytest.mark.parametrize(
+    ("a", "b", "scale_up"),
+    [
+        pytest.param(
+            (7000, 10080),
+            (9000, 8064),
+            (ScaleUp(AKS_B, 1, 63, 0, 5),),
+            # A wastes 0.1 + 0.2 = 0.30000000000000004, B 0.3 + 0.0 = 0.3 (3/10 both, exactly)
+            id="float64 sums equal in exact arithmetic do not tie: the smaller one wins",
+        ),
+        pytest.param(
+            (7000, 8064),
+            (9000, 10080),
+            (ScaleUp(AKS_A, 1, 63, 0, 5),),
+            # A wastes 0.1 + 0.0 = 0.1, B 0.3 + 0.2 = 0.5
+            id="the least waste wins",
+        ),
+    ],
+)
+def test_least_waste_adds_its_fractions_in_float64(
+    a: tuple[int, int], b: tuple[int, int], scale_up: tuple[ScaleUp, ...]
+) -> None:
+    groups = [
+        status_group(AKS_A, target=0, max_size=5),
+        status_group(AKS_B, target=0, max_size=5),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=least-waste")]
+    decision = Run([], objects, config=_two_templates(a, b)).decide(
+        spec(cpu="100m", memory="128Mi"), 63
+    )
+    assert (decision.scale_up, decision.options) == (scale_up, ())
+
+
+@pytest.mark.parametrize(
+    ("scores", "kept"),
+    [
+        pytest.param(
+            [("a", 0.5), ("b", 0.25), ("c", 0.25)], ["b", "c"], id="ties on the least are all kept"
+        ),
+        pytest.param(
+            [("a", 0.0), ("b", 0.0)], ["a", "b"], id="a first score of 0 is kept and tied"
+        ),
+        pytest.param([("a", math.nan), ("b", 0.1)], ["a"], id="a NaN first option stays alone"),
+        pytest.param([("a", 0.2), ("b", math.nan)], ["a"], id="a NaN later option is never kept"),
+        pytest.param(
+            [("a", math.inf), ("b", 2.0)], ["b"], id="an infinite waste loses to any finite one"
+        ),
+    ],
+)
+def test_least_waste_keeps_options_as_its_loop_does(
+    scores: list[tuple[str, float]], kept: list[str]
+) -> None:
+    assert _least_waste(scores) == kept

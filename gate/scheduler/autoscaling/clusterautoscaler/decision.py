@@ -35,11 +35,12 @@ the groups' upcoming nodes are Ready too, reach ``--max-nodes-total`` (static_au
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from functools import partial
+from typing import TypeVar
 
 from gate.k8s.labels import ZONE
 from gate.k8s.resources import CPU, MEMORY, PODS
@@ -67,6 +68,8 @@ from gate.scheduler.plugins.interpodaffinity.filtering import REASON_ANTI_AFFINI
 from gate.scheduler.plugins.nodeports import copies_collide
 from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,15 +257,36 @@ def _alone(
     return ScaleUp(group.id, nodes, min(wanted, nodes * per_node), start, group.status.max_size)
 
 
-def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
+def _go_ratio(numerator: int, denominator: int) -> float:
+    """``float64(numerator) / float64(denominator)`` as Go computes it: IEEE division, a
+    zero denominator giving an infinity or NaN where Python would raise."""
+    if denominator:
+        return float(numerator) / float(denominator)
+    return math.nan if numerator == 0 else math.copysign(math.inf, numerator)
+
+
+def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> float:
     """expander/waste ``BestOptions``: the fraction of the new nodes' cpu plus that of their
-    memory the copies leave unrequested (the capacity's cpu in millicores)."""
+    memory the copies leave unrequested (the capacity's cpu in millicores), in float64 as
+    upstream adds them: 0.1 + 0.2 outweighs 0.3 there, so two options equal in exact
+    arithmetic may not tie."""
     cpu = (template.millicores or template.cores * 1000) * option.nodes
     memory = template.memory * option.nodes
-    if not cpu or not memory:
-        return Fraction(2)
-    wasted_cpu = Fraction(cpu - pod.requests.get(CPU, 0) * option.copies, cpu)
-    return wasted_cpu + Fraction(memory - pod.requests.get(MEMORY, 0) * option.copies, memory)
+    wasted_cpu = _go_ratio(cpu - pod.requests.get(CPU, 0) * option.copies, cpu)
+    return wasted_cpu + _go_ratio(memory - pod.requests.get(MEMORY, 0) * option.copies, memory)
+
+
+def _least_waste(scores: list[tuple[T, float]]) -> list[T]:
+    """waste.go ``BestOptions``' loop over the options in order: an equal score joins the
+    least so far, a lower one (or the first option) replaces them; a NaN first option
+    stays alone, as nothing compares below or equal to it."""
+    least, kept = 0.0, list[T]()
+    for item, score in scores:
+        if score == least:
+            kept.append(item)
+        if not kept or score < least:
+            least, kept = score, [item]
+    return kept
 
 
 def _expanded(
@@ -296,9 +320,7 @@ def _expanded(
                 fewest = min(alone[g.id].nodes for g, _ in best)
                 best = [g for g in best if alone[g[0].id].nodes == fewest]
             elif strategy == "least-waste":
-                scores = {g.id: _waste(alone[g.id], t, pod) for g, t in best}
-                least = min(scores.values())
-                best = [g for g in best if scores[g[0].id] == least]
+                best = _least_waste([((g, t), _waste(alone[g.id], t, pod)) for g, t in best])
             elif strategy == "priority" and priorities is not None and not priorities.unjudged:
                 kept = set(chosen(priorities, [g.id for g, _ in best]))
                 best = [g for g in best if g[0].id in kept]
