@@ -731,3 +731,49 @@ def test_least_waste_keeps_options_as_its_loop_does(
     scores: list[tuple[str, float]], kept: list[str]
 ) -> None:
     assert _least_waste(scores) == kept
+
+
+def _pinned(*names: str) -> dict[str, Any]:
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(names)}]}
+    required = {"nodeSelectorTerms": [term]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+
+
+# simulator/clustersnapshot/predicate/plugin_runner.go RunFiltersOnNode: a template that
+# NodeAffinity's PreFilterResult leaves out fails with NewFailingPredicateError(..., nil
+# reasons, "PreFilter filtered the Node out"), whose Reasons() are empty: ReasonsMessage
+# counts the group under no reason. A PreFilter's own rejection keeps its reasons.
+@pytest.mark.parametrize(
+    ("names", "reasons"),
+    [
+        pytest.param(
+            ("user-0",),
+            {"in backoff after failed scale-up": 1},
+            id="a template left out by a pod pinned to node names gives no reason",
+        ),
+        pytest.param(
+            ("user-0", "user-1"),
+            {"in backoff after failed scale-up": 1},
+            id="a pin to several existing nodes leaves the template out too",
+        ),
+    ],
+)
+def test_a_template_left_out_by_name_is_rejected_under_no_reason(
+    names: tuple[str, ...], reasons: dict[str, int]
+) -> None:
+    run = _run(*_aks(gpu={"scale_up": "Backoff"}))
+    decision = run.decide(spec(cpu="9", affinity=_pinned(*names)), 1)
+    assert (decision.blocked, decision.reasons) == (1, reasons)
+
+
+def test_terms_pinning_no_common_name_keep_the_prefilter_s_reason() -> None:
+    pinned = _pinned("user-0")
+    terms = pinned["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    terms["nodeSelectorTerms"][0]["matchFields"].append(
+        {"key": "metadata.name", "operator": "In", "values": ["user-1"]}
+    )
+    decision = _run(*_aks(gpu={"scale_up": "Backoff"})).decide(spec(cpu="9", affinity=pinned), 1)
+    assert decision.reasons == {
+        "pod affinity terms conflict": 1,
+        "in backoff after failed scale-up": 1,
+    }

@@ -61,10 +61,11 @@ from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_
 from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.runtime import CycleState, run_filters
+from gate.scheduler.framework.runtime import CycleState, pre_filter_refusal, run_filters
 from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
 from gate.scheduler.plugins.interpodaffinity.filtering import REASON_ANTI_AFFINITY
+from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.nodeports import copies_collide
 from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
@@ -234,7 +235,7 @@ def _decide(
     if total > 0 and groups.counted + used.total >= total:
         # the loop that scales nothing more starts at the total: it considers no group
         return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1}, options=options)
-    reasons = _reasons(cycle, groups, used, dialect, why)
+    reasons = _reasons(cycle, pod, groups, used, dialect, why)
     return Decision(wanted, scale_ups, placed, reasons, options=options)
 
 
@@ -343,6 +344,7 @@ Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
 
 def _reasons(
     cycle: CycleState,
+    pod: PodProfile,
     groups: Groups,
     used: Headroom,
     dialect: Dialect,
@@ -357,9 +359,24 @@ def _reasons(
             reasons[said] += 1
             continue
         assert group.template is not None
+        if _left_out(cycle, pod, group.template):
+            continue
         rejection = run_filters(cycle, group.template.node, dialect)
         reasons.update(rejection.reasons if rejection is not None else why.get(group.id, ()))
     return dict(reasons)
+
+
+def _left_out(cycle: CycleState, pod: PodProfile, template: Template) -> bool:
+    """Whether NodeAffinity's PreFilter leaves the template out by its name (``matchFields``
+    pins naming only existing nodes): simulator/clustersnapshot/predicate/plugin_runner.go
+    ``RunFiltersOnNode`` then fails it with no reasons, so the group is rejected under no
+    reason in ReasonsMessage. A PreFilter's own rejection comes first and keeps its reason."""
+    result = pre_filter_result(pod)
+    return (
+        pre_filter_refusal(cycle) is None
+        and result.rejection is None
+        and result.outside(template.node) is not None
+    )
 
 
 def _packed(
