@@ -766,6 +766,18 @@ def test_a_template_left_out_by_name_is_rejected_under_no_reason(
     assert (decision.blocked, decision.reasons) == (1, reasons)
 
 
+def test_groups_that_all_give_no_reason_leave_the_event_s_list_empty() -> None:
+    # eventing_scale_up_processor.go: "pod didn't trigger scale-up: %s" of ReasonsMessage,
+    # strings.Join of no message at all
+    decision = _run(*_aks()).decide(spec(cpu="9", affinity=_pinned("user-0")), 1)
+    assert (decision.reasons, decision.message) == ({}, "pod didn't trigger scale-up: ")
+
+
+def test_no_event_when_cluster_autoscaler_scales_nothing_at_all() -> None:
+    run = Run(USERS, [status_configmap(*_aks())], DAEMONS)  # no template for the gpu group
+    assert run.decide(spec(), 1).message == ""
+
+
 def test_terms_pinning_no_common_name_keep_the_prefilter_s_reason() -> None:
     pinned = _pinned("user-0")
     terms = pinned["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]

@@ -131,8 +131,10 @@ class Decision:
 
     @property
     def message(self) -> str:
-        """What CA's NotTriggerScaleUp event says for a blocked copy ("" when none is)."""
-        if not self.blocked or not self.reasons:
+        """What CA's NotTriggerScaleUp event says for a blocked copy ("" when none is, or
+        when CA scales nothing at all: no event then). Groups that all give no reason (each
+        template left out by name) leave the list empty, as ReasonsMessage joins it."""
+        if not self.blocked or self.unjudged:
             return ""
         if MAX_TOTAL in self.reasons:  # said alone, without a count
             return DID_NOT_TRIGGER.format(reasons=MAX_TOTAL)
