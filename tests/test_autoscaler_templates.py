@@ -99,6 +99,28 @@ USABLE: list[tuple[str, NodeView, Flags, bool, bool]] = [
         False,
         False,
     ),
+    # utils/kubernetes/ready.go GetNodeReadiness: notReadyTaints
+    (
+        "a node tainted disk-pressure is not Ready",
+        node(taints=(taint("node.kubernetes.io/disk-pressure"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node tainted network-unavailable is not Ready",
+        node(taints=(taint("node.kubernetes.io/network-unavailable"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node tainted memory-pressure stays Ready",
+        node(taints=(taint("node.kubernetes.io/memory-pressure"),)),
+        Flags(),
+        True,
+        True,
+    ),
     (
         "a cordoned node is Ready but no good template",
         node(unschedulable=True),

@@ -74,9 +74,14 @@ STARTUP_PREFIXES = (
 
 IGNORED_PREFIXES = (*STARTUP_PREFIXES, "status-taint.cluster-autoscaler.kubernetes.io/")
 """utils/taints/taints.go ``IgnoreTaintPrefix``, ``StartupTaintPrefix``, ``StatusTaintPrefix``."""
-NOT_READY = frozenset({TAINT_NOT_READY, TAINT_UNREACHABLE})
-"""The node lifecycle controller's taints of a node whose Ready condition is not True: how
-fitgate tells a NotReady member (the snapshot keeps taints, not conditions)."""
+NOT_READY = frozenset(
+    {TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_DISK_PRESSURE, TAINT_NETWORK_UNAVAILABLE}
+)
+"""How fitgate tells a node CA does not count as Ready (the snapshot keeps taints, not
+conditions): the node lifecycle controller's taints of a node whose Ready condition is not
+True (not-ready, unreachable), and the taints utils/kubernetes/ready.go
+``GetNodeReadiness`` itself reads as not Ready (not-ready, disk-pressure,
+network-unavailable)."""
 
 
 def sanitized_taints(taints: Iterable[Taint], flags: Flags) -> tuple[Taint, ...]:
