@@ -789,3 +789,44 @@ def test_terms_pinning_no_common_name_keep_the_prefilter_s_reason() -> None:
         "pod affinity terms conflict": 1,
         "in backoff after failed scale-up": 1,
     }
+
+
+def _zones_config(*zones: tuple[str, str, int]) -> AutoscalingConfig:
+    """Groups at zero, one per (group, zone, millicores of its template)."""
+    return AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                group,
+                template=NodeTemplate(
+                    labels={"pool": "zoned", "topology.kubernetes.io/zone": zone},
+                    allocatable={"cpu": cpu, "memory": 32 * 2**30, "pods": 30},
+                ),
+            )
+            for group, zone, cpu in zones
+        )
+    )
+
+
+# estimator/binpacking_estimator.go: with required anti-affinity to its own copies over the
+# zone, a group's second copy fails on the last new node and on a fresh one (left empty,
+# uncounted): each group's option is 1 node, 1 pod, whatever its template holds; most-pods
+# then sees a tie, and the choice stays open.
+def test_each_zone_s_option_holds_one_copy_under_zone_anti_affinity() -> None:
+    groups = [
+        status_group(AKS_A, target=0, max_size=5),
+        status_group(AKS_B, target=0, max_size=5),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
+    config = _zones_config((AKS_A, "z1", 8000), (AKS_B, "z2", 2000))
+    term = {
+        "labelSelector": {"matchLabels": {"app": "solo"}},
+        "topologyKey": "topology.kubernetes.io/zone",
+    }
+    anti = spec(
+        cpu="1",
+        nodeSelector={"pool": "zoned"},
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    decision = Run([], objects, config=config).decide(anti, 3, {"app": "solo"})
+    one_each = (ScaleUp(AKS_A, 1, 1, 0, 5), ScaleUp(AKS_B, 1, 1, 0, 5))
+    assert (decision.scale_up, decision.placed, decision.options) == (one_each, 2, one_each)

@@ -199,6 +199,7 @@ def _decide(
         and run_filters(cycle, group.template.node, dialect) is None
     ]
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
+    zonal = ZONE in cycle_anti_keys(cycle, pod)
 
     def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
         """Each helping group's option for ``copies``; the expander weighs it before the
@@ -208,7 +209,7 @@ def _decide(
             for group, template in helping
             if (
                 option := _alone(
-                    copies, per_node[group.id], group, template, groups, used, resources
+                    copies, per_node[group.id], group, template, groups, used, resources, zonal
                 )
             )
         }
@@ -241,6 +242,14 @@ def _decide(
     return Decision(wanted, scale_ups, placed, reasons, options=options)
 
 
+def _own_zone(zonal: bool, template: Template) -> str | None:
+    """The template's zone when the pod's required anti-affinity to its own copies is over
+    the zone (``zonal``): a group's fresh nodes share it, so the estimator puts one copy in
+    the group (binpacking_estimator.go: the next copy fails on the last node, then on a
+    fresh one, which stays empty and uncounted)."""
+    return template.node.labels.get(ZONE) if zonal else None
+
+
 def _alone(
     wanted: int,
     per_node: int,
@@ -249,10 +258,14 @@ def _alone(
     groups: Groups,
     used: Headroom,
     resources: bool,
+    zonal: bool,
 ) -> ScaleUp | None:
-    """What ``group`` would add if the expander chose it for every copy (binpacked), the
-    cores and memory left capping it or not (:func:`.limits.limit`)."""
+    """What ``group`` would add if the expander chose it for every copy (binpacked, one
+    copy in all when its zone holds one at most), the cores and memory left capping it or
+    not (:func:`.limits.limit`)."""
     cap, _ = limit(group, template, groups, used, resources)
+    if _own_zone(zonal, template) is not None:
+        wanted = per_node = min(wanted, 1)
     nodes = min(-(-wanted // per_node), max(cap, 0))
     if nodes <= 0:
         return None
@@ -394,13 +407,12 @@ def _packed(
     scale_ups: list[ScaleUp] = []
     why: dict[str, tuple[str, ...]] = {}
     left = wanted
-    # Required anti-affinity to its own copies over the zone: a group's fresh nodes share
-    # its template's zone, so the estimator puts one copy in it, and no group of that zone
-    # takes another (InterPodAffinity rejects the template node once a copy is there).
+    # No group of a zone one copy took takes another (InterPodAffinity rejects the template
+    # node once a copy is there).
     zonal = ZONE in cycle_anti_keys(cycle, pod)
     taken: set[str] = set()
     for group, template in helping:
-        zone = template.node.labels.get(ZONE) if zonal else None
+        zone = _own_zone(zonal, template)
         if zone is not None and zone in taken:
             why[group.id] = (REASON_ANTI_AFFINITY,)
             continue
