@@ -200,22 +200,43 @@ def _decide(
     ]
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
     zonal = ZONE in cycle_anti_keys(cycle, pod)
+    state = spread_state(cycle)
+    weighed: dict[tuple[int, bool], dict[str, ScaleUp]] = {}
 
     def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
         """Each helping group's option for ``copies``; the expander weighs it before the
-        cores and memory left cap it, and what a group would add is named capped."""
-        return {
+        cores and memory left cap it, and what a group would add is named capped. Spread
+        copies are placed one at a time on the group's fresh nodes alone, as its estimator
+        places them (:mod:`.spread`)."""
+        found = weighed.get((copies, resources))
+        if found is not None:
+            return found
+        found = weighed[(copies, resources)] = {
             group.id: option
             for group, template in helping
             if (
                 option := _alone(
                     copies, per_node[group.id], group, template, groups, used, resources, zonal
                 )
+                if state is None
+                else _spread_alone(
+                    copies,
+                    per_node[group.id],
+                    group,
+                    template,
+                    groups,
+                    used,
+                    resources,
+                    state,
+                    cycle,
+                    pod,
+                    dialect,
+                )
             )
         }
+        return found
 
     alone = weigh(wanted, True)
-    state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
     # one option taking them all: every group stays in the expander's order.
     helping, open_choice = _expanded(
@@ -228,7 +249,7 @@ def _decide(
         packed=state is None,
     )
     options = tuple(alone[g.id] for g, _ in helping if g.id in alone)
-    options = options if open_choice and state is None else ()
+    options = options if open_choice else ()
     if state is not None:
         scale_ups, placed, why = _spread(cycle, pod, state, wanted, helping, groups, used, dialect)
     else:
@@ -279,6 +300,36 @@ def _go_ratio(numerator: int, denominator: int) -> float:
     if denominator:
         return float(numerator) / float(denominator)
     return math.nan if numerator == 0 else math.copysign(math.inf, numerator)
+
+
+def _spread_alone(
+    wanted: int,
+    per_node: int,
+    group: NodeGroup,
+    template: Template,
+    groups: Groups,
+    used: Headroom,
+    resources: bool,
+    state: SpreadState,
+    cycle: CycleState,
+    pod: PodProfile,
+    dialect: Dialect,
+) -> ScaleUp | None:
+    """What ``group`` alone would add for spread copies: binpacking_estimator.go runs the
+    filters for each copy on the group's last new node, else on a fresh one, and stops at
+    the first fresh node left empty; its skew counts only the group's own new nodes."""
+    spare = used.copy()
+    fresh, placed, _ = Filling(cycle, pod, state, dialect, per_node).place(
+        [(group, template)],
+        wanted,
+        lambda g, t: limit(g, t, groups, spare, resources),
+        lambda g, t: spare.add(g, t, 1),
+    )
+    nodes = fresh[group.id].nodes
+    if nodes <= 0:
+        return None
+    start = group.status.target + used.nodes.get(group.id, 0)
+    return ScaleUp(group.id, nodes, placed, start, group.status.max_size)
 
 
 def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> float:
