@@ -35,6 +35,12 @@ WORDS: list[tuple[str, list[str], dict[str, list[str]]]] = [
     ),
     ("words that are no flags are passed over", ["ca", "-", "--", "plain"], {}),
     (
+        # main.go kube_flag.InitFlags: pflag's WordSepNormalizeFunc
+        "an underscore in a flag's name reads as a dash",
+        ["--max_nodes_total=5", "--cores_total", "0:8"],
+        {"max-nodes-total": ["5"], "cores-total": ["0:8"]},
+    ),
+    (
         # pflag (main.go, kube_flag.InitFlags) gives a flag that takes a value the next word
         "a flag read with a value takes the next word even when it starts with a dash",
         ["--expendable-pods-priority-cutoff", "-100", "--expander", "--x"],

@@ -74,6 +74,8 @@ def command_flags(words: Sequence[str]) -> dict[str, list[str]]:
         if not word.startswith("-") or word in ("-", "--"):
             continue
         name, equals, value = word.lstrip("-").partition("=")
+        # component-base cli/flag InitFlags: WordSepNormalizeFunc reads "_" as "-"
+        name = name.replace("_", "-")
         if not equals:
             if (
                 name in _BOOLS
