@@ -6,13 +6,14 @@ estimator/binpacking_estimator.go, processors/status/eventing_scale_up_processor
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate
 from gate.model.taints import Taint
-from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
+from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp, _least_waste
 from tests.autoscaler_support import AKS_GPU, AKS_USER, Run, aks_node, owned_pod, spec
 from tests.autoscaling_objects import (
     TEXT_STATUS,
@@ -340,6 +341,70 @@ def test_a_group_without_node_info_stops_every_scale_up() -> None:
     assert run.decide(spec(), 1) == Decision(1, unjudged=f"No node info for: {AKS_GPU}")
 
 
+# core/scaleup/resource/manager.go ResourcesLeft: a limit enters the map only when its
+# ``max > 0`` (and cloudprovider/resource_limiter.go keeps a 0 as given): --cores-total=0:0
+# sets no cpu limit. Without a cpu or memory limit, coresMemoryTotal's "No node info" error
+# is not returned, and filterValidScaleUpNodeGroups skips the group with no node info as
+# NotReadyReason.
+@pytest.mark.parametrize(
+    ("flags", "templated", "decision"),
+    [
+        pytest.param(
+            ("--cores-total=0:0",),
+            True,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="a maximum of 0 cores sets no cpu limit",
+        ),
+        pytest.param(
+            ("--memory-total=0:0",),
+            True,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="a maximum of 0 GiB sets no memory limit",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:12"),
+            True,
+            Decision(10, (), 0, {"max cluster memory limit reached": 2}),
+            id="the memory limit still holds when the cpu one is 0",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:0"),
+            False,
+            Decision(
+                10,
+                (ScaleUp(AKS_USER, 4, 10, 3, 10),),
+                10,
+            ),
+            id="without cpu and memory limits a group with no node info is only skipped",
+        ),
+        pytest.param(
+            ("--cores-total=0:0", "--memory-total=0:0"),
+            False,
+            Decision(12, (ScaleUp(AKS_USER, 4, 12, 3, 10),), 12),
+            id="the group with no node info does not hold back the others",
+        ),
+    ],
+)
+def test_a_limit_of_zero_sets_no_limit(
+    flags: tuple[str, ...], templated: bool, decision: Decision
+) -> None:
+    objects = [status_configmap(*_aks()), autoscaler_deployment(*flags)]
+    run = Run(USERS, objects, DAEMONS, config=GPU_TEMPLATE if templated else None)
+    assert run.decide(spec(cpu="1"), decision.wanted) == decision
+
+
+def test_a_group_with_no_node_info_is_not_ready_when_no_limit_is_set() -> None:
+    objects = [
+        status_configmap(*_aks()),
+        autoscaler_deployment("--cores-total=0:0", "--memory-total=0:0"),
+    ]
+    run = Run(USERS, objects, DAEMONS)
+    assert run.decide(spec(cpu="9"), 1) == Decision(
+        1, (), 0, {"Insufficient cpu": 1, "not ready for scale-up": 1}
+    )
+    assert any("skips it as not ready for scale-up" in w for w in run.groups.warnings)
+
+
 def test_the_plain_text_status_decides_as_the_yaml_one() -> None:
     """The ≤ 1.29 text of tests/data: user 3 of 10 healthy, gpu unhealthy in backoff."""
     run = Run(USERS, [configmap_of(TEXT_STATUS)], DAEMONS, config=GPU_TEMPLATE)
@@ -589,3 +654,179 @@ def test_a_choice_among_groups_no_copy_is_left_for_is_no_open_choice() -> None:
     objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
     decision = Run(USERS, objects, DAEMONS, config=twins).decide(spec(cpu="1"), 10)
     assert (decision.scale_up, decision.options) == ((USER_FOUR,), ())
+
+
+AKS_A = "aks-wastea-12345678-vmss"
+AKS_B = "aks-wasteb-12345678-vmss"
+
+
+def _two_templates(a: tuple[int, int], b: tuple[int, int]) -> AutoscalingConfig:
+    """Groups A and B at zero whose templates have (millicores, MiB) of cpu and memory."""
+    return AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                group,
+                template=NodeTemplate(
+                    labels={"pool": group},
+                    allocatable={"cpu": cpu, "memory": mib * 2**20, "pods": 110},
+                ),
+            )
+            for group, (cpu, mib) in ((AKS_A, a), (AKS_B, b))
+        )
+    )
+
+
+# expander/waste/waste.go BestOptions: wastedCPU + wastedMemory in float64, compared with
+# == and <. 63 copies of 100m and 128Mi (6300m, 8064Mi) on one fresh node of each group:
+@pytest.mark.parametrize(
+    ("a", "b", "scale_up"),
+    [
+        pytest.param(
+            (7000, 10080),
+            (9000, 8064),
+            (ScaleUp(AKS_B, 1, 63, 0, 5),),
+            # A wastes 0.1 + 0.2 = 0.30000000000000004, B 0.3 + 0.0 = 0.3 (3/10 both, exactly)
+            id="float64 sums equal in exact arithmetic do not tie: the smaller one wins",
+        ),
+        pytest.param(
+            (7000, 8064),
+            (9000, 10080),
+            (ScaleUp(AKS_A, 1, 63, 0, 5),),
+            # A wastes 0.1 + 0.0 = 0.1, B 0.3 + 0.2 = 0.5
+            id="the least waste wins",
+        ),
+    ],
+)
+def test_least_waste_adds_its_fractions_in_float64(
+    a: tuple[int, int], b: tuple[int, int], scale_up: tuple[ScaleUp, ...]
+) -> None:
+    groups = [
+        status_group(AKS_A, target=0, max_size=5),
+        status_group(AKS_B, target=0, max_size=5),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=least-waste")]
+    decision = Run([], objects, config=_two_templates(a, b)).decide(
+        spec(cpu="100m", memory="128Mi"), 63
+    )
+    assert (decision.scale_up, decision.options) == (scale_up, ())
+
+
+@pytest.mark.parametrize(
+    ("scores", "kept"),
+    [
+        pytest.param(
+            [("a", 0.5), ("b", 0.25), ("c", 0.25)], ["b", "c"], id="ties on the least are all kept"
+        ),
+        pytest.param(
+            [("a", 0.0), ("b", 0.0)], ["a", "b"], id="a first score of 0 is kept and tied"
+        ),
+        pytest.param([("a", math.nan), ("b", 0.1)], ["a"], id="a NaN first option stays alone"),
+        pytest.param([("a", 0.2), ("b", math.nan)], ["a"], id="a NaN later option is never kept"),
+        pytest.param(
+            [("a", math.inf), ("b", 2.0)], ["b"], id="an infinite waste loses to any finite one"
+        ),
+    ],
+)
+def test_least_waste_keeps_options_as_its_loop_does(
+    scores: list[tuple[str, float]], kept: list[str]
+) -> None:
+    assert _least_waste(scores) == kept
+
+
+def _pinned(*names: str) -> dict[str, Any]:
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(names)}]}
+    required = {"nodeSelectorTerms": [term]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+
+
+# simulator/clustersnapshot/predicate/plugin_runner.go RunFiltersOnNode: a template that
+# NodeAffinity's PreFilterResult leaves out fails with NewFailingPredicateError(..., nil
+# reasons, "PreFilter filtered the Node out"), whose Reasons() are empty: ReasonsMessage
+# counts the group under no reason. A PreFilter's own rejection keeps its reasons.
+@pytest.mark.parametrize(
+    ("names", "reasons"),
+    [
+        pytest.param(
+            ("user-0",),
+            {"in backoff after failed scale-up": 1},
+            id="a template left out by a pod pinned to node names gives no reason",
+        ),
+        pytest.param(
+            ("user-0", "user-1"),
+            {"in backoff after failed scale-up": 1},
+            id="a pin to several existing nodes leaves the template out too",
+        ),
+    ],
+)
+def test_a_template_left_out_by_name_is_rejected_under_no_reason(
+    names: tuple[str, ...], reasons: dict[str, int]
+) -> None:
+    run = _run(*_aks(gpu={"scale_up": "Backoff"}))
+    decision = run.decide(spec(cpu="9", affinity=_pinned(*names)), 1)
+    assert (decision.blocked, decision.reasons) == (1, reasons)
+
+
+def test_groups_that_all_give_no_reason_leave_the_event_s_list_empty() -> None:
+    # eventing_scale_up_processor.go: "pod didn't trigger scale-up: %s" of ReasonsMessage,
+    # strings.Join of no message at all
+    decision = _run(*_aks()).decide(spec(cpu="9", affinity=_pinned("user-0")), 1)
+    assert (decision.reasons, decision.message) == ({}, "pod didn't trigger scale-up: ")
+
+
+def test_no_event_when_cluster_autoscaler_scales_nothing_at_all() -> None:
+    run = Run(USERS, [status_configmap(*_aks())], DAEMONS)  # no template for the gpu group
+    assert run.decide(spec(), 1).message == ""
+
+
+def test_terms_pinning_no_common_name_keep_the_prefilter_s_reason() -> None:
+    pinned = _pinned("user-0")
+    terms = pinned["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    terms["nodeSelectorTerms"][0]["matchFields"].append(
+        {"key": "metadata.name", "operator": "In", "values": ["user-1"]}
+    )
+    decision = _run(*_aks(gpu={"scale_up": "Backoff"})).decide(spec(cpu="9", affinity=pinned), 1)
+    assert decision.reasons == {
+        "pod affinity terms conflict": 1,
+        "in backoff after failed scale-up": 1,
+    }
+
+
+def _zones_config(*zones: tuple[str, str, int]) -> AutoscalingConfig:
+    """Groups at zero, one per (group, zone, millicores of its template)."""
+    return AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                group,
+                template=NodeTemplate(
+                    labels={"pool": "zoned", "topology.kubernetes.io/zone": zone},
+                    allocatable={"cpu": cpu, "memory": 32 * 2**30, "pods": 30},
+                ),
+            )
+            for group, zone, cpu in zones
+        )
+    )
+
+
+# estimator/binpacking_estimator.go: with required anti-affinity to its own copies over the
+# zone, a group's second copy fails on the last new node and on a fresh one (left empty,
+# uncounted): each group's option is 1 node, 1 pod, whatever its template holds; most-pods
+# then sees a tie, and the choice stays open.
+def test_each_zone_s_option_holds_one_copy_under_zone_anti_affinity() -> None:
+    groups = [
+        status_group(AKS_A, target=0, max_size=5),
+        status_group(AKS_B, target=0, max_size=5),
+    ]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=most-pods")]
+    config = _zones_config((AKS_A, "z1", 8000), (AKS_B, "z2", 2000))
+    term = {
+        "labelSelector": {"matchLabels": {"app": "solo"}},
+        "topologyKey": "topology.kubernetes.io/zone",
+    }
+    anti = spec(
+        cpu="1",
+        nodeSelector={"pool": "zoned"},
+        affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    decision = Run([], objects, config=config).decide(anti, 3, {"app": "solo"})
+    one_each = (ScaleUp(AKS_A, 1, 1, 0, 5), ScaleUp(AKS_B, 1, 1, 0, 5))
+    assert (decision.scale_up, decision.placed, decision.options) == (one_each, 2, one_each)

@@ -19,7 +19,8 @@ from gate.k8s.labels import HOSTNAME
 from gate.k8s.version import Dialect
 from gate.model import POD_TOPOLOGY_SPREAD as SPREAD
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
-from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, StatusGroup
+from gate.model.autoscaling import AutoscalingConfig, ConfiguredGroup, NodeTemplate, StatusGroup
+from gate.scheduler.autoscaling.clusterautoscaler import decision as decision_module
 from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision, ScaleUp
 from gate.scheduler.autoscaling.clusterautoscaler.groups import NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_state
@@ -29,7 +30,7 @@ from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 from tests.autoscaler_support import Run, spec
-from tests.autoscaling_objects import status_configmap, status_group
+from tests.autoscaling_objects import autoscaler_deployment, status_configmap, status_group
 from tests.builders import api_node, node, prepared
 
 ZONE = "topology.kubernetes.io/zone"
@@ -70,6 +71,9 @@ def _spread(key: str = ZONE, **constraint: Any) -> dict[str, Any]:
                     ScaleUp("zone-c", 1, 2, 1, 10),
                 ),
                 6,
+                # the expander's options as one ScaleUp weighs them: each group's estimator
+                # alone stops after one copy, its zone's next one over the skew
+                options=tuple(ScaleUp(f"zone-{z}", 1, 1, 1, 10) for z in ZONES),
             ),
             id="six copies go two to each zone, one fresh node each",
         ),
@@ -231,14 +235,26 @@ def test_each_copy_lands_where_the_spread_filter_passes_it_with_the_fresh_nodes_
     adds them to its snapshot) and the copies before it bound."""
     run = _run(headroom)
     landed: list[dict[str, str]] = []
-    counting = Filling._count
+    counting, spreading = Filling._count, decision_module._spread
+    placing = [False]  # the groups' own options are weighed with Filling too: not recorded
 
     def record(filling: Filling, node_labels: dict[str, str]) -> None:
-        landed.append(dict(node_labels))
+        if placing[0]:
+            landed.append(dict(node_labels))
         counting(filling, node_labels)
 
+    def spread(*args: Any) -> Any:
+        placing[0] = True
+        try:
+            return spreading(*args)
+        finally:
+            placing[0] = False
+
     pod_spec = _spread(key, maxSkew=max_skew, minDomains=min_domains)
-    with patch.object(Filling, "_count", record):
+    with (
+        patch.object(Filling, "_count", record),
+        patch.object(decision_module, "_spread", spread),
+    ):
         placed = run.decide(pod_spec, copies, labels).placed
     assert placed == len(landed)
     profile = pod_profile(pod_spec, "default", labels)
@@ -257,3 +273,30 @@ def test_each_copy_lands_where_the_spread_filter_passes_it_with_the_fresh_nodes_
         assert isinstance(state, SpreadState)
         assert state.filter(node_labels) is None
         bound.append(ExistingPod("default", f"copy-{number}", host, labels))
+
+
+def test_each_group_s_option_for_spread_copies_is_what_its_estimator_alone_places() -> None:
+    """orchestrator.go ComputeExpansionOption: each group's estimator places the copies on
+    its own fresh nodes, copy by copy under the skew: one copy each here, whatever its
+    template would pack. least-nodes then sees a tie (one node each), where packing the
+    copies would have taken the bigger template's one node over the smaller's two."""
+    sizes = {"a": 8000, "b": 1000}
+    config = AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                f"zone-{z}",
+                match=("pool", z),
+                template=NodeTemplate(
+                    labels={"pool": z, ZONE: z},
+                    allocatable={"cpu": cpu, "memory": 8 * 2**30, "pods": 30},
+                ),
+            )
+            for z, cpu in sizes.items()
+        )
+    )
+    nodes = [api_node(f"n-{z}", labels={ZONE: z, HOSTNAME: f"n-{z}"}) for z in sizes]
+    groups = [status_group(f"zone-{z}", target=0, max_size=5) for z in sizes]
+    objects = [status_configmap(*groups), autoscaler_deployment("--expander=least-nodes")]
+    decision = Run(nodes, objects, config=config).decide(_spread(), 2, APP)
+    one_each = (ScaleUp("zone-a", 1, 1, 0, 5), ScaleUp("zone-b", 1, 1, 0, 5))
+    assert (decision.scale_up, decision.placed, decision.options) == (one_each, 2, one_each)

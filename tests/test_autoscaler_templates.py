@@ -99,6 +99,28 @@ USABLE: list[tuple[str, NodeView, Flags, bool, bool]] = [
         False,
         False,
     ),
+    # utils/kubernetes/ready.go GetNodeReadiness: notReadyTaints
+    (
+        "a node tainted disk-pressure is not Ready",
+        node(taints=(taint("node.kubernetes.io/disk-pressure"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node tainted network-unavailable is not Ready",
+        node(taints=(taint("node.kubernetes.io/network-unavailable"),)),
+        Flags(),
+        False,
+        False,
+    ),
+    (
+        "a node tainted memory-pressure stays Ready",
+        node(taints=(taint("node.kubernetes.io/memory-pressure"),)),
+        Flags(),
+        True,
+        True,
+    ),
     (
         "a cordoned node is Ready but no good template",
         node(unschedulable=True),
@@ -402,3 +424,62 @@ def test_a_configured_template_holds_its_daemonsets_host_ports() -> None:
     )
     template = from_configured("g", configured, [exporter], Flags(), cluster(), DIALECT, "c")
     assert template.node.used_ports == frozenset({PORT})
+
+
+STABLE = {
+    "topology.kubernetes.io/zone": "eu-1a",
+    "topology.kubernetes.io/region": "eu-1",
+    "node.kubernetes.io/instance-type": "m5.large",
+}
+BETA = {
+    "failure-domain.beta.kubernetes.io/zone": "eu-1a",
+    "failure-domain.beta.kubernetes.io/region": "eu-1",
+    "beta.kubernetes.io/instance-type": "m5.large",
+}
+
+
+# simulator/node_info_utils.go SanitizedTemplateNodeInfoFromNodeGroup calls
+# utils/labels/labels.go UpdateDeprecatedLabels on the sanitized template, after
+# podsExpectedOnFreshNode chose its DaemonSets; a member's template gets no such labels.
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        pytest.param(
+            STABLE,
+            {**STABLE, **BETA},
+            id="a configured template gains the beta twins of its stable labels",
+        ),
+        pytest.param(
+            {**STABLE, "failure-domain.beta.kubernetes.io/zone": "old"},
+            {**STABLE, **BETA},
+            id="a beta label already there takes the stable label's value",
+        ),
+        pytest.param(
+            {"kubernetes.io/arch": "arm64", "failure-domain.beta.kubernetes.io/zone": "z"},
+            {"kubernetes.io/arch": "arm64", "failure-domain.beta.kubernetes.io/zone": "z"},
+            id="no stable label, no beta one added and none changed",
+        ),
+    ],
+)
+def test_a_configured_template_gains_the_deprecated_labels(
+    labels: dict[str, str], expected: dict[str, str]
+) -> None:
+    beta_only = _daemon_set(
+        "beta-only",
+        nodeSelector={"failure-domain.beta.kubernetes.io/zone": "eu-1a"},
+        tolerations=[{"operator": "Exists"}],
+    )
+    configured = NodeTemplate(labels=labels, allocatable={"cpu": 2000, "memory": 4 * GI})
+    template = from_configured("g", configured, [beta_only], Flags(), cluster(), DIALECT, "c")
+    assert template.node.labels == {
+        **expected,
+        HOSTNAME: "template-node-for-g",
+        TEMPLATE: "true",
+    }
+    assert template.node.pod_count == 0  # its DaemonSets were chosen before: none selects beta
+
+
+def test_a_members_template_gains_no_deprecated_label() -> None:
+    member = node("m1", labels=STABLE)
+    template = from_member("g", member, [], [], Flags(), cluster(member), DIALECT)
+    assert not set(BETA) & set(template.node.labels)

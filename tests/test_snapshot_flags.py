@@ -34,6 +34,18 @@ WORDS: list[tuple[str, list[str], dict[str, list[str]]]] = [
         {"startup-taint": ["a", "b"]},
     ),
     ("words that are no flags are passed over", ["ca", "-", "--", "plain"], {}),
+    (
+        # main.go kube_flag.InitFlags: pflag's WordSepNormalizeFunc
+        "an underscore in a flag's name reads as a dash",
+        ["--max_nodes_total=5", "--cores_total", "0:8"],
+        {"max-nodes-total": ["5"], "cores-total": ["0:8"]},
+    ),
+    (
+        # pflag (main.go, kube_flag.InitFlags) gives a flag that takes a value the next word
+        "a flag read with a value takes the next word even when it starts with a dash",
+        ["--expendable-pods-priority-cutoff", "-100", "--expander", "--x"],
+        {"expendable-pods-priority-cutoff": ["-100"], "expander": ["--x"]},
+    ),
 ]
 
 
@@ -70,6 +82,17 @@ FLAGS: list[tuple[str, list[str], Flags]] = [
         Flags(force_ds=True, expendable_cutoff=-5, deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
+        # flags.go parseMinMaxFlag: strconv.ParseInt(token, 10, 64)
+        "a total's bounds are read in base 10, a leading zero included",
+        ["--cores-total=010:064"],
+        Flags(Limits(cores=(10, 64)), deployment=WHERE, expander=(LEAST_WASTE,)),
+    ),
+    (
+        "a negative cutoff after a space",
+        ["--expendable-pods-priority-cutoff", "-100"],
+        Flags(expendable_cutoff=-100, deployment=WHERE, expander=(LEAST_WASTE,)),
+    ),
+    (
         "the last of a repeated single flag counts",
         ["--max-nodes-total=5", "--max-nodes-total=7", "--force-ds", "--force-ds=false"],
         Flags(Limits(max_nodes_total=7), deployment=WHERE, expander=(LEAST_WASTE,)),
@@ -97,6 +120,11 @@ BAD: list[tuple[str, str, str]] = [
         "a range whose max is below its min",
         "--cores-total=9:8",
         "--cores-total: min must be >= 0 and <= max: '9:8'",
+    ),
+    (
+        "a total's bound in hexadecimal, which base 10 refuses",
+        "--cores-total=0:0x40",
+        "--cores-total: not an integer: '0x40'",
     ),
     (
         "a count that is not an integer",

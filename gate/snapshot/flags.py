@@ -6,11 +6,13 @@ for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and 
 (bool), ``--expendable-pods-priority-cutoff`` (int) and ``--expander`` (a comma-separated
 list, default ``least-waste``, the binary's; with no Deployment recorded, a managed
 autoscaler's ``random`` stays). Go's flag package reads ``-name``
-as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool.
+as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool; a flag
+read here that takes a value takes the next word even when it starts with a dash.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,6 +21,22 @@ from gate.errors import SnapshotError
 from gate.model.autoscaling import Flags, Limits
 
 _BOOLS = frozenset({"force-ds"})
+_VALUED = frozenset(
+    {
+        "max-nodes-total",
+        "cores-total",
+        "memory-total",
+        "expendable-pods-priority-cutoff",
+        "expander",
+        "startup-taint",
+        "status-taint",
+        "ignore-taint",
+    }
+)
+"""The flags read here that take a value: the command-line parser (pflag, which
+cluster-autoscaler's main.go parses with) gives them the next word whatever it is, a
+negative number included (``--expendable-pods-priority-cutoff -100``)."""
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
 _TRUE = {"1", "t", "T", "TRUE", "true", "True"}
 _FALSE = {"0", "f", "F", "FALSE", "false", "False"}
 
@@ -56,8 +74,14 @@ def command_flags(words: Sequence[str]) -> dict[str, list[str]]:
         if not word.startswith("-") or word in ("-", "--"):
             continue
         name, equals, value = word.lstrip("-").partition("=")
+        # component-base cli/flag InitFlags: WordSepNormalizeFunc reads "_" as "-"
+        name = name.replace("_", "-")
         if not equals:
-            if name in _BOOLS or i >= len(words) or words[i].startswith("-"):
+            if (
+                name in _BOOLS
+                or i >= len(words)
+                or (name not in _VALUED and words[i].startswith("-"))
+            ):
                 value = "true"
             else:
                 value, i = words[i], i + 1
@@ -72,12 +96,20 @@ def _integer(value: str, name: str, where: str) -> int:
         raise SnapshotError(f"{where}: --{name}: not an integer: {value!r}") from None
 
 
+def _decimal(value: str, name: str, where: str) -> int:
+    """``strconv.ParseInt(value, 10, 64)``: a sign and decimal digits only (``010`` is
+    10; no ``0x`` prefix, no underscore, no space)."""
+    if _DECIMAL.fullmatch(value) is None:
+        raise SnapshotError(f"{where}: --{name}: not an integer: {value!r}")
+    return int(value)
+
+
 def _range(value: str, name: str, where: str, scale: int) -> tuple[int, int]:
-    """``<min>:<max>`` as flags.go's ``parseMinMaxFlag`` reads it."""
+    """``<min>:<max>`` as flags.go's ``parseMinMaxFlag`` reads it (each in base 10)."""
     least, colon, most = value.partition(":")
     if not colon:
         raise SnapshotError(f"{where}: --{name}: not <min>:<max>: {value!r}")
-    low, high = _integer(least, name, where), _integer(most, name, where)
+    low, high = _decimal(least, name, where), _decimal(most, name, where)
     if low < 0 or high < low:
         raise SnapshotError(f"{where}: --{name}: min must be >= 0 and <= max: {value!r}")
     return low * scale, high * scale

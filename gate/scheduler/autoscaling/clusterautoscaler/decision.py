@@ -35,11 +35,12 @@ the groups' upcoming nodes are Ready too, reach ``--max-nodes-total`` (static_au
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from functools import partial
+from typing import TypeVar
 
 from gate.k8s.labels import ZONE
 from gate.k8s.resources import CPU, MEMORY, PODS
@@ -60,13 +61,16 @@ from gate.scheduler.autoscaling.clusterautoscaler.spread import Filling, spread_
 from gate.scheduler.autoscaling.clusterautoscaler.templates import Template
 from gate.scheduler.framework.nodeindex import free
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.runtime import CycleState, run_filters
+from gate.scheduler.framework.runtime import CycleState, pre_filter_refusal, run_filters
 from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
 from gate.scheduler.plugins.interpodaffinity.filtering import REASON_ANTI_AFFINITY
+from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.nodeports import copies_collide
 from gate.scheduler.plugins.noderesources import copies_held
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +131,10 @@ class Decision:
 
     @property
     def message(self) -> str:
-        """What CA's NotTriggerScaleUp event says for a blocked copy ("" when none is)."""
-        if not self.blocked or not self.reasons:
+        """What CA's NotTriggerScaleUp event says for a blocked copy ("" when none is, or
+        when CA scales nothing at all: no event then). Groups that all give no reason (each
+        template left out by name) leave the list empty, as ReasonsMessage joins it."""
+        if not self.blocked or self.unjudged:
             return ""
         if MAX_TOTAL in self.reasons:  # said alone, without a count
             return DID_NOT_TRIGGER.format(reasons=MAX_TOTAL)
@@ -180,7 +186,7 @@ def _decide(
     if wanted <= 0:
         return Decision(0)
     lacking = [g.id for g in groups.groups if g.template is None]
-    if lacking:
+    if lacking and groups.limited:  # ResourcesLeft fails before any group is judged
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
     total = groups.limits.max_nodes_total
     if total > 0 and groups.counted + used.total >= total:
@@ -193,22 +199,44 @@ def _decide(
         and run_filters(cycle, group.template.node, dialect) is None
     ]
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
+    zonal = ZONE in cycle_anti_keys(cycle, pod)
+    state = spread_state(cycle)
+    weighed: dict[tuple[int, bool], dict[str, ScaleUp]] = {}
 
     def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
         """Each helping group's option for ``copies``; the expander weighs it before the
-        cores and memory left cap it, and what a group would add is named capped."""
-        return {
+        cores and memory left cap it, and what a group would add is named capped. Spread
+        copies are placed one at a time on the group's fresh nodes alone, as its estimator
+        places them (:mod:`.spread`)."""
+        found = weighed.get((copies, resources))
+        if found is not None:
+            return found
+        found = weighed[(copies, resources)] = {
             group.id: option
             for group, template in helping
             if (
                 option := _alone(
-                    copies, per_node[group.id], group, template, groups, used, resources
+                    copies, per_node[group.id], group, template, groups, used, resources, zonal
+                )
+                if state is None
+                else _spread_alone(
+                    copies,
+                    per_node[group.id],
+                    group,
+                    template,
+                    groups,
+                    used,
+                    resources,
+                    state,
+                    cycle,
+                    pod,
+                    dialect,
                 )
             )
         }
+        return found
 
     alone = weigh(wanted, True)
-    state = spread_state(cycle)
     # Spread copies are placed a group at a time by their skew (:mod:`.spread`), not by
     # one option taking them all: every group stays in the expander's order.
     helping, open_choice = _expanded(
@@ -221,7 +249,7 @@ def _decide(
         packed=state is None,
     )
     options = tuple(alone[g.id] for g, _ in helping if g.id in alone)
-    options = options if open_choice and state is None else ()
+    options = options if open_choice else ()
     if state is not None:
         scale_ups, placed, why = _spread(cycle, pod, state, wanted, helping, groups, used, dialect)
     else:
@@ -231,8 +259,16 @@ def _decide(
     if total > 0 and groups.counted + used.total >= total:
         # the loop that scales nothing more starts at the total: it considers no group
         return Decision(wanted, scale_ups, placed, {MAX_TOTAL: 1}, options=options)
-    reasons = _reasons(cycle, groups, used, dialect, why)
+    reasons = _reasons(cycle, pod, groups, used, dialect, why)
     return Decision(wanted, scale_ups, placed, reasons, options=options)
+
+
+def _own_zone(zonal: bool, template: Template) -> str | None:
+    """The template's zone when the pod's required anti-affinity to its own copies is over
+    the zone (``zonal``): a group's fresh nodes share it, so the estimator puts one copy in
+    the group (binpacking_estimator.go: the next copy fails on the last node, then on a
+    fresh one, which stays empty and uncounted)."""
+    return template.node.labels.get(ZONE) if zonal else None
 
 
 def _alone(
@@ -243,10 +279,14 @@ def _alone(
     groups: Groups,
     used: Headroom,
     resources: bool,
+    zonal: bool,
 ) -> ScaleUp | None:
-    """What ``group`` would add if the expander chose it for every copy (binpacked), the
-    cores and memory left capping it or not (:func:`.limits.limit`)."""
+    """What ``group`` would add if the expander chose it for every copy (binpacked, one
+    copy in all when its zone holds one at most), the cores and memory left capping it or
+    not (:func:`.limits.limit`)."""
     cap, _ = limit(group, template, groups, used, resources)
+    if _own_zone(zonal, template) is not None:
+        wanted = per_node = min(wanted, 1)
     nodes = min(-(-wanted // per_node), max(cap, 0))
     if nodes <= 0:
         return None
@@ -254,15 +294,66 @@ def _alone(
     return ScaleUp(group.id, nodes, min(wanted, nodes * per_node), start, group.status.max_size)
 
 
-def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> Fraction:
+def _go_ratio(numerator: int, denominator: int) -> float:
+    """``float64(numerator) / float64(denominator)`` as Go computes it: IEEE division, a
+    zero denominator giving an infinity or NaN where Python would raise."""
+    if denominator:
+        return float(numerator) / float(denominator)
+    return math.nan if numerator == 0 else math.copysign(math.inf, numerator)
+
+
+def _spread_alone(
+    wanted: int,
+    per_node: int,
+    group: NodeGroup,
+    template: Template,
+    groups: Groups,
+    used: Headroom,
+    resources: bool,
+    state: SpreadState,
+    cycle: CycleState,
+    pod: PodProfile,
+    dialect: Dialect,
+) -> ScaleUp | None:
+    """What ``group`` alone would add for spread copies: binpacking_estimator.go runs the
+    filters for each copy on the group's last new node, else on a fresh one, and stops at
+    the first fresh node left empty; its skew counts only the group's own new nodes."""
+    spare = used.copy()
+    fresh, placed, _ = Filling(cycle, pod, state, dialect, per_node).place(
+        [(group, template)],
+        wanted,
+        lambda g, t: limit(g, t, groups, spare, resources),
+        lambda g, t: spare.add(g, t, 1),
+    )
+    nodes = fresh[group.id].nodes
+    if nodes <= 0:
+        return None
+    start = group.status.target + used.nodes.get(group.id, 0)
+    return ScaleUp(group.id, nodes, placed, start, group.status.max_size)
+
+
+def _waste(option: ScaleUp, template: Template, pod: PodProfile) -> float:
     """expander/waste ``BestOptions``: the fraction of the new nodes' cpu plus that of their
-    memory the copies leave unrequested (the capacity's cpu in millicores)."""
+    memory the copies leave unrequested (the capacity's cpu in millicores), in float64 as
+    upstream adds them: 0.1 + 0.2 outweighs 0.3 there, so two options equal in exact
+    arithmetic may not tie."""
     cpu = (template.millicores or template.cores * 1000) * option.nodes
     memory = template.memory * option.nodes
-    if not cpu or not memory:
-        return Fraction(2)
-    wasted_cpu = Fraction(cpu - pod.requests.get(CPU, 0) * option.copies, cpu)
-    return wasted_cpu + Fraction(memory - pod.requests.get(MEMORY, 0) * option.copies, memory)
+    wasted_cpu = _go_ratio(cpu - pod.requests.get(CPU, 0) * option.copies, cpu)
+    return wasted_cpu + _go_ratio(memory - pod.requests.get(MEMORY, 0) * option.copies, memory)
+
+
+def _least_waste(scores: list[tuple[T, float]]) -> list[T]:
+    """waste.go ``BestOptions``' loop over the options in order: an equal score joins the
+    least so far, a lower one (or the first option) replaces them; a NaN first option
+    stays alone, as nothing compares below or equal to it."""
+    least, kept = 0.0, list[T]()
+    for item, score in scores:
+        if score == least:
+            kept.append(item)
+        if not kept or score < least:
+            least, kept = score, [item]
+    return kept
 
 
 def _expanded(
@@ -296,9 +387,7 @@ def _expanded(
                 fewest = min(alone[g.id].nodes for g, _ in best)
                 best = [g for g in best if alone[g[0].id].nodes == fewest]
             elif strategy == "least-waste":
-                scores = {g.id: _waste(alone[g.id], t, pod) for g, t in best}
-                least = min(scores.values())
-                best = [g for g in best if scores[g[0].id] == least]
+                best = _least_waste([((g, t), _waste(alone[g.id], t, pod)) for g, t in best])
             elif strategy == "priority" and priorities is not None and not priorities.unjudged:
                 kept = set(chosen(priorities, [g.id for g, _ in best]))
                 best = [g for g in best if g[0].id in kept]
@@ -321,6 +410,7 @@ Fill = tuple[tuple[ScaleUp, ...], int, dict[str, tuple[str, ...]]]
 
 def _reasons(
     cycle: CycleState,
+    pod: PodProfile,
     groups: Groups,
     used: Headroom,
     dialect: Dialect,
@@ -335,9 +425,24 @@ def _reasons(
             reasons[said] += 1
             continue
         assert group.template is not None
+        if _left_out(cycle, pod, group.template):
+            continue
         rejection = run_filters(cycle, group.template.node, dialect)
         reasons.update(rejection.reasons if rejection is not None else why.get(group.id, ()))
     return dict(reasons)
+
+
+def _left_out(cycle: CycleState, pod: PodProfile, template: Template) -> bool:
+    """Whether NodeAffinity's PreFilter leaves the template out by its name (``matchFields``
+    pins naming only existing nodes): simulator/clustersnapshot/predicate/plugin_runner.go
+    ``RunFiltersOnNode`` then fails it with no reasons, so the group is rejected under no
+    reason in ReasonsMessage. A PreFilter's own rejection comes first and keeps its reason."""
+    result = pre_filter_result(pod)
+    return (
+        pre_filter_refusal(cycle) is None
+        and result.rejection is None
+        and result.outside(template.node) is not None
+    )
 
 
 def _packed(
@@ -353,13 +458,12 @@ def _packed(
     scale_ups: list[ScaleUp] = []
     why: dict[str, tuple[str, ...]] = {}
     left = wanted
-    # Required anti-affinity to its own copies over the zone: a group's fresh nodes share
-    # its template's zone, so the estimator puts one copy in it, and no group of that zone
-    # takes another (InterPodAffinity rejects the template node once a copy is there).
+    # No group of a zone one copy took takes another (InterPodAffinity rejects the template
+    # node once a copy is there).
     zonal = ZONE in cycle_anti_keys(cycle, pod)
     taken: set[str] = set()
     for group, template in helping:
-        zone = template.node.labels.get(ZONE) if zonal else None
+        zone = _own_zone(zonal, template)
         if zone is not None and zone in taken:
             why[group.id] = (REASON_ANTI_AFFINITY,)
             continue

@@ -81,6 +81,18 @@ class Groups:
         upcoming = sum(max(g.status.target - len(g.members), 0) for g in self.groups)
         return self.ready_nodes + upcoming
 
+    @property
+    def limited(self) -> bool:
+        """Whether a cpu or memory limit is in force: a maximum of 0 sets none
+        (core/scaleup/resource/manager.go ``ResourcesLeft`` keeps a limit only when its
+        ``max > 0``), and without one a group with no node info is only skipped as not
+        ready, where with one it fails the whole scale-up first."""
+        return _limited(self.limits)
+
+
+def _limited(limits: Limits) -> bool:
+    return limits.cores[1] > 0 or limits.memory[1] > 0
+
 
 def _status_groups(state: AutoscalingState) -> tuple[StatusGroup, ...]:
     if state.status is not None:
@@ -183,7 +195,7 @@ def node_groups(
     for status, members in found:
         template = builder.template(status, members)
         groups.append(NodeGroup(status, tuple(n.name for n in members), template))
-        warnings += _group_warnings(status, members, template)
+        warnings += _group_warnings(status, members, template, _limited(flags.limits))
         warnings += _larger_than_members(status, members, configured.get(status.name))
     for group_id in sorted(set(configured) - {g.id for g in groups}):
         warnings.append(f"configured node group {group_id} is not in the autoscaler's status")
@@ -259,7 +271,7 @@ def _larger_than_members(
 
 
 def _group_warnings(
-    status: StatusGroup, members: list[NodeView], template: Template | None
+    status: StatusGroup, members: list[NodeView], template: Template | None, limited: bool
 ) -> list[str]:
     said = []
     if status.target > 0 and not members:
@@ -268,9 +280,14 @@ def _group_warnings(
             f"(target {status.target}); set autoscaling.groups[].match"
         )
     if template is None:
+        outcome = (
+            f"fails its scale-up with `No node info for: {status.name}`"
+            if limited
+            else "skips it as not ready for scale-up (no cpu or memory limit is set)"
+        )
         said.append(
             f"node group {status.name}: no template (no Ready member, none configured): "
-            f"cluster-autoscaler fails its scale-up with `No node info for: {status.name}`"
+            f"cluster-autoscaler {outcome}"
         )
     elif template.too_big:
         said.append(

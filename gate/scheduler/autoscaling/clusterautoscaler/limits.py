@@ -73,7 +73,8 @@ def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
         return BACKOFF
     if status.target + used.nodes.get(group.id, 0) >= status.max_size:
         return MAX_SIZE
-    assert template is not None  # a group without one stops the whole scale-up first
+    if template is None:  # no node info, reached only when no cpu or memory limit is set
+        return NOT_READY
     cores_left, memory_left = resources_left(groups, used)
     exceeded = [
         name
@@ -81,15 +82,16 @@ def skipped(group: NodeGroup, groups: Groups, used: Headroom) -> str | None:
             ("cpu", template.cores, cores_left),
             ("memory", template.memory, memory_left),
         )
-        if delta > 0 and delta > left
+        if left is not None and delta > 0 and delta > left
     ]
     return MAX_RESOURCES.format(resources=", ".join(exceeded)) if exceeded else None
 
 
-def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
+def resources_left(groups: Groups, used: Headroom) -> tuple[int | None, int | None]:
     """core/scaleup/resource/manager.go ``ResourcesLeft``: each limit's max less each group's
     target times its template's capacity, the Ready nodes in no group (ScaleUp is given the
-    Ready nodes alone) and what the run added."""
+    Ready nodes alone) and what the run added; None for a limit not in force (a maximum of
+    0, :attr:`Groups.limited`)."""
     counted = [node_capacity(n) for n in groups.ungrouped if is_ready(n, groups.flags)]
     cores = used.cores + sum(c for c, _ in counted)
     memory = used.memory + sum(m for _, m in counted)
@@ -97,8 +99,11 @@ def resources_left(groups: Groups, used: Headroom) -> tuple[int, int]:
         if group.template is not None and group.status.target > 0:
             cores += group.status.target * group.template.cores
             memory += group.status.target * group.template.memory
-    limits = groups.limits
-    return max(limits.cores[1] - cores, 0), max(limits.memory[1] - memory, 0)
+    most_cores, most_memory = groups.limits.cores[1], groups.limits.memory[1]
+    return (
+        max(most_cores - cores, 0) if most_cores > 0 else None,
+        max(most_memory - memory, 0) if most_memory > 0 else None,
+    )
 
 
 def limit(
@@ -110,9 +115,9 @@ def limit(
     status = group.status
     caps = [(status.max_size - status.target - used.nodes.get(group.id, 0), MAX_SIZE)]
     cores_left, memory_left = resources_left(groups, used)
-    if resources and template.cores > 0:
+    if resources and template.cores > 0 and cores_left is not None:
         caps.append((cores_left // template.cores, MAX_RESOURCES.format(resources="cpu")))
-    if resources and template.memory > 0:
+    if resources and template.memory > 0 and memory_left is not None:
         caps.append((memory_left // template.memory, MAX_RESOURCES.format(resources="memory")))
     total = groups.limits.max_nodes_total
     if total > 0:

@@ -7,10 +7,12 @@ node renamed ``template-node-for-<group>``, its hostname label rewritten, the la
 on it (``podsExpectedOnFreshNode``): its free room is the member's allocatable less their
 requests. Missing DaemonSets are added only with ``--force-ds`` or for system-node-critical
 pods. From a configured template (``SanitizedTemplateNodeInfoFromNodeGroup``, a group at
-zero): the template plus every DaemonSet that would run on it (forced). A DaemonSet runs on
-the template when its node affinity and tolerations take it (utils/daemonset/daemonset.go
-``GetDaemonSetPodsForNode``, the DaemonSet controller's ``NodeShouldRunDaemonPod``), whether
-its pod fits the node's room or not: one that does not leaves the fresh node overfull.
+zero): the template plus every DaemonSet that would run on it (forced), then the beta
+twins of its stable instance-type, region and zone labels (``UpdateDeprecatedLabels``). A
+DaemonSet runs on the template when its node affinity and tolerations take it
+(utils/daemonset/daemonset.go ``GetDaemonSetPodsForNode``, the DaemonSet controller's
+``NodeShouldRunDaemonPod``), whether its pod fits the node's room or not: one that does not
+leaves the fresh node overfull.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from gate.k8s.labels import (
+    BETA_INSTANCE_TYPE,
+    BETA_REGION,
+    BETA_ZONE,
     HOSTNAME,
+    INSTANCE_TYPE,
+    REGION,
     TAINT_DISK_PRESSURE,
     TAINT_MEMORY_PRESSURE,
     TAINT_NETWORK_UNAVAILABLE,
@@ -27,6 +34,7 @@ from gate.k8s.labels import (
     TAINT_PID_PRESSURE,
     TAINT_UNREACHABLE,
     TAINT_UNSCHEDULABLE,
+    ZONE,
 )
 from gate.k8s.resources import pod_nonzero_amounts
 from gate.k8s.version import Dialect
@@ -66,9 +74,14 @@ STARTUP_PREFIXES = (
 
 IGNORED_PREFIXES = (*STARTUP_PREFIXES, "status-taint.cluster-autoscaler.kubernetes.io/")
 """utils/taints/taints.go ``IgnoreTaintPrefix``, ``StartupTaintPrefix``, ``StatusTaintPrefix``."""
-NOT_READY = frozenset({TAINT_NOT_READY, TAINT_UNREACHABLE})
-"""The node lifecycle controller's taints of a node whose Ready condition is not True: how
-fitgate tells a NotReady member (the snapshot keeps taints, not conditions)."""
+NOT_READY = frozenset(
+    {TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_DISK_PRESSURE, TAINT_NETWORK_UNAVAILABLE}
+)
+"""How fitgate tells a node CA does not count as Ready (the snapshot keeps taints, not
+conditions): the node lifecycle controller's taints of a node whose Ready condition is not
+True (not-ready, unreachable), and the taints utils/kubernetes/ready.go
+``GetNodeReadiness`` itself reads as not Ready (not-ready, disk-pressure,
+network-unavailable)."""
 
 
 def sanitized_taints(taints: Iterable[Taint], flags: Flags) -> tuple[Taint, ...]:
@@ -252,9 +265,23 @@ def from_configured(
         0,
     )
     view, too_big = _with_daemon_sets(bare, daemon_sets, cluster, dialect)
+    view = replace(view, labels=_with_deprecated(view.labels))
     counted = template.capacity or template.allocatable
     cores, memory = _counted(counted)
     return Template(view, cores, memory, source, too_big, counted.get("cpu", 0))
+
+
+DEPRECATED_LABELS = ((INSTANCE_TYPE, BETA_INSTANCE_TYPE), (REGION, BETA_REGION), (ZONE, BETA_ZONE))
+"""utils/labels/labels.go ``UpdateDeprecatedLabels``: each stable label's beta twin."""
+
+
+def _with_deprecated(labels: Mapping[str, str]) -> dict[str, str]:
+    """``UpdateDeprecatedLabels``, which ``SanitizedTemplateNodeInfoFromNodeGroup`` applies
+    to a group's own template once its DaemonSets are chosen: the beta instance-type,
+    region and zone labels set to the stable ones' values (a pod selecting a beta label
+    matches a group at zero as it matches its nodes)."""
+    beta = {old: labels[new] for new, old in DEPRECATED_LABELS if new in labels}
+    return {**labels, **beta}
 
 
 def node_capacity(node: NodeView) -> tuple[int, int]:
