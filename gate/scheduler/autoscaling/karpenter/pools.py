@@ -19,6 +19,8 @@ from typing import Any
 from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
 from gate.k8s.matching import PREFER_NO_SCHEDULE, tolerates
 from gate.k8s.nodeterms import Expression, written_node_affinity
+from gate.k8s.quantity import DECIMAL_EXPONENT
+from gate.k8s.quotausage import Amount, add_to
 from gate.model import HostPort
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import (
@@ -206,6 +208,27 @@ def selector_reqs(spec: Mapping[str, Any]) -> dict[str, Req]:
     return from_labels({str(k): str(v) for k, v in selector.items()})
 
 
+Shown = Mapping[str, Amount]
+"""Requests as a refusal prints them: exact, each in its format."""
+
+
+def merge(*lists: Shown) -> dict[str, Amount]:
+    """resources.go ``Merge``: each list added in order into an empty one (Quantity.Add),
+    zeros kept."""
+    total: dict[str, Amount] = {}
+    for amounts in lists:
+        add_to(total, amounts)
+    return total
+
+
+def requests_for_pods(*requests: Shown) -> dict[str, Amount]:
+    """resources.go ``RequestsForPods`` of pods whose ``Ceiling`` requests are given: their
+    ``Merge`` with ``pods`` set to their count in DecimalExponent."""
+    merged = merge(*requests)
+    merged["pods"] = Amount(Fraction(len(requests)), DECIMAL_EXPONENT)
+    return merged
+
+
 @dataclass(frozen=True, slots=True)
 class Pool:
     """A Ready dynamic NodePool's template (module doc)."""
@@ -224,9 +247,9 @@ class Pool:
     refusal: str = ""
     """Why the pool takes no copy whatever it asks, when its requirements name provider
     labels the catalog cannot judge (:mod:`.unjudged`)."""
-    daemon_formats: Mapping[str, str] = field(default_factory=dict)
-    """The format each resource of ``daemon`` prints in: that of the first compatible
-    DaemonSet requesting some of it (:mod:`.instancetypes`, ``Merge``)."""
+    daemon_requests: Mapping[str, Amount] = field(default_factory=dict)
+    """``daemon`` as a refusal prints it: ``RequestsForPods`` of the compatible DaemonSets'
+    exact requests, zeros and formats kept (:mod:`.instancetypes`)."""
 
 
 def template_reqs(pool: NodePool) -> dict[str, Req]:
@@ -406,7 +429,7 @@ def make_pool(
 ) -> Pool:
     reqs = template_reqs(pool)
     daemon: dict[str, int] = {"pods": 0}
-    formats: dict[str, str] = {}
+    stored: list[Mapping[str, Amount]] = []
     ports: set[HostPort] = set()
     for ds in daemon_sets:
         if not daemon_compatible(ds, reqs, pool.taints, allowed):
@@ -415,9 +438,7 @@ def make_pool(
         for resource, amount in ds.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount
-                written = profile.request_formats().get(resource)
-                if resource not in formats and written is not None:
-                    formats[resource] = written
+        stored.append(profile.stored_requests())
         daemon["pods"] += 1
         ports.update(profile.wanted_ports)
     return Pool(
@@ -429,5 +450,5 @@ def make_pool(
         pool.limits,
         daemon,
         frozenset(ports),
-        daemon_formats=formats,
+        daemon_requests=requests_for_pods(*stored),
     )

@@ -53,7 +53,6 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     filter_types,
     fits,
     room,
-    shown_formats,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     TOLERATE_PREFER_NO_SCHEDULE,
@@ -62,8 +61,10 @@ from gate.scheduler.autoscaling.karpenter.pools import (
     PoolType,
     TypeMemo,
     make_pool,
+    merge,
     min_values_unmet,
     offer_check,
+    requests_for_pods,
     term_reqs,
     untolerated,
 )
@@ -611,9 +612,10 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
-        formats = shown_formats(pool.daemon, pool.daemon_formats, pod.request_formats())
+        asked = requests_for_pods(pod.stored_requests())
+        shown = merge(pool.daemon_requests, asked)
         kept, error = filter_types(
-            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests, formats
+            types, reqs, total, shown, self._match(reqs), self._offered(reqs), asked
         )
         if error is not None:
             return error
