@@ -795,6 +795,32 @@ def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
             "",
             id="a preferred term's matchFields is not validated",
         ),
+        # nodeclaim_validation.go validateWellKnownValues: an In on the capacity type must
+        # name one of its known values (labels.go WellKnownValuesForRequirements)
+        pytest.param(
+            spec(nodeSelector={"karpenter.sh/capacity-type": "spot-instance"}),
+            "ignoring pod, no valid values found in [spot-instance] for "
+            "karpenter.sh/capacity-type, expected one of: map[on-demand:{} reserved:{} "
+            "spot:{}], got: [spot-instance]",
+            id="a selector on a capacity type Karpenter does not know is ignored",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "In", "preemptible", "lowpri")),
+            "ignoring pod, no valid values found in [preemptible lowpri] for "
+            "karpenter.sh/capacity-type, expected one of: map[on-demand:{} reserved:{} "
+            "spot:{}], got: [preemptible lowpri]",
+            id="a required term naming only unknown capacity types is ignored",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "In", "preemptible", "spot")),
+            "",
+            id="one known capacity type among unknown ones is enough",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "NotIn", "preemptible")),
+            "",
+            id="only In is held to the known capacity types",
+        ),
         # provisioner.go validateKarpenterManagedLabelCanExist
         pytest.param(
             spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist")),
