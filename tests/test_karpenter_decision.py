@@ -74,11 +74,11 @@ def _web(name: str, node: str) -> dict[str, Any]:
     return pod
 
 
-def _spread(key: str = ZONE, skew: int = 1) -> dict[str, Any]:
+def _spread(key: str = ZONE, skew: int = 1, when: str = "DoNotSchedule") -> dict[str, Any]:
     return {
         "maxSkew": skew,
         "topologyKey": key,
-        "whenUnsatisfiable": "DoNotSchedule",
+        "whenUnsatisfiable": when,
         "labelSelector": {"matchLabels": APP},
     }
 
@@ -408,6 +408,42 @@ CASES = [
         3,
         PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
         id="hostname anti-affinity to itself: one node per copy",
+    ),
+    # topology.go newForAffinities takes the preferred terms too (PreferencePolicy
+    # Respect); a new claim never fails them, so preferences.go Relax never drops them
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            affinity={
+                "podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 100,
+                            "podAffinityTerm": {
+                                "topologyKey": "kubernetes.io/hostname",
+                                "labelSelector": {"matchLabels": APP},
+                            },
+                        }
+                    ]
+                }
+            },
+        ),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
+        id="preferred hostname anti-affinity to itself: one node per copy too",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            topologySpreadConstraints=[_spread("kubernetes.io/hostname", 2, "ScheduleAnyway")],
+        ),
+        5,
+        PoolDecision(5, (PoolScaleUp("default", 3, 5, ALL_1CPU),), 5),
+        id="a ScheduleAnyway hostname spread maxSkew 2 is held as a DoNotSchedule one",
     ),
     pytest.param(
         Run((NodePool("default"),)),
