@@ -301,3 +301,25 @@ def test_the_m_vs_m_hint_follows_only_the_resources_refusal(
     assert found == reason
     hinted = said.endswith(" (CPU request >= 1 Million, m vs M typo?)")
     assert hinted == (reason == "no instance type has enough resources")
+
+
+@pytest.mark.parametrize(
+    ("resources", "shown"),
+    [
+        pytest.param({"limits": {"memory": "512Mi"}}, "1536Mi", id="a limit alone is the request"),
+        pytest.param(
+            {"limits": {"memory": "512Mi"}, "requests": {"memory": "256Mi"}},
+            "1280Mi",
+            id="a request set beside the limit stays the request",
+        ),
+        pytest.param({"limits": {"cpu": "1"}}, "1Gi", id="a limit on another resource adds none"),
+    ],
+)
+def test_a_daemonset_s_limits_stand_for_its_missing_requests(
+    resources: dict[str, Any], shown: str
+) -> None:
+    """pkg/utils/daemonset/daemonset.go ``PodForDaemonSet``: ``mergeResourceLimitsIntoRequests``
+    on the template's containers, which the API server never defaults."""
+    spec = {"containers": [{"name": "agent", "image": "agent", "resources": resources}]}
+    daemon = DaemonSet("kube-system", "agent", spec, pod_request_amounts(spec))
+    assert _resources(_pod({"memory": "1Gi"}), daemon)["memory"] == shown

@@ -419,6 +419,30 @@ def daemon_compatible(
     return False
 
 
+def daemon_pod_spec(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """pkg/utils/daemonset/daemonset.go ``PodForDaemonSet``: the template's spec with each
+    container's and init container's limits standing for the requests it lacks
+    (``mergeResourceLimitsIntoRequests``), as the API server defaults a created pod's; the
+    DaemonSet's template is never defaulted so."""
+    merged = dict(spec)
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        if isinstance(containers, list):
+            merged[key] = [_limits_as_requests(c) for c in containers]
+    return merged
+
+
+def _limits_as_requests(container: object) -> object:
+    if not isinstance(container, Mapping):
+        return container
+    resources = container.get("resources")
+    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+        return container
+    requests = resources.get("requests")
+    merged = {**resources["limits"], **(requests if isinstance(requests, Mapping) else {})}
+    return {**container, "resources": {**resources, "requests": merged}}
+
+
 def make_pool(
     pool: NodePool,
     catalog: Iterable[InstanceType],
@@ -434,8 +458,8 @@ def make_pool(
     for ds in daemon_sets:
         if not daemon_compatible(ds, reqs, pool.taints, allowed):
             continue
-        profile = pod_profile(ds.pod_spec, ds.namespace, pinned=True)
-        for resource, amount in ds.requests.items():
+        profile = pod_profile(daemon_pod_spec(ds.pod_spec), ds.namespace, pinned=True)
+        for resource, amount in profile.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount
         stored.append(profile.stored_requests())
