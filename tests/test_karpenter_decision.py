@@ -541,6 +541,7 @@ def test_notes_say_what_is_ignored() -> None:
         (
             NodePool("static", replicas=2),
             NodePool("broken", ready=False, not_ready="NodeClassReady is False"),
+            NodePool("leaving", weight=100, deleting=True),
             NodePool("nothing", requirements=(_in(INSTANCE_TYPE, "z-99x"),)),
             NodePool("default"),
         )
@@ -549,8 +550,16 @@ def test_notes_say_what_is_ignored() -> None:
         "NodePools are judged with the instance types of test catalog (KWOK's JSON)",
         "NodePool static is static (replicas: 2): it provisions no node for pods",
         "NodePool broken is not Ready (NodeClassReady is False): Karpenter ignores it",
+        "NodePool leaving is being deleted: Karpenter ignores it",
         "NodePool nothing: its requirements filter out every instance type: Karpenter skips it",
     )
+
+
+def test_a_pool_being_deleted_takes_no_copy() -> None:
+    """provisioner.go ``NewScheduler``: only pools whose ``DeletionTimestamp`` is zero."""
+    run = Run((NodePool("leaving", weight=100, deleting=True), NodePool("default")))
+    (scale_up,) = run.decide(spec(), 1).scale_up
+    assert scale_up.pool == "default"
 
 
 def test_every_pool_filtered_out() -> None:

@@ -171,6 +171,11 @@ POOLS: list[tuple[str, dict[str, Any], NodePool]] = [
         NodePool("default", ready=False, not_ready="ValidationSucceeded is False"),
     ),
     (
+        "a pool with a deletionTimestamp is being deleted",
+        {**_pool({}), "metadata": {"name": "default", "deletionTimestamp": "2026-08-16T10:00:00Z"}},
+        NodePool("default", deleting=True),
+    ),
+    (
         "a static pool keeps its replicas",
         _pool({"replicas": 3, "limits": {"nodes": "5"}}),
         NodePool("default", replicas=3, limits={"nodes": 5}),

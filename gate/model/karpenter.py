@@ -49,7 +49,7 @@ class NodePool:
     ``NodeClassReady`` are all ``True``; ``not_ready`` then names the first that is not
     (``"Ready is Unknown"``, ``"NodeClassReady is missing"``). ``replicas`` is the alpha
     static pool's ``spec.replicas`` (a static pool provisions no node for pods); None
-    otherwise."""
+    otherwise. ``deleting``: its ``metadata.deletionTimestamp`` is set."""
 
     name: str
     weight: int = 0
@@ -62,6 +62,7 @@ class NodePool:
     ready: bool = True
     not_ready: str = ""
     replicas: int | None = None
+    deleting: bool = False
 
 
 @dataclass(frozen=True, slots=True)

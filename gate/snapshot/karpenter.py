@@ -338,6 +338,7 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
         ready=ready,
         not_ready=not_ready,
         replicas=replicas,
+        deleting=read.meta.get("deletionTimestamp") is not None,
     )
 
 

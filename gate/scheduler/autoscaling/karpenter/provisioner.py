@@ -275,6 +275,9 @@ class Provisioner:
             elif not pool.ready:
                 why = f" ({pool.not_ready})" if pool.not_ready else ""
                 notes.append(f"NodePool {pool.name} is not Ready{why}: Karpenter ignores it")
+            elif pool.deleting:
+                # provisioner.go NewScheduler keeps only pools whose DeletionTimestamp is zero
+                notes.append(f"NodePool {pool.name} is being deleted: Karpenter ignores it")
             elif group in PROVIDERS and state.node_classes and node_class is None:
                 # the provider resolves no instance type without its NodeClass
                 # (karpenter-provider-aws cloudprovider.go GetInstanceTypes: NotFound -> none)
