@@ -195,6 +195,37 @@ CASES = [
         PoolDecision(1, errors=(("default", LIMITS, f"{LIMITS} (NodePool=default)"),)),
         id="an in-flight NodeClaim counts against the limits",
     ),
+    # provisioner.go Schedule: the scheduler gets nodes.Active(), none MarkedForDeletion
+    # (statenode.go Deleted: a NodeClaim with a deletionTimestamp or InstanceTerminating)
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 16000}),),
+            state=KarpenterState(
+                (NodePool("default", limits={"cpu": 16000}),),
+                (NodeClaim("leaving", "default", capacity={"cpu": 16000}, deleting=True),),
+            ),
+        ),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ALL_1CPU),), 1),
+        id="a NodeClaim being deleted does not count against the limits",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 4000}),),
+            nodes=[karpenter_node("n1", "default", "zone-a")],
+            state=KarpenterState(
+                (NodePool("default", limits={"cpu": 4000}),),
+                (NodeClaim("c1", "default", node_name="n1", deleting=True),),
+            ),
+        ),
+        spec(),
+        1,
+        PoolDecision(
+            1, (PoolScaleUp("default", 1, 1, tuple(t for t in ALL_1CPU if "8x" not in t)),), 1
+        ),
+        id="nor does the node of a NodeClaim being deleted",
+    ),
     pytest.param(
         Run((NodePool("default", limits={"cpu": 4000}),)),
         spec(cpu="6"),

@@ -70,7 +70,9 @@ class NodeClaim:
     """A ``karpenter.sh/v1`` NodeClaim (pkg/apis/v1/nodeclaim.go): a node launched or
     being launched. ``pool`` is its ``karpenter.sh/nodepool`` label; ``node_name`` its
     ``status.nodeName`` ("" while in flight: no Node exists yet); ``capacity`` and
-    ``allocatable`` its status's; ``labels`` and ``taints`` what its node will carry."""
+    ``allocatable`` its status's; ``labels`` and ``taints`` what its node will carry.
+    ``deleting``: its ``metadata.deletionTimestamp`` is set or its ``InstanceTerminating``
+    condition is True."""
 
     name: str
     pool: str
@@ -79,6 +81,7 @@ class NodeClaim:
     capacity: Mapping[str, int] = field(default_factory=dict)
     allocatable: Mapping[str, int] = field(default_factory=dict)
     node_name: str = ""
+    deleting: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -357,6 +357,8 @@ def node_claim(obj: Mapping[str, Any]) -> NodeClaim:
         capacity=read.amounts(status.get("capacity"), "status.capacity", nonnegative=True),
         allocatable=read.amounts(status.get("allocatable"), "status.allocatable", nonnegative=True),
         node_name=read.text(status.get("nodeName"), "status.nodeName"),
+        deleting=read.meta.get("deletionTimestamp") is not None
+        or read.conditions(status).get("InstanceTerminating") == "True",
     )
 
 

@@ -328,13 +328,16 @@ class Provisioner:
                 continue
             pools.append(made)
         remaining = {p.name: dict(p.limits) for p in pools if p.limits is not None}
+        # provisioner.go Schedule hands the scheduler the Active nodes only: none whose
+        # NodeClaim is deleting (statenode.go MarkedForDeletion, Deleted)
+        leaving = {c.node_name for c in state.claims if c.deleting and c.node_name}
         for node in nodes:
             left = remaining.get(node.labels.get(NODEPOOL_LABEL, ""))
-            if left is not None:
+            if left is not None and node.name not in leaving:
                 _subtract(left, capacity_of(node))
         for claim in state.claims:
             left = remaining.get(claim.pool)
-            if left is not None and not claim.node_name:
+            if left is not None and not claim.node_name and not claim.deleting:
                 _subtract(left, claim.capacity)
         pools = [_exceeded(p, nodes, state) for p in pools]
         zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
