@@ -1232,3 +1232,34 @@ def test_zonal_spread_counts_the_copies_existing_nodes_took(
     cycle = prepare(profile, run.cluster)
     decision = run.provisioner.decide(cycle, profile, 2, landed)
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+
+
+def test_a_zone_the_pool_names_without_an_offering_is_a_domain() -> None:
+    """topology.go ``buildDomainGroups``: the zones a pool names ``In`` are domains whether
+    or not a type is offered there. zone-x holds no matching pod and no claim can go
+    there, so the spread's minimum stays 0: each offered zone takes ``maxSkew`` copies and
+    the third copy is refused."""
+    pool = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),))
+    decision = Run((pool,)).decide(spec(topologySpreadConstraints=[_spread()]), 3, APP)
+    assert decision.placed == 2
+    ((_, reason, said),) = decision.errors
+    assert reason == "unsatisfiable topology constraint"
+    assert "(counts = zone-a: 1, zone-b: 1, zone-x: 0, podDomains" in said
+
+
+def test_a_type_the_pool_does_not_suit_still_gives_its_zones() -> None:
+    """``buildDomainGroups`` reads every type the provider lists for the pool, intersected
+    with the pool's requirements key by key: an arm64 type offered in zone-a alone makes
+    zone-a a domain of an amd64 pool whose types are all in zone-b."""
+    catalog = Catalog(
+        (
+            instance_type("small", 4, 8, zones=("zone-b",), spot=False),
+            instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+        ),
+        "t",
+    )
+    run = Run((NodePool("default", requirements=(_in(ARCH, "amd64"),)),), catalog=catalog)
+    decision = run.decide(spec(cpu="3", topologySpreadConstraints=[_spread()]), 2, APP)
+    assert decision.placed == 1
+    ((_, _, said),) = decision.errors
+    assert "(counts = zone-a: 0, zone-b: 1, podDomains" in said

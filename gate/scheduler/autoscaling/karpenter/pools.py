@@ -368,6 +368,34 @@ def pool_types(
     return () if min_values_unmet(kept, reqs) else tuple(kept)
 
 
+def domain_zones(
+    reqs: Reqs, catalog: Iterable[InstanceType], node_class: NodeClass | None, memo: TypeMemo
+) -> set[str]:
+    """topology.go ``buildDomainGroups`` for the zone, of one pool whose instance types
+    resolve: the values of the pool's zone requirement intersected with each type's (every
+    type the provider lists for the pool, whether or not it suits the pool otherwise), and
+    the zones the pool names ``In``, whether or not a type is offered there. A zonal spread
+    counts each at its matching pods, so a zone no type reaches holds its minimum at 0."""
+    zones: set[str] = set()
+    pool_zone = reqs.get(ZONE)
+    listed = False
+    for it in catalog:
+        pool_type = memo.pool_type(it, node_class)
+        if pool_type is None:
+            continue
+        listed = True
+        type_zone = pool_type.reqs.get(ZONE)
+        if type_zone is None:
+            if pool_zone is not None:
+                zones.update(pool_zone.values)  # Values() of the pool's own, as upstream reads it
+            continue
+        both = type_zone if pool_zone is None else pool_zone.intersection(type_zone)
+        zones.update(both.values)
+    if listed and pool_zone is not None and pool_zone.operator == IN:
+        zones.update(pool_zone.values)
+    return zones
+
+
 def min_values_unmet(types: Sequence[PoolType], reqs: Reqs) -> list[str]:
     """cloudprovider/types.go ``SatisfiesMinValues``: the keys whose ``minValues`` the types'
     distinct values fall short of (sorted; upstream lists them in map order)."""

@@ -60,11 +60,13 @@ from gate.scheduler.autoscaling.karpenter.pools import (
     Pool,
     PoolType,
     TypeMemo,
+    domain_zones,
     make_pool,
     merge,
     min_values_unmet,
     offer_check,
     requests_for_pods,
+    template_reqs,
     term_reqs,
     untolerated,
 )
@@ -302,10 +304,12 @@ class Provisioner:
         known = carried(catalog)
         providers: dict[str, Provider] = {}
         judged: dict[str, frozenset[str]] = {}
+        zones: set[str] = set()
         for pool in ready:
             if pool.name in unresolved:
                 continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
+            zones |= domain_zones(template_reqs(pool), catalog.types, node_class, memo)
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
@@ -340,7 +344,6 @@ class Provisioner:
             if left is not None and not claim.node_name and not claim.deleting:
                 _subtract(left, claim.capacity)
         pools = [_exceeded(p, nodes, state) for p in pools]
-        zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
         types = {id(t): t for p in pools for t in p.types}.values()
         return cls(
             tuple(pools),
@@ -650,12 +653,6 @@ def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> P
         f"usage={count}, limit={limit})"
     )
     return replace(pool, exceeded=text)
-
-
-def _zones(reqs: Reqs) -> frozenset[str]:
-    """topology.go ``buildDomainGroups``: the zones a pool's requirements and a type's allow."""
-    zone = reqs.get(ZONE)
-    return zone.values if zone is not None and not zone.complement else frozenset()
 
 
 def _subtract(left: dict[str, int], amounts: Mapping[str, int]) -> None:
