@@ -114,8 +114,7 @@ def filter_types(
     :func:`~gate.scheduler.autoscaling.karpenter.pools.offer_check` of ``reqs`` do (a caller may
     give memoized ones); ``shown`` is what the refusal prints (``Merge`` of the DaemonSets'
     and the pod's requests), ``pod`` the pod's own (None: ``shown``). The cheap test goes
-    first; why no
-    type is left is worked out only when none is."""
+    first; why no type is left is worked out only when none is."""
     compat = compat if compat is not None else matcher(reqs)
     offers = offers if offers is not None else offer_check(reqs)
     kept = [
