@@ -74,11 +74,11 @@ def _web(name: str, node: str) -> dict[str, Any]:
     return pod
 
 
-def _spread(key: str = ZONE, skew: int = 1) -> dict[str, Any]:
+def _spread(key: str = ZONE, skew: int = 1, when: str = "DoNotSchedule") -> dict[str, Any]:
     return {
         "maxSkew": skew,
         "topologyKey": key,
-        "whenUnsatisfiable": "DoNotSchedule",
+        "whenUnsatisfiable": when,
         "labelSelector": {"matchLabels": APP},
     }
 
@@ -194,6 +194,37 @@ CASES = [
         1,
         PoolDecision(1, errors=(("default", LIMITS, f"{LIMITS} (NodePool=default)"),)),
         id="an in-flight NodeClaim counts against the limits",
+    ),
+    # provisioner.go Schedule: the scheduler gets nodes.Active(), none MarkedForDeletion
+    # (statenode.go Deleted: a NodeClaim with a deletionTimestamp or InstanceTerminating)
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 16000}),),
+            state=KarpenterState(
+                (NodePool("default", limits={"cpu": 16000}),),
+                (NodeClaim("leaving", "default", capacity={"cpu": 16000}, deleting=True),),
+            ),
+        ),
+        spec(),
+        1,
+        PoolDecision(1, (PoolScaleUp("default", 1, 1, ALL_1CPU),), 1),
+        id="a NodeClaim being deleted does not count against the limits",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", limits={"cpu": 4000}),),
+            nodes=[karpenter_node("n1", "default", "zone-a")],
+            state=KarpenterState(
+                (NodePool("default", limits={"cpu": 4000}),),
+                (NodeClaim("c1", "default", node_name="n1", deleting=True),),
+            ),
+        ),
+        spec(),
+        1,
+        PoolDecision(
+            1, (PoolScaleUp("default", 1, 1, tuple(t for t in ALL_1CPU if "8x" not in t)),), 1
+        ),
+        id="nor does the node of a NodeClaim being deleted",
     ),
     pytest.param(
         Run((NodePool("default", limits={"cpu": 4000}),)),
@@ -409,6 +440,42 @@ CASES = [
         PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
         id="hostname anti-affinity to itself: one node per copy",
     ),
+    # topology.go newForAffinities takes the preferred terms too (PreferencePolicy
+    # Respect); a new claim never fails them, so preferences.go Relax never drops them
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            affinity={
+                "podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 100,
+                            "podAffinityTerm": {
+                                "topologyKey": "kubernetes.io/hostname",
+                                "labelSelector": {"matchLabels": APP},
+                            },
+                        }
+                    ]
+                }
+            },
+        ),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
+        id="preferred hostname anti-affinity to itself: one node per copy too",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            topologySpreadConstraints=[_spread("kubernetes.io/hostname", 2, "ScheduleAnyway")],
+        ),
+        5,
+        PoolDecision(5, (PoolScaleUp("default", 3, 5, ALL_1CPU),), 5),
+        id="a ScheduleAnyway hostname spread maxSkew 2 is held as a DoNotSchedule one",
+    ),
     pytest.param(
         Run((NodePool("default"),)),
         spec(
@@ -505,6 +572,7 @@ def test_notes_say_what_is_ignored() -> None:
         (
             NodePool("static", replicas=2),
             NodePool("broken", ready=False, not_ready="NodeClassReady is False"),
+            NodePool("leaving", weight=100, deleting=True),
             NodePool("nothing", requirements=(_in(INSTANCE_TYPE, "z-99x"),)),
             NodePool("default"),
         )
@@ -513,8 +581,16 @@ def test_notes_say_what_is_ignored() -> None:
         "NodePools are judged with the instance types of test catalog (KWOK's JSON)",
         "NodePool static is static (replicas: 2): it provisions no node for pods",
         "NodePool broken is not Ready (NodeClassReady is False): Karpenter ignores it",
+        "NodePool leaving is being deleted: Karpenter ignores it",
         "NodePool nothing: its requirements filter out every instance type: Karpenter skips it",
     )
+
+
+def test_a_pool_being_deleted_takes_no_copy() -> None:
+    """provisioner.go ``NewScheduler``: only pools whose ``DeletionTimestamp`` is zero."""
+    run = Run((NodePool("leaving", weight=100, deleting=True), NodePool("default")))
+    (scale_up,) = run.decide(spec(), 1).scale_up
+    assert scale_up.pool == "default"
 
 
 def test_every_pool_filtered_out() -> None:
@@ -794,6 +870,32 @@ def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
             ),
             "",
             id="a preferred term's matchFields is not validated",
+        ),
+        # nodeclaim_validation.go validateWellKnownValues: an In on the capacity type must
+        # name one of its known values (labels.go WellKnownValuesForRequirements)
+        pytest.param(
+            spec(nodeSelector={"karpenter.sh/capacity-type": "spot-instance"}),
+            "ignoring pod, no valid values found in [spot-instance] for "
+            "karpenter.sh/capacity-type, expected one of: map[on-demand:{} reserved:{} "
+            "spot:{}], got: [spot-instance]",
+            id="a selector on a capacity type Karpenter does not know is ignored",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "In", "preemptible", "lowpri")),
+            "ignoring pod, no valid values found in [preemptible lowpri] for "
+            "karpenter.sh/capacity-type, expected one of: map[on-demand:{} reserved:{} "
+            "spot:{}], got: [preemptible lowpri]",
+            id="a required term naming only unknown capacity types is ignored",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "In", "preemptible", "spot")),
+            "",
+            id="one known capacity type among unknown ones is enough",
+        ),
+        pytest.param(
+            spec(affinity=_required("karpenter.sh/capacity-type", "NotIn", "preemptible")),
+            "",
+            id="only In is held to the known capacity types",
         ),
         # provisioner.go validateKarpenterManagedLabelCanExist
         pytest.param(
@@ -1130,3 +1232,34 @@ def test_zonal_spread_counts_the_copies_existing_nodes_took(
     cycle = prepare(profile, run.cluster)
     decision = run.provisioner.decide(cycle, profile, 2, landed)
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+
+
+def test_a_zone_the_pool_names_without_an_offering_is_a_domain() -> None:
+    """topology.go ``buildDomainGroups``: the zones a pool names ``In`` are domains whether
+    or not a type is offered there. zone-x holds no matching pod and no claim can go
+    there, so the spread's minimum stays 0: each offered zone takes ``maxSkew`` copies and
+    the third copy is refused."""
+    pool = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),))
+    decision = Run((pool,)).decide(spec(topologySpreadConstraints=[_spread()]), 3, APP)
+    assert decision.placed == 2
+    ((_, reason, said),) = decision.errors
+    assert reason == "unsatisfiable topology constraint"
+    assert "(counts = zone-a: 1, zone-b: 1, zone-x: 0, podDomains" in said
+
+
+def test_a_type_the_pool_does_not_suit_still_gives_its_zones() -> None:
+    """``buildDomainGroups`` reads every type the provider lists for the pool, intersected
+    with the pool's requirements key by key: an arm64 type offered in zone-a alone makes
+    zone-a a domain of an amd64 pool whose types are all in zone-b."""
+    catalog = Catalog(
+        (
+            instance_type("small", 4, 8, zones=("zone-b",), spot=False),
+            instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+        ),
+        "t",
+    )
+    run = Run((NodePool("default", requirements=(_in(ARCH, "amd64"),)),), catalog=catalog)
+    decision = run.decide(spec(cpu="3", topologySpreadConstraints=[_spread()]), 2, APP)
+    assert decision.placed == 1
+    ((_, _, said),) = decision.errors
+    assert "(counts = zone-a: 0, zone-b: 1, podDomains" in said

@@ -7,11 +7,14 @@ its cheap test first, each answering as the type-by-type reading of upstream's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME, ZONE
+from gate.k8s.quantity import DECIMAL_EXPONENT
+from gate.k8s.quotausage import Amount
 from gate.model.karpenter import CAPACITY_TYPE_LABEL, InstanceType, Offering, Requirement
 from gate.scheduler.autoscaling.karpenter.instancetypes import (
     MIN_VALUES,
@@ -22,6 +25,7 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     PoolType,
+    Shown,
     TypeMemo,
     min_values_unmet,
     offered,
@@ -39,7 +43,7 @@ OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
 def _reference(
-    types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int], shown: Mapping[str, int]
+    types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int], shown: Shown
 ) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
     """The first reading: every type judged on all three counts, then the error's flags."""
     kept = []
@@ -137,6 +141,7 @@ def test_memoized_checks_answer_as_the_plain_ones(
         offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
     )
     total = {"cpu": cpu, "pods": 1}
+    shown = {"cpu": Amount(Fraction(cpu, 1000)), "pods": Amount(Fraction(1), DECIMAL_EXPONENT)}
     for claim in claims * 2:  # the second time round, every answer comes from the memo
         reqs = _reqs(claim)
         match, offers = provisioner._match(reqs), provisioner._offered(reqs)
@@ -144,6 +149,6 @@ def test_memoized_checks_answer_as_the_plain_ones(
             assert match(it) == (intersects(it.reqs, reqs) is None)
             for offering, _ in it.offerings:
                 assert offers(offering) == offered(reqs, offering)
-        got = filter_types(types, reqs, total, total, match, offers)
-        plain = filter_types(types, reqs, total, total)
-        assert got == plain == _reference(types, reqs, total, total)
+        got = filter_types(types, reqs, total, shown, match, offers)
+        plain = filter_types(types, reqs, total, shown)
+        assert got == plain == _reference(types, reqs, total, shown)

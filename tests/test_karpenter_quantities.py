@@ -188,6 +188,34 @@ CASES = [
         {"memory": "2G"},
         id="pod-level requests replace the containers' with their format",
     ),
+    # resources.go String is pretty.Concise of the whole list: zeros are entries too
+    pytest.param(
+        _pod({"cpu": "1"}),
+        (_daemon("zero", {"memory": "0"}),),
+        {"cpu": "1", "memory": "0"},
+        id="a DaemonSet's zero memory request prints as 0",
+    ),
+    pytest.param(
+        _pod({"cpu": "1", "memory": "0"}),
+        (),
+        {"cpu": "1", "memory": "0"},
+        id="the pod's own zero memory request prints as 0",
+    ),
+    pytest.param(
+        _pod({"cpu": "0"}),
+        (_daemon("zero", {"cpu": "0"}),),
+        {"cpu": "0"},
+        id="zero cpu asked by both prints as 0",
+    ),
+    # the exact value, not the scheduler's rounded-up integer
+    pytest.param(_pod({"memory": "1.5"}), (), {"memory": "1500m"}, id="1.5 bytes print as 1500m"),
+    pytest.param(_pod({"cpu": "0.5m"}), (), {"cpu": "500u"}, id="half a millicore prints as 500u"),
+    pytest.param(
+        _pod({"memory": "1.5"}),
+        (_daemon("agent", {"memory": "1.5"}),),
+        {"memory": "3"},
+        id="two 1.5 byte requests print as their exact sum",
+    ),
 ]
 
 
@@ -245,3 +273,53 @@ def test_a_check_prints_the_pod_s_2G_as_written(
     (solver,) = json.loads(out.getvalue())["workloads"]
     (default, _) = solver["autoscale"]["blocked"]["nodePools"]
     assert default["message"].endswith('resources={"cpu":"100125m","memory":"2G","pods":"3"}')
+
+
+@pytest.mark.parametrize(
+    ("selector", "reason"),
+    [
+        pytest.param(
+            {},
+            "no instance type has enough resources",
+            id="the hint follows the refusal where resources alone excluded every type",
+        ),
+        pytest.param(
+            {"kubernetes.io/arch": "s390x"},
+            "no instance type met the scheduling requirements or had enough resources",
+            id="no hint where the requirements excluded every type too",
+        ),
+    ],
+)
+def test_the_m_vs_m_hint_follows_only_the_resources_refusal(
+    selector: dict[str, str], reason: str
+) -> None:
+    """nodeclaim.go ``InstanceTypeFilterError.Error``: ``(CPU request >= 1 Million, m vs M
+    typo?)`` is appended in the ``!e.fits`` branch alone, after the pairwise branches."""
+    pod = _pod({"cpu": "2M"}, nodeSelector=selector)
+    decision = Run((NodePool("default"),)).decide(pod, 1)
+    ((_, found, said),) = decision.errors
+    assert found == reason
+    hinted = said.endswith(" (CPU request >= 1 Million, m vs M typo?)")
+    assert hinted == (reason == "no instance type has enough resources")
+
+
+@pytest.mark.parametrize(
+    ("resources", "shown"),
+    [
+        pytest.param({"limits": {"memory": "512Mi"}}, "1536Mi", id="a limit alone is the request"),
+        pytest.param(
+            {"limits": {"memory": "512Mi"}, "requests": {"memory": "256Mi"}},
+            "1280Mi",
+            id="a request set beside the limit stays the request",
+        ),
+        pytest.param({"limits": {"cpu": "1"}}, "1Gi", id="a limit on another resource adds none"),
+    ],
+)
+def test_a_daemonset_s_limits_stand_for_its_missing_requests(
+    resources: dict[str, Any], shown: str
+) -> None:
+    """pkg/utils/daemonset/daemonset.go ``PodForDaemonSet``: ``mergeResourceLimitsIntoRequests``
+    on the template's containers, which the API server never defaults."""
+    spec = {"containers": [{"name": "agent", "image": "agent", "resources": resources}]}
+    daemon = DaemonSet("kube-system", "agent", spec, pod_request_amounts(spec))
+    assert _resources(_pod({"memory": "1Gi"}), daemon)["memory"] == shown

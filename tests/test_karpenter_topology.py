@@ -294,6 +294,17 @@ def _required(kind: str, key: str, labels: dict[str, str]) -> dict[str, Any]:
     return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
 
 
+def _preferred(kind: str, key: str, labels: dict[str, str]) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": key}
+    return {
+        kind: {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 10, "podAffinityTerm": term}
+            ]
+        }
+    }
+
+
 ZONES = ["z1", "z2", "z3"]
 WEB_IN_Z1 = [existing_pod("n0", APP, name="w1"), existing_pod("n0", APP, name="w2")]
 
@@ -332,6 +343,41 @@ ZONAL: list[
         _spec(affinity=_required("podAffinity", ZONE, APP)),
         WEB_IN_Z1,
         ([AffinityZone({"z1": 2}, True)], None, None),
+    ),
+    # topology.go newForTopologies / newForAffinities: under PreferencePolicy Respect the
+    # pod's preferences are topology groups until preferences.go Relax drops them
+    (
+        "a preferred hostname anti-affinity matching the pod holds one copy a claim",
+        _spec(affinity=_preferred("podAntiAffinity", HOSTNAME, APP)),
+        [],
+        ([], 1, None),
+    ),
+    (
+        "a preferred hostname anti-affinity not matching the pod caps nothing",
+        _spec(affinity=_preferred("podAntiAffinity", HOSTNAME, {"app": "db"})),
+        [],
+        ([], None, None),
+    ),
+    (
+        "a ScheduleAnyway hostname spread matching the pod caps a claim at its maxSkew",
+        _spec(
+            topologySpreadConstraints=[
+                spread(2, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(3, HOSTNAME, {"matchLabels": APP}),
+            ]
+        ),
+        [],
+        ([], 2, None),
+    ),
+    (
+        "a ScheduleAnyway hostname spread not matching the pod caps nothing",
+        _spec(
+            topologySpreadConstraints=[
+                spread(2, HOSTNAME, {"matchLabels": {"app": "db"}}, "ScheduleAnyway")
+            ]
+        ),
+        [],
+        ([], None, None),
     ),
     (
         "a hostname affinity counts the nodes running the pods it wants",

@@ -171,6 +171,11 @@ POOLS: list[tuple[str, dict[str, Any], NodePool]] = [
         NodePool("default", ready=False, not_ready="ValidationSucceeded is False"),
     ),
     (
+        "a pool with a deletionTimestamp is being deleted",
+        {**_pool({}), "metadata": {"name": "default", "deletionTimestamp": "2026-08-16T10:00:00Z"}},
+        NodePool("default", deleting=True),
+    ),
+    (
         "a static pool keeps its replicas",
         _pool({"replicas": 3, "limits": {"nodes": "5"}}),
         NodePool("default", replicas=3, limits={"nodes": 5}),
@@ -275,6 +280,35 @@ def test_a_node_claim_reads_its_pool_from_its_label() -> None:
         allocatable={"cpu": 3900},
         node_name="n1",
     )
+
+
+@pytest.mark.parametrize(
+    ("meta", "conditions", "deleting"),
+    [
+        pytest.param({}, [], False, id="a NodeClaim neither deleted nor terminating stays"),
+        pytest.param(
+            {"deletionTimestamp": "2026-08-16T10:00:00Z"}, [], True, id="a deleted one is leaving"
+        ),
+        pytest.param(
+            {},
+            [{"type": "InstanceTerminating", "status": "True"}],
+            True,
+            id="one whose instance is terminating is leaving",
+        ),
+        pytest.param(
+            {},
+            [{"type": "InstanceTerminating", "status": "False"}],
+            False,
+            id="InstanceTerminating False leaves it",
+        ),
+    ],
+)
+def test_a_node_claim_being_deleted(
+    meta: dict[str, Any], conditions: list[dict[str, str]], deleting: bool
+) -> None:
+    """statenode.go ``Deleted``: a deletionTimestamp or the InstanceTerminating condition."""
+    claim = {"metadata": {"name": "c1", **meta}, "status": {"conditions": conditions}}
+    assert node_claim(claim).deleting is deleting
 
 
 CLASSES: list[tuple[str, str, dict[str, Any], NodeClass]] = [

@@ -4,7 +4,7 @@ Upstream: ``pkg/quota/v1/evaluator/core/pods.go`` (PodUsageFunc, podComputeUsage
 ``component-helpers/resource/helpers.go`` (PodRequests, PodLimits, IsPodLevelResourcesSet).
 Values keep the format the API server prints them in (:class:`Amount`): a sum keeps its first
 value's format, as Go's Quantity.Add does. A client reads a created pod back from its stored
-text (:meth:`Amount.stored`, :func:`request_formats`).
+text (:meth:`Amount.stored`, :func:`stored_requests`).
 """
 
 from __future__ import annotations
@@ -125,10 +125,11 @@ def pod_requests(spec: Mapping[str, Any], read: Read = Amount.of) -> Usage:
     return total
 
 
-def request_formats(spec: Mapping[str, Any]) -> dict[str, str]:
-    """The format each of PodRequests' resources prints in, for the pod a client of the API
-    server reads back (Karpenter: ``resources.Ceiling``). Raises QuantityError."""
-    return {name: amount.format for name, amount in pod_requests(spec, Amount.stored).items()}
+def stored_requests(spec: Mapping[str, Any]) -> Usage:
+    """PodRequests of the pod a client of the API server reads back (Karpenter:
+    ``resources.Ceiling``): exact values, zeros kept, each in the format it prints in.
+    Raises QuantityError."""
+    return pod_requests(spec, Amount.stored)
 
 
 def pod_limits(spec: Mapping[str, Any]) -> Usage:

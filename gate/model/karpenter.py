@@ -49,7 +49,7 @@ class NodePool:
     ``NodeClassReady`` are all ``True``; ``not_ready`` then names the first that is not
     (``"Ready is Unknown"``, ``"NodeClassReady is missing"``). ``replicas`` is the alpha
     static pool's ``spec.replicas`` (a static pool provisions no node for pods); None
-    otherwise."""
+    otherwise. ``deleting``: its ``metadata.deletionTimestamp`` is set."""
 
     name: str
     weight: int = 0
@@ -62,6 +62,7 @@ class NodePool:
     ready: bool = True
     not_ready: str = ""
     replicas: int | None = None
+    deleting: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,9 @@ class NodeClaim:
     """A ``karpenter.sh/v1`` NodeClaim (pkg/apis/v1/nodeclaim.go): a node launched or
     being launched. ``pool`` is its ``karpenter.sh/nodepool`` label; ``node_name`` its
     ``status.nodeName`` ("" while in flight: no Node exists yet); ``capacity`` and
-    ``allocatable`` its status's; ``labels`` and ``taints`` what its node will carry."""
+    ``allocatable`` its status's; ``labels`` and ``taints`` what its node will carry.
+    ``deleting``: its ``metadata.deletionTimestamp`` is set or its ``InstanceTerminating``
+    condition is True."""
 
     name: str
     pool: str
@@ -78,6 +81,7 @@ class NodeClaim:
     capacity: Mapping[str, int] = field(default_factory=dict)
     allocatable: Mapping[str, int] = field(default_factory=dict)
     node_name: str = ""
+    deleting: bool = False
 
 
 @dataclass(frozen=True, slots=True)

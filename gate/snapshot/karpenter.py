@@ -338,6 +338,7 @@ def node_pool(obj: Mapping[str, Any]) -> NodePool:
         ready=ready,
         not_ready=not_ready,
         replicas=replicas,
+        deleting=read.meta.get("deletionTimestamp") is not None,
     )
 
 
@@ -356,6 +357,8 @@ def node_claim(obj: Mapping[str, Any]) -> NodeClaim:
         capacity=read.amounts(status.get("capacity"), "status.capacity", nonnegative=True),
         allocatable=read.amounts(status.get("allocatable"), "status.allocatable", nonnegative=True),
         node_name=read.text(status.get("nodeName"), "status.nodeName"),
+        deleting=read.meta.get("deletionTimestamp") is not None
+        or read.conditions(status).get("InstanceTerminating") == "True",
     )
 
 

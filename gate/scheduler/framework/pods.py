@@ -35,7 +35,7 @@ from gate.k8s.matching import (
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.ports import pod_host_ports
-from gate.k8s.quotausage import request_formats
+from gate.k8s.quotausage import stored_requests
 from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
@@ -153,7 +153,7 @@ def pod_profile(
         preemption_policy=str(spec.get("preemptionPolicy") or ""),
         claims=_claims(spec),
         mounts=mounts_of(spec.get("volumes")),
-        request_formats=cache(partial(request_formats, spec)),
+        stored_requests=cache(partial(stored_requests, spec)),
     )
 
 

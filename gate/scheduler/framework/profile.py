@@ -9,6 +9,7 @@ from typing import Any
 from gate.k8s.matching import SelectorTerm
 from gate.k8s.nodeterms import NodeAffinityTerms
 from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.quotausage import Amount
 from gate.k8s.spread import SpreadConstraint
 from gate.model import HostPort
 from gate.model.storage import Mount
@@ -77,11 +78,11 @@ class PodProfile:
     preemption_policy: str = ""
     """Its ``preemptionPolicy`` as the Priority admission set it ("" when unset): ``Never``
     keeps DefaultPreemption from evicting anything for it."""
-    request_formats: Callable[[], Mapping[str, str]] = field(
+    stored_requests: Callable[[], Mapping[str, Amount]] = field(
         default=lambda: {}, compare=False, repr=False
     )
-    """The format each of its ``requests`` prints in, as a client reads the created pod back
-    (:func:`gate.k8s.quotausage.request_formats`), worked out on first use: only
+    """Its requests exactly, each in the format it prints in, as a client reads the created
+    pod back (:func:`gate.k8s.quotausage.stored_requests`), worked out on first use: only
     Karpenter's refusals print them, so only a pod reaching its NodePools asks."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""

@@ -32,9 +32,14 @@ k8s.io/component-helpers v0.34.1):
   as its ``String()`` text: the format is that of the stored text (``1.5Ki`` is read back as
   ``1536``, DecimalSI; :meth:`gate.k8s.quotausage.Amount.stored`).
 
-The amounts stay the scheduler's integers (cpu in millicores); the formats only decide the
-text. The pod's are worked out once per workload, when it first asks a pool for a new claim
-(``PodProfile.request_formats``), the DaemonSets' once per NodePool (``Pool.daemon_formats``).
+* ``String`` prints every entry of the list, zeros included (``"memory":"0"`` when only a
+  DaemonSet's zero request names memory), and each exact value (``memory: 1.5`` prints
+  ``1500m``).
+
+Whether a type fits is judged on the scheduler's integers (cpu in millicores); the printed
+list is the exact one. The pod's is worked out once per workload, when it first asks a pool
+for a new claim (``PodProfile.stored_requests``), the DaemonSets' once per NodePool
+(``Pool.daemon_requests``).
 """
 
 from __future__ import annotations
@@ -43,44 +48,27 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
-from gate.k8s.quantity import DECIMAL_EXPONENT, format_amount, go_quantity_text
 from gate.k8s.resources import CPU, PODS
-from gate.scheduler.autoscaling.karpenter.pools import PoolType, min_values_unmet, offer_check
+from gate.scheduler.autoscaling.karpenter.pools import (
+    PoolType,
+    Shown,
+    min_values_unmet,
+    offer_check,
+)
 from gate.scheduler.autoscaling.karpenter.requirements import Req, Reqs, intersects, text
 from gate.scheduler.plugins.noderesources import copies_held
 
+NO_ROOM = "no instance type has enough resources"
+MILLION = Fraction(10**6)
+"""``resource.MustParse("1M")``: the cpu request the m vs M hint starts at."""
 MIN_VALUES = "minValues requirement is not met for label(s)"
 """cloudprovider/types.go ``SatisfiesMinValues`` (the default Strict ``MinValuesPolicy``)."""
 
 
-def shown_formats(
-    daemon: Mapping[str, int], daemon_formats: Mapping[str, str], pod_formats: Mapping[str, str]
-) -> dict[str, str]:
-    """The format of each quantity of ``Merge(daemonRequests, podRequests)`` (module doc):
-    the DaemonSets' where their amount is not zero, else the pod's; ``pods``
-    DecimalExponent."""
-    formats = dict(pod_formats)
-    formats.update((r, f) for r, f in daemon_formats.items() if daemon.get(r))
-    formats[PODS] = DECIMAL_EXPONENT
-    return formats
-
-
-def quantity_text(resource: str, amount: int, fmt: str | None) -> str:
-    """``Quantity.String()`` of a scheduler amount held in ``fmt``; a resource of no known
-    format (a DaemonSet recorded without its pod's containers) as
-    :func:`~gate.k8s.quantity.format_amount` writes it."""
-    if fmt is None:
-        return format_amount(resource, amount)
-    return go_quantity_text(Fraction(amount, 1000) if resource == CPU else Fraction(amount), fmt)
-
-
-def resources_text(amounts: Mapping[str, int], formats: Mapping[str, str] | None = None) -> str:
+def resources_text(amounts: Shown) -> str:
     """pkg/utils/resources/resources.go ``String``: the quantities as JSON, keys sorted,
-    each in its format (:func:`shown_formats`)."""
-    known = formats or {}
-    shown = {
-        r: quantity_text(r, a, known.get(r)) for r, a in sorted(amounts.items()) if a or r == PODS
-    }
+    each its ``String()``, a zero printed as ``0``."""
+    shown = {r: str(a) for r, a in sorted(amounts.items())}
     return json.dumps(shown, separators=(",", ":")) if shown else "{}"
 
 
@@ -116,18 +104,17 @@ def filter_types(
     types: Sequence[PoolType],
     reqs: Reqs,
     total: Mapping[str, int],
-    shown: Mapping[str, int],
+    shown: Shown,
     compat: Match | None = None,
     offers: Offers | None = None,
-    pod: Mapping[str, int] | None = None,
-    formats: Mapping[str, str] | None = None,
+    pod: Shown | None = None,
 ) -> tuple[tuple[PoolType, ...], tuple[str, str] | None]:
     """nodeclaim.go ``filterInstanceTypesByRequirements`` and ``InstanceTypeFilterError``.
     ``compat`` and ``offers`` answer as :func:`matcher` and
     :func:`~gate.scheduler.autoscaling.karpenter.pools.offer_check` of ``reqs`` do (a caller may
-    give memoized ones); ``pod`` is the pod's own requests (None: ``shown``); ``formats``
-    those ``shown`` prints in (:func:`shown_formats`). The cheap test goes first; why no
-    type is left is worked out only when none is."""
+    give memoized ones); ``shown`` is what the refusal prints (``Merge`` of the DaemonSets'
+    and the pod's requests), ``pod`` the pod's own (None: ``shown``). The cheap test goes
+    first; why no type is left is worked out only when none is."""
     compat = compat if compat is not None else matcher(reqs)
     offers = offers if offers is not None else offer_check(reqs)
     kept = [
@@ -142,7 +129,7 @@ def filter_types(
             said = f"{MIN_VALUES} (label(s)=[{' '.join(unmet)}])"
             return (), (
                 reason,
-                f"{said}, requirements={text(reqs)}, resources={resources_text(shown, formats)}",
+                f"{said}, requirements={text(reqs)}, resources={resources_text(shown)}",
             )
         return tuple(kept), None
     met = fit = has = met_fit = met_has = fit_has = False
@@ -154,26 +141,25 @@ def filter_types(
         met_fit = met_fit or (matched and room_ok and not offer)
         met_has = met_has or (matched and offer and not room_ok)
         fit_has = fit_has or (room_ok and offer and not matched)
-    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has, pod, formats)
+    return (), no_type_left(reqs, shown, met, fit, has, met_fit, fit_has, met_has, pod)
 
 
 def no_type_left(
     reqs: Reqs,
-    shown: Mapping[str, int],
+    shown: Shown,
     met: bool,
     fit: bool,
     has: bool,
     met_fit: bool,
     fit_has: bool,
     met_has: bool,
-    pod: Mapping[str, int] | None = None,
-    formats: Mapping[str, str] | None = None,
+    pod: Shown | None = None,
 ) -> tuple[str, str]:
     """InstanceTypeFilterError's reason and text, from which of the three tests some type
     passed (``met`` the requirements, ``fit`` the resources, ``has`` an offering) and which
     pairs one type passed without the third. The m vs M hint reads the pod's own cpu
-    request (``pod``; None: ``shown``), not the DaemonSets' shown with it; ``formats``: as
-    :func:`filter_types`."""
+    request (``pod``; None: ``shown``), not the DaemonSets' shown with it, and only when
+    the resources alone excluded every type (upstream appends it in that branch only)."""
     if not met and not fit and not has:
         reason = (
             "no instance type met the scheduling requirements or had enough resources "
@@ -188,7 +174,7 @@ def no_type_left(
     elif not met:
         reason = "no instance type met all requirements"
     elif not fit:
-        reason = "no instance type has enough resources"
+        reason = NO_ROOM
     elif not has:
         reason = "no instance type has the required offering"
     elif met_fit:
@@ -208,7 +194,8 @@ def no_type_left(
         )
     else:
         reason = "no instance type met the requirements/resources/offering tuple"
-    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown, formats)}"
-    if not fit and (shown if pod is None else pod).get("cpu", 0) >= 10**9:  # 1M cores, in m
+    said = f"{reason}, requirements={text(reqs)}, resources={resources_text(shown)}"
+    cpu = (shown if pod is None else pod).get(CPU)
+    if reason == NO_ROOM and cpu is not None and cpu.value >= MILLION:
         said += " (CPU request >= 1 Million, m vs M typo?)"
     return reason, said

@@ -19,6 +19,8 @@ from typing import Any
 from gate.k8s.labels import INSTANCE_TYPE, OS, ZONE
 from gate.k8s.matching import PREFER_NO_SCHEDULE, tolerates
 from gate.k8s.nodeterms import Expression, written_node_affinity
+from gate.k8s.quantity import DECIMAL_EXPONENT
+from gate.k8s.quotausage import Amount, add_to
 from gate.model import HostPort
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import (
@@ -206,6 +208,27 @@ def selector_reqs(spec: Mapping[str, Any]) -> dict[str, Req]:
     return from_labels({str(k): str(v) for k, v in selector.items()})
 
 
+Shown = Mapping[str, Amount]
+"""Requests as a refusal prints them: exact, each in its format."""
+
+
+def merge(*lists: Shown) -> dict[str, Amount]:
+    """resources.go ``Merge``: each list added in order into an empty one (Quantity.Add),
+    zeros kept."""
+    total: dict[str, Amount] = {}
+    for amounts in lists:
+        add_to(total, amounts)
+    return total
+
+
+def requests_for_pods(*requests: Shown) -> dict[str, Amount]:
+    """resources.go ``RequestsForPods`` of pods whose ``Ceiling`` requests are given: their
+    ``Merge`` with ``pods`` set to their count in DecimalExponent."""
+    merged = merge(*requests)
+    merged["pods"] = Amount(Fraction(len(requests)), DECIMAL_EXPONENT)
+    return merged
+
+
 @dataclass(frozen=True, slots=True)
 class Pool:
     """A Ready dynamic NodePool's template (module doc)."""
@@ -224,9 +247,9 @@ class Pool:
     refusal: str = ""
     """Why the pool takes no copy whatever it asks, when its requirements name provider
     labels the catalog cannot judge (:mod:`.unjudged`)."""
-    daemon_formats: Mapping[str, str] = field(default_factory=dict)
-    """The format each resource of ``daemon`` prints in: that of the first compatible
-    DaemonSet requesting some of it (:mod:`.instancetypes`, ``Merge``)."""
+    daemon_requests: Mapping[str, Amount] = field(default_factory=dict)
+    """``daemon`` as a refusal prints it: ``RequestsForPods`` of the compatible DaemonSets'
+    exact requests, zeros and formats kept (:mod:`.instancetypes`)."""
 
 
 def template_reqs(pool: NodePool) -> dict[str, Req]:
@@ -345,6 +368,34 @@ def pool_types(
     return () if min_values_unmet(kept, reqs) else tuple(kept)
 
 
+def domain_zones(
+    reqs: Reqs, catalog: Iterable[InstanceType], node_class: NodeClass | None, memo: TypeMemo
+) -> set[str]:
+    """topology.go ``buildDomainGroups`` for the zone, of one pool whose instance types
+    resolve: the values of the pool's zone requirement intersected with each type's (every
+    type the provider lists for the pool, whether or not it suits the pool otherwise), and
+    the zones the pool names ``In``, whether or not a type is offered there. A zonal spread
+    counts each at its matching pods, so a zone no type reaches holds its minimum at 0."""
+    zones: set[str] = set()
+    pool_zone = reqs.get(ZONE)
+    listed = False
+    for it in catalog:
+        pool_type = memo.pool_type(it, node_class)
+        if pool_type is None:
+            continue
+        listed = True
+        type_zone = pool_type.reqs.get(ZONE)
+        if type_zone is None:
+            if pool_zone is not None:
+                zones.update(pool_zone.values)  # Values() of the pool's own, as upstream reads it
+            continue
+        both = type_zone if pool_zone is None else pool_zone.intersection(type_zone)
+        zones.update(both.values)
+    if listed and pool_zone is not None and pool_zone.operator == IN:
+        zones.update(pool_zone.values)
+    return zones
+
+
 def min_values_unmet(types: Sequence[PoolType], reqs: Reqs) -> list[str]:
     """cloudprovider/types.go ``SatisfiesMinValues``: the keys whose ``minValues`` the types'
     distinct values fall short of (sorted; upstream lists them in map order)."""
@@ -396,6 +447,30 @@ def daemon_compatible(
     return False
 
 
+def daemon_pod_spec(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """pkg/utils/daemonset/daemonset.go ``PodForDaemonSet``: the template's spec with each
+    container's and init container's limits standing for the requests it lacks
+    (``mergeResourceLimitsIntoRequests``), as the API server defaults a created pod's; the
+    DaemonSet's template is never defaulted so."""
+    merged = dict(spec)
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        if isinstance(containers, list):
+            merged[key] = [_limits_as_requests(c) for c in containers]
+    return merged
+
+
+def _limits_as_requests(container: object) -> object:
+    if not isinstance(container, Mapping):
+        return container
+    resources = container.get("resources")
+    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+        return container
+    requests = resources.get("requests")
+    merged = {**resources["limits"], **(requests if isinstance(requests, Mapping) else {})}
+    return {**container, "resources": {**resources, "requests": merged}}
+
+
 def make_pool(
     pool: NodePool,
     catalog: Iterable[InstanceType],
@@ -406,18 +481,16 @@ def make_pool(
 ) -> Pool:
     reqs = template_reqs(pool)
     daemon: dict[str, int] = {"pods": 0}
-    formats: dict[str, str] = {}
+    stored: list[Mapping[str, Amount]] = []
     ports: set[HostPort] = set()
     for ds in daemon_sets:
         if not daemon_compatible(ds, reqs, pool.taints, allowed):
             continue
-        profile = pod_profile(ds.pod_spec, ds.namespace, pinned=True)
-        for resource, amount in ds.requests.items():
+        profile = pod_profile(daemon_pod_spec(ds.pod_spec), ds.namespace, pinned=True)
+        for resource, amount in profile.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount
-                written = profile.request_formats().get(resource)
-                if resource not in formats and written is not None:
-                    formats[resource] = written
+        stored.append(profile.stored_requests())
         daemon["pods"] += 1
         ports.update(profile.wanted_ports)
     return Pool(
@@ -429,5 +502,5 @@ def make_pool(
         pool.limits,
         daemon,
         frozenset(ports),
-        daemon_formats=formats,
+        daemon_requests=requests_for_pods(*stored),
     )

@@ -53,7 +53,6 @@ from gate.scheduler.autoscaling.karpenter.instancetypes import (
     filter_types,
     fits,
     room,
-    shown_formats,
 )
 from gate.scheduler.autoscaling.karpenter.pools import (
     TOLERATE_PREFER_NO_SCHEDULE,
@@ -61,9 +60,13 @@ from gate.scheduler.autoscaling.karpenter.pools import (
     Pool,
     PoolType,
     TypeMemo,
+    domain_zones,
     make_pool,
+    merge,
     min_values_unmet,
     offer_check,
+    requests_for_pods,
+    template_reqs,
     term_reqs,
     untolerated,
 )
@@ -274,6 +277,9 @@ class Provisioner:
             elif not pool.ready:
                 why = f" ({pool.not_ready})" if pool.not_ready else ""
                 notes.append(f"NodePool {pool.name} is not Ready{why}: Karpenter ignores it")
+            elif pool.deleting:
+                # provisioner.go NewScheduler keeps only pools whose DeletionTimestamp is zero
+                notes.append(f"NodePool {pool.name} is being deleted: Karpenter ignores it")
             elif group in PROVIDERS and state.node_classes and node_class is None:
                 # the provider resolves no instance type without its NodeClass
                 # (karpenter-provider-aws cloudprovider.go GetInstanceTypes: NotFound -> none)
@@ -298,10 +304,12 @@ class Provisioner:
         known = carried(catalog)
         providers: dict[str, Provider] = {}
         judged: dict[str, frozenset[str]] = {}
+        zones: set[str] = set()
         for pool in ready:
             if pool.name in unresolved:
                 continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
+            zones |= domain_zones(template_reqs(pool), catalog.types, node_class, memo)
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
@@ -324,16 +332,18 @@ class Provisioner:
                 continue
             pools.append(made)
         remaining = {p.name: dict(p.limits) for p in pools if p.limits is not None}
+        # provisioner.go Schedule hands the scheduler the Active nodes only: none whose
+        # NodeClaim is deleting (statenode.go MarkedForDeletion, Deleted)
+        leaving = {c.node_name for c in state.claims if c.deleting and c.node_name}
         for node in nodes:
             left = remaining.get(node.labels.get(NODEPOOL_LABEL, ""))
-            if left is not None:
+            if left is not None and node.name not in leaving:
                 _subtract(left, capacity_of(node))
         for claim in state.claims:
             left = remaining.get(claim.pool)
-            if left is not None and not claim.node_name:
+            if left is not None and not claim.node_name and not claim.deleting:
                 _subtract(left, claim.capacity)
         pools = [_exceeded(p, nodes, state) for p in pools]
-        zones = {z for p in pools for t in p.types for z in _zones(merged(p.reqs, t.reqs.values()))}
         types = {id(t): t for p in pools for t in p.types}.values()
         return cls(
             tuple(pools),
@@ -611,9 +621,10 @@ class Provisioner:
             if not zone:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
             reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
-        formats = shown_formats(pool.daemon, pool.daemon_formats, pod.request_formats())
+        asked = requests_for_pods(pod.stored_requests())
+        shown = merge(pool.daemon_requests, asked)
         kept, error = filter_types(
-            types, reqs, total, total, self._match(reqs), self._offered(reqs), requests, formats
+            types, reqs, total, shown, self._match(reqs), self._offered(reqs), asked
         )
         if error is not None:
             return error
@@ -642,12 +653,6 @@ def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> P
         f"usage={count}, limit={limit})"
     )
     return replace(pool, exceeded=text)
-
-
-def _zones(reqs: Reqs) -> frozenset[str]:
-    """topology.go ``buildDomainGroups``: the zones a pool's requirements and a type's allow."""
-    zone = reqs.get(ZONE)
-    return zone.values if zone is not None and not zone.complement else frozenset()
 
 
 def _subtract(left: dict[str, int], amounts: Mapping[str, int]) -> None:

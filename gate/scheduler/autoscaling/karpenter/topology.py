@@ -145,7 +145,8 @@ def zonal_rules(
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
     is 0) and a self-matching zonal anti-affinity (one copy a zone). ``placed``: the
     workload's copies existing nodes took, by zone, counted where the copies match the
-    rule's selector (topology.go ``Record`` after ``addToExistingNode``)."""
+    rule's selector (topology.go ``Record`` after ``addToExistingNode``). The pod's
+    preferences over hostnames cap a claim too (:func:`_preferred_cap`)."""
     placed = placed or {}
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
@@ -195,7 +196,33 @@ def zonal_rules(
                 )
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
+    preferred = _preferred_cap(cycle, pod)
+    if preferred is not None:
+        cap = preferred if cap is None else min(cap, preferred)
     return [*spreads, *antis], cap, host
+
+
+def _preferred_cap(cycle: CycleState, pod: PodProfile) -> int | None:
+    """The most copies one claim may hold by the pod's preferences over hostnames, which
+    Karpenter holds as required (the default PreferencePolicy Respect: topology.go
+    ``newForTopologies`` takes the ScheduleAnyway spreads, ``newForAffinities`` the
+    preferred terms) until a copy that fits nowhere is relaxed (preferences.go ``Relax``).
+    A new claim is a new hostname, so they never fail there: a preferred anti-affinity
+    over hostnames its own copies match leaves one copy a claim, a ScheduleAnyway spread
+    over hostnames they match ``maxSkew``."""
+    namespace_labels = next(
+        (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
+    )
+    cap: int | None = None
+    for _, term in pod.preferred_pod_anti_affinity:
+        if term.topology_key == HOSTNAME and term.matches(
+            pod.namespace, pod.labels, namespace_labels
+        ):
+            cap = 1
+    for constraint in pod.soft_spread:
+        if constraint.topology_key == HOSTNAME and constraint.selector.matches(pod.labels):
+            cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
+    return cap
 
 
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:

@@ -20,9 +20,10 @@ that names its class by the beta annotation only.
 
 ``Validate`` also ignores a pod whose requirements keep it off every Karpenter node
 (``karpenter.sh/nodepool DoesNotExist``) or whose node selector or required node affinity
-names a restricted label, whatever its operator, or a ``Gt``/``Lt`` bound below zero, or
-whose required node affinity has a term with ``matchFields`` (:func:`invalid`); its errors
-come first. Karpenter's requirements never read ``matchFields`` (scheduling/requirements.go
+names a restricted label, whatever its operator, or ``karpenter.sh/capacity-type`` ``In``
+none of its known values (a selector's ``spot-instance``), or a ``Gt``/``Lt`` bound below
+zero, or whose required node affinity has a term with ``matchFields`` (:func:`invalid`); its
+errors come first. Karpenter's requirements never read ``matchFields`` (scheduling/requirements.go
 ``newPodRequirements`` takes ``MatchExpressions`` only): such a pod is refused, not judged
 by its expressions alone.
 The restricted-label error names the label only, not upstream's lists of well-known labels
@@ -35,10 +36,11 @@ from collections.abc import Mapping
 
 from gate.k8s.labels import HOSTNAME
 from gate.k8s.volumes import name_of, spec_of
-from gate.model.karpenter import NODEPOOL_LABEL
+from gate.model.karpenter import CAPACITY_TYPE_LABEL, NODEPOOL_LABEL
 from gate.scheduler.autoscaling.karpenter.requirements import (
     DOES_NOT_EXIST,
     GT,
+    IN,
     LT,
     NORMALIZED,
     Req,
@@ -70,6 +72,13 @@ RESTRICTED = (
     "restricted domain (label={key})"
 )
 """pkg/apis/v1/labels.go ``IsRestrictedLabel``'s error, without its lists."""
+KNOWN_VALUES = {CAPACITY_TYPE_LABEL: ("on-demand", "reserved", "spot")}
+"""pkg/apis/v1/labels.go ``WellKnownValuesForRequirements``, sorted as Go prints a set."""
+NO_KNOWN_VALUE = (
+    "no valid values found in [{values}] for {key}, expected one of: {known}, got: [{got}]"
+)
+"""nodeclaim_validation.go ``validateWellKnownValues``: ``%v`` of the values, the known
+values' set (a map: ``map[on-demand:{{}} ...]``) and the values not among them."""
 MATCH_FIELDS = "node selector term with matchFields is not supported"
 """provisioner.go ``validateNodeSelectorTerm``: a term whose ``MatchFields`` is not nil."""
 BOUND = "key {key} with operator {operator} must have a single positive integer value"
@@ -81,14 +90,18 @@ def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
     """``Validate``'s errors before the claims', in its order: the managed label (``reqs``:
     the pod's requirements with its heaviest preference, ``NewPodRequirements``), then each
     node selector key (sorted), then each required term: its ``matchFields``, then its
-    expressions: a restricted label, a ``Gt``/``Lt`` bound below zero
+    expressions: a restricted label, no known value, a ``Gt``/``Lt`` bound below zero
     (``validateNodeSelectorTerm``, ``ValidateRequirement``; the API server refuses the rest
     of what it checks)."""
     errors = []
     nodepool = reqs.get(NODEPOOL_LABEL)
     if nodepool is not None and nodepool.operator == DOES_NOT_EXIST:
         errors.append(NOT_ON_KARPENTER)
-    errors += [RESTRICTED.format(key=k) for k in sorted(pod.node_selector) if restricted(k)]
+    for key, value in sorted(pod.node_selector.items()):
+        key = NORMALIZED.get(key, key)
+        if restricted(key):
+            errors.append(RESTRICTED.format(key=key))
+        errors += _unknown_values(key, IN, (value,))
     for position, term in enumerate(pod.node_affinity.required):
         if position in pod.node_affinity.fields:
             errors.append(MATCH_FIELDS)
@@ -96,12 +109,28 @@ def invalid(pod: PodProfile, reqs: Reqs) -> list[str]:
             key = NORMALIZED.get(expression.key, expression.key)
             if restricted(key):
                 errors.append(RESTRICTED.format(key=key))
+            errors += _unknown_values(key, expression.operator, expression.values)
             if expression.operator in (GT, LT):
                 values = expression.values
                 number = atoi(values[0]) if len(values) == 1 else None
                 if number is None or number < 0:
                     errors.append(BOUND.format(key=key, operator=expression.operator))
     return errors
+
+
+def _unknown_values(key: str, operator: str, values: tuple[str, ...]) -> list[str]:
+    """``validateWellKnownValues``: an ``In`` on a key of known values naming none of them."""
+    known = KNOWN_VALUES.get(key)
+    if operator != IN or known is None or any(v in known for v in values):
+        return []
+    return [
+        NO_KNOWN_VALUE.format(
+            values=" ".join(values),
+            key=key,
+            known="map[" + " ".join(f"{v}:{{}}" for v in known) + "]",
+            got=" ".join(values),
+        )
+    ]
 
 
 def ignored(cycle: CycleState) -> str:
