@@ -5,11 +5,21 @@ pods on a node) and ``nodeports/node_ports.go`` (getContainerPorts, the ports a 
 a container port takes a host port when its ``hostPort`` is positive; an empty
 ``hostIP`` is ``0.0.0.0`` and an empty ``protocol`` is ``TCP``. Regular containers and
 restartable init containers (sidecars) count; other init containers have exited.
+
+Karpenter reads and compares them otherwise (sigs.k8s.io/karpenter v1.8
+pkg/scheduling/hostportusage.go): ``GetHostPorts`` reads the regular containers alone
+(:func:`regular_host_ports`), and ``HostPort.Matches`` matches two ports on the same
+protocol and port when their addresses are equal as Go's ``net.IP.Equal`` compares them
+(``1.2.3.4`` equals ``::ffff:1.2.3.4``) or either is unspecified, ``0.0.0.0`` or ``::``,
+where the scheduler knows ``0.0.0.0`` alone (:func:`karpenter_matches`). An address
+``net.ParseIP`` refuses is a nil IP: equal only to another such, never unspecified.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ipaddress
+from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any
 
 from gate.k8s.resources import is_sidecar
@@ -36,6 +46,17 @@ def pod_host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
     containers += [
         c for c in spec.get("initContainers") or [] if isinstance(c, Mapping) and is_sidecar(c)
     ]
+    return _ports_of(containers)
+
+
+def regular_host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    """The host ports of a pod spec's regular containers alone, in the spec's order: what
+    Karpenter reads (sigs.k8s.io/karpenter v1.8 pkg/scheduling/hostportusage.go
+    ``GetHostPorts`` ranges over ``Spec.Containers``, so a sidecar's port is not seen)."""
+    return _ports_of([c for c in spec.get("containers") or [] if isinstance(c, Mapping)])
+
+
+def _ports_of(containers: list[Mapping[str, Any]]) -> tuple[HostPort, ...]:
     found = []
     for container in containers:
         ports = container.get("ports")
@@ -44,3 +65,36 @@ def pod_host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
             if taken is not None:
                 found.append(taken)
     return tuple(found)
+
+
+_V4_IN_V6 = b"\0" * 10 + b"\xff\xff"
+_UNSPECIFIED = (bytes(16), _V4_IN_V6 + bytes(4))
+"""``net.IPv6unspecified`` and ``net.IPv4zero`` in their 16-byte form."""
+
+
+@cache
+def parsed_ip(text: str) -> bytes | None:
+    """``net.ParseIP``: the address in 16 bytes (an IPv4 one mapped into IPv6), or None."""
+    if "%" in text:  # a zone is Python's extension, not Go's
+        return None
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if address.version == 4:
+        return _V4_IN_V6 + address.packed
+    return address.packed
+
+
+def karpenter_matches(port: HostPort, other: HostPort) -> bool:
+    """Karpenter's ``HostPort.Matches`` (module doc)."""
+    if port.protocol != other.protocol or port.port != other.port:
+        return False
+    ip, other_ip = parsed_ip(port.ip), parsed_ip(other.ip)
+    return ip == other_ip or ip in _UNSPECIFIED or other_ip in _UNSPECIFIED
+
+
+def karpenter_conflicts(wanted: Iterable[HostPort], used: Iterable[HostPort]) -> bool:
+    """Karpenter's ``HostPortUsage.Conflicts``: whether a wanted port matches one in use."""
+    taken = tuple(used)
+    return any(karpenter_matches(port, other) for port in wanted for other in taken)

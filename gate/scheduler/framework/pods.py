@@ -34,7 +34,7 @@ from gate.k8s.matching import (
 )
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
-from gate.k8s.ports import pod_host_ports
+from gate.k8s.ports import pod_host_ports, regular_host_ports
 from gate.k8s.quotausage import stored_requests
 from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
 from gate.k8s.selectors import SelectorError
@@ -137,6 +137,7 @@ def pod_profile(
         affinity_terms=None if terms is None else parse_terms(terms),
         written_terms=frozen(terms),
         wanted_ports=pod_host_ports(spec),
+        regular_ports=regular_host_ports(spec),
         requests=pod_request_amounts(spec),
         label_keys=_label_keys(node_selector, terms),
         by_name=depends_on_name(spec),

@@ -84,6 +84,9 @@ class PodProfile:
     """Its requests exactly, each in the format it prints in, as a client reads the created
     pod back (:func:`gate.k8s.quotausage.stored_requests`), worked out on first use: only
     Karpenter's refusals print them, so only a pod reaching its NodePools asks."""
+    regular_ports: tuple[HostPort, ...] = ()
+    """The host ports of its regular containers alone (``wanted_ports`` less the sidecars'):
+    what Karpenter reads (:func:`gate.k8s.ports.regular_host_ports`)."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

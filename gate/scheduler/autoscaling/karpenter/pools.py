@@ -492,7 +492,7 @@ def make_pool(
                 daemon[resource] = daemon.get(resource, 0) + amount
         stored.append(profile.stored_requests())
         daemon["pods"] += 1
-        ports.update(profile.wanted_ports)
+        ports.update(profile.regular_ports)
     return Pool(
         pool.name,
         pool.weight,

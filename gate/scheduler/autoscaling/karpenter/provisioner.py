@@ -35,7 +35,8 @@ from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.matching import PREFER_NO_SCHEDULE
-from gate.model import HostPort, NodeView
+from gate.k8s.ports import karpenter_conflicts
+from gate.model import NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.autoscaling.karpenter.aks import with_cluster
@@ -100,7 +101,7 @@ from gate.scheduler.autoscaling.karpenter.volumetopology import (
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
-from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
+from gate.scheduler.plugins.nodeports import copies_collide
 
 NO_NODEPOOLS = "no nodepools found"
 """provisioner.go ``Schedule``: with no Ready NodePool Karpenter logs this and publishes no
@@ -141,12 +142,6 @@ def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[
         for name in sorted(mine, key=lambda n: (mine[n], n))[:MAX_INSTANCE_TYPES]:
             prices[name] = min(prices.get(name, mine[name]), mine[name])
     return tuple(sorted(prices, key=lambda name: (prices[name], name)))
-
-
-def _conflict(wanted: Sequence[HostPort], used: frozenset[HostPort]) -> bool:
-    """hostportusage.go ``Conflicts``: the scheduler's rule (same port and protocol, same
-    IP or either 0.0.0.0), asked of NodePorts."""
-    return any(port_conflicts(port, used) for port in wanted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,7 +421,8 @@ class Provisioner:
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
         spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {})
-        if copies_collide(pod.wanted_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
+        # a port matches itself under Karpenter's rule too (gate.k8s.ports)
+        if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         variants = list(_variants(pod, pns, volume_requirements(cycle)))
@@ -582,7 +578,7 @@ class Provisioner:
         refused = untolerated(pool.taints, variant.tolerations)
         if refused:
             return TAINT, "; ".join(refused)
-        if _conflict(pod.wanted_ports, pool.daemon_ports):
+        if karpenter_conflicts(pod.regular_ports, pool.daemon_ports):
             return HOST_PORT, f"checking host port usage, {HOST_PORT}"
         provider = self.providers.get(pool.name)
         if provider is not None and self.catalog is not None:
