@@ -138,6 +138,7 @@ def pod_profile(
         written_terms=frozen(terms),
         wanted_ports=pod_host_ports(spec),
         regular_ports=regular_host_ports(spec),
+        dra_requirements=dra_requirements(spec),
         requests=pod_request_amounts(spec),
         label_keys=_label_keys(node_selector, terms),
         by_name=depends_on_name(spec),
@@ -156,6 +157,20 @@ def pod_profile(
         mounts=mounts_of(spec.get("volumes")),
         stored_requests=cache(partial(stored_requests, spec)),
     )
+
+
+def dra_requirements(spec: Mapping[str, Any]) -> bool:
+    """sigs.k8s.io/karpenter v1.8 pkg/utils/pod/scheduling.go ``HasDRARequirements``:
+    whether any init container (sidecar or not) or container lists ``resources.claims``; the
+    pod's own ``resourceClaims`` alone do not count."""
+    for key in ("initContainers", "containers"):
+        containers = spec.get(key)
+        for container in containers if isinstance(containers, list) else []:
+            resources = container.get("resources") if isinstance(container, Mapping) else None
+            claims = resources.get("claims") if isinstance(resources, Mapping) else None
+            if isinstance(claims, list) and claims:
+                return True
+    return False
 
 
 def _claims(spec: Mapping[str, Any]) -> tuple[str, ...]:

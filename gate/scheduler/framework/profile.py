@@ -87,6 +87,9 @@ class PodProfile:
     regular_ports: tuple[HostPort, ...] = ()
     """The host ports of its regular containers alone (``wanted_ports`` less the sidecars'):
     what Karpenter reads (:func:`gate.k8s.ports.regular_host_ports`)."""
+    dra_requirements: bool = False
+    """Whether a container or init container lists ``resources.claims``: Karpenter schedules
+    no such pod and counts no such DaemonSet (:func:`~.pods.dra_requirements`)."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 

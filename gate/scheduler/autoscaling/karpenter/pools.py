@@ -487,6 +487,10 @@ def make_pool(
         if not daemon_compatible(ds, reqs, pool.taints, allowed):
             continue
         profile = pod_profile(daemon_pod_spec(ds.pod_spec), ds.namespace, pinned=True)
+        if profile.dra_requirements:
+            # scheduler.go getDaemonOverhead, getDaemonHostPortUsage: with IgnoreDRARequests
+            # (its default) such a DaemonSet counts neither its requests nor its ports
+            continue
         for resource, amount in profile.requests.items():
             if amount:
                 daemon[resource] = daemon.get(resource, 0) + amount

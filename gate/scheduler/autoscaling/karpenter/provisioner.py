@@ -108,6 +108,9 @@ NO_NODEPOOLS = "no nodepools found"
 event."""
 FILTERED_ALL = "nodepool requirements filtered out all available instance types"
 """scheduler.go ``add``: every Ready pool's requirements filtered out every type."""
+DRA = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+"""scheduler.go ``add`` with ``IgnoreDRARequests`` (its default): a pod whose containers or
+init containers list ``resources.claims`` (``HasDRARequirements``) goes on no node."""
 LIMITS = "all available instance types exceed limits for nodepool"
 TAINT = "did not tolerate taint"
 REQUIREMENTS = "incompatible requirements"
@@ -416,6 +419,9 @@ class Provisioner:
             return PoolDecision(left, unjudged=IGNORED.format(why="; ".join(wrong)))
         if refused:
             return PoolDecision(left, unjudged=refused)
+        if pod.dra_requirements:
+            # scheduler.go add asks this first, and trySchedule relaxes nothing after it
+            return PoolDecision(left, errors=(("", DRA, DRA),))
         if not self.pools:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
