@@ -7,13 +7,17 @@ provisioner.go ``NewScheduler``, ``OrderByWeight``) that takes it. A pool first 
 instance types whose capacity exceeds what its ``spec.limits`` leave
 (``filterByRemainingResources``: ``all available instance types exceed limits for
 nodepool``), then ``NodeClaim.CanAdd`` (nodeclaim.go) checks, in order, its taints
-(pkg/scheduling/taints.go), host ports (hostportusage.go), requirements
+(pkg/scheduling/taints.go), host ports (hostportusage.go: the regular containers' alone,
+:func:`~gate.k8s.ports.karpenter_conflicts`), requirements
 (pkg/scheduling/requirements.go ``Compatible``), topology (topology.go, topologygroup.go)
 and the instance types with room for the DaemonSet overhead and the claim's pods and an
 available offering (``filterInstanceTypesByRequirements``, ``InstanceTypeFilterError``). A
 new claim subtracts the largest capacity of its remaining types from the pool's limits
 (``subtractMax``); the run's workloads share what is left, in call order. ``limits.nodes``
 is not enforced by the simulation: instance capacity has no ``nodes``.
+
+A pod whose containers consume DRA claims goes nowhere (``add``, ``IgnoreDRARequests``
+true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overhead.
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
 affinity term dropped while another remains, then its heaviest preferred node affinity term
