@@ -6,10 +6,14 @@ upstream's own cases: scheduling/suite_test.go "Dynamic Resource Allocation (DRA
 
 from __future__ import annotations
 
+import io
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gate.cli import Streams, main
 from gate.k8s.resources import pod_request_amounts
 from gate.model import KARPENTER_EVENT
 from gate.model.autoscaling import DaemonSet
@@ -18,9 +22,12 @@ from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter.provisioner import DRA
 from gate.scheduler.framework.pods import dra_requirements
 from tests.builders import container
+from tests.conftest import ROOT
 from tests.karpenter_support import MI, Run, daemon_set, spec
 
 CLAIM = [{"name": "gpu"}]
+EKS = "fixtures/snapshots/eks-karpenter.json"
+KWOK = "fixtures/catalogs/instance-types.json"
 POD_CLAIMS = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
 
 
@@ -111,3 +118,35 @@ def test_a_daemon_set_consuming_a_claim_holds_no_host_port() -> None:
     pod = {"containers": [{**container(requests={"cpu": "1"}), "ports": [port]}]}
     decision = Run((NodePool("default"),), daemon_sets=(claiming,)).decide(pod, 1)
     assert (decision.placed, decision.errors) == (1, ())
+
+
+SOLVER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: solver, namespace: research}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: solver}}
+  template:
+    metadata: {labels: {app: solver}}
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]
+      containers:
+        - name: solver
+          image: registry.example.com/research/solver:2.0.0
+          resources: {requests: {cpu: "100", memory: 64Gi}, claims: [{name: gpu}]}
+"""
+
+
+def test_the_report_says_the_pods_own_refusal_without_a_pool(tmp_path: Path) -> None:
+    """The refusal is no NodePool's: the line of the pools' refusals is Karpenter's text
+    alone, not ``nodepool "": ...``."""
+    manifest = tmp_path / "solver.yaml"
+    manifest.write_text(SOLVER, encoding="utf-8")
+    out = io.StringIO()
+    streams = Streams(io.BytesIO(), out, io.StringIO(), env={}, now=datetime.now(timezone.utc))
+    argv = ["check", str(manifest), "--snapshot", str(ROOT / EKS), "--instance-types"]
+    main([*argv, str(ROOT / KWOK)], streams)
+    text = out.getvalue()
+    assert f"\n              {DRA}\n" in text
+    assert 'nodepool ""' not in text

@@ -108,8 +108,10 @@ class PoolRefusal(Reported, frozen=True):
     text: str = msgspec.field(name="message")
 
     def __str__(self) -> str:
-        """``nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)``."""
-        return f'nodepool "{self.pool}": {self.text}'
+        """``nodepool "gpu": did not tolerate taint (taint=nvidia.com/gpu=true:NoSchedule)``;
+        a refusal that is no pool's (the pod's own: Karpenter's Validate, its DRA check, every
+        type filtered out) is its text alone."""
+        return f'nodepool "{self.pool}": {self.text}' if self.pool else self.text
 
 
 class Blocked(Reported, frozen=True, kw_only=True):
