@@ -131,6 +131,36 @@ SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
         {},
         ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
     ),
+    (
+        # An Argo Rollout's ReplicaSets select by rollouts-pod-template-hash too.
+        "an Argo Rollout's pod spreads from its own copies only",
+        "Rollout",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        # A Knative Service's pods are owned by its Revision's Deployment's ReplicaSet.
+        "a Knative Service's pod spreads from its own copies only",
+        "Service",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        "a Knative Configuration's pod spreads from its own copies only",
+        "Configuration",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        "a CloneSet's pod is owned by no selector the defaults read",
+        "CloneSet",
+        APP,
+        {},
+        None,
+    ),
     ("a bare Pod has no owner selector: no spread score", "Pod", APP, {}, None),
     ("a Job's pod is owned by no selector the defaults read", "Job", APP, {}, None),
     ("a Deployment's pod without labels has no default selector", "Deployment", {}, {}, None),
@@ -250,6 +280,9 @@ def test_the_kinds_a_selector_owns_are_upstreams() -> None:
         "ReplicaSet",
         "StatefulSet",
         "ReplicationController",
+        "Rollout",
+        "Service",
+        "Configuration",
     } == OWNED_BY_A_SELECTOR
 
 
