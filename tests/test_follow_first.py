@@ -65,7 +65,11 @@ def evaluate(nodes: list[NodeView], pods: list[ExistingPod], replicas: int) -> A
     ("free", "fit", "most"),
     [
         pytest.param((4, 4, 4), 8, None, id="twenty copies on three zones of eight fit eight"),
-        pytest.param((4, 2, 3), 4, 8, id="zones of unequal room give the least and the most"),
+        # schedule_one.go prioritizeNodes: the first copy scores highest on the emptiest
+        # nodes (LeastAllocated, BalancedAllocation), so it takes z0, and no draw can
+        # take another zone.
+        pytest.param((4, 2, 3), 8, None, id="the first copy takes the best scored zone"),
+        pytest.param((2, 4), 8, None, id="the best scored zone need not come first"),
     ],
 )
 def test_later_copies_stay_in_the_first_copys_zone(
@@ -75,6 +79,14 @@ def test_later_copies_stay_in_the_first_copys_zone(
     assert result.verdict is Verdict.PARTIAL
     assert (result.placement.fit, result.placement.most) == (fit, most)
     assert "didn't match pod affinity rules" in (result.message or "")
+
+
+def test_a_tie_for_the_first_copy_between_zones_of_unequal_room_gives_a_range() -> None:
+    # selectHost draws among n00, n01 and n10, alike for the first copy: z0 holds 8 copies,
+    # z1 4.
+    nodes = zones(4, 4)[:3]
+    result = evaluate(nodes, [], 20)
+    assert (result.placement.fit, result.placement.most) == (4, 8)
 
 
 def test_copies_that_fit_in_one_zone_all_fit() -> None:

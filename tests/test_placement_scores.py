@@ -28,7 +28,8 @@ from gate.scheduler.plugins.balancedallocation import balanced_allocation
 from gate.scheduler.plugins.interpodaffinity.scoring import affinity_scoring
 from gate.scheduler.plugins.interpodaffinity.scoring import normalize as interpod_normalize
 from gate.scheduler.plugins.nodeaffinity import preferred_weight
-from gate.scheduler.plugins.noderesources import least_allocated
+from gate.scheduler.plugins.noderesources import SCORE as RESOURCES_SCORE
+from gate.scheduler.plugins.noderesources import Nonzero, least_allocated
 from gate.scheduler.plugins.podtopologyspread import scoring as spread_scoring
 from gate.scheduler.plugins.podtopologyspread.scoring import (
     SoftConstraint,
@@ -179,6 +180,39 @@ def test_feasible_nodes_to_find(nodes: int, expected: int) -> None:
 
 
 # --- placement ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """Copies placed so far, as the score plugins read them."""
+
+    nodes: Sequence[NodeView]
+    copies: Mapping[int, int]
+    base: Mapping[int, tuple[int, int]]
+    nonzero: Mapping[int, tuple[int, int]]
+
+
+LANDED: list[tuple[str, int, Nonzero, int]] = [
+    # (4000 - 1000) * 100 // 4000 = 75; (4000 - 1000) * 100 // 4000 = 75
+    ("a node holding no copy adds the pod's amounts", 0, Nonzero((1000, 1000), (500, 500)), 75),
+    # Two copies bound count 500 each, the next adds 1000: 2000 of 4000 each, 50.
+    ("copies held count as bound", 2, Nonzero((1000, 1000), (500, 500)), 50),
+    ("amounts alike count alike", 2, Nonzero.alike((1000, 1000)), 25),
+]
+
+
+@pytest.mark.parametrize(
+    ("held", "amounts", "expected"), [c[1:] for c in LANDED], ids=[c[0] for c in LANDED]
+)
+def test_least_allocated_counts_the_copies_a_node_holds_as_bound(
+    held: int, amounts: Nonzero, expected: int
+) -> None:
+    # A copy bound earlier is in its node's NonZeroRequested by PodInfo.CalculateResource;
+    # the next adds calculatePodResourceRequest's amounts (resource_allocation.go).
+    nodes = [node("n0", cpu=4000, memory=4000)]
+    run = _Placed(nodes, {0: held} if held else {}, {0: (0, 0)}, {0: (0, 0)})
+    assert RESOURCES_SCORE.own is not None
+    assert RESOURCES_SCORE.own(run, amounts, 0) == expected
 
 
 def test_copies_go_to_the_least_allocated_node_first() -> None:

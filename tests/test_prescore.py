@@ -79,7 +79,27 @@ def test_requests_as_the_resource_scores_read_them(
     requests: dict[str, str], nonzero: tuple[int, int], balanced: tuple[int, int] | None
 ) -> None:
     rules = _rules(_spec(requests))
-    assert (rules.nonzero, rules.balanced) == (nonzero, balanced)
+    assert (rules.nonzero.incoming, rules.nonzero.bound, rules.balanced) == (
+        nonzero,
+        nonzero,
+        balanced,
+    )
+
+
+def test_a_bound_copy_with_pod_level_requests_counts_no_default_its_containers_lack() -> None:
+    # resource_allocation.go calculatePodResourceRequest defaults every container that
+    # names no memory before the pod-level cpu replaces the sum; types.go
+    # PodInfo.CalculateResource defaults only a resource the pod's requests lack: one
+    # container names memory, so a bound copy counts no default for the other.
+    spec = {
+        "resources": {"requests": {"cpu": "1"}},
+        "containers": [container(requests={"memory": "100Mi"}), container()],
+    }
+    rules = _rules(spec)
+    assert (rules.nonzero.incoming, rules.nonzero.bound) == (
+        (1000, 300 * MI),
+        (1000, 100 * MI),
+    )
 
 
 TAINTS: list[tuple[str, list[dict[str, Any]], list[int]]] = [
@@ -130,6 +150,36 @@ SPREAD: list[tuple[str, str, dict[str, str], dict[str, Any], Soft]] = [
         APP,
         {},
         ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        # An Argo Rollout's ReplicaSets select by rollouts-pod-template-hash too.
+        "an Argo Rollout's pod spreads from its own copies only",
+        "Rollout",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        # A Knative Service's pods are owned by its Revision's Deployment's ReplicaSet.
+        "a Knative Service's pod spreads from its own copies only",
+        "Service",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        "a Knative Configuration's pod spreads from its own copies only",
+        "Configuration",
+        APP,
+        {},
+        ([(HOSTNAME, 3, {}, True), (ZONE, 5, {}, True)], False),
+    ),
+    (
+        "a CloneSet's pod is owned by no selector the defaults read",
+        "CloneSet",
+        APP,
+        {},
+        None,
     ),
     ("a bare Pod has no owner selector: no spread score", "Pod", APP, {}, None),
     ("a Job's pod is owned by no selector the defaults read", "Job", APP, {}, None),
@@ -250,6 +300,9 @@ def test_the_kinds_a_selector_owns_are_upstreams() -> None:
         "ReplicaSet",
         "StatefulSet",
         "ReplicationController",
+        "Rollout",
+        "Service",
+        "Configuration",
     } == OWNED_BY_A_SELECTOR
 
 

@@ -952,7 +952,9 @@ class Evaluator:
                 refusals=refused if reported else None,
                 reported=reported,
                 label_bits=self.index.label_values,
-                nonzero=pod.profile.nonzero if scores is None and ledger is not None else None,
+                nonzero=pod.profile.bound_nonzero
+                if scores is None and ledger is not None
+                else None,
                 labels=pod.profile.labels,
             )
         )
@@ -1084,7 +1086,7 @@ class Evaluator:
                 groups[rejection] = groups.get(rejection, 0) | bits
             answer = self._work_out(groups, cycle)
         title = workload_title(workload)
-        held = pod.profile.nonzero
+        held = pod.profile.bound_nonzero
         ledger.take_daemon(nodes, answer.fitting, rules, title, held, pod.profile.labels)
         return answer, beside
 

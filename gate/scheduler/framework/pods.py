@@ -36,7 +36,11 @@ from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.ports import pod_host_ports, regular_host_ports
 from gate.k8s.quotausage import stored_requests
-from gate.k8s.resources import incoming_nonzero_amounts, pod_request_amounts
+from gate.k8s.resources import (
+    incoming_nonzero_amounts,
+    pod_nonzero_amounts,
+    pod_request_amounts,
+)
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
@@ -144,6 +148,7 @@ def pod_profile(
         by_name=depends_on_name(spec),
         names=name_narrowing(terms) if terms else None,
         nonzero=incoming_nonzero_amounts(spec),
+        bound_nonzero=pod_nonzero_amounts(spec),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
         node_affinity=written_node_affinity(spec),
         preferred_node_terms=preferred_node_terms(spec),

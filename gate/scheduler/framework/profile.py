@@ -32,9 +32,9 @@ class PodProfile:
     ``by_name``: a node's name decides the answer (``nodeName``, ``matchFields``), so the
     pod is filtered node by node; ``names``: the nodes NodeAffinity's PreFilter narrows it
     to by their names (None: every node). ``nonzero``: its cpu and memory as the scores
-    count them. What the autoscalers read: its ``priority`` (None when unset) and its
-    node affinity as written (``node_affinity``: Karpenter's requirements and
-    preferences).
+    count them; ``bound_nonzero``: as its node's non-zero requests count it once bound.
+    What the autoscalers read: its ``priority`` (None when unset) and its node affinity
+    as written (``node_affinity``: Karpenter's requirements and preferences).
 
     What the score plugins read besides: the ``preferred_node_terms`` and the preferred
     ``preferred_pod_affinity`` / ``preferred_pod_anti_affinity`` terms as (weight, term),
@@ -61,6 +61,7 @@ class PodProfile:
     by_name: bool = False
     names: frozenset[str] | None = None
     nonzero: tuple[int, int] = (0, 0)
+    bound_nonzero: tuple[int, int] = (0, 0)
     priority: int | None = None
     node_affinity: NodeAffinityTerms = field(default_factory=NodeAffinityTerms)
     preferred_node_terms: tuple[tuple[int, SelectorTerm], ...] = ()

@@ -128,7 +128,9 @@ def place(
                 count_only=count_only,
                 label_bits=label_bits,
             )
-            for domain in first_domains(nodes, rules.follow_first, fitting)
+            for domain in scored_domains(
+                nodes, inner, first_domains(nodes, rules.follow_first, fitting), scores, ledger
+            )
         ]
         landed = [placement for placement in found if placement.fit > 0]
         return min(landed, key=lambda p: p.fit, default=Placement(wanted, 0, {}))
@@ -217,6 +219,39 @@ def first_domains(
     return list(domains.values())
 
 
+def scored_domains(
+    nodes: Sequence[NodeView],
+    rules: CopyRules,
+    domains: Sequence[int],
+    scores: ScoreRules | None,
+    ledger: Ledger | None,
+) -> list[int]:
+    """The ``domains`` (bitsets over ``nodes``) the first copy can take as scored: those
+    holding a node of its highest total, which selectHost draws among; every one where
+    the scheduler scores only a share of the feasible nodes (numFeasibleNodesToFind), or
+    where past 100 nodes no score was worked out (``scores`` None)."""
+    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    every = 0
+    for domain in domains:
+        every |= domain
+    if not every or (sampled and scores is None):
+        return list(domains)
+    run = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), every, ledger)
+    if sampled and _feasible(run) > feasible_nodes_to_find(len(nodes)):
+        return list(domains)
+    feasible = run.feasible()
+    if not feasible:
+        return list(domains)
+    totals = run.totals(feasible)
+    best = max(totals)
+    top = 0
+    for (_, members), total in zip(feasible, totals, strict=True):
+        if total == best:
+            for position in members:
+                top |= 1 << position
+    return [domain for domain in domains if domain & top]
+
+
 def uncoupled(rules: CopyRules) -> bool:
     """Whether no copy can change another node's answer (no spread constraint, no
     anti-affinity wider than a node, no first copy's domain to follow): then the order of
@@ -290,8 +325,8 @@ def place_range(
     policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
     least (ties: the earlier policy). Copies whose count no order changes
     (:func:`order_free`) are placed once. Copies held to the first one's domain
-    (``rules.follow_first``) are placed in each domain the first can take: the range is
-    over those domains and theirs."""
+    (``rules.follow_first``) are placed in each domain the first can take as scored
+    (:func:`scored_domains`): the range is over those domains and theirs."""
     if rules.follow_first:
         inner = replace(rules, follow_first=())
         ranges = [
@@ -305,7 +340,9 @@ def place_range(
                 count_only=count_only,
                 label_bits=label_bits,
             )
-            for domain in first_domains(nodes, rules.follow_first, candidates)
+            for domain in scored_domains(
+                nodes, inner, first_domains(nodes, rules.follow_first, candidates), scores, ledger
+            )
         ]
         landed = [found for found in ranges if found.most > 0]
         if not landed:

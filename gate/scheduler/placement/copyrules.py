@@ -21,7 +21,7 @@ from gate.scheduler.placement.mixes import Mix, mix_at, with_daemon
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.nodeports import copies_collide, port_conflicts
-from gate.scheduler.plugins.noderesources import SCORED, copies_in, per_copy
+from gate.scheduler.plugins.noderesources import SCORED, Nonzero, copies_in, per_copy
 from gate.scheduler.plugins.podtopologyspread.copies import counts_copies, land
 from gate.scheduler.plugins.podtopologyspread.scoring import SpreadScoring
 from gate.scheduler.plugins.volumerestrictions import CONFLICTING_SOURCES, conflicts
@@ -76,6 +76,10 @@ def _no_score(node: NodeView) -> int:
     return 0
 
 
+DEFAULT_NONZERO = Nonzero.alike((DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST))
+"""A pod naming no cpu or memory request, as the resource scores count it."""
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreRules:
     """What the score plugins read of the pod, a field per plugin (its record's ``part``,
@@ -85,7 +89,7 @@ class ScoreRules:
     preferred node affinity terms a node matches, the spread scoring and the inter-pod
     affinity scoring."""
 
-    nonzero: tuple[int, int] = (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
+    nonzero: Nonzero = DEFAULT_NONZERO
     balanced: tuple[int, int] | None = None
     taints: Callable[[NodeView], int] = _no_score
     affinity: Callable[[NodeView], int] = _no_score
@@ -97,7 +101,9 @@ class ScoreRules:
         """Scores for a pod of one container with these requests and nothing preferred."""
         cpu, memory = (requests.get(r, 0) for r in SCORED)
         return cls(
-            nonzero=(cpu or DEFAULT_MILLI_CPU_REQUEST, memory or DEFAULT_MEMORY_REQUEST),
+            nonzero=Nonzero.alike(
+                (cpu or DEFAULT_MILLI_CPU_REQUEST, memory or DEFAULT_MEMORY_REQUEST)
+            ),
             balanced=(cpu, memory) if cpu or memory else None,
         )
 
@@ -250,9 +256,9 @@ class Ledger:
         labels: Mapping[str, str] | None = None,
     ) -> None:
         """``copies`` copies of ``taker``'s pod now hold their room on ``node``; ``nonzero``:
-        each copy's cpu and memory as the resource scores count them (ScoreRules.nonzero;
-        None: its requests'); ``labels``: the pod's, which later workloads' spread
-        constraints count (:func:`spread_counts`)."""
+        each copy's cpu and memory as the resource scores count them once bound
+        (``ScoreRules.nonzero.bound``; None: its requests'); ``labels``: the pod's, which
+        later workloads' spread constraints count (:func:`spread_counts`)."""
         if copies <= 0:
             return
         self.daemons_only = False

@@ -251,7 +251,7 @@ def count_copies(count: CopyCount) -> Counted:
                 # Asked before its own copies join the ledger: the placement holds them.
                 refused = count.refusals(short, count.ledger)
                 beside = consumers(refused.groups, count.views, count.ledger, beside_rules)
-        held = count.scores.nonzero if count.scores is not None else count.nonzero
+        held = count.scores.nonzero.bound if count.scores is not None else count.nonzero
         for position, copies in together.placement.copies.items():
             count.ledger.take(
                 count.views[position].name, count.rules, copies, count.title, held, count.labels

@@ -8,6 +8,7 @@ reported, equality fits. Amounts are in scheduler units (see :class:`NodeView`).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -255,18 +256,37 @@ def least_allocated(requested: tuple[int, ...], allocatable: tuple[int, ...]) ->
     return total // weights if weights else 0
 
 
-def _prescore(workload: Workload) -> tuple[int, int]:
-    return workload.profile.nonzero
+@dataclass(frozen=True, slots=True)
+class Nonzero:
+    """The pod's cpu and memory as LeastAllocated adds them to a node's (``incoming``:
+    resource_allocation.go calculatePodResourceRequest, every container defaulted) and as
+    each copy bound there counts in its ``NonZeroRequested`` (``bound``: framework/types.go
+    PodInfo.CalculateResource, defaulted only where the pod-level requests lack the
+    resource altogether). They differ only for a pod with pod-level requests."""
+
+    incoming: tuple[int, int]
+    bound: tuple[int, int]
+
+    @classmethod
+    def alike(cls, amounts: tuple[int, int]) -> Nonzero:
+        return cls(amounts, amounts)
 
 
-def _own(run: Placing, each: tuple[int, int], p: int) -> int:
+def _prescore(workload: Workload) -> Nonzero:
+    return Nonzero(workload.profile.nonzero, workload.profile.bound_nonzero)
+
+
+def _own(run: Placing, each: Nonzero, p: int) -> int:
     """LeastAllocated of node ``p`` for the next copy, the copies it holds counted."""
-    node, held, nonzero = run.nodes[p], run.copies.get(p, 0) + 1, run.nonzero[p]
+    node, held, nonzero = run.nodes[p], run.copies.get(p, 0), run.nonzero[p]
     allocatable = (node.allocatable.get(SCORED[0], 0), node.allocatable.get(SCORED[1], 0))
-    return least_allocated((nonzero[0] + held * each[0], nonzero[1] + held * each[1]), allocatable)
+    requested = tuple(
+        nonzero[r] + held * each.bound[r] + each.incoming[r] for r in range(len(SCORED))
+    )
+    return least_allocated(requested, allocatable)
 
 
-SCORE: ScorePlugin[tuple[int, int], None] = ScorePlugin(
+SCORE: ScorePlugin[Nonzero, None] = ScorePlugin(
     NODE_RESOURCES_FIT, 1, "nonzero", _prescore, own=_own
 )
 """Score: LeastAllocated over cpu and memory (not normalised)."""

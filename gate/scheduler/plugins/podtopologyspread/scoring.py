@@ -44,18 +44,20 @@ from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
 # plugin.go systemDefaultConstraints
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))
 
-OWNED_BY_A_SELECTOR = frozenset(
-    {"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"}
+HASHED_OWNERS = frozenset({"Deployment", "Rollout", "Service", "Configuration"})
+"""The kinds whose pods a ReplicaSet owns that selects them by a hash of the template as
+well: a Deployment's ReplicaSet adds ``pod-template-hash`` to its selector (deployment
+controller getNewReplicaSet), an Argo Rollout's ``rollouts-pod-template-hash``, and a
+Knative Service's or Configuration's pods are its Revision's Deployment's. That label only
+the workload's own pods carry, and those are released, so no pod of the snapshot matches
+the selector."""
+
+OWNED_BY_A_SELECTOR = frozenset({"ReplicaSet", "StatefulSet", "ReplicationController"}) | (
+    HASHED_OWNERS
 )
 """The kinds whose pods a controller with a selector owns (helper.DefaultSelector reads
-ReplicaSets, StatefulSets and ReplicationControllers; a Deployment's pods belong to its
-ReplicaSet)."""
-
-HASHED_OWNERS = frozenset({"Deployment"})
-"""The kinds whose pods' owner selects them by a hash of the template as well: a
-Deployment's ReplicaSet adds ``pod-template-hash`` to its selector (deployment controller
-getNewReplicaSet), a label only the workload's own pods carry, and those are released, so
-no pod of the snapshot matches its selector."""
+ReplicaSets, StatefulSets and ReplicationControllers; the pods of :data:`HASHED_OWNERS`
+belong to a ReplicaSet)."""
 
 
 @dataclass(frozen=True, slots=True)
