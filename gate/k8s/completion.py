@@ -5,9 +5,11 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* admission: LimitRanger (namespace defaults), Priority (the PriorityClass's priority and
+* admission: LimitRanger (namespace defaults; then its min, max and ratio checks,
+  :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
-  and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
+  and tolerations; an overhead the pod writes must be the class's), DefaultTolerationSeconds
+  (not-ready/unreachable).
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
+from gate.k8s.limitranger import CONTAINER, limit_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
@@ -205,9 +208,12 @@ def _runtime_class(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
             )
         return
-    overhead = mapping(runtime_class.get("overhead")).get("podFixed")
-    if overhead and not spec.get("overhead"):
-        spec["overhead"] = dict(overhead)
+    if runtime_class.get("overhead") is not None:  # setOverhead
+        fixed = mapping(mapping(runtime_class.get("overhead")).get("podFixed"))
+        if spec.get("overhead") is not None and not _same_amounts(fixed, spec["overhead"]):
+            raise AdmissionRefused(f'RuntimeClass "{name}" admission refuses the pod: {_MISMATCH}')
+        if fixed and not spec.get("overhead"):
+            spec["overhead"] = dict(fixed)
     scheduling = mapping(runtime_class.get("scheduling"))
     selector = mapping(scheduling.get("nodeSelector"))
     if selector:
@@ -224,6 +230,37 @@ def _runtime_class(
     if isinstance(extra, list):
         current = list(spec.get("tolerations") or [])
         spec["tolerations"] = current + [t for t in extra if t not in current]
+
+
+_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+
+
+def _same_amounts(defined: Mapping[str, Any], written: object) -> bool:
+    """apiequality.Semantic.DeepEqual of two resource lists: the same names, each quantity
+    equal by value (an empty list is an absent one)."""
+    other = mapping(written)
+    if set(defined) != set(other):
+        return False
+    try:
+        return all(parse_quantity(defined[n]) == parse_quantity(other[n]) for n in defined)
+    except QuantityError:  # reported when the requests are read
+        return False
+
+
+def _validate_overhead(spec: Spec, admission: AdmissionObjects) -> None:
+    """The RuntimeClass plugin's validateOverhead: an overhead the pod writes needs a
+    RuntimeClass that defines one (a class the snapshot lacks is not known to lack it)."""
+    name = spec.get("runtimeClassName")
+    runtime_class = admission.runtime_classes.get(str(name)) if name else None
+    if name and runtime_class is None:
+        return
+    defined = runtime_class is not None and runtime_class.get("overhead") is not None
+    if not defined and spec.get("overhead") is not None:
+        named = f'RuntimeClass "{name}"' if name else "RuntimeClass"
+        raise AdmissionRefused(
+            f"{named} admission refuses the pod: pod rejected: Pod Overhead set without "
+            "corresponding RuntimeClass defined Overhead"
+        )
 
 
 def complete_pod_spec(
@@ -256,7 +293,8 @@ def complete_pod_spec(
             )
         )
     _round_resource_lists(completed)
-    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
+    limits = admission.limit_ranges.get(namespace, ())
+    defaults = [container_defaults(i) for i in limits if i.get("type", CONTAINER) == CONTAINER]
     for key in ("containers", "initContainers"):
         items = completed.get(key)
         if isinstance(items, list) and defaults:
@@ -272,4 +310,9 @@ def complete_pod_spec(
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
+    # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
+    violations = limit_violations(completed, limits)
+    if violations is not None:
+        raise AdmissionRefused(f"LimitRanger admission refuses the pod: {violations}")
+    _validate_overhead(completed, admission)
     return completed, warnings
