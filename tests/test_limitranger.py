@@ -163,6 +163,19 @@ def test_limit_range_defaults_are_applied_before_the_bounds_are_checked() -> Non
     )
 
 
+def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
+    """ValidatePod runs between the mutating and the validating admission plugins: a
+    default limit below the container's request fails validateResourceRequirements."""
+    items = [{"type": "Container", "default": {"cpu": "1"}}]
+    verdict, reason = _judged(items, _pod(container(), container("b", requests={"cpu": "2"})))
+    assert (verdict, reason) == (
+        Verdict.ERROR,
+        "LimitRange defaults make the pod invalid: spec.containers[1].resources.requests: "
+        'Invalid value: "2": must be less than or equal to cpu limit of 1',
+    )
+    assert _judged(items, _pod(container(requests={"cpu": "500m"}))) == (Verdict.YES, None)
+
+
 def test_a_pod_item_gives_no_defaults() -> None:
     """SetDefaults_LimitRangeItem and mergeContainerResources read Container items only."""
     items = [{"type": "Pod", "max": {"memory": "1Gi"}}]

@@ -33,6 +33,7 @@ from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
+from gate.k8s.validation import resource_requirements
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -232,6 +233,29 @@ def _runtime_class(
         spec["tolerations"] = current + [t for t in extra if t not in current]
 
 
+def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
+    """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
+    defaults changed: a request above the default limit now beside it. The template as
+    written was validated when it was read, so only an error it did not have is new."""
+    for key, before in undefaulted.items():
+        after = completed.get(key)
+        if not isinstance(before, list) or not isinstance(after, list):
+            continue
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+                continue
+            field = f"spec.{key}[{index}].resources"
+            known = {str(e) for e in _requirement_errors(old, field)}
+            for error in _requirement_errors(new, field):
+                if str(error) not in known:
+                    return str(error)
+    return None
+
+
+def _requirement_errors(container: Mapping[str, Any], field: str) -> list[object]:
+    return list(resource_requirements(mapping(container.get("resources")), field, False))
+
+
 _MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
 
 
@@ -295,6 +319,7 @@ def complete_pod_spec(
     _round_resource_lists(completed)
     limits = admission.limit_ranges.get(namespace, ())
     defaults = [container_defaults(i) for i in limits if i.get("type", CONTAINER) == CONTAINER]
+    undefaulted = {key: completed.get(key) for key in ("containers", "initContainers")}
     for key in ("containers", "initContainers"):
         items = completed.get(key)
         if isinstance(items, list) and defaults:
@@ -310,6 +335,10 @@ def complete_pod_spec(
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
+    if defaults:
+        invalid = _defaults_made_invalid(undefaulted, completed)
+        if invalid is not None:
+            raise AdmissionRefused(f"LimitRange defaults make the pod invalid: {invalid}")
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
     violations = limit_violations(completed, limits)
     if violations is not None:
