@@ -199,3 +199,26 @@ def test_host_network_ports_default_to_container_ports() -> None:
     assert (
         reasons(NODE_PORTS, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
     )
+
+
+def test_pod_level_requests_default_before_limit_range_defaults_reach_the_containers() -> None:
+    """defaultPodRequests (pkg/apis/core/v1/defaults.go) runs while the pod is decoded: once
+    a pod-level limit is set, every overcommittable resource the containers request takes
+    their aggregate as its pod-level request, limited at pod level or not, before the
+    LimitRanger admission gives the other containers a default; the scheduler then reads
+    the pod-level request (PodRequests)."""
+    limit_range = {
+        "kind": "LimitRange",
+        "metadata": {"name": "d", "namespace": "default"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "500m"}}]},
+    }
+    snapshot = cluster_snapshot(
+        [api_node("n", cpu="400m")], limitRanges=[limit_range], server_version="v1.34.1"
+    )
+    spec = {
+        "resources": {"limits": {"memory": "1Gi"}},
+        "containers": [container("a", requests={"cpu": "100m"}), container("b")],
+    }
+    result = evaluate(snapshot, spec)
+    assert dict(result.requests).get("cpu") == "100m"
+    assert result.verdict is Verdict.YES

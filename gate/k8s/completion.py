@@ -151,22 +151,24 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _pod_level_defaults(spec: Spec) -> None:
-    """defaultPodRequests (pkg/apis/core/v1/defaults.go): a pod-level request left unset
-    defaults to what the containers request for it in aggregate, else to the pod-level
-    limit; hugepages, which cannot be overcommitted, always to the limit. Only resources
-    with a pod-level limit matter: for the others the aggregate is what the scheduler uses
-    anyway. It runs while the request is decoded, before any admission plugin adds
-    LimitRange defaults to the containers. The aggregate keeps its Quantity's format
-    (``DeepCopy``): two containers of ``1Gi`` default it to ``2Gi``."""
+    """defaultPodRequests (pkg/apis/core/v1/defaults.go), once the pod sets a pod-level
+    limit: a pod-level request left unset defaults to what the containers request for it in
+    aggregate (every overcommittable pod-level resource they request, limited at pod level
+    or not), else to the pod-level limit; hugepages, which cannot be overcommitted, only to
+    the limit. It runs while the request is decoded, before any admission plugin adds
+    LimitRange defaults to the containers: a request a LimitRange later gives a container
+    is not in it. The aggregate keeps its Quantity's format (``DeepCopy``): two containers
+    of ``1Gi`` default it to ``2Gi``."""
     resources = spec.get("resources")
     if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
         return
     requests = dict(mapping(resources.get("requests")))
-    aggregated = aggregate_requests(spec)
+    for name, amount in aggregate_requests(spec).items():
+        if name not in requests and pod_level_resource(name) and overcommit_allowed(name):
+            requests[name] = str(amount)
     for name, value in resources["limits"].items():
         if pod_level_resource(name) and name not in requests:
-            from_containers = overcommit_allowed(name) and name in aggregated
-            requests[name] = str(aggregated[name]) if from_containers else value
+            requests[name] = value
     spec["resources"] = {**resources, "requests": requests}
 
 
