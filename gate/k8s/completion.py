@@ -28,7 +28,7 @@ from gate.k8s.limitranger import CONTAINER, limit_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
-from gate.k8s.quotausage import aggregate_requests
+from gate.k8s.quotausage import HUGEPAGES, Amount, aggregate_limits, aggregate_requests
 from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
@@ -151,22 +151,38 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _pod_level_defaults(spec: Spec) -> None:
-    """defaultPodRequests (pkg/apis/core/v1/defaults.go), once the pod sets a pod-level
-    limit: a pod-level request left unset defaults to what the containers request for it in
-    aggregate (every overcommittable pod-level resource they request, limited at pod level
-    or not), else to the pod-level limit; hugepages, which cannot be overcommitted, only to
-    the limit. It runs while the request is decoded, before any admission plugin adds
-    LimitRange defaults to the containers: a request a LimitRange later gives a container
-    is not in it. The aggregate keeps its Quantity's format (``DeepCopy``): two containers
-    of ``1Gi`` default it to ``2Gi``."""
+    """defaultHugePagePodLimits, then defaultPodRequests (pkg/apis/core/v1/defaults.go),
+    once the pod sets pod-level resources. A hugepage size the containers limit, which the
+    pod neither limits nor requests, takes their aggregate limit as its pod-level limit.
+    Then, with a pod-level limit, a pod-level request left unset defaults to what the
+    containers request for it in aggregate (every overcommittable pod-level resource they
+    request, limited at pod level or not), else to the pod-level limit; hugepages, which
+    cannot be overcommitted, only to the limit. It runs while the request is decoded,
+    before any admission plugin adds LimitRange defaults to the containers: a request a
+    LimitRange later gives a container is not in it. The aggregate keeps its Quantity's
+    format (``DeepCopy``): two containers of ``1Gi`` default it to ``2Gi``."""
     resources = spec.get("resources")
-    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+    if not isinstance(resources, Mapping):
         return
+    limits = dict(mapping(resources.get("limits")))
     requests = dict(mapping(resources.get("requests")))
+    if not limits and not requests:
+        return
+    pages = {
+        name: str(amount)
+        for name, amount in aggregate_limits(spec).items()
+        if name.startswith(HUGEPAGES) and name not in requests and name not in limits
+    }
+    if pages:
+        resources = {**resources, "limits": {**limits, **pages}}
+        limits.update(pages)
+        spec["resources"] = resources
+    if not limits:
+        return
     for name, amount in aggregate_requests(spec).items():
         if name not in requests and pod_level_resource(name) and overcommit_allowed(name):
             requests[name] = str(amount)
-    for name, value in resources["limits"].items():
+    for name, value in limits.items():
         if pod_level_resource(name) and name not in requests:
             requests[name] = value
     spec["resources"] = {**resources, "requests": requests}
@@ -237,8 +253,9 @@ def _runtime_class(
 
 def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
     """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
-    defaults changed: a request above the default limit now beside it. The template as
-    written was validated when it was read, so only an error it did not have is new."""
+    defaults changed: a request above the default limit now beside it, or containers that
+    now request more in aggregate than the pod-level request. The template as written was
+    validated when it was read, so only an error it did not have is new."""
     for key, before in undefaulted.items():
         after = completed.get(key)
         if not isinstance(before, list) or not isinstance(after, list):
@@ -251,7 +268,24 @@ def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -
             for error in _requirement_errors(new, field):
                 if str(error) not in known:
                     return str(error)
-    return None
+    known_pod = set(_consistency_errors({**completed, **undefaulted}))
+    return next((e for e in _consistency_errors(completed) if e not in known_pod), None)
+
+
+def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
+    """validatePodResourceConsistency's first rule: a pod-level request is at least what
+    the containers request of it in aggregate."""
+    own = mapping(mapping(spec.get("resources")).get("requests"))
+    errors = []
+    for name, total in aggregate_requests(spec).items():
+        if name in own:
+            written = Amount.of(own[name])
+            if total.value > written.value:
+                errors.append(
+                    f'spec.resources.requests[{name}]: Invalid value: "{written}": must be '
+                    f"greater than or equal to aggregate container requests of {total}"
+                )
+    return errors
 
 
 def _requirement_errors(container: Mapping[str, Any], field: str) -> list[object]:
