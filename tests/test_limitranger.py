@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.k8s.limitranger import limit_violations
 from gate.model import Verdict
@@ -241,3 +243,18 @@ def test_an_overhead_the_pod_writes_must_be_its_runtime_class_s(
         assert result.verdict is Verdict.YES
     else:
         assert (result.verdict, result.reason) == (Verdict.ERROR, reason)
+
+
+@given(
+    bounds=st.lists(st.integers(min_value=1, max_value=10**9), min_size=4, max_size=4),
+)
+def test_a_container_within_its_bounds_is_never_refused(bounds: list[int]) -> None:
+    """minConstraint and maxConstraint in milli-units: min <= request <= limit <= max."""
+    low, request, limit, high = sorted(bounds)
+    item = {"type": "Container", "min": {"cpu": f"{low}m"}, "max": {"cpu": f"{high}m"}}
+    resources = {"requests": {"cpu": f"{request}m"}, "limits": {"cpu": f"{limit}m"}}
+    assert limit_violations({"containers": [{"name": "c", "resources": resources}]}, [item]) is None
+    if limit < high:
+        raised = {**resources, "limits": {"cpu": f"{high + 1}m"}}
+        error = limit_violations({"containers": [{"name": "c", "resources": raised}]}, [item])
+        assert error is not None and error.startswith("maximum cpu usage per Container is ")
