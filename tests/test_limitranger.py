@@ -13,7 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gate.k8s.limitranger import limit_violations
-from gate.model import Verdict
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
 from tests.engine_support import evaluate
 
@@ -258,3 +260,66 @@ def test_a_container_within_its_bounds_is_never_refused(bounds: list[int]) -> No
         raised = {**resources, "limits": {"cpu": f"{high + 1}m"}}
         error = limit_violations({"containers": [{"name": "c", "resources": raised}]}, [item])
         assert error is not None and error.startswith("maximum cpu usage per Container is ")
+
+
+def _sandboxed(runtime_class: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": _pod(container(requests={"cpu": "7800m"}), runtimeClassName=runtime_class),
+            },
+        },
+    }
+
+
+SHIPPED = {
+    "apiVersion": "node.k8s.io/v1",
+    "kind": "RuntimeClass",
+    "metadata": {"name": "kata"},
+    "handler": "kata",
+    "overhead": {"podFixed": {"cpu": "250m"}},
+}
+
+# (id, the run's manifests, verdict, reason)
+RUNTIME_RUNS: list[tuple[str, list[dict[str, Any]], Verdict, str | None]] = [
+    (
+        "a class neither the cluster nor the run has is refused",
+        [_sandboxed("kata")],
+        Verdict.ERROR,
+        'RuntimeClass "kata" admission refuses the pod: pod rejected: '
+        'RuntimeClass "kata" not found',
+    ),
+    (
+        "a class the run ships beside its workload is known, its overhead counted",
+        [SHIPPED, _sandboxed("kata")],
+        Verdict.NO,
+        None,
+    ),
+    (
+        "a class the cluster has is known",
+        [_sandboxed("rc")],
+        Verdict.YES,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("manifests", "verdict", "reason"),
+    [c[1:] for c in RUNTIME_RUNS],
+    ids=[c[0] for c in RUNTIME_RUNS],
+)
+def test_a_runtime_class_must_exist_in_the_cluster_or_the_run(
+    manifests: list[dict[str, Any]], verdict: Verdict, reason: str | None
+) -> None:
+    """plugin/pkg/admission/runtimeclass: prepareObjects forbids a class not found."""
+    snapshot = build_snapshot(_runtime_snapshot(None), "s.json")
+    documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
+    report = check(documents, snapshot, RunOptions())
+    assert [(r.verdict, r.reason) for r in report.results][-1:] == [(verdict, reason)]

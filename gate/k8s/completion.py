@@ -17,7 +17,8 @@ Only the parts of the spec that change are copied; the input is never mutated.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -218,9 +219,10 @@ def _runtime_class(
         return
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
-        if admission.has_runtime_classes:
-            warnings.append(
-                _admission(f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown')
+        if admission.has_runtime_classes:  # prepareObjects: the class must exist
+            raise AdmissionRefused(
+                f'RuntimeClass "{name}" admission refuses the pod: pod rejected: '
+                f'RuntimeClass "{name}" not found'
             )
         else:
             warnings.append(
@@ -290,6 +292,24 @@ def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
 
 def _requirement_errors(container: Mapping[str, Any], field: str) -> list[object]:
     return list(resource_requirements(mapping(container.get("resources")), field, False))
+
+
+def with_run_runtime_classes(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The snapshot's RuntimeClasses and those among the run's manifests, which are applied
+    with the workloads that name them (a chart ships its class beside them): a run's class
+    replaces a recorded one of its name."""
+    shipped = {
+        str(name): body
+        for body in bodies
+        if body.get("kind") == "RuntimeClass"
+        and str(body.get("apiVersion", "")).startswith("node.k8s.io/")
+        and (name := mapping(body.get("metadata")).get("name"))
+    }
+    if not shipped:
+        return admission
+    return replace(admission, runtime_classes={**admission.runtime_classes, **shipped})
 
 
 _MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
