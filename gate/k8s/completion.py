@@ -9,7 +9,9 @@ what it would apply (docs/reference.md, "What is checked"):
   :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
   and tolerations; an overhead the pod writes must be the class's), DefaultTolerationSeconds
-  (not-ready/unreachable).
+  (not-ready/unreachable);
+* validation of what the LimitRange defaults changed (ValidatePod runs between the mutating
+  and the validating admission plugins).
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
