@@ -199,3 +199,63 @@ def test_host_network_ports_default_to_container_ports() -> None:
     assert (
         reasons(NODE_PORTS, pod, node(used_ports=frozenset({hp("TCP/0.0.0.0/80")}))) == PORTS_MISS
     )
+
+
+def test_pod_level_requests_default_before_limit_range_defaults_reach_the_containers() -> None:
+    """defaultPodRequests (pkg/apis/core/v1/defaults.go) runs while the pod is decoded: once
+    a pod-level limit is set, every overcommittable resource the containers request takes
+    their aggregate as its pod-level request, limited at pod level or not, before the
+    LimitRanger admission gives the other containers a default; ValidatePod then finds the
+    containers requesting more than the pod (validatePodResourceConsistency)."""
+    limit_range = {
+        "kind": "LimitRange",
+        "metadata": {"name": "d", "namespace": "default"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "500m"}}]},
+    }
+    snapshot = cluster_snapshot(
+        [api_node("n", cpu="400m")], limitRanges=[limit_range], server_version="v1.34.1"
+    )
+    spec = {
+        "resources": {"limits": {"memory": "1Gi"}},
+        "containers": [container("a", requests={"cpu": "100m"}), container("b")],
+    }
+    result = evaluate(snapshot, spec)
+    assert (result.verdict, result.reason) == (
+        Verdict.ERROR,
+        "LimitRange defaults make the pod invalid: spec.resources.requests[cpu]: Invalid "
+        'value: "100m": must be greater than or equal to aggregate container requests of 600m',
+    )
+    written = {**spec, "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "1"}}}
+    result = evaluate(snapshot, written)
+    assert dict(result.requests).get("cpu") == "1"
+    assert result.verdict is Verdict.NO
+
+
+def test_a_container_hugepage_limit_defaults_the_pod_level_limit_and_the_requests() -> None:
+    """defaultHugePagePodLimits (pkg/apis/core/v1/defaults.go): a pod with pod-level requests
+    only takes its containers' hugepage limit as its pod-level limit; defaultPodRequests then
+    runs, and the unset pod-level memory request takes the containers' aggregate as it is
+    decoded, before a LimitRange default reaches the other container, which then makes the
+    containers request more than the pod."""
+    limit_range = {
+        "kind": "LimitRange",
+        "metadata": {"name": "d", "namespace": "default"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"memory": "1Gi"}}]},
+    }
+    node = api_node("n", cpu="4", memory="1Gi")
+    node["status"]["allocatable"]["hugepages-2Mi"] = "20Mi"
+    snapshot = cluster_snapshot([node], limitRanges=[limit_range], server_version="v1.34.1")
+    pages = {"hugepages-2Mi": "10Mi", "memory": "100Mi"}
+    spec = {
+        "resources": {"requests": {"cpu": "1"}},
+        "containers": [container("a", requests=pages, limits=pages), container("b")],
+    }
+    result = evaluate(snapshot, spec)
+    assert (result.verdict, result.reason) == (
+        Verdict.ERROR,
+        "LimitRange defaults make the pod invalid: spec.resources.requests[memory]: Invalid "
+        'value: "100Mi": must be greater than or equal to aggregate container requests of '
+        "1124Mi",
+    )
+    unlimited = {**spec, "resources": {}}
+    assert evaluate(snapshot, unlimited).verdict is Verdict.NO

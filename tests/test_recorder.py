@@ -206,6 +206,7 @@ def test_the_recording_leaks_nothing_and_keeps_what_the_checks_read(tmp_path: Pa
                         "type": "Container",
                         "default": {"cpu": "500m"},
                         "defaultRequest": {"cpu": "100m"},
+                        "maxLimitRequestRatio": {"cpu": "10"},
                     }
                 ]
             },

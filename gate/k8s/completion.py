@@ -5,9 +5,13 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* admission: LimitRanger (namespace defaults), Priority (the PriorityClass's priority and
+* admission: LimitRanger (namespace defaults; then its min, max and ratio checks,
+  :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
-  and tolerations), DefaultTolerationSeconds (not-ready/unreachable).
+  and tolerations; an overhead the pod writes must be the class's), DefaultTolerationSeconds
+  (not-ready/unreachable);
+* validation of what the LimitRange defaults changed (ValidatePod runs between the mutating
+  and the validating admission plugins).
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
@@ -15,21 +19,24 @@ Only the parts of the spec that change are copied; the input is never mutated.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
+from gate.k8s.limitranger import CONTAINER, limit_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
-from gate.k8s.quotausage import aggregate_requests
+from gate.k8s.quotausage import HUGEPAGES, Amount, aggregate_limits, aggregate_requests
 from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
+from gate.k8s.validation import resource_requirements
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -147,22 +154,40 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _pod_level_defaults(spec: Spec) -> None:
-    """defaultPodRequests (pkg/apis/core/v1/defaults.go): a pod-level request left unset
-    defaults to what the containers request for it in aggregate, else to the pod-level
-    limit; hugepages, which cannot be overcommitted, always to the limit. Only resources
-    with a pod-level limit matter: for the others the aggregate is what the scheduler uses
-    anyway. It runs while the request is decoded, before any admission plugin adds
-    LimitRange defaults to the containers. The aggregate keeps its Quantity's format
-    (``DeepCopy``): two containers of ``1Gi`` default it to ``2Gi``."""
+    """defaultHugePagePodLimits, then defaultPodRequests (pkg/apis/core/v1/defaults.go),
+    once the pod sets pod-level resources. A hugepage size the containers limit, which the
+    pod neither limits nor requests, takes their aggregate limit as its pod-level limit.
+    Then, with a pod-level limit, a pod-level request left unset defaults to what the
+    containers request for it in aggregate (every overcommittable pod-level resource they
+    request, limited at pod level or not), else to the pod-level limit; hugepages, which
+    cannot be overcommitted, only to the limit. It runs while the request is decoded,
+    before any admission plugin adds LimitRange defaults to the containers: a request a
+    LimitRange later gives a container is not in it. The aggregate keeps its Quantity's
+    format (``DeepCopy``): two containers of ``1Gi`` default it to ``2Gi``."""
     resources = spec.get("resources")
-    if not isinstance(resources, Mapping) or not isinstance(resources.get("limits"), Mapping):
+    if not isinstance(resources, Mapping):
         return
+    limits = dict(mapping(resources.get("limits")))
     requests = dict(mapping(resources.get("requests")))
-    aggregated = aggregate_requests(spec)
-    for name, value in resources["limits"].items():
+    if not limits and not requests:
+        return
+    pages = {
+        name: str(amount)
+        for name, amount in aggregate_limits(spec).items()
+        if name.startswith(HUGEPAGES) and name not in requests and name not in limits
+    }
+    if pages:
+        resources = {**resources, "limits": {**limits, **pages}}
+        limits.update(pages)
+        spec["resources"] = resources
+    if not limits:
+        return
+    for name, amount in aggregate_requests(spec).items():
+        if name not in requests and pod_level_resource(name) and overcommit_allowed(name):
+            requests[name] = str(amount)
+    for name, value in limits.items():
         if pod_level_resource(name) and name not in requests:
-            from_containers = overcommit_allowed(name) and name in aggregated
-            requests[name] = str(aggregated[name]) if from_containers else value
+            requests[name] = value
     spec["resources"] = {**resources, "requests": requests}
 
 
@@ -196,18 +221,22 @@ def _runtime_class(
         return
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
-        if admission.has_runtime_classes:
-            warnings.append(
-                _admission(f'RuntimeClass "{name}" is not in the snapshot: its overhead is unknown')
+        if admission.has_runtime_classes:  # prepareObjects: the class must exist
+            raise AdmissionRefused(
+                f'RuntimeClass "{name}" admission refuses the pod: pod rejected: '
+                f'RuntimeClass "{name}" not found'
             )
         else:
             warnings.append(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
             )
         return
-    overhead = mapping(runtime_class.get("overhead")).get("podFixed")
-    if overhead and not spec.get("overhead"):
-        spec["overhead"] = dict(overhead)
+    if runtime_class.get("overhead") is not None:  # setOverhead
+        fixed = mapping(mapping(runtime_class.get("overhead")).get("podFixed"))
+        if spec.get("overhead") is not None and not _same_amounts(fixed, spec["overhead"]):
+            raise AdmissionRefused(f'RuntimeClass "{name}" admission refuses the pod: {_MISMATCH}')
+        if fixed and not spec.get("overhead"):
+            spec["overhead"] = dict(fixed)
     scheduling = mapping(runtime_class.get("scheduling"))
     selector = mapping(scheduling.get("nodeSelector"))
     if selector:
@@ -224,6 +253,96 @@ def _runtime_class(
     if isinstance(extra, list):
         current = list(spec.get("tolerations") or [])
         spec["tolerations"] = current + [t for t in extra if t not in current]
+
+
+def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
+    """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
+    defaults changed: a request above the default limit now beside it, or containers that
+    now request more in aggregate than the pod-level request. The template as written was
+    validated when it was read, so only an error it did not have is new."""
+    for key, before in undefaulted.items():
+        after = completed.get(key)
+        if not isinstance(before, list) or not isinstance(after, list):
+            continue
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+                continue
+            field = f"spec.{key}[{index}].resources"
+            known = {str(e) for e in _requirement_errors(old, field)}
+            for error in _requirement_errors(new, field):
+                if str(error) not in known:
+                    return str(error)
+    known_pod = set(_consistency_errors({**completed, **undefaulted}))
+    return next((e for e in _consistency_errors(completed) if e not in known_pod), None)
+
+
+def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
+    """validatePodResourceConsistency's first rule: a pod-level request is at least what
+    the containers request of it in aggregate."""
+    own = mapping(mapping(spec.get("resources")).get("requests"))
+    errors = []
+    for name, total in aggregate_requests(spec).items():
+        if name in own:
+            written = Amount.of(own[name])
+            if total.value > written.value:
+                errors.append(
+                    f'spec.resources.requests[{name}]: Invalid value: "{written}": must be '
+                    f"greater than or equal to aggregate container requests of {total}"
+                )
+    return errors
+
+
+def _requirement_errors(container: Mapping[str, Any], field: str) -> list[object]:
+    return list(resource_requirements(mapping(container.get("resources")), field, False))
+
+
+def with_run_runtime_classes(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The snapshot's RuntimeClasses and those among the run's manifests, which are applied
+    with the workloads that name them (a chart ships its class beside them): a run's class
+    replaces a recorded one of its name."""
+    shipped = {
+        str(name): body
+        for body in bodies
+        if body.get("kind") == "RuntimeClass"
+        and str(body.get("apiVersion", "")).startswith("node.k8s.io/")
+        and (name := mapping(body.get("metadata")).get("name"))
+    }
+    if not shipped:
+        return admission
+    return replace(admission, runtime_classes={**admission.runtime_classes, **shipped})
+
+
+_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+
+
+def _same_amounts(defined: Mapping[str, Any], written: object) -> bool:
+    """apiequality.Semantic.DeepEqual of two resource lists: the same names, each quantity
+    equal by value (an empty list is an absent one)."""
+    other = mapping(written)
+    if set(defined) != set(other):
+        return False
+    try:
+        return all(parse_quantity(defined[n]) == parse_quantity(other[n]) for n in defined)
+    except QuantityError:  # reported when the requests are read
+        return False
+
+
+def _validate_overhead(spec: Spec, admission: AdmissionObjects) -> None:
+    """The RuntimeClass plugin's validateOverhead: an overhead the pod writes needs a
+    RuntimeClass that defines one (a class the snapshot lacks is not known to lack it)."""
+    name = spec.get("runtimeClassName")
+    runtime_class = admission.runtime_classes.get(str(name)) if name else None
+    if name and runtime_class is None:
+        return
+    defined = runtime_class is not None and runtime_class.get("overhead") is not None
+    if not defined and spec.get("overhead") is not None:
+        named = f'RuntimeClass "{name}"' if name else "RuntimeClass"
+        raise AdmissionRefused(
+            f"{named} admission refuses the pod: pod rejected: Pod Overhead set without "
+            "corresponding RuntimeClass defined Overhead"
+        )
 
 
 def complete_pod_spec(
@@ -256,7 +375,9 @@ def complete_pod_spec(
             )
         )
     _round_resource_lists(completed)
-    defaults = [container_defaults(i) for i in admission.limit_ranges.get(namespace, ())]
+    limits = admission.limit_ranges.get(namespace, ())
+    defaults = [container_defaults(i) for i in limits if i.get("type", CONTAINER) == CONTAINER]
+    undefaulted = {key: completed.get(key) for key in ("containers", "initContainers")}
     for key in ("containers", "initContainers"):
         items = completed.get(key)
         if isinstance(items, list) and defaults:
@@ -272,4 +393,13 @@ def complete_pod_spec(
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
+    if defaults:
+        invalid = _defaults_made_invalid(undefaulted, completed)
+        if invalid is not None:
+            raise AdmissionRefused(f"LimitRange defaults make the pod invalid: {invalid}")
+    # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
+    violations = limit_violations(completed, limits)
+    if violations is not None:
+        raise AdmissionRefused(f"LimitRanger admission refuses the pod: {violations}")
+    _validate_overhead(completed, admission)
     return completed, warnings

@@ -113,6 +113,11 @@ def aggregate_requests(spec: Mapping[str, Any]) -> Usage:
     return _aggregate(spec, "requests")
 
 
+def aggregate_limits(spec: Mapping[str, Any]) -> Usage:
+    """AggregateContainerLimits of the pod as written, in amounts that keep their format."""
+    return _aggregate(spec, "limits")
+
+
 def pod_requests(spec: Mapping[str, Any], read: Read = Amount.of) -> Usage:
     """PodRequests: the containers' aggregate, pod-level requests in place of it where set
     (cpu, memory, hugepages), then the overhead added. ``read``: :meth:`Amount.stored` for

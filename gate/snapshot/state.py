@@ -120,7 +120,7 @@ def admission(
     priority_class_items: Iterable[Any] | None = None,
     resource_quota_items: Iterable[Any] | None = None,
 ) -> AdmissionObjects:
-    """LimitRange Container items by namespace, RuntimeClasses and PriorityClasses by name
+    """LimitRange Container and Pod items by namespace, RuntimeClasses and PriorityClasses by name
     (``priority_class_items`` None: none recorded), ResourceQuotas as recorded
     (``resource_quota_items`` None: none recorded). The schema says nothing of their shape,
     so anything that is not shaped like one is passed over."""
@@ -136,7 +136,7 @@ def admission(
         namespace = metadata.get("namespace") or "default"
         limits = spec.get("limits")
         for limit in limits if isinstance(limits, list) else []:
-            if isinstance(limit, Mapping) and limit.get("type") == "Container":
+            if isinstance(limit, Mapping) and limit.get("type") in ("Container", "Pod"):
                 limit_ranges.setdefault(str(namespace), []).append(limit)
     runtime_classes = {
         str(rc["metadata"]["name"]): rc

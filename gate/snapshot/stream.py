@@ -259,14 +259,15 @@ class Toleration(Struct, gc=False):
 
 
 class LimitItem(Struct, gc=False):
-    """A LimitRange's limit, what the LimitRanger admission plugin defaults requests from;
-    read whole, as :class:`Toleration`."""
+    """A LimitRange's limit, what the LimitRanger admission plugin defaults requests from
+    and holds a pod's to; read whole, as :class:`Toleration`."""
 
     type: str | UnsetType = UNSET
     default: Resources = UNSET
     defaultRequest: Resources = UNSET
     max: Resources = UNSET
     min: Resources = UNSET
+    maxLimitRequestRatio: Resources = UNSET
 
 
 def fields_of(struct: type[Struct]) -> tuple[str, ...]:

@@ -1,0 +1,150 @@
+"""The LimitRanger admission's validation: a created pod against its namespace's LimitRanges.
+
+``plugin/pkg/admission/limitranger/admission.go`` (PodValidateLimitFunc): every ``Container``
+item's ``min``, ``max`` and ``maxLimitRequestRatio`` are held against each container, init
+ones too, and every ``Pod`` item's against the pod's aggregate (its own podRequests and
+podLimits: containers and sidecars summed, a regular init container's peak as a floor, the
+pod-level cpu and memory in their place, and no overhead). It runs in the validating phase,
+after every mutating plugin (its own defaults among them), so it reads the completed pod.
+The errors of all items are joined as ``utilerrors.NewAggregate`` joins them: one alone as it
+is, several, duplicates dropped, as ``[first, second]``. Upstream walks each item's resources
+in Go's random map order; they are taken by name here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any, Final
+
+from gate.k8s.quantity import milli_value, whole_value
+from gate.k8s.quotausage import Amount, aggregate_limits, aggregate_requests, resources_of
+from gate.k8s.resources import CPU, MEMORY
+from gate.untyped import mapping
+
+CONTAINER, POD = "Container", "Pod"
+_MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000
+"""resource.MaxMilliValue: past it a MilliValue overflows int64, so whole units compare."""
+_POD_LEVEL: Final = (CPU, MEMORY)
+"""limitranger's isSupportedPodLevelResource: what pod-level resources replace."""
+
+Amounts = Mapping[str, Amount]
+Constraint = Callable[[str, str, Amount, Amounts, Amounts], "str | None"]
+
+
+def _enforced_values(request: Amount | None, limit: Amount | None, enforced: Amount) -> list[int]:
+    """requestLimitEnforcedValues: request, limit and enforced in milli-units, or in whole
+    units when one of them is past :data:`_MAX_MILLI_VALUE` (an absent value is 0)."""
+    values = [a.value if a is not None else Fraction(0) for a in (request, limit, enforced)]
+    whole = [whole_value(v) for v in values]
+    if all(w <= _MAX_MILLI_VALUE for w in whole):
+        return [milli_value(v) for v in values]
+    return whole
+
+
+def _minimum(
+    kind: str, name: str, enforced: Amount, requests: Amounts, limits: Amounts
+) -> str | None:
+    """minConstraint."""
+    request, limit = requests.get(name), limits.get(name)
+    observed_request, observed_limit, bound = _enforced_values(request, limit, enforced)
+    head = f"minimum {name} usage per {kind} is {enforced}"
+    if request is None:
+        return f"{head}.  No request is specified"
+    if observed_request < bound:
+        return f"{head}, but request is {request}"
+    if limit is not None and observed_limit < bound:
+        return f"{head}, but limit is {limit}"
+    return None
+
+
+def _maximum(
+    kind: str, name: str, enforced: Amount, requests: Amounts, limits: Amounts
+) -> str | None:
+    """maxConstraint."""
+    request, limit = requests.get(name), limits.get(name)
+    observed_request, observed_limit, bound = _enforced_values(request, limit, enforced)
+    head = f"maximum {name} usage per {kind} is {enforced}"
+    if limit is None:
+        return f"{head}.  No limit is specified"
+    if observed_limit > bound:
+        return f"{head}, but limit is {limit}"
+    if request is not None and observed_request > bound:
+        return f"{head}, but request is {request}"
+    return None
+
+
+def _ratio(
+    kind: str, name: str, enforced: Amount, requests: Amounts, limits: Amounts
+) -> str | None:
+    """limitRequestRatioConstraint, in float64 as upstream divides and compares."""
+    request, limit = requests.get(name), limits.get(name)
+    observed_request, observed_limit, _ = _enforced_values(request, limit, enforced)
+    head = f"{name} max limit to request ratio per {kind} is {enforced}"
+    if request is None or observed_request == 0:
+        return f"{head}, but no request is specified or request is 0"
+    if limit is None or observed_limit == 0:
+        return f"{head}, but no limit is specified or limit is 0"
+    observed = float(observed_limit) / float(observed_request)
+    shown, most = observed, float(whole_value(enforced.value))
+    if whole_value(enforced.value) <= _MAX_MILLI_VALUE:
+        observed, most = observed * 1000, float(milli_value(enforced.value))
+    if observed > most:
+        return f"{head}, but provided ratio is {shown:f}"
+    return None
+
+
+_CONSTRAINTS: Final[tuple[tuple[str, Constraint], ...]] = (
+    ("min", _minimum),
+    ("max", _maximum),
+    ("maxLimitRequestRatio", _ratio),
+)
+
+
+def _held_against(
+    item: Mapping[str, Any], kind: str, requests: Amounts, limits: Amounts
+) -> list[str]:
+    errors = []
+    for field_name, constraint in _CONSTRAINTS:
+        bounds = mapping(item.get(field_name))
+        for name in sorted(bounds):
+            error = constraint(kind, str(name), Amount.of(bounds[name]), requests, limits)
+            if error is not None:
+                errors.append(error)
+    return errors
+
+
+def _pod_amounts(spec: Mapping[str, Any]) -> tuple[dict[str, Amount], dict[str, Amount]]:
+    """limitranger's podRequests and podLimits."""
+    requests, limits = aggregate_requests(spec), aggregate_limits(spec)
+    for side, total in (("requests", requests), ("limits", limits)):
+        for name, amount in resources_of(mapping(spec), side).items():
+            if name in _POD_LEVEL:
+                total[name] = amount
+    return requests, limits
+
+
+def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    found = []
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        found += [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+    return found
+
+
+def limit_violations(spec: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> str | None:
+    """PodValidateLimitFunc over the namespace's LimitRange items: the aggregate error, None
+    when the pod keeps within them. Raises QuantityError on a quantity that does not parse."""
+    errors: list[str] = []
+    for item in items:
+        if item.get("type") == CONTAINER:
+            for container in _containers(spec):
+                requests = resources_of(container, "requests")
+                limits = resources_of(container, "limits")
+                errors += _held_against(item, CONTAINER, requests, limits)
+        elif item.get("type") == POD:
+            errors += _held_against(item, POD, *_pod_amounts(spec))
+    unique = list(dict.fromkeys(errors))
+    if not unique:
+        return None
+    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"

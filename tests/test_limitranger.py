@@ -1,0 +1,325 @@
+"""The LimitRanger admission's validation (gate.k8s.limitranger), and the RuntimeClass
+admission's overhead checks, seen through the verdict: upstream
+``plugin/pkg/admission/limitranger/admission.go`` (PodValidateLimitFunc, minConstraint,
+maxConstraint, limitRequestRatioConstraint; cases after its TestPodLimitFunc) and
+``plugin/pkg/admission/runtimeclass/admission.go`` (setOverhead, validateOverhead)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gate.k8s.limitranger import limit_violations
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot, container
+from tests.engine_support import evaluate
+
+REFUSED = "LimitRanger admission refuses the pod: "
+
+
+def _limit_range(*items: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": "LimitRange",
+        "metadata": {"name": "limits", "namespace": "default"},
+        "spec": {"limits": list(items)},
+    }
+
+
+def _judged(items: list[dict[str, Any]], spec: dict[str, Any]) -> tuple[Verdict, str | None]:
+    snapshot = cluster_snapshot([api_node("n", cpu="8")], limitRanges=[_limit_range(*items)])
+    result = evaluate(snapshot, spec)
+    return result.verdict, result.reason
+
+
+def _pod(*containers: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"containers": list(containers), **spec}
+
+
+CASES = [
+    pytest.param(
+        [{"type": "Container", "min": {"cpu": "100m"}}],
+        _pod(container(requests={"cpu": "50m"})),
+        "minimum cpu usage per Container is 100m, but request is 50m",
+        id="a container requesting less than the minimum is refused",
+    ),
+    pytest.param(
+        [{"type": "Container", "min": {"memory": "64Mi"}}],
+        _pod(container(requests={"cpu": "1"})),
+        None,
+        id="a container without a request of a resource with a minimum takes it as its request",
+    ),
+    pytest.param(
+        [{"type": "Pod", "min": {"memory": "64Mi"}}],
+        _pod(container(requests={"cpu": "1"})),
+        "minimum memory usage per Pod is 64Mi.  No request is specified",
+        id="a pod without a request of a resource with a pod minimum is refused",
+    ),
+    pytest.param(
+        [{"type": "Container", "min": {"cpu": "100m"}}],
+        _pod(container(requests={"cpu": "100m"}, limits={"cpu": "200m"})),
+        None,
+        id="a container at the minimum is admitted",
+    ),
+    pytest.param(
+        [{"type": "Container", "max": {"cpu": "1"}}],
+        _pod(container(requests={"cpu": "500m"})),
+        None,
+        id="a container without a limit of a resource with a maximum takes it as its limit",
+    ),
+    pytest.param(
+        [{"type": "Container", "max": {"cpu": "1"}}],
+        _pod(container(limits={"cpu": "1500m"})),
+        "maximum cpu usage per Container is 1, but limit is 1500m",
+        id="a container limited above the maximum is refused",
+    ),
+    pytest.param(
+        [{"type": "Container", "max": {"cpu": "1"}}],
+        _pod(container(), initContainers=[container("init", limits={"cpu": "2"})]),
+        "maximum cpu usage per Container is 1, but limit is 2",
+        id="an init container is held to the container items too",
+    ),
+    pytest.param(
+        [{"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}}],
+        _pod(container(requests={"cpu": "100m"}, limits={"cpu": "250m"})),
+        "cpu max limit to request ratio per Container is 2, but provided ratio is 2.500000",
+        id="a limit more than the ratio times the request is refused with the ratio printed",
+    ),
+    pytest.param(
+        [{"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}}],
+        _pod(container(requests={"cpu": "100m"}, limits={"cpu": "200m"})),
+        None,
+        id="a limit at the ratio is admitted",
+    ),
+    pytest.param(
+        [{"type": "Container", "maxLimitRequestRatio": {"memory": "2"}}],
+        _pod(container(requests={"cpu": "1"})),
+        "memory max limit to request ratio per Container is 2, but no request is specified "
+        "or request is 0",
+        id="a ratio on a resource the container does not request is refused",
+    ),
+    pytest.param(
+        [{"type": "Pod", "max": {"cpu": "1"}}],
+        _pod(container("a", limits={"cpu": "600m"}), container("b", limits={"cpu": "600m"})),
+        "maximum cpu usage per Pod is 1, but limit is 1200m",
+        id="a pod item holds the containers' limits summed",
+    ),
+    pytest.param(
+        [{"type": "Pod", "max": {"cpu": "1"}}],
+        _pod(container("a", limits={"cpu": "600m"}), resources={"limits": {"cpu": "1"}}),
+        None,
+        id="a pod item reads the pod-level limit in place of the containers'",
+    ),
+    pytest.param(
+        [{"type": "Pod", "min": {"cpu": "1"}}],
+        _pod(
+            container("a", requests={"cpu": "200m"}),
+            initContainers=[container("init", requests={"cpu": "900m"})],
+        ),
+        "minimum cpu usage per Pod is 1, but request is 900m",
+        id="a pod item reads a regular init container's peak as a floor",
+    ),
+    pytest.param(
+        [{"type": "Container", "max": {"cpu": "1"}}],
+        _pod(container("a", limits={"cpu": "2"}), container("b", limits={"cpu": "2"})),
+        "maximum cpu usage per Container is 1, but limit is 2",
+        id="the same error of two containers is given once",
+    ),
+    pytest.param(
+        [{"type": "Container", "max": {"cpu": "1"}, "min": {"cpu": "100m"}}],
+        _pod(container("a", limits={"cpu": "2"}), container("b", requests={"cpu": "50m"})),
+        "[maximum cpu usage per Container is 1, but limit is 2, "
+        "minimum cpu usage per Container is 100m, but request is 50m]",
+        id="several errors are joined in brackets",
+    ),
+]
+
+
+@pytest.mark.parametrize(("items", "spec", "error"), CASES)
+def test_limit_range_bounds_refuse_a_pod_as_the_api_server_does(
+    items: list[dict[str, Any]], spec: dict[str, Any], error: str | None
+) -> None:
+    verdict, reason = _judged(items, spec)
+    if error is None:
+        assert verdict is Verdict.YES
+    else:
+        assert (verdict, reason) == (Verdict.ERROR, REFUSED + error)
+
+
+def test_limit_range_defaults_are_applied_before_the_bounds_are_checked() -> None:
+    """LimitRanger's own defaults (mutating) come before its validation: a default limit
+    above the maximum is the pod's limit when the maximum is checked."""
+    items = [{"type": "Container", "default": {"cpu": "2"}, "max": {"cpu": "3"}}]
+    assert _judged(items, _pod(container(requests={"cpu": "1"}))) == (Verdict.YES, None)
+    items = [{"type": "Container", "default": {"cpu": "2"}, "defaultRequest": {"cpu": "1"}}]
+    spec = _pod(container())
+    assert limit_violations(spec, [{"type": "Container", "max": {"cpu": "1"}}]) == (
+        "maximum cpu usage per Container is 1.  No limit is specified"
+    )
+    verdict, reason = _judged([*items, {"type": "Container", "max": {"cpu": "1"}}], spec)
+    assert (verdict, reason) == (
+        Verdict.ERROR,
+        REFUSED + "maximum cpu usage per Container is 1, but limit is 2",
+    )
+
+
+def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
+    """ValidatePod runs between the mutating and the validating admission plugins: a
+    default limit below the container's request fails validateResourceRequirements."""
+    items = [{"type": "Container", "default": {"cpu": "1"}}]
+    verdict, reason = _judged(items, _pod(container(), container("b", requests={"cpu": "2"})))
+    assert (verdict, reason) == (
+        Verdict.ERROR,
+        "LimitRange defaults make the pod invalid: spec.containers[1].resources.requests: "
+        'Invalid value: "2": must be less than or equal to cpu limit of 1',
+    )
+    assert _judged(items, _pod(container(requests={"cpu": "500m"}))) == (Verdict.YES, None)
+
+
+def test_a_pod_item_gives_no_defaults() -> None:
+    """SetDefaults_LimitRangeItem and mergeContainerResources read Container items only."""
+    items = [{"type": "Pod", "max": {"memory": "1Gi"}}]
+    verdict, reason = _judged(items, _pod(container(requests={"cpu": "1"})))
+    assert (verdict, reason) == (
+        Verdict.ERROR,
+        REFUSED + "maximum memory usage per Pod is 1Gi.  No limit is specified",
+    )
+
+
+def _runtime_snapshot(overhead: dict[str, Any] | None) -> dict[str, Any]:
+    runtime: dict[str, Any] = {"kind": "RuntimeClass", "metadata": {"name": "rc"}, "handler": "x"}
+    if overhead is not None:
+        runtime["overhead"] = {"podFixed": overhead}
+    return cluster_snapshot([api_node("n", cpu="8")], runtimeClasses=[runtime])
+
+
+MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+UNDEFINED = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+
+OVERHEAD_CASES = [
+    pytest.param(
+        {"cpu": "250m"},
+        {"runtimeClassName": "rc", "overhead": {"cpu": "0.25"}},
+        None,
+        id="an overhead written equal to the class's is admitted",
+    ),
+    pytest.param(
+        {"cpu": "250m"},
+        {"runtimeClassName": "rc", "overhead": {"cpu": "100m"}},
+        f'RuntimeClass "rc" admission refuses the pod: {MISMATCH}',
+        id="an overhead written that differs from the class's is refused",
+    ),
+    pytest.param(
+        {"cpu": "250m"},
+        {"runtimeClassName": "rc", "overhead": {"cpu": "250m", "memory": "1Mi"}},
+        f'RuntimeClass "rc" admission refuses the pod: {MISMATCH}',
+        id="an overhead written with a resource the class lacks is refused",
+    ),
+    pytest.param(
+        None,
+        {"runtimeClassName": "rc", "overhead": {"cpu": "100m"}},
+        f'RuntimeClass "rc" admission refuses the pod: {UNDEFINED}',
+        id="an overhead written under a class without one is refused",
+    ),
+    pytest.param(
+        {"cpu": "250m"},
+        {"overhead": {"cpu": "100m"}},
+        f"RuntimeClass admission refuses the pod: {UNDEFINED}",
+        id="an overhead written without a runtime class is refused",
+    ),
+]
+
+
+@pytest.mark.parametrize(("overhead", "written", "reason"), OVERHEAD_CASES)
+def test_an_overhead_the_pod_writes_must_be_its_runtime_class_s(
+    overhead: dict[str, Any] | None, written: dict[str, Any], reason: str | None
+) -> None:
+    result = evaluate(
+        _runtime_snapshot(overhead), _pod(container(requests={"cpu": "1"}), **written)
+    )
+    if reason is None:
+        assert result.verdict is Verdict.YES
+    else:
+        assert (result.verdict, result.reason) == (Verdict.ERROR, reason)
+
+
+@given(
+    bounds=st.lists(st.integers(min_value=1, max_value=10**9), min_size=4, max_size=4),
+)
+def test_a_container_within_its_bounds_is_never_refused(bounds: list[int]) -> None:
+    """minConstraint and maxConstraint in milli-units: min <= request <= limit <= max."""
+    low, request, limit, high = sorted(bounds)
+    item = {"type": "Container", "min": {"cpu": f"{low}m"}, "max": {"cpu": f"{high}m"}}
+    resources = {"requests": {"cpu": f"{request}m"}, "limits": {"cpu": f"{limit}m"}}
+    assert limit_violations({"containers": [{"name": "c", "resources": resources}]}, [item]) is None
+    if limit < high:
+        raised = {**resources, "limits": {"cpu": f"{high + 1}m"}}
+        error = limit_violations({"containers": [{"name": "c", "resources": raised}]}, [item])
+        assert error is not None and error.startswith("maximum cpu usage per Container is ")
+
+
+def _sandboxed(runtime_class: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": _pod(container(requests={"cpu": "7800m"}), runtimeClassName=runtime_class),
+            },
+        },
+    }
+
+
+SHIPPED = {
+    "apiVersion": "node.k8s.io/v1",
+    "kind": "RuntimeClass",
+    "metadata": {"name": "kata"},
+    "handler": "kata",
+    "overhead": {"podFixed": {"cpu": "250m"}},
+}
+
+# (id, the run's manifests, verdict, reason)
+RUNTIME_RUNS: list[tuple[str, list[dict[str, Any]], Verdict, str | None]] = [
+    (
+        "a class neither the cluster nor the run has is refused",
+        [_sandboxed("kata")],
+        Verdict.ERROR,
+        'RuntimeClass "kata" admission refuses the pod: pod rejected: '
+        'RuntimeClass "kata" not found',
+    ),
+    (
+        "a class the run ships beside its workload is known, its overhead counted",
+        [SHIPPED, _sandboxed("kata")],
+        Verdict.NO,
+        None,
+    ),
+    (
+        "a class the cluster has is known",
+        [_sandboxed("rc")],
+        Verdict.YES,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("manifests", "verdict", "reason"),
+    [c[1:] for c in RUNTIME_RUNS],
+    ids=[c[0] for c in RUNTIME_RUNS],
+)
+def test_a_runtime_class_must_exist_in_the_cluster_or_the_run(
+    manifests: list[dict[str, Any]], verdict: Verdict, reason: str | None
+) -> None:
+    """plugin/pkg/admission/runtimeclass: prepareObjects forbids a class not found."""
+    snapshot = build_snapshot(_runtime_snapshot(None), "s.json")
+    documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
+    report = check(documents, snapshot, RunOptions())
+    assert [(r.verdict, r.reason) for r in report.results][-1:] == [(verdict, reason)]
