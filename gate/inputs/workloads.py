@@ -294,7 +294,14 @@ def _workload(
         overlaps=_overlaps(kind, body),
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
+        indexed=_indexed(kind, body),
     )
+
+
+def _indexed(kind: str, body: Mapping[str, Any]) -> bool:
+    """A Job, or a CronJob's Job, whose ``completionMode`` is ``Indexed``."""
+    job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
+    return job is not None and at(body, (*job, "completionMode")) == "Indexed"
 
 
 def _unavailable(kind: str, body: Mapping[str, Any], wanted: int, surge: int) -> int | None:

@@ -171,6 +171,9 @@ class Workload:
     first_ordinal: int = 0
     """A StatefulSet's ``spec.ordinals.start``: its copies are ordinals ``first_ordinal``
     to ``first_ordinal + replicas - 1`` (stateful_set_utils.go ``getStartOrdinal``)."""
+    indexed: bool = False
+    """A Job (or a CronJob's Job) whose ``completionMode`` is ``Indexed``: its pod at
+    position i has completion index i, which its name carries."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -395,7 +395,7 @@ class Evaluator:
         def name_of(position: int) -> str:  # only a refused pod is named
             template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
             ordinal = position + workload.first_ordinal
-            return pod_name(workload.kind, workload.name, ordinal, template)
+            return pod_name(workload.kind, workload.name, ordinal, template, workload.indexed)
 
         admitted = book.admit_pods(
             namespace, pod.spec, wanted, name_of, running, surge_first, usage
