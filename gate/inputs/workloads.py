@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from gate.inputs.custom_kinds import (
 from gate.inputs.positions import document_field
 from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pods
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
+from gate.k8s.podlabels import controller_labels
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import pod_template_problem, workload_problem
@@ -273,6 +275,7 @@ def _workload(
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
+    labels = _template_labels(body, field)
     return Workload(
         kind=kind,
         namespace=namespace,
@@ -282,7 +285,7 @@ def _workload(
         pod_spec=spec,
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
-        labels=_template_labels(body, field),
+        labels=labels,
         scaling=(
             Scaling(surge=surge, unavailable=_unavailable(kind, body, replicas or 0, surge))
             if surge
@@ -295,7 +298,23 @@ def _workload(
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
+        controller_labels=(
+            _controller_labels(kind, name, body, spec, labels) if rules == "kind" else {}
+        ),
     )
+
+
+def _controller_labels(
+    kind: str,
+    name: str,
+    body: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    labels: Mapping[str, str],
+) -> dict[str, str]:
+    job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
+    manual = job is not None and at(body, (*job, "manualSelector")) is True
+    template = json.dumps(spec, sort_keys=True, default=str) if kind == "Deployment" else ""
+    return controller_labels(kind, name, labels, template=template, manual_selector=manual)
 
 
 def _indexed(kind: str, body: Mapping[str, Any]) -> bool:

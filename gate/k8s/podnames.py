@@ -55,12 +55,19 @@ def _random_part(seed: str, length: int = _RANDOM_LENGTH) -> str:
     return "".join(out)
 
 
+def template_hash(name: str, template: str = "") -> str:
+    """The stand-in ``pod-template-hash`` of a Deployment's template (``template``: text that
+    stands for it; the name when none is given), as its ReplicaSet's name and its pods'
+    label carry it."""
+    return safe_encode(str(fnv32a(template or name)))
+
+
 def controller_object(kind: str, name: str, template: str = "") -> tuple[str, str] | None:
     """The object a new workload's controller creates before its pods, by kind and name: a
     Deployment's ReplicaSet ``<name>-<pod-template-hash>``, a CronJob's first Job
     ``<name>-<scheduled minutes>``; None for the kinds that create pods themselves."""
     if kind == "Deployment":
-        return "ReplicaSet", f"{name}-{safe_encode(str(fnv32a(template or name)))}"
+        return "ReplicaSet", f"{name}-{template_hash(name, template)}"
     if kind == "CronJob":
         return "Job", f"{name}-{fnv32a(f'{kind}/{name}') % 10**8}"
     return None

@@ -174,6 +174,9 @@ class Workload:
     indexed: bool = False
     """A Job (or a CronJob's Job) whose ``completionMode`` is ``Indexed``: its pod at
     position i has completion index i, which its name carries."""
+    controller_labels: Mapping[str, str] = field(default_factory=dict)
+    """The labels its pods carry beyond ``labels``, added by its controller
+    (:mod:`gate.k8s.podlabels`)."""
 
 
 @dataclass(frozen=True, slots=True)
