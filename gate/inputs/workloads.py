@@ -19,7 +19,13 @@ from gate.inputs.custom_kinds import (
     templates,
 )
 from gate.inputs.positions import document_field
-from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pods
+from gate.inputs.scaling import (
+    max_surge,
+    max_unavailable,
+    queue_of,
+    rolling_update,
+    wanted_pods,
+)
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.podlabels import controller_labels
 from gate.k8s.quantity import nonnegative_quantity
@@ -287,7 +293,11 @@ def _workload(
         warnings=tuple(warnings),
         labels=labels,
         scaling=(
-            Scaling(surge=surge, unavailable=_unavailable(kind, body, replicas or 0, surge))
+            Scaling(
+                surge=surge,
+                unavailable=_unavailable(kind, body, replicas or 0, surge),
+                rolling_update=_written_rollout(kind, body),
+            )
             if surge
             else None
         ),
@@ -327,6 +337,14 @@ def _unavailable(kind: str, body: Mapping[str, Any], wanted: int, surge: int) ->
     """A Deployment's ``maxUnavailable``; None for a DaemonSet, whose surge replaces its
     pod node by node (its controller is not modelled here)."""
     return max_unavailable(body, wanted, surge) if kind == "Deployment" else None
+
+
+def _written_rollout(kind: str, body: Mapping[str, Any]) -> tuple[object, object] | None:
+    """A Deployment's ``maxSurge`` and ``maxUnavailable`` as written."""
+    update = rolling_update(kind, body) if kind == "Deployment" else None
+    if update is None:
+        return None
+    return at(update, ("maxSurge",)), at(update, ("maxUnavailable",))
 
 
 def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:

@@ -203,6 +203,10 @@ class Scaling:
     ``maxUnavailable``); None when the rollout starts no new pod first."""
     budget: str | None = None
     must_keep: int | None = None
+    rolling_update: tuple[object, object] | None = None
+    """A Deployment's RollingUpdate ``maxSurge`` and ``maxUnavailable`` as written (None
+    when absent): ``surge`` and ``unavailable`` are worked out from them for its replicas,
+    again when an autoscaler sets those."""
 
 
 class Port(Reported, frozen=True):
