@@ -26,6 +26,26 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
     ("a Deployment wants its replicas", "Deployment", {"spec": {"replicas": 10}}, 10),
     ("a Deployment without replicas wants one", "Deployment", {"spec": {}}, 1),
     ("a Deployment scaled to zero wants none", "Deployment", {"spec": {"replicas": 0}}, 0),
+    # pkg/controller/deployment/deployment_controller.go syncDeployment: a paused
+    # Deployment syncs without creating the new template's ReplicaSet.
+    (
+        "a paused Deployment starts none of its template",
+        "Deployment",
+        {"spec": {"replicas": 3, "paused": True}},
+        0,
+    ),
+    (
+        "a paused Deployment's count that is none is still an error",
+        "Deployment",
+        {"spec": {"replicas": "3", "paused": True}},
+        BadCount(("spec", "replicas"), "3"),
+    ),
+    (
+        "an unpaused Deployment wants its replicas",
+        "Deployment",
+        {"spec": {"replicas": 3, "paused": False}},
+        3,
+    ),
     ("a StatefulSet wants its replicas", "StatefulSet", {"spec": {"replicas": 3}}, 3),
     ("a ReplicaSet wants its replicas", "ReplicaSet", {"spec": {"replicas": 2}}, 2),
     ("a ReplicationController defaults to one", "ReplicationController", {"spec": {}}, 1),

@@ -2,7 +2,8 @@
 
 The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
-- Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
+- Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1;
+  none for a paused Deployment, which starts no pod of its template until resumed.
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
   none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
   ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
@@ -117,7 +118,11 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
     count field holds no count; None when it has no count (DaemonSet, PodTemplate, kinds
     without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        return read_count(body, ("spec", "replicas"), 1)
+        replicas = read_count(body, ("spec", "replicas"), 1)
+        # A paused Deployment makes no ReplicaSet of a new template (deployment_controller.go
+        # syncDeployment -> sync, getAllReplicaSetsAndSyncRevision without creating one).
+        paused = kind == "Deployment" and at(body, ("spec", "paused")) is True
+        return 0 if paused and isinstance(replicas, int) else replicas
     if kind == "Job":
         return _job_pods(at(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
     if kind == "CronJob":
