@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -308,23 +307,16 @@ def _workload(
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
-        controller_labels=(
-            _controller_labels(kind, name, body, spec, labels) if rules == "kind" else {}
-        ),
+        controller_labels=(_controller_labels(kind, name, body, labels) if rules == "kind" else {}),
     )
 
 
 def _controller_labels(
-    kind: str,
-    name: str,
-    body: Mapping[str, Any],
-    spec: Mapping[str, Any],
-    labels: Mapping[str, str],
+    kind: str, name: str, body: Mapping[str, Any], labels: Mapping[str, str]
 ) -> dict[str, str]:
     job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
     manual = job is not None and at(body, (*job, "manualSelector")) is True
-    template = json.dumps(spec, sort_keys=True, default=str) if kind == "Deployment" else ""
-    return controller_labels(kind, name, labels, template=template, manual_selector=manual)
+    return controller_labels(kind, name, labels, manual_selector=manual)
 
 
 def _indexed(kind: str, body: Mapping[str, Any]) -> bool:

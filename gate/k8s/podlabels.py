@@ -11,17 +11,19 @@ match.
   unless the template sets it, and none when ``manualSelector`` is true
   (pkg/registry/batch/job/strategy.go ``generateSelector``).
 
-The hash and the UID are stand-ins (:mod:`gate.k8s.podnames`): no pod of the snapshot
-carries them, only the workload's own copies, which is what they select upstream for a new
-template or Job. Labels that differ from one pod to the next (a StatefulSet's
+The hash and the UID are stand-ins (:mod:`gate.k8s.podnames`), drawn from the workload's
+name (the hash a report's ReplicaSet name shows is drawn from the template, which costs a
+pass over it; no selector can tell the two apart): no pod of the snapshot carries them,
+only the workload's own copies, which is what they select upstream for a new template or
+Job. Labels that differ from one pod to the next (a StatefulSet's
 ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``, an indexed
 Job's ``batch.kubernetes.io/job-completion-index``) are not added: a workload's copies are
 judged alike. Nor are the revision labels of a StatefulSet or a DaemonSet
 (``controller-revision-hash``, ``pod-template-generation``), whose values depend on the
 object's history.
 
->>> controller_labels("Deployment", "web", {"app": "web"}, template="{}")
-{'pod-template-hash': '5859f96865'}
+>>> controller_labels("Deployment", "web", {"app": "web"})
+{'pod-template-hash': '6b9f6cd69'}
 """
 
 from __future__ import annotations
@@ -50,17 +52,15 @@ def controller_labels(
     name: str,
     template_labels: Mapping[str, str],
     *,
-    template: str = "",
     manual_selector: bool = False,
 ) -> dict[str, str]:
     """The labels the pods of the workload ``kind``/``name`` carry beyond
-    ``template_labels`` (module doc); ``template``: text that stands for the pod template,
-    as :func:`gate.k8s.podnames.template_hash` reads it."""
+    ``template_labels`` (module doc)."""
     if kind == "Deployment":
-        return {TEMPLATE_HASH: template_hash(name, template)}
+        return {TEMPLATE_HASH: template_hash(name)}
     if kind not in ("Job", "CronJob") or manual_selector:
         return {}
-    made = controller_object(kind, name, template)
+    made = controller_object(kind, name)
     job = name if made is None else made[1]
     uid = stand_in_uid("Job", job)
     added = {key: job for key in JOB_NAME} | {key: uid for key in CONTROLLER_UID}
