@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from gate.inputs.counts import BadCount
 from gate.inputs.scaling import (
     Autoscaler,
+    RunScaling,
     Wanted,
     autoscaler_of,
     autoscalers,
@@ -18,11 +19,33 @@ from gate.inputs.scaling import (
     max_surge,
     wanted_pods,
 )
+from gate.inputs.workloads import TEMPLATE_PATHS, extract
+from gate.model import Document, Location, Workload
 
 WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
     ("a Deployment wants its replicas", "Deployment", {"spec": {"replicas": 10}}, 10),
     ("a Deployment without replicas wants one", "Deployment", {"spec": {}}, 1),
     ("a Deployment scaled to zero wants none", "Deployment", {"spec": {"replicas": 0}}, 0),
+    # pkg/controller/deployment/deployment_controller.go syncDeployment: a paused
+    # Deployment syncs without creating the new template's ReplicaSet.
+    (
+        "a paused Deployment starts none of its template",
+        "Deployment",
+        {"spec": {"replicas": 3, "paused": True}},
+        0,
+    ),
+    (
+        "a paused Deployment's count that is none is still an error",
+        "Deployment",
+        {"spec": {"replicas": "3", "paused": True}},
+        BadCount(("spec", "replicas"), "3"),
+    ),
+    (
+        "an unpaused Deployment wants its replicas",
+        "Deployment",
+        {"spec": {"replicas": 3, "paused": False}},
+        3,
+    ),
     ("a StatefulSet wants its replicas", "StatefulSet", {"spec": {"replicas": 3}}, 3),
     ("a ReplicaSet wants its replicas", "ReplicaSet", {"spec": {"replicas": 2}}, 2),
     ("a ReplicationController defaults to one", "ReplicationController", {"spec": {}}, 1),
@@ -147,7 +170,10 @@ SCALERS: list[tuple[str, dict[str, Any], tuple[tuple[str, str, str], Autoscaler]
         # validationOptionsForHorizontalPodAutoscaler); such an HPA wakes to one pod.
         "an HPA with minReplicas 0 is judged at one pod",
         _hpa(minReplicas=0, maxReplicas=5),
-        (("shop", "Deployment", "web"), Autoscaler("HorizontalPodAutoscaler", "web-hpa", 1, 5)),
+        (
+            ("shop", "Deployment", "web"),
+            Autoscaler("HorizontalPodAutoscaler", "web-hpa", 1, 5, from_zero=True),
+        ),
     ),
     (
         "an HPA's minReplicas that is text is no count",
@@ -204,7 +230,10 @@ SCALERS: list[tuple[str, dict[str, Any], tuple[tuple[str, str, str], Autoscaler]
             "metadata": {"name": "web-so"},
             "spec": {"scaleTargetRef": {"name": "web"}},
         },
-        (("default", "Deployment", "web"), Autoscaler("ScaledObject", "web-so", 1, 100)),
+        (
+            ("default", "Deployment", "web"),
+            Autoscaler("ScaledObject", "web-so", 1, 100, from_zero=True),
+        ),
     ),
     (
         "a KEDA ScaledObject's counts",
@@ -213,7 +242,7 @@ SCALERS: list[tuple[str, dict[str, Any], tuple[tuple[str, str, str], Autoscaler]
             "metadata": {"name": "w"},
             "spec": {"scaleTargetRef": {"name": "web"}, "minReplicaCount": 2, "maxReplicaCount": 7},
         },
-        (("default", "Deployment", "web"), Autoscaler("ScaledObject", "w", 2, 7)),
+        (("default", "Deployment", "web"), Autoscaler("ScaledObject", "w", 2, 7, from_zero=True)),
     ),
     ("a Service is no autoscaler", {"kind": "Service", "spec": {}}, None),
     (
@@ -339,3 +368,92 @@ def test_a_budget_selects_by_match_labels_in_its_namespace() -> None:
     assert budget.selects("shop", {"app": "web", "tier": "front"})
     assert not budget.selects("other", {"app": "web"})
     assert not budget.selects("shop", {"app": "api"})
+
+
+def _deployment(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+            },
+            **spec,
+        },
+    }
+
+
+def _hpa_of_web(low: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": low,
+            "maxReplicas": 20,
+        },
+    }
+
+
+def _scaled_workload(deployment: dict[str, Any], *others: dict[str, Any]) -> Workload:
+    found = extract(Document(Location("m.yaml", 1), deployment), TEMPLATE_PATHS)
+    assert isinstance(found, Workload)
+    return RunScaling.of([deployment, *others]).apply(found)
+
+
+# (id, the Deployment's spec, the HPA's minReplicas, replicas, surge, maxUnavailable);
+# pkg/controller/deployment/util/deployment_util.go ResolveFenceposts reads the
+# percentages against spec.replicas, which the HPA sets
+# (pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler).
+ROLLOUTS: list[tuple[str, dict[str, Any], int, int, int, int | None]] = [
+    ("an hpa's replicas set the default 25% rollout", {}, 10, 10, 3, 2),
+    (
+        "an hpa's replicas set a written percent rollout",
+        {"strategy": {"rollingUpdate": {"maxSurge": "50%", "maxUnavailable": "10%"}}},
+        10,
+        10,
+        5,
+        1,
+    ),
+    (
+        "a written number stays whatever the hpa's replicas",
+        {"replicas": 2, "strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}},
+        8,
+        8,
+        1,
+        0,
+    ),
+    (
+        "a percent of an hpa's replicas rounds surge up and unavailable down",
+        {"strategy": {"rollingUpdate": {"maxSurge": "10%", "maxUnavailable": "10%"}}},
+        4,
+        4,
+        1,
+        0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "low", "replicas", "surge", "unavailable"),
+    [r[1:] for r in ROLLOUTS],
+    ids=[r[0] for r in ROLLOUTS],
+)
+def test_an_autoscaler_s_replicas_set_the_rollout(
+    spec: dict[str, Any], low: int, replicas: int, surge: int, unavailable: int | None
+) -> None:
+    workload = _scaled_workload(_deployment(**spec), _hpa_of_web(low))
+    assert workload.scaling is not None
+    found = (workload.replicas, workload.scaling.surge, workload.scaling.unavailable)
+    assert found == (replicas, surge, unavailable)
+
+
+def test_an_hpa_scales_no_target_of_zero_replicas() -> None:
+    """horizontal.go reconcileAutoscaler: ``ScalingDisabled``, the target stays at 0."""
+    workload = _scaled_workload(_deployment(replicas=0), _hpa_of_web(3))
+    assert workload.replicas == 0
+    assert workload.scaling is None or workload.scaling.autoscaler is None

@@ -2,7 +2,8 @@
 
 The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
-- Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1.
+- Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1;
+  none for a paused Deployment, which starts no pod of its template until resumed.
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
   none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
   ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
@@ -53,6 +54,15 @@ class Autoscaler:
     """A count of its own that is none (``minReplicas: "2"``): what it scales is an ERROR."""
     others: tuple[tuple[str, str], ...] = ()
     """Further autoscalers (kind, name) of the same workload: it is then an ERROR."""
+    from_zero: bool = False
+    """It scales a target of 0 replicas up: KEDA's ScaledObject, or an HPA whose
+    ``minReplicas`` is 0 (HPAScaleToZero)."""
+
+    def disabled(self, replicas: int | None) -> bool:
+        """An HPA of a ``minReplicas`` other than 0 whose target has 0 replicas scales
+        nothing (horizontal.go ``reconcileAutoscaler``: ScalingActive False,
+        ``ScalingDisabled``); KEDA's ScaledObject wakes a target scaled to zero itself."""
+        return replicas == 0 and not self.from_zero
 
     def invalid(self, namespace: str) -> str | None:
         """Why the workload it scales cannot be judged, naming the autoscaler's field, or
@@ -108,7 +118,11 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
     count field holds no count; None when it has no count (DaemonSet, PodTemplate, kinds
     without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        return read_count(body, ("spec", "replicas"), 1)
+        replicas = read_count(body, ("spec", "replicas"), 1)
+        # A paused Deployment makes no ReplicaSet of a new template (deployment_controller.go
+        # syncDeployment -> sync, getAllReplicaSetsAndSyncRevision without creating one).
+        paused = kind == "Deployment" and at(body, ("spec", "paused")) is True
+        return 0 if paused and isinstance(replicas, int) else replicas
     if kind == "Job":
         return _job_pods(at(body, ("spec",)), ("spec",), queue_of(kind, body) is not None)
     if kind == "CronJob":
@@ -153,9 +167,16 @@ def autoscaler_of(body: Mapping[str, Any]) -> tuple[ScaleTarget, Autoscaler] | N
         return key, Autoscaler(str(kind), own_name, minimum=1, maximum=1, problem=low)
     if isinstance(high, BadCount):
         return key, Autoscaler(str(kind), own_name, minimum=1, maximum=1, problem=high)
+    from_zero = kind == "ScaledObject" or low == 0
     # A minimum of 0 (HPAScaleToZero, KEDA's default) wakes to one pod: judged as one.
     low = max(low, 1)
-    return key, Autoscaler(kind=str(kind), name=own_name, minimum=low, maximum=max(high, low))
+    return key, Autoscaler(
+        kind=str(kind),
+        name=own_name,
+        minimum=low,
+        maximum=max(high, low),
+        from_zero=from_zero,
+    )
 
 
 def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autoscaler]:
@@ -189,7 +210,12 @@ def max_unavailable(body: Mapping[str, Any], wanted: int, surge: int) -> int:
     """Old pods a Deployment's RollingUpdate may take down before new ones are ready:
     ``maxUnavailable`` (default 25%, rounded down), 1 when it and ``maxSurge`` both come to
     0 (pkg/controller/deployment/util ResolveFenceposts)."""
-    given = at(body, ("spec", "strategy", "rollingUpdate", "maxUnavailable"))
+    return _unavailable(
+        at(body, ("spec", "strategy", "rollingUpdate", "maxUnavailable")), wanted, surge
+    )
+
+
+def _unavailable(given: object, wanted: int, surge: int) -> int:
     unavailable = _scaled("25%" if given is None else given, wanted, round_up=False) or 0
     return 1 if unavailable == 0 and surge == 0 else unavailable
 
@@ -199,16 +225,41 @@ def max_surge(kind: str, body: Mapping[str, Any], wanted: int) -> int:
     ``maxSurge`` (default 25%, rounded up; pkg/controller/deployment/util ResolveFenceposts),
     0 for Recreate and for every other kind (StatefulSets and DaemonSets replace a pod after
     deleting it unless told otherwise; a DaemonSet's maxSurge is read likewise)."""
+    strategy = rolling_update(kind, body)
+    if strategy is None:
+        return 0
+    default: object = "25%" if kind == "Deployment" else 0
+    surge = at(strategy, ("maxSurge",))
+    return _surge(default if surge is None else surge, wanted)
+
+
+def _surge(given: object, wanted: int) -> int:
+    return _scaled(given, wanted, round_up=True) or 0
+
+
+def rolling_update(kind: str, body: Mapping[str, Any]) -> object:
+    """The ``rollingUpdate`` of a Deployment's or a DaemonSet's RollingUpdate strategy (the
+    default type); None for another strategy or kind."""
     strategy_key = {"Deployment": "strategy", "DaemonSet": "updateStrategy"}.get(kind)
     if strategy_key is None:
-        return 0
+        return None
     strategy = at(body, ("spec", strategy_key))
     kind_of_strategy = at(strategy, ("type",)) or "RollingUpdate"
     if kind_of_strategy != "RollingUpdate":
-        return 0
-    default: object = "25%" if kind == "Deployment" else 0
-    surge = at(strategy, ("rollingUpdate", "maxSurge"))
-    return _scaled(default if surge is None else surge, wanted, round_up=True) or 0
+        return None
+    return at(strategy, ("rollingUpdate",)) or {}
+
+
+def rescaled(scaling: Scaling, wanted: int) -> Scaling:
+    """A Deployment's rollout for ``wanted`` replicas (an autoscaler's), from its written
+    ``maxSurge`` and ``maxUnavailable``: the deployment controller reads them against
+    ``spec.replicas``, which the autoscaler sets."""
+    if scaling.rolling_update is None:
+        return scaling
+    given_surge, given_unavailable = scaling.rolling_update
+    surge = _surge("25%" if given_surge is None else given_surge, wanted)
+    unavailable = _unavailable(given_unavailable, wanted, surge)
+    return replace(scaling, surge=surge, unavailable=unavailable if surge else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +332,8 @@ class RunScaling:
         """The workload with what the run says of its pods: an autoscaler's minimum
         replaces its own count, and its bounds and a disruption budget join its scaling."""
         scaler = self.autoscalers.get((workload.namespace, workload.kind, workload.name))
+        if scaler is not None and scaler.disabled(workload.replicas):
+            scaler = None
         wanted = scaler.minimum if scaler is not None else workload.replicas
         budget = next(
             (b for b in self.budgets if b.selects(workload.namespace, workload.labels)), None
@@ -288,8 +341,11 @@ class RunScaling:
         must_keep = budget.must_keep(wanted) if budget is not None and wanted else None
         if scaler is None and must_keep is None:
             return workload
+        own = workload.scaling
         scaling = replace(
-            workload.scaling or Scaling(),
+            rescaled(own, wanted or 0)
+            if own is not None and scaler is not None
+            else own or Scaling(),
             autoscaler=AutoscalerRef(scaler.kind, scaler.name) if scaler else None,
             maximum=scaler.maximum if scaler else None,
             budget=budget.name if budget is not None and must_keep is not None else None,

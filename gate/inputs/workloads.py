@@ -18,8 +18,15 @@ from gate.inputs.custom_kinds import (
     templates,
 )
 from gate.inputs.positions import document_field
-from gate.inputs.scaling import max_surge, max_unavailable, queue_of, wanted_pods
+from gate.inputs.scaling import (
+    max_surge,
+    max_unavailable,
+    queue_of,
+    rolling_update,
+    wanted_pods,
+)
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
+from gate.k8s.podlabels import controller_labels
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import pod_template_problem, workload_problem
@@ -273,6 +280,7 @@ def _workload(
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
+    labels = _template_labels(body, field)
     return Workload(
         kind=kind,
         namespace=namespace,
@@ -282,9 +290,13 @@ def _workload(
         pod_spec=spec,
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
         warnings=tuple(warnings),
-        labels=_template_labels(body, field),
+        labels=labels,
         scaling=(
-            Scaling(surge=surge, unavailable=_unavailable(kind, body, replicas or 0, surge))
+            Scaling(
+                surge=surge,
+                unavailable=_unavailable(kind, body, replicas or 0, surge),
+                rolling_update=_written_rollout(kind, body),
+            )
             if surge
             else None
         ),
@@ -294,13 +306,37 @@ def _workload(
         overlaps=_overlaps(kind, body),
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
+        indexed=_indexed(kind, body),
+        controller_labels=(_controller_labels(kind, name, body, labels) if rules == "kind" else {}),
     )
+
+
+def _controller_labels(
+    kind: str, name: str, body: Mapping[str, Any], labels: Mapping[str, str]
+) -> dict[str, str]:
+    job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
+    manual = job is not None and at(body, (*job, "manualSelector")) is True
+    return controller_labels(kind, name, labels, manual_selector=manual)
+
+
+def _indexed(kind: str, body: Mapping[str, Any]) -> bool:
+    """A Job, or a CronJob's Job, whose ``completionMode`` is ``Indexed``."""
+    job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
+    return job is not None and at(body, (*job, "completionMode")) == "Indexed"
 
 
 def _unavailable(kind: str, body: Mapping[str, Any], wanted: int, surge: int) -> int | None:
     """A Deployment's ``maxUnavailable``; None for a DaemonSet, whose surge replaces its
     pod node by node (its controller is not modelled here)."""
     return max_unavailable(body, wanted, surge) if kind == "Deployment" else None
+
+
+def _written_rollout(kind: str, body: Mapping[str, Any]) -> tuple[object, object] | None:
+    """A Deployment's ``maxSurge`` and ``maxUnavailable`` as written."""
+    update = rolling_update(kind, body) if kind == "Deployment" else None
+    if update is None:
+        return None
+    return at(update, ("maxSurge",)), at(update, ("maxUnavailable",))
 
 
 def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:

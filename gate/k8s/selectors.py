@@ -144,8 +144,8 @@ def label_key_requirements(
 ) -> tuple[Requirement, ...]:
     """applyLabelKeysToLabelSelector: ``key In [value]`` (matchLabelKeys) or ``key NotIn
     [value]`` (mismatchLabelKeys) for each key the pod's labels carry; a key they lack
-    is ignored (a Deployment's ``pod-template-hash`` is added by its controller later,
-    so a manifest's pod never carries it)."""
+    is ignored (the labels its controller adds, such as a Deployment's
+    ``pod-template-hash``, are among them: :mod:`gate.k8s.podlabels`)."""
     if not isinstance(keys, list):
         return ()
     found = []

@@ -171,6 +171,12 @@ class Workload:
     first_ordinal: int = 0
     """A StatefulSet's ``spec.ordinals.start``: its copies are ordinals ``first_ordinal``
     to ``first_ordinal + replicas - 1`` (stateful_set_utils.go ``getStartOrdinal``)."""
+    indexed: bool = False
+    """A Job (or a CronJob's Job) whose ``completionMode`` is ``Indexed``: its pod at
+    position i has completion index i, which its name carries."""
+    controller_labels: Mapping[str, str] = field(default_factory=dict)
+    """The labels its pods carry beyond ``labels``, added by its controller
+    (:mod:`gate.k8s.podlabels`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +203,10 @@ class Scaling:
     ``maxUnavailable``); None when the rollout starts no new pod first."""
     budget: str | None = None
     must_keep: int | None = None
+    rolling_update: tuple[object, object] | None = None
+    """A Deployment's RollingUpdate ``maxSurge`` and ``maxUnavailable`` as written (None
+    when absent): ``surge`` and ``unavailable`` are worked out from them for its replicas,
+    again when an autoscaler sets those."""
 
 
 class Port(Reported, frozen=True):

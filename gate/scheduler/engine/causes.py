@@ -6,7 +6,7 @@ shortfall, the untolerated taint...), never from the reason text. The rule:
 
 * the nodes that count are the user nodes (those without a ``CriticalAddonsOnly`` taint),
   or every node when the cluster has no user node; for a DaemonSet, only the nodes it
-  targets (those rejected by a plugin that rejects for room);
+  targets (those rejected by a plugin other than :data:`DAEMON_PREDICATES`);
 * among them, the nodes the pod could plausibly use: not those a taint it does not
   tolerate reserves for another purpose (a spot or GPU pool), nor those its own node
   selector or affinity excludes (the scheduler's message still counts them). When no
@@ -35,10 +35,17 @@ import msgspec
 from gate.k8s.quantity import format_amount
 from gate.k8s.version import Dialect
 from gate.model import Cause, NodeView, Term
-from gate.model.outcomes import NODE_AFFINITY, TAINT_TOLERATION
+from gate.model.outcomes import NODE_AFFINITY, NODE_NAME, NODE_UNSCHEDULABLE, TAINT_TOLERATION
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.runtime import CycleState, Groups, Rejection
-from gate.scheduler.plugins import BY_NAME, ORDER, ROOM
+from gate.scheduler.plugins import BY_NAME, ORDER
+
+DAEMON_PREDICATES = frozenset({NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY})
+"""The plugins whose rejection means the DaemonSet controller makes no pod for a node
+(pkg/controller/daemon/daemon_controller.go ``NodeShouldRunDaemonPod``: the template's
+``nodeName``, its required node affinity and the node's NoSchedule and NoExecute taints,
+with the tolerations it adds, unschedulable among them). On a node any other plugin
+rejects, its pod is created and stays Pending."""
 
 
 @dataclass(slots=True)
@@ -114,7 +121,7 @@ def cause_of(
     scope = _plausible(index, cycle, groups, dialect, user or index.everyone)
     tally: dict[_Key, _Tally] = {}
     for rejection, bits in groups.items():
-        if targeted_only and rejection.plugin not in ROOM:
+        if targeted_only and rejection.plugin in DAEMON_PREDICATES:
             continue
         counted = bits & scope
         if not counted:

@@ -58,7 +58,7 @@ from gate.model import (
     WorkloadWarning,
 )
 from gate.model.autoscaling import AutoscalingConfig
-from gate.scheduler.engine.causes import cause_of
+from gate.scheduler.engine.causes import DAEMON_PREDICATES, cause_of
 from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, reach, with_copies
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
@@ -395,7 +395,7 @@ class Evaluator:
         def name_of(position: int) -> str:  # only a refused pod is named
             template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
             ordinal = position + workload.first_ordinal
-            return pod_name(workload.kind, workload.name, ordinal, template)
+            return pod_name(workload.kind, workload.name, ordinal, template, workload.indexed)
 
         admitted = book.admit_pods(
             namespace, pod.spec, wanted, name_of, running, surge_first, usage
@@ -1013,7 +1013,7 @@ class Evaluator:
         if ledger is not None and not own:
             answer, beside = self._daemonset_beside(workload, pod, answer, ledger, reported)
             together = answer.fitting.bit_count()
-        outcomes, lacking = answer.outcomes, answer.lacking
+        outcomes, lacking = answer.outcomes, _pending(answer)
         message = None
         if not alone and not lacking:
             warnings.append(_no_target(answer.message if outcomes else None))
@@ -1021,7 +1021,7 @@ class Evaluator:
             verdict, message = Verdict.NO, answer.message
         else:
             verdict = Verdict.PARTIAL if lacking else Verdict.YES
-        targeted = _targeted(answer)
+        targeted = self._targets(answer)
         fitting = answer.fitting.bit_count()
         preemption = None
         if lacking and (together is None or together == alone):
@@ -1049,6 +1049,17 @@ class Evaluator:
             else None,
             preemption=preemption,
         )
+
+    def _targets(self, answer: _Answer) -> int:
+        """How many nodes a DaemonSet targets (:func:`_targeted`). When a PreFilter other
+        than theirs refuses its pod everywhere, no Filter ran: its predicates are asked
+        node by node (they read only the node's name, labels and taints)."""
+        refused = pre_filter_refusal(answer.cycle)
+        if refused is None or refused.plugin in DAEMON_PREDICATES:
+            return _targeted(answer)
+        asked = [p for p in answer.cycle if p.plugin.name in DAEMON_PREDICATES]
+        nodes = self.index.nodes
+        return sum(all(p.check(n, self.dialect) is None for p in asked) for n in nodes)
 
     def _daemonset_beside(
         self, workload: Workload, pod: Pod, answer: _Answer, ledger: Ledger, reported: bool
@@ -1181,10 +1192,20 @@ def _counted(profile: PodProfile, pods: Iterable[ExistingPod], carries: bool | N
 
 
 def _targeted(answer: _Answer) -> int:
-    """The nodes a DaemonSet targets: those its pod fits, and those that reject it only for
-    room (what runs there), where the DaemonSet controller still creates its pod."""
-    short = (bits for rejection, bits in answer.groups.items() if rejection.plugin in ROOM)
-    return answer.fitting.bit_count() + sum(bits.bit_count() for bits in short)
+    """The nodes a DaemonSet targets: those its pod fits, and those that reject it for
+    anything but :data:`DAEMON_PREDICATES` (room, volumes), where the DaemonSet controller
+    still creates its pod."""
+    return answer.fitting.bit_count() + sum(bits.bit_count() for bits in _pending_bits(answer))
+
+
+def _pending_bits(answer: _Answer) -> Iterator[int]:
+    groups = answer.groups.items()
+    return (bits for rejection, bits in groups if rejection.plugin not in DAEMON_PREDICATES)
+
+
+def _pending(answer: _Answer) -> bool:
+    """Whether a node the DaemonSet targets rejects its pod, which then stays Pending."""
+    return any(_pending_bits(answer))
 
 
 def _no_target(message: str | None) -> WorkloadWarning:

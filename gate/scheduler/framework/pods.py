@@ -219,7 +219,8 @@ def prepare_pod(
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
-    profile = pod_profile(spec, workload.namespace, workload.labels, pinned=daemonset)
+    labels = {**workload.labels, **workload.controller_labels}
+    profile = pod_profile(spec, workload.namespace, labels, pinned=daemonset)
     storage_known = storage is not None and storage.knows_claims
     written, own = workload.pod_spec, workload.warnings
     if storage is not None and storage_known and _claims_exist(workload, storage):
