@@ -98,7 +98,7 @@ def test_a_runtime_class_selector_that_conflicts_is_refused_by_admission() -> No
     )
     assert conflict.verdict is Verdict.ERROR
     assert conflict.reason == (
-        'RuntimeClass "rc" admission refuses the pod: conflict: '
+        'pods "w" is forbidden: conflict: '
         "runtimeClass.scheduling.nodeSelector[pool] = gpu; pod.spec.nodeSelector[pool] = cpu"
     )
     agreeing = evaluate(
@@ -222,7 +222,7 @@ def test_pod_level_requests_default_before_limit_range_defaults_reach_the_contai
     result = evaluate(snapshot, spec)
     assert (result.verdict, result.reason) == (
         Verdict.ERROR,
-        "LimitRange defaults make the pod invalid: spec.resources.requests[cpu]: Invalid "
+        'Pod "w" is invalid: spec.resources.requests[cpu]: Invalid '
         'value: "100m": must be greater than or equal to aggregate container requests of 600m',
     )
     written = {**spec, "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "1"}}}
@@ -253,7 +253,7 @@ def test_a_container_hugepage_limit_defaults_the_pod_level_limit_and_the_request
     result = evaluate(snapshot, spec)
     assert (result.verdict, result.reason) == (
         Verdict.ERROR,
-        "LimitRange defaults make the pod invalid: spec.resources.requests[memory]: Invalid "
+        'Pod "w" is invalid: spec.resources.requests[memory]: Invalid '
         'value: "100Mi": must be greater than or equal to aggregate container requests of '
         "1124Mi",
     )

@@ -19,7 +19,8 @@ from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
 from tests.engine_support import evaluate
 
-REFUSED = "LimitRanger admission refuses the pod: "
+REFUSED = 'pods "w" is forbidden: '
+"""apierrors.NewForbidden's message for the pod ``w`` (limitranger/admission.go Validate)."""
 
 
 def _limit_range(*items: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +175,7 @@ def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
     verdict, reason = _judged(items, _pod(container(), container("b", requests={"cpu": "2"})))
     assert (verdict, reason) == (
         Verdict.ERROR,
-        "LimitRange defaults make the pod invalid: spec.containers[1].resources.requests: "
+        'Pod "w" is invalid: spec.containers[1].resources.requests: '
         'Invalid value: "2": must be less than or equal to cpu limit of 1',
     )
     assert _judged(items, _pod(container(requests={"cpu": "500m"}))) == (Verdict.YES, None)
@@ -210,25 +211,25 @@ OVERHEAD_CASES = [
     pytest.param(
         {"cpu": "250m"},
         {"runtimeClassName": "rc", "overhead": {"cpu": "100m"}},
-        f'RuntimeClass "rc" admission refuses the pod: {MISMATCH}',
+        REFUSED + MISMATCH,
         id="an overhead written that differs from the class's is refused",
     ),
     pytest.param(
         {"cpu": "250m"},
         {"runtimeClassName": "rc", "overhead": {"cpu": "250m", "memory": "1Mi"}},
-        f'RuntimeClass "rc" admission refuses the pod: {MISMATCH}',
+        REFUSED + MISMATCH,
         id="an overhead written with a resource the class lacks is refused",
     ),
     pytest.param(
         None,
         {"runtimeClassName": "rc", "overhead": {"cpu": "100m"}},
-        f'RuntimeClass "rc" admission refuses the pod: {UNDEFINED}',
+        REFUSED + UNDEFINED,
         id="an overhead written under a class without one is refused",
     ),
     pytest.param(
         {"cpu": "250m"},
         {"overhead": {"cpu": "100m"}},
-        f"RuntimeClass admission refuses the pod: {UNDEFINED}",
+        REFUSED + UNDEFINED,
         id="an overhead written without a runtime class is refused",
     ),
 ]
@@ -292,8 +293,7 @@ RUNTIME_RUNS: list[tuple[str, list[dict[str, Any]], Verdict, str | None]] = [
         "a class neither the cluster nor the run has is refused",
         [_sandboxed("kata")],
         Verdict.ERROR,
-        'RuntimeClass "kata" admission refuses the pod: pod rejected: '
-        'RuntimeClass "kata" not found',
+        'pods "web-7fd4c7b98f-zgxdj" is forbidden: pod rejected: RuntimeClass "kata" not found',
     ),
     (
         "a class the run ships beside its workload is known, its overhead counted",

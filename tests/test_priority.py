@@ -190,8 +190,8 @@ def test_completion_refuses_the_pod_as_the_priority_admission_does() -> None:
     spec = {"containers": [{"name": "c"}], "priorityClassName": "gold"}
     with pytest.raises(AdmissionRefused) as refused:
         complete_pod_spec(spec, "default", _objects(DEFAULT1))
-    assert str(refused.value) == (
-        "Priority admission refuses the pod: no PriorityClass with name gold was found"
+    assert refused.value.message("w") == (
+        'pods "w" is forbidden: no PriorityClass with name gold was found'
     )
 
 
@@ -238,14 +238,14 @@ JUDGED: list[tuple[str, dict[str, Any], str, Verdict, str | None]] = [
         _recorded(priorityClasses=[BATCH]),
         "gold",
         Verdict.ERROR,
-        "Priority admission refuses the pod: no PriorityClass with name gold was found",
+        'pods "w" is forbidden: no PriorityClass with name gold was found',
     ),
     (
         "a List of classes that lacks it refuses it too",
         _listed(BATCH),
         "gold",
         Verdict.ERROR,
-        "Priority admission refuses the pod: no PriorityClass with name gold was found",
+        'pods "w" is forbidden: no PriorityClass with name gold was found',
     ),
     (
         "a snapshot that recorded no classes judges the pod and warns",

@@ -31,6 +31,7 @@ from gate.k8s.limitranger import CONTAINER, limit_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
+from gate.k8s.quota import forbidden
 from gate.k8s.quotausage import HUGEPAGES, Amount, aggregate_limits, aggregate_requests
 from gate.k8s.resources import (
     overcommit_allowed,
@@ -44,7 +45,22 @@ Spec = dict[str, Any]
 
 
 class AdmissionRefused(Exception):
-    """An admission plugin would refuse to create the pod; the message says why."""
+    """An admission plugin would refuse to create the pod, or the pod the mutating plugins
+    made would fail its validation (``invalid``): ``error`` is the API server's text after
+    the pod's name, which :meth:`message` puts in."""
+
+    def __init__(self, error: str, invalid: bool = False) -> None:
+        super().__init__(error)
+        self.error, self.invalid = error, invalid
+
+    def message(self, pod: str) -> str:
+        """apierrors.NewForbidden's message (``pods "web-0" is forbidden: <error>``), or
+        NewInvalid's for the pod's validation (``Pod "web-0" is invalid: <errors>``)."""
+        return (
+            f'Pod "{pod}" is invalid: {self.error}'
+            if self.invalid
+            else forbidden("pods", pod, self.error)
+        )
 
 
 DEFAULT_TOLERATION_KEYS = (TAINT_NOT_READY, TAINT_UNREACHABLE)
@@ -222,10 +238,7 @@ def _runtime_class(
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
         if admission.has_runtime_classes:  # prepareObjects: the class must exist
-            raise AdmissionRefused(
-                f'RuntimeClass "{name}" admission refuses the pod: pod rejected: '
-                f'RuntimeClass "{name}" not found'
-            )
+            raise AdmissionRefused(f'pod rejected: RuntimeClass "{name}" not found')
         else:
             warnings.append(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
@@ -234,7 +247,7 @@ def _runtime_class(
     if runtime_class.get("overhead") is not None:  # setOverhead
         fixed = mapping(mapping(runtime_class.get("overhead")).get("podFixed"))
         if spec.get("overhead") is not None and not _same_amounts(fixed, spec["overhead"]):
-            raise AdmissionRefused(f'RuntimeClass "{name}" admission refuses the pod: {_MISMATCH}')
+            raise AdmissionRefused(_MISMATCH)
         if fixed and not spec.get("overhead"):
             spec["overhead"] = dict(fixed)
     scheduling = mapping(runtime_class.get("scheduling"))
@@ -244,7 +257,7 @@ def _runtime_class(
         for key, value in selector.items():
             if key in own and scalar_text(own[key]) != scalar_text(value):
                 raise AdmissionRefused(
-                    f'RuntimeClass "{name}" admission refuses the pod: conflict: '
+                    "conflict: "
                     f"runtimeClass.scheduling.nodeSelector[{key}] = {scalar_text(value)}; "
                     f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}"
                 )
@@ -338,10 +351,8 @@ def _validate_overhead(spec: Spec, admission: AdmissionObjects) -> None:
         return
     defined = runtime_class is not None and runtime_class.get("overhead") is not None
     if not defined and spec.get("overhead") is not None:
-        named = f'RuntimeClass "{name}"' if name else "RuntimeClass"
         raise AdmissionRefused(
-            f"{named} admission refuses the pod: pod rejected: Pod Overhead set without "
-            "corresponding RuntimeClass defined Overhead"
+            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
         )
 
 
@@ -387,7 +398,7 @@ def complete_pod_spec(
     try:  # Priority runs before RuntimeClass in the API server's admission chain
         warnings += admit_priority(completed, admission)
     except PriorityRefused as exc:
-        raise AdmissionRefused(f"Priority admission refuses the pod: {exc}") from exc
+        raise AdmissionRefused(str(exc)) from exc
     _runtime_class(completed, admission, warnings)
     tolerations = completed.get("tolerations")
     completed["tolerations"] = _default_tolerations(
@@ -396,10 +407,10 @@ def complete_pod_spec(
     if defaults:
         invalid = _defaults_made_invalid(undefaulted, completed)
         if invalid is not None:
-            raise AdmissionRefused(f"LimitRange defaults make the pod invalid: {invalid}")
+            raise AdmissionRefused(invalid, invalid=True)
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
     violations = limit_violations(completed, limits)
     if violations is not None:
-        raise AdmissionRefused(f"LimitRanger admission refuses the pod: {violations}")
+        raise AdmissionRefused(violations)
     _validate_overhead(completed, admission)
     return completed, warnings

@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import reduce
+from functools import partial, reduce
 from itertools import islice
 from operator import or_
 from typing import TYPE_CHECKING, Any
@@ -187,6 +187,14 @@ class _Answer:
     """The pod ``cycle`` was prepared for in the run's cluster (None: unknown, or a view)."""
 
 
+def _pod_name(workload: Workload, position: int) -> str:
+    """The name of the workload's pod at ``position`` (0 for the first it creates): only a
+    refused pod is named."""
+    template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+    ordinal = position + workload.first_ordinal
+    return pod_name(workload.kind, workload.name, ordinal, template, workload.indexed)
+
+
 @dataclass(frozen=True, slots=True)
 class Evaluator:
     """Evaluates workloads against one snapshot, sharing its node classes."""
@@ -300,7 +308,10 @@ class Evaluator:
         not fit, one lost node, an autoscaler's headroom) is left out."""
         try:
             pod = self._prepared(workload)
-        except (AdmissionRefused, QuantityError, SelectorError) as exc:
+        except AdmissionRefused as exc:  # in the API server's words, naming the first pod
+            reason = exc.message(_pod_name(workload, 0))
+            return self._result(workload, Verdict.ERROR, reason=reason)
+        except (QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
             result = self._daemonset(workload, pod, ledger, reported)
@@ -392,13 +403,8 @@ class Evaluator:
             total = summed_requests(indexed[i].requests for i in own)
             running = [running_usage(total, usage, len(own))] if own else []
 
-        def name_of(position: int) -> str:  # only a refused pod is named
-            template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-            ordinal = position + workload.first_ordinal
-            return pod_name(workload.kind, workload.name, ordinal, template, workload.indexed)
-
         admitted = book.admit_pods(
-            namespace, pod.spec, wanted, name_of, running, surge_first, usage
+            namespace, pod.spec, wanted, partial(_pod_name, workload), running, surge_first, usage
         )
         maximum = None if scaling is None else scaling.maximum
         if admitted is not None and maximum is not None and maximum > admitted.created:
