@@ -262,22 +262,26 @@ def _non_zero(total: Mapping[str, Fraction]) -> tuple[int, int]:
     )
 
 
-def pod_nonzero_amounts(spec: Mapping[str, Any]) -> tuple[int, int]:
+def pod_nonzero_amounts(
+    spec: Mapping[str, Any], incoming: tuple[int, int] | None = None
+) -> tuple[int, int]:
     """A bound pod's cpu (millicores) and memory (bytes) as its node's ``NonZeroRequested``
     counts them (framework/types.go PodInfo.CalculateResource): PodRequests again with
     NonMissingContainerRequests of 100m cpu and 200Mi memory (getNonMissingContainerRequests);
     when the pod sets pod-level requests, only for a resource its requests lack altogether.
+    Without pod-level requests that is the incoming pod's count
+    (:func:`incoming_nonzero_amounts`), which ``incoming`` gives when already worked out.
     Pass the spec ``with_status_resources`` already applied. Raises QuantityError."""
-    requests = pod_requests(spec)
     pod_resources = spec.get("resources")
     pod_level = isinstance(pod_resources, Mapping) and any(
         pod_level_resource(name) for name in exact_list(pod_resources.get("requests"))
     )
-    non_missing = (
-        {n: a for n, a in NON_ZERO_DEFAULTS.items() if n not in requests}
-        if pod_level
-        else NON_ZERO_DEFAULTS
-    )
+    if not pod_level:
+        return (
+            incoming if incoming is not None else _non_zero(pod_requests(spec, NON_ZERO_DEFAULTS))
+        )
+    requests = pod_requests(spec)
+    non_missing = {n: a for n, a in NON_ZERO_DEFAULTS.items() if n not in requests}
     return _non_zero(pod_requests(spec, non_missing) if non_missing else requests)
 
 

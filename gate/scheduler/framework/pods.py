@@ -128,6 +128,7 @@ def pod_profile(
     priority = spec.get("priority")
     listed = spec.get("topologySpreadConstraints")
     soft_spread, soft_spread_error = _soft_spread(spec, labels)
+    nonzero = incoming_nonzero_amounts(spec)
     return PodProfile(
         namespace=namespace,
         labels=labels,
@@ -147,8 +148,8 @@ def pod_profile(
         label_keys=_label_keys(node_selector, terms),
         by_name=depends_on_name(spec),
         names=name_narrowing(terms) if terms else None,
-        nonzero=incoming_nonzero_amounts(spec),
-        bound_nonzero=pod_nonzero_amounts(spec),
+        nonzero=nonzero,
+        bound_nonzero=pod_nonzero_amounts(spec, nonzero),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
         node_affinity=written_node_affinity(spec),
         preferred_node_terms=preferred_node_terms(spec),
