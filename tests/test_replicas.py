@@ -537,3 +537,20 @@ def test_a_daemonset_update_with_max_surge_needs_room_beside_its_old_pod(
     pods = [_running("DaemonSet", "edge", f"n{i}", "1500m", name=f"edge-{i}") for i in range(3)]
     [result] = _run(Case(nodes, [daemonset], pods))
     assert (result.verdict, result.message, result.placement) == (verdict, message, placement)
+
+
+def test_a_surging_daemonset_update_cannot_take_the_host_port_its_old_pod_holds() -> None:
+    port = [{"containerPort": 8443, "hostPort": 8443}]
+    daemonset = _edge("10m", maxSurge=1, maxUnavailable=0)
+    daemonset["spec"]["template"]["spec"]["containers"] = [
+        container(requests={"cpu": "10m"}, ports=port)
+    ]
+    pods = [
+        _running("DaemonSet", "edge", f"n{i}", "10m", name=f"edge-{i}", ports=port)
+        for i in range(3)
+    ]
+    [result] = _run(Case(THREE, [daemonset], pods))
+    assert (result.verdict, result.message) == (
+        Verdict.NO,
+        "0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports.",
+    )
