@@ -447,3 +447,110 @@ def test_a_rollout_with_no_room_for_its_surge(
             " no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption "
             "victims found for incoming pod."
         )
+
+
+def _edge(cpu: str, **update: Any) -> dict[str, Any]:
+    daemonset: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "edge", "namespace": "app"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "edge"}},
+            "template": {
+                "metadata": {"labels": {"app": "edge"}},
+                "spec": {"containers": [container(requests={"cpu": cpu})]},
+            },
+        },
+    }
+    if update:
+        daemonset["spec"]["updateStrategy"] = {"rollingUpdate": update}
+    return daemonset
+
+
+# pkg/controller/daemon/update.go rollingUpdate: with maxSurge (util.SurgeCount, a percent
+# of updatedDesiredNodeCounts' desiredNumberScheduled rounded up) the new pod is created on
+# a node while the old one runs, and the old one goes only once the new one is available.
+DAEMON_SURGE_CASES = [
+    (
+        "without maxSurge the old pod goes first and the new one takes its room",
+        _edge("1500m"),
+        [_node("n0"), _node("n1"), _node("n2")],
+        Verdict.YES,
+        None,
+        ReplicaFit(3, alone=3, released=3),
+    ),
+    (
+        "maxSurge 0% is no surge: the old pod goes first",
+        _edge("1500m", maxSurge="0%"),
+        [_node("n0"), _node("n1"), _node("n2")],
+        Verdict.YES,
+        None,
+        ReplicaFit(3, alone=3, released=3),
+    ),
+    (
+        "maxSurge 1 keeps the old pod while the new one starts: no node holds both",
+        _edge("1500m", maxSurge=1, maxUnavailable=0),
+        [_node("n0"), _node("n1"), _node("n2")],
+        Verdict.NO,
+        "0/3 nodes are available: 3 Insufficient cpu.",
+        ReplicaFit(3, alone=0, released=0),
+    ),
+    (
+        "maxSurge 10% of the three nodes it targets is 1, rounded up: it surges",
+        _edge("1500m", maxSurge="10%", maxUnavailable=0),
+        [_node("n0"), _node("n1"), _node("n2")],
+        Verdict.NO,
+        "0/3 nodes are available: 3 Insufficient cpu.",
+        ReplicaFit(3, alone=0, released=0),
+    ),
+    (
+        "a surge that fits beside the old pod on every node is YES",
+        _edge("400m", maxSurge=1, maxUnavailable=0),
+        [_node("n0"), _node("n1"), _node("n2")],
+        Verdict.YES,
+        None,
+        ReplicaFit(3, alone=3, released=0),
+    ),
+    (
+        "only the node with room for both takes its new pod",
+        _edge("1500m", maxSurge="100%", maxUnavailable=0),
+        [_node("n0", cpu="4"), _node("n1"), _node("n2")],
+        Verdict.PARTIAL,
+        None,
+        ReplicaFit(3, alone=1, released=0),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("daemonset", "nodes", "verdict", "message", "placement"),
+    [c[1:] for c in DAEMON_SURGE_CASES],
+    ids=[c[0] for c in DAEMON_SURGE_CASES],
+)
+def test_a_daemonset_update_with_max_surge_needs_room_beside_its_old_pod(
+    daemonset: dict[str, Any],
+    nodes: list[dict[str, Any]],
+    verdict: Verdict,
+    message: str | None,
+    placement: ReplicaFit,
+) -> None:
+    pods = [_running("DaemonSet", "edge", f"n{i}", "1500m", name=f"edge-{i}") for i in range(3)]
+    [result] = _run(Case(nodes, [daemonset], pods))
+    assert (result.verdict, result.message, result.placement) == (verdict, message, placement)
+
+
+def test_a_surging_daemonset_update_cannot_take_the_host_port_its_old_pod_holds() -> None:
+    port = [{"containerPort": 8443, "hostPort": 8443}]
+    daemonset = _edge("10m", maxSurge=1, maxUnavailable=0)
+    daemonset["spec"]["template"]["spec"]["containers"] = [
+        container(requests={"cpu": "10m"}, ports=port)
+    ]
+    pods = [
+        _running("DaemonSet", "edge", f"n{i}", "10m", name=f"edge-{i}", ports=port)
+        for i in range(3)
+    ]
+    [result] = _run(Case(THREE, [daemonset], pods))
+    assert (result.verdict, result.message) == (
+        Verdict.NO,
+        "0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports.",
+    )

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gate.inputs.counts import BadCount, read_count
+from gate.k8s.intstr import scaled as _scaled
 from gate.model import AutoscalerRef, Scaling, Workload
 from gate.untyped import at
 
@@ -192,18 +193,6 @@ def autoscalers(bodies: Iterable[Mapping[str, Any]]) -> dict[ScaleTarget, Autosc
         if first is not scaler:
             found[key] = replace(first, others=(*first.others, (scaler.kind, scaler.name)))
     return found
-
-
-def _scaled(value: object, total: int, *, round_up: bool) -> int | None:
-    """intstr.GetScaledValueFromIntOrPercent: an int as is, ``"N%"`` of ``total`` rounded
-    up or down; None for anything else."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
-        percent = int(value[:-1])
-        whole, rest = divmod(percent * total, 100)
-        return whole + (1 if round_up and rest else 0)
-    return None
 
 
 def max_unavailable(body: Mapping[str, Any], wanted: int, surge: int) -> int:

@@ -280,6 +280,7 @@ def _workload(
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
+    node_surge = _node_surge(kind, body)
     labels = _template_labels(body, field)
     return Workload(
         kind=kind,
@@ -296,8 +297,9 @@ def _workload(
                 surge=surge,
                 unavailable=_unavailable(kind, body, replicas or 0, surge),
                 rolling_update=_written_rollout(kind, body),
+                node_surge=node_surge,
             )
-            if surge
+            if surge or node_surge is not None
             else None
         ),
         source=source,
@@ -337,6 +339,14 @@ def _written_rollout(kind: str, body: Mapping[str, Any]) -> tuple[object, object
     if update is None:
         return None
     return at(update, ("maxSurge",)), at(update, ("maxUnavailable",))
+
+
+def _node_surge(kind: str, body: Mapping[str, Any]) -> object:
+    """A DaemonSet's ``maxSurge`` as written, when it is not 0 (nor ``"0%"``): the number
+    of nodes it is a part of is known only to the scheduler's stage."""
+    update = rolling_update(kind, body) if kind == "DaemonSet" else None
+    surge = None if update is None else at(update, ("maxSurge",))
+    return None if surge in (None, 0, "0%") or isinstance(surge, bool) else surge
 
 
 def _overlaps(kind: str, body: Mapping[str, Any]) -> bool:

@@ -207,6 +207,10 @@ class Scaling:
     """A Deployment's RollingUpdate ``maxSurge`` and ``maxUnavailable`` as written (None
     when absent): ``surge`` and ``unavailable`` are worked out from them for its replicas,
     again when an autoscaler sets those."""
+    node_surge: object = None
+    """A DaemonSet's RollingUpdate ``maxSurge`` as written, when it is not 0 (None
+    otherwise): its controller works it out against the nodes the DaemonSet targets, and
+    while it surges a node holds the new pod beside the old one."""
 
 
 class Port(Reported, frozen=True):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
+from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
 from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
@@ -1000,23 +1001,19 @@ class Evaluator:
         self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
     ) -> WorkloadResult:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
-        the DaemonSet already runs on a node is the one being replaced there; a DaemonSet
-        new to the cluster (``ledger`` given) takes its room on every node it fits beside
-        the run's other new workloads placed before it."""
+        the DaemonSet already runs on a node is the one being replaced there, its room given
+        back first unless the rollout surges (:meth:`_surges`), when the node must hold
+        both; a DaemonSet new to the cluster (``ledger`` given) takes its room on every node
+        it fits beside the run's other new workloads placed before it."""
         warnings = list(pod.warnings)
-        own = self._own_pods(workload)
-        if pod.profile.by_name:
-            cycle = prepare(pod.profile, self._without(own) if own else self.cluster)
-            rejections = _per_node(self._release(own), cycle, self.dialect)
-            answer = self._work_out(_grouped(rejections), cycle)
-        else:
-            answer = self._answer(pod)
-            if own:
-                answer = self._released(pod, own, answer).answer
+        running = self._own_pods(workload)
+        # A surging rollout leaves each old pod beside its new one until that is ready.
+        own = () if running and self._surges(workload, pod) else running
+        answer = self._daemon_answer(pod, own)
         alone = answer.fitting.bit_count()
         together: int | None = None
         beside: tuple[str, ...] = ()
-        if ledger is not None and not own:
+        if ledger is not None and not running:
             answer, beside = self._daemonset_beside(workload, pod, answer, ledger, reported)
             together = answer.fitting.bit_count()
         outcomes, lacking = answer.outcomes, _pending(answer)
@@ -1055,6 +1052,28 @@ class Evaluator:
             else None,
             preemption=preemption,
         )
+
+    def _daemon_answer(self, pod: Pod, own: Sequence[int]) -> _Answer:
+        """A DaemonSet's answer on the nodes less its pods at ``own``."""
+        if pod.profile.by_name:
+            cycle = prepare(pod.profile, self._without(own) if own else self.cluster)
+            rejections = _per_node(self._release(own), cycle, self.dialect)
+            return self._work_out(_grouped(rejections), cycle)
+        answer = self._answer(pod)
+        return self._released(pod, own, answer).answer if own else answer
+
+    def _surges(self, workload: Workload, pod: Pod) -> bool:
+        """Whether a DaemonSet's rollout starts its new pod on a node before it deletes the
+        old one: its ``maxSurge`` worked out against the nodes it targets, rounded up, is
+        not 0 (pkg/controller/daemon/update.go rollingUpdate, util.SurgeCount against
+        updatedDesiredNodeCounts' desiredNumberScheduled)."""
+        written = None if workload.scaling is None else workload.scaling.node_surge
+        if written is None:
+            return False
+        if isinstance(written, str):  # a percent: of the nodes it targets
+            targeted = self._targets(self._daemon_answer(pod, ()))
+            return bool(scaled(written, targeted, round_up=True))
+        return bool(scaled(written, 0, round_up=True))
 
     def _targets(self, answer: _Answer) -> int:
         """How many nodes a DaemonSet targets (:func:`_targeted`). When a PreFilter other
