@@ -972,6 +972,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
         yield from _job(_mapping(body.get("spec")), "spec", spec)
+        yield from _indexed_hostnames(body)
     elif kind in APPS:
         yield from _apps(kind, _mapping(body.get("spec")), spec, template_labels)
     elif kind == "ReplicationController":
@@ -1186,6 +1187,7 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
     manual = job.get("manualSelector") is True
     raw = job.get("selector")
     cron = field != "spec"
+    yield from _job_counts(job, field, cron)
     yield from _template(spec, f"{field}.template.spec", template_labels)
     where = f"{field}.template.spec.restartPolicy"
     yield from _restart_policy(spec, where, ("OnFailure", "Never"))
@@ -1209,3 +1211,101 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
         yield FieldError(
             f"{field}.manualSelector", UNSUPPORTED, "true", 'supported values: "nil", "false"'
         )
+
+
+_NON_NEGATIVE = "must be greater than or equal to 0"
+_JOB_COUNTS = (
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+)
+_COMPLETION_MODES = ("NonIndexed", "Indexed")
+_INDEXED = "Indexed"
+_MAX_INDEXED_PARALLELISM = 100_000
+"""maxParallelismForIndexedJob, maxFailedIndexesForIndexedJob and completionsSoftLimit."""
+_HIGH_COMPLETIONS_LIMIT = 10_000
+"""parallelismLimitForHighCompletions and maxFailedIndexesLimitForHighCompletions."""
+_NEEDS_INDEXED = "requires indexed completion mode"
+
+
+def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
+    """validateJobSpec before the template, in its order: the counts not negative, then
+    what the completion mode allows. A Job's counts are those SetDefaults_Job leaves (both
+    1 when neither is written); a CronJob's job template is not defaulted so."""
+    counts = {
+        name: job[name]
+        for name in _JOB_COUNTS
+        if job.get(name) is not None and _int(job[name]) is not None
+    }
+    if not cron and "completions" not in counts and "parallelism" not in counts:
+        counts["completions"] = counts["parallelism"] = 1
+    for name in _JOB_COUNTS:  # ValidateNonnegativeField
+        value = counts.get(name)
+        if value is not None and value < 0:
+            yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+        if (
+            name == "maxFailedIndexes"
+            and value is not None
+            and "backoffLimitPerIndex" not in counts
+        ):
+            detail = "when maxFailedIndexes is specified"
+            yield FieldError(f"{field}.backoffLimitPerIndex", REQUIRED, None, detail)
+    mode = _text(job.get("completionMode")) if job.get("completionMode") is not None else None
+    if mode is not None and mode not in _COMPLETION_MODES:
+        yield not_supported(f"{field}.completionMode", mode, _COMPLETION_MODES)
+    if mode == _INDEXED:
+        yield from _indexed_counts(counts, field)
+    elif mode in (None, "NonIndexed"):
+        for name in ("backoffLimitPerIndex", "maxFailedIndexes"):
+            if name in counts:
+                yield FieldError(f"{field}.{name}", INVALID, str(counts[name]), _NEEDS_INDEXED)
+
+
+def _indexed_counts(counts: Mapping[str, int], field: str) -> Errors:
+    """validateJobSpec's rules on an Indexed Job's counts."""
+    completions, parallelism = counts.get("completions"), counts.get("parallelism")
+    failed, per_index = counts.get("maxFailedIndexes"), counts.get("backoffLimitPerIndex")
+    limit = _MAX_INDEXED_PARALLELISM
+    if completions is None:
+        yield FieldError(f"{field}.completions", REQUIRED, None, "when completion mode is Indexed")
+    if parallelism is not None and parallelism > limit:
+        detail = f"must be less than or equal to {limit} when completion mode is Indexed"
+        yield FieldError(f"{field}.parallelism", INVALID, str(parallelism), detail)
+    if completions is not None and failed is not None and failed > completions:
+        detail = "must be less than or equal to completions"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+    if failed is not None and failed > limit:
+        detail = f"must be less than or equal to {limit}"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+    if completions is None or completions <= limit or per_index is None:
+        return
+    high = _HIGH_COMPLETIONS_LIMIT
+    if failed is None:
+        detail = f"must be specified when completions is above {limit}"
+        yield FieldError(f"{field}.maxFailedIndexes", REQUIRED, None, detail)
+    tail = f"when completions are above {limit} and used with backoff limit per index"
+    if parallelism is not None and parallelism > high:
+        detail = f"must be less than or equal to {high} {tail}"
+        yield FieldError(f"{field}.parallelism", INVALID, str(parallelism), detail)
+    if failed is not None and failed > high:
+        detail = f"must be less than or equal to {high} {tail}"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+
+
+def _indexed_hostnames(body: Mapping[str, Any]) -> Errors:
+    """ValidateJob's last rule: an Indexed Job's name, suffixed with its last index, is
+    the hostname of a pod, so a DNS label."""
+    job = _mapping(body.get("spec"))
+    name = _text(at(body, ("metadata", "name")))
+    completions = _int(job.get("completions"))
+    if job.get("completionMode") != _INDEXED or not name or not completions:
+        return
+    if completions > 0:
+        hostname = f"{name}-{completions - 1}"
+        if dns1123_label_errors(hostname):
+            detail = f"will not able to create pod with invalid DNS label: {hostname}"
+            yield invalid("metadata.name", name, detail)
