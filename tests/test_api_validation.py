@@ -466,6 +466,36 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      controller, spec(selector={"app": "db"}),
      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
      "does not match template `labels`"),
+    # validatePodResources and validatePodResourceConsistency
+    # (pkg/apis/core/validation/validation.go; TestValidatePodResourceConsistency)
+    ("a pod-level request below the containers' aggregate is refused", deployment,
+     then(pod(resources={"requests": {"cpu": "100m"}}),
+          pod(initContainers=[{"name": "i", "image": "i",
+                               "resources": {"requests": {"cpu": "600m"}}}])),
+     f'{P}.resources.requests[cpu]: Invalid value: "100m": must be greater than or equal to '
+     "aggregate container requests of 600m"),
+    ("a pod-level request below two containers' sum is refused", deployment,
+     then(pod(resources={"requests": {"memory": "1Gi"}}),
+          resources({"memory": "768Mi"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"requests": {"memory": "512Mi"}}})),
+     f'{P}.resources.requests[memory]: Invalid value: "1Gi": must be greater than or equal to '
+     "aggregate container requests of 1280Mi"),
+    ("a pod-level hugepage limit below the containers' aggregate is refused", deployment,
+     then(pod(resources={"limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"}}),
+          resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
+     f'{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
+     "equal to aggregate container limits of 4Mi"),
+    ("a container's limit above the pod-level limit is refused", deployment,
+     then(pod(resources={"limits": {"cpu": "1"}}), resources({"cpu": "100m"}, {"cpu": "2"})),
+     f'{P}.resources.containers[0][cpu].limits: Invalid value: "2": must be less than or equal '
+     "to pod limits of 1"),
+    ("pod-level resources beside a Windows OS are refused", deployment,
+     pod(os={"name": "windows"}, resources={"requests": {"cpu": "1"}}),
+     f"{P}.resources: Forbidden: may not be set for a windows pod"),
+    ("pod-level resource claims are refused", deployment,
+     pod(resources={"claims": [{"name": "gpu"}], "requests": {"cpu": "1"}}),
+     f"{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level"),
     # batch validateJobSpec
     ("a Job whose pods restart Always (the default) is refused", job,
      lambda body: body["spec"]["template"]["spec"].pop("restartPolicy"),
@@ -614,6 +644,16 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("a ReplicationController without a selector selects its labels", controller,
      lambda body: body["spec"].pop("selector")),
     ("a Job without a selector has one generated", job, lambda body: None),
+    ("a pod-level request equal to the containers' aggregate is taken", deployment,
+     pod(resources={"requests": {"cpu": "0.1"}})),
+    ("a pod-level limit above a container's and no pod-level request is taken", deployment,
+     then(pod(resources={"limits": {"cpu": "2"}}), resources({"cpu": "100m"}, {"cpu": "2"}))),
+    ("a pod-level memory limit below the containers' sum is left to each container",
+     deployment,
+     then(pod(resources={"limits": {"memory": "1Gi"}}),
+          resources({"memory": "1Gi"}, {"memory": "1Gi"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"limits": {"memory": "1Gi"}}}))),
     ("an Indexed Job of neither count written has both defaulted to 1", job,
      spec(completionMode="Indexed")),
     ("an Indexed Job of 100000 pods at once and a backoff per index is taken", job,

@@ -46,6 +46,7 @@ from gate.k8s.names import (
     label_value_ok,
 )
 from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import HUGEPAGES, is_extended, is_native, overcommit_allowed
 from gate.k8s.selectors import (
     DOES_NOT_EXIST,
@@ -891,8 +892,7 @@ def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
 def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     """ValidatePodSpec, in its order, for the fields fitgate reads."""
     yield from containers(spec, prefix)
-    if isinstance(spec.get("resources"), Mapping):  # validatePodResources (PodLevelResources)
-        yield from resource_requirements(spec["resources"], f"{prefix}.resources", pod_level=True)
+    yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
     policy = _text(spec.get("restartPolicy"))
     if policy and policy not in RESTART_POLICIES:  # validateRestartPolicy; unset is Always
@@ -912,6 +912,55 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validatePodResources (PodLevelResources, on from v1.34): none beside a Windows OS,
+    no claims, the requirements valid, then consistent with the containers'."""
+    resources = spec.get("resources")
+    if not isinstance(resources, Mapping):
+        return
+    field = f"{prefix}.resources"
+    if _mapping(spec.get("os")).get("name") == "windows":
+        yield FieldError(field, FORBIDDEN, None, "may not be set for a windows pod")
+        return
+    if resources.get("claims") is not None:
+        detail = "claims may not be set for Resources at pod-level"
+        yield FieldError(f"{field}.claims", FORBIDDEN, None, detail)
+    yield from resource_requirements(resources, field, pod_level=True)
+    yield from pod_resource_consistency(spec, field)
+
+
+def pod_resource_consistency(spec: Mapping[str, Any], field: str) -> Errors:
+    """validatePodResourceConsistency, ``field`` naming the pod-level resources: each
+    pod-level request at least the containers' aggregate request of it
+    (AggregateContainerRequests: init containers, sidecars and all), each pod-level
+    hugepage limit at least their aggregate limit, and each app container's limit within
+    the pod's. Upstream walks maps in no fixed order; the order here is the written one.
+    A quantity that does not parse is the decoder's to refuse."""
+    try:
+        own_requests = resources_of(spec, "requests")
+        own_limits = resources_of(spec, "limits")
+        requests, limits = aggregate_requests(spec), aggregate_limits(spec)
+        app_limits = [resources_of(c, "limits") for c in _containers(spec, "containers")]
+    except QuantityError:
+        return
+    for name, total in requests.items():
+        written = own_requests.get(name)
+        if written is not None and total.value > written.value:
+            detail = f"must be greater than or equal to aggregate container requests of {total}"
+            yield invalid(f"{field}.requests[{name}]", str(written), detail)
+    for name, total in limits.items():
+        written = own_limits.get(name)
+        if name.startswith(HUGEPAGES) and written is not None and total.value > written.value:
+            detail = f"must be greater than or equal to aggregate container limits of {total}"
+            yield invalid(f"{field}.limits[{name}]", str(written), detail)
+    for index, container in enumerate(app_limits):
+        for name, limit in container.items():
+            written = own_limits.get(name)
+            if written is not None and limit.value > written.value:
+                detail = f"must be less than or equal to pod limits of {written}"
+                yield invalid(f"{field}.containers[{index}][{name}].limits", str(limit), detail)
 
 
 def template_path(field: str) -> str | None:
