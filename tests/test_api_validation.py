@@ -496,11 +496,10 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("pod-level resource claims are refused", deployment,
      pod(resources={"claims": [{"name": "gpu"}], "requests": {"cpu": "1"}}),
      f"{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level"),
-    # batch validateJobSpec
+    # batch validateJobSpec: Always, written or defaulted, is a required value missing
     ("a Job whose pods restart Always (the default) is refused", job,
      lambda body: body["spec"]["template"]["spec"].pop("restartPolicy"),
-     'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: '
-     '"OnFailure", "Never"'),
+     'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'),
     ("a Job of a podFailurePolicy restarting OnFailure is refused", job,
      then(spec(podFailurePolicy={"rules": []}),
           lambda body: body["spec"]["template"]["spec"].update(restartPolicy="OnFailure")),
@@ -569,8 +568,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a CronJob whose pods restart Always is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"]["template"]["spec"].update(
          restartPolicy="Always"),
-     'spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported '
-     'values: "OnFailure", "Never"'),
+     'spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: '
+     '"OnFailure", "Never"'),
 ]  # fmt: skip
 
 

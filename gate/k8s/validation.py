@@ -1239,7 +1239,8 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
     yield from _job_counts(job, field, cron)
     yield from _template(spec, f"{field}.template.spec", template_labels)
     where = f"{field}.template.spec.restartPolicy"
-    yield from _restart_policy(spec, where, ("OnFailure", "Never"))
+    if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
+        yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
     if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
