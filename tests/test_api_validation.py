@@ -545,6 +545,14 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a NonIndexed Job of maxFailedIndexes is refused after its backoff per index", job,
      spec(completionMode="NonIndexed", backoffLimitPerIndex=2, maxFailedIndexes=1),
      "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
+    ("a Job replacing its pods neither when Failed nor TerminatingOrFailed is refused", job,
+     spec(podReplacementPolicy="Terminating"),
+     'spec.podReplacementPolicy: Unsupported value: "Terminating": supported values: '
+     '"Failed", "TerminatingOrFailed"'),
+    ("a Job of a podFailurePolicy replacing its pods before they fail is refused", job,
+     spec(podFailurePolicy={"rules": []}, podReplacementPolicy="TerminatingOrFailed"),
+     'spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: '
+     '"Failed"'),
     ("a Job's count is refused before its template", job,
      then(spec(backoffLimit=-1),
           lambda body: body["spec"]["template"]["spec"].pop("restartPolicy")),
@@ -653,6 +661,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
           resources({"memory": "1Gi"}, {"memory": "1Gi"}),
           lambda body: body["spec"]["template"]["spec"]["containers"].append(
               {"name": "b", "image": "b", "resources": {"limits": {"memory": "1Gi"}}}))),
+    ("a Job of a podFailurePolicy replacing its pods once Failed is taken", job,
+     spec(podFailurePolicy={"rules": []}, podReplacementPolicy="Failed")),
     ("an Indexed Job of neither count written has both defaulted to 1", job,
      spec(completionMode="Indexed")),
     ("an Indexed Job of 100000 pods at once and a backoff per index is taken", job,

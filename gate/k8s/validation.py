@@ -1280,12 +1280,15 @@ _MAX_INDEXED_PARALLELISM = 100_000
 _HIGH_COMPLETIONS_LIMIT = 10_000
 """parallelismLimitForHighCompletions and maxFailedIndexesLimitForHighCompletions."""
 _NEEDS_INDEXED = "requires indexed completion mode"
+_REPLACEMENTS = ("Failed", "TerminatingOrFailed")
 
 
 def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
-    """validateJobSpec before the template, in its order: the counts not negative, then
-    what the completion mode allows. A Job's counts are those SetDefaults_Job leaves (both
-    1 when neither is written); a CronJob's job template is not defaulted so."""
+    """validateJobSpec before the template, in its order: the counts not negative, what
+    the completion mode allows, then the pod replacement policy (the podFailurePolicy's
+    and successPolicy's own rules, between them, are not checked). A Job's counts are
+    those SetDefaults_Job leaves (both 1 when neither is written); a CronJob's job
+    template is not defaulted so."""
     counts = {
         name: job[name]
         for name in _JOB_COUNTS
@@ -1313,6 +1316,12 @@ def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
         for name in ("backoffLimitPerIndex", "maxFailedIndexes"):
             if name in counts:
                 yield FieldError(f"{field}.{name}", INVALID, str(counts[name]), _NEEDS_INDEXED)
+    replacement = _text(job.get("podReplacementPolicy"))
+    if job.get("podReplacementPolicy") is not None and replacement is not None:
+        # validatePodReplacementPolicy (sets.List: sorted); only Failed beside a podFailurePolicy
+        allowed = ("Failed",) if job.get("podFailurePolicy") is not None else _REPLACEMENTS
+        if replacement not in allowed:
+            yield not_supported(f"{field}.podReplacementPolicy", replacement, allowed)
 
 
 def _indexed_counts(counts: Mapping[str, int], field: str) -> Errors:
