@@ -466,11 +466,40 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      controller, spec(selector={"app": "db"}),
      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
      "does not match template `labels`"),
-    # batch validateJobSpec
+    # validatePodResources and validatePodResourceConsistency
+    # (pkg/apis/core/validation/validation.go; TestValidatePodResourceConsistency)
+    ("a pod-level request below the containers' aggregate is refused", deployment,
+     then(pod(resources={"requests": {"cpu": "100m"}}),
+          pod(initContainers=[{"name": "i", "image": "i",
+                               "resources": {"requests": {"cpu": "600m"}}}])),
+     f'{P}.resources.requests[cpu]: Invalid value: "100m": must be greater than or equal to '
+     "aggregate container requests of 600m"),
+    ("a pod-level request below two containers' sum is refused", deployment,
+     then(pod(resources={"requests": {"memory": "1Gi"}}),
+          resources({"memory": "768Mi"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"requests": {"memory": "512Mi"}}})),
+     f'{P}.resources.requests[memory]: Invalid value: "1Gi": must be greater than or equal to '
+     "aggregate container requests of 1280Mi"),
+    ("a pod-level hugepage limit below the containers' aggregate is refused", deployment,
+     then(pod(resources={"limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"}}),
+          resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
+     f'{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
+     "equal to aggregate container limits of 4Mi"),
+    ("a container's limit above the pod-level limit is refused", deployment,
+     then(pod(resources={"limits": {"cpu": "1"}}), resources({"cpu": "100m"}, {"cpu": "2"})),
+     f'{P}.resources.containers[0][cpu].limits: Invalid value: "2": must be less than or equal '
+     "to pod limits of 1"),
+    ("pod-level resources beside a Windows OS are refused", deployment,
+     pod(os={"name": "windows"}, resources={"requests": {"cpu": "1"}}),
+     f"{P}.resources: Forbidden: may not be set for a windows pod"),
+    ("pod-level resource claims are refused", deployment,
+     pod(resources={"claims": [{"name": "gpu"}], "requests": {"cpu": "1"}}),
+     f"{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level"),
+    # batch validateJobSpec: Always, written or defaulted, is a required value missing
     ("a Job whose pods restart Always (the default) is refused", job,
      lambda body: body["spec"]["template"]["spec"].pop("restartPolicy"),
-     'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: '
-     '"OnFailure", "Never"'),
+     'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'),
     ("a Job of a podFailurePolicy restarting OnFailure is refused", job,
      then(spec(podFailurePolicy={"rules": []}),
           lambda body: body["spec"]["template"]["spec"].update(restartPolicy="OnFailure")),
@@ -478,6 +507,66 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "when podFailurePolicy is specified"),
     ("a Job of a manual selector without one is refused", job, spec(manualSelector=True),
      "spec.selector: Required value"),
+    # batch validateJobSpec (pkg/apis/batch/validation/validation.go), before the template
+    ("a Job of a negative backoffLimit is refused", job, spec(backoffLimit=-1),
+     "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
+    ("a Job of a negative activeDeadlineSeconds is refused before its other counts", job,
+     spec(activeDeadlineSeconds=-5, ttlSecondsAfterFinished=-1),
+     "spec.activeDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0"),
+    ("a Job of maxFailedIndexes without backoffLimitPerIndex is refused", job,
+     spec(completionMode="Indexed", completions=3, maxFailedIndexes=1),
+     "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"),
+    ("a Job of a completion mode neither NonIndexed nor Indexed is refused", job,
+     spec(completionMode="Ordered"),
+     'spec.completionMode: Unsupported value: "Ordered": supported values: "NonIndexed", '
+     '"Indexed"'),
+    ("a Job of an empty completion mode is refused", job, spec(completionMode=""),
+     'spec.completionMode: Unsupported value: "": supported values: "NonIndexed", "Indexed"'),
+    ("an Indexed Job of a parallelism and no completions is refused", job,
+     spec(completionMode="Indexed", parallelism=2),
+     "spec.completions: Required value: when completion mode is Indexed"),
+    ("an Indexed Job running more than 100000 pods at once is refused", job,
+     spec(completionMode="Indexed", completions=200000, parallelism=100001),
+     "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when "
+     "completion mode is Indexed"),
+    ("an Indexed Job failing more indexes than it completes is refused", job,
+     spec(completionMode="Indexed", completions=3, backoffLimitPerIndex=1, maxFailedIndexes=4),
+     "spec.maxFailedIndexes: Invalid value: 4: must be less than or equal to completions"),
+    ("an Indexed Job of many completions and a backoff per index needs maxFailedIndexes", job,
+     spec(completionMode="Indexed", completions=100001, parallelism=10, backoffLimitPerIndex=1),
+     "spec.maxFailedIndexes: Required value: must be specified when completions is above 100000"),
+    ("an Indexed Job of many completions and a backoff per index runs at most 10000", job,
+     spec(completionMode="Indexed", completions=100001, parallelism=10001,
+          backoffLimitPerIndex=1, maxFailedIndexes=5),
+     "spec.parallelism: Invalid value: 10001: must be less than or equal to 10000 when "
+     "completions are above 100000 and used with backoff limit per index"),
+    ("a NonIndexed Job of a backoff per index is refused", job, spec(backoffLimitPerIndex=2),
+     "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
+    ("a NonIndexed Job of maxFailedIndexes is refused after its backoff per index", job,
+     spec(completionMode="NonIndexed", backoffLimitPerIndex=2, maxFailedIndexes=1),
+     "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
+    ("a Job replacing its pods neither when Failed nor TerminatingOrFailed is refused", job,
+     spec(podReplacementPolicy="Terminating"),
+     'spec.podReplacementPolicy: Unsupported value: "Terminating": supported values: '
+     '"Failed", "TerminatingOrFailed"'),
+    ("a Job of a podFailurePolicy replacing its pods before they fail is refused", job,
+     spec(podFailurePolicy={"rules": []}, podReplacementPolicy="TerminatingOrFailed"),
+     'spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: '
+     '"Failed"'),
+    ("a Job's count is refused before its template", job,
+     then(spec(backoffLimit=-1),
+          lambda body: body["spec"]["template"]["spec"].pop("restartPolicy")),
+     "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
+    ("a CronJob's Indexed job template without completions is refused (not defaulted)",
+     lambda: job("CronJob"),
+     lambda body: body["spec"]["jobTemplate"]["spec"].update(completionMode="Indexed"),
+     "spec.jobTemplate.spec.completions: Required value: when completion mode is Indexed"),
+    # ValidateJob: the last index's hostname
+    ("an Indexed Job whose last pod's hostname is no DNS label is refused", job,
+     then(spec(completionMode="Indexed", completions=10),
+          lambda body: body["metadata"].update(name="j" * 62)),
+     f'metadata.name: Invalid value: "{"j" * 62}": will not able to create pod with invalid '
+     f"DNS label: {'j' * 62}-9"),
     # ValidateJobTemplateSpec
     ("a CronJob whose job template carries a selector is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"].update(selector={"matchLabels": {"a": "b"}}),
@@ -487,8 +576,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a CronJob whose pods restart Always is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"]["template"]["spec"].update(
          restartPolicy="Always"),
-     'spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported '
-     'values: "OnFailure", "Never"'),
+     'spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: '
+     '"OnFailure", "Never"'),
 ]  # fmt: skip
 
 
@@ -502,6 +591,15 @@ def test_a_template_the_api_server_refuses_is_an_error_in_its_words(
     assert reason(body) is None  # the workload before the edit is taken
     edit(body)
     assert reason(body) == expected
+
+
+def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
+    """validateJobSpec's ValidateNonnegativeField on parallelism and completions; a workload
+    read reports such a count as no count first (gate.inputs.counts)."""
+    body = job()
+    body["spec"].update(parallelism=-1, completions=-2)
+    found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])
+    assert found == "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"
 
 
 # (id, the workload, an edit the API server takes)
@@ -553,6 +651,26 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("a ReplicationController without a selector selects its labels", controller,
      lambda body: body["spec"].pop("selector")),
     ("a Job without a selector has one generated", job, lambda body: None),
+    ("a pod-level request equal to the containers' aggregate is taken", deployment,
+     pod(resources={"requests": {"cpu": "0.1"}})),
+    ("a pod-level limit above a container's and no pod-level request is taken", deployment,
+     then(pod(resources={"limits": {"cpu": "2"}}), resources({"cpu": "100m"}, {"cpu": "2"}))),
+    ("a pod-level memory limit below the containers' sum is left to each container",
+     deployment,
+     then(pod(resources={"limits": {"memory": "1Gi"}}),
+          resources({"memory": "1Gi"}, {"memory": "1Gi"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"limits": {"memory": "1Gi"}}}))),
+    ("a Job of a podFailurePolicy replacing its pods once Failed is taken", job,
+     spec(podFailurePolicy={"rules": []}, podReplacementPolicy="Failed")),
+    ("an Indexed Job of neither count written has both defaulted to 1", job,
+     spec(completionMode="Indexed")),
+    ("an Indexed Job of 100000 pods at once and a backoff per index is taken", job,
+     spec(completionMode="Indexed", completions=100000, parallelism=100000,
+          backoffLimitPerIndex=0, maxFailedIndexes=100000)),
+    ("an Indexed Job whose last hostname is a 63-character label is taken", job,
+     then(spec(completionMode="Indexed", completions=10),
+          lambda body: body["metadata"].update(name="j" * 61))),
     ("a Pod restarting OnFailure is taken",
      lambda: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
               "spec": {"restartPolicy": "OnFailure",

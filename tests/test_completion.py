@@ -231,6 +231,38 @@ def test_pod_level_requests_default_before_limit_range_defaults_reach_the_contai
     assert result.verdict is Verdict.NO
 
 
+# (id, the pod spec, the error ValidatePod gives the pod after SetDefaults_Pod)
+DECODED_INCONSISTENT = [
+    ("a container's request defaulted from its limit above the pod-level request is refused",
+     {"resources": {"requests": {"cpu": "100m"}},
+      "containers": [container("a", limits={"cpu": "1"})]},
+     'Pod "w" is invalid: spec.resources.requests[cpu]: Invalid value: "100m": must be greater '
+     "than or equal to aggregate container requests of 1"),
+    ("an init container's request defaulted from its limit is aggregated as its maximum",
+     {"resources": {"requests": {"memory": "256Mi"}},
+      "initContainers": [container("i", limits={"memory": "512Mi"})],
+      "containers": [container("a", requests={"memory": "128Mi"})]},
+     'Pod "w" is invalid: spec.resources.requests[memory]: Invalid value: "256Mi": must be '
+     "greater than or equal to aggregate container requests of 512Mi"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [c[1:] for c in DECODED_INCONSISTENT],
+    ids=[c[0] for c in DECODED_INCONSISTENT],
+)
+def test_requests_defaulted_while_the_pod_is_decoded_are_held_to_the_pod_level_ones(
+    spec: dict[str, object], expected: str
+) -> None:
+    """validatePodResourceConsistency (pkg/apis/core/validation/validation.go) runs on the
+    pod after SetDefaults_Pod (pkg/apis/core/v1/defaults.go) copied each container's limits
+    to its missing requests, with no LimitRange in the namespace."""
+    snapshot = cluster_snapshot([api_node("n", cpu="4", memory="4Gi")], server_version="v1.34.1")
+    result = evaluate(snapshot, spec)
+    assert (result.verdict, result.reason) == (Verdict.ERROR, expected)
+
+
 def test_a_container_hugepage_limit_defaults_the_pod_level_limit_and_the_requests() -> None:
     """defaultHugePagePodLimits (pkg/apis/core/v1/defaults.go): a pod with pod-level requests
     only takes its containers' hugepage limit as its pod-level limit; defaultPodRequests then

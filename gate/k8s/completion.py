@@ -32,12 +32,12 @@ from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.quota import forbidden
-from gate.k8s.quotausage import HUGEPAGES, Amount, aggregate_limits, aggregate_requests
+from gate.k8s.quotausage import HUGEPAGES, aggregate_limits, aggregate_requests
 from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
-from gate.k8s.validation import resource_requirements
+from gate.k8s.validation import pod_resource_consistency, resource_requirements
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -270,9 +270,8 @@ def _runtime_class(
 
 def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
     """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
-    defaults changed: a request above the default limit now beside it, or containers that
-    now request more in aggregate than the pod-level request. The template as written was
-    validated when it was read, so only an error it did not have is new."""
+    defaults changed: a request above the default limit now beside it. The template as
+    written was validated when it was read, so only an error it did not have is new."""
     for key, before in undefaulted.items():
         after = completed.get(key)
         if not isinstance(before, list) or not isinstance(after, list):
@@ -285,24 +284,24 @@ def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -
             for error in _requirement_errors(new, field):
                 if str(error) not in known:
                     return str(error)
-    known_pod = set(_consistency_errors({**completed, **undefaulted}))
-    return next((e for e in _consistency_errors(completed) if e not in known_pod), None)
+    return None
+
+
+def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> str | None:
+    """validatePodResourceConsistency on the pod as ValidatePod sees it, after the defaults
+    applied while it is decoded (SetDefaults_Pod: a container's requests from its limits,
+    the pod-level requests) and the LimitRange defaults: the first error the written
+    template did not have."""
+    if not isinstance(completed.get("resources"), Mapping):
+        return None
+    known = set(_consistency_errors(written))
+    return next((e for e in _consistency_errors(completed) if e not in known), None)
 
 
 def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
-    """validatePodResourceConsistency's first rule: a pod-level request is at least what
-    the containers request of it in aggregate."""
-    own = mapping(mapping(spec.get("resources")).get("requests"))
-    errors = []
-    for name, total in aggregate_requests(spec).items():
-        if name in own:
-            written = Amount.of(own[name])
-            if total.value > written.value:
-                errors.append(
-                    f'spec.resources.requests[{name}]: Invalid value: "{written}": must be '
-                    f"greater than or equal to aggregate container requests of {total}"
-                )
-    return errors
+    if not isinstance(spec.get("resources"), Mapping):
+        return []
+    return [str(e) for e in pod_resource_consistency(spec, "spec.resources")]
 
 
 def _requirement_errors(container: Mapping[str, Any], field: str) -> list[object]:
@@ -404,10 +403,11 @@ def complete_pod_spec(
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
-    if defaults:
-        invalid = _defaults_made_invalid(undefaulted, completed)
-        if invalid is not None:
-            raise AdmissionRefused(invalid, invalid=True)
+    invalid = _defaults_made_invalid(undefaulted, completed) if defaults else None
+    if invalid is None:
+        invalid = _newly_inconsistent(spec, completed)
+    if invalid is not None:
+        raise AdmissionRefused(invalid, invalid=True)
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
     violations = limit_violations(completed, limits)
     if violations is not None:

@@ -46,6 +46,7 @@ from gate.k8s.names import (
     label_value_ok,
 )
 from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import HUGEPAGES, is_extended, is_native, overcommit_allowed
 from gate.k8s.selectors import (
     DOES_NOT_EXIST,
@@ -891,8 +892,7 @@ def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
 def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     """ValidatePodSpec, in its order, for the fields fitgate reads."""
     yield from containers(spec, prefix)
-    if isinstance(spec.get("resources"), Mapping):  # validatePodResources (PodLevelResources)
-        yield from resource_requirements(spec["resources"], f"{prefix}.resources", pod_level=True)
+    yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
     policy = _text(spec.get("restartPolicy"))
     if policy and policy not in RESTART_POLICIES:  # validateRestartPolicy; unset is Always
@@ -912,6 +912,55 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validatePodResources (PodLevelResources, on from v1.34): none beside a Windows OS,
+    no claims, the requirements valid, then consistent with the containers'."""
+    resources = spec.get("resources")
+    if not isinstance(resources, Mapping):
+        return
+    field = f"{prefix}.resources"
+    if _mapping(spec.get("os")).get("name") == "windows":
+        yield FieldError(field, FORBIDDEN, None, "may not be set for a windows pod")
+        return
+    if resources.get("claims") is not None:
+        detail = "claims may not be set for Resources at pod-level"
+        yield FieldError(f"{field}.claims", FORBIDDEN, None, detail)
+    yield from resource_requirements(resources, field, pod_level=True)
+    yield from pod_resource_consistency(spec, field)
+
+
+def pod_resource_consistency(spec: Mapping[str, Any], field: str) -> Errors:
+    """validatePodResourceConsistency, ``field`` naming the pod-level resources: each
+    pod-level request at least the containers' aggregate request of it
+    (AggregateContainerRequests: init containers, sidecars and all), each pod-level
+    hugepage limit at least their aggregate limit, and each app container's limit within
+    the pod's. Upstream walks maps in no fixed order; the order here is the written one.
+    A quantity that does not parse is the decoder's to refuse."""
+    try:
+        own_requests = resources_of(spec, "requests")
+        own_limits = resources_of(spec, "limits")
+        requests, limits = aggregate_requests(spec), aggregate_limits(spec)
+        app_limits = [resources_of(c, "limits") for c in _containers(spec, "containers")]
+    except QuantityError:
+        return
+    for name, total in requests.items():
+        written = own_requests.get(name)
+        if written is not None and total.value > written.value:
+            detail = f"must be greater than or equal to aggregate container requests of {total}"
+            yield invalid(f"{field}.requests[{name}]", str(written), detail)
+    for name, total in limits.items():
+        written = own_limits.get(name)
+        if name.startswith(HUGEPAGES) and written is not None and total.value > written.value:
+            detail = f"must be greater than or equal to aggregate container limits of {total}"
+            yield invalid(f"{field}.limits[{name}]", str(written), detail)
+    for index, container in enumerate(app_limits):
+        for name, limit in container.items():
+            written = own_limits.get(name)
+            if written is not None and limit.value > written.value:
+                detail = f"must be less than or equal to pod limits of {written}"
+                yield invalid(f"{field}.containers[{index}][{name}].limits", str(limit), detail)
 
 
 def template_path(field: str) -> str | None:
@@ -972,6 +1021,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
         yield from _job(_mapping(body.get("spec")), "spec", spec)
+        yield from _indexed_hostnames(body)
     elif kind in APPS:
         yield from _apps(kind, _mapping(body.get("spec")), spec, template_labels)
     elif kind == "ReplicationController":
@@ -1186,9 +1236,11 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
     manual = job.get("manualSelector") is True
     raw = job.get("selector")
     cron = field != "spec"
+    yield from _job_counts(job, field, cron)
     yield from _template(spec, f"{field}.template.spec", template_labels)
     where = f"{field}.template.spec.restartPolicy"
-    yield from _restart_policy(spec, where, ("OnFailure", "Never"))
+    if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
+        yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
     if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
@@ -1209,3 +1261,110 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
         yield FieldError(
             f"{field}.manualSelector", UNSUPPORTED, "true", 'supported values: "nil", "false"'
         )
+
+
+_NON_NEGATIVE = "must be greater than or equal to 0"
+_JOB_COUNTS = (
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+)
+_COMPLETION_MODES = ("NonIndexed", "Indexed")
+_INDEXED = "Indexed"
+_MAX_INDEXED_PARALLELISM = 100_000
+"""maxParallelismForIndexedJob, maxFailedIndexesForIndexedJob and completionsSoftLimit."""
+_HIGH_COMPLETIONS_LIMIT = 10_000
+"""parallelismLimitForHighCompletions and maxFailedIndexesLimitForHighCompletions."""
+_NEEDS_INDEXED = "requires indexed completion mode"
+_REPLACEMENTS = ("Failed", "TerminatingOrFailed")
+
+
+def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
+    """validateJobSpec before the template, in its order: the counts not negative, what
+    the completion mode allows, then the pod replacement policy (the podFailurePolicy's
+    and successPolicy's own rules, between them, are not checked). A Job's counts are
+    those SetDefaults_Job leaves (both 1 when neither is written); a CronJob's job
+    template is not defaulted so."""
+    counts = {
+        name: job[name]
+        for name in _JOB_COUNTS
+        if job.get(name) is not None and _int(job[name]) is not None
+    }
+    if not cron and "completions" not in counts and "parallelism" not in counts:
+        counts["completions"] = counts["parallelism"] = 1
+    for name in _JOB_COUNTS:  # ValidateNonnegativeField
+        value = counts.get(name)
+        if value is not None and value < 0:
+            yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+        if (
+            name == "maxFailedIndexes"
+            and value is not None
+            and "backoffLimitPerIndex" not in counts
+        ):
+            detail = "when maxFailedIndexes is specified"
+            yield FieldError(f"{field}.backoffLimitPerIndex", REQUIRED, None, detail)
+    mode = _text(job.get("completionMode")) if job.get("completionMode") is not None else None
+    if mode is not None and mode not in _COMPLETION_MODES:
+        yield not_supported(f"{field}.completionMode", mode, _COMPLETION_MODES)
+    if mode == _INDEXED:
+        yield from _indexed_counts(counts, field)
+    elif mode in (None, "NonIndexed"):
+        for name in ("backoffLimitPerIndex", "maxFailedIndexes"):
+            if name in counts:
+                yield FieldError(f"{field}.{name}", INVALID, str(counts[name]), _NEEDS_INDEXED)
+    replacement = _text(job.get("podReplacementPolicy"))
+    if job.get("podReplacementPolicy") is not None and replacement is not None:
+        # validatePodReplacementPolicy (sets.List: sorted); only Failed beside a podFailurePolicy
+        allowed = ("Failed",) if job.get("podFailurePolicy") is not None else _REPLACEMENTS
+        if replacement not in allowed:
+            yield not_supported(f"{field}.podReplacementPolicy", replacement, allowed)
+
+
+def _indexed_counts(counts: Mapping[str, int], field: str) -> Errors:
+    """validateJobSpec's rules on an Indexed Job's counts."""
+    completions, parallelism = counts.get("completions"), counts.get("parallelism")
+    failed, per_index = counts.get("maxFailedIndexes"), counts.get("backoffLimitPerIndex")
+    limit = _MAX_INDEXED_PARALLELISM
+    if completions is None:
+        yield FieldError(f"{field}.completions", REQUIRED, None, "when completion mode is Indexed")
+    if parallelism is not None and parallelism > limit:
+        detail = f"must be less than or equal to {limit} when completion mode is Indexed"
+        yield FieldError(f"{field}.parallelism", INVALID, str(parallelism), detail)
+    if completions is not None and failed is not None and failed > completions:
+        detail = "must be less than or equal to completions"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+    if failed is not None and failed > limit:
+        detail = f"must be less than or equal to {limit}"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+    if completions is None or completions <= limit or per_index is None:
+        return
+    high = _HIGH_COMPLETIONS_LIMIT
+    if failed is None:
+        detail = f"must be specified when completions is above {limit}"
+        yield FieldError(f"{field}.maxFailedIndexes", REQUIRED, None, detail)
+    tail = f"when completions are above {limit} and used with backoff limit per index"
+    if parallelism is not None and parallelism > high:
+        detail = f"must be less than or equal to {high} {tail}"
+        yield FieldError(f"{field}.parallelism", INVALID, str(parallelism), detail)
+    if failed is not None and failed > high:
+        detail = f"must be less than or equal to {high} {tail}"
+        yield FieldError(f"{field}.maxFailedIndexes", INVALID, str(failed), detail)
+
+
+def _indexed_hostnames(body: Mapping[str, Any]) -> Errors:
+    """ValidateJob's last rule: an Indexed Job's name, suffixed with its last index, is
+    the hostname of a pod, so a DNS label."""
+    job = _mapping(body.get("spec"))
+    name = _text(at(body, ("metadata", "name")))
+    completions = _int(job.get("completions"))
+    if job.get("completionMode") != _INDEXED or not name or not completions:
+        return
+    if completions > 0:
+        hostname = f"{name}-{completions - 1}"
+        if dns1123_label_errors(hostname):
+            detail = f"will not able to create pod with invalid DNS label: {hostname}"
+            yield invalid("metadata.name", name, detail)
