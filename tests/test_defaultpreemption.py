@@ -334,7 +334,8 @@ CANDIDATES = [
             P("p3.3", "node3", MID, SMALL),
         ],
         P("p", priority=HIGH, requests=LARGE),
-        ("node2", ["p2.1", "p2.2"]),
+        # neither pod started: sort.Slice leaves them last first (test_unstarted_ties)
+        ("node2", ["p2.2", "p2.1"]),
         id="the node with the fewest victims",
     ),
     pytest.param(
@@ -636,6 +637,49 @@ def test_victims_a_budget_covers_are_reprieved_first() -> None:
     budgets = [_budget("pdb", {"app": "foo"}, 0)]
     node, victims, _ = run(nodes, pods, P("p", priority=HIGH, requests=LARGE), budgets)
     assert (node, victims) == ("node1", ["free"])
+
+
+UNSTARTED_TIES = [
+    pytest.param(
+        [P("a", "node1", LOW, SMALL), P("b", "node1", LOW, SMALL), P("c", "node1", LOW, SMALL)],
+        ["b", "a"],
+        id="of pods of one priority that never started the last on the node is reprieved first",
+    ),
+    pytest.param(
+        [
+            P("a", "node1", LOW, SMALL),
+            P("b", "node1", LOW, SMALL, _time(5)),
+            P("c", "node1", LOW, SMALL),
+        ],
+        ["c", "a"],
+        id="a started pod of the same priority is reprieved before those that never started",
+    ),
+    pytest.param(
+        [
+            P("a", "node1", LOW, SMALL, _time(1)),
+            P("b", "node1", LOW, SMALL, _time(1)),
+            P("c", "node1", LOW, SMALL, _time(1)),
+        ],
+        ["b", "c"],
+        id="pods that started at one time keep their order on the node",
+    ),
+    pytest.param(
+        [P("a", "node1", LOW, SMALL), P("b", "node1", MID, SMALL), P("c", "node1", LOW, SMALL)],
+        ["c", "a"],
+        id="the higher priority is reprieved first whatever the start times",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pods", "expected"), UNSTARTED_TIES)
+def test_unstarted_ties(pods: list[P], expected: list[str]) -> None:
+    """SelectVictimsOnNode sorts the victims with sort.Slice and MoreImportantPod, whose
+    GetPodStartTime gives a pod that never started the time it is asked, asked of the first
+    pod before the second: of two such pods of one priority either is "more important", and
+    the insertion sort Go runs on up to twelve pods moves each before all of them. Room for
+    one of three pods beside the incoming one: the first reprieved stays."""
+    node, victims, _ = run([_res("node1", LARGE)], pods, P("p", priority=HIGH, requests=MEDIUM))
+    assert (node, victims) == ("node1", expected)
 
 
 def _candidate(node: int, victims: list[tuple[int, str | None]], violations: int = 0) -> Candidate:

@@ -11,8 +11,10 @@ and ``pkg/scheduler/framework/preemption/preemption.go``:
 * ``SelectVictimsOnNode``: every pod of strictly lower priority is removed; if the pod still
   does not fit, the node fails with the filter's own status; else the removed pods are
   added back one at a time, most important first (higher priority, then earlier start; a
-  pod that has not started counts as starting now), those whose PodDisruptionBudget they
-  would violate first, and each that makes the pod fail again stays a victim;
+  pod that has not started counts as starting now, and of such pods of one priority the
+  last on the node comes first, as ``sort.Slice`` leaves them: :mod:`.gosort`), those
+  whose PodDisruptionBudget they would violate first, and each that makes the pod fail
+  again stays a victim;
 * ``pickOneNodeForPreemption``: fewest PDB violations, then the lowest highest-victim
   priority, the smallest sum of priorities, the fewest victims, the latest start time of
   the highest-priority victims, then the first node.
@@ -51,6 +53,7 @@ from gate.scheduler.framework.runtime import (
     run_filters,
 )
 from gate.scheduler.plugins import podtopologyspread, prepare
+from gate.scheduler.plugins.defaultpreemption.gosort import sort_slice
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 
 NAME = "DefaultPreemption"
@@ -219,6 +222,29 @@ def importance(victim: Victim) -> tuple[int, datetime]:
     return -victim.pod.priority, started(victim.pod)
 
 
+def more_important(first: Victim, second: Victim) -> bool:
+    """MoreImportantPod itself: higher priority, then the earlier start. GetPodStartTime
+    gives a pod that has not started the time it is asked, and asks of ``first`` before
+    ``second``: of two such pods of one priority, each is more important than the other."""
+    if first.pod.priority != second.pod.priority:
+        return first.pod.priority > second.pod.priority
+    one, two = rfc3339_time(first.pod.started), rfc3339_time(second.pod.started)
+    if one is None and two is None:
+        return True
+    return (one or _NOW) < (two or _NOW)
+
+
+def by_importance(victims: Sequence[Victim]) -> list[Victim]:
+    """``victims`` as ``sort.Slice`` with MoreImportantPod leaves them, most important
+    first (:mod:`.gosort`). Where no two tie, every sort agrees: Python's sorts them."""
+    keys = {importance(v) for v in victims}
+    if len(keys) == len(victims):
+        return sorted(victims, key=importance)
+    ordered = list(victims)
+    sort_slice(ordered, more_important)
+    return ordered
+
+
 @dataclass(frozen=True, slots=True)
 class Ask:
     """What one preemption reads: the pod, the cluster its PreFilters ran on, their state,
@@ -292,7 +318,7 @@ def select_victims(
     still = _fails(ask, node, lower)
     if still is not None:
         return still
-    ordered = sorted(lower, key=importance)
+    ordered = by_importance(lower)
     violating, fine = budgets.violating(ordered)
     gone = list(ordered)
     victims: list[Victim] = []
@@ -304,7 +330,7 @@ def select_victims(
             victims.append(victim)
             violations += victim in violating
     if violating and fine:
-        victims.sort(key=importance)
+        victims = by_importance(victims)
     return Candidate(position, tuple(victims), violations)
 
 
