@@ -390,6 +390,26 @@ CREATED: list[tuple[str, list[Any], list[Any], list[Any]]] = [
         [_class("system-gold", 10)],
         [BATCH],
     ),
+    (
+        # validation.go ValidatePriorityClass -> ValidatePreemptionPolicy: Unsupported value
+        "a class whose preemption policy is neither Never nor PreemptLowerPriority is refused",
+        [BATCH],
+        [_class("gold", 10, policy="PreemptNever")],
+        [BATCH],
+    ),
+    (
+        # ValidatePreemptionPolicy: an empty policy is Required (the default fills only nil)
+        "a class whose preemption policy is empty is refused",
+        [BATCH],
+        [_class("gold", 10, policy="")],
+        [BATCH],
+    ),
+    (
+        "a class whose preemption policy is Never is created",
+        [BATCH],
+        [_class("gold", 10, policy="Never")],
+        [BATCH, _class("gold", 10, policy="Never")],
+    ),
 ]
 
 

@@ -20,6 +20,8 @@ from gate.untyped import mapping
 
 PREEMPT_LOWER_PRIORITY: Final = "PreemptLowerPriority"
 """A PriorityClass's ``preemptionPolicy`` when it sets none (SetDefaults_PriorityClass)."""
+PREEMPTION_POLICIES: Final = (PREEMPT_LOWER_PRIORITY, "Never")
+"""ValidatePreemptionPolicy: the policies a class may hold."""
 DEFAULT_PRIORITY: Final = 0
 """``scheduling.DefaultPriorityWhenNoDefaultClassExists``."""
 SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000
@@ -57,13 +59,12 @@ def priority_class(item: Mapping[str, Any]) -> PriorityClass | None:
     value = item.get("value")
     if not isinstance(name, str) or not isinstance(value, int) or isinstance(value, bool):
         return None
-    policy = item.get("preemptionPolicy")
-    return PriorityClass(
-        name,
-        value,
-        item.get("globalDefault") is True,
-        policy if isinstance(policy, str) and policy else PREEMPT_LOWER_PRIORITY,
-    )
+    policy = item.get("preemptionPolicy", PREEMPT_LOWER_PRIORITY)
+    if policy is None:  # SetDefaults_PriorityClass fills only a nil policy
+        policy = PREEMPT_LOWER_PRIORITY
+    if not isinstance(policy, str):
+        return None
+    return PriorityClass(name, value, item.get("globalDefault") is True, policy)
 
 
 def classes_of(admission: AdmissionObjects) -> dict[str, PriorityClass]:
@@ -107,7 +108,11 @@ def accepted(new: PriorityClass, known: Mapping[str, PriorityClass]) -> bool:
     the class: ValidatePriorityClass (a ``system-`` name is only a built-in class as it is,
     a user's class holds at most :data:`HIGHEST_USER_DEFINABLE_PRIORITY`),
     ValidatePriorityClassUpdate (``value`` and ``preemptionPolicy`` never change) and the
-    Priority admission's validatePriorityClass (no second ``globalDefault`` class)."""
+    Priority admission's validatePriorityClass (no second ``globalDefault`` class); its
+    ``preemptionPolicy`` one of :data:`PREEMPTION_POLICIES` (ValidatePreemptionPolicy: an
+    empty one is Required, another Unsupported)."""
+    if new.preemption_policy not in PREEMPTION_POLICIES:
+        return False
     if new.name.startswith(SYSTEM_PREFIX):
         if not any(
             (c.name, c.value, c.global_default) == (new.name, new.value, new.global_default)
