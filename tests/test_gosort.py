@@ -31,6 +31,14 @@ TIED_EVERY_WAY = [
     pytest.param(list(range(5)), [4, 3, 2, 1, 0], id="five elements come out reversed"),
     pytest.param(list(range(12)), list(range(11, -1, -1)), id="twelve come out reversed"),
     pytest.param(
+        list(range(13)),
+        [11, 10, 9, 8, 7, 0, 5, 4, 3, 2, 1, 12, 6],
+        # choosePivot's median of elements 3, 6 and 9 is 6 (three swaps: no hint); partition
+        # swaps it to the front, finds every element less, and puts it last, element 12
+        # first; the twelve before it are then sorted by insertion, so reversed
+        id="thirteen are partitioned about element 6, then the first twelve reversed",
+    ),
+    pytest.param(
         [(1, "a"), (0, "b"), (1, "c"), (0, "d")],
         [(1, "c"), (1, "a"), (0, "d"), (0, "b")],
         id="each class of ties is reversed in place, the classes in order",
