@@ -237,9 +237,9 @@ def more_important(first: Victim, second: Victim) -> bool:
 def by_importance(victims: Sequence[Victim]) -> list[Victim]:
     """``victims`` as ``sort.Slice`` with MoreImportantPod leaves them, most important
     first (:mod:`.gosort`). Where no two tie, every sort agrees: Python's sorts them."""
-    keys = {importance(v) for v in victims}
-    if len(keys) == len(victims):
-        return sorted(victims, key=importance)
+    keys = [importance(v) for v in victims]
+    if len(set(keys)) == len(keys):
+        return [v for _, v in sorted(zip(keys, victims, strict=True), key=lambda kv: kv[0])]
     ordered = list(victims)
     sort_slice(ordered, more_important)
     return ordered
