@@ -26,7 +26,7 @@ from gate.inputs.scaling import (
     wanted_pods,
 )
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
-from gate.k8s.podlabels import controller_labels
+from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import pod_template_problem, workload_problem
@@ -318,7 +318,24 @@ def _controller_labels(
 ) -> dict[str, str]:
     job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
     manual = job is not None and at(body, (*job, "manualSelector")) is True
-    return controller_labels(kind, name, labels, manual_selector=manual)
+    return controller_labels(
+        kind,
+        name,
+        labels,
+        manual_selector=manual,
+        first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
+        indexed=_indexed(kind, body),
+        generation=_template_generation(body),
+    )
+
+
+def _template_generation(body: Mapping[str, Any]) -> int:
+    """A new DaemonSet's template generation: 1, or the ``deprecated.daemonset.template.
+    generation`` annotation its manifest gives when that is more (the apps/v1 conversion
+    reads it; the registry's PrepareForCreate raises one below 1 to 1)."""
+    written = _annotations(body).get(GENERATION_ANNOTATION)
+    digits = written.strip() if isinstance(written, str) else ""
+    return max(int(digits), 1) if digits.isdigit() and digits.isascii() else 1
 
 
 def _indexed(kind: str, body: Mapping[str, Any]) -> bool:
