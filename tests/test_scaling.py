@@ -38,7 +38,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a paused Deployment's count that is none is still an error",
         "Deployment",
         {"spec": {"replicas": "3", "paused": True}},
-        BadCount(("spec", "replicas"), "3"),
+        BadCount(("spec", "replicas"), "3", validated=True),
     ),
     (
         "an unpaused Deployment wants its replicas",
@@ -53,7 +53,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a replica count that is a bool is no count",
         "Deployment",
         {"spec": {"replicas": True}},
-        BadCount(("spec", "replicas"), True),
+        BadCount(("spec", "replicas"), True, validated=True),
     ),
     ("a Job wants its parallelism", "Job", {"spec": {"parallelism": 4}}, 4),
     (
@@ -103,13 +103,13 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a Job's completions that is no count names its field",
         "Job",
         {"spec": {"completions": -1}},
-        BadCount(("spec", "completions"), -1),
+        BadCount(("spec", "completions"), -1, validated=True),
     ),
     (
         "a CronJob's parallelism that is no count names its field",
         "CronJob",
         {"spec": {"jobTemplate": {"spec": {"parallelism": 1.5}}}},
-        BadCount(("spec", "jobTemplate", "spec", "parallelism"), 1.5),
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), 1.5, validated=True),
     ),
     (
         "a CronJob wants its job's pods",
@@ -128,7 +128,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a suspended CronJob's count that is no count still names its field",
         "CronJob",
         {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": "3"}}}},
-        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3"),
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3", validated=True),
     ),
     ("a Pod wants one", "Pod", {"spec": {}}, 1),
     ("a DaemonSet has no count", "DaemonSet", {"spec": {}}, None),

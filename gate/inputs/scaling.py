@@ -93,8 +93,8 @@ Wanted = int | BadCount | None
 
 
 def _job_pods(job_spec: object, where: tuple[str, ...], queued: bool) -> int | BadCount:
-    parallelism = read_count(job_spec, ("parallelism",), 1, where=where)
-    completions = read_count(job_spec, ("completions",), _ABSENT, where=where)
+    parallelism = read_count(job_spec, ("parallelism",), 1, where=where, validated=True)
+    completions = read_count(job_spec, ("completions",), _ABSENT, where=where, validated=True)
     if isinstance(parallelism, BadCount):
         return parallelism
     if isinstance(completions, BadCount):
@@ -119,7 +119,7 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
     count field holds no count; None when it has no count (DaemonSet, PodTemplate, kinds
     without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        replicas = read_count(body, ("spec", "replicas"), 1)
+        replicas = read_count(body, ("spec", "replicas"), 1, validated=True)
         # A paused Deployment makes no ReplicaSet of a new template (deployment_controller.go
         # syncDeployment -> sync, getAllReplicaSetsAndSyncRevision without creating one).
         paused = kind == "Deployment" and at(body, ("spec", "paused")) is True
