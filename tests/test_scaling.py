@@ -351,6 +351,8 @@ BUDGETS: list[tuple[str, dict[str, Any], int, int | None]] = [
     ("maxUnavailable leaves the rest", _pdb(maxUnavailable=1), 4, 3),
     ("maxUnavailable as a percent rounds up what may go", _pdb(maxUnavailable="30%"), 4, 2),
     ("a budget without either keeps nothing", _pdb(), 4, None),
+    # intstr.GetScaledValueFromIntOrPercent: strconv.Atoi reads ASCII digits only
+    ("a percent of other digits is no percent", _pdb(minAvailable="²%"), 4, None),
 ]
 
 
