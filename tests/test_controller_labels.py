@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gate.inputs.workloads import TEMPLATE_PATHS, extract
+from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract
 from gate.k8s.podlabels import (
     COMPLETION_INDEX,
     CONTROLLER_UID,
@@ -36,6 +36,7 @@ from gate.k8s.podlabels import (
     controller_labels,
     copy_labels,
     differs_by_copy,
+    revision_hash,
 )
 from gate.model import Document, Location, Verdict, Workload, WorkloadResult
 from gate.run import RunOptions, check
@@ -391,3 +392,54 @@ def test_a_job_s_copies_match_their_own_anti_affinity_by_job_name() -> None:
     job["spec"]["template"]["spec"]["affinity"] = ANTI_AFFINITY_BY_JOB
     result = _run([job], [])
     assert result.verdict is Verdict.PARTIAL
+
+
+def _refusal(manifest: dict[str, Any]) -> str | None:
+    found = extract(Document(Location("m.yaml", 1), manifest), TEMPLATE_PATHS)
+    return found.reason if isinstance(found, Unevaluated) else None
+
+
+def _named(name: str, replicas: int = 2, **spec: Any) -> dict[str, Any]:
+    return _statefulset(name, replicas, **spec)
+
+
+LONG = "a" * 53
+# (id, manifest, the API server's refusal of the StatefulSet's first pod, or None)
+POD_REFUSED: list[tuple[str, dict[str, Any], str | None]] = [
+    ("a name of 52 characters leaves a revision label of 63", _named("a" * 52), None),
+    (
+        "a name of 53 makes the revision's name too long a label value",
+        _named(LONG),
+        f'Pod "{LONG}-0" is invalid: metadata.labels: Invalid value: '
+        f'"{LONG}-{revision_hash("StatefulSet", LONG)}": must be no more than 63 characters',
+    ),
+    ("no replica, no pod to refuse", _named(LONG, 0), None),
+    (
+        "a name with a dot makes no hostname",
+        _named("db.v1"),
+        'Pod "db.v1-0" is invalid: spec.hostname: Invalid value: "db.v1-0": must not contain dots',
+    ),
+    (
+        "a serviceName that is no DNS label makes no subdomain",
+        _named("db", serviceName="db.svc"),
+        'Pod "db-0" is invalid: spec.subdomain: Invalid value: "db.svc": must not contain dots',
+    ),
+    (
+        "the first pod named is the ordinals' start",
+        _named("db.v1", ordinals={"start": 3}),
+        'Pod "db.v1-3" is invalid: spec.hostname: Invalid value: "db.v1-3": must not contain dots',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "reason"), [row[1:] for row in POD_REFUSED], ids=[row[0] for row in POD_REFUSED]
+)
+def test_a_statefulset_whose_pods_the_api_server_refuses(
+    manifest: dict[str, Any], reason: str | None
+) -> None:
+    """ValidatePodCreate of the pod newStatefulSetPod makes: its labels
+    (IsValidLabelValue) before its hostname and subdomain (IsDNS1123Label); the StatefulSet
+    itself, named as a DNS subdomain, was taken: a StatefulSet named past 52 characters
+    makes no pod."""
+    assert _refusal(manifest) == reason

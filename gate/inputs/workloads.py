@@ -29,7 +29,13 @@ from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
-from gate.k8s.validation import pod_template_problem, workload_problem
+from gate.k8s.validation import (
+    dns1123_label_errors,
+    go_quote,
+    label_value_errors,
+    pod_template_problem,
+    workload_problem,
+)
 from gate.k8s.volumes import start_ordinal
 from gate.k8s.warnings import CLAIM_TEMPLATES_UNCHECKED
 from gate.model import (
@@ -276,6 +282,11 @@ def _workload(
     )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
+    added = _controller_labels(kind, name, body, _template_labels(body, field))
+    added = added if rules == "kind" else {}
+    refused = _pods_refused(kind, name, body, added) if replicas else None
+    if refused:
+        return _unreadable(kind, namespace, name, location, refused)
     warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
@@ -309,7 +320,7 @@ def _workload(
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
-        controller_labels=(_controller_labels(kind, name, body, labels) if rules == "kind" else {}),
+        controller_labels=added,
     )
 
 
@@ -327,6 +338,38 @@ def _controller_labels(
         indexed=_indexed(kind, body),
         generation=_template_generation(body),
     )
+
+
+def _pods_refused(
+    kind: str,
+    name: str,
+    body: Mapping[str, Any],
+    added: Mapping[str, str],
+) -> str | None:
+    """Why the API server refuses every pod a StatefulSet's controller creates, though it
+    took the StatefulSet (whose name is a DNS subdomain): a label the controller sets is
+    longer than a label value may be (its revision's name ``<name>-<hash>`` past 52 or so
+    characters), or the pod's hostname, its own name, or its subdomain, the
+    ``serviceName``, is no DNS label (ValidatePodCreate: the labels, in ValidateObjectMeta,
+    before the spec's hostname and subdomain). The first copy is named; the first error is
+    given, the labels by key (Go ranges over them in no set order)."""
+    if kind != "StatefulSet":
+        return None
+    pod = f"{name}-{start_ordinal(body)}"
+    found = [
+        f"metadata.labels: Invalid value: {go_quote(value)}: {message}"
+        for _, value in sorted(added.items())
+        for message in label_value_errors(value)
+    ]
+    service = at(body, ("spec", "serviceName"))
+    places = [("hostname", pod), ("subdomain", service if isinstance(service, str) else "")]
+    found += [
+        f"spec.{field}: Invalid value: {go_quote(value)}: {message}"
+        for field, value in places
+        if value
+        for message in dns1123_label_errors(value)
+    ]
+    return f'Pod "{pod}" is invalid: {found[0]}' if found else None
 
 
 def _template_generation(body: Mapping[str, Any]) -> int:
