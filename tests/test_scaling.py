@@ -459,3 +459,38 @@ def test_an_hpa_scales_no_target_of_zero_replicas() -> None:
     workload = _scaled_workload(_deployment(replicas=0), _hpa_of_web(3))
     assert workload.replicas == 0
     assert workload.scaling is None or workload.scaling.autoscaler is None
+
+
+def _scaled_object_of_web() -> dict[str, Any]:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"name": "web"}},
+    }
+
+
+# (id, the Deployment's spec, its autoscaler, the replicas judged)
+PAUSED: list[tuple[str, dict[str, Any], dict[str, Any], int]] = [
+    ("a KEDA ScaledObject wakes a Deployment at zero", {"replicas": 0}, _scaled_object_of_web(), 1),
+    (
+        "a KEDA ScaledObject starts no pod of a paused Deployment",
+        {"paused": True},
+        _scaled_object_of_web(),
+        0,
+    ),
+    ("nor does an HPA scaling to zero", {"paused": True}, _hpa_of_web(0), 0),
+    ("nor an HPA", {"paused": True, "replicas": 3}, _hpa_of_web(2), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "scaler", "replicas"), [r[1:] for r in PAUSED], ids=[r[0] for r in PAUSED]
+)
+def test_a_paused_deployment_is_scaled_by_no_autoscaler(
+    spec: dict[str, Any], scaler: dict[str, Any], replicas: int
+) -> None:
+    """deployment_controller.go syncDeployment: a paused Deployment syncs
+    (getAllReplicaSetsAndSyncRevision, createIfNotExisted false) and scales only the
+    ReplicaSets it has: a new one has none, whatever replicas an autoscaler sets."""
+    assert _scaled_workload(_deployment(**spec), scaler).replicas == replicas

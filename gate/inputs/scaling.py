@@ -321,7 +321,9 @@ class RunScaling:
         """The workload with what the run says of its pods: an autoscaler's minimum
         replaces its own count, and its bounds and a disruption budget join its scaling."""
         scaler = self.autoscalers.get((workload.namespace, workload.kind, workload.name))
-        if scaler is not None and scaler.disabled(workload.replicas):
+        # a paused Deployment's replicas, set by any autoscaler, scale no ReplicaSet of its
+        # template (deployment_controller.go syncDeployment -> sync: none is created)
+        if scaler is not None and (scaler.disabled(workload.replicas) or workload.paused):
             scaler = None
         wanted = scaler.minimum if scaler is not None else workload.replicas
         budget = next(

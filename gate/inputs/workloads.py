@@ -321,6 +321,7 @@ def _workload(
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
         controller_labels=added,
+        paused=kind == "Deployment" and at(body, ("spec", "paused")) is True,
     )
 
 
