@@ -3,7 +3,8 @@
 The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
 - Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1;
-  none for a paused Deployment, which starts no pod of its template until resumed.
+  none for a paused Deployment, which starts no pod of its template until resumed
+  (whatever an autoscaler sets its replicas to).
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
   none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
   ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
