@@ -746,11 +746,11 @@ class Evaluator:
         :func:`with_copies`; the volumes they took, :class:`Claimed`). None when that count
         is the count's (``placement``); else the placement at the copies that start and the
         first copy that fits no node, its answer and message (naming it with its claims when
-        it mounts its own; none when every copy starts). Only
-        ``raising`` may it count more copies than ``placement``. ``hint``: the nodes the
-        first copy fits, where a later copy is looked for first, after the nodes that took
-        the copies before it. ``own``: the running pods the copies replace, gone before
-        them (their room, and the claims and disks they hold)."""
+        it mounts its own; none when every copy starts). Only ``raising`` may it count more
+        copies than ``placement``. ``hint``: the nodes the first copy fits, where a later
+        copy is looked for first, after the nodes that took the copies before it. ``own``:
+        the running pods the copies replace, gone before them (their room, and the claims
+        and disks they hold)."""
         storage = self.snapshot.storage
         differ = differs_by_copy(workload.kind, workload.pod_spec, indexed=workload.indexed)
         claimed_copies = (
