@@ -282,8 +282,8 @@ def _workload(
     )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
-    added = _controller_labels(kind, name, body, _template_labels(body, field))
-    added = added if rules == "kind" else {}
+    labels = _template_labels(body, field)
+    added = _controller_labels(kind, name, body, labels) if rules == "kind" else {}
     refused = _pods_refused(kind, name, body, added) if replicas else None
     if refused:
         return _unreadable(kind, namespace, name, location, refused)
@@ -292,7 +292,6 @@ def _workload(
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
     node_surge = _node_surge(kind, body)
-    labels = _template_labels(body, field)
     return Workload(
         kind=kind,
         namespace=namespace,
