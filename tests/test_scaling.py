@@ -38,7 +38,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a paused Deployment's count that is none is still an error",
         "Deployment",
         {"spec": {"replicas": "3", "paused": True}},
-        BadCount(("spec", "replicas"), "3"),
+        BadCount(("spec", "replicas"), "3", validated=True),
     ),
     (
         "an unpaused Deployment wants its replicas",
@@ -53,7 +53,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a replica count that is a bool is no count",
         "Deployment",
         {"spec": {"replicas": True}},
-        BadCount(("spec", "replicas"), True),
+        BadCount(("spec", "replicas"), True, validated=True),
     ),
     ("a Job wants its parallelism", "Job", {"spec": {"parallelism": 4}}, 4),
     (
@@ -103,13 +103,13 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a Job's completions that is no count names its field",
         "Job",
         {"spec": {"completions": -1}},
-        BadCount(("spec", "completions"), -1),
+        BadCount(("spec", "completions"), -1, validated=True),
     ),
     (
         "a CronJob's parallelism that is no count names its field",
         "CronJob",
         {"spec": {"jobTemplate": {"spec": {"parallelism": 1.5}}}},
-        BadCount(("spec", "jobTemplate", "spec", "parallelism"), 1.5),
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), 1.5, validated=True),
     ),
     (
         "a CronJob wants its job's pods",
@@ -128,7 +128,7 @@ WANTED: list[tuple[str, str, dict[str, Any], Wanted]] = [
         "a suspended CronJob's count that is no count still names its field",
         "CronJob",
         {"spec": {"suspend": True, "jobTemplate": {"spec": {"parallelism": "3"}}}},
-        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3"),
+        BadCount(("spec", "jobTemplate", "spec", "parallelism"), "3", validated=True),
     ),
     ("a Pod wants one", "Pod", {"spec": {}}, 1),
     ("a DaemonSet has no count", "DaemonSet", {"spec": {}}, None),
@@ -351,6 +351,8 @@ BUDGETS: list[tuple[str, dict[str, Any], int, int | None]] = [
     ("maxUnavailable leaves the rest", _pdb(maxUnavailable=1), 4, 3),
     ("maxUnavailable as a percent rounds up what may go", _pdb(maxUnavailable="30%"), 4, 2),
     ("a budget without either keeps nothing", _pdb(), 4, None),
+    # intstr.GetScaledValueFromIntOrPercent: strconv.Atoi reads ASCII digits only
+    ("a percent of other digits is no percent", _pdb(minAvailable="²%"), 4, None),
 ]
 
 
@@ -457,3 +459,38 @@ def test_an_hpa_scales_no_target_of_zero_replicas() -> None:
     workload = _scaled_workload(_deployment(replicas=0), _hpa_of_web(3))
     assert workload.replicas == 0
     assert workload.scaling is None or workload.scaling.autoscaler is None
+
+
+def _scaled_object_of_web() -> dict[str, Any]:
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"name": "web"}},
+    }
+
+
+# (id, the Deployment's spec, its autoscaler, the replicas judged)
+PAUSED: list[tuple[str, dict[str, Any], dict[str, Any], int]] = [
+    ("a KEDA ScaledObject wakes a Deployment at zero", {"replicas": 0}, _scaled_object_of_web(), 1),
+    (
+        "a KEDA ScaledObject starts no pod of a paused Deployment",
+        {"paused": True},
+        _scaled_object_of_web(),
+        0,
+    ),
+    ("nor does an HPA scaling to zero", {"paused": True}, _hpa_of_web(0), 0),
+    ("nor an HPA", {"paused": True, "replicas": 3}, _hpa_of_web(2), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "scaler", "replicas"), [r[1:] for r in PAUSED], ids=[r[0] for r in PAUSED]
+)
+def test_a_paused_deployment_is_scaled_by_no_autoscaler(
+    spec: dict[str, Any], scaler: dict[str, Any], replicas: int
+) -> None:
+    """deployment_controller.go syncDeployment: a paused Deployment syncs
+    (getAllReplicaSetsAndSyncRevision, createIfNotExisted false) and scales only the
+    ReplicaSets it has: a new one has none, whatever replicas an autoscaler sets."""
+    assert _scaled_workload(_deployment(**spec), scaler).replicas == replicas

@@ -9,7 +9,8 @@ is an ``int32`` in its Go type, and the apps and batch validations refuse a nega
 the manifests are read): ``1000.0`` is a float, ``1e+06`` and ``0X3E8`` are strings (YAML 1.1
 wants a dot in a float and a lower-case ``0x``), ``true`` is a boolean. None of them is a
 count, and a workload that gives one is an ERROR naming the field and the value, never a
-guess at what was meant.
+guess at what was meant; a negative integer in a field the API server validates (a built-in
+kind's) is refused in its words (``ValidateNonnegativeField``).
 
 >>> count_or_problem(3, ("spec", "replicas"))
 3
@@ -28,6 +29,9 @@ from gate.model import FieldPath
 
 INT32_MAX = 2**31 - 1
 """The largest value of an ``int32`` field."""
+INT32_MIN = -(2**31)
+NEGATIVE = "must be greater than or equal to 0"
+"""apimachinery's IsNegativeErrorMsg, as ValidateNonnegativeField gives it."""
 
 _DIGITS = re.compile(r"[0-9]+")
 _SHOWN = 40
@@ -44,6 +48,9 @@ class BadCount:
     as_text: bool = False
     """The field is text by type (an annotation, such as Knative's ``min-scale``): its
     digits are the count."""
+    validated: bool = False
+    """The API server validates the field (a built-in kind's replicas, a Job's
+    parallelism and completions): a negative integer is refused in its words."""
 
     @property
     def field(self) -> str:
@@ -54,6 +61,8 @@ class BadCount:
         return text
 
     def __str__(self) -> str:
+        if self.validated and _negative_int32(self.value):
+            return f"{self.field}: Invalid value: {self.value}: {NEGATIVE}"
         expected = f"an integer from 0 to {INT32_MAX}" + (" as text" if self.as_text else "")
         return f"{self.field}: expected {expected}, not {shown(self.value)}{_kind(self.value)}"
 
@@ -65,6 +74,10 @@ def shown(value: object) -> str:
     except ValueError:  # an integer of more digits than Python prints
         return "a very large integer"
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _negative_int32(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and INT32_MIN <= value < 0
 
 
 def _kind(value: object) -> str:
@@ -81,9 +94,12 @@ def _kind(value: object) -> str:
     return ""
 
 
-def count_or_problem(value: object, path: FieldPath, *, as_text: bool = False) -> int | BadCount:
+def count_or_problem(
+    value: object, path: FieldPath, *, as_text: bool = False, validated: bool = False
+) -> int | BadCount:
     """``value`` as a count, or why it is none. A field that is text by type (``as_text``)
-    holds its digits, and only them (an annotation that is a number is refused too)."""
+    holds its digits, and only them (an annotation that is a number is refused too);
+    ``validated``: see :attr:`BadCount.validated`."""
     if as_text:
         digits = value.strip() if isinstance(value, str) else ""
         if _DIGITS.fullmatch(digits) and len(digits) <= len(str(INT32_MAX)):
@@ -92,11 +108,17 @@ def count_or_problem(value: object, path: FieldPath, *, as_text: bool = False) -
                 return number
     elif isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT32_MAX:
         return value
-    return BadCount(path, value, as_text)
+    return BadCount(path, value, as_text, validated)
 
 
 def read_count(
-    holder: object, path: FieldPath, default: int, *, where: FieldPath = (), as_text: bool = False
+    holder: object,
+    path: FieldPath,
+    default: int,
+    *,
+    where: FieldPath = (),
+    as_text: bool = False,
+    validated: bool = False,
 ) -> int | BadCount:
     """The count at ``path`` under ``holder`` (``default`` when absent or null); ``where``
     is the holder's own path from the document's root, for the message."""
@@ -105,4 +127,4 @@ def read_count(
         value = value.get(step) if isinstance(value, Mapping) else None
     if value is None:
         return default
-    return count_or_problem(value, (*where, *path), as_text=as_text)
+    return count_or_problem(value, (*where, *path), as_text=as_text, validated=validated)

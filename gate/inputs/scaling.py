@@ -3,7 +3,8 @@
 The controllers' rules (docs/reference.md, "A workload is all of its pods"):
 
 - Deployment, ReplicaSet, StatefulSet, ReplicationController: ``spec.replicas``, default 1;
-  none for a paused Deployment, which starts no pod of its template until resumed.
+  none for a paused Deployment, which starts no pod of its template until resumed
+  (whatever an autoscaler sets its replicas to).
 - Job: ``parallelism`` (default 1), capped by ``completions`` when set; a suspended Job runs
   none (pkg/controller/job/job_controller.go ``manageJob``: ``wantActive`` is
   ``min(parallelism, completions - succeeded)``, and 0 while ``suspend`` is true), unless a
@@ -93,8 +94,8 @@ Wanted = int | BadCount | None
 
 
 def _job_pods(job_spec: object, where: tuple[str, ...], queued: bool) -> int | BadCount:
-    parallelism = read_count(job_spec, ("parallelism",), 1, where=where)
-    completions = read_count(job_spec, ("completions",), _ABSENT, where=where)
+    parallelism = read_count(job_spec, ("parallelism",), 1, where=where, validated=True)
+    completions = read_count(job_spec, ("completions",), _ABSENT, where=where, validated=True)
     if isinstance(parallelism, BadCount):
         return parallelism
     if isinstance(completions, BadCount):
@@ -119,7 +120,7 @@ def wanted_pods(kind: str, body: Mapping[str, Any]) -> Wanted:
     count field holds no count; None when it has no count (DaemonSet, PodTemplate, kinds
     without one)."""
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        replicas = read_count(body, ("spec", "replicas"), 1)
+        replicas = read_count(body, ("spec", "replicas"), 1, validated=True)
         # A paused Deployment makes no ReplicaSet of a new template (deployment_controller.go
         # syncDeployment -> sync, getAllReplicaSetsAndSyncRevision without creating one).
         paused = kind == "Deployment" and at(body, ("spec", "paused")) is True
@@ -321,7 +322,9 @@ class RunScaling:
         """The workload with what the run says of its pods: an autoscaler's minimum
         replaces its own count, and its bounds and a disruption budget join its scaling."""
         scaler = self.autoscalers.get((workload.namespace, workload.kind, workload.name))
-        if scaler is not None and scaler.disabled(workload.replicas):
+        # a paused Deployment's replicas, set by any autoscaler, scale no ReplicaSet of its
+        # template (deployment_controller.go syncDeployment -> sync: none is created)
+        if scaler is not None and (scaler.disabled(workload.replicas) or workload.paused):
             scaler = None
         wanted = scaler.minimum if scaler is not None else workload.replicas
         budget = next(

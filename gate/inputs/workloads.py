@@ -26,10 +26,16 @@ from gate.inputs.scaling import (
     wanted_pods,
 )
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
-from gate.k8s.podlabels import controller_labels
+from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
 from gate.k8s.quantity import nonnegative_quantity
 from gate.k8s.selectors import text_labels
-from gate.k8s.validation import pod_template_problem, workload_problem
+from gate.k8s.validation import (
+    dns1123_label_errors,
+    go_quote,
+    label_value_errors,
+    pod_template_problem,
+    workload_problem,
+)
 from gate.k8s.volumes import start_ordinal
 from gate.k8s.warnings import CLAIM_TEMPLATES_UNCHECKED
 from gate.model import (
@@ -276,12 +282,16 @@ def _workload(
     )
     if problem:
         return _unreadable(kind, namespace, name, location, problem)
+    labels = _template_labels(body, field)
+    added = _controller_labels(kind, name, body, labels) if rules == "kind" else {}
+    refused = _pods_refused(kind, name, body, added) if replicas else None
+    if refused:
+        return _unreadable(kind, namespace, name, location, refused)
     warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
     surge = max_surge(kind, body, replicas or 0)
     node_surge = _node_surge(kind, body)
-    labels = _template_labels(body, field)
     return Workload(
         kind=kind,
         namespace=namespace,
@@ -309,7 +319,8 @@ def _workload(
         parallel=kind == "StatefulSet" and at(body, ("spec", "podManagementPolicy")) == "Parallel",
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
-        controller_labels=(_controller_labels(kind, name, body, labels) if rules == "kind" else {}),
+        controller_labels=added,
+        paused=kind == "Deployment" and at(body, ("spec", "paused")) is True,
     )
 
 
@@ -318,7 +329,56 @@ def _controller_labels(
 ) -> dict[str, str]:
     job = {"Job": ("spec",), "CronJob": ("spec", "jobTemplate", "spec")}.get(kind)
     manual = job is not None and at(body, (*job, "manualSelector")) is True
-    return controller_labels(kind, name, labels, manual_selector=manual)
+    return controller_labels(
+        kind,
+        name,
+        labels,
+        manual_selector=manual,
+        first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
+        indexed=_indexed(kind, body),
+        generation=_template_generation(body),
+    )
+
+
+def _pods_refused(
+    kind: str,
+    name: str,
+    body: Mapping[str, Any],
+    added: Mapping[str, str],
+) -> str | None:
+    """Why the API server refuses every pod a StatefulSet's controller creates, though it
+    took the StatefulSet (whose name is a DNS subdomain): a label the controller sets is
+    longer than a label value may be (its revision's name ``<name>-<hash>`` past 52 or so
+    characters), or the pod's hostname, its own name, or its subdomain, the
+    ``serviceName``, is no DNS label (ValidatePodCreate: the labels, in ValidateObjectMeta,
+    before the spec's hostname and subdomain). The first copy is named; the first error is
+    given, the labels by key (Go ranges over them in no set order)."""
+    if kind != "StatefulSet":
+        return None
+    pod = f"{name}-{start_ordinal(body)}"
+    found = [
+        f"metadata.labels: Invalid value: {go_quote(value)}: {message}"
+        for _, value in sorted(added.items())
+        for message in label_value_errors(value)
+    ]
+    service = at(body, ("spec", "serviceName"))
+    places = [("hostname", pod), ("subdomain", service if isinstance(service, str) else "")]
+    found += [
+        f"spec.{field}: Invalid value: {go_quote(value)}: {message}"
+        for field, value in places
+        if value
+        for message in dns1123_label_errors(value)
+    ]
+    return f'Pod "{pod}" is invalid: {found[0]}' if found else None
+
+
+def _template_generation(body: Mapping[str, Any]) -> int:
+    """A new DaemonSet's template generation: 1, or the ``deprecated.daemonset.template.
+    generation`` annotation its manifest gives when that is more (the apps/v1 conversion
+    reads it; the registry's PrepareForCreate raises one below 1 to 1)."""
+    written = _annotations(body).get(GENERATION_ANNOTATION)
+    digits = written.strip() if isinstance(written, str) else ""
+    return max(int(digits), 1) if digits.isdigit() and digits.isascii() else 1
 
 
 def _indexed(kind: str, body: Mapping[str, Any]) -> bool:

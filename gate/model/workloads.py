@@ -177,6 +177,9 @@ class Workload:
     controller_labels: Mapping[str, str] = field(default_factory=dict)
     """The labels its pods carry beyond ``labels``, added by its controller
     (:mod:`gate.k8s.podlabels`)."""
+    paused: bool = False
+    """A paused Deployment: it creates no ReplicaSet for its template, whatever an
+    autoscaler sets its replicas to."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.spread import SpreadConstraint
 from gate.k8s.volumes import (
     AVAILABLE,
     BIND_COMPLETED,
@@ -259,14 +261,19 @@ class Walk(ChangedNodes):
 
 
 def with_copies(
-    cycle: CycleState, pod: PodProfile, landed: Sequence[Mapping[str, str]]
+    cycle: CycleState,
+    pod: PodProfile,
+    landed: Sequence[Mapping[str, str]],
+    copies: Sequence[Mapping[str, str]] | None = None,
 ) -> CycleState:
     """``cycle`` (``pod``'s PreFilters) once copies of ``pod`` are bound on nodes with the
     labels ``landed`` (one entry a copy), as the scheduler's cache holds the copies it
     assumed: each constraint of PodTopologySpread whose selector counts the copies
     (:func:`counts_copies`) counts them in their eligible domains, and InterPodAffinity
     counts them for every term of the pod they match (its anti-affinity then keeps the next
-    copy out of their domains, its affinity holds it there)."""
+    copy out of their domains, its affinity holds it there). ``copies``: each landed copy's
+    own labels, when they differ from ``pod``'s (a StatefulSet's pod name and index, an
+    indexed Job's completion index): each is then matched by its own."""
     if not landed:
         return cycle
     found = []
@@ -274,8 +281,8 @@ def with_copies(
         state = prepared.state
         if isinstance(state, SpreadState):
             counts = tuple(
-                _counted(counts, constraint.topology_key, landed)
-                if counts_copies(state.self_match[i], constraint.selector)
+                _counted(counts, constraint.topology_key, landed, _matching(copies, constraint))
+                if copies is not None or counts_copies(state.self_match[i], constraint.selector)
                 else counts
                 for i, (constraint, counts) in enumerate(
                     zip(state.constraints, state.counts, strict=True)
@@ -284,17 +291,9 @@ def with_copies(
             prepared = replace(prepared, state=replace(state, counts=counts))
         elif isinstance(state, AffinityState):
             namespaces = state.namespace_labels
-            anti = [
-                t.topology_key
-                for t in state.anti_affinity_terms
-                if t.matches(pod.namespace, pod.labels, namespaces)
-            ]
-            affinity = [
-                t.topology_key
-                for t in state.affinity_terms
-                if t.matches(pod.namespace, pod.labels, namespaces)
-            ]
-            if anti or affinity:
+            anti = _matched_keys(state.anti_affinity_terms, pod, copies, namespaces, landed)
+            affinity = _matched_keys(state.affinity_terms, pod, copies, namespaces, landed)
+            if any(anti) or any(affinity):
                 prepared = replace(
                     prepared,
                     state=replace(
@@ -308,28 +307,63 @@ def with_copies(
     return tuple(found)
 
 
+def _matching(
+    copies: Sequence[Mapping[str, str]] | None, constraint: SpreadConstraint
+) -> Sequence[bool] | None:
+    """Which landed copies a spread constraint counts, when they differ by copy
+    (countPodsMatchSelector: none under an empty selector)."""
+    if copies is None:
+        return None
+    selector = constraint.selector
+    return [not selector.empty and selector.matches(labels) for labels in copies]
+
+
+def _matched_keys(
+    terms: Sequence[AffinityTerm],
+    pod: PodProfile,
+    copies: Sequence[Mapping[str, str]] | None,
+    namespaces: Mapping[str, str] | None,
+    landed: Sequence[Mapping[str, str]],
+) -> list[list[str]]:
+    """By landed copy, the topology keys of the ``terms`` it matches (each its own labels
+    when ``copies`` gives them, else ``pod``'s)."""
+    if copies is None:
+        keys = [t.topology_key for t in terms if t.matches(pod.namespace, pod.labels, namespaces)]
+        return [keys] * len(landed) if keys else []
+    return [
+        [t.topology_key for t in terms if t.matches(pod.namespace, labels, namespaces)]
+        for labels in copies
+    ]
+
+
 def _counted(
-    counts: Mapping[str, int], key: str, landed: Sequence[Mapping[str, str]]
+    counts: Mapping[str, int],
+    key: str,
+    landed: Sequence[Mapping[str, str]],
+    matching: Sequence[bool] | None = None,
 ) -> Mapping[str, int]:
-    """A constraint's counts by domain with the copies on nodes of an eligible domain."""
+    """A constraint's counts by domain with the copies on nodes of an eligible domain
+    (``matching``: which copies it counts; None: all)."""
     raised = dict(counts)
-    for labels in landed:
+    for i, labels in enumerate(landed):
         value = labels.get(key)
-        if value is not None and value in raised:
+        if value is not None and value in raised and (matching is None or matching[i]):
             raised[value] += 1
     return raised
 
 
 def _paired(
-    pairs: Mapping[tuple[str, str], int], keys: Sequence[str], landed: Sequence[Mapping[str, str]]
+    pairs: Mapping[tuple[str, str], int],
+    keys: Sequence[Sequence[str]],
+    landed: Sequence[Mapping[str, str]],
 ) -> Mapping[tuple[str, str], int]:
-    """Pairs (topology key, value) counted, with the copies' pairs of ``keys`` (one per
-    matching term)."""
-    if not keys:
+    """Pairs (topology key, value) counted, with each landed copy's pairs of its ``keys``
+    (one per term it matches; none given: no copy matches a term)."""
+    if not any(keys):
         return pairs
     raised = dict(pairs)
-    for labels in landed:
-        for key in keys:
+    for labels, matched in zip(landed, keys, strict=True):
+        for key in matched:
             value = labels.get(key)
             if value is not None:
                 raised[key, value] = raised.get((key, value), 0) + 1

@@ -24,6 +24,7 @@ from gate.errors import QuantityError
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
+from gate.k8s.podlabels import differs_by_copy
 from gate.k8s.podnames import controller_object, pod_name
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
@@ -76,6 +77,7 @@ from gate.scheduler.framework.ordinals import (
     READ_WRITE_ONCE_POD,
     bound_first,
     capped,
+    copy_pod_labels,
     once_warnings,
     ordinal_claims,
     ordinal_pod,
@@ -698,7 +700,8 @@ class Evaluator:
                     unfit.cycle,
                     unfit.outcomes,
                 )
-                verdict, followed, preempting = Verdict.PARTIAL, None, None
+                verdict, followed = Verdict.PARTIAL, None
+                preempting = by_ordinal.preempting
         if storage is not None and storage.created and verdict is not Verdict.YES:
             warnings.extend(bound_first(limiting, workload.namespace, storage))
         preemption = None
@@ -735,22 +738,32 @@ class Evaluator:
         raising: bool = True,
     ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
-        (:mod:`gate.scheduler.framework.ordinals`), its copies placed one by one as the
-        scheduler places them: each on a node the filters pass for it with its own claims,
-        beside the copies before it (their room, :class:`Walk`; their domains, as the
-        spread and inter-pod PreFilters count them, :func:`with_copies`; the volumes they
-        took, :class:`Claimed`). None when that count is the count's (``placement``); else
-        the placement at the copies that start and the first copy that fits no node, its
-        answer and message naming it with its claims (none when every copy starts). Only
-        ``raising`` may it count more copies than ``placement``. ``hint``: the nodes the
-        first copy fits, where a later copy is looked for first, after the nodes that took
-        the copies before it. ``own``: the running pods the copies replace, gone before
-        them (their room, and the claims and disks they hold)."""
+        (:mod:`gate.scheduler.framework.ordinals`), or a workload's once each copy carries
+        its own labels where its selectors read them (:func:`differs_by_copy`), its copies
+        placed one by one as the scheduler places them: each on a node the filters pass for
+        it with its own claims and labels, beside the copies before it (their room,
+        :class:`Walk`; their domains, as the spread and inter-pod PreFilters count them,
+        :func:`with_copies`; the volumes they took, :class:`Claimed`). None when that count
+        is the count's (``placement``); else the placement at the copies that start and the
+        first copy that fits no node, its answer and message (naming it with its claims when
+        it mounts its own; none when every copy starts). Only ``raising`` may it count more
+        copies than ``placement``. ``hint``: the nodes the first copy fits, where a later
+        copy is looked for first, after the nodes that took the copies before it. ``own``:
+        the running pods the copies replace, gone before them (their room, and the claims
+        and disks they hold)."""
         storage = self.snapshot.storage
-        if not workload.claim_templates or storage is None or not storage.knows_claims:
+        differ = differs_by_copy(workload.kind, workload.pod_spec, indexed=workload.indexed)
+        claimed_copies = (
+            bool(workload.claim_templates)
+            and storage is not None
+            and storage.knows_claims
+            # the first copy mounts its own claims
+            and bool(pod.profile.claims)
+        )
+        if not (claimed_copies or differ) or not hint:
             return None
-        if not pod.profile.claims or not hint:  # the first copy mounts none of its own claims
-            return None
+        if not claimed_copies:
+            workload = replace(workload, claim_templates=())
         ordinals = ordinals_to_try(workload)
         cluster, released = self.cluster, 0
         nodes: Sequence[NodeView] = self.index.nodes
@@ -768,6 +781,7 @@ class Evaluator:
         # the copies before it took none a later copy reads.
         touched = reach(workload, pod.profile, self.cluster, ordinals)
         placed = [(pod.profile, first, f"{workload.name}-{workload.first_ordinal}")]
+        labels = [copy_pod_labels(pod, workload, workload.first_ordinal)] if differ else None
         claimed = None
         if touched and touched.tight(self.cluster, first):
             claimed = Claimed(cluster)
@@ -776,13 +790,15 @@ class Evaluator:
         landed = [self.index.nodes[first].labels]
         starting, first_unfit = 1, None
         for ordinal in ordinals:
-            copy = ordinal_pod(pod, workload, ordinal)
+            copy = ordinal_pod(pod, workload, ordinal, relabelled=differ)
             base = cluster if claimed is None else claimed.cluster
-            found = self._walked(copy, base, walk, hint, landed)
+            found = self._walked(copy, base, walk, hint, landed, labels)
             if isinstance(found, int):
                 starting += 1
                 walk.take(found)
                 landed.append(self.index.nodes[found].labels)
+                if labels is not None:
+                    labels.append(copy.profile.labels)
                 placed.append((copy.profile, found, f"{workload.name}-{ordinal}"))
                 if claimed is not None:
                     claimed.take(*placed[-1])
@@ -792,8 +808,10 @@ class Evaluator:
                         claimed.take(*taken)
                 continue
             if first_unfit is None:
-                first_unfit = (ordinal, found, copy.profile.claims)
-            if not workload.parallel:
+                first_unfit = (ordinal, found, copy.profile.claims, copy)
+            # only a StatefulSet's OrderedReady waits for each copy; a Job creates its
+            # pods at once
+            if not workload.parallel and workload.kind == "StatefulSet":
                 break
         if starting == placement.fit or (starting > placement.fit and not raising):
             return None
@@ -801,10 +819,17 @@ class Evaluator:
         zones = Counter(z for labels in landed if (z := labels.get(ZONE)) is not None)
         if first_unfit is None:
             return _Ordinals(recount, zones=zones)
-        ordinal, answer, mounted = first_unfit
-        claims = ordinal_claims(workload, ordinal)
-        message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
-        return _Ordinals(recount, answer, message, mounted, zones)
+        ordinal, answer, mounted, copy = first_unfit
+        if claimed_copies:
+            claims = ordinal_claims(workload, ordinal)
+            message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
+            return _Ordinals(recount, answer, message, mounted, zones)
+        # the copy's PostFilter, as for the copy the count stops at
+        changed = {p: walk[p] for p in walk.taken}
+        start = Start(nodes, changed, answer.groups, placement.wanted - starting)
+        preempting = self._preempting(copy, own, start, answer.cycle)
+        recount = replace(recount, first_fits=hint.bit_count())
+        return _Ordinals(recount, answer, answer.message, mounted, zones, preempting)
 
     def _walked(
         self,
@@ -813,6 +838,7 @@ class Evaluator:
         walk: Walk,
         hint: int,
         landed: Sequence[Mapping[str, str]],
+        labels: Sequence[Mapping[str, str]] | None = None,
     ) -> _Answer | int:
         """The node a StatefulSet's later copy (``pod``, in ``cluster`` with the volumes
         the copies before it took) lands on among the nodes as those copies leave them
@@ -820,8 +846,9 @@ class Evaluator:
         looked for first on the nodes that hold copies and those ``hint`` names (the first
         copy's), fewest copies first, each asked as :func:`run_filters` asks it: a copy
         mostly fits where an earlier one does, and whether it fits anywhere is all its
-        count needs (its whole answer only when it fits none of them)."""
-        cycle = with_copies(prepare(pod.profile, cluster), pod.profile, landed)
+        count needs (its whole answer only when it fits none of them). ``labels``: the
+        copies' own labels, when they differ by copy."""
+        cycle = with_copies(prepare(pod.profile, cluster), pod.profile, landed, labels)
         if pre_filter_refusal(cycle) is None:
             found = self._hinted(cycle, walk, hint)
             if found is not None:
@@ -1262,6 +1289,8 @@ class _Ordinals:
     """The claims that copy mounts."""
     zones: Mapping[str, int] = field(default_factory=dict)
     """The copies that start, by the zone of their node (nodes with no zone left out)."""
+    preempting: Preempted | None = None
+    """The PostFilter of the copy that fits no node, when its labels alone set it apart."""
 
 
 @dataclass(frozen=True, slots=True)

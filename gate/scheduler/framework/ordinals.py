@@ -19,13 +19,14 @@ they took.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from gate.k8s.podlabels import copy_labels
 from gate.k8s.volumes import copy_claim, delay_binding, spec_of, with_copy_claims
 from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
-from gate.scheduler.framework.pods import Pod, with_volumes_of
+from gate.scheduler.framework.pods import Pod, pod_profile, with_volumes_of
 from gate.untyped import as_list
 
 READ_WRITE_ONCE, READ_WRITE_ONCE_POD = "ReadWriteOnce", "ReadWriteOncePod"
@@ -59,10 +60,23 @@ def bound_first(
     return found
 
 
-def ordinal_pod(pod: Pod, workload: Workload, ordinal: int) -> Pod:
-    """Copy ``ordinal``'s pod: the first copy's, mounting its own claims."""
+def ordinal_pod(pod: Pod, workload: Workload, ordinal: int, relabelled: bool = False) -> Pod:
+    """Copy ``ordinal``'s pod: the first copy's, mounting its own claims; ``relabelled``:
+    with its own labels of those that differ by copy (:func:`gate.k8s.podlabels.copy_labels`),
+    its selectors' ``matchLabelKeys`` merged with them again."""
     spec = with_copy_claims(pod.spec, workload.claim_templates, workload.name, ordinal)
-    return Pod(spec, with_volumes_of(pod.profile, spec), pod.warnings)
+    if not relabelled:
+        return Pod(spec, with_volumes_of(pod.profile, spec), pod.warnings)
+    own = copy_labels(workload.kind, workload.name, ordinal, indexed=workload.indexed)
+    labels = {**pod.profile.labels, **own}
+    profile = pod_profile(spec, pod.profile.namespace, labels, pinned=pod.profile.pinned)
+    return Pod(spec, profile, pod.warnings)
+
+
+def copy_pod_labels(pod: Pod, workload: Workload, ordinal: int) -> Mapping[str, str]:
+    """The labels of copy ``ordinal`` of the workload whose first copy is ``pod``."""
+    own = copy_labels(workload.kind, workload.name, ordinal, indexed=workload.indexed)
+    return {**pod.profile.labels, **own} if own else pod.profile.labels
 
 
 def ordinal_claims(workload: Workload, ordinal: int) -> str:
