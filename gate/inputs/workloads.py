@@ -310,6 +310,7 @@ def _workload(
         first_ordinal=start_ordinal(body) if kind == "StatefulSet" else 0,
         indexed=_indexed(kind, body),
         controller_labels=(_controller_labels(kind, name, body, labels) if rules == "kind" else {}),
+        paused=kind == "Deployment" and at(body, ("spec", "paused")) is True,
     )
 
 

@@ -177,6 +177,9 @@ class Workload:
     controller_labels: Mapping[str, str] = field(default_factory=dict)
     """The labels its pods carry beyond ``labels``, added by its controller
     (:mod:`gate.k8s.podlabels`)."""
+    paused: bool = False
+    """A Deployment whose ``spec.paused`` is true: its controller creates no ReplicaSet for a
+    new template until resumed."""
 
 
 @dataclass(frozen=True, slots=True)
