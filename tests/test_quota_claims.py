@@ -291,6 +291,29 @@ def test_a_copy_s_claims_are_created_before_its_pod_is_refused() -> None:
     )
 
 
+def test_a_copy_s_other_claims_are_created_beside_a_refused_one() -> None:
+    """createPersistentVolumeClaims tries every claim of the copy and returns their errors
+    together: the copy's claims the quota admits are created, and stay charged."""
+    statefulset = _statefulset(2)
+    logs = {"metadata": {"name": "logs"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+    statefulset["spec"]["volumeClaimTemplates"].append(logs)
+    quota = _quota({"requests.storage": "15Gi"}, {"requests.storage": "0"})
+    first, second = _run([statefulset, _statefulset(1, name="db")], [quota])
+    assert (first.verdict, first.message) == (
+        Verdict.PARTIAL,
+        _refused(
+            "data-web-1",
+            "requested: requests.storage=10Gi, used: requests.storage=11Gi, "
+            "limited: requests.storage=15Gi",
+        ),
+    )
+    assert second.message == _refused(
+        "data-db-0",
+        "requested: requests.storage=10Gi, used: requests.storage=12Gi, "
+        "limited: requests.storage=15Gi",
+    )
+
+
 def _claim_spec(**spec: Any) -> dict[str, Any]:
     return {"spec": {"resources": {"requests": {"storage": "1Gi"}}, **spec}}
 

@@ -410,8 +410,10 @@ class Evaluator:
             running = [running_usage(total, usage, len(own))] if own else []
 
         name_of = partial(_pod_name, workload)
-        claims = None if surge_first else new_claims(workload, self.snapshot.storage, wanted)
-        if claims is not None and book.counts_claims(namespace):  # each copy's claims first
+        claims = None  # a StatefulSet's copies: each one's new claims first, then its pod
+        if not surge_first and book.counts_claims(namespace):
+            claims = new_claims(workload, self.snapshot.storage, wanted)
+        if claims is not None:
             copies = (namespace, pod.spec, claims, name_of, workload.parallel, running, usage)
             admitted = book.admit_copies(*copies)
         else:
