@@ -9,6 +9,10 @@ they are taken by name here, so the first quota to refuse is the first by name.
 A rollout's running pods (:func:`running_usage`) leave the quota as the controller takes
 them down: with ``maxUnavailable: 0`` one only after each new pod (every old pod counts
 while the surge pod is admitted), otherwise all of them first.
+
+A StatefulSet's controller creates each copy's missing claims before its pod
+(:meth:`QuotaLedger.admit_copies`); they are charged as :mod:`gate.k8s.quotaclaims` measures
+them, and stay charged when the copy's pod is refused.
 """
 
 from __future__ import annotations
