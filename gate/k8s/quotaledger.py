@@ -9,6 +9,10 @@ they are taken by name here, so the first quota to refuse is the first by name.
 A rollout's running pods (:func:`running_usage`) leave the quota as the controller takes
 them down: with ``maxUnavailable: 0`` one only after each new pod (every old pod counts
 while the surge pod is admitted), otherwise all of them first.
+
+A StatefulSet's controller creates each copy's missing claims before its pod
+(:meth:`QuotaLedger.admit_copies`); they are charged as :mod:`gate.k8s.quotaclaims` measures
+them, and stay charged when the copy's pod is refused.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from gate.k8s.quota import (
     scopes_of,
     tracked_by_pods,
 )
+from gate.k8s.quotaclaims import CLAIMS, claim_quota_matches, claim_usage, tracked_by_claims
 from gate.k8s.quotausage import (
     COUNT_PODS,
     EPHEMERAL,
@@ -47,6 +52,7 @@ from gate.k8s.quotausage import (
     pod_usage,
 )
 from gate.k8s.resources import CPU, MEMORY, is_extended
+from gate.k8s.volumes import PlainObject
 from gate.model import AdmissionObjects, ExistingPod
 from gate.untyped import mapping
 
@@ -67,6 +73,9 @@ LEGACY_COUNTS: Final = {"ReplicationController": "replicationcontrollers"}
 
 
 _BYTES: Final = frozenset({MEMORY, EPHEMERAL})
+MAX_BATCH: Final = 500
+"""stateful_set_control.go MaxBatchSize: the most copies a Parallel StatefulSet's controller
+creates at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +131,73 @@ class QuotaLedger:
         if isinstance(outcome, Refusal):
             return Admitted(0, names, forbidden(resource, name, outcome.error), outcome.quota)
         return Admitted(1, names)
+
+    def counts_claims(self, namespace: str) -> bool:
+        """Whether some quota of the namespace tracks a resource claims are charged."""
+        return any(tracked_by_claims(q.hard) for q in self.quotas.get(namespace, ()))
+
+    def admit_claim(self, namespace: str, name: str, claim: PlainObject) -> Admitted | None:
+        """A new claim ``name`` against the namespace's quotas (the claim evaluator has no
+        constraint): None when no quota counts it, else whether it is created. Raises
+        QuantityError on a storage request that does not parse."""
+        quotas = self.quotas.get(namespace, ())
+        matching = [q for q in quotas if claim_quota_matches(q, claim)]
+        if not matching:
+            return None
+        names = tuple(q.name for q in matching)
+        tracked = {q.name: tracked_by_claims(q.hard) for q in matching}
+        outcome = self._check(namespace, matching, tracked, claim_usage(claim))
+        if isinstance(outcome, Refusal):
+            return Admitted(0, names, forbidden(CLAIMS, name, outcome.error), outcome.quota)
+        return Admitted(1, names)
+
+    def admit_copies(
+        self,
+        namespace: str,
+        spec: Mapping[str, Any],
+        claims: Sequence[Sequence[tuple[str, PlainObject]]],
+        name_of: Callable[[int], str],
+        parallel: bool = False,
+        running: Sequence[Usage] = (),
+        usage: Mapping[str, Amount] | None = None,
+    ) -> Admitted | None:
+        """A StatefulSet's copies, one per entry of ``claims`` (the claims its controller
+        creates, by name, before the copy's pod: stateful_pod_control.go
+        ``CreateStatefulPod``), once the ``running`` pods it replaces left. Each claim of a
+        copy is tried, and one refused stops the copy: its pod is not created
+        (``createPersistentVolumeClaims`` goes through them all and returns their errors);
+        the refusal said is the first copy's that stops. ``OrderedReady`` stops there;
+        ``parallel`` copies are tried in batches of 1, 2, 4 and on (``slowStartBatch``,
+        which stops after a batch where one failed). None when no quota of the namespace
+        counts the pods or their claims. Raises QuantityError."""
+        if usage is None:
+            usage = pod_usage(spec)
+        gone = self.admit_pods(namespace, spec, 0, name_of, running, usage=usage)
+        names = set(() if gone is None else gone.quotas)
+        created, refused = 0, None
+        for batch in _batches(len(claims), parallel):
+            for position in batch:
+                stopped = None
+                for name, claim in claims[position]:
+                    outcome = self.admit_claim(namespace, name, claim)
+                    names.update(() if outcome is None else outcome.quotas)
+                    if stopped is None and outcome is not None and outcome.message is not None:
+                        stopped = outcome
+                if stopped is None:
+                    pod = self.admit_pods(
+                        namespace, spec, 1, _named(name_of(position)), (), False, usage
+                    )
+                    names.update(() if pod is None else pod.quotas)
+                    stopped = None if pod is None or pod.message is None else pod
+                created += stopped is None
+                refused = refused or stopped
+            if refused is not None:
+                break
+        if not names:
+            return None
+        if refused is None:
+            return Admitted(created, tuple(sorted(names)))
+        return Admitted(created, tuple(sorted(names)), refused.message, refused.refused_by)
 
     def admit_pods(
         self,
@@ -252,6 +328,22 @@ def running_usage(
         if name.startswith(LIMITS):
             usage[name] = Amount(limit.value * pods, limit.format)
     return usage
+
+
+def _batches(count: int, parallel: bool) -> Iterable[range]:
+    """The positions of ``count`` copies in the batches their controller creates them in:
+    one by one (``OrderedReady``), else 1, 2, 4 and on up to :data:`MAX_BATCH`."""
+    start, size = 0, 1
+    while start < count:
+        stop = min(count, start + size)
+        yield range(start, stop)
+        start = stop
+        if parallel:
+            size = min(2 * size, MAX_BATCH)
+
+
+def _named(name: str) -> Callable[[int], str]:
+    return lambda _: name
 
 
 def summed_requests(pods: Iterable[Mapping[str, int]]) -> dict[str, int]:

@@ -178,8 +178,8 @@ class Workload:
     """The labels its pods carry beyond ``labels``, added by its controller
     (:mod:`gate.k8s.podlabels`)."""
     paused: bool = False
-    """A paused Deployment: it creates no ReplicaSet for its template, whatever an
-    autoscaler sets its replicas to."""
+    """A Deployment whose ``spec.paused`` is true: its controller creates no ReplicaSet for a
+    new template until resumed, whatever an autoscaler sets its replicas to."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,7 +70,7 @@ from gate.scheduler.engine.preemption import (
     preempt_copies,
     preempt_pinned,
 )
-from gate.scheduler.engine.quotas import limited, refused
+from gate.scheduler.engine.quotas import limited, new_claims, refused
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.ordinals import (
@@ -326,7 +326,10 @@ class Evaluator:
                 return refused(result, admitted, wanted)
             return limited(result, admitted, wanted)
         wanted = workload.replicas or 0
-        admitted = self._admitted(workload, pod, ledger, wanted)
+        try:  # a claim template's storage request is read here
+            admitted = self._admitted(workload, pod, ledger, wanted)
+        except QuantityError as exc:
+            return self._result(workload, Verdict.ERROR, reason=str(exc))
         try:  # the score plugins read the template's labels as a selector
             if admitted is None:
                 return self._pod(workload, pod, ledger, reported)
@@ -388,8 +391,10 @@ class Evaluator:
         counted = None
         if not self._running(workload):  # new to the cluster: its objects are created too
             counted = self._admit_objects(book, workload)
-            if counted is not None and counted.message is not None:
-                return counted
+        elif workload.kind == "Deployment" and not workload.paused:
+            counted = self._admit_rollout(book, workload)
+        if counted is not None and counted.message is not None:
+            return counted
         usage = pod_usage(pod.spec)
         indexed = self.cluster.others.pods.pods
         own = self._own_pods(workload)
@@ -406,9 +411,17 @@ class Evaluator:
             total = summed_requests(indexed[i].requests for i in own)
             running = [running_usage(total, usage, len(own))] if own else []
 
-        admitted = book.admit_pods(
-            namespace, pod.spec, wanted, partial(_pod_name, workload), running, surge_first, usage
-        )
+        name_of = partial(_pod_name, workload)
+        claims = None  # a StatefulSet's copies: each one's new claims first, then its pod
+        if not surge_first and book.counts_claims(namespace):
+            claims = new_claims(workload, self.snapshot.storage, wanted)
+        if claims is not None:
+            copies = (namespace, pod.spec, claims, name_of, workload.parallel, running, usage)
+            admitted = book.admit_copies(*copies)
+        else:
+            admitted = book.admit_pods(
+                namespace, pod.spec, wanted, name_of, running, surge_first, usage
+            )
         maximum = None if scaling is None else scaling.maximum
         if admitted is not None and maximum is not None and maximum > admitted.created:
             # an autoscaler's pods past these, asked of a copy: it has not scaled yet
@@ -435,17 +448,29 @@ class Evaluator:
     @staticmethod
     def _admit_objects(book: QuotaLedger, workload: Workload) -> Admitted | None:
         """The workload's object, then the one its controller creates before any pod (a
-        Deployment's ReplicaSet, a CronJob's Job), against the object-count quotas."""
+        Deployment's ReplicaSet, none while it is paused; a CronJob's Job), against the
+        object-count quotas."""
         namespace = workload.namespace
         counted = book.admit_object(namespace, workload.kind, workload.name)
         template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
         made = controller_object(workload.kind, workload.name, template)
-        if made is None or (counted is not None and counted.message is not None):
+        if made is None or workload.paused or (counted is not None and counted.message is not None):
             return counted
         then = book.admit_object(namespace, *made)
         if then is None or counted is None:
             return then or counted
         return replace(then, quotas=tuple(sorted({*counted.quotas, *then.quotas})))
+
+    @staticmethod
+    def _admit_rollout(book: QuotaLedger, workload: Workload) -> Admitted | None:
+        """A running Deployment's rollout: its controller creates a ReplicaSet for the new
+        template (deployment/sync.go ``getNewReplicaSet``, none while paused), against the
+        object-count quotas; refused, the rollout never starts. fitgate judges a running
+        workload's manifest as a change of its template (it cannot tell the ReplicaSets'
+        templates apart: an unchanged one would reuse its ReplicaSet)."""
+        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+        made = controller_object(workload.kind, workload.name, template)
+        return None if made is None else book.admit_object(workload.namespace, *made)
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
         return WorkloadResult(

@@ -12,10 +12,30 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gate.k8s.quotaledger import Admitted
-from gate.model import Quota, Verdict, WarningKind, WorkloadResult, WorkloadWarning
+from gate.k8s.volumes import PlainObject, copy_claim
+from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
+from gate.model.storage import StorageObjects
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES})
 """Verdicts that say every wanted pod lands: with fewer created, they become PARTIAL."""
+
+
+def new_claims(
+    workload: Workload, storage: StorageObjects | None, wanted: int
+) -> list[list[tuple[str, PlainObject]]] | None:
+    """For each of a StatefulSet's ``wanted`` copies, the claims of its templates its
+    controller creates before the copy's pod, by name (those of the run's: a claim the
+    cluster holds is used as it is, and charged nothing); None when it creates none, or
+    when the snapshot did not record the claims (then whether one exists is unknown)."""
+    if not workload.claim_templates or storage is None or not storage.knows_claims:
+        return None
+    namespace, first = workload.namespace, workload.first_ordinal
+    found: list[list[tuple[str, PlainObject]]] = []
+    for ordinal in range(first, first + wanted):
+        names = (copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+        keys = [(namespace, name) for name in names]
+        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+    return found if any(found) else None
 
 
 def quota_of(admitted: Admitted) -> Quota:
