@@ -201,6 +201,42 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      resources({"memory": "1.5Gi"}, {"memory": "1024Mi"}),
      f'{P}.containers[0].resources.requests: Invalid value: "1536Mi": must be less than or '
      "equal to memory limit of 1Gi"),
+    # ErrorList.ToAggregate (apimachinery field/errors.go): every error, in the order found
+    ("the errors of two containers are listed together, the first container's first", deployment,
+     then(resources({"cpu": "2"}, {"cpu": "1"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"requests": {"memory": "2Gi"},
+                                                        "limits": {"memory": "1Gi"}}})),
+     f'[{P}.containers[0].resources.requests: Invalid value: "2": must be less than or equal '
+     f'to cpu limit of 1, {P}.containers[1].resources.requests: Invalid value: "2Gi": must be '
+     "less than or equal to memory limit of 1Gi]"),
+    ("the same error twice is listed once", deployment,
+     then(pod(tolerations=[{"operator": "Equal"}, {"operator": "Equal"}])),
+     f'[{P}.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` '
+     'is empty, which means "match all values and all keys", '
+     f'{P}.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when `key` '
+     'is empty, which means "match all values and all keys"]'),
+    # ValidateResourceQuantityValue: ValidateNonnegativeQuantity first
+    ("a negative request is refused in the validation's words", deployment,
+     resources({"cpu": "-0.5"}),
+     f'{P}.containers[0].resources.requests[cpu]: Invalid value: "-500m": must be greater than '
+     "or equal to 0"),
+    ("a negative pod-level limit is refused in the validation's words", deployment,
+     pod(resources={"limits": {"memory": "-1Gi"}}),
+     f'{P}.resources.limits[memory]: Invalid value: "-1Gi": must be greater than or equal to 0'),
+    # validatePodResourceName: IsSupportedPodLevelResource
+    ("a pod-level resource other than cpu, memory or hugepages is refused", deployment,
+     pod(resources={"requests": {"ephemeral-storage": "1Gi"}}),
+     f'{P}.resources.requests[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+     'supported values: "cpu", "hugepages-", "memory"'),
+    ("a pod-level resource neither standard nor qualified is refused once", deployment,
+     pod(resources={"limits": {"gpu": "1"}}),
+     f'{P}.resources.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     "fully qualified"),
+    ("a pod-level extended resource is refused as unsupported", deployment,
+     pod(resources={"limits": {"example.com/gpu": "1"}}),
+     f'{P}.resources.limits[example.com/gpu]: Unsupported value: "example.com/gpu": supported '
+     'values: "cpu", "hugepages-", "memory"'),
     ("an extended resource request without a limit is refused", deployment,
      resources({"example.com/gpu": "1"}),
      f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
@@ -211,8 +247,9 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "example.com/gpu limit of 2"),
     ("an extended resource of a fraction is refused", deployment,
      resources({"example.com/gpu": "500m"}, {"example.com/gpu": "500m"}),
-     f'{P}.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an '
-     "integer"),
+     f'[{P}.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an '
+     f'integer, {P}.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": '
+     "must be an integer]"),
     ("a hugepages request without a limit is refused", deployment,
      resources({"hugepages-2Mi": "2Mi", "memory": "1Gi"}),
      f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
@@ -224,21 +261,24 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      resources({"memory": "1Gi"}, {"hugepages-2Mi": "3Mi", "memory": "1Gi"}),
      f'{P}.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not '
      "positive integer multiple of hugepages-2Mi"),
-    # validateResourceName (a ResourceName prints unquoted)
-    ("a resource name neither standard nor qualified is refused", deployment,
+    # validateResourceName, then validateContainerResourceName (a ResourceName prints as
+    # json.Marshal prints it)
+    ("a resource name neither standard nor qualified is refused twice", deployment,
      resources({"gpu": "1"}),
-     f"{P}.containers[0].resources.requests[gpu]: Invalid value: gpu: must be a standard "
-     "resource type or fully qualified"),
+     f'[{P}.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource type or fully qualified, {P}.containers[0].resources.requests[gpu]: Invalid '
+     'value: "gpu": must be a standard resource for containers]'),
     # validateContainerResourceName
     ("a standard resource no container requests is refused", deployment,
      resources({"pods": "1"}),
-     f"{P}.containers[0].resources.requests[pods]: Invalid value: pods: must be a standard "
+     f'{P}.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard '
      "resource for containers"),
     # validateOverhead
     ("an overhead of a resource no container has is refused", deployment,
      pod(overhead={"gpu": "1"}),
-     f"{P}.overhead.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully "
-     "qualified"),
+     f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     "resource for containers]"),
     # validateRestartPolicy
     ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
      f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
@@ -303,8 +343,12 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a pod affinity term without a topology key is refused", deployment,
      pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
          {"labelSelector": SELECTOR}]}}),
-     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
-     "Required value: can not be empty"),
+     f"[{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
+     f"Required value: can not be empty, {P}.affinity.podAffinity."
+     'requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name '
+     f"part must be non-empty, {P}.affinity.podAffinity."
+     'requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name '
+     f"part {QUALIFIED}]"),
     ("a weighted pod anti-affinity term of weight 101 is refused", deployment,
      pod(affinity={"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
          {"weight": 101, "podAffinityTerm": TERM}]}}),
@@ -370,7 +414,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(schedulingGates=[{"name": "example.com/wait"}, {"name": "example.com/wait"}]),
      f'{P}.schedulingGates[1]: Duplicate value: "example.com/wait"'),
     ("a scheduling gate without a name is refused", deployment, pod(schedulingGates=[{}]),
-     f'{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty'),
+     f'[{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty, '
+     f'{P}.schedulingGates[0]: Invalid value: "": name part {QUALIFIED}]'),
     # ValidateNodeName, ValidatePriorityClassName, ValidateRuntimeClassName
     ("a node name that is no DNS subdomain is refused", deployment, pod(nodeName="Node_1"),
      f'{P}.nodeName: Invalid value: "Node_1": {SUBDOMAIN}'),
@@ -396,8 +441,10 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),
      f'spec.template.labels: Invalid value: "bad key": name part {QUALIFIED}'),
     # ValidateDeploymentSpec, ValidatePodTemplateSpecForReplicaSet
-    ("a Deployment without a selector is refused", deployment,
-     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a Deployment without a selector is refused, its null selector matching no labels",
+     deployment, lambda body: body["spec"].pop("selector"),
+     '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
+     'map[string]string{"app":"web"}: `selector` does not match template `labels`]'),
     ("a Deployment whose selector does not match its template's labels is refused", deployment,
      spec(selector={"matchLabels": {"app": "other"}}),
      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
@@ -450,8 +497,10 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
      "deployment"),
     # ValidateStatefulSetSpec
-    ("a StatefulSet without a selector is refused", lambda: deployment("StatefulSet"),
-     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a StatefulSet without a selector is refused, its null selector matching no labels",
+     lambda: deployment("StatefulSet"), lambda body: body["spec"].pop("selector"),
+     '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
+     'map[string]string{"app":"web"}: `selector` does not match template `labels`]'),
     ("a StatefulSet managing its pods neither OrderedReady nor Parallel is refused",
      lambda: deployment("StatefulSet"), spec(podManagementPolicy="Burst"),
      'spec.podManagementPolicy: Invalid value: "Burst": must be \'OrderedReady\' or '
@@ -484,8 +533,9 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a pod-level hugepage limit below the containers' aggregate is refused", deployment,
      then(pod(resources={"limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"}}),
           resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
-     f'{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
-     "equal to aggregate container limits of 4Mi"),
+     f'[{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
+     f"equal to aggregate container limits of 4Mi, {P}.resources.containers[0][hugepages-2Mi]."
+     'limits: Invalid value: "4Mi": must be less than or equal to pod limits of 2Mi]'),
     ("a container's limit above the pod-level limit is refused", deployment,
      then(pod(resources={"limits": {"cpu": "1"}}), resources({"cpu": "100m"}, {"cpu": "2"})),
      f'{P}.resources.containers[0][cpu].limits: Invalid value: "2": must be less than or equal '
@@ -512,7 +562,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
     ("a Job of a negative activeDeadlineSeconds is refused before its other counts", job,
      spec(activeDeadlineSeconds=-5, ttlSecondsAfterFinished=-1),
-     "spec.activeDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0"),
+     "[spec.activeDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0, "
+     "spec.ttlSecondsAfterFinished: Invalid value: -1: must be greater than or equal to 0]"),
     ("a Job of maxFailedIndexes without backoffLimitPerIndex is refused", job,
      spec(completionMode="Indexed", completions=3, maxFailedIndexes=1),
      "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"),
@@ -544,7 +595,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
     ("a NonIndexed Job of maxFailedIndexes is refused after its backoff per index", job,
      spec(completionMode="NonIndexed", backoffLimitPerIndex=2, maxFailedIndexes=1),
-     "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
+     "[spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode, "
+     "spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode]"),
     ("a Job replacing its pods neither when Failed nor TerminatingOrFailed is refused", job,
      spec(podReplacementPolicy="Terminating"),
      'spec.podReplacementPolicy: Unsupported value: "Terminating": supported values: '
@@ -556,7 +608,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a Job's count is refused before its template", job,
      then(spec(backoffLimit=-1),
           lambda body: body["spec"]["template"]["spec"].pop("restartPolicy")),
-     "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
+     "[spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0, "
+     'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"]'),
     ("a CronJob's Indexed job template without completions is refused (not defaulted)",
      lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"].update(completionMode="Indexed"),
@@ -599,7 +652,10 @@ def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
     body = job()
     body["spec"].update(parallelism=-1, completions=-2)
     found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])
-    assert found == "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"
+    assert found == (
+        "[spec.parallelism: Invalid value: -1: must be greater than or equal to 0, "
+        "spec.completions: Invalid value: -2: must be greater than or equal to 0]"
+    )
 
 
 # (id, the workload, an edit the API server takes)
@@ -616,6 +672,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("one host port on two protocols is taken", deployment,
      ports({"containerPort": 53, "hostPort": 53}, {"containerPort": 53, "hostPort": 53,
                                                    "protocol": "UDP"})),
+    ("an integer resource short of a whole by less than a thousandth is taken", deployment,
+     resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,
      resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
     ("an extended resource of whole units equal to its limit is taken", deployment,

@@ -8,8 +8,10 @@ selector and name rules of k8s.io/apimachinery (``pkg/apis/meta/v1/validation``,
 ``pkg/util/validation``), and the controllers' own rules on their template
 (``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``,
 ``ValidateReplicationControllerSpec``). A template the API server refuses never becomes a
-pod, so such a workload is an ERROR carrying the first field error the API server would list,
-printed as ``field.Error.Error()`` prints it, with the field path fitgate names the template by.
+pod, so such a workload is an ERROR carrying every field error the API server would list, in
+its order, each printed as ``field.Error.Error()`` prints it and several aggregated as
+``ErrorList.ToAggregate`` does (``[first, second]``), with the field path fitgate names the
+template by.
 
 Each rule is stated once, beside the upstream function it follows. Defaults the API server
 applies before validating (``SetDefaults_PodSpec``: ``restartPolicy: Always``;
@@ -25,8 +27,9 @@ when `key` is empty, which means "match all values and all keys"
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -45,9 +48,15 @@ from gate.k8s.names import (
     label_key_ok,
     label_value_ok,
 )
-from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
-from gate.k8s.resources import HUGEPAGES, is_extended, is_native, overcommit_allowed
+from gate.k8s.resources import (
+    HUGEPAGES,
+    is_extended,
+    is_native,
+    overcommit_allowed,
+    pod_level_resource,
+)
 from gate.k8s.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -516,26 +525,46 @@ _INTEGER_RESOURCES = frozenset(
 
 
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
-    """validateResourceName, and for a container validateContainerResourceName. The name is
-    a ResourceName, a Stringer, so ErrorBody prints it unquoted."""
+    """validateResourceName, then validateContainerResourceName for a container's or
+    validatePodResourceName for the pod's. The name is a ResourceName, not a string, so
+    ErrorBody prints it as json.Marshal does."""
+    shown = json_quote(name)
     messages = qualified_name_errors(name)
     if messages:
         for message in messages:
-            yield FieldError(field, INVALID, go_quote(name), message)
+            yield FieldError(field, INVALID, shown, message)
         return
     unqualified = "/" not in name
     # IsStandardResourceName: the standard names and IsQuotaHugePageResourceName
     standard = name in _STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
     if unqualified and not standard:
         detail = "must be a standard resource type or fully qualified"
-        yield FieldError(field, INVALID, name, detail)
+        yield FieldError(field, INVALID, shown, detail)
+        if pod_level:  # validatePodResourceName returns on validateResourceName's errors
+            return
     if pod_level:
+        if not pod_level_resource(name):
+            detail = "supported values: " + ", ".join(go_quote(s) for s in _POD_LEVEL_SUPPORTED)
+            yield FieldError(field, UNSUPPORTED, shown, detail)
         return
     if unqualified:
         if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
-            yield FieldError(field, INVALID, name, "must be a standard resource for containers")
+            yield FieldError(field, INVALID, shown, "must be a standard resource for containers")
     elif not is_native(name) and not is_extended(name):
-        yield FieldError(field, INVALID, name, "doesn't follow extended resource name standard")
+        yield FieldError(field, INVALID, shown, "doesn't follow extended resource name standard")
+
+
+_POD_LEVEL_SUPPORTED = ("cpu", HUGEPAGES, "memory")
+"""sets.List(SupportedPodLevelResources()): cpu, memory and the hugepages prefix, sorted."""
+
+
+def json_quote(text: str) -> str:
+    """json.Marshal of a string, which ErrorBody prints a value of a named string type
+    with: HTML's ``<``, ``>`` and ``&`` and the line separators escaped as ``\\u`` codes."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    for char in "<>&\u2028\u2029":
+        quoted = quoted.replace(char, f"\\u{ord(char):04x}")
+    return quoted
 
 
 def _quantity(raw: object) -> Fraction | None:
@@ -599,9 +628,12 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
 
 
 def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Errors:
-    """ValidateResourceQuantityValue's integer rule (its sign rule is the quantity check's),
-    then validateResourceQuantityHugePageValue."""
-    if value.denominator != 1 and (name in _INTEGER_RESOURCES or is_extended(name)):
+    """ValidateResourceQuantityValue (ValidateNonnegativeQuantity, then a whole number of
+    MilliValue, rounded up, for an integer resource), then
+    validateResourceQuantityHugePageValue."""
+    if value < 0:
+        yield invalid(where, _shown(value, raw), "must be greater than or equal to 0")
+    if milli_value(value) % 1000 and (name in _INTEGER_RESOURCES or is_extended(name)):
         yield invalid(where, _shown(value, raw), "must be an integer")
     if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
         shown = _shown(value, raw)
@@ -973,9 +1005,10 @@ def template_path(field: str) -> str | None:
 def pod_template_problem(
     spec: Mapping[str, Any], field: str, template_labels: object = None
 ) -> str | None:
-    """The first error ValidatePodTemplateSpec gives the template whose spec is at
-    ``field`` (its labels, when given, at ``<template>.labels``), or None."""
-    return _first(_template(spec, field, template_labels))
+    """The errors ValidatePodTemplateSpec gives the template whose spec is at ``field``
+    (its labels, when given, at ``<template>.labels``), aggregated (:func:`aggregate`), or
+    None."""
+    return _all(_template(spec, field, template_labels))
 
 
 def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> Errors:
@@ -985,9 +1018,19 @@ def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> E
     yield from pod_spec(spec, field)
 
 
-def _first(errors: Errors) -> str | None:
-    error = next(errors, None)
-    return None if error is None else str(error)
+def aggregate(messages: Iterable[str]) -> str | None:
+    """``ErrorList.ToAggregate().Error()`` (and ``utilerrors.NewAggregate``'s): None for no
+    error, one alone as it is, several once each in the order found, as ``[first, second]``
+    (apimachinery ``pkg/util/validation/field/errors.go``, ``pkg/util/errors/errors.go``)."""
+    unique = list(dict.fromkeys(messages))
+    if not unique:
+        return None
+    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
+
+
+def _all(errors: Errors) -> str | None:
+    """Every error of a validation, as NewInvalid's message lists them after ``is invalid:``."""
+    return aggregate(str(e) for e in errors)
 
 
 # --- The workloads' own rules ---------------------------------------------------------------
@@ -999,11 +1042,11 @@ MISMATCH = "`selector` does not match template `labels`"
 
 
 def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The first error the API server gives a workload of a built-in kind for its template:
-    the controller's rules on its selector and restart policy around
-    ValidatePodTemplateSpec, in upstream's order. ``spec`` is the template's pod spec at the
-    kind's usual path."""
-    return _first(_workload(kind, body, spec))
+    """The errors the API server gives a workload of a built-in kind for its template, the
+    controller's rules on its selector and restart policy around ValidatePodTemplateSpec,
+    aggregated in upstream's order (:func:`aggregate`). ``spec`` is the template's pod spec
+    at the kind's usual path."""
+    return _all(_workload(kind, body, spec))
 
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
