@@ -161,11 +161,85 @@ def test_limit_range_defaults_are_applied_before_the_bounds_are_checked() -> Non
     assert limit_violations(spec, [{"type": "Container", "max": {"cpu": "1"}}]) == (
         "maximum cpu usage per Container is 1.  No limit is specified"
     )
-    verdict, reason = _judged([*items, {"type": "Container", "max": {"cpu": "1"}}], spec)
+    ranges = [_limit_range(*items), _limit_range({"type": "Container", "max": {"cpu": "1"}})]
+    ranges[1]["metadata"]["name"] = "bounds"
+    verdict, reason = _judged_by(ranges, spec)
     assert (verdict, reason) == (
         Verdict.ERROR,
         REFUSED + "maximum cpu usage per Container is 1, but limit is 2",
     )
+
+
+def _judged_by(
+    limit_ranges: list[dict[str, Any]], spec: dict[str, Any]
+) -> tuple[Verdict, str | None]:
+    snapshot = cluster_snapshot([api_node("n", cpu="8")], limitRanges=limit_ranges)
+    result = evaluate(snapshot, spec)
+    return result.verdict, result.reason
+
+
+def _ranges(*items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A LimitRange of each list of items, named apart."""
+    found = [_limit_range(*each) for each in items]
+    for index, limit_range in enumerate(found):
+        limit_range["metadata"]["name"] = f"limits-{index}"
+    return found
+
+
+# plugin/pkg/admission/limitranger/admission.go: runLimitFunc runs PodMutateLimitFunc, then
+# PodValidateLimitFunc, for each LimitRange of the namespace apart;
+# defaultContainerResourceRequirements lets a later Container item of one LimitRange replace
+# an earlier one's default, mergeContainerResources fills only what is still missing, and
+# the first LimitRange the pod breaks refuses it with its own errors.
+SEVERAL = [
+    pytest.param(
+        _ranges([{"type": "Container", "default": {"cpu": "2"}}, {"type": "Container",
+                                                                  "max": {"cpu": "1"}}]),
+        _pod(container()),
+        None,
+        id="a later item of one LimitRange replaces an earlier one's default (max 1 -> limit 1)",
+    ),
+    pytest.param(
+        _ranges([{"type": "Container", "default": {"cpu": "2"}}],
+                [{"type": "Container", "default": {"cpu": "1"}, "max": {"cpu": "1"}}]),
+        _pod(container()),
+        "maximum cpu usage per Container is 1, but limit is 2",
+        id="the first LimitRange's default is the one a container takes",
+    ),
+    pytest.param(
+        _ranges([{"type": "Container", "defaultRequest": {"cpu": "300m"}}],
+                [{"type": "Container", "defaultRequest": {"memory": "64Mi"}}]),
+        _pod(container(), container("b", requests={"cpu": "1"})),
+        None,
+        id="each LimitRange's defaults fill what the others leave",
+    ),
+    pytest.param(
+        _ranges([{"type": "Container", "min": {"cpu": "100m"}}],
+                [{"type": "Container", "max": {"cpu": "1"}}]),
+        _pod(container(requests={"cpu": "50m"}, limits={"cpu": "2"})),
+        "minimum cpu usage per Container is 100m, but request is 50m",
+        id="only the first LimitRange the pod breaks is quoted, never two joined",
+    ),
+    pytest.param(
+        _ranges([{"type": "Container", "max": {"memory": "1Gi"}}],
+                [{"type": "Container", "min": {"cpu": "100m"}, "max": {"cpu": "1"}}]),
+        _pod(container(requests={"cpu": "50m"}, limits={"cpu": "2", "memory": "512Mi"})),
+        "[minimum cpu usage per Container is 100m, but request is 50m, maximum cpu usage per "
+        "Container is 1, but limit is 2]",
+        id="a LimitRange the pod keeps is passed for the next, whose errors are all listed",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("limit_ranges", "spec", "error"), SEVERAL)
+def test_several_limit_ranges_each_apply_apart(
+    limit_ranges: list[dict[str, Any]], spec: dict[str, Any], error: str | None
+) -> None:
+    verdict, reason = _judged_by(limit_ranges, spec)
+    if error is None:
+        assert (verdict, reason) == (Verdict.YES, None)
+    else:
+        assert (verdict, reason) == (Verdict.ERROR, REFUSED + error)
 
 
 def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
@@ -179,6 +253,26 @@ def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
         'Invalid value: "2": must be less than or equal to cpu limit of 1',
     )
     assert _judged(items, _pod(container(requests={"cpu": "500m"}))) == (Verdict.YES, None)
+
+
+def test_every_error_the_defaults_make_is_listed_in_validate_pod_s_order() -> None:
+    """NewInvalid lists ValidatePod's whole ErrorList (ToAggregate): the containers' errors
+    in their order, init containers after, then the pod-level resources'."""
+    items = [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}}]
+    spec = _pod(
+        container(requests={"cpu": "2"}),
+        container("b", requests={"memory": "2Gi"}),
+        initContainers=[container("i", requests={"cpu": "3"})],
+    )
+    verdict, reason = _judged(items, spec)
+    assert (verdict, reason) == (
+        Verdict.ERROR,
+        'Pod "w" is invalid: [spec.containers[0].resources.requests: Invalid value: "2": must '
+        "be less than or equal to cpu limit of 1, spec.containers[1].resources.requests: "
+        'Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi, '
+        'spec.initContainers[0].resources.requests: Invalid value: "3": must be less than or '
+        "equal to cpu limit of 1]",
+    )
 
 
 def test_a_pod_item_gives_no_defaults() -> None:

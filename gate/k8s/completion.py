@@ -27,7 +27,7 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
-from gate.k8s.limitranger import CONTAINER, limit_violations
+from gate.k8s.limitranger import CONTAINER, limit_range_items, range_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
@@ -37,7 +37,7 @@ from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
-from gate.k8s.validation import pod_resource_consistency, resource_requirements
+from gate.k8s.validation import aggregate, pod_resource_consistency, resource_requirements
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -85,7 +85,8 @@ def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict
 def _limit_range_defaults(
     container: dict[str, Any], defaults: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """LimitRanger admission (mergeContainerResources): missing limits and requests."""
+    """LimitRanger admission (mergeContainerResources, one LimitRange after another): missing
+    limits and requests, each from the first LimitRange that has a default for it."""
     resources = mapping(container.get("resources"))
     limits = dict(mapping(resources.get("limits")))
     requests = dict(mapping(resources.get("requests")))
@@ -166,6 +167,20 @@ def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
         default_request.setdefault(name, value)
     for name, value in mapping(item.get("min")).items():
         default_request.setdefault(name, value)
+    return {"default": default, "defaultRequest": default_request}
+
+
+def range_defaults(limit_range: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """defaultContainerResourceRequirements: the defaults of one LimitRange's Container
+    items as stored (:func:`container_defaults`), a later item's replacing an earlier one's
+    for the same resource."""
+    default: dict[str, Any] = {}
+    default_request: dict[str, Any] = {}
+    for item in limit_range_items(limit_range):
+        if item.get("type") == CONTAINER:
+            stored = container_defaults(item)
+            default.update(stored["default"])
+            default_request.update(stored["defaultRequest"])
     return {"default": default, "defaultRequest": default_request}
 
 
@@ -268,10 +283,12 @@ def _runtime_class(
         spec["tolerations"] = current + [t for t in extra if t not in current]
 
 
-def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
+def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> list[str]:
     """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
     defaults changed: a request above the default limit now beside it. The template as
-    written was validated when it was read, so only an error it did not have is new."""
+    written was validated when it was read, so only an error it did not have is new; each
+    container's, in validateContainers' then validateInitContainers' order."""
+    found: list[str] = []
     for key, before in undefaulted.items():
         after = completed.get(key)
         if not isinstance(before, list) or not isinstance(after, list):
@@ -281,21 +298,19 @@ def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -
                 continue
             field = f"spec.{key}[{index}].resources"
             known = {str(e) for e in _requirement_errors(old, field)}
-            for error in _requirement_errors(new, field):
-                if str(error) not in known:
-                    return str(error)
-    return None
+            found += [e for e in map(str, _requirement_errors(new, field)) if e not in known]
+    return found
 
 
-def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> str | None:
+def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> list[str]:
     """validatePodResourceConsistency on the pod as ValidatePod sees it, after the defaults
     applied while it is decoded (SetDefaults_Pod: a container's requests from its limits,
-    the pod-level requests) and the LimitRange defaults: the first error the written
-    template did not have."""
+    the pod-level requests) and the LimitRange defaults: the errors the written template
+    did not have."""
     if not isinstance(completed.get("resources"), Mapping):
-        return None
+        return []
     known = set(_consistency_errors(written))
-    return next((e for e in _consistency_errors(completed) if e not in known), None)
+    return [e for e in _consistency_errors(completed) if e not in known]
 
 
 def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
@@ -385,8 +400,8 @@ def complete_pod_spec(
             )
         )
     _round_resource_lists(completed)
-    limits = admission.limit_ranges.get(namespace, ())
-    defaults = [container_defaults(i) for i in limits if i.get("type", CONTAINER) == CONTAINER]
+    limit_ranges = admission.limit_ranges.get(namespace, ())
+    defaults = [d for d in map(range_defaults, limit_ranges) if d["default"] or d["defaultRequest"]]
     undefaulted = {key: completed.get(key) for key in ("containers", "initContainers")}
     for key in ("containers", "initContainers"):
         items = completed.get(key)
@@ -403,13 +418,13 @@ def complete_pod_spec(
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
-    invalid = _defaults_made_invalid(undefaulted, completed) if defaults else None
-    if invalid is None:
-        invalid = _newly_inconsistent(spec, completed)
+    # ValidatePod's containers come before its pod-level resources
+    errors = _defaults_made_invalid(undefaulted, completed) if defaults else []
+    invalid = aggregate(errors + _newly_inconsistent(spec, completed))
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
-    violations = limit_violations(completed, limits)
+    violations = range_violations(completed, limit_ranges)
     if violations is not None:
         raise AdmissionRefused(violations)
     _validate_overhead(completed, admission)

@@ -6,9 +6,12 @@ ones too, and every ``Pod`` item's against the pod's aggregate (its own podReque
 podLimits: containers and sidecars summed, a regular init container's peak as a floor, the
 pod-level cpu and memory in their place, and no overhead). It runs in the validating phase,
 after every mutating plugin (its own defaults among them), so it reads the completed pod.
-The errors of all items are joined as ``utilerrors.NewAggregate`` joins them: one alone as it
-is, several, duplicates dropped, as ``[first, second]``. Upstream walks each item's resources
-in Go's random map order; they are taken by name here.
+The errors of one LimitRange's items are joined as ``utilerrors.NewAggregate`` joins them:
+one alone as it is, several, duplicates dropped, as ``[first, second]``. LimitRanger holds
+the pod to each LimitRange of its namespace apart (runLimitFunc) and refuses it with the
+errors of the first that it breaks, so the errors of two LimitRanges are never joined.
+Upstream walks each item's resources in Go's random map order, and the namespace's
+LimitRanges in its informer's; they are taken by name, and in the snapshot's order, here.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Final
 from gate.k8s.quantity import milli_value, whole_value
 from gate.k8s.quotausage import Amount, aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import CPU, MEMORY
+from gate.k8s.validation import aggregate
 from gate.untyped import mapping
 
 CONTAINER, POD = "Container", "Pod"
@@ -132,9 +136,33 @@ def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return found
 
 
+def limit_range_items(limit_range: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A LimitRange's ``Container`` and ``Pod`` items, in its order (its other items bound
+    what is no pod)."""
+    items = mapping(limit_range.get("spec")).get("limits")
+    return [
+        item
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, Mapping) and item.get("type") in (CONTAINER, POD)
+    ]
+
+
+def range_violations(
+    spec: Mapping[str, Any], limit_ranges: Sequence[Mapping[str, Any]]
+) -> str | None:
+    """runLimitFunc with ValidateLimit: the errors of the first of the namespace's
+    LimitRanges the pod breaks, None when it keeps within every one. Raises QuantityError
+    on a quantity that does not parse."""
+    for limit_range in limit_ranges:
+        violations = limit_violations(spec, limit_range_items(limit_range))
+        if violations is not None:
+            return violations
+    return None
+
+
 def limit_violations(spec: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> str | None:
-    """PodValidateLimitFunc over the namespace's LimitRange items: the aggregate error, None
-    when the pod keeps within them. Raises QuantityError on a quantity that does not parse."""
+    """PodValidateLimitFunc over one LimitRange's items: the aggregate error, None when the
+    pod keeps within them. Raises QuantityError on a quantity that does not parse."""
     errors: list[str] = []
     for item in items:
         if item.get("type") == CONTAINER:
@@ -144,7 +172,4 @@ def limit_violations(spec: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
                 errors += _held_against(item, CONTAINER, requests, limits)
         elif item.get("type") == POD:
             errors += _held_against(item, POD, *_pod_amounts(spec))
-    unique = list(dict.fromkeys(errors))
-    if not unique:
-        return None
-    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
+    return aggregate(errors)
