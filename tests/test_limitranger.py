@@ -6,6 +6,7 @@ maxConstraint, limitRequestRatioConstraint; cases after its TestPodLimitFunc) an
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -417,3 +418,78 @@ def test_a_runtime_class_must_exist_in_the_cluster_or_the_run(
     documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
     report = check(documents, snapshot, RunOptions())
     assert [(r.verdict, r.reason) for r in report.results][-1:] == [(verdict, reason)]
+
+
+def _run_limit_range(
+    *items: dict[str, Any], namespace: str = "default", name: str = "limits"
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"limits": list(items)},
+    }
+
+
+def _deployment(*containers: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": _pod(*containers)},
+        },
+    }
+
+
+RECORDED_BOUND = _limit_range({"type": "Container", "max": {"cpu": "1"}})
+FORBIDDEN = re.compile(r'pods "web-[a-z0-9]+-[a-z0-9]{5}" is forbidden: (.*)')
+
+# (id, the recorded LimitRanges, the run's manifests, verdict, the error after the pod name)
+Objects = list[dict[str, Any]]
+LIMIT_RANGE_RUNS: list[tuple[str, Objects, Objects, Verdict, str | None]] = [
+    ("a LimitRange the run ships beside its workload bounds the pods created after it", [],
+     [_run_limit_range({"type": "Container", "max": {"cpu": "1"}}),
+      _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "2"}))],
+     Verdict.ERROR, "maximum cpu usage per Container is 1, but limit is 2"),
+    ("a LimitRange the run ships gives its defaults to the pods created after it", [],
+     [_run_limit_range({"type": "Container", "defaultRequest": {"cpu": "9"}}),
+      _deployment(container())],
+     Verdict.NO, None),
+    ("a LimitRange the run ships in another namespace leaves the pods alone", [],
+     [_run_limit_range({"type": "Container", "max": {"cpu": "1"}}, namespace="other"),
+      _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "2"}))],
+     Verdict.YES, None),
+    ("a LimitRange the run ships replaces the recorded one of its name", [RECORDED_BOUND],
+     [_run_limit_range({"type": "Container", "max": {"cpu": "4"}}),
+      _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "2"}))],
+     Verdict.YES, None),
+    ("a LimitRange the run ships of another name stands beside the recorded one",
+     [RECORDED_BOUND],
+     [_run_limit_range({"type": "Container", "max": {"cpu": "4"}}, name="more"),
+      _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "2"}))],
+     Verdict.ERROR, "maximum cpu usage per Container is 1, but limit is 2"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("recorded", "manifests", "verdict", "error"),
+    [c[1:] for c in LIMIT_RANGE_RUNS],
+    ids=[c[0] for c in LIMIT_RANGE_RUNS],
+)
+def test_a_limit_range_the_run_ships_is_in_force_for_its_workloads(
+    recorded: list[dict[str, Any]],
+    manifests: list[dict[str, Any]],
+    verdict: Verdict,
+    error: str | None,
+) -> None:
+    """limitranger's GetLimitRanges lists the namespace's LimitRanges when the pod is
+    created, after the apply that created the run's own."""
+    recording = cluster_snapshot([api_node("n", cpu="8")], limitRanges=recorded)
+    snapshot = build_snapshot(recording, "s.json")
+    documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
+    (result,) = check(documents, snapshot, RunOptions()).results
+    found = FORBIDDEN.fullmatch(result.reason or "")
+    assert (result.verdict, found.group(1) if found else result.reason) == (verdict, error)

@@ -341,6 +341,34 @@ def with_run_runtime_classes(
     return replace(admission, runtime_classes={**admission.runtime_classes, **shipped})
 
 
+def with_run_limit_ranges(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The snapshot's LimitRanges and those among the run's manifests: a LimitRange applied
+    with a namespace's workloads is in force for the pods their controllers create after
+    it. A run's LimitRange replaces a recorded one of its namespace and name."""
+    shipped = [
+        body
+        for body in bodies
+        if body.get("kind") == "LimitRange" and body.get("apiVersion") == "v1"
+    ]
+    if not shipped:
+        return admission
+    by_namespace = {ns: list(ranges) for ns, ranges in admission.limit_ranges.items()}
+    for body in shipped:
+        metadata = mapping(body.get("metadata"))
+        namespace = str(metadata.get("namespace") or "default")
+        ranges = by_namespace.setdefault(namespace, [])
+        name = metadata.get("name")
+        same = [i for i, r in enumerate(ranges) if mapping(r.get("metadata")).get("name") == name]
+        if same:
+            ranges[same[0]] = body
+        else:
+            ranges.append(body)
+    limit_ranges = {ns: tuple(ranges) for ns, ranges in by_namespace.items()}
+    return replace(admission, limit_ranges=limit_ranges)
+
+
 _MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
 
 
