@@ -404,11 +404,22 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(topologySpreadConstraints=[{**SPREAD, "nodeTaintsPolicy": "Always"}]),
      f'{P}.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: "Always": '
      'supported values: "Honor", "Ignore"'),
-    ("a spread matchLabelKey its selector names is refused", deployment,
+    # validateTopologySpreadConstraints with MatchLabelKeysInPodTopologySpreadSelectorMerge
+    # (beta, on in v1.34): ValidateMatchLabelKeysAndMismatchLabelKeys, whose duplicate is a
+    # key of matchLabels an expression repeats, reported at the constraint's path indexed
+    ("a spread matchLabelKey its selector's labels and expressions both name is refused",
+     deployment,
      pod(topologySpreadConstraints=[
-         {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}]),
-     f'{P}.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both '
-     "matchLabelKeys and labelSelector"),
+         {**SPREAD, "labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+             {"key": "app", "operator": "Exists"}]},
+          "matchLabelKeys": ["tier", "app"]}]),
+     f'{P}.topologySpreadConstraints[0][1]: Invalid value: "app": exists in both matchLabelKeys '
+     "and labelSelector"),
+    ("spread matchLabelKeys without a labelSelector are refused once, their names unread",
+     deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "matchLabelKeys": ["not a key"]}]),
+     f"{P}.topologySpreadConstraints[0].matchLabelKeys: Forbidden: must not be specified when "
+     "labelSelector is not set"),
     # validateSchedulingGates
     ("one scheduling gate twice is refused", deployment,
      pod(schedulingGates=[{"name": "example.com/wait"}, {"name": "example.com/wait"}]),
@@ -672,6 +683,9 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("one host port on two protocols is taken", deployment,
      ports({"containerPort": 53, "hostPort": 53}, {"containerPort": 53, "hostPort": 53,
                                                    "protocol": "UDP"})),
+    ("a spread matchLabelKey its selector's labels name is taken (its pods are not)", deployment,
+     pod(topologySpreadConstraints=[
+         {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}])),
     ("an integer resource short of a whole by less than a thousandth is taken", deployment,
      resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,

@@ -4,10 +4,15 @@ what hostNetwork defaults."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
-from gate.model import NODE_PORTS, HostPort, Verdict
+from gate.model import NODE_PORTS, Document, HostPort, Location, Verdict
+from gate.run import RunOptions, check
 from gate.scheduler.framework.pods import pod_profile
+from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import NOT_HELPFUL, evaluate, pod_spec, preempting
 from tests.test_filters import PORTS_MISS, hp, reasons
@@ -291,3 +296,72 @@ def test_a_container_hugepage_limit_defaults_the_pod_level_limit_and_the_request
     )
     unlimited = {**spec, "resources": {}}
     assert evaluate(snapshot, unlimited).verdict is Verdict.NO
+
+
+SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}
+WEB = {"matchLabels": {"app": "web"}}
+MERGED = "exists in both matchLabelKeys and labelSelector"
+AFFINITY = "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+
+# pkg/registry/core/pod/strategy.go PrepareForCreate (mutatePodAffinity,
+# mutateTopologySpreadConstraints) merges each matchLabelKey the pod's labels hold into the
+# selector as `key In (value)`, before ValidatePodCreate's
+# validateMatchLabelKeysAndMismatchLabelKeys: a key matchLabels names is then named twice.
+MERGES = [
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["app"]}]},
+        f'spec.topologySpreadConstraints[0][0]: Invalid value: "app": {MERGED}',
+        id="a spread key its selector's labels name makes the created pod invalid",
+    ),
+    pytest.param(
+        {"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "podAffinityTerm": {"topologyKey": "zone", "labelSelector": WEB,
+                                              "matchLabelKeys": ["tier", "app"]}}]}},
+         "topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["app"]}]},
+        f'[{AFFINITY}.podAffinityTerm[1]: Invalid value: "app": {MERGED}, '
+        f'spec.topologySpreadConstraints[0][0]: Invalid value: "app": {MERGED}]',
+        id="the affinity term's merged key is listed before the spread constraint's",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["tier"]}]},
+        None,
+        id="a spread key the pod has no label of adds nothing",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["pod-template-hash"]}]},
+        None,
+        id="a spread key of the pod's template hash merges once",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "error"), MERGES)
+def test_match_label_keys_merged_at_creation_are_validated(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": WEB,
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [container(requests={"cpu": "1"})], **fields},
+            },
+        },
+    }
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
+    if error is None:
+        assert (result.verdict, result.reason) == (Verdict.YES, None)
+    else:
+        invalid = re.fullmatch(
+            r'Pod "web-[a-z0-9]+-[a-z0-9]{5}" is invalid: (.*)', result.reason or ""
+        )
+        assert (result.verdict, invalid and invalid.group(1)) == (Verdict.ERROR, error)

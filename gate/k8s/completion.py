@@ -37,7 +37,12 @@ from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
-from gate.k8s.validation import aggregate, pod_resource_consistency, resource_requirements
+from gate.k8s.validation import (
+    aggregate,
+    label_keys,
+    pod_resource_consistency,
+    resource_requirements,
+)
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -313,6 +318,67 @@ def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> list[str
     return [e for e in _consistency_errors(completed) if e not in known]
 
 
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """The pod strategy's PrepareForCreate (mutatePodAffinity, then
+    mutateTopologySpreadConstraints with MatchLabelKeysInPodTopologySpreadSelectorMerge, on
+    from v1.34) adds to a term's or constraint's labelSelector an expression ``key In
+    (value)`` for each of its matchLabelKeys the pod's labels hold (``NotIn`` for
+    mismatchLabelKeys); ValidatePodCreate then finds a key its matchLabels named again: the
+    errors the template, validated unmerged, did not have, in validateAffinity's order
+    (podAffinity, podAntiAffinity; required terms, then weighted) and then the
+    constraints'."""
+    found: list[str] = []
+    affinity = mapping(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        block = mapping(affinity.get(kind))
+        required = block.get(_REQUIRED)
+        for i, term in enumerate(required if isinstance(required, list) else []):
+            where = f"spec.affinity.{kind}.{_REQUIRED}[{i}]"
+            found += _merged_term_errors(mapping(term), where, labels)
+        preferred = block.get(_PREFERRED)
+        for i, weighted in enumerate(preferred if isinstance(preferred, list) else []):
+            where = f"spec.affinity.{kind}.{_PREFERRED}[{i}].podAffinityTerm"
+            term = mapping(mapping(weighted).get("podAffinityTerm"))
+            found += _merged_term_errors(term, where, labels)
+    constraints = spec.get("topologySpreadConstraints")
+    for i, constraint in enumerate(constraints if isinstance(constraints, list) else []):
+        keys = {k: mapping(constraint).get(k) for k in ("labelSelector", "matchLabelKeys")}
+        found += _merged_term_errors(keys, f"spec.topologySpreadConstraints[{i}]", labels)
+    return found
+
+
+def _merged_term_errors(
+    term: Mapping[str, Any], field: str, labels: Mapping[str, str]
+) -> list[str]:
+    """applyMatchLabelKeysAndMismatchLabelKeys (applyMatchLabelKeys for a constraint, which
+    has no mismatchLabelKeys), then validateMatchLabelKeysAndMismatchLabelKeys' new errors."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, Mapping):  # a nil selector is left as it is
+        return []
+    added = [
+        {"key": key, "operator": operator, "values": [labels[key]]}
+        for side, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+        for key in _texts(term.get(side))
+        if key in labels
+    ]
+    if not added:
+        return []
+    expressions = selector.get("matchExpressions")
+    written = expressions if isinstance(expressions, list) else []
+    merged = {**selector, "matchExpressions": [*written, *added]}
+    known = {str(e) for e in label_keys(term, field, selector)}
+    merged_term = {**term, "labelSelector": merged}
+    return [e for e in map(str, label_keys(merged_term, field, merged)) if e not in known]
+
+
+def _texts(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
     if not isinstance(spec.get("resources"), Mapping):
         return []
@@ -403,12 +469,15 @@ def complete_pod_spec(
     namespace: str,
     admission: AdmissionObjects,
     pod_level_resources: bool = True,
+    labels: Mapping[str, str] | None = None,
 ) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
     admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
-    from v1.34); without it the API server drops ``spec.resources``. Raises
-    :class:`AdmissionRefused` where an admission plugin would refuse the pod."""
+    from v1.34); without it the API server drops ``spec.resources``. ``labels``: the pod's,
+    which its selectors' matchLabelKeys read when it is created (None: not checked). Raises
+    :class:`AdmissionRefused` where an admission plugin would refuse the pod, or where the
+    pod would fail its validation."""
     completed: Spec = dict(spec)
     warnings: list[WorkloadWarning] = []
     host_network = bool(spec.get("hostNetwork"))
@@ -448,7 +517,10 @@ def complete_pod_spec(
     )
     # ValidatePod's containers come before its pod-level resources
     errors = _defaults_made_invalid(undefaulted, completed) if defaults else []
-    invalid = aggregate(errors + _newly_inconsistent(spec, completed))
+    errors += _newly_inconsistent(spec, completed)
+    if labels is not None:
+        errors += _merged_label_keys(completed, labels)
+    invalid = aggregate(errors)
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.

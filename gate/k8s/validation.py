@@ -872,7 +872,10 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
             unset = constraint.get(policy) is None
             if not unset and value is not None and value not in INCLUSION_POLICIES:
                 yield not_supported(f"{where}.{policy}", value, INCLUSION_POLICIES)
-        yield from _spread_label_keys(constraint, f"{where}.matchLabelKeys")
+        # with MatchLabelKeysInPodTopologySpreadSelectorMerge (beta, on from v1.34) a new
+        # object's keys are held to the pod affinity terms' rule
+        keys = {"matchLabelKeys": constraint.get("matchLabelKeys")}  # it has no mismatchLabelKeys
+        yield from label_keys(keys, where, constraint.get("labelSelector"))
         yield from label_selector(constraint.get("labelSelector"), f"{where}.labelSelector")
 
 
@@ -890,26 +893,6 @@ def _min_domains(raw: object, action: str | None, field: str) -> Errors:
     if action != "DoNotSchedule":
         detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
         yield FieldError(field, INVALID, str(value), detail)
-
-
-def _spread_label_keys(constraint: Mapping[str, Any], field: str) -> Errors:
-    """validateMatchLabelKeysInTopologySpread."""
-    keys = [
-        k for k in (_text(k) for k in _items(constraint.get("matchLabelKeys"))) if k is not None
-    ]
-    if not keys:
-        return
-    selector = constraint.get("labelSelector")
-    if not isinstance(selector, Mapping):
-        detail = "must not be specified when labelSelector is not set"
-        yield FieldError(field, FORBIDDEN, None, detail)
-        selector = {}
-    named = {str(k) for k in _mapping(selector.get("matchLabels"))}
-    named |= {_text(_mapping(e).get("key")) or "" for e in _items(selector.get("matchExpressions"))}
-    for i, key in enumerate(keys):
-        yield from label_name(key, f"{field}[{i}]")
-        if key in named:
-            yield invalid(f"{field}[{i}]", key, "exists in both matchLabelKeys and labelSelector")
 
 
 def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
