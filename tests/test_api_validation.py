@@ -279,6 +279,19 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
      f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
      "resource for containers]"),
+    # ValidatePreemptionPolicy
+    ("a preemption policy of no known kind is refused", deployment,
+     pod(preemptionPolicy="Sometimes"),
+     f'{P}.preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+     '"PreemptLowerPriority", "Never"'),
+    ("an empty preemption policy is a required value missing", deployment,
+     pod(preemptionPolicy=""), f"{P}.preemptionPolicy: Required value"),
+    ("a preemption policy is checked after the runtime class, before the overhead",
+     deployment, pod(runtimeClassName="Kata", preemptionPolicy="", overhead={"gpu": "1"}),
+     f'[{P}.runtimeClassName: Invalid value: "Kata": {SUBDOMAIN}, {P}.preemptionPolicy: '
+     f'Required value, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource type or fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must '
+     "be a standard resource for containers]"),
     # validateRestartPolicy
     ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
      f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '

@@ -924,9 +924,24 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     if spec.get("runtimeClassName") is not None and runtime is not None:  # may be "" and refused
         where = f"{prefix}.runtimeClassName"
         yield from _each(where, runtime, dns1123_subdomain_errors(runtime))
+    preemption = _text(spec.get("preemptionPolicy"))
+    if spec.get("preemptionPolicy") is not None and preemption is not None:
+        yield from preemption_policy(preemption, f"{prefix}.preemptionPolicy")
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+def preemption_policy(policy: str, field: str) -> Errors:
+    """ValidatePreemptionPolicy: a written policy is one of the two (an empty one is a
+    required value missing)."""
+    if policy == "":
+        yield FieldError(field, REQUIRED)
+    elif policy not in PREEMPTION_POLICIES:
+        yield not_supported(field, policy, PREEMPTION_POLICIES)
 
 
 def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
