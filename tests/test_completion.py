@@ -339,10 +339,9 @@ MERGES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("fields", "error"), MERGES)
-def test_match_label_keys_merged_at_creation_are_validated(
-    fields: dict[str, Any], error: str | None
-) -> None:
+def _created_pod_error(fields: dict[str, Any]) -> tuple[Verdict, str | None]:
+    """A Deployment's verdict, and the errors after ``Pod "<name>" is invalid: `` when its
+    pod is invalid (else its reason)."""
     manifest = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -358,10 +357,49 @@ def test_match_label_keys_merged_at_creation_are_validated(
     }
     snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
     (result,) = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
-    if error is None:
-        assert (result.verdict, result.reason) == (Verdict.YES, None)
-    else:
-        invalid = re.fullmatch(
-            r'Pod "web-[a-z0-9]+-[a-z0-9]{5}" is invalid: (.*)', result.reason or ""
-        )
-        assert (result.verdict, invalid and invalid.group(1)) == (Verdict.ERROR, error)
+    invalid = re.fullmatch(r'Pod "web-[a-z0-9]+-[a-z0-9]{5}" is invalid: (.*)', result.reason or "")
+    return result.verdict, invalid.group(1) if invalid else result.reason
+
+
+@pytest.mark.parametrize(("fields", "error"), MERGES)
+def test_match_label_keys_merged_at_creation_are_validated(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    expected = (Verdict.YES, None) if error is None else (Verdict.ERROR, error)
+    assert _created_pod_error(fields) == expected
+
+
+def _ported(name: str, *ports: int) -> dict[str, Any]:
+    return {**container(name), "ports": [{"containerPort": p} for p in ports]}
+
+
+# SetDefaults_Pod (defaultHostNetworkPorts) gives each port of a hostNetwork pod its
+# containerPort as hostPort; ValidatePodCreate's checkHostPortConflicts then finds one
+# protocol/IP/port twice among the regular containers, or within one init container
+# (each is checked alone, indexed as the list's first).
+HOST_PORTS = [
+    pytest.param(
+        {"hostNetwork": True, "containers": [_ported("a", 8080), _ported("b", 8080)]},
+        'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"',
+        id="two containers of one port in a hostNetwork pod make the created pod invalid",
+    ),
+    pytest.param(
+        {"hostNetwork": True, "containers": [_ported("a", 8080)],
+         "initContainers": [_ported("i", 53, 8080, 53)]},
+        'spec.initContainers[0].ports[2].hostPort: Duplicate value: "TCP//53"',
+        id="an init container's port twice is found in it alone",
+    ),
+    pytest.param(
+        {"containers": [_ported("a", 8080), _ported("b", 8080)]},
+        None,
+        id="without hostNetwork no host port is defaulted",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "error"), HOST_PORTS)
+def test_host_ports_defaulted_at_creation_are_validated(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    expected = (Verdict.YES, None) if error is None else (Verdict.ERROR, error)
+    assert _created_pod_error(fields) == expected

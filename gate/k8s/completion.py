@@ -39,6 +39,7 @@ from gate.k8s.resources import (
 )
 from gate.k8s.validation import (
     aggregate,
+    host_port_conflicts,
     label_keys,
     pod_resource_consistency,
     resource_requirements,
@@ -288,23 +289,45 @@ def _runtime_class(
         spec["tolerations"] = current + [t for t in extra if t not in current]
 
 
-def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> list[str]:
-    """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
-    defaults changed: a request above the default limit now beside it. The template as
-    written was validated when it was read, so only an error it did not have is new; each
-    container's, in validateContainers' then validateInitContainers' order."""
-    found: list[str] = []
-    for key, before in undefaulted.items():
-        after = completed.get(key)
-        if not isinstance(before, list) or not isinstance(after, list):
-            continue
-        for index, (old, new) in enumerate(zip(before, after, strict=True)):
-            if not isinstance(old, Mapping) or not isinstance(new, Mapping):
-                continue
-            field = f"spec.{key}[{index}].resources"
-            known = {str(e) for e in _requirement_errors(old, field)}
-            found += [e for e in map(str, _requirement_errors(new, field)) if e not in known]
-    return found
+def _containers_made_invalid(
+    written: Mapping[str, Any],
+    undefaulted: Mapping[str, object],
+    completed: Spec,
+    limit_range_defaults: bool,
+) -> list[str]:
+    """ValidatePod, which runs after the mutating admission plugins, on the containers
+    the completion changed: a request above the default limit a LimitRange gave beside it,
+    and a host port the hostNetwork defaults made twice (AccumulateUniqueHostPorts). The
+    template as written was validated when it was read, so only an error it did not have is
+    new (a request against its state before the LimitRange defaults, a host port against
+    the written one), in validateContainers' then validateInitContainers' order."""
+    ports = completed.get("hostNetwork") is True
+    if not limit_range_defaults and not ports:
+        return []
+    known = set(_container_errors(undefaulted, limit_range_defaults, False))
+    known |= set(_container_errors(written, False, ports))
+    found = _container_errors(completed, limit_range_defaults, ports)
+    return [e for e in found if e not in known]
+
+
+def _container_errors(spec: Mapping[str, Any], resources: bool, ports: bool) -> list[str]:
+    """validateContainers' and validateInitContainers' errors of the containers' resources
+    (``resources``) and host ports (``ports``): each container's resources, the regular
+    containers' host ports together after them, an init container's alone after its own."""
+    errors: list[object] = []
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        listed = (
+            [c if isinstance(c, Mapping) else {} for c in items] if isinstance(items, list) else []
+        )
+        for index, container in enumerate(listed):
+            if resources:
+                errors += _requirement_errors(container, f"spec.{key}[{index}].resources")
+            if ports and key == "initContainers":
+                errors += host_port_conflicts([container], f"spec.{key}")
+        if ports and key == "containers":
+            errors += host_port_conflicts(listed, f"spec.{key}")
+    return [str(e) for e in errors]
 
 
 def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> list[str]:
@@ -516,7 +539,7 @@ def complete_pod_spec(
         list(tolerations) if isinstance(tolerations, list) else []
     )
     # ValidatePod's containers come before its pod-level resources
-    errors = _defaults_made_invalid(undefaulted, completed) if defaults else []
+    errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
     errors += _newly_inconsistent(spec, completed)
     if labels is not None:
         errors += _merged_label_keys(completed, labels)
