@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.k8s.limitranger import limit_violations
+from gate.k8s.limitranger import accepted, limit_violations
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
@@ -493,3 +493,76 @@ def test_a_limit_range_the_run_ships_is_in_force_for_its_workloads(
     (result,) = check(documents, snapshot, RunOptions()).results
     found = FORBIDDEN.fullmatch(result.reason or "")
     assert (result.verdict, found.group(1) if found else result.reason) == (verdict, error)
+
+
+def _cpu(**bounds: str) -> dict[str, dict[str, str]]:
+    return {field: {"cpu": value} for field, value in bounds.items()}
+
+
+# pkg/apis/core/validation/validation.go ValidateLimitRange (cases after its
+# TestValidateLimitRange), on the items as SetDefaults_LimitRangeItem leaves them: a run's
+# LimitRange the API server refuses is never created, so it bounds nothing.
+LIMIT_RANGE_OBJECTS = [
+    pytest.param([{"type": "Container", **_cpu(min="100m", max="1", default="500m",
+                                               defaultRequest="200m")}], True,
+                 id="bounds in order are taken"),
+    pytest.param([{"type": "Container", **_cpu(min="100m")},
+                  {"type": "Pod", **_cpu(max="2")}], True,
+                 id="one Container and one Pod item are taken"),
+    pytest.param([{"type": "example.com/thing", "max": {"example.com/thing": "3"}}], True,
+                 id="a qualified type of its own is taken"),
+    pytest.param([{"type": "PersistentVolumeClaim", "max": {"storage": "10Gi"}}], True,
+                 id="a claim item with a storage maximum is taken"),
+    pytest.param([{"type": "Nodes", **_cpu(max="1")}], False,
+                 id="a type neither standard nor qualified is refused"),
+    pytest.param([{"type": "Container", **_cpu(max="1")},
+                  {"type": "Container", **_cpu(min="1m")}], False,
+                 id="one type twice is refused"),
+    pytest.param([{"type": "Pod", **_cpu(default="1")}], False,
+                 id="a Pod item's default is refused"),
+    pytest.param([{"type": "Container", **_cpu(min="2", max="1")}], False,
+                 id="a min above the max is refused"),
+    pytest.param([{"type": "Container", **_cpu(min="200m")}, ], True,
+                 id="a min alone becomes the default request and is taken"),
+    pytest.param([{"type": "Container", **_cpu(min="200m", defaultRequest="100m")}], False,
+                 id="a default request below the min is refused"),
+    pytest.param([{"type": "Container", **_cpu(max="1", default="2")}], False,
+                 id="a default above the max is refused"),
+    pytest.param([{"type": "Container", **_cpu(min="2", default="1")}], False,
+                 id="a default limit below the min, its default request from it, is refused"),
+    pytest.param([{"type": "Container", **_cpu(default="1", defaultRequest="2")}], False,
+                 id="a default request above the default limit is refused"),
+    pytest.param([{"type": "Container", **_cpu(maxLimitRequestRatio="0.5")}], False,
+                 id="a ratio below 1 is refused"),
+    pytest.param([{"type": "Container", **_cpu(min="1", max="2", maxLimitRequestRatio="3")}],
+                 False, id="a ratio above max/min is refused"),
+    pytest.param([{"type": "Container", **_cpu(min="1", max="2", maxLimitRequestRatio="2")}],
+                 True, id="a ratio of max/min is taken"),
+    pytest.param([{"type": "Container", "default": {"example.com/gpu": "2"},
+                   "defaultRequest": {"example.com/gpu": "1"}}], False,
+                 id="an extended resource's default request other than its default is refused"),
+    pytest.param([{"type": "Container", "max": {"gpu": "1"}}], False,
+                 id="a resource no container may have is refused"),
+    pytest.param([{"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}], False,
+                 id="a claim item without a storage bound is refused"),
+    pytest.param([{"type": "Container", **_cpu(max="lots")}], False,
+                 id="a quantity that does not parse is refused"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("items", "taken"), LIMIT_RANGE_OBJECTS)
+def test_a_limit_range_is_created_only_as_the_api_server_validates_it(
+    items: list[dict[str, Any]], taken: bool
+) -> None:
+    assert accepted(_run_limit_range(*items)) is taken
+
+
+def test_a_limit_range_the_api_server_refuses_bounds_nothing() -> None:
+    refused = _run_limit_range({"type": "Container", **_cpu(min="2", max="1")})
+    deployment = _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "3"}))
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="8")]), "s.json")
+    documents = [
+        Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate([refused, deployment])
+    ]
+    (result,) = check(documents, snapshot, RunOptions()).results
+    assert (result.verdict, result.reason) == (Verdict.YES, None)

@@ -27,7 +27,7 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
-from gate.k8s.limitranger import CONTAINER, limit_range_items, range_violations
+from gate.k8s.limitranger import accepted, range_defaults, range_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
@@ -160,34 +160,6 @@ def _host_network_port(port: object) -> object:
     if isinstance(port, Mapping) and not port.get("hostPort"):
         return {**port, "hostPort": port.get("containerPort")}
     return port
-
-
-def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
-    """SetDefaults_LimitRangeItem for a Container item: default limit from max, default
-    request from the default limit, else from min (idempotent on stored objects)."""
-    default = dict(mapping(item.get("default")))
-    default_request = dict(mapping(item.get("defaultRequest")))
-    for name, value in mapping(item.get("max")).items():
-        default.setdefault(name, value)
-    for name, value in default.items():
-        default_request.setdefault(name, value)
-    for name, value in mapping(item.get("min")).items():
-        default_request.setdefault(name, value)
-    return {"default": default, "defaultRequest": default_request}
-
-
-def range_defaults(limit_range: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """defaultContainerResourceRequirements: the defaults of one LimitRange's Container
-    items as stored (:func:`container_defaults`), a later item's replacing an earlier one's
-    for the same resource."""
-    default: dict[str, Any] = {}
-    default_request: dict[str, Any] = {}
-    for item in limit_range_items(limit_range):
-        if item.get("type") == CONTAINER:
-            stored = container_defaults(item)
-            default.update(stored["default"])
-            default_request.update(stored["defaultRequest"])
-    return {"default": default, "defaultRequest": default_request}
 
 
 def _pod_level_defaults(spec: Spec) -> None:
@@ -435,11 +407,12 @@ def with_run_limit_ranges(
 ) -> AdmissionObjects:
     """The snapshot's LimitRanges and those among the run's manifests: a LimitRange applied
     with a namespace's workloads is in force for the pods their controllers create after
-    it. A run's LimitRange replaces a recorded one of its namespace and name."""
+    it, if the API server takes it (:func:`~gate.k8s.limitranger.accepted`). A run's
+    LimitRange replaces a recorded one of its namespace and name."""
     shipped = [
         body
         for body in bodies
-        if body.get("kind") == "LimitRange" and body.get("apiVersion") == "v1"
+        if body.get("kind") == "LimitRange" and body.get("apiVersion") == "v1" and accepted(body)
     ]
     if not shipped:
         return admission
