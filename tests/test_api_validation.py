@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract, extract_all
 from gate.k8s import validation
-from gate.k8s.validation import go_labels, go_quote, pod_template_problem
+from gate.k8s.validation import go_quote, json_labels, json_selector, pod_template_problem
 from gate.model import Document, Location, Verdict, Workload
 
 P = "spec.template.spec"
@@ -468,14 +468,13 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a Deployment without a selector is refused, its null selector matching no labels",
      deployment, lambda body: body["spec"].pop("selector"),
      '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
-     'map[string]string{"app":"web"}: `selector` does not match template `labels`]'),
+     '{"app":"web"}: `selector` does not match template `labels`]'),
     ("a Deployment whose selector does not match its template's labels is refused", deployment,
      spec(selector={"matchLabels": {"app": "other"}}),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     ("a Deployment of an empty selector is refused", deployment, spec(selector={}),
-     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
-     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "spec.selector: Invalid value: {}: empty selector is invalid for "
      "deployment"),
     ("a Deployment selector of no known operator is refused", deployment,
      spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
@@ -486,16 +485,16 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
     ("a Deployment surging none and taking none down is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
-     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
-     'IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%":'
+     ' may not be 0 when `maxSurge` is 0'),
     ("a Deployment taking down more than 100% is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxUnavailable": "150%"}}),
-     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
-     'IntVal:0, StrVal:"150%"}: must not be greater than 100%'),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%":'
+     ' must not be greater than 100%'),
     ("a Deployment surge that is neither a count nor a percent is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": "25"}}),
-     'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, '
-     "StrVal:\"25\"}: a valid percent string must be a numeric string followed by an ending "
+     'spec.strategy.rollingUpdate.maxSurge: Invalid value: "25":'
+     " a valid percent string must be a numeric string followed by an ending "
      "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
     ("a negative surge is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": -1}}),
@@ -508,8 +507,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateRollingUpdateDaemonSet, after SetDefaults_DaemonSet (maxUnavailable 1)
     ("a DaemonSet surging while it takes pods down is refused", lambda: deployment("DaemonSet"),
      spec(updateStrategy={"rollingUpdate": {"maxSurge": 1}}),
-     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, '
-     'IntVal:1, StrVal:""}: may not be set when maxUnavailable is non-zero'),
+     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1:'
+     ' may not be set when maxUnavailable is non-zero'),
     ("a DaemonSet neither surging nor taking pods down is refused",
      lambda: deployment("DaemonSet"), spec(updateStrategy={"rollingUpdate": {"maxUnavailable": 0}}),
      "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when "
@@ -517,14 +516,13 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateReplicaSetSpec: its empty selector is named as a Deployment's
     ("a ReplicaSet of an empty selector is refused", lambda: deployment("ReplicaSet"),
      spec(selector={"matchLabels": {}}),
-     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, "
-     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "spec.selector: Invalid value: {}: empty selector is invalid for "
      "deployment"),
     # ValidateStatefulSetSpec
     ("a StatefulSet without a selector is refused, its null selector matching no labels",
      lambda: deployment("StatefulSet"), lambda body: body["spec"].pop("selector"),
      '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
-     'map[string]string{"app":"web"}: `selector` does not match template `labels`]'),
+     '{"app":"web"}: `selector` does not match template `labels`]'),
     ("a StatefulSet managing its pods neither OrderedReady nor Parallel is refused",
      lambda: deployment("StatefulSet"), spec(podManagementPolicy="Burst"),
      'spec.podManagementPolicy: Invalid value: "Burst": must be \'OrderedReady\' or '
@@ -532,12 +530,12 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateDaemonSetSpec: a null selector matches nothing
     ("a DaemonSet without a selector is refused", lambda: deployment("DaemonSet"),
      lambda body: body["spec"].pop("selector"),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     # ValidatePodTemplateSpecForRC
     ("a ReplicationController whose selector misses its labels is refused",
      controller, spec(selector={"app": "db"}),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     # validatePodResources and validatePodResourceConsistency
     # (pkg/apis/core/validation/validation.go; TestValidatePodResourceConsistency)
@@ -647,8 +645,7 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateJobTemplateSpec
     ("a CronJob whose job template carries a selector is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"].update(selector={"matchLabels": {"a": "b"}}),
-     'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:'
-     'map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: '
+     'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"a":"b"}}: '
      "`selector` will be auto-generated"),
     ("a CronJob whose pods restart Always is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"]["template"]["spec"].update(
@@ -799,15 +796,23 @@ GO_VALUES = [
     ("a plain string", go_quote("web"), '"web"'),
     ("a control character", go_quote("a\nb\x00"), '"a\\nb\\x00"'),
     ("a printable non-ASCII letter", go_quote("é"), '"é"'),
-    ("a nil map", go_labels(None), "map[string]string(nil)"),
-    ("a map, keys sorted", go_labels({"b": "2", "a": "1"}), 'map[string]string{"a":"1", "b":"2"}'),
-]
+    # ErrorBody prints a value of any other type as json.Marshal does
+    ("a nil map", json_labels(None), "null"),
+    ("a map, keys sorted", json_labels({"b": "2", "a": "1"}), '{"a":"1","b":"2"}'),
+    ("a map of HTML's characters", json_labels({"a": "<&>"}), '{"a":"\\u003c\\u0026\\u003e"}'),
+    ("an empty selector", json_selector({"matchLabels": {}, "matchExpressions": []}), "{}"),
+    ("a selector, empty values left out",
+     json_selector({"matchExpressions": [{"key": "k", "operator": "Exists"},
+                                         {"key": "t", "operator": "In", "values": ["a"]}]}),
+     '{"matchExpressions":[{"key":"k","operator":"Exists"},'
+     '{"key":"t","operator":"In","values":["a"]}]}'),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("shown", "expected"),
     [g[1:] for g in GO_VALUES],
-    ids=[f"{g[0]} prints as Go's fmt prints it" for g in GO_VALUES],
+    ids=[f"{g[0]} prints as the API server prints it" for g in GO_VALUES],
 )
 def test_bad_values_print_as_error_body_prints_them(shown: str, expected: str) -> None:
     assert shown == expected

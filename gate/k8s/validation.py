@@ -119,39 +119,35 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 _GO_ESCAPES["\v"] = "\\v"
 
 
-def go_labels(labels: Mapping[str, str] | None) -> str:
-    """``%#v`` of a ``map[string]string``: keys sorted, as fmt prints maps."""
+def json_labels(labels: Mapping[str, str] | None) -> str:
+    """json.Marshal of a ``map[string]string``, which ErrorBody prints a map with: keys
+    sorted, no spaces, ``null`` for a nil map."""
     if labels is None:
-        return "map[string]string(nil)"
-    pairs = ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{pairs}}}"
+        return "null"
+    pairs = ",".join(f"{json_quote(k)}:{json_quote(v)}" for k, v in sorted(labels.items()))
+    return f"{{{pairs}}}"
 
 
-def go_selector(raw: Mapping[str, Any]) -> str:
-    """``%#v`` of a ``metav1.LabelSelector`` (ErrorBody dereferences the pointer)."""
-    match_labels = raw.get("matchLabels")
-    labels = None if match_labels is None else text_labels(match_labels)
-    expressions = raw.get("matchExpressions")
-    if expressions is None:
-        shown = "[]v1.LabelSelectorRequirement(nil)"
-    else:
-        items = [_go_requirement(e) for e in expressions if isinstance(e, Mapping)]
-        shown = "[]v1.LabelSelectorRequirement{" + ", ".join(items) + "}"
-    return f"v1.LabelSelector{{MatchLabels:{go_labels(labels)}, MatchExpressions:{shown}}}"
+def json_selector(raw: Mapping[str, Any]) -> str:
+    """json.Marshal of a ``*metav1.LabelSelector``: its fields in their order, each left
+    out when empty (``omitempty``), as a requirement's values are."""
+    fields = []
+    match_labels = text_labels(raw.get("matchLabels"))
+    if match_labels:
+        fields.append(f'"matchLabels":{json_labels(match_labels)}')
+    expressions = [e for e in _items(raw.get("matchExpressions")) if isinstance(e, Mapping)]
+    if expressions:
+        fields.append('"matchExpressions":[' + ",".join(map(_json_requirement, expressions)) + "]")
+    return "{" + ",".join(fields) + "}"
 
 
-def _go_requirement(expression: Mapping[str, Any]) -> str:
-    values = expression.get("values")
-    listed = (
-        "[]string(nil)"
-        if values is None
-        else "[]string{" + ", ".join(go_quote(_str(v)) for v in values) + "}"
-    )
-    key, operator = (
-        go_quote(_str(expression.get("key"))),
-        go_quote(_str(expression.get("operator"))),
-    )
-    return f"v1.LabelSelectorRequirement{{Key:{key}, Operator:{operator}, Values:{listed}}}"
+def _json_requirement(expression: Mapping[str, Any]) -> str:
+    key, operator = _str(expression.get("key")), _str(expression.get("operator"))
+    shown = f'{{"key":{json_quote(key)},"operator":{json_quote(operator)}'
+    values = [_str(v) for v in _items(expression.get("values"))]
+    if values:
+        shown += ',"values":[' + ",".join(map(json_quote, values)) + "]"
+    return shown + "}"
 
 
 def _str(value: object) -> str:
@@ -1108,10 +1104,10 @@ def _apps(
         yield from label_selector(raw, "spec.selector")
         if not _mapping(raw.get("matchLabels")) and not _items(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
-            yield FieldError("spec.selector", INVALID, go_selector(raw), detail)
+            yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
     found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
     if not _selects(raw, found or {}):
-        shown = go_labels(found)
+        shown = json_labels(found)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
@@ -1121,11 +1117,10 @@ def _apps(
         yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
 
 
-def _go_int_or_string(value: int | str) -> str:
-    """``%#v`` of an intstr.IntOrString (its String() wants a pointer)."""
-    if isinstance(value, int):
-        return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
-    return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
+def _json_int_or_string(value: int | str) -> str:
+    """IntOrString.MarshalJSON, which ErrorBody prints one with: the number, or the quoted
+    string."""
+    return str(value) if isinstance(value, int) else json_quote(value)
 
 
 _PERCENT = re.compile("[0-9]+%")
@@ -1163,14 +1158,16 @@ def _positive_int_or_percent(value: int | str, field: str) -> Errors:
     """ValidatePositiveIntOrPercent, then IsNotMoreThan100Percent."""
     if isinstance(value, str):
         if not _PERCENT.fullmatch(value):
-            yield FieldError(field, INVALID, _go_int_or_string(value), _PERCENT_ERROR)
+            yield FieldError(field, INVALID, _json_int_or_string(value), _PERCENT_ERROR)
     elif value < 0:
         yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
 
 
 def _over_100(value: int | str, field: str) -> Errors:
     if isinstance(value, str) and _PERCENT.fullmatch(value) and int(value[:-1]) > 100:
-        yield FieldError(field, INVALID, _go_int_or_string(value), "must not be greater than 100%")
+        yield FieldError(
+            field, INVALID, _json_int_or_string(value), "must not be greater than 100%"
+        )
 
 
 def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
@@ -1192,7 +1189,7 @@ def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
     yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
     yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
     if _percent_value(unavailable) == 0 and _percent_value(surge) == 0:
-        shown = _go_int_or_string(unavailable)
+        shown = _json_int_or_string(unavailable)
         detail = "may not be 0 when `maxSurge` is 0"
         yield FieldError(f"{where}.maxUnavailable", INVALID, shown, detail)
     yield from _over_100(unavailable, f"{where}.maxUnavailable")
@@ -1219,7 +1216,7 @@ def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
     has_unavailable, has_surge = _percent_value(unavailable) != 0, _percent_value(surge) != 0
     if has_unavailable and has_surge:
         detail = "may not be set when maxUnavailable is non-zero"
-        yield FieldError(f"{where}.maxSurge", INVALID, _go_int_or_string(surge), detail)
+        yield FieldError(f"{where}.maxSurge", INVALID, _json_int_or_string(surge), detail)
     elif not has_unavailable and not has_surge:
         detail = "cannot be 0 when maxSurge is 0"
         yield FieldError(f"{where}.maxUnavailable", REQUIRED, None, detail)
@@ -1262,7 +1259,7 @@ def _replication_controller(
     if not selector:
         yield FieldError("spec.selector", REQUIRED)
     elif any(found.get(k) != v for k, v in selector.items()):
-        shown = go_labels(found if isinstance(template_labels, Mapping) else None)
+        shown = json_labels(found if isinstance(template_labels, Mapping) else None)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
@@ -1292,11 +1289,11 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
             yield from label_selector(raw, f"{field}.selector")
             found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
             if not _selects(raw, found or {}):
-                shown = go_labels(found)
+                shown = json_labels(found)
                 yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
     if cron and isinstance(raw, Mapping):
         yield FieldError(
-            f"{field}.selector", INVALID, go_selector(raw), "`selector` will be auto-generated"
+            f"{field}.selector", INVALID, json_selector(raw), "`selector` will be auto-generated"
         )
     if cron and manual:
         yield FieldError(
