@@ -476,10 +476,42 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a Deployment of an empty selector is refused", deployment, spec(selector={}),
      "spec.selector: Invalid value: {}: empty selector is invalid for "
      "deployment"),
-    ("a Deployment selector of no known operator is refused", deployment,
-     spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
-     'spec.selector.matchExpressions[0].operator: Invalid value: "Is": not a valid selector '
-     "operator"),
+    # LabelSelectorAsSelector refusing the selector: "invalid label selector", and the
+    # template goes unchecked (its restartPolicy too, checked beside it)
+    ("a Deployment selector of no known operator is refused, its template unchecked",
+     deployment,
+     then(spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
+          pod(restartPolicy="Never")),
+     '[spec.selector.matchExpressions[0].operator: Invalid value: "Is": not a valid selector '
+     'operator, spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":'
+     '"Is"}]}: invalid label selector]'),
+    ("a StatefulSet selector LabelSelectorAsSelector refuses is refused without a detail",
+     lambda: deployment("StatefulSet"),
+     then(spec(selector={"matchExpressions": [{"key": "app", "operator": "In"}]}),
+          pod(restartPolicy="Never")),
+     "[spec.selector.matchExpressions[0].values: Required value: must be specified when "
+     "`operator` is 'In' or 'NotIn', spec.selector: Invalid value: {\"matchExpressions\":"
+     '[{"key":"app","operator":"In"}]}, spec.template.spec.restartPolicy: Unsupported value: '
+     '"Never": supported values: "Always"]'),
+    # ValidatePodTemplateSpecForStatefulSet validates the template's labels, not its spec
+    ("a StatefulSet's template labels are validated", lambda: deployment("StatefulSet"),
+     lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),
+     f'spec.template.labels: Invalid value: "bad key": name part {QUALIFIED}'),
+    # activeDeadlineSeconds is forbidden in the pods of a ReplicaSet, StatefulSet or
+    # DaemonSet, after their restartPolicy
+    ("a Deployment's pods of a deadline are refused", deployment,
+     pod(activeDeadlineSeconds=60, restartPolicy="Never"),
+     f'[{P}.restartPolicy: Unsupported value: "Never": supported values: "Always", '
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not "
+     "Supported]"),
+    ("a StatefulSet's pods of a deadline are refused", lambda: deployment("StatefulSet"),
+     pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not "
+     "Supported"),
+    ("a DaemonSet's pods of a deadline are refused", lambda: deployment("DaemonSet"),
+     pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
+     "Supported"),
     ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
      f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
     # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
@@ -696,6 +728,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("a spread matchLabelKey its selector's labels name is taken (its pods are not)", deployment,
      pod(topologySpreadConstraints=[
          {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}])),
+    ("a StatefulSet's pod spec is left to the pods it creates", lambda: deployment("StatefulSet"),
+     resources({"cpu": "2"}, {"cpu": "1"})),
     ("an integer resource short of a whole by less than a thousandth is taken", deployment,
      resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,

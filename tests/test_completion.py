@@ -403,3 +403,54 @@ def test_host_ports_defaulted_at_creation_are_validated(
 ) -> None:
     expected = (Verdict.YES, None) if error is None else (Verdict.ERROR, error)
     assert _created_pod_error(fields) == expected
+
+
+def _stateful_set(**fields: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "serviceName": "db",
+            "selector": WEB,
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [container(requests={"cpu": "1"})], **fields},
+            },
+        },
+    }
+
+
+# apps/validation ValidatePodTemplateSpecForStatefulSet validates a StatefulSet's template
+# labels, not its pod spec: the StatefulSet is created, and each pod it creates is refused
+# by ValidatePodCreate (`create Pod db-0 in StatefulSet db failed error: Pod "db-0" is
+# invalid: ...`).
+STATEFUL = [
+    pytest.param(
+        {"containers": [container(requests={"cpu": "2"}, limits={"cpu": "1"})]},
+        (Verdict.ERROR, 'Pod "db-0" is invalid: spec.containers[0].resources.requests: Invalid '
+                        'value: "2": must be less than or equal to cpu limit of 1'),
+        id="a StatefulSet's pod of a request above its limit is invalid when created",
+    ),
+    pytest.param(
+        {"containers": [{**container(), "image": ""}],
+         "tolerations": [{"operator": "Equal"}]},
+        (Verdict.ERROR, 'Pod "db-0" is invalid: [spec.containers[0].image: Required value, '
+                        'spec.tolerations[0].operator: Invalid value: "Equal": operator must '
+                        'be Exists when `key` is empty, which means "match all values and all '
+                        'keys"]'),
+        id="every error of a StatefulSet's pod is listed, in ValidatePodCreate's order",
+    ),
+    pytest.param({}, (Verdict.YES, None), id="a StatefulSet's valid pod is judged"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "expected"), STATEFUL)
+def test_a_stateful_set_s_pod_is_validated_when_it_is_created(
+    fields: dict[str, Any], expected: tuple[Verdict, str | None]
+) -> None:
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    document = Document(Location("m.yaml", 1), _stateful_set(**fields))
+    (result,) = check([document], snapshot, RunOptions()).results
+    assert (result.verdict, result.reason) == expected

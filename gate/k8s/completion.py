@@ -41,6 +41,7 @@ from gate.k8s.validation import (
     aggregate,
     host_port_conflicts,
     label_keys,
+    pod_create_problems,
     pod_resource_consistency,
     resource_requirements,
 )
@@ -466,12 +467,16 @@ def complete_pod_spec(
     admission: AdmissionObjects,
     pod_level_resources: bool = True,
     labels: Mapping[str, str] | None = None,
+    validated: bool = True,
 ) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
     admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
     from v1.34); without it the API server drops ``spec.resources``. ``labels``: the pod's,
-    which its selectors' matchLabelKeys read when it is created (None: not checked). Raises
+    which its selectors' matchLabelKeys read when it is created (None: not checked).
+    ``validated``: the template was held to the pod's rules when it was read, so only an
+    error the completion makes is new; a StatefulSet's is not (its API leaves its pod spec
+    to the pods), and its pod is then validated whole. Raises
     :class:`AdmissionRefused` where an admission plugin would refuse the pod, or where the
     pod would fail its validation."""
     completed: Spec = dict(spec)
@@ -512,8 +517,11 @@ def complete_pod_spec(
         list(tolerations) if isinstance(tolerations, list) else []
     )
     # ValidatePod's containers come before its pod-level resources
-    errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
-    errors += _newly_inconsistent(spec, completed)
+    if validated:
+        errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
+        errors += _newly_inconsistent(spec, completed)
+    else:
+        errors = pod_create_problems(completed, labels or {})
     if labels is not None:
         errors += _merged_label_keys(completed, labels)
     invalid = aggregate(errors)

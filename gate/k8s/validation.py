@@ -1083,6 +1083,12 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
 
 
+def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
+    order: for a pod whose template its workload's API did not validate."""
+    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec)]
+
+
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
 _GO_SPACE += "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 """unicode.IsSpace, which strings.TrimSpace trims."""
@@ -1094,7 +1100,11 @@ def _apps(
     """ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec and
     ValidateDaemonSetSpec: the selector required (a DaemonSet's null one matches nothing)
     and not empty, valid, matching the template's labels; then the template; then
-    ``restartPolicy: Always``."""
+    ``restartPolicy: Always`` and no ``activeDeadlineSeconds``. A selector
+    LabelSelectorAsSelector refuses is itself an error, and then the template of a
+    Deployment, ReplicaSet or StatefulSet goes unchecked. A StatefulSet's template is held
+    to its labels alone (ValidatePodTemplateSpecForStatefulSet leaves its pod spec to the
+    pods it creates)."""
     if kind == "StatefulSet":
         yield from _pod_management(workload.get("podManagementPolicy"))
     raw = workload.get("selector")
@@ -1105,16 +1115,41 @@ def _apps(
         if not _mapping(raw.get("matchLabels")) and not _items(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
             yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
+    converts = _converts(raw)
+    if not converts and kind != "DaemonSet":
+        detail = "" if kind == "StatefulSet" else "invalid label selector"
+        yield FieldError("spec.selector", INVALID, json_selector(_mapping(raw)), detail)
     found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
-    if not _selects(raw, found or {}):
-        shown = json_labels(found)
-        yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
-    yield from _template(spec, "spec.template.spec", template_labels)
-    yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if converts or kind == "DaemonSet":
+        if converts and not _selects(raw, found or {}):
+            shown = json_labels(found)
+            yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
+        if kind == "StatefulSet":
+            yield from labels(template_labels, "spec.template.labels")
+        else:
+            yield from _template(spec, "spec.template.spec", template_labels)
+    if converts or kind not in ("Deployment", "ReplicaSet"):
+        yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+        if spec.get("activeDeadlineSeconds") is not None:
+            detail = f"activeDeadlineSeconds in {_DEADLINE_OWNER[kind]} is not Supported"
+            yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
     if kind == "Deployment":
         yield from _deployment_strategy(_mapping(workload.get("strategy")))
     elif kind == "DaemonSet":
         yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
+
+
+_DEADLINE_OWNER = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet"}
+_DEADLINE_OWNER |= {"StatefulSet": "StatefulSet", "DaemonSet": "DaemonSet"}
+
+
+def _converts(raw: object) -> bool:
+    """Whether LabelSelectorAsSelector takes the selector (a null one is Nothing)."""
+    try:
+        parse_selector(raw)
+    except SelectorError:
+        return False
+    return True
 
 
 def _json_int_or_string(value: int | str) -> str:

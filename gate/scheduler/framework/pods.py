@@ -218,6 +218,7 @@ def prepare_pod(
         admission,
         pod_level_resources=dialect.pod_level_resources,
         labels=labels,
+        validated=workload.kind != "StatefulSet",
     )
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
