@@ -279,6 +279,11 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
      f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
      "resource for containers]"),
+    # ValidatePodSpec: activeDeadlineSeconds in 1..MaxInt32 (InclusiveRangeError)
+    ("a Job's pods of a deadline of 0 are refused", job,
+     lambda body: body["spec"]["template"]["spec"].update(activeDeadlineSeconds=0),
+     "spec.template.spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and "
+     "2147483647, inclusive"),
     # ValidatePreemptionPolicy
     ("a preemption policy of no known kind is refused", deployment,
      pod(preemptionPolicy="Sometimes"),

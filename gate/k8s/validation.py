@@ -914,6 +914,11 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
     yield from _subdomain_field(spec, "nodeName", prefix)
+    deadline = _int(spec.get("activeDeadlineSeconds"))
+    written = spec.get("activeDeadlineSeconds") is not None and deadline is not None
+    if written and not 1 <= (deadline or 0) <= _MAX_INT32:
+        detail = f"must be between 1 and {_MAX_INT32}, inclusive"
+        yield FieldError(f"{prefix}.activeDeadlineSeconds", INVALID, str(deadline), detail)
     yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
@@ -928,6 +933,7 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
 
 
+_MAX_INT32 = 2**31 - 1
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 
 
