@@ -54,11 +54,13 @@ Spec = dict[str, Any]
 class AdmissionRefused(Exception):
     """An admission plugin would refuse to create the pod, or the pod the mutating plugins
     made would fail its validation (``invalid``): ``error`` is the API server's text after
-    the pod's name, which :meth:`message` puts in."""
+    the pod's name, which :meth:`message` puts in. ``mutating``: a mutating plugin refuses
+    it, before the API server generates a controller's pod its name, so the refusal names
+    the pod by its ``generateName``."""
 
-    def __init__(self, error: str, invalid: bool = False) -> None:
+    def __init__(self, error: str, invalid: bool = False, mutating: bool = False) -> None:
         super().__init__(error)
-        self.error, self.invalid = error, invalid
+        self.error, self.invalid, self.mutating = error, invalid, mutating
 
     def message(self, pod: str) -> str:
         """apierrors.NewForbidden's message (``pods "web-0" is forbidden: <error>``), or
@@ -232,7 +234,7 @@ def _runtime_class(
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
         if admission.has_runtime_classes:  # prepareObjects: the class must exist
-            raise AdmissionRefused(f'pod rejected: RuntimeClass "{name}" not found')
+            raise AdmissionRefused(f'pod rejected: RuntimeClass "{name}" not found', mutating=True)
         else:
             warnings.append(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
@@ -241,7 +243,7 @@ def _runtime_class(
     if runtime_class.get("overhead") is not None:  # setOverhead
         fixed = mapping(mapping(runtime_class.get("overhead")).get("podFixed"))
         if spec.get("overhead") is not None and not _same_amounts(fixed, spec["overhead"]):
-            raise AdmissionRefused(_MISMATCH)
+            raise AdmissionRefused(_MISMATCH, mutating=True)
         if fixed and not spec.get("overhead"):
             spec["overhead"] = dict(fixed)
     scheduling = mapping(runtime_class.get("scheduling"))
@@ -253,7 +255,8 @@ def _runtime_class(
                 raise AdmissionRefused(
                     "conflict: "
                     f"runtimeClass.scheduling.nodeSelector[{key}] = {scalar_text(value)}; "
-                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}"
+                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}",
+                    mutating=True,
                 )
         spec["nodeSelector"] = {**own, **selector}
     extra = scheduling.get("tolerations")
@@ -510,7 +513,7 @@ def complete_pod_spec(
     try:  # Priority runs before RuntimeClass in the API server's admission chain
         warnings += admit_priority(completed, admission)
     except PriorityRefused as exc:
-        raise AdmissionRefused(str(exc)) from exc
+        raise AdmissionRefused(str(exc), mutating=True) from exc
     _runtime_class(completed, admission, warnings)
     tolerations = completed.get("tolerations")
     completed["tolerations"] = _default_tolerations(
