@@ -279,6 +279,17 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
      f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
      "resource for containers]"),
+    # ValidateObjectMeta: the namespace and the labels, before the spec
+    ("a namespace that is no DNS label is refused before the spec", deployment,
+     then(lambda body: body["metadata"].update(namespace="team.a"), pod(restartPolicy="Never")),
+     '[metadata.namespace: Invalid value: "team.a": must not contain dots, '
+     f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"]'),
+    ("a workload's own label value that is no label value is refused", deployment,
+     lambda body: body["metadata"].update(labels={"tier": "front end"}),
+     f'metadata.labels: Invalid value: "front end": {LABEL_VALUE}'),
+    ("a CronJob named longer than 52 characters is refused", lambda: job("CronJob"),
+     lambda body: body["metadata"].update(name="c" * 53),
+     f'metadata.name: Invalid value: "{"c" * 53}": must be no more than 52 characters'),
     # ValidatePodSpec: activeDeadlineSeconds in 1..MaxInt32 (InclusiveRangeError)
     ("a Job's pods of a deadline of 0 are refused", job,
      lambda body: body["spec"]["template"]["spec"].update(activeDeadlineSeconds=0),
@@ -735,6 +746,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
          {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}])),
     ("a StatefulSet's pod spec is left to the pods it creates", lambda: deployment("StatefulSet"),
      resources({"cpu": "2"}, {"cpu": "1"})),
+    ("a Deployment name with dots is taken", deployment,
+     lambda body: body["metadata"].update(name="web.v2")),
     ("an integer resource short of a whole by less than a thousandth is taken", deployment,
      resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,

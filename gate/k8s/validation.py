@@ -1053,6 +1053,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     if kind == "Pod":
         yield from _pod(body, spec)
         return
+    yield from object_meta(body)
     if kind == "PodTemplate":
         yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
         return
@@ -1060,6 +1061,10 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _job(
             _mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
         )
+        name = _text(at(body, ("metadata", "name"))) or ""
+        if len(name) > _CRON_JOB_NAME:  # ValidateCronJobCreate: its Jobs take 11 more
+            detail = f"must be no more than {_CRON_JOB_NAME} characters"
+            yield invalid("metadata.name", name, detail)
         return
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
@@ -1073,10 +1078,25 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _template(spec, "spec.template.spec", template_labels)
 
 
+_CRON_JOB_NAME = 52
+"""DNS1035LabelMaxLength less the ``-<minutes>`` its controller appends to a Job's name."""
+
+
+def object_meta(body: Mapping[str, Any]) -> Errors:
+    """ValidateObjectMeta, in its order, for the namespace (a DNS label) and the labels.
+    The name's rule (a DNS subdomain for most kinds, a DNS label for a StatefulSet from
+    some release) is not checked: a report names a workload by whatever it is called."""
+    metadata = _mapping(body.get("metadata"))
+    namespace = _text(metadata.get("namespace"))
+    if namespace:  # ValidateNamespaceName
+        yield from _each("metadata.namespace", namespace, dns1123_label_errors(namespace))
+    yield from labels(metadata.get("labels"), "metadata.labels")
+
+
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
     (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
-    yield from labels(at(body, ("metadata", "labels")), "metadata.labels")
+    yield from object_meta(body)
     yield from pod_spec(spec, "spec")
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
