@@ -237,6 +237,11 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(resources={"limits": {"example.com/gpu": "1"}}),
      f'{P}.resources.limits[example.com/gpu]: Unsupported value: "example.com/gpu": supported '
      'values: "cpu", "hugepages-", "memory"'),
+    # SetDefaults_ResourceList rounds each quantity up to thousandths before validation
+    ("a request above its limit is named as the API server rounds it", deployment,
+     resources({"cpu": "1.5001"}, {"cpu": "1"}),
+     f'{P}.containers[0].resources.requests: Invalid value: "1501m": must be less than or '
+     "equal to cpu limit of 1"),
     ("an extended resource request without a limit is refused", deployment,
      resources({"example.com/gpu": "1"}),
      f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
@@ -748,6 +753,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
      resources({"cpu": "2"}, {"cpu": "1"})),
     ("a Deployment name with dots is taken", deployment,
      lambda body: body["metadata"].update(name="web.v2")),
+    ("a request above its limit by less than the thousandth they both round to is taken",
+     deployment, resources({"cpu": "1.0005"}, {"cpu": "1.0001"})),
     ("an integer resource short of a whole by less than a thousandth is taken", deployment,
      resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,

@@ -18,7 +18,6 @@ Only the parts of the spec that change are copied; the input is never mutated.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -44,6 +43,7 @@ from gate.k8s.validation import (
     pod_create_problems,
     pod_resource_consistency,
     resource_requirements,
+    to_milli,
 )
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
@@ -134,8 +134,7 @@ def _rounded_hashable(value: object) -> object:
         return value
     if q is None or (q / _MILLI).denominator == 1:
         return value
-    steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
-    return exact_text(steps * _MILLI)
+    return exact_text(to_milli(q))
 
 
 def _round_resource_lists(spec: Spec) -> None:

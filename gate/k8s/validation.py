@@ -28,6 +28,7 @@ when `key` is empty, which means "match all values and all keys"
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -571,6 +572,22 @@ def _quantity(raw: object) -> Fraction | None:
         return None
 
 
+def _stored(raw: object) -> Fraction | None:
+    """A resource list's quantity as the API server validates it (:func:`to_milli`)."""
+    value = _quantity(raw)
+    return None if value is None else to_milli(value)
+
+
+def to_milli(value: Fraction) -> Fraction:
+    """SetDefaults_ResourceList: a quantity rounded up (away from zero) to a whole number
+    of thousandths, as the API server stores it before it validates it."""
+    thousandths = value * 1000
+    if thousandths.denominator == 1:
+        return value
+    steps = math.ceil(thousandths) if value > 0 else math.floor(thousandths)
+    return Fraction(steps, 1000)
+
+
 def _shown(value: Fraction, raw: object) -> str:
     """Quantity.String() of a quantity as written: only wanted for a message."""
     return go_quantity_text(value, quantity_format(raw))
@@ -594,7 +611,7 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
     for name, raw in limits.items():
         key = str(name)
         yield from resource_name(key, f"{field}.limits[{key}]", pod_level)
-        value = _quantity(raw)
+        value = _stored(raw)
         if value is None:
             continue
         read_limits[key] = (value, raw)
@@ -603,7 +620,7 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
         key = str(name)
         where = f"{field}.requests[{key}]"
         yield from resource_name(key, where, pod_level)
-        value = _quantity(raw)
+        value = _stored(raw)
         if value is None:
             continue
         yield from _quantity_value(key, value, raw, where)
