@@ -5,13 +5,17 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* admission: LimitRanger (namespace defaults; then its min, max and ratio checks,
-  :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
+* the pod strategy's PrepareForCreate: matchLabelKeys merged into the selectors of pod
+  affinity terms and topology spread constraints;
+* admission: LimitRanger (each LimitRange's defaults in turn; then their min, max and
+  ratio checks, :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
   and tolerations; an overhead the pod writes must be the class's), DefaultTolerationSeconds
   (not-ready/unreachable);
-* validation of what the LimitRange defaults changed (ValidatePod runs between the mutating
-  and the validating admission plugins).
+* ValidatePod, which runs between the mutating and the validating admission plugins, on
+  what the completion changed (the LimitRange defaults, the host ports, the merged
+  selectors, the pod-level requests), or on the whole pod of a StatefulSet, whose API
+  leaves its template's pod spec to its pods; every error listed as NewInvalid lists them.
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
