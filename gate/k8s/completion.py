@@ -5,8 +5,9 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* the pod strategy's PrepareForCreate: matchLabelKeys merged into the selectors of pod
-  affinity terms and topology spread constraints;
+* the pod strategy's PrepareForCreate, which merges matchLabelKeys into the selectors of
+  pod affinity terms and topology spread constraints: only for the validation below (the
+  scheduler's plugins read matchLabelKeys themselves);
 * admission: LimitRanger (each LimitRange's defaults in turn; then their min, max and
   ratio checks, :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
