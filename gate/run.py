@@ -35,7 +35,7 @@ from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Extracted, Path, Unevaluated, extract_all
 from gate.k8s.claims import with_run_claims
-from gate.k8s.completion import with_run_runtime_classes
+from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.version import dialect_for
@@ -205,6 +205,7 @@ def check(
     snapshot_given = snapshot
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_runtime_classes(with_run_classes(snapshot.admission, bodies), bodies)
+    classes = with_run_limit_ranges(classes, bodies)
     admission = with_run_quotas(classes, bodies, snapshot.pods)
     snapshot = (
         snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)

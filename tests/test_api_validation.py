@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract, extract_all
 from gate.k8s import validation
-from gate.k8s.validation import go_labels, go_quote, pod_template_problem
+from gate.k8s.validation import go_quote, json_labels, json_selector, pod_template_problem
 from gate.model import Document, Location, Verdict, Workload
 
 P = "spec.template.spec"
@@ -201,6 +201,47 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      resources({"memory": "1.5Gi"}, {"memory": "1024Mi"}),
      f'{P}.containers[0].resources.requests: Invalid value: "1536Mi": must be less than or '
      "equal to memory limit of 1Gi"),
+    # ErrorList.ToAggregate (apimachinery field/errors.go): every error, in the order found
+    ("the errors of two containers are listed together, the first container's first", deployment,
+     then(resources({"cpu": "2"}, {"cpu": "1"}),
+          lambda body: body["spec"]["template"]["spec"]["containers"].append(
+              {"name": "b", "image": "b", "resources": {"requests": {"memory": "2Gi"},
+                                                        "limits": {"memory": "1Gi"}}})),
+     f'[{P}.containers[0].resources.requests: Invalid value: "2": must be less than or equal '
+     f'to cpu limit of 1, {P}.containers[1].resources.requests: Invalid value: "2Gi": must be '
+     "less than or equal to memory limit of 1Gi]"),
+    ("the same error twice is listed once", deployment,
+     then(pod(tolerations=[{"operator": "Equal"}, {"operator": "Equal"}])),
+     f'[{P}.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` '
+     'is empty, which means "match all values and all keys", '
+     f'{P}.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when `key` '
+     'is empty, which means "match all values and all keys"]'),
+    # ValidateResourceQuantityValue: ValidateNonnegativeQuantity first
+    ("a negative request is refused in the validation's words", deployment,
+     resources({"cpu": "-0.5"}),
+     f'{P}.containers[0].resources.requests[cpu]: Invalid value: "-500m": must be greater than '
+     "or equal to 0"),
+    ("a negative pod-level limit is refused in the validation's words", deployment,
+     pod(resources={"limits": {"memory": "-1Gi"}}),
+     f'{P}.resources.limits[memory]: Invalid value: "-1Gi": must be greater than or equal to 0'),
+    # validatePodResourceName: IsSupportedPodLevelResource
+    ("a pod-level resource other than cpu, memory or hugepages is refused", deployment,
+     pod(resources={"requests": {"ephemeral-storage": "1Gi"}}),
+     f'{P}.resources.requests[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+     'supported values: "cpu", "hugepages-", "memory"'),
+    ("a pod-level resource neither standard nor qualified is refused once", deployment,
+     pod(resources={"limits": {"gpu": "1"}}),
+     f'{P}.resources.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     "fully qualified"),
+    ("a pod-level extended resource is refused as unsupported", deployment,
+     pod(resources={"limits": {"example.com/gpu": "1"}}),
+     f'{P}.resources.limits[example.com/gpu]: Unsupported value: "example.com/gpu": supported '
+     'values: "cpu", "hugepages-", "memory"'),
+    # SetDefaults_ResourceList rounds each quantity up to thousandths before validation
+    ("a request above its limit is named as the API server rounds it", deployment,
+     resources({"cpu": "1.5001"}, {"cpu": "1"}),
+     f'{P}.containers[0].resources.requests: Invalid value: "1501m": must be less than or '
+     "equal to cpu limit of 1"),
     ("an extended resource request without a limit is refused", deployment,
      resources({"example.com/gpu": "1"}),
      f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
@@ -211,8 +252,9 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "example.com/gpu limit of 2"),
     ("an extended resource of a fraction is refused", deployment,
      resources({"example.com/gpu": "500m"}, {"example.com/gpu": "500m"}),
-     f'{P}.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an '
-     "integer"),
+     f'[{P}.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an '
+     f'integer, {P}.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": '
+     "must be an integer]"),
     ("a hugepages request without a limit is refused", deployment,
      resources({"hugepages-2Mi": "2Mi", "memory": "1Gi"}),
      f"{P}.containers[0].resources.limits: Required value: Limit must be set for non "
@@ -224,21 +266,53 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      resources({"memory": "1Gi"}, {"hugepages-2Mi": "3Mi", "memory": "1Gi"}),
      f'{P}.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not '
      "positive integer multiple of hugepages-2Mi"),
-    # validateResourceName (a ResourceName prints unquoted)
-    ("a resource name neither standard nor qualified is refused", deployment,
+    # validateResourceName, then validateContainerResourceName (a ResourceName prints as
+    # json.Marshal prints it)
+    ("a resource name neither standard nor qualified is refused twice", deployment,
      resources({"gpu": "1"}),
-     f"{P}.containers[0].resources.requests[gpu]: Invalid value: gpu: must be a standard "
-     "resource type or fully qualified"),
+     f'[{P}.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource type or fully qualified, {P}.containers[0].resources.requests[gpu]: Invalid '
+     'value: "gpu": must be a standard resource for containers]'),
     # validateContainerResourceName
     ("a standard resource no container requests is refused", deployment,
      resources({"pods": "1"}),
-     f"{P}.containers[0].resources.requests[pods]: Invalid value: pods: must be a standard "
+     f'{P}.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard '
      "resource for containers"),
     # validateOverhead
     ("an overhead of a resource no container has is refused", deployment,
      pod(overhead={"gpu": "1"}),
-     f"{P}.overhead.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully "
-     "qualified"),
+     f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     "resource for containers]"),
+    # ValidateObjectMeta: the namespace and the labels, before the spec
+    ("a namespace that is no DNS label is refused before the spec", deployment,
+     then(lambda body: body["metadata"].update(namespace="team.a"), pod(restartPolicy="Never")),
+     '[metadata.namespace: Invalid value: "team.a": must not contain dots, '
+     f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"]'),
+    ("a workload's own label value that is no label value is refused", deployment,
+     lambda body: body["metadata"].update(labels={"tier": "front end"}),
+     f'metadata.labels: Invalid value: "front end": {LABEL_VALUE}'),
+    ("a CronJob named longer than 52 characters is refused", lambda: job("CronJob"),
+     lambda body: body["metadata"].update(name="c" * 53),
+     f'metadata.name: Invalid value: "{"c" * 53}": must be no more than 52 characters'),
+    # ValidatePodSpec: activeDeadlineSeconds in 1..MaxInt32 (InclusiveRangeError)
+    ("a Job's pods of a deadline of 0 are refused", job,
+     lambda body: body["spec"]["template"]["spec"].update(activeDeadlineSeconds=0),
+     "spec.template.spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and "
+     "2147483647, inclusive"),
+    # ValidatePreemptionPolicy
+    ("a preemption policy of no known kind is refused", deployment,
+     pod(preemptionPolicy="Sometimes"),
+     f'{P}.preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+     '"PreemptLowerPriority", "Never"'),
+    ("an empty preemption policy is a required value missing", deployment,
+     pod(preemptionPolicy=""), f"{P}.preemptionPolicy: Required value"),
+    ("a preemption policy is checked after the runtime class, before the overhead",
+     deployment, pod(runtimeClassName="Kata", preemptionPolicy="", overhead={"gpu": "1"}),
+     f'[{P}.runtimeClassName: Invalid value: "Kata": {SUBDOMAIN}, {P}.preemptionPolicy: '
+     f'Required value, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource type or fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must '
+     "be a standard resource for containers]"),
     # validateRestartPolicy
     ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
      f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
@@ -303,8 +377,12 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a pod affinity term without a topology key is refused", deployment,
      pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
          {"labelSelector": SELECTOR}]}}),
-     f"{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
-     "Required value: can not be empty"),
+     f"[{P}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
+     f"Required value: can not be empty, {P}.affinity.podAffinity."
+     'requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name '
+     f"part must be non-empty, {P}.affinity.podAffinity."
+     'requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name '
+     f"part {QUALIFIED}]"),
     ("a weighted pod anti-affinity term of weight 101 is refused", deployment,
      pod(affinity={"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
          {"weight": 101, "podAffinityTerm": TERM}]}}),
@@ -360,17 +438,29 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(topologySpreadConstraints=[{**SPREAD, "nodeTaintsPolicy": "Always"}]),
      f'{P}.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: "Always": '
      'supported values: "Honor", "Ignore"'),
-    ("a spread matchLabelKey its selector names is refused", deployment,
+    # validateTopologySpreadConstraints with MatchLabelKeysInPodTopologySpreadSelectorMerge
+    # (beta, on in v1.34): ValidateMatchLabelKeysAndMismatchLabelKeys, whose duplicate is a
+    # key of matchLabels an expression repeats, reported at the constraint's path indexed
+    ("a spread matchLabelKey its selector's labels and expressions both name is refused",
+     deployment,
      pod(topologySpreadConstraints=[
-         {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}]),
-     f'{P}.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both '
-     "matchLabelKeys and labelSelector"),
+         {**SPREAD, "labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+             {"key": "app", "operator": "Exists"}]},
+          "matchLabelKeys": ["tier", "app"]}]),
+     f'{P}.topologySpreadConstraints[0][1]: Invalid value: "app": exists in both matchLabelKeys '
+     "and labelSelector"),
+    ("spread matchLabelKeys without a labelSelector are refused once, their names unread",
+     deployment,
+     pod(topologySpreadConstraints=[{**SPREAD, "matchLabelKeys": ["not a key"]}]),
+     f"{P}.topologySpreadConstraints[0].matchLabelKeys: Forbidden: must not be specified when "
+     "labelSelector is not set"),
     # validateSchedulingGates
     ("one scheduling gate twice is refused", deployment,
      pod(schedulingGates=[{"name": "example.com/wait"}, {"name": "example.com/wait"}]),
      f'{P}.schedulingGates[1]: Duplicate value: "example.com/wait"'),
     ("a scheduling gate without a name is refused", deployment, pod(schedulingGates=[{}]),
-     f'{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty'),
+     f'[{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty, '
+     f'{P}.schedulingGates[0]: Invalid value: "": name part {QUALIFIED}]'),
     # ValidateNodeName, ValidatePriorityClassName, ValidateRuntimeClassName
     ("a node name that is no DNS subdomain is refused", deployment, pod(nodeName="Node_1"),
      f'{P}.nodeName: Invalid value: "Node_1": {SUBDOMAIN}'),
@@ -396,35 +486,68 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),
      f'spec.template.labels: Invalid value: "bad key": name part {QUALIFIED}'),
     # ValidateDeploymentSpec, ValidatePodTemplateSpecForReplicaSet
-    ("a Deployment without a selector is refused", deployment,
-     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a Deployment without a selector is refused, its null selector matching no labels",
+     deployment, lambda body: body["spec"].pop("selector"),
+     '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
+     '{"app":"web"}: `selector` does not match template `labels`]'),
     ("a Deployment whose selector does not match its template's labels is refused", deployment,
      spec(selector={"matchLabels": {"app": "other"}}),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     ("a Deployment of an empty selector is refused", deployment, spec(selector={}),
-     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
-     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "spec.selector: Invalid value: {}: empty selector is invalid for "
      "deployment"),
-    ("a Deployment selector of no known operator is refused", deployment,
-     spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
-     'spec.selector.matchExpressions[0].operator: Invalid value: "Is": not a valid selector '
-     "operator"),
+    # LabelSelectorAsSelector refusing the selector: "invalid label selector", and the
+    # template goes unchecked (its restartPolicy too, checked beside it)
+    ("a Deployment selector of no known operator is refused, its template unchecked",
+     deployment,
+     then(spec(selector={"matchExpressions": [{"key": "app", "operator": "Is"}]}),
+          pod(restartPolicy="Never")),
+     '[spec.selector.matchExpressions[0].operator: Invalid value: "Is": not a valid selector '
+     'operator, spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":'
+     '"Is"}]}: invalid label selector]'),
+    ("a StatefulSet selector LabelSelectorAsSelector refuses is refused without a detail",
+     lambda: deployment("StatefulSet"),
+     then(spec(selector={"matchExpressions": [{"key": "app", "operator": "In"}]}),
+          pod(restartPolicy="Never")),
+     "[spec.selector.matchExpressions[0].values: Required value: must be specified when "
+     "`operator` is 'In' or 'NotIn', spec.selector: Invalid value: {\"matchExpressions\":"
+     '[{"key":"app","operator":"In"}]}, spec.template.spec.restartPolicy: Unsupported value: '
+     '"Never": supported values: "Always"]'),
+    # ValidatePodTemplateSpecForStatefulSet validates the template's labels, not its spec
+    ("a StatefulSet's template labels are validated", lambda: deployment("StatefulSet"),
+     lambda body: body["spec"]["template"]["metadata"]["labels"].update({"bad key": "x"}),
+     f'spec.template.labels: Invalid value: "bad key": name part {QUALIFIED}'),
+    # activeDeadlineSeconds is forbidden in the pods of a ReplicaSet, StatefulSet or
+    # DaemonSet, after their restartPolicy
+    ("a Deployment's pods of a deadline are refused", deployment,
+     pod(activeDeadlineSeconds=60, restartPolicy="Never"),
+     f'[{P}.restartPolicy: Unsupported value: "Never": supported values: "Always", '
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not "
+     "Supported]"),
+    ("a StatefulSet's pods of a deadline are refused", lambda: deployment("StatefulSet"),
+     pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not "
+     "Supported"),
+    ("a DaemonSet's pods of a deadline are refused", lambda: deployment("DaemonSet"),
+     pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
+     "Supported"),
     ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
      f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
     # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
     ("a Deployment surging none and taking none down is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
-     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
-     'IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%":'
+     ' may not be 0 when `maxSurge` is 0'),
     ("a Deployment taking down more than 100% is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxUnavailable": "150%"}}),
-     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, '
-     'IntVal:0, StrVal:"150%"}: must not be greater than 100%'),
+     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%":'
+     ' must not be greater than 100%'),
     ("a Deployment surge that is neither a count nor a percent is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": "25"}}),
-     'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, '
-     "StrVal:\"25\"}: a valid percent string must be a numeric string followed by an ending "
+     'spec.strategy.rollingUpdate.maxSurge: Invalid value: "25":'
+     " a valid percent string must be a numeric string followed by an ending "
      "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
     ("a negative surge is refused", deployment,
      spec(strategy={"rollingUpdate": {"maxSurge": -1}}),
@@ -437,8 +560,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateRollingUpdateDaemonSet, after SetDefaults_DaemonSet (maxUnavailable 1)
     ("a DaemonSet surging while it takes pods down is refused", lambda: deployment("DaemonSet"),
      spec(updateStrategy={"rollingUpdate": {"maxSurge": 1}}),
-     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, '
-     'IntVal:1, StrVal:""}: may not be set when maxUnavailable is non-zero'),
+     'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1:'
+     ' may not be set when maxUnavailable is non-zero'),
     ("a DaemonSet neither surging nor taking pods down is refused",
      lambda: deployment("DaemonSet"), spec(updateStrategy={"rollingUpdate": {"maxUnavailable": 0}}),
      "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when "
@@ -446,12 +569,13 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateReplicaSetSpec: its empty selector is named as a Deployment's
     ("a ReplicaSet of an empty selector is refused", lambda: deployment("ReplicaSet"),
      spec(selector={"matchLabels": {}}),
-     "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, "
-     "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for "
+     "spec.selector: Invalid value: {}: empty selector is invalid for "
      "deployment"),
     # ValidateStatefulSetSpec
-    ("a StatefulSet without a selector is refused", lambda: deployment("StatefulSet"),
-     lambda body: body["spec"].pop("selector"), "spec.selector: Required value"),
+    ("a StatefulSet without a selector is refused, its null selector matching no labels",
+     lambda: deployment("StatefulSet"), lambda body: body["spec"].pop("selector"),
+     '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
+     '{"app":"web"}: `selector` does not match template `labels`]'),
     ("a StatefulSet managing its pods neither OrderedReady nor Parallel is refused",
      lambda: deployment("StatefulSet"), spec(podManagementPolicy="Burst"),
      'spec.podManagementPolicy: Invalid value: "Burst": must be \'OrderedReady\' or '
@@ -459,12 +583,12 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateDaemonSetSpec: a null selector matches nothing
     ("a DaemonSet without a selector is refused", lambda: deployment("DaemonSet"),
      lambda body: body["spec"].pop("selector"),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     # ValidatePodTemplateSpecForRC
     ("a ReplicationController whose selector misses its labels is refused",
      controller, spec(selector={"app": "db"}),
-     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` '
+     'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` '
      "does not match template `labels`"),
     # validatePodResources and validatePodResourceConsistency
     # (pkg/apis/core/validation/validation.go; TestValidatePodResourceConsistency)
@@ -484,8 +608,9 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a pod-level hugepage limit below the containers' aggregate is refused", deployment,
      then(pod(resources={"limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"}}),
           resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
-     f'{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
-     "equal to aggregate container limits of 4Mi"),
+     f'[{P}.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or '
+     f"equal to aggregate container limits of 4Mi, {P}.resources.containers[0][hugepages-2Mi]."
+     'limits: Invalid value: "4Mi": must be less than or equal to pod limits of 2Mi]'),
     ("a container's limit above the pod-level limit is refused", deployment,
      then(pod(resources={"limits": {"cpu": "1"}}), resources({"cpu": "100m"}, {"cpu": "2"})),
      f'{P}.resources.containers[0][cpu].limits: Invalid value: "2": must be less than or equal '
@@ -512,7 +637,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
     ("a Job of a negative activeDeadlineSeconds is refused before its other counts", job,
      spec(activeDeadlineSeconds=-5, ttlSecondsAfterFinished=-1),
-     "spec.activeDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0"),
+     "[spec.activeDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0, "
+     "spec.ttlSecondsAfterFinished: Invalid value: -1: must be greater than or equal to 0]"),
     ("a Job of maxFailedIndexes without backoffLimitPerIndex is refused", job,
      spec(completionMode="Indexed", completions=3, maxFailedIndexes=1),
      "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"),
@@ -544,7 +670,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
     ("a NonIndexed Job of maxFailedIndexes is refused after its backoff per index", job,
      spec(completionMode="NonIndexed", backoffLimitPerIndex=2, maxFailedIndexes=1),
-     "spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode"),
+     "[spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode, "
+     "spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode]"),
     ("a Job replacing its pods neither when Failed nor TerminatingOrFailed is refused", job,
      spec(podReplacementPolicy="Terminating"),
      'spec.podReplacementPolicy: Unsupported value: "Terminating": supported values: '
@@ -556,7 +683,8 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a Job's count is refused before its template", job,
      then(spec(backoffLimit=-1),
           lambda body: body["spec"]["template"]["spec"].pop("restartPolicy")),
-     "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
+     "[spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0, "
+     'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"]'),
     ("a CronJob's Indexed job template without completions is refused (not defaulted)",
      lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"].update(completionMode="Indexed"),
@@ -570,8 +698,7 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     # ValidateJobTemplateSpec
     ("a CronJob whose job template carries a selector is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"].update(selector={"matchLabels": {"a": "b"}}),
-     'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:'
-     'map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: '
+     'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"a":"b"}}: '
      "`selector` will be auto-generated"),
     ("a CronJob whose pods restart Always is refused", lambda: job("CronJob"),
      lambda body: body["spec"]["jobTemplate"]["spec"]["template"]["spec"].update(
@@ -599,7 +726,10 @@ def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
     body = job()
     body["spec"].update(parallelism=-1, completions=-2)
     found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])
-    assert found == "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"
+    assert found == (
+        "[spec.parallelism: Invalid value: -1: must be greater than or equal to 0, "
+        "spec.completions: Invalid value: -2: must be greater than or equal to 0]"
+    )
 
 
 # (id, the workload, an edit the API server takes)
@@ -616,6 +746,17 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("one host port on two protocols is taken", deployment,
      ports({"containerPort": 53, "hostPort": 53}, {"containerPort": 53, "hostPort": 53,
                                                    "protocol": "UDP"})),
+    ("a spread matchLabelKey its selector's labels name is taken (its pods are not)", deployment,
+     pod(topologySpreadConstraints=[
+         {**SPREAD, "labelSelector": SELECTOR, "matchLabelKeys": ["app"]}])),
+    ("a StatefulSet's pod spec is left to the pods it creates", lambda: deployment("StatefulSet"),
+     resources({"cpu": "2"}, {"cpu": "1"})),
+    ("a Deployment name with dots is taken", deployment,
+     lambda body: body["metadata"].update(name="web.v2")),
+    ("a request above its limit by less than the thousandth they both round to is taken",
+     deployment, resources({"cpu": "1.0005"}, {"cpu": "1.0001"})),
+    ("an integer resource short of a whole by less than a thousandth is taken", deployment,
+     resources({"example.com/gpu": "0.9995"}, {"example.com/gpu": "0.9995"})),
     ("hugepages beside memory, request equal to limit, are taken", deployment,
      resources({"hugepages-2Mi": "4Mi", "memory": "1Gi"}, {"hugepages-2Mi": "4Mi"})),
     ("an extended resource of whole units equal to its limit is taken", deployment,
@@ -714,15 +855,23 @@ GO_VALUES = [
     ("a plain string", go_quote("web"), '"web"'),
     ("a control character", go_quote("a\nb\x00"), '"a\\nb\\x00"'),
     ("a printable non-ASCII letter", go_quote("é"), '"é"'),
-    ("a nil map", go_labels(None), "map[string]string(nil)"),
-    ("a map, keys sorted", go_labels({"b": "2", "a": "1"}), 'map[string]string{"a":"1", "b":"2"}'),
-]
+    # ErrorBody prints a value of any other type as json.Marshal does
+    ("a nil map", json_labels(None), "null"),
+    ("a map, keys sorted", json_labels({"b": "2", "a": "1"}), '{"a":"1","b":"2"}'),
+    ("a map of HTML's characters", json_labels({"a": "<&>"}), '{"a":"\\u003c\\u0026\\u003e"}'),
+    ("an empty selector", json_selector({"matchLabels": {}, "matchExpressions": []}), "{}"),
+    ("a selector, empty values left out",
+     json_selector({"matchExpressions": [{"key": "k", "operator": "Exists"},
+                                         {"key": "t", "operator": "In", "values": ["a"]}]}),
+     '{"matchExpressions":[{"key":"k","operator":"Exists"},'
+     '{"key":"t","operator":"In","values":["a"]}]}'),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("shown", "expected"),
     [g[1:] for g in GO_VALUES],
-    ids=[f"{g[0]} prints as Go's fmt prints it" for g in GO_VALUES],
+    ids=[f"{g[0]} prints as the API server prints it" for g in GO_VALUES],
 )
 def test_bad_values_print_as_error_body_prints_them(shown: str, expected: str) -> None:
     assert shown == expected

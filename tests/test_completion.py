@@ -4,10 +4,15 @@ what hostNetwork defaults."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
-from gate.model import NODE_PORTS, HostPort, Verdict
+from gate.model import NODE_PORTS, Document, HostPort, Location, Verdict
+from gate.run import RunOptions, check
 from gate.scheduler.framework.pods import pod_profile
+from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import NOT_HELPFUL, evaluate, pod_spec, preempting
 from tests.test_filters import PORTS_MISS, hp, reasons
@@ -291,3 +296,161 @@ def test_a_container_hugepage_limit_defaults_the_pod_level_limit_and_the_request
     )
     unlimited = {**spec, "resources": {}}
     assert evaluate(snapshot, unlimited).verdict is Verdict.NO
+
+
+SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}
+WEB = {"matchLabels": {"app": "web"}}
+MERGED = "exists in both matchLabelKeys and labelSelector"
+AFFINITY = "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+
+# pkg/registry/core/pod/strategy.go PrepareForCreate (mutatePodAffinity,
+# mutateTopologySpreadConstraints) merges each matchLabelKey the pod's labels hold into the
+# selector as `key In (value)`, before ValidatePodCreate's
+# validateMatchLabelKeysAndMismatchLabelKeys: a key matchLabels names is then named twice.
+MERGES = [
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["app"]}]},
+        f'spec.topologySpreadConstraints[0][0]: Invalid value: "app": {MERGED}',
+        id="a spread key its selector's labels name makes the created pod invalid",
+    ),
+    pytest.param(
+        {"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "podAffinityTerm": {"topologyKey": "zone", "labelSelector": WEB,
+                                              "matchLabelKeys": ["tier", "app"]}}]}},
+         "topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["app"]}]},
+        f'[{AFFINITY}.podAffinityTerm[1]: Invalid value: "app": {MERGED}, '
+        f'spec.topologySpreadConstraints[0][0]: Invalid value: "app": {MERGED}]',
+        id="the affinity term's merged key is listed before the spread constraint's",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["tier"]}]},
+        None,
+        id="a spread key the pod has no label of adds nothing",
+    ),
+    pytest.param(
+        {"topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["pod-template-hash"]}]},
+        None,
+        id="a spread key of the pod's template hash merges once",
+    ),
+]  # fmt: skip
+
+
+def _created_pod_error(fields: dict[str, Any]) -> tuple[Verdict, str | None]:
+    """A Deployment's verdict, and the errors after ``Pod "<name>" is invalid: `` when its
+    pod is invalid (else its reason)."""
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": WEB,
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [container(requests={"cpu": "1"})], **fields},
+            },
+        },
+    }
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
+    invalid = re.fullmatch(r'Pod "web-[a-z0-9]+-[a-z0-9]{5}" is invalid: (.*)', result.reason or "")
+    return result.verdict, invalid.group(1) if invalid else result.reason
+
+
+@pytest.mark.parametrize(("fields", "error"), MERGES)
+def test_match_label_keys_merged_at_creation_are_validated(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    expected = (Verdict.YES, None) if error is None else (Verdict.ERROR, error)
+    assert _created_pod_error(fields) == expected
+
+
+def _ported(name: str, *ports: int) -> dict[str, Any]:
+    return {**container(name), "ports": [{"containerPort": p} for p in ports]}
+
+
+# SetDefaults_Pod (defaultHostNetworkPorts) gives each port of a hostNetwork pod its
+# containerPort as hostPort; ValidatePodCreate's checkHostPortConflicts then finds one
+# protocol/IP/port twice among the regular containers, or within one init container
+# (each is checked alone, indexed as the list's first).
+HOST_PORTS = [
+    pytest.param(
+        {"hostNetwork": True, "containers": [_ported("a", 8080), _ported("b", 8080)]},
+        'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"',
+        id="two containers of one port in a hostNetwork pod make the created pod invalid",
+    ),
+    pytest.param(
+        {"hostNetwork": True, "containers": [_ported("a", 8080)],
+         "initContainers": [_ported("i", 53, 8080, 53)]},
+        'spec.initContainers[0].ports[2].hostPort: Duplicate value: "TCP//53"',
+        id="an init container's port twice is found in it alone",
+    ),
+    pytest.param(
+        {"containers": [_ported("a", 8080), _ported("b", 8080)]},
+        None,
+        id="without hostNetwork no host port is defaulted",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "error"), HOST_PORTS)
+def test_host_ports_defaulted_at_creation_are_validated(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    expected = (Verdict.YES, None) if error is None else (Verdict.ERROR, error)
+    assert _created_pod_error(fields) == expected
+
+
+def _stateful_set(**fields: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "serviceName": "db",
+            "selector": WEB,
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [container(requests={"cpu": "1"})], **fields},
+            },
+        },
+    }
+
+
+# apps/validation ValidatePodTemplateSpecForStatefulSet validates a StatefulSet's template
+# labels, not its pod spec: the StatefulSet is created, and each pod it creates is refused
+# by ValidatePodCreate (`create Pod db-0 in StatefulSet db failed error: Pod "db-0" is
+# invalid: ...`).
+STATEFUL = [
+    pytest.param(
+        {"containers": [container(requests={"cpu": "2"}, limits={"cpu": "1"})]},
+        (Verdict.ERROR, 'Pod "db-0" is invalid: spec.containers[0].resources.requests: Invalid '
+                        'value: "2": must be less than or equal to cpu limit of 1'),
+        id="a StatefulSet's pod of a request above its limit is invalid when created",
+    ),
+    pytest.param(
+        {"containers": [{**container(), "image": ""}],
+         "tolerations": [{"operator": "Equal"}]},
+        (Verdict.ERROR, 'Pod "db-0" is invalid: [spec.containers[0].image: Required value, '
+                        'spec.tolerations[0].operator: Invalid value: "Equal": operator must '
+                        'be Exists when `key` is empty, which means "match all values and all '
+                        'keys"]'),
+        id="every error of a StatefulSet's pod is listed, in ValidatePodCreate's order",
+    ),
+    pytest.param({}, (Verdict.YES, None), id="a StatefulSet's valid pod is judged"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "expected"), STATEFUL)
+def test_a_stateful_set_s_pod_is_validated_when_it_is_created(
+    fields: dict[str, Any], expected: tuple[Verdict, str | None]
+) -> None:
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    document = Document(Location("m.yaml", 1), _stateful_set(**fields))
+    (result,) = check([document], snapshot, RunOptions()).results
+    assert (result.verdict, result.reason) == expected

@@ -381,27 +381,30 @@ def _with_resources(resources: str, overhead: str = "") -> str:
 # Kubernetes ValidateResourceQuantityValue -> ValidateNonnegativeQuantity
 # (pkg/apis/core/validation/validation.go): a negative quantity in a container's requests or
 # limits, or in a pod's overhead, is refused with isNegativeErrorMsg, "must be greater than
-# or equal to 0"; the pod is never created, so the workload is an ERROR, never a fit.
+# or equal to 0", beside the template's other errors; the pod is never created, so the
+# workload is an ERROR, never a fit.
 FIELD = "spec.template.spec"
 QUANTITIES = {
     "a negative cpu request": (
         _with_resources('requests: {cpu: "-1"}'),
-        f'{FIELD}.containers[0].resources.requests.cpu: quantity "-1" must be greater than or '
-        "equal to 0",
+        f'{FIELD}.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater '
+        "than or equal to 0",
     ),
     "a negative memory request given as a YAML word": (
         _with_resources("requests: {memory: -5Mi}"),
-        f'{FIELD}.containers[0].resources.requests.memory: quantity "-5Mi" must be greater '
-        "than or equal to 0",
+        f'{FIELD}.containers[0].resources.requests[memory]: Invalid value: "-5Mi": must be '
+        "greater than or equal to 0",
     ),
-    "a negative integer limit": (
+    "a negative integer limit, below its request too": (
         _with_resources("requests: {cpu: 1}, limits: {cpu: -2}"),
-        f"{FIELD}.containers[0].resources.limits.cpu: quantity -2 must be greater than or "
-        "equal to 0",
+        f'[{FIELD}.containers[0].resources.limits[cpu]: Invalid value: "-2": must be greater '
+        f'than or equal to 0, {FIELD}.containers[0].resources.requests: Invalid value: "1": '
+        "must be less than or equal to cpu limit of -2]",
     ),
     "a negative overhead": (
         _with_resources('requests: {cpu: "1"}', overhead='{memory: "-1Gi"}'),
-        f'{FIELD}.overhead.memory: quantity "-1Gi" must be greater than or equal to 0',
+        f'{FIELD}.overhead.limits[memory]: Invalid value: "-1Gi": must be greater than or equal '
+        "to 0",
     ),
     "a malformed limit": (
         _with_resources("requests: {cpu: 1}, limits: {memory: lots}"),

@@ -434,3 +434,53 @@ def test_a_refused_default_leaves_the_cluster_s_default_in_place() -> None:
     spec: dict[str, Any] = {}
     admit_priority(spec, objects)
     assert (spec["priorityClassName"], spec["priority"]) == ("default1", 1000)
+
+
+def _workload(kind: str) -> dict[str, Any]:
+    pod: dict[str, Any] = {
+        "containers": [{"name": "c", "image": "i"}],
+        "priorityClassName": "gold",
+    }
+    template = {"metadata": {"labels": {"app": "w"}}, "spec": pod}
+    spec: dict[str, Any] = {"selector": {"matchLabels": {"app": "w"}}, "template": template}
+    if kind == "Job":
+        pod["restartPolicy"] = "Never"
+        spec = {"template": template}
+    return {"apiVersion": "batch/v1" if kind == "Job" else "apps/v1", "kind": kind,
+            "metadata": {"name": "w", "namespace": "default"}, "spec": spec}  # fmt: skip
+
+
+# apiserver admission.NewForbidden's extractResourceName: a mutating plugin (Priority runs
+# among them) sees a controller's pod before the API server generates its name, so its
+# refusal quotes the pod's generateName (`pods "web-7c9d-" is forbidden: ...`); a
+# StatefulSet names its pods itself.
+NAMED = [
+    pytest.param(
+        "DaemonSet", 'pods "w-" is forbidden: ', id="a DaemonSet's pod is its generateName"
+    ),
+    pytest.param("Job", 'pods "w-" is forbidden: ', id="a Job's pod is its generateName"),
+    pytest.param("StatefulSet", 'pods "w-0" is forbidden: ', id="a StatefulSet's pod is its name"),
+]
+
+
+@pytest.mark.parametrize(("kind", "head"), NAMED)
+def test_a_priority_refusal_names_the_pod_before_its_name_is_generated(
+    kind: str, head: str
+) -> None:
+    snapshot = build_snapshot(_recorded(priorityClasses=[BATCH]), "s.json")
+    document = Document(Location("w.yaml", 1), _workload(kind))
+    (result,) = check([document], snapshot, RunOptions()).results
+    expected = head + "no PriorityClass with name gold was found"
+    assert (result.verdict, result.reason) == (Verdict.ERROR, expected)
+
+
+def test_a_deployment_s_refused_pod_is_its_replica_set_s_generate_name() -> None:
+    snapshot = build_snapshot(_recorded(priorityClasses=[BATCH]), "s.json")
+    document = Document(Location("w.yaml", 1), _workload("Deployment"))
+    (result,) = check([document], snapshot, RunOptions()).results
+    head, _, tail = (result.reason or "").partition('-" is forbidden: ')
+    assert (head.startswith('pods "w-'), "-" in head[len('pods "w-') :], tail) == (
+        True,
+        False,
+        "no PriorityClass with name gold was found",
+    )

@@ -27,7 +27,7 @@ from gate.inputs.scaling import (
 )
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
-from gate.k8s.quantity import nonnegative_quantity
+from gate.k8s.quantity import nonnegative_quantity, parse_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import (
     dns1123_label_errors,
@@ -141,9 +141,11 @@ def _text(value: object) -> str:
 _QUANTITY_FIELDS: tuple[Path, ...] = (("resources", "requests"), ("resources", "limits"))
 
 
-def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
-    """The first resource quantity the API server refuses (one that does not parse, or a
-    negative one), named by its field path."""
+def _quantity_problem(spec: Mapping[str, Any], prefix: str, signed: bool) -> str | None:
+    """The first resource quantity the API server refuses (one that does not parse, or,
+    unless ``signed``, a negative one), named by its field path. ``signed``: the template is
+    held to the API server's validation, which words a negative quantity itself, beside
+    its other errors."""
     places: list[tuple[str, object]] = [
         (f"{prefix}.overhead", spec.get("overhead")),
         (f"{prefix}.resources.requests", at(spec, ("resources", "requests"))),
@@ -165,7 +167,7 @@ def _quantity_problem(spec: Mapping[str, Any], prefix: str) -> str | None:
             return f"{where}: expected a mapping of resource quantities"
         for name, value in resources.items():
             try:
-                nonnegative_quantity(value)
+                parse_quantity(value) if signed else nonnegative_quantity(value)
             except QuantityError as exc:
                 return f"{where}.{name}: {exc}"
     return None
@@ -277,7 +279,7 @@ def _workload(
         return _unreadable(kind, namespace, name, location, f"{field}.containers: missing or empty")
     problem = (
         shape_problem(spec, POD_SPEC, field)
-        or _quantity_problem(spec, field)
+        or _quantity_problem(spec, field, signed=rules != "none")
         or _refused(kind, body, spec, field, rules)
     )
     if problem:

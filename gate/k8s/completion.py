@@ -5,20 +5,24 @@ what it would apply (docs/reference.md, "What is checked"):
 
 * defaulting (``pkg/apis/core/v1/defaults.go``): container requests default to limits,
   ``hostNetwork`` host ports default to container ports, pod-level requests default;
-* admission: LimitRanger (namespace defaults; then its min, max and ratio checks,
-  :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
+* the pod strategy's PrepareForCreate, which merges matchLabelKeys into the selectors of
+  pod affinity terms and topology spread constraints: only for the validation below (the
+  scheduler's plugins read matchLabelKeys themselves);
+* admission: LimitRanger (each LimitRange's defaults in turn; then their min, max and
+  ratio checks, :mod:`gate.k8s.limitranger`), Priority (the PriorityClass's priority and
   preemptionPolicy, :mod:`gate.k8s.priority`), RuntimeClass (overhead, scheduling nodeSelector
   and tolerations; an overhead the pod writes must be the class's), DefaultTolerationSeconds
   (not-ready/unreachable);
-* validation of what the LimitRange defaults changed (ValidatePod runs between the mutating
-  and the validating admission plugins).
+* ValidatePod, which runs between the mutating and the validating admission plugins, on
+  what the completion changed (the LimitRange defaults, the host ports, the merged
+  selectors, the pod-level requests), or on the whole pod of a StatefulSet, whose API
+  leaves its template's pod spec to its pods; every error listed as NewInvalid lists them.
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -27,7 +31,7 @@ from typing import Any
 
 from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
-from gate.k8s.limitranger import CONTAINER, limit_violations
+from gate.k8s.limitranger import accepted, range_defaults, range_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
@@ -37,7 +41,15 @@ from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
-from gate.k8s.validation import pod_resource_consistency, resource_requirements
+from gate.k8s.validation import (
+    aggregate,
+    host_port_conflicts,
+    label_keys,
+    pod_create_problems,
+    pod_resource_consistency,
+    resource_requirements,
+    to_milli,
+)
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -47,11 +59,13 @@ Spec = dict[str, Any]
 class AdmissionRefused(Exception):
     """An admission plugin would refuse to create the pod, or the pod the mutating plugins
     made would fail its validation (``invalid``): ``error`` is the API server's text after
-    the pod's name, which :meth:`message` puts in."""
+    the pod's name, which :meth:`message` puts in. ``mutating``: a mutating plugin refuses
+    it, before the API server generates a controller's pod its name, so the refusal names
+    the pod by its ``generateName``."""
 
-    def __init__(self, error: str, invalid: bool = False) -> None:
+    def __init__(self, error: str, invalid: bool = False, mutating: bool = False) -> None:
         super().__init__(error)
-        self.error, self.invalid = error, invalid
+        self.error, self.invalid, self.mutating = error, invalid, mutating
 
     def message(self, pod: str) -> str:
         """apierrors.NewForbidden's message (``pods "web-0" is forbidden: <error>``), or
@@ -85,7 +99,8 @@ def _decoded_container(container: Mapping[str, Any], host_network: bool) -> dict
 def _limit_range_defaults(
     container: dict[str, Any], defaults: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """LimitRanger admission (mergeContainerResources): missing limits and requests."""
+    """LimitRanger admission (mergeContainerResources, one LimitRange after another): missing
+    limits and requests, each from the first LimitRange that has a default for it."""
     resources = mapping(container.get("resources"))
     limits = dict(mapping(resources.get("limits")))
     requests = dict(mapping(resources.get("requests")))
@@ -124,8 +139,7 @@ def _rounded_hashable(value: object) -> object:
         return value
     if q is None or (q / _MILLI).denominator == 1:
         return value
-    steps = math.ceil(q / _MILLI) if q > 0 else math.floor(q / _MILLI)
-    return exact_text(steps * _MILLI)
+    return exact_text(to_milli(q))
 
 
 def _round_resource_lists(spec: Spec) -> None:
@@ -153,20 +167,6 @@ def _host_network_port(port: object) -> object:
     if isinstance(port, Mapping) and not port.get("hostPort"):
         return {**port, "hostPort": port.get("containerPort")}
     return port
-
-
-def container_defaults(item: Mapping[str, Any]) -> dict[str, Any]:
-    """SetDefaults_LimitRangeItem for a Container item: default limit from max, default
-    request from the default limit, else from min (idempotent on stored objects)."""
-    default = dict(mapping(item.get("default")))
-    default_request = dict(mapping(item.get("defaultRequest")))
-    for name, value in mapping(item.get("max")).items():
-        default.setdefault(name, value)
-    for name, value in default.items():
-        default_request.setdefault(name, value)
-    for name, value in mapping(item.get("min")).items():
-        default_request.setdefault(name, value)
-    return {"default": default, "defaultRequest": default_request}
 
 
 def _pod_level_defaults(spec: Spec) -> None:
@@ -238,7 +238,7 @@ def _runtime_class(
     runtime_class = admission.runtime_classes.get(str(name))
     if runtime_class is None:
         if admission.has_runtime_classes:  # prepareObjects: the class must exist
-            raise AdmissionRefused(f'pod rejected: RuntimeClass "{name}" not found')
+            raise AdmissionRefused(f'pod rejected: RuntimeClass "{name}" not found', mutating=True)
         else:
             warnings.append(
                 _admission(f'RuntimeClass "{name}": overhead not applied (snapshot has none)')
@@ -247,7 +247,7 @@ def _runtime_class(
     if runtime_class.get("overhead") is not None:  # setOverhead
         fixed = mapping(mapping(runtime_class.get("overhead")).get("podFixed"))
         if spec.get("overhead") is not None and not _same_amounts(fixed, spec["overhead"]):
-            raise AdmissionRefused(_MISMATCH)
+            raise AdmissionRefused(_MISMATCH, mutating=True)
         if fixed and not spec.get("overhead"):
             spec["overhead"] = dict(fixed)
     scheduling = mapping(runtime_class.get("scheduling"))
@@ -259,7 +259,8 @@ def _runtime_class(
                 raise AdmissionRefused(
                     "conflict: "
                     f"runtimeClass.scheduling.nodeSelector[{key}] = {scalar_text(value)}; "
-                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}"
+                    f"pod.spec.nodeSelector[{key}] = {scalar_text(own[key])}",
+                    mutating=True,
                 )
         spec["nodeSelector"] = {**own, **selector}
     extra = scheduling.get("tolerations")
@@ -268,34 +269,117 @@ def _runtime_class(
         spec["tolerations"] = current + [t for t in extra if t not in current]
 
 
-def _defaults_made_invalid(undefaulted: Mapping[str, object], completed: Spec) -> str | None:
-    """ValidatePod, which runs after the mutating admission plugins, on what the LimitRange
-    defaults changed: a request above the default limit now beside it. The template as
-    written was validated when it was read, so only an error it did not have is new."""
-    for key, before in undefaulted.items():
-        after = completed.get(key)
-        if not isinstance(before, list) or not isinstance(after, list):
-            continue
-        for index, (old, new) in enumerate(zip(before, after, strict=True)):
-            if not isinstance(old, Mapping) or not isinstance(new, Mapping):
-                continue
-            field = f"spec.{key}[{index}].resources"
-            known = {str(e) for e in _requirement_errors(old, field)}
-            for error in _requirement_errors(new, field):
-                if str(error) not in known:
-                    return str(error)
-    return None
+def _containers_made_invalid(
+    written: Mapping[str, Any],
+    undefaulted: Mapping[str, object],
+    completed: Spec,
+    limit_range_defaults: bool,
+) -> list[str]:
+    """ValidatePod, which runs after the mutating admission plugins, on the containers
+    the completion changed: a request above the default limit a LimitRange gave beside it,
+    and a host port the hostNetwork defaults made twice (AccumulateUniqueHostPorts). The
+    template as written was validated when it was read, so only an error it did not have is
+    new (a request against its state before the LimitRange defaults, a host port against
+    the written one), in validateContainers' then validateInitContainers' order."""
+    ports = completed.get("hostNetwork") is True
+    if not limit_range_defaults and not ports:
+        return []
+    known = set(_container_errors(undefaulted, limit_range_defaults, False))
+    known |= set(_container_errors(written, False, ports))
+    found = _container_errors(completed, limit_range_defaults, ports)
+    return [e for e in found if e not in known]
 
 
-def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> str | None:
+def _container_errors(spec: Mapping[str, Any], resources: bool, ports: bool) -> list[str]:
+    """validateContainers' and validateInitContainers' errors of the containers' resources
+    (``resources``) and host ports (``ports``): each container's resources, the regular
+    containers' host ports together after them, an init container's alone after its own."""
+    errors: list[object] = []
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        listed = (
+            [c if isinstance(c, Mapping) else {} for c in items] if isinstance(items, list) else []
+        )
+        for index, container in enumerate(listed):
+            if resources:
+                errors += _requirement_errors(container, f"spec.{key}[{index}].resources")
+            if ports and key == "initContainers":
+                errors += host_port_conflicts([container], f"spec.{key}")
+        if ports and key == "containers":
+            errors += host_port_conflicts(listed, f"spec.{key}")
+    return [str(e) for e in errors]
+
+
+def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> list[str]:
     """validatePodResourceConsistency on the pod as ValidatePod sees it, after the defaults
     applied while it is decoded (SetDefaults_Pod: a container's requests from its limits,
-    the pod-level requests) and the LimitRange defaults: the first error the written
-    template did not have."""
+    the pod-level requests) and the LimitRange defaults: the errors the written template
+    did not have."""
     if not isinstance(completed.get("resources"), Mapping):
-        return None
+        return []
     known = set(_consistency_errors(written))
-    return next((e for e in _consistency_errors(completed) if e not in known), None)
+    return [e for e in _consistency_errors(completed) if e not in known]
+
+
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def _merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """The pod strategy's PrepareForCreate (mutatePodAffinity, then
+    mutateTopologySpreadConstraints with MatchLabelKeysInPodTopologySpreadSelectorMerge, on
+    from v1.34) adds to a term's or constraint's labelSelector an expression ``key In
+    (value)`` for each of its matchLabelKeys the pod's labels hold (``NotIn`` for
+    mismatchLabelKeys); ValidatePodCreate then finds a key its matchLabels named again: the
+    errors the template, validated unmerged, did not have, in validateAffinity's order
+    (podAffinity, podAntiAffinity; required terms, then weighted) and then the
+    constraints'."""
+    found: list[str] = []
+    affinity = mapping(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        block = mapping(affinity.get(kind))
+        required = block.get(_REQUIRED)
+        for i, term in enumerate(required if isinstance(required, list) else []):
+            where = f"spec.affinity.{kind}.{_REQUIRED}[{i}]"
+            found += _merged_term_errors(mapping(term), where, labels)
+        preferred = block.get(_PREFERRED)
+        for i, weighted in enumerate(preferred if isinstance(preferred, list) else []):
+            where = f"spec.affinity.{kind}.{_PREFERRED}[{i}].podAffinityTerm"
+            term = mapping(mapping(weighted).get("podAffinityTerm"))
+            found += _merged_term_errors(term, where, labels)
+    constraints = spec.get("topologySpreadConstraints")
+    for i, constraint in enumerate(constraints if isinstance(constraints, list) else []):
+        keys = {k: mapping(constraint).get(k) for k in ("labelSelector", "matchLabelKeys")}
+        found += _merged_term_errors(keys, f"spec.topologySpreadConstraints[{i}]", labels)
+    return found
+
+
+def _merged_term_errors(
+    term: Mapping[str, Any], field: str, labels: Mapping[str, str]
+) -> list[str]:
+    """applyMatchLabelKeysAndMismatchLabelKeys (applyMatchLabelKeys for a constraint, which
+    has no mismatchLabelKeys), then validateMatchLabelKeysAndMismatchLabelKeys' new errors."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, Mapping):  # a nil selector is left as it is
+        return []
+    added = [
+        {"key": key, "operator": operator, "values": [labels[key]]}
+        for side, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+        for key in _texts(term.get(side))
+        if key in labels
+    ]
+    if not added:
+        return []
+    expressions = selector.get("matchExpressions")
+    written = expressions if isinstance(expressions, list) else []
+    merged = {**selector, "matchExpressions": [*written, *added]}
+    known = {str(e) for e in label_keys(term, field, selector)}
+    merged_term = {**term, "labelSelector": merged}
+    return [e for e in map(str, label_keys(merged_term, field, merged)) if e not in known]
+
+
+def _texts(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _consistency_errors(spec: Mapping[str, Any]) -> list[str]:
@@ -324,6 +408,35 @@ def with_run_runtime_classes(
     if not shipped:
         return admission
     return replace(admission, runtime_classes={**admission.runtime_classes, **shipped})
+
+
+def with_run_limit_ranges(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The snapshot's LimitRanges and those among the run's manifests: a LimitRange applied
+    with a namespace's workloads is in force for the pods their controllers create after
+    it, if the API server takes it (:func:`~gate.k8s.limitranger.accepted`). A run's
+    LimitRange replaces a recorded one of its namespace and name."""
+    shipped = [
+        body
+        for body in bodies
+        if body.get("kind") == "LimitRange" and body.get("apiVersion") == "v1" and accepted(body)
+    ]
+    if not shipped:
+        return admission
+    by_namespace = {ns: list(ranges) for ns, ranges in admission.limit_ranges.items()}
+    for body in shipped:
+        metadata = mapping(body.get("metadata"))
+        namespace = str(metadata.get("namespace") or "default")
+        ranges = by_namespace.setdefault(namespace, [])
+        name = metadata.get("name")
+        same = [i for i, r in enumerate(ranges) if mapping(r.get("metadata")).get("name") == name]
+        if same:
+            ranges[same[0]] = body
+        else:
+            ranges.append(body)
+    limit_ranges = {ns: tuple(ranges) for ns, ranges in by_namespace.items()}
+    return replace(admission, limit_ranges=limit_ranges)
 
 
 _MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
@@ -360,12 +473,19 @@ def complete_pod_spec(
     namespace: str,
     admission: AdmissionObjects,
     pod_level_resources: bool = True,
+    labels: Mapping[str, str] | None = None,
+    validated: bool = True,
 ) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
     admission plugins. ``pod_level_resources``: the PodLevelResources gate (on by default
-    from v1.34); without it the API server drops ``spec.resources``. Raises
-    :class:`AdmissionRefused` where an admission plugin would refuse the pod."""
+    from v1.34); without it the API server drops ``spec.resources``. ``labels``: the pod's,
+    which its selectors' matchLabelKeys read when it is created (None: not checked).
+    ``validated``: the template was held to the pod's rules when it was read, so only an
+    error the completion makes is new; a StatefulSet's is not (its API leaves its pod spec
+    to the pods), and its pod is then validated whole. Raises
+    :class:`AdmissionRefused` where an admission plugin would refuse the pod, or where the
+    pod would fail its validation."""
     completed: Spec = dict(spec)
     warnings: list[WorkloadWarning] = []
     host_network = bool(spec.get("hostNetwork"))
@@ -385,8 +505,8 @@ def complete_pod_spec(
             )
         )
     _round_resource_lists(completed)
-    limits = admission.limit_ranges.get(namespace, ())
-    defaults = [container_defaults(i) for i in limits if i.get("type", CONTAINER) == CONTAINER]
+    limit_ranges = admission.limit_ranges.get(namespace, ())
+    defaults = [d for d in map(range_defaults, limit_ranges) if d["default"] or d["defaultRequest"]]
     undefaulted = {key: completed.get(key) for key in ("containers", "initContainers")}
     for key in ("containers", "initContainers"):
         items = completed.get(key)
@@ -397,19 +517,25 @@ def complete_pod_spec(
     try:  # Priority runs before RuntimeClass in the API server's admission chain
         warnings += admit_priority(completed, admission)
     except PriorityRefused as exc:
-        raise AdmissionRefused(str(exc)) from exc
+        raise AdmissionRefused(str(exc), mutating=True) from exc
     _runtime_class(completed, admission, warnings)
     tolerations = completed.get("tolerations")
     completed["tolerations"] = _default_tolerations(
         list(tolerations) if isinstance(tolerations, list) else []
     )
-    invalid = _defaults_made_invalid(undefaulted, completed) if defaults else None
-    if invalid is None:
-        invalid = _newly_inconsistent(spec, completed)
+    # ValidatePod's containers come before its pod-level resources
+    if validated:
+        errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
+        errors += _newly_inconsistent(spec, completed)
+    else:
+        errors = pod_create_problems(completed, labels or {})
+    if labels is not None:
+        errors += _merged_label_keys(completed, labels)
+    invalid = aggregate(errors)
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)
     # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
-    violations = limit_violations(completed, limits)
+    violations = range_violations(completed, limit_ranges)
     if violations is not None:
         raise AdmissionRefused(violations)
     _validate_overhead(completed, admission)

@@ -92,6 +92,22 @@ def pod_name(kind: str, name: str, position: int, template: str = "", indexed: b
     return generate_name(_generate_prefix(owner, position, indexed), seed)
 
 
+def pod_name_admitted(
+    kind: str, name: str, position: int, template: str = "", indexed: bool = False
+) -> str:
+    """The name a mutating admission plugin's refusal quotes (admission.NewForbidden's
+    extractResourceName): the pod's ``generateName`` whole, as the API server generates the
+    name only after the mutating plugins ran; a StatefulSet's and a bare Pod's own name.
+
+    >>> pod_name_admitted("DaemonSet", "agent", 0), pod_name_admitted("StatefulSet", "db", 1)
+    ('agent-', 'db-1')
+    """
+    if kind in ("StatefulSet", "Pod"):
+        return pod_name(kind, name, position, template, indexed)
+    made = controller_object(kind, name, template)
+    return _generate_prefix(name if made is None else made[1], position, indexed)
+
+
 def _generate_prefix(owner: str, position: int, indexed: bool) -> str:
     """The ``generateName`` the controller gives: ``<owner>-`` (controller_utils.go
     ``getPodsPrefix``), or an indexed Job's ``podGenerateNameWithIndex``."""

@@ -8,8 +8,10 @@ selector and name rules of k8s.io/apimachinery (``pkg/apis/meta/v1/validation``,
 ``pkg/util/validation``), and the controllers' own rules on their template
 (``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``,
 ``ValidateReplicationControllerSpec``). A template the API server refuses never becomes a
-pod, so such a workload is an ERROR carrying the first field error the API server would list,
-printed as ``field.Error.Error()`` prints it, with the field path fitgate names the template by.
+pod, so such a workload is an ERROR carrying every field error the API server would list, in
+its order, each printed as ``field.Error.Error()`` prints it and several aggregated as
+``ErrorList.ToAggregate`` does (``[first, second]``), with the field path fitgate names the
+template by.
 
 Each rule is stated once, beside the upstream function it follows. Defaults the API server
 applies before validating (``SetDefaults_PodSpec``: ``restartPolicy: Always``;
@@ -25,8 +27,10 @@ when `key` is empty, which means "match all values and all keys"
 
 from __future__ import annotations
 
+import json
+import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -45,9 +49,15 @@ from gate.k8s.names import (
     label_key_ok,
     label_value_ok,
 )
-from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
-from gate.k8s.resources import HUGEPAGES, is_extended, is_native, overcommit_allowed
+from gate.k8s.resources import (
+    HUGEPAGES,
+    is_extended,
+    is_native,
+    overcommit_allowed,
+    pod_level_resource,
+)
 from gate.k8s.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -110,39 +120,35 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 _GO_ESCAPES["\v"] = "\\v"
 
 
-def go_labels(labels: Mapping[str, str] | None) -> str:
-    """``%#v`` of a ``map[string]string``: keys sorted, as fmt prints maps."""
+def json_labels(labels: Mapping[str, str] | None) -> str:
+    """json.Marshal of a ``map[string]string``, which ErrorBody prints a map with: keys
+    sorted, no spaces, ``null`` for a nil map."""
     if labels is None:
-        return "map[string]string(nil)"
-    pairs = ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{pairs}}}"
+        return "null"
+    pairs = ",".join(f"{json_quote(k)}:{json_quote(v)}" for k, v in sorted(labels.items()))
+    return f"{{{pairs}}}"
 
 
-def go_selector(raw: Mapping[str, Any]) -> str:
-    """``%#v`` of a ``metav1.LabelSelector`` (ErrorBody dereferences the pointer)."""
-    match_labels = raw.get("matchLabels")
-    labels = None if match_labels is None else text_labels(match_labels)
-    expressions = raw.get("matchExpressions")
-    if expressions is None:
-        shown = "[]v1.LabelSelectorRequirement(nil)"
-    else:
-        items = [_go_requirement(e) for e in expressions if isinstance(e, Mapping)]
-        shown = "[]v1.LabelSelectorRequirement{" + ", ".join(items) + "}"
-    return f"v1.LabelSelector{{MatchLabels:{go_labels(labels)}, MatchExpressions:{shown}}}"
+def json_selector(raw: Mapping[str, Any]) -> str:
+    """json.Marshal of a ``*metav1.LabelSelector``: its fields in their order, each left
+    out when empty (``omitempty``), as a requirement's values are."""
+    fields = []
+    match_labels = text_labels(raw.get("matchLabels"))
+    if match_labels:
+        fields.append(f'"matchLabels":{json_labels(match_labels)}')
+    expressions = [e for e in _items(raw.get("matchExpressions")) if isinstance(e, Mapping)]
+    if expressions:
+        fields.append('"matchExpressions":[' + ",".join(map(_json_requirement, expressions)) + "]")
+    return "{" + ",".join(fields) + "}"
 
 
-def _go_requirement(expression: Mapping[str, Any]) -> str:
-    values = expression.get("values")
-    listed = (
-        "[]string(nil)"
-        if values is None
-        else "[]string{" + ", ".join(go_quote(_str(v)) for v in values) + "}"
-    )
-    key, operator = (
-        go_quote(_str(expression.get("key"))),
-        go_quote(_str(expression.get("operator"))),
-    )
-    return f"v1.LabelSelectorRequirement{{Key:{key}, Operator:{operator}, Values:{listed}}}"
+def _json_requirement(expression: Mapping[str, Any]) -> str:
+    key, operator = _str(expression.get("key")), _str(expression.get("operator"))
+    shown = f'{{"key":{json_quote(key)},"operator":{json_quote(operator)}'
+    values = [_str(v) for v in _items(expression.get("values"))]
+    if values:
+        shown += ',"values":[' + ",".join(map(json_quote, values)) + "]"
+    return shown + "}"
 
 
 def _str(value: object) -> str:
@@ -516,26 +522,46 @@ _INTEGER_RESOURCES = frozenset(
 
 
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
-    """validateResourceName, and for a container validateContainerResourceName. The name is
-    a ResourceName, a Stringer, so ErrorBody prints it unquoted."""
+    """validateResourceName, then validateContainerResourceName for a container's or
+    validatePodResourceName for the pod's. The name is a ResourceName, not a string, so
+    ErrorBody prints it as json.Marshal does."""
+    shown = json_quote(name)
     messages = qualified_name_errors(name)
     if messages:
         for message in messages:
-            yield FieldError(field, INVALID, go_quote(name), message)
+            yield FieldError(field, INVALID, shown, message)
         return
     unqualified = "/" not in name
     # IsStandardResourceName: the standard names and IsQuotaHugePageResourceName
     standard = name in _STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
     if unqualified and not standard:
         detail = "must be a standard resource type or fully qualified"
-        yield FieldError(field, INVALID, name, detail)
+        yield FieldError(field, INVALID, shown, detail)
+        if pod_level:  # validatePodResourceName returns on validateResourceName's errors
+            return
     if pod_level:
+        if not pod_level_resource(name):
+            detail = "supported values: " + ", ".join(go_quote(s) for s in _POD_LEVEL_SUPPORTED)
+            yield FieldError(field, UNSUPPORTED, shown, detail)
         return
     if unqualified:
         if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
-            yield FieldError(field, INVALID, name, "must be a standard resource for containers")
+            yield FieldError(field, INVALID, shown, "must be a standard resource for containers")
     elif not is_native(name) and not is_extended(name):
-        yield FieldError(field, INVALID, name, "doesn't follow extended resource name standard")
+        yield FieldError(field, INVALID, shown, "doesn't follow extended resource name standard")
+
+
+_POD_LEVEL_SUPPORTED = ("cpu", HUGEPAGES, "memory")
+"""sets.List(SupportedPodLevelResources()): cpu, memory and the hugepages prefix, sorted."""
+
+
+def json_quote(text: str) -> str:
+    """json.Marshal of a string, which ErrorBody prints a value of a named string type
+    with: HTML's ``<``, ``>`` and ``&`` and the line separators escaped as ``\\u`` codes."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    for char in "<>&\u2028\u2029":
+        quoted = quoted.replace(char, f"\\u{ord(char):04x}")
+    return quoted
 
 
 def _quantity(raw: object) -> Fraction | None:
@@ -544,6 +570,22 @@ def _quantity(raw: object) -> Fraction | None:
         return parse_quantity(raw)
     except QuantityError:
         return None
+
+
+def _stored(raw: object) -> Fraction | None:
+    """A resource list's quantity as the API server validates it (:func:`to_milli`)."""
+    value = _quantity(raw)
+    return None if value is None else to_milli(value)
+
+
+def to_milli(value: Fraction) -> Fraction:
+    """SetDefaults_ResourceList: a quantity rounded up (away from zero) to a whole number
+    of thousandths, as the API server stores it before it validates it."""
+    thousandths = value * 1000
+    if thousandths.denominator == 1:
+        return value
+    steps = math.ceil(thousandths) if value > 0 else math.floor(thousandths)
+    return Fraction(steps, 1000)
 
 
 def _shown(value: Fraction, raw: object) -> str:
@@ -569,7 +611,7 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
     for name, raw in limits.items():
         key = str(name)
         yield from resource_name(key, f"{field}.limits[{key}]", pod_level)
-        value = _quantity(raw)
+        value = _stored(raw)
         if value is None:
             continue
         read_limits[key] = (value, raw)
@@ -578,7 +620,7 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
         key = str(name)
         where = f"{field}.requests[{key}]"
         yield from resource_name(key, where, pod_level)
-        value = _quantity(raw)
+        value = _stored(raw)
         if value is None:
             continue
         yield from _quantity_value(key, value, raw, where)
@@ -599,9 +641,12 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
 
 
 def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Errors:
-    """ValidateResourceQuantityValue's integer rule (its sign rule is the quantity check's),
-    then validateResourceQuantityHugePageValue."""
-    if value.denominator != 1 and (name in _INTEGER_RESOURCES or is_extended(name)):
+    """ValidateResourceQuantityValue (ValidateNonnegativeQuantity, then a whole number of
+    MilliValue, rounded up, for an integer resource), then
+    validateResourceQuantityHugePageValue."""
+    if value < 0:
+        yield invalid(where, _shown(value, raw), "must be greater than or equal to 0")
+    if milli_value(value) % 1000 and (name in _INTEGER_RESOURCES or is_extended(name)):
         yield invalid(where, _shown(value, raw), "must be an integer")
     if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
         shown = _shown(value, raw)
@@ -840,7 +885,10 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
             unset = constraint.get(policy) is None
             if not unset and value is not None and value not in INCLUSION_POLICIES:
                 yield not_supported(f"{where}.{policy}", value, INCLUSION_POLICIES)
-        yield from _spread_label_keys(constraint, f"{where}.matchLabelKeys")
+        # with MatchLabelKeysInPodTopologySpreadSelectorMerge (beta, on from v1.34) a new
+        # object's keys are held to the pod affinity terms' rule
+        keys = {"matchLabelKeys": constraint.get("matchLabelKeys")}  # it has no mismatchLabelKeys
+        yield from label_keys(keys, where, constraint.get("labelSelector"))
         yield from label_selector(constraint.get("labelSelector"), f"{where}.labelSelector")
 
 
@@ -858,26 +906,6 @@ def _min_domains(raw: object, action: str | None, field: str) -> Errors:
     if action != "DoNotSchedule":
         detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
         yield FieldError(field, INVALID, str(value), detail)
-
-
-def _spread_label_keys(constraint: Mapping[str, Any], field: str) -> Errors:
-    """validateMatchLabelKeysInTopologySpread."""
-    keys = [
-        k for k in (_text(k) for k in _items(constraint.get("matchLabelKeys"))) if k is not None
-    ]
-    if not keys:
-        return
-    selector = constraint.get("labelSelector")
-    if not isinstance(selector, Mapping):
-        detail = "must not be specified when labelSelector is not set"
-        yield FieldError(field, FORBIDDEN, None, detail)
-        selector = {}
-    named = {str(k) for k in _mapping(selector.get("matchLabels"))}
-    named |= {_text(_mapping(e).get("key")) or "" for e in _items(selector.get("matchExpressions"))}
-    for i, key in enumerate(keys):
-        yield from label_name(key, f"{field}[{i}]")
-        if key in named:
-            yield invalid(f"{field}[{i}]", key, "exists in both matchLabelKeys and labelSelector")
 
 
 def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
@@ -903,15 +931,36 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
     yield from _subdomain_field(spec, "nodeName", prefix)
+    deadline = _int(spec.get("activeDeadlineSeconds"))
+    written = spec.get("activeDeadlineSeconds") is not None and deadline is not None
+    if written and not 1 <= (deadline or 0) <= _MAX_INT32:
+        detail = f"must be between 1 and {_MAX_INT32}, inclusive"
+        yield FieldError(f"{prefix}.activeDeadlineSeconds", INVALID, str(deadline), detail)
     yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
     if spec.get("runtimeClassName") is not None and runtime is not None:  # may be "" and refused
         where = f"{prefix}.runtimeClassName"
         yield from _each(where, runtime, dns1123_subdomain_errors(runtime))
+    preemption = _text(spec.get("preemptionPolicy"))
+    if spec.get("preemptionPolicy") is not None and preemption is not None:
+        yield from preemption_policy(preemption, f"{prefix}.preemptionPolicy")
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+_MAX_INT32 = 2**31 - 1
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+def preemption_policy(policy: str, field: str) -> Errors:
+    """ValidatePreemptionPolicy: a written policy is one of the two (an empty one is a
+    required value missing)."""
+    if policy == "":
+        yield FieldError(field, REQUIRED)
+    elif policy not in PREEMPTION_POLICIES:
+        yield not_supported(field, policy, PREEMPTION_POLICIES)
 
 
 def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
@@ -973,9 +1022,10 @@ def template_path(field: str) -> str | None:
 def pod_template_problem(
     spec: Mapping[str, Any], field: str, template_labels: object = None
 ) -> str | None:
-    """The first error ValidatePodTemplateSpec gives the template whose spec is at
-    ``field`` (its labels, when given, at ``<template>.labels``), or None."""
-    return _first(_template(spec, field, template_labels))
+    """The errors ValidatePodTemplateSpec gives the template whose spec is at ``field``
+    (its labels, when given, at ``<template>.labels``), aggregated (:func:`aggregate`), or
+    None."""
+    return _all(_template(spec, field, template_labels))
 
 
 def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> Errors:
@@ -985,9 +1035,19 @@ def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> E
     yield from pod_spec(spec, field)
 
 
-def _first(errors: Errors) -> str | None:
-    error = next(errors, None)
-    return None if error is None else str(error)
+def aggregate(messages: Iterable[str]) -> str | None:
+    """``ErrorList.ToAggregate().Error()`` (and ``utilerrors.NewAggregate``'s): None for no
+    error, one alone as it is, several once each in the order found, as ``[first, second]``
+    (apimachinery ``pkg/util/validation/field/errors.go``, ``pkg/util/errors/errors.go``)."""
+    unique = list(dict.fromkeys(messages))
+    if not unique:
+        return None
+    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
+
+
+def _all(errors: Errors) -> str | None:
+    """Every error of a validation, as NewInvalid's message lists them after ``is invalid:``."""
+    return aggregate(str(e) for e in errors)
 
 
 # --- The workloads' own rules ---------------------------------------------------------------
@@ -999,17 +1059,18 @@ MISMATCH = "`selector` does not match template `labels`"
 
 
 def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
-    """The first error the API server gives a workload of a built-in kind for its template:
-    the controller's rules on its selector and restart policy around
-    ValidatePodTemplateSpec, in upstream's order. ``spec`` is the template's pod spec at the
-    kind's usual path."""
-    return _first(_workload(kind, body, spec))
+    """The errors the API server gives a workload of a built-in kind for its template, the
+    controller's rules on its selector and restart policy around ValidatePodTemplateSpec,
+    aggregated in upstream's order (:func:`aggregate`). ``spec`` is the template's pod spec
+    at the kind's usual path."""
+    return _all(_workload(kind, body, spec))
 
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     if kind == "Pod":
         yield from _pod(body, spec)
         return
+    yield from object_meta(body)
     if kind == "PodTemplate":
         yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
         return
@@ -1017,6 +1078,10 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _job(
             _mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
         )
+        name = _text(at(body, ("metadata", "name"))) or ""
+        if len(name) > _CRON_JOB_NAME:  # ValidateCronJobCreate: its Jobs take 11 more
+            detail = f"must be no more than {_CRON_JOB_NAME} characters"
+            yield invalid("metadata.name", name, detail)
         return
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
@@ -1030,10 +1095,25 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _template(spec, "spec.template.spec", template_labels)
 
 
+_CRON_JOB_NAME = 52
+"""DNS1035LabelMaxLength less the ``-<minutes>`` its controller appends to a Job's name."""
+
+
+def object_meta(body: Mapping[str, Any]) -> Errors:
+    """ValidateObjectMeta, in its order, for the namespace (a DNS label) and the labels.
+    The name's rule (a DNS subdomain for most kinds, a DNS label for a StatefulSet from
+    some release) is not checked: a report names a workload by whatever it is called."""
+    metadata = _mapping(body.get("metadata"))
+    namespace = _text(metadata.get("namespace"))
+    if namespace:  # ValidateNamespaceName
+        yield from _each("metadata.namespace", namespace, dns1123_label_errors(namespace))
+    yield from labels(metadata.get("labels"), "metadata.labels")
+
+
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
     (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
-    yield from labels(at(body, ("metadata", "labels")), "metadata.labels")
+    yield from object_meta(body)
     yield from pod_spec(spec, "spec")
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
@@ -1044,6 +1124,12 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
     if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
         detail = "cannot be set until all schedulingGates have been cleared"
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
+
+
+def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
+    order: for a pod whose template its workload's API did not validate."""
+    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec)]
 
 
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
@@ -1057,7 +1143,11 @@ def _apps(
     """ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec and
     ValidateDaemonSetSpec: the selector required (a DaemonSet's null one matches nothing)
     and not empty, valid, matching the template's labels; then the template; then
-    ``restartPolicy: Always``."""
+    ``restartPolicy: Always`` and no ``activeDeadlineSeconds``. A selector
+    LabelSelectorAsSelector refuses is itself an error, and then the template of a
+    Deployment, ReplicaSet or StatefulSet goes unchecked. A StatefulSet's template is held
+    to its labels alone (ValidatePodTemplateSpecForStatefulSet leaves its pod spec to the
+    pods it creates)."""
     if kind == "StatefulSet":
         yield from _pod_management(workload.get("podManagementPolicy"))
     raw = workload.get("selector")
@@ -1067,24 +1157,48 @@ def _apps(
         yield from label_selector(raw, "spec.selector")
         if not _mapping(raw.get("matchLabels")) and not _items(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
-            yield FieldError("spec.selector", INVALID, go_selector(raw), detail)
+            yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
+    converts = _converts(raw)
+    if not converts and kind != "DaemonSet":
+        detail = "" if kind == "StatefulSet" else "invalid label selector"
+        yield FieldError("spec.selector", INVALID, json_selector(_mapping(raw)), detail)
     found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
-    if not _selects(raw, found or {}):
-        shown = go_labels(found)
-        yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
-    yield from _template(spec, "spec.template.spec", template_labels)
-    yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if converts or kind == "DaemonSet":
+        if converts and not _selects(raw, found or {}):
+            shown = json_labels(found)
+            yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
+        if kind == "StatefulSet":
+            yield from labels(template_labels, "spec.template.labels")
+        else:
+            yield from _template(spec, "spec.template.spec", template_labels)
+    if converts or kind not in ("Deployment", "ReplicaSet"):
+        yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+        if spec.get("activeDeadlineSeconds") is not None:
+            detail = f"activeDeadlineSeconds in {_DEADLINE_OWNER[kind]} is not Supported"
+            yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
     if kind == "Deployment":
         yield from _deployment_strategy(_mapping(workload.get("strategy")))
     elif kind == "DaemonSet":
         yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
 
 
-def _go_int_or_string(value: int | str) -> str:
-    """``%#v`` of an intstr.IntOrString (its String() wants a pointer)."""
-    if isinstance(value, int):
-        return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
-    return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
+_DEADLINE_OWNER = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet"}
+_DEADLINE_OWNER |= {"StatefulSet": "StatefulSet", "DaemonSet": "DaemonSet"}
+
+
+def _converts(raw: object) -> bool:
+    """Whether LabelSelectorAsSelector takes the selector (a null one is Nothing)."""
+    try:
+        parse_selector(raw)
+    except SelectorError:
+        return False
+    return True
+
+
+def _json_int_or_string(value: int | str) -> str:
+    """IntOrString.MarshalJSON, which ErrorBody prints one with: the number, or the quoted
+    string."""
+    return str(value) if isinstance(value, int) else json_quote(value)
 
 
 _PERCENT = re.compile("[0-9]+%")
@@ -1122,14 +1236,16 @@ def _positive_int_or_percent(value: int | str, field: str) -> Errors:
     """ValidatePositiveIntOrPercent, then IsNotMoreThan100Percent."""
     if isinstance(value, str):
         if not _PERCENT.fullmatch(value):
-            yield FieldError(field, INVALID, _go_int_or_string(value), _PERCENT_ERROR)
+            yield FieldError(field, INVALID, _json_int_or_string(value), _PERCENT_ERROR)
     elif value < 0:
         yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
 
 
 def _over_100(value: int | str, field: str) -> Errors:
     if isinstance(value, str) and _PERCENT.fullmatch(value) and int(value[:-1]) > 100:
-        yield FieldError(field, INVALID, _go_int_or_string(value), "must not be greater than 100%")
+        yield FieldError(
+            field, INVALID, _json_int_or_string(value), "must not be greater than 100%"
+        )
 
 
 def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
@@ -1151,7 +1267,7 @@ def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
     yield from _positive_int_or_percent(unavailable, f"{where}.maxUnavailable")
     yield from _positive_int_or_percent(surge, f"{where}.maxSurge")
     if _percent_value(unavailable) == 0 and _percent_value(surge) == 0:
-        shown = _go_int_or_string(unavailable)
+        shown = _json_int_or_string(unavailable)
         detail = "may not be 0 when `maxSurge` is 0"
         yield FieldError(f"{where}.maxUnavailable", INVALID, shown, detail)
     yield from _over_100(unavailable, f"{where}.maxUnavailable")
@@ -1178,7 +1294,7 @@ def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
     has_unavailable, has_surge = _percent_value(unavailable) != 0, _percent_value(surge) != 0
     if has_unavailable and has_surge:
         detail = "may not be set when maxUnavailable is non-zero"
-        yield FieldError(f"{where}.maxSurge", INVALID, _go_int_or_string(surge), detail)
+        yield FieldError(f"{where}.maxSurge", INVALID, _json_int_or_string(surge), detail)
     elif not has_unavailable and not has_surge:
         detail = "cannot be 0 when maxSurge is 0"
         yield FieldError(f"{where}.maxUnavailable", REQUIRED, None, detail)
@@ -1221,7 +1337,7 @@ def _replication_controller(
     if not selector:
         yield FieldError("spec.selector", REQUIRED)
     elif any(found.get(k) != v for k, v in selector.items()):
-        shown = go_labels(found if isinstance(template_labels, Mapping) else None)
+        shown = json_labels(found if isinstance(template_labels, Mapping) else None)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
@@ -1251,11 +1367,11 @@ def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
             yield from label_selector(raw, f"{field}.selector")
             found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
             if not _selects(raw, found or {}):
-                shown = go_labels(found)
+                shown = json_labels(found)
                 yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
     if cron and isinstance(raw, Mapping):
         yield FieldError(
-            f"{field}.selector", INVALID, go_selector(raw), "`selector` will be auto-generated"
+            f"{field}.selector", INVALID, json_selector(raw), "`selector` will be auto-generated"
         )
     if cron and manual:
         yield FieldError(

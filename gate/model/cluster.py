@@ -256,8 +256,9 @@ class SnapshotInfo:
 
 @dataclass(frozen=True, slots=True)
 class AdmissionObjects:
-    """The snapshot's LimitRange items (per namespace), RuntimeClasses and PriorityClasses
-    (by name): what the admission plugins read when they complete a pod
+    """The snapshot's LimitRanges (per namespace, each whole, as LimitRanger reads each
+    apart), RuntimeClasses and PriorityClasses (by name): what the admission plugins read
+    when they complete a pod
     (``gate.k8s.completion``). ``has_priority_classes``: the snapshot recorded them (an
     unknown class is then the API server's refusal)."""
 

@@ -120,7 +120,7 @@ def admission(
     priority_class_items: Iterable[Any] | None = None,
     resource_quota_items: Iterable[Any] | None = None,
 ) -> AdmissionObjects:
-    """LimitRange Container and Pod items by namespace, RuntimeClasses and PriorityClasses by name
+    """LimitRanges by namespace, RuntimeClasses and PriorityClasses by name
     (``priority_class_items`` None: none recorded), ResourceQuotas as recorded
     (``resource_quota_items`` None: none recorded). The schema says nothing of their shape,
     so anything that is not shaped like one is passed over."""
@@ -132,12 +132,9 @@ def admission(
     }
     limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
     for item in limit_range_items:
-        metadata, spec = _field(item, "metadata"), _field(item, "spec")
-        namespace = metadata.get("namespace") or "default"
-        limits = spec.get("limits")
-        for limit in limits if isinstance(limits, list) else []:
-            if isinstance(limit, Mapping) and limit.get("type") in ("Container", "Pod"):
-                limit_ranges.setdefault(str(namespace), []).append(limit)
+        if isinstance(item, Mapping):
+            namespace = _field(item, "metadata").get("namespace") or "default"
+            limit_ranges.setdefault(str(namespace), []).append(item)
     runtime_classes = {
         str(rc["metadata"]["name"]): rc
         for rc in runtime_class_items

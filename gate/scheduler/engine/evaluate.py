@@ -25,7 +25,7 @@ from gate.k8s.completion import AdmissionRefused
 from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
 from gate.k8s.podlabels import differs_by_copy
-from gate.k8s.podnames import controller_object, pod_name
+from gate.k8s.podnames import controller_object, pod_name, pod_name_admitted
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
     Admitted,
@@ -190,12 +190,14 @@ class _Answer:
     """The pod ``cycle`` was prepared for in the run's cluster (None: unknown, or a view)."""
 
 
-def _pod_name(workload: Workload, position: int) -> str:
+def _pod_name(workload: Workload, position: int, generated: bool = True) -> str:
     """The name of the workload's pod at ``position`` (0 for the first it creates): only a
-    refused pod is named."""
+    refused pod is named. ``generated`` false: the name before the API server generates
+    one (a mutating admission plugin's refusal quotes it)."""
     template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
     ordinal = position + workload.first_ordinal
-    return pod_name(workload.kind, workload.name, ordinal, template, workload.indexed)
+    name = pod_name if generated else pod_name_admitted
+    return name(workload.kind, workload.name, ordinal, template, workload.indexed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +314,7 @@ class Evaluator:
         try:
             pod = self._prepared(workload)
         except AdmissionRefused as exc:  # in the API server's words, naming the first pod
-            reason = exc.message(_pod_name(workload, 0))
+            reason = exc.message(_pod_name(workload, 0, generated=not exc.mutating))
             return self._result(workload, Verdict.ERROR, reason=reason)
         except (QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))

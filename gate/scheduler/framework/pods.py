@@ -211,16 +211,18 @@ def prepare_pod(
     SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
     recorded no namespaces; ``storage``: its storage objects (a StatefulSet's first copy
     then mounts its own claims when they exist)."""
+    labels = {**workload.labels, **workload.controller_labels}
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
         workload.namespace,
         admission,
         pod_level_resources=dialect.pod_level_resources,
+        labels=labels,
+        validated=workload.kind != "StatefulSet",
     )
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
-    labels = {**workload.labels, **workload.controller_labels}
     profile = pod_profile(spec, workload.namespace, labels, pinned=daemonset)
     storage_known = storage is not None and storage.knows_claims
     written, own = workload.pod_spec, workload.warnings
