@@ -186,8 +186,13 @@ def invalid(field: str, value: str, detail: str) -> FieldError:
 
 def not_supported(field: str, value: str, supported: tuple[str, ...]) -> FieldError:
     """field.NotSupported: the supported values quoted, in the order upstream lists them."""
+    return not_supported_value(field, go_quote(value), supported)
+
+
+def not_supported_value(field: str, shown: str, supported: tuple[str, ...]) -> FieldError:
+    """field.NotSupported of a value already printed as ErrorBody prints it."""
     detail = "supported values: " + ", ".join(go_quote(s) for s in supported)
-    return FieldError(field, UNSUPPORTED, go_quote(value), detail)
+    return FieldError(field, UNSUPPORTED, shown, detail)
 
 
 # --- Names (k8s.io/apimachinery/pkg/util/validation/validation.go) ------------------------
@@ -1150,6 +1155,7 @@ def _apps(
     pods it creates)."""
     if kind == "StatefulSet":
         yield from _pod_management(workload.get("podManagementPolicy"))
+        yield from _stateful_set_fields(workload)
     raw = workload.get("selector")
     if raw is None and kind != "DaemonSet":
         yield FieldError("spec.selector", REQUIRED)
@@ -1178,8 +1184,11 @@ def _apps(
             yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
     if kind == "Deployment":
         yield from _deployment_strategy(_mapping(workload.get("strategy")))
+        yield from _deployment_counts(workload)
     elif kind == "DaemonSet":
+        yield from _non_negative(workload, "minReadySeconds", "spec")
         yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
+        yield from _non_negative(workload, "revisionHistoryLimit", "spec")
 
 
 _DEADLINE_OWNER = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet"}
@@ -1248,11 +1257,105 @@ def _over_100(value: int | str, field: str) -> Errors:
         )
 
 
+def _non_negative(spec: Mapping[str, Any], name: str, field: str) -> Errors:
+    """ValidateNonnegativeField on an integer field as written (unset is no error)."""
+    value = _int(spec.get(name))
+    if value is not None and value < 0:
+        yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+
+
+def _json_rolling(rolling: object, fields: tuple[str, ...]) -> str:
+    """json.Marshal of an internal (untagged) rolling-update struct whose fields are
+    IntOrStrings: Go's field names, an unset count 0, a null struct ``null``."""
+    if not isinstance(rolling, Mapping):
+        return "null"
+    shown = []
+    for name in fields:
+        value = _int_or_percent(rolling.get(name), 0)
+        text = "0" if value is None else _json_int_or_string(value)
+        shown.append(f'"{name[0].upper()}{name[1:]}":{text}')
+    return "{" + ",".join(shown) + "}"
+
+
+def _json_strategy(kind: str, rolling: object, fields: tuple[str, ...]) -> str:
+    """json.Marshal of an internal DeploymentStrategy or DaemonSetUpdateStrategy, which
+    ErrorBody prints one with."""
+    return f'{{"Type":{json_quote(kind)},"RollingUpdate":{_json_rolling(rolling, fields)}}}'
+
+
+_ROLLING_FIELDS = ("maxUnavailable", "maxSurge")
+
+
+def _deployment_counts(deployment: Mapping[str, Any]) -> Errors:
+    """ValidateDeploymentSpec after the strategy: minReadySeconds and revisionHistoryLimit
+    not negative, progressDeadlineSeconds (600 unless written) not negative and above
+    minReadySeconds."""
+    yield from _non_negative(deployment, "minReadySeconds", "spec")
+    yield from _non_negative(deployment, "revisionHistoryLimit", "spec")
+    deadline = _int(deployment.get("progressDeadlineSeconds"))
+    if deployment.get("progressDeadlineSeconds") is None:
+        deadline = 600  # SetDefaults_Deployment
+    ready = _int(deployment.get("minReadySeconds"))
+    if deadline is None or ready is None:
+        return
+    yield from _non_negative(
+        {"progressDeadlineSeconds": deadline}, "progressDeadlineSeconds", "spec"
+    )
+    if deadline <= ready:
+        detail = "must be greater than minReadySeconds"
+        yield FieldError("spec.progressDeadlineSeconds", INVALID, str(deadline), detail)
+
+
+_SET_STRATEGIES = ("RollingUpdate", "OnDelete")
+_RETENTION = ("Retain", "Delete")
+
+
+def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
+    """ValidateStatefulSetSpec after the pod management policy, in its order: the update
+    strategy (RollingUpdate unless written; its partition not negative), the claim
+    retention policy (Retain where unset), minReadySeconds and ordinals.start not
+    negative. The strategy's maxUnavailable is dropped before validation while
+    MaxUnavailableStatefulSet is off, as in v1.34."""
+    strategy = _mapping(stateful_set.get("updateStrategy"))
+    kind = _text(strategy.get("type"))
+    rolling = strategy.get("rollingUpdate")
+    if kind == "OnDelete" and isinstance(rolling, Mapping):
+        partition = _int(rolling.get("partition"))
+        shown = f'{{"Partition":{partition or 0},"MaxUnavailable":null}}'
+        detail = "only allowed for updateStrategy 'RollingUpdate'"
+        yield FieldError("spec.updateStrategy.rollingUpdate", INVALID, shown, detail)
+    elif kind in ("", "RollingUpdate") and isinstance(rolling, Mapping):
+        yield from _non_negative(rolling, "partition", "spec.updateStrategy.rollingUpdate")
+    elif kind and kind not in _SET_STRATEGIES:
+        shown = f'{{"Type":{json_quote(kind)},"RollingUpdate":'
+        if isinstance(rolling, Mapping):
+            shown += (
+                f'{{"Partition":{_int(rolling.get("partition")) or 0},"MaxUnavailable":null}}}}'
+            )
+        else:
+            shown += "null}"
+        detail = "must be 'RollingUpdate' or 'OnDelete'"
+        yield FieldError("spec.updateStrategy", INVALID, shown, detail)
+    policy = _mapping(stateful_set.get("persistentVolumeClaimRetentionPolicy"))
+    for name in ("whenDeleted", "whenScaled"):
+        value = _text(policy.get(name))
+        if value and value not in _RETENTION:
+            where = f"spec.persistentVolumeClaimRetentionPolicy.{name}"
+            yield not_supported(where, value, _RETENTION)
+    yield from _non_negative(stateful_set, "minReadySeconds", "spec")
+    yield from _non_negative(_mapping(stateful_set.get("ordinals")), "start", "spec.ordinals")
+
+
 def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
     """ValidateDeploymentStrategy and ValidateRollingUpdateDeployment, after
-    SetDefaults_Deployment (RollingUpdate, 25% and 25%)."""
+    SetDefaults_Deployment (RollingUpdate, 25% and 25%); a type of neither kind is
+    printed as the internal struct marshals."""
     kind = _text(strategy.get("type")) or "RollingUpdate"
     rolling = strategy.get("rollingUpdate")
+    if kind not in ("Recreate", "RollingUpdate"):
+        shown = _json_strategy(kind, rolling, _ROLLING_FIELDS)
+        yield not_supported_value("spec.strategy", shown, ("Recreate", "RollingUpdate"))
+        return
     if kind == "Recreate" and rolling is not None:
         detail = "may not be specified when strategy `type` is 'Recreate'"
         yield FieldError("spec.strategy.rollingUpdate", FORBIDDEN, None, detail)
@@ -1276,9 +1379,14 @@ def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
 def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
     """ValidateDaemonSetUpdateStrategy and ValidateRollingUpdateDaemonSet, after
     SetDefaults_DaemonSet (RollingUpdate, maxUnavailable 1, maxSurge 0): exactly one of
-    the two is not zero."""
+    the two is not zero; a type of neither kind is printed as the internal struct
+    marshals."""
     kind = _text(strategy.get("type")) or "RollingUpdate"
     rolling = strategy.get("rollingUpdate")
+    if kind not in _SET_STRATEGIES:
+        shown = _json_strategy(kind, rolling, _ROLLING_FIELDS)
+        yield not_supported_value("spec.updateStrategy", shown, _SET_STRATEGIES)
+        return
     if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
         return
     where = "spec.updateStrategy.rollingUpdate"
