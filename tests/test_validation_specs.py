@@ -81,6 +81,181 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "[spec.minReadySeconds: Invalid value: -3: must be greater than or equal to 0, "
      "spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0, "
      "spec.selector: Invalid value: {}: empty selector is invalid for statefulset]"),
+    # batch validateJobSpec: managedBy (IsDomainPrefixedPath), after the counts
+    ("a Job managed by a name without a domain is refused", job, spec(managedBy="kueue"),
+     'spec.managedBy: Invalid value: "kueue": must be a domain-prefixed path (such as '
+     '"acme.io/foo")'),
+    ("a Job managed by an empty name is refused", job, spec(managedBy=""),
+     "spec.managedBy: Required value"),
+    ("a Job managed by a path of a bad domain and character is refused", job,
+     spec(managedBy="Kueue.x-k8s.io/a b"),
+     '[spec.managedBy: Invalid value: "Kueue.x-k8s.io": a lowercase RFC 1123 subdomain must '
+     "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+     "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.managedBy: "
+     'Invalid value: "a b": Invalid path (regex used for validation is '
+     "'[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')]"),
+    ("a Job managed by a name over 63 bytes is too long", job,
+     spec(managedBy="example.com/" + "m" * 52),
+     "spec.managedBy: Too long: may not be more than 63 bytes"),
+    ("a Job's negative count is refused before its managedBy", job,
+     spec(backoffLimit=-1, managedBy="x"),
+     "[spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0, "
+     'spec.managedBy: Invalid value: "x": must be a domain-prefixed path (such as '
+     '"acme.io/foo")]'),
+    # validatePodFailurePolicy and validatePodFailurePolicyRule
+    ("a pod failure rule without an action is refused", job,
+     spec(podFailurePolicy={"rules": [{"onExitCodes": {"operator": "In", "values": [1]}}]}),
+     'spec.podFailurePolicy.rules[0].action: Required value: valid values: ["Count" '
+     '"FailIndex" "FailJob" "Ignore"]'),
+    ("a pod failure rule of an unknown action is refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Retry", "onExitCodes": {"operator": "In", "values": [1]}}]}),
+     'spec.podFailurePolicy.rules[0].action: Unsupported value: "Retry": supported values: '
+     '"Count", "FailIndex", "FailJob", "Ignore"'),
+    ("a FailIndex rule without a backoff per index is refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [1]}}]}),
+     'spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the '
+     "backoffLimitPerIndex to be set"),
+    ("a pod failure rule of neither requirement is refused", job,
+     spec(podFailurePolicy={"rules": [{"action": "Ignore"}]}),
+     "spec.podFailurePolicy.rules[0]: Invalid value: specifying one of OnExitCodes and "
+     "OnPodConditions is required"),
+    ("a pod failure rule of both requirements is refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Ignore", "onExitCodes": {"operator": "NotIn", "values": [0]},
+          "onPodConditions": [{"type": "DisruptionTarget"}]}]}),
+     "spec.podFailurePolicy.rules[0]: Invalid value: specifying both OnExitCodes and "
+     "OnPodConditions is not supported"),
+    # validatePodFailurePolicyRuleOnExitCodes (upstream's TestValidateJob cases)
+    ("exit code 0 with In is refused, as are duplicates and disorder", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [0, 5, 5, 2]}}]}),
+     "[spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 "
+     "for the In operator, spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate "
+     "value: 5, spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [0,5,5,2]: "
+     "must be ordered]"),
+    ("exit codes without an operator, values or a known container are refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Count", "onExitCodes": {"containerName": "main", "values": []}}]}),
+     '[spec.podFailurePolicy.rules[0].onExitCodes.operator: Required value: valid values: '
+     '["In" "NotIn"], spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid '
+     'value: "main": must be one of the container or initContainer names in the pod '
+     "template, spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []: at "
+     "least one value is required]"),
+    ("exit codes of an unknown operator are refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Count", "onExitCodes": {"operator": "Equal", "values": [3]}}]}),
+     'spec.podFailurePolicy.rules[0].onExitCodes.operator: Unsupported value: "Equal": '
+     'supported values: "In", "NotIn"'),
+    ("more than 20 pod failure rules are too many", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Count", "onExitCodes": {"operator": "In", "values": [i + 1]}}
+         for i in range(21)]}),
+     "spec.podFailurePolicy.rules: Too many: 21: must have at most 20 items"),
+    # validatePodFailurePolicyRuleOnPodConditions
+    ("a pod condition of a bad type and status is refused", job,
+     spec(podFailurePolicy={"rules": [
+         {"action": "Ignore", "onPodConditions": [{"type": "Bad Type", "status": "Maybe"}]}]}),
+     '[spec.podFailurePolicy.rules[0].onPodConditions[0].type: Invalid value: "Bad Type": '
+     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+     "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), "
+     'spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: "Maybe": '
+     'supported values: "False", "True", "Unknown"]'),
+    # validateJobSpec's successPolicy and validateSuccessPolicyRule
+    ("a success policy of a NonIndexed Job is refused, printed as its struct", job,
+     spec(successPolicy={"rules": [{"succeededCount": 1}]}),
+     'spec.successPolicy: Invalid value: {"Rules":[{"SucceededIndexes":null,'
+     '"SucceededCount":1}]}: requires indexed completion mode'),
+    ("a success policy without rules is refused", job,
+     spec(completionMode="Indexed", completions=3, successPolicy={"rules": []}),
+     "spec.successPolicy.rules: Required value: at least one rules must be specified when "
+     "the successPolicy is specified"),
+    ("a success rule of neither indexes nor a count is refused", job,
+     spec(completionMode="Indexed", completions=3, successPolicy={"rules": [{}]}),
+     "spec.successPolicy.rules[0]: Required value: at least one of succeededCount or "
+     "succeededIndexes must be specified"),
+    ("succeeded indexes past the completions are refused", job,
+     spec(completionMode="Indexed", completions=3,
+          successPolicy={"rules": [{"succeededIndexes": "0-3"}]}),
+     'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0-3": error parsing '
+     'succeededIndexes: too large index: "3"'),
+    ("succeeded indexes out of order are refused", job,
+     spec(completionMode="Indexed", completions=9,
+          successPolicy={"rules": [{"succeededIndexes": "4-6,2"}]}),
+     'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "4-6,2": error parsing '
+     "succeededIndexes: non-increasing order, previous: 6, current: 2"),
+    ("a succeeded index that is no number is refused", job,
+     spec(completionMode="Indexed", completions=9,
+          successPolicy={"rules": [{"succeededIndexes": "1-x"}]}),
+     'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "1-x": error parsing '
+     'succeededIndexes: cannot convert string to integer for index: "x"'),
+    ("a succeeded count above the completions and the indexes is refused twice", job,
+     spec(completionMode="Indexed", completions=3,
+          successPolicy={"rules": [{"succeededIndexes": "0-1", "succeededCount": 4}]}),
+     "[spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or "
+     "equal to 3 (the number of specified completions), spec.successPolicy.rules[0]."
+     "succeededCount: Invalid value: 4: must be less than or equal to 2 (the number of "
+     "indexes in the specified succeededIndexes field)]"),
+    # generateSelector (pkg/registry/batch/job/strategy.go) labels the template with the
+    # Job's name before ValidatePodTemplateSpec checks its labels
+    ("a Job whose name is too long for its pods' job-name label is refused", job,
+     lambda body: body["metadata"].update(name="j" * 64),
+     f'spec.template.labels: Invalid value: "{"j" * 64}": must be no more than 63 '
+     "characters"),
+    # validateCronJobSpec, in its order
+    ("a CronJob of four schedule fields is refused", lambda: job("CronJob"),
+     spec(schedule="*/5 * * *"),
+     'spec.schedule: Invalid value: "*/5 * * *": expected exactly 5 fields, found 4: '
+     "[*/5 * * *]"),
+    ("a CronJob of a weekday past 6 is refused", lambda: job("CronJob"),
+     spec(schedule="0 3 * * 7"),
+     'spec.schedule: Invalid value: "0 3 * * 7": end of range (7) above maximum (6): 7'),
+    ("a CronJob of a schedule word it does not know is refused", lambda: job("CronJob"),
+     spec(schedule="@fortnightly"),
+     'spec.schedule: Invalid value: "@fortnightly": unrecognized descriptor: @fortnightly'),
+    ("a CronJob of a month that is no number or name is refused", lambda: job("CronJob"),
+     spec(schedule="0 0 1 jann *"),
+     'spec.schedule: Invalid value: "0 0 1 jann *": failed to parse int from jann: '
+     'strconv.Atoi: parsing "jann": invalid syntax'),
+    ("a CronJob of an @every without a unit is refused", lambda: job("CronJob"),
+     spec(schedule="@every 5"),
+     'spec.schedule: Invalid value: "@every 5": failed to parse duration @every 5: time: '
+     'missing unit in duration "5"'),
+    ("a CronJob of a time zone in its schedule is refused", lambda: job("CronJob"),
+     spec(schedule="CRON_TZ=UTC 0 0 * * *"),
+     'spec.schedule: Invalid value: "CRON_TZ=UTC 0 0 * * *": cannot use TZ or CRON_TZ in '
+     "schedule, use timeZone field instead"),
+    ("a CronJob of an empty schedule is refused", lambda: job("CronJob"), spec(schedule=""),
+     "spec.schedule: Required value"),
+    ("a CronJob of an empty time zone is refused", lambda: job("CronJob"), spec(timeZone=""),
+     'spec.timeZone: Invalid value: "": timeZone must be nil or non-empty string'),
+    ("a CronJob of a time zone with digits in a long part is refused", lambda: job("CronJob"),
+     spec(timeZone="America/Argentina_Buenos_Aires"),
+     'spec.timeZone: Invalid value: "America/Argentina_Buenos_Aires": unknown time zone '
+     "America/Argentina_Buenos_Aires"),
+    ("a CronJob in the Local time zone is refused", lambda: job("CronJob"),
+     spec(timeZone="Local"),
+     'spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as '
+     "defined in https://www.iana.org/time-zones"),
+    ("a CronJob of an unknown concurrency policy is refused", lambda: job("CronJob"),
+     spec(concurrencyPolicy="Queue"),
+     'spec.concurrencyPolicy: Unsupported value: "Queue": supported values: "Allow", '
+     '"Forbid", "Replace"'),
+    ("a CronJob's schedule and deadline are refused before its jobs, its limits after",
+     lambda: job("CronJob"),
+     spec(schedule="61 * * * *", startingDeadlineSeconds=-1, successfulJobsHistoryLimit=-1,
+          failedJobsHistoryLimit=-2,
+          jobTemplate={"spec": {"backoffLimit": -1, "template": {"spec": {
+              "restartPolicy": "Never", "containers": [{"name": "a", "image": "a"}]}}}}),
+     '[spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61, '
+     "spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0, "
+     "spec.jobTemplate.spec.backoffLimit: Invalid value: -1: must be greater than or equal "
+     "to 0, spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or "
+     "equal to 0, spec.failedJobsHistoryLimit: Invalid value: -2: must be greater than or "
+     "equal to 0]"),
 ]  # fmt: skip
 
 
@@ -110,6 +285,30 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
           spec(ordinals={"start": 5}, updateStrategy={"rollingUpdate": {"partition": 1}}))),
     ("a StatefulSet updated OnDelete is taken", lambda: deployment("StatefulSet"),
      spec(updateStrategy={"type": "OnDelete"})),
+    ("a Job managed by a domain-prefixed path is taken", job,
+     spec(managedBy="kueue.x-k8s.io/multikueue")),
+    ("a Job of a whole pod failure policy is taken", job,
+     spec(completionMode="Indexed", completions=4, backoffLimitPerIndex=1,
+          podFailurePolicy={"rules": [
+              {"action": "FailIndex", "onExitCodes": {"containerName": "app",
+                                                      "operator": "In", "values": [1, 42]}},
+              {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+              {"action": "Count", "onExitCodes": {"operator": "NotIn", "values": [0]}}]})),
+    ("an Indexed Job of a success policy is taken", job,
+     spec(completionMode="Indexed", completions=10, successPolicy={"rules": [
+         {"succeededIndexes": "0-2,5,7-9", "succeededCount": 7}, {"succeededCount": 10}]})),
+    ("a Job named 63 characters is taken (its job-name labels fit)", job,
+     lambda body: body["metadata"].update(name="j" * 63)),
+    ("a Job of a manual selector is not labelled with its name", job,
+     then(lambda body: body["metadata"].update(name="j" * 70),
+          spec(manualSelector=True, selector={"matchLabels": {"app": "x"}}),
+          lambda body: body["spec"]["template"].update(metadata={"labels": {"app": "x"}}))),
+    ("a CronJob of a whole schedule, time zone and policy is taken", lambda: job("CronJob"),
+     spec(schedule="*/15 9-17/2 1,15 JAN-Jun mon-FRI", timeZone="Europe/Paris",
+          concurrencyPolicy="Forbid", startingDeadlineSeconds=0,
+          successfulJobsHistoryLimit=0, failedJobsHistoryLimit=0)),
+    ("a CronJob running @every hour and a half is taken", lambda: job("CronJob"),
+     spec(schedule="@every 1h30m", timeZone="UTC")),
 ]  # fmt: skip
 
 

@@ -27,6 +27,7 @@ when `key` is empty, which means "match all values and all keys"
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -36,6 +37,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
+from gate.k8s.cronschedule import schedule_error, time_zone_error
 from gate.k8s.matching import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from gate.k8s.names import (
     DNS1123_LABEL,
@@ -71,6 +73,7 @@ from gate.untyped import at
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
 UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
+TOO_LONG, TOO_MANY = "Too long", "Too many"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1080,9 +1083,13 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
         return
     if kind == "CronJob":
+        cron = _mapping(body.get("spec"))
+        yield from _cron_schedule(cron)
         yield from _job(
             _mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
         )
+        yield from _non_negative(cron, "successfulJobsHistoryLimit", "spec")
+        yield from _non_negative(cron, "failedJobsHistoryLimit", "spec")
         name = _text(at(body, ("metadata", "name"))) or ""
         if len(name) > _CRON_JOB_NAME:  # ValidateCronJobCreate: its Jobs take 11 more
             detail = f"must be no more than {_CRON_JOB_NAME} characters"
@@ -1090,7 +1097,8 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         return
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
-        yield from _job(_mapping(body.get("spec")), "spec", spec)
+        name = _text(at(body, ("metadata", "name"))) or ""
+        yield from _job(_mapping(body.get("spec")), "spec", spec, name)
         yield from _indexed_hostnames(body)
     elif kind in APPS:
         yield from _apps(kind, _mapping(body.get("spec")), spec, template_labels)
@@ -1098,6 +1106,55 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _replication_controller(_mapping(body.get("spec")), spec, template_labels)
     else:
         yield from _template(spec, "spec.template.spec", template_labels)
+
+
+_CONCURRENCY = ("Allow", "Forbid", "Replace")
+_TIME_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _cron_schedule(cron: Mapping[str, Any]) -> Errors:
+    """validateCronJobSpec before the job template, in its order: the schedule (required;
+    as cron.ParseStandard reads it; no TZ in it), startingDeadlineSeconds not negative,
+    the time zone, the concurrency policy (Allow unless written, SetDefaults_CronJob)."""
+    schedule = _text(cron.get("schedule"))
+    if schedule == "":
+        yield FieldError("spec.schedule", REQUIRED)
+    elif schedule is not None:  # validateScheduleFormat, for a new CronJob
+        error = schedule_error(schedule)
+        if error is not None:
+            yield invalid("spec.schedule", schedule, error)
+        if "TZ" in schedule:
+            detail = "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+            yield invalid("spec.schedule", schedule, detail)
+    yield from _non_negative(cron, "startingDeadlineSeconds", "spec")
+    zone = _text(cron.get("timeZone"))
+    if cron.get("timeZone") is not None and zone is not None:
+        yield from _time_zone(zone)
+    policy = _text(cron.get("concurrencyPolicy"))
+    if policy and policy not in _CONCURRENCY:  # validateConcurrencyPolicy
+        yield not_supported("spec.concurrencyPolicy", policy, _CONCURRENCY)
+
+
+def _time_zone(zone: str) -> Errors:
+    """validateTimeZone: not empty, each part an IANA name component, not Local, and one
+    time.LoadLocation finds. The zone is a pointer, printed as json.Marshal does."""
+    shown = json_quote(zone)
+    if not zone:
+        detail = "timeZone must be nil or non-empty string"
+        yield FieldError("spec.timeZone", INVALID, shown, detail)
+        return
+    for part in zone.split("/"):
+        if part in (".", "..") or part.startswith("-") or not _TIME_ZONE_PART.fullmatch(part):
+            yield FieldError("spec.timeZone", INVALID, shown, f"unknown time zone {zone}")
+            return
+    if zone.lower() == "local":
+        detail = (
+            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"
+        )
+        yield FieldError("spec.timeZone", INVALID, shown, detail)
+    error = time_zone_error(zone)
+    if error is not None:
+        yield FieldError("spec.timeZone", INVALID, shown, error)
 
 
 _CRON_JOB_NAME = 52
@@ -1451,17 +1508,26 @@ def _replication_controller(
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
 
 
-def _job(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
+def _job(
+    job: Mapping[str, Any], field: str, spec: Mapping[str, Any], name: str | None = None
+) -> Errors:
     """validateJobSpec and its template (restartPolicy OnFailure or Never; Never when a
     podFailurePolicy is set); a Job with ``manualSelector: true`` needs a selector that
-    matches its template's labels (otherwise the API server generates both); a CronJob's
-    job template may carry neither (ValidateJobTemplateSpec)."""
+    matches its template's labels (otherwise the API server generates both, the template's
+    labels then holding the Job's ``name`` as its job-name labels); a CronJob's job
+    template may carry neither (ValidateJobTemplateSpec)."""
     template_labels = at(job, ("template", "metadata", "labels"))
     manual = job.get("manualSelector") is True
     raw = job.get("selector")
     cron = field != "spec"
     yield from _job_counts(job, field, cron)
-    yield from _template(spec, f"{field}.template.spec", template_labels)
+    yield from _pod_failure_policy(job, field, spec)
+    yield from _success_policy(job, field)
+    yield from _replacement_policy(job, field)
+    validated = template_labels
+    if name is not None and not manual:
+        validated = _with_job_name(template_labels, name)
+    yield from _template(spec, f"{field}.template.spec", validated)
     where = f"{field}.template.spec.restartPolicy"
     if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
         yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
@@ -1508,10 +1574,9 @@ _REPLACEMENTS = ("Failed", "TerminatingOrFailed")
 
 
 def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
-    """validateJobSpec before the template, in its order: the counts not negative, what
-    the completion mode allows, then the pod replacement policy (the podFailurePolicy's
-    and successPolicy's own rules, between them, are not checked). A Job's counts are
-    those SetDefaults_Job leaves (both 1 when neither is written); a CronJob's job
+    """validateJobSpec before the template, in its order: the counts not negative, the
+    managedBy path, what the completion mode allows. A Job's counts are those
+    SetDefaults_Job leaves (both 1 when neither is written); a CronJob's job
     template is not defaulted so."""
     counts = {
         name: job[name]
@@ -1531,6 +1596,7 @@ def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
         ):
             detail = "when maxFailedIndexes is specified"
             yield FieldError(f"{field}.backoffLimitPerIndex", REQUIRED, None, detail)
+    yield from _managed_by(job, field)
     mode = _text(job.get("completionMode")) if job.get("completionMode") is not None else None
     if mode is not None and mode not in _COMPLETION_MODES:
         yield not_supported(f"{field}.completionMode", mode, _COMPLETION_MODES)
@@ -1540,12 +1606,287 @@ def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
         for name in ("backoffLimitPerIndex", "maxFailedIndexes"):
             if name in counts:
                 yield FieldError(f"{field}.{name}", INVALID, str(counts[name]), _NEEDS_INDEXED)
+
+
+def _replacement_policy(job: Mapping[str, Any], field: str) -> Errors:
+    """validatePodReplacementPolicy (sets.List: sorted); only Failed beside a
+    podFailurePolicy."""
     replacement = _text(job.get("podReplacementPolicy"))
     if job.get("podReplacementPolicy") is not None and replacement is not None:
-        # validatePodReplacementPolicy (sets.List: sorted); only Failed beside a podFailurePolicy
         allowed = ("Failed",) if job.get("podFailurePolicy") is not None else _REPLACEMENTS
         if replacement not in allowed:
             yield not_supported(f"{field}.podReplacementPolicy", replacement, allowed)
+
+
+_JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+
+
+def _with_job_name(template_labels: object, name: str) -> dict[str, Any]:
+    """The template's labels as generateSelector leaves them before validation: each
+    job-name label the template does not set holds the Job's name. (The controller-uid
+    labels it adds hold a uid, always a valid label value.)"""
+    labels = dict(_mapping(template_labels))
+    for key in _JOB_NAME_LABELS:
+        labels.setdefault(key, name)
+    return labels
+
+
+def _managed_by(job: Mapping[str, Any], field: str) -> Errors:
+    """validateJobSpec's managedBy: IsDomainPrefixedPath, then at most 63 characters."""
+    value = _text(job.get("managedBy"))
+    if job.get("managedBy") is None or value is None:
+        return
+    where = f"{field}.managedBy"
+    if not value:
+        yield FieldError(where, REQUIRED)
+    else:
+        host, slash, path = value.partition("/")
+        if not slash or not host or not path:
+            detail = 'must be a domain-prefixed path (such as "acme.io/foo")'
+            yield invalid(where, value, detail)
+        else:
+            yield from _each(where, host, dns1123_subdomain_errors(host))
+            if not _HTTP_PATH.fullmatch(path):
+                yield invalid(
+                    where, path, f"Invalid path (regex used for validation is '{_HTTP_PATH_FMT}')"
+                )
+    if len(value.encode()) > _MAX_MANAGED_BY:
+        yield FieldError(where, TOO_LONG, None, f"may not be more than {_MAX_MANAGED_BY} bytes")
+
+
+_HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH = re.compile(_HTTP_PATH_FMT)
+_MAX_MANAGED_BY = 63
+_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")  # sets.List: sorted
+_EXIT_OPERATORS = ("In", "NotIn")
+_CONDITION_STATUSES = ("False", "True", "Unknown")
+_MAX_FAILURE_RULES, _MAX_EXIT_VALUES, _MAX_CONDITION_PATTERNS = 20, 255, 20
+
+
+def _go_list(values: tuple[str, ...]) -> str:
+    """``%q`` of a []string: ``["a" "b"]``."""
+    return "[" + " ".join(go_quote(v) for v in values) + "]"
+
+
+def _too_many(field: str, count: int, most: int) -> FieldError:
+    """field.TooMany."""
+    return FieldError(field, TOO_MANY, str(count), f"must have at most {most} items")
+
+
+def _pod_failure_policy(job: Mapping[str, Any], field: str, spec: Mapping[str, Any]) -> Errors:
+    """validatePodFailurePolicy: at most 20 rules, each by validatePodFailurePolicyRule
+    (an onPodConditions pattern's unset status is True, SetDefaults_Job)."""
+    policy = job.get("podFailurePolicy")
+    if not isinstance(policy, Mapping):
+        return
+    rules = _items(policy.get("rules"))
+    where = f"{field}.podFailurePolicy.rules"
+    if len(rules) > _MAX_FAILURE_RULES:
+        yield _too_many(where, len(rules), _MAX_FAILURE_RULES)
+    names = {
+        _text(c.get("name"))
+        for key in ("containers", "initContainers")
+        for c in _containers(spec, key)
+    }
+    per_index = job.get("backoffLimitPerIndex") is not None
+    for i, raw in enumerate(rules):
+        yield from _failure_rule(_mapping(raw), f"{where}[{i}]", names, per_index)
+
+
+def _failure_rule(
+    rule: Mapping[str, Any], where: str, names: set[str | None], per_index: bool
+) -> Errors:
+    """validatePodFailurePolicyRule: the action, onExitCodes, onPodConditions, then one of
+    the two and not both."""
+    action = _text(rule.get("action"))
+    if action == "":
+        yield FieldError(
+            f"{where}.action", REQUIRED, None, f"valid values: {_go_list(_FAILURE_ACTIONS)}"
+        )
+    elif action == "FailIndex":
+        if not per_index:
+            yield invalid(f"{where}.action", action, "requires the backoffLimitPerIndex to be set")
+    elif action is not None and action not in _FAILURE_ACTIONS:
+        yield not_supported(f"{where}.action", action, _FAILURE_ACTIONS)
+    exit_codes = rule.get("onExitCodes")
+    if isinstance(exit_codes, Mapping):
+        yield from _on_exit_codes(exit_codes, f"{where}.onExitCodes", names)
+    patterns = _items(rule.get("onPodConditions"))
+    if patterns:
+        yield from _on_pod_conditions(patterns, f"{where}.onPodConditions")
+    if isinstance(exit_codes, Mapping) and patterns:
+        detail = "specifying both OnExitCodes and OnPodConditions is not supported"
+        yield FieldError(where, INVALID, None, detail)
+    if not isinstance(exit_codes, Mapping) and not patterns:
+        detail = "specifying one of OnExitCodes and OnPodConditions is required"
+        yield FieldError(where, INVALID, None, detail)
+
+
+def _on_exit_codes(requirement: Mapping[str, Any], where: str, names: set[str | None]) -> Errors:
+    """validatePodFailurePolicyRuleOnExitCodes."""
+    operator = _text(requirement.get("operator"))
+    if operator == "":
+        yield FieldError(
+            f"{where}.operator", REQUIRED, None, f"valid values: {_go_list(_EXIT_OPERATORS)}"
+        )
+    elif operator is not None and operator not in _EXIT_OPERATORS:
+        yield not_supported(f"{where}.operator", operator, _EXIT_OPERATORS)
+    container = requirement.get("containerName")
+    if isinstance(container, str) and container not in names:
+        detail = "must be one of the container or initContainer names in the pod template"
+        yield invalid(f"{where}.containerName", container, detail)
+    raw = requirement.get("values")
+    values = [v for v in (_int(v) for v in _items(raw)) if v is not None]
+    shown = "[" + ",".join(map(str, values)) + "]" if isinstance(raw, list) else "null"
+    if not values:
+        yield FieldError(f"{where}.values", INVALID, shown, "at least one value is required")
+    elif len(values) > _MAX_EXIT_VALUES:
+        yield _too_many(f"{where}.values", len(values), _MAX_EXIT_VALUES)
+    seen: set[int] = set()
+    for j, value in enumerate(values):
+        if operator == "In" and value == 0:
+            yield FieldError(
+                f"{where}.values[{j}]", INVALID, "0", "must not be 0 for the In operator"
+            )
+        if value in seen:
+            yield FieldError(f"{where}.values[{j}]", DUPLICATE, str(value))
+        seen.add(value)
+    if any(a > b for a, b in itertools.pairwise(values)):
+        yield FieldError(f"{where}.values", INVALID, shown, "must be ordered")
+
+
+def _on_pod_conditions(patterns: list[Any], where: str) -> Errors:
+    """validatePodFailurePolicyRuleOnPodConditions."""
+    if len(patterns) > _MAX_CONDITION_PATTERNS:
+        yield _too_many(where, len(patterns), _MAX_CONDITION_PATTERNS)
+    for j, raw in enumerate(patterns):
+        pattern = _mapping(raw)
+        kind = _text(pattern.get("type"))
+        if kind is not None:
+            yield from label_name(kind, f"{where}[{j}].type")
+        status = _text(pattern.get("status")) or "True"  # SetDefaults_Job
+        if status not in _CONDITION_STATUSES:
+            yield not_supported(f"{where}[{j}].status", status, _CONDITION_STATUSES)
+
+
+_MAX_SUCCESS_RULES = 20
+_MAX_SUCCEEDED_INDEXES = 64 * 1024
+
+
+def _success_policy(job: Mapping[str, Any], field: str) -> Errors:
+    """validateJobSpec's successPolicy: only for an Indexed Job (the policy is then printed
+    as its internal struct marshals), one to 20 rules, each by validateSuccessPolicyRule."""
+    policy = job.get("successPolicy")
+    if not isinstance(policy, Mapping):
+        return
+    where = f"{field}.successPolicy"
+    rules = [_mapping(r) for r in _items(policy.get("rules"))]
+    if job.get("completionMode") != _INDEXED:
+        shown = (
+            '{"Rules":'
+            + (
+                "[" + ",".join(map(_json_success_rule, rules)) + "]"
+                if isinstance(policy.get("rules"), list)
+                else "null"
+            )
+            + "}"
+        )
+        yield FieldError(where, INVALID, shown, _NEEDS_INDEXED)
+        return
+    if not rules:
+        detail = "at least one rules must be specified when the successPolicy is specified"
+        yield FieldError(f"{where}.rules", REQUIRED, None, detail)
+    if len(rules) > _MAX_SUCCESS_RULES:
+        yield _too_many(f"{where}.rules", len(rules), _MAX_SUCCESS_RULES)
+    completions = _int(job.get("completions"))
+    if job.get("completions") is None or completions is None:
+        return  # upstream dereferences a nil completions here: not modelled
+    for i, rule in enumerate(rules):
+        yield from _success_rule(rule, f"{where}.rules[{i}]", completions)
+
+
+def _json_success_rule(rule: Mapping[str, Any]) -> str:
+    indexes = (
+        _text(rule.get("succeededIndexes")) if rule.get("succeededIndexes") is not None else None
+    )
+    count = _int(rule.get("succeededCount")) if rule.get("succeededCount") is not None else None
+    shown_indexes = "null" if indexes is None else json_quote(indexes)
+    shown_count = "null" if count is None else str(count)
+    return f'{{"SucceededIndexes":{shown_indexes},"SucceededCount":{shown_count}}}'
+
+
+def _success_rule(rule: Mapping[str, Any], where: str, completions: int) -> Errors:
+    """validateSuccessPolicyRule."""
+    indexes = (
+        _text(rule.get("succeededIndexes")) if rule.get("succeededIndexes") is not None else None
+    )
+    count = _int(rule.get("succeededCount")) if rule.get("succeededCount") is not None else None
+    if indexes is None and count is None:
+        detail = "at least one of succeededCount or succeededIndexes must be specified"
+        yield FieldError(where, REQUIRED, None, detail)
+    total = 0
+    if indexes is not None:
+        if len(indexes.encode()) > _MAX_SUCCEEDED_INDEXES:
+            detail = f"may not be more than {_MAX_SUCCEEDED_INDEXES} bytes"
+            yield FieldError(f"{where}.succeededIndexes", TOO_LONG, None, detail)
+        try:
+            total = _indexes_total(indexes, completions)
+        except ValueError as error:
+            detail = f"error parsing succeededIndexes: {error}"
+            yield invalid(f"{where}.succeededIndexes", indexes, detail)
+    if count is not None:
+        at_count = f"{where}.succeededCount"
+        if count < 0:
+            yield FieldError(at_count, INVALID, str(count), _NON_NEGATIVE)
+        if count > completions:
+            detail = (
+                f"must be less than or equal to {completions} (the number of specified completions)"
+            )
+            yield FieldError(at_count, INVALID, str(count), detail)
+        if indexes is not None and count > total:
+            detail = (
+                f"must be less than or equal to {total} (the number of indexes in the "
+                "specified succeededIndexes field)"
+            )
+            yield FieldError(at_count, INVALID, str(count), detail)
+
+
+_ATOI = re.compile(r"[+-]?[0-9]+")
+
+
+def _indexes_total(text: str, completions: int) -> int:
+    """validateIndexesFormat: how many indexes ``text`` lists, or ValueError in its words."""
+    if not text:
+        return 0
+    last: int | None = None
+    total = 0
+    for interval in text.split(","):
+        low, high = _index_interval(interval, completions)
+        if last is not None and last >= low:
+            raise ValueError(f"non-increasing order, previous: {last}, current: {low}")
+        total += high - low + 1
+        last = high
+    return total
+
+
+def _index_interval(interval: str, completions: int) -> tuple[int, int]:
+    """parseIndexInterval."""
+    limits = interval.split("-")
+    if len(limits) > 2:
+        raise ValueError(
+            f"the fragment {go_quote(interval)} violates the requirement that an index "
+            "interval can have at most two parts separated by '-'"
+        )
+    bounds = []
+    for text in limits:
+        if not _ATOI.fullmatch(text) or not -(2**63) <= int(text) < 2**63:
+            raise ValueError(f"cannot convert string to integer for index: {go_quote(text)}")
+        if int(text) >= completions:
+            raise ValueError(f"too large index: {go_quote(text)}")
+        bounds.append(int(text))
+    if len(bounds) == 2 and bounds[0] >= bounds[1]:
+        raise ValueError(f"non-increasing order, previous: {bounds[0]}, current: {bounds[1]}")
+    return bounds[0], bounds[-1]
 
 
 def _indexed_counts(counts: Mapping[str, int], field: str) -> Errors:
