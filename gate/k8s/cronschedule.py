@@ -149,9 +149,7 @@ def _range(expression: str, bounds: _Bounds) -> None:
     elif len(range_and_step) > 2:
         raise _Refused(f"too many slashes: {expression}")
     if start < bounds.low:
-        raise _Refused(
-            f"beginning of range ({start}) below minimum ({bounds.low}): {expression}"
-        )
+        raise _Refused(f"beginning of range ({start}) below minimum ({bounds.low}): {expression}")
     if end > bounds.high:
         raise _Refused(f"end of range ({end}) above maximum ({bounds.high}): {expression}")
     if start > end:
