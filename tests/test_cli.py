@@ -242,7 +242,8 @@ def test_kubectl_list_snapshot_gives_the_same_verdicts(tmp_path: Path) -> None:
 
 def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path) -> None:
     """Lone surrogates: a JSON ``\\udc80`` escape (in a manifest or the snapshot) and a file
-    name that is not UTF-8. Go's decoder, and so the cluster, reads each as U+FFFD."""
+    name that is not UTF-8. Go's decoder, and so the cluster, reads each as U+FFFD. A name
+    holding one is no DNS subdomain: the API server refuses the pod in words that quote it."""
     snapshot = json.loads((ROOT / AKS).read_text())
     snapshot["nodes"][0]["metadata"]["name"] = "aks\udc80node"
     (tmp_path / "snapshot.json").write_text(json.dumps(snapshot))
@@ -263,12 +264,16 @@ def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path
         "--json", f"{out}.json", "--junit", f"{out}.xml",
         "--comment", f"{out}.md", "--summary", f"{out}.summary.md",
     )  # fmt: skip
-    assert code == 0
+    assert code == 1
     report = json.loads(Path(f"{out}.json").read_text(encoding="utf-8"))
     validate_report(report)
     assert [w["name"] for w in report["workloads"]] == ["web\ufffd", "web-small"]
+    assert report["workloads"][0]["verdict"] == "ERROR"
+    assert report["workloads"][0]["reason"].startswith(
+        'metadata.name: Invalid value: "web\ufffd": '
+    )
     assert report["workloads"][1]["file"] == f"{manifests}/web\ufffd.yaml"
-    assert "aks\ufffdnode" in report["workloads"][0]["outcomes"][0]["nodes"]
+    assert "aks\ufffdnode" in report["workloads"][1]["outcomes"][0]["nodes"]
     assert "web\ufffd" in stdout
     for suffix in (".xml", ".md", ".summary.md"):
         assert "\ufffd" in Path(f"{out}{suffix}").read_text(encoding="utf-8")

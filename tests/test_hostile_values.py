@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from gate.cli import Streams, main
 from gate.inputs.construct import construct_document
 from tests.conftest import ROOT
+from tests.test_api_validation import SUBDOMAIN
 
 AKS = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
 NOW = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
@@ -71,8 +72,9 @@ def run(tmp_path: Path, text: str) -> dict[str, object]:
                      id="a timestamp name is its text"),
         pytest.param("  name: !!binary d2Vi\n", "web", "YES", None,
                      id="a binary name is its decoded text"),
-        pytest.param("  name: !!binary d2Vi/w==\n", "web\ufffd", "YES", None,
-                     id="a binary name that is not UTF-8 holds U+FFFD"),
+        pytest.param("  name: !!binary d2Vi/w==\n", "web\ufffd", "ERROR",
+                     f'metadata.name: Invalid value: "web\ufffd": {SUBDOMAIN}',
+                     id="a binary name that is not UTF-8 holds U+FFFD, which no name may"),
         pytest.param("  name: !!binary '%%%'\n", "w.yaml:1", "ERROR",
                      "!!binary value contains invalid base64 data (line 4, column 9)",
                      id="a binary name that is not base64 is refused"),

@@ -51,6 +51,7 @@ from gate.k8s.names import (
     label_key_ok,
     label_value_ok,
 )
+from gate.k8s.podnames import generate_name
 from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import (
@@ -1078,7 +1079,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     if kind == "Pod":
         yield from _pod(body, spec)
         return
-    yield from object_meta(body)
+    yield from object_meta(body, kind)
     if kind == "PodTemplate":
         yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
         return
@@ -1161,21 +1162,49 @@ _CRON_JOB_NAME = 52
 """DNS1035LabelMaxLength less the ``-<minutes>`` its controller appends to a Job's name."""
 
 
-def object_meta(body: Mapping[str, Any]) -> Errors:
-    """ValidateObjectMeta, in its order, for the namespace (a DNS label) and the labels.
-    The name's rule (a DNS subdomain for most kinds, a DNS label for a StatefulSet from
-    some release) is not checked: a report names a workload by whatever it is called."""
+def object_meta(body: Mapping[str, Any], kind: str | None = None) -> Errors:
+    """ValidateObjectMeta, in its order, for the generateName and name of a ``kind`` (not
+    checked without one), the namespace (a DNS label) and the labels. A name left to
+    ``generateName`` is the prefix, cut to 58 characters, and 5 random characters (drawn
+    here from the prefix: only their place in a message is upstream's)."""
     metadata = _mapping(body.get("metadata"))
+    if kind is not None:
+        yield from _names(metadata, kind)
     namespace = _text(metadata.get("namespace"))
     if namespace:  # ValidateNamespaceName
         yield from _each("metadata.namespace", namespace, dns1123_label_errors(namespace))
     yield from labels(metadata.get("labels"), "metadata.labels")
 
 
-def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
+_LABEL_NAMED = frozenset({"StatefulSet"})
+"""The kinds whose name is a DNS label (ValidateStatefulSetName, since v1.27); the others
+fitgate reads take a DNS subdomain (NameIsDNSSubdomain: ValidatePodName,
+ValidateDeploymentName, ValidateReplicaSetName, ValidateDaemonSetName,
+ValidateReplicationControllerName, ValidateJob, ValidateCronJobCreate)."""
+
+
+def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
+    """ValidateObjectMetaAccessor's generateName (a prefix: a trailing dash masked, as
+    maskTrailingDash does) and name (required, or generated)."""
+    rule = dns1123_label_errors if kind in _LABEL_NAMED else dns1123_subdomain_errors
+    prefix = _text(metadata.get("generateName")) or ""
+    if prefix:
+        masked = prefix[:-2] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix
+        yield from _each("metadata.generateName", prefix, rule(masked))
+    name = _text(metadata.get("name")) or ""
+    if not name and prefix:
+        name = generate_name(prefix, prefix)  # rest.BeforeCreate, before validation
+    if not name:
+        detail = "name or generateName is required"
+        yield FieldError("metadata.name", REQUIRED, None, detail)
+    else:
+        yield from _each("metadata.name", name, rule(name))
+
+
+def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
     (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
-    yield from object_meta(body)
+    yield from object_meta(body, "Pod" if named else None)
     yield from pod_spec(spec, "spec")
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
@@ -1191,7 +1220,7 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
 def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
     """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
     order: for a pod whose template its workload's API did not validate."""
-    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec)]
+    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec, named=False)]
 
 
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
