@@ -415,9 +415,9 @@ POD_REFUSED: list[tuple[str, dict[str, Any], str | None]] = [
     ),
     ("no replica, no pod to refuse", _named(LONG, 0), None),
     (
-        "a name with a dot makes no hostname",
+        "a name with a dot is refused with the StatefulSet itself (ValidateStatefulSetName)",
         _named("db.v1"),
-        'Pod "db.v1-0" is invalid: spec.hostname: Invalid value: "db.v1-0": must not contain dots',
+        'metadata.name: Invalid value: "db.v1": must not contain dots',
     ),
     (
         "a serviceName that is no DNS label makes no subdomain",
@@ -426,8 +426,8 @@ POD_REFUSED: list[tuple[str, dict[str, Any], str | None]] = [
     ),
     (
         "the first pod named is the ordinals' start",
-        _named("db.v1", ordinals={"start": 3}),
-        'Pod "db.v1-3" is invalid: spec.hostname: Invalid value: "db.v1-3": must not contain dots',
+        _named("db", serviceName="db.svc", ordinals={"start": 3}),
+        'Pod "db-3" is invalid: spec.subdomain: Invalid value: "db.svc": must not contain dots',
     ),
 ]
 
@@ -440,6 +440,6 @@ def test_a_statefulset_whose_pods_the_api_server_refuses(
 ) -> None:
     """ValidatePodCreate of the pod newStatefulSetPod makes: its labels
     (IsValidLabelValue) before its hostname and subdomain (IsDNS1123Label); the StatefulSet
-    itself, named as a DNS subdomain, was taken: a StatefulSet named past 52 characters
+    itself, named as a DNS label, was taken: a StatefulSet named past 52 characters
     makes no pod."""
     assert _refusal(manifest) == reason

@@ -244,6 +244,7 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
                 "kind": "CronJob",
                 "metadata": {"name": "c"},
                 "spec": {
+                    "schedule": "@daily",
                     "jobTemplate": {
                         "spec": {
                             "template": {

@@ -349,7 +349,7 @@ def _pods_refused(
     added: Mapping[str, str],
 ) -> str | None:
     """Why the API server refuses every pod a StatefulSet's controller creates, though it
-    took the StatefulSet (whose name is a DNS subdomain): a label the controller sets is
+    took the StatefulSet (whose name is a DNS label): a label the controller sets is
     longer than a label value may be (its revision's name ``<name>-<hash>`` past 52 or so
     characters), or the pod's hostname, its own name, or its subdomain, the
     ``serviceName``, is no DNS label (ValidatePodCreate: the labels, in ValidateObjectMeta,
