@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_api_validation import Edit, deployment, job, reason, spec, then
+from tests.test_api_validation import Edit, controller, deployment, job, reason, spec, then
 
 # (id, the valid workload, the edit that breaks it, the API server's field errors)
 REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
@@ -81,6 +81,14 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "[spec.minReadySeconds: Invalid value: -3: must be greater than or equal to 0, "
      "spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0, "
      "spec.selector: Invalid value: {}: empty selector is invalid for statefulset]"),
+    # ValidateReplicaSetSpec and ValidateReplicationControllerSpec: before the selector
+    ("a ReplicaSet of a negative minReadySeconds is refused before its selector",
+     lambda: deployment("ReplicaSet"), spec(minReadySeconds=-1, selector={}),
+     "[spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0, "
+     "spec.selector: Invalid value: {}: empty selector is invalid for deployment]"),
+    ("a ReplicationController of a negative minReadySeconds is refused", controller,
+     spec(minReadySeconds=-5),
+     "spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0"),
     # batch validateJobSpec: managedBy (IsDomainPrefixedPath), after the counts
     ("a Job managed by a name without a domain is refused", job, spec(managedBy="kueue"),
      'spec.managedBy: Invalid value: "kueue": must be a domain-prefixed path (such as '

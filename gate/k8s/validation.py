@@ -1242,6 +1242,8 @@ def _apps(
     if kind == "StatefulSet":
         yield from _pod_management(workload.get("podManagementPolicy"))
         yield from _stateful_set_fields(workload)
+    elif kind == "ReplicaSet":  # ValidateReplicaSetSpec: before the selector
+        yield from _non_negative(workload, "minReadySeconds", "spec")
     raw = workload.get("selector")
     if raw is None and kind != "DaemonSet":
         yield FieldError("spec.selector", REQUIRED)
@@ -1526,6 +1528,7 @@ def _replication_controller(
     """ValidateReplicationControllerSpec: an empty selector is the template's labels
     (SetDefaults_ReplicationController), which it must then match; ``restartPolicy:
     Always``."""
+    yield from _non_negative(rc, "minReadySeconds", "spec")
     found = text_labels(template_labels)
     selector = text_labels(rc.get("selector")) or found
     if not selector:
