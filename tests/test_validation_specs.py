@@ -207,6 +207,10 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "equal to 3 (the number of specified completions), spec.successPolicy.rules[0]."
      "succeededCount: Invalid value: 4: must be less than or equal to 2 (the number of "
      "indexes in the specified succeededIndexes field)]"),
+    ("a success rule is held to the completions SetDefaults_Job gives (1)", job,
+     spec(completionMode="Indexed", successPolicy={"rules": [{"succeededCount": 2}]}),
+     "spec.successPolicy.rules[0].succeededCount: Invalid value: 2: must be less than or "
+     "equal to 1 (the number of specified completions)"),
     # generateSelector (pkg/registry/batch/job/strategy.go) labels the template with the
     # Job's name before ValidatePodTemplateSpec checks its labels
     ("a Job whose name is too long for its pods' job-name label is refused", job,

@@ -1554,7 +1554,7 @@ def _job(
     cron = field != "spec"
     yield from _job_counts(job, field, cron)
     yield from _pod_failure_policy(job, field, spec)
-    yield from _success_policy(job, field)
+    yield from _success_policy(job, field, cron)
     yield from _replacement_policy(job, field)
     validated = template_labels
     if name is not None and not manual:
@@ -1805,7 +1805,7 @@ _MAX_SUCCESS_RULES = 20
 _MAX_SUCCEEDED_INDEXES = 64 * 1024
 
 
-def _success_policy(job: Mapping[str, Any], field: str) -> Errors:
+def _success_policy(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
     """validateJobSpec's successPolicy: only for an Indexed Job (the policy is then printed
     as its internal struct marshals), one to 20 rules, each by validateSuccessPolicyRule."""
     policy = job.get("successPolicy")
@@ -1831,7 +1831,9 @@ def _success_policy(job: Mapping[str, Any], field: str) -> Errors:
     if len(rules) > _MAX_SUCCESS_RULES:
         yield _too_many(f"{where}.rules", len(rules), _MAX_SUCCESS_RULES)
     completions = _int(job.get("completions"))
-    if job.get("completions") is None or completions is None:
+    if job.get("completions") is None and job.get("parallelism") is None and not cron:
+        completions = 1  # SetDefaults_Job
+    elif job.get("completions") is None or completions is None:
         return  # upstream dereferences a nil completions here: not modelled
     for i, rule in enumerate(rules):
         yield from _success_rule(rule, f"{where}.rules[{i}]", completions)
