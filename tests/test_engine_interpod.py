@@ -255,7 +255,7 @@ def test_a_snapshot_without_namespaces_warns_of_namespace_selectors() -> None:
                                 },
                             }
                         }
-                    }
+                    },
                 },
             },
             {"job": "nightly"},
