@@ -11,9 +11,9 @@ selector and name rules of k8s.io/apimachinery (``pkg/apis/meta/v1/validation``,
 a Job's failure and success policies, a CronJob's schedule as :mod:`gate.k8s.cronschedule`
 reads it), after ``ValidateObjectMeta`` (the kind's name rule, the namespace, the labels).
 A template the API server refuses never becomes a pod, so such a workload is an ERROR
-carrying every field error the API server would list, in its order, each printed as ``field.Error.Error()`` prints it and several aggregated as
-``ErrorList.ToAggregate`` does (``[first, second]``), with the field path fitgate names the
-template by.
+carrying every field error the API server would list, in its order, each printed as
+``field.Error.Error()`` prints it and several aggregated as ``ErrorList.ToAggregate`` does
+(``[first, second]``), with the field path fitgate names the template by.
 
 Each rule is stated once, beside the upstream function it follows. Defaults the API server
 applies before validating (``SetDefaults_PodSpec``: ``restartPolicy: Always``;
