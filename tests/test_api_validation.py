@@ -722,7 +722,8 @@ def test_a_template_the_api_server_refuses_is_an_error_in_its_words(
 
 def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
     """validateJobSpec's ValidateNonnegativeField on parallelism and completions; a workload
-    read reports such a count as no count first (gate.inputs.counts)."""
+    read reports such a count alone, at its line, when it is the only error
+    (gate.inputs.counts)."""
     body = job()
     body["spec"].update(parallelism=-1, completions=-2)
     found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])

@@ -81,6 +81,34 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      "[spec.minReadySeconds: Invalid value: -3: must be greater than or equal to 0, "
      "spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0, "
      "spec.selector: Invalid value: {}: empty selector is invalid for statefulset]"),
+    # a negative count (gate.inputs.counts) is listed among the other field errors
+    ("a Deployment's negative replicas follow its name's error", deployment,
+     then(spec(replicas=-1), lambda body: body["metadata"].update(name="web_1")),
+     '[metadata.name: Invalid value: "web_1": a lowercase RFC 1123 subdomain must consist of '
+     "lower case alphanumeric characters, '-' or '.', and must start and end with an "
+     "alphanumeric character (e.g. 'example.com', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.replicas: "
+     "Invalid value: -1: must be greater than or equal to 0]"),
+    ("a ReplicaSet's negative replicas come before its minReadySeconds",
+     lambda: deployment("ReplicaSet"), spec(replicas=-1, minReadySeconds=-2),
+     "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, "
+     "spec.minReadySeconds: Invalid value: -2: must be greater than or equal to 0]"),
+    ("a StatefulSet's negative replicas come after its claim policy, before its ordinals",
+     lambda: deployment("StatefulSet"),
+     spec(replicas=-1, ordinals={"start": -1},
+          persistentVolumeClaimRetentionPolicy={"whenScaled": "Keep"}),
+     '[spec.persistentVolumeClaimRetentionPolicy.whenScaled: Unsupported value: "Keep": '
+     'supported values: "Retain", "Delete", spec.replicas: Invalid value: -1: must be greater '
+     "than or equal to 0, spec.ordinals.start: Invalid value: -1: must be greater than or "
+     "equal to 0]"),
+    ("a ReplicationController's negative replicas come after its minReadySeconds", controller,
+     spec(replicas=-1, minReadySeconds=-1),
+     "[spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0, "
+     "spec.replicas: Invalid value: -1: must be greater than or equal to 0]"),
+    ("a Job's negative parallelism is listed before its other errors", job,
+     spec(parallelism=-1, backoffLimit=-1),
+     "[spec.parallelism: Invalid value: -1: must be greater than or equal to 0, "
+     "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0]"),
     # ValidateReplicaSetSpec and ValidateReplicationControllerSpec: before the selector
     ("a ReplicaSet of a negative minReadySeconds is refused before its selector",
      lambda: deployment("ReplicaSet"), spec(minReadySeconds=-1, selector={}),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gate.errors import QuantityError
-from gate.inputs.counts import BadCount, read_count
+from gate.inputs.counts import NEGATIVE, BadCount, read_count
 from gate.inputs.custom_kinds import (
     WORKLOAD_REF_KINDS,
     CustomKind,
@@ -457,11 +457,31 @@ def extract(
     elif replicas_path:
         found = read_count(body, replicas_path, -1)
         replicas = default_replicas if found == -1 else found
-    if isinstance(replicas, BadCount):
-        return _bad_count(body, location, replicas, document.source)
     spec = at(body, spec_path)
     field = ".".join(spec_path)
+    if isinstance(replicas, BadCount):
+        return _refused_count(body, location, replicas, document.source, (spec, field, rules))
     return _workload(body, location, spec, field, replicas, "", document.source, rules)
+
+
+def _refused_count(
+    body: Mapping[str, Any],
+    location: Location,
+    bad: BadCount,
+    source: Source | None,
+    template: tuple[object, str, Rules],
+) -> Unevaluated:
+    """A workload whose count is none: a negative one the API server validates is one of
+    the field errors it lists, in its place among the others (:mod:`gate.k8s.validation`
+    states it), when the workload is read far enough for them; otherwise the count alone,
+    pointing at its line."""
+    spec, field, rules = template
+    if rules == "kind" and str(bad).endswith(NEGATIVE):
+        found = _workload(body, location, spec, field, None, "", source, rules)
+        listed = isinstance(found, Unevaluated) and str(bad) in found.reason
+        if listed and isinstance(found, Unevaluated) and found.reason != str(bad):
+            return found
+    return _bad_count(body, location, bad, source)
 
 
 def _custom(

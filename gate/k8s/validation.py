@@ -1244,8 +1244,10 @@ def _apps(
     if kind == "StatefulSet":
         yield from _pod_management(workload.get("podManagementPolicy"))
         yield from _stateful_set_fields(workload)
-    elif kind == "ReplicaSet":  # ValidateReplicaSetSpec: before the selector
-        yield from _non_negative(workload, "minReadySeconds", "spec")
+    elif kind in ("Deployment", "ReplicaSet"):  # their specs' first rules
+        yield from _non_negative(workload, "replicas", "spec")
+        if kind == "ReplicaSet":
+            yield from _non_negative(workload, "minReadySeconds", "spec")
     raw = workload.get("selector")
     if raw is None and kind != "DaemonSet":
         yield FieldError("spec.selector", REQUIRED)
@@ -1403,8 +1405,8 @@ _RETENTION = ("Retain", "Delete")
 def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
     """ValidateStatefulSetSpec after the pod management policy, in its order: the update
     strategy (RollingUpdate unless written; its partition not negative), the claim
-    retention policy (Retain where unset), minReadySeconds and ordinals.start not
-    negative. The strategy's maxUnavailable is dropped before validation while
+    retention policy (Retain where unset), replicas, minReadySeconds and ordinals.start
+    not negative. The strategy's maxUnavailable is dropped before validation while
     MaxUnavailableStatefulSet is off, as in v1.34."""
     strategy = _mapping(stateful_set.get("updateStrategy"))
     kind = _text(strategy.get("type"))
@@ -1432,6 +1434,7 @@ def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
         if value and value not in _RETENTION:
             where = f"spec.persistentVolumeClaimRetentionPolicy.{name}"
             yield not_supported(where, value, _RETENTION)
+    yield from _non_negative(stateful_set, "replicas", "spec")
     yield from _non_negative(stateful_set, "minReadySeconds", "spec")
     yield from _non_negative(_mapping(stateful_set.get("ordinals")), "start", "spec.ordinals")
 
@@ -1527,15 +1530,16 @@ def _restart_policy(spec: Mapping[str, Any], field: str, allowed: tuple[str, ...
 def _replication_controller(
     rc: Mapping[str, Any], spec: Mapping[str, Any], template_labels: object
 ) -> Errors:
-    """ValidateReplicationControllerSpec: an empty selector is the template's labels
-    (SetDefaults_ReplicationController), which it must then match; ``restartPolicy:
-    Always``."""
+    """ValidateReplicationControllerSpec: minReadySeconds, a selector (an empty one is the
+    template's labels, SetDefaults_ReplicationController), replicas, then the template,
+    which the selector must match, its pods restarting ``Always``."""
     yield from _non_negative(rc, "minReadySeconds", "spec")
     found = text_labels(template_labels)
     selector = text_labels(rc.get("selector")) or found
-    if not selector:
+    if not selector:  # ValidateNonEmptySelector
         yield FieldError("spec.selector", REQUIRED)
-    elif any(found.get(k) != v for k, v in selector.items()):
+    yield from _non_negative(rc, "replicas", "spec")
+    if selector and any(found.get(k) != v for k, v in selector.items()):
         shown = json_labels(found if isinstance(template_labels, Mapping) else None)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     yield from _template(spec, "spec.template.spec", template_labels)
