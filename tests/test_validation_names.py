@@ -2,7 +2,7 @@
 (``staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go``) with its kind's name
 function (``generic.go`` NameIsDNSSubdomain and NameIsDNSLabel; ValidateStatefulSetName is
 a DNS label since v1.27): what the API server refuses is an ERROR in its words, before the
-namespace and the labels."""
+namespace and the labels; then the annotations' keys and size."""
 
 from __future__ import annotations
 
@@ -68,6 +68,35 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
      "empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
      "end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
      "used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]"),
+    # ValidateAnnotations (objectmeta.go): keys, then the total size, after the labels
+    ("an annotation key with a space is refused", named(deployment, name="w",
+                                                       annotations={"team owner": "a"}),
+     'metadata.annotations: Invalid value: "team owner": name part must consist of '
+     "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+     "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+    ("annotations past 256 KiB are too long", named(pod, name="p",
+                                                   annotations={"a": "x" * 262144}),
+     "metadata.annotations: Too long: may not be more than 262144 bytes"),
+    ("a template's annotation key is refused after its labels (ValidatePodTemplateSpec)",
+     lambda: {**deployment(), "spec": {**deployment()["spec"], "template": {
+         "metadata": {"labels": {"app": "web", "v": "a b"}, "annotations": {"/x": "y"}},
+         "spec": deployment()["spec"]["template"]["spec"]}}},
+     '[spec.template.labels: Invalid value: "a b": a valid label must be an empty string or '
+     "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+     "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+     "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.template.annotations: "
+     'Invalid value: "/x": prefix part must be non-empty]'),
+    ("a StatefulSet's template annotation key is refused",
+     lambda: {**deployment("StatefulSet"), "spec": {
+         **deployment("StatefulSet")["spec"], "template": {
+             "metadata": {"labels": {"app": "web"}, "annotations": {"a/b/c": "y"}},
+             "spec": deployment()["spec"]["template"]["spec"]}}},
+     'spec.template.annotations: Invalid value: "a/b/c": a qualified name must consist of '
+     "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+     "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
+     "'/' (e.g. 'example.com/MyName')"),
 ]  # fmt: skip
 
 
@@ -99,6 +128,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]]]] = [
     ("a Pod named a 253-character subdomain is taken", named(pod, name="p" * 253)),
     ("a generateName of one dash is taken (nothing to mask)",
      named(deployment, name="web", generateName="a-")),
+    ("an annotation key in capitals, of any value, is taken (case does not matter)",
+     named(deployment, name="w", annotations={"Example.COM/Owner": "<b>\u2028 anything"})),
 ]  # fmt: skip
 
 

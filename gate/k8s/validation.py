@@ -1039,11 +1039,35 @@ def pod_template_problem(
     return _all(_template(spec, field, template_labels))
 
 
-def _template(spec: Mapping[str, Any], field: str, template_labels: object) -> Errors:
+def _template(
+    spec: Mapping[str, Any], field: str, template_labels: object, notes: object = None
+) -> Errors:
+    """ValidatePodTemplateSpec: the template's labels and annotations (``notes``), then its
+    pod spec."""
     template = template_path(field)
     if template is not None:
         yield from labels(template_labels, f"{template}.labels")
+        yield from annotation_map(notes, f"{template}.annotations")
     yield from pod_spec(spec, field)
+
+
+ANNOTATIONS_LIMIT = 256 * (1 << 10)
+"""TotalAnnotationSizeLimitB: the bytes of every annotation's key and value together."""
+
+
+def annotation_map(raw: object, field: str) -> Errors:
+    """ValidateAnnotations: each key a qualified name whatever its case (reported as
+    written), and all of them, keys and values, at most 256 KiB."""
+    found = _mapping(raw)
+    size = 0
+    for key, value in found.items():
+        text = str(key)
+        lowered = text.lower()
+        if not label_key_ok(lowered):
+            yield from _each(field, text, qualified_name_errors(lowered))
+        size += len(text.encode()) + len((_text(value) or "").encode())
+    if size > ANNOTATIONS_LIMIT:
+        yield FieldError(field, TOO_LONG, None, f"may not be more than {ANNOTATIONS_LIMIT} bytes")
 
 
 def aggregate(messages: Iterable[str]) -> str | None:
@@ -1083,7 +1107,9 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         return
     yield from object_meta(body, kind)
     if kind == "PodTemplate":
-        yield from _template(spec, "template.spec", at(body, ("template", "metadata", "labels")))
+        template = ("template", "metadata")
+        notes = at(body, (*template, "annotations"))
+        yield from _template(spec, "template.spec", at(body, (*template, "labels")), notes)
         return
     if kind == "CronJob":
         cron = _mapping(body.get("spec"))
@@ -1108,7 +1134,8 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     elif kind == "ReplicationController":
         yield from _replication_controller(_mapping(body.get("spec")), spec, template_labels)
     else:
-        yield from _template(spec, "spec.template.spec", template_labels)
+        notes = at(body, ("spec", "template", "metadata", "annotations"))
+        yield from _template(spec, "spec.template.spec", template_labels, notes)
 
 
 _CONCURRENCY = ("Allow", "Forbid", "Replace")
@@ -1166,9 +1193,9 @@ _CRON_JOB_NAME = 52
 
 def object_meta(body: Mapping[str, Any], kind: str | None = None) -> Errors:
     """ValidateObjectMeta, in its order, for the generateName and name of a ``kind`` (not
-    checked without one), the namespace (a DNS label) and the labels. A name left to
-    ``generateName`` is the prefix, cut to 58 characters, and 5 random characters (drawn
-    here from the prefix: only their place in a message is upstream's)."""
+    checked without one), the namespace (a DNS label), the labels and the annotations. A
+    name left to ``generateName`` is the prefix, cut to 58 characters, and 5 random
+    characters (drawn here from the prefix: only their place in a message is upstream's)."""
     metadata = _mapping(body.get("metadata"))
     if kind is not None:
         yield from _names(metadata, kind)
@@ -1176,6 +1203,7 @@ def object_meta(body: Mapping[str, Any], kind: str | None = None) -> Errors:
     if namespace:  # ValidateNamespaceName
         yield from _each("metadata.namespace", namespace, dns1123_label_errors(namespace))
     yield from labels(metadata.get("labels"), "metadata.labels")
+    yield from annotation_map(metadata.get("annotations"), "metadata.annotations")
 
 
 _LABEL_NAMED = frozenset({"StatefulSet"})
@@ -1265,10 +1293,12 @@ def _apps(
         if converts and not _selects(raw, found or {}):
             shown = json_labels(found)
             yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
+        notes = at(workload, ("template", "metadata", "annotations"))
         if kind == "StatefulSet":
             yield from labels(template_labels, "spec.template.labels")
+            yield from annotation_map(notes, "spec.template.annotations")
         else:
-            yield from _template(spec, "spec.template.spec", template_labels)
+            yield from _template(spec, "spec.template.spec", template_labels, notes)
     if converts or kind not in ("Deployment", "ReplicaSet"):
         yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
         if spec.get("activeDeadlineSeconds") is not None:
@@ -1542,7 +1572,8 @@ def _replication_controller(
     if selector and any(found.get(k) != v for k, v in selector.items()):
         shown = json_labels(found if isinstance(template_labels, Mapping) else None)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
-    yield from _template(spec, "spec.template.spec", template_labels)
+    notes = at(rc, ("template", "metadata", "annotations"))
+    yield from _template(spec, "spec.template.spec", template_labels, notes)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
 
 
@@ -1565,7 +1596,8 @@ def _job(
     validated = template_labels
     if name is not None and not manual:
         validated = _with_job_name(template_labels, name)
-    yield from _template(spec, f"{field}.template.spec", validated)
+    notes = at(job, ("template", "metadata", "annotations"))
+    yield from _template(spec, f"{field}.template.spec", validated, notes)
     where = f"{field}.template.spec.restartPolicy"
     if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
         yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
