@@ -9,7 +9,8 @@ selector and name rules of k8s.io/apimachinery (``pkg/apis/meta/v1/validation``,
 (``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``,
 ``ValidateReplicationControllerSpec``) and on their own spec beside it (strategies, counts,
 a Job's failure and success policies, a CronJob's schedule as :mod:`gate.k8s.cronschedule`
-reads it), after ``ValidateObjectMeta`` (the kind's name rule, the namespace, the labels).
+reads it), after ``ValidateObjectMeta`` (the kind's name rule, the namespace, the labels,
+the annotations).
 A template the API server refuses never becomes a pod, so such a workload is an ERROR
 carrying every field error the API server would list, in its order, each printed as
 ``field.Error.Error()`` prints it and several aggregated as ``ErrorList.ToAggregate`` does
