@@ -109,6 +109,15 @@ def test_a_name_the_api_server_refuses_is_an_error_in_its_words(
     assert reason(build()) == expected
 
 
+def test_a_cronjob_s_generated_name_is_held_to_52_characters() -> None:
+    """ValidateCronJobCreate measures the name BeforeCreate generated: 48 characters of
+    prefix and 5 random ones are too many for the Jobs' names."""
+    found = reason(named(lambda: job("CronJob"), generateName="c" * 48)())
+    assert found is not None and found.startswith(f'metadata.name: Invalid value: "{"c" * 48}')
+    assert found.endswith('": must be no more than 52 characters')
+    assert reason(named(lambda: job("CronJob"), generateName="c" * 47)()) is None
+
+
 def test_a_generated_name_past_its_prefix_is_validated_as_generated() -> None:
     """rest.BeforeCreate generates the name (the prefix and 5 random characters) before
     ValidateObjectMeta: both are refused, the name's random part being the API server's."""

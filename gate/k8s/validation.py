@@ -1120,14 +1120,14 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         )
         yield from _non_negative(cron, "successfulJobsHistoryLimit", "spec")
         yield from _non_negative(cron, "failedJobsHistoryLimit", "spec")
-        name = _text(at(body, ("metadata", "name"))) or ""
+        name = stored_name(_mapping(body.get("metadata")))
         if len(name) > _CRON_JOB_NAME:  # ValidateCronJobCreate: its Jobs take 11 more
             detail = f"must be no more than {_CRON_JOB_NAME} characters"
             yield invalid("metadata.name", name, detail)
         return
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
-        name = _text(at(body, ("metadata", "name"))) or ""
+        name = stored_name(_mapping(body.get("metadata")))
         yield from _job(_mapping(body.get("spec")), "spec", spec, name)
         yield from _indexed_hostnames(body)
     elif kind in APPS:
@@ -1214,6 +1214,14 @@ ValidateDeploymentName, ValidateReplicaSetName, ValidateDaemonSetName,
 ValidateReplicationControllerName, ValidateJob, ValidateCronJobCreate)."""
 
 
+def stored_name(metadata: Mapping[str, Any]) -> str:
+    """The name the object is validated by: its own, or the one rest.BeforeCreate generates
+    from its ``generateName`` first ("" for neither)."""
+    name = _text(metadata.get("name")) or ""
+    prefix = _text(metadata.get("generateName")) or ""
+    return generate_name(prefix, prefix) if not name and prefix else name
+
+
 def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
     """ValidateObjectMetaAccessor's generateName (a prefix: a trailing dash masked, as
     maskTrailingDash does) and name (required, or generated)."""
@@ -1222,9 +1230,7 @@ def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
     if prefix:
         masked = prefix[:-2] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix
         yield from _each("metadata.generateName", prefix, rule(masked))
-    name = _text(metadata.get("name")) or ""
-    if not name and prefix:
-        name = generate_name(prefix, prefix)  # rest.BeforeCreate, before validation
+    name = stored_name(metadata)
     if not name:
         detail = "name or generateName is required"
         yield FieldError("metadata.name", REQUIRED, None, detail)
@@ -1997,7 +2003,7 @@ def _indexed_hostnames(body: Mapping[str, Any]) -> Errors:
     """ValidateJob's last rule: an Indexed Job's name, suffixed with its last index, is
     the hostname of a pod, so a DNS label."""
     job = _mapping(body.get("spec"))
-    name = _text(at(body, ("metadata", "name")))
+    name = stored_name(_mapping(body.get("metadata")))
     completions = _int(job.get("completions"))
     if job.get("completionMode") != _INDEXED or not name or not completions:
         return
