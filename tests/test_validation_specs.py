@@ -268,6 +268,11 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      spec(schedule="CRON_TZ=UTC 0 0 * * *"),
      'spec.schedule: Invalid value: "CRON_TZ=UTC 0 0 * * *": cannot use TZ or CRON_TZ in '
      "schedule, use timeZone field instead"),
+    ("a CronJob of a time zone and no schedule fields is refused as the parser panics",
+     lambda: job("CronJob"), spec(schedule="TZ=UTC"),
+     '[spec.schedule: Invalid value: "TZ=UTC": invalid schedule format: runtime error: slice '
+     'bounds out of range [:-1], spec.schedule: Invalid value: "TZ=UTC": cannot use TZ or '
+     "CRON_TZ in schedule, use timeZone field instead]"),
     ("a CronJob of an empty schedule is refused", lambda: job("CronJob"), spec(schedule=""),
      "spec.schedule: Required value"),
     ("a CronJob of an empty time zone is refused", lambda: job("CronJob"), spec(timeZone=""),

@@ -1,8 +1,8 @@
 """Why the API server refuses a CronJob's ``schedule`` and ``timeZone``: the error texts of
 ``cron.ParseStandard`` (github.com/robfig/cron/v3 v3.0.1 ``parser.go``: five fields or a
 descriptor) and of Go's ``time.LoadLocation``, which kubernetes v1.34's
-``validateScheduleFormat`` and ``validateTimeZone`` (``pkg/apis/batch/validation``) print
-after ``Invalid value``.
+``validateScheduleFormat`` (through ``pkg/util/parsers`` ParseCronScheduleWithPanicRecovery)
+and ``validateTimeZone`` (``pkg/apis/batch/validation``) print after ``Invalid value``.
 
 >>> schedule_error("*/5 * * *")
 'expected exactly 5 fields, found 4: [*/5 * * *]'
@@ -62,8 +62,10 @@ def schedule_error(schedule: str) -> str | None:
 def _parse(spec: str) -> None:
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space, equals = spec.find(" "), spec.find("=")
-        if space < 0:
-            return  # Go panics slicing here; the message is the runtime's, not modelled
+        if space < 0:  # spec[eq+1:-1] panics; ParseCronScheduleWithPanicRecovery words it
+            raise _Refused(
+                "invalid schedule format: runtime error: slice bounds out of range [:-1]"
+            )
         zone = spec[equals + 1 : space]
         error = time_zone_error(zone)
         if error is not None:
