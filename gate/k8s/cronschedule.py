@@ -15,7 +15,6 @@ True
 from __future__ import annotations
 
 import re
-import zoneinfo
 from dataclasses import dataclass
 from functools import cache
 
@@ -181,8 +180,9 @@ def _int(text: str) -> int:
 
 def time_zone_error(name: str) -> str | None:
     """The error ``time.LoadLocation`` gives ``name``, or None (``UTC``, ``Local`` and
-    every zone of the tz database). Where this machine has no tz database no zone is
-    refused: not knowing is no reason."""
+    every zone of the tz database). The zones are the ``tzdata`` package's, as the API
+    server's are the database Go embeds (``time/tzdata``), not the machine's; were the
+    package missing, no zone is refused: not knowing is no reason."""
     if name in ("", "UTC", "Local") or not _zones():
         return None
     if name in _zones():
@@ -192,4 +192,10 @@ def time_zone_error(name: str) -> str | None:
 
 @cache
 def _zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    from importlib import resources  # here: only a CronJob's time zone needs the list
+
+    try:
+        listed = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, OSError):
+        return frozenset()
+    return frozenset(listed.split())
