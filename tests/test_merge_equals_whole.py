@@ -340,6 +340,21 @@ CASES: dict[str, Case] = {
         },
         says="2 of 3 replicas fit; the 3rd: pods",
     ),
+    "quota: the namespace's quota creates none of a Deployment's pods": Case(
+        [workload("Deployment", "api", cpu="3"), workload("Deployment", "web", cpu="1")],
+        recorded={
+            "resourceQuotas": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ResourceQuota",
+                    "metadata": {"name": "compute", "namespace": "app"},
+                    "spec": {"hard": {"requests.cpu": "2"}},
+                    "status": {"hard": {"requests.cpu": "2"}, "used": {"requests.cpu": "0"}},
+                }
+            ]
+        },
+        says="is forbidden: exceeded quota: compute, requested: requests.cpu=3",
+    ),
     "warning scheduling: a pod another scheduler places": Case(
         [pod("custom", schedulerName="volcano")],
         warned=frozenset({WarningKind.SCHEDULING}),
