@@ -485,6 +485,31 @@ CASES: dict[str, Case] = {
         },
         says="fits by evicting 2 pods of lower priority: app/filler1 (priority 1), app/filler0",
     ),
+    "an earlier workload that evicts a pod for one copy leaves the NodePool's count": Case(
+        [
+            workload(
+                "Deployment",
+                "queue",
+                replicas=3,
+                cpu="100m",
+                pod={
+                    "priorityClassName": "high",
+                    "containers": [container("q", {"cpu": "100m"}, ports=[PORT_80])],
+                },
+            ),
+            workload("Deployment", "cache", replicas=4, cpu="3"),
+        ],
+        nodes=four_nodes(
+            n2={"pool": "gpu", "taints": [GPU_TAINT]}, n3={"pool": "gpu", "taints": [GPU_TAINT]}
+        ),
+        pods=[running("edge", "n1", {"app": "edge"}, ports=[PORT_80])],
+        recorded={
+            "priorityClasses": [{"metadata": {"name": "high"}, "value": 1000}],
+            "nodePools": [node_pool("default")],
+        },
+        argv=("--instance-types", CATALOG),
+        says='fits after scale-up: NodePool "default" +1 node',
+    ),
     "an add-on-only workload the configuration allows": Case(
         [
             workload(

@@ -116,7 +116,7 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
-from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
+from gate.scheduler.plugins.defaultpreemption import NEVER, Budgets, PodsByNode, Victim
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -956,7 +956,9 @@ class Evaluator:
                 ledger=None if own else ledger,
                 released=len(own),
                 scores=scores,
-                refusals=refused if reported else None,
+                # The copy after the last that fits is where preemption starts: a workload
+                # another shard reports places its copies by eviction as it would here.
+                refusals=refused if reported or self._may_preempt(pod.profile) else None,
                 reported=reported,
                 label_bits=self.index.label_values,
                 nonzero=pod.profile.bound_nonzero
@@ -1192,6 +1194,13 @@ class Evaluator:
             Budgets(self.snapshot.disruption_budgets),
             self.dialect,
         )
+
+    def _may_preempt(self, pod: PodProfile) -> bool:
+        """Whether DefaultPreemption may place some copy of ``pod``: it may preempt, and
+        some node holds a pod of lower priority."""
+        if pod.preemption_policy == NEVER:
+            return False
+        return bool(self._pods_by_node().below(pod.priority or 0))
 
     def _pods_by_node(self) -> PodsByNode:
         if not self._by_node:
