@@ -214,9 +214,13 @@ def started(pod: ExistingPod) -> datetime:
     return rfc3339_time(pod.started) or _NOW
 
 
-def importance(victim: Victim) -> tuple[int, datetime]:
-    """MoreImportantPod as a sort key (ascending is most important first)."""
-    return -victim.pod.priority, started(victim.pod)
+def importance(victim: Victim) -> tuple[int, datetime, str, str]:
+    """MoreImportantPod as a sort key (ascending is most important first). Pods it finds
+    alike are taken by namespace and name, as the API server lists them: upstream keeps
+    the order they joined the node in, which no snapshot records, and a file's order must
+    not choose the victim."""
+    pod = victim.pod
+    return -pod.priority, started(pod), pod.namespace, pod.name
 
 
 @dataclass(frozen=True, slots=True)
