@@ -12,6 +12,8 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +207,54 @@ def test_a_recording_in_another_order_gives_every_report_alike(
         reversed_order = {k: v[::-1] for k, v in case.recording().items() if isinstance(v, list)}
         assert _check(directory, {**case.recording(), **reversed_order}, case) == given_order
         assert says in given_order[1]["json"]
+
+
+def _placed(value: Any) -> Any:
+    """``value`` without what names where a document was read: its file and lines."""
+    if isinstance(value, dict):
+        return {k: _placed(v) for k, v in value.items() if k not in ("file", "line", "read")}
+    if isinstance(value, list):
+        return [_placed(v) for v in value]
+    return value
+
+
+def _files(directory: Path, case: Run, cuts: list[int], *more: str) -> dict[str, Any]:
+    """The JSON report of ``check`` given the case's documents in files cut before each
+    of ``cuts``, in order."""
+    bounds = [0, *sorted(set(cuts)), len(case.documents)]
+    paths = []
+    for number, (start, end) in enumerate(pairwise(bounds)):
+        if end > start:
+            paths.append(
+                write_documents(directory / f"{number:02}.yaml", case.documents[start:end])
+            )
+    path = directory / SNAPSHOT
+    path.write_text(json.dumps(case.recording()), encoding="utf-8")
+    out = directory / "files.json"
+    code = run("check", *paths, "--snapshot", str(path), *case.argv, *more, "--json", str(out))
+    assert code[0] in (0, 1), code[2]
+    return _placed(json.loads(out.read_text(encoding="utf-8")))
+
+
+@GENERATED
+@given(runs(), st.lists(st.integers(1, 9), max_size=4))
+def test_documents_split_across_files_alike_are_judged_alike(case: Run, cuts: list[int]) -> None:
+    with _directory() as directory:
+        one_file = _files(directory, case, [])
+        assert _files(directory, case, [c for c in cuts if c < len(case.documents)]) == one_file
+
+
+@GENERATED
+@given(runs())
+def test_a_new_daemonset_takes_its_room_first_wherever_the_files_list_it(case: Run) -> None:
+    daemonsets = [d for d in case.documents if d["kind"] == "DaemonSet"]
+    others = [d for d in case.documents if d["kind"] != "DaemonSet"]
+    with _directory() as directory:
+        first = _files(directory, replace(case, documents=(*daemonsets, *others)), [])
+        last = _files(directory, replace(case, documents=(*others, *daemonsets)), [])
+    assert sorted(first["workloads"], key=_named) == sorted(last["workloads"], key=_named)
+    assert first["summary"] == last["summary"]
+
+
+def _named(workload: dict[str, Any]) -> tuple[str, str, str]:
+    return workload["kind"], workload["namespace"], workload["name"]
