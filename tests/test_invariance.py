@@ -233,7 +233,8 @@ def _files(directory: Path, case: Run, cuts: list[int], *more: str) -> dict[str,
     out = directory / "files.json"
     code = run("check", *paths, "--snapshot", str(path), *case.argv, *more, "--json", str(out))
     assert code[0] in (0, 1), code[2]
-    return _placed(json.loads(out.read_text(encoding="utf-8")))
+    placed: dict[str, Any] = _placed(json.loads(out.read_text(encoding="utf-8")))
+    return placed
 
 
 @GENERATED
