@@ -54,6 +54,17 @@ def _node(name: str, zone: str, pool: str = "web", **more: Any) -> dict[str, Any
 
 
 PORT_80 = {"containerPort": 80, "hostPort": 80}
+DATA = {"name": "data", "mountPath": "/data"}
+CLAIM_SPEC = {
+    "storageClassName": "wait",
+    "accessModes": ["ReadWriteOnce"],
+    "resources": {"requests": {"storage": "1Gi"}},
+}
+STORAGE_CLASS_WAIT = {
+    "metadata": {"name": "wait"},
+    "provisioner": "disk.csi.azure.com",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
 
 
 def four_nodes(**changed: dict[str, Any]) -> list[dict[str, Any]]:
@@ -509,6 +520,25 @@ CASES: dict[str, Case] = {
         },
         argv=("--instance-types", CATALOG),
         says='fits after scale-up: NodePool "default" +1 node',
+    ),
+    "a StatefulSet whose claims wait for their node, beside a workload that took its room": Case(
+        [
+            workload("StatefulSet", "api", replicas=3, cpu="3"),
+            workload(
+                "StatefulSet",
+                "db",
+                replicas=1,
+                pod={"containers": [container("db", {"cpu": "1500m"}, volumeMounts=[DATA])]},
+                volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": CLAIM_SPEC}],
+            ),
+        ],
+        nodes=four_nodes()[:1],
+        recorded={
+            "storageClasses": [STORAGE_CLASS_WAIT],
+            "persistentVolumes": [],
+            "persistentVolumeClaims": [],  # the claims are known: none is bound yet
+        },
+        says="fits alone; beside app/api, 0 of 1 replicas fit",
     ),
     "an add-on-only workload the configuration allows": Case(
         [

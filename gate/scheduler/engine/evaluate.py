@@ -683,7 +683,12 @@ class Evaluator:
                 # the autoscalers plan after the copies where the walk put them
                 warnings = [w for w in warnings if w.kind is not WarningKind.LOST_NODE]
                 zones = by_ordinal.zones
-            if by_ordinal is not None and unfit is None:
+            starts = by_ordinal is not None and unfit is None
+            if by_ordinal is not None and starts and by_ordinal.placement.fit < placement.wanted:
+                # every copy starts alone; beside the run's earlier workloads the count's
+                # shortfall stands, with its message and cause
+                placement = by_ordinal.placement
+            elif by_ordinal is not None and starts:
                 # every copy starts: the count found short where the copies' claims are not
                 placement = replace(by_ordinal.placement, first_fits=None)
                 message, cause, outcomes = None, None, first
