@@ -103,12 +103,28 @@ def _running(draw: st.DrawFn, index: int, nodes: list[str]) -> dict[str, Any]:
         containers=[container("c", requests=requests, **more)],
         priority=draw(st.sampled_from((0, 0, 5, 500))),
     )
-    found["metadata"]["labels"] = {"tier": draw(st.sampled_from(TIERS)), "app": "old"}
+    app = draw(st.sampled_from(("old", "old", "web", "db")))
+    found["metadata"]["labels"] = {"tier": draw(st.sampled_from(TIERS)), "app": app}
+    if app != "old":  # a running copy of a workload the manifests may change
+        found["metadata"]["labels"]["pod-template-hash"] = "5d8f7c"
+        found["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": f"{app}-5d8f7c"}]
+    if draw(st.booleans()):
+        found["status"]["startTime"] = f"2026-08-1{draw(st.integers(0, 5))}T10:00:00Z"
     return found
 
 
-def _quota(name: str, cpu: int, used: str) -> dict[str, Any]:
-    hard = {"requests.cpu": str(cpu)}
+def _budget(name: str, tier: str, allowed: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"selector": {"matchLabels": {"tier": tier}}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+def quota(name: str, cpu: str, used: str) -> dict[str, Any]:
+    hard = {"requests.cpu": cpu}
     return {
         "apiVersion": "v1",
         "kind": "ResourceQuota",
@@ -188,13 +204,19 @@ def clusters(draw: st.DrawFn) -> dict[str, list[dict[str, Any]]]:
         priority_class("low", 1, preemptionPolicy="Never"),
     ]
     recorded["resourceQuotas"] = [
-        _quota(name, draw(st.integers(4, 24)), draw(st.sampled_from(("0", "1", "2"))))
+        quota(name, str(draw(st.integers(4, 24))), draw(st.sampled_from(("0", "1", "2"))))
         for name in draw(st.sampled_from(((), ("compute",), ("compute", "burst"))))
     ]
     recorded["limitRanges"] = [
         limit_range(name, cpu)
         for name, cpu in draw(
             st.sampled_from(((), (("defaults", "200m"),), (("defaults", "200m"), ("more", "1"))))
+        )
+    ]
+    recorded["podDisruptionBudgets"] = [
+        _budget(name, tier, draw(st.integers(0, 1)))
+        for name, tier in draw(
+            st.sampled_from(((), (("fronts", "front"),), (("all", "front"), ("backs", "back"))))
         )
     ]
     # An empty array is left out: a List cannot tell a kind listed and found empty from

@@ -31,6 +31,7 @@ from tests.invariance_cases import (
     Run,
     limit_range,
     priority_class,
+    quota,
     runs,
     shuffled,
     write_documents,
@@ -181,27 +182,53 @@ def _old(name: str, cpu: str) -> dict[str, Any]:
     return api_pod(name, "n0", namespace=NAMESPACE, containers=[container("c", {"cpu": cpu})])
 
 
-ORDERED: dict[str, tuple[dict[str, list[dict[str, Any]]], dict[str, Any], str]] = {
+def _of_db(suffix: str, cpu: str) -> dict[str, Any]:
+    """A running pod of Deployment ``db``'s ReplicaSet."""
+    found = _old(f"db-5d8f7c-{suffix}", cpu)
+    found["metadata"]["labels"] = {"app": "db", "pod-template-hash": "5d8f7c"}
+    found["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "db-5d8f7c"}]
+    return found
+
+
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "api", "namespace": NAMESPACE},
+    "spec": {
+        "template": {
+            "spec": {"restartPolicy": "Never", "containers": [container("c", {"cpu": "1"})]}
+        }
+    },
+}
+Documents = tuple[dict[str, Any], ...]
+ORDERED: dict[str, tuple[dict[str, list[dict[str, Any]]], Documents, str]] = {
     "two LimitRanges of a namespace default a request by their names, in any order": (
         {"nodes": [api_node("n0")], "pods": [],
          "limitRanges": [limit_range("more", "1"), limit_range("defaults", "200m")]},
-        workload("Deployment", "api", cpu=None),
+        (workload("Deployment", "api", cpu=None),),
         '"cpu": "200m"',
     ),
     "of two running pods alike, the one evicted does not depend on their order": (
         {"nodes": [api_node("n0", cpu="2")], "pods": [_old("old-2", "1"), _old("old-1", "1")],
          "priorityClasses": [priority_class("high", 1000)]},
-        workload("Deployment", "api", replicas=1, cpu="1", pod={"priorityClassName": "high"}),
+        (workload("Deployment", "api", replicas=1, cpu="1", pod={"priorityClassName": "high"}),),
         '"name": "old-2"',
+    ),
+    "the old pod a Deployment's rollout replaces first does not depend on their order": (
+        {"nodes": [api_node("n0")], "pods": [_of_db("a", "250m"), _of_db("b", "1500m")],
+         "resourceQuotas": [quota("compute", "2500m", "1750m")]},
+        (workload("Deployment", "db", replicas=1, cpu="200m"),
+         JOB),
+        '"quota": "compute"',
     ),
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("recorded", "document", "says"), ORDERED.values(), ids=ORDERED.keys())
+@pytest.mark.parametrize(("recorded", "documents", "says"), ORDERED.values(), ids=ORDERED.keys())
 def test_a_recording_in_another_order_gives_every_report_alike(
-    recorded: dict[str, list[dict[str, Any]]], document: dict[str, Any], says: str
+    recorded: dict[str, list[dict[str, Any]]], documents: Documents, says: str
 ) -> None:
-    case = Run(recorded, (document,), ())
+    case = Run(recorded, documents, ())
     with _directory() as directory:
         given_order = _check(directory, case.recording(), case)
         reversed_order = {k: v[::-1] for k, v in case.recording().items() if isinstance(v, list)}

@@ -116,7 +116,13 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
-from gate.scheduler.plugins.defaultpreemption import NEVER, Budgets, PodsByNode, Victim
+from gate.scheduler.plugins.defaultpreemption import (
+    NEVER,
+    Budgets,
+    PodsByNode,
+    Victim,
+    started,
+)
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -398,7 +404,9 @@ class Evaluator:
             seen: dict[tuple[tuple[str, int], ...], Usage] = {}
             running = [
                 seen.get(key) or seen.setdefault(key, running_usage(dict(key), usage))
-                for key in (tuple(sorted(indexed[i].requests.items())) for i in own)
+                for key in (
+                    tuple(sorted(indexed[i].requests.items())) for i in _leaving(indexed, own)
+                )
             ]
         else:  # they all leave first: their sum is what leaves
             total = summed_requests(indexed[i].requests for i in own)
@@ -1211,6 +1219,14 @@ class Evaluator:
         if not self._by_node:
             self._by_node.append(PodsByNode(self.cluster.others.pods))
         return self._by_node[0]
+
+
+def _leaving(pods: Sequence[ExistingPod], own: Sequence[int]) -> list[int]:
+    """The order a rollout's old pods leave in: the ReplicaSet controller deletes first
+    the pod that started last (getPodsToDelete ranks one ready for less time first); pods
+    alike leave by name, whatever order the snapshot records them in."""
+    by_name = sorted(own, key=lambda i: pods[i].name)
+    return sorted(by_name, key=lambda i: started(pods[i]), reverse=True)
 
 
 def _counted(profile: PodProfile, pods: Iterable[ExistingPod], carries: bool | None = None) -> bool:
