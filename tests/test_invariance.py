@@ -27,6 +27,7 @@ from gate.snapshot.forked import Forked, Processes, can_fork
 from gate.snapshot.halves import SecondReader
 from tests.builders import api_node, api_pod, container
 from tests.invariance_cases import (
+    HOSTNAME,
     NAMESPACE,
     Run,
     limit_range,
@@ -286,3 +287,34 @@ def test_a_new_daemonset_takes_its_room_first_wherever_the_files_list_it(case: R
 
 def _named(workload: dict[str, Any]) -> tuple[str, str, str]:
     return workload["kind"], workload["namespace"], workload["name"]
+
+
+ANTI_OWN = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "api"}}, "topologyKey": HOSTNAME}
+        ]
+    }
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="DefaultPreemption asks a node again without the copies already placed there "
+    "(defaultpreemption._fails prepares the pod on the cluster, which holds none of them), "
+    "so a node that only the copies' own anti-affinity or spread refused passes with no "
+    "victim, and pick_one takes the highest priority of no victims",
+)
+def test_a_copy_its_own_anti_affinity_keeps_off_every_node_is_judged_without_a_crash() -> None:
+    old = _old("old-0", "100m")
+    recorded = {
+        "nodes": [api_node("n0", labels={HOSTNAME: "n0"}), api_node("n1", labels={HOSTNAME: "n1"})],
+        "pods": [old],
+        "priorityClasses": [priority_class("high", 1000)],
+    }
+    spec = {"priorityClassName": "high", "affinity": ANTI_OWN}
+    case = Run(recorded, (workload("Deployment", "api", replicas=3, cpu="100m", pod=spec),), ())
+    with _directory() as directory:
+        code, _ = _check(directory, case.recording(), case)
+    assert "2 of 3 replicas fit" in code[1]
