@@ -18,11 +18,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tests.autoscaling_objects import status_configmap, status_group
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
 from tests.karpenter_objects import node_pool
 
 NAMESPACE = "app"
+AGENT_POOL = "kubernetes.azure.com/agentpool"
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 GPU_TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
@@ -230,7 +232,27 @@ def clusters(draw: st.DrawFn) -> dict[str, list[dict[str, Any]]]:
             node_pool("default", weight=weights[0]),
             node_pool("spare", weight=weights[1], limits={"cpu": "16"}),
         ]
+    elif draw(st.booleans()):
+        recorded["configMaps"] = [draw(_node_groups(nodes))]
     return recorded
+
+
+@st.composite
+def _node_groups(draw: st.DrawFn, nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """cluster-autoscaler's status: each pool of ``nodes`` an AKS node group (the nodes
+    labelled for it) that may grow by up to three nodes."""
+    pools: dict[str, int] = {}
+    for node in nodes:
+        labels = node["metadata"]["labels"]
+        labels[AGENT_POOL] = labels["pool"]
+        pools[labels["pool"]] = pools.get(labels["pool"], 0) + 1
+    groups = [
+        status_group(
+            f"aks-{pool}-12345678-vmss", target=count, max_size=count + draw(st.integers(0, 3))
+        )
+        for pool, count in sorted(pools.items())
+    ]
+    return status_configmap(*groups)
 
 
 @st.composite
