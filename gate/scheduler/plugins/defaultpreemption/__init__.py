@@ -214,13 +214,9 @@ def started(pod: ExistingPod) -> datetime:
     return rfc3339_time(pod.started) or _NOW
 
 
-def importance(victim: Victim) -> tuple[int, datetime, str, str]:
-    """MoreImportantPod as a sort key (ascending is most important first). Pods it finds
-    alike are taken by namespace and name, as the API server lists them: upstream keeps
-    the order they joined the node in, which no snapshot records, and a file's order must
-    not choose the victim."""
-    pod = victim.pod
-    return -pod.priority, started(pod), pod.namespace, pod.name
+def importance(victim: Victim) -> tuple[int, datetime]:
+    """MoreImportantPod as a sort key (ascending is most important first)."""
+    return -victim.pod.priority, started(victim.pod)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +256,13 @@ def preempt(ask: Ask, pods: PodsByNode, budgets: Budgets) -> Preemption:
         if not lower:
             statuses[REASON_NO_VICTIMS] += 1
             continue
-        victims = [Victim(i, pods.index.pods[i]) for i in lower]
+        # The node's pods as the API server lists them (by namespace and name), the order
+        # a starting scheduler adds them to the node in: the snapshot file's order must
+        # not choose which of the pods MoreImportantPod finds alike stays.
+        victims = sorted(
+            (Victim(i, pods.index.pods[i]) for i in lower),
+            key=lambda v: (v.pod.namespace, v.pod.name),
+        )
         found = select_victims(ask, position, victims, budgets)
         if isinstance(found, Rejection):
             statuses.update(found.reasons)
