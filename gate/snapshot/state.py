@@ -120,8 +120,7 @@ def admission(
     priority_class_items: Iterable[Any] | None = None,
     resource_quota_items: Iterable[Any] | None = None,
 ) -> AdmissionObjects:
-    """LimitRange Container and Pod items by namespace (each namespace's LimitRanges in name
-    order), RuntimeClasses and PriorityClasses by name
+    """LimitRange Container and Pod items by namespace, RuntimeClasses and PriorityClasses by name
     (``priority_class_items`` None: none recorded), ResourceQuotas as recorded
     (``resource_quota_items`` None: none recorded). The schema says nothing of their shape,
     so anything that is not shaped like one is passed over."""
@@ -131,10 +130,13 @@ def admission(
         for pc in priority_class_items or ()
         if isinstance(pc, Mapping) and _field(pc, "metadata").get("name") is not None
     }
-    limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
     # By name, as the API server lists them, whatever order a file records: the first
     # LimitRange to default a request sets it (upstream's lister order is a map's).
-    for item in sorted(limit_range_items, key=lambda i: str(_field(i, "metadata").get("name"))):
+    limit_range_items = sorted(
+        limit_range_items, key=lambda i: str(_field(i, "metadata").get("name"))
+    )
+    limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
+    for item in limit_range_items:
         metadata, spec = _field(item, "metadata"), _field(item, "spec")
         namespace = metadata.get("namespace") or "default"
         limits = spec.get("limits")
