@@ -118,8 +118,11 @@ class PodsByNode:
 
     @property
     def on(self) -> dict[int, list[int]]:
-        """By node, the positions of its pods in index order: built when a node holding
-        a lower-priority pod is first asked (where every pod has one priority, never)."""
+        """By node, the positions of its pods in the order the API server lists them (by
+        namespace and name), the order a starting scheduler adds them to the node in: the
+        snapshot file's order must not choose which of the pods MoreImportantPod finds
+        alike stays. Built when a node holding a lower-priority pod is first asked (where
+        every pod has one priority, never)."""
         if self._on is None:
             on: dict[int, list[int]] = {}
             for position, node in enumerate(self.index.node_of):
@@ -128,6 +131,9 @@ class PodsByNode:
                     on[node] = [position]
                 else:
                     found.append(position)
+            pods = self.index.pods
+            for positions in on.values():
+                positions.sort(key=lambda i: (pods[i].namespace, pods[i].name))
             self._on = on
         return self._on
 
@@ -256,13 +262,7 @@ def preempt(ask: Ask, pods: PodsByNode, budgets: Budgets) -> Preemption:
         if not lower:
             statuses[REASON_NO_VICTIMS] += 1
             continue
-        # The node's pods as the API server lists them (by namespace and name), the order
-        # a starting scheduler adds them to the node in: the snapshot file's order must
-        # not choose which of the pods MoreImportantPod finds alike stays.
-        victims = sorted(
-            (Victim(i, pods.index.pods[i]) for i in lower),
-            key=lambda v: (v.pod.namespace, v.pod.name),
-        )
+        victims = [Victim(i, pods.index.pods[i]) for i in lower]
         found = select_victims(ask, position, victims, budgets)
         if isinstance(found, Rejection):
             statuses.update(found.reasons)
