@@ -126,8 +126,7 @@ def test_two_processes_write_what_one_writes(case: Run) -> None:
         with _two_processes(directory) as started:
             listed = _check(directory, case.listed(), case, "--processes", "2")
         assert "halves" in started
-        with _two_processes(directory) as started:
-            assert _check(directory, case.listed(), case, "--processes", "1") == listed
+        assert _check(directory, case.listed(), case, "--processes", "1") == listed
 
 
 def _merged(directory: Path, case: Run, count: int) -> Answer:
@@ -218,8 +217,7 @@ ORDERED: dict[str, tuple[dict[str, list[dict[str, Any]]], Documents, str]] = {
     "the old pod a Deployment's rollout replaces first does not depend on their order": (
         {"nodes": [api_node("n0")], "pods": [_of_db("a", "250m"), _of_db("b", "1500m")],
          "resourceQuotas": [quota("compute", "2500m", "1750m")]},
-        (workload("Deployment", "db", replicas=1, cpu="200m"),
-         JOB),
+        (workload("Deployment", "db", replicas=1, cpu="200m"), JOB),
         '"quota": "compute"',
     ),
 }  # fmt: skip
