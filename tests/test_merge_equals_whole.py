@@ -54,6 +54,17 @@ def _node(name: str, zone: str, pool: str = "web", **more: Any) -> dict[str, Any
 
 
 PORT_80 = {"containerPort": 80, "hostPort": 80}
+DATA = {"name": "data", "mountPath": "/data"}
+CLAIM_SPEC = {
+    "storageClassName": "wait",
+    "accessModes": ["ReadWriteOnce"],
+    "resources": {"requests": {"storage": "1Gi"}},
+}
+STORAGE_CLASS_WAIT = {
+    "metadata": {"name": "wait"},
+    "provisioner": "disk.csi.azure.com",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
 
 
 def four_nodes(**changed: dict[str, Any]) -> list[dict[str, Any]]:
@@ -340,6 +351,21 @@ CASES: dict[str, Case] = {
         },
         says="2 of 3 replicas fit; the 3rd: pods",
     ),
+    "quota: the namespace's quota creates none of a Deployment's pods": Case(
+        [workload("Deployment", "api", cpu="3"), workload("Deployment", "web", cpu="1")],
+        recorded={
+            "resourceQuotas": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ResourceQuota",
+                    "metadata": {"name": "compute", "namespace": "app"},
+                    "spec": {"hard": {"requests.cpu": "2"}},
+                    "status": {"hard": {"requests.cpu": "2"}, "used": {"requests.cpu": "0"}},
+                }
+            ]
+        },
+        says="is forbidden: exceeded quota: compute, requested: requests.cpu=3",
+    ),
     "warning scheduling: a pod another scheduler places": Case(
         [pod("custom", schedulerName="volcano")],
         warned=frozenset({WarningKind.SCHEDULING}),
@@ -469,6 +495,50 @@ CASES: dict[str, Case] = {
             ]
         },
         says="fits by evicting 2 pods of lower priority: app/filler1 (priority 1), app/filler0",
+    ),
+    "an earlier workload that evicts a pod for one copy leaves the NodePool's count": Case(
+        [
+            workload(
+                "Deployment",
+                "queue",
+                replicas=3,
+                cpu="100m",
+                pod={
+                    "priorityClassName": "high",
+                    "containers": [container("q", {"cpu": "100m"}, ports=[PORT_80])],
+                },
+            ),
+            workload("Deployment", "cache", replicas=4, cpu="3"),
+        ],
+        nodes=four_nodes(
+            n2={"pool": "gpu", "taints": [GPU_TAINT]}, n3={"pool": "gpu", "taints": [GPU_TAINT]}
+        ),
+        pods=[running("edge", "n1", {"app": "edge"}, ports=[PORT_80])],
+        recorded={
+            "priorityClasses": [{"metadata": {"name": "high"}, "value": 1000}],
+            "nodePools": [node_pool("default")],
+        },
+        argv=("--instance-types", CATALOG),
+        says='fits after scale-up: NodePool "default" +1 node',
+    ),
+    "a StatefulSet whose claims wait for their node, beside a workload that took its room": Case(
+        [
+            workload("StatefulSet", "api", replicas=3, cpu="3"),
+            workload(
+                "StatefulSet",
+                "db",
+                replicas=1,
+                pod={"containers": [container("db", {"cpu": "1500m"}, volumeMounts=[DATA])]},
+                volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": CLAIM_SPEC}],
+            ),
+        ],
+        nodes=four_nodes()[:1],
+        recorded={
+            "storageClasses": [STORAGE_CLASS_WAIT],
+            "persistentVolumes": [],
+            "persistentVolumeClaims": [],  # the claims are known: none is bound yet
+        },
+        says="fits alone; beside app/api, 0 of 1 replicas fit",
     ),
     "an add-on-only workload the configuration allows": Case(
         [

@@ -221,7 +221,10 @@ _Shown = tuple[tuple[str, ...], str | None, Code | None]
 def _groups_problem(workload: contract.Workload, index: dict[str, int]) -> str | None:
     """The first group of ``workload`` that does not fit the shard's nodes, by its path
     below the workload."""
-    if not workload.outcomes and workload.verdict in _UNEVALUATED:
+    if not workload.outcomes and (
+        workload.verdict in _UNEVALUATED or (workload.quota and workload.quota.created == 0)
+    ):
+        # No pod was filtered: not evaluated, or its namespace's quota admitted none.
         return None
     placed: set[str] = set()
     seen: dict[_Shown, int] = {}

@@ -130,6 +130,11 @@ def admission(
         for pc in priority_class_items or ()
         if isinstance(pc, Mapping) and _field(pc, "metadata").get("name") is not None
     }
+    # By name, as the API server lists them, whatever order a file records: the first
+    # LimitRange to default a request sets it (upstream's lister order is a map's).
+    limit_range_items = sorted(
+        limit_range_items, key=lambda i: str(_field(i, "metadata").get("name"))
+    )
     limit_ranges: dict[str, list[Mapping[str, Any]]] = {}
     for item in limit_range_items:
         if isinstance(item, Mapping):

@@ -118,7 +118,13 @@ from gate.scheduler.placement.replicas import (
 )
 from gate.scheduler.placement.unfit import Refused, consumers, refusals
 from gate.scheduler.plugins import FIRST_ROOM, ORDER, ROOM, prepare, scheduling_key
-from gate.scheduler.plugins.defaultpreemption import Budgets, PodsByNode, Victim
+from gate.scheduler.plugins.defaultpreemption import (
+    NEVER,
+    Budgets,
+    PodsByNode,
+    Victim,
+    started,
+)
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
@@ -407,7 +413,9 @@ class Evaluator:
             seen: dict[tuple[tuple[str, int], ...], Usage] = {}
             running = [
                 seen.get(key) or seen.setdefault(key, running_usage(dict(key), usage))
-                for key in (tuple(sorted(indexed[i].requests.items())) for i in own)
+                for key in (
+                    tuple(sorted(indexed[i].requests.items())) for i in _leaving(indexed, own)
+                )
             ]
         else:  # they all leave first: their sum is what leaves
             total = summed_requests(indexed[i].requests for i in own)
@@ -712,7 +720,12 @@ class Evaluator:
                 # the autoscalers plan after the copies where the walk put them
                 warnings = [w for w in warnings if w.kind is not WarningKind.LOST_NODE]
                 zones = by_ordinal.zones
-            if by_ordinal is not None and unfit is None:
+            starts = by_ordinal is not None and unfit is None
+            if by_ordinal is not None and starts and by_ordinal.placement.fit < placement.wanted:
+                # every copy starts alone; beside the run's earlier workloads the count's
+                # shortfall stands, with its message and cause
+                placement = by_ordinal.placement
+            elif by_ordinal is not None and starts:
                 # every copy starts: the count found short where the copies' claims are not
                 placement = replace(by_ordinal.placement, first_fits=None)
                 message, cause, outcomes = None, None, first
@@ -1010,7 +1023,9 @@ class Evaluator:
                 ledger=None if own else ledger,
                 released=len(own),
                 scores=scores,
-                refusals=refused if reported else None,
+                # The copy after the last that fits is where preemption starts: a workload
+                # another shard reports places its copies by eviction as it would here.
+                refusals=refused if reported or self._may_preempt(pod.profile) else None,
                 reported=reported,
                 label_bits=self.index.label_values,
                 nonzero=pod.profile.bound_nonzero
@@ -1247,10 +1262,25 @@ class Evaluator:
             self.dialect,
         )
 
+    def _may_preempt(self, pod: PodProfile) -> bool:
+        """Whether DefaultPreemption may place some copy of ``pod``: it may preempt, and
+        some node holds a pod of lower priority."""
+        if pod.preemption_policy == NEVER:
+            return False
+        return bool(self._pods_by_node().below(pod.priority or 0))
+
     def _pods_by_node(self) -> PodsByNode:
         if not self._by_node:
             self._by_node.append(PodsByNode(self.cluster.others.pods))
         return self._by_node[0]
+
+
+def _leaving(pods: Sequence[ExistingPod], own: Sequence[int]) -> list[int]:
+    """The order a rollout's old pods leave in: the ReplicaSet controller deletes first
+    the pod that started last (getPodsToDelete ranks one ready for less time first); pods
+    alike leave by name, whatever order the snapshot records them in."""
+    by_name = sorted(own, key=lambda i: pods[i].name)
+    return sorted(by_name, key=lambda i: started(pods[i]), reverse=True)
 
 
 def _counted(profile: PodProfile, pods: Iterable[ExistingPod], carries: bool | None = None) -> bool:

@@ -121,8 +121,11 @@ class PodsByNode:
 
     @property
     def on(self) -> dict[int, list[int]]:
-        """By node, the positions of its pods in index order: built when a node holding
-        a lower-priority pod is first asked (where every pod has one priority, never)."""
+        """By node, the positions of its pods in the order the API server lists them (by
+        namespace and name), the order a starting scheduler adds them to the node in: the
+        snapshot file's order must not choose which of the pods MoreImportantPod finds
+        alike stays. Built when a node holding a lower-priority pod is first asked (where
+        every pod has one priority, never)."""
         if self._on is None:
             on: dict[int, list[int]] = {}
             for position, node in enumerate(self.index.node_of):
@@ -131,6 +134,9 @@ class PodsByNode:
                     on[node] = [position]
                 else:
                     found.append(position)
+            pods = self.index.pods
+            for positions in on.values():
+                positions.sort(key=lambda i: (pods[i].namespace, pods[i].name))
             self._on = on
         return self._on
 
