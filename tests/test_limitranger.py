@@ -162,13 +162,19 @@ def test_limit_range_defaults_are_applied_before_the_bounds_are_checked() -> Non
     assert limit_violations(spec, [{"type": "Container", "max": {"cpu": "1"}}]) == (
         "maximum cpu usage per Container is 1.  No limit is specified"
     )
+    # Taken in name order ("limits" before "the-bounds"): the first range's defaults win,
+    # and every range's defaults are in before any range's bounds are checked.
     ranges = [_limit_range(*items), _limit_range({"type": "Container", "max": {"cpu": "1"}})]
-    ranges[1]["metadata"]["name"] = "bounds"
+    ranges[1]["metadata"]["name"] = "the-bounds"
     verdict, reason = _judged_by(ranges, spec)
     assert (verdict, reason) == (
         Verdict.ERROR,
         REFUSED + "maximum cpu usage per Container is 1, but limit is 2",
     )
+    # Named first, the bounds range's own defaults (its max, as SetDefaults_LimitRangeItem
+    # gives a maximum without a default) are the pod's: it keeps within them.
+    ranges[1]["metadata"]["name"] = "bounds"
+    assert _judged_by(ranges, spec) == (Verdict.YES, None)
 
 
 def _judged_by(
@@ -472,6 +478,14 @@ LIMIT_RANGE_RUNS: list[tuple[str, Objects, Objects, Verdict, str | None]] = [
      [_run_limit_range({"type": "Container", "max": {"cpu": "4"}}, name="more"),
       _deployment(container(requests={"cpu": "500m"}, limits={"cpu": "2"}))],
      Verdict.ERROR, "maximum cpu usage per Container is 1, but limit is 2"),
+    # The recorded "limits" defaults a limit of 2 cpu; the run's "defaults" sorts before it by
+    # name, so its default of 1 cpu is the one the pod takes, wherever the run lists it.
+    ("a LimitRange the run ships defaults before a recorded one it precedes by name",
+     [_limit_range({"type": "Container", "default": {"cpu": "2"}, "max": {"cpu": "3"}})],
+     [_deployment(container(requests={"cpu": "500m"})),
+      _run_limit_range({"type": "Container", "default": {"cpu": "1"}, "max": {"cpu": "1"}},
+                       name="defaults")],
+     Verdict.YES, None),
 ]  # fmt: skip
 
 

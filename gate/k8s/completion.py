@@ -416,7 +416,8 @@ def with_run_limit_ranges(
     """The snapshot's LimitRanges and those among the run's manifests: a LimitRange applied
     with a namespace's workloads is in force for the pods their controllers create after
     it, if the API server takes it (:func:`~gate.k8s.limitranger.accepted`). A run's
-    LimitRange replaces a recorded one of its namespace and name."""
+    LimitRange replaces a recorded one of its namespace and name; each namespace's are in
+    name order, as the snapshot's are (the first to default a request sets it)."""
     shipped = [
         body
         for body in bodies
@@ -435,7 +436,10 @@ def with_run_limit_ranges(
             ranges[same[0]] = body
         else:
             ranges.append(body)
-    limit_ranges = {ns: tuple(ranges) for ns, ranges in by_namespace.items()}
+    limit_ranges = {
+        ns: tuple(sorted(ranges, key=lambda r: str(mapping(r.get("metadata")).get("name"))))
+        for ns, ranges in by_namespace.items()
+    }
     return replace(admission, limit_ranges=limit_ranges)
 
 
