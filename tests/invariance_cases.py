@@ -272,9 +272,7 @@ def _pod_spec(draw: st.DrawFn, name: str, tier: str, volumes: bool) -> dict[str,
         spec["affinity"] = {
             "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
         }
-    if not spec.keys() & {"affinity", "topologySpreadConstraints"} and draw(st.integers(0, 3)) == 0:
-        # Not beside constraints its copies count one another by: preemption for a copy
-        # they keep off every node fails (tests/test_invariance.py, the xfail row).
+    if draw(st.integers(0, 3)) == 0:
         spec["priorityClassName"] = draw(st.sampled_from(("high", "low")))
     if draw(st.integers(0, 4)) == 0:
         spec["tolerations"] = [TOLERATE_GPU]

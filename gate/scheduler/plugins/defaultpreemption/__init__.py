@@ -335,6 +335,11 @@ def select_victims(
             gone.append(victim)
             victims.append(victim)
             violations += victim in violating
+    if not victims:
+        # It fits with no pod gone, where its filters refused it: what refused it (a copy
+        # already placed there, which its own anti-affinity or spread reads) is nothing a
+        # preemption removes, and upstream, holding those copies, finds the node fails.
+        return next(r for r, bits in ask.groups.items() if bits >> position & 1)
     if violating and fine:
         victims = by_importance(victims)
     return Candidate(position, tuple(victims), violations)
