@@ -315,3 +315,30 @@ def test_a_copy_its_own_anti_affinity_keeps_off_every_node_is_judged_without_a_c
         "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, "
         "1 node(s) didn't match pod anti-affinity rules." in code[1]
     )
+
+
+def test_copies_placed_by_preemption_keep_their_own_anti_affinity() -> None:
+    """Each copy needs a lower-priority pod evicted; the scheduler's cache holds the copies
+    it placed, so the third finds both nodes refused by its own anti-affinity however many
+    victims it could take (default_preemption.go SelectVictimsOnNode runs the filters with
+    them). It used to take a second victim on a node holding a copy: all three placed."""
+
+    def low(name: str, node: str) -> dict[str, Any]:
+        return api_pod(name, node, namespace=NAMESPACE, containers=[container("c", {"cpu": "1"})])
+
+    nodes = [api_node(n, cpu="3", labels={HOSTNAME: n}) for n in ("n0", "n1")]
+    recorded = {
+        "nodes": nodes,
+        "pods": [low("a0", "n0"), low("b0", "n0"), low("a1", "n1"), low("b1", "n1")],
+        "priorityClasses": [priority_class("high", 1000)],
+    }
+    spec = {"priorityClassName": "high", "affinity": ANTI_OWN}
+    case = Run(recorded, (workload("Deployment", "api", replicas=3, cpu="1500m", pod=spec),), ())
+    with _directory() as directory:
+        code, _ = _check(directory, case.recording(), case)
+    assert "2 of 3 replicas fit" in code[1]
+    assert (
+        "preemption: 0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
+        in code[1]
+    )
+    assert "2 of them by evicting 2 pods of lower priority" in code[1]

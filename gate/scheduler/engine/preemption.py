@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from gate.k8s.version import Dialect
 from gate.model import Code, Evicted, NodeView, Preemption
+from gate.scheduler.engine.claimed import with_copies
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster, node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Groups, run_filters
@@ -97,6 +98,15 @@ def preempt_copies(
     placed = 0
     base = cluster
     everyone = (1 << len(nodes)) - 1
+    # The labels of the nodes this loop's copies took: the next copy's PreFilters count
+    # them (its own anti-affinity and spread read them), as the scheduler's cache holds
+    # the copies it placed, and so does a victim's search, which prepares them again.
+    landed: list[Mapping[str, str]] = []
+    own = cycle
+
+    def prepared(on: Cluster) -> CycleState:
+        return with_copies(prepare(pod, on), pod, landed)
+
     while placed < start.left:
         free = everyone
         for bits in groups.values():
@@ -105,11 +115,14 @@ def preempt_copies(
             position = (free & -free).bit_length() - 1
             nodes.changed[position] = Ledger().view(nodes[position], rules, 1)
             placed += 1
-            groups = _asked_again(groups, cycle, nodes, (position,), dialect)
+            landed.append(nodes[position].labels)
+            cycle = with_copies(own, pod, landed)
+            asked = range(len(nodes)) if coupled else (position,)
+            groups = _asked_again(groups, cycle, nodes, asked, dialect)
             continue
         if coupled and gone:
             return Preempted(placed, tuple(gone), "", "", unfollowed=True)
-        ask = Ask(pod, cluster, cycle, nodes, groups, dialect)
+        ask = Ask(pod, cluster, cycle, nodes, groups, dialect, prepared if landed else None)
         found = preempt(ask, pods, budgets)
         nominated = found.nominated
         if nominated is None:
@@ -126,11 +139,13 @@ def preempt_copies(
         # node is asked again without it.
         again = any(v.pod.anti_affinity_terms for v in nominated.victims)
         if again or coupled:
-            cycle = prepare(pod, cluster)
+            own = prepare(pod, cluster)
         position = nominated.node
         view = node_without(nodes[position], [v.pod for v in nominated.victims])
         nodes.changed[position] = Ledger().view(view, rules, 1)
         placed += 1
+        landed.append(nodes[position].labels)
+        cycle = with_copies(own, pod, landed)
         asked = range(len(nodes)) if again else (position,)
         groups = _asked_again(groups, cycle, nodes, asked, dialect)
     return Preempted(placed, tuple(gone), "", "")

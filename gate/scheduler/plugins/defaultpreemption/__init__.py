@@ -33,9 +33,10 @@ fails on the missing state (``not found``) and ends the PostFilters there.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
@@ -263,6 +264,10 @@ class Ask:
     nodes: Sequence[NodeView]
     groups: Groups
     dialect: Dialect
+    prepared: Callable[[Cluster], CycleState] | None = None
+    """The pod's PreFilters run on a cluster as ``cycle`` was (the copies of its workload
+    already placed counted in, as the scheduler's cache holds them); None: on the cluster
+    alone."""
 
 
 def preempt(ask: Ask, pods: PodsByNode, budgets: Budgets) -> Preemption:
@@ -353,7 +358,8 @@ def _fails(ask: Ask, node: NodeView, gone: Sequence[Victim]) -> Rejection | None
     cycle = ask.cycle
     pods = [v.pod for v in gone]
     if _counted(ask.pod, gone, ask.cluster):
-        cycle = prepare(ask.pod, ask.cluster.without(v.position for v in gone))
+        prepared = ask.prepared or partial(prepare, ask.pod)
+        cycle = prepared(ask.cluster.without(v.position for v in gone))
         if ask.pod.spread:
             cycle = tuple(_removed(p, ask.pod, node, pods) for p in cycle)
     return run_filters(cycle, node_without(node, pods), ask.dialect)
