@@ -128,8 +128,8 @@ class Placement:
 
 @dataclass(frozen=True, slots=True)
 class FitRange:
-    """The least and the most copies found over the tie policies tried, and the placement
-    that gave the least (the verdict's)."""
+    """The least and the most copies found over the draws walked or the tie policies
+    tried, and the placement that gave the least (the verdict's)."""
 
     least: int
     most: int
