@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.k8s.labels import HOSTNAME
-from gate.model import NodeView
+from gate.model import NodeView, Verdict
 from gate.scheduler.placement import copies
 from gate.scheduler.placement.classes import scored_run
 from gate.scheduler.placement.copies import (
@@ -26,7 +26,8 @@ from gate.scheduler.placement.copies import (
     place,
     place_range,
 )
-from tests.builders import node
+from tests.builders import api_node, node
+from tests.test_replicas import Case, _deployment, _run
 
 ZONE = "topology.kubernetes.io/zone"
 RACK = "rack"
@@ -127,3 +128,35 @@ def test_every_policy_and_draw_lands_within_the_range(
     for policy in (*POLICIES, seed):
         assert found.least <= place(wanted, nodes, rules, policy=policy).fit <= found.most
     assert found.placement.fit == found.least
+
+
+def _spread_over(*keys: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": key,
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}},
+            }
+            for key in keys
+        ]
+    }
+
+
+def test_a_deployment_reports_the_range_the_middle_node_opens() -> None:
+    # MIDDLE through the whole pipeline: 500m copies on three nodes of 2 cpu alike in room.
+    case = Case(
+        [
+            api_node(name, cpu="2", labels={HOSTNAME: name, ZONE: zone, RACK: rack})
+            for name, zone, rack in (("n0", "b", "y"), ("n1", "a", "y"), ("n2", "a", "x"))
+        ],
+        [_deployment("web", 4, "500m", pod=_spread_over(ZONE, RACK))],
+    )
+    [result] = _run(case)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit, result.placement.most) == (
+        Verdict.PARTIAL,
+        1,
+        3,
+    )
