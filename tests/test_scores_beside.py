@@ -133,7 +133,7 @@ def test_earlier_copies_are_found_by_workload_and_node() -> None:
     ledger.take("n1", CopyRules({"cpu": 100}, namespace="a"), 3, "a/x", None, {"k": "v"})
     ledger.take("n1", CopyRules({"cpu": 100}, namespace="b"), 1, "b/y", None, {"k": "w"})
     earlier = EarlierCopies(NODES, ledger)
-    assert earlier.workloads == {"a/x": ("a", {"k": "v"}), "b/y": ("b", {"k": "w"})}
+    assert earlier.workloads == {"a": [("a/x", {"k": "v"})], "b": [("b/y", {"k": "w"})]}
     assert earlier.copies_of({"a/x"}) == [(1, 3)]
     assert earlier.copies_of({"a/x", "b/y"}) == [(1, 4)]
     assert earlier.copies_of(set()) == []

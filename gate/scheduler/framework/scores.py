@@ -61,13 +61,13 @@ class Placing(Protocol):
 
 class Earlier(Protocol):
     """The copies the run's earlier new workloads placed, bound by the time the workload's
-    pods are scheduled: by workload, its namespace and its pods' labels; where the copies
-    of some of them are, as ``(node position, copies)``."""
+    pods are scheduled: by namespace, each workload's name and its pods' labels; where the
+    copies of some of them are, as ``(node position, copies)``."""
 
     @property
     def nodes(self) -> Sequence[NodeView]: ...
     @property
-    def workloads(self) -> Mapping[str, tuple[str, Mapping[str, str]]]: ...
+    def workloads(self) -> Mapping[str, Sequence[tuple[str, Mapping[str, str]]]]: ...
     def copies_of(self, names: Set[str]) -> list[tuple[int, int]]: ...
 
 

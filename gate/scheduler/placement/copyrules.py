@@ -574,9 +574,9 @@ class EarlierCopies:
     def __init__(self, nodes: Sequence[NodeView], ledger: Ledger) -> None:
         self.nodes = nodes
         self._ledger = ledger
-        self.workloads = {
-            name: (ledger.rules[name].namespace, labels) for name, labels in ledger.labels.items()
-        }
+        self.workloads: dict[str, list[tuple[str, Mapping[str, str]]]] = {}
+        for name, labels in ledger.labels.items():
+            self.workloads.setdefault(ledger.rules[name].namespace, []).append((name, labels))
         self._positions: dict[str, int] | None = None
 
     def copies_of(self, names: Set[str]) -> list[tuple[int, int]]:

@@ -197,9 +197,11 @@ def _beside(
         return scoring
     existing = list(scoring.existing)
     for k, (weight, term) in enumerate(scoring.preferred):
+        spaces = earlier.workloads if term.all_namespaces else term.namespaces
         names = {
             name
-            for name, (space, labels) in earlier.workloads.items()
+            for space in spaces
+            for name, labels in earlier.workloads.get(space, ())
             if term.matches(space, labels)
         }
         if not names:

@@ -233,8 +233,8 @@ def _beside(
             if selector is None
             else {
                 name
-                for name, (space, labels) in earlier.workloads.items()
-                if space == namespace and selector.matches(labels)
+                for name, labels in earlier.workloads.get(namespace, ())
+                if selector.matches(labels)
             }
         )
         if names:
