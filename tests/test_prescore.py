@@ -10,6 +10,7 @@ v1.34)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -331,4 +332,12 @@ def test_preferred_pod_affinity_weighs_the_domains_of_the_pods_it_prefers() -> N
     affinity = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
     rules = _rules(_spec(affinity=affinity), pods=RUNNING)
     # The db pod runs in z2; the web copies do not match the term, so they add nothing.
-    assert rules.interpod == AffinityScoring(keys=(ZONE,), existing=({"z2": 10},), per_copy=(0,))
+    found = rules.interpod
+    assert found is not None
+    assert replace(found, preferred=()) == AffinityScoring(
+        keys=(ZONE,), existing=({"z2": 10},), per_copy=(0,)
+    )
+    # The term kept for the run's earlier copies, its namespace the pod's.
+    assert [(w, t.topology_key, t.namespaces) for w, t in found.preferred] == [
+        (10, ZONE, frozenset({"default"}))
+    ]

@@ -59,6 +59,18 @@ class Placing(Protocol):
     def nonzero(self) -> Mapping[int, tuple[int, int]]: ...
 
 
+class Earlier(Protocol):
+    """The copies the run's earlier new workloads placed, bound by the time the workload's
+    pods are scheduled: by namespace, each workload's name and its pods' labels; where the
+    copies of some of them are, as ``(node position, copies)``."""
+
+    @property
+    def nodes(self) -> Sequence[NodeView]: ...
+    @property
+    def workloads(self) -> Mapping[str, Sequence[tuple[str, Mapping[str, str]]]]: ...
+    def copies_of(self, names: Set[str]) -> list[tuple[int, int]]: ...
+
+
 Feasible = Sequence[tuple[int, Set[int]]]
 """The feasible nodes a plugin scores: classes of alike nodes, each by one of its nodes."""
 
@@ -82,7 +94,8 @@ class ScorePlugin(Generic[P, S]):
       that nodes alike in it are scored alike). None: the plugin skips this pod.
 
     ``normalize`` maps the raw scores of the feasible nodes onto ``[0, MAX_NODE_SCORE]``
-    (None: they are already)."""
+    (None: they are already). ``beside`` counts the run's earlier copies in a PreScore that
+    reads the snapshot's pods, as it counts those (None: it reads no pod's labels)."""
 
     name: str
     weight: int
@@ -95,6 +108,7 @@ class ScorePlugin(Generic[P, S]):
     land: Callable[[Placing, P, S, int], None] | None = None
     score: Callable[[Placing, P, S, Feasible], list[int | None] | None] | None = None
     reads: Callable[[Placing, P, int], Hashable] | None = None
+    beside: Callable[[P, str, Earlier], P] | None = None
 
 
 def default_normalize(scores: Sequence[int], reverse: bool = False) -> list[int]:

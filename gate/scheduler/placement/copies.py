@@ -26,8 +26,9 @@ report ever names the node a copy would take. For each wanted copy in turn
 
 3. **Select** a node of the highest total. Upstream picks uniformly among the tied nodes
    (selectHost); here a :data:`TiePolicy` picks: the lowest position, the highest, or a
-   seeded draw. :func:`place_range` places with several policies and reports the least and
-   the most copies found.
+   seeded draw. :func:`place_range` reports the least and the most copies over every way
+   the draws can go (:func:`every_draw`), or, past its bound or a sampled share, over
+   several policies.
 
 Nodes alike in everything filters and scores read (free room, requests, taints, preferred
 affinity, domains, matching pods) form one class, scored once per copy: the cost is copies x
@@ -155,24 +156,83 @@ def _placed(run: ScoredRun, wanted: int, policy: TiePolicy, scored: bool = True)
     draw = random.Random(policy) if isinstance(policy, int) else None
     tied = False
     for _ in range(wanted):
-        feasible = run.feasible() if scored else run.anywhere(policy)
-        if not feasible:
-            break
         if not scored:
+            feasible = run.anywhere(policy)
+            if not feasible:
+                break
             run.take(_any(run, feasible, policy, draw))
             continue
-        if len(feasible) == 1 and len(feasible[0][1]) == 1:
-            run.take(feasible[0][0])
-            continue
-        totals = run.totals(feasible)
-        best = max(totals)
-        top = [
-            members for (_, members), total in zip(feasible, totals, strict=True) if total == best
-        ]
+        top = _best(run)
+        if not top:
+            break
         tied = tied or len(top) > 1
         run.take(_pick(top, policy, draw))
+    return _placement(run, wanted, tied)
+
+
+def _placement(run: ScoredRun, wanted: int, tied: bool) -> Placement:
     copies = {p: c for p, c in sorted(run.copies.items())}
     return Placement(wanted=wanted, fit=sum(copies.values()), copies=copies, tied=tied)
+
+
+def _best(run: ScoredRun) -> list[set[int]]:
+    """The classes of the highest total for the next copy, whose nodes selectHost draws
+    among (none: no node passes). With one feasible node nothing is scored."""
+    feasible = run.feasible()
+    if len(feasible) == 1 and len(feasible[0][1]) == 1:
+        return [feasible[0][1]]
+    if not feasible:
+        return []
+    totals = run.totals(feasible)
+    best = max(totals)
+    return [members for (_, members), total in zip(feasible, totals, strict=True) if total == best]
+
+
+DRAWN_STATES = 400
+"""The most placements with a tie ahead that :func:`every_draw` walks before it gives up
+(each is a copy of the run and a scoring of its feasible classes)."""
+
+
+class _TooManyDraws(Exception):
+    pass
+
+
+def every_draw(run: ScoredRun, wanted: int) -> tuple[Placement, Placement] | None:
+    """The placements of the fewest and of the most copies over every way selectHost can
+    draw among tied nodes from ``run`` on (a node of each tied class: the nodes of a class
+    are interchangeable); None past :data:`DRAWN_STATES` placements with a tie ahead. The
+    scheduler draws each tie uniformly, so every path has a chance: the range is theirs,
+    not the few paths the tie policies take."""
+    seen: dict[tuple[tuple[int, int], ...], tuple[Placement, Placement]] = {}
+
+    def walk(run: ScoredRun) -> tuple[Placement, Placement]:
+        top = _best(run) if sum(run.copies.values()) < wanted else []
+        while len(top) == 1:  # no draw: one way on, walked without copying the run
+            run.take(min(top[0]))
+            top = _best(run) if sum(run.copies.values()) < wanted else []
+        if not top:
+            done = _placement(run, wanted, False)
+            return done, done
+        key = tuple(sorted(run.copies.items()))
+        found = seen.get(key)
+        if found is not None:
+            return found
+        if len(seen) >= DRAWN_STATES:
+            raise _TooManyDraws
+        ends = []
+        for members in top:
+            branch = run.fresh()
+            branch.take(min(members))
+            ends.append(walk(branch))
+        fewest = min((least for least, _ in ends), key=lambda p: p.fit)
+        most = max((most for _, most in ends), key=lambda p: p.fit)
+        found = seen[key] = (replace(fewest, tied=True), replace(most, tied=True))
+        return found
+
+    try:
+        return walk(run)
+    except _TooManyDraws:
+        return None
 
 
 def _feasible(run: ScoredRun) -> int:
@@ -319,14 +379,16 @@ def place_range(
     count_only: bool = False,
     label_bits: LabelBits | None = None,
 ) -> FitRange:
-    """The copies placed with each tie policy of :data:`POLICIES` while some draw was
-    between nodes that are not interchangeable, and, where the scheduler scores only a
-    share of more feasible nodes than it looks for (``numFeasibleNodesToFind``), with each
-    policy of :data:`ANY_NODE`: the least and the most found, and the placement of the
-    least (ties: the earlier policy). Copies whose count no order changes
-    (:func:`order_free`) are placed once. Copies held to the first one's domain
-    (``rules.follow_first``) are placed in each domain the first can take as scored
-    (:func:`scored_domains`): the range is over those domains and theirs."""
+    """The copies placed every way the draws can go (:func:`every_draw`) while some draw
+    was between nodes that are not interchangeable, or, past its bound or where the
+    scheduler scores only a share, with each tie policy of :data:`POLICIES`; and, where
+    the scheduler scores only a share of more feasible nodes than it looks for
+    (``numFeasibleNodesToFind``), with each policy of :data:`ANY_NODE`: the least and
+    the most found, and the placement of the least (ties: the earlier policy). Copies
+    whose count no order changes (:func:`order_free`) are placed once. Copies held to
+    the first one's domain (``rules.follow_first``) are placed in each domain the first
+    can take as scored (:func:`scored_domains`): the range is over those domains and
+    theirs."""
     if rules.follow_first:
         inner = replace(rules, follow_first=())
         ranges = [
@@ -366,7 +428,10 @@ def place_range(
     fitting = (1 << len(nodes)) - 1 if candidates is None else candidates
     start = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), fitting, ledger)
     found = [first]
-    if first.tied and first.fit > 0:
+    walked = None if sampled or not first.tied else every_draw(start.fresh(), wanted)
+    if walked is not None:
+        found += walked
+    elif first.tied and first.fit > 0:
         found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
     if sampled and _feasible(start) > feasible_nodes_to_find(len(nodes)):
         tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]

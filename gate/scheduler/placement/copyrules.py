@@ -9,7 +9,7 @@ placement found (:class:`Placement`, :class:`FitRange`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 
 from gate.k8s.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
@@ -128,8 +128,8 @@ class Placement:
 
 @dataclass(frozen=True, slots=True)
 class FitRange:
-    """The least and the most copies found over the tie policies tried, and the placement
-    that gave the least (the verdict's)."""
+    """The least and the most copies found over the draws walked or the tie policies
+    tried, and the placement that gave the least (the verdict's)."""
 
     least: int
     most: int
@@ -564,6 +564,31 @@ def spread_counts(
             copies = sum(n for taker, n in held.items() if taker in matched[k])
             land(counts[k], node.labels.get(rule.topology_key), True, copies)
     return counts
+
+
+class EarlierCopies:
+    """The ledger's copies as the score plugins' PreScores read pods
+    (:class:`gate.scheduler.framework.scores.Earlier`): the earlier workloads whose
+    labels it keeps, and where their copies are on ``nodes``."""
+
+    def __init__(self, nodes: Sequence[NodeView], ledger: Ledger) -> None:
+        self.nodes = nodes
+        self._ledger = ledger
+        self.workloads: dict[str, list[tuple[str, Mapping[str, str]]]] = {}
+        for name, labels in ledger.labels.items():
+            self.workloads.setdefault(ledger.rules[name].namespace, []).append((name, labels))
+        self._positions: dict[str, int] | None = None
+
+    def copies_of(self, names: Set[str]) -> list[tuple[int, int]]:
+        if self._positions is None:
+            self._positions = {node.name: p for p, node in enumerate(self.nodes)}
+        found = []
+        for name, held in self._ledger.takers.items():
+            copies = sum(n for taker, n in held.items() if taker in names)
+            position = self._positions.get(name)
+            if copies and position is not None:
+                found.append((position, copies))
+        return found
 
 
 def with_earlier_copies(

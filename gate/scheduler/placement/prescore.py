@@ -11,11 +11,12 @@ constraints with the matching pods they count (PodTopologySpread) and the prefer
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.scores import Workload
+from gate.scheduler.framework.scores import Earlier, Workload
 from gate.scheduler.placement.copies import ScoreRules
 from gate.scheduler.plugins import SCORES
 
@@ -37,3 +38,14 @@ def score_rules(
         if plugin.part is not None and plugin.prescore is not None
     }
     return ScoreRules(**parts)
+
+
+def scores_beside(scores: ScoreRules, namespace: str, earlier: Earlier) -> ScoreRules:
+    """``scores`` of a pod of ``namespace`` with the run's earlier copies counted where a
+    PreScore reads the snapshot's pods (each plugin's ``beside``)."""
+    changed = {
+        plugin.part: plugin.beside(getattr(scores, plugin.part), namespace, earlier)
+        for plugin in SCORES
+        if plugin.part is not None and plugin.beside is not None
+    }
+    return replace(scores, **changed)

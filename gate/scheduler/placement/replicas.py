@@ -42,7 +42,8 @@ from gate.scheduler.placement.copies import (
     uncoupled,
     with_earlier_copies,
 )
-from gate.scheduler.placement.copyrules import disks_collide
+from gate.scheduler.placement.copyrules import EarlierCopies, disks_collide
+from gate.scheduler.placement.prescore import scores_beside
 from gate.scheduler.placement.unfit import Refused, consumers
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_follow_keys, own_anti_keys
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
@@ -236,13 +237,17 @@ def count_copies(count: CopyCount) -> Counted:
     refused: Refused | None = None
     if count.ledger is not None:
         beside_rules = with_earlier_copies(count.rules, count.views, count.ledger)
+        beside_scores = count.scores
+        if beside_scores is not None and count.ledger.labels:
+            earlier = EarlierCopies(count.views, count.ledger)
+            beside_scores = scores_beside(beside_scores, count.rules.namespace, earlier)
         together = place_range(
             count.wanted,
             count.views,
             beside_rules,
             count.fitting,
             ledger=count.ledger,
-            scores=count.scores,
+            scores=beside_scores,
             label_bits=count.label_bits,
         )
         if together.least < alone.least:

@@ -25,7 +25,7 @@ on first use: a snapshot whose pods carry none costs nothing more).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.k8s.podaffinity import (
     AffinityTerm,
@@ -33,7 +33,7 @@ from gate.k8s.podaffinity import (
 from gate.model import INTER_POD_AFFINITY, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.scores import Feasible, Placing, ScorePlugin, Workload
+from gate.scheduler.framework.scores import Earlier, Feasible, Placing, ScorePlugin, Workload
 
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
 
@@ -46,6 +46,9 @@ class AffinityScoring:
     keys: tuple[str, ...]
     existing: tuple[Mapping[str, int], ...]
     per_copy: tuple[int, ...]
+    preferred: tuple[tuple[int, AffinityTerm], ...] = ()
+    """The pod's preferred terms as (weight, negative for anti-affinity; the term, its
+    namespaces listed), the first counted terms in that order."""
 
 
 def affinity_scoring(
@@ -63,8 +66,10 @@ def affinity_scoring(
     keys: list[str] = []
     existing: list[Mapping[str, int]] = []
     per_copy: list[int] = []
+    preferred: list[tuple[int, AffinityTerm]] = []
     for weight, term in weighted:
         listed = term.with_namespaces_listed(namespaces)
+        preferred.append((weight, listed))
         self_match = listed.matches(profile.namespace, profile.labels, own_labels)
         keys.append(term.topology_key)
         existing.append(_by_domain(listed, weight, nodes, pods))
@@ -80,7 +85,7 @@ def affinity_scoring(
         per_copy.append(0)
     if not keys:
         return None
-    return AffinityScoring(tuple(keys), tuple(existing), tuple(per_copy))
+    return AffinityScoring(tuple(keys), tuple(existing), tuple(per_copy), tuple(preferred))
 
 
 def _terms_of_existing(
@@ -182,6 +187,34 @@ def _score(
     return raw
 
 
+def _beside(
+    scoring: AffinityScoring | None, namespace: str, earlier: Earlier
+) -> AffinityScoring | None:
+    """The run's earlier copies a preferred term of the pod matches add its weight by the
+    domain of their node, as the snapshot's pods do (processExistingPod; they are bound
+    before the pod is scheduled)."""
+    if scoring is None or not scoring.preferred:
+        return scoring
+    existing = list(scoring.existing)
+    for k, (weight, term) in enumerate(scoring.preferred):
+        spaces = earlier.workloads if term.all_namespaces else term.namespaces
+        names = {
+            name
+            for space in spaces
+            for name, labels in earlier.workloads.get(space, ())
+            if term.matches(space, labels)
+        }
+        if not names:
+            continue
+        by_value = dict(existing[k])
+        for p, copies in earlier.copies_of(names):
+            value = earlier.nodes[p].labels.get(term.topology_key)
+            if value is not None:
+                by_value[value] = by_value.get(value, 0) + weight * copies
+        existing[k] = by_value
+    return replace(scoring, existing=tuple(existing))
+
+
 def _reads(run: Placing, scoring: AffinityScoring | None, p: int) -> Hashable:
     """Node ``p``'s domain of every term's key."""
     labels = run.nodes[p].labels
@@ -198,5 +231,6 @@ SCORE: ScorePlugin[AffinityScoring | None, CopiesByDomain] = ScorePlugin(
     land=_land,
     score=_score,
     reads=_reads,
+    beside=_beside,
 )
 """Score: preferred pod (anti-)affinity, by domain (module doc)."""

@@ -29,14 +29,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.selectors import LabelSelector, SelectorError, parse_selector
 from gate.k8s.spread import SpreadConstraint
 from gate.model import POD_TOPOLOGY_SPREAD, NodeView
 from gate.scheduler.framework.podindex import PodIndex
-from gate.scheduler.framework.scores import MAX_NODE_SCORE, Feasible, Placing, ScorePlugin, Workload
+from gate.scheduler.framework.scores import (
+    MAX_NODE_SCORE,
+    Earlier,
+    Feasible,
+    Placing,
+    ScorePlugin,
+    Workload,
+)
 from gate.scheduler.plugins.podtopologyspread import _tolerated, affinity_bits
 from gate.scheduler.plugins.podtopologyspread.copies import counts_copies
 from gate.scheduler.plugins.podtopologyspread.filtering import matching_per_node
@@ -73,6 +80,9 @@ class SoftConstraint:
     counted: int | None = None
     """The nodes whose pods count toward its domains as its node inclusion policies say
     (matchNodeInclusionPolicies), as a bitset; None: the scoring's ``counted``."""
+    selector: LabelSelector | None = None
+    """The selector the run's earlier copies are matched by; None: none can match (an
+    empty selector, or a template hash no pod but the workload's own carries)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +138,7 @@ def soft_scoring(
                 counts_copies(selector.matches(labels), selector),
                 (counted if honor_affinity else everyone)
                 & (tolerated if honor_taints else everyone),
+                None if selector.empty or (hashed and not explicit) else selector,
             )
             for key, skew, selector, honor_affinity, honor_taints in chosen
         ),
@@ -204,6 +215,35 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
         tolerated=_tolerated(profile, nodes) if honours_taints else nodes.everyone,
         hashed=workload.kind in HASHED_OWNERS,
     )
+
+
+def _beside(
+    scoring: SpreadScoring | None, namespace: str, earlier: Earlier
+) -> SpreadScoring | None:
+    """The run's earlier copies counted on their nodes as the snapshot's pods are, by each
+    constraint whose selector matches them in the pod's namespace (countPodsMatchSelector;
+    they are bound before the pod is scheduled)."""
+    if scoring is None:
+        return None
+    constraints = []
+    for c in scoring.constraints:
+        selector = c.selector
+        names = (
+            set()
+            if selector is None
+            else {
+                name
+                for name, labels in earlier.workloads.get(namespace, ())
+                if selector.matches(labels)
+            }
+        )
+        if names:
+            existing = dict(c.existing)
+            for p, copies in earlier.copies_of(names):
+                existing[p] = existing.get(p, 0) + copies
+            c = replace(c, existing=existing)
+        constraints.append(c)
+    return replace(scoring, constraints=tuple(constraints))
 
 
 def ignored(scoring: SpreadScoring, node: NodeView) -> bool:
@@ -310,5 +350,6 @@ SCORE: ScorePlugin[SpreadScoring | None, ZoneCounts] = ScorePlugin(
     land=_land,
     score=_score,
     reads=_reads,
+    beside=_beside,
 )
 """Score: the fewest matching pods in a node's domains best (module doc)."""
