@@ -127,6 +127,11 @@ def _parse_go_int64(text: str) -> int | None:
     return number if _INT64_MIN <= number <= _INT64_MAX else None
 
 
+def parses_as_int64(text: str) -> bool:
+    """strconv.ParseInt(text, 10, 64) succeeds."""
+    return _parse_go_int64(text) is not None
+
+
 LabelTest = Callable[[Mapping[str, str]], bool]
 
 
@@ -239,7 +244,8 @@ def required_terms(spec: Mapping[str, Any]) -> list[Any] | None:
 def preferred_node_terms(spec: Mapping[str, Any]) -> tuple[tuple[int, SelectorTerm], ...]:
     """``preferredDuringSchedulingIgnoredDuringExecution`` as (weight, term): terms of
     weight 0 are left out (NewPreferredSchedulingTerms), and a term that does not parse
-    matches no node."""
+    matches no node (where scores run, NodeAffinity's PreScore fails on it instead:
+    ``gate.scheduler.plugins.nodeaffinity.preferred_terms_error``)."""
     affinity = spec.get("affinity")
     node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
     raw = (

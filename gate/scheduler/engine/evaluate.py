@@ -106,7 +106,7 @@ from gate.scheduler.placement.copies import (
 )
 from gate.scheduler.placement.copyrules import disks_collide
 from gate.scheduler.placement.ownership import Ownership
-from gate.scheduler.placement.prescore import score_rules
+from gate.scheduler.placement.prescore import PreScoreFailed, prescore_error, score_rules
 from gate.scheduler.placement.replicas import (
     CopyCount,
     Counted,
@@ -346,7 +346,7 @@ class Evaluator:
                 return refused(none, admitted, wanted)
             result = self._pod(replace(workload, replicas=admitted.created), pod, ledger, reported)
             return self._quota_headroom(limited(result, admitted, wanted), admitted)
-        except SelectorError as exc:
+        except (SelectorError, PreScoreFailed) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
 
     def _prepared(self, workload: Workload) -> Pod:
@@ -1003,8 +1003,13 @@ class Evaluator:
         labels = None if namespaces is None else namespaces.get(pod.profile.namespace, {})
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
+        failed = prescore_error(pod.profile)
+        if failed is not None and fitting.bit_count() > 1:
+            raise PreScoreFailed(failed)  # with one feasible node scores do not run
         scores = None  # past 100 nodes a count no order changes is placed without scores
-        if len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules):
+        if failed is None and (
+            len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules)
+        ):
             pods = (self._without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.profile, self.index, pods, namespaces)
 

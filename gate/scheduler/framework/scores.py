@@ -95,7 +95,9 @@ class ScorePlugin(Generic[P, S]):
 
     ``normalize`` maps the raw scores of the feasible nodes onto ``[0, MAX_NODE_SCORE]``
     (None: they are already). ``beside`` counts the run's earlier copies in a PreScore that
-    reads the snapshot's pods, as it counts those (None: it reads no pod's labels)."""
+    reads the snapshot's pods, as it counts those (None: it reads no pod's labels).
+    ``fails``: why its PreScore fails for a pod (None: it does not), which fails the
+    pod's scheduling cycle wherever scores run."""
 
     name: str
     weight: int
@@ -109,6 +111,7 @@ class ScorePlugin(Generic[P, S]):
     score: Callable[[Placing, P, S, Feasible], list[int | None] | None] | None = None
     reads: Callable[[Placing, P, int], Hashable] | None = None
     beside: Callable[[P, str, Earlier], P] | None = None
+    fails: Callable[[PodProfile], str | None] | None = None
 
 
 def default_normalize(scores: Sequence[int], reverse: bool = False) -> list[int]:

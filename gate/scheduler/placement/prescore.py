@@ -21,6 +21,22 @@ from gate.scheduler.placement.copies import ScoreRules
 from gate.scheduler.plugins import SCORES
 
 
+class PreScoreFailed(ValueError):
+    """A PreScore plugin failed for the pod: its scheduling cycle fails wherever scores
+    run, the pod left Pending with the message (the argument)."""
+
+
+def prescore_error(profile: PodProfile) -> str | None:
+    """Why the score plugins' PreScore fails for the pod, in RunPreScorePlugins' words
+    (framework/runtime/framework.go): the first plugin to fail, in the profile's order;
+    None when none does."""
+    for plugin in SCORES:
+        failed = None if plugin.fails is None else plugin.fails(profile)
+        if failed is not None:
+            return f'running PreScore plugin "{plugin.name}": {failed}'
+    return None
+
+
 def score_rules(
     kind: str,
     profile: PodProfile,

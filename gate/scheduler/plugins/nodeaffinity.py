@@ -16,7 +16,9 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from gate.k8s.matching import SelectorTerm
+from gate.k8s.matching import SelectorTerm, parses_as_int64
+from gate.k8s.nodeterms import Expression, PreferredTerm
+from gate.k8s.validation import invalid, label_value_errors, not_supported
 from gate.k8s.version import Dialect
 from gate.model import NODE_AFFINITY, Cause, Family, FieldPath, NodeView, Rule, Term
 from gate.scheduler.framework.cluster import Cluster
@@ -181,7 +183,56 @@ def _raw(affinity: NodeScore, node: NodeView) -> int:
     return affinity(node)
 
 
+# component-helpers nodeaffinity.go validSelectorOperators
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_GT_LT = ("Gt", "Lt")
+
+
+def _requirement_errors(expr: Expression, where: str) -> list[str]:
+    """nodeSelectorRequirementsAsSelector on one expression: an operator it does not know,
+    else labels.NewRequirement's errors the API server lets through (a Gt or Lt value
+    that is not an integer, a value that is no label value; the key and the number of
+    values are validated on admission)."""
+    if expr.operator not in SELECTOR_OPERATORS:
+        return [str(not_supported(f"{where}.operator", expr.operator, SELECTOR_OPERATORS))]
+    errors: list[str] = []
+    if expr.operator in _GT_LT:
+        detail = "for 'Gt', 'Lt' operators, the value must be an integer"
+        errors.extend(
+            str(invalid(f"{where}.values[{i}]", value, detail))
+            for i, value in enumerate(expr.values)
+            if not parses_as_int64(value)
+        )
+    for i, value in enumerate(expr.values):
+        messages = label_value_errors(value)
+        if messages:
+            field = f"{where}.values[{i}][{expr.key}]"
+            errors.append(str(invalid(field, value, "; ".join(messages))))
+    return errors
+
+
+def preferred_terms_error(terms: tuple[PreferredTerm, ...]) -> str | None:
+    """Why NewPreferredSchedulingTerms refuses the preferred terms (None: it reads them):
+    each term of a non-zero weight and some expression, its expressions' errors in order,
+    flattened into one aggregate (Aggregate.Error: one error alone, else the distinct
+    ones bracketed)."""
+    errors: list[str] = []
+    for i, term in enumerate(terms):
+        if term.weight == 0 or not term.expressions:
+            continue
+        for j, expr in enumerate(term.expressions):
+            errors.extend(_requirement_errors(expr, f"[{i}].matchExpressions[{j}]"))
+    distinct = list(dict.fromkeys(errors))
+    if not distinct:
+        return None
+    return distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
+
+
+def _fails(profile: PodProfile) -> str | None:
+    return preferred_terms_error(profile.node_affinity.preferred)
+
+
 SCORE: ScorePlugin[NodeScore, None] = ScorePlugin(
-    NODE_AFFINITY, 2, "affinity", _prescore, normalize=default_normalize, node=_raw
+    NODE_AFFINITY, 2, "affinity", _prescore, normalize=default_normalize, node=_raw, fails=_fails
 )
 """Score (node_affinity.go): the weights of the preferred terms a node matches."""
