@@ -126,6 +126,7 @@ from gate.scheduler.plugins.defaultpreemption import (
     started,
 )
 from gate.scheduler.plugins.interpodaffinity.copies import after_first_copy
+from gate.scheduler.plugins.interpodaffinity.scoring import carried_terms
 from gate.scheduler.plugins.nodeaffinity import pre_filter_result
 from gate.scheduler.plugins.podtopologyspread.filtering import SKEW
 from gate.scheduler.plugins.volumerestrictions import IN_USE, VOLUME_RESTRICTIONS
@@ -1037,6 +1038,7 @@ class Evaluator:
                 if scores is None and ledger is not None
                 else None,
                 labels=pod.profile.labels,
+                terms=carried_terms(pod.profile),
             )
         )
 
@@ -1197,7 +1199,15 @@ class Evaluator:
             answer = self._work_out(groups, cycle)
         title = workload_title(workload)
         held = pod.profile.bound_nonzero
-        ledger.take_daemon(nodes, answer.fitting, rules, title, held, pod.profile.labels)
+        ledger.take_daemon(
+            nodes,
+            answer.fitting,
+            rules,
+            title,
+            held,
+            pod.profile.labels,
+            carried_terms(pod.profile),
+        )
         return answer, beside
 
     def _lacking(

@@ -17,9 +17,10 @@ placement (:mod:`gate.scheduler.placement.classes`) loops over that list.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from gate.k8s.podaffinity import AffinityTerm
 from gate.model import NodeView
 
 if TYPE_CHECKING:
@@ -44,6 +45,22 @@ class Workload:
     namespaces: Mapping[str, Mapping[str, str]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """Who a workload's pod is, as the terms of the pods bound before it read it: its
+    namespace, its labels and its namespace's labels (None: not read)."""
+
+    namespace: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    namespace_labels: Mapping[str, str] | None = None
+
+
+Carried = tuple[tuple[int, AffinityTerm], ...]
+"""The terms a pod carries that score a pod scheduled after it (InterPodAffinity's
+processExistingPod): its required affinity terms weighted by hardPodAffinityWeight, its
+preferred affinity terms by their weight, its preferred anti-affinity terms by minus theirs."""
+
+
 class Placing(Protocol):
     """What a score plugin reads of copies being placed: the nodes by position, the copies
     each holds so far, and by node the cpu and memory its pods (and the run's earlier
@@ -62,12 +79,15 @@ class Placing(Protocol):
 class Earlier(Protocol):
     """The copies the run's earlier new workloads placed, bound by the time the workload's
     pods are scheduled: by namespace, each workload's name and its pods' labels; where the
-    copies of some of them are, as ``(node position, copies)``."""
+    copies of some of them are, as ``(node position, copies)``; by name, the terms those
+    that carry any score a later pod by (:data:`Carried`)."""
 
     @property
     def nodes(self) -> Sequence[NodeView]: ...
     @property
     def workloads(self) -> Mapping[str, Sequence[tuple[str, Mapping[str, str]]]]: ...
+    @property
+    def terms(self) -> Mapping[str, Carried]: ...
     def copies_of(self, names: Set[str]) -> list[tuple[int, int]]: ...
 
 
@@ -110,7 +130,7 @@ class ScorePlugin(Generic[P, S]):
     land: Callable[[Placing, P, S, int], None] | None = None
     score: Callable[[Placing, P, S, Feasible], list[int | None] | None] | None = None
     reads: Callable[[Placing, P, int], Hashable] | None = None
-    beside: Callable[[P, str, Earlier], P] | None = None
+    beside: Callable[[P, Incoming, Earlier], P] | None = None
     fails: Callable[[PodProfile], str | None] | None = None
 
 

@@ -17,6 +17,7 @@ from gate.k8s.selectors import LabelSelector
 from gate.model import HostPort, NodeView
 from gate.model.storage import Mount
 from gate.scheduler.framework.cluster import with_pods
+from gate.scheduler.framework.scores import Carried, Incoming
 from gate.scheduler.placement.mixes import Mix, mix_at, with_daemon
 from gate.scheduler.plugins.interpodaffinity.copies import one_per_node
 from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
@@ -95,6 +96,7 @@ class ScoreRules:
     affinity: Callable[[NodeView], int] = _no_score
     spread: SpreadScoring | None = None
     interpod: AffinityScoring | None = None
+    incoming: Incoming | None = None  # who the pod is, as earlier copies' terms read it
 
     @classmethod
     def of(cls, requests: Mapping[str, int]) -> ScoreRules:
@@ -144,6 +146,8 @@ class Ledger:
 
     rules: dict[str, CopyRules] = field(default_factory=dict)
     labels: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    terms: dict[str, Carried] = field(default_factory=dict)
+    """By earlier workload whose pods carry any, the terms that score a later pod."""
     daemons_only: bool = True
     """No copies but DaemonSets' pods (:meth:`take_daemon`) are on the ledger yet, so
     :attr:`layers` and :attr:`daemons` hold all it holds."""
@@ -254,11 +258,13 @@ class Ledger:
         taker: str,
         nonzero: tuple[int, int] | None = None,
         labels: Mapping[str, str] | None = None,
+        terms: Carried = (),
     ) -> None:
         """``copies`` copies of ``taker``'s pod now hold their room on ``node``; ``nonzero``:
         each copy's cpu and memory as the resource scores count them once bound
         (``ScoreRules.nonzero.bound``; None: its requests'); ``labels``: the pod's, which
-        later workloads' spread constraints count (:func:`spread_counts`)."""
+        later workloads' spread constraints count (:func:`spread_counts`); ``terms``: those
+        it carries that score a later pod (:attr:`terms`)."""
         if copies <= 0:
             return
         self.daemons_only = False
@@ -279,6 +285,8 @@ class Ledger:
         self.rules[taker] = rules
         if labels is not None:
             self.labels[taker] = labels
+        if terms:
+            self.terms[taker] = terms
 
     def take_each(
         self,
@@ -287,6 +295,7 @@ class Ledger:
         taker: str,
         nonzero: tuple[int, int],
         labels: Mapping[str, str],
+        terms: Carried = (),
     ) -> None:
         """One copy of ``taker``'s pod on each of ``nodes`` (a DaemonSet's): :meth:`take`
         once per node, its lookups hoisted."""
@@ -314,6 +323,8 @@ class Ledger:
                 there[taker] = there.get(taker, 0) + 1
         self.rules[taker] = rules
         self.labels[taker] = labels
+        if terms:
+            self.terms[taker] = terms
 
     def _giving_back(self, rules: CopyRules) -> None:
         """A negative request would give room back: what :attr:`full` holds no longer holds."""
@@ -355,6 +366,7 @@ class Ledger:
         taker: str,
         nonzero: tuple[int, int],
         labels: Mapping[str, str],
+        terms: Carried = (),
     ) -> None:
         """A DaemonSet's pod on each node of ``bits`` (positions in ``nodes``, the run's):
         :meth:`take_each`, and while the ledger holds DaemonSets' pods only, its layers; the
@@ -373,9 +385,11 @@ class Ledger:
             self._fresh.clear()
             self.rules[taker] = rules
             self.labels[taker] = labels
+            if terms:
+                self.terms[taker] = terms
         else:
             names = (nodes[p].name for p in set_bits(bits))
-            self.take_each(names, rules, taker, nonzero, labels)
+            self.take_each(names, rules, taker, nonzero, labels, terms)
         if not self.daemons_only or not bits:
             return
         pod = {r: a for r, a in rules.requests.items() if a > 0 and r != PODS}
@@ -569,11 +583,12 @@ def spread_counts(
 class EarlierCopies:
     """The ledger's copies as the score plugins' PreScores read pods
     (:class:`gate.scheduler.framework.scores.Earlier`): the earlier workloads whose
-    labels it keeps, and where their copies are on ``nodes``."""
+    labels and terms it keeps, and where their copies are on ``nodes``."""
 
     def __init__(self, nodes: Sequence[NodeView], ledger: Ledger) -> None:
         self.nodes = nodes
         self._ledger = ledger
+        self.terms: Mapping[str, Carried] = ledger.terms
         self.workloads: dict[str, list[tuple[str, Mapping[str, str]]]] = {}
         for name, labels in ledger.labels.items():
             self.workloads.setdefault(ledger.rules[name].namespace, []).append((name, labels))

@@ -16,7 +16,7 @@ from dataclasses import replace
 from gate.scheduler.framework.nodeindex import NodeIndex
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.scores import Earlier, Workload
+from gate.scheduler.framework.scores import Earlier, Incoming, Workload
 from gate.scheduler.placement.copies import ScoreRules
 from gate.scheduler.plugins import SCORES
 
@@ -53,14 +53,16 @@ def score_rules(
         for plugin in SCORES
         if plugin.part is not None and plugin.prescore is not None
     }
-    return ScoreRules(**parts)
+    own = None if namespaces is None else namespaces.get(profile.namespace, {})
+    return ScoreRules(**parts, incoming=Incoming(profile.namespace, profile.labels, own))
 
 
 def scores_beside(scores: ScoreRules, namespace: str, earlier: Earlier) -> ScoreRules:
     """``scores`` of a pod of ``namespace`` with the run's earlier copies counted where a
     PreScore reads the snapshot's pods (each plugin's ``beside``)."""
+    incoming = scores.incoming or Incoming(namespace)
     changed = {
-        plugin.part: plugin.beside(getattr(scores, plugin.part), namespace, earlier)
+        plugin.part: plugin.beside(getattr(scores, plugin.part), incoming, earlier)
         for plugin in SCORES
         if plugin.part is not None and plugin.beside is not None
     }

@@ -27,6 +27,7 @@ from gate.model import ExistingPod, NodeView, ReplicaFit, Scaling, WarningKind, 
 from gate.scheduler.framework.cluster import ChangedNodes, node_without
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.framework.scores import Carried
 from gate.scheduler.placement.copies import (
     MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
@@ -197,6 +198,7 @@ class CopyCount:
     a placement's last; ``label_bits``: the nodes by label value; ``nonzero``: a copy's
     cpu and memory as the resource scores count them, for the ledger when placed without
     ``scores``; ``labels``: a copy's, which later workloads' spread constraints count;
+    ``terms``: those a copy carries that score later workloads' pods (InterPodAffinity);
     ``reported`` false: the counts and the ledger only (no headroom, no lost node)."""
 
     title: str
@@ -213,6 +215,7 @@ class CopyCount:
     label_bits: LabelBits | None = None
     nonzero: tuple[int, int] | None = None
     labels: Mapping[str, str] | None = None
+    terms: Carried = ()
     reported: bool = True
 
 
@@ -259,7 +262,13 @@ def count_copies(count: CopyCount) -> Counted:
         held = count.scores.nonzero.bound if count.scores is not None else count.nonzero
         for position, copies in together.placement.copies.items():
             count.ledger.take(
-                count.views[position].name, count.rules, copies, count.title, held, count.labels
+                count.views[position].name,
+                count.rules,
+                copies,
+                count.title,
+                held,
+                count.labels,
+                count.terms,
             )
     if refused is None and short.fit < count.wanted and count.refusals is not None:
         refused = count.refusals(short, short_ledger)

@@ -33,7 +33,15 @@ from gate.k8s.podaffinity import (
 from gate.model import INTER_POD_AFFINITY, NodeView
 from gate.scheduler.framework.podindex import PodIndex
 from gate.scheduler.framework.profile import PodProfile
-from gate.scheduler.framework.scores import Earlier, Feasible, Placing, ScorePlugin, Workload
+from gate.scheduler.framework.scores import (
+    Carried,
+    Earlier,
+    Feasible,
+    Incoming,
+    Placing,
+    ScorePlugin,
+    Workload,
+)
 
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default hardPodAffinityWeight
 
@@ -86,6 +94,18 @@ def affinity_scoring(
     if not keys:
         return None
     return AffinityScoring(tuple(keys), tuple(existing), tuple(per_copy), tuple(preferred))
+
+
+def carried_terms(profile: PodProfile) -> Carried:
+    """The terms a copy of the pod carries that score a pod scheduled after it, as
+    processExistingPod reads an existing pod's: its required affinity terms
+    (``hardPodAffinityWeight``), its preferred affinity terms (their weight) and its
+    preferred anti-affinity terms (minus theirs)."""
+    return (
+        *((HARD_POD_AFFINITY_WEIGHT, term) for term in profile.pod_affinity),
+        *profile.preferred_pod_affinity,
+        *((-weight, term) for weight, term in profile.preferred_pod_anti_affinity),
+    )
 
 
 def _terms_of_existing(
@@ -188,11 +208,55 @@ def _score(
 
 
 def _beside(
-    scoring: AffinityScoring | None, namespace: str, earlier: Earlier
+    scoring: AffinityScoring | None, incoming: Incoming, earlier: Earlier
 ) -> AffinityScoring | None:
+    """The run's earlier copies counted as the snapshot's pods are (processExistingPod;
+    they are bound before the pod is scheduled): those a preferred term of the pod
+    matches add its weight by the domain of their node, and the terms they carry that the
+    pod matches add theirs (:func:`_carried_beside`)."""
+    scoring = _preferred_beside(scoring, earlier)
+    carried = _carried_beside(incoming, earlier)
+    if not carried:
+        return scoring
+    keys = tuple(carried)
+    if scoring is None:
+        return AffinityScoring(keys, tuple(carried.values()), (0,) * len(keys))
+    return replace(
+        scoring,
+        keys=scoring.keys + keys,
+        existing=scoring.existing + tuple(carried.values()),
+        per_copy=scoring.per_copy + (0,) * len(keys),
+    )
+
+
+def _carried_beside(incoming: Incoming, earlier: Earlier) -> dict[str, dict[str, int]]:
+    """By topology key, what the terms the earlier copies carry (:func:`carried_terms`)
+    that the pod matches add by domain value: the term's weight per copy on a node with
+    the key (as :func:`_terms_of_existing` counts the snapshot's pods'). Copies are looked
+    up once per key and weight, for the workloads that carry such a term."""
+    if not earlier.terms:
+        return {}
+    groups: dict[tuple[str, int], set[str]] = {}
+    for name, terms in earlier.terms.items():
+        by_key: dict[str, int] = {}  # what one copy adds by key, its terms summed
+        for weight, term in terms:
+            if term.matches(incoming.namespace, incoming.labels, incoming.namespace_labels):
+                by_key[term.topology_key] = by_key.get(term.topology_key, 0) + weight
+        for key, weight in by_key.items():
+            groups.setdefault((key, weight), set()).add(name)
+    found: dict[str, dict[str, int]] = {}
+    for (key, weight), names in groups.items():
+        for p, copies in earlier.copies_of(names):
+            value = earlier.nodes[p].labels.get(key)
+            if value is not None:
+                by_value = found.setdefault(key, {})
+                by_value[value] = by_value.get(value, 0) + weight * copies
+    return found
+
+
+def _preferred_beside(scoring: AffinityScoring | None, earlier: Earlier) -> AffinityScoring | None:
     """The run's earlier copies a preferred term of the pod matches add its weight by the
-    domain of their node, as the snapshot's pods do (processExistingPod; they are bound
-    before the pod is scheduled)."""
+    domain of their node."""
     if scoring is None or not scoring.preferred:
         return scoring
     existing = list(scoring.existing)

@@ -40,6 +40,7 @@ from gate.scheduler.framework.scores import (
     MAX_NODE_SCORE,
     Earlier,
     Feasible,
+    Incoming,
     Placing,
     ScorePlugin,
     Workload,
@@ -218,7 +219,7 @@ def _prescore(workload: Workload) -> SpreadScoring | None:
 
 
 def _beside(
-    scoring: SpreadScoring | None, namespace: str, earlier: Earlier
+    scoring: SpreadScoring | None, incoming: Incoming, earlier: Earlier
 ) -> SpreadScoring | None:
     """The run's earlier copies counted on their nodes as the snapshot's pods are, by each
     constraint whose selector matches them in the pod's namespace (countPodsMatchSelector;
@@ -233,7 +234,7 @@ def _beside(
             if selector is None
             else {
                 name
-                for name, labels in earlier.workloads.get(namespace, ())
+                for name, labels in earlier.workloads.get(incoming.namespace, ())
                 if selector.matches(labels)
             }
         )
