@@ -17,6 +17,7 @@ from gate.k8s.version import dialect_for
 from gate.model import Location, Verdict, Workload, WorkloadResult
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.scheduler.framework.pods import pod_profile
+from gate.scheduler.placement.copyrules import Ledger
 from gate.scheduler.placement.prescore import prescore_error
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
@@ -138,3 +139,24 @@ def test_a_failing_prescore_keeps_copies_off_where_scores_run(
 ) -> None:
     result = _evaluate(nodes, replicas, BAD)
     assert (result.verdict, result.reason) == (verdict, reason)
+
+
+def test_a_node_the_run_s_earlier_copies_fill_is_not_feasible_for_scores_to_run() -> None:
+    """Two nodes, one taken by an earlier workload's copy: the pod finds one feasible node
+    beside it, so it lands unscored, as upstream binds it once that copy is bound."""
+    snapshot = cluster_snapshot([api_node(f"n{i}", cpu="1") for i in range(2)])
+    snap = build_snapshot(snapshot, "snapshot.json")
+    evaluator = Evaluator.for_snapshot(snap, dialect_for(snap.info.server_version))
+    ledger = Ledger()
+
+    def workload(name: str, spec: dict[str, Any]) -> Workload:
+        return Workload("Deployment", "default", name, Location("w.yaml", 1), 1, spec)
+
+    filler = {"containers": [container(requests={"cpu": "900m"})]}
+    assert evaluator.evaluate(workload("filler", filler), ledger).verdict is Verdict.YES
+    bad = _preferring((1, [_expr("rank", "Gt", "abc")]))
+    bad["containers"] = [container(requests={"cpu": "500m"})]
+    alone = evaluator.evaluate(workload("bad", bad))
+    beside = evaluator.evaluate(workload("bad", bad), ledger)
+    assert (alone.verdict, alone.reason) == (Verdict.ERROR, FAILED)
+    assert (beside.verdict, beside.reason) == (Verdict.YES, None)

@@ -1005,7 +1005,7 @@ class Evaluator:
         rules = copy_rules(pod.profile, cycle, labels)
         candidates = fitting | self._spread_refused(groups, cycle, views)
         failed = prescore_error(pod.profile)
-        if failed is not None and fitting.bit_count() > 1:
+        if failed is not None and self._feasible_beside(fitting, views, rules, own, ledger) > 1:
             raise PreScoreFailed(failed)  # with one feasible node scores do not run
         scores = None  # past 100 nodes a count no order changes is placed without scores
         if failed is None and (
@@ -1041,6 +1041,20 @@ class Evaluator:
                 terms=carried_terms(pod.profile),
             )
         )
+
+    @staticmethod
+    def _feasible_beside(
+        fitting: int,
+        views: Sequence[NodeView],
+        rules: CopyRules,
+        own: Sequence[int],
+        ledger: Ledger | None,
+    ) -> int:
+        """How many of the ``fitting`` nodes the first copy finds feasible with the run's
+        earlier copies bound (those with room for it beside them)."""
+        if own or ledger is None:
+            return fitting.bit_count()
+        return sum(1 for p in set_bits(fitting) if ledger.room_for_one(views[p], rules))
 
     def _spread_refused(self, groups: Groups, cycle: CycleState, views: Sequence[NodeView]) -> int:
         """The nodes PodTopologySpread refused for skew alone that every later filter
