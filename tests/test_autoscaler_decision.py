@@ -830,3 +830,59 @@ def test_each_zone_s_option_holds_one_copy_under_zone_anti_affinity() -> None:
     decision = Run([], objects, config=config).decide(anti, 3, {"app": "solo"})
     one_each = (ScaleUp(AKS_A, 1, 1, 0, 5), ScaleUp(AKS_B, 1, 1, 0, 5))
     assert (decision.scale_up, decision.placed, decision.options) == (one_each, 2, one_each)
+
+
+AKS_WIDE = "aks-wide-12345678-vmss"
+AKS_NARROWB = "aks-narrowb-12345678-vmss"
+AKS_NARROWC = "aks-narrowc-12345678-vmss"
+
+
+def _wide_and_narrow(*flags: str) -> Run:
+    """A wide group (eight copies of 1 cpu a node, one node at most) and two narrow ones
+    (one copy a node, ten and three at most), all at zero, beside three Ready nodes."""
+    sizes = ((AKS_WIDE, 8500, 1), (AKS_NARROWB, 1500, 10), (AKS_NARROWC, 1500, 3))
+    config = AutoscalingConfig(
+        groups=tuple(
+            ConfiguredGroup(
+                group,
+                template=NodeTemplate(
+                    labels={"pool": group},
+                    allocatable={"cpu": cpu, "memory": 64 * 2**30, "pods": 110},
+                ),
+            )
+            for group, cpu, _ in sizes
+        )
+    )
+    groups = [status_group(g, target=0, max_size=most) for g, _, most in sizes]
+    objects = [status_configmap(*groups), autoscaler_deployment(*flags)]
+    return Run(USERS, objects, DAEMONS, config=config)
+
+
+# orchestrator.go ScaleUp: each loop's options come from the estimator as the cluster then
+# stands; its node count (len(nodes)+len(upcomingNodes)) holds the nodes the loops before
+# it added, so estimator/cluster_capacity_threshold.go NodeLimit leaves a later loop only
+# what they left of --max-nodes-total.
+@pytest.mark.parametrize(
+    ("flags", "scale_up", "open_choice"),
+    [
+        pytest.param(
+            ("--expander=most-pods", "--max-nodes-total=7"),
+            (ScaleUp(AKS_WIDE, 1, 8, 0, 1), ScaleUp(AKS_NARROWB, 3, 3, 0, 10)),
+            True,
+            # the second loop's options hold three copies each (3 nodes left of 7): a tie
+            id="a later loop weighs the options with the nodes the total still allows",
+        ),
+        pytest.param(
+            ("--expander=most-pods", "--max-nodes-total=8"),
+            (ScaleUp(AKS_WIDE, 1, 8, 0, 1), ScaleUp(AKS_NARROWB, 4, 4, 0, 10)),
+            False,
+            # 4 nodes left: the narrow group of ten holds all four copies, the other three
+            id="with room left the later loop's choice is made",
+        ),
+    ],
+)
+def test_a_later_loop_weighs_its_options_after_the_earlier_loops_nodes(
+    flags: tuple[str, ...], scale_up: tuple[ScaleUp, ...], open_choice: bool
+) -> None:
+    decision = _wide_and_narrow(*flags).decide(spec(cpu="1"), 12)
+    assert (decision.scale_up, bool(decision.options)) == (scale_up, open_choice)

@@ -45,7 +45,6 @@ from typing import TypeVar
 from gate.k8s.labels import ZONE
 from gate.k8s.resources import CPU, MEMORY, PODS
 from gate.k8s.version import Dialect
-from gate.model.autoscaling import Priorities
 from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGroup
 from gate.scheduler.autoscaling.clusterautoscaler.limits import (
     DID_NOT_TRIGGER,
@@ -201,22 +200,23 @@ def _decide(
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
     zonal = ZONE in cycle_anti_keys(cycle, pod)
     state = spread_state(cycle)
-    weighed: dict[tuple[int, bool], dict[str, ScaleUp]] = {}
+    weighed: dict[tuple[int, bool, int, frozenset[tuple[str, int]]], dict[str, ScaleUp]] = {}
 
-    def weigh(copies: int, resources: bool) -> dict[str, ScaleUp]:
-        """Each helping group's option for ``copies``; the expander weighs it before the
-        cores and memory left cap it, and what a group would add is named capped. Spread
-        copies are placed one at a time on the group's fresh nodes alone, as its estimator
-        places them (:mod:`.spread`)."""
-        found = weighed.get((copies, resources))
+    def weigh(copies: int, resources: bool, headroom: Headroom = used) -> dict[str, ScaleUp]:
+        """Each helping group's option for ``copies`` with ``headroom`` used; the expander
+        weighs it before the cores and memory left cap it, and what a group would add is
+        named capped. Spread copies are placed one at a time on the group's fresh nodes
+        alone, as its estimator places them (:mod:`.spread`)."""
+        key = (copies, resources, headroom.total, frozenset(headroom.nodes.items()))
+        found = weighed.get(key)
         if found is not None:
             return found
-        found = weighed[(copies, resources)] = {
+        found = weighed[key] = {
             group.id: option
             for group, template in helping
             if (
                 option := _alone(
-                    copies, per_node[group.id], group, template, groups, used, resources, zonal
+                    copies, per_node[group.id], group, template, groups, headroom, resources, zonal
                 )
                 if state is None
                 else _spread_alone(
@@ -225,7 +225,7 @@ def _decide(
                     group,
                     template,
                     groups,
-                    used,
+                    headroom,
                     resources,
                     state,
                     cycle,
@@ -243,8 +243,8 @@ def _decide(
         helping,
         weigh,
         pod,
-        groups.flags.expander,
-        groups.priorities,
+        groups,
+        used,
         wanted,
         packed=state is None,
     )
@@ -358,10 +358,10 @@ def _least_waste(scores: list[tuple[T, float]]) -> list[T]:
 
 def _expanded(
     helping: list[tuple[NodeGroup, Template]],
-    weigh: Callable[[int, bool], Mapping[str, ScaleUp]],
+    weigh: Callable[[int, bool, Headroom], Mapping[str, ScaleUp]],
     pod: PodProfile,
-    expander: tuple[str, ...],
-    priorities: Priorities | None,
+    groups: Groups,
+    used: Headroom,
     wanted: int,
     packed: bool,
 ) -> tuple[list[tuple[NodeGroup, Template]], bool]:
@@ -369,14 +369,18 @@ def _expanded(
     choice is left open (then by name after what it decides): each loop chooses among the
     groups left for the ``wanted`` copies still pending, the chain narrowing the options
     (expander/factory chain.go); no loop is left once the chosen groups hold every copy
-    (``packed``; spread copies keep every group in order, weighed for all of them)."""
+    (``packed``; spread copies keep every group in order, weighed for all of them). A
+    later loop skips and weighs the groups with the nodes the earlier ones added counted
+    (orchestrator.go ScaleUp counts them among the upcoming nodes)."""
+    expander, priorities = groups.flags.expander, groups.priorities
     left = sorted(helping, key=lambda g: g[0].id)
     ordered: list[tuple[NodeGroup, Template]] = []
     open_choice = False
     pending = wanted
+    spare = used.copy()
     while left and pending > 0:
-        alone = weigh(pending, False)
-        best = [g for g in left if g[0].id in alone]
+        alone = weigh(pending, False, spare)
+        best = [g for g in left if g[0].id in alone and skipped(g[0], groups, spare) is None]
         for strategy in expander:
             if len(best) <= 1:
                 break
@@ -399,8 +403,10 @@ def _expanded(
         ordered.append(best[0])
         left.remove(best[0])
         if packed:
-            taken = weigh(pending, True).get(best[0][0].id)
-            pending -= taken.copies if taken is not None else 0
+            taken = weigh(pending, True, spare).get(best[0][0].id)
+            if taken is not None:
+                pending -= taken.copies
+                spare.add(*best[0], taken.nodes)
     return ordered + left, open_choice
 
 
