@@ -67,11 +67,12 @@ FLAGS: list[tuple[str, list[str], Flags]] = [
         Flags(Limits(30, (8, 64), (16 * GI, 256 * GI)), deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
-        "ignore taints count as startup taints, comma lists split",
-        ["--startup-taint=a,b", "--ignore-taint=c", "--status-taint=d,,e"],
+        # flags.go MultiStringFlag.Set appends each value whole: a comma splits nothing
+        "ignore taints count as startup taints, each value one key, commas and all",
+        ["--startup-taint=a,b", "--ignore-taint=c", "--status-taint=d,,e", "--status-taint=f"],
         Flags(
-            startup_taints=("a", "b", "c"),
-            status_taints=("d", "e"),
+            startup_taints=("a,b", "c"),
+            status_taints=("d,,e", "f"),
             deployment=WHERE,
             expander=(LEAST_WASTE,),
         ),

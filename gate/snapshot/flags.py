@@ -2,11 +2,11 @@
 
 Upstream config/flags/flags.go (cluster-autoscaler-1.34.5): ``--max-nodes-total`` (int, 0
 for none), ``--cores-total`` and ``--memory-total`` (``<min>:<max>``, cores and GiB),
-``--startup-taint`` / ``--status-taint`` / ``--ignore-taint`` (repeated), ``--force-ds``
-(bool), ``--expendable-pods-priority-cutoff`` (int) and ``--expander`` (a comma-separated
-list, default ``least-waste``, the binary's; with no Deployment recorded, a managed
-autoscaler's ``random`` stays). Go's flag package reads ``-name``
-as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool; a flag
+``--startup-taint`` / ``--status-taint`` / ``--ignore-taint`` (repeated, one taint key a
+value), ``--force-ds`` (bool), ``--expendable-pods-priority-cutoff`` (int) and
+``--expander`` (a comma-separated list, default ``least-waste``, the binary's; with no
+Deployment recorded, a managed autoscaler's ``random`` stays). Go's flag package reads
+``-name`` as ``--name``, and ``--name value`` as ``--name=value`` for every flag but a bool; a flag
 read here that takes a value takes the next word even when it starts with a dash.
 """
 
@@ -124,7 +124,9 @@ def _bool(value: str, name: str, where: str) -> bool:
 
 
 def _taints(values: list[str]) -> tuple[str, ...]:
-    return tuple(key for value in values for key in value.split(",") if key)
+    """Each value one key, commas and all: flags.go's ``MultiStringFlag.Set`` appends the
+    value whole, and taints.go ``NewTaintConfig`` takes each as a key."""
+    return tuple(value for value in values if value)
 
 
 def flags_from(words: Sequence[str], where: str) -> Flags:
