@@ -89,6 +89,27 @@ FLAGS: list[tuple[str, list[str], Flags]] = [
         Flags(Limits(cores=(10, 64)), deployment=WHERE, expander=(LEAST_WASTE,)),
     ),
     (
+        # Go's flag.Int: strconv.ParseInt(value, 0, 64), a bare leading 0 octal
+        "an int flag is read as Go reads an integer literal, a leading zero octal",
+        ["--max-nodes-total=010", "--expendable-pods-priority-cutoff=-1_000"],
+        Flags(
+            Limits(max_nodes_total=8),
+            expendable_cutoff=-1000,
+            deployment=WHERE,
+            expander=(LEAST_WASTE,),
+        ),
+    ),
+    (
+        "an int flag takes Go's hexadecimal, octal and binary prefixes",
+        ["--max-nodes-total=0x1F", "--expendable-pods-priority-cutoff=-0b101"],
+        Flags(
+            Limits(max_nodes_total=31),
+            expendable_cutoff=-5,
+            deployment=WHERE,
+            expander=(LEAST_WASTE,),
+        ),
+    ),
+    (
         "a negative cutoff after a space",
         ["--expendable-pods-priority-cutoff", "-100"],
         Flags(expendable_cutoff=-100, deployment=WHERE, expander=(LEAST_WASTE,)),
@@ -131,6 +152,21 @@ BAD: list[tuple[str, str, str]] = [
         "a count that is not an integer",
         "--max-nodes-total=many",
         "--max-nodes-total: not an integer: 'many'",
+    ),
+    (
+        "a count with a digit octal has not, after its leading zero",
+        "--max-nodes-total=08",
+        "--max-nodes-total: not an integer: '08'",
+    ),
+    (
+        "a count with a space, which Go refuses",
+        "--max-nodes-total= 5",
+        "--max-nodes-total: not an integer: ' 5'",
+    ),
+    (
+        "a cutoff with a doubled underscore",
+        "--expendable-pods-priority-cutoff=1__0",
+        "--expendable-pods-priority-cutoff: not an integer: '1__0'",
     ),
     ("a bool that is not one of Go's", "--force-ds=yes", "--force-ds: not a boolean: 'yes'"),
 ]

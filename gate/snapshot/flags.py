@@ -37,6 +37,10 @@ _VALUED = frozenset(
 cluster-autoscaler's main.go parses with) gives them the next word whatever it is, a
 negative number included (``--expendable-pods-priority-cutoff -100``)."""
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
+_GO_INTEGER = re.compile(
+    r"[+-]?(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|0(?:_?[0-7])*"
+    r"|[1-9](?:_?[0-9])*)"
+)
 _TRUE = {"1", "t", "T", "TRUE", "true", "True"}
 _FALSE = {"0", "f", "F", "FALSE", "false", "False"}
 
@@ -90,10 +94,16 @@ def command_flags(words: Sequence[str]) -> dict[str, list[str]]:
 
 
 def _integer(value: str, name: str, where: str) -> int:
-    try:
-        return int(value, 0)
-    except ValueError:
-        raise SnapshotError(f"{where}: --{name}: not an integer: {value!r}") from None
+    """``strconv.ParseInt(value, 0, 64)``, as Go's ``flag.Int`` reads its value: a sign,
+    then ``0x``, ``0o``, ``0b`` or a bare leading ``0`` (octal: ``010`` is 8) before the
+    digits, underscores between them; no space."""
+    if _GO_INTEGER.fullmatch(value) is None:
+        raise SnapshotError(f"{where}: --{name}: not an integer: {value!r}")
+    sign, digits = (-1, value[1:]) if value[0] == "-" else (1, value.lstrip("+"))
+    digits = digits.replace("_", "")
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return sign * int(digits, 8)
+    return sign * int(digits, 0)
 
 
 def _decimal(value: str, name: str, where: str) -> int:
