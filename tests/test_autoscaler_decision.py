@@ -886,3 +886,30 @@ def test_a_later_loop_weighs_its_options_after_the_earlier_loops_nodes(
 ) -> None:
     decision = _wide_and_narrow(*flags).decide(spec(cpu="1"), 12)
     assert (decision.scale_up, bool(decision.options)) == (scale_up, open_choice)
+
+
+# estimator/cluster_capacity_threshold.go NodeLimit: a negative --max-nodes-total gives -1,
+# and threshold_based_limiter.go then refuses every node; static_autoscaler.go and
+# GetCappedNewNodeCount test the total only when above 0. No group has an option, and
+# orchestrator.go GetRemainingPods gives a NotTriggerScaleUp only to pods no group's
+# template takes.
+@pytest.mark.parametrize(
+    ("cpu", "decision", "message"),
+    [
+        pytest.param(
+            "1",
+            Decision(2, unjudged="--max-nodes-total=-1 lets its estimator add no node"),
+            "",
+            id="a negative total lets no group add a node, and the copies get no event",
+        ),
+        pytest.param(
+            "64",
+            Decision(2, (), 0, {"Insufficient cpu": 1, TAINTED: 1}),
+            f"pod didn't trigger scale-up: 1 Insufficient cpu, 1 {TAINTED}",
+            id="copies no template takes get their groups' reasons under a negative total",
+        ),
+    ],
+)
+def test_a_negative_total_adds_no_node(cpu: str, decision: Decision, message: str) -> None:
+    decided = _run(*_aks(), flags=("--max-nodes-total=-1",)).decide(spec(cpu=cpu), 2)
+    assert (decided, decided.message) == (decision, message)

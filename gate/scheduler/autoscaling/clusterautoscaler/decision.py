@@ -49,6 +49,7 @@ from gate.scheduler.autoscaling.clusterautoscaler.groups import Groups, NodeGrou
 from gate.scheduler.autoscaling.clusterautoscaler.limits import (
     DID_NOT_TRIGGER,
     MAX_TOTAL,
+    NEGATIVE_TOTAL,
     TRANSIENT,
     Headroom,
     limit,
@@ -197,6 +198,10 @@ def _decide(
         and skipped(group, groups, used) is None
         and run_filters(cycle, group.template.node, dialect) is None
     ]
+    if total < 0 and helping:
+        # No group has an option; a pod a group's template takes is left without an event
+        # (GetRemainingPods passes over its schedulable equivalence group).
+        return Decision(wanted, unjudged=NEGATIVE_TOTAL.format(total=total))
     per_node = {group.id: _per_node(cycle, pod, template, dialect) for group, template in helping}
     zonal = ZONE in cycle_anti_keys(cycle, pod)
     state = spread_state(cycle)

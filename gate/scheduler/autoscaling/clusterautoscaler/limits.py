@@ -25,6 +25,8 @@ MAX_RESOURCES = "max cluster {resources} limit reached"
 # processors/status/eventing_scale_up_processor.go ReasonsMessage
 MAX_TOTAL = "max total nodes in cluster reached"
 DID_NOT_TRIGGER = "pod didn't trigger scale-up: {reasons}"
+NEGATIVE_TOTAL = "--max-nodes-total={total} lets its estimator add no node"
+"""estimator/cluster_capacity_threshold.go ``NodeLimit``: a negative total is no room."""
 TRANSIENT = frozenset({NOT_READY, BACKOFF})
 """Reasons that pass with time; every other blocker is permanent."""
 MAX_NODES_PER_SCALE_UP = 1000
