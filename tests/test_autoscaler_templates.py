@@ -7,6 +7,7 @@ core/utils/utils.go ``GetNodeCoresAndMemory`` counts them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -277,6 +278,16 @@ MISSING: list[tuple[str, Flags, list[DaemonSet], dict[str, int], int, tuple[str,
         [_daemon_set("x", tolerations=[{"operator": "Exists"}])],
         {},
         0,
+        (),
+    ),
+    (
+        # node_info_utils.go podsExpectedOnFreshNode marks a DaemonSet running by its UID:
+        # one of the same name in another namespace is not the running one
+        "a DaemonSet named as the running one but in another namespace is added with --force-ds",
+        Flags(force_ds=True),
+        [replace(_daemon_set("x", tolerations=[{"operator": "Exists"}]), namespace="monitoring")],
+        {"cpu": 100, "memory": 64 * MI},
+        1,
         (),
     ),
     (

@@ -214,7 +214,7 @@ def from_member(
     name, labels = _named(group, member.labels)
     requested: dict[str, int] = {}
     ports: set[HostPort] = set()
-    count, running = 0, set[str]()
+    count, running = 0, set[tuple[str, str]]()
     cpu = memory = 0
     for pod in pods:
         if _kept(pod):
@@ -223,7 +223,8 @@ def from_member(
             cpu, memory = cpu + held[0], memory + held[1]
             ports.update(pod.ports)
             count += 1
-            running.update(n for kind, n in pod.owners if kind == "DaemonSet")
+            # a pod's owner is in its namespace: the pair names the DaemonSet as its UID does
+            running.update((pod.namespace, n) for kind, n in pod.owners if kind == "DaemonSet")
     bare = NodeView(
         name,
         labels,
@@ -236,7 +237,9 @@ def from_member(
         (cpu, memory),
     )
     missing = [
-        ds for ds in daemon_sets if ds.name not in running and (flags.force_ds or ds.critical)
+        ds
+        for ds in daemon_sets
+        if (ds.namespace, ds.name) not in running and (flags.force_ds or ds.critical)
     ]
     view, too_big = _with_daemon_sets(bare, missing, cluster, dialect)
     cores, memory = node_capacity(member)
