@@ -913,3 +913,36 @@ def test_a_later_loop_weighs_its_options_after_the_earlier_loops_nodes(
 def test_a_negative_total_adds_no_node(cpu: str, decision: Decision, message: str) -> None:
     decided = _run(*_aks(), flags=("--max-nodes-total=-1",)).decide(spec(cpu=cpu), 2)
     assert (decided, decided.message) == (decision, message)
+
+
+# orchestrator.go ScaleUp asks UpcomingNodes before ResourcesLeft: a group still bringing up
+# nodes (clusterstate.go GetUpcomingNodes: its target above its registered nodes) whose
+# template CA cannot build fails the whole scale-up ("failed to find template node for node
+# group"), limits or not; a group with no node info and nothing upcoming is only skipped.
+@pytest.mark.parametrize(
+    ("target", "decision"),
+    [
+        pytest.param(
+            2,
+            Decision(10, unjudged=f"failed to find template node for node group {AKS_GPU}"),
+            id="a group bringing up nodes without node info stops every scale-up",
+        ),
+        pytest.param(
+            0,
+            Decision(10, (ScaleUp(AKS_USER, 4, 10, 3, 10),), 10),
+            id="a group with no node info and nothing upcoming is only skipped",
+        ),
+    ],
+)
+def test_upcoming_nodes_of_a_group_without_node_info_stop_every_scale_up(
+    target: int, decision: Decision
+) -> None:
+    groups = [
+        status_group(AKS_USER, target=3, max_size=10),
+        status_group(AKS_GPU, target=target, max_size=4),
+    ]
+    objects = [
+        status_configmap(*groups),
+        autoscaler_deployment("--cores-total=0:0", "--memory-total=0:0"),
+    ]
+    assert Run(USERS, objects, DAEMONS).decide(spec(cpu="1"), 10) == decision

@@ -185,6 +185,13 @@ def _decide(
 ) -> Decision:
     if wanted <= 0:
         return Decision(0)
+    awaited = [
+        g.id for g in groups.groups if g.template is None and g.status.target > len(g.members)
+    ]
+    if awaited:  # UpcomingNodes fails first: a group's upcoming nodes are copies of its template
+        return Decision(
+            wanted, unjudged=f"failed to find template node for node group {awaited[0]}"
+        )
     lacking = [g.id for g in groups.groups if g.template is None]
     if lacking and groups.limited:  # ResourcesLeft fails before any group is judged
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
