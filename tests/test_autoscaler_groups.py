@@ -142,7 +142,9 @@ def test_a_group_without_member_or_template_is_named_in_a_warning() -> None:
         f"node group {AKS_GPU}: no node of the snapshot matches it (target 2); "
         "set autoscaling.groups[].match",
         f"node group {AKS_GPU}: no template (no Ready member, none configured): "
-        f"cluster-autoscaler fails its scale-up with `No node info for: {AKS_GPU}`",
+        # its target of 2 is upcoming: orchestrator.go UpcomingNodes fails first
+        "cluster-autoscaler fails its scale-up with "
+        f"`failed to find template node for node group {AKS_GPU}` (nodes are upcoming)",
         "1 node(s) of an autoscaled pool match no node group: a",
     )
 

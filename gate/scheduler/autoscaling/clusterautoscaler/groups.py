@@ -281,7 +281,10 @@ def _group_warnings(
         )
     if template is None:
         outcome = (
-            f"fails its scale-up with `No node info for: {status.name}`"
+            f"fails its scale-up with `failed to find template node for node group {status.name}`"
+            " (nodes are upcoming)"
+            if status.target > len(members)
+            else f"fails its scale-up with `No node info for: {status.name}`"
             if limited
             else "skips it as not ready for scale-up (no cpu or memory limit is set)"
         )
