@@ -14,7 +14,11 @@ copies with spread constraints are placed one at a time (:mod:`.spread`).
 CA runs loop after loop; this answers for the loop that scales nothing more: copies go to
 the groups that could take them in the order the expander (``--expander``, expander/) would
 choose them, each group's nodes counted against the headroom the run's earlier workloads
-left (:class:`Headroom`). ``most-pods`` keeps the options that schedule the most copies,
+left (:class:`Headroom`), and each loop's options weighed with the nodes the loops before it
+added. A negative ``--max-nodes-total`` gives no group an option
+(estimator/cluster_capacity_threshold.go), and a group bringing up nodes without a template
+fails the scale-up before any group is judged (orchestrator.go ``UpcomingNodes``).
+``most-pods`` keeps the options that schedule the most copies,
 ``least-nodes`` those adding the fewest nodes and ``least-waste`` those leaving the least
 fraction of cpu plus memory of the new nodes' capacity unrequested; ``priority`` those the
 highest priority of the recorded ``cluster-autoscaler-priority-expander`` ConfigMap matches
