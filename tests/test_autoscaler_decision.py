@@ -946,3 +946,17 @@ def test_upcoming_nodes_of_a_group_without_node_info_stop_every_scale_up(
         autoscaler_deployment("--cores-total=0:0", "--memory-total=0:0"),
     ]
     assert Run(USERS, objects, DAEMONS).decide(spec(cpu="1"), 10) == decision
+
+
+def test_the_total_reached_comes_before_a_group_without_node_info() -> None:
+    # static_autoscaler.go RunOnce: ScaleUpLimitedByMaxNodesTotal is decided before ScaleUp,
+    # whose UpcomingNodes and ResourcesLeft would fail on the group CA has no template for
+    objects = [
+        status_configmap(*_aks()),
+        autoscaler_deployment("--max-nodes-total=3", "--cores-total=0:100"),
+    ]
+    decision = Run(USERS, objects, DAEMONS).decide(spec(cpu="1"), 2)
+    assert (decision, decision.message) == (
+        Decision(2, reasons={"max total nodes in cluster reached": 1}),
+        "pod didn't trigger scale-up: max total nodes in cluster reached",
+    )

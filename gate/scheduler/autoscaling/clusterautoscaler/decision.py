@@ -189,6 +189,10 @@ def _decide(
 ) -> Decision:
     if wanted <= 0:
         return Decision(0)
+    total = groups.limits.max_nodes_total
+    # static_autoscaler.go RunOnce stops at the total before ScaleUp computes anything
+    if total > 0 and groups.counted + used.total >= total:
+        return Decision(wanted, reasons={MAX_TOTAL: 1})
     awaited = [
         g.id for g in groups.groups if g.template is None and g.status.target > len(g.members)
     ]
@@ -199,9 +203,6 @@ def _decide(
     lacking = [g.id for g in groups.groups if g.template is None]
     if lacking and groups.limited:  # ResourcesLeft fails before any group is judged
         return Decision(wanted, unjudged=f"No node info for: {lacking[0]}")
-    total = groups.limits.max_nodes_total
-    if total > 0 and groups.counted + used.total >= total:
-        return Decision(wanted, reasons={MAX_TOTAL: 1})
     helping = [
         (group, group.template)
         for group in groups.groups
