@@ -973,7 +973,10 @@ def test_a_daemon_set_holding_the_host_port_refuses_the_pod() -> None:
         (
             "default",
             "pod hostport conflicts with existing hostport configuration",
-            "checking host port usage, pod hostport conflicts with existing hostport configuration",
+            "checking host port usage, pod hostport conflicts with existing hostport "
+            "configuration (existing-hostport-ip=0.0.0.0, existing-hostport-port=8080, "
+            "existing-hostport-protocol=TCP, pod-hostport-ip=0.0.0.0, pod-hostport-port=8080, "
+            "pod-hostport-protocol=TCP)",
         ),
     )
 

@@ -8,7 +8,7 @@ instance types whose capacity exceeds what its ``spec.limits`` leave
 (``filterByRemainingResources``: ``all available instance types exceed limits for
 nodepool``), then ``NodeClaim.CanAdd`` (nodeclaim.go) checks, in order, its taints
 (pkg/scheduling/taints.go), host ports (hostportusage.go: the regular containers' alone,
-:func:`~gate.k8s.ports.karpenter_conflicts`), requirements
+:func:`host_port_conflict`), requirements
 (pkg/scheduling/requirements.go ``Compatible``), topology (topology.go, topologygroup.go)
 and the instance types with room for the DaemonSet overhead and the claim's pods and an
 available offering (``filterInstanceTypesByRequirements``, ``InstanceTypeFilterError``). A
@@ -33,14 +33,15 @@ modelled and what is not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+import ipaddress
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.matching import PREFER_NO_SCHEDULE
-from gate.k8s.ports import karpenter_conflicts
-from gate.model import NodeView
+from gate.k8s.ports import karpenter_matches, parsed_ip
+from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.autoscaling.karpenter.aks import with_cluster
@@ -119,6 +120,38 @@ LIMITS = "all available instance types exceed limits for nodepool"
 TAINT = "did not tolerate taint"
 REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
+
+
+def go_ip(text: str) -> str:
+    """``net.IP.String`` of ``net.ParseIP(text)``: an IPv4 address (mapped or not) dotted,
+    any other compressed in lower case, an address Go cannot parse ``<nil>``."""
+    parsed = parsed_ip(text)
+    if parsed is None:
+        return "<nil>"
+    if parsed[:12] == bytes(10) + b"\xff\xff":
+        return str(ipaddress.IPv4Address(parsed[12:]))
+    return str(ipaddress.IPv6Address(parsed))
+
+
+def host_port_conflict(wanted: Sequence[HostPort], used: Iterable[HostPort]) -> str:
+    """hostportusage.go ``Conflicts``: the first wanted port (in the containers' order)
+    that matches one in use, as serrors.Wrap prints it: the error, then its values sorted
+    by key. Upstream ranges over the using pods in map order; of several ports in use
+    that match, the first in sorted order is named. Empty when none matches."""
+    taken = sorted(used, key=lambda p: (p.ip, p.port, p.protocol))
+    for port in wanted:
+        for other in taken:
+            if karpenter_matches(port, other):
+                return (
+                    f"{HOST_PORT} (existing-hostport-ip={go_ip(other.ip)}, "
+                    f"existing-hostport-port={other.port}, "
+                    f"existing-hostport-protocol={other.protocol}, "
+                    f"pod-hostport-ip={go_ip(port.ip)}, pod-hostport-port={port.port}, "
+                    f"pod-hostport-protocol={port.protocol})"
+                )
+    return ""
+
+
 MAX_NEW_NODES = 1000
 """fitgate's bound on the NodeClaims one workload's copies may plan (cluster-autoscaler's
 ``--max-nodes-per-scaleup`` default is the same): a NodePool without limits would otherwise
@@ -588,8 +621,9 @@ class Provisioner:
         refused = untolerated(pool.taints, variant.tolerations)
         if refused:
             return TAINT, "; ".join(refused)
-        if karpenter_conflicts(pod.regular_ports, pool.daemon_ports):
-            return HOST_PORT, f"checking host port usage, {HOST_PORT}"
+        clash = host_port_conflict(pod.regular_ports, pool.daemon_ports)
+        if clash:
+            return HOST_PORT, f"checking host port usage, {clash}"
         provider = self.providers.get(pool.name)
         if provider is not None and self.catalog is not None:
             # where CanAdd asks the requirements: taints and host ports are judged first
