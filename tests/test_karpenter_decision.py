@@ -106,6 +106,21 @@ def _affinity(required: list[list[str]], preferred: list[tuple[int, str]]) -> di
     }
 
 
+PREFERRED_ANTI = {
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": 100,
+                "podAffinityTerm": {
+                    "topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchLabels": APP},
+                },
+            }
+        ]
+    }
+}
+"""A preferred anti-affinity over hostnames to the pod's own copies."""
+
 CASES = [
     pytest.param(
         Run((NodePool("a"), NodePool("b"), NodePool("heavy", weight=10))),
@@ -464,6 +479,33 @@ CASES = [
         3,
         PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
         id="preferred hostname anti-affinity to itself: one node per copy too",
+    ),
+    # preferences.go Relax drops the preferred anti-affinity once a pool's limits refuse a
+    # new claim; the relaxed copy then joins a planned one (scheduler.go addToInflightNode)
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 8000}),)),
+        spec(cpu="100m", memory="100Mi", affinity=PREFERRED_ANTI),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 1, 3, ALL_1CPU),), 3),
+        id="with the limits spent the relaxed copies join the one claim they allowed",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 16000}),)),
+        spec(cpu="100m", memory="100Mi", affinity=PREFERRED_ANTI),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 2, 3, ALL_1CPU),), 3),
+        id="the limits allow two claims and the third copy joins the first",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 8000}),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            topologySpreadConstraints=[_spread("kubernetes.io/hostname", 2, "ScheduleAnyway")],
+        ),
+        5,
+        PoolDecision(5, (PoolScaleUp("default", 1, 5, ALL_1CPU),), 5),
+        id="a ScheduleAnyway hostname spread is dropped too once the limits refuse a claim",
     ),
     pytest.param(
         Run((NodePool("default"),)),

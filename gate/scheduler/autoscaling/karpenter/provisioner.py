@@ -20,9 +20,10 @@ A pod whose containers consume DRA claims goes nowhere (``add``, ``IgnoreDRARequ
 true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overhead.
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
-affinity term dropped while another remains, then its heaviest preferred node affinity term
-(the heaviest one is read as required at first), then PreferNoSchedule taints tolerated
-when some pool has one; the errors reported are those of the last attempt, one per pool in
+affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
+(those over hostnames cap a claim until dropped), then its heaviest preferred node affinity
+term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
+PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of the last attempt, one per pool in
 pool order, joined ``; `` after ``Failed to schedule pod, `` (events.go).
 
 Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
@@ -87,7 +88,14 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
     merged,
     well_known,
 )
-from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.autoscaling.karpenter.topology import (
+    TOPOLOGY,
+    HostAffinity,
+    Zonal,
+    lowest,
+    preference_caps,
+    zonal_rules,
+)
 from gate.scheduler.autoscaling.karpenter.unjudged import (
     PROVIDERS,
     UNJUDGED,
@@ -187,21 +195,36 @@ def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[
 @dataclass(frozen=True, slots=True)
 class _Variant:
     """The pod as one relaxation step leaves it: its requirements (nodeSelector, the
-    heaviest preferred term, the first required term), its strict ones, its tolerations."""
+    heaviest preferred term, the first required term), its strict ones, its tolerations,
+    and the most copies one claim may hold (its required rules' and the preferences over
+    hostnames not yet relaxed: :func:`~.topology.preference_caps`)."""
 
     reqs: Mapping[str, Req]
     strict: Mapping[str, Req]
     tolerations: tuple[Mapping[str, Any], ...]
+    cap: int | None = None
 
 
-def _variants(pod: PodProfile, pns: bool, volumes: Sequence[Req] = ()) -> Iterator[_Variant]:
-    """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc);
-    ``volumes``: the requirements the pod's volumes add to every required term
-    (:mod:`.volumetopology`), kept through every relaxation."""
+def _variants(
+    pod: PodProfile,
+    pns: bool,
+    volumes: Sequence[Req] = (),
+    cap: int | None = None,
+    anti: Sequence[int | None] = (None,),
+    soft: Sequence[int | None] = (None,),
+) -> Iterator[_Variant]:
+    """preferences.go ``Relax`` in its order: the first required node-affinity term while
+    another remains, each preferred pod-affinity term (not modelled: the step is taken, the
+    pod unchanged), each preferred anti-affinity term (``anti``: the cap as they go), each
+    preferred node-affinity term, each ScheduleAnyway spread (``soft``), then PreferNoSchedule
+    taints tolerated; ``volumes``: the requirements the pod's volumes add to every required
+    term (:mod:`.volumetopology`), kept through every relaxation; ``cap``: the required
+    rules' cap on the copies a claim holds."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
     base = merged(from_labels(pod.node_selector), volumes)
+    affinity, n_anti, n_soft = len(pod.preferred_pod_affinity), 0, 0
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
@@ -209,11 +232,17 @@ def _variants(pod: PodProfile, pns: bool, volumes: Sequence[Req] = ()) -> Iterat
             pref = preferred[0].expressions
             reqs = merged(base, term_reqs(pref) if pref is not None else [])
             reqs = merged(reqs, term_reqs(required[0]) if required else [])
-        yield _Variant(reqs, strict, tolerations)
+        yield _Variant(reqs, strict, tolerations, lowest(cap, anti[n_anti], soft[n_soft]))
         if len(required) > 1:
             required = required[1:]
+        elif affinity:
+            affinity -= 1
+        elif n_anti < len(anti) - 1:
+            n_anti += 1
         elif preferred:
             preferred = preferred[1:]
+        elif n_soft < len(soft) - 1:
+            n_soft += 1
         elif pns and TOLERATE_PREFER_NO_SCHEDULE not in tolerations:
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
@@ -463,12 +492,13 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {})
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {}, preferred=False)
         # a port matches itself under Karpenter's rule too (gate.k8s.ports)
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
-        variants = list(_variants(pod, pns, volume_requirements(cycle)))
+        anti, soft = preference_caps(cycle, pod)
+        variants = list(_variants(pod, pns, volume_requirements(cycle), cap, anti, soft))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
@@ -482,7 +512,7 @@ class Provisioner:
                     errors = [(last, BOUNDED, BOUNDED_TEXT.format(nodes=MAX_NEW_NODES))]
                 break
             if not spreads and claim.pods == 1 and claim is claims[-1]:
-                more = self._fill(claim, requests, left - placed, cap)
+                more = self._fill(claim, requests, left - placed, variants[0].cap, cap)
                 placed += more
             else:
                 placed += 1
@@ -501,8 +531,17 @@ class Provisioner:
             )
         return PoolDecision(left, tuple(scale_up), placed, tuple(errors) if placed < left else ())
 
-    def _fill(self, claim: _Claim, requests: Mapping[str, int], left: int, cap: int | None) -> int:
-        """A new claim filled in arithmetic: as many copies as its roomiest type holds."""
+    def _fill(
+        self,
+        claim: _Claim,
+        requests: Mapping[str, int],
+        left: int,
+        cap: int | None,
+        required: int | None,
+    ) -> int:
+        """A new claim filled in arithmetic: as many copies as its roomiest type holds and
+        the unrelaxed pod's ``cap`` allows; full unless a preference (not the ``required``
+        rules) is what stopped it, which a relaxed copy may join later."""
         rooms = {it.name: room(it, claim.pool.daemon, requests) for it in claim.types}
         count = min(left, max(rooms.values(), default=1))
         if cap is not None:
@@ -516,7 +555,7 @@ class Provisioner:
                     break
         claim.pods = count
         claim.types = tuple(it for it in claim.types if rooms[it.name] >= count)
-        claim.full = True
+        claim.full = cap is None or count < cap or (required is not None and count >= required)
         return count
 
     def _place(
@@ -562,9 +601,10 @@ class Provisioner:
         spreads: list[Zonal],
         cap: int | None,
     ) -> bool:
-        """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim."""
-        if cap is not None and claim.pods >= cap:
-            claim.full = True
+        """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim; ``cap``
+        the required rules' (a claim at it is full), the variant's own may be tighter."""
+        if variant.cap is not None and claim.pods >= variant.cap:
+            claim.full = cap is not None and claim.pods >= cap
             return False
         if untolerated(claim.pool.taints, variant.tolerations):
             return False
@@ -618,6 +658,7 @@ class Provisioner:
             types = self._within_limits(pool, left)
             if not types:
                 return LIMITS, f"{LIMITS} (NodePool={pool.name})"
+        self.placeholders += 1  # NewNodeClaim, before CanAdd: every claim tried is a hostname
         refused = untolerated(pool.taints, variant.tolerations)
         if refused:
             return TAINT, "; ".join(refused)
@@ -632,7 +673,6 @@ class Provisioner:
             if keys:
                 said = [variant.reqs[k] for k in keys]
                 return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)
-        self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
         hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
         claim_reqs = merged(pool.reqs, [hostname])
         failed = compatible(claim_reqs, variant.reqs, self.allowed)
