@@ -1148,6 +1148,22 @@ def test_hostname_affinity_to_running_pods_gets_no_new_node() -> None:
     )
 
 
+def test_a_pool_whose_taint_refuses_the_pod_still_numbers_a_hostname() -> None:
+    """scheduler.go ``addToNewNodeClaim`` calls ``NewNodeClaim`` (the next placeholder)
+    before ``CanAdd`` asks the taints: the tainted pool (first by name, descending) takes
+    0001, the next pool 0002."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-b", "old", "zone-b")]
+    pools = (NodePool("z-tainted", taints=(TAINT,)), NodePool("b"))
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    errors = Run(pools, nodes=nodes, pods=[db]).decide(pod, 1, APP).errors
+    assert [e[2].rsplit(" ", 1)[-1] for e in errors] == [
+        "(taint=dedicated=gpu:NoSchedule)",
+        "[hostname-placeholder-0002]",
+    ]
+
+
 def test_hostname_affinity_to_itself_fills_one_node() -> None:
     """The first copy starts a claim; the others may only join it (7 fit an 8-cpu type)."""
     pod = spec(affinity=_affinity_to("kubernetes.io/hostname", APP))
