@@ -967,6 +967,17 @@ def test_pods_karpenter_ignores(pod: dict[str, Any], unjudged: str) -> None:
     assert decision.scale_up == () or not unjudged
 
 
+def test_a_pod_validate_refuses_is_ignored_before_nodepools_are_looked_for() -> None:
+    """provisioner.go ``Schedule``: ``GetPendingPods`` (``Validate``) runs before
+    ``NewScheduler`` returns ``no nodepools found``."""
+    pod = spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist"))
+    decision = Run((NodePool("broken", ready=False),)).decide(pod, 1)
+    assert decision.unjudged == (
+        "ignoring pod, configured to not run on a Karpenter provisioned node "
+        "(requirement=karpenter.sh/nodepool DoesNotExist)"
+    )
+
+
 @pytest.mark.parametrize(
     ("selector", "order"),
     [

@@ -23,8 +23,9 @@ A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first require
 affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
 (those over hostnames cap a claim until dropped), then its heaviest preferred node affinity
 term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
-PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of the last attempt, one per pool in
-pool order, joined ``; `` after ``Failed to schedule pod, `` (events.go).
+PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of
+the last attempt, one per pool in pool order, joined ``; `` after ``Failed to schedule pod, ``
+(events.go).
 
 Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
 copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
@@ -474,8 +475,8 @@ class Provisioner:
         first, ``addToExistingNode``, and its topology records them)."""
         if left <= 0:
             return PoolDecision(0)
-        if self.unjudged:
-            return PoolDecision(left, unjudged=self.unjudged)
+        # provisioner.go Schedule: GetPendingPods leaves out the pods Validate refuses
+        # before NewScheduler looks for a NodePool
         refused = ignored(cycle)
         wrong = invalid(pod, next(_variants(pod, False)).reqs)
         if wrong:
@@ -485,6 +486,8 @@ class Provisioner:
             return PoolDecision(left, unjudged=IGNORED.format(why="; ".join(wrong)))
         if refused:
             return PoolDecision(left, unjudged=refused)
+        if self.unjudged:
+            return PoolDecision(left, unjudged=self.unjudged)
         if pod.dra_requirements:
             # scheduler.go add asks this first, and trySchedule relaxes nothing after it
             return PoolDecision(left, errors=(("", DRA, DRA),))
