@@ -1175,6 +1175,20 @@ def test_a_pool_whose_taint_refuses_the_pod_still_numbers_a_hostname() -> None:
     ]
 
 
+def test_a_prefer_no_schedule_taint_of_a_pool_left_out_still_adds_a_relaxation() -> None:
+    """scheduler.go ``NewScheduler`` asks every Ready pool for a PreferNoSchedule taint,
+    also one whose requirements leave it no type: the toleration is one more attempt, whose
+    claim is the next placeholder."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-b", "old", "zone-b")]
+    soft = Taint("spot", "yes", "PreferNoSchedule")
+    left_out = NodePool("z-none", taints=(soft,), requirements=(_in(INSTANCE_TYPE, "none"),))
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    errors = Run((left_out, NodePool("b")), nodes=nodes, pods=[db]).decide(pod, 1, APP).errors
+    assert [e[2].rsplit(" ", 1)[-1] for e in errors] == ["[hostname-placeholder-0002]"]
+
+
 def test_hostname_affinity_to_itself_fills_one_node() -> None:
     """The first copy starts a claim; the others may only join it (7 fit an 8-cpu type)."""
     pod = spec(affinity=_affinity_to("kubernetes.io/hostname", APP))

@@ -301,6 +301,9 @@ class Provisioner:
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    prefer_no_schedule: bool = False
+    """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
+    (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
     """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
     when its EC2NodeClass's subnets record them."""
     """Each limited pool's types within what its limits leave, and what they left then:
@@ -423,6 +426,7 @@ class Provisioner:
             known=known,
             providers=providers,
             judged=judged,
+            prefer_no_schedule=any(t.effect == PREFER_NO_SCHEDULE for p in ready for t in p.taints),
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -499,9 +503,9 @@ class Provisioner:
         # a port matches itself under Karpenter's rule too (gate.k8s.ports)
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
-        pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         anti, soft = preference_caps(cycle, pod)
-        variants = list(_variants(pod, pns, volume_requirements(cycle), cap, anti, soft))
+        volumes = volume_requirements(cycle)
+        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
