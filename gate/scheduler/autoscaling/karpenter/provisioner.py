@@ -402,7 +402,7 @@ class Provisioner:
         remaining = {p.name: dict(p.limits) for p in pools if p.limits is not None}
         # provisioner.go Schedule hands the scheduler the Active nodes only: none whose
         # NodeClaim is deleting (statenode.go MarkedForDeletion, Deleted)
-        leaving = {c.node_name for c in state.claims if c.deleting and c.node_name}
+        leaving = _leaving(state)
         for node in nodes:
             left = remaining.get(node.labels.get(NODEPOOL_LABEL, ""))
             if left is not None and node.name not in leaving:
@@ -724,22 +724,36 @@ EXCEEDED = "resource usage exceeds limit"
 
 def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> Pool:
     """The pool, with what stops Karpenter creating its claims: ``limits.nodes`` below the
-    nodes it has (its Nodes and in-flight NodeClaims; cluster.go counts each state node
-    once). The simulation never checks ``nodes`` (no type has that capacity), so the
-    claims are planned and their creation fails (nodepool.go ``ExceededBy``: usage above
-    the limit)."""
+    nodes it has. The simulation never checks ``nodes`` (no type has that capacity), so the
+    claims are planned and their creation fails (provisioner.go ``CreateNodeClaims`` and
+    ``Create``; nodepool.go ``ExceededBy``: usage above the limit, serrors' values sorted by
+    key). The usage is cluster.go ``updateNodePoolResources``': one a state node (a Node,
+    or a NodeClaim not yet registered) whose capacity lists some resource and which is not
+    marked for deletion (its NodeClaim deleting), so a claim not yet launched counts none."""
     limit = (pool.limits or {}).get("nodes")
     if limit is None:
         return pool
-    count = sum(1 for n in nodes if n.labels.get(NODEPOOL_LABEL) == pool.name)
-    count += sum(1 for c in state.claims if c.pool == pool.name and not c.node_name)
+    leaving = _leaving(state)
+    count = sum(
+        1
+        for n in nodes
+        if n.labels.get(NODEPOOL_LABEL) == pool.name and n.name not in leaving and capacity_of(n)
+    )
+    count += sum(
+        1
+        for c in state.claims
+        if c.pool == pool.name and not c.node_name and not c.deleting and c.capacity
+    )
     if count <= limit:
         return pool
-    text = (
-        f"creating nodeclaim, {EXCEEDED} (NodePool={pool.name}, resource-name=nodes, "
-        f"usage={count}, limit={limit})"
-    )
+    text = f"creating node claim, {EXCEEDED} (limit={limit}, resource-name=nodes, usage={count})"
     return replace(pool, exceeded=text)
+
+
+def _leaving(state: KarpenterState) -> set[str]:
+    """The nodes whose NodeClaim is being deleted: marked for deletion (statenode.go
+    ``MarkedForDeletion``, ``Deleted``), so neither Active nor counted in a pool's usage."""
+    return {c.node_name for c in state.claims if c.deleting and c.node_name}
 
 
 def _subtract(left: dict[str, int], amounts: Mapping[str, int]) -> None:
