@@ -106,6 +106,21 @@ def _affinity(required: list[list[str]], preferred: list[tuple[int, str]]) -> di
     }
 
 
+PREFERRED_ANTI = {
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": 100,
+                "podAffinityTerm": {
+                    "topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchLabels": APP},
+                },
+            }
+        ]
+    }
+}
+"""A preferred anti-affinity over hostnames to the pod's own copies."""
+
 CASES = [
     pytest.param(
         Run((NodePool("a"), NodePool("b"), NodePool("heavy", weight=10))),
@@ -464,6 +479,33 @@ CASES = [
         3,
         PoolDecision(3, (PoolScaleUp("default", 3, 3, ALL_1CPU),), 3),
         id="preferred hostname anti-affinity to itself: one node per copy too",
+    ),
+    # preferences.go Relax drops the preferred anti-affinity once a pool's limits refuse a
+    # new claim; the relaxed copy then joins a planned one (scheduler.go addToInflightNode)
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 8000}),)),
+        spec(cpu="100m", memory="100Mi", affinity=PREFERRED_ANTI),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 1, 3, ALL_1CPU),), 3),
+        id="with the limits spent the relaxed copies join the one claim they allowed",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 16000}),)),
+        spec(cpu="100m", memory="100Mi", affinity=PREFERRED_ANTI),
+        3,
+        PoolDecision(3, (PoolScaleUp("default", 2, 3, ALL_1CPU),), 3),
+        id="the limits allow two claims and the third copy joins the first",
+    ),
+    pytest.param(
+        Run((NodePool("default", limits={"cpu": 8000}),)),
+        spec(
+            cpu="100m",
+            memory="100Mi",
+            topologySpreadConstraints=[_spread("kubernetes.io/hostname", 2, "ScheduleAnyway")],
+        ),
+        5,
+        PoolDecision(5, (PoolScaleUp("default", 1, 5, ALL_1CPU),), 5),
+        id="a ScheduleAnyway hostname spread is dropped too once the limits refuse a claim",
     ),
     pytest.param(
         Run((NodePool("default"),)),
@@ -925,6 +967,17 @@ def test_pods_karpenter_ignores(pod: dict[str, Any], unjudged: str) -> None:
     assert decision.scale_up == () or not unjudged
 
 
+def test_a_pod_validate_refuses_is_ignored_before_nodepools_are_looked_for() -> None:
+    """provisioner.go ``Schedule``: ``GetPendingPods`` (``Validate``) runs before
+    ``NewScheduler`` returns ``no nodepools found``."""
+    pod = spec(affinity=_required("karpenter.sh/nodepool", "DoesNotExist"))
+    decision = Run((NodePool("broken", ready=False),)).decide(pod, 1)
+    assert decision.unjudged == (
+        "ignoring pod, configured to not run on a Karpenter provisioned node "
+        "(requirement=karpenter.sh/nodepool DoesNotExist)"
+    )
+
+
 @pytest.mark.parametrize(
     ("selector", "order"),
     [
@@ -973,7 +1026,10 @@ def test_a_daemon_set_holding_the_host_port_refuses_the_pod() -> None:
         (
             "default",
             "pod hostport conflicts with existing hostport configuration",
-            "checking host port usage, pod hostport conflicts with existing hostport configuration",
+            "checking host port usage, pod hostport conflicts with existing hostport "
+            "configuration (existing-hostport-ip=0.0.0.0, existing-hostport-port=8080, "
+            "existing-hostport-protocol=TCP, pod-hostport-ip=0.0.0.0, pod-hostport-port=8080, "
+            "pod-hostport-protocol=TCP)",
         ),
     )
 
@@ -1101,6 +1157,36 @@ def test_hostname_affinity_to_running_pods_gets_no_new_node() -> None:
             "kubernetes.io/hostname In [hostname-placeholder-0001]",
         ),
     )
+
+
+def test_a_pool_whose_taint_refuses_the_pod_still_numbers_a_hostname() -> None:
+    """scheduler.go ``addToNewNodeClaim`` calls ``NewNodeClaim`` (the next placeholder)
+    before ``CanAdd`` asks the taints: the tainted pool (first by name, descending) takes
+    0001, the next pool 0002."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-b", "old", "zone-b")]
+    pools = (NodePool("z-tainted", taints=(TAINT,)), NodePool("b"))
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    errors = Run(pools, nodes=nodes, pods=[db]).decide(pod, 1, APP).errors
+    assert [e[2].rsplit(" ", 1)[-1] for e in errors] == [
+        "(taint=dedicated=gpu:NoSchedule)",
+        "[hostname-placeholder-0002]",
+    ]
+
+
+def test_a_prefer_no_schedule_taint_of_a_pool_left_out_still_adds_a_relaxation() -> None:
+    """scheduler.go ``NewScheduler`` asks every Ready pool for a PreferNoSchedule taint,
+    also one whose requirements leave it no type: the toleration is one more attempt, whose
+    claim is the next placeholder."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = {"app": "db"}
+    nodes = [karpenter_node("n-b", "old", "zone-b")]
+    soft = Taint("spot", "yes", "PreferNoSchedule")
+    left_out = NodePool("z-none", taints=(soft,), requirements=(_in(INSTANCE_TYPE, "none"),))
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", {"app": "db"}))
+    errors = Run((left_out, NodePool("b")), nodes=nodes, pods=[db]).decide(pod, 1, APP).errors
+    assert [e[2].rsplit(" ", 1)[-1] for e in errors] == ["[hostname-placeholder-0002]"]
 
 
 def test_hostname_affinity_to_itself_fills_one_node() -> None:

@@ -21,7 +21,15 @@ from gate.scheduler.plugins.nodeports import port_conflicts
 from tests.builders import container
 from tests.karpenter_support import MI, Run, daemon_set
 
-REFUSED = (("default", HOST_PORT, f"checking host port usage, {HOST_PORT}"),)
+
+def _refused(existing: str = "0.0.0.0", wanted: str = "0.0.0.0") -> tuple[tuple[str, str, str]]:
+    """The pool's error as ``CanAdd`` wraps ``Conflicts``' serrors: its values by key."""
+    said = (
+        f"{HOST_PORT} (existing-hostport-ip={existing}, existing-hostport-port=8080, "
+        f"existing-hostport-protocol=TCP, pod-hostport-ip={wanted}, pod-hostport-port=8080, "
+        "pod-hostport-protocol=TCP)"
+    )
+    return (("default", HOST_PORT, f"checking host port usage, {said}"),)
 
 
 def _port(ip: str = "0.0.0.0", port: int = 8080, protocol: str = "TCP") -> HostPort:
@@ -100,38 +108,58 @@ def _run(daemon_pod: dict[str, Any]) -> Run:
 @pytest.mark.parametrize(
     ("pod", "daemon_pod", "refused"),
     [
-        pytest.param(_ported(), _ported(), True, id="a container's port the DaemonSet holds"),
+        pytest.param(_ported(), _ported(), _refused(), id="a container's port the DaemonSet holds"),
         pytest.param(
             _ported("initContainers"),
             _ported(),
-            False,
+            (),
             id="a sidecar's port is not seen, so a node is launched",
         ),
         pytest.param(
             _ported(),
             _ported("initContainers"),
-            False,
+            (),
             id="nor the port of the DaemonSet's sidecar",
         ),
         pytest.param(
             _ported(ip="10.0.0.1"),
             _ported(ip="::"),
-            True,
+            _refused("::", "10.0.0.1"),
             id="a DaemonSet on the IPv6 wildcard holds every address",
         ),
         pytest.param(
             _ported(ip="10.0.0.1"),
             _ported(ip="10.0.0.2"),
-            False,
+            (),
             id="a DaemonSet on another address leaves the port free",
+        ),
+        pytest.param(
+            _ported(ip="::ffff:10.0.0.1"),
+            _ported(ip="0:0::0"),
+            _refused("::", "10.0.0.1"),
+            id="the addresses print as Go prints the parsed IPs",
+        ),
+        pytest.param(
+            _ported(ip="FD00:0:0::1"),
+            _ported(ip="0.0.0.0"),
+            _refused("0.0.0.0", "fd00::1"),
+            id="an IPv6 address prints compressed in lower case",
+        ),
+        pytest.param(
+            _ported(ip="not-an-ip"),
+            _ported(),
+            _refused("0.0.0.0", "<nil>"),
+            id="an address Go cannot parse prints as a nil IP",
         ),
     ],
 )
 def test_a_pool_refuses_a_pod_whose_host_port_its_daemon_sets_hold(
-    pod: dict[str, Any], daemon_pod: dict[str, Any], refused: bool
+    pod: dict[str, Any], daemon_pod: dict[str, Any], refused: tuple[tuple[str, str, str], ...]
 ) -> None:
+    """hostportusage.go ``Conflicts``: serrors.Wrap's values printed sorted by key, each
+    with ``%v`` (a ``net.IP`` by its ``String``)."""
     decision = _run(daemon_pod).decide(pod, 1)
-    assert decision.errors == (REFUSED if refused else ())
+    assert decision.errors == refused
     assert decision.placed == (0 if refused else 1)
 
 

@@ -8,6 +8,7 @@ offerings are launched)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -20,26 +21,33 @@ EKS = ("karpenter.k8s.aws", "EC2NodeClass", "default")
 READY = NodeClass("EC2NodeClass", "default")
 
 
-def _run(pool: NodePool, *classes: NodeClass, nodes: int = 0, claims: int = 0) -> Run:
+def _run(
+    pool: NodePool, *classes: NodeClass, nodes: int = 0, claims: int = 0, **claimed: Any
+) -> Run:
     made = [karpenter_node(f"n{i}", pool.name, "zone-a") for i in range(nodes)]
-    in_flight = tuple(NodeClaim(f"c{i}", pool.name) for i in range(claims))
+    launched = {"capacity": {"cpu": 4000, "pods": 110}, **claimed}
+    in_flight = tuple(NodeClaim(f"c{i}", pool.name, **launched) for i in range(claims))
     return Run((pool,), nodes=made, state=KarpenterState((pool,), in_flight, classes))
 
 
 @pytest.mark.parametrize(
-    ("nodes", "claims", "limit", "placed"),
+    ("nodes", "claims", "claimed", "limit", "placed"),
     [
-        pytest.param(1, 0, 0, 0, id="limits.nodes 0 with a node: creation fails"),
-        pytest.param(0, 1, 0, 0, id="an in-flight claim counts as a node"),
-        pytest.param(0, 0, 0, 3, id="limits.nodes 0 with no node: usage is not above it"),
-        pytest.param(2, 0, 2, 3, id="at the limit, not above it: created"),
+        pytest.param(1, 0, {}, 0, 0, id="limits.nodes 0 with a node: creation fails"),
+        pytest.param(0, 1, {}, 0, 0, id="a launched in-flight claim counts as a node"),
+        pytest.param(0, 1, {"capacity": {}}, 0, 3, id="a claim not yet launched lists no capacity"),
+        pytest.param(0, 1, {"deleting": True}, 0, 3, id="nor does a claim being deleted"),
+        pytest.param(0, 0, {}, 0, 3, id="limits.nodes 0 with no node: usage is not above it"),
+        pytest.param(2, 0, {}, 2, 3, id="at the limit, not above it: created"),
     ],
 )
 def test_limits_nodes_stop_creation_only_when_usage_is_above_them(
-    nodes: int, claims: int, limit: int, placed: int
+    nodes: int, claims: int, claimed: dict[str, Any], limit: int, placed: int
 ) -> None:
+    """cluster.go ``updateNodePoolResources`` counts the usage; provisioner.go
+    ``CreateNodeClaims`` wraps ``Create``'s error, nodepool.go ``ExceededBy``'s serrors."""
     pool = NodePool("default", limits={"nodes": limit}, node_class=EKS)
-    decision = _run(pool, READY, nodes=nodes, claims=claims).decide(spec(), 3)
+    decision = _run(pool, READY, nodes=nodes, claims=claims, **claimed).decide(spec(), 3)
     assert decision.placed == placed
     if not placed:
         usage = nodes + claims
@@ -47,8 +55,8 @@ def test_limits_nodes_stop_creation_only_when_usage_is_above_them(
             (
                 "default",
                 EXCEEDED,
-                f"creating nodeclaim, {EXCEEDED} (NodePool=default, resource-name=nodes, "
-                f"usage={usage}, limit={limit})",
+                f"creating node claim, {EXCEEDED} (limit={limit}, resource-name=nodes, "
+                f"usage={usage})",
             ),
         )
 

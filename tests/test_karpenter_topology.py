@@ -21,6 +21,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     HostAffinity,
     Spread,
     Zonal,
+    preference_caps,
     topology_error,
     zonal_rules,
 )
@@ -398,3 +399,57 @@ def test_zonal_rules(
 ) -> None:
     profile = pod_profile(spec, labels=APP)
     assert zonal_rules(_cycle(spec, pods), ZONES, profile) == expected
+
+
+def _anti(*terms: tuple[int, str, dict[str, str]]) -> dict[str, Any]:
+    return {
+        "podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": w,
+                    "podAffinityTerm": {"labelSelector": {"matchLabels": m}, "topologyKey": k},
+                }
+                for w, k, m in terms
+            ]
+        }
+    }
+
+
+PREFERENCE_CAPS: list[tuple[str, dict[str, Any], tuple[tuple[int | None, ...], ...]]] = [
+    ("a pod with no preference has no cap", _spec(), ((None,), (None,))),
+    (
+        "the heaviest anti-affinity term goes first, so a lighter one of the pod's own holds on",
+        _spec(affinity=_anti((10, ZONE, APP), (5, HOSTNAME, APP))),
+        ((1, 1, None), (None,)),
+    ),
+    (
+        "the pod's own term dropped first frees the claims at once",
+        _spec(affinity=_anti((10, HOSTNAME, APP), (5, HOSTNAME, {"app": "db"}))),
+        ((1, None, None), (None,)),
+    ),
+    (
+        "the first ScheduleAnyway spread is swapped with the last and dropped",
+        _spec(
+            topologySpreadConstraints=[
+                spread(2, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(3, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+            ]
+        ),
+        ((None,), (2, 3, None, None)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [c[1:] for c in PREFERENCE_CAPS],
+    ids=[c[0] for c in PREFERENCE_CAPS],
+)
+def test_preference_caps_as_relax_drops_them(
+    spec: dict[str, Any], expected: tuple[tuple[int | None, ...], ...]
+) -> None:
+    """preferences.go ``removePreferredPodAntiAffinityTerm`` (stable by weight, heaviest
+    first) and ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
+    profile = pod_profile(spec, labels=APP)
+    assert preference_caps(_cycle(spec, []), profile) == expected

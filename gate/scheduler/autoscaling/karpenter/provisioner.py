@@ -8,7 +8,7 @@ instance types whose capacity exceeds what its ``spec.limits`` leave
 (``filterByRemainingResources``: ``all available instance types exceed limits for
 nodepool``), then ``NodeClaim.CanAdd`` (nodeclaim.go) checks, in order, its taints
 (pkg/scheduling/taints.go), host ports (hostportusage.go: the regular containers' alone,
-:func:`~gate.k8s.ports.karpenter_conflicts`), requirements
+:func:`host_port_conflict`), requirements
 (pkg/scheduling/requirements.go ``Compatible``), topology (topology.go, topologygroup.go)
 and the instance types with room for the DaemonSet overhead and the claim's pods and an
 available offering (``filterInstanceTypesByRequirements``, ``InstanceTypeFilterError``). A
@@ -20,10 +20,12 @@ A pod whose containers consume DRA claims goes nowhere (``add``, ``IgnoreDRARequ
 true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overhead.
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
-affinity term dropped while another remains, then its heaviest preferred node affinity term
-(the heaviest one is read as required at first), then PreferNoSchedule taints tolerated
-when some pool has one; the errors reported are those of the last attempt, one per pool in
-pool order, joined ``; `` after ``Failed to schedule pod, `` (events.go).
+affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
+(those over hostnames cap a claim until dropped), then its heaviest preferred node affinity
+term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
+PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of
+the last attempt, one per pool in pool order, joined ``; `` after ``Failed to schedule pod, ``
+(events.go).
 
 Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
 copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
@@ -33,14 +35,15 @@ modelled and what is not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+import ipaddress
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.matching import PREFER_NO_SCHEDULE
-from gate.k8s.ports import karpenter_conflicts
-from gate.model import NodeView
+from gate.k8s.ports import karpenter_matches, parsed_ip
+from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
 from gate.scheduler.autoscaling.karpenter.aks import with_cluster
@@ -86,7 +89,14 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
     merged,
     well_known,
 )
-from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, HostAffinity, Zonal, zonal_rules
+from gate.scheduler.autoscaling.karpenter.topology import (
+    TOPOLOGY,
+    HostAffinity,
+    Zonal,
+    lowest,
+    preference_caps,
+    zonal_rules,
+)
 from gate.scheduler.autoscaling.karpenter.unjudged import (
     PROVIDERS,
     UNJUDGED,
@@ -119,6 +129,38 @@ LIMITS = "all available instance types exceed limits for nodepool"
 TAINT = "did not tolerate taint"
 REQUIREMENTS = "incompatible requirements"
 HOST_PORT = "pod hostport conflicts with existing hostport configuration"
+
+
+def go_ip(text: str) -> str:
+    """``net.IP.String`` of ``net.ParseIP(text)``: an IPv4 address (mapped or not) dotted,
+    any other compressed in lower case, an address Go cannot parse ``<nil>``."""
+    parsed = parsed_ip(text)
+    if parsed is None:
+        return "<nil>"
+    if parsed[:12] == bytes(10) + b"\xff\xff":
+        return str(ipaddress.IPv4Address(parsed[12:]))
+    return str(ipaddress.IPv6Address(parsed))
+
+
+def host_port_conflict(wanted: Sequence[HostPort], used: Iterable[HostPort]) -> str:
+    """hostportusage.go ``Conflicts``: the first wanted port (in the containers' order)
+    that matches one in use, as serrors.Wrap prints it: the error, then its values sorted
+    by key. Upstream ranges over the using pods in map order; of several ports in use
+    that match, the first in sorted order is named. Empty when none matches."""
+    taken = sorted(used, key=lambda p: (p.ip, p.port, p.protocol))
+    for port in wanted:
+        for other in taken:
+            if karpenter_matches(port, other):
+                return (
+                    f"{HOST_PORT} (existing-hostport-ip={go_ip(other.ip)}, "
+                    f"existing-hostport-port={other.port}, "
+                    f"existing-hostport-protocol={other.protocol}, "
+                    f"pod-hostport-ip={go_ip(port.ip)}, pod-hostport-port={port.port}, "
+                    f"pod-hostport-protocol={port.protocol})"
+                )
+    return ""
+
+
 MAX_NEW_NODES = 1000
 """fitgate's bound on the NodeClaims one workload's copies may plan (cluster-autoscaler's
 ``--max-nodes-per-scaleup`` default is the same): a NodePool without limits would otherwise
@@ -154,21 +196,36 @@ def _order(claims: Sequence[_Claim], offers: Callable[[Reqs], Offers]) -> tuple[
 @dataclass(frozen=True, slots=True)
 class _Variant:
     """The pod as one relaxation step leaves it: its requirements (nodeSelector, the
-    heaviest preferred term, the first required term), its strict ones, its tolerations."""
+    heaviest preferred term, the first required term), its strict ones, its tolerations,
+    and the most copies one claim may hold (its required rules' and the preferences over
+    hostnames not yet relaxed: :func:`~.topology.preference_caps`)."""
 
     reqs: Mapping[str, Req]
     strict: Mapping[str, Req]
     tolerations: tuple[Mapping[str, Any], ...]
+    cap: int | None = None
 
 
-def _variants(pod: PodProfile, pns: bool, volumes: Sequence[Req] = ()) -> Iterator[_Variant]:
-    """preferences.go ``Relax``, node affinity and PreferNoSchedule (module doc);
-    ``volumes``: the requirements the pod's volumes add to every required term
-    (:mod:`.volumetopology`), kept through every relaxation."""
+def _variants(
+    pod: PodProfile,
+    pns: bool,
+    volumes: Sequence[Req] = (),
+    cap: int | None = None,
+    anti: Sequence[int | None] = (None,),
+    soft: Sequence[int | None] = (None,),
+) -> Iterator[_Variant]:
+    """preferences.go ``Relax`` in its order: the first required node-affinity term while
+    another remains, each preferred pod-affinity term (not modelled: the step is taken, the
+    pod unchanged), each preferred anti-affinity term (``anti``: the cap as they go), each
+    preferred node-affinity term, each ScheduleAnyway spread (``soft``), then PreferNoSchedule
+    taints tolerated; ``volumes``: the requirements the pod's volumes add to every required
+    term (:mod:`.volumetopology`), kept through every relaxation; ``cap``: the required
+    rules' cap on the copies a claim holds."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
     base = merged(from_labels(pod.node_selector), volumes)
+    affinity, n_anti, n_soft = len(pod.preferred_pod_affinity), 0, 0
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
@@ -176,11 +233,17 @@ def _variants(pod: PodProfile, pns: bool, volumes: Sequence[Req] = ()) -> Iterat
             pref = preferred[0].expressions
             reqs = merged(base, term_reqs(pref) if pref is not None else [])
             reqs = merged(reqs, term_reqs(required[0]) if required else [])
-        yield _Variant(reqs, strict, tolerations)
+        yield _Variant(reqs, strict, tolerations, lowest(cap, anti[n_anti], soft[n_soft]))
         if len(required) > 1:
             required = required[1:]
+        elif affinity:
+            affinity -= 1
+        elif n_anti < len(anti) - 1:
+            n_anti += 1
         elif preferred:
             preferred = preferred[1:]
+        elif n_soft < len(soft) - 1:
+            n_soft += 1
         elif pns and TOLERATE_PREFER_NO_SCHEDULE not in tolerations:
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
@@ -238,6 +301,9 @@ class Provisioner:
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    prefer_no_schedule: bool = False
+    """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
+    (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
     """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
     when its EC2NodeClass's subnets record them."""
     """Each limited pool's types within what its limits leave, and what they left then:
@@ -336,7 +402,7 @@ class Provisioner:
         remaining = {p.name: dict(p.limits) for p in pools if p.limits is not None}
         # provisioner.go Schedule hands the scheduler the Active nodes only: none whose
         # NodeClaim is deleting (statenode.go MarkedForDeletion, Deleted)
-        leaving = {c.node_name for c in state.claims if c.deleting and c.node_name}
+        leaving = _leaving(state)
         for node in nodes:
             left = remaining.get(node.labels.get(NODEPOOL_LABEL, ""))
             if left is not None and node.name not in leaving:
@@ -360,6 +426,7 @@ class Provisioner:
             known=known,
             providers=providers,
             judged=judged,
+            prefer_no_schedule=any(t.effect == PREFER_NO_SCHEDULE for p in ready for t in p.taints),
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -412,8 +479,8 @@ class Provisioner:
         first, ``addToExistingNode``, and its topology records them)."""
         if left <= 0:
             return PoolDecision(0)
-        if self.unjudged:
-            return PoolDecision(left, unjudged=self.unjudged)
+        # provisioner.go Schedule: GetPendingPods leaves out the pods Validate refuses
+        # before NewScheduler looks for a NodePool
         refused = ignored(cycle)
         wrong = invalid(pod, next(_variants(pod, False)).reqs)
         if wrong:
@@ -423,6 +490,8 @@ class Provisioner:
             return PoolDecision(left, unjudged=IGNORED.format(why="; ".join(wrong)))
         if refused:
             return PoolDecision(left, unjudged=refused)
+        if self.unjudged:
+            return PoolDecision(left, unjudged=self.unjudged)
         if pod.dra_requirements:
             # scheduler.go add asks this first, and trySchedule relaxes nothing after it
             return PoolDecision(left, errors=(("", DRA, DRA),))
@@ -430,12 +499,13 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {})
+        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {}, preferred=False)
         # a port matches itself under Karpenter's rule too (gate.k8s.ports)
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
-        pns = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
-        variants = list(_variants(pod, pns, volume_requirements(cycle)))
+        anti, soft = preference_caps(cycle, pod)
+        volumes = volume_requirements(cycle)
+        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft))
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
@@ -449,7 +519,7 @@ class Provisioner:
                     errors = [(last, BOUNDED, BOUNDED_TEXT.format(nodes=MAX_NEW_NODES))]
                 break
             if not spreads and claim.pods == 1 and claim is claims[-1]:
-                more = self._fill(claim, requests, left - placed, cap)
+                more = self._fill(claim, requests, left - placed, variants[0].cap, cap)
                 placed += more
             else:
                 placed += 1
@@ -468,8 +538,17 @@ class Provisioner:
             )
         return PoolDecision(left, tuple(scale_up), placed, tuple(errors) if placed < left else ())
 
-    def _fill(self, claim: _Claim, requests: Mapping[str, int], left: int, cap: int | None) -> int:
-        """A new claim filled in arithmetic: as many copies as its roomiest type holds."""
+    def _fill(
+        self,
+        claim: _Claim,
+        requests: Mapping[str, int],
+        left: int,
+        cap: int | None,
+        required: int | None,
+    ) -> int:
+        """A new claim filled in arithmetic: as many copies as its roomiest type holds and
+        the unrelaxed pod's ``cap`` allows; full unless a preference (not the ``required``
+        rules) is what stopped it, which a relaxed copy may join later."""
         rooms = {it.name: room(it, claim.pool.daemon, requests) for it in claim.types}
         count = min(left, max(rooms.values(), default=1))
         if cap is not None:
@@ -483,7 +562,7 @@ class Provisioner:
                     break
         claim.pods = count
         claim.types = tuple(it for it in claim.types if rooms[it.name] >= count)
-        claim.full = True
+        claim.full = cap is None or count < cap or (required is not None and count >= required)
         return count
 
     def _place(
@@ -529,9 +608,10 @@ class Provisioner:
         spreads: list[Zonal],
         cap: int | None,
     ) -> bool:
-        """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim."""
-        if cap is not None and claim.pods >= cap:
-            claim.full = True
+        """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim; ``cap``
+        the required rules' (a claim at it is full), the variant's own may be tighter."""
+        if variant.cap is not None and claim.pods >= variant.cap:
+            claim.full = cap is not None and claim.pods >= cap
             return False
         if untolerated(claim.pool.taints, variant.tolerations):
             return False
@@ -585,11 +665,13 @@ class Provisioner:
             types = self._within_limits(pool, left)
             if not types:
                 return LIMITS, f"{LIMITS} (NodePool={pool.name})"
+        self.placeholders += 1  # NewNodeClaim, before CanAdd: every claim tried is a hostname
         refused = untolerated(pool.taints, variant.tolerations)
         if refused:
             return TAINT, "; ".join(refused)
-        if karpenter_conflicts(pod.regular_ports, pool.daemon_ports):
-            return HOST_PORT, f"checking host port usage, {HOST_PORT}"
+        clash = host_port_conflict(pod.regular_ports, pool.daemon_ports)
+        if clash:
+            return HOST_PORT, f"checking host port usage, {clash}"
         provider = self.providers.get(pool.name)
         if provider is not None and self.catalog is not None:
             # where CanAdd asks the requirements: taints and host ports are judged first
@@ -598,7 +680,6 @@ class Provisioner:
             if keys:
                 said = [variant.reqs[k] for k in keys]
                 return UNJUDGED, unjudged_text("the pod's", said, provider, self.catalog)
-        self.placeholders += 1  # NewNodeClaim: every claim tried is a new hostname
         hostname = Req.new(HOSTNAME, IN, [f"hostname-placeholder-{self.placeholders:04d}"])
         claim_reqs = merged(pool.reqs, [hostname])
         failed = compatible(claim_reqs, variant.reqs, self.allowed)
@@ -643,22 +724,36 @@ EXCEEDED = "resource usage exceeds limit"
 
 def _exceeded(pool: Pool, nodes: Sequence[NodeView], state: KarpenterState) -> Pool:
     """The pool, with what stops Karpenter creating its claims: ``limits.nodes`` below the
-    nodes it has (its Nodes and in-flight NodeClaims; cluster.go counts each state node
-    once). The simulation never checks ``nodes`` (no type has that capacity), so the
-    claims are planned and their creation fails (nodepool.go ``ExceededBy``: usage above
-    the limit)."""
+    nodes it has. The simulation never checks ``nodes`` (no type has that capacity), so the
+    claims are planned and their creation fails (provisioner.go ``CreateNodeClaims`` and
+    ``Create``; nodepool.go ``ExceededBy``: usage above the limit, serrors' values sorted by
+    key). The usage is cluster.go ``updateNodePoolResources``': one a state node (a Node,
+    or a NodeClaim not yet registered) whose capacity lists some resource and which is not
+    marked for deletion (its NodeClaim deleting), so a claim not yet launched counts none."""
     limit = (pool.limits or {}).get("nodes")
     if limit is None:
         return pool
-    count = sum(1 for n in nodes if n.labels.get(NODEPOOL_LABEL) == pool.name)
-    count += sum(1 for c in state.claims if c.pool == pool.name and not c.node_name)
+    leaving = _leaving(state)
+    count = sum(
+        1
+        for n in nodes
+        if n.labels.get(NODEPOOL_LABEL) == pool.name and n.name not in leaving and capacity_of(n)
+    )
+    count += sum(
+        1
+        for c in state.claims
+        if c.pool == pool.name and not c.node_name and not c.deleting and c.capacity
+    )
     if count <= limit:
         return pool
-    text = (
-        f"creating nodeclaim, {EXCEEDED} (NodePool={pool.name}, resource-name=nodes, "
-        f"usage={count}, limit={limit})"
-    )
+    text = f"creating node claim, {EXCEEDED} (limit={limit}, resource-name=nodes, usage={count})"
     return replace(pool, exceeded=text)
+
+
+def _leaving(state: KarpenterState) -> set[str]:
+    """The nodes whose NodeClaim is being deleted: marked for deletion (statenode.go
+    ``MarkedForDeletion``, ``Deleted``), so neither Active nor counted in a pool's usage."""
+    return {c.node_name for c in state.claims if c.deleting and c.node_name}
 
 
 def _subtract(left: dict[str, int], amounts: Mapping[str, int]) -> None:

@@ -140,13 +140,16 @@ def zonal_rules(
     zones: Sequence[str],
     pod: PodProfile,
     placed: Mapping[str, int] | None = None,
+    preferred: bool = True,
 ) -> tuple[list[Zonal], int | None, HostAffinity | None]:
     """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
     is 0) and a self-matching zonal anti-affinity (one copy a zone). ``placed``: the
     workload's copies existing nodes took, by zone, counted where the copies match the
     rule's selector (topology.go ``Record`` after ``addToExistingNode``). The pod's
-    preferences over hostnames cap a claim too (:func:`_preferred_cap`)."""
+    preferences over hostnames cap a claim too until relaxed (:func:`preference_caps`);
+    with ``preferred`` False the cap is the required rules' alone."""
+
     placed = placed or {}
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
@@ -196,33 +199,59 @@ def zonal_rules(
                 )
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
-    preferred = _preferred_cap(cycle, pod)
-    if preferred is not None:
-        cap = preferred if cap is None else min(cap, preferred)
+    if preferred:
+        anti, soft = preference_caps(cycle, pod)
+        cap = lowest(cap, anti[0], soft[0])
     return [*spreads, *antis], cap, host
 
 
-def _preferred_cap(cycle: CycleState, pod: PodProfile) -> int | None:
+def lowest(*caps: int | None) -> int | None:
+    """The tightest of some caps, None standing for none."""
+    held = [c for c in caps if c is not None]
+    return min(held) if held else None
+
+
+def preference_caps(
+    cycle: CycleState, pod: PodProfile
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...]]:
     """The most copies one claim may hold by the pod's preferences over hostnames, which
     Karpenter holds as required (the default PreferencePolicy Respect: topology.go
     ``newForTopologies`` takes the ScheduleAnyway spreads, ``newForAffinities`` the
-    preferred terms) until a copy that fits nowhere is relaxed (preferences.go ``Relax``).
-    A new claim is a new hostname, so they never fail there: a preferred anti-affinity
-    over hostnames its own copies match leaves one copy a claim, a ScheduleAnyway spread
-    over hostnames they match ``maxSkew``."""
+    preferred terms) until a copy that fits nowhere is relaxed (preferences.go ``Relax``):
+    a preferred anti-affinity over hostnames its own copies match leaves one copy a claim,
+    a ScheduleAnyway spread over hostnames they match ``maxSkew``. A new claim is a new
+    hostname, so they fail only where no new claim can be made (a pool's limits).
+
+    Two sequences, index n the cap once n of them are relaxed: the preferred anti-affinity
+    terms (``removePreferredPodAntiAffinityTerm``: the heaviest first, a stable sort) and the
+    ScheduleAnyway spreads (``removeTopologySpreadScheduleAnyway``: the first one swapped
+    with the last and dropped; taken among the ScheduleAnyway spreads alone, where upstream
+    swaps in the last constraint of either kind)."""
     namespace_labels = next(
         (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
     )
-    cap: int | None = None
-    for _, term in pod.preferred_pod_anti_affinity:
-        if term.topology_key == HOSTNAME and term.matches(
-            pod.namespace, pod.labels, namespace_labels
-        ):
-            cap = 1
-    for constraint in pod.soft_spread:
-        if constraint.topology_key == HOSTNAME and constraint.selector.matches(pod.labels):
-            cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
-    return cap
+    terms = [t for _, t in sorted(pod.preferred_pod_anti_affinity, key=lambda wt: -wt[0])]
+    mine = [
+        t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels, namespace_labels)
+        for t in terms
+    ]
+    anti = tuple(1 if any(mine[n:]) else None for n in range(len(terms) + 1))
+    spreads = list(pod.soft_spread)
+    soft: list[int | None] = []
+    while True:
+        soft.append(
+            lowest(
+                *(
+                    c.max_skew
+                    for c in spreads
+                    if c.topology_key == HOSTNAME and c.selector.matches(pod.labels)
+                )
+            )
+        )
+        if not spreads:
+            return anti, tuple(soft)
+        spreads[0] = spreads[-1]
+        spreads.pop()
 
 
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
