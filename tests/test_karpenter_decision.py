@@ -1349,3 +1349,51 @@ def test_a_type_the_pool_does_not_suit_still_gives_its_zones() -> None:
     assert decision.placed == 1
     ((_, _, said),) = decision.errors
     assert "(counts = zone-a: 0, zone-b: 1, podDomains" in said
+
+
+THREE_ZONES = Catalog((instance_type("c-4x", 4, 8, zones=("zone-a", "zone-b", "zone-c")),), "t")
+"""One type offered in three zones."""
+SOFT_ZONAL = spec(
+    cpu="100m", memory="100Mi", topologySpreadConstraints=[_spread(when="ScheduleAnyway")]
+)
+"""A small copy with a ScheduleAnyway zone spread, maxSkew 1, over the copies."""
+
+SOFT_ZONAL_CASES = [
+    pytest.param(
+        Run((NodePool("default"),), catalog=THREE_ZONES),
+        3,
+        [("default", 3, 3)],
+        id="three copies spread over a pool's three zones take a claim each as if required",
+    ),
+    pytest.param(
+        Run((NodePool("in-a", requirements=(_in(ZONE, "zone-a"),)),), catalog=THREE_ZONES),
+        3,
+        [("in-a", 1, 3)],
+        id="a pool in one zone holds all three copies on one claim when the spread is alone",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("in-a", requirements=(_in(ZONE, "zone-a"),)),),
+            nodes=[karpenter_node("n-b", "old", "zone-b"), karpenter_node("n-c", "old", "zone-c")],
+            catalog=THREE_ZONES,
+        ),
+        3,
+        [("in-a", 1, 3)],
+        id="a pool in one zone beside empty zones relaxes the spread and joins the one claim",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "copies", "claims"), SOFT_ZONAL_CASES)
+def test_a_scheduleanyway_zone_spread_is_held_until_relaxed(
+    run: Run, copies: int, claims: list[tuple[str, int, int]]
+) -> None:
+    """topology.go ``newForTopologies`` takes the ScheduleAnyway spreads under the default
+    PreferencePolicy Respect, so ``nextDomainTopologySpread`` pins each claim to the zone
+    with the fewest copies; where no offered zone keeps the skew, preferences.go ``Relax``
+    (``removeTopologySpreadScheduleAnyway``) drops the spread and the copy joins a planned
+    claim (scheduling/topology_test.go "should violate max-skew when unsat = schedule anyway
+    (capacity type)", here over zones)."""
+    decision = run.decide(SOFT_ZONAL, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    assert decision.placed == copies

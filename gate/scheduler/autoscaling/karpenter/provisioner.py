@@ -92,9 +92,11 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
     HostAffinity,
+    Spread,
     Zonal,
     lowest,
     preference_caps,
+    soft_zonal,
     zonal_rules,
 )
 from gate.scheduler.autoscaling.karpenter.unjudged import (
@@ -204,6 +206,9 @@ class _Variant:
     strict: Mapping[str, Req]
     tolerations: tuple[Mapping[str, Any], ...]
     cap: int | None = None
+    zonal: tuple[Spread, ...] = ()
+    """The ScheduleAnyway spreads over zones not yet relaxed (:func:`~.topology.soft_zonal`),
+    held as the required zonal spreads are."""
 
 
 def _variants(
@@ -213,6 +218,7 @@ def _variants(
     cap: int | None = None,
     anti: Sequence[int | None] = (None,),
     soft: Sequence[int | None] = (None,),
+    zonal: Sequence[tuple[Spread, ...]] = ((),),
 ) -> Iterator[_Variant]:
     """preferences.go ``Relax`` in its order: the first required node-affinity term while
     another remains, each preferred pod-affinity term (not modelled: the step is taken, the
@@ -220,7 +226,8 @@ def _variants(
     preferred node-affinity term, each ScheduleAnyway spread (``soft``), then PreferNoSchedule
     taints tolerated; ``volumes``: the requirements the pod's volumes add to every required
     term (:mod:`.volumetopology`), kept through every relaxation; ``cap``: the required
-    rules' cap on the copies a claim holds."""
+    rules' cap on the copies a claim holds; ``zonal``: the ScheduleAnyway spreads over zones
+    left as ``soft`` goes (the same steps)."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
@@ -233,7 +240,13 @@ def _variants(
             pref = preferred[0].expressions
             reqs = merged(base, term_reqs(pref) if pref is not None else [])
             reqs = merged(reqs, term_reqs(required[0]) if required else [])
-        yield _Variant(reqs, strict, tolerations, lowest(cap, anti[n_anti], soft[n_soft]))
+        yield _Variant(
+            reqs,
+            strict,
+            tolerations,
+            lowest(cap, anti[n_anti], soft[n_soft]),
+            zonal[n_soft] if n_soft < len(zonal) else (),
+        )
         if len(required) > 1:
             required = required[1:]
         elif affinity:
@@ -301,6 +314,9 @@ class Provisioner:
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    node_zones: frozenset[str] = frozenset()
+    """The zones of the existing nodes: a ScheduleAnyway spread's domains beside the pools'
+    (topology.go ``countDomains`` adds the state nodes' values)."""
     prefer_no_schedule: bool = False
     """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
     (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
@@ -427,6 +443,7 @@ class Provisioner:
             providers=providers,
             judged=judged,
             prefer_no_schedule=any(t.effect == PREFER_NO_SCHEDULE for p in ready for t in p.taints),
+            node_zones=frozenset(n.labels[ZONE] for n in nodes if ZONE in n.labels),
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -504,8 +521,10 @@ class Provisioner:
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         anti, soft = preference_caps(cycle, pod)
+        zonal = soft_zonal(pod, sorted(self.node_zones.union(self.zones)), landed or {})
         volumes = volume_requirements(cycle)
-        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft))
+        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft, zonal))
+        coupled = bool(spreads or zonal[0])
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
@@ -518,7 +537,7 @@ class Provisioner:
                     last = claims[-1].pool.name
                     errors = [(last, BOUNDED, BOUNDED_TEXT.format(nodes=MAX_NEW_NODES))]
                 break
-            if not spreads and claim.pods == 1 and claim is claims[-1]:
+            if not coupled and claim.pods == 1 and claim is claims[-1]:
                 more = self._fill(claim, requests, left - placed, variants[0].cap, cap)
                 placed += more
             else:
@@ -578,15 +597,18 @@ class Provisioner:
         """``Scheduler.add`` for one copy, relaxed step by step (``trySchedule``); with
         ``grow`` False, on the planned claims only (:data:`MAX_NEW_NODES`)."""
         errors: list[tuple[str, str, str]] = []
+        # a relaxed spread's group still counts the copies that land (topology.go Record)
+        counted = [*spreads, *variants[0].zonal]
         for variant in variants:
+            held = [*spreads, *variant.zonal]
             for claim in sorted((c for c in claims if not c.full), key=lambda c: c.pods):
-                if self._join(claim, variant, requests, spreads, cap):
+                if self._join(claim, variant, requests, held, cap, counted):
                     return claim, []
             errors = []
             if not grow:
                 continue
             for pool in self.pools:
-                made = self._new(pool, variant, pod, requests, spreads)
+                made = self._new(pool, variant, pod, requests, held)
                 if isinstance(made, _Claim) and pool.exceeded:
                     return None, [(pool.name, EXCEEDED, pool.exceeded)]
                 if isinstance(made, _Claim):
@@ -595,7 +617,7 @@ class Provisioner:
                     left = self.remaining.get(pool.name)
                     if left is not None:
                         _subtract_max(left, made.types)
-                    self._record(made, spreads)
+                    self._record(made, counted)
                     return made, []
                 errors.append((pool.name, *made))
         return None, errors
@@ -607,9 +629,11 @@ class Provisioner:
         requests: Mapping[str, int],
         spreads: list[Zonal],
         cap: int | None,
+        counted: list[Zonal],
     ) -> bool:
         """``NodeClaim.CanAdd`` then ``Add`` for one more copy on a planned claim; ``cap``
-        the required rules' (a claim at it is full), the variant's own may be tighter."""
+        the required rules' (a claim at it is full), the variant's own may be tighter;
+        ``spreads`` the zonal rules the copy holds, ``counted`` those its landing counts in."""
         if variant.cap is not None and claim.pods >= variant.cap:
             claim.full = cap is not None and claim.pods >= cap
             return False
@@ -639,7 +663,7 @@ class Provisioner:
             claim.full = not roomy or bool(min_values_unmet(roomy, claim.reqs))
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
-        self._record(claim, spreads)
+        self._record(claim, counted)
         return True
 
     def _record(self, claim: _Claim, spreads: list[Zonal]) -> None:

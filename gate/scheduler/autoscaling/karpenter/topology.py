@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.k8s.labels import HOSTNAME, ZONE
+from gate.k8s.spread import SpreadConstraint
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.profile import PodProfile
@@ -236,22 +237,62 @@ def preference_caps(
         for t in terms
     ]
     anti = tuple(1 if any(mine[n:]) else None for n in range(len(terms) + 1))
-    spreads = list(pod.soft_spread)
-    soft: list[int | None] = []
-    while True:
-        soft.append(
-            lowest(
-                *(
-                    c.max_skew
-                    for c in spreads
-                    if c.topology_key == HOSTNAME and c.selector.matches(pod.labels)
-                )
+    soft = tuple(
+        lowest(
+            *(
+                c.max_skew
+                for c in spreads
+                if c.topology_key == HOSTNAME and c.selector.matches(pod.labels)
             )
         )
-        if not spreads:
-            return anti, tuple(soft)
+        for spreads in _soft_steps(pod)
+    )
+    return anti, soft
+
+
+def soft_zonal(
+    pod: PodProfile, zones: Sequence[str], placed: Mapping[str, int] | None = None
+) -> tuple[tuple[Spread, ...], ...]:
+    """The pod's ScheduleAnyway spreads over zones, which Karpenter holds as the
+    DoNotSchedule ones (topology.go ``newForTopologies`` under PreferencePolicy Respect)
+    until ``Relax`` drops them; index n: those left once n ScheduleAnyway spreads are
+    relaxed (the order of :func:`preference_caps`). A spread is one object through every
+    step: its group keeps counting the copies that land once the pod no longer holds it
+    (topology.go ``Update`` keeps the groups, ``Record`` counts every one). Its counts are
+    the workload's copies existing nodes took (``placed``), the zones otherwise at 0."""
+    placed = placed or {}
+    made: dict[int, Spread] = {}
+
+    def spread(constraint: SpreadConstraint) -> Spread:
+        found = made.get(id(constraint))
+        if found is None:
+            mine = constraint.selector.matches(pod.labels)
+            counts = {z: 0 for z in zones}
+            if mine:
+                _add(counts, {z: n for z, n in placed.items() if z in counts})
+            found = made[id(constraint)] = Spread(
+                counts=counts,
+                self_match=mine,
+                max_skew=constraint.max_skew,
+                min_domains=constraint.min_domains,
+            )
+        return found
+
+    return tuple(
+        tuple(spread(c) for c in spreads if c.topology_key == ZONE) for spreads in _soft_steps(pod)
+    )
+
+
+def _soft_steps(pod: PodProfile) -> list[list[SpreadConstraint]]:
+    """preferences.go ``removeTopologySpreadScheduleAnyway`` step by step: the
+    ScheduleAnyway spreads left once n are relaxed, at index n."""
+    spreads = list(pod.soft_spread)
+    steps = [list(spreads)]
+    while spreads:
         spreads[0] = spreads[-1]
         spreads.pop()
+        steps.append(list(spreads))
+    return steps
 
 
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
