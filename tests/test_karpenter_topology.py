@@ -22,6 +22,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     Spread,
     Zonal,
     preference_caps,
+    soft_zonal,
     topology_error,
     zonal_rules,
 )
@@ -453,3 +454,78 @@ def test_preference_caps_as_relax_drops_them(
     first) and ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
     profile = pod_profile(spec, labels=APP)
     assert preference_caps(_cycle(spec, []), profile) == expected
+
+
+SOFT_ZONAL: list[
+    tuple[str, dict[str, Any], dict[str, int], list[list[tuple[int, dict[str, int]]]]]
+] = [
+    ("a pod with no ScheduleAnyway spread holds none", _spec(), {}, [[]]),
+    (
+        "a ScheduleAnyway zone spread is held until its one relaxation",
+        _spec(topologySpreadConstraints=[spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway")]),
+        {},
+        [[(1, {"z1": 0, "z2": 0})], []],
+    ),
+    (
+        "the copies existing nodes took count where the spread selects them",
+        _spec(topologySpreadConstraints=[spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway")]),
+        {"z1": 2},
+        [[(1, {"z1": 2, "z2": 0})], []],
+    ),
+    (
+        "a zone spread not selecting the pod counts none of its copies",
+        _spec(
+            topologySpreadConstraints=[
+                spread(1, ZONE, {"matchLabels": {"app": "db"}}, "ScheduleAnyway")
+            ]
+        ),
+        {"z1": 2},
+        [[(1, {"z1": 0, "z2": 0})], []],
+    ),
+    (
+        "the first ScheduleAnyway spread is swapped with the last and dropped, zones kept",
+        _spec(
+            topologySpreadConstraints=[
+                spread(2, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(1, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(3, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
+            ]
+        ),
+        {},
+        [
+            [(2, {"z1": 0, "z2": 0}), (3, {"z1": 0, "z2": 0})],
+            [(3, {"z1": 0, "z2": 0})],
+            [],
+            [],
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "placed", "expected"),
+    [c[1:] for c in SOFT_ZONAL],
+    ids=[c[0] for c in SOFT_ZONAL],
+)
+def test_soft_zonal_spreads_as_relax_drops_them(
+    spec: dict[str, Any], placed: dict[str, int], expected: list[list[tuple[int, dict[str, int]]]]
+) -> None:
+    """topology.go ``newForTopologies`` (ScheduleAnyway held under PreferencePolicy Respect)
+    and preferences.go ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
+    steps = soft_zonal(pod_profile(spec, labels=APP), ["z1", "z2"], placed)
+    assert [[(s.max_skew, s.counts) for s in step] for step in steps] == expected
+
+
+def test_a_soft_zonal_spread_is_one_object_through_its_steps() -> None:
+    """topology.go ``Update`` keeps a relaxed spread's group, so copies landing after the
+    relaxation still count in it (``Record``)."""
+    spec = _spec(
+        topologySpreadConstraints=[
+            spread(1, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+            spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
+        ]
+    )
+    first, second, _ = soft_zonal(pod_profile(spec, labels=APP), ["z1"])
+    first[0].record("z1")
+    assert second[0] is first[0]
+    assert second[0].counts == {"z1": 1}
