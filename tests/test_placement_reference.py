@@ -7,8 +7,10 @@ total), the PodTopologySpread Filter (filtering.go: ``matchNum + selfMatch - min
 maxSkew`` refuses) and the default profile's scores (TaintToleration weight 3 and
 NodeAffinity weight 2 over DefaultNormalizeScore, NodeResourcesFit LeastAllocated and
 BalancedAllocation weight 1, PodTopologySpread weight 2 over the ScheduleAnyway constraints
-or the system defaults, scoring.go). Every draw is walked, so the least and the most copies over every path are
-known exactly: :func:`gate.scheduler.placement.copies.place_range` must find the same two.
+or the system defaults, scoring.go; InterPodAffinity weight 2 over a preferred anti-affinity
+term, scoring.go) under required anti-affinity to the copies' own labels. Every draw is
+walked, so the least and the most copies over every path are known exactly:
+:func:`gate.scheduler.placement.copies.place_range` must find the same two.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 from gate.k8s.labels import HOSTNAME
 from gate.model import NodeView
 from gate.scheduler.placement.copies import CopyRules, ScoreRules, SpreadRule, place_range
+from gate.scheduler.plugins.interpodaffinity.scoring import AffinityScoring
 from gate.scheduler.plugins.noderesources import SCORED
 from gate.scheduler.plugins.podtopologyspread.scoring import SoftConstraint, SpreadScoring
 from tests.builders import node
@@ -41,6 +44,8 @@ class Pod:
     hard: tuple[tuple[str, int], ...]
     soft: tuple[tuple[str, int], ...]
     defaulted: bool = False  # no constraint of its own: the system defaults score it
+    anti: str | None = None  # the key of a required anti-affinity term to its own labels
+    preferred_anti: tuple[str, int] | None = None  # a preferred one's key and weight
 
 
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))  # plugin.go systemDefaultConstraints
@@ -109,6 +114,16 @@ def _fits(cluster: Cluster, pod: Pod, copies: Sequence[int], i: int) -> bool:
     for resource, each in (("cpu", pod.cpu), ("memory", pod.memory)):
         if n.requested.get(resource, 0) + held * each > n.allocatable[resource]:
             return False
+    if pod.anti is not None:
+        # filtering.go satisfyPodAntiAffinity and satisfyExistingPodsAntiAffinity: a
+        # domain holding a matching pod (a copy carries the term too) is refused; a node
+        # without the key is not
+        value = n.labels.get(pod.anti)
+        if value is not None and any(
+            (cluster.matching[j] or copies[j]) and other.labels.get(pod.anti) == value
+            for j, other in enumerate(cluster.nodes)
+        ):
+            return False
     keys = [key for key, _ in pod.hard]
     if not all(k in n.labels for k in keys):
         return False
@@ -153,6 +168,26 @@ def _spread_scores(
     ]
 
 
+def _interpod_scores(
+    cluster: Cluster, pod: Pod, copies: Sequence[int], feasible: Sequence[int]
+) -> list[int]:
+    # interpodaffinity/scoring.go processExistingPod: the pod's term takes its weight off
+    # every node sharing a matching pod's domain, and a copy's own term takes it off again
+    assert pod.preferred_anti is not None
+    key, weight = pod.preferred_anti
+    by_value: dict[str, int] = {}
+    for j, other in enumerate(cluster.nodes):
+        value = other.labels.get(key)
+        if value is not None:
+            lost = weight * cluster.matching[j] + 2 * weight * copies[j]
+            by_value[value] = by_value.get(value, 0) - lost
+    raw = [by_value.get(cluster.nodes[i].labels.get(key, ""), 0) for i in feasible]
+    if not by_value:
+        return [0 for _ in raw]  # PreScore found no term to count: Skip
+    low, high = min(raw), max(raw)
+    return [int(100 * ((r - low) / (high - low))) if high > low else 0 for r in raw]
+
+
 def _totals(
     cluster: Cluster, pod: Pod, copies: Sequence[int], feasible: Sequence[int]
 ) -> list[int]:
@@ -177,6 +212,9 @@ def _totals(
     preferred = _default_normalize([cluster.preferred[i] for i in feasible], reverse=False)
     for k in range(len(feasible)):
         totals[k] += 3 * taints[k] + 2 * preferred[k]
+    if pod.preferred_anti is not None:
+        for k, score in enumerate(_interpod_scores(cluster, pod, copies, feasible)):
+            totals[k] += 2 * score
     if _soft(pod):
         for k, score in enumerate(_spread_scores(cluster, pod, copies, feasible)):
             totals[k] += 2 * score
@@ -228,8 +266,25 @@ def fitgate_range(cluster: Cluster, pod: Pod, wanted: int) -> tuple[int, int]:
         affinity=lambda n: cluster.preferred[position[n.name]],
         spread=SpreadScoring(soft, require_all=_require_all(pod), counted=-1) if soft else None,
     )
-    rules = CopyRules({"cpu": pod.cpu, "memory": pod.memory}, spread=hard)
-    found = place_range(wanted, nodes, rules, scores=scores)
+    if pod.preferred_anti is not None:
+        key, weight = pod.preferred_anti
+        existing: dict[str, int] = {}
+        for i, n in enumerate(nodes):
+            if key in n.labels and cluster.matching[i]:
+                value = n.labels[key]
+                existing[value] = existing.get(value, 0) - weight * cluster.matching[i]
+        scores = replace(scores, interpod=AffinityScoring((key,), (existing,), (-2 * weight,)))
+    candidates = (1 << len(nodes)) - 1
+    if pod.anti is not None:
+        for i in range(len(nodes)):
+            if not _fits(cluster, replace(pod, hard=(), cpu=0, memory=0), [0] * len(nodes), i):
+                candidates &= ~(1 << i)
+    rules = CopyRules(
+        {"cpu": pod.cpu, "memory": pod.memory},
+        spread=hard,
+        one_per_domain=() if pod.anti is None else (pod.anti,),
+    )
+    found = place_range(wanted, nodes, rules, candidates, scores=scores)
     return found.least, found.most
 
 
@@ -277,6 +332,8 @@ _CONSTRAINTS = st.lists(
     cpu=st.sampled_from([0, 250, 500, 1000]),
     memory=st.sampled_from([0, GI // 2, GI]),
     defaulted=st.booleans(),
+    anti=st.sampled_from([None, None, HOSTNAME, ZONE]),
+    preferred_anti=st.sampled_from([None, None, (HOSTNAME, 10), (ZONE, 30)]),
     hard=_CONSTRAINTS,
     soft=_CONSTRAINTS,
     wanted=st.integers(2, 7),
@@ -289,6 +346,8 @@ def test_the_range_is_every_draw_of_the_scheduler_replayed(
     soft: list[tuple[str, int]],
     wanted: int,
     defaulted: bool,
+    anti: str | None,
+    preferred_anti: tuple[str, int] | None,
 ) -> None:
-    pod = Pod(cpu, memory, tuple(hard), tuple(soft), defaulted)
+    pod = Pod(cpu, memory, tuple(hard), tuple(soft), defaulted, anti, preferred_anti)
     assert fitgate_range(cluster, pod, wanted) == reference_range(cluster, pod, wanted)
