@@ -7,6 +7,7 @@ ones the lowest, the highest or a few seeded draws reach."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -50,6 +51,7 @@ def _zone_and_rack(nodes: list[NodeView], zone_skew: int = 1) -> CopyRules:
 # the copies go on to 3; n1 (zone a, rack y) first leaves the second copy needing zone b
 # and rack x, which no node is: 1 copy. The lowest and the highest position never draw n1.
 MIDDLE = [_racked("n0", "b", "y", pods=4), _racked("n1", "a", "y"), _racked("n2", "a", "x")]
+PINNED = [n.name for n in MIDDLE]
 
 DRAWS: list[tuple[str, list[NodeView], int, int, tuple[int, int, int]]] = [
     ("the middle of three tied nodes leads to 1 copy, the ends to 3", MIDDLE, 1, 7, (1, 3, 1)),
@@ -152,6 +154,73 @@ def test_a_deployment_reports_the_range_the_middle_node_opens() -> None:
             for name, zone, rack in (("n0", "b", "y"), ("n1", "a", "y"), ("n2", "a", "x"))
         ],
         [_deployment("web", 4, "500m", pod=_spread_over(ZONE, RACK))],
+    )
+    [result] = _run(case)
+    assert result.placement is not None
+    assert (result.verdict, result.placement.fit, result.placement.most) == (
+        Verdict.PARTIAL,
+        1,
+        3,
+    )
+
+
+# --- a pod NodeAffinity's PreFilter narrows by name ------------------------------------
+
+# schedule_one.go findNodesThatFitPod narrows allNodes to NodeAffinity's PreFilterResult
+# (its required terms' metadata.name matchFields) before findNodesThatPassFilters, whose
+# numAllNodes, and so numFeasibleNodesToFind, count only those: a pod pinned to three of
+# 123 nodes has every feasible node scored, and selectHost draws among the three.
+ELSEWHERE = [_racked(f"o{i:03d}", "c", "z") for i in range(120)]
+
+NARROWED: list[tuple[str, frozenset[str] | None, tuple[int, int]]] = [
+    ("pinned to three of 123 nodes, every draw among them counts", frozenset(PINNED), (1, 3)),
+    (
+        "pinned to names no node has but the three, the same",
+        frozenset({*PINNED, "gone"}),
+        (1, 3),
+    ),
+    ("narrowed to no name at all, the share of 123 nodes stands", None, (3, 3)),
+]
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"), [c[1:] for c in NARROWED], ids=[c[0] for c in NARROWED]
+)
+def test_only_the_nodes_the_prefilter_keeps_count_toward_the_share(
+    names: frozenset[str] | None, expected: tuple[int, int]
+) -> None:
+    nodes = ELSEWHERE + MIDDLE
+    rules = replace(_zone_and_rack(MIDDLE), names=names)
+    found = place_range(7, nodes, rules, 0b111 << len(ELSEWHERE))
+    assert (found.least, found.most) == expected
+
+
+def test_a_deployment_pinned_by_name_on_a_large_cluster_reports_every_draw() -> None:
+    others = [
+        api_node(n.name, cpu="2", labels={HOSTNAME: n.name, ZONE: "c", RACK: "z"})
+        for n in ELSEWHERE
+    ]
+    pinned = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    # One name a term (the API server allows one value for a field
+                    # selector), the terms ORed: the PreFilter keeps their union.
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [n]}]}
+                        for n in PINNED
+                    ]
+                }
+            }
+        }
+    }
+    case = Case(
+        others
+        + [
+            api_node(name, cpu="2", labels={HOSTNAME: name, ZONE: zone, RACK: rack})
+            for name, zone, rack in (("n0", "b", "y"), ("n1", "a", "y"), ("n2", "a", "x"))
+        ],
+        [_deployment("web", 4, "500m", pod={**_spread_over(ZONE, RACK), **pinned})],
     )
     [result] = _run(case)
     assert result.placement is not None

@@ -97,10 +97,10 @@ from gate.scheduler.framework.runtime import (
     run_filters,
 )
 from gate.scheduler.placement.copies import (
-    MIN_FEASIBLE_NODES_TO_FIND,
     CopyRules,
     Ledger,
     Placement,
+    partly_scored,
     scored_past_sample,
     set_bits,
 )
@@ -1008,9 +1008,7 @@ class Evaluator:
         if failed is not None and self._feasible_beside(fitting, views, rules, own, ledger) > 1:
             raise PreScoreFailed(failed)  # with one feasible node scores do not run
         scores = None  # past 100 nodes a count no order changes is placed without scores
-        if failed is None and (
-            len(views) <= MIN_FEASIBLE_NODES_TO_FIND or scored_past_sample(rules)
-        ):
+        if failed is None and (not partly_scored(views, rules) or scored_past_sample(rules)):
             pods = (self._without(own) if own else self.cluster).others.pods
             scores = score_rules(workload.kind, pod.profile, self.index, pods, namespaces)
 

@@ -34,6 +34,29 @@ MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
 MIN_FEASIBLE_NODES_PERCENTAGE = 5  # minFeasibleNodesPercentageToFind
 
 
+def nodes_to_filter(nodes: Sequence[NodeView], rules: CopyRules) -> int:
+    """How many nodes the scheduler filters a copy on (findNodesThatPassFilters'
+    ``numAllNodes``): those NodeAffinity's PreFilter keeps by name (findNodesThatFitPod
+    narrows ``allNodes`` to its PreFilterResult first), every node when it keeps all.
+    Past :data:`MIN_FEASIBLE_NODES_TO_FIND` of them, only a share of the feasible ones is
+    scored (:func:`feasible_nodes_to_find`).
+
+    A pod pinned to three of 150 nodes is filtered and scored on those three: every draw
+    among them counts, as on a small cluster."""
+    if rules.names is None:
+        return len(nodes)
+    names = rules.names
+    return sum(1 for node in nodes if node.name in names)
+
+
+def partly_scored(nodes: Sequence[NodeView], rules: CopyRules) -> bool:
+    """Whether the scheduler may score only a share of the copies' feasible nodes: more
+    than :data:`MIN_FEASIBLE_NODES_TO_FIND` are filtered (:func:`nodes_to_filter`)."""
+    return len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and (
+        nodes_to_filter(nodes, rules) > MIN_FEASIBLE_NODES_TO_FIND
+    )
+
+
 def feasible_nodes_to_find(all_nodes: int) -> int:
     """numFeasibleNodesToFind with percentageOfNodesToScore unset (adaptive): every node
     under 100, else ``all * max(50 - all // 125, 5) // 100`` and at least 100.

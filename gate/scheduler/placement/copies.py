@@ -63,6 +63,8 @@ from gate.scheduler.placement.classes import (
 )
 from gate.scheduler.placement.classes import GroupedRun, ScoredRun, scored_run
 from gate.scheduler.placement.classes import feasible_nodes_to_find as feasible_nodes_to_find
+from gate.scheduler.placement.classes import nodes_to_filter as nodes_to_filter
+from gate.scheduler.placement.classes import partly_scored as partly_scored
 from gate.scheduler.placement.copyrules import CopyRules as CopyRules
 from gate.scheduler.placement.copyrules import FitRange as FitRange
 from gate.scheduler.placement.copyrules import Ledger as Ledger
@@ -135,7 +137,7 @@ def place(
         ]
         landed = [placement for placement in found if placement.fit > 0]
         return min(landed, key=lambda p: p.fit, default=Placement(wanted, 0, {}))
-    if len(nodes) > MIN_FEASIBLE_NODES_TO_FIND and not scored_past_sample(rules):
+    if partly_scored(nodes, rules) and not scored_past_sample(rules):
         if uncoupled(rules):
             return filled(wanted, nodes, rules, fitting, ledger)
         return by_domain(wanted, nodes, rules, fitting, ledger, label_bits)
@@ -290,14 +292,14 @@ def scored_domains(
     holding a node of its highest total, which selectHost draws among; every one where
     the scheduler scores only a share of the feasible nodes (numFeasibleNodesToFind), or
     where past 100 nodes no score was worked out (``scores`` None)."""
-    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    sampled = partly_scored(nodes, rules)
     every = 0
     for domain in domains:
         every |= domain
     if not every or (sampled and scores is None):
         return list(domains)
     run = scored_run(nodes, rules, scores or ScoreRules.of(rules.requests), every, ledger)
-    if sampled and _feasible(run) > feasible_nodes_to_find(len(nodes)):
+    if sampled and _feasible(run) > feasible_nodes_to_find(nodes_to_filter(nodes, rules)):
         return list(domains)
     feasible = run.feasible()
     if not feasible:
@@ -421,7 +423,7 @@ def place_range(
         count_only=count_only,
         label_bits=label_bits,
     )
-    sampled = len(nodes) > MIN_FEASIBLE_NODES_TO_FIND
+    sampled = partly_scored(nodes, rules)
     if order_free(rules) or not ((first.tied and first.fit > 0) or sampled):
         return FitRange(first.fit, first.fit, first)
     # The nodes described once for the other policies (the scored path: coupled copies).
@@ -433,7 +435,7 @@ def place_range(
         found += walked
     elif first.tied and first.fit > 0:
         found += [_placed(start.fresh(), wanted, policy) for policy in POLICIES[1:]]
-    if sampled and _feasible(start) > feasible_nodes_to_find(len(nodes)):
+    if sampled and _feasible(start) > feasible_nodes_to_find(nodes_to_filter(nodes, rules)):
         tried = ANY_NODE if isinstance(start, GroupedRun) and start.grouped else ANY_NODE[:2]
         found += [_placed(start.fresh(), wanted, policy, scored=False) for policy in tried]
     least = min(found, key=lambda p: p.fit)

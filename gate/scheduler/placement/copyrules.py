@@ -63,6 +63,9 @@ class CopyRules:
     namespace: str = ""  # the pod's: a spread constraint counts pods of it only
     follow_first: tuple[str, ...] = ()  # keys of self affinity terms no pod matches yet
     disks_collide: bool = False  # two copies mount a disk VolumeRestrictions keeps apart
+    names: frozenset[str] | None = None
+    """The nodes NodeAffinity's PreFilter narrows each copy to by name (None: every node):
+    the scheduler filters and scores among those alone (findNodesThatFitPod)."""
 
 
 def disks_collide(mounts: Sequence[Mount]) -> bool:

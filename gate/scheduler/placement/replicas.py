@@ -134,8 +134,9 @@ def copy_rules(
 ) -> CopyRules:
     """What limits the copies beyond the first: requests, host ports, the required
     anti-affinity terms the pod's own labels match (one copy per domain of their key), the
-    DoNotSchedule spread constraints with the counts their PreFilter found, and the keys of
-    the required affinity terms that hold every copy to the first one's domain."""
+    DoNotSchedule spread constraints with the counts their PreFilter found, the keys of
+    the required affinity terms that hold every copy to the first one's domain, and the
+    nodes NodeAffinity's PreFilter narrows the copies to by name."""
     spread: tuple[SpreadRule, ...] = ()
     state = next((p.state for p in cycle if isinstance(p.state, SpreadState)), None)
     if state is not None:
@@ -158,6 +159,8 @@ def copy_rules(
         namespace=profile.namespace,
         follow_first=cycle_follow_keys(cycle),
         disks_collide=disks_collide(profile.mounts),
+        # A DaemonSet's pods each carry their own pin, not the template's names.
+        names=None if profile.pinned else profile.names,
     )
 
 
