@@ -46,6 +46,7 @@ class Pod:
     defaulted: bool = False  # no constraint of its own: the system defaults score it
     anti: str | None = None  # the key of a required anti-affinity term to its own labels
     preferred_anti: tuple[str, int] | None = None  # a preferred one's key and weight
+    min_domains: int = 1  # every DoNotSchedule constraint's minDomains
 
 
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))  # plugin.go systemDefaultConstraints
@@ -130,7 +131,9 @@ def _fits(cluster: Cluster, pod: Pod, copies: Sequence[int], i: int) -> bool:
     for key, skew in pod.hard:
         value = n.labels[key]
         counts = _domain_counts(cluster, copies, key, keys)
-        if counts[value] + 1 - min(counts.values()) > skew:
+        # filtering.go minMatchNum: 0 while fewer domains than minDomains are eligible
+        least = min(counts.values()) if len(counts) >= pod.min_domains else 0
+        if counts[value] + 1 - least > skew:
             return False
     return True
 
@@ -250,7 +253,7 @@ def fitgate_range(cluster: Cluster, pod: Pod, wanted: int) -> tuple[int, int]:
     nodes = cluster.nodes
     keys = [key for key, _ in pod.hard]
     hard = tuple(
-        SpreadRule(key, skew, _domain_counts(cluster, [0] * len(nodes), key, keys))
+        SpreadRule(key, skew, _domain_counts(cluster, [0] * len(nodes), key, keys), pod.min_domains)
         for key, skew in pod.hard
     )
     soft = tuple(
@@ -337,6 +340,7 @@ _CONSTRAINTS = st.lists(
     hard=_CONSTRAINTS,
     soft=_CONSTRAINTS,
     wanted=st.integers(2, 7),
+    min_domains=st.sampled_from([1, 1, 2, 3, 4]),
 )
 def test_the_range_is_every_draw_of_the_scheduler_replayed(
     cluster: Cluster,
@@ -348,6 +352,7 @@ def test_the_range_is_every_draw_of_the_scheduler_replayed(
     defaulted: bool,
     anti: str | None,
     preferred_anti: tuple[str, int] | None,
+    min_domains: int,
 ) -> None:
-    pod = Pod(cpu, memory, tuple(hard), tuple(soft), defaulted, anti, preferred_anti)
+    pod = Pod(cpu, memory, tuple(hard), tuple(soft), defaulted, anti, preferred_anti, min_domains)
     assert fitgate_range(cluster, pod, wanted) == reference_range(cluster, pod, wanted)
