@@ -62,8 +62,10 @@ def default_class(
         return None
 
     def age(storage_class: PlainObject) -> tuple[bool, str]:
+        if name_of(storage_class) in created:  # the server stamps it, whatever was written
+            return True, ""
         stamp = mapping(storage_class.get("metadata")).get("creationTimestamp")
-        return name_of(storage_class) in created, str(stamp or "")
+        return False, str(stamp or "")
 
     newest = max(age(c) for c in defaults)
     return min(name_of(c) for c in defaults if age(c) == newest)
