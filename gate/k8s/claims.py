@@ -97,9 +97,9 @@ def created_claim(
 def with_run_claims(
     storage: StorageObjects | None, bodies: Iterable[Mapping[str, Any]]
 ) -> StorageObjects | None:
-    """The snapshot's storage objects with the run's claims added (module doc); as they
-    were when the run has none, or when the snapshot recorded no claims (then nothing about
-    claims is judged)."""
+    """The snapshot's storage objects with the run's classes and claims added (module
+    doc); as they were when the run has none, or when the snapshot recorded no claims (then
+    nothing about claims is judged)."""
     if storage is None or not storage.knows_claims:
         return storage
     bodies = list(bodies)

@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from gate.k8s.volumes import defaulted_class as defaulted_class  # a class's defaults
+# stated in gate.k8s: the classes a run ships get the same defaults
+from gate.k8s.volumes import defaulted_class as defaulted_class
 from gate.model.encoded import EncodedObjects, decoded
 from gate.model.storage import STORAGE_KINDS, PlainObject, StorageObjects
 
