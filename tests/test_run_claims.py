@@ -315,3 +315,105 @@ def test_a_created_claim_keeps_nothing_the_api_server_sets_itself(
     claim = created_claim(body, {"managed-csi": CLASSES[0]})
     assert "status" not in claim
     assert claim["metadata"] == {"name": "c", "namespace": "web", "annotations": {}}
+
+
+def _storage_class(name: str, fields: dict[str, Any], default: bool = False) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if default:
+        metadata["annotations"] = DEFAULT
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": metadata,
+        **fields,
+    }
+
+
+LOCAL: dict[str, Any] = {
+    "provisioner": "kubernetes.io/no-provisioner",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+BIND_CONFLICT = (
+    "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind."
+    " no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not"
+    " helpful for scheduling."
+)
+UNBOUND_IMMEDIATE = "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+SHIPPED_CLASSES = [
+    pytest.param(
+        [_storage_class("local", LOCAL), _claim("data", storageClassName="local")],
+        Verdict.NO,
+        BIND_CONFLICT,
+        id="a claim of a class shipped beside it waits for its first consumer as the class says",
+    ),
+    pytest.param(
+        [
+            _storage_class(
+                "fast",
+                {
+                    "provisioner": "disk.csi.azure.com",
+                    "volumeBindingMode": "WaitForFirstConsumer",
+                    "allowedTopologies": [
+                        {"matchLabelExpressions": [{"key": ZONE, "values": ["z1"]}]}
+                    ],
+                },
+            ),
+            _claim("data", storageClassName="fast"),
+        ],
+        Verdict.YES,
+        None,
+        id="a claim of a shipped class that provisions in the node's zone fits",
+    ),
+    pytest.param(
+        [
+            _storage_class("plain", {"provisioner": "disk.csi.azure.com"}),
+            _claim("data", storageClassName="plain"),
+        ],
+        Verdict.NO,
+        UNBOUND_IMMEDIATE + " not found",
+        id="a shipped class without a binding mode binds at once (the API server's default)",
+    ),
+    pytest.param(
+        [_storage_class("local", LOCAL, default=True), _claim("data")],
+        Verdict.NO,
+        BIND_CONFLICT,
+        id="a claim naming no class gets the shipped default, newer than the recorded one",
+    ),
+    pytest.param(
+        [_storage_class("immediate", LOCAL), _claim("data", storageClassName="immediate")],
+        Verdict.NO,
+        UNBOUND_IMMEDIATE + " not found",
+        id="a shipped class the cluster holds leaves the recorded one standing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("manifests", "verdict", "message"), SHIPPED_CLASSES)
+def test_a_class_shipped_with_the_claims_is_read_as_created(
+    manifests: list[dict[str, Any]], verdict: Verdict, message: str | None
+) -> None:
+    """A chart that ships its StorageClass beside its claim: the scheduler meets the class
+    the API server stored (volume_binding.go GetPodVolumeClaims reads the claim's class
+    through the lister; setdefault's GetDefaultClass picks the newest default class)."""
+    result = _run(*manifests, _deployment("data"))
+    assert (result.verdict, result.message) == (verdict, message)
+
+
+def test_of_two_default_classes_a_shipped_one_is_the_newest() -> None:
+    recorded = {
+        "old": {
+            "metadata": {
+                "name": "old",
+                "annotations": DEFAULT,
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+            }
+        }
+    }
+    shipped = {
+        "b": _storage_class("b", {}, default=True),
+        "a": _storage_class("a", {}, default=True),
+    }
+    # a creation time written in a shipped class's manifest is the server's to set
+    shipped["b"]["metadata"]["creationTimestamp"] = "2027-01-01T00:00:00Z"
+    assert default_class({**recorded, **shipped}, created=frozenset(shipped)) == "a"
+    assert default_class(recorded, created=frozenset()) == "old"

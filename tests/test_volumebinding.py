@@ -159,6 +159,127 @@ CASES = [
         None,
         id="a lost claim is the PreFilter's rejection",
     ),
+    # volume_binding.go podHasPVCs: each claim in the pod's order, lost before deleted
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "wait-sc", meta={"deletionTimestamp": "2026-01-01T00:00:00Z"})),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-a" is being deleted'),
+        None,
+        id="a claim being deleted is the PreFilter's rejection",
+    ),
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", meta={"deletionTimestamp": "2026-01-01T00:00:00Z"}),
+            _pvc("pvc-b", "wait-sc", "pv-b", status={"phase": "Lost"}),
+        ),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-a" is being deleted'),
+        None,
+        id="of two refused claims the first the pod mounts is named",
+    ),
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(_pvc("pvc-a", "immediate-sc"), _pvc("pvc-b", "wait-sc", status={"phase": "Lost"})),
+        [_node("node-a")],
+        _status('persistentvolumeclaim "pvc-b" bound to non-existent persistentvolume ""'),
+        None,
+        id="a lost claim is named before another claim is found unbound",
+    ),
+    # GetPodVolumeClaims and IsDelayBindingMode: a class not found binds at once, and a
+    # claim naming its volume before the bind completed is pre-bound, so immediate
+    pytest.param(
+        ["pvc-a"],
+        _objects(_pvc("pvc-a", "gone-sc")),
+        [_node("node-a")],
+        _status("pod has unbound immediate PersistentVolumeClaims"),
+        None,
+        id="an unbound claim of a class not found is an immediate one",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(claim("pvc-a", storageClassName="wait-sc", volumeName="pv-a")),
+        [_node("node-a")],
+        _status("pod has unbound immediate PersistentVolumeClaims"),
+        None,
+        id="a waiting claim naming its volume before the bind completed is an immediate one",
+    ),
+    # checkBoundClaims: the first bound claim refused decides; a missing volume is no
+    # node conflict
+    pytest.param(
+        ["pvc-a", "pvc-b"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-gone"),
+            _pvc("pvc-b", "wait-sc", "pv-b"),
+            _pv("pv-b", "wait-sc", {"foo": ["bar"]}),
+        ),
+        [_node("node-a", foo="barbar")],
+        None,
+        [_status(REASON_VOLUME_MISSING)],
+        id="a missing volume before a conflicting one is the only reason",
+    ),
+    pytest.param(
+        ["pvc-b", "pvc-a"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-gone"),
+            _pvc("pvc-b", "wait-sc", "pv-b"),
+            _pv("pv-b", "wait-sc", {"foo": ["bar"]}),
+        ),
+        [_node("node-a", foo="barbar")],
+        None,
+        [_status(REASON_NODE_CONFLICT)],
+        id="a conflicting volume before a missing one is the only reason",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-a"),
+            volume(
+                "pv-a",
+                nodeAffinity={
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "foo", "operator": "In", "values": ["x"]}
+                                ]
+                            },
+                            {"matchExpressions": [{"key": HOSTNAME, "operator": "Exists"}]},
+                        ]
+                    }
+                },
+            ),
+        ),
+        [_node("node-a")],
+        None,
+        [None],
+        id="a bound volume's node affinity terms are ORed",
+    ),
+    pytest.param(
+        ["pvc-a"],
+        _objects(
+            _pvc("pvc-a", "wait-sc", "pv-a"),
+            volume(
+                "pv-a",
+                nodeAffinity={
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchFields": [
+                                    {"key": "metadata.name", "operator": "In", "values": ["node-a"]}
+                                ]
+                            }
+                        ]
+                    }
+                },
+            ),
+        ),
+        [_node("node-a")],
+        None,
+        [_status(REASON_NODE_CONFLICT)],
+        id="a bound volume's node affinity naming the node by its fields matches no node",
+    ),
     pytest.param(
         ["pvc-a"],
         _objects(_pvc("pvc-a", "wait-sc", **_sized("50Gi")), *LOCAL),

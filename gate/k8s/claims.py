@@ -14,7 +14,11 @@ seconds, and a class recorded without one is the oldest). A claim of the run tha
 cluster already holds (its namespace and name recorded) is not created again: the
 recorded one stands, as it does for a StatefulSet's. A StatefulSet's claims are created
 the same way from its ``volumeClaimTemplates``, for each copy below ``replicas`` whose
-claim does not exist.
+claim does not exist. A StorageClass the run ships (a chart's own class) is there before
+its claims, as the API server stores it (its defaults set): the binder reads a claim's
+class by name, and a shipped class annotated default is the newest default; a class the
+cluster already holds is not created again (the recorded one stands: a class's
+provisioner, parameters and binding mode cannot change).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from gate.k8s.volumes import (
     PlainObject,
     annotations_of,
     copy_claim,
+    defaulted_class,
     name_of,
     start_ordinal,
 )
@@ -47,31 +52,42 @@ def is_default(storage_class: PlainObject) -> bool:
     return notes.get(DEFAULT_CLASS) == "true" or notes.get(BETA_DEFAULT_CLASS) == "true"
 
 
-def default_class(classes: Mapping[str, PlainObject]) -> str | None:
-    """GetDefaultClass: the newest default class, then the first by name."""
+def default_class(
+    classes: Mapping[str, PlainObject], created: Container[str] = frozenset()
+) -> str | None:
+    """GetDefaultClass: the newest default class, then the first by name; the classes
+    named in ``created`` (the run's, created together now) are newer than any recorded."""
     defaults = [c for c in classes.values() if is_default(c)]
     if not defaults:
         return None
-    newest = max(str(mapping(c.get("metadata")).get("creationTimestamp") or "") for c in defaults)
-    return min(
-        name_of(c)
-        for c in defaults
-        if str(mapping(c.get("metadata")).get("creationTimestamp") or "") == newest
-    )
+
+    def age(storage_class: PlainObject) -> tuple[bool, str]:
+        if name_of(storage_class) in created:  # the server stamps it, whatever was written
+            return True, ""
+        stamp = mapping(storage_class.get("metadata")).get("creationTimestamp")
+        return False, str(stamp or "")
+
+    newest = max(age(c) for c in defaults)
+    return min(name_of(c) for c in defaults if age(c) == newest)
 
 
-def created_claim(body: Mapping[str, Any], classes: Mapping[str, PlainObject]) -> PlainObject:
+def created_claim(
+    body: Mapping[str, Any],
+    classes: Mapping[str, PlainObject],
+    created: Container[str] = frozenset(),
+) -> PlainObject:
     """The claim as the API server stores it when created: its namespace set, no binder's
     note, the default class when it names none; none of what the server sets itself kept
     from the manifest (its status, reset by ``PrepareForCreate``; its deletion, cleared by
-    ``BeforeCreate``; its uid, a new one that no volume's ``claimRef`` names yet)."""
+    ``BeforeCreate``; its uid, a new one that no volume's ``claimRef`` names yet).
+    ``created``: the classes the run ships (:func:`default_class`)."""
     metadata = {k: v for k, v in mapping(body.get("metadata")).items() if k not in _SERVER_SET}
     metadata["namespace"] = metadata.get("namespace") or "default"
     notes = {k: v for k, v in annotations_of(body).items() if k != BIND_COMPLETED}
     metadata["annotations"] = notes
     spec = dict(mapping(body.get("spec")))
     if spec.get("storageClassName") is None and BETA_CLASS not in notes:
-        chosen = default_class(classes)
+        chosen = default_class(classes, created)
         if chosen is not None:
             spec["storageClassName"] = chosen
     created = {k: v for k, v in body.items() if k != "status"}
@@ -81,17 +97,19 @@ def created_claim(body: Mapping[str, Any], classes: Mapping[str, PlainObject]) -
 def with_run_claims(
     storage: StorageObjects | None, bodies: Iterable[Mapping[str, Any]]
 ) -> StorageObjects | None:
-    """The snapshot's storage objects with the run's claims added (module doc); as they
-    were when the run has none, or when the snapshot recorded no claims (then nothing about
-    claims is judged)."""
+    """The snapshot's storage objects with the run's classes and claims added (module
+    doc); as they were when the run has none, or when the snapshot recorded no claims (then
+    nothing about claims is judged)."""
     if storage is None or not storage.knows_claims:
         return storage
-    added: dict[tuple[str, str], PlainObject] = {}
     bodies = list(bodies)
+    shipped = run_classes(storage.classes, bodies)
+    classes = {**storage.classes, **shipped} if shipped else storage.classes
+    added: dict[tuple[str, str], PlainObject] = {}
     for body in bodies:
         if body.get("kind") != "PersistentVolumeClaim" or body.get("apiVersion") != "v1":
             continue
-        claim = created_claim(body, storage.classes)
+        claim = created_claim(body, classes, shipped)
         key = str(mapping(claim["metadata"])["namespace"]), name_of(claim)
         # creating a claim that exists is refused, and applying it changes none of its
         # spec (immutable): its pods meet the recorded claim
@@ -100,22 +118,39 @@ def with_run_claims(
     existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
     for body in bodies:
         if body.get("kind") == "StatefulSet":
-            created = statefulset_claims(body, existing, storage.classes)
+            created = statefulset_claims(body, existing, classes, shipped)
             added.update(created)
             existing.update(created)
-    if not added:
+    if not added and not shipped:
         return storage
     return replace(
         storage,
-        claims=with_objects(storage.claims, added),
+        claims=with_objects(storage.claims, added) if added else storage.claims,
+        classes=classes,
         created=storage.created | frozenset(added),
     )
+
+
+def run_classes(
+    recorded: Container[str], bodies: Iterable[Mapping[str, Any]]
+) -> dict[str, PlainObject]:
+    """The StorageClasses among the run's manifests that the cluster does not hold, by
+    name, as the API server stores them (module doc)."""
+    shipped: dict[str, PlainObject] = {}
+    for body in bodies:
+        if body.get("kind") != "StorageClass" or body.get("apiVersion") != "storage.k8s.io/v1":
+            continue
+        name = name_of(body)
+        if name and name not in recorded:
+            shipped[name] = defaulted_class(body)
+    return shipped
 
 
 def statefulset_claims(
     body: Mapping[str, Any],
     claims: Container[tuple[str, str]],
     classes: Mapping[str, PlainObject],
+    created: Container[str] = frozenset(),
 ) -> dict[tuple[str, str], PlainObject]:
     """The claims a StatefulSet's controller creates before its copies
     (``stateful_set_control.go`` ``createPersistentVolumeClaims``): copy i's
@@ -129,7 +164,7 @@ def statefulset_claims(
     replicas = spec.get("replicas", 1)
     if not isinstance(statefulset, str) or not isinstance(replicas, int):
         return {}
-    created = {}
+    made = {}
     for template in as_list(spec.get("volumeClaimTemplates")):
         template_meta = mapping(mapping(template).get("metadata"))
         template_name = template_meta.get("name")
@@ -146,5 +181,5 @@ def statefulset_claims(
                 "metadata": {**template_meta, "name": name, "namespace": namespace},
                 "spec": mapping(mapping(template).get("spec")),
             }
-            created[str(namespace), name] = created_claim(claim, classes)
-    return created
+            made[str(namespace), name] = created_claim(claim, classes, created)
+    return made

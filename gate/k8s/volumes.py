@@ -31,6 +31,14 @@ AVAILABLE = "Available"
 """The phase of a volume bound to no claim, that a claim may bind."""
 MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
 """v1.MigratedPluginsAnnotationKey: a CSINode's in-tree plugins migrated to CSI on its node."""
+_CLASS_DEFAULTS = {"reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"}
+
+
+def defaulted_class(obj: PlainObject) -> PlainObject:
+    """A StorageClass as the API server stores it (``pkg/apis/storage/v1/defaults.go``
+    ``SetDefaults_StorageClass``): an unset ``reclaimPolicy`` is Delete, an unset
+    ``volumeBindingMode`` Immediate."""
+    return {**obj, **{k: v for k, v in _CLASS_DEFAULTS.items() if obj.get(k) is None}}
 
 
 def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:

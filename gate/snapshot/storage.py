@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+# stated in gate.k8s: the classes a run ships get the same defaults
+from gate.k8s.volumes import defaulted_class as defaulted_class
 from gate.model.encoded import EncodedObjects, decoded
 from gate.model.storage import STORAGE_KINDS, PlainObject, StorageObjects
 
@@ -36,7 +38,6 @@ STORAGE_SECTIONS: Mapping[str, str] = {
 KEPT_AS_TEXT = frozenset({"PersistentVolume", "PersistentVolumeClaim", "CSINode"})
 """The kinds the typed reader hands over as texts (:func:`storage_objects`)."""
 
-_CLASS_DEFAULTS = {"reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"}
 _DRIVER_DEFAULTS = {
     "attachRequired": True,
     "podInfoOnMount": False,
@@ -58,12 +59,6 @@ def _namespace(obj: PlainObject) -> str:
     metadata = obj.get("metadata")
     namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
     return namespace if isinstance(namespace, str) and namespace else "default"
-
-
-def defaulted_class(obj: PlainObject) -> PlainObject:
-    """A StorageClass as the API server stores it: an unset ``reclaimPolicy`` is Delete,
-    an unset ``volumeBindingMode`` Immediate."""
-    return {**obj, **{k: v for k, v in _CLASS_DEFAULTS.items() if obj.get(k) is None}}
 
 
 def defaulted_driver(obj: PlainObject) -> PlainObject:
