@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.podaffinity import AffinityTerm
@@ -263,7 +264,7 @@ def preference_caps(
     namespace_labels = next(
         (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
     )
-    terms = [t for _, t in sorted(pod.preferred_pod_anti_affinity, key=lambda wt: -wt[0])]
+    terms = _heaviest(pod.preferred_pod_anti_affinity)
     mine = [
         t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels, namespace_labels)
         for t in terms
@@ -359,14 +360,11 @@ def _preferred_affinity(
     sort); each counted by the InterPodAffinity PreFilter of the pod holding it alone as
     its required term (topologygroup.go ``nextDomainAffinity`` reads a preferred term's
     group as a required one's)."""
-    groups = [
-        _affinity_zone(state, placed) if state is not None else None
-        for state in (
-            _affinity_alone(pod, cluster, term, anti=False)
-            for term in _heaviest(pod.preferred_pod_affinity)
-        )
-    ]
-    return tuple(tuple(g for g in groups[n:] if g is not None) for n in range(len(groups) + 1))
+    groups: list[AffinityZone | None] = []
+    for term in _heaviest(pod.preferred_pod_affinity):
+        state = _affinity_alone(pod, cluster, term, anti=False)
+        groups.append(None if state is None else _affinity_zone(state, placed))
+    return _by_step(groups)
 
 
 def _preferred_anti(
@@ -386,6 +384,15 @@ def _preferred_anti(
         (listed,) = state.anti_affinity_terms
         mine = listed.matches(pod.namespace, pod.labels, state.namespace_labels)
         groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed))
+    return _by_step(groups)
+
+
+_Group = TypeVar("_Group", AffinityZone, AntiZone)
+
+
+def _by_step(groups: Sequence[_Group | None]) -> tuple[tuple[_Group, ...], ...]:
+    """The groups of the terms left once n are relaxed, at index n (None: a term over
+    another key, relaxed in its turn)."""
     return tuple(tuple(g for g in groups[n:] if g is not None) for n in range(len(groups) + 1))
 
 
