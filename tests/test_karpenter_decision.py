@@ -1471,60 +1471,87 @@ def _zoned_beside(*pods: tuple[str, dict[str, str]]) -> Run:
     return Run((NodePool("default"),), nodes=nodes, pods=running, catalog=ZONED)
 
 
+ALL_ZONES = ("t-a", "t-b", "t-c")
 PREFERRED_ZONAL_CASES = [
     pytest.param(
         _zoned_beside(("b", DB)),
-        {"podAffinity": _preferred_term("podAffinity", (10, DB))["podAffinity"]},
-        ("t-b",),
+        _preferred_term("podAffinity", (10, DB)),
+        1,
+        (1, 1, ("t-b",)),
         id="a preferred zonal affinity to pods running in zone b puts the claim in zone b",
+    ),
+    pytest.param(
+        _zoned_beside(("b", DB), ("c", DB)),
+        _preferred_term("podAffinity", (10, DB)),
+        1,
+        (1, 1, ("t-b", "t-c")),
+        id="a preferred zonal affinity to pods in zones b and c leaves the claim both",
     ),
     pytest.param(
         _zoned_beside(),
         _preferred_term("podAffinity", (10, DB)),
-        ("t-a", "t-b", "t-c"),
+        1,
+        (1, 1, ALL_ZONES),
         id="a preferred zonal affinity no pod satisfies is relaxed and the claim left unzoned",
     ),
     pytest.param(
         _zoned_beside(("c", DB)),
         _preferred_term("podAffinity", (5, DB), (10, {"app": "none"})),
-        ("t-c",),
+        1,
+        (1, 1, ("t-c",)),
         id="the heaviest preferred affinity term is relaxed first and the lighter one holds",
     ),
     pytest.param(
         _zoned_beside(("a", DB)),
         _preferred_term("podAntiAffinity", (10, DB)),
-        ("t-b",),
+        1,
+        (1, 1, ("t-b", "t-c")),
         id="a preferred zonal anti-affinity to pods in zone a keeps the claim out of zone a",
     ),
     pytest.param(
         _zoned_beside(("a", DB), ("b", DB), ("c", DB)),
         _preferred_term("podAntiAffinity", (10, DB)),
-        ("t-a", "t-b", "t-c"),
+        1,
+        (1, 1, ALL_ZONES),
         id="a preferred zonal anti-affinity every zone breaks is relaxed",
     ),
     pytest.param(
         _zoned_beside(("b", DB)),
-        {
-            **_preferred_term("podAffinity", (1, DB)),
-            **_preferred_term("podAntiAffinity", (100, DB)),
-        },
-        ("t-a",),
+        _preferred_term("podAffinity", (1, DB)) | _preferred_term("podAntiAffinity", (100, DB)),
+        1,
+        (1, 1, ("t-a", "t-c")),
         id="preferred affinity is relaxed before preferred anti-affinity whatever the weights",
+    ),
+    pytest.param(
+        _zoned_beside(),
+        _preferred_term("podAntiAffinity", (10, APP)),
+        3,
+        (1, 3, ALL_ZONES),
+        id="the first copy of a self anti-affinity blocks every zone its claim may take and "
+        "the others, relaxed, join it",
+    ),
+    pytest.param(
+        _zoned_beside(("a", APP)),
+        _preferred_term("podAntiAffinity", (10, APP)),
+        3,
+        (1, 3, ("t-b", "t-c")),
+        id="a running copy in zone a keeps the one claim of a self anti-affinity out of it",
     ),
 ]
 
 
-@pytest.mark.parametrize(("run", "affinity", "types"), PREFERRED_ZONAL_CASES)
+@pytest.mark.parametrize(("run", "affinity", "copies", "launch"), PREFERRED_ZONAL_CASES)
 def test_preferred_zonal_pod_affinity_is_held_until_relaxed(
-    run: Run, affinity: dict[str, Any], types: tuple[str, ...]
+    run: Run, affinity: dict[str, Any], copies: int, launch: tuple[int, int, tuple[str, ...]]
 ) -> None:
     """topology.go ``newForAffinities`` takes the preferred terms under PreferencePolicy
     Respect and ``countDomains`` counts the pods they name by zone; topologygroup.go
     ``nextDomainAffinity`` keeps the zones holding some, ``nextDomainAntiAffinity`` those
-    holding none, and the claim takes that zone requirement. Where no zone is left,
-    preferences.go ``Relax`` drops the preferred affinity terms
+    holding none, and ``AddRequirements`` gives the claim them all (its types those offered
+    there); ``Record`` has an anti-affinity its copy matches block every zone of the claim.
+    Where no zone is left, preferences.go ``Relax`` drops the preferred affinity terms
     (``removePreferredPodAffinityTerm``), then the anti-affinity ones
     (``removePreferredPodAntiAffinityTerm``), each kind heaviest first."""
-    decision = run.decide(spec(affinity=affinity), 1, APP)
+    decision = run.decide(spec(affinity=affinity), copies, APP)
     (scale_up,) = decision.scale_up
-    assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == (1, 1, types)
+    assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch

@@ -694,3 +694,58 @@ def test_preferred_zonal_terms_are_held_as_relax_drops_them(
     held = held_zonal(profile, _cluster(pods), ["z1", "z2"], placed)
     assert [[(g.counts, g.self_match) for g in step] for step in held.affinity] == affinity_steps
     assert [[(g.counts, g.self_match) for g in step] for step in held.anti] == anti_steps
+
+
+Z3 = ["z1", "z2", "z3"]
+DOMAINS: list[tuple[str, Zonal, list[str]]] = [
+    (
+        "a required anti-affinity pins the first empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        ["z2"],
+    ),
+    (
+        "a held anti-affinity leaves every empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False, held=True),
+        ["z2", "z3"],
+    ),
+    (
+        "a required affinity pins the first zone running the pods it wants",
+        AffinityZone({"z2": 1, "z3": 2}, False),
+        ["z2"],
+    ),
+    (
+        "a held affinity leaves every zone running them",
+        AffinityZone({"z2": 1, "z3": 2}, False, held=True),
+        ["z2", "z3"],
+    ),
+    (
+        "a held affinity's first pod starts in one zone",
+        AffinityZone({}, True, held=True),
+        ["z1"],
+    ),
+    (
+        "a spread pins the zone with the fewest",
+        Spread({"z1": 1, "z2": 0, "z3": 0}, True, max_skew=1, min_domains=1),
+        ["z2"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"), [c[1:] for c in DOMAINS], ids=[c[0] for c in DOMAINS]
+)
+def test_the_zones_a_rule_leaves_a_new_claim(rule: Zonal, expected: list[str]) -> None:
+    """topology.go ``AddRequirements``: the claim takes what topologygroup.go's
+    ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return (every zone allowed); a
+    required rule is pinned to one zone, its later copies taking others in later loops."""
+    assert rule.domains(ANY_ZONE, Z3) == expected
+
+
+def test_a_self_matching_anti_affinity_records_every_zone_the_claim_may_take() -> None:
+    """topology.go ``Record``: anti-affinity blocks every zone of the claim's requirement,
+    an affinity or a spread only a known one."""
+    anti = AntiZone({"z1": 0, "z2": 0}, True, held=True)
+    affinity = AffinityZone({}, True, held=True)
+    for rule in (anti, affinity):
+        rule.record_all(["z1", "z2"])
+    assert (anti.counts, affinity.counts) == ({"z1": 1, "z2": 1}, {})

@@ -268,7 +268,8 @@ def _variants(
 @dataclass(slots=True)
 class _Claim:
     """A NodeClaim this workload plans: its pool, requirements, remaining type options
-    (those fitting its pods) and pods; ``zone`` when a zonal spread pinned it."""
+    (those fitting its pods) and pods; ``zone`` when a zonal rule pinned it, ``zones`` when
+    a held preference left it several (topology.go ``AddRequirements``)."""
 
     pool: Pool
     reqs: Mapping[str, Req]
@@ -276,6 +277,7 @@ class _Claim:
     pods: int
     zone: str = ""
     full: bool = False
+    zones: tuple[str, ...] = ()
 
 
 Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
@@ -645,9 +647,13 @@ class Provisioner:
             return False
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
-        for spread in spreads:
-            if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
-                return False
+        zones = [claim.zone] if claim.zone else list(claim.zones)
+        if zones and spreads:
+            for spread in spreads:
+                zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
+                if not zones:
+                    return False
+            reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
         total = add(claim.pool.daemon, requests, claim.pods + 1)
         # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
         # requirements, which may name a key the claim's do not (a preference)
@@ -665,6 +671,8 @@ class Provisioner:
             claim.full = not roomy or bool(min_values_unmet(roomy, claim.reqs))
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
+        if zones and not claim.zone:
+            claim.zone, claim.zones = _pinned(zones)
         self._record(claim, counted)
         return True
 
@@ -672,6 +680,8 @@ class Provisioner:
         for spread in spreads:
             if claim.zone:
                 spread.record(claim.zone)
+            elif claim.zones:
+                spread.record_all(claim.zones)
 
     def _new(
         self,
@@ -714,7 +724,7 @@ class Provisioner:
         reqs = merged(claim_reqs, variant.reqs.values())
         if self.host is not None and self.host.refuses(self.planned):
             return TOPOLOGY, self.host.error(hostname)
-        zone = ""
+        zones: list[str] = []
         total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
@@ -729,11 +739,11 @@ class Provisioner:
                 if node_domains.has(z)
             }
             pod_domains = get(variant.strict, ZONE)
-            candidates = sorted(z for z in offered_zones if all(r.allows(z) for r in spreads))
-            zone = spread.next_zone(pod_domains, candidates)
-            if not zone:
+            candidates = sorted(z for z in offered_zones if _allowed(z, spreads))
+            zones = spread.domains(pod_domains, candidates)
+            if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
-            reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
+            reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
         asked = requests_for_pods(pod.stored_requests())
         shown = merge(pool.daemon_requests, asked)
         kept, error = filter_types(
@@ -741,7 +751,17 @@ class Provisioner:
         )
         if error is not None:
             return error
-        return _Claim(pool, reqs, kept, 1, zone)
+        zone, several = _pinned(zones)
+        return _Claim(pool, reqs, kept, 1, zone, zones=several)
+
+
+def _allowed(zone: str, rules: Sequence[Zonal]) -> bool:
+    return all(r.allows(zone) for r in rules)
+
+
+def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """A claim's zone when ``zones`` is one, else the several it may still take."""
+    return (zones[0], ()) if len(zones) == 1 else ("", tuple(zones))
 
 
 EXCEEDED = "resource usage exceeds limit"

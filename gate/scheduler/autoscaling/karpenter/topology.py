@@ -43,6 +43,10 @@ class _ZoneCounts:
         if self.self_match:
             self.counts[zone] = self.counts.get(zone, 0) + 1
 
+    def record_all(self, zones: Sequence[str]) -> None:
+        """A copy lands on a claim that may still be in any of ``zones``: a spread or an
+        affinity records only a known zone (topology.go ``Record``)."""
+
 
 @dataclass(slots=True)
 class Spread(_ZoneCounts):
@@ -72,6 +76,10 @@ class Spread(_ZoneCounts):
     def allows(self, zone: str) -> bool:
         return True
 
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): the one chosen, if any."""
+        return _one(self.next_zone(pod_domains, zones))
+
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("topology spread", self.counts, pod_domains, node_domains)
 
@@ -82,13 +90,30 @@ class AntiZone(_ZoneCounts):
     (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
     avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
     zone a claim could land in and launches the rest in later loops, so over its loops each
-    copy takes an empty zone of its own (here the first by name)."""
+    copy takes an empty zone of its own (here the first by name).
+
+    A preferred term (``held``) leaves a claim every zone it allows: the copies after the
+    first that the term blocks are relaxed in the same loop, not launched in later ones."""
+
+    held: bool = False
 
     def allows(self, zone: str) -> bool:
         return self.counts.get(zone, 0) == 0
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): those it allows, when held,
+        else the one chosen."""
+        if self.held:
+            return [z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)]
+        return _one(self.next_zone(pod_domains, zones))
+
+    def record_all(self, zones: Sequence[str]) -> None:
+        """topology.go ``Record``: anti-affinity blocks every zone the claim could land in."""
+        for zone in zones:
+            self.record(zone)
 
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
@@ -98,7 +123,10 @@ class AntiZone(_ZoneCounts):
 class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
     zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there."""
+    start in any zone, and the copies after it follow it there. A preferred term (``held``)
+    leaves a claim every zone where those pods run."""
+
+    held: bool = False
 
     def allows(self, zone: str) -> bool:
         if self.counts.get(zone, 0) > 0:
@@ -107,6 +135,14 @@ class AffinityZone(_ZoneCounts):
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): when held, those where the
+        wanted pods run, else the one chosen (a first pod starts in one zone)."""
+        running = [z for z in sorted(zones) if self.counts.get(z, 0) > 0 and pod_domains.has(z)]
+        if self.held and running:
+            return running
+        return _one(self.next_zone(pod_domains, zones))
 
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod affinity", self.counts, pod_domains, node_domains)
@@ -126,6 +162,10 @@ class HostAffinity:
 
     def error(self, hostname: Req) -> str:
         return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
+
+
+def _one(zone: str) -> list[str]:
+    return [zone] if zone else []
 
 
 def topology_error(
@@ -218,6 +258,7 @@ def _anti_zone(
     zones: Sequence[str],
     mine: bool,
     placed: Mapping[str, int],
+    held: bool = False,
 ) -> AntiZone:
     """The group of anti-affinity over zones: the pods the pod's terms avoid (``avoided``,
     the PreFilter's pairs) and those whose own terms avoid it (``existing``), and the
@@ -227,16 +268,18 @@ def _anti_zone(
     _add(counts, existing)
     if mine:
         _add(counts, placed)
-    return AntiZone(counts, mine)
+    return AntiZone(counts, mine, held)
 
 
-def _affinity_zone(state: AffinityState, placed: Mapping[str, int]) -> AffinityZone:
+def _affinity_zone(
+    state: AffinityState, placed: Mapping[str, int], held: bool = False
+) -> AffinityZone:
     """The group of affinity over zones: the pods the PreFilter counted, and the
     workload's copies existing nodes took when the pod matches its own terms."""
     wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
     if state.self_match:
         _add(wanted, placed)
-    return AffinityZone(wanted, state.self_match)
+    return AffinityZone(wanted, state.self_match, held)
 
 
 def lowest(*caps: int | None) -> int | None:
@@ -363,7 +406,7 @@ def _preferred_affinity(
     groups: list[AffinityZone | None] = []
     for term in _heaviest(pod.preferred_pod_affinity):
         state = _affinity_alone(pod, cluster, term, anti=False)
-        groups.append(None if state is None else _affinity_zone(state, placed))
+        groups.append(None if state is None else _affinity_zone(state, placed, held=True))
     return _by_step(groups)
 
 
@@ -383,7 +426,7 @@ def _preferred_anti(
             continue
         (listed,) = state.anti_affinity_terms
         mine = listed.matches(pod.namespace, pod.labels, state.namespace_labels)
-        groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed))
+        groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed, held=True))
     return _by_step(groups)
 
 
