@@ -653,7 +653,8 @@ class Provisioner:
                 zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
                 if not zones:
                     return False
-            reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
+            if not claim.zone:  # a pinned claim's requirements name its zone already
+                reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
         total = add(claim.pool.daemon, requests, claim.pods + 1)
         # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
         # requirements, which may name a key the claim's do not (a preference)
