@@ -118,7 +118,7 @@ class Run:
     ) -> PoolDecision:
         profile = pod_profile(pod_spec, "default", labels or {})
         cycle = prepare(profile, self.cluster)
-        return self.provisioner.decide(cycle, profile, copies)
+        return self.provisioner.decide(cycle, profile, copies, cluster=self.cluster)
 
 
 def karpenter_node(

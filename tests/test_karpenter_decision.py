@@ -1316,7 +1316,7 @@ def test_zonal_spread_counts_the_copies_existing_nodes_took(
     run = Run((NodePool("default"),))
     profile = pod_profile(spec(cpu="1", topologySpreadConstraints=[_spread()]), "default", APP)
     cycle = prepare(profile, run.cluster)
-    decision = run.provisioner.decide(cycle, profile, 2, landed)
+    decision = run.provisioner.decide(cycle, profile, 2, landed, cluster=run.cluster)
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
 
 
@@ -1397,3 +1397,161 @@ def test_a_scheduleanyway_zone_spread_is_held_until_relaxed(
     decision = run.decide(SOFT_ZONAL, copies, APP)
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
     assert decision.placed == copies
+
+
+def _labelled(name: str, node: str, labels: dict[str, str]) -> dict[str, Any]:
+    pod = api_pod(name, node)
+    pod["metadata"]["labels"] = labels
+    return pod
+
+
+def _three_zones_beside(*pods: tuple[str, dict[str, str]]) -> Run:
+    """A pool of :data:`THREE_ZONES` beside a full node in each zone, ``pods`` running on
+    them as (zone, labels)."""
+    nodes = [karpenter_node(f"n-{z}", "old", f"zone-{z}") for z in "abc"]
+    running = [_labelled(f"p{i}", f"n-{z}", labels) for i, (z, labels) in enumerate(pods)]
+    return Run((NodePool("default"),), nodes=nodes, pods=running, catalog=THREE_ZONES)
+
+
+RUNNING_SOFT_ZONAL_CASES = [
+    pytest.param(
+        _three_zones_beside(("a", APP), ("a", APP)),
+        [("default", 2, 3)],
+        id="two running copies in zone a send the first claims to b and c, the third joins b",
+    ),
+    pytest.param(
+        _three_zones_beside(("a", {"app": "db"}), ("a", {"app": "db"})),
+        [("default", 3, 3)],
+        id="running pods the selector does not match leave a claim a zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "claims"), RUNNING_SOFT_ZONAL_CASES)
+def test_a_held_scheduleanyway_zone_spread_counts_the_running_matching_pods(
+    run: Run, claims: list[tuple[str, int, int]]
+) -> None:
+    """topology.go ``Update`` takes a ScheduleAnyway spread's group (``newForTopologies``)
+    and ``countDomains`` counts every scheduled pod of its namespace its selector matches,
+    by its node's zone, as for a DoNotSchedule one: with zone-a at 2, maxSkew 1, the first
+    copy goes to zone-b, the second (zone-b then at the skew) to zone-c, and the third,
+    the minimum now 1, joins the claim in zone-b (topologygroup.go
+    ``nextDomainTopologySpread``)."""
+    decision = run.decide(SOFT_ZONAL, 3, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    assert decision.placed == 3
+
+
+ZONED = Catalog(
+    tuple(instance_type(f"t-{z}", 4, 8, zones=(f"zone-{z}",)) for z in "abc"),
+    "t",
+)
+"""A type a zone: a claim's types say which zone it may land in."""
+DB = {"app": "db"}
+
+
+def _preferred_term(kind: str, *terms: tuple[int, dict[str, str]]) -> dict[str, Any]:
+    """Preferred ``kind`` terms over zones, each (weight, labels of the pods it names)."""
+    return {
+        kind: {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": weight,
+                    "podAffinityTerm": {"labelSelector": {"matchLabels": m}, "topologyKey": ZONE},
+                }
+                for weight, m in terms
+            ]
+        }
+    }
+
+
+def _zoned_beside(*pods: tuple[str, dict[str, str]]) -> Run:
+    nodes = [karpenter_node(f"n-{z}", "old", f"zone-{z}") for z in "abc"]
+    running = [_labelled(f"p{i}", f"n-{z}", labels) for i, (z, labels) in enumerate(pods)]
+    return Run((NodePool("default"),), nodes=nodes, pods=running, catalog=ZONED)
+
+
+ALL_ZONES = ("t-a", "t-b", "t-c")
+PREFERRED_ZONAL_CASES = [
+    pytest.param(
+        _zoned_beside(("b", DB)),
+        _preferred_term("podAffinity", (10, DB)),
+        1,
+        (1, 1, ("t-b",)),
+        id="a preferred zonal affinity to pods running in zone b puts the claim in zone b",
+    ),
+    pytest.param(
+        _zoned_beside(("b", DB), ("c", DB)),
+        _preferred_term("podAffinity", (10, DB)),
+        1,
+        (1, 1, ("t-b", "t-c")),
+        id="a preferred zonal affinity to pods in zones b and c leaves the claim both",
+    ),
+    pytest.param(
+        _zoned_beside(),
+        _preferred_term("podAffinity", (10, DB)),
+        1,
+        (1, 1, ALL_ZONES),
+        id="a preferred zonal affinity no pod satisfies is relaxed and the claim left unzoned",
+    ),
+    pytest.param(
+        _zoned_beside(("c", DB)),
+        _preferred_term("podAffinity", (5, DB), (10, {"app": "none"})),
+        1,
+        (1, 1, ("t-c",)),
+        id="the heaviest preferred affinity term is relaxed first and the lighter one holds",
+    ),
+    pytest.param(
+        _zoned_beside(("a", DB)),
+        _preferred_term("podAntiAffinity", (10, DB)),
+        1,
+        (1, 1, ("t-b", "t-c")),
+        id="a preferred zonal anti-affinity to pods in zone a keeps the claim out of zone a",
+    ),
+    pytest.param(
+        _zoned_beside(("a", DB), ("b", DB), ("c", DB)),
+        _preferred_term("podAntiAffinity", (10, DB)),
+        1,
+        (1, 1, ALL_ZONES),
+        id="a preferred zonal anti-affinity every zone breaks is relaxed",
+    ),
+    pytest.param(
+        _zoned_beside(("b", DB)),
+        _preferred_term("podAffinity", (1, DB)) | _preferred_term("podAntiAffinity", (100, DB)),
+        1,
+        (1, 1, ("t-a", "t-c")),
+        id="preferred affinity is relaxed before preferred anti-affinity whatever the weights",
+    ),
+    pytest.param(
+        _zoned_beside(),
+        _preferred_term("podAntiAffinity", (10, APP)),
+        3,
+        (1, 3, ALL_ZONES),
+        id="the first copy of a self anti-affinity blocks every zone its claim may take and "
+        "the others, relaxed, join it",
+    ),
+    pytest.param(
+        _zoned_beside(("a", APP)),
+        _preferred_term("podAntiAffinity", (10, APP)),
+        3,
+        (1, 3, ("t-b", "t-c")),
+        id="a running copy in zone a keeps the one claim of a self anti-affinity out of it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "affinity", "copies", "launch"), PREFERRED_ZONAL_CASES)
+def test_preferred_zonal_pod_affinity_is_held_until_relaxed(
+    run: Run, affinity: dict[str, Any], copies: int, launch: tuple[int, int, tuple[str, ...]]
+) -> None:
+    """topology.go ``newForAffinities`` takes the preferred terms under PreferencePolicy
+    Respect and ``countDomains`` counts the pods they name by zone; topologygroup.go
+    ``nextDomainAffinity`` keeps the zones holding some, ``nextDomainAntiAffinity`` those
+    holding none, and ``AddRequirements`` gives the claim them all (its types those offered
+    there); ``Record`` has an anti-affinity its copy matches block every zone of the claim.
+    Where no zone is left, preferences.go ``Relax`` drops the preferred affinity terms
+    (``removePreferredPodAffinityTerm``), then the anti-affinity ones
+    (``removePreferredPodAntiAffinityTerm``), each kind heaviest first."""
+    decision = run.decide(spec(affinity=affinity), copies, APP)
+    (scale_up,) = decision.scale_up
+    assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gate.model import ExistingPod, NodeView, Snapshot, SnapshotInfo
+from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
@@ -21,6 +22,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     HostAffinity,
     Spread,
     Zonal,
+    held_zonal,
     preference_caps,
     soft_zonal,
     topology_error,
@@ -278,13 +280,22 @@ def test_host_affinity_refuses(rule: HostAffinity, claims: int, refused: bool) -
     assert rule.refuses(claims) is refused
 
 
-def _cycle(spec: dict[str, Any], pods: Sequence[ExistingPod] = ()) -> CycleState:
+def _cluster(
+    pods: Sequence[ExistingPod] = (),
+    zones: Sequence[str] = ("z1", "z2"),
+    taints: tuple[Taint, ...] = (),
+) -> Cluster:
+    """A node a zone, n0 in the first and tainted ``taints``, and ``pods``."""
     nodes: list[NodeView] = [
-        node(f"n{i}", labels={ZONE: z, HOSTNAME: f"n{i}"}) for i, z in enumerate(("z1", "z2"))
+        node(f"n{i}", labels={ZONE: z, HOSTNAME: f"n{i}"}, taints=() if i else taints)
+        for i, z in enumerate(zones)
     ]
     info = SnapshotInfo("test", None, None, None, None, len(nodes), len(pods))
-    snapshot = Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods))
-    return prepare(pod_profile(spec, labels=APP), Cluster.of(snapshot))
+    return Cluster.of(Snapshot(info=info, nodes=tuple(nodes), pods=tuple(pods)))
+
+
+def _cycle(spec: dict[str, Any], pods: Sequence[ExistingPod] = ()) -> CycleState:
+    return prepare(pod_profile(spec, labels=APP), _cluster(pods))
 
 
 def _spec(**spec: Any) -> dict[str, Any]:
@@ -512,7 +523,7 @@ def test_soft_zonal_spreads_as_relax_drops_them(
 ) -> None:
     """topology.go ``newForTopologies`` (ScheduleAnyway held under PreferencePolicy Respect)
     and preferences.go ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
-    steps = soft_zonal(pod_profile(spec, labels=APP), ["z1", "z2"], placed)
+    steps = soft_zonal(pod_profile(spec, labels=APP), _cluster(), ["z1", "z2"], placed)
     assert [[(s.max_skew, s.counts) for s in step] for step in steps] == expected
 
 
@@ -525,7 +536,216 @@ def test_a_soft_zonal_spread_is_one_object_through_its_steps() -> None:
             spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
         ]
     )
-    first, second, _ = soft_zonal(pod_profile(spec, labels=APP), ["z1"])
+    first, second, _ = soft_zonal(pod_profile(spec, labels=APP), _cluster(zones=["z1"]), ["z1"])
     first[0].record("z1")
     assert second[0] is first[0]
     assert second[0].counts == {"z1": 1}
+
+
+SOFT = spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway")
+TAINTED = (Taint("dedicated", "x", "NoSchedule"),)
+RUNNING = [existing_pod("n0", APP, name="a"), existing_pod("n0", APP, name="b")]
+"""Two pods the spread selects, on n0 in z1."""
+
+SOFT_COUNTED: list[
+    tuple[str, dict[str, Any], list[ExistingPod], tuple[Taint, ...], dict[str, int]]
+] = [
+    (
+        "the running pods its selector matches count in their zone",
+        _spec(),
+        RUNNING,
+        (),
+        {"z1": 2, "z2": 0},
+    ),
+    (
+        "a pod of another namespace is not counted",
+        _spec(),
+        [existing_pod("n0", APP, namespace="other")],
+        (),
+        {"z1": 0, "z2": 0},
+    ),
+    (
+        "a terminating pod is not counted",
+        _spec(),
+        [existing_pod("n0", APP, terminating=True)],
+        (),
+        {"z1": 0, "z2": 0},
+    ),
+    (
+        "nodeAffinityPolicy Honor leaves out the nodes the pod's nodeSelector refuses",
+        _spec(nodeSelector={HOSTNAME: "n1"}),
+        RUNNING,
+        (),
+        {"z1": 0, "z2": 0},
+    ),
+    (
+        "nodeAffinityPolicy Ignore counts them",
+        _spec(nodeSelector={HOSTNAME: "n1"}, policy={"nodeAffinityPolicy": "Ignore"}),
+        RUNNING,
+        (),
+        {"z1": 2, "z2": 0},
+    ),
+    (
+        "a tainted node's pods count under the default nodeTaintsPolicy Ignore",
+        _spec(),
+        RUNNING,
+        TAINTED,
+        {"z1": 2, "z2": 0},
+    ),
+    (
+        "nodeTaintsPolicy Honor leaves out a node whose taint the pod does not tolerate",
+        _spec(policy={"nodeTaintsPolicy": "Honor"}),
+        RUNNING,
+        TAINTED,
+        {"z1": 0, "z2": 0},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "pods", "taints", "expected"),
+    [c[1:] for c in SOFT_COUNTED],
+    ids=[c[0] for c in SOFT_COUNTED],
+)
+def test_a_held_scheduleanyway_zone_spread_counts_the_cluster(
+    spec: dict[str, Any],
+    pods: list[ExistingPod],
+    taints: tuple[Taint, ...],
+    expected: dict[str, int],
+) -> None:
+    """topology.go ``countDomains``: every scheduled pod of the pod's namespace the
+    constraint's selector matches, by its node's zone, on the nodes its nodeAffinityPolicy
+    and nodeTaintsPolicy admit (topologynodefilter.go), as a DoNotSchedule spread counts."""
+    policy = spec.pop("policy", {})
+    spec["topologySpreadConstraints"] = [{**SOFT, **policy}]
+    profile = pod_profile(spec, labels=APP)
+    ((counted,), _) = soft_zonal(profile, _cluster(pods, taints=taints), ["z1", "z2"])
+    assert counted.counts == expected
+
+
+def _preferred_terms(kind: str, *terms: tuple[int, dict[str, str]]) -> dict[str, Any]:
+    return {
+        kind: {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": w,
+                    "podAffinityTerm": {"labelSelector": {"matchLabels": m}, "topologyKey": ZONE},
+                }
+                for w, m in terms
+            ]
+        }
+    }
+
+
+DB = {"app": "db"}
+HELD: list[tuple[str, dict[str, Any], list[ExistingPod], dict[str, int], Any, Any]] = [
+    (
+        "a preferred affinity over zones counts the pods it names, held until its relaxation",
+        _preferred_terms("podAffinity", (10, DB)),
+        [existing_pod("n1", DB)],
+        {},
+        [[({"z2": 1}, False)], []],
+        [[]],
+    ),
+    (
+        "preferred affinity terms go heaviest first, each counted alone",
+        _preferred_terms("podAffinity", (1, DB), (10, APP)),
+        [existing_pod("n1", DB), existing_pod("n0", APP)],
+        {"z1": 2},
+        [[({"z1": 3}, True), ({"z2": 1}, False)], [({"z2": 1}, False)], []],
+        [[]],
+    ),
+    (
+        "a preferred term over hostnames holds nothing over zones, its step still taken",
+        _preferred_terms("podAffinity", (10, DB)) | _anti((5, HOSTNAME, APP)),
+        [],
+        {},
+        [[({}, False)], []],
+        [[], []],
+    ),
+    (
+        "a preferred anti-affinity over zones counts the pods it avoids and its own copies",
+        _preferred_terms("podAntiAffinity", (10, APP)),
+        [existing_pod("n1", APP)],
+        {"z1": 1},
+        [[]],
+        [[({"z1": 1, "z2": 1}, True)], []],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("affinity", "pods", "placed", "affinity_steps", "anti_steps"),
+    [c[1:] for c in HELD],
+    ids=[c[0] for c in HELD],
+)
+def test_preferred_zonal_terms_are_held_as_relax_drops_them(
+    affinity: dict[str, Any],
+    pods: list[ExistingPod],
+    placed: dict[str, int],
+    affinity_steps: list[list[tuple[dict[str, int], bool]]],
+    anti_steps: list[list[tuple[dict[str, int], bool]]],
+) -> None:
+    """topology.go ``newForAffinities`` (preferred terms held under PreferencePolicy
+    Respect) and ``countDomains`` (the pods a term names, in its namespaces, by zone);
+    preferences.go ``removePreferredPodAffinityTerm`` and
+    ``removePreferredPodAntiAffinityTerm`` (by weight, heaviest first)."""
+    profile = pod_profile(_spec(affinity=affinity), labels=APP)
+    held = held_zonal(profile, _cluster(pods), ["z1", "z2"], placed)
+    assert [[(g.counts, g.self_match) for g in step] for step in held.affinity] == affinity_steps
+    assert [[(g.counts, g.self_match) for g in step] for step in held.anti] == anti_steps
+
+
+Z3 = ["z1", "z2", "z3"]
+DOMAINS: list[tuple[str, Zonal, list[str]]] = [
+    (
+        "a required anti-affinity pins the first empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        ["z2"],
+    ),
+    (
+        "a held anti-affinity leaves every empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False, held=True),
+        ["z2", "z3"],
+    ),
+    (
+        "a required affinity pins the first zone running the pods it wants",
+        AffinityZone({"z2": 1, "z3": 2}, False),
+        ["z2"],
+    ),
+    (
+        "a held affinity leaves every zone running them",
+        AffinityZone({"z2": 1, "z3": 2}, False, held=True),
+        ["z2", "z3"],
+    ),
+    (
+        "a held affinity's first pod starts in one zone",
+        AffinityZone({}, True, held=True),
+        ["z1"],
+    ),
+    (
+        "a spread pins the zone with the fewest",
+        Spread({"z1": 1, "z2": 0, "z3": 0}, True, max_skew=1, min_domains=1),
+        ["z2"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"), [c[1:] for c in DOMAINS], ids=[c[0] for c in DOMAINS]
+)
+def test_the_zones_a_rule_leaves_a_new_claim(rule: Zonal, expected: list[str]) -> None:
+    """topology.go ``AddRequirements``: the claim takes what topologygroup.go's
+    ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return (every zone allowed); a
+    required rule is pinned to one zone, its later copies taking others in later loops."""
+    assert rule.domains(ANY_ZONE, Z3) == expected
+
+
+def test_a_self_matching_anti_affinity_records_every_zone_the_claim_may_take() -> None:
+    """topology.go ``Record``: anti-affinity blocks every zone of the claim's requirement,
+    an affinity or a spread only a known one."""
+    anti = AntiZone({"z1": 0, "z2": 0}, True, held=True)
+    affinity = AffinityZone({}, True, held=True)
+    for rule in (anti, affinity):
+        rule.record_all(["z1", "z2"])
+    assert (anti.counts, affinity.counts) == ({"z1": 1, "z2": 1}, {})

@@ -22,7 +22,7 @@ import pytest
 from gate.cli import Streams, main
 from gate.scheduler.autoscaling import verdicts
 from tests.autoscaling_objects import status_configmap, status_group
-from tests.builders import api_node, cluster_snapshot, container
+from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
 from tests.deadline import deadline
 from tests.karpenter_objects import node_pool, requirement
@@ -447,3 +447,77 @@ def test_a_zonal_spread_counts_the_copies_today_s_nodes_took(tmp_path: Path) -> 
     assert [(s["group"], s["nodes"], s["copies"]) for s in autoscale["scaleUp"]] == [
         ("burst", 1, 2)
     ]
+
+
+def _api_pod(name: str, cpu: str, labels: dict[str, str], owner: str) -> dict[str, Any]:
+    """A pod on the zone-a node ``old-a``, owned by the ReplicaSet ``owner``."""
+    pod = api_pod(name, "old-a", namespace="app", containers=[container(requests={"cpu": cpu})])
+    pod["metadata"]["labels"] = labels
+    pod["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": owner}]
+    return pod
+
+
+ROLLOUT_CASES = [
+    pytest.param(
+        {"app": "api"},
+        "legacy-5f6d",
+        ("burst", 2, 3),
+        id="another workload's two matching pods in zone a send the claims to b and c",
+    ),
+    pytest.param(
+        {"app": "api", "pod-template-hash": "5f6d"},
+        "api-5f6d",
+        ("burst", 3, 3),
+        id="the workload's own pods it replaces are not counted: a claim a zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("labels", "owner", "launch"), ROLLOUT_CASES)
+def test_a_scheduleanyway_zone_spread_counts_the_running_pods_the_rollout_keeps(
+    tmp_path: Path, labels: dict[str, str], owner: str, launch: tuple[str, int, int]
+) -> None:
+    """topology.go ``countDomains`` counts the scheduled pods a held ScheduleAnyway spread
+    selects, as kube-scheduler's PreFilter counts a DoNotSchedule one's in the cluster the
+    workload's replaced pods leave: two in zone a, maxSkew 1, put the first copies in zone
+    b and zone c and the third beside the first (topologygroup.go
+    ``nextDomainTopologySpread``). The zone-a node is full of another pod."""
+    zone = "topology.kubernetes.io/zone"
+    node = api_node("old-a", cpu="4", labels={zone: "us-east-1a", "kubernetes.io/hostname": "a"})
+    pods = [
+        _api_pod("db", "3", {"app": "db"}, "db-0c1d"),
+        *(_api_pod(f"api-{i}", "100m", labels, owner) for i in range(2)),
+    ]
+    pool = node_pool("burst", requirement(zone, "In", "us-east-1a", "us-east-1b", "us-east-1c"))
+    path = tmp_path / "zonal.json"
+    path.write_text(json.dumps(cluster_snapshot([node], pods, nodePools=[pool])), encoding="utf-8")
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": zone,
+        "whenUnsatisfiable": "ScheduleAnyway",
+        "labelSelector": {"matchLabels": {"app": "api"}},
+    }
+    spec = {
+        "containers": [container(requests={"cpu": "1500m"})],
+        "topologySpreadConstraints": [spread],
+    }
+    manifest = tmp_path / "api.yaml"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "api", "namespace": "app"},
+                "spec": {
+                    "replicas": 3,
+                    "selector": {"matchLabels": {"app": "api"}},
+                    "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec},
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    _, _, report = check(str(manifest), snapshot=str(path))
+    autoscale = workload(report, "api")["autoscale"]
+    assert autoscale["fitsNow"] == 0
+    assert [(s["group"], s["nodes"], s["copies"]) for s in autoscale["scaleUp"]] == [launch]

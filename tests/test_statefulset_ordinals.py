@@ -6,7 +6,7 @@ every one). A PARTIAL names that copy and its claim."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -817,9 +817,10 @@ def test_the_autoscalers_plan_after_the_copies_where_they_were_placed_one_by_one
         pod: Pod,
         cycle: Any,
         zones: Mapping[str, int] | None = None,
+        own: Sequence[int] = (),
     ) -> Any:
         seen.append(zones)
-        return original(self, result, pod, cycle, zones)
+        return original(self, result, pod, cycle, zones, own)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Evaluator, "_scaled_up", scaled_up)

@@ -183,13 +183,16 @@ class Autoscaling:
         pod: PodProfile,
         left: int,
         zones: Mapping[str, int] | None = None,
+        *,
+        cluster: Cluster,
     ) -> PoolDecision | None:
         """Where Karpenter's NodePools put the ``left`` copies no node and no node group
         takes; None when Karpenter would not consider them (none left, a DaemonSet's pods:
-        pkg/utils/pod/scheduling.go ``IsProvisionable``, no NodePool recorded)."""
+        pkg/utils/pod/scheduling.go ``IsProvisionable``, no NodePool recorded).
+        ``cluster``: the one ``cycle`` was prepared in."""
         if left <= 0 or kind == "DaemonSet" or self.provisioner is None:
             return None
-        return self.provisioner.decide(cycle, pod, left, zones)
+        return self.provisioner.decide(cycle, pod, left, zones, cluster=cluster)
 
     def pool_size(self, pool: str) -> int:
         """The nodes a NodePool has now: the snapshot's and the run's earlier additions."""

@@ -36,6 +36,7 @@ from gate.model import (
 from gate.scheduler.autoscaling.clusterautoscaler.decision import Decision
 from gate.scheduler.autoscaling.karpenter import PoolDecision
 from gate.scheduler.autoscaling.session import Autoscaling
+from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 
@@ -61,10 +62,13 @@ def after_scale_up(
     cycle: CycleState,
     pod: PodProfile,
     zones: Mapping[str, int] | None = None,
+    *,
+    cluster: Cluster,
 ) -> WorkloadResult:
     """``result`` (``NO`` or ``PARTIAL`` on today's nodes) once the copies no node took
     are given to the node groups, and what they leave to the NodePools; unchanged when no
-    autoscaler would consider them. ``zones``: the copies placed now, by zone."""
+    autoscaler would consider them. ``zones``: the copies placed now, by zone;
+    ``cluster``: the one ``cycle`` was prepared in."""
     placed = result.placement
     if placed is None or result.verdict not in (Verdict.NO, Verdict.PARTIAL, Verdict.ADDON_ONLY):
         return result
@@ -82,7 +86,7 @@ def after_scale_up(
     if decision is not None and not decision.recoverable:
         warnings.append(WorkloadWarning(WarningKind.AUTOSCALING, UNRECOVERABLE))
     after_groups = left if decision is None else decision.blocked
-    pools = session.provision(result.kind, cycle, pod, after_groups, zones or {})
+    pools = session.provision(result.kind, cycle, pod, after_groups, zones or {}, cluster=cluster)
     if pools is not None and pools.unjudged:
         # Karpenter was asked and refused: the copies are blocked by it, said in the report
         warnings.append(

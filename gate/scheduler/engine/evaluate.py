@@ -767,7 +767,7 @@ class Evaluator:
         )
         if cycle is not None and followed is not None:
             cycle = after_first_copy(cycle, followed)
-        return self._scaled_up(result, pod, cycle, zones)
+        return self._scaled_up(result, pod, cycle, zones, own)
 
     def _ordinals(
         self,
@@ -944,9 +944,12 @@ class Evaluator:
         pod: Pod,
         cycle: CycleState | None,
         zones: Mapping[str, int] | None = None,
+        own: Sequence[int] = (),
     ) -> WorkloadResult:
         """The result once cluster-autoscaler takes the copies no node took
-        (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes."""
+        (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes. ``own``:
+        the workload's pods the copies replace, which Karpenter's held preferences do not
+        count, as the PreFilters of ``cycle`` do not."""
         if self.autoscaling is None or result.verdict not in (
             Verdict.NO,
             Verdict.PARTIAL,
@@ -958,7 +961,10 @@ class Evaluator:
         # Imported here: a snapshot that recorded no autoscaler never simulates one.
         from gate.scheduler.autoscaling.verdicts import after_scale_up
 
-        return after_scale_up(result, self.autoscaling, cycle, pod.profile, zones or {})
+        cluster = self._without(own) if own else self.cluster
+        return after_scale_up(
+            result, self.autoscaling, cycle, pod.profile, zones or {}, cluster=cluster
+        )
 
     def _wanting_none(
         self,

@@ -91,12 +91,12 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 )
 from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
+    Held,
     HostAffinity,
-    Spread,
     Zonal,
+    held_zonal,
     lowest,
     preference_caps,
-    soft_zonal,
     zonal_rules,
 )
 from gate.scheduler.autoscaling.karpenter.unjudged import (
@@ -114,6 +114,7 @@ from gate.scheduler.autoscaling.karpenter.volumetopology import (
     invalid,
     volume_requirements,
 )
+from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys, one_per_node
@@ -206,9 +207,9 @@ class _Variant:
     strict: Mapping[str, Req]
     tolerations: tuple[Mapping[str, Any], ...]
     cap: int | None = None
-    zonal: tuple[Spread, ...] = ()
-    """The ScheduleAnyway spreads over zones not yet relaxed (:func:`~.topology.soft_zonal`),
-    held as the required zonal spreads are."""
+    zonal: tuple[Zonal, ...] = ()
+    """The preferences over zones not yet relaxed (:class:`~.topology.Held`), held as the
+    required zonal rules are."""
 
 
 def _variants(
@@ -218,21 +219,22 @@ def _variants(
     cap: int | None = None,
     anti: Sequence[int | None] = (None,),
     soft: Sequence[int | None] = (None,),
-    zonal: Sequence[tuple[Spread, ...]] = ((),),
+    held: Held | None = None,
 ) -> Iterator[_Variant]:
     """preferences.go ``Relax`` in its order: the first required node-affinity term while
-    another remains, each preferred pod-affinity term (not modelled: the step is taken, the
-    pod unchanged), each preferred anti-affinity term (``anti``: the cap as they go), each
-    preferred node-affinity term, each ScheduleAnyway spread (``soft``), then PreferNoSchedule
-    taints tolerated; ``volumes``: the requirements the pod's volumes add to every required
-    term (:mod:`.volumetopology`), kept through every relaxation; ``cap``: the required
-    rules' cap on the copies a claim holds; ``zonal``: the ScheduleAnyway spreads over zones
-    left as ``soft`` goes (the same steps)."""
+    another remains, each preferred pod-affinity term, each preferred anti-affinity term
+    (``anti``: the cap as they go), each preferred node-affinity term, each ScheduleAnyway
+    spread (``soft``), then PreferNoSchedule taints tolerated; ``volumes``: the requirements
+    the pod's volumes add to every required term (:mod:`.volumetopology`), kept through every
+    relaxation; ``cap``: the required rules' cap on the copies a claim holds; ``held``: the
+    preferences over zones left as the same steps go (a preferred pod-affinity term over
+    another key holds nothing here: its step is taken, the pod unchanged)."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
     base = merged(from_labels(pod.node_selector), volumes)
-    affinity, n_anti, n_soft = len(pod.preferred_pod_affinity), 0, 0
+    held = held or Held()
+    n_affinity, n_anti, n_soft = 0, 0, 0
     while True:
         strict = merged(base, term_reqs(required[0]) if required else [])
         reqs = strict
@@ -245,12 +247,12 @@ def _variants(
             strict,
             tolerations,
             lowest(cap, anti[n_anti], soft[n_soft]),
-            zonal[n_soft] if n_soft < len(zonal) else (),
+            held.at(n_affinity, n_anti, n_soft),
         )
         if len(required) > 1:
             required = required[1:]
-        elif affinity:
-            affinity -= 1
+        elif n_affinity < len(pod.preferred_pod_affinity):
+            n_affinity += 1
         elif n_anti < len(anti) - 1:
             n_anti += 1
         elif preferred:
@@ -266,7 +268,8 @@ def _variants(
 @dataclass(slots=True)
 class _Claim:
     """A NodeClaim this workload plans: its pool, requirements, remaining type options
-    (those fitting its pods) and pods; ``zone`` when a zonal spread pinned it."""
+    (those fitting its pods) and pods; ``zone`` when a zonal rule pinned it, ``zones`` when
+    a held preference left it several (topology.go ``AddRequirements``)."""
 
     pool: Pool
     reqs: Mapping[str, Req]
@@ -274,6 +277,7 @@ class _Claim:
     pods: int
     zone: str = ""
     full: bool = False
+    zones: tuple[str, ...] = ()
 
 
 Attempt = tuple[_Claim | None, list[tuple[str, str, str]]]
@@ -314,9 +318,6 @@ class Provisioner:
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
-    node_zones: frozenset[str] = frozenset()
-    """The zones of the existing nodes: a ScheduleAnyway spread's domains beside the pools'
-    (topology.go ``countDomains`` adds the state nodes' values)."""
     prefer_no_schedule: bool = False
     """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
     (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
@@ -443,7 +444,6 @@ class Provisioner:
             providers=providers,
             judged=judged,
             prefer_no_schedule=any(t.effect == PREFER_NO_SCHEDULE for p in ready for t in p.taints),
-            node_zones=frozenset(n.labels[ZONE] for n in nodes if ZONE in n.labels),
         )
 
     def _match(self, reqs: Reqs) -> Match:
@@ -489,11 +489,15 @@ class Provisioner:
         pod: PodProfile,
         left: int,
         landed: Mapping[str, int] | None = None,
+        *,
+        cluster: Cluster,
     ) -> PoolDecision:
-        """Where the ``left`` copies of the workload's pod (prepared as ``cycle``) go when no
-        existing node takes them; the pools' remaining limits are updated. ``placed``: the
-        copies existing nodes took, by zone (Karpenter's scheduler places them there
-        first, ``addToExistingNode``, and its topology records them)."""
+        """Where the ``left`` copies of the workload's pod (prepared as ``cycle`` in
+        ``cluster``) go when no existing node takes them; the pools' remaining limits are
+        updated. ``landed``: the copies existing nodes took, by zone (Karpenter's scheduler
+        places them there first, ``addToExistingNode``, and its topology records them);
+        ``cluster``: the nodes and pods the held preferences count
+        (:func:`~.topology.held_zonal`)."""
         if left <= 0:
             return PoolDecision(0)
         # provisioner.go Schedule: GetPendingPods leaves out the pods Validate refuses
@@ -521,10 +525,10 @@ class Provisioner:
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
         anti, soft = preference_caps(cycle, pod)
-        zonal = soft_zonal(pod, sorted(self.node_zones.union(self.zones)), landed or {})
+        held = held_zonal(pod, cluster, self.zones, landed or {})
         volumes = volume_requirements(cycle)
-        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft, zonal))
-        coupled = bool(spreads or zonal[0])
+        variants = list(_variants(pod, self.prefer_no_schedule, volumes, cap, anti, soft, held))
+        coupled = bool(spreads or held.first)
         claims: list[_Claim] = []
         self.planned = 0
         placed = 0
@@ -643,9 +647,14 @@ class Provisioner:
             return False
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
-        for spread in spreads:
-            if claim.zone and spread.next_zone(pod_domains, [claim.zone]) != claim.zone:
-                return False
+        zones = [claim.zone] if claim.zone else list(claim.zones)
+        if zones and spreads:
+            for spread in spreads:
+                zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
+                if not zones:
+                    return False
+            if not claim.zone:  # a pinned claim's requirements name its zone already
+                reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
         total = add(claim.pool.daemon, requests, claim.pods + 1)
         # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
         # requirements, which may name a key the claim's do not (a preference)
@@ -663,6 +672,8 @@ class Provisioner:
             claim.full = not roomy or bool(min_values_unmet(roomy, claim.reqs))
             return False
         claim.reqs, claim.types, claim.pods = reqs, types, claim.pods + 1
+        if zones and not claim.zone:
+            claim.zone, claim.zones = _pinned(zones)
         self._record(claim, counted)
         return True
 
@@ -670,6 +681,8 @@ class Provisioner:
         for spread in spreads:
             if claim.zone:
                 spread.record(claim.zone)
+            elif claim.zones:
+                spread.record_all(claim.zones)
 
     def _new(
         self,
@@ -712,7 +725,7 @@ class Provisioner:
         reqs = merged(claim_reqs, variant.reqs.values())
         if self.host is not None and self.host.refuses(self.planned):
             return TOPOLOGY, self.host.error(hostname)
-        zone = ""
+        zones: list[str] = []
         total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
@@ -727,11 +740,11 @@ class Provisioner:
                 if node_domains.has(z)
             }
             pod_domains = get(variant.strict, ZONE)
-            candidates = sorted(z for z in offered_zones if all(r.allows(z) for r in spreads))
-            zone = spread.next_zone(pod_domains, candidates)
-            if not zone:
+            candidates = sorted(z for z in offered_zones if _allowed(z, spreads))
+            zones = spread.domains(pod_domains, candidates)
+            if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
-            reqs = merged(reqs, [Req.new(ZONE, IN, [zone])])
+            reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
         asked = requests_for_pods(pod.stored_requests())
         shown = merge(pool.daemon_requests, asked)
         kept, error = filter_types(
@@ -739,7 +752,17 @@ class Provisioner:
         )
         if error is not None:
             return error
-        return _Claim(pool, reqs, kept, 1, zone)
+        zone, several = _pinned(zones)
+        return _Claim(pool, reqs, kept, 1, zone, zones=several)
+
+
+def _allowed(zone: str, rules: Sequence[Zonal]) -> bool:
+    return all(r.allows(zone) for r in rules)
+
+
+def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """A claim's zone when ``zones`` is one, else the several it may still take."""
+    return (zones[0], ()) if len(zones) == 1 else ("", tuple(zones))
 
 
 EXCEEDED = "resource usage exceeds limit"

@@ -1,21 +1,30 @@
 """The topology rules Karpenter applies to a new NodeClaim over zones and hostnames
 (pkg/controllers/provisioning/scheduling/topology.go, topologygroup.go), read from the pod's
 kube-scheduler cycle: its DoNotSchedule spreads (the PreFilter's counts) and its required
-pod (anti-)affinity (the InterPodAffinity PreFilter's counts)."""
+pod (anti-)affinity (the InterPodAffinity PreFilter's counts). The preferences Karpenter
+holds as required until relaxed (its ScheduleAnyway spreads, its preferred pod
+(anti-)affinity terms) are counted by the same PreFilters, asked of those alone
+(:func:`held_zonal`): topology.go ``countDomains`` counts the cluster's matching pods for
+every group, whatever the constraint's kind."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from gate.k8s.labels import HOSTNAME, ZONE
+from gate.k8s.podaffinity import AffinityTerm
 from gate.k8s.spread import SpreadConstraint
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from gate.scheduler.autoscaling.karpenter.requirements import Req
+from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState
+from gate.scheduler.plugins.interpodaffinity import prepare_affinity
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
-from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState
+from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState, Pairs
+from gate.scheduler.plugins.podtopologyspread import prepare_spread
 from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
@@ -33,6 +42,10 @@ class _ZoneCounts:
     def record(self, zone: str) -> None:
         if self.self_match:
             self.counts[zone] = self.counts.get(zone, 0) + 1
+
+    def record_all(self, zones: Sequence[str]) -> None:
+        """A copy lands on a claim that may still be in any of ``zones``: a spread or an
+        affinity records only a known zone (topology.go ``Record``)."""
 
 
 @dataclass(slots=True)
@@ -63,6 +76,10 @@ class Spread(_ZoneCounts):
     def allows(self, zone: str) -> bool:
         return True
 
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): the one chosen, if any."""
+        return _one(self.next_zone(pod_domains, zones))
+
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("topology spread", self.counts, pod_domains, node_domains)
 
@@ -73,13 +90,30 @@ class AntiZone(_ZoneCounts):
     (topologygroup.go ``nextDomainAntiAffinity``): only zones with none of the pods it
     avoids. A copy matching its own term blocks the zone it lands in; Karpenter blocks every
     zone a claim could land in and launches the rest in later loops, so over its loops each
-    copy takes an empty zone of its own (here the first by name)."""
+    copy takes an empty zone of its own (here the first by name).
+
+    A preferred term (``held``) leaves a claim every zone it allows: the copies after the
+    first that the term blocks are relaxed in the same loop, not launched in later ones."""
+
+    held: bool = False
 
     def allows(self, zone: str) -> bool:
         return self.counts.get(zone, 0) == 0
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): those it allows, when held,
+        else the one chosen."""
+        if self.held:
+            return [z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)]
+        return _one(self.next_zone(pod_domains, zones))
+
+    def record_all(self, zones: Sequence[str]) -> None:
+        """topology.go ``Record``: anti-affinity blocks every zone the claim could land in."""
+        for zone in zones:
+            self.record(zone)
 
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod anti-affinity", self.counts, pod_domains, node_domains)
@@ -89,7 +123,10 @@ class AntiZone(_ZoneCounts):
 class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
     zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there."""
+    start in any zone, and the copies after it follow it there. A preferred term (``held``)
+    leaves a claim every zone where those pods run."""
+
+    held: bool = False
 
     def allows(self, zone: str) -> bool:
         if self.counts.get(zone, 0) > 0:
@@ -98,6 +135,14 @@ class AffinityZone(_ZoneCounts):
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+
+    def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+        """The zones a claim may take (``AddRequirements``): when held, those where the
+        wanted pods run, else the one chosen (a first pod starts in one zone)."""
+        running = [z for z in sorted(zones) if self.counts.get(z, 0) > 0 and pod_domains.has(z)]
+        if self.held and running:
+            return running
+        return _one(self.next_zone(pod_domains, zones))
 
     def error(self, pod_domains: Req, node_domains: Req) -> str:
         return topology_error("pod affinity", self.counts, pod_domains, node_domains)
@@ -117,6 +162,10 @@ class HostAffinity:
 
     def error(self, hostname: Req) -> str:
         return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
+
+
+def _one(zone: str) -> list[str]:
+    return [zone] if zone else []
 
 
 def topology_error(
@@ -162,22 +211,13 @@ def zonal_rules(
             terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
             existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
             if terms or existing:
-                counts = {z: 0 for z in zones}
-                counts.update({z: n for (k, z), n in state.anti_counts.items() if k == ZONE})
-                for z, n in existing.items():
-                    counts[z] = counts.get(z, 0) + n
                 mine = ZONE in cycle_anti_keys(cycle, pod)
-                if mine:
-                    _add(counts, placed)
-                antis.append(AntiZone(counts, mine))
+                antis.append(_anti_zone(state.anti_counts, existing, zones, mine, placed))
                 if mine:
                     cap = 1
             keys = {t.topology_key for t in state.affinity_terms}
             if ZONE in keys:
-                wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
-                if state.self_match:
-                    _add(wanted, placed)
-                antis.append(AffinityZone(wanted, state.self_match))
+                antis.append(_affinity_zone(state, placed))
             if HOSTNAME in keys:
                 on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
                 host = HostAffinity(on, state.self_match)
@@ -186,24 +226,60 @@ def zonal_rules(
             continue
         for i, constraint in enumerate(state.constraints):
             if constraint.topology_key == ZONE:
-                counts = {z: 0 for z in zones}
-                counts.update(state.counts[i])
-                if state.self_match[i]:
-                    _add(counts, {z: n for z, n in placed.items() if z in counts})
-                spreads.append(
-                    Spread(
-                        counts=counts,
-                        self_match=state.self_match[i],
-                        max_skew=constraint.max_skew,
-                        min_domains=constraint.min_domains,
-                    )
-                )
+                spreads.append(_spread(state, i, zones, placed))
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
     if preferred:
         anti, soft = preference_caps(cycle, pod)
         cap = lowest(cap, anti[0], soft[0])
     return [*spreads, *antis], cap, host
+
+
+def _spread(state: SpreadState, i: int, zones: Sequence[str], placed: Mapping[str, int]) -> Spread:
+    """The group of the PreFilter's constraint ``i`` over zones: the pools' zones and the
+    eligible nodes' (``countDomains`` registers both), the matching pods counted, and the
+    workload's copies existing nodes took where the pod matches its own selector."""
+    counts = {z: 0 for z in zones}
+    counts.update(state.counts[i])
+    if state.self_match[i]:
+        _add(counts, {z: n for z, n in placed.items() if z in counts})
+    constraint = state.constraints[i]
+    return Spread(
+        counts=counts,
+        self_match=state.self_match[i],
+        max_skew=constraint.max_skew,
+        min_domains=constraint.min_domains,
+    )
+
+
+def _anti_zone(
+    avoided: Pairs,
+    existing: Mapping[str, int],
+    zones: Sequence[str],
+    mine: bool,
+    placed: Mapping[str, int],
+    held: bool = False,
+) -> AntiZone:
+    """The group of anti-affinity over zones: the pods the pod's terms avoid (``avoided``,
+    the PreFilter's pairs) and those whose own terms avoid it (``existing``), and the
+    workload's copies existing nodes took when its terms match them (``mine``)."""
+    counts = {z: 0 for z in zones}
+    counts.update({z: n for (k, z), n in avoided.items() if k == ZONE})
+    _add(counts, existing)
+    if mine:
+        _add(counts, placed)
+    return AntiZone(counts, mine, held)
+
+
+def _affinity_zone(
+    state: AffinityState, placed: Mapping[str, int], held: bool = False
+) -> AffinityZone:
+    """The group of affinity over zones: the pods the PreFilter counted, and the
+    workload's copies existing nodes took when the pod matches its own terms."""
+    wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
+    if state.self_match:
+        _add(wanted, placed)
+    return AffinityZone(wanted, state.self_match, held)
 
 
 def lowest(*caps: int | None) -> int | None:
@@ -231,7 +307,7 @@ def preference_caps(
     namespace_labels = next(
         (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
     )
-    terms = [t for _, t in sorted(pod.preferred_pod_anti_affinity, key=lambda wt: -wt[0])]
+    terms = _heaviest(pod.preferred_pod_anti_affinity)
     mine = [
         t.topology_key == HOSTNAME and t.matches(pod.namespace, pod.labels, namespace_labels)
         for t in terms
@@ -250,37 +326,141 @@ def preference_caps(
     return anti, soft
 
 
-def soft_zonal(
-    pod: PodProfile, zones: Sequence[str], placed: Mapping[str, int] | None = None
-) -> tuple[tuple[Spread, ...], ...]:
-    """The pod's ScheduleAnyway spreads over zones, which Karpenter holds as the
-    DoNotSchedule ones (topology.go ``newForTopologies`` under PreferencePolicy Respect)
-    until ``Relax`` drops them; index n: those left once n ScheduleAnyway spreads are
-    relaxed (the order of :func:`preference_caps`). A spread is one object through every
-    step: its group keeps counting the copies that land once the pod no longer holds it
-    (topology.go ``Update`` keeps the groups, ``Record`` counts every one). Its counts are
-    the workload's copies existing nodes took (``placed``), the zones otherwise at 0."""
+@dataclass(frozen=True, slots=True)
+class Held:
+    """The pod's preferences over zones Karpenter holds as required (topology.go
+    ``newForTopologies`` and ``newForAffinities`` under the default PreferencePolicy Respect)
+    until ``Relax`` drops them, step by step: index n of each, those left once n of that
+    kind are relaxed. A group is one object through every step: it keeps counting the
+    copies that land once the pod no longer holds it (topology.go ``Update`` keeps the
+    groups, ``Record`` counts every one)."""
+
+    affinity: tuple[tuple[AffinityZone, ...], ...] = ((),)
+    """The preferred pod-affinity terms over zones (``removePreferredPodAffinityTerm``)."""
+    anti: tuple[tuple[AntiZone, ...], ...] = ((),)
+    """The preferred anti-affinity terms over zones (``removePreferredPodAntiAffinityTerm``)."""
+    spreads: tuple[tuple[Spread, ...], ...] = ((),)
+    """The ScheduleAnyway spreads over zones (``removeTopologySpreadScheduleAnyway``)."""
+
+    def at(self, affinity: int, anti: int, spreads: int) -> tuple[Zonal, ...]:
+        """Those held once ``affinity``, ``anti`` and ``spreads`` of each are relaxed."""
+        return (
+            *_step(self.affinity, affinity),
+            *_step(self.anti, anti),
+            *_step(self.spreads, spreads),
+        )
+
+    @property
+    def first(self) -> tuple[Zonal, ...]:
+        """Every group, as the unrelaxed pod holds them."""
+        return self.at(0, 0, 0)
+
+
+def held_zonal(
+    pod: PodProfile,
+    cluster: Cluster,
+    zones: Sequence[str],
+    placed: Mapping[str, int] | None = None,
+) -> Held:
+    """The pod's held preferences over zones (:class:`Held`), each group counted as the
+    required ones are: the cluster's matching pods by the PreFilter asked of it alone
+    (``countDomains``), the pools' ``zones``, and the workload's copies existing nodes took
+    (``placed``) where they match it."""
     placed = placed or {}
-    made: dict[int, Spread] = {}
-
-    def spread(constraint: SpreadConstraint) -> Spread:
-        found = made.get(id(constraint))
-        if found is None:
-            mine = constraint.selector.matches(pod.labels)
-            counts = {z: 0 for z in zones}
-            if mine:
-                _add(counts, {z: n for z, n in placed.items() if z in counts})
-            found = made[id(constraint)] = Spread(
-                counts=counts,
-                self_match=mine,
-                max_skew=constraint.max_skew,
-                min_domains=constraint.min_domains,
-            )
-        return found
-
-    return tuple(
-        tuple(spread(c) for c in spreads if c.topology_key == ZONE) for spreads in _soft_steps(pod)
+    return Held(
+        _preferred_affinity(pod, cluster, placed),
+        _preferred_anti(pod, cluster, zones, placed),
+        soft_zonal(pod, cluster, zones, placed),
     )
+
+
+def soft_zonal(
+    pod: PodProfile,
+    cluster: Cluster,
+    zones: Sequence[str],
+    placed: Mapping[str, int] | None = None,
+) -> tuple[tuple[Spread, ...], ...]:
+    """The pod's ScheduleAnyway spreads over zones as they are relaxed (the order of
+    :func:`preference_caps`), each counted as a DoNotSchedule one (:func:`_spread`): the
+    PodTopologySpread PreFilter of the pod holding these alone, its nodeAffinityPolicy and
+    nodeTaintsPolicy applied."""
+    zonal = tuple(c for c in pod.soft_spread if c.topology_key == ZONE)
+    state = prepare_spread(replace(pod, spread=zonal), cluster) if zonal else None
+    made: dict[int, Spread] = {}
+    if isinstance(state, SpreadState):
+        for i, constraint in enumerate(state.constraints):
+            made[id(constraint)] = _spread(state, i, zones, placed or {})
+    return tuple(
+        tuple(made[id(c)] for c in spreads if c.topology_key == ZONE)
+        for spreads in _soft_steps(pod)
+    )
+
+
+def _preferred_affinity(
+    pod: PodProfile, cluster: Cluster, placed: Mapping[str, int]
+) -> tuple[tuple[AffinityZone, ...], ...]:
+    """The preferred pod-affinity terms over zones, the heaviest dropped first (a stable
+    sort); each counted by the InterPodAffinity PreFilter of the pod holding it alone as
+    its required term (topologygroup.go ``nextDomainAffinity`` reads a preferred term's
+    group as a required one's)."""
+    groups: list[AffinityZone | None] = []
+    for term in _heaviest(pod.preferred_pod_affinity):
+        state = _affinity_alone(pod, cluster, term, anti=False)
+        groups.append(None if state is None else _affinity_zone(state, placed, held=True))
+    return _by_step(groups)
+
+
+def _preferred_anti(
+    pod: PodProfile, cluster: Cluster, zones: Sequence[str], placed: Mapping[str, int]
+) -> tuple[tuple[AntiZone, ...], ...]:
+    """The preferred anti-affinity terms over zones, the heaviest dropped first (a stable
+    sort); each counted by the InterPodAffinity PreFilter of the pod holding it alone as
+    its required term. Upstream tracks no inverse group for a preferred term
+    (``updateInverseAntiAffinity``): the existing pods' anti-affinity is the required
+    rules'."""
+    groups: list[AntiZone | None] = []
+    for term in _heaviest(pod.preferred_pod_anti_affinity):
+        state = _affinity_alone(pod, cluster, term, anti=True)
+        if state is None:
+            groups.append(None)
+            continue
+        (listed,) = state.anti_affinity_terms
+        mine = listed.matches(pod.namespace, pod.labels, state.namespace_labels)
+        groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed, held=True))
+    return _by_step(groups)
+
+
+_Group = TypeVar("_Group", AffinityZone, AntiZone)
+
+
+def _by_step(groups: Sequence[_Group | None]) -> tuple[tuple[_Group, ...], ...]:
+    """The groups of the terms left once n are relaxed, at index n (None: a term over
+    another key, relaxed in its turn)."""
+    return tuple(tuple(g for g in groups[n:] if g is not None) for n in range(len(groups) + 1))
+
+
+def _heaviest(terms: Sequence[tuple[int, AffinityTerm]]) -> list[AffinityTerm]:
+    """preferences.go's order of removal: by weight, heaviest first, a stable sort."""
+    return [t for _, t in sorted(terms, key=lambda wt: -wt[0])]
+
+
+def _affinity_alone(
+    pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool
+) -> AffinityState | None:
+    """The InterPodAffinity PreFilter of the pod whose one required term is ``term``;
+    None for a term over another key than zones."""
+    if term.topology_key != ZONE:
+        return None
+    alone = replace(
+        pod,
+        pod_affinity=() if anti else (term,),
+        pod_anti_affinity=(term,) if anti else (),
+    )
+    return prepare_affinity(alone, cluster)
+
+
+def _step(steps: Sequence[tuple[Zonal, ...]], n: int) -> tuple[Zonal, ...]:
+    return steps[n] if n < len(steps) else ()
 
 
 def _soft_steps(pod: PodProfile) -> list[list[SpreadConstraint]]:
