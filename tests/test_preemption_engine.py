@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import dialect_for
-from gate.model import Location, Verdict, Workload, WorkloadResult
+from gate.model import Location, Verdict, WarningKind, Workload, WorkloadResult
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -174,3 +174,98 @@ def test_a_daemonset_pod_evicts_a_terminating_pod_its_spread_counts_once_removed
     )
     result = evaluator.evaluate(workload)
     assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("full", 1), ("t", 1)])
+
+
+ZONED = [
+    api_node(name, cpu="4", labels={"zone": zone, "kubernetes.io/hostname": name})
+    for name, zone in (("a", "zone1"), ("b", "zone2"), ("c", "zone3"))
+]
+ONE_PER_ZONE = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": "zone"}
+        ]
+    }
+}
+
+
+def _apart(pods: list[dict[str, Any]], replicas: int) -> WorkloadResult:
+    """A high-priority Deployment of ``replicas`` copies of 2 cpu, one per zone."""
+    snapshot = build_snapshot(
+        cluster_snapshot(ZONED, pods, priorityClasses=CLASSES), "snapshot.json"
+    )
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.34.1"))
+    spec = {
+        "priorityClassName": "high",
+        "containers": [container(requests={"cpu": "2"})],
+        "affinity": ONE_PER_ZONE,
+    }
+    workload = Workload(
+        kind="Deployment",
+        namespace="pay",
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=replicas,
+        pod_spec=spec,
+        labels={"app": "w"},
+    )
+    return evaluator.evaluate(workload)
+
+
+FULL = [_running(f"x{n}", n, 10, "4") for n in "abc"]
+
+
+@pytest.mark.parametrize(
+    ("pods", "replicas", "expected"),
+    [
+        pytest.param(
+            FULL,
+            3,
+            (Verdict.PREEMPTS, 3, [("xa", 1), ("xb", 1), ("xc", 1)], None),
+            id="each copy kept out of the zones before it preempts in the next zone",
+        ),
+        pytest.param(
+            FULL,
+            4,
+            (
+                Verdict.PARTIAL,
+                3,
+                [("xa", 1), ("xb", 1), ("xc", 1)],
+                "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."
+                + preempting(3, (3, NO_VICTIMS)),
+            ),
+            id="the copy past the zones ends with the FitError its preemption finds",
+        ),
+        pytest.param(
+            [
+                _running("old", "a", 10, "1", "w"),
+                _running("fb", "b", 5000, "4"),
+                _running("fc", "c", 5000, "4"),
+            ],
+            2,
+            (
+                Verdict.PARTIAL,
+                1,
+                [("old", 1)],
+                "0/3 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
+                "2 Insufficient cpu." + preempting(3, (3, NO_VICTIMS)),
+            ),
+            id="a copy after one that evicted its own kind ends with its FitError",
+        ),
+    ],
+)
+def test_copies_kept_apart_by_their_anti_affinity_preempt_one_after_another(
+    pods: list[dict[str, Any]],
+    replicas: int,
+    expected: tuple[Verdict, int, list[tuple[str, int]], str | None],
+) -> None:
+    """preemption.go Preempt for each copy in turn (schedule_one.go runs the PostFilters for
+    every pod that fits no node): a copy's zone is closed to the next, which preempts again
+    where no copy stands."""
+    result = _apart(
+        [{**p, "metadata": {**p["metadata"], "namespace": "pay"}} for p in pods], replicas
+    )
+    placed = result.placement
+    assert placed is not None
+    assert (result.verdict, placed.fit, _evicts(result), result.message) == expected
+    assert not any(w.kind is WarningKind.PREEMPTION for w in result.warnings)
