@@ -12,6 +12,8 @@ import pytest
 
 from gate.k8s.version import dialect_for
 from gate.model import Location, Verdict, WarningKind, Workload, WorkloadResult
+from gate.reports.views import Views
+from gate.reports.wording import detail
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -126,10 +128,36 @@ def test_a_daemonset_preempts_on_each_node_it_targets() -> None:
     assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("x1", 1), ("x2", 1)])
 
 
-def test_a_daemonset_with_a_node_no_eviction_frees_stands_on_free_room() -> None:
-    pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
+@pytest.mark.parametrize(
+    ("pods", "expected"),
+    [
+        pytest.param(
+            [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")],
+            (Verdict.PARTIAL, 1, [("x1", 1)]),
+            id="a node no eviction frees leaves the pod that preempts on the other counted",
+        ),
+        pytest.param(
+            [_running("x1", "a", 10, "1"), _running("x2", "b", 10, "3")],
+            (Verdict.PREEMPTS, 2, [("x2", 1)]),
+            id="a pod that fits and one that preempts are every pod it targets",
+        ),
+        pytest.param(
+            [_running("h1", "a", 5000, "3"), _running("h2", "b", 5000, "3")],
+            (Verdict.NO, 0, []),
+            id="no node frees room: none lands",
+        ),
+    ],
+)
+def test_a_daemonset_s_pods_preempt_each_on_its_own_node(
+    pods: list[dict[str, Any]], expected: tuple[Verdict, int, list[tuple[str, int]]]
+) -> None:
+    """Each of a DaemonSet's pods is scheduled alone, pinned to its node, and runs the
+    PostFilters itself (schedule_one.go, preemption.go Preempt): one that preempts lands
+    whatever the pods of the other nodes find."""
     result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
-    assert (result.verdict, result.preemption) == (Verdict.NO, None)
+    placed = result.placement
+    assert placed is not None
+    assert (result.verdict, placed.fit, _evicts(result)) == expected
 
 
 def test_a_daemonset_pod_evicts_a_terminating_pod_its_spread_counts_once_removed() -> None:
@@ -269,3 +297,11 @@ def test_copies_kept_apart_by_their_anti_affinity_preempt_one_after_another(
     assert placed is not None
     assert (result.verdict, placed.fit, _evicts(result), result.message) == expected
     assert not any(w.kind is WarningKind.PREEMPTION for w in result.warnings)
+
+
+def test_a_daemonset_s_text_detail_says_whom_its_preempting_pods_evict() -> None:
+    pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
+    result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
+    lines = detail(result, Views())
+    assert lines[0] == "no room on 2 of 2 targeted nodes: 2 Insufficient cpu"
+    assert "1 of them by evicting 1 pod of lower priority: batch/x1 (priority 10)" in lines
