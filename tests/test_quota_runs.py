@@ -450,3 +450,41 @@ def test_copies_that_preempt_are_counted_against_those_the_quota_created(
         assert result.message is None
     else:
         assert result.message is not None and error in result.message
+
+
+@pytest.mark.parametrize(
+    ("hard", "refused"),
+    [
+        pytest.param(
+            {"count/deployments.apps": "1"},
+            'deployments.apps "web" is forbidden: exceeded quota: objects, requested: '
+            "count/deployments.apps=1, used: count/deployments.apps=1, limited: "
+            "count/deployments.apps=1",
+            id="the running pods' Deployment fills a quota of one Deployment",
+        ),
+        pytest.param(
+            {"count/replicasets.apps": "1"},
+            'replicasets.apps "web-',
+            id="their ReplicaSet leaves no room for the new Deployment's",
+        ),
+        pytest.param({"count/deployments.apps": "2"}, None, id="a second Deployment fits"),
+    ],
+)
+def test_a_run_s_new_quota_counts_the_objects_the_running_pods_belong_to(
+    hard: dict[str, str], refused: str | None
+) -> None:
+    """resource_quota_controller.go syncResourceQuota: the first count of a quota without
+    scopes takes every object of the namespace the object count evaluator counts (the
+    snapshot knows those its pods' owners name)."""
+    new = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "objects", "namespace": "web"},
+        "spec": {"hard": hard},
+    }
+    [result] = _run([new, WEB], None, [_running("other", 0)])
+    if refused is None:
+        assert (result.verdict, result.message) == (Verdict.YES, None)
+    else:
+        assert result.verdict is Verdict.NO
+        assert result.message is not None and result.message.startswith(refused)
