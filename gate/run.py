@@ -67,6 +67,7 @@ from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.autoscaling.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.scheduler.placement.copies import Ledger
+from gate.scheduler.placement.ownership import owning_objects
 from gate.scheduler.plugins import field_paths
 from gate.snapshot.forked import Forked, Processes
 from gate.snapshot.load import reading_snapshot
@@ -206,7 +207,8 @@ def check(
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_runtime_classes(with_run_classes(snapshot.admission, bodies), bodies)
     classes = with_run_limit_ranges(classes, bodies)
-    admission = with_run_quotas(classes, bodies, snapshot.pods)
+    pods = snapshot.pods
+    admission = with_run_quotas(classes, bodies, pods, lambda: owning_objects(pods))
     snapshot = (
         snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)
     )

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from gate.k8s.version import dialect_for
-from gate.model import Location, Verdict, Workload, WorkloadResult
+from gate.model import Location, Verdict, WarningKind, Workload, WorkloadResult
+from gate.reports.views import Views
+from gate.reports.wording import detail
 from gate.scheduler.engine.evaluate import Evaluator
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot, container
@@ -126,10 +128,36 @@ def test_a_daemonset_preempts_on_each_node_it_targets() -> None:
     assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("x1", 1), ("x2", 1)])
 
 
-def test_a_daemonset_with_a_node_no_eviction_frees_stands_on_free_room() -> None:
-    pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
+@pytest.mark.parametrize(
+    ("pods", "expected"),
+    [
+        pytest.param(
+            [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")],
+            (Verdict.PARTIAL, 1, [("x1", 1)]),
+            id="a node no eviction frees leaves the pod that preempts on the other counted",
+        ),
+        pytest.param(
+            [_running("x1", "a", 10, "1"), _running("x2", "b", 10, "3")],
+            (Verdict.PREEMPTS, 2, [("x2", 1)]),
+            id="a pod that fits and one that preempts are every pod it targets",
+        ),
+        pytest.param(
+            [_running("h1", "a", 5000, "3"), _running("h2", "b", 5000, "3")],
+            (Verdict.NO, 0, []),
+            id="no node frees room: none lands",
+        ),
+    ],
+)
+def test_a_daemonset_s_pods_preempt_each_on_its_own_node(
+    pods: list[dict[str, Any]], expected: tuple[Verdict, int, list[tuple[str, int]]]
+) -> None:
+    """Each of a DaemonSet's pods is scheduled alone, pinned to its node, and runs the
+    PostFilters itself (schedule_one.go, preemption.go Preempt): one that preempts lands
+    whatever the pods of the other nodes find."""
     result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
-    assert (result.verdict, result.preemption) == (Verdict.NO, None)
+    placed = result.placement
+    assert placed is not None
+    assert (result.verdict, placed.fit, _evicts(result)) == expected
 
 
 def test_a_daemonset_pod_evicts_a_terminating_pod_its_spread_counts_once_removed() -> None:
@@ -174,3 +202,106 @@ def test_a_daemonset_pod_evicts_a_terminating_pod_its_spread_counts_once_removed
     )
     result = evaluator.evaluate(workload)
     assert (result.verdict, _evicts(result)) == (Verdict.PREEMPTS, [("full", 1), ("t", 1)])
+
+
+ZONED = [
+    api_node(name, cpu="4", labels={"zone": zone, "kubernetes.io/hostname": name})
+    for name, zone in (("a", "zone1"), ("b", "zone2"), ("c", "zone3"))
+]
+ONE_PER_ZONE = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": "zone"}
+        ]
+    }
+}
+
+
+def _apart(pods: list[dict[str, Any]], replicas: int) -> WorkloadResult:
+    """A high-priority Deployment of ``replicas`` copies of 2 cpu, one per zone."""
+    snapshot = build_snapshot(
+        cluster_snapshot(ZONED, pods, priorityClasses=CLASSES), "snapshot.json"
+    )
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.34.1"))
+    spec = {
+        "priorityClassName": "high",
+        "containers": [container(requests={"cpu": "2"})],
+        "affinity": ONE_PER_ZONE,
+    }
+    workload = Workload(
+        kind="Deployment",
+        namespace="pay",
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=replicas,
+        pod_spec=spec,
+        labels={"app": "w"},
+    )
+    return evaluator.evaluate(workload)
+
+
+FULL = [_running(f"x{n}", n, 10, "4") for n in "abc"]
+
+
+@pytest.mark.parametrize(
+    ("pods", "replicas", "expected"),
+    [
+        pytest.param(
+            FULL,
+            3,
+            (Verdict.PREEMPTS, 3, [("xa", 1), ("xb", 1), ("xc", 1)], None),
+            id="each copy kept out of the zones before it preempts in the next zone",
+        ),
+        pytest.param(
+            FULL,
+            4,
+            (
+                Verdict.PARTIAL,
+                3,
+                [("xa", 1), ("xb", 1), ("xc", 1)],
+                "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."
+                + preempting(3, (3, NO_VICTIMS)),
+            ),
+            id="the copy past the zones ends with the FitError its preemption finds",
+        ),
+        pytest.param(
+            [
+                _running("old", "a", 10, "1", "w"),
+                _running("fb", "b", 5000, "4"),
+                _running("fc", "c", 5000, "4"),
+            ],
+            2,
+            (
+                Verdict.PARTIAL,
+                1,
+                [("old", 1)],
+                "0/3 nodes are available: 1 node(s) didn't match pod anti-affinity rules, "
+                "2 Insufficient cpu." + preempting(3, (3, NO_VICTIMS)),
+            ),
+            id="a copy after one that evicted its own kind ends with its FitError",
+        ),
+    ],
+)
+def test_copies_kept_apart_by_their_anti_affinity_preempt_one_after_another(
+    pods: list[dict[str, Any]],
+    replicas: int,
+    expected: tuple[Verdict, int, list[tuple[str, int]], str | None],
+) -> None:
+    """preemption.go Preempt for each copy in turn (schedule_one.go runs the PostFilters for
+    every pod that fits no node): a copy's zone is closed to the next, which preempts again
+    where no copy stands."""
+    result = _apart(
+        [{**p, "metadata": {**p["metadata"], "namespace": "pay"}} for p in pods], replicas
+    )
+    placed = result.placement
+    assert placed is not None
+    assert (result.verdict, placed.fit, _evicts(result), result.message) == expected
+    assert not any(w.kind is WarningKind.PREEMPTION for w in result.warnings)
+
+
+def test_a_daemonset_s_text_detail_says_whom_its_preempting_pods_evict() -> None:
+    pods = [_running("x1", "a", 10, "3"), _running("full", "b", 5000, "3")]
+    result = _evaluate(TWO, pods, 0, "2", kind="DaemonSet")
+    lines = detail(result, Views())
+    assert lines[0] == "no room on 2 of 2 targeted nodes: 2 Insufficient cpu"
+    assert "1 of them by evicting 1 pod of lower priority: batch/x1 (priority 10)" in lines

@@ -405,6 +405,19 @@ CREATED: list[tuple[str, list[Any], list[Any], list[Any]]] = [
         [BATCH],
     ),
     (
+        # validation.go ValidatePriorityClass -> ValidateObjectMeta(NameIsDNSSubdomain)
+        "a class whose name is not a DNS subdomain is refused",
+        [BATCH],
+        [_class("Gold", 10), _class("gold_tier", 10), _class("gold.", 10)],
+        [BATCH],
+    ),
+    (
+        "a class named as a DNS subdomain of several labels is created",
+        [BATCH],
+        [_class("gold.tier-1", 10)],
+        [BATCH, _class("gold.tier-1", 10)],
+    ),
+    (
         "a class whose preemption policy is Never is created",
         [BATCH],
         [_class("gold", 10, policy="Never")],

@@ -402,3 +402,89 @@ def test_an_object_count_quota_with_room_creates_every_pod() -> None:
         Verdict.YES,
         Quota(created=3, quota="objects", message=None),
     )
+
+
+def _preempting_run(quota: dict[str, Any]) -> WorkloadResult:
+    """Two nodes full of a low-priority pod each; a high-priority Deployment of two copies,
+    each of which fits only by evicting one."""
+    classes = [
+        {"metadata": {"name": "high"}, "value": 1000},
+        {"metadata": {"name": "low"}, "value": 10},
+    ]
+    pods = []
+    for node in ("n0", "n1"):
+        found = api_pod(f"batch-{node}", node, containers=[container(requests={"cpu": "8"})])
+        found["spec"]["priority"] = 10
+        pods.append(found)
+    document = cluster_snapshot(NODES[:2], pods, priorityClasses=classes)
+    document["resourceQuotas"] = [quota]
+    manifest = _deployment("web", 2, "6")
+    manifest["spec"]["template"]["spec"]["priorityClassName"] = "high"
+    snapshot = build_snapshot(document, "s.json")
+    [result] = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
+    return result
+
+
+@pytest.mark.parametrize(
+    ("pods", "expected"),
+    [
+        pytest.param("2", (Verdict.PREEMPTS, 2, 2, None), id="every copy created preempts"),
+        pytest.param(
+            "1",
+            (Verdict.PARTIAL, 1, 1, "exceeded quota: compute, requested: pods=1, used: pods=1, "),
+            id="a copy the quota refuses is never created, so the rest preempting is PARTIAL",
+        ),
+    ],
+)
+def test_copies_that_preempt_are_counted_against_those_the_quota_created(
+    pods: str, expected: tuple[Verdict, int, int, str | None]
+) -> None:
+    """quotas.limited: PREEMPTS says every wanted copy lands; the API server refusing the
+    2nd pod (controller.go CheckRequest) leaves it uncreated, as it does YES."""
+    result = _preempting_run(_quota({"pods": pods}, {"pods": "0"}))
+    verdict, fit, copies, error = expected
+    assert result.placement is not None and result.preemption is not None
+    found = (result.verdict, result.placement.fit, result.preemption.copies)
+    assert found == (verdict, fit, copies)
+    if error is None:
+        assert result.message is None
+    else:
+        assert result.message is not None and error in result.message
+
+
+@pytest.mark.parametrize(
+    ("hard", "refused"),
+    [
+        pytest.param(
+            {"count/deployments.apps": "1"},
+            'deployments.apps "web" is forbidden: exceeded quota: objects, requested: '
+            "count/deployments.apps=1, used: count/deployments.apps=1, limited: "
+            "count/deployments.apps=1",
+            id="the running pods' Deployment fills a quota of one Deployment",
+        ),
+        pytest.param(
+            {"count/replicasets.apps": "1"},
+            'replicasets.apps "web-',
+            id="their ReplicaSet leaves no room for the new Deployment's",
+        ),
+        pytest.param({"count/deployments.apps": "2"}, None, id="a second Deployment fits"),
+    ],
+)
+def test_a_run_s_new_quota_counts_the_objects_the_running_pods_belong_to(
+    hard: dict[str, str], refused: str | None
+) -> None:
+    """resource_quota_controller.go syncResourceQuota: the first count of a quota without
+    scopes takes every object of the namespace the object count evaluator counts (the
+    snapshot knows those its pods' owners name)."""
+    new = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "objects", "namespace": "web"},
+        "spec": {"hard": hard},
+    }
+    [result] = _run([new, WEB], None, [_running("other", 0)])
+    if refused is None:
+        assert (result.verdict, result.message) == (Verdict.YES, None)
+    else:
+        assert result.verdict is Verdict.NO
+        assert result.message is not None and result.message.startswith(refused)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from gate.k8s.names import DNS1123_SUBDOMAIN
 from gate.model import AdmissionObjects, WarningKind, WorkloadWarning
 from gate.untyped import mapping
 
@@ -105,13 +106,16 @@ def with_run_classes(
 
 def accepted(new: PriorityClass, known: Mapping[str, PriorityClass]) -> bool:
     """Whether the API server creates (or, beside a ``known`` class of its name, updates)
-    the class: ValidatePriorityClass (a ``system-`` name is only a built-in class as it is,
-    a user's class holds at most :data:`HIGHEST_USER_DEFINABLE_PRIORITY`),
+    the class: ValidatePriorityClass (its name a DNS subdomain, as ValidateObjectMeta holds
+    it; a ``system-`` name is only a built-in class as it is, a user's class holds at most
+    :data:`HIGHEST_USER_DEFINABLE_PRIORITY`),
     ValidatePriorityClassUpdate (``value`` and ``preemptionPolicy`` never change) and the
     Priority admission's validatePriorityClass (no second ``globalDefault`` class); its
     ``preemptionPolicy`` one of :data:`PREEMPTION_POLICIES` (ValidatePreemptionPolicy: an
     empty one is Required, another Unsupported)."""
     if new.preemption_policy not in PREEMPTION_POLICIES:
+        return False
+    if len(new.name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(new.name):
         return False
     if new.name.startswith(SYSTEM_PREFIX):
         if not any(

@@ -370,15 +370,20 @@ def quotas_of(items: Iterable[Mapping[str, Any]]) -> list[ResourceQuota]:
 
 
 def with_run_quotas(
-    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]], pods: Iterable[ExistingPod]
+    admission: AdmissionObjects,
+    bodies: Iterable[Mapping[str, Any]],
+    pods: Iterable[ExistingPod],
+    objects: Callable[[], Mapping[tuple[str, str], int]] | None = None,
 ) -> AdmissionObjects:
     """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
     the workloads (a namespace's chart ships its quota beside them). A new quota has no
     status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
     first count finds, the namespace's running pods its scopes match (by the requests the
-    snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0). A run's
-    quota replacing a recorded one of its name keeps the recorded usage of what both
-    track."""
+    snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0), and,
+    when it has no scope, the workload objects ``objects()`` counts by (namespace, kind)
+    (those the running pods' owners name: one without a pod is not known; asked only when
+    the run ships a quota). A run's quota replacing
+    a recorded one of its name keeps the recorded usage of what both track."""
     added = [
         body
         for body in bodies
@@ -386,6 +391,7 @@ def with_run_quotas(
     ]
     if not added:
         return admission
+    held = {} if objects is None else objects()
     by_name = {_key(item): item for item in admission.resource_quotas}
     for body in added:
         metadata = mapping(body.get("metadata"))
@@ -397,6 +403,8 @@ def with_run_quotas(
             for p in pods
             if p.namespace == namespace and _first_counted(scopes, p)
         ]
+        if not scopes and held:
+            counted.append(_object_counts(namespace, held))
         try:
             quota = new_quota(placed, counted)
         except QuantityError:
@@ -409,6 +417,19 @@ def with_run_quotas(
         hard = {name: str(amount) for name, amount in quota.hard.items()}
         by_name[_key(placed)] = {**placed, "status": {"hard": hard, "used": used}}
     return replace(admission, resource_quotas=tuple(by_name.values()))
+
+
+def _object_counts(namespace: str, objects: Mapping[tuple[str, str], int]) -> Usage:
+    """The objects of ``namespace`` by the names the object count evaluator counts them
+    under (the quota controller's first count of a quota without scopes)."""
+    usage: Usage = {}
+    for (found, kind), count in objects.items():
+        resource = OBJECT_RESOURCES.get(kind)
+        if found != namespace or resource is None:
+            continue
+        for name in (f"count/{resource}", *filter(None, [LEGACY_COUNTS.get(kind)])):
+            usage[name] = Amount(Fraction(count))
+    return usage
 
 
 def _first_counted(scopes: Iterable[ScopeRequirement], pod: ExistingPod) -> bool:

@@ -469,6 +469,7 @@ def _detail(result: WorkloadResult, views: Views) -> list[str]:
         return [
             daemonset_beside(result) + views.of(_partial_headline, nodes),
             views.of(_no_room, nodes),
+            preemption_sentence(result),
             field_line(result) or "",
         ]
     if verdict is Verdict.PARTIAL and replicas is not None:

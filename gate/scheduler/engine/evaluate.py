@@ -1123,11 +1123,13 @@ class Evaluator:
         preemption = None
         if lacking and (together is None or together == alone):
             # PREEMPTS when every node it targets takes its pod, some by preemption; else
-            # the verdict stands on free room alone, as the nodes' outcomes say. Room the
-            # run's other new DaemonSets hold is no running pod's to evict.
+            # PARTIAL, counting the pods that land by preemption beside those that fit, as
+            # each node's pod preempts on its own. Room the run's other new DaemonSets hold
+            # is no running pod's to evict.
             placed, victims = self._preempting_pinned(pod, own, answer)
-            if placed and fitting + placed == targeted:
-                verdict, message = Verdict.PREEMPTS, None
+            if placed:
+                verdict = Verdict.PREEMPTS if fitting + placed == targeted else Verdict.PARTIAL
+                message = None
                 preemption = evicted(victims, placed)
                 fitting += placed
                 alone, together = fitting, None if together is None else fitting

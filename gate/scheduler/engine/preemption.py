@@ -8,9 +8,11 @@ sees that state: it first takes what free room the evictions left, and preempts 
 when there is none. The count stops at the first copy for which nothing is nominated,
 with its FitError and the PostFilter's message.
 
-Copies whose own spread constraints or pod (anti-)affinity terms count one another are
-followed past their first preempting copy no further: what one landing copy changes for
-the next is placement's to say (:mod:`gate.scheduler.placement`), not this state's.
+Copies whose own spread constraints or pod affinity terms count one another are followed
+past their first preempting copy no further: what one landing copy changes for the next is
+placement's to say (:mod:`gate.scheduler.placement`), not this state's. Copies kept apart
+by their own anti-affinity alone (over hostnames and at most one wider key) are followed
+on: a copy shuts its whole domain wherever in it the free room put it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from gate.scheduler.plugins.defaultpreemption import (
     preempt,
     select_victims,
 )
+from gate.scheduler.plugins.interpodaffinity.copies import wider_than_a_node
 
 
 class _Nodes(ChangedNodes):
@@ -92,6 +95,14 @@ def preempt_copies(
     labels = None if namespaces is None else namespaces.get(pod.namespace, {})
     rules = copy_rules(pod, cycle, labels)
     coupled = not uncoupled(rules)
+    # Copies kept apart by their own anti-affinity over one key wider than a node (and
+    # hostnames) alone: a landed copy shuts its whole domain, whichever of its nodes the
+    # free room put it on, so the next preemption nominates the same node either way.
+    settled = (
+        not rules.spread
+        and not rules.follow_first
+        and len(wider_than_a_node(rules.one_per_domain)) <= 1
+    )
     nodes = _Nodes(start.nodes, start.changed)
     groups = dict(start.groups)
     gone: list[Victim] = []
@@ -120,7 +131,7 @@ def preempt_copies(
             asked = range(len(nodes)) if coupled else (position,)
             groups = _asked_again(groups, cycle, nodes, asked, dialect)
             continue
-        if coupled and gone:
+        if coupled and gone and not settled:
             return Preempted(placed, tuple(gone), "", "", unfollowed=True)
         ask = Ask(pod, cluster, cycle, nodes, groups, dialect, prepared if landed else None)
         found = preempt(ask, pods, budgets)

@@ -16,8 +16,9 @@ from gate.k8s.volumes import PlainObject, copy_claim
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
 
-_CAPPED = frozenset({Verdict.YES, Verdict.SCALES})
-"""Verdicts that say every wanted pod lands: with fewer created, they become PARTIAL."""
+_CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
+"""Verdicts that say every wanted pod lands (some by preemption): with fewer created, they
+become PARTIAL."""
 
 
 def new_claims(

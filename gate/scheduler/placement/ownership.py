@@ -80,6 +80,16 @@ class Ownership:
         return self.owned.get((namespace, kind, name), ())
 
 
+def owning_objects(pods: Iterable[ExistingPod]) -> dict[tuple[str, str], int]:
+    """How many objects of each kind each namespace holds, as the pods' owners name them
+    (:func:`_owners`: a ReplicaSet's Deployment, a Job's CronJob), by (namespace, kind)."""
+    seen = {(p.namespace, kind, name) for p in pods for kind, name in _owners(p) if kind != "Pod"}
+    counts: dict[tuple[str, str], int] = {}
+    for namespace, kind, _ in seen:
+        counts[namespace, kind] = counts.get((namespace, kind), 0) + 1
+    return counts
+
+
 def workload_of(pod: ExistingPod) -> tuple[str, str]:
     """The workload that owns ``pod`` as the snapshot knows it, as (kind, name): the
     outermost owner its references lead to (a ReplicaSet's Deployment, a Job's CronJob),
