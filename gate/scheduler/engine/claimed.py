@@ -12,7 +12,9 @@ unbound of a WaitForFirstConsumer class while an Available volume of its class e
 some claim counts against a driver (its bound volume's, else its class's provisioner's, as
 NodeVolumeLimits finds it) a CSINode limits on a node with less room left than the copies'
 volumes (the copies before a copy cannot bring a node with more to its limit). The copies
-of every other StatefulSet leave the volumes as recorded.
+of every other StatefulSet leave the volumes as recorded. Copies of any workload that share
+one such claim (:func:`binds_shared`) are followed the same way: the first binds it, and the
+copies after it meet it bound.
 
 Each copy also takes its room on its node (:class:`Walk`) and counts in its domains for
 the spread and inter-pod PreFilters of the copies after it (:func:`with_copies`), as the
@@ -137,6 +139,27 @@ class Reach:
         )
 
 
+def binds_shared(workload: Workload, pod: PodProfile, cluster: Cluster) -> bool:
+    """Whether the first copy binds a claim every copy mounts (not a StatefulSet's own)
+    to a volume: the claim waits for its first consumer and an Available volume of its
+    class exists. The copies after it then meet the claim bound (AssumePodVolumes), held
+    to that volume's nodes."""
+    storage = cluster.snapshot.storage
+    if storage is None or not pod.claims or not storage.knows_claims:
+        return False
+    classes, _ = _memo(cluster, storage)
+    if not classes:
+        return False
+    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
+    for name in pod.claims:
+        claim = storage.claims.get((workload.namespace, name))
+        if name in own or claim is None:
+            continue
+        if claim_class(claim) in classes and waiting(claim, storage):
+            return True
+    return False
+
+
 def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range) -> Reach:
     """What the claims of the first copy to ``ordinals``' last can touch (:class:`Reach`):
     each copy attaches at most its pod's volumes, so only a driver some node has less
@@ -147,6 +170,8 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     classes, headroom = _memo(cluster, storage)
     if not classes and not headroom:
         return Reach()
+    if binds_shared(workload, pod, cluster):
+        return Reach(available=True)
     copies = range(workload.first_ordinal, ordinals.stop)
     volumes = len(copies) * len(pod.mounts)
     reachable = {d for d, left in headroom.items() if left < volumes}

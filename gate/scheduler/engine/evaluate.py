@@ -61,7 +61,14 @@ from gate.model import (
 )
 from gate.model.autoscaling import AutoscalingConfig
 from gate.scheduler.engine.causes import DAEMON_PREDICATES, cause_of
-from gate.scheduler.engine.claimed import Claimed, Walk, chosen_node, reach, with_copies
+from gate.scheduler.engine.claimed import (
+    Claimed,
+    Walk,
+    binds_shared,
+    chosen_node,
+    reach,
+    with_copies,
+)
 from gate.scheduler.engine.outcomes import OutcomeTables
 from gate.scheduler.engine.preemption import (
     Preempted,
@@ -780,7 +787,8 @@ class Evaluator:
     ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
         (:mod:`gate.scheduler.framework.ordinals`), or a workload's once each copy carries
-        its own labels where its selectors read them (:func:`differs_by_copy`), its copies
+        its own labels where its selectors read them (:func:`differs_by_copy`), or shares a
+        claim the first copy binds (:func:`binds_shared`), its copies
         placed one by one as the scheduler places them: each on a node the filters pass for
         it with its own claims and labels, beside the copies before it (their room,
         :class:`Walk`; their domains, as the spread and inter-pod PreFilters count them,
@@ -801,7 +809,8 @@ class Evaluator:
             # the first copy mounts its own claims
             and bool(pod.profile.claims)
         )
-        if not (claimed_copies or differ) or not hint:
+        shared = placement.wanted > 1 and binds_shared(workload, pod.profile, self.cluster)
+        if not (claimed_copies or differ or shared) or not hint:
             return None
         if not claimed_copies:
             workload = replace(workload, claim_templates=())
