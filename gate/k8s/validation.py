@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.k8s.cronschedule import schedule_error, time_zone_error
+from gate.k8s.cronschedule import ZonesUnreadable, schedule_error, time_zone_error
 from gate.k8s.matching import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from gate.k8s.names import (
     DNS1123_LABEL,
@@ -1098,8 +1098,12 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
     """The errors the API server gives a workload of a built-in kind for its template, the
     controller's rules on its selector and restart policy around ValidatePodTemplateSpec,
     aggregated in upstream's order (:func:`aggregate`). ``spec`` is the template's pod spec
-    at the kind's usual path."""
-    return _all(_workload(kind, body, spec))
+    at the kind's usual path. A CronJob whose time zone the tz database is needed for, when
+    it cannot be read, is not judged: that is said in place of any error."""
+    try:
+        return _all(_workload(kind, body, spec))
+    except ZonesUnreadable as unknown:
+        return str(unknown)
 
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
