@@ -102,6 +102,22 @@ def spec(**fields: Any) -> Edit:
     return lambda body: body["spec"].update(copy.deepcopy(fields))
 
 
+QUALIFIED_KINDS = {
+    "Deployment": "Deployment.apps", "ReplicaSet": "ReplicaSet.apps",
+    "StatefulSet": "StatefulSet.apps", "DaemonSet": "DaemonSet.apps", "Job": "Job.batch",
+    "CronJob": "CronJob.batch", "ReplicationController": "ReplicationController", "Pod": "Pod",
+    "PodTemplate": "PodTemplate",
+}  # fmt: skip
+"""schema.GroupKind.String() of each built-in kind: the core group's kinds stand alone."""
+
+
+def invalid(body: dict[str, Any], errors: str, name: str | None = None) -> str:
+    """apierrors.NewInvalid's message for ``body`` (named ``name`` when its own is not the
+    one validated): its GroupKind and quoted name, then the aggregated errors."""
+    shown = body["metadata"].get("name", "") if name is None else name
+    return f'{QUALIFIED_KINDS[body["kind"]]} "{shown}" is invalid: {errors}'
+
+
 def reason(body: dict[str, Any]) -> str | None:
     found = extract(Document(Location("w.yaml", 1), body=body), TEMPLATE_PATHS)
     if isinstance(found, Workload):
@@ -717,7 +733,7 @@ def test_a_template_the_api_server_refuses_is_an_error_in_its_words(
     body = build()
     assert reason(body) is None  # the workload before the edit is taken
     edit(body)
-    assert reason(body) == expected
+    assert reason(body) == invalid(body, expected)
 
 
 def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
@@ -728,8 +744,8 @@ def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
     body["spec"].update(parallelism=-1, completions=-2)
     found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])
     assert found == (
-        "[spec.parallelism: Invalid value: -1: must be greater than or equal to 0, "
-        "spec.completions: Invalid value: -2: must be greater than or equal to 0]"
+        'Job.batch "j" is invalid: [spec.parallelism: Invalid value: -1: must be greater than '
+        "or equal to 0, spec.completions: Invalid value: -2: must be greater than or equal to 0]"
     )
 
 
@@ -968,3 +984,60 @@ def test_valid_templates_built_from_the_shapes_read_are_never_refused(
     spec: dict[str, Any], labels: dict[str, str]
 ) -> None:
     assert pod_template_problem(spec, P, labels) is None
+
+
+def _refused_labels(build: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    def built() -> dict[str, Any]:
+        body = build()
+        body["metadata"]["labels"] = {"bad key!": "x"}
+        return body
+
+    return built
+
+
+def _bare_pod() -> dict[str, Any]:
+    body = deployment()
+    spec = body["spec"]["template"]["spec"]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+_BAD_KEY = f'metadata.labels: Invalid value: "bad key!": name part {QUALIFIED}'
+
+# (id, the workload, the whole message the API server answers its create with)
+WHOLE: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
+    ("a Deployment is named by its kind in the apps group", deployment,
+     f'Deployment.apps "web" is invalid: {_BAD_KEY}'),
+    ("a ReplicaSet too", lambda: deployment("ReplicaSet"),
+     f'ReplicaSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a StatefulSet too", lambda: deployment("StatefulSet"),
+     f'StatefulSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a DaemonSet too", lambda: deployment("DaemonSet"),
+     f'DaemonSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a Job in the batch group", job, f'Job.batch "j" is invalid: {_BAD_KEY}'),
+    ("a CronJob too", lambda: job("CronJob"), f'CronJob.batch "c" is invalid: {_BAD_KEY}'),
+    ("a ReplicationController of the core group by its kind alone", controller,
+     f'ReplicationController "web" is invalid: {_BAD_KEY}'),
+    ("a Pod too", _bare_pod, f'Pod "p" is invalid: {_BAD_KEY}'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "expected"), [r[1:] for r in WHOLE], ids=[r[0] for r in WHOLE])
+def test_a_refused_object_is_named_as_new_invalid_names_it(
+    build: Callable[[], dict[str, Any]], expected: str
+) -> None:
+    """apimachinery pkg/api/errors NewInvalid: ``%s %q is invalid: %v`` of the object's
+    schema.GroupKind (its String() leaves the core group out), its name and the
+    aggregated errors, as rest.BeforeCreate returns them (ValidateDeployment and the
+    others: the metadata's errors first)."""
+    assert reason(build()) is None
+    assert reason(_refused_labels(build)()) == expected
+
+
+def test_several_errors_are_one_aggregate_after_the_name() -> None:
+    body = deployment()
+    body["metadata"]["labels"] = {"bad key!": "x"}
+    body["spec"]["replicas"] = -1
+    assert reason(body) == (
+        f'Deployment.apps "web" is invalid: [{_BAD_KEY}, spec.replicas: Invalid value: -1: '
+        "must be greater than or equal to 0]"
+    )

@@ -417,7 +417,8 @@ POD_REFUSED: list[tuple[str, dict[str, Any], str | None]] = [
     (
         "a name with a dot is refused with the StatefulSet itself (ValidateStatefulSetName)",
         _named("db.v1"),
-        'metadata.name: Invalid value: "db.v1": must not contain dots',
+        'StatefulSet.apps "db.v1" is invalid: metadata.name: Invalid value: "db.v1": must not '
+        "contain dots",
     ),
     (
         "a serviceName that is no DNS label makes no subdomain",

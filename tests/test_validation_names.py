@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.test_api_validation import DNS_LABEL, SUBDOMAIN, deployment, job, reason
+from gate.k8s.validation import stored_name
+from tests.test_api_validation import DNS_LABEL, SUBDOMAIN, deployment, invalid, job, reason
 
 
 def named(build: Callable[[], dict[str, Any]], **metadata: Any) -> Callable[[], dict[str, Any]]:
@@ -106,14 +107,17 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
 def test_a_name_the_api_server_refuses_is_an_error_in_its_words(
     build: Callable[[], dict[str, Any]], expected: str
 ) -> None:
-    assert reason(build()) == expected
+    body = build()
+    assert reason(body) == invalid(body, expected, stored_name(body["metadata"]))
 
 
 def test_a_cronjob_s_generated_name_is_held_to_52_characters() -> None:
     """ValidateCronJobCreate measures the name BeforeCreate generated: 48 characters of
     prefix and 5 random ones are too many for the Jobs' names."""
     found = reason(named(lambda: job("CronJob"), generateName="c" * 48)())
-    assert found is not None and found.startswith(f'metadata.name: Invalid value: "{"c" * 48}')
+    assert found is not None and found.startswith(f'CronJob.batch "{"c" * 48}')
+    found = found.partition(" is invalid: ")[2]
+    assert found.startswith(f'metadata.name: Invalid value: "{"c" * 48}')
     assert found.endswith('": must be no more than 52 characters')
     assert reason(named(lambda: job("CronJob"), generateName="c" * 47)()) is None
 
@@ -122,7 +126,8 @@ def test_a_generated_name_past_its_prefix_is_validated_as_generated() -> None:
     """rest.BeforeCreate generates the name (the prefix and 5 random characters) before
     ValidateObjectMeta: both are refused, the name's random part being the API server's."""
     found = reason(named(deployment, generateName="Web-")())
-    assert found is not None
+    assert found is not None and found.startswith('Deployment.apps "Web-')
+    found = found.partition(" is invalid: ")[2]
     generate, name = found[1:-1].split(", metadata.name: ")
     assert generate == f'metadata.generateName: Invalid value: "Web-": {SUBDOMAIN}'
     assert name.startswith('Invalid value: "Web-') and name.endswith(f'": {SUBDOMAIN}')

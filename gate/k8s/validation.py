@@ -1101,9 +1101,25 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
     at the kind's usual path. A CronJob whose time zone the tz database is needed for, when
     it cannot be read, is not judged: that is said in place of any error."""
     try:
-        return _all(_workload(kind, body, spec))
+        errors = _all(_workload(kind, body, spec))
     except ZonesUnreadable as unknown:
         return str(unknown)
+    if errors is None:
+        return None
+    return invalid_object(kind, stored_name(_mapping(body.get("metadata"))), errors)
+
+
+_GROUPS = {kind: "apps" for kind in APPS} | {"Job": "batch", "CronJob": "batch"}
+"""The API group of each built-in kind fitgate validates that is not in the core group."""
+
+
+def invalid_object(kind: str, name: str, errors: str) -> str:
+    """apierrors.NewInvalid's message for the object the API server refuses to create:
+    its GroupKind (``Deployment.apps``; a core kind's alone, ``Pod``), its name as ``%q``
+    quotes it (the generated one, for a ``generateName``), then the errors aggregated."""
+    group = _GROUPS.get(kind)
+    qualified = f"{kind}.{group}" if group else kind
+    return f"{qualified} {go_quote(name)} is invalid: {errors}"
 
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
