@@ -177,6 +177,24 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(initContainers=[{"name": "init", "image": "a", "restartPolicy": "Never"}]),
      f'{P}.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: '
      '"Always"'),
+    # validateInitContainers: lifecycle and probes only on a sidecar (TestValidateInitContainers'
+    # "invalid lifecycle, no lifecycle for init containers" and "... livenessProbe ..." rows)
+    ("an init container with a lifecycle is refused", deployment,
+     pod(initContainers=[{"name": "init", "image": "a",
+                          "lifecycle": {"preStop": {"exec": {"command": ["true"]}}}}]),
+     f"{P}.initContainers[0].lifecycle: Forbidden: may not be set for init containers without "
+     "restartPolicy=Always"),
+    ("an init container's probes are refused in their order, after its host ports", deployment,
+     pod(initContainers=[{"name": "init", "image": "a", "restartPolicy": "OnFailure",
+                          "startupProbe": {"tcpSocket": {"port": 80}},
+                          "livenessProbe": {"tcpSocket": {"port": 80}},
+                          "ports": [{"containerPort": 80, "hostPort": 80},
+                                    {"containerPort": 81, "hostPort": 80}]}]),
+     f'[{P}.initContainers[0].restartPolicy: Unsupported value: "OnFailure": supported values: '
+     f'"Always", {P}.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80", '
+     f"{P}.initContainers[0].livenessProbe: Forbidden: may not be set for init containers "
+     f"without restartPolicy=Always, {P}.initContainers[0].startupProbe: Forbidden: may not be "
+     "set for init containers without restartPolicy=Always]"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
@@ -758,6 +776,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
                        "tolerationSeconds": 30}])),
     ("an init container restarting Always (a sidecar) is taken", deployment,
      pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always"}])),
+    ("a sidecar's probes and lifecycle are taken", deployment,
+     pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always",
+                          "readinessProbe": {"tcpSocket": {"port": 80}},
+                          "lifecycle": {"preStop": {"exec": {"command": ["true"]}}}}])),
     ("a host port of 0 with hostNetwork is left to the pod's defaults", deployment,
      then(pod(hostNetwork=True), ports({"containerPort": 80}))),
     ("one host port on two protocols is taken", deployment,

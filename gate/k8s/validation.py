@@ -401,8 +401,9 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
     """validateContainers then validateInitContainers: names (DNS labels, unique across both
-    lists), images, ports, resources, restartPolicy, and host ports unique (across the
-    regular containers, and within each init container alone)."""
+    lists), images, ports, resources, restartPolicy, host ports unique (across the regular
+    containers, and within each init container alone), and no lifecycle or probe on an init
+    container that is no sidecar."""
     regular = _containers(spec, "containers")
     names: set[str] = set()
     for i, container in enumerate(regular):
@@ -434,6 +435,16 @@ def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
         # checkHostPortConflicts([]core.Container{ctr}, fldPath): each init container alone,
         # indexed as the list's first
         yield from host_port_conflicts([container], f"{prefix}.initContainers")
+        if policy != "Always" or restart is None:
+            for key in _SIDECAR_ONLY:
+                if container.get(key) is not None:
+                    detail = "may not be set for init containers without restartPolicy=Always"
+                    yield FieldError(f"{where}.{key}", FORBIDDEN, None, detail)
+
+
+_SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+"""What validateInitContainers forbids an init container that is no sidecar, in its order
+(a sidecar's are validated as a regular container's, which fitgate does not read)."""
 
 
 def container_common(container: Mapping[str, Any], where: str) -> Errors:
