@@ -495,9 +495,22 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a scheduling gate without a name is refused", deployment, pod(schedulingGates=[{}]),
      f'[{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty, '
      f'{P}.schedulingGates[0]: Invalid value: "": name part {QUALIFIED}]'),
-    # ValidateNodeName, ValidatePriorityClassName, ValidateRuntimeClassName
+    # ValidateServiceAccountName, ValidateNodeName, ValidatePriorityClassName,
+    # ValidateRuntimeClassName; the hostname and subdomain DNS labels (ValidatePodSpec)
+    ("a service account name that is no DNS subdomain is refused", deployment,
+     pod(serviceAccountName="Robot_1"),
+     f'{P}.serviceAccountName: Invalid value: "Robot_1": {SUBDOMAIN}'),
+    ("the deprecated serviceAccount is refused as the name it stands for", deployment,
+     pod(serviceAccount="Robot_1"),
+     f'{P}.serviceAccountName: Invalid value: "Robot_1": {SUBDOMAIN}'),
     ("a node name that is no DNS subdomain is refused", deployment, pod(nodeName="Node_1"),
      f'{P}.nodeName: Invalid value: "Node_1": {SUBDOMAIN}'),
+    ("a hostname and a subdomain that are no DNS labels are refused after the deadline",
+     deployment, pod(hostname="web.1", subdomain="Svc", activeDeadlineSeconds=0),
+     f"[{P}.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, "
+     f'inclusive, {P}.hostname: Invalid value: "web.1": must not contain dots, '
+     f'{P}.subdomain: Invalid value: "Svc": {DNS_LABEL}, {P}.activeDeadlineSeconds: Forbidden: '
+     "activeDeadlineSeconds in ReplicaSet is not Supported]"),
     ("a priority class name that is no DNS subdomain is refused", deployment,
      pod(priorityClassName="High"),
      f'{P}.priorityClassName: Invalid value: "High": {SUBDOMAIN}'),
@@ -776,6 +789,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
                        "tolerationSeconds": 30}])),
     ("an init container restarting Always (a sidecar) is taken", deployment,
      pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always"}])),
+    ("serviceAccountName wins over the deprecated serviceAccount", deployment,
+     pod(serviceAccountName="robot", serviceAccount="Robot_1")),
     ("a sidecar's probes and lifecycle are taken", deployment,
      pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always",
                           "readinessProbe": {"tcpSocket": {"port": 80}},

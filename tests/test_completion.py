@@ -15,6 +15,7 @@ from gate.scheduler.framework.pods import pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import NOT_HELPFUL, evaluate, pod_spec, preempting
+from tests.test_api_validation import SUBDOMAIN
 from tests.test_filters import PORTS_MISS, hp, reasons
 
 
@@ -443,6 +444,12 @@ STATEFUL = [
         id="every error of a StatefulSet's pod is listed, in ValidatePodCreate's order",
     ),
     pytest.param({}, (Verdict.YES, None), id="a StatefulSet's valid pod is judged"),
+    pytest.param({"hostname": "Not_A_Label", "subdomain": "x.y"}, (Verdict.YES, None),
+                 id="a template's hostname and subdomain are replaced by its controller's"),
+    pytest.param({"serviceAccountName": "Robot_1"},
+                 (Verdict.ERROR, 'Pod "db-0" is invalid: spec.serviceAccountName: Invalid '
+                                 f'value: "Robot_1": {SUBDOMAIN}'),
+                 id="a StatefulSet's pod of a service account that is no subdomain is invalid"),
 ]  # fmt: skip
 
 

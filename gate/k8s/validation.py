@@ -937,6 +937,17 @@ def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
         yield from _each(f"{prefix}.{name}", value, dns1123_subdomain_errors(value))
 
 
+def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """ValidateServiceAccountName (a DNS subdomain) of the name the v1 conversion keeps:
+    ``serviceAccountName``, or the deprecated ``serviceAccount`` when it is empty."""
+    name = _text(spec.get("serviceAccountName"))
+    if name == "":
+        name = _text(spec.get("serviceAccount"))
+    if name:
+        where = f"{prefix}.serviceAccountName"
+        yield from _each(where, name, dns1123_subdomain_errors(name))
+
+
 # --- The pod template ------------------------------------------------------------------------
 
 
@@ -953,12 +964,17 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
     deadline = _int(spec.get("activeDeadlineSeconds"))
     written = spec.get("activeDeadlineSeconds") is not None and deadline is not None
     if written and not 1 <= (deadline or 0) <= _MAX_INT32:
         detail = f"must be between 1 and {_MAX_INT32}, inclusive"
         yield FieldError(f"{prefix}.activeDeadlineSeconds", INVALID, str(deadline), detail)
+    for name in ("hostname", "subdomain"):  # ValidateDNS1123Label
+        value = _text(spec.get(name))
+        if value:
+            yield from _each(f"{prefix}.{name}", value, dns1123_label_errors(value))
     yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
@@ -1287,8 +1303,12 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
 
 def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
     """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
-    order: for a pod whose template its workload's API did not validate."""
-    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec, named=False)]
+    order: for a pod whose template its workload's API did not validate, a StatefulSet's,
+    whose controller replaces the template's hostname and subdomain with the pod's name and
+    its ``serviceName`` (updateIdentity; those are judged beside its labels, in
+    :mod:`gate.inputs.workloads`)."""
+    own = {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}
+    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, own, named=False)]
 
 
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
