@@ -26,6 +26,19 @@ def named(build: Callable[[], dict[str, Any]], **metadata: Any) -> Callable[[], 
     return made
 
 
+def template_notes(
+    build: Callable[[], dict[str, Any]], annotations: dict[str, str]
+) -> Callable[[], dict[str, Any]]:
+    """The workload ``build`` makes, its template annotated with ``annotations``."""
+
+    def made() -> dict[str, Any]:
+        body = build()
+        body["spec"]["template"]["metadata"]["annotations"] = annotations
+        return body
+
+    return made
+
+
 def pod() -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "a", "image": "a"}]}}  # fmt: skip
@@ -98,6 +111,27 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
      "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
      "'/' (e.g. 'example.com/MyName')"),
+    # ValidatePodSpecificAnnotations, after ValidateAnnotations (helpers.go
+    # GetDeletionCostFromPodAnnotations: no '+', no leading zero, a 32-bit integer)
+    ("a template's pod deletion cost of a leading zero is refused", template_notes(
+        deployment, {"controller.kubernetes.io/pod-deletion-cost": "007"}),
+     "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"007": must be a 32bit integer'),
+    ("a StatefulSet's pod deletion cost past 32 bits is refused", template_notes(
+        lambda: deployment("StatefulSet"),
+        {"controller.kubernetes.io/pod-deletion-cost": "2147483648"}),
+     "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"2147483648": must be a 32bit integer'),
+    ("a Pod's deletion cost with a plus sign is refused, after its annotation keys",
+     named(pod, name="p", annotations={"controller.kubernetes.io/pod-deletion-cost": "+1",
+                                       "/x": "y"}),
+     '[metadata.annotations: Invalid value: "/x": prefix part must be non-empty, '
+     "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"+1": must be a 32bit integer]'),
+    ("a mirror pod's annotation without a node name is refused",
+     template_notes(deployment, {"kubernetes.io/config.mirror": "hash"}),
+     'spec.template.annotations[kubernetes.io/config.mirror]: Invalid value: "hash": must set '
+     "spec.nodeName if mirror pod annotation is set"),
 ]  # fmt: skip
 
 
@@ -142,6 +176,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]]]] = [
     ("a Pod named a 253-character subdomain is taken", named(pod, name="p" * 253)),
     ("a generateName of one dash is taken (nothing to mask)",
      named(deployment, name="web", generateName="a-")),
+    ("pod deletion costs of 32 bits are taken, negative or 0", template_notes(
+        deployment, {"controller.kubernetes.io/pod-deletion-cost": "-2147483648"})),
+    ("a pod deletion cost of 0 is taken", template_notes(
+        lambda: deployment("DaemonSet"), {"controller.kubernetes.io/pod-deletion-cost": "0"})),
     ("an annotation key in capitals, of any value, is taken (case does not matter)",
      named(deployment, name="w", annotations={"Example.COM/Owner": "<b>\u2028 anything"})),
 ]  # fmt: skip

@@ -1076,6 +1076,7 @@ def _template(
     if template is not None:
         yield from labels(template_labels, f"{template}.labels")
         yield from annotation_map(notes, f"{template}.annotations")
+        yield from pod_annotations(notes, spec, f"{template}.annotations")
     yield from pod_spec(spec, field)
 
 
@@ -1096,6 +1097,29 @@ def annotation_map(raw: object, field: str) -> Errors:
         size += len(text.encode()) + len((_text(value) or "").encode())
     if size > ANNOTATIONS_LIMIT:
         yield FieldError(field, TOO_LONG, None, f"may not be more than {ANNOTATIONS_LIMIT} bytes")
+
+
+_MIRROR = "kubernetes.io/config.mirror"
+_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_DELETION_COST_TEXT = re.compile("-[0-9]+|0|[1-9][0-9]*")
+"""helper.GetDeletionCostFromPodAnnotations: validFirstDigit (no ``+``, no leading zero),
+then strconv.ParseInt in base 10."""
+
+
+def pod_annotations(raw: object, spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePodSpecificAnnotations, for the annotations that need no other reader: the
+    mirror-pod annotation only beside a ``nodeName``, and a pod deletion cost a 32-bit
+    integer (PodDeletionCost, on in v1.34)."""
+    found = _mapping(raw)
+    if _MIRROR in found and not _text(spec.get("nodeName")):
+        detail = "must set spec.nodeName if mirror pod annotation is set"
+        yield FieldError(f"{field}[{_MIRROR}]", INVALID, go_quote(_str(found[_MIRROR])), detail)
+    if _DELETION_COST in found:
+        cost = _str(found[_DELETION_COST])
+        number = int(cost) if _DELETION_COST_TEXT.fullmatch(cost) else None
+        if number is None or not -(2**31) <= number < 2**31:
+            where = f"{field}[{_DELETION_COST}]"
+            yield FieldError(where, INVALID, go_quote(cost), "must be a 32bit integer")
 
 
 def aggregate(messages: Iterable[str]) -> str | None:
@@ -1289,6 +1313,8 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
     (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
     yield from object_meta(body, "Pod" if named else None)
+    notes = _mapping(body.get("metadata")).get("annotations")
+    yield from pod_annotations(notes, spec, "metadata.annotations")
     yield from pod_spec(spec, "spec")
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
@@ -1355,6 +1381,7 @@ def _apps(
         if kind == "StatefulSet":
             yield from labels(template_labels, "spec.template.labels")
             yield from annotation_map(notes, "spec.template.annotations")
+            yield from pod_annotations(notes, spec, "spec.template.annotations")
         else:
             yield from _template(spec, "spec.template.spec", template_labels, notes)
     if converts or kind not in ("Deployment", "ReplicaSet"):
