@@ -347,10 +347,28 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'Required value, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
      f'resource type or fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must '
      "be a standard resource for containers]"),
-    # validateRestartPolicy
-    ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
-     f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
-     '"OnFailure", "Never"'),
+    # validateRestartPolicy, then the controller's own rule on it
+    # (ValidatePodTemplateSpecForReplicaSet: "has already been first-order validated", yet
+    # listed again with its own supported values)
+    ("a restart policy of no known kind is refused twice", deployment,
+     pod(restartPolicy="Sometimes"),
+     f'[{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+     f'"OnFailure", "Never", {P}.restartPolicy: Unsupported value: "Sometimes": supported '
+     'values: "Always"]'),
+    ("a StatefulSet's restart policy of no known kind is its own to refuse",
+     lambda: deployment("StatefulSet"), pod(restartPolicy="Sometimes"),
+     f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always"'),
+    ("a Job's restart policy of no known kind is refused twice", job,
+     lambda body: body["spec"]["template"]["spec"].update(restartPolicy="Sometimes"),
+     '[spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
+     '"Always", "OnFailure", "Never", spec.template.spec.restartPolicy: Unsupported value: '
+     '"Sometimes": supported values: "OnFailure", "Never"]'),
+    ("a Job's unknown restart policy beside a pod failure policy is only unsupported", job,
+     lambda body: (body["spec"].update(podFailurePolicy={"rules": []}),
+                   body["spec"]["template"]["spec"].update(restartPolicy="Sometimes")),
+     '[spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
+     '"Always", "OnFailure", "Never", spec.template.spec.restartPolicy: Unsupported value: '
+     '"Sometimes": supported values: "OnFailure", "Never"]'),
     # ValidateLabels (nodeSelector)
     ("a nodeSelector value that is no label value is refused", deployment,
      pod(nodeSelector={"disk": "fast ssd"}),

@@ -1634,9 +1634,11 @@ def _selects(raw: object, template_labels: Mapping[str, str]) -> bool:
 
 
 def _restart_policy(spec: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> Errors:
+    """The controller's own rule on its pods' restart policy, beside validateRestartPolicy's:
+    a policy of no known kind is refused by both, each with its own supported values."""
     policy = _text(spec.get("restartPolicy"))
-    if policy is None or (policy and policy not in RESTART_POLICIES):
-        return  # of a wrong type, or refused by validateRestartPolicy already
+    if policy is None:
+        return  # of a wrong type: the decoder's to refuse
     policy = policy or "Always"  # SetDefaults_PodSpec
     if policy not in allowed:
         yield not_supported(field, policy, allowed)
@@ -1684,9 +1686,12 @@ def _job(
     notes = at(job, ("template", "metadata", "annotations"))
     yield from _template(spec, f"{field}.template.spec", validated, notes)
     where = f"{field}.template.spec.restartPolicy"
-    if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
+    policy = _text(spec.get("restartPolicy"))
+    if policy in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
         yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
-    if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
+    elif policy is not None and policy not in _JOB_RESTARTS:
+        yield not_supported(where, policy, _JOB_RESTARTS)
+    elif job.get("podFailurePolicy") is not None and policy == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
     if manual and not cron:  # ValidateJobSpec, after validateJobSpec
@@ -1708,6 +1713,7 @@ def _job(
         )
 
 
+_JOB_RESTARTS = ("OnFailure", "Never")
 _NON_NEGATIVE = "must be greater than or equal to 0"
 _JOB_COUNTS = (
     "parallelism",
