@@ -598,6 +598,23 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(activeDeadlineSeconds=60),
      f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
      "Supported"),
+    ("a ReplicationController's pods of a deadline are refused (ValidatePodTemplateSpecForRC)",
+     controller, pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicationController is "
+     "not Supported"),
+    # ValidatePodTemplateSpec after the pod spec; ValidatePodCreate after the images
+    ("a template's ephemeral containers are refused", deployment,
+     pod(ephemeralContainers=[{"name": "debug", "image": "busybox"}]),
+     f"{P}.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"),
+    ("a Pod's ephemeral containers are refused on create, after its images", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"].update(
+         ephemeralContainers=[{"name": "debug", "image": "busybox"}], nodeName="n1",
+         schedulingGates=[{"name": "wait"}], containers=[{"name": "a", "image": " nginx"}]),
+     '[spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+     "whitespace, spec.ephemeralContainers: Forbidden: cannot be set on create, spec.nodeName: "
+     "Forbidden: cannot be set until all schedulingGates have been cleared]"),
     ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
      f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
     # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy

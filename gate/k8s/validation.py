@@ -1071,13 +1071,16 @@ def _template(
     spec: Mapping[str, Any], field: str, template_labels: object, notes: object = None
 ) -> Errors:
     """ValidatePodTemplateSpec: the template's labels and annotations (``notes``), then its
-    pod spec."""
+    pod spec, then no ephemeral containers (only a running pod takes them)."""
     template = template_path(field)
     if template is not None:
         yield from labels(template_labels, f"{template}.labels")
         yield from annotation_map(notes, f"{template}.annotations")
         yield from pod_annotations(notes, spec, f"{template}.annotations")
     yield from pod_spec(spec, field)
+    if template is not None and _items(spec.get("ephemeralContainers")):
+        detail = "ephemeral containers not allowed in pod template"
+        yield FieldError(f"{field}.ephemeralContainers", FORBIDDEN, None, detail)
 
 
 ANNOTATIONS_LIMIT = 256 * (1 << 10)
@@ -1322,6 +1325,9 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
             if image and image != image.strip(_GO_SPACE):
                 detail = "must not have leading or trailing whitespace"
                 yield invalid(f"spec.{key}[{i}].image", image, detail)
+    if _items(spec.get("ephemeralContainers")):  # only through their own subresource
+        detail = "cannot be set on create"
+        yield FieldError("spec.ephemeralContainers", FORBIDDEN, None, detail)
     if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
         detail = "cannot be set until all schedulingGates have been cleared"
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
@@ -1649,7 +1655,8 @@ def _replication_controller(
 ) -> Errors:
     """ValidateReplicationControllerSpec: minReadySeconds, a selector (an empty one is the
     template's labels, SetDefaults_ReplicationController), replicas, then the template,
-    which the selector must match, its pods restarting ``Always``."""
+    which the selector must match, its pods restarting ``Always``, without
+    ``activeDeadlineSeconds`` (ValidatePodTemplateSpecForRC)."""
     yield from _non_negative(rc, "minReadySeconds", "spec")
     found = text_labels(template_labels)
     selector = text_labels(rc.get("selector")) or found
@@ -1662,6 +1669,9 @@ def _replication_controller(
     notes = at(rc, ("template", "metadata", "annotations"))
     yield from _template(spec, "spec.template.spec", template_labels, notes)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if spec.get("activeDeadlineSeconds") is not None:
+        detail = "activeDeadlineSeconds in ReplicationController is not Supported"
+        yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
 
 
 def _job(
