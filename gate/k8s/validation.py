@@ -54,6 +54,7 @@ from gate.k8s.names import (
     label_key_ok,
     label_value_ok,
 )
+from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
 from gate.k8s.podnames import generate_name
 from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
@@ -1202,6 +1203,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
         name = stored_name(_mapping(body.get("metadata")))
+        yield from _generated_selector(_mapping(body.get("spec")), name)
         yield from _job(_mapping(body.get("spec")), "spec", spec, name)
         yield from _indexed_hostnames(body)
     elif kind in APPS:
@@ -1704,13 +1706,16 @@ def _job(
     elif job.get("podFailurePolicy") is not None and policy == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
-    if manual and not cron:  # ValidateJobSpec, after validateJobSpec
-        if raw is None:
+    if not cron and (manual or name is not None):  # ValidateJobSpec, after validateJobSpec
+        found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+        selector = raw
+        if not manual and name is not None:
+            found, selector = _generated(job, name)
+        if selector is None:
             yield FieldError(f"{field}.selector", REQUIRED)
         else:
-            yield from label_selector(raw, f"{field}.selector")
-            found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
-            if not _selects(raw, found or {}):
+            yield from label_selector(selector, f"{field}.selector")
+            if not _selects(selector, found or {}):
                 shown = json_labels(found)
                 yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
     if cron and isinstance(raw, Mapping):
@@ -1800,6 +1805,45 @@ def _with_job_name(template_labels: object, name: str) -> dict[str, Any]:
     for key in _JOB_NAME_LABELS:
         labels.setdefault(key, name)
     return labels
+
+
+def _generated(job: Mapping[str, Any], name: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """generateSelector, which the Job strategy runs before validation unless
+    ``manualSelector``: the template's labels with each job-name (``name``) and
+    controller-uid label it lacks, and the written selector with the
+    ``batch.kubernetes.io/controller-uid`` matchLabel unless it has one. The UID is the
+    stand-in the Job's pods carry (:mod:`gate.k8s.podlabels`)."""
+    uid = stand_in_uid("Job", name)
+    found = text_labels(at(job, ("template", "metadata", "labels")))
+    for key in JOB_NAME:
+        found.setdefault(key, name)
+    for key in CONTROLLER_UID:
+        found.setdefault(key, uid)
+    selector = dict(_mapping(job.get("selector")))
+    selector["matchLabels"] = {CONTROLLER_UID[0]: uid, **text_labels(selector.get("matchLabels"))}
+    return found, selector
+
+
+def _generated_selector(job: Mapping[str, Any], name: str) -> Errors:
+    """validateGeneratedSelector (RequirePrefixedLabels, as for every new Job), after the
+    Job's metadata: without ``manualSelector``, the template's controller-uid and job-name
+    labels (legacy, then prefixed) as generateSelector makes them (ValidateHasLabel: a label
+    the template sets otherwise is refused), and a selector that selects no more than they
+    do (one written beside them is refused as not auto-generated). The UID in these
+    messages is a stand-in: the API server's is its own."""
+    if job.get("manualSelector") is True:
+        return
+    found, selector = _generated(job, name)
+    uid = stand_in_uid("Job", name)
+    expected = {CONTROLLER_UID[1]: uid, JOB_NAME[1]: name, CONTROLLER_UID[0]: uid}
+    expected[JOB_NAME[0]] = name
+    for key, value in expected.items():
+        if found[key] != value:
+            where = f"spec.template.metadata.labels[{key}]"
+            yield FieldError(where, INVALID, json_labels(found), f"must be '{value}'")
+    if _converts(selector) and not _selects(selector, expected):
+        detail = "`selector` not auto-generated"
+        yield FieldError("spec.selector", INVALID, json_selector(selector), detail)
 
 
 def _managed_by(job: Mapping[str, Any], field: str) -> Errors:
