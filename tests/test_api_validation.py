@@ -195,6 +195,31 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f"{P}.initContainers[0].livenessProbe: Forbidden: may not be set for init containers "
      f"without restartPolicy=Always, {P}.initContainers[0].startupProbe: Forbidden: may not be "
      "set for init containers without restartPolicy=Always]"),
+    # ValidateVolumes' names, first in ValidatePodSpec; ValidateVolumeMounts after the ports
+    # (TestValidateVolumeMounts' "name not found", "empty mountpath", "duplicate mountpath")
+    ("a mount of a volume the pod lacks is not found", deployment,
+     app(volumeMounts=[{"name": "config", "mountPath": "/etc/app"}]),
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "config"'),
+    ("a mount without a name or path is refused, its paths once each", deployment,
+     then(pod(volumes=[{"name": "data", "emptyDir": {}}]),
+          app(volumeMounts=[{"name": "", "mountPath": ""}, {"name": "data", "mountPath": ""}])),
+     f"[{P}.containers[0].volumeMounts[0].name: Required value, "
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "", '
+     f"{P}.containers[0].volumeMounts[0].mountPath: Required value, "
+     f"{P}.containers[0].volumeMounts[1].mountPath: Required value, "
+     f'{P}.containers[0].volumeMounts[1].mountPath: Invalid value: "": must be unique]'),
+    ("a volume named twice or as no DNS label is refused, and mounts of it not found",
+     deployment,
+     then(pod(volumes=[{"name": "data"}, {"name": "data"}, {"name": "Logs"}]),
+          ports({"containerPort": 0}),
+          app(volumeMounts=[{"name": "Logs", "mountPath": "/logs"}])),
+     f'[{P}.volumes[1].name: Duplicate value: "data", {P}.volumes[2].name: Invalid value: '
+     f'"Logs": {DNS_LABEL}, {P}.containers[0].ports[0].containerPort: Required value, '
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "Logs"]'),
+    ("an init container's mount is held to the pod's volumes too", deployment,
+     pod(initContainers=[{"name": "init", "image": "i",
+                          "volumeMounts": [{"name": "seed", "mountPath": "/seed"}]}]),
+     f'{P}.initContainers[0].volumeMounts[0].name: Not found: "seed"'),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
@@ -824,6 +849,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
                        "tolerationSeconds": 30}])),
     ("an init container restarting Always (a sidecar) is taken", deployment,
      pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always"}])),
+    ("a mount of a volume without a source (an emptyDir) is taken", deployment,
+     then(pod(volumes=[{"name": "scratch"}]),
+          app(volumeMounts=[{"name": "scratch", "mountPath": "/tmp"},
+                            {"name": "scratch", "mountPath": "/var/tmp"}]))),
     ("serviceAccountName wins over the deprecated serviceAccount", deployment,
      pod(serviceAccountName="robot", serviceAccount="Robot_1")),
     ("a sidecar's probes and lifecycle are taken", deployment,

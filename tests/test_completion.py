@@ -461,3 +461,17 @@ def test_a_stateful_set_s_pod_is_validated_when_it_is_created(
     document = Document(Location("m.yaml", 1), _stateful_set(**fields))
     (result,) = check([document], snapshot, RunOptions()).results
     assert (result.verdict, result.reason) == expected
+
+
+def test_a_stateful_set_s_pod_mounts_the_volumes_of_its_claims() -> None:
+    """updateStorage gives each pod a volume per claim template, named as the template,
+    before ValidatePodCreate meets the mounts (TestValidateVolumeMounts' "name not found"
+    holds only for a volume no one adds)."""
+    body = _stateful_set(
+        containers=[{**container(), "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]
+    )
+    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    body["spec"]["volumeClaimTemplates"] = [claim]
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), body)], snapshot, RunOptions()).results
+    assert result.verdict is Verdict.YES

@@ -400,16 +400,61 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [c for c in _items(spec.get(key)) if isinstance(c, Mapping)]
 
 
-def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
+NOT_FOUND = "Not found"
+
+
+def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Errors:
+    """ValidateVolumes, for each volume's name: required, a DNS label, once; ``names``
+    gathers those without an error, the volumes a mount may name. A volume's source is not
+    validated here (one written without any is an emptyDir, SetDefaults_Volume), and one
+    whose source upstream refuses is taken as named."""
+    for i, raw in enumerate(_items(spec.get("volumes"))):
+        name = _text(_mapping(raw).get("name"))
+        if name is None:
+            continue  # of a wrong type: the decoder's to refuse
+        where = f"{prefix}.volumes[{i}].name"
+        found = [FieldError(where, REQUIRED)] if not name else []
+        found += _each(where, name, dns1123_label_errors(name)) if name else []
+        if name in names:
+            found.append(FieldError(where, DUPLICATE, go_quote(name)))
+        yield from found
+        if not found:
+            names.add(name)
+
+
+def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
+    """ValidateVolumeMounts, for a mount's name and path: a name required and one of the
+    pod's volumes (``volumes``; None when they are not all known here), a mountPath
+    required and once in the container."""
+    paths: set[str] = set()
+    for i, raw in enumerate(mounts):
+        mount = _mapping(raw)
+        where = f"{field}[{i}]"
+        name, path = _text(mount.get("name")), _text(mount.get("mountPath"))
+        if name == "":
+            yield FieldError(f"{where}.name", REQUIRED)
+        if name is not None and volumes is not None and name not in volumes:
+            yield FieldError(f"{where}.name", NOT_FOUND, go_quote(name))
+        if path is None:
+            continue
+        if not path:
+            yield FieldError(f"{where}.mountPath", REQUIRED)
+        if path in paths:
+            yield invalid(f"{where}.mountPath", path, "must be unique")
+        paths.add(path)
+
+
+def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = None) -> Errors:
     """validateContainers then validateInitContainers: names (DNS labels, unique across both
-    lists), images, ports, resources, restartPolicy, host ports unique (across the regular
-    containers, and within each init container alone), and no lifecycle or probe on an init
-    container that is no sidecar."""
+    lists), images, ports, volume mounts (of ``volumes``, :func:`volume_mounts`),
+    resources, restartPolicy, host ports unique (across the regular containers, and within
+    each init container alone), and no lifecycle or probe on an init container that is no
+    sidecar."""
     regular = _containers(spec, "containers")
     names: set[str] = set()
     for i, container in enumerate(regular):
         where = f"{prefix}.containers[{i}]"
-        yield from container_common(container, where)
+        yield from container_common(container, where, volumes)
         name = _text(container.get("name"))
         if name is not None:
             if name in names:
@@ -421,7 +466,7 @@ def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
     yield from host_port_conflicts(regular, f"{prefix}.containers")
     for i, container in enumerate(_containers(spec, "initContainers")):
         where = f"{prefix}.initContainers[{i}]"
-        yield from container_common(container, where)
+        yield from container_common(container, where, volumes)
         policy = _text(container.get("restartPolicy"))
         restart = container.get("restartPolicy")
         if restart is not None and policy is not None and policy != "Always":
@@ -448,8 +493,11 @@ _SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
 (a sidecar's are validated as a regular container's, which fitgate does not read)."""
 
 
-def container_common(container: Mapping[str, Any], where: str) -> Errors:
-    """validateContainerCommon: name, image, ports, resources (the fields fitgate reads)."""
+def container_common(
+    container: Mapping[str, Any], where: str, volumes: set[str] | None = None
+) -> Errors:
+    """validateContainerCommon: name, image, ports, volume mounts, resources (the fields
+    fitgate reads)."""
     name = _text(container.get("name"))
     if name == "":
         yield FieldError(f"{where}.name", REQUIRED)
@@ -458,6 +506,9 @@ def container_common(container: Mapping[str, Any], where: str) -> Errors:
     if _text(container.get("image")) == "":
         yield FieldError(f"{where}.image", REQUIRED)
     yield from container_ports(_items(container.get("ports")), f"{where}.ports")
+    yield from volume_mounts(
+        _items(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
+    )
     resources = _mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
 
@@ -952,9 +1003,12 @@ def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
 # --- The pod template ------------------------------------------------------------------------
 
 
-def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
-    """ValidatePodSpec, in its order, for the fields fitgate reads."""
-    yield from containers(spec, prefix)
+def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) -> Errors:
+    """ValidatePodSpec, in its order, for the fields fitgate reads. ``mounts_known``: the
+    spec holds every volume its pod will (a StatefulSet's pods also have its claims')."""
+    volumes: set[str] = set()
+    yield from volume_names(spec, prefix, volumes)
+    yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
     policy = _text(spec.get("restartPolicy"))
@@ -1316,11 +1370,12 @@ def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
 
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
-    (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
+    (validateContainersOnlyForPod), and no node named while scheduling gates remain. A pod
+    not ``named`` here is a StatefulSet's, whose claims' volumes its controller adds."""
     yield from object_meta(body, "Pod" if named else None)
     notes = _mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
-    yield from pod_spec(spec, "spec")
+    yield from pod_spec(spec, "spec", mounts_known=named)
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
             image = _text(container.get("image"))
