@@ -220,6 +220,59 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(initContainers=[{"name": "init", "image": "i",
                           "volumeMounts": [{"name": "seed", "mountPath": "/seed"}]}]),
      f'{P}.initContainers[0].volumeMounts[0].name: Not found: "seed"'),
+    # validateContainerCommon's policies, SetDefaults_Container filling in those left out
+    ("a termination message policy of no known kind is refused before the ports", deployment,
+     then(app(terminationMessagePolicy="Logs"), ports({"containerPort": 0})),
+     f'[{P}.containers[0].terminationMessagePolicy: Unsupported value: "Logs": supported '
+     f'values: "File", "FallbackToLogsOnError", {P}.containers[0].ports[0].containerPort: '
+     "Required value]"),
+    ("a pull policy in lower case is refused after the mounts, before the resources",
+     deployment, then(app(imagePullPolicy="always"),
+                      resources({"cpu": "2"}, {"cpu": "1"})),
+     f'[{P}.containers[0].imagePullPolicy: Unsupported value: "always": supported values: '
+     f'"Always", "IfNotPresent", "Never", {P}.containers[0].resources.requests: Invalid '
+     'value: "2": must be less than or equal to cpu limit of 1]'),
+    # validateProbe and validateHandler (TestValidateProbe, TestValidateHandler rows)
+    ("a probe without a handler is refused", deployment, app(readinessProbe={}),
+     f"{P}.containers[0].readinessProbe: Required value: must specify a handler type"),
+    ("a probe of two handlers keeps the first", deployment,
+     app(livenessProbe={"tcpSocket": {"port": 0}, "exec": {"command": []}}),
+     f"[{P}.containers[0].livenessProbe.exec.command: Required value, "
+     f"{P}.containers[0].livenessProbe.tcpSocket: Forbidden: may not specify more than 1 "
+     "handler type]"),
+    ("a liveness probe succeeding twice is refused, after its counts", deployment,
+     app(livenessProbe={"httpGet": {"port": "http"}, "successThreshold": 2,
+                        "periodSeconds": -1}),
+     f"[{P}.containers[0].livenessProbe.periodSeconds: Invalid value: -1: must be greater "
+     f"than or equal to 0, {P}.containers[0].livenessProbe.successThreshold: Invalid value: 2: "
+     "must be 1]"),
+    ("a readiness probe's own grace period is refused, twice when not positive", deployment,
+     app(readinessProbe={"grpc": {"port": 9000}, "terminationGracePeriodSeconds": 0}),
+     f"[{P}.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 0: "
+     f"must be greater than 0, {P}.containers[0].readinessProbe.terminationGracePeriodSeconds:"
+     " Invalid value: 0: must not be set for readinessProbes]"),
+    ("an httpGet probe's port, scheme and header names are held to their rules", deployment,
+     app(startupProbe={"httpGet": {"port": 70000, "scheme": "http",
+                                   "httpHeaders": [{"name": "X Auth", "value": "a"}]}}),
+     f"[{P}.containers[0].startupProbe.httpGet.port: Invalid value: 70000: must be between 1 "
+     f'and 65535, inclusive, {P}.containers[0].startupProbe.httpGet.scheme: Unsupported value: '
+     f'"http": supported values: "HTTP", "HTTPS", {P}.containers[0].startupProbe.httpGet.'
+     "httpHeaders: Invalid value: \"X Auth\": a valid HTTP header must consist of "
+     "alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is "
+     "'[-A-Za-z0-9]+')]"),
+    ("a tcpSocket port of digits as text is no port name", deployment,
+     app(livenessProbe={"tcpSocket": {"port": "8080"}}),
+     f'{P}.containers[0].livenessProbe.tcpSocket.port: Invalid value: "8080": must contain '
+     "at least one letter (a-z)"),
+    ("a lifecycle hook without a handler is refused before the probes", deployment,
+     app(lifecycle={"preStop": {}}, readinessProbe={}),
+     f"[{P}.containers[0].lifecycle.preStop: Required value: must specify a handler type, "
+     f"{P}.containers[0].readinessProbe: Required value: must specify a handler type]"),
+    ("a sidecar's probes are held to a container's rules", deployment,
+     pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always",
+                          "startupProbe": {"exec": {"command": ["true"]},
+                                           "successThreshold": 3}}]),
+     f"{P}.initContainers[0].startupProbe.successThreshold: Invalid value: 3: must be 1"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
@@ -853,6 +906,13 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
      then(pod(volumes=[{"name": "scratch"}]),
           app(volumeMounts=[{"name": "scratch", "mountPath": "/tmp"},
                             {"name": "scratch", "mountPath": "/var/tmp"}]))),
+    ("probes left to SetDefaults_Probe and a sleeping hook are taken", deployment,
+     app(livenessProbe={"httpGet": {"port": 8080, "path": ""}, "successThreshold": 0},
+         readinessProbe={"tcpSocket": {"port": "http"}, "periodSeconds": 0},
+         startupProbe={"grpc": {"port": 9000}, "terminationGracePeriodSeconds": 5},
+         lifecycle={"postStart": {"exec": {"command": ["true"]}},
+                    "preStop": {"sleep": {"seconds": 5}}},
+         imagePullPolicy="IfNotPresent", terminationMessagePolicy="FallbackToLogsOnError")),
     ("serviceAccountName wins over the deprecated serviceAccount", deployment,
      pod(serviceAccountName="robot", serviceAccount="Robot_1")),
     ("a sidecar's probes and lifecycle are taken", deployment,

@@ -460,6 +460,7 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
             if name in names:
                 yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
             names.add(name)
+        yield from lifecycle_and_probes(container, where)
         if container.get("restartPolicy") is not None:
             detail = "may not be set for non-init containers"
             yield FieldError(f"{where}.restartPolicy", FORBIDDEN, None, detail)
@@ -481,7 +482,9 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
         # checkHostPortConflicts([]core.Container{ctr}, fldPath): each init container alone,
         # indexed as the list's first
         yield from host_port_conflicts([container], f"{prefix}.initContainers")
-        if policy != "Always" or restart is None:
+        if policy == "Always" and restart is not None:
+            yield from lifecycle_and_probes(container, where)
+        else:
             for key in _SIDECAR_ONLY:
                 if container.get(key) is not None:
                     detail = "may not be set for init containers without restartPolicy=Always"
@@ -490,14 +493,14 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
 
 _SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
 """What validateInitContainers forbids an init container that is no sidecar, in its order
-(a sidecar's are validated as a regular container's, which fitgate does not read)."""
+(a sidecar's are validated as a regular container's, :func:`lifecycle_and_probes`)."""
 
 
 def container_common(
     container: Mapping[str, Any], where: str, volumes: set[str] | None = None
 ) -> Errors:
-    """validateContainerCommon: name, image, ports, volume mounts, resources (the fields
-    fitgate reads)."""
+    """validateContainerCommon: name, image, termination message policy, ports, volume
+    mounts, pull policy, resources (the fields fitgate reads)."""
     name = _text(container.get("name"))
     if name == "":
         yield FieldError(f"{where}.name", REQUIRED)
@@ -505,12 +508,121 @@ def container_common(
         yield from _each(f"{where}.name", name, dns1123_label_errors(name))
     if _text(container.get("image")) == "":
         yield FieldError(f"{where}.image", REQUIRED)
+    yield from _one_of(container, "terminationMessagePolicy", where, _MESSAGE_POLICIES)
     yield from container_ports(_items(container.get("ports")), f"{where}.ports")
     yield from volume_mounts(
         _items(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
     )
+    yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
     resources = _mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
+
+
+_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")  # sets.List: sorted
+
+
+def _one_of(container: Mapping[str, Any], key: str, where: str, values: tuple[str, ...]) -> Errors:
+    """A policy SetDefaults_Container gives a container that writes none, else one of
+    ``values``."""
+    policy = _text(container.get(key))
+    if policy and policy not in values:
+        yield not_supported(f"{where}.{key}", policy, values)
+
+
+def lifecycle_and_probes(container: Mapping[str, Any], where: str) -> Errors:
+    """validateContainers' (and a sidecar's) lifecycle handlers, then its liveness,
+    readiness and startup probes, after SetDefaults_Probe and SetDefaults_HTTPGetAction
+    (a path ``/``, the scheme ``HTTP``, a threshold or period of 0 defaulted): one handler
+    each, its port a number from 1 to 65535 or a port name, an exec command; the counts not
+    negative; a liveness or startup probe succeeding once, a readiness probe without its
+    own grace period. A sleep action and a stop signal are not checked."""
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, Mapping):
+        for hook in ("postStart", "preStop"):
+            if isinstance(lifecycle.get(hook), Mapping):
+                yield from _handler(lifecycle[hook], f"{where}.lifecycle.{hook}", _HOOK_HANDLERS)
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(kind)
+        if isinstance(probe, Mapping):
+            yield from _probe(probe, f"{where}.{kind}", kind)
+
+
+_PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+_PROBE_COUNTS = (
+    "initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
+    "failureThreshold",
+)  # fmt: skip
+_SCHEMES = ("HTTP", "HTTPS")  # sets.List: sorted
+_HEADER_NAME = re.compile("[-A-Za-z0-9]+")
+_HEADER_ERROR = regex_error(
+    "a valid HTTP header must consist of alphanumeric characters or '-'",
+    "[-A-Za-z0-9]+",
+    "X-Header-Name",
+)
+
+
+def _probe(probe: Mapping[str, Any], where: str, kind: str) -> Errors:
+    """validateProbe, then the liveness, readiness or startup probe's own rule."""
+    yield from _handler(probe, where, _PROBE_HANDLERS)
+    for name in _PROBE_COUNTS:
+        yield from _non_negative(probe, name, where)
+    grace = _int(probe.get("terminationGracePeriodSeconds"))
+    written = probe.get("terminationGracePeriodSeconds") is not None and grace is not None
+    field = f"{where}.terminationGracePeriodSeconds"
+    if written and (grace or 0) <= 0:
+        yield FieldError(field, INVALID, str(grace), "must be greater than 0")
+    if kind == "readinessProbe" and written:
+        yield FieldError(field, INVALID, str(grace), "must not be set for readinessProbes")
+    successes = _int(probe.get("successThreshold"))
+    if kind != "readinessProbe" and successes is not None and (successes or 1) != 1:
+        yield FieldError(f"{where}.successThreshold", INVALID, str(successes), "must be 1")
+
+
+def _handler(handler: Mapping[str, Any], where: str, kinds: tuple[str, ...]) -> Errors:
+    """validateHandler: exactly one handler of ``kinds``, in its order, each validated."""
+    found = 0
+    for kind in kinds:
+        action = handler.get(kind)
+        if action is None:
+            continue
+        if found:
+            detail = "may not specify more than 1 handler type"
+            yield FieldError(f"{where}.{kind}", FORBIDDEN, None, detail)
+            continue
+        found += 1
+        yield from _action(kind, _mapping(action), f"{where}.{kind}")
+    if not found:
+        yield FieldError(where, REQUIRED, None, "must specify a handler type")
+
+
+def _action(kind: str, action: Mapping[str, Any], where: str) -> Errors:
+    if kind == "exec" and not _items(action.get("command")):
+        yield FieldError(f"{where}.command", REQUIRED)
+    elif kind == "httpGet":
+        yield from _port_number_or_name(action.get("port"), f"{where}.port")
+        scheme = _text(action.get("scheme"))
+        if scheme and scheme not in _SCHEMES:
+            yield not_supported(f"{where}.scheme", scheme, _SCHEMES)
+        for header in _items(action.get("httpHeaders")):
+            name = _text(_mapping(header).get("name"))
+            if name is not None and not _HEADER_NAME.fullmatch(name):
+                yield invalid(f"{where}.httpHeaders", name, _HEADER_ERROR)
+    elif kind in ("tcpSocket", "grpc"):
+        yield from _port_number_or_name(action.get("port"), f"{where}.port")
+
+
+def _port_number_or_name(port: object, where: str) -> Errors:
+    """ValidatePortNumOrName of an IntOrString port (a gRPC port is a number)."""
+    if isinstance(port, bool):
+        return
+    if isinstance(port, int) or port is None:
+        number = port or 0
+        if port_number_error(number):
+            yield FieldError(where, INVALID, str(number), _PORT_RANGE)
+    elif isinstance(port, str):
+        yield from _each(where, port, port_name_errors(port))
 
 
 def container_ports(ports: list[Any], field: str) -> Errors:
