@@ -273,6 +273,22 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
                           "startupProbe": {"exec": {"command": ["true"]},
                                            "successThreshold": 3}}]),
      f"{P}.initContainers[0].startupProbe.successThreshold: Invalid value: 3: must be 1"),
+    # validateDNSPolicy after validateRestartPolicy; validatePodDNSConfig after the affinity
+    ("a DNS policy of no known kind is refused", deployment, pod(dnsPolicy="ClusterLast"),
+     f'{P}.dnsPolicy: Unsupported value: "ClusterLast": supported values: '
+     '"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"'),
+    ("the None DNS policy without a dnsConfig is refused", deployment, pod(dnsPolicy="None"),
+     f"{P}.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"),
+    ("the None DNS policy without a nameserver is refused", deployment,
+     pod(dnsPolicy="None", dnsConfig={"searches": ["svc.cluster.local"]}),
+     f"{P}.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver "
+     "when `dnsPolicy` is None"),
+    ("four nameservers are too many, refused after the node selector", deployment,
+     pod(dnsConfig={"nameservers": ["1.1.1.1", "8.8.8.8", "9.9.9.9", "8.8.4.4"]},
+         nodeSelector={"disk": "fast ssd"}),
+     f'[{P}.nodeSelector: Invalid value: "fast ssd": {LABEL_VALUE}, {P}.dnsConfig.nameservers: '
+     'Invalid value: ["1.1.1.1","8.8.8.8","9.9.9.9","8.8.4.4"]: must not have more than 3 '
+     "nameservers]"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
@@ -913,6 +929,8 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
          lifecycle={"postStart": {"exec": {"command": ["true"]}},
                     "preStop": {"sleep": {"seconds": 5}}},
          imagePullPolicy="IfNotPresent", terminationMessagePolicy="FallbackToLogsOnError")),
+    ("the None DNS policy with a nameserver is taken", deployment,
+     pod(dnsPolicy="None", dnsConfig={"nameservers": ["10.0.0.10"]})),
     ("serviceAccountName wins over the deprecated serviceAccount", deployment,
      pod(serviceAccountName="robot", serviceAccount="Robot_1")),
     ("a sidecar's probes and lifecycle are taken", deployment,

@@ -1126,8 +1126,13 @@ def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) ->
     policy = _text(spec.get("restartPolicy"))
     if policy and policy not in RESTART_POLICIES:  # validateRestartPolicy; unset is Always
         yield not_supported(f"{prefix}.restartPolicy", policy, RESTART_POLICIES)
+    dns = _text(spec.get("dnsPolicy"))
+    if dns and dns not in DNS_POLICIES:  # validateDNSPolicy; unset is ClusterFirst
+        shown = json_quote(dns)  # a *DNSPolicy, marshalled
+        yield not_supported_value(f"{prefix}.dnsPolicy", shown, DNS_POLICIES)
     yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
     yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
+    yield from _dns_config(spec, dns, f"{prefix}.dnsConfig")
     yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
@@ -1154,6 +1159,31 @@ def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) ->
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+
+
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+_MAX_NAMESERVERS = 3
+
+
+def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Errors:
+    """validatePodDNSConfig, for what needs no address parsing: with ``dnsPolicy: None`` a
+    dnsConfig and a nameserver in it, and at most three nameservers (their addresses, the
+    search paths and the options are not checked)."""
+    config = spec.get("dnsConfig")
+    servers = [_str(n) for n in _items(_mapping(config).get("nameservers"))]
+    if policy == "None":
+        if config is None:
+            detail = "must provide `dnsConfig` when `dnsPolicy` is None"
+            yield FieldError(field, REQUIRED, None, detail)
+            return
+        if not servers:
+            detail = "must provide at least one DNS nameserver when `dnsPolicy` is None"
+            yield FieldError(f"{field}.nameservers", REQUIRED, None, detail)
+            return
+    if len(servers) > _MAX_NAMESERVERS:
+        shown = "[" + ",".join(map(json_quote, servers)) + "]"
+        detail = f"must not have more than {_MAX_NAMESERVERS} nameservers"
+        yield FieldError(f"{field}.nameservers", INVALID, shown, detail)
 
 
 _MAX_INT32 = 2**31 - 1
