@@ -370,6 +370,35 @@ def test_match_label_keys_merged_at_creation_are_validated(
     assert _created_pod_error(fields) == expected
 
 
+# ValidatePodCreate holds a created pod to what no template is held to
+# (validateContainersOnlyForPod after ValidatePodSpec, then the scheduling gates): a
+# Deployment taken by the API server whose every pod it refuses.
+POD_ONLY = [
+    pytest.param(
+        {"containers": [{**container(requests={"cpu": "1"}), "image": "nginx "}],
+         "initContainers": [{**container("init"), "image": "\tbusybox"}]},
+        '[spec.containers[0].image: Invalid value: "nginx ": must not have leading or '
+        'trailing whitespace, spec.initContainers[0].image: Invalid value: "\\tbusybox": must '
+        "not have leading or trailing whitespace]",
+        id="an image with spaces around it is taken in a template and refused in its pods",
+    ),
+    pytest.param(
+        {"nodeName": "n", "schedulingGates": [{"name": "example.com/wait"}]},
+        "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared",
+        id="a node named beside scheduling gates is refused in the pods",
+    ),
+    pytest.param({"nodeName": "n"}, None, id="a node named without gates is no error"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "error"), POD_ONLY)
+def test_what_only_a_pod_is_held_to_is_validated_at_creation(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    verdict, found = _created_pod_error(fields)
+    assert (verdict is Verdict.ERROR, found) == (error is not None, error)
+
+
 def _ported(name: str, *ports: int) -> dict[str, Any]:
     return {**container(name), "ports": [{"containerPort": p} for p in ports]}
 

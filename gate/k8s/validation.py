@@ -1518,6 +1518,13 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     notes = _mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
     yield from pod_spec(spec, "spec", mounts_known=named)
+    yield from _pod_only(spec)
+
+
+def _pod_only(spec: Mapping[str, Any]) -> Errors:
+    """What ValidatePodCreate holds a pod to after ValidatePodSpec, and no template is held
+    to: images without surrounding spaces (validateContainersOnlyForPod), no ephemeral
+    containers, and no node named while scheduling gates remain."""
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
             image = _text(container.get("image"))
@@ -1530,6 +1537,13 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
         detail = "cannot be set until all schedulingGates have been cleared"
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
+
+
+def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePodCreate gives a pod created from ``spec``, a template its
+    workload's API validated, that the template's validation did not (:func:`_pod_only`):
+    a controller's pods are refused for them though the workload was taken."""
+    return [str(e) for e in _pod_only(spec)]
 
 
 def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
