@@ -289,6 +289,11 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'[{P}.nodeSelector: Invalid value: "fast ssd": {LABEL_VALUE}, {P}.dnsConfig.nameservers: '
      'Invalid value: ["1.1.1.1","8.8.8.8","9.9.9.9","8.8.4.4"]: must not have more than 3 '
      "nameservers]"),
+    # validateReadinessGates, after the DNS config, before the scheduling gates
+    ("a readiness gate's condition that is no qualified name is refused", deployment,
+     pod(readinessGates=[{"conditionType": "target health"}]),
+     f'{P}.readinessGates[0].conditionType: Invalid value: "target health": name part '
+     f"{QUALIFIED}"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),

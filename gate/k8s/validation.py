@@ -1133,6 +1133,10 @@ def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) ->
     yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
     yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
     yield from _dns_config(spec, dns, f"{prefix}.dnsConfig")
+    for i, gate in enumerate(_items(spec.get("readinessGates"))):  # validateReadinessGates
+        condition = _text(_mapping(gate).get("conditionType"))
+        if condition is not None:
+            yield from label_name(condition, f"{prefix}.readinessGates[{i}].conditionType")
     yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
