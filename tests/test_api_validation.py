@@ -294,6 +294,15 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(readinessGates=[{"conditionType": "target health"}]),
      f'{P}.readinessGates[0].conditionType: Invalid value: "target health": name part '
      f"{QUALIFIED}"),
+    # validateOS, last in ValidatePodSpec
+    ("an OS of no known name is refused after the overhead", deployment,
+     pod(os={"name": "darwin"}, overhead={"gpu": "1"}),
+     f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource for containers, {P}.os: Unsupported value: "darwin": supported values: '
+     '"linux", "windows"]'),
+    ("an OS without a name is refused", deployment, pod(os={"name": ""}),
+     f"{P}.os.name: Required value"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
