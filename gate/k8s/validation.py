@@ -1164,11 +1164,11 @@ def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) ->
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
     if isinstance(spec.get("os"), Mapping):  # validateOS (an OS's own rules are not checked)
-        name = _text(spec["os"].get("name"))
-        if name == "":
+        os_name = _text(spec["os"].get("name"))
+        if os_name == "":
             yield FieldError(f"{prefix}.os.name", REQUIRED)
-        elif name is not None and name not in OS_NAMES:
-            yield not_supported(f"{prefix}.os", name, OS_NAMES)
+        elif os_name is not None and os_name not in OS_NAMES:
+            yield not_supported(f"{prefix}.os", os_name, OS_NAMES)
 
 
 OS_NAMES = ("linux", "windows")  # sets.List: sorted
