@@ -102,6 +102,22 @@ def spec(**fields: Any) -> Edit:
     return lambda body: body["spec"].update(copy.deepcopy(fields))
 
 
+QUALIFIED_KINDS = {
+    "Deployment": "Deployment.apps", "ReplicaSet": "ReplicaSet.apps",
+    "StatefulSet": "StatefulSet.apps", "DaemonSet": "DaemonSet.apps", "Job": "Job.batch",
+    "CronJob": "CronJob.batch", "ReplicationController": "ReplicationController", "Pod": "Pod",
+    "PodTemplate": "PodTemplate",
+}  # fmt: skip
+"""schema.GroupKind.String() of each built-in kind: the core group's kinds stand alone."""
+
+
+def invalid(body: dict[str, Any], errors: str, name: str | None = None) -> str:
+    """apierrors.NewInvalid's message for ``body`` (named ``name`` when its own is not the
+    one validated): its GroupKind and quoted name, then the aggregated errors."""
+    shown = body["metadata"].get("name", "") if name is None else name
+    return f'{QUALIFIED_KINDS[body["kind"]]} "{shown}" is invalid: {errors}'
+
+
 def reason(body: dict[str, Any]) -> str | None:
     found = extract(Document(Location("w.yaml", 1), body=body), TEMPLATE_PATHS)
     if isinstance(found, Workload):
@@ -161,6 +177,132 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(initContainers=[{"name": "init", "image": "a", "restartPolicy": "Never"}]),
      f'{P}.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: '
      '"Always"'),
+    # validateInitContainers: lifecycle and probes only on a sidecar (TestValidateInitContainers'
+    # "invalid lifecycle, no lifecycle for init containers" and "... livenessProbe ..." rows)
+    ("an init container with a lifecycle is refused", deployment,
+     pod(initContainers=[{"name": "init", "image": "a",
+                          "lifecycle": {"preStop": {"exec": {"command": ["true"]}}}}]),
+     f"{P}.initContainers[0].lifecycle: Forbidden: may not be set for init containers without "
+     "restartPolicy=Always"),
+    ("an init container's probes are refused in their order, after its host ports", deployment,
+     pod(initContainers=[{"name": "init", "image": "a", "restartPolicy": "OnFailure",
+                          "startupProbe": {"tcpSocket": {"port": 80}},
+                          "livenessProbe": {"tcpSocket": {"port": 80}},
+                          "ports": [{"containerPort": 80, "hostPort": 80},
+                                    {"containerPort": 81, "hostPort": 80}]}]),
+     f'[{P}.initContainers[0].restartPolicy: Unsupported value: "OnFailure": supported values: '
+     f'"Always", {P}.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80", '
+     f"{P}.initContainers[0].livenessProbe: Forbidden: may not be set for init containers "
+     f"without restartPolicy=Always, {P}.initContainers[0].startupProbe: Forbidden: may not be "
+     "set for init containers without restartPolicy=Always]"),
+    # ValidateVolumes' names, first in ValidatePodSpec; ValidateVolumeMounts after the ports
+    # (TestValidateVolumeMounts' "name not found", "empty mountpath", "duplicate mountpath")
+    ("a mount of a volume the pod lacks is not found", deployment,
+     app(volumeMounts=[{"name": "config", "mountPath": "/etc/app"}]),
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "config"'),
+    ("a mount without a name or path is refused, its paths once each", deployment,
+     then(pod(volumes=[{"name": "data", "emptyDir": {}}]),
+          app(volumeMounts=[{"name": "", "mountPath": ""}, {"name": "data", "mountPath": ""}])),
+     f"[{P}.containers[0].volumeMounts[0].name: Required value, "
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "", '
+     f"{P}.containers[0].volumeMounts[0].mountPath: Required value, "
+     f"{P}.containers[0].volumeMounts[1].mountPath: Required value, "
+     f'{P}.containers[0].volumeMounts[1].mountPath: Invalid value: "": must be unique]'),
+    ("a volume named twice or as no DNS label is refused, and mounts of it not found",
+     deployment,
+     then(pod(volumes=[{"name": "data"}, {"name": "data"}, {"name": "Logs"}]),
+          ports({"containerPort": 0}),
+          app(volumeMounts=[{"name": "Logs", "mountPath": "/logs"}])),
+     f'[{P}.volumes[1].name: Duplicate value: "data", {P}.volumes[2].name: Invalid value: '
+     f'"Logs": {DNS_LABEL}, {P}.containers[0].ports[0].containerPort: Required value, '
+     f'{P}.containers[0].volumeMounts[0].name: Not found: "Logs"]'),
+    ("an init container's mount is held to the pod's volumes too", deployment,
+     pod(initContainers=[{"name": "init", "image": "i",
+                          "volumeMounts": [{"name": "seed", "mountPath": "/seed"}]}]),
+     f'{P}.initContainers[0].volumeMounts[0].name: Not found: "seed"'),
+    # validateContainerCommon's policies, SetDefaults_Container filling in those left out
+    ("a termination message policy of no known kind is refused before the ports", deployment,
+     then(app(terminationMessagePolicy="Logs"), ports({"containerPort": 0})),
+     f'[{P}.containers[0].terminationMessagePolicy: Unsupported value: "Logs": supported '
+     f'values: "File", "FallbackToLogsOnError", {P}.containers[0].ports[0].containerPort: '
+     "Required value]"),
+    ("a pull policy in lower case is refused after the mounts, before the resources",
+     deployment, then(app(imagePullPolicy="always"),
+                      resources({"cpu": "2"}, {"cpu": "1"})),
+     f'[{P}.containers[0].imagePullPolicy: Unsupported value: "always": supported values: '
+     f'"Always", "IfNotPresent", "Never", {P}.containers[0].resources.requests: Invalid '
+     'value: "2": must be less than or equal to cpu limit of 1]'),
+    # validateProbe and validateHandler (TestValidateProbe, TestValidateHandler rows)
+    ("a probe without a handler is refused", deployment, app(readinessProbe={}),
+     f"{P}.containers[0].readinessProbe: Required value: must specify a handler type"),
+    ("a probe of two handlers keeps the first", deployment,
+     app(livenessProbe={"tcpSocket": {"port": 0}, "exec": {"command": []}}),
+     f"[{P}.containers[0].livenessProbe.exec.command: Required value, "
+     f"{P}.containers[0].livenessProbe.tcpSocket: Forbidden: may not specify more than 1 "
+     "handler type]"),
+    ("a liveness probe succeeding twice is refused, after its counts", deployment,
+     app(livenessProbe={"httpGet": {"port": "http"}, "successThreshold": 2,
+                        "periodSeconds": -1}),
+     f"[{P}.containers[0].livenessProbe.periodSeconds: Invalid value: -1: must be greater "
+     f"than or equal to 0, {P}.containers[0].livenessProbe.successThreshold: Invalid value: 2: "
+     "must be 1]"),
+    ("a readiness probe's own grace period is refused, twice when not positive", deployment,
+     app(readinessProbe={"grpc": {"port": 9000}, "terminationGracePeriodSeconds": 0}),
+     f"[{P}.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 0: "
+     f"must be greater than 0, {P}.containers[0].readinessProbe.terminationGracePeriodSeconds:"
+     " Invalid value: 0: must not be set for readinessProbes]"),
+    ("an httpGet probe's port, scheme and header names are held to their rules", deployment,
+     app(startupProbe={"httpGet": {"port": 70000, "scheme": "http",
+                                   "httpHeaders": [{"name": "X Auth", "value": "a"}]}}),
+     f"[{P}.containers[0].startupProbe.httpGet.port: Invalid value: 70000: must be between 1 "
+     f'and 65535, inclusive, {P}.containers[0].startupProbe.httpGet.scheme: Unsupported value: '
+     f'"http": supported values: "HTTP", "HTTPS", {P}.containers[0].startupProbe.httpGet.'
+     "httpHeaders: Invalid value: \"X Auth\": a valid HTTP header must consist of "
+     "alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is "
+     "'[-A-Za-z0-9]+')]"),
+    ("a tcpSocket port of digits as text is no port name", deployment,
+     app(livenessProbe={"tcpSocket": {"port": "8080"}}),
+     f'{P}.containers[0].livenessProbe.tcpSocket.port: Invalid value: "8080": must contain '
+     "at least one letter (a-z)"),
+    ("a lifecycle hook without a handler is refused before the probes", deployment,
+     app(lifecycle={"preStop": {}}, readinessProbe={}),
+     f"[{P}.containers[0].lifecycle.preStop: Required value: must specify a handler type, "
+     f"{P}.containers[0].readinessProbe: Required value: must specify a handler type]"),
+    ("a sidecar's probes are held to a container's rules", deployment,
+     pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always",
+                          "startupProbe": {"exec": {"command": ["true"]},
+                                           "successThreshold": 3}}]),
+     f"{P}.initContainers[0].startupProbe.successThreshold: Invalid value: 3: must be 1"),
+    # validateDNSPolicy after validateRestartPolicy; validatePodDNSConfig after the affinity
+    ("a DNS policy of no known kind is refused", deployment, pod(dnsPolicy="ClusterLast"),
+     f'{P}.dnsPolicy: Unsupported value: "ClusterLast": supported values: '
+     '"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"'),
+    ("the None DNS policy without a dnsConfig is refused", deployment, pod(dnsPolicy="None"),
+     f"{P}.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"),
+    ("the None DNS policy without a nameserver is refused", deployment,
+     pod(dnsPolicy="None", dnsConfig={"searches": ["svc.cluster.local"]}),
+     f"{P}.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver "
+     "when `dnsPolicy` is None"),
+    ("four nameservers are too many, refused after the node selector", deployment,
+     pod(dnsConfig={"nameservers": ["1.1.1.1", "8.8.8.8", "9.9.9.9", "8.8.4.4"]},
+         nodeSelector={"disk": "fast ssd"}),
+     f'[{P}.nodeSelector: Invalid value: "fast ssd": {LABEL_VALUE}, {P}.dnsConfig.nameservers: '
+     'Invalid value: ["1.1.1.1","8.8.8.8","9.9.9.9","8.8.4.4"]: must not have more than 3 '
+     "nameservers]"),
+    # validateReadinessGates, after the DNS config, before the scheduling gates
+    ("a readiness gate's condition that is no qualified name is refused", deployment,
+     pod(readinessGates=[{"conditionType": "target health"}]),
+     f'{P}.readinessGates[0].conditionType: Invalid value: "target health": name part '
+     f"{QUALIFIED}"),
+    # validateOS, last in ValidatePodSpec
+    ("an OS of no known name is refused after the overhead", deployment,
+     pod(os={"name": "darwin"}, overhead={"gpu": "1"}),
+     f'[{P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard resource type or '
+     f'fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
+     f'resource for containers, {P}.os: Unsupported value: "darwin": supported values: '
+     '"linux", "windows"]'),
+    ("an OS without a name is refused", deployment, pod(os={"name": ""}),
+     f"{P}.os.name: Required value"),
     # validateContainerPorts
     ("a port without containerPort is refused", deployment, ports({"hostPort": 80}),
      f"{P}.containers[0].ports[0].containerPort: Required value"),
@@ -313,10 +455,28 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'Required value, {P}.overhead.limits[gpu]: Invalid value: "gpu": must be a standard '
      f'resource type or fully qualified, {P}.overhead.limits[gpu]: Invalid value: "gpu": must '
      "be a standard resource for containers]"),
-    # validateRestartPolicy
-    ("a restart policy of no known kind is refused", deployment, pod(restartPolicy="Sometimes"),
-     f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
-     '"OnFailure", "Never"'),
+    # validateRestartPolicy, then the controller's own rule on it
+    # (ValidatePodTemplateSpecForReplicaSet: "has already been first-order validated", yet
+    # listed again with its own supported values)
+    ("a restart policy of no known kind is refused twice", deployment,
+     pod(restartPolicy="Sometimes"),
+     f'[{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+     f'"OnFailure", "Never", {P}.restartPolicy: Unsupported value: "Sometimes": supported '
+     'values: "Always"]'),
+    ("a StatefulSet's restart policy of no known kind is its own to refuse",
+     lambda: deployment("StatefulSet"), pod(restartPolicy="Sometimes"),
+     f'{P}.restartPolicy: Unsupported value: "Sometimes": supported values: "Always"'),
+    ("a Job's restart policy of no known kind is refused twice", job,
+     lambda body: body["spec"]["template"]["spec"].update(restartPolicy="Sometimes"),
+     '[spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
+     '"Always", "OnFailure", "Never", spec.template.spec.restartPolicy: Unsupported value: '
+     '"Sometimes": supported values: "OnFailure", "Never"]'),
+    ("a Job's unknown restart policy beside a pod failure policy is only unsupported", job,
+     lambda body: (body["spec"].update(podFailurePolicy={"rules": []}),
+                   body["spec"]["template"]["spec"].update(restartPolicy="Sometimes")),
+     '[spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
+     '"Always", "OnFailure", "Never", spec.template.spec.restartPolicy: Unsupported value: '
+     '"Sometimes": supported values: "OnFailure", "Never"]'),
     # ValidateLabels (nodeSelector)
     ("a nodeSelector value that is no label value is refused", deployment,
      pod(nodeSelector={"disk": "fast ssd"}),
@@ -461,9 +621,22 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("a scheduling gate without a name is refused", deployment, pod(schedulingGates=[{}]),
      f'[{P}.schedulingGates[0]: Invalid value: "": name part must be non-empty, '
      f'{P}.schedulingGates[0]: Invalid value: "": name part {QUALIFIED}]'),
-    # ValidateNodeName, ValidatePriorityClassName, ValidateRuntimeClassName
+    # ValidateServiceAccountName, ValidateNodeName, ValidatePriorityClassName,
+    # ValidateRuntimeClassName; the hostname and subdomain DNS labels (ValidatePodSpec)
+    ("a service account name that is no DNS subdomain is refused", deployment,
+     pod(serviceAccountName="Robot_1"),
+     f'{P}.serviceAccountName: Invalid value: "Robot_1": {SUBDOMAIN}'),
+    ("the deprecated serviceAccount is refused as the name it stands for", deployment,
+     pod(serviceAccount="Robot_1"),
+     f'{P}.serviceAccountName: Invalid value: "Robot_1": {SUBDOMAIN}'),
     ("a node name that is no DNS subdomain is refused", deployment, pod(nodeName="Node_1"),
      f'{P}.nodeName: Invalid value: "Node_1": {SUBDOMAIN}'),
+    ("a hostname and a subdomain that are no DNS labels are refused after the deadline",
+     deployment, pod(hostname="web.1", subdomain="Svc", activeDeadlineSeconds=0),
+     f"[{P}.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, "
+     f'inclusive, {P}.hostname: Invalid value: "web.1": must not contain dots, '
+     f'{P}.subdomain: Invalid value: "Svc": {DNS_LABEL}, {P}.activeDeadlineSeconds: Forbidden: '
+     "activeDeadlineSeconds in ReplicaSet is not Supported]"),
     ("a priority class name that is no DNS subdomain is refused", deployment,
      pod(priorityClassName="High"),
      f'{P}.priorityClassName: Invalid value: "High": {SUBDOMAIN}'),
@@ -533,6 +706,23 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      pod(activeDeadlineSeconds=60),
      f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
      "Supported"),
+    ("a ReplicationController's pods of a deadline are refused (ValidatePodTemplateSpecForRC)",
+     controller, pod(activeDeadlineSeconds=60),
+     f"{P}.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicationController is "
+     "not Supported"),
+    # ValidatePodTemplateSpec after the pod spec; ValidatePodCreate after the images
+    ("a template's ephemeral containers are refused", deployment,
+     pod(ephemeralContainers=[{"name": "debug", "image": "busybox"}]),
+     f"{P}.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"),
+    ("a Pod's ephemeral containers are refused on create, after its images", lambda: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}},
+     lambda body: body["spec"].update(
+         ephemeralContainers=[{"name": "debug", "image": "busybox"}], nodeName="n1",
+         schedulingGates=[{"name": "wait"}], containers=[{"name": "a", "image": " nginx"}]),
+     '[spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+     "whitespace, spec.ephemeralContainers: Forbidden: cannot be set on create, spec.nodeName: "
+     "Forbidden: cannot be set until all schedulingGates have been cleared]"),
     ("a Deployment's pods restarting Never are refused", deployment, pod(restartPolicy="Never"),
      f'{P}.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
     # ValidateRollingUpdateDeployment, ValidateDeploymentStrategy
@@ -717,7 +907,7 @@ def test_a_template_the_api_server_refuses_is_an_error_in_its_words(
     body = build()
     assert reason(body) is None  # the workload before the edit is taken
     edit(body)
-    assert reason(body) == expected
+    assert reason(body) == invalid(body, expected)
 
 
 def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
@@ -728,8 +918,8 @@ def test_a_negative_job_count_is_refused_in_the_api_server_s_words() -> None:
     body["spec"].update(parallelism=-1, completions=-2)
     found = validation.workload_problem("Job", body, body["spec"]["template"]["spec"])
     assert found == (
-        "[spec.parallelism: Invalid value: -1: must be greater than or equal to 0, "
-        "spec.completions: Invalid value: -2: must be greater than or equal to 0]"
+        'Job.batch "j" is invalid: [spec.parallelism: Invalid value: -1: must be greater than '
+        "or equal to 0, spec.completions: Invalid value: -2: must be greater than or equal to 0]"
     )
 
 
@@ -742,6 +932,25 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
                        "tolerationSeconds": 30}])),
     ("an init container restarting Always (a sidecar) is taken", deployment,
      pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always"}])),
+    ("a mount of a volume without a source (an emptyDir) is taken", deployment,
+     then(pod(volumes=[{"name": "scratch"}]),
+          app(volumeMounts=[{"name": "scratch", "mountPath": "/tmp"},
+                            {"name": "scratch", "mountPath": "/var/tmp"}]))),
+    ("probes left to SetDefaults_Probe and a sleeping hook are taken", deployment,
+     app(livenessProbe={"httpGet": {"port": 8080, "path": ""}, "successThreshold": 0},
+         readinessProbe={"tcpSocket": {"port": "http"}, "periodSeconds": 0},
+         startupProbe={"grpc": {"port": 9000}, "terminationGracePeriodSeconds": 5},
+         lifecycle={"postStart": {"exec": {"command": ["true"]}},
+                    "preStop": {"sleep": {"seconds": 5}}},
+         imagePullPolicy="IfNotPresent", terminationMessagePolicy="FallbackToLogsOnError")),
+    ("the None DNS policy with a nameserver is taken", deployment,
+     pod(dnsPolicy="None", dnsConfig={"nameservers": ["10.0.0.10"]})),
+    ("serviceAccountName wins over the deprecated serviceAccount", deployment,
+     pod(serviceAccountName="robot", serviceAccount="Robot_1")),
+    ("a sidecar's probes and lifecycle are taken", deployment,
+     pod(initContainers=[{"name": "proxy", "image": "p", "restartPolicy": "Always",
+                          "readinessProbe": {"tcpSocket": {"port": 80}},
+                          "lifecycle": {"preStop": {"exec": {"command": ["true"]}}}}])),
     ("a host port of 0 with hostNetwork is left to the pod's defaults", deployment,
      then(pod(hostNetwork=True), ports({"containerPort": 80}))),
     ("one host port on two protocols is taken", deployment,
@@ -968,3 +1177,60 @@ def test_valid_templates_built_from_the_shapes_read_are_never_refused(
     spec: dict[str, Any], labels: dict[str, str]
 ) -> None:
     assert pod_template_problem(spec, P, labels) is None
+
+
+def _refused_labels(build: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    def built() -> dict[str, Any]:
+        body = build()
+        body["metadata"]["labels"] = {"bad key!": "x"}
+        return body
+
+    return built
+
+
+def _bare_pod() -> dict[str, Any]:
+    body = deployment()
+    spec = body["spec"]["template"]["spec"]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+_BAD_KEY = f'metadata.labels: Invalid value: "bad key!": name part {QUALIFIED}'
+
+# (id, the workload, the whole message the API server answers its create with)
+WHOLE: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
+    ("a Deployment is named by its kind in the apps group", deployment,
+     f'Deployment.apps "web" is invalid: {_BAD_KEY}'),
+    ("a ReplicaSet too", lambda: deployment("ReplicaSet"),
+     f'ReplicaSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a StatefulSet too", lambda: deployment("StatefulSet"),
+     f'StatefulSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a DaemonSet too", lambda: deployment("DaemonSet"),
+     f'DaemonSet.apps "web" is invalid: {_BAD_KEY}'),
+    ("a Job in the batch group", job, f'Job.batch "j" is invalid: {_BAD_KEY}'),
+    ("a CronJob too", lambda: job("CronJob"), f'CronJob.batch "c" is invalid: {_BAD_KEY}'),
+    ("a ReplicationController of the core group by its kind alone", controller,
+     f'ReplicationController "web" is invalid: {_BAD_KEY}'),
+    ("a Pod too", _bare_pod, f'Pod "p" is invalid: {_BAD_KEY}'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "expected"), [r[1:] for r in WHOLE], ids=[r[0] for r in WHOLE])
+def test_a_refused_object_is_named_as_new_invalid_names_it(
+    build: Callable[[], dict[str, Any]], expected: str
+) -> None:
+    """apimachinery pkg/api/errors NewInvalid: ``%s %q is invalid: %v`` of the object's
+    schema.GroupKind (its String() leaves the core group out), its name and the
+    aggregated errors, as rest.BeforeCreate returns them (ValidateDeployment and the
+    others: the metadata's errors first)."""
+    assert reason(build()) is None
+    assert reason(_refused_labels(build)()) == expected
+
+
+def test_several_errors_are_one_aggregate_after_the_name() -> None:
+    body = deployment()
+    body["metadata"]["labels"] = {"bad key!": "x"}
+    body["spec"]["replicas"] = -1
+    assert reason(body) == (
+        f'Deployment.apps "web" is invalid: [{_BAD_KEY}, spec.replicas: Invalid value: -1: '
+        "must be greater than or equal to 0]"
+    )

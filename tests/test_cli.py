@@ -270,7 +270,7 @@ def test_text_no_utf8_can_hold_is_shown_as_replacement_characters(tmp_path: Path
     assert [w["name"] for w in report["workloads"]] == ["web\ufffd", "web-small"]
     assert report["workloads"][0]["verdict"] == "ERROR"
     assert report["workloads"][0]["reason"].startswith(
-        'metadata.name: Invalid value: "web\ufffd": '
+        'Pod "web\ufffd" is invalid: metadata.name: Invalid value: "web\ufffd": '
     )
     assert report["workloads"][1]["file"] == f"{manifests}/web\ufffd.yaml"
     assert "aks\ufffdnode" in report["workloads"][1]["outcomes"][0]["nodes"]

@@ -15,6 +15,7 @@ from gate.scheduler.framework.pods import pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container, node
 from tests.engine_support import NOT_HELPFUL, evaluate, pod_spec, preempting
+from tests.test_api_validation import SUBDOMAIN
 from tests.test_filters import PORTS_MISS, hp, reasons
 
 
@@ -369,6 +370,35 @@ def test_match_label_keys_merged_at_creation_are_validated(
     assert _created_pod_error(fields) == expected
 
 
+# ValidatePodCreate holds a created pod to what no template is held to
+# (validateContainersOnlyForPod after ValidatePodSpec, then the scheduling gates): a
+# Deployment taken by the API server whose every pod it refuses.
+POD_ONLY = [
+    pytest.param(
+        {"containers": [{**container(requests={"cpu": "1"}), "image": "nginx "}],
+         "initContainers": [{**container("init"), "image": "\tbusybox"}]},
+        '[spec.containers[0].image: Invalid value: "nginx ": must not have leading or '
+        'trailing whitespace, spec.initContainers[0].image: Invalid value: "\\tbusybox": must '
+        "not have leading or trailing whitespace]",
+        id="an image with spaces around it is taken in a template and refused in its pods",
+    ),
+    pytest.param(
+        {"nodeName": "n", "schedulingGates": [{"name": "example.com/wait"}]},
+        "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared",
+        id="a node named beside scheduling gates is refused in the pods",
+    ),
+    pytest.param({"nodeName": "n"}, None, id="a node named without gates is no error"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "error"), POD_ONLY)
+def test_what_only_a_pod_is_held_to_is_validated_at_creation(
+    fields: dict[str, Any], error: str | None
+) -> None:
+    verdict, found = _created_pod_error(fields)
+    assert (verdict is Verdict.ERROR, found) == (error is not None, error)
+
+
 def _ported(name: str, *ports: int) -> dict[str, Any]:
     return {**container(name), "ports": [{"containerPort": p} for p in ports]}
 
@@ -443,6 +473,12 @@ STATEFUL = [
         id="every error of a StatefulSet's pod is listed, in ValidatePodCreate's order",
     ),
     pytest.param({}, (Verdict.YES, None), id="a StatefulSet's valid pod is judged"),
+    pytest.param({"hostname": "Not_A_Label", "subdomain": "x.y"}, (Verdict.YES, None),
+                 id="a template's hostname and subdomain are replaced by its controller's"),
+    pytest.param({"serviceAccountName": "Robot_1"},
+                 (Verdict.ERROR, 'Pod "db-0" is invalid: spec.serviceAccountName: Invalid '
+                                 f'value: "Robot_1": {SUBDOMAIN}'),
+                 id="a StatefulSet's pod of a service account that is no subdomain is invalid"),
 ]  # fmt: skip
 
 
@@ -454,3 +490,17 @@ def test_a_stateful_set_s_pod_is_validated_when_it_is_created(
     document = Document(Location("m.yaml", 1), _stateful_set(**fields))
     (result,) = check([document], snapshot, RunOptions()).results
     assert (result.verdict, result.reason) == expected
+
+
+def test_a_stateful_set_s_pod_mounts_the_volumes_of_its_claims() -> None:
+    """updateStorage gives each pod a volume per claim template, named as the template,
+    before ValidatePodCreate meets the mounts (TestValidateVolumeMounts' "name not found"
+    holds only for a volume no one adds)."""
+    body = _stateful_set(
+        containers=[{**container(), "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]
+    )
+    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    body["spec"]["volumeClaimTemplates"] = [claim]
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), body)], snapshot, RunOptions()).results
+    assert result.verdict is Verdict.YES

@@ -90,8 +90,9 @@ ADDED: list[tuple[str, dict[str, Any], set[str]]] = [
     ("a job's pods carry its name and uid", _job("pi", {"app": "pi"}), JOB_KEYS),
     ("a cronjob's job's pods carry its name and uid", _job("pi", {}, "CronJob"), JOB_KEYS),
     (
+        # the API server refuses another value (validateGeneratedSelector: must be 'pi')
         "a job's template label of the same key is kept",
-        _job("pi", {"job-name": "mine"}),
+        _job("pi", {"job-name": "pi"}),
         JOB_KEYS - {"job-name"},
     ),
     (
@@ -417,7 +418,8 @@ POD_REFUSED: list[tuple[str, dict[str, Any], str | None]] = [
     (
         "a name with a dot is refused with the StatefulSet itself (ValidateStatefulSetName)",
         _named("db.v1"),
-        'metadata.name: Invalid value: "db.v1": must not contain dots',
+        'StatefulSet.apps "db.v1" is invalid: metadata.name: Invalid value: "db.v1": must not '
+        "contain dots",
     ),
     (
         "a serviceName that is no DNS label makes no subdomain",

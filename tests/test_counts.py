@@ -193,8 +193,9 @@ REFUSED: list[tuple[str, str, str, int]] = [
         "  jobTemplate:\n    spec:\n      parallelism: -1\n      template:\n"
         "        spec:\n          containers: [{name: c, image: i}]\n"
         "          restartPolicy: Never\n  schedule: '@daily'\n",
-        # ValidateNonnegativeField, in validateJobSpec
-        "spec.jobTemplate.spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+        # ValidateNonnegativeField, in validateJobSpec; NewInvalid names the CronJob
+        'CronJob.batch "w" is invalid: spec.jobTemplate.spec.parallelism: Invalid value: -1: '
+        "must be greater than or equal to 0",
         7,
     ),
     (
@@ -243,7 +244,7 @@ def test_a_workload_whose_count_is_none_is_an_error_naming_the_field(
     result = found.result()
     assert (result.verdict, result.reason) == (Verdict.ERROR, reason)
     assert result.field_at is not None and result.field_at.line == line
-    assert result.field_at.path == reason.split(": ", 1)[0]
+    assert result.field_at.path == reason.split(" is invalid: ")[-1].split(": ", 1)[0]
 
 
 def test_the_error_points_at_the_fields_line_and_value() -> None:
@@ -312,7 +313,8 @@ def test_each_replica_count_the_issue_found_read_as_one_now_fails_the_gate(writt
     assert result.reason is not None
     negative = "spec.replicas: Invalid value: -1: must be greater than or equal to 0"
     # the manifest selects nothing: the API server lists that beside the negative count
-    assert result.reason.startswith((f"spec.replicas: {EXPECTED}", f"[{negative}, "))
+    invalid = f'Deployment.apps "w" is invalid: [{negative}, '
+    assert result.reason.startswith((f"spec.replicas: {EXPECTED}", invalid))
 
 
 # (id, kind, the manifest's spec, the API server's refusal)
@@ -321,25 +323,29 @@ NEGATIVE: list[tuple[str, str, str, str]] = [
         "a Deployment's negative replicas are refused in the API server's words",
         "Deployment",
         "  replicas: -1\n" + _SELECTED,
-        "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+        'Deployment.apps "w" is invalid: spec.replicas: Invalid value: -1: must be greater '
+        "than or equal to 0",
     ),
     (
         "a StatefulSet's",
         "StatefulSet",
         "  replicas: -3\n" + _SELECTED,
-        "spec.replicas: Invalid value: -3: must be greater than or equal to 0",
+        'StatefulSet.apps "w" is invalid: spec.replicas: Invalid value: -3: must be greater '
+        "than or equal to 0",
     ),
     (
         "a Job's negative parallelism",
         "Job",
         "  parallelism: -2\n",
-        "spec.parallelism: Invalid value: -2: must be greater than or equal to 0",
+        'Job.batch "w" is invalid: spec.parallelism: Invalid value: -2: must be greater than or '
+        "equal to 0",
     ),
     (
         "a Job's negative completions",
         "Job",
         "  completions: -1\n",
-        "spec.completions: Invalid value: -1: must be greater than or equal to 0",
+        'Job.batch "w" is invalid: spec.completions: Invalid value: -1: must be greater than or '
+        "equal to 0",
     ),
     (
         "past int32 no validation is reached: the count is no int32",
@@ -361,6 +367,7 @@ def test_a_negative_count_of_a_built_in_kind(kind: str, spec: str, reason: str) 
     template = _RUN_ONCE if kind == "Job" else _LABELLED
     (found,) = _extracted(_manifest(kind, api, spec, template))
     assert isinstance(found, Unevaluated) and found.reason == reason
+    assert found.field_at is not None  # refused for the count alone: it points at its line
 
 
 def test_a_custom_kind_s_negative_count_keeps_fitgate_s_words() -> None:

@@ -347,5 +347,5 @@ def test_a_field_value_from_the_manifest_stays_on_one_line(tmp_path: Path) -> No
     # No node is so named: the API server refuses it, and its words quote the value escaped
     assert result.reason is not None and "\n" not in result.reason
     assert result.reason.startswith(
-        'spec.nodeName: Invalid value: "gone\\n::error file=x::pwned": '
+        'Pod "pinned" is invalid: spec.nodeName: Invalid value: "gone\\n::error file=x::pwned": '
     )

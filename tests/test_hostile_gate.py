@@ -384,26 +384,31 @@ def _with_resources(resources: str, overhead: str = "") -> str:
 # or equal to 0", beside the template's other errors; the pod is never created, so the
 # workload is an ERROR, never a fit.
 FIELD = "spec.template.spec"
+INVALID = 'Deployment.apps "too-big" is invalid: '
 QUANTITIES = {
     "a negative cpu request": (
         _with_resources('requests: {cpu: "-1"}'),
-        f'{FIELD}.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater '
+        f'{INVALID}{FIELD}.containers[0].resources.requests[cpu]: Invalid value: "-1": must be '
+        "greater "
         "than or equal to 0",
     ),
     "a negative memory request given as a YAML word": (
         _with_resources("requests: {memory: -5Mi}"),
-        f'{FIELD}.containers[0].resources.requests[memory]: Invalid value: "-5Mi": must be '
+        f'{INVALID}{FIELD}.containers[0].resources.requests[memory]: Invalid value: "-5Mi": '
+        "must be "
         "greater than or equal to 0",
     ),
     "a negative integer limit, below its request too": (
         _with_resources("requests: {cpu: 1}, limits: {cpu: -2}"),
-        f'[{FIELD}.containers[0].resources.limits[cpu]: Invalid value: "-2": must be greater '
+        f'{INVALID}[{FIELD}.containers[0].resources.limits[cpu]: Invalid value: "-2": must be '
+        "greater "
         f'than or equal to 0, {FIELD}.containers[0].resources.requests: Invalid value: "1": '
         "must be less than or equal to cpu limit of -2]",
     ),
     "a negative overhead": (
         _with_resources('requests: {cpu: "1"}', overhead='{memory: "-1Gi"}'),
-        f'{FIELD}.overhead.limits[memory]: Invalid value: "-1Gi": must be greater than or equal '
+        f'{INVALID}{FIELD}.overhead.limits[memory]: Invalid value: "-1Gi": must be greater '
+        "than or equal "
         "to 0",
     ),
     "a malformed limit": (

@@ -73,7 +73,8 @@ def run(tmp_path: Path, text: str) -> dict[str, object]:
         pytest.param("  name: !!binary d2Vi\n", "web", "YES", None,
                      id="a binary name is its decoded text"),
         pytest.param("  name: !!binary d2Vi/w==\n", "web\ufffd", "ERROR",
-                     f'metadata.name: Invalid value: "web\ufffd": {SUBDOMAIN}',
+                     f'Pod "web\ufffd" is invalid: metadata.name: Invalid value: "web\ufffd": '
+                     f"{SUBDOMAIN}",
                      id="a binary name that is not UTF-8 holds U+FFFD, which no name may"),
         pytest.param("  name: !!binary '%%%'\n", "w.yaml:1", "ERROR",
                      "!!binary value contains invalid base64 data (line 4, column 9)",

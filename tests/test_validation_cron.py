@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.k8s import cronschedule
 from gate.k8s.cronschedule import duration_error, schedule_error, time_zone_error
+from tests.test_api_validation import job, reason
 
 # (id, schedule, the parser's error)
 REFUSED = [
@@ -79,3 +81,52 @@ def test_a_time_zone_of_the_tz_database_loads() -> None:
 def test_the_zones_are_the_tzdata_package_s_not_the_machine_s() -> None:
     # Go's embedded database has no "localtime" (a file some machines' zoneinfo holds).
     assert time_zone_error("localtime") == "unknown time zone localtime"
+
+
+def _unreadable_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cronschedule, "_zones", frozenset)
+
+
+# (id, the CronJob's edit, the field that cannot be judged, the zone)
+UNJUDGED = [
+    ("a time zone the database holds", {"timeZone": "Europe/Berlin"}, "spec.timeZone",
+     "Europe/Berlin"),
+    ("a time zone the database lacks", {"timeZone": "Mars/Olympus_Mons"}, "spec.timeZone",
+     "Mars/Olympus_Mons"),
+    ("a zone a TZ= prefix names in the schedule", {"schedule": "TZ=Asia/Tokyo 0 0 * * *"},
+     "spec.schedule", "Asia/Tokyo"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "zone"), [r[1:] for r in UNJUDGED], ids=[r[0] for r in UNJUDGED]
+)
+def test_a_zone_is_not_judged_when_no_tz_database_is_readable(
+    monkeypatch: pytest.MonkeyPatch, edit: dict[str, str], field: str, zone: str
+) -> None:
+    # validateTimeZone asks time.LoadLocation, which the API server answers from the
+    # database Go embeds: without one here neither taking nor refusing is known.
+    _unreadable_database(monkeypatch)
+    body = job("CronJob")
+    body["spec"].update(edit)
+    assert reason(body) == (
+        f'{field}: cannot judge the time zone "{zone}": no tz database is readable here '
+        "(the tzdata package), so whether the API server loads it is unknown"
+    )
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [{}, {"timeZone": "UTC"}, {"schedule": "CRON_TZ=UTC 0 0 * * *"}],
+    ids=["no time zone needs no database", "UTC needs none", "a TZ= prefix of UTC needs none"],
+)
+def test_a_zone_go_knows_without_its_database_is_still_judged(
+    monkeypatch: pytest.MonkeyPatch, edit: dict[str, str]
+) -> None:
+    _unreadable_database(monkeypatch)
+    body = job("CronJob")
+    body["spec"].update(edit)
+    found = reason(body)
+    assert found is None or "cannot judge" not in found
+    if "schedule" in edit:
+        assert found is not None and "cannot use TZ or CRON_TZ in schedule" in found

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.test_api_validation import DNS_LABEL, SUBDOMAIN, deployment, job, reason
+from gate.k8s.validation import stored_name
+from tests.test_api_validation import DNS_LABEL, SUBDOMAIN, deployment, invalid, job, reason
 
 
 def named(build: Callable[[], dict[str, Any]], **metadata: Any) -> Callable[[], dict[str, Any]]:
@@ -20,6 +21,19 @@ def named(build: Callable[[], dict[str, Any]], **metadata: Any) -> Callable[[], 
     def made() -> dict[str, Any]:
         body = build()
         body["metadata"] = metadata
+        return body
+
+    return made
+
+
+def template_notes(
+    build: Callable[[], dict[str, Any]], annotations: dict[str, str]
+) -> Callable[[], dict[str, Any]]:
+    """The workload ``build`` makes, its template annotated with ``annotations``."""
+
+    def made() -> dict[str, Any]:
+        body = build()
+        body["spec"]["template"]["metadata"]["annotations"] = annotations
         return body
 
     return made
@@ -97,6 +111,27 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
      "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
      "'/' (e.g. 'example.com/MyName')"),
+    # ValidatePodSpecificAnnotations, after ValidateAnnotations (helpers.go
+    # GetDeletionCostFromPodAnnotations: no '+', no leading zero, a 32-bit integer)
+    ("a template's pod deletion cost of a leading zero is refused", template_notes(
+        deployment, {"controller.kubernetes.io/pod-deletion-cost": "007"}),
+     "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"007": must be a 32bit integer'),
+    ("a StatefulSet's pod deletion cost past 32 bits is refused", template_notes(
+        lambda: deployment("StatefulSet"),
+        {"controller.kubernetes.io/pod-deletion-cost": "2147483648"}),
+     "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"2147483648": must be a 32bit integer'),
+    ("a Pod's deletion cost with a plus sign is refused, after its annotation keys",
+     named(pod, name="p", annotations={"controller.kubernetes.io/pod-deletion-cost": "+1",
+                                       "/x": "y"}),
+     '[metadata.annotations: Invalid value: "/x": prefix part must be non-empty, '
+     "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "
+     '"+1": must be a 32bit integer]'),
+    ("a mirror pod's annotation without a node name is refused",
+     template_notes(deployment, {"kubernetes.io/config.mirror": "hash"}),
+     'spec.template.annotations[kubernetes.io/config.mirror]: Invalid value: "hash": must set '
+     "spec.nodeName if mirror pod annotation is set"),
 ]  # fmt: skip
 
 
@@ -106,14 +141,17 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], str]] = [
 def test_a_name_the_api_server_refuses_is_an_error_in_its_words(
     build: Callable[[], dict[str, Any]], expected: str
 ) -> None:
-    assert reason(build()) == expected
+    body = build()
+    assert reason(body) == invalid(body, expected, stored_name(body["metadata"]))
 
 
 def test_a_cronjob_s_generated_name_is_held_to_52_characters() -> None:
     """ValidateCronJobCreate measures the name BeforeCreate generated: 48 characters of
     prefix and 5 random ones are too many for the Jobs' names."""
     found = reason(named(lambda: job("CronJob"), generateName="c" * 48)())
-    assert found is not None and found.startswith(f'metadata.name: Invalid value: "{"c" * 48}')
+    assert found is not None and found.startswith(f'CronJob.batch "{"c" * 48}')
+    found = found.partition(" is invalid: ")[2]
+    assert found.startswith(f'metadata.name: Invalid value: "{"c" * 48}')
     assert found.endswith('": must be no more than 52 characters')
     assert reason(named(lambda: job("CronJob"), generateName="c" * 47)()) is None
 
@@ -122,7 +160,8 @@ def test_a_generated_name_past_its_prefix_is_validated_as_generated() -> None:
     """rest.BeforeCreate generates the name (the prefix and 5 random characters) before
     ValidateObjectMeta: both are refused, the name's random part being the API server's."""
     found = reason(named(deployment, generateName="Web-")())
-    assert found is not None
+    assert found is not None and found.startswith('Deployment.apps "Web-')
+    found = found.partition(" is invalid: ")[2]
     generate, name = found[1:-1].split(", metadata.name: ")
     assert generate == f'metadata.generateName: Invalid value: "Web-": {SUBDOMAIN}'
     assert name.startswith('Invalid value: "Web-') and name.endswith(f'": {SUBDOMAIN}')
@@ -137,6 +176,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]]]] = [
     ("a Pod named a 253-character subdomain is taken", named(pod, name="p" * 253)),
     ("a generateName of one dash is taken (nothing to mask)",
      named(deployment, name="web", generateName="a-")),
+    ("pod deletion costs of 32 bits are taken, negative or 0", template_notes(
+        deployment, {"controller.kubernetes.io/pod-deletion-cost": "-2147483648"})),
+    ("a pod deletion cost of 0 is taken", template_notes(
+        lambda: deployment("DaemonSet"), {"controller.kubernetes.io/pod-deletion-cost": "0"})),
     ("an annotation key in capitals, of any value, is taken (case does not matter)",
      named(deployment, name="w", annotations={"Example.COM/Owner": "<b>\u2028 anything"})),
 ]  # fmt: skip

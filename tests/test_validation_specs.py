@@ -9,7 +9,20 @@ from typing import Any
 
 import pytest
 
-from tests.test_api_validation import Edit, controller, deployment, job, reason, spec, then
+from gate.k8s.podlabels import stand_in_uid
+from tests.test_api_validation import (
+    Edit,
+    controller,
+    deployment,
+    invalid,
+    job,
+    reason,
+    spec,
+    then,
+)
+
+UID = stand_in_uid("Job", "j")
+"""The UID generateSelector gives the Job ``j``: the API server's own, here a stand-in."""
 
 # (id, the valid workload, the edit that breaks it, the API server's field errors)
 REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
@@ -245,6 +258,37 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      lambda body: body["metadata"].update(name="j" * 64),
      f'spec.template.labels: Invalid value: "{"j" * 64}": must be no more than 63 '
      "characters"),
+    # validateGeneratedSelector (RequirePrefixedLabels), after the metadata, before the spec:
+    # the labels and selector generateSelector made (TestValidateJob's "spec.template.metadata.
+    # labels[job-name]" and "spec.selector: ... `selector` not auto-generated" rows)
+    ("a Job's template labelled with another job name is refused", job,
+     lambda body: body["spec"]["template"].update(metadata={"labels": {"job-name": "other"}}),
+     "spec.template.metadata.labels[job-name]: Invalid value: "
+     f'{{"batch.kubernetes.io/controller-uid":"{UID}","batch.kubernetes.io/job-name":"j",'
+     f'"controller-uid":"{UID}","job-name":"other"}}: must be \'j\''),
+    ("a Job's template of its own controller uids is refused, legacy first, and unselected",
+     job, lambda body: body["spec"]["template"].update(metadata={"labels": {
+         "batch.kubernetes.io/controller-uid": "1", "controller-uid": "2"}}),
+     '[spec.template.metadata.labels[controller-uid]: Invalid value: {"batch.kubernetes.io/'
+     'controller-uid":"1","batch.kubernetes.io/job-name":"j","controller-uid":"2","job-name":'
+     f'"j"}}: must be \'{UID}\', spec.template.metadata.labels[batch.kubernetes.io/controller-'
+     'uid]: Invalid value: {"batch.kubernetes.io/controller-uid":"1","batch.kubernetes.io/job-'
+     f'name":"j","controller-uid":"2","job-name":"j"}}: must be \'{UID}\', spec.template.'
+     'metadata.labels: Invalid value: {"batch.kubernetes.io/controller-uid":"1","batch.'
+     'kubernetes.io/job-name":"j","controller-uid":"2","job-name":"j"}: `selector` does not '
+     "match template `labels`]"),
+    ("a Job's selector written without manualSelector is not auto-generated", job,
+     then(spec(selector={"matchLabels": {"app": "x"}}),
+          lambda body: body["spec"]["template"].update(metadata={"labels": {"app": "x"}})),
+     'spec.selector: Invalid value: {"matchLabels":{"app":"x","batch.kubernetes.io/'
+     f'controller-uid":"{UID}"}}}}: `selector` not auto-generated'),
+    ("a Job's written selector that misses its template is refused last too", job,
+     spec(selector={"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
+     '[spec.selector: Invalid value: {"matchLabels":{"batch.kubernetes.io/controller-uid":'
+     f'"{UID}"}},"matchExpressions":[{{"key":"tier","operator":"Exists"}}]}}: `selector` not '
+     "auto-generated, spec.template.metadata.labels: Invalid value: {\"batch.kubernetes.io/"
+     f'controller-uid":"{UID}","batch.kubernetes.io/job-name":"j","controller-uid":"{UID}",'
+     '"job-name":"j"}: `selector` does not match template `labels`]'),
     # validateCronJobSpec, in its order
     ("a CronJob of four schedule fields is refused", lambda: job("CronJob"),
      spec(schedule="*/5 * * *"),
@@ -313,7 +357,7 @@ def test_a_workload_spec_the_api_server_refuses_is_an_error_in_its_words(
     body = build()
     assert reason(body) is None  # the workload before the edit is taken
     edit(body)
-    assert reason(body) == expected
+    assert reason(body) == invalid(body, expected)
 
 
 # (id, the workload, an edit the API server takes)
@@ -342,6 +386,10 @@ TAKEN: list[tuple[str, Callable[[], dict[str, Any]], Edit]] = [
     ("an Indexed Job of a success policy is taken", job,
      spec(completionMode="Indexed", completions=10, successPolicy={"rules": [
          {"succeededIndexes": "0-2,5,7-9", "succeededCount": 7}, {"succeededCount": 10}]})),
+    ("a Job whose template holds the labels generateSelector makes is taken", job,
+     lambda body: body["spec"]["template"].update(metadata={"labels": {
+         "job-name": "j", "batch.kubernetes.io/job-name": "j",
+         "controller-uid": UID, "batch.kubernetes.io/controller-uid": UID}})),
     ("a Job named 63 characters is taken (its job-name labels fit)", job,
      lambda body: body["metadata"].update(name="j" * 63)),
     ("a Job of a manual selector is not labelled with its name", job,

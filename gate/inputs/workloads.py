@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gate.errors import QuantityError
@@ -473,13 +473,14 @@ def _refused_count(
 ) -> Unevaluated:
     """A workload whose count is none: a negative one the API server validates is one of
     the field errors it lists, in its place among the others (:mod:`gate.k8s.validation`
-    states it), when the workload is read far enough for them; otherwise the count alone,
-    pointing at its line."""
+    states it), when the workload is read far enough for them; the API server's refusal of
+    it alone points at its line, and so does a count no validation reaches."""
     spec, field, rules = template
     if rules == "kind" and str(bad).endswith(NEGATIVE):
         found = _workload(body, location, spec, field, None, "", source, rules)
-        listed = isinstance(found, Unevaluated) and str(bad) in found.reason
-        if listed and isinstance(found, Unevaluated) and found.reason != str(bad):
+        if isinstance(found, Unevaluated) and str(bad) in found.reason:
+            if found.reason.endswith(f" is invalid: {bad}"):
+                return replace(_bad_count(body, location, bad, source), reason=found.reason)
             return found
     return _bad_count(body, location, bad, source)
 

@@ -15,8 +15,10 @@ what it would apply (docs/reference.md, "What is checked"):
   (not-ready/unreachable);
 * ValidatePod, which runs between the mutating and the validating admission plugins, on
   what the completion changed (the LimitRange defaults, the host ports, the merged
-  selectors, the pod-level requests), or on the whole pod of a StatefulSet, whose API
-  leaves its template's pod spec to its pods; every error listed as NewInvalid lists them.
+  selectors, the pod-level requests) and what a pod is held to and no template is (its
+  images' spaces, a node named beside scheduling gates), or on the whole pod of a
+  StatefulSet, whose API leaves its template's pod spec to its pods; every error listed as
+  NewInvalid lists them.
 
 Only the parts of the spec that change are copied; the input is never mutated.
 """
@@ -46,6 +48,7 @@ from gate.k8s.validation import (
     host_port_conflicts,
     label_keys,
     pod_create_problems,
+    pod_only_problems,
     pod_resource_consistency,
     resource_requirements,
     to_milli,
@@ -535,6 +538,8 @@ def complete_pod_spec(
         errors = pod_create_problems(completed, labels or {})
     if labels is not None:
         errors += _merged_label_keys(completed, labels)
+    if validated:
+        errors += pod_only_problems(completed)
     invalid = aggregate(errors)
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)

@@ -50,7 +50,8 @@ class _Refused(Exception):
 
 def schedule_error(schedule: str) -> str | None:
     """The error ``cron.ParseStandard`` gives ``schedule`` (a written, non-empty one), or
-    None when it parses."""
+    None when it parses. Raises :class:`ZonesUnreadable` for a ``TZ=`` or ``CRON_TZ=`` zone
+    the tz database would be needed for."""
     try:
         _parse(schedule)
     except _Refused as refused:
@@ -66,7 +67,7 @@ def _parse(spec: str) -> None:
                 "invalid schedule format: runtime error: slice bounds out of range [:-1]"
             )
         zone = spec[equals + 1 : space]
-        error = time_zone_error(zone)
+        error = time_zone_error(zone, "spec.schedule")
         if error is not None:
             raise _Refused(f"provided bad location {zone}: {error}")
         spec = spec[space:].strip(" \t\n\v\f\r\x85\xa0")
@@ -178,14 +179,34 @@ def _int(text: str) -> int:
     return number
 
 
-def time_zone_error(name: str) -> str | None:
+class ZonesUnreadable(Exception):
+    """The tz database cannot be read here, so whether ``time.LoadLocation`` loads the zone
+    (and so whether the API server takes the CronJob) is not known: the gate cannot judge,
+    and says so rather than take or refuse it."""
+
+    def __init__(self, field: str, zone: str) -> None:
+        super().__init__(field, zone)
+        self.field, self.zone = field, zone
+
+    def __str__(self) -> str:
+        return (
+            f"{self.field}: cannot judge the time zone {_quote(self.zone)}: no tz database is "
+            "readable here (the tzdata package), so whether the API server loads it is unknown"
+        )
+
+
+def time_zone_error(name: str, field: str = "spec.timeZone") -> str | None:
     """The error ``time.LoadLocation`` gives ``name``, or None (``UTC``, ``Local`` and
     every zone of the tz database). The zones are the ``tzdata`` package's, as the API
-    server's are the database Go embeds (``time/tzdata``), not the machine's; were the
-    package missing, no zone is refused: not knowing is no reason."""
-    if name in ("", "UTC", "Local") or not _zones():
+    server's are the database Go embeds (``time/tzdata``), not the machine's. Raises
+    :class:`ZonesUnreadable`, naming ``field``, for any other zone when that package cannot
+    be read: no answer is given that the database was needed for."""
+    if name in ("", "UTC", "Local"):
         return None
-    if name in _zones():
+    zones = _zones()
+    if not zones:
+        raise ZonesUnreadable(field, name)
+    if name in zones:
         return None
     return f"unknown time zone {name}"
 

@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any
 
 from gate.errors import QuantityError
-from gate.k8s.cronschedule import schedule_error, time_zone_error
+from gate.k8s.cronschedule import ZonesUnreadable, schedule_error, time_zone_error
 from gate.k8s.matching import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from gate.k8s.names import (
     DNS1123_LABEL,
@@ -54,6 +54,7 @@ from gate.k8s.names import (
     label_key_ok,
     label_value_ok,
 )
+from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
 from gate.k8s.podnames import generate_name
 from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
@@ -399,27 +400,74 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [c for c in _items(spec.get(key)) if isinstance(c, Mapping)]
 
 
-def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
+NOT_FOUND = "Not found"
+
+
+def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Errors:
+    """ValidateVolumes, for each volume's name: required, a DNS label, once; ``names``
+    gathers those without an error, the volumes a mount may name. A volume's source is not
+    validated here (one written without any is an emptyDir, SetDefaults_Volume), and one
+    whose source upstream refuses is taken as named."""
+    for i, raw in enumerate(_items(spec.get("volumes"))):
+        name = _text(_mapping(raw).get("name"))
+        if name is None:
+            continue  # of a wrong type: the decoder's to refuse
+        where = f"{prefix}.volumes[{i}].name"
+        found = [FieldError(where, REQUIRED)] if not name else []
+        found += _each(where, name, dns1123_label_errors(name)) if name else []
+        if name in names:
+            found.append(FieldError(where, DUPLICATE, go_quote(name)))
+        yield from found
+        if not found:
+            names.add(name)
+
+
+def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
+    """ValidateVolumeMounts, for a mount's name and path: a name required and one of the
+    pod's volumes (``volumes``; None when they are not all known here), a mountPath
+    required and once in the container."""
+    paths: set[str] = set()
+    for i, raw in enumerate(mounts):
+        mount = _mapping(raw)
+        where = f"{field}[{i}]"
+        name, path = _text(mount.get("name")), _text(mount.get("mountPath"))
+        if name == "":
+            yield FieldError(f"{where}.name", REQUIRED)
+        if name is not None and volumes is not None and name not in volumes:
+            yield FieldError(f"{where}.name", NOT_FOUND, go_quote(name))
+        if path is None:
+            continue
+        if not path:
+            yield FieldError(f"{where}.mountPath", REQUIRED)
+        if path in paths:
+            yield invalid(f"{where}.mountPath", path, "must be unique")
+        paths.add(path)
+
+
+def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = None) -> Errors:
     """validateContainers then validateInitContainers: names (DNS labels, unique across both
-    lists), images, ports, resources, restartPolicy, and host ports unique (across the
-    regular containers, and within each init container alone)."""
+    lists), images, ports, volume mounts (of ``volumes``, :func:`volume_mounts`),
+    resources, restartPolicy, host ports unique (across the regular containers, and within
+    each init container alone), and no lifecycle or probe on an init container that is no
+    sidecar."""
     regular = _containers(spec, "containers")
     names: set[str] = set()
     for i, container in enumerate(regular):
         where = f"{prefix}.containers[{i}]"
-        yield from container_common(container, where)
+        yield from container_common(container, where, volumes)
         name = _text(container.get("name"))
         if name is not None:
             if name in names:
                 yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
             names.add(name)
+        yield from lifecycle_and_probes(container, where)
         if container.get("restartPolicy") is not None:
             detail = "may not be set for non-init containers"
             yield FieldError(f"{where}.restartPolicy", FORBIDDEN, None, detail)
     yield from host_port_conflicts(regular, f"{prefix}.containers")
     for i, container in enumerate(_containers(spec, "initContainers")):
         where = f"{prefix}.initContainers[{i}]"
-        yield from container_common(container, where)
+        yield from container_common(container, where, volumes)
         policy = _text(container.get("restartPolicy"))
         restart = container.get("restartPolicy")
         if restart is not None and policy is not None and policy != "Always":
@@ -434,10 +482,25 @@ def containers(spec: Mapping[str, Any], prefix: str) -> Errors:
         # checkHostPortConflicts([]core.Container{ctr}, fldPath): each init container alone,
         # indexed as the list's first
         yield from host_port_conflicts([container], f"{prefix}.initContainers")
+        if policy == "Always" and restart is not None:
+            yield from lifecycle_and_probes(container, where)
+        else:
+            for key in _SIDECAR_ONLY:
+                if container.get(key) is not None:
+                    detail = "may not be set for init containers without restartPolicy=Always"
+                    yield FieldError(f"{where}.{key}", FORBIDDEN, None, detail)
 
 
-def container_common(container: Mapping[str, Any], where: str) -> Errors:
-    """validateContainerCommon: name, image, ports, resources (the fields fitgate reads)."""
+_SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+"""What validateInitContainers forbids an init container that is no sidecar, in its order
+(a sidecar's are validated as a regular container's, :func:`lifecycle_and_probes`)."""
+
+
+def container_common(
+    container: Mapping[str, Any], where: str, volumes: set[str] | None = None
+) -> Errors:
+    """validateContainerCommon: name, image, termination message policy, ports, volume
+    mounts, pull policy, resources (the fields fitgate reads)."""
     name = _text(container.get("name"))
     if name == "":
         yield FieldError(f"{where}.name", REQUIRED)
@@ -445,9 +508,121 @@ def container_common(container: Mapping[str, Any], where: str) -> Errors:
         yield from _each(f"{where}.name", name, dns1123_label_errors(name))
     if _text(container.get("image")) == "":
         yield FieldError(f"{where}.image", REQUIRED)
+    yield from _one_of(container, "terminationMessagePolicy", where, _MESSAGE_POLICIES)
     yield from container_ports(_items(container.get("ports")), f"{where}.ports")
+    yield from volume_mounts(
+        _items(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
+    )
+    yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
     resources = _mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
+
+
+_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")  # sets.List: sorted
+
+
+def _one_of(container: Mapping[str, Any], key: str, where: str, values: tuple[str, ...]) -> Errors:
+    """A policy SetDefaults_Container gives a container that writes none, else one of
+    ``values``."""
+    policy = _text(container.get(key))
+    if policy and policy not in values:
+        yield not_supported(f"{where}.{key}", policy, values)
+
+
+def lifecycle_and_probes(container: Mapping[str, Any], where: str) -> Errors:
+    """validateContainers' (and a sidecar's) lifecycle handlers, then its liveness,
+    readiness and startup probes, after SetDefaults_Probe and SetDefaults_HTTPGetAction
+    (a path ``/``, the scheme ``HTTP``, a threshold or period of 0 defaulted): one handler
+    each, its port a number from 1 to 65535 or a port name, an exec command; the counts not
+    negative; a liveness or startup probe succeeding once, a readiness probe without its
+    own grace period. A sleep action and a stop signal are not checked."""
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, Mapping):
+        for hook in ("postStart", "preStop"):
+            if isinstance(lifecycle.get(hook), Mapping):
+                yield from _handler(lifecycle[hook], f"{where}.lifecycle.{hook}", _HOOK_HANDLERS)
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(kind)
+        if isinstance(probe, Mapping):
+            yield from _probe(probe, f"{where}.{kind}", kind)
+
+
+_PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+_PROBE_COUNTS = (
+    "initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
+    "failureThreshold",
+)  # fmt: skip
+_SCHEMES = ("HTTP", "HTTPS")  # sets.List: sorted
+_HEADER_NAME = re.compile("[-A-Za-z0-9]+")
+_HEADER_ERROR = regex_error(
+    "a valid HTTP header must consist of alphanumeric characters or '-'",
+    "[-A-Za-z0-9]+",
+    "X-Header-Name",
+)
+
+
+def _probe(probe: Mapping[str, Any], where: str, kind: str) -> Errors:
+    """validateProbe, then the liveness, readiness or startup probe's own rule."""
+    yield from _handler(probe, where, _PROBE_HANDLERS)
+    for name in _PROBE_COUNTS:
+        yield from _non_negative(probe, name, where)
+    grace = _int(probe.get("terminationGracePeriodSeconds"))
+    written = probe.get("terminationGracePeriodSeconds") is not None and grace is not None
+    field = f"{where}.terminationGracePeriodSeconds"
+    if written and (grace or 0) <= 0:
+        yield FieldError(field, INVALID, str(grace), "must be greater than 0")
+    if kind == "readinessProbe" and written:
+        yield FieldError(field, INVALID, str(grace), "must not be set for readinessProbes")
+    successes = _int(probe.get("successThreshold"))
+    if kind != "readinessProbe" and successes is not None and (successes or 1) != 1:
+        yield FieldError(f"{where}.successThreshold", INVALID, str(successes), "must be 1")
+
+
+def _handler(handler: Mapping[str, Any], where: str, kinds: tuple[str, ...]) -> Errors:
+    """validateHandler: exactly one handler of ``kinds``, in its order, each validated."""
+    found = 0
+    for kind in kinds:
+        action = handler.get(kind)
+        if action is None:
+            continue
+        if found:
+            detail = "may not specify more than 1 handler type"
+            yield FieldError(f"{where}.{kind}", FORBIDDEN, None, detail)
+            continue
+        found += 1
+        yield from _action(kind, _mapping(action), f"{where}.{kind}")
+    if not found:
+        yield FieldError(where, REQUIRED, None, "must specify a handler type")
+
+
+def _action(kind: str, action: Mapping[str, Any], where: str) -> Errors:
+    if kind == "exec" and not _items(action.get("command")):
+        yield FieldError(f"{where}.command", REQUIRED)
+    elif kind == "httpGet":
+        yield from _port_number_or_name(action.get("port"), f"{where}.port")
+        scheme = _text(action.get("scheme"))
+        if scheme and scheme not in _SCHEMES:
+            yield not_supported(f"{where}.scheme", scheme, _SCHEMES)
+        for header in _items(action.get("httpHeaders")):
+            name = _text(_mapping(header).get("name"))
+            if name is not None and not _HEADER_NAME.fullmatch(name):
+                yield invalid(f"{where}.httpHeaders", name, _HEADER_ERROR)
+    elif kind in ("tcpSocket", "grpc"):
+        yield from _port_number_or_name(action.get("port"), f"{where}.port")
+
+
+def _port_number_or_name(port: object, where: str) -> Errors:
+    """ValidatePortNumOrName of an IntOrString port (a gRPC port is a number)."""
+    if isinstance(port, bool):
+        return
+    if isinstance(port, int) or port is None:
+        number = port or 0
+        if port_number_error(number):
+            yield FieldError(where, INVALID, str(number), _PORT_RANGE)
+    elif isinstance(port, str):
+        yield from _each(where, port, port_name_errors(port))
 
 
 def container_ports(ports: list[Any], field: str) -> Errors:
@@ -926,28 +1101,56 @@ def _subdomain_field(spec: Mapping[str, Any], name: str, prefix: str) -> Errors:
         yield from _each(f"{prefix}.{name}", value, dns1123_subdomain_errors(value))
 
 
+def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """ValidateServiceAccountName (a DNS subdomain) of the name the v1 conversion keeps:
+    ``serviceAccountName``, or the deprecated ``serviceAccount`` when it is empty."""
+    name = _text(spec.get("serviceAccountName"))
+    if name == "":
+        name = _text(spec.get("serviceAccount"))
+    if name:
+        where = f"{prefix}.serviceAccountName"
+        yield from _each(where, name, dns1123_subdomain_errors(name))
+
+
 # --- The pod template ------------------------------------------------------------------------
 
 
-def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
-    """ValidatePodSpec, in its order, for the fields fitgate reads."""
-    yield from containers(spec, prefix)
+def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) -> Errors:
+    """ValidatePodSpec, in its order, for the fields fitgate reads. ``mounts_known``: the
+    spec holds every volume its pod will (a StatefulSet's pods also have its claims')."""
+    volumes: set[str] = set()
+    yield from volume_names(spec, prefix, volumes)
+    yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
     policy = _text(spec.get("restartPolicy"))
     if policy and policy not in RESTART_POLICIES:  # validateRestartPolicy; unset is Always
         yield not_supported(f"{prefix}.restartPolicy", policy, RESTART_POLICIES)
+    dns = _text(spec.get("dnsPolicy"))
+    if dns and dns not in DNS_POLICIES:  # validateDNSPolicy; unset is ClusterFirst
+        shown = json_quote(dns)  # a *DNSPolicy, marshalled
+        yield not_supported_value(f"{prefix}.dnsPolicy", shown, DNS_POLICIES)
     yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
     yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
+    yield from _dns_config(spec, dns, f"{prefix}.dnsConfig")
+    for i, gate in enumerate(_items(spec.get("readinessGates"))):  # validateReadinessGates
+        condition = _text(_mapping(gate).get("conditionType"))
+        if condition is not None:
+            yield from label_name(condition, f"{prefix}.readinessGates[{i}].conditionType")
     yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = _items(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
     deadline = _int(spec.get("activeDeadlineSeconds"))
     written = spec.get("activeDeadlineSeconds") is not None and deadline is not None
     if written and not 1 <= (deadline or 0) <= _MAX_INT32:
         detail = f"must be between 1 and {_MAX_INT32}, inclusive"
         yield FieldError(f"{prefix}.activeDeadlineSeconds", INVALID, str(deadline), detail)
+    for name in ("hostname", "subdomain"):  # ValidateDNS1123Label
+        value = _text(spec.get(name))
+        if value:
+            yield from _each(f"{prefix}.{name}", value, dns1123_label_errors(value))
     yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
@@ -960,6 +1163,39 @@ def pod_spec(spec: Mapping[str, Any], prefix: str) -> Errors:
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
+    if isinstance(spec.get("os"), Mapping):  # validateOS (an OS's own rules are not checked)
+        os_name = _text(spec["os"].get("name"))
+        if os_name == "":
+            yield FieldError(f"{prefix}.os.name", REQUIRED)
+        elif os_name is not None and os_name not in OS_NAMES:
+            yield not_supported(f"{prefix}.os", os_name, OS_NAMES)
+
+
+OS_NAMES = ("linux", "windows")  # sets.List: sorted
+
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+_MAX_NAMESERVERS = 3
+
+
+def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Errors:
+    """validatePodDNSConfig, for what needs no address parsing: with ``dnsPolicy: None`` a
+    dnsConfig and a nameserver in it, and at most three nameservers (their addresses, the
+    search paths and the options are not checked)."""
+    config = spec.get("dnsConfig")
+    servers = [_str(n) for n in _items(_mapping(config).get("nameservers"))]
+    if policy == "None":
+        if config is None:
+            detail = "must provide `dnsConfig` when `dnsPolicy` is None"
+            yield FieldError(field, REQUIRED, None, detail)
+            return
+        if not servers:
+            detail = "must provide at least one DNS nameserver when `dnsPolicy` is None"
+            yield FieldError(f"{field}.nameservers", REQUIRED, None, detail)
+            return
+    if len(servers) > _MAX_NAMESERVERS:
+        shown = "[" + ",".join(map(json_quote, servers)) + "]"
+        detail = f"must not have more than {_MAX_NAMESERVERS} nameservers"
+        yield FieldError(f"{field}.nameservers", INVALID, shown, detail)
 
 
 _MAX_INT32 = 2**31 - 1
@@ -1044,12 +1280,16 @@ def _template(
     spec: Mapping[str, Any], field: str, template_labels: object, notes: object = None
 ) -> Errors:
     """ValidatePodTemplateSpec: the template's labels and annotations (``notes``), then its
-    pod spec."""
+    pod spec, then no ephemeral containers (only a running pod takes them)."""
     template = template_path(field)
     if template is not None:
         yield from labels(template_labels, f"{template}.labels")
         yield from annotation_map(notes, f"{template}.annotations")
+        yield from pod_annotations(notes, spec, f"{template}.annotations")
     yield from pod_spec(spec, field)
+    if template is not None and _items(spec.get("ephemeralContainers")):
+        detail = "ephemeral containers not allowed in pod template"
+        yield FieldError(f"{field}.ephemeralContainers", FORBIDDEN, None, detail)
 
 
 ANNOTATIONS_LIMIT = 256 * (1 << 10)
@@ -1069,6 +1309,29 @@ def annotation_map(raw: object, field: str) -> Errors:
         size += len(text.encode()) + len((_text(value) or "").encode())
     if size > ANNOTATIONS_LIMIT:
         yield FieldError(field, TOO_LONG, None, f"may not be more than {ANNOTATIONS_LIMIT} bytes")
+
+
+_MIRROR = "kubernetes.io/config.mirror"
+_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_DELETION_COST_TEXT = re.compile("-[0-9]+|0|[1-9][0-9]*")
+"""helper.GetDeletionCostFromPodAnnotations: validFirstDigit (no ``+``, no leading zero),
+then strconv.ParseInt in base 10."""
+
+
+def pod_annotations(raw: object, spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePodSpecificAnnotations, for the annotations that need no other reader: the
+    mirror-pod annotation only beside a ``nodeName``, and a pod deletion cost a 32-bit
+    integer (PodDeletionCost, on in v1.34)."""
+    found = _mapping(raw)
+    if _MIRROR in found and not _text(spec.get("nodeName")):
+        detail = "must set spec.nodeName if mirror pod annotation is set"
+        yield FieldError(f"{field}[{_MIRROR}]", INVALID, go_quote(_str(found[_MIRROR])), detail)
+    if _DELETION_COST in found:
+        cost = _str(found[_DELETION_COST])
+        number = int(cost) if _DELETION_COST_TEXT.fullmatch(cost) else None
+        if number is None or not -(2**31) <= number < 2**31:
+            where = f"{field}[{_DELETION_COST}]"
+            yield FieldError(where, INVALID, go_quote(cost), "must be a 32bit integer")
 
 
 def aggregate(messages: Iterable[str]) -> str | None:
@@ -1098,8 +1361,28 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
     """The errors the API server gives a workload of a built-in kind for its template, the
     controller's rules on its selector and restart policy around ValidatePodTemplateSpec,
     aggregated in upstream's order (:func:`aggregate`). ``spec`` is the template's pod spec
-    at the kind's usual path."""
-    return _all(_workload(kind, body, spec))
+    at the kind's usual path. A CronJob whose time zone the tz database is needed for, when
+    it cannot be read, is not judged: that is said in place of any error."""
+    try:
+        errors = _all(_workload(kind, body, spec))
+    except ZonesUnreadable as unknown:
+        return str(unknown)
+    if errors is None:
+        return None
+    return invalid_object(kind, stored_name(_mapping(body.get("metadata"))), errors)
+
+
+_GROUPS = {kind: "apps" for kind in APPS} | {"Job": "batch", "CronJob": "batch"}
+"""The API group of each built-in kind fitgate validates that is not in the core group."""
+
+
+def invalid_object(kind: str, name: str, errors: str) -> str:
+    """apierrors.NewInvalid's message for the object the API server refuses to create:
+    its GroupKind (``Deployment.apps``; a core kind's alone, ``Pod``), its name as ``%q``
+    quotes it (the generated one, for a ``generateName``), then the errors aggregated."""
+    group = _GROUPS.get(kind)
+    qualified = f"{kind}.{group}" if group else kind
+    return f"{qualified} {go_quote(name)} is invalid: {errors}"
 
 
 def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Errors:
@@ -1128,6 +1411,7 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
         name = stored_name(_mapping(body.get("metadata")))
+        yield from _generated_selector(_mapping(body.get("spec")), name)
         yield from _job(_mapping(body.get("spec")), "spec", spec, name)
         yield from _indexed_hostnames(body)
     elif kind in APPS:
@@ -1240,24 +1524,48 @@ def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
 
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -> Errors:
     """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
-    (validateContainersOnlyForPod), and no node named while scheduling gates remain."""
+    (validateContainersOnlyForPod), and no node named while scheduling gates remain. A pod
+    not ``named`` here is a StatefulSet's, whose claims' volumes its controller adds."""
     yield from object_meta(body, "Pod" if named else None)
-    yield from pod_spec(spec, "spec")
+    notes = _mapping(body.get("metadata")).get("annotations")
+    yield from pod_annotations(notes, spec, "metadata.annotations")
+    yield from pod_spec(spec, "spec", mounts_known=named)
+    yield from _pod_only(spec)
+
+
+def _pod_only(spec: Mapping[str, Any]) -> Errors:
+    """What ValidatePodCreate holds a pod to after ValidatePodSpec, and no template is held
+    to: images without surrounding spaces (validateContainersOnlyForPod), no ephemeral
+    containers, and no node named while scheduling gates remain."""
     for key in ("containers", "initContainers"):
         for i, container in enumerate(_containers(spec, key)):
             image = _text(container.get("image"))
             if image and image != image.strip(_GO_SPACE):
                 detail = "must not have leading or trailing whitespace"
                 yield invalid(f"spec.{key}[{i}].image", image, detail)
+    if _items(spec.get("ephemeralContainers")):  # only through their own subresource
+        detail = "cannot be set on create"
+        yield FieldError("spec.ephemeralContainers", FORBIDDEN, None, detail)
     if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
         detail = "cannot be set until all schedulingGates have been cleared"
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
 
 
+def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePodCreate gives a pod created from ``spec``, a template its
+    workload's API validated, that the template's validation did not (:func:`_pod_only`):
+    a controller's pods are refused for them though the workload was taken."""
+    return [str(e) for e in _pod_only(spec)]
+
+
 def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
     """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
-    order: for a pod whose template its workload's API did not validate."""
-    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, spec, named=False)]
+    order: for a pod whose template its workload's API did not validate, a StatefulSet's,
+    whose controller replaces the template's hostname and subdomain with the pod's name and
+    its ``serviceName`` (updateIdentity; those are judged beside its labels, in
+    :mod:`gate.inputs.workloads`)."""
+    own = {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}
+    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, own, named=False)]
 
 
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
@@ -1304,6 +1612,7 @@ def _apps(
         if kind == "StatefulSet":
             yield from labels(template_labels, "spec.template.labels")
             yield from annotation_map(notes, "spec.template.annotations")
+            yield from pod_annotations(notes, spec, "spec.template.annotations")
         else:
             yield from _template(spec, "spec.template.spec", template_labels, notes)
     if converts or kind not in ("Deployment", "ReplicaSet"):
@@ -1556,9 +1865,11 @@ def _selects(raw: object, template_labels: Mapping[str, str]) -> bool:
 
 
 def _restart_policy(spec: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> Errors:
+    """The controller's own rule on its pods' restart policy, beside validateRestartPolicy's:
+    a policy of no known kind is refused by both, each with its own supported values."""
     policy = _text(spec.get("restartPolicy"))
-    if policy is None or (policy and policy not in RESTART_POLICIES):
-        return  # of a wrong type, or refused by validateRestartPolicy already
+    if policy is None:
+        return  # of a wrong type: the decoder's to refuse
     policy = policy or "Always"  # SetDefaults_PodSpec
     if policy not in allowed:
         yield not_supported(field, policy, allowed)
@@ -1569,7 +1880,8 @@ def _replication_controller(
 ) -> Errors:
     """ValidateReplicationControllerSpec: minReadySeconds, a selector (an empty one is the
     template's labels, SetDefaults_ReplicationController), replicas, then the template,
-    which the selector must match, its pods restarting ``Always``."""
+    which the selector must match, its pods restarting ``Always``, without
+    ``activeDeadlineSeconds`` (ValidatePodTemplateSpecForRC)."""
     yield from _non_negative(rc, "minReadySeconds", "spec")
     found = text_labels(template_labels)
     selector = text_labels(rc.get("selector")) or found
@@ -1582,6 +1894,9 @@ def _replication_controller(
     notes = at(rc, ("template", "metadata", "annotations"))
     yield from _template(spec, "spec.template.spec", template_labels, notes)
     yield from _restart_policy(spec, "spec.template.spec.restartPolicy", ("Always",))
+    if spec.get("activeDeadlineSeconds") is not None:
+        detail = "activeDeadlineSeconds in ReplicationController is not Supported"
+        yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
 
 
 def _job(
@@ -1606,18 +1921,24 @@ def _job(
     notes = at(job, ("template", "metadata", "annotations"))
     yield from _template(spec, f"{field}.template.spec", validated, notes)
     where = f"{field}.template.spec.restartPolicy"
-    if _text(spec.get("restartPolicy")) in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
+    policy = _text(spec.get("restartPolicy"))
+    if policy in ("", "Always"):  # "" is SetDefaults_PodSpec's Always
         yield FieldError(where, REQUIRED, None, 'valid values: "OnFailure", "Never"')
-    if job.get("podFailurePolicy") is not None and _text(spec.get("restartPolicy")) == "OnFailure":
+    elif policy is not None and policy not in _JOB_RESTARTS:
+        yield not_supported(where, policy, _JOB_RESTARTS)
+    elif job.get("podFailurePolicy") is not None and policy == "OnFailure":
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
-    if manual and not cron:  # ValidateJobSpec, after validateJobSpec
-        if raw is None:
+    if not cron and (manual or name is not None):  # ValidateJobSpec, after validateJobSpec
+        found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+        selector = raw
+        if not manual and name is not None:
+            found, selector = _generated(job, name)
+        if selector is None:
             yield FieldError(f"{field}.selector", REQUIRED)
         else:
-            yield from label_selector(raw, f"{field}.selector")
-            found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
-            if not _selects(raw, found or {}):
+            yield from label_selector(selector, f"{field}.selector")
+            if not _selects(selector, found or {}):
                 shown = json_labels(found)
                 yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
     if cron and isinstance(raw, Mapping):
@@ -1630,6 +1951,7 @@ def _job(
         )
 
 
+_JOB_RESTARTS = ("OnFailure", "Never")
 _NON_NEGATIVE = "must be greater than or equal to 0"
 _JOB_COUNTS = (
     "parallelism",
@@ -1706,6 +2028,45 @@ def _with_job_name(template_labels: object, name: str) -> dict[str, Any]:
     for key in _JOB_NAME_LABELS:
         labels.setdefault(key, name)
     return labels
+
+
+def _generated(job: Mapping[str, Any], name: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """generateSelector, which the Job strategy runs before validation unless
+    ``manualSelector``: the template's labels with each job-name (``name``) and
+    controller-uid label it lacks, and the written selector with the
+    ``batch.kubernetes.io/controller-uid`` matchLabel unless it has one. The UID is the
+    stand-in the Job's pods carry (:mod:`gate.k8s.podlabels`)."""
+    uid = stand_in_uid("Job", name)
+    found = text_labels(at(job, ("template", "metadata", "labels")))
+    for key in JOB_NAME:
+        found.setdefault(key, name)
+    for key in CONTROLLER_UID:
+        found.setdefault(key, uid)
+    selector = dict(_mapping(job.get("selector")))
+    selector["matchLabels"] = {CONTROLLER_UID[0]: uid, **text_labels(selector.get("matchLabels"))}
+    return found, selector
+
+
+def _generated_selector(job: Mapping[str, Any], name: str) -> Errors:
+    """validateGeneratedSelector (RequirePrefixedLabels, as for every new Job), after the
+    Job's metadata: without ``manualSelector``, the template's controller-uid and job-name
+    labels (legacy, then prefixed) as generateSelector makes them (ValidateHasLabel: a label
+    the template sets otherwise is refused), and a selector that selects no more than they
+    do (one written beside them is refused as not auto-generated). The UID in these
+    messages is a stand-in: the API server's is its own."""
+    if job.get("manualSelector") is True:
+        return
+    found, selector = _generated(job, name)
+    uid = stand_in_uid("Job", name)
+    expected = {CONTROLLER_UID[1]: uid, JOB_NAME[1]: name, CONTROLLER_UID[0]: uid}
+    expected[JOB_NAME[0]] = name
+    for key, value in expected.items():
+        if found[key] != value:
+            where = f"spec.template.metadata.labels[{key}]"
+            yield FieldError(where, INVALID, json_labels(found), f"must be '{value}'")
+    if _converts(selector) and not _selects(selector, expected):
+        detail = "`selector` not auto-generated"
+        yield FieldError("spec.selector", INVALID, json_selector(selector), detail)
 
 
 def _managed_by(job: Mapping[str, Any], field: str) -> Errors:
