@@ -51,6 +51,7 @@ from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
+from gate.scheduler.framework.ordinals import own_claims
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger
@@ -177,9 +178,8 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     reachable = {d for d, left in headroom.items() if left < volumes}
     drivers: set[str] = set()
     for ordinal in copies:
-        for template in workload.claim_templates:
-            key = (workload.namespace, copy_claim(template, workload.name, ordinal))
-            claim = storage.claims.get(key)
+        for name in own_claims(workload, pod, ordinal):
+            claim = storage.claims.get((workload.namespace, name))
             if claim is None:
                 continue
             if claim_class(claim) in classes and waiting(claim, storage):
@@ -414,7 +414,7 @@ def chosen_node(fitting: int, copies: Mapping[int, int]) -> int:
 def _reserved(pod: PodProfile, storage: StorageObjects, node: NodeView) -> StorageObjects:
     """The storage once the copy's waiting claims bound the volumes they match on
     ``node`` (those left are provisioned there and stay unbound)."""
-    claims = [storage.claims.get((pod.namespace, name)) for name in pod.claims]
+    claims = [storage.claims.get((pod.namespace, name)) for name in pod.binding_claims]
     to_match = [
         c
         for c in claims
