@@ -268,3 +268,40 @@ def test_a_claim_not_created_yet_is_awaited() -> None:
         VOLUME_BINDING,
         ('waiting for ephemeral volume controller to create the persistentvolumeclaim "p-v"',),
     )
+
+
+def test_a_copy_whose_claim_the_quota_refuses_never_schedules() -> None:
+    """controller.go handleVolume creates a pod's claim after the pod: the quota charges
+    it then (persistent_volume_claims.go Usage), and a refused claim leaves its pod created
+    but unschedulable, so the count stops at the first such copy."""
+    deployment = _deployment(3)
+    nodes = [api_node("n1", labels={ZONE: "z1"})]
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "q", "namespace": "web"},
+        "spec": {"hard": {"requests.storage": "2Gi"}},
+        "status": {"hard": {"requests.storage": "2Gi"}, "used": {"requests.storage": "0"}},
+    }
+    objects: dict[str, Any] = {
+        "persistentVolumes": [],
+        "persistentVolumeClaims": [],
+        "storageClasses": [ZONAL],
+    }
+    document = cluster_snapshot(nodes, **objects)
+    document["resourceQuotas"] = [quota]
+    snapshot = build_snapshot(document, "s.json")
+    report = check([Document(Location("m.yaml", 1), deployment)], snapshot, RunOptions())
+    (result,) = report.results
+    assert result.placement is not None and result.quota is not None
+    expected = (
+        f'persistentvolumeclaims "{_copy(deployment, 2)}-scratch" is forbidden: exceeded '
+        "quota: q, requested: requests.storage=1Gi, used: requests.storage=2Gi, limited: "
+        "requests.storage=2Gi"
+    )
+    assert (result.verdict, result.placement.fit, result.message) == (
+        Verdict.PARTIAL,
+        2,
+        expected,
+    )
+    assert (result.quota.created, result.quota.quota) == (2, "q")

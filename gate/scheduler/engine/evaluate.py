@@ -77,7 +77,13 @@ from gate.scheduler.engine.preemption import (
     preempt_copies,
     preempt_pinned,
 )
-from gate.scheduler.engine.quotas import limited, new_claims, refused
+from gate.scheduler.engine.quotas import (
+    admit_ephemeral,
+    ephemeral_new_claims,
+    limited,
+    new_claims,
+    refused,
+)
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.ordinals import (
@@ -445,11 +451,15 @@ class Evaluator:
                 probe = book.copy().admit_pods(namespace, pod.spec, maximum - wanted, str)
                 more = maximum - wanted if probe is None else probe.created
             admitted = replace(admitted, room=admitted.created + more)
-        if counted is None:
-            return admitted
-        if admitted is None:  # only its objects are counted: every pod is created
-            return replace(counted, created=wanted)
-        return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+        if counted is not None and admitted is None:  # only its objects are counted
+            admitted = replace(counted, created=wanted)  # every pod is created
+        elif counted is not None and admitted is not None:
+            admitted = replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+        if pod.profile.ephemeral_claims and book.counts_claims(namespace):
+            storage = self.snapshot.storage
+            claims = ephemeral_new_claims(workload, storage, wanted, pod.profile.pod_name)
+            admitted = admit_ephemeral(book, namespace, claims, admitted, wanted)
+        return admitted
 
     @staticmethod
     def _quota_headroom(result: WorkloadResult, admitted: Admitted) -> WorkloadResult:
