@@ -12,7 +12,9 @@ unbound of a WaitForFirstConsumer class while an Available volume of its class e
 some claim counts against a driver (its bound volume's, else its class's provisioner's, as
 NodeVolumeLimits finds it) a CSINode limits on a node with less room left than the copies'
 volumes (the copies before a copy cannot bring a node with more to its limit). The copies
-of every other StatefulSet leave the volumes as recorded. Copies of any workload that share
+of every other StatefulSet leave the volumes as recorded. The copies of any workload with
+generic ephemeral volumes are followed the same way, each with the claims made for it
+(``gate.scheduler.framework.ordinals.own_claims``). Copies of any workload that share
 one such claim (:func:`binds_shared`) are followed the same way: the first binds it, and the
 copies after it meet it bound.
 

@@ -793,7 +793,8 @@ class Evaluator:
         raising: bool = True,
     ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
-        (:mod:`gate.scheduler.framework.ordinals`), or a workload's once each copy carries
+        (:mod:`gate.scheduler.framework.ordinals`), or a workload's whose copies each have
+        their generic ephemeral volumes' own claims, or a workload's once each copy carries
         its own labels where its selectors read them (:func:`differs_by_copy`), or shares a
         claim the first copy binds (:func:`binds_shared`), its copies
         placed one by one as the scheduler places them: each on a node the filters pass for
