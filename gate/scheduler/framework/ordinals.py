@@ -40,7 +40,7 @@ from gate.scheduler.framework.pods import (
     Pod,
     copy_name,
     pod_profile,
-    with_ephemeral_claims,
+    with_ephemeral_of,
     with_volumes_of,
 )
 from gate.scheduler.framework.profile import PodProfile
@@ -90,7 +90,7 @@ def ordinal_pod(pod: Pod, workload: Workload, ordinal: int, relabelled: bool = F
         profile = pod_profile(spec, pod.profile.namespace, labels, pinned=pod.profile.pinned)
     if pod.profile.pod_name:  # its generic ephemeral volumes' claims are its own too
         name = copy_name(workload, ordinal - workload.first_ordinal)
-        profile = with_ephemeral_claims(profile, spec, name)
+        profile = with_ephemeral_of(profile, spec, name)
     return Pod(spec, profile, pod.warnings)
 
 

@@ -200,7 +200,7 @@ def with_volumes_of(profile: PodProfile, spec: Mapping[str, Any]) -> PodProfile:
     return replace(profile, claims=_claims(spec), mounts=mounts_of(spec.get("volumes")))
 
 
-def with_ephemeral_claims(profile: PodProfile, spec: Mapping[str, Any], name: str) -> PodProfile:
+def with_ephemeral_of(profile: PodProfile, spec: Mapping[str, Any], name: str) -> PodProfile:
     """``profile`` of the pod ``name`` whose spec is ``spec``, its generic ephemeral volumes
     reading the claims created for it (``<pod>-<volume>``, ephemeral.VolumeClaimName): its
     ephemeral mounts name their claim, and VolumeBinding reads them among its claims in
@@ -289,7 +289,7 @@ def prepare_pod(
         profile = with_volumes_of(profile, spec)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
     if storage_known and ephemeral_volumes(spec):
-        profile = with_ephemeral_claims(profile, spec, copy_name(workload, 0))
+        profile = with_ephemeral_of(profile, spec, copy_name(workload, 0))
     limits_known = storage is not None and "CSINode" in storage.recorded
     unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)
     return Pod(spec, profile, (*own, *warnings, *unchecked))

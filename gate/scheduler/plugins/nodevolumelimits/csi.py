@@ -179,7 +179,7 @@ def attachable(
 ) -> Volumes:
     """filterAttachableVolumes: a pod's counted volumes. ``pod_name`` None: the incoming
     pod, whose generic ephemeral volumes count only where they name the claim created for
-    it (:func:`gate.scheduler.framework.pods.with_ephemeral_claims`)."""
+    it (:func:`gate.scheduler.framework.pods.with_ephemeral_of`)."""
     found: Volumes = {}
     for mount in mounts:
         if mount.source == CLAIM:
