@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.k8s.claims import ephemeral_claims, owned_by, pod_uid
 from gate.k8s.warnings import NOT_JUDGED
@@ -305,3 +307,15 @@ def test_a_copy_whose_claim_the_quota_refuses_never_schedules() -> None:
         expected,
     )
     assert (result.quota.created, result.quota.quota) == (2, "q")
+
+
+@settings(max_examples=15, deadline=None)
+@given(replicas=st.integers(1, 5), limit=st.integers(1, 4))
+def test_one_node_takes_as_many_copies_as_its_attach_limit(replicas: int, limit: int) -> None:
+    """csi.go filterAttachableVolumes: every copy's claim is new and its own, so a node
+    with room for all of them takes no more than its driver's count."""
+    deployment = _deployment(replicas)
+    deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "1m"
+    result = _run(deployment, csiNodes=[_csi_node("n1", limit), _csi_node("n2", 0)])
+    assert result.placement is not None
+    assert result.placement.fit == min(replicas, limit)
