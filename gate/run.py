@@ -34,7 +34,7 @@ from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
 from gate.inputs.workloads import TEMPLATE_PATHS, Extracted, Path, Unevaluated, extract_all
-from gate.k8s.claims import with_run_claims
+from gate.k8s.claims import run_classes, with_ephemeral_claims, with_run_claims
 from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
@@ -66,6 +66,7 @@ from gate.reports.reading import nothing_judged
 from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.scheduler.autoscaling.session import CONFIGURED_ONLY, autoscaled_hint
 from gate.scheduler.engine.evaluate import Evaluator
+from gate.scheduler.framework.pods import ephemeral_pods
 from gate.scheduler.placement.copies import Ledger
 from gate.scheduler.placement.ownership import owning_objects
 from gate.scheduler.plugins import field_paths
@@ -213,10 +214,14 @@ def check(
         snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)
     )
     claims = with_run_claims(snapshot.storage, bodies)
-    snapshot = snapshot if claims is snapshot.storage else replace(snapshot, storage=claims)
-    evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     if items is None:
         items = extracted(documents, options.template_paths, options.config)
+    if claims is not None and claims.knows_claims:
+        shipped = run_classes(snapshot.storage.classes if snapshot.storage else {}, bodies)
+        copies = (p for item in items if isinstance(item, Workload) for p in ephemeral_pods(item))
+        claims = with_ephemeral_claims(claims, copies, frozenset(shipped))
+    snapshot = snapshot if claims is snapshot.storage else replace(snapshot, storage=claims)
+    evaluator = Evaluator.for_snapshot(snapshot, dialect, scaling if options.autoscaling else None)
     results: list[WorkloadResult] = []
     others: Counter[str] = Counter()
     selection = Selection(options.shard)

@@ -224,10 +224,21 @@ LIMITS_KNOWN = [
     pytest.param(
         _spec(volumes=[{"name": "x", "ephemeral": {}}]),
         True,
-        [NOT_JUDGED.format(kinds="ephemeral")],
-        id="a generic ephemeral volume of the pod is never judged",
+        [],
+        id="a generic ephemeral volume is judged in full as its claim with the CSINodes",
+    ),
+    pytest.param(
+        _spec(volumes=[{"name": "x", "ephemeral": {}}]),
+        False,
+        [RECORD_LIMITS.format(kinds="ephemeral")],
+        id="a generic ephemeral volume's attach limit needs the CSINodes",
     ),
 ]
+
+
+def test_a_generic_ephemeral_volume_is_not_checked_without_the_claims() -> None:
+    found = unchecked_warnings(_spec(volumes=[{"name": "x", "ephemeral": {}}]))
+    assert found == [WorkloadWarning(NOT_MODELLED, NOT_JUDGED.format(kinds="ephemeral"))]
 
 
 @pytest.mark.parametrize(("spec", "limits_known", "expected"), LIMITS_KNOWN)

@@ -18,7 +18,8 @@ claim does not exist. A StorageClass the run ships (a chart's own class) is ther
 its claims, as the API server stores it (its defaults set): the binder reads a claim's
 class by name, and a shipped class annotated default is the newest default; a class the
 cluster already holds is not created again (the recorded one stands: a class's
-provisioner, parameters and binding mode cannot change).
+provisioner, parameters and binding mode cannot change). A pod's generic ephemeral volumes
+get theirs the same way, one claim per pod and per volume (:func:`ephemeral_claims`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from gate.k8s.podlabels import stand_in_uid
 from gate.k8s.volumes import (
     BETA_CLASS,
     BIND_COMPLETED,
@@ -34,6 +36,8 @@ from gate.k8s.volumes import (
     annotations_of,
     copy_claim,
     defaulted_class,
+    ephemeral_claim,
+    ephemeral_volumes,
     name_of,
     start_ordinal,
 )
@@ -183,3 +187,92 @@ def statefulset_claims(
             }
             made[str(namespace), name] = created_claim(claim, classes, created)
     return made
+
+
+def pod_uid(namespace: str, pod: str) -> str:
+    """The stand-in UID of the run's pod ``pod`` in ``namespace``: what the owner reference
+    of its ephemeral volumes' claims names (:func:`owned_by`)."""
+    return stand_in_uid("Pod", f"{namespace}/{pod}")
+
+
+def owned_by(claim: PlainObject, namespace: str, pod: str) -> bool:
+    """ephemeral.VolumeIsForPod: the claim is in the pod's namespace and the pod controls it
+    (``metav1.IsControlledBy``: its controller reference names the pod's UID). A claim the
+    cluster holds already never is: the pod is new, and so is its UID."""
+    metadata = mapping(claim.get("metadata"))
+    if (metadata.get("namespace") or "default") != namespace:
+        return False
+    uid = pod_uid(namespace, pod)
+    return any(
+        mapping(ref).get("controller") is True and mapping(ref).get("uid") == uid
+        for ref in as_list(metadata.get("ownerReferences"))
+    )
+
+
+def ephemeral_claims(
+    namespace: str,
+    pod: str,
+    spec: Mapping[str, Any],
+    claims: Container[tuple[str, str]],
+    classes: Mapping[str, PlainObject],
+    created: Container[str] = frozenset(),
+) -> dict[tuple[str, str], PlainObject]:
+    """The claims the ephemeral volume controller creates for the pod ``pod`` whose spec is
+    ``spec`` (``pkg/controller/volume/ephemeral/controller.go`` ``handleVolume``): for each
+    generic ephemeral volume, ``<pod>-<volume>`` with the labels and annotations of its
+    template's metadata, the template's spec as written and the pod as its controlling
+    owner, as the API server stores it created (:func:`created_claim`); none where a claim of
+    that name exists (the controller leaves it, and VolumeBinding finds it is not the
+    pod's)."""
+    made = {}
+    for _, volume, template in ephemeral_volumes(spec):
+        name = ephemeral_claim(pod, volume)
+        if (namespace, name) in claims:
+            continue
+        template_meta = mapping(template.get("metadata"))
+        owner = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": pod,
+            "uid": pod_uid(namespace, pod),
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+        metadata = {
+            "name": name,
+            "namespace": namespace,
+            "labels": mapping(template_meta.get("labels")),
+            "annotations": mapping(template_meta.get("annotations")),
+            "ownerReferences": [owner],
+        }
+        claim = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": metadata,
+            "spec": mapping(template.get("spec")),
+        }
+        made[namespace, name] = created_claim(claim, classes, created)
+    return made
+
+
+def with_ephemeral_claims(
+    storage: StorageObjects | None,
+    pods: Iterable[tuple[str, str, Mapping[str, Any]]],
+    shipped: Container[str] = frozenset(),
+) -> StorageObjects | None:
+    """The storage objects with the claims of the run's pods' generic ephemeral volumes
+    added (:func:`ephemeral_claims`), each pod given as (namespace, name, spec); as they
+    were when the snapshot recorded no claims. ``shipped``: the classes the run ships."""
+    if storage is None or not storage.knows_claims:
+        return storage
+    added: dict[tuple[str, str], PlainObject] = {}
+    for namespace, pod, spec in pods:
+        made = ephemeral_claims(namespace, pod, spec, storage.claims, storage.classes, shipped)
+        added.update(made)
+    if not added:
+        return storage
+    return replace(
+        storage,
+        claims=with_objects(storage.claims, added),
+        created=storage.created | frozenset(added),
+    )

@@ -41,6 +41,29 @@ def defaulted_class(obj: PlainObject) -> PlainObject:
     return {**obj, **{k: v for k, v in _CLASS_DEFAULTS.items() if obj.get(k) is None}}
 
 
+EPHEMERAL = "ephemeral"
+"""A generic ephemeral volume's source."""
+
+
+def ephemeral_claim(pod: str, volume: str) -> str:
+    """ephemeral.VolumeClaimName: the claim the ephemeral volume controller creates for the
+    pod's generic ephemeral volume ``volume`` (``component-helpers/storage/ephemeral``)."""
+    return f"{pod}-{volume}"
+
+
+def ephemeral_volumes(spec: Mapping[str, Any]) -> tuple[tuple[int, str, Mapping[str, Any]], ...]:
+    """The pod's generic ephemeral volumes as (position in ``volumes``, volume name, its
+    ``volumeClaimTemplate``)."""
+    found = []
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        source = mapping(volume).get(EPHEMERAL)
+        if isinstance(source, Mapping):
+            name = mapping(volume).get("name")
+            template = mapping(source.get("volumeClaimTemplate"))
+            found.append((i, name if isinstance(name, str) else "", template))
+    return tuple(found)
+
+
 def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
     """The pod's ``persistentVolumeClaim`` volumes as (position in ``volumes``, claim name)."""
     found = []
@@ -58,7 +81,7 @@ def claim_names(spec: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
 # upstream's helpers test them (a volume has one source).
 _DISK_FIELD = {
     "persistentVolumeClaim": "claimName",
-    "ephemeral": "",
+    EPHEMERAL: "",
     "gcePersistentDisk": "pdName",
     "awsElasticBlockStore": "volumeID",
     "azureDisk": "diskURI",

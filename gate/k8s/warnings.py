@@ -58,6 +58,9 @@ NOT_JUDGED = (
     "volumes ({kinds}) not checked (a generic ephemeral volume's claim is created with its "
     "pod; an inline CSI volume is read by no filter)"
 )
+EPHEMERAL_SOURCE = "ephemeral"
+"""A generic ephemeral volume: judged as the claim created for it when the claims were
+recorded (VolumeBinding, NodeVolumeLimits), else not checked."""
 CLAIMS_PARTLY = RECORD_LIMITS.format(kinds=CLAIM_SOURCE)
 """The warning of a claim judged without attach limits (the snapshot recorded no CSINodes)."""
 
@@ -134,7 +137,8 @@ def _volume_warnings(
 ) -> list[WorkloadWarning]:
     """What the volume filters cannot judge of the template's volumes: a claim without the
     claims, volumes and classes recorded; an attach limit without the CSINodes; a generic
-    ephemeral or inline CSI volume, whose claim (or count) no filter reads."""
+    ephemeral volume without the claims recorded (its claim is judged as the one created
+    for its pod otherwise), an inline CSI volume, whose count no filter reads."""
     volumes = [v for v in as_list(spec.get("volumes")) if isinstance(v, Mapping)]
     kinds = sorted({k for v in volumes for k in SCHEDULED_VOLUME_SOURCES if k in v})
     warnings = []
@@ -142,10 +146,11 @@ def _volume_warnings(
         text = f"volumes ({CLAIM_SOURCE}) not checked ({VOLUME_FILTERS} need the claims)"
         warnings.append(_not_modelled(f"{text}; {RECORD_STORAGE}"))
         kinds.remove(CLAIM_SOURCE)
-    unjudged = [k for k in kinds if k not in CONFLICT_CHECKED and k not in LIMITED]
+    claimed = (*LIMITED, EPHEMERAL_SOURCE) if storage_known else LIMITED
+    unjudged = [k for k in kinds if k not in CONFLICT_CHECKED and k not in claimed]
     if unjudged:
         warnings.append(_not_modelled(NOT_JUDGED.format(kinds=", ".join(unjudged))))
-    limited = [k for k in kinds if k in LIMITED]
+    limited = [k for k in kinds if k in claimed]
     if limited and not limits_known:
         warnings.append(_not_modelled(RECORD_LIMITS.format(kinds=", ".join(limited))))
     return warnings

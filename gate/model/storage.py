@@ -60,7 +60,8 @@ class Mount:
     ``name`` (the volume's), ``source`` (its kind, ``persistentVolumeClaim``,
     ``ephemeral`` or an in-tree disk: ``gcePersistentDisk``, ``awsElasticBlockStore``,
     ``azureDisk``, ``cinder``, ``portworxVolume``, ``rbd``, ``iscsi``), ``disk`` (the claim's
-    name, or the disk's: pdName, volumeID, diskURI, RBD image, iSCSI IQN), ``read_only``,
+    name, or the disk's: pdName, volumeID, diskURI, RBD image, iSCSI IQN; for a generic
+    ephemeral volume the claim made for its pod once the pod is named, else ""), ``read_only``,
     ``monitors`` and ``pool`` (RBD) and ``managed`` (an Azure Disk of kind Managed, the
     only kind CSI migration translates)."""
 

@@ -12,7 +12,9 @@ unbound of a WaitForFirstConsumer class while an Available volume of its class e
 some claim counts against a driver (its bound volume's, else its class's provisioner's, as
 NodeVolumeLimits finds it) a CSINode limits on a node with less room left than the copies'
 volumes (the copies before a copy cannot bring a node with more to its limit). The copies
-of every other StatefulSet leave the volumes as recorded. Copies of any workload that share
+of every other StatefulSet leave the volumes as recorded. The copies of any workload with
+generic ephemeral volumes are followed the same way, each with the claims made for it
+(``gate.scheduler.framework.ordinals.own_claims``). Copies of any workload that share
 one such claim (:func:`binds_shared`) are followed the same way: the first binds it, and the
 copies after it meet it bound.
 
@@ -51,6 +53,7 @@ from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
+from gate.scheduler.framework.ordinals import own_claims
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger
@@ -177,9 +180,8 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     reachable = {d for d, left in headroom.items() if left < volumes}
     drivers: set[str] = set()
     for ordinal in copies:
-        for template in workload.claim_templates:
-            key = (workload.namespace, copy_claim(template, workload.name, ordinal))
-            claim = storage.claims.get(key)
+        for name in own_claims(workload, pod, ordinal):
+            claim = storage.claims.get((workload.namespace, name))
             if claim is None:
                 continue
             if claim_class(claim) in classes and waiting(claim, storage):
@@ -414,7 +416,7 @@ def chosen_node(fitting: int, copies: Mapping[int, int]) -> int:
 def _reserved(pod: PodProfile, storage: StorageObjects, node: NodeView) -> StorageObjects:
     """The storage once the copy's waiting claims bound the volumes they match on
     ``node`` (those left are provisioned there and stay unbound)."""
-    claims = [storage.claims.get((pod.namespace, name)) for name in pod.claims]
+    claims = [storage.claims.get((pod.namespace, name)) for name in pod.binding_claims]
     to_match = [
         c
         for c in claims

@@ -25,7 +25,7 @@ from gate.k8s.completion import AdmissionRefused
 from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
 from gate.k8s.podlabels import differs_by_copy
-from gate.k8s.podnames import controller_object, pod_name, pod_name_admitted
+from gate.k8s.podnames import controller_object
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
     Admitted,
@@ -77,7 +77,13 @@ from gate.scheduler.engine.preemption import (
     preempt_copies,
     preempt_pinned,
 )
-from gate.scheduler.engine.quotas import limited, new_claims, refused
+from gate.scheduler.engine.quotas import (
+    admit_ephemeral,
+    ephemeral_new_claims,
+    limited,
+    new_claims,
+    refused,
+)
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
 from gate.scheduler.framework.ordinals import (
@@ -92,7 +98,7 @@ from gate.scheduler.framework.ordinals import (
     recounted,
     shared_claims,
 )
-from gate.scheduler.framework.pods import Pod, prepare_pod
+from gate.scheduler.framework.pods import Pod, copy_name, prepare_pod
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
     CycleState,
@@ -208,10 +214,7 @@ def _pod_name(workload: Workload, position: int, generated: bool = True) -> str:
     """The name of the workload's pod at ``position`` (0 for the first it creates): only a
     refused pod is named. ``generated`` false: the name before the API server generates
     one (a mutating admission plugin's refusal quotes it)."""
-    template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-    ordinal = position + workload.first_ordinal
-    name = pod_name if generated else pod_name_admitted
-    return name(workload.kind, workload.name, ordinal, template, workload.indexed)
+    return copy_name(workload, position, generated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,11 +451,15 @@ class Evaluator:
                 probe = book.copy().admit_pods(namespace, pod.spec, maximum - wanted, str)
                 more = maximum - wanted if probe is None else probe.created
             admitted = replace(admitted, room=admitted.created + more)
-        if counted is None:
-            return admitted
-        if admitted is None:  # only its objects are counted: every pod is created
-            return replace(counted, created=wanted)
-        return replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+        if counted is not None and admitted is None:  # only its objects are counted
+            admitted = replace(counted, created=wanted)  # every pod is created
+        elif counted is not None and admitted is not None:
+            admitted = replace(admitted, quotas=tuple(sorted({*counted.quotas, *admitted.quotas})))
+        if pod.profile.ephemeral_claims and book.counts_claims(namespace):
+            storage = self.snapshot.storage
+            claims = ephemeral_new_claims(workload, storage, wanted, pod.profile.pod_name)
+            admitted = admit_ephemeral(book, namespace, claims, admitted, wanted)
+        return admitted
 
     @staticmethod
     def _quota_headroom(result: WorkloadResult, admitted: Admitted) -> WorkloadResult:
@@ -717,7 +724,7 @@ class Evaluator:
                 message = _group_fit_error(len(nodes), in_use)
                 cause = self._cause(self._work_out(in_use, cycle or ()), daemonset=False)
                 verdict, followed, preempting = Verdict.PARTIAL, None, None
-        limiting = pod.profile.claims  # the claims of the copy that does not start
+        limiting = pod.profile.binding_claims  # the claims of the copy that does not start
         if verdict in (Verdict.YES, Verdict.PARTIAL) and placement is not None:
             by_ordinal = self._ordinals(
                 workload, pod, placement, fitting, own, raising=not shared_once
@@ -786,7 +793,8 @@ class Evaluator:
         raising: bool = True,
     ) -> _Ordinals | None:
         """A StatefulSet's count once each copy mounts its own claims
-        (:mod:`gate.scheduler.framework.ordinals`), or a workload's once each copy carries
+        (:mod:`gate.scheduler.framework.ordinals`), or a workload's whose copies each have
+        their generic ephemeral volumes' own claims, or a workload's once each copy carries
         its own labels where its selectors read them (:func:`differs_by_copy`), or shares a
         claim the first copy binds (:func:`binds_shared`), its copies
         placed one by one as the scheduler places them: each on a node the filters pass for
@@ -809,8 +817,10 @@ class Evaluator:
             # the first copy mounts its own claims
             and bool(pod.profile.claims)
         )
+        # each copy's generic ephemeral volumes are its own claims, made for it
+        ephemeral = placement.wanted > 1 and bool(pod.profile.ephemeral_claims)
         shared = placement.wanted > 1 and binds_shared(workload, pod.profile, self.cluster)
-        if not (claimed_copies or differ or shared) or not hint:
+        if not (claimed_copies or differ or shared or ephemeral) or not hint:
             return None
         if not claimed_copies:
             workload = replace(workload, claim_templates=())
@@ -858,7 +868,7 @@ class Evaluator:
                         claimed.take(*taken)
                 continue
             if first_unfit is None:
-                first_unfit = (ordinal, found, copy.profile.claims, copy)
+                first_unfit = (ordinal, found, copy.profile.binding_claims, copy)
             # only a StatefulSet's OrderedReady waits for each copy; a Job creates its
             # pods at once
             if not workload.parallel and workload.kind == "StatefulSet":
@@ -873,6 +883,10 @@ class Evaluator:
         if claimed_copies:
             claims = ordinal_claims(workload, ordinal)
             message = f"{workload.name}-{ordinal} (claims {claims}): {answer.message}"
+            return _Ordinals(recount, answer, message, mounted, zones)
+        if ephemeral:
+            claims = ", ".join(copy.profile.ephemeral_claims)
+            message = f"{copy.profile.pod_name} (claims {claims}): {answer.message}"
             return _Ordinals(recount, answer, message, mounted, zones)
         # the copy's PostFilter, as for the copy the count stops at
         changed = {p: walk[p] for p in walk.taken}

@@ -9,12 +9,14 @@ refused by an object-count quota).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
-from gate.k8s.quotaledger import Admitted
-from gate.k8s.volumes import PlainObject, copy_claim
+from gate.k8s.quotaledger import Admitted, QuotaLedger
+from gate.k8s.volumes import PlainObject, copy_claim, ephemeral_claim, ephemeral_volumes
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
+from gate.scheduler.framework.pods import copy_name
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
 """Verdicts that say every wanted pod lands (some by preemption): with fewer created, they
@@ -37,6 +39,54 @@ def new_claims(
         keys = [(namespace, name) for name in names]
         found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
     return found if any(found) else None
+
+
+def ephemeral_new_claims(
+    workload: Workload, storage: StorageObjects | None, wanted: int, first: str
+) -> list[list[tuple[str, PlainObject]]]:
+    """For each of the workload's ``wanted`` pods, the claims the ephemeral volume
+    controller creates for it after it (``controller.go`` ``handleVolume``), by name: those
+    the run made (:func:`gate.k8s.claims.ephemeral_claims`; a DaemonSet's first pod, named
+    ``first``, stands for every node's, each of whose claims is charged alike)."""
+    if storage is None:
+        return []
+    volumes = [v for _, v, _ in ephemeral_volumes(workload.pod_spec)]
+    namespace, found = workload.namespace, []
+    for position in range(wanted):
+        pod = first if workload.kind == "DaemonSet" else copy_name(workload, position)
+        keys = [(namespace, ephemeral_claim(pod, v)) for v in volumes]
+        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+    return found
+
+
+def admit_ephemeral(
+    book: QuotaLedger,
+    namespace: str,
+    claims: Sequence[Sequence[tuple[str, PlainObject]]],
+    admitted: Admitted | None,
+    wanted: int,
+) -> Admitted | None:
+    """The created pods' ephemeral claims (``claims``, one entry a pod) against the
+    quotas, after the pods: a pod whose claim is refused exists, and takes its quota, but
+    never schedules (VolumeBinding waits for the claim), so the copies that count stop at
+    the first such pod, and the claim's refusal is the message. Raises QuantityError."""
+    created = wanted if admitted is None else admitted.created
+    names = set(() if admitted is None else admitted.quotas)
+    stopped: Admitted | None = None
+    usable = created
+    for position in range(min(created, len(claims))):
+        for name, claim in claims[position]:
+            outcome = book.admit_claim(namespace, name, claim)
+            names.update(() if outcome is None else outcome.quotas)
+            if stopped is None and outcome is not None and outcome.message is not None:
+                stopped, usable = outcome, position
+    if not names:
+        return admitted
+    if stopped is None:
+        found = admitted or Admitted(created, ())
+        return replace(found, quotas=tuple(sorted(names)))
+    room = None if admitted is None or admitted.room is None else min(admitted.room, usable)
+    return Admitted(usable, tuple(sorted(names)), stopped.message, stopped.refused_by, room=room)
 
 
 def quota_of(admitted: Admitted) -> Quota:

@@ -1,5 +1,8 @@
 """The copies of a workload whose pod mounts claims: a StatefulSet's after the first, each
-with its own claims; the copies of any workload sharing a claim.
+with its own claims; the copies of any workload with generic ephemeral volumes, each with
+the claims the ephemeral volume controller created for it (``<pod>-<volume>``, its pod named
+as :func:`gate.scheduler.framework.pods.copy_name` names it); the copies of any workload
+sharing a claim.
 
 Its controller gives the copy of ordinal i the claims ``<template>-<statefulset>-<i>``
 (``stateful_set_utils.go`` ``updateStorage``), creating those that do not exist before
@@ -23,10 +26,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from gate.k8s.podlabels import copy_labels
-from gate.k8s.volumes import copy_claim, delay_binding, spec_of, with_copy_claims
+from gate.k8s.volumes import (
+    copy_claim,
+    delay_binding,
+    ephemeral_claim,
+    ephemeral_volumes,
+    spec_of,
+    with_copy_claims,
+)
 from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
-from gate.scheduler.framework.pods import Pod, pod_profile, with_volumes_of
+from gate.scheduler.framework.pods import (
+    Pod,
+    copy_name,
+    pod_profile,
+    with_ephemeral_of,
+    with_volumes_of,
+)
+from gate.scheduler.framework.profile import PodProfile
 from gate.untyped import as_list
 
 READ_WRITE_ONCE, READ_WRITE_ONCE_POD = "ReadWriteOnce", "ReadWriteOncePod"
@@ -66,10 +83,14 @@ def ordinal_pod(pod: Pod, workload: Workload, ordinal: int, relabelled: bool = F
     its selectors' ``matchLabelKeys`` merged with them again."""
     spec = with_copy_claims(pod.spec, workload.claim_templates, workload.name, ordinal)
     if not relabelled:
-        return Pod(spec, with_volumes_of(pod.profile, spec), pod.warnings)
-    own = copy_labels(workload.kind, workload.name, ordinal, indexed=workload.indexed)
-    labels = {**pod.profile.labels, **own}
-    profile = pod_profile(spec, pod.profile.namespace, labels, pinned=pod.profile.pinned)
+        profile = with_volumes_of(pod.profile, spec)
+    else:
+        own = copy_labels(workload.kind, workload.name, ordinal, indexed=workload.indexed)
+        labels = {**pod.profile.labels, **own}
+        profile = pod_profile(spec, pod.profile.namespace, labels, pinned=pod.profile.pinned)
+    if pod.profile.pod_name:  # its generic ephemeral volumes' claims are its own too
+        name = copy_name(workload, ordinal - workload.first_ordinal)
+        profile = with_ephemeral_of(profile, spec, name)
     return Pod(spec, profile, pod.warnings)
 
 
@@ -82,6 +103,17 @@ def copy_pod_labels(pod: Pod, workload: Workload, ordinal: int) -> Mapping[str, 
 def ordinal_claims(workload: Workload, ordinal: int) -> str:
     """The claims copy ``ordinal`` mounts, as a report names them."""
     return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+
+
+def own_claims(workload: Workload, pod: PodProfile, ordinal: int) -> tuple[str, ...]:
+    """The claims made for copy ``ordinal`` alone, of the workload whose first copy is
+    ``pod``: a StatefulSet's from its templates, and those of its generic ephemeral volumes
+    when they are judged (:func:`gate.k8s.claims.ephemeral_claims`)."""
+    made = tuple(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+    if not pod.pod_name:
+        return made
+    name = copy_name(workload, ordinal - workload.first_ordinal)
+    return (*made, *(ephemeral_claim(name, v) for _, v, _ in ephemeral_volumes(workload.pod_spec)))
 
 
 def ordinals_to_try(workload: Workload) -> range:

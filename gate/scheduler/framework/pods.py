@@ -8,6 +8,7 @@ and the spec is parsed once into a :class:`PodProfile`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache, partial
@@ -34,6 +35,7 @@ from gate.k8s.matching import (
 )
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
+from gate.k8s.podnames import pod_name, pod_name_admitted
 from gate.k8s.ports import pod_host_ports, regular_host_ports
 from gate.k8s.quotausage import stored_requests
 from gate.k8s.resources import (
@@ -44,7 +46,15 @@ from gate.k8s.resources import (
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
 from gate.k8s.version import Dialect
-from gate.k8s.volumes import claim_names, copy_claim, mounts_of, with_copy_claims
+from gate.k8s.volumes import (
+    EPHEMERAL,
+    claim_names,
+    copy_claim,
+    ephemeral_claim,
+    ephemeral_volumes,
+    mounts_of,
+    with_copy_claims,
+)
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING, unchecked_warnings
 from gate.model import AdmissionObjects, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
@@ -190,6 +200,52 @@ def with_volumes_of(profile: PodProfile, spec: Mapping[str, Any]) -> PodProfile:
     return replace(profile, claims=_claims(spec), mounts=mounts_of(spec.get("volumes")))
 
 
+def with_ephemeral_of(profile: PodProfile, spec: Mapping[str, Any], name: str) -> PodProfile:
+    """``profile`` of the pod ``name`` whose spec is ``spec``, its generic ephemeral volumes
+    reading the claims created for it (``<pod>-<volume>``, ephemeral.VolumeClaimName): its
+    ephemeral mounts name their claim, and VolumeBinding reads them among its claims in
+    ``volumes``' order. ``profile`` itself for a pod without one."""
+    found = ephemeral_volumes(spec)
+    if not found:
+        return profile
+    own = {i: ephemeral_claim(name, volume) for i, volume, _ in found}
+    claims = dict(claim_names(spec))
+    ordered = tuple(own.get(i) or claims[i] for i in sorted({*own, *claims}))
+    mounts = tuple(
+        replace(m, disk=ephemeral_claim(name, m.name)) if m.source == EPHEMERAL else m
+        for m in mounts_of(spec.get("volumes"))
+    )
+    return replace(
+        profile,
+        pod_name=name,
+        ephemeral_claims=tuple(own.values()),
+        volume_claims=ordered,
+        mounts=mounts,
+    )
+
+
+def copy_name(workload: Workload, position: int, generated: bool = True) -> str:
+    """The name of the workload's pod at ``position`` (0 for the first it creates).
+    ``generated`` false: the name before the API server generates one (a mutating
+    admission plugin's refusal quotes it)."""
+    template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
+    ordinal = position + workload.first_ordinal
+    name = pod_name if generated else pod_name_admitted
+    return name(workload.kind, workload.name, ordinal, template, workload.indexed)
+
+
+def ephemeral_pods(workload: Workload) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """The pods whose generic ephemeral volumes the run's claims are created for, as
+    (namespace, name, spec): each copy the workload starts with (a DaemonSet's first pod
+    stands for every node's, whose claims differ by name alone); none without such a
+    volume."""
+    spec = workload.pod_spec
+    if not ephemeral_volumes(spec):
+        return []
+    copies = 1 if workload.kind == "DaemonSet" else max(1, workload.replicas or 0)
+    return [(workload.namespace, copy_name(workload, i), spec) for i in range(copies)]
+
+
 def depends_on_name(spec: Mapping[str, Any]) -> bool:
     """Whether a node's name decides the answer (``nodeName``, ``matchFields``): then the
     pod is filtered node by node, not per class of nodes."""
@@ -232,6 +288,8 @@ def prepare_pod(
         spec = with_copy_claims(spec, workload.claim_templates, workload.name, first)
         profile = with_volumes_of(profile, spec)
         own = tuple(w for w in own if not w.text.startswith(CLAIM_TEMPLATES_WARNING))
+    if storage_known and ephemeral_volumes(spec):
+        profile = with_ephemeral_of(profile, spec, copy_name(workload, 0))
     limits_known = storage is not None and "CSINode" in storage.recorded
     unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)
     return Pod(spec, profile, (*own, *warnings, *unchecked))

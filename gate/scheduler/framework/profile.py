@@ -91,11 +91,27 @@ class PodProfile:
     dra_requirements: bool = False
     """Whether a container or init container lists ``resources.claims``: Karpenter schedules
     no such pod and counts no such DaemonSet (:func:`~.pods.dra_requirements`)."""
+    pod_name: str = ""
+    """Its name as its controller names it, when the claims of its generic ephemeral volumes
+    are judged ("" otherwise): whether a claim is the one created for it
+    (ephemeral.VolumeIsForPod) asks it."""
+    ephemeral_claims: tuple[str, ...] = ()
+    """The claims of its generic ephemeral volumes (``<pod>-<volume>``), once its name is
+    known: VolumeBinding and NodeVolumeLimits read them, VolumeZone and VolumeRestrictions
+    read ``claims`` alone (upstream's read only ``persistentVolumeClaim`` volumes)."""
+    volume_claims: tuple[str, ...] | None = None
+    """The claims of its ``persistentVolumeClaim`` and generic ephemeral volumes, in
+    ``volumes``' order, as VolumeBinding's PreFilter reads them; None: ``claims`` alone."""
     toleration_key: Hashable = field(init=False, repr=False, compare=False)
     """The tolerations made hashable by :func:`frozen`, once: two plugins read them."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "toleration_key", frozen(self.tolerations))
+
+    @property
+    def binding_claims(self) -> tuple[str, ...]:
+        """The claims VolumeBinding reads (:attr:`volume_claims`)."""
+        return self.claims if self.volume_claims is None else self.volume_claims
 
 
 def frozen(value: object) -> Hashable:

@@ -29,11 +29,15 @@ RULE = Rule(
 )
 
 
-def storage_for(pod: PodProfile, cluster: Cluster) -> StorageObjects | None:
+def storage_for(
+    pod: PodProfile, cluster: Cluster, claims: tuple[str, ...] | None = None
+) -> StorageObjects | None:
     """The storage objects the plugins judge ``pod``'s claims by; None when it mounts no
-    claim or the snapshot did not record them."""
+    claim or the snapshot did not record them. ``claims``: those the plugin reads, when
+    not ``pod.claims`` (VolumeBinding's take in its generic ephemeral volumes')."""
     storage = cluster.snapshot.storage
-    if not pod.claims or storage is None or not storage.knows_claims:
+    read = pod.claims if claims is None else claims
+    if not read or storage is None or not storage.knows_claims:
         return None
     return storage
 

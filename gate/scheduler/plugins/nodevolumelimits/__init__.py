@@ -23,8 +23,9 @@ Portworx when the CSINode's ``storage.alpha.kubernetes.io/migrated-plugins`` nam
 
 Not read: VolumeAttachments (a volume attached to the node by no pod of the snapshot is
 not counted), and an inline Azure Disk of a kind other than Managed (upstream's Filter
-errs on it; it is not counted here). The pod's own generic ephemeral volumes have no
-claim before the pod exists, so they are not counted for it.
+errs on it; it is not counted here). The pod's own generic ephemeral volumes count through
+the claims the ephemeral volume controller creates for it, when the run names it
+(``gate.k8s.claims.ephemeral_claims``); otherwise they are not counted for it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from gate.scheduler.framework.runtime import Parts, Plugin, Rejection
 from gate.scheduler.framework.volumes import RULE, claim_fields
 from gate.scheduler.plugins.nodevolumelimits.csi import (
     CLAIM,
+    EPHEMERAL,
     EXCEEDED,
     IN_TREE,
     MIGRATED_PLUGINS,
@@ -318,9 +320,15 @@ def _judged(pod: PodProfile, storage: StorageObjects | None) -> bool:
     """Whether the pod has a volume the plugin can count from what was recorded."""
     if storage is None or "CSINode" not in storage.recorded:
         return False
-    if storage.knows_claims and any(m.source == CLAIM for m in pod.mounts):
+    if storage.knows_claims and any(_claimed(m) for m in pod.mounts):
         return True
     return any(m.source in IN_TREE for m in pod.mounts)
+
+
+def _claimed(mount: Mount) -> bool:
+    """Whether the mount counts through a claim: a ``persistentVolumeClaim`` volume, or a
+    generic ephemeral one naming the claim created for the pod."""
+    return mount.source == CLAIM or (mount.source == EPHEMERAL and bool(mount.disk))
 
 
 def _prepare(pod: PodProfile, cluster: Cluster) -> State:
@@ -340,7 +348,7 @@ def _prepare(pod: PodProfile, cluster: Cluster) -> State:
 
 def _key(pod: PodProfile, cluster: Cluster) -> Hashable:
     """The pod's namespace and mounts, their names aside (only an ephemeral volume's name
-    names its claim, and the incoming pod's are not counted)."""
+    names its claim, and the incoming pod's names it in its ``disk``)."""
     if not _judged(pod, cluster.snapshot.storage):
         return None
     return pod.namespace, tuple(replace(m, name="") for m in pod.mounts)

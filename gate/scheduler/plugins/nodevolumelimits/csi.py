@@ -20,6 +20,7 @@ from gate.k8s.volumes import (
     MOUNTED_SOURCES,
     annotations_of,
     claim_class,
+    ephemeral_claim,
     mount_of,
     name_of,
     spec_of,
@@ -177,15 +178,19 @@ def attachable(
     csi_node: PlainObject | None,
 ) -> Volumes:
     """filterAttachableVolumes: a pod's counted volumes. ``pod_name`` None: the incoming
-    pod, whose generic ephemeral volumes have no claim yet."""
+    pod, whose generic ephemeral volumes count only where they name the claim created for
+    it (:func:`gate.scheduler.framework.pods.with_ephemeral_of`)."""
     found: Volumes = {}
     for mount in mounts:
         if mount.source == CLAIM:
             name = mount.disk
         elif mount.source == EPHEMERAL:
-            if pod_name is None:
+            if mount.disk:
+                name = mount.disk
+            elif pod_name is None:
                 continue
-            name = f"{pod_name}-{mount.name}"  # ephemeral.VolumeClaimName
+            else:
+                name = ephemeral_claim(pod_name, mount.name)
         else:
             inline = translated(mount, csi_node)
             if inline is not None:

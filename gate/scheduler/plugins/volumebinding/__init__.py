@@ -53,10 +53,22 @@ from gate.untyped import as_list, mapping
 
 
 def _prepare(pod: PodProfile, cluster: Cluster) -> State:
-    storage = storage_for(pod, cluster)
+    storage = storage_for(pod, cluster, pod.binding_claims)
     if storage is None:
         return SKIP
-    return replace(pre_filter(pod.namespace, pod.claims, storage), memo=cluster.others.memo)
+    claims, own = pod.binding_claims, pod.ephemeral_claims
+    state = pre_filter(pod.namespace, claims, storage, own, pod.pod_name)
+    return replace(state, memo=cluster.others.memo)
+
+
+def _key(pod: PodProfile, cluster: Cluster) -> Hashable:
+    """What VolumeBinding reads of the pod: its namespace and claims, its generic ephemeral
+    volumes' and its name among them when it has any (the claims must be its own)."""
+    if not pod.ephemeral_claims:
+        return claims_key(pod, cluster)
+    if storage_for(pod, cluster, pod.binding_claims) is None:
+        return None
+    return (pod.namespace, pod.binding_claims, pod.pod_name)
 
 
 def volume_binding(state: State, node: NodeView, dialect: Dialect) -> Rejection | None:
@@ -148,7 +160,7 @@ PLUGIN: Plugin[State] = Plugin(
     Family.STORAGE,
     Term.CLAIM,
     RULE,
-    key=claims_key,
+    key=_key,
     prepare=_prepare,
     check=volume_binding,
     reasons=(

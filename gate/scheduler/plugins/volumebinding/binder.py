@@ -4,10 +4,11 @@ package."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gate.errors import QuantityError
+from gate.k8s.claims import owned_by
 from gate.k8s.matching import SelectorTerm
 from gate.k8s.quantity import parse_quantity
 from gate.k8s.selectors import SelectorError, parse_selector
@@ -51,6 +52,13 @@ REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 # missing claim would, so they are not listed among the reasons)
 REASON_LOST = 'persistentvolumeclaim "{claim}" bound to non-existent persistentvolume "{volume}"'
 REASON_DELETING = 'persistentvolumeclaim "{claim}" is being deleted'
+REASON_WAITING = (
+    'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim}"'
+)
+# component-helpers/storage/ephemeral VolumeIsForPod
+REASON_NOT_FOR_POD = (
+    "PVC {namespace}/{claim} was not created for pod {namespace}/{pod} (pod is not owner)"
+)
 
 UNBOUND_IMMEDIATE = Rejection(VOLUME_BINDING, UNRESOLVABLE, (REASON_UNBOUND_IMMEDIATE,))
 
@@ -101,13 +109,22 @@ def bound_volume(state: State, storage: StorageObjects, name: str) -> Bound:
 SKIP = State()
 
 
-def pre_filter(namespace: str, claims: tuple[str, ...], storage: StorageObjects) -> State:
-    """podHasPVCs, then GetPodVolumeClaims."""
+def pre_filter(
+    namespace: str,
+    claims: tuple[str, ...],
+    storage: StorageObjects,
+    ephemeral: Collection[str] = (),
+    pod: str = "",
+) -> State:
+    """podHasPVCs, then GetPodVolumeClaims. ``ephemeral``: those of ``claims`` that are
+    the pod ``pod``'s generic ephemeral volumes' (the pod must own each)."""
     found: list[PlainObject] = []
     for name in claims:
         claim = storage.claims.get((namespace, name))
-        if claim is None:  # VolumeRestrictions' PreFilter says so first
+        if claim is None:  # VolumeRestrictions' PreFilter says so first of a claim's
             reason = f'persistentvolumeclaim "{name}" not found'
+            if name in ephemeral:
+                reason = REASON_WAITING.format(claim=name)
             return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
         volume = spec_of(claim).get("volumeName") or ""
         if mapping(claim.get("status")).get("phase") == "Lost":
@@ -115,6 +132,9 @@ def pre_filter(namespace: str, claims: tuple[str, ...], storage: StorageObjects)
             return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
         if mapping(claim.get("metadata")).get("deletionTimestamp") is not None:
             reason = REASON_DELETING.format(claim=name)
+            return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
+        if name in ephemeral and not owned_by(claim, namespace, pod):
+            reason = REASON_NOT_FOR_POD.format(namespace=namespace, claim=name, pod=pod)
             return State(refusal=Rejection(VOLUME_BINDING, UNRESOLVABLE, (reason,)))
         found.append(claim)
     bound, waiting = [], []
