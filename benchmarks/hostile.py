@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json"
+ZONAL_DISKS = ROOT / "fixtures" / "snapshots" / "aks-zonal-disks.json"
 BIG = (ROOT / "fixtures" / "manifests" / "02-web-big.yaml").read_text(encoding="utf-8")
 
 SECONDS = 10.0
@@ -372,6 +373,37 @@ def _long_label(folder: Path) -> list[str]:
     return ["check", "web.yaml", "--snapshot", "snapshot.json"]
 
 
+def _claimed_copies(kind: str, volumes: str) -> Callable[[Path], list[str]]:
+    """2,147,483,647 copies, each with a claim of its own (a StatefulSet's claim template,
+    a generic ephemeral volume): a claim object was made for every copy (9 GB in a minute)."""
+
+    def write(folder: Path) -> list[str]:
+        text = (
+            f"apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: db, namespace: default}}\n"
+            "spec:\n  replicas: 2147483647\n"
+            + ("  serviceName: db\n" if kind == "StatefulSet" else "")
+            + "  selector: {matchLabels: {app: db}}\n  template:\n"
+            "    metadata: {labels: {app: db}}\n    spec:\n"
+            "      containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n"
+            + volumes
+        )
+        (folder / "db.yaml").write_text(text, encoding="utf-8")
+        return ["check", "db.yaml", "--snapshot", str(ZONAL_DISKS)]
+
+    return write
+
+
+_CLAIM_SPEC = (
+    "{storageClassName: managed-csi, accessModes: [ReadWriteOnce],"
+    " resources: {requests: {storage: 1Gi}}}"
+)
+_TEMPLATES = f"  volumeClaimTemplates:\n  - metadata: {{name: data}}\n    spec: {_CLAIM_SPEC}\n"
+_EPHEMERAL = (
+    "      volumes:\n      - name: scratch\n        ephemeral:\n"
+    f"          volumeClaimTemplate:\n            spec: {_CLAIM_SPEC}\n"
+)
+
+
 def _many_zones(folder: Path) -> list[str]:
     """5,000 replicas spread over 500 zones (maxSkew 1) on 2,000 nodes of unlike load: each
     copy once compared every zone's count for every zone (73 s)."""
@@ -505,6 +537,16 @@ CASES = (
         1,
     ),
     Case("placement: 5,000 replicas spread over 500 zones on 2,000 nodes", _many_zones, 0),
+    Case(
+        "claims: a StatefulSet of 2,147,483,647 replicas with a claim template",
+        _claimed_copies("StatefulSet", _TEMPLATES),
+        1,
+    ),
+    Case(
+        "claims: a Deployment of 2,147,483,647 replicas with an ephemeral volume",
+        _claimed_copies("Deployment", _EPHEMERAL),
+        1,
+    ),
     Case("catalog: 100,000 instance types (refused)", _large_catalog(100_000), 2),
     Case(
         "catalog: 5,000 instance types (the most it may hold), 3 scale-ups",

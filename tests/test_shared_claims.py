@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gate.model import Document, Location, Verdict
+from gate.inputs.workloads import Unevaluated, extract_all
+from gate.model import Document, Location, Verdict, Workload
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
@@ -146,3 +147,53 @@ def test_copies_sharing_a_waiting_claim_meet_it_bound_after_the_first(
 ) -> None:
     result = _run(workload, claim)
     assert (result.verdict, result.placement.fit, result.message) == expected
+
+
+# fitgate's own bound (gate.k8s.claims.FOLLOWED_COPIES): a claim object a copy and a walk
+# over the copies, for a count the API server accepts up to 2,147,483,647
+MOST = 2_147_483_647
+_CLAIM_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+
+
+def _own_claims(kind: str, copies: int) -> dict[str, Any]:
+    workload = _workload(kind, copies, "100m")
+    if kind == "StatefulSet":
+        workload["spec"]["serviceName"] = "web"
+        template = {"metadata": {"name": "data"}, "spec": _CLAIM_SPEC}
+        workload["spec"]["volumeClaimTemplates"] = [template]
+        del workload["spec"]["template"]["spec"]["volumes"]
+    else:
+        ephemeral = {"volumeClaimTemplate": {"spec": _CLAIM_SPEC}}
+        workload["spec"]["template"]["spec"]["volumes"] = [{"name": "data", "ephemeral": ephemeral}]
+    return workload
+
+
+@pytest.mark.parametrize(
+    ("kind", "copies", "refused"),
+    [
+        pytest.param("StatefulSet", MOST, True, id="a statefulset past the bound is an error"),
+        pytest.param("Deployment", MOST, True, id="ephemeral volumes past the bound are an error"),
+        pytest.param("StatefulSet", 10_001, True, id="one copy past the bound is an error"),
+        pytest.param("StatefulSet", 10_000, False, id="copies at the bound are judged"),
+        pytest.param("Deployment", 10_000, False, id="ephemeral volumes at the bound are judged"),
+    ],
+)
+def test_copies_with_claims_of_their_own_past_the_bound_are_not_judged(
+    kind: str, copies: int, refused: bool
+) -> None:
+    (found,) = extract_all(iter([Document(Location("w.yaml", 1), _own_claims(kind, copies))]))
+    if refused:
+        assert isinstance(found, Unevaluated)
+        assert (found.verdict, found.reason) == (
+            Verdict.ERROR,
+            f"{copies:,} copies with claims of their own: fitgate creates and follows the "
+            "claims of at most 10,000 copies, so it cannot judge these",
+        )
+    else:
+        assert isinstance(found, Workload)
+
+
+def test_copies_past_the_bound_that_share_a_claim_are_counted_alike_and_said_so() -> None:
+    result = _run(_workload("Deployment", MOST, "600m"), _claim("local"))
+    assert (result.verdict, result.placement.fit) == (Verdict.PARTIAL, 2)
+    assert any("more than the 10,000 fitgate follows one by one" in w.text for w in result.warnings)

@@ -26,6 +26,7 @@ from gate.inputs.scaling import (
     wanted_pods,
 )
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
+from gate.k8s.claims import FOLLOWED_COPIES, FOLLOWED_COPIES_TEXT
 from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
 from gate.k8s.quantity import nonnegative_quantity, parse_quantity
 from gate.k8s.selectors import text_labels
@@ -36,7 +37,7 @@ from gate.k8s.validation import (
     pod_template_problem,
     workload_problem,
 )
-from gate.k8s.volumes import start_ordinal
+from gate.k8s.volumes import ephemeral_volumes, start_ordinal
 from gate.k8s.warnings import CLAIM_TEMPLATES_UNCHECKED
 from gate.model import (
     Document,
@@ -289,6 +290,9 @@ def _workload(
     refused = _pods_refused(kind, name, body, added) if replicas else None
     if refused:
         return _unreadable(kind, namespace, name, location, refused)
+    if replicas is not None and replicas > FOLLOWED_COPIES and _claims_own(kind, body, spec):
+        text = FOLLOWED_COPIES_TEXT.format(copies=f"{replicas:,}")
+        return _unreadable(kind, namespace, name, location, text)
     warnings = list(_queued(kind, body))
     if kind == "StatefulSet" and at(body, ("spec", "volumeClaimTemplates")):
         warnings.append(WorkloadWarning(WarningKind.NOT_MODELLED, CLAIM_TEMPLATES_UNCHECKED))
@@ -429,6 +433,12 @@ def _claim_templates(kind: str, body: Mapping[str, Any]) -> tuple[str, ...]:
     items = templates if isinstance(templates, list) else []
     names = (at(t, ("metadata", "name")) for t in items if isinstance(t, Mapping))
     return tuple(n for n in names if isinstance(n, str) and n)
+
+
+def _claims_own(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+    """Whether each copy has claims of its own: a StatefulSet's claim templates, a pod's
+    generic ephemeral volumes."""
+    return bool(_claim_templates(kind, body)) or bool(ephemeral_volumes(spec))
 
 
 def extract(

@@ -46,6 +46,15 @@ from gate.model.storage import StorageObjects
 from gate.untyped import as_list, mapping
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+FOLLOWED_COPIES = 10_000
+"""The most copies fitgate follows one by one, each with claims of its own (a StatefulSet's
+``volumeClaimTemplates``, a pod's generic ephemeral volumes) or set apart from the others:
+a claim object a copy, and a walk over the copies, for a count the API server accepts up
+to 2,147,483,647."""
+FOLLOWED_COPIES_TEXT = (
+    "{copies} copies with claims of their own: fitgate creates and follows the claims of at "
+    f"most {FOLLOWED_COPIES:,} copies, so it cannot judge these"
+)
 BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
 _SERVER_SET = frozenset({"uid", "deletionTimestamp", "deletionGracePeriodSeconds"})
 
@@ -167,6 +176,8 @@ def statefulset_claims(
     statefulset, namespace = metadata.get("name"), metadata.get("namespace") or "default"
     replicas = spec.get("replicas", 1)
     if not isinstance(statefulset, str) or not isinstance(replicas, int):
+        return {}
+    if replicas > FOLLOWED_COPIES:  # judged as an ERROR, never placed
         return {}
     made = {}
     for template in as_list(spec.get("volumeClaimTemplates")):

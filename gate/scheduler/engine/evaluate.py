@@ -21,6 +21,7 @@ from operator import or_
 from typing import TYPE_CHECKING, Any
 
 from gate.errors import QuantityError
+from gate.k8s.claims import FOLLOWED_COPIES
 from gate.k8s.completion import AdmissionRefused
 from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
@@ -729,6 +730,9 @@ class Evaluator:
             by_ordinal = self._ordinals(
                 workload, pod, placement, fitting, own, raising=not shared_once
             )
+            if by_ordinal is not None and by_ordinal.unfollowed:
+                warnings.append(_unfollowed_copies(workload.replicas or 0))
+                by_ordinal = None
             unfit = None if by_ordinal is None else by_ordinal.answer
             if by_ordinal is not None:
                 # a lost node's copies were counted where the count put them, not the walk;
@@ -822,6 +826,8 @@ class Evaluator:
         shared = placement.wanted > 1 and binds_shared(workload, pod.profile, self.cluster)
         if not (claimed_copies or differ or shared or ephemeral) or not hint:
             return None
+        if (workload.replicas or 0) > FOLLOWED_COPIES:
+            return _Ordinals(placement, unfollowed=True)
         if not claimed_copies:
             workload = replace(workload, claim_templates=())
         ordinals = ordinals_to_try(workload)
@@ -1406,6 +1412,18 @@ class _Ordinals:
     """The copies that start, by the zone of their node (nodes with no zone left out)."""
     preempting: Preempted | None = None
     """The PostFilter of the copy that fits no node, when its labels alone set it apart."""
+    unfollowed: bool = False
+    """The copies are more than fitgate follows one by one (:data:`FOLLOWED_COPIES`):
+    counted as alike instead."""
+
+
+def _unfollowed_copies(copies: int) -> WorkloadWarning:
+    return WorkloadWarning(
+        WarningKind.NOT_MODELLED,
+        f"{copies:,} copies set apart from one another (by their own labels, or a claim the "
+        f"first binds) are more than the {FOLLOWED_COPIES:,} fitgate follows one by one: "
+        "they were counted as alike",
+    )
 
 
 @dataclass(frozen=True, slots=True)
