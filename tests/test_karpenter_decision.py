@@ -1555,3 +1555,55 @@ def test_preferred_zonal_pod_affinity_is_held_until_relaxed(
     decision = run.decide(spec(affinity=affinity), copies, APP)
     (scale_up,) = decision.scale_up
     assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch
+
+
+def _required_term(kind: str, labels: dict[str, str]) -> dict[str, Any]:
+    """A required ``kind`` term over zones naming the pods with ``labels``."""
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": ZONE}
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+REQUIRED_ZONAL_CASES = [
+    pytest.param(
+        _zoned_beside(("b", DB), ("c", DB)),
+        _required_term("podAffinity", DB),
+        2,
+        (1, 2, ("t-b", "t-c")),
+        id="a required zonal affinity to pods in zones b and c leaves the claim both",
+    ),
+    pytest.param(
+        _zoned_beside(("b", DB)),
+        _required_term("podAffinity", DB),
+        1,
+        (1, 1, ("t-b",)),
+        id="a required zonal affinity to pods in zone b alone puts the claim in zone b",
+    ),
+    pytest.param(
+        _zoned_beside(("a", DB)),
+        _required_term("podAntiAffinity", DB),
+        2,
+        (1, 2, ("t-b", "t-c")),
+        id="a required zonal anti-affinity to other pods in zone a leaves the claim b and c",
+    ),
+    pytest.param(
+        _zoned_beside(),
+        _required_term("podAffinity", APP),
+        2,
+        (1, 2, ("t-a",)),
+        id="a required zonal affinity to itself with none running starts in one zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "affinity", "copies", "launch"), REQUIRED_ZONAL_CASES)
+def test_required_zonal_pod_affinity_leaves_a_claim_every_zone_it_allows(
+    run: Run, affinity: dict[str, Any], copies: int, launch: tuple[int, int, tuple[str, ...]]
+) -> None:
+    """topologygroup.go ``nextDomainAffinity`` returns every zone holding the pods the term
+    names, ``nextDomainAntiAffinity`` every zone holding none, and topology.go
+    ``AddRequirements`` gives the claim that set (its types those offered there); a pod
+    its own affinity selects with none running bootstraps one zone. A copy its own
+    anti-affinity does not select records nothing (``Record``), so the next joins."""
+    decision = run.decide(spec(affinity=affinity), copies, APP)
+    (scale_up,) = decision.scale_up
+    assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch

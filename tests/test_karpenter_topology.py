@@ -699,28 +699,28 @@ def test_preferred_zonal_terms_are_held_as_relax_drops_them(
 Z3 = ["z1", "z2", "z3"]
 DOMAINS: list[tuple[str, Zonal, list[str]]] = [
     (
-        "a required anti-affinity pins the first empty zone",
-        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        "a required anti-affinity its copies match pins the first empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, True),
         ["z2"],
+    ),
+    (
+        "a required anti-affinity its copies do not match leaves every empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        ["z2", "z3"],
     ),
     (
         "a held anti-affinity leaves every empty zone",
-        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False, held=True),
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, True, held=True),
         ["z2", "z3"],
     ),
     (
-        "a required affinity pins the first zone running the pods it wants",
+        "an affinity leaves every zone running the pods it wants",
         AffinityZone({"z2": 1, "z3": 2}, False),
-        ["z2"],
-    ),
-    (
-        "a held affinity leaves every zone running them",
-        AffinityZone({"z2": 1, "z3": 2}, False, held=True),
         ["z2", "z3"],
     ),
     (
-        "a held affinity's first pod starts in one zone",
-        AffinityZone({}, True, held=True),
+        "an affinity's first pod starts in one zone",
+        AffinityZone({}, True),
         ["z1"],
     ),
     (
@@ -737,7 +737,8 @@ DOMAINS: list[tuple[str, Zonal, list[str]]] = [
 def test_the_zones_a_rule_leaves_a_new_claim(rule: Zonal, expected: list[str]) -> None:
     """topology.go ``AddRequirements``: the claim takes what topologygroup.go's
     ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return (every zone allowed); a
-    required rule is pinned to one zone, its later copies taking others in later loops."""
+    required anti-affinity its copies match is pinned to one zone, its later copies taking
+    others in later loops."""
     assert rule.domains(ANY_ZONE, Z3) == expected
 
 
@@ -745,7 +746,7 @@ def test_a_self_matching_anti_affinity_records_every_zone_the_claim_may_take() -
     """topology.go ``Record``: anti-affinity blocks every zone of the claim's requirement,
     an affinity or a spread only a known one."""
     anti = AntiZone({"z1": 0, "z2": 0}, True, held=True)
-    affinity = AffinityZone({}, True, held=True)
+    affinity = AffinityZone({}, True)
     for rule in (anti, affinity):
         rule.record_all(["z1", "z2"])
     assert (anti.counts, affinity.counts) == ({"z1": 1, "z2": 1}, {})

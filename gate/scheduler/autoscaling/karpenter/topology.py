@@ -92,8 +92,9 @@ class AntiZone(_ZoneCounts):
     zone a claim could land in and launches the rest in later loops, so over its loops each
     copy takes an empty zone of its own (here the first by name).
 
-    A preferred term (``held``) leaves a claim every zone it allows: the copies after the
-    first that the term blocks are relaxed in the same loop, not launched in later ones."""
+    A term its copies do not match, or a preferred one (``held``), leaves a claim every
+    zone it allows (``nextDomainAntiAffinity`` returns them all): the copies after the first
+    that a held term blocks are relaxed in the same loop, not launched in later ones."""
 
     held: bool = False
 
@@ -104,9 +105,9 @@ class AntiZone(_ZoneCounts):
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-        """The zones a claim may take (``AddRequirements``): those it allows, when held,
-        else the one chosen."""
-        if self.held:
+        """The zones a claim may take (``AddRequirements``): those it allows, when held or
+        not matching its copies, else the one chosen."""
+        if self.held or not self.self_match:
             return [z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)]
         return _one(self.next_zone(pod_domains, zones))
 
@@ -123,10 +124,9 @@ class AntiZone(_ZoneCounts):
 class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
     zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there. A preferred term (``held``)
-    leaves a claim every zone where those pods run."""
-
-    held: bool = False
+    start in any zone, and the copies after it follow it there. A claim may take every zone
+    where those pods run (``nextDomainAffinity`` returns them all), whether the term is
+    required or preferred."""
 
     def allows(self, zone: str) -> bool:
         if self.counts.get(zone, 0) > 0:
@@ -137,10 +137,10 @@ class AffinityZone(_ZoneCounts):
         return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-        """The zones a claim may take (``AddRequirements``): when held, those where the
-        wanted pods run, else the one chosen (a first pod starts in one zone)."""
+        """The zones a claim may take (``AddRequirements``): those where the wanted pods
+        run, else the one chosen (a first pod starts in one zone)."""
         running = [z for z in sorted(zones) if self.counts.get(z, 0) > 0 and pod_domains.has(z)]
-        if self.held and running:
+        if running:
             return running
         return _one(self.next_zone(pod_domains, zones))
 
@@ -271,15 +271,13 @@ def _anti_zone(
     return AntiZone(counts, mine, held)
 
 
-def _affinity_zone(
-    state: AffinityState, placed: Mapping[str, int], held: bool = False
-) -> AffinityZone:
+def _affinity_zone(state: AffinityState, placed: Mapping[str, int]) -> AffinityZone:
     """The group of affinity over zones: the pods the PreFilter counted, and the
     workload's copies existing nodes took when the pod matches its own terms."""
     wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
     if state.self_match:
         _add(wanted, placed)
-    return AffinityZone(wanted, state.self_match, held)
+    return AffinityZone(wanted, state.self_match)
 
 
 def lowest(*caps: int | None) -> int | None:
@@ -406,7 +404,7 @@ def _preferred_affinity(
     groups: list[AffinityZone | None] = []
     for term in _heaviest(pod.preferred_pod_affinity):
         state = _affinity_alone(pod, cluster, term, anti=False)
-        groups.append(None if state is None else _affinity_zone(state, placed, held=True))
+        groups.append(None if state is None else _affinity_zone(state, placed))
     return _by_step(groups)
 
 
