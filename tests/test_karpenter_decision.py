@@ -1607,3 +1607,125 @@ def test_required_zonal_pod_affinity_leaves_a_claim_every_zone_it_allows(
     decision = run.decide(spec(affinity=affinity), copies, APP)
     (scale_up,) = decision.scale_up
     assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch
+
+
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+
+
+def _zone_node(zone: str, *taints: Taint, **labels: str) -> dict[str, Any]:
+    """A node in ``zone`` (``n-<zone>``), tainted ``taints``, with more ``labels``."""
+    made = karpenter_node(f"n-{zone}", "old", f"zone-{zone}")
+    made["metadata"]["labels"].update(labels)
+    made["spec"]["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+    return made
+
+
+def _zone_spread(**more: Any) -> dict[str, Any]:
+    """A DoNotSchedule spread over zones, maxSkew 1, selecting the web pods unless ``more``
+    says otherwise."""
+    return {
+        "maxSkew": 1,
+        "topologyKey": ZONE,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": APP},
+        **more,
+    }
+
+
+def _spread_run(
+    nodes: list[dict[str, Any]],
+    running: list[tuple[str, dict[str, str]]],
+    pools: tuple[NodePool, ...] = (NodePool("default"),),
+) -> Run:
+    """``pools`` over :data:`ZONED` beside ``nodes``, with two pods a (zone, labels) of
+    ``running`` on ``n-<zone>``."""
+    pods = [
+        _labelled(f"p{i}-{j}", f"n-{z}", labels)
+        for i, (z, labels) in enumerate(running)
+        for j in range(2)
+    ]
+    return Run(pools, nodes=nodes, pods=pods, catalog=ZONED)
+
+
+UNTAINTED = [_zone_node(z) for z in "abc"]
+HONOR = {"nodeTaintsPolicy": "Honor"}
+TAINTED_POOL = NodePool("tainted", weight=5, requirements=(_in(ZONE, "zone-c"),), taints=(TAINT,))
+SOFT_POOL = NodePool("soft", weight=5, requirements=(_in(ZONE, "zone-c"),), taints=(SOFT_TAINT,))
+AB_POOL = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b"),))
+KARPENTER_COUNTS = [
+    pytest.param(
+        _spread_run([_zone_node("a", SOFT_TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a node with an untolerated PreferNoSchedule taint is "
+        "left out of the counts",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a", SOFT_TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(),
+        ("t-b",),
+        id="under the default nodeTaintsPolicy Ignore that node's pods count",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a", TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a node with an untolerated NoSchedule taint is left out "
+        "as kube-scheduler leaves it out",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (TAINTED_POOL, AB_POOL)),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a zone only a pool with an untolerated taint reaches "
+        "holds no minimum",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (SOFT_POOL, AB_POOL)),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="a pool's PreferNoSchedule taint leaves its zone out too",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (TAINTED_POOL, AB_POOL)),
+        _zone_spread(),
+        None,
+        id="under nodeTaintsPolicy Ignore that empty zone holds the minimum at 0 and no claim "
+        "is within the skew",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED, [("a", DB)]),
+        {k: v for k, v in _zone_spread().items() if k != "labelSelector"},
+        ("t-b",),
+        id="a spread without a labelSelector counts every pod of the namespace",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED, [("a", DB)]),
+        _zone_spread(labelSelector={}),
+        ("t-b",),
+        id="a spread with an empty labelSelector counts every pod of the namespace",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a"), *(_zone_node(z, rack="r1") for z in "bc")], [("a", APP)]),
+        [_zone_spread(), {**_zone_spread(), "topologyKey": "rack"}],
+        ("t-b",),
+        id="a node lacking another spread's key still counts in the zone spread",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "spreads", "launch"), KARPENTER_COUNTS)
+def test_a_zone_spread_counts_as_karpenter_counts(
+    run: Run, spreads: dict[str, Any] | list[dict[str, Any]], launch: tuple[str, ...] | None
+) -> None:
+    """topology.go ``countDomains``: the pods ``TopologyListOptions`` lists (a null or empty
+    selector lists every pod of the namespace), on the nodes carrying the group's own key
+    that topologynodefilter.go ``Matches`` admits (under ``Honor`` pkg/scheduling/taints.go
+    ``Tolerates``: every taint effect); topologygroup.go ``NewTopologyGroup`` registers the
+    pools' zones through topologydomaingroup.go ``ForEachDomain`` (under ``Honor`` the zones
+    of a pool whose taints the pod tolerates). The zone takes the claim's types; with
+    ``launch`` None no claim is made."""
+    constraints = spreads if isinstance(spreads, list) else [spreads]
+    decision = run.decide(spec(topologySpreadConstraints=constraints), 1, APP)
+    found = tuple(s.instance_types for s in decision.scale_up)
+    assert found == (() if launch is None else (launch,))

@@ -20,6 +20,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     AffinityZone,
     AntiZone,
     HostAffinity,
+    PoolZones,
     Spread,
     Zonal,
     held_zonal,
@@ -298,6 +299,11 @@ def _cycle(spec: dict[str, Any], pods: Sequence[ExistingPod] = ()) -> CycleState
     return prepare(pod_profile(spec, labels=APP), _cluster(pods))
 
 
+def _pools(zones: Sequence[str], taints: tuple[Taint, ...] = ()) -> PoolZones:
+    """One NodePool reaching ``zones``, tainted ``taints``."""
+    return PoolZones.of([(zones, taints)])
+
+
 def _spec(**spec: Any) -> dict[str, Any]:
     return {"containers": [container(requests={"cpu": "1"})], **spec}
 
@@ -410,7 +416,9 @@ def test_zonal_rules(
     expected: tuple[list[Zonal], int | None, HostAffinity | None],
 ) -> None:
     profile = pod_profile(spec, labels=APP)
-    assert zonal_rules(_cycle(spec, pods), ZONES, profile) == expected
+    cluster = _cluster(pods)
+    found = zonal_rules(prepare(profile, cluster), _pools(ZONES), profile, cluster)
+    assert found == expected
 
 
 def _anti(*terms: tuple[int, str, dict[str, str]]) -> dict[str, Any]:
@@ -523,7 +531,7 @@ def test_soft_zonal_spreads_as_relax_drops_them(
 ) -> None:
     """topology.go ``newForTopologies`` (ScheduleAnyway held under PreferencePolicy Respect)
     and preferences.go ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
-    steps = soft_zonal(pod_profile(spec, labels=APP), _cluster(), ["z1", "z2"], placed)
+    steps = soft_zonal(pod_profile(spec, labels=APP), _cluster(), _pools(["z1", "z2"]), placed)
     assert [[(s.max_skew, s.counts) for s in step] for step in steps] == expected
 
 
@@ -536,7 +544,8 @@ def test_a_soft_zonal_spread_is_one_object_through_its_steps() -> None:
             spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
         ]
     )
-    first, second, _ = soft_zonal(pod_profile(spec, labels=APP), _cluster(zones=["z1"]), ["z1"])
+    profile = pod_profile(spec, labels=APP)
+    first, second, _ = soft_zonal(profile, _cluster(zones=["z1"]), _pools(["z1"]))
     first[0].record("z1")
     assert second[0] is first[0]
     assert second[0].counts == {"z1": 1}
@@ -619,7 +628,7 @@ def test_a_held_scheduleanyway_zone_spread_counts_the_cluster(
     policy = spec.pop("policy", {})
     spec["topologySpreadConstraints"] = [{**SOFT, **policy}]
     profile = pod_profile(spec, labels=APP)
-    ((counted,), _) = soft_zonal(profile, _cluster(pods, taints=taints), ["z1", "z2"])
+    ((counted,), _) = soft_zonal(profile, _cluster(pods, taints=taints), _pools(["z1", "z2"]))
     assert counted.counts == expected
 
 
@@ -691,7 +700,7 @@ def test_preferred_zonal_terms_are_held_as_relax_drops_them(
     preferences.go ``removePreferredPodAffinityTerm`` and
     ``removePreferredPodAntiAffinityTerm`` (by weight, heaviest first)."""
     profile = pod_profile(_spec(affinity=affinity), labels=APP)
-    held = held_zonal(profile, _cluster(pods), ["z1", "z2"], placed)
+    held = held_zonal(profile, _cluster(pods), _pools(["z1", "z2"]), placed)
     assert [[(g.counts, g.self_match) for g in step] for step in held.affinity] == affinity_steps
     assert [[(g.counts, g.self_match) for g in step] for step in held.anti] == anti_steps
 

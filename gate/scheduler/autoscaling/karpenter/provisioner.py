@@ -46,6 +46,7 @@ from gate.k8s.ports import karpenter_matches, parsed_ip
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
+from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter.aks import with_cluster
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.autoscaling.karpenter.catalog import (
@@ -93,6 +94,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
     Held,
     HostAffinity,
+    PoolZones,
     Zonal,
     held_zonal,
     lowest,
@@ -293,7 +295,9 @@ class Provisioner:
     notes: tuple[str, ...] = ()
     unjudged: str = ""
     allowed: frozenset[str] = frozenset()
-    zones: tuple[str, ...] = ()
+    zones: PoolZones = field(default_factory=lambda: PoolZones({}))
+    """The zones the Ready NodePools reach, with their taints (topology.go
+    ``buildDomainGroups``)."""
     placeholders: int = 0
     """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
     host: HostAffinity | None = None
@@ -389,12 +393,13 @@ class Provisioner:
         known = carried(catalog)
         providers: dict[str, Provider] = {}
         judged: dict[str, frozenset[str]] = {}
-        zones: set[str] = set()
+        zones: list[tuple[set[str], tuple[Taint, ...]]] = []
         for pool in ready:
             if pool.name in unresolved:
                 continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
-            zones |= domain_zones(template_reqs(pool), catalog.types, node_class, memo)
+            reached = domain_zones(template_reqs(pool), catalog.types, node_class, memo)
+            zones.append((reached, pool.taints))
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
@@ -436,7 +441,7 @@ class Provisioner:
             tuple(notes),
             "" if ready else NO_NODEPOOLS,
             allowed,
-            tuple(sorted(zones)),
+            PoolZones.of(zones),
             type_keys=frozenset(k for t in types for k in t.reqs),
             offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
             catalog=catalog,
@@ -520,7 +525,9 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {}, preferred=False)
+        spreads, cap, self.host = zonal_rules(
+            cycle, self.zones, pod, cluster, landed or {}, preferred=False
+        )
         # a port matches itself under Karpenter's rule too (gate.k8s.ports)
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1

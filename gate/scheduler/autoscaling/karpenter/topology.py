@@ -1,22 +1,25 @@
 """The topology rules Karpenter applies to a new NodeClaim over zones and hostnames
 (pkg/controllers/provisioning/scheduling/topology.go, topologygroup.go), read from the pod's
-kube-scheduler cycle: its DoNotSchedule spreads (the PreFilter's counts) and its required
-pod (anti-)affinity (the InterPodAffinity PreFilter's counts). The preferences Karpenter
-holds as required until relaxed (its ScheduleAnyway spreads, its preferred pod
-(anti-)affinity terms) are counted by the same PreFilters, asked of those alone
-(:func:`held_zonal`): topology.go ``countDomains`` counts the cluster's matching pods for
-every group, whatever the constraint's kind."""
+kube-scheduler cycle: its DoNotSchedule spreads, counted as Karpenter counts them
+(:func:`spread_counts`), and its required pod (anti-)affinity (the InterPodAffinity PreFilter's
+counts). The preferences Karpenter holds as required until relaxed (its ScheduleAnyway
+spreads, its preferred pod (anti-)affinity terms) are counted the same way, the terms by the
+PreFilter asked of each alone (:func:`held_zonal`): topology.go ``countDomains`` counts the
+cluster's matching pods for every group, whatever the constraint's kind."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
+from gate.model.taints import Taint
+from gate.scheduler.autoscaling.karpenter.pools import untolerated
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
@@ -24,11 +27,100 @@ from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity import prepare_affinity
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState, Pairs
-from gate.scheduler.plugins.podtopologyspread import prepare_spread
+from gate.scheduler.plugins.podtopologyspread import affinity_bits
 from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
 TOPOLOGY = "unsatisfiable topology constraint"
+
+EVERY_POD = LabelSelector(())
+"""``labels.Everything()``, what ``TopologyListOptions`` lists under a null or empty
+selector."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolZones:
+    """topologydomaingroup.go ``TopologyDomainGroup`` for the zone: each zone the Ready
+    NodePools reach, with the taints of each pool that reaches it."""
+
+    taints: Mapping[str, frozenset[tuple[Taint, ...]]]
+
+    @classmethod
+    def of(cls, pools: Iterable[tuple[Iterable[str], tuple[Taint, ...]]]) -> PoolZones:
+        """From each pool's zones and taints."""
+        found: dict[str, set[tuple[Taint, ...]]] = {}
+        for zones, taints in pools:
+            for zone in zones:
+                found.setdefault(zone, set()).add(taints)
+        return cls({z: frozenset(t) for z, t in found.items()})
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every zone, by name."""
+        return tuple(sorted(self.taints))
+
+    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> list[str]:
+        """``ForEachDomain`` under ``Honor``: the zones some pool registers whose every
+        taint the tolerations tolerate."""
+        return [
+            zone
+            for zone in self.names
+            if any(not untolerated(taints, tolerations) for taints in self.taints[zone])
+        ]
+
+
+def spread_counts(
+    pod: PodProfile, constraint: SpreadConstraint, cluster: Cluster, pools: PoolZones
+) -> dict[str, int]:
+    """topology.go ``countDomains`` for one spread over zones, where Karpenter counts
+    otherwise than the PodTopologySpread PreFilter:
+
+    * topologygroup.go ``NewTopologyGroup`` registers the pools' zones through
+      topologydomaingroup.go ``ForEachDomain``: under ``nodeTaintsPolicy: Honor`` only
+      those of a pool whose every taint the pod tolerates (pkg/scheduling/taints.go
+      ``ToleratesPod``: every effect, PreferNoSchedule included);
+    * a node counts when it carries the spread's own key (not every key the pod's spreads
+      name) and topologynodefilter.go ``Matches`` admits it: under ``Honor`` a node with an
+      untolerated taint of any effect is left out, where the PreFilter reads NoSchedule and
+      NoExecute alone;
+    * the pods counted are the scheduled, non-terminating ones of the namespace its selector
+      lists (``TopologyListOptions``): a null or empty selector lists them all, where the
+      PreFilter counts none. Whether a copy counts itself is the selector's answer
+      (``selects``: the null selector matches nothing, the empty one everything), as in
+      the PreFilter."""
+    key = constraint.topology_key
+    nodes = cluster.index
+    eligible = nodes.with_label(key)
+    if constraint.honor_node_affinity:
+        eligible &= affinity_bits(pod, nodes)
+    zones = pools.names
+    if constraint.honor_taints:
+        eligible &= _karpenter_tolerated(pod, cluster)
+        zones = tuple(pools.tolerated(pod.tolerations))
+    counts = dict.fromkeys(zones, 0)
+    for value, bits in nodes.label_values(key).items():
+        if bits & eligible:
+            counts.setdefault(value, 0)
+    selector = constraint.selector
+    listed = EVERY_POD if selector.nothing or selector.empty else selector
+    index = cluster.others.pods
+    for i in index.matching(frozenset({pod.namespace}), listed):
+        node = index.node_of[i]
+        if not index.pods[i].terminating and eligible >> node & 1:
+            value = nodes.nodes[node].labels[key]
+            counts[value] += 1
+    return counts
+
+
+def _karpenter_tolerated(pod: PodProfile, cluster: Cluster) -> int:
+    """The nodes whose every taint, whatever its effect, the pod tolerates
+    (``TopologyNodeFilter.Matches``, pkg/scheduling/taints.go ``Tolerates``)."""
+    nodes = cluster.index
+    bits = 0
+    for class_bits, rep in nodes.taint_classes:
+        if not untolerated(nodes.nodes[rep].taints, pod.tolerations):
+            bits |= class_bits
+    return bits
 
 
 @dataclass(slots=True)
@@ -187,20 +279,23 @@ Zonal = Spread | AntiZone | AffinityZone
 
 def zonal_rules(
     cycle: CycleState,
-    zones: Sequence[str],
+    pools: PoolZones,
     pod: PodProfile,
+    cluster: Cluster,
     placed: Mapping[str, int] | None = None,
     preferred: bool = True,
 ) -> tuple[list[Zonal], int | None, HostAffinity | None]:
     """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
-    is 0) and a self-matching zonal anti-affinity (one copy a zone). ``placed``: the
+    is 0) and a self-matching zonal anti-affinity (one copy a zone). ``pools``: the zones
+    the NodePools reach; ``cluster``: the one ``cycle`` was prepared in. ``placed``: the
     workload's copies existing nodes took, by zone, counted where the copies match the
     rule's selector (topology.go ``Record`` after ``addToExistingNode``). The pod's
     preferences over hostnames cap a claim too until relaxed (:func:`preference_caps`);
     with ``preferred`` False the cap is the required rules' alone."""
 
     placed = placed or {}
+    zones = pools.names
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
     host: HostAffinity | None = None
@@ -226,7 +321,8 @@ def zonal_rules(
             continue
         for i, constraint in enumerate(state.constraints):
             if constraint.topology_key == ZONE:
-                spreads.append(_spread(state, i, zones, placed))
+                counts = spread_counts(pod, constraint, cluster, pools)
+                spreads.append(_spread(constraint, state.self_match[i], counts, placed))
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
     if preferred:
@@ -235,18 +331,19 @@ def zonal_rules(
     return [*spreads, *antis], cap, host
 
 
-def _spread(state: SpreadState, i: int, zones: Sequence[str], placed: Mapping[str, int]) -> Spread:
-    """The group of the PreFilter's constraint ``i`` over zones: the pools' zones and the
-    eligible nodes' (``countDomains`` registers both), the matching pods counted, and the
-    workload's copies existing nodes took where the pod matches its own selector."""
-    counts = {z: 0 for z in zones}
-    counts.update(state.counts[i])
-    if state.self_match[i]:
+def _spread(
+    constraint: SpreadConstraint,
+    self_match: bool,
+    counts: dict[str, int],
+    placed: Mapping[str, int],
+) -> Spread:
+    """The group of a spread over zones: its ``counts`` (:func:`spread_counts`),
+    and the workload's copies existing nodes took where the pod matches its own selector."""
+    if self_match:
         _add(counts, {z: n for z, n in placed.items() if z in counts})
-    constraint = state.constraints[i]
     return Spread(
         counts=counts,
-        self_match=state.self_match[i],
+        self_match=self_match,
         max_skew=constraint.max_skew,
         min_domains=constraint.min_domains,
     )
@@ -357,37 +454,36 @@ class Held:
 def held_zonal(
     pod: PodProfile,
     cluster: Cluster,
-    zones: Sequence[str],
+    pools: PoolZones,
     placed: Mapping[str, int] | None = None,
 ) -> Held:
     """The pod's held preferences over zones (:class:`Held`), each group counted as the
-    required ones are: the cluster's matching pods by the PreFilter asked of it alone
-    (``countDomains``), the pools' ``zones``, and the workload's copies existing nodes took
-    (``placed``) where they match it."""
+    required ones are (``countDomains``): the cluster's matching pods, the zones the
+    ``pools`` reach, and the workload's copies existing nodes took (``placed``) where they
+    match it."""
     placed = placed or {}
     return Held(
         _preferred_affinity(pod, cluster, placed),
-        _preferred_anti(pod, cluster, zones, placed),
-        soft_zonal(pod, cluster, zones, placed),
+        _preferred_anti(pod, cluster, pools.names, placed),
+        soft_zonal(pod, cluster, pools, placed),
     )
 
 
 def soft_zonal(
     pod: PodProfile,
     cluster: Cluster,
-    zones: Sequence[str],
+    pools: PoolZones,
     placed: Mapping[str, int] | None = None,
 ) -> tuple[tuple[Spread, ...], ...]:
     """The pod's ScheduleAnyway spreads over zones as they are relaxed (the order of
-    :func:`preference_caps`), each counted as a DoNotSchedule one (:func:`_spread`): the
-    PodTopologySpread PreFilter of the pod holding these alone, its nodeAffinityPolicy and
-    nodeTaintsPolicy applied."""
-    zonal = tuple(c for c in pod.soft_spread if c.topology_key == ZONE)
-    state = prepare_spread(replace(pod, spread=zonal), cluster) if zonal else None
-    made: dict[int, Spread] = {}
-    if isinstance(state, SpreadState):
-        for i, constraint in enumerate(state.constraints):
-            made[id(constraint)] = _spread(state, i, zones, placed or {})
+    :func:`preference_caps`), each counted as a DoNotSchedule one (:func:`_spread`)."""
+    made = {
+        id(c): _spread(
+            c, c.selector.matches(pod.labels), spread_counts(pod, c, cluster, pools), placed or {}
+        )
+        for c in pod.soft_spread
+        if c.topology_key == ZONE
+    }
     return tuple(
         tuple(made[id(c)] for c in spreads if c.topology_key == ZONE)
         for spreads in _soft_steps(pod)
