@@ -25,6 +25,8 @@ from gate.model.karpenter import (
 from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.autoscaling.karpenter.provisioner import _Claim, _Variant
+from gate.scheduler.autoscaling.karpenter.topology import AntiZone, Spread, Zonal
 from gate.scheduler.autoscaling.karpenter.volumetopology import MATCH_FIELDS
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
@@ -1729,3 +1731,38 @@ def test_a_zone_spread_counts_as_karpenter_counts(
     decision = run.decide(spec(topologySpreadConstraints=constraints), 1, APP)
     found = tuple(s.instance_types for s in decision.scale_up)
     assert found == (() if launch is None else (launch,))
+
+
+UNZONED_JOINS = [
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 0, "zone-c": 0}, True, held=True),
+        ("", ("zone-b", "zone-c"), ("t-b", "t-c")),
+        id="a held anti-affinity leaves the claim the zones it allows",
+    ),
+    pytest.param(
+        Spread({"zone-a": 2, "zone-b": 0, "zone-c": 1}, True, max_skew=1, min_domains=1),
+        ("zone-b", (), ("t-b",)),
+        id="a held spread pins the claim to the zone with the fewest",
+    ),
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 1, "zone-c": 1}, True, held=True),
+        None,
+        id="a rule allowing none of the claim's zones refuses the copy",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "joined"), UNZONED_JOINS)
+def test_a_copy_holding_a_zonal_rule_narrows_a_claim_without_a_zone(
+    rule: Zonal, joined: tuple[str, tuple[str, ...], tuple[str, ...]] | None
+) -> None:
+    """nodeclaim.go ``CanAdd`` asks topology.go ``AddRequirements`` of every copy joining a
+    claim: one planned once a copy's zonal preferences were relaxed has no zone yet, so the
+    copy's rules narrow it (its types those offered there) or refuse the copy."""
+    provisioner = Run((NodePool("default"),), catalog=ZONED).provisioner
+    (pool,) = provisioner.pools
+    claim = _Claim(pool, pool.reqs, pool.types, 1)
+    variant = _Variant({}, {}, (), zonal=(rule,))
+    done = provisioner._join(claim, variant, {"cpu": 1000, "pods": 1}, [rule], None, [rule])
+    found = (claim.zone, claim.zones, tuple(t.name for t in claim.types))
+    assert (found if done else None) == joined

@@ -655,6 +655,13 @@ class Provisioner:
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
+        if spreads and not zones:
+            # a claim made once a copy's zonal preferences were relaxed has no zone: the
+            # copy's rules narrow it as they would a new claim's, or refuse it
+            total = add(claim.pool.daemon, requests, claim.pods + 1)
+            zones = sorted(self._offered_zones(claim.types, reqs, total))
+            if not zones:
+                return False
         if zones and spreads:
             for spread in spreads:
                 zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
@@ -690,6 +697,23 @@ class Provisioner:
                 spread.record(claim.zone)
             elif claim.zones:
                 spread.record_all(claim.zones)
+
+    def _offered_zones(
+        self, types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int]
+    ) -> set[str]:
+        """The zones ``reqs`` allow where one of ``types`` that ``reqs`` match and that holds
+        ``total`` has an available offering compatible with them."""
+        node_domains = get(reqs, ZONE)
+        match, offered = self._match(reqs), self._offered(reqs)
+        return {
+            z
+            for it in types
+            if match(it) and fits(total, it.allocatable)
+            for o, _ in it.offerings
+            if offered(o)
+            for z in get(o, ZONE).values
+            if node_domains.has(z)
+        }
 
     def _new(
         self,
@@ -736,16 +760,7 @@ class Provisioner:
         total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
-            match, offered = self._match(reqs), self._offered(reqs)
-            offered_zones = {
-                z
-                for it in types
-                if match(it) and fits(total, it.allocatable)
-                for o, _ in it.offerings
-                if offered(o)
-                for z in get(o, ZONE).values
-                if node_domains.has(z)
-            }
+            offered_zones = self._offered_zones(types, reqs, total)
             pod_domains = get(variant.strict, ZONE)
             candidates = sorted(z for z in offered_zones if _allowed(z, spreads))
             zones = spread.domains(pod_domains, candidates)
