@@ -1766,3 +1766,37 @@ def test_a_copy_holding_a_zonal_rule_narrows_a_claim_without_a_zone(
     done = provisioner._join(claim, variant, {"cpu": 1000, "pods": 1}, [rule], None, [rule])
     found = (claim.zone, claim.zones, tuple(t.name for t in claim.types))
     assert (found if done else None) == joined
+
+
+BOOTSTRAP_CASES = [
+    pytest.param(
+        {"zone-b"},
+        ("t-b",),
+        id="pods it selects running only in zones the pod may not use leave it to start in "
+        "one it may",
+    ),
+    pytest.param(
+        {"zone-a", "zone-b"},
+        ("t-a",),
+        id="pods it selects running in a zone the pod may use hold it there",
+    ),
+]
+
+
+@pytest.mark.parametrize(("allowed", "launch"), BOOTSTRAP_CASES)
+def test_a_self_affinity_starts_where_none_of_its_pods_run_within_the_pods_zones(
+    allowed: set[str], launch: tuple[str, ...]
+) -> None:
+    """topologygroup.go ``nextDomainAffinity``: a pod its own zonal affinity selects may
+    start in a zone of its own when no zone it may use (``anyCompatiblePodDomain``, over
+    the pod's strict requirements) holds a pod the term selects."""
+    run = _spread_run(UNTAINTED, [("a", APP)])
+    zone_in = {"key": ZONE, "operator": "In", "values": sorted(allowed)}
+    node_affinity = {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [zone_in]}]
+        }
+    }
+    affinity = {**_required_term("podAffinity", APP), "nodeAffinity": node_affinity}
+    decision = run.decide(spec(affinity=affinity), 1, APP)
+    assert tuple(s.instance_types for s in decision.scale_up) == (launch,)

@@ -206,7 +206,7 @@ ALLOWS: list[tuple[str, Zonal, list[bool]]] = [
 
 @pytest.mark.parametrize(("rule", "expected"), [c[1:] for c in ALLOWS], ids=[c[0] for c in ALLOWS])
 def test_allows(rule: Zonal, expected: list[bool]) -> None:
-    assert [rule.allows(z) for z in ("z1", "z2", "z3")] == expected
+    assert [rule.allows(z, ANY_ZONE) for z in ("z1", "z2", "z3")] == expected
 
 
 NEXT_ZONE: list[tuple[str, Zonal, Req, str]] = [

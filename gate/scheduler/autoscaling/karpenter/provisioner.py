@@ -664,7 +664,8 @@ class Provisioner:
                 return False
         if zones and spreads:
             for spread in spreads:
-                zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
+                allowed = [z for z in zones if _allowed(z, spreads, pod_domains)]
+                zones = spread.domains(pod_domains, allowed)
                 if not zones:
                     return False
             if not claim.zone:  # a pinned claim's requirements name its zone already
@@ -762,7 +763,7 @@ class Provisioner:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
             pod_domains = get(variant.strict, ZONE)
-            candidates = sorted(z for z in offered_zones if _allowed(z, spreads))
+            candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
             zones = spread.domains(pod_domains, candidates)
             if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
@@ -778,8 +779,8 @@ class Provisioner:
         return _Claim(pool, reqs, kept, 1, zone, zones=several)
 
 
-def _allowed(zone: str, rules: Sequence[Zonal]) -> bool:
-    return all(r.allows(zone) for r in rules)
+def _allowed(zone: str, rules: Sequence[Zonal], pod_domains: Req) -> bool:
+    return all(r.allows(zone, pod_domains) for r in rules)
 
 
 def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:

@@ -165,7 +165,7 @@ class Spread(_ZoneCounts):
                 best, best_count = zone, count
         return best
 
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         return True
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
@@ -190,17 +190,19 @@ class AntiZone(_ZoneCounts):
 
     held: bool = False
 
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         return self.counts.get(zone, 0) == 0
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+        return next(
+            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
+        )
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
         """The zones a claim may take (``AddRequirements``): those it allows, when held or
         not matching its copies, else the one chosen."""
         if self.held or not self.self_match:
-            return [z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)]
+            return [z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)]
         return _one(self.next_zone(pod_domains, zones))
 
     def record_all(self, zones: Sequence[str]) -> None:
@@ -215,18 +217,23 @@ class AntiZone(_ZoneCounts):
 @dataclass(slots=True)
 class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
-    zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there. A claim may take every zone
+    zones where the pods it wants run; with none in any zone the pod may use
+    (``anyCompatiblePodDomain``), a pod matching its own terms may start in any of them, and
+    the copies after it follow it there. A claim may take every zone
     where those pods run (``nextDomainAffinity`` returns them all), whether the term is
     required or preferred."""
 
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         if self.counts.get(zone, 0) > 0:
             return True
-        return self.self_match and not any(self.counts.values())
+        return self.self_match and not any(
+            n > 0 and pod_domains.has(z) for z, n in self.counts.items()
+        )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+        return next(
+            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
+        )
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
         """The zones a claim may take (``AddRequirements``): those where the wanted pods
