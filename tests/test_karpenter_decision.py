@@ -1800,3 +1800,77 @@ def test_a_self_affinity_starts_where_none_of_its_pods_run_within_the_pods_zones
     affinity = {**_required_term("podAffinity", APP), "nodeAffinity": node_affinity}
     decision = run.decide(spec(affinity=affinity), 1, APP)
     assert tuple(s.instance_types for s in decision.scale_up) == (launch,)
+
+
+def _terminating(pod: dict[str, Any]) -> dict[str, Any]:
+    pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return pod
+
+
+def _zoned_with(*pods: dict[str, Any]) -> Run:
+    """The :data:`ZONED` pool beside a node a zone (``n-a`` .. ``n-c``) running ``pods``."""
+    nodes = [karpenter_node(f"n-{z}", "old", f"zone-{z}") for z in "abc"]
+    return Run((NodePool("default"),), nodes=nodes, pods=list(pods), catalog=ZONED)
+
+
+NO_SELECTOR = {
+    "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": ZONE}]}
+}
+AFFINITY_COUNTED = [
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-a", DB))),
+        _required_term("podAntiAffinity", DB),
+        ALL_ZONES,
+        id="a terminating pod does not block its zone for a required zonal anti-affinity",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("db", "n-a", DB)),
+        _required_term("podAntiAffinity", DB),
+        ("t-b", "t-c"),
+        id="a running pod blocks its zone for a required zonal anti-affinity",
+    ),
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-b", DB)), _labelled("db2", "n-c", DB)),
+        _required_term("podAffinity", DB),
+        ("t-c",),
+        id="a terminating pod does not draw a required zonal affinity to its zone",
+    ),
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-b", DB))),
+        _preferred_term("podAffinity", (10, DB)),
+        ALL_ZONES,
+        id="a preferred zonal affinity only a terminating pod would satisfy is relaxed",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("other", "n-a", DB)),
+        NO_SELECTOR,
+        ("t-b", "t-c"),
+        id="a required zonal anti-affinity without a labelSelector avoids every pod of the "
+        "namespace",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("other", "n-a", DB)),
+        {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": {"topologyKey": ZONE}}
+                ]
+            }
+        },
+        ("t-b", "t-c"),
+        id="so does a preferred one, held",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "affinity", "launch"), AFFINITY_COUNTED)
+def test_zonal_pod_affinity_counts_as_karpenter_counts(
+    run: Run, affinity: dict[str, Any], launch: tuple[str, ...]
+) -> None:
+    """topology.go ``countDomains`` counts every group's pods alike: the scheduled ones not
+    terminating (``IgnoredForTopology``), where kube-scheduler's InterPodAffinity counts the
+    terminating too, listed by ``TopologyListOptions`` (a term without a labelSelector lists
+    every pod of its namespaces, where kube-scheduler's matches none); whether a copy
+    counts itself is the selector's own answer (``selects``: the null one never)."""
+    decision = run.decide(spec(affinity=affinity), 1, APP)
+    assert tuple(s.instance_types for s in decision.scale_up) == (launch,)

@@ -310,6 +310,7 @@ def zonal_rules(
     for prepared in cycle:
         state = prepared.state
         if prepared.plugin.name == INTER_POD_AFFINITY and isinstance(state, AffinityState):
+            state = _recounted(pod, cluster, state)
             terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
             existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
             if terms or existing:
@@ -526,7 +527,10 @@ def _preferred_anti(
             groups.append(None)
             continue
         (listed,) = state.anti_affinity_terms
-        mine = listed.matches(pod.namespace, pod.labels, state.namespace_labels)
+        # a term without a labelSelector selects no copy (selects: labels.Nothing)
+        mine = not term.selector.nothing and listed.matches(
+            pod.namespace, pod.labels, state.namespace_labels
+        )
         groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed, held=True))
     return _by_step(groups)
 
@@ -548,16 +552,63 @@ def _heaviest(terms: Sequence[tuple[int, AffinityTerm]]) -> list[AffinityTerm]:
 def _affinity_alone(
     pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool
 ) -> AffinityState | None:
-    """The InterPodAffinity PreFilter of the pod whose one required term is ``term``;
-    None for a term over another key than zones."""
+    """The InterPodAffinity PreFilter of the pod whose one required term is ``term``,
+    counting as Karpenter counts (:func:`_recounted`); None for a term over another key
+    than zones."""
     if term.topology_key != ZONE:
         return None
+    listed = _listing(term)
     alone = replace(
         pod,
-        pod_affinity=() if anti else (term,),
-        pod_anti_affinity=(term,) if anti else (),
+        pod_affinity=() if anti else (listed,),
+        pod_anti_affinity=(listed,) if anti else (),
     )
-    return prepare_affinity(alone, cluster)
+    state = prepare_affinity(alone, _counted_pods(cluster))
+    if state is None or listed is term:
+        return state
+    return replace(state, self_match=False)
+
+
+def _recounted(pod: PodProfile, cluster: Cluster, state: AffinityState) -> AffinityState:
+    """The InterPodAffinity PreFilter's ``state`` for ``pod``, its counts of the pods the
+    pod's own terms name taken again as topology.go ``countDomains`` takes them: no
+    terminating pod (:func:`_counted_pods`) and every pod of a term's namespaces for a term
+    without a labelSelector (:func:`_listing`). What the pod's copies match of their own
+    terms stays the selectors' answer (``selects``), and existing pods' anti-affinity to the
+    pod counts the terminating too (state.Cluster tracks them: ``updateInverseAffinities``)."""
+    if not (pod.pod_affinity or pod.pod_anti_affinity):
+        return state
+    counted = _counted_pods(cluster)
+    affinity = tuple(_listing(t) for t in pod.pod_affinity)
+    anti = tuple(_listing(t) for t in pod.pod_anti_affinity)
+    if counted is cluster and affinity == pod.pod_affinity and anti == pod.pod_anti_affinity:
+        return state
+    again = prepare_affinity(replace(pod, pod_affinity=affinity, pod_anti_affinity=anti), counted)
+    if again is None:
+        return state
+    return replace(state, affinity_counts=again.affinity_counts, anti_counts=again.anti_counts)
+
+
+def _listing(term: AffinityTerm) -> AffinityTerm:
+    """topology.go ``TopologyListOptions``: a term without a labelSelector lists every pod
+    of its namespaces."""
+    if not term.selector.nothing:
+        return term
+    return AffinityTerm(term.namespaces, term.namespace_selector, EVERY_POD, term.topology_key)
+
+
+_TERMINATING = "karpenter-terminating"
+
+
+def _counted_pods(cluster: Cluster) -> Cluster:
+    """The cluster without its terminating pods, which topology.go ``countDomains`` passes
+    over for every group (``IgnoredForTopology``) where InterPodAffinity counts them."""
+    memo = cluster.others.memo
+    found = memo.get(_TERMINATING)
+    if not isinstance(found, tuple):
+        index = cluster.others.pods
+        found = memo[_TERMINATING] = tuple(i for i, p in enumerate(index.pods) if p.terminating)
+    return cluster.without(found) if found else cluster
 
 
 def _step(steps: Sequence[tuple[Zonal, ...]], n: int) -> tuple[Zonal, ...]:
