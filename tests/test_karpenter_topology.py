@@ -759,3 +759,54 @@ def test_a_self_matching_anti_affinity_records_every_zone_the_claim_may_take() -
     for rule in (anti, affinity):
         rule.record_all(["z1", "z2"])
     assert (anti.counts, affinity.counts) == ({"z1": 1, "z2": 1}, {})
+
+
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+HARD_TAINT = Taint("dedicated", "x", "NoSchedule")
+TOLERATE_HARD = {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}
+POOL_ZONES: list[tuple[str, PoolZones, list[dict[str, Any]], list[str]]] = [
+    (
+        "an untainted pool's zones are all kept",
+        _pools(["z1", "z2"]),
+        [],
+        ["z1", "z2"],
+    ),
+    (
+        "a pool's untolerated NoSchedule taint drops its zones",
+        PoolZones.of([(["z1"], ()), (["z2"], (HARD_TAINT,))]),
+        [],
+        ["z1"],
+    ),
+    (
+        "a pool's untolerated PreferNoSchedule taint drops its zones too",
+        PoolZones.of([(["z1"], ()), (["z2"], (SOFT_TAINT,))]),
+        [],
+        ["z1"],
+    ),
+    (
+        "a tolerated taint keeps them",
+        PoolZones.of([(["z1"], ()), (["z2"], (HARD_TAINT,))]),
+        [TOLERATE_HARD],
+        ["z1", "z2"],
+    ),
+    (
+        "a zone another pool the pod tolerates reaches is kept",
+        PoolZones.of([(["z1", "z2"], (HARD_TAINT,)), (["z2"], ())]),
+        [],
+        ["z2"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pools", "tolerations", "expected"),
+    [c[1:] for c in POOL_ZONES],
+    ids=[c[0] for c in POOL_ZONES],
+)
+def test_the_pool_zones_a_spread_honouring_taints_registers(
+    pools: PoolZones, tolerations: list[dict[str, Any]], expected: list[str]
+) -> None:
+    """topologydomaingroup.go ``ForEachDomain`` under ``nodeTaintsPolicy: Honor``: a zone
+    one of whose taint sets (one a pool, ``Insert``) the pod tolerates whole
+    (pkg/scheduling/taints.go ``ToleratesPod``, every effect)."""
+    assert pools.tolerated(tolerations) == expected
