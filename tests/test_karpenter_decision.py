@@ -25,6 +25,8 @@ from gate.model.karpenter import (
 from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
+from gate.scheduler.autoscaling.karpenter.provisioner import _Claim, _Variant
+from gate.scheduler.autoscaling.karpenter.topology import AntiZone, Spread, Zonal
 from gate.scheduler.autoscaling.karpenter.volumetopology import MATCH_FIELDS
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
@@ -1555,3 +1557,320 @@ def test_preferred_zonal_pod_affinity_is_held_until_relaxed(
     decision = run.decide(spec(affinity=affinity), copies, APP)
     (scale_up,) = decision.scale_up
     assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch
+
+
+def _required_term(kind: str, labels: dict[str, str]) -> dict[str, Any]:
+    """A required ``kind`` term over zones naming the pods with ``labels``."""
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": ZONE}
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+REQUIRED_ZONAL_CASES = [
+    pytest.param(
+        _zoned_beside(("b", DB), ("c", DB)),
+        _required_term("podAffinity", DB),
+        2,
+        (1, 2, ("t-b", "t-c")),
+        id="a required zonal affinity to pods in zones b and c leaves the claim both",
+    ),
+    pytest.param(
+        _zoned_beside(("b", DB)),
+        _required_term("podAffinity", DB),
+        1,
+        (1, 1, ("t-b",)),
+        id="a required zonal affinity to pods in zone b alone puts the claim in zone b",
+    ),
+    pytest.param(
+        _zoned_beside(("a", DB)),
+        _required_term("podAntiAffinity", DB),
+        2,
+        (1, 2, ("t-b", "t-c")),
+        id="a required zonal anti-affinity to other pods in zone a leaves the claim b and c",
+    ),
+    pytest.param(
+        _zoned_beside(),
+        _required_term("podAffinity", APP),
+        2,
+        (1, 2, ("t-a",)),
+        id="a required zonal affinity to itself with none running starts in one zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "affinity", "copies", "launch"), REQUIRED_ZONAL_CASES)
+def test_required_zonal_pod_affinity_leaves_a_claim_every_zone_it_allows(
+    run: Run, affinity: dict[str, Any], copies: int, launch: tuple[int, int, tuple[str, ...]]
+) -> None:
+    """topologygroup.go ``nextDomainAffinity`` returns every zone holding the pods the term
+    names, ``nextDomainAntiAffinity`` every zone holding none, and topology.go
+    ``AddRequirements`` gives the claim that set (its types those offered there); a pod
+    its own affinity selects with none running bootstraps one zone. A copy its own
+    anti-affinity does not select records nothing (``Record``), so the next joins."""
+    decision = run.decide(spec(affinity=affinity), copies, APP)
+    (scale_up,) = decision.scale_up
+    assert (scale_up.nodes, scale_up.copies, scale_up.instance_types) == launch
+
+
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+
+
+def _zone_node(zone: str, *taints: Taint, **labels: str) -> dict[str, Any]:
+    """A node in ``zone`` (``n-<zone>``), tainted ``taints``, with more ``labels``."""
+    made = karpenter_node(f"n-{zone}", "old", f"zone-{zone}")
+    made["metadata"]["labels"].update(labels)
+    made["spec"]["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+    return made
+
+
+def _zone_spread(**more: Any) -> dict[str, Any]:
+    """A DoNotSchedule spread over zones, maxSkew 1, selecting the web pods unless ``more``
+    says otherwise."""
+    return {
+        "maxSkew": 1,
+        "topologyKey": ZONE,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": APP},
+        **more,
+    }
+
+
+def _spread_run(
+    nodes: list[dict[str, Any]],
+    running: list[tuple[str, dict[str, str]]],
+    pools: tuple[NodePool, ...] = (NodePool("default"),),
+) -> Run:
+    """``pools`` over :data:`ZONED` beside ``nodes``, with two pods a (zone, labels) of
+    ``running`` on ``n-<zone>``."""
+    pods = [
+        _labelled(f"p{i}-{j}", f"n-{z}", labels)
+        for i, (z, labels) in enumerate(running)
+        for j in range(2)
+    ]
+    return Run(pools, nodes=nodes, pods=pods, catalog=ZONED)
+
+
+UNTAINTED = [_zone_node(z) for z in "abc"]
+HONOR = {"nodeTaintsPolicy": "Honor"}
+TAINTED_POOL = NodePool("tainted", weight=5, requirements=(_in(ZONE, "zone-c"),), taints=(TAINT,))
+SOFT_POOL = NodePool("soft", weight=5, requirements=(_in(ZONE, "zone-c"),), taints=(SOFT_TAINT,))
+AB_POOL = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b"),))
+KARPENTER_COUNTS = [
+    pytest.param(
+        _spread_run([_zone_node("a", SOFT_TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a node with an untolerated PreferNoSchedule taint is "
+        "left out of the counts",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a", SOFT_TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(),
+        ("t-b",),
+        id="under the default nodeTaintsPolicy Ignore that node's pods count",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a", TAINT), *UNTAINTED[1:]], [("a", APP)]),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a node with an untolerated NoSchedule taint is left out "
+        "as kube-scheduler leaves it out",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (TAINTED_POOL, AB_POOL)),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="under nodeTaintsPolicy Honor a zone only a pool with an untolerated taint reaches "
+        "holds no minimum",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (SOFT_POOL, AB_POOL)),
+        _zone_spread(**HONOR),
+        ("t-a",),
+        id="a pool's PreferNoSchedule taint leaves its zone out too",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED[:2], [("a", APP), ("b", APP)], (TAINTED_POOL, AB_POOL)),
+        _zone_spread(),
+        None,
+        id="under nodeTaintsPolicy Ignore that empty zone holds the minimum at 0 and no claim "
+        "is within the skew",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED, [("a", DB)]),
+        {k: v for k, v in _zone_spread().items() if k != "labelSelector"},
+        ("t-b",),
+        id="a spread without a labelSelector counts every pod of the namespace",
+    ),
+    pytest.param(
+        _spread_run(UNTAINTED, [("a", DB)]),
+        _zone_spread(labelSelector={}),
+        ("t-b",),
+        id="a spread with an empty labelSelector counts every pod of the namespace",
+    ),
+    pytest.param(
+        _spread_run([_zone_node("a"), *(_zone_node(z, rack="r1") for z in "bc")], [("a", APP)]),
+        [_zone_spread(), {**_zone_spread(), "topologyKey": "rack"}],
+        ("t-b",),
+        id="a node lacking another spread's key still counts in the zone spread",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "spreads", "launch"), KARPENTER_COUNTS)
+def test_a_zone_spread_counts_as_karpenter_counts(
+    run: Run, spreads: dict[str, Any] | list[dict[str, Any]], launch: tuple[str, ...] | None
+) -> None:
+    """topology.go ``countDomains``: the pods ``TopologyListOptions`` lists (a null or empty
+    selector lists every pod of the namespace), on the nodes carrying the group's own key
+    that topologynodefilter.go ``Matches`` admits (under ``Honor`` pkg/scheduling/taints.go
+    ``Tolerates``: every taint effect); topologygroup.go ``NewTopologyGroup`` registers the
+    pools' zones through topologydomaingroup.go ``ForEachDomain`` (under ``Honor`` the zones
+    of a pool whose taints the pod tolerates). The zone takes the claim's types; with
+    ``launch`` None no claim is made."""
+    constraints = spreads if isinstance(spreads, list) else [spreads]
+    decision = run.decide(spec(topologySpreadConstraints=constraints), 1, APP)
+    found = tuple(s.instance_types for s in decision.scale_up)
+    assert found == (() if launch is None else (launch,))
+
+
+UNZONED_JOINS = [
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 0, "zone-c": 0}, True, held=True),
+        ("", ("zone-b", "zone-c"), ("t-b", "t-c")),
+        id="a held anti-affinity leaves the claim the zones it allows",
+    ),
+    pytest.param(
+        Spread({"zone-a": 2, "zone-b": 0, "zone-c": 1}, True, max_skew=1, min_domains=1),
+        ("zone-b", (), ("t-b",)),
+        id="a held spread pins the claim to the zone with the fewest",
+    ),
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 1, "zone-c": 1}, True, held=True),
+        None,
+        id="a rule allowing none of the claim's zones refuses the copy",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "joined"), UNZONED_JOINS)
+def test_a_copy_holding_a_zonal_rule_narrows_a_claim_without_a_zone(
+    rule: Zonal, joined: tuple[str, tuple[str, ...], tuple[str, ...]] | None
+) -> None:
+    """nodeclaim.go ``CanAdd`` asks topology.go ``AddRequirements`` of every copy joining a
+    claim: one planned once a copy's zonal preferences were relaxed has no zone yet, so the
+    copy's rules narrow it (its types those offered there) or refuse the copy."""
+    provisioner = Run((NodePool("default"),), catalog=ZONED).provisioner
+    (pool,) = provisioner.pools
+    claim = _Claim(pool, pool.reqs, pool.types, 1)
+    variant = _Variant({}, {}, (), zonal=(rule,))
+    done = provisioner._join(claim, variant, {"cpu": 1000, "pods": 1}, [rule], None, [rule])
+    found = (claim.zone, claim.zones, tuple(t.name for t in claim.types))
+    assert (found if done else None) == joined
+
+
+BOOTSTRAP_CASES = [
+    pytest.param(
+        {"zone-b"},
+        ("t-b",),
+        id="pods it selects running only in zones the pod may not use leave it to start in "
+        "one it may",
+    ),
+    pytest.param(
+        {"zone-a", "zone-b"},
+        ("t-a",),
+        id="pods it selects running in a zone the pod may use hold it there",
+    ),
+]
+
+
+@pytest.mark.parametrize(("allowed", "launch"), BOOTSTRAP_CASES)
+def test_a_self_affinity_starts_where_none_of_its_pods_run_within_the_pods_zones(
+    allowed: set[str], launch: tuple[str, ...]
+) -> None:
+    """topologygroup.go ``nextDomainAffinity``: a pod its own zonal affinity selects may
+    start in a zone of its own when no zone it may use (``anyCompatiblePodDomain``, over
+    the pod's strict requirements) holds a pod the term selects."""
+    run = _spread_run(UNTAINTED, [("a", APP)])
+    zone_in = {"key": ZONE, "operator": "In", "values": sorted(allowed)}
+    node_affinity = {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [zone_in]}]
+        }
+    }
+    affinity = {**_required_term("podAffinity", APP), "nodeAffinity": node_affinity}
+    decision = run.decide(spec(affinity=affinity), 1, APP)
+    assert tuple(s.instance_types for s in decision.scale_up) == (launch,)
+
+
+def _terminating(pod: dict[str, Any]) -> dict[str, Any]:
+    pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return pod
+
+
+def _zoned_with(*pods: dict[str, Any]) -> Run:
+    """The :data:`ZONED` pool beside a node a zone (``n-a`` .. ``n-c``) running ``pods``."""
+    nodes = [karpenter_node(f"n-{z}", "old", f"zone-{z}") for z in "abc"]
+    return Run((NodePool("default"),), nodes=nodes, pods=list(pods), catalog=ZONED)
+
+
+NO_SELECTOR = {
+    "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": ZONE}]}
+}
+AFFINITY_COUNTED = [
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-a", DB))),
+        _required_term("podAntiAffinity", DB),
+        ALL_ZONES,
+        id="a terminating pod does not block its zone for a required zonal anti-affinity",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("db", "n-a", DB)),
+        _required_term("podAntiAffinity", DB),
+        ("t-b", "t-c"),
+        id="a running pod blocks its zone for a required zonal anti-affinity",
+    ),
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-b", DB)), _labelled("db2", "n-c", DB)),
+        _required_term("podAffinity", DB),
+        ("t-c",),
+        id="a terminating pod does not draw a required zonal affinity to its zone",
+    ),
+    pytest.param(
+        _zoned_with(_terminating(_labelled("db", "n-b", DB))),
+        _preferred_term("podAffinity", (10, DB)),
+        ALL_ZONES,
+        id="a preferred zonal affinity only a terminating pod would satisfy is relaxed",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("other", "n-a", DB)),
+        NO_SELECTOR,
+        ("t-b", "t-c"),
+        id="a required zonal anti-affinity without a labelSelector avoids every pod of the "
+        "namespace",
+    ),
+    pytest.param(
+        _zoned_with(_labelled("other", "n-a", DB)),
+        {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": {"topologyKey": ZONE}}
+                ]
+            }
+        },
+        ("t-b", "t-c"),
+        id="so does a preferred one, held",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "affinity", "launch"), AFFINITY_COUNTED)
+def test_zonal_pod_affinity_counts_as_karpenter_counts(
+    run: Run, affinity: dict[str, Any], launch: tuple[str, ...]
+) -> None:
+    """topology.go ``countDomains`` counts every group's pods alike: the scheduled ones not
+    terminating (``IgnoredForTopology``), where kube-scheduler's InterPodAffinity counts the
+    terminating too, listed by ``TopologyListOptions`` (a term without a labelSelector lists
+    every pod of its namespaces, where kube-scheduler's matches none); whether a copy
+    counts itself is the selector's own answer (``selects``: the null one never)."""
+    decision = run.decide(spec(affinity=affinity), 1, APP)
+    assert tuple(s.instance_types for s in decision.scale_up) == (launch,)

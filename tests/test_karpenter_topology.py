@@ -20,6 +20,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     AffinityZone,
     AntiZone,
     HostAffinity,
+    PoolZones,
     Spread,
     Zonal,
     held_zonal,
@@ -205,7 +206,7 @@ ALLOWS: list[tuple[str, Zonal, list[bool]]] = [
 
 @pytest.mark.parametrize(("rule", "expected"), [c[1:] for c in ALLOWS], ids=[c[0] for c in ALLOWS])
 def test_allows(rule: Zonal, expected: list[bool]) -> None:
-    assert [rule.allows(z) for z in ("z1", "z2", "z3")] == expected
+    assert [rule.allows(z, ANY_ZONE) for z in ("z1", "z2", "z3")] == expected
 
 
 NEXT_ZONE: list[tuple[str, Zonal, Req, str]] = [
@@ -296,6 +297,11 @@ def _cluster(
 
 def _cycle(spec: dict[str, Any], pods: Sequence[ExistingPod] = ()) -> CycleState:
     return prepare(pod_profile(spec, labels=APP), _cluster(pods))
+
+
+def _pools(zones: Sequence[str], taints: tuple[Taint, ...] = ()) -> PoolZones:
+    """One NodePool reaching ``zones``, tainted ``taints``."""
+    return PoolZones.of([(zones, taints)])
 
 
 def _spec(**spec: Any) -> dict[str, Any]:
@@ -410,7 +416,9 @@ def test_zonal_rules(
     expected: tuple[list[Zonal], int | None, HostAffinity | None],
 ) -> None:
     profile = pod_profile(spec, labels=APP)
-    assert zonal_rules(_cycle(spec, pods), ZONES, profile) == expected
+    cluster = _cluster(pods)
+    found = zonal_rules(prepare(profile, cluster), _pools(ZONES), profile, cluster)
+    assert found == expected
 
 
 def _anti(*terms: tuple[int, str, dict[str, str]]) -> dict[str, Any]:
@@ -523,7 +531,7 @@ def test_soft_zonal_spreads_as_relax_drops_them(
 ) -> None:
     """topology.go ``newForTopologies`` (ScheduleAnyway held under PreferencePolicy Respect)
     and preferences.go ``removeTopologySpreadScheduleAnyway`` (swap with the last, drop)."""
-    steps = soft_zonal(pod_profile(spec, labels=APP), _cluster(), ["z1", "z2"], placed)
+    steps = soft_zonal(pod_profile(spec, labels=APP), _cluster(), _pools(["z1", "z2"]), placed)
     assert [[(s.max_skew, s.counts) for s in step] for step in steps] == expected
 
 
@@ -536,7 +544,8 @@ def test_a_soft_zonal_spread_is_one_object_through_its_steps() -> None:
             spread(1, ZONE, {"matchLabels": APP}, "ScheduleAnyway"),
         ]
     )
-    first, second, _ = soft_zonal(pod_profile(spec, labels=APP), _cluster(zones=["z1"]), ["z1"])
+    profile = pod_profile(spec, labels=APP)
+    first, second, _ = soft_zonal(profile, _cluster(zones=["z1"]), _pools(["z1"]))
     first[0].record("z1")
     assert second[0] is first[0]
     assert second[0].counts == {"z1": 1}
@@ -619,7 +628,7 @@ def test_a_held_scheduleanyway_zone_spread_counts_the_cluster(
     policy = spec.pop("policy", {})
     spec["topologySpreadConstraints"] = [{**SOFT, **policy}]
     profile = pod_profile(spec, labels=APP)
-    ((counted,), _) = soft_zonal(profile, _cluster(pods, taints=taints), ["z1", "z2"])
+    ((counted,), _) = soft_zonal(profile, _cluster(pods, taints=taints), _pools(["z1", "z2"]))
     assert counted.counts == expected
 
 
@@ -691,7 +700,7 @@ def test_preferred_zonal_terms_are_held_as_relax_drops_them(
     preferences.go ``removePreferredPodAffinityTerm`` and
     ``removePreferredPodAntiAffinityTerm`` (by weight, heaviest first)."""
     profile = pod_profile(_spec(affinity=affinity), labels=APP)
-    held = held_zonal(profile, _cluster(pods), ["z1", "z2"], placed)
+    held = held_zonal(profile, _cluster(pods), _pools(["z1", "z2"]), placed)
     assert [[(g.counts, g.self_match) for g in step] for step in held.affinity] == affinity_steps
     assert [[(g.counts, g.self_match) for g in step] for step in held.anti] == anti_steps
 
@@ -699,28 +708,28 @@ def test_preferred_zonal_terms_are_held_as_relax_drops_them(
 Z3 = ["z1", "z2", "z3"]
 DOMAINS: list[tuple[str, Zonal, list[str]]] = [
     (
-        "a required anti-affinity pins the first empty zone",
-        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        "a required anti-affinity its copies match pins the first empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, True),
         ["z2"],
+    ),
+    (
+        "a required anti-affinity its copies do not match leaves every empty zone",
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False),
+        ["z2", "z3"],
     ),
     (
         "a held anti-affinity leaves every empty zone",
-        AntiZone({"z1": 1, "z2": 0, "z3": 0}, False, held=True),
+        AntiZone({"z1": 1, "z2": 0, "z3": 0}, True, held=True),
         ["z2", "z3"],
     ),
     (
-        "a required affinity pins the first zone running the pods it wants",
+        "an affinity leaves every zone running the pods it wants",
         AffinityZone({"z2": 1, "z3": 2}, False),
-        ["z2"],
-    ),
-    (
-        "a held affinity leaves every zone running them",
-        AffinityZone({"z2": 1, "z3": 2}, False, held=True),
         ["z2", "z3"],
     ),
     (
-        "a held affinity's first pod starts in one zone",
-        AffinityZone({}, True, held=True),
+        "an affinity's first pod starts in one zone",
+        AffinityZone({}, True),
         ["z1"],
     ),
     (
@@ -737,7 +746,8 @@ DOMAINS: list[tuple[str, Zonal, list[str]]] = [
 def test_the_zones_a_rule_leaves_a_new_claim(rule: Zonal, expected: list[str]) -> None:
     """topology.go ``AddRequirements``: the claim takes what topologygroup.go's
     ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return (every zone allowed); a
-    required rule is pinned to one zone, its later copies taking others in later loops."""
+    required anti-affinity its copies match is pinned to one zone, its later copies taking
+    others in later loops."""
     assert rule.domains(ANY_ZONE, Z3) == expected
 
 
@@ -745,7 +755,58 @@ def test_a_self_matching_anti_affinity_records_every_zone_the_claim_may_take() -
     """topology.go ``Record``: anti-affinity blocks every zone of the claim's requirement,
     an affinity or a spread only a known one."""
     anti = AntiZone({"z1": 0, "z2": 0}, True, held=True)
-    affinity = AffinityZone({}, True, held=True)
+    affinity = AffinityZone({}, True)
     for rule in (anti, affinity):
         rule.record_all(["z1", "z2"])
     assert (anti.counts, affinity.counts) == ({"z1": 1, "z2": 1}, {})
+
+
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+HARD_TAINT = Taint("dedicated", "x", "NoSchedule")
+TOLERATE_HARD = {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}
+POOL_ZONES: list[tuple[str, PoolZones, list[dict[str, Any]], list[str]]] = [
+    (
+        "an untainted pool's zones are all kept",
+        _pools(["z1", "z2"]),
+        [],
+        ["z1", "z2"],
+    ),
+    (
+        "a pool's untolerated NoSchedule taint drops its zones",
+        PoolZones.of([(["z1"], ()), (["z2"], (HARD_TAINT,))]),
+        [],
+        ["z1"],
+    ),
+    (
+        "a pool's untolerated PreferNoSchedule taint drops its zones too",
+        PoolZones.of([(["z1"], ()), (["z2"], (SOFT_TAINT,))]),
+        [],
+        ["z1"],
+    ),
+    (
+        "a tolerated taint keeps them",
+        PoolZones.of([(["z1"], ()), (["z2"], (HARD_TAINT,))]),
+        [TOLERATE_HARD],
+        ["z1", "z2"],
+    ),
+    (
+        "a zone another pool the pod tolerates reaches is kept",
+        PoolZones.of([(["z1", "z2"], (HARD_TAINT,)), (["z2"], ())]),
+        [],
+        ["z2"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pools", "tolerations", "expected"),
+    [c[1:] for c in POOL_ZONES],
+    ids=[c[0] for c in POOL_ZONES],
+)
+def test_the_pool_zones_a_spread_honouring_taints_registers(
+    pools: PoolZones, tolerations: list[dict[str, Any]], expected: list[str]
+) -> None:
+    """topologydomaingroup.go ``ForEachDomain`` under ``nodeTaintsPolicy: Honor``: a zone
+    one of whose taint sets (one a pool, ``Insert``) the pod tolerates whole
+    (pkg/scheduling/taints.go ``ToleratesPod``, every effect)."""
+    assert pools.tolerated(tolerations) == expected

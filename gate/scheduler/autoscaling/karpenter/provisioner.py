@@ -46,6 +46,7 @@ from gate.k8s.ports import karpenter_matches, parsed_ip
 from gate.model import HostPort, NodeView
 from gate.model.autoscaling import DaemonSet
 from gate.model.karpenter import NODEPOOL_LABEL, Catalog, KarpenterState, NodePool
+from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter.aks import with_cluster
 from gate.scheduler.autoscaling.karpenter.catalog import NOTE as RUNNING_NOTE
 from gate.scheduler.autoscaling.karpenter.catalog import (
@@ -93,6 +94,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     TOPOLOGY,
     Held,
     HostAffinity,
+    PoolZones,
     Zonal,
     held_zonal,
     lowest,
@@ -293,7 +295,9 @@ class Provisioner:
     notes: tuple[str, ...] = ()
     unjudged: str = ""
     allowed: frozenset[str] = frozenset()
-    zones: tuple[str, ...] = ()
+    zones: PoolZones = field(default_factory=lambda: PoolZones({}))
+    """The zones the Ready NodePools reach, with their taints (topology.go
+    ``buildDomainGroups``)."""
     placeholders: int = 0
     """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
     host: HostAffinity | None = None
@@ -389,12 +393,13 @@ class Provisioner:
         known = carried(catalog)
         providers: dict[str, Provider] = {}
         judged: dict[str, frozenset[str]] = {}
-        zones: set[str] = set()
+        zones: list[tuple[set[str], tuple[Taint, ...]]] = []
         for pool in ready:
             if pool.name in unresolved:
                 continue
             node_class = classes.get((pool.node_class[1], pool.node_class[2]))
-            zones |= domain_zones(template_reqs(pool), catalog.types, node_class, memo)
+            reached = domain_zones(template_reqs(pool), catalog.types, node_class, memo)
+            zones.append((reached, pool.taints))
             provider = provider_of(pool)
             if provider is not None:
                 providers[pool.name] = provider
@@ -436,7 +441,7 @@ class Provisioner:
             tuple(notes),
             "" if ready else NO_NODEPOOLS,
             allowed,
-            tuple(sorted(zones)),
+            PoolZones.of(zones),
             type_keys=frozenset(k for t in types for k in t.reqs),
             offer_keys=frozenset(k for t in types for o, _ in t.offerings for k in o),
             catalog=catalog,
@@ -520,7 +525,9 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
-        spreads, cap, self.host = zonal_rules(cycle, self.zones, pod, landed or {}, preferred=False)
+        spreads, cap, self.host = zonal_rules(
+            cycle, self.zones, pod, cluster, landed or {}, preferred=False
+        )
         # a port matches itself under Karpenter's rule too (gate.k8s.ports)
         if copies_collide(pod.regular_ports) or one_per_node(cycle_anti_keys(cycle, pod)):
             cap = 1
@@ -648,9 +655,17 @@ class Provisioner:
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
+        if spreads and not zones:
+            # a claim made once a copy's zonal preferences were relaxed has no zone: the
+            # copy's rules narrow it as they would a new claim's, or refuse it
+            total = add(claim.pool.daemon, requests, claim.pods + 1)
+            zones = sorted(self._offered_zones(claim.types, reqs, total))
+            if not zones:
+                return False
         if zones and spreads:
             for spread in spreads:
-                zones = spread.domains(pod_domains, [z for z in zones if _allowed(z, spreads)])
+                allowed = [z for z in zones if _allowed(z, spreads, pod_domains)]
+                zones = spread.domains(pod_domains, allowed)
                 if not zones:
                     return False
             if not claim.zone:  # a pinned claim's requirements name its zone already
@@ -683,6 +698,23 @@ class Provisioner:
                 spread.record(claim.zone)
             elif claim.zones:
                 spread.record_all(claim.zones)
+
+    def _offered_zones(
+        self, types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int]
+    ) -> set[str]:
+        """The zones ``reqs`` allow where one of ``types`` that ``reqs`` match and that holds
+        ``total`` has an available offering compatible with them."""
+        node_domains = get(reqs, ZONE)
+        match, offered = self._match(reqs), self._offered(reqs)
+        return {
+            z
+            for it in types
+            if match(it) and fits(total, it.allocatable)
+            for o, _ in it.offerings
+            if offered(o)
+            for z in get(o, ZONE).values
+            if node_domains.has(z)
+        }
 
     def _new(
         self,
@@ -729,18 +761,9 @@ class Provisioner:
         total = add(pool.daemon, requests)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
-            match, offered = self._match(reqs), self._offered(reqs)
-            offered_zones = {
-                z
-                for it in types
-                if match(it) and fits(total, it.allocatable)
-                for o, _ in it.offerings
-                if offered(o)
-                for z in get(o, ZONE).values
-                if node_domains.has(z)
-            }
+            offered_zones = self._offered_zones(types, reqs, total)
             pod_domains = get(variant.strict, ZONE)
-            candidates = sorted(z for z in offered_zones if _allowed(z, spreads))
+            candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
             zones = spread.domains(pod_domains, candidates)
             if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
@@ -756,8 +779,8 @@ class Provisioner:
         return _Claim(pool, reqs, kept, 1, zone, zones=several)
 
 
-def _allowed(zone: str, rules: Sequence[Zonal]) -> bool:
-    return all(r.allows(zone) for r in rules)
+def _allowed(zone: str, rules: Sequence[Zonal], pod_domains: Req) -> bool:
+    return all(r.allows(zone, pod_domains) for r in rules)
 
 
 def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:

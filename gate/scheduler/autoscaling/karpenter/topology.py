@@ -1,22 +1,25 @@
 """The topology rules Karpenter applies to a new NodeClaim over zones and hostnames
 (pkg/controllers/provisioning/scheduling/topology.go, topologygroup.go), read from the pod's
-kube-scheduler cycle: its DoNotSchedule spreads (the PreFilter's counts) and its required
-pod (anti-)affinity (the InterPodAffinity PreFilter's counts). The preferences Karpenter
-holds as required until relaxed (its ScheduleAnyway spreads, its preferred pod
-(anti-)affinity terms) are counted by the same PreFilters, asked of those alone
-(:func:`held_zonal`): topology.go ``countDomains`` counts the cluster's matching pods for
-every group, whatever the constraint's kind."""
+kube-scheduler cycle: its DoNotSchedule spreads, counted as Karpenter counts them
+(:func:`spread_counts`), and its required pod (anti-)affinity (the InterPodAffinity PreFilter's
+counts). The preferences Karpenter holds as required until relaxed (its ScheduleAnyway
+spreads, its preferred pod (anti-)affinity terms) are counted the same way, the terms by the
+PreFilter asked of each alone (:func:`held_zonal`): topology.go ``countDomains`` counts the
+cluster's matching pods for every group, whatever the constraint's kind."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gate.k8s.labels import HOSTNAME, ZONE
 from gate.k8s.podaffinity import AffinityTerm
+from gate.k8s.selectors import LabelSelector
 from gate.k8s.spread import SpreadConstraint
 from gate.model import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
+from gate.model.taints import Taint
+from gate.scheduler.autoscaling.karpenter.pools import untolerated
 from gate.scheduler.autoscaling.karpenter.requirements import Req
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.profile import PodProfile
@@ -24,11 +27,100 @@ from gate.scheduler.framework.runtime import CycleState
 from gate.scheduler.plugins.interpodaffinity import prepare_affinity
 from gate.scheduler.plugins.interpodaffinity.copies import cycle_anti_keys
 from gate.scheduler.plugins.interpodaffinity.filtering import AffinityState, Pairs
-from gate.scheduler.plugins.podtopologyspread import prepare_spread
+from gate.scheduler.plugins.podtopologyspread import affinity_bits
 from gate.scheduler.plugins.podtopologyspread.copies import admits, minimum
 from gate.scheduler.plugins.podtopologyspread.filtering import SpreadState
 
 TOPOLOGY = "unsatisfiable topology constraint"
+
+EVERY_POD = LabelSelector(())
+"""``labels.Everything()``, what ``TopologyListOptions`` lists under a null or empty
+selector."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolZones:
+    """topologydomaingroup.go ``TopologyDomainGroup`` for the zone: each zone the Ready
+    NodePools reach, with the taints of each pool that reaches it."""
+
+    taints: Mapping[str, frozenset[tuple[Taint, ...]]]
+
+    @classmethod
+    def of(cls, pools: Iterable[tuple[Iterable[str], tuple[Taint, ...]]]) -> PoolZones:
+        """From each pool's zones and taints."""
+        found: dict[str, set[tuple[Taint, ...]]] = {}
+        for zones, taints in pools:
+            for zone in zones:
+                found.setdefault(zone, set()).add(taints)
+        return cls({z: frozenset(t) for z, t in found.items()})
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every zone, by name."""
+        return tuple(sorted(self.taints))
+
+    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> list[str]:
+        """``ForEachDomain`` under ``Honor``: the zones some pool registers whose every
+        taint the tolerations tolerate."""
+        return [
+            zone
+            for zone in self.names
+            if any(not untolerated(taints, tolerations) for taints in self.taints[zone])
+        ]
+
+
+def spread_counts(
+    pod: PodProfile, constraint: SpreadConstraint, cluster: Cluster, pools: PoolZones
+) -> dict[str, int]:
+    """topology.go ``countDomains`` for one spread over zones, where Karpenter counts
+    otherwise than the PodTopologySpread PreFilter:
+
+    * topologygroup.go ``NewTopologyGroup`` registers the pools' zones through
+      topologydomaingroup.go ``ForEachDomain``: under ``nodeTaintsPolicy: Honor`` only
+      those of a pool whose every taint the pod tolerates (pkg/scheduling/taints.go
+      ``ToleratesPod``: every effect, PreferNoSchedule included);
+    * a node counts when it carries the spread's own key (not every key the pod's spreads
+      name) and topologynodefilter.go ``Matches`` admits it: under ``Honor`` a node with an
+      untolerated taint of any effect is left out, where the PreFilter reads NoSchedule and
+      NoExecute alone;
+    * the pods counted are the scheduled, non-terminating ones of the namespace its selector
+      lists (``TopologyListOptions``): a null or empty selector lists them all, where the
+      PreFilter counts none. Whether a copy counts itself is the selector's answer
+      (``selects``: the null selector matches nothing, the empty one everything), as in
+      the PreFilter."""
+    key = constraint.topology_key
+    nodes = cluster.index
+    eligible = nodes.with_label(key)
+    if constraint.honor_node_affinity:
+        eligible &= affinity_bits(pod, nodes)
+    zones = pools.names
+    if constraint.honor_taints:
+        eligible &= _karpenter_tolerated(pod, cluster)
+        zones = tuple(pools.tolerated(pod.tolerations))
+    counts = dict.fromkeys(zones, 0)
+    for value, bits in nodes.label_values(key).items():
+        if bits & eligible:
+            counts.setdefault(value, 0)
+    selector = constraint.selector
+    listed = EVERY_POD if selector.nothing or selector.empty else selector
+    index = cluster.others.pods
+    for i in index.matching(frozenset({pod.namespace}), listed):
+        node = index.node_of[i]
+        if not index.pods[i].terminating and eligible >> node & 1:
+            value = nodes.nodes[node].labels[key]
+            counts[value] += 1
+    return counts
+
+
+def _karpenter_tolerated(pod: PodProfile, cluster: Cluster) -> int:
+    """The nodes whose every taint, whatever its effect, the pod tolerates
+    (``TopologyNodeFilter.Matches``, pkg/scheduling/taints.go ``Tolerates``)."""
+    nodes = cluster.index
+    bits = 0
+    for class_bits, rep in nodes.taint_classes:
+        if not untolerated(nodes.nodes[rep].taints, pod.tolerations):
+            bits |= class_bits
+    return bits
 
 
 @dataclass(slots=True)
@@ -73,7 +165,7 @@ class Spread(_ZoneCounts):
                 best, best_count = zone, count
         return best
 
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         return True
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
@@ -92,22 +184,25 @@ class AntiZone(_ZoneCounts):
     zone a claim could land in and launches the rest in later loops, so over its loops each
     copy takes an empty zone of its own (here the first by name).
 
-    A preferred term (``held``) leaves a claim every zone it allows: the copies after the
-    first that the term blocks are relaxed in the same loop, not launched in later ones."""
+    A term its copies do not match, or a preferred one (``held``), leaves a claim every
+    zone it allows (``nextDomainAntiAffinity`` returns them all): the copies after the first
+    that a held term blocks are relaxed in the same loop, not launched in later ones."""
 
     held: bool = False
 
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         return self.counts.get(zone, 0) == 0
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+        return next(
+            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
+        )
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-        """The zones a claim may take (``AddRequirements``): those it allows, when held,
-        else the one chosen."""
-        if self.held:
-            return [z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)]
+        """The zones a claim may take (``AddRequirements``): those it allows, when held or
+        not matching its copies, else the one chosen."""
+        if self.held or not self.self_match:
+            return [z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)]
         return _one(self.next_zone(pod_domains, zones))
 
     def record_all(self, zones: Sequence[str]) -> None:
@@ -122,25 +217,29 @@ class AntiZone(_ZoneCounts):
 @dataclass(slots=True)
 class AffinityZone(_ZoneCounts):
     """The pod's required affinity over zones (topologygroup.go ``nextDomainAffinity``):
-    zones where the pods it wants run; with none anywhere, a pod matching its own terms may
-    start in any zone, and the copies after it follow it there. A preferred term (``held``)
-    leaves a claim every zone where those pods run."""
+    zones where the pods it wants run; with none in any zone the pod may use
+    (``anyCompatiblePodDomain``), a pod matching its own terms may start in any of them, and
+    the copies after it follow it there. A claim may take every zone
+    where those pods run (``nextDomainAffinity`` returns them all), whether the term is
+    required or preferred."""
 
-    held: bool = False
-
-    def allows(self, zone: str) -> bool:
+    def allows(self, zone: str, pod_domains: Req) -> bool:
         if self.counts.get(zone, 0) > 0:
             return True
-        return self.self_match and not any(self.counts.values())
+        return self.self_match and not any(
+            n > 0 and pod_domains.has(z) for z, n in self.counts.items()
+        )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next((z for z in sorted(zones) if self.allows(z) and pod_domains.has(z)), "")
+        return next(
+            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
+        )
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-        """The zones a claim may take (``AddRequirements``): when held, those where the
-        wanted pods run, else the one chosen (a first pod starts in one zone)."""
+        """The zones a claim may take (``AddRequirements``): those where the wanted pods
+        run, else the one chosen (a first pod starts in one zone)."""
         running = [z for z in sorted(zones) if self.counts.get(z, 0) > 0 and pod_domains.has(z)]
-        if self.held and running:
+        if running:
             return running
         return _one(self.next_zone(pod_domains, zones))
 
@@ -187,20 +286,23 @@ Zonal = Spread | AntiZone | AffinityZone
 
 def zonal_rules(
     cycle: CycleState,
-    zones: Sequence[str],
+    pools: PoolZones,
     pod: PodProfile,
+    cluster: Cluster,
     placed: Mapping[str, int] | None = None,
     preferred: bool = True,
 ) -> tuple[list[Zonal], int | None, HostAffinity | None]:
     """The zonal rules (spreads, then anti-affinity) and the most copies one claim may hold
     by the hostname spreads (each new claim is a new hostname domain, whose global minimum
-    is 0) and a self-matching zonal anti-affinity (one copy a zone). ``placed``: the
+    is 0) and a self-matching zonal anti-affinity (one copy a zone). ``pools``: the zones
+    the NodePools reach; ``cluster``: the one ``cycle`` was prepared in. ``placed``: the
     workload's copies existing nodes took, by zone, counted where the copies match the
     rule's selector (topology.go ``Record`` after ``addToExistingNode``). The pod's
     preferences over hostnames cap a claim too until relaxed (:func:`preference_caps`);
     with ``preferred`` False the cap is the required rules' alone."""
 
     placed = placed or {}
+    zones = pools.names
     spreads: list[Zonal] = []
     antis: list[Zonal] = []
     host: HostAffinity | None = None
@@ -208,6 +310,7 @@ def zonal_rules(
     for prepared in cycle:
         state = prepared.state
         if prepared.plugin.name == INTER_POD_AFFINITY and isinstance(state, AffinityState):
+            state = _recounted(pod, cluster, state)
             terms = [t for t in state.anti_affinity_terms if t.topology_key == ZONE]
             existing = {z: n for (k, z), n in state.existing_anti.items() if k == ZONE and n}
             if terms or existing:
@@ -226,7 +329,8 @@ def zonal_rules(
             continue
         for i, constraint in enumerate(state.constraints):
             if constraint.topology_key == ZONE:
-                spreads.append(_spread(state, i, zones, placed))
+                counts = spread_counts(pod, constraint, cluster, pools)
+                spreads.append(_spread(constraint, state.self_match[i], counts, placed))
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
                 cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
     if preferred:
@@ -235,18 +339,19 @@ def zonal_rules(
     return [*spreads, *antis], cap, host
 
 
-def _spread(state: SpreadState, i: int, zones: Sequence[str], placed: Mapping[str, int]) -> Spread:
-    """The group of the PreFilter's constraint ``i`` over zones: the pools' zones and the
-    eligible nodes' (``countDomains`` registers both), the matching pods counted, and the
-    workload's copies existing nodes took where the pod matches its own selector."""
-    counts = {z: 0 for z in zones}
-    counts.update(state.counts[i])
-    if state.self_match[i]:
+def _spread(
+    constraint: SpreadConstraint,
+    self_match: bool,
+    counts: dict[str, int],
+    placed: Mapping[str, int],
+) -> Spread:
+    """The group of a spread over zones: its ``counts`` (:func:`spread_counts`),
+    and the workload's copies existing nodes took where the pod matches its own selector."""
+    if self_match:
         _add(counts, {z: n for z, n in placed.items() if z in counts})
-    constraint = state.constraints[i]
     return Spread(
         counts=counts,
-        self_match=state.self_match[i],
+        self_match=self_match,
         max_skew=constraint.max_skew,
         min_domains=constraint.min_domains,
     )
@@ -271,15 +376,13 @@ def _anti_zone(
     return AntiZone(counts, mine, held)
 
 
-def _affinity_zone(
-    state: AffinityState, placed: Mapping[str, int], held: bool = False
-) -> AffinityZone:
+def _affinity_zone(state: AffinityState, placed: Mapping[str, int]) -> AffinityZone:
     """The group of affinity over zones: the pods the PreFilter counted, and the
     workload's copies existing nodes took when the pod matches its own terms."""
     wanted = {z: n for (k, z), n in state.affinity_counts.items() if k == ZONE}
     if state.self_match:
         _add(wanted, placed)
-    return AffinityZone(wanted, state.self_match, held)
+    return AffinityZone(wanted, state.self_match)
 
 
 def lowest(*caps: int | None) -> int | None:
@@ -359,37 +462,36 @@ class Held:
 def held_zonal(
     pod: PodProfile,
     cluster: Cluster,
-    zones: Sequence[str],
+    pools: PoolZones,
     placed: Mapping[str, int] | None = None,
 ) -> Held:
     """The pod's held preferences over zones (:class:`Held`), each group counted as the
-    required ones are: the cluster's matching pods by the PreFilter asked of it alone
-    (``countDomains``), the pools' ``zones``, and the workload's copies existing nodes took
-    (``placed``) where they match it."""
+    required ones are (``countDomains``): the cluster's matching pods, the zones the
+    ``pools`` reach, and the workload's copies existing nodes took (``placed``) where they
+    match it."""
     placed = placed or {}
     return Held(
         _preferred_affinity(pod, cluster, placed),
-        _preferred_anti(pod, cluster, zones, placed),
-        soft_zonal(pod, cluster, zones, placed),
+        _preferred_anti(pod, cluster, pools.names, placed),
+        soft_zonal(pod, cluster, pools, placed),
     )
 
 
 def soft_zonal(
     pod: PodProfile,
     cluster: Cluster,
-    zones: Sequence[str],
+    pools: PoolZones,
     placed: Mapping[str, int] | None = None,
 ) -> tuple[tuple[Spread, ...], ...]:
     """The pod's ScheduleAnyway spreads over zones as they are relaxed (the order of
-    :func:`preference_caps`), each counted as a DoNotSchedule one (:func:`_spread`): the
-    PodTopologySpread PreFilter of the pod holding these alone, its nodeAffinityPolicy and
-    nodeTaintsPolicy applied."""
-    zonal = tuple(c for c in pod.soft_spread if c.topology_key == ZONE)
-    state = prepare_spread(replace(pod, spread=zonal), cluster) if zonal else None
-    made: dict[int, Spread] = {}
-    if isinstance(state, SpreadState):
-        for i, constraint in enumerate(state.constraints):
-            made[id(constraint)] = _spread(state, i, zones, placed or {})
+    :func:`preference_caps`), each counted as a DoNotSchedule one (:func:`_spread`)."""
+    made = {
+        id(c): _spread(
+            c, c.selector.matches(pod.labels), spread_counts(pod, c, cluster, pools), placed or {}
+        )
+        for c in pod.soft_spread
+        if c.topology_key == ZONE
+    }
     return tuple(
         tuple(made[id(c)] for c in spreads if c.topology_key == ZONE)
         for spreads in _soft_steps(pod)
@@ -406,7 +508,7 @@ def _preferred_affinity(
     groups: list[AffinityZone | None] = []
     for term in _heaviest(pod.preferred_pod_affinity):
         state = _affinity_alone(pod, cluster, term, anti=False)
-        groups.append(None if state is None else _affinity_zone(state, placed, held=True))
+        groups.append(None if state is None else _affinity_zone(state, placed))
     return _by_step(groups)
 
 
@@ -425,7 +527,10 @@ def _preferred_anti(
             groups.append(None)
             continue
         (listed,) = state.anti_affinity_terms
-        mine = listed.matches(pod.namespace, pod.labels, state.namespace_labels)
+        # a term without a labelSelector selects no copy (selects: labels.Nothing)
+        mine = not term.selector.nothing and listed.matches(
+            pod.namespace, pod.labels, state.namespace_labels
+        )
         groups.append(_anti_zone(state.anti_counts, {}, zones, mine, placed, held=True))
     return _by_step(groups)
 
@@ -447,16 +552,63 @@ def _heaviest(terms: Sequence[tuple[int, AffinityTerm]]) -> list[AffinityTerm]:
 def _affinity_alone(
     pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool
 ) -> AffinityState | None:
-    """The InterPodAffinity PreFilter of the pod whose one required term is ``term``;
-    None for a term over another key than zones."""
+    """The InterPodAffinity PreFilter of the pod whose one required term is ``term``,
+    counting as Karpenter counts (:func:`_recounted`); None for a term over another key
+    than zones."""
     if term.topology_key != ZONE:
         return None
+    listed = _listing(term)
     alone = replace(
         pod,
-        pod_affinity=() if anti else (term,),
-        pod_anti_affinity=(term,) if anti else (),
+        pod_affinity=() if anti else (listed,),
+        pod_anti_affinity=(listed,) if anti else (),
     )
-    return prepare_affinity(alone, cluster)
+    state = prepare_affinity(alone, _counted_pods(cluster))
+    if state is None or listed is term:
+        return state
+    return replace(state, self_match=False)
+
+
+def _recounted(pod: PodProfile, cluster: Cluster, state: AffinityState) -> AffinityState:
+    """The InterPodAffinity PreFilter's ``state`` for ``pod``, its counts of the pods the
+    pod's own terms name taken again as topology.go ``countDomains`` takes them: no
+    terminating pod (:func:`_counted_pods`) and every pod of a term's namespaces for a term
+    without a labelSelector (:func:`_listing`). What the pod's copies match of their own
+    terms stays the selectors' answer (``selects``), and existing pods' anti-affinity to the
+    pod counts the terminating too (state.Cluster tracks them: ``updateInverseAffinities``)."""
+    if not (pod.pod_affinity or pod.pod_anti_affinity):
+        return state
+    counted = _counted_pods(cluster)
+    affinity = tuple(_listing(t) for t in pod.pod_affinity)
+    anti = tuple(_listing(t) for t in pod.pod_anti_affinity)
+    if counted is cluster and affinity == pod.pod_affinity and anti == pod.pod_anti_affinity:
+        return state
+    again = prepare_affinity(replace(pod, pod_affinity=affinity, pod_anti_affinity=anti), counted)
+    if again is None:
+        return state
+    return replace(state, affinity_counts=again.affinity_counts, anti_counts=again.anti_counts)
+
+
+def _listing(term: AffinityTerm) -> AffinityTerm:
+    """topology.go ``TopologyListOptions``: a term without a labelSelector lists every pod
+    of its namespaces."""
+    if not term.selector.nothing:
+        return term
+    return AffinityTerm(term.namespaces, term.namespace_selector, EVERY_POD, term.topology_key)
+
+
+_TERMINATING = "karpenter-terminating"
+
+
+def _counted_pods(cluster: Cluster) -> Cluster:
+    """The cluster without its terminating pods, which topology.go ``countDomains`` passes
+    over for every group (``IgnoredForTopology``) where InterPodAffinity counts them."""
+    memo = cluster.others.memo
+    found = memo.get(_TERMINATING)
+    if not isinstance(found, tuple):
+        index = cluster.others.pods
+        found = memo[_TERMINATING] = tuple(i for i, p in enumerate(index.pods) if p.terminating)
+    return cluster.without(found) if found else cluster
 
 
 def _step(steps: Sequence[tuple[Zonal, ...]], n: int) -> tuple[Zonal, ...]:
