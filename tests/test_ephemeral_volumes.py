@@ -22,10 +22,9 @@ from gate.scheduler.framework.pods import copy_name
 from gate.scheduler.plugins.volumebinding.binder import VOLUME_BINDING, pre_filter
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
-from tests.volume_support import claim, storage, storage_class
+from tests.volume_support import HOST, LOCAL_CLASS, claim, local_volume, storage, storage_class
 
 ZONE = "topology.kubernetes.io/zone"
-HOST = "kubernetes.io/hostname"
 DRIVER = "disk.csi.azure.com"
 DEFAULT = {"storageclass.kubernetes.io/is-default-class": "true"}
 ZONAL = {
@@ -35,11 +34,7 @@ ZONAL = {
     "allowedTopologies": [{"matchLabelExpressions": [{"key": ZONE, "values": ["z1"]}]}],
 }
 IMMEDIATE = {"metadata": {"name": "now"}, "provisioner": DRIVER}
-LOCAL = {
-    "metadata": {"name": "local"},
-    "provisioner": "kubernetes.io/no-provisioner",
-    "volumeBindingMode": "WaitForFirstConsumer",
-}
+LOCAL = LOCAL_CLASS
 NOT_BOUND = "node(s) didn't find available persistent volumes to bind"
 EXCEED = "node(s) exceed max volume count"
 UNBOUND = "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
@@ -86,19 +81,6 @@ def _copy(deployment: dict[str, Any], position: int) -> str:
 def _csi_node(node: str, count: int) -> dict[str, Any]:
     driver = {"name": DRIVER, "nodeID": node, "allocatable": {"count": count}}
     return {"metadata": {"name": node}, "spec": {"drivers": [driver]}}
-
-
-def _local(name: str, node: str) -> dict[str, Any]:
-    """An Available local volume on ``node`` of the class ``local``."""
-    term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": [node]}]}
-    spec = {
-        "accessModes": ["ReadWriteOnce"],
-        "capacity": {"storage": "10Gi"},
-        "local": {"path": f"/mnt/{name}"},
-        "storageClassName": "local",
-        "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
-    }
-    return {"metadata": {"name": name}, "spec": spec, "status": {"phase": "Available"}}
 
 
 def _run(deployment: dict[str, Any], **recorded: Any) -> Any:
@@ -152,7 +134,7 @@ CASES = [
         LOCALS,
         {
             "csiNodes": [_csi_node("n1", 8), _csi_node("n2", 8)],
-            "persistentVolumes": [_local("pv-a", "n1")],
+            "persistentVolumes": [local_volume("pv-a", "n1")],
         },
         (
             Verdict.PARTIAL,

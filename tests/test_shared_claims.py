@@ -14,13 +14,9 @@ from gate.model import Document, Location, Verdict, Workload
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
+from tests.volume_support import HOST, LOCAL_CLASS, local_volume
 
-HOST = "kubernetes.io/hostname"
-LOCAL = {
-    "metadata": {"name": "local"},
-    "provisioner": "kubernetes.io/no-provisioner",
-    "volumeBindingMode": "WaitForFirstConsumer",
-}
+LOCAL = LOCAL_CLASS
 PROVISIONED = {
     "metadata": {"name": "provisioned"},
     "provisioner": "disk.csi.azure.com",
@@ -30,22 +26,6 @@ AFFINITY = "node(s) didn't match PersistentVolume's node affinity"
 NOT_FOUND = "node(s) didn't find available persistent volumes to bind"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
-
-
-def _local(name: str, node: str) -> dict[str, Any]:
-    """An Available local volume on ``node``."""
-    term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": [node]}]}
-    return {
-        "metadata": {"name": name},
-        "spec": {
-            "accessModes": ["ReadWriteMany"],
-            "capacity": {"storage": "10Gi"},
-            "local": {"path": f"/mnt/{name}"},
-            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
-            "storageClassName": "local",
-        },
-        "status": {"phase": "Available"},
-    }
 
 
 def _claim(storage_class: str, volume: str = "") -> dict[str, Any]:
@@ -92,7 +72,10 @@ def _workload(kind: str, copies: int, cpu: str) -> dict[str, Any]:
 def _run(workload: dict[str, Any], claim: dict[str, Any]) -> Any:
     nodes = [api_node(n, cpu="1", labels={HOST: n}) for n in ("n-a", "n-b")]
     storage: dict[str, Any] = {
-        "persistentVolumes": [_local("pv-a", "n-a"), _local("pv-b", "n-b")],
+        "persistentVolumes": [
+            local_volume("pv-a", "n-a", access="ReadWriteMany"),
+            local_volume("pv-b", "n-b", access="ReadWriteMany"),
+        ],
         "persistentVolumeClaims": [claim],
         "storageClasses": [LOCAL, PROVISIONED],
     }

@@ -22,6 +22,7 @@ from gate.scheduler.framework.ordinals import ordinal_pod, recounted
 from gate.scheduler.framework.pods import Pod, pod_profile
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, api_pod, cluster_snapshot
+from tests.volume_support import HOST, LOCAL_CLASS, local_volume
 
 ZONE = "topology.kubernetes.io/zone"
 WAIT = {
@@ -179,30 +180,9 @@ def test_the_claims_the_controller_creates(spec: dict[str, Any], created: list[s
     assert sorted(name for _, name in made) == created
 
 
-HOST = "kubernetes.io/hostname"
-LOCAL = {
-    "metadata": {"name": "local"},
-    "provisioner": "kubernetes.io/no-provisioner",
-    "volumeBindingMode": "WaitForFirstConsumer",
-}
+LOCAL = LOCAL_CLASS
 NOT_BOUND = "node(s) didn't find available persistent volumes to bind"
 EXCEED = "node(s) exceed max volume count"
-
-
-def _local(name: str, node: str, size: str = "10Gi") -> dict[str, Any]:
-    """An Available local volume on ``node`` of the class ``local``."""
-    term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": [node]}]}
-    return {
-        "metadata": {"name": name},
-        "spec": {
-            "accessModes": ["ReadWriteOnce"],
-            "capacity": {"storage": size},
-            "local": {"path": f"/mnt/{name}"},
-            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
-            "storageClassName": "local",
-        },
-        "status": {"phase": "Available"},
-    }
 
 
 OTHER = "file.csi.azure.com"
@@ -236,28 +216,28 @@ LOCAL_CASES = [
     pytest.param(
         _statefulset(3, template_class="local"),
         ["n-a", "n-b"],
-        {"persistentVolumes": [_local("pv-a", "n-a"), _local("pv-b", "n-b")]},
+        {"persistentVolumes": [local_volume("pv-a", "n-a"), local_volume("pv-b", "n-b")]},
         (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 2 {NOT_BOUND}."),
         id="a local volume goes to one copy only, so the third copy finds none to bind",
     ),
     pytest.param(
         _statefulset(2, template_class="local"),
         ["n-a", "n-b"],
-        {"persistentVolumes": [_local("pv-a", "n-a"), _local("pv-b", "n-b")]},
+        {"persistentVolumes": [local_volume("pv-a", "n-a"), local_volume("pv-b", "n-b")]},
         (Verdict.YES, 2, None),
         id="as many local volumes as copies take every copy",
     ),
     pytest.param(
         _statefulset(3, template_class="local"),
         ["n-a", "n-b"],
-        {"persistentVolumes": [_local("pv-a1", "n-a"), _local("pv-a2", "n-a")]},
+        {"persistentVolumes": [local_volume("pv-a1", "n-a"), local_volume("pv-a2", "n-a")]},
         (Verdict.PARTIAL, 2, f"db-2 (claims data-db-2): 0/2 nodes are available: 2 {NOT_BOUND}."),
         id="two local volumes on one node take two copies there and no third",
     ),
     pytest.param(
         _statefulset(3, template_class="local", podManagementPolicy="Parallel"),
         ["n-a"],
-        {"persistentVolumes": [_local("pv-a", "n-a")]},
+        {"persistentVolumes": [local_volume("pv-a", "n-a")]},
         (Verdict.PARTIAL, 1, f"db-1 (claims data-db-1): 0/1 nodes are available: 1 {NOT_BOUND}."),
         id="under Parallel a copy that found no volume takes none from the next",
     ),

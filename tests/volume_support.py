@@ -80,3 +80,30 @@ def run_plugin(
     """The plugin's PreFilter rejection and its Filter's answer for the node."""
     state = plugin.prepare(pod_profile(spec, namespace), cluster_of(objects, node))
     return plugin.refuses(state), plugin.check(state, node, DIALECT)
+
+
+HOST = "kubernetes.io/hostname"
+LOCAL_CLASS: dict[str, Any] = {
+    "metadata": {"name": "local"},
+    "provisioner": "kubernetes.io/no-provisioner",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+"""A class of local volumes, bound where their first consumer lands."""
+
+
+def local_volume(
+    name: str, node: str, size: str = "10Gi", access: str = "ReadWriteOnce"
+) -> dict[str, Any]:
+    """An Available local volume of the class ``local`` on ``node``."""
+    term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": [node]}]}
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "accessModes": [access],
+            "capacity": {"storage": size},
+            "local": {"path": f"/mnt/{name}"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
+            "storageClassName": "local",
+        },
+        "status": {"phase": "Available"},
+    }
