@@ -1558,13 +1558,31 @@ def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
     return [str(e) for e in _pod_only(spec)]
 
 
-def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class PodIdentity:
+    """The hostname and subdomain a StatefulSet's controller gives the pod it creates
+    (stateful_set_utils.go updateIdentity): the pod's own name and the set's
+    ``serviceName``, in place of the template's. ``created``: its controller creates a pod
+    at all (a StatefulSet of no replica creates none, which nothing then refuses)."""
+
+    hostname: str
+    subdomain: str
+    created: bool = True
+
+
+def pod_create_problems(
+    spec: Mapping[str, Any], labels: Mapping[str, str], identity: PodIdentity | None = None
+) -> list[str]:
     """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
     order: for a pod whose template its workload's API did not validate, a StatefulSet's,
-    whose controller replaces the template's hostname and subdomain with the pod's name and
-    its ``serviceName`` (updateIdentity; those are judged beside its labels, in
-    :mod:`gate.inputs.workloads`)."""
-    own = {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}
+    whose controller gives it the hostname and subdomain of ``identity`` (none written
+    when an empty string)."""
+    own = dict(spec)
+    if identity is not None:
+        for key, value in (("hostname", identity.hostname), ("subdomain", identity.subdomain)):
+            own.pop(key, None)
+            if value:
+                own[key] = value
     return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, own, named=False)]
 
 
