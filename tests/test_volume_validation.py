@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.k8s.validation import pod_template_problem
 
@@ -319,3 +321,24 @@ def test_a_mount_of_a_volume_whose_source_is_refused_finds_no_volume() -> None:
         'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "v"]'
     )
     assert problem({"name": "v", "configMap": {}}, mounted=True) == expected
+
+
+@given(st.integers(min_value=-(2**31), max_value=2**31 - 1))
+def test_a_default_mode_is_taken_exactly_from_0_to_0777(mode: int) -> None:
+    error = problem({"name": "v", "secret": {"secretName": "s", "defaultMode": mode}})
+    expected = (
+        None if 0 <= mode <= 0o777 else f"{P}.secret.defaultMode: Invalid value: {mode}: {MODE}"
+    )
+    assert error == expected
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b.txt", "..", ".", "..x", "x..", ""]), min_size=1, max_size=4)
+)
+def test_an_item_path_is_refused_exactly_for_a_dot_dot_element_or_start(parts: list[str]) -> None:
+    """ValidateLocalNonReservedPath: an absolute path, a ``..`` element, or a start ``..``
+    that is no element; an empty path is required."""
+    path = "/".join(parts)
+    error = problem(items("configMap", "name", {"key": "k", "path": path}))
+    refused = ".." in parts or path.startswith(("..", "/")) or not path
+    assert (error is not None) == refused
