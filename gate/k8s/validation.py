@@ -34,7 +34,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -860,7 +860,7 @@ def _csi(source: Mapping[str, Any], where: str) -> Errors:
             yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
 
 
-_SOURCE_RULES: dict[str, Any] = {
+_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
     "secret": _secret,
