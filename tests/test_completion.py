@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gate.k8s.podlabels import revision_hash
 from gate.model import NODE_PORTS, Document, HostPort, Location, Verdict
 from gate.run import RunOptions, check
 from gate.scheduler.framework.pods import pod_profile
@@ -490,6 +491,65 @@ def test_a_stateful_set_s_pod_is_validated_when_it_is_created(
     document = Document(Location("m.yaml", 1), _stateful_set(**fields))
     (result,) = check([document], snapshot, RunOptions()).results
     assert (result.verdict, result.reason) == expected
+
+
+_SPREAD_BY_APP = {
+    "maxSkew": 1,
+    "topologyKey": "zone",
+    "whenUnsatisfiable": "DoNotSchedule",
+    "labelSelector": {"matchLabels": {"app": "web"}},
+    "matchLabelKeys": ["app"],
+}
+_LONG = "a" * 53
+_DOTS = 'Invalid value: "db.svc": must not contain dots'
+_EQUAL = (
+    'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when '
+    '`key` is empty, which means "match all values and all keys"'
+)
+
+# newStatefulSetPod's pod (initIdentity: hostname its name, subdomain the serviceName;
+# its controller's labels) is held to ValidatePodCreate whole: one message, every error in
+# validatePodMetadataAndSpec's then ValidatePodSpec's order, the matchLabelKeys
+# PrepareForCreate merged found in their constraint's place.
+STATEFUL_POD = [
+    pytest.param(
+        {"spec": {"serviceName": "db.svc"}}, {"tolerations": [{"operator": "Equal"}]},
+        f'Pod "db-0" is invalid: [spec.subdomain: {_DOTS}, {_EQUAL}]',
+        id="a serviceName that is no DNS label is listed with the pod spec's other errors",
+    ),
+    pytest.param(
+        {"metadata": {"name": _LONG}, "spec": {"serviceName": "db.svc"}}, {},
+        f'Pod "{_LONG}-0" is invalid: [metadata.labels: Invalid value: '
+        f'"{_LONG}-{revision_hash("StatefulSet", _LONG)}": must be no more than 63 characters, '
+        f"spec.subdomain: {_DOTS}]",
+        id="a revision label too long comes before the subdomain, both listed",
+    ),
+    pytest.param(
+        {"spec": {"serviceName": "db.svc", "replicas": 0}}, {}, None,
+        id="a StatefulSet of no replica makes no pod to refuse",
+    ),
+    pytest.param(
+        {}, {"topologySpreadConstraints": [_SPREAD_BY_APP], "serviceAccountName": "Robot_1",
+             "containers": [{**container(), "image": " busybox"}]},
+        'Pod "db-0" is invalid: [spec.topologySpreadConstraints[0][0]: Invalid value: "app": '
+        "exists in both matchLabelKeys and labelSelector, spec.serviceAccountName: Invalid "
+        f'value: "Robot_1": {SUBDOMAIN}, spec.containers[0].image: Invalid value: " busybox": '
+        "must not have leading or trailing whitespace]",
+        id="a merged matchLabelKeys error comes in its constraint's place, before the pod-only",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("workload", "fields", "reason"), STATEFUL_POD)
+def test_a_stateful_set_s_pod_is_refused_in_one_message(
+    workload: dict[str, Any], fields: dict[str, Any], reason: str | None
+) -> None:
+    body = _stateful_set(**fields)
+    body["metadata"].update(workload.get("metadata", {}))
+    body["spec"].update(workload.get("spec", {}))
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), body)], snapshot, RunOptions()).results
+    assert result.reason == reason
 
 
 def test_a_stateful_set_s_pod_mounts_the_volumes_of_its_claims() -> None:

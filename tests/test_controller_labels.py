@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract
+from gate.inputs.workloads import TEMPLATE_PATHS, extract
 from gate.k8s.podlabels import (
     COMPLETION_INDEX,
     CONTROLLER_UID,
@@ -396,8 +396,9 @@ def test_a_job_s_copies_match_their_own_anti_affinity_by_job_name() -> None:
 
 
 def _refusal(manifest: dict[str, Any]) -> str | None:
-    found = extract(Document(Location("m.yaml", 1), manifest), TEMPLATE_PATHS)
-    return found.reason if isinstance(found, Unevaluated) else None
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="8")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
+    return result.reason
 
 
 def _named(name: str, replicas: int = 2, **spec: Any) -> dict[str, Any]:

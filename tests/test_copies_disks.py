@@ -24,7 +24,10 @@ NO_DISK = "node(s) had no available disk"
 EBS = {"name": "d", "awsElasticBlockStore": {"volumeID": "vol-1"}}
 PD = {"name": "d", "gcePersistentDisk": {"pdName": "pd-1"}}
 PD_READ_ONLY = {"name": "d", "gcePersistentDisk": {"pdName": "pd-1", "readOnly": True}}
-ISCSI = {"name": "d", "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.x:1", "lun": 0}}
+ISCSI = {
+    "name": "d",
+    "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2016-12.server:t", "lun": 0},
+}
 WAIT = {
     "metadata": {"name": "wait"},
     "provisioner": "disk.csi.azure.com",

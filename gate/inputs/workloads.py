@@ -31,9 +31,6 @@ from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
 from gate.k8s.quantity import nonnegative_quantity, parse_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import (
-    dns1123_label_errors,
-    go_quote,
-    label_value_errors,
     pod_template_problem,
     workload_problem,
 )
@@ -287,9 +284,6 @@ def _workload(
         return _unreadable(kind, namespace, name, location, problem)
     labels = _template_labels(body, field)
     added = _controller_labels(kind, name, body, labels) if rules == "kind" else {}
-    refused = _pods_refused(kind, name, body, added) if replicas else None
-    if refused:
-        return _unreadable(kind, namespace, name, location, refused)
     if replicas is not None and replicas > FOLLOWED_COPIES and _claims_own(kind, body, spec):
         text = FOLLOWED_COPIES_TEXT.format(copies=f"{replicas:,}")
         return _unreadable(kind, namespace, name, location, text)
@@ -327,6 +321,7 @@ def _workload(
         indexed=_indexed(kind, body),
         controller_labels=added,
         paused=kind == "Deployment" and at(body, ("spec", "paused")) is True,
+        service_name=_service_name(kind, body),
     )
 
 
@@ -346,36 +341,9 @@ def _controller_labels(
     )
 
 
-def _pods_refused(
-    kind: str,
-    name: str,
-    body: Mapping[str, Any],
-    added: Mapping[str, str],
-) -> str | None:
-    """Why the API server refuses every pod a StatefulSet's controller creates, though it
-    took the StatefulSet (whose name is a DNS label): a label the controller sets is
-    longer than a label value may be (its revision's name ``<name>-<hash>`` past 52 or so
-    characters), or the pod's hostname, its own name, or its subdomain, the
-    ``serviceName``, is no DNS label (ValidatePodCreate: the labels, in ValidateObjectMeta,
-    before the spec's hostname and subdomain). The first copy is named; the first error is
-    given, the labels by key (Go ranges over them in no set order)."""
-    if kind != "StatefulSet":
-        return None
-    pod = f"{name}-{start_ordinal(body)}"
-    found = [
-        f"metadata.labels: Invalid value: {go_quote(value)}: {message}"
-        for _, value in sorted(added.items())
-        for message in label_value_errors(value)
-    ]
-    service = at(body, ("spec", "serviceName"))
-    places = [("hostname", pod), ("subdomain", service if isinstance(service, str) else "")]
-    found += [
-        f"spec.{field}: Invalid value: {go_quote(value)}: {message}"
-        for field, value in places
-        if value
-        for message in dns1123_label_errors(value)
-    ]
-    return f'Pod "{pod}" is invalid: {found[0]}' if found else None
+def _service_name(kind: str, body: Mapping[str, Any]) -> str:
+    service = at(body, ("spec", "serviceName")) if kind == "StatefulSet" else None
+    return service if isinstance(service, str) else ""
 
 
 def _template_generation(body: Mapping[str, Any]) -> int:

@@ -44,6 +44,7 @@ from gate.k8s.resources import (
     pod_level_resource,
 )
 from gate.k8s.validation import (
+    PodIdentity,
     aggregate,
     host_port_conflicts,
     label_keys,
@@ -338,33 +339,89 @@ def _merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -> li
     (podAffinity, podAntiAffinity; required terms, then weighted) and then the
     constraints'."""
     found: list[str] = []
+    for term, where, merged in _merged_terms(spec, labels):
+        known = {str(e) for e in label_keys(term, where, term.get("labelSelector"))}
+        found += [
+            e
+            for e in map(str, label_keys(merged, where, merged["labelSelector"]))
+            if e not in known
+        ]
+    return found
+
+
+def with_merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -> Spec:
+    """The spec PrepareForCreate makes of ``spec`` for a pod labelled ``labels``: each
+    term's and constraint's matchLabelKeys (and mismatchLabelKeys) merged into its
+    labelSelector (:func:`_merged_label_keys`), the rest as it is."""
+    merged: Spec = dict(spec)
+    terms = {where: term for _, where, term in _merged_terms(spec, labels)}
+    if not terms:
+        return merged
+    affinity = dict(mapping(spec.get("affinity")))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if not isinstance(affinity.get(kind), Mapping):
+            continue
+        block = dict(affinity[kind])
+        for side in (_REQUIRED, _PREFERRED):
+            items = block.get(side)
+            if not isinstance(items, list):
+                continue
+            copied: list[Any] = []
+            for i, item in enumerate(items):
+                where = f"spec.affinity.{kind}.{side}[{i}]"
+                if side == _PREFERRED and isinstance(item, Mapping):
+                    term = terms.get(f"{where}.podAffinityTerm")
+                    item = item if term is None else {**item, "podAffinityTerm": term}
+                else:
+                    item = terms.get(where, item)
+                copied.append(item)
+            block[side] = copied
+        affinity[kind] = block
+    if "affinity" in spec:
+        merged["affinity"] = affinity
+    constraints = spec.get("topologySpreadConstraints")
+    if isinstance(constraints, list):
+        merged["topologySpreadConstraints"] = [
+            {**c, "labelSelector": terms[f"spec.topologySpreadConstraints[{i}]"]["labelSelector"]}
+            if f"spec.topologySpreadConstraints[{i}]" in terms
+            else c
+            for i, c in enumerate(constraints)
+        ]
+    return merged
+
+
+def _merged_terms(
+    spec: Mapping[str, Any], labels: Mapping[str, str]
+) -> Iterable[tuple[Mapping[str, Any], str, dict[str, Any]]]:
+    """Each term and constraint of ``spec`` that PrepareForCreate changes, as (the term,
+    its field, the term merged), in validateAffinity's order and then the constraints'."""
     affinity = mapping(spec.get("affinity"))
     for kind in ("podAffinity", "podAntiAffinity"):
         block = mapping(affinity.get(kind))
         required = block.get(_REQUIRED)
         for i, term in enumerate(required if isinstance(required, list) else []):
             where = f"spec.affinity.{kind}.{_REQUIRED}[{i}]"
-            found += _merged_term_errors(mapping(term), where, labels)
+            yield from _merged_term(mapping(term), where, labels)
         preferred = block.get(_PREFERRED)
         for i, weighted in enumerate(preferred if isinstance(preferred, list) else []):
             where = f"spec.affinity.{kind}.{_PREFERRED}[{i}].podAffinityTerm"
-            term = mapping(mapping(weighted).get("podAffinityTerm"))
-            found += _merged_term_errors(term, where, labels)
+            yield from _merged_term(
+                mapping(mapping(weighted).get("podAffinityTerm")), where, labels
+            )
     constraints = spec.get("topologySpreadConstraints")
     for i, constraint in enumerate(constraints if isinstance(constraints, list) else []):
         keys = {k: mapping(constraint).get(k) for k in ("labelSelector", "matchLabelKeys")}
-        found += _merged_term_errors(keys, f"spec.topologySpreadConstraints[{i}]", labels)
-    return found
+        yield from _merged_term(keys, f"spec.topologySpreadConstraints[{i}]", labels)
 
 
-def _merged_term_errors(
+def _merged_term(
     term: Mapping[str, Any], field: str, labels: Mapping[str, str]
-) -> list[str]:
+) -> Iterable[tuple[Mapping[str, Any], str, dict[str, Any]]]:
     """applyMatchLabelKeysAndMismatchLabelKeys (applyMatchLabelKeys for a constraint, which
-    has no mismatchLabelKeys), then validateMatchLabelKeysAndMismatchLabelKeys' new errors."""
+    has no mismatchLabelKeys and whose own are merged alone)."""
     selector = term.get("labelSelector")
     if not isinstance(selector, Mapping):  # a nil selector is left as it is
-        return []
+        return
     added = [
         {"key": key, "operator": operator, "values": [labels[key]]}
         for side, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
@@ -372,13 +429,11 @@ def _merged_term_errors(
         if key in labels
     ]
     if not added:
-        return []
+        return
     expressions = selector.get("matchExpressions")
     written = expressions if isinstance(expressions, list) else []
     merged = {**selector, "matchExpressions": [*written, *added]}
-    known = {str(e) for e in label_keys(term, field, selector)}
-    merged_term = {**term, "labelSelector": merged}
-    return [e for e in map(str, label_keys(merged_term, field, merged)) if e not in known]
+    yield term, field, {**term, "labelSelector": merged}
 
 
 def _texts(value: object) -> list[str]:
@@ -482,6 +537,7 @@ def complete_pod_spec(
     pod_level_resources: bool = True,
     labels: Mapping[str, str] | None = None,
     validated: bool = True,
+    identity: PodIdentity | None = None,
 ) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
@@ -490,7 +546,8 @@ def complete_pod_spec(
     which its selectors' matchLabelKeys read when it is created (None: not checked).
     ``validated``: the template was held to the pod's rules when it was read, so only an
     error the completion makes is new; a StatefulSet's is not (its API leaves its pod spec
-    to the pods), and its pod is then validated whole. Raises
+    to the pods), and its pod is then validated whole, with the hostname and subdomain
+    its controller gives it (``identity``; the template's own when None). Raises
     :class:`AdmissionRefused` where an admission plugin would refuse the pod, or where the
     pod would fail its validation."""
     completed: Spec = dict(spec)
@@ -531,15 +588,18 @@ def complete_pod_spec(
         list(tolerations) if isinstance(tolerations, list) else []
     )
     # ValidatePod's containers come before its pod-level resources
-    if validated:
+    if identity is not None and not identity.created:
+        errors = []
+    elif validated:
         errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
         errors += _newly_inconsistent(spec, completed)
-    else:
-        errors = pod_create_problems(completed, labels or {})
-    if labels is not None:
-        errors += _merged_label_keys(completed, labels)
-    if validated:
+        if labels is not None:
+            errors += _merged_label_keys(completed, labels)
         errors += pod_only_problems(completed)
+    else:  # the merged selectors are validated in their place in ValidatePodSpec
+        errors = pod_create_problems(
+            with_merged_label_keys(completed, labels or {}), labels or {}, identity
+        )
     invalid = aggregate(errors)
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)

@@ -34,7 +34,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -404,22 +404,475 @@ NOT_FOUND = "Not found"
 
 
 def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Errors:
-    """ValidateVolumes, for each volume's name: required, a DNS label, once; ``names``
-    gathers those without an error, the volumes a mount may name. A volume's source is not
-    validated here (one written without any is an emptyDir, SetDefaults_Volume), and one
-    whose source upstream refuses is taken as named."""
+    """ValidateVolumes: each volume's source (:func:`volume_source`), then its name
+    (required, a DNS label, once); ``names`` gathers the volumes without an error, the
+    ones a mount may name."""
     for i, raw in enumerate(_items(spec.get("volumes"))):
-        name = _text(_mapping(raw).get("name"))
+        volume = _mapping(raw)
+        name = _text(volume.get("name"))
         if name is None:
             continue  # of a wrong type: the decoder's to refuse
-        where = f"{prefix}.volumes[{i}].name"
-        found = [FieldError(where, REQUIRED)] if not name else []
-        found += _each(where, name, dns1123_label_errors(name)) if name else []
+        where = f"{prefix}.volumes[{i}]"
+        found = list(volume_source(volume, where, name))
+        if not name:
+            found.append(FieldError(f"{where}.name", REQUIRED))
+        found += _each(f"{where}.name", name, dns1123_label_errors(name)) if name else []
         if name in names:
-            found.append(FieldError(where, DUPLICATE, go_quote(name)))
+            found.append(FieldError(f"{where}.name", DUPLICATE, go_quote(name)))
         yield from found
         if not found:
             names.add(name)
+
+
+_VOLUME_SOURCES = (
+    ("emptyDir", "emptyDir"),
+    ("hostPath", "hostPath"),
+    ("gitRepo", "gitRepo"),
+    ("gcePersistentDisk", "gcePersistentDisk"),
+    ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("secret", "secret"),
+    ("nfs", "nfs"),
+    ("iscsi", "iscsi"),
+    ("glusterfs", "glusterfs"),
+    ("flocker", "flocker"),
+    ("persistentVolumeClaim", "persistentVolumeClaim"),
+    ("rbd", "rbd"),
+    ("cinder", "cinder"),
+    ("cephfs", "cephFS"),
+    ("quobyte", "quobyte"),
+    ("downwardAPI", "downwarAPI"),
+    ("fc", "fc"),
+    ("flexVolume", "flexVolume"),
+    ("configMap", "configMap"),
+    ("azureFile", "azureFile"),
+    ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"),
+    ("portworxVolume", "portworxVolume"),
+    ("azureDisk", "azureDisk"),
+    ("storageos", "storageos"),
+    ("projected", "projected"),
+    ("scaleIO", "scaleIO"),
+    ("csi", "csi"),
+    ("ephemeral", "ephemeral"),
+    ("image", "image"),
+)
+"""Each volume source's field, and the field a second source is reported at (upstream's
+own spelling, ``downwarAPI`` too), in validateVolumeSource's order."""
+
+_MORE_THAN_ONE = "may not specify more than 1 volume type"
+FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
+
+
+def volume_source(volume: Mapping[str, Any], where: str, name: str) -> Errors:
+    """validateVolumeSource: one source, checked as its own rule says for the sources a
+    chart writes (emptyDir, hostPath, secret, nfs, iscsi, persistentVolumeClaim, rbd,
+    downwardAPI, configMap, projected, csi), and any later one refused. A volume written
+    without any is an emptyDir (SetDefaults_Volume), so "must specify a volume type" is
+    never met from a manifest."""
+    counted = False
+    for key, reported in _VOLUME_SOURCES:
+        source = volume.get(key)
+        if not isinstance(source, Mapping):
+            continue  # null is no source; another type is the decoder's to refuse
+        if counted:
+            yield FieldError(f"{where}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
+        else:
+            counted = True
+            check = _SOURCE_RULES.get(key)
+            if check is not None:
+                yield from check(source, f"{where}.{key}")
+        if key == "iscsi":
+            yield from _iscsi_name(source, where, name)
+
+
+def _empty_dir(source: Mapping[str, Any], where: str) -> Errors:
+    raw = source.get("sizeLimit")
+    limit = None if raw is None else _quantity(raw)
+    if limit is not None and limit < 0:
+        detail = "SizeLimit field must be a valid resource quantity"
+        yield FieldError(f"{where}.sizeLimit", FORBIDDEN, None, detail)
+
+
+HOST_PATH_TYPES = (
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+)  # sets.List(supportedHostPathTypes): sorted
+
+
+def _host_path(source: Mapping[str, Any], where: str) -> Errors:
+    """validateHostPathVolumeSource: a path, without ``..``, and a known type."""
+    path = _text(source.get("path"))
+    if path is None:
+        return
+    if not path:
+        yield FieldError(f"{where}.path", REQUIRED)
+        return
+    yield from _no_backsteps(path, f"{where}.path")
+    kind = _text(source.get("type"))
+    if kind is not None and kind not in HOST_PATH_TYPES:  # a *HostPathType, marshalled
+        yield not_supported_value(f"{where}.type", json_quote(kind), HOST_PATH_TYPES)
+
+
+def _no_backsteps(path: str, field: str) -> Errors:
+    """validatePathNoBacksteps: one error however many ``..`` elements."""
+    if ".." in path.split("/"):
+        yield invalid(field, path, "must not contain '..'")
+
+
+def local_path(path: str, field: str) -> Errors:
+    """ValidateLocalNonReservedPath: relative (validateLocalDescendingPath), without
+    ``..`` elements, and not starting ``..`` (unless ``../``, already refused)."""
+    if path.startswith("/"):
+        yield invalid(field, path, "must be a relative path")
+    yield from _no_backsteps(path, field)
+    if path.startswith("..") and not path.startswith("../"):
+        yield invalid(field, path, "must not start with '..'")
+
+
+def _mode(source: Mapping[str, Any], key: str, where: str) -> Errors:
+    """A file mode, between 0 and 0777 when written (a defaultMode left out is 0644)."""
+    mode = _int(source.get(key))
+    if source.get(key) is not None and mode is not None and not 0 <= mode <= 0o777:
+        yield FieldError(f"{where}.{key}", INVALID, str(mode), FILE_MODE_ERROR)
+
+
+def key_to_path(item: Mapping[str, Any], where: str) -> Errors:
+    """validateKeyToPath: a key, a relative path of no ``..``, a mode."""
+    key, path = _text(item.get("key")), _text(item.get("path"))
+    if key == "":
+        yield FieldError(f"{where}.key", REQUIRED)
+    if path is None:
+        return
+    if not path:
+        yield FieldError(f"{where}.path", REQUIRED)
+    yield from local_path(path, f"{where}.path")
+    yield from _mode(item, "mode", where)
+
+
+def _named_items(source: Mapping[str, Any], name_key: str, where: str) -> Errors:
+    """validateSecretVolumeSource and validateConfigMapVolumeSource: the object's name,
+    the default mode, each item."""
+    if _text(source.get(name_key)) == "":
+        yield FieldError(f"{where}.{name_key}", REQUIRED)
+    yield from _mode(source, "defaultMode", where)
+    for i, item in enumerate(_items(source.get("items"))):
+        yield from key_to_path(_mapping(item), f"{where}.items[{i}]")
+
+
+def _secret(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _named_items(source, "secretName", where)
+
+
+def _config_map(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _named_items(source, "name", where)
+
+
+def _nfs(source: Mapping[str, Any], where: str) -> Errors:
+    """validateNFSVolumeSource: a server, and an absolute path."""
+    if _text(source.get("server")) == "":
+        yield FieldError(f"{where}.server", REQUIRED)
+    path = _text(source.get("path"))
+    if path is None:
+        return
+    if not path:
+        yield FieldError(f"{where}.path", REQUIRED)
+    if not path.startswith("/"):
+        yield invalid(f"{where}.path", path, "must be an absolute path")
+
+
+_IQN = re.compile(r"iqn\.[0-9]{4}-[0-9]{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\t\n\f\r ]+)\Z")
+_EUI = re.compile(r"\Aeui.[A-Za-z0-9]{16}\Z")
+_NAA = re.compile(r"\Anaa.[A-Za-z0-9]{32}\Z")
+_ISCSI_FORMATS = {"iqn": _IQN, "eui": _EUI, "naa": _NAA}
+_ISCSI_PREFIX = "must be valid format starting with iqn, eui, or naa"
+
+
+def _iscsi(source: Mapping[str, Any], where: str) -> Errors:
+    """validateISCSIVolumeSource: a target portal, an IQN of one of its formats, a LUN of
+    0-255, a secret for CHAP, an initiator name of one of the formats."""
+    if _text(source.get("targetPortal")) == "":
+        yield FieldError(f"{where}.targetPortal", REQUIRED)
+    iqn = _text(source.get("iqn"))
+    if iqn == "":
+        yield FieldError(f"{where}.iqn", REQUIRED)
+    elif iqn is not None:
+        yield from _iscsi_format(iqn, f"{where}.iqn")
+    lun = _int(source.get("lun"))
+    if lun is not None and not 0 <= lun <= 255:
+        yield FieldError(f"{where}.lun", INVALID, str(lun), "must be between 0 and 255, inclusive")
+    chap = source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True
+    if chap and source.get("secretRef") is None:
+        yield FieldError(f"{where}.secretRef", REQUIRED)
+    initiator = _text(source.get("initiatorName"))
+    if source.get("initiatorName") is not None and initiator is not None:
+        yield from _iscsi_format(initiator, f"{where}.initiatorname")
+
+
+def _iscsi_format(value: str, field: str) -> Errors:
+    pattern = _ISCSI_FORMATS.get(value[:3])
+    if pattern is None:
+        yield invalid(field, value, _ISCSI_PREFIX)
+    elif not pattern.search(value):  # MatchString: the iqn pattern is not anchored at the start
+        yield invalid(field, value, "must be valid format")
+
+
+def _iscsi_name(source: Mapping[str, Any], where: str, name: str) -> Errors:
+    """validateVolumeSource's own check of an iSCSI volume with an initiator name: its
+    name and target portal together under 65 characters."""
+    portal = _text(source.get("targetPortal")) or ""
+    if source.get("initiatorName") is not None and len(f"{name}:{portal}") > 64:
+        detail = (
+            "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters "
+            "if iscsi.initiatorName is specified."
+        )
+        yield invalid(f"{where}.name", name, detail)
+
+
+def _claim(source: Mapping[str, Any], where: str) -> Errors:
+    """validatePersistentClaimVolumeSource."""
+    if _text(source.get("claimName")) == "":
+        yield FieldError(f"{where}.claimName", REQUIRED)
+
+
+def _rbd(source: Mapping[str, Any], where: str) -> Errors:
+    """validateRBDVolumeSource: monitors and an image."""
+    if not _items(source.get("monitors")):
+        yield FieldError(f"{where}.monitors", REQUIRED)
+    if _text(source.get("image")) == "":
+        yield FieldError(f"{where}.image", REQUIRED)
+
+
+_VOLUME_FIELD_PATHS = (
+    "metadata.annotations",
+    "metadata.labels",
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+)  # sets.List(validVolumeDownwardAPIFieldPathExpressions): sorted
+_POD_FIELD_LABELS = frozenset(
+    {
+        *_VOLUME_FIELD_PATHS,
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.serviceAccountName",
+        "spec.schedulerName",
+        "status.phase",
+        "status.hostIP",
+        "status.hostIPs",
+        "status.podIP",
+        "status.podIPs",
+    }
+)
+"""What ConvertDownwardAPIFieldLabel takes of a v1 pod (``spec.host`` is ``spec.nodeName``)."""
+_RESOURCE_FIELDS = (
+    "limits.cpu",
+    "limits.ephemeral-storage",
+    "limits.memory",
+    "requests.cpu",
+    "requests.ephemeral-storage",
+    "requests.memory",
+)  # sets.List(validContainerResourceFieldPathExpressions): sorted
+_HUGEPAGE_FIELDS = ("limits.hugepages-", "requests.hugepages-")
+
+
+def _downward_api(source: Mapping[str, Any], where: str) -> Errors:
+    """validateDownwardAPIVolumeSource: the default mode, then each item, reported at the
+    source's own path (upstream indexes none)."""
+    yield from _mode(source, "defaultMode", where)
+    for item in _items(source.get("items")):
+        yield from downward_file(_mapping(item), where)
+
+
+def downward_file(item: Mapping[str, Any], where: str) -> Errors:
+    """validateDownwardAPIVolumeFile: a relative path, one of fieldRef (a pod field a
+    volume may show) and resourceFieldRef, a mode."""
+    path = _text(item.get("path"))
+    if path == "":
+        yield FieldError(f"{where}.path", REQUIRED)
+    if path is not None:
+        yield from local_path(path, f"{where}.path")
+    field_ref, resource_ref = item.get("fieldRef"), item.get("resourceFieldRef")
+    if isinstance(field_ref, Mapping):
+        yield from _object_field(field_ref, f"{where}.fieldRef")
+        if resource_ref is not None:
+            detail = "fieldRef and resourceFieldRef can not be specified simultaneously"
+            yield invalid(where, "resource", detail)
+    elif isinstance(resource_ref, Mapping):
+        yield from _resource_field(resource_ref, f"{where}.resourceFieldRef")
+    elif field_ref is None and resource_ref is None:
+        detail = "one of fieldRef and resourceFieldRef is required"
+        yield FieldError(where, REQUIRED, None, detail)
+    yield from _mode(item, "mode", where)
+
+
+def _object_field(selector: Mapping[str, Any], where: str) -> Errors:
+    """validateObjectFieldSelector of a volume's file (its apiVersion ``v1`` when empty,
+    SetDefaults_ObjectFieldSelector, so never required here)."""
+    version = _text(selector.get("apiVersion"))
+    field_path = _text(selector.get("fieldPath"))
+    if version is None or field_path is None:
+        return
+    version = version or "v1"
+    if not field_path:
+        yield FieldError(f"{where}.fieldPath", REQUIRED)
+        return
+    subscripted = _subscripted(field_path)
+    problem = None
+    if version != "v1":
+        problem = f"unsupported pod version: {version}"
+    elif subscripted is not None and subscripted[0] not in _VOLUME_FIELD_PATHS[:2]:
+        problem = f"field label does not support subscript: {field_path}"
+    elif subscripted is None and field_path not in _POD_FIELD_LABELS | {"spec.host"}:
+        problem = f"field label not supported: {field_path}"
+    if problem is not None:
+        yield invalid(f"{where}.fieldPath", field_path, f"error converting fieldPath: {problem}")
+    elif subscripted is not None:
+        path, key = subscripted
+        yield from label_name(key.lower() if path == "metadata.annotations" else key, where)
+    else:
+        internal = "spec.nodeName" if field_path == "spec.host" else field_path
+        if internal not in _VOLUME_FIELD_PATHS:
+            yield not_supported(f"{where}.fieldPath", internal, _VOLUME_FIELD_PATHS)
+
+
+def _subscripted(field_path: str) -> tuple[str, str] | None:
+    """fieldpath.SplitMaybeSubscriptedPath: ``path['key']`` as (path, key)."""
+    if not field_path.endswith("']"):
+        return None
+    path, found, key = field_path[:-2].partition("['")
+    return (path, key) if found and path else None
+
+
+def _resource_field(selector: Mapping[str, Any], where: str) -> Errors:
+    """validateContainerResourceFieldSelector of a volume's file: a container named, then a
+    resource it may show (its divisor is not checked here)."""
+    resource = _text(selector.get("resource"))
+    if _text(selector.get("containerName")) == "":
+        yield FieldError(f"{where}.containerName", REQUIRED)
+    elif resource == "":
+        yield FieldError(f"{where}.resource", REQUIRED)
+    elif (
+        resource is not None
+        and resource not in _RESOURCE_FIELDS
+        and not resource.startswith(_HUGEPAGE_FIELDS)
+    ):
+        yield not_supported(f"{where}.resource", resource, _RESOURCE_FIELDS)
+
+
+_MIN_TOKEN_SECONDS = 10 * 60
+_MAX_TOKEN_SECONDS = 1 << 32
+
+
+def _projected(source: Mapping[str, Any], where: str) -> Errors:
+    """validateProjectedVolumeSource: the default mode, then validateProjectionSources:
+    each source one kind, its objects named, its items' and files' paths given once across
+    the sources, a token of 10 minutes to 2^32 seconds (3600 unless written) at a path
+    (reported at the volume's own ``path``, as upstream does)."""
+    yield from _mode(source, "defaultMode", where)
+    paths: set[str] = set()
+    for i, raw in enumerate(_items(source.get("sources"))):
+        projection = _mapping(raw)
+        at_source = f"{where}.sources[{i}]"
+        kinds = 0
+        for kind in ("secret", "configMap"):
+            found = projection.get(kind)
+            if not isinstance(found, Mapping):
+                continue
+            kinds += 1
+            name = _text(found.get("name"))
+            if name == "":
+                yield FieldError(f"{at_source}.{kind}.name", REQUIRED)
+            for j, item in enumerate(_items(found.get("items"))):
+                item = _mapping(item)
+                yield from key_to_path(item, f"{at_source}.{kind}.items[{j}]")
+                path = _text(item.get("path"))
+                if path:
+                    if path in paths:
+                        yield invalid(where, name or "", "conflicting duplicate paths")
+                    paths.add(path)
+        downward = projection.get("downwardAPI")
+        if isinstance(downward, Mapping):
+            kinds += 1
+            for item in _items(downward.get("items")):
+                item = _mapping(item)
+                yield from downward_file(item, f"{at_source}.downwardAPI")
+                path = _text(item.get("path"))
+                if path:
+                    if path in paths:
+                        yield invalid(where, path, "conflicting duplicate paths")
+                    paths.add(path)
+        token = projection.get("serviceAccountToken")
+        if isinstance(token, Mapping):
+            kinds += 1
+            yield from _token(token, at_source, where)
+        kinds += sum(
+            isinstance(projection.get(k), Mapping) for k in ("clusterTrustBundle", "podCertificate")
+        )
+        if kinds > 1:
+            detail = "may not specify more than 1 volume type per source"
+            yield FieldError(at_source, FORBIDDEN, None, detail)
+
+
+def _token(token: Mapping[str, Any], at_source: str, where: str) -> Errors:
+    raw = token.get("expirationSeconds")
+    seconds = 3600 if raw is None else _int(raw)
+    field = f"{at_source}.serviceAccountToken.expirationSeconds"
+    if seconds is not None and seconds < _MIN_TOKEN_SECONDS:
+        yield FieldError(
+            field, INVALID, str(seconds), "may not specify a duration less than 10 minutes"
+        )
+    if seconds is not None and seconds > _MAX_TOKEN_SECONDS:
+        detail = "may not specify a duration larger than 2^32 seconds"
+        yield FieldError(field, INVALID, str(seconds), detail)
+    path = _text(token.get("path"))
+    if path == "":
+        yield FieldError(f"{where}.path", REQUIRED)
+    elif path is not None:
+        yield from local_path(path, f"{where}.path")
+
+
+_CSI_DRIVER_LENGTH = 63
+
+
+def _csi(source: Mapping[str, Any], where: str) -> Errors:
+    """validateCSIVolumeSource: ValidateCSIDriverName, then the publish secret's name (a
+    bad one reported at ``csi.name``, as upstream does)."""
+    driver = _text(source.get("driver"))
+    if driver is not None:
+        if not driver:
+            yield FieldError(f"{where}.driver", REQUIRED)
+        if len(driver) > _CSI_DRIVER_LENGTH:
+            detail = f"may not be more than {_CSI_DRIVER_LENGTH} bytes"
+            yield FieldError(f"{where}.driver", TOO_LONG, None, detail)
+        yield from _each(f"{where}.driver", driver, dns1123_subdomain_errors(driver.lower()))
+    secret = source.get("nodePublishSecretRef")
+    if isinstance(secret, Mapping):
+        name = _text(secret.get("name"))
+        if name == "":
+            yield FieldError(f"{where}.nodePublishSecretRef.name", REQUIRED)
+        elif name is not None:
+            yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
+
+
+_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
+    "emptyDir": _empty_dir,
+    "hostPath": _host_path,
+    "secret": _secret,
+    "nfs": _nfs,
+    "iscsi": _iscsi,
+    "persistentVolumeClaim": _claim,
+    "rbd": _rbd,
+    "downwardAPI": _downward_api,
+    "configMap": _config_map,
+    "projected": _projected,
+    "csi": _csi,
+}
 
 
 def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
@@ -1558,13 +2011,31 @@ def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
     return [str(e) for e in _pod_only(spec)]
 
 
-def pod_create_problems(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class PodIdentity:
+    """The hostname and subdomain a StatefulSet's controller gives the pod it creates
+    (stateful_set_utils.go updateIdentity): the pod's own name and the set's
+    ``serviceName``, in place of the template's. ``created``: its controller creates a pod
+    at all (a StatefulSet of no replica creates none, which nothing then refuses)."""
+
+    hostname: str
+    subdomain: str
+    created: bool = True
+
+
+def pod_create_problems(
+    spec: Mapping[str, Any], labels: Mapping[str, str], identity: PodIdentity | None = None
+) -> list[str]:
     """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
     order: for a pod whose template its workload's API did not validate, a StatefulSet's,
-    whose controller replaces the template's hostname and subdomain with the pod's name and
-    its ``serviceName`` (updateIdentity; those are judged beside its labels, in
-    :mod:`gate.inputs.workloads`)."""
-    own = {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}
+    whose controller gives it the hostname and subdomain of ``identity`` (none written
+    when an empty string)."""
+    own = dict(spec)
+    if identity is not None:
+        for key, value in (("hostname", identity.hostname), ("subdomain", identity.subdomain)):
+            own.pop(key, None)
+            if value:
+                own[key] = value
     return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, own, named=False)]
 
 

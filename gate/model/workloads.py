@@ -180,6 +180,8 @@ class Workload:
     paused: bool = False
     """A Deployment whose ``spec.paused`` is true: its controller creates no ReplicaSet for a
     new template until resumed, whatever an autoscaler sets its replicas to."""
+    service_name: str = ""
+    """A StatefulSet's ``serviceName``: its controller makes it its pods' subdomain."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from gate.k8s.resources import (
 )
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
+from gate.k8s.validation import PodIdentity
 from gate.k8s.version import Dialect
 from gate.k8s.volumes import (
     EPHEMERAL,
@@ -275,6 +276,11 @@ def prepare_pod(
         pod_level_resources=dialect.pod_level_resources,
         labels=labels,
         validated=workload.kind != "StatefulSet",
+        identity=(
+            PodIdentity(copy_name(workload, 0), workload.service_name, workload.replicas != 0)
+            if workload.kind == "StatefulSet"
+            else None
+        ),
     )
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
