@@ -33,11 +33,19 @@ from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
-from gate.inputs.workloads import TEMPLATE_PATHS, Extracted, Path, Unevaluated, extract_all
+from gate.inputs.workloads import (
+    TEMPLATE_PATHS,
+    Extracted,
+    OtherDocument,
+    Path,
+    Unevaluated,
+    extract_all,
+)
 from gate.k8s.claims import run_classes, with_ephemeral_claims, with_run_claims
 from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
+from gate.k8s.quotavalidation import quota_problem
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -188,7 +196,43 @@ def extracted(
     for kind, path in template_paths:
         paths[kind] = (path, None, 1)
     custom = (config or Config()).custom_kinds
-    return tuple(extract_all(iter(documents), paths, {**kind_table(), **kind_table(custom)}))
+    current: list[Document] = []
+
+    def pulled() -> Iterator[Document]:
+        # extract_all yields a document's items before it pulls the next one
+        for document in documents:
+            current[:] = [document]
+            yield document
+
+    kinds = {**kind_table(), **kind_table(custom)}
+    return tuple(
+        _refused_quota(current[0]) or item
+        if isinstance(item, OtherDocument) and item.kind == "ResourceQuota" and current
+        else item
+        for item in extract_all(pulled(), paths, kinds)
+    )
+
+
+def _refused_quota(document: Document) -> Unevaluated | None:
+    """A ResourceQuota of the run the API server refuses (:func:`quota_problem`): an
+    ``ERROR`` in its words, as a refused workload is; its limits are never applied."""
+    body = document.body
+    if body is None or body.get("apiVersion") != "v1":
+        return None
+    problem = quota_problem(body)
+    if problem is None:
+        return None
+    metadata = body.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    return Unevaluated(
+        Verdict.ERROR,
+        "ResourceQuota",
+        namespace if isinstance(namespace, str) and namespace else "default",
+        name if isinstance(name, str) and name else "(unnamed)",
+        document.location,
+        problem,
+    )
 
 
 def check(

@@ -51,6 +51,7 @@ from gate.k8s.quotausage import (
     Usage,
     pod_usage,
 )
+from gate.k8s.quotavalidation import quota_problem
 from gate.k8s.resources import CPU, MEMORY, is_extended
 from gate.k8s.volumes import PlainObject
 from gate.model import AdmissionObjects, ExistingPod
@@ -376,7 +377,8 @@ def with_run_quotas(
     objects: Callable[[], Mapping[tuple[str, str], int]] | None = None,
 ) -> AdmissionObjects:
     """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
-    the workloads (a namespace's chart ships its quota beside them). A new quota has no
+    the workloads (a namespace's chart ships its quota beside them), each one the API server
+    creates (:func:`~gate.k8s.quotavalidation.quota_problem`). A new quota has no
     status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
     first count finds, the namespace's running pods its scopes match (by the requests the
     snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0), and,
@@ -387,7 +389,9 @@ def with_run_quotas(
     added = [
         body
         for body in bodies
-        if body.get("kind") == "ResourceQuota" and body.get("apiVersion") == "v1"
+        if body.get("kind") == "ResourceQuota"
+        and body.get("apiVersion") == "v1"
+        and quota_problem(body) is None
     ]
     if not added:
         return admission
