@@ -11,7 +11,7 @@ import pytest
 
 from gate.k8s.quotavalidation import quota_problem
 from gate.model import Document, Location, Verdict, WorkloadResult
-from gate.run import RunOptions, check
+from gate.run import RunOptions, check, extracted
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot, container
 
@@ -210,3 +210,67 @@ def test_a_refused_quota_is_an_error_and_limits_no_pod() -> None:
 def test_a_quota_the_api_server_creates_is_no_result_and_limits_the_pods() -> None:
     [web] = _results(_quota({"hard": {"pods": "1"}}))
     assert web.verdict is Verdict.PARTIAL and web.quota is not None
+
+
+def _recorded(spec: dict[str, Any]) -> dict[str, Any]:
+    """The cluster's quota ``compute``: synced, with room for one pod."""
+    return _quota(spec) | {"status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}}
+
+
+# (id, the recorded quota's scopes, the run's quota's scopes, the run's update refused)
+UPDATES: list[tuple[str, list[str], list[str], bool]] = [
+    ("the same scopes in another order are no change", ["NotBestEffort", "NotTerminating"],
+     ["NotTerminating", "NotBestEffort"], False),
+    ("no scope where there was one changes them", ["NotBestEffort"], [], True),
+    ("a scope added changes them", [], ["NotBestEffort"], True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("held", "scopes", "refused"), [c[1:] for c in UPDATES], ids=[c[0] for c in UPDATES]
+)
+def test_a_run_s_quota_updating_the_cluster_s_keeps_its_scopes(
+    held: list[str], scopes: list[str], refused: bool
+) -> None:
+    """ValidateResourceQuotaUpdate: ``spec.scopes`` is immutable, compared as a set."""
+    old = _recorded({"hard": {"pods": "1"}, "scopes": held})
+    new = _quota({"hard": {"pods": "5"}, "scopes": scopes})
+    found = quota_problem(new, old)
+    if refused:
+        shown = "[" + ",".join(f'"{s}"' for s in scopes) + "]"
+        assert found == (
+            f'ResourceQuota "compute" is invalid: spec.scopes: Invalid value: {shown}: '
+            "field is immutable"
+        )
+    else:
+        assert found is None
+
+
+@pytest.mark.parametrize(
+    "extracted_first",
+    [False, True],
+    ids=["judged from the documents", "judged from items extracted without the snapshot"],
+)
+def test_a_refused_update_leaves_the_cluster_s_quota_in_force(extracted_first: bool) -> None:
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [_recorded({"hard": {"pods": "1"}})]
+    snapshot = build_snapshot(document, "s.json")
+    update = _quota({"hard": {"pods": "10"}, "scopes": ["NotBestEffort"]})
+    documents = [Document(Location("m.yaml", 1), update), Document(Location("m.yaml", 20), WEB)]
+    items = extracted(documents) if extracted_first else None
+    [quota, web] = check(documents, snapshot, RunOptions(), items=items).results
+    assert quota.verdict is Verdict.ERROR and quota.reason is not None
+    assert quota.reason.endswith(
+        'spec.scopes: Invalid value: ["NotBestEffort"]: field is immutable'
+    )
+    assert web.verdict is Verdict.PARTIAL and web.quota is not None and web.quota.created == 1
+
+
+def test_an_update_keeping_the_scopes_raises_the_cluster_s_limit() -> None:
+    document = cluster_snapshot(NODES)
+    document["resourceQuotas"] = [_recorded({"hard": {"pods": "1"}})]
+    snapshot = build_snapshot(document, "s.json")
+    update = _quota({"hard": {"pods": "10"}})
+    documents = [Document(Location("m.yaml", 1), update), Document(Location("m.yaml", 20), WEB)]
+    [web] = check(documents, snapshot, RunOptions()).results
+    assert web.verdict is Verdict.YES

@@ -6,7 +6,9 @@ ValidateResourceQuotaResourceName and ValidateResourceQuantityValue on each ``sp
 entry, validateResourceQuotaScopes, validateScopeSelector); the sets it reads are
 ``pkg/apis/core/helper/helpers.go``'s. The create strategy clears ``status`` first
 (PrepareForCreate), so a run's quota is held to its ``spec`` alone, after
-SetDefaults_ResourceList rounded each quantity up to a whole number of thousandths.
+SetDefaults_ResourceList rounded each quantity up to a whole number of thousandths. A run's
+quota of the namespace and name of one the cluster holds updates it
+(ValidateResourceQuotaUpdate), which may not change its ``spec.scopes``.
 
 ``spec.hard`` is a Go map, which validation walks in no set order: a quota with errors on
 several of its resources lists them here by resource name; upstream's order between them
@@ -20,6 +22,7 @@ ResourceQuota "q" is invalid: spec.hard[pods]: Invalid value: "1500m": must be a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from gate.errors import QuantityError
@@ -122,11 +125,14 @@ def scope_fits(scope: str, name: str) -> bool:
     return True
 
 
-def quota_problem(body: Mapping[str, Any]) -> str | None:
-    """The API server's refusal of a ResourceQuota created from ``body``
+def quota_problem(body: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> str | None:
+    """The API server's refusal of a ResourceQuota written from ``body``
     (``ResourceQuota "name" is invalid: <errors>``, as apierrors.NewInvalid words it), or
-    None when it creates it. A quantity that does not parse is refused before validation,
-    when the object is decoded: named by its field, in fitgate's words."""
+    None when it takes it. ``old``: the quota of its namespace and name the cluster holds,
+    which ``body`` then updates (ValidateResourceQuotaUpdate: its metadata's labels and
+    annotations, the spec as on create, then the same ``spec.scopes``, compared as sets).
+    A quantity that does not parse is refused before validation, when the object is
+    decoded: named by its field, in fitgate's words."""
     spec = mapping(body.get("spec"))
     hard = mapping(spec.get("hard"))
     for name, raw in hard.items():
@@ -134,14 +140,47 @@ def quota_problem(body: Mapping[str, Any]) -> str | None:
             parse_quantity(raw)
         except QuantityError as exc:
             return f"spec.hard.{name}: {exc}"
-    errors = aggregate(str(e) for e in _quota(body, spec, hard))
+    errors = aggregate(str(e) for e in _quota(body, spec, hard, old))
     if errors is None:
         return None
     return invalid_object("ResourceQuota", stored_name(mapping(body.get("metadata"))), errors)
 
 
-def _quota(body: Mapping[str, Any], spec: Mapping[str, Any], hard: Mapping[str, Any]) -> Errors:
-    yield from object_meta(body, "ResourceQuota")
+def quota_key(body: Mapping[str, Any]) -> tuple[str, str]:
+    """A quota's namespace (``default`` when it names none, as a run's is created) and
+    name."""
+    metadata = mapping(body.get("metadata"))
+    return str(metadata.get("namespace") or "default"), str(metadata.get("name"))
+
+
+@dataclass(slots=True)
+class QuotaWrites:
+    """The quotas the API server holds, by :func:`quota_key`, as a run's are written one
+    after another: each one it takes creates or updates the quota of its key."""
+
+    held: dict[tuple[str, str], Mapping[str, Any]]
+
+    @classmethod
+    def over(cls, recorded: Iterable[Mapping[str, Any]]) -> QuotaWrites:
+        return cls({quota_key(item): item for item in recorded})
+
+    def write(self, body: Mapping[str, Any]) -> str | None:
+        """The API server's refusal of ``body`` (:func:`quota_problem`), or None when it
+        takes it."""
+        key = quota_key(body)
+        problem = quota_problem(body, self.held.get(key))
+        if problem is None:
+            self.held[key] = body
+        return problem
+
+
+def _quota(
+    body: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    hard: Mapping[str, Any],
+    old: Mapping[str, Any] | None,
+) -> Errors:
+    yield from object_meta(body, "ResourceQuota" if old is None else None)
     names = sorted(str(n) for n in hard)
     for name in names:
         yield from _resource_name(name, f"spec.hard[{name}]")
@@ -150,6 +189,11 @@ def _quota(body: Mapping[str, Any], spec: Mapping[str, Any], hard: Mapping[str, 
     selector = spec.get("scopeSelector")
     if selector is not None:
         yield from _selector(spec, mapping(selector), names)
+    if old is not None:
+        held = {str(s) for s in as_list(mapping(old.get("spec")).get("scopes"))}
+        if held != {str(s) for s in as_list(spec.get("scopes"))}:
+            shown = _json_strings(spec.get("scopes"))
+            yield FieldError("spec.scopes", INVALID, shown, "field is immutable")
 
 
 def _resource_name(name: str, field: str) -> Errors:
