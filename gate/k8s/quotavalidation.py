@@ -181,10 +181,11 @@ def _quota(
     old: Mapping[str, Any] | None,
 ) -> Errors:
     yield from object_meta(body, "ResourceQuota" if old is None else None)
-    names = sorted(str(n) for n in hard)
-    for name in names:
+    entries = sorted(((str(name), raw) for name, raw in hard.items()), key=lambda e: e[0])
+    names = [name for name, _ in entries]
+    for name, raw in entries:
         yield from _resource_name(name, f"spec.hard[{name}]")
-        yield from _quantity_value(name, hard[name], f"spec.hard[{name}]")
+        yield from _quantity_value(name, raw, f"spec.hard[{name}]")
     yield from _scopes(spec, names)
     selector = spec.get("scopeSelector")
     if selector is not None:
