@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.k8s.quotavalidation import quota_problem
 from gate.model import Document, Location, Verdict, WorkloadResult
@@ -274,3 +276,18 @@ def test_an_update_keeping_the_scopes_raises_the_cluster_s_limit() -> None:
     documents = [Document(Location("m.yaml", 1), update), Document(Location("m.yaml", 20), WEB)]
     [web] = check(documents, snapshot, RunOptions()).results
     assert web.verdict is Verdict.YES
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["pods", "cpu", "requests.memory", "limits.cpu", "count/pods"]),
+        st.integers(min_value=0, max_value=10**6).map(str),
+    ),
+    st.sampled_from(["NotTerminating", "Terminating", "NotBestEffort", "PriorityClass"]),
+)
+def test_whole_counts_of_a_pod_quota_under_any_pod_scope_are_created(
+    hard: dict[str, str], scope: str
+) -> None:
+    """A scope that limits pods may limit their count and compute (the object counts are
+    no standard quota resource, so no scope is asked of them)."""
+    assert quota_problem(_quota({"hard": hard, "scopes": [scope]})) is None
