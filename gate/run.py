@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from gate import __version__
 from gate.ci.shard import Selection
@@ -33,11 +33,19 @@ from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import document_field, locate
 from gate.inputs.scaling import RunScaling
-from gate.inputs.workloads import TEMPLATE_PATHS, Extracted, Path, Unevaluated, extract_all
+from gate.inputs.workloads import (
+    TEMPLATE_PATHS,
+    Extracted,
+    OtherDocument,
+    Path,
+    Unevaluated,
+    extract_all,
+)
 from gate.k8s.claims import run_classes, with_ephemeral_claims, with_run_claims
 from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
 from gate.k8s.priority import with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
+from gate.k8s.quotavalidation import QuotaWrites, quota_key
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -179,16 +187,65 @@ def extracted(
     documents: Iterable[Document],
     template_paths: Iterable[tuple[str, Path]] = (),
     config: Config | None = None,
+    quotas: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[Extracted, ...]:
     """Every document's workloads (or why it has none), in input order, as :func:`check`
     judges them with ``template_paths`` (``--template-path``) and ``config``'s custom
-    kinds. It needs no snapshot, so a second process may still be reading the snapshot
+    kinds; ``quotas``: the cluster's, which a run's quota of the same namespace and name
+    updates. It needs no snapshot, so a second process may still be reading the snapshot
     file meanwhile."""
     paths = dict(TEMPLATE_PATHS)
     for kind, path in template_paths:
         paths[kind] = (path, None, 1)
     custom = (config or Config()).custom_kinds
-    return tuple(extract_all(iter(documents), paths, {**kind_table(), **kind_table(custom)}))
+    current: list[Document] = []
+
+    def pulled() -> Iterator[Document]:
+        # extract_all yields a document's items before it pulls the next one
+        for document in documents:
+            current[:] = [document]
+            yield document
+
+    kinds = {**kind_table(), **kind_table(custom)}
+    writes = QuotaWrites.over(quotas)
+    return tuple(
+        _refused_quota(current[0], writes) or item
+        if isinstance(item, OtherDocument) and item.kind == "ResourceQuota" and current
+        else item
+        for item in extract_all(pulled(), paths, kinds)
+    )
+
+
+def _updates_quota(
+    bodies: Iterable[Mapping[str, Any]], recorded: Iterable[Mapping[str, Any]]
+) -> bool:
+    """Whether a ResourceQuota of the run has the namespace and name of a recorded one."""
+    held = {quota_key(item) for item in recorded}
+    return bool(held) and any(
+        quota_key(body) in held for body in bodies if body.get("kind") == "ResourceQuota"
+    )
+
+
+def _refused_quota(document: Document, writes: QuotaWrites) -> Unevaluated | None:
+    """A ResourceQuota of the run the API server refuses (:class:`QuotaWrites`): an
+    ``ERROR`` in its words, as a refused workload is; its limits are never applied."""
+    body = document.body
+    if body is None or body.get("apiVersion") != "v1":
+        return None
+    problem = writes.write(body)
+    if problem is None:
+        return None
+    metadata = body.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    return Unevaluated(
+        Verdict.ERROR,
+        "ResourceQuota",
+        namespace if isinstance(namespace, str) and namespace else "default",
+        name if isinstance(name, str) and name else "(unnamed)",
+        document.location,
+        problem,
+    )
 
 
 def check(
@@ -214,8 +271,11 @@ def check(
         snapshot if admission is snapshot.admission else replace(snapshot, admission=admission)
     )
     claims = with_run_claims(snapshot.storage, bodies)
-    if items is None:
-        items = extracted(documents, options.template_paths, options.config)
+    recorded = snapshot.admission.resource_quotas
+    if items is None or _updates_quota(bodies, recorded):
+        # a quota the run updates is judged against the cluster's, which the items given
+        # were extracted without
+        items = extracted(documents, options.template_paths, options.config, recorded)
     if claims is not None and claims.knows_claims:
         shipped = run_classes(snapshot.storage.classes if snapshot.storage else {}, bodies)
         copies = (p for item in items if isinstance(item, Workload) for p in ephemeral_pods(item))

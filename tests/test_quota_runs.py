@@ -12,7 +12,16 @@ import pytest
 
 from gate.k8s.podnames import pod_name
 from gate.k8s.version import dialect_for
-from gate.model import Document, Location, Quota, ReplicaFit, Verdict, Workload, WorkloadResult
+from gate.model import (
+    Document,
+    Location,
+    Quota,
+    ReplicaFit,
+    Verdict,
+    WarningKind,
+    Workload,
+    WorkloadResult,
+)
 from gate.reports.wording import headline
 from gate.run import RunOptions, check
 from gate.scheduler.engine.evaluate import Evaluator
@@ -488,3 +497,84 @@ def test_a_run_s_new_quota_counts_the_objects_the_running_pods_belong_to(
     else:
         assert result.verdict is Verdict.NO
         assert result.message is not None and result.message.startswith(refused)
+
+
+def _preempting_daemonset(pods_allowed: str, full: tuple[str, ...]) -> WorkloadResult:
+    """Three nodes, those named ``full`` each holding a low-priority pod of its own
+    Deployment that leaves no room; a high-priority DaemonSet whose pod fits a full node
+    only by evicting that pod, under a quota of ``pods_allowed`` pods."""
+    classes = [{"metadata": {"name": "high"}, "value": 1000}]
+    pods = []
+    for node in full:
+        found = api_pod(f"batch-{node}", node, containers=[container(requests={"cpu": "8"})])
+        found["spec"]["priority"] = 10
+        pods.append(found)
+    document = cluster_snapshot(NODES, pods, priorityClasses=classes)
+    document["resourceQuotas"] = [_quota({"pods": pods_allowed}, {"pods": "0"})]
+    daemonset = _deployment("agent", 0, "1", kind="DaemonSet")
+    del daemonset["spec"]["replicas"]
+    daemonset["spec"]["template"]["spec"]["priorityClassName"] = "high"
+    snapshot = build_snapshot(document, "s.json")
+    [result] = check([Document(Location("m.yaml", 1), daemonset)], snapshot, RunOptions()).results
+    return result
+
+
+# (id, pods the quota allows, the full nodes, (verdict, copies evicting, pods evicted),
+#  the warning's count of pods that evict; None: no warning)
+PINNED: list[tuple[str, str, tuple[str, ...], tuple[Verdict, int | None, int], str | None]] = [
+    (
+        "every pod created evicts on its own node",
+        "3",
+        ("n0", "n1", "n2"),
+        (Verdict.PREEMPTS, 3, 3),
+        None,
+    ),
+    (
+        "two of three created evict on no more than two nodes",
+        "2",
+        ("n0", "n1", "n2"),
+        (Verdict.PARTIAL, 2, 2),
+        "2 of them land by evicting",
+    ),
+    (
+        "the created pod may take the free node, or evict on a full one",
+        "1",
+        ("n1", "n2"),
+        (Verdict.PARTIAL, 1, 1),
+        "0 to 1 of them land by evicting",
+    ),
+    (
+        "no pod created evicts nothing",
+        "0",
+        ("n0", "n1", "n2"),
+        (Verdict.NO, None, 0),
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("allowed", "full", "expected", "warned"),
+    [c[1:] for c in PINNED],
+    ids=[c[0] for c in PINNED],
+)
+def test_a_daemon_set_s_evictions_are_of_no_more_pods_than_the_quota_created(
+    allowed: str,
+    full: tuple[str, ...],
+    expected: tuple[Verdict, int | None, int],
+    warned: str | None,
+) -> None:
+    """daemon_controller.go syncNodes creates a DaemonSet's pods in slow-start batches over
+    its nodes in no set order, and admission (controller.go CheckRequest) refuses those past
+    the quota: only the created pods evict, on nodes that are not known."""
+    result = _preempting_daemonset(allowed, full)
+    preemption = result.preemption
+    copies = None if preemption is None else preemption.copies
+    evicts = 0 if preemption is None else preemption.pods
+    assert (result.verdict, copies, evicts) == expected
+    texts = [w.text for w in result.warnings if w.kind is WarningKind.PREEMPTION]
+    if warned is None:
+        assert texts == []
+    else:
+        [text] = texts
+        assert warned in text and "which nodes' pods are created is not known" in text

@@ -51,6 +51,7 @@ from gate.k8s.quotausage import (
     Usage,
     pod_usage,
 )
+from gate.k8s.quotavalidation import QuotaWrites
 from gate.k8s.resources import CPU, MEMORY, is_extended
 from gate.k8s.volumes import PlainObject
 from gate.model import AdmissionObjects, ExistingPod
@@ -376,7 +377,8 @@ def with_run_quotas(
     objects: Callable[[], Mapping[tuple[str, str], int]] | None = None,
 ) -> AdmissionObjects:
     """The snapshot's quotas and the ResourceQuotas among the run's manifests, applied with
-    the workloads (a namespace's chart ships its quota beside them). A new quota has no
+    the workloads (a namespace's chart ships its quota beside them), each one the API server
+    takes (:class:`~gate.k8s.quotavalidation.QuotaWrites`). A new quota has no
     status yet: its ``spec.hard`` is its limit, and its usage what the quota controller's
     first count finds, the namespace's running pods its scopes match (by the requests the
     snapshot keeps of them: their limits are not kept, so ``limits.*`` start at 0), and,
@@ -393,7 +395,10 @@ def with_run_quotas(
         return admission
     held = {} if objects is None else objects()
     by_name = {_key(item): item for item in admission.resource_quotas}
+    writes = QuotaWrites.over(admission.resource_quotas)
     for body in added:
+        if writes.write(body) is not None:
+            continue
         metadata = mapping(body.get("metadata"))
         namespace = str(metadata.get("namespace") or "default")
         placed = {**body, "metadata": {**metadata, "namespace": namespace}}

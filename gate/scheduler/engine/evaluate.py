@@ -83,6 +83,7 @@ from gate.scheduler.engine.quotas import (
     ephemeral_new_claims,
     limited,
     new_claims,
+    pinned_created,
     refused,
 )
 from gate.scheduler.framework.cluster import Cluster
@@ -337,14 +338,14 @@ class Evaluator:
         except (QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
         if workload.kind == "DaemonSet":
-            result = self._daemonset(workload, pod, ledger, reported)
+            result, pinned = self._daemonset(workload, pod, ledger, reported)
             wanted = 0 if result.placement is None else result.placement.wanted
             admitted = self._admitted(workload, pod, ledger, wanted)
             if admitted is None:
                 return result
             if admitted.created == 0 and admitted.message is not None:
                 return refused(result, admitted, wanted)
-            return limited(result, admitted, wanted)
+            return limited(pinned_created(result, pinned, admitted.created), admitted, wanted)
         wanted = workload.replicas or 0
         try:  # a claim template's storage request is read here
             admitted = self._admitted(workload, pod, ledger, wanted)
@@ -1122,12 +1123,13 @@ class Evaluator:
 
     def _daemonset(
         self, workload: Workload, pod: Pod, ledger: Ledger | None, reported: bool = True
-    ) -> WorkloadResult:
+    ) -> tuple[WorkloadResult, tuple[tuple[Victim, ...], ...]]:
         """One pod per targeted node, pinned to it: the filters without narrowing. The pod
         the DaemonSet already runs on a node is the one being replaced there, its room given
         back first unless the rollout surges (:meth:`_surges`), when the node must hold
         both; a DaemonSet new to the cluster (``ledger`` given) takes its room on every node
-        it fits beside the run's other new workloads placed before it."""
+        it fits beside the run's other new workloads placed before it. With the result, the
+        victims of each pod placed by preemption, in node order."""
         warnings = list(pod.warnings)
         running = self._own_pods(workload)
         # A surging rollout leaves each old pod beside its new one until that is ready.
@@ -1150,19 +1152,21 @@ class Evaluator:
         targeted = self._targets(answer)
         fitting = answer.fitting.bit_count()
         preemption = None
+        pinned: tuple[tuple[Victim, ...], ...] = ()
         if lacking and (together is None or together == alone):
             # PREEMPTS when every node it targets takes its pod, some by preemption; else
             # PARTIAL, counting the pods that land by preemption beside those that fit, as
             # each node's pod preempts on its own. Room the run's other new DaemonSets hold
             # is no running pod's to evict.
-            placed, victims = self._preempting_pinned(pod, own, answer)
+            pinned = self._preempting_pinned(pod, own, answer)
+            placed = len(pinned)
             if placed:
                 verdict = Verdict.PREEMPTS if fitting + placed == targeted else Verdict.PARTIAL
                 message = None
-                preemption = evicted(victims, placed)
+                preemption = evicted([v for victims in pinned for v in victims], placed)
                 fitting += placed
                 alone, together = fitting, None if together is None else fitting
-        return self._result(
+        judged = self._result(
             replace(workload, replicas=targeted),
             verdict,
             message=message,
@@ -1177,6 +1181,7 @@ class Evaluator:
             else None,
             preemption=preemption,
         )
+        return judged, pinned
 
     def _daemon_answer(self, pod: Pod, own: Sequence[int]) -> _Answer:
         """A DaemonSet's answer on the nodes less its pods at ``own``."""
@@ -1311,8 +1316,8 @@ class Evaluator:
 
     def _preempting_pinned(
         self, pod: Pod, own: Sequence[int], answer: _Answer
-    ) -> tuple[int, tuple[Victim, ...]]:
-        """A DaemonSet's pods that fit their own node by preemption, and their victims."""
+    ) -> tuple[tuple[Victim, ...], ...]:
+        """The victims of each of a DaemonSet's pods that fit their own node by preemption."""
         cluster = self._without(own) if own else self.cluster
         nodes = self._release(own) if own else self.index.nodes
         return preempt_pinned(

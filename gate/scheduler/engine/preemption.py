@@ -206,18 +206,18 @@ def preempt_pinned(
     pods: PodsByNode,
     budgets: Budgets,
     dialect: Dialect,
-) -> tuple[int, tuple[Victim, ...]]:
+) -> tuple[tuple[Victim, ...], ...]:
     """A DaemonSet's pods, each bound to its own node: on each node that rejects its pod
     for room alone, in node order, the victims DefaultPreemption finds there (every other
-    node is one its pod cannot use). How many of them fit so, and the victims."""
+    node is one its pod cannot use). The victims of each node its pod fits so, in node
+    order."""
     if pod.preemption_policy == NEVER:
-        return 0, ()
+        return ()
     room = 0
     for rejection, bits in groups.items():
         if rejection.code is Code.UNSCHEDULABLE:
             room |= bits
-    placed = 0
-    gone: list[Victim] = []
+    gone: list[tuple[Victim, ...]] = []
     excluded = cluster.others.pods.excluded
     ask = Ask(pod, cluster, cycle, nodes, groups, dialect)
     while room:
@@ -232,6 +232,5 @@ def preempt_pinned(
         )
         if isinstance(found, Candidate):
             budgets.evict(found.victims)
-            gone += found.victims
-            placed += 1
-    return placed, tuple(gone)
+            gone.append(tuple(found.victims))
+    return tuple(gone)

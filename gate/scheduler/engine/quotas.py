@@ -16,7 +16,9 @@ from gate.k8s.quotaledger import Admitted, QuotaLedger
 from gate.k8s.volumes import PlainObject, copy_claim, ephemeral_claim, ephemeral_volumes
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
+from gate.scheduler.engine.preemption import evicted
 from gate.scheduler.framework.pods import copy_name
+from gate.scheduler.plugins.defaultpreemption import Victim
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
 """Verdicts that say every wanted pod lands (some by preemption): with fewer created, they
@@ -115,11 +117,45 @@ def limited(result: WorkloadResult, admitted: Admitted, wanted: int) -> Workload
     return limited_result
 
 
+def pinned_created(
+    result: WorkloadResult, pinned: Sequence[Sequence[Victim]], created: int
+) -> WorkloadResult:
+    """A DaemonSet's ``result`` once the quotas let its controller create ``created`` of its
+    pods, ``pinned`` the victims of each of its pods placed by preemption, in node order.
+    Its controller creates the pods in slow-start batches, on its nodes in no set order
+    (``daemon_controller.go`` syncNodes), so which nodes' pods exist is not known: the
+    evictions are those of no more pods than it created (the first such nodes in node
+    order), and a warning says how many of its pods evict at least and at most."""
+    placed = result.placement
+    if not pinned or placed is None or created >= placed.wanted:
+        return result
+    most = min(created, len(pinned))
+    # the nodes its pod takes without evicting, or never takes, may hold every created pod
+    least = max(0, created - (placed.wanted - len(pinned)))
+    chosen = [victim for victims in pinned[:most] for victim in victims]
+    return replace(
+        result,
+        preemption=evicted(chosen, most) if most else None,
+        warnings=(*result.warnings, _unknown_nodes(created, placed.wanted, least, most)),
+    )
+
+
+def _unknown_nodes(created: int, wanted: int, least: int, most: int) -> WorkloadWarning:
+    evicting = f"{most}" if least == most else f"{least} to {most}"
+    return WorkloadWarning(
+        WarningKind.PREEMPTION,
+        f"the DaemonSet's controller creates {created} of its {wanted} pods, in slow-start "
+        "batches on nodes in no set order: which nodes' pods are created is not known, so "
+        f"{evicting} of them land by evicting pods of lower priority (those named evict on "
+        "the first such nodes in node order)",
+    )
+
+
 def refused(result: WorkloadResult, admitted: Admitted, wanted: int) -> WorkloadResult:
     """A workload none of whose pods is created: ``NO``, with the API server's refusal.
     ``result`` is the workload judged as wanting none; no pod reaches the scheduler, so no
     node has an outcome for it, and the warning of what a scaled-up pod would meet is
-    dropped."""
+    dropped; no pod of it evicts another."""
     placed = result.placement
     warnings = [w for w in result.warnings if w.kind is not WarningKind.IF_SCALED_UP]
     if admitted.held:
@@ -130,6 +166,7 @@ def refused(result: WorkloadResult, admitted: Admitted, wanted: int) -> Workload
         message=admitted.message,
         nodes=(),
         cause=None,
+        preemption=None,
         replicas=None if result.replicas is None else wanted,
         placement=None if placed is None else replace(placed, wanted=wanted, alone=0),
         quota=quota_of(admitted),
