@@ -43,7 +43,9 @@ from gate.inputs.workloads import (
 )
 from gate.k8s.claims import run_classes, with_ephemeral_claims, with_run_claims
 from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
-from gate.k8s.priority import with_run_classes
+from gate.k8s.limitranger import accepted as limit_range_accepted
+from gate.k8s.priority import accepted as priority_accepted
+from gate.k8s.priority import priority_class, with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.quotavalidation import QuotaWrites, quota_key
 from gate.k8s.version import dialect_for
@@ -209,11 +211,16 @@ def extracted(
     kinds = {**kind_table(), **kind_table(custom)}
     writes = QuotaWrites.over(quotas)
     return tuple(
-        _refused_quota(current[0], writes) or item
-        if isinstance(item, OtherDocument) and item.kind == "ResourceQuota" and current
+        _refused_object(current[0], writes) or item
+        if isinstance(item, OtherDocument) and item.kind in _ADMISSION_KINDS and current
         else item
         for item in extract_all(pulled(), paths, kinds)
     )
+
+
+_ADMISSION_KINDS = frozenset({"ResourceQuota", "LimitRange", "PriorityClass"})
+"""The objects a run ships that admit its pods: one the API server refuses is never
+applied, and says so."""
 
 
 def _updates_quota(
@@ -226,26 +233,55 @@ def _updates_quota(
     )
 
 
-def _refused_quota(document: Document, writes: QuotaWrites) -> Unevaluated | None:
-    """A ResourceQuota of the run the API server refuses (:class:`QuotaWrites`): an
-    ``ERROR`` in its words, as a refused workload is; its limits are never applied."""
+def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | None:
+    """A ResourceQuota, LimitRange or PriorityClass of the run the API server refuses: an
+    ``ERROR``, as a refused workload is, and never applied (the quota in the API server's
+    words, :class:`QuotaWrites`; the others by the rule they break). A PriorityClass is
+    judged here by the rules that need no other class (its name, value and preemption
+    policy); beside the cluster's classes, one refused for them is left out as
+    :func:`with_run_classes` says."""
     body = document.body
-    if body is None or body.get("apiVersion") != "v1":
+    if body is None:
         return None
-    problem = writes.write(body)
-    if problem is None:
-        return None
+    kind, version = body.get("kind"), str(body.get("apiVersion", ""))
     metadata = body.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
     name, namespace = metadata.get("name"), metadata.get("namespace")
+    shown = name if isinstance(name, str) and name else "(unnamed)"
+    problem = None
+    if kind == "ResourceQuota" and version == "v1":
+        problem = writes.write(body)
+    elif kind == "LimitRange" and version == "v1" and not limit_range_accepted(body):
+        problem = (
+            f'LimitRange "{shown}" is refused by the API server (ValidateLimitRange: a '
+            "type, resource or quantity it does not take, or its min, default request, "
+            "default, max and ratio out of order): it limits none of the run's pods"
+        )
+    elif kind == "PriorityClass" and version.startswith("scheduling.k8s.io/"):
+        found = priority_class(body)
+        if found is None or not priority_accepted(found, {}):
+            problem = (
+                f'PriorityClass.scheduling.k8s.io "{shown}" is refused by the API server '
+                "(ValidatePriorityClass: its name, value or preemptionPolicy): no pod gets "
+                "its priority"
+            )
+    if problem is None:
+        return None
     return Unevaluated(
         Verdict.ERROR,
-        "ResourceQuota",
-        namespace if isinstance(namespace, str) and namespace else "default",
-        name if isinstance(name, str) and name else "(unnamed)",
+        str(kind),
+        _namespace_of(str(kind), namespace),
+        shown,
         document.location,
         problem,
     )
+
+
+def _namespace_of(kind: str, namespace: object) -> str:
+    """The namespace a refused object of the run is shown in (none: a cluster's object)."""
+    if kind == "PriorityClass":
+        return ""
+    return namespace if isinstance(namespace, str) and namespace else "default"
 
 
 def check(

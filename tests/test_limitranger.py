@@ -579,5 +579,6 @@ def test_a_limit_range_the_api_server_refuses_bounds_nothing() -> None:
     documents = [
         Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate([refused, deployment])
     ]
-    (result,) = check(documents, snapshot, RunOptions()).results
+    (range_result, result) = check(documents, snapshot, RunOptions()).results
+    assert (range_result.kind, range_result.verdict) == ("LimitRange", Verdict.ERROR)
     assert (result.verdict, result.reason) == (Verdict.YES, None)

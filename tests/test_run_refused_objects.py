@@ -1,0 +1,119 @@
+"""A LimitRange or PriorityClass the run ships that the API server refuses is an ERROR of
+its own document, and is never applied: ``kubectl apply`` of the run fails there, and the
+run's pods meet the cluster without it (ValidateLimitRange, ValidatePriorityClass in
+pkg/apis/core/validation and pkg/apis/scheduling/validation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
+
+
+def _limit_range(**item: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "limits", "namespace": "web"},
+        "spec": {"limits": [{"type": "Container", **item}]},
+    }
+
+
+def _priority_class(name: str, value: int, **more: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        **more,
+    }
+
+
+WEB = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "web"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+        },
+    },
+}
+LIMIT_RANGE = (
+    'LimitRange "limits" is refused by the API server (ValidateLimitRange: a type, resource or '
+    "quantity it does not take, or its min, default request, default, max and ratio out of "
+    "order): it limits none of the run's pods"
+)
+
+
+def _priority_refused(name: str) -> str:
+    return (
+        f'PriorityClass.scheduling.k8s.io "{name}" is refused by the API server '
+        "(ValidatePriorityClass: its name, value or preemptionPolicy): no pod gets its priority"
+    )
+
+
+CASES = [
+    pytest.param(
+        _limit_range(default={"cpu": "100m"}, max={"cpu": "50m"}),
+        ("LimitRange", "web", LIMIT_RANGE),
+        id="a limit range whose default is over its max is refused",
+    ),
+    pytest.param(
+        _limit_range(default={"cpu": "1"}, defaultRequest={"cpu": "2"}),
+        ("LimitRange", "web", LIMIT_RANGE),
+        id="a limit range whose default request is over its default is refused",
+    ),
+    pytest.param(
+        _priority_class("Gold", 100),
+        ("PriorityClass", "", _priority_refused("Gold")),
+        id="a priority class whose name is no dns subdomain is refused",
+    ),
+    pytest.param(
+        _priority_class("huge", 2_000_000_000),
+        ("PriorityClass", "", _priority_refused("huge")),
+        id="a user's priority class over a billion is refused",
+    ),
+    pytest.param(
+        _priority_class("quiet", 10, preemptionPolicy="Sometimes"),
+        ("PriorityClass", "", _priority_refused("quiet")),
+        id="a priority class of an unknown preemption policy is refused",
+    ),
+    pytest.param(_limit_range(default={"cpu": "100m"}), None, id="a valid limit range is none"),
+    pytest.param(_priority_class("gold", 100), None, id="a valid priority class is none"),
+]
+
+
+@pytest.mark.parametrize(("shipped", "refusal"), CASES)
+def test_a_refused_object_of_the_run_is_an_error_of_its_document(
+    shipped: dict[str, Any], refusal: tuple[str, str, str] | None
+) -> None:
+    snapshot = build_snapshot(cluster_snapshot([api_node("n1")]), "s.json")
+    documents = [Document(Location("m.yaml", 1), shipped), Document(Location("m.yaml", 20), WEB)]
+    results = list(check(documents, snapshot, RunOptions()).results)
+    web = results[-1]
+    assert (web.name, web.verdict) == ("web", Verdict.YES)
+    if refusal is None:
+        assert len(results) == 1
+        return
+    found = results[0]
+    assert (found.kind, found.namespace, found.reason) == refusal
+    assert (found.verdict, found.location) == (Verdict.ERROR, Location("m.yaml", 1))
+
+
+def test_a_refused_limit_range_sets_no_default() -> None:
+    """Its default would have given the pod a cpu request; refused, it gives none."""
+    snapshot = build_snapshot(cluster_snapshot([api_node("n1", cpu="1")]), "s.json")
+    big = _limit_range(default={"cpu": "2"}, defaultRequest={"cpu": "3"})
+    documents = [Document(Location("m.yaml", 1), big), Document(Location("m.yaml", 20), WEB)]
+    [refused, web] = check(documents, snapshot, RunOptions()).results
+    assert refused.verdict is Verdict.ERROR
+    assert web.verdict is Verdict.YES
