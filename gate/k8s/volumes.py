@@ -41,6 +41,23 @@ def defaulted_class(obj: PlainObject) -> PlainObject:
     return {**obj, **{k: v for k, v in _CLASS_DEFAULTS.items() if obj.get(k) is None}}
 
 
+PENDING = "Pending"
+"""The phase the API server gives a new volume, before the volume controller syncs it."""
+
+
+def defaulted_volume(obj: PlainObject) -> PlainObject:
+    """A PersistentVolume as the API server stores it when created
+    (``pkg/apis/core/v1/defaults.go`` ``SetDefaults_PersistentVolume``; ``PrepareForCreate``
+    resets its status): an unset ``persistentVolumeReclaimPolicy`` is Retain, an unset
+    ``volumeMode`` Filesystem, and its phase Pending."""
+    spec = dict(mapping(obj.get("spec")))
+    if not spec.get("persistentVolumeReclaimPolicy"):  # a string: empty is unset
+        spec["persistentVolumeReclaimPolicy"] = "Retain"
+    if spec.get("volumeMode") is None:  # a pointer: only nil is unset
+        spec["volumeMode"] = "Filesystem"
+    return {**obj, "spec": spec, "status": {"phase": PENDING}}
+
+
 EPHEMERAL = "ephemeral"
 """A generic ephemeral volume's source."""
 

@@ -1,0 +1,232 @@
+"""The PersistentVolumes among a run's own manifests: a chart's local volume shipped beside
+its WaitForFirstConsumer claim is bound where its node affinity allows, as the volume
+controller leaves a new volume (``pv_controller.go`` ``syncVolume``) and the scheduler's
+binder then matches it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gate.k8s.claims import created_volume, synced_volume
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
+
+HOSTNAME = "kubernetes.io/hostname"
+LOCAL_CLASS = {
+    "metadata": {"name": "local"},
+    "provisioner": "kubernetes.io/no-provisioner",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+NO_VOLUME = "node(s) didn't find available persistent volumes to bind"
+
+
+def _volume(name: str = "pv-a", node: str = "n-a", **spec: Any) -> dict[str, Any]:
+    affinity = {"key": HOSTNAME, "operator": "In", "values": [node]}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "storageClassName": "local",
+            "capacity": {"storage": "10Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "local": {"path": "/mnt/disks/a"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [affinity]}]}},
+            **spec,
+        },
+    }
+
+
+def _claim(name: str = "data") -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "web"},
+        "spec": {
+            "storageClassName": "local",
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "5Gi"}},
+        },
+    }
+
+
+def _deployment(claim: str = "data") -> dict[str, Any]:
+    volume = {"name": "data", "persistentVolumeClaim": {"claimName": claim}}
+    container = {"name": "app", "image": "a", "resources": {"requests": {"cpu": "100m"}}}
+    template = {
+        "metadata": {"labels": {"app": "a"}},
+        "spec": {"containers": [container], "volumes": [volume]},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "a", "namespace": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "a"}}, "template": template},
+    }
+
+
+def _run(manifests: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> Any:
+    nodes = [api_node(n, labels={HOSTNAME: n}) for n in ("n-a", "n-b")]
+    storage: dict[str, Any] = {
+        "persistentVolumes": recorded,
+        "persistentVolumeClaims": [],
+        "storageClasses": [LOCAL_CLASS],
+    }
+    snapshot = build_snapshot(cluster_snapshot(nodes, **storage), "s.json")
+    documents = [Document(Location("m.yaml", 1 + 40 * i), b) for i, b in enumerate(manifests)]
+    (result,) = [
+        r for r in check(documents, snapshot, RunOptions()).results if r.kind == "Deployment"
+    ]
+    return result
+
+
+def _recorded(node: str) -> dict[str, Any]:
+    volume = _volume(node=node)
+    volume["spec"]["persistentVolumeReclaimPolicy"] = "Retain"
+    return {**volume, "status": {"phase": "Available"}}
+
+
+CASES = [
+    pytest.param(
+        [_volume(), _claim(), _deployment()],
+        [],
+        ("n-a",),
+        id="a shipped local volume beside its waiting claim holds the pod to its node",
+    ),
+    pytest.param(
+        [_volume(claimRef={"namespace": "web", "name": "data"}), _claim(), _deployment()],
+        [],
+        ("n-a",),
+        id="a shipped volume pre-bound to the shipped claim is bound to it",
+    ),
+    pytest.param(
+        [_volume(claimRef={"namespace": "web", "name": "other"}), _claim(), _deployment()],
+        [],
+        (),
+        id="a shipped volume pre-bound to another claim is not taken",
+    ),
+    pytest.param(
+        [_volume(node="n-a"), _claim(), _deployment()],
+        [_recorded("n-b")],
+        ("n-b",),
+        id="a shipped volume the cluster already holds stays as recorded",
+    ),
+    pytest.param(
+        [_claim(), _deployment()],
+        [],
+        (),
+        id="without the shipped volume the claim finds none",
+    ),
+]
+
+
+@pytest.mark.parametrize(("manifests", "recorded", "fits"), CASES)
+def test_a_shipped_volume_is_judged_as_the_controller_leaves_it(
+    manifests: list[dict[str, Any]], recorded: list[dict[str, Any]], fits: tuple[str, ...]
+) -> None:
+    result = _run(manifests, recorded)
+    assert result.fits == fits
+    if fits:
+        assert (result.verdict, result.message) == (Verdict.YES, None)
+    else:
+        assert result.verdict is Verdict.NO
+        assert NO_VOLUME in (result.message or "")
+
+
+def test_a_created_volume_carries_the_api_server_s_defaults() -> None:
+    """SetDefaults_PersistentVolume: reclaim policy Retain, volume mode Filesystem, phase
+    Pending before the controller's sync; a volume belongs to no namespace."""
+    body = _volume()
+    body["metadata"] = {"name": "pv-a", "namespace": "web", "uid": "u"}
+    body["status"] = {"phase": "Bound"}
+    created = created_volume(body)
+    assert created["metadata"] == {"name": "pv-a"}
+    assert created["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+    assert created["spec"]["volumeMode"] == "Filesystem"
+    assert created["status"] == {"phase": "Pending"}
+    kept = created_volume(_volume(persistentVolumeReclaimPolicy="Delete", volumeMode="Block"))
+    assert kept["spec"]["persistentVolumeReclaimPolicy"] == "Delete"
+    assert kept["spec"]["volumeMode"] == "Block"
+
+
+def _claim_of(uid: str, volume_name: str = "") -> dict[str, Any]:
+    return {
+        "metadata": {"name": "data", "namespace": "web", "uid": uid},
+        "spec": {"volumeName": volume_name},
+    }
+
+
+BOUND_BY_CONTROLLER = {"pv.kubernetes.io/bound-by-controller": "yes"}
+REF = {"namespace": "web", "name": "data", "uid": "u1"}
+SYNCS = [
+    pytest.param(None, {}, {}, "Available", None, id="a volume naming no claim is Available"),
+    pytest.param(
+        {"namespace": "web", "name": "data"},
+        {},
+        {},
+        "Available",
+        {"namespace": "web", "name": "data"},
+        id="a volume pre-bound by name alone is Available to that claim",
+    ),
+    pytest.param(REF, {}, {}, "Released", REF, id="a volume naming a missing claim is Released"),
+    pytest.param(
+        REF,
+        {("web", "data"): _claim_of("u2")},
+        {},
+        "Released",
+        REF,
+        id="a volume naming a claim of another uid is Released",
+    ),
+    pytest.param(
+        REF,
+        {("web", "data"): _claim_of("u1", "pv-a")},
+        {},
+        "Bound",
+        REF,
+        id="a volume naming the claim bound to it is Bound",
+    ),
+    pytest.param(
+        REF,
+        {("web", "data"): _claim_of("u1")},
+        {},
+        "Pending",
+        REF,
+        id="a volume naming an unbound claim waits for the claim's sync",
+    ),
+    pytest.param(
+        REF,
+        {("web", "data"): _claim_of("u1", "pv-b")},
+        {},
+        "Available",
+        {"namespace": "web", "name": "data"},
+        id="a volume a user bound to a claim bound elsewhere stays pre-bound to it",
+    ),
+    pytest.param(
+        REF,
+        {("web", "data"): _claim_of("u1", "pv-b")},
+        BOUND_BY_CONTROLLER,
+        "Available",
+        None,
+        id="a volume the controller bound to a claim bound elsewhere is freed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ref", "claims", "notes", "phase", "kept_ref"), SYNCS)
+def test_the_controller_s_first_sync_sets_the_phase(
+    ref: dict[str, Any] | None,
+    claims: dict[tuple[str, str], Any],
+    notes: dict[str, str],
+    phase: str,
+    kept_ref: dict[str, Any] | None,
+) -> None:
+    body = _volume() if ref is None else _volume(claimRef=ref)
+    body["metadata"]["annotations"] = notes
+    synced = synced_volume(created_volume(body), claims)
+    assert synced["status"]["phase"] == phase
+    assert synced["spec"].get("claimRef") == kept_ref
+    assert "pv.kubernetes.io/bound-by-controller" not in synced["metadata"].get("annotations", {})
