@@ -403,23 +403,198 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 NOT_FOUND = "Not found"
 
 
-def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Errors:
-    """ValidateVolumes, for each volume's name: required, a DNS label, once; ``names``
-    gathers those without an error, the volumes a mount may name. A volume's source is not
-    validated here (one written without any is an emptyDir, SetDefaults_Volume), and one
-    whose source upstream refuses is taken as named."""
-    for i, raw in enumerate(_items(spec.get("volumes"))):
-        name = _text(_mapping(raw).get("name"))
+def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str], pod: str = "") -> Errors:
+    """ValidateVolumes, for each volume: its source's errors (a generic ephemeral volume's
+    alone, :func:`ephemeral_source`), then its name's: required, a DNS label, once;
+    ``names`` gathers the volumes without an error, those a mount may name. Another source
+    is not validated here (one written without any is an emptyDir, SetDefaults_Volume), and
+    one upstream refuses is taken as named. ``pod``: the pod's name, known for a pod (not
+    for a template), whose ephemeral volumes' claims are then named and may not be
+    mounted as claims."""
+    volumes = [_mapping(v) for v in _items(spec.get("volumes"))]
+    created = {f"{pod}-{_str(v.get('name'))}" for v in volumes if v.get(EPHEMERAL) is not None}
+    for i, volume in enumerate(volumes):
+        name = _text(volume.get("name"))
         if name is None:
             continue  # of a wrong type: the decoder's to refuse
         where = f"{prefix}.volumes[{i}].name"
-        found = [FieldError(where, REQUIRED)] if not name else []
+        found = list(ephemeral_source(volume, f"{prefix}.volumes[{i}]", name, pod))
+        found += [FieldError(where, REQUIRED)] if not name else []
         found += _each(where, name, dns1123_label_errors(name)) if name else []
         if name in names:
             found.append(FieldError(where, DUPLICATE, go_quote(name)))
         yield from found
         if not found:
             names.add(name)
+        claim = _text(_mapping(volume.get("persistentVolumeClaim")).get("claimName"))
+        if pod and claim is not None and claim in created:
+            detail = "must not reference a PVC that gets created for an ephemeral volume"
+            yield invalid(f"{prefix}.volumes[{i}].persistentVolumeClaim.claimName", claim, detail)
+
+
+# --- Generic ephemeral volumes (validateEphemeralVolumeSource) --------------------------------
+
+EPHEMERAL = "ephemeral"
+_SOURCES_BEFORE_EPHEMERAL = (
+    "emptyDir",
+    "hostPath",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "flocker",
+    "persistentVolumeClaim",
+    "rbd",
+    "cinder",
+    "cephfs",
+    "quobyte",
+    "downwardAPI",
+    "fc",
+    "flexVolume",
+    "configMap",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "storageos",
+    "projected",
+    "scaleIO",
+    "csi",
+)
+"""The sources validateVolumeSource counts before a generic ephemeral one, in its order."""
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+"""supportedAccessModes, as sets.List lists them: sorted."""
+READ_WRITE_ONCE_POD = "ReadWriteOncePod"
+VOLUME_MODES = ("Block", "Filesystem")  # supportedVolumeModes, sorted
+_TEMPLATE_META = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+"""ObjectMeta's fields besides labels and annotations, in its struct's order: a claim
+template may set none of them (validateFieldAllowList)."""
+_TEMPLATE_META_POINTERS = frozenset({"deletionTimestamp", "deletionGracePeriodSeconds"})
+_GO_FIELD = {"uid": "uID"}  # validateFieldAllowList lowers the Go name's first letter only
+
+
+def ephemeral_source(volume: Mapping[str, Any], where: str, name: str, pod: str) -> Errors:
+    """validateVolumeSource for a generic ephemeral volume at ``where`` named ``name``:
+    refused beside an earlier source, else validateEphemeralVolumeSource, then (for a pod
+    named ``pod``) the name of the claim made for it, ``<pod>-<volume>``, a claim's name
+    (ValidatePersistentVolumeName)."""
+    source = volume.get(EPHEMERAL)
+    if not isinstance(source, Mapping):
+        return
+    if any(isinstance(volume.get(k), Mapping) for k in _SOURCES_BEFORE_EPHEMERAL):
+        detail = "may not specify more than 1 volume type"
+        yield FieldError(f"{where}.{EPHEMERAL}", FORBIDDEN, None, detail)
+        return
+    template = source.get("volumeClaimTemplate")
+    if template is None:
+        yield FieldError(f"{where}.{EPHEMERAL}.volumeClaimTemplate", REQUIRED)
+    elif isinstance(template, Mapping):
+        yield from claim_template(template, f"{where}.{EPHEMERAL}.volumeClaimTemplate")
+    if pod and name:
+        claim = f"{pod}-{name}"
+        for message in dns1123_subdomain_errors(claim):
+            yield invalid(f"{where}.name", name, f"PVC name {go_quote(claim)}: {message}")
+
+
+def claim_template(template: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeClaimTemplate: ValidateTemplateObjectMeta (annotations,
+    labels, no other metadata), then ValidatePersistentVolumeClaimSpec."""
+    metadata = _mapping(template.get("metadata"))
+    yield from annotation_map(metadata.get("annotations"), f"{field}.metadata.annotations")
+    yield from labels(metadata.get("labels"), f"{field}.metadata.labels")
+    for key in _TEMPLATE_META:
+        value = metadata.get(key)
+        # unset is Go's zero value: a pointer's nil, a string's "", a number's 0
+        if value is not None and (key in _TEMPLATE_META_POINTERS or value not in ("", 0)):
+            where = f"{field}.metadata.{_GO_FIELD.get(key, key)}"
+            yield FieldError(where, FORBIDDEN, None, "cannot be set")
+    yield from claim_spec(_mapping(template.get("spec")), f"{field}.spec")
+
+
+def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeClaimSpec for a new claim (label values checked in the
+    selector, a data source's API group a DNS subdomain, the attributes class read): access
+    modes required, supported, ReadWriteOncePod alone; ``resources.requests.storage``
+    required and positive (rounded up to thousandths first, SetDefaults_ResourceList); the
+    class names DNS subdomains; the volume mode supported; each data source's own rules."""
+    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
+    if not _items(spec.get("accessModes")):
+        detail = "at least 1 access mode is required"
+        yield FieldError(f"{field}.accessModes", REQUIRED, None, detail)
+    if isinstance(spec.get("selector"), Mapping):
+        yield from label_selector(spec["selector"], f"{field}.selector")
+    for mode in modes:
+        if mode not in ACCESS_MODES:
+            yield not_supported(f"{field}.accessModes", mode, ACCESS_MODES)
+    if READ_WRITE_ONCE_POD in modes and any(
+        m in ACCESS_MODES for m in modes if m != READ_WRITE_ONCE_POD
+    ):
+        detail = "may not use ReadWriteOncePod with other access modes"
+        yield FieldError(f"{field}.accessModes", FORBIDDEN, None, detail)
+    requests = _mapping(_mapping(spec.get("resources")).get("requests"))
+    where = f"{field}.resources[storage]"
+    if "storage" not in requests:
+        yield FieldError(where, REQUIRED)
+    else:
+        raw = requests["storage"]
+        value = Fraction(0) if raw is None else _stored(raw)
+        if value is not None and value <= 0:
+            shown = "0" if raw is None else _shown(value, raw)
+            yield invalid(where, shown, "must be greater than zero")
+        elif value is not None:
+            yield from _quantity_value("storage", value, raw, where)
+    storage_class = _text(spec.get("storageClassName"))
+    if storage_class:  # ValidateClassName
+        where = f"{field}.storageClassName"
+        yield from _each(where, storage_class, dns1123_subdomain_errors(storage_class))
+    volume_mode = spec.get("volumeMode")  # a pointer: null is unset (then Filesystem)
+    if isinstance(volume_mode, str) and volume_mode not in VOLUME_MODES:
+        yield not_supported(f"{field}.volumeMode", volume_mode, VOLUME_MODES)
+    if isinstance(spec.get("dataSource"), Mapping):
+        yield from _data_source(spec["dataSource"], f"{field}.dataSource")
+    if isinstance(spec.get("dataSourceRef"), Mapping):
+        yield from _data_source(spec["dataSourceRef"], f"{field}.dataSourceRef")
+    attributes = _text(spec.get("volumeAttributesClassName"))
+    if attributes:
+        where = f"{field}.volumeAttributesClassName"
+        yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+
+
+def _data_source(source: Mapping[str, Any], field: str) -> Errors:
+    """validateDataSource and validateDataSourceRef (whose namespace, when set, is a
+    namespace's name)."""
+    name, kind = _text(source.get("name")) or "", _text(source.get("kind")) or ""
+    if not name:
+        yield FieldError(f"{field}.name", REQUIRED)
+    if not kind:
+        yield FieldError(f"{field}.kind", REQUIRED)
+    group = _text(source.get("apiGroup")) or ""
+    if not group and kind != "PersistentVolumeClaim":
+        detail = "must be 'PersistentVolumeClaim' when referencing the default apiGroup"
+        yield invalid(field, kind, detail)
+    if group:
+        yield from _each(f"{field}.apiGroup", group, dns1123_subdomain_errors(group))
+    namespace = _text(source.get("namespace"))
+    if namespace:
+        yield from _each(f"{field}.namespace", namespace, dns1123_label_errors(namespace))
 
 
 def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
@@ -1115,11 +1290,14 @@ def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
 # --- The pod template ------------------------------------------------------------------------
 
 
-def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) -> Errors:
+def pod_spec(
+    spec: Mapping[str, Any], prefix: str, mounts_known: bool = True, pod: str = ""
+) -> Errors:
     """ValidatePodSpec, in its order, for the fields fitgate reads. ``mounts_known``: the
-    spec holds every volume its pod will (a StatefulSet's pods also have its claims')."""
+    spec holds every volume its pod will (a StatefulSet's pods also have its claims').
+    ``pod``: the pod's name, for a pod whose name is known (:func:`volume_names`)."""
     volumes: set[str] = set()
-    yield from volume_names(spec, prefix, volumes)
+    yield from volume_names(spec, prefix, volumes, pod)
     yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
@@ -1529,7 +1707,8 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     yield from object_meta(body, "Pod" if named else None)
     notes = _mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
-    yield from pod_spec(spec, "spec", mounts_known=named)
+    pod = stored_name(_mapping(body.get("metadata"))) if named else ""
+    yield from pod_spec(spec, "spec", mounts_known=named, pod=pod)
     yield from _pod_only(spec)
 
 
