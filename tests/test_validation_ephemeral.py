@@ -129,6 +129,37 @@ CASES = [
         id="a data source reference's namespace is a namespace's name",
     ),
     pytest.param(
+        _spec(
+            _template(
+                dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+                dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"},
+            )
+        ),
+        f"[{V}.spec: Invalid value: {{}}: must match dataSourceRef, {NOT_FOUND}]",
+        id="a data source that is not its reference's object is refused",
+    ),
+    pytest.param(
+        _spec(
+            _template(
+                dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+                dataSourceRef={"kind": "PersistentVolumeClaim", "name": "a"},
+            )
+        ),
+        None,
+        id="a data source naming its reference's object is taken",
+    ),
+    pytest.param(
+        _spec(
+            _template(
+                dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+                dataSourceRef={"kind": "PersistentVolumeClaim", "name": "a", "namespace": "b"},
+            )
+        ),
+        f"[{V}.spec: Invalid value: {{}}: may not be specified when dataSourceRef.namespace is "
+        f"specified, {NOT_FOUND}]",
+        id="a data source beside a reference to another namespace is refused",
+    ),
+    pytest.param(
         _spec(_template({"name": "x", "uid": "u", "labels": {"a": "b"}})),
         f"[{V}.metadata.name: Forbidden: cannot be set, {V}.metadata.uID: Forbidden: cannot be "
         f"set, {NOT_FOUND}]",

@@ -572,10 +572,33 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
         yield from _data_source(spec["dataSource"], f"{field}.dataSource")
     if isinstance(spec.get("dataSourceRef"), Mapping):
         yield from _data_source(spec["dataSourceRef"], f"{field}.dataSourceRef")
+    yield from _data_sources_agree(spec, field)
     attributes = _text(spec.get("volumeAttributesClassName"))
     if attributes:
         where = f"{field}.volumeAttributesClassName"
         yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+
+
+def _data_sources_agree(spec: Mapping[str, Any], field: str) -> Errors:
+    """A data source beside a reference to another namespace is refused, and beside one to
+    the claim's own namespace must name the same object (isDataSourceEqualDataSourceRef:
+    the same API group, unset in both or equal, kind and name). The bad value upstream
+    gives is the field's path, a struct of unexported fields: marshalled, ``{}``."""
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    if not isinstance(source, Mapping) or not isinstance(ref, Mapping):
+        return
+    if _text(ref.get("namespace")):
+        detail = "may not be specified when dataSourceRef.namespace is specified"
+        yield FieldError(field, INVALID, "{}", detail)
+    elif any(_data_key(source, k) != _data_key(ref, k) for k in ("apiGroup", "kind", "name")):
+        yield FieldError(field, INVALID, "{}", "must match dataSourceRef")
+
+
+def _data_key(source: Mapping[str, Any], key: str) -> str | None:
+    """A data source's field as Go compares it: the API group a pointer (null unset), the
+    kind and name strings (null empty)."""
+    value = source.get(key)
+    return value if key == "apiGroup" and value is None else _text(value)
 
 
 def _data_source(source: Mapping[str, Any], field: str) -> Errors:
