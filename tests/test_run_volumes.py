@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.claims import created_volume, synced_volume
+from gate.k8s.claims import created_claim, created_volume, prebound, synced_volume
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
@@ -22,6 +22,7 @@ LOCAL_CLASS = {
     "volumeBindingMode": "WaitForFirstConsumer",
 }
 NO_VOLUME = "node(s) didn't find available persistent volumes to bind"
+PRE_BOUND = {"namespace": "web", "name": "data"}
 
 
 def _volume(name: str = "pv-a", node: str = "n-a", **spec: Any) -> dict[str, Any]:
@@ -121,12 +122,35 @@ CASES = [
         (),
         id="without the shipped volume the claim finds none",
     ),
+    pytest.param(
+        [_volume(node="n-z", claimRef=PRE_BOUND), _claim(), _deployment()],
+        [],
+        (),
+        id="a claim the controller bound to a volume of no node's is held to that volume",
+    ),
+    pytest.param(
+        [_volume(node="n-z"), _claim(), _deployment()],
+        [],
+        (),
+        id="a volume of no node's the claim would match is not bound before its pod",
+    ),
 ]
+AFFINITY_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
+REASONS = [NO_VOLUME, NO_VOLUME, NO_VOLUME, NO_VOLUME, NO_VOLUME, AFFINITY_CONFLICT, NO_VOLUME]
 
 
-@pytest.mark.parametrize(("manifests", "recorded", "fits"), CASES)
+@pytest.mark.parametrize(
+    ("manifests", "recorded", "fits", "reason"),
+    [
+        pytest.param(*case.values, reason, id=case.id)
+        for case, reason in zip(CASES, REASONS, strict=True)
+    ],
+)
 def test_a_shipped_volume_is_judged_as_the_controller_leaves_it(
-    manifests: list[dict[str, Any]], recorded: list[dict[str, Any]], fits: tuple[str, ...]
+    manifests: list[dict[str, Any]],
+    recorded: list[dict[str, Any]],
+    fits: tuple[str, ...],
+    reason: str,
 ) -> None:
     result = _run(manifests, recorded)
     assert result.fits == fits
@@ -134,7 +158,32 @@ def test_a_shipped_volume_is_judged_as_the_controller_leaves_it(
         assert (result.verdict, result.message) == (Verdict.YES, None)
     else:
         assert result.verdict is Verdict.NO
-        assert NO_VOLUME in (result.message or "")
+        assert f"2 {reason}" in (result.message or "")
+
+
+def test_a_prebound_waiting_claim_is_bound_by_the_controller() -> None:
+    """syncUnboundClaim binds a claim waiting for its first consumer to a volume pre-bound to
+    it (FindMatchingVolume without a node returns a pre-bound volume before it skips delayed
+    claims); a volume too small for it, or pre-bound to another claim, is not taken."""
+    claim = created_claim(_claim(), {"local": LOCAL_CLASS})
+    pre = {"namespace": "web", "name": "data"}
+    volumes = {
+        "small": synced_volume(
+            created_volume(_volume("small", claimRef=pre, capacity={"storage": "1Gi"})), {}
+        ),
+        "other": synced_volume(created_volume(_volume("other", claimRef={**pre, "name": "x"})), {}),
+        "pv-a": synced_volume(created_volume(_volume(claimRef=pre)), {}),
+    }
+    bound, taken = prebound({("web", "data"): claim}, volumes, {"local": LOCAL_CLASS})
+    assert list(taken) == ["pv-a"] and taken["pv-a"]["status"]["phase"] == "Bound"
+    bound_claim = bound["web", "data"]
+    assert bound_claim["spec"]["volumeName"] == "pv-a"
+    assert bound_claim["metadata"]["annotations"] == {
+        "pv.kubernetes.io/bound-by-controller": "yes",
+        "pv.kubernetes.io/bind-completed": "yes",
+    }
+    immediate = {"local": {**LOCAL_CLASS, "volumeBindingMode": "Immediate"}}
+    assert prebound({("web", "data"): claim}, volumes, immediate) == ({}, {})
 
 
 def test_a_created_volume_carries_the_api_server_s_defaults() -> None:

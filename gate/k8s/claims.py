@@ -23,7 +23,9 @@ get theirs the same way, one claim per pod and per volume (:func:`ephemeral_clai
 A PersistentVolume the run ships (a chart's local volume beside its claim) is there as the
 volume controller leaves it once created (:func:`synced_volume`): Available when it names
 no claim, or names one by name alone (pre-bound: only that claim may bind it); a volume the
-cluster already holds is not created again (the recorded one stands).
+cluster already holds is not created again (the recorded one stands). A new claim waiting for
+its first consumer that a volume is pre-bound to is bound to it by the volume controller at
+once, before any pod uses it (:func:`prebound`).
 """
 
 from __future__ import annotations
@@ -42,13 +44,15 @@ from gate.k8s.volumes import (
     copy_claim,
     defaulted_class,
     defaulted_volume,
+    delay_binding,
     ephemeral_claim,
     ephemeral_volumes,
     name_of,
+    prebound_volume,
     spec_of,
     start_ordinal,
 )
-from gate.model.encoded import with_objects
+from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
 from gate.untyped import as_list, mapping
 
@@ -147,6 +151,12 @@ def with_run_claims(
             existing.update(created)
     claims = with_objects(storage.claims, added) if added else storage.claims
     volumes = run_volumes(storage.volumes, bodies, claims)
+    every = with_objects(storage.volumes, volumes) if volumes else storage.volumes
+    bound, taken = prebound(added, every, classes)
+    if bound:
+        added.update(bound)
+        volumes.update(taken)
+        claims = with_objects(storage.claims, added)
     if not added and not shipped and not volumes:
         return storage
     return replace(
@@ -156,6 +166,48 @@ def with_run_claims(
         classes=classes,
         created=storage.created | frozenset(added),
     )
+
+
+def prebound(
+    added: Mapping[tuple[str, str], PlainObject],
+    volumes: Mapping[str, PlainObject],
+    classes: Mapping[str, PlainObject],
+) -> tuple[dict[tuple[str, str], PlainObject], dict[str, PlainObject]]:
+    """The run's new claims waiting for their first consumer that the volume controller
+    binds at once to a volume pre-bound to them (:func:`gate.k8s.volumes.prebound_volume`),
+    and those volumes, each as the binding leaves it (``bind``: the claim bound and its
+    binding complete, the volume Bound). A new Immediate claim is left unbound, as
+    fitgate judges it (module doc)."""
+    waiting = {k: c for k, c in added.items() if delay_binding(c, classes)}
+    if not waiting:
+        return {}, {}
+    found: dict[tuple[str, str], list[PlainObject]] = {}
+    # a pre-bound volume is Available: only those are decoded, once for every claim
+    for volume in holding(volumes, AVAILABLE):
+        ref = spec_of(volume).get("claimRef")
+        if isinstance(ref, Mapping):
+            key = str(ref.get("namespace") or ""), str(ref.get("name") or "")
+            if key in waiting:
+                found.setdefault(key, []).append(volume)
+    bound: dict[tuple[str, str], PlainObject] = {}
+    taken: dict[str, PlainObject] = {}
+    for key, candidates in found.items():
+        claim = waiting[key]
+        chosen = prebound_volume(claim, (v for v in candidates if name_of(v) not in taken))
+        if chosen is None:
+            continue
+        notes = {**annotations_of(claim), BOUND_BY_CONTROLLER: "yes", BIND_COMPLETED: "yes"}
+        metadata = {**mapping(claim.get("metadata")), "annotations": notes}
+        volume_spec = spec_of(chosen)
+        status = {
+            "phase": BOUND,
+            "accessModes": volume_spec.get("accessModes"),
+            "capacity": volume_spec.get("capacity"),
+        }
+        spec = {**spec_of(claim), "volumeName": name_of(chosen)}
+        bound[key] = {**claim, "metadata": metadata, "spec": spec, "status": status}
+        taken[name_of(chosen)] = _phase(chosen, BOUND)
+    return bound, taken
 
 
 def run_volumes(

@@ -9,7 +9,7 @@ Upstream ``k8s.io/component-helpers/storage/volume`` (v1.34.1): ``helpers.go``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -307,6 +307,28 @@ def matching_volume(
         if smallest is None or volume_capacity(smallest) > size:
             smallest = volume
     return smallest
+
+
+def prebound_volume(claim: PlainObject, volumes: Iterable[PlainObject]) -> PlainObject | None:
+    """The volume the volume controller binds a new claim to before a pod uses it, even one
+    waiting for its first consumer (``pv_controller.go`` ``syncUnboundClaim``;
+    ``findByClaim``: the volumes whose access modes hold the claim's, then
+    FindMatchingVolume without a node): the first volume pre-bound to the claim by its
+    ``claimRef`` that is large enough, of its volume mode and attributes class, and not
+    being deleted; None for none."""
+    claim_spec = spec_of(claim)
+    wanted, modes = storage_request(claim), set(as_list(claim_spec.get("accessModes")))
+    for volume in volumes:
+        spec = spec_of(volume)
+        if not _bound_to(volume, claim) or not modes <= set(as_list(spec.get("accessModes"))):
+            continue
+        if volume_capacity(volume) < wanted or _mode(claim_spec) != _mode(spec):
+            continue
+        if _attributes_class(spec) != _attributes_class(claim_spec):
+            continue
+        if mapping(volume.get("metadata")).get("deletionTimestamp") is None:
+            return volume
+    return None
 
 
 def start_ordinal(statefulset: Mapping[str, Any]) -> int:
