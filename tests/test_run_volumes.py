@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gate.k8s.claims import created_claim, created_volume, prebound, synced_volume
+from gate.k8s.claims import created_claim, created_volume, prebound, run_volumes, synced_volume
+from gate.k8s.validation import persistent_volume_problems
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
@@ -279,3 +280,71 @@ def test_the_controller_s_first_sync_sets_the_phase(
     assert synced["status"]["phase"] == phase
     assert synced["spec"].get("claimRef") == kept_ref
     assert "pv.kubernetes.io/bound-by-controller" not in synced["metadata"].get("annotations", {})
+
+
+def _spec_without(key: str) -> dict[str, Any]:
+    volume = _volume()
+    del volume["spec"][key]
+    return volume
+
+
+REFUSED = [
+    pytest.param(_volume(), [], id="a local volume with node affinity is taken"),
+    pytest.param(
+        _spec_without("nodeAffinity"),
+        ["spec.nodeAffinity: Required value: Local volume requires node affinity"],
+        id="a local volume without node affinity is refused",
+    ),
+    pytest.param(
+        _spec_without("accessModes"),
+        ["spec.accessModes: Required value"],
+        id="a volume without access modes is refused",
+    ),
+    pytest.param(
+        _volume(capacity={"storage": "0"}),
+        ['spec.capacity[storage]: Invalid value: "0": must be greater than zero'],
+        id="a volume of no capacity is refused",
+    ),
+    pytest.param(
+        _volume(persistentVolumeReclaimPolicy="Keep"),
+        [
+            'spec.persistentVolumeReclaimPolicy: Unsupported value: "Keep": supported values: '
+            '"Delete", "Recycle", "Retain"'
+        ],
+        id="an unknown reclaim policy is refused",
+    ),
+    pytest.param(
+        _volume(local={"path": "/mnt/../etc"}),
+        ["spec.local.path: Invalid value: \"/mnt/../etc\": must not contain '..'"],
+        id="a local path that steps back is refused",
+    ),
+    pytest.param(
+        _volume(hostPath={"path": "/mnt"}),
+        ["spec.local: Forbidden: may not specify more than 1 volume type"],
+        id="a second source is refused in upstream's order (host path before local)",
+    ),
+    pytest.param(
+        _volume(nodeAffinity={"required": {"nodeSelectorTerms": []}}),
+        [
+            "spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least "
+            "one node selector term"
+        ],
+        id="a node affinity of no terms is refused",
+    ),
+    pytest.param(
+        _volume(volumeMode="Raw"),
+        ['spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"'],
+        id="an unknown volume mode is refused",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "problems"), REFUSED)
+def test_a_volume_the_api_server_refuses_is_never_created(
+    body: dict[str, Any], problems: list[str]
+) -> None:
+    """ValidatePersistentVolume (pkg/apis/core/validation/validation.go): the errors it gives,
+    and a refused volume is not among the run's."""
+    assert persistent_volume_problems(body) == problems
+    shipped = run_volumes(set(), [body], {})
+    assert bool(shipped) is not bool(problems)

@@ -35,6 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.k8s.podlabels import stand_in_uid
+from gate.k8s.validation import persistent_volume_problems
 from gate.k8s.volumes import (
     AVAILABLE,
     BETA_CLASS,
@@ -215,15 +216,16 @@ def run_volumes(
     bodies: Iterable[Mapping[str, Any]],
     claims: Mapping[tuple[str, str], PlainObject],
 ) -> dict[str, PlainObject]:
-    """The PersistentVolumes among the run's manifests that the cluster does not hold, by
-    name, as the volume controller leaves them once created (:func:`synced_volume`) beside
-    ``claims`` (the cluster's and the run's)."""
+    """The PersistentVolumes among the run's manifests that the cluster does not hold and
+    the API server takes, by name, as the volume controller leaves them once created
+    (:func:`synced_volume`) beside ``claims`` (the cluster's and the run's)."""
     shipped: dict[str, PlainObject] = {}
     for body in bodies:
         if body.get("kind") != "PersistentVolume" or body.get("apiVersion") != "v1":
             continue
         name = name_of(body)
-        if name and name not in recorded:
+        # a volume the API server refuses is never created
+        if name and name not in recorded and not persistent_volume_problems(body):
             shipped[name] = synced_volume(created_volume(body), claims)
     return shipped
 

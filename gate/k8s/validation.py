@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -541,14 +542,7 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
         yield FieldError(f"{field}.accessModes", REQUIRED, None, detail)
     if isinstance(spec.get("selector"), Mapping):
         yield from label_selector(spec["selector"], f"{field}.selector")
-    for mode in modes:
-        if mode not in ACCESS_MODES:
-            yield not_supported(f"{field}.accessModes", mode, ACCESS_MODES)
-    if READ_WRITE_ONCE_POD in modes and any(
-        m in ACCESS_MODES for m in modes if m != READ_WRITE_ONCE_POD
-    ):
-        detail = "may not use ReadWriteOncePod with other access modes"
-        yield FieldError(f"{field}.accessModes", FORBIDDEN, None, detail)
+    yield from access_modes(modes, f"{field}.accessModes")
     requests = _mapping(_mapping(spec.get("resources")).get("requests"))
     where = f"{field}.resources[storage]"
     if "storage" not in requests:
@@ -577,6 +571,18 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
     if attributes:
         where = f"{field}.volumeAttributesClassName"
         yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+
+
+def access_modes(modes: Sequence[str], field: str) -> Errors:
+    """A claim's or a volume's access modes: each supported, ReadWriteOncePod alone."""
+    for mode in modes:
+        if mode not in ACCESS_MODES:
+            yield not_supported(field, mode, ACCESS_MODES)
+    if READ_WRITE_ONCE_POD in modes and any(
+        m in ACCESS_MODES for m in modes if m != READ_WRITE_ONCE_POD
+    ):
+        detail = "may not use ReadWriteOncePod with other access modes"
+        yield FieldError(field, FORBIDDEN, None, detail)
 
 
 def _data_sources_agree(spec: Mapping[str, Any], field: str) -> Errors:
@@ -618,6 +624,163 @@ def _data_source(source: Mapping[str, Any], field: str) -> Errors:
     namespace = _text(source.get("namespace"))
     if namespace:
         yield from _each(f"{field}.namespace", namespace, dns1123_label_errors(namespace))
+
+
+# --- PersistentVolumes (ValidatePersistentVolume) ---------------------------------------------
+
+_VOLUME_SOURCES = (
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "glusterfs",
+    "flocker",
+    "nfs",
+    "rbd",
+    "quobyte",
+    "cephfs",
+    "iscsi",
+    "cinder",
+    "fc",
+    "flexVolume",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "scaleIO",
+    "local",
+    "storageos",
+    "csi",
+)
+"""The sources ValidatePersistentVolumeSpec counts, in its order."""
+RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")  # supportedReclaimPolicy, sorted
+HOST_PATH_TYPES = (
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+)
+"""supportedHostPathTypes, sorted (an unset type is "", SetDefaults_HostPathVolumeSource)."""
+
+
+def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
+    as for any object of no namespace): its name a DNS subdomain, then
+    ValidatePersistentVolumeSpec. A volume the API server refuses is never created. Of a
+    source's own fields, a local or host path's and a CSI volume's driver and handle are
+    checked (the sources a chart ships beside its claims)."""
+    metadata = {k: v for k, v in _mapping(body.get("metadata")).items() if k != "namespace"}
+    found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
+    found += volume_spec(_mapping(body.get("spec")), "spec")
+    return [str(e) for e in found]
+
+
+def volume_spec(spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeSpec for a volume (not an inline one), in its order, after
+    SetDefaults_PersistentVolume (reclaim policy Retain, volume mode Filesystem)."""
+    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
+    if not _items(spec.get("accessModes")):
+        yield FieldError(f"{field}.accessModes", REQUIRED)
+    yield from access_modes(modes, f"{field}.accessModes")
+    capacity = _mapping(spec.get("capacity"))
+    if not capacity:
+        yield FieldError(f"{field}.capacity", REQUIRED)
+    if "storage" not in capacity or len(capacity) > 1:
+        shown = json.dumps({str(k): str(v) for k, v in capacity.items()}, separators=(",", ":"))
+        yield not_supported_value(f"{field}.capacity", shown, ("storage",))
+    for name, raw in capacity.items():
+        value = _stored(raw)
+        if value is not None and value <= 0:  # validateBasicResource, then positive
+            where = f"{field}.capacity[{name}]"
+            if value < 0:
+                yield invalid(where, _shown(value, raw), "must be a valid resource quantity")
+            yield invalid(where, _shown(value, raw), "must be greater than zero")
+    policy = _text(spec.get("persistentVolumeReclaimPolicy")) or "Retain"
+    if policy not in RECLAIM_POLICIES:
+        where = f"{field}.persistentVolumeReclaimPolicy"
+        yield not_supported(where, policy, RECLAIM_POLICIES)
+    affinity = spec.get("nodeAffinity")
+    if isinstance(affinity, Mapping):  # validateVolumeNodeAffinity
+        required = affinity.get("required")
+        where = f"{field}.nodeAffinity.required"
+        if not isinstance(required, Mapping):
+            detail = "must specify required node constraints"
+            yield FieldError(where, REQUIRED, None, detail)
+        elif not _items(required.get("nodeSelectorTerms")):
+            detail = "must have at least one node selector term"
+            yield FieldError(f"{where}.nodeSelectorTerms", REQUIRED, None, detail)
+        else:
+            for i, term in enumerate(_items(required.get("nodeSelectorTerms"))):
+                term_field = f"{where}.nodeSelectorTerms[{i}]"
+                yield from node_selector_term(_mapping(term), term_field, True)
+    yield from _volume_source(spec, field, isinstance(affinity, Mapping))
+    storage_class = _text(spec.get("storageClassName"))
+    if storage_class:  # ValidateClassName
+        where = f"{field}.storageClassName"
+        yield from _each(where, storage_class, dns1123_subdomain_errors(storage_class))
+    volume_mode = spec.get("volumeMode")
+    if isinstance(volume_mode, str) and volume_mode not in VOLUME_MODES:
+        yield not_supported(f"{field}.volumeMode", volume_mode, VOLUME_MODES)
+    attributes = spec.get("volumeAttributesClassName")
+    if isinstance(attributes, str):
+        where = f"{field}.volumeAttributesClassName"
+        if not attributes:
+            yield FieldError(where, REQUIRED, None, "an empty string is disallowed")
+        else:
+            yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+        if not isinstance(spec.get("csi"), Mapping):
+            detail = "has to be specified when using volumeAttributesClassName"
+            yield FieldError(f"{field}.csi", REQUIRED, None, detail)
+
+
+def _volume_source(spec: Mapping[str, Any], field: str, placed: bool) -> Errors:
+    """The volume's one source (none is refused, a second is forbidden), a local volume's
+    node affinity required (``placed``), and no Recycle policy for a host path of ``/``."""
+    count = 0
+    for key in _VOLUME_SOURCES:
+        source = spec.get(key)
+        if not isinstance(source, Mapping):
+            continue
+        if count:
+            yield FieldError(
+                f"{field}.{key}", FORBIDDEN, None, "may not specify more than 1 volume type"
+            )
+            continue
+        count += 1
+        yield from _source_fields(key, source, f"{field}.{key}")
+        if key == "local" and not placed:
+            detail = "Local volume requires node affinity"
+            yield FieldError(f"{field}.nodeAffinity", REQUIRED, None, detail)
+    if not count:
+        yield FieldError(field, REQUIRED, None, "must specify a volume type")
+    host = _text(_mapping(spec.get("hostPath")).get("path")) or ""
+    recycled = spec.get("persistentVolumeReclaimPolicy") == "Recycle"
+    if isinstance(spec.get("hostPath"), Mapping) and recycled and posixpath.normpath(host) == "/":
+        detail = "may not be 'recycle' for a hostPath mount of '/'"
+        yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
+
+
+def _source_fields(key: str, source: Mapping[str, Any], field: str) -> Errors:
+    """validateLocalVolumeSource, validateHostPathVolumeSource and the required fields of
+    validateCSIPersistentVolumeSource; the other sources' fields are not checked here."""
+    if key in ("local", "hostPath"):
+        path = _text(source.get("path")) or ""
+        if not path:
+            yield FieldError(f"{field}.path", REQUIRED)
+            return
+        if ".." in path.split("/"):  # validatePathNoBacksteps
+            yield invalid(f"{field}.path", path, "must not contain '..'")
+        kind = _text(source.get("type")) or ""
+        if key == "hostPath" and kind not in HOST_PATH_TYPES:
+            yield not_supported(f"{field}.type", kind, HOST_PATH_TYPES)
+    elif key == "csi":
+        for name in ("driver", "volumeHandle"):
+            if not _text(source.get(name)):
+                yield FieldError(f"{field}.{name}", REQUIRED)
 
 
 def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
