@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.k8s.podlabels import stand_in_uid
-from gate.k8s.validation import persistent_volume_problems
+from gate.k8s.validation import persistent_volume_claim_problems, persistent_volume_problems
 from gate.k8s.volumes import (
     AVAILABLE,
     BETA_CLASS,
@@ -141,8 +141,9 @@ def with_run_claims(
         claim = created_claim(body, classes, shipped)
         key = str(mapping(claim["metadata"])["namespace"]), name_of(claim)
         # creating a claim that exists is refused, and applying it changes none of its
-        # spec (immutable): its pods meet the recorded claim
-        if key[1] and key not in storage.claims:
+        # spec (immutable): its pods meet the recorded claim; nor is one the API server
+        # refuses created
+        if key[1] and key not in storage.claims and not persistent_volume_claim_problems(claim):
             added[key] = claim
     existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
     for body in bodies:

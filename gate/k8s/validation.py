@@ -667,6 +667,15 @@ HOST_PATH_TYPES = (
 """supportedHostPathTypes, sorted (an unset type is "", SetDefaults_HostPathVolumeSource)."""
 
 
+def persistent_volume_claim_problems(claim: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePersistentVolumeClaim gives a new claim as admission leaves it (its
+    class defaulted): its metadata, then ValidatePersistentVolumeClaimSpec. A claim the API
+    server refuses is never created."""
+    found = list(object_meta(claim, "PersistentVolumeClaim"))
+    found += claim_spec(_mapping(claim.get("spec")), "spec")
+    return [str(e) for e in found]
+
+
 def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
     as for any object of no namespace): its name a DNS subdomain, then
