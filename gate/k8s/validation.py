@@ -494,9 +494,8 @@ _GO_FIELD = {"uid": "uID"}  # validateFieldAllowList lowers the Go name's first 
 
 def ephemeral_source(volume: Mapping[str, Any], where: str, name: str, pod: str) -> Errors:
     """validateVolumeSource for a generic ephemeral volume at ``where`` named ``name``:
-    refused beside an earlier source, else validateEphemeralVolumeSource, then (for a pod
-    named ``pod``) the name of the claim made for it, ``<pod>-<volume>``, a claim's name
-    (ValidatePersistentVolumeName)."""
+    refused beside an earlier source, else :func:`ephemeral_volume_source`, then
+    :func:`ephemeral_claim_name`."""
     source = volume.get(EPHEMERAL)
     if not isinstance(source, Mapping):
         return
@@ -504,11 +503,24 @@ def ephemeral_source(volume: Mapping[str, Any], where: str, name: str, pod: str)
         detail = "may not specify more than 1 volume type"
         yield FieldError(f"{where}.{EPHEMERAL}", FORBIDDEN, None, detail)
         return
+    yield from ephemeral_volume_source(source, f"{where}.{EPHEMERAL}")
+    yield from ephemeral_claim_name(where, name, pod)
+
+
+def ephemeral_volume_source(source: Mapping[str, Any], where: str) -> Errors:
+    """validateEphemeralVolumeSource: a claim template required, and valid
+    (:func:`claim_template`)."""
     template = source.get("volumeClaimTemplate")
     if template is None:
-        yield FieldError(f"{where}.{EPHEMERAL}.volumeClaimTemplate", REQUIRED)
+        yield FieldError(f"{where}.volumeClaimTemplate", REQUIRED)
     elif isinstance(template, Mapping):
-        yield from claim_template(template, f"{where}.{EPHEMERAL}.volumeClaimTemplate")
+        yield from claim_template(template, f"{where}.volumeClaimTemplate")
+
+
+def ephemeral_claim_name(where: str, name: str, pod: str) -> Errors:
+    """For a pod named ``pod`` (a template has no name), the claim made for its ephemeral
+    volume ``name`` at ``where``, ``<pod>-<volume>``, must be a claim's name
+    (ValidatePersistentVolumeName)."""
     if pod and name:
         claim = f"{pod}-{name}"
         for message in dns1123_subdomain_errors(claim):
@@ -784,8 +796,8 @@ def _source_fields(key: str, source: Mapping[str, Any], field: str) -> Errors:
         if ".." in path.split("/"):  # validatePathNoBacksteps
             yield invalid(f"{field}.path", path, "must not contain '..'")
         kind = _text(source.get("type")) or ""
-        if key == "hostPath" and kind not in HOST_PATH_TYPES:
-            yield not_supported(f"{field}.type", kind, HOST_PATH_TYPES)
+        if key == "hostPath" and kind not in HOST_PATH_TYPES:  # a *HostPathType, marshalled
+            yield not_supported_value(f"{field}.type", json_quote(kind), HOST_PATH_TYPES)
     elif key == "csi":
         for name in ("driver", "volumeHandle"):
             if not _text(source.get(name)):
