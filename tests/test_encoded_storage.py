@@ -114,7 +114,12 @@ def test_the_claims_a_run_adds_are_laid_over_the_recorded_ones() -> None:
             ],
         },
     }
-    added = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "x"}}
+    added = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "x"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
     plain, kept = _both(recorded)
     with_plain, with_kept = (with_run_claims(s, [added, statefulset]) for s in (plain, kept))
     assert with_plain is not None and with_kept is not None

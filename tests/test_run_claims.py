@@ -36,7 +36,11 @@ def _claim(name: str, **spec: Any) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
         "metadata": {"name": name, "namespace": "web"},
-        "spec": {"accessModes": ["ReadWriteOnce"], **spec},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            **spec,
+        },
     }
 
 
@@ -76,6 +80,18 @@ CASES = [
         Verdict.YES,
         None,
         id="a claim shipped beside its Deployment gets the default class and waits for it",
+    ),
+    pytest.param(
+        [{**_claim("data"), "spec": {"accessModes": ["ReadWriteOnce"]}}, _deployment("data")],
+        Verdict.NO,
+        '0/1 nodes are available: persistentvolumeclaim "data" not found. not found',
+        id="a shipped claim the API server refuses (no storage request) is never created",
+    ),
+    pytest.param(
+        [_claim("data", accessModes=[]), _deployment("data")],
+        Verdict.NO,
+        '0/1 nodes are available: persistentvolumeclaim "data" not found. not found',
+        id="a shipped claim without access modes is never created",
     ),
     pytest.param(
         [_deployment("data"), _claim("data", storageClassName="immediate")],

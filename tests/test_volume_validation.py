@@ -91,6 +91,18 @@ VOLUMES: list[tuple[str, dict[str, Any], str | None]] = [
         f"{P}.hostPath.path: Required value",
     ),
     (
+        "a hostPath written without a path has an empty one, which is required",
+        {"name": "v", "hostPath": {}},
+        f"{P}.hostPath.path: Required value",
+    ),
+    (
+        "a hostPath that steps back still has its type looked at",
+        {"name": "v", "hostPath": {"path": "../b", "type": "Bogus"}},
+        f"[{P}.hostPath.path: Invalid value: \"../b\": must not contain '..', {P}.hostPath.type: "
+        'Unsupported value: "Bogus": supported values: "", "BlockDevice", "CharDevice", '
+        '"Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"]',
+    ),
+    (
         "a hostPath may not step back (invalid HostPath backsteps)",
         {"name": "v", "hostPath": {"path": "/a/../../b"}},
         f"{P}.hostPath.path: Invalid value: \"/a/../../b\": must not contain '..'",

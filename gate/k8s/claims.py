@@ -20,6 +20,12 @@ class by name, and a shipped class annotated default is the newest default; a cl
 cluster already holds is not created again (the recorded one stands: a class's
 provisioner, parameters and binding mode cannot change). A pod's generic ephemeral volumes
 get theirs the same way, one claim per pod and per volume (:func:`ephemeral_claims`).
+A PersistentVolume the run ships (a chart's local volume beside its claim) is there as the
+volume controller leaves it once created (:func:`synced_volume`): Available when it names
+no claim, or names one by name alone (pre-bound: only that claim may bind it); a volume the
+cluster already holds is not created again (the recorded one stands). A new claim waiting for
+its first consumer that a volume is pre-bound to is bound to it by the volume controller at
+once, before any pod uses it (:func:`prebound`).
 """
 
 from __future__ import annotations
@@ -29,19 +35,25 @@ from dataclasses import replace
 from typing import Any
 
 from gate.k8s.podlabels import stand_in_uid
+from gate.k8s.validation import persistent_volume_claim_problems, persistent_volume_problems
 from gate.k8s.volumes import (
+    AVAILABLE,
     BETA_CLASS,
     BIND_COMPLETED,
     PlainObject,
     annotations_of,
     copy_claim,
     defaulted_class,
+    defaulted_volume,
+    delay_binding,
     ephemeral_claim,
     ephemeral_volumes,
     name_of,
+    prebound_volume,
+    spec_of,
     start_ordinal,
 )
-from gate.model.encoded import with_objects
+from gate.model.encoded import holding, with_objects
 from gate.model.storage import StorageObjects
 from gate.untyped import as_list, mapping
 
@@ -56,6 +68,10 @@ FOLLOWED_COPIES_TEXT = (
     f"most {FOLLOWED_COPIES:,} copies, so it cannot judge these"
 )
 BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
+BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
+RELEASED = "Released"
+BOUND = "Bound"
 _SERVER_SET = frozenset({"uid", "deletionTimestamp", "deletionGracePeriodSeconds"})
 
 
@@ -125,8 +141,9 @@ def with_run_claims(
         claim = created_claim(body, classes, shipped)
         key = str(mapping(claim["metadata"])["namespace"]), name_of(claim)
         # creating a claim that exists is refused, and applying it changes none of its
-        # spec (immutable): its pods meet the recorded claim
-        if key[1] and key not in storage.claims:
+        # spec (immutable): its pods meet the recorded claim; nor is one the API server
+        # refuses created
+        if key[1] and key not in storage.claims and not persistent_volume_claim_problems(claim):
             added[key] = claim
     existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
     for body in bodies:
@@ -134,14 +151,136 @@ def with_run_claims(
             created = statefulset_claims(body, existing, classes, shipped)
             added.update(created)
             existing.update(created)
-    if not added and not shipped:
+    claims = with_objects(storage.claims, added) if added else storage.claims
+    volumes = run_volumes(storage.volumes, bodies, claims)
+    every = with_objects(storage.volumes, volumes) if volumes else storage.volumes
+    bound, taken = prebound(added, every, classes)
+    if bound:
+        added.update(bound)
+        volumes.update(taken)
+        claims = with_objects(storage.claims, added)
+    if not added and not shipped and not volumes:
         return storage
     return replace(
         storage,
-        claims=with_objects(storage.claims, added) if added else storage.claims,
+        volumes=with_objects(storage.volumes, volumes) if volumes else storage.volumes,
+        claims=claims,
         classes=classes,
         created=storage.created | frozenset(added),
     )
+
+
+def prebound(
+    added: Mapping[tuple[str, str], PlainObject],
+    volumes: Mapping[str, PlainObject],
+    classes: Mapping[str, PlainObject],
+) -> tuple[dict[tuple[str, str], PlainObject], dict[str, PlainObject]]:
+    """The run's new claims waiting for their first consumer that the volume controller
+    binds at once to a volume pre-bound to them (:func:`gate.k8s.volumes.prebound_volume`),
+    and those volumes, each as the binding leaves it (``bind``: the claim bound and its
+    binding complete, the volume Bound). A new Immediate claim is left unbound, as
+    fitgate judges it (module doc)."""
+    waiting = {k: c for k, c in added.items() if delay_binding(c, classes)}
+    if not waiting:
+        return {}, {}
+    found: dict[tuple[str, str], list[PlainObject]] = {}
+    # a pre-bound volume is Available: only those are decoded, once for every claim
+    for volume in holding(volumes, AVAILABLE):
+        ref = spec_of(volume).get("claimRef")
+        if isinstance(ref, Mapping):
+            key = str(ref.get("namespace") or ""), str(ref.get("name") or "")
+            if key in waiting:
+                found.setdefault(key, []).append(volume)
+    bound: dict[tuple[str, str], PlainObject] = {}
+    taken: dict[str, PlainObject] = {}
+    for key, candidates in found.items():
+        claim = waiting[key]
+        chosen = prebound_volume(claim, (v for v in candidates if name_of(v) not in taken))
+        if chosen is None:
+            continue
+        notes = {**annotations_of(claim), BOUND_BY_CONTROLLER: "yes", BIND_COMPLETED: "yes"}
+        metadata = {**mapping(claim.get("metadata")), "annotations": notes}
+        volume_spec = spec_of(chosen)
+        status = {
+            "phase": BOUND,
+            "accessModes": volume_spec.get("accessModes"),
+            "capacity": volume_spec.get("capacity"),
+        }
+        spec = {**spec_of(claim), "volumeName": name_of(chosen)}
+        bound[key] = {**claim, "metadata": metadata, "spec": spec, "status": status}
+        taken[name_of(chosen)] = _phase(chosen, BOUND)
+    return bound, taken
+
+
+def run_volumes(
+    recorded: Container[str],
+    bodies: Iterable[Mapping[str, Any]],
+    claims: Mapping[tuple[str, str], PlainObject],
+) -> dict[str, PlainObject]:
+    """The PersistentVolumes among the run's manifests that the cluster does not hold and
+    the API server takes, by name, as the volume controller leaves them once created
+    (:func:`synced_volume`) beside ``claims`` (the cluster's and the run's)."""
+    shipped: dict[str, PlainObject] = {}
+    for body in bodies:
+        if body.get("kind") != "PersistentVolume" or body.get("apiVersion") != "v1":
+            continue
+        name = name_of(body)
+        # a volume the API server refuses is never created
+        if name and name not in recorded and not persistent_volume_problems(body):
+            shipped[name] = synced_volume(created_volume(body), claims)
+    return shipped
+
+
+def created_volume(body: Mapping[str, Any]) -> PlainObject:
+    """The volume as the API server stores it when created: its defaults set
+    (:func:`gate.k8s.volumes.defaulted_volume`), no namespace (a volume belongs to none:
+    ``BeforeCreate`` clears it), none of what the server sets itself kept."""
+    metadata = {
+        k: v
+        for k, v in mapping(body.get("metadata")).items()
+        if k not in _SERVER_SET and k != "namespace"
+    }
+    return defaulted_volume({**body, "metadata": metadata})
+
+
+def synced_volume(
+    volume: PlainObject, claims: Mapping[tuple[str, str], PlainObject]
+) -> PlainObject:
+    """The new volume as the volume controller's first sync leaves it
+    (``pkg/controller/volume/persistentvolume/pv_controller.go`` ``syncVolume``): naming no
+    claim, or one by name without its uid (pre-bound), it is Available; naming a claim by
+    its uid that does not exist (none of that name, or another of that uid), Released;
+    naming an existing claim bound to it, Bound; one not bound yet, Pending (the claim's
+    sync binds it); one bound to another volume, unbound (``unbindVolume``): Available,
+    pre-bound to the claim, or bound to none when the controller had bound it; a volume
+    provisioned for it with the Delete policy, Released (and then deleted)."""
+    spec = spec_of(volume)
+    ref = spec.get("claimRef")
+    if not isinstance(ref, Mapping) or not ref.get("uid"):
+        return _phase(volume, AVAILABLE)
+    key = str(ref.get("namespace") or ""), str(ref.get("name") or "")
+    claim = claims.get(key)
+    if claim is None or mapping(claim.get("metadata")).get("uid") != ref["uid"]:
+        return _phase(volume, RELEASED)
+    bound = spec_of(claim).get("volumeName")
+    if not bound:
+        return volume
+    if bound == name_of(volume):
+        return _phase(volume, BOUND)
+    notes = annotations_of(volume)
+    if PROVISIONED_BY in notes and spec.get("persistentVolumeReclaimPolicy") == "Delete":
+        return _phase(volume, RELEASED)
+    by_controller = BOUND_BY_CONTROLLER in notes
+    unbound = {k: v for k, v in spec.items() if k != "claimRef"}
+    if not by_controller:
+        unbound["claimRef"] = {k: v for k, v in ref.items() if k != "uid"}
+    metadata = dict(mapping(volume.get("metadata")))
+    metadata["annotations"] = {k: v for k, v in notes.items() if k != BOUND_BY_CONTROLLER}
+    return _phase({**volume, "metadata": metadata, "spec": unbound}, AVAILABLE)
+
+
+def _phase(volume: PlainObject, phase: str) -> PlainObject:
+    return {**volume, "status": {**mapping(volume.get("status")), "phase": phase}}
 
 
 def run_classes(

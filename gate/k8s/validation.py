@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -403,17 +404,19 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 NOT_FOUND = "Not found"
 
 
-def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Errors:
+def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str], pod: str = "") -> Errors:
     """ValidateVolumes: each volume's source (:func:`volume_source`), then its name
     (required, a DNS label, once); ``names`` gathers the volumes without an error, the
-    ones a mount may name."""
-    for i, raw in enumerate(_items(spec.get("volumes"))):
-        volume = _mapping(raw)
+    ones a mount may name. ``pod``: the pod's name, known for a pod (not for a template),
+    whose ephemeral volumes' claims are then named and may not be mounted as claims."""
+    volumes = [_mapping(v) for v in _items(spec.get("volumes"))]
+    created = {f"{pod}-{_str(v.get('name'))}" for v in volumes if v.get(EPHEMERAL) is not None}
+    for i, volume in enumerate(volumes):
         name = _text(volume.get("name"))
         if name is None:
             continue  # of a wrong type: the decoder's to refuse
         where = f"{prefix}.volumes[{i}]"
-        found = list(volume_source(volume, where, name))
+        found = list(volume_source(volume, where, name, pod))
         if not name:
             found.append(FieldError(f"{where}.name", REQUIRED))
         found += _each(f"{where}.name", name, dns1123_label_errors(name)) if name else []
@@ -422,6 +425,318 @@ def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str]) -> Error
         yield from found
         if not found:
             names.add(name)
+        claim = _text(_mapping(volume.get("persistentVolumeClaim")).get("claimName"))
+        if pod and claim is not None and claim in created:
+            detail = "must not reference a PVC that gets created for an ephemeral volume"
+            yield invalid(f"{prefix}.volumes[{i}].persistentVolumeClaim.claimName", claim, detail)
+
+
+# --- Generic ephemeral volumes (validateEphemeralVolumeSource) --------------------------------
+
+EPHEMERAL = "ephemeral"
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+"""supportedAccessModes, as sets.List lists them: sorted."""
+READ_WRITE_ONCE_POD = "ReadWriteOncePod"
+VOLUME_MODES = ("Block", "Filesystem")  # supportedVolumeModes, sorted
+_TEMPLATE_META = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+"""ObjectMeta's fields besides labels and annotations, in its struct's order: a claim
+template may set none of them (validateFieldAllowList)."""
+_TEMPLATE_META_POINTERS = frozenset({"deletionTimestamp", "deletionGracePeriodSeconds"})
+_GO_FIELD = {"uid": "uID"}  # validateFieldAllowList lowers the Go name's first letter only
+
+
+def ephemeral_volume_source(source: Mapping[str, Any], where: str) -> Errors:
+    """validateEphemeralVolumeSource: a claim template required, and valid
+    (:func:`claim_template`)."""
+    template = source.get("volumeClaimTemplate")
+    if template is None:
+        yield FieldError(f"{where}.volumeClaimTemplate", REQUIRED)
+    elif isinstance(template, Mapping):
+        yield from claim_template(template, f"{where}.volumeClaimTemplate")
+
+
+def ephemeral_claim_name(where: str, name: str, pod: str) -> Errors:
+    """For a pod named ``pod`` (a template has no name), the claim made for its ephemeral
+    volume ``name`` at ``where``, ``<pod>-<volume>``, must be a claim's name
+    (ValidatePersistentVolumeName)."""
+    if pod and name:
+        claim = f"{pod}-{name}"
+        for message in dns1123_subdomain_errors(claim):
+            yield invalid(f"{where}.name", name, f"PVC name {go_quote(claim)}: {message}")
+
+
+def claim_template(template: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeClaimTemplate: ValidateTemplateObjectMeta (annotations,
+    labels, no other metadata), then ValidatePersistentVolumeClaimSpec."""
+    metadata = _mapping(template.get("metadata"))
+    yield from annotation_map(metadata.get("annotations"), f"{field}.metadata.annotations")
+    yield from labels(metadata.get("labels"), f"{field}.metadata.labels")
+    for key in _TEMPLATE_META:
+        value = metadata.get(key)
+        # unset is Go's zero value: a pointer's nil, a string's "", a number's 0
+        if value is not None and (key in _TEMPLATE_META_POINTERS or value not in ("", 0)):
+            where = f"{field}.metadata.{_GO_FIELD.get(key, key)}"
+            yield FieldError(where, FORBIDDEN, None, "cannot be set")
+    yield from claim_spec(_mapping(template.get("spec")), f"{field}.spec")
+
+
+def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeClaimSpec for a new claim (label values checked in the
+    selector, a data source's API group a DNS subdomain, the attributes class read): access
+    modes required, supported, ReadWriteOncePod alone; ``resources.requests.storage``
+    required and positive (rounded up to thousandths first, SetDefaults_ResourceList); the
+    class names DNS subdomains; the volume mode supported; each data source's own rules."""
+    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
+    if not _items(spec.get("accessModes")):
+        detail = "at least 1 access mode is required"
+        yield FieldError(f"{field}.accessModes", REQUIRED, None, detail)
+    if isinstance(spec.get("selector"), Mapping):
+        yield from label_selector(spec["selector"], f"{field}.selector")
+    yield from access_modes(modes, f"{field}.accessModes")
+    requests = _mapping(_mapping(spec.get("resources")).get("requests"))
+    where = f"{field}.resources[storage]"
+    if "storage" not in requests:
+        yield FieldError(where, REQUIRED)
+    else:
+        raw = requests["storage"]
+        value = Fraction(0) if raw is None else _stored(raw)
+        if value is not None and value <= 0:
+            shown = "0" if raw is None else _shown(value, raw)
+            yield invalid(where, shown, "must be greater than zero")
+        elif value is not None:
+            yield from _quantity_value("storage", value, raw, where)
+    storage_class = _text(spec.get("storageClassName"))
+    if storage_class:  # ValidateClassName
+        where = f"{field}.storageClassName"
+        yield from _each(where, storage_class, dns1123_subdomain_errors(storage_class))
+    volume_mode = spec.get("volumeMode")  # a pointer: null is unset (then Filesystem)
+    if isinstance(volume_mode, str) and volume_mode not in VOLUME_MODES:
+        yield not_supported(f"{field}.volumeMode", volume_mode, VOLUME_MODES)
+    if isinstance(spec.get("dataSource"), Mapping):
+        yield from _data_source(spec["dataSource"], f"{field}.dataSource")
+    if isinstance(spec.get("dataSourceRef"), Mapping):
+        yield from _data_source(spec["dataSourceRef"], f"{field}.dataSourceRef")
+    yield from _data_sources_agree(spec, field)
+    attributes = _text(spec.get("volumeAttributesClassName"))
+    if attributes:
+        where = f"{field}.volumeAttributesClassName"
+        yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+
+
+def access_modes(modes: Sequence[str], field: str) -> Errors:
+    """A claim's or a volume's access modes: each supported, ReadWriteOncePod alone."""
+    for mode in modes:
+        if mode not in ACCESS_MODES:
+            yield not_supported(field, mode, ACCESS_MODES)
+    if READ_WRITE_ONCE_POD in modes and any(
+        m in ACCESS_MODES for m in modes if m != READ_WRITE_ONCE_POD
+    ):
+        detail = "may not use ReadWriteOncePod with other access modes"
+        yield FieldError(field, FORBIDDEN, None, detail)
+
+
+def _data_sources_agree(spec: Mapping[str, Any], field: str) -> Errors:
+    """A data source beside a reference to another namespace is refused, and beside one to
+    the claim's own namespace must name the same object (isDataSourceEqualDataSourceRef:
+    the same API group, unset in both or equal, kind and name). The bad value upstream
+    gives is the field's path, a struct of unexported fields: marshalled, ``{}``."""
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    if not isinstance(source, Mapping) or not isinstance(ref, Mapping):
+        return
+    if _text(ref.get("namespace")):
+        detail = "may not be specified when dataSourceRef.namespace is specified"
+        yield FieldError(field, INVALID, "{}", detail)
+    elif any(_data_key(source, k) != _data_key(ref, k) for k in ("apiGroup", "kind", "name")):
+        yield FieldError(field, INVALID, "{}", "must match dataSourceRef")
+
+
+def _data_key(source: Mapping[str, Any], key: str) -> str | None:
+    """A data source's field as Go compares it: the API group a pointer (null unset), the
+    kind and name strings (null empty)."""
+    value = source.get(key)
+    return value if key == "apiGroup" and value is None else _text(value)
+
+
+def _data_source(source: Mapping[str, Any], field: str) -> Errors:
+    """validateDataSource and validateDataSourceRef (whose namespace, when set, is a
+    namespace's name)."""
+    name, kind = _text(source.get("name")) or "", _text(source.get("kind")) or ""
+    if not name:
+        yield FieldError(f"{field}.name", REQUIRED)
+    if not kind:
+        yield FieldError(f"{field}.kind", REQUIRED)
+    group = _text(source.get("apiGroup")) or ""
+    if not group and kind != "PersistentVolumeClaim":
+        detail = "must be 'PersistentVolumeClaim' when referencing the default apiGroup"
+        yield invalid(field, kind, detail)
+    if group:
+        yield from _each(f"{field}.apiGroup", group, dns1123_subdomain_errors(group))
+    namespace = _text(source.get("namespace"))
+    if namespace:
+        yield from _each(f"{field}.namespace", namespace, dns1123_label_errors(namespace))
+
+
+# --- PersistentVolumes (ValidatePersistentVolume) ---------------------------------------------
+
+_PV_SOURCES = (
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "glusterfs",
+    "flocker",
+    "nfs",
+    "rbd",
+    "quobyte",
+    "cephfs",
+    "iscsi",
+    "cinder",
+    "fc",
+    "flexVolume",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "scaleIO",
+    "local",
+    "storageos",
+    "csi",
+)
+"""The sources ValidatePersistentVolumeSpec counts, in its order."""
+RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")  # supportedReclaimPolicy, sorted
+
+
+def persistent_volume_claim_problems(claim: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePersistentVolumeClaim gives a new claim as admission leaves it (its
+    class defaulted): its metadata, then ValidatePersistentVolumeClaimSpec. A claim the API
+    server refuses is never created."""
+    found = list(object_meta(claim, "PersistentVolumeClaim"))
+    found += claim_spec(_mapping(claim.get("spec")), "spec")
+    return [str(e) for e in found]
+
+
+def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
+    as for any object of no namespace): its name a DNS subdomain, then
+    ValidatePersistentVolumeSpec. A volume the API server refuses is never created. Of a
+    source's own fields, a local or host path's and a CSI volume's driver and handle are
+    checked (the sources a chart ships beside its claims)."""
+    metadata = {k: v for k, v in _mapping(body.get("metadata")).items() if k != "namespace"}
+    found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
+    found += volume_spec(_mapping(body.get("spec")), "spec")
+    return [str(e) for e in found]
+
+
+def volume_spec(spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidatePersistentVolumeSpec for a volume (not an inline one), in its order, after
+    SetDefaults_PersistentVolume (reclaim policy Retain, volume mode Filesystem)."""
+    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
+    if not _items(spec.get("accessModes")):
+        yield FieldError(f"{field}.accessModes", REQUIRED)
+    yield from access_modes(modes, f"{field}.accessModes")
+    capacity = _mapping(spec.get("capacity"))
+    if not capacity:
+        yield FieldError(f"{field}.capacity", REQUIRED)
+    if "storage" not in capacity or len(capacity) > 1:
+        shown = json.dumps({str(k): str(v) for k, v in capacity.items()}, separators=(",", ":"))
+        yield not_supported_value(f"{field}.capacity", shown, ("storage",))
+    for name, raw in capacity.items():
+        value = _stored(raw)
+        if value is not None and value <= 0:  # validateBasicResource, then positive
+            where = f"{field}.capacity[{name}]"
+            if value < 0:
+                yield invalid(where, _shown(value, raw), "must be a valid resource quantity")
+            yield invalid(where, _shown(value, raw), "must be greater than zero")
+    policy = _text(spec.get("persistentVolumeReclaimPolicy")) or "Retain"
+    if policy not in RECLAIM_POLICIES:
+        where = f"{field}.persistentVolumeReclaimPolicy"
+        yield not_supported(where, policy, RECLAIM_POLICIES)
+    affinity = spec.get("nodeAffinity")
+    if isinstance(affinity, Mapping):  # validateVolumeNodeAffinity
+        required = affinity.get("required")
+        where = f"{field}.nodeAffinity.required"
+        if not isinstance(required, Mapping):
+            detail = "must specify required node constraints"
+            yield FieldError(where, REQUIRED, None, detail)
+        elif not _items(required.get("nodeSelectorTerms")):
+            detail = "must have at least one node selector term"
+            yield FieldError(f"{where}.nodeSelectorTerms", REQUIRED, None, detail)
+        else:
+            for i, term in enumerate(_items(required.get("nodeSelectorTerms"))):
+                term_field = f"{where}.nodeSelectorTerms[{i}]"
+                yield from node_selector_term(_mapping(term), term_field, True)
+    yield from _volume_source(spec, field, isinstance(affinity, Mapping))
+    storage_class = _text(spec.get("storageClassName"))
+    if storage_class:  # ValidateClassName
+        where = f"{field}.storageClassName"
+        yield from _each(where, storage_class, dns1123_subdomain_errors(storage_class))
+    volume_mode = spec.get("volumeMode")
+    if isinstance(volume_mode, str) and volume_mode not in VOLUME_MODES:
+        yield not_supported(f"{field}.volumeMode", volume_mode, VOLUME_MODES)
+    attributes = spec.get("volumeAttributesClassName")
+    if isinstance(attributes, str):
+        where = f"{field}.volumeAttributesClassName"
+        if not attributes:
+            yield FieldError(where, REQUIRED, None, "an empty string is disallowed")
+        else:
+            yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
+        if not isinstance(spec.get("csi"), Mapping):
+            detail = "has to be specified when using volumeAttributesClassName"
+            yield FieldError(f"{field}.csi", REQUIRED, None, detail)
+
+
+def _volume_source(spec: Mapping[str, Any], field: str, placed: bool) -> Errors:
+    """The volume's one source (none is refused, a second is forbidden), a local volume's
+    node affinity required (``placed``), and no Recycle policy for a host path of ``/``."""
+    count = 0
+    for key in _PV_SOURCES:
+        source = spec.get(key)
+        if not isinstance(source, Mapping):
+            continue
+        if count:
+            yield FieldError(
+                f"{field}.{key}", FORBIDDEN, None, "may not specify more than 1 volume type"
+            )
+            continue
+        count += 1
+        yield from _source_fields(key, source, f"{field}.{key}")
+        if key == "local" and not placed:
+            detail = "Local volume requires node affinity"
+            yield FieldError(f"{field}.nodeAffinity", REQUIRED, None, detail)
+    if not count:
+        yield FieldError(field, REQUIRED, None, "must specify a volume type")
+    host = _text(_mapping(spec.get("hostPath")).get("path")) or ""
+    recycled = spec.get("persistentVolumeReclaimPolicy") == "Recycle"
+    if isinstance(spec.get("hostPath"), Mapping) and recycled and posixpath.normpath(host) == "/":
+        detail = "may not be 'recycle' for a hostPath mount of '/'"
+        yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
+
+
+def _source_fields(key: str, source: Mapping[str, Any], field: str) -> Errors:
+    """validateLocalVolumeSource, validateHostPathVolumeSource and the required fields of
+    validateCSIPersistentVolumeSource; the other sources' fields are not checked here."""
+    if key == "hostPath":
+        yield from _host_path(source, field)
+    elif key == "local":
+        yield from _path_errors(source, field)
+    elif key == "csi":
+        for name in ("driver", "volumeHandle"):
+            if not _text(source.get(name)):
+                yield FieldError(f"{field}.{name}", REQUIRED)
 
 
 _VOLUME_SOURCES = (
@@ -463,7 +778,7 @@ _MORE_THAN_ONE = "may not specify more than 1 volume type"
 FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
 
 
-def volume_source(volume: Mapping[str, Any], where: str, name: str) -> Errors:
+def volume_source(volume: Mapping[str, Any], where: str, name: str, pod: str = "") -> Errors:
     """validateVolumeSource: one source, checked as its own rule says for the sources a
     chart writes (emptyDir, hostPath, secret, nfs, iscsi, persistentVolumeClaim, rbd,
     downwardAPI, configMap, projected, csi), and any later one refused. A volume written
@@ -481,6 +796,8 @@ def volume_source(volume: Mapping[str, Any], where: str, name: str) -> Errors:
             check = _SOURCE_RULES.get(key)
             if check is not None:
                 yield from check(source, f"{where}.{key}")
+            if key == EPHEMERAL:
+                yield from ephemeral_claim_name(where, name, pod)
         if key == "iscsi":
             yield from _iscsi_name(source, where, name)
 
@@ -506,17 +823,26 @@ HOST_PATH_TYPES = (
 
 
 def _host_path(source: Mapping[str, Any], where: str) -> Errors:
-    """validateHostPathVolumeSource: a path, without ``..``, and a known type."""
-    path = _text(source.get("path"))
-    if path is None:
-        return
+    """validateHostPathVolumeSource: a path, without ``..``, and, once a path is given, a
+    known type."""
+    yield from _path_errors(source, where)
+    path = source.get("path", "")
+    kind = _text(source.get("type"))
+    if isinstance(path, str) and path and kind is not None and kind not in HOST_PATH_TYPES:
+        # a *HostPathType, marshalled
+        yield not_supported_value(f"{where}.type", json_quote(kind), HOST_PATH_TYPES)
+
+
+def _path_errors(source: Mapping[str, Any], where: str) -> Errors:
+    """validateLocalVolumeSource, and the path of validateHostPathVolumeSource: a path
+    required (unset is "": a missing one too), then without ``..``."""
+    path = source.get("path", "")
+    if not isinstance(path, str):
+        return  # of a wrong type: the decoder's to refuse
     if not path:
         yield FieldError(f"{where}.path", REQUIRED)
         return
     yield from _no_backsteps(path, f"{where}.path")
-    kind = _text(source.get("type"))
-    if kind is not None and kind not in HOST_PATH_TYPES:  # a *HostPathType, marshalled
-        yield not_supported_value(f"{where}.type", json_quote(kind), HOST_PATH_TYPES)
 
 
 def _no_backsteps(path: str, field: str) -> Errors:
@@ -872,6 +1198,7 @@ _SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
     "configMap": _config_map,
     "projected": _projected,
     "csi": _csi,
+    EPHEMERAL: ephemeral_volume_source,
 }
 
 
@@ -1568,11 +1895,14 @@ def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
 # --- The pod template ------------------------------------------------------------------------
 
 
-def pod_spec(spec: Mapping[str, Any], prefix: str, mounts_known: bool = True) -> Errors:
+def pod_spec(
+    spec: Mapping[str, Any], prefix: str, mounts_known: bool = True, pod: str = ""
+) -> Errors:
     """ValidatePodSpec, in its order, for the fields fitgate reads. ``mounts_known``: the
-    spec holds every volume its pod will (a StatefulSet's pods also have its claims')."""
+    spec holds every volume its pod will (a StatefulSet's pods also have its claims').
+    ``pod``: the pod's name, for a pod whose name is known (:func:`volume_names`)."""
     volumes: set[str] = set()
-    yield from volume_names(spec, prefix, volumes)
+    yield from volume_names(spec, prefix, volumes, pod)
     yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
@@ -1982,7 +2312,8 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     yield from object_meta(body, "Pod" if named else None)
     notes = _mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
-    yield from pod_spec(spec, "spec", mounts_known=named)
+    pod = stored_name(_mapping(body.get("metadata"))) if named else ""
+    yield from pod_spec(spec, "spec", mounts_known=named, pod=pod)
     yield from _pod_only(spec)
 
 

@@ -9,7 +9,7 @@ Upstream ``k8s.io/component-helpers/storage/volume`` (v1.34.1): ``helpers.go``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -39,6 +39,23 @@ def defaulted_class(obj: PlainObject) -> PlainObject:
     ``SetDefaults_StorageClass``): an unset ``reclaimPolicy`` is Delete, an unset
     ``volumeBindingMode`` Immediate."""
     return {**obj, **{k: v for k, v in _CLASS_DEFAULTS.items() if obj.get(k) is None}}
+
+
+PENDING = "Pending"
+"""The phase the API server gives a new volume, before the volume controller syncs it."""
+
+
+def defaulted_volume(obj: PlainObject) -> PlainObject:
+    """A PersistentVolume as the API server stores it when created
+    (``pkg/apis/core/v1/defaults.go`` ``SetDefaults_PersistentVolume``; ``PrepareForCreate``
+    resets its status): an unset ``persistentVolumeReclaimPolicy`` is Retain, an unset
+    ``volumeMode`` Filesystem, and its phase Pending."""
+    spec = dict(mapping(obj.get("spec")))
+    if not spec.get("persistentVolumeReclaimPolicy"):  # a string: empty is unset
+        spec["persistentVolumeReclaimPolicy"] = "Retain"
+    if spec.get("volumeMode") is None:  # a pointer: only nil is unset
+        spec["volumeMode"] = "Filesystem"
+    return {**obj, "spec": spec, "status": {"phase": PENDING}}
 
 
 EPHEMERAL = "ephemeral"
@@ -290,6 +307,28 @@ def matching_volume(
         if smallest is None or volume_capacity(smallest) > size:
             smallest = volume
     return smallest
+
+
+def prebound_volume(claim: PlainObject, volumes: Iterable[PlainObject]) -> PlainObject | None:
+    """The volume the volume controller binds a new claim to before a pod uses it, even one
+    waiting for its first consumer (``pv_controller.go`` ``syncUnboundClaim``;
+    ``findByClaim``: the volumes whose access modes hold the claim's, then
+    FindMatchingVolume without a node): the first volume pre-bound to the claim by its
+    ``claimRef`` that is large enough, of its volume mode and attributes class, and not
+    being deleted; None for none."""
+    claim_spec = spec_of(claim)
+    wanted, modes = storage_request(claim), set(as_list(claim_spec.get("accessModes")))
+    for volume in volumes:
+        spec = spec_of(volume)
+        if not _bound_to(volume, claim) or not modes <= set(as_list(spec.get("accessModes"))):
+            continue
+        if volume_capacity(volume) < wanted or _mode(claim_spec) != _mode(spec):
+            continue
+        if _attributes_class(spec) != _attributes_class(claim_spec):
+            continue
+        if mapping(volume.get("metadata")).get("deletionTimestamp") is None:
+            return volume
+    return None
 
 
 def start_ordinal(statefulset: Mapping[str, Any]) -> int:
