@@ -48,6 +48,12 @@ from gate.k8s.priority import accepted as priority_accepted
 from gate.k8s.priority import priority_class, with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.quotavalidation import QuotaWrites, quota_key
+from gate.k8s.validation import (
+    aggregate,
+    invalid_object,
+    persistent_volume_claim_problems,
+    persistent_volume_problems,
+)
 from gate.k8s.version import dialect_for
 from gate.model import (
     DEFAULT_FAIL_ON,
@@ -218,8 +224,12 @@ def extracted(
     )
 
 
-_ADMISSION_KINDS = frozenset({"ResourceQuota", "LimitRange", "PriorityClass"})
-"""The objects a run ships that admit its pods: one the API server refuses is never
+_STORAGE_CHECKS = {
+    "PersistentVolume": persistent_volume_problems,
+    "PersistentVolumeClaim": persistent_volume_claim_problems,
+}
+_ADMISSION_KINDS = frozenset({"ResourceQuota", "LimitRange", "PriorityClass", *_STORAGE_CHECKS})
+"""The objects a run ships that admit or hold its pods: one the API server refuses is never
 applied, and says so."""
 
 
@@ -234,9 +244,10 @@ def _updates_quota(
 
 
 def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | None:
-    """A ResourceQuota, LimitRange or PriorityClass of the run the API server refuses: an
-    ``ERROR``, as a refused workload is, and never applied (the quota in the API server's
-    words, :class:`QuotaWrites`; the others by the rule they break). A PriorityClass is
+    """A ResourceQuota, LimitRange, PriorityClass, PersistentVolume or PersistentVolumeClaim
+    of the run the API server refuses: an ``ERROR``, as a refused workload is, and never
+    applied (the quota, volume and claim in the API server's words; the others by the rule
+    they break). A PriorityClass is
     judged here by the rules that need no other class (its name, value and preemption
     policy); beside the cluster's classes, one refused for them is left out as
     :func:`with_run_classes` says."""
@@ -257,6 +268,9 @@ def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | No
             "type, resource or quantity it does not take, or its min, default request, "
             "default, max and ratio out of order): it limits none of the run's pods"
         )
+    elif kind in _STORAGE_CHECKS and version == "v1":
+        errors = aggregate(_STORAGE_CHECKS[kind](body))
+        problem = None if errors is None else invalid_object(str(kind), shown, errors)
     elif kind == "PriorityClass" and version.startswith("scheduling.k8s.io/"):
         found = priority_class(body)
         if found is None or not priority_accepted(found, {}):
@@ -279,7 +293,7 @@ def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | No
 
 def _namespace_of(kind: str, namespace: object) -> str:
     """The namespace a refused object of the run is shown in (none: a cluster's object)."""
-    if kind == "PriorityClass":
+    if kind in ("PriorityClass", "PersistentVolume"):
         return ""
     return namespace if isinstance(namespace, str) and namespace else "default"
 

@@ -63,7 +63,8 @@ def _run(*manifests: dict[str, Any]) -> Any:
     nodes = [api_node("n1", labels={ZONE: "z1"})]
     snapshot = build_snapshot(cluster_snapshot(nodes, **STORAGE), "s.json")
     documents = [Document(Location("m.yaml", 1 + 20 * i), b) for i, b in enumerate(manifests)]
-    (result,) = [r for r in check(documents, snapshot, RunOptions()).results if r.kind != "PVC"]
+    results = check(documents, snapshot, RunOptions()).results
+    (result,) = [r for r in results if r.kind != "PersistentVolumeClaim"]
     return result
 
 
@@ -295,7 +296,8 @@ def test_a_shipped_claim_the_cluster_holds_leaves_the_recorded_one_standing() ->
         Document(Location("m.yaml", 1 + 20 * i), b)
         for i, b in enumerate([_claim("data", storageClassName="immediate"), _deployment("data")])
     ]
-    (result,) = [r for r in check(documents, snapshot, RunOptions()).results if r.kind != "PVC"]
+    results = check(documents, snapshot, RunOptions()).results
+    (result,) = [r for r in results if r.kind != "PersistentVolumeClaim"]
     assert (result.verdict, result.message) == (Verdict.YES, None)
     added = with_run_claims(snapshot.storage, [_claim("data", storageClassName="immediate")])
     assert added is not None and added.created == frozenset()

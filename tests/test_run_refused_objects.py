@@ -1,7 +1,8 @@
-"""A LimitRange or PriorityClass the run ships that the API server refuses is an ERROR of
-its own document, and is never applied: ``kubectl apply`` of the run fails there, and the
-run's pods meet the cluster without it (ValidateLimitRange, ValidatePriorityClass in
-pkg/apis/core/validation and pkg/apis/scheduling/validation)."""
+"""A LimitRange, PriorityClass, PersistentVolume or PersistentVolumeClaim the run ships that
+the API server refuses is an ERROR of its own document, and is never applied: ``kubectl
+apply`` of the run fails there, and the run's pods meet the cluster without it
+(ValidateLimitRange, ValidatePersistentVolume, ValidatePersistentVolumeClaim in
+pkg/apis/core/validation; ValidatePriorityClass in pkg/apis/scheduling/validation)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,39 @@ CASES = [
         _priority_class("quiet", 10, preemptionPolicy="Sometimes"),
         ("PriorityClass", "", _priority_refused("quiet")),
         id="a priority class of an unknown preemption policy is refused",
+    ),
+    pytest.param(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data", "namespace": "web"},
+            "spec": {"accessModes": ["ReadWriteOnce"]},
+        },
+        (
+            "PersistentVolumeClaim",
+            "web",
+            'PersistentVolumeClaim "data" is invalid: spec.resources[storage]: Required value',
+        ),
+        id="a claim without a storage request is refused in the api server's words",
+    ),
+    pytest.param(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv1"},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "local": {"path": "/mnt"},
+            },
+        },
+        (
+            "PersistentVolume",
+            "",
+            'PersistentVolume "pv1" is invalid: spec.nodeAffinity: Required value: '
+            "Local volume requires node affinity",
+        ),
+        id="a local volume without node affinity is refused in the api server's words",
     ),
     pytest.param(_limit_range(default={"cpu": "100m"}), None, id="a valid limit range is none"),
     pytest.param(_priority_class("gold", 100), None, id="a valid priority class is none"),
