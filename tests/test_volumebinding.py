@@ -305,6 +305,56 @@ def test_volume_binding(
         assert [checked for _, checked in answers] == filtered
 
 
+PRE_BOUND = {"claimRef": {"name": "pvc-a", "namespace": NAMESPACE}}
+NODES_AB = [_node("node-a"), _node("node-b")]
+# binder.go findMatchingVolumes hands FindMatchingVolume (pv_helpers.go) only the volumes
+# of the claim's class (assume_cache.go ListPVs: the PV cache indexed by
+# pvStorageClassIndexFunc), so its claimRef shortcut never meets a volume of another class
+PRE_BOUND_CASES = [
+    pytest.param(
+        _objects(
+            _pvc("pvc-a", "wait-sc"), _pv("pv-pre", "wait-sc", {HOSTNAME: ["node-a"]}, **PRE_BOUND)
+        ),
+        [None, _status(REASON_BIND_CONFLICT)],
+        id="a volume pre-bound to the claim of its class binds only where its affinity holds",
+    ),
+    pytest.param(
+        _objects(
+            _pvc("pvc-a", "wait-sc"),
+            _pv("pv-pre", "wait-hdd-sc", {HOSTNAME: ["node-a"]}, **PRE_BOUND),
+        ),
+        [_status(REASON_BIND_CONFLICT)] * 2,
+        id="a volume pre-bound to the claim of another class is not among those it may bind",
+    ),
+    pytest.param(
+        _objects(
+            _pvc("pvc-a", "wait-sc"),
+            _pv("pv-pre", "wait-hdd-sc", {HOSTNAME: ["node-a"]}, **PRE_BOUND),
+            _pv("pv-free", "wait-sc", {HOSTNAME: ["node-b"]}),
+        ),
+        [_status(REASON_BIND_CONFLICT), None],
+        id="beside a volume pre-bound to it of another class the claim binds a free one of its own",
+    ),
+    pytest.param(
+        _objects(
+            _pvc("pvc-a", "wait-sc"),
+            _pv("pv-pre", "wait-sc", {HOSTNAME: ["node-a"]}, **PRE_BOUND),
+            _pv("pv-free", "wait-sc", {HOSTNAME: ["node-b"]}),
+        ),
+        [None, _status(REASON_BIND_CONFLICT)],
+        id="a volume pre-bound to the claim of its class is its only match, even where it fails",
+    ),
+]
+
+
+@pytest.mark.parametrize(("objects", "filtered"), PRE_BOUND_CASES)
+def test_a_volume_pre_bound_to_a_waiting_claim(
+    objects: StorageObjects, filtered: list[Rejection | None]
+) -> None:
+    answers = [run_plugin(PLUGIN, with_claims("pvc-a"), objects, n) for n in NODES_AB]
+    assert [checked for _, checked in answers] == filtered
+
+
 ZONE = "topology.kubernetes.io/zone"
 SELECTED = "volume.kubernetes.io/selected-node"
 ZONAL = storage_class(
