@@ -21,6 +21,7 @@ from tests.builders import api_node, cluster_snapshot
 
 HOST = "kubernetes.io/hostname"
 NO_DISK = "node(s) had no available disk"
+VALID_CLAIM = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
 EBS = {"name": "d", "awsElasticBlockStore": {"volumeID": "vol-1"}}
 PD = {"name": "d", "gcePersistentDisk": {"pdName": "pd-1"}}
 PD_READ_ONLY = {"name": "d", "gcePersistentDisk": {"pdName": "pd-1", "readOnly": True}}
@@ -46,7 +47,7 @@ def _workload(kind: str, volume: dict[str, Any], replicas: int = 3) -> dict[str,
         },
     }
     if kind == "StatefulSet":
-        claim = {"metadata": {"name": "data"}, "spec": {"storageClassName": "wait"}}
+        claim = {"metadata": {"name": "data"}, "spec": {**VALID_CLAIM, "storageClassName": "wait"}}
         spec["volumeClaimTemplates"] = [claim]
     return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "a"}, "spec": spec}
 

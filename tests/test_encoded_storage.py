@@ -102,6 +102,10 @@ def test_the_binder_finds_the_same_volumes_in_texts_as_in_objects(
     assert find_pod_volumes(states[0], on) == find_pod_volumes(states[1], on)
 
 
+_VALID = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+"""A claim's spec the API server takes."""
+
+
 def test_the_claims_a_run_adds_are_laid_over_the_recorded_ones() -> None:
     recorded = [claim("data-db-0", storageClassName="fast", bound=True), *_CLASSES]
     statefulset = {
@@ -110,7 +114,7 @@ def test_the_claims_a_run_adds_are_laid_over_the_recorded_ones() -> None:
         "spec": {
             "replicas": 3,
             "volumeClaimTemplates": [
-                {"metadata": {"name": "data"}, "spec": {"storageClassName": "fast"}}
+                {"metadata": {"name": "data"}, "spec": {**_VALID, "storageClassName": "fast"}}
             ],
         },
     }

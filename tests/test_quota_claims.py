@@ -295,7 +295,8 @@ def test_a_copy_s_other_claims_are_created_beside_a_refused_one() -> None:
     """createPersistentVolumeClaims tries every claim of the copy and returns their errors
     together: the copy's claims the quota admits are created, and stay charged."""
     statefulset = _statefulset(2)
-    logs = {"metadata": {"name": "logs"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+    logs_spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    logs = {"metadata": {"name": "logs"}, "spec": logs_spec}
     statefulset["spec"]["volumeClaimTemplates"].append(logs)
     quota = _quota({"requests.storage": "15Gi"}, {"requests.storage": "0"})
     first, second = _run([statefulset, _statefulset(1, name="db")], [quota])

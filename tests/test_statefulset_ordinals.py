@@ -52,7 +52,11 @@ def _statefulset(replicas: int, template_class: str = "wait", **spec: Any) -> di
     template = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [container]}}
     claim = {
         "metadata": {"name": "data"},
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": template_class},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "storageClassName": template_class,
+        },
     }
     return {
         "apiVersion": "apps/v1",

@@ -14,10 +14,11 @@ seconds, and a class recorded without one is the oldest). A claim of the run tha
 cluster already holds (its namespace and name recorded) is not created again: the
 recorded one stands, as it does for a StatefulSet's. A StatefulSet's claims are created
 the same way from its ``volumeClaimTemplates``, for each copy below ``replicas`` whose
-claim does not exist. A StorageClass the run ships (a chart's own class) is there before
-its claims, as the API server stores it (its defaults set): the binder reads a claim's
-class by name, and a shipped class annotated default is the newest default; a class the
-cluster already holds is not created again (the recorded one stands: a class's
+claim does not exist, unless the API server refuses it (``StorageObjects.refused`` keeps
+its refusal: the copy never starts). A StorageClass the run ships (a chart's own class) is
+there before its claims, as the API server stores it (its defaults set): the binder reads
+a claim's class by name, and a shipped class annotated default is the newest default; a
+class the cluster already holds is not created again (the recorded one stands: a class's
 provisioner, parameters and binding mode cannot change). A pod's generic ephemeral volumes
 get theirs the same way, one claim per pod and per volume (:func:`ephemeral_claims`).
 A PersistentVolume the run ships (a chart's local volume beside its claim) is there as the
@@ -35,7 +36,12 @@ from dataclasses import replace
 from typing import Any
 
 from gate.k8s.podlabels import stand_in_uid
-from gate.k8s.validation import persistent_volume_claim_problems, persistent_volume_problems
+from gate.k8s.validation import (
+    aggregate,
+    invalid_object,
+    persistent_volume_claim_problems,
+    persistent_volume_problems,
+)
 from gate.k8s.volumes import (
     AVAILABLE,
     BETA_CLASS,
@@ -146,10 +152,16 @@ def with_run_claims(
         if key[1] and key not in storage.claims and not persistent_volume_claim_problems(claim):
             added[key] = claim
     existing = {*storage.claims, *added}  # the keys alone: nothing is decoded
+    refused: dict[tuple[str, str], str] = {}
     for body in bodies:
         if body.get("kind") == "StatefulSet":
             created = statefulset_claims(body, existing, classes, shipped)
-            added.update(created)
+            for key, claim in created.items():
+                problem = refusal(claim)
+                if problem is None:
+                    added[key] = claim
+                else:
+                    refused[key] = problem
             existing.update(created)
     claims = with_objects(storage.claims, added) if added else storage.claims
     volumes = run_volumes(storage.volumes, bodies, claims)
@@ -159,10 +171,11 @@ def with_run_claims(
         added.update(bound)
         volumes.update(taken)
         claims = with_objects(storage.claims, added)
-    if not added and not shipped and not volumes:
+    if not added and not shipped and not volumes and not refused:
         return storage
     return replace(
         storage,
+        refused={**storage.refused, **refused} if refused else storage.refused,
         volumes=with_objects(storage.volumes, volumes) if volumes else storage.volumes,
         claims=claims,
         classes=classes,
@@ -337,6 +350,15 @@ def statefulset_claims(
             }
             made[str(namespace), name] = created_claim(claim, classes, created)
     return made
+
+
+def refusal(claim: PlainObject) -> str | None:
+    """The API server's refusal of a new claim (ValidatePersistentVolumeClaim, apierrors
+    NewInvalid), None when it takes it."""
+    errors = aggregate(persistent_volume_claim_problems(claim))
+    return (
+        None if errors is None else invalid_object("PersistentVolumeClaim", name_of(claim), errors)
+    )
 
 
 def pod_uid(namespace: str, pod: str) -> str:

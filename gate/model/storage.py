@@ -46,6 +46,10 @@ class StorageObjects:
     created: frozenset[tuple[str, str]] = frozenset()
     """The claims the run's manifests create (shipped beside their pods, or made from a
     StatefulSet's templates), by namespace and name: none of them exists in the cluster yet."""
+    refused: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """The claims a run's StatefulSet's controller would create that the API server refuses,
+    by namespace and name: its refusal of each (``PersistentVolumeClaim "data-web-0" is
+    invalid: ...``). None of them is created."""
 
     @property
     def knows_claims(self) -> bool:

@@ -80,11 +80,13 @@ from gate.scheduler.engine.preemption import (
 )
 from gate.scheduler.engine.quotas import (
     admit_ephemeral,
+    claim_stopped,
     ephemeral_new_claims,
     limited,
     new_claims,
     pinned_created,
     refused,
+    refused_claim,
 )
 from gate.scheduler.framework.cluster import Cluster
 from gate.scheduler.framework.nodeindex import NodeIndex, lowest
@@ -399,6 +401,17 @@ class Evaluator:
         return self.autoscaling is None or workload.kind == "DaemonSet"
 
     def _admitted(
+        self, workload: Workload, pod: Pod, ledger: Ledger | None, wanted: int
+    ) -> Admitted | None:
+        """:meth:`_quota_admitted`, the copies of a StatefulSet stopping at the first whose
+        claim the API server refuses (:func:`refused_claim`)."""
+        stop = refused_claim(workload, self.snapshot.storage, wanted)
+        if stop is None:
+            return self._quota_admitted(workload, pod, ledger, wanted)
+        admitted = self._quota_admitted(workload, pod, ledger, stop[0])
+        return claim_stopped(admitted, *stop)
+
+    def _quota_admitted(
         self, workload: Workload, pod: Pod, ledger: Ledger | None, wanted: int
     ) -> Admitted | None:
         """The workload's object and ``wanted`` pods admitted against its namespace's

@@ -43,6 +43,50 @@ def new_claims(
     return found if any(found) else None
 
 
+CLAIM_FAILED = (
+    "create Claim {claim} for Pod {pod} in StatefulSet {statefulset} failed error: {error}"
+)
+"""stateful_pod_control.go recordClaimEvent: the controller's event when it fails to create
+a copy's claim."""
+
+
+def refused_claim(
+    workload: Workload, storage: StorageObjects | None, wanted: int
+) -> tuple[int, str] | None:
+    """The first of a StatefulSet's ``wanted`` copies (its position) whose claim the API
+    server refuses (:attr:`StorageObjects.refused`), with the controller's event for it (of
+    the copy's first such claim, in the templates' order); None when every one is created.
+    ``CreateStatefulPod`` creates the copy's claims before its pod and returns their error
+    before the pod: that copy, and every one after it, never starts."""
+    if not workload.claim_templates or storage is None or not storage.refused:
+        return None
+    namespace, first = workload.namespace, workload.first_ordinal
+    for position in range(wanted):
+        for template in workload.claim_templates:
+            name = copy_claim(template, workload.name, first + position)
+            error = storage.refused.get((namespace, name))
+            if error is not None:
+                pod = copy_name(workload, position)
+                event = CLAIM_FAILED.format(
+                    claim=name, pod=pod, statefulset=workload.name, error=error
+                )
+                return position, event
+    return None
+
+
+def claim_stopped(admitted: Admitted | None, position: int, message: str) -> Admitted:
+    """``admitted`` (the copies before ``position`` against the quotas, None when no quota
+    counted them) once the copy at ``position`` stops on a refused claim: a quota that
+    refused an earlier copy speaks first; else every copy before it is created, and the
+    claim's refusal is the message."""
+    if admitted is not None and admitted.created < position:
+        return admitted
+    if admitted is None:
+        return Admitted(position, (), message, room=position)
+    room = None if admitted.room is None else min(admitted.room, position)
+    return Admitted(position, admitted.quotas, message, room=room)
+
+
 def ephemeral_new_claims(
     workload: Workload, storage: StorageObjects | None, wanted: int, first: str
 ) -> list[list[tuple[str, PlainObject]]]:
@@ -91,8 +135,11 @@ def admit_ephemeral(
     return Admitted(usable, tuple(sorted(names)), stopped.message, stopped.refused_by, room=room)
 
 
-def quota_of(admitted: Admitted) -> Quota:
-    """The report's part: the refusing quota, else every quota that counted the pods."""
+def quota_of(admitted: Admitted) -> Quota | None:
+    """The report's part: the refusing quota, else every quota that counted the pods; none
+    when no quota counted them (a copy stopped by a claim the API server refuses)."""
+    if not admitted.quotas and admitted.refused_by is None:
+        return None
     named = admitted.refused_by or ", ".join(admitted.quotas)
     return Quota(created=admitted.created, quota=named, message=admitted.message)
 
