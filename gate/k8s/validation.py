@@ -56,7 +56,7 @@ from gate.k8s.names import (
     label_value_ok,
 )
 from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
-from gate.k8s.podnames import generate_name
+from gate.k8s.podnames import controller_object, generate_name
 from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import (
@@ -2150,9 +2150,32 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
         errors = _all(_workload(kind, body, spec))
     except ZonesUnreadable as unknown:
         return str(unknown)
+    name = stored_name(_mapping(body.get("metadata")))
+    if errors is None:
+        return _cron_jobs_problem(body, spec, name) if kind == "CronJob" else None
+    return invalid_object(kind, name, errors)
+
+
+def _cron_jobs_problem(cron: Mapping[str, Any], spec: Mapping[str, Any], name: str) -> str | None:
+    """The errors of the Job an accepted CronJob's controller creates (cronjob_controllerv2.go
+    getJobFromTemplate2: the job template's metadata and spec, named getJobName): the API
+    server holds it to every Job's rules, validateGeneratedSelector's among them, which the
+    CronJob escapes, so a job template whose pods carry another job-name or controller-uid
+    label makes Jobs that are each refused."""
+    made = controller_object("CronJob", name)
+    if made is None:
+        return None
+    template = _mapping(at(cron, ("spec", "jobTemplate")))
+    template_meta = _mapping(template.get("metadata"))
+    metadata = {"name": made[1], "namespace": at(cron, ("metadata", "namespace"))}
+    metadata |= {key: template_meta.get(key) for key in ("labels", "annotations")}
+    job = {"metadata": metadata, "spec": template.get("spec")}
+    errors = _all(_workload("Job", job, spec))
     if errors is None:
         return None
-    return invalid_object(kind, stored_name(_mapping(body.get("metadata"))), errors)
+    return f"every Job CronJob {go_quote(name)} creates is refused: " + invalid_object(
+        "Job", made[1], errors
+    )
 
 
 _GROUPS = {kind: "apps" for kind in APPS} | {"Job": "batch", "CronJob": "batch"}
