@@ -578,3 +578,39 @@ def test_a_daemon_set_s_evictions_are_of_no_more_pods_than_the_quota_created(
     else:
         [text] = texts
         assert warned in text and "which nodes' pods are created is not known" in text
+
+
+# SetObjectDefaults_ResourceQuota (pkg/apis/core/v1/zz_generated.defaults.go) runs
+# SetDefaults_ResourceList (pkg/apis/core/v1/defaults.go) on spec.hard: each quantity is
+# stored rounded up to thousandths (RoundUp(-3)) before the quota controller copies it to
+# status.hard, which admission reads.
+# (id, the new quota's requests.cpu, the pods' cpu, the pods created of 3, the limit shown)
+NEW_HARD_ROUNDED: list[tuple[str, str, str, int, str | None]] = [
+    ("a hard limit finer than a millicore is stored rounded up to one", "1500u", "2m", 1,
+     "2m"),
+    ("a hard limit of a fraction of a millicore admits the pod rounded up as well", "4.0001",
+     "2", 2, "4001m"),
+    ("a hard limit of whole millicores is stored as written", "3m", "1m", 3, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("hard", "cpu", "created", "limited"),
+    [c[1:] for c in NEW_HARD_ROUNDED],
+    ids=[c[0] for c in NEW_HARD_ROUNDED],
+)
+def test_a_run_s_new_quota_s_hard_limits_are_stored_rounded_up_to_thousandths(
+    hard: str, cpu: str, created: int, limited: str | None
+) -> None:
+    new = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "compute", "namespace": "web"},
+        "spec": {"hard": {"requests.cpu": hard}},
+    }
+    web = _deployment("web", 3, cpu)
+    [result] = _run([new, web], None, [])
+    assert result.quota is not None and result.quota.created == created
+    if limited is not None:
+        assert result.message is not None
+        assert result.message.endswith(f"limited: requests.cpu={limited}")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gate.k8s.podlabels import stand_in_uid
+from gate.k8s.podnames import controller_object
 from tests.test_api_validation import (
     Edit,
     controller,
@@ -416,3 +417,66 @@ def test_a_workload_spec_the_api_server_takes_is_a_workload(
 
 def test_the_job_helper_builds_a_job_the_api_server_takes() -> None:
     assert reason(job()) is None
+
+
+CRON_JOB = (controller_object("CronJob", "c") or ("", ""))[1]
+"""The Job the CronJob ``c`` creates, ``<cronjob>-<scheduled time in minutes>``."""
+CRON_UID = stand_in_uid("Job", CRON_JOB)
+
+
+def _cron_labels(**labels: str) -> Edit:
+    """Label the pod template of the CronJob's job template."""
+    return lambda body: body["spec"]["jobTemplate"]["spec"]["template"].update(
+        metadata={"labels": labels}
+    )
+
+
+def _generated(**written: str) -> str:
+    labels = {
+        "batch.kubernetes.io/controller-uid": CRON_UID,
+        "batch.kubernetes.io/job-name": CRON_JOB,
+        "controller-uid": CRON_UID,
+        "job-name": CRON_JOB,
+    } | written
+    return "{" + ",".join(f'"{k}":"{v}"' for k, v in sorted(labels.items())) + "}"
+
+
+# The CronJob is accepted (ValidateJobTemplateSpec leaves the pod template's labels alone),
+# but each Job its controller creates (cronjob_controllerv2.go getJobFromTemplate2: the job
+# template's spec, named getJobName) is refused by validateGeneratedSelector
+# (pkg/apis/batch/validation/validation.go, TestValidateJob's "spec.template.metadata.
+# labels[job-name]" rows).
+# (id, the edit of the CronJob, the errors of its Job)
+CRON_JOBS_REFUSED: list[tuple[str, Edit, str]] = [
+    ("a CronJob whose pods are labelled with another job name makes Jobs that are refused",
+     _cron_labels(**{"job-name": "c"}),
+     f"spec.template.metadata.labels[job-name]: Invalid value: {_generated(**{'job-name': 'c'})}"
+     f": must be '{CRON_JOB}'"),
+    ("a CronJob whose pods carry another prefixed job name makes Jobs that are refused",
+     _cron_labels(**{"batch.kubernetes.io/job-name": "nightly"}),
+     "spec.template.metadata.labels[batch.kubernetes.io/job-name]: Invalid value: "
+     f"{_generated(**{'batch.kubernetes.io/job-name': 'nightly'})}: must be '{CRON_JOB}'"),
+    ("a CronJob whose pods carry a controller uid makes Jobs that are refused",
+     _cron_labels(**{"controller-uid": "1"}),
+     f"spec.template.metadata.labels[controller-uid]: Invalid value: "
+     f"{_generated(**{'controller-uid': '1'})}: must be '{CRON_UID}'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("edit", "errors"), [r[1:] for r in CRON_JOBS_REFUSED], ids=[r[0] for r in CRON_JOBS_REFUSED]
+)
+def test_a_cronjob_whose_jobs_the_api_server_refuses_is_an_error_naming_the_job(
+    edit: Edit, errors: str
+) -> None:
+    body = job("CronJob")
+    edit(body)
+    assert reason(body) == (
+        f'every Job CronJob "c" creates is refused: Job.batch "{CRON_JOB}" is invalid: {errors}'
+    )
+
+
+def test_a_cronjob_whose_pods_carry_its_jobs_own_name_is_taken() -> None:
+    body = job("CronJob")
+    _cron_labels(**{"app": "x", "job-name": CRON_JOB})(body)
+    assert reason(body) is None

@@ -53,6 +53,7 @@ from gate.k8s.quotausage import (
 )
 from gate.k8s.quotavalidation import QuotaWrites
 from gate.k8s.resources import CPU, MEMORY, is_extended
+from gate.k8s.validation import to_milli
 from gate.k8s.volumes import PlainObject
 from gate.model import AdmissionObjects, ExistingPod
 from gate.untyped import mapping
@@ -457,18 +458,21 @@ def _key(item: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def new_quota(body: Mapping[str, Any], pods: Iterable[Usage]) -> ResourceQuota | None:
-    """A ResourceQuota among the run's manifests: its ``spec.hard`` is its hard limit, and
-    its usage what ``pods`` use of what it tracks, as the quota controller's first count
-    would find it."""
+    """A ResourceQuota among the run's manifests: its ``spec.hard`` is its hard limit, each
+    quantity as the API server stores it (SetObjectDefaults_ResourceQuota's
+    SetDefaults_ResourceList: rounded up to thousandths, its format kept), and its usage
+    what ``pods`` use of what it tracks, as the quota controller's first count would find
+    it."""
     spec = mapping(body.get("spec"))
     quota = resource_quota({**body, "status": {"hard": spec.get("hard")}})
     if quota is None:
         return None
-    used: Usage = {name: Amount(Fraction(0)) for name in quota.hard}
+    hard = {name: Amount(to_milli(a.value), a.format) for name, a in quota.hard.items()}
+    used: Usage = {name: Amount(Fraction(0)) for name in hard}
     for usage in pods:
         for name, amount in usage.items():
             if name in used:
                 used[name] = used[name].plus(amount)
     # The controller writes its count, and admission reads that text back: its format.
     read_back = {name: Amount.of(str(amount)) for name, amount in used.items()}
-    return ResourceQuota(quota.namespace, quota.name, quota.hard, read_back, quota.scopes)
+    return ResourceQuota(quota.namespace, quota.name, hard, read_back, quota.scopes)

@@ -56,7 +56,7 @@ from gate.k8s.names import (
     label_value_ok,
 )
 from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
-from gate.k8s.podnames import generate_name
+from gate.k8s.podnames import controller_object, generate_name
 from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
 from gate.k8s.resources import (
@@ -404,11 +404,14 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 NOT_FOUND = "Not found"
 
 
-def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str], pod: str = "") -> Errors:
+def volume_names(
+    spec: Mapping[str, Any], prefix: str, names: set[str], pod: str = "", *, is_pod: bool = False
+) -> Errors:
     """ValidateVolumes: each volume's source (:func:`volume_source`), then its name
     (required, a DNS label, once); ``names`` gathers the volumes without an error, the
     ones a mount may name. ``pod``: the pod's name, known for a pod (not for a template),
-    whose ephemeral volumes' claims are then named and may not be mounted as claims."""
+    whose ephemeral volumes' claims are then named and may not be mounted as claims;
+    ``is_pod``: a pod's volumes, not a template's (PodValidationOptions.ResourceIsPod)."""
     volumes = [_mapping(v) for v in _items(spec.get("volumes"))]
     created = {f"{pod}-{_str(v.get('name'))}" for v in volumes if v.get(EPHEMERAL) is not None}
     for i, volume in enumerate(volumes):
@@ -416,7 +419,7 @@ def volume_names(spec: Mapping[str, Any], prefix: str, names: set[str], pod: str
         if name is None:
             continue  # of a wrong type: the decoder's to refuse
         where = f"{prefix}.volumes[{i}]"
-        found = list(volume_source(volume, where, name, pod))
+        found = list(volume_source(volume, where, name, pod, is_pod=is_pod))
         if not name:
             found.append(FieldError(f"{where}.name", REQUIRED))
         found += _each(f"{where}.name", name, dns1123_label_errors(name)) if name else []
@@ -778,10 +781,12 @@ _MORE_THAN_ONE = "may not specify more than 1 volume type"
 FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
 
 
-def volume_source(volume: Mapping[str, Any], where: str, name: str, pod: str = "") -> Errors:
-    """validateVolumeSource: one source, checked as its own rule says for the sources a
-    chart writes (emptyDir, hostPath, secret, nfs, iscsi, persistentVolumeClaim, rbd,
-    downwardAPI, configMap, projected, csi), and any later one refused. A volume written
+def volume_source(
+    volume: Mapping[str, Any], where: str, name: str, pod: str = "", *, is_pod: bool = False
+) -> Errors:
+    """validateVolumeSource: one source, checked as its own rule says (:data:`_SOURCE_RULES`;
+    an image volume's reference only for a pod, ``is_pod``), and any later one refused. A
+    volume written
     without any is an emptyDir (SetDefaults_Volume), so "must specify a volume type" is
     never met from a manifest."""
     counted = False
@@ -798,6 +803,8 @@ def volume_source(volume: Mapping[str, Any], where: str, name: str, pod: str = "
                 yield from check(source, f"{where}.{key}")
             if key == EPHEMERAL:
                 yield from ephemeral_claim_name(where, name, pod)
+            if key == "image":
+                yield from _image(source, f"{where}.image", is_pod)
         if key == "iscsi":
             yield from _iscsi_name(source, where, name)
 
@@ -1186,17 +1193,258 @@ def _csi(source: Mapping[str, Any], where: str) -> Errors:
             yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
 
 
+def _required(source: Mapping[str, Any], where: str, *names: str) -> Errors:
+    """Each string field of ``names`` the source leaves empty (unset is ""), in order."""
+    for name in names:
+        if _text(source.get(name)) == "":
+            yield FieldError(f"{where}.{name}", REQUIRED)
+
+
+_PARTITION_ERROR = "must be between 1 and 255, inclusive"
+"""pdPartitionErrorMsg (InclusiveRangeError(1, 255)), though 0 is taken."""
+
+
+def _partition(source: Mapping[str, Any], where: str) -> Errors:
+    partition = _int(source.get("partition"))
+    if partition is not None and not 0 <= partition <= 255:
+        yield FieldError(f"{where}.partition", INVALID, str(partition), _PARTITION_ERROR)
+
+
+def _git_repo(source: Mapping[str, Any], where: str) -> Errors:
+    """validateGitRepoVolumeSource: a repository, and a directory that is relative
+    (validateLocalDescendingPath) without ``..`` elements."""
+    yield from _required(source, where, "repository")
+    directory = _text(source.get("directory"))
+    if directory is not None:
+        if directory.startswith("/"):
+            yield invalid(f"{where}.directory", directory, "must be a relative path")
+        yield from _no_backsteps(directory, f"{where}.directory")
+
+
+def _gce_disk(source: Mapping[str, Any], where: str) -> Errors:
+    """validateGCEPersistentDiskVolumeSource, whose errors validateVolumeSource reports at
+    ``persistentDisk``, not at the source's own field."""
+    at_disk = where.removesuffix(".gcePersistentDisk") + ".persistentDisk"
+    yield from _required(source, at_disk, "pdName")
+    yield from _partition(source, at_disk)
+
+
+def _aws_disk(source: Mapping[str, Any], where: str) -> Errors:
+    """validateAWSElasticBlockStoreVolumeSource."""
+    yield from _required(source, where, "volumeID")
+    yield from _partition(source, where)
+
+
+def _glusterfs(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "endpoints", "path")
+
+
+def _flocker(source: Mapping[str, Any], where: str) -> Errors:
+    """validateFlockerVolumeSource: one of the dataset's name and UUID, a name of no ``/``."""
+    name, uuid = _text(source.get("datasetName")), _text(source.get("datasetUUID"))
+    if name == "" and uuid == "":
+        yield FieldError(where, REQUIRED, None, "one of datasetName and datasetUUID is required")
+    if name and uuid:
+        detail = "datasetName and datasetUUID can not be specified simultaneously"
+        yield invalid(where, "resource", detail)
+    if name and "/" in name:
+        yield invalid(f"{where}.datasetName", name, "must not contain '/'")
+
+
+def _secret_ref_name(source: Mapping[str, Any], where: str) -> Errors:
+    """A ``secretRef``, when written, names its secret."""
+    ref = source.get("secretRef")
+    if isinstance(ref, Mapping) and _text(ref.get("name")) == "":
+        yield FieldError(f"{where}.secretRef.name", REQUIRED)
+
+
+def _cinder(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "volumeID")
+    yield from _secret_ref_name(source, where)
+
+
+def _cephfs(source: Mapping[str, Any], where: str) -> Errors:
+    """validateCephFSVolumeSource, reported at ``cephfs`` (a second source at ``cephFS``)."""
+    if not _items(source.get("monitors")):
+        yield FieldError(f"{where}.monitors", REQUIRED)
+
+
+_REGISTRY = "must be a host:port pair or multiple pairs separated by commas"
+
+
+def _quobyte(source: Mapping[str, Any], where: str) -> Errors:
+    """validateQuobyteVolumeSource: a registry (the tenant's length checked only beside
+    one, and each of its pairs only beside a tenant of at most 64), then a volume."""
+    registry = _text(source.get("registry"))
+    tenant = _text(source.get("tenant")) or ""
+    if registry == "":
+        yield FieldError(f"{where}.registry", REQUIRED, None, _REGISTRY)
+    elif len(tenant.encode()) >= 65:
+        detail = "must be a UUID and may not exceed a length of 64 characters"
+        yield FieldError(f"{where}.tenant", REQUIRED, None, detail)
+    elif registry is not None:
+        for pair in registry.split(","):
+            if not _host_port(pair):
+                yield invalid(f"{where}.registry", registry, _REGISTRY)
+    yield from _required(source, where, "volume")
+
+
+def _host_port(pair: str) -> bool:
+    """Whether net.SplitHostPort splits ``pair``: a last colon before the port, a host of
+    no colon unless bracketed (``[::1]:80``), and no stray bracket."""
+    last = pair.rfind(":")
+    if last < 0:
+        return False
+    start, end = 0, 0
+    if pair.startswith("["):
+        close = pair.find("]")
+        if close < 0 or close + 1 != last:
+            return False
+        start, end = 1, close + 1
+    elif ":" in pair[:last]:
+        return False
+    return "[" not in pair[start:] and "]" not in pair[end:]
+
+
+_FC_TARGETS = "must specify either targetWWNs or wwids, but not both"
+
+
+def _fc(source: Mapping[str, Any], where: str) -> Errors:
+    """validateFCVolumeSource: target WWNs (with a LUN of 0-255) or WWIDs, not both."""
+    targets, wwids = _items(source.get("targetWWNs")), _items(source.get("wwids"))
+    if not targets and not wwids:
+        yield FieldError(f"{where}.targetWWNs", REQUIRED, None, _FC_TARGETS)
+    if targets and wwids:
+        shown = "[" + ",".join(json_quote(_str(t)) for t in targets) + "]"  # json.Marshal
+        detail = "targetWWNs and wwids can not be specified simultaneously"
+        yield FieldError(f"{where}.targetWWNs", INVALID, shown, detail)
+    if targets:
+        lun = source.get("lun")
+        if lun is None:
+            detail = "lun is required if targetWWNs is specified"
+            yield FieldError(f"{where}.lun", REQUIRED, None, detail)
+        elif isinstance(lun, int) and not 0 <= lun <= 255:
+            detail = "must be between 0 and 255, inclusive"
+            yield FieldError(f"{where}.lun", INVALID, str(lun), detail)
+
+
+def _flex(source: Mapping[str, Any], where: str) -> Errors:
+    """validateFlexVolumeSource: a driver, and no option in the kubernetes.io or k8s.io
+    namespaces (a Go map, walked here by key)."""
+    yield from _required(source, where, "driver")
+    for key in sorted(str(k) for k in _mapping(source.get("options"))):
+        prefix = key.split("/", 1)[0] if "/" in key else key
+        normalized = "." + prefix.lower()
+        if normalized.endswith((".kubernetes.io", ".k8s.io")):
+            detail = "kubernetes.io and k8s.io namespaces are reserved"
+            yield invalid(f"{where}.options[{key}]", key, detail)
+
+
+def _azure_file(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "secretName", "shareName")
+
+
+_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")  # sets.List: sorted
+_DISK_KINDS = ("Dedicated", "Managed", "Shared")  # sets.List: sorted
+_MANAGED_URI = (
+    "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/"
+    "{disk-id}"
+)
+_BLOB_URI = "https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"
+
+
+def _azure_disk(source: Mapping[str, Any], where: str) -> Errors:
+    """validateAzureDisk after SetDefaults_AzureDiskVolumeSource (caching ReadWrite, kind
+    Shared): a disk name and URI, the caching mode and kind of their values, and a URI of
+    the kind's form (a managed disk's ``/subscriptions/``, a blob's ``https://``)."""
+    yield from _required(source, where, "diskName", "diskURI")
+    uri = _text(source.get("diskURI")) or ""
+    caching = _text(source.get("cachingMode"))
+    written = source.get("cachingMode") is not None
+    if written and caching is not None and caching not in _CACHING_MODES:
+        yield not_supported(f"{where}.cachingMode", caching, _CACHING_MODES)
+    kind = "Shared" if source.get("kind") is None else _text(source.get("kind"))
+    if kind is None:
+        return
+    if kind not in _DISK_KINDS:
+        yield not_supported(f"{where}.kind", kind, _DISK_KINDS)
+    if kind == "Managed" and not uri.startswith("/subscriptions/"):
+        yield not_supported(f"{where}.diskURI", uri, (_MANAGED_URI,))
+    if kind != "Managed" and not uri.startswith("https://"):
+        yield not_supported(f"{where}.diskURI", uri, (_BLOB_URI,))
+
+
+def _vsphere(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "volumePath")
+
+
+def _photon(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "pdID")
+
+
+def _portworx(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "volumeID")
+
+
+def _storageos(source: Mapping[str, Any], where: str) -> Errors:
+    """validateStorageOSVolumeSource: a volume name and any namespace DNS labels, a
+    ``secretRef`` naming its secret."""
+    name = _text(source.get("volumeName"))
+    if name == "":
+        yield FieldError(f"{where}.volumeName", REQUIRED)
+    elif name is not None:
+        yield from _each(f"{where}.volumeName", name, dns1123_label_errors(name))
+    namespace = _text(source.get("volumeNamespace"))
+    if namespace:
+        yield from _each(f"{where}.volumeNamespace", namespace, dns1123_label_errors(namespace))
+    yield from _secret_ref_name(source, where)
+
+
+def _scale_io(source: Mapping[str, Any], where: str) -> Errors:
+    """validateScaleIOVolumeSource: a gateway, a system, a volume name (its required
+    ``secretRef`` is not checked by validation)."""
+    yield from _required(source, where, "gateway", "system", "volumeName")
+
+
+def _image(source: Mapping[str, Any], where: str, pod: bool) -> Errors:
+    """validateImageVolumeSource after SetDefaults_ImageVolumeSource (a pull policy unset
+    is Always or IfNotPresent): a reference, required of a pod only (a template's is
+    checked on the pods its controller creates), then the pull policy of its values."""
+    if pod:
+        yield from _required(source, where, "reference")
+    policy = _text(source.get("pullPolicy"))
+    if policy and policy not in _PULL_POLICIES:
+        yield not_supported(f"{where}.pullPolicy", policy, _PULL_POLICIES)
+
+
 _SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
+    "gitRepo": _git_repo,
+    "gcePersistentDisk": _gce_disk,
+    "awsElasticBlockStore": _aws_disk,
     "secret": _secret,
     "nfs": _nfs,
     "iscsi": _iscsi,
+    "glusterfs": _glusterfs,
+    "flocker": _flocker,
     "persistentVolumeClaim": _claim,
     "rbd": _rbd,
+    "cinder": _cinder,
+    "cephfs": _cephfs,
+    "quobyte": _quobyte,
     "downwardAPI": _downward_api,
+    "fc": _fc,
+    "flexVolume": _flex,
     "configMap": _config_map,
+    "azureFile": _azure_file,
+    "vsphereVolume": _vsphere,
+    "photonPersistentDisk": _photon,
+    "portworxVolume": _portworx,
+    "azureDisk": _azure_disk,
+    "storageos": _storageos,
     "projected": _projected,
+    "scaleIO": _scale_io,
     "csi": _csi,
     EPHEMERAL: ephemeral_volume_source,
 }
@@ -1896,13 +2144,18 @@ def _service_account(spec: Mapping[str, Any], prefix: str) -> Errors:
 
 
 def pod_spec(
-    spec: Mapping[str, Any], prefix: str, mounts_known: bool = True, pod: str = ""
+    spec: Mapping[str, Any],
+    prefix: str,
+    mounts_known: bool = True,
+    pod: str = "",
+    *,
+    is_pod: bool = False,
 ) -> Errors:
     """ValidatePodSpec, in its order, for the fields fitgate reads. ``mounts_known``: the
     spec holds every volume its pod will (a StatefulSet's pods also have its claims').
     ``pod``: the pod's name, for a pod whose name is known (:func:`volume_names`)."""
     volumes: set[str] = set()
-    yield from volume_names(spec, prefix, volumes, pod)
+    yield from volume_names(spec, prefix, volumes, pod, is_pod=is_pod)
     yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
@@ -2150,9 +2403,32 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
         errors = _all(_workload(kind, body, spec))
     except ZonesUnreadable as unknown:
         return str(unknown)
+    name = stored_name(_mapping(body.get("metadata")))
+    if errors is None:
+        return _cron_jobs_problem(body, spec, name) if kind == "CronJob" else None
+    return invalid_object(kind, name, errors)
+
+
+def _cron_jobs_problem(cron: Mapping[str, Any], spec: Mapping[str, Any], name: str) -> str | None:
+    """The errors of the Job an accepted CronJob's controller creates (cronjob_controllerv2.go
+    getJobFromTemplate2: the job template's metadata and spec, named getJobName): the API
+    server holds it to every Job's rules, validateGeneratedSelector's among them, which the
+    CronJob escapes, so a job template whose pods carry another job-name or controller-uid
+    label makes Jobs that are each refused."""
+    made = controller_object("CronJob", name)
+    if made is None:
+        return None
+    template = _mapping(at(cron, ("spec", "jobTemplate")))
+    template_meta = _mapping(template.get("metadata"))
+    metadata = {"name": made[1], "namespace": at(cron, ("metadata", "namespace"))}
+    metadata |= {key: template_meta.get(key) for key in ("labels", "annotations")}
+    job = {"metadata": metadata, "spec": template.get("spec")}
+    errors = _all(_workload("Job", job, spec))
     if errors is None:
         return None
-    return invalid_object(kind, stored_name(_mapping(body.get("metadata"))), errors)
+    return f"every Job CronJob {go_quote(name)} creates is refused: " + invalid_object(
+        "Job", made[1], errors
+    )
 
 
 _GROUPS = {kind: "apps" for kind in APPS} | {"Job": "batch", "CronJob": "batch"}
@@ -2313,7 +2589,7 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     notes = _mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
     pod = stored_name(_mapping(body.get("metadata"))) if named else ""
-    yield from pod_spec(spec, "spec", mounts_known=named, pod=pod)
+    yield from pod_spec(spec, "spec", mounts_known=named, pod=pod, is_pod=True)
     yield from _pod_only(spec)
 
 
