@@ -389,6 +389,26 @@ POD_ONLY = [
         id="a node named beside scheduling gates is refused in the pods",
     ),
     pytest.param({"nodeName": "n"}, None, id="a node named without gates is no error"),
+    # validateImageVolumeSource: the reference is required when opts.ResourceIsPod, and
+    # validateVolumes keeps a volume of errors from the names validateVolumeMounts finds
+    # (TestValidatePodSpec's image volume cases); volumes come first in ValidatePodSpec
+    pytest.param(
+        {"volumes": [{"name": "img", "image": {"pullPolicy": "Always"}}],
+         "containers": [{**container(requests={"cpu": "1"}), "image": "nginx ",
+                         "volumeMounts": [{"name": "img", "mountPath": "/img"}]}]},
+        "[spec.volumes[0].image.reference: Required value, "
+        'spec.containers[0].volumeMounts[0].name: Not found: "img", '
+        'spec.containers[0].image: Invalid value: "nginx ": must not have leading or '
+        "trailing whitespace]",
+        id="an image volume without a reference is taken in a template and refused in its pods",
+    ),
+    pytest.param(
+        {"volumes": [{"name": "img", "image": {"reference": "example.com/data:1"}}],
+         "containers": [{**container(requests={"cpu": "1"}),
+                         "volumeMounts": [{"name": "img", "mountPath": "/img"}]}]},
+        None,
+        id="an image volume of a reference is no error in the pods",
+    ),
 ]  # fmt: skip
 
 

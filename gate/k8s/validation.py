@@ -1411,10 +1411,14 @@ def _image(source: Mapping[str, Any], where: str, pod: bool) -> Errors:
     is Always or IfNotPresent): a reference, required of a pod only (a template's is
     checked on the pods its controller creates), then the pull policy of its values."""
     if pod:
-        yield from _required(source, where, "reference")
+        yield from _image_reference(source, where)
     policy = _text(source.get("pullPolicy"))
     if policy and policy not in _PULL_POLICIES:
         yield not_supported(f"{where}.pullPolicy", policy, _PULL_POLICIES)
+
+
+def _image_reference(source: Mapping[str, Any], where: str) -> Errors:
+    yield from _required(source, where, "reference")
 
 
 _SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
@@ -2613,9 +2617,34 @@ def _pod_only(spec: Mapping[str, Any]) -> Errors:
 
 def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePodCreate gives a pod created from ``spec``, a template its
-    workload's API validated, that the template's validation did not (:func:`_pod_only`):
-    a controller's pods are refused for them though the workload was taken."""
-    return [str(e) for e in _pod_only(spec)]
+    workload's API validated, that the template's validation did not: its image volumes'
+    references (:func:`_pod_only_volumes`), then :func:`_pod_only`. A controller's pods
+    are refused for them though the workload was taken."""
+    return [str(e) for e in (*_pod_only_volumes(spec), *_pod_only(spec))]
+
+
+def _pod_only_volumes(spec: Mapping[str, Any]) -> Errors:
+    """What ValidatePodSpec holds a pod's volumes to (opts.ResourceIsPod) and not a
+    validated template's: an image volume's reference, in the volumes' order; a volume so
+    refused is none validateVolumeMounts finds, so each mount naming it is then not found,
+    in validateContainers' then validateInitContainers' order."""
+    refused: set[str] = set()
+    for i, volume in enumerate(_mapping(v) for v in _items(spec.get("volumes"))):
+        source = volume.get("image")
+        if isinstance(source, Mapping):  # the template took it, so it is the only source
+            found = list(_image_reference(source, f"spec.volumes[{i}].image"))
+            yield from found
+            if found:
+                refused.add(_str(volume.get("name")))
+    if not refused:
+        return
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(_containers(spec, key)):
+            for j, mount in enumerate(_mapping(m) for m in _items(container.get("volumeMounts"))):
+                name = _text(mount.get("name"))
+                if name is not None and name in refused:
+                    where = f"spec.{key}[{i}].volumeMounts[{j}].name"
+                    yield FieldError(where, NOT_FOUND, go_quote(name))
 
 
 @dataclass(frozen=True, slots=True)
