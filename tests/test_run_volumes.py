@@ -348,3 +348,201 @@ def test_a_volume_the_api_server_refuses_is_never_created(
     assert persistent_volume_problems(body) == problems
     shipped = run_volumes(set(), [body], {})
     assert bool(shipped) is not bool(problems)
+
+
+def _sourced(**sources: Any) -> dict[str, Any]:
+    """A volume whose sources are ``sources`` in place of its local path."""
+    body = _volume(**sources)
+    del body["spec"]["local"]
+    return body
+
+
+_LABEL = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+_SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_PORTAL = "10.0.0.1:3260/" + "p" * 60
+_TOO_LONG = (
+    "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+    "iscsi.initiatorName is specified."
+)
+
+# ValidatePersistentVolumeSpec (pkg/apis/core/validation/validation.go): each source's
+# PersistentVolume rules, in its order and words; a flexVolume is counted but never
+# forbidden, and a second cephfs is forbidden at cephFS.
+SOURCES = [
+    pytest.param(
+        _sourced(nfs={"path": "data"}),
+        ["spec.nfs.server: Required value",
+         'spec.nfs.path: Invalid value: "data": must be an absolute path'],
+        id="an nfs volume of no server and a relative path is refused (validateNFSVolumeSource)",
+    ),
+    pytest.param(
+        _sourced(iscsi={"targetPortal": _PORTAL, "initiatorName": "iqn.2015-02.example.com:a"}),
+        [f'spec.iscsi.targetportal: Invalid value: "{_PORTAL}": {_TOO_LONG}',
+         "spec.iscsi.iqn: Required value"],
+        id="an iscsi volume's name and portal too long come after the portal, before its iqn",
+    ),
+    pytest.param(
+        _sourced(iscsi={"targetPortal": "p", "iqn": "foo", "lun": 256, "initiatorName": "bad",
+                        "chapAuthSession": True, "secretRef": {}}),
+        ['spec.iscsi.iqn: Invalid value: "foo": must be valid format',
+         "spec.iscsi.lun: Invalid value: 256: must be between 0 and 255, inclusive",
+         "spec.iscsi.secretRef.name: Required value",
+         'spec.iscsi.initiatorname: Invalid value: "bad": must be valid format'],
+        id="an iscsi volume's iqn, lun, secret and initiator are refused in the volume's words",
+    ),
+    pytest.param(
+        _sourced(iscsi={"targetPortal": "p", "iqn": "iqn.x", "chapAuthDiscovery": True}),
+        ['spec.iscsi.iqn: Invalid value: "iqn.x": must be valid format',
+         "spec.iscsi.secretRef: Required value"],
+        id="an iscsi volume of CHAP without a secret is refused",
+    ),
+    pytest.param(
+        _sourced(rbd={}),
+        ["spec.rbd.monitors: Required value", "spec.rbd.image: Required value"],
+        id="an rbd volume of no monitors and no image is refused",
+    ),
+    pytest.param(
+        _sourced(cinder={"volumeID": "v", "secretRef": {}}),
+        ["spec.cinder.secretRef.name: Required value",
+         "spec.cinder.secretRef.namespace: Required value"],
+        id="a cinder volume's secret needs a name and a namespace",
+    ),
+    pytest.param(
+        _sourced(cephfs={}),
+        ["spec.cephfs.monitors: Required value"],
+        id="a cephfs volume of no monitors is refused",
+    ),
+    pytest.param(
+        _sourced(hostPath={"path": "/mnt"}, cephfs={"monitors": ["m"]}),
+        ["spec.cephFS: Forbidden: may not specify more than 1 volume type"],
+        id="a second source that is cephfs is forbidden at cephFS",
+    ),
+    pytest.param(
+        _sourced(flexVolume={"options": {"kubernetes.io/x": "1"}}),
+        ["spec.flexVolume.driver: Required value",
+         "spec.flexVolume.options[kubernetes.io/x]: Invalid value: \"kubernetes.io/x\": "
+         "kubernetes.io and k8s.io namespaces are reserved"],
+        id="a flex volume of no driver and a reserved option is refused",
+    ),
+    pytest.param(
+        _sourced(nfs={"server": "s", "path": "/p"}, flexVolume={}),
+        ["spec.flexVolume.driver: Required value"],
+        id="a flex volume after another source is checked and not forbidden",
+    ),
+    pytest.param(
+        _sourced(flexVolume={"driver": "d"}, azureFile={}),
+        ["spec.azureFile: Forbidden: may not specify more than 1 volume type"],
+        id="a source after a flex volume is forbidden",
+    ),
+    pytest.param(
+        _sourced(azureFile={"secretNamespace": ""}),
+        ["spec.azureFile.secretName: Required value", "spec.azureFile.shareName: Required value",
+         "spec.azureFile.secretNamespace: Required value"],
+        id="an azure file volume's secret namespace may not be empty (validateAzureFilePV)",
+    ),
+    pytest.param(
+        _sourced(gcePersistentDisk={"partition": 300}),
+        ["spec.persistentDisk.pdName: Required value",
+         "spec.persistentDisk.partition: Invalid value: 300: must be between 1 and 255, "
+         "inclusive"],
+        id="a gce disk is refused at persistentDisk",
+    ),
+    pytest.param(
+        _sourced(awsElasticBlockStore={}),
+        ["spec.awsElasticBlockStore.volumeID: Required value"],
+        id="an ebs volume of no id is refused",
+    ),
+    pytest.param(
+        _sourced(azureDisk={"diskName": "d", "diskURI": "x"}),
+        ['spec.azureDisk.diskURI: Unsupported value: "x": supported values: '
+         '"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"'],
+        id="an azure disk of a shared kind needs a blob uri",
+    ),
+    pytest.param(
+        _sourced(fc={}),
+        ["spec.fc.targetWWNs: Required value: must specify either targetWWNs or wwids, but not "
+         "both"],
+        id="an fc volume of no target is refused",
+    ),
+    pytest.param(
+        _sourced(glusterfs={"endpoints": "e", "path": "p", "endpointsNamespace": ""}),
+        ['spec.glusterfs.endpointsNamespace: Invalid value: "": if the endpointnamespace is '
+         "set, it must be a valid namespace name"],
+        id="a glusterfs volume's empty endpoints namespace is refused",
+    ),
+    pytest.param(
+        _sourced(glusterfs={"endpointsNamespace": "Bad_ns"}),
+        ["spec.glusterfs.endpoints: Required value", "spec.glusterfs.path: Required value",
+         f'spec.glusterfs.endpointsNamespace: Invalid value: "Bad_ns": {_LABEL}'],
+        id="a glusterfs volume's endpoints namespace is a namespace name",
+    ),
+    pytest.param(
+        _sourced(quobyte={"registry": "r"}),
+        ['spec.quobyte.registry: Invalid value: "r": must be a host:port pair or multiple '
+         "pairs separated by commas", "spec.quobyte.volume: Required value"],
+        id="a quobyte volume of a bad registry and no volume is refused",
+    ),
+    pytest.param(
+        _sourced(vsphereVolume={}),
+        ["spec.vsphereVolume.volumePath: Required value"],
+        id="a vsphere volume of no path is refused",
+    ),
+    pytest.param(
+        _sourced(photonPersistentDisk={}),
+        ["spec.photonPersistentDisk.pdID: Required value"],
+        id="a photon disk of no id is refused",
+    ),
+    pytest.param(
+        _sourced(portworxVolume={}),
+        ["spec.portworxVolume.volumeID: Required value"],
+        id="a portworx volume of no id is refused",
+    ),
+    pytest.param(
+        _sourced(scaleIO={}),
+        ["spec.scaleIO.gateway: Required value", "spec.scaleIO.system: Required value",
+         "spec.scaleIO.volumeName: Required value"],
+        id="a scaleio volume of no gateway, system or volume is refused",
+    ),
+    pytest.param(
+        _sourced(storageos={"volumeName": "v", "secretRef": {"name": "s"}}),
+        ["spec.storageos.secretRef.namespace: Required value"],
+        id="a storageos volume's secret needs a namespace",
+    ),
+    pytest.param(
+        _sourced(flocker={}),
+        ["spec.flocker: Required value: one of datasetName and datasetUUID is required"],
+        id="a flocker volume of no dataset is refused",
+    ),
+    pytest.param(
+        _sourced(csi={"driver": "Bad_Driver", "volumeHandle": "h",
+                      "controllerPublishSecretRef": {"namespace": "Bad"},
+                      "nodePublishSecretRef": {"name": "s"}}),
+        [f'spec.csi.driver: Invalid value: "Bad_Driver": {_SUBDOMAIN}',
+         "spec.csi.controllerPublishSecretRef.name: Required value",
+         f'spec.csi.controllerPublishSecretRef.namespace: Invalid value: "Bad": {_LABEL}',
+         "spec.csi.nodePublishSecretRef.namespace: Required value"],
+        id="a csi volume's driver and secret references are validated (validatePVSecretReference)",
+    ),
+    pytest.param(
+        _sourced(csi={"driver": "d", "volumeHandle": "h",
+                      "controllerExpandSecretRef": {"name": "Bad.", "namespace": "n"},
+                      "nodeExpandSecretRef": {"name": "s", "namespace": "n"}}),
+        [f'spec.csi.controllerExpandSecretRef.name: Invalid value: "Bad.": {_SUBDOMAIN}'],
+        id="a csi volume's expand secret is a DNS subdomain",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "problems"), SOURCES)
+def test_a_volume_source_is_held_to_its_persistent_volume_rules(
+    body: dict[str, Any], problems: list[str]
+) -> None:
+    assert persistent_volume_problems(body) == problems

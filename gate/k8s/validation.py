@@ -596,30 +596,34 @@ def _data_source(source: Mapping[str, Any], field: str) -> Errors:
 # --- PersistentVolumes (ValidatePersistentVolume) ---------------------------------------------
 
 _PV_SOURCES = (
-    "hostPath",
-    "gcePersistentDisk",
-    "awsElasticBlockStore",
-    "glusterfs",
-    "flocker",
-    "nfs",
-    "rbd",
-    "quobyte",
-    "cephfs",
-    "iscsi",
-    "cinder",
-    "fc",
-    "flexVolume",
-    "azureFile",
-    "vsphereVolume",
-    "photonPersistentDisk",
-    "portworxVolume",
-    "azureDisk",
-    "scaleIO",
-    "local",
-    "storageos",
-    "csi",
+    ("hostPath", "hostPath"),
+    ("gcePersistentDisk", "gcePersistentDisk"),
+    ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("glusterfs", "glusterfs"),
+    ("flocker", "flocker"),
+    ("nfs", "nfs"),
+    ("rbd", "rbd"),
+    ("quobyte", "quobyte"),
+    ("cephfs", "cephFS"),
+    ("iscsi", "iscsi"),
+    ("cinder", "cinder"),
+    ("fc", "fc"),
+    ("flexVolume", "flexVolume"),
+    ("azureFile", "azureFile"),
+    ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"),
+    ("portworxVolume", "portworxVolume"),
+    ("azureDisk", "azureDisk"),
+    ("scaleIO", "scaleIO"),
+    ("local", "local"),
+    ("storageos", "storageos"),
+    ("csi", "csi"),
 )
-"""The sources ValidatePersistentVolumeSpec counts, in its order."""
+"""The sources ValidatePersistentVolumeSpec counts, in its order, each with the field a
+second source is reported at (upstream's own spelling, ``cephFS`` too)."""
+_FLEX = "flexVolume"
+"""The one source ValidatePersistentVolumeSpec counts and checks without forbidding it
+after another (a later source is still forbidden after it)."""
 RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")  # supportedReclaimPolicy, sorted
 
 
@@ -635,18 +639,17 @@ def persistent_volume_claim_problems(claim: Mapping[str, Any]) -> list[str]:
 def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
     as for any object of no namespace): its name a DNS subdomain, then
-    ValidatePersistentVolumeSpec. A volume the API server refuses is never created. Of a
-    source's own fields, a local or host path's and a CSI volume's driver and handle are
-    checked (the sources a chart ships beside its claims)."""
+    ValidatePersistentVolumeSpec. A volume the API server refuses is never created."""
     metadata = {k: v for k, v in _mapping(body.get("metadata")).items() if k != "namespace"}
     found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
-    found += volume_spec(_mapping(body.get("spec")), "spec")
+    found += volume_spec(_mapping(body.get("spec")), "spec", _str(metadata.get("name")))
     return [str(e) for e in found]
 
 
-def volume_spec(spec: Mapping[str, Any], field: str) -> Errors:
-    """ValidatePersistentVolumeSpec for a volume (not an inline one), in its order, after
-    SetDefaults_PersistentVolume (reclaim policy Retain, volume mode Filesystem)."""
+def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
+    """ValidatePersistentVolumeSpec for a volume (not an inline one) named ``name``, in its
+    order, after SetDefaults_PersistentVolume (reclaim policy Retain, volume mode
+    Filesystem)."""
     modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
     if not _items(spec.get("accessModes")):
         yield FieldError(f"{field}.accessModes", REQUIRED)
@@ -682,7 +685,7 @@ def volume_spec(spec: Mapping[str, Any], field: str) -> Errors:
             for i, term in enumerate(_items(required.get("nodeSelectorTerms"))):
                 term_field = f"{where}.nodeSelectorTerms[{i}]"
                 yield from node_selector_term(_mapping(term), term_field, True)
-    yield from _volume_source(spec, field, isinstance(affinity, Mapping))
+    yield from _volume_source(spec, field, isinstance(affinity, Mapping), name)
     storage_class = _text(spec.get("storageClassName"))
     if storage_class:  # ValidateClassName
         where = f"{field}.storageClassName"
@@ -702,21 +705,23 @@ def volume_spec(spec: Mapping[str, Any], field: str) -> Errors:
             yield FieldError(f"{field}.csi", REQUIRED, None, detail)
 
 
-def _volume_source(spec: Mapping[str, Any], field: str, placed: bool) -> Errors:
-    """The volume's one source (none is refused, a second is forbidden), a local volume's
-    node affinity required (``placed``), and no Recycle policy for a host path of ``/``."""
+def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str) -> Errors:
+    """The volume's one source (none is refused, a second is forbidden, :data:`_FLEX`
+    aside), a local volume's node affinity required (``placed``), and no Recycle policy
+    for a host path of ``/``."""
     count = 0
-    for key in _PV_SOURCES:
+    for key, reported in _PV_SOURCES:
         source = spec.get(key)
         if not isinstance(source, Mapping):
             continue
-        if count:
-            yield FieldError(
-                f"{field}.{key}", FORBIDDEN, None, "may not specify more than 1 volume type"
-            )
+        if count and key != _FLEX:
+            yield FieldError(f"{field}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
             continue
         count += 1
-        yield from _source_fields(key, source, f"{field}.{key}")
+        if key == "iscsi":
+            yield from _iscsi_pv(source, f"{field}.iscsi", name)
+        else:
+            yield from _PV_SOURCE_RULES[key](source, f"{field}.{key}")
         if key == "local" and not placed:
             detail = "Local volume requires node affinity"
             yield FieldError(f"{field}.nodeAffinity", REQUIRED, None, detail)
@@ -727,19 +732,6 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool) -> Errors:
     if isinstance(spec.get("hostPath"), Mapping) and recycled and posixpath.normpath(host) == "/":
         detail = "may not be 'recycle' for a hostPath mount of '/'"
         yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
-
-
-def _source_fields(key: str, source: Mapping[str, Any], field: str) -> Errors:
-    """validateLocalVolumeSource, validateHostPathVolumeSource and the required fields of
-    validateCSIPersistentVolumeSource; the other sources' fields are not checked here."""
-    if key == "hostPath":
-        yield from _host_path(source, field)
-    elif key == "local":
-        yield from _path_errors(source, field)
-    elif key == "csi":
-        for name in ("driver", "volumeHandle"):
-            if not _text(source.get(name)):
-                yield FieldError(f"{field}.{name}", REQUIRED)
 
 
 _VOLUME_SOURCES = (
@@ -936,15 +928,46 @@ def _iscsi(source: Mapping[str, Any], where: str) -> Errors:
         yield FieldError(f"{where}.iqn", REQUIRED)
     elif iqn is not None:
         yield from _iscsi_format(iqn, f"{where}.iqn")
+    yield from _iscsi_lun_and_chap(source, where)
+    initiator = _text(source.get("initiatorName"))
+    if source.get("initiatorName") is not None and initiator is not None:
+        yield from _iscsi_format(initiator, f"{where}.initiatorname")
+
+
+def _iscsi_lun_and_chap(source: Mapping[str, Any], where: str) -> Errors:
     lun = _int(source.get("lun"))
     if lun is not None and not 0 <= lun <= 255:
         yield FieldError(f"{where}.lun", INVALID, str(lun), "must be between 0 and 255, inclusive")
     chap = source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True
     if chap and source.get("secretRef") is None:
         yield FieldError(f"{where}.secretRef", REQUIRED)
+
+
+def _iscsi_pv(source: Mapping[str, Any], where: str, name: str) -> Errors:
+    """validateISCSIPersistentVolumeSource: as a pod's iSCSI volume (:func:`_iscsi`), but
+    the volume's name and target portal too long reported at ``targetportal`` after the
+    portal, any bad format in one word, and a written ``secretRef`` naming its secret."""
+    portal = _text(source.get("targetPortal"))
+    if portal == "":
+        yield FieldError(f"{where}.targetPortal", REQUIRED)
+    if source.get("initiatorName") is not None and len(f"{name}:{portal or ''}") > 64:
+        yield invalid(f"{where}.targetportal", portal or "", _ISCSI_TOO_LONG)
+    iqn = _text(source.get("iqn"))
+    if iqn == "":
+        yield FieldError(f"{where}.iqn", REQUIRED)
+    elif iqn is not None:
+        yield from _iscsi_pv_format(iqn, f"{where}.iqn")
+    yield from _iscsi_lun_and_chap(source, where)
+    yield from _secret_ref_fields(source, where, "name")
     initiator = _text(source.get("initiatorName"))
     if source.get("initiatorName") is not None and initiator is not None:
-        yield from _iscsi_format(initiator, f"{where}.initiatorname")
+        yield from _iscsi_pv_format(initiator, f"{where}.initiatorname")
+
+
+def _iscsi_pv_format(value: str, field: str) -> Errors:
+    pattern = _ISCSI_FORMATS.get(value[:3])
+    if pattern is None or not pattern.search(value):
+        yield invalid(field, value, "must be valid format")
 
 
 def _iscsi_format(value: str, field: str) -> Errors:
@@ -960,11 +983,13 @@ def _iscsi_name(source: Mapping[str, Any], where: str, name: str) -> Errors:
     name and target portal together under 65 characters."""
     portal = _text(source.get("targetPortal")) or ""
     if source.get("initiatorName") is not None and len(f"{name}:{portal}") > 64:
-        detail = (
-            "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters "
-            "if iscsi.initiatorName is specified."
-        )
-        yield invalid(f"{where}.name", name, detail)
+        yield invalid(f"{where}.name", name, _ISCSI_TOO_LONG)
+
+
+_ISCSI_TOO_LONG = (
+    "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters "
+    "if iscsi.initiatorName is specified."
+)
 
 
 def _claim(source: Mapping[str, Any], where: str) -> Errors:
@@ -1176,6 +1201,18 @@ _CSI_DRIVER_LENGTH = 63
 def _csi(source: Mapping[str, Any], where: str) -> Errors:
     """validateCSIVolumeSource: ValidateCSIDriverName, then the publish secret's name (a
     bad one reported at ``csi.name``, as upstream does)."""
+    yield from _csi_driver(source, where)
+    secret = source.get("nodePublishSecretRef")
+    if isinstance(secret, Mapping):
+        name = _text(secret.get("name"))
+        if name == "":
+            yield FieldError(f"{where}.nodePublishSecretRef.name", REQUIRED)
+        elif name is not None:
+            yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
+
+
+def _csi_driver(source: Mapping[str, Any], where: str) -> Errors:
+    """ValidateCSIDriverName."""
     driver = _text(source.get("driver"))
     if driver is not None:
         if not driver:
@@ -1184,13 +1221,32 @@ def _csi(source: Mapping[str, Any], where: str) -> Errors:
             detail = f"may not be more than {_CSI_DRIVER_LENGTH} bytes"
             yield FieldError(f"{where}.driver", TOO_LONG, None, detail)
         yield from _each(f"{where}.driver", driver, dns1123_subdomain_errors(driver.lower()))
-    secret = source.get("nodePublishSecretRef")
-    if isinstance(secret, Mapping):
-        name = _text(secret.get("name"))
-        if name == "":
-            yield FieldError(f"{where}.nodePublishSecretRef.name", REQUIRED)
-        elif name is not None:
-            yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
+
+
+_PV_SECRET_REFS = (
+    "controllerPublishSecretRef",
+    "controllerExpandSecretRef",
+    "nodePublishSecretRef",
+    "nodeExpandSecretRef",
+)
+
+
+def _csi_pv(source: Mapping[str, Any], where: str) -> Errors:
+    """validateCSIPersistentVolumeSource: the driver's name, a volume handle, and each
+    secret reference written (validatePVSecretReference: a name that is a DNS subdomain, a
+    namespace that is a DNS label)."""
+    yield from _csi_driver(source, where)
+    yield from _required(source, where, "volumeHandle")
+    for key in _PV_SECRET_REFS:
+        ref = source.get(key)
+        if not isinstance(ref, Mapping):
+            continue
+        for part, rule in (("name", dns1123_subdomain_errors), ("namespace", dns1123_label_errors)):
+            value = _text(ref.get(part))
+            if value == "":
+                yield FieldError(f"{where}.{key}.{part}", REQUIRED)
+            elif value is not None:
+                yield from _each(f"{where}.{key}.{part}", value, rule(value))
 
 
 def _required(source: Mapping[str, Any], where: str, *names: str) -> Errors:
@@ -1239,6 +1295,21 @@ def _glusterfs(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "endpoints", "path")
 
 
+def _glusterfs_pv(source: Mapping[str, Any], where: str) -> Errors:
+    """validateGlusterfsPersistentVolumeSource: as a pod's, and an endpoints namespace,
+    when written, a namespace name (ValidateNamespaceName)."""
+    yield from _glusterfs(source, where)
+    namespace = _text(source.get("endpointsNamespace"))
+    if source.get("endpointsNamespace") is None or namespace is None:
+        return
+    field = f"{where}.endpointsNamespace"
+    if not namespace:
+        detail = "if the endpointnamespace is set, it must be a valid namespace name"
+        yield invalid(field, namespace, detail)
+    else:
+        yield from _each(field, namespace, dns1123_label_errors(namespace))
+
+
 def _flocker(source: Mapping[str, Any], where: str) -> Errors:
     """validateFlockerVolumeSource: one of the dataset's name and UUID, a name of no ``/``."""
     name, uuid = _text(source.get("datasetName")), _text(source.get("datasetUUID"))
@@ -1253,14 +1324,26 @@ def _flocker(source: Mapping[str, Any], where: str) -> Errors:
 
 def _secret_ref_name(source: Mapping[str, Any], where: str) -> Errors:
     """A ``secretRef``, when written, names its secret."""
+    yield from _secret_ref_fields(source, where, "name")
+
+
+def _secret_ref_fields(source: Mapping[str, Any], where: str, *keys: str) -> Errors:
+    """A ``secretRef``, when written, holds each of ``keys``, in order."""
     ref = source.get("secretRef")
-    if isinstance(ref, Mapping) and _text(ref.get("name")) == "":
-        yield FieldError(f"{where}.secretRef.name", REQUIRED)
+    if isinstance(ref, Mapping):
+        yield from _required(ref, f"{where}.secretRef", *keys)
 
 
 def _cinder(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "volumeID")
     yield from _secret_ref_name(source, where)
+
+
+def _cinder_pv(source: Mapping[str, Any], where: str) -> Errors:
+    """validateCinderPersistentVolumeSource: a volume ID, a written ``secretRef``'s name
+    and namespace."""
+    yield from _required(source, where, "volumeID")
+    yield from _secret_ref_fields(source, where, "name", "namespace")
 
 
 def _cephfs(source: Mapping[str, Any], where: str) -> Errors:
@@ -1344,6 +1427,13 @@ def _azure_file(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "secretName", "shareName")
 
 
+def _azure_file_pv(source: Mapping[str, Any], where: str) -> Errors:
+    """validateAzureFilePV: as a pod's, and a written secret namespace not empty."""
+    yield from _azure_file(source, where)
+    if source.get("secretNamespace") is not None:
+        yield from _required(source, where, "secretNamespace")
+
+
 _CACHING_MODES = ("None", "ReadOnly", "ReadWrite")  # sets.List: sorted
 _DISK_KINDS = ("Dedicated", "Managed", "Shared")  # sets.List: sorted
 _MANAGED_URI = (
@@ -1389,6 +1479,11 @@ def _portworx(source: Mapping[str, Any], where: str) -> Errors:
 def _storageos(source: Mapping[str, Any], where: str) -> Errors:
     """validateStorageOSVolumeSource: a volume name and any namespace DNS labels, a
     ``secretRef`` naming its secret."""
+    yield from _storageos_volume(source, where)
+    yield from _secret_ref_name(source, where)
+
+
+def _storageos_volume(source: Mapping[str, Any], where: str) -> Errors:
     name = _text(source.get("volumeName"))
     if name == "":
         yield FieldError(f"{where}.volumeName", REQUIRED)
@@ -1397,7 +1492,13 @@ def _storageos(source: Mapping[str, Any], where: str) -> Errors:
     namespace = _text(source.get("volumeNamespace"))
     if namespace:
         yield from _each(f"{where}.volumeNamespace", namespace, dns1123_label_errors(namespace))
-    yield from _secret_ref_name(source, where)
+
+
+def _storageos_pv(source: Mapping[str, Any], where: str) -> Errors:
+    """validateStorageOSPersistentVolumeSource: as a pod's, a written ``secretRef`` naming
+    its secret's namespace too."""
+    yield from _storageos_volume(source, where)
+    yield from _secret_ref_fields(source, where, "name", "namespace")
 
 
 def _scale_io(source: Mapping[str, Any], where: str) -> Errors:
@@ -1452,6 +1553,36 @@ _SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
     "csi": _csi,
     EPHEMERAL: ephemeral_volume_source,
 }
+
+
+_PV_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
+    "hostPath": _host_path,
+    "gcePersistentDisk": _gce_disk,
+    "awsElasticBlockStore": _aws_disk,
+    "glusterfs": _glusterfs_pv,
+    "flocker": _flocker,
+    "nfs": _nfs,
+    "rbd": _rbd,
+    "quobyte": _quobyte,
+    "cephfs": _cephfs,
+    "cinder": _cinder_pv,
+    "fc": _fc,
+    "flexVolume": _flex,
+    "azureFile": _azure_file_pv,
+    "vsphereVolume": _vsphere,
+    "photonPersistentDisk": _photon,
+    "portworxVolume": _portworx,
+    "azureDisk": _azure_disk,
+    "scaleIO": _scale_io,
+    "local": _path_errors,
+    "storageos": _storageos_pv,
+    "csi": _csi_pv,
+}
+"""Each PersistentVolume source's rule in ValidatePersistentVolumeSpec (iscsi's needs the
+volume's name, :func:`_iscsi_pv`): a pod volume's where upstream calls the same function
+(validateRBDPersistentVolumeSource, validateCephFSPersistentVolumeSource,
+validateFlexPersistentVolumeSource and validateScaleIOPersistentVolumeSource check what
+their pod versions do)."""
 
 
 def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
