@@ -420,6 +420,38 @@ def test_what_only_a_pod_is_held_to_is_validated_at_creation(
     assert (verdict is Verdict.ERROR, found) == (error is not None, error)
 
 
+_IMAGE_VOLUME = {"name": "img", "image": {}}
+_WORKLOADS = [
+    pytest.param("apps/v1", "Deployment", "Always", r"web-[a-z0-9]+-[a-z0-9]{5}", id="Deployment"),
+    pytest.param("apps/v1", "ReplicaSet", "Always", r"web-[a-z0-9]{5}", id="ReplicaSet"),
+    pytest.param("apps/v1", "DaemonSet", "Always", r"web-[a-z0-9]{5}", id="DaemonSet"),
+    pytest.param("batch/v1", "Job", "Never", r"web-[a-z0-9]{5}", id="Job"),
+]
+
+
+@pytest.mark.parametrize(("api", "kind", "restart", "pod"), _WORKLOADS)
+def test_a_controller_s_pods_of_an_image_volume_without_a_reference_are_refused(
+    api: str, kind: str, restart: str, pod: str
+) -> None:
+    """validateImageVolumeSource requires the reference only when opts.ResourceIsPod: the
+    workload is taken, its first pod refused."""
+    spec: dict[str, Any] = {
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [container()], "volumes": [_IMAGE_VOLUME],
+                     "restartPolicy": restart},
+        },
+    }  # fmt: skip
+    if kind != "Job":
+        spec["selector"] = WEB
+    manifest = {"apiVersion": api, "kind": kind, "metadata": {"name": "web"}, "spec": spec}
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), manifest)], snapshot, RunOptions()).results
+    assert result.verdict is Verdict.ERROR
+    error = re.escape('" is invalid: spec.volumes[0].image.reference: Required value')
+    assert re.fullmatch(f'Pod "{pod}{error}', result.reason or ""), result.reason
+
+
 def _ported(name: str, *ports: int) -> dict[str, Any]:
     return {**container(name), "ports": [{"containerPort": p} for p in ports]}
 
