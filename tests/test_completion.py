@@ -403,6 +403,14 @@ POD_ONLY = [
         id="an image volume without a reference is taken in a template and refused in its pods",
     ),
     pytest.param(
+        {"volumes": [{"name": "img", "image": {}}],
+         "topologySpreadConstraints": [{**SPREAD, "labelSelector": WEB,
+                                        "matchLabelKeys": ["app"]}]},
+        "[spec.volumes[0].image.reference: Required value, "
+        f'spec.topologySpreadConstraints[0][0]: Invalid value: "app": {MERGED}]',
+        id="an image volume's reference comes before a merged spread key: volumes come first",
+    ),
+    pytest.param(
         {"volumes": [{"name": "img", "image": {"reference": "example.com/data:1"}}],
          "containers": [{**container(requests={"cpu": "1"}),
                          "volumeMounts": [{"name": "img", "mountPath": "/img"}]}]},

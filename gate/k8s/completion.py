@@ -51,6 +51,7 @@ from gate.k8s.validation import (
     pod_create_problems,
     pod_only_problems,
     pod_resource_consistency,
+    pod_volume_problems,
     resource_requirements,
     to_milli,
 )
@@ -591,7 +592,8 @@ def complete_pod_spec(
     if identity is not None and not identity.created:
         errors = []
     elif validated:
-        errors = _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
+        errors = pod_volume_problems(completed)
+        errors += _containers_made_invalid(spec, undefaulted, completed, bool(defaults))
         errors += _newly_inconsistent(spec, completed)
         if labels is not None:
             errors += _merged_label_keys(completed, labels)

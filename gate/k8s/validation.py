@@ -2748,10 +2748,17 @@ def _pod_only(spec: Mapping[str, Any]) -> Errors:
 
 def pod_only_problems(spec: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePodCreate gives a pod created from ``spec``, a template its
-    workload's API validated, that the template's validation did not: its image volumes'
-    references (:func:`_pod_only_volumes`), then :func:`_pod_only`. A controller's pods
+    workload's API validated, that the template's validation did not, after ValidatePodSpec
+    (:func:`_pod_only`; its volumes' are :func:`pod_volume_problems`): a controller's pods
     are refused for them though the workload was taken."""
-    return [str(e) for e in (*_pod_only_volumes(spec), *_pod_only(spec))]
+    return [str(e) for e in _pod_only(spec)]
+
+
+def pod_volume_problems(spec: Mapping[str, Any]) -> list[str]:
+    """The errors ValidatePodSpec gives the volumes of a pod created from ``spec``, a
+    template its workload's API validated, that the template's validation did not
+    (:func:`_pod_only_volumes`), listed first as ValidatePodSpec validates volumes first."""
+    return [str(e) for e in _pod_only_volumes(spec)]
 
 
 def _pod_only_volumes(spec: Mapping[str, Any]) -> Errors:
