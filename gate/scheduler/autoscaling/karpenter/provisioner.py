@@ -316,19 +316,19 @@ class Provisioner:
     _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
     """Whether an offering is compatible with a claim's requirements, likewise."""
     _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    """Each limited pool's types within what its limits leave, and what they left then:
+    they change only when the pool plans a claim."""
     catalog: Catalog | None = None
     known: frozenset[str] = frozenset()
     """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
+    when its EC2NodeClass's subnets record them."""
     prefer_no_schedule: bool = False
     """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
     (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
-    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
-    when its EC2NodeClass's subnets record them."""
-    """Each limited pool's types within what its limits leave, and what they left then:
-    they change only when the pool plans a claim."""
 
     @classmethod
     def of(
