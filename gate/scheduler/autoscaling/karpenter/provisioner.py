@@ -318,6 +318,11 @@ class Provisioner:
     _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
     """Each limited pool's types within what its limits leave, and what they left then:
     they change only when the pool plans a claim."""
+    _zones: dict[Hashable, tuple[Sequence[PoolType], frozenset[str]]] = field(default_factory=dict)
+    """The zones offered (:meth:`_offered_zones`) by the types asked, the requirements on
+    :attr:`type_keys`, :attr:`offer_keys` and the zone, and the total: the claims of a run's
+    workloads ask the same pool's types the same question over and over. The types are kept
+    beside the answer so their id stays theirs while the memo lives."""
     catalog: Catalog | None = None
     known: frozenset[str] = frozenset()
     """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
@@ -701,12 +706,22 @@ class Provisioner:
 
     def _offered_zones(
         self, types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int]
-    ) -> set[str]:
+    ) -> frozenset[str]:
         """The zones ``reqs`` allow where one of ``types`` that ``reqs`` match and that holds
         ``total`` has an available offering compatible with them."""
         node_domains = get(reqs, ZONE)
+        key = (
+            id(types),
+            tuple(sorted((k, r) for k, r in reqs.items() if k in self.type_keys)),
+            tuple(sorted((k, r) for k, r in reqs.items() if k in self.offer_keys)),
+            node_domains,
+            tuple(sorted(total.items())),
+        )
+        cached = self._zones.get(key)
+        if cached is not None and cached[0] is types:
+            return cached[1]
         match, offered = self._match(reqs), self._offered(reqs)
-        return {
+        zones = frozenset(
             z
             for it in types
             if match(it) and fits(total, it.allocatable)
@@ -714,7 +729,9 @@ class Provisioner:
             if offered(o)
             for z in get(o, ZONE).values
             if node_domains.has(z)
-        }
+        )
+        self._zones[key] = (types, zones)
+        return zones
 
     def _new(
         self,
