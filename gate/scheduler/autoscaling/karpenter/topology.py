@@ -333,7 +333,7 @@ def zonal_rules(
                 counts = spread_counts(pod, constraint, cluster, pools)
                 spreads.append(_spread(constraint, state.self_match[i], counts, placed))
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
-                cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
+                cap = lowest(cap, constraint.max_skew)
     if preferred:
         anti, soft = preference_caps(cycle, pod)
         cap = lowest(cap, anti[0], soft[0])
