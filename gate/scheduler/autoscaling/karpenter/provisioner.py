@@ -660,10 +660,10 @@ class Provisioner:
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
+        total = add(claim.pool.daemon, requests, claim.pods + 1)
         if spreads and not zones:
             # a claim made once a copy's zonal preferences were relaxed has no zone: the
             # copy's rules narrow it as they would a new claim's, or refuse it
-            total = add(claim.pool.daemon, requests, claim.pods + 1)
             zones = sorted(self._offered_zones(claim.types, reqs, total))
             if not zones:
                 return False
@@ -675,7 +675,6 @@ class Provisioner:
                     return False
             if not claim.zone:  # a pinned claim's requirements name its zone already
                 reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
-        total = add(claim.pool.daemon, requests, claim.pods + 1)
         # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
         # requirements, which may name a key the claim's do not (a preference)
         match, offered = self._match(reqs), self._offered(reqs)
@@ -776,10 +775,10 @@ class Provisioner:
             return TOPOLOGY, self.host.error(hostname)
         zones: list[str] = []
         total = add(pool.daemon, requests)
+        pod_domains = get(variant.strict, ZONE)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
-            pod_domains = get(variant.strict, ZONE)
             candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
             zones = spread.domains(pod_domains, candidates)
             if not zones:
