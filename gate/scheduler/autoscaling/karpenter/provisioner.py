@@ -316,19 +316,24 @@ class Provisioner:
     _offers: dict[Hashable, dict[int, bool]] = field(default_factory=dict)
     """Whether an offering is compatible with a claim's requirements, likewise."""
     _within: dict[str, tuple[tuple[int, ...], tuple[PoolType, ...]]] = field(default_factory=dict)
+    """Each limited pool's types within what its limits leave, and what they left then:
+    they change only when the pool plans a claim."""
+    _zones: dict[Hashable, tuple[Sequence[PoolType], frozenset[str]]] = field(default_factory=dict)
+    """The zones offered (:meth:`_offered_zones`) by the types asked, the requirements on
+    :attr:`type_keys`, :attr:`offer_keys` and the zone, and the total: the claims of a run's
+    workloads ask the same pool's types the same question over and over. The types are kept
+    beside the answer so their id stays theirs while the memo lives."""
     catalog: Catalog | None = None
     known: frozenset[str] = frozenset()
     """Every key the catalog's types carry (:func:`~.unjudged.carried`)."""
     providers: dict[str, Provider] = field(default_factory=dict)
     """Each pool's cloud provider, as its NodeClass names it."""
     judged: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
+    when its EC2NodeClass's subnets record them."""
     prefer_no_schedule: bool = False
     """Whether a Ready NodePool, whether or not its types are left, taints PreferNoSchedule
     (scheduler.go ``NewScheduler`` asks every pool it is given, templates or not)."""
-    """Each pool's provider keys judged though the catalog's types lack them: the zone ID,
-    when its EC2NodeClass's subnets record them."""
-    """Each limited pool's types within what its limits leave, and what they left then:
-    they change only when the pool plans a claim."""
 
     @classmethod
     def of(
@@ -655,10 +660,10 @@ class Provisioner:
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
+        total = add(claim.pool.daemon, requests, claim.pods + 1)
         if spreads and not zones:
             # a claim made once a copy's zonal preferences were relaxed has no zone: the
             # copy's rules narrow it as they would a new claim's, or refuse it
-            total = add(claim.pool.daemon, requests, claim.pods + 1)
             zones = sorted(self._offered_zones(claim.types, reqs, total))
             if not zones:
                 return False
@@ -670,7 +675,6 @@ class Provisioner:
                     return False
             if not claim.zone:  # a pinned claim's requirements name its zone already
                 reqs = merged(reqs, [Req.new(ZONE, IN, zones)])
-        total = add(claim.pool.daemon, requests, claim.pods + 1)
         # filterInstanceTypesByRequirements: the claim's types asked again with the copy's
         # requirements, which may name a key the claim's do not (a preference)
         match, offered = self._match(reqs), self._offered(reqs)
@@ -701,12 +705,22 @@ class Provisioner:
 
     def _offered_zones(
         self, types: Sequence[PoolType], reqs: Reqs, total: Mapping[str, int]
-    ) -> set[str]:
+    ) -> frozenset[str]:
         """The zones ``reqs`` allow where one of ``types`` that ``reqs`` match and that holds
         ``total`` has an available offering compatible with them."""
         node_domains = get(reqs, ZONE)
+        key = (
+            id(types),
+            tuple(sorted((k, r) for k, r in reqs.items() if k in self.type_keys)),
+            tuple(sorted((k, r) for k, r in reqs.items() if k in self.offer_keys)),
+            node_domains,
+            tuple(sorted(total.items())),
+        )
+        cached = self._zones.get(key)
+        if cached is not None and cached[0] is types:
+            return cached[1]
         match, offered = self._match(reqs), self._offered(reqs)
-        return {
+        zones = frozenset(
             z
             for it in types
             if match(it) and fits(total, it.allocatable)
@@ -714,7 +728,9 @@ class Provisioner:
             if offered(o)
             for z in get(o, ZONE).values
             if node_domains.has(z)
-        }
+        )
+        self._zones[key] = (types, zones)
+        return zones
 
     def _new(
         self,
@@ -759,10 +775,10 @@ class Provisioner:
             return TOPOLOGY, self.host.error(hostname)
         zones: list[str] = []
         total = add(pool.daemon, requests)
+        pod_domains = get(variant.strict, ZONE)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
-            pod_domains = get(variant.strict, ZONE)
             candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
             zones = spread.domains(pod_domains, candidates)
             if not zones:

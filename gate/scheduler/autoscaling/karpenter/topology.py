@@ -194,15 +194,13 @@ class AntiZone(_ZoneCounts):
         return self.counts.get(zone, 0) == 0
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next(
-            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
-        )
+        return next(iter(_open(self, pod_domains, zones)), "")
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
         """The zones a claim may take (``AddRequirements``): those it allows, when held or
         not matching its copies, else the one chosen."""
         if self.held or not self.self_match:
-            return [z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)]
+            return _open(self, pod_domains, zones)
         return _one(self.next_zone(pod_domains, zones))
 
     def record_all(self, zones: Sequence[str]) -> None:
@@ -231,9 +229,7 @@ class AffinityZone(_ZoneCounts):
         )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
-        return next(
-            (z for z in sorted(zones) if self.allows(z, pod_domains) and pod_domains.has(z)), ""
-        )
+        return next(iter(_open(self, pod_domains, zones)), "")
 
     def domains(self, pod_domains: Req, zones: Sequence[str]) -> list[str]:
         """The zones a claim may take (``AddRequirements``): those where the wanted pods
@@ -261,6 +257,11 @@ class HostAffinity:
 
     def error(self, hostname: Req) -> str:
         return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
+
+
+def _open(rule: AntiZone | AffinityZone, pod_domains: Req, zones: Sequence[str]) -> list[str]:
+    """The zones, by name, that ``rule`` allows and the pod may use."""
+    return [z for z in sorted(zones) if rule.allows(z, pod_domains) and pod_domains.has(z)]
 
 
 def _one(zone: str) -> list[str]:
@@ -332,7 +333,7 @@ def zonal_rules(
                 counts = spread_counts(pod, constraint, cluster, pools)
                 spreads.append(_spread(constraint, state.self_match[i], counts, placed))
             elif constraint.topology_key == HOSTNAME and state.self_match[i]:
-                cap = constraint.max_skew if cap is None else min(cap, constraint.max_skew)
+                cap = lowest(cap, constraint.max_skew)
     if preferred:
         anti, soft = preference_caps(cycle, pod)
         cap = lowest(cap, anti[0], soft[0])
