@@ -18,7 +18,7 @@ where the scheduler knows ``0.0.0.0`` alone (:func:`karpenter_matches`). An addr
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -92,9 +92,3 @@ def karpenter_matches(port: HostPort, other: HostPort) -> bool:
         return False
     ip, other_ip = parsed_ip(port.ip), parsed_ip(other.ip)
     return ip == other_ip or ip in _UNSPECIFIED or other_ip in _UNSPECIFIED
-
-
-def karpenter_conflicts(wanted: Iterable[HostPort], used: Iterable[HostPort]) -> bool:
-    """Karpenter's ``HostPortUsage.Conflicts``: whether a wanted port matches one in use."""
-    taken = tuple(used)
-    return any(karpenter_matches(port, other) for port in wanted for other in taken)
