@@ -1853,7 +1853,7 @@ def host_network_ports(spec: Mapping[str, Any], prefix: str) -> Errors:
 
 # --- Resources (validateResourceRequirements and the resource-name helpers) ---------------
 
-_STANDARD_RESOURCES = frozenset(
+STANDARD_RESOURCES = frozenset(
     {
         "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
         "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
@@ -1871,6 +1871,16 @@ _INTEGER_RESOURCES = frozenset(
 """standardIntegerResources (IsIntegerResourceName, with the extended resources)."""
 
 
+def is_standard_resource(name: str) -> bool:
+    """IsStandardResourceName: the standard names and IsQuotaHugePageResourceName."""
+    return name in STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
+
+
+def is_integer_resource(name: str) -> bool:
+    """IsIntegerResourceName: the standard integer resources and the extended ones."""
+    return name in _INTEGER_RESOURCES or is_extended(name)
+
+
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     """validateResourceName, then validateContainerResourceName for a container's or
     validatePodResourceName for the pod's. The name is a ResourceName, not a string, so
@@ -1882,9 +1892,7 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
             yield FieldError(field, INVALID, shown, message)
         return
     unqualified = "/" not in name
-    # IsStandardResourceName: the standard names and IsQuotaHugePageResourceName
-    standard = name in _STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
-    if unqualified and not standard:
+    if unqualified and not is_standard_resource(name):
         detail = "must be a standard resource type or fully qualified"
         yield FieldError(field, INVALID, shown, detail)
         if pod_level:  # validatePodResourceName returns on validateResourceName's errors
@@ -1996,7 +2004,7 @@ def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Erro
     validateResourceQuantityHugePageValue."""
     if value < 0:
         yield invalid(where, _shown(value, raw), "must be greater than or equal to 0")
-    if milli_value(value) % 1000 and (name in _INTEGER_RESOURCES or is_extended(name)):
+    if milli_value(value) % 1000 and is_integer_resource(name):
         yield invalid(where, _shown(value, raw), "must be an integer")
     if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
         shown = _shown(value, raw)
