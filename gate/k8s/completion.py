@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -117,9 +116,6 @@ def _limit_range_defaults(
     return {**container, "resources": {**resources, "limits": limits, "requests": requests}}
 
 
-_MILLI = Fraction(1, 1000)
-
-
 def _rounded_to_milli(resources: object) -> object:
     """SetDefaults_ResourceList: every quantity rounded up (away from zero) to a whole
     number of thousandths, as the API server stores it: two containers of ``0.5m`` cpu
@@ -138,13 +134,14 @@ def _rounded_quantity(value: object) -> object:
 
 @lru_cache(maxsize=4096, typed=True)
 def _rounded_hashable(value: object) -> object:
+    if value is None:
+        return value
     try:
-        q = parse_quantity(value) if value is not None else None
+        q = parse_quantity(value)
     except QuantityError:  # reported when the requests are read
         return value
-    if q is None or (q / _MILLI).denominator == 1:
-        return value
-    return exact_text(to_milli(q))
+    stored = to_milli(q)
+    return value if stored == q else exact_text(stored)
 
 
 def _round_resource_lists(spec: Spec) -> None:
