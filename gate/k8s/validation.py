@@ -580,32 +580,6 @@ def _data_source(source: Mapping[str, Any], field: str) -> Errors:
 
 # --- PersistentVolumes (ValidatePersistentVolume) ---------------------------------------------
 
-_PV_SOURCES = (
-    ("hostPath", "hostPath"),
-    ("gcePersistentDisk", "gcePersistentDisk"),
-    ("awsElasticBlockStore", "awsElasticBlockStore"),
-    ("glusterfs", "glusterfs"),
-    ("flocker", "flocker"),
-    ("nfs", "nfs"),
-    ("rbd", "rbd"),
-    ("quobyte", "quobyte"),
-    ("cephfs", "cephFS"),
-    ("iscsi", "iscsi"),
-    ("cinder", "cinder"),
-    ("fc", "fc"),
-    ("flexVolume", "flexVolume"),
-    ("azureFile", "azureFile"),
-    ("vsphereVolume", "vsphereVolume"),
-    ("photonPersistentDisk", "photonPersistentDisk"),
-    ("portworxVolume", "portworxVolume"),
-    ("azureDisk", "azureDisk"),
-    ("scaleIO", "scaleIO"),
-    ("local", "local"),
-    ("storageos", "storageos"),
-    ("csi", "csi"),
-)
-"""The sources ValidatePersistentVolumeSpec counts, in its order, each with the field a
-second source is reported at (upstream's own spelling, ``cephFS`` too)."""
 _FLEX = "flexVolume"
 """The one source ValidatePersistentVolumeSpec counts and checks without forbidding it
 after another (a later source is still forbidden after it)."""
@@ -695,7 +669,7 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
     aside), a local volume's node affinity required (``placed``), and no Recycle policy
     for a host path of ``/``."""
     count = 0
-    for key, reported in _PV_SOURCES:
+    for key, reported, rule in _PV_SOURCES:
         source = spec.get(key)
         if not isinstance(source, Mapping):
             continue
@@ -703,10 +677,10 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
             yield FieldError(f"{field}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
             continue
         count += 1
-        if key == "iscsi":
+        if rule is None:
             yield from _iscsi_pv(source, f"{field}.iscsi", name)
         else:
-            yield from _PV_SOURCE_RULES[key](source, f"{field}.{key}")
+            yield from rule(source, f"{field}.{key}")
         if key == "local" and not placed:
             detail = "Local volume requires node affinity"
             yield FieldError(f"{field}.nodeAffinity", REQUIRED, None, detail)
@@ -719,41 +693,6 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
         yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
 
 
-_VOLUME_SOURCES = (
-    ("emptyDir", "emptyDir"),
-    ("hostPath", "hostPath"),
-    ("gitRepo", "gitRepo"),
-    ("gcePersistentDisk", "gcePersistentDisk"),
-    ("awsElasticBlockStore", "awsElasticBlockStore"),
-    ("secret", "secret"),
-    ("nfs", "nfs"),
-    ("iscsi", "iscsi"),
-    ("glusterfs", "glusterfs"),
-    ("flocker", "flocker"),
-    ("persistentVolumeClaim", "persistentVolumeClaim"),
-    ("rbd", "rbd"),
-    ("cinder", "cinder"),
-    ("cephfs", "cephFS"),
-    ("quobyte", "quobyte"),
-    ("downwardAPI", "downwarAPI"),
-    ("fc", "fc"),
-    ("flexVolume", "flexVolume"),
-    ("configMap", "configMap"),
-    ("azureFile", "azureFile"),
-    ("vsphereVolume", "vsphereVolume"),
-    ("photonPersistentDisk", "photonPersistentDisk"),
-    ("portworxVolume", "portworxVolume"),
-    ("azureDisk", "azureDisk"),
-    ("storageos", "storageos"),
-    ("projected", "projected"),
-    ("scaleIO", "scaleIO"),
-    ("csi", "csi"),
-    ("ephemeral", "ephemeral"),
-    ("image", "image"),
-)
-"""Each volume source's field, and the field a second source is reported at (upstream's
-own spelling, ``downwarAPI`` too), in validateVolumeSource's order."""
-
 _MORE_THAN_ONE = "may not specify more than 1 volume type"
 FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
 
@@ -761,13 +700,13 @@ FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
 def volume_source(
     volume: Mapping[str, Any], where: str, name: str, pod: str = "", *, is_pod: bool = False
 ) -> Errors:
-    """validateVolumeSource: one source, checked as its own rule says (:data:`_SOURCE_RULES`;
+    """validateVolumeSource: one source, checked as its own rule says (:data:`_VOLUME_SOURCES`;
     an image volume's reference only for a pod, ``is_pod``), and any later one refused. A
     volume written
     without any is an emptyDir (SetDefaults_Volume), so "must specify a volume type" is
     never met from a manifest."""
     counted = False
-    for key, reported in _VOLUME_SOURCES:
+    for key, reported, check in _VOLUME_SOURCES:
         source = volume.get(key)
         if not isinstance(source, Mapping):
             continue  # null is no source; another type is the decoder's to refuse
@@ -775,7 +714,6 @@ def volume_source(
             yield FieldError(f"{where}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
         else:
             counted = True
-            check = _SOURCE_RULES.get(key)
             if check is not None:
                 yield from check(source, f"{where}.{key}")
             if key == EPHEMERAL:
@@ -1507,65 +1445,72 @@ def _image_reference(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "reference")
 
 
-_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
-    "emptyDir": _empty_dir,
-    "hostPath": _host_path,
-    "gitRepo": _git_repo,
-    "gcePersistentDisk": _gce_disk,
-    "awsElasticBlockStore": _aws_disk,
-    "secret": _secret,
-    "nfs": _nfs,
-    "iscsi": _iscsi,
-    "glusterfs": _glusterfs,
-    "flocker": _flocker,
-    "persistentVolumeClaim": _claim,
-    "rbd": _rbd,
-    "cinder": _cinder,
-    "cephfs": _cephfs,
-    "quobyte": _quobyte,
-    "downwardAPI": _downward_api,
-    "fc": _fc,
-    "flexVolume": _flex,
-    "configMap": _config_map,
-    "azureFile": _azure_file,
-    "vsphereVolume": _vsphere,
-    "photonPersistentDisk": _photon,
-    "portworxVolume": _portworx,
-    "azureDisk": _azure_disk,
-    "storageos": _storageos,
-    "projected": _projected,
-    "scaleIO": _scale_io,
-    "csi": _csi,
-    EPHEMERAL: ephemeral_volume_source,
-}
+_Rule = Callable[[Mapping[str, Any], str], Errors]
 
+_VOLUME_SOURCES: tuple[tuple[str, str, _Rule | None], ...] = (
+    ("emptyDir", "emptyDir", _empty_dir),
+    ("hostPath", "hostPath", _host_path),
+    ("gitRepo", "gitRepo", _git_repo),
+    ("gcePersistentDisk", "gcePersistentDisk", _gce_disk),
+    ("awsElasticBlockStore", "awsElasticBlockStore", _aws_disk),
+    ("secret", "secret", _secret),
+    ("nfs", "nfs", _nfs),
+    ("iscsi", "iscsi", _iscsi),
+    ("glusterfs", "glusterfs", _glusterfs),
+    ("flocker", "flocker", _flocker),
+    ("persistentVolumeClaim", "persistentVolumeClaim", _claim),
+    ("rbd", "rbd", _rbd),
+    ("cinder", "cinder", _cinder),
+    ("cephfs", "cephFS", _cephfs),
+    ("quobyte", "quobyte", _quobyte),
+    ("downwardAPI", "downwarAPI", _downward_api),
+    ("fc", "fc", _fc),
+    ("flexVolume", "flexVolume", _flex),
+    ("configMap", "configMap", _config_map),
+    ("azureFile", "azureFile", _azure_file),
+    ("vsphereVolume", "vsphereVolume", _vsphere),
+    ("photonPersistentDisk", "photonPersistentDisk", _photon),
+    ("portworxVolume", "portworxVolume", _portworx),
+    ("azureDisk", "azureDisk", _azure_disk),
+    ("storageos", "storageos", _storageos),
+    ("projected", "projected", _projected),
+    ("scaleIO", "scaleIO", _scale_io),
+    ("csi", "csi", _csi),
+    (EPHEMERAL, "ephemeral", ephemeral_volume_source),
+    ("image", "image", None),
+)
+"""Each volume source's field, the field a second source is reported at (upstream's own
+spelling, ``downwarAPI`` too) and its rule, in validateVolumeSource's order (an image
+volume's reference is checked only for a pod: :func:`_image`)."""
 
-_PV_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
-    "hostPath": _host_path,
-    "gcePersistentDisk": _gce_disk,
-    "awsElasticBlockStore": _aws_disk,
-    "glusterfs": _glusterfs_pv,
-    "flocker": _flocker,
-    "nfs": _nfs,
-    "rbd": _rbd,
-    "quobyte": _quobyte,
-    "cephfs": _cephfs,
-    "cinder": _cinder_pv,
-    "fc": _fc,
-    "flexVolume": _flex,
-    "azureFile": _azure_file_pv,
-    "vsphereVolume": _vsphere,
-    "photonPersistentDisk": _photon,
-    "portworxVolume": _portworx,
-    "azureDisk": _azure_disk,
-    "scaleIO": _scale_io,
-    "local": _path_errors,
-    "storageos": _storageos_pv,
-    "csi": _csi_pv,
-}
-"""Each PersistentVolume source's rule in ValidatePersistentVolumeSpec (iscsi's needs the
-volume's name, :func:`_iscsi_pv`): a pod volume's where upstream calls the same function
-(validateRBDPersistentVolumeSource, validateCephFSPersistentVolumeSource,
+_PV_SOURCES: tuple[tuple[str, str, _Rule | None], ...] = (
+    ("hostPath", "hostPath", _host_path),
+    ("gcePersistentDisk", "gcePersistentDisk", _gce_disk),
+    ("awsElasticBlockStore", "awsElasticBlockStore", _aws_disk),
+    ("glusterfs", "glusterfs", _glusterfs_pv),
+    ("flocker", "flocker", _flocker),
+    ("nfs", "nfs", _nfs),
+    ("rbd", "rbd", _rbd),
+    ("quobyte", "quobyte", _quobyte),
+    ("cephfs", "cephFS", _cephfs),
+    ("iscsi", "iscsi", None),
+    ("cinder", "cinder", _cinder_pv),
+    ("fc", "fc", _fc),
+    ("flexVolume", "flexVolume", _flex),
+    ("azureFile", "azureFile", _azure_file_pv),
+    ("vsphereVolume", "vsphereVolume", _vsphere),
+    ("photonPersistentDisk", "photonPersistentDisk", _photon),
+    ("portworxVolume", "portworxVolume", _portworx),
+    ("azureDisk", "azureDisk", _azure_disk),
+    ("scaleIO", "scaleIO", _scale_io),
+    ("local", "local", _path_errors),
+    ("storageos", "storageos", _storageos_pv),
+    ("csi", "csi", _csi_pv),
+)
+"""The sources ValidatePersistentVolumeSpec counts, in its order, each with the field a
+second source is reported at (upstream's own spelling, ``cephFS`` too) and its rule
+(iscsi's needs the volume's name, :func:`_iscsi_pv`): a pod volume's where upstream calls
+the same function (validateRBDPersistentVolumeSource, validateCephFSPersistentVolumeSource,
 validateFlexPersistentVolumeSource and validateScaleIOPersistentVolumeSource check what
 their pod versions do)."""
 
