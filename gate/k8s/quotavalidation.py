@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gate.errors import QuantityError
-from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quantity import NEGATIVE, go_quantity_text, parse_quantity, quantity_format
 from gate.k8s.quota import (
     BEST_EFFORT,
     CROSS_NAMESPACE,
@@ -206,7 +206,7 @@ def _quantity_value(name: str, raw: object, field: str) -> Errors:
     value = to_milli(parse_quantity(raw))
     shown = go_quantity_text(value, quantity_format(raw))
     if value < 0:
-        yield invalid(field, shown, "must be greater than or equal to 0")
+        yield invalid(field, shown, NEGATIVE)
     if is_integer_resource(name) and (value * 1000) % 1000 != 0:
         yield FieldError(field, INVALID, json_quote(shown), "must be an integer")
 

@@ -57,7 +57,13 @@ from gate.k8s.names import (
 )
 from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
 from gate.k8s.podnames import controller_object, generate_name
-from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
+from gate.k8s.quantity import (
+    NEGATIVE,
+    go_quantity_text,
+    milli_value,
+    parse_quantity,
+    quantity_format,
+)
 from gate.k8s.quotausage import aggregate_limits, aggregate_requests, containers_of, resources_of
 from gate.k8s.resources import (
     HUGEPAGES,
@@ -1933,7 +1939,7 @@ def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Erro
     MilliValue, rounded up, for an integer resource), then
     validateResourceQuantityHugePageValue."""
     if value < 0:
-        yield invalid(where, _shown(value, raw), "must be greater than or equal to 0")
+        yield invalid(where, _shown(value, raw), NEGATIVE)
     if milli_value(value) % 1000 and is_integer_resource(name):
         yield invalid(where, _shown(value, raw), "must be an integer")
     if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
@@ -2868,7 +2874,7 @@ def _positive_int_or_percent(value: int | str, field: str) -> Errors:
         if not _PERCENT.fullmatch(value):
             yield FieldError(field, INVALID, _json_int_or_string(value), _PERCENT_ERROR)
     elif value < 0:
-        yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
+        yield FieldError(field, INVALID, str(value), NEGATIVE)
 
 
 def _over_100(value: int | str, field: str) -> Errors:
@@ -2882,7 +2888,7 @@ def _non_negative(spec: Mapping[str, Any], name: str, field: str) -> Errors:
     """ValidateNonnegativeField on an integer field as written (unset is no error)."""
     value = _int(spec.get(name))
     if value is not None and value < 0:
-        yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+        yield FieldError(f"{field}.{name}", INVALID, str(value), NEGATIVE)
 
 
 def _json_rolling(rolling: object, fields: tuple[str, ...]) -> str:
@@ -3135,7 +3141,6 @@ def _job(
 
 
 _JOB_RESTARTS = ("OnFailure", "Never")
-_NON_NEGATIVE = "must be greater than or equal to 0"
 _JOB_COUNTS = (
     "parallelism",
     "completions",
@@ -3170,7 +3175,7 @@ def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
     for name in _JOB_COUNTS:  # ValidateNonnegativeField
         value = counts.get(name)
         if value is not None and value < 0:
-            yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+            yield FieldError(f"{field}.{name}", INVALID, str(value), NEGATIVE)
         if (
             name == "maxFailedIndexes"
             and value is not None
@@ -3460,7 +3465,7 @@ def _success_rule(rule: Mapping[str, Any], where: str, completions: int) -> Erro
     if count is not None:
         at_count = f"{where}.succeededCount"
         if count < 0:
-            yield FieldError(at_count, INVALID, str(count), _NON_NEGATIVE)
+            yield FieldError(at_count, INVALID, str(count), NEGATIVE)
         if count > completions:
             detail = (
                 f"must be less than or equal to {completions} (the number of specified completions)"
