@@ -41,6 +41,7 @@ from gate.k8s.quota import (
 )
 from gate.k8s.resources import HUGEPAGES
 from gate.k8s.validation import (
+    BAD_OPERATOR,
     INVALID,
     REQUIRED,
     STANDARD_RESOURCES,
@@ -302,7 +303,6 @@ def _selector(spec: Mapping[str, Any], selector: Mapping[str, Any], names: Itera
                 )
                 yield FieldError(f"{field}.values", INVALID, _json_strings(values), detail)
         else:
-            detail = "not a valid selector operator"
-            yield FieldError(f"{field}.operator", INVALID, json_quote(operator), detail)
+            yield FieldError(f"{field}.operator", INVALID, json_quote(operator), BAD_OPERATOR)
         seen.add(scope)
     yield from _conflicts(seen, field, _json_strings(spec.get("scopes")))

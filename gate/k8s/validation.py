@@ -232,6 +232,8 @@ def max_len_error(length: int) -> str:
 
 
 EMPTY_ERROR = "must be non-empty"
+BAD_OPERATOR = "not a valid selector operator"
+_POSITIVE = "must be greater than zero"
 
 
 def qualified_name_errors(value: str) -> list[str]:
@@ -361,7 +363,7 @@ def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
     if operator in SELECTOR_OPERATORS:
         yield from _set_values(operator, values, field)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None:
         yield from label_name(key, f"{field}.key")
@@ -510,7 +512,7 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
         value = Fraction(0) if raw is None else _stored(raw)
         if value is not None and value <= 0:
             shown = "0" if raw is None else _shown(value, raw)
-            yield invalid(where, shown, "must be greater than zero")
+            yield invalid(where, shown, _POSITIVE)
         elif value is not None:
             yield from _quantity_value("storage", value, raw, where)
     storage_class = _text(spec.get("storageClassName"))
@@ -631,7 +633,7 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
             where = f"{field}.capacity[{name}]"
             if value < 0:
                 yield invalid(where, _shown(value, raw), "must be a valid resource quantity")
-            yield invalid(where, _shown(value, raw), "must be greater than zero")
+            yield invalid(where, _shown(value, raw), _POSITIVE)
     policy = _text(spec.get("persistentVolumeReclaimPolicy")) or "Retain"
     if policy not in RECLAIM_POLICIES:
         where = f"{field}.persistentVolumeReclaimPolicy"
@@ -2002,7 +2004,7 @@ def node_selector_requirement(
             detail = "must be specified single value when `operator` is 'Lt' or 'Gt'"
             yield FieldError(f"{field}.values", REQUIRED, None, detail)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None:
         yield from label_name(key, f"{field}.key")
@@ -2021,7 +2023,7 @@ def node_field_requirement(expression: Mapping[str, Any], field: str) -> Errors:
             )
             yield FieldError(f"{field}.values", REQUIRED, None, detail)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None and key != "metadata.name":
         yield invalid(f"{field}.key", key, "not a valid field selector key")
@@ -2163,7 +2165,7 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
         where = f"{field}[{i}]"
         skew = _int(constraint.get("maxSkew"))
         if skew is not None and skew <= 0:  # ValidateMaxSkew
-            yield FieldError(f"{where}.maxSkew", INVALID, str(skew), "must be greater than zero")
+            yield FieldError(f"{where}.maxSkew", INVALID, str(skew), _POSITIVE)
         topology = _text(constraint.get("topologyKey"))
         if topology == "":  # ValidateTopologyKey
             yield FieldError(f"{where}.topologyKey", REQUIRED, None, "can not be empty")
@@ -2196,7 +2198,7 @@ def _min_domains(raw: object, action: str | None, field: str) -> Errors:
         return
     value = _int(raw)
     if value is not None and value <= 0:
-        yield FieldError(field, INVALID, str(value), "must be greater than zero")
+        yield FieldError(field, INVALID, str(value), _POSITIVE)
     if action != "DoNotSchedule":
         detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
         yield FieldError(field, INVALID, str(value), detail)
