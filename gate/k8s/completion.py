@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +34,7 @@ from gate.errors import QuantityError
 from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
 from gate.k8s.limitranger import accepted, range_defaults, range_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
+from gate.k8s.podaffinity import PREFERRED, REQUIRED
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.quota import forbidden
@@ -117,9 +117,6 @@ def _limit_range_defaults(
     return {**container, "resources": {**resources, "limits": limits, "requests": requests}}
 
 
-_MILLI = Fraction(1, 1000)
-
-
 def _rounded_to_milli(resources: object) -> object:
     """SetDefaults_ResourceList: every quantity rounded up (away from zero) to a whole
     number of thousandths, as the API server stores it: two containers of ``0.5m`` cpu
@@ -138,13 +135,14 @@ def _rounded_quantity(value: object) -> object:
 
 @lru_cache(maxsize=4096, typed=True)
 def _rounded_hashable(value: object) -> object:
+    if value is None:
+        return value
     try:
-        q = parse_quantity(value) if value is not None else None
+        q = parse_quantity(value)
     except QuantityError:  # reported when the requests are read
         return value
-    if q is None or (q / _MILLI).denominator == 1:
-        return value
-    return exact_text(to_milli(q))
+    stored = to_milli(q)
+    return value if stored == q else exact_text(stored)
 
 
 def _round_resource_lists(spec: Spec) -> None:
@@ -326,10 +324,6 @@ def _newly_inconsistent(written: Mapping[str, Any], completed: Spec) -> list[str
     return [e for e in _consistency_errors(completed) if e not in known]
 
 
-_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-
-
 def _merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
     """The pod strategy's PrepareForCreate (mutatePodAffinity, then
     mutateTopologySpreadConstraints with MatchLabelKeysInPodTopologySpreadSelectorMerge, on
@@ -363,14 +357,14 @@ def with_merged_label_keys(spec: Mapping[str, Any], labels: Mapping[str, str]) -
         if not isinstance(affinity.get(kind), Mapping):
             continue
         block = dict(affinity[kind])
-        for side in (_REQUIRED, _PREFERRED):
+        for side in (REQUIRED, PREFERRED):
             items = block.get(side)
             if not isinstance(items, list):
                 continue
             copied: list[Any] = []
             for i, item in enumerate(items):
                 where = f"spec.affinity.{kind}.{side}[{i}]"
-                if side == _PREFERRED and isinstance(item, Mapping):
+                if side == PREFERRED and isinstance(item, Mapping):
                     term = terms.get(f"{where}.podAffinityTerm")
                     item = item if term is None else {**item, "podAffinityTerm": term}
                 else:
@@ -399,13 +393,13 @@ def _merged_terms(
     affinity = mapping(spec.get("affinity"))
     for kind in ("podAffinity", "podAntiAffinity"):
         block = mapping(affinity.get(kind))
-        required = block.get(_REQUIRED)
+        required = block.get(REQUIRED)
         for i, term in enumerate(required if isinstance(required, list) else []):
-            where = f"spec.affinity.{kind}.{_REQUIRED}[{i}]"
+            where = f"spec.affinity.{kind}.{REQUIRED}[{i}]"
             yield from _merged_term(mapping(term), where, labels)
-        preferred = block.get(_PREFERRED)
+        preferred = block.get(PREFERRED)
         for i, weighted in enumerate(preferred if isinstance(preferred, list) else []):
-            where = f"spec.affinity.{kind}.{_PREFERRED}[{i}].podAffinityTerm"
+            where = f"spec.affinity.{kind}.{PREFERRED}[{i}].podAffinityTerm"
             yield from _merged_term(
                 mapping(mapping(weighted).get("podAffinityTerm")), where, labels
             )

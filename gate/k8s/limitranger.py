@@ -22,7 +22,13 @@ from typing import Any, Final
 
 from gate.errors import QuantityError
 from gate.k8s.quantity import milli_value, parse_quantity, whole_value
-from gate.k8s.quotausage import Amount, aggregate_limits, aggregate_requests, resources_of
+from gate.k8s.quotausage import (
+    Amount,
+    aggregate_limits,
+    aggregate_requests,
+    containers_of,
+    resources_of,
+)
 from gate.k8s.resources import CPU, MEMORY, overcommit_allowed
 from gate.k8s.validation import aggregate, qualified_name_errors, resource_name
 from gate.untyped import mapping
@@ -130,11 +136,7 @@ def _pod_amounts(spec: Mapping[str, Any]) -> tuple[dict[str, Amount], dict[str, 
 
 
 def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    found = []
-    for key in ("containers", "initContainers"):
-        items = spec.get(key)
-        found += [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
-    return found
+    return containers_of(spec, "containers") + containers_of(spec, "initContainers")
 
 
 def limit_range_items(limit_range: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gate.errors import QuantityError
-from gate.k8s.quantity import go_quantity_text, parse_quantity, quantity_format
+from gate.k8s.quantity import NEGATIVE, go_quantity_text, parse_quantity, quantity_format
 from gate.k8s.quota import (
     BEST_EFFORT,
     CROSS_NAMESPACE,
@@ -39,15 +39,19 @@ from gate.k8s.quota import (
     PRIORITY_CLASS,
     TERMINATING,
 )
-from gate.k8s.resources import HUGEPAGES, is_extended
+from gate.k8s.resources import HUGEPAGES
 from gate.k8s.validation import (
+    BAD_OPERATOR,
     INVALID,
     REQUIRED,
+    STANDARD_RESOURCES,
     Errors,
     FieldError,
     aggregate,
     invalid,
     invalid_object,
+    is_integer_resource,
+    is_standard_resource,
     json_quote,
     object_meta,
     qualified_name_errors,
@@ -71,26 +75,8 @@ SCOPES: Final = frozenset(
 """IsStandardResourceQuotaScope: standardResourceQuotaScopes and CrossNamespacePodAffinity."""
 
 _REQUESTS_HUGEPAGES: Final = "requests." + HUGEPAGES
-_COMMON: Final = frozenset(
-    {
-        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
-        "pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
-        "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers",
-        "requests.storage",
-    }
-)  # fmt: skip
-_QUOTA_RESOURCES: Final = _COMMON
+_QUOTA_RESOURCES: Final = STANDARD_RESOURCES - {"storage"}
 """standardQuotaResources (IsStandardQuotaResourceName, with the hugepages prefixes)."""
-_RESOURCES: Final = _COMMON | {"storage"}
-"""standardResources (IsStandardResourceName, with the hugepages prefixes)."""
-_INTEGER: Final = frozenset(
-    {
-        "pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
-        "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
-    }
-)  # fmt: skip
-"""integerResources (IsIntegerResourceName, with the extended resources: ``count/pods``)."""
 
 _POD_COUNT: Final = frozenset({"pods"})
 _POD_COMPUTE: Final = frozenset(
@@ -206,8 +192,7 @@ def _resource_name(name: str, field: str) -> Errors:
     for message in messages:
         yield FieldError(field, INVALID, shown, message)
     unqualified = "/" not in name
-    standard = name in _RESOURCES or name.startswith((HUGEPAGES, _REQUESTS_HUGEPAGES))
-    if not messages and unqualified and not standard:
+    if not messages and unqualified and not is_standard_resource(name):
         yield FieldError(
             field, INVALID, shown, "must be a standard resource type or fully qualified"
         )
@@ -222,8 +207,8 @@ def _quantity_value(name: str, raw: object, field: str) -> Errors:
     value = to_milli(parse_quantity(raw))
     shown = go_quantity_text(value, quantity_format(raw))
     if value < 0:
-        yield invalid(field, shown, "must be greater than or equal to 0")
-    if (name in _INTEGER or is_extended(name)) and (value * 1000) % 1000 != 0:
+        yield invalid(field, shown, NEGATIVE)
+    if is_integer_resource(name) and (value * 1000) % 1000 != 0:
         yield FieldError(field, INVALID, json_quote(shown), "must be an integer")
 
 
@@ -318,7 +303,6 @@ def _selector(spec: Mapping[str, Any], selector: Mapping[str, Any], names: Itera
                 )
                 yield FieldError(f"{field}.values", INVALID, _json_strings(values), detail)
         else:
-            detail = "not a valid selector operator"
-            yield FieldError(f"{field}.operator", INVALID, json_quote(operator), detail)
+            yield FieldError(f"{field}.operator", INVALID, json_quote(operator), BAD_OPERATOR)
         seen.add(scope)
     yield from _conflicts(seen, field, _json_strings(spec.get("scopes")))

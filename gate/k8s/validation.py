@@ -57,8 +57,14 @@ from gate.k8s.names import (
 )
 from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
 from gate.k8s.podnames import controller_object, generate_name
-from gate.k8s.quantity import go_quantity_text, milli_value, parse_quantity, quantity_format
-from gate.k8s.quotausage import aggregate_limits, aggregate_requests, resources_of
+from gate.k8s.quantity import (
+    NEGATIVE,
+    go_quantity_text,
+    milli_value,
+    parse_quantity,
+    quantity_format,
+)
+from gate.k8s.quotausage import aggregate_limits, aggregate_requests, containers_of, resources_of
 from gate.k8s.resources import (
     HUGEPAGES,
     is_extended,
@@ -75,7 +81,7 @@ from gate.k8s.selectors import (
     parse_selector,
     text_labels,
 )
-from gate.untyped import at
+from gate.untyped import as_list, at, mapping
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
 UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
@@ -145,7 +151,7 @@ def json_selector(raw: Mapping[str, Any]) -> str:
     match_labels = text_labels(raw.get("matchLabels"))
     if match_labels:
         fields.append(f'"matchLabels":{json_labels(match_labels)}')
-    expressions = [e for e in _items(raw.get("matchExpressions")) if isinstance(e, Mapping)]
+    expressions = [e for e in as_list(raw.get("matchExpressions")) if isinstance(e, Mapping)]
     if expressions:
         fields.append('"matchExpressions":[' + ",".join(map(_json_requirement, expressions)) + "]")
     return "{" + ",".join(fields) + "}"
@@ -154,7 +160,7 @@ def json_selector(raw: Mapping[str, Any]) -> str:
 def _json_requirement(expression: Mapping[str, Any]) -> str:
     key, operator = _str(expression.get("key")), _str(expression.get("operator"))
     shown = f'{{"key":{json_quote(key)},"operator":{json_quote(operator)}'
-    values = [_str(v) for v in _items(expression.get("values"))]
+    values = [_str(v) for v in as_list(expression.get("values"))]
     if values:
         shown += ',"values":[' + ",".join(map(json_quote, values)) + "]"
     return shown + "}"
@@ -175,17 +181,6 @@ def _int(value: object) -> int | None:
     if value is None:
         return 0
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _items(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    # A dict first: asking the Mapping ABC costs a Python-level call on every field
-    if type(value) is dict or isinstance(value, Mapping):
-        return value
-    return {}
 
 
 def invalid(field: str, value: str, detail: str) -> FieldError:
@@ -237,6 +232,8 @@ def max_len_error(length: int) -> str:
 
 
 EMPTY_ERROR = "must be non-empty"
+BAD_OPERATOR = "not a valid selector operator"
+_POSITIVE = "must be greater than zero"
 
 
 def qualified_name_errors(value: str) -> list[str]:
@@ -334,7 +331,7 @@ def label_name(value: str, field: str) -> Errors:
 def labels(raw: object, field: str) -> Errors:
     """ValidateLabels: each key a qualified name, each value a label value, both reported
     at the map's own path."""
-    for key, value in _mapping(raw).items():
+    for key, value in mapping(raw).items():
         text = str(key)
         if not label_key_ok(text):  # the valid ones, nearly all, cost one match
             yield from _each(field, text, qualified_name_errors(text))
@@ -356,8 +353,8 @@ def label_selector(raw: object, field: str) -> Errors:
     if not isinstance(raw, Mapping):
         return
     yield from labels(raw.get("matchLabels"), f"{field}.matchLabels")
-    for i, expression in enumerate(_items(raw.get("matchExpressions"))):
-        yield from selector_requirement(_mapping(expression), f"{field}.matchExpressions[{i}]")
+    for i, expression in enumerate(as_list(raw.get("matchExpressions"))):
+        yield from selector_requirement(mapping(expression), f"{field}.matchExpressions[{i}]")
 
 
 def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
@@ -366,7 +363,7 @@ def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
     if operator in SELECTOR_OPERATORS:
         yield from _set_values(operator, values, field)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None:
         yield from label_name(key, f"{field}.key")
@@ -376,7 +373,7 @@ def selector_requirement(expression: Mapping[str, Any], field: str) -> Errors:
 
 def _operator_and_values(expression: Mapping[str, Any]) -> tuple[str | None, list[str]]:
     """A requirement's operator and its values that are texts."""
-    values = [v for v in (_text(v) for v in _items(expression.get("values"))) if v is not None]
+    values = [v for v in (_text(v) for v in as_list(expression.get("values"))) if v is not None]
     return _text(expression.get("operator")), values
 
 
@@ -397,10 +394,6 @@ def _set_values(operator: str, values: Sequence[str], field: str) -> Errors:
 PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List(supportedPortProtocols): sorted
 
 
-def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    return [c for c in _items(spec.get(key)) if isinstance(c, Mapping)]
-
-
 NOT_FOUND = "Not found"
 
 
@@ -412,7 +405,7 @@ def volume_names(
     ones a mount may name. ``pod``: the pod's name, known for a pod (not for a template),
     whose ephemeral volumes' claims are then named and may not be mounted as claims;
     ``is_pod``: a pod's volumes, not a template's (PodValidationOptions.ResourceIsPod)."""
-    volumes = [_mapping(v) for v in _items(spec.get("volumes"))]
+    volumes = [mapping(v) for v in as_list(spec.get("volumes"))]
     created = {f"{pod}-{_str(v.get('name'))}" for v in volumes if v.get(EPHEMERAL) is not None}
     for i, volume in enumerate(volumes):
         name = _text(volume.get("name"))
@@ -428,7 +421,7 @@ def volume_names(
         yield from found
         if not found:
             names.add(name)
-        claim = _text(_mapping(volume.get("persistentVolumeClaim")).get("claimName"))
+        claim = _text(mapping(volume.get("persistentVolumeClaim")).get("claimName"))
         if pod and claim is not None and claim in created:
             detail = "must not reference a PVC that gets created for an ephemeral volume"
             yield invalid(f"{prefix}.volumes[{i}].persistentVolumeClaim.claimName", claim, detail)
@@ -485,7 +478,7 @@ def ephemeral_claim_name(where: str, name: str, pod: str) -> Errors:
 def claim_template(template: Mapping[str, Any], field: str) -> Errors:
     """ValidatePersistentVolumeClaimTemplate: ValidateTemplateObjectMeta (annotations,
     labels, no other metadata), then ValidatePersistentVolumeClaimSpec."""
-    metadata = _mapping(template.get("metadata"))
+    metadata = mapping(template.get("metadata"))
     yield from annotation_map(metadata.get("annotations"), f"{field}.metadata.annotations")
     yield from labels(metadata.get("labels"), f"{field}.metadata.labels")
     for key in _TEMPLATE_META:
@@ -494,7 +487,7 @@ def claim_template(template: Mapping[str, Any], field: str) -> Errors:
         if value is not None and (key in _TEMPLATE_META_POINTERS or value not in ("", 0)):
             where = f"{field}.metadata.{_GO_FIELD.get(key, key)}"
             yield FieldError(where, FORBIDDEN, None, "cannot be set")
-    yield from claim_spec(_mapping(template.get("spec")), f"{field}.spec")
+    yield from claim_spec(mapping(template.get("spec")), f"{field}.spec")
 
 
 def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
@@ -503,14 +496,14 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
     modes required, supported, ReadWriteOncePod alone; ``resources.requests.storage``
     required and positive (rounded up to thousandths first, SetDefaults_ResourceList); the
     class names DNS subdomains; the volume mode supported; each data source's own rules."""
-    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
-    if not _items(spec.get("accessModes")):
+    modes = [m for m in (_text(m) for m in as_list(spec.get("accessModes"))) if m is not None]
+    if not as_list(spec.get("accessModes")):
         detail = "at least 1 access mode is required"
         yield FieldError(f"{field}.accessModes", REQUIRED, None, detail)
     if isinstance(spec.get("selector"), Mapping):
         yield from label_selector(spec["selector"], f"{field}.selector")
     yield from access_modes(modes, f"{field}.accessModes")
-    requests = _mapping(_mapping(spec.get("resources")).get("requests"))
+    requests = mapping(mapping(spec.get("resources")).get("requests"))
     where = f"{field}.resources[storage]"
     if "storage" not in requests:
         yield FieldError(where, REQUIRED)
@@ -519,7 +512,7 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
         value = Fraction(0) if raw is None else _stored(raw)
         if value is not None and value <= 0:
             shown = "0" if raw is None else _shown(value, raw)
-            yield invalid(where, shown, "must be greater than zero")
+            yield invalid(where, shown, _POSITIVE)
         elif value is not None:
             yield from _quantity_value("storage", value, raw, where)
     storage_class = _text(spec.get("storageClassName"))
@@ -595,32 +588,6 @@ def _data_source(source: Mapping[str, Any], field: str) -> Errors:
 
 # --- PersistentVolumes (ValidatePersistentVolume) ---------------------------------------------
 
-_PV_SOURCES = (
-    ("hostPath", "hostPath"),
-    ("gcePersistentDisk", "gcePersistentDisk"),
-    ("awsElasticBlockStore", "awsElasticBlockStore"),
-    ("glusterfs", "glusterfs"),
-    ("flocker", "flocker"),
-    ("nfs", "nfs"),
-    ("rbd", "rbd"),
-    ("quobyte", "quobyte"),
-    ("cephfs", "cephFS"),
-    ("iscsi", "iscsi"),
-    ("cinder", "cinder"),
-    ("fc", "fc"),
-    ("flexVolume", "flexVolume"),
-    ("azureFile", "azureFile"),
-    ("vsphereVolume", "vsphereVolume"),
-    ("photonPersistentDisk", "photonPersistentDisk"),
-    ("portworxVolume", "portworxVolume"),
-    ("azureDisk", "azureDisk"),
-    ("scaleIO", "scaleIO"),
-    ("local", "local"),
-    ("storageos", "storageos"),
-    ("csi", "csi"),
-)
-"""The sources ValidatePersistentVolumeSpec counts, in its order, each with the field a
-second source is reported at (upstream's own spelling, ``cephFS`` too)."""
 _FLEX = "flexVolume"
 """The one source ValidatePersistentVolumeSpec counts and checks without forbidding it
 after another (a later source is still forbidden after it)."""
@@ -632,7 +599,7 @@ def persistent_volume_claim_problems(claim: Mapping[str, Any]) -> list[str]:
     class defaulted): its metadata, then ValidatePersistentVolumeClaimSpec. A claim the API
     server refuses is never created."""
     found = list(object_meta(claim, "PersistentVolumeClaim"))
-    found += claim_spec(_mapping(claim.get("spec")), "spec")
+    found += claim_spec(mapping(claim.get("spec")), "spec")
     return [str(e) for e in found]
 
 
@@ -640,9 +607,9 @@ def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
     as for any object of no namespace): its name a DNS subdomain, then
     ValidatePersistentVolumeSpec. A volume the API server refuses is never created."""
-    metadata = {k: v for k, v in _mapping(body.get("metadata")).items() if k != "namespace"}
+    metadata = {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
     found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
-    found += volume_spec(_mapping(body.get("spec")), "spec", _str(metadata.get("name")))
+    found += volume_spec(mapping(body.get("spec")), "spec", _str(metadata.get("name")))
     return [str(e) for e in found]
 
 
@@ -650,11 +617,11 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
     """ValidatePersistentVolumeSpec for a volume (not an inline one) named ``name``, in its
     order, after SetDefaults_PersistentVolume (reclaim policy Retain, volume mode
     Filesystem)."""
-    modes = [m for m in (_text(m) for m in _items(spec.get("accessModes"))) if m is not None]
-    if not _items(spec.get("accessModes")):
+    modes = [m for m in (_text(m) for m in as_list(spec.get("accessModes"))) if m is not None]
+    if not as_list(spec.get("accessModes")):
         yield FieldError(f"{field}.accessModes", REQUIRED)
     yield from access_modes(modes, f"{field}.accessModes")
-    capacity = _mapping(spec.get("capacity"))
+    capacity = mapping(spec.get("capacity"))
     if not capacity:
         yield FieldError(f"{field}.capacity", REQUIRED)
     if "storage" not in capacity or len(capacity) > 1:
@@ -666,7 +633,7 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
             where = f"{field}.capacity[{name}]"
             if value < 0:
                 yield invalid(where, _shown(value, raw), "must be a valid resource quantity")
-            yield invalid(where, _shown(value, raw), "must be greater than zero")
+            yield invalid(where, _shown(value, raw), _POSITIVE)
     policy = _text(spec.get("persistentVolumeReclaimPolicy")) or "Retain"
     if policy not in RECLAIM_POLICIES:
         where = f"{field}.persistentVolumeReclaimPolicy"
@@ -678,13 +645,13 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
         if not isinstance(required, Mapping):
             detail = "must specify required node constraints"
             yield FieldError(where, REQUIRED, None, detail)
-        elif not _items(required.get("nodeSelectorTerms")):
+        elif not as_list(required.get("nodeSelectorTerms")):
             detail = "must have at least one node selector term"
             yield FieldError(f"{where}.nodeSelectorTerms", REQUIRED, None, detail)
         else:
-            for i, term in enumerate(_items(required.get("nodeSelectorTerms"))):
+            for i, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
                 term_field = f"{where}.nodeSelectorTerms[{i}]"
-                yield from node_selector_term(_mapping(term), term_field, True)
+                yield from node_selector_term(mapping(term), term_field, True)
     yield from _volume_source(spec, field, isinstance(affinity, Mapping), name)
     storage_class = _text(spec.get("storageClassName"))
     if storage_class:  # ValidateClassName
@@ -710,7 +677,7 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
     aside), a local volume's node affinity required (``placed``), and no Recycle policy
     for a host path of ``/``."""
     count = 0
-    for key, reported in _PV_SOURCES:
+    for key, reported, rule in _PV_SOURCES:
         source = spec.get(key)
         if not isinstance(source, Mapping):
             continue
@@ -718,56 +685,21 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
             yield FieldError(f"{field}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
             continue
         count += 1
-        if key == "iscsi":
+        if rule is None:
             yield from _iscsi_pv(source, f"{field}.iscsi", name)
         else:
-            yield from _PV_SOURCE_RULES[key](source, f"{field}.{key}")
+            yield from rule(source, f"{field}.{key}")
         if key == "local" and not placed:
             detail = "Local volume requires node affinity"
             yield FieldError(f"{field}.nodeAffinity", REQUIRED, None, detail)
     if not count:
         yield FieldError(field, REQUIRED, None, "must specify a volume type")
-    host = _text(_mapping(spec.get("hostPath")).get("path")) or ""
+    host = _text(mapping(spec.get("hostPath")).get("path")) or ""
     recycled = spec.get("persistentVolumeReclaimPolicy") == "Recycle"
     if isinstance(spec.get("hostPath"), Mapping) and recycled and posixpath.normpath(host) == "/":
         detail = "may not be 'recycle' for a hostPath mount of '/'"
         yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
 
-
-_VOLUME_SOURCES = (
-    ("emptyDir", "emptyDir"),
-    ("hostPath", "hostPath"),
-    ("gitRepo", "gitRepo"),
-    ("gcePersistentDisk", "gcePersistentDisk"),
-    ("awsElasticBlockStore", "awsElasticBlockStore"),
-    ("secret", "secret"),
-    ("nfs", "nfs"),
-    ("iscsi", "iscsi"),
-    ("glusterfs", "glusterfs"),
-    ("flocker", "flocker"),
-    ("persistentVolumeClaim", "persistentVolumeClaim"),
-    ("rbd", "rbd"),
-    ("cinder", "cinder"),
-    ("cephfs", "cephFS"),
-    ("quobyte", "quobyte"),
-    ("downwardAPI", "downwarAPI"),
-    ("fc", "fc"),
-    ("flexVolume", "flexVolume"),
-    ("configMap", "configMap"),
-    ("azureFile", "azureFile"),
-    ("vsphereVolume", "vsphereVolume"),
-    ("photonPersistentDisk", "photonPersistentDisk"),
-    ("portworxVolume", "portworxVolume"),
-    ("azureDisk", "azureDisk"),
-    ("storageos", "storageos"),
-    ("projected", "projected"),
-    ("scaleIO", "scaleIO"),
-    ("csi", "csi"),
-    ("ephemeral", "ephemeral"),
-    ("image", "image"),
-)
-"""Each volume source's field, and the field a second source is reported at (upstream's
-own spelling, ``downwarAPI`` too), in validateVolumeSource's order."""
 
 _MORE_THAN_ONE = "may not specify more than 1 volume type"
 FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
@@ -776,13 +708,13 @@ FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
 def volume_source(
     volume: Mapping[str, Any], where: str, name: str, pod: str = "", *, is_pod: bool = False
 ) -> Errors:
-    """validateVolumeSource: one source, checked as its own rule says (:data:`_SOURCE_RULES`;
+    """validateVolumeSource: one source, checked as its own rule says (:data:`_VOLUME_SOURCES`;
     an image volume's reference only for a pod, ``is_pod``), and any later one refused. A
     volume written
     without any is an emptyDir (SetDefaults_Volume), so "must specify a volume type" is
     never met from a manifest."""
     counted = False
-    for key, reported in _VOLUME_SOURCES:
+    for key, reported, check in _VOLUME_SOURCES:
         source = volume.get(key)
         if not isinstance(source, Mapping):
             continue  # null is no source; another type is the decoder's to refuse
@@ -790,7 +722,6 @@ def volume_source(
             yield FieldError(f"{where}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
         else:
             counted = True
-            check = _SOURCE_RULES.get(key)
             if check is not None:
                 yield from check(source, f"{where}.{key}")
             if key == EPHEMERAL:
@@ -886,8 +817,8 @@ def _named_items(source: Mapping[str, Any], name_key: str, where: str) -> Errors
     if _text(source.get(name_key)) == "":
         yield FieldError(f"{where}.{name_key}", REQUIRED)
     yield from _mode(source, "defaultMode", where)
-    for i, item in enumerate(_items(source.get("items"))):
-        yield from key_to_path(_mapping(item), f"{where}.items[{i}]")
+    for i, item in enumerate(as_list(source.get("items"))):
+        yield from key_to_path(mapping(item), f"{where}.items[{i}]")
 
 
 def _secret(source: Mapping[str, Any], where: str) -> Errors:
@@ -1000,7 +931,7 @@ def _claim(source: Mapping[str, Any], where: str) -> Errors:
 
 def _rbd(source: Mapping[str, Any], where: str) -> Errors:
     """validateRBDVolumeSource: monitors and an image."""
-    if not _items(source.get("monitors")):
+    if not as_list(source.get("monitors")):
         yield FieldError(f"{where}.monitors", REQUIRED)
     if _text(source.get("image")) == "":
         yield FieldError(f"{where}.image", REQUIRED)
@@ -1043,8 +974,8 @@ def _downward_api(source: Mapping[str, Any], where: str) -> Errors:
     """validateDownwardAPIVolumeSource: the default mode, then each item, reported at the
     source's own path (upstream indexes none)."""
     yield from _mode(source, "defaultMode", where)
-    for item in _items(source.get("items")):
-        yield from downward_file(_mapping(item), where)
+    for item in as_list(source.get("items")):
+        yield from downward_file(mapping(item), where)
 
 
 def downward_file(item: Mapping[str, Any], where: str) -> Errors:
@@ -1134,8 +1065,8 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
     (reported at the volume's own ``path``, as upstream does)."""
     yield from _mode(source, "defaultMode", where)
     paths: set[str] = set()
-    for i, raw in enumerate(_items(source.get("sources"))):
-        projection = _mapping(raw)
+    for i, raw in enumerate(as_list(source.get("sources"))):
+        projection = mapping(raw)
         at_source = f"{where}.sources[{i}]"
         kinds = 0
         for kind in ("secret", "configMap"):
@@ -1146,8 +1077,8 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
             name = _text(found.get("name"))
             if name == "":
                 yield FieldError(f"{at_source}.{kind}.name", REQUIRED)
-            for j, item in enumerate(_items(found.get("items"))):
-                item = _mapping(item)
+            for j, item in enumerate(as_list(found.get("items"))):
+                item = mapping(item)
                 yield from key_to_path(item, f"{at_source}.{kind}.items[{j}]")
                 path = _text(item.get("path"))
                 if path:
@@ -1157,8 +1088,8 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
         downward = projection.get("downwardAPI")
         if isinstance(downward, Mapping):
             kinds += 1
-            for item in _items(downward.get("items")):
-                item = _mapping(item)
+            for item in as_list(downward.get("items")):
+                item = mapping(item)
                 yield from downward_file(item, f"{at_source}.downwardAPI")
                 path = _text(item.get("path"))
                 if path:
@@ -1348,7 +1279,7 @@ def _cinder_pv(source: Mapping[str, Any], where: str) -> Errors:
 
 def _cephfs(source: Mapping[str, Any], where: str) -> Errors:
     """validateCephFSVolumeSource, reported at ``cephfs`` (a second source at ``cephFS``)."""
-    if not _items(source.get("monitors")):
+    if not as_list(source.get("monitors")):
         yield FieldError(f"{where}.monitors", REQUIRED)
 
 
@@ -1394,7 +1325,7 @@ _FC_TARGETS = "must specify either targetWWNs or wwids, but not both"
 
 def _fc(source: Mapping[str, Any], where: str) -> Errors:
     """validateFCVolumeSource: target WWNs (with a LUN of 0-255) or WWIDs, not both."""
-    targets, wwids = _items(source.get("targetWWNs")), _items(source.get("wwids"))
+    targets, wwids = as_list(source.get("targetWWNs")), as_list(source.get("wwids"))
     if not targets and not wwids:
         yield FieldError(f"{where}.targetWWNs", REQUIRED, None, _FC_TARGETS)
     if targets and wwids:
@@ -1415,7 +1346,7 @@ def _flex(source: Mapping[str, Any], where: str) -> Errors:
     """validateFlexVolumeSource: a driver, and no option in the kubernetes.io or k8s.io
     namespaces (a Go map, walked here by key)."""
     yield from _required(source, where, "driver")
-    for key in sorted(str(k) for k in _mapping(source.get("options"))):
+    for key in sorted(str(k) for k in mapping(source.get("options"))):
         prefix = key.split("/", 1)[0] if "/" in key else key
         normalized = "." + prefix.lower()
         if normalized.endswith((".kubernetes.io", ".k8s.io")):
@@ -1522,65 +1453,72 @@ def _image_reference(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "reference")
 
 
-_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
-    "emptyDir": _empty_dir,
-    "hostPath": _host_path,
-    "gitRepo": _git_repo,
-    "gcePersistentDisk": _gce_disk,
-    "awsElasticBlockStore": _aws_disk,
-    "secret": _secret,
-    "nfs": _nfs,
-    "iscsi": _iscsi,
-    "glusterfs": _glusterfs,
-    "flocker": _flocker,
-    "persistentVolumeClaim": _claim,
-    "rbd": _rbd,
-    "cinder": _cinder,
-    "cephfs": _cephfs,
-    "quobyte": _quobyte,
-    "downwardAPI": _downward_api,
-    "fc": _fc,
-    "flexVolume": _flex,
-    "configMap": _config_map,
-    "azureFile": _azure_file,
-    "vsphereVolume": _vsphere,
-    "photonPersistentDisk": _photon,
-    "portworxVolume": _portworx,
-    "azureDisk": _azure_disk,
-    "storageos": _storageos,
-    "projected": _projected,
-    "scaleIO": _scale_io,
-    "csi": _csi,
-    EPHEMERAL: ephemeral_volume_source,
-}
+_Rule = Callable[[Mapping[str, Any], str], Errors]
 
+_VOLUME_SOURCES: tuple[tuple[str, str, _Rule | None], ...] = (
+    ("emptyDir", "emptyDir", _empty_dir),
+    ("hostPath", "hostPath", _host_path),
+    ("gitRepo", "gitRepo", _git_repo),
+    ("gcePersistentDisk", "gcePersistentDisk", _gce_disk),
+    ("awsElasticBlockStore", "awsElasticBlockStore", _aws_disk),
+    ("secret", "secret", _secret),
+    ("nfs", "nfs", _nfs),
+    ("iscsi", "iscsi", _iscsi),
+    ("glusterfs", "glusterfs", _glusterfs),
+    ("flocker", "flocker", _flocker),
+    ("persistentVolumeClaim", "persistentVolumeClaim", _claim),
+    ("rbd", "rbd", _rbd),
+    ("cinder", "cinder", _cinder),
+    ("cephfs", "cephFS", _cephfs),
+    ("quobyte", "quobyte", _quobyte),
+    ("downwardAPI", "downwarAPI", _downward_api),
+    ("fc", "fc", _fc),
+    ("flexVolume", "flexVolume", _flex),
+    ("configMap", "configMap", _config_map),
+    ("azureFile", "azureFile", _azure_file),
+    ("vsphereVolume", "vsphereVolume", _vsphere),
+    ("photonPersistentDisk", "photonPersistentDisk", _photon),
+    ("portworxVolume", "portworxVolume", _portworx),
+    ("azureDisk", "azureDisk", _azure_disk),
+    ("storageos", "storageos", _storageos),
+    ("projected", "projected", _projected),
+    ("scaleIO", "scaleIO", _scale_io),
+    ("csi", "csi", _csi),
+    (EPHEMERAL, "ephemeral", ephemeral_volume_source),
+    ("image", "image", None),
+)
+"""Each volume source's field, the field a second source is reported at (upstream's own
+spelling, ``downwarAPI`` too) and its rule, in validateVolumeSource's order (an image
+volume's reference is checked only for a pod: :func:`_image`)."""
 
-_PV_SOURCE_RULES: dict[str, Callable[[Mapping[str, Any], str], Errors]] = {
-    "hostPath": _host_path,
-    "gcePersistentDisk": _gce_disk,
-    "awsElasticBlockStore": _aws_disk,
-    "glusterfs": _glusterfs_pv,
-    "flocker": _flocker,
-    "nfs": _nfs,
-    "rbd": _rbd,
-    "quobyte": _quobyte,
-    "cephfs": _cephfs,
-    "cinder": _cinder_pv,
-    "fc": _fc,
-    "flexVolume": _flex,
-    "azureFile": _azure_file_pv,
-    "vsphereVolume": _vsphere,
-    "photonPersistentDisk": _photon,
-    "portworxVolume": _portworx,
-    "azureDisk": _azure_disk,
-    "scaleIO": _scale_io,
-    "local": _path_errors,
-    "storageos": _storageos_pv,
-    "csi": _csi_pv,
-}
-"""Each PersistentVolume source's rule in ValidatePersistentVolumeSpec (iscsi's needs the
-volume's name, :func:`_iscsi_pv`): a pod volume's where upstream calls the same function
-(validateRBDPersistentVolumeSource, validateCephFSPersistentVolumeSource,
+_PV_SOURCES: tuple[tuple[str, str, _Rule | None], ...] = (
+    ("hostPath", "hostPath", _host_path),
+    ("gcePersistentDisk", "gcePersistentDisk", _gce_disk),
+    ("awsElasticBlockStore", "awsElasticBlockStore", _aws_disk),
+    ("glusterfs", "glusterfs", _glusterfs_pv),
+    ("flocker", "flocker", _flocker),
+    ("nfs", "nfs", _nfs),
+    ("rbd", "rbd", _rbd),
+    ("quobyte", "quobyte", _quobyte),
+    ("cephfs", "cephFS", _cephfs),
+    ("iscsi", "iscsi", None),
+    ("cinder", "cinder", _cinder_pv),
+    ("fc", "fc", _fc),
+    ("flexVolume", "flexVolume", _flex),
+    ("azureFile", "azureFile", _azure_file_pv),
+    ("vsphereVolume", "vsphereVolume", _vsphere),
+    ("photonPersistentDisk", "photonPersistentDisk", _photon),
+    ("portworxVolume", "portworxVolume", _portworx),
+    ("azureDisk", "azureDisk", _azure_disk),
+    ("scaleIO", "scaleIO", _scale_io),
+    ("local", "local", _path_errors),
+    ("storageos", "storageos", _storageos_pv),
+    ("csi", "csi", _csi_pv),
+)
+"""The sources ValidatePersistentVolumeSpec counts, in its order, each with the field a
+second source is reported at (upstream's own spelling, ``cephFS`` too) and its rule
+(iscsi's needs the volume's name, :func:`_iscsi_pv`): a pod volume's where upstream calls
+the same function (validateRBDPersistentVolumeSource, validateCephFSPersistentVolumeSource,
 validateFlexPersistentVolumeSource and validateScaleIOPersistentVolumeSource check what
 their pod versions do)."""
 
@@ -1591,7 +1529,7 @@ def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Er
     required and once in the container."""
     paths: set[str] = set()
     for i, raw in enumerate(mounts):
-        mount = _mapping(raw)
+        mount = mapping(raw)
         where = f"{field}[{i}]"
         name, path = _text(mount.get("name")), _text(mount.get("mountPath"))
         if name == "":
@@ -1613,7 +1551,7 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
     resources, restartPolicy, host ports unique (across the regular containers, and within
     each init container alone), and no lifecycle or probe on an init container that is no
     sidecar."""
-    regular = _containers(spec, "containers")
+    regular = containers_of(spec, "containers")
     names: set[str] = set()
     for i, container in enumerate(regular):
         where = f"{prefix}.containers[{i}]"
@@ -1628,7 +1566,7 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
             detail = "may not be set for non-init containers"
             yield FieldError(f"{where}.restartPolicy", FORBIDDEN, None, detail)
     yield from host_port_conflicts(regular, f"{prefix}.containers")
-    for i, container in enumerate(_containers(spec, "initContainers")):
+    for i, container in enumerate(containers_of(spec, "initContainers")):
         where = f"{prefix}.initContainers[{i}]"
         yield from container_common(container, where, volumes)
         policy = _text(container.get("restartPolicy"))
@@ -1672,12 +1610,12 @@ def container_common(
     if _text(container.get("image")) == "":
         yield FieldError(f"{where}.image", REQUIRED)
     yield from _one_of(container, "terminationMessagePolicy", where, _MESSAGE_POLICIES)
-    yield from container_ports(_items(container.get("ports")), f"{where}.ports")
+    yield from container_ports(as_list(container.get("ports")), f"{where}.ports")
     yield from volume_mounts(
-        _items(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
+        as_list(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
     )
     yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
-    resources = _mapping(container.get("resources"))
+    resources = mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
 
 
@@ -1755,21 +1693,21 @@ def _handler(handler: Mapping[str, Any], where: str, kinds: tuple[str, ...]) -> 
             yield FieldError(f"{where}.{kind}", FORBIDDEN, None, detail)
             continue
         found += 1
-        yield from _action(kind, _mapping(action), f"{where}.{kind}")
+        yield from _action(kind, mapping(action), f"{where}.{kind}")
     if not found:
         yield FieldError(where, REQUIRED, None, "must specify a handler type")
 
 
 def _action(kind: str, action: Mapping[str, Any], where: str) -> Errors:
-    if kind == "exec" and not _items(action.get("command")):
+    if kind == "exec" and not as_list(action.get("command")):
         yield FieldError(f"{where}.command", REQUIRED)
     elif kind == "httpGet":
         yield from _port_number_or_name(action.get("port"), f"{where}.port")
         scheme = _text(action.get("scheme"))
         if scheme and scheme not in _SCHEMES:
             yield not_supported(f"{where}.scheme", scheme, _SCHEMES)
-        for header in _items(action.get("httpHeaders")):
-            name = _text(_mapping(header).get("name"))
+        for header in as_list(action.get("httpHeaders")):
+            name = _text(mapping(header).get("name"))
             if name is not None and not _HEADER_NAME.fullmatch(name):
                 yield invalid(f"{where}.httpHeaders", name, _HEADER_ERROR)
     elif kind in ("tcpSocket", "grpc"):
@@ -1793,7 +1731,7 @@ def container_ports(ports: list[Any], field: str) -> Errors:
     and 1-65535, hostPort 0-65535, protocol TCP, UDP or SCTP (TCP when unset)."""
     names: set[str] = set()
     for i, raw in enumerate(ports):
-        port = _mapping(raw)
+        port = mapping(raw)
         where = f"{field}[{i}]"
         name = _text(port.get("name"))
         if name:
@@ -1824,8 +1762,8 @@ def host_port_conflicts(items: list[Mapping[str, Any]], field: str) -> Errors:
     """AccumulateUniqueHostPorts: ``protocol/hostIP/hostPort`` once in the list."""
     seen: set[str] = set()
     for ci, container in enumerate(items):
-        for pi, raw in enumerate(_items(container.get("ports"))):
-            port = _mapping(raw)
+        for pi, raw in enumerate(as_list(container.get("ports"))):
+            port = mapping(raw)
             number = _int(port.get("hostPort"))
             if not number:
                 continue
@@ -1841,9 +1779,9 @@ def host_network_ports(spec: Mapping[str, Any], prefix: str) -> Errors:
     (0 is left for the pod's defaulting)."""
     if spec.get("hostNetwork") is not True:
         return
-    for i, container in enumerate(_containers(spec, "containers")):
-        for pi, raw in enumerate(_items(container.get("ports"))):
-            port = _mapping(raw)
+    for i, container in enumerate(containers_of(spec, "containers")):
+        for pi, raw in enumerate(as_list(container.get("ports"))):
+            port = mapping(raw)
             host, number = _int(port.get("hostPort")), _int(port.get("containerPort"))
             if host and number is not None and host != number:
                 where = f"{prefix}.containers[{i}].ports[{pi}].hostPort"
@@ -1853,7 +1791,7 @@ def host_network_ports(spec: Mapping[str, Any], prefix: str) -> Errors:
 
 # --- Resources (validateResourceRequirements and the resource-name helpers) ---------------
 
-_STANDARD_RESOURCES = frozenset(
+STANDARD_RESOURCES = frozenset(
     {
         "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
         "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
@@ -1871,6 +1809,16 @@ _INTEGER_RESOURCES = frozenset(
 """standardIntegerResources (IsIntegerResourceName, with the extended resources)."""
 
 
+def is_standard_resource(name: str) -> bool:
+    """IsStandardResourceName: the standard names and IsQuotaHugePageResourceName."""
+    return name in STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
+
+
+def is_integer_resource(name: str) -> bool:
+    """IsIntegerResourceName: the standard integer resources and the extended ones."""
+    return name in _INTEGER_RESOURCES or is_extended(name)
+
+
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     """validateResourceName, then validateContainerResourceName for a container's or
     validatePodResourceName for the pod's. The name is a ResourceName, not a string, so
@@ -1882,9 +1830,7 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
             yield FieldError(field, INVALID, shown, message)
         return
     unqualified = "/" not in name
-    # IsStandardResourceName: the standard names and IsQuotaHugePageResourceName
-    standard = name in _STANDARD_RESOURCES or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
-    if unqualified and not standard:
+    if unqualified and not is_standard_resource(name):
         detail = "must be a standard resource type or fully qualified"
         yield FieldError(field, INVALID, shown, detail)
         if pod_level:  # validatePodResourceName returns on validateResourceName's errors
@@ -1956,7 +1902,7 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
     """validateResourceRequirements: names, integer extended resources, hugepage sizes,
     requests within limits (equal for resources not overcommitted, whose limit is then
     required), and hugepages only beside cpu or memory."""
-    limits, requests = _mapping(resources.get("limits")), _mapping(resources.get("requests"))
+    limits, requests = mapping(resources.get("limits")), mapping(resources.get("requests"))
     read_limits: dict[str, tuple[Fraction, object]] = {}
     for name, raw in limits.items():
         key = str(name)
@@ -1995,8 +1941,8 @@ def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Erro
     MilliValue, rounded up, for an integer resource), then
     validateResourceQuantityHugePageValue."""
     if value < 0:
-        yield invalid(where, _shown(value, raw), "must be greater than or equal to 0")
-    if milli_value(value) % 1000 and (name in _INTEGER_RESOURCES or is_extended(name)):
+        yield invalid(where, _shown(value, raw), NEGATIVE)
+    if milli_value(value) % 1000 and is_integer_resource(name):
         yield invalid(where, _shown(value, raw), "must be an integer")
     if name.startswith(HUGEPAGES) and not _hugepage_divisible(name, value):
         shown = _shown(value, raw)
@@ -2015,7 +1961,7 @@ INCLUSION_POLICIES = ("Honor", "Ignore")  # sets.List: sorted
 def tolerations(items: list[Any], field: str) -> Errors:
     """ValidateTolerations."""
     for i, raw in enumerate(items):
-        toleration = _mapping(raw)
+        toleration = mapping(raw)
         where = f"{field}[{i}]"
         key, operator = _text(toleration.get("key")), _text(toleration.get("operator"))
         value, effect = _text(toleration.get("value")), _text(toleration.get("effect"))
@@ -2058,7 +2004,7 @@ def node_selector_requirement(
             detail = "must be specified single value when `operator` is 'Lt' or 'Gt'"
             yield FieldError(f"{field}.values", REQUIRED, None, detail)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None:
         yield from label_name(key, f"{field}.key")
@@ -2077,7 +2023,7 @@ def node_field_requirement(expression: Mapping[str, Any], field: str) -> Errors:
             )
             yield FieldError(f"{field}.values", REQUIRED, None, detail)
     elif operator is not None:
-        yield invalid(f"{field}.operator", operator, "not a valid selector operator")
+        yield invalid(f"{field}.operator", operator, BAD_OPERATOR)
     key = _text(expression.get("key"))
     if key is not None and key != "metadata.name":
         yield invalid(f"{field}.key", key, "not a valid field selector key")
@@ -2088,11 +2034,11 @@ def node_field_requirement(expression: Mapping[str, Any], field: str) -> Errors:
 
 def node_selector_term(term: Mapping[str, Any], field: str, check_values: bool) -> Errors:
     """ValidateNodeSelectorTerm."""
-    for j, raw in enumerate(_items(term.get("matchExpressions"))):
+    for j, raw in enumerate(as_list(term.get("matchExpressions"))):
         where = f"{field}.matchExpressions[{j}]"
-        yield from node_selector_requirement(_mapping(raw), where, check_values)
-    for j, raw in enumerate(_items(term.get("matchFields"))):
-        yield from node_field_requirement(_mapping(raw), f"{field}.matchFields[{j}]")
+        yield from node_selector_requirement(mapping(raw), where, check_values)
+    for j, raw in enumerate(as_list(term.get("matchFields"))):
+        yield from node_field_requirement(mapping(raw), f"{field}.matchFields[{j}]")
 
 
 def _weight(raw: Mapping[str, Any], field: str) -> Errors:
@@ -2107,19 +2053,19 @@ def node_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if isinstance(required, Mapping):
         terms_field = f"{field}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = _items(required.get("nodeSelectorTerms"))
+        terms = as_list(required.get("nodeSelectorTerms"))
         if not terms:
             detail = "must have at least one node selector term"
             yield FieldError(terms_field, REQUIRED, None, detail)
         for i, term in enumerate(terms):
-            yield from node_selector_term(_mapping(term), f"{terms_field}[{i}]", True)
+            yield from node_selector_term(mapping(term), f"{terms_field}[{i}]", True)
     preferred_field = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
     for i, raw in enumerate(
-        _items(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        as_list(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
     ):
-        term = _mapping(raw)
+        term = mapping(raw)
         yield from _weight(term, f"{preferred_field}[{i}]")
-        preference = _mapping(term.get("preference"))
+        preference = mapping(term.get("preference"))
         yield from node_selector_term(preference, f"{preferred_field}[{i}].preference", False)
 
 
@@ -2129,7 +2075,7 @@ def pod_affinity_term(term: Mapping[str, Any], field: str) -> Errors:
     selector = term.get("labelSelector")
     yield from label_selector(selector, f"{field}.labelSelector")
     yield from label_selector(term.get("namespaceSelector"), f"{field}.namespaceSelector")
-    for name in _items(term.get("namespaces")):
+    for name in as_list(term.get("namespaces")):
         text = _text(name)
         if text is not None:
             yield from _each(f"{field}.namespace", text, dns1123_label_errors(text))
@@ -2145,9 +2091,9 @@ def label_keys(term: Mapping[str, Any], field: str, selector: object) -> Errors:
     """validateMatchLabelKeysAndMismatchLabelKeys. A key of matchLabelKeys that a selector
     expression repeats after matchLabels named it is reported at the term's own path
     indexed by its place in matchLabelKeys, as upstream does."""
-    match = [k for k in (_text(k) for k in _items(term.get("matchLabelKeys"))) if k is not None]
+    match = [k for k in (_text(k) for k in as_list(term.get("matchLabelKeys"))) if k is not None]
     mismatch = [
-        k for k in (_text(k) for k in _items(term.get("mismatchLabelKeys"))) if k is not None
+        k for k in (_text(k) for k in as_list(term.get("mismatchLabelKeys"))) if k is not None
     ]
     for name, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
         if keys and not isinstance(selector, Mapping):  # validateLabelKeys
@@ -2158,9 +2104,9 @@ def label_keys(term: Mapping[str, Any], field: str, selector: object) -> Errors:
             yield from label_name(key, f"{field}.{name}[{i}]")
     if isinstance(selector, Mapping):
         places = {key: i for i, key in enumerate(match)}
-        seen = {str(k) for k in _mapping(selector.get("matchLabels"))}
-        for raw in _items(selector.get("matchExpressions")):
-            key = _text(_mapping(raw).get("key")) or ""
+        seen = {str(k) for k in mapping(selector.get("matchLabels"))}
+        for raw in as_list(selector.get("matchExpressions")):
+            key = _text(mapping(raw).get("key")) or ""
             if key in places and key in seen:
                 detail = "exists in both matchLabelKeys and labelSelector"
                 yield invalid(f"{field}[{places[key]}]", key, detail)
@@ -2176,19 +2122,19 @@ def pod_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
     """validatePodAffinity and validatePodAntiAffinity: the required terms, then the weighted
     ones (weights 1-100)."""
     required = "requiredDuringSchedulingIgnoredDuringExecution"
-    for i, term in enumerate(_items(affinity.get(required))):
-        yield from pod_affinity_term(_mapping(term), f"{field}.{required}[{i}]")
+    for i, term in enumerate(as_list(affinity.get(required))):
+        yield from pod_affinity_term(mapping(term), f"{field}.{required}[{i}]")
     preferred = "preferredDuringSchedulingIgnoredDuringExecution"
-    for i, raw in enumerate(_items(affinity.get(preferred))):
-        weighted = _mapping(raw)
+    for i, raw in enumerate(as_list(affinity.get(preferred))):
+        weighted = mapping(raw)
         yield from _weight(weighted, f"{field}.{preferred}[{i}]")
-        term = _mapping(weighted.get("podAffinityTerm"))
+        term = mapping(weighted.get("podAffinityTerm"))
         yield from pod_affinity_term(term, f"{field}.{preferred}[{i}].podAffinityTerm")
 
 
 def affinity(raw: object, field: str) -> Errors:
     """validateAffinity."""
-    found = _mapping(raw)
+    found = mapping(raw)
     if isinstance(found.get("nodeAffinity"), Mapping):
         yield from node_affinity(found["nodeAffinity"], f"{field}.nodeAffinity")
     for kind in ("podAffinity", "podAntiAffinity"):
@@ -2200,7 +2146,7 @@ def scheduling_gates(items: list[Any], field: str) -> Errors:
     """validateSchedulingGates: each name a qualified name, none twice."""
     seen: set[str] = set()
     for i, raw in enumerate(items):
-        name = _text(_mapping(raw).get("name"))
+        name = _text(mapping(raw).get("name"))
         if name is None:
             continue
         yield from label_name(name, f"{field}[{i}]")
@@ -2211,7 +2157,7 @@ def scheduling_gates(items: list[Any], field: str) -> Errors:
 
 def spread_constraints(items: list[Any], field: str) -> Errors:
     """validateTopologySpreadConstraints."""
-    constraints = [_mapping(c) for c in items]
+    constraints = [mapping(c) for c in items]
     # Upstream compares each constraint with every later one; the last place of each pair
     # says the same in one pass, however many constraints a manifest lists.
     last = {_spread_pair(c): i for i, c in enumerate(constraints)}
@@ -2219,7 +2165,7 @@ def spread_constraints(items: list[Any], field: str) -> Errors:
         where = f"{field}[{i}]"
         skew = _int(constraint.get("maxSkew"))
         if skew is not None and skew <= 0:  # ValidateMaxSkew
-            yield FieldError(f"{where}.maxSkew", INVALID, str(skew), "must be greater than zero")
+            yield FieldError(f"{where}.maxSkew", INVALID, str(skew), _POSITIVE)
         topology = _text(constraint.get("topologyKey"))
         if topology == "":  # ValidateTopologyKey
             yield FieldError(f"{where}.topologyKey", REQUIRED, None, "can not be empty")
@@ -2252,7 +2198,7 @@ def _min_domains(raw: object, action: str | None, field: str) -> Errors:
         return
     value = _int(raw)
     if value is not None and value <= 0:
-        yield FieldError(field, INVALID, str(value), "must be greater than zero")
+        yield FieldError(field, INVALID, str(value), _POSITIVE)
     if action != "DoNotSchedule":
         detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
         yield FieldError(field, INVALID, str(value), detail)
@@ -2304,12 +2250,12 @@ def pod_spec(
     yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
     yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
     yield from _dns_config(spec, dns, f"{prefix}.dnsConfig")
-    for i, gate in enumerate(_items(spec.get("readinessGates"))):  # validateReadinessGates
-        condition = _text(_mapping(gate).get("conditionType"))
+    for i, gate in enumerate(as_list(spec.get("readinessGates"))):  # validateReadinessGates
+        condition = _text(mapping(gate).get("conditionType"))
         if condition is not None:
             yield from label_name(condition, f"{prefix}.readinessGates[{i}].conditionType")
-    yield from scheduling_gates(_items(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
-    spread = _items(spec.get("topologySpreadConstraints"))
+    yield from scheduling_gates(as_list(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
+    spread = as_list(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
     yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
@@ -2322,7 +2268,7 @@ def pod_spec(
         value = _text(spec.get(name))
         if value:
             yield from _each(f"{prefix}.{name}", value, dns1123_label_errors(value))
-    yield from tolerations(_items(spec.get("tolerations")), f"{prefix}.tolerations")
+    yield from tolerations(as_list(spec.get("tolerations")), f"{prefix}.tolerations")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
     if spec.get("runtimeClassName") is not None and runtime is not None:  # may be "" and refused
@@ -2353,7 +2299,7 @@ def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Erro
     dnsConfig and a nameserver in it, and at most three nameservers (their addresses, the
     search paths and the options are not checked)."""
     config = spec.get("dnsConfig")
-    servers = [_str(n) for n in _items(_mapping(config).get("nameservers"))]
+    servers = [_str(n) for n in as_list(mapping(config).get("nameservers"))]
     if policy == "None":
         if config is None:
             detail = "must provide `dnsConfig` when `dnsPolicy` is None"
@@ -2389,7 +2335,7 @@ def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
     if not isinstance(resources, Mapping):
         return
     field = f"{prefix}.resources"
-    if _mapping(spec.get("os")).get("name") == "windows":
+    if mapping(spec.get("os")).get("name") == "windows":
         yield FieldError(field, FORBIDDEN, None, "may not be set for a windows pod")
         return
     if resources.get("claims") is not None:
@@ -2410,7 +2356,7 @@ def pod_resource_consistency(spec: Mapping[str, Any], field: str) -> Errors:
         own_requests = resources_of(spec, "requests")
         own_limits = resources_of(spec, "limits")
         requests, limits = aggregate_requests(spec), aggregate_limits(spec)
-        app_limits = [resources_of(c, "limits") for c in _containers(spec, "containers")]
+        app_limits = [resources_of(c, "limits") for c in containers_of(spec, "containers")]
     except QuantityError:
         return
     for name, total in requests.items():
@@ -2458,7 +2404,7 @@ def _template(
         yield from annotation_map(notes, f"{template}.annotations")
         yield from pod_annotations(notes, spec, f"{template}.annotations")
     yield from pod_spec(spec, field)
-    if template is not None and _items(spec.get("ephemeralContainers")):
+    if template is not None and as_list(spec.get("ephemeralContainers")):
         detail = "ephemeral containers not allowed in pod template"
         yield FieldError(f"{field}.ephemeralContainers", FORBIDDEN, None, detail)
 
@@ -2470,7 +2416,7 @@ ANNOTATIONS_LIMIT = 256 * (1 << 10)
 def annotation_map(raw: object, field: str) -> Errors:
     """ValidateAnnotations: each key a qualified name whatever its case (reported as
     written), and all of them, keys and values, at most 256 KiB."""
-    found = _mapping(raw)
+    found = mapping(raw)
     size = 0
     for key, value in found.items():
         text = str(key)
@@ -2493,7 +2439,7 @@ def pod_annotations(raw: object, spec: Mapping[str, Any], field: str) -> Errors:
     """ValidatePodSpecificAnnotations, for the annotations that need no other reader: the
     mirror-pod annotation only beside a ``nodeName``, and a pod deletion cost a 32-bit
     integer (PodDeletionCost, on in v1.34)."""
-    found = _mapping(raw)
+    found = mapping(raw)
     if _MIRROR in found and not _text(spec.get("nodeName")):
         detail = "must set spec.nodeName if mirror pod annotation is set"
         yield FieldError(f"{field}[{_MIRROR}]", INVALID, go_quote(_str(found[_MIRROR])), detail)
@@ -2538,7 +2484,7 @@ def workload_problem(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]
         errors = _all(_workload(kind, body, spec))
     except ZonesUnreadable as unknown:
         return str(unknown)
-    name = stored_name(_mapping(body.get("metadata")))
+    name = stored_name(mapping(body.get("metadata")))
     if errors is None:
         return _cron_jobs_problem(body, spec, name) if kind == "CronJob" else None
     return invalid_object(kind, name, errors)
@@ -2553,8 +2499,8 @@ def _cron_jobs_problem(cron: Mapping[str, Any], spec: Mapping[str, Any], name: s
     made = controller_object("CronJob", name)
     if made is None:
         return None
-    template = _mapping(at(cron, ("spec", "jobTemplate")))
-    template_meta = _mapping(template.get("metadata"))
+    template = mapping(at(cron, ("spec", "jobTemplate")))
+    template_meta = mapping(template.get("metadata"))
     metadata = {"name": made[1], "namespace": at(cron, ("metadata", "namespace"))}
     metadata |= {key: template_meta.get(key) for key in ("labels", "annotations")}
     job = {"metadata": metadata, "spec": template.get("spec")}
@@ -2590,28 +2536,28 @@ def _workload(kind: str, body: Mapping[str, Any], spec: Mapping[str, Any]) -> Er
         yield from _template(spec, "template.spec", at(body, (*template, "labels")), notes)
         return
     if kind == "CronJob":
-        cron = _mapping(body.get("spec"))
+        cron = mapping(body.get("spec"))
         yield from _cron_schedule(cron)
         yield from _job(
-            _mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
+            mapping(at(body, ("spec", "jobTemplate", "spec"))), "spec.jobTemplate.spec", spec
         )
         yield from _non_negative(cron, "successfulJobsHistoryLimit", "spec")
         yield from _non_negative(cron, "failedJobsHistoryLimit", "spec")
-        name = stored_name(_mapping(body.get("metadata")))
+        name = stored_name(mapping(body.get("metadata")))
         if len(name) > _CRON_JOB_NAME:  # ValidateCronJobCreate: its Jobs take 11 more
             detail = f"must be no more than {_CRON_JOB_NAME} characters"
             yield invalid("metadata.name", name, detail)
         return
     template_labels = at(body, ("spec", "template", "metadata", "labels"))
     if kind == "Job":
-        name = stored_name(_mapping(body.get("metadata")))
-        yield from _generated_selector(_mapping(body.get("spec")), name)
-        yield from _job(_mapping(body.get("spec")), "spec", spec, name)
+        name = stored_name(mapping(body.get("metadata")))
+        yield from _generated_selector(mapping(body.get("spec")), name)
+        yield from _job(mapping(body.get("spec")), "spec", spec, name)
         yield from _indexed_hostnames(body)
     elif kind in APPS:
-        yield from _apps(kind, _mapping(body.get("spec")), spec, template_labels)
+        yield from _apps(kind, mapping(body.get("spec")), spec, template_labels)
     elif kind == "ReplicationController":
-        yield from _replication_controller(_mapping(body.get("spec")), spec, template_labels)
+        yield from _replication_controller(mapping(body.get("spec")), spec, template_labels)
     else:
         notes = at(body, ("spec", "template", "metadata", "annotations"))
         yield from _template(spec, "spec.template.spec", template_labels, notes)
@@ -2675,7 +2621,7 @@ def object_meta(body: Mapping[str, Any], kind: str | None = None) -> Errors:
     checked without one), the namespace (a DNS label), the labels and the annotations. A
     name left to ``generateName`` is the prefix, cut to 58 characters, and 5 random
     characters (drawn here from the prefix: only their place in a message is upstream's)."""
-    metadata = _mapping(body.get("metadata"))
+    metadata = mapping(body.get("metadata"))
     if kind is not None:
         yield from _names(metadata, kind)
     namespace = _text(metadata.get("namespace"))
@@ -2721,9 +2667,9 @@ def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -
     (validateContainersOnlyForPod), and no node named while scheduling gates remain. A pod
     not ``named`` here is a StatefulSet's, whose claims' volumes its controller adds."""
     yield from object_meta(body, "Pod" if named else None)
-    notes = _mapping(body.get("metadata")).get("annotations")
+    notes = mapping(body.get("metadata")).get("annotations")
     yield from pod_annotations(notes, spec, "metadata.annotations")
-    pod = stored_name(_mapping(body.get("metadata"))) if named else ""
+    pod = stored_name(mapping(body.get("metadata"))) if named else ""
     yield from pod_spec(spec, "spec", mounts_known=named, pod=pod, is_pod=True)
     yield from _pod_only(spec)
 
@@ -2733,15 +2679,15 @@ def _pod_only(spec: Mapping[str, Any]) -> Errors:
     to: images without surrounding spaces (validateContainersOnlyForPod), no ephemeral
     containers, and no node named while scheduling gates remain."""
     for key in ("containers", "initContainers"):
-        for i, container in enumerate(_containers(spec, key)):
+        for i, container in enumerate(containers_of(spec, key)):
             image = _text(container.get("image"))
             if image and image != image.strip(_GO_SPACE):
                 detail = "must not have leading or trailing whitespace"
                 yield invalid(f"spec.{key}[{i}].image", image, detail)
-    if _items(spec.get("ephemeralContainers")):  # only through their own subresource
+    if as_list(spec.get("ephemeralContainers")):  # only through their own subresource
         detail = "cannot be set on create"
         yield FieldError("spec.ephemeralContainers", FORBIDDEN, None, detail)
-    if _text(spec.get("nodeName")) and _items(spec.get("schedulingGates")):
+    if _text(spec.get("nodeName")) and as_list(spec.get("schedulingGates")):
         detail = "cannot be set until all schedulingGates have been cleared"
         yield FieldError("spec.nodeName", FORBIDDEN, None, detail)
 
@@ -2767,7 +2713,7 @@ def _pod_only_volumes(spec: Mapping[str, Any]) -> Errors:
     refused is none validateVolumeMounts finds, so each mount naming it is then not found,
     in validateContainers' then validateInitContainers' order."""
     refused: set[str] = set()
-    for i, volume in enumerate(_mapping(v) for v in _items(spec.get("volumes"))):
+    for i, volume in enumerate(mapping(v) for v in as_list(spec.get("volumes"))):
         source = volume.get("image")
         if isinstance(source, Mapping):  # the template took it, so it is the only source
             found = list(_image_reference(source, f"spec.volumes[{i}].image"))
@@ -2777,8 +2723,8 @@ def _pod_only_volumes(spec: Mapping[str, Any]) -> Errors:
     if not refused:
         return
     for key in ("containers", "initContainers"):
-        for i, container in enumerate(_containers(spec, key)):
-            for j, mount in enumerate(_mapping(m) for m in _items(container.get("volumeMounts"))):
+        for i, container in enumerate(containers_of(spec, key)):
+            for j, mount in enumerate(mapping(m) for m in as_list(container.get("volumeMounts"))):
                 name = _text(mount.get("name"))
                 if name is not None and name in refused:
                     where = f"spec.{key}[{i}].volumeMounts[{j}].name"
@@ -2841,13 +2787,13 @@ def _apps(
         yield FieldError("spec.selector", REQUIRED)
     elif isinstance(raw, Mapping):
         yield from label_selector(raw, "spec.selector")
-        if not _mapping(raw.get("matchLabels")) and not _items(raw.get("matchExpressions")):
+        if not mapping(raw.get("matchLabels")) and not as_list(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
             yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
     converts = _converts(raw)
     if not converts and kind != "DaemonSet":
         detail = "" if kind == "StatefulSet" else "invalid label selector"
-        yield FieldError("spec.selector", INVALID, json_selector(_mapping(raw)), detail)
+        yield FieldError("spec.selector", INVALID, json_selector(mapping(raw)), detail)
     found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
     if converts or kind == "DaemonSet":
         if converts and not _selects(raw, found or {}):
@@ -2866,11 +2812,11 @@ def _apps(
             detail = f"activeDeadlineSeconds in {_DEADLINE_OWNER[kind]} is not Supported"
             yield FieldError("spec.template.spec.activeDeadlineSeconds", FORBIDDEN, None, detail)
     if kind == "Deployment":
-        yield from _deployment_strategy(_mapping(workload.get("strategy")))
+        yield from _deployment_strategy(mapping(workload.get("strategy")))
         yield from _deployment_counts(workload)
     elif kind == "DaemonSet":
         yield from _non_negative(workload, "minReadySeconds", "spec")
-        yield from _daemon_set_strategy(_mapping(workload.get("updateStrategy")))
+        yield from _daemon_set_strategy(mapping(workload.get("updateStrategy")))
         yield from _non_negative(workload, "revisionHistoryLimit", "spec")
 
 
@@ -2930,7 +2876,7 @@ def _positive_int_or_percent(value: int | str, field: str) -> Errors:
         if not _PERCENT.fullmatch(value):
             yield FieldError(field, INVALID, _json_int_or_string(value), _PERCENT_ERROR)
     elif value < 0:
-        yield FieldError(field, INVALID, str(value), "must be greater than or equal to 0")
+        yield FieldError(field, INVALID, str(value), NEGATIVE)
 
 
 def _over_100(value: int | str, field: str) -> Errors:
@@ -2944,7 +2890,7 @@ def _non_negative(spec: Mapping[str, Any], name: str, field: str) -> Errors:
     """ValidateNonnegativeField on an integer field as written (unset is no error)."""
     value = _int(spec.get(name))
     if value is not None and value < 0:
-        yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+        yield FieldError(f"{field}.{name}", INVALID, str(value), NEGATIVE)
 
 
 def _json_rolling(rolling: object, fields: tuple[str, ...]) -> str:
@@ -2999,7 +2945,7 @@ def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
     retention policy (Retain where unset), replicas, minReadySeconds and ordinals.start
     not negative. The strategy's maxUnavailable is dropped before validation while
     MaxUnavailableStatefulSet is off, as in v1.34."""
-    strategy = _mapping(stateful_set.get("updateStrategy"))
+    strategy = mapping(stateful_set.get("updateStrategy"))
     kind = _text(strategy.get("type"))
     rolling = strategy.get("rollingUpdate")
     if kind == "OnDelete" and isinstance(rolling, Mapping):
@@ -3019,7 +2965,7 @@ def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
             shown += "null}"
         detail = "must be 'RollingUpdate' or 'OnDelete'"
         yield FieldError("spec.updateStrategy", INVALID, shown, detail)
-    policy = _mapping(stateful_set.get("persistentVolumeClaimRetentionPolicy"))
+    policy = mapping(stateful_set.get("persistentVolumeClaimRetentionPolicy"))
     for name in ("whenDeleted", "whenScaled"):
         value = _text(policy.get(name))
         if value and value not in _RETENTION:
@@ -3027,7 +2973,7 @@ def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
             yield not_supported(where, value, _RETENTION)
     yield from _non_negative(stateful_set, "replicas", "spec")
     yield from _non_negative(stateful_set, "minReadySeconds", "spec")
-    yield from _non_negative(_mapping(stateful_set.get("ordinals")), "start", "spec.ordinals")
+    yield from _non_negative(mapping(stateful_set.get("ordinals")), "start", "spec.ordinals")
 
 
 def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
@@ -3046,7 +2992,7 @@ def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
     if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
         return
     where = "spec.strategy.rollingUpdate"
-    found = _mapping(rolling)
+    found = mapping(rolling)
     unavailable = _int_or_percent(found.get("maxUnavailable"), "25%")
     surge = _int_or_percent(found.get("maxSurge"), "25%")
     if unavailable is None or surge is None:
@@ -3074,7 +3020,7 @@ def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
     if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
         return
     where = "spec.updateStrategy.rollingUpdate"
-    found = _mapping(rolling)
+    found = mapping(rolling)
     unavailable = _int_or_percent(found.get("maxUnavailable"), 1)
     surge = _int_or_percent(found.get("maxSurge"), 0)
     if unavailable is None or surge is None:
@@ -3197,7 +3143,6 @@ def _job(
 
 
 _JOB_RESTARTS = ("OnFailure", "Never")
-_NON_NEGATIVE = "must be greater than or equal to 0"
 _JOB_COUNTS = (
     "parallelism",
     "completions",
@@ -3232,7 +3177,7 @@ def _job_counts(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
     for name in _JOB_COUNTS:  # ValidateNonnegativeField
         value = counts.get(name)
         if value is not None and value < 0:
-            yield FieldError(f"{field}.{name}", INVALID, str(value), _NON_NEGATIVE)
+            yield FieldError(f"{field}.{name}", INVALID, str(value), NEGATIVE)
         if (
             name == "maxFailedIndexes"
             and value is not None
@@ -3269,7 +3214,7 @@ def _with_job_name(template_labels: object, name: str) -> dict[str, Any]:
     """The template's labels as generateSelector leaves them before validation: each
     job-name label the template does not set holds the Job's name. (The controller-uid
     labels it adds hold a uid, always a valid label value.)"""
-    labels = dict(_mapping(template_labels))
+    labels = dict(mapping(template_labels))
     for key in _JOB_NAME_LABELS:
         labels.setdefault(key, name)
     return labels
@@ -3287,7 +3232,7 @@ def _generated(job: Mapping[str, Any], name: str) -> tuple[dict[str, str], dict[
         found.setdefault(key, name)
     for key in CONTROLLER_UID:
         found.setdefault(key, uid)
-    selector = dict(_mapping(job.get("selector")))
+    selector = dict(mapping(job.get("selector")))
     selector["matchLabels"] = {CONTROLLER_UID[0]: uid, **text_labels(selector.get("matchLabels"))}
     return found, selector
 
@@ -3362,18 +3307,18 @@ def _pod_failure_policy(job: Mapping[str, Any], field: str, spec: Mapping[str, A
     policy = job.get("podFailurePolicy")
     if not isinstance(policy, Mapping):
         return
-    rules = _items(policy.get("rules"))
+    rules = as_list(policy.get("rules"))
     where = f"{field}.podFailurePolicy.rules"
     if len(rules) > _MAX_FAILURE_RULES:
         yield _too_many(where, len(rules), _MAX_FAILURE_RULES)
     names = {
         _text(c.get("name"))
         for key in ("containers", "initContainers")
-        for c in _containers(spec, key)
+        for c in containers_of(spec, key)
     }
     per_index = job.get("backoffLimitPerIndex") is not None
     for i, raw in enumerate(rules):
-        yield from _failure_rule(_mapping(raw), f"{where}[{i}]", names, per_index)
+        yield from _failure_rule(mapping(raw), f"{where}[{i}]", names, per_index)
 
 
 def _failure_rule(
@@ -3394,7 +3339,7 @@ def _failure_rule(
     exit_codes = rule.get("onExitCodes")
     if isinstance(exit_codes, Mapping):
         yield from _on_exit_codes(exit_codes, f"{where}.onExitCodes", names)
-    patterns = _items(rule.get("onPodConditions"))
+    patterns = as_list(rule.get("onPodConditions"))
     if patterns:
         yield from _on_pod_conditions(patterns, f"{where}.onPodConditions")
     if isinstance(exit_codes, Mapping) and patterns:
@@ -3419,7 +3364,7 @@ def _on_exit_codes(requirement: Mapping[str, Any], where: str, names: set[str | 
         detail = "must be one of the container or initContainer names in the pod template"
         yield invalid(f"{where}.containerName", container, detail)
     raw = requirement.get("values")
-    values = [v for v in (_int(v) for v in _items(raw)) if v is not None]
+    values = [v for v in (_int(v) for v in as_list(raw)) if v is not None]
     shown = "[" + ",".join(map(str, values)) + "]" if isinstance(raw, list) else "null"
     if not values:
         yield FieldError(f"{where}.values", INVALID, shown, "at least one value is required")
@@ -3443,7 +3388,7 @@ def _on_pod_conditions(patterns: list[Any], where: str) -> Errors:
     if len(patterns) > _MAX_CONDITION_PATTERNS:
         yield _too_many(where, len(patterns), _MAX_CONDITION_PATTERNS)
     for j, raw in enumerate(patterns):
-        pattern = _mapping(raw)
+        pattern = mapping(raw)
         kind = _text(pattern.get("type"))
         if kind is not None:
             yield from label_name(kind, f"{where}[{j}].type")
@@ -3463,7 +3408,7 @@ def _success_policy(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
     if not isinstance(policy, Mapping):
         return
     where = f"{field}.successPolicy"
-    rules = [_mapping(r) for r in _items(policy.get("rules"))]
+    rules = [mapping(r) for r in as_list(policy.get("rules"))]
     if job.get("completionMode") != _INDEXED:
         shown = (
             '{"Rules":'
@@ -3522,7 +3467,7 @@ def _success_rule(rule: Mapping[str, Any], where: str, completions: int) -> Erro
     if count is not None:
         at_count = f"{where}.succeededCount"
         if count < 0:
-            yield FieldError(at_count, INVALID, str(count), _NON_NEGATIVE)
+            yield FieldError(at_count, INVALID, str(count), NEGATIVE)
         if count > completions:
             detail = (
                 f"must be less than or equal to {completions} (the number of specified completions)"
@@ -3608,8 +3553,8 @@ def _indexed_counts(counts: Mapping[str, int], field: str) -> Errors:
 def _indexed_hostnames(body: Mapping[str, Any]) -> Errors:
     """ValidateJob's last rule: an Indexed Job's name, suffixed with its last index, is
     the hostname of a pod, so a DNS label."""
-    job = _mapping(body.get("spec"))
-    name = stored_name(_mapping(body.get("metadata")))
+    job = mapping(body.get("spec"))
+    name = stored_name(mapping(body.get("metadata")))
     completions = _int(job.get("completions"))
     if job.get("completionMode") != _INDEXED or not name or not completions:
         return
