@@ -25,13 +25,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gate.k8s.quantity import NEGATIVE
 from gate.model import FieldPath
 
 INT32_MAX = 2**31 - 1
 """The largest value of an ``int32`` field."""
 INT32_MIN = -(2**31)
-NEGATIVE = "must be greater than or equal to 0"
-"""apimachinery's IsNegativeErrorMsg, as ValidateNonnegativeField gives it."""
 
 _DIGITS = re.compile(r"[0-9]+")
 _SHOWN = 40
