@@ -17,7 +17,7 @@ from gate.k8s.volumes import PlainObject, copy_claim, ephemeral_claim, ephemeral
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.engine.preemption import evicted
-from gate.scheduler.framework.pods import copy_name
+from gate.scheduler.framework.pods import copy_name, copy_namer
 from gate.scheduler.plugins.defaultpreemption import Victim
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
@@ -98,8 +98,9 @@ def ephemeral_new_claims(
         return []
     volumes = [v for _, v, _ in ephemeral_volumes(workload.pod_spec)]
     namespace, found = workload.namespace, []
+    name = copy_namer(workload)
     for position in range(wanted):
-        pod = first if workload.kind == "DaemonSet" else copy_name(workload, position)
+        pod = first if workload.kind == "DaemonSet" else name(position)
         keys = [(namespace, ephemeral_claim(pod, v)) for v in volumes]
         found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
     return found
