@@ -122,11 +122,10 @@ def admit_ephemeral(
     stopped: Admitted | None = None
     usable = created
     for position in range(min(created, len(claims))):
-        for name, claim in claims[position]:
-            outcome = book.admit_claim(namespace, name, claim)
-            names.update(() if outcome is None else outcome.quotas)
-            if stopped is None and outcome is not None and outcome.message is not None:
-                stopped, usable = outcome, position
+        counted, refusal = book.admit_claims(namespace, claims[position])
+        names.update(counted)
+        if stopped is None and refusal is not None:
+            stopped, usable = refusal, position
     if not names:
         return admitted
     if stopped is None:
