@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gate.k8s.quotaledger import Admitted, QuotaLedger
-from gate.k8s.volumes import PlainObject, copy_claim, ephemeral_claim, ephemeral_volumes
+from gate.k8s.volumes import PlainObject, ephemeral_claim, ephemeral_volumes
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.engine.preemption import evicted
-from gate.scheduler.framework.pods import copy_name, copy_namer
+from gate.scheduler.framework.pods import copy_name, copy_namer, template_claims
 from gate.scheduler.plugins.defaultpreemption import Victim
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
@@ -37,8 +37,7 @@ def new_claims(
     namespace, first = workload.namespace, workload.first_ordinal
     found: list[list[tuple[str, PlainObject]]] = []
     for ordinal in range(first, first + wanted):
-        names = (copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
-        keys = [(namespace, name) for name in names]
+        keys = [(namespace, name) for name in template_claims(workload, ordinal)]
         found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
     return found if any(found) else None
 
@@ -62,8 +61,7 @@ def refused_claim(
         return None
     namespace, first = workload.namespace, workload.first_ordinal
     for position in range(wanted):
-        for template in workload.claim_templates:
-            name = copy_claim(template, workload.name, first + position)
+        for name in template_claims(workload, first + position):
             error = storage.refused.get((namespace, name))
             if error is not None:
                 pod = copy_name(workload, position)

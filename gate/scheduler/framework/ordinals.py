@@ -27,7 +27,6 @@ from dataclasses import replace
 
 from gate.k8s.podlabels import copy_labels
 from gate.k8s.volumes import (
-    copy_claim,
     delay_binding,
     ephemeral_claim,
     ephemeral_volumes,
@@ -40,6 +39,7 @@ from gate.scheduler.framework.pods import (
     Pod,
     copy_name,
     pod_profile,
+    template_claims,
     with_ephemeral_of,
     with_volumes_of,
 )
@@ -102,14 +102,14 @@ def copy_pod_labels(pod: Pod, workload: Workload, ordinal: int) -> Mapping[str, 
 
 def ordinal_claims(workload: Workload, ordinal: int) -> str:
     """The claims copy ``ordinal`` mounts, as a report names them."""
-    return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+    return ", ".join(template_claims(workload, ordinal))
 
 
 def own_claims(workload: Workload, pod: PodProfile, ordinal: int) -> tuple[str, ...]:
     """The claims made for copy ``ordinal`` alone, of the workload whose first copy is
     ``pod``: a StatefulSet's from its templates, and those of its generic ephemeral volumes
     when they are judged (:func:`gate.k8s.claims.ephemeral_claims`)."""
-    made = tuple(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+    made = template_claims(workload, ordinal)
     if not pod.pod_name:
         return made
     name = copy_name(workload, ordinal - workload.first_ordinal)
@@ -151,7 +151,7 @@ def shared_claims(
     pod: Pod, workload: Workload, storage: StorageObjects
 ) -> list[tuple[str, set[str]]]:
     """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
-    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
+    own = set(template_claims(workload, workload.first_ordinal))
     found = []
     for name in pod.profile.claims:
         claim = storage.claims.get((workload.namespace, name))

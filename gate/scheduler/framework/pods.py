@@ -319,9 +319,14 @@ def prepare_pod(
     return Pod(spec, profile, (*own, *warnings, *unchecked))
 
 
+def template_claims(workload: Workload, ordinal: int) -> tuple[str, ...]:
+    """The claims of the StatefulSet's templates that copy ``ordinal`` mounts, in the
+    templates' order (:func:`gate.k8s.volumes.copy_claim`)."""
+    return tuple(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+
+
 def _claims_exist(workload: Workload, storage: StorageObjects) -> bool:
     """Whether the StatefulSet's first copy's claims were all recorded: only then are they
     judged (a claim its controller would create from the template is not modelled)."""
-    first = workload.first_ordinal
-    names = [copy_claim(t, workload.name, first) for t in workload.claim_templates]
+    names = template_claims(workload, workload.first_ordinal)
     return bool(names) and all((workload.namespace, n) in storage.claims for n in names)
