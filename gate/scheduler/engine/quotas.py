@@ -9,7 +9,7 @@ refused by an object-count quota).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from gate.k8s.quotaledger import Admitted, QuotaLedger
@@ -29,17 +29,24 @@ def new_claims(
     workload: Workload, storage: StorageObjects | None, wanted: int
 ) -> list[list[tuple[str, PlainObject]]] | None:
     """For each of a StatefulSet's ``wanted`` copies, the claims of its templates its
-    controller creates before the copy's pod, by name (those of the run's: a claim the
-    cluster holds is used as it is, and charged nothing); None when it creates none, or
+    controller creates before the copy's pod, by name (those of the run's,
+    :func:`_created`); None when it creates none, or
     when the snapshot did not record the claims (then whether one exists is unknown)."""
     if not workload.claim_templates or storage is None or not storage.knows_claims:
         return None
     namespace, first = workload.namespace, workload.first_ordinal
     found: list[list[tuple[str, PlainObject]]] = []
     for ordinal in range(first, first + wanted):
-        keys = [(namespace, name) for name in template_claims(workload, ordinal)]
-        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+        found.append(_created(storage, namespace, template_claims(workload, ordinal)))
     return found if any(found) else None
+
+
+def _created(
+    storage: StorageObjects, namespace: str, names: Iterable[str]
+) -> list[tuple[str, PlainObject]]:
+    """The claims among ``names`` that the run creates, by name: a claim the cluster holds
+    is used as it is, and charged nothing."""
+    return [(n, storage.claims[namespace, n]) for n in names if (namespace, n) in storage.created]
 
 
 CLAIM_FAILED = (
@@ -99,8 +106,7 @@ def ephemeral_new_claims(
     name = copy_namer(workload)
     for position in range(wanted):
         pod = first if workload.kind == "DaemonSet" else name(position)
-        keys = [(namespace, ephemeral_claim(pod, v)) for v in volumes]
-        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+        found.append(_created(storage, namespace, (ephemeral_claim(pod, v) for v in volumes)))
     return found
 
 
