@@ -213,13 +213,6 @@ class _Answer:
     """The pod ``cycle`` was prepared for in the run's cluster (None: unknown, or a view)."""
 
 
-def _pod_name(workload: Workload, position: int, generated: bool = True) -> str:
-    """The name of the workload's pod at ``position`` (0 for the first it creates): only a
-    refused pod is named. ``generated`` false: the name before the API server generates
-    one (a mutating admission plugin's refusal quotes it)."""
-    return copy_name(workload, position, generated)
-
-
 @dataclass(frozen=True, slots=True)
 class Evaluator:
     """Evaluates workloads against one snapshot, sharing its node classes."""
@@ -334,7 +327,7 @@ class Evaluator:
         try:
             pod = self._prepared(workload)
         except AdmissionRefused as exc:  # in the API server's words, naming the first pod
-            reason = exc.message(_pod_name(workload, 0, generated=not exc.mutating))
+            reason = exc.message(copy_name(workload, 0, generated=not exc.mutating))
             return self._result(workload, Verdict.ERROR, reason=reason)
         except (QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
