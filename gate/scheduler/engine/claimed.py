@@ -53,7 +53,7 @@ from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.ordinals import own_claims
-from gate.scheduler.framework.pods import template_claims
+from gate.scheduler.framework.pods import copy_namer, template_claims
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger
@@ -179,8 +179,9 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     volumes = len(copies) * len(pod.mounts)
     reachable = {d for d, left in headroom.items() if left < volumes}
     drivers: set[str] = set()
+    names = copy_namer(workload) if pod.pod_name else None
     for ordinal in copies:
-        for name in own_claims(workload, pod, ordinal):
+        for name in own_claims(workload, pod, ordinal, names):
             claim = storage.claims.get((workload.namespace, name))
             if claim is None:
                 continue

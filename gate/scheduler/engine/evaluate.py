@@ -859,8 +859,9 @@ class Evaluator:
         walk.take(first)
         landed = [self.index.nodes[first].labels]
         starting, first_unfit = 1, None
+        names = copy_namer(workload) if pod.profile.pod_name else None
         for ordinal in ordinals:
-            copy = ordinal_pod(pod, workload, ordinal, relabelled=differ)
+            copy = ordinal_pod(pod, workload, ordinal, relabelled=differ, names=names)
             base = cluster if claimed is None else claimed.cluster
             found = self._walked(copy, base, walk, hint, landed, labels)
             if isinstance(found, int):
