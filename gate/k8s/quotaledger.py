@@ -153,6 +153,24 @@ class QuotaLedger:
             return Admitted(0, names, forbidden(CLAIMS, name, outcome.error), outcome.quota)
         return Admitted(1, names)
 
+    def admit_claims(
+        self, namespace: str, claims: Iterable[tuple[str, PlainObject]]
+    ) -> tuple[set[str], Admitted | None]:
+        """One pod's new claims, by name, against the namespace's quotas, every one tried
+        (``createPersistentVolumeClaims`` and the ephemeral volume controller go through
+        them all): the quotas that counted any, and the first refusal (None when every one
+        is created). Raises QuantityError."""
+        names: set[str] = set()
+        stopped = None
+        for name, claim in claims:
+            outcome = self.admit_claim(namespace, name, claim)
+            if outcome is None:
+                continue
+            names.update(outcome.quotas)
+            if stopped is None and outcome.message is not None:
+                stopped = outcome
+        return names, stopped
+
     def admit_copies(
         self,
         namespace: str,
@@ -179,12 +197,8 @@ class QuotaLedger:
         created, refused = 0, None
         for batch in _batches(len(claims), parallel):
             for position in batch:
-                stopped = None
-                for name, claim in claims[position]:
-                    outcome = self.admit_claim(namespace, name, claim)
-                    names.update(() if outcome is None else outcome.quotas)
-                    if stopped is None and outcome is not None and outcome.message is not None:
-                        stopped = outcome
+                counted, stopped = self.admit_claims(namespace, claims[position])
+                names.update(counted)
                 if stopped is None:
                     pod = self.admit_pods(
                         namespace, spec, 1, _named(name_of(position)), (), False, usage

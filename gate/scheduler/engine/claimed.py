@@ -41,7 +41,6 @@ from gate.k8s.volumes import (
     PlainObject,
     annotations_of,
     claim_class,
-    copy_claim,
     delay_binding,
     fully_bound,
     name_of,
@@ -54,6 +53,7 @@ from gate.model.storage import StorageObjects
 from gate.scheduler.framework.cluster import ChangedNodes, Cluster
 from gate.scheduler.framework.mounts import Mounting
 from gate.scheduler.framework.ordinals import own_claims
+from gate.scheduler.framework.pods import copy_namer, template_claims
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import CycleState, Rejection
 from gate.scheduler.placement.copies import CopyRules, Ledger
@@ -153,7 +153,7 @@ def binds_shared(workload: Workload, pod: PodProfile, cluster: Cluster) -> bool:
     classes, _ = _memo(cluster, storage)
     if not classes:
         return False
-    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
+    own = set(template_claims(workload, workload.first_ordinal))
     for name in pod.claims:
         claim = storage.claims.get((workload.namespace, name))
         if name in own or claim is None:
@@ -179,8 +179,9 @@ def reach(workload: Workload, pod: PodProfile, cluster: Cluster, ordinals: range
     volumes = len(copies) * len(pod.mounts)
     reachable = {d for d, left in headroom.items() if left < volumes}
     drivers: set[str] = set()
+    names = copy_namer(workload) if pod.pod_name else None
     for ordinal in copies:
-        for name in own_claims(workload, pod, ordinal):
+        for name in own_claims(workload, pod, ordinal, names):
             claim = storage.claims.get((workload.namespace, name))
             if claim is None:
                 continue

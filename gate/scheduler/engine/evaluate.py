@@ -11,11 +11,10 @@ node by node.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial, reduce
+from functools import reduce
 from itertools import islice
 from operator import or_
 from typing import TYPE_CHECKING, Any
@@ -102,7 +101,7 @@ from gate.scheduler.framework.ordinals import (
     recounted,
     shared_claims,
 )
-from gate.scheduler.framework.pods import Pod, copy_name, prepare_pod
+from gate.scheduler.framework.pods import Pod, copy_name, copy_namer, prepare_pod, template_text
 from gate.scheduler.framework.profile import PodProfile
 from gate.scheduler.framework.runtime import (
     CycleState,
@@ -212,13 +211,6 @@ class _Answer:
     cycle: CycleState  # the PreFilter state it was worked out with
     of: PodProfile | None = field(default=None, compare=False)
     """The pod ``cycle`` was prepared for in the run's cluster (None: unknown, or a view)."""
-
-
-def _pod_name(workload: Workload, position: int, generated: bool = True) -> str:
-    """The name of the workload's pod at ``position`` (0 for the first it creates): only a
-    refused pod is named. ``generated`` false: the name before the API server generates
-    one (a mutating admission plugin's refusal quotes it)."""
-    return copy_name(workload, position, generated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +327,7 @@ class Evaluator:
         try:
             pod = self._prepared(workload)
         except AdmissionRefused as exc:  # in the API server's words, naming the first pod
-            reason = exc.message(_pod_name(workload, 0, generated=not exc.mutating))
+            reason = exc.message(copy_name(workload, 0, generated=not exc.mutating))
             return self._result(workload, Verdict.ERROR, reason=reason)
         except (QuantityError, SelectorError) as exc:
             return self._result(workload, Verdict.ERROR, reason=str(exc))
@@ -447,7 +439,7 @@ class Evaluator:
             total = summed_requests(indexed[i].requests for i in own)
             running = [running_usage(total, usage, len(own))] if own else []
 
-        name_of = partial(_pod_name, workload)
+        name_of = copy_namer(workload)
         claims = None  # a StatefulSet's copies: each one's new claims first, then its pod
         if not surge_first and book.counts_claims(namespace):
             claims = new_claims(workload, self.snapshot.storage, wanted)
@@ -492,8 +484,7 @@ class Evaluator:
         object-count quotas."""
         namespace = workload.namespace
         counted = book.admit_object(namespace, workload.kind, workload.name)
-        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-        made = controller_object(workload.kind, workload.name, template)
+        made = controller_object(workload.kind, workload.name, template_text(workload))
         if made is None or workload.paused or (counted is not None and counted.message is not None):
             return counted
         then = book.admit_object(namespace, *made)
@@ -508,8 +499,7 @@ class Evaluator:
         object-count quotas; refused, the rollout never starts. fitgate judges a running
         workload's manifest as a change of its template (it cannot tell the ReplicaSets'
         templates apart: an unchanged one would reuse its ReplicaSet)."""
-        template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-        made = controller_object(workload.kind, workload.name, template)
+        made = controller_object(workload.kind, workload.name, template_text(workload))
         return None if made is None else book.admit_object(workload.namespace, *made)
 
     def _result(self, workload: Workload, verdict: Verdict, **fields: Any) -> WorkloadResult:
@@ -869,8 +859,9 @@ class Evaluator:
         walk.take(first)
         landed = [self.index.nodes[first].labels]
         starting, first_unfit = 1, None
+        names = copy_namer(workload) if pod.profile.pod_name else None
         for ordinal in ordinals:
-            copy = ordinal_pod(pod, workload, ordinal, relabelled=differ)
+            copy = ordinal_pod(pod, workload, ordinal, relabelled=differ, names=names)
             base = cluster if claimed is None else claimed.cluster
             found = self._walked(copy, base, walk, hint, landed, labels)
             if isinstance(found, int):

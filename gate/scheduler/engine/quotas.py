@@ -9,15 +9,15 @@ refused by an object-count quota).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from gate.k8s.quotaledger import Admitted, QuotaLedger
-from gate.k8s.volumes import PlainObject, copy_claim, ephemeral_claim, ephemeral_volumes
+from gate.k8s.volumes import PlainObject, ephemeral_claim, ephemeral_volumes
 from gate.model import Quota, Verdict, WarningKind, Workload, WorkloadResult, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.engine.preemption import evicted
-from gate.scheduler.framework.pods import copy_name
+from gate.scheduler.framework.pods import copy_name, copy_namer, template_claims
 from gate.scheduler.plugins.defaultpreemption import Victim
 
 _CAPPED = frozenset({Verdict.YES, Verdict.SCALES, Verdict.PREEMPTS})
@@ -29,18 +29,24 @@ def new_claims(
     workload: Workload, storage: StorageObjects | None, wanted: int
 ) -> list[list[tuple[str, PlainObject]]] | None:
     """For each of a StatefulSet's ``wanted`` copies, the claims of its templates its
-    controller creates before the copy's pod, by name (those of the run's: a claim the
-    cluster holds is used as it is, and charged nothing); None when it creates none, or
+    controller creates before the copy's pod, by name (those of the run's,
+    :func:`_created`); None when it creates none, or
     when the snapshot did not record the claims (then whether one exists is unknown)."""
     if not workload.claim_templates or storage is None or not storage.knows_claims:
         return None
     namespace, first = workload.namespace, workload.first_ordinal
     found: list[list[tuple[str, PlainObject]]] = []
     for ordinal in range(first, first + wanted):
-        names = (copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
-        keys = [(namespace, name) for name in names]
-        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+        found.append(_created(storage, namespace, template_claims(workload, ordinal)))
     return found if any(found) else None
+
+
+def _created(
+    storage: StorageObjects, namespace: str, names: Iterable[str]
+) -> list[tuple[str, PlainObject]]:
+    """The claims among ``names`` that the run creates, by name: a claim the cluster holds
+    is used as it is, and charged nothing."""
+    return [(n, storage.claims[namespace, n]) for n in names if (namespace, n) in storage.created]
 
 
 CLAIM_FAILED = (
@@ -62,8 +68,7 @@ def refused_claim(
         return None
     namespace, first = workload.namespace, workload.first_ordinal
     for position in range(wanted):
-        for template in workload.claim_templates:
-            name = copy_claim(template, workload.name, first + position)
+        for name in template_claims(workload, first + position):
             error = storage.refused.get((namespace, name))
             if error is not None:
                 pod = copy_name(workload, position)
@@ -98,10 +103,10 @@ def ephemeral_new_claims(
         return []
     volumes = [v for _, v, _ in ephemeral_volumes(workload.pod_spec)]
     namespace, found = workload.namespace, []
+    name = copy_namer(workload)
     for position in range(wanted):
-        pod = first if workload.kind == "DaemonSet" else copy_name(workload, position)
-        keys = [(namespace, ephemeral_claim(pod, v)) for v in volumes]
-        found.append([(k[1], storage.claims[k]) for k in keys if k in storage.created])
+        pod = first if workload.kind == "DaemonSet" else name(position)
+        found.append(_created(storage, namespace, (ephemeral_claim(pod, v) for v in volumes)))
     return found
 
 
@@ -121,11 +126,10 @@ def admit_ephemeral(
     stopped: Admitted | None = None
     usable = created
     for position in range(min(created, len(claims))):
-        for name, claim in claims[position]:
-            outcome = book.admit_claim(namespace, name, claim)
-            names.update(() if outcome is None else outcome.quotas)
-            if stopped is None and outcome is not None and outcome.message is not None:
-                stopped, usable = outcome, position
+        counted, refusal = book.admit_claims(namespace, claims[position])
+        names.update(counted)
+        if stopped is None and refusal is not None:
+            stopped, usable = refusal, position
     if not names:
         return admitted
     if stopped is None:

@@ -22,12 +22,11 @@ they took.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from gate.k8s.podlabels import copy_labels
 from gate.k8s.volumes import (
-    copy_claim,
     delay_binding,
     ephemeral_claim,
     ephemeral_volumes,
@@ -38,8 +37,9 @@ from gate.model import ReplicaFit, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.pods import (
     Pod,
-    copy_name,
+    copy_namer,
     pod_profile,
+    template_claims,
     with_ephemeral_of,
     with_volumes_of,
 )
@@ -77,10 +77,18 @@ def bound_first(
     return found
 
 
-def ordinal_pod(pod: Pod, workload: Workload, ordinal: int, relabelled: bool = False) -> Pod:
+def ordinal_pod(
+    pod: Pod,
+    workload: Workload,
+    ordinal: int,
+    relabelled: bool = False,
+    names: Callable[[int], str] | None = None,
+) -> Pod:
     """Copy ``ordinal``'s pod: the first copy's, mounting its own claims; ``relabelled``:
     with its own labels of those that differ by copy (:func:`gate.k8s.podlabels.copy_labels`),
-    its selectors' ``matchLabelKeys`` merged with them again."""
+    its selectors' ``matchLabelKeys`` merged with them again. ``names``: the workload's
+    :func:`~gate.scheduler.framework.pods.copy_namer`, made once for a walk over its
+    copies."""
     spec = with_copy_claims(pod.spec, workload.claim_templates, workload.name, ordinal)
     if not relabelled:
         profile = with_volumes_of(pod.profile, spec)
@@ -89,7 +97,7 @@ def ordinal_pod(pod: Pod, workload: Workload, ordinal: int, relabelled: bool = F
         labels = {**pod.profile.labels, **own}
         profile = pod_profile(spec, pod.profile.namespace, labels, pinned=pod.profile.pinned)
     if pod.profile.pod_name:  # its generic ephemeral volumes' claims are its own too
-        name = copy_name(workload, ordinal - workload.first_ordinal)
+        name = (names or copy_namer(workload))(ordinal - workload.first_ordinal)
         profile = with_ephemeral_of(profile, spec, name)
     return Pod(spec, profile, pod.warnings)
 
@@ -102,17 +110,23 @@ def copy_pod_labels(pod: Pod, workload: Workload, ordinal: int) -> Mapping[str, 
 
 def ordinal_claims(workload: Workload, ordinal: int) -> str:
     """The claims copy ``ordinal`` mounts, as a report names them."""
-    return ", ".join(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+    return ", ".join(template_claims(workload, ordinal))
 
 
-def own_claims(workload: Workload, pod: PodProfile, ordinal: int) -> tuple[str, ...]:
+def own_claims(
+    workload: Workload,
+    pod: PodProfile,
+    ordinal: int,
+    names: Callable[[int], str] | None = None,
+) -> tuple[str, ...]:
     """The claims made for copy ``ordinal`` alone, of the workload whose first copy is
     ``pod``: a StatefulSet's from its templates, and those of its generic ephemeral volumes
-    when they are judged (:func:`gate.k8s.claims.ephemeral_claims`)."""
-    made = tuple(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+    when they are judged (:func:`gate.k8s.claims.ephemeral_claims`). ``names``: as for
+    :func:`ordinal_pod`."""
+    made = template_claims(workload, ordinal)
     if not pod.pod_name:
         return made
-    name = copy_name(workload, ordinal - workload.first_ordinal)
+    name = (names or copy_namer(workload))(ordinal - workload.first_ordinal)
     return (*made, *(ephemeral_claim(name, v) for _, v, _ in ephemeral_volumes(workload.pod_spec)))
 
 
@@ -151,7 +165,7 @@ def shared_claims(
     pod: Pod, workload: Workload, storage: StorageObjects
 ) -> list[tuple[str, set[str]]]:
     """The claims every copy mounts (not a StatefulSet's own), with their access modes."""
-    own = {copy_claim(t, workload.name, workload.first_ordinal) for t in workload.claim_templates}
+    own = set(template_claims(workload, workload.first_ordinal))
     found = []
     for name in pod.profile.claims:
         claim = storage.claims.get((workload.namespace, name))

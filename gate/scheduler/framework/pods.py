@@ -9,7 +9,7 @@ and the spec is parsed once into a :class:`PodProfile`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from typing import Any
@@ -225,14 +225,31 @@ def with_ephemeral_of(profile: PodProfile, spec: Mapping[str, Any], name: str) -
     )
 
 
+def template_text(workload: Workload) -> str:
+    """The text that stands for the workload's pod template (a Deployment's ReplicaSet is
+    named by its hash)."""
+    return json.dumps(workload.pod_spec, sort_keys=True, default=str)
+
+
+def copy_namer(workload: Workload, generated: bool = True) -> Callable[[int], str]:
+    """:func:`copy_name` of the workload's pods by position, the template's text made once
+    for all of them (a walk over its copies names each)."""
+    template = template_text(workload)
+    name = pod_name if generated else pod_name_admitted
+    kind, owner, first, indexed = (
+        workload.kind,
+        workload.name,
+        workload.first_ordinal,
+        workload.indexed,
+    )
+    return lambda position: name(kind, owner, position + first, template, indexed)
+
+
 def copy_name(workload: Workload, position: int, generated: bool = True) -> str:
     """The name of the workload's pod at ``position`` (0 for the first it creates).
     ``generated`` false: the name before the API server generates one (a mutating
     admission plugin's refusal quotes it)."""
-    template = json.dumps(workload.pod_spec, sort_keys=True, default=str)
-    ordinal = position + workload.first_ordinal
-    name = pod_name if generated else pod_name_admitted
-    return name(workload.kind, workload.name, ordinal, template, workload.indexed)
+    return copy_namer(workload, generated)(position)
 
 
 def ephemeral_pods(workload: Workload) -> list[tuple[str, str, Mapping[str, Any]]]:
@@ -244,7 +261,8 @@ def ephemeral_pods(workload: Workload) -> list[tuple[str, str, Mapping[str, Any]
     if not ephemeral_volumes(spec):
         return []
     copies = 1 if workload.kind == "DaemonSet" else max(1, workload.replicas or 0)
-    return [(workload.namespace, copy_name(workload, i), spec) for i in range(copies)]
+    name = copy_namer(workload)
+    return [(workload.namespace, name(i), spec) for i in range(copies)]
 
 
 def depends_on_name(spec: Mapping[str, Any]) -> bool:
@@ -301,9 +319,14 @@ def prepare_pod(
     return Pod(spec, profile, (*own, *warnings, *unchecked))
 
 
+def template_claims(workload: Workload, ordinal: int) -> tuple[str, ...]:
+    """The claims of the StatefulSet's templates that copy ``ordinal`` mounts, in the
+    templates' order (:func:`gate.k8s.volumes.copy_claim`)."""
+    return tuple(copy_claim(t, workload.name, ordinal) for t in workload.claim_templates)
+
+
 def _claims_exist(workload: Workload, storage: StorageObjects) -> bool:
     """Whether the StatefulSet's first copy's claims were all recorded: only then are they
     judged (a claim its controller would create from the template is not modelled)."""
-    first = workload.first_ordinal
-    names = [copy_claim(t, workload.name, first) for t in workload.claim_templates]
+    names = template_claims(workload, workload.first_ordinal)
     return bool(names) and all((workload.namespace, n) in storage.claims for n in names)
