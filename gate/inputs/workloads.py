@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gate.errors import QuantityError
-from gate.inputs.counts import NEGATIVE, BadCount, read_count
+from gate.inputs.counts import BadCount, read_count
 from gate.inputs.custom_kinds import (
     WORKLOAD_REF_KINDS,
     CustomKind,
@@ -28,7 +28,7 @@ from gate.inputs.scaling import (
 from gate.inputs.shape import METADATA, POD_SPEC, shape_problem
 from gate.k8s.claims import FOLLOWED_COPIES, FOLLOWED_COPIES_TEXT
 from gate.k8s.podlabels import GENERATION_ANNOTATION, controller_labels
-from gate.k8s.quantity import nonnegative_quantity, parse_quantity
+from gate.k8s.quantity import NEGATIVE, nonnegative_quantity, parse_quantity
 from gate.k8s.selectors import text_labels
 from gate.k8s.validation import (
     pod_template_problem,
