@@ -635,7 +635,7 @@ def test_image_build_context_builds_a_working_fitgate(tmp_path: Path) -> None:
     ]
     top = [p.name for p in ROOT.iterdir()]
     kept = sorted(name for name in top if not docker_ignored(name, patterns))
-    assert kept == ["README.md", "gate", "pyproject.toml"]
+    assert kept == ["README.md", "gate", "pyproject.toml", "setup.py"]
     build = tmp_path / "src"
     copies = [
         arg.split() for op, arg in dockerfile_instructions() if op == "COPY" and "--from" not in arg
@@ -648,6 +648,7 @@ def test_image_build_context_builds_a_working_fitgate(tmp_path: Path) -> None:
                     (build / relative).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy(path, build / relative)
     assert not list(build.rglob("__pycache__"))
+    assert not list(build.rglob("*.so"))  # a part compiled here is compiled again there
     wheels = tmp_path / "wheels"
     built = run(
         [
@@ -667,6 +668,8 @@ def test_image_build_context_builds_a_working_fitgate(tmp_path: Path) -> None:
     [wheel] = wheels.glob("fitgate-*.whl")
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
+    if shutil.which("cc"):  # the image's build stage installs one
+        assert list((site / "gate" / "snapshot").glob("_indentation*.so"))
     environ = {**os.environ, "PYTHONPATH": str(site)}
     # From tmp_path: the working directory comes first on sys.path, and the checkout's own
     # gate/ must not stand in for the wheel's.

@@ -32,7 +32,7 @@ from typing import BinaryIO
 
 from gate.model import Snapshot
 from gate.snapshot.forked import Forked, Processes, forks
-from gate.snapshot.jsonstream import WINDOW, FileRegion, separator
+from gate.snapshot.jsonstream import WINDOW, FileRegion, separator, unindented
 from gate.snapshot.stream import NotAccepted, Reading, read_part, snapshot_of
 
 SPLIT_FROM = 64 << 20
@@ -44,6 +44,9 @@ extracted (what this process does meanwhile). Set on the benchmark's large case 
 both processes finish together: the second's part costs more than its items' bytes (it
 also reads the objects after them, such as the storage objects, and hands its reading
 over), and this one builds the pods of both parts once they are joined."""
+_UNINDENTED_ITEMS = 1 / 100
+"""A List's byte where its indentation is dropped before it is decoded (``unindented``;
+a recording has none to drop)."""
 _CUT_ARRAYS = {"items": "items", "nodes": "pods"}
 """Where a cut is looked for: a List's items, by the bytes between its first two; a
 recording's pods, by the bytes between its first two nodes (its writer lays out every
@@ -72,16 +75,20 @@ def rest_part(handle: BinaryIO, cut: Cut) -> FileRegion:
     return FileRegion(handle, cut.offset + 1, None, opening, b"")
 
 
-def first_share(key: str, size: int, meanwhile: int) -> float:
+def first_share(
+    key: str, size: int, meanwhile: int, compiled: bool = unindented is not None
+) -> float:
     """The share of the file this process reads, so that both finish together: less than
     half by what the ``meanwhile`` bytes of YAML it reads first cost (but a tenth at least).
+    ``compiled``: whether a List's indentation is dropped before it is decoded.
 
-    >>> round(first_share("items", 2_440_000_000, 5_300_000), 2)
+    >>> round(first_share("items", 2_440_000_000, 5_300_000, compiled=False), 2)
     0.44
     >>> first_share("pods", 100_000_000, 0), first_share("pods", 100_000_000, 50_000_000)
     (0.5, 0.1)
     """
-    alone = _COST_PER_BYTE[key] * size
+    per_byte = _UNINDENTED_ITEMS if compiled and key == "items" else _COST_PER_BYTE[key]
+    alone = per_byte * size
     return max(0.1, 0.5 - meanwhile / (2 * alone))
 
 

@@ -28,10 +28,17 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-try:
-    from gate.snapshot._indentation import unindented
-except ImportError:  # installed without a C compiler: texts are decoded as written
-    unindented = None
+
+def _compiled_part() -> Callable[[bytes | memoryview], bytes] | None:
+    try:
+        from gate.snapshot._indentation import unindented as found
+    except ImportError:  # installed without a C compiler: texts are decoded as written
+        return None
+    return found
+
+
+unindented = _compiled_part()
+"""The compiled part that drops a text's indentation (``_indentation.c``), if installed."""
 
 # A window the size of a core's L2 cache, each batch decoded from one: with 8 MiB windows,
 # reading a 2.4 GB List took a third more CPU time when they were copied, and more than
