@@ -1,15 +1,18 @@
 """A kubectl List's indentation, dropped by the compiled part before msgspec decodes it:
 the rule (every space that directly follows a line feed), the values and the validity it
-keeps, and the reader's answers with and without it."""
+keeps, and the reader's answers with and without it. The part is compiled here from this
+checkout's source, as an install compiles it."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import mmap
 import re
 import shutil
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,8 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from setuptools import Distribution, Extension
+from setuptools.command.build_ext import build_ext
 
 from gate.errors import SnapshotError
 from gate.snapshot import jsonstream
@@ -25,14 +30,11 @@ from gate.snapshot.stream import read_snapshot
 from tests.conftest import ROOT
 from tests.test_snapshot_stream import LAYOUTS, as_list, clusters
 
-try:
-    from gate.snapshot._indentation import unindented
-except ImportError:  # built without a C compiler; see test_the_part_is_built_where_it_can_be
-    unindented = None  # type: ignore[assignment]
-
-needs_part = pytest.mark.skipif(unindented is None, reason="the compiled part is not built")
+Unindent = Callable[[bytes | bytearray | memoryview | mmap.mmap], bytes]
 FIXTURES = sorted((ROOT / "fixtures" / "snapshots").glob("*.json"))
 _RULE = re.compile(rb"\n +")
+# A fixture's value holds for every input alike: nothing in it is to be reset.
+_SHARED = [HealthCheck.function_scoped_fixture]
 
 
 def rule(text: bytes) -> bytes:
@@ -40,16 +42,29 @@ def rule(text: bytes) -> bytes:
     return _RULE.sub(b"\n", text)
 
 
-def test_the_part_is_built_where_it_can_be() -> None:
-    """An install with a C compiler and Python's headers builds it (``pip install .``):
-    without it a List is only slower, so nothing else would say it went missing."""
-    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Unindent:
+    """The part compiled from this checkout's source, as ``pip install`` compiles it, and
+    loaded: what an install runs, whatever an earlier install left beside the source."""
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
     if shutil.which("cc") is None or not headers.exists():
-        pytest.skip("no C compiler or no Python headers here")
-    assert unindented is not None
+        pytest.skip("no C compiler or no Python headers here: the part is not built")
+    where = tmp_path_factory.mktemp("part")
+    source = ROOT / "gate" / "snapshot" / "_indentation.c"
+    extension = Extension("gate.snapshot._indentation", [str(source)])
+    command = build_ext(Distribution({"ext_modules": [extension]}))
+    command.build_lib, command.build_temp = str(where / "lib"), str(where / "temp")
+    command.ensure_finalized()
+    command.run()
+    [library] = (where / "lib").rglob("_indentation*")
+    spec = importlib.util.spec_from_file_location("gate.snapshot._indentation", library)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: Unindent = module.unindented
+    return found
 
 
-@needs_part
 @pytest.mark.parametrize(
     "text, expected",
     [
@@ -75,28 +90,27 @@ def test_the_part_is_built_where_it_can_be() -> None:
         "carriage-return",
     ],
 )
-def test_the_spaces_after_each_line_feed_go(text: bytes, expected: bytes) -> None:
-    assert unindented(text) == expected == rule(text)
+def test_the_spaces_after_each_line_feed_go(built: Unindent, text: bytes, expected: bytes) -> None:
+    assert built(text) == expected == rule(text)
 
 
-@needs_part
+@settings(suppress_health_check=_SHARED)
 @given(st.binary(max_size=200) | st.text(alphabet=' \n\t"{}[],:ab1\\', max_size=200))
-def test_any_bytes_lose_what_the_rule_says(text: bytes | str) -> None:
+def test_any_bytes_lose_what_the_rule_says(built: Unindent, text: bytes | str) -> None:
     data = text.encode() if isinstance(text, str) else text
-    assert unindented(data) == rule(data)
+    assert built(data) == rule(data)
 
 
-@needs_part
-def test_any_buffer_is_read(tmp_path: Path) -> None:
+def test_any_buffer_is_read(built: Unindent, tmp_path: Path) -> None:
     text = b'[\n    {\n        "a": 1\n    }\n]'
     path = tmp_path / "t.json"
     path.write_bytes(text)
     with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY) as m:
-        assert unindented(m) == rule(text)
-    assert unindented(bytearray(text)) == unindented(memoryview(text)[0:]) == rule(text)
-    assert unindented(memoryview(b"xx" + text)[2:]) == rule(text)
+        assert built(m) == rule(text)
+    assert built(bytearray(text)) == built(memoryview(text)[0:]) == rule(text)
+    assert built(memoryview(b"xx" + text)[2:]) == rule(text)
     with pytest.raises(TypeError):
-        unindented("text")  # type: ignore[arg-type]
+        built("text")  # type: ignore[arg-type]
 
 
 _JSON = st.recursive(
@@ -111,12 +125,11 @@ _JSON = st.recursive(
 )
 
 
-@needs_part
-@settings(max_examples=300)
+@settings(max_examples=300, suppress_health_check=_SHARED)
 @given(_JSON, st.sampled_from([None, 0, 1, 2, 4, "\t"]))
-def test_values_are_the_texts_own(value: Any, indent: int | str | None) -> None:
+def test_values_are_the_texts_own(built: Unindent, value: Any, indent: int | str | None) -> None:
     text = json.dumps(value, indent=indent).encode()
-    assert msgspec.json.decode(unindented(text)) == msgspec.json.decode(text) == value
+    assert msgspec.json.decode(built(text)) == msgspec.json.decode(text) == value
 
 
 def _decodes(text: bytes) -> bool:
@@ -127,25 +140,21 @@ def _decodes(text: bytes) -> bool:
     return True
 
 
-@needs_part
-@settings(max_examples=500)
+@settings(max_examples=500, suppress_health_check=_SHARED)
 @given(st.text(alphabet=' \n"{}[],:a1-e.\\tnu', max_size=40))
-def test_a_text_decodes_exactly_when_its_unindented_text_does(text: str) -> None:
+def test_a_text_decodes_exactly_when_its_unindented_text_does(built: Unindent, text: str) -> None:
     """Dropping the spaces after a line feed never joins two tokens (the feed stays between
     them) nor mends a string a raw line feed breaks."""
     data = text.encode()
-    assert _decodes(unindented(data)) == _decodes(data)
+    assert _decodes(built(data)) == _decodes(data)
 
 
 @pytest.fixture(params=["compiled", "as written"])
 def part(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each reader test below, with the compiled part and without it (as an install
     without a C compiler reads)."""
-    if request.param == "compiled":
-        if unindented is None:
-            pytest.skip("the compiled part is not built")
-    else:
-        monkeypatch.setattr(jsonstream, "unindented", None)
+    compiled = request.getfixturevalue("built") if request.param == "compiled" else None
+    monkeypatch.setattr(jsonstream, "unindented", compiled)
     return str(request.param)
 
 
@@ -158,10 +167,7 @@ def test_fixtures_read_alike_with_and_without_the_part(path: Path, part: str) ->
         assert got == build_snapshot(shape, "snap.json")
 
 
-# The part fixture's setting holds for every input alike: nothing in it is to be reset.
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
 @given(clusters(), st.sampled_from(list(LAYOUTS)), st.integers(16, 4096))
 def test_any_cluster_reads_alike_with_and_without_the_part(
     part: str, snapshot: dict[str, Any], layout: str, window: int
@@ -172,7 +178,6 @@ def test_any_cluster_reads_alike_with_and_without_the_part(
     assert got == build_snapshot(shape, "snap.json")
 
 
-@needs_part
 @pytest.mark.parametrize(
     "damage",
     [
@@ -188,13 +193,14 @@ def test_any_cluster_reads_alike_with_and_without_the_part(
     ],
 )
 def test_a_damaged_list_is_the_same_error_with_and_without_the_part(
-    tmp_path: Path, damage: Any, monkeypatch: pytest.MonkeyPatch
+    built: Unindent, tmp_path: Path, damage: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     document = as_list(json.loads(FIXTURES[0].read_text()))
     document["items"][0]["spec"]["unschedulable"] = True
     text = damage(json.dumps(document, indent=4).encode())
     path = tmp_path / "bad.json"
     path.write_bytes(text)
+    monkeypatch.setattr(jsonstream, "unindented", built)
     with pytest.raises(SnapshotError) as raised:
         load_snapshot(str(path))
     monkeypatch.setattr(jsonstream, "unindented", None)
