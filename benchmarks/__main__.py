@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.generate import ensure_case
+from benchmarks.generate import ensure_case_apart
 from benchmarks.runner import run_case, table
 from benchmarks.sizes import SIZES
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: {text}", file=sys.stderr, flush=True)
 
     say(f"case {size.name} ({size.describe()}) in {options.cache}")
-    case = ensure_case(size, options.cache)
+    case = ensure_case_apart(size, options.cache)
     sys.stdout.write(table(run_case(size, case, say, options.repeat)))
     return 0
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, ensure_case
+from benchmarks.generate import LIST_FILE, MANIFESTS_DIR, apart, ensure_case_apart
 from benchmarks.runner import LIST_RATIO_TARGET, PEAK_TARGET_MB, _check_argv, measure_median
 from benchmarks.sizes import SIZES, Size
 
@@ -50,9 +50,9 @@ def run_derived(
     if options.repeat < 1:
         parser.error("--repeat must be at least 1")
     size = SIZES[options.size]
-    case = ensure_case(size, options.cache).resolve()
+    case = ensure_case_apart(size, options.cache).resolve()
     say("deriving the copy of the case (once)")
-    derived = derive(size, case)
+    derived = apart(derive, size, case)
     python, repeat = sys.executable, options.repeat
     say("floor: json.load of the kubectl List")
     json_floor = measure_median(
