@@ -6,6 +6,7 @@ DaemonSet's pods preempt on their own node."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -305,3 +306,54 @@ def test_a_daemonset_s_text_detail_says_whom_its_preempting_pods_evict() -> None
     lines = detail(result, Views())
     assert lines[0] == "no room on 2 of 2 targeted nodes: 2 Insufficient cpu"
     assert "1 of them by evicting 1 pod of lower priority: batch/x1 (priority 10)" in lines
+
+
+NAMED = [api_node("a", cpu="4"), api_node("b", cpu="4")]
+NAMED_PODS = [_running("low", "a", 10, "3"), _running("other", "b", 10, "3")]
+
+
+@pytest.mark.parametrize(
+    ("class_name", "verdict", "evicts"),
+    [
+        pytest.param("high", Verdict.NO, [], id="rejected-by-its-kubelet"),
+        pytest.param(
+            "system-cluster-critical",
+            Verdict.PREEMPTS,
+            [("low", 1)],
+            id="critical-its-kubelet-evicts",
+        ),
+    ],
+)
+def test_a_pod_created_on_its_node_is_never_preempted_for_unless_critical(
+    class_name: str, verdict: Verdict, evicts: list[tuple[str, int]]
+) -> None:
+    """A pod created with ``nodeName`` never reaches kube-scheduler: its node's kubelet
+    rejects it for want of room (OutOfcpu), or, for a critical pod, evicts others to make
+    room (pkg/kubelet/preemption, CriticalPodAdmissionHandler). The same pod without the
+    name preempts."""
+    snapshot = build_snapshot(
+        cluster_snapshot(NAMED, NAMED_PODS, priorityClasses=CLASSES), "snapshot.json"
+    )
+    evaluator = Evaluator.for_snapshot(snapshot, dialect_for("v1.34.1"))
+    spec = {
+        "nodeName": "a",
+        "priorityClassName": class_name,
+        "containers": [container(requests={"cpu": "2"})],
+    }
+    workload = Workload(
+        kind="Pod",
+        namespace="pay",
+        name="w",
+        location=Location("w.yaml", 1),
+        replicas=1,
+        pod_spec=spec,
+    )
+    result = evaluator.evaluate(workload)
+    assert (result.verdict, _evicts(result)) == (verdict, evicts)
+    if verdict is Verdict.NO:
+        assert result.message == (
+            "0/2 nodes are available: 1 Insufficient cpu, "
+            "1 node(s) didn't match the requested node name."
+        )
+    scheduled = evaluator.evaluate(replace(workload, pod_spec={**spec, "nodeName": None}))
+    assert scheduled.verdict is Verdict.PREEMPTS

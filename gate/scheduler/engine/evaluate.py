@@ -26,6 +26,7 @@ from gate.k8s.intstr import scaled
 from gate.k8s.labels import ZONE
 from gate.k8s.podlabels import differs_by_copy
 from gate.k8s.podnames import controller_object
+from gate.k8s.priority import SYSTEM_CRITICAL_PRIORITY
 from gate.k8s.quantity import format_amount
 from gate.k8s.quotaledger import (
     Admitted,
@@ -157,6 +158,15 @@ HINTED_NODES = 8
 before its whole answer is worked out."""
 HELD_VOLUMES = frozenset({VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS})
 """The filters that count the volumes other pods hold."""
+
+
+def _kubelet_rejects(profile: PodProfile) -> bool:
+    """Whether a pod that does not fit is rejected rather than placed by preemption: one
+    created with ``nodeName`` never reaches kube-scheduler's DefaultPreemption, and its
+    node's kubelet rejects it (``OutOfcpu`` and the like) unless it is critical: at
+    system-cluster-critical's priority or above, the kubelet evicts pods to make room for
+    it (``pkg/kubelet/preemption``, ``CriticalPodAdmissionHandler``)."""
+    return bool(profile.node_name) and (profile.priority or 0) < SYSTEM_CRITICAL_PRIORITY
 
 
 def fit_error(total: int, outcomes: Iterable[NodeOutcome]) -> str:
@@ -768,7 +778,7 @@ class Evaluator:
         if storage is not None and storage.created and verdict is not Verdict.YES:
             warnings.extend(bound_first(limiting, workload.namespace, storage))
         preemption = None
-        if preempting is not None:
+        if preempting is not None and not (preempting.placed and _kubelet_rejects(pod.profile)):
             verdict, message, placement, preemption = _preempted(
                 preempting, verdict, message, placement
             )
@@ -984,10 +994,15 @@ class Evaluator:
         (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes. ``own``:
         the workload's pods the copies replace, which Karpenter's held preferences do not
         count, as the PreFilters of ``cycle`` do not."""
-        if self.autoscaling is None or result.verdict not in (
-            Verdict.NO,
-            Verdict.PARTIAL,
-            Verdict.ADDON_ONLY,
+        if (
+            self.autoscaling is None
+            or pod.profile.node_name
+            or result.verdict
+            not in (
+                Verdict.NO,
+                Verdict.PARTIAL,
+                Verdict.ADDON_ONLY,
+            )
         ):
             return result
         if cycle is None:
