@@ -390,3 +390,18 @@ def test_configured_groups_without_a_recorded_status_say_so(tmp_path: Path) -> N
         "autoscaling.groups are configured, but the snapshot recorded no cluster-autoscaler "
         "status to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups"
     ]
+
+
+def test_copies_created_on_a_named_node_scale_nothing(tmp_path: Path) -> None:
+    """cluster-autoscaler and Karpenter act on pods kube-scheduler marked unschedulable, and
+    a pod created with ``nodeName`` never reaches it: the copies its node cannot admit stay
+    out, and no group scales for them (no template node bears the name either)."""
+    text = (ROOT / WEB).read_text(encoding="utf-8")
+    pinned = text.replace("      containers:\n", "      nodeName: aks-user-0\n      containers:\n")
+    assert pinned != text
+    path = tmp_path / "pinned.yaml"
+    path.write_text(pinned, encoding="utf-8")
+    code, _, report = check(str(path))
+    web = workload(report, "web")
+    assert (code, web["verdict"], web.get("autoscale")) == (1, "PARTIAL", None)
+    assert report["summary"]["SCALES"] == 0
