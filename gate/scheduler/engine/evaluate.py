@@ -994,15 +994,10 @@ class Evaluator:
         (:mod:`gate.scheduler.autoscaling.verdicts`); as it is with fixed nodes. ``own``:
         the workload's pods the copies replace, which Karpenter's held preferences do not
         count, as the PreFilters of ``cycle`` do not."""
-        if (
-            self.autoscaling is None
-            or pod.profile.node_name
-            or result.verdict
-            not in (
-                Verdict.NO,
-                Verdict.PARTIAL,
-                Verdict.ADDON_ONLY,
-            )
+        if self.autoscaling is None or result.verdict not in (
+            Verdict.NO,
+            Verdict.PARTIAL,
+            Verdict.ADDON_ONLY,
         ):
             return result
         if cycle is None:
