@@ -2015,9 +2015,7 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     fsGroupChangePolicy, the seccomp and AppArmor profiles, the supplementalGroupsPolicy.
     The Windows options, a sysctl of a namespace shared with the host and the
     seLinuxChangePolicy are not checked."""
-    context = spec.get("securityContext")
-    if not isinstance(context, Mapping):
-        return
+    context = mapping(spec.get("securityContext"))  # never nil: SetDefaults_PodSpec
     yield from _id(context, "fsGroup", where)
     yield from _id(context, "runAsUser", where)
     yield from _id(context, "runAsGroup", where)
