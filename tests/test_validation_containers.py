@@ -1,9 +1,10 @@
-"""The API server's validation of a container's env, envFrom, resizePolicy, securityContext
-and sleep action, and of the pod's securityContext (gate.k8s.validation), as kubernetes
-v1.34.1 refuses them: rows translated from pkg/apis/core/validation/validation_test.go
-(TestValidateEnv, TestValidateEnvFrom, TestValidateResizePolicy, TestValidateSecurityContext,
-TestValidatePodSpec's security context rows), each with the field error the API server
-prints, then the same rule reached through every workload kind and through the CLI."""
+"""The API server's validation of a container's env, envFrom, volumeDevices, resizePolicy,
+securityContext and sleep action, and of the pod's securityContext, hostUsers and OS
+(gate.k8s.validation), as kubernetes v1.34.1 refuses them: rows translated from
+pkg/apis/core/validation/validation_test.go (TestValidateEnv, TestValidateEnvFrom,
+TestValidateVolumeDevices, TestValidateResizePolicy, TestValidateSecurityContext,
+TestValidatePodSpec's security context and OS rows), each with the field error the API
+server prints, then the same rule reached through every workload kind and through the CLI."""
 
 from __future__ import annotations
 
@@ -73,6 +74,10 @@ def source(**sources: Any) -> dict[str, Any]:
 
 
 FIELD_REF = {"apiVersion": "v1", "fieldPath": "metadata.name"}
+VOLUMES = [
+    {"name": "block", "persistentVolumeClaim": {"claimName": "disk"}},
+    {"name": "scratch", "emptyDir": {}},
+]
 
 # (id, the container's fields, the pod's fields, the API server's field errors)
 REFUSED: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
@@ -316,6 +321,75 @@ REFUSED: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
      {"securityContext": {"appArmorProfile": {}}},
      f"{P}.securityContext.appArmorProfile.type: Required value: type is required when "
      "appArmorProfile is set"),
+    ("a namespaced sysctl in the host's network namespace", {},
+     {"hostNetwork": True, "securityContext": {"sysctls": [{"name": "net/ipv4/ip_forward"}]}},
+     f'{P}.securityContext.sysctls[0].name: Invalid value: "net/ipv4/ip_forward": may not be '
+     "specified when 'hostNetwork' is true"),
+    ("a namespaced sysctl in the host's IPC namespace", {},
+     {"hostIPC": True, "securityContext": {"sysctls": [{"name": "fs.mqueue.msg_max"}]}},
+     f'{P}.securityContext.sysctls[0].name: Invalid value: "fs.mqueue.msg_max": may not be '
+     "specified when 'hostIPC' is true"),
+    ("a seLinuxChangePolicy other than Recursive while SELinuxMount is off", {},
+     {"securityContext": {"seLinuxChangePolicy": "MountOption"}},
+     f'{P}.securityContext.seLinuxChangePolicy: Unsupported value: "MountOption": supported '
+     'values: "Recursive"'),
+    # ValidateVolumeDevices and ValidateVolumeMounts' overlap with them
+    ("a device of a volume that is no claim",
+     {"volumeDevices": [{"name": "scratch", "devicePath": "/dev/xvda"}]}, {"volumes": VOLUMES},
+     f'{C}.volumeDevices[0].name: Invalid value: "scratch": can only use volume source type '
+     "of PersistentVolumeClaim or Ephemeral for block mode"),
+    ("a device of no volume",
+     {"volumeDevices": [{"name": "nope", "devicePath": "/dev/xvda"}]}, {"volumes": VOLUMES},
+     f'{C}.volumeDevices[0].name: Not found: "nope"'),
+    ("a device without a name or path", {"volumeDevices": [{"name": "", "devicePath": ""}]},
+     {"volumes": VOLUMES},
+     f'[{C}.volumeDevices[0].name: Required value, {C}.volumeDevices[0].name: Not found: "", '
+     f"{C}.volumeDevices[0].devicePath: Required value]"),
+    ("a device path with backsteps",
+     {"volumeDevices": [{"name": "block", "devicePath": "/dev/../xvda"}]}, {"volumes": VOLUMES},
+     f'{C}.volumeDevices[0].devicePath: Invalid value: "/dev/../xvda": can not contain '
+     "backsteps ('..')"),
+    ("a device twice",
+     {"volumeDevices": [{"name": "block", "devicePath": "/dev/a"},
+                        {"name": "block", "devicePath": "/dev/a"}]}, {"volumes": VOLUMES},
+     f'[{C}.volumeDevices[1].name: Invalid value: "block": must be unique, '
+     f'{C}.volumeDevices[1].devicePath: Invalid value: "/dev/a": must be unique]'),
+    ("a volume both mounted and a device at one path",
+     {"volumeMounts": [{"name": "block", "mountPath": "/data"}],
+      "volumeDevices": [{"name": "block", "devicePath": "/data"}]}, {"volumes": VOLUMES},
+     f'[{C}.volumeMounts[0].name: Invalid value: "block": must not already exist in '
+     f'volumeDevices, {C}.volumeMounts[0].mountPath: Invalid value: "/data": must not already '
+     f'exist as a path in volumeDevices, {C}.volumeDevices[0].name: Invalid value: "block": '
+     f'must not already exist in volumeMounts, {C}.volumeDevices[0].devicePath: Invalid '
+     'value: "/data": must not already exist as a path in volumeMounts]'),
+    # validateHostUsers
+    ("a user namespace of its own beside the host's namespaces and a device",
+     {"volumeDevices": [{"name": "block", "devicePath": "/dev/a"}]},
+     {"volumes": VOLUMES, "hostUsers": False, "hostNetwork": True, "hostPID": True,
+      "hostIPC": True},
+     f"[{P}.hostNetwork: Forbidden: when `hostUsers` is false, {P}.HostPID: Forbidden: when "
+     f"`hostUsers` is false, {P}.HostIPC: Forbidden: when `hostUsers` is false, "
+     f"{C}.volumeDevices: Forbidden: when `hostUsers` is false]"),
+    # validateLinux, validateWindows
+    ("Windows options in a linux pod",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "app"}}},
+     {"os": {"name": "linux"}, "securityContext": {"windowsOptions": {}}},
+     f"[{P}.securityContext.windowsOptions: Forbidden: windows options cannot be set for a "
+     f"linux pod, {C}.securityContext.windowsOptions: Forbidden: windows options cannot be set "
+     "for a linux pod]"),
+    ("Linux fields in a windows pod, an init container's first",
+     {"securityContext": {"runAsUser": 1, "privileged": False}},
+     {"os": {"name": "windows"}, "hostPID": False, "hostIPC": True,
+      "shareProcessNamespace": False,
+      "securityContext": {"sysctls": [], "fsGroup": 1, "supplementalGroups": []},
+      "initContainers": [{"name": "i", "image": "x", "securityContext": {"procMount": "Default"}}]},
+     f"[{P}.hostIPC: Forbidden: cannot be set for a windows pod, {P}.securityContext.fsGroup: "
+     f"Forbidden: cannot be set for a windows pod, {P}.shareProcessNamespace: Forbidden: "
+     f"cannot be set for a windows pod, {P}.securityContext.supplementalGroups: Forbidden: "
+     f"cannot be set for a windows pod, {P}.initContainers[0].securityContext.procMount: "
+     f"Forbidden: cannot be set for a windows pod, {C}.securityContext.privileged: Forbidden: "
+     f"cannot be set for a windows pod, {C}.securityContext.runAsUser: Forbidden: cannot be "
+     "set for a windows pod]"),
     # upstream's order: env before envFrom before the resize policy and security context,
     # the containers before the pod's security context
     ("errors in validateContainerCommon's order, then the pod's",
@@ -388,6 +462,24 @@ TAKEN: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
      {"lifecycle": {"postStart": {"sleep": {"seconds": 0}},
                     "preStop": {"sleep": {"seconds": 60}}}},
      {"terminationGracePeriodSeconds": 60}),
+    ("block devices of a claim and of an ephemeral volume",
+     {"volumeDevices": [{"name": "block", "devicePath": "/dev/a"},
+                        {"name": "eph", "devicePath": "/dev/b"}],
+      "volumeMounts": [{"name": "scratch", "mountPath": "/tmp"}]},
+     {"volumes": [*VOLUMES, {"name": "eph", "ephemeral": {"volumeClaimTemplate": {"spec": {
+         "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}],
+      "hostUsers": True, "hostNetwork": True}),
+    ("namespaced sysctls without the host's namespaces, others with them", {},
+     {"hostNetwork": True, "securityContext": {"sysctls": [{"name": "kernel.shm_rmid_forced"}]},
+      "hostIPC": False}),
+    ("a Recursive seLinuxChangePolicy", {},
+     {"securityContext": {"seLinuxChangePolicy": "Recursive"}}),
+    ("a windows pod with Windows options",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "app"}}},
+     {"os": {"name": "windows"}, "securityContext": {"runAsNonRoot": True}}),
+    ("a linux pod with Linux fields",
+     {"securityContext": {"runAsUser": 1, "procMount": "Default"}},
+     {"os": {"name": "linux"}, "securityContext": {"fsGroup": 1, "sysctls": [{"name": "a.b"}]}}),
     ("a pod security context with every field it may hold",
      {}, {"securityContext": {"fsGroup": 0, "runAsUser": 1, "runAsGroup": 2,
                               "supplementalGroups": [3], "fsGroupChangePolicy": "OnRootMismatch",

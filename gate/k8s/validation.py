@@ -778,8 +778,13 @@ def _path_errors(source: Mapping[str, Any], where: str) -> Errors:
 
 def _no_backsteps(path: str, field: str) -> Errors:
     """validatePathNoBacksteps: one error however many ``..`` elements."""
-    if ".." in path.split("/"):
+    if has_backsteps(path):
         yield invalid(field, path, "must not contain '..'")
+
+
+def has_backsteps(path: str) -> bool:
+    """A ``..`` element in the path (validatePathNoBacksteps)."""
+    return ".." in path.split("/")
 
 
 def local_path(path: str, field: str) -> Errors:
@@ -1560,10 +1565,17 @@ validateFlexPersistentVolumeSource and validateScaleIOPersistentVolumeSource che
 their pod versions do)."""
 
 
-def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
+def volume_mounts(
+    mounts: list[Any],
+    field: str,
+    volumes: set[str] | None,
+    devices: Mapping[str, str] | None = None,
+) -> Errors:
     """ValidateVolumeMounts, for a mount's name and path: a name required and one of the
     pod's volumes (``volumes``; None when they are not all known here), a mountPath
-    required and once in the container."""
+    required and once in the container, neither the name nor the path one of the
+    container's volume ``devices`` (GetVolumeDeviceMap: each name's device path)."""
+    devices = devices or {}
     paths: set[str] = set()
     for i, raw in enumerate(mounts):
         mount = mapping(raw)
@@ -1580,6 +1592,78 @@ def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Er
         if path in paths:
             yield invalid(f"{where}.mountPath", path, "must be unique")
         paths.add(path)
+        if name is not None and name in devices:
+            yield invalid(f"{where}.name", name, "must not already exist in volumeDevices")
+        if path in devices.values():
+            detail = "must not already exist as a path in volumeDevices"
+            yield invalid(f"{where}.mountPath", path, detail)
+
+
+def volume_devices(
+    devices: list[Any],
+    field: str,
+    volumes: set[str] | None,
+    claims: set[str],
+    mounts: Mapping[str, str],
+) -> Errors:
+    """ValidateVolumeDevices: a name required, once, of one of the pod's ``volumes`` (None
+    when they are not all known here) that is a claim or an ephemeral volume (``claims``);
+    a devicePath required, once, without ``..``; neither the name nor the path one of the
+    container's volume ``mounts`` (GetVolumeMountMap: each name's mount path)."""
+    names: set[str] = set()
+    paths: set[str] = set()
+    for i, raw in enumerate(devices):
+        device = mapping(raw)
+        where = f"{field}[{i}]"
+        name, path = _text(device.get("name")), _text(device.get("devicePath"))
+        if name is None or path is None:
+            continue
+        if not name:
+            yield FieldError(f"{where}.name", REQUIRED)
+        if name in names:
+            yield invalid(f"{where}.name", name, "must be unique")
+        if volumes is not None and name in volumes and name not in claims:
+            detail = (
+                "can only use volume source type of PersistentVolumeClaim or Ephemeral for "
+                "block mode"
+            )
+            yield invalid(f"{where}.name", name, detail)
+        if volumes is not None and name not in volumes:
+            yield FieldError(f"{where}.name", NOT_FOUND, go_quote(name))
+        if not path:
+            yield FieldError(f"{where}.devicePath", REQUIRED)
+        if path in paths:
+            yield invalid(f"{where}.devicePath", path, "must be unique")
+        if path and has_backsteps(path):
+            yield invalid(f"{where}.devicePath", path, "can not contain backsteps ('..')")
+        else:
+            paths.add(path)
+        if name in mounts:
+            yield invalid(f"{where}.name", name, "must not already exist in volumeMounts")
+        if path in mounts.values():
+            detail = "must not already exist as a path in volumeMounts"
+            yield invalid(f"{where}.devicePath", path, detail)
+        if name:
+            names.add(name)
+
+
+def _path_map(items: list[Any], key: str) -> dict[str, str]:
+    """GetVolumeMountMap and GetVolumeDeviceMap: each name's path, the last one written."""
+    found: dict[str, str] = {}
+    for raw in items:
+        name, path = _text(mapping(raw).get("name")), _text(mapping(raw).get(key))
+        if name is not None and path is not None:
+            found[name] = path
+    return found
+
+
+def claim_volumes(spec: Mapping[str, Any]) -> set[str]:
+    """The pod's volumes a device may name (isMatchedDevice): claims and ephemeral ones."""
+    return {
+        _str(volume.get("name"))
+        for volume in map(mapping, as_list(spec.get("volumes")))
+        if volume.get("persistentVolumeClaim") is not None or volume.get(EPHEMERAL) is not None
+    }
 
 
 def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = None) -> Errors:
@@ -1642,9 +1726,8 @@ def container_common(
     spec: Mapping[str, Any] | None = None,
 ) -> Errors:
     """validateContainerCommon: name, image, termination message policy, ports, env,
-    envFrom, volume mounts, pull policy, resources, resize policy (against the pod
-    ``spec``'s restart policy) and security context (against its ``hostUsers``). Its volume
-    devices are not checked."""
+    envFrom, volume mounts and devices, pull policy, resources, resize policy (against the
+    pod ``spec``'s restart policy) and security context (against its ``hostUsers``)."""
     spec = spec or {}
     name = _text(container.get("name"))
     if name == "":
@@ -1657,9 +1740,14 @@ def container_common(
     yield from container_ports(as_list(container.get("ports")), f"{where}.ports")
     yield from env(as_list(container.get("env")), f"{where}.env")
     yield from env_from(as_list(container.get("envFrom")), f"{where}.envFrom")
-    yield from volume_mounts(
-        as_list(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
+    mounts, devices = (
+        as_list(container.get("volumeMounts")),
+        as_list(container.get("volumeDevices")),
     )
+    mount_paths, device_paths = _path_map(mounts, "mountPath"), _path_map(devices, "devicePath")
+    yield from volume_mounts(mounts, f"{where}.volumeMounts", volumes, device_paths)
+    claims = claim_volumes(spec)
+    yield from volume_devices(devices, f"{where}.volumeDevices", volumes, claims, mount_paths)
     yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
     resources = mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
@@ -2012,9 +2100,8 @@ def security_context(context: Mapping[str, Any], where: str, host_users: bool) -
 def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     """validatePodSpecSecurityContext: the fsGroup, user, group and supplemental group ids,
     no shared process namespace with the host's, the sysctls' names (valid, once), the
-    fsGroupChangePolicy, the seccomp and AppArmor profiles, the supplementalGroupsPolicy.
-    The Windows options, a sysctl of a namespace shared with the host and the
-    seLinuxChangePolicy are not checked."""
+    fsGroupChangePolicy, the seccomp and AppArmor profiles, the supplementalGroupsPolicy
+    and the seLinuxChangePolicy. The Windows options are not checked."""
     context = mapping(spec.get("securityContext"))  # never nil: SetDefaults_PodSpec
     yield from _id(context, "fsGroup", where)
     yield from _id(context, "runAsUser", where)
@@ -2026,7 +2113,7 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         detail = "ShareProcessNamespace and HostPID cannot both be enabled"
         yield FieldError(f"{where}.shareProcessNamespace", INVALID, "true", detail)
-    yield from _sysctls(as_list(context.get("sysctls")), f"{where}.sysctls")
+    yield from _sysctls(as_list(context.get("sysctls")), f"{where}.sysctls", spec)
     change = _text(context.get("fsGroupChangePolicy"))
     if context.get("fsGroupChangePolicy") is not None and change not in (None, *_FS_GROUP_CHANGES):
         field = f"{where}.fsGroupChangePolicy"
@@ -2040,6 +2127,94 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     ):
         field = f"{where}.supplementalGroupsPolicy"
         yield not_supported_value(field, json_quote(groups or ""), _GROUPS_POLICIES)
+    change_policy = _text(context.get("seLinuxChangePolicy"))
+    if context.get("seLinuxChangePolicy") is not None and change_policy not in (None, "Recursive"):
+        # validateSELinuxChangePolicy: AllowOnlyRecursiveSELinuxChangePolicy holds on a create
+        # while the SELinuxMount gate is off, its default in v1.34
+        field = f"{where}.seLinuxChangePolicy"
+        yield not_supported_value(field, json_quote(change_policy or ""), ("Recursive",))
+
+
+def host_users(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateHostUsers: a pod in a user namespace of its own (``hostUsers: false``) shares
+    no network, PID or IPC namespace with the host (the last two reported under upstream's
+    capitalised names) and has no volume devices (AllowUserNamespacesWithVolumeDevices only
+    holds for a pod that already had them)."""
+    if spec.get("hostUsers") is not False:
+        return
+    detail = "when `hostUsers` is false"
+    for key, shown in (
+        ("hostNetwork", "hostNetwork"),
+        ("hostPID", "HostPID"),
+        ("hostIPC", "HostIPC"),
+    ):
+        if spec.get(key) is True:
+            yield FieldError(f"{prefix}.{shown}", FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        if as_list(container.get("volumeDevices")):
+            yield FieldError(f"{where}.volumeDevices", FORBIDDEN, None, detail)
+
+
+def every_container(
+    spec: Mapping[str, Any], prefix: str
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """VisitContainersWithPath: the init containers, the containers, the ephemeral ones."""
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for i, container in enumerate(containers_of(spec, key)):
+            yield f"{prefix}.{key}[{i}]", container
+
+
+def linux_only(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateLinux: no Windows options in a linux pod's or its containers' security
+    contexts."""
+    detail = "windows options cannot be set for a linux pod"
+    if mapping(spec.get("securityContext")).get("windowsOptions") is not None:
+        yield FieldError(f"{prefix}.securityContext.windowsOptions", FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        if mapping(container.get("securityContext")).get("windowsOptions") is not None:
+            yield FieldError(f"{where}.securityContext.windowsOptions", FORBIDDEN, None, detail)
+
+
+_WINDOWS_POD_FORBIDS = (
+    ("securityContext", "appArmorProfile"), ("securityContext", "seLinuxOptions"),
+    ("", "hostUsers"), ("", "hostPID"), ("", "hostIPC"), ("securityContext", "seccompProfile"),
+    ("securityContext", "fsGroup"), ("securityContext", "fsGroupChangePolicy"),
+    ("securityContext", "sysctls"), ("", "shareProcessNamespace"),
+    ("securityContext", "runAsUser"), ("securityContext", "runAsGroup"),
+    ("securityContext", "supplementalGroups"), ("securityContext", "supplementalGroupsPolicy"),
+    ("securityContext", "seLinuxChangePolicy"),
+)  # fmt: skip
+"""What validateWindows forbids a windows pod, in its order: the internal
+PodSecurityContext's fields, some of them the pod spec's own in v1."""
+_WINDOWS_CONTAINER_FORBIDS = (
+    "appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities",
+    "readOnlyRootFilesystem", "privileged", "allowPrivilegeEscalation", "procMount",
+    "runAsUser", "runAsGroup",
+)  # fmt: skip
+
+
+def windows_only(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateWindows: none of the Linux-only fields of the pod's security context, or of
+    its containers'. A boolean of the pod spec (hostPID, hostIPC) counts when true, the
+    sysctls when there are any, any other field when written."""
+    detail = "cannot be set for a windows pod"
+    context = mapping(spec.get("securityContext"))
+    for parent, key in _WINDOWS_POD_FORBIDS:
+        value = (context if parent else spec).get(key)
+        if key in ("hostPID", "hostIPC"):
+            written = value is True
+        elif key == "sysctls":
+            written = bool(as_list(value))
+        else:
+            written = value is not None
+        if written:
+            field = f"{prefix}.{parent}.{key}" if parent else f"{prefix}.{key}"
+            yield FieldError(field, FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        own = mapping(container.get("securityContext"))
+        for key in _WINDOWS_CONTAINER_FORBIDS:
+            if own.get(key) is not None:
+                yield FieldError(f"{where}.securityContext.{key}", FORBIDDEN, None, detail)
 
 
 _FS_GROUP_CHANGES = ("Always", "OnRootMismatch")  # sets.List: sorted
@@ -2050,8 +2225,10 @@ _SYSCTL = re.compile(_SYSCTL_FMT)
 _SYSCTL_ERROR = f"must have at most 253 characters and match regex {_SYSCTL_FMT}"
 
 
-def _sysctls(items: list[Any], field: str) -> Errors:
-    """validateSysctls: each name required, IsValidSysctlName, and not given before."""
+def _sysctls(items: list[Any], field: str, spec: Mapping[str, Any]) -> Errors:
+    """validateSysctls: each name required, IsValidSysctlName, and not given before; then
+    ValidateHostSysctl (a create never has AllowNamespacedSysctlsForHostNetAndHostIPC): no
+    sysctl of the network or IPC namespace the pod shares with the host."""
     names: set[str] = set()
     for i, raw in enumerate(items):
         name = _text(mapping(raw).get("name"))
@@ -2064,7 +2241,36 @@ def _sysctls(items: list[Any], field: str) -> Errors:
             yield invalid(where, name, _SYSCTL_ERROR)
         elif name in names:
             yield FieldError(where, DUPLICATE, go_quote(name))
+        namespace = sysctl_namespace(name)
+        if spec.get("hostNetwork") is True and namespace == "Net":
+            yield invalid(where, name, "may not be specified when 'hostNetwork' is true")
+        elif spec.get("hostIPC") is True and namespace == "IPC":
+            yield invalid(where, name, "may not be specified when 'hostIPC' is true")
         names.add(name)
+
+
+_IPC_SYSCTLS = frozenset(
+    {
+        "kernel.sem", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
+        "kernel.shm", "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.msg",
+    }
+)  # fmt: skip
+
+
+def sysctl_namespace(name: str) -> str:
+    """sysctl.GetNamespace (k8s.io/component-helpers/node/util/sysctl): the kernel namespace
+    of a sysctl, its name read with dots (NormalizeName swaps a slash-separated name's
+    separators) up to a ``*``: ``Net`` for ``net.*``, ``IPC`` for the IPC ones and
+    ``fs.mqueue.*``, else ``""``."""
+    first = next((char for char in name if char in "./"), ".")
+    if first == "/":
+        name = name.translate(str.maketrans("./", "/."))
+    name = name.partition("*")[0]
+    if name in _IPC_SYSCTLS:
+        return "IPC"
+    if name.startswith("net."):
+        return "Net"
+    return "IPC" if name.startswith("fs.mqueue.") else ""
 
 
 def _seccomp(raw: object, where: str) -> Errors:
@@ -2717,6 +2923,7 @@ def pod_spec(
     yield from scheduling_gates(as_list(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = as_list(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from host_users(spec, prefix)
     yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
     deadline = _int(spec.get("activeDeadlineSeconds"))
@@ -2740,12 +2947,16 @@ def pod_spec(
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
-    if isinstance(spec.get("os"), Mapping):  # validateOS (an OS's own rules are not checked)
+    if isinstance(spec.get("os"), Mapping):  # validateOS, then the OS's own rules
         os_name = _text(spec["os"].get("name"))
         if os_name == "":
             yield FieldError(f"{prefix}.os.name", REQUIRED)
         elif os_name is not None and os_name not in OS_NAMES:
             yield not_supported(f"{prefix}.os", os_name, OS_NAMES)
+        elif os_name == "linux":
+            yield from linux_only(spec, prefix)
+        elif os_name == "windows":
+            yield from windows_only(spec, prefix)
 
 
 OS_NAMES = ("linux", "windows")  # sets.List: sorted
