@@ -276,6 +276,45 @@ REFUSED: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
                                               "localhostProfile": "p"}}}, {},
      f'{C}.securityContext.appArmorProfile.localhostProfile: Invalid value: "p": can only be '
      "set when AppArmor type is Localhost"),
+    # validateWindowsSecurityContextOptions
+    ("a credential spec resource that is no DNS subdomain",
+     {"securityContext": {"windowsOptions": {"gmsaCredentialSpecName": "Spec_1"}}}, {},
+     f'{C}.securityContext.windowsOptions.gmsaCredentialSpecName: Invalid value: "Spec_1": '
+     f"{SUBDOMAIN}"),
+    ("an empty credential spec",
+     {"securityContext": {"windowsOptions": {"gmsaCredentialSpec": ""}}}, {},
+     f'{C}.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: "": '
+     "gmsaCredentialSpec cannot be an empty string"),
+    ("a credential spec over 64 KiB",
+     {"securityContext": {"windowsOptions": {"gmsaCredentialSpec": "x" * (64 * 1024 + 1)}}}, {},
+     f'{C}.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: '
+     f'"{"x" * (64 * 1024 + 1)}": gmsaCredentialSpec size must be under 64 KiB'),
+    ("a user name with a control character",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "a\x07b"}}}, {},
+     f'{C}.securityContext.windowsOptions.runAsUserName: Invalid value: "a\\u0007b": '
+     "runAsUserName cannot contain control characters"),
+    ("a user name with two backslashes",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "a\\b\\c"}}}, {},
+     f'{C}.securityContext.windowsOptions.runAsUserName: Invalid value: "a\\\\b\\\\c": '
+     "runAsUserName cannot contain more than one backslash"),
+    ("a pod's user name of a bad domain and a user of dots",
+     {}, {"securityContext": {"windowsOptions": {"runAsUserName": ".dom*ain\\.."}}},
+     f'[{P}.securityContext.windowsOptions.runAsUserName: Invalid value: '
+     f'".dom*ain\\\\..": runAsUserName\'s Domain doesn\'t match the NetBios nor the DNS '
+     f'format, {P}.securityContext.windowsOptions.runAsUserName: Invalid value: '
+     f'".dom*ain\\\\..": runAsUserName\'s User cannot contain only periods or spaces]'),
+    ("a user name of a forbidden character and without a user",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "a@b"}}}, {},
+     f'{C}.securityContext.windowsOptions.runAsUserName: Invalid value: "a@b": '
+     "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"),
+    ("a user name of 105 bytes",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "u" * 105}}}, {},
+     f'{C}.securityContext.windowsOptions.runAsUserName: Invalid value: "{"u" * 105}": '
+     "runAsUserName's User length must not be longer than 104 characters"),
+    ("a user name with an empty user",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "dom\\"}}}, {},
+     f'{C}.securityContext.windowsOptions.runAsUserName: Invalid value: "dom\\\\": '
+     "runAsUserName's User cannot be empty"),
     # validateSleepAction, PodLifecycleSleepActionAllowZero GA
     ("a sleep longer than the default grace period",
      {"lifecycle": {"preStop": {"sleep": {"seconds": 31}}}}, {},
@@ -474,6 +513,11 @@ TAKEN: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
       "hostIPC": False}),
     ("a Recursive seLinuxChangePolicy", {},
      {"securityContext": {"seLinuxChangePolicy": "Recursive"}}),
+    ("Windows user names with a NetBIOS or DNS domain",
+     {"securityContext": {"windowsOptions": {"runAsUserName": "NT AUTHORITY\\NETWORK SERVICE",
+                                             "gmsaCredentialSpecName": "webapp1",
+                                             "gmsaCredentialSpec": "{}"}}},
+     {"securityContext": {"windowsOptions": {"runAsUserName": "corp.example.com\\app"}}}),
     ("a windows pod with Windows options",
      {"securityContext": {"windowsOptions": {"runAsUserName": "app"}}},
      {"os": {"name": "windows"}, "securityContext": {"runAsNonRoot": True}}),

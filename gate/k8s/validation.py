@@ -2069,9 +2069,9 @@ def _id(context: Mapping[str, Any], key: str, where: str) -> Errors:
 def security_context(context: Mapping[str, Any], where: str, host_users: bool) -> Errors:
     """ValidateSecurityContext of a container: the user and group ids, the proc mount (an
     unmasked one only without the host's user namespace), the seccomp profile, privilege
-    escalation refused while privileged or adding CAP_SYS_ADMIN, the AppArmor profile.
-    ``privileged`` itself is the API server's ``--allow-privileged`` to refuse, and the
-    Windows options are not checked."""
+    escalation refused while privileged or adding CAP_SYS_ADMIN, the Windows options, the
+    AppArmor profile. ``privileged`` itself is the API server's ``--allow-privileged`` to
+    refuse."""
     yield from _id(context, "runAsUser", where)
     yield from _id(context, "runAsGroup", where)
     proc_mount = _text(context.get("procMount"))
@@ -2094,14 +2094,15 @@ def security_context(context: Mapping[str, Any], where: str, host_users: bool) -
                     "CAP_SYS_ADMIN"
                 )
                 yield FieldError(where, INVALID, shown, detail)
+    yield from _windows_options(context.get("windowsOptions"), f"{where}.windowsOptions")
     yield from _apparmor(context.get("appArmorProfile"), f"{where}.appArmorProfile")
 
 
 def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     """validatePodSpecSecurityContext: the fsGroup, user, group and supplemental group ids,
     no shared process namespace with the host's, the sysctls' names (valid, once), the
-    fsGroupChangePolicy, the seccomp and AppArmor profiles, the supplementalGroupsPolicy
-    and the seLinuxChangePolicy. The Windows options are not checked."""
+    fsGroupChangePolicy, the seccomp profile, the Windows options, the AppArmor profile, the
+    supplementalGroupsPolicy and the seLinuxChangePolicy."""
     context = mapping(spec.get("securityContext"))  # never nil: SetDefaults_PodSpec
     yield from _id(context, "fsGroup", where)
     yield from _id(context, "runAsUser", where)
@@ -2119,6 +2120,7 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
         field = f"{where}.fsGroupChangePolicy"
         yield not_supported_value(field, json_quote(change or ""), _FS_GROUP_CHANGES)
     yield from _seccomp(context.get("seccompProfile"), f"{where}.seccompProfile")
+    yield from _windows_options(context.get("windowsOptions"), f"{where}.windowsOptions")
     yield from _apparmor(context.get("appArmorProfile"), f"{where}.appArmorProfile")
     groups = _text(context.get("supplementalGroupsPolicy"))
     if context.get("supplementalGroupsPolicy") is not None and groups not in (
@@ -2296,6 +2298,71 @@ def _seccomp(raw: object, where: str) -> Errors:
         shown = f'{{"Type":{json_quote(kind)},"LocalhostProfile":{json_quote(profile)}}}'
         detail = "can only be set when seccomp type is Localhost"
         yield FieldError(f"{where}.localhostProfile", INVALID, shown, detail)
+
+
+_GMSA_SPEC_KIB = 64
+_CONTROL = re.compile("[\x00-\x1f\x7f]")  # [[:cntrl:]], ASCII only in RE2
+_NETBIOS_DOMAIN = re.compile(r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}')
+_DNS_LABEL_ANY_CASE = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+_DNS_DOMAIN = re.compile(f"{_DNS_LABEL_ANY_CASE}(?:\\.{_DNS_LABEL_ANY_CASE})*")
+_USER_NAME_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
+_DOTS_OR_SPACES = re.compile("[. ]+")
+
+
+def _windows_options(raw: object, where: str) -> Errors:
+    """validateWindowsSecurityContextOptions: a credential spec resource's name a DNS
+    subdomain, a credential spec neither empty nor over 64 KiB, a user name
+    (``[DOMAIN\\]USER``) without control characters, a NetBIOS or DNS domain under 256
+    bytes, a user of 1 to 104 bytes, not only dots or spaces, without ``"/\\:;|=,+*?<>@[]``
+    (each value printed marshalled, as a pointer is)."""
+    if not isinstance(raw, Mapping):
+        return
+    spec_name = _text(raw.get("gmsaCredentialSpecName"))
+    if raw.get("gmsaCredentialSpecName") is not None and spec_name is not None:
+        field = f"{where}.gmsaCredentialSpecName"
+        for message in dns1123_subdomain_errors(spec_name):
+            yield FieldError(field, INVALID, json_quote(spec_name), message)
+    credential = _text(raw.get("gmsaCredentialSpec"))
+    if raw.get("gmsaCredentialSpec") is not None and credential is not None:
+        field, shown = f"{where}.gmsaCredentialSpec", json_quote(credential)
+        if not credential:
+            detail = "gmsaCredentialSpec cannot be an empty string"
+            yield FieldError(field, INVALID, shown, detail)
+        elif len(credential.encode()) > _GMSA_SPEC_KIB * 1024:
+            detail = f"gmsaCredentialSpec size must be under {_GMSA_SPEC_KIB} KiB"
+            yield FieldError(field, INVALID, shown, detail)
+    user_name = _text(raw.get("runAsUserName"))
+    if raw.get("runAsUserName") is not None and user_name is not None:
+        field, shown = f"{where}.runAsUserName", json_quote(user_name)
+        for detail in _run_as_user_name_errors(user_name):
+            yield FieldError(field, INVALID, shown, detail)
+
+
+def _run_as_user_name_errors(name: str) -> list[str]:
+    if not name:
+        return ["runAsUserName cannot be an empty string"]
+    if _CONTROL.search(name):
+        return ["runAsUserName cannot contain control characters"]
+    parts = name.split("\\")
+    if len(parts) > 2:
+        return ["runAsUserName cannot contain more than one backslash"]
+    domain, user = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[1])
+    errors = []
+    if len(domain.encode()) >= 256:
+        errors.append("runAsUserName's Domain length must be under 256 characters")
+    if len(parts) == 2 and not (_NETBIOS_DOMAIN.fullmatch(domain) or _DNS_DOMAIN.fullmatch(domain)):
+        errors.append("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
+    if not user:
+        errors.append("runAsUserName's User cannot be empty")
+    elif len(user.encode()) > 104:
+        errors.append("runAsUserName's User length must not be longer than 104 characters")
+    if _DOTS_OR_SPACES.fullmatch(user):
+        errors.append("runAsUserName's User cannot contain only periods or spaces")
+    if _USER_NAME_CHARS.search(user):
+        errors.append(
+            "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"
+        )
+    return errors
 
 
 def _apparmor(raw: object, where: str) -> Errors:
