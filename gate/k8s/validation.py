@@ -84,6 +84,7 @@ from gate.k8s.selectors import (
 from gate.untyped import as_list, at, mapping
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
+_MAX_INT32 = 2**31 - 1
 UNSUPPORTED, DUPLICATE = "Unsupported value", "Duplicate value"
 TOO_LONG, TOO_MANY = "Too long", "Too many"
 
@@ -777,8 +778,13 @@ def _path_errors(source: Mapping[str, Any], where: str) -> Errors:
 
 def _no_backsteps(path: str, field: str) -> Errors:
     """validatePathNoBacksteps: one error however many ``..`` elements."""
-    if ".." in path.split("/"):
+    if has_backsteps(path):
         yield invalid(field, path, "must not contain '..'")
+
+
+def has_backsteps(path: str) -> bool:
+    """A ``..`` element in the path (validatePathNoBacksteps)."""
+    return ".." in path.split("/")
 
 
 def local_path(path: str, field: str) -> Errors:
@@ -1000,8 +1006,11 @@ def downward_file(item: Mapping[str, Any], where: str) -> Errors:
     yield from _mode(item, "mode", where)
 
 
-def _object_field(selector: Mapping[str, Any], where: str) -> Errors:
-    """validateObjectFieldSelector of a volume's file (its apiVersion ``v1`` when empty,
+def _object_field(
+    selector: Mapping[str, Any], where: str, supported: tuple[str, ...] = _VOLUME_FIELD_PATHS
+) -> Errors:
+    """validateObjectFieldSelector of a volume's file or (``supported``:
+    :data:`_ENV_FIELD_PATHS`) an environment variable (its apiVersion ``v1`` when empty,
     SetDefaults_ObjectFieldSelector, so never required here)."""
     version = _text(selector.get("apiVersion"))
     field_path = _text(selector.get("fieldPath"))
@@ -1026,8 +1035,8 @@ def _object_field(selector: Mapping[str, Any], where: str) -> Errors:
         yield from label_name(key.lower() if path == "metadata.annotations" else key, where)
     else:
         internal = "spec.nodeName" if field_path == "spec.host" else field_path
-        if internal not in _VOLUME_FIELD_PATHS:
-            yield not_supported(f"{where}.fieldPath", internal, _VOLUME_FIELD_PATHS)
+        if internal not in supported:
+            yield not_supported(f"{where}.fieldPath", internal, supported)
 
 
 def _subscripted(field_path: str) -> tuple[str, str] | None:
@@ -1038,11 +1047,12 @@ def _subscripted(field_path: str) -> tuple[str, str] | None:
     return (path, key) if found and path else None
 
 
-def _resource_field(selector: Mapping[str, Any], where: str) -> Errors:
-    """validateContainerResourceFieldSelector of a volume's file: a container named, then a
-    resource it may show (its divisor is not checked here)."""
+def _resource_field(selector: Mapping[str, Any], where: str, volume: bool = True) -> Errors:
+    """validateContainerResourceFieldSelector of a volume's file (a container named) or of
+    an environment variable (its own container's): a resource it may show, then its
+    divisor (validateContainerResourceDivisor)."""
     resource = _text(selector.get("resource"))
-    if _text(selector.get("containerName")) == "":
+    if volume and _text(selector.get("containerName")) == "":
         yield FieldError(f"{where}.containerName", REQUIRED)
     elif resource == "":
         yield FieldError(f"{where}.resource", REQUIRED)
@@ -1052,6 +1062,38 @@ def _resource_field(selector: Mapping[str, Any], where: str) -> Errors:
         and not resource.startswith(_HUGEPAGE_FIELDS)
     ):
         yield not_supported(f"{where}.resource", resource, _RESOURCE_FIELDS)
+    if resource is not None:
+        yield from _divisor(resource, selector.get("divisor"), f"{where}.divisor")
+
+
+def _divisor(resource: str, raw: object, field: str) -> Errors:
+    """validateContainerResourceDivisor: a divisor written and not zero is, as
+    Quantity.String() prints it, one the resource may be divided by."""
+    value = None if raw is None else _quantity(raw)
+    if value is None or value == 0:
+        return
+    shown = _shown(value, raw)
+    kind = _DIVISOR_KINDS.get(resource)
+    if kind is None and resource.startswith(_HUGEPAGE_FIELDS):
+        kind = "hugepages"
+    if kind == "cpu" and shown not in ("1m", "1"):
+        yield invalid(
+            field, resource, "only divisor's values 1m and 1 are supported with the cpu resource"
+        )
+    elif kind not in (None, "cpu") and shown not in _BYTE_DIVISORS:
+        values = ", ".join(_BYTE_DIVISORS)
+        detail = f"only divisor's values {values} are supported with the {kind} resource"
+        yield invalid(field, resource, detail)
+
+
+_DIVISOR_KINDS = {
+    "limits.cpu": "cpu", "requests.cpu": "cpu", "limits.memory": "memory",
+    "requests.memory": "memory", "limits.ephemeral-storage": "local ephemeral storage",
+    "requests.ephemeral-storage": "local ephemeral storage",
+}  # fmt: skip
+_BYTE_DIVISORS = (
+    "1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei",
+)  # fmt: skip
 
 
 _MIN_TOKEN_SECONDS = 10 * 60
@@ -1523,10 +1565,17 @@ validateFlexPersistentVolumeSource and validateScaleIOPersistentVolumeSource che
 their pod versions do)."""
 
 
-def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Errors:
+def volume_mounts(
+    mounts: list[Any],
+    field: str,
+    volumes: set[str] | None,
+    devices: Mapping[str, str] | None = None,
+) -> Errors:
     """ValidateVolumeMounts, for a mount's name and path: a name required and one of the
     pod's volumes (``volumes``; None when they are not all known here), a mountPath
-    required and once in the container."""
+    required and once in the container, neither the name nor the path one of the
+    container's volume ``devices`` (GetVolumeDeviceMap: each name's device path)."""
+    devices = devices or {}
     paths: set[str] = set()
     for i, raw in enumerate(mounts):
         mount = mapping(raw)
@@ -1543,6 +1592,78 @@ def volume_mounts(mounts: list[Any], field: str, volumes: set[str] | None) -> Er
         if path in paths:
             yield invalid(f"{where}.mountPath", path, "must be unique")
         paths.add(path)
+        if name is not None and name in devices:
+            yield invalid(f"{where}.name", name, "must not already exist in volumeDevices")
+        if path in devices.values():
+            detail = "must not already exist as a path in volumeDevices"
+            yield invalid(f"{where}.mountPath", path, detail)
+
+
+def volume_devices(
+    devices: list[Any],
+    field: str,
+    volumes: set[str] | None,
+    claims: set[str],
+    mounts: Mapping[str, str],
+) -> Errors:
+    """ValidateVolumeDevices: a name required, once, of one of the pod's ``volumes`` (None
+    when they are not all known here) that is a claim or an ephemeral volume (``claims``);
+    a devicePath required, once, without ``..``; neither the name nor the path one of the
+    container's volume ``mounts`` (GetVolumeMountMap: each name's mount path)."""
+    names: set[str] = set()
+    paths: set[str] = set()
+    for i, raw in enumerate(devices):
+        device = mapping(raw)
+        where = f"{field}[{i}]"
+        name, path = _text(device.get("name")), _text(device.get("devicePath"))
+        if name is None or path is None:
+            continue
+        if not name:
+            yield FieldError(f"{where}.name", REQUIRED)
+        if name in names:
+            yield invalid(f"{where}.name", name, "must be unique")
+        if volumes is not None and name in volumes and name not in claims:
+            detail = (
+                "can only use volume source type of PersistentVolumeClaim or Ephemeral for "
+                "block mode"
+            )
+            yield invalid(f"{where}.name", name, detail)
+        if volumes is not None and name not in volumes:
+            yield FieldError(f"{where}.name", NOT_FOUND, go_quote(name))
+        if not path:
+            yield FieldError(f"{where}.devicePath", REQUIRED)
+        if path in paths:
+            yield invalid(f"{where}.devicePath", path, "must be unique")
+        if path and has_backsteps(path):
+            yield invalid(f"{where}.devicePath", path, "can not contain backsteps ('..')")
+        else:
+            paths.add(path)
+        if name in mounts:
+            yield invalid(f"{where}.name", name, "must not already exist in volumeMounts")
+        if path in mounts.values():
+            detail = "must not already exist as a path in volumeMounts"
+            yield invalid(f"{where}.devicePath", path, detail)
+        if name:
+            names.add(name)
+
+
+def _path_map(items: list[Any], key: str) -> dict[str, str]:
+    """GetVolumeMountMap and GetVolumeDeviceMap: each name's path, the last one written."""
+    found: dict[str, str] = {}
+    for raw in items:
+        name, path = _text(mapping(raw).get("name")), _text(mapping(raw).get(key))
+        if name is not None and path is not None:
+            found[name] = path
+    return found
+
+
+def claim_volumes(spec: Mapping[str, Any]) -> set[str]:
+    """The pod's volumes a device may name (isMatchedDevice): claims and ephemeral ones."""
+    return {
+        _str(volume.get("name"))
+        for volume in map(mapping, as_list(spec.get("volumes")))
+        if volume.get("persistentVolumeClaim") is not None or volume.get(EPHEMERAL) is not None
+    }
 
 
 def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = None) -> Errors:
@@ -1553,22 +1674,23 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
     sidecar."""
     regular = containers_of(spec, "containers")
     names: set[str] = set()
+    grace = grace_period(spec)
     for i, container in enumerate(regular):
         where = f"{prefix}.containers[{i}]"
-        yield from container_common(container, where, volumes)
+        yield from container_common(container, where, volumes, spec)
         name = _text(container.get("name"))
         if name is not None:
             if name in names:
                 yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
             names.add(name)
-        yield from lifecycle_and_probes(container, where)
+        yield from lifecycle_and_probes(container, where, grace)
         if container.get("restartPolicy") is not None:
             detail = "may not be set for non-init containers"
             yield FieldError(f"{where}.restartPolicy", FORBIDDEN, None, detail)
     yield from host_port_conflicts(regular, f"{prefix}.containers")
     for i, container in enumerate(containers_of(spec, "initContainers")):
         where = f"{prefix}.initContainers[{i}]"
-        yield from container_common(container, where, volumes)
+        yield from container_common(container, where, volumes, spec)
         policy = _text(container.get("restartPolicy"))
         restart = container.get("restartPolicy")
         if restart is not None and policy is not None and policy != "Always":
@@ -1584,7 +1706,7 @@ def containers(spec: Mapping[str, Any], prefix: str, volumes: set[str] | None = 
         # indexed as the list's first
         yield from host_port_conflicts([container], f"{prefix}.initContainers")
         if policy == "Always" and restart is not None:
-            yield from lifecycle_and_probes(container, where)
+            yield from lifecycle_and_probes(container, where, grace)
         else:
             for key in _SIDECAR_ONLY:
                 if container.get(key) is not None:
@@ -1598,10 +1720,15 @@ _SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
 
 
 def container_common(
-    container: Mapping[str, Any], where: str, volumes: set[str] | None = None
+    container: Mapping[str, Any],
+    where: str,
+    volumes: set[str] | None = None,
+    spec: Mapping[str, Any] | None = None,
 ) -> Errors:
-    """validateContainerCommon: name, image, termination message policy, ports, volume
-    mounts, pull policy, resources (the fields fitgate reads)."""
+    """validateContainerCommon: name, image, termination message policy, ports, env,
+    envFrom, volume mounts and devices, pull policy, resources, resize policy (against the
+    pod ``spec``'s restart policy) and security context (against its ``hostUsers``)."""
+    spec = spec or {}
     name = _text(container.get("name"))
     if name == "":
         yield FieldError(f"{where}.name", REQUIRED)
@@ -1611,12 +1738,26 @@ def container_common(
         yield FieldError(f"{where}.image", REQUIRED)
     yield from _one_of(container, "terminationMessagePolicy", where, _MESSAGE_POLICIES)
     yield from container_ports(as_list(container.get("ports")), f"{where}.ports")
-    yield from volume_mounts(
-        as_list(container.get("volumeMounts")), f"{where}.volumeMounts", volumes
+    yield from env(as_list(container.get("env")), f"{where}.env")
+    yield from env_from(as_list(container.get("envFrom")), f"{where}.envFrom")
+    mounts, devices = (
+        as_list(container.get("volumeMounts")),
+        as_list(container.get("volumeDevices")),
     )
+    mount_paths, device_paths = _path_map(mounts, "mountPath"), _path_map(devices, "devicePath")
+    yield from volume_mounts(mounts, f"{where}.volumeMounts", volumes, device_paths)
+    claims = claim_volumes(spec)
+    yield from volume_devices(devices, f"{where}.volumeDevices", volumes, claims, mount_paths)
     yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
     resources = mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
+    restart = _text(spec.get("restartPolicy")) or "Always"  # SetDefaults_PodSpec
+    policies = as_list(container.get("resizePolicy"))
+    yield from resize_policy(policies, f"{where}.resizePolicy", restart)
+    if isinstance(container.get("securityContext"), Mapping):
+        host_users = spec.get("hostUsers") is not False  # unset is true
+        context = container["securityContext"]
+        yield from security_context(context, f"{where}.securityContext", host_users)
 
 
 _MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
@@ -1631,18 +1772,30 @@ def _one_of(container: Mapping[str, Any], key: str, where: str, values: tuple[st
         yield not_supported(f"{where}.{key}", policy, values)
 
 
-def lifecycle_and_probes(container: Mapping[str, Any], where: str) -> Errors:
+def grace_period(spec: Mapping[str, Any]) -> int | None:
+    """The pod's terminationGracePeriodSeconds, 30 when unset (SetDefaults_PodSpec); None
+    for a value of a type the decoder refuses."""
+    raw = spec.get("terminationGracePeriodSeconds")
+    return 30 if raw is None else _int(raw)
+
+
+def lifecycle_and_probes(
+    container: Mapping[str, Any], where: str, grace: int | None = 30
+) -> Errors:
     """validateContainers' (and a sidecar's) lifecycle handlers, then its liveness,
     readiness and startup probes, after SetDefaults_Probe and SetDefaults_HTTPGetAction
     (a path ``/``, the scheme ``HTTP``, a threshold or period of 0 defaulted): one handler
     each, its port a number from 1 to 65535 or a port name, an exec command; the counts not
     negative; a liveness or startup probe succeeding once, a readiness probe without its
-    own grace period. A sleep action and a stop signal are not checked."""
+    own grace period; a sleep of 0 seconds up to the pod's grace period (validateSleepAction
+    with PodLifecycleSleepActionAllowZero, GA in v1.34). A stop signal is not checked: the
+    ContainerStopSignals gate is off by default in v1.34."""
     lifecycle = container.get("lifecycle")
     if isinstance(lifecycle, Mapping):
         for hook in ("postStart", "preStop"):
             if isinstance(lifecycle.get(hook), Mapping):
-                yield from _handler(lifecycle[hook], f"{where}.lifecycle.{hook}", _HOOK_HANDLERS)
+                hook_where = f"{where}.lifecycle.{hook}"
+                yield from _handler(lifecycle[hook], hook_where, _HOOK_HANDLERS, grace)
     for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = container.get(kind)
         if isinstance(probe, Mapping):
@@ -1681,7 +1834,9 @@ def _probe(probe: Mapping[str, Any], where: str, kind: str) -> Errors:
         yield FieldError(f"{where}.successThreshold", INVALID, str(successes), "must be 1")
 
 
-def _handler(handler: Mapping[str, Any], where: str, kinds: tuple[str, ...]) -> Errors:
+def _handler(
+    handler: Mapping[str, Any], where: str, kinds: tuple[str, ...], grace: int | None = None
+) -> Errors:
     """validateHandler: exactly one handler of ``kinds``, in its order, each validated."""
     found = 0
     for kind in kinds:
@@ -1693,13 +1848,18 @@ def _handler(handler: Mapping[str, Any], where: str, kinds: tuple[str, ...]) -> 
             yield FieldError(f"{where}.{kind}", FORBIDDEN, None, detail)
             continue
         found += 1
-        yield from _action(kind, mapping(action), f"{where}.{kind}")
+        yield from _action(kind, mapping(action), f"{where}.{kind}", grace)
     if not found:
         yield FieldError(where, REQUIRED, None, "must specify a handler type")
 
 
-def _action(kind: str, action: Mapping[str, Any], where: str) -> Errors:
-    if kind == "exec" and not as_list(action.get("command")):
+def _action(kind: str, action: Mapping[str, Any], where: str, grace: int | None) -> Errors:
+    if kind == "sleep":
+        seconds = _int(action.get("seconds"))
+        if seconds is not None and grace is not None and not 0 <= seconds <= grace:
+            detail = f"must be non-negative and less than terminationGracePeriodSeconds ({grace})"
+            yield FieldError(where, INVALID, str(seconds), detail)
+    elif kind == "exec" and not as_list(action.get("command")):
         yield FieldError(f"{where}.command", REQUIRED)
     elif kind == "httpGet":
         yield from _port_number_or_name(action.get("port"), f"{where}.port")
@@ -1724,6 +1884,578 @@ def _port_number_or_name(port: object, where: str) -> Errors:
             yield FieldError(where, INVALID, str(number), _PORT_RANGE)
     elif isinstance(port, str):
         yield from _each(where, port, port_name_errors(port))
+
+
+# --- Env, resize policy and security contexts (validateContainerCommon) -------------------
+
+_ENV_NAME_ERROR = (
+    "a valid environment variable name must consist only of printable ASCII characters other "
+    "than '='"
+)
+_ENV_FIELD_PATHS = (
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+)  # sets.List(validEnvDownwardAPIFieldPathExpressions): sorted
+_ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY = re.compile(_CONFIG_KEY_FMT)
+_CONFIG_KEY_ERROR = regex_error(
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+    _CONFIG_KEY_FMT,
+    "key.name",
+    "KEY_NAME",
+    "key-name",
+)
+_ONE_AT_A_TIME = "may not have more than one field specified at a time"
+
+
+def env_var_name_errors(value: str) -> list[str]:
+    """IsRelaxedEnvVarName, the rule ValidateEnv and ValidateEnvFrom follow in v1.34
+    (RelaxedEnvironmentVariableValidation is GA and locked on): printable ASCII but ``=``."""
+    errors = [f"environment variable name {EMPTY_ERROR}"] if not value else []
+    if any(not " " <= char <= "~" or char == "=" for char in value):
+        errors.append(_ENV_NAME_ERROR)
+    return errors
+
+
+def config_map_key_errors(value: str) -> list[str]:
+    """IsConfigMapKey: at most 253 characters of ``[-._a-zA-Z0-9]``, not ``.`` or ``..``
+    nor starting ``..`` (hasChDirPrefix)."""
+    errors = [max_len_error(253)] if len(value) > 253 else []
+    if not _CONFIG_KEY.fullmatch(value):
+        errors.append(_CONFIG_KEY_ERROR)
+    if value in (".", ".."):
+        errors.append(f"must not be '{value}'")
+    elif value.startswith(".."):
+        errors.append("must not start with '..'")
+    return errors
+
+
+def masked_prefix(prefix: str) -> str:
+    """maskTrailingDash, which a name prefix is checked through: a trailing dash (and the
+    character before it) stand as ``a``."""
+    return prefix[:-2] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix
+
+
+def env(items: list[Any], field: str) -> Errors:
+    """ValidateEnv: each variable named (IsRelaxedEnvVarName), then its valueFrom
+    (validateEnvVarValueFrom): one source of fieldRef (a pod field an environment variable
+    may show), resourceFieldRef, configMapKeyRef and secretKeyRef, each valid, and no
+    ``value`` beside it. A valueFrom naming a fileKeyRef is passed over: the EnvFiles gate
+    is off by default in v1.34."""
+    for i, raw in enumerate(items):
+        var = mapping(raw)
+        where = f"{field}[{i}]"
+        name = _text(var.get("name"))
+        if name == "":
+            yield FieldError(f"{where}.name", REQUIRED)
+        elif name is not None:
+            yield from _each(f"{where}.name", name, env_var_name_errors(name))
+        source = var.get("valueFrom")
+        if isinstance(source, Mapping) and source.get("fileKeyRef") is None:
+            yield from _env_source(source, _text(var.get("value")), f"{where}.valueFrom")
+
+
+def _env_source(source: Mapping[str, Any], value: str | None, where: str) -> Errors:
+    found = [key for key in _ENV_SOURCES if source.get(key) is not None]
+    for key in found:
+        selector, at = mapping(source[key]), f"{where}.{key}"
+        if key == "fieldRef":
+            yield from _object_field(selector, at, _ENV_FIELD_PATHS)
+        elif key == "resourceFieldRef":
+            yield from _resource_field(selector, at, volume=False)
+        else:
+            yield from _key_selector(selector, at)
+    if not found:
+        detail = (
+            "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or "
+            "`secretKeyRef`"
+        )
+        yield invalid(where, "", detail)
+    elif value:
+        yield invalid(where, "", "may not be specified when `value` is not empty")
+    elif len(found) > 1:
+        yield invalid(where, "", _ONE_AT_A_TIME)
+
+
+def _key_selector(selector: Mapping[str, Any], where: str) -> Errors:
+    """validateConfigMapKeySelector and validateSecretKeySelector: the object's name a DNS
+    subdomain (empty too is invalid, not missing), the key required and a config key."""
+    name = _text(selector.get("name"))
+    if name is not None:
+        yield from _each(f"{where}.name", name, dns1123_subdomain_errors(name))
+    key = _text(selector.get("key"))
+    if key == "":
+        yield FieldError(f"{where}.key", REQUIRED)
+    elif key is not None:
+        yield from _each(f"{where}.key", key, config_map_key_errors(key))
+
+
+def env_from(items: list[Any], field: str) -> Errors:
+    """ValidateEnvFrom: a prefix named as a variable is, then exactly one of configMapRef
+    and secretRef (that error at the list's own path), its name required and a DNS
+    subdomain once a trailing dash is masked (ValidateConfigMapName, ValidateSecretName
+    with prefix true)."""
+    for i, raw in enumerate(items):
+        source = mapping(raw)
+        where = f"{field}[{i}]"
+        prefix = _text(source.get("prefix"))
+        if prefix:
+            yield from _each(f"{where}.prefix", prefix, env_var_name_errors(prefix))
+        found = [key for key in ("configMapRef", "secretRef") if source.get(key) is not None]
+        for key in found:
+            name = _text(mapping(source[key]).get("name"))
+            if name == "":
+                yield FieldError(f"{where}.{key}.name", REQUIRED)
+            elif name is not None:
+                errors = dns1123_subdomain_errors(masked_prefix(name))
+                yield from _each(f"{where}.{key}.name", name, errors)
+        if not found:
+            yield invalid(field, "", "must specify one of: `configMapRef` or `secretRef`")
+        elif len(found) > 1:
+            yield invalid(field, "", _ONE_AT_A_TIME)
+
+
+_RESIZE_RESOURCES = ("cpu", "memory")  # sets.List: sorted
+_RESIZE_POLICIES = ("NotRequired", "RestartContainer")  # sets.List: sorted
+
+
+def resize_policy(policies: list[Any], field: str, restart: str) -> Errors:
+    """validateResizePolicy: each resource once and cpu or memory, each policy one of two,
+    and NotRequired in a pod whose ``restart`` policy is Never (the named string types
+    print marshalled; the missing and unsupported ones at the list's own path)."""
+    seen: set[str] = set()
+    for i, raw in enumerate(policies):
+        entry = mapping(raw)
+        name, policy = _text(entry.get("resourceName")), _text(entry.get("restartPolicy"))
+        if name is None or policy is None:
+            continue
+        if name in seen:
+            yield FieldError(f"{field}[{i}]", DUPLICATE, json_quote(name))
+        seen.add(name)
+        if name == "":
+            yield FieldError(field, REQUIRED)
+        elif name not in _RESIZE_RESOURCES:
+            yield not_supported_value(field, json_quote(name), _RESIZE_RESOURCES)
+        if policy == "":
+            yield FieldError(field, REQUIRED)
+        elif policy not in _RESIZE_POLICIES:
+            yield not_supported_value(field, json_quote(policy), _RESIZE_POLICIES)
+        if restart == "Never" and policy != "NotRequired":
+            detail = "must be 'NotRequired' when `restartPolicy` is 'Never'"
+            yield FieldError(field, INVALID, json_quote(policy), detail)
+
+
+_ID_RANGE = f"must be between 0 and {_MAX_INT32}, inclusive"
+_PROC_MOUNTS = ("Default", "Unmasked")
+_PROFILE_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
+_MAX_APPARMOR_PROFILE = 4095  # PATH_MAX - 1
+
+
+def _id(context: Mapping[str, Any], key: str, where: str) -> Errors:
+    """IsValidUserID and IsValidGroupID of a written id: 0 to 2^31-1."""
+    value = _int(context.get(key))
+    if context.get(key) is not None and value is not None and not 0 <= value <= _MAX_INT32:
+        yield FieldError(f"{where}.{key}", INVALID, str(value), _ID_RANGE)
+
+
+def security_context(context: Mapping[str, Any], where: str, host_users: bool) -> Errors:
+    """ValidateSecurityContext of a container: the user and group ids, the proc mount (an
+    unmasked one only without the host's user namespace), the seccomp profile, privilege
+    escalation refused while privileged or adding CAP_SYS_ADMIN, the Windows options, the
+    AppArmor profile. ``privileged`` itself is the API server's ``--allow-privileged`` to
+    refuse."""
+    yield from _id(context, "runAsUser", where)
+    yield from _id(context, "runAsGroup", where)
+    proc_mount = _text(context.get("procMount"))
+    if context.get("procMount") is not None and proc_mount is not None:
+        if proc_mount not in _PROC_MOUNTS:  # ValidateProcMountType
+            yield not_supported_value(f"{where}.procMount", json_quote(proc_mount), _PROC_MOUNTS)
+        if host_users and proc_mount == "Unmasked":
+            detail = "`hostUsers` must be false to use `Unmasked`"
+            yield FieldError(f"{where}.procMount", INVALID, json_quote(proc_mount), detail)
+    yield from _seccomp(context.get("seccompProfile"), f"{where}.seccompProfile")
+    if context.get("allowPrivilegeEscalation") is False:
+        shown = _json_security_context(context)
+        if context.get("privileged") is True:
+            detail = "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
+            yield FieldError(where, INVALID, shown, detail)
+        for added in as_list(mapping(context.get("capabilities")).get("add")):
+            if added == "CAP_SYS_ADMIN":
+                detail = (
+                    "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
+                    "CAP_SYS_ADMIN"
+                )
+                yield FieldError(where, INVALID, shown, detail)
+    yield from _windows_options(context.get("windowsOptions"), f"{where}.windowsOptions")
+    yield from _apparmor(context.get("appArmorProfile"), f"{where}.appArmorProfile")
+
+
+def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
+    """validatePodSpecSecurityContext: the fsGroup, user, group and supplemental group ids,
+    no shared process namespace with the host's, the sysctls' names (valid, once), the
+    fsGroupChangePolicy, the seccomp profile, the Windows options, the AppArmor profile, the
+    supplementalGroupsPolicy and the seLinuxChangePolicy."""
+    context = mapping(spec.get("securityContext"))  # never nil: SetDefaults_PodSpec
+    yield from _id(context, "fsGroup", where)
+    yield from _id(context, "runAsUser", where)
+    yield from _id(context, "runAsGroup", where)
+    for i, group in enumerate(as_list(context.get("supplementalGroups"))):
+        value = _int(group)
+        if value is not None and not 0 <= value <= _MAX_INT32:
+            yield FieldError(f"{where}.supplementalGroups[{i}]", INVALID, str(value), _ID_RANGE)
+    if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
+        detail = "ShareProcessNamespace and HostPID cannot both be enabled"
+        yield FieldError(f"{where}.shareProcessNamespace", INVALID, "true", detail)
+    yield from _sysctls(as_list(context.get("sysctls")), f"{where}.sysctls", spec)
+    change = _text(context.get("fsGroupChangePolicy"))
+    if context.get("fsGroupChangePolicy") is not None and change not in (None, *_FS_GROUP_CHANGES):
+        field = f"{where}.fsGroupChangePolicy"
+        yield not_supported_value(field, json_quote(change or ""), _FS_GROUP_CHANGES)
+    yield from _seccomp(context.get("seccompProfile"), f"{where}.seccompProfile")
+    yield from _windows_options(context.get("windowsOptions"), f"{where}.windowsOptions")
+    yield from _apparmor(context.get("appArmorProfile"), f"{where}.appArmorProfile")
+    groups = _text(context.get("supplementalGroupsPolicy"))
+    if context.get("supplementalGroupsPolicy") is not None and groups not in (
+        None,
+        *_GROUPS_POLICIES,
+    ):
+        field = f"{where}.supplementalGroupsPolicy"
+        yield not_supported_value(field, json_quote(groups or ""), _GROUPS_POLICIES)
+    change_policy = _text(context.get("seLinuxChangePolicy"))
+    if context.get("seLinuxChangePolicy") is not None and change_policy not in (None, "Recursive"):
+        # validateSELinuxChangePolicy: AllowOnlyRecursiveSELinuxChangePolicy holds on a create
+        # while the SELinuxMount gate is off, its default in v1.34
+        field = f"{where}.seLinuxChangePolicy"
+        yield not_supported_value(field, json_quote(change_policy or ""), ("Recursive",))
+
+
+def host_users(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateHostUsers: a pod in a user namespace of its own (``hostUsers: false``) shares
+    no network, PID or IPC namespace with the host (the last two reported under upstream's
+    capitalised names) and has no volume devices (AllowUserNamespacesWithVolumeDevices only
+    holds for a pod that already had them)."""
+    if spec.get("hostUsers") is not False:
+        return
+    detail = "when `hostUsers` is false"
+    for key, shown in (
+        ("hostNetwork", "hostNetwork"),
+        ("hostPID", "HostPID"),
+        ("hostIPC", "HostIPC"),
+    ):
+        if spec.get(key) is True:
+            yield FieldError(f"{prefix}.{shown}", FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        if as_list(container.get("volumeDevices")):
+            yield FieldError(f"{where}.volumeDevices", FORBIDDEN, None, detail)
+
+
+def every_container(
+    spec: Mapping[str, Any], prefix: str
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """VisitContainersWithPath: the init containers, the containers, the ephemeral ones."""
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for i, container in enumerate(containers_of(spec, key)):
+            yield f"{prefix}.{key}[{i}]", container
+
+
+def linux_only(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateLinux: no Windows options in a linux pod's or its containers' security
+    contexts."""
+    detail = "windows options cannot be set for a linux pod"
+    if mapping(spec.get("securityContext")).get("windowsOptions") is not None:
+        yield FieldError(f"{prefix}.securityContext.windowsOptions", FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        if mapping(container.get("securityContext")).get("windowsOptions") is not None:
+            yield FieldError(f"{where}.securityContext.windowsOptions", FORBIDDEN, None, detail)
+
+
+_WINDOWS_POD_FORBIDS = (
+    ("securityContext", "appArmorProfile"), ("securityContext", "seLinuxOptions"),
+    ("", "hostUsers"), ("", "hostPID"), ("", "hostIPC"), ("securityContext", "seccompProfile"),
+    ("securityContext", "fsGroup"), ("securityContext", "fsGroupChangePolicy"),
+    ("securityContext", "sysctls"), ("", "shareProcessNamespace"),
+    ("securityContext", "runAsUser"), ("securityContext", "runAsGroup"),
+    ("securityContext", "supplementalGroups"), ("securityContext", "supplementalGroupsPolicy"),
+    ("securityContext", "seLinuxChangePolicy"),
+)  # fmt: skip
+"""What validateWindows forbids a windows pod, in its order: the internal
+PodSecurityContext's fields, some of them the pod spec's own in v1."""
+_WINDOWS_CONTAINER_FORBIDS = (
+    "appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities",
+    "readOnlyRootFilesystem", "privileged", "allowPrivilegeEscalation", "procMount",
+    "runAsUser", "runAsGroup",
+)  # fmt: skip
+
+
+def windows_only(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateWindows: none of the Linux-only fields of the pod's security context, or of
+    its containers'. A boolean of the pod spec (hostPID, hostIPC) counts when true, the
+    sysctls when there are any, any other field when written."""
+    detail = "cannot be set for a windows pod"
+    context = mapping(spec.get("securityContext"))
+    for parent, key in _WINDOWS_POD_FORBIDS:
+        value = (context if parent else spec).get(key)
+        if key in ("hostPID", "hostIPC"):
+            written = value is True
+        elif key == "sysctls":
+            written = bool(as_list(value))
+        else:
+            written = value is not None
+        if written:
+            field = f"{prefix}.{parent}.{key}" if parent else f"{prefix}.{key}"
+            yield FieldError(field, FORBIDDEN, None, detail)
+    for where, container in every_container(spec, prefix):
+        own = mapping(container.get("securityContext"))
+        for key in _WINDOWS_CONTAINER_FORBIDS:
+            if own.get(key) is not None:
+                yield FieldError(f"{where}.securityContext.{key}", FORBIDDEN, None, detail)
+
+
+_FS_GROUP_CHANGES = ("Always", "OnRootMismatch")  # sets.List: sorted
+_GROUPS_POLICIES = ("Merge", "Strict")  # sets.List: sorted
+_SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_SYSCTL_FMT = f"^({_SYSCTL_SEGMENT}[\\./])*{_SYSCTL_SEGMENT}$"
+_SYSCTL = re.compile(_SYSCTL_FMT)
+_SYSCTL_ERROR = f"must have at most 253 characters and match regex {_SYSCTL_FMT}"
+
+
+def _sysctls(items: list[Any], field: str, spec: Mapping[str, Any]) -> Errors:
+    """validateSysctls: each name required, IsValidSysctlName, and not given before; then
+    ValidateHostSysctl (a create never has AllowNamespacedSysctlsForHostNetAndHostIPC): no
+    sysctl of the network or IPC namespace the pod shares with the host."""
+    names: set[str] = set()
+    for i, raw in enumerate(items):
+        name = _text(mapping(raw).get("name"))
+        if name is None:
+            continue
+        where = f"{field}[{i}].name"
+        if name == "":
+            yield FieldError(where, REQUIRED)
+        elif len(name) > 253 or not _SYSCTL.match(name):
+            yield invalid(where, name, _SYSCTL_ERROR)
+        elif name in names:
+            yield FieldError(where, DUPLICATE, go_quote(name))
+        namespace = sysctl_namespace(name)
+        if spec.get("hostNetwork") is True and namespace == "Net":
+            yield invalid(where, name, "may not be specified when 'hostNetwork' is true")
+        elif spec.get("hostIPC") is True and namespace == "IPC":
+            yield invalid(where, name, "may not be specified when 'hostIPC' is true")
+        names.add(name)
+
+
+_IPC_SYSCTLS = frozenset(
+    {
+        "kernel.sem", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
+        "kernel.shm", "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.msg",
+    }
+)  # fmt: skip
+
+
+def sysctl_namespace(name: str) -> str:
+    """sysctl.GetNamespace (k8s.io/component-helpers/node/util/sysctl): the kernel namespace
+    of a sysctl, its name read with dots (NormalizeName swaps a slash-separated name's
+    separators) up to a ``*``: ``Net`` for ``net.*``, ``IPC`` for the IPC ones and
+    ``fs.mqueue.*``, else ``""``."""
+    first = next((char for char in name if char in "./"), ".")
+    if first == "/":
+        name = name.translate(str.maketrans("./", "/."))
+    name = name.partition("*")[0]
+    if name in _IPC_SYSCTLS:
+        return "IPC"
+    if name.startswith("net."):
+        return "Net"
+    return "IPC" if name.startswith("fs.mqueue.") else ""
+
+
+def _seccomp(raw: object, where: str) -> Errors:
+    """validateSeccompProfileField: a type (validateSeccompProfileType), and a localhost
+    profile exactly for the Localhost type, a relative path without ``..``."""
+    if not isinstance(raw, Mapping):
+        return
+    kind, profile = _text(raw.get("type")), raw.get("localhostProfile")
+    if kind is None or (profile is not None and not isinstance(profile, str)):
+        return
+    if kind == "":
+        detail = "type is required when seccompProfile is set"
+        yield FieldError(f"{where}.type", REQUIRED, None, detail)
+    elif kind not in _PROFILE_TYPES:
+        yield not_supported_value(f"{where}.type", json_quote(kind), _PROFILE_TYPES)
+    if kind == "Localhost":
+        if profile is None:
+            detail = "must be set when seccomp type is Localhost"
+            yield FieldError(f"{where}.localhostProfile", REQUIRED, None, detail)
+        else:
+            yield from local_path(profile, f"{where}.localhostProfile")
+    elif profile is not None:
+        shown = f'{{"Type":{json_quote(kind)},"LocalhostProfile":{json_quote(profile)}}}'
+        detail = "can only be set when seccomp type is Localhost"
+        yield FieldError(f"{where}.localhostProfile", INVALID, shown, detail)
+
+
+_GMSA_SPEC_KIB = 64
+_CONTROL = re.compile("[\x00-\x1f\x7f]")  # [[:cntrl:]], ASCII only in RE2
+_NETBIOS_DOMAIN = re.compile(r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}')
+_DNS_LABEL_ANY_CASE = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+_DNS_DOMAIN = re.compile(f"{_DNS_LABEL_ANY_CASE}(?:\\.{_DNS_LABEL_ANY_CASE})*")
+_USER_NAME_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
+_DOTS_OR_SPACES = re.compile("[. ]+")
+
+
+def _windows_options(raw: object, where: str) -> Errors:
+    """validateWindowsSecurityContextOptions: a credential spec resource's name a DNS
+    subdomain, a credential spec neither empty nor over 64 KiB, a user name
+    (``[DOMAIN\\]USER``) without control characters, a NetBIOS or DNS domain under 256
+    bytes, a user of 1 to 104 bytes, not only dots or spaces, without ``"/\\:;|=,+*?<>@[]``
+    (each value printed marshalled, as a pointer is)."""
+    if not isinstance(raw, Mapping):
+        return
+    spec_name = _text(raw.get("gmsaCredentialSpecName"))
+    if raw.get("gmsaCredentialSpecName") is not None and spec_name is not None:
+        field = f"{where}.gmsaCredentialSpecName"
+        for message in dns1123_subdomain_errors(spec_name):
+            yield FieldError(field, INVALID, json_quote(spec_name), message)
+    credential = _text(raw.get("gmsaCredentialSpec"))
+    if raw.get("gmsaCredentialSpec") is not None and credential is not None:
+        field, shown = f"{where}.gmsaCredentialSpec", json_quote(credential)
+        if not credential:
+            detail = "gmsaCredentialSpec cannot be an empty string"
+            yield FieldError(field, INVALID, shown, detail)
+        elif len(credential.encode()) > _GMSA_SPEC_KIB * 1024:
+            detail = f"gmsaCredentialSpec size must be under {_GMSA_SPEC_KIB} KiB"
+            yield FieldError(field, INVALID, shown, detail)
+    user_name = _text(raw.get("runAsUserName"))
+    if raw.get("runAsUserName") is not None and user_name is not None:
+        field, shown = f"{where}.runAsUserName", json_quote(user_name)
+        for detail in _run_as_user_name_errors(user_name):
+            yield FieldError(field, INVALID, shown, detail)
+
+
+def _run_as_user_name_errors(name: str) -> list[str]:
+    if not name:
+        return ["runAsUserName cannot be an empty string"]
+    if _CONTROL.search(name):
+        return ["runAsUserName cannot contain control characters"]
+    parts = name.split("\\")
+    if len(parts) > 2:
+        return ["runAsUserName cannot contain more than one backslash"]
+    domain, user = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[1])
+    errors = []
+    if len(domain.encode()) >= 256:
+        errors.append("runAsUserName's Domain length must be under 256 characters")
+    if len(parts) == 2 and not (_NETBIOS_DOMAIN.fullmatch(domain) or _DNS_DOMAIN.fullmatch(domain)):
+        errors.append("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
+    if not user:
+        errors.append("runAsUserName's User cannot be empty")
+    elif len(user.encode()) > 104:
+        errors.append("runAsUserName's User length must not be longer than 104 characters")
+    if _DOTS_OR_SPACES.fullmatch(user):
+        errors.append("runAsUserName's User cannot contain only periods or spaces")
+    if _USER_NAME_CHARS.search(user):
+        errors.append(
+            "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"
+        )
+    return errors
+
+
+def _apparmor(raw: object, where: str) -> Errors:
+    """ValidateAppArmorProfileField: a type, and a localhost profile exactly for the
+    Localhost type, unpadded, not empty and at most 4095 bytes."""
+    if not isinstance(raw, Mapping):
+        return
+    kind, profile = _text(raw.get("type")), raw.get("localhostProfile")
+    if kind is None or (profile is not None and not isinstance(profile, str)):
+        return
+    field = f"{where}.localhostProfile"
+    if kind == "Localhost":
+        missing = "must be set when AppArmor type is Localhost"
+        if profile is None:
+            yield FieldError(field, REQUIRED, None, missing)
+        else:
+            if profile.strip(_GO_SPACE) != profile:
+                yield invalid(field, profile, "must not be padded with whitespace")
+            elif profile == "":
+                yield FieldError(field, REQUIRED, None, missing)
+            if len(profile.encode()) > _MAX_APPARMOR_PROFILE:
+                detail = f"may not be more than {_MAX_APPARMOR_PROFILE} bytes"
+                yield FieldError(field, TOO_LONG, None, detail)
+    elif kind in _PROFILE_TYPES:
+        if profile is not None:
+            detail = "can only be set when AppArmor type is Localhost"
+            yield FieldError(field, INVALID, json_quote(profile), detail)
+    elif kind == "":
+        detail = "type is required when appArmorProfile is set"
+        yield FieldError(f"{where}.type", REQUIRED, None, detail)
+    else:
+        yield not_supported_value(f"{where}.type", json_quote(kind), _PROFILE_TYPES)
+
+
+def _json_security_context(context: Mapping[str, Any]) -> str:
+    """json.Marshal of the internal ``core.SecurityContext``, which ErrorBody prints it with:
+    every field in its order under its Go name, a nil one ``null``."""
+    capabilities = context.get("capabilities")
+    fields = [
+        ("Capabilities", _json_struct(capabilities, ("Add", "Drop"))),
+        ("Privileged", _json_scalar(context.get("privileged"))),
+        ("SELinuxOptions", _json_struct(context.get("seLinuxOptions"), _SELINUX, empty="")),
+        ("WindowsOptions", _json_struct(context.get("windowsOptions"), _WINDOWS)),
+        *((name, _json_scalar(context.get(_lower_first(name)))) for name in _SCALARS),
+        ("SeccompProfile", _json_struct(context.get("seccompProfile"), _PROFILE, empty="")),
+        ("AppArmorProfile", _json_struct(context.get("appArmorProfile"), _PROFILE, empty="")),
+    ]
+    return "{" + ",".join(f'"{name}":{shown}' for name, shown in fields) + "}"
+
+
+_SELINUX = ("User", "Role", "Type", "Level")
+_WINDOWS = ("GMSACredentialSpecName", "GMSACredentialSpec", "RunAsUserName", "HostProcess")
+_SCALARS = (
+    "RunAsUser", "RunAsGroup", "RunAsNonRoot", "ReadOnlyRootFilesystem",
+    "AllowPrivilegeEscalation", "ProcMount",
+)  # fmt: skip
+_PROFILE = ("Type", "LocalhostProfile")
+
+
+def _lower_first(name: str) -> str:
+    """A v1 field's JSON name from its Go name (``GMSACredentialSpec`` is ``gmsa...``)."""
+    if name.startswith("GMSA"):
+        return "gmsa" + name[4:]
+    return name[0].lower() + name[1:]
+
+
+def _json_struct(raw: object, names: tuple[str, ...], empty: str | None = None) -> str:
+    """A nested struct marshalled: null when absent; a string field that is no pointer
+    (``empty`` given) ``""`` when unset, a pointer or slice field null."""
+    if not isinstance(raw, Mapping):
+        return "null"
+    shown = []
+    for name in names:
+        value = raw.get(_lower_first(name))
+        if value is None and empty is not None and name != "LocalhostProfile":
+            shown.append(f'"{name}":{json_quote(empty)}')
+        else:
+            shown.append(f'"{name}":{_json_scalar(value)}')
+    return "{" + ",".join(shown) + "}"
+
+
+def _json_scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json_quote(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_json_scalar(v) for v in value) + "]"
+    return "null"
 
 
 def container_ports(ports: list[Any], field: str) -> Errors:
@@ -2248,6 +2980,7 @@ def pod_spec(
         shown = json_quote(dns)  # a *DNSPolicy, marshalled
         yield not_supported_value(f"{prefix}.dnsPolicy", shown, DNS_POLICIES)
     yield from labels(spec.get("nodeSelector"), f"{prefix}.nodeSelector")
+    yield from pod_security_context(spec, f"{prefix}.securityContext")
     yield from affinity(spec.get("affinity"), f"{prefix}.affinity")
     yield from _dns_config(spec, dns, f"{prefix}.dnsConfig")
     for i, gate in enumerate(as_list(spec.get("readinessGates"))):  # validateReadinessGates
@@ -2257,6 +2990,7 @@ def pod_spec(
     yield from scheduling_gates(as_list(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = as_list(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from host_users(spec, prefix)
     yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
     deadline = _int(spec.get("activeDeadlineSeconds"))
@@ -2280,12 +3014,16 @@ def pod_spec(
     if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
-    if isinstance(spec.get("os"), Mapping):  # validateOS (an OS's own rules are not checked)
+    if isinstance(spec.get("os"), Mapping):  # validateOS, then the OS's own rules
         os_name = _text(spec["os"].get("name"))
         if os_name == "":
             yield FieldError(f"{prefix}.os.name", REQUIRED)
         elif os_name is not None and os_name not in OS_NAMES:
             yield not_supported(f"{prefix}.os", os_name, OS_NAMES)
+        elif os_name == "linux":
+            yield from linux_only(spec, prefix)
+        elif os_name == "windows":
+            yield from windows_only(spec, prefix)
 
 
 OS_NAMES = ("linux", "windows")  # sets.List: sorted
@@ -2315,7 +3053,6 @@ def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Erro
         yield FieldError(f"{field}.nameservers", INVALID, shown, detail)
 
 
-_MAX_INT32 = 2**31 - 1
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 
 
