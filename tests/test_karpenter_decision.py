@@ -1322,35 +1322,114 @@ def test_zonal_spread_counts_the_copies_existing_nodes_took(
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
 
 
-def test_a_zone_the_pool_names_without_an_offering_is_a_domain() -> None:
-    """topology.go ``buildDomainGroups``: the zones a pool names ``In`` are domains whether
-    or not a type is offered there. zone-x holds no matching pod and no claim can go
-    there, so the spread's minimum stays 0: each offered zone takes ``maxSkew`` copies and
-    the third copy is refused."""
-    pool = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),))
-    decision = Run((pool,)).decide(spec(topologySpreadConstraints=[_spread()]), 3, APP)
-    assert decision.placed == 2
-    ((_, reason, said),) = decision.errors
-    assert reason == "unsatisfiable topology constraint"
-    assert "(counts = zone-a: 1, zone-b: 1, zone-x: 0, podDomains" in said
+TWO_SERVED = Catalog(
+    (
+        instance_type("small", 4, 8, zones=("zone-b",), spot=False),
+        instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+        instance_type("ab", 4, 8, zones=("zone-a", "zone-b"), spot=False),
+        instance_type("c", 4, 8, zones=("zone-c",), spot=False),
+    ),
+    "t",
+)
+"""Types of 4 cpu: one in zone-b, an arm64 one in zone-a, one in zone-a and zone-b, one in
+zone-c; no spot offering."""
+UNSERVED = "no instance type met the scheduling requirements or had a required offering"
+"""nodeclaim.go ``InstanceTypeFilterError.Error``: no type of the claim meets its zone (a
+type's requirements hold its offerings' zones) nor has an offering there."""
 
 
-def test_a_type_the_pool_does_not_suit_still_gives_its_zones() -> None:
-    """``buildDomainGroups`` reads every type the provider lists for the pool, intersected
-    with the pool's requirements key by key: an arm64 type offered in zone-a alone makes
-    zone-a a domain of an amd64 pool whose types are all in zone-b."""
-    catalog = Catalog(
-        (
-            instance_type("small", 4, 8, zones=("zone-b",), spot=False),
-            instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+def _types(*names: str) -> Requirement:
+    return _in(INSTANCE_TYPE, *names)
+
+
+UNSERVED_ZONE_CASES = [
+    pytest.param(
+        Run((NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),)),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        "topology.kubernetes.io/zone In [zone-x], resources=",
+        id="a zone the pool names where no type is offered holds the minimum and is chosen",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ARCH, "amd64"), _types("small"))),),
+            catalog=TWO_SERVED,
         ),
-        "t",
-    )
-    run = Run((NodePool("default", requirements=(_in(ARCH, "amd64"),)),), catalog=catalog)
-    decision = run.decide(spec(cpu="3", topologySpreadConstraints=[_spread()]), 2, APP)
-    assert decision.placed == 1
-    ((_, _, said),) = decision.errors
-    assert "(counts = zone-a: 0, zone-b: 1, podDomains" in said
+        spec(cpu="3", topologySpreadConstraints=[_spread()]),
+        2,
+        [("default", 1, 1)],
+        "topology.kubernetes.io/zone In [zone-a], resources=",
+        id="a zone only a type the pool does not suit is offered in is a domain, and chosen",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool(
+                    "default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"), _types("ab"))
+                ),
+            ),
+            catalog=TWO_SERVED,
+        ),
+        spec(cpu="3", topologySpreadConstraints=[_spread(skew=2)]),
+        5,
+        [("default", 2, 2)],
+        "topology.kubernetes.io/zone In [zone-x], resources=",
+        id="maxSkew 2: the third claim goes to the emptier unserved zone, not a served one",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool("first", weight=10, requirements=(_types("ab"),)),
+                NodePool("second", requirements=(_types("c"),)),
+            ),
+            catalog=TWO_SERVED,
+        ),
+        spec(cpu="3", topologySpreadConstraints=[_spread(skew=2)]),
+        3,
+        [("first", 2, 2), ("second", 1, 1)],
+        None,
+        id="the heavier pool chooses the emptier zone it is not offered in; the next pool takes it",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),),
+            nodes=[karpenter_node("n-x", "old", "zone-x")],
+            pods=[_web("w-x", "n-x")],
+        ),
+        spec(topologySpreadConstraints=[_spread()]),
+        5,
+        [("default", 2, 4)],
+        "topology.kubernetes.io/zone In [zone-x], resources=",
+        id="an unserved zone holding a copy is chosen only once the served zones catch up",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims", "said"), UNSERVED_ZONE_CASES)
+def test_a_spread_may_choose_a_zone_no_type_serves(
+    run: Run, pod: dict[str, Any], copies: int, claims: list[tuple[str, int, int]], said: str | None
+) -> None:
+    """topology.go ``buildDomainGroups``: a spread's domains are, for each Ready pool, its
+    requirements intersected with each type the provider lists for it (suited to the pool
+    or not), and the zones its requirements name ``In`` whether or not a type is offered
+    there. scheduling/nodeclaim.go ``CanAdd`` then asks topology.go ``AddRequirements``
+    with ``nodeDomains`` the claim's requirements (nodeclaimtemplate.go
+    ``NewNodeClaimTemplate``: the pool's requirements and labels, with the pod's; no type's
+    offerings): topologygroup.go ``nextDomainTopologySpread`` takes the domain with the
+    fewest matching pods within ``maxSkew`` of the minimum, offered or not. A zone no type
+    serves is then chosen like any other, and ``filterInstanceTypesByRequirements`` finds no
+    type there: the claim fails with ``InstanceTypeFilterError``, not a topology error.
+    Such a zone never gains a copy, so it holds the minimum and is the emptiest zone once
+    the served ones hold one more; among zones counted alike Karpenter's choice is Go's map
+    order, and the copy is tried again until a served one comes up (here the served zone)."""
+    decision = run.decide(pod, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    if said is None:
+        assert decision.placed == copies
+        return
+    ((_, reason, text),) = decision.errors
+    assert (reason, said in text) == (UNSERVED, True)
 
 
 THREE_ZONES = Catalog((instance_type("c-4x", 4, 8, zones=("zone-a", "zone-b", "zone-c")),), "t")

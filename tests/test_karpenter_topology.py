@@ -98,13 +98,13 @@ NEXT_SPREAD: list[tuple[str, dict[str, int], bool, int, Req, list[str], str]] = 
         "z2",
     ),
     (
-        "ties go to the first zone by name",
+        "ties go to the first zone in the order given (the caller's: served zones first)",
         {"z1": 0, "z2": 0},
         True,
         1,
         ANY_ZONE,
         ["z2", "z1"],
-        "z1",
+        "z2",
     ),
     (
         "no zone within the skew gives none",

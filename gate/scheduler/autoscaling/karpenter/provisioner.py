@@ -95,6 +95,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     Held,
     HostAffinity,
     PoolZones,
+    Spread,
     Zonal,
     held_zonal,
     lowest,
@@ -779,7 +780,15 @@ class Provisioner:
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
-            candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
+            # a spread chooses among its domains the claim's requirements allow, offered or
+            # not (topologygroup.go nextDomainTopologySpread reads nodeDomains, the
+            # template's and the pod's requirements): a zone no type serves may be chosen
+            reach: Iterable[str] = offered_zones
+            if isinstance(spread, Spread):
+                reach = [z for z in spread.counts if node_domains.has(z)]
+            candidates = _offered_first(
+                (z for z in reach if _allowed(z, spreads, pod_domains)), offered_zones
+            )
             zones = spread.domains(pod_domains, candidates)
             if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
@@ -797,6 +806,14 @@ class Provisioner:
 
 def _allowed(zone: str, rules: Sequence[Zonal], pod_domains: Req) -> bool:
     return all(r.allows(zone, pod_domains) for r in rules)
+
+
+def _offered_first(zones: Iterable[str], offered: frozenset[str]) -> list[str]:
+    """The zones by name, those ``offered`` first: where Karpenter's choice among equally
+    counted zones is Go's map order, a zone no type serves fails the claim, and the copy
+    is tried again until a served one comes up (scheduler.go ``Solve`` requeues it while
+    others land, and the next provisioning loop tries it anew)."""
+    return sorted(zones, key=lambda z: (z not in offered, z))
 
 
 def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:

@@ -155,9 +155,11 @@ class Spread(_ZoneCounts):
         )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        """The zone of ``zones`` with the fewest matching pods within the skew, the first
+        in their order among equals (Go ranges over a map there)."""
         low = self.minimum(pod_domains)
         best, best_count = "", 2**31
-        for zone in sorted(zones):
+        for zone in zones:
             count = self.counts.get(zone, 0) + (1 if self.self_match else 0)
             if admits(self.counts.get(zone, 0), self.self_match, low, self.max_skew) and (
                 count < best_count
