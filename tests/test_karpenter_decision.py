@@ -1953,3 +1953,44 @@ def test_zonal_pod_affinity_counts_as_karpenter_counts(
     counts itself is the selector's own answer (``selects``: the null one never)."""
     decision = run.decide(spec(affinity=affinity), 1, APP)
     assert tuple(s.instance_types for s in decision.scale_up) == (launch,)
+
+
+DB = {"app": "db"}
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+
+
+@pytest.mark.parametrize(
+    ("toleration", "placeholder"),
+    [
+        pytest.param({"operator": "Exists", "effect": "PreferNoSchedule"}, 1, id="the same"),
+        pytest.param(
+            {"key": "", "operator": "Exists", "effect": "PreferNoSchedule", "value": ""},
+            1,
+            id="empty key and value written out are the same",
+        ),
+        pytest.param(
+            {"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"},
+            2,
+            id="a keyed one is not: the relaxation adds its own, one more attempt",
+        ),
+        pytest.param({"operator": "Exists"}, 2, id="one of every effect is not either"),
+    ],
+)
+def test_the_prefer_no_schedule_toleration_is_added_unless_the_pod_has_it(
+    toleration: dict[str, Any], placeholder: int
+) -> None:
+    """preferences.go ``toleratePreferNoScheduleTaints`` relaxes nothing when one of the
+    pod's tolerations ``MatchToleration`` (k8s.io/api core/v1 toleration.go: the same key,
+    effect, operator and value) its ``Exists``/``PreferNoSchedule`` one. A copy with
+    hostname affinity to a pod running elsewhere fails every attempt; each attempt numbers
+    a new claim's hostname, which the last error names."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = DB
+    run = Run(
+        (NodePool("b", taints=(SOFT_TAINT,)),),
+        nodes=[karpenter_node("n-b", "old", "zone-b")],
+        pods=[db],
+    )
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", DB), tolerations=[toleration])
+    ((_, _, said),) = run.decide(pod, 1, APP).errors
+    assert said.endswith(f"[hostname-placeholder-{placeholder:04d}]")

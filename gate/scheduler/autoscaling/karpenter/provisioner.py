@@ -75,6 +75,7 @@ from gate.scheduler.autoscaling.karpenter.pools import (
     min_values_unmet,
     offer_check,
     requests_for_pods,
+    same_toleration,
     template_reqs,
     term_reqs,
     untolerated,
@@ -231,7 +232,8 @@ def _variants(
     the pod's volumes add to every required term (:mod:`.volumetopology`), kept through every
     relaxation; ``cap``: the required rules' cap on the copies a claim holds; ``held``: the
     preferences over zones left as the same steps go (a preferred pod-affinity term over
-    another key holds nothing here: its step is taken, the pod unchanged)."""
+    another key holds nothing here: its step is taken, the pod unchanged); the toleration is
+    added unless the pod has it already (``MatchToleration``)."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
@@ -262,7 +264,7 @@ def _variants(
             preferred = preferred[1:]
         elif n_soft < len(soft) - 1:
             n_soft += 1
-        elif pns and TOLERATE_PREFER_NO_SCHEDULE not in tolerations:
+        elif pns and not any(same_toleration(t, TOLERATE_PREFER_NO_SCHEDULE) for t in tolerations):
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
             return
