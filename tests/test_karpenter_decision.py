@@ -1955,8 +1955,193 @@ def test_zonal_pod_affinity_counts_as_karpenter_counts(
     assert tuple(s.instance_types for s in decision.scale_up) == (launch,)
 
 
+def _preferred_arch(*weighted: tuple[int, str]) -> dict[str, Any]:
+    """Preferred node-affinity terms, each ``(weight, arch)``."""
+    return {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": weight,
+                "preference": {
+                    "matchExpressions": [{"key": ARCH, "operator": "In", "values": [arch]}]
+                },
+            }
+            for weight, arch in weighted
+        ]
+    }
+
+
+def _either_arch() -> dict[str, Any]:
+    """Required node-affinity terms: amd64, or else arm64."""
+    required = _affinity([["amd64"], ["arm64"]], [])["nodeAffinity"]
+    return {
+        "requiredDuringSchedulingIgnoredDuringExecution": required[
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]
+    }
+
+
+def _preferred_pod_affinity(*weighted: tuple[int, str, dict[str, str]]) -> dict[str, Any]:
+    """Preferred pod-affinity terms, each ``(weight, topologyKey, matchLabels)``."""
+    return {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": weight,
+                "podAffinityTerm": {"topologyKey": key, "labelSelector": {"matchLabels": labels}},
+            }
+            for weight, key, labels in weighted
+        ]
+    }
+
+
+AMD_3CPU = ("c-4x", "m-4x", "r-4x", "c-8x", "m-8x", "g-4x")
+"""The amd64 types holding a 3-cpu copy, by price."""
+ARM_3CPU = ("c-4x-arm", "m-4x-arm")
+"""The arm64 types holding a 3-cpu copy, by price."""
 DB = {"app": "db"}
 SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+
+RELAXATION_CASES = [
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((50, "ppc64le"), (10, "arm64"))}),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="preferred node affinity: the heaviest is held first and dropped first",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((10, "arm64"), (10, "ppc64le"))}),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="preferred node affinity of equal weights: the first written is held",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 50, "preference": {"matchFields": [_NAME_IN]}},
+                        *_preferred_arch((10, "arm64"))[
+                            "preferredDuringSchedulingIgnoredDuringExecution"
+                        ],
+                    ]
+                }
+            },
+        ),
+        1,
+        [
+            (
+                "default",
+                1,
+                1,
+                ("c-4x", "c-4x-arm", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x", "g-4x"),
+            )
+        ],
+        id="a heaviest preference of matchFields alone holds nothing: no lighter one is read",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="3", affinity={"nodeAffinity": {**_either_arch(), **_preferred_arch((10, "arm64"))}}
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="the first required term is dropped before the preferred node affinity",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool("soft", taints=(SOFT_TAINT,)),
+                NodePool("plain", requirements=(_in(ARCH, "amd64"),)),
+            )
+        ),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((10, "arm64"))}),
+        1,
+        [("plain", 1, 1, AMD_3CPU)],
+        id="PreferNoSchedule is tolerated last: the preferred arch is dropped before it",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", DB)),
+            },
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="hostname affinity to pods running elsewhere is held: the first required term goes",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", APP)),
+            },
+        ),
+        4,
+        [("default", 3, 4, ("c-4x-arm", "m-4x-arm", "c-8x", "m-8x"))],
+        id="hostname affinity to itself: one claim holds what it can, the next drops a term",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity(
+                    (50, "kubernetes.io/hostname", DB), (10, ZONE, DB)
+                ),
+            },
+        ),
+        1,
+        [("default", 1, 1, ("c-4x-arm",))],
+        id="the heavier hostname term is dropped first; the zonal one keeps zone-b",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity(
+                    (50, ZONE, DB), (10, "kubernetes.io/hostname", DB)
+                ),
+            },
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="the heavier zonal term is dropped first, then the hostname one: any zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims"), RELAXATION_CASES)
+def test_relaxation_order(
+    run: Run, pod: dict[str, Any], copies: int, claims: list[tuple[str, int, int, tuple[str, ...]]]
+) -> None:
+    """scheduling/preferences.go ``Relax``, one step per failed attempt, always the first of
+    ``removeRequiredNodeAffinityTerm`` (the first term, while another remains),
+    ``removePreferredPodAffinityTerm``, ``removePreferredPodAntiAffinityTerm`` (each the
+    heaviest left, ``sort.SliceStable`` by weight descending), ``removePreferredNodeAffinityTerm``
+    (likewise), ``removeTopologySpreadScheduleAnyway`` and, when a Ready pool taints
+    PreferNoSchedule (scheduler.go ``NewScheduler``), ``toleratePreferNoScheduleTaints``
+    that applies. pkg/scheduling/requirements.go ``newPodRequirements`` holds the heaviest
+    preferred node-affinity term (``MatchExpressions`` alone) as required. topology.go
+    ``newForAffinities`` holds every preferred pod-affinity term (PreferencePolicy Respect),
+    over hostnames too: topologygroup.go ``nextDomainAffinity`` gives a new claim's hostname
+    only to a copy the term selects while no pod it names runs anywhere (a planned claim
+    holding such a copy may take more), so a term over hostnames fails every new claim
+    until relaxed, and the required terms before it go first. The catalog's arm64 types
+    holding 3 cpu are 4-cpu ones: one copy each; its 8-cpu amd64 types hold two."""
+    decision = run.decide(pod, copies, APP)
+    got = [(s.pool, s.nodes, s.copies, s.instance_types) for s in decision.scale_up]
+    assert (got, decision.placed) == (claims, copies)
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,8 @@ true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overh
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
 affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
-(those over hostnames cap a claim until dropped), then its heaviest preferred node affinity
+(anti-affinity over hostnames caps a claim until dropped, affinity over hostnames refuses
+a new claim unless the copy starts the pods it names), then its heaviest preferred node affinity
 term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
 PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of
 the last attempt, one per pool in pool order, joined ``; `` after ``Failed to schedule pod, ``
@@ -214,6 +215,9 @@ class _Variant:
     zonal: tuple[Zonal, ...] = ()
     """The preferences over zones not yet relaxed (:class:`~.topology.Held`), held as the
     required zonal rules are."""
+    hosts: tuple[HostAffinity, ...] = ()
+    """The preferred pod-affinity terms over hostnames not yet relaxed, held as the
+    required one is."""
 
 
 def _variants(
@@ -231,9 +235,10 @@ def _variants(
     spread (``soft``), then PreferNoSchedule taints tolerated; ``volumes``: the requirements
     the pod's volumes add to every required term (:mod:`.volumetopology`), kept through every
     relaxation; ``cap``: the required rules' cap on the copies a claim holds; ``held``: the
-    preferences over zones left as the same steps go (a preferred pod-affinity term over
-    another key holds nothing here: its step is taken, the pod unchanged); the toleration is
-    added unless the pod has it already (``MatchToleration``)."""
+    preferences over zones and the preferred pod-affinity terms over hostnames left as the
+    same steps go (a preferred term over another key holds nothing here: its step is taken,
+    the pod unchanged); the toleration is added unless the pod has it already
+    (``MatchToleration``)."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
@@ -253,6 +258,7 @@ def _variants(
             tolerations,
             lowest(cap, anti[n_anti], soft[n_soft]),
             held.at(n_affinity, n_anti, n_soft),
+            held.hosts_at(n_affinity),
         )
         if len(required) > 1:
             required = required[1:]
@@ -660,6 +666,10 @@ class Provisioner:
             return False
         if compatible(claim.reqs, variant.reqs, self.allowed) is not None:
             return False
+        if any(not host.self_match for host in variant.hosts):
+            # nextDomainAffinity: the claim's hostname holds none of the pods the held term
+            # names (it holds copies, which that term does not select)
+            return False
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
@@ -774,8 +784,9 @@ class Provisioner:
         if failed is not None:
             return REQUIREMENTS, f"{REQUIREMENTS}, {failed}"
         reqs = merged(claim_reqs, variant.reqs.values())
-        if self.host is not None and self.host.refuses(self.planned):
-            return TOPOLOGY, self.host.error(hostname)
+        for host in (self.host, *variant.hosts):
+            if host is not None and host.refuses(self.planned):
+                return TOPOLOGY, host.error(hostname)
         zones: list[str] = []
         total = add(pool.daemon, requests)
         pod_domains = get(variant.strict, ZONE)

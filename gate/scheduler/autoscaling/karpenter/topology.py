@@ -447,6 +447,14 @@ class Held:
     """The preferred anti-affinity terms over zones (``removePreferredPodAntiAffinityTerm``)."""
     spreads: tuple[tuple[Spread, ...], ...] = ((),)
     """The ScheduleAnyway spreads over zones (``removeTopologySpreadScheduleAnyway``)."""
+    hosts: tuple[tuple[HostAffinity, ...], ...] = ((),)
+    """The preferred pod-affinity terms over hostnames, relaxed in the same steps as those
+    over zones (``removePreferredPodAffinityTerm`` takes the heaviest of either)."""
+
+    def hosts_at(self, affinity: int) -> tuple[HostAffinity, ...]:
+        """The hostname terms held once ``affinity`` preferred pod-affinity terms are
+        relaxed."""
+        return self.hosts[affinity] if affinity < len(self.hosts) else ()
 
     def at(self, affinity: int, anti: int, spreads: int) -> tuple[Zonal, ...]:
         """Those held once ``affinity``, ``anti`` and ``spreads`` of each are relaxed."""
@@ -477,6 +485,7 @@ def held_zonal(
         _preferred_affinity(pod, cluster, placed),
         _preferred_anti(pod, cluster, pools.names, placed),
         soft_zonal(pod, cluster, pools, placed),
+        _preferred_host_affinity(pod, cluster),
     )
 
 
@@ -515,6 +524,26 @@ def _preferred_affinity(
     return _by_step(groups)
 
 
+def _preferred_host_affinity(
+    pod: PodProfile, cluster: Cluster
+) -> tuple[tuple[HostAffinity, ...], ...]:
+    """The preferred pod-affinity terms over hostnames, the heaviest dropped first (a
+    stable sort), each read as a required one (:class:`HostAffinity`): topology.go
+    ``newForAffinities`` takes them under the default PreferencePolicy Respect, and
+    topologygroup.go ``nextDomainAffinity`` gives a new claim's hostname (no pod runs
+    there) only to a copy its term selects while none of the pods it names runs anywhere;
+    a planned claim holds a copy, so one its term selects may join it."""
+    groups: list[HostAffinity | None] = []
+    for term in _heaviest(pod.preferred_pod_affinity):
+        state = _affinity_alone(pod, cluster, term, anti=False, key=HOSTNAME)
+        if state is None:
+            groups.append(None)
+            continue
+        on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
+        groups.append(HostAffinity(on, state.self_match))
+    return _by_step(groups)
+
+
 def _preferred_anti(
     pod: PodProfile, cluster: Cluster, zones: Sequence[str], placed: Mapping[str, int]
 ) -> tuple[tuple[AntiZone, ...], ...]:
@@ -538,7 +567,7 @@ def _preferred_anti(
     return _by_step(groups)
 
 
-_Group = TypeVar("_Group", AffinityZone, AntiZone)
+_Group = TypeVar("_Group", AffinityZone, AntiZone, HostAffinity)
 
 
 def _by_step(groups: Sequence[_Group | None]) -> tuple[tuple[_Group, ...], ...]:
@@ -553,12 +582,12 @@ def _heaviest(terms: Sequence[tuple[int, AffinityTerm]]) -> list[AffinityTerm]:
 
 
 def _affinity_alone(
-    pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool
+    pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool, key: str = ZONE
 ) -> AffinityState | None:
     """The InterPodAffinity PreFilter of the pod whose one required term is ``term``,
     counting as Karpenter counts (:func:`_recounted`); None for a term over another key
-    than zones."""
-    if term.topology_key != ZONE:
+    than ``key``."""
+    if term.topology_key != key:
         return None
     listed = _listing(term)
     alone = replace(
