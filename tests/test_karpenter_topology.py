@@ -458,6 +458,19 @@ PREFERENCE_CAPS: list[tuple[str, dict[str, Any], tuple[tuple[int | None, ...], .
         ),
         ((None,), (2, 3, None, None)),
     ),
+    (
+        "a DoNotSchedule constraint listed last is what the first soft one is swapped with",
+        _spec(
+            topologySpreadConstraints=[
+                spread(1, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(3, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(2, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(5, ZONE, {"matchLabels": APP}, "DoNotSchedule"),
+            ]
+        ),
+        # [1, 3, 2, D] -> [D, 3, 2] -> [D, 2] -> [D]: the skew-3 spread goes second
+        ((None,), (1, 2, 2, None)),
+    ),
 ]
 
 

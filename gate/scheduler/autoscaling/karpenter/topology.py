@@ -408,8 +408,7 @@ def preference_caps(
     Two sequences, index n the cap once n of them are relaxed: the preferred anti-affinity
     terms (``removePreferredPodAntiAffinityTerm``: the heaviest first, a stable sort) and the
     ScheduleAnyway spreads (``removeTopologySpreadScheduleAnyway``: the first one swapped
-    with the last and dropped; taken among the ScheduleAnyway spreads alone, where upstream
-    swaps in the last constraint of either kind)."""
+    with the last constraint listed, of either kind, and dropped)."""
     namespace_labels = next(
         (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
     )
@@ -649,13 +648,19 @@ def _step(steps: Sequence[tuple[Zonal, ...]], n: int) -> tuple[Zonal, ...]:
 
 def _soft_steps(pod: PodProfile) -> list[list[SpreadConstraint]]:
     """preferences.go ``removeTopologySpreadScheduleAnyway`` step by step: the
-    ScheduleAnyway spreads left once n are relaxed, at index n."""
-    spreads = list(pod.soft_spread)
-    steps = [list(spreads)]
-    while spreads:
-        spreads[0] = spreads[-1]
-        spreads.pop()
-        steps.append(list(spreads))
+    ScheduleAnyway spreads left once n are relaxed, at index n. Each step swaps the first
+    ScheduleAnyway constraint with the last constraint listed, of either kind, and drops
+    it (``soft_spread_at``: where the soft ones stand)."""
+    soft = iter(pod.soft_spread)
+    at = pod.soft_spread_at
+    if sum(at) != len(pod.soft_spread):  # a profile built without the listing
+        at = (True,) * len(pod.soft_spread)
+    listed = [next(soft) if is_soft else None for is_soft in at]
+    steps = [[c for c in listed if c is not None]]
+    while (first := next((i for i, c in enumerate(listed) if c is not None), None)) is not None:
+        listed[first] = listed[-1]
+        listed.pop()
+        steps.append([c for c in listed if c is not None])
     return steps
 
 
