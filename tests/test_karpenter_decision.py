@@ -26,7 +26,7 @@ from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
 from gate.scheduler.autoscaling.karpenter.provisioner import _Claim, _Variant
-from gate.scheduler.autoscaling.karpenter.topology import AntiZone, Spread, Zonal
+from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, AntiZone, Spread, Zonal
 from gate.scheduler.autoscaling.karpenter.volumetopology import MATCH_FIELDS
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
@@ -1348,7 +1348,7 @@ UNSERVED_ZONE_CASES = [
         spec(topologySpreadConstraints=[_spread()]),
         3,
         [("default", 2, 2)],
-        "topology.kubernetes.io/zone In [zone-x], resources=",
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
         id="a zone the pool names where no type is offered holds the minimum and is chosen",
     ),
     pytest.param(
@@ -1359,7 +1359,7 @@ UNSERVED_ZONE_CASES = [
         spec(cpu="3", topologySpreadConstraints=[_spread()]),
         2,
         [("default", 1, 1)],
-        "topology.kubernetes.io/zone In [zone-a], resources=",
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-a], resources="),
         id="a zone only a type the pool does not suit is offered in is a domain, and chosen",
     ),
     pytest.param(
@@ -1374,7 +1374,7 @@ UNSERVED_ZONE_CASES = [
         spec(cpu="3", topologySpreadConstraints=[_spread(skew=2)]),
         5,
         [("default", 2, 2)],
-        "topology.kubernetes.io/zone In [zone-x], resources=",
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
         id="maxSkew 2: the third claim goes to the emptier unserved zone, not a served one",
     ),
     pytest.param(
@@ -1400,15 +1400,38 @@ UNSERVED_ZONE_CASES = [
         spec(topologySpreadConstraints=[_spread()]),
         5,
         [("default", 2, 4)],
-        "topology.kubernetes.io/zone In [zone-x], resources=",
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
         id="an unserved zone holding a copy is chosen only once the served zones catch up",
+    ),
+    pytest.param(
+        Run((NodePool("default"),), nodes=[karpenter_node("n-z", "old", "zone-z")]),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-z], resources="),
+        id="an existing node's zone no type is offered in is a domain a pool may choose",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b"),)),),
+            nodes=[karpenter_node("n-z", "old", "zone-z")],
+        ),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        (TOPOLOGY, "zone-z: 0, podDomains = topology.kubernetes.io/zone Exists, "),
+        id="a pool whose requirements leave that zone out never chooses it",
     ),
 ]
 
 
-@pytest.mark.parametrize(("run", "pod", "copies", "claims", "said"), UNSERVED_ZONE_CASES)
+@pytest.mark.parametrize(("run", "pod", "copies", "claims", "error"), UNSERVED_ZONE_CASES)
 def test_a_spread_may_choose_a_zone_no_type_serves(
-    run: Run, pod: dict[str, Any], copies: int, claims: list[tuple[str, int, int]], said: str | None
+    run: Run,
+    pod: dict[str, Any],
+    copies: int,
+    claims: list[tuple[str, int, int]],
+    error: tuple[str, str] | None,
 ) -> None:
     """topology.go ``buildDomainGroups``: a spread's domains are, for each Ready pool, its
     requirements intersected with each type the provider lists for it (suited to the pool
@@ -1422,14 +1445,17 @@ def test_a_spread_may_choose_a_zone_no_type_serves(
     type there: the claim fails with ``InstanceTypeFilterError``, not a topology error.
     Such a zone never gains a copy, so it holds the minimum and is the emptiest zone once
     the served ones hold one more; among zones counted alike Karpenter's choice is Go's map
-    order, and the copy is tried again until a served one comes up (here the served zone)."""
+    order, and the copy is tried again until a served one comes up (here the served zone).
+    An existing node's zone is a domain too (topology.go ``countDomains``) when the claim's
+    requirements allow it (kubernetes-sigs/karpenter#3272, "Impossible topology domains are
+    included in topology spreads", shows the error)."""
     decision = run.decide(pod, copies, APP)
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
-    if said is None:
-        assert decision.placed == copies
+    if error is None:
+        assert (decision.placed, decision.errors) == (copies, ())
         return
     ((_, reason, text),) = decision.errors
-    assert (reason, said in text) == (UNSERVED, True)
+    assert (reason, error[1] in text) == (error[0], True)
 
 
 THREE_ZONES = Catalog((instance_type("c-4x", 4, 8, zones=("zone-a", "zone-b", "zone-c")),), "t")
