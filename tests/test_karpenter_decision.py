@@ -108,6 +108,17 @@ def _affinity(required: list[list[str]], preferred: list[tuple[int, str]]) -> di
     }
 
 
+_NAME_IN = {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
+
+
+def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
+        }
+    }
+
+
 PREFERRED_ANTI = {
     "podAntiAffinity": {
         "preferredDuringSchedulingIgnoredDuringExecution": [
@@ -380,6 +391,37 @@ CASES = [
         1,
         PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
         id="a DaemonSet pinned to a hostname adds no overhead to a new node",
+    ),
+    # scheduler.go isDaemonPodCompatible reads NewStrictPodRequirements, MatchExpressions
+    # alone: a DaemonSet pinned by matchFields (as its controller pins each of its pods) has
+    # no requirement, so its requests count on every pool
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"),)),),
+            daemon_sets=(
+                daemon_set(
+                    "by-name",
+                    500,
+                    100 * MI,
+                    affinity=_fields({"matchFields": [_NAME_IN]}),
+                ),
+            ),
+        ),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    "node.kubernetes.io/instance-type In [c-2x], "
+                    'resources={"cpu":"2","memory":"1124Mi","pods":"2"}',
+                ),
+            ),
+        ),
+        id="a DaemonSet pinned by matchFields alone adds its overhead to every new node",
     ),
     # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
     # own cpu request, the resources shown add the DaemonSets' (each quantity in its format:
@@ -831,16 +873,7 @@ def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
     }
 
 
-_NAME_IN = {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
 _IN_ZONE = {"key": ZONE, "operator": "In", "values": ["zone-a"]}
-
-
-def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
-        }
-    }
 
 
 @pytest.mark.parametrize(
