@@ -2238,3 +2238,54 @@ def test_the_prefer_no_schedule_toleration_is_added_unless_the_pod_has_it(
     pod = spec(affinity=_affinity_to("kubernetes.io/hostname", DB), tolerations=[toleration])
     ((_, _, said),) = run.decide(pod, 1, APP).errors
     assert said.endswith(f"[hostname-placeholder-{placeholder:04d}]")
+
+
+HOSTNAME_SELF = {"podAffinity": _affinity_to("kubernetes.io/hostname", APP)["podAffinity"]}
+"""A required pod affinity over hostnames to the pod's own copies."""
+HOSTNAME_SELF_PREFERRED = {
+    "nodeAffinity": _either_arch(),
+    "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", APP)),
+}
+"""Amd64 or else arm64, and a preferred pod affinity over hostnames to the pod's own copies."""
+
+
+@pytest.mark.parametrize(
+    ("affinity", "landed", "claims", "reason"),
+    [
+        pytest.param(
+            HOSTNAME_SELF, {}, [("default", 1, 3, ("c-8x", "m-8x"))], None, id="none landed"
+        ),
+        pytest.param(
+            HOSTNAME_SELF,
+            {"zone-a": 2},
+            [],
+            TOPOLOGY,
+            id="copies on an existing node: the rest must join them there, no new claim",
+        ),
+        pytest.param(
+            HOSTNAME_SELF_PREFERRED,
+            {"zone-a": 1},
+            [("default", 3, 3, ARM_3CPU)],
+            None,
+            id="preferred: held until relaxed, the amd64 term dropped before it",
+        ),
+    ],
+)
+def test_hostname_affinity_counts_the_copies_existing_nodes_took(
+    affinity: dict[str, Any],
+    landed: dict[str, int],
+    claims: list[tuple[str, int, int, tuple[str, ...]]],
+    reason: str | None,
+) -> None:
+    """scheduler.go ``add`` places copies on existing nodes first (``addToExistingNode``) and
+    topology.go ``Record`` counts each in every group that selects it: on that node's
+    hostname. topologygroup.go ``nextDomainAffinity`` then gives a new claim's hostname to a
+    self-selecting copy only while every domain is empty, so a required term leaves the
+    rest pending and a preferred one holds until ``Relax`` drops it (the first required
+    node-affinity term first). The copies ask 2.5 cpu: three fit an 8-cpu type."""
+    run = Run((NodePool("default"),))
+    profile = pod_profile(spec(cpu="2500m", affinity=affinity), "default", APP)
+    cycle = prepare(profile, run.cluster)
+    decision = run.provisioner.decide(cycle, profile, 3, landed, cluster=run.cluster)
+    got = [(s.pool, s.nodes, s.copies, s.instance_types) for s in decision.scale_up]
+    assert (got, decision.reasons) == (claims, {reason: 1} if reason else {})

@@ -253,9 +253,14 @@ class HostAffinity:
 
     counts: Mapping[str, int]
     self_match: bool
+    landed: int = 0
+    """The workload's copies existing nodes took, when its term selects them: topology.go
+    ``Record`` counts them on those nodes' hostnames (after ``addToExistingNode``), so
+    they are pods the term names running elsewhere. Which nodes took them is not known
+    here: the error's counts name the hostnames of the pods running before."""
 
     def refuses(self, claims: int) -> bool:
-        return any(self.counts.values()) or not self.self_match or claims > 0
+        return any(self.counts.values()) or self.landed > 0 or not self.self_match or claims > 0
 
     def error(self, hostname: Req) -> str:
         return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
@@ -326,7 +331,8 @@ def zonal_rules(
                 antis.append(_affinity_zone(state, placed))
             if HOSTNAME in keys:
                 on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
-                host = HostAffinity(on, state.self_match)
+                landed = sum(placed.values()) if state.self_match else 0
+                host = HostAffinity(on, state.self_match, landed)
             continue
         if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
             continue
@@ -484,7 +490,7 @@ def held_zonal(
         _preferred_affinity(pod, cluster, placed),
         _preferred_anti(pod, cluster, pools.names, placed),
         soft_zonal(pod, cluster, pools, placed),
-        _preferred_host_affinity(pod, cluster),
+        _preferred_host_affinity(pod, cluster, placed),
     )
 
 
@@ -524,7 +530,7 @@ def _preferred_affinity(
 
 
 def _preferred_host_affinity(
-    pod: PodProfile, cluster: Cluster
+    pod: PodProfile, cluster: Cluster, placed: Mapping[str, int]
 ) -> tuple[tuple[HostAffinity, ...], ...]:
     """The preferred pod-affinity terms over hostnames, the heaviest dropped first (a
     stable sort), each read as a required one (:class:`HostAffinity`): topology.go
@@ -539,7 +545,8 @@ def _preferred_host_affinity(
             groups.append(None)
             continue
         on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
-        groups.append(HostAffinity(on, state.self_match))
+        landed = sum(placed.values()) if state.self_match else 0
+        groups.append(HostAffinity(on, state.self_match, landed))
     return _by_step(groups)
 
 
