@@ -22,11 +22,11 @@ true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overh
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
 affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
 (anti-affinity over hostnames caps a claim until dropped, affinity over hostnames refuses
-a new claim unless the copy starts the pods it names), then its heaviest preferred node affinity
-term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
-PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of
-the last attempt, one per pool in pool order, joined ``; `` after ``Failed to schedule pod, ``
-(events.go).
+a new claim unless the copy starts the pods it names), then its heaviest preferred node
+affinity term (the heaviest one is read as required at first), then its ScheduleAnyway
+spreads, then PreferNoSchedule taints tolerated when some pool has one; the errors
+reported are those of the last attempt, one per pool in pool order, joined ``; `` after
+``Failed to schedule pod, `` (events.go).
 
 Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
 copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
