@@ -2289,3 +2289,64 @@ def test_hostname_affinity_counts_the_copies_existing_nodes_took(
     decision = run.provisioner.decide(cycle, profile, 3, landed, cluster=run.cluster)
     got = [(s.pool, s.nodes, s.copies, s.instance_types) for s in decision.scale_up]
     assert (got, decision.reasons) == (claims, {reason: 1} if reason else {})
+
+
+def _db_in(zone: str) -> Run:
+    """A default pool over the catalog's zones (zone-a, zone-b) and a database pod on an
+    existing node in ``zone``."""
+    db = api_pod("db-1", "n-db")
+    db["metadata"]["labels"] = DB
+    return Run((NodePool("default"),), nodes=[karpenter_node("n-db", "old", zone)], pods=[db])
+
+
+AFFINITY_UNSERVED_CASES = [
+    pytest.param(
+        _db_in("zone-z"),
+        spec(affinity=_required_term("podAffinity", DB)),
+        1,
+        [],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-z], resources="),
+        id="affinity to pods running only where no type is offered: the type error",
+    ),
+    pytest.param(
+        _db_in("zone-b"),
+        spec(affinity=_required_term("podAffinity", DB)),
+        1,
+        [("default", 1, 1)],
+        None,
+        id="affinity to pods in a served zone",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),)),
+        spec(affinity=_required_term("podAntiAffinity", APP)),
+        3,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
+        id="anti-affinity to itself: served zones first, then the unserved one fails",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims", "error"), AFFINITY_UNSERVED_CASES)
+def test_pod_affinity_over_zones_may_choose_a_zone_no_type_serves(
+    run: Run,
+    pod: dict[str, Any],
+    copies: int,
+    claims: list[tuple[str, int, int]],
+    error: tuple[str, str] | None,
+) -> None:
+    """topologygroup.go ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return the
+    domains (topology.go ``buildDomainGroups``, the existing nodes' zones: ``countDomains``)
+    that ``nodeDomains`` (the claim's requirements, not its types' offerings) allows and the
+    rule admits; a claim left only zones no type serves fails in
+    ``filterInstanceTypesByRequirements`` with the ``InstanceTypeFilterError`` of those
+    zones, not with a topology error. A copy of a self-selecting anti-affinity takes a
+    served zone first (Karpenter offers every empty zone and the claim lands in a served
+    one)."""
+    decision = run.decide(pod, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    if error is None:
+        assert (decision.placed, decision.errors) == (copies, ())
+        return
+    ((_, reason, text),) = decision.errors
+    assert (reason, error[1] in text) == (error[0], True)

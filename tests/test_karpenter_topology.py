@@ -211,10 +211,10 @@ def test_allows(rule: Zonal, expected: list[bool]) -> None:
 
 NEXT_ZONE: list[tuple[str, Zonal, Req, str]] = [
     (
-        "anti-affinity takes the first empty zone by name",
+        "anti-affinity takes the first empty zone in the order given (served zones first)",
         AntiZone({"z1": 1, "z3": 0, "z2": 0}, True),
         ANY_ZONE,
-        "z2",
+        "z3",
     ),
     (
         "anti-affinity takes only a zone the pod may use",

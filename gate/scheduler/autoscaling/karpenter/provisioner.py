@@ -311,6 +311,9 @@ class Provisioner:
     """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
     host: HostAffinity | None = None
     """The workload being decided's affinity over hostnames."""
+    node_zones: frozenset[str] = frozenset()
+    """The zones of the existing nodes carrying the zone label: domains of every pod
+    (anti-)affinity group (topology.go ``countDomains``, no node filter for them)."""
     planned: int = 0
     """The claims the workload being decided plans so far."""
     type_keys: frozenset[str] = frozenset()
@@ -539,6 +542,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
+        self.node_zones = frozenset(cluster.index.label_values(ZONE))
         spreads, cap, self.host = zonal_rules(
             cycle, self.zones, pod, cluster, landed or {}, preferred=False
         )
@@ -793,12 +797,13 @@ class Provisioner:
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
-            # a spread chooses among its domains the claim's requirements allow, offered or
-            # not (topologygroup.go nextDomainTopologySpread reads nodeDomains, the
-            # template's and the pod's requirements): a zone no type serves may be chosen
-            reach: Iterable[str] = offered_zones
-            if isinstance(spread, Spread):
-                reach = [z for z in spread.counts if node_domains.has(z)]
+            # a rule chooses among its domains the claim's requirements allow, offered or
+            # not (topologygroup.go nextDomain* read nodeDomains, the template's and the
+            # pod's requirements): a zone no type serves may be chosen
+            reach = set(spread.counts)
+            if not isinstance(spread, Spread):
+                reach |= {*self.zones.names, *self.node_zones}
+            reach = {z for z in reach if node_domains.has(z)}
             candidates = _offered_first(
                 (z for z in reach if _allowed(z, spreads, pod_domains)), offered_zones
             )

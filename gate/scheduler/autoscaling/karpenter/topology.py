@@ -267,8 +267,8 @@ class HostAffinity:
 
 
 def _open(rule: AntiZone | AffinityZone, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-    """The zones, by name, that ``rule`` allows and the pod may use."""
-    return [z for z in sorted(zones) if rule.allows(z, pod_domains) and pod_domains.has(z)]
+    """The zones, in the order given, that ``rule`` allows and the pod may use."""
+    return [z for z in zones if rule.allows(z, pod_domains) and pod_domains.has(z)]
 
 
 def _one(zone: str) -> list[str]:
