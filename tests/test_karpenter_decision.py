@@ -1887,6 +1887,16 @@ UNZONED_JOINS = [
         None,
         id="a rule allowing none of the claim's zones refuses the copy",
     ),
+    pytest.param(
+        Spread({"zone-a": 1, "zone-b": 1, "zone-c": 1, "zone-x": 0}, True, 2, 1),
+        None,
+        id="a spread whose emptiest zone no type serves chooses it, and the copy is refused",
+    ),
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 0, "zone-c": 1, "zone-x": 0}, True, held=True),
+        ("", ("zone-b", "zone-x"), ("t-b",)),
+        id="a held anti-affinity leaves the claim an unserved zone it allows too",
+    ),
 ]
 
 
@@ -1896,7 +1906,10 @@ def test_a_copy_holding_a_zonal_rule_narrows_a_claim_without_a_zone(
 ) -> None:
     """nodeclaim.go ``CanAdd`` asks topology.go ``AddRequirements`` of every copy joining a
     claim: one planned once a copy's zonal preferences were relaxed has no zone yet, so the
-    copy's rules narrow it (its types those offered there) or refuse the copy."""
+    copy's rules narrow it (its types those offered there) or refuse the copy. They choose
+    among their domains that the claim's requirements allow (``nodeDomains``), offered or
+    not: a zone no type serves fails ``filterInstanceTypesByRequirements`` when it is all
+    that is left."""
     provisioner = Run((NodePool("default"),), catalog=ZONED).provisioner
     (pool,) = provisioner.pools
     claim = _Claim(pool, pool.reqs, pool.types, 1)

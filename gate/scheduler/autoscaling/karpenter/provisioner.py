@@ -680,13 +680,22 @@ class Provisioner:
         total = add(claim.pool.daemon, requests, claim.pods + 1)
         if spreads and not zones:
             # a claim made once a copy's zonal preferences were relaxed has no zone: the
-            # copy's rules narrow it as they would a new claim's, or refuse it
-            zones = sorted(self._offered_zones(claim.types, reqs, total))
-            if not zones:
+            # copy's rules narrow it as they would a new claim's (among the zones its
+            # requirements allow, offered or not), or refuse it
+            offered_zones = self._offered_zones(claim.types, reqs, total)
+            if not offered_zones:
                 return False
+            node_domains = get(reqs, ZONE)
+            domains = {*self.zones.names, *self.node_zones, *(z for r in spreads for z in r.counts)}
+            zones = _offered_first((z for z in domains if node_domains.has(z)), offered_zones)
         if zones and spreads:
             for spread in spreads:
-                allowed = [z for z in zones if _allowed(z, spreads, pod_domains)]
+                allowed = [
+                    z
+                    for z in zones
+                    if _allowed(z, spreads, pod_domains)
+                    and (z in spread.counts or not isinstance(spread, Spread))
+                ]
                 zones = spread.domains(pod_domains, allowed)
                 if not zones:
                     return False
