@@ -26,7 +26,7 @@ from gate.model.taints import Taint
 from gate.scheduler.autoscaling.karpenter import Provisioner
 from gate.scheduler.autoscaling.karpenter.decision import PoolDecision, PoolScaleUp
 from gate.scheduler.autoscaling.karpenter.provisioner import _Claim, _Variant
-from gate.scheduler.autoscaling.karpenter.topology import AntiZone, Spread, Zonal
+from gate.scheduler.autoscaling.karpenter.topology import TOPOLOGY, AntiZone, Spread, Zonal
 from gate.scheduler.autoscaling.karpenter.volumetopology import MATCH_FIELDS
 from gate.scheduler.framework.pods import pod_profile
 from gate.scheduler.plugins import prepare
@@ -104,6 +104,17 @@ def _affinity(required: list[list[str]], preferred: list[tuple[int, str]]) -> di
                 }
                 for weight, zone in preferred
             ],
+        }
+    }
+
+
+_NAME_IN = {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
+
+
+def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
         }
     }
 
@@ -380,6 +391,37 @@ CASES = [
         1,
         PoolDecision(1, (PoolScaleUp("default", 1, 1, ("c-2x",)),), 1),
         id="a DaemonSet pinned to a hostname adds no overhead to a new node",
+    ),
+    # scheduler.go isDaemonPodCompatible reads NewStrictPodRequirements, MatchExpressions
+    # alone: a DaemonSet pinned by matchFields (as its controller pins each of its pods) has
+    # no requirement, so its requests count on every pool
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(INSTANCE_TYPE, "c-2x"),)),),
+            daemon_sets=(
+                daemon_set(
+                    "by-name",
+                    500,
+                    100 * MI,
+                    affinity=_fields({"matchFields": [_NAME_IN]}),
+                ),
+            ),
+        ),
+        spec(cpu="1500m"),
+        1,
+        PoolDecision(
+            1,
+            errors=(
+                (
+                    "default",
+                    NO_ROOM,
+                    f"{NO_ROOM}, requirements=karpenter.sh/nodepool In [default], "
+                    "node.kubernetes.io/instance-type In [c-2x], "
+                    'resources={"cpu":"2","memory":"1124Mi","pods":"2"}',
+                ),
+            ),
+        ),
+        id="a DaemonSet pinned by matchFields alone adds its overhead to every new node",
     ),
     # scheduling/nodeclaim.go InstanceTypeFilterError.Error: the m vs M hint reads the pod's
     # own cpu request, the resources shown add the DaemonSets' (each quantity in its format:
@@ -831,16 +873,7 @@ def _required(key: str, operator: str, *values: str) -> dict[str, Any]:
     }
 
 
-_NAME_IN = {"key": "metadata.name", "operator": "In", "values": ["node-1"]}
 _IN_ZONE = {"key": ZONE, "operator": "In", "values": ["zone-a"]}
-
-
-def _fields(*terms: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}
-        }
-    }
 
 
 @pytest.mark.parametrize(
@@ -1322,35 +1355,140 @@ def test_zonal_spread_counts_the_copies_existing_nodes_took(
     assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
 
 
-def test_a_zone_the_pool_names_without_an_offering_is_a_domain() -> None:
-    """topology.go ``buildDomainGroups``: the zones a pool names ``In`` are domains whether
-    or not a type is offered there. zone-x holds no matching pod and no claim can go
-    there, so the spread's minimum stays 0: each offered zone takes ``maxSkew`` copies and
-    the third copy is refused."""
-    pool = NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),))
-    decision = Run((pool,)).decide(spec(topologySpreadConstraints=[_spread()]), 3, APP)
-    assert decision.placed == 2
-    ((_, reason, said),) = decision.errors
-    assert reason == "unsatisfiable topology constraint"
-    assert "(counts = zone-a: 1, zone-b: 1, zone-x: 0, podDomains" in said
+TWO_SERVED = Catalog(
+    (
+        instance_type("small", 4, 8, zones=("zone-b",), spot=False),
+        instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+        instance_type("ab", 4, 8, zones=("zone-a", "zone-b"), spot=False),
+        instance_type("c", 4, 8, zones=("zone-c",), spot=False),
+    ),
+    "t",
+)
+"""Types of 4 cpu: one in zone-b, an arm64 one in zone-a, one in zone-a and zone-b, one in
+zone-c; no spot offering."""
+UNSERVED = "no instance type met the scheduling requirements or had a required offering"
+"""nodeclaim.go ``InstanceTypeFilterError.Error``: no type of the claim meets its zone (a
+type's requirements hold its offerings' zones) nor has an offering there."""
 
 
-def test_a_type_the_pool_does_not_suit_still_gives_its_zones() -> None:
-    """``buildDomainGroups`` reads every type the provider lists for the pool, intersected
-    with the pool's requirements key by key: an arm64 type offered in zone-a alone makes
-    zone-a a domain of an amd64 pool whose types are all in zone-b."""
-    catalog = Catalog(
-        (
-            instance_type("small", 4, 8, zones=("zone-b",), spot=False),
-            instance_type("arm", 4, 8, "arm64", zones=("zone-a",), spot=False),
+def _types(*names: str) -> Requirement:
+    return _in(INSTANCE_TYPE, *names)
+
+
+UNSERVED_ZONE_CASES = [
+    pytest.param(
+        Run((NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),)),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
+        id="a zone the pool names where no type is offered holds the minimum and is chosen",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ARCH, "amd64"), _types("small"))),),
+            catalog=TWO_SERVED,
         ),
-        "t",
-    )
-    run = Run((NodePool("default", requirements=(_in(ARCH, "amd64"),)),), catalog=catalog)
-    decision = run.decide(spec(cpu="3", topologySpreadConstraints=[_spread()]), 2, APP)
-    assert decision.placed == 1
-    ((_, _, said),) = decision.errors
-    assert "(counts = zone-a: 0, zone-b: 1, podDomains" in said
+        spec(cpu="3", topologySpreadConstraints=[_spread()]),
+        2,
+        [("default", 1, 1)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-a], resources="),
+        id="a zone only a type the pool does not suit is offered in is a domain, and chosen",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool(
+                    "default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"), _types("ab"))
+                ),
+            ),
+            catalog=TWO_SERVED,
+        ),
+        spec(cpu="3", topologySpreadConstraints=[_spread(skew=2)]),
+        5,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
+        id="maxSkew 2: the third claim goes to the emptier unserved zone, not a served one",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool("first", weight=10, requirements=(_types("ab"),)),
+                NodePool("second", requirements=(_types("c"),)),
+            ),
+            catalog=TWO_SERVED,
+        ),
+        spec(cpu="3", topologySpreadConstraints=[_spread(skew=2)]),
+        3,
+        [("first", 2, 2), ("second", 1, 1)],
+        None,
+        id="the heavier pool chooses the emptier zone it is not offered in; the next pool takes it",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),),
+            nodes=[karpenter_node("n-x", "old", "zone-x")],
+            pods=[_web("w-x", "n-x")],
+        ),
+        spec(topologySpreadConstraints=[_spread()]),
+        5,
+        [("default", 2, 4)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
+        id="an unserved zone holding a copy is chosen only once the served zones catch up",
+    ),
+    pytest.param(
+        Run((NodePool("default"),), nodes=[karpenter_node("n-z", "old", "zone-z")]),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-z], resources="),
+        id="an existing node's zone no type is offered in is a domain a pool may choose",
+    ),
+    pytest.param(
+        Run(
+            (NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b"),)),),
+            nodes=[karpenter_node("n-z", "old", "zone-z")],
+        ),
+        spec(topologySpreadConstraints=[_spread()]),
+        3,
+        [("default", 2, 2)],
+        (TOPOLOGY, "zone-z: 0, podDomains = topology.kubernetes.io/zone Exists, "),
+        id="a pool whose requirements leave that zone out never chooses it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims", "error"), UNSERVED_ZONE_CASES)
+def test_a_spread_may_choose_a_zone_no_type_serves(
+    run: Run,
+    pod: dict[str, Any],
+    copies: int,
+    claims: list[tuple[str, int, int]],
+    error: tuple[str, str] | None,
+) -> None:
+    """topology.go ``buildDomainGroups``: a spread's domains are, for each Ready pool, its
+    requirements intersected with each type the provider lists for it (suited to the pool
+    or not), and the zones its requirements name ``In`` whether or not a type is offered
+    there. scheduling/nodeclaim.go ``CanAdd`` then asks topology.go ``AddRequirements``
+    with ``nodeDomains`` the claim's requirements (nodeclaimtemplate.go
+    ``NewNodeClaimTemplate``: the pool's requirements and labels, with the pod's; no type's
+    offerings): topologygroup.go ``nextDomainTopologySpread`` takes the domain with the
+    fewest matching pods within ``maxSkew`` of the minimum, offered or not. A zone no type
+    serves is then chosen like any other, and ``filterInstanceTypesByRequirements`` finds no
+    type there: the claim fails with ``InstanceTypeFilterError``, not a topology error.
+    Such a zone never gains a copy, so it holds the minimum and is the emptiest zone once
+    the served ones hold one more; among zones counted alike Karpenter's choice is Go's map
+    order, and the copy is tried again until a served one comes up (here the served zone).
+    An existing node's zone is a domain too (topology.go ``countDomains``) when the claim's
+    requirements allow it (kubernetes-sigs/karpenter#3272, "Impossible topology domains are
+    included in topology spreads", shows the error)."""
+    decision = run.decide(pod, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    if error is None:
+        assert (decision.placed, decision.errors) == (copies, ())
+        return
+    ((_, reason, text),) = decision.errors
+    assert (reason, error[1] in text) == (error[0], True)
 
 
 THREE_ZONES = Catalog((instance_type("c-4x", 4, 8, zones=("zone-a", "zone-b", "zone-c")),), "t")
@@ -1749,6 +1887,16 @@ UNZONED_JOINS = [
         None,
         id="a rule allowing none of the claim's zones refuses the copy",
     ),
+    pytest.param(
+        Spread({"zone-a": 1, "zone-b": 1, "zone-c": 1, "zone-x": 0}, True, 2, 1),
+        None,
+        id="a spread whose emptiest zone no type serves chooses it, and the copy is refused",
+    ),
+    pytest.param(
+        AntiZone({"zone-a": 1, "zone-b": 0, "zone-c": 1, "zone-x": 0}, True, held=True),
+        ("", ("zone-b", "zone-x"), ("t-b",)),
+        id="a held anti-affinity leaves the claim an unserved zone it allows too",
+    ),
 ]
 
 
@@ -1758,7 +1906,10 @@ def test_a_copy_holding_a_zonal_rule_narrows_a_claim_without_a_zone(
 ) -> None:
     """nodeclaim.go ``CanAdd`` asks topology.go ``AddRequirements`` of every copy joining a
     claim: one planned once a copy's zonal preferences were relaxed has no zone yet, so the
-    copy's rules narrow it (its types those offered there) or refuse the copy."""
+    copy's rules narrow it (its types those offered there) or refuse the copy. They choose
+    among their domains that the claim's requirements allow (``nodeDomains``), offered or
+    not: a zone no type serves fails ``filterInstanceTypesByRequirements`` when it is all
+    that is left."""
     provisioner = Run((NodePool("default"),), catalog=ZONED).provisioner
     (pool,) = provisioner.pools
     claim = _Claim(pool, pool.reqs, pool.types, 1)
@@ -1874,3 +2025,341 @@ def test_zonal_pod_affinity_counts_as_karpenter_counts(
     counts itself is the selector's own answer (``selects``: the null one never)."""
     decision = run.decide(spec(affinity=affinity), 1, APP)
     assert tuple(s.instance_types for s in decision.scale_up) == (launch,)
+
+
+def _preferred_arch(*weighted: tuple[int, str]) -> dict[str, Any]:
+    """Preferred node-affinity terms, each ``(weight, arch)``."""
+    return {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": weight,
+                "preference": {
+                    "matchExpressions": [{"key": ARCH, "operator": "In", "values": [arch]}]
+                },
+            }
+            for weight, arch in weighted
+        ]
+    }
+
+
+def _either_arch() -> dict[str, Any]:
+    """Required node-affinity terms: amd64, or else arm64."""
+    required = _affinity([["amd64"], ["arm64"]], [])["nodeAffinity"]
+    return {
+        "requiredDuringSchedulingIgnoredDuringExecution": required[
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]
+    }
+
+
+def _preferred_pod_affinity(*weighted: tuple[int, str, dict[str, str]]) -> dict[str, Any]:
+    """Preferred pod-affinity terms, each ``(weight, topologyKey, matchLabels)``."""
+    return {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": weight,
+                "podAffinityTerm": {"topologyKey": key, "labelSelector": {"matchLabels": labels}},
+            }
+            for weight, key, labels in weighted
+        ]
+    }
+
+
+AMD_3CPU = ("c-4x", "m-4x", "r-4x", "c-8x", "m-8x", "g-4x")
+"""The amd64 types holding a 3-cpu copy, by price."""
+ARM_3CPU = ("c-4x-arm", "m-4x-arm")
+"""The arm64 types holding a 3-cpu copy, by price."""
+DB = {"app": "db"}
+SOFT_TAINT = Taint("spot", "yes", "PreferNoSchedule")
+
+RELAXATION_CASES = [
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((50, "ppc64le"), (10, "arm64"))}),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="preferred node affinity: the heaviest is held first and dropped first",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((10, "arm64"), (10, "ppc64le"))}),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="preferred node affinity of equal weights: the first written is held",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 50, "preference": {"matchFields": [_NAME_IN]}},
+                        *_preferred_arch((10, "arm64"))[
+                            "preferredDuringSchedulingIgnoredDuringExecution"
+                        ],
+                    ]
+                }
+            },
+        ),
+        1,
+        [
+            (
+                "default",
+                1,
+                1,
+                ("c-4x", "c-4x-arm", "m-4x", "m-4x-arm", "r-4x", "c-8x", "m-8x", "g-4x"),
+            )
+        ],
+        id="a heaviest preference of matchFields alone holds nothing: no lighter one is read",
+    ),
+    pytest.param(
+        Run((NodePool("default"),)),
+        spec(
+            cpu="3", affinity={"nodeAffinity": {**_either_arch(), **_preferred_arch((10, "arm64"))}}
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="the first required term is dropped before the preferred node affinity",
+    ),
+    pytest.param(
+        Run(
+            (
+                NodePool("soft", taints=(SOFT_TAINT,)),
+                NodePool("plain", requirements=(_in(ARCH, "amd64"),)),
+            )
+        ),
+        spec(cpu="3", affinity={"nodeAffinity": _preferred_arch((10, "arm64"))}),
+        1,
+        [("plain", 1, 1, AMD_3CPU)],
+        id="PreferNoSchedule is tolerated last: the preferred arch is dropped before it",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", DB)),
+            },
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="hostname affinity to pods running elsewhere is held: the first required term goes",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", APP)),
+            },
+        ),
+        4,
+        [("default", 3, 4, ("c-4x-arm", "m-4x-arm", "c-8x", "m-8x"))],
+        id="hostname affinity to itself: one claim holds what it can, the next drops a term",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity(
+                    (50, "kubernetes.io/hostname", DB), (10, ZONE, DB)
+                ),
+            },
+        ),
+        1,
+        [("default", 1, 1, ("c-4x-arm",))],
+        id="the heavier hostname term is dropped first; the zonal one keeps zone-b",
+    ),
+    pytest.param(
+        _db_run(),
+        spec(
+            cpu="3",
+            affinity={
+                "nodeAffinity": _either_arch(),
+                "podAffinity": _preferred_pod_affinity(
+                    (50, ZONE, DB), (10, "kubernetes.io/hostname", DB)
+                ),
+            },
+        ),
+        1,
+        [("default", 1, 1, ARM_3CPU)],
+        id="the heavier zonal term is dropped first, then the hostname one: any zone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims"), RELAXATION_CASES)
+def test_relaxation_order(
+    run: Run, pod: dict[str, Any], copies: int, claims: list[tuple[str, int, int, tuple[str, ...]]]
+) -> None:
+    """scheduling/preferences.go ``Relax``, one step per failed attempt, always the first of
+    ``removeRequiredNodeAffinityTerm`` (the first term, while another remains),
+    ``removePreferredPodAffinityTerm``, ``removePreferredPodAntiAffinityTerm`` (each the
+    heaviest left, ``sort.SliceStable`` by weight descending), ``removePreferredNodeAffinityTerm``
+    (likewise), ``removeTopologySpreadScheduleAnyway`` and, when a Ready pool taints
+    PreferNoSchedule (scheduler.go ``NewScheduler``), ``toleratePreferNoScheduleTaints``
+    that applies. pkg/scheduling/requirements.go ``newPodRequirements`` holds the heaviest
+    preferred node-affinity term (``MatchExpressions`` alone) as required. topology.go
+    ``newForAffinities`` holds every preferred pod-affinity term (PreferencePolicy Respect),
+    over hostnames too: topologygroup.go ``nextDomainAffinity`` gives a new claim's hostname
+    only to a copy the term selects while no pod it names runs anywhere (a planned claim
+    holding such a copy may take more), so a term over hostnames fails every new claim
+    until relaxed, and the required terms before it go first. The catalog's arm64 types
+    holding 3 cpu are 4-cpu ones: one copy each; its 8-cpu amd64 types hold two."""
+    decision = run.decide(pod, copies, APP)
+    got = [(s.pool, s.nodes, s.copies, s.instance_types) for s in decision.scale_up]
+    assert (got, decision.placed) == (claims, copies)
+
+
+@pytest.mark.parametrize(
+    ("toleration", "placeholder"),
+    [
+        pytest.param({"operator": "Exists", "effect": "PreferNoSchedule"}, 1, id="the same"),
+        pytest.param(
+            {"key": "", "operator": "Exists", "effect": "PreferNoSchedule", "value": ""},
+            1,
+            id="empty key and value written out are the same",
+        ),
+        pytest.param(
+            {"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"},
+            2,
+            id="a keyed one is not: the relaxation adds its own, one more attempt",
+        ),
+        pytest.param({"operator": "Exists"}, 2, id="one of every effect is not either"),
+    ],
+)
+def test_the_prefer_no_schedule_toleration_is_added_unless_the_pod_has_it(
+    toleration: dict[str, Any], placeholder: int
+) -> None:
+    """preferences.go ``toleratePreferNoScheduleTaints`` relaxes nothing when one of the
+    pod's tolerations ``MatchToleration`` (k8s.io/api core/v1 toleration.go: the same key,
+    effect, operator and value) its ``Exists``/``PreferNoSchedule`` one. A copy with
+    hostname affinity to a pod running elsewhere fails every attempt; each attempt numbers
+    a new claim's hostname, which the last error names."""
+    db = api_pod("db-1", "n-b")
+    db["metadata"]["labels"] = DB
+    run = Run(
+        (NodePool("b", taints=(SOFT_TAINT,)),),
+        nodes=[karpenter_node("n-b", "old", "zone-b")],
+        pods=[db],
+    )
+    pod = spec(affinity=_affinity_to("kubernetes.io/hostname", DB), tolerations=[toleration])
+    ((_, _, said),) = run.decide(pod, 1, APP).errors
+    assert said.endswith(f"[hostname-placeholder-{placeholder:04d}]")
+
+
+HOSTNAME_SELF = {"podAffinity": _affinity_to("kubernetes.io/hostname", APP)["podAffinity"]}
+"""A required pod affinity over hostnames to the pod's own copies."""
+HOSTNAME_SELF_PREFERRED = {
+    "nodeAffinity": _either_arch(),
+    "podAffinity": _preferred_pod_affinity((10, "kubernetes.io/hostname", APP)),
+}
+"""Amd64 or else arm64, and a preferred pod affinity over hostnames to the pod's own copies."""
+
+
+@pytest.mark.parametrize(
+    ("affinity", "landed", "claims", "reason"),
+    [
+        pytest.param(
+            HOSTNAME_SELF, {}, [("default", 1, 3, ("c-8x", "m-8x"))], None, id="none landed"
+        ),
+        pytest.param(
+            HOSTNAME_SELF,
+            {"zone-a": 2},
+            [],
+            TOPOLOGY,
+            id="copies on an existing node: the rest must join them there, no new claim",
+        ),
+        pytest.param(
+            HOSTNAME_SELF_PREFERRED,
+            {"zone-a": 1},
+            [("default", 3, 3, ARM_3CPU)],
+            None,
+            id="preferred: held until relaxed, the amd64 term dropped before it",
+        ),
+    ],
+)
+def test_hostname_affinity_counts_the_copies_existing_nodes_took(
+    affinity: dict[str, Any],
+    landed: dict[str, int],
+    claims: list[tuple[str, int, int, tuple[str, ...]]],
+    reason: str | None,
+) -> None:
+    """scheduler.go ``add`` places copies on existing nodes first (``addToExistingNode``) and
+    topology.go ``Record`` counts each in every group that selects it: on that node's
+    hostname. topologygroup.go ``nextDomainAffinity`` then gives a new claim's hostname to a
+    self-selecting copy only while every domain is empty, so a required term leaves the
+    rest pending and a preferred one holds until ``Relax`` drops it (the first required
+    node-affinity term first). The copies ask 2.5 cpu: three fit an 8-cpu type."""
+    run = Run((NodePool("default"),))
+    profile = pod_profile(spec(cpu="2500m", affinity=affinity), "default", APP)
+    cycle = prepare(profile, run.cluster)
+    decision = run.provisioner.decide(cycle, profile, 3, landed, cluster=run.cluster)
+    got = [(s.pool, s.nodes, s.copies, s.instance_types) for s in decision.scale_up]
+    assert (got, decision.reasons) == (claims, {reason: 1} if reason else {})
+
+
+def _db_in(zone: str) -> Run:
+    """A default pool over the catalog's zones (zone-a, zone-b) and a database pod on an
+    existing node in ``zone``."""
+    db = api_pod("db-1", "n-db")
+    db["metadata"]["labels"] = DB
+    return Run((NodePool("default"),), nodes=[karpenter_node("n-db", "old", zone)], pods=[db])
+
+
+AFFINITY_UNSERVED_CASES = [
+    pytest.param(
+        _db_in("zone-z"),
+        spec(affinity=_required_term("podAffinity", DB)),
+        1,
+        [],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-z], resources="),
+        id="affinity to pods running only where no type is offered: the type error",
+    ),
+    pytest.param(
+        _db_in("zone-b"),
+        spec(affinity=_required_term("podAffinity", DB)),
+        1,
+        [("default", 1, 1)],
+        None,
+        id="affinity to pods in a served zone",
+    ),
+    pytest.param(
+        Run((NodePool("default", requirements=(_in(ZONE, "zone-a", "zone-b", "zone-x"),)),)),
+        spec(affinity=_required_term("podAntiAffinity", APP)),
+        3,
+        [("default", 2, 2)],
+        (UNSERVED, "topology.kubernetes.io/zone In [zone-x], resources="),
+        id="anti-affinity to itself: served zones first, then the unserved one fails",
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "pod", "copies", "claims", "error"), AFFINITY_UNSERVED_CASES)
+def test_pod_affinity_over_zones_may_choose_a_zone_no_type_serves(
+    run: Run,
+    pod: dict[str, Any],
+    copies: int,
+    claims: list[tuple[str, int, int]],
+    error: tuple[str, str] | None,
+) -> None:
+    """topologygroup.go ``nextDomainAffinity`` and ``nextDomainAntiAffinity`` return the
+    domains (topology.go ``buildDomainGroups``, the existing nodes' zones: ``countDomains``)
+    that ``nodeDomains`` (the claim's requirements, not its types' offerings) allows and the
+    rule admits; a claim left only zones no type serves fails in
+    ``filterInstanceTypesByRequirements`` with the ``InstanceTypeFilterError`` of those
+    zones, not with a topology error. A copy of a self-selecting anti-affinity takes a
+    served zone first (Karpenter offers every empty zone and the claim lands in a served
+    one)."""
+    decision = run.decide(pod, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    if error is None:
+        assert (decision.placed, decision.errors) == (copies, ())
+        return
+    ((_, reason, text),) = decision.errors
+    assert (reason, error[1] in text) == (error[0], True)

@@ -98,13 +98,13 @@ NEXT_SPREAD: list[tuple[str, dict[str, int], bool, int, Req, list[str], str]] = 
         "z2",
     ),
     (
-        "ties go to the first zone by name",
+        "ties go to the first zone in the order given (the caller's: served zones first)",
         {"z1": 0, "z2": 0},
         True,
         1,
         ANY_ZONE,
         ["z2", "z1"],
-        "z1",
+        "z2",
     ),
     (
         "no zone within the skew gives none",
@@ -211,10 +211,10 @@ def test_allows(rule: Zonal, expected: list[bool]) -> None:
 
 NEXT_ZONE: list[tuple[str, Zonal, Req, str]] = [
     (
-        "anti-affinity takes the first empty zone by name",
+        "anti-affinity takes the first empty zone in the order given (served zones first)",
         AntiZone({"z1": 1, "z3": 0, "z2": 0}, True),
         ANY_ZONE,
-        "z2",
+        "z3",
     ),
     (
         "anti-affinity takes only a zone the pod may use",
@@ -457,6 +457,19 @@ PREFERENCE_CAPS: list[tuple[str, dict[str, Any], tuple[tuple[int | None, ...], .
             ]
         ),
         ((None,), (2, 3, None, None)),
+    ),
+    (
+        "a DoNotSchedule constraint listed last is what the first soft one is swapped with",
+        _spec(
+            topologySpreadConstraints=[
+                spread(1, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(3, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(2, HOSTNAME, {"matchLabels": APP}, "ScheduleAnyway"),
+                spread(5, ZONE, {"matchLabels": APP}, "DoNotSchedule"),
+            ]
+        ),
+        # [1, 3, 2, D] -> [D, 3, 2] -> [D, 2] -> [D]: the skew-3 spread goes second
+        ((None,), (1, 2, 2, None)),
     ),
 ]
 

@@ -169,6 +169,11 @@ def pod_profile(
         spread_listed=isinstance(listed, list) and bool(listed),
         soft_spread=soft_spread,
         soft_spread_error=soft_spread_error,
+        soft_spread_at=tuple(
+            c.get("whenUnsatisfiable") == SCHEDULE_ANYWAY
+            for c in (listed if isinstance(listed, list) else [])
+            if isinstance(c, Mapping)
+        ),
         preemption_policy=str(spec.get("preemptionPolicy") or ""),
         claims=_claims(spec),
         mounts=mounts_of(spec.get("volumes")),

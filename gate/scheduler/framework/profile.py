@@ -70,6 +70,10 @@ class PodProfile:
     spread_listed: bool = False
     soft_spread: tuple[SpreadConstraint, ...] = ()
     soft_spread_error: str = ""
+    soft_spread_at: tuple[bool, ...] = ()
+    """For each object ``topologySpreadConstraints`` lists, in order, whether it is a
+    ScheduleAnyway one: where the soft ones stand among the rest, which decides the order
+    Karpenter relaxes them in (preferences.go ``removeTopologySpreadScheduleAnyway``)."""
     claims: tuple[str, ...] = ()
     """The claim names of its ``persistentVolumeClaim`` volumes, in ``volumes``' order:
     what the volume plugins read of it."""

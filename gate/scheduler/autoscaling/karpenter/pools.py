@@ -48,11 +48,20 @@ from gate.scheduler.autoscaling.karpenter.requirements import (
 from gate.scheduler.framework.pods import pod_profile
 
 TOLERATE_PREFER_NO_SCHEDULE = {"operator": "Exists", "effect": PREFER_NO_SCHEDULE}
+"""preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
 ZONE_ID = "topology.k8s.aws/zone-id"
 """karpenter-provider-aws v1.8.8 pkg/apis/v1/labels.go ``LabelTopologyZoneID``: a type's zone
 IDs (types.go:214-223) and each offering's (offering/offering.go:155-157), from the
 EC2NodeClass's ``status.subnets``."""
-"""preferences.go ``toleratePreferNoScheduleTaints``: the toleration relaxation adds."""
+
+
+def same_toleration(toleration: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """k8s.io/api core/v1 toleration.go ``MatchToleration``: the same key, effect, operator
+    and value, an absent one the empty string (``tolerationSeconds`` is not compared)."""
+    return all(
+        (toleration.get(f) or "") == (other.get(f) or "")
+        for f in ("key", "effect", "operator", "value")
+    )
 
 
 @dataclass(frozen=True, slots=True)

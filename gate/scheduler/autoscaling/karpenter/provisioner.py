@@ -21,11 +21,12 @@ true by default: :data:`DRA`), and a DaemonSet whose containers do adds no overh
 
 A pod that fits nowhere is relaxed (preferences.go ``Relax``): its first required node
 affinity term dropped while another remains, then its preferred pod (anti-)affinity terms
-(those over hostnames cap a claim until dropped), then its heaviest preferred node affinity
-term (the heaviest one is read as required at first), then its ScheduleAnyway spreads, then
-PreferNoSchedule taints tolerated when some pool has one; the errors reported are those of
-the last attempt, one per pool in pool order, joined ``; `` after ``Failed to schedule pod, ``
-(events.go).
+(anti-affinity over hostnames caps a claim until dropped, affinity over hostnames refuses
+a new claim unless the copy starts the pods it names), then its heaviest preferred node
+affinity term (the heaviest one is read as required at first), then its ScheduleAnyway
+spreads, then PreferNoSchedule taints tolerated when some pool has one; the errors
+reported are those of the last attempt, one per pool in pool order, joined ``; `` after
+``Failed to schedule pod, `` (events.go).
 
 Copies are alike: with no zonal rule coupling them a claim is filled in arithmetic (as many
 copies as its roomiest type holds, capped by the hostname rules); with a zonal spread,
@@ -75,6 +76,7 @@ from gate.scheduler.autoscaling.karpenter.pools import (
     min_values_unmet,
     offer_check,
     requests_for_pods,
+    same_toleration,
     template_reqs,
     term_reqs,
     untolerated,
@@ -95,6 +97,7 @@ from gate.scheduler.autoscaling.karpenter.topology import (
     Held,
     HostAffinity,
     PoolZones,
+    Spread,
     Zonal,
     held_zonal,
     lowest,
@@ -212,6 +215,9 @@ class _Variant:
     zonal: tuple[Zonal, ...] = ()
     """The preferences over zones not yet relaxed (:class:`~.topology.Held`), held as the
     required zonal rules are."""
+    hosts: tuple[HostAffinity, ...] = ()
+    """The preferred pod-affinity terms over hostnames not yet relaxed, held as the
+    required one is."""
 
 
 def _variants(
@@ -229,8 +235,10 @@ def _variants(
     spread (``soft``), then PreferNoSchedule taints tolerated; ``volumes``: the requirements
     the pod's volumes add to every required term (:mod:`.volumetopology`), kept through every
     relaxation; ``cap``: the required rules' cap on the copies a claim holds; ``held``: the
-    preferences over zones left as the same steps go (a preferred pod-affinity term over
-    another key holds nothing here: its step is taken, the pod unchanged)."""
+    preferences over zones and the preferred pod-affinity terms over hostnames left as the
+    same steps go (a preferred term over another key holds nothing here: its step is taken,
+    the pod unchanged); the toleration is added unless the pod has it already
+    (``MatchToleration``)."""
     required = pod.node_affinity.required
     preferred = sorted(pod.node_affinity.preferred, key=lambda t: -t.weight)
     tolerations = tuple(pod.tolerations)
@@ -250,6 +258,7 @@ def _variants(
             tolerations,
             lowest(cap, anti[n_anti], soft[n_soft]),
             held.at(n_affinity, n_anti, n_soft),
+            held.hosts_at(n_affinity),
         )
         if len(required) > 1:
             required = required[1:]
@@ -261,7 +270,7 @@ def _variants(
             preferred = preferred[1:]
         elif n_soft < len(soft) - 1:
             n_soft += 1
-        elif pns and TOLERATE_PREFER_NO_SCHEDULE not in tolerations:
+        elif pns and not any(same_toleration(t, TOLERATE_PREFER_NO_SCHEDULE) for t in tolerations):
             tolerations = (*tolerations, TOLERATE_PREFER_NO_SCHEDULE)
         else:
             return
@@ -302,6 +311,9 @@ class Provisioner:
     """nodeclaim.go ``NewNodeClaim``: the hostname placeholders numbered so far."""
     host: HostAffinity | None = None
     """The workload being decided's affinity over hostnames."""
+    node_zones: frozenset[str] = frozenset()
+    """The zones of the existing nodes carrying the zone label: domains of every pod
+    (anti-)affinity group (topology.go ``countDomains``, no node filter for them)."""
     planned: int = 0
     """The claims the workload being decided plans so far."""
     type_keys: frozenset[str] = frozenset()
@@ -530,6 +542,7 @@ class Provisioner:
             return PoolDecision(left, errors=(("", FILTERED_ALL, FILTERED_ALL),))
         requests = {r: a for r, a in pod.requests.items() if a}
         requests["pods"] = 1
+        self.node_zones = frozenset(cluster.index.label_values(ZONE))
         spreads, cap, self.host = zonal_rules(
             cycle, self.zones, pod, cluster, landed or {}, preferred=False
         )
@@ -657,19 +670,32 @@ class Provisioner:
             return False
         if compatible(claim.reqs, variant.reqs, self.allowed) is not None:
             return False
+        if any(not host.self_match for host in variant.hosts):
+            # nextDomainAffinity: the claim's hostname holds none of the pods the held term
+            # names (it holds copies, which that term does not select)
+            return False
         reqs = merged(claim.reqs, variant.reqs.values())
         pod_domains = get(variant.strict, ZONE)
         zones = [claim.zone] if claim.zone else list(claim.zones)
         total = add(claim.pool.daemon, requests, claim.pods + 1)
         if spreads and not zones:
             # a claim made once a copy's zonal preferences were relaxed has no zone: the
-            # copy's rules narrow it as they would a new claim's, or refuse it
-            zones = sorted(self._offered_zones(claim.types, reqs, total))
-            if not zones:
+            # copy's rules narrow it as they would a new claim's (among the zones its
+            # requirements allow, offered or not), or refuse it
+            offered_zones = self._offered_zones(claim.types, reqs, total)
+            if not offered_zones:
                 return False
+            node_domains = get(reqs, ZONE)
+            domains = {*self.zones.names, *self.node_zones, *(z for r in spreads for z in r.counts)}
+            zones = _offered_first((z for z in domains if node_domains.has(z)), offered_zones)
         if zones and spreads:
             for spread in spreads:
-                allowed = [z for z in zones if _allowed(z, spreads, pod_domains)]
+                allowed = [
+                    z
+                    for z in zones
+                    if _allowed(z, spreads, pod_domains)
+                    and (z in spread.counts or not isinstance(spread, Spread))
+                ]
                 zones = spread.domains(pod_domains, allowed)
                 if not zones:
                     return False
@@ -771,15 +797,25 @@ class Provisioner:
         if failed is not None:
             return REQUIREMENTS, f"{REQUIREMENTS}, {failed}"
         reqs = merged(claim_reqs, variant.reqs.values())
-        if self.host is not None and self.host.refuses(self.planned):
-            return TOPOLOGY, self.host.error(hostname)
+        for host in (self.host, *variant.hosts):
+            if host is not None and host.refuses(self.planned):
+                return TOPOLOGY, host.error(hostname)
         zones: list[str] = []
         total = add(pool.daemon, requests)
         pod_domains = get(variant.strict, ZONE)
         for spread in spreads:
             node_domains = get(reqs, ZONE)
             offered_zones = self._offered_zones(types, reqs, total)
-            candidates = sorted(z for z in offered_zones if _allowed(z, spreads, pod_domains))
+            # a rule chooses among its domains the claim's requirements allow, offered or
+            # not (topologygroup.go nextDomain* read nodeDomains, the template's and the
+            # pod's requirements): a zone no type serves may be chosen
+            reach = set(spread.counts)
+            if not isinstance(spread, Spread):
+                reach |= {*self.zones.names, *self.node_zones}
+            reach = {z for z in reach if node_domains.has(z)}
+            candidates = _offered_first(
+                (z for z in reach if _allowed(z, spreads, pod_domains)), offered_zones
+            )
             zones = spread.domains(pod_domains, candidates)
             if not zones:
                 return TOPOLOGY, spread.error(pod_domains, node_domains)
@@ -797,6 +833,14 @@ class Provisioner:
 
 def _allowed(zone: str, rules: Sequence[Zonal], pod_domains: Req) -> bool:
     return all(r.allows(zone, pod_domains) for r in rules)
+
+
+def _offered_first(zones: Iterable[str], offered: frozenset[str]) -> list[str]:
+    """The zones by name, those ``offered`` first: where Karpenter's choice among equally
+    counted zones is Go's map order, a zone no type serves fails the claim, and the copy
+    is tried again until a served one comes up (scheduler.go ``Solve`` requeues it while
+    others land, and the next provisioning loop tries it anew)."""
+    return sorted(zones, key=lambda z: (z not in offered, z))
 
 
 def _pinned(zones: Sequence[str]) -> tuple[str, tuple[str, ...]]:

@@ -155,9 +155,11 @@ class Spread(_ZoneCounts):
         )
 
     def next_zone(self, pod_domains: Req, zones: Sequence[str]) -> str:
+        """The zone of ``zones`` with the fewest matching pods within the skew, the first
+        in their order among equals (Go ranges over a map there)."""
         low = self.minimum(pod_domains)
         best, best_count = "", 2**31
-        for zone in sorted(zones):
+        for zone in zones:
             count = self.counts.get(zone, 0) + (1 if self.self_match else 0)
             if admits(self.counts.get(zone, 0), self.self_match, low, self.max_skew) and (
                 count < best_count
@@ -251,17 +253,22 @@ class HostAffinity:
 
     counts: Mapping[str, int]
     self_match: bool
+    landed: int = 0
+    """The workload's copies existing nodes took, when its term selects them: topology.go
+    ``Record`` counts them on those nodes' hostnames (after ``addToExistingNode``), so
+    they are pods the term names running elsewhere. Which nodes took them is not known
+    here: the error's counts name the hostnames of the pods running before."""
 
     def refuses(self, claims: int) -> bool:
-        return any(self.counts.values()) or not self.self_match or claims > 0
+        return any(self.counts.values()) or self.landed > 0 or not self.self_match or claims > 0
 
     def error(self, hostname: Req) -> str:
         return topology_error("pod affinity", self.counts, Req(HOSTNAME, True), hostname, HOSTNAME)
 
 
 def _open(rule: AntiZone | AffinityZone, pod_domains: Req, zones: Sequence[str]) -> list[str]:
-    """The zones, by name, that ``rule`` allows and the pod may use."""
-    return [z for z in sorted(zones) if rule.allows(z, pod_domains) and pod_domains.has(z)]
+    """The zones, in the order given, that ``rule`` allows and the pod may use."""
+    return [z for z in zones if rule.allows(z, pod_domains) and pod_domains.has(z)]
 
 
 def _one(zone: str) -> list[str]:
@@ -324,7 +331,8 @@ def zonal_rules(
                 antis.append(_affinity_zone(state, placed))
             if HOSTNAME in keys:
                 on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
-                host = HostAffinity(on, state.self_match)
+                landed = sum(placed.values()) if state.self_match else 0
+                host = HostAffinity(on, state.self_match, landed)
             continue
         if prepared.plugin.name != POD_TOPOLOGY_SPREAD or not isinstance(state, SpreadState):
             continue
@@ -406,8 +414,7 @@ def preference_caps(
     Two sequences, index n the cap once n of them are relaxed: the preferred anti-affinity
     terms (``removePreferredPodAntiAffinityTerm``: the heaviest first, a stable sort) and the
     ScheduleAnyway spreads (``removeTopologySpreadScheduleAnyway``: the first one swapped
-    with the last and dropped; taken among the ScheduleAnyway spreads alone, where upstream
-    swaps in the last constraint of either kind)."""
+    with the last constraint listed, of either kind, and dropped)."""
     namespace_labels = next(
         (p.state.namespace_labels for p in cycle if isinstance(p.state, AffinityState)), None
     )
@@ -445,6 +452,14 @@ class Held:
     """The preferred anti-affinity terms over zones (``removePreferredPodAntiAffinityTerm``)."""
     spreads: tuple[tuple[Spread, ...], ...] = ((),)
     """The ScheduleAnyway spreads over zones (``removeTopologySpreadScheduleAnyway``)."""
+    hosts: tuple[tuple[HostAffinity, ...], ...] = ((),)
+    """The preferred pod-affinity terms over hostnames, relaxed in the same steps as those
+    over zones (``removePreferredPodAffinityTerm`` takes the heaviest of either)."""
+
+    def hosts_at(self, affinity: int) -> tuple[HostAffinity, ...]:
+        """The hostname terms held once ``affinity`` preferred pod-affinity terms are
+        relaxed."""
+        return self.hosts[affinity] if affinity < len(self.hosts) else ()
 
     def at(self, affinity: int, anti: int, spreads: int) -> tuple[Zonal, ...]:
         """Those held once ``affinity``, ``anti`` and ``spreads`` of each are relaxed."""
@@ -475,6 +490,7 @@ def held_zonal(
         _preferred_affinity(pod, cluster, placed),
         _preferred_anti(pod, cluster, pools.names, placed),
         soft_zonal(pod, cluster, pools, placed),
+        _preferred_host_affinity(pod, cluster, placed),
     )
 
 
@@ -513,6 +529,27 @@ def _preferred_affinity(
     return _by_step(groups)
 
 
+def _preferred_host_affinity(
+    pod: PodProfile, cluster: Cluster, placed: Mapping[str, int]
+) -> tuple[tuple[HostAffinity, ...], ...]:
+    """The preferred pod-affinity terms over hostnames, the heaviest dropped first (a
+    stable sort), each read as a required one (:class:`HostAffinity`): topology.go
+    ``newForAffinities`` takes them under the default PreferencePolicy Respect, and
+    topologygroup.go ``nextDomainAffinity`` gives a new claim's hostname (no pod runs
+    there) only to a copy its term selects while none of the pods it names runs anywhere;
+    a planned claim holds a copy, so one its term selects may join it."""
+    groups: list[HostAffinity | None] = []
+    for term in _heaviest(pod.preferred_pod_affinity):
+        state = _affinity_alone(pod, cluster, term, anti=False, key=HOSTNAME)
+        if state is None:
+            groups.append(None)
+            continue
+        on = {h: n for (k, h), n in state.affinity_counts.items() if k == HOSTNAME}
+        landed = sum(placed.values()) if state.self_match else 0
+        groups.append(HostAffinity(on, state.self_match, landed))
+    return _by_step(groups)
+
+
 def _preferred_anti(
     pod: PodProfile, cluster: Cluster, zones: Sequence[str], placed: Mapping[str, int]
 ) -> tuple[tuple[AntiZone, ...], ...]:
@@ -536,7 +573,7 @@ def _preferred_anti(
     return _by_step(groups)
 
 
-_Group = TypeVar("_Group", AffinityZone, AntiZone)
+_Group = TypeVar("_Group", AffinityZone, AntiZone, HostAffinity)
 
 
 def _by_step(groups: Sequence[_Group | None]) -> tuple[tuple[_Group, ...], ...]:
@@ -551,12 +588,12 @@ def _heaviest(terms: Sequence[tuple[int, AffinityTerm]]) -> list[AffinityTerm]:
 
 
 def _affinity_alone(
-    pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool
+    pod: PodProfile, cluster: Cluster, term: AffinityTerm, anti: bool, key: str = ZONE
 ) -> AffinityState | None:
     """The InterPodAffinity PreFilter of the pod whose one required term is ``term``,
     counting as Karpenter counts (:func:`_recounted`); None for a term over another key
-    than zones."""
-    if term.topology_key != ZONE:
+    than ``key``."""
+    if term.topology_key != key:
         return None
     listed = _listing(term)
     alone = replace(
@@ -618,13 +655,19 @@ def _step(steps: Sequence[tuple[Zonal, ...]], n: int) -> tuple[Zonal, ...]:
 
 def _soft_steps(pod: PodProfile) -> list[list[SpreadConstraint]]:
     """preferences.go ``removeTopologySpreadScheduleAnyway`` step by step: the
-    ScheduleAnyway spreads left once n are relaxed, at index n."""
-    spreads = list(pod.soft_spread)
-    steps = [list(spreads)]
-    while spreads:
-        spreads[0] = spreads[-1]
-        spreads.pop()
-        steps.append(list(spreads))
+    ScheduleAnyway spreads left once n are relaxed, at index n. Each step swaps the first
+    ScheduleAnyway constraint with the last constraint listed, of either kind, and drops
+    it (``soft_spread_at``: where the soft ones stand)."""
+    soft = iter(pod.soft_spread)
+    at = pod.soft_spread_at
+    if sum(at) != len(pod.soft_spread):  # a profile built without the listing
+        at = (True,) * len(pod.soft_spread)
+    listed = [next(soft) if is_soft else None for is_soft in at]
+    steps = [[c for c in listed if c is not None]]
+    while (first := next((i for i, c in enumerate(listed) if c is not None), None)) is not None:
+        listed[first] = listed[-1]
+        listed.pop()
+        steps.append([c for c in listed if c is not None])
     return steps
 
 
