@@ -1892,6 +1892,7 @@ _ENV_NAME_ERROR = (
     "a valid environment variable name must consist only of printable ASCII characters other "
     "than '='"
 )
+_RELAXED_ENV_NAME = re.compile("[ -<>-~]*")  # printable ASCII (space to ~) but "="
 _ENV_FIELD_PATHS = (
     "metadata.name",
     "metadata.namespace",
@@ -1920,7 +1921,7 @@ def env_var_name_errors(value: str) -> list[str]:
     """IsRelaxedEnvVarName, the rule ValidateEnv and ValidateEnvFrom follow in v1.34
     (RelaxedEnvironmentVariableValidation is GA and locked on): printable ASCII but ``=``."""
     errors = [f"environment variable name {EMPTY_ERROR}"] if not value else []
-    if any(not " " <= char <= "~" or char == "=" for char in value):
+    if not _RELAXED_ENV_NAME.fullmatch(value):
         errors.append(_ENV_NAME_ERROR)
     return errors
 
