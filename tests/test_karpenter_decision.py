@@ -1458,6 +1458,24 @@ UNSERVED_ZONE_CASES = [
 ]
 
 
+def _claims_or_error(
+    run: Run,
+    pod: dict[str, Any],
+    copies: int,
+    claims: list[tuple[str, int, int]],
+    error: tuple[str, str] | None,
+) -> None:
+    """The claims Karpenter makes for ``copies`` of ``pod``, and then either every copy
+    placed or the one error (its reason, and a part of its text) the rest meet."""
+    decision = run.decide(pod, copies, APP)
+    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
+    if error is None:
+        assert (decision.placed, decision.errors) == (copies, ())
+        return
+    ((_, reason, text),) = decision.errors
+    assert (reason, error[1] in text) == (error[0], True)
+
+
 @pytest.mark.parametrize(("run", "pod", "copies", "claims", "error"), UNSERVED_ZONE_CASES)
 def test_a_spread_may_choose_a_zone_no_type_serves(
     run: Run,
@@ -1482,13 +1500,7 @@ def test_a_spread_may_choose_a_zone_no_type_serves(
     An existing node's zone is a domain too (topology.go ``countDomains``) when the claim's
     requirements allow it (kubernetes-sigs/karpenter#3272, "Impossible topology domains are
     included in topology spreads", shows the error)."""
-    decision = run.decide(pod, copies, APP)
-    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
-    if error is None:
-        assert (decision.placed, decision.errors) == (copies, ())
-        return
-    ((_, reason, text),) = decision.errors
-    assert (reason, error[1] in text) == (error[0], True)
+    _claims_or_error(run, pod, copies, claims, error)
 
 
 THREE_ZONES = Catalog((instance_type("c-4x", 4, 8, zones=("zone-a", "zone-b", "zone-c")),), "t")
@@ -2356,10 +2368,4 @@ def test_pod_affinity_over_zones_may_choose_a_zone_no_type_serves(
     zones, not with a topology error. A copy of a self-selecting anti-affinity takes a
     served zone first (Karpenter offers every empty zone and the claim lands in a served
     one)."""
-    decision = run.decide(pod, copies, APP)
-    assert [(s.pool, s.nodes, s.copies) for s in decision.scale_up] == claims
-    if error is None:
-        assert (decision.placed, decision.errors) == (copies, ())
-        return
-    ((_, reason, text),) = decision.errors
-    assert (reason, error[1] in text) == (error[0], True)
+    _claims_or_error(run, pod, copies, claims, error)
