@@ -744,3 +744,52 @@ def test_violation_joins_reasons_and_details_as_the_admission_message() -> None:
         'set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")'
     )
     assert psa.violation(LevelVersion(PRIVILEGED), {}, spec) is None
+
+
+@pytest.mark.parametrize(
+    ("annotations", "spec", "expected"),
+    [
+        pytest.param(
+            {_APPARMOR + "web": "unconfined"},
+            _pod({"name": "web"}),
+            'forbidden AppArmor profiles (container "web" and annotation must not set AppArmor '
+            f'profile type to "Unconfined", "{_APPARMOR}web="unconfined"")',
+            id="an unconfined annotation becomes the container's field",
+        ),
+        pytest.param(
+            {_APPARMOR + "web": "unconfined"},
+            _pod({"name": "web"}, securityContext={"appArmorProfile": _UNCONFINED}),
+            "forbidden AppArmor profiles (pod and annotation must not set AppArmor profile type "
+            f'to "Unconfined", "{_APPARMOR}web="unconfined"")',
+            id="the pod's own profile: not copied",
+        ),
+        pytest.param(
+            {_APPARMOR + "web": "unconfined"},
+            _pod(_sc("web", appArmorProfile=_DEFAULT)),
+            "forbidden AppArmor profile (annotation must not set AppArmor profile type to "
+            f'"{_APPARMOR}web="unconfined"")',
+            id="a container's field is kept",
+        ),
+        pytest.param(
+            {_APPARMOR + "web": "unconfined"},
+            _pod({"name": "web"}, **_WINDOWS),
+            "forbidden AppArmor profile (annotation must not set AppArmor profile type to "
+            f'"{_APPARMOR}web="unconfined"")',
+            id="a Windows pod: not synced",
+        ),
+        pytest.param(
+            {_APPARMOR + "web": "localhost/"},
+            _pod({"name": "web"}),
+            None,
+            id="localhost/ names no profile: nothing copied, allowed",
+        ),
+    ],
+)
+def test_apparmor_annotations_become_fields_before_the_check(
+    annotations: dict[str, str], spec: Spec, expected: str | None
+) -> None:
+    """pkg/registry/core/pod/strategy.go applyAppArmorVersionSkew (v1.34: annotations to
+    fields only), then appArmorProfile_1_0."""
+    found = psa.violation(LevelVersion(BASELINE), annotations, spec)
+    prefix = 'violates PodSecurity "baseline:latest": '
+    assert found == (None if expected is None else prefix + expected)

@@ -182,3 +182,16 @@ def test_the_level_comes_from_the_run_s_namespace_else_the_snapshot_s(
 ) -> None:
     _, found = _check(tmp_path, [*shipped, _pod("solo", "shop")], recorded)
     assert found["Pod/solo"]["verdict"] == verdict
+
+
+def test_the_template_s_annotations_are_its_pods(tmp_path: Path) -> None:
+    deployment = _controller("Deployment", "ops")
+    annotation = "container.apparmor.security.beta.kubernetes.io/web"
+    deployment["spec"]["template"]["metadata"]["annotations"] = {annotation: "unconfined"}
+    deployment["metadata"]["annotations"] = {"note": "the object's own, not its pods'"}
+    _, found = _check(tmp_path, [deployment], [_namespace("ops", {ENFORCE: "baseline"})])
+    assert found["Deployment/web"]["reason"].endswith(
+        'violates PodSecurity "baseline:latest": forbidden AppArmor profiles (container "web" '
+        f'and annotation must not set AppArmor profile type to "Unconfined", "{annotation}='
+        '"unconfined"")'
+    )

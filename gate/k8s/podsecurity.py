@@ -697,13 +697,57 @@ def violations(
     return [f for _, check in checks_for(policy) if (f := check(annotations, spec)) is not None]
 
 
+def _apparmor_field(annotation: str) -> dict[str, str] | None:
+    """strategy.go's ApparmorFieldForAnnotation: the profile a deprecated annotation's
+    value names, None for a value that names none."""
+    if annotation == "unconfined":
+        return {"type": "Unconfined"}
+    if annotation == "runtime/default":
+        return {"type": "RuntimeDefault"}
+    if annotation.startswith("localhost/") and annotation != "localhost/":
+        return {"type": "Localhost", "localhostProfile": annotation.removeprefix("localhost/")}
+    return None
+
+
+def with_apparmor_fields(
+    annotations: Mapping[str, str], spec: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The pod as the API server stores it before its validating admission: Kubernetes
+    v1.34's pkg/registry/core/pod/strategy.go applyAppArmorVersionSkew copies a
+    container's deprecated AppArmor annotation to its ``appArmorProfile`` when it sets
+    none and the profile differs from the pod's (no longer the fields to annotations).
+    A Windows pod is left as it is."""
+    if _windows(spec) or not any(k.startswith(_APPARMOR_ANNOTATION) for k in annotations):
+        return spec
+    pod = _context(spec).get("appArmorProfile")
+    synced: dict[str, Any] = dict(spec)
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        items = spec.get(key)
+        if not isinstance(items, list):
+            continue
+        copied = []
+        for item in items:
+            container = mapping(item)
+            written = annotations.get(_APPARMOR_ANNOTATION + _name(container))
+            profile = None if written is None else _apparmor_field(written)
+            unset = _context(container).get("appArmorProfile") is None
+            if profile is not None and unset and profile != pod:
+                context = {**_context(container), "appArmorProfile": profile}
+                item = {**container, "securityContext": context}
+            copied.append(item)
+        synced[key] = copied
+    return synced
+
+
 def violation(
     policy: LevelVersion, annotations: Mapping[str, str], spec: Mapping[str, Any]
 ) -> str | None:
     """admission.go EvaluatePod's refusal of the pod (after ``pods "NAME" is forbidden:``),
     or None when the policy allows it: ``violates PodSecurity "LEVEL:VERSION": reason
-    (detail), reason``."""
-    found = violations(policy, annotations, spec)
+    (detail), reason``. The pod is checked as stored (:func:`with_apparmor_fields`)."""
+    if policy.level == PRIVILEGED:
+        return None
+    found = violations(policy, annotations, with_apparmor_fields(annotations, spec))
     if not found:
         return None
     detail = ", ".join(f"{f.reason} ({f.detail})" if f.detail else f.reason for f in found)
