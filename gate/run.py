@@ -42,7 +42,11 @@ from gate.inputs.workloads import (
     extract_all,
 )
 from gate.k8s.claims import run_classes, with_ephemeral_claims, with_run_claims
-from gate.k8s.completion import with_run_limit_ranges, with_run_runtime_classes
+from gate.k8s.completion import (
+    with_run_limit_ranges,
+    with_run_namespaces,
+    with_run_runtime_classes,
+)
 from gate.k8s.limitranger import accepted as limit_range_accepted
 from gate.k8s.priority import accepted as priority_accepted
 from gate.k8s.priority import priority_class, with_run_classes
@@ -314,7 +318,7 @@ def check(
     snapshot_given = snapshot
     bodies = [d.body for d in documents if d.body is not None]
     classes = with_run_runtime_classes(with_run_classes(snapshot.admission, bodies), bodies)
-    classes = with_run_limit_ranges(classes, bodies)
+    classes = with_run_namespaces(with_run_limit_ranges(classes, bodies), bodies)
     pods = snapshot.pods
     admission = with_run_quotas(classes, bodies, pods, lambda: owning_objects(pods))
     snapshot = (

@@ -239,6 +239,15 @@ def _written_labels(body: Mapping[str, Any], field: str) -> object:
     return at(body, (*path[:-1], "metadata", "labels"))
 
 
+def _template_annotations(body: Mapping[str, Any], field: str) -> dict[str, str]:
+    """The annotations beside the pod template's ``spec``, read as :func:`_written_labels`
+    reads its labels."""
+    path = tuple(field.split("."))
+    if path[-1:] != ("spec",) or any(not part.isidentifier() for part in path):
+        return {}
+    return text_labels(at(body, (*path[:-1], "metadata", "annotations")))
+
+
 def _refused(
     kind: str, body: Mapping[str, Any], spec: Mapping[str, Any], field: str, rules: Rules
 ) -> str | None:
@@ -300,6 +309,7 @@ def _workload(
         replicas=replicas,
         pod_spec=spec,
         annotations={str(k): str(v) for k, v in _annotations(body).items()},
+        pod_annotations=_template_annotations(body, field),
         warnings=tuple(warnings),
         labels=labels,
         scaling=(

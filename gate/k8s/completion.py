@@ -35,6 +35,7 @@ from gate.k8s.labels import TAINT_NOT_READY, TAINT_UNREACHABLE
 from gate.k8s.limitranger import accepted, range_defaults, range_violations
 from gate.k8s.matching import NO_EXECUTE, scalar_text
 from gate.k8s.podaffinity import PREFERRED, REQUIRED
+from gate.k8s.podsecurity import LevelVersion, violation
 from gate.k8s.priority import PriorityRefused, admit_priority
 from gate.k8s.quantity import exact_text, parse_quantity
 from gate.k8s.quota import forbidden
@@ -43,6 +44,7 @@ from gate.k8s.resources import (
     overcommit_allowed,
     pod_level_resource,
 )
+from gate.k8s.selectors import text_labels
 from gate.k8s.validation import (
     PodIdentity,
     aggregate,
@@ -525,6 +527,24 @@ def _validate_overhead(spec: Spec, admission: AdmissionObjects) -> None:
         )
 
 
+def with_run_namespaces(
+    admission: AdmissionObjects, bodies: Iterable[Mapping[str, Any]]
+) -> AdmissionObjects:
+    """The labels of the Namespaces among the run's manifests (the last of a name): applied
+    with its workloads, a Namespace's labels are what the PodSecurity plugin reads for the
+    pods their controllers create after it, in place of the recorded namespace's."""
+    shipped = {
+        str(mapping(body.get("metadata")).get("name")): text_labels(
+            mapping(body.get("metadata")).get("labels")
+        )
+        for body in bodies
+        if body.get("kind") == "Namespace" and body.get("apiVersion") == "v1"
+    }
+    if not shipped:
+        return admission
+    return replace(admission, namespaces={**admission.namespaces, **shipped})
+
+
 def complete_pod_spec(
     spec: Mapping[str, Any],
     namespace: str,
@@ -533,6 +553,8 @@ def complete_pod_spec(
     labels: Mapping[str, str] | None = None,
     validated: bool = True,
     identity: PodIdentity | None = None,
+    pod_security: LevelVersion | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> tuple[Spec, list[WorkloadWarning]]:
     """The pod spec the scheduler would see, and warnings about what could not be applied,
     in the API server's order: defaults applied while the request is decoded, then the
@@ -542,7 +564,9 @@ def complete_pod_spec(
     ``validated``: the template was held to the pod's rules when it was read, so only an
     error the completion makes is new; a StatefulSet's is not (its API leaves its pod spec
     to the pods), and its pod is then validated whole, with the hostname and subdomain
-    its controller gives it (``identity``; the template's own when None). Raises
+    its controller gives it (``identity``; the template's own when None). ``pod_security``:
+    the namespace's Pod Security enforce level, which checks the pod and its
+    ``annotations`` (:mod:`gate.k8s.podsecurity`; None: its labels are not known). Raises
     :class:`AdmissionRefused` where an admission plugin would refuse the pod, or where the
     pod would fail its validation."""
     completed: Spec = dict(spec)
@@ -599,9 +623,14 @@ def complete_pod_spec(
     invalid = aggregate(errors)
     if invalid is not None:
         raise AdmissionRefused(invalid, invalid=True)
-    # The validating phase, in the API server's order: LimitRanger before RuntimeClass.
+    # The validating phase, in the API server's order (kube-apiserver's AllOrderedPlugins):
+    # LimitRanger, PodSecurity, then RuntimeClass.
     violations = range_violations(completed, limit_ranges)
     if violations is not None:
         raise AdmissionRefused(violations)
+    if pod_security is not None:
+        refusal = violation(pod_security, annotations or {}, completed)
+        if refusal is not None:
+            raise AdmissionRefused(refusal)
     _validate_overhead(completed, admission)
     return completed, warnings

@@ -270,6 +270,9 @@ class AdmissionObjects:
     resource_quotas: tuple[Mapping[str, Any], ...] = ()
     """The ResourceQuotas recorded (spec and ``status.used``), and the run's new ones."""
     has_resource_quotas: bool = False
+    namespaces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """The labels of the Namespaces the run ships, which replace the snapshot's for the
+    PodSecurity plugin (``gate.k8s.podsecurity``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,6 +182,9 @@ class Workload:
     new template until resumed, whatever an autoscaler sets its replicas to."""
     service_name: str = ""
     """A StatefulSet's ``serviceName``: its controller makes it its pods' subdomain."""
+    pod_annotations: Mapping[str, str] = field(default_factory=dict)
+    """The annotations beside the pod template's ``spec`` (a Pod's own), which its pods
+    carry."""
 
 
 @dataclass(frozen=True, slots=True)

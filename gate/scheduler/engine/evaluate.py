@@ -375,7 +375,17 @@ class Evaluator:
             self.dialect,
             namespaces_unknown=self.snapshot.namespaces is None,
             storage=self.snapshot.storage,
+            namespace_labels=self._namespace_labels(workload.namespace),
         )
+
+    def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        """The labels of the namespace: a Namespace of the run's replaces the snapshot's;
+        None when neither is known (the snapshot recorded no namespaces)."""
+        shipped = self.snapshot.admission.namespaces.get(namespace)
+        if shipped is not None:
+            return shipped
+        recorded = self.snapshot.namespaces
+        return None if recorded is None else recorded.get(namespace, {})
 
     def warm(self, workloads: Iterable[Workload]) -> None:
         """Work out now what the filters compute once of the cluster for a pod that mounts

@@ -36,6 +36,7 @@ from gate.k8s.matching import (
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.podnames import pod_name, pod_name_admitted
+from gate.k8s.podsecurity import enforce_policy
 from gate.k8s.ports import pod_host_ports, regular_host_ports
 from gate.k8s.quotausage import stored_requests
 from gate.k8s.resources import (
@@ -285,12 +286,15 @@ def prepare_pod(
     dialect: Dialect,
     namespaces_unknown: bool = False,
     storage: StorageObjects | None = None,
+    namespace_labels: Mapping[str, str] | None = None,
 ) -> Pod:
     """The workload's pod as the scheduler would receive it. Raises AdmissionRefused where
     the API server would refuse it, QuantityError on a request the scheduler cannot hold,
     SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
     recorded no namespaces; ``storage``: its storage objects (a StatefulSet's first copy
-    then mounts its own claims when they exist)."""
+    then mounts its own claims when they exist); ``namespace_labels``: its namespace's
+    labels, which set the Pod Security level that checks it (None: not known, not
+    checked)."""
     labels = {**workload.labels, **workload.controller_labels}
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
@@ -304,6 +308,8 @@ def prepare_pod(
             if workload.kind == "StatefulSet"
             else None
         ),
+        pod_security=None if namespace_labels is None else enforce_policy(namespace_labels),
+        annotations=workload.pod_annotations,
     )
     daemonset = workload.kind == "DaemonSet"
     if daemonset:

@@ -1,0 +1,197 @@
+"""Pod Security admission end to end: ``fitgate check FILE --snapshot S --json -`` with a
+namespace whose ``pod-security.kubernetes.io/enforce`` label refuses the run's pods
+(admission/admission.go: ``pods "NAME" is forbidden: violates PodSecurity ...``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gate.cli import Streams, main
+from tests.builders import api_node, cluster_snapshot
+from tests.report_schema import validate_report
+
+ENFORCE = "pod-security.kubernetes.io/enforce"
+RESTRICTED_WEB = (
+    'violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container '
+    '"web" must set securityContext.allowPrivilegeEscalation=false), unrestricted '
+    'capabilities (container "web" must set securityContext.capabilities.drop=["ALL"]), '
+    'runAsNonRoot != true (pod or container "web" must set securityContext.runAsNonRoot=true), '
+    'seccompProfile (pod or container "web" must set securityContext.seccompProfile.type to '
+    '"RuntimeDefault" or "Localhost")'
+)
+HARDENED = {
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "runAsNonRoot": True,
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
+
+
+def _namespace(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": labels or {}},
+    }
+
+
+def _container(**context: Any) -> dict[str, Any]:
+    web: dict[str, Any] = {
+        "name": "web",
+        "image": "nginx",
+        "resources": {"requests": {"cpu": "100m"}},
+    }
+    return {**web, "securityContext": context} if context else web
+
+
+def _pod(name: str, namespace: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [_container()], **spec},
+    }
+
+
+def _controller(kind: str, namespace: str, **spec: Any) -> dict[str, Any]:
+    template = {
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [_container()], **spec},
+    }
+    body: dict[str, Any] = {
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": template,
+    }
+    if kind == "StatefulSet":
+        body["serviceName"] = "web"
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "web", "namespace": namespace},
+        "spec": body,
+    }
+
+
+def _check(
+    tmp_path: Path, manifests: list[dict[str, Any]], namespaces: list[dict[str, Any]] | None
+) -> tuple[int, dict[str, dict[str, Any]]]:
+    document = cluster_snapshot([api_node("n1")])
+    if namespaces is not None:
+        document["namespaces"] = namespaces
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(document))
+    file = tmp_path / "run.yaml"
+    file.write_text(yaml.safe_dump_all(manifests))
+    out = io.StringIO()
+    streams = Streams(io.BytesIO(), out, io.StringIO(), env={})
+    code = main(["check", str(file), "--snapshot", str(snapshot), "--json", "-"], streams)
+    report = json.loads(out.getvalue())
+    validate_report(report)
+    return code, {f"{w['kind']}/{w['name']}": w for w in report["workloads"]}
+
+
+SHOP = [_namespace("shop", {ENFORCE: "restricted"}), _namespace("default")]
+
+
+def test_a_pod_the_restricted_level_refuses_is_never_created(tmp_path: Path) -> None:
+    code, found = _check(tmp_path, [_pod("solo", "shop")], SHOP)
+    solo = found["Pod/solo"]
+    assert code == 1
+    assert (solo["verdict"], solo["reason"]) == (
+        "ERROR",
+        f'pods "solo" is forbidden: {RESTRICTED_WEB}',
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "pod"),
+    [
+        pytest.param(
+            "Deployment", r"web-[a-z0-9]+-[a-z0-9]{5}", id="Deployment: a ReplicaSet's pod"
+        ),
+        pytest.param("StatefulSet", "web-0", id="StatefulSet: its first copy"),
+        pytest.param("DaemonSet", r"web-[a-z0-9]{5}", id="DaemonSet"),
+    ],
+)
+def test_a_controllers_pods_are_refused_in_the_controllers_words(
+    tmp_path: Path, kind: str, pod: str
+) -> None:
+    _, found = _check(tmp_path, [_controller(kind, "shop")], SHOP)
+    result = found[f"{kind}/web"]
+    assert result["verdict"] == "ERROR"
+    assert re.fullmatch(f'pods "{pod}" is forbidden: {re.escape(RESTRICTED_WEB)}', result["reason"])
+
+
+def test_a_pod_that_meets_the_level_is_placed(tmp_path: Path) -> None:
+    hardened = _pod("solo", "shop")
+    hardened["spec"]["containers"] = [_container(**HARDENED)]
+    _, found = _check(tmp_path, [hardened], SHOP)
+    assert found["Pod/solo"]["verdict"] == "YES"
+
+
+def test_the_baseline_level_refuses_host_namespaces_and_ports(tmp_path: Path) -> None:
+    labels = {ENFORCE: "baseline", f"{ENFORCE}-version": "v1.30"}
+    pod = _pod("solo", "ops", hostNetwork=True)
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": 8080}]
+    _, found = _check(tmp_path, [pod], [_namespace("ops", labels)])
+    assert found["Pod/solo"]["reason"] == (
+        'pods "solo" is forbidden: violates PodSecurity "baseline:v1.30": host namespaces '
+        '(hostNetwork=true), hostPort (container "web" uses hostPort 8080)'
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "shipped", "verdict"),
+    [
+        pytest.param(SHOP, [], "ERROR", id="the recorded namespace's level"),
+        pytest.param(
+            SHOP,
+            [_namespace("shop", {ENFORCE: "baseline"})],
+            "YES",
+            id="the run's Namespace replaces the recorded one",
+        ),
+        pytest.param(
+            [_namespace("default")],
+            [_namespace("shop", {ENFORCE: "restricted"})],
+            "ERROR",
+            id="a new Namespace of the run",
+        ),
+        pytest.param(
+            None,
+            [_namespace("shop", {ENFORCE: "restricted"})],
+            "ERROR",
+            id="a Namespace of the run, none recorded",
+        ),
+        pytest.param(None, [], "YES", id="no namespaces recorded: not checked"),
+        pytest.param([_namespace("default")], [], "YES", id="an unlabelled namespace: privileged"),
+    ],
+)
+def test_the_level_comes_from_the_run_s_namespace_else_the_snapshot_s(
+    tmp_path: Path,
+    recorded: list[dict[str, Any]] | None,
+    shipped: list[dict[str, Any]],
+    verdict: str,
+) -> None:
+    _, found = _check(tmp_path, [*shipped, _pod("solo", "shop")], recorded)
+    assert found["Pod/solo"]["verdict"] == verdict
+
+
+def test_the_template_s_annotations_are_its_pods(tmp_path: Path) -> None:
+    deployment = _controller("Deployment", "ops")
+    annotation = "container.apparmor.security.beta.kubernetes.io/web"
+    deployment["spec"]["template"]["metadata"]["annotations"] = {annotation: "unconfined"}
+    deployment["metadata"]["annotations"] = {"note": "the object's own, not its pods'"}
+    _, found = _check(tmp_path, [deployment], [_namespace("ops", {ENFORCE: "baseline"})])
+    assert found["Deployment/web"]["reason"].endswith(
+        'violates PodSecurity "baseline:latest": forbidden AppArmor profiles (container "web" '
+        f'and annotation must not set AppArmor profile type to "Unconfined", "{annotation}='
+        '"unconfined"")'
+    )
