@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gate.cli import Streams, main
 from gate.k8s.limitranger import limit_range_problem
@@ -357,3 +359,48 @@ def test_fitgate_check_reports_the_refusal_in_the_api_servers_words(
     assert [(w["kind"], w["namespace"], w["name"], w["reason"]) for w in refused] == [
         (*where, reason)
     ]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_QUANTITIES = st.sampled_from(["0", "1", "-1", "100m", "0.0005", "2Gi", "1e3", "10000T"])
+_ITEMS = st.fixed_dictionaries(
+    {"type": st.sampled_from(["Pod", "Container", "PersistentVolumeClaim", "x.io/y", ""])},
+    optional={
+        field: st.dictionaries(
+            st.sampled_from(["cpu", "memory", "storage", "example.com/gpu", "gpu"]),
+            _QUANTITIES,
+            max_size=3,
+        )
+        for field in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
+    },
+)
+
+
+@given(items=st.lists(_ITEMS | _JSON, max_size=3), metadata=_JSON)
+def test_any_limit_range_is_taken_or_refused_in_one_message(
+    items: list[Any], metadata: Any
+) -> None:
+    """Untrusted input: whatever a LimitRange holds, it is taken or refused with one line
+    naming the object or the field that does not decode, never a traceback."""
+    body = {"kind": "LimitRange", "metadata": metadata, "spec": {"limits": items}}
+    problem = limit_range_problem(body)
+    assert problem is None or problem.startswith(('LimitRange "', "spec.limits["))
+
+
+@given(
+    fields=st.dictionaries(
+        st.sampled_from(["metadata", "value", "globalDefault", "preemptionPolicy"]), _JSON
+    )
+)
+def test_any_priority_class_is_taken_or_refused_in_one_message(fields: dict[str, Any]) -> None:
+    """Untrusted input, as for a LimitRange."""
+    problem = class_problem({"kind": "PriorityClass", **fields})
+    assert problem is None or problem.startswith(
+        ('PriorityClass.scheduling.k8s.io "', "value: ", "globalDefault: ", "preemptionPolicy: ")
+    )
