@@ -21,6 +21,7 @@ from gate.k8s.validation import (
     Errors,
     FieldError,
     aggregate,
+    cluster_metadata,
     invalid_object,
     json_quote,
     not_supported_value,
@@ -92,7 +93,7 @@ def class_problem(body: Mapping[str, Any]) -> str | None:
         raw = body.get(field)
         if raw is not None and not shape_ok(raw):
             return f"{field}: must be {wanted}"
-    metadata = _without_namespace(body)
+    metadata = cluster_metadata(body)
     errors = aggregate(str(e) for e in class_errors(body))
     return (
         None if errors is None else invalid_object("PriorityClass", stored_name(metadata), errors)
@@ -111,11 +112,6 @@ _DECODED: Final[tuple[tuple[str, str, Callable[[object], bool]], ...]] = (
 """The fields of a PriorityClass the decoder refuses a value of another type for."""
 
 
-def _without_namespace(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The metadata as rest.BeforeCreate leaves it for an object of no namespace: cleared."""
-    return {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
-
-
 def class_errors(body: Mapping[str, Any]) -> Errors:
     """ValidatePriorityClass (``pkg/apis/scheduling/validation/validation.go``), in its
     order, on a class as SetDefaults_PriorityClass leaves it: its metadata (its name a DNS
@@ -124,7 +120,7 @@ def class_errors(body: Mapping[str, Any]) -> Errors:
     :data:`HIGHEST_USER_DEFINABLE_PRIORITY`, and ValidatePreemptionPolicy (an empty policy
     Required, another than :data:`PREEMPTION_POLICIES` Unsupported). Fields of another type
     are :func:`class_problem`'s."""
-    metadata = _without_namespace(body)
+    metadata = cluster_metadata(body)
     yield from object_meta({"metadata": metadata}, "PriorityClass")
     name, value = stored_name(metadata), body.get("value") or 0
     if name.startswith(SYSTEM_PREFIX):

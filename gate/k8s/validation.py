@@ -608,10 +608,16 @@ def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
     as for any object of no namespace): its name a DNS subdomain, then
     ValidatePersistentVolumeSpec. A volume the API server refuses is never created."""
-    metadata = {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
+    metadata = cluster_metadata(body)
     found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
     found += volume_spec(mapping(body.get("spec")), "spec", _str(metadata.get("name")))
     return [str(e) for e in found]
+
+
+def cluster_metadata(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata of an object of no namespace as rest.BeforeCreate leaves it before
+    validation: its namespace, if written, cleared."""
+    return {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
 
 
 def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
