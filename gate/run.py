@@ -47,9 +47,8 @@ from gate.k8s.completion import (
     with_run_namespaces,
     with_run_runtime_classes,
 )
-from gate.k8s.limitranger import accepted as limit_range_accepted
-from gate.k8s.priority import accepted as priority_accepted
-from gate.k8s.priority import priority_class, with_run_classes
+from gate.k8s.limitranger import limit_range_problem
+from gate.k8s.priority import class_problem, with_run_classes
 from gate.k8s.quotaledger import with_run_quotas
 from gate.k8s.quotavalidation import QuotaWrites, quota_key
 from gate.k8s.validation import (
@@ -250,10 +249,9 @@ def _updates_quota(
 def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | None:
     """A ResourceQuota, LimitRange, PriorityClass, PersistentVolume or PersistentVolumeClaim
     of the run the API server refuses: an ``ERROR``, as a refused workload is, and never
-    applied (the quota, volume and claim in the API server's words; the others by the rule
-    they break). A PriorityClass is
-    judged here by the rules that need no other class (its name, value and preemption
-    policy); beside the cluster's classes, one refused for them is left out as
+    applied, in the API server's words. A PriorityClass is judged here by the rules that
+    need no other class (ValidatePriorityClass); beside the cluster's classes, one refused
+    for those (an update of its value, a second globalDefault) is left out as
     :func:`with_run_classes` says."""
     body = document.body
     if body is None:
@@ -266,23 +264,13 @@ def _refused_object(document: Document, writes: QuotaWrites) -> Unevaluated | No
     problem = None
     if kind == "ResourceQuota" and version == "v1":
         problem = writes.write(body)
-    elif kind == "LimitRange" and version == "v1" and not limit_range_accepted(body):
-        problem = (
-            f'LimitRange "{shown}" is refused by the API server (ValidateLimitRange: a '
-            "type, resource or quantity it does not take, or its min, default request, "
-            "default, max and ratio out of order): it limits none of the run's pods"
-        )
+    elif kind == "LimitRange" and version == "v1":
+        problem = limit_range_problem(body)
     elif kind in _STORAGE_CHECKS and version == "v1":
         errors = aggregate(_STORAGE_CHECKS[kind](body))
         problem = None if errors is None else invalid_object(str(kind), shown, errors)
     elif kind == "PriorityClass" and version.startswith("scheduling.k8s.io/"):
-        found = priority_class(body)
-        if found is None or not priority_accepted(found, {}):
-            problem = (
-                f'PriorityClass.scheduling.k8s.io "{shown}" is refused by the API server '
-                "(ValidatePriorityClass: its name, value or preemptionPolicy): no pod gets "
-                "its priority"
-            )
+        problem = class_problem(body)
     if problem is None:
         return None
     return Unevaluated(

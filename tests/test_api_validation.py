@@ -415,6 +415,12 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
      f'[{P}.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard '
      f'resource type or fully qualified, {P}.containers[0].resources.requests[gpu]: Invalid '
      'value: "gpu": must be a standard resource for containers]'),
+    # validateContainerResourceName goes on after validateResourceName's errors
+    ("a resource name that is no qualified name is refused, and as no container's", deployment,
+     resources({"a b": "1"}),
+     f'[{P}.containers[0].resources.requests[a b]: Invalid value: "a b": name part '
+     f'{QUALIFIED}, {P}.containers[0].resources.requests[a b]: Invalid value: "a b": must be a '
+     "standard resource for containers]"),
     # validateContainerResourceName
     ("a standard resource no container requests is refused", deployment,
      resources({"pods": "1"}),

@@ -1,7 +1,7 @@
 """A LimitRange, PriorityClass, PersistentVolume or PersistentVolumeClaim the run ships that
-the API server refuses is an ERROR of its own document, and is never applied: ``kubectl
-apply`` of the run fails there, and the run's pods meet the cluster without it
-(ValidateLimitRange, ValidatePersistentVolume, ValidatePersistentVolumeClaim in
+the API server refuses is an ERROR of its own document, in the API server's words, and is
+never applied: ``kubectl apply`` of the run fails there, and the run's pods meet the cluster
+without it (ValidateLimitRange, ValidatePersistentVolume, ValidatePersistentVolumeClaim in
 pkg/apis/core/validation; ValidatePriorityClass in pkg/apis/scheduling/validation)."""
 
 from __future__ import annotations
@@ -48,44 +48,72 @@ WEB = {
         },
     },
 }
-LIMIT_RANGE = (
-    'LimitRange "limits" is refused by the API server (ValidateLimitRange: a type, resource or '
-    "quantity it does not take, or its min, default request, default, max and ratio out of "
-    "order): it limits none of the run's pods"
+SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
 
 
-def _priority_refused(name: str) -> str:
-    return (
-        f'PriorityClass.scheduling.k8s.io "{name}" is refused by the API server '
-        "(ValidatePriorityClass: its name, value or preemptionPolicy): no pod gets its priority"
-    )
+def _priority_refused(name: str, errors: str) -> str:
+    return f'PriorityClass.scheduling.k8s.io "{name}" is invalid: {errors}'
 
 
 CASES = [
     pytest.param(
         _limit_range(default={"cpu": "100m"}, max={"cpu": "50m"}),
-        ("LimitRange", "web", LIMIT_RANGE),
+        (
+            "LimitRange",
+            "web",
+            'LimitRange "limits" is invalid: [spec.limits[0].defaultRequest[cpu]: Invalid '
+            'value: "100m": default request value 100m is greater than max value 50m, '
+            'spec.limits[0].default[cpu]: Invalid value: "50m": default value 100m is greater '
+            "than max value 50m]",
+        ),
         id="a limit range whose default is over its max is refused",
     ),
     pytest.param(
         _limit_range(default={"cpu": "1"}, defaultRequest={"cpu": "2"}),
-        ("LimitRange", "web", LIMIT_RANGE),
+        (
+            "LimitRange",
+            "web",
+            'LimitRange "limits" is invalid: spec.limits[0].defaultRequest[cpu]: Invalid '
+            'value: "2": default request value 2 is greater than default limit value 1',
+        ),
         id="a limit range whose default request is over its default is refused",
     ),
     pytest.param(
         _priority_class("Gold", 100),
-        ("PriorityClass", "", _priority_refused("Gold")),
+        (
+            "PriorityClass",
+            "",
+            _priority_refused("Gold", f'metadata.name: Invalid value: "Gold": {SUBDOMAIN}'),
+        ),
         id="a priority class whose name is no dns subdomain is refused",
     ),
     pytest.param(
         _priority_class("huge", 2_000_000_000),
-        ("PriorityClass", "", _priority_refused("huge")),
+        (
+            "PriorityClass",
+            "",
+            _priority_refused(
+                "huge",
+                "value: Forbidden: maximum allowed value of a user defined priority is 1000000000",
+            ),
+        ),
         id="a user's priority class over a billion is refused",
     ),
     pytest.param(
         _priority_class("quiet", 10, preemptionPolicy="Sometimes"),
-        ("PriorityClass", "", _priority_refused("quiet")),
+        (
+            "PriorityClass",
+            "",
+            _priority_refused(
+                "quiet",
+                'preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+                '"PreemptLowerPriority", "Never"',
+            ),
+        ),
         id="a priority class of an unknown preemption policy is refused",
     ),
     pytest.param(

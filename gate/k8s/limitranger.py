@@ -16,12 +16,19 @@ LimitRanges in its informer's; they are taken by name, and in the snapshot's ord
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
 from gate.errors import QuantityError
-from gate.k8s.quantity import milli_value, parse_quantity, whole_value
+from gate.k8s.quantity import (
+    go_quantity_text,
+    milli_value,
+    parse_quantity,
+    quantity_format,
+    whole_value,
+)
 from gate.k8s.quotausage import (
     Amount,
     aggregate_limits,
@@ -30,8 +37,24 @@ from gate.k8s.quotausage import (
     resources_of,
 )
 from gate.k8s.resources import CPU, MEMORY, overcommit_allowed
-from gate.k8s.validation import aggregate, qualified_name_errors, resource_name
-from gate.untyped import mapping
+from gate.k8s.validation import (
+    DUPLICATE,
+    FORBIDDEN,
+    INVALID,
+    REQUIRED,
+    Errors,
+    FieldError,
+    aggregate,
+    any_resource_name,
+    invalid_object,
+    json_quote,
+    object_meta,
+    qualified_name_errors,
+    resource_name,
+    stored_name,
+    to_milli,
+)
+from gate.untyped import as_list, mapping
 
 CONTAINER, POD = "Container", "Pod"
 _MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000
@@ -182,76 +205,172 @@ def range_defaults(limit_range: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 _LIMIT_TYPES: Final = (POD, CONTAINER, "PersistentVolumeClaim")
 """IsStandardLimitRangeType."""
+_BOUND_FIELDS: Final = ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
+"""The resource lists of a LimitRange item, in the order ValidateLimitRange reads them."""
+_POD_DEFAULT = "may not be specified when `type` is 'Pod'"
+
+Bounds = dict[str, tuple[Fraction, str]]
+"""One resource list of an item: each resource's stored value and its String()."""
+
+
+def limit_range_problem(limit_range: Mapping[str, Any]) -> str | None:
+    """The API server's refusal of a LimitRange written from ``limit_range``
+    (``LimitRange "name" is invalid: <errors>``, as apierrors.NewInvalid words it), or None
+    when it takes it. A quantity that does not parse is refused before validation, when the
+    object is decoded: named by its field, in fitgate's words."""
+    for i, item in enumerate(as_list(mapping(limit_range.get("spec")).get("limits"))):
+        for field in _BOUND_FIELDS:
+            for name, raw in mapping(mapping(item).get(field)).items():
+                try:
+                    parse_quantity(raw)
+                except QuantityError as exc:
+                    return f"spec.limits[{i}].{field}.{name}: {exc}"
+    errors = aggregate(str(e) for e in limit_range_errors(limit_range))
+    if errors is None:
+        return None
+    return invalid_object("LimitRange", stored_name(mapping(limit_range.get("metadata"))), errors)
 
 
 def accepted(limit_range: Mapping[str, Any]) -> bool:
-    """Whether the API server creates the LimitRange: ValidateLimitRange on its items as
-    SetDefaults_LimitRangeItem leaves them (:func:`container_defaults`). Each item's type
-    is a standard one or qualified, and no type comes twice; a Pod item has no defaults, a
-    PersistentVolumeClaim item a storage min or max; its quantities parse, of resources a
-    container may have (for a Pod or Container item); and of each resource min <= default
-    request <= default limit <= max, a ratio of at least 1 and at most max/min, and a
-    default equal to the default request for a resource not overcommitted."""
-    items = mapping(limit_range.get("spec")).get("limits")
-    seen: set[object] = set()
-    try:
-        for item in items if isinstance(items, list) else []:
-            kind = mapping(item).get("type")
-            if not _limit_type_ok(kind) or kind in seen:
-                return False
-            seen.add(kind)
-            if not _item_accepted(mapping(item)):
-                return False
-    except QuantityError:
-        return False
-    return True
+    """Whether the API server creates the LimitRange (:func:`limit_range_problem`)."""
+    return limit_range_problem(limit_range) is None
 
 
-def _limit_type_ok(kind: object) -> bool:
-    """validateLimitRangeTypeName: a standard type, or a qualified name with a prefix."""
-    if kind in _LIMIT_TYPES:
-        return True
-    return isinstance(kind, str) and "/" in kind and not qualified_name_errors(kind)
+def limit_range_errors(limit_range: Mapping[str, Any]) -> Errors:
+    """ValidateLimitRange (``pkg/apis/core/validation/validation.go``), in its order, on the
+    items as SetDefaults_LimitRangeItem (:func:`container_defaults`) and
+    SetDefaults_ResourceList leave them: the metadata (NameIsDNSSubdomain), then each item's
+    type (validateLimitRangeTypeName, once each), resource names, the Pod type's missing
+    defaults, the PersistentVolumeClaim type's storage bound, and of each resource min <=
+    default request <= default <= max, a ratio of at least 1 and at most max/min, and a
+    default equal to the default request for a resource not overcommitted. Quantities
+    parse (:func:`limit_range_problem`). Upstream walks each resource list, and the
+    resources an item names, in Go's random map order; by resource name here."""
+    yield from object_meta(limit_range, "LimitRange")
+    seen: set[str] = set()
+    for i, raw_item in enumerate(as_list(mapping(limit_range.get("spec")).get("limits"))):
+        item, where = mapping(raw_item), f"spec.limits[{i}]"
+        kind = item.get("type")
+        kind = kind if isinstance(kind, str) else ""
+        yield from _type_name(kind, f"{where}.type")
+        if kind in seen:
+            yield FieldError(f"{where}.type", DUPLICATE, json_quote(kind))
+        seen.add(kind)
+        yield from _item_errors({**item, **container_defaults(item)}, kind, where)
 
 
-def _item_accepted(item: Mapping[str, Any]) -> bool:
-    stored = {**item, **container_defaults(item)}
-    if item.get("type") == POD and (stored["default"] or stored["defaultRequest"]):
-        return False
-    bounds = {
-        field: {str(k): parse_quantity(v) for k, v in mapping(stored.get(field)).items()}
-        for field in ("min", "max", "default", "defaultRequest", "maxLimitRequestRatio")
-    }
-    if item.get("type") in (POD, CONTAINER) and any(
-        next(resource_name(name, "", pod_level=False), None)
-        for name in set().union(*bounds.values())
-    ):
-        return False  # validateLimitRangeResourceName
-    low, high = bounds["min"], bounds["max"]
-    if item.get("type") == "PersistentVolumeClaim" and "storage" not in low | high:
-        return False
-    default, request, ratio = (
-        bounds["default"],
-        bounds["defaultRequest"],
-        bounds["maxLimitRequestRatio"],
-    )
-    for name in set().union(*bounds.values()):
-        order = [low.get(name), request.get(name), default.get(name), high.get(name)]
-        known = [v for v in order if v is not None]
-        if known != sorted(known) or (name in low and name in high and low[name] > high[name]):
-            return False
-        if name in ratio and ratio[name] < 1:
-            return False
-        bounded = name in ratio and name in low and name in high and low[name] > 0
-        if (
-            bounded
-            and milli_value(ratio[name]) * milli_value(low[name]) > milli_value(high[name]) * 1000
-        ):
-            return False
-        exact = not overcommit_allowed(name)
-        if exact and name in default and name in request and default[name] != request[name]:
-            return False
-    return True
+def _type_name(kind: str, field: str) -> Errors:
+    """validateLimitRangeTypeName: a qualified name, and a standard type without a prefix."""
+    messages = qualified_name_errors(kind)
+    for message in messages:
+        yield FieldError(field, INVALID, json_quote(kind), message)
+    if not messages and "/" not in kind and kind not in _LIMIT_TYPES:
+        detail = "must be a standard limit type or fully qualified"
+        yield FieldError(field, INVALID, json_quote(kind), detail)
+
+
+def _bounds(item: Mapping[str, Any], field: str) -> Bounds:
+    """An item's resource list as SetDefaults_ResourceList stores it (:func:`to_milli`)."""
+    found: Bounds = {}
+    for name, raw in mapping(item.get(field)).items():
+        value = to_milli(parse_quantity(raw))
+        found[str(name)] = (value, go_quantity_text(value, quantity_format(raw)))
+    return found
+
+
+def _item_errors(item: Mapping[str, Any], kind: str, where: str) -> Errors:
+    named = {field: _bounds(item, field) for field in _BOUND_FIELDS}
+    listed: tuple[str, ...]
+    if kind == POD:  # its defaults are refused, and bound nothing
+        named["default"], named["defaultRequest"], listed = {}, {}, ("max", "min")
+    else:
+        listed = ("max", "min", "default", "defaultRequest")
+    for field in listed:
+        yield from _resource_names(kind, named[field], f"{where}.{field}")
+    if kind == POD:
+        for field in ("default", "defaultRequest"):
+            if mapping(item.get(field)):
+                yield FieldError(f"{where}.{field}", FORBIDDEN, None, _POD_DEFAULT)
+    if kind == "PersistentVolumeClaim" and "storage" not in named["min"] | named["max"]:
+        detail = "either minimum or maximum storage value is required, but neither was provided"
+        yield FieldError(f"{where}.limits", REQUIRED, None, detail)
+    ratios = named["maxLimitRequestRatio"]
+    yield from _resource_names(kind, ratios, f"{where}.maxLimitRequestRatio")
+    for name in sorted(set().union(*named.values())):
+        yield from _resource_bounds(name, {field: named[field].get(name) for field in named}, where)
+
+
+def _resource_names(kind: str, bounds: Bounds, field: str) -> Errors:
+    """validateLimitRangeResourceName: a container's resource for a Pod or Container item."""
+    for name in sorted(bounds):
+        if kind in (POD, CONTAINER):
+            yield from resource_name(name, f"{field}[{name}]", pod_level=False)
+        else:
+            yield from any_resource_name(name, f"{field}[{name}]")
+
+
+def _resource_bounds(
+    name: str, bound: Mapping[str, tuple[Fraction, str] | None], where: str
+) -> Errors:
+    """ValidateLimitRange's checks of one resource's bounds, in its order."""
+    low, high = bound["min"], bound["max"]
+    default, request = bound.get("default"), bound.get("defaultRequest")
+    ratio = bound["maxLimitRequestRatio"]
+    at_request, at_default = f"{where}.defaultRequest[{name}]", f"{where}.default[{name}]"
+    if low and high and low[0] > high[0]:
+        detail = f"min value {low[1]} is greater than max value {high[1]}"
+        yield FieldError(f"{where}.min[{name}]", INVALID, json_quote(low[1]), detail)
+    if request and low and low[0] > request[0]:
+        detail = f"min value {low[1]} is greater than default request value {request[1]}"
+        yield FieldError(at_request, INVALID, json_quote(request[1]), detail)
+    if request and high and request[0] > high[0]:
+        detail = f"default request value {request[1]} is greater than max value {high[1]}"
+        yield FieldError(at_request, INVALID, json_quote(request[1]), detail)
+    if request and default and request[0] > default[0]:
+        detail = f"default request value {request[1]} is greater than default limit value "
+        yield FieldError(at_request, INVALID, json_quote(request[1]), detail + default[1])
+    if default and low and low[0] > default[0]:  # upstream shows the min as the bad value
+        detail = f"min value {low[1]} is greater than default value {default[1]}"
+        yield FieldError(at_default, INVALID, json_quote(low[1]), detail)
+    if default and high and default[0] > high[0]:  # and the max here
+        detail = f"default value {default[1]} is greater than max value {high[1]}"
+        yield FieldError(at_default, INVALID, json_quote(high[1]), detail)
+    at_ratio = f"{where}.maxLimitRequestRatio[{name}]"
+    if ratio and ratio[0] < 1:
+        detail = f"ratio {ratio[1]} is less than 1"
+        yield FieldError(at_ratio, INVALID, json_quote(ratio[1]), detail)
+    if ratio and low and high:
+        value, most = _ratio_against(ratio[0], low[0], high[0])
+        if value > most:
+            detail = f"ratio {ratio[1]} is greater than max/min = {_go_float(most)}"
+            yield FieldError(at_ratio, INVALID, json_quote(ratio[1]), detail)
+    if default and request and default[0] != request[0] and not overcommit_allowed(name):
+        detail = (
+            f"default value {default[1]} must equal to defaultRequest value {request[1]} in {name}"
+        )
+        yield FieldError(at_request, INVALID, json_quote(request[1]), detail)
+
+
+def _ratio_against(ratio: Fraction, low: Fraction, high: Fraction) -> tuple[float, float]:
+    """The ratio and max/min as ValidateLimitRange compares them in float64: in
+    milli-units while the Value() of each is below resource.MaxMilliValue, else in whole
+    ones; a zero min gives an infinity, or NaN over a zero max, as Go's division does."""
+    if all(whole_value(v) < _MAX_MILLI_VALUE for v in (ratio, low, high)):
+        value, top, bottom = float(milli_value(ratio)) / 1000, milli_value(high), milli_value(low)
+    else:
+        value, top, bottom = float(whole_value(ratio)), whole_value(high), whole_value(low)
+    if bottom == 0:
+        return value, math.nan if top == 0 else math.copysign(math.inf, top)
+    return value, float(top) / float(bottom)
+
+
+def _go_float(value: float) -> str:
+    """fmt's ``%f``: six decimals, and Go's words for infinities and NaN."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return f"{value:f}"
 
 
 def range_violations(

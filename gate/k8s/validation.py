@@ -608,10 +608,16 @@ def persistent_volume_problems(body: Mapping[str, Any]) -> list[str]:
     """The errors ValidatePersistentVolume gives a new volume (its namespace cleared first,
     as for any object of no namespace): its name a DNS subdomain, then
     ValidatePersistentVolumeSpec. A volume the API server refuses is never created."""
-    metadata = {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
+    metadata = cluster_metadata(body)
     found = list(object_meta({"metadata": metadata}, "PersistentVolume"))
     found += volume_spec(mapping(body.get("spec")), "spec", _str(metadata.get("name")))
     return [str(e) for e in found]
+
+
+def cluster_metadata(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata of an object of no namespace as rest.BeforeCreate leaves it before
+    validation: its namespace, if written, cleared."""
+    return {k: v for k, v in mapping(body.get("metadata")).items() if k != "namespace"}
 
 
 def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
@@ -2552,22 +2558,29 @@ def is_integer_resource(name: str) -> bool:
     return name in _INTEGER_RESOURCES or is_extended(name)
 
 
-def resource_name(name: str, field: str, pod_level: bool) -> Errors:
-    """validateResourceName, then validateContainerResourceName for a container's or
-    validatePodResourceName for the pod's. The name is a ResourceName, not a string, so
-    ErrorBody prints it as json.Marshal does."""
+def any_resource_name(name: str, field: str) -> Errors:
+    """validateResourceName: a qualified name, and a standard one when it has no prefix.
+    The name is a ResourceName, not a string, so ErrorBody prints it as json.Marshal does."""
     shown = json_quote(name)
     messages = qualified_name_errors(name)
     if messages:
         for message in messages:
             yield FieldError(field, INVALID, shown, message)
         return
-    unqualified = "/" not in name
-    if unqualified and not is_standard_resource(name):
+    if "/" not in name and not is_standard_resource(name):
         detail = "must be a standard resource type or fully qualified"
         yield FieldError(field, INVALID, shown, detail)
-        if pod_level:  # validatePodResourceName returns on validateResourceName's errors
-            return
+
+
+def resource_name(name: str, field: str, pod_level: bool) -> Errors:
+    """:func:`any_resource_name`, then validateContainerResourceName for a container's (which
+    goes on after its errors) or validatePodResourceName for the pod's (which does not)."""
+    shown = json_quote(name)
+    found = list(any_resource_name(name, field))
+    yield from found
+    unqualified = "/" not in name
+    if pod_level and found:
+        return
     if pod_level:
         if not pod_level_resource(name):
             detail = "supported values: " + ", ".join(go_quote(s) for s in _POD_LEVEL_SUPPORTED)
@@ -3250,7 +3263,11 @@ def _cron_jobs_problem(cron: Mapping[str, Any], spec: Mapping[str, Any], name: s
     )
 
 
-_GROUPS = {kind: "apps" for kind in APPS} | {"Job": "batch", "CronJob": "batch"}
+_GROUPS = {kind: "apps" for kind in APPS} | {
+    "Job": "batch",
+    "CronJob": "batch",
+    "PriorityClass": "scheduling.k8s.io",
+}
 """The API group of each built-in kind fitgate validates that is not in the core group."""
 
 
