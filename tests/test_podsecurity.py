@@ -18,6 +18,8 @@ from gate.k8s.podsecurity import (
     ENFORCE_VERSION_LABEL,
     PRIVILEGED,
     RESTRICTED,
+    WARN_LABEL,
+    WARN_VERSION_LABEL,
     Forbidden,
     LevelVersion,
     PodCheck,
@@ -41,6 +43,12 @@ _APPARMOR = "container.apparmor.security.beta.kubernetes.io/"
 _SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/"
 _UNCONFINED = {"type": "Unconfined"}
+_RESTRICTED_CONTEXT = {
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "runAsNonRoot": True,
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
 _DEFAULT = {"type": "RuntimeDefault"}
 _ALLOWED_VOLUMES = (
     "emptyDir", "secret", "persistentVolumeClaim", "downwardAPI", "configMap", "projected",
@@ -679,6 +687,118 @@ def test_enforce_policy_reads_the_labels_as_PolicyToEvaluate(
     assert psa.enforce_policy(labels) == expected
 
 
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        pytest.param({}, LevelVersion(PRIVILEGED), id="no labels: the default, privileged"),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline"},
+            LevelVersion(BASELINE),
+            id="TestPolicyToEvaluate/simple enforce",
+        ),
+        pytest.param(
+            {WARN_LABEL: "restricted"},
+            LevelVersion(RESTRICTED),
+            id="TestPolicyToEvaluate/simple warn",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline", WARN_LABEL: "restricted"},
+            LevelVersion(RESTRICTED),
+            id="TestPolicyToEvaluate/enforce & warn",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline", ENFORCE_VERSION_LABEL: "v1.22"},
+            LevelVersion(BASELINE, 22),
+            id="TestPolicyToEvaluate/enforce version",
+        ),
+        pytest.param(
+            {
+                ENFORCE_LABEL: "baseline",
+                ENFORCE_VERSION_LABEL: "v1.22",
+                WARN_VERSION_LABEL: "latest",
+            },
+            LevelVersion(BASELINE),
+            id="TestPolicyToEvaluate/enforce version & warn-version",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline", WARN_VERSION_LABEL: "v1.23"},
+            LevelVersion(BASELINE, 23),
+            id="TestPolicyToEvaluate/enforce & warn-version",
+        ),
+        pytest.param(
+            {
+                ENFORCE_LABEL: "baseline",
+                ENFORCE_VERSION_LABEL: "v1.20",
+                WARN_LABEL: "restricted",
+                WARN_VERSION_LABEL: "v1.21",
+            },
+            LevelVersion(RESTRICTED, 21),
+            id="TestPolicyToEvaluate/fully specd",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline", WARN_LABEL: "privileged"},
+            LevelVersion(PRIVILEGED),
+            id="TestPolicyToEvaluate/enforce no warn",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "baseline", WARN_LABEL: "foo"},
+            LevelVersion(PRIVILEGED),
+            id="TestPolicyToEvaluate/enforce warn error: fails open",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "foo"},
+            LevelVersion(PRIVILEGED),
+            id="TestPolicyToEvaluate/enforce error: no warn level from it",
+        ),
+        pytest.param(
+            {ENFORCE_LABEL: "privileged", ENFORCE_VERSION_LABEL: "v1.22"},
+            LevelVersion(PRIVILEGED),
+            id="enforce privileged: not stricter, the default kept",
+        ),
+        pytest.param(
+            {ENFORCE_VERSION_LABEL: "v1.22", WARN_LABEL: "baseline"},
+            LevelVersion(BASELINE),
+            id="the enforce version is not the warn label's",
+        ),
+        pytest.param(
+            {
+                ENFORCE_LABEL: "restricted",
+                ENFORCE_VERSION_LABEL: "v1.22",
+                WARN_VERSION_LABEL: "1.2",
+            },
+            LevelVersion(RESTRICTED),
+            id="a warn-version that does not parse: latest, not the enforce version",
+        ),
+        pytest.param(
+            {WARN_LABEL: "baseline", WARN_VERSION_LABEL: "v1.30"},
+            LevelVersion(BASELINE, 30),
+            id="warn at a version",
+        ),
+    ],
+)
+def test_warn_policy_reads_the_labels_as_PolicyToEvaluate(
+    labels: dict[str, str], expected: LevelVersion
+) -> None:
+    assert psa.warn_policy(labels) == expected
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([ENFORCE_LABEL, ENFORCE_VERSION_LABEL, WARN_LABEL, WARN_VERSION_LABEL]),
+        st.sampled_from(["", "baseline", "restricted", "privileged", "latest", "v1.25", "x"]),
+    )
+)
+def test_the_warn_level_is_never_looser_than_a_valid_enforce_level_it_defaults_from(
+    labels: dict[str, str],
+) -> None:
+    """PolicyToEvaluate: only a warn label sets a looser warn level than the enforce's."""
+    warn, enforce = psa.warn_policy(labels), psa.enforce_policy(labels)
+    levels = [PRIVILEGED, BASELINE, RESTRICTED]
+    if WARN_LABEL not in labels and labels.get(ENFORCE_LABEL) in levels:
+        assert warn.level == enforce.level
+    assert warn.level in levels
+
+
 @given(st.text(max_size=12))
 def test_parse_version_never_raises_and_reads_only_v1_minor(value: str) -> None:
     minor = psa.parse_version(value)
@@ -793,3 +913,53 @@ def test_apparmor_annotations_become_fields_before_the_check(
     found = psa.violation(LevelVersion(BASELINE), annotations, spec)
     prefix = 'violates PodSecurity "baseline:latest": '
     assert found == (None if expected is None else prefix + expected)
+
+
+@pytest.mark.parametrize(
+    ("policy", "annotations", "spec", "expected"),
+    [
+        pytest.param(
+            LevelVersion(RESTRICTED),
+            {},
+            _pod(_sc("web", **_RESTRICTED_CONTEXT)),
+            None,
+            id="allowed: no warning",
+        ),
+        pytest.param(
+            LevelVersion(PRIVILEGED),
+            {},
+            _pod({"name": "web"}, hostNetwork=True),
+            None,
+            id="privileged: nothing checked",
+        ),
+        pytest.param(
+            LevelVersion(BASELINE, 30),
+            {},
+            _pod({"name": "web", "ports": [{"containerPort": 80}]}, hostNetwork=True),
+            'would violate PodSecurity "baseline:v1.30": host namespaces (hostNetwork=true)',
+            id="baseline at a version; a port without hostPort is not one",
+        ),
+        pytest.param(
+            LevelVersion(RESTRICTED),
+            {},
+            _pod(_sc("web", **{**_RESTRICTED_CONTEXT, "runAsNonRoot": None})),
+            'would violate PodSecurity "restricted:latest": runAsNonRoot != true (pod or '
+            'container "web" must set securityContext.runAsNonRoot=true)',
+            id="restricted: one check",
+        ),
+        pytest.param(
+            LevelVersion(BASELINE),
+            {_APPARMOR + "web": "unconfined"},
+            _pod({"name": "web"}),
+            'would violate PodSecurity "baseline:latest": forbidden AppArmor profile (annotation '
+            f'must not set AppArmor profile type to "{_APPARMOR}web="unconfined"")',
+            id="the spec as given: an annotation is not copied to the field",
+        ),
+    ],
+)
+def test_would_violate_is_the_warning_the_api_server_sends(
+    policy: LevelVersion, annotations: dict[str, str], spec: Spec, expected: str | None
+) -> None:
+    """admission.go EvaluatePod: ``would violate PodSecurity %q: %s`` with the same
+    ForbiddenDetail as the refusal."""
+    assert psa.would_violate(policy, annotations, spec) == expected

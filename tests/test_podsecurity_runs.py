@@ -195,3 +195,103 @@ def test_the_template_s_annotations_are_its_pods(tmp_path: Path) -> None:
         f'and annotation must not set AppArmor profile type to "Unconfined", "{annotation}='
         '"unconfined"")'
     )
+
+
+WARN = "pod-security.kubernetes.io/warn"
+WOULD_RESTRICTED_WEB = "would violate" + RESTRICTED_WEB.removeprefix("violates")
+HOST_NETWORK = 'would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)'
+
+
+def _on_host_network(body: dict[str, Any]) -> dict[str, Any]:
+    """The workload on the node's network, serving a port (one copy: one node)."""
+    spec = body["spec"]
+    if "template" in spec:
+        spec["replicas"] = 1
+        spec = spec["template"]["spec"]
+    spec["hostNetwork"] = True
+    spec["containers"][0]["ports"] = [{"containerPort": 8080}]
+    return body
+
+
+@pytest.mark.parametrize(
+    ("workload", "labels", "warnings"),
+    [
+        pytest.param(
+            _controller("Deployment", "shop"),
+            {WARN: "restricted"},
+            [WOULD_RESTRICTED_WEB],
+            id="a Deployment's template at the warn level",
+        ),
+        pytest.param(
+            _controller("StatefulSet", "shop"),
+            {WARN: "restricted"},
+            [WOULD_RESTRICTED_WEB],
+            id="a StatefulSet's template",
+        ),
+        pytest.param(
+            _pod("solo", "shop"),
+            {WARN: "restricted"},
+            [WOULD_RESTRICTED_WEB],
+            id="a Pod's own",
+        ),
+        pytest.param(
+            _pod("solo", "shop"),
+            {ENFORCE: "baseline", WARN: "restricted"},
+            [WOULD_RESTRICTED_WEB],
+            id="a Pod the enforce level took, warned at a stricter warn level",
+        ),
+        pytest.param(
+            _controller("Deployment", "shop"),
+            {WARN: "baseline", f"{WARN}-version": "v1.30"},
+            [],
+            id="a template the warn level allows",
+        ),
+        pytest.param(
+            _controller("Deployment", "shop"),
+            {WARN: "strict"},
+            [],
+            id="a warn level that is none of the three fails open",
+        ),
+        pytest.param(
+            _on_host_network(_controller("Deployment", "shop")),
+            {WARN: "baseline"},
+            [HOST_NETWORK],
+            id="a template as written: hostNetwork gives its ports no hostPort",
+        ),
+        pytest.param(
+            _on_host_network(_pod("solo", "shop")),
+            {WARN: "baseline"},
+            [f'{HOST_NETWORK}, hostPort (container "web" uses hostPort 8080)'],
+            id="a Pod as completed: its ports' hostPort defaulted under hostNetwork",
+        ),
+    ],
+)
+def test_the_warn_level_warns_as_kubectl_prints_and_the_verdict_stands(
+    tmp_path: Path, workload: dict[str, Any], labels: dict[str, str], warnings: list[str]
+) -> None:
+    """admission.go ValidatePodController (a template, warn level alone) and ValidatePod
+    (EvaluatePod's warning once the enforce level took the pod)."""
+    code, found = _check(tmp_path, [workload], [_namespace("shop", labels)])
+    result = found[f"{workload['kind']}/{workload['metadata']['name']}"]
+    assert (code, result["verdict"]) == (0, "YES")
+    admission = [w["text"] for w in result["warnings"] if w["kind"] == "admission"]
+    assert admission == warnings
+
+
+@pytest.mark.parametrize(
+    ("namespaces", "shipped"),
+    [
+        pytest.param(None, [], id="no namespaces recorded: not checked"),
+        pytest.param(
+            [_namespace("shop", {WARN: "restricted"})],
+            [_namespace("shop")],
+            id="the run's unlabelled Namespace replaces the recorded one",
+        ),
+    ],
+)
+def test_no_warning_where_the_namespace_s_warn_level_is_not_known_or_privileged(
+    tmp_path: Path, namespaces: list[dict[str, Any]] | None, shipped: list[dict[str, Any]]
+) -> None:
+    _, found = _check(tmp_path, [*shipped, _controller("Deployment", "shop")], namespaces)
+    warnings = found["Deployment/web"]["warnings"]
+    assert [w for w in warnings if w["kind"] == "admission"] == []

@@ -1,13 +1,17 @@
 """Pod Security admission: the checks of a namespace's enforce level, which refuse a pod
-at creation (k8s.io/pod-security-admission as of Kubernetes v1.34, ``policy/check_*.go``,
-``policy/registry.go``, ``api/helpers.go``, ``admission/admission.go``).
+at creation, and of its warn level, which only warn (k8s.io/pod-security-admission as of
+Kubernetes v1.34, ``policy/check_*.go``, ``policy/registry.go``, ``api/helpers.go``,
+``admission/admission.go``).
 
 The plugin reads the pod's namespace's labels ``pod-security.kubernetes.io/enforce`` and
 ``enforce-version`` (:func:`enforce_policy`), runs the level's checks for that version in
 the registry's order (:func:`checks_for`) and, when any forbids the pod, refuses it with
 ``violates PodSecurity "restricted:latest": reason (detail), reason (detail)``
-(:func:`violation`). The admission configuration is not recorded: its built-in defaults
-are assumed (enforce ``privileged:latest``, no exempt namespace, user or RuntimeClass).
+(:func:`violation`). Its labels ``warn`` and ``warn-version`` (:func:`warn_policy`) set the
+level whose checks warn ``would violate PodSecurity ...`` (:func:`would_violate`) of a pod
+the enforce level took, and of a workload's template (:data:`POD_CONTROLLER_KINDS`). The
+admission configuration is not recorded: its built-in defaults are assumed (every level
+``privileged:latest``, no exempt namespace, user or RuntimeClass).
 
 >>> enforce_policy({ENFORCE_LABEL: "restricted"})
 LevelVersion(level='restricted', minor=None)
@@ -15,6 +19,8 @@ LevelVersion(level='restricted', minor=None)
 'restricted:v1.25'
 >>> enforce_policy({}).level
 'privileged'
+>>> warn_policy({ENFORCE_LABEL: "baseline", ENFORCE_VERSION_LABEL: "v1.30"}).text
+'baseline:v1.30'
 """
 
 from __future__ import annotations
@@ -29,6 +35,17 @@ from gate.untyped import as_list, mapping
 
 ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 ENFORCE_VERSION_LABEL = "pod-security.kubernetes.io/enforce-version"
+WARN_LABEL = "pod-security.kubernetes.io/warn"
+WARN_VERSION_LABEL = "pod-security.kubernetes.io/warn-version"
+
+POD_CONTROLLER_KINDS = frozenset(
+    {
+        "PodTemplate", "ReplicationController", "ReplicaSet", "Deployment", "DaemonSet",
+        "StatefulSet", "Job", "CronJob",
+    }
+)  # fmt: skip
+"""admission.go DefaultPodSpecExtractor's kinds besides Pod: the plugin checks their
+template when they are written (ValidatePodController), at the warn level alone."""
 
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
 _LEVELS = (PRIVILEGED, BASELINE, RESTRICTED)
@@ -78,6 +95,25 @@ def enforce_policy(labels: Mapping[str, str]) -> LevelVersion:
         level = parse_level(labels[ENFORCE_LABEL]) or RESTRICTED
     if ENFORCE_VERSION_LABEL in labels:
         minor = parse_version(labels[ENFORCE_VERSION_LABEL])
+    return LevelVersion(level, minor)
+
+
+def warn_policy(labels: Mapping[str, str]) -> LevelVersion:
+    """api.PolicyToEvaluate's warn part under the default policy (``privileged:latest``):
+    a warn label that is no level fails open, to ``privileged``; a warn-version that does
+    not parse is ``latest``. Without a warn label, an enforce label naming a stricter level
+    than that is the warn level too, at the enforce version unless a warn-version is set;
+    an enforce label that is no level is not (it sets no warn level)."""
+    level, minor = PRIVILEGED, None
+    if WARN_LABEL in labels:
+        level = parse_level(labels[WARN_LABEL]) or PRIVILEGED
+    if WARN_VERSION_LABEL in labels:
+        minor = parse_version(labels[WARN_VERSION_LABEL])
+    enforced = parse_level(labels.get(ENFORCE_LABEL, ""))
+    if WARN_LABEL not in labels and enforced is not None and enforced != PRIVILEGED:
+        level = enforced
+        if WARN_VERSION_LABEL not in labels:
+            minor = enforce_policy(labels).minor
     return LevelVersion(level, minor)
 
 
@@ -739,16 +775,37 @@ def with_apparmor_fields(
     return synced
 
 
+def _forbidden(
+    policy: LevelVersion, annotations: Mapping[str, str], spec: Mapping[str, Any]
+) -> str | None:
+    """``"LEVEL:VERSION": reason (detail), reason``, what the policy forbids of the pod
+    spec as given (policy.AggregateCheckResults' ForbiddenDetail), or None when it allows
+    it."""
+    if policy.level == PRIVILEGED:
+        return None
+    found = violations(policy, annotations, spec)
+    if not found:
+        return None
+    detail = ", ".join(f"{f.reason} ({f.detail})" if f.detail else f.reason for f in found)
+    return f"{go_quote(policy.text)}: {detail}"
+
+
 def violation(
     policy: LevelVersion, annotations: Mapping[str, str], spec: Mapping[str, Any]
 ) -> str | None:
     """admission.go EvaluatePod's refusal of the pod (after ``pods "NAME" is forbidden:``),
     or None when the policy allows it: ``violates PodSecurity "LEVEL:VERSION": reason
     (detail), reason``. The pod is checked as stored (:func:`with_apparmor_fields`)."""
-    if policy.level == PRIVILEGED:
-        return None
-    found = violations(policy, annotations, with_apparmor_fields(annotations, spec))
-    if not found:
-        return None
-    detail = ", ".join(f"{f.reason} ({f.detail})" if f.detail else f.reason for f in found)
-    return f'violates PodSecurity "{policy.text}": {detail}'
+    forbidden = _forbidden(policy, annotations, with_apparmor_fields(annotations, spec))
+    return None if forbidden is None else f"violates PodSecurity {forbidden}"
+
+
+def would_violate(
+    policy: LevelVersion, annotations: Mapping[str, str], spec: Mapping[str, Any]
+) -> str | None:
+    """admission.go EvaluatePod's warning at the warn level, or None when it allows the pod
+    spec as given: ``would violate PodSecurity "LEVEL:VERSION": reason (detail), reason``.
+    The caller gives a pod as stored (:func:`with_apparmor_fields`), a template as
+    written."""
+    forbidden = _forbidden(policy, annotations, spec)
+    return None if forbidden is None else f"would violate PodSecurity {forbidden}"

@@ -101,7 +101,8 @@ class WarningKind(str, Enum):
     NOT_MODELLED = "not-modelled"
     """A filter fitgate does not run (or a score, which no filter checks) reads the pod."""
     ADMISSION = "admission"
-    """The API server changes the pod on creation in a way fitgate could not apply."""
+    """The API server changes the pod on creation in a way fitgate could not apply, or
+    warns as it takes the workload (Pod Security's warn level)."""
     SCHEDULING = "scheduling"
     """The pod is not scheduled as evaluated: gated, another scheduler's, or bound by name."""
     NO_TARGET = "no-target"

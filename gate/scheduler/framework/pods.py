@@ -36,7 +36,14 @@ from gate.k8s.matching import (
 from gate.k8s.nodeterms import written_node_affinity
 from gate.k8s.podaffinity import POD_AFFINITY, POD_ANTI_AFFINITY, pod_terms, preferred_pod_terms
 from gate.k8s.podnames import pod_name, pod_name_admitted
-from gate.k8s.podsecurity import enforce_policy
+from gate.k8s.podsecurity import (
+    POD_CONTROLLER_KINDS,
+    LevelVersion,
+    enforce_policy,
+    warn_policy,
+    with_apparmor_fields,
+    would_violate,
+)
 from gate.k8s.ports import pod_host_ports, regular_host_ports
 from gate.k8s.quotausage import stored_requests
 from gate.k8s.resources import (
@@ -58,7 +65,7 @@ from gate.k8s.volumes import (
     with_copy_claims,
 )
 from gate.k8s.warnings import CLAIM_TEMPLATES_WARNING, unchecked_warnings
-from gate.model import AdmissionObjects, Workload, WorkloadWarning
+from gate.model import AdmissionObjects, WarningKind, Workload, WorkloadWarning
 from gate.model.storage import StorageObjects
 from gate.scheduler.framework.profile import PodProfile, frozen
 
@@ -293,8 +300,8 @@ def prepare_pod(
     SelectorError on a label selector it refuses. ``namespaces_unknown``: the snapshot
     recorded no namespaces; ``storage``: its storage objects (a StatefulSet's first copy
     then mounts its own claims when they exist); ``namespace_labels``: its namespace's
-    labels, which set the Pod Security level that checks it (None: not known, not
-    checked)."""
+    labels, which set the Pod Security levels that check it and warn of it (None: not
+    known, not checked)."""
     labels = {**workload.labels, **workload.controller_labels}
     spec, warnings = complete_pod_spec(
         workload.pod_spec,
@@ -311,6 +318,8 @@ def prepare_pod(
         pod_security=None if namespace_labels is None else enforce_policy(namespace_labels),
         annotations=workload.pod_annotations,
     )
+    if namespace_labels is not None:
+        warnings += pod_security_warning(workload, warn_policy(namespace_labels), spec)
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
@@ -328,6 +337,25 @@ def prepare_pod(
     limits_known = storage is not None and "CSINode" in storage.recorded
     unchecked = unchecked_warnings(written, spec, namespaces_unknown, storage_known, limits_known)
     return Pod(spec, profile, (*own, *warnings, *unchecked))
+
+
+def pod_security_warning(
+    workload: Workload, policy: LevelVersion, completed: Mapping[str, Any]
+) -> list[WorkloadWarning]:
+    """The PodSecurity plugin's warning at the namespace's warn level ``policy`` as the
+    workload is written, which kubectl prints (admission/admission.go): a Pod's, once its
+    enforce level took it, of the pod as completed and stored (ValidatePod); a
+    controller's, of its template as written (ValidatePodController, which only warns:
+    a template is not defaulted as a pod is, so hostNetwork gives its ports no hostPort).
+    The warnings of a controller's pods reach no one; other kinds are not checked."""
+    annotations = workload.pod_annotations
+    if workload.kind == "Pod":
+        text = would_violate(policy, annotations, with_apparmor_fields(annotations, completed))
+    elif workload.kind in POD_CONTROLLER_KINDS:
+        text = would_violate(policy, annotations, workload.pod_spec)
+    else:
+        return []
+    return [] if text is None else [WorkloadWarning(WarningKind.ADMISSION, text)]
 
 
 def template_claims(workload: Workload, ordinal: int) -> tuple[str, ...]:
