@@ -788,10 +788,11 @@ def test_warn_policy_reads_the_labels_as_PolicyToEvaluate(
         st.sampled_from(["", "baseline", "restricted", "privileged", "latest", "v1.25", "x"]),
     )
 )
-def test_the_warn_level_is_never_looser_than_a_valid_enforce_level_it_defaults_from(
+def test_without_a_warn_label_the_warn_level_is_a_valid_enforce_level(
     labels: dict[str, str],
 ) -> None:
-    """PolicyToEvaluate: only a warn label sets a looser warn level than the enforce's."""
+    """PolicyToEvaluate: the default warn level is ``privileged``, which a valid enforce
+    level is never looser than; an invalid one sets no warn level."""
     warn, enforce = psa.warn_policy(labels), psa.enforce_policy(labels)
     levels = [PRIVILEGED, BASELINE, RESTRICTED]
     if WARN_LABEL not in labels and labels.get(ENFORCE_LABEL) in levels:
