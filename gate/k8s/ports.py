@@ -18,6 +18,7 @@ where the scheduler knows ``0.0.0.0`` alone (:func:`karpenter_matches`). An addr
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -84,6 +85,20 @@ def parsed_ip(text: str) -> bytes | None:
     if address.version == 4:
         return _V4_IN_V6 + address.packed
     return address.packed
+
+
+_SLOPPY_V4 = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)")
+
+
+def parsed_ip_sloppy(text: str) -> bytes | None:
+    """``netutils.ParseIPSloppy``: :func:`parsed_ip`, the IPv4 octets (alone or ending an
+    IPv6 address) taking leading zeros as Go's parser before 1.17 did (each a decimal
+    number up to 255, however many digits)."""
+    head, colon, tail = text.rpartition(":")
+    octets = _SLOPPY_V4.fullmatch(tail)
+    if octets is None or not all(int(o) <= 0xFF for o in octets.groups()):
+        return parsed_ip(text)
+    return parsed_ip(head + colon + ".".join(str(int(o)) for o in octets.groups()))
 
 
 def karpenter_matches(port: HostPort, other: HostPort) -> bool:

@@ -57,6 +57,7 @@ from gate.k8s.names import (
 )
 from gate.k8s.podlabels import CONTROLLER_UID, JOB_NAME, stand_in_uid
 from gate.k8s.podnames import controller_object, generate_name
+from gate.k8s.ports import parsed_ip_sloppy
 from gate.k8s.quantity import (
     NEGATIVE,
     go_quantity_text,
@@ -298,6 +299,34 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     if not DNS1123_SUBDOMAIN.fullmatch(value):
         errors.append(regex_error(_DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errors
+
+
+_DNS1123_UNDERSCORE_LABEL_FMT = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_DNS1123_UNDERSCORE_FMT = f"{_DNS1123_UNDERSCORE_LABEL_FMT}(\\.{_DNS1123_UNDERSCORE_LABEL_FMT})*"
+_DNS1123_UNDERSCORE = re.compile(_DNS1123_UNDERSCORE_FMT)
+_DNS1123_UNDERSCORE_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', "
+    "'-' or '.', and must start and end with an alphanumeric character"
+)
+
+
+def dns1123_underscore_subdomain_errors(value: str) -> list[str]:
+    """IsDNS1123SubdomainWithUnderscore: a DNS subdomain whose labels may hold ``_`` and
+    start with one."""
+    errors = [max_len_error(253)] if len(value) > 253 else []
+    if not _DNS1123_UNDERSCORE.fullmatch(value):
+        errors.append(regex_error(_DNS1123_UNDERSCORE_MSG, _DNS1123_UNDERSCORE_FMT, "example.com"))
+    return errors
+
+
+IP_ERROR = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+
+
+def legacy_ip(value: str, field: str) -> Errors:
+    """IsValidIPForLegacyField with StrictIPCIDRValidation off (alpha in v1.34): an address
+    ParseIPSloppy reads, leading zeros and IPv4-mapped IPv6 addresses allowed."""
+    if parsed_ip_sloppy(value) is None:
+        yield invalid(field, value, IP_ERROR)
 
 
 def port_name_errors(value: str) -> list[str]:
@@ -793,12 +822,17 @@ def has_backsteps(path: str) -> bool:
     return ".." in path.split("/")
 
 
-def local_path(path: str, field: str) -> Errors:
-    """ValidateLocalNonReservedPath: relative (validateLocalDescendingPath), without
-    ``..`` elements, and not starting ``..`` (unless ``../``, already refused)."""
+def descending_path(path: str, field: str) -> Errors:
+    """validateLocalDescendingPath: relative (path.IsAbs), then without ``..`` elements."""
     if path.startswith("/"):
         yield invalid(field, path, "must be a relative path")
     yield from _no_backsteps(path, field)
+
+
+def local_path(path: str, field: str) -> Errors:
+    """ValidateLocalNonReservedPath: a descending path (:func:`descending_path`), and not
+    starting ``..`` (unless ``../``, already refused)."""
+    yield from descending_path(path, field)
     if path.startswith("..") and not path.startswith("../"):
         yield invalid(field, path, "must not start with '..'")
 
@@ -1576,11 +1610,14 @@ def volume_mounts(
     field: str,
     volumes: set[str] | None,
     devices: Mapping[str, str] | None = None,
+    privileged: bool = False,
 ) -> Errors:
-    """ValidateVolumeMounts, for a mount's name and path: a name required and one of the
-    pod's volumes (``volumes``; None when they are not all known here), a mountPath
-    required and once in the container, neither the name nor the path one of the
-    container's volume ``devices`` (GetVolumeDeviceMap: each name's device path)."""
+    """ValidateVolumeMounts: a name required and one of the pod's volumes (``volumes``;
+    None when they are not all known here), a mountPath required and once in the
+    container, neither the name nor the path one of the container's volume ``devices``
+    (GetVolumeDeviceMap: each name's device path); then the subPath and subPathExpr,
+    the mount propagation (Bidirectional only for a ``privileged`` container) and the
+    recursive read-only mode (:func:`_mount_options`)."""
     devices = devices or {}
     paths: set[str] = set()
     for i, raw in enumerate(mounts):
@@ -1591,18 +1628,57 @@ def volume_mounts(
             yield FieldError(f"{where}.name", REQUIRED)
         if name is not None and volumes is not None and name not in volumes:
             yield FieldError(f"{where}.name", NOT_FOUND, go_quote(name))
-        if path is None:
-            continue
-        if not path:
-            yield FieldError(f"{where}.mountPath", REQUIRED)
-        if path in paths:
-            yield invalid(f"{where}.mountPath", path, "must be unique")
-        paths.add(path)
-        if name is not None and name in devices:
-            yield invalid(f"{where}.name", name, "must not already exist in volumeDevices")
-        if path in devices.values():
-            detail = "must not already exist as a path in volumeDevices"
-            yield invalid(f"{where}.mountPath", path, detail)
+        if path is not None:
+            if not path:
+                yield FieldError(f"{where}.mountPath", REQUIRED)
+            if path in paths:
+                yield invalid(f"{where}.mountPath", path, "must be unique")
+            paths.add(path)
+            if name is not None and name in devices:
+                yield invalid(f"{where}.name", name, "must not already exist in volumeDevices")
+            if path in devices.values():
+                detail = "must not already exist as a path in volumeDevices"
+                yield invalid(f"{where}.mountPath", path, detail)
+        yield from _mount_options(mount, field, where, privileged)
+
+
+MOUNT_PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")  # sets.List: sorted
+RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")  # sets.List: sorted
+
+
+def _mount_options(mount: Mapping[str, Any], field: str, where: str, privileged: bool) -> Errors:
+    """The rest of ValidateVolumeMounts for one mount at ``where``: the subPath and
+    subPathExpr descending paths (validateLocalDescendingPath) and not both,
+    validateMountPropagation and validateMountRecursiveReadOnly. Upstream names all but
+    the exclusion at the list's ``field``, with no index (``volumeMounts.subPath``)."""
+    sub_path = _text(mount.get("subPath")) or ""
+    expression = _text(mount.get("subPathExpr")) or ""
+    if sub_path:
+        yield from descending_path(sub_path, f"{field}.subPath")
+    if expression:
+        if sub_path:
+            detail = "subPathExpr and subPath are mutually exclusive"
+            yield invalid(f"{where}.subPathExpr", expression, detail)
+        yield from descending_path(expression, f"{field}.subPathExpr")
+    propagation = _text(mount.get("mountPropagation"))
+    if mount.get("mountPropagation") is not None and propagation is not None:
+        if propagation not in MOUNT_PROPAGATIONS:
+            yield not_supported(f"{field}.mountPropagation", propagation, MOUNT_PROPAGATIONS)
+        if propagation == "Bidirectional" and not privileged:
+            detail = "Bidirectional mount propagation is available only to privileged containers"
+            yield FieldError(f"{field}.mountPropagation", FORBIDDEN, None, detail)
+    recursive = _text(mount.get("recursiveReadOnly"))
+    if mount.get("recursiveReadOnly") is None or recursive is None or recursive == "Disabled":
+        return
+    rro = f"{field}.recursiveReadOnly"
+    if recursive not in RECURSIVE_READ_ONLY:
+        yield not_supported(rro, recursive, RECURSIVE_READ_ONLY)
+        return
+    if mount.get("readOnly") is not True:
+        yield FieldError(rro, FORBIDDEN, None, "may only be specified when readOnly is true")
+    if propagation not in (None, "None") and mount.get("mountPropagation") is not None:
+        detail = "may only be specified when mountPropagation is None or not specified"
+        yield FieldError(rro, FORBIDDEN, None, detail)
 
 
 def volume_devices(
@@ -1751,7 +1827,9 @@ def container_common(
         as_list(container.get("volumeDevices")),
     )
     mount_paths, device_paths = _path_map(mounts, "mountPath"), _path_map(devices, "devicePath")
-    yield from volume_mounts(mounts, f"{where}.volumeMounts", volumes, device_paths)
+    context = mapping(container.get("securityContext"))
+    privileged = context.get("privileged") is True
+    yield from volume_mounts(mounts, f"{where}.volumeMounts", volumes, device_paths, privileged)
     claims = claim_volumes(spec)
     yield from volume_devices(devices, f"{where}.volumeDevices", volumes, claims, mount_paths)
     yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
@@ -3017,6 +3095,7 @@ def pod_spec(
         if value:
             yield from _each(f"{prefix}.{name}", value, dns1123_label_errors(value))
     yield from tolerations(as_list(spec.get("tolerations")), f"{prefix}.tolerations")
+    yield from host_aliases(as_list(spec.get("hostAliases")), f"{prefix}.hostAliases")
     yield from _subdomain_field(spec, "priorityClassName", prefix)
     runtime = _text(spec.get("runtimeClassName"))
     if spec.get("runtimeClassName") is not None and runtime is not None:  # may be "" and refused
@@ -3047,9 +3126,11 @@ _MAX_NAMESERVERS = 3
 
 
 def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Errors:
-    """validatePodDNSConfig, for what needs no address parsing: with ``dnsPolicy: None`` a
-    dnsConfig and a nameserver in it, and at most three nameservers (their addresses, the
-    search paths and the options are not checked)."""
+    """validatePodDNSConfig: with ``dnsPolicy: None`` a dnsConfig and a nameserver in it;
+    at most three nameservers, each an IP address (:func:`legacy_ip`); at most 32 search
+    paths of at most 2048 characters joined by spaces, each, a trailing dot cut, a DNS
+    subdomain that may hold ``_`` (RelaxedDNSSearchValidation, locked on in v1.34; ``.``
+    alone allowed); each option named."""
     config = spec.get("dnsConfig")
     servers = [_str(n) for n in as_list(mapping(config).get("nameservers"))]
     if policy == "None":
@@ -3061,10 +3142,49 @@ def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Erro
             detail = "must provide at least one DNS nameserver when `dnsPolicy` is None"
             yield FieldError(f"{field}.nameservers", REQUIRED, None, detail)
             return
+    if not isinstance(config, Mapping):
+        return
     if len(servers) > _MAX_NAMESERVERS:
-        shown = "[" + ",".join(map(json_quote, servers)) + "]"
         detail = f"must not have more than {_MAX_NAMESERVERS} nameservers"
-        yield FieldError(f"{field}.nameservers", INVALID, shown, detail)
+        yield FieldError(f"{field}.nameservers", INVALID, _json_strings(servers), detail)
+    for i, server in enumerate(servers):
+        yield from legacy_ip(server, f"{field}.nameservers[{i}]")
+    searches = [_str(n) for n in as_list(config.get("searches"))]
+    if len(searches) > _MAX_SEARCH_PATHS:
+        detail = f"must not have more than {_MAX_SEARCH_PATHS} search paths"
+        yield FieldError(f"{field}.searches", INVALID, _json_strings(searches), detail)
+    if len(" ".join(searches).encode()) > _MAX_SEARCH_CHARS:
+        detail = (
+            f"must not have more than {_MAX_SEARCH_CHARS} characters (including spaces) in the "
+            "search list"
+        )
+        yield FieldError(f"{field}.searches", INVALID, _json_strings(searches), detail)
+    for i, search in enumerate(searches):
+        if search != ".":
+            search = search.removesuffix(".")
+            where = f"{field}.searches[{i}]"
+            yield from _each(where, search, dns1123_underscore_subdomain_errors(search))
+    for i, option in enumerate(as_list(config.get("options"))):
+        if not _text(mapping(option).get("name")):
+            yield FieldError(f"{field}.options[{i}]", REQUIRED, None, "must not be empty")
+
+
+_MAX_SEARCH_PATHS, _MAX_SEARCH_CHARS = 32, 2048  # MaxDNSSearchPaths, MaxDNSSearchListChars
+
+
+def _json_strings(values: Sequence[str]) -> str:
+    """A []string as ErrorBody prints it (json.Marshal)."""
+    return "[" + ",".join(map(json_quote, values)) + "]"
+
+
+def host_aliases(items: list[Any], field: str) -> Errors:
+    """ValidateHostAliases: each alias's ip an IP address (:func:`legacy_ip`), then each of
+    its hostnames a DNS subdomain."""
+    for i, alias in enumerate(mapping(a) for a in items):
+        yield from legacy_ip(_str(alias.get("ip")), f"{field}[{i}].ip")
+        for j, hostname in enumerate(_str(h) for h in as_list(alias.get("hostnames"))):
+            where = f"{field}[{i}].hostnames[{j}]"
+            yield from _each(where, hostname, dns1123_subdomain_errors(hostname))
 
 
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")

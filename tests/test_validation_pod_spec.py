@@ -1,0 +1,266 @@
+"""The API server's validation of a container's volume mounts (subPath, subPathExpr,
+mountPropagation, recursiveReadOnly) and of the pod's dnsConfig and hostAliases
+(gate.k8s.validation), as kubernetes v1.34.1 refuses them: rows after
+pkg/apis/core/validation/validation_test.go (TestValidateVolumeMounts,
+TestValidateMountPropagation, TestValidateMountRecursiveReadOnly, TestValidatePodDNSConfig,
+TestValidateHostAliases), each with the field error the API server prints, and one through
+the CLI."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gate.cli import Streams, main
+from gate.k8s.ports import parsed_ip_sloppy
+from gate.k8s.validation import pod_template_problem
+from tests.conftest import ROOT
+from tests.report_schema import validate_report
+from tests.test_api_validation import SUBDOMAIN, deployment
+
+P = "spec.template.spec"
+C = f"{P}.containers[0]"
+M = f"{C}.volumeMounts"
+UNDERSCORE_SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', "
+    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+    "regex used for validation is "
+    "'_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')"
+)
+IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+PROPAGATIONS = 'supported values: "Bidirectional", "HostToContainer", "None"'
+BIDIRECTIONAL = "Bidirectional mount propagation is available only to privileged containers"
+READ_ONLY = "may only be specified when readOnly is true"
+PROPAGATION_NONE = "may only be specified when mountPropagation is None or not specified"
+
+
+def problem(container: dict[str, Any] | None = None, **pod: Any) -> str | None:
+    """The errors of a template with one container carrying ``container``'s fields and an
+    emptyDir volume ``data``."""
+    spec = {
+        "containers": [{"name": "a", "image": "x", **(container or {})}],
+        "volumes": [{"name": "data", "emptyDir": {}}],
+        **pod,
+    }
+    return pod_template_problem(spec, P)
+
+
+def mount(**fields: Any) -> dict[str, Any]:
+    """A container mounting ``data`` at /data with ``fields``."""
+    return {"volumeMounts": [{"name": "data", "mountPath": "/data", **fields}]}
+
+
+PRIVILEGED = {"securityContext": {"privileged": True}}
+
+
+def dns(**config: Any) -> dict[str, Any]:
+    return {"dnsConfig": config}
+
+
+SEARCHES_33 = [f"s{i}.example.com" for i in range(33)]
+
+# (id, the container's fields, the pod's fields, the aggregate the API server prints)
+REFUSED: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
+    # ValidateVolumeMounts: validateLocalDescendingPath at the list's path, with no index
+    ("an absolute subPath", mount(subPath="/etc"), {},
+     f'{M}.subPath: Invalid value: "/etc": must be a relative path'),
+    ("a subPath stepping out", mount(subPath="a/../../b"), {},
+     f"{M}.subPath: Invalid value: \"a/../../b\": must not contain '..'"),
+    ("a subPath that is both: two errors", mount(subPath="/.."), {},
+     f'[{M}.subPath: Invalid value: "/..": must be a relative path, '
+     f"{M}.subPath: Invalid value: \"/..\": must not contain '..']"),
+    ("a subPathExpr stepping out", mount(subPathExpr="$(POD_NAME)/.."), {},
+     f"{M}.subPathExpr: Invalid value: \"$(POD_NAME)/..\": must not contain '..'"),
+    ("subPath and subPathExpr together, the exclusion indexed",
+     mount(subPath="a", subPathExpr="$(POD_NAME)"), {},
+     f'{M}[0].subPathExpr: Invalid value: "$(POD_NAME)": subPathExpr and subPath are mutually '
+     "exclusive"),
+    ("a second mount's subPath, named at the list all the same",
+     {"volumeMounts": [{"name": "data", "mountPath": "/a"},
+                       {"name": "data", "mountPath": "/b", "subPath": "/x"}]}, {},
+     f'{M}.subPath: Invalid value: "/x": must be a relative path'),
+    # validateMountPropagation
+    ("a mount propagation of no known kind", mount(mountPropagation="Shared"), {},
+     f'{M}.mountPropagation: Unsupported value: "Shared": {PROPAGATIONS}'),
+    ("Bidirectional in a container that is not privileged",
+     mount(mountPropagation="Bidirectional"), {},
+     f"{M}.mountPropagation: Forbidden: {BIDIRECTIONAL}"),
+    ("Bidirectional with privileged false",
+     {**mount(mountPropagation="Bidirectional"), "securityContext": {"privileged": False}}, {},
+     f"{M}.mountPropagation: Forbidden: {BIDIRECTIONAL}"),
+    ("Bidirectional in an init container that is not privileged", {},
+     {"initContainers": [{"name": "i", "image": "x", **mount(mountPropagation="Bidirectional")}]},
+     f"{P}.initContainers[0].volumeMounts.mountPropagation: Forbidden: {BIDIRECTIONAL}"),
+    # validateMountRecursiveReadOnly
+    ("recursiveReadOnly Enabled on a writable mount", mount(recursiveReadOnly="Enabled"), {},
+     f"{M}.recursiveReadOnly: Forbidden: {READ_ONLY}"),
+    ("recursiveReadOnly IfPossible with HostToContainer propagation",
+     mount(recursiveReadOnly="IfPossible", readOnly=True, mountPropagation="HostToContainer"),
+     {}, f"{M}.recursiveReadOnly: Forbidden: {PROPAGATION_NONE}"),
+    ("recursiveReadOnly with neither condition: both, in order",
+     {**mount(recursiveReadOnly="Enabled", mountPropagation="Bidirectional"), **PRIVILEGED}, {},
+     f"[{M}.recursiveReadOnly: Forbidden: {READ_ONLY}, "
+     f"{M}.recursiveReadOnly: Forbidden: {PROPAGATION_NONE}]"),
+    ("a recursiveReadOnly of no known kind", mount(recursiveReadOnly="Always", readOnly=True),
+     {}, f'{M}.recursiveReadOnly: Unsupported value: "Always": supported values: "Disabled", '
+     '"Enabled", "IfPossible"'),
+    ("an empty recursiveReadOnly", mount(recursiveReadOnly=""), {},
+     f'{M}.recursiveReadOnly: Unsupported value: "": supported values: "Disabled", '
+     '"Enabled", "IfPossible"'),
+    ("the mount's errors in ValidateVolumeMounts' order",
+     mount(subPath="/a", mountPropagation="Bidirectional", recursiveReadOnly="Enabled",
+           readOnly=True), {},
+     f'[{M}.subPath: Invalid value: "/a": must be a relative path, '
+     f"{M}.mountPropagation: Forbidden: {BIDIRECTIONAL}, "
+     f"{M}.recursiveReadOnly: Forbidden: {PROPAGATION_NONE}]"),
+    # validatePodDNSConfig
+    ("a nameserver that is no address", {}, dns(nameservers=["1.1.1.1", "dns.local"]),
+     f'{P}.dnsConfig.nameservers[1]: Invalid value: "dns.local": {IP}'),
+    ("an address with a zone", {}, dns(nameservers=["fe80::1%eth0"]),
+     f'{P}.dnsConfig.nameservers[0]: Invalid value: "fe80::1%eth0": {IP}'),
+    ("four nameservers, then each checked", {}, dns(nameservers=["1.1.1.1", "", "2", "3"]),
+     f'[{P}.dnsConfig.nameservers: Invalid value: ["1.1.1.1","","2","3"]: must not have more '
+     f'than 3 nameservers, {P}.dnsConfig.nameservers[1]: Invalid value: "": {IP}, '
+     f'{P}.dnsConfig.nameservers[2]: Invalid value: "2": {IP}, '
+     f'{P}.dnsConfig.nameservers[3]: Invalid value: "3": {IP}]'),
+    ("thirty-three search paths", {}, dns(searches=SEARCHES_33),
+     f"{P}.dnsConfig.searches: Invalid value: {json.dumps(SEARCHES_33, separators=(',', ':'))}"
+     ": must not have more than 32 search paths"),
+    ("a search list beyond 2048 characters with its spaces", {},
+     dns(searches=["a" * 63 + "." + "b" * 63] * 17),
+     f"{P}.dnsConfig.searches: Invalid value: "
+     f"{json.dumps(['a' * 63 + '.' + 'b' * 63] * 17, separators=(',', ':'))}: must not have more "
+     "than 2048 characters (including spaces) in the search list"),
+    ("a search path in capitals, shown with its trailing dot cut", {},
+     dns(searches=["Example.COM."]),
+     f'{P}.dnsConfig.searches[0]: Invalid value: "Example.COM": {UNDERSCORE_SUBDOMAIN}'),
+    ("an empty search path", {}, dns(searches=[""]),
+     f'{P}.dnsConfig.searches[0]: Invalid value: "": {UNDERSCORE_SUBDOMAIN}'),
+    ("two dots are one cut to a dot", {}, dns(searches=[".."]),
+     f'{P}.dnsConfig.searches[0]: Invalid value: ".": {UNDERSCORE_SUBDOMAIN}'),
+    ("an option with no name", {}, dns(options=[{"name": "ndots", "value": "2"}, {"value": "1"}]),
+     f"{P}.dnsConfig.options[1]: Required value: must not be empty"),
+    # ValidateHostAliases, after the tolerations
+    ("a host alias's ip that is no address", {},
+     {"hostAliases": [{"ip": "10.0.0.256", "hostnames": ["db"]}]},
+     f'{P}.hostAliases[0].ip: Invalid value: "10.0.0.256": {IP}'),
+    ("a host alias without an ip", {}, {"hostAliases": [{"hostnames": ["db"]}]},
+     f'{P}.hostAliases[0].ip: Invalid value: "": {IP}'),
+    ("a host alias's hostname that is no subdomain", {},
+     {"hostAliases": [{"ip": "10.0.0.1", "hostnames": ["db", "DB_1"]}]},
+     f'{P}.hostAliases[0].hostnames[1]: Invalid value: "DB_1": {SUBDOMAIN}'),
+    ("the host aliases after the tolerations, before the priority class", {},
+     {"hostAliases": [{"ip": "x"}], "priorityClassName": "High",
+      "tolerations": [{"key": "a b", "operator": "Exists"}]},
+     f'[{P}.tolerations[0].key: Invalid value: "a b": name part must consist of alphanumeric '
+     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+     "'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), "
+     f'{P}.hostAliases[0].ip: Invalid value: "x": {IP}, '
+     f'{P}.priorityClassName: Invalid value: "High": {SUBDOMAIN}]'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("container", "pod", "expected"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
+)
+def test_a_pod_field_the_api_server_refuses_is_an_error_in_its_words(
+    container: dict[str, Any], pod: dict[str, Any], expected: str
+) -> None:
+    assert problem(copy.deepcopy(container), **copy.deepcopy(pod)) == expected
+
+
+# (id, the container's fields, the pod's fields) the API server takes
+TAKEN: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("relative subPath and subPathExpr, dots inside names",
+     {"volumeMounts": [{"name": "data", "mountPath": "/a", "subPath": "a/..b/c.."},
+                       {"name": "data", "mountPath": "/b", "subPathExpr": "$(POD_NAME)/x"}]},
+     {}),
+    ("empty subPath and subPathExpr are unset", mount(subPath="", subPathExpr=""), {}),
+    ("every propagation in a privileged container",
+     {"volumeMounts": [{"name": "data", "mountPath": f"/{p}", "mountPropagation": p}
+                       for p in ("None", "HostToContainer", "Bidirectional")], **PRIVILEGED},
+     {}),
+    ("recursiveReadOnly on a read-only mount, propagation None or unset",
+     {"volumeMounts": [
+         {"name": "data", "mountPath": "/a", "readOnly": True, "recursiveReadOnly": "Enabled"},
+         {"name": "data", "mountPath": "/b", "readOnly": True, "recursiveReadOnly": "IfPossible",
+          "mountPropagation": "None"},
+         {"name": "data", "mountPath": "/c", "recursiveReadOnly": "Disabled",
+          "mountPropagation": "HostToContainer"}]},
+     {}),
+    ("the None policy with three nameservers, IPv6 and leading zeros (ParseIPSloppy)", {},
+     {"dnsPolicy": "None",
+      **dns(nameservers=["010.000.000.010", "::ffff:1.2.3.4", "2001:DB8::1"])}),
+    ("search paths with underscores, a trailing dot, and a dot alone", {},
+     dns(searches=["_srv._tcp.example.com", "svc.cluster.local.", "."], options=[{"name": "a"}])),
+    ("thirty-two search paths of 2048 characters with their spaces", {},
+     dns(searches=["a" * 63] * 31 + ["b" * 31 + "." + "c" * 32])),
+    ("host aliases of both address families", {},
+     {"hostAliases": [{"ip": "127.0.0.1", "hostnames": ["foo.local", "bar"]},
+                      {"ip": "::1"}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("container", "pod"), [r[1:] for r in TAKEN], ids=[r[0] for r in TAKEN])
+def test_a_pod_field_the_api_server_takes_is_no_error(
+    container: dict[str, Any], pod: dict[str, Any]
+) -> None:
+    assert problem(copy.deepcopy(container), **copy.deepcopy(pod)) is None
+
+
+def test_the_longest_search_list_taken_is_2048_characters() -> None:
+    searches = TAKEN[6][2]["dnsConfig"]["searches"]
+    assert len(searches) == 32 and len(" ".join(searches)) == 2048
+
+
+@given(st.lists(st.integers(0, 255), min_size=4, max_size=4), st.integers(0, 3))
+def test_an_ipv4_address_with_leading_zeros_is_the_same_address(
+    octets: list[int], zeros: int
+) -> None:
+    padded = ".".join("0" * zeros + str(o) for o in octets)
+    assert parsed_ip_sloppy(padded) == parsed_ip_sloppy(".".join(map(str, octets)))
+    assert parsed_ip_sloppy(padded) is not None
+
+
+@given(st.text(max_size=20))
+def test_any_text_is_read_as_an_address_or_refused_without_a_traceback(text: str) -> None:
+    found = parsed_ip_sloppy(text)
+    assert found is None or len(found) == 16
+
+
+def test_the_cli_answers_a_refused_mount_with_an_error_in_the_api_server_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    body = deployment()
+    template = body["spec"]["template"]["spec"]
+    template["volumes"] = [{"name": "data", "emptyDir": {}}]
+    template["containers"][0]["volumeMounts"] = [
+        {"name": "data", "mountPath": "/data", "subPath": "../etc"}
+    ]
+    template["hostAliases"] = [{"ip": "db.local", "hostnames": ["db"]}]
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(json.dumps(body))
+    out, err = io.StringIO(), io.StringIO()
+    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
+    argv = ["check", str(manifest), "--snapshot", "fixtures/snapshots/aks-six-nodes.json"]
+    code = main([*argv, "--json", "-"], streams)
+    report = json.loads(out.getvalue())
+    validate_report(report)
+    [workload] = report["workloads"]
+    assert code == 1 and workload["verdict"] == "ERROR"
+    assert workload["reason"] == (
+        'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].volumeMounts.subPath: '
+        "Invalid value: \"../etc\": must not contain '..', spec.template.spec.hostAliases[0].ip: "
+        f'Invalid value: "db.local": {IP}]'
+    )
