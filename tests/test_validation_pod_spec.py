@@ -1,10 +1,12 @@
 """The API server's validation of a container's volume mounts (subPath, subPathExpr,
-mountPropagation, recursiveReadOnly) and of the pod's dnsConfig and hostAliases
-(gate.k8s.validation), as kubernetes v1.34.1 refuses them: rows after
-pkg/apis/core/validation/validation_test.go (TestValidateVolumeMounts,
+mountPropagation, recursiveReadOnly), of the pod's dnsConfig and hostAliases, and of an
+object's ownerReferences and finalizers (gate.k8s.validation), as kubernetes v1.34.1 refuses
+them: rows after pkg/apis/core/validation/validation_test.go (TestValidateVolumeMounts,
 TestValidateMountPropagation, TestValidateMountRecursiveReadOnly, TestValidatePodDNSConfig,
-TestValidateHostAliases), each with the field error the API server prints, and one through
-the CLI."""
+TestValidateHostAliases, TestValidateObjectMetaFinalizers) and apimachinery's
+pkg/api/validation/objectmeta_test.go (TestValidateObjectMetaOwnerReferences,
+TestValidateFinalizersUpdate's create half), each with the field error the API server
+prints, and through the CLI."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from gate.k8s.ports import parsed_ip_sloppy
 from gate.k8s.validation import pod_template_problem
 from tests.conftest import ROOT
 from tests.report_schema import validate_report
-from tests.test_api_validation import SUBDOMAIN, deployment
+from tests.test_api_validation import SUBDOMAIN, deployment, invalid, reason
 
 P = "spec.template.spec"
 C = f"{P}.containers[0]"
@@ -264,3 +266,223 @@ def test_the_cli_answers_a_refused_mount_with_an_error_in_the_api_server_s_words
         "Invalid value: \"../etc\": must not contain '..', spec.template.spec.hostAliases[0].ip: "
         f'Invalid value: "db.local": {IP}]'
     )
+
+
+OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "1"}
+OWNERS = "metadata.ownerReferences"
+FINALIZERS = "metadata.finalizers"
+NOT_QUALIFIED = "name is neither a standard finalizer name nor is it fully qualified"
+QUALIFIED = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+
+# (id, the deployment's metadata fields, the API server's field errors)
+META_REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    ("an owner without a version", {"ownerReferences": [{**OWNER, "apiVersion": "apps/"}]},
+     f'{OWNERS}.apiVersion: Invalid value: "apps/": version must not be empty'),
+    ("an owner with two slashes in its apiVersion",
+     {"ownerReferences": [{**OWNER, "apiVersion": "a/b/c"}]},
+     f'{OWNERS}.apiVersion: Invalid value: "a/b/c": version must not be empty'),
+    ("an owner of nothing but a controller flag", {"ownerReferences": [{"controller": True}]},
+     f'[{OWNERS}.apiVersion: Invalid value: "": version must not be empty, '
+     f'{OWNERS}.kind: Invalid value: "": must not be empty, '
+     f'{OWNERS}.name: Invalid value: "": must not be empty, '
+     f'{OWNERS}.uid: Invalid value: "": must not be empty]'),
+    ("an Event as owner",
+     {"ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "2",
+                           "blockOwnerDeletion": False}]},
+     f'{OWNERS}: Invalid value: {{"apiVersion":"v1","kind":"Event","name":"e","uid":"2",'
+     '"blockOwnerDeletion":false}: /v1, Kind=Event is disallowed from being an owner'),
+    ("two controllers, the whole list shown",
+     {"ownerReferences": [{**OWNER, "controller": True}, {**OWNER, "name": "web-2"},
+                          {**OWNER, "kind": "Job", "name": "j", "controller": True}]},
+     f'{OWNERS}: Invalid value: [{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1",'
+     '"uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-2",'
+     '"uid":"1"},{"apiVersion":"apps/v1","kind":"Job","name":"j","uid":"1","controller":true}]'
+     ': Only one reference can have Controller set to true. Found "true" in references for '
+     "ReplicaSet/web-1 and Job/j"),
+    ("a finalizer that is no qualified name, then not standard",
+     {"finalizers": ["example.com/a", "bad name"]},
+     f'[{FINALIZERS}: Invalid value: "bad name": {QUALIFIED}, '
+     f'{FINALIZERS}[1]: Invalid value: "bad name": {NOT_QUALIFIED}]'),
+    ("a finalizer of no domain that is no standard one", {"finalizers": ["cleanup"]},
+     f'{FINALIZERS}[0]: Invalid value: "cleanup": {NOT_QUALIFIED}'),
+    ("both orphan and foregroundDeletion",
+     {"finalizers": ["orphan", "kubernetes", "foregroundDeletion"]},
+     f'{FINALIZERS}: Invalid value: ["orphan","kubernetes","foregroundDeletion"]: finalizer '
+     "orphan and foregroundDeletion cannot be both set"),
+    ("the owners before the finalizers, after the annotations",
+     {"finalizers": ["x"], "ownerReferences": [{**OWNER, "uid": ""}],
+      "annotations": {"a b": "c"}},
+     f'[metadata.annotations: Invalid value: "a b": {QUALIFIED}, '
+     f'{OWNERS}.uid: Invalid value: "": must not be empty, '
+     f'{FINALIZERS}[0]: Invalid value: "x": {NOT_QUALIFIED}]'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("metadata", "expected"), [r[1:] for r in META_REFUSED], ids=[r[0] for r in META_REFUSED]
+)
+def test_metadata_the_api_server_refuses_is_an_error_in_its_words(
+    metadata: dict[str, Any], expected: str
+) -> None:
+    body = deployment()
+    body["metadata"].update(copy.deepcopy(metadata))
+    assert reason(body) == invalid(body, expected)
+
+
+def test_standard_and_qualified_finalizers_and_one_controller_are_taken() -> None:
+    body = deployment()
+    body["metadata"]["finalizers"] = ["kubernetes", "orphan", "example.com/cleanup"]
+    body["metadata"]["ownerReferences"] = [
+        {**OWNER, "controller": True},
+        {**OWNER, "apiVersion": "v1", "kind": "ConfigMap", "controller": False},
+    ]
+    assert reason(body) is None
+
+
+def test_a_bare_pod_s_metadata_is_held_to_the_same_rules() -> None:
+    body: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                            "metadata": {"name": "p", "finalizers": ["cleanup"]},
+                            "spec": {"containers": [{"name": "a", "image": "x"}]}}  # fmt: skip
+    assert reason(body) == invalid(
+        body, f'{FINALIZERS}[0]: Invalid value: "cleanup": {NOT_QUALIFIED}'
+    )
+
+
+SECCOMP = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_A = "container.seccomp.security.alpha.kubernetes.io/a"
+APPARMOR = "container.apparmor.security.beta.kubernetes.io/"
+NOTES = "spec.template.annotations"
+TYPE_MISMATCH = "type in annotation and field must match"
+PROFILE_MISMATCH = "profile in annotation and field must match"
+
+
+def context(**fields: Any) -> dict[str, Any]:
+    return {"securityContext": fields}
+
+
+# (id, the template's annotations, the container's fields, the pod's fields, the errors)
+PROFILES_REFUSED: list[tuple[str, dict[str, str], dict[str, Any], dict[str, Any], str]] = [
+    # ValidateSeccompPodAnnotations: named as a child of the annotations
+    ("a pod seccomp annotation of no profile", {SECCOMP: "bogus"}, {}, {},
+     f'{NOTES}.{SECCOMP}: Invalid value: "bogus": must be a valid seccomp profile'),
+    ("a container's localhost profile stepping out", {SECCOMP_A: "localhost/../x"}, {}, {},
+     f"{NOTES}.{SECCOMP_A}: Invalid value: \"../x\": must not contain '..'"),
+    ("a localhost profile at an absolute path", {SECCOMP: "localhost//etc/p.json"}, {}, {},
+     f'{NOTES}.{SECCOMP}: Invalid value: "/etc/p.json": must be a relative path'),
+    # ValidateAppArmorPodAnnotations: named at the key
+    ("an AppArmor annotation for no container", {APPARMOR + "b": "runtime/default"}, {}, {},
+     f'{NOTES}[{APPARMOR}b]: Invalid value: "b": container not found'),
+    ("an AppArmor annotation of no profile form", {APPARMOR + "a": "bogus"}, {}, {},
+     f'{NOTES}[{APPARMOR}a]: Invalid value: "bogus": invalid AppArmor profile name: '
+     '"bogus"'),
+    ("both at once, in the annotation's order", {APPARMOR + "b": "docker/default"}, {}, {},
+     f'[{NOTES}[{APPARMOR}b]: Invalid value: "b": container not found, '
+     f'{NOTES}[{APPARMOR}b]: Invalid value: "docker/default": invalid AppArmor profile name: '
+     '"docker/default"]'),
+    # validateSeccompAnnotationsAndFields
+    ("the pod's seccomp annotation and field of two types", {SECCOMP: "unconfined"}, {},
+     context(seccompProfile={"type": "RuntimeDefault"}),
+     f"{P}.securityContext.seccompProfile.type: Forbidden: seccomp {TYPE_MISMATCH}"),
+    ("a container's seccomp localhost profiles differing", {SECCOMP_A: "localhost/b.json"},
+     context(seccompProfile={"type": "Localhost", "localhostProfile": "a.json"}), {},
+     f"{C}.securityContext.seccompProfile.localhostProfile: Forbidden: seccomp "
+     f"{PROFILE_MISMATCH}"),
+    # validateAppArmorAnnotationsAndFieldsMatchOnCreate: the pod's profile when none of its own
+    ("a container's AppArmor annotation against the pod's profile",
+     {APPARMOR + "a": "unconfined"}, {}, context(appArmorProfile={"type": "RuntimeDefault"}),
+     f"{C}.securityContext.appArmorProfile.type: Forbidden: apparmor {TYPE_MISMATCH}"),
+    ("init containers first, then containers",
+     {APPARMOR + "a": "localhost/x", APPARMOR + "i": "runtime/default"},
+     context(appArmorProfile={"type": "Localhost", "localhostProfile": "y"}),
+     {"initContainers": [{"name": "i", "image": "x", **context(
+         appArmorProfile={"type": "Unconfined"})}]},
+     f"[{P}.initContainers[0].securityContext.appArmorProfile.type: Forbidden: apparmor "
+     f"{TYPE_MISMATCH}, {C}.securityContext.appArmorProfile.localhostProfile: Forbidden: "
+     f"apparmor {PROFILE_MISMATCH}]"),
+]  # fmt: skip
+
+# (id, the template's annotations, the container's fields, the pod's fields)
+PROFILES_TAKEN: list[tuple[str, dict[str, str], dict[str, Any], dict[str, Any]]] = [
+    ("every seccomp profile form",
+     {SECCOMP: "docker/default", SECCOMP_A: "localhost/profiles/a.json",
+      "container.seccomp.security.alpha.kubernetes.io/z": "unconfined"}, {}, {}),
+    ("docker/default is a seccomp RuntimeDefault",
+     {SECCOMP: "docker/default", SECCOMP_A: "runtime/default"},
+     context(seccompProfile={"type": "RuntimeDefault"}),
+     context(seccompProfile={"type": "RuntimeDefault"})),
+    ("every AppArmor profile form, an empty one too",
+     {APPARMOR + "a": "localhost/p", APPARMOR + "i": ""}, {},
+     {"initContainers": [{"name": "i", "image": "x"}]}),
+    ("matching AppArmor annotations and fields",
+     {APPARMOR + "a": "localhost/p"},
+     context(appArmorProfile={"type": "Localhost", "localhostProfile": "p"}),
+     context(appArmorProfile={"type": "Unconfined"})),
+    ("no field, nothing to match", {APPARMOR + "a": "unconfined", SECCOMP: "unconfined"}, {},
+     {}),
+]  # fmt: skip
+
+
+def _with_notes(
+    notes: dict[str, str], container: dict[str, Any], pod: dict[str, Any]
+) -> dict[str, Any]:
+    body = deployment()
+    body["spec"]["template"]["metadata"]["annotations"] = dict(notes)
+    body["spec"]["template"]["spec"]["containers"][0].update(copy.deepcopy(container))
+    body["spec"]["template"]["spec"]["containers"][0]["name"] = "a"
+    body["spec"]["template"]["spec"].update(copy.deepcopy(pod))
+    return body
+
+
+@pytest.mark.parametrize(
+    ("notes", "container", "pod", "expected"),
+    [r[1:] for r in PROFILES_REFUSED],
+    ids=[r[0] for r in PROFILES_REFUSED],
+)
+def test_a_security_profile_annotation_the_api_server_refuses_is_an_error(
+    notes: dict[str, str], container: dict[str, Any], pod: dict[str, Any], expected: str
+) -> None:
+    body = _with_notes(notes, container, pod)
+    assert reason(body) == invalid(body, expected)
+
+
+@pytest.mark.parametrize(
+    ("notes", "container", "pod"),
+    [r[1:] for r in PROFILES_TAKEN],
+    ids=[r[0] for r in PROFILES_TAKEN],
+)
+def test_a_security_profile_annotation_the_api_server_takes_is_no_error(
+    notes: dict[str, str], container: dict[str, Any], pod: dict[str, Any]
+) -> None:
+    assert reason(_with_notes(notes, container, pod)) is None
+
+
+def _bare_pod(annotation: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "annotations": {APPARMOR + "a": annotation}},
+        "spec": {
+            "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "x"}],
+        },
+    }
+
+
+def test_a_pod_s_apparmor_annotation_is_its_container_s_profile_as_stored() -> None:
+    """applyAppArmorVersionSkew gives a bare Pod's container the annotation's profile before
+    validation, so it matches; a template is validated as written, so it does not; and a
+    profile the field's validation refuses (padded) is not copied, so the pod's is compared."""
+    assert reason(_bare_pod("localhost/p")) is None
+    template = _with_notes(
+        {APPARMOR + "a": "localhost/p"}, {}, context(appArmorProfile={"type": "RuntimeDefault"})
+    )
+    mismatch = f"{C}.securityContext.appArmorProfile.type: Forbidden: apparmor {TYPE_MISMATCH}"
+    assert reason(template) == invalid(template, mismatch)
+    padded = _bare_pod("localhost/ p")
+    where = "spec.containers[0].securityContext.appArmorProfile.type"
+    expected = f"{where}: Forbidden: apparmor {TYPE_MISMATCH}"
+    assert reason(padded) == invalid(padded, expected)

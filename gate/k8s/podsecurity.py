@@ -30,7 +30,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.k8s.validation import go_quote
+from gate.k8s.validation import (
+    APPARMOR_ANNOTATION,
+    SECCOMP_CONTAINER_ANNOTATION,
+    SECCOMP_POD_ANNOTATION,
+    go_quote,
+    with_apparmor_fields,
+)
 from gate.untyped import as_list, mapping
 
 ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
@@ -287,9 +293,6 @@ def host_probes_and_lifecycle(_: Mapping[str, str], spec: Mapping[str, Any]) -> 
     return Forbidden("probe or lifecycle host", detail)
 
 
-_APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
-
-
 def _apparmor_type(item: Mapping[str, Any]) -> str | None:
     """The item's securityContext.appArmorProfile.type; None when no profile is set."""
     profile = _context(item).get("appArmorProfile")
@@ -317,7 +320,7 @@ def app_armor_profile(annotations: Mapping[str, str], spec: Mapping[str, Any]) -
     annotated = sorted(
         f"{key}={go_quote(value)}"
         for key, value in annotations.items()
-        if key.startswith(_APPARMOR_ANNOTATION)
+        if key.startswith(APPARMOR_ANNOTATION)
         and not (value in ("", "runtime/default") or value.startswith("localhost/"))
     )
     if annotated:
@@ -400,10 +403,6 @@ def proc_mount(_: Mapping[str, str], spec: Mapping[str, Any]) -> Forbidden | Non
     return Forbidden("procMount", detail)
 
 
-_SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
-_SECCOMP_CONTAINER_ANNOTATION = "container.seccomp.security.alpha.kubernetes.io/"
-
-
 def seccomp_baseline_1_0(
     annotations: Mapping[str, str], spec: Mapping[str, Any]
 ) -> Forbidden | None:
@@ -412,8 +411,8 @@ def seccomp_baseline_1_0(
     def valid(value: str) -> bool:
         return value in ("runtime/default", "docker/default") or value.startswith("localhost/")
 
-    keys = [_SECCOMP_POD_ANNOTATION]
-    keys += [_SECCOMP_CONTAINER_ANNOTATION + _name(c) for c in _containers(spec)]
+    keys = [SECCOMP_POD_ANNOTATION]
+    keys += [SECCOMP_CONTAINER_ANNOTATION + _name(c) for c in _containers(spec)]
     bad = {
         f"{k}={go_quote(annotations[k])}"
         for k in keys
@@ -731,48 +730,6 @@ def violations(
 ) -> list[Forbidden]:
     """What each check of the policy forbids of the pod, in the registry's order."""
     return [f for _, check in checks_for(policy) if (f := check(annotations, spec)) is not None]
-
-
-def _apparmor_field(annotation: str) -> dict[str, str] | None:
-    """strategy.go's ApparmorFieldForAnnotation: the profile a deprecated annotation's
-    value names, None for a value that names none."""
-    if annotation == "unconfined":
-        return {"type": "Unconfined"}
-    if annotation == "runtime/default":
-        return {"type": "RuntimeDefault"}
-    if annotation.startswith("localhost/") and annotation != "localhost/":
-        return {"type": "Localhost", "localhostProfile": annotation.removeprefix("localhost/")}
-    return None
-
-
-def with_apparmor_fields(
-    annotations: Mapping[str, str], spec: Mapping[str, Any]
-) -> Mapping[str, Any]:
-    """The pod as the API server stores it before its validating admission: Kubernetes
-    v1.34's pkg/registry/core/pod/strategy.go applyAppArmorVersionSkew copies a
-    container's deprecated AppArmor annotation to its ``appArmorProfile`` when it sets
-    none and the profile differs from the pod's (no longer the fields to annotations).
-    A Windows pod is left as it is."""
-    if _windows(spec) or not any(k.startswith(_APPARMOR_ANNOTATION) for k in annotations):
-        return spec
-    pod = _context(spec).get("appArmorProfile")
-    synced: dict[str, Any] = dict(spec)
-    for key in ("initContainers", "containers", "ephemeralContainers"):
-        items = spec.get(key)
-        if not isinstance(items, list):
-            continue
-        copied = []
-        for item in items:
-            container = mapping(item)
-            written = annotations.get(_APPARMOR_ANNOTATION + _name(container))
-            profile = None if written is None else _apparmor_field(written)
-            unset = _context(container).get("appArmorProfile") is None
-            if profile is not None and unset and profile != pod:
-                context = {**_context(container), "appArmorProfile": profile}
-                item = {**container, "securityContext": context}
-            copied.append(item)
-        synced[key] = copied
-    return synced
 
 
 def _forbidden(

@@ -3268,13 +3268,16 @@ def _template(
     spec: Mapping[str, Any], field: str, template_labels: object, notes: object = None
 ) -> Errors:
     """ValidatePodTemplateSpec: the template's labels and annotations (``notes``), then its
-    pod spec, then no ephemeral containers (only a running pod takes them)."""
+    pod spec, its security profiles' annotations matching their fields
+    (:func:`profiles_match`), then no ephemeral containers (only a running pod takes them)."""
     template = template_path(field)
     if template is not None:
         yield from labels(template_labels, f"{template}.labels")
         yield from annotation_map(notes, f"{template}.annotations")
         yield from pod_annotations(notes, spec, f"{template}.annotations")
     yield from pod_spec(spec, field)
+    if template is not None:
+        yield from profiles_match(notes, spec, field)
     if template is not None and as_list(spec.get("ephemeralContainers")):
         detail = "ephemeral containers not allowed in pod template"
         yield FieldError(f"{field}.ephemeralContainers", FORBIDDEN, None, detail)
@@ -3320,6 +3323,165 @@ def pod_annotations(raw: object, spec: Mapping[str, Any], field: str) -> Errors:
         if number is None or not -(2**31) <= number < 2**31:
             where = f"{field}[{_DELETION_COST}]"
             yield FieldError(where, INVALID, go_quote(cost), "must be a 32bit integer")
+    yield from _profile_annotations(found, spec, field)
+
+
+SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_CONTAINER_ANNOTATION = "container.seccomp.security.alpha.kubernetes.io/"
+APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
+_LOCALHOST = "localhost/"
+
+
+def _profile_annotations(found: Mapping[str, Any], spec: Mapping[str, Any], field: str) -> Errors:
+    """ValidateSeccompPodAnnotations (the pod's annotation, then each container's, named as
+    a child of ``field``: ``annotations.seccomp...``), then ValidateAppArmorPodAnnotations
+    (each for a container of the pod, init and ephemeral ones too, and of a known profile
+    form). Upstream walks the map in no fixed order; the order here is the written one."""
+    if SECCOMP_POD_ANNOTATION in found:
+        value = _str(found[SECCOMP_POD_ANNOTATION])
+        yield from seccomp_profile_annotation(value, f"{field}.{SECCOMP_POD_ANNOTATION}")
+    for key, value in found.items():
+        if str(key).startswith(SECCOMP_CONTAINER_ANNOTATION):
+            yield from seccomp_profile_annotation(_str(value), f"{field}.{key}")
+    names = {_str(c.get("name")) for c in _visited_containers(spec)}
+    for key, value in found.items():
+        if not str(key).startswith(APPARMOR_ANNOTATION):
+            continue
+        container = str(key).removeprefix(APPARMOR_ANNOTATION)
+        if container not in names:
+            yield invalid(f"{field}[{key}]", container, "container not found")
+        profile = _str(value)
+        if profile not in ("", "runtime/default", "unconfined") and not profile.startswith(
+            _LOCALHOST
+        ):
+            detail = f"invalid AppArmor profile name: {go_quote(profile)}"
+            yield invalid(f"{field}[{key}]", profile, detail)
+
+
+def seccomp_profile_annotation(value: str, field: str) -> Errors:
+    """ValidateSeccompProfile: ``runtime/default``, ``docker/default``, ``unconfined``, or
+    ``localhost/`` and a descending path (validateLocalDescendingPath, shown without the
+    prefix)."""
+    if value in ("runtime/default", "docker/default", "unconfined"):
+        return
+    if value.startswith(_LOCALHOST):
+        yield from descending_path(value.removeprefix(_LOCALHOST), field)
+    else:
+        yield invalid(field, value, "must be a valid seccomp profile")
+
+
+def _visited_containers(spec: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """podshelper.VisitContainersWithPath's order: init containers, containers, ephemeral
+    containers."""
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        yield from (mapping(c) for c in as_list(spec.get(key)))
+
+
+def _visited_paths(spec: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """:func:`_visited_containers`, each with its field path under ``prefix``."""
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for i, container in enumerate(as_list(spec.get(key))):
+            yield f"{prefix}.{key}[{i}]", mapping(container)
+
+
+def profiles_match(notes: object, spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateSeccompAnnotationsAndFields (the pod's seccomp annotation against its
+    seccompProfile, then each container's against its own), then
+    validateAppArmorAnnotationsAndFieldsMatchOnCreate (each container's AppArmor annotation
+    against its profile, the pod's when it sets none; not for a Windows pod): where both
+    are written they name the same profile."""
+    found = mapping(notes)
+    pod_context = mapping(spec.get("securityContext"))
+    pod_seccomp = pod_context.get("seccompProfile")
+    if isinstance(pod_seccomp, Mapping) and SECCOMP_POD_ANNOTATION in found:
+        where = f"{prefix}.securityContext.seccompProfile"
+        yield from _profile_match(
+            "seccomp", _str(found[SECCOMP_POD_ANNOTATION]), pod_seccomp, where
+        )
+    for path, container in _visited_paths(spec, prefix):
+        own = mapping(container.get("securityContext")).get("seccompProfile")
+        key = SECCOMP_CONTAINER_ANNOTATION + _str(container.get("name"))
+        if isinstance(own, Mapping) and key in found:
+            where = f"{path}.securityContext.seccompProfile"
+            yield from _profile_match("seccomp", _str(found[key]), own, where)
+    if mapping(spec.get("os")).get("name") == "windows":
+        return
+    pod_apparmor = pod_context.get("appArmorProfile")
+    for path, container in _visited_paths(spec, prefix):
+        profile = mapping(container.get("securityContext")).get("appArmorProfile")
+        if not isinstance(profile, Mapping):
+            profile = pod_apparmor
+        key = APPARMOR_ANNOTATION + _str(container.get("name"))
+        if isinstance(profile, Mapping) and key in found:
+            where = f"{path}.securityContext.appArmorProfile"
+            yield from _profile_match("apparmor", _str(found[key]), profile, where)
+
+
+def _profile_match(kind: str, annotation: str, profile: Mapping[str, Any], where: str) -> Errors:
+    """validateSeccompAnnotationsAndFieldsMatch and the AppArmor switch of
+    validateAppArmorAnnotationsAndFieldsMatchOnCreate: the annotation of the profile's type
+    (``docker/default`` a seccomp RuntimeDefault too), a Localhost one naming its profile;
+    another type is not compared."""
+    defaults = ("runtime/default", "docker/default") if kind == "seccomp" else ("runtime/default",)
+    matches = {"Unconfined": annotation == "unconfined", "RuntimeDefault": annotation in defaults}
+    matches["Localhost"] = annotation.startswith(_LOCALHOST)
+    written = _str(profile.get("type"))
+    if written not in matches:
+        return
+    if not matches[written]:
+        detail = f"{kind} type in annotation and field must match"
+        yield FieldError(f"{where}.type", FORBIDDEN, None, detail)
+    elif written == "Localhost":
+        local = profile.get("localhostProfile")
+        if not isinstance(local, str) or annotation.removeprefix(_LOCALHOST) != local:
+            detail = f"{kind} profile in annotation and field must match"
+            yield FieldError(f"{where}.localhostProfile", FORBIDDEN, None, detail)
+
+
+def apparmor_field_for_annotation(annotation: str) -> dict[str, str] | None:
+    """podutil.ApparmorFieldForAnnotation, None for a value that names no profile, and None
+    too for a profile ValidateAppArmorProfileField refuses (applyAppArmorVersionSkew skips
+    copying it)."""
+    profile: dict[str, str] | None = None
+    if annotation == "unconfined":
+        profile = {"type": "Unconfined"}
+    elif annotation == "runtime/default":
+        profile = {"type": "RuntimeDefault"}
+    elif annotation.startswith(_LOCALHOST):
+        profile = {"type": "Localhost", "localhostProfile": annotation.removeprefix(_LOCALHOST)}
+    if profile is None or any(_apparmor(profile, "")):
+        return None
+    return profile
+
+
+def with_apparmor_fields(
+    annotations: Mapping[str, Any], spec: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The pod as the API server stores it before validating it: Kubernetes v1.34's
+    pkg/registry/core/pod/strategy.go applyAppArmorVersionSkew copies a container's
+    deprecated AppArmor annotation to its ``appArmorProfile`` when it sets none and the
+    profile is valid and differs from the pod's (no longer the fields to annotations). A
+    Windows pod is left as it is."""
+    windows = mapping(spec.get("os")).get("name") == "windows"
+    if windows or not any(str(k).startswith(APPARMOR_ANNOTATION) for k in annotations):
+        return spec
+    pod = mapping(spec.get("securityContext")).get("appArmorProfile")
+    synced: dict[str, Any] = dict(spec)
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        items = spec.get(key)
+        if not isinstance(items, list):
+            continue
+        copied = []
+        for item in items:
+            container = mapping(item)
+            context = mapping(container.get("securityContext"))
+            written = annotations.get(APPARMOR_ANNOTATION + _str(container.get("name")))
+            profile = None if written is None else apparmor_field_for_annotation(_str(written))
+            if profile is not None and context.get("appArmorProfile") is None and profile != pod:
+                item = {**container, "securityContext": {**context, "appArmorProfile": profile}}
+            copied.append(item)
+        synced[key] = copied
+    return synced
 
 
 def aggregate(messages: Iterable[str]) -> str | None:
@@ -3504,6 +3666,82 @@ def object_meta(body: Mapping[str, Any], kind: str | None = None) -> Errors:
         yield from _each("metadata.namespace", namespace, dns1123_label_errors(namespace))
     yield from labels(metadata.get("labels"), "metadata.labels")
     yield from annotation_map(metadata.get("annotations"), "metadata.annotations")
+    owners = [mapping(r) for r in as_list(metadata.get("ownerReferences"))]
+    yield from owner_references(owners, "metadata.ownerReferences")
+    finalizer_names = [_str(f) for f in as_list(metadata.get("finalizers"))]
+    yield from finalizers(finalizer_names, "metadata.finalizers")
+
+
+def owner_references(owners: list[Mapping[str, Any]], field: str) -> Errors:
+    """ValidateOwnerReferences: each reference (validateOwnerReference, its errors named at
+    the list's ``field`` with no index) with a version in its apiVersion
+    (schema.FromAPIVersionAndKind), a kind, a name and a uid, and not to an Event (the
+    BannedOwners); at most one controller, a second one refused with the whole list."""
+    first_controller = ""
+    for owner in owners:
+        api_version, kind = _str(owner.get("apiVersion")), _str(owner.get("kind"))
+        group, version = _group_version(api_version)
+        if not version:
+            yield invalid(f"{field}.apiVersion", api_version, "version must not be empty")
+        for key in ("kind", "name", "uid"):
+            if not _str(owner.get(key)):
+                yield invalid(f"{field}.{key}", "", "must not be empty")
+        if (group, version, kind) == ("", "v1", "Event"):
+            detail = "/v1, Kind=Event is disallowed from being an owner"
+            yield FieldError(field, INVALID, _json_owner(owner), detail)
+        if owner.get("controller") is True:
+            current = f"{kind}/{_str(owner.get('name'))}"
+            if first_controller:
+                shown = "[" + ",".join(map(_json_owner, owners)) + "]"
+                detail = (
+                    'Only one reference can have Controller set to true. Found "true" in '
+                    f"references for {first_controller} and {current}"
+                )
+                yield FieldError(field, INVALID, shown, detail)
+            else:
+                first_controller = current
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    """schema.ParseGroupVersion, as FromAPIVersionAndKind reads it: ``""`` and ``/`` no
+    group and no version, ``v1`` the core group's, ``g/v`` a group's; two slashes or more
+    an error, then no group and no version either."""
+    if api_version in ("", "/") or api_version.count("/") > 1:
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def _json_owner(owner: Mapping[str, Any]) -> str:
+    """json.Marshal of a metav1.OwnerReference: its four strings, then its two *bool
+    fields when set (omitempty)."""
+    shown = [f'"{key}":{json_quote(_str(owner.get(key)))}' for key in _OWNER_STRINGS]
+    for key in ("controller", "blockOwnerDeletion"):
+        if isinstance(owner.get(key), bool):
+            shown.append(f'"{key}":{_json_scalar(owner[key])}')
+    return "{" + ",".join(shown) + "}"
+
+
+_OWNER_STRINGS = ("apiVersion", "kind", "name", "uid")
+_ORPHAN, _FOREGROUND = "orphan", "foregroundDeletion"
+_STANDARD_FINALIZERS = frozenset({"kubernetes", _ORPHAN, _FOREGROUND})
+"""helper.IsStandardFinalizerName: FinalizerKubernetes and metav1's two."""
+
+
+def finalizers(names: list[str], field: str) -> Errors:
+    """apimachinery's ValidateFinalizers (each a qualified name, named at the list's
+    ``field`` with no index; not both ``orphan`` and ``foregroundDeletion``), then core's
+    ValidateObjectMeta's validateKubeFinalizerName for each (one without a ``/`` a standard
+    one)."""
+    for name in names:
+        yield from _each(field, name, qualified_name_errors(name))
+    if _ORPHAN in names and _FOREGROUND in names:
+        detail = f"finalizer {_ORPHAN} and {_FOREGROUND} cannot be both set"
+        yield FieldError(field, INVALID, _json_strings(names), detail)
+    for i, name in enumerate(names):
+        if "/" not in name and name not in _STANDARD_FINALIZERS:
+            detail = "name is neither a standard finalizer name nor is it fully qualified"
+            yield invalid(f"{field}[{i}]", name, detail)
 
 
 _LABEL_NAMED = frozenset({"StatefulSet"})
@@ -3538,15 +3776,19 @@ def _names(metadata: Mapping[str, Any], kind: str) -> Errors:
 
 
 def _pod(body: Mapping[str, Any], spec: Mapping[str, Any], named: bool = True) -> Errors:
-    """ValidatePodCreate: the pod's labels and spec, images without surrounding spaces
-    (validateContainersOnlyForPod), and no node named while scheduling gates remain. A pod
+    """ValidatePodCreate: the pod's metadata, annotations and spec, as stored
+    (:func:`with_apparmor_fields`), images without surrounding spaces
+    (validateContainersOnlyForPod), no node named while scheduling gates remain, then its
+    security profiles' annotations matching their fields (:func:`profiles_match`). A pod
     not ``named`` here is a StatefulSet's, whose claims' volumes its controller adds."""
     yield from object_meta(body, "Pod" if named else None)
     notes = mapping(body.get("metadata")).get("annotations")
+    spec = with_apparmor_fields(mapping(notes), spec)
     yield from pod_annotations(notes, spec, "metadata.annotations")
     pod = stored_name(mapping(body.get("metadata"))) if named else ""
     yield from pod_spec(spec, "spec", mounts_known=named, pod=pod, is_pod=True)
     yield from _pod_only(spec)
+    yield from profiles_match(notes, spec, "spec")
 
 
 def _pod_only(spec: Mapping[str, Any]) -> Errors:

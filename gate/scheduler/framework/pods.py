@@ -41,7 +41,6 @@ from gate.k8s.podsecurity import (
     LevelVersion,
     enforce_policy,
     warn_policy,
-    with_apparmor_fields,
     would_violate,
 )
 from gate.k8s.ports import pod_host_ports, regular_host_ports
@@ -53,7 +52,7 @@ from gate.k8s.resources import (
 )
 from gate.k8s.selectors import SelectorError
 from gate.k8s.spread import SCHEDULE_ANYWAY, SpreadConstraint, hard_constraints
-from gate.k8s.validation import PodIdentity
+from gate.k8s.validation import PodIdentity, with_apparmor_fields
 from gate.k8s.version import Dialect
 from gate.k8s.volumes import (
     EPHEMERAL,
