@@ -486,3 +486,80 @@ def test_a_pod_s_apparmor_annotation_is_its_container_s_profile_as_stored() -> N
     where = "spec.containers[0].securityContext.appArmorProfile.type"
     expected = f"{where}: Forbidden: apparmor {TYPE_MISMATCH}"
     assert reason(padded) == invalid(padded, expected)
+
+
+GPU = {"name": "gpu", "resourceClaimTemplateName": "gpu-template"}
+CLAIMS = f"{P}.resourceClaims"
+USED = f"{C}.resources.claims"
+
+# (id, the container's resources.claims, the pod's resourceClaims, the errors)
+CLAIMS_REFUSED: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], str]] = [
+    # validatePodResourceClaims, before the containers
+    ("a pod claim without a name", [], [{"resourceClaimName": "c"}],
+     f"{CLAIMS}[0].name: Required value"),
+    ("a pod claim named twice", [], [GPU, GPU], f'{CLAIMS}[1].name: Duplicate value: "gpu"'),
+    ("a pod claim named with no DNS label", [], [{**GPU, "name": "GPU"}],
+     f'{CLAIMS}[0].name: Invalid value: "GPU": a lowercase RFC 1123 label must consist of '
+     "lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+     "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+    ("a pod claim of both sources", [], [{**GPU, "resourceClaimName": "c"}],
+     f'{CLAIMS}[0]: Invalid value: {{"Name":"gpu","ResourceClaimName":"c",'
+     '"ResourceClaimTemplateName":"gpu-template"}: at most one of `resourceClaimName` or '
+     "`resourceClaimTemplateName` may be specified"),
+    ("a pod claim of no source", [], [{"name": "gpu"}],
+     f'{CLAIMS}[0]: Invalid value: {{"Name":"gpu","ResourceClaimName":null,'
+     '"ResourceClaimTemplateName":null}: must specify one of: `resourceClaimName`, '
+     "`resourceClaimTemplateName`"),
+    ("a claim template name that is no subdomain", [], [{**GPU,
+                                                         "resourceClaimTemplateName": "T"}],
+     f'{CLAIMS}[0].resourceClaimTemplateName: Invalid value: "T": {SUBDOMAIN}'),
+    # validateResourceClaimNames, last of the container's resources
+    ("a container's claim the pod has not", [{"name": "fpga"}], [GPU],
+     f'{USED}[0]: Not found: "fpga": must be one of the names in pod.spec.resourceClaims: gpu'),
+    ("a container's claim in a pod of none", [{"name": "gpu"}], [],
+     f'{USED}[0]: Not found: "gpu": must be one of the names in pod.spec.resourceClaims which '
+     "is empty"),
+    ("a container's claim without a name", [{"request": "r"}], [GPU], f"{USED}[0]: Required value"),
+    ("a claim used twice", [{"name": "gpu"}, {"name": "gpu"}], [GPU],
+     f'{USED}[1]: Duplicate value: "gpu"'),
+    ("a request used twice", [{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "a"}],
+     [GPU], f'{USED}[1]: Duplicate value: "gpu/a"'),
+    ("the whole claim after one of its requests",
+     [{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}, {"name": "gpu"}], [GPU],
+     f'{USED}[2]: Duplicate value: "gpu"'),
+    ("a request named with no DNS label", [{"name": "gpu", "request": "A"}], [GPU],
+     f'{USED}[0].request: Invalid value: "A": a lowercase RFC 1123 label must consist of lower '
+     "case alphanumeric characters or '-', and must start and end with an alphanumeric "
+     "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("used", "claims", "expected"),
+    [r[1:] for r in CLAIMS_REFUSED],
+    ids=[r[0] for r in CLAIMS_REFUSED],
+)
+def test_a_resource_claim_the_api_server_refuses_is_an_error_in_its_words(
+    used: list[dict[str, Any]], claims: list[dict[str, Any]], expected: str
+) -> None:
+    container = {"resources": {"claims": copy.deepcopy(used)}}
+    assert problem(container, resourceClaims=copy.deepcopy(claims)) == expected
+
+
+def test_claims_used_by_their_requests_or_whole_are_taken() -> None:
+    used = [{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}, {"name": "nic"}]
+    claims = [GPU, {"name": "nic", "resourceClaimName": "shared-nic"}]
+    assert problem({"resources": {"claims": used}}, resourceClaims=claims) is None
+
+
+def test_a_pod_level_claim_is_forbidden_and_then_held_to_the_containers_rules() -> None:
+    """validatePodResources: claims forbidden at pod level, then validateResourceRequirements
+    checks their names all the same."""
+    found = problem(resources={"claims": [{"name": "x"}]})
+    assert found == (
+        f"[{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level, "
+        f'{P}.resources.claims[0]: Not found: "x": must be one of the names in '
+        "pod.spec.resourceClaims which is empty]"
+    )

@@ -1835,6 +1835,8 @@ def container_common(
     yield from _one_of(container, "imagePullPolicy", where, _PULL_POLICIES)
     resources = mapping(container.get("resources"))
     yield from resource_requirements(resources, f"{where}.resources", pod_level=False)
+    claims_used = as_list(resources.get("claims"))
+    yield from resource_claim_names(claims_used, pod_claim_names(spec), f"{where}.resources.claims")
     restart = _text(spec.get("restartPolicy")) or "Always"  # SetDefaults_PodSpec
     policies = as_list(container.get("resizePolicy"))
     yield from resize_policy(policies, f"{where}.resizePolicy", restart)
@@ -2760,6 +2762,84 @@ def resource_requirements(resources: Mapping[str, Any], field: str, pod_level: b
         yield FieldError(field, FORBIDDEN, None, "HugePages require cpu or memory")
 
 
+def pod_claim_names(spec: Mapping[str, Any]) -> set[str]:
+    """gatherPodResourceClaimNames: the pod's resource claims' names, but empty ones."""
+    return {n for c in as_list(spec.get("resourceClaims")) if (n := _str(mapping(c).get("name")))}
+
+
+def pod_resource_claims(claims: list[Any], field: str) -> Errors:
+    """validatePodResourceClaims (for a template, or a pod that is no mirror pod): each
+    claim named, once, with a DNS label, and exactly one of resourceClaimName and
+    resourceClaimTemplateName, a DNS subdomain (the claim shown as its internal struct)."""
+    names: set[str] = set()
+    for i, claim in enumerate(mapping(c) for c in claims):
+        where = f"{field}[{i}]"
+        name = _str(claim.get("name"))
+        if not name:
+            yield FieldError(f"{where}.name", REQUIRED)
+        elif name in names:
+            yield FieldError(f"{where}.name", DUPLICATE, go_quote(name))
+        else:
+            yield from _each(f"{where}.name", name, dns1123_label_errors(name))
+            names.add(name)
+        claim_name, template_name = (
+            claim.get("resourceClaimName"),
+            claim.get("resourceClaimTemplateName"),
+        )
+        if claim_name is not None and template_name is not None:
+            detail = (
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"
+            )
+            yield FieldError(where, INVALID, _json_pod_claim(claim), detail)
+        if claim_name is None and template_name is None:
+            detail = "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"
+            yield FieldError(where, INVALID, _json_pod_claim(claim), detail)
+        for key, value in (
+            ("resourceClaimName", claim_name),
+            ("resourceClaimTemplateName", template_name),
+        ):
+            if isinstance(value, str):
+                yield from _each(f"{where}.{key}", value, dns1123_subdomain_errors(value))
+
+
+def _json_pod_claim(claim: Mapping[str, Any]) -> str:
+    """json.Marshal of the internal core.PodResourceClaim: Go field names, a nil pointer
+    ``null``."""
+    shown = [f'"Name":{json_quote(_str(claim.get("name")))}']
+    for key in ("resourceClaimName", "resourceClaimTemplateName"):
+        shown.append(f'"{key[0].upper()}{key[1:]}":{_json_scalar(claim.get(key))}')
+    return "{" + ",".join(shown) + "}"
+
+
+def resource_claim_names(claims: list[Any], pod_claims: set[str], field: str) -> Errors:
+    """validateResourceClaimNames: each claim a container uses named, once (a claim's
+    request once, and not beside the whole claim), its request a DNS label, and one of the
+    pod's resource claims (``pod_claims``)."""
+    used: list[str] = []
+    for i, claim in enumerate(mapping(c) for c in claims):
+        where = f"{field}[{i}]"
+        name, request = _str(claim.get("name")), _str(claim.get("request"))
+        if not name:
+            yield FieldError(where, REQUIRED)
+            continue
+        if name in used:  # all the claim's requests already used
+            yield FieldError(where, DUPLICATE, go_quote(name))
+        else:
+            key = name
+            if request:
+                yield from _each(f"{where}.request", request, dns1123_label_errors(request))
+                key += "/" + request
+            if key in used:
+                yield FieldError(where, DUPLICATE, go_quote(key))
+            elif not request and any(k.partition("/")[0] == name for k in used if "/" in k):
+                yield FieldError(where, DUPLICATE, go_quote(name))
+            used.append(key)
+        if name not in pod_claims:
+            detail = "must be one of the names in pod.spec.resourceClaims"
+            detail += f": {', '.join(sorted(pod_claims))}" if pod_claims else " which is empty"
+            yield FieldError(where, NOT_FOUND, go_quote(name), detail)
+
+
 def _quantity_value(name: str, value: Fraction, raw: object, where: str) -> Errors:
     """ValidateResourceQuantityValue (ValidateNonnegativeQuantity, then a whole number of
     MilliValue, rounded up, for an integer resource), then
@@ -3061,6 +3141,7 @@ def pod_spec(
     ``pod``: the pod's name, for a pod whose name is known (:func:`volume_names`)."""
     volumes: set[str] = set()
     yield from volume_names(spec, prefix, volumes, pod, is_pod=is_pod)
+    yield from pod_resource_claims(as_list(spec.get("resourceClaims")), f"{prefix}.resourceClaims")
     yield from containers(spec, prefix, volumes if mounts_known else None)
     yield from pod_resources(spec, prefix)
     yield from host_network_ports(spec, prefix)
@@ -3213,6 +3294,8 @@ def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
         detail = "claims may not be set for Resources at pod-level"
         yield FieldError(f"{field}.claims", FORBIDDEN, None, detail)
     yield from resource_requirements(resources, field, pod_level=True)
+    claims = as_list(resources.get("claims"))  # then held to the containers' rules as well
+    yield from resource_claim_names(claims, pod_claim_names(spec), f"{field}.claims")
     yield from pod_resource_consistency(spec, field)
 
 
