@@ -814,9 +814,11 @@ REFUSED: list[tuple[str, Callable[[], dict[str, Any]], Edit, str]] = [
     ("pod-level resources beside a Windows OS are refused", deployment,
      pod(os={"name": "windows"}, resources={"requests": {"cpu": "1"}}),
      f"{P}.resources: Forbidden: may not be set for a windows pod"),
-    ("pod-level resource claims are refused", deployment,
+    ("pod-level resource claims are refused, then checked as a container's are", deployment,
      pod(resources={"claims": [{"name": "gpu"}], "requests": {"cpu": "1"}}),
-     f"{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level"),
+     f"[{P}.resources.claims: Forbidden: claims may not be set for Resources at pod-level, "
+     f'{P}.resources.claims[0]: Not found: "gpu": must be one of the names in '
+     "pod.spec.resourceClaims which is empty]"),
     # batch validateJobSpec: Always, written or defaulted, is a required value missing
     ("a Job whose pods restart Always (the default) is refused", job,
      lambda body: body["spec"]["template"]["spec"].pop("restartPolicy"),
