@@ -24,6 +24,10 @@ from hypothesis import strategies as st
 from gate.cli import Streams, main
 from gate.k8s.ports import parsed_ip_sloppy
 from gate.k8s.validation import pod_template_problem
+from gate.model import Document, Location, Verdict
+from gate.run import RunOptions, check
+from gate.snapshot.load import build_snapshot
+from tests.builders import api_node, cluster_snapshot
 from tests.conftest import ROOT
 from tests.report_schema import validate_report
 from tests.test_api_validation import SUBDOMAIN, deployment, invalid, reason
@@ -563,3 +567,19 @@ def test_a_pod_level_claim_is_forbidden_and_then_held_to_the_containers_rules() 
         f'{P}.resources.claims[0]: Not found: "x": must be one of the names in '
         "pod.spec.resourceClaims which is empty]"
     )
+
+
+def test_a_stateful_set_s_pod_is_held_to_its_annotations_matching_its_fields() -> None:
+    """A StatefulSet's API checks its template's annotations but not its pod spec, so the
+    match is first checked on the pod its controller creates (ValidatePodCreate), with the
+    template's annotations; a container's own profile is not replaced by the annotation."""
+    stateful = _with_notes(
+        {APPARMOR + "a": "unconfined"}, context(appArmorProfile={"type": "RuntimeDefault"}), {}
+    )
+    stateful["kind"] = "StatefulSet"
+    stateful["metadata"]["namespace"] = "default"
+    snapshot = build_snapshot(cluster_snapshot([api_node("n", cpu="2")]), "s.json")
+    (result,) = check([Document(Location("m.yaml", 1), stateful)], snapshot, RunOptions()).results
+    where = "spec.containers[0].securityContext.appArmorProfile.type"
+    expected = f'Pod "web-0" is invalid: {where}: Forbidden: apparmor {TYPE_MISMATCH}'
+    assert (result.verdict, result.reason) == (Verdict.ERROR, expected)

@@ -618,7 +618,7 @@ def complete_pod_spec(
         errors += pod_only_problems(completed)
     else:  # the merged selectors are validated in their place in ValidatePodSpec
         errors = pod_create_problems(
-            with_merged_label_keys(completed, labels or {}), labels or {}, identity
+            with_merged_label_keys(completed, labels or {}), labels or {}, identity, annotations
         )
     invalid = aggregate(errors)
     if invalid is not None:

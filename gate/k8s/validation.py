@@ -3944,19 +3944,23 @@ class PodIdentity:
 
 
 def pod_create_problems(
-    spec: Mapping[str, Any], labels: Mapping[str, str], identity: PodIdentity | None = None
+    spec: Mapping[str, Any],
+    labels: Mapping[str, str],
+    identity: PodIdentity | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels``, in its
-    order: for a pod whose template its workload's API did not validate, a StatefulSet's,
-    whose controller gives it the hostname and subdomain of ``identity`` (none written
-    when an empty string)."""
+    """Every error ValidatePodCreate gives a pod of ``spec`` labelled ``labels`` and
+    annotated ``annotations``, in its order: for a pod whose template its workload's API did
+    not validate, a StatefulSet's, whose controller gives it the hostname and subdomain of
+    ``identity`` (none written when an empty string)."""
     own = dict(spec)
     if identity is not None:
         for key, value in (("hostname", identity.hostname), ("subdomain", identity.subdomain)):
             own.pop(key, None)
             if value:
                 own[key] = value
-    return [str(e) for e in _pod({"metadata": {"labels": dict(labels)}}, own, named=False)]
+    metadata = {"labels": dict(labels), "annotations": dict(annotations or {})}
+    return [str(e) for e in _pod({"metadata": metadata}, own, named=False)]
 
 
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
