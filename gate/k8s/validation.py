@@ -3454,14 +3454,13 @@ def seccomp_profile_annotation(value: str, field: str) -> Errors:
 
 
 def _visited_containers(spec: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """podshelper.VisitContainersWithPath's order: init containers, containers, ephemeral
-    containers."""
-    for key in ("initContainers", "containers", "ephemeralContainers"):
-        yield from (mapping(c) for c in as_list(spec.get(key)))
+    """podshelper.VisitContainersWithPath's order (:func:`_visited_paths`)."""
+    return (container for _, container in _visited_paths(spec, ""))
 
 
 def _visited_paths(spec: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """:func:`_visited_containers`, each with its field path under ``prefix``."""
+    """podshelper.VisitContainersWithPath: init containers, containers, ephemeral
+    containers, each with its field path under ``prefix``."""
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for i, container in enumerate(as_list(spec.get(key))):
             yield f"{prefix}.{key}[{i}]", mapping(container)
