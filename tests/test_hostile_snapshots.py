@@ -77,6 +77,8 @@ def with_inter_pod_fields(document: dict[str, Any]) -> dict[str, Any]:
 @example(damages=[(5579, 3.393005574133505e16)], as_list=False)
 # and a pod's anti-affinity term made one (a term is kept as stored): both read it alike
 @example(damages=[(1051, {"": 2.716506825113959e16})], as_list=True)
+# a node's capacity made Infinity, which Python's decoder takes and JSON has not
+@example(damages=[(66, float("inf"))], as_list=False)
 def test_damaged_snapshots_are_read_or_refused_clearly(
     tmp_path: Path, damages: list[tuple[int, Any]], as_list: bool
 ) -> None:
@@ -233,3 +235,18 @@ def test_a_lone_surrogate_outside_the_arrays_reads_as_a_replacement_character(
     assert loaded == build_snapshot(replace_lone_surrogates(document), str(path))
     if not as_list:
         assert loaded.info.context == "ctx-\ufffd"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_number_json_has_not_is_refused_as_not_json(tmp_path: Path, constant: str) -> None:
+    """Python's decoder takes NaN and the infinities; JSON, the API server and the typed
+    reader do not (a node's capacity of Infinity was read by neither reader alike)."""
+    document = copy.deepcopy(AKS)
+    document["nodes"][1]["status"]["capacity"]["ephemeral-storage"] = "PLACEHOLDER"
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(document).replace('"PLACEHOLDER"', constant))
+    with pytest.raises(SnapshotError) as raised:
+        load_snapshot(str(path))
+    assert str(raised.value) == (
+        f"{path}: not a JSON snapshot: {constant} is not JSON (JSON has no NaN or infinite number)"
+    )

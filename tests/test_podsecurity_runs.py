@@ -295,3 +295,39 @@ def test_no_warning_where_the_namespace_s_warn_level_is_not_known_or_privileged(
     _, found = _check(tmp_path, [*shipped, _controller("Deployment", "shop")], namespaces)
     warnings = found["Deployment/web"]["warnings"]
     assert [w for w in warnings if w["kind"] == "admission"] == []
+
+
+@pytest.mark.parametrize(
+    ("server", "verdict"),
+    [
+        pytest.param("v1.34.1", "ERROR", id="v1.34: latest holds its probe host check"),
+        pytest.param("v1.33.4", "YES", id="v1.33: latest knows no such check"),
+        pytest.param(None, "ERROR", id="unknown: the newest fitgate knows"),
+    ],
+)
+def test_latest_is_the_api_servers_own_newest_version(
+    tmp_path: Path, server: str | None, verdict: str
+) -> None:
+    """A level at ``latest`` (or at a version newer than the server) evaluates the newest
+    checks the API server's own plugin knows: the probe and lifecycle host check came in
+    v1.34 (policy/check_probe_host.go's MinimumVersion)."""
+    probed = _pod("solo", "shop")
+    probed["spec"]["containers"][0]["livenessProbe"] = {
+        "httpGet": {"host": "localhost", "port": 8080}
+    }
+    document = cluster_snapshot([api_node("n1")], server_version=server)
+    document["namespaces"] = [_namespace("shop", {ENFORCE: "baseline"})]
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(document))
+    file = tmp_path / "run.yaml"
+    file.write_text(yaml.safe_dump_all([probed]))
+    out = io.StringIO()
+    streams = Streams(io.BytesIO(), out, io.StringIO(), env={})
+    main(["check", str(file), "--snapshot", str(snapshot), "--json", "-"], streams)
+    [solo] = json.loads(out.getvalue())["workloads"]
+    assert solo["verdict"] == verdict
+    if verdict == "ERROR":
+        assert solo["reason"] == (
+            'pods "solo" is forbidden: violates PodSecurity "baseline:latest": probe or '
+            'lifecycle host (container "web" uses probe or lifecycle host "localhost")'
+        )

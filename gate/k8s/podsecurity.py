@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gate.k8s.validation import (
@@ -65,10 +65,13 @@ _INT_MAX = 2**63 - 1
 @dataclass(frozen=True, slots=True)
 class LevelVersion:
     """A level and the policy version it is evaluated at (``minor`` of ``v1.minor``; None
-    for ``latest``)."""
+    for ``latest``). ``latest``: the newest version the API server's plugin knows (its own
+    minor version; None: the newest fitgate knows), which ``latest`` and any newer version
+    evaluate."""
 
     level: str
     minor: int | None = None
+    latest: int | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -91,7 +94,7 @@ def parse_version(value: str) -> int | None:
     return minor if minor <= _INT_MAX else None
 
 
-def enforce_policy(labels: Mapping[str, str]) -> LevelVersion:
+def enforce_policy(labels: Mapping[str, str], latest: int | None = None) -> LevelVersion:
     """api.PolicyToEvaluate's enforce part under the default policy (``privileged:latest``):
     an enforce label that is no level fails closed, to ``restricted``; an enforce-version
     that does not parse is ``latest``. (The plugin then evaluates the pod whatever the
@@ -101,10 +104,10 @@ def enforce_policy(labels: Mapping[str, str]) -> LevelVersion:
         level = parse_level(labels[ENFORCE_LABEL]) or RESTRICTED
     if ENFORCE_VERSION_LABEL in labels:
         minor = parse_version(labels[ENFORCE_VERSION_LABEL])
-    return LevelVersion(level, minor)
+    return LevelVersion(level, minor, latest)
 
 
-def warn_policy(labels: Mapping[str, str]) -> LevelVersion:
+def warn_policy(labels: Mapping[str, str], latest: int | None = None) -> LevelVersion:
     """api.PolicyToEvaluate's warn part under the default policy (``privileged:latest``):
     a warn label that is no level fails open, to ``privileged``; a warn-version that does
     not parse is ``latest``. Without a warn label, an enforce label naming a stricter level
@@ -120,7 +123,7 @@ def warn_policy(labels: Mapping[str, str]) -> LevelVersion:
         level = enforced
         if WARN_VERSION_LABEL not in labels:
             minor = enforce_policy(labels).minor
-    return LevelVersion(level, minor)
+    return LevelVersion(level, minor, latest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -713,10 +716,13 @@ def _revision(check: Check, minor: int) -> Revision | None:
 def checks_for(policy: LevelVersion) -> tuple[tuple[str, PodCheck], ...]:
     """registry.go EvaluatePod's checks for the level and version, by ID, in its order:
     the baseline checks' IDs sorted, then the restricted ones'; at ``restricted`` every
-    baseline check too but those a restricted revision in force overrides."""
+    baseline check too but those a restricted revision in force overrides. ``latest``, and
+    a version newer than the API server's own, is the server's version (its plugin knows
+    no later check)."""
     if policy.level == PRIVILEGED:
         return ()
-    minor = MAX_MINOR if policy.minor is None else min(policy.minor, MAX_MINOR)
+    newest = MAX_MINOR if policy.latest is None else min(policy.latest, MAX_MINOR)
+    minor = newest if policy.minor is None else min(policy.minor, newest)
     active = [(c, r) for c in CHECKS if (r := _revision(c, minor)) is not None]
     chosen = [(c, r) for c, r in active if c.level == BASELINE or policy.level == RESTRICTED]
     overridden = {o for c, r in chosen if c.level == RESTRICTED for o in r.overrides}

@@ -28,11 +28,14 @@ class Dialect:
 
     ``named_taint``: the taint reason names ``{KEY: VALUE}`` (through v1.34.1).
     ``pod_level_resources``: PodLevelResources is on (by default from v1.34); without it
-    the API server drops a template's ``spec.resources``.
+    the API server drops a template's ``spec.resources``. ``server_minor``: below.
     """
 
     named_taint: bool = True
     pod_level_resources: bool = True
+    server_minor: int | None = None
+    """The API server's minor version (``34`` of v1.34.1; None: not known): the newest
+    Pod Security policy version it knows, what ``latest`` evaluates."""
 
 
 def parse_version(text: str | None) -> tuple[int, int, int] | None:
@@ -72,4 +75,8 @@ def dialect_for(version: str | None) -> Dialect:
     minor_patch = parsed[1:]
     early_alpha = _EARLY_1_35_ALPHA.match(version) is not None
     named = parsed[0] == 1 and (minor_patch < (34, 2) or early_alpha)
-    return Dialect(named_taint=named, pod_level_resources=parsed[0] > 1 or parsed[1] >= 34)
+    return Dialect(
+        named_taint=named,
+        pod_level_resources=parsed[0] > 1 or parsed[1] >= 34,
+        server_minor=parsed[1] if parsed[0] == 1 else None,
+    )

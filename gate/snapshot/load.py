@@ -388,7 +388,7 @@ class SnapshotReading:
         except TooLong as exc:  # refused, not handed to the reader of the whole file
             raise SnapshotError(f"{shown}: {exc}") from None
         try:
-            document = json.loads(data)
+            document = json.loads(data, parse_constant=_no_constant)
             if may_hold_surrogates(data):
                 document = replace_lone_surrogates(document)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UTF-8, the digit limit
@@ -495,6 +495,12 @@ def _capped(on_read: Callable[[int], None]) -> Callable[[int], None]:
 
 JSON_FORMS = "`kubectl get nodes,pods -A -o json`, or `fitgate snapshot -o FILE`"
 """The commands that write a snapshot, as an error that refuses another file names them."""
+
+
+def _no_constant(name: str) -> object:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's decoder takes and JSON (and
+    the API server, and the typed reader) does not: refused as not JSON."""
+    raise ValueError(f"{name} is not JSON (JSON has no NaN or infinite number)")
 
 
 def not_json(shown: str, data: bytes, exc: Exception) -> SnapshotError:

@@ -314,11 +314,16 @@ def prepare_pod(
             if workload.kind == "StatefulSet"
             else None
         ),
-        pod_security=None if namespace_labels is None else enforce_policy(namespace_labels),
+        pod_security=(
+            None
+            if namespace_labels is None
+            else enforce_policy(namespace_labels, dialect.server_minor)
+        ),
         annotations=workload.pod_annotations,
     )
     if namespace_labels is not None:
-        warnings += pod_security_warning(workload, warn_policy(namespace_labels), spec)
+        warn = warn_policy(namespace_labels, dialect.server_minor)
+        warnings += pod_security_warning(workload, warn, spec)
     daemonset = workload.kind == "DaemonSet"
     if daemonset:
         spec["tolerations"] = daemonset_tolerations(spec)
