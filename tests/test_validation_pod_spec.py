@@ -697,6 +697,12 @@ HOST_PROCESS: list[tuple[str, dict[str, Any], str | None]] = [
      windows_pod(containers=[windows_container("a")],
                  ephemeralContainers=[windows_container("debug", True)]),
      f"[{HOST_PROCESS_ALL}, {HOST_PROCESS_NETWORK}, {EPHEMERAL}]"),
+    # no rule of its own ties hostProcess to os.name: a linux pod's Windows options are
+    # refused after it by validateLinux
+    ("a linux pod's hostProcess, then its Windows options refused",
+     windows_pod(True, containers=[windows_container("a")], os={"name": "linux"}),
+     f"[{HOST_PROCESS_NETWORK}, {P}.securityContext.windowsOptions: Forbidden: windows options "
+     "cannot be set for a linux pod]"),
     # ValidatePodSpec's order: after topologySpreadConstraints, before validateHostUsers
     ("between the spread constraints and hostUsers",
      windows_pod(True, containers=[windows_container("a")], hostUsers=False,
