@@ -1,9 +1,11 @@
 """The API server's validation of a container's volume mounts (subPath, subPathExpr,
-mountPropagation, recursiveReadOnly), of the pod's dnsConfig and hostAliases, and of an
-object's ownerReferences and finalizers (gate.k8s.validation), as kubernetes v1.34.1 refuses
-them: rows after pkg/apis/core/validation/validation_test.go (TestValidateVolumeMounts,
+mountPropagation, recursiveReadOnly), of the pod's dnsConfig, hostAliases and Windows
+HostProcess containers, and of an object's ownerReferences and finalizers
+(gate.k8s.validation), as kubernetes v1.34.1 refuses them: rows after
+pkg/apis/core/validation/validation_test.go (TestValidateVolumeMounts,
 TestValidateMountPropagation, TestValidateMountRecursiveReadOnly, TestValidatePodDNSConfig,
-TestValidateHostAliases, TestValidateObjectMetaFinalizers) and apimachinery's
+TestValidateHostAliases, TestValidateWindowsHostProcessPod,
+TestValidateObjectMetaFinalizers) and apimachinery's
 pkg/api/validation/objectmeta_test.go (TestValidateObjectMetaOwnerReferences,
 TestValidateFinalizersUpdate's create half), each with the field error the API server
 prints, and through the CLI."""
@@ -583,3 +585,170 @@ def test_a_stateful_set_s_pod_is_held_to_its_annotations_matching_its_fields() -
     where = "spec.containers[0].securityContext.appArmorProfile.type"
     expected = f'Pod "web-0" is invalid: {where}: Forbidden: apparmor {TYPE_MISMATCH}'
     assert (result.verdict, result.reason) == (Verdict.ERROR, expected)
+
+
+def windows_container(name: str, host_process: bool | None = None) -> dict[str, Any]:
+    """A container named ``name``, its hostProcess written when given."""
+    if host_process is None:
+        return {"name": name, "image": "x"}
+    context = {"windowsOptions": {"hostProcess": host_process}}
+    return {"name": name, "image": "x", "securityContext": context}
+
+
+def windows_pod(host_process: bool | None = None, **fields: Any) -> dict[str, Any]:
+    """A pod spec of ``fields``, the pod-wide hostProcess written when given."""
+    if host_process is None:
+        return fields
+    return {"securityContext": {"windowsOptions": {"hostProcess": host_process}}, **fields}
+
+
+HOST_NETWORK = {"hostNetwork": True}
+HOST_PROCESS_ALL = (
+    f'{P}: Invalid value: "": If pod contains any hostProcess containers then all containers '
+    "must be HostProcess containers"
+)
+HOST_PROCESS_NETWORK = (
+    f"{P}.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any "
+    "hostProcess containers"
+)
+EPHEMERAL = f"{P}.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"
+
+
+def identical(where: str, value: bool, pod: bool) -> str:
+    shown, was = ("true", "false") if value else ("false", "true")
+    assert pod != value
+    return (
+        f"{where}.securityContext.windowsOptions.hostProcess: Invalid value: {shown}: pod "
+        f"hostProcess value must be identical if both are specified, was {was}"
+    )
+
+
+T = "TestValidateWindowsHostProcessPod"
+# (id after upstream's case, the pod spec, the API server's errors or None)
+HOST_PROCESS: list[tuple[str, dict[str, Any], str | None]] = [
+    (f"{T}/pod-wide HostProcess=true, and HostNetwork unset should not validate",
+     windows_pod(True, containers=[windows_container("a")]),
+     HOST_PROCESS_NETWORK),
+    (f"{T}/pod-wide HostProcess=true, and HostNetwork set should validate",
+     windows_pod(True, containers=[windows_container("a")], **HOST_NETWORK),
+     None),
+    (f"{T}/pod-wide HostProcess=true, HostNetwork set, and containers setting HostProcess=true "
+     "should validate",
+     windows_pod(True, containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i", True)], **HOST_NETWORK),
+     None),
+    (f"{T}/pod-wide HostProcess=nil, HostNetwork set, and all containers setting "
+     "HostProcess=true should validate",
+     windows_pod(containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i", True)], **HOST_NETWORK),
+     None),
+    (f"{T}/some containers setting HostProcess=true, and others setting HostProcess=false "
+     "should not validate",
+     windows_pod(containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i", False)], **HOST_NETWORK),
+     HOST_PROCESS_ALL),
+    (f"{T}/some containers setting HostProcess=true, and other leaving HostProcess unset should "
+     "not validate",
+     windows_pod(containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i")], **HOST_NETWORK),
+     HOST_PROCESS_ALL),
+    (f"{T}/pod-wide HostProcess=true, some containers setting HostProcess=true, and init "
+     "containers setting HostProcess=false should not validate",
+     windows_pod(True, containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i", False)], **HOST_NETWORK),
+     f"[{identical(f'{P}.initContainers[0]', False, True)}, {HOST_PROCESS_ALL}]"),
+    (f"{T}/pod-wide HostProcess=true, some containers setting HostProcess=true, and others "
+     "setting HostProcess=false should not validate",
+     windows_pod(True, containers=[windows_container("a", True), windows_container("b", False)],
+                 **HOST_NETWORK),
+     f"[{identical(f'{P}.containers[1]', False, True)}, {HOST_PROCESS_ALL}]"),
+    (f"{T}/pod-wide HostProcess=true, some containers setting HostProcess=true, and others "
+     "leaving HostProcess=nil should validate",
+     windows_pod(True, containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i")], **HOST_NETWORK),
+     None),
+    (f"{T}/pod-wide HostProcess=false, some containers setting HostProcess=true should not "
+     "validate",
+     windows_pod(False, containers=[windows_container("a", True)],
+                 initContainers=[windows_container("i")], **HOST_NETWORK),
+     f"[{identical(f'{P}.containers[0]', True, False)}, {HOST_PROCESS_ALL}]"),
+    (f"{T}/Pod's HostProcess set to true but all containers override to false should not "
+     "validate",
+     windows_pod(True, containers=[windows_container("a", False)], **HOST_NETWORK),
+     identical(f"{P}.containers[0]", False, True)),
+    # upstream's case without allowPrivileged: that flag is the API server's to apply
+    (f"{T}/Valid HostProcess pod spec validates where privileged containers are allowed",
+     windows_pod(containers=[windows_container("a", True)], **HOST_NETWORK),
+     None),
+    (f"{T}/Non-HostProcess ephemeral container in HostProcess pod should not validate",
+     windows_pod(True, containers=[windows_container("a")],
+                 ephemeralContainers=[windows_container("debug", False)], **HOST_NETWORK),
+     f"[{identical(f'{P}.ephemeralContainers[0]', False, True)}, {HOST_PROCESS_ALL}, "
+     f"{EPHEMERAL}]"),
+    (f"{T}/HostProcess ephemeral container in HostProcess pod should validate",
+     windows_pod(True, containers=[windows_container("a")],
+                 ephemeralContainers=[windows_container("debug")], **HOST_NETWORK),
+     EPHEMERAL),
+    (f"{T}/Non-HostProcess ephemeral container in Non-HostProcess pod should validate",
+     windows_pod(containers=[windows_container("a")],
+                 ephemeralContainers=[windows_container("debug", False)]),
+     EPHEMERAL),
+    (f"{T}/HostProcess ephemeral container in Non-HostProcess pod should not validate",
+     windows_pod(containers=[windows_container("a")],
+                 ephemeralContainers=[windows_container("debug", True)]),
+     f"[{HOST_PROCESS_ALL}, {HOST_PROCESS_NETWORK}, {EPHEMERAL}]"),
+    # no rule of its own ties hostProcess to os.name: a linux pod's Windows options are
+    # refused after it by validateLinux
+    ("a linux pod's hostProcess, then its Windows options refused",
+     windows_pod(True, containers=[windows_container("a")], os={"name": "linux"}),
+     f"[{HOST_PROCESS_NETWORK}, {P}.securityContext.windowsOptions: Forbidden: windows options "
+     "cannot be set for a linux pod]"),
+    # ValidatePodSpec's order: after topologySpreadConstraints, before validateHostUsers
+    ("between the spread constraints and hostUsers",
+     windows_pod(True, containers=[windows_container("a")], hostUsers=False,
+                 topologySpreadConstraints=[{"maxSkew": 0, "topologyKey": "zone",
+                                             "whenUnsatisfiable": "DoNotSchedule"}],
+                 hostIPC=True),
+     f"[{P}.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero, "
+     f"{HOST_PROCESS_NETWORK}, {P}.HostIPC: Forbidden: when `hostUsers` is false]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"), [r[1:] for r in HOST_PROCESS], ids=[r[0] for r in HOST_PROCESS]
+)
+def test_a_host_process_pod_is_held_to_the_api_server_s_rules(
+    spec: dict[str, Any], expected: str | None
+) -> None:
+    assert pod_template_problem(copy.deepcopy(spec), P) == expected
+
+
+def test_the_cli_answers_a_host_process_pod_off_the_host_network_in_the_api_server_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    body = deployment()
+    template = body["spec"]["template"]["spec"]
+    template["os"] = {"name": "windows"}
+    template["securityContext"] = {"windowsOptions": {"hostProcess": True}}
+    template["initContainers"] = [windows_container("setup", False)]
+    manifest = tmp_path / "agent.yaml"
+    manifest.write_text(json.dumps(body))
+    out, err = io.StringIO(), io.StringIO()
+    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
+    argv = ["check", str(manifest), "--snapshot", "fixtures/snapshots/aks-six-nodes.json"]
+    code = main([*argv, "--json", "-"], streams)
+    report = json.loads(out.getvalue())
+    validate_report(report)
+    [workload] = report["workloads"]
+    assert code == 1 and workload["verdict"] == "ERROR"
+    where = "spec.template.spec"
+    assert workload["reason"] == (
+        f'Deployment.apps "web" is invalid: [{where}.initContainers[0].securityContext.'
+        "windowsOptions.hostProcess: Invalid value: false: pod hostProcess value must be "
+        f'identical if both are specified, was true, {where}: Invalid value: "": If pod '
+        "contains any hostProcess containers then all containers must be HostProcess "
+        f"containers, {where}.hostNetwork: Invalid value: false: hostNetwork must be true if "
+        "pod contains any hostProcess containers]"
+    )

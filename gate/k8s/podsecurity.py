@@ -35,6 +35,7 @@ from gate.k8s.validation import (
     SECCOMP_CONTAINER_ANNOTATION,
     SECCOMP_POD_ANNOTATION,
     go_quote,
+    host_process,
     with_apparmor_fields,
 )
 from gate.untyped import as_list, mapping
@@ -503,12 +504,10 @@ def _sysctls(allowed: frozenset[str]) -> PodCheck:
 
 
 def windows_host_process(_: Mapping[str, str], spec: Mapping[str, Any]) -> Forbidden | None:
-    """check_windowsHostProcess.go windowsHostProcess_1_0."""
-
-    def host_process(item: Mapping[str, Any]) -> bool:
-        return mapping(_context(item).get("windowsOptions")).get("hostProcess") is True
-
-    setters = _setters(host_process(spec), [_name(c) for c in _containers(spec) if host_process(c)])
+    """check_windowsHostProcess.go windowsHostProcess_1_0: the fields the API server's
+    validateWindowsHostProcessPod reads (:func:`host_process`), refused when true."""
+    in_pod = host_process(spec) is True
+    setters = _setters(in_pod, [_name(c) for c in _containers(spec) if host_process(c) is True])
     if not setters:
         return None
     detail = f"{' and '.join(setters)} must not set securityContext.windowsOptions.hostProcess=true"

@@ -2224,6 +2224,46 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
         yield not_supported_value(field, json_quote(change_policy or ""), ("Recursive",))
 
 
+def host_process(item: Mapping[str, Any]) -> bool | None:
+    """``securityContext.windowsOptions.hostProcess`` of a pod spec or of a container, when
+    written (nil, as upstream's ``*bool``, when not)."""
+    value = mapping(mapping(item.get("securityContext")).get("windowsOptions")).get("hostProcess")
+    return value if isinstance(value, bool) else None
+
+
+def windows_host_process_pod(spec: Mapping[str, Any], prefix: str) -> Errors:
+    """validateWindowsHostProcessPod: a container's hostProcess, when both it and the pod's
+    are written, equals the pod's; a container is a HostProcess one by its own true or, when
+    unset, by the pod's; if any is, all are, and the pod is on the host's network. Its last
+    rule, HostProcess containers refused when the API server is not run with
+    ``--allow-privileged``, is that flag's to apply, as ``privileged`` is."""
+    pod = host_process(spec)
+    count = host_process_count = 0
+    for where, container in every_container(spec, prefix):
+        count += 1
+        own = host_process(container)
+        if pod is not None and own is not None and pod != own:
+            detail = (
+                "pod hostProcess value must be identical if both are specified, "
+                f"was {_json_scalar(pod)}"
+            )
+            field = f"{where}.securityContext.windowsOptions.hostProcess"
+            yield FieldError(field, INVALID, _json_scalar(own), detail)
+        if own is True or (own is None and pod is True):
+            host_process_count += 1
+    if not host_process_count:
+        return
+    if host_process_count != count:
+        detail = (
+            "If pod contains any hostProcess containers then all containers must be HostProcess "
+            "containers"
+        )
+        yield FieldError(prefix, INVALID, json_quote(""), detail)
+    if spec.get("hostNetwork") is not True:
+        detail = "hostNetwork must be true if pod contains any hostProcess containers"
+        yield FieldError(f"{prefix}.hostNetwork", INVALID, "false", detail)
+
+
 def host_users(spec: Mapping[str, Any], prefix: str) -> Errors:
     """validateHostUsers: a pod in a user namespace of its own (``hostUsers: false``) shares
     no network, PID or IPC namespace with the host (the last two reported under upstream's
@@ -3163,6 +3203,7 @@ def pod_spec(
     yield from scheduling_gates(as_list(spec.get("schedulingGates")), f"{prefix}.schedulingGates")
     spread = as_list(spec.get("topologySpreadConstraints"))
     yield from spread_constraints(spread, f"{prefix}.topologySpreadConstraints")
+    yield from windows_host_process_pod(spec, prefix)
     yield from host_users(spec, prefix)
     yield from _service_account(spec, prefix)
     yield from _subdomain_field(spec, "nodeName", prefix)
