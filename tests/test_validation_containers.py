@@ -65,6 +65,22 @@ def problem(container: dict[str, Any] | None = None, **pod: Any) -> str | None:
     return pod_template_problem(spec, P)
 
 
+def checked_by_the_cli(tmp_path: Path, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """``fitgate check`` of ``body`` against the six-node fixture, as a user runs it: the
+    exit code and the JSON report's one workload (the report checked against its schema)."""
+    manifest = tmp_path / "workload.yaml"
+    manifest.write_text(json.dumps(body))
+    out, err = io.StringIO(), io.StringIO()
+    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
+    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
+    snapshot = str(ROOT / "fixtures" / "snapshots" / "aks-six-nodes.json")
+    code = main(["check", str(manifest), "--snapshot", snapshot, "--json", "-"], streams)
+    report = json.loads(out.getvalue())
+    validate_report(report)
+    [workload] = report["workloads"]
+    return code, workload
+
+
 def env(*items: dict[str, Any]) -> dict[str, Any]:
     return {"env": list(items)}
 
@@ -590,23 +606,13 @@ def test_a_stateful_set_s_pods_and_a_bare_pod_are_held_to_them() -> None:
 
 
 def test_the_cli_answers_a_refused_env_with_an_error_in_the_api_server_s_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.chdir(ROOT)
     body = deployment()
     body["spec"]["template"]["spec"]["containers"][0]["env"] = [
         {"name": "TOKEN", "value": "x", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}
     ]
-    manifest = tmp_path / "web.yaml"
-    manifest.write_text(json.dumps(body))
-    out, err = io.StringIO(), io.StringIO()
-    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
-    argv = ["check", str(manifest), "--snapshot", "fixtures/snapshots/aks-six-nodes.json"]
-    code = main([*argv, "--json", "-"], streams)
-    report = json.loads(out.getvalue())
-    validate_report(report)
-    [workload] = report["workloads"]
+    code, workload = checked_by_the_cli(tmp_path, body)
     assert code == 1 and workload["verdict"] == "ERROR"
     assert workload["reason"] == (
         'Deployment.apps "web" is invalid: spec.template.spec.containers[0].env[0].valueFrom: '

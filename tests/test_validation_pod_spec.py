@@ -13,9 +13,7 @@ prints, and through the CLI."""
 from __future__ import annotations
 
 import copy
-import io
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +21,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.cli import Streams, main
 from gate.k8s.ports import parsed_ip_sloppy
 from gate.k8s.validation import pod_template_problem
 from gate.model import Document, Location, Verdict
 from gate.run import RunOptions, check
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
-from tests.conftest import ROOT
-from tests.report_schema import validate_report
 from tests.test_api_validation import SUBDOMAIN, deployment, invalid, reason
+from tests.test_validation_containers import checked_by_the_cli
 
 P = "spec.template.spec"
 C = f"{P}.containers[0]"
@@ -246,9 +242,8 @@ def test_any_text_is_read_as_an_address_or_refused_without_a_traceback(text: str
 
 
 def test_the_cli_answers_a_refused_mount_with_an_error_in_the_api_server_s_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.chdir(ROOT)
     body = deployment()
     template = body["spec"]["template"]["spec"]
     template["volumes"] = [{"name": "data", "emptyDir": {}}]
@@ -256,16 +251,7 @@ def test_the_cli_answers_a_refused_mount_with_an_error_in_the_api_server_s_words
         {"name": "data", "mountPath": "/data", "subPath": "../etc"}
     ]
     template["hostAliases"] = [{"ip": "db.local", "hostnames": ["db"]}]
-    manifest = tmp_path / "web.yaml"
-    manifest.write_text(json.dumps(body))
-    out, err = io.StringIO(), io.StringIO()
-    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
-    argv = ["check", str(manifest), "--snapshot", "fixtures/snapshots/aks-six-nodes.json"]
-    code = main([*argv, "--json", "-"], streams)
-    report = json.loads(out.getvalue())
-    validate_report(report)
-    [workload] = report["workloads"]
+    code, workload = checked_by_the_cli(tmp_path, body)
     assert code == 1 and workload["verdict"] == "ERROR"
     assert workload["reason"] == (
         'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].volumeMounts.subPath: '
@@ -724,24 +710,14 @@ def test_a_host_process_pod_is_held_to_the_api_server_s_rules(
 
 
 def test_the_cli_answers_a_host_process_pod_off_the_host_network_in_the_api_server_s_words(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.chdir(ROOT)
     body = deployment()
     template = body["spec"]["template"]["spec"]
     template["os"] = {"name": "windows"}
     template["securityContext"] = {"windowsOptions": {"hostProcess": True}}
     template["initContainers"] = [windows_container("setup", False)]
-    manifest = tmp_path / "agent.yaml"
-    manifest.write_text(json.dumps(body))
-    out, err = io.StringIO(), io.StringIO()
-    now = datetime(2026, 8, 16, 13, 5, tzinfo=timezone.utc)
-    streams = Streams(stdin=io.BytesIO(b""), stdout=out, stderr=err, env={}, now=now)
-    argv = ["check", str(manifest), "--snapshot", "fixtures/snapshots/aks-six-nodes.json"]
-    code = main([*argv, "--json", "-"], streams)
-    report = json.loads(out.getvalue())
-    validate_report(report)
-    [workload] = report["workloads"]
+    code, workload = checked_by_the_cli(tmp_path, body)
     assert code == 1 and workload["verdict"] == "ERROR"
     where = "spec.template.spec"
     assert workload["reason"] == (
