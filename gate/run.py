@@ -339,6 +339,8 @@ def check(
     # change.
     last = max((p for p, (_, reported) in enumerate(marked) if reported), default=-1)
     judge = _Judge(options, evaluator, run_scaling, ledger, files)
+    # Worked out from every item before any is judged: the same in every process and shard
+    unchecked_pod_security = _pod_security_notes(evaluator, items, options)
     # Every DaemonSet is judged and placed first (a DaemonSet's pods take their nodes'
     # room before any other workload's), once: a second process starts after this.
     first: dict[int, WorkloadResult | None] = {
@@ -406,7 +408,11 @@ def check(
         fail_on=options.fail_on,
         other_documents=tuple(sorted(others.items())),
         version=options.version,
-        warnings=(*options.warnings, *_autoscaling_notes(evaluator, snapshot, options)),
+        warnings=(
+            *options.warnings,
+            *_autoscaling_notes(evaluator, snapshot, options),
+            *unchecked_pod_security,
+        ),
         read=options.read,
         policy=options.policy or None,
         max_new_nodes=scaling.max_new_nodes if evaluator.autoscaling is not None else None,
@@ -443,6 +449,31 @@ def _autoscaling_notes(
         return (CONFIGURED_ONLY, *unused)
     hint = autoscaled_hint(snapshot.nodes)
     return (*unused,) if hint is None else (hint, *unused)
+
+
+POD_SECURITY_UNCHECKED = (
+    "Pod Security admission is not checked for {count} workload(s): the snapshot recorded no "
+    "namespaces, so their pod-security.kubernetes.io labels are unknown; record them "
+    "(fitgate snapshot, or kubectl get nodes,pods,namespaces -A -o json)"
+)
+
+
+def _pod_security_notes(
+    evaluator: Evaluator, items: Iterable[Extracted], options: RunOptions
+) -> tuple[str, ...]:
+    """That the PodSecurity plugin was not run for the workloads whose namespace's labels
+    are unknown (the snapshot recorded no namespaces, and the run ships no Namespace of
+    that name): every workload of the run the configuration does not skip, whichever shard
+    reports it, so each shard and process says the same."""
+    today = options.today or date.today()
+    count = sum(
+        1
+        for item in items
+        if isinstance(item, Workload)
+        and evaluator.namespace_labels(item.namespace) is None
+        and options.config.skipped(item, today)[0] is None
+    )
+    return () if count == 0 else (POD_SECURITY_UNCHECKED.format(count=count),)
 
 
 def judged_or_refused(report: Report, allow_empty: bool) -> Report:

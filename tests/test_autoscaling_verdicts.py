@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from gate.cli import Streams, main
+from gate.run import POD_SECURITY_UNCHECKED
 from tests.conftest import ROOT
 from tests.engine_support import NOT_HELPFUL, preempting
 from tests.report_schema import validate_report
@@ -388,7 +389,8 @@ def test_configured_groups_without_a_recorded_status_say_so(tmp_path: Path) -> N
     assert (code, workload(report, "web")["verdict"]) == (1, "PARTIAL")
     assert report["warnings"] == [
         "autoscaling.groups are configured, but the snapshot recorded no cluster-autoscaler "
-        "status to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups"
+        "status to size them: record it (fitgate snapshot --autoscaling) to judge scale-ups",
+        POD_SECURITY_UNCHECKED.format(count=1),
     ]
 
 

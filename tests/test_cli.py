@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from gate.cli import Streams, main
+from gate.run import POD_SECURITY_UNCHECKED
 from tests.conftest import ROOT
 from tests.engine_support import NO_VICTIMS, NOT_HELPFUL, preempting
 from tests.report_schema import validate_report
@@ -359,6 +360,7 @@ def test_an_unusable_snapshot_server_version_is_unknown_with_a_warning(tmp_path:
         "fixtures/manifests/01-web-small.yaml", "--snapshot", str(path), "--autoscaling", "off"
     )
     assert code == 0
-    [warning] = report["warnings"]
+    warning, pod_security = report["warnings"]
+    assert pod_security == POD_SECURITY_UNCHECKED.format(count=1)
     assert warning.startswith("snapshot serverVersion: version 'v1.999")
     assert warning.endswith("is not a Kubernetes version such as v1.34.1: taken as unknown")

@@ -17,6 +17,7 @@ import pytest
 
 from gate.cli import Streams, main
 from gate.inputs.config import load_config, schema_text
+from gate.run import POD_SECURITY_UNCHECKED
 from tests.conftest import ROOT
 
 FIXTURE_CONFIG = ROOT / "fixtures" / ".fitgate.yaml"
@@ -331,13 +332,15 @@ def test_a_snapshot_older_than_a_day_is_a_warning_in_every_report(
         human in text for text in (out, files["c.md"].read_text(), files["s.md"].read_text())
     ] == [warned] * 3
     document = json.loads(files["r.json"].read_text())
-    assert document.get("warnings") == ([STALE] if warned else None)
+    # the snapshot records no namespaces: the run's other warning, in every case
+    expected = [*([STALE] if warned else []), POD_SECURITY_UNCHECKED.format(count=1)]
+    assert document["warnings"] == expected
     suite = ET.parse(files["r.xml"]).getroot().find("testsuite")
     assert suite is not None
     properties = [
         p.get("value") for p in suite.iter("property") if p.get("name") == "fitgate.warning"
     ]
-    assert properties == ([STALE] if warned else [])
+    assert properties == expected
     jsonschema.validate(
         document, json.loads((ROOT / "gate" / "schemas" / "report.schema.json").read_text())
     )
@@ -351,7 +354,8 @@ def test_the_merge_keeps_the_shards_snapshot_warning_once(tmp_path: Path) -> Non
         assert run(*argv, "--autoscaling", "off", "--json", str(shard), now=later)[0] in (0, 1)
     merged = tmp_path / "merged.json"
     run("merge", *map(str, shards), "--json", str(merged), now=later)
-    assert json.loads(merged.read_text())["warnings"] == [STALE]
+    unchecked = POD_SECURITY_UNCHECKED.format(count=5)
+    assert json.loads(merged.read_text())["warnings"] == [STALE, unchecked]
 
 
 @pytest.mark.parametrize("value", ["", " , "], ids=["an empty --fail-on", "a --fail-on of commas"])

@@ -375,10 +375,10 @@ class Evaluator:
             self.dialect,
             namespaces_unknown=self.snapshot.namespaces is None,
             storage=self.snapshot.storage,
-            namespace_labels=self._namespace_labels(workload.namespace),
+            namespace_labels=self.namespace_labels(workload.namespace),
         )
 
-    def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
         """The labels of the namespace: a Namespace of the run's replaces the snapshot's;
         None when neither is known (the snapshot recorded no namespaces)."""
         shipped = self.snapshot.admission.namespaces.get(namespace)
