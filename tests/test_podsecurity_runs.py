@@ -7,13 +7,16 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from gate.ci import split
 from gate.cli import Streams, main
+from gate.snapshot.forked import Forked, Processes, can_fork
 from tests.builders import api_node, cluster_snapshot
 from tests.report_schema import validate_report
 
@@ -80,9 +83,11 @@ def _controller(kind: str, namespace: str, **spec: Any) -> dict[str, Any]:
     }
 
 
-def _check(
+def _inputs(
     tmp_path: Path, manifests: list[dict[str, Any]], namespaces: list[dict[str, Any]] | None
-) -> tuple[int, dict[str, dict[str, Any]]]:
+) -> list[str]:
+    """``check``'s first arguments: the manifests' file and a one-node snapshot that records
+    ``namespaces`` (None: records none)."""
     document = cluster_snapshot([api_node("n1")])
     if namespaces is not None:
         document["namespaces"] = namespaces
@@ -90,10 +95,21 @@ def _check(
     snapshot.write_text(json.dumps(document))
     file = tmp_path / "run.yaml"
     file.write_text(yaml.safe_dump_all(manifests))
+    return [str(file), "--snapshot", str(snapshot)]
+
+
+def _main(*argv: str) -> tuple[int, str]:
+    """The exit code and standard output of ``fitgate ARGV``."""
     out = io.StringIO()
-    streams = Streams(io.BytesIO(), out, io.StringIO(), env={})
-    code = main(["check", str(file), "--snapshot", str(snapshot), "--json", "-"], streams)
-    report = json.loads(out.getvalue())
+    code = main(list(argv), Streams(io.BytesIO(), out, io.StringIO(), env={}))
+    return code, out.getvalue()
+
+
+def _check(
+    tmp_path: Path, manifests: list[dict[str, Any]], namespaces: list[dict[str, Any]] | None
+) -> tuple[int, dict[str, dict[str, Any]]]:
+    code, out = _main("check", *_inputs(tmp_path, manifests, namespaces), "--json", "-")
+    report = json.loads(out)
     validate_report(report)
     return code, {f"{w['kind']}/{w['name']}": w for w in report["workloads"]}
 
@@ -331,3 +347,145 @@ def test_latest_is_the_api_servers_own_newest_version(
             'pods "solo" is forbidden: violates PodSecurity "baseline:latest": probe or '
             'lifecycle host (container "web" uses probe or lifecycle host "localhost")'
         )
+
+
+UNCHECKED = (
+    "Pod Security admission is not checked for {count} workload(s): the snapshot recorded no "
+    "namespaces, so their pod-security.kubernetes.io labels are unknown; record them (fitgate "
+    "snapshot, or kubectl get nodes,pods,namespaces -A -o json)"
+)
+SKIP_SOLO = "skip:\n  - {kind: Pod, name: solo, reason: runs elsewhere}\n"
+CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}
+
+
+def _pod_security_notes(warnings: list[str]) -> list[str]:
+    return [w for w in warnings if w.startswith("Pod Security admission")]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "manifests", "config", "count"),
+    [
+        pytest.param(
+            None,
+            [_controller("Deployment", "shop"), _pod("solo", "default")],
+            None,
+            2,
+            id="no namespaces recorded: each workload counted",
+        ),
+        pytest.param(
+            SHOP,
+            [_controller("Deployment", "shop"), _pod("solo", "default")],
+            None,
+            None,
+            id="namespaces recorded: checked, no note",
+        ),
+        pytest.param(
+            [],
+            [_controller("Deployment", "shop")],
+            None,
+            None,
+            id="an empty namespace list recorded: unlabelled, checked, no note",
+        ),
+        pytest.param(
+            None,
+            [*SHOP, _controller("Deployment", "shop"), _pod("solo", "default")],
+            None,
+            None,
+            id="none recorded, the run ships each Namespace: no note",
+        ),
+        pytest.param(
+            None,
+            [SHOP[0], _controller("Deployment", "shop"), _pod("solo", "default")],
+            None,
+            1,
+            id="none recorded, the run ships one: only the other's workload counted",
+        ),
+        pytest.param(
+            None,
+            [CONFIG_MAP, _controller("Deployment", "shop")],
+            None,
+            1,
+            id="a document that is no workload is not counted",
+        ),
+        pytest.param(
+            None,
+            [_controller("Deployment", "shop"), _pod("solo", "default")],
+            SKIP_SOLO,
+            1,
+            id="a workload the configuration skips is not counted",
+        ),
+        pytest.param(
+            None,
+            [_pod("solo", "default")],
+            SKIP_SOLO,
+            None,
+            id="every workload skipped: no note",
+        ),
+    ],
+)
+def test_a_run_says_once_when_pod_security_could_not_be_checked(
+    tmp_path: Path,
+    recorded: list[dict[str, Any]] | None,
+    manifests: list[dict[str, Any]],
+    config: str | None,
+    count: int | None,
+) -> None:
+    """The labels Evaluator.namespace_labels cannot give (None) leave the PodSecurity
+    plugin unrun: the JSON report's warnings and the text's snapshot line say so once."""
+    argv = _inputs(tmp_path, manifests, recorded)
+    if config is not None:
+        (tmp_path / "fitgate.yaml").write_text(config)
+        argv += ["--config", str(tmp_path / "fitgate.yaml")]
+    _, out = _main("check", *argv, "--json", "-")
+    expected = [] if count is None else [UNCHECKED.format(count=count)]
+    assert _pod_security_notes(json.loads(out).get("warnings", [])) == expected
+    _, text = _main("check", *argv)
+    said = re.findall(r" Warning: (Pod Security admission[^\n]*?\))\.", text)
+    assert said == expected
+
+
+def _split_run(tmp_path: Path) -> list[str]:
+    """Five workloads in three namespaces, one of them shipped: four counted."""
+    workloads = [_pod(f"p{index}", namespace) for index, namespace in enumerate("aabbc")]
+    return _inputs(tmp_path, [_namespace("c"), *workloads], None)
+
+
+needs_two_cores = pytest.mark.skipif(
+    not can_fork(), reason="a second process is forked only on Linux with two cores"
+)
+
+
+@needs_two_cores
+def test_two_processes_count_what_one_counts(tmp_path: Path) -> None:
+    inputs = _split_run(tmp_path)
+    _, whole = _main("check", *inputs, "--processes", "1", "--json", "-")
+    forked: list[bool] = []
+    start = Forked.start.__func__  # type: ignore[attr-defined]
+
+    def counted(
+        cls: type[Forked[object]], work: Callable[[], object], processes: Processes
+    ) -> object:
+        second = start(cls, work, processes)
+        forked.append(second is not None)
+        return second
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(split, "SPLIT_FROM", 2)  # five workloads are cut in two
+        patch.setattr(Forked, "start", classmethod(counted))
+        _, two = _main("check", *inputs, "--processes", "2", "--json", "-")
+    assert forked == [True]
+    assert _pod_security_notes(json.loads(whole)["warnings"]) == [UNCHECKED.format(count=4)]
+    assert two == whole
+
+
+@pytest.mark.parametrize("count", [2, 3, 5])
+def test_shards_merged_count_what_the_whole_run_counts(tmp_path: Path, count: int) -> None:
+    inputs = _split_run(tmp_path)
+    _, whole = _main("check", *inputs, "--json", "-")
+    shards = [str(tmp_path / f"shard-{index}.json") for index in range(1, count + 1)]
+    for index, shard in enumerate(shards, start=1):
+        _main("check", *inputs, "--shard", f"{index}/{count}", "--json", shard)
+        assert json.loads(Path(shard).read_text())["warnings"] == json.loads(whole)["warnings"]
+    _, merged = _main("merge", *shards, "--json", "-")
+    assert _pod_security_notes(json.loads(whole)["warnings"]) == [UNCHECKED.format(count=4)]
+    assert json.loads(merged)["warnings"] == json.loads(whole)["warnings"]
