@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -332,3 +333,8 @@ def test_a_comment_template_that_never_ends_stops_at_its_deadline(
     assert code == 2
     assert "t.md.j2: rendering took more than 0.2 s" in err
     assert not comment.exists()
+    # The abandoned worker runs on: waited for, since a process with a second thread forks
+    # no second process, and a later test of one would find none.
+    for worker in threading.enumerate():
+        if worker.name == "fitgate-deadline":
+            worker.join(timeout=60)
