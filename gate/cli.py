@@ -53,6 +53,7 @@ from gate.reports.jsonreport import write_json
 from gate.reports.reporter import JSON_NODES, Deferred, Output, ReportContext, Reporter
 from gate.reports.text import write_errors, write_text
 from gate.run import (
+    FileSink,
     RunOptions,
     Sink,
     check,
@@ -658,7 +659,9 @@ def _file(path: str | None, streams: Streams) -> tuple[Sink, ...]:
     """A report file named by an option (``-`` is standard output); none when not given."""
     if not path:
         return ()
-    return (lambda output: _write(path, output, streams),)
+    if path == "-":
+        return (lambda output: _write(path, output, streams),)
+    return (FileSink(lambda output: _write(path, output, streams)),)
 
 
 def _appended(path: str | None, streams: Streams) -> tuple[Sink, ...]:
@@ -776,7 +779,8 @@ def _write_reports(
         json_nodes=options.json_nodes,
         comment_template_name=options.comment_template or "",
     )
-    write_reports(report, context, report_table(options, streams))
+    processes: Processes = getattr(options, "processes", "auto")
+    write_reports(report, context, report_table(options, streams), processes)
 
 
 def _provisions(snapshot: Snapshot) -> bool:

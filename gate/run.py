@@ -589,17 +589,89 @@ def without_cycle_collection() -> Iterator[None]:
 
 
 Sink = Callable[[Output], None]
-"""Where one report's text goes: a file, a stream, the step summary (the command decides)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileSink:
+    """A sink that writes a whole file (never appends): writing it twice leaves what
+    writing it once does, so a forked process may write it (:func:`write_reports`)."""
+
+    write: Sink
+
+    def __call__(self, output: Output) -> None:
+        self.write(output)
+
+
+WRITERS_SPLIT_FROM = 100
+"""Reports of fewer results are written by one process (as runs of fewer workloads are
+judged by one): a second process starts in about what writing them takes."""
 
 
 def write_reports(
-    report: Report, context: ReportContext, table: Iterable[tuple[Reporter, Sequence[Sink]]]
+    report: Report,
+    context: ReportContext,
+    table: Iterable[tuple[Reporter, Sequence[Sink]]],
+    processes: Processes = 1,
 ) -> None:
-    """Each writer of ``table`` rendered once, in order, its text given to each of its
-    sinks (a report given as pieces is kept whole only when two sinks take it)."""
+    """Each writer of ``table`` rendered once, its text given to each of its sinks (a
+    report given as pieces is kept whole only when two sinks take it), as if in order.
+
+    A large report's leading writers whose sinks are all files are written in two parts
+    at once, where ``processes`` allows a second: a forked process writes about half of them
+    (:func:`forked_writers`), this one the rest; then the writers after them. When the forked
+    process fails in any way, its writers are written here before those; an error writing
+    one of them is raised in place of this process's own (as writing in order raises the
+    first), and nothing goes to a stream before they are written."""
+    table = list(table)
+    files = _file_writers(table)
+    large = len(report.results) >= WRITERS_SPLIT_FROM
+    theirs = forked_writers(table) if large and processes != 1 else 0
+    forked = (
+        Forked.start(lambda: _written(report, context, table[:theirs]), processes)
+        if theirs
+        else None
+    )
+    if forked is None:
+        _written(report, context, table)
+        return
+    try:
+        _written(report, context, table[theirs:files])
+    finally:
+        if forked.value() is None:
+            _written(report, context, table[:theirs])
+    _written(report, context, table[files:])
+
+
+def forked_writers(table: Sequence[tuple[Reporter, Sequence[Sink]]]) -> int:
+    """How many of the leading writers a forked process writes: half of the writers at
+    most, and only those whose sinks are all :class:`FileSink` (standard output's order and
+    an appended file's single copy are this process's to keep). On the benchmark's large
+    case JSON and JUnit took about what the comment, the summary and the text did.
+
+    >>> to_file, to_stream = FileSink(print), print
+    >>> forked_writers([(str, (to_file,)), (repr, (to_file,)), (ascii, (to_stream,))])
+    1
+    """
+    return min(_file_writers(table), len(table) // 2)
+
+
+def _file_writers(table: Sequence[tuple[Reporter, Sequence[Sink]]]) -> int:
+    """How many of the leading writers have sinks that are all :class:`FileSink`."""
+    count = 0
+    for _, sinks in table:
+        if not sinks or not all(isinstance(sink, FileSink) for sink in sinks):
+            break
+        count += 1
+    return count
+
+
+def _written(
+    report: Report, context: ReportContext, table: Sequence[tuple[Reporter, Sequence[Sink]]]
+) -> bool:
     for writer, sinks in table:
         output = writer(report, context)
         if len(sinks) > 1 and not isinstance(output, str):
             output = list(output)
         for sink in sinks:
             sink(output)
+    return True
