@@ -368,9 +368,9 @@ def _add_check_options(check: argparse.ArgumentParser) -> None:
         default="auto",
         metavar="auto|1|2",
         help="processes the check may use (default auto): a snapshot file of 64 MiB or "
-        "more is read, and a run of 100 workloads or more judged, in two parts at once "
-        "where a second core is allowed (auto: and idle at that moment, with 1 GiB of "
-        "memory free); every answer is the same",
+        "more is read, and a run of 100 workloads or more judged and reported, in two parts "
+        "at once where a second core is allowed (auto: and idle at that moment, with 1 GiB "
+        "of memory free); every answer is the same",
     )
     cluster.add_argument(
         "--scheduler-version",
