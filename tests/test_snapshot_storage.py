@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.errors import SnapshotError
 from gate.model.storage import StorageObjects
 from gate.snapshot.load import build_snapshot, snapshot_of_document
 from gate.snapshot.storage import defaulted_class, defaulted_driver, storage_objects
@@ -159,18 +160,40 @@ ODD_ITEMS = [
 ]
 
 
+def _typed_metadata(item: dict[str, Any]) -> bool:
+    """Whether an item's metadata is an object whose name and namespace, where given, are
+    strings, as the schema describes a List item's."""
+    metadata = item.get("metadata")
+    if not isinstance(metadata, dict):
+        return "metadata" not in item
+    return all(isinstance(metadata.get(k, ""), str) for k in ("name", "namespace"))
+
+
 _ARRAYS = {_PV: "persistentVolumes", _PVC: "persistentVolumeClaims", "CSINode": "csiNodes"}
 
 
+@pytest.mark.parametrize("kubectl", [False, True], ids=["a recording", "a kubectl List"])
 @pytest.mark.parametrize("item", ODD_ITEMS)
-def test_both_readers_key_an_object_as_its_plain_object_is_keyed(item: dict[str, Any]) -> None:
+def test_both_readers_key_an_object_as_its_plain_object_is_keyed(
+    item: dict[str, Any], kubectl: bool
+) -> None:
+    """A List's item is keyed by the name and namespace the typed reader decoded it with,
+    a recording's by its text's: either as the plain object is."""
     items = [VOLUME, CLAIM, CSI_NODE, item, {**VOLUME, "spec": {"later": True}}]
     arrays: dict[str, list[dict[str, Any]]] = {key: [] for key in _ARRAYS.values()}
     for listed in items:
         arrays[_ARRAYS[listed["kind"]]].append(listed)
     expected = _plain(items)
     assert expected is not None
-    for storage in _read(_own(**arrays)):
+    if kubectl and not _typed_metadata(item):  # a List's item metadata is typed: refused
+        refusals = []
+        for reader in (snapshot_of_document, build_snapshot):
+            with pytest.raises(SnapshotError) as refused:
+                reader(_list(*items), "s")
+            refusals.append(str(refused.value))
+        assert refusals[0] == refusals[1]
+        return
+    for storage in _read(_list(*items) if kubectl else _own(**arrays)):
         assert storage is not None
         assert (storage.volumes, storage.claims, storage.csi_nodes) == (
             expected.volumes,

@@ -94,11 +94,17 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+KeyedText = tuple[str, str, bytes]
+"""A storage object of a kubectl List kept as text, with its name and namespace (the
+namespace ``default`` when it names none): the typed reader decoded them with the item."""
+
+
 def _keyed(items: list[Any], key: Callable[[str, str], K]) -> Mapping[K, PlainObject]:
     """The objects by ``key(name, namespace)``, the later of two with one key kept in the
     earlier's place (as a dict built in order keeps it). ``items`` are objects, or texts
-    :func:`~gate.model.encoded.deferred` kept, which stay texts."""
-    if not any(isinstance(item, bytes) for item in items):
+    :func:`~gate.model.encoded.deferred` kept (alone, or as a :data:`KeyedText`), which
+    stay texts."""
+    if not any(isinstance(item, (bytes, tuple)) for item in items):
         return {
             key(name, _namespace(o)): o
             for o in items
@@ -106,6 +112,10 @@ def _keyed(items: list[Any], key: Callable[[str, str], K]) -> Mapping[K, PlainOb
         }
     found: dict[K, bytes | PlainObject] = {}
     for item in items:
+        if isinstance(item, tuple):
+            name, namespace, text = item
+            found[key(name, namespace)] = text
+            continue
         if isinstance(item, bytes):
             try:
                 meta = _NAMED.decode(item).metadata

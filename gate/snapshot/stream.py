@@ -1044,12 +1044,23 @@ class Reading:
         if wanted:  # rare: only these items' texts are decoded again
             texts = _SKIPPED.decode(batch.text)
             for index in wanted:
-                kind = batch.items[index].kind
+                item = batch.items[index]
+                kind = item.kind
                 if kind in KEPT_AS_TEXT:
-                    objects.admission.setdefault(kind, []).append(_kept(texts[index]))
+                    kept = _with_key(item.metadata, _kept(texts[index]))
+                    objects.admission.setdefault(kind, []).append(kept)
                 else:  # the admission code reads plain objects
                     plain = json.loads(b"" + texts[index])
                     objects.admission.setdefault(kind, []).append(plain)
+
+
+def _with_key(meta: _Meta | UnsetType, kept: bytes | Mapping[str, Any]) -> object:
+    """A List's storage object kept as text, with the name and namespace its item was
+    decoded with (:data:`~gate.snapshot.storage.KeyedText`): they key it, and its text is
+    not decoded again for them. One without a name is keyed by none."""
+    if not isinstance(kept, bytes) or meta is UNSET or not meta.name:
+        return kept
+    return meta.name, sys.intern(meta.namespace or "default"), kept
 
 
 def _kept(raw: msgspec.Raw) -> bytes | Mapping[str, Any]:
