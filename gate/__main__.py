@@ -1,7 +1,5 @@
 """``python -m gate``: the ``fitgate`` command."""
 
-import sys
-
 from gate.cli import console
 
-sys.exit(console())
+console()

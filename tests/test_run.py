@@ -178,3 +178,12 @@ def test_a_run_switches_the_cycle_collector_off_and_back_on() -> None:
         assert not gc.isenabled()
         raise KeyboardInterrupt
     assert gc.isenabled()
+
+
+def test_a_run_the_process_ends_with_leaves_the_cycle_collector_off() -> None:
+    try:
+        with without_cycle_collection(until_exit=True):
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
