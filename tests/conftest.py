@@ -36,6 +36,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The second processes the test's runs started (:func:`tests.forking.counting_forks`)."""
+    from tests.forking import counting_forks  # here: that module imports this one's names
+
+    return counting_forks(monkeypatch)
+
+
+@pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     """Compare ``text`` with ``tests/golden/<name>``, or rewrite it with --update-golden."""
     update = request.config.getoption("--update-golden")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,8 @@ import yaml
 
 from gate.ci import split
 from gate.cli import Streams, main
-from gate.snapshot.forked import Forked, Processes, can_fork
 from tests.builders import api_node, cluster_snapshot
+from tests.forking import needs_two_cores
 from tests.report_schema import validate_report
 
 ENFORCE = "pod-security.kubernetes.io/enforce"
@@ -450,30 +449,15 @@ def _split_run(tmp_path: Path) -> list[str]:
     return _inputs(tmp_path, [_namespace("c"), *workloads], None)
 
 
-needs_two_cores = pytest.mark.skipif(
-    not can_fork(), reason="a second process is forked only on Linux with two cores"
-)
-
-
 @needs_two_cores
-def test_two_processes_count_what_one_counts(tmp_path: Path) -> None:
+def test_two_processes_count_what_one_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[object]
+) -> None:
     inputs = _split_run(tmp_path)
     _, whole = _main("check", *inputs, "--processes", "1", "--json", "-")
-    forked: list[bool] = []
-    start = Forked.start.__func__  # type: ignore[attr-defined]
-
-    def counted(
-        cls: type[Forked[object]], work: Callable[[], object], processes: Processes
-    ) -> object:
-        second = start(cls, work, processes)
-        forked.append(second is not None)
-        return second
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(split, "SPLIT_FROM", 2)  # five workloads are cut in two
-        patch.setattr(Forked, "start", classmethod(counted))
-        _, two = _main("check", *inputs, "--processes", "2", "--json", "-")
-    assert forked == [True]
+    monkeypatch.setattr(split, "SPLIT_FROM", 2)  # five workloads are cut in two
+    _, two = _main("check", *inputs, "--processes", "2", "--json", "-")
+    assert [second is not None for second in forks] == [True]
     assert _pod_security_notes(json.loads(whole)["warnings"]) == [UNCHECKED.format(count=4)]
     assert two == whole
 

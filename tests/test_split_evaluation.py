@@ -10,7 +10,6 @@ from __future__ import annotations
 import doctest
 import math
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,34 +26,14 @@ from gate.snapshot import forked
 from gate.snapshot.forked import Forked, Processes, can_fork
 from gate.snapshot.load import build_snapshot
 from tests.builders import api_node, cluster_snapshot
+from tests.forking import assert_one_second_process_changes_nothing, needs_two_cores
 from tests.test_merge_equals_whole import CASES, Case, inputs, report_files, run, written
-
-needs_two_cores = pytest.mark.skipif(
-    not can_fork(), reason="a second process is forked only on Linux with two cores"
-)
 
 
 @pytest.fixture(autouse=True)
 def split_any_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every run of two workloads or more is cut (a real run: from a hundred)."""
     monkeypatch.setattr(split, "SPLIT_FROM", 2)
-
-
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The second processes the runs started (so a row cannot pass by never cutting)."""
-    started: list[object] = []
-    start = Forked.start.__func__  # type: ignore[attr-defined]
-
-    def counted(
-        cls: type[Forked[object]], work: Callable[[], object], processes: Processes
-    ) -> object:
-        second = start(cls, work, processes)
-        started.append(second)
-        return second
-
-    monkeypatch.setattr(Forked, "start", classmethod(counted))
-    return started
 
 
 def test_the_module_examples_hold() -> None:
@@ -112,13 +91,7 @@ def _several(case: Case) -> bool:
 def test_two_processes_write_what_one_writes(
     tmp_path: Path, case: Case, forks: list[object]
 ) -> None:
-    argv = inputs(tmp_path, case)
-    whole = run("check", *argv, "--processes", "1", *report_files(tmp_path, "whole"))
-    assert not forks
-    two = run("check", *argv, "--processes", "2", *report_files(tmp_path, "two"))
-    assert len(forks) == 1 and forks[0] is not None
-    assert two == whole
-    assert written(tmp_path, "two") == written(tmp_path, "whole")
+    assert_one_second_process_changes_nothing(tmp_path, case, forks)
 
 
 @needs_two_cores

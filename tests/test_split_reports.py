@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import doctest
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,12 +15,9 @@ import pytest
 import gate.run
 from gate.reports.reporter import Output, ReportContext, Reporter
 from gate.run import FileSink, Sink, forked_writers
-from gate.snapshot.forked import Forked, Processes, can_fork
+from tests.forking import assert_one_second_process_changes_nothing, needs_two_cores
 from tests.test_merge_equals_whole import CASES, OUTPUTS, inputs, report_files, run, written
 
-needs_two_cores = pytest.mark.skipif(
-    not can_fork(), reason="a second process is forked only on Linux with two cores"
-)
 CASE = CASES["together: a new DaemonSet takes its room first, before a Deployment listed earlier"]
 
 
@@ -40,24 +37,6 @@ STREAM: Sink = _write
 def split_any_report(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every report of a result or more is split (a real run's: from a hundred)."""
     monkeypatch.setattr(gate.run, "WRITERS_SPLIT_FROM", 1)
-
-
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The second processes the runs started (the case's run is too small to be judged
-    in two parts: only its reports are written in two)."""
-    started: list[object] = []
-    start = Forked.start.__func__  # type: ignore[attr-defined]
-
-    def counted(
-        cls: type[Forked[object]], work: Callable[[], object], processes: Processes
-    ) -> object:
-        second = start(cls, work, processes)
-        started.append(second)
-        return second
-
-    monkeypatch.setattr(Forked, "start", classmethod(counted))
-    return started
 
 
 def test_the_module_examples_hold() -> None:
@@ -84,13 +63,8 @@ def test_the_forked_process_takes_the_leading_file_writers(
 
 @needs_two_cores
 def test_two_processes_write_the_reports_one_writes(tmp_path: Path, forks: list[object]) -> None:
-    argv = inputs(tmp_path, CASE)
-    whole = run("check", *argv, "--processes", "1", *report_files(tmp_path, "whole"))
-    assert not forks
-    two = run("check", *argv, "--processes", "2", *report_files(tmp_path, "two"))
-    assert len(forks) == 1 and forks[0] is not None
-    assert two == whole
-    assert written(tmp_path, "two") == written(tmp_path, "whole")
+    """(The case's run is too small to be judged in two parts: only its reports are.)"""
+    assert_one_second_process_changes_nothing(tmp_path, CASE, forks)
 
 
 @needs_two_cores
