@@ -2681,21 +2681,25 @@ def is_integer_resource(name: str) -> bool:
 def any_resource_name(name: str, field: str) -> Errors:
     """validateResourceName: a qualified name, and a standard one when it has no prefix.
     The name is a ResourceName, not a string, so ErrorBody prints it as json.Marshal does."""
-    shown = json_quote(name)
     messages = qualified_name_errors(name)
     if messages:
+        shown = json_quote(name)
         for message in messages:
             yield FieldError(field, INVALID, shown, message)
         return
     if "/" not in name and not is_standard_resource(name):
         detail = "must be a standard resource type or fully qualified"
-        yield FieldError(field, INVALID, shown, detail)
+        yield FieldError(field, INVALID, json_quote(name), detail)
 
 
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     """:func:`any_resource_name`, then validateContainerResourceName for a container's (which
     goes on after its errors) or validatePodResourceName for the pod's (which does not)."""
-    shown = json_quote(name)
+    if not pod_level and name in _CONTAINER_RESOURCES:
+        # Nearly every name a container writes, and one no rule below can refuse: a qualified
+        # name without a prefix (IsQualifiedName), a standard resource (STANDARD_RESOURCES),
+        # and a standard one for containers (_CONTAINER_RESOURCES).
+        return
     found = list(any_resource_name(name, field))
     yield from found
     unqualified = "/" not in name
@@ -2704,22 +2708,32 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     if pod_level:
         if not pod_level_resource(name):
             detail = "supported values: " + ", ".join(go_quote(s) for s in _POD_LEVEL_SUPPORTED)
-            yield FieldError(field, UNSUPPORTED, shown, detail)
+            yield FieldError(field, UNSUPPORTED, json_quote(name), detail)
         return
     if unqualified:
         if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
-            yield FieldError(field, INVALID, shown, "must be a standard resource for containers")
+            detail = "must be a standard resource for containers"
+            yield FieldError(field, INVALID, json_quote(name), detail)
     elif not is_native(name) and not is_extended(name):
-        yield FieldError(field, INVALID, shown, "doesn't follow extended resource name standard")
+        detail = "doesn't follow extended resource name standard"
+        yield FieldError(field, INVALID, json_quote(name), detail)
 
 
 _POD_LEVEL_SUPPORTED = ("cpu", HUGEPAGES, "memory")
 """sets.List(SupportedPodLevelResources()): cpu, memory and the hugepages prefix, sorted."""
 
 
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029]')
+"""The characters :func:`json_quote` writes otherwise than as themselves."""
+
+
 def json_quote(text: str) -> str:
     """json.Marshal of a string, which ErrorBody prints a value of a named string type
     with: HTML's ``<``, ``>`` and ``&`` and the line separators escaped as ``\\u`` codes."""
+    if not _JSON_ESCAPED.search(text):
+        # What json.dumps would write: it escapes only a quote, a backslash and a control
+        # character, and none of these nor the characters below is in the text.
+        return f'"{text}"'
     quoted = json.dumps(text, ensure_ascii=False)
     for char in "<>&\u2028\u2029":
         quoted = quoted.replace(char, f"\\u{ord(char):04x}")
