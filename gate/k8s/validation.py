@@ -2039,15 +2039,16 @@ def env(items: list[Any], field: str) -> Errors:
     is off by default in v1.34."""
     for i, raw in enumerate(items):
         var = mapping(raw)
-        where = f"{field}[{i}]"
         name = _text(var.get("name"))
         if name == "":
-            yield FieldError(f"{where}.name", REQUIRED)
-        elif name is not None:
-            yield from _each(f"{where}.name", name, env_var_name_errors(name))
+            yield FieldError(f"{field}[{i}].name", REQUIRED)
+        elif name is not None and not _RELAXED_ENV_NAME.fullmatch(name):
+            # the valid ones, nearly all, cost one match: a name neither empty nor matched
+            # is all env_var_name_errors refuses
+            yield from _each(f"{field}[{i}].name", name, env_var_name_errors(name))
         source = var.get("valueFrom")
         if is_mapping(source) and source.get("fileKeyRef") is None:
-            yield from _env_source(source, _text(var.get("value")), f"{where}.valueFrom")
+            yield from _env_source(source, _text(var.get("value")), f"{field}[{i}].valueFrom")
 
 
 def _env_source(source: Mapping[str, Any], value: str | None, where: str) -> Errors:
@@ -3475,6 +3476,8 @@ def _profile_annotations(found: Mapping[str, Any], spec: Mapping[str, Any], fiel
     a child of ``field``: ``annotations.seccomp...``), then ValidateAppArmorPodAnnotations
     (each for a container of the pod, init and ephemeral ones too, and of a known profile
     form). Upstream walks the map in no fixed order; the order here is the written one."""
+    if not _profile_annotated(found):
+        return
     if SECCOMP_POD_ANNOTATION in found:
         value = _str(found[SECCOMP_POD_ANNOTATION])
         yield from seccomp_profile_annotation(value, f"{field}.{SECCOMP_POD_ANNOTATION}")
@@ -3494,6 +3497,16 @@ def _profile_annotations(found: Mapping[str, Any], spec: Mapping[str, Any], fiel
         ):
             detail = f"invalid AppArmor profile name: {go_quote(profile)}"
             yield invalid(f"{field}[{key}]", profile, detail)
+
+
+_PROFILE_ANNOTATIONS = (SECCOMP_POD_ANNOTATION, SECCOMP_CONTAINER_ANNOTATION, APPARMOR_ANNOTATION)
+
+
+def _profile_annotated(found: Mapping[str, Any]) -> bool:
+    """Whether any annotation in ``found`` may name a seccomp or AppArmor profile: each
+    check of one (:func:`_profile_annotations`, :func:`profiles_match`) is of a key written
+    with one of these prefixes, so without one there is nothing to check."""
+    return any(str(key).startswith(_PROFILE_ANNOTATIONS) for key in found)
 
 
 def seccomp_profile_annotation(value: str, field: str) -> Errors:
@@ -3528,6 +3541,8 @@ def profiles_match(notes: object, spec: Mapping[str, Any], prefix: str) -> Error
     against its profile, the pod's when it sets none; not for a Windows pod): where both
     are written they name the same profile."""
     found = mapping(notes)
+    if not _profile_annotated(found):
+        return
     pod_context = mapping(spec.get("securityContext"))
     pod_seccomp = pod_context.get("seccompProfile")
     if is_mapping(pod_seccomp) and SECCOMP_POD_ANNOTATION in found:
