@@ -8,6 +8,7 @@ import copy
 import doctest
 import json
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -1103,6 +1104,17 @@ GO_VALUES = [
 )
 def test_bad_values_print_as_error_body_prints_them(shown: str, expected: str) -> None:
     assert shown == expected
+
+
+@settings(max_examples=300)
+@given(st.fractions(max_denominator=10**6))
+def test_a_stored_quantity_is_the_nearest_whole_thousandths_away_from_zero(
+    value: Fraction,
+) -> None:
+    stored = validation.to_milli(value)
+    assert (stored * 1000).denominator == 1
+    assert abs(stored) >= abs(value) and abs(stored - value) < Fraction(1, 1000)
+    assert (stored == value) == ((value * 1000).denominator == 1)
 
 
 @settings(max_examples=300)

@@ -2758,9 +2758,11 @@ def _stored(raw: object) -> Fraction | None:
 def to_milli(value: Fraction) -> Fraction:
     """SetDefaults_ResourceList: a quantity rounded up (away from zero) to a whole number
     of thousandths, as the API server stores it before it validates it."""
-    thousandths = value * 1000
-    if thousandths.denominator == 1:
+    if 1000 % value.denominator == 0:
+        # Already whole thousandths, nearly every quantity written: the fraction is in
+        # lowest terms, so value * 1000 is whole exactly when its denominator divides 1000.
         return value
+    thousandths = value * 1000
     steps = math.ceil(thousandths) if value > 0 else math.floor(thousandths)
     return Fraction(steps, 1000)
 
