@@ -752,7 +752,8 @@ def volume_source(
     counted = False
     for key, reported, check in _VOLUME_SOURCES:
         source = volume.get(key)
-        if not is_mapping(source):
+        # None asked first: a volume leaves out all its sources but one
+        if source is None or not is_mapping(source):
             continue  # null is no source; another type is the decoder's to refuse
         if counted:
             yield FieldError(f"{where}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
