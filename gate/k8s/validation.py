@@ -78,6 +78,7 @@ from gate.k8s.selectors import (
     EXISTS,
     IN,
     NOT_IN,
+    LabelSelector,
     SelectorError,
     parse_selector,
     text_labels,
@@ -2203,6 +2204,8 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         detail = "ShareProcessNamespace and HostPID cannot both be enabled"
         yield FieldError(f"{where}.shareProcessNamespace", INVALID, "true", detail)
+    if not context:
+        return  # each rule below reads a field of the context, and most pods write none
     yield from _sysctls(as_list(context.get("sysctls")), f"{where}.sysctls", spec)
     change = _text(context.get("fsGroupChangePolicy"))
     if context.get("fsGroupChangePolicy") is not None and change not in (None, *_FS_GROUP_CHANGES):
@@ -4066,13 +4069,14 @@ def _apps(
         if not mapping(raw.get("matchLabels")) and not as_list(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
             yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
-    converts = _converts(raw)
+    selector = _converted(raw)
+    converts = selector is not None
     if not converts and kind != "DaemonSet":
         detail = "" if kind == "StatefulSet" else "invalid label selector"
         yield FieldError("spec.selector", INVALID, json_selector(mapping(raw)), detail)
     found = text_labels(template_labels) if is_mapping(template_labels) else None
     if converts or kind == "DaemonSet":
-        if converts and not _selects(raw, found or {}):
+        if selector is not None and not selector.matches(found or {}):
             shown = json_labels(found)
             yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
         notes = at(workload, ("template", "metadata", "annotations"))
@@ -4100,13 +4104,13 @@ _DEADLINE_OWNER = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet"}
 _DEADLINE_OWNER |= {"StatefulSet": "StatefulSet", "DaemonSet": "DaemonSet"}
 
 
-def _converts(raw: object) -> bool:
-    """Whether LabelSelectorAsSelector takes the selector (a null one is Nothing)."""
+def _converted(raw: object) -> LabelSelector | None:
+    """The selector LabelSelectorAsSelector makes of ``raw`` (of a null one, Nothing), or
+    None when it refuses it."""
     try:
-        parse_selector(raw)
+        return parse_selector(raw)
     except SelectorError:
-        return False
-    return True
+        return None
 
 
 def _json_int_or_string(value: int | str) -> str:
@@ -4530,7 +4534,8 @@ def _generated_selector(job: Mapping[str, Any], name: str) -> Errors:
         if found[key] != value:
             where = f"spec.template.metadata.labels[{key}]"
             yield FieldError(where, INVALID, json_labels(found), f"must be '{value}'")
-    if _converts(selector) and not _selects(selector, expected):
+    converted = _converted(selector)
+    if converted is not None and not converted.matches(expected):
         detail = "`selector` not auto-generated"
         yield FieldError("spec.selector", INVALID, json_selector(selector), detail)
 
