@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import copy
 import doctest
+import json
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -15,7 +17,13 @@ from hypothesis import strategies as st
 
 from gate.inputs.workloads import TEMPLATE_PATHS, Unevaluated, extract, extract_all
 from gate.k8s import validation
-from gate.k8s.validation import go_quote, json_labels, json_selector, pod_template_problem
+from gate.k8s.validation import (
+    go_quote,
+    json_labels,
+    json_quote,
+    json_selector,
+    pod_template_problem,
+)
 from gate.model import Document, Location, Verdict, Workload
 
 P = "spec.template.spec"
@@ -1077,6 +1085,9 @@ GO_VALUES = [
     ("a nil map", json_labels(None), "null"),
     ("a map, keys sorted", json_labels({"b": "2", "a": "1"}), '{"a":"1","b":"2"}'),
     ("a map of HTML's characters", json_labels({"a": "<&>"}), '{"a":"\\u003c\\u0026\\u003e"}'),
+    ("a plain named string", json_quote("cpu"), '"cpu"'),
+    ("a named string of a quote, a backslash and a tab", json_quote('a"\\\t'), '"a\\"\\\\\\t"'),
+    ("a named string of a line separator", json_quote("a\u2028"), '"a\\u2028"'),
     ("an empty selector", json_selector({"matchLabels": {}, "matchExpressions": []}), "{}"),
     ("a selector, empty values left out",
      json_selector({"matchExpressions": [{"key": "k", "operator": "Exists"},
@@ -1093,6 +1104,27 @@ GO_VALUES = [
 )
 def test_bad_values_print_as_error_body_prints_them(shown: str, expected: str) -> None:
     assert shown == expected
+
+
+@settings(max_examples=300)
+@given(st.fractions(max_denominator=10**6))
+def test_a_stored_quantity_is_the_nearest_whole_thousandths_away_from_zero(
+    value: Fraction,
+) -> None:
+    stored = validation.to_milli(value)
+    assert (stored * 1000).denominator == 1
+    assert abs(stored) >= abs(value) and abs(stored - value) < Fraction(1, 1000)
+    assert (stored == value) == ((value * 1000).denominator == 1)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.characters(exclude_categories=["Cs"])))
+def test_a_named_string_prints_as_json_that_reads_back_without_html_or_controls(
+    text: str,
+) -> None:
+    shown = json_quote(text)
+    assert json.loads(shown) == text
+    assert not set(shown) & set("<>&\u2028\u2029") and all(c >= " " for c in shown)
 
 
 # --- A property: templates built from the shapes the checks read are never refused ----------

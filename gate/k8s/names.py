@@ -22,8 +22,8 @@ def label_key_ok(key: str) -> bool:
     >>> label_key_ok("app.kubernetes.io/name"), label_key_ok("bad key!"), label_key_ok("/x")
     (True, False, False)
     """
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
         return False
     return 0 < len(name) <= 63 and QUALIFIED_NAME.fullmatch(name) is not None
 

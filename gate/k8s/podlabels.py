@@ -36,6 +36,7 @@ one copy to the next (:func:`copy_labels`): a workload's pod carries its first c
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from gate.k8s.podnames import controller_object, fnv32a, safe_encode, template_hash
@@ -53,6 +54,8 @@ PER_COPY = frozenset({COMPLETION_INDEX, POD_NAME, POD_INDEX})
 """The keys whose values differ from one copy of a workload to the next."""
 
 
+# A Job's UID is asked for by its pods' labels and, more than once, by its validation.
+@lru_cache(maxsize=4096)
 def stand_in_uid(kind: str, name: str) -> str:
     """A UID for the object of ``kind`` and ``name`` the run creates, shaped as one.
 

@@ -78,11 +78,12 @@ from gate.k8s.selectors import (
     EXISTS,
     IN,
     NOT_IN,
+    LabelSelector,
     SelectorError,
     parse_selector,
     text_labels,
 )
-from gate.untyped import as_list, at, mapping
+from gate.untyped import as_list, at, is_mapping, mapping
 
 INVALID, REQUIRED, FORBIDDEN = "Invalid value", "Required value", "Forbidden"
 _MAX_INT32 = 2**31 - 1
@@ -153,7 +154,7 @@ def json_selector(raw: Mapping[str, Any]) -> str:
     match_labels = text_labels(raw.get("matchLabels"))
     if match_labels:
         fields.append(f'"matchLabels":{json_labels(match_labels)}')
-    expressions = [e for e in as_list(raw.get("matchExpressions")) if isinstance(e, Mapping)]
+    expressions = [e for e in as_list(raw.get("matchExpressions")) if is_mapping(e)]
     if expressions:
         fields.append('"matchExpressions":[' + ",".join(map(_json_requirement, expressions)) + "]")
     return "{" + ",".join(fields) + "}"
@@ -380,7 +381,7 @@ their values."""
 def label_selector(raw: object, field: str) -> Errors:
     """ValidateLabelSelector, label values checked (AllowInvalidLabelValueInSelector is
     false for a new object)."""
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return
     yield from labels(raw.get("matchLabels"), f"{field}.matchLabels")
     for i, expression in enumerate(as_list(raw.get("matchExpressions"))):
@@ -491,7 +492,7 @@ def ephemeral_volume_source(source: Mapping[str, Any], where: str) -> Errors:
     template = source.get("volumeClaimTemplate")
     if template is None:
         yield FieldError(f"{where}.volumeClaimTemplate", REQUIRED)
-    elif isinstance(template, Mapping):
+    elif is_mapping(template):
         yield from claim_template(template, f"{where}.volumeClaimTemplate")
 
 
@@ -530,7 +531,7 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
     if not as_list(spec.get("accessModes")):
         detail = "at least 1 access mode is required"
         yield FieldError(f"{field}.accessModes", REQUIRED, None, detail)
-    if isinstance(spec.get("selector"), Mapping):
+    if is_mapping(spec.get("selector")):
         yield from label_selector(spec["selector"], f"{field}.selector")
     yield from access_modes(modes, f"{field}.accessModes")
     requests = mapping(mapping(spec.get("resources")).get("requests"))
@@ -552,9 +553,9 @@ def claim_spec(spec: Mapping[str, Any], field: str) -> Errors:
     volume_mode = spec.get("volumeMode")  # a pointer: null is unset (then Filesystem)
     if isinstance(volume_mode, str) and volume_mode not in VOLUME_MODES:
         yield not_supported(f"{field}.volumeMode", volume_mode, VOLUME_MODES)
-    if isinstance(spec.get("dataSource"), Mapping):
+    if is_mapping(spec.get("dataSource")):
         yield from _data_source(spec["dataSource"], f"{field}.dataSource")
-    if isinstance(spec.get("dataSourceRef"), Mapping):
+    if is_mapping(spec.get("dataSourceRef")):
         yield from _data_source(spec["dataSourceRef"], f"{field}.dataSourceRef")
     yield from _data_sources_agree(spec, field)
     attributes = _text(spec.get("volumeAttributesClassName"))
@@ -581,7 +582,7 @@ def _data_sources_agree(spec: Mapping[str, Any], field: str) -> Errors:
     the same API group, unset in both or equal, kind and name). The bad value upstream
     gives is the field's path, a struct of unexported fields: marshalled, ``{}``."""
     source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
-    if not isinstance(source, Mapping) or not isinstance(ref, Mapping):
+    if not is_mapping(source) or not is_mapping(ref):
         return
     if _text(ref.get("namespace")):
         detail = "may not be specified when dataSourceRef.namespace is specified"
@@ -675,10 +676,10 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
         where = f"{field}.persistentVolumeReclaimPolicy"
         yield not_supported(where, policy, RECLAIM_POLICIES)
     affinity = spec.get("nodeAffinity")
-    if isinstance(affinity, Mapping):  # validateVolumeNodeAffinity
+    if is_mapping(affinity):  # validateVolumeNodeAffinity
         required = affinity.get("required")
         where = f"{field}.nodeAffinity.required"
-        if not isinstance(required, Mapping):
+        if not is_mapping(required):
             detail = "must specify required node constraints"
             yield FieldError(where, REQUIRED, None, detail)
         elif not as_list(required.get("nodeSelectorTerms")):
@@ -688,7 +689,7 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
             for i, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
                 term_field = f"{where}.nodeSelectorTerms[{i}]"
                 yield from node_selector_term(mapping(term), term_field, True)
-    yield from _volume_source(spec, field, isinstance(affinity, Mapping), name)
+    yield from _volume_source(spec, field, is_mapping(affinity), name)
     storage_class = _text(spec.get("storageClassName"))
     if storage_class:  # ValidateClassName
         where = f"{field}.storageClassName"
@@ -703,7 +704,7 @@ def volume_spec(spec: Mapping[str, Any], field: str, name: str = "") -> Errors:
             yield FieldError(where, REQUIRED, None, "an empty string is disallowed")
         else:
             yield from _each(where, attributes, dns1123_subdomain_errors(attributes))
-        if not isinstance(spec.get("csi"), Mapping):
+        if not is_mapping(spec.get("csi")):
             detail = "has to be specified when using volumeAttributesClassName"
             yield FieldError(f"{field}.csi", REQUIRED, None, detail)
 
@@ -715,7 +716,7 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
     count = 0
     for key, reported, rule in _PV_SOURCES:
         source = spec.get(key)
-        if not isinstance(source, Mapping):
+        if not is_mapping(source):
             continue
         if count and key != _FLEX:
             yield FieldError(f"{field}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
@@ -732,7 +733,7 @@ def _volume_source(spec: Mapping[str, Any], field: str, placed: bool, name: str)
         yield FieldError(field, REQUIRED, None, "must specify a volume type")
     host = _text(mapping(spec.get("hostPath")).get("path")) or ""
     recycled = spec.get("persistentVolumeReclaimPolicy") == "Recycle"
-    if isinstance(spec.get("hostPath"), Mapping) and recycled and posixpath.normpath(host) == "/":
+    if is_mapping(spec.get("hostPath")) and recycled and posixpath.normpath(host) == "/":
         detail = "may not be 'recycle' for a hostPath mount of '/'"
         yield FieldError(f"{field}.persistentVolumeReclaimPolicy", FORBIDDEN, None, detail)
 
@@ -752,7 +753,8 @@ def volume_source(
     counted = False
     for key, reported, check in _VOLUME_SOURCES:
         source = volume.get(key)
-        if not isinstance(source, Mapping):
+        # None asked first: a volume leaves out all its sources but one
+        if source is None or not is_mapping(source):
             continue  # null is no source; another type is the decoder's to refuse
         if counted:
             yield FieldError(f"{where}.{reported}", FORBIDDEN, None, _MORE_THAN_ONE)
@@ -1033,12 +1035,12 @@ def downward_file(item: Mapping[str, Any], where: str) -> Errors:
     if path is not None:
         yield from local_path(path, f"{where}.path")
     field_ref, resource_ref = item.get("fieldRef"), item.get("resourceFieldRef")
-    if isinstance(field_ref, Mapping):
+    if is_mapping(field_ref):
         yield from _object_field(field_ref, f"{where}.fieldRef")
         if resource_ref is not None:
             detail = "fieldRef and resourceFieldRef can not be specified simultaneously"
             yield invalid(where, "resource", detail)
-    elif isinstance(resource_ref, Mapping):
+    elif is_mapping(resource_ref):
         yield from _resource_field(resource_ref, f"{where}.resourceFieldRef")
     elif field_ref is None and resource_ref is None:
         detail = "one of fieldRef and resourceFieldRef is required"
@@ -1153,7 +1155,7 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
         kinds = 0
         for kind in ("secret", "configMap"):
             found = projection.get(kind)
-            if not isinstance(found, Mapping):
+            if not is_mapping(found):
                 continue
             kinds += 1
             name = _text(found.get("name"))
@@ -1168,7 +1170,7 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
                         yield invalid(where, name or "", "conflicting duplicate paths")
                     paths.add(path)
         downward = projection.get("downwardAPI")
-        if isinstance(downward, Mapping):
+        if is_mapping(downward):
             kinds += 1
             for item in as_list(downward.get("items")):
                 item = mapping(item)
@@ -1179,11 +1181,11 @@ def _projected(source: Mapping[str, Any], where: str) -> Errors:
                         yield invalid(where, path, "conflicting duplicate paths")
                     paths.add(path)
         token = projection.get("serviceAccountToken")
-        if isinstance(token, Mapping):
+        if is_mapping(token):
             kinds += 1
             yield from _token(token, at_source, where)
         kinds += sum(
-            isinstance(projection.get(k), Mapping) for k in ("clusterTrustBundle", "podCertificate")
+            is_mapping(projection.get(k)) for k in ("clusterTrustBundle", "podCertificate")
         )
         if kinds > 1:
             detail = "may not specify more than 1 volume type per source"
@@ -1216,7 +1218,7 @@ def _csi(source: Mapping[str, Any], where: str) -> Errors:
     bad one reported at ``csi.name``, as upstream does)."""
     yield from _csi_driver(source, where)
     secret = source.get("nodePublishSecretRef")
-    if isinstance(secret, Mapping):
+    if is_mapping(secret):
         name = _text(secret.get("name"))
         if name == "":
             yield FieldError(f"{where}.nodePublishSecretRef.name", REQUIRED)
@@ -1252,7 +1254,7 @@ def _csi_pv(source: Mapping[str, Any], where: str) -> Errors:
     yield from _required(source, where, "volumeHandle")
     for key in _PV_SECRET_REFS:
         ref = source.get(key)
-        if not isinstance(ref, Mapping):
+        if not is_mapping(ref):
             continue
         for part, rule in (("name", dns1123_subdomain_errors), ("namespace", dns1123_label_errors)):
             value = _text(ref.get(part))
@@ -1343,7 +1345,7 @@ def _secret_ref_name(source: Mapping[str, Any], where: str) -> Errors:
 def _secret_ref_fields(source: Mapping[str, Any], where: str, *keys: str) -> Errors:
     """A ``secretRef``, when written, holds each of ``keys``, in order."""
     ref = source.get("secretRef")
-    if isinstance(ref, Mapping):
+    if is_mapping(ref):
         yield from _required(ref, f"{where}.secretRef", *keys)
 
 
@@ -1840,7 +1842,7 @@ def container_common(
     restart = _text(spec.get("restartPolicy")) or "Always"  # SetDefaults_PodSpec
     policies = as_list(container.get("resizePolicy"))
     yield from resize_policy(policies, f"{where}.resizePolicy", restart)
-    if isinstance(container.get("securityContext"), Mapping):
+    if is_mapping(container.get("securityContext")):
         host_users = spec.get("hostUsers") is not False  # unset is true
         context = container["securityContext"]
         yield from security_context(context, f"{where}.securityContext", host_users)
@@ -1877,14 +1879,14 @@ def lifecycle_and_probes(
     with PodLifecycleSleepActionAllowZero, GA in v1.34). A stop signal is not checked: the
     ContainerStopSignals gate is off by default in v1.34."""
     lifecycle = container.get("lifecycle")
-    if isinstance(lifecycle, Mapping):
+    if is_mapping(lifecycle):
         for hook in ("postStart", "preStop"):
-            if isinstance(lifecycle.get(hook), Mapping):
+            if is_mapping(lifecycle.get(hook)):
                 hook_where = f"{where}.lifecycle.{hook}"
                 yield from _handler(lifecycle[hook], hook_where, _HOOK_HANDLERS, grace)
     for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = container.get(kind)
-        if isinstance(probe, Mapping):
+        if is_mapping(probe):
             yield from _probe(probe, f"{where}.{kind}", kind)
 
 
@@ -2039,15 +2041,16 @@ def env(items: list[Any], field: str) -> Errors:
     is off by default in v1.34."""
     for i, raw in enumerate(items):
         var = mapping(raw)
-        where = f"{field}[{i}]"
         name = _text(var.get("name"))
         if name == "":
-            yield FieldError(f"{where}.name", REQUIRED)
-        elif name is not None:
-            yield from _each(f"{where}.name", name, env_var_name_errors(name))
+            yield FieldError(f"{field}[{i}].name", REQUIRED)
+        elif name is not None and not _RELAXED_ENV_NAME.fullmatch(name):
+            # the valid ones, nearly all, cost one match: a name neither empty nor matched
+            # is all env_var_name_errors refuses
+            yield from _each(f"{field}[{i}].name", name, env_var_name_errors(name))
         source = var.get("valueFrom")
-        if isinstance(source, Mapping) and source.get("fileKeyRef") is None:
-            yield from _env_source(source, _text(var.get("value")), f"{where}.valueFrom")
+        if is_mapping(source) and source.get("fileKeyRef") is None:
+            yield from _env_source(source, _text(var.get("value")), f"{field}[{i}].valueFrom")
 
 
 def _env_source(source: Mapping[str, Any], value: str | None, where: str) -> Errors:
@@ -2201,6 +2204,8 @@ def pod_security_context(spec: Mapping[str, Any], where: str) -> Errors:
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         detail = "ShareProcessNamespace and HostPID cannot both be enabled"
         yield FieldError(f"{where}.shareProcessNamespace", INVALID, "true", detail)
+    if not context:
+        return  # each rule below reads a field of the context, and most pods write none
     yield from _sysctls(as_list(context.get("sysctls")), f"{where}.sysctls", spec)
     change = _text(context.get("fsGroupChangePolicy"))
     if context.get("fsGroupChangePolicy") is not None and change not in (None, *_FS_GROUP_CHANGES):
@@ -2405,7 +2410,7 @@ def sysctl_namespace(name: str) -> str:
 def _seccomp(raw: object, where: str) -> Errors:
     """validateSeccompProfileField: a type (validateSeccompProfileType), and a localhost
     profile exactly for the Localhost type, a relative path without ``..``."""
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return
     kind, profile = _text(raw.get("type")), raw.get("localhostProfile")
     if kind is None or (profile is not None and not isinstance(profile, str)):
@@ -2442,7 +2447,7 @@ def _windows_options(raw: object, where: str) -> Errors:
     (``[DOMAIN\\]USER``) without control characters, a NetBIOS or DNS domain under 256
     bytes, a user of 1 to 104 bytes, not only dots or spaces, without ``"/\\:;|=,+*?<>@[]``
     (each value printed marshalled, as a pointer is)."""
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return
     spec_name = _text(raw.get("gmsaCredentialSpecName"))
     if raw.get("gmsaCredentialSpecName") is not None and spec_name is not None:
@@ -2495,7 +2500,7 @@ def _run_as_user_name_errors(name: str) -> list[str]:
 def _apparmor(raw: object, where: str) -> Errors:
     """ValidateAppArmorProfileField: a type, and a localhost profile exactly for the
     Localhost type, unpadded, not empty and at most 4095 bytes."""
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return
     kind, profile = _text(raw.get("type")), raw.get("localhostProfile")
     if kind is None or (profile is not None and not isinstance(profile, str)):
@@ -2559,7 +2564,7 @@ def _lower_first(name: str) -> str:
 def _json_struct(raw: object, names: tuple[str, ...], empty: str | None = None) -> str:
     """A nested struct marshalled: null when absent; a string field that is no pointer
     (``empty`` given) ``""`` when unset, a pointer or slice field null."""
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return "null"
     shown = []
     for name in names:
@@ -2681,21 +2686,25 @@ def is_integer_resource(name: str) -> bool:
 def any_resource_name(name: str, field: str) -> Errors:
     """validateResourceName: a qualified name, and a standard one when it has no prefix.
     The name is a ResourceName, not a string, so ErrorBody prints it as json.Marshal does."""
-    shown = json_quote(name)
     messages = qualified_name_errors(name)
     if messages:
+        shown = json_quote(name)
         for message in messages:
             yield FieldError(field, INVALID, shown, message)
         return
     if "/" not in name and not is_standard_resource(name):
         detail = "must be a standard resource type or fully qualified"
-        yield FieldError(field, INVALID, shown, detail)
+        yield FieldError(field, INVALID, json_quote(name), detail)
 
 
 def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     """:func:`any_resource_name`, then validateContainerResourceName for a container's (which
     goes on after its errors) or validatePodResourceName for the pod's (which does not)."""
-    shown = json_quote(name)
+    if not pod_level and name in _CONTAINER_RESOURCES:
+        # Nearly every name a container writes, and one no rule below can refuse: a qualified
+        # name without a prefix (IsQualifiedName), a standard resource (STANDARD_RESOURCES),
+        # and a standard one for containers (_CONTAINER_RESOURCES).
+        return
     found = list(any_resource_name(name, field))
     yield from found
     unqualified = "/" not in name
@@ -2704,22 +2713,32 @@ def resource_name(name: str, field: str, pod_level: bool) -> Errors:
     if pod_level:
         if not pod_level_resource(name):
             detail = "supported values: " + ", ".join(go_quote(s) for s in _POD_LEVEL_SUPPORTED)
-            yield FieldError(field, UNSUPPORTED, shown, detail)
+            yield FieldError(field, UNSUPPORTED, json_quote(name), detail)
         return
     if unqualified:
         if name not in _CONTAINER_RESOURCES and not name.startswith(HUGEPAGES):
-            yield FieldError(field, INVALID, shown, "must be a standard resource for containers")
+            detail = "must be a standard resource for containers"
+            yield FieldError(field, INVALID, json_quote(name), detail)
     elif not is_native(name) and not is_extended(name):
-        yield FieldError(field, INVALID, shown, "doesn't follow extended resource name standard")
+        detail = "doesn't follow extended resource name standard"
+        yield FieldError(field, INVALID, json_quote(name), detail)
 
 
 _POD_LEVEL_SUPPORTED = ("cpu", HUGEPAGES, "memory")
 """sets.List(SupportedPodLevelResources()): cpu, memory and the hugepages prefix, sorted."""
 
 
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029]')
+"""The characters :func:`json_quote` writes otherwise than as themselves."""
+
+
 def json_quote(text: str) -> str:
     """json.Marshal of a string, which ErrorBody prints a value of a named string type
     with: HTML's ``<``, ``>`` and ``&`` and the line separators escaped as ``\\u`` codes."""
+    if not _JSON_ESCAPED.search(text):
+        # What json.dumps would write: it escapes only a quote, a backslash and a control
+        # character, and none of these nor the characters below is in the text.
+        return f'"{text}"'
     quoted = json.dumps(text, ensure_ascii=False)
     for char in "<>&\u2028\u2029":
         quoted = quoted.replace(char, f"\\u{ord(char):04x}")
@@ -2743,9 +2762,11 @@ def _stored(raw: object) -> Fraction | None:
 def to_milli(value: Fraction) -> Fraction:
     """SetDefaults_ResourceList: a quantity rounded up (away from zero) to a whole number
     of thousandths, as the API server stores it before it validates it."""
-    thousandths = value * 1000
-    if thousandths.denominator == 1:
+    if 1000 % value.denominator == 0:
+        # Already whole thousandths, nearly every quantity written: the fraction is in
+        # lowest terms, so value * 1000 is whole exactly when its denominator divides 1000.
         return value
+    thousandths = value * 1000
     steps = math.ceil(thousandths) if value > 0 else math.floor(thousandths)
     return Fraction(steps, 1000)
 
@@ -2995,7 +3016,7 @@ def node_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
     """validateNodeAffinity: ValidateNodeSelector for the required terms (at least one),
     ValidatePreferredSchedulingTerms (weights 1-100; values not checked) for the preferred."""
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-    if isinstance(required, Mapping):
+    if is_mapping(required):
         terms_field = f"{field}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
         terms = as_list(required.get("nodeSelectorTerms"))
         if not terms:
@@ -3040,13 +3061,13 @@ def label_keys(term: Mapping[str, Any], field: str, selector: object) -> Errors:
         k for k in (_text(k) for k in as_list(term.get("mismatchLabelKeys"))) if k is not None
     ]
     for name, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
-        if keys and not isinstance(selector, Mapping):  # validateLabelKeys
+        if keys and not is_mapping(selector):  # validateLabelKeys
             detail = "must not be specified when labelSelector is not set"
             yield FieldError(f"{field}.{name}", FORBIDDEN, None, detail)
             continue
         for i, key in enumerate(keys):
             yield from label_name(key, f"{field}.{name}[{i}]")
-    if isinstance(selector, Mapping):
+    if is_mapping(selector):
         places = {key: i for i, key in enumerate(match)}
         seen = {str(k) for k in mapping(selector.get("matchLabels"))}
         for raw in as_list(selector.get("matchExpressions")):
@@ -3079,10 +3100,10 @@ def pod_affinity(affinity: Mapping[str, Any], field: str) -> Errors:
 def affinity(raw: object, field: str) -> Errors:
     """validateAffinity."""
     found = mapping(raw)
-    if isinstance(found.get("nodeAffinity"), Mapping):
+    if is_mapping(found.get("nodeAffinity")):
         yield from node_affinity(found["nodeAffinity"], f"{field}.nodeAffinity")
     for kind in ("podAffinity", "podAntiAffinity"):
-        if isinstance(found.get(kind), Mapping):
+        if is_mapping(found.get(kind)):
             yield from pod_affinity(found[kind], f"{field}.{kind}")
 
 
@@ -3226,10 +3247,10 @@ def pod_spec(
     preemption = _text(spec.get("preemptionPolicy"))
     if spec.get("preemptionPolicy") is not None and preemption is not None:
         yield from preemption_policy(preemption, f"{prefix}.preemptionPolicy")
-    if isinstance(spec.get("overhead"), Mapping):  # validateOverhead: limits only
+    if is_mapping(spec.get("overhead")):  # validateOverhead: limits only
         overhead = {"limits": spec["overhead"]}
         yield from resource_requirements(overhead, f"{prefix}.overhead", pod_level=False)
-    if isinstance(spec.get("os"), Mapping):  # validateOS, then the OS's own rules
+    if is_mapping(spec.get("os")):  # validateOS, then the OS's own rules
         os_name = _text(spec["os"].get("name"))
         if os_name == "":
             yield FieldError(f"{prefix}.os.name", REQUIRED)
@@ -3264,7 +3285,7 @@ def _dns_config(spec: Mapping[str, Any], policy: str | None, field: str) -> Erro
             detail = "must provide at least one DNS nameserver when `dnsPolicy` is None"
             yield FieldError(f"{field}.nameservers", REQUIRED, None, detail)
             return
-    if not isinstance(config, Mapping):
+    if not is_mapping(config):
         return
     if len(servers) > _MAX_NAMESERVERS:
         detail = f"must not have more than {_MAX_NAMESERVERS} nameservers"
@@ -3325,7 +3346,7 @@ def pod_resources(spec: Mapping[str, Any], prefix: str) -> Errors:
     """validatePodResources (PodLevelResources, on from v1.34): none beside a Windows OS,
     no claims, the requirements valid, then consistent with the containers'."""
     resources = spec.get("resources")
-    if not isinstance(resources, Mapping):
+    if not is_mapping(resources):
         return
     field = f"{prefix}.resources"
     if mapping(spec.get("os")).get("name") == "windows":
@@ -3461,6 +3482,8 @@ def _profile_annotations(found: Mapping[str, Any], spec: Mapping[str, Any], fiel
     a child of ``field``: ``annotations.seccomp...``), then ValidateAppArmorPodAnnotations
     (each for a container of the pod, init and ephemeral ones too, and of a known profile
     form). Upstream walks the map in no fixed order; the order here is the written one."""
+    if not _profile_annotated(found):
+        return
     if SECCOMP_POD_ANNOTATION in found:
         value = _str(found[SECCOMP_POD_ANNOTATION])
         yield from seccomp_profile_annotation(value, f"{field}.{SECCOMP_POD_ANNOTATION}")
@@ -3480,6 +3503,16 @@ def _profile_annotations(found: Mapping[str, Any], spec: Mapping[str, Any], fiel
         ):
             detail = f"invalid AppArmor profile name: {go_quote(profile)}"
             yield invalid(f"{field}[{key}]", profile, detail)
+
+
+_PROFILE_ANNOTATIONS = (SECCOMP_POD_ANNOTATION, SECCOMP_CONTAINER_ANNOTATION, APPARMOR_ANNOTATION)
+
+
+def _profile_annotated(found: Mapping[str, Any]) -> bool:
+    """Whether any annotation in ``found`` may name a seccomp or AppArmor profile: each
+    check of one (:func:`_profile_annotations`, :func:`profiles_match`) is of a key written
+    with one of these prefixes, so without one there is nothing to check."""
+    return any(str(key).startswith(_PROFILE_ANNOTATIONS) for key in found)
 
 
 def seccomp_profile_annotation(value: str, field: str) -> Errors:
@@ -3514,9 +3547,11 @@ def profiles_match(notes: object, spec: Mapping[str, Any], prefix: str) -> Error
     against its profile, the pod's when it sets none; not for a Windows pod): where both
     are written they name the same profile."""
     found = mapping(notes)
+    if not _profile_annotated(found):
+        return
     pod_context = mapping(spec.get("securityContext"))
     pod_seccomp = pod_context.get("seccompProfile")
-    if isinstance(pod_seccomp, Mapping) and SECCOMP_POD_ANNOTATION in found:
+    if is_mapping(pod_seccomp) and SECCOMP_POD_ANNOTATION in found:
         where = f"{prefix}.securityContext.seccompProfile"
         yield from _profile_match(
             "seccomp", _str(found[SECCOMP_POD_ANNOTATION]), pod_seccomp, where
@@ -3524,7 +3559,7 @@ def profiles_match(notes: object, spec: Mapping[str, Any], prefix: str) -> Error
     for path, container in _visited_paths(spec, prefix):
         own = mapping(container.get("securityContext")).get("seccompProfile")
         key = SECCOMP_CONTAINER_ANNOTATION + _str(container.get("name"))
-        if isinstance(own, Mapping) and key in found:
+        if is_mapping(own) and key in found:
             where = f"{path}.securityContext.seccompProfile"
             yield from _profile_match("seccomp", _str(found[key]), own, where)
     if mapping(spec.get("os")).get("name") == "windows":
@@ -3532,10 +3567,10 @@ def profiles_match(notes: object, spec: Mapping[str, Any], prefix: str) -> Error
     pod_apparmor = pod_context.get("appArmorProfile")
     for path, container in _visited_paths(spec, prefix):
         profile = mapping(container.get("securityContext")).get("appArmorProfile")
-        if not isinstance(profile, Mapping):
+        if not is_mapping(profile):
             profile = pod_apparmor
         key = APPARMOR_ANNOTATION + _str(container.get("name"))
-        if isinstance(profile, Mapping) and key in found:
+        if is_mapping(profile) and key in found:
             where = f"{path}.securityContext.appArmorProfile"
             yield from _profile_match("apparmor", _str(found[key]), profile, where)
 
@@ -3955,7 +3990,7 @@ def _pod_only_volumes(spec: Mapping[str, Any]) -> Errors:
     refused: set[str] = set()
     for i, volume in enumerate(mapping(v) for v in as_list(spec.get("volumes"))):
         source = volume.get("image")
-        if isinstance(source, Mapping):  # the template took it, so it is the only source
+        if is_mapping(source):  # the template took it, so it is the only source
             found = list(_image_reference(source, f"spec.volumes[{i}].image"))
             yield from found
             if found:
@@ -4029,18 +4064,19 @@ def _apps(
     raw = workload.get("selector")
     if raw is None and kind != "DaemonSet":
         yield FieldError("spec.selector", REQUIRED)
-    elif isinstance(raw, Mapping):
+    elif is_mapping(raw):
         yield from label_selector(raw, "spec.selector")
         if not mapping(raw.get("matchLabels")) and not as_list(raw.get("matchExpressions")):
             detail = f"empty selector is invalid for {_EMPTY_FOR[kind]}"
             yield FieldError("spec.selector", INVALID, json_selector(raw), detail)
-    converts = _converts(raw)
+    selector = _converted(raw)
+    converts = selector is not None
     if not converts and kind != "DaemonSet":
         detail = "" if kind == "StatefulSet" else "invalid label selector"
         yield FieldError("spec.selector", INVALID, json_selector(mapping(raw)), detail)
-    found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+    found = text_labels(template_labels) if is_mapping(template_labels) else None
     if converts or kind == "DaemonSet":
-        if converts and not _selects(raw, found or {}):
+        if selector is not None and not selector.matches(found or {}):
             shown = json_labels(found)
             yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
         notes = at(workload, ("template", "metadata", "annotations"))
@@ -4068,13 +4104,13 @@ _DEADLINE_OWNER = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet"}
 _DEADLINE_OWNER |= {"StatefulSet": "StatefulSet", "DaemonSet": "DaemonSet"}
 
 
-def _converts(raw: object) -> bool:
-    """Whether LabelSelectorAsSelector takes the selector (a null one is Nothing)."""
+def _converted(raw: object) -> LabelSelector | None:
+    """The selector LabelSelectorAsSelector makes of ``raw`` (of a null one, Nothing), or
+    None when it refuses it."""
     try:
-        parse_selector(raw)
+        return parse_selector(raw)
     except SelectorError:
-        return False
-    return True
+        return None
 
 
 def _json_int_or_string(value: int | str) -> str:
@@ -4140,7 +4176,7 @@ def _non_negative(spec: Mapping[str, Any], name: str, field: str) -> Errors:
 def _json_rolling(rolling: object, fields: tuple[str, ...]) -> str:
     """json.Marshal of an internal (untagged) rolling-update struct whose fields are
     IntOrStrings: Go's field names, an unset count 0, a null struct ``null``."""
-    if not isinstance(rolling, Mapping):
+    if not is_mapping(rolling):
         return "null"
     shown = []
     for name in fields:
@@ -4192,16 +4228,16 @@ def _stateful_set_fields(stateful_set: Mapping[str, Any]) -> Errors:
     strategy = mapping(stateful_set.get("updateStrategy"))
     kind = _text(strategy.get("type"))
     rolling = strategy.get("rollingUpdate")
-    if kind == "OnDelete" and isinstance(rolling, Mapping):
+    if kind == "OnDelete" and is_mapping(rolling):
         partition = _int(rolling.get("partition"))
         shown = f'{{"Partition":{partition or 0},"MaxUnavailable":null}}'
         detail = "only allowed for updateStrategy 'RollingUpdate'"
         yield FieldError("spec.updateStrategy.rollingUpdate", INVALID, shown, detail)
-    elif kind in ("", "RollingUpdate") and isinstance(rolling, Mapping):
+    elif kind in ("", "RollingUpdate") and is_mapping(rolling):
         yield from _non_negative(rolling, "partition", "spec.updateStrategy.rollingUpdate")
     elif kind and kind not in _SET_STRATEGIES:
         shown = f'{{"Type":{json_quote(kind)},"RollingUpdate":'
-        if isinstance(rolling, Mapping):
+        if is_mapping(rolling):
             shown += (
                 f'{{"Partition":{_int(rolling.get("partition")) or 0},"MaxUnavailable":null}}}}'
             )
@@ -4233,7 +4269,7 @@ def _deployment_strategy(strategy: Mapping[str, Any]) -> Errors:
     if kind == "Recreate" and rolling is not None:
         detail = "may not be specified when strategy `type` is 'Recreate'"
         yield FieldError("spec.strategy.rollingUpdate", FORBIDDEN, None, detail)
-    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+    if kind != "RollingUpdate" or (rolling is not None and not is_mapping(rolling)):
         return
     where = "spec.strategy.rollingUpdate"
     found = mapping(rolling)
@@ -4261,7 +4297,7 @@ def _daemon_set_strategy(strategy: Mapping[str, Any]) -> Errors:
         shown = _json_strategy(kind, rolling, _ROLLING_FIELDS)
         yield not_supported_value("spec.updateStrategy", shown, _SET_STRATEGIES)
         return
-    if kind != "RollingUpdate" or (rolling is not None and not isinstance(rolling, Mapping)):
+    if kind != "RollingUpdate" or (rolling is not None and not is_mapping(rolling)):
         return
     where = "spec.updateStrategy.rollingUpdate"
     found = mapping(rolling)
@@ -4324,7 +4360,7 @@ def _replication_controller(
         yield FieldError("spec.selector", REQUIRED)
     yield from _non_negative(rc, "replicas", "spec")
     if selector and any(found.get(k) != v for k, v in selector.items()):
-        shown = json_labels(found if isinstance(template_labels, Mapping) else None)
+        shown = json_labels(found if is_mapping(template_labels) else None)
         yield FieldError("spec.template.metadata.labels", INVALID, shown, MISMATCH)
     notes = at(rc, ("template", "metadata", "annotations"))
     yield from _template(spec, "spec.template.spec", template_labels, notes)
@@ -4365,7 +4401,7 @@ def _job(
         detail = 'only "Never" is supported when podFailurePolicy is specified'
         yield invalid(where, "OnFailure", detail)
     if not cron and (manual or name is not None):  # ValidateJobSpec, after validateJobSpec
-        found = text_labels(template_labels) if isinstance(template_labels, Mapping) else None
+        found = text_labels(template_labels) if is_mapping(template_labels) else None
         selector = raw
         if not manual and name is not None:
             found, selector = _generated(job, name)
@@ -4376,7 +4412,7 @@ def _job(
             if not _selects(selector, found or {}):
                 shown = json_labels(found)
                 yield FieldError(f"{field}.template.metadata.labels", INVALID, shown, MISMATCH)
-    if cron and isinstance(raw, Mapping):
+    if cron and is_mapping(raw):
         yield FieldError(
             f"{field}.selector", INVALID, json_selector(raw), "`selector` will be auto-generated"
         )
@@ -4498,7 +4534,8 @@ def _generated_selector(job: Mapping[str, Any], name: str) -> Errors:
         if found[key] != value:
             where = f"spec.template.metadata.labels[{key}]"
             yield FieldError(where, INVALID, json_labels(found), f"must be '{value}'")
-    if _converts(selector) and not _selects(selector, expected):
+    converted = _converted(selector)
+    if converted is not None and not converted.matches(expected):
         detail = "`selector` not auto-generated"
         yield FieldError("spec.selector", INVALID, json_selector(selector), detail)
 
@@ -4549,7 +4586,7 @@ def _pod_failure_policy(job: Mapping[str, Any], field: str, spec: Mapping[str, A
     """validatePodFailurePolicy: at most 20 rules, each by validatePodFailurePolicyRule
     (an onPodConditions pattern's unset status is True, SetDefaults_Job)."""
     policy = job.get("podFailurePolicy")
-    if not isinstance(policy, Mapping):
+    if not is_mapping(policy):
         return
     rules = as_list(policy.get("rules"))
     where = f"{field}.podFailurePolicy.rules"
@@ -4581,15 +4618,15 @@ def _failure_rule(
     elif action is not None and action not in _FAILURE_ACTIONS:
         yield not_supported(f"{where}.action", action, _FAILURE_ACTIONS)
     exit_codes = rule.get("onExitCodes")
-    if isinstance(exit_codes, Mapping):
+    if is_mapping(exit_codes):
         yield from _on_exit_codes(exit_codes, f"{where}.onExitCodes", names)
     patterns = as_list(rule.get("onPodConditions"))
     if patterns:
         yield from _on_pod_conditions(patterns, f"{where}.onPodConditions")
-    if isinstance(exit_codes, Mapping) and patterns:
+    if is_mapping(exit_codes) and patterns:
         detail = "specifying both OnExitCodes and OnPodConditions is not supported"
         yield FieldError(where, INVALID, None, detail)
-    if not isinstance(exit_codes, Mapping) and not patterns:
+    if not is_mapping(exit_codes) and not patterns:
         detail = "specifying one of OnExitCodes and OnPodConditions is required"
         yield FieldError(where, INVALID, None, detail)
 
@@ -4649,7 +4686,7 @@ def _success_policy(job: Mapping[str, Any], field: str, cron: bool) -> Errors:
     """validateJobSpec's successPolicy: only for an Indexed Job (the policy is then printed
     as its internal struct marshals), one to 20 rules, each by validateSuccessPolicyRule."""
     policy = job.get("successPolicy")
-    if not isinstance(policy, Mapping):
+    if not is_mapping(policy):
         return
     where = f"{field}.successPolicy"
     rules = [mapping(r) for r in as_list(policy.get("rules"))]
