@@ -9,10 +9,12 @@ import json
 import math
 import multiprocessing
 import os
+import pickle
 import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 from gate.cli import Streams, main
 from gate.errors import SnapshotError
 from gate.model import Snapshot
+from gate.model.storage import Mount
 from gate.snapshot import forked, halves
 from gate.snapshot.halves import (
     Cut,
@@ -33,7 +36,13 @@ from gate.snapshot.halves import (
     rest_part,
 )
 from gate.snapshot.load import build_snapshot, load_snapshot
-from gate.snapshot.stream import NotAccepted, read_part, read_snapshot, snapshot_of
+from gate.snapshot.stream import (
+    NotAccepted,
+    _PodTotals,
+    read_part,
+    read_snapshot,
+    snapshot_of,
+)
 from tests.builders import api_node, api_pod, cluster_snapshot, container
 from tests.conftest import ROOT
 from tests.test_cli import AKS, NOW
@@ -481,3 +490,43 @@ def test_a_container_limited_to_one_core_reads_alone(
     (tmp_path / "cpu.max").write_text("100000 100000\n")
     monkeypatch.setattr(forked, "CGROUP_QUOTAS", ((str(tmp_path / "cpu.max"), None),))
     assert split(path) is None
+
+
+_TEXT = st.text(max_size=12)
+_MOUNTS = st.builds(
+    Mount,
+    name=_TEXT,
+    source=st.sampled_from(["persistentVolumeClaim", "ephemeral", "rbd", "azureDisk"]),
+    disk=_TEXT,
+    read_only=st.booleans(),
+    monitors=st.frozensets(_TEXT, max_size=3),
+    pool=_TEXT,
+    managed=st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_TEXT, _TEXT, st.booleans(), st.none() | _TEXT, st.integers(0, 2**40)),
+        max_size=20,
+    ),
+    st.dictionaries(st.integers(0, 40), st.lists(_MOUNTS, max_size=3).map(tuple), max_size=5),
+)
+def test_a_part_hands_its_pods_over_as_they_were_read(
+    pods: list[tuple[str, str, bool, str | None, int]], mounted: dict[int, tuple[Mount, ...]]
+) -> None:
+    """The counted pods' columns and mounts are packed for the hand-over (msgpack, not
+    pickle's object by object): whatever they hold comes back equal."""
+    totals = _PodTotals(mounted=mounted, templates={(b"[]", None, None, None, None): 0})
+    for name, node, terminating, started, parts in pods:
+        totals.names.append(name)
+        totals.nodes.append(node)
+        totals.terminating.append(terminating)
+        totals.started.append(started)
+        totals.parts.append(parts)
+    back = pickle.loads(pickle.dumps(totals))
+    assert [getattr(back, f.name) for f in fields(back) if f.name != "shared"] == [
+        getattr(totals, f.name) for f in fields(totals) if f.name != "shared"
+    ]
+    assert back.shared.keys == totals.shared.keys

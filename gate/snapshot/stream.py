@@ -24,7 +24,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
@@ -633,6 +633,16 @@ def _decoded(labels: bytes) -> dict[str, str]:
     return _LABELS.decode(labels) or _NOTHING
 
 
+_COLUMNS = ("names", "nodes", "terminating", "started", "parts")
+"""The counted pods' columns (:class:`_PodTotals`), in the order they are packed."""
+_PACKED = frozenset({*_COLUMNS, "mounted"})
+_PACK = msgspec.msgpack.Encoder().encode
+_COLUMNS_PACKED = msgspec.msgpack.Decoder(
+    tuple[list[str], list[str], list[bool], list[str | None], list[int]]
+)
+_MOUNTED_PACKED = msgspec.msgpack.Decoder(dict[int, tuple[Mount, ...]])
+
+
 @dataclass(slots=True)
 class _PodTotals:
     """Counted pods by the node they name; which names are nodes is known only at the end.
@@ -659,6 +669,22 @@ class _PodTotals:
     """What those pods mount (:meth:`decode_mounts`), by the same places: each reader of a
     file cut in two decodes its own pods' before the parts are joined, and hands over the
     mounts instead of the texts."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a second reader's hand-over) with its columns and mounts packed by
+        msgpack: the large case's second part, 84,000 pods, took 0.14 s to pickle and
+        0.10 s to unpickle, and packed 0.06 s and 0.03 s (each pickled object is also
+        remembered by the pickle, and a column is one object)."""
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _PACKED}
+        state["packed"] = _PACK(tuple(getattr(self, name) for name in _COLUMNS))
+        state["mounted"] = _PACK(self.mounted)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        columns = _COLUMNS_PACKED.decode(state.pop("packed"))
+        state["mounted"] = _MOUNTED_PACKED.decode(state["mounted"])
+        for name, value in (*state.items(), *zip(_COLUMNS, columns, strict=True)):
+            setattr(self, name, value)
 
     def add(self, pod: _Object | _Pod) -> None:
         meta = pod.metadata
