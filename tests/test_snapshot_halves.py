@@ -231,7 +231,7 @@ def test_a_cut_in_a_recordings_namespaces_is_not_taken(tmp_path: Path) -> None:
     [
         ("items", 2_380_000_000, 0, False, 0.5),
         ("items", 2_440_000_000, 5_300_000, False, 0.439),
-        ("items", 2_440_000_000, 5_300_000, True, 0.409),
+        ("items", 2_440_000_000, 5_300_000, True, 0.387),
         ("pods", 130_000_000, 5_300_000, False, 0.174),
         ("pods", 130_000_000, 5_300_000, True, 0.174),
         ("pods", 10_000_000, 5_300_000, False, 0.1),

@@ -44,11 +44,11 @@ extracted (what this process does meanwhile). Set on the benchmark's large case 
 both processes finish together: the second's part costs more than its items' bytes (it
 also reads the objects after them, such as the storage objects, and hands its reading
 over), and this one builds the pods of both parts once they are joined."""
-_UNINDENTED_ITEMS = 1 / 84
+_UNINDENTED_ITEMS = 1 / 104
 """A List's byte where its indentation is dropped before it is decoded (``unindented``;
-a recording has none to drop). Set so that the second's hand-over arrives as this one
-finishes its own part: traced on the large case, 1/100 left this one waiting 0.12-0.24 s
-for it, 1/84 about the 0.05 s it takes through the pipe."""
+a recording has none to drop). Set so that the second's hand-over is pickled as this one
+finishes its own part (traced on the large case, five runs: within a tenth of a second
+either way), and only its way through the pipe, 0.05 s, is waited for."""
 _CUT_ARRAYS = {"items": "items", "nodes": "pods"}
 """Where a cut is looked for: a List's items, by the bytes between its first two; a
 recording's pods, by the bytes between its first two nodes (its writer lays out every

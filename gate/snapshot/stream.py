@@ -1068,7 +1068,8 @@ class Reading:
             if kind in _WHOLE_KINDS:
                 wanted.append(index)
         if wanted:  # rare: only these items' texts are decoded again
-            texts = _SKIPPED.decode(batch.text)
+            # compacted once for the batch: each item's text is then kept as it is
+            texts = _SKIPPED.decode(compact(batch.text))
             for index in wanted:
                 item = batch.items[index]
                 kind = item.kind
