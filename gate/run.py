@@ -591,6 +591,7 @@ def without_cycle_collection(until_exit: bool = False) -> Iterator[None]:
 
 
 Sink = Callable[[Output], None]
+"""Where one report's text goes: a file, a stream, the step summary (the command decides)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,7 @@ from gate.snapshot.state import (
     node_view,
     snapshot_info,
 )
-from gate.snapshot.storage import KEPT_AS_TEXT, STORAGE_SECTIONS, storage_objects
+from gate.snapshot.storage import KEPT_AS_TEXT, STORAGE_SECTIONS, KeyedText, storage_objects
 
 Quantity = str | int | float
 Resources = dict[str, Quantity] | None | UnsetType
@@ -673,8 +673,8 @@ class _PodTotals:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (a second reader's hand-over) with its columns and mounts packed by
         msgpack: the large case's second part, 84,000 pods, took 0.14 s to pickle and
-        0.10 s to unpickle, and packed 0.06 s and 0.03 s (each pickled object is also
-        remembered by the pickle, and a column is one object)."""
+        0.10 s to unpickle, and with them packed 0.07 s and 0.07 s (each pickled object is
+        also remembered by the pickle, and a packed column is one object)."""
         state = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _PACKED}
         state["packed"] = _PACK(tuple(getattr(self, name) for name in _COLUMNS))
         state["mounted"] = _PACK(self.mounted)
@@ -1081,10 +1081,13 @@ class Reading:
                     objects.admission.setdefault(kind, []).append(plain)
 
 
-def _with_key(meta: _Meta | UnsetType, kept: bytes | Mapping[str, Any]) -> object:
+def _with_key(
+    meta: _Meta | UnsetType, kept: bytes | Mapping[str, Any]
+) -> KeyedText | bytes | Mapping[str, Any]:
     """A List's storage object kept as text, with the name and namespace its item was
     decoded with (:data:`~gate.snapshot.storage.KeyedText`): they key it, and its text is
-    not decoded again for them. One without a name is keyed by none."""
+    not decoded again for them. One without a name, or decoded already, is kept as it is
+    (and keyed as a recording's is)."""
     if not isinstance(kept, bytes) or meta is UNSET or not meta.name:
         return kept
     return meta.name, sys.intern(meta.namespace or "default"), kept
