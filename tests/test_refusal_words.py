@@ -22,6 +22,7 @@ from gate.cli import Streams, main
 from gate.k8s.limitranger import limit_range_problem
 from gate.k8s.priority import class_problem
 from tests.conftest import ROOT
+from tests.test_run_refused_objects import WEB
 
 SUBDOMAIN = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
@@ -302,19 +303,6 @@ def test_a_priority_class_is_refused_in_the_api_servers_words(
     assert class_problem(body) == refusal
 
 
-WEB = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "web", "namespace": "web"},
-    "spec": {
-        "replicas": 1,
-        "selector": {"matchLabels": {"app": "web"}},
-        "template": {
-            "metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "web", "image": "nginx"}]},
-        },
-    },
-}
 END_TO_END = [
     pytest.param(
         {"apiVersion": "v1", "kind": "LimitRange",
