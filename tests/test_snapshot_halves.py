@@ -27,18 +27,26 @@ from gate.errors import SnapshotError
 from gate.model import Snapshot
 from gate.model.storage import Mount
 from gate.snapshot import forked, halves
+from gate.snapshot.forked import Forked
 from gate.snapshot.halves import (
+    PIECES,
+    Claims,
     Cut,
     SecondReader,
     cut_at,
+    cuts_at,
     first_part,
     first_share,
+    piece,
     rest_part,
 )
+from gate.snapshot.jsonstream import FileRegion
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import (
     NotAccepted,
+    Reading,
     _PodTotals,
+    read_more,
     read_part,
     read_snapshot,
     snapshot_of,
@@ -530,3 +538,132 @@ def test_a_part_hands_its_pods_over_as_they_were_read(
         getattr(totals, f.name) for f in fields(totals) if f.name != "shared"
     ]
     assert back.shared.keys == totals.shared.keys
+
+
+def in_pieces(path: Path, share: float, pieces: int, taken: float) -> Snapshot | None:
+    """The file read as the two processes read it once the middle is cut into ``pieces``,
+    without a fork: this process takes the first ``taken`` share of them, each read on into
+    its own reading, the second the rest from the back, each a reading of its own; None when
+    a cut does not hold."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        cuts = cuts_at(handle, size, constant(share), 0.5, pieces)
+        if cuts is None:
+            return None
+        key, mine = cuts.key, round(cuts.pieces * taken)
+        try:
+            first = read_part(first_part(handle, cuts.first), lambda n: None)
+            for index in range(mine):
+                read_more(first, piece(handle, cuts, index), key)
+            rest = read_part(rest_part(handle, cuts.last), lambda n: None)
+            theirs = [
+                read_more(rest.sharing(key), piece(handle, cuts, index), key)
+                for index in reversed(range(mine, cuts.pieces))
+            ]
+            joined = first
+            for later in (*reversed(theirs), rest):
+                joined = joined.joined(later.handed_over(), key)
+            return snapshot_of(joined, str(path))
+        except NotAccepted:
+            return None
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    clusters(),
+    st.sampled_from(list(LAYOUTS)),
+    st.floats(0.0, 1.0),
+    st.integers(1, 6),
+    st.floats(0.0, 1.0),
+)
+def test_any_list_reads_alike_however_its_pieces_are_shared(
+    tmp_path: Path, snapshot: dict[str, Any], layout: str, share: float, pieces: int, taken: float
+) -> None:
+    path = write(tmp_path, as_list(snapshot), layout)
+    joined = in_pieces(path, share, pieces, taken)
+    assert joined is None or joined == whole(path)
+
+
+@pytest.mark.parametrize("taken", [0.0, 0.3, 0.5, 1.0])
+def test_a_busy_list_reads_alike_whoever_reads_its_pieces(tmp_path: Path, taken: float) -> None:
+    """Templates, labels and owners repeat across the pieces, some pods mount claims, a
+    namespace is listed twice and limit ranges sit on both sides: each piece of the
+    second process decodes only texts its earlier readings did not."""
+    path = write(tmp_path, busy_list())
+    joined = in_pieces(path, 0.5, 8, taken)
+    assert joined is not None
+    assert joined == whole(path)
+
+
+def test_the_middle_is_cut_between_items_into_pieces(tmp_path: Path) -> None:
+    path = write(tmp_path, busy_list())
+    data = path.read_bytes()
+    with path.open("rb") as handle:
+        cuts = cuts_at(handle, len(data), constant(0.5))
+    assert cuts is not None and cuts.key == "items"
+    assert 1 < len(cuts.offsets) <= PIECES + 1
+    assert list(cuts.offsets) == sorted(set(cuts.offsets))
+    assert all(data[offset : offset + 1] == b"," for offset in cuts.offsets)
+    low, high = cuts.offsets[0] / len(data), cuts.offsets[-1] / len(data)
+    assert 0.42 <= low < high < 0.6  # the middle: a sixth of the file around the share
+
+
+def test_a_recording_is_cut_once(tmp_path: Path) -> None:
+    """Its other arrays follow its pods: a piece past their end would cost the split."""
+    path = write(tmp_path, json.loads(FIXTURES[0].read_text()))
+    with path.open("rb") as handle:
+        cuts = cuts_at(handle, path.stat().st_size, constant(0.3))
+    assert cuts is not None and cuts.key == "pods" and cuts.pieces == 0
+
+
+def test_a_piece_past_the_end_of_the_items_is_not_taken(tmp_path: Path) -> None:
+    """A piece reads only when the array is all it holds: text that closes the array and
+    opens another member is no run of items."""
+    path = tmp_path / "piece.json"
+    path.write_bytes(b'{"kind": "Pod"}], "kind": "List", "more": [{"kind": "Pod"}')
+    with path.open("rb") as handle:
+        region = FileRegion(handle, 0, None, b'{"items":[', b"]}")
+        with pytest.raises(NotAccepted):
+            read_more(Reading(names=["items"]), region, "items")
+        with pytest.raises(NotAccepted):  # and only a reading whose last member it continues
+            read_more(
+                Reading(names=["nodes"]), FileRegion(handle, 0, 15, b'{"items":[', b"]}"), "items"
+            )
+
+
+def test_both_ends_take_every_piece_once(tmp_path: Path) -> None:
+    claims = Claims(12)
+    try:
+        if not forked.can_fork():
+            assert [claims.front(lambda: True) for _ in range(3)] == [0, 1, 2]
+            assert claims.back(2, lambda: True) == 11
+            return
+        second = Forked(lambda: list(iter(lambda: claims.back(0, lambda: True), None)))
+        mine = list(iter(lambda: claims.front(lambda: True), None))
+        theirs = second.value()
+        assert theirs is not None
+        assert sorted(mine + theirs) == list(range(12))
+        assert mine == list(range(len(mine)))  # this process's are consecutive, from the front
+        assert theirs == list(range(11, len(mine) - 1, -1))  # the other's, from the back
+    finally:
+        claims.close()
+
+
+def test_the_second_process_leaves_its_reserve(tmp_path: Path) -> None:
+    claims = Claims(5)
+    try:
+        assert [claims.back(2, lambda: True) for _ in range(4)] == [4, 3, 2, None]
+        assert [claims.front(lambda: True) for _ in range(3)] == [0, 1, None]
+    finally:
+        claims.close()
+
+
+def test_a_process_that_died_holding_the_token_is_not_waited_for() -> None:
+    claims = Claims(3)
+    try:
+        assert os.read(claims._taken, 1)  # as a process killed between taking and giving back
+        assert claims.front(lambda: False) is None
+    finally:
+        claims.close()

@@ -60,6 +60,28 @@ def test_a_forked_process_that_fails_hands_over_nothing() -> None:
     assert second.value() is None
 
 
+@needs_two_cores
+@pytest.mark.parametrize("in_memory", [True, False], ids=["through memory", "through the pipe"])
+def test_a_large_value_is_handed_over_whole(
+    monkeypatch: pytest.MonkeyPatch, in_memory: bool
+) -> None:
+    """A value crosses in a file in memory where the system makes one, else the pipe."""
+    if not in_memory:
+        monkeypatch.setattr(forked, "_memory_file", lambda: None)
+    value = {"texts": [os.urandom(1000) for _ in range(5000)], "pid": 0}
+    second = Forked.start(lambda: {**value, "pid": os.getpid()}, 2)
+    assert second is not None
+    got = second.value()
+    assert got is not None and got["texts"] == value["texts"] and got["pid"] != os.getpid()
+
+
+@needs_two_cores
+def test_a_value_that_cannot_cross_is_none() -> None:
+    second = Forked.start(lambda: lambda: None, 2)  # a lambda does not pickle
+    assert second is not None
+    assert second.value() is None
+
+
 @pytest.mark.parametrize(
     ("reported", "cut"),
     [

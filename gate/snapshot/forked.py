@@ -157,9 +157,7 @@ class Forked(Generic[Value]):
         context = multiprocessing.get_context("fork")
         self._receiver, sender = context.Pipe(duplex=False)
         self._memory = _memory_file()
-        self._process = context.Process(
-            target=_run, args=(work, sender, self._memory), daemon=True
-        )
+        self._process = context.Process(target=_run, args=(work, sender, self._memory), daemon=True)
         self._process.start()
         sender.close()
 
@@ -181,6 +179,10 @@ class Forked(Generic[Value]):
             return None
         finally:
             self.close()
+
+    def running(self) -> bool:
+        """Whether the process has not ended yet."""
+        return self._process.is_alive()
 
     def close(self) -> None:
         self._receiver.close()

@@ -569,6 +569,12 @@ class _Shared:
     terms: Interned = field(default_factory=Interned)
     weighted: Interned = field(default_factory=Interned)
 
+    def sharing(self) -> _Shared:
+        """Parts numbered apart from these, decoded from the same texts as these were."""
+        return _Shared(
+            labels=self.labels, owners=self.owners, terms=self.terms, weighted=self.weighted
+        )
+
     def number(
         self, meta: _Meta, spec: _Spec | _PodSpec, template: int, totals: PodTotals | None
     ) -> int:
@@ -669,6 +675,9 @@ class _PodTotals:
     """What those pods mount (:meth:`decode_mounts`), by the same places: each reader of a
     file cut in two decodes its own pods' before the parts are joined, and hands over the
     mounts instead of the texts."""
+    known: dict[PodKey, PodTotals | None] = field(default_factory=dict)
+    """The totals of every template's texts decoded so far, by them: shared by the readings
+    of one process's pieces of a file (:meth:`sharing`), so that each decodes a text once."""
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (a second reader's hand-over) with its columns and mounts packed by
@@ -728,8 +737,16 @@ class _PodTotals:
         template = self.templates.get(key)
         if template is None:  # checks every pod's fields, counted or not
             template = self.templates[key] = len(self.totals)
-            self.totals.append(_pod_totals(key) if totals is UNSET else totals)
+            if totals is UNSET:
+                totals = self.known.get(key, UNSET)
+                if totals is UNSET:
+                    totals = self.known[key] = _pod_totals(key)
+            self.totals.append(totals)
         return template
+
+    def sharing(self) -> _PodTotals:
+        """No pods, numbered apart from these, decoding no text these decoded."""
+        return _PodTotals(known=self.known, shared=self.shared.sharing())
 
     def joined(self, later: _PodTotals) -> None:
         """Add the pods ``later`` read from the rest of the file, as if read here."""
@@ -1035,7 +1052,17 @@ class Reading:
             objects.pods.decode_mounts()
             objects.units = {}
             objects.pods.shared = _Shared(keys=objects.pods.shared.keys)
+            objects.pods.known = {}
         return self
+
+    def sharing(self, key: str) -> Reading:
+        """An empty reading of the array ``key``, for another piece of the same file read
+        by this process: it decodes none of the texts this one did."""
+        other = Reading(names=[key])
+        objects = self.arrays.get(key)
+        if objects is not None:
+            other.arrays[key] = _Objects(pods=objects.pods.sharing(), units=objects.units)
+        return other
 
     def batch(self, batch: Batch) -> None:
         objects = self.arrays.setdefault(batch.key, _Objects())
@@ -1237,6 +1264,29 @@ def read_part(
                 reading.envelope[member.key] = _envelope_value(member.text)
             else:
                 reading.batch(member)
+    except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
+        raise NotAccepted from None
+    return reading
+
+
+def read_more(
+    reading: Reading,
+    stream: BinaryIO | FileRegion,
+    key: str,
+    on_read: Callable[[int], None] = lambda n: None,
+    window: int = WINDOW,
+) -> Reading:
+    """``reading``, whose last member is the array ``key``, continued by the elements
+    ``stream`` holds: a snapshot whose only member is that array (a piece of a file cut
+    many times, see :mod:`gate.snapshot.halves`); :class:`NotAccepted` when it holds
+    anything else, or the elements are not what :func:`read_part` accepts."""
+    if reading.names[-1:] != [key]:
+        raise NotAccepted
+    try:
+        for member in members(stream, _decoder, window, on_read):
+            if not isinstance(member, Batch) or member.key != key:
+                raise NotAccepted
+            reading.batch(member)
     except (StreamError, msgspec.ValidationError, ValueError, RecursionError):
         raise NotAccepted from None
     return reading
