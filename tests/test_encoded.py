@@ -196,6 +196,11 @@ def test_a_search_passes_over_only_objects_that_hold_none_of_its_strings(
     assert list(holding(objects, *wanted)) == list(objects.values())
 
 
+def test_a_search_for_nothing_reads_only_what_it_cannot_pass_over() -> None:
+    kept = EncodedObjects({"a": b'{"phase": "Bound"}', "b": b'{"name": "caf\\u00e9"}'})
+    assert list(holding(kept)) == [{"name": "caf\u00e9"}]  # escaped: it may spell anything
+
+
 def test_a_search_reads_the_changed_objects_whatever_their_text_held() -> None:
     kept = EncodedObjects({"a": b'{"phase": "Bound"}', "b": b'{"phase": "Bound"}'})
     changed = with_objects(kept, {"b": {"phase": "Available"}, "c": {"phase": "Available"}})

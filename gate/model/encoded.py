@@ -176,10 +176,30 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         """Whether the object may hold one of ``strings`` as a whole JSON string: False
         only when it certainly does not (its text spells none of them and escapes
         nothing), so a caller's search may pass over it undecoded."""
-        entry = self._entries[key] if key not in self._changed else None
+        spelled = _spelled(strings)
+        entry = None if key in self._changed else self._entries[key]
         if not isinstance(entry, bytes) or b"\\" in entry:
             return True
-        return any(b'"' + s.encode() + b'"' in entry for s in strings)
+        return any(text in entry for text in spelled)
+
+    def holding(self, spelled: tuple[bytes, ...]) -> Iterator[PlainObject]:
+        """:func:`holding`, with its strings spelled once (a cluster's 20,000 volumes are
+        searched, and their texts looked at where they lie)."""
+        changed = self._changed
+        first, more = (spelled[0], spelled[1:]) if spelled else (b"\\", ())  # none: no text
+        for key, entry in self._entries.items():
+            if (
+                isinstance(entry, bytes)
+                and first not in entry
+                and b"\\" not in entry
+                and not (more and any(text in entry for text in more))
+                and key not in changed
+            ):
+                continue
+            yield self[key]
+        for key, value in changed.items():
+            if key not in self._entries:
+                yield value
 
 
 def with_objects(
@@ -198,6 +218,9 @@ def holding(objects: Mapping[K, PlainObject], *strings: str) -> Iterator[PlainOb
     if not isinstance(objects, EncodedObjects):
         yield from objects.values()
         return
-    for key in objects:
-        if objects.may_hold(key, strings):
-            yield objects[key]
+    yield from objects.holding(_spelled(strings))
+
+
+def _spelled(strings: tuple[str, ...]) -> tuple[bytes, ...]:
+    """``strings`` as whole JSON strings spell them without escapes."""
+    return tuple(b'"' + s.encode() + b'"' for s in strings)
