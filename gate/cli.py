@@ -289,6 +289,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}; see {self.prog} --help")
 
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # argparse drops a failed write (the help or the version to a full standard output
+        # written unbuffered): it is said, as any other output's is
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def _add_check_options(check: argparse.ArgumentParser) -> None:
     """``fitgate check``'s options, in the groups its help shows them in."""
@@ -1005,6 +1011,8 @@ def main(
     except UsageError as exc:
         streams.stderr.write(f"{exc}\n")
         return exc.exit_code
+    except OSError as exc:  # the help or the version to a full or closed standard output
+        return _unwritable(streams, exc)
     with without_cycle_collection(until_exit=streams.kept is not None):
         return _run(options, streams)
 
@@ -1048,9 +1056,14 @@ def _run(options: argparse.Namespace, streams: Streams) -> int:
     except KeyboardInterrupt:
         streams.stderr.write("fitgate: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 1
     except OSError as exc:  # standard output full (``> /dev/full``) or another stream gone
-        with suppress(OSError):
-            streams.stderr.write(f"fitgate: cannot write the output: {exc.strerror or exc}\n")
-        return 2
+        return _unwritable(streams, exc)
+
+
+def _unwritable(streams: Streams, exc: OSError) -> int:
+    """Exit 1 for a reader that stopped reading (a closed pipe), else 2, said in a line."""
+    if isinstance(exc, BrokenPipeError):
+        return 1
+    with suppress(OSError):
+        streams.stderr.write(f"fitgate: cannot write the output: {exc.strerror or exc}\n")
+    return 2

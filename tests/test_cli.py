@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -325,6 +326,28 @@ def test_replica_fixtures_together(golden: Callable[[str, str], None]) -> None:
     }
     _, out, _ = run("check", "fixtures/replicas", "--snapshot", BUSY)
     golden("check-replicas.txt", out)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("argv", [["--version"], ["check", "--help"], ["--help"]])
+def test_help_and_version_to_a_full_standard_output_exit_2(
+    argv: list[str], unbuffered: str
+) -> None:
+    """argparse writes them itself, and drops a write that fails: it is said here."""
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "gate", *argv],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            env=env,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith("fitgate: cannot write the output: ")
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
