@@ -28,7 +28,7 @@ from gate import __version__
 from gate.ci.shard import Selection
 from gate.ci.split import cut_position
 from gate.inputs.composed import RepositoryFiles
-from gate.inputs.config import Config
+from gate.inputs.config import Config, today
 from gate.inputs.custom_kinds import kind_table
 from gate.inputs.manifests import PathSelection
 from gate.inputs.positions import document_field, locate
@@ -465,15 +465,21 @@ def _pod_security_notes(
     are unknown (the snapshot recorded no namespaces, and the run ships no Namespace of
     that name): every workload of the run the configuration does not skip, whichever shard
     reports it, so each shard and process says the same."""
-    today = options.today or date.today()
+    day = run_day(options)
     count = sum(
         1
         for item in items
         if isinstance(item, Workload)
         and evaluator.namespace_labels(item.namespace) is None
-        and options.config.skipped(item, today)[0] is None
+        and options.config.skipped(item, day)[0] is None
     )
     return () if count == 0 else (POD_SECURITY_UNCHECKED.format(count=count),)
+
+
+def run_day(options: RunOptions) -> date:
+    """The day the run's skips are judged on: the options' day, else today's in UTC (the
+    day the command gives its runs)."""
+    return options.today or today(None)
 
 
 def judged_or_refused(report: Report, allow_empty: bool) -> Report:
@@ -517,7 +523,7 @@ class _Judge:
     def __call__(self, workload: Workload, reported: bool = True) -> WorkloadResult | None:
         options, evaluator = self.options, self.evaluator
         config = options.config
-        skipped, expired = config.skipped(workload, options.today or date.today())
+        skipped, expired = config.skipped(workload, run_day(options))
         invalid = None if skipped else self.run_scaling.invalid(workload)
         if not reported and (skipped or invalid is not None or evaluator.alone(workload)):
             return None  # it takes no room the reported workloads are judged beside
