@@ -72,6 +72,8 @@ from gate.snapshot.joined import load_snapshots
 from gate.snapshot.load import STDIN
 
 if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
     from gate.live.recorder import Recording
 
 
@@ -289,7 +291,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}; see {self.prog} --help")
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         # argparse drops a failed write (the help or the version to a full standard output
         # written unbuffered): it is said, as any other output's is
         if message:

@@ -35,13 +35,12 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import select
 import stat
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
-from select import POLLIN
-from select import poll as select_poll
 from typing import BinaryIO
 
 from gate.model import Snapshot
@@ -244,8 +243,8 @@ class Claims:
                 return None  # no process holds the token any more
             except BlockingIOError:  # the other took it first
                 pass
-            waiting = select_poll()
-            waiting.register(self._taken, POLLIN)
+            waiting = select.poll()  # a second reader runs only where there is fork and poll
+            waiting.register(self._taken, select.POLLIN)
             if not waiting.poll(_WAIT * 1000) and not other_lives():
                 return None  # it died holding the token: its reading fails anyway
         try:
