@@ -610,6 +610,37 @@ def test_the_middle_is_cut_between_items_into_pieces(tmp_path: Path) -> None:
     assert 0.42 <= low < high < 0.6  # the middle: a sixth of the file around the share
 
 
+class _Counted(io.BufferedReader):
+    """A file that counts the bytes read from it."""
+
+    read_bytes = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.read_bytes += len(data)
+        return data
+
+
+def test_items_larger_than_a_piece_are_cut_between_and_read_once(tmp_path: Path) -> None:
+    """Where an item spans several shares, the shares inside it are passed over: the cut
+    after it is not looked for again from each of them."""
+    document = busy_list()
+    for item in document["items"]:
+        item["metadata"]["annotations"] = {"note": "x" * 6000}
+    path = write(tmp_path, document)
+    data = path.read_bytes()
+    with _Counted(io.FileIO(path)) as handle:
+        cuts = cuts_at(handle, len(data), constant(0.5))
+        searched = handle.read_bytes
+    assert cuts is not None
+    assert all(data[offset : offset + 1] == b"," for offset in cuts.offsets)
+    assert list(cuts.offsets) == sorted(set(cuts.offsets))
+    assert 1 < len(cuts.offsets) < PIECES // 2  # an item spans several shares
+    # The head, then a chunk for each cut found (an item is a tenth of one): not a search
+    # from each of the shares an item spans.
+    assert searched <= min(len(data), halves._HEAD) + len(cuts.offsets) * halves._CHUNK
+
+
 def test_a_recording_is_cut_once(tmp_path: Path) -> None:
     """Its other arrays follow its pods: a piece past their end would cost the split."""
     path = write(tmp_path, json.loads(FIXTURES[0].read_text()))

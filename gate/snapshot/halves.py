@@ -59,9 +59,8 @@ also reads the objects after them, such as the storage objects, and hands its re
 over), and this one builds the pods of both parts once they are joined."""
 _UNINDENTED_ITEMS = 1 / 104
 """A List's byte where its indentation is dropped before it is decoded (``unindented``;
-a recording has none to drop). Set so that the second's hand-over is pickled as this one
-finishes its own part (traced on the large case, five runs: within a tenth of a second
-either way), and only its way through the pipe, 0.05 s, is waited for."""
+a recording has none to drop). Set so that the two processes meet, on the large case, in
+the middle of the pieces either may take (:data:`MIDDLE`)."""
 _CUT_ARRAYS = {"items": "items", "nodes": "pods"}
 """Where a cut is looked for: a List's items, by the bytes between its first two; a
 recording's pods, by the bytes between its first two nodes (its writer lays out every
@@ -183,11 +182,12 @@ def cuts_at(
     offsets: list[int] = []
     for index in range(pieces + 1):
         start = int(size * (low + (high - low) * index / max(pieces, 1)))
+        if offsets and start <= offsets[-1]:  # an element spans this share and the last
+            continue
         found = _comma_from(handle, start, elements)
-        if found is None:
+        if found is None:  # the array ends before it (or its elements are laid out apart)
             break
-        if not offsets or found > offsets[-1]:  # else an element spans two shares
-            offsets.append(found)
+        offsets.append(found)
     return Cuts(key, tuple(offsets)) if offsets else None
 
 
