@@ -287,9 +287,12 @@ def cut_from_zero(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("cut_from_zero")
-def test_an_invalid_item_after_the_cut_gets_the_whole_readings_message(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", [-5, 22], ids=["after the cuts", "in a piece"])
+def test_an_invalid_item_after_the_cut_gets_the_whole_readings_message(
+    tmp_path: Path, where: int
+) -> None:
     document = busy_list()
-    document["items"][-5]["metadata"]["name"] = 7
+    document["items"][where]["metadata"]["name"] = 7
     path = write(tmp_path, document)
     with pytest.raises(SnapshotError) as raised:
         load_snapshot(str(path), processes=2)
