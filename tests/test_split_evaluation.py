@@ -8,6 +8,7 @@ on standard error."""
 from __future__ import annotations
 
 import doctest
+import errno
 import math
 import os
 from pathlib import Path
@@ -73,6 +74,18 @@ def test_a_large_value_is_handed_over_whole(
     assert second is not None
     got = second.value()
     assert got is not None and got["texts"] == value["texts"] and got["pid"] != os.getpid()
+
+
+@needs_two_cores
+def test_a_value_the_memory_cannot_hold_crosses_the_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)  # the pipe's own writes are bound apart from it
+    second = Forked.start(lambda: (os.getpid(), ["x" * 1000] * 100), 2)
+    assert second is not None
+    got = second.value()
+    assert got is not None and got[0] != os.getpid() and got[1] == ["x" * 1000] * 100
 
 
 @needs_two_cores

@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 if TYPE_CHECKING:
@@ -170,9 +171,10 @@ class Forked(Generic[Value]):
     def value(self) -> Value | None:
         try:
             received = self._receiver.recv()
-            if self._memory is None or received is None:
+            if not isinstance(received, InMemory):
                 return received  # type: ignore[no-any-return]
-            with mmap.mmap(self._memory, received, access=mmap.ACCESS_READ) as written:
+            assert self._memory is not None
+            with mmap.mmap(self._memory, received.length, access=mmap.ACCESS_READ) as written:
                 value: Value = pickle.loads(written)
             return value
         except Exception:  # a dead process (EOFError), a value that did not unpickle
@@ -202,6 +204,13 @@ def _memory_file() -> int | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class InMemory:
+    """What crosses the pipe for a value written into the file in memory: its length."""
+
+    length: int
+
+
 def _run(work: Callable[[], object], sender: Connection, memory: int | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the first process's to handle
     try:
@@ -209,17 +218,24 @@ def _run(work: Callable[[], object], sender: Connection, memory: int | None) -> 
     except Exception:  # any failure here: the first process does the work instead
         value = None
     try:
-        sender.send(value if memory is None or value is None else _written(value, memory))
+        sender.send(_written(value, memory))
     except Exception:  # as above (a closed pipe: the first process gave up)
         pass
     finally:
         sender.close()
 
 
-def _written(value: object, memory: int) -> int:
-    """The value pickled into the file ``memory``; the length written."""
+def _written(value: object, memory: int | None) -> object:
+    """The value pickled into the file ``memory``, as what tells the first process so; the
+    value itself where there is no such file, or it could not be written (no memory left
+    for it: the pipe then carries it)."""
+    if memory is None or value is None:
+        return value
     data = memoryview(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     written = 0
-    while written < len(data):
-        written += os.write(memory, data[written:])
-    return written
+    try:
+        while written < len(data):
+            written += os.write(memory, data[written:])
+    except OSError:
+        return value
+    return InMemory(written)
