@@ -172,19 +172,10 @@ class EncodedObjects(Mapping[K, PlainObject], Generic[K]):
         part); the objects laid over them are read whole."""
         return EncodedObjects(self._entries, self._changed, None, decode, 0)
 
-    def may_hold(self, key: K, strings: tuple[str, ...]) -> bool:
-        """Whether the object may hold one of ``strings`` as a whole JSON string: False
-        only when it certainly does not (its text spells none of them and escapes
-        nothing), so a caller's search may pass over it undecoded."""
-        spelled = _spelled(strings)
-        entry = None if key in self._changed else self._entries[key]
-        if not isinstance(entry, bytes) or b"\\" in entry:
-            return True
-        return any(text in entry for text in spelled)
-
     def holding(self, spelled: tuple[bytes, ...]) -> Iterator[PlainObject]:
-        """:func:`holding`, with its strings spelled once (a cluster's 20,000 volumes are
-        searched, and their texts looked at where they lie)."""
+        """:func:`holding`, its strings ``spelled`` once (a cluster's 20,000 volumes are
+        searched): an object may hold one only where its text spells it, or escapes
+        anything (a changed object, or one kept decoded, is always read)."""
         changed = self._changed
         first, more = (spelled[0], spelled[1:]) if spelled else (b"\\", ())  # none: no text
         for key, entry in self._entries.items():
@@ -213,7 +204,7 @@ def with_objects(
 
 def holding(objects: Mapping[K, PlainObject], *strings: str) -> Iterator[PlainObject]:
     """``objects``' values in order, but those that certainly hold none of ``strings`` as a
-    whole JSON string (:meth:`EncodedObjects.may_hold`): a search for an object with such a
+    whole JSON string (:meth:`EncodedObjects.holding`): a search for an object with such a
     value reads only these, and finds what it finds among all of them."""
     if not isinstance(objects, EncodedObjects):
         yield from objects.values()
