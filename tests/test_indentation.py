@@ -14,6 +14,7 @@ import shutil
 import sysconfig
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import msgspec
@@ -43,7 +44,7 @@ def rule(text: bytes) -> bytes:
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Unindent:
+def part_module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The part compiled from this checkout's source, as ``pip install`` compiles it, and
     loaded: what an install runs, whatever an earlier install left beside the source."""
     headers = Path(sysconfig.get_paths()["include"], "Python.h")
@@ -61,8 +62,66 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Unindent:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    found: Unindent = module.unindented
+    return module
+
+
+@pytest.fixture(scope="session")
+def built(part_module: ModuleType) -> Unindent:
+    found: Unindent = part_module.unindented
     return found
+
+
+WAYS = ("packing", "runs", "lines")
+"""Every way the part has of dropping the spaces, the fastest first (see its source)."""
+
+
+@pytest.fixture(params=WAYS)
+def way(request: pytest.FixtureRequest, part_module: ModuleType) -> Unindent:
+    """Each way the part has, where this processor runs it."""
+    name = str(request.param)
+    if name not in part_module.ways():
+        pytest.skip(f"this processor does not run the {name} way")
+
+    def unindent(text: bytes | bytearray | memoryview | mmap.mmap) -> bytes:
+        found: bytes = part_module.unindented_by(text, name)
+        return found
+
+    return unindent
+
+
+def test_the_part_takes_the_first_way_this_processor_runs(part_module: ModuleType) -> None:
+    ways = part_module.ways()
+    assert ways[-1] == "lines" and set(ways) <= set(WAYS)
+    assert [name for name in WAYS if name in ways] == list(ways)
+    text = b"{\n" + b" " * 70 + b'"a": 1\n}'
+    assert {part_module.unindented_by(text, name) for name in ways} == {rule(text)}
+    with pytest.raises(ValueError, match="no way 'sideways' runs here"):
+        part_module.unindented_by(text, "sideways")
+    with pytest.raises(TypeError):
+        part_module.unindented_by(text)
+
+
+# Blocks of 64 bytes: the runs of spaces that cross from one to the next, a line feed as a
+# block's last byte, blocks that keep every byte or drop every one, and the bytes past the
+# last whole block.
+_BLOCKS = st.lists(
+    st.sampled_from([b" ", b"\n", b"x", b" " * 63, b" " * 64, b"\n" + b" " * 40, b"y" * 64]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=400, suppress_health_check=_SHARED)
+@given(_BLOCKS | st.binary(max_size=300) | st.text(alphabet=" \n\tx", max_size=400))
+def test_every_way_drops_what_the_rule_says(way: Unindent, text: bytes | str) -> None:
+    data = text.encode() if isinstance(text, str) else text
+    assert way(data) == rule(data)
+
+
+@pytest.mark.parametrize("start", [0, 1, 63, 64, 65])
+def test_every_way_reads_a_view_from_anywhere(way: Unindent, start: int) -> None:
+    text = (b"[\n" + b" " * 30 + b'{"a": 1},\n' + b" " * 90 + b"2\n]") * 5
+    view = memoryview(b"z" * start + text)[start:]
+    assert way(view) == rule(text)
 
 
 @pytest.mark.parametrize(
