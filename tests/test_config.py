@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
@@ -377,3 +380,32 @@ def test_the_readme_documents_every_key_of_the_schema() -> None:
     section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     for key in json.loads(schema_text())["properties"]:
         assert f"| `{key}" in section, key
+
+
+_RUN_DAY = """
+import datetime, time
+from gate.inputs.config import today
+before = datetime.datetime.now(datetime.timezone.utc).date()
+found = today(None)
+after = datetime.datetime.now(datetime.timezone.utc).date()
+print(found in (before, after), found != datetime.date.fromtimestamp(time.time()))
+"""
+
+
+def test_the_run_day_is_the_day_in_utc_whatever_the_machine_s_zone() -> None:
+    """Skip rules expire on a UTC day: a runner's time zone does not move them. At any
+    moment one of these two zones, 26 hours apart, is on another day than UTC."""
+    answers = []
+    for zone in ("AAA-14", "BBB+12"):  # POSIX zones, no zone data needed: UTC+14, UTC-12
+        done = subprocess.run(
+            [sys.executable, "-c", _RUN_DAY],
+            env={**os.environ, "TZ": zone},
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+        utc, local_differs = done.stdout.split()
+        assert utc == "True", zone
+        answers.append(local_differs)
+    assert "True" in answers
