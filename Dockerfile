@@ -9,9 +9,9 @@
 FROM python:3.12-slim-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
-# A C compiler for fitgate's one compiled part (a kubectl List's indentation dropped before
-# it is decoded); only its result reaches the image. Debian's current gcc: the part needs
-# nothing of a particular version.
+# A C compiler for fitgate's two compiled parts (a kubectl List's indentation dropped before
+# it is decoded, its pods counted by node); only their result reaches the image. Debian's
+# current gcc: the parts need nothing of a particular version.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends gcc libc6-dev \

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 from hypothesis import settings
+from setuptools import Distribution, Extension
+from setuptools.command.build_ext import build_ext
 
 from gate.inputs.manifests import LoaderFactory
 
@@ -75,3 +81,36 @@ LOADERS: list[Any] = [
 def loader(request: pytest.FixtureRequest) -> LoaderFactory:
     factory: LoaderFactory = request.param
     return factory
+
+
+def compiled_part(name: str, where: Path) -> ModuleType:
+    """The compiled part ``gate.snapshot.<name>`` built from this checkout's source into
+    ``where``, as ``pip install`` builds it, and loaded: what an install runs, whatever an
+    earlier install left beside the source. Skips the test where nothing can build it."""
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which("cc") is None or not headers.exists():
+        pytest.skip("no C compiler or no Python headers here: the part is not built")
+    source = ROOT / "gate" / "snapshot" / f"{name}.c"
+    extension = Extension(f"gate.snapshot.{name}", [str(source)])
+    command = build_ext(Distribution({"ext_modules": [extension]}))
+    command.build_lib, command.build_temp = str(where / "lib"), str(where / "temp")
+    command.ensure_finalized()
+    command.run()
+    [library] = (where / "lib").rglob(f"{name}*")
+    spec = importlib.util.spec_from_file_location(f"gate.snapshot.{name}", library)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def indentation_part(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """``_indentation.c`` compiled from this checkout (:func:`compiled_part`)."""
+    return compiled_part("_indentation", tmp_path_factory.mktemp("indentation"))
+
+
+@pytest.fixture(scope="session")
+def pods_part(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """``_pods.c`` compiled from this checkout (:func:`compiled_part`)."""
+    return compiled_part("_pods", tmp_path_factory.mktemp("pods"))

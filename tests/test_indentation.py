@@ -5,13 +5,10 @@ checkout's source, as an install compiles it."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import mmap
 import re
-import shutil
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -21,11 +18,9 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from setuptools import Distribution, Extension
-from setuptools.command.build_ext import build_ext
 
 from gate.errors import SnapshotError
-from gate.snapshot import jsonstream
+from gate.snapshot import jsonstream, stream
 from gate.snapshot.load import build_snapshot, load_snapshot
 from gate.snapshot.stream import read_snapshot
 from tests.conftest import ROOT
@@ -44,25 +39,9 @@ def rule(text: bytes) -> bytes:
 
 
 @pytest.fixture(scope="session")
-def part_module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """The part compiled from this checkout's source, as ``pip install`` compiles it, and
-    loaded: what an install runs, whatever an earlier install left beside the source."""
-    headers = Path(sysconfig.get_paths()["include"], "Python.h")
-    if shutil.which("cc") is None or not headers.exists():
-        pytest.skip("no C compiler or no Python headers here: the part is not built")
-    where = tmp_path_factory.mktemp("part")
-    source = ROOT / "gate" / "snapshot" / "_indentation.c"
-    extension = Extension("gate.snapshot._indentation", [str(source)])
-    command = build_ext(Distribution({"ext_modules": [extension]}))
-    command.build_lib, command.build_temp = str(where / "lib"), str(where / "temp")
-    command.ensure_finalized()
-    command.run()
-    [library] = (where / "lib").rglob("_indentation*")
-    spec = importlib.util.spec_from_file_location("gate.snapshot._indentation", library)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def part_module(indentation_part: ModuleType) -> ModuleType:
+    """The part compiled from this checkout's source, as ``pip install`` compiles it."""
+    return indentation_part
 
 
 @pytest.fixture(scope="session")
@@ -210,10 +189,14 @@ def test_a_text_decodes_exactly_when_its_unindented_text_does(built: Unindent, t
 
 @pytest.fixture(params=["compiled", "as written"])
 def part(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each reader test below, with the compiled part and without it (as an install
-    without a C compiler reads)."""
-    compiled = request.getfixturevalue("built") if request.param == "compiled" else None
-    monkeypatch.setattr(jsonstream, "unindented", compiled)
+    """Each reader test below, with the compiled parts and without them (as an install
+    without a C compiler reads): this one and the loop that counts the pods (``_pods.c``)."""
+    compiled = request.param == "compiled"
+    monkeypatch.setattr(
+        jsonstream, "unindented", request.getfixturevalue("built") if compiled else None
+    )
+    loop = request.getfixturevalue("pods_part").counted if compiled else None
+    monkeypatch.setattr(stream, "counted", loop)
     return str(request.param)
 
 

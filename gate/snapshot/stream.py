@@ -81,8 +81,10 @@ _WHOLE_KINDS = (*_ADMISSION_KINDS, *AUTOSCALING_KINDS, *STORAGE_KINDS, DISRUPTIO
 them so."""
 
 
-_MOUNTING = re.compile(b'"(?:' + b"|".join(s.encode() for s in MOUNTED_SOURCES) + b')"')
-"""A ``volumes`` text that may name a claim or an in-tree disk (see :data:`MOUNTED_SOURCES`)."""
+_MOUNTING_TEXTS = tuple(b'"' + source.encode() + b'"' for source in MOUNTED_SOURCES)
+"""What a ``volumes`` text that may name a claim or an in-tree disk holds, one of them (see
+:data:`MOUNTED_SOURCES`)."""
+_MOUNTING = re.compile(b"|".join(map(re.escape, _MOUNTING_TEXTS)))
 _ARRAY_OR_NULL = frozenset(b"[n")
 """The first byte of a JSON array or null: all the schema asks of a pod's ``volumes``."""
 
@@ -554,6 +556,31 @@ def _affinity_texts(affinity: _Affinity) -> _Texts | None:
     return None if texts == (None, None, None, None) else texts
 
 
+def _compiled_loop() -> Callable[[tuple[Any, ...], _PodTotals, list[Any], int], int] | None:
+    try:
+        from gate.snapshot._pods import counted as found
+    except ImportError:  # installed without a C compiler: the pods are added in Python
+        return None
+    return found
+
+
+counted = _compiled_loop()
+"""The compiled loop that adds a List's pods (``_pods.c``), if installed."""
+_POD_RULES = (
+    UNSET,
+    NotAccepted,
+    _ENCODE,
+    _EMPTY_SPEC,
+    _resized,
+    _affinity_texts,
+    TERMINAL_PHASES,
+    _MOUNTING_TEXTS,
+    _ARRAY_OR_NULL,
+)
+"""What the compiled loop reads, in its order (``_pods.c``): it calls these where
+:meth:`_PodTotals.add` does, so each rule is written here only."""
+
+
 @dataclass(slots=True)
 class _Shared:
     """The parts the pods of one workload share, one object each, by their JSON texts:
@@ -731,6 +758,19 @@ class _PodTotals:
         started = None if pod.status is UNSET else pod.status.startTime
         self.started.append(None if started is UNSET else started)
         self.parts.append(parts)
+
+    def add_all(self, items: list[Any], start: int) -> int:
+        """Add the items from ``start`` up to the first that is not a Pod; its position
+        (``len(items)`` when every one was). The compiled loop (``_pods.c``) adds them as
+        :meth:`add` does, where it is installed."""
+        if counted is not None:
+            return counted(_POD_RULES, self, items, start)
+        for position in range(start, len(items)):
+            pod = items[position]
+            if pod.kind != "Pod":
+                return position
+            self.add(pod)
+        return len(items)
 
     def _template(self, key: PodKey, totals: PodTotals | UnsetType | None = UNSET) -> int:
         """The number of the pods with these texts; ``totals`` when already known."""
@@ -1081,12 +1121,11 @@ class Reading:
 
     def _items(self, objects: _Objects, batch: Batch) -> None:
         wanted = []
-        pod = objects.pods.add
-        for index, obj in enumerate(batch.items):
+        items, add_pods = batch.items, objects.pods.add_all
+        index = 0
+        while (index := add_pods(items, index)) < len(items):  # nearly every item is a pod
+            obj = items[index]
             kind = obj.kind
-            if kind == "Pod":  # nearly every item: straight to the pods
-                pod(obj)
-                continue
             # Absent or empty (its List's kind applies), or a List of its own: the reference
             # reader flattens those.
             if not kind or kind.endswith("List"):
@@ -1094,6 +1133,7 @@ class Reading:
             objects.add(obj, kind)
             if kind in _WHOLE_KINDS:
                 wanted.append(index)
+            index += 1
         if wanted:  # rare: only these items' texts are decoded again
             # compacted once for the batch: each item's text is then kept as it is
             texts = _SKIPPED.decode(compact(batch.text))

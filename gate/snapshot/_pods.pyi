@@ -1,0 +1,3 @@
+from typing import Any
+
+def counted(rules: tuple[Any, ...], totals: Any, items: list[Any], start: int, /) -> int: ...
