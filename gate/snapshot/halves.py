@@ -358,6 +358,9 @@ def _read_rest(path: str, cuts: Cuts, window: int, claims: Claims, first: int) -
     key = cuts.key
     with open(path, "rb") as handle:
         rest = read_part(rest_part(handle, cuts.last), lambda n: None, window)
+        # Decoded while the first process still reads: its hand-over, which the first
+        # waits for, would decode them otherwise.
+        rest.decode_mounts()
         taken = []  # from the back: the last piece first
         while (index := claims.back(RESERVE, lambda: os.getppid() == first)) is not None:
             taken.append(read_more(rest.sharing(key), piece(handle, cuts, index), key))

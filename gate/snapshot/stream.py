@@ -1083,13 +1083,18 @@ class Reading:
         :meth:`_PodTotals.build`)."""
         for objects in self.arrays.values():
             objects.pods.build()
+        self.decode_mounts()
+
+    def decode_mounts(self) -> None:
+        """Decode what the counted pods read so far mount (see :meth:`_PodTotals.decode_mounts`)."""
+        for objects in self.arrays.values():
             objects.pods.decode_mounts()
 
     def handed_over(self) -> Reading:
         """This reading without what only its own reader needs (the decoded texts kept to
         share them), its pods' mounts decoded, to send to another process."""
+        self.decode_mounts()
         for objects in self.arrays.values():
-            objects.pods.decode_mounts()
             objects.units = {}
             objects.pods.shared = _Shared(keys=objects.pods.shared.keys)
             objects.pods.known = {}
