@@ -7,7 +7,10 @@ the reader tests of ``test_indentation`` read whole files with it and without it
 from __future__ import annotations
 
 import json
+import shutil
+import sysconfig
 from dataclasses import fields
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -16,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate.snapshot import stream
+from gate.snapshot import jsonstream, stream
 from gate.snapshot.stream import NotAccepted, _PodTotals
 from tests.builders import api_node, api_pod, container
 from tests.test_snapshot_stream import as_list, clusters
@@ -249,3 +252,14 @@ def test_the_loop_refuses_rules_it_cannot_read(pods_part: ModuleType) -> None:
     lists = SimpleNamespace(**{name: [] for name in held})
     with pytest.raises(TypeError, match="not a _PodTotals"):
         pods_part.counted(stream._POD_RULES, lists, items, 0)
+
+
+def test_an_install_with_a_compiler_runs_both_compiled_parts() -> None:
+    """The parts are optional to the install: one that fails to build installs without it,
+    silently. Where this machine can build them, the installed package must hold both, so
+    that the end-to-end tests read Lists with them (``pip install -e .`` builds them)."""
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which("cc") is None or not headers.exists():
+        pytest.skip("no C compiler or no Python headers here: the parts are not built")
+    assert jsonstream.unindented is not None, "reinstall: _indentation.c is not built"
+    assert stream.counted is not None, "reinstall: _pods.c is not built"
