@@ -238,6 +238,21 @@ resized(PyObject *status, PyObject *const *rules)
     Py_RETURN_NONE;
 }
 
+/* A tuple of ``items``, which it takes: each slot is left NULL. */
+static PyObject *
+tuple_taking(PyObject **items, Py_ssize_t count)
+{
+    PyObject *tuple = PyTuple_New(count);
+    if (tuple == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyTuple_SET_ITEM(tuple, i, items[i]);
+        items[i] = NULL;
+    }
+    return tuple;
+}
+
 static PyObject *
 refused(PyObject *const *rules)
 {
@@ -303,20 +318,15 @@ count(PyObject *pod, Totals *t, PyObject *const *rules)
 
     /* The template: _pod_key. */
     for (int i = 0; i < 2; i++) {
-        if ((field = field_of(spec, i ? N_INIT_CONTAINERS : N_CONTAINERS)) ==
-            NULL) {
-            goto done;
-        }
-        if ((key_items[i] = listed_text(field, rules[RULE_ENCODE])) == NULL) {
+        if ((field = field_of(spec, i ? N_INIT_CONTAINERS : N_CONTAINERS)) == NULL ||
+            (key_items[i] = listed_text(field, rules[RULE_ENCODE])) == NULL) {
             goto done;
         }
         Py_CLEAR(field);
     }
     for (int i = 2; i < 4; i++) {
-        if ((field = field_of(spec, i == 2 ? N_RESOURCES : N_OVERHEAD)) == NULL) {
-            goto done;
-        }
-        if ((key_items[i] = text_of(field, unset)) == NULL) {
+        if ((field = field_of(spec, i == 2 ? N_RESOURCES : N_OVERHEAD)) == NULL ||
+            (key_items[i] = text_of(field, unset)) == NULL) {
             goto done;
         }
         Py_CLEAR(field);
@@ -324,12 +334,8 @@ count(PyObject *pod, Totals *t, PyObject *const *rules)
     if ((key_items[4] = resized(status, rules)) == NULL) {
         goto done;
     }
-    if ((key = PyTuple_New(5)) == NULL) {
+    if ((key = tuple_taking(key_items, 5)) == NULL) {
         goto done;
-    }
-    for (int i = 0; i < 5; i++) {
-        PyTuple_SET_ITEM(key, i, key_items[i]);
-        key_items[i] = NULL;
     }
     if ((template = PyDict_GetItemWithError(t->templates, key)) != NULL) {
         Py_INCREF(template);
@@ -347,20 +353,15 @@ count(PyObject *pod, Totals *t, PyObject *const *rules)
     PyObject *totals = PyList_GET_ITEM(t->totals, number); /* borrowed, held by the list */
 
     /* The parts: _Shared.number. */
-    static const int parts_fields[] = {N_NAMESPACE, N_LABELS, N_OWNER_REFERENCES};
-    for (int i = 0; i < 3; i++) {
-        if ((field = field_of(meta, parts_fields[i])) == NULL) {
+    if ((parts_items[0] = field_of(meta, N_NAMESPACE)) == NULL) {
+        goto done;
+    }
+    for (int i = 1; i < 3; i++) {
+        if ((field = field_of(meta, i == 1 ? N_LABELS : N_OWNER_REFERENCES)) == NULL ||
+            (parts_items[i] = text_of(field, unset)) == NULL) {
             goto done;
         }
-        if (i == 0) {
-            parts_items[0] = field;
-        } else if ((parts_items[i] = text_of(field, unset)) == NULL) {
-            goto done;
-        }
-        if (i != 0) {
-            Py_CLEAR(field);
-        }
-        field = NULL;
+        Py_CLEAR(field);
     }
     if ((field = field_of(spec, N_AFFINITY)) == NULL) {
         goto done;
@@ -375,12 +376,8 @@ count(PyObject *pod, Totals *t, PyObject *const *rules)
         goto done;
     }
     parts_items[5] = Py_NewRef(template);
-    if ((parts_key = PyTuple_New(6)) == NULL) {
+    if ((parts_key = tuple_taking(parts_items, 6)) == NULL) {
         goto done;
-    }
-    for (int i = 0; i < 6; i++) {
-        PyTuple_SET_ITEM(parts_key, i, parts_items[i]);
-        parts_items[i] = NULL;
     }
     if ((parts = PyDict_GetItemWithError(t->numbers, parts_key)) != NULL) {
         Py_INCREF(parts);
